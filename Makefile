@@ -1,0 +1,85 @@
+# lopt: one Makefile, no configure step.
+#   make            build ./lopt
+#   make check      build with -Werror and sanitizers, run every test
+#   make coverage   line coverage of grammar/ ir/ printer/ passes/ cli/ with lcov
+#   make install PREFIX=/usr/local DESTDIR=
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN     = -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter -D_POSIX_C_SOURCE=200809L
+RE2C    ?= re2c
+BISON   ?= bison
+PREFIX  ?= /usr/local
+
+SRC = grammar/lexer.c grammar/parser.c grammar/syntax.c grammar/lower.c \
+      ir/arena.c ir/diag.c ir/ir.c ir/verify.c \
+      printer/print.c passes/pass.c cli/lopt.c
+LIBSRC = $(filter-out cli/lopt.c,$(SRC))
+HDR = $(wildcard */*.h)
+
+all: lopt
+
+lopt: $(SRC) $(HDR)
+	$(CC) $(WARN) $(CFLAGS) -o $@ $(SRC) -lm
+
+# Generated sources are committed; they are rebuilt only when the grammar is
+# newer and the tool is installed, so a machine with cc and make alone builds.
+grammar/lexer.c: grammar/lexer.re grammar/parser.h
+	@if command -v $(RE2C) >/dev/null 2>&1; then \
+	  echo "$(RE2C) grammar/lexer.re"; \
+	  $(RE2C) -W --no-generation-date --no-version -o $@ grammar/lexer.re; \
+	else echo "note: $(RE2C) not found; using the committed $@"; touch $@; fi
+
+grammar/parser.c grammar/parser.h: grammar/parser.y
+	@if command -v $(BISON) >/dev/null 2>&1; then \
+	  echo "$(BISON) grammar/parser.y"; \
+	  $(BISON) -Wall -Werror --no-lines -o grammar/parser.c --header=grammar/parser.h grammar/parser.y; \
+	else echo "note: $(BISON) not found; using the committed parser"; touch grammar/parser.c grammar/parser.h; fi
+
+# The test build: warnings are errors, AddressSanitizer and UBSan on.
+SANFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+build/lopt-check: $(SRC) $(HDR)
+	@mkdir -p build
+	$(CC) $(WARN) -Werror $(SANFLAGS) -o $@ $(SRC) -lm
+
+build/unit: testsuite/unit/unit.c $(LIBSRC) $(HDR)
+	@mkdir -p build
+	$(CC) $(WARN) -Werror $(SANFLAGS) -o $@ testsuite/unit/unit.c $(LIBSRC) -lm
+
+check: build/lopt-check build/unit
+	./build/unit
+	LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
+
+# Coverage: an instrumented build runs the same tests, lcov sums the lines.
+COVDIRS = grammar ir printer passes cli
+coverage:
+	@mkdir -p build/cov
+	$(CC) $(WARN) -O0 -g --coverage -o build/cov/lopt $(SRC) -lm
+	$(CC) $(WARN) -O0 -g --coverage -o build/cov/unit testsuite/unit/unit.c $(LIBSRC) -lm
+	find build/cov -name '*.gcda' -delete
+	./build/cov/unit >/dev/null
+	LOPT=$(CURDIR)/build/cov/lopt sh testsuite/run.sh >/dev/null
+	lcov --quiet --capture --directory build/cov --output-file build/cov/all.info
+	lcov --quiet --extract build/cov/all.info $(foreach d,$(COVDIRS),'$(CURDIR)/$(d)/*') \
+	     --output-file build/cov/lopt.info
+	lcov --summary build/cov/lopt.info 2>&1 | grep -E 'lines'
+
+# The parser under libFuzzer (clang), for as long as FUZZ_SECONDS says.
+FUZZ_SECONDS ?= 60
+fuzz: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_parse.c
+	@mkdir -p build/fuzz-corpus
+	clang $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -o build/fuzz_parse \
+	  testsuite/fuzz/fuzz_parse.c $(LIBSRC) -lm
+	cp testsuite/roundtrip/*.tir examples/*.tir build/fuzz-corpus/ 2>/dev/null || true
+	./build/fuzz_parse -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	  -dict=testsuite/fuzz/tir.dict build/fuzz-corpus
+
+install: lopt
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 lopt $(DESTDIR)$(PREFIX)/bin/lopt
+	install -m 644 man/lopt.1 $(DESTDIR)$(PREFIX)/share/man/man1/lopt.1
+
+clean:
+	rm -rf lopt build
+
+.PHONY: all check coverage fuzz install clean

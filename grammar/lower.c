@@ -1,0 +1,1756 @@
+/* Gives the syntax tree its meaning: decorators select Relax or TIR, names
+ * resolve to variables and buffers in scope, calls of known constructs
+ * (T.Buffer, T.block, R.Tensor, R.const, T.index_map, ...) become IR nodes.
+ * Relies on syntax.h (the tree) and ir.h (what it builds). */
+#include "reader.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lexer.h"
+#include "parser.h"
+
+enum { BK_NONE, BK_RVAR, BK_TVAR, BK_BUF, BK_SYM };
+
+typedef struct Undo {
+    Sym *sym;
+    void *bind;
+    int kind;
+} Undo;
+
+typedef struct Reader {
+    Source *src;
+    Module *m;
+    Arena *a;
+    Func *fn;
+    Undo *undo;
+    int nundo, capundo;
+    int nfuncs_cap;
+} Reader;
+
+static const Loc NOWHERE = { 0, 0 }, FIRST_LINE = { 1, 1 };
+
+#define ERR(R, loc, ...) diag_error((R)->src, (loc), __VA_ARGS__)
+
+/* ---- names and scopes ---- */
+
+static void bind(Reader *R, Sym *s, int kind, void *p)
+{
+    Undo u = { s, s->bind, s->bind_kind };
+    if (R->nundo == R->capundo) {
+        R->capundo = R->capundo ? R->capundo * 2 : 64;
+        R->undo = realloc(R->undo, (size_t)R->capundo * sizeof *R->undo);
+        if (!R->undo)
+            abort();
+    }
+    R->undo[R->nundo++] = u;
+    s->bind = p;
+    s->bind_kind = kind;
+}
+
+static void unbind_to(Reader *R, int mark)
+{
+    while (R->nundo > mark) {
+        Undo *u = &R->undo[--R->nundo];
+        u->sym->bind = u->bind;
+        u->sym->bind_kind = u->kind;
+    }
+}
+
+static Sym *S(Reader *R, const char *s)
+{
+    return intern_cstr(&R->m->names, s);
+}
+
+/* "R.nn.conv2d" for a chain of attribute accesses on a name, else NULL. */
+static const char *dotted(Reader *R, const Sx *e)
+{
+    char buf[256];
+    int len = 0;
+    const Sx *parts[32];
+    int n = 0;
+    while (e->kind == SX_ATTR && n < 31) {
+        parts[n++] = e;
+        e = e->u.attr.obj;
+    }
+    if (e->kind != SX_NAME)
+        return NULL;
+    len = snprintf(buf, sizeof buf, "%s", e->u.name->str);
+    for (int i = n - 1; i >= 0 && len < (int)sizeof buf; i--)
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ".%s", parts[i]->u.attr.name->str);
+    if (len >= (int)sizeof buf)
+        return NULL;
+    return intern_cstr(&R->m->names, buf)->str;
+}
+
+static int is_call_of(Reader *R, const Sx *e, const char *name)
+{
+    if (!e || e->kind != SX_CALL)
+        return 0;
+    const char *d = dotted(R, e->u.call.fn);
+    return d && strcmp(d, name) == 0;
+}
+
+static const char *call_name(Reader *R, const Sx *e)
+{
+    return e && e->kind == SX_CALL ? dotted(R, e->u.call.fn) : NULL;
+}
+
+/* Positional and keyword arguments of a call, looked up by position or name. */
+typedef struct Args {
+    Sx *pos[16];
+    int npos;
+    Sym *kw[16];
+    Sx *kwv[16];
+    int nkw;
+    int used[16];
+} Args;
+
+static int split_args(Reader *R, const Sx *call, Args *out)
+{
+    const SxList *l = &call->u.call.args;
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < l->n; i++) {
+        Sym *k = l->keys ? l->keys[i] : NULL;
+        if (k) {
+            if (out->nkw == 16)
+                return ERR(R, l->items[i]->loc, "too many keyword arguments");
+            out->kw[out->nkw] = k;
+            out->kwv[out->nkw++] = l->items[i];
+        } else {
+            if (out->npos == 16)
+                return ERR(R, l->items[i]->loc, "too many arguments");
+            out->pos[out->npos++] = l->items[i];
+        }
+    }
+    return 0;
+}
+
+static Sx *kwarg(Args *a, const char *name)
+{
+    for (int i = 0; i < a->nkw; i++)
+        if (strcmp(a->kw[i]->str, name) == 0) {
+            a->used[i] = 1;
+            return a->kwv[i];
+        }
+    return NULL;
+}
+
+/* The argument at position i, or the keyword of that name. */
+static Sx *arg(Args *a, int i, const char *name)
+{
+    Sx *k = name ? kwarg(a, name) : NULL;
+    return k ? k : i < a->npos ? a->pos[i] : NULL;
+}
+
+static int check_kwargs(Reader *R, Args *a, const char *what)
+{
+    for (int i = 0; i < a->nkw; i++)
+        if (!a->used[i])
+            return ERR(R, a->kwv[i]->loc, "unknown keyword argument '%s' to %s", a->kw[i]->str, what);
+    return 0;
+}
+
+static int want_args(Reader *R, const Sx *call, Args *a, int lo, int hi, const char *what)
+{
+    if (a->npos < lo || a->npos > hi) {
+        if (lo == hi)
+            return ERR(R, call->loc, "%s takes %d positional argument%s, got %d", what, lo, lo == 1 ? "" : "s", a->npos);
+        return ERR(R, call->loc, "%s takes %d to %d positional arguments, got %d", what, lo, hi, a->npos);
+    }
+    return 0;
+}
+
+static const char *string_arg(Reader *R, const Sx *e, const char *what)
+{
+    if (!e || e->kind != SX_STR) {
+        ERR(R, e ? e->loc : NOWHERE, "%s must be a string", what);
+        return NULL;
+    }
+    return e->u.str.s;
+}
+
+static int dtype_arg(Reader *R, const Sx *e, DType *out)
+{
+    const char *s = string_arg(R, e, "dtype");
+    if (!s)
+        return -1;
+    if (dtype_parse(s, out) != 0 || *out == DT_HANDLE)
+        return ERR(R, e->loc, "unknown dtype \"%s\"", s);
+    return 0;
+}
+
+/* T.float32 -> float32, for the typed-literal and cast spellings. */
+static int dtype_of_ctor(const char *name, DType *out)
+{
+    if (!name || strncmp(name, "T.", 2) != 0)
+        return -1;
+    return dtype_parse(name + 2, out);
+}
+
+/* ---- generic values shared by both dialects ---- */
+
+static Expr *lower_literal(Reader *R, const Sx *e)
+{
+    Expr *x;
+    switch (e->kind) {
+    case SX_INT: return expr_int(R->a, e->u.ival, DT_VOID, e->loc);
+    case SX_FLOAT:
+        x = expr_new(R->a, E_FLOAT, e->loc);
+        x->u.f.v = e->u.fval;
+        return x;
+    case SX_STR:
+        x = expr_new(R->a, E_STR, e->loc);
+        x->u.str.s = e->u.str.s;
+        x->u.str.len = e->u.str.len;
+        return x;
+    case SX_TRUE:
+    case SX_FALSE:
+        x = expr_new(R->a, E_BOOL, e->loc);
+        x->u.b = e->kind == SX_TRUE;
+        return x;
+    case SX_NONE: return expr_new(R->a, E_NONE, e->loc);
+    case SX_UNARY:
+        if (e->u.bin.op == OP_NEG && (e->u.bin.a->kind == SX_INT || e->u.bin.a->kind == SX_FLOAT)) {
+            x = lower_literal(R, e->u.bin.a);
+            x->loc = e->loc;
+            if (x->kind == E_INT)
+                x->u.i.v = -x->u.i.v;
+            else
+                x->u.f.v = -x->u.f.v;
+            return x;
+        }
+        return NULL;
+    default: return NULL;
+    }
+}
+
+typedef Expr *(*LowerFn)(Reader *R, const Sx *e);
+
+static Expr *lower_seq(Reader *R, const Sx *e, ExprKind k, LowerFn f)
+{
+    Expr *x = expr_new(R->a, k, e->loc);
+    x->u.list.n = e->u.elems.n;
+    x->u.list.items = arena_array(R->a, (size_t)e->u.elems.n, sizeof(Expr *));
+    for (int i = 0; i < e->u.elems.n; i++)
+        if (!(x->u.list.items[i] = f(R, e->u.elems.items[i])))
+            return NULL;
+    return x;
+}
+
+static Expr *lower_dict(Reader *R, const Sx *e, LowerFn f)
+{
+    Expr *x = expr_new(R->a, E_DICT, e->loc);
+    int n = e->u.dict.keys.n;
+    x->u.dict.n = n;
+    x->u.dict.keys = arena_array(R->a, (size_t)n, sizeof(Expr *));
+    x->u.dict.vals = arena_array(R->a, (size_t)n, sizeof(Expr *));
+    for (int i = 0; i < n; i++) {
+        if (!(x->u.dict.keys[i] = f(R, e->u.dict.keys.items[i])))
+            return NULL;
+        if (!(x->u.dict.vals[i] = f(R, e->u.dict.vals.items[i])))
+            return NULL;
+    }
+    return x;
+}
+
+/* A generic call: the operator by name, arguments lowered by f. */
+static Expr *lower_call(Reader *R, const Sx *e, const char *name, LowerFn f)
+{
+    const SxList *l = &e->u.call.args;
+    Expr *x = expr_new(R->a, E_CALL, e->loc);
+    x->u.call.op = S(R, name);
+    int nkw = 0;
+    for (int i = 0; i < l->n; i++)
+        nkw += l->keys && l->keys[i];
+    x->u.call.nargs = l->n - nkw;
+    x->u.call.nkw = nkw;
+    x->u.call.args = arena_array(R->a, (size_t)x->u.call.nargs, sizeof(Expr *));
+    x->u.call.kw = arena_array(R->a, (size_t)nkw, sizeof(Sym *));
+    x->u.call.kwv = arena_array(R->a, (size_t)nkw, sizeof(Expr *));
+    int p = 0, k = 0;
+    for (int i = 0; i < l->n; i++) {
+        Expr *v = f(R, l->items[i]);
+        if (!v)
+            return NULL;
+        if (l->keys && l->keys[i]) {
+            x->u.call.kw[k] = l->keys[i];
+            x->u.call.kwv[k++] = v;
+        } else {
+            x->u.call.args[p++] = v;
+        }
+    }
+    return x;
+}
+
+/* ---- TIR expressions ---- */
+
+static Expr *lower_texpr(Reader *R, const Sx *e);
+
+static Buffer *find_buffer(Reader *R, const Sx *e)
+{
+    if (e->kind != SX_NAME) {
+        ERR(R, e->loc, "expected a buffer name");
+        return NULL;
+    }
+    Sym *s = e->u.name;
+    if (s->bind_kind == BK_BUF)
+        return s->bind;
+    if (s->bind_kind == BK_NONE)
+        ERR(R, e->loc, "unknown buffer '%s'", s->str);
+    else
+        ERR(R, e->loc, "'%s' is not a buffer", s->str);
+    return NULL;
+}
+
+static Expr **lower_indices(Reader *R, const SxList *items, int slices)
+{
+    Expr **idx = arena_array(R->a, (size_t)items->n, sizeof(Expr *));
+    for (int i = 0; i < items->n; i++) {
+        const Sx *it = items->items[i];
+        if (it->kind == SX_SLICE) {
+            if (!slices) {
+                ERR(R, it->loc, "a slice is only allowed in T.reads and T.writes regions");
+                return NULL;
+            }
+            if (!it->u.slice.lo || !it->u.slice.hi) {
+                ERR(R, it->loc, "a region slice needs both bounds, as in 0:16");
+                return NULL;
+            }
+            Expr *x = expr_new(R->a, E_SLICE, it->loc);
+            if (!(x->u.slice.lo = lower_texpr(R, it->u.slice.lo)) || !(x->u.slice.hi = lower_texpr(R, it->u.slice.hi)))
+                return NULL;
+            idx[i] = x;
+        } else if (!(idx[i] = lower_texpr(R, it))) {
+            return NULL;
+        }
+    }
+    return idx;
+}
+
+static Expr *lower_load(Reader *R, const Sx *e)
+{
+    Buffer *b = find_buffer(R, e->u.index.obj);
+    if (!b)
+        return NULL;
+    Expr *x = expr_new(R->a, E_LOAD, e->loc);
+    x->u.load.buf = b;
+    x->u.load.n = e->u.index.items.n;
+    if (!(x->u.load.idx = lower_indices(R, &e->u.index.items, 0)))
+        return NULL;
+    return x;
+}
+
+static Expr *typed_literal(Reader *R, const Sx *e, DType t, const Sx *v)
+{
+    Expr *x = NULL;
+    if (v->kind == SX_STR && dtype_is_float(t)) {
+        const char *s = v->u.str.s;
+        double d;
+        if (strcmp(s, "inf") == 0)
+            d = INFINITY;
+        else if (strcmp(s, "-inf") == 0)
+            d = -INFINITY;
+        else if (strcmp(s, "nan") == 0)
+            d = NAN;
+        else {
+            ERR(R, v->loc, "expected \"inf\", \"-inf\" or \"nan\"");
+            return NULL;
+        }
+        x = expr_new(R->a, E_FLOAT, e->loc);
+        x->u.f.v = d;
+        x->u.f.dtype = t;
+        return x;
+    }
+    Expr *lit = lower_literal(R, v);
+    if (!lit || (lit->kind != E_INT && lit->kind != E_FLOAT && lit->kind != E_BOOL))
+        return NULL;
+    if (dtype_is_float(t)) {
+        x = expr_new(R->a, E_FLOAT, e->loc);
+        x->u.f.v = lit->kind == E_FLOAT ? lit->u.f.v : lit->kind == E_INT ? (double)lit->u.i.v : lit->u.b;
+        x->u.f.dtype = t;
+    } else if (t == DT_BOOL) {
+        x = expr_new(R->a, E_BOOL, e->loc);
+        x->u.b = lit->kind == E_BOOL ? lit->u.b : lit->kind == E_INT ? lit->u.i.v != 0 : lit->u.f.v != 0;
+    } else if (lit->kind == E_INT) {
+        x = expr_int(R->a, lit->u.i.v, t, e->loc);
+    } else {
+        return NULL;
+    }
+    return x;
+}
+
+static Expr *lower_tcall(Reader *R, const Sx *e)
+{
+    const char *name = call_name(R, e);
+    if (!name)
+        return ERR(R, e->loc, "cannot call this expression"), NULL;
+    DType t;
+    Args a;
+    if (split_args(R, e, &a))
+        return NULL;
+    if (dtype_of_ctor(name, &t) == 0 && t != DT_HANDLE) {
+        if (want_args(R, e, &a, 1, 1, name) || check_kwargs(R, &a, name))
+            return NULL;
+        Expr *x = typed_literal(R, e, t, a.pos[0]);
+        if (x)
+            return x;
+        if (R->src->errors)
+            return NULL;
+        x = expr_new(R->a, E_CAST, e->loc);
+        x->u.cast.dtype = t;
+        return (x->u.cast.a = lower_texpr(R, a.pos[0])) ? x : NULL;
+    }
+    if (strcmp(name, "T.Cast") == 0) {
+        if (want_args(R, e, &a, 2, 2, name) || check_kwargs(R, &a, name))
+            return NULL;
+        Expr *x = expr_new(R->a, E_CAST, e->loc);
+        if (dtype_arg(R, a.pos[0], &x->u.cast.dtype))
+            return NULL;
+        return (x->u.cast.a = lower_texpr(R, a.pos[1])) ? x : NULL;
+    }
+    if (strncmp(name, "T.", 2) != 0)
+        return ERR(R, e->loc, "unknown function '%s' in a prim_func", name), NULL;
+    return lower_call(R, e, name, lower_texpr);
+}
+
+static const BinOp binops[] = {
+    [OP_ADD] = B_ADD, [OP_SUB] = B_SUB, [OP_MUL] = B_MUL, [OP_DIV] = B_DIV,
+    [OP_FLOORDIV] = B_FLOORDIV, [OP_MOD] = B_FLOORMOD, [OP_LT] = B_LT, [OP_LE] = B_LE,
+    [OP_GT] = B_GT, [OP_GE] = B_GE, [OP_EQ] = B_EQ, [OP_NE] = B_NE, [OP_AND] = B_AND, [OP_OR] = B_OR,
+};
+
+static Expr *lower_arith(Reader *R, const Sx *e, LowerFn f)
+{
+    if (e->kind == SX_UNARY) {
+        Expr *lit = lower_literal(R, e);
+        if (lit)
+            return lit;
+        Expr *a = f(R, e->u.bin.a);
+        if (!a || e->u.bin.op == OP_POS)
+            return a;
+        Expr *x = expr_new(R->a, E_UNARY, e->loc);
+        x->u.un.op = e->u.bin.op == OP_NOT ? U_NOT : U_NEG;
+        x->u.un.a = a;
+        return x;
+    }
+    Expr *x = expr_new(R->a, E_BIN, e->loc);
+    x->u.bin.op = binops[e->u.bin.op];
+    if (!(x->u.bin.a = f(R, e->u.bin.a)) || !(x->u.bin.b = f(R, e->u.bin.b)))
+        return NULL;
+    return x;
+}
+
+static Expr *lower_texpr(Reader *R, const Sx *e)
+{
+    switch (e->kind) {
+    case SX_NAME: {
+        Sym *s = e->u.name;
+        if (s->bind_kind == BK_TVAR || s->bind_kind == BK_SYM) {
+            Expr *x = expr_new(R->a, E_VAR, e->loc);
+            x->u.var = s->bind;
+            return x;
+        }
+        if (s->bind_kind == BK_BUF)
+            return ERR(R, e->loc, "buffer '%s' used as a value; index it, as in %s[i]", s->str, s->str), NULL;
+        return ERR(R, e->loc, "undefined variable '%s'", s->str), NULL;
+    }
+    case SX_INT: case SX_FLOAT: case SX_STR: case SX_TRUE: case SX_FALSE:
+        return lower_literal(R, e);
+    case SX_INDEX: return lower_load(R, e);
+    case SX_BINOP:
+    case SX_UNARY: return lower_arith(R, e, lower_texpr);
+    case SX_CALL: return lower_tcall(R, e);
+    case SX_TUPLE: return lower_seq(R, e, E_TUPLE, lower_texpr);
+    case SX_LIST: return lower_seq(R, e, E_LIST, lower_texpr);
+    default:
+        return ERR(R, e->loc, "expected a TIR expression"), NULL;
+    }
+}
+
+/* Attribute dictionaries and other annotation values: literals, lists, dicts. */
+static Expr *lower_attr_value(Reader *R, const Sx *e)
+{
+    switch (e->kind) {
+    case SX_LIST: return lower_seq(R, e, E_LIST, lower_attr_value);
+    case SX_TUPLE: return lower_seq(R, e, E_TUPLE, lower_attr_value);
+    case SX_DICT: return lower_dict(R, e, lower_attr_value);
+    default: break;
+    }
+    Expr *x = lower_literal(R, e);
+    if (x)
+        return x;
+    if (e->kind == SX_CALL && dotted(R, e->u.call.fn) && strncmp(call_name(R, e), "T.", 2) == 0)
+        return lower_texpr(R, e);
+    if (e->kind == SX_CALL && call_name(R, e))
+        return lower_call(R, e, call_name(R, e), lower_attr_value);
+    return ERR(R, e->loc, "expected a constant value"), NULL;
+}
+
+static Expr *lower_attr_dict(Reader *R, const Sx *call, const char *what)
+{
+    Args a;
+    if (split_args(R, call, &a) || want_args(R, call, &a, 1, 1, what) || check_kwargs(R, &a, what))
+        return NULL;
+    if (a.pos[0]->kind != SX_DICT)
+        return ERR(R, a.pos[0]->loc, "%s takes a dictionary, as in {\"key\": value}", what), NULL;
+    return lower_dict(R, a.pos[0], lower_attr_value);
+}
+
+/* ---- buffers ---- */
+
+static Expr **lower_shape(Reader *R, const Sx *e, int *ndim, LowerFn f)
+{
+    if (e->kind == SX_INT || e->kind == SX_NAME || e->kind == SX_BINOP || e->kind == SX_CALL) {
+        Expr **s = arena_array(R->a, 1, sizeof(Expr *));
+        *ndim = 1;
+        return (s[0] = f(R, e)) ? s : NULL;
+    }
+    if (e->kind != SX_TUPLE && e->kind != SX_LIST) {
+        ERR(R, e->loc, "expected a shape, as in (4, 8)");
+        return NULL;
+    }
+    *ndim = e->u.elems.n;
+    Expr **s = arena_array(R->a, (size_t)*ndim, sizeof(Expr *));
+    for (int i = 0; i < *ndim; i++) {
+        if (!(s[i] = f(R, e->u.elems.items[i])))
+            return NULL;
+        int64_t v;
+        if (expr_const_int(s[i], &v) == 0 && v < 0) {
+            ERR(R, e->u.elems.items[i]->loc, "negative dimension %lld", (long long)v);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+/* Shape, dtype and options shared by T.Buffer, T.alloc_buffer and T.match_buffer. */
+static Buffer *lower_buffer(Reader *R, Sym *name, Loc loc, BufKind kind, Args *a, int first, const char *what)
+{
+    Buffer *b = arena_zalloc(R->a, sizeof *b);
+    b->name = name;
+    b->loc = loc;
+    b->kind = kind;
+    b->dtype = DT_FLOAT32;
+    Sx *shape = arg(a, first, "shape");
+    if (!shape)
+        return ERR(R, loc, "%s needs a shape", what), NULL;
+    if (!(b->shape = lower_shape(R, shape, &b->ndim, lower_texpr)))
+        return NULL;
+    Sx *dt = arg(a, first + 1, "dtype");
+    if (dt && dtype_arg(R, dt, &b->dtype))
+        return NULL;
+    if (a->npos > first + 2)
+        return ERR(R, a->pos[first + 2]->loc, "unexpected argument to %s; use keywords for options", what), NULL;
+    Sx *sc = kwarg(a, "scope");
+    if (sc && !(b->scope = string_arg(R, sc, "scope")))
+        return NULL;
+    if (b->scope && strcmp(b->scope, "global") == 0)
+        b->scope = NULL;
+    Sx *sep = kwarg(a, "axis_separators");
+    if (sep) {
+        if (sep->kind != SX_LIST && sep->kind != SX_TUPLE)
+            return ERR(R, sep->loc, "axis_separators must be a list of integers"), NULL;
+        b->nsep = sep->u.elems.n;
+        b->axis_sep = arena_array(R->a, (size_t)b->nsep, sizeof(int));
+        for (int i = 0; i < b->nsep; i++) {
+            Sx *it = sep->u.elems.items[i];
+            if (it->kind != SX_INT || it->u.ival < 1 || it->u.ival >= b->ndim || (i && it->u.ival <= b->axis_sep[i - 1]))
+                return ERR(R, it->loc, "axis separators must increase and lie between 1 and %d", b->ndim - 1), NULL;
+            b->axis_sep[i] = (int)it->u.ival;
+        }
+    }
+    static const char *const extra[] = { "data", "strides", "elem_offset", "align", "offset_factor", "buffer_type" };
+    b->extra_keys = arena_array(R->a, (size_t)a->nkw, sizeof(Sym *));
+    b->extra_vals = arena_array(R->a, (size_t)a->nkw, sizeof(Expr *));
+    for (int i = 0; i < a->nkw; i++) {
+        if (a->used[i])
+            continue;
+        int ok = 0;
+        for (size_t j = 0; j < sizeof extra / sizeof extra[0]; j++)
+            ok |= strcmp(a->kw[i]->str, extra[j]) == 0;
+        if (!ok)
+            return ERR(R, a->kwv[i]->loc, "unknown keyword argument '%s' to %s", a->kw[i]->str, what), NULL;
+        if (!(b->extra_vals[b->nextra] = lower_attr_value(R, a->kwv[i])))
+            return NULL;
+        b->extra_keys[b->nextra++] = a->kw[i];
+        a->used[i] = 1;
+    }
+    return b;
+}
+
+/* T.Buffer((4, 8), "float32") or the older T.Buffer[(4, 8), "float32"]. */
+static Buffer *lower_buffer_type(Reader *R, Sym *name, Loc loc, const Sx *annot)
+{
+    Args a;
+    if (annot->kind == SX_INDEX) {
+        const char *d = dotted(R, annot->u.index.obj);
+        if (!d || strcmp(d, "T.Buffer") != 0)
+            return NULL;
+        memset(&a, 0, sizeof a);
+        for (int i = 0; i < annot->u.index.items.n && i < 16; i++)
+            a.pos[a.npos++] = annot->u.index.items.items[i];
+        return lower_buffer(R, name, loc, BUF_PARAM, &a, 0, "T.Buffer");
+    }
+    if (split_args(R, annot, &a))
+        return NULL;
+    return lower_buffer(R, name, loc, BUF_PARAM, &a, 0, "T.Buffer");
+}
+
+/* ---- TIR statements ---- */
+
+static Stmt *lower_tstmts(Reader *R, const StList *l);
+
+static Stmt *seq_of(Reader *R, Loc loc, Stmt **items, int n)
+{
+    if (n == 1)
+        return items[0];
+    Stmt *s = stmt_new(R->a, S_SEQ, loc);
+    s->u.seq.items = items;
+    s->u.seq.n = n;
+    return s;
+}
+
+static int loop_kind(const char *name, ForKind *fk)
+{
+    static const struct { const char *name; ForKind fk; } kinds[] = {
+        { "range", FOR_SERIAL }, { "T.serial", FOR_SERIAL }, { "T.grid", FOR_SERIAL },
+        { "T.parallel", FOR_PARALLEL }, { "T.vectorized", FOR_VECTORIZED },
+        { "T.unroll", FOR_UNROLLED }, { "T.thread_binding", FOR_THREAD },
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(name, kinds[i].name) == 0) {
+            *fk = kinds[i].fk;
+            return 0;
+        }
+    return -1;
+}
+
+static Stmt *make_loop(Reader *R, const Sx *target, ForKind fk, Expr *min, Expr *extent, Loc loc)
+{
+    if (target->kind != SX_NAME)
+        return ERR(R, target->loc, "a loop variable must be a name"), NULL;
+    Stmt *s = stmt_new(R->a, S_FOR, loc);
+    Var *v = var_new(R->a, target->u.name, VAR_TIR, target->loc);
+    v->dtype = tir_dtype(extent);
+    v->loop = s;
+    s->u.loop.var = v;
+    s->u.loop.fk = fk;
+    s->u.loop.min = min;
+    s->u.loop.extent = extent;
+    bind(R, target->u.name, BK_TVAR, v);
+    return s;
+}
+
+static Stmt *lower_for(Reader *R, const St *st)
+{
+    const Sx *it = st->u.loop.iter, *tg = st->u.loop.target;
+    const char *name = call_name(R, it);
+    ForKind fk;
+    if (!name || loop_kind(name, &fk))
+        return ERR(R, it->loc, "expected range(...), T.grid(...), T.serial(...), T.parallel(...), T.vectorized(...), T.unroll(...) or T.thread_binding(...)"), NULL;
+    Args a;
+    if (split_args(R, it, &a))
+        return NULL;
+    int mark = R->nundo;
+    Stmt *outer = NULL, *inner = NULL;
+    if (strcmp(name, "T.grid") == 0) {
+        int nt = tg->kind == SX_TUPLE ? tg->u.elems.n : 1;
+        if (check_kwargs(R, &a, name))
+            return NULL;
+        if (a.npos != nt)
+            return ERR(R, it->loc, "T.grid has %d extent%s for %d loop variable%s", a.npos, a.npos == 1 ? "" : "s", nt, nt == 1 ? "" : "s"), NULL;
+        for (int i = 0; i < nt; i++) {
+            Expr *ext = lower_texpr(R, a.pos[i]);
+            if (!ext)
+                return NULL;
+            Stmt *s = make_loop(R, nt == 1 ? tg : tg->u.elems.items[i], FOR_SERIAL, expr_int(R->a, 0, DT_VOID, it->loc), ext, st->loc);
+            if (!s)
+                return NULL;
+            if (inner)
+                inner->u.loop.body = s;
+            else
+                outer = s;
+            inner = s;
+        }
+    } else {
+        if (tg->kind != SX_NAME)
+            return ERR(R, tg->loc, "%s defines one loop variable", name), NULL;
+        Sx *thread = fk == FOR_THREAD ? kwarg(&a, "thread") : NULL;
+        if (fk == FOR_THREAD && !thread)
+            return ERR(R, it->loc, "T.thread_binding needs thread=\"...\""), NULL;
+        if (want_args(R, it, &a, 1, 2, name) || check_kwargs(R, &a, name))
+            return NULL;
+        Expr *lo = a.npos == 2 ? lower_texpr(R, a.pos[0]) : expr_int(R->a, 0, DT_VOID, it->loc);
+        Expr *hi = lower_texpr(R, a.pos[a.npos - 1]);
+        if (!lo || !hi)
+            return NULL;
+        Expr *ext = hi;
+        int64_t l, h;
+        if (a.npos == 2 && expr_const_int(lo, &l) == 0 && expr_const_int(hi, &h) == 0) {
+            ext = expr_int(R->a, h - l, hi->u.i.dtype, hi->loc);
+        } else if (a.npos == 2 && !(expr_const_int(lo, &l) == 0 && l == 0)) {
+            ext = expr_new(R->a, E_BIN, hi->loc);
+            ext->u.bin.op = B_SUB;
+            ext->u.bin.a = hi;
+            ext->u.bin.b = lo;
+        }
+        outer = inner = make_loop(R, tg, fk, lo, ext, st->loc);
+        if (!outer)
+            return NULL;
+        if (thread && !(outer->u.loop.thread = string_arg(R, thread, "thread")))
+            return NULL;
+    }
+    Stmt *body = lower_tstmts(R, &st->u.loop.body);
+    unbind_to(R, mark);
+    if (!body)
+        return NULL;
+    inner->u.loop.body = body;
+    return outer;
+}
+
+static int lower_region(Reader *R, const Sx *e, Region **out, int *n, int *cap)
+{
+    if (e->kind == SX_LIST || e->kind == SX_TUPLE) {
+        for (int i = 0; i < e->u.elems.n; i++)
+            if (lower_region(R, e->u.elems.items[i], out, n, cap))
+                return -1;
+        return 0;
+    }
+    if (e->kind != SX_INDEX)
+        return ERR(R, e->loc, "expected a buffer region, as in A[i, 0:4]");
+    Buffer *b = find_buffer(R, e->u.index.obj);
+    if (!b)
+        return -1;
+    Expr **idx = lower_indices(R, &e->u.index.items, 1);
+    if (!idx)
+        return -1;
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 4;
+        Region *g = arena_array(R->a, (size_t)*cap, sizeof *g);
+        if (*n)
+            memcpy(g, *out, (size_t)*n * sizeof *g);
+        *out = g;
+    }
+    Region *r = &(*out)[(*n)++];
+    r->buf = b;
+    r->idx = idx;
+    r->n = e->u.index.items.n;
+    r->loc = e->loc;
+    return 0;
+}
+
+static int lower_regions(Reader *R, const Sx *call, Region **out, int *n)
+{
+    int cap = 0;
+    *n = 0;
+    const SxList *l = &call->u.call.args;
+    for (int i = 0; i < l->n; i++) {
+        if (l->keys && l->keys[i])
+            return ERR(R, l->items[i]->loc, "unexpected keyword argument");
+        if (lower_region(R, l->items[i], out, n, &cap))
+            return -1;
+    }
+    return 0;
+}
+
+static int new_iter(Reader *R, Block *b, int *cap, const Sx *name, char kind, Expr *dom, Expr *binding)
+{
+    if (name->kind != SX_NAME)
+        return ERR(R, name->loc, "a block iterator must be a name");
+    if (b->niters == *cap) {
+        *cap = *cap ? *cap * 2 : 4;
+        BlockIter *g = arena_array(R->a, (size_t)*cap, sizeof *g);
+        if (b->niters)
+            memcpy(g, b->iters, (size_t)b->niters * sizeof *g);
+        b->iters = g;
+    }
+    BlockIter *it = &b->iters[b->niters++];
+    it->var = var_new(R->a, name->u.name, VAR_TIR, name->loc);
+    it->var->dtype = tir_dtype(binding);
+    it->kind = kind;
+    it->dom = dom;
+    it->binding = binding;
+    it->loc = name->loc;
+    return 0;
+}
+
+/* vi, vj = T.axis.remap("SS", [i, j]) */
+static int lower_remap(Reader *R, Block *b, int *cap, const St *st, const Sx *call)
+{
+    Args a;
+    if (split_args(R, call, &a) || want_args(R, call, &a, 2, 2, "T.axis.remap") || check_kwargs(R, &a, "T.axis.remap"))
+        return -1;
+    const char *kinds = string_arg(R, a.pos[0], "the iterator kinds of T.axis.remap");
+    if (!kinds)
+        return -1;
+    const Sx *vars = a.pos[1], *tg = st->u.assign.target;
+    if (vars->kind != SX_LIST && vars->kind != SX_TUPLE)
+        return ERR(R, vars->loc, "T.axis.remap takes a list of loop variables");
+    int n = vars->u.elems.n, nt = tg->kind == SX_TUPLE ? tg->u.elems.n : 1;
+    if ((int)strlen(kinds) != n || nt != n)
+        return ERR(R, call->loc, "T.axis.remap has %d kinds, %d loop variables and %d targets; they must agree", (int)strlen(kinds), n, nt);
+    for (int i = 0; i < n; i++) {
+        if (kinds[i] != 'S' && kinds[i] != 'R')
+            return ERR(R, a.pos[0]->loc, "unknown iterator kind '%c'; expected 'S' (spatial) or 'R' (reduce)", kinds[i]);
+        const Sx *lv = vars->u.elems.items[i];
+        Expr *binding = lower_texpr(R, lv);
+        if (!binding)
+            return -1;
+        if (binding->kind != E_VAR || !binding->u.var->loop)
+            return ERR(R, lv->loc, "T.axis.remap binds loop variables; '%s' is not one", lv->kind == SX_NAME ? lv->u.name->str : "this");
+        if (new_iter(R, b, cap, nt == 1 ? tg : tg->u.elems.items[i], kinds[i], binding->u.var->loop->u.loop.extent, binding))
+            return -1;
+    }
+    return 0;
+}
+
+static int lower_axis(Reader *R, Block *b, int *cap, const St *st, const Sx *call, const char *name)
+{
+    char kind = strcmp(name, "T.axis.spatial") == 0 || strcmp(name, "T.axis.S") == 0 ? 'S'
+              : strcmp(name, "T.axis.reduce") == 0 || strcmp(name, "T.axis.R") == 0 ? 'R' : 'O';
+    Args a;
+    if (split_args(R, call, &a) || want_args(R, call, &a, 2, 2, name) || check_kwargs(R, &a, name))
+        return -1;
+    Expr *dom = lower_texpr(R, a.pos[0]), *binding = dom ? lower_texpr(R, a.pos[1]) : NULL;
+    if (!binding)
+        return -1;
+    return new_iter(R, b, cap, st->u.assign.target, kind, dom, binding);
+}
+
+static const char *axis_call(Reader *R, const St *st)
+{
+    if (st->kind != ST_ASSIGN || st->u.assign.annot)
+        return NULL;
+    const char *n = call_name(R, st->u.assign.value);
+    return n && strncmp(n, "T.axis.", 7) == 0 ? n : NULL;
+}
+
+static Stmt *lower_block(Reader *R, const St *st, const Sx *ctx)
+{
+    Args a;
+    const char *name = call_name(R, ctx);
+    if (split_args(R, ctx, &a) || want_args(R, ctx, &a, 0, 1, name) || check_kwargs(R, &a, name))
+        return NULL;
+    Block *b = arena_zalloc(R->a, sizeof *b);
+    Stmt *s = stmt_new(R->a, S_BLOCK, st->loc);
+    s->u.block = b;
+    if (a.npos == 0)
+        b->name = S(R, "");
+    else {
+        const char *bn = string_arg(R, a.pos[0], "the block name");
+        if (!bn)
+            return NULL;
+        b->name = S(R, bn);
+    }
+    int mark = R->nundo, cap = 0, i = 0;
+    const StList *body = &st->u.with.body;
+    /* Iterators come first; they are bound only after all are read, since
+     * their bindings refer to loop variables, never to each other. */
+    for (; i < body->n; i++) {
+        const char *ax = axis_call(R, body->items[i]);
+        if (!ax)
+            break;
+        int r = strcmp(ax, "T.axis.remap") == 0 ? lower_remap(R, b, &cap, body->items[i], body->items[i]->u.assign.value)
+              : lower_axis(R, b, &cap, body->items[i], body->items[i]->u.assign.value, ax);
+        if (r)
+            return NULL;
+    }
+    for (int k = 0; k < b->niters; k++)
+        bind(R, b->iters[k].var->name, BK_TVAR, b->iters[k].var);
+    Stmt **items = NULL;
+    int n = 0, ncap = 0;
+    for (; i < body->n; i++) {
+        const St *x = body->items[i];
+        const char *cn = x->kind == ST_EXPR ? call_name(R, x->u.expr) : NULL;
+        if (axis_call(R, x)) {
+            unbind_to(R, mark);
+            return ERR(R, x->loc, "block iterators must come first in the block"), NULL;
+        }
+        if (cn && (strcmp(cn, "T.reads") == 0 || strcmp(cn, "T.writes") == 0)) {
+            int rd = cn[2] == 'r';
+            if (rd ? b->has_reads : b->has_writes) {
+                unbind_to(R, mark);
+                return ERR(R, x->loc, "%s given twice", cn), NULL;
+            }
+            if (lower_regions(R, x->u.expr, rd ? &b->reads : &b->writes, rd ? &b->nreads : &b->nwrites)) {
+                unbind_to(R, mark);
+                return NULL;
+            }
+            *(rd ? &b->has_reads : &b->has_writes) = 1;
+        } else if (cn && (strcmp(cn, "T.block_attr") == 0 || strcmp(cn, "T.sblock_attr") == 0)) {
+            if (!(b->attrs = lower_attr_dict(R, x->u.expr, cn))) {
+                unbind_to(R, mark);
+                return NULL;
+            }
+        } else if (cn && strcmp(cn, "T.where") == 0) {
+            Args w;
+            if (split_args(R, x->u.expr, &w) || want_args(R, x->u.expr, &w, 1, 1, cn) ||
+                !(b->where = lower_texpr(R, w.pos[0]))) {
+                unbind_to(R, mark);
+                return NULL;
+            }
+        } else if (x->kind == ST_WITH && is_call_of(R, x->u.with.ctx, "T.init")) {
+            if (b->init) {
+                unbind_to(R, mark);
+                return ERR(R, x->loc, "a block has one T.init()"), NULL;
+            }
+            if (!(b->init = lower_tstmts(R, &x->u.with.body))) {
+                unbind_to(R, mark);
+                return NULL;
+            }
+        } else {
+            StList one = { (St **)&body->items[i], 1, 1 };
+            Stmt *y = lower_tstmts(R, &one);
+            if (!y) {
+                unbind_to(R, mark);
+                return NULL;
+            }
+            /* An allocation or let scopes over the rest of the block. */
+            if (y->kind == S_ALLOC || y->kind == S_LET) {
+                vec_push(R->a, &items, &n, &ncap, y);
+                StList rest = { (St **)&body->items[i + 1], body->n - i - 1, 0 };
+                if (rest.n > 0) {
+                    y = lower_tstmts(R, &rest);
+                    if (!y) {
+                        unbind_to(R, mark);
+                        return NULL;
+                    }
+                    if (y->kind == S_SEQ)
+                        for (int k = 0; k < y->u.seq.n; k++)
+                            vec_push(R->a, &items, &n, &ncap, y->u.seq.items[k]);
+                    else
+                        vec_push(R->a, &items, &n, &ncap, y);
+                }
+                break;
+            }
+            vec_push(R->a, &items, &n, &ncap, y);
+        }
+    }
+    unbind_to(R, mark);
+    b->body = n ? seq_of(R, st->loc, items, n) : stmt_new(R->a, S_SEQ, st->loc);
+    return s;
+}
+
+static Stmt *lower_store(Reader *R, const St *st)
+{
+    const Sx *t = st->u.assign.target;
+    Buffer *b = find_buffer(R, t->u.index.obj);
+    if (!b)
+        return NULL;
+    Stmt *s = stmt_new(R->a, S_STORE, st->loc);
+    s->u.store.buf = b;
+    s->u.store.n = t->u.index.items.n;
+    if (!(s->u.store.idx = lower_indices(R, &t->u.index.items, 0)))
+        return NULL;
+    if (!(s->u.store.value = lower_texpr(R, st->u.assign.value)))
+        return NULL;
+    return s;
+}
+
+static Stmt *lower_alloc(Reader *R, const St *st, const char *cn)
+{
+    const Sx *t = st->u.assign.target;
+    if (t->kind != SX_NAME)
+        return ERR(R, t->loc, "%s must be assigned to a name", cn), NULL;
+    Args a;
+    if (split_args(R, st->u.assign.value, &a))
+        return NULL;
+    int match = strcmp(cn, "T.match_buffer") == 0;
+    Buffer *b;
+    Var *h = NULL;
+    if (match) {
+        if (a.npos < 1 || a.pos[0]->kind != SX_NAME || a.pos[0]->u.name->bind_kind != BK_TVAR ||
+            ((Var *)a.pos[0]->u.name->bind)->dtype != DT_HANDLE)
+            return ERR(R, st->u.assign.value->loc, "T.match_buffer takes a T.handle parameter first"), NULL;
+        h = a.pos[0]->u.name->bind;
+    }
+    if (!(b = lower_buffer(R, t->u.name, t->loc, match ? BUF_MATCH : BUF_ALLOC, &a, match, cn)))
+        return NULL;
+    b->handle = h;
+    Stmt *s = stmt_new(R->a, S_ALLOC, st->loc);
+    s->u.alloc = b;
+    bind(R, t->u.name, BK_BUF, b);
+    return s;
+}
+
+static Stmt *lower_let(Reader *R, const St *st)
+{
+    const Sx *t = st->u.assign.target;
+    if (t->kind != SX_NAME)
+        return ERR(R, t->loc, "cannot assign to this target in a prim_func"), NULL;
+    Expr *v = lower_texpr(R, st->u.assign.value);
+    if (!v)
+        return NULL;
+    Var *x = var_new(R->a, t->u.name, VAR_TIR, t->loc);
+    x->dtype = tir_dtype(v);
+    if (st->u.assign.annot) {
+        const char *an = dotted(R, st->u.assign.annot);
+        if (dtype_of_ctor(an, &x->dtype) != 0)
+            return ERR(R, st->u.assign.annot->loc, "expected a scalar type such as T.int32"), NULL;
+    }
+    Stmt *s = stmt_new(R->a, S_LET, st->loc);
+    s->u.let.var = x;
+    s->u.let.value = v;
+    bind(R, t->u.name, BK_TVAR, x);
+    return s;
+}
+
+static Stmt *lower_tstmt(Reader *R, const St *st)
+{
+    switch (st->kind) {
+    case ST_FOR: return lower_for(R, st);
+    case ST_PASS: return stmt_new(R->a, S_SEQ, st->loc);
+    case ST_IF: {
+        Stmt *s = stmt_new(R->a, S_IF, st->loc);
+        int mark = R->nundo;
+        if (!(s->u.branch.cond = lower_texpr(R, st->u.branch.cond)))
+            return NULL;
+        s->u.branch.then = lower_tstmts(R, &st->u.branch.then);
+        unbind_to(R, mark);
+        if (!s->u.branch.then)
+            return NULL;
+        if (st->u.branch.orelse.n) {
+            s->u.branch.orelse = lower_tstmts(R, &st->u.branch.orelse);
+            unbind_to(R, mark);
+            if (!s->u.branch.orelse)
+                return NULL;
+        }
+        return s;
+    }
+    case ST_WITH: {
+        const char *cn = call_name(R, st->u.with.ctx);
+        if (cn && (strcmp(cn, "T.block") == 0 || strcmp(cn, "T.sblock") == 0))
+            return lower_block(R, st, st->u.with.ctx);
+        if (cn && strcmp(cn, "T.init") == 0)
+            return ERR(R, st->loc, "T.init() belongs directly inside a block"), NULL;
+        return ERR(R, st->u.with.ctx->loc, "expected T.block(\"name\") after 'with'"), NULL;
+    }
+    case ST_ASSIGN: {
+        const Sx *t = st->u.assign.target;
+        const char *cn = call_name(R, st->u.assign.value);
+        if (t->kind == SX_INDEX)
+            return lower_store(R, st);
+        if (cn && (strcmp(cn, "T.alloc_buffer") == 0 || strcmp(cn, "T.sblock_alloc_buffer") == 0 ||
+                   strcmp(cn, "T.match_buffer") == 0))
+            return lower_alloc(R, st, cn);
+        if (cn && strncmp(cn, "T.axis.", 7) == 0)
+            return ERR(R, st->loc, "block iterators belong directly inside a block"), NULL;
+        return lower_let(R, st);
+    }
+    case ST_EXPR: {
+        const Sx *e = st->u.expr;
+        const char *cn = call_name(R, e);
+        if (cn && (strcmp(cn, "T.reads") == 0 || strcmp(cn, "T.writes") == 0 || strcmp(cn, "T.block_attr") == 0 ||
+                   strcmp(cn, "T.sblock_attr") == 0 || strcmp(cn, "T.where") == 0))
+            return ERR(R, st->loc, "%s belongs directly inside a block", cn), NULL;
+        if (cn && strcmp(cn, "T.func_attr") == 0)
+            return ERR(R, st->loc, "T.func_attr belongs at the top of the function body"), NULL;
+        Stmt *s = stmt_new(R->a, S_EVAL, st->loc);
+        if (cn && strcmp(cn, "T.evaluate") == 0) {
+            Args a;
+            if (split_args(R, e, &a) || want_args(R, e, &a, 1, 1, cn))
+                return NULL;
+            e = a.pos[0];
+        }
+        return (s->u.eval = lower_texpr(R, e)) ? s : NULL;
+    }
+    case ST_RETURN: return ERR(R, st->loc, "a prim_func does not return a value; write to an output buffer"), NULL;
+    default: return ERR(R, st->loc, "this statement is not allowed in a prim_func"), NULL;
+    }
+}
+
+/* Statements in order; an allocation or let is in scope until the end of the
+ * list, so the caller restores the scope. */
+static Stmt *lower_tstmts(Reader *R, const StList *l)
+{
+    Stmt **items = NULL;
+    int n = 0, cap = 0;
+    for (int i = 0; i < l->n; i++) {
+        Stmt *s = lower_tstmt(R, l->items[i]);
+        if (!s)
+            return NULL;
+        if (s->kind == S_SEQ && s->u.seq.n == 0 && l->n > 1)
+            continue;
+        vec_push(R->a, &items, &n, &cap, s);
+    }
+    if (n == 0)
+        return stmt_new(R->a, S_SEQ, l->n ? l->items[0]->loc : NOWHERE);
+    return seq_of(R, l->items[0]->loc, items, n);
+}
+
+static int lower_prim_func(Reader *R, Func *f, const St *def)
+{
+    int mark = R->nundo;
+    f->npparams = def->u.def.nparams;
+    f->pparams = arena_array(R->a, (size_t)f->npparams, sizeof(PParam));
+    for (int i = 0; i < f->npparams; i++) {
+        SxParam *p = def->u.def.params[i];
+        if (p->name->bind_kind == BK_BUF || p->name->bind_kind == BK_TVAR)
+            return ERR(R, p->loc, "duplicate parameter '%s'", p->name->str);
+        if (!p->annot)
+            return ERR(R, p->loc, "parameter '%s' needs a type, such as T.Buffer((16,), \"float32\") or T.handle", p->name->str);
+        if (p->dflt)
+            return ERR(R, p->dflt->loc, "parameters have no default values");
+        const char *an = p->annot->kind == SX_CALL ? call_name(R, p->annot)
+                       : p->annot->kind == SX_INDEX ? dotted(R, p->annot->u.index.obj) : dotted(R, p->annot);
+        DType t;
+        if (an && strcmp(an, "T.Buffer") == 0 && p->annot->kind != SX_ATTR) {
+            Buffer *b = lower_buffer_type(R, p->name, p->loc, p->annot);
+            if (!b)
+                return -1;
+            f->pparams[i].buf = b;
+            bind(R, p->name, BK_BUF, b);
+        } else if (p->annot->kind == SX_ATTR && dtype_of_ctor(an, &t) == 0) {
+            Var *v = var_new(R->a, p->name, VAR_TIR, p->loc);
+            v->dtype = t;
+            f->pparams[i].var = v;
+            bind(R, p->name, BK_TVAR, v);
+        } else {
+            return ERR(R, p->annot->loc, "expected T.Buffer(...), T.handle or a scalar type such as T.int32");
+        }
+    }
+    const StList *body = &def->u.def.body;
+    StList rest = *body;
+    while (rest.n > 0 && rest.items[0]->kind == ST_EXPR && is_call_of(R, rest.items[0]->u.expr, "T.func_attr")) {
+        if (f->attrs)
+            return ERR(R, rest.items[0]->loc, "T.func_attr given twice");
+        if (!(f->attrs = lower_attr_dict(R, rest.items[0]->u.expr, "T.func_attr")))
+            return -1;
+        rest.items++;
+        rest.n--;
+    }
+    f->body = lower_tstmts(R, &rest);
+    unbind_to(R, mark);
+    return f->body ? 0 : -1;
+}
+
+/* ---- Relax ---- */
+
+static Expr *lower_rexpr(Reader *R, const Sx *e);
+static StructInfo *lower_sinfo(Reader *R, const Sx *e);
+
+static Var *sym_var(Reader *R, Sym *name, Loc loc)
+{
+    if (name->bind_kind == BK_SYM)
+        return name->bind;
+    Var *v = var_new(R->a, name, VAR_SYM, loc);
+    v->dtype = DT_INT64;
+    int cap = R->fn->nsyms;
+    vec_push(R->a, &R->fn->syms, &R->fn->nsyms, &cap, v);
+    bind(R, name, BK_SYM, v);
+    return v;
+}
+
+/* A dimension of a Relax shape: an integer, a symbolic name ("n" or n), or arithmetic on them. */
+static Expr *lower_dim(Reader *R, const Sx *e)
+{
+    switch (e->kind) {
+    case SX_INT: return expr_int(R->a, e->u.ival, DT_VOID, e->loc);
+    case SX_STR: {
+        const char *s = e->u.str.s;
+        int ok = (s[0] == '_' || (s[0] | 32) >= 'a') && (s[0] | 32) <= 'z';
+        for (const char *p = s; *p && ok; p++)
+            ok = *p == '_' || ((*p | 32) >= 'a' && (*p | 32) <= 'z') || (*p >= '0' && *p <= '9');
+        if (!ok)
+            return ERR(R, e->loc, "a symbolic dimension is a name, as in \"n\""), NULL;
+        Expr *x = expr_new(R->a, E_VAR, e->loc);
+        x->u.var = sym_var(R, S(R, s), e->loc);
+        return x;
+    }
+    case SX_NAME:
+        if (e->u.name->bind_kind == BK_SYM) {
+            Expr *x = expr_new(R->a, E_VAR, e->loc);
+            x->u.var = e->u.name->bind;
+            return x;
+        }
+        return ERR(R, e->loc, "undefined symbolic dimension '%s'", e->u.name->str), NULL;
+    case SX_BINOP:
+    case SX_UNARY: return lower_arith(R, e, lower_dim);
+    case SX_CALL: {
+        DType t;
+        Args a;
+        if (dtype_of_ctor(call_name(R, e), &t) == 0 && split_args(R, e, &a) == 0 && a.npos == 1 && a.nkw == 0)
+            return typed_literal(R, e, t, a.pos[0]);
+        break;
+    }
+    default: break;
+    }
+    return ERR(R, e->loc, "expected a dimension: an integer or a symbolic name"), NULL;
+}
+
+static StructInfo *sinfo_new(Reader *R, SInfoKind k, Loc loc)
+{
+    StructInfo *s = arena_zalloc(R->a, sizeof *s);
+    s->kind = k;
+    s->loc = loc;
+    s->ndim = -1;
+    return s;
+}
+
+static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
+{
+    StructInfo *s = sinfo_new(R, SI_TENSOR, e->loc);
+    Args a;
+    if (split_args(R, e, &a) || want_args(R, e, &a, 0, 2, "R.Tensor"))
+        return NULL;
+    Sx *shape = arg(&a, 0, "shape"), *dt = arg(&a, 1, "dtype"), *nd = kwarg(&a, "ndim"), *vd = kwarg(&a, "vdevice");
+    if (check_kwargs(R, &a, "R.Tensor"))
+        return NULL;
+    if (shape && shape->kind != SX_NONE) {
+        if (shape->kind != SX_TUPLE && shape->kind != SX_LIST)
+            return ERR(R, shape->loc, "expected a shape, as in (1, 64, 56, 56)"), NULL;
+        if (!(s->shape = lower_shape(R, shape, &s->ndim, lower_dim)))
+            return NULL;
+    }
+    if (nd) {
+        if (nd->kind != SX_INT && !(nd->kind == SX_UNARY && nd->u.bin.a->kind == SX_INT))
+            return ERR(R, nd->loc, "ndim must be an integer"), NULL;
+        int v = nd->kind == SX_INT ? (int)(nd->u.ival > 64 ? 65 : nd->u.ival) : -1;
+        if (v > 64 || (s->shape && v != s->ndim))
+            return ERR(R, nd->loc, "ndim does not agree with the shape"), NULL;
+        s->ndim = v;
+    }
+    if (dt && dt->kind != SX_NONE && dtype_arg(R, dt, &s->dtype))
+        return NULL;
+    if (vd && !(s->vdevice = string_arg(R, vd, "vdevice")))
+        return NULL;
+    return s;
+}
+
+static StructInfo *lower_sinfo(Reader *R, const Sx *e)
+{
+    const char *name = e->kind == SX_CALL ? call_name(R, e) : dotted(R, e);
+    if (name && strncmp(name, "R.", 2) == 0)
+        name += 2;
+    if (!name)
+        return ERR(R, e->loc, "expected struct info such as R.Tensor((4,), dtype=\"float32\")"), NULL;
+    if (strcmp(name, "Object") == 0)
+        return sinfo_new(R, SI_OBJECT, e->loc);
+    if (e->kind == SX_CALL && strcmp(name, "Tensor") == 0)
+        return lower_tensor_sinfo(R, e);
+    if (e->kind == SX_CALL && strcmp(name, "Tuple") == 0) {
+        StructInfo *s = sinfo_new(R, SI_TUPLE, e->loc);
+        const SxList *l = &e->u.call.args;
+        s->nfields = l->n;
+        s->fields = arena_array(R->a, (size_t)l->n, sizeof *s->fields);
+        for (int i = 0; i < l->n; i++)
+            if ((l->keys && l->keys[i]) || !(s->fields[i] = lower_sinfo(R, l->items[i])))
+                return l->keys && l->keys[i] ? ERR(R, l->items[i]->loc, "R.Tuple takes struct info fields"), NULL : NULL;
+        return s;
+    }
+    if (e->kind == SX_CALL && strcmp(name, "Shape") == 0) {
+        StructInfo *s = sinfo_new(R, SI_SHAPE, e->loc);
+        Args a;
+        if (split_args(R, e, &a) || want_args(R, e, &a, 0, 1, "R.Shape"))
+            return NULL;
+        Sx *v = arg(&a, 0, "values"), *nd = kwarg(&a, "ndim");
+        if (check_kwargs(R, &a, "R.Shape"))
+            return NULL;
+        if (v && !(s->shape = lower_shape(R, v, &s->ndim, lower_dim)))
+            return NULL;
+        if (nd && nd->kind == SX_INT && nd->u.ival <= 64)
+            s->ndim = (int)nd->u.ival;
+        else if (nd)
+            return ERR(R, nd->loc, "ndim must be an integer"), NULL;
+        return s;
+    }
+    if (e->kind == SX_CALL && strcmp(name, "Prim") == 0) {
+        StructInfo *s = sinfo_new(R, SI_PRIM, e->loc);
+        Args a;
+        if (split_args(R, e, &a) || want_args(R, e, &a, 1, 1, "R.Prim") || check_kwargs(R, &a, "R.Prim"))
+            return NULL;
+        return dtype_arg(R, a.pos[0], &s->dtype) ? NULL : s;
+    }
+    return ERR(R, e->loc, "unknown struct info '%s'; expected R.Tensor, R.Tuple, R.Shape, R.Prim or R.Object", name), NULL;
+}
+
+static int is_sinfo_name(const char *n)
+{
+    return n && (strcmp(n, "R.Tensor") == 0 || strcmp(n, "R.Tuple") == 0 || strcmp(n, "R.Shape") == 0 ||
+                 strcmp(n, "R.Prim") == 0 || strcmp(n, "R.Object") == 0);
+}
+
+/* Nested lists of numbers, row-major, with their shape checked to be a box. */
+static int const_data(Reader *R, const Sx *e, int depth, Expr *c, int64_t *shape, int *ndim, double **data, int64_t *n, int64_t *cap)
+{
+    if (e->kind == SX_LIST || e->kind == SX_TUPLE) {
+        if (depth >= 8)
+            return ERR(R, e->loc, "constant has more than 8 dimensions");
+        if (depth >= *ndim) {
+            if (*n > 0)
+                return ERR(R, e->loc, "ragged constant: rows differ in shape");
+            *ndim = depth + 1;
+            shape[depth] = e->u.elems.n;
+        } else if (shape[depth] != e->u.elems.n) {
+            return ERR(R, e->loc, "ragged constant: rows differ in shape");
+        }
+        for (int i = 0; i < e->u.elems.n; i++)
+            if (const_data(R, e->u.elems.items[i], depth + 1, c, shape, ndim, data, n, cap))
+                return -1;
+        return 0;
+    }
+    if (depth != *ndim)
+        return ERR(R, e->loc, "ragged constant: rows differ in shape");
+    Expr *lit = lower_literal(R, e);
+    if (!lit || (lit->kind != E_INT && lit->kind != E_FLOAT && lit->kind != E_BOOL))
+        return ERR(R, e->loc, "a constant holds numbers");
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        double *g = arena_array(R->a, (size_t)*cap, sizeof *g);
+        if (*n)
+            memcpy(g, *data, (size_t)*n * sizeof *g);
+        *data = g;
+    }
+    (*data)[(*n)++] = lit->kind == E_FLOAT ? lit->u.f.v : lit->kind == E_INT ? (double)lit->u.i.v : lit->u.b;
+    return 0;
+}
+
+static Expr *lower_const(Reader *R, const Sx *e)
+{
+    Args a;
+    if (split_args(R, e, &a) || want_args(R, e, &a, 1, 2, "R.const"))
+        return NULL;
+    Sx *v = a.pos[0], *dt = arg(&a, 1, "dtype");
+    if (check_kwargs(R, &a, "R.const"))
+        return NULL;
+    Expr *x = expr_new(R->a, E_CONST, e->loc);
+    int64_t shape[8], n = 0, cap = 0;
+    int ndim = 0;
+    x->u.cst.dtype = v->kind == SX_FLOAT || (v->kind != SX_INT && v->kind != SX_UNARY) ? DT_FLOAT32 : DT_INT32;
+    if (dt && dtype_arg(R, dt, &x->u.cst.dtype))
+        return NULL;
+    if (const_data(R, v, 0, x, shape, &ndim, &x->u.cst.data, &n, &cap))
+        return NULL;
+    x->u.cst.ndim = ndim;
+    x->u.cst.count = n;
+    x->u.cst.shape = arena_array(R->a, (size_t)ndim, sizeof(int64_t));
+    memcpy(x->u.cst.shape, shape, (size_t)ndim * sizeof(int64_t));
+    if (n == 0 && ndim > 0) {
+        int64_t total = 1;
+        for (int i = 0; i < ndim; i++)
+            total *= shape[i];
+        if (total != 0)
+            return ERR(R, v->loc, "ragged constant: rows differ in shape"), NULL;
+    }
+    return x;
+}
+
+/* lambda i, j: (j, i // 4, i % 4), bare or inside T.index_map(...) */
+static Expr *lower_index_map(Reader *R, const Sx *lam)
+{
+    if (lam->kind != SX_LAMBDA)
+        return ERR(R, lam->loc, "T.index_map takes a lambda, as in lambda i, j: (j, i)"), NULL;
+    Expr *x = expr_new(R->a, E_INDEXMAP, lam->loc);
+    int mark = R->nundo;
+    const SxList *ps = &lam->u.lambda.params;
+    x->u.map.nparams = ps->n;
+    x->u.map.params = arena_array(R->a, (size_t)ps->n, sizeof(Var *));
+    for (int i = 0; i < ps->n; i++) {
+        Sym *s = ps->items[i]->u.name;
+        for (int k = 0; k < i; k++)
+            if (x->u.map.params[k]->name == s) {
+                unbind_to(R, mark);
+                return ERR(R, ps->items[i]->loc, "duplicate lambda parameter '%s'", s->str), NULL;
+            }
+        x->u.map.params[i] = var_new(R->a, s, VAR_TIR, ps->items[i]->loc);
+        bind(R, s, BK_TVAR, x->u.map.params[i]);
+    }
+    const Sx *body = lam->u.lambda.body;
+    int tuple = body->kind == SX_TUPLE || body->kind == SX_LIST;
+    x->u.map.nout = tuple ? body->u.elems.n : 1;
+    x->u.map.out = arena_array(R->a, (size_t)x->u.map.nout, sizeof(Expr *));
+    for (int i = 0; i < x->u.map.nout; i++)
+        if (!(x->u.map.out[i] = lower_texpr(R, tuple ? body->u.elems.items[i] : body))) {
+            unbind_to(R, mark);
+            return NULL;
+        }
+    unbind_to(R, mark);
+    return x;
+}
+
+static Expr *lower_global(Reader *R, const Sx *e)
+{
+    Sym *name = e->u.attr.name;
+    Expr *x = expr_new(R->a, E_GLOBAL, e->loc);
+    x->u.global.name = name;
+    x->u.global.fn = module_find(R->m, name);
+    if (!x->u.global.fn)
+        return ERR(R, e->loc, "unknown function '%s' in module %s", name->str, R->m->name->str), NULL;
+    return x;
+}
+
+static Expr *lower_rcall(Reader *R, const Sx *e)
+{
+    const char *name = call_name(R, e);
+    if (!name)
+        return ERR(R, e->loc, "cannot call this expression"), NULL;
+    if (strcmp(name, "R.const") == 0)
+        return lower_const(R, e);
+    if (is_sinfo_name(name)) {
+        Expr *x = expr_new(R->a, E_SINFO, e->loc);
+        return (x->u.sinfo = lower_sinfo(R, e)) ? x : NULL;
+    }
+    if (strcmp(name, "T.index_map") == 0) {
+        Args a;
+        if (split_args(R, e, &a) || want_args(R, e, &a, 1, 1, name) || check_kwargs(R, &a, name))
+            return NULL;
+        return lower_index_map(R, a.pos[0]);
+    }
+    DType t;
+    if (dtype_of_ctor(name, &t) == 0) {
+        Args a;
+        if (split_args(R, e, &a) || want_args(R, e, &a, 1, 1, name) || check_kwargs(R, &a, name))
+            return NULL;
+        Expr *x = typed_literal(R, e, t, a.pos[0]);
+        if (!x && !R->src->errors)
+            ERR(R, a.pos[0]->loc, "%s takes a number here", name);
+        return x;
+    }
+    if (strncmp(name, "R.", 2) != 0 && strncmp(name, "I.", 2) != 0)
+        return ERR(R, e->loc, "unknown function '%s' in a Relax function", name), NULL;
+    return lower_call(R, e, name, lower_rexpr);
+}
+
+static Expr *lower_rexpr(Reader *R, const Sx *e)
+{
+    switch (e->kind) {
+    case SX_NAME: {
+        Sym *s = e->u.name;
+        if (s->bind_kind == BK_RVAR) {
+            Expr *x = expr_new(R->a, E_VAR, e->loc);
+            x->u.var = s->bind;
+            return x;
+        }
+        if (s->bind_kind == BK_SYM)
+            return lower_dim(R, e);
+        if (module_find(R->m, s)) {
+            Expr *x = expr_new(R->a, E_GLOBAL, e->loc);
+            x->u.global.name = s;
+            x->u.global.fn = module_find(R->m, s);
+            return x;
+        }
+        return ERR(R, e->loc, "undefined variable '%s'", s->str), NULL;
+    }
+    case SX_ATTR: {
+        const char *d = dotted(R, e);
+        if (e->u.attr.obj->kind == SX_NAME && (strcmp(e->u.attr.obj->u.name->str, "cls") == 0 || e->u.attr.obj->u.name == R->m->name))
+            return lower_global(R, e);
+        if (d && strcmp(d, "R.Object") == 0) {
+            Expr *x = expr_new(R->a, E_SINFO, e->loc);
+            x->u.sinfo = sinfo_new(R, SI_OBJECT, e->loc);
+            return x;
+        }
+        return ERR(R, e->loc, "expected a value, found '%s'", d ? d : "attribute"), NULL;
+    }
+    case SX_INT: case SX_FLOAT: case SX_STR: case SX_TRUE: case SX_FALSE: case SX_NONE:
+        return lower_literal(R, e);
+    case SX_UNARY: {
+        Expr *x = lower_literal(R, e);
+        return x ? x : (ERR(R, e->loc, "arithmetic on Relax values is not supported; call an operator such as R.negative"), NULL);
+    }
+    case SX_BINOP: return ERR(R, e->loc, "arithmetic on Relax values is not supported; call an operator such as R.add"), NULL;
+    case SX_TUPLE: return lower_seq(R, e, E_TUPLE, lower_rexpr);
+    case SX_LIST: return lower_seq(R, e, E_LIST, lower_rexpr);
+    case SX_DICT: return lower_dict(R, e, lower_rexpr);
+    case SX_CALL: return lower_rcall(R, e);
+    case SX_LAMBDA: return lower_index_map(R, e);
+    case SX_INDEX: {
+        const SxList *it = &e->u.index.items;
+        if (it->n != 1 || it->items[0]->kind != SX_INT || it->items[0]->u.ival > INT32_MAX)
+            return ERR(R, e->loc, "only a tuple item with a constant index, as in t[0], can be taken"), NULL;
+        Expr *x = expr_new(R->a, E_GETITEM, e->loc);
+        x->u.get.index = (int)it->items[0]->u.ival;
+        return (x->u.get.tuple = lower_rexpr(R, e->u.index.obj)) ? x : NULL;
+    }
+    default: return ERR(R, e->loc, "expected a Relax expression"), NULL;
+    }
+}
+
+static int new_block(Reader *R, Func *f, int dataflow, Loc loc, RBlock **out)
+{
+    RBlock *b = arena_zalloc(R->a, sizeof *b);
+    b->dataflow = dataflow;
+    b->loc = loc;
+    int cap = f->nblocks;
+    vec_push(R->a, &f->blocks, &f->nblocks, &cap, b);
+    *out = b;
+    return 0;
+}
+
+static int lower_binding(Reader *R, RBlock *b, int *cap, const St *st, int dataflow)
+{
+    const Sx *t = st->u.assign.target;
+    if (t->kind != SX_NAME)
+        return ERR(R, t->loc, "a binding defines one name; unpack tuples with t[0], t[1]");
+    Binding *bd = arena_zalloc(R->a, sizeof *bd);
+    bd->loc = st->loc;
+    if (!(bd->value = lower_rexpr(R, st->u.assign.value)))
+        return -1;
+    if (st->u.assign.annot && !(bd->annot = lower_sinfo(R, st->u.assign.annot)))
+        return -1;
+    bd->var = var_new(R->a, t->u.name, VAR_RELAX, t->loc);
+    bd->var->dataflow = dataflow;
+    bd->var->sinfo = bd->annot;
+    bind(R, t->u.name, BK_RVAR, bd->var);
+    vec_push(R->a, &b->binds, &b->nbinds, cap, bd);
+    return 0;
+}
+
+static int lower_dataflow(Reader *R, Func *f, const St *st)
+{
+    RBlock *b;
+    new_block(R, f, 1, st->loc, &b);
+    const StList *body = &st->u.with.body;
+    int mark = R->nundo, cap = 0;
+    for (int i = 0; i < body->n; i++) {
+        const St *x = body->items[i];
+        if (x->kind == ST_ASSIGN) {
+            if (lower_binding(R, b, &cap, x, 1))
+                return -1;
+            continue;
+        }
+        if (x->kind == ST_EXPR && is_call_of(R, x->u.expr, "R.output")) {
+            if (i != body->n - 1)
+                return ERR(R, body->items[i + 1]->loc, "R.output(...) must end the dataflow block");
+            const SxList *l = &x->u.expr->u.call.args;
+            b->out_loc = x->loc;
+            b->noutputs = l->n;
+            b->outputs = arena_array(R->a, (size_t)l->n, sizeof(Var *));
+            for (int k = 0; k < l->n; k++) {
+                const Sx *o = l->items[k];
+                if (o->kind != SX_NAME || (l->keys && l->keys[k]))
+                    return ERR(R, o->loc, "R.output takes the names of bindings in the block");
+                if (o->u.name->bind_kind != BK_RVAR || !((Var *)o->u.name->bind)->dataflow)
+                    return ERR(R, o->loc, "'%s' is not bound in this dataflow block", o->u.name->str);
+                b->outputs[k] = o->u.name->bind;
+            }
+            continue;
+        }
+        if (x->kind == ST_PASS)
+            continue;
+        return ERR(R, x->loc, "a dataflow block holds bindings and ends with R.output(...)");
+    }
+    /* Only the outputs stay visible after the block, and they are no longer dataflow values. */
+    unbind_to(R, mark);
+    for (int k = 0; k < b->noutputs; k++) {
+        b->outputs[k]->dataflow = 0;
+        bind(R, b->outputs[k]->name, BK_RVAR, b->outputs[k]);
+    }
+    return 0;
+}
+
+static int is_sym_decl(Reader *R, const St *st)
+{
+    if (st->kind != ST_ASSIGN || st->u.assign.target->kind != SX_NAME)
+        return 0;
+    const Sx *v = st->u.assign.value;
+    DType t;
+    return v->kind == SX_CALL && v->u.call.args.n == 0 && dtype_of_ctor(call_name(R, v), &t) == 0 &&
+           (t == DT_INT64 || t == DT_INT32);
+}
+
+static int lower_relax_func(Reader *R, Func *f, const St *def)
+{
+    int mark = R->nundo;
+    const StList *body = &def->u.def.body;
+    /* Symbolic dimensions declared as `n = T.int64()` are usable in the signature. */
+    for (int i = 0; i < body->n; i++)
+        if (is_sym_decl(R, body->items[i]))
+            sym_var(R, body->items[i]->u.assign.target->u.name, body->items[i]->loc);
+    f->nparams = def->u.def.nparams;
+    f->params = arena_array(R->a, (size_t)f->nparams, sizeof(Var *));
+    for (int i = 0; i < f->nparams; i++) {
+        SxParam *p = def->u.def.params[i];
+        if (p->name->bind_kind == BK_RVAR)
+            return ERR(R, p->loc, "duplicate parameter '%s'", p->name->str);
+        if (!p->annot)
+            return ERR(R, p->loc, "parameter '%s' needs struct info, such as R.Tensor((4,), dtype=\"float32\")", p->name->str);
+        if (p->dflt)
+            return ERR(R, p->dflt->loc, "parameters have no default values");
+        Var *v = var_new(R->a, p->name, VAR_RELAX, p->loc);
+        if (!(v->sinfo = lower_sinfo(R, p->annot)))
+            return -1;
+        f->params[i] = v;
+        bind(R, p->name, BK_RVAR, v);
+    }
+    if (def->u.def.ret && !(f->ret = lower_sinfo(R, def->u.def.ret)))
+        return -1;
+    RBlock *plain = NULL;
+    int cap = 0;
+    for (int i = 0; i < body->n; i++) {
+        const St *st = body->items[i];
+        if (f->result)
+            return ERR(R, st->loc, "statement after return");
+        if (is_sym_decl(R, st) || st->kind == ST_PASS)
+            continue;
+        if (st->kind == ST_ASSIGN && st->u.assign.target->kind == SX_NAME && !st->u.assign.annot &&
+            strcmp(st->u.assign.target->u.name->str, "cls") == 0 && st->u.assign.value->kind == SX_NAME) {
+            if (st->u.assign.value->u.name != R->m->name)
+                return ERR(R, st->u.assign.value->loc, "cls must name the module class '%s'", R->m->name->str);
+            continue;
+        }
+        if (st->kind == ST_EXPR && is_call_of(R, st->u.expr, "R.func_attr")) {
+            if (f->attrs)
+                return ERR(R, st->loc, "R.func_attr given twice");
+            if (!(f->attrs = lower_attr_dict(R, st->u.expr, "R.func_attr")))
+                return -1;
+            continue;
+        }
+        if (st->kind == ST_WITH && is_call_of(R, st->u.with.ctx, "R.dataflow")) {
+            plain = NULL;
+            if (lower_dataflow(R, f, st))
+                return -1;
+            continue;
+        }
+        if (st->kind == ST_ASSIGN) {
+            if (!plain) {
+                new_block(R, f, 0, st->loc, &plain);
+                cap = 0;
+            }
+            if (lower_binding(R, plain, &cap, st, 0))
+                return -1;
+            continue;
+        }
+        if (st->kind == ST_RETURN) {
+            if (!st->u.expr)
+                return ERR(R, st->loc, "a Relax function returns a value");
+            if (!(f->result = lower_rexpr(R, st->u.expr)))
+                return -1;
+            continue;
+        }
+        if (st->kind == ST_EXPR && is_call_of(R, st->u.expr, "R.output"))
+            return ERR(R, st->loc, "R.output(...) is only allowed at the end of a dataflow block");
+        return ERR(R, st->loc, "expected a binding, a dataflow block or return in a Relax function");
+    }
+    if (!f->result)
+        return ERR(R, def->loc, "Relax function '%s' has no return", f->name->str);
+    unbind_to(R, mark);
+    return 0;
+}
+
+/* ---- module ---- */
+
+static int decorator_kind(Reader *R, const Sx *d, FuncKind *k, int *priv)
+{
+    const char *n = d->kind == SX_CALL ? call_name(R, d) : dotted(R, d);
+    *priv = 0;
+    if (n && (strcmp(n, "R.function") == 0 || strcmp(n, "tvm.script.relax.function") == 0))
+        *k = F_RELAX;
+    else if (n && (strcmp(n, "T.prim_func") == 0 || strcmp(n, "tvm.script.tir.prim_func") == 0))
+        *k = F_PRIM;
+    else
+        return ERR(R, d->loc, "unknown decorator '@%s'; expected @R.function or @T.prim_func", n ? n : "...");
+    if (d->kind == SX_CALL) {
+        Args a;
+        if (split_args(R, d, &a) || want_args(R, d, &a, 0, 0, n))
+            return -1;
+        Sx *p = kwarg(&a, "private"), *pure = kwarg(&a, "pure");
+        if (check_kwargs(R, &a, n))
+            return -1;
+        if (p && p->kind != SX_TRUE && p->kind != SX_FALSE)
+            return ERR(R, p->loc, "private must be True or False");
+        if (pure && pure->kind != SX_TRUE)
+            return ERR(R, pure->loc, "impure functions are not supported");
+        *priv = p && p->kind == SX_TRUE;
+    }
+    return 0;
+}
+
+static Func *declare_func(Reader *R, const St *def)
+{
+    if (def->u.def.decorators.n != 1)
+        return ERR(R, def->loc, "a function needs exactly one decorator: @R.function or @T.prim_func"), NULL;
+    Func *f = arena_zalloc(R->a, sizeof *f);
+    if (decorator_kind(R, def->u.def.decorators.items[0], &f->kind, &f->is_private))
+        return NULL;
+    f->name = def->u.def.name;
+    f->loc = def->u.def.name_loc;
+    Func *old = module_find(R->m, f->name);
+    if (old)
+        return ERR(R, f->loc, "duplicate function '%s' (first defined at line %d)", f->name->str, old->loc.line), NULL;
+    vec_push(R->a, &R->m->funcs, &R->m->nfuncs, &R->nfuncs_cap, f);
+    return f;
+}
+
+static int lower_func(Reader *R, Func *f, const St *def)
+{
+    R->fn = f;
+    return f->kind == F_RELAX ? lower_relax_func(R, f, def) : lower_prim_func(R, f, def);
+}
+
+static int lower_class(Reader *R, const St *cls)
+{
+    const SxList *ds = &cls->u.def.decorators;
+    const char *d = ds->n == 1 ? dotted(R, ds->items[0]) : NULL;
+    if (!d || (strcmp(d, "I.ir_module") != 0 && strcmp(d, "tvm.script.ir_module") != 0 && strcmp(d, "ir_module") != 0))
+        return ERR(R, cls->loc, "a module class needs the decorator @I.ir_module");
+    R->m->name = cls->u.def.name;
+    const StList *body = &cls->u.def.body;
+    for (int i = 0; i < body->n; i++)
+        if (body->items[i]->kind == ST_DEF && !declare_func(R, body->items[i]))
+            return -1;
+    for (int i = 0, k = 0; i < body->n; i++) {
+        const St *st = body->items[i];
+        const char *cn = st->kind == ST_EXPR ? call_name(R, st->u.expr) : NULL;
+        if (st->kind == ST_DEF) {
+            if (lower_func(R, R->m->funcs[k++], st))
+                return -1;
+        } else if (cn && (strcmp(cn, "I.module_global_infos") == 0 || strcmp(cn, "I.module_attrs") == 0)) {
+            Expr **slot = cn[2] == 'm' && cn[9] == 'g' ? &R->m->global_infos : &R->m->module_attrs;
+            if (*slot)
+                return ERR(R, st->loc, "%s given twice", cn);
+            Args a;
+            if (split_args(R, st->u.expr, &a) || want_args(R, st->u.expr, &a, 1, 1, cn) || check_kwargs(R, &a, cn))
+                return -1;
+            if (a.pos[0]->kind != SX_DICT)
+                return ERR(R, a.pos[0]->loc, "%s takes a dictionary", cn);
+            if (!(*slot = lower_dict(R, a.pos[0], lower_attr_value)))
+                return -1;
+        } else if (st->kind != ST_PASS) {
+            return ERR(R, st->loc, "a module class holds functions, I.module_global_infos and I.module_attrs");
+        }
+    }
+    return 0;
+}
+
+static int lower_file(Reader *R, const SyntaxFile *file)
+{
+    const StList *body = &file->body;
+    if (body->n == 0)
+        return ERR(R, FIRST_LINE, "empty input: expected an @I.ir_module class or a function");
+    if (body->n > 1)
+        return ERR(R, body->items[1]->loc, "a file holds one module or one function; this is a second");
+    const St *st = body->items[0];
+    if (st->kind == ST_CLASS)
+        return lower_class(R, st);
+    if (st->kind == ST_DEF) {
+        R->m->bare = 1;
+        Func *f = declare_func(R, st);
+        return f ? lower_func(R, f, st) : -1;
+    }
+    return ERR(R, st->loc, "expected an @I.ir_module class or a function");
+}
+
+Module *read_module(Source *src)
+{
+    Module *m = module_new();
+    Parser P;
+    lexer_init(&P.lx, src, &m->arena, &m->names);
+    memset(&P.file, 0, sizeof P.file);
+    int failed = yyparse(&P) != 0 || src->errors > 0;
+    m->headers = P.lx.headers;
+    m->nheaders = P.lx.nheaders;
+    if (!failed) {
+        Reader R = { .src = src, .m = m, .a = &m->arena };
+        failed = lower_file(&R, &P.file) != 0 || src->errors > 0;
+        unbind_to(&R, 0);
+        free(R.undo);
+    }
+    if (failed) {
+        module_free(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,2404 @@
+/* A Bison parser, made by GNU Bison 3.8.2.  */
+
+/* Bison implementation for Yacc-like parsers in C
+
+   Copyright (C) 1984, 1989-1990, 2000-2015, 2018-2021 Free Software Foundation,
+   Inc.
+
+   This program is free software: you can redistribute it and/or modify
+   it under the terms of the GNU General Public License as published by
+   the Free Software Foundation, either version 3 of the License, or
+   (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+   GNU General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program.  If not, see <https://www.gnu.org/licenses/>.  */
+
+/* As a special exception, you may create a larger work that contains
+   part or all of the Bison parser skeleton and distribute that work
+   under terms of your choice, so long as that work isn't itself a
+   parser generator using the skeleton or a modified version thereof
+   as a parser skeleton.  Alternatively, if you modify or redistribute
+   the parser skeleton itself, you may (at your option) remove this
+   special exception, which will cause the skeleton and the resulting
+   Bison output files to be licensed under the GNU General Public
+   License without this special exception.
+
+   This special exception was added by the Free Software Foundation in
+   version 2.2 of Bison.  */
+
+/* C LALR(1) parser skeleton written by Richard Stallman, by
+   simplifying the original so-called "semantic" parser.  */
+
+/* DO NOT RELY ON FEATURES THAT ARE NOT DOCUMENTED in the manual,
+   especially those whose name start with YY_ or yy_.  They are
+   private implementation details that can be changed or removed.  */
+
+/* All symbols defined below should begin with yy or YY, to avoid
+   infringing on user name space.  This should be done even for local
+   variables, as they might otherwise be expanded by user macros.
+   There are some unavoidable exceptions within include files to
+   define necessary library symbols; they are noted "INFRINGES ON
+   USER NAME SPACE" below.  */
+
+/* Identify Bison output, and Bison version.  */
+#define YYBISON 30802
+
+/* Bison version string.  */
+#define YYBISON_VERSION "3.8.2"
+
+/* Skeleton name.  */
+#define YYSKELETON_NAME "yacc.c"
+
+/* Pure parsers.  */
+#define YYPURE 2
+
+/* Push parsers.  */
+#define YYPUSH 0
+
+/* Pull parsers.  */
+#define YYPULL 1
+
+
+
+
+
+# ifndef YY_CAST
+#  ifdef __cplusplus
+#   define YY_CAST(Type, Val) static_cast<Type> (Val)
+#   define YY_REINTERPRET_CAST(Type, Val) reinterpret_cast<Type> (Val)
+#  else
+#   define YY_CAST(Type, Val) ((Type) (Val))
+#   define YY_REINTERPRET_CAST(Type, Val) ((Type) (Val))
+#  endif
+# endif
+# ifndef YY_NULLPTR
+#  if defined __cplusplus
+#   if 201103L <= __cplusplus
+#    define YY_NULLPTR nullptr
+#   else
+#    define YY_NULLPTR 0
+#   endif
+#  else
+#   define YY_NULLPTR ((void*)0)
+#  endif
+# endif
+
+#include "parser.h"
+/* Symbol kind.  */
+enum yysymbol_kind_t
+{
+  YYSYMBOL_YYEMPTY = -2,
+  YYSYMBOL_YYEOF = 0,                      /* "end of file"  */
+  YYSYMBOL_YYerror = 1,                    /* error  */
+  YYSYMBOL_YYUNDEF = 2,                    /* "invalid token"  */
+  YYSYMBOL_NAME = 3,                       /* "identifier"  */
+  YYSYMBOL_INT = 4,                        /* "integer"  */
+  YYSYMBOL_FLOAT = 5,                      /* "number"  */
+  YYSYMBOL_STRING = 6,                     /* "string"  */
+  YYSYMBOL_NEWLINE = 7,                    /* "end of line"  */
+  YYSYMBOL_INDENT = 8,                     /* "indent"  */
+  YYSYMBOL_DEDENT = 9,                     /* "dedent"  */
+  YYSYMBOL_DEF = 10,                       /* "'def'"  */
+  YYSYMBOL_CLASS = 11,                     /* "'class'"  */
+  YYSYMBOL_RETURN = 12,                    /* "'return'"  */
+  YYSYMBOL_PASS = 13,                      /* "'pass'"  */
+  YYSYMBOL_FOR = 14,                       /* "'for'"  */
+  YYSYMBOL_IN = 15,                        /* "'in'"  */
+  YYSYMBOL_IF = 16,                        /* "'if'"  */
+  YYSYMBOL_ELIF = 17,                      /* "'elif'"  */
+  YYSYMBOL_ELSE = 18,                      /* "'else'"  */
+  YYSYMBOL_WITH = 19,                      /* "'with'"  */
+  YYSYMBOL_AS = 20,                        /* "'as'"  */
+  YYSYMBOL_LAMBDA = 21,                    /* "'lambda'"  */
+  YYSYMBOL_AND = 22,                       /* "'and'"  */
+  YYSYMBOL_OR = 23,                        /* "'or'"  */
+  YYSYMBOL_NOT = 24,                       /* "'not'"  */
+  YYSYMBOL_TRUE = 25,                      /* "'True'"  */
+  YYSYMBOL_FALSE = 26,                     /* "'False'"  */
+  YYSYMBOL_NONE = 27,                      /* "'None'"  */
+  YYSYMBOL_ARROW = 28,                     /* "'->'"  */
+  YYSYMBOL_FLOORDIV = 29,                  /* "'//'"  */
+  YYSYMBOL_POW = 30,                       /* "'**'"  */
+  YYSYMBOL_EQ = 31,                        /* "'=='"  */
+  YYSYMBOL_NE = 32,                        /* "'!='"  */
+  YYSYMBOL_LE = 33,                        /* "'<='"  */
+  YYSYMBOL_GE = 34,                        /* "'>='"  */
+  YYSYMBOL_35_ = 35,                       /* '='  */
+  YYSYMBOL_36_ = 36,                       /* ':'  */
+  YYSYMBOL_37_ = 37,                       /* '@'  */
+  YYSYMBOL_38_ = 38,                       /* '('  */
+  YYSYMBOL_39_ = 39,                       /* ')'  */
+  YYSYMBOL_40_ = 40,                       /* ','  */
+  YYSYMBOL_41_ = 41,                       /* '<'  */
+  YYSYMBOL_42_ = 42,                       /* '>'  */
+  YYSYMBOL_43_ = 43,                       /* '+'  */
+  YYSYMBOL_44_ = 44,                       /* '-'  */
+  YYSYMBOL_45_ = 45,                       /* '*'  */
+  YYSYMBOL_46_ = 46,                       /* '/'  */
+  YYSYMBOL_47_ = 47,                       /* '%'  */
+  YYSYMBOL_48_ = 48,                       /* '.'  */
+  YYSYMBOL_49_ = 49,                       /* '['  */
+  YYSYMBOL_50_ = 50,                       /* ']'  */
+  YYSYMBOL_51_ = 51,                       /* '{'  */
+  YYSYMBOL_52_ = 52,                       /* '}'  */
+  YYSYMBOL_YYACCEPT = 53,                  /* $accept  */
+  YYSYMBOL_file = 54,                      /* file  */
+  YYSYMBOL_stmts = 55,                     /* stmts  */
+  YYSYMBOL_stmt = 56,                      /* stmt  */
+  YYSYMBOL_simple = 57,                    /* simple  */
+  YYSYMBOL_compound = 58,                  /* compound  */
+  YYSYMBOL_decorators = 59,                /* decorators  */
+  YYSYMBOL_decorator = 60,                 /* decorator  */
+  YYSYMBOL_funcdef = 61,                   /* funcdef  */
+  YYSYMBOL_opt_ret = 62,                   /* opt_ret  */
+  YYSYMBOL_params = 63,                    /* params  */
+  YYSYMBOL_param_list = 64,                /* param_list  */
+  YYSYMBOL_param = 65,                     /* param  */
+  YYSYMBOL_classdef = 66,                  /* classdef  */
+  YYSYMBOL_for_stmt = 67,                  /* for_stmt  */
+  YYSYMBOL_if_stmt = 68,                   /* if_stmt  */
+  YYSYMBOL_elifs = 69,                     /* elifs  */
+  YYSYMBOL_with_stmt = 70,                 /* with_stmt  */
+  YYSYMBOL_suite = 71,                     /* suite  */
+  YYSYMBOL_testlist = 72,                  /* testlist  */
+  YYSYMBOL_test_seq = 73,                  /* test_seq  */
+  YYSYMBOL_exprlist = 74,                  /* exprlist  */
+  YYSYMBOL_expr_seq = 75,                  /* expr_seq  */
+  YYSYMBOL_opt_comma = 76,                 /* opt_comma  */
+  YYSYMBOL_test = 77,                      /* test  */
+  YYSYMBOL_lambdef = 78,                   /* lambdef  */
+  YYSYMBOL_lparams = 79,                   /* lparams  */
+  YYSYMBOL_or_test = 80,                   /* or_test  */
+  YYSYMBOL_and_test = 81,                  /* and_test  */
+  YYSYMBOL_not_test = 82,                  /* not_test  */
+  YYSYMBOL_comparison = 83,                /* comparison  */
+  YYSYMBOL_compop = 84,                    /* compop  */
+  YYSYMBOL_expr = 85,                      /* expr  */
+  YYSYMBOL_term = 86,                      /* term  */
+  YYSYMBOL_factor = 87,                    /* factor  */
+  YYSYMBOL_power = 88,                     /* power  */
+  YYSYMBOL_atom_expr = 89,                 /* atom_expr  */
+  YYSYMBOL_args = 90,                      /* args  */
+  YYSYMBOL_arglist = 91,                   /* arglist  */
+  YYSYMBOL_subscripts = 92,                /* subscripts  */
+  YYSYMBOL_sub_seq = 93,                   /* sub_seq  */
+  YYSYMBOL_subscript = 94,                 /* subscript  */
+  YYSYMBOL_opt_test = 95,                  /* opt_test  */
+  YYSYMBOL_atom = 96,                      /* atom  */
+  YYSYMBOL_dict_items = 97                 /* dict_items  */
+};
+typedef enum yysymbol_kind_t yysymbol_kind_t;
+
+
+
+/* Unqualified %code blocks.  */
+
+#include <string.h>
+
+#include "lexer.h"
+
+int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *P);
+static void yyerror(YYLTYPE *loc, Parser *P, const char *msg);
+
+#define A (P->lx.arena)
+
+static Loc L(YYLTYPE l)
+{
+    Loc r = { l.first_line, l.first_column };
+    return r;
+}
+
+/* Sets the depth of a new node and refuses nesting beyond the limit, so the
+ * recursive walks over the tree stay within the stack. */
+static Sx *deep(Parser *P, Sx *e)
+{
+    e->depth = sx_depth(e);
+    if (e->depth > SX_MAX_DEPTH) {
+        diag_error(P->lx.src, e->loc, "expression nested too deeply (limit %d)", SX_MAX_DEPTH);
+        return NULL;
+    }
+    return e;
+}
+
+#define CHECK(x) do { if (!(x)) YYABORT; } while (0)
+
+static Sx *binop(Parser *P, SxOp op, Sx *a, Sx *b, Loc loc)
+{
+    Sx *e = sx_new(A, b ? SX_BINOP : SX_UNARY, loc);
+    e->u.bin.op = op;
+    e->u.bin.a = a;
+    e->u.bin.b = b;
+    return deep(P, e);
+}
+
+static Sx *seq_or_single(Parser *P, SxList l, int comma, Loc loc)
+{
+    if (l.n == 1 && !comma)
+        return l.items[0];
+    Sx *e = sx_new(A, SX_TUPLE, loc);
+    e->u.elems = l;
+    return deep(P, e);
+}
+
+static SxList list1(Parser *P, Sx *e)
+{
+    SxList l = { 0 };
+    sx_push(A, &l, NULL, e);
+    return l;
+}
+
+
+#ifdef short
+# undef short
+#endif
+
+/* On compilers that do not define __PTRDIFF_MAX__ etc., make sure
+   <limits.h> and (if available) <stdint.h> are included
+   so that the code can choose integer types of a good width.  */
+
+#ifndef __PTRDIFF_MAX__
+# include <limits.h> /* INFRINGES ON USER NAME SPACE */
+# if defined __STDC_VERSION__ && 199901 <= __STDC_VERSION__
+#  include <stdint.h> /* INFRINGES ON USER NAME SPACE */
+#  define YY_STDINT_H
+# endif
+#endif
+
+/* Narrow types that promote to a signed type and that can represent a
+   signed or unsigned integer of at least N bits.  In tables they can
+   save space and decrease cache pressure.  Promoting to a signed type
+   helps avoid bugs in integer arithmetic.  */
+
+#ifdef __INT_LEAST8_MAX__
+typedef __INT_LEAST8_TYPE__ yytype_int8;
+#elif defined YY_STDINT_H
+typedef int_least8_t yytype_int8;
+#else
+typedef signed char yytype_int8;
+#endif
+
+#ifdef __INT_LEAST16_MAX__
+typedef __INT_LEAST16_TYPE__ yytype_int16;
+#elif defined YY_STDINT_H
+typedef int_least16_t yytype_int16;
+#else
+typedef short yytype_int16;
+#endif
+
+/* Work around bug in HP-UX 11.23, which defines these macros
+   incorrectly for preprocessor constants.  This workaround can likely
+   be removed in 2023, as HPE has promised support for HP-UX 11.23
+   (aka HP-UX 11i v2) only through the end of 2022; see Table 2 of
+   <https://h20195.www2.hpe.com/V2/getpdf.aspx/4AA4-7673ENW.pdf>.  */
+#ifdef __hpux
+# undef UINT_LEAST8_MAX
+# undef UINT_LEAST16_MAX
+# define UINT_LEAST8_MAX 255
+# define UINT_LEAST16_MAX 65535
+#endif
+
+#if defined __UINT_LEAST8_MAX__ && __UINT_LEAST8_MAX__ <= __INT_MAX__
+typedef __UINT_LEAST8_TYPE__ yytype_uint8;
+#elif (!defined __UINT_LEAST8_MAX__ && defined YY_STDINT_H \
+       && UINT_LEAST8_MAX <= INT_MAX)
+typedef uint_least8_t yytype_uint8;
+#elif !defined __UINT_LEAST8_MAX__ && UCHAR_MAX <= INT_MAX
+typedef unsigned char yytype_uint8;
+#else
+typedef short yytype_uint8;
+#endif
+
+#if defined __UINT_LEAST16_MAX__ && __UINT_LEAST16_MAX__ <= __INT_MAX__
+typedef __UINT_LEAST16_TYPE__ yytype_uint16;
+#elif (!defined __UINT_LEAST16_MAX__ && defined YY_STDINT_H \
+       && UINT_LEAST16_MAX <= INT_MAX)
+typedef uint_least16_t yytype_uint16;
+#elif !defined __UINT_LEAST16_MAX__ && USHRT_MAX <= INT_MAX
+typedef unsigned short yytype_uint16;
+#else
+typedef int yytype_uint16;
+#endif
+
+#ifndef YYPTRDIFF_T
+# if defined __PTRDIFF_TYPE__ && defined __PTRDIFF_MAX__
+#  define YYPTRDIFF_T __PTRDIFF_TYPE__
+#  define YYPTRDIFF_MAXIMUM __PTRDIFF_MAX__
+# elif defined PTRDIFF_MAX
+#  ifndef ptrdiff_t
+#   include <stddef.h> /* INFRINGES ON USER NAME SPACE */
+#  endif
+#  define YYPTRDIFF_T ptrdiff_t
+#  define YYPTRDIFF_MAXIMUM PTRDIFF_MAX
+# else
+#  define YYPTRDIFF_T long
+#  define YYPTRDIFF_MAXIMUM LONG_MAX
+# endif
+#endif
+
+#ifndef YYSIZE_T
+# ifdef __SIZE_TYPE__
+#  define YYSIZE_T __SIZE_TYPE__
+# elif defined size_t
+#  define YYSIZE_T size_t
+# elif defined __STDC_VERSION__ && 199901 <= __STDC_VERSION__
+#  include <stddef.h> /* INFRINGES ON USER NAME SPACE */
+#  define YYSIZE_T size_t
+# else
+#  define YYSIZE_T unsigned
+# endif
+#endif
+
+#define YYSIZE_MAXIMUM                                  \
+  YY_CAST (YYPTRDIFF_T,                                 \
+           (YYPTRDIFF_MAXIMUM < YY_CAST (YYSIZE_T, -1)  \
+            ? YYPTRDIFF_MAXIMUM                         \
+            : YY_CAST (YYSIZE_T, -1)))
+
+#define YYSIZEOF(X) YY_CAST (YYPTRDIFF_T, sizeof (X))
+
+
+/* Stored state numbers (used for stacks). */
+typedef yytype_uint8 yy_state_t;
+
+/* State numbers in computations.  */
+typedef int yy_state_fast_t;
+
+#ifndef YY_
+# if defined YYENABLE_NLS && YYENABLE_NLS
+#  if ENABLE_NLS
+#   include <libintl.h> /* INFRINGES ON USER NAME SPACE */
+#   define YY_(Msgid) dgettext ("bison-runtime", Msgid)
+#  endif
+# endif
+# ifndef YY_
+#  define YY_(Msgid) Msgid
+# endif
+#endif
+
+
+#ifndef YY_ATTRIBUTE_PURE
+# if defined __GNUC__ && 2 < __GNUC__ + (96 <= __GNUC_MINOR__)
+#  define YY_ATTRIBUTE_PURE __attribute__ ((__pure__))
+# else
+#  define YY_ATTRIBUTE_PURE
+# endif
+#endif
+
+#ifndef YY_ATTRIBUTE_UNUSED
+# if defined __GNUC__ && 2 < __GNUC__ + (7 <= __GNUC_MINOR__)
+#  define YY_ATTRIBUTE_UNUSED __attribute__ ((__unused__))
+# else
+#  define YY_ATTRIBUTE_UNUSED
+# endif
+#endif
+
+/* Suppress unused-variable warnings by "using" E.  */
+#if ! defined lint || defined __GNUC__
+# define YY_USE(E) ((void) (E))
+#else
+# define YY_USE(E) /* empty */
+#endif
+
+/* Suppress an incorrect diagnostic about yylval being uninitialized.  */
+#if defined __GNUC__ && ! defined __ICC && 406 <= __GNUC__ * 100 + __GNUC_MINOR__
+# if __GNUC__ * 100 + __GNUC_MINOR__ < 407
+#  define YY_IGNORE_MAYBE_UNINITIALIZED_BEGIN                           \
+    _Pragma ("GCC diagnostic push")                                     \
+    _Pragma ("GCC diagnostic ignored \"-Wuninitialized\"")
+# else
+#  define YY_IGNORE_MAYBE_UNINITIALIZED_BEGIN                           \
+    _Pragma ("GCC diagnostic push")                                     \
+    _Pragma ("GCC diagnostic ignored \"-Wuninitialized\"")              \
+    _Pragma ("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
+# endif
+# define YY_IGNORE_MAYBE_UNINITIALIZED_END      \
+    _Pragma ("GCC diagnostic pop")
+#else
+# define YY_INITIAL_VALUE(Value) Value
+#endif
+#ifndef YY_IGNORE_MAYBE_UNINITIALIZED_BEGIN
+# define YY_IGNORE_MAYBE_UNINITIALIZED_BEGIN
+# define YY_IGNORE_MAYBE_UNINITIALIZED_END
+#endif
+#ifndef YY_INITIAL_VALUE
+# define YY_INITIAL_VALUE(Value) /* Nothing. */
+#endif
+
+#if defined __cplusplus && defined __GNUC__ && ! defined __ICC && 6 <= __GNUC__
+# define YY_IGNORE_USELESS_CAST_BEGIN                          \
+    _Pragma ("GCC diagnostic push")                            \
+    _Pragma ("GCC diagnostic ignored \"-Wuseless-cast\"")
+# define YY_IGNORE_USELESS_CAST_END            \
+    _Pragma ("GCC diagnostic pop")
+#endif
+#ifndef YY_IGNORE_USELESS_CAST_BEGIN
+# define YY_IGNORE_USELESS_CAST_BEGIN
+# define YY_IGNORE_USELESS_CAST_END
+#endif
+
+
+#define YY_ASSERT(E) ((void) (0 && (E)))
+
+#if 1
+
+/* The parser invokes alloca or malloc; define the necessary symbols.  */
+
+# ifdef YYSTACK_USE_ALLOCA
+#  if YYSTACK_USE_ALLOCA
+#   ifdef __GNUC__
+#    define YYSTACK_ALLOC __builtin_alloca
+#   elif defined __BUILTIN_VA_ARG_INCR
+#    include <alloca.h> /* INFRINGES ON USER NAME SPACE */
+#   elif defined _AIX
+#    define YYSTACK_ALLOC __alloca
+#   elif defined _MSC_VER
+#    include <malloc.h> /* INFRINGES ON USER NAME SPACE */
+#    define alloca _alloca
+#   else
+#    define YYSTACK_ALLOC alloca
+#    if ! defined _ALLOCA_H && ! defined EXIT_SUCCESS
+#     include <stdlib.h> /* INFRINGES ON USER NAME SPACE */
+      /* Use EXIT_SUCCESS as a witness for stdlib.h.  */
+#     ifndef EXIT_SUCCESS
+#      define EXIT_SUCCESS 0
+#     endif
+#    endif
+#   endif
+#  endif
+# endif
+
+# ifdef YYSTACK_ALLOC
+   /* Pacify GCC's 'empty if-body' warning.  */
+#  define YYSTACK_FREE(Ptr) do { /* empty */; } while (0)
+#  ifndef YYSTACK_ALLOC_MAXIMUM
+    /* The OS might guarantee only one guard page at the bottom of the stack,
+       and a page size can be as small as 4096 bytes.  So we cannot safely
+       invoke alloca (N) if N exceeds 4096.  Use a slightly smaller number
+       to allow for a few compiler-allocated temporary stack slots.  */
+#   define YYSTACK_ALLOC_MAXIMUM 4032 /* reasonable circa 2006 */
+#  endif
+# else
+#  define YYSTACK_ALLOC YYMALLOC
+#  define YYSTACK_FREE YYFREE
+#  ifndef YYSTACK_ALLOC_MAXIMUM
+#   define YYSTACK_ALLOC_MAXIMUM YYSIZE_MAXIMUM
+#  endif
+#  if (defined __cplusplus && ! defined EXIT_SUCCESS \
+       && ! ((defined YYMALLOC || defined malloc) \
+             && (defined YYFREE || defined free)))
+#   include <stdlib.h> /* INFRINGES ON USER NAME SPACE */
+#   ifndef EXIT_SUCCESS
+#    define EXIT_SUCCESS 0
+#   endif
+#  endif
+#  ifndef YYMALLOC
+#   define YYMALLOC malloc
+#   if ! defined malloc && ! defined EXIT_SUCCESS
+void *malloc (YYSIZE_T); /* INFRINGES ON USER NAME SPACE */
+#   endif
+#  endif
+#  ifndef YYFREE
+#   define YYFREE free
+#   if ! defined free && ! defined EXIT_SUCCESS
+void free (void *); /* INFRINGES ON USER NAME SPACE */
+#   endif
+#  endif
+# endif
+#endif /* 1 */
+
+#if (! defined yyoverflow \
+     && (! defined __cplusplus \
+         || (defined YYLTYPE_IS_TRIVIAL && YYLTYPE_IS_TRIVIAL \
+             && defined YYSTYPE_IS_TRIVIAL && YYSTYPE_IS_TRIVIAL)))
+
+/* A type that is properly aligned for any stack member.  */
+union yyalloc
+{
+  yy_state_t yyss_alloc;
+  YYSTYPE yyvs_alloc;
+  YYLTYPE yyls_alloc;
+};
+
+/* The size of the maximum gap between one aligned stack and the next.  */
+# define YYSTACK_GAP_MAXIMUM (YYSIZEOF (union yyalloc) - 1)
+
+/* The size of an array large to enough to hold all stacks, each with
+   N elements.  */
+# define YYSTACK_BYTES(N) \
+     ((N) * (YYSIZEOF (yy_state_t) + YYSIZEOF (YYSTYPE) \
+             + YYSIZEOF (YYLTYPE)) \
+      + 2 * YYSTACK_GAP_MAXIMUM)
+
+# define YYCOPY_NEEDED 1
+
+/* Relocate STACK from its old location to the new one.  The
+   local variables YYSIZE and YYSTACKSIZE give the old and new number of
+   elements in the stack, and YYPTR gives the new location of the
+   stack.  Advance YYPTR to a properly aligned location for the next
+   stack.  */
+# define YYSTACK_RELOCATE(Stack_alloc, Stack)                           \
+    do                                                                  \
+      {                                                                 \
+        YYPTRDIFF_T yynewbytes;                                         \
+        YYCOPY (&yyptr->Stack_alloc, Stack, yysize);                    \
+        Stack = &yyptr->Stack_alloc;                                    \
+        yynewbytes = yystacksize * YYSIZEOF (*Stack) + YYSTACK_GAP_MAXIMUM; \
+        yyptr += yynewbytes / YYSIZEOF (*yyptr);                        \
+      }                                                                 \
+    while (0)
+
+#endif
+
+#if defined YYCOPY_NEEDED && YYCOPY_NEEDED
+/* Copy COUNT objects from SRC to DST.  The source and destination do
+   not overlap.  */
+# ifndef YYCOPY
+#  if defined __GNUC__ && 1 < __GNUC__
+#   define YYCOPY(Dst, Src, Count) \
+      __builtin_memcpy (Dst, Src, YY_CAST (YYSIZE_T, (Count)) * sizeof (*(Src)))
+#  else
+#   define YYCOPY(Dst, Src, Count)              \
+      do                                        \
+        {                                       \
+          YYPTRDIFF_T yyi;                      \
+          for (yyi = 0; yyi < (Count); yyi++)   \
+            (Dst)[yyi] = (Src)[yyi];            \
+        }                                       \
+      while (0)
+#  endif
+# endif
+#endif /* !YYCOPY_NEEDED */
+
+/* YYFINAL -- State number of the termination state.  */
+#define YYFINAL  71
+/* YYLAST -- Last index in YYTABLE.  */
+#define YYLAST   565
+
+/* YYNTOKENS -- Number of terminals.  */
+#define YYNTOKENS  53
+/* YYNNTS -- Number of nonterminals.  */
+#define YYNNTS  45
+/* YYNRULES -- Number of rules.  */
+#define YYNRULES  118
+/* YYNSTATES -- Number of states.  */
+#define YYNSTATES  215
+
+/* YYMAXUTOK -- Last valid token kind.  */
+#define YYMAXUTOK   289
+
+
+/* YYTRANSLATE(TOKEN-NUM) -- Symbol number corresponding to TOKEN-NUM
+   as returned by yylex, with out-of-bounds checking.  */
+#define YYTRANSLATE(YYX)                                \
+  (0 <= (YYX) && (YYX) <= YYMAXUTOK                     \
+   ? YY_CAST (yysymbol_kind_t, yytranslate[YYX])        \
+   : YYSYMBOL_YYUNDEF)
+
+/* YYTRANSLATE[TOKEN-NUM] -- Symbol number corresponding to TOKEN-NUM
+   as returned by yylex.  */
+static const yytype_int8 yytranslate[] =
+{
+       0,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,    47,     2,     2,
+      38,    39,    45,    43,    40,    44,    48,    46,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,    36,     2,
+      41,    35,    42,     2,    37,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,    49,     2,    50,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,    51,     2,    52,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     2,     2,     2,     2,
+       2,     2,     2,     2,     2,     2,     1,     2,     3,     4,
+       5,     6,     7,     8,     9,    10,    11,    12,    13,    14,
+      15,    16,    17,    18,    19,    20,    21,    22,    23,    24,
+      25,    26,    27,    28,    29,    30,    31,    32,    33,    34
+};
+
+#if YYDEBUG
+/* YYRLINE[YYN] -- Source line where rule number YYN was defined.  */
+static const yytype_int16 yyrline[] =
+{
+       0,   106,   106,   107,   110,   111,   114,   115,   118,   119,
+     124,   130,   131,   132,   135,   135,   135,   136,   137,   138,
+     139,   142,   143,   146,   149,   160,   161,   164,   165,   168,
+     174,   182,   183,   184,   185,   188,   194,   202,   210,   219,
+     220,   221,   231,   236,   244,   245,   248,   251,   252,   255,
+     258,   259,   262,   263,   266,   266,   268,   274,   281,   286,
+     294,   295,   298,   299,   302,   303,   306,   307,   310,   310,
+     310,   310,   311,   311,   314,   315,   316,   319,   320,   321,
+     322,   323,   326,   327,   328,   331,   332,   338,   339,   345,
+     351,   359,   360,   363,   364,   365,   373,   376,   379,   380,
+     383,   384,   392,   392,   394,   395,   396,   397,   398,   399,
+     400,   401,   402,   403,   404,   405,   406,   417,   418
+};
+#endif
+
+/** Accessing symbol of state STATE.  */
+#define YY_ACCESSING_SYMBOL(State) YY_CAST (yysymbol_kind_t, yystos[State])
+
+#if 1
+/* The user-facing name of the symbol whose (internal) number is
+   YYSYMBOL.  No bounds checking.  */
+static const char *yysymbol_name (yysymbol_kind_t yysymbol) YY_ATTRIBUTE_UNUSED;
+
+static const char *
+yysymbol_name (yysymbol_kind_t yysymbol)
+{
+  static const char *const yy_sname[] =
+  {
+  "end of file", "error", "invalid token", "identifier", "integer",
+  "number", "string", "end of line", "indent", "dedent", "'def'",
+  "'class'", "'return'", "'pass'", "'for'", "'in'", "'if'", "'elif'",
+  "'else'", "'with'", "'as'", "'lambda'", "'and'", "'or'", "'not'",
+  "'True'", "'False'", "'None'", "'->'", "'//'", "'**'", "'=='", "'!='",
+  "'<='", "'>='", "'='", "':'", "'@'", "'('", "')'", "','", "'<'", "'>'",
+  "'+'", "'-'", "'*'", "'/'", "'%'", "'.'", "'['", "']'", "'{'", "'}'",
+  "$accept", "file", "stmts", "stmt", "simple", "compound", "decorators",
+  "decorator", "funcdef", "opt_ret", "params", "param_list", "param",
+  "classdef", "for_stmt", "if_stmt", "elifs", "with_stmt", "suite",
+  "testlist", "test_seq", "exprlist", "expr_seq", "opt_comma", "test",
+  "lambdef", "lparams", "or_test", "and_test", "not_test", "comparison",
+  "compop", "expr", "term", "factor", "power", "atom_expr", "args",
+  "arglist", "subscripts", "sub_seq", "subscript", "opt_test", "atom",
+  "dict_items", YY_NULLPTR
+  };
+  return yy_sname[yysymbol];
+}
+#endif
+
+#define YYPACT_NINF (-99)
+
+#define yypact_value_is_default(Yyn) \
+  ((Yyn) == YYPACT_NINF)
+
+#define YYTABLE_NINF (-104)
+
+#define yytable_value_is_error(Yyn) \
+  0
+
+/* YYPACT[STATE-NUM] -- Index in YYTABLE of the portion describing
+   STATE-NUM.  */
+static const yytype_int16 yypact[] =
+{
+     253,   -99,   -99,   -99,   -99,    18,    28,   400,   -99,   500,
+     400,   400,     3,   486,   -99,   -99,   -99,   514,   311,   500,
+     500,   340,   161,    12,   253,   -99,    38,   -99,     6,   -99,
+     -99,   -99,   -99,   -99,   -99,     1,   -33,   -99,   -99,    40,
+      13,   -99,   -99,    34,     9,   -99,   -99,   -15,   -99,    26,
+      10,   -99,    56,    32,     7,    45,   -11,   -99,   400,   -14,
+     -99,     4,   -99,   -33,   -99,   -99,   -99,   -33,   -99,    46,
+      43,   -99,   -99,   -99,   -99,   -99,   -99,   400,   400,   400,
+     -99,   486,   486,   -99,   -99,   -99,   -99,   -99,   -99,   500,
+     500,   500,   500,   500,   500,   500,   500,   429,    82,   400,
+      83,   282,     2,   400,   500,   -99,   282,   500,   282,   -99,
+     400,    84,   -99,    50,    47,   400,   400,    48,   -99,    63,
+     -99,    13,   -99,     9,     9,     7,   -99,   -99,   -99,   -99,
+     -99,    68,   -99,    65,    73,   -99,    69,    64,    76,   -99,
+      81,    22,    79,    85,   -99,   111,   114,   -99,    86,    87,
+       7,    42,   -16,   -99,   -99,   -99,   -99,   -99,   -99,    88,
+     -99,   400,   400,   -99,   458,   -99,   -99,   371,   -99,   400,
+     400,   400,    98,    83,   -99,   253,   -99,   282,   282,   400,
+      91,   -99,   282,   400,   -99,   -99,    93,   -99,   -99,   -99,
+     -99,   -99,    94,   400,    95,   -99,   211,   -99,   -99,    96,
+     282,   -99,   -99,   400,   400,   -99,   282,   -99,   282,   -99,
+     -99,   -99,   -99,    42,   -99
+};
+
+/* YYDEFACT[STATE-NUM] -- Default reduction number in state STATE-NUM.
+   Performed when YYTABLE does not specify something else to do.  Zero
+   means the default is an error.  */
+static const yytype_int8 yydefact[] =
+{
+       2,   104,   105,   106,   107,     0,     0,    11,    13,     0,
+       0,     0,     0,     0,   108,   109,   110,     0,     0,     0,
+       0,     0,     0,     0,     3,     4,     0,     7,     0,    21,
+      17,    19,    14,    15,    16,     8,    52,    47,    55,    54,
+      60,    62,    64,    66,    74,    77,    82,    85,    87,     0,
+       0,    12,     0,    52,    50,     0,     0,    58,     0,     0,
+      65,     0,   111,    52,    84,    83,   113,    52,   115,     0,
+      52,     1,     5,     6,    22,    18,    20,     0,     0,    53,
+      46,     0,     0,    72,    73,    69,    71,    68,    70,     0,
+       0,     0,     0,     0,     0,     0,     0,    91,     0,   102,
+      27,     0,     0,     0,    53,    49,     0,     0,     0,    57,
+       0,     0,    23,     0,     0,     0,    53,     0,     9,     0,
+      48,    61,    63,    75,    76,    67,    80,    78,    79,    81,
+      86,   104,    93,     0,    52,    88,   100,     0,    52,    98,
+       0,    31,     0,    52,    29,     0,     0,    35,     0,     0,
+      51,    39,     0,    42,    56,    59,   112,   114,   117,     0,
+     116,     0,     0,    89,    53,    92,    90,    53,    97,   102,
+       0,     0,    25,    53,    28,     0,    44,     0,     0,     0,
+       0,    38,     0,     0,    10,    94,   104,    95,    99,   103,
+     101,    33,    32,     0,     0,    30,     0,    36,    37,     0,
+       0,    43,   118,     0,     0,    26,     0,    45,     0,    40,
+      96,    34,    24,    39,    41
+};
+
+/* YYPGOTO[NTERM-NUM].  */
+static const yytype_int8 yypgoto[] =
+{
+     -99,   -99,   -45,   -20,     0,   -99,   -99,   105,   106,   -99,
+     -99,   -99,   -38,   108,   -99,   -99,   -76,   -99,   -98,    -4,
+      11,   -99,   -99,   -23,    -9,   -99,   -99,   -99,    57,    -8,
+     -99,   -99,     5,   -28,    -1,   -99,   122,   -99,   -99,   -99,
+     -99,   -27,   -26,   -99,   -99
+};
+
+/* YYDEFGOTO[NTERM-NUM].  */
+static const yytype_uint8 yydefgoto[] =
+{
+       0,    23,    24,    25,   146,    27,    28,    29,    30,   194,
+     142,   143,   144,    31,    32,    33,   181,    34,   147,    35,
+      36,    52,    53,    80,    37,    38,    59,    39,    40,    41,
+      42,    91,    43,    44,    45,    46,    47,   133,   134,   137,
+     138,   139,   140,    48,    70
+};
+
+/* YYTABLE[YYPACT[STATE-NUM]] -- What to do in state STATE-NUM.  If
+   positive, shift that token.  If negative, reduce the rule whose
+   number is the opposite.  If YYTABLE_NINF, syntax error.  */
+static const yytype_int16 yytable[] =
+{
+      26,    55,    56,    51,    72,    60,    57,    79,   151,   107,
+     153,   112,    71,    69,    54,    96,     5,     6,    64,    65,
+     182,    49,   110,    97,    26,   108,   111,    89,    90,    63,
+     105,    50,    67,    98,    99,    82,    77,    78,    92,    58,
+     113,   148,    97,    17,   114,    73,   101,   117,   102,   109,
+      89,    90,    98,    99,    93,    94,    95,   170,   171,   179,
+     180,   123,   124,    81,   100,    83,    84,    85,    86,   119,
+     120,   103,   104,   118,   122,    87,    88,    89,    90,   197,
+     198,   106,   115,   116,   201,   135,   141,   155,   132,   156,
+     136,   126,   127,   128,   129,   130,   125,   157,   161,   149,
+     160,   154,   209,   162,   163,  -103,   158,   159,   212,   150,
+     213,   165,   152,   164,   166,   168,   167,   169,   172,   175,
+     174,   176,   177,   178,   183,   173,   193,   200,   203,   204,
+     196,   206,   208,    74,    75,   195,    76,   214,   121,    61,
+     188,     0,     0,   190,     0,     0,     0,     0,     0,     0,
+       0,     0,     0,   185,     0,   187,     0,   184,   136,     0,
+     189,   191,   192,     0,     1,     2,     3,     4,     0,     0,
+     199,     0,     0,     0,   202,    26,    72,     0,     0,     0,
+       0,     0,    12,     0,   205,    13,    14,    15,    16,     0,
+       0,     0,     0,     0,   210,   211,    26,     0,     0,    18,
+       0,     0,     0,     0,    19,    20,     0,     0,     0,     0,
+      21,     0,    22,    68,     1,     2,     3,     4,     0,     0,
+     207,     5,     6,     7,     8,     9,     0,    10,     0,     0,
+      11,     0,    12,     0,     0,    13,    14,    15,    16,     0,
+       0,     0,     0,     0,     0,     0,     0,     0,    17,    18,
+       0,     0,     0,     0,    19,    20,     1,     2,     3,     4,
+      21,     0,    22,     5,     6,     7,     8,     9,     0,    10,
+       0,     0,    11,     0,    12,     0,     0,    13,    14,    15,
+      16,     0,     0,     0,     0,     1,     2,     3,     4,   145,
+      17,    18,     0,     0,     7,     8,    19,    20,     0,     0,
+       0,     0,    21,    12,    22,     0,    13,    14,    15,    16,
+       0,     0,     0,     0,     1,     2,     3,     4,     0,     0,
+      18,     0,     0,     0,     0,    19,    20,     0,     0,     0,
+       0,    21,    12,    22,     0,    13,    14,    15,    16,     0,
+       0,     0,     0,     1,     2,     3,     4,     0,     0,    18,
+      62,     0,     0,     0,    19,    20,     0,     0,     0,     0,
+      21,    12,    22,     0,    13,    14,    15,    16,     0,     0,
+       0,     0,     0,     0,     1,     2,     3,     4,    18,     0,
+       0,     0,     0,    19,    20,     0,     0,     0,     0,    21,
+      66,    22,    12,     0,     0,    13,    14,    15,    16,     0,
+       0,     0,     0,     1,     2,     3,     4,  -102,     0,    18,
+       0,     0,     0,     0,    19,    20,     0,     0,     0,     0,
+      21,    12,    22,     0,    13,    14,    15,    16,     0,     0,
+       0,     0,   131,     2,     3,     4,     0,     0,    18,     0,
+       0,     0,     0,    19,    20,     0,     0,     0,     0,    21,
+      12,    22,     0,    13,    14,    15,    16,     0,     0,     0,
+       0,   186,     2,     3,     4,     0,     0,    18,     0,     0,
+       0,     0,    19,    20,     0,     0,     0,     0,    21,    12,
+      22,     0,    13,    14,    15,    16,     0,     0,     0,     1,
+       2,     3,     4,     0,     0,     0,    18,     0,     0,     0,
+       0,    19,    20,     1,     2,     3,     4,    21,     0,    22,
+      13,    14,    15,    16,     0,     0,     0,     1,     2,     3,
+       4,     0,     0,     0,    18,    14,    15,    16,     0,    19,
+      20,     0,     0,     0,     0,    21,     0,    22,    18,    14,
+      15,    16,     0,    19,    20,     0,     0,     0,     0,    21,
+       0,    22,    18,     0,     0,     0,     0,     0,     0,     0,
+       0,     0,     0,    21,     0,    22
+};
+
+static const yytype_int16 yycheck[] =
+{
+       0,    10,    11,     7,    24,    13,     3,    40,   106,    20,
+     108,     7,     0,    22,     9,    30,    10,    11,    19,    20,
+      36,     3,    36,    38,    24,    36,    40,    43,    44,    18,
+      53,     3,    21,    48,    49,    22,    35,    36,    29,    36,
+      63,    39,    38,    37,    67,     7,    36,    70,    38,    58,
+      43,    44,    48,    49,    45,    46,    47,    35,    36,    17,
+      18,    89,    90,    23,    38,    31,    32,    33,    34,    78,
+      79,    15,    40,    77,    82,    41,    42,    43,    44,   177,
+     178,    36,    36,    40,   182,     3,     3,     3,    97,    39,
+      99,    92,    93,    94,    95,    96,    91,    50,    35,   103,
+      52,   110,   200,    35,    39,    36,   115,   116,   206,   104,
+     208,   134,   107,    40,    50,   138,    40,    36,    39,     8,
+     143,     7,    36,    36,    36,    40,    28,    36,    35,    35,
+     175,    36,    36,    28,    28,   173,    28,   213,    81,    17,
+     167,    -1,    -1,   169,    -1,    -1,    -1,    -1,    -1,    -1,
+      -1,    -1,    -1,   162,    -1,   164,    -1,   161,   167,    -1,
+     169,   170,   171,    -1,     3,     4,     5,     6,    -1,    -1,
+     179,    -1,    -1,    -1,   183,   175,   196,    -1,    -1,    -1,
+      -1,    -1,    21,    -1,   193,    24,    25,    26,    27,    -1,
+      -1,    -1,    -1,    -1,   203,   204,   196,    -1,    -1,    38,
+      -1,    -1,    -1,    -1,    43,    44,    -1,    -1,    -1,    -1,
+      49,    -1,    51,    52,     3,     4,     5,     6,    -1,    -1,
+       9,    10,    11,    12,    13,    14,    -1,    16,    -1,    -1,
+      19,    -1,    21,    -1,    -1,    24,    25,    26,    27,    -1,
+      -1,    -1,    -1,    -1,    -1,    -1,    -1,    -1,    37,    38,
+      -1,    -1,    -1,    -1,    43,    44,     3,     4,     5,     6,
+      49,    -1,    51,    10,    11,    12,    13,    14,    -1,    16,
+      -1,    -1,    19,    -1,    21,    -1,    -1,    24,    25,    26,
+      27,    -1,    -1,    -1,    -1,     3,     4,     5,     6,     7,
+      37,    38,    -1,    -1,    12,    13,    43,    44,    -1,    -1,
+      -1,    -1,    49,    21,    51,    -1,    24,    25,    26,    27,
+      -1,    -1,    -1,    -1,     3,     4,     5,     6,    -1,    -1,
+      38,    -1,    -1,    -1,    -1,    43,    44,    -1,    -1,    -1,
+      -1,    49,    21,    51,    -1,    24,    25,    26,    27,    -1,
+      -1,    -1,    -1,     3,     4,     5,     6,    -1,    -1,    38,
+      39,    -1,    -1,    -1,    43,    44,    -1,    -1,    -1,    -1,
+      49,    21,    51,    -1,    24,    25,    26,    27,    -1,    -1,
+      -1,    -1,    -1,    -1,     3,     4,     5,     6,    38,    -1,
+      -1,    -1,    -1,    43,    44,    -1,    -1,    -1,    -1,    49,
+      50,    51,    21,    -1,    -1,    24,    25,    26,    27,    -1,
+      -1,    -1,    -1,     3,     4,     5,     6,    36,    -1,    38,
+      -1,    -1,    -1,    -1,    43,    44,    -1,    -1,    -1,    -1,
+      49,    21,    51,    -1,    24,    25,    26,    27,    -1,    -1,
+      -1,    -1,     3,     4,     5,     6,    -1,    -1,    38,    -1,
+      -1,    -1,    -1,    43,    44,    -1,    -1,    -1,    -1,    49,
+      21,    51,    -1,    24,    25,    26,    27,    -1,    -1,    -1,
+      -1,     3,     4,     5,     6,    -1,    -1,    38,    -1,    -1,
+      -1,    -1,    43,    44,    -1,    -1,    -1,    -1,    49,    21,
+      51,    -1,    24,    25,    26,    27,    -1,    -1,    -1,     3,
+       4,     5,     6,    -1,    -1,    -1,    38,    -1,    -1,    -1,
+      -1,    43,    44,     3,     4,     5,     6,    49,    -1,    51,
+      24,    25,    26,    27,    -1,    -1,    -1,     3,     4,     5,
+       6,    -1,    -1,    -1,    38,    25,    26,    27,    -1,    43,
+      44,    -1,    -1,    -1,    -1,    49,    -1,    51,    38,    25,
+      26,    27,    -1,    43,    44,    -1,    -1,    -1,    -1,    49,
+      -1,    51,    38,    -1,    -1,    -1,    -1,    -1,    -1,    -1,
+      -1,    -1,    -1,    49,    -1,    51
+};
+
+/* YYSTOS[STATE-NUM] -- The symbol kind of the accessing symbol of
+   state STATE-NUM.  */
+static const yytype_int8 yystos[] =
+{
+       0,     3,     4,     5,     6,    10,    11,    12,    13,    14,
+      16,    19,    21,    24,    25,    26,    27,    37,    38,    43,
+      44,    49,    51,    54,    55,    56,    57,    58,    59,    60,
+      61,    66,    67,    68,    70,    72,    73,    77,    78,    80,
+      81,    82,    83,    85,    86,    87,    88,    89,    96,     3,
+       3,    72,    74,    75,    85,    77,    77,     3,    36,    79,
+      82,    89,    39,    73,    87,    87,    50,    73,    52,    77,
+      97,     0,    56,     7,    60,    61,    66,    35,    36,    40,
+      76,    23,    22,    31,    32,    33,    34,    41,    42,    43,
+      44,    84,    29,    45,    46,    47,    30,    38,    48,    49,
+      38,    36,    38,    15,    40,    76,    36,    20,    36,    77,
+      36,    40,     7,    76,    76,    36,    40,    76,    72,    77,
+      77,    81,    82,    86,    86,    85,    87,    87,    87,    87,
+      87,     3,    77,    90,    91,     3,    77,    92,    93,    94,
+      95,     3,    63,    64,    65,     7,    57,    71,    39,    72,
+      85,    71,    85,    71,    77,     3,    39,    50,    77,    77,
+      52,    35,    35,    39,    40,    76,    50,    40,    76,    36,
+      35,    36,    39,    40,    76,     8,     7,    36,    36,    17,
+      18,    69,    36,    36,    72,    77,     3,    77,    94,    77,
+      95,    77,    77,    28,    62,    65,    55,    71,    71,    77,
+      36,    71,    77,    35,    35,    77,    36,     9,    36,    71,
+      77,    77,    71,    71,    69
+};
+
+/* YYR1[RULE-NUM] -- Symbol kind of the left-hand side of rule RULE-NUM.  */
+static const yytype_int8 yyr1[] =
+{
+       0,    53,    54,    54,    55,    55,    56,    56,    57,    57,
+      57,    57,    57,    57,    58,    58,    58,    58,    58,    58,
+      58,    59,    59,    60,    61,    62,    62,    63,    63,    64,
+      64,    65,    65,    65,    65,    66,    66,    67,    68,    69,
+      69,    69,    70,    70,    71,    71,    72,    73,    73,    74,
+      75,    75,    76,    76,    77,    77,    78,    78,    79,    79,
+      80,    80,    81,    81,    82,    82,    83,    83,    84,    84,
+      84,    84,    84,    84,    85,    85,    85,    86,    86,    86,
+      86,    86,    87,    87,    87,    88,    88,    89,    89,    89,
+      89,    90,    90,    91,    91,    91,    91,    92,    93,    93,
+      94,    94,    95,    95,    96,    96,    96,    96,    96,    96,
+      96,    96,    96,    96,    96,    96,    96,    97,    97
+};
+
+/* YYR2[RULE-NUM] -- Number of symbols on the right-hand side of rule RULE-NUM.  */
+static const yytype_int8 yyr2[] =
+{
+       0,     2,     0,     1,     1,     2,     2,     1,     1,     3,
+       5,     1,     2,     1,     1,     1,     1,     1,     2,     1,
+       2,     1,     2,     3,     8,     0,     2,     0,     2,     1,
+       3,     1,     3,     3,     5,     4,     6,     6,     5,     0,
+       3,     5,     4,     6,     2,     4,     2,     1,     3,     2,
+       1,     3,     0,     1,     1,     1,     4,     3,     1,     3,
+       1,     3,     1,     3,     1,     2,     1,     3,     1,     1,
+       1,     1,     1,     1,     1,     3,     3,     1,     3,     3,
+       3,     3,     1,     2,     2,     1,     3,     1,     3,     4,
+       4,     0,     2,     1,     3,     3,     5,     2,     1,     3,
+       1,     3,     0,     1,     1,     1,     1,     1,     1,     1,
+       1,     2,     4,     2,     4,     2,     4,     3,     5
+};
+
+
+enum { YYENOMEM = -2 };
+
+#define yyerrok         (yyerrstatus = 0)
+#define yyclearin       (yychar = YYEMPTY)
+
+#define YYACCEPT        goto yyacceptlab
+#define YYABORT         goto yyabortlab
+#define YYERROR         goto yyerrorlab
+#define YYNOMEM         goto yyexhaustedlab
+
+
+#define YYRECOVERING()  (!!yyerrstatus)
+
+#define YYBACKUP(Token, Value)                                    \
+  do                                                              \
+    if (yychar == YYEMPTY)                                        \
+      {                                                           \
+        yychar = (Token);                                         \
+        yylval = (Value);                                         \
+        YYPOPSTACK (yylen);                                       \
+        yystate = *yyssp;                                         \
+        goto yybackup;                                            \
+      }                                                           \
+    else                                                          \
+      {                                                           \
+        yyerror (&yylloc, P, YY_("syntax error: cannot back up")); \
+        YYERROR;                                                  \
+      }                                                           \
+  while (0)
+
+/* Backward compatibility with an undocumented macro.
+   Use YYerror or YYUNDEF. */
+#define YYERRCODE YYUNDEF
+
+/* YYLLOC_DEFAULT -- Set CURRENT to span from RHS[1] to RHS[N].
+   If N is 0, then set CURRENT to the empty location which ends
+   the previous symbol: RHS[0] (always defined).  */
+
+#ifndef YYLLOC_DEFAULT
+# define YYLLOC_DEFAULT(Current, Rhs, N)                                \
+    do                                                                  \
+      if (N)                                                            \
+        {                                                               \
+          (Current).first_line   = YYRHSLOC (Rhs, 1).first_line;        \
+          (Current).first_column = YYRHSLOC (Rhs, 1).first_column;      \
+          (Current).last_line    = YYRHSLOC (Rhs, N).last_line;         \
+          (Current).last_column  = YYRHSLOC (Rhs, N).last_column;       \
+        }                                                               \
+      else                                                              \
+        {                                                               \
+          (Current).first_line   = (Current).last_line   =              \
+            YYRHSLOC (Rhs, 0).last_line;                                \
+          (Current).first_column = (Current).last_column =              \
+            YYRHSLOC (Rhs, 0).last_column;                              \
+        }                                                               \
+    while (0)
+#endif
+
+#define YYRHSLOC(Rhs, K) ((Rhs)[K])
+
+
+/* Enable debugging if requested.  */
+#if YYDEBUG
+
+# ifndef YYFPRINTF
+#  include <stdio.h> /* INFRINGES ON USER NAME SPACE */
+#  define YYFPRINTF fprintf
+# endif
+
+# define YYDPRINTF(Args)                        \
+do {                                            \
+  if (yydebug)                                  \
+    YYFPRINTF Args;                             \
+} while (0)
+
+
+/* YYLOCATION_PRINT -- Print the location on the stream.
+   This macro was not mandated originally: define only if we know
+   we won't break user code: when these are the locations we know.  */
+
+# ifndef YYLOCATION_PRINT
+
+#  if defined YY_LOCATION_PRINT
+
+   /* Temporary convenience wrapper in case some people defined the
+      undocumented and private YY_LOCATION_PRINT macros.  */
+#   define YYLOCATION_PRINT(File, Loc)  YY_LOCATION_PRINT(File, *(Loc))
+
+#  elif defined YYLTYPE_IS_TRIVIAL && YYLTYPE_IS_TRIVIAL
+
+/* Print *YYLOCP on YYO.  Private, do not rely on its existence. */
+
+YY_ATTRIBUTE_UNUSED
+static int
+yy_location_print_ (FILE *yyo, YYLTYPE const * const yylocp)
+{
+  int res = 0;
+  int end_col = 0 != yylocp->last_column ? yylocp->last_column - 1 : 0;
+  if (0 <= yylocp->first_line)
+    {
+      res += YYFPRINTF (yyo, "%d", yylocp->first_line);
+      if (0 <= yylocp->first_column)
+        res += YYFPRINTF (yyo, ".%d", yylocp->first_column);
+    }
+  if (0 <= yylocp->last_line)
+    {
+      if (yylocp->first_line < yylocp->last_line)
+        {
+          res += YYFPRINTF (yyo, "-%d", yylocp->last_line);
+          if (0 <= end_col)
+            res += YYFPRINTF (yyo, ".%d", end_col);
+        }
+      else if (0 <= end_col && yylocp->first_column < end_col)
+        res += YYFPRINTF (yyo, "-%d", end_col);
+    }
+  return res;
+}
+
+#   define YYLOCATION_PRINT  yy_location_print_
+
+    /* Temporary convenience wrapper in case some people defined the
+       undocumented and private YY_LOCATION_PRINT macros.  */
+#   define YY_LOCATION_PRINT(File, Loc)  YYLOCATION_PRINT(File, &(Loc))
+
+#  else
+
+#   define YYLOCATION_PRINT(File, Loc) ((void) 0)
+    /* Temporary convenience wrapper in case some people defined the
+       undocumented and private YY_LOCATION_PRINT macros.  */
+#   define YY_LOCATION_PRINT  YYLOCATION_PRINT
+
+#  endif
+# endif /* !defined YYLOCATION_PRINT */
+
+
+# define YY_SYMBOL_PRINT(Title, Kind, Value, Location)                    \
+do {                                                                      \
+  if (yydebug)                                                            \
+    {                                                                     \
+      YYFPRINTF (stderr, "%s ", Title);                                   \
+      yy_symbol_print (stderr,                                            \
+                  Kind, Value, Location, P); \
+      YYFPRINTF (stderr, "\n");                                           \
+    }                                                                     \
+} while (0)
+
+
+/*-----------------------------------.
+| Print this symbol's value on YYO.  |
+`-----------------------------------*/
+
+static void
+yy_symbol_value_print (FILE *yyo,
+                       yysymbol_kind_t yykind, YYSTYPE const * const yyvaluep, YYLTYPE const * const yylocationp, Parser *P)
+{
+  FILE *yyoutput = yyo;
+  YY_USE (yyoutput);
+  YY_USE (yylocationp);
+  YY_USE (P);
+  if (!yyvaluep)
+    return;
+  YY_IGNORE_MAYBE_UNINITIALIZED_BEGIN
+  YY_USE (yykind);
+  YY_IGNORE_MAYBE_UNINITIALIZED_END
+}
+
+
+/*---------------------------.
+| Print this symbol on YYO.  |
+`---------------------------*/
+
+static void
+yy_symbol_print (FILE *yyo,
+                 yysymbol_kind_t yykind, YYSTYPE const * const yyvaluep, YYLTYPE const * const yylocationp, Parser *P)
+{
+  YYFPRINTF (yyo, "%s %s (",
+             yykind < YYNTOKENS ? "token" : "nterm", yysymbol_name (yykind));
+
+  YYLOCATION_PRINT (yyo, yylocationp);
+  YYFPRINTF (yyo, ": ");
+  yy_symbol_value_print (yyo, yykind, yyvaluep, yylocationp, P);
+  YYFPRINTF (yyo, ")");
+}
+
+/*------------------------------------------------------------------.
+| yy_stack_print -- Print the state stack from its BOTTOM up to its |
+| TOP (included).                                                   |
+`------------------------------------------------------------------*/
+
+static void
+yy_stack_print (yy_state_t *yybottom, yy_state_t *yytop)
+{
+  YYFPRINTF (stderr, "Stack now");
+  for (; yybottom <= yytop; yybottom++)
+    {
+      int yybot = *yybottom;
+      YYFPRINTF (stderr, " %d", yybot);
+    }
+  YYFPRINTF (stderr, "\n");
+}
+
+# define YY_STACK_PRINT(Bottom, Top)                            \
+do {                                                            \
+  if (yydebug)                                                  \
+    yy_stack_print ((Bottom), (Top));                           \
+} while (0)
+
+
+/*------------------------------------------------.
+| Report that the YYRULE is going to be reduced.  |
+`------------------------------------------------*/
+
+static void
+yy_reduce_print (yy_state_t *yyssp, YYSTYPE *yyvsp, YYLTYPE *yylsp,
+                 int yyrule, Parser *P)
+{
+  int yylno = yyrline[yyrule];
+  int yynrhs = yyr2[yyrule];
+  int yyi;
+  YYFPRINTF (stderr, "Reducing stack by rule %d (line %d):\n",
+             yyrule - 1, yylno);
+  /* The symbols being reduced.  */
+  for (yyi = 0; yyi < yynrhs; yyi++)
+    {
+      YYFPRINTF (stderr, "   $%d = ", yyi + 1);
+      yy_symbol_print (stderr,
+                       YY_ACCESSING_SYMBOL (+yyssp[yyi + 1 - yynrhs]),
+                       &yyvsp[(yyi + 1) - (yynrhs)],
+                       &(yylsp[(yyi + 1) - (yynrhs)]), P);
+      YYFPRINTF (stderr, "\n");
+    }
+}
+
+# define YY_REDUCE_PRINT(Rule)          \
+do {                                    \
+  if (yydebug)                          \
+    yy_reduce_print (yyssp, yyvsp, yylsp, Rule, P); \
+} while (0)
+
+/* Nonzero means print parse trace.  It is left uninitialized so that
+   multiple parsers can coexist.  */
+int yydebug;
+#else /* !YYDEBUG */
+# define YYDPRINTF(Args) ((void) 0)
+# define YY_SYMBOL_PRINT(Title, Kind, Value, Location)
+# define YY_STACK_PRINT(Bottom, Top)
+# define YY_REDUCE_PRINT(Rule)
+#endif /* !YYDEBUG */
+
+
+/* YYINITDEPTH -- initial size of the parser's stacks.  */
+#ifndef YYINITDEPTH
+# define YYINITDEPTH 200
+#endif
+
+/* YYMAXDEPTH -- maximum size the stacks can grow to (effective only
+   if the built-in stack extension method is used).
+
+   Do not make this value too large; the results are undefined if
+   YYSTACK_ALLOC_MAXIMUM < YYSTACK_BYTES (YYMAXDEPTH)
+   evaluated with infinite-precision integer arithmetic.  */
+
+#ifndef YYMAXDEPTH
+# define YYMAXDEPTH 10000
+#endif
+
+
+/* Context of a parse error.  */
+typedef struct
+{
+  yy_state_t *yyssp;
+  yysymbol_kind_t yytoken;
+  YYLTYPE *yylloc;
+} yypcontext_t;
+
+/* Put in YYARG at most YYARGN of the expected tokens given the
+   current YYCTX, and return the number of tokens stored in YYARG.  If
+   YYARG is null, return the number of expected tokens (guaranteed to
+   be less than YYNTOKENS).  Return YYENOMEM on memory exhaustion.
+   Return 0 if there are more than YYARGN expected tokens, yet fill
+   YYARG up to YYARGN. */
+static int
+yypcontext_expected_tokens (const yypcontext_t *yyctx,
+                            yysymbol_kind_t yyarg[], int yyargn)
+{
+  /* Actual size of YYARG. */
+  int yycount = 0;
+  int yyn = yypact[+*yyctx->yyssp];
+  if (!yypact_value_is_default (yyn))
+    {
+      /* Start YYX at -YYN if negative to avoid negative indexes in
+         YYCHECK.  In other words, skip the first -YYN actions for
+         this state because they are default actions.  */
+      int yyxbegin = yyn < 0 ? -yyn : 0;
+      /* Stay within bounds of both yycheck and yytname.  */
+      int yychecklim = YYLAST - yyn + 1;
+      int yyxend = yychecklim < YYNTOKENS ? yychecklim : YYNTOKENS;
+      int yyx;
+      for (yyx = yyxbegin; yyx < yyxend; ++yyx)
+        if (yycheck[yyx + yyn] == yyx && yyx != YYSYMBOL_YYerror
+            && !yytable_value_is_error (yytable[yyx + yyn]))
+          {
+            if (!yyarg)
+              ++yycount;
+            else if (yycount == yyargn)
+              return 0;
+            else
+              yyarg[yycount++] = YY_CAST (yysymbol_kind_t, yyx);
+          }
+    }
+  if (yyarg && yycount == 0 && 0 < yyargn)
+    yyarg[0] = YYSYMBOL_YYEMPTY;
+  return yycount;
+}
+
+
+
+
+/* The kind of the lookahead of this context.  */
+static yysymbol_kind_t
+yypcontext_token (const yypcontext_t *yyctx) YY_ATTRIBUTE_UNUSED;
+
+static yysymbol_kind_t
+yypcontext_token (const yypcontext_t *yyctx)
+{
+  return yyctx->yytoken;
+}
+
+/* The location of the lookahead of this context.  */
+static YYLTYPE *
+yypcontext_location (const yypcontext_t *yyctx) YY_ATTRIBUTE_UNUSED;
+
+static YYLTYPE *
+yypcontext_location (const yypcontext_t *yyctx)
+{
+  return yyctx->yylloc;
+}
+
+/* User defined function to report a syntax error.  */
+static int
+yyreport_syntax_error (const yypcontext_t *yyctx, Parser *P);
+
+/*-----------------------------------------------.
+| Release the memory associated to this symbol.  |
+`-----------------------------------------------*/
+
+static void
+yydestruct (const char *yymsg,
+            yysymbol_kind_t yykind, YYSTYPE *yyvaluep, YYLTYPE *yylocationp, Parser *P)
+{
+  YY_USE (yyvaluep);
+  YY_USE (yylocationp);
+  YY_USE (P);
+  if (!yymsg)
+    yymsg = "Deleting";
+  YY_SYMBOL_PRINT (yymsg, yykind, yyvaluep, yylocationp);
+
+  YY_IGNORE_MAYBE_UNINITIALIZED_BEGIN
+  YY_USE (yykind);
+  YY_IGNORE_MAYBE_UNINITIALIZED_END
+}
+
+
+
+
+
+
+/*----------.
+| yyparse.  |
+`----------*/
+
+int
+yyparse (Parser *P)
+{
+/* Lookahead token kind.  */
+int yychar;
+
+
+/* The semantic value of the lookahead symbol.  */
+/* Default value used for initialization, for pacifying older GCCs
+   or non-GCC compilers.  */
+YY_INITIAL_VALUE (static YYSTYPE yyval_default;)
+YYSTYPE yylval YY_INITIAL_VALUE (= yyval_default);
+
+/* Location data for the lookahead symbol.  */
+static YYLTYPE yyloc_default
+# if defined YYLTYPE_IS_TRIVIAL && YYLTYPE_IS_TRIVIAL
+  = { 1, 1, 1, 1 }
+# endif
+;
+YYLTYPE yylloc = yyloc_default;
+
+    /* Number of syntax errors so far.  */
+    int yynerrs = 0;
+
+    yy_state_fast_t yystate = 0;
+    /* Number of tokens to shift before error messages enabled.  */
+    int yyerrstatus = 0;
+
+    /* Refer to the stacks through separate pointers, to allow yyoverflow
+       to reallocate them elsewhere.  */
+
+    /* Their size.  */
+    YYPTRDIFF_T yystacksize = YYINITDEPTH;
+
+    /* The state stack: array, bottom, top.  */
+    yy_state_t yyssa[YYINITDEPTH];
+    yy_state_t *yyss = yyssa;
+    yy_state_t *yyssp = yyss;
+
+    /* The semantic value stack: array, bottom, top.  */
+    YYSTYPE yyvsa[YYINITDEPTH];
+    YYSTYPE *yyvs = yyvsa;
+    YYSTYPE *yyvsp = yyvs;
+
+    /* The location stack: array, bottom, top.  */
+    YYLTYPE yylsa[YYINITDEPTH];
+    YYLTYPE *yyls = yylsa;
+    YYLTYPE *yylsp = yyls;
+
+  int yyn;
+  /* The return value of yyparse.  */
+  int yyresult;
+  /* Lookahead symbol kind.  */
+  yysymbol_kind_t yytoken = YYSYMBOL_YYEMPTY;
+  /* The variables used to return semantic value and location from the
+     action routines.  */
+  YYSTYPE yyval;
+  YYLTYPE yyloc;
+
+  /* The locations where the error started and ended.  */
+  YYLTYPE yyerror_range[3];
+
+
+
+#define YYPOPSTACK(N)   (yyvsp -= (N), yyssp -= (N), yylsp -= (N))
+
+  /* The number of symbols on the RHS of the reduced rule.
+     Keep to zero when no symbol should be popped.  */
+  int yylen = 0;
+
+  YYDPRINTF ((stderr, "Starting parse\n"));
+
+  yychar = YYEMPTY; /* Cause a token to be read.  */
+
+  yylsp[0] = yylloc;
+  goto yysetstate;
+
+
+/*------------------------------------------------------------.
+| yynewstate -- push a new state, which is found in yystate.  |
+`------------------------------------------------------------*/
+yynewstate:
+  /* In all cases, when you get here, the value and location stacks
+     have just been pushed.  So pushing a state here evens the stacks.  */
+  yyssp++;
+
+
+/*--------------------------------------------------------------------.
+| yysetstate -- set current state (the top of the stack) to yystate.  |
+`--------------------------------------------------------------------*/
+yysetstate:
+  YYDPRINTF ((stderr, "Entering state %d\n", yystate));
+  YY_ASSERT (0 <= yystate && yystate < YYNSTATES);
+  YY_IGNORE_USELESS_CAST_BEGIN
+  *yyssp = YY_CAST (yy_state_t, yystate);
+  YY_IGNORE_USELESS_CAST_END
+  YY_STACK_PRINT (yyss, yyssp);
+
+  if (yyss + yystacksize - 1 <= yyssp)
+#if !defined yyoverflow && !defined YYSTACK_RELOCATE
+    YYNOMEM;
+#else
+    {
+      /* Get the current used size of the three stacks, in elements.  */
+      YYPTRDIFF_T yysize = yyssp - yyss + 1;
+
+# if defined yyoverflow
+      {
+        /* Give user a chance to reallocate the stack.  Use copies of
+           these so that the &'s don't force the real ones into
+           memory.  */
+        yy_state_t *yyss1 = yyss;
+        YYSTYPE *yyvs1 = yyvs;
+        YYLTYPE *yyls1 = yyls;
+
+        /* Each stack pointer address is followed by the size of the
+           data in use in that stack, in bytes.  This used to be a
+           conditional around just the two extra args, but that might
+           be undefined if yyoverflow is a macro.  */
+        yyoverflow (YY_("memory exhausted"),
+                    &yyss1, yysize * YYSIZEOF (*yyssp),
+                    &yyvs1, yysize * YYSIZEOF (*yyvsp),
+                    &yyls1, yysize * YYSIZEOF (*yylsp),
+                    &yystacksize);
+        yyss = yyss1;
+        yyvs = yyvs1;
+        yyls = yyls1;
+      }
+# else /* defined YYSTACK_RELOCATE */
+      /* Extend the stack our own way.  */
+      if (YYMAXDEPTH <= yystacksize)
+        YYNOMEM;
+      yystacksize *= 2;
+      if (YYMAXDEPTH < yystacksize)
+        yystacksize = YYMAXDEPTH;
+
+      {
+        yy_state_t *yyss1 = yyss;
+        union yyalloc *yyptr =
+          YY_CAST (union yyalloc *,
+                   YYSTACK_ALLOC (YY_CAST (YYSIZE_T, YYSTACK_BYTES (yystacksize))));
+        if (! yyptr)
+          YYNOMEM;
+        YYSTACK_RELOCATE (yyss_alloc, yyss);
+        YYSTACK_RELOCATE (yyvs_alloc, yyvs);
+        YYSTACK_RELOCATE (yyls_alloc, yyls);
+#  undef YYSTACK_RELOCATE
+        if (yyss1 != yyssa)
+          YYSTACK_FREE (yyss1);
+      }
+# endif
+
+      yyssp = yyss + yysize - 1;
+      yyvsp = yyvs + yysize - 1;
+      yylsp = yyls + yysize - 1;
+
+      YY_IGNORE_USELESS_CAST_BEGIN
+      YYDPRINTF ((stderr, "Stack size increased to %ld\n",
+                  YY_CAST (long, yystacksize)));
+      YY_IGNORE_USELESS_CAST_END
+
+      if (yyss + yystacksize - 1 <= yyssp)
+        YYABORT;
+    }
+#endif /* !defined yyoverflow && !defined YYSTACK_RELOCATE */
+
+
+  if (yystate == YYFINAL)
+    YYACCEPT;
+
+  goto yybackup;
+
+
+/*-----------.
+| yybackup.  |
+`-----------*/
+yybackup:
+  /* Do appropriate processing given the current state.  Read a
+     lookahead token if we need one and don't already have one.  */
+
+  /* First try to decide what to do without reference to lookahead token.  */
+  yyn = yypact[yystate];
+  if (yypact_value_is_default (yyn))
+    goto yydefault;
+
+  /* Not known => get a lookahead token if don't already have one.  */
+
+  /* YYCHAR is either empty, or end-of-input, or a valid lookahead.  */
+  if (yychar == YYEMPTY)
+    {
+      YYDPRINTF ((stderr, "Reading a token\n"));
+      yychar = yylex (&yylval, &yylloc, P);
+    }
+
+  if (yychar <= YYEOF)
+    {
+      yychar = YYEOF;
+      yytoken = YYSYMBOL_YYEOF;
+      YYDPRINTF ((stderr, "Now at end of input.\n"));
+    }
+  else if (yychar == YYerror)
+    {
+      /* The scanner already issued an error message, process directly
+         to error recovery.  But do not keep the error token as
+         lookahead, it is too special and may lead us to an endless
+         loop in error recovery. */
+      yychar = YYUNDEF;
+      yytoken = YYSYMBOL_YYerror;
+      yyerror_range[1] = yylloc;
+      goto yyerrlab1;
+    }
+  else
+    {
+      yytoken = YYTRANSLATE (yychar);
+      YY_SYMBOL_PRINT ("Next token is", yytoken, &yylval, &yylloc);
+    }
+
+  /* If the proper action on seeing token YYTOKEN is to reduce or to
+     detect an error, take that action.  */
+  yyn += yytoken;
+  if (yyn < 0 || YYLAST < yyn || yycheck[yyn] != yytoken)
+    goto yydefault;
+  yyn = yytable[yyn];
+  if (yyn <= 0)
+    {
+      if (yytable_value_is_error (yyn))
+        goto yyerrlab;
+      yyn = -yyn;
+      goto yyreduce;
+    }
+
+  /* Count tokens shifted since error; after three, turn off error
+     status.  */
+  if (yyerrstatus)
+    yyerrstatus--;
+
+  /* Shift the lookahead token.  */
+  YY_SYMBOL_PRINT ("Shifting", yytoken, &yylval, &yylloc);
+  yystate = yyn;
+  YY_IGNORE_MAYBE_UNINITIALIZED_BEGIN
+  *++yyvsp = yylval;
+  YY_IGNORE_MAYBE_UNINITIALIZED_END
+  *++yylsp = yylloc;
+
+  /* Discard the shifted token.  */
+  yychar = YYEMPTY;
+  goto yynewstate;
+
+
+/*-----------------------------------------------------------.
+| yydefault -- do the default action for the current state.  |
+`-----------------------------------------------------------*/
+yydefault:
+  yyn = yydefact[yystate];
+  if (yyn == 0)
+    goto yyerrlab;
+  goto yyreduce;
+
+
+/*-----------------------------.
+| yyreduce -- do a reduction.  |
+`-----------------------------*/
+yyreduce:
+  /* yyn is the number of a rule to reduce with.  */
+  yylen = yyr2[yyn];
+
+  /* If YYLEN is nonzero, implement the default value of the action:
+     '$$ = $1'.
+
+     Otherwise, the following line sets YYVAL to garbage.
+     This behavior is undocumented and Bison
+     users should not rely upon it.  Assigning to YYVAL
+     unconditionally makes the parser a bit smaller, and it avoids a
+     GCC warning that YYVAL may be used uninitialized.  */
+  yyval = yyvsp[1-yylen];
+
+  /* Default location. */
+  YYLLOC_DEFAULT (yyloc, (yylsp - yylen), yylen);
+  yyerror_range[1] = yyloc;
+  YY_REDUCE_PRINT (yyn);
+  switch (yyn)
+    {
+  case 2: /* file: %empty  */
+                        { P->file.body.n = 0; }
+    break;
+
+  case 3: /* file: stmts  */
+                        { P->file.body = (yyvsp[0].stl); }
+    break;
+
+  case 4: /* stmts: stmt  */
+                        { StList l = { 0 }; st_push(A, &l, (yyvsp[0].st)); (yyval.stl) = l; }
+    break;
+
+  case 5: /* stmts: stmts stmt  */
+                        { (yyval.stl) = (yyvsp[-1].stl); st_push(A, &(yyval.stl), (yyvsp[0].st)); }
+    break;
+
+  case 6: /* stmt: simple "end of line"  */
+                        { (yyval.st) = (yyvsp[-1].st); }
+    break;
+
+  case 7: /* stmt: compound  */
+                        { (yyval.st) = (yyvsp[0].st); }
+    break;
+
+  case 8: /* simple: testlist  */
+                        { (yyval.st) = st_new(A, ST_EXPR, L((yylsp[0]))); (yyval.st)->u.expr = (yyvsp[0].sx); }
+    break;
+
+  case 9: /* simple: testlist '=' testlist  */
+                              {
+            (yyval.st) = st_new(A, ST_ASSIGN, L((yylsp[-2])));
+            (yyval.st)->u.assign.target = (yyvsp[-2].sx);
+            (yyval.st)->u.assign.value = (yyvsp[0].sx);
+        }
+    break;
+
+  case 10: /* simple: testlist ':' test '=' testlist  */
+                                       {
+            (yyval.st) = st_new(A, ST_ASSIGN, L((yylsp[-4])));
+            (yyval.st)->u.assign.target = (yyvsp[-4].sx);
+            (yyval.st)->u.assign.annot = (yyvsp[-2].sx);
+            (yyval.st)->u.assign.value = (yyvsp[0].sx);
+        }
+    break;
+
+  case 11: /* simple: "'return'"  */
+                        { (yyval.st) = st_new(A, ST_RETURN, L((yylsp[0]))); }
+    break;
+
+  case 12: /* simple: "'return'" testlist  */
+                        { (yyval.st) = st_new(A, ST_RETURN, L((yylsp[-1]))); (yyval.st)->u.expr = (yyvsp[0].sx); }
+    break;
+
+  case 13: /* simple: "'pass'"  */
+                        { (yyval.st) = st_new(A, ST_PASS, L((yylsp[0]))); }
+    break;
+
+  case 17: /* compound: funcdef  */
+                                    { (yyval.st) = (yyvsp[0].st); }
+    break;
+
+  case 18: /* compound: decorators funcdef  */
+                                    { (yyval.st) = (yyvsp[0].st); (yyval.st)->u.def.decorators = (yyvsp[-1].list); (yyval.st)->loc = L((yylsp[-1])); }
+    break;
+
+  case 19: /* compound: classdef  */
+                                    { (yyval.st) = (yyvsp[0].st); }
+    break;
+
+  case 20: /* compound: decorators classdef  */
+                                    { (yyval.st) = (yyvsp[0].st); (yyval.st)->u.def.decorators = (yyvsp[-1].list); (yyval.st)->loc = L((yylsp[-1])); }
+    break;
+
+  case 21: /* decorators: decorator  */
+                                    { (yyval.list) = list1(P, (yyvsp[0].sx)); }
+    break;
+
+  case 22: /* decorators: decorators decorator  */
+                                    { (yyval.list) = (yyvsp[-1].list); sx_push(A, &(yyval.list), NULL, (yyvsp[0].sx)); }
+    break;
+
+  case 23: /* decorator: '@' atom_expr "end of line"  */
+                                    { (yyval.sx) = (yyvsp[-1].sx); }
+    break;
+
+  case 24: /* funcdef: "'def'" "identifier" '(' params ')' opt_ret ':' suite  */
+                                                   {
+            (yyval.st) = st_new(A, ST_DEF, L((yylsp[-7])));
+            (yyval.st)->u.def.name = (yyvsp[-6].sym);
+            (yyval.st)->u.def.name_loc = L((yylsp[-6]));
+            (yyval.st)->u.def.params = (yyvsp[-4].params).items;
+            (yyval.st)->u.def.nparams = (yyvsp[-4].params).n;
+            (yyval.st)->u.def.ret = (yyvsp[-2].sx);
+            (yyval.st)->u.def.body = (yyvsp[0].stl);
+        }
+    break;
+
+  case 25: /* opt_ret: %empty  */
+                        { (yyval.sx) = NULL; }
+    break;
+
+  case 26: /* opt_ret: "'->'" test  */
+                        { (yyval.sx) = (yyvsp[0].sx); }
+    break;
+
+  case 27: /* params: %empty  */
+                                    { (yyval.params).items = NULL; (yyval.params).n = (yyval.params).cap = 0; }
+    break;
+
+  case 28: /* params: param_list opt_comma  */
+                                    { (yyval.params) = (yyvsp[-1].params); }
+    break;
+
+  case 29: /* param_list: param  */
+                  {
+                (yyval.params).items = NULL; (yyval.params).n = (yyval.params).cap = 0;
+                SxParam *p = arena_alloc(A, sizeof *p);
+                *p = (yyvsp[0].param);
+                vec_push(A, &(yyval.params).items, &(yyval.params).n, &(yyval.params).cap, p);
+            }
+    break;
+
+  case 30: /* param_list: param_list ',' param  */
+                                 {
+                (yyval.params) = (yyvsp[-2].params);
+                SxParam *p = arena_alloc(A, sizeof *p);
+                *p = (yyvsp[0].param);
+                vec_push(A, &(yyval.params).items, &(yyval.params).n, &(yyval.params).cap, p);
+            }
+    break;
+
+  case 31: /* param: "identifier"  */
+                            { (yyval.param).name = (yyvsp[0].sym); (yyval.param).loc = L((yylsp[0])); (yyval.param).annot = NULL; (yyval.param).dflt = NULL; }
+    break;
+
+  case 32: /* param: "identifier" ':' test  */
+                            { (yyval.param).name = (yyvsp[-2].sym); (yyval.param).loc = L((yylsp[-2])); (yyval.param).annot = (yyvsp[0].sx); (yyval.param).dflt = NULL; }
+    break;
+
+  case 33: /* param: "identifier" '=' test  */
+                            { (yyval.param).name = (yyvsp[-2].sym); (yyval.param).loc = L((yylsp[-2])); (yyval.param).annot = NULL; (yyval.param).dflt = (yyvsp[0].sx); }
+    break;
+
+  case 34: /* param: "identifier" ':' test '=' test  */
+                              { (yyval.param).name = (yyvsp[-4].sym); (yyval.param).loc = L((yylsp[-4])); (yyval.param).annot = (yyvsp[-2].sx); (yyval.param).dflt = (yyvsp[0].sx); }
+    break;
+
+  case 35: /* classdef: "'class'" "identifier" ':' suite  */
+                               {
+            (yyval.st) = st_new(A, ST_CLASS, L((yylsp[-3])));
+            (yyval.st)->u.def.name = (yyvsp[-2].sym);
+            (yyval.st)->u.def.name_loc = L((yylsp[-2]));
+            (yyval.st)->u.def.body = (yyvsp[0].stl);
+        }
+    break;
+
+  case 36: /* classdef: "'class'" "identifier" '(' ')' ':' suite  */
+                                       {
+            (yyval.st) = st_new(A, ST_CLASS, L((yylsp[-5])));
+            (yyval.st)->u.def.name = (yyvsp[-4].sym);
+            (yyval.st)->u.def.name_loc = L((yylsp[-4]));
+            (yyval.st)->u.def.body = (yyvsp[0].stl);
+        }
+    break;
+
+  case 37: /* for_stmt: "'for'" exprlist "'in'" testlist ':' suite  */
+                                             {
+            (yyval.st) = st_new(A, ST_FOR, L((yylsp[-5])));
+            (yyval.st)->u.loop.target = (yyvsp[-4].sx);
+            (yyval.st)->u.loop.iter = (yyvsp[-2].sx);
+            (yyval.st)->u.loop.body = (yyvsp[0].stl);
+        }
+    break;
+
+  case 38: /* if_stmt: "'if'" test ':' suite elifs  */
+                                 {
+            (yyval.st) = st_new(A, ST_IF, L((yylsp[-4])));
+            (yyval.st)->u.branch.cond = (yyvsp[-3].sx);
+            (yyval.st)->u.branch.then = (yyvsp[-1].stl);
+            (yyval.st)->u.branch.orelse = (yyvsp[0].stl);
+        }
+    break;
+
+  case 39: /* elifs: %empty  */
+                                { memset(&(yyval.stl), 0, sizeof (yyval.stl)); }
+    break;
+
+  case 40: /* elifs: "'else'" ':' suite  */
+                                { (yyval.stl) = (yyvsp[0].stl); }
+    break;
+
+  case 41: /* elifs: "'elif'" test ':' suite elifs  */
+                                 {
+            St *s = st_new(A, ST_IF, L((yylsp[-4])));
+            s->u.branch.cond = (yyvsp[-3].sx);
+            s->u.branch.then = (yyvsp[-1].stl);
+            s->u.branch.orelse = (yyvsp[0].stl);
+            memset(&(yyval.stl), 0, sizeof (yyval.stl));
+            st_push(A, &(yyval.stl), s);
+        }
+    break;
+
+  case 42: /* with_stmt: "'with'" test ':' suite  */
+                               {
+            (yyval.st) = st_new(A, ST_WITH, L((yylsp[-3])));
+            (yyval.st)->u.with.ctx = (yyvsp[-2].sx);
+            (yyval.st)->u.with.body = (yyvsp[0].stl);
+        }
+    break;
+
+  case 43: /* with_stmt: "'with'" test "'as'" expr ':' suite  */
+                                       {
+            (yyval.st) = st_new(A, ST_WITH, L((yylsp[-5])));
+            (yyval.st)->u.with.ctx = (yyvsp[-4].sx);
+            (yyval.st)->u.with.as = (yyvsp[-2].sx);
+            (yyval.st)->u.with.body = (yyvsp[0].stl);
+        }
+    break;
+
+  case 44: /* suite: simple "end of line"  */
+                                    { StList l = { 0 }; st_push(A, &l, (yyvsp[-1].st)); (yyval.stl) = l; }
+    break;
+
+  case 45: /* suite: "end of line" "indent" stmts "dedent"  */
+                                    { (yyval.stl) = (yyvsp[-1].stl); }
+    break;
+
+  case 46: /* testlist: test_seq opt_comma  */
+                                    { CHECK((yyval.sx) = seq_or_single(P, (yyvsp[-1].list), (yyvsp[0].flag), L((yylsp[-1])))); }
+    break;
+
+  case 47: /* test_seq: test  */
+                                    { (yyval.list) = list1(P, (yyvsp[0].sx)); }
+    break;
+
+  case 48: /* test_seq: test_seq ',' test  */
+                                    { (yyval.list) = (yyvsp[-2].list); sx_push(A, &(yyval.list), NULL, (yyvsp[0].sx)); }
+    break;
+
+  case 49: /* exprlist: expr_seq opt_comma  */
+                                    { CHECK((yyval.sx) = seq_or_single(P, (yyvsp[-1].list), (yyvsp[0].flag), L((yylsp[-1])))); }
+    break;
+
+  case 50: /* expr_seq: expr  */
+                                    { (yyval.list) = list1(P, (yyvsp[0].sx)); }
+    break;
+
+  case 51: /* expr_seq: expr_seq ',' expr  */
+                                    { (yyval.list) = (yyvsp[-2].list); sx_push(A, &(yyval.list), NULL, (yyvsp[0].sx)); }
+    break;
+
+  case 52: /* opt_comma: %empty  */
+                    { (yyval.flag) = 0; }
+    break;
+
+  case 53: /* opt_comma: ','  */
+                    { (yyval.flag) = 1; }
+    break;
+
+  case 56: /* lambdef: "'lambda'" lparams ':' test  */
+                                 {
+            (yyval.sx) = sx_new(A, SX_LAMBDA, L((yylsp[-3])));
+            (yyval.sx)->u.lambda.params = (yyvsp[-2].list);
+            (yyval.sx)->u.lambda.body = (yyvsp[0].sx);
+            CHECK((yyval.sx) = deep(P, (yyval.sx)));
+        }
+    break;
+
+  case 57: /* lambdef: "'lambda'" ':' test  */
+                         {
+            (yyval.sx) = sx_new(A, SX_LAMBDA, L((yylsp[-2])));
+            (yyval.sx)->u.lambda.body = (yyvsp[0].sx);
+            CHECK((yyval.sx) = deep(P, (yyval.sx)));
+        }
+    break;
+
+  case 58: /* lparams: "identifier"  */
+              {
+            Sx *n = sx_new(A, SX_NAME, L((yylsp[0])));
+            n->u.name = (yyvsp[0].sym);
+            (yyval.list) = list1(P, n);
+        }
+    break;
+
+  case 59: /* lparams: lparams ',' "identifier"  */
+                          {
+            Sx *n = sx_new(A, SX_NAME, L((yylsp[0])));
+            n->u.name = (yyvsp[0].sym);
+            (yyval.list) = (yyvsp[-2].list);
+            sx_push(A, &(yyval.list), NULL, n);
+        }
+    break;
+
+  case 61: /* or_test: or_test "'or'" and_test  */
+                                    { CHECK((yyval.sx) = binop(P, OP_OR, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
+    break;
+
+  case 63: /* and_test: and_test "'and'" not_test  */
+                                    { CHECK((yyval.sx) = binop(P, OP_AND, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
+    break;
+
+  case 65: /* not_test: "'not'" not_test  */
+                                    { CHECK((yyval.sx) = binop(P, OP_NOT, (yyvsp[0].sx), NULL, L((yylsp[-1])))); }
+    break;
+
+  case 67: /* comparison: expr compop expr  */
+                                    { CHECK((yyval.sx) = binop(P, (yyvsp[-1].op), (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
+    break;
+
+  case 68: /* compop: '<'  */
+            { (yyval.op) = OP_LT; }
+    break;
+
+  case 69: /* compop: "'<='"  */
+                                 { (yyval.op) = OP_LE; }
+    break;
+
+  case 70: /* compop: '>'  */
+                                                       { (yyval.op) = OP_GT; }
+    break;
+
+  case 71: /* compop: "'>='"  */
+                                                                            { (yyval.op) = OP_GE; }
+    break;
+
+  case 72: /* compop: "'=='"  */
+           { (yyval.op) = OP_EQ; }
+    break;
+
+  case 73: /* compop: "'!='"  */
+                                { (yyval.op) = OP_NE; }
+    break;
+
+  case 75: /* expr: expr '+' term  */
+                                    { CHECK((yyval.sx) = binop(P, OP_ADD, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
+    break;
+
+  case 76: /* expr: expr '-' term  */
+                                    { CHECK((yyval.sx) = binop(P, OP_SUB, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
+    break;
+
+  case 78: /* term: term '*' factor  */
+                                    { CHECK((yyval.sx) = binop(P, OP_MUL, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
+    break;
+
+  case 79: /* term: term '/' factor  */
+                                    { CHECK((yyval.sx) = binop(P, OP_DIV, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
+    break;
+
+  case 80: /* term: term "'//'" factor  */
+                                    { CHECK((yyval.sx) = binop(P, OP_FLOORDIV, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
+    break;
+
+  case 81: /* term: term '%' factor  */
+                                    { CHECK((yyval.sx) = binop(P, OP_MOD, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
+    break;
+
+  case 83: /* factor: '-' factor  */
+                                    { CHECK((yyval.sx) = binop(P, OP_NEG, (yyvsp[0].sx), NULL, L((yylsp[-1])))); }
+    break;
+
+  case 84: /* factor: '+' factor  */
+                                    { CHECK((yyval.sx) = binop(P, OP_POS, (yyvsp[0].sx), NULL, L((yylsp[-1])))); }
+    break;
+
+  case 86: /* power: atom_expr "'**'" factor  */
+                            {
+            diag_error(P->lx.src, L((yylsp[-1])), "'**' is not supported; write the product");
+            YYABORT;
+        }
+    break;
+
+  case 88: /* atom_expr: atom_expr '.' "identifier"  */
+                              {
+            (yyval.sx) = sx_new(A, SX_ATTR, L((yylsp[-2])));
+            (yyval.sx)->u.attr.obj = (yyvsp[-2].sx);
+            (yyval.sx)->u.attr.name = (yyvsp[0].sym);
+            CHECK((yyval.sx) = deep(P, (yyval.sx)));
+        }
+    break;
+
+  case 89: /* atom_expr: atom_expr '(' args ')'  */
+                                  {
+            (yyval.sx) = sx_new(A, SX_CALL, L((yylsp[-3])));
+            (yyval.sx)->u.call.fn = (yyvsp[-3].sx);
+            (yyval.sx)->u.call.args = (yyvsp[-1].list);
+            CHECK((yyval.sx) = deep(P, (yyval.sx)));
+        }
+    break;
+
+  case 90: /* atom_expr: atom_expr '[' subscripts ']'  */
+                                        {
+            (yyval.sx) = sx_new(A, SX_INDEX, L((yylsp[-3])));
+            (yyval.sx)->u.index.obj = (yyvsp[-3].sx);
+            (yyval.sx)->u.index.items = (yyvsp[-1].list);
+            CHECK((yyval.sx) = deep(P, (yyval.sx)));
+        }
+    break;
+
+  case 91: /* args: %empty  */
+                                    { memset(&(yyval.list), 0, sizeof (yyval.list)); }
+    break;
+
+  case 92: /* args: arglist opt_comma  */
+                                    { (yyval.list) = (yyvsp[-1].list); }
+    break;
+
+  case 93: /* arglist: test  */
+                                    { (yyval.list) = list1(P, (yyvsp[0].sx)); }
+    break;
+
+  case 94: /* arglist: "identifier" '=' test  */
+                                    { memset(&(yyval.list), 0, sizeof (yyval.list)); sx_push(A, &(yyval.list), (yyvsp[-2].sym), (yyvsp[0].sx)); }
+    break;
+
+  case 95: /* arglist: arglist ',' test  */
+                          {
+            if ((yyvsp[-2].list).keys) {
+                diag_error(P->lx.src, L((yylsp[0])), "positional argument follows keyword argument");
+                YYABORT;
+            }
+            (yyval.list) = (yyvsp[-2].list);
+            sx_push(A, &(yyval.list), NULL, (yyvsp[0].sx));
+        }
+    break;
+
+  case 96: /* arglist: arglist ',' "identifier" '=' test  */
+                                    { (yyval.list) = (yyvsp[-4].list); sx_push(A, &(yyval.list), (yyvsp[-2].sym), (yyvsp[0].sx)); }
+    break;
+
+  case 97: /* subscripts: sub_seq opt_comma  */
+                                    { (yyval.list) = (yyvsp[-1].list); }
+    break;
+
+  case 98: /* sub_seq: subscript  */
+                                    { (yyval.list) = list1(P, (yyvsp[0].sx)); }
+    break;
+
+  case 99: /* sub_seq: sub_seq ',' subscript  */
+                                    { (yyval.list) = (yyvsp[-2].list); sx_push(A, &(yyval.list), NULL, (yyvsp[0].sx)); }
+    break;
+
+  case 101: /* subscript: opt_test ':' opt_test  */
+                                 {
+            (yyval.sx) = sx_new(A, SX_SLICE, L((yylsp[-1])));
+            (yyval.sx)->u.slice.lo = (yyvsp[-2].sx);
+            (yyval.sx)->u.slice.hi = (yyvsp[0].sx);
+            CHECK((yyval.sx) = deep(P, (yyval.sx)));
+        }
+    break;
+
+  case 102: /* opt_test: %empty  */
+                 { (yyval.sx) = NULL; }
+    break;
+
+  case 104: /* atom: "identifier"  */
+                                    { (yyval.sx) = sx_new(A, SX_NAME, L((yylsp[0]))); (yyval.sx)->u.name = (yyvsp[0].sym); }
+    break;
+
+  case 105: /* atom: "integer"  */
+                                    { (yyval.sx) = sx_new(A, SX_INT, L((yylsp[0]))); (yyval.sx)->u.ival = (yyvsp[0].ival); }
+    break;
+
+  case 106: /* atom: "number"  */
+                                    { (yyval.sx) = sx_new(A, SX_FLOAT, L((yylsp[0]))); (yyval.sx)->u.fval = (yyvsp[0].fval); }
+    break;
+
+  case 107: /* atom: "string"  */
+                                    { (yyval.sx) = sx_new(A, SX_STR, L((yylsp[0]))); (yyval.sx)->u.str.s = (yyvsp[0].str).s; (yyval.sx)->u.str.len = (yyvsp[0].str).len; }
+    break;
+
+  case 108: /* atom: "'True'"  */
+                                    { (yyval.sx) = sx_new(A, SX_TRUE, L((yylsp[0]))); }
+    break;
+
+  case 109: /* atom: "'False'"  */
+                                    { (yyval.sx) = sx_new(A, SX_FALSE, L((yylsp[0]))); }
+    break;
+
+  case 110: /* atom: "'None'"  */
+                                    { (yyval.sx) = sx_new(A, SX_NONE, L((yylsp[0]))); }
+    break;
+
+  case 111: /* atom: '(' ')'  */
+                                    { (yyval.sx) = sx_new(A, SX_TUPLE, L((yylsp[-1]))); }
+    break;
+
+  case 112: /* atom: '(' test_seq opt_comma ')'  */
+                                    { CHECK((yyval.sx) = seq_or_single(P, (yyvsp[-2].list), (yyvsp[-1].flag), L((yylsp[-3])))); }
+    break;
+
+  case 113: /* atom: '[' ']'  */
+                                    { (yyval.sx) = sx_new(A, SX_LIST, L((yylsp[-1]))); }
+    break;
+
+  case 114: /* atom: '[' test_seq opt_comma ']'  */
+                                    { (yyval.sx) = sx_new(A, SX_LIST, L((yylsp[-3]))); (yyval.sx)->u.elems = (yyvsp[-2].list); CHECK((yyval.sx) = deep(P, (yyval.sx))); }
+    break;
+
+  case 115: /* atom: '{' '}'  */
+                                    { (yyval.sx) = sx_new(A, SX_DICT, L((yylsp[-1]))); }
+    break;
+
+  case 116: /* atom: '{' dict_items opt_comma '}'  */
+                                    {
+            (yyval.sx) = sx_new(A, SX_DICT, L((yylsp[-3])));
+            for (int i = 0; i < (yyvsp[-2].list).n; i += 2) {
+                sx_push(A, &(yyval.sx)->u.dict.keys, NULL, (yyvsp[-2].list).items[i]);
+                sx_push(A, &(yyval.sx)->u.dict.vals, NULL, (yyvsp[-2].list).items[i + 1]);
+            }
+            CHECK((yyval.sx) = deep(P, (yyval.sx)));
+        }
+    break;
+
+  case 117: /* dict_items: test ':' test  */
+                                    { (yyval.list) = list1(P, (yyvsp[-2].sx)); sx_push(A, &(yyval.list), NULL, (yyvsp[0].sx)); }
+    break;
+
+  case 118: /* dict_items: dict_items ',' test ':' test  */
+                                         { (yyval.list) = (yyvsp[-4].list); sx_push(A, &(yyval.list), NULL, (yyvsp[-2].sx)); sx_push(A, &(yyval.list), NULL, (yyvsp[0].sx)); }
+    break;
+
+
+
+      default: break;
+    }
+  /* User semantic actions sometimes alter yychar, and that requires
+     that yytoken be updated with the new translation.  We take the
+     approach of translating immediately before every use of yytoken.
+     One alternative is translating here after every semantic action,
+     but that translation would be missed if the semantic action invokes
+     YYABORT, YYACCEPT, or YYERROR immediately after altering yychar or
+     if it invokes YYBACKUP.  In the case of YYABORT or YYACCEPT, an
+     incorrect destructor might then be invoked immediately.  In the
+     case of YYERROR or YYBACKUP, subsequent parser actions might lead
+     to an incorrect destructor call or verbose syntax error message
+     before the lookahead is translated.  */
+  YY_SYMBOL_PRINT ("-> $$ =", YY_CAST (yysymbol_kind_t, yyr1[yyn]), &yyval, &yyloc);
+
+  YYPOPSTACK (yylen);
+  yylen = 0;
+
+  *++yyvsp = yyval;
+  *++yylsp = yyloc;
+
+  /* Now 'shift' the result of the reduction.  Determine what state
+     that goes to, based on the state we popped back to and the rule
+     number reduced by.  */
+  {
+    const int yylhs = yyr1[yyn] - YYNTOKENS;
+    const int yyi = yypgoto[yylhs] + *yyssp;
+    yystate = (0 <= yyi && yyi <= YYLAST && yycheck[yyi] == *yyssp
+               ? yytable[yyi]
+               : yydefgoto[yylhs]);
+  }
+
+  goto yynewstate;
+
+
+/*--------------------------------------.
+| yyerrlab -- here on detecting error.  |
+`--------------------------------------*/
+yyerrlab:
+  /* Make sure we have latest lookahead translation.  See comments at
+     user semantic actions for why this is necessary.  */
+  yytoken = yychar == YYEMPTY ? YYSYMBOL_YYEMPTY : YYTRANSLATE (yychar);
+  /* If not already recovering from an error, report this error.  */
+  if (!yyerrstatus)
+    {
+      ++yynerrs;
+      {
+        yypcontext_t yyctx
+          = {yyssp, yytoken, &yylloc};
+        if (yyreport_syntax_error (&yyctx, P) == 2)
+          YYNOMEM;
+      }
+    }
+
+  yyerror_range[1] = yylloc;
+  if (yyerrstatus == 3)
+    {
+      /* If just tried and failed to reuse lookahead token after an
+         error, discard it.  */
+
+      if (yychar <= YYEOF)
+        {
+          /* Return failure if at end of input.  */
+          if (yychar == YYEOF)
+            YYABORT;
+        }
+      else
+        {
+          yydestruct ("Error: discarding",
+                      yytoken, &yylval, &yylloc, P);
+          yychar = YYEMPTY;
+        }
+    }
+
+  /* Else will try to reuse lookahead token after shifting the error
+     token.  */
+  goto yyerrlab1;
+
+
+/*---------------------------------------------------.
+| yyerrorlab -- error raised explicitly by YYERROR.  |
+`---------------------------------------------------*/
+yyerrorlab:
+  /* Pacify compilers when the user code never invokes YYERROR and the
+     label yyerrorlab therefore never appears in user code.  */
+  if (0)
+    YYERROR;
+  ++yynerrs;
+
+  /* Do not reclaim the symbols of the rule whose action triggered
+     this YYERROR.  */
+  YYPOPSTACK (yylen);
+  yylen = 0;
+  YY_STACK_PRINT (yyss, yyssp);
+  yystate = *yyssp;
+  goto yyerrlab1;
+
+
+/*-------------------------------------------------------------.
+| yyerrlab1 -- common code for both syntax error and YYERROR.  |
+`-------------------------------------------------------------*/
+yyerrlab1:
+  yyerrstatus = 3;      /* Each real token shifted decrements this.  */
+
+  /* Pop stack until we find a state that shifts the error token.  */
+  for (;;)
+    {
+      yyn = yypact[yystate];
+      if (!yypact_value_is_default (yyn))
+        {
+          yyn += YYSYMBOL_YYerror;
+          if (0 <= yyn && yyn <= YYLAST && yycheck[yyn] == YYSYMBOL_YYerror)
+            {
+              yyn = yytable[yyn];
+              if (0 < yyn)
+                break;
+            }
+        }
+
+      /* Pop the current state because it cannot handle the error token.  */
+      if (yyssp == yyss)
+        YYABORT;
+
+      yyerror_range[1] = *yylsp;
+      yydestruct ("Error: popping",
+                  YY_ACCESSING_SYMBOL (yystate), yyvsp, yylsp, P);
+      YYPOPSTACK (1);
+      yystate = *yyssp;
+      YY_STACK_PRINT (yyss, yyssp);
+    }
+
+  YY_IGNORE_MAYBE_UNINITIALIZED_BEGIN
+  *++yyvsp = yylval;
+  YY_IGNORE_MAYBE_UNINITIALIZED_END
+
+  yyerror_range[2] = yylloc;
+  ++yylsp;
+  YYLLOC_DEFAULT (*yylsp, yyerror_range, 2);
+
+  /* Shift the error token.  */
+  YY_SYMBOL_PRINT ("Shifting", YY_ACCESSING_SYMBOL (yyn), yyvsp, yylsp);
+
+  yystate = yyn;
+  goto yynewstate;
+
+
+/*-------------------------------------.
+| yyacceptlab -- YYACCEPT comes here.  |
+`-------------------------------------*/
+yyacceptlab:
+  yyresult = 0;
+  goto yyreturnlab;
+
+
+/*-----------------------------------.
+| yyabortlab -- YYABORT comes here.  |
+`-----------------------------------*/
+yyabortlab:
+  yyresult = 1;
+  goto yyreturnlab;
+
+
+/*-----------------------------------------------------------.
+| yyexhaustedlab -- YYNOMEM (memory exhaustion) comes here.  |
+`-----------------------------------------------------------*/
+yyexhaustedlab:
+  yyerror (&yylloc, P, YY_("memory exhausted"));
+  yyresult = 2;
+  goto yyreturnlab;
+
+
+/*----------------------------------------------------------.
+| yyreturnlab -- parsing is finished, clean up and return.  |
+`----------------------------------------------------------*/
+yyreturnlab:
+  if (yychar != YYEMPTY)
+    {
+      /* Make sure we have latest lookahead translation.  See comments at
+         user semantic actions for why this is necessary.  */
+      yytoken = YYTRANSLATE (yychar);
+      yydestruct ("Cleanup: discarding lookahead",
+                  yytoken, &yylval, &yylloc, P);
+    }
+  /* Do not reclaim the symbols of the rule whose action triggered
+     this YYABORT or YYACCEPT.  */
+  YYPOPSTACK (yylen);
+  YY_STACK_PRINT (yyss, yyssp);
+  while (yyssp != yyss)
+    {
+      yydestruct ("Cleanup: popping",
+                  YY_ACCESSING_SYMBOL (+*yyssp), yyvsp, yylsp, P);
+      YYPOPSTACK (1);
+    }
+#ifndef yyoverflow
+  if (yyss != yyssa)
+    YYSTACK_FREE (yyss);
+#endif
+
+  return yyresult;
+}
+
+
+
+static void yyerror(YYLTYPE *loc, Parser *P, const char *msg)
+{
+    diag_error(P->lx.src, L(*loc), "%s", msg);
+}
+
+/* Token names as a user reads them: the aliases above without Bison's quotes. */
+static void put_name(char *buf, size_t cap, size_t *len, yysymbol_kind_t sym)
+{
+    const char *name = yysymbol_name(sym);
+    size_t n = strlen(name);
+    if (n >= 2 && name[0] == '"' && name[n - 1] == '"') {
+        name++;
+        n -= 2;
+    }
+    if (sym == YYSYMBOL_YYEOF) {
+        name = "end of file";
+        n = strlen(name);
+    }
+    if (*len + n + 1 < cap) {
+        memcpy(buf + *len, name, n);
+        *len += n;
+        buf[*len] = 0;
+    }
+}
+
+static void put_str(char *buf, size_t cap, size_t *len, const char *s)
+{
+    size_t n = strlen(s);
+    if (*len + n + 1 < cap) {
+        memcpy(buf + *len, s, n);
+        *len += n;
+        buf[*len] = 0;
+    }
+}
+
+static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *P)
+{
+    enum { MAX_EXPECTED = 5 };
+    char buf[512];
+    size_t len = 0;
+    buf[0] = 0;
+    yysymbol_kind_t got = yypcontext_token(ctx);
+    yysymbol_kind_t expected[MAX_EXPECTED];
+    int n = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+    if (got == YYSYMBOL_INDENT) {
+        put_str(buf, sizeof buf, &len, "unexpected indent");
+    } else {
+        put_str(buf, sizeof buf, &len, "unexpected ");
+        put_name(buf, sizeof buf, &len, got);
+    }
+    if (n > 0) {
+        put_str(buf, sizeof buf, &len, ", expected ");
+        for (int i = 0; i < n; i++) {
+            if (i > 0)
+                put_str(buf, sizeof buf, &len, i == n - 1 ? " or " : ", ");
+            put_name(buf, sizeof buf, &len, expected[i]);
+        }
+    }
+    diag_error(P->lx.src, L(*yypcontext_location(ctx)), "%s", buf);
+    return 0;
+}

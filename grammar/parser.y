@@ -1,0 +1,483 @@
+/* The parser (Bison, pure, with locations): the Python subset TVMScript is
+ * written in, as a syntax tree (syntax.h). grammar/lower.c gives it meaning. */
+%code requires {
+#include "syntax.h"
+typedef struct Parser Parser;
+}
+
+%code {
+#include <string.h>
+
+#include "lexer.h"
+
+int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *P);
+static void yyerror(YYLTYPE *loc, Parser *P, const char *msg);
+
+#define A (P->lx.arena)
+
+static Loc L(YYLTYPE l)
+{
+    Loc r = { l.first_line, l.first_column };
+    return r;
+}
+
+/* Sets the depth of a new node and refuses nesting beyond the limit, so the
+ * recursive walks over the tree stay within the stack. */
+static Sx *deep(Parser *P, Sx *e)
+{
+    e->depth = sx_depth(e);
+    if (e->depth > SX_MAX_DEPTH) {
+        diag_error(P->lx.src, e->loc, "expression nested too deeply (limit %d)", SX_MAX_DEPTH);
+        return NULL;
+    }
+    return e;
+}
+
+#define CHECK(x) do { if (!(x)) YYABORT; } while (0)
+
+static Sx *binop(Parser *P, SxOp op, Sx *a, Sx *b, Loc loc)
+{
+    Sx *e = sx_new(A, b ? SX_BINOP : SX_UNARY, loc);
+    e->u.bin.op = op;
+    e->u.bin.a = a;
+    e->u.bin.b = b;
+    return deep(P, e);
+}
+
+static Sx *seq_or_single(Parser *P, SxList l, int comma, Loc loc)
+{
+    if (l.n == 1 && !comma)
+        return l.items[0];
+    Sx *e = sx_new(A, SX_TUPLE, loc);
+    e->u.elems = l;
+    return deep(P, e);
+}
+
+static SxList list1(Parser *P, Sx *e)
+{
+    SxList l = { 0 };
+    sx_push(A, &l, NULL, e);
+    return l;
+}
+}
+
+%define api.pure full
+%locations
+%define parse.error custom
+%param { Parser *P }
+
+%union {
+    Sx *sx;
+    St *st;
+    Sym *sym;
+    int64_t ival;
+    double fval;
+    struct { const char *s; int len; } str;
+    SxList list;
+    StList stl;
+    struct { SxParam **items; int n, cap; } params;
+    SxParam param;
+    SxOp op;
+    int flag;
+}
+
+%token <sym> NAME "identifier"
+%token <ival> INT "integer"
+%token <fval> FLOAT "number"
+%token <str> STRING "string"
+%token NEWLINE "end of line" INDENT "indent" DEDENT "dedent"
+%token DEF "'def'" CLASS "'class'" RETURN "'return'" PASS "'pass'" FOR "'for'" IN "'in'"
+%token IF "'if'" ELIF "'elif'" ELSE "'else'" WITH "'with'" AS "'as'" LAMBDA "'lambda'"
+%token AND "'and'" OR "'or'" NOT "'not'" TRUE "'True'" FALSE "'False'" NONE "'None'"
+%token ARROW "'->'" FLOORDIV "'//'" POW "'**'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
+
+%type <sx> test or_test and_test not_test comparison expr term factor power atom_expr atom
+%type <sx> testlist exprlist lambdef subscript opt_test opt_ret decorator
+%type <list> test_seq expr_seq args arglist subscripts sub_seq dict_items lparams decorators
+%type <st> stmt simple compound funcdef classdef for_stmt if_stmt with_stmt
+%type <stl> stmts suite elifs
+%type <params> params param_list
+%type <param> param
+%type <op> compop
+%type <flag> opt_comma
+
+%%
+
+file: %empty            { P->file.body.n = 0; }
+    | stmts             { P->file.body = $1; }
+    ;
+
+stmts: stmt             { StList l = { 0 }; st_push(A, &l, $1); $$ = l; }
+     | stmts stmt       { $$ = $1; st_push(A, &$$, $2); }
+     ;
+
+stmt: simple NEWLINE    { $$ = $1; }
+    | compound          { $$ = $1; }
+    ;
+
+simple: testlist        { $$ = st_new(A, ST_EXPR, L(@1)); $$->u.expr = $1; }
+      | testlist '=' testlist {
+            $$ = st_new(A, ST_ASSIGN, L(@1));
+            $$->u.assign.target = $1;
+            $$->u.assign.value = $3;
+        }
+      | testlist ':' test '=' testlist {
+            $$ = st_new(A, ST_ASSIGN, L(@1));
+            $$->u.assign.target = $1;
+            $$->u.assign.annot = $3;
+            $$->u.assign.value = $5;
+        }
+      | RETURN          { $$ = st_new(A, ST_RETURN, L(@1)); }
+      | RETURN testlist { $$ = st_new(A, ST_RETURN, L(@1)); $$->u.expr = $2; }
+      | PASS            { $$ = st_new(A, ST_PASS, L(@1)); }
+      ;
+
+compound: for_stmt | if_stmt | with_stmt
+        | funcdef                   { $$ = $1; }
+        | decorators funcdef        { $$ = $2; $$->u.def.decorators = $1; $$->loc = L(@1); }
+        | classdef                  { $$ = $1; }
+        | decorators classdef       { $$ = $2; $$->u.def.decorators = $1; $$->loc = L(@1); }
+        ;
+
+decorators: decorator               { $$ = list1(P, $1); }
+          | decorators decorator    { $$ = $1; sx_push(A, &$$, NULL, $2); }
+          ;
+
+decorator: '@' atom_expr NEWLINE    { $$ = $2; }
+         ;
+
+funcdef: DEF NAME '(' params ')' opt_ret ':' suite {
+            $$ = st_new(A, ST_DEF, L(@1));
+            $$->u.def.name = $2;
+            $$->u.def.name_loc = L(@2);
+            $$->u.def.params = $4.items;
+            $$->u.def.nparams = $4.n;
+            $$->u.def.ret = $6;
+            $$->u.def.body = $8;
+        }
+       ;
+
+opt_ret: %empty         { $$ = NULL; }
+       | ARROW test     { $$ = $2; }
+       ;
+
+params: %empty                      { $$.items = NULL; $$.n = $$.cap = 0; }
+      | param_list opt_comma        { $$ = $1; }
+      ;
+
+param_list: param {
+                $$.items = NULL; $$.n = $$.cap = 0;
+                SxParam *p = arena_alloc(A, sizeof *p);
+                *p = $1;
+                vec_push(A, &$$.items, &$$.n, &$$.cap, p);
+            }
+          | param_list ',' param {
+                $$ = $1;
+                SxParam *p = arena_alloc(A, sizeof *p);
+                *p = $3;
+                vec_push(A, &$$.items, &$$.n, &$$.cap, p);
+            }
+          ;
+
+param: NAME                 { $$.name = $1; $$.loc = L(@1); $$.annot = NULL; $$.dflt = NULL; }
+     | NAME ':' test        { $$.name = $1; $$.loc = L(@1); $$.annot = $3; $$.dflt = NULL; }
+     | NAME '=' test        { $$.name = $1; $$.loc = L(@1); $$.annot = NULL; $$.dflt = $3; }
+     | NAME ':' test '=' test { $$.name = $1; $$.loc = L(@1); $$.annot = $3; $$.dflt = $5; }
+     ;
+
+classdef: CLASS NAME ':' suite {
+            $$ = st_new(A, ST_CLASS, L(@1));
+            $$->u.def.name = $2;
+            $$->u.def.name_loc = L(@2);
+            $$->u.def.body = $4;
+        }
+        | CLASS NAME '(' ')' ':' suite {
+            $$ = st_new(A, ST_CLASS, L(@1));
+            $$->u.def.name = $2;
+            $$->u.def.name_loc = L(@2);
+            $$->u.def.body = $6;
+        }
+        ;
+
+for_stmt: FOR exprlist IN testlist ':' suite {
+            $$ = st_new(A, ST_FOR, L(@1));
+            $$->u.loop.target = $2;
+            $$->u.loop.iter = $4;
+            $$->u.loop.body = $6;
+        }
+        ;
+
+if_stmt: IF test ':' suite elifs {
+            $$ = st_new(A, ST_IF, L(@1));
+            $$->u.branch.cond = $2;
+            $$->u.branch.then = $4;
+            $$->u.branch.orelse = $5;
+        }
+       ;
+
+/* An else branch is a suite; an elif is an if statement in a branch of its own. */
+elifs: %empty                   { memset(&$$, 0, sizeof $$); }
+     | ELSE ':' suite           { $$ = $3; }
+     | ELIF test ':' suite elifs {
+            St *s = st_new(A, ST_IF, L(@1));
+            s->u.branch.cond = $2;
+            s->u.branch.then = $4;
+            s->u.branch.orelse = $5;
+            memset(&$$, 0, sizeof $$);
+            st_push(A, &$$, s);
+        }
+     ;
+
+with_stmt: WITH test ':' suite {
+            $$ = st_new(A, ST_WITH, L(@1));
+            $$->u.with.ctx = $2;
+            $$->u.with.body = $4;
+        }
+         | WITH test AS expr ':' suite {
+            $$ = st_new(A, ST_WITH, L(@1));
+            $$->u.with.ctx = $2;
+            $$->u.with.as = $4;
+            $$->u.with.body = $6;
+        }
+         ;
+
+suite: simple NEWLINE               { StList l = { 0 }; st_push(A, &l, $1); $$ = l; }
+     | NEWLINE INDENT stmts DEDENT  { $$ = $3; }
+     ;
+
+testlist: test_seq opt_comma        { CHECK($$ = seq_or_single(P, $1, $2, L(@1))); }
+        ;
+
+test_seq: test                      { $$ = list1(P, $1); }
+        | test_seq ',' test         { $$ = $1; sx_push(A, &$$, NULL, $3); }
+        ;
+
+exprlist: expr_seq opt_comma        { CHECK($$ = seq_or_single(P, $1, $2, L(@1))); }
+        ;
+
+expr_seq: expr                      { $$ = list1(P, $1); }
+        | expr_seq ',' expr         { $$ = $1; sx_push(A, &$$, NULL, $3); }
+        ;
+
+opt_comma: %empty   { $$ = 0; }
+         | ','      { $$ = 1; }
+         ;
+
+test: or_test | lambdef ;
+
+lambdef: LAMBDA lparams ':' test {
+            $$ = sx_new(A, SX_LAMBDA, L(@1));
+            $$->u.lambda.params = $2;
+            $$->u.lambda.body = $4;
+            CHECK($$ = deep(P, $$));
+        }
+       | LAMBDA ':' test {
+            $$ = sx_new(A, SX_LAMBDA, L(@1));
+            $$->u.lambda.body = $3;
+            CHECK($$ = deep(P, $$));
+        }
+       ;
+
+lparams: NAME {
+            Sx *n = sx_new(A, SX_NAME, L(@1));
+            n->u.name = $1;
+            $$ = list1(P, n);
+        }
+       | lparams ',' NAME {
+            Sx *n = sx_new(A, SX_NAME, L(@3));
+            n->u.name = $3;
+            $$ = $1;
+            sx_push(A, &$$, NULL, n);
+        }
+       ;
+
+or_test: and_test
+       | or_test OR and_test        { CHECK($$ = binop(P, OP_OR, $1, $3, L(@2))); }
+       ;
+
+and_test: not_test
+        | and_test AND not_test     { CHECK($$ = binop(P, OP_AND, $1, $3, L(@2))); }
+        ;
+
+not_test: comparison
+        | NOT not_test              { CHECK($$ = binop(P, OP_NOT, $2, NULL, L(@1))); }
+        ;
+
+comparison: expr
+          | expr compop expr        { CHECK($$ = binop(P, $2, $1, $3, L(@2))); }
+          ;
+
+compop: '<' { $$ = OP_LT; } | LE { $$ = OP_LE; } | '>' { $$ = OP_GT; } | GE { $$ = OP_GE; }
+      | EQ { $$ = OP_EQ; } | NE { $$ = OP_NE; }
+      ;
+
+expr: term
+    | expr '+' term                 { CHECK($$ = binop(P, OP_ADD, $1, $3, L(@2))); }
+    | expr '-' term                 { CHECK($$ = binop(P, OP_SUB, $1, $3, L(@2))); }
+    ;
+
+term: factor
+    | term '*' factor               { CHECK($$ = binop(P, OP_MUL, $1, $3, L(@2))); }
+    | term '/' factor               { CHECK($$ = binop(P, OP_DIV, $1, $3, L(@2))); }
+    | term FLOORDIV factor          { CHECK($$ = binop(P, OP_FLOORDIV, $1, $3, L(@2))); }
+    | term '%' factor               { CHECK($$ = binop(P, OP_MOD, $1, $3, L(@2))); }
+    ;
+
+factor: power
+      | '-' factor                  { CHECK($$ = binop(P, OP_NEG, $2, NULL, L(@1))); }
+      | '+' factor                  { CHECK($$ = binop(P, OP_POS, $2, NULL, L(@1))); }
+      ;
+
+power: atom_expr
+     | atom_expr POW factor {
+            diag_error(P->lx.src, L(@2), "'**' is not supported; write the product");
+            YYABORT;
+        }
+     ;
+
+atom_expr: atom
+         | atom_expr '.' NAME {
+            $$ = sx_new(A, SX_ATTR, L(@1));
+            $$->u.attr.obj = $1;
+            $$->u.attr.name = $3;
+            CHECK($$ = deep(P, $$));
+        }
+         | atom_expr '(' args ')' {
+            $$ = sx_new(A, SX_CALL, L(@1));
+            $$->u.call.fn = $1;
+            $$->u.call.args = $3;
+            CHECK($$ = deep(P, $$));
+        }
+         | atom_expr '[' subscripts ']' {
+            $$ = sx_new(A, SX_INDEX, L(@1));
+            $$->u.index.obj = $1;
+            $$->u.index.items = $3;
+            CHECK($$ = deep(P, $$));
+        }
+         ;
+
+args: %empty                        { memset(&$$, 0, sizeof $$); }
+    | arglist opt_comma             { $$ = $1; }
+    ;
+
+arglist: test                       { $$ = list1(P, $1); }
+       | NAME '=' test              { memset(&$$, 0, sizeof $$); sx_push(A, &$$, $1, $3); }
+       | arglist ',' test {
+            if ($1.keys) {
+                diag_error(P->lx.src, L(@3), "positional argument follows keyword argument");
+                YYABORT;
+            }
+            $$ = $1;
+            sx_push(A, &$$, NULL, $3);
+        }
+       | arglist ',' NAME '=' test  { $$ = $1; sx_push(A, &$$, $3, $5); }
+       ;
+
+subscripts: sub_seq opt_comma       { $$ = $1; }
+          ;
+
+sub_seq: subscript                  { $$ = list1(P, $1); }
+       | sub_seq ',' subscript      { $$ = $1; sx_push(A, &$$, NULL, $3); }
+       ;
+
+subscript: test
+         | opt_test ':' opt_test {
+            $$ = sx_new(A, SX_SLICE, L(@2));
+            $$->u.slice.lo = $1;
+            $$->u.slice.hi = $3;
+            CHECK($$ = deep(P, $$));
+        }
+         ;
+
+opt_test: %empty { $$ = NULL; } | test ;
+
+atom: NAME                          { $$ = sx_new(A, SX_NAME, L(@1)); $$->u.name = $1; }
+    | INT                           { $$ = sx_new(A, SX_INT, L(@1)); $$->u.ival = $1; }
+    | FLOAT                         { $$ = sx_new(A, SX_FLOAT, L(@1)); $$->u.fval = $1; }
+    | STRING                        { $$ = sx_new(A, SX_STR, L(@1)); $$->u.str.s = $1.s; $$->u.str.len = $1.len; }
+    | TRUE                          { $$ = sx_new(A, SX_TRUE, L(@1)); }
+    | FALSE                         { $$ = sx_new(A, SX_FALSE, L(@1)); }
+    | NONE                          { $$ = sx_new(A, SX_NONE, L(@1)); }
+    | '(' ')'                       { $$ = sx_new(A, SX_TUPLE, L(@1)); }
+    | '(' test_seq opt_comma ')'    { CHECK($$ = seq_or_single(P, $2, $3, L(@1))); }
+    | '[' ']'                       { $$ = sx_new(A, SX_LIST, L(@1)); }
+    | '[' test_seq opt_comma ']'    { $$ = sx_new(A, SX_LIST, L(@1)); $$->u.elems = $2; CHECK($$ = deep(P, $$)); }
+    | '{' '}'                       { $$ = sx_new(A, SX_DICT, L(@1)); }
+    | '{' dict_items opt_comma '}'  {
+            $$ = sx_new(A, SX_DICT, L(@1));
+            for (int i = 0; i < $2.n; i += 2) {
+                sx_push(A, &$$->u.dict.keys, NULL, $2.items[i]);
+                sx_push(A, &$$->u.dict.vals, NULL, $2.items[i + 1]);
+            }
+            CHECK($$ = deep(P, $$));
+        }
+    ;
+
+/* Keys and values alternate in one list; the action above splits them. */
+dict_items: test ':' test           { $$ = list1(P, $1); sx_push(A, &$$, NULL, $3); }
+          | dict_items ',' test ':' test { $$ = $1; sx_push(A, &$$, NULL, $3); sx_push(A, &$$, NULL, $5); }
+          ;
+
+%%
+
+static void yyerror(YYLTYPE *loc, Parser *P, const char *msg)
+{
+    diag_error(P->lx.src, L(*loc), "%s", msg);
+}
+
+/* Token names as a user reads them: the aliases above without Bison's quotes. */
+static void put_name(char *buf, size_t cap, size_t *len, yysymbol_kind_t sym)
+{
+    const char *name = yysymbol_name(sym);
+    size_t n = strlen(name);
+    if (n >= 2 && name[0] == '"' && name[n - 1] == '"') {
+        name++;
+        n -= 2;
+    }
+    if (sym == YYSYMBOL_YYEOF) {
+        name = "end of file";
+        n = strlen(name);
+    }
+    if (*len + n + 1 < cap) {
+        memcpy(buf + *len, name, n);
+        *len += n;
+        buf[*len] = 0;
+    }
+}
+
+static void put_str(char *buf, size_t cap, size_t *len, const char *s)
+{
+    size_t n = strlen(s);
+    if (*len + n + 1 < cap) {
+        memcpy(buf + *len, s, n);
+        *len += n;
+        buf[*len] = 0;
+    }
+}
+
+static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *P)
+{
+    enum { MAX_EXPECTED = 5 };
+    char buf[512];
+    size_t len = 0;
+    buf[0] = 0;
+    yysymbol_kind_t got = yypcontext_token(ctx);
+    yysymbol_kind_t expected[MAX_EXPECTED];
+    int n = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+    if (got == YYSYMBOL_INDENT) {
+        put_str(buf, sizeof buf, &len, "unexpected indent");
+    } else {
+        put_str(buf, sizeof buf, &len, "unexpected ");
+        put_name(buf, sizeof buf, &len, got);
+    }
+    if (n > 0) {
+        put_str(buf, sizeof buf, &len, ", expected ");
+        for (int i = 0; i < n; i++) {
+            if (i > 0)
+                put_str(buf, sizeof buf, &len, i == n - 1 ? " or " : ", ");
+            put_name(buf, sizeof buf, &len, expected[i]);
+        }
+    }
+    diag_error(P->lx.src, L(*yypcontext_location(ctx)), "%s", buf);
+    return 0;
+}

@@ -1,0 +1,108 @@
+/* The syntax tree the parser builds: a small Python subset (expressions,
+ * assignments, for/if/with/def/class). grammar/lower.c gives it meaning as IR. */
+#ifndef LOPT_SYNTAX_H
+#define LOPT_SYNTAX_H
+
+#include <stdint.h>
+
+#include "../ir/ir.h"
+
+typedef enum {
+    SX_NAME, SX_INT, SX_FLOAT, SX_STR, SX_TRUE, SX_FALSE, SX_NONE,
+    SX_ATTR,      /* a.name */
+    SX_CALL,      /* f(args, key=value) */
+    SX_INDEX,     /* a[items] */
+    SX_SLICE,     /* lo:hi inside a subscript */
+    SX_TUPLE, SX_LIST, SX_DICT,
+    SX_BINOP, SX_UNARY, SX_LAMBDA
+} SxKind;
+
+typedef enum {
+    OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD,
+    OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE, OP_AND, OP_OR,
+    OP_NEG, OP_POS, OP_NOT
+} SxOp;
+
+typedef struct Sx Sx;
+typedef struct SxList {
+    Sx **items;
+    Sym **keys;       /* keyword names for calls (NULL entries: positional) */
+    int n, cap, kcap;
+} SxList;
+
+struct Sx {
+    SxKind kind;
+    Loc loc;
+    int depth;        /* nesting depth, bounded to keep recursion safe */
+    union {
+        Sym *name;                                   /* NAME */
+        int64_t ival;                                /* INT */
+        double fval;                                 /* FLOAT */
+        struct { const char *s; int len; } str;      /* STR */
+        struct { Sx *obj; Sym *name; } attr;         /* ATTR */
+        struct { Sx *fn; SxList args; } call;        /* CALL */
+        struct { Sx *obj; SxList items; } index;     /* INDEX */
+        struct { Sx *lo, *hi; } slice;               /* SLICE */
+        SxList elems;                                /* TUPLE, LIST */
+        struct { SxList keys, vals; } dict;          /* DICT */
+        struct { SxOp op; Sx *a, *b; } bin;          /* BINOP, UNARY (a) */
+        struct { SxList params; Sx *body; } lambda;  /* LAMBDA */
+    } u;
+};
+
+typedef enum {
+    ST_EXPR, ST_ASSIGN, ST_RETURN, ST_PASS, ST_FOR, ST_IF, ST_WITH, ST_DEF, ST_CLASS
+} StKind;
+
+typedef struct St St;
+typedef struct StList {
+    St **items;
+    int n, cap;
+} StList;
+
+typedef struct SxParam {
+    Sym *name;
+    Loc loc;
+    Sx *annot;     /* may be NULL */
+    Sx *dflt;      /* may be NULL */
+} SxParam;
+
+struct St {
+    StKind kind;
+    Loc loc;
+    union {
+        Sx *expr;                                           /* EXPR, RETURN (may be NULL) */
+        struct { Sx *target, *annot, *value; } assign;      /* value may be NULL */
+        struct { Sx *target, *iter; StList body; } loop;
+        struct { Sx *cond; StList then, orelse; } branch;
+        struct { Sx *ctx, *as; StList body; } with;
+        struct {
+            SxList decorators;
+            Sym *name;
+            Loc name_loc;
+            SxParam **params;
+            int nparams;
+            Sx *ret;
+            StList body;
+        } def;                                              /* DEF and CLASS */
+    } u;
+};
+
+/* What the parser hands back: the statements of the file and the
+ * `# from tvm.script import ...` header lines it kept. */
+typedef struct SyntaxFile {
+    StList body;
+    const char **headers;
+    int nheaders;
+} SyntaxFile;
+
+enum { SX_MAX_DEPTH = 200, SX_MAX_INDENT = 100 };
+
+Sx *sx_new(Arena *a, SxKind k, Loc loc);
+void sx_push(Arena *a, SxList *l, Sym *key, Sx *item);
+St *st_new(Arena *a, StKind k, Loc loc);
+void st_push(Arena *a, StList *l, St *item);
+/* The deepest nesting among an expression's children, plus one. */
+int sx_depth(const Sx *e);
+
+#endif

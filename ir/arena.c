@@ -1,0 +1,144 @@
+/* Bump allocation in large chunks, freed all at once; a chained hash table
+ * of interned identifiers whose storage lives in the arena. */
+#include "arena.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct ArenaChunk {
+    ArenaChunk *next;
+    size_t cap, used;
+    max_align_t data[];
+};
+
+enum { CHUNK_MIN = 64 * 1024 };
+
+static void *oom(void)
+{
+    /* Running out of memory is the one failure we do not recover from. */
+    abort();
+}
+
+void *arena_alloc(Arena *a, size_t size)
+{
+    size = (size + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+    ArenaChunk *c = a->head;
+    if (!c || c->cap - c->used < size) {
+        size_t cap = size > CHUNK_MIN ? size : CHUNK_MIN;
+        if (c && c->cap < 16 * 1024 * 1024 && size <= c->cap * 2)
+            cap = c->cap * 2 > cap ? c->cap * 2 : cap;
+        c = malloc(sizeof *c + cap);
+        if (!c)
+            return oom();
+        c->cap = cap;
+        c->used = 0;
+        c->next = a->head;
+        a->head = c;
+    }
+    void *p = (char *)c->data + c->used;
+    c->used += size;
+    a->used += size;
+    return p;
+}
+
+void *arena_zalloc(Arena *a, size_t size)
+{
+    void *p = arena_alloc(a, size);
+    memset(p, 0, size);
+    return p;
+}
+
+void *arena_array(Arena *a, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size / 2)
+        return NULL;
+    size_t bytes = n * size;
+    return arena_zalloc(a, bytes ? bytes : 1);
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n)
+{
+    char *p = arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+void arena_free(Arena *a)
+{
+    ArenaChunk *c = a->head;
+    while (c) {
+        ArenaChunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    a->head = NULL;
+    a->used = 0;
+}
+
+static uint32_t hash_bytes(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+void intern_init(Interner *in, Arena *a)
+{
+    in->arena = a;
+    in->nslots = 1024;
+    in->count = 0;
+    in->slots = calloc(in->nslots, sizeof *in->slots);
+    if (!in->slots)
+        oom();
+}
+
+static void grow(Interner *in)
+{
+    size_t n = in->nslots * 2;
+    Sym **slots = calloc(n, sizeof *slots);
+    if (!slots)
+        oom();
+    for (size_t i = 0; i < in->nslots; i++) {
+        Sym *s = in->slots[i];
+        while (s) {
+            Sym *next = s->next;
+            s->next = slots[s->hash & (n - 1)];
+            slots[s->hash & (n - 1)] = s;
+            s = next;
+        }
+    }
+    free(in->slots);
+    in->slots = slots;
+    in->nslots = n;
+}
+
+Sym *intern(Interner *in, const char *s, size_t n)
+{
+    uint32_t h = hash_bytes(s, n);
+    for (Sym *p = in->slots[h & (in->nslots - 1)]; p; p = p->next)
+        if (p->hash == h && p->len == n && memcmp(p->str, s, n) == 0)
+            return p;
+    if (in->count * 2 > in->nslots)
+        grow(in);
+    Sym *p = arena_zalloc(in->arena, sizeof *p);
+    p->str = arena_strndup(in->arena, s, n);
+    p->len = (uint32_t)n;
+    p->hash = h;
+    p->next = in->slots[h & (in->nslots - 1)];
+    in->slots[h & (in->nslots - 1)] = p;
+    in->count++;
+    return p;
+}
+
+Sym *intern_cstr(Interner *in, const char *s)
+{
+    return intern(in, s, strlen(s));
+}
+
+void intern_free(Interner *in)
+{
+    free(in->slots);
+    in->slots = NULL;
+}

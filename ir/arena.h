@@ -1,0 +1,45 @@
+/* Arena allocation and identifier interning: one arena owns every node of a
+ * module, and each identifier is stored once so names compare by pointer. */
+#ifndef LOPT_ARENA_H
+#define LOPT_ARENA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ArenaChunk ArenaChunk;
+
+typedef struct Arena {
+    ArenaChunk *head;
+    size_t used;     /* bytes handed out, for statistics */
+} Arena;
+
+void *arena_alloc(Arena *a, size_t size);
+void *arena_zalloc(Arena *a, size_t size);
+/* Allocates n elements of size each, or NULL when n * size overflows. */
+void *arena_array(Arena *a, size_t n, size_t size);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+void arena_free(Arena *a);
+
+/* An interned identifier. `bind` and `bind_kind` belong to whoever resolves
+ * names (the reader uses them as the current binding of the name). */
+typedef struct Sym {
+    const char *str;
+    uint32_t len;
+    uint32_t hash;
+    struct Sym *next;
+    void *bind;
+    int bind_kind;
+} Sym;
+
+typedef struct Interner {
+    Arena *arena;
+    Sym **slots;
+    size_t nslots, count;
+} Interner;
+
+void intern_init(Interner *in, Arena *a);
+Sym *intern(Interner *in, const char *s, size_t n);
+Sym *intern_cstr(Interner *in, const char *s);
+void intern_free(Interner *in);
+
+#endif

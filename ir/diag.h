@@ -1,0 +1,32 @@
+/* Diagnostics: every error a user can cause is reported as
+ * file:line:col: error: message, then the source line and a caret. */
+#ifndef LOPT_DIAG_H
+#define LOPT_DIAG_H
+
+#include <stdio.h>
+
+typedef struct Loc {
+    int line, col;   /* 1-based; line 0 means "no location" */
+} Loc;
+
+typedef struct Source {
+    const char *name;   /* as given on the command line, "<stdin>" for - */
+    const char *text;   /* NUL-terminated copy of the whole input */
+    size_t len;
+    int errors;         /* count of errors reported */
+    FILE *out;          /* where diagnostics go (stderr) */
+} Source;
+
+#if defined(__GNUC__)
+#define LOPT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define LOPT_PRINTF(a, b)
+#endif
+
+/* Reports an error at loc and returns -1, so callers can `return diag_error(...)`. */
+int diag_error(Source *src, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
+#include <stdarg.h>
+int diag_verror(Source *src, Loc loc, const char *fmt, va_list ap);
+void diag_note(Source *src, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
+
+#endif

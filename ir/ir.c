@@ -1,0 +1,196 @@
+/* Builders and small queries over the IR: dtypes, node constructors,
+ * structural equality of expressions, and the dtype of TIR expressions. */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const dtype_names[DT_COUNT] = {
+    [DT_VOID] = "void", [DT_BOOL] = "bool", [DT_INT8] = "int8", [DT_INT16] = "int16",
+    [DT_INT32] = "int32", [DT_INT64] = "int64", [DT_UINT8] = "uint8",
+    [DT_UINT16] = "uint16", [DT_UINT32] = "uint32", [DT_UINT64] = "uint64",
+    [DT_FLOAT16] = "float16", [DT_BFLOAT16] = "bfloat16", [DT_FLOAT32] = "float32",
+    [DT_FLOAT64] = "float64", [DT_HANDLE] = "handle",
+};
+
+const char *dtype_name(DType t)
+{
+    return t < DT_COUNT ? dtype_names[t] : "?";
+}
+
+int dtype_parse(const char *s, DType *out)
+{
+    for (int t = 1; t < DT_COUNT; t++)
+        if (strcmp(s, dtype_names[t]) == 0) {
+            *out = (DType)t;
+            return 0;
+        }
+    return -1;
+}
+
+int dtype_is_float(DType t)
+{
+    return t == DT_FLOAT16 || t == DT_BFLOAT16 || t == DT_FLOAT32 || t == DT_FLOAT64;
+}
+
+Module *module_new(void)
+{
+    Module *m = calloc(1, sizeof *m);
+    if (!m)
+        abort();
+    intern_init(&m->names, &m->arena);
+    m->name = intern_cstr(&m->names, "Module");
+    return m;
+}
+
+void module_free(Module *m)
+{
+    if (!m)
+        return;
+    intern_free(&m->names);
+    arena_free(&m->arena);
+    free(m);
+}
+
+Func *module_find(Module *m, Sym *name)
+{
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i]->name == name)
+            return m->funcs[i];
+    return NULL;
+}
+
+void vec_push(Arena *a, void *itemsp, int *n, int *cap, void *item)
+{
+    void ***items = itemsp;
+    if (*n == *cap) {
+        int ncap = *cap ? *cap * 2 : 4;
+        void **grown = arena_alloc(a, (size_t)ncap * sizeof *grown);
+        if (*n)
+            memcpy(grown, *items, (size_t)*n * sizeof *grown);
+        *items = grown;
+        *cap = ncap;
+    }
+    (*items)[(*n)++] = item;
+}
+
+Expr *expr_new(Arena *a, ExprKind k, Loc loc)
+{
+    Expr *e = arena_zalloc(a, sizeof *e);
+    e->kind = k;
+    e->loc = loc;
+    return e;
+}
+
+Expr *expr_int(Arena *a, int64_t v, DType dt, Loc loc)
+{
+    Expr *e = expr_new(a, E_INT, loc);
+    e->u.i.v = v;
+    e->u.i.dtype = dt;
+    return e;
+}
+
+Stmt *stmt_new(Arena *a, StmtKind k, Loc loc)
+{
+    Stmt *s = arena_zalloc(a, sizeof *s);
+    s->kind = k;
+    s->loc = loc;
+    return s;
+}
+
+Var *var_new(Arena *a, Sym *name, VarKind k, Loc loc)
+{
+    Var *v = arena_zalloc(a, sizeof *v);
+    v->name = name;
+    v->kind = k;
+    v->loc = loc;
+    v->dtype = k == VAR_RELAX ? DT_VOID : DT_INT32;
+    return v;
+}
+
+static int exprs_equal(Expr *const *a, Expr *const *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!expr_equal(a[i], b[i]))
+            return 0;
+    return 1;
+}
+
+int expr_equal(const Expr *a, const Expr *b)
+{
+    if (a == b)
+        return 1;
+    if (!a || !b || a->kind != b->kind)
+        return 0;
+    switch (a->kind) {
+    case E_VAR: return a->u.var == b->u.var;
+    case E_INT: return a->u.i.v == b->u.i.v && a->u.i.dtype == b->u.i.dtype;
+    case E_FLOAT:
+        return memcmp(&a->u.f.v, &b->u.f.v, sizeof(double)) == 0 && a->u.f.dtype == b->u.f.dtype;
+    case E_STR: return a->u.str.len == b->u.str.len && memcmp(a->u.str.s, b->u.str.s, (size_t)a->u.str.len) == 0;
+    case E_BOOL: return a->u.b == b->u.b;
+    case E_NONE: return 1;
+    case E_TUPLE:
+    case E_LIST:
+        return a->u.list.n == b->u.list.n && exprs_equal(a->u.list.items, b->u.list.items, a->u.list.n);
+    case E_BIN:
+        return a->u.bin.op == b->u.bin.op && expr_equal(a->u.bin.a, b->u.bin.a) && expr_equal(a->u.bin.b, b->u.bin.b);
+    case E_UNARY: return a->u.un.op == b->u.un.op && expr_equal(a->u.un.a, b->u.un.a);
+    case E_LOAD:
+        return a->u.load.buf == b->u.load.buf && a->u.load.n == b->u.load.n &&
+               exprs_equal(a->u.load.idx, b->u.load.idx, a->u.load.n);
+    case E_CAST: return a->u.cast.dtype == b->u.cast.dtype && expr_equal(a->u.cast.a, b->u.cast.a);
+    case E_SLICE: return expr_equal(a->u.slice.lo, b->u.slice.lo) && expr_equal(a->u.slice.hi, b->u.slice.hi);
+    case E_GLOBAL: return a->u.global.name == b->u.global.name;
+    case E_GETITEM: return a->u.get.index == b->u.get.index && expr_equal(a->u.get.tuple, b->u.get.tuple);
+    case E_CALL:
+        if (a->u.call.op != b->u.call.op || a->u.call.nargs != b->u.call.nargs || a->u.call.nkw != b->u.call.nkw)
+            return 0;
+        for (int i = 0; i < a->u.call.nkw; i++)
+            if (a->u.call.kw[i] != b->u.call.kw[i])
+                return 0;
+        return exprs_equal(a->u.call.args, b->u.call.args, a->u.call.nargs) &&
+               exprs_equal(a->u.call.kwv, b->u.call.kwv, a->u.call.nkw);
+    default:
+        return 0;   /* maps, struct info, dicts, constants: compared by identity */
+    }
+}
+
+DType tir_dtype(const Expr *e)
+{
+    switch (e->kind) {
+    case E_INT: return e->u.i.dtype == DT_VOID ? DT_INT32 : e->u.i.dtype;
+    case E_FLOAT: return e->u.f.dtype == DT_VOID ? DT_FLOAT32 : e->u.f.dtype;
+    case E_BOOL: return DT_BOOL;
+    case E_VAR: return e->u.var->dtype;
+    case E_LOAD: return e->u.load.buf->dtype;
+    case E_CAST: return e->u.cast.dtype;
+    case E_UNARY: return e->u.un.op == U_NOT ? DT_BOOL : tir_dtype(e->u.un.a);
+    case E_BIN:
+        if (e->u.bin.op >= B_LT)
+            return DT_BOOL;
+        if (e->u.bin.a->kind == E_INT && e->u.bin.a->u.i.dtype == DT_VOID)
+            return tir_dtype(e->u.bin.b);
+        return tir_dtype(e->u.bin.a);
+    case E_CALL: {
+        const char *op = e->u.call.op->str;
+        DType t;
+        if ((strcmp(op, "T.if_then_else") == 0 || strcmp(op, "T.Select") == 0) && e->u.call.nargs == 3)
+            return tir_dtype(e->u.call.args[1]);
+        if (e->u.call.nargs > 0 && e->u.call.args[0]->kind == E_STR && dtype_parse(e->u.call.args[0]->u.str.s, &t) == 0)
+            return t;   /* T.call_extern("float32", ...) and friends */
+        if (e->u.call.nargs > 0)
+            return tir_dtype(e->u.call.args[0]);
+        return DT_INT32;
+    }
+    default: return DT_INT32;
+    }
+}
+
+int expr_const_int(const Expr *e, int64_t *out)
+{
+    if (e->kind != E_INT)
+        return -1;
+    *out = e->u.i.v;
+    return 0;
+}

@@ -1,0 +1,261 @@
+/* The IR of a module: Relax graph functions and TIR PrimFuncs, all nodes in
+ * the module's arena, names interned. The reader (grammar/lower.c) builds it,
+ * passes transform it, the printer and the verifier read it. */
+#ifndef LOPT_IR_H
+#define LOPT_IR_H
+
+#include <stdint.h>
+
+#include "arena.h"
+#include "diag.h"
+
+typedef enum {
+    DT_VOID, DT_BOOL, DT_INT8, DT_INT16, DT_INT32, DT_INT64,
+    DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64,
+    DT_FLOAT16, DT_BFLOAT16, DT_FLOAT32, DT_FLOAT64, DT_HANDLE, DT_COUNT
+} DType;
+
+const char *dtype_name(DType t);
+/* Returns 0 and sets *out when s names a dtype, else -1. */
+int dtype_parse(const char *s, DType *out);
+int dtype_is_float(DType t);
+
+typedef struct Expr Expr;
+typedef struct Stmt Stmt;
+typedef struct Func Func;
+typedef struct StructInfo StructInfo;
+
+typedef enum { VAR_RELAX, VAR_TIR, VAR_SYM } VarKind;
+
+typedef struct Var {
+    Sym *name;
+    VarKind kind;
+    Loc loc;
+    DType dtype;          /* TIR and symbolic vars */
+    StructInfo *sinfo;    /* Relax vars: declared or inferred, may be NULL */
+    int dataflow;         /* bound inside a dataflow block */
+    Stmt *loop;           /* the For that defines a loop variable */
+    unsigned mark;        /* scope stamp, owned by whoever walks scopes */
+} Var;
+
+typedef enum { BUF_PARAM, BUF_ALLOC, BUF_MATCH } BufKind;
+
+typedef struct Buffer {
+    Sym *name;
+    Loc loc;
+    BufKind kind;
+    DType dtype;
+    int ndim;
+    Expr **shape;
+    const char *scope;    /* NULL means "global" */
+    int *axis_sep;
+    int nsep;
+    Sym **extra_keys;     /* other keyword options, kept and printed as given */
+    Expr **extra_vals;
+    int nextra;
+    Var *handle;          /* BUF_MATCH: the handle parameter it matches */
+    unsigned mark;
+} Buffer;
+
+typedef enum { SI_TENSOR, SI_TUPLE, SI_SHAPE, SI_PRIM, SI_OBJECT } SInfoKind;
+
+struct StructInfo {
+    SInfoKind kind;
+    Loc loc;
+    int ndim;             /* -1: unknown rank */
+    Expr **shape;         /* NULL when only the rank (or nothing) is known */
+    DType dtype;          /* DT_VOID: unknown */
+    const char *vdevice;
+    StructInfo **fields;  /* SI_TUPLE */
+    int nfields;
+};
+
+typedef enum {
+    E_VAR, E_INT, E_FLOAT, E_STR, E_BOOL, E_NONE,
+    E_TUPLE, E_LIST, E_DICT,
+    E_GETITEM,    /* Relax tuple access t[i] */
+    E_CALL,       /* an operator or intrinsic by dotted name: R.add, T.max */
+    E_GLOBAL,     /* cls.f: a function of the module */
+    E_BIN, E_UNARY,
+    E_LOAD,       /* TIR buffer load A[i, j] */
+    E_CAST,
+    E_SLICE,      /* lo:hi inside a buffer region */
+    E_INDEXMAP,   /* T.index_map(lambda i, j: (...)) */
+    E_SINFO,      /* struct info used as a value: out_sinfo=R.Tensor(...) */
+    E_CONST       /* R.const(value, dtype): a tensor constant */
+} ExprKind;
+
+typedef enum {
+    B_ADD, B_SUB, B_MUL, B_DIV, B_FLOORDIV, B_FLOORMOD,
+    B_LT, B_LE, B_GT, B_GE, B_EQ, B_NE, B_AND, B_OR
+} BinOp;
+
+typedef enum { U_NEG, U_NOT } UnOp;
+
+struct Expr {
+    ExprKind kind;
+    Loc loc;
+    union {
+        Var *var;
+        struct { int64_t v; DType dtype; } i;             /* INT; dtype DT_VOID = bare literal */
+        struct { double v; DType dtype; } f;              /* FLOAT */
+        struct { const char *s; int len; } str;
+        int b;                                            /* BOOL */
+        struct { Expr **items; int n; } list;             /* TUPLE, LIST */
+        struct { Expr **keys, **vals; int n; } dict;
+        struct { Expr *tuple; int index; } get;
+        struct {
+            Sym *op;
+            Expr **args;
+            int nargs;
+            Sym **kw;
+            Expr **kwv;
+            int nkw;
+        } call;
+        struct { Func *fn; Sym *name; } global;
+        struct { BinOp op; Expr *a, *b; } bin;
+        struct { UnOp op; Expr *a; } un;
+        struct { struct Buffer *buf; Expr **idx; int n; } load;
+        struct { DType dtype; Expr *a; } cast;
+        struct { Expr *lo, *hi; } slice;
+        struct { Var **params; int nparams; Expr **out; int nout; } map;
+        StructInfo *sinfo;
+        struct { DType dtype; int ndim; int64_t *shape; double *data; int64_t count; } cst;
+    } u;
+};
+
+typedef enum { FOR_SERIAL, FOR_PARALLEL, FOR_VECTORIZED, FOR_UNROLLED, FOR_THREAD } ForKind;
+
+typedef struct BlockIter {
+    Var *var;
+    char kind;            /* 'S' spatial, 'R' reduce, 'O' opaque */
+    Expr *dom;
+    Expr *binding;
+    Loc loc;
+} BlockIter;
+
+typedef struct Region {
+    Buffer *buf;
+    Expr **idx;           /* points or E_SLICE ranges */
+    int n;
+    Loc loc;
+} Region;
+
+typedef struct Block {
+    Sym *name;
+    BlockIter *iters;
+    int niters;
+    Region *reads, *writes;
+    int nreads, nwrites;
+    int has_reads, has_writes;
+    Expr *attrs;          /* E_DICT or NULL */
+    Expr *where;          /* predicate or NULL */
+    Stmt *init;           /* NULL when there is no T.init() */
+    Stmt *body;
+} Block;
+
+typedef enum { S_SEQ, S_FOR, S_BLOCK, S_STORE, S_IF, S_EVAL, S_ALLOC, S_LET } StmtKind;
+
+struct Stmt {
+    StmtKind kind;
+    Loc loc;
+    union {
+        struct { Stmt **items; int n; } seq;
+        struct {
+            Var *var;
+            ForKind fk;
+            Expr *min, *extent;
+            const char *thread;   /* FOR_THREAD */
+            Stmt *body;
+        } loop;
+        Block *block;
+        struct { Buffer *buf; Expr **idx; int n; Expr *value; } store;
+        struct { Expr *cond; Stmt *then, *orelse; } branch;
+        Expr *eval;
+        Buffer *alloc;            /* T.alloc_buffer, or T.match_buffer when kind is BUF_MATCH */
+        struct { Var *var; Expr *value; } let;
+    } u;
+};
+
+typedef struct Binding {
+    Loc loc;
+    Var *var;
+    StructInfo *annot;    /* as written, or NULL */
+    Expr *value;
+} Binding;
+
+typedef struct RBlock {
+    Loc loc;
+    int dataflow;
+    Binding **binds;
+    int nbinds;
+    Var **outputs;        /* R.output(...) of a dataflow block */
+    int noutputs;
+    Loc out_loc;
+} RBlock;
+
+typedef struct PParam {
+    Var *var;             /* scalar or handle parameter */
+    Buffer *buf;          /* buffer parameter */
+} PParam;
+
+typedef enum { F_RELAX, F_PRIM } FuncKind;
+
+struct Func {
+    FuncKind kind;
+    Sym *name;
+    Loc loc;
+    int is_private;
+    Expr *attrs;          /* R.func_attr / T.func_attr dict, or NULL */
+    /* Relax */
+    Var **params;
+    int nparams;
+    StructInfo *ret;
+    Var **syms;           /* symbolic shape variables */
+    int nsyms;
+    RBlock **blocks;
+    int nblocks;
+    Expr *result;
+    /* TIR */
+    PParam *pparams;
+    int npparams;
+    Stmt *body;
+};
+
+typedef struct Module {
+    Arena arena;
+    Interner names;
+    Sym *name;            /* the class name, "Module" by default */
+    int bare;             /* the file held a single function, no class */
+    const char **headers; /* kept `# from tvm.script import` lines */
+    int nheaders;
+    Expr *global_infos;   /* I.module_global_infos({...}) or NULL */
+    Expr *module_attrs;   /* I.module_attrs({...}) or NULL */
+    Func **funcs;
+    int nfuncs;
+    unsigned stamp;       /* the last scope stamp handed out (see Var.mark) */
+} Module;
+
+Module *module_new(void);
+void module_free(Module *m);
+Func *module_find(Module *m, Sym *name);
+
+/* Grows an arena array of pointers by one: *items has room for *cap. */
+void vec_push(Arena *a, void *itemsp, int *n, int *cap, void *item);
+
+Expr *expr_new(Arena *a, ExprKind k, Loc loc);
+Expr *expr_int(Arena *a, int64_t v, DType dt, Loc loc);
+Stmt *stmt_new(Arena *a, StmtKind k, Loc loc);
+Var *var_new(Arena *a, Sym *name, VarKind k, Loc loc);
+
+int expr_equal(const Expr *a, const Expr *b);
+/* The dtype a TIR expression evaluates to. */
+DType tir_dtype(const Expr *e);
+/* Constant value of an integer expression, or -1 when it is not constant. */
+int expr_const_int(const Expr *e, int64_t *out);
+
+/* Checks the module's invariants, reporting each violation through src.
+ * Returns the number of errors. */
+int ir_verify(Module *m, Source *src);
+
+#endif

@@ -1,0 +1,438 @@
+/* The verifier: every use has a definition in scope, call_tir agrees with its
+ * target, accesses have the rank of their buffer, block iterator bindings
+ * stay inside their domains. Runs on the reader's output and after passes. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ir.h"
+
+enum { MAX_ERRORS = 20 };
+
+typedef struct Verifier {
+    Module *m;
+    Source *src;
+    unsigned live;        /* the stamp of the function being checked */
+    int errors;
+} Verifier;
+
+#define VERR(V, loc, ...) ((V)->errors++ < MAX_ERRORS ? diag_error((V)->src, (loc), __VA_ARGS__) : -1)
+
+static void enter(Verifier *V, Var *v)
+{
+    v->mark = V->live;
+}
+
+static void leave(Var *v)
+{
+    v->mark = 0;
+}
+
+/* ---- integer ranges of index expressions ---- */
+
+typedef struct Range {
+    int64_t lo, hi;
+} Range;
+
+static int range_of(const Expr *e, Range *r, int depth);
+
+static int var_range(const Var *v, Range *r)
+{
+    int64_t lo, ext;
+    if (!v->loop || expr_const_int(v->loop->u.loop.min, &lo) || expr_const_int(v->loop->u.loop.extent, &ext) || ext <= 0)
+        return -1;
+    r->lo = lo;
+    if (__builtin_add_overflow(lo, ext - 1, &r->hi))
+        return -1;
+    return 0;
+}
+
+static int range_of(const Expr *e, Range *r, int depth)
+{
+    Range a, b;
+    if (depth > 64)
+        return -1;
+    switch (e->kind) {
+    case E_INT: r->lo = r->hi = e->u.i.v; return 0;
+    case E_VAR: return var_range(e->u.var, r);
+    case E_BIN:
+        if (range_of(e->u.bin.a, &a, depth + 1) || range_of(e->u.bin.b, &b, depth + 1))
+            return -1;
+        switch (e->u.bin.op) {
+        case B_ADD:
+            return __builtin_add_overflow(a.lo, b.lo, &r->lo) || __builtin_add_overflow(a.hi, b.hi, &r->hi) ? -1 : 0;
+        case B_SUB:
+            return __builtin_sub_overflow(a.lo, b.hi, &r->lo) || __builtin_sub_overflow(a.hi, b.lo, &r->hi) ? -1 : 0;
+        case B_MUL: {
+            int64_t c[4];
+            if (__builtin_mul_overflow(a.lo, b.lo, &c[0]) || __builtin_mul_overflow(a.lo, b.hi, &c[1]) ||
+                __builtin_mul_overflow(a.hi, b.lo, &c[2]) || __builtin_mul_overflow(a.hi, b.hi, &c[3]))
+                return -1;
+            r->lo = r->hi = c[0];
+            for (int i = 1; i < 4; i++) {
+                r->lo = c[i] < r->lo ? c[i] : r->lo;
+                r->hi = c[i] > r->hi ? c[i] : r->hi;
+            }
+            return 0;
+        }
+        case B_FLOORDIV:
+            if (b.lo != b.hi || b.lo <= 0 || a.lo < 0)
+                return -1;
+            r->lo = a.lo / b.lo;
+            r->hi = a.hi / b.lo;
+            return 0;
+        case B_FLOORMOD:
+            if (b.lo != b.hi || b.lo <= 0 || a.lo < 0)
+                return -1;
+            if (a.hi - a.lo < b.lo && a.lo % b.lo <= a.hi % b.lo) {
+                r->lo = a.lo % b.lo;
+                r->hi = a.hi % b.lo;
+            } else {
+                r->lo = 0;
+                r->hi = b.lo - 1;
+            }
+            return 0;
+        default: return -1;
+        }
+    default: return -1;
+    }
+}
+
+/* ---- uses ---- */
+
+static void texpr(Verifier *V, const Expr *e);
+
+static void texprs(Verifier *V, Expr *const *items, int n)
+{
+    for (int i = 0; i < n; i++)
+        texpr(V, items[i]);
+}
+
+static void check_rank(Verifier *V, const Buffer *b, int n, Loc loc)
+{
+    if (b->mark != V->live)
+        VERR(V, loc, "buffer '%s' is not defined here", b->name->str);
+    if (n != b->ndim)
+        VERR(V, loc, "buffer '%s' has %d dimension%s but is accessed with %d ind%s", b->name->str, b->ndim,
+             b->ndim == 1 ? "" : "s", n, n == 1 ? "ex" : "ices");
+}
+
+static void texpr(Verifier *V, const Expr *e)
+{
+    switch (e->kind) {
+    case E_VAR:
+        if (e->u.var->mark != V->live && e->u.var->kind != VAR_SYM)
+            VERR(V, e->loc, "variable '%s' is used outside its scope", e->u.var->name->str);
+        break;
+    case E_TUPLE: case E_LIST: texprs(V, e->u.list.items, e->u.list.n); break;
+    case E_CALL: texprs(V, e->u.call.args, e->u.call.nargs); texprs(V, e->u.call.kwv, e->u.call.nkw); break;
+    case E_BIN: texpr(V, e->u.bin.a); texpr(V, e->u.bin.b); break;
+    case E_UNARY: texpr(V, e->u.un.a); break;
+    case E_CAST: texpr(V, e->u.cast.a); break;
+    case E_SLICE: texpr(V, e->u.slice.lo); texpr(V, e->u.slice.hi); break;
+    case E_LOAD:
+        check_rank(V, e->u.load.buf, e->u.load.n, e->loc);
+        texprs(V, e->u.load.idx, e->u.load.n);
+        break;
+    default: break;
+    }
+}
+
+static void declare_buffer(Verifier *V, Buffer *b)
+{
+    b->mark = V->live;
+    for (int i = 0; i < b->ndim; i++)
+        texpr(V, b->shape[i]);
+}
+
+static void tstmt(Verifier *V, const Stmt *s);
+
+static void iter_binding(Verifier *V, const BlockIter *it)
+{
+    texpr(V, it->binding);
+    int64_t dom;
+    Range r;
+    if (expr_const_int(it->dom, &dom) || range_of(it->binding, &r, 0))
+        return;
+    if (r.lo < 0 || r.hi >= dom) {
+        VERR(V, it->binding->loc, "block iterator '%s' ranges over [%lld, %lld] but its domain is [0, %lld)",
+             it->var->name->str, (long long)r.lo, (long long)r.hi, (long long)dom);
+    }
+}
+
+static void regions(Verifier *V, const Region *r, int n)
+{
+    for (int i = 0; i < n; i++) {
+        check_rank(V, r[i].buf, r[i].n, r[i].loc);
+        texprs(V, r[i].idx, r[i].n);
+    }
+}
+
+static void block(Verifier *V, const Block *b)
+{
+    for (int i = 0; i < b->niters; i++) {
+        iter_binding(V, &b->iters[i]);
+        texpr(V, b->iters[i].dom);
+    }
+    for (int i = 0; i < b->niters; i++)
+        enter(V, b->iters[i].var);
+    if (b->where)
+        texpr(V, b->where);
+    regions(V, b->reads, b->nreads);
+    regions(V, b->writes, b->nwrites);
+    if (b->init)
+        tstmt(V, b->init);
+    tstmt(V, b->body);
+    for (int i = 0; i < b->niters; i++)
+        leave(b->iters[i].var);
+}
+
+static void tstmt(Verifier *V, const Stmt *s)
+{
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            tstmt(V, s->u.seq.items[i]);
+        break;
+    case S_FOR:
+        texpr(V, s->u.loop.min);
+        texpr(V, s->u.loop.extent);
+        enter(V, s->u.loop.var);
+        tstmt(V, s->u.loop.body);
+        leave(s->u.loop.var);
+        break;
+    case S_BLOCK: block(V, s->u.block); break;
+    case S_STORE:
+        check_rank(V, s->u.store.buf, s->u.store.n, s->loc);
+        texprs(V, s->u.store.idx, s->u.store.n);
+        texpr(V, s->u.store.value);
+        break;
+    case S_IF:
+        texpr(V, s->u.branch.cond);
+        tstmt(V, s->u.branch.then);
+        if (s->u.branch.orelse)
+            tstmt(V, s->u.branch.orelse);
+        break;
+    case S_EVAL: texpr(V, s->u.eval); break;
+    case S_ALLOC:
+        if (s->u.alloc->handle && s->u.alloc->handle->mark != V->live)
+            VERR(V, s->loc, "T.match_buffer of '%s', which is not a parameter in scope", s->u.alloc->handle->name->str);
+        declare_buffer(V, s->u.alloc);
+        break;
+    case S_LET:
+        texpr(V, s->u.let.value);
+        enter(V, s->u.let.var);
+        break;
+    }
+}
+
+static void prim_func(Verifier *V, Func *f)
+{
+    for (int i = 0; i < f->npparams; i++) {
+        if (f->pparams[i].buf)
+            declare_buffer(V, f->pparams[i].buf);
+        else
+            enter(V, f->pparams[i].var);
+    }
+    tstmt(V, f->body);
+}
+
+/* ---- Relax ---- */
+
+static void rexpr(Verifier *V, const Expr *e);
+
+static void rexprs(Verifier *V, Expr *const *items, int n)
+{
+    for (int i = 0; i < n; i++)
+        rexpr(V, items[i]);
+}
+
+/* The buffer a prim_func parameter stands for: the buffer itself, or the
+ * buffer its handle is matched to at the top of the body. */
+static const Buffer *param_buffer(const Func *f, int i)
+{
+    const PParam *p = &f->pparams[i];
+    if (p->buf)
+        return p->buf;
+    const Stmt *b = f->body;
+    int n = b->kind == S_SEQ ? b->u.seq.n : 1;
+    for (int k = 0; k < n; k++) {
+        const Stmt *s = b->kind == S_SEQ ? b->u.seq.items[k] : b;
+        if (s->kind == S_ALLOC && s->u.alloc->handle == p->var)
+            return s->u.alloc;
+    }
+    return NULL;
+}
+
+static const StructInfo *sinfo_of(const Expr *e)
+{
+    if (e->kind == E_VAR)
+        return e->u.var->sinfo;
+    if (e->kind == E_CALL && strcmp(e->u.call.op->str, "R.call_tir") == 0)
+        for (int i = 0; i < e->u.call.nkw; i++)
+            if (strcmp(e->u.call.kw[i]->str, "out_sinfo") == 0 && e->u.call.kwv[i]->kind == E_SINFO)
+                return e->u.call.kwv[i]->u.sinfo;
+    return NULL;
+}
+
+static void shape_text(char *buf, size_t cap, Expr *const *shape, int n)
+{
+    size_t len = 0;
+    len += (size_t)snprintf(buf, cap, "(");
+    for (int i = 0; i < n && len < cap; i++) {
+        int64_t v;
+        if (expr_const_int(shape[i], &v) == 0)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%lld", i ? ", " : "", (long long)v);
+        else
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
+                                    shape[i]->kind == E_VAR ? shape[i]->u.var->name->str : "?");
+    }
+    if (len < cap)
+        snprintf(buf + len, cap - len, n == 1 ? ",)" : ")");
+}
+
+/* A tensor's struct info against the buffer it is bound to; unknown parts agree with anything. */
+static void match_tensor(Verifier *V, const StructInfo *s, const Buffer *b, const Func *f, const char *what, int k, Loc loc)
+{
+    if (!s || s->kind != SI_TENSOR || !b)
+        return;
+    char have[128], want[128];
+    if (s->shape) {
+        int same = s->ndim == b->ndim;
+        for (int i = 0; same && i < s->ndim; i++) {
+            int64_t x, y;
+            if (expr_const_int(s->shape[i], &x) == 0 && expr_const_int(b->shape[i], &y) == 0 && x != y)
+                same = 0;
+        }
+        if (!same) {
+            shape_text(have, sizeof have, s->shape, s->ndim);
+            shape_text(want, sizeof want, b->shape, b->ndim);
+            VERR(V, loc, "%s %d of the call to '%s' has shape %s but buffer '%s' has shape %s", what, k,
+                 f->name->str, have, b->name->str, want);
+            return;
+        }
+    } else if (s->ndim >= 0 && s->ndim != b->ndim) {
+        VERR(V, loc, "%s %d of the call to '%s' has rank %d but buffer '%s' has rank %d", what, k, f->name->str,
+             s->ndim, b->name->str, b->ndim);
+        return;
+    }
+    if (s->dtype != DT_VOID && s->dtype != b->dtype)
+        VERR(V, loc, "%s %d of the call to '%s' has dtype %s but buffer '%s' has dtype %s", what, k, f->name->str,
+             dtype_name(s->dtype), b->name->str, dtype_name(b->dtype));
+}
+
+static void call_tir(Verifier *V, const Expr *e)
+{
+    if (e->u.call.nargs < 2)
+        return (void)VERR(V, e->loc, "R.call_tir takes a function and a tuple of arguments");
+    const Expr *fn = e->u.call.args[0], *args = e->u.call.args[1];
+    const StructInfo *out = sinfo_of(e);
+    if (fn->kind != E_GLOBAL)
+        return (void)VERR(V, fn->loc, "R.call_tir calls a function of the module, as in cls.f");
+    const Func *f = fn->u.global.fn;
+    if (f->kind != F_PRIM)
+        return (void)VERR(V, fn->loc, "R.call_tir calls a prim_func; '%s' is a Relax function", f->name->str);
+    if (args->kind != E_TUPLE)
+        return (void)VERR(V, args->loc, "the arguments of R.call_tir are a tuple, as in (x, w)");
+    if (!out)
+        return (void)VERR(V, e->loc, "R.call_tir needs out_sinfo=R.Tensor(...)");
+    const StructInfo *const *outs = &out;
+    int nout = 1;
+    if (out->kind == SI_TUPLE) {
+        outs = (const StructInfo *const *)out->fields;
+        nout = out->nfields;
+    }
+    int nin = args->u.list.n;
+    if (nin + nout != f->npparams)
+        return (void)VERR(V, e->loc, "R.call_tir passes %d argument%s and %d output%s to '%s', which has %d parameter%s",
+                          nin, nin == 1 ? "" : "s", nout, nout == 1 ? "" : "s", f->name->str, f->npparams,
+                          f->npparams == 1 ? "" : "s");
+    for (int i = 0; i < nin; i++)
+        match_tensor(V, sinfo_of(args->u.list.items[i]), param_buffer(f, i), f, "argument", i + 1, args->u.list.items[i]->loc);
+    for (int i = 0; i < nout; i++)
+        match_tensor(V, outs[i], param_buffer(f, nin + i), f, "output", i + 1, outs[i]->loc);
+}
+
+static void rexpr(Verifier *V, const Expr *e)
+{
+    switch (e->kind) {
+    case E_VAR:
+        if (e->u.var->kind == VAR_RELAX && e->u.var->mark != V->live)
+            VERR(V, e->loc, "variable '%s' is not defined here%s", e->u.var->name->str,
+                 e->u.var->dataflow ? " (it is local to its dataflow block; list it in R.output)" : "");
+        break;
+    case E_TUPLE: case E_LIST: rexprs(V, e->u.list.items, e->u.list.n); break;
+    case E_DICT: rexprs(V, e->u.dict.vals, e->u.dict.n); break;
+    case E_GETITEM: rexpr(V, e->u.get.tuple); break;
+    case E_GLOBAL:
+        if (module_find(V->m, e->u.global.name) != e->u.global.fn)
+            VERR(V, e->loc, "function '%s' is not in the module", e->u.global.name->str);
+        break;
+    case E_CALL:
+        rexprs(V, e->u.call.args, e->u.call.nargs);
+        rexprs(V, e->u.call.kwv, e->u.call.nkw);
+        if (strcmp(e->u.call.op->str, "R.call_tir") == 0)
+            call_tir(V, e);
+        break;
+    default: break;
+    }
+}
+
+static int same_tensor(const StructInfo *a, const StructInfo *b)
+{
+    if (a->kind != SI_TENSOR || b->kind != SI_TENSOR || !a->shape || !b->shape)
+        return 1;
+    if (a->ndim != b->ndim || (a->dtype != DT_VOID && b->dtype != DT_VOID && a->dtype != b->dtype))
+        return 0;
+    for (int i = 0; i < a->ndim; i++) {
+        int64_t x, y;
+        if (expr_const_int(a->shape[i], &x) == 0 && expr_const_int(b->shape[i], &y) == 0 && x != y)
+            return 0;
+    }
+    return 1;
+}
+
+static void relax_func(Verifier *V, Func *f)
+{
+    for (int i = 0; i < f->nparams; i++)
+        enter(V, f->params[i]);
+    for (int i = 0; i < f->nblocks; i++) {
+        RBlock *b = f->blocks[i];
+        for (int k = 0; k < b->nbinds; k++) {
+            Binding *bd = b->binds[k];
+            rexpr(V, bd->value);
+            const StructInfo *got = sinfo_of(bd->value);
+            if (bd->annot && got && !same_tensor(bd->annot, got)) {
+                char want[128], have[128];
+                shape_text(want, sizeof want, bd->annot->shape, bd->annot->ndim);
+                shape_text(have, sizeof have, got->shape, got->ndim);
+                VERR(V, bd->loc, "'%s' is declared %s %s but its value is %s %s", bd->var->name->str, want,
+                     dtype_name(bd->annot->dtype), have, dtype_name(got->dtype));
+            }
+            if (!bd->annot)
+                bd->var->sinfo = (StructInfo *)got;
+            enter(V, bd->var);
+        }
+        if (b->dataflow) {
+            for (int k = 0; k < b->nbinds; k++)
+                leave(b->binds[k]->var);
+            for (int k = 0; k < b->noutputs; k++)
+                enter(V, b->outputs[k]);
+        }
+    }
+    rexpr(V, f->result);
+}
+
+int ir_verify(Module *m, Source *src)
+{
+    Verifier V = { m, src, 0, 0 };
+    for (int i = 0; i < m->nfuncs; i++) {
+        V.live = ++m->stamp;
+        if (m->funcs[i]->kind == F_RELAX)
+            relax_func(&V, m->funcs[i]);
+        else
+            prim_func(&V, m->funcs[i]);
+    }
+    if (V.errors > MAX_ERRORS)
+        diag_error(src, (Loc){ 0, 0 }, "%d more errors not shown", V.errors - MAX_ERRORS);
+    return V.errors;
+}

@@ -1,0 +1,201 @@
+/* The pass registry and the pipeline runner. A pass is a row in `passes`
+ * below; the pipeline string names rows and gives them options. */
+#include "pass.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../printer/print.h"
+
+static int run_verify(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    (void)opts;
+    (void)nopts;
+    return ir_verify(m, ctx->src) ? -1 : 0;
+}
+
+static int run_print(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    (void)opts;
+    (void)nopts;
+    print_module(ctx->dump, m);
+    return 0;
+}
+
+static const char *const no_options[] = { NULL };
+
+static const PassInfo passes[] = {
+    { "print", "print the module to standard error at this point of the pipeline", no_options, run_print },
+    { "verify", "check the module's invariants (scopes, call_tir, ranks, block bindings)", no_options, run_verify },
+};
+
+const PassInfo *pass_registry(int *n)
+{
+    *n = (int)(sizeof passes / sizeof passes[0]);
+    return passes;
+}
+
+const PassInfo *pass_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+        if (strcmp(passes[i].name, name) == 0)
+            return &passes[i];
+    return NULL;
+}
+
+static int name_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '-' || c == '_';
+}
+
+static void known_passes(char *err, size_t cap, size_t len)
+{
+    len += (size_t)snprintf(err + len, len < cap ? cap - len : 0, "; known passes:");
+    for (size_t i = 0; i < sizeof passes / sizeof passes[0] && len < cap; i++)
+        len += (size_t)snprintf(err + len, cap - len, " %s", passes[i].name);
+}
+
+static int accepts(const PassInfo *p, const char *key)
+{
+    for (const char *const *o = p->options; *o; o++)
+        if (strcmp(*o, key) == 0)
+            return 1;
+    return 0;
+}
+
+/* Parses "{k=v,k2=v2}" at *s into step options, NUL-terminating in place. */
+static int parse_options(PassStep *st, char **s, char *err, size_t cap)
+{
+    char *p = *s + 1;
+    int optcap = 0;
+    for (;;) {
+        char *key = p;
+        while (name_char(*p))
+            p++;
+        if (p == key) {
+            if (*p == '}' && st->nopts == 0) {
+                *s = p + 1;
+                return 0;
+            }
+            snprintf(err, cap, "expected an option name in the options of pass '%s'", st->pass->name);
+            return -1;
+        }
+        if (*p != '=') {
+            snprintf(err, cap, "expected '=' after option '%.*s' of pass '%s'", (int)(p - key), key, st->pass->name);
+            return -1;
+        }
+        *p++ = 0;
+        char *val = p;
+        while (*p && *p != ',' && *p != '}')
+            p++;
+        if (!*p) {
+            snprintf(err, cap, "unterminated '{' in the options of pass '%s'", st->pass->name);
+            return -1;
+        }
+        char end = *p;
+        *p++ = 0;
+        if (!accepts(st->pass, key)) {
+            snprintf(err, cap, "pass '%s' has no option '%s'", st->pass->name, key);
+            return -1;
+        }
+        if (st->nopts == optcap) {
+            optcap = optcap ? optcap * 2 : 4;
+            PassOpt *g = realloc(st->opts, (size_t)optcap * sizeof *g);
+            if (!g)
+                abort();
+            st->opts = g;
+        }
+        st->opts[st->nopts].key = key;
+        st->opts[st->nopts++].val = val;
+        if (end == '}') {
+            *s = p;
+            return 0;
+        }
+    }
+}
+
+int pipeline_parse(Pipeline *pl, const char *text, char *err, size_t cap)
+{
+    /* The copy is kept: option keys and values point into it. Each parse
+     * appends its text to a chain so earlier steps stay valid. */
+    size_t n = strlen(text);
+    char *copy = malloc(n + 1 + sizeof(char *));
+    if (!copy)
+        abort();
+    memcpy(copy, &pl->text, sizeof(char *));
+    memcpy(copy + sizeof(char *), text, n + 1);
+    pl->text = copy;
+    char *s = copy + sizeof(char *);
+    for (;;) {
+        char *name = s;
+        while (name_char(*s))
+            s++;
+        if (s == name) {
+            snprintf(err, cap, *s ? "unexpected '%c' in pass pipeline" : "empty pass name in pipeline", *s);
+            return -1;
+        }
+        char sep = *s;
+        *s = 0;
+        const PassInfo *p = pass_find(name);
+        if (!p) {
+            size_t len = (size_t)snprintf(err, cap, "unknown pass '%s'", name);
+            known_passes(err, cap, len);
+            return -1;
+        }
+        if (pl->n == pl->cap) {
+            pl->cap = pl->cap ? pl->cap * 2 : 8;
+            PassStep *g = realloc(pl->steps, (size_t)pl->cap * sizeof *g);
+            if (!g)
+                abort();
+            pl->steps = g;
+        }
+        PassStep *st = &pl->steps[pl->n++];
+        st->pass = p;
+        st->opts = NULL;
+        st->nopts = 0;
+        *s = sep;
+        if (*s == '{' && parse_options(st, &s, err, cap))
+            return -1;
+        if (*s == 0)
+            return 0;
+        if (*s != ',') {
+            snprintf(err, cap, "unexpected '%c' in pass pipeline", *s);
+            return -1;
+        }
+        s++;
+    }
+}
+
+void pipeline_free(Pipeline *pl)
+{
+    for (int i = 0; i < pl->n; i++)
+        free(pl->steps[i].opts);
+    free(pl->steps);
+    char *t = pl->text;
+    while (t) {
+        char *next;
+        memcpy(&next, t, sizeof next);
+        free(t);
+        t = next;
+    }
+    memset(pl, 0, sizeof *pl);
+}
+
+int pipeline_run(const Pipeline *pl, Module *m, PassCtx *ctx)
+{
+    for (int i = 0; i < pl->n; i++) {
+        const PassStep *st = &pl->steps[i];
+        if (st->pass->run(m, ctx, st->opts, st->nopts))
+            return -1;
+        if (ctx->verify_each && ir_verify(m, ctx->src)) {
+            diag_error(ctx->src, (Loc){ 0, 0 }, "the module does not verify after pass '%s'", st->pass->name);
+            return -1;
+        }
+        if (ctx->print_after_all) {
+            fprintf(ctx->dump, "# -----// IR after %s //----- #\n", st->pass->name);
+            print_module(ctx->dump, m);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,50 @@
+/* The pass manager: one registry table of passes, pipelines parsed from
+ * "a,b{key=value},c", and running them with optional verification and dumps. */
+#ifndef LOPT_PASS_H
+#define LOPT_PASS_H
+
+#include <stdio.h>
+
+#include "../ir/ir.h"
+
+typedef struct PassOpt {
+    const char *key, *val;
+} PassOpt;
+
+typedef struct PassCtx {
+    Source *src;
+    FILE *dump;           /* where `print` and --print-after-all write (stderr) */
+    int verify_each;
+    int print_after_all;
+} PassCtx;
+
+typedef struct PassInfo {
+    const char *name;
+    const char *summary;
+    const char *const *options;   /* NULL-terminated names it accepts */
+    /* Returns 0, or -1 after reporting an error through ctx->src. */
+    int (*run)(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+} PassInfo;
+
+typedef struct PassStep {
+    const PassInfo *pass;
+    PassOpt *opts;
+    int nopts;
+} PassStep;
+
+typedef struct Pipeline {
+    PassStep *steps;
+    int n, cap;
+    char *text;           /* owns the option strings */
+} Pipeline;
+
+const PassInfo *pass_registry(int *n);
+const PassInfo *pass_find(const char *name);
+/* Appends the passes of text to p. On a malformed pipeline, writes the
+ * reason to err and returns -1. */
+int pipeline_parse(Pipeline *p, const char *text, char *err, size_t errcap);
+void pipeline_free(Pipeline *p);
+/* Runs each step; returns 0, or -1 when a pass or verification failed. */
+int pipeline_run(const Pipeline *p, Module *m, PassCtx *ctx);
+
+#endif

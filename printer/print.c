@@ -1,0 +1,776 @@
+/* Prints a module in lopt's canonical spelling of TVMScript: T.Buffer((..)),
+ * T.block, T.grid for perfectly nested serial loops, shortest round-trip
+ * floats, parentheses only where precedence needs them. */
+#include "print.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Printer {
+    FILE *out;
+    int indent;
+} Printer;
+
+static void put(Printer *p, const char *s)
+{
+    fputs(s, p->out);
+}
+
+static void line(Printer *p)
+{
+    for (int i = 0; i < p->indent; i++)
+        fputs("    ", p->out);
+}
+
+static void print_str(FILE *out, const char *s, int len)
+{
+    fputc('"', out);
+    for (int i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\t': fputs("\\t", out); break;
+        case '\r': fputs("\\r", out); break;
+        case 0: fputs("\\0", out); break;
+        default: fputc(c, out); break;
+        }
+    }
+    fputc('"', out);
+}
+
+/* The shortest decimal that reads back as the same double, with a '.' or an
+ * exponent so that it reads back as a float. */
+static void print_double(FILE *out, double v)
+{
+    char buf[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    fputs(buf, out);
+    if (!strpbrk(buf, ".eninf"))
+        fputs(".0", out);
+}
+
+static int prec_of(const Expr *e)
+{
+    switch (e->kind) {
+    case E_BIN:
+        switch (e->u.bin.op) {
+        case B_OR: return 1;
+        case B_AND: return 2;
+        case B_LT: case B_LE: case B_GT: case B_GE: case B_EQ: case B_NE: return 4;
+        case B_ADD: case B_SUB: return 5;
+        default: return 6;
+        }
+    case E_UNARY: return e->u.un.op == U_NOT ? 3 : 7;
+    case E_INT: return e->u.i.dtype == DT_VOID && e->u.i.v < 0 ? 7 : 8;
+    case E_FLOAT: return e->u.f.dtype == DT_VOID && e->u.f.v < 0 ? 7 : 8;
+    default: return 8;
+    }
+}
+
+static const char *const binop_text[] = {
+    [B_ADD] = " + ", [B_SUB] = " - ", [B_MUL] = " * ", [B_DIV] = " / ", [B_FLOORDIV] = " // ",
+    [B_FLOORMOD] = " % ", [B_LT] = " < ", [B_LE] = " <= ", [B_GT] = " > ", [B_GE] = " >= ",
+    [B_EQ] = " == ", [B_NE] = " != ", [B_AND] = " and ", [B_OR] = " or ",
+};
+
+static void expr(Printer *p, const Expr *e, int ctx);
+
+static void exprs(Printer *p, Expr *const *items, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (i)
+            put(p, ", ");
+        expr(p, items[i], 0);
+    }
+}
+
+static void tuple(Printer *p, Expr *const *items, int n)
+{
+    put(p, "(");
+    exprs(p, items, n);
+    put(p, n == 1 ? ",)" : ")");
+}
+
+static void typed(Printer *p, DType t)
+{
+    fprintf(p->out, "T.%s(", dtype_name(t));
+}
+
+static void float_lit(Printer *p, double v, DType t)
+{
+    if (t != DT_VOID)
+        typed(p, t);
+    if (isnan(v))
+        put(p, "\"nan\"");
+    else if (isinf(v))
+        put(p, v < 0 ? "\"-inf\"" : "\"inf\"");
+    else
+        print_double(p->out, v);
+    if (t != DT_VOID)
+        put(p, ")");
+}
+
+/* Relax shape dimensions: a symbolic variable alone is written as a string. */
+static void dim(Printer *p, const Expr *e)
+{
+    if (e->kind == E_VAR && e->u.var->kind == VAR_SYM)
+        fprintf(p->out, "\"%s\"", e->u.var->name->str);
+    else
+        expr(p, e, 0);
+}
+
+static void dims(Printer *p, Expr *const *d, int n)
+{
+    put(p, "(");
+    for (int i = 0; i < n; i++) {
+        if (i)
+            put(p, ", ");
+        dim(p, d[i]);
+    }
+    put(p, n == 1 ? ",)" : ")");
+}
+
+static void sinfo(Printer *p, const StructInfo *s)
+{
+    switch (s->kind) {
+    case SI_TENSOR: {
+        int any = 0;
+        put(p, "R.Tensor(");
+        if (s->shape) {
+            dims(p, s->shape, s->ndim);
+            any = 1;
+        }
+        if (s->dtype != DT_VOID) {
+            fprintf(p->out, "%sdtype=\"%s\"", any ? ", " : "", dtype_name(s->dtype));
+            any = 1;
+        }
+        if (!s->shape && s->ndim >= 0) {
+            fprintf(p->out, "%sndim=%d", any ? ", " : "", s->ndim);
+            any = 1;
+        }
+        if (s->vdevice) {
+            fprintf(p->out, "%svdevice=", any ? ", " : "");
+            print_str(p->out, s->vdevice, (int)strlen(s->vdevice));
+        }
+        put(p, ")");
+        break;
+    }
+    case SI_TUPLE:
+        put(p, "R.Tuple(");
+        for (int i = 0; i < s->nfields; i++) {
+            if (i)
+                put(p, ", ");
+            sinfo(p, s->fields[i]);
+        }
+        put(p, ")");
+        break;
+    case SI_SHAPE:
+        put(p, "R.Shape(");
+        if (s->shape) {
+            put(p, "[");
+            for (int i = 0; i < s->ndim; i++) {
+                if (i)
+                    put(p, ", ");
+                dim(p, s->shape[i]);
+            }
+            put(p, "]");
+        } else if (s->ndim >= 0) {
+            fprintf(p->out, "ndim=%d", s->ndim);
+        }
+        put(p, ")");
+        break;
+    case SI_PRIM: fprintf(p->out, "R.Prim(\"%s\")", dtype_name(s->dtype)); break;
+    case SI_OBJECT: put(p, "R.Object"); break;
+    }
+}
+
+static void const_data(Printer *p, const Expr *e, int d, int64_t *at)
+{
+    if (d == e->u.cst.ndim) {
+        double v = e->u.cst.data[(*at)++];
+        if (dtype_is_float(e->u.cst.dtype))
+            float_lit(p, v, DT_VOID);
+        else if (e->u.cst.dtype == DT_BOOL)
+            put(p, v != 0 ? "True" : "False");
+        else
+            fprintf(p->out, "%lld", (long long)v);
+        return;
+    }
+    put(p, "[");
+    for (int64_t i = 0; i < e->u.cst.shape[d]; i++) {
+        if (i)
+            put(p, ", ");
+        const_data(p, e, d + 1, at);
+    }
+    put(p, "]");
+}
+
+static void call(Printer *p, const Expr *e)
+{
+    put(p, e->u.call.op->str);
+    put(p, "(");
+    exprs(p, e->u.call.args, e->u.call.nargs);
+    for (int i = 0; i < e->u.call.nkw; i++) {
+        if (i || e->u.call.nargs)
+            put(p, ", ");
+        fprintf(p->out, "%s=", e->u.call.kw[i]->str);
+        expr(p, e->u.call.kwv[i], 0);
+    }
+    put(p, ")");
+}
+
+static void expr(Printer *p, const Expr *e, int ctx)
+{
+    int prec = prec_of(e), paren = prec < ctx;
+    if (paren)
+        put(p, "(");
+    switch (e->kind) {
+    case E_VAR: put(p, e->u.var->name->str); break;
+    case E_INT:
+        if (e->u.i.dtype != DT_VOID) {
+            typed(p, e->u.i.dtype);
+            fprintf(p->out, "%lld)", (long long)e->u.i.v);
+        } else {
+            fprintf(p->out, "%lld", (long long)e->u.i.v);
+        }
+        break;
+    case E_FLOAT: float_lit(p, e->u.f.v, e->u.f.dtype); break;
+    case E_STR: print_str(p->out, e->u.str.s, e->u.str.len); break;
+    case E_BOOL: put(p, e->u.b ? "True" : "False"); break;
+    case E_NONE: put(p, "None"); break;
+    case E_TUPLE: tuple(p, e->u.list.items, e->u.list.n); break;
+    case E_LIST:
+        put(p, "[");
+        exprs(p, e->u.list.items, e->u.list.n);
+        put(p, "]");
+        break;
+    case E_DICT:
+        put(p, "{");
+        for (int i = 0; i < e->u.dict.n; i++) {
+            if (i)
+                put(p, ", ");
+            expr(p, e->u.dict.keys[i], 0);
+            put(p, ": ");
+            expr(p, e->u.dict.vals[i], 0);
+        }
+        put(p, "}");
+        break;
+    case E_GETITEM:
+        expr(p, e->u.get.tuple, 8);
+        fprintf(p->out, "[%d]", e->u.get.index);
+        break;
+    case E_CALL: call(p, e); break;
+    case E_GLOBAL: fprintf(p->out, "cls.%s", e->u.global.name->str); break;
+    case E_BIN: {
+        int cmp = prec == 4;
+        expr(p, e->u.bin.a, cmp ? prec + 1 : prec);
+        put(p, binop_text[e->u.bin.op]);
+        expr(p, e->u.bin.b, prec + 1);
+        break;
+    }
+    case E_UNARY:
+        put(p, e->u.un.op == U_NOT ? "not " : "-");
+        expr(p, e->u.un.a, prec);
+        break;
+    case E_LOAD:
+        fprintf(p->out, "%s[", e->u.load.buf->name->str);
+        if (e->u.load.n == 0)
+            put(p, "()");
+        exprs(p, e->u.load.idx, e->u.load.n);
+        put(p, "]");
+        break;
+    case E_CAST:
+        fprintf(p->out, "T.Cast(\"%s\", ", dtype_name(e->u.cast.dtype));
+        expr(p, e->u.cast.a, 0);
+        put(p, ")");
+        break;
+    case E_SLICE:
+        expr(p, e->u.slice.lo, 0);
+        put(p, ":");
+        expr(p, e->u.slice.hi, 0);
+        break;
+    case E_INDEXMAP:
+        put(p, "T.index_map(lambda ");
+        for (int i = 0; i < e->u.map.nparams; i++)
+            fprintf(p->out, "%s%s", i ? ", " : "", e->u.map.params[i]->name->str);
+        put(p, ": ");
+        tuple(p, e->u.map.out, e->u.map.nout);
+        put(p, ")");
+        break;
+    case E_SINFO: sinfo(p, e->u.sinfo); break;
+    case E_CONST: {
+        int64_t at = 0;
+        put(p, "R.const(");
+        const_data(p, e, 0, &at);
+        fprintf(p->out, ", \"%s\")", dtype_name(e->u.cst.dtype));
+        break;
+    }
+    }
+    if (paren)
+        put(p, ")");
+}
+
+/* ---- TIR ---- */
+
+static void buffer_opts(Printer *p, const Buffer *b)
+{
+    tuple(p, b->shape, b->ndim);
+    fprintf(p->out, ", \"%s\"", dtype_name(b->dtype));
+    if (b->scope) {
+        put(p, ", scope=");
+        print_str(p->out, b->scope, (int)strlen(b->scope));
+    }
+    if (b->nsep) {
+        put(p, ", axis_separators=[");
+        for (int i = 0; i < b->nsep; i++)
+            fprintf(p->out, "%s%d", i ? ", " : "", b->axis_sep[i]);
+        put(p, "]");
+    }
+    for (int i = 0; i < b->nextra; i++) {
+        fprintf(p->out, ", %s=", b->extra_keys[i]->str);
+        expr(p, b->extra_vals[i], 0);
+    }
+}
+
+static void stmt(Printer *p, const Stmt *s);
+
+static void body(Printer *p, const Stmt *s)
+{
+    p->indent++;
+    if (s->kind == S_SEQ && s->u.seq.n == 0) {
+        line(p);
+        put(p, "pass\n");
+    } else {
+        stmt(p, s);
+    }
+    p->indent--;
+}
+
+static int is_zero(const Expr *e)
+{
+    return e->kind == E_INT && e->u.i.v == 0;
+}
+
+static int grid_step(const Stmt *s)
+{
+    return s->kind == S_FOR && s->u.loop.fk == FOR_SERIAL && is_zero(s->u.loop.min);
+}
+
+/* The end of a loop's range as written: min + extent. */
+static void loop_end(Printer *p, const Stmt *s)
+{
+    const Expr *lo = s->u.loop.min, *ext = s->u.loop.extent;
+    int64_t a, b;
+    if (expr_const_int(lo, &a) == 0 && expr_const_int(ext, &b) == 0)
+        fprintf(p->out, "%lld", (long long)(a + b));
+    else if (ext->kind == E_BIN && ext->u.bin.op == B_SUB && expr_equal(ext->u.bin.b, lo))
+        expr(p, ext->u.bin.a, 0);
+    else {
+        expr(p, lo, 5);
+        put(p, " + ");
+        expr(p, ext, 6);
+    }
+}
+
+static void loop(Printer *p, const Stmt *s)
+{
+    static const char *const kinds[] = {
+        [FOR_SERIAL] = "range", [FOR_PARALLEL] = "T.parallel", [FOR_VECTORIZED] = "T.vectorized",
+        [FOR_UNROLLED] = "T.unroll", [FOR_THREAD] = "T.thread_binding",
+    };
+    line(p);
+    if (grid_step(s) && grid_step(s->u.loop.body)) {
+        const Stmt *l = s;
+        put(p, "for ");
+        for (l = s; grid_step(l); l = l->u.loop.body)
+            fprintf(p->out, "%s%s", l == s ? "" : ", ", l->u.loop.var->name->str);
+        put(p, " in T.grid(");
+        for (l = s; grid_step(l); l = l->u.loop.body) {
+            if (l != s)
+                put(p, ", ");
+            expr(p, l->u.loop.extent, 0);
+        }
+        put(p, "):\n");
+        body(p, l);
+        return;
+    }
+    fprintf(p->out, "for %s in %s(", s->u.loop.var->name->str, kinds[s->u.loop.fk]);
+    if (is_zero(s->u.loop.min)) {
+        expr(p, s->u.loop.extent, 0);
+    } else {
+        expr(p, s->u.loop.min, 0);
+        put(p, ", ");
+        loop_end(p, s);
+    }
+    if (s->u.loop.fk == FOR_THREAD) {
+        put(p, ", thread=");
+        print_str(p->out, s->u.loop.thread, (int)strlen(s->u.loop.thread));
+    }
+    put(p, "):\n");
+    body(p, s->u.loop.body);
+}
+
+static int remappable(const Block *b)
+{
+    if (b->niters == 0)
+        return 0;
+    for (int i = 0; i < b->niters; i++) {
+        const BlockIter *it = &b->iters[i];
+        if (it->kind == 'O' || it->binding->kind != E_VAR || !it->binding->u.var->loop)
+            return 0;
+        const Stmt *l = it->binding->u.var->loop;
+        if (!is_zero(l->u.loop.min) || !expr_equal(l->u.loop.extent, it->dom))
+            return 0;
+    }
+    return 1;
+}
+
+static void regions(Printer *p, const char *what, const Region *r, int n)
+{
+    line(p);
+    fprintf(p->out, "%s(", what);
+    for (int i = 0; i < n; i++) {
+        fprintf(p->out, "%s%s[", i ? ", " : "", r[i].buf->name->str);
+        if (r[i].n == 0)
+            put(p, "()");
+        exprs(p, r[i].idx, r[i].n);
+        put(p, "]");
+    }
+    put(p, ")\n");
+}
+
+static void block(Printer *p, const Stmt *s)
+{
+    const Block *b = s->u.block;
+    line(p);
+    put(p, "with T.block(");
+    print_str(p->out, b->name->str, (int)b->name->len);
+    put(p, "):\n");
+    p->indent++;
+    if (remappable(b)) {
+        line(p);
+        for (int i = 0; i < b->niters; i++)
+            fprintf(p->out, "%s%s", i ? ", " : "", b->iters[i].var->name->str);
+        put(p, " = T.axis.remap(\"");
+        for (int i = 0; i < b->niters; i++)
+            fputc(b->iters[i].kind, p->out);
+        put(p, "\", [");
+        for (int i = 0; i < b->niters; i++)
+            fprintf(p->out, "%s%s", i ? ", " : "", b->iters[i].binding->u.var->name->str);
+        put(p, "])\n");
+    } else {
+        for (int i = 0; i < b->niters; i++) {
+            const BlockIter *it = &b->iters[i];
+            line(p);
+            fprintf(p->out, "%s = T.axis.%s(", it->var->name->str,
+                    it->kind == 'S' ? "spatial" : it->kind == 'R' ? "reduce" : "opaque");
+            expr(p, it->dom, 0);
+            put(p, ", ");
+            expr(p, it->binding, 0);
+            put(p, ")\n");
+        }
+    }
+    if (b->where) {
+        line(p);
+        put(p, "T.where(");
+        expr(p, b->where, 0);
+        put(p, ")\n");
+    }
+    if (b->has_reads)
+        regions(p, "T.reads", b->reads, b->nreads);
+    if (b->has_writes)
+        regions(p, "T.writes", b->writes, b->nwrites);
+    if (b->attrs) {
+        line(p);
+        put(p, "T.block_attr(");
+        expr(p, b->attrs, 0);
+        put(p, ")\n");
+    }
+    if (b->init) {
+        line(p);
+        put(p, "with T.init():\n");
+        body(p, b->init);
+    }
+    p->indent--;
+    int empty = b->body->kind == S_SEQ && b->body->u.seq.n == 0;
+    if (!empty || (!b->init && !b->niters && !b->has_reads && !b->has_writes && !b->attrs && !b->where))
+        body(p, b->body);
+}
+
+static void branch(Printer *p, const Stmt *s, int elif)
+{
+    line(p);
+    put(p, elif ? "elif " : "if ");
+    expr(p, s->u.branch.cond, 0);
+    put(p, ":\n");
+    body(p, s->u.branch.then);
+    const Stmt *e = s->u.branch.orelse;
+    if (!e)
+        return;
+    if (e->kind == S_IF) {
+        branch(p, e, 1);
+        return;
+    }
+    line(p);
+    put(p, "else:\n");
+    body(p, e);
+}
+
+static void stmt(Printer *p, const Stmt *s)
+{
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            stmt(p, s->u.seq.items[i]);
+        break;
+    case S_FOR: loop(p, s); break;
+    case S_BLOCK: block(p, s); break;
+    case S_STORE:
+        line(p);
+        fprintf(p->out, "%s[", s->u.store.buf->name->str);
+        if (s->u.store.n == 0)
+            put(p, "()");
+        exprs(p, s->u.store.idx, s->u.store.n);
+        put(p, "] = ");
+        expr(p, s->u.store.value, 0);
+        put(p, "\n");
+        break;
+    case S_IF: branch(p, s, 0); break;
+    case S_EVAL:
+        line(p);
+        if (s->u.eval->kind == E_CALL) {
+            expr(p, s->u.eval, 0);
+        } else {
+            put(p, "T.evaluate(");
+            expr(p, s->u.eval, 0);
+            put(p, ")");
+        }
+        put(p, "\n");
+        break;
+    case S_ALLOC: {
+        const Buffer *b = s->u.alloc;
+        line(p);
+        if (b->kind == BUF_MATCH)
+            fprintf(p->out, "%s = T.match_buffer(%s, ", b->name->str, b->handle->name->str);
+        else
+            fprintf(p->out, "%s = T.alloc_buffer(", b->name->str);
+        buffer_opts(p, b);
+        put(p, ")\n");
+        break;
+    }
+    case S_LET:
+        line(p);
+        fprintf(p->out, "%s: T.%s = ", s->u.let.var->name->str, dtype_name(s->u.let.var->dtype));
+        expr(p, s->u.let.value, 0);
+        put(p, "\n");
+        break;
+    }
+}
+
+static void decorator(Printer *p, const char *name, const Func *f)
+{
+    line(p);
+    fprintf(p->out, "@%s%s\n", name, f->is_private ? "(private=True)" : "");
+}
+
+static void attrs(Printer *p, const char *what, const Expr *a)
+{
+    if (!a)
+        return;
+    line(p);
+    fprintf(p->out, "%s(", what);
+    expr(p, a, 0);
+    put(p, ")\n");
+}
+
+static void prim_func(Printer *p, const Func *f)
+{
+    decorator(p, "T.prim_func", f);
+    line(p);
+    fprintf(p->out, "def %s(", f->name->str);
+    for (int i = 0; i < f->npparams; i++) {
+        const PParam *pp = &f->pparams[i];
+        if (i)
+            put(p, ", ");
+        if (pp->buf) {
+            fprintf(p->out, "%s: T.Buffer(", pp->buf->name->str);
+            buffer_opts(p, pp->buf);
+            put(p, ")");
+        } else {
+            fprintf(p->out, "%s: T.%s", pp->var->name->str, dtype_name(pp->var->dtype));
+        }
+    }
+    put(p, "):\n");
+    p->indent++;
+    attrs(p, "T.func_attr", f->attrs);
+    if (!f->attrs || f->body->kind != S_SEQ || f->body->u.seq.n != 0) {
+        p->indent--;
+        body(p, f->body);
+        p->indent++;
+    }
+    p->indent--;
+}
+
+/* ---- Relax ---- */
+
+static int uses_global(const Expr *e)
+{
+    switch (e->kind) {
+    case E_GLOBAL: return 1;
+    case E_TUPLE: case E_LIST:
+        for (int i = 0; i < e->u.list.n; i++)
+            if (uses_global(e->u.list.items[i]))
+                return 1;
+        return 0;
+    case E_GETITEM: return uses_global(e->u.get.tuple);
+    case E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            if (uses_global(e->u.call.args[i]))
+                return 1;
+        for (int i = 0; i < e->u.call.nkw; i++)
+            if (uses_global(e->u.call.kwv[i]))
+                return 1;
+        return 0;
+    default: return 0;
+    }
+}
+
+static int func_uses_global(const Func *f)
+{
+    for (int i = 0; i < f->nblocks; i++)
+        for (int k = 0; k < f->blocks[i]->nbinds; k++)
+            if (uses_global(f->blocks[i]->binds[k]->value))
+                return 1;
+    return uses_global(f->result);
+}
+
+static void binding(Printer *p, const Binding *b)
+{
+    line(p);
+    put(p, b->var->name->str);
+    if (b->annot) {
+        put(p, ": ");
+        sinfo(p, b->annot);
+    }
+    put(p, " = ");
+    expr(p, b->value, 0);
+    put(p, "\n");
+}
+
+static void relax_func(Printer *p, const Module *m, const Func *f)
+{
+    decorator(p, "R.function", f);
+    line(p);
+    fprintf(p->out, "def %s(", f->name->str);
+    for (int i = 0; i < f->nparams; i++) {
+        fprintf(p->out, "%s%s: ", i ? ", " : "", f->params[i]->name->str);
+        sinfo(p, f->params[i]->sinfo);
+    }
+    put(p, ")");
+    if (f->ret) {
+        put(p, " -> ");
+        sinfo(p, f->ret);
+    }
+    put(p, ":\n");
+    p->indent++;
+    attrs(p, "R.func_attr", f->attrs);
+    for (int i = 0; i < f->nsyms; i++) {
+        line(p);
+        fprintf(p->out, "%s = T.%s()\n", f->syms[i]->name->str, dtype_name(f->syms[i]->dtype));
+    }
+    if (func_uses_global(f)) {
+        line(p);
+        fprintf(p->out, "cls = %s\n", m->name->str);
+    }
+    for (int i = 0; i < f->nblocks; i++) {
+        const RBlock *b = f->blocks[i];
+        if (!b->dataflow) {
+            for (int k = 0; k < b->nbinds; k++)
+                binding(p, b->binds[k]);
+            continue;
+        }
+        line(p);
+        put(p, "with R.dataflow():\n");
+        p->indent++;
+        for (int k = 0; k < b->nbinds; k++)
+            binding(p, b->binds[k]);
+        line(p);
+        put(p, "R.output(");
+        for (int k = 0; k < b->noutputs; k++)
+            fprintf(p->out, "%s%s", k ? ", " : "", b->outputs[k]->name->str);
+        put(p, ")\n");
+        p->indent--;
+    }
+    line(p);
+    put(p, "return ");
+    expr(p, f->result, 0);
+    put(p, "\n");
+    p->indent--;
+}
+
+static void func(Printer *p, const Module *m, const Func *f)
+{
+    if (f->kind == F_RELAX)
+        relax_func(p, m, f);
+    else
+        prim_func(p, f);
+}
+
+void print_module(FILE *out, const Module *m)
+{
+    Printer p = { out, 0 };
+    for (int i = 0; i < m->nheaders; i++)
+        fprintf(out, "%s\n", m->headers[i]);
+    if (m->nheaders)
+        put(&p, "\n");
+    if (m->bare && m->nfuncs == 1 && !m->global_infos && !m->module_attrs) {
+        func(&p, m, m->funcs[0]);
+        return;
+    }
+    fprintf(out, "@I.ir_module\nclass %s:\n", m->name->str);
+    p.indent = 1;
+    attrs(&p, "I.module_global_infos", m->global_infos);
+    attrs(&p, "I.module_attrs", m->module_attrs);
+    for (int i = 0; i < m->nfuncs; i++) {
+        if (i || m->global_infos || m->module_attrs)
+            put(&p, "\n");
+        func(&p, m, m->funcs[i]);
+    }
+    if (m->nfuncs == 0 && !m->global_infos && !m->module_attrs) {
+        line(&p);
+        put(&p, "pass\n");
+    }
+}
+
+void print_expr(FILE *out, const Expr *e)
+{
+    Printer p = { out, 0 };
+    expr(&p, e, 0);
+}
+
+void print_sinfo(FILE *out, const StructInfo *s)
+{
+    Printer p = { out, 0 };
+    sinfo(&p, s);
+}
+
+const char *expr_text(const Expr *e, char *buf, size_t cap)
+{
+    FILE *f = fmemopen(buf, cap, "w");
+    if (!f) {
+        snprintf(buf, cap, "?");
+        return buf;
+    }
+    setvbuf(f, NULL, _IONBF, 0);
+    print_expr(f, e);
+    fclose(f);
+    buf[cap - 1] = 0;
+    return buf;
+}

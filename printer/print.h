@@ -1,0 +1,16 @@
+/* The canonical text printer: one spelling per construct, so that printing
+ * what it printed, once parsed again, gives the same bytes. */
+#ifndef LOPT_PRINT_H
+#define LOPT_PRINT_H
+
+#include <stdio.h>
+
+#include "../ir/ir.h"
+
+void print_module(FILE *out, const Module *m);
+void print_expr(FILE *out, const Expr *e);
+void print_sinfo(FILE *out, const StructInfo *s);
+/* The expression as text in buf (truncated to cap), for diagnostics. */
+const char *expr_text(const Expr *e, char *buf, size_t cap);
+
+#endif
