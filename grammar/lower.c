@@ -11,7 +11,7 @@
 #include "lexer.h"
 #include "parser.h"
 
-enum { BK_NONE, BK_RVAR, BK_TVAR, BK_BUF, BK_SYM };
+enum { BK_NONE, BK_RVAR, BK_TVAR, BK_BUF, BK_SYM, BK_LOCAL };
 
 typedef struct Undo {
     Sym *sym;
@@ -1384,6 +1384,15 @@ static Expr *lower_global(Reader *R, const Sx *e)
 static Expr *lower_rcall(Reader *R, const Sx *e)
 {
     const char *name = call_name(R, e);
+    const Sx *fn = e->u.call.fn;
+    if (fn->kind == SX_ATTR && fn->u.attr.obj->kind == SX_NAME &&
+        (strcmp(fn->u.attr.obj->u.name->str, "cls") == 0 || fn->u.attr.obj->u.name == R->m->name)) {
+        Expr *callee = lower_global(R, fn);
+        Expr *x = callee ? lower_call(R, e, callee->u.global.name->str, lower_rexpr) : NULL;
+        if (x)
+            x->u.call.callee = callee;
+        return x;
+    }
     if (!name)
         return ERR(R, e->loc, "cannot call this expression"), NULL;
     if (strcmp(name, "R.const") == 0)
@@ -1425,6 +1434,9 @@ static Expr *lower_rexpr(Reader *R, const Sx *e)
         }
         if (s->bind_kind == BK_SYM)
             return lower_dim(R, e);
+        if (s->bind_kind == BK_LOCAL)
+            return ERR(R, e->loc, "'%s' is local to the dataflow block at line %d; list it in R.output to use it here",
+                       s->str, ((Var *)s->bind)->loc.line), NULL;
         if (module_find(R->m, s)) {
             Expr *x = expr_new(R->a, E_GLOBAL, e->loc);
             x->u.global.name = s;
@@ -1534,6 +1546,8 @@ static int lower_dataflow(Reader *R, Func *f, const St *st)
     }
     /* Only the outputs stay visible after the block, and they are no longer dataflow values. */
     unbind_to(R, mark);
+    for (int k = 0; k < b->nbinds; k++)
+        bind(R, b->binds[k]->var->name, BK_LOCAL, b->binds[k]->var);
     for (int k = 0; k < b->noutputs; k++) {
         b->outputs[k]->dataflow = 0;
         bind(R, b->outputs[k]->name, BK_RVAR, b->outputs[k]);

@@ -101,7 +101,7 @@ enum yysymbol_kind_t
   YYSYMBOL_FLOAT = 5,                      /* "number"  */
   YYSYMBOL_STRING = 6,                     /* "string"  */
   YYSYMBOL_NEWLINE = 7,                    /* "end of line"  */
-  YYSYMBOL_INDENT = 8,                     /* "indent"  */
+  YYSYMBOL_INDENT = 8,                     /* "indented block"  */
   YYSYMBOL_DEDENT = 9,                     /* "dedent"  */
   YYSYMBOL_DEF = 10,                       /* "'def'"  */
   YYSYMBOL_CLASS = 11,                     /* "'class'"  */
@@ -667,7 +667,7 @@ yysymbol_name (yysymbol_kind_t yysymbol)
   static const char *const yy_sname[] =
   {
   "end of file", "error", "invalid token", "identifier", "integer",
-  "number", "string", "end of line", "indent", "dedent", "'def'",
+  "number", "string", "end of line", "indented block", "dedent", "'def'",
   "'class'", "'return'", "'pass'", "'for'", "'in'", "'if'", "'elif'",
   "'else'", "'with'", "'as'", "'lambda'", "'and'", "'or'", "'not'",
   "'True'", "'False'", "'None'", "'->'", "'//'", "'**'", "'=='", "'!='",
@@ -1837,7 +1837,7 @@ yyreduce:
                                     { StList l = { 0 }; st_push(A, &l, (yyvsp[-1].st)); (yyval.stl) = l; }
     break;
 
-  case 45: /* suite: "end of line" "indent" stmts "dedent"  */
+  case 45: /* suite: "end of line" "indented block" stmts "dedent"  */
                                     { (yyval.stl) = (yyvsp[-1].stl); }
     break;
 

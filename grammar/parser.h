@@ -64,7 +64,7 @@ typedef struct Parser Parser;
     FLOAT = 260,                   /* "number"  */
     STRING = 261,                  /* "string"  */
     NEWLINE = 262,                 /* "end of line"  */
-    INDENT = 263,                  /* "indent"  */
+    INDENT = 263,                  /* "indented block"  */
     DEDENT = 264,                  /* "dedent"  */
     DEF = 265,                     /* "'def'"  */
     CLASS = 266,                   /* "'class'"  */

@@ -85,7 +85,7 @@ static SxList list1(Parser *P, Sx *e)
 %token <ival> INT "integer"
 %token <fval> FLOAT "number"
 %token <str> STRING "string"
-%token NEWLINE "end of line" INDENT "indent" DEDENT "dedent"
+%token NEWLINE "end of line" INDENT "indented block" DEDENT "dedent"
 %token DEF "'def'" CLASS "'class'" RETURN "'return'" PASS "'pass'" FOR "'for'" IN "'in'"
 %token IF "'if'" ELIF "'elif'" ELSE "'else'" WITH "'with'" AS "'as'" LAMBDA "'lambda'"
 %token AND "'and'" OR "'or'" NOT "'not'" TRUE "'True'" FALSE "'False'" NONE "'None'"

@@ -17,9 +17,8 @@ void sx_push(Arena *a, SxList *l, Sym *key, Sx *item)
     vec_push(a, &l->items, &l->n, &l->cap, item);
     if (key && !l->keys) {
         /* The first keyword: the positional items before it get NULL keys. */
-        int kn = 0;
-        for (int i = 0; i < n; i++)
-            vec_push(a, &l->keys, &kn, &l->kcap, NULL);
+        l->kcap = l->cap;
+        l->keys = arena_array(a, (size_t)l->kcap, sizeof *l->keys);
     }
     if (l->keys) {
         int kn = n;

@@ -144,7 +144,7 @@ int expr_equal(const Expr *a, const Expr *b)
     case E_GLOBAL: return a->u.global.name == b->u.global.name;
     case E_GETITEM: return a->u.get.index == b->u.get.index && expr_equal(a->u.get.tuple, b->u.get.tuple);
     case E_CALL:
-        if (a->u.call.op != b->u.call.op || a->u.call.nargs != b->u.call.nargs || a->u.call.nkw != b->u.call.nkw)
+        if (a->u.call.op != b->u.call.op || !expr_equal(a->u.call.callee, b->u.call.callee) || a->u.call.nargs != b->u.call.nargs || a->u.call.nkw != b->u.call.nkw)
             return 0;
         for (int i = 0; i < a->u.call.nkw; i++)
             if (a->u.call.kw[i] != b->u.call.kw[i])

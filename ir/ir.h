@@ -106,6 +106,7 @@ struct Expr {
         struct { Expr *tuple; int index; } get;
         struct {
             Sym *op;
+            Expr *callee;         /* cls.f when calling a function of the module, else NULL */
             Expr **args;
             int nargs;
             Sym **kw;

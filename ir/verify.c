@@ -368,6 +368,11 @@ static void rexpr(Verifier *V, const Expr *e)
             VERR(V, e->loc, "function '%s' is not in the module", e->u.global.name->str);
         break;
     case E_CALL:
+        if (e->u.call.callee) {
+            rexpr(V, e->u.call.callee);
+            if (e->u.call.callee->u.global.fn->kind != F_RELAX)
+                VERR(V, e->loc, "'%s' is a prim_func; call it with R.call_tir", e->u.call.callee->u.global.name->str);
+        }
         rexprs(V, e->u.call.args, e->u.call.nargs);
         rexprs(V, e->u.call.kwv, e->u.call.nkw);
         if (strcmp(e->u.call.op->str, "R.call_tir") == 0)

@@ -214,7 +214,10 @@ static void const_data(Printer *p, const Expr *e, int d, int64_t *at)
 
 static void call(Printer *p, const Expr *e)
 {
-    put(p, e->u.call.op->str);
+    if (e->u.call.callee)
+        expr(p, e->u.call.callee, 8);
+    else
+        put(p, e->u.call.op->str);
     put(p, "(");
     exprs(p, e->u.call.args, e->u.call.nargs);
     for (int i = 0; i < e->u.call.nkw; i++) {
@@ -631,6 +634,8 @@ static int uses_global(const Expr *e)
         return 0;
     case E_GETITEM: return uses_global(e->u.get.tuple);
     case E_CALL:
+        if (e->u.call.callee)
+            return 1;
         for (int i = 0; i < e->u.call.nargs; i++)
             if (uses_global(e->u.call.args[i]))
                 return 1;

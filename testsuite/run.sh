@@ -1,0 +1,94 @@
+#!/bin/sh
+# The test runner. Every testsuite/**/*.tir names its lopt arguments on its
+# first line (`# lopt: ARGS`, %s is the file); its .expected holds stdout,
+# then stderr after a `# stderr:` line, then `# exit: N`. UPDATE=1 rewrites
+# the expectations for review. Then every test and example that lopt accepts
+# is checked to round-trip: print(parse(print(parse(x)))) == print(parse(x)).
+# Usage: sh testsuite/run.sh [filter]   (LOPT names the binary under test)
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+LOPT=${LOPT:-$top/lopt}
+filter=${1:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+run_one() {
+    t=$1
+    args=$(head -n 1 "$t" | sed -n 's/^# lopt: //p')
+    if [ -z "$args" ]; then
+        echo "FAIL $t: first line must be '# lopt: ARGS'"
+        fail=$((fail + 1))
+        return
+    fi
+    case "$args" in
+        *%s*) args=$(printf '%s' "$args" | sed "s|%s|$t|g") ;;
+        *) args="$args $t" ;;
+    esac
+    (eval "\"$LOPT\" $args" >"$tmp/out" 2>"$tmp/err"; echo "$?" >"$tmp/rc")
+    {
+        cat "$tmp/out"
+        if [ -s "$tmp/err" ]; then
+            echo "# stderr:"
+            cat "$tmp/err"
+        fi
+        echo "# exit: $(cat "$tmp/rc")"
+    } >"$tmp/got"
+    exp="${t%.tir}.expected"
+    if [ -n "${UPDATE:-}" ]; then
+        cp "$tmp/got" "$exp"
+    fi
+    if [ -f "$exp" ] && cmp -s "$tmp/got" "$exp"; then
+        pass=$((pass + 1))
+    else
+        echo "FAIL $t"
+        if [ -f "$exp" ]; then diff -u "$exp" "$tmp/got" | head -n 40; else echo "  (no $exp)"; fi
+        fail=$((fail + 1))
+    fi
+}
+
+# The byte-stable round trip, for any input lopt accepts as it is.
+roundtrip_one() {
+    f=$1
+    "$LOPT" "$f" >"$tmp/a" 2>"$tmp/err" || return 0
+    if ! "$LOPT" "$tmp/a" >"$tmp/b" 2>"$tmp/err2"; then
+        echo "FAIL roundtrip $f: lopt rejects its own output"
+        head -n 5 "$tmp/err2"
+        fail=$((fail + 1))
+        return
+    fi
+    if cmp -s "$tmp/a" "$tmp/b"; then
+        pass=$((pass + 1))
+    else
+        echo "FAIL roundtrip $f"
+        diff -u "$tmp/a" "$tmp/b" | head -n 20
+        fail=$((fail + 1))
+    fi
+}
+
+cd "$top/testsuite" || exit 2
+for t in $(find . -name '*.tir' | sed 's|^\./||' | LC_ALL=C sort); do
+    case "$t" in *"$filter"*) ;; *) continue ;; esac
+    case "$t" in fuzz/*) continue ;; esac
+    run_one "$t"
+done
+cd "$top" || exit 2
+for f in $(find testsuite examples -name '*.tir' | LC_ALL=C sort); do
+    case "$f" in *"$filter"*) ;; *) continue ;; esac
+    roundtrip_one "$f"
+done
+# Every example must be accepted as it is.
+for f in $(find examples -name '*.tir' | LC_ALL=C sort); do
+    case "$f" in *"$filter"*) ;; *) continue ;; esac
+    if "$LOPT" "$f" >/dev/null 2>"$tmp/err"; then
+        pass=$((pass + 1))
+    else
+        echo "FAIL example $f"
+        head -n 5 "$tmp/err"
+        fail=$((fail + 1))
+    fi
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
