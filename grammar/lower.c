@@ -19,7 +19,11 @@ typedef struct Undo {
     int kind;
 } Undo;
 
+enum { SHAPE_CACHE = 64 };
+
 typedef struct Reader {
+    Expr **shapes[SHAPE_CACHE];   /* recent constant Relax shapes, shared */
+    int shape_n[SHAPE_CACHE];
     Source *src;
     Module *m;
     Arena *a;
@@ -242,14 +246,14 @@ static Expr *lower_seq(Reader *R, const Sx *e, ExprKind k, LowerFn f)
 static Expr *lower_dict(Reader *R, const Sx *e, LowerFn f)
 {
     Expr *x = expr_new(R->a, E_DICT, e->loc);
-    int n = e->u.dict.keys.n;
+    int n = e->u.pairs.n / 2;
     x->u.dict.n = n;
     x->u.dict.keys = arena_array(R->a, (size_t)n, sizeof(Expr *));
     x->u.dict.vals = arena_array(R->a, (size_t)n, sizeof(Expr *));
     for (int i = 0; i < n; i++) {
-        if (!(x->u.dict.keys[i] = f(R, e->u.dict.keys.items[i])))
+        if (!(x->u.dict.keys[i] = f(R, e->u.pairs.items[2 * i])))
             return NULL;
-        if (!(x->u.dict.vals[i] = f(R, e->u.dict.vals.items[i])))
+        if (!(x->u.dict.vals[i] = f(R, e->u.pairs.items[2 * i + 1])))
             return NULL;
     }
     return x;
@@ -430,6 +434,17 @@ static Expr *lower_arith(Reader *R, const Sx *e, LowerFn f)
         Expr *a = f(R, e->u.bin.a);
         if (!a || e->u.bin.op == OP_POS)
             return a;
+        /* Negated literals fold, so -(-1) and --0 print as what they read back as. */
+        if (e->u.bin.op == OP_NEG && a->kind == E_INT && a->u.i.v != INT64_MIN) {
+            a->u.i.v = -a->u.i.v;
+            a->loc = e->loc;
+            return a;
+        }
+        if (e->u.bin.op == OP_NEG && a->kind == E_FLOAT) {
+            a->u.f.v = -a->u.f.v;
+            a->loc = e->loc;
+            return a;
+        }
         Expr *x = expr_new(R->a, E_UNARY, e->loc);
         x->u.un.op = e->u.bin.op == OP_NOT ? U_NOT : U_NEG;
         x->u.un.a = a;
@@ -452,6 +467,8 @@ static Expr *lower_texpr(Reader *R, const Sx *e)
             x->u.var = s->bind;
             return x;
         }
+        if (strchr(s->str, '.'))
+            return ERR(R, e->loc, "expected a TIR expression, found '%s'", s->str), NULL;
         if (s->bind_kind == BK_BUF)
             return ERR(R, e->loc, "buffer '%s' used as a value; index it, as in %s[i]", s->str, s->str), NULL;
         return ERR(R, e->loc, "undefined variable '%s'", s->str), NULL;
@@ -1102,7 +1119,7 @@ static int lower_prim_func(Reader *R, Func *f, const St *def)
                 return -1;
             f->pparams[i].buf = b;
             bind(R, p->name, BK_BUF, b);
-        } else if (p->annot->kind == SX_ATTR && dtype_of_ctor(an, &t) == 0) {
+        } else if (p->annot->kind == SX_NAME && dtype_of_ctor(an, &t) == 0) {
             Var *v = var_new(R->a, p->name, VAR_TIR, p->loc);
             v->dtype = t;
             f->pparams[i].var = v;
@@ -1189,6 +1206,38 @@ static StructInfo *sinfo_new(Reader *R, SInfoKind k, Loc loc)
     return s;
 }
 
+/* Constant shapes repeat on nearly every binding; equal ones share storage.
+ * Their expressions carry no location anyone reports. Looked up from the
+ * syntax, so a repeated shape costs no allocation. */
+static Expr **shared_shape(Reader *R, const Sx *e, int *ndim)
+{
+    int n = e->u.elems.n;
+    uint64_t h = (uint64_t)n;
+    for (int i = 0; i < n; i++) {
+        const Sx *d = e->u.elems.items[i];
+        if (d->kind != SX_INT)
+            return lower_shape(R, e, ndim, lower_dim);
+        h = h * 1000003u + (uint64_t)d->u.ival;
+    }
+    int slot = (int)(h % SHAPE_CACHE);
+    Expr **old = R->shapes[slot];
+    if (old && R->shape_n[slot] == n) {
+        int same = 1;
+        for (int i = 0; i < n && same; i++)
+            same = old[i]->u.i.v == e->u.elems.items[i]->u.ival;
+        if (same) {
+            *ndim = n;
+            return old;
+        }
+    }
+    Expr **shape = lower_shape(R, e, ndim, lower_dim);
+    if (shape) {
+        R->shapes[slot] = shape;
+        R->shape_n[slot] = n;
+    }
+    return shape;
+}
+
 static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
 {
     StructInfo *s = sinfo_new(R, SI_TENSOR, e->loc);
@@ -1201,7 +1250,7 @@ static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
     if (shape && shape->kind != SX_NONE) {
         if (shape->kind != SX_TUPLE && shape->kind != SX_LIST)
             return ERR(R, shape->loc, "expected a shape, as in (1, 64, 56, 56)"), NULL;
-        if (!(s->shape = lower_shape(R, shape, &s->ndim, lower_dim)))
+        if (!(s->shape = shared_shape(R, shape, &s->ndim)))
             return NULL;
     }
     if (nd) {
@@ -1370,9 +1419,23 @@ static Expr *lower_index_map(Reader *R, const Sx *lam)
     return x;
 }
 
+/* The function named by cls.f or Module.f, or NULL when e is not such a name. */
+static Sym *global_name(Reader *R, const Sx *e)
+{
+    if (e->kind != SX_NAME)
+        return NULL;
+    const char *s = e->u.name->str, *dot = strchr(s, '.');
+    if (!dot || strchr(dot + 1, '.'))
+        return NULL;
+    size_t n = (size_t)(dot - s);
+    if (!((n == 3 && strncmp(s, "cls", 3) == 0) || (n == R->m->name->len && strncmp(s, R->m->name->str, n) == 0)))
+        return NULL;
+    return intern_cstr(&R->m->names, dot + 1);
+}
+
 static Expr *lower_global(Reader *R, const Sx *e)
 {
-    Sym *name = e->u.attr.name;
+    Sym *name = global_name(R, e);
     Expr *x = expr_new(R->a, E_GLOBAL, e->loc);
     x->u.global.name = name;
     x->u.global.fn = module_find(R->m, name);
@@ -1385,8 +1448,7 @@ static Expr *lower_rcall(Reader *R, const Sx *e)
 {
     const char *name = call_name(R, e);
     const Sx *fn = e->u.call.fn;
-    if (fn->kind == SX_ATTR && fn->u.attr.obj->kind == SX_NAME &&
-        (strcmp(fn->u.attr.obj->u.name->str, "cls") == 0 || fn->u.attr.obj->u.name == R->m->name)) {
+    if (global_name(R, fn)) {
         Expr *callee = lower_global(R, fn);
         Expr *x = callee ? lower_call(R, e, callee->u.global.name->str, lower_rexpr) : NULL;
         if (x)
@@ -1434,6 +1496,15 @@ static Expr *lower_rexpr(Reader *R, const Sx *e)
         }
         if (s->bind_kind == BK_SYM)
             return lower_dim(R, e);
+        if (global_name(R, e))
+            return lower_global(R, e);
+        if (strcmp(s->str, "R.Object") == 0) {
+            Expr *x = expr_new(R->a, E_SINFO, e->loc);
+            x->u.sinfo = sinfo_new(R, SI_OBJECT, e->loc);
+            return x;
+        }
+        if (strchr(s->str, '.'))
+            return ERR(R, e->loc, "expected a value, found '%s'", s->str), NULL;
         if (s->bind_kind == BK_LOCAL)
             return ERR(R, e->loc, "'%s' is local to the dataflow block at line %d; list it in R.output to use it here",
                        s->str, ((Var *)s->bind)->loc.line), NULL;
@@ -1447,14 +1518,7 @@ static Expr *lower_rexpr(Reader *R, const Sx *e)
     }
     case SX_ATTR: {
         const char *d = dotted(R, e);
-        if (e->u.attr.obj->kind == SX_NAME && (strcmp(e->u.attr.obj->u.name->str, "cls") == 0 || e->u.attr.obj->u.name == R->m->name))
-            return lower_global(R, e);
-        if (d && strcmp(d, "R.Object") == 0) {
-            Expr *x = expr_new(R->a, E_SINFO, e->loc);
-            x->u.sinfo = sinfo_new(R, SI_OBJECT, e->loc);
-            return x;
-        }
-        return ERR(R, e->loc, "expected a value, found '%s'", d ? d : "attribute"), NULL;
+        return ERR(R, e->loc, "expected a value, found '%s'", d ? d : "an attribute"), NULL;
     }
     case SX_INT: case SX_FLOAT: case SX_STR: case SX_TRUE: case SX_FALSE: case SX_NONE:
         return lower_literal(R, e);

@@ -646,10 +646,10 @@ static const yytype_int16 yyrline[] =
      258,   259,   262,   263,   266,   266,   268,   274,   281,   286,
      294,   295,   298,   299,   302,   303,   306,   307,   310,   310,
      310,   310,   311,   311,   314,   315,   316,   319,   320,   321,
-     322,   323,   326,   327,   328,   331,   332,   338,   339,   345,
-     351,   359,   360,   363,   364,   365,   373,   376,   379,   380,
-     383,   384,   392,   392,   394,   395,   396,   397,   398,   399,
-     400,   401,   402,   403,   404,   405,   406,   417,   418
+     322,   323,   326,   327,   328,   331,   332,   338,   339,   357,
+     363,   371,   372,   375,   376,   377,   385,   388,   391,   392,
+     395,   396,   404,   404,   406,   407,   408,   409,   410,   411,
+     412,   413,   414,   415,   416,   417,   418,   426,   427
 };
 #endif
 
@@ -1988,6 +1988,18 @@ yyreduce:
 
   case 88: /* atom_expr: atom_expr '.' "identifier"  */
                               {
+            if ((yyvsp[-2].sx)->kind == SX_NAME) {
+                /* A dotted name such as R.nn.conv2d is one name. */
+                char buf[256];
+                int n = snprintf(buf, sizeof buf, "%s.%s", (yyvsp[-2].sx)->u.name->str, (yyvsp[0].sym)->str);
+                if (n >= (int)sizeof buf) {
+                    diag_error(P->lx.src, L((yylsp[-2])), "dotted name too long");
+                    YYABORT;
+                }
+                (yyvsp[-2].sx)->u.name = intern(P->lx.names, buf, (size_t)n);
+                (yyval.sx) = (yyvsp[-2].sx);
+                break;
+            }
             (yyval.sx) = sx_new(A, SX_ATTR, L((yylsp[-2])));
             (yyval.sx)->u.attr.obj = (yyvsp[-2].sx);
             (yyval.sx)->u.attr.name = (yyvsp[0].sym);
@@ -2120,10 +2132,7 @@ yyreduce:
   case 116: /* atom: '{' dict_items opt_comma '}'  */
                                     {
             (yyval.sx) = sx_new(A, SX_DICT, L((yylsp[-3])));
-            for (int i = 0; i < (yyvsp[-2].list).n; i += 2) {
-                sx_push(A, &(yyval.sx)->u.dict.keys, NULL, (yyvsp[-2].list).items[i]);
-                sx_push(A, &(yyval.sx)->u.dict.vals, NULL, (yyvsp[-2].list).items[i + 1]);
-            }
+            (yyval.sx)->u.pairs = (yyvsp[-2].list);
             CHECK((yyval.sx) = deep(P, (yyval.sx)));
         }
     break;

@@ -337,6 +337,18 @@ power: atom_expr
 
 atom_expr: atom
          | atom_expr '.' NAME {
+            if ($1->kind == SX_NAME) {
+                /* A dotted name such as R.nn.conv2d is one name. */
+                char buf[256];
+                int n = snprintf(buf, sizeof buf, "%s.%s", $1->u.name->str, $3->str);
+                if (n >= (int)sizeof buf) {
+                    diag_error(P->lx.src, L(@1), "dotted name too long");
+                    YYABORT;
+                }
+                $1->u.name = intern(P->lx.names, buf, (size_t)n);
+                $$ = $1;
+                break;
+            }
             $$ = sx_new(A, SX_ATTR, L(@1));
             $$->u.attr.obj = $1;
             $$->u.attr.name = $3;
@@ -405,15 +417,12 @@ atom: NAME                          { $$ = sx_new(A, SX_NAME, L(@1)); $$->u.name
     | '{' '}'                       { $$ = sx_new(A, SX_DICT, L(@1)); }
     | '{' dict_items opt_comma '}'  {
             $$ = sx_new(A, SX_DICT, L(@1));
-            for (int i = 0; i < $2.n; i += 2) {
-                sx_push(A, &$$->u.dict.keys, NULL, $2.items[i]);
-                sx_push(A, &$$->u.dict.vals, NULL, $2.items[i + 1]);
-            }
+            $$->u.pairs = $2;
             CHECK($$ = deep(P, $$));
         }
     ;
 
-/* Keys and values alternate in one list; the action above splits them. */
+/* Keys and values alternate in one list. */
 dict_items: test ':' test           { $$ = list1(P, $1); sx_push(A, &$$, NULL, $3); }
           | dict_items ',' test ':' test { $$ = $1; sx_push(A, &$$, NULL, $3); sx_push(A, &$$, NULL, $5); }
           ;

@@ -60,7 +60,7 @@ int sx_depth(const Sx *e)
         if (e->u.slice.hi && e->u.slice.hi->depth > d) d = e->u.slice.hi->depth;
         break;
     case SX_TUPLE: case SX_LIST: d = list_depth(&e->u.elems); break;
-    case SX_DICT: d = list_depth(&e->u.dict.keys); if (list_depth(&e->u.dict.vals) > d) d = list_depth(&e->u.dict.vals); break;
+    case SX_DICT: d = list_depth(&e->u.pairs); break;
     case SX_BINOP: d = e->u.bin.a->depth; if (e->u.bin.b && e->u.bin.b->depth > d) d = e->u.bin.b->depth; break;
     case SX_UNARY: d = e->u.bin.a->depth; break;
     case SX_LAMBDA: d = e->u.lambda.body->depth; break;

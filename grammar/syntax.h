@@ -44,7 +44,7 @@ struct Sx {
         struct { Sx *obj; SxList items; } index;     /* INDEX */
         struct { Sx *lo, *hi; } slice;               /* SLICE */
         SxList elems;                                /* TUPLE, LIST */
-        struct { SxList keys, vals; } dict;          /* DICT */
+        SxList pairs;                                /* DICT: key, value, key, value, ... */
         struct { SxOp op; Sx *a, *b; } bin;          /* BINOP, UNARY (a) */
         struct { SxList params; Sx *body; } lambda;  /* LAMBDA */
     } u;
