@@ -26,10 +26,29 @@ typedef struct Lexer {
     int seen_code;        /* headers are only kept before the first token */
 } Lexer;
 
+struct Reader;
+
+/* The parser's state. Syntax nodes live in `syn`, which the reader releases
+ * statement by statement as it lowers them (see the stream_* hooks). */
 typedef struct Parser {
     Lexer lx;
     SyntaxFile file;
+    Arena syn;
+    struct Reader *R;
+    int depth;            /* indented suites entered */
+    SxList decos;         /* the decorators of the def being parsed */
+    Loc decos_loc;
 } Parser;
+
+/* Hooks the grammar calls so functions are lowered while they are parsed.
+ * Each returns 0, or -1 after reporting an error. stream_stmt returns 1
+ * when it lowered the statement (which must then not be kept). */
+int stream_class(Parser *P, Sym *name);
+int stream_def_begin(Parser *P, St *header);
+int stream_def_end(Parser *P, St *header, StList *body);
+int stream_with_begin(Parser *P, St *header);
+int stream_with_end(Parser *P, St *header, StList *body);
+int stream_stmt(Parser *P, St *st);
 
 void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names);
 

@@ -28,6 +28,11 @@ typedef struct Reader {
     Module *m;
     Arena *a;
     Func *fn;
+    Expr **fixups;                /* cls.f references read before f was */
+    int nfixups, capfixups;
+    struct Ctx *ctx;              /* functions and dataflow blocks being read */
+    int nctx;
+    int in_class;
     Undo *undo;
     int nundo, capundo;
     int nfuncs_cap;
@@ -1440,7 +1445,7 @@ static Expr *lower_global(Reader *R, const Sx *e)
     x->u.global.name = name;
     x->u.global.fn = module_find(R->m, name);
     if (!x->u.global.fn)
-        return ERR(R, e->loc, "unknown function '%s' in module %s", name->str, R->m->name->str), NULL;
+        vec_push(R->a, &R->fixups, &R->nfixups, &R->capfixups, x);   /* defined further down, or an error */
     return x;
 }
 
@@ -1544,15 +1549,14 @@ static Expr *lower_rexpr(Reader *R, const Sx *e)
     }
 }
 
-static int new_block(Reader *R, Func *f, int dataflow, Loc loc, RBlock **out)
+static RBlock *new_block(Reader *R, Func *f, int dataflow, Loc loc)
 {
     RBlock *b = arena_zalloc(R->a, sizeof *b);
     b->dataflow = dataflow;
     b->loc = loc;
     int cap = f->nblocks;
     vec_push(R->a, &f->blocks, &f->nblocks, &cap, b);
-    *out = b;
-    return 0;
+    return b;
 }
 
 static int lower_binding(Reader *R, RBlock *b, int *cap, const St *st, int dataflow)
@@ -1574,50 +1578,81 @@ static int lower_binding(Reader *R, RBlock *b, int *cap, const St *st, int dataf
     return 0;
 }
 
-static int lower_dataflow(Reader *R, Func *f, const St *st)
+/* What is being read: a function, or a dataflow block inside a Relax function.
+ * Statements at `depth` belong to it and are lowered as the parser reduces them. */
+enum { CTX_RELAX, CTX_PRIM, CTX_DATAFLOW, MAX_CTX = 4 };
+
+typedef struct Ctx {
+    int kind;
+    int depth;
+    ArenaMark mark;       /* the syntax arena just after the header */
+    int undo;             /* the scope when it began */
+    Func *f;
+    const St *header;
+    int params_done;
+    RBlock *block;        /* the open block: plain bindings, or the dataflow block */
+    int cap;
+    int closed;           /* the dataflow block has seen R.output */
+} Ctx;
+
+/* ---- dataflow blocks ---- */
+
+static void df_begin(Reader *R, Ctx *d, Func *f, Loc loc)
 {
-    RBlock *b;
-    new_block(R, f, 1, st->loc, &b);
-    const StList *body = &st->u.with.body;
-    int mark = R->nundo, cap = 0;
-    for (int i = 0; i < body->n; i++) {
-        const St *x = body->items[i];
-        if (x->kind == ST_ASSIGN) {
-            if (lower_binding(R, b, &cap, x, 1))
-                return -1;
-            continue;
-        }
-        if (x->kind == ST_EXPR && is_call_of(R, x->u.expr, "R.output")) {
-            if (i != body->n - 1)
-                return ERR(R, body->items[i + 1]->loc, "R.output(...) must end the dataflow block");
-            const SxList *l = &x->u.expr->u.call.args;
-            b->out_loc = x->loc;
-            b->noutputs = l->n;
-            b->outputs = arena_array(R->a, (size_t)l->n, sizeof(Var *));
-            for (int k = 0; k < l->n; k++) {
-                const Sx *o = l->items[k];
-                if (o->kind != SX_NAME || (l->keys && l->keys[k]))
-                    return ERR(R, o->loc, "R.output takes the names of bindings in the block");
-                if (o->u.name->bind_kind != BK_RVAR || !((Var *)o->u.name->bind)->dataflow)
-                    return ERR(R, o->loc, "'%s' is not bound in this dataflow block", o->u.name->str);
-                b->outputs[k] = o->u.name->bind;
-            }
-            continue;
-        }
-        if (x->kind == ST_PASS)
-            continue;
-        return ERR(R, x->loc, "a dataflow block holds bindings and ends with R.output(...)");
+    d->kind = CTX_DATAFLOW;
+    d->f = f;
+    d->block = new_block(R, f, 1, loc);
+    d->cap = 0;
+    d->closed = 0;
+    d->undo = R->nundo;
+}
+
+static int df_output(Reader *R, RBlock *b, const St *x)
+{
+    const SxList *l = &x->u.expr->u.call.args;
+    b->out_loc = x->loc;
+    b->noutputs = l->n;
+    b->outputs = arena_array(R->a, (size_t)l->n, sizeof(Var *));
+    for (int k = 0; k < l->n; k++) {
+        const Sx *o = l->items[k];
+        if (o->kind != SX_NAME || (l->keys && l->keys[k]))
+            return ERR(R, o->loc, "R.output takes the names of bindings in the block");
+        if (o->u.name->bind_kind != BK_RVAR || !((Var *)o->u.name->bind)->dataflow)
+            return ERR(R, o->loc, "'%s' is not bound in this dataflow block", o->u.name->str);
+        b->outputs[k] = o->u.name->bind;
     }
-    /* Only the outputs stay visible after the block, and they are no longer dataflow values. */
-    unbind_to(R, mark);
+    return 0;
+}
+
+static int df_stmt(Reader *R, Ctx *d, const St *x)
+{
+    if (d->closed)
+        return ERR(R, x->loc, "R.output(...) must end the dataflow block");
+    if (x->kind == ST_ASSIGN)
+        return lower_binding(R, d->block, &d->cap, x, 1);
+    if (x->kind == ST_EXPR && is_call_of(R, x->u.expr, "R.output")) {
+        d->closed = 1;
+        return df_output(R, d->block, x);
+    }
+    if (x->kind == ST_PASS)
+        return 0;
+    return ERR(R, x->loc, "a dataflow block holds bindings and ends with R.output(...)");
+}
+
+/* Only the outputs stay visible after the block, and they are no longer dataflow values. */
+static void df_end(Reader *R, Ctx *d)
+{
+    RBlock *b = d->block;
+    unbind_to(R, d->undo);
     for (int k = 0; k < b->nbinds; k++)
         bind(R, b->binds[k]->var->name, BK_LOCAL, b->binds[k]->var);
     for (int k = 0; k < b->noutputs; k++) {
         b->outputs[k]->dataflow = 0;
         bind(R, b->outputs[k]->name, BK_RVAR, b->outputs[k]);
     }
-    return 0;
 }
+
+/* ---- Relax functions, a statement at a time ---- */
 
 static int is_sym_decl(Reader *R, const St *st)
 {
@@ -1629,20 +1664,22 @@ static int is_sym_decl(Reader *R, const St *st)
            (t == DT_INT64 || t == DT_INT32);
 }
 
-static int lower_relax_func(Reader *R, Func *f, const St *def)
+/* The signature is read once the body's leading `n = T.int64()` declarations
+ * are in, so that symbolic dimensions declared there can be used in it. */
+static int relax_params(Reader *R, Ctx *c)
 {
-    int mark = R->nundo;
-    const StList *body = &def->u.def.body;
-    /* Symbolic dimensions declared as `n = T.int64()` are usable in the signature. */
-    for (int i = 0; i < body->n; i++)
-        if (is_sym_decl(R, body->items[i]))
-            sym_var(R, body->items[i]->u.assign.target->u.name, body->items[i]->loc);
+    if (c->params_done)
+        return 0;
+    c->params_done = 1;
+    Func *f = c->f;
+    const St *def = c->header;
     f->nparams = def->u.def.nparams;
     f->params = arena_array(R->a, (size_t)f->nparams, sizeof(Var *));
     for (int i = 0; i < f->nparams; i++) {
         SxParam *p = def->u.def.params[i];
-        if (p->name->bind_kind == BK_RVAR)
-            return ERR(R, p->loc, "duplicate parameter '%s'", p->name->str);
+        for (int k = 0; k < i; k++)
+            if (f->params[k]->name == p->name)
+                return ERR(R, p->loc, "duplicate parameter '%s'", p->name->str);
         if (!p->annot)
             return ERR(R, p->loc, "parameter '%s' needs struct info, such as R.Tensor((4,), dtype=\"float32\")", p->name->str);
         if (p->dflt)
@@ -1655,56 +1692,66 @@ static int lower_relax_func(Reader *R, Func *f, const St *def)
     }
     if (def->u.def.ret && !(f->ret = lower_sinfo(R, def->u.def.ret)))
         return -1;
-    RBlock *plain = NULL;
-    int cap = 0;
-    for (int i = 0; i < body->n; i++) {
-        const St *st = body->items[i];
-        if (f->result)
-            return ERR(R, st->loc, "statement after return");
-        if (is_sym_decl(R, st) || st->kind == ST_PASS)
-            continue;
-        if (st->kind == ST_ASSIGN && st->u.assign.target->kind == SX_NAME && !st->u.assign.annot &&
-            strcmp(st->u.assign.target->u.name->str, "cls") == 0 && st->u.assign.value->kind == SX_NAME) {
-            if (st->u.assign.value->u.name != R->m->name)
-                return ERR(R, st->u.assign.value->loc, "cls must name the module class '%s'", R->m->name->str);
-            continue;
-        }
-        if (st->kind == ST_EXPR && is_call_of(R, st->u.expr, "R.func_attr")) {
-            if (f->attrs)
-                return ERR(R, st->loc, "R.func_attr given twice");
-            if (!(f->attrs = lower_attr_dict(R, st->u.expr, "R.func_attr")))
-                return -1;
-            continue;
-        }
-        if (st->kind == ST_WITH && is_call_of(R, st->u.with.ctx, "R.dataflow")) {
-            plain = NULL;
-            if (lower_dataflow(R, f, st))
-                return -1;
-            continue;
-        }
-        if (st->kind == ST_ASSIGN) {
-            if (!plain) {
-                new_block(R, f, 0, st->loc, &plain);
-                cap = 0;
-            }
-            if (lower_binding(R, plain, &cap, st, 0))
-                return -1;
-            continue;
-        }
-        if (st->kind == ST_RETURN) {
-            if (!st->u.expr)
-                return ERR(R, st->loc, "a Relax function returns a value");
-            if (!(f->result = lower_rexpr(R, st->u.expr)))
-                return -1;
-            continue;
-        }
-        if (st->kind == ST_EXPR && is_call_of(R, st->u.expr, "R.output"))
-            return ERR(R, st->loc, "R.output(...) is only allowed at the end of a dataflow block");
-        return ERR(R, st->loc, "expected a binding, a dataflow block or return in a Relax function");
+    return 0;
+}
+
+static int relax_stmt(Reader *R, Ctx *c, const St *st)
+{
+    Func *f = c->f;
+    if (f->result)
+        return ERR(R, st->loc, "statement after return");
+    if (st->kind == ST_PASS)
+        return 0;
+    if (is_sym_decl(R, st)) {
+        sym_var(R, st->u.assign.target->u.name, st->loc);
+        return 0;
     }
-    if (!f->result)
-        return ERR(R, def->loc, "Relax function '%s' has no return", f->name->str);
-    unbind_to(R, mark);
+    if (st->kind == ST_ASSIGN && st->u.assign.target->kind == SX_NAME && !st->u.assign.annot &&
+        strcmp(st->u.assign.target->u.name->str, "cls") == 0 && st->u.assign.value->kind == SX_NAME) {
+        if (st->u.assign.value->u.name != R->m->name)
+            return ERR(R, st->u.assign.value->loc, "cls must name the module class '%s'", R->m->name->str);
+        return 0;
+    }
+    if (st->kind == ST_EXPR && is_call_of(R, st->u.expr, "R.func_attr")) {
+        if (f->attrs)
+            return ERR(R, st->loc, "R.func_attr given twice");
+        return (f->attrs = lower_attr_dict(R, st->u.expr, "R.func_attr")) ? 0 : -1;
+    }
+    if (relax_params(R, c))
+        return -1;
+    if (st->kind == ST_WITH && is_call_of(R, st->u.with.ctx, "R.dataflow")) {
+        Ctx d;
+        df_begin(R, &d, f, st->loc);
+        for (int i = 0; i < st->u.with.body.n; i++)
+            if (df_stmt(R, &d, st->u.with.body.items[i]))
+                return -1;
+        df_end(R, &d);
+        c->block = NULL;
+        return 0;
+    }
+    if (st->kind == ST_ASSIGN) {
+        if (!c->block) {
+            c->block = new_block(R, f, 0, st->loc);
+            c->cap = 0;
+        }
+        return lower_binding(R, c->block, &c->cap, st, 0);
+    }
+    if (st->kind == ST_RETURN) {
+        if (!st->u.expr)
+            return ERR(R, st->loc, "a Relax function returns a value");
+        return (f->result = lower_rexpr(R, st->u.expr)) ? 0 : -1;
+    }
+    if (st->kind == ST_EXPR && is_call_of(R, st->u.expr, "R.output"))
+        return ERR(R, st->loc, "R.output(...) is only allowed at the end of a dataflow block");
+    return ERR(R, st->loc, "expected a binding, a dataflow block or return in a Relax function");
+}
+
+static int relax_end(Reader *R, Ctx *c)
+{
+    if (relax_params(R, c))
+        return -1;
+    if (!c->f->result)
+        return ERR(R, c->header->loc, "Relax function '%s' has no return", c->f->name->str);
     return 0;
 }
 
@@ -1752,12 +1799,6 @@ static Func *declare_func(Reader *R, const St *def)
     return f;
 }
 
-static int lower_func(Reader *R, Func *f, const St *def)
-{
-    R->fn = f;
-    return f->kind == F_RELAX ? lower_relax_func(R, f, def) : lower_prim_func(R, f, def);
-}
-
 static int lower_class(Reader *R, const St *cls)
 {
     const SxList *ds = &cls->u.def.decorators;
@@ -1766,15 +1807,11 @@ static int lower_class(Reader *R, const St *cls)
         return ERR(R, cls->loc, "a module class needs the decorator @I.ir_module");
     R->m->name = cls->u.def.name;
     const StList *body = &cls->u.def.body;
-    for (int i = 0; i < body->n; i++)
-        if (body->items[i]->kind == ST_DEF && !declare_func(R, body->items[i]))
-            return -1;
-    for (int i = 0, k = 0; i < body->n; i++) {
+    for (int i = 0; i < body->n; i++) {
         const St *st = body->items[i];
         const char *cn = st->kind == ST_EXPR ? call_name(R, st->u.expr) : NULL;
-        if (st->kind == ST_DEF) {
-            if (lower_func(R, R->m->funcs[k++], st))
-                return -1;
+        if (st->kind == ST_LOWERED) {
+            continue;
         } else if (cn && (strcmp(cn, "I.module_global_infos") == 0 || strcmp(cn, "I.module_attrs") == 0)) {
             Expr **slot = cn[2] == 'm' && cn[9] == 'g' ? &R->m->global_infos : &R->m->module_attrs;
             if (*slot)
@@ -1803,29 +1840,164 @@ static int lower_file(Reader *R, const SyntaxFile *file)
     const St *st = body->items[0];
     if (st->kind == ST_CLASS)
         return lower_class(R, st);
-    if (st->kind == ST_DEF) {
+    if (st->kind == ST_LOWERED) {
         R->m->bare = 1;
-        Func *f = declare_func(R, st);
-        return f ? lower_func(R, f, st) : -1;
+        return 0;
     }
     return ERR(R, st->loc, "expected an @I.ir_module class or a function");
+}
+
+/* ---- lowering while parsing ---- */
+
+static Ctx *top(Reader *R)
+{
+    return R->nctx ? &R->ctx[R->nctx - 1] : NULL;
+}
+
+static Ctx *push_ctx(Parser *P, int kind)
+{
+    Reader *R = P->R;
+    Ctx *c = &R->ctx[R->nctx++];
+    memset(c, 0, sizeof *c);
+    c->kind = kind;
+    c->depth = P->depth + 1;
+    c->mark = arena_mark(&P->syn);
+    c->undo = R->nundo;
+    return c;
+}
+
+static void pop_ctx(Parser *P)
+{
+    Reader *R = P->R;
+    arena_release(&P->syn, R->ctx[--R->nctx].mark);
+}
+
+int stream_class(Parser *P, Sym *name)
+{
+    Reader *R = P->R;
+    if (name) {
+        R->m->name = name;
+        R->in_class = 1;
+    } else {
+        R->in_class = 0;
+    }
+    return 0;
+}
+
+int stream_def_begin(Parser *P, St *header)
+{
+    Reader *R = P->R;
+    if (R->nctx)
+        return ERR(R, header->loc, "functions cannot be nested");
+    if (!R->in_class && R->m->nfuncs > 0)
+        return ERR(R, header->loc, "a file holds one module or one function; this is a second");
+    Func *f = declare_func(R, header);
+    if (!f)
+        return -1;
+    Ctx *c = push_ctx(P, f->kind == F_RELAX ? CTX_RELAX : CTX_PRIM);
+    c->f = f;
+    c->header = header;
+    R->fn = f;
+    return 0;
+}
+
+int stream_def_end(Parser *P, St *header, StList *body)
+{
+    Reader *R = P->R;
+    Ctx *c = top(R);
+    int r = 0;
+    if (c->kind == CTX_PRIM) {
+        header->u.def.body = *body;
+        r = lower_prim_func(R, c->f, header);
+    } else {
+        for (int i = 0; i < body->n && r == 0; i++)
+            r = relax_stmt(R, c, body->items[i]);
+        if (r == 0)
+            r = relax_end(R, c);
+        unbind_to(R, c->undo);
+    }
+    pop_ctx(P);
+    header->kind = ST_LOWERED;
+    memset(&header->u.def.body, 0, sizeof header->u.def.body);
+    return r;
+}
+
+/* A dataflow block directly in a Relax function's body is read as it comes. */
+int stream_with_begin(Parser *P, St *header)
+{
+    Reader *R = P->R;
+    Ctx *c = top(R);
+    if (!c || c->kind != CTX_RELAX || c->depth != P->depth || !is_call_of(R, header->u.with.ctx, "R.dataflow"))
+        return 0;
+    if (c->f->result)
+        return ERR(R, header->loc, "statement after return");
+    if (relax_params(R, c))
+        return -1;
+    Func *f = c->f;
+    c->block = NULL;
+    Ctx *d = push_ctx(P, CTX_DATAFLOW);
+    df_begin(R, d, f, header->loc);
+    return 0;
+}
+
+int stream_with_end(Parser *P, St *header, StList *body)
+{
+    Reader *R = P->R;
+    Ctx *d = top(R);
+    if (!d || d->kind != CTX_DATAFLOW || d->depth != P->depth + 1)
+        return 0;
+    for (int i = 0; i < body->n; i++)
+        if (df_stmt(R, d, body->items[i]))
+            return -1;
+    df_end(R, d);
+    pop_ctx(P);
+    header->kind = ST_LOWERED;
+    return 0;
+}
+
+int stream_stmt(Parser *P, St *st)
+{
+    Reader *R = P->R;
+    Ctx *c = top(R);
+    if (!c || c->depth != P->depth)
+        return 0;
+    if (c->kind == CTX_PRIM)
+        return 0;
+    int r = 0;
+    if (st->kind != ST_LOWERED)
+        r = c->kind == CTX_DATAFLOW ? df_stmt(R, c, st) : relax_stmt(R, c, st);
+    arena_release(&P->syn, c->mark);
+    return r ? -1 : 1;
+}
+
+static int resolve_fixups(Reader *R)
+{
+    for (int i = 0; i < R->nfixups; i++) {
+        Expr *x = R->fixups[i];
+        x->u.global.fn = module_find(R->m, x->u.global.name);
+        if (!x->u.global.fn)
+            return ERR(R, x->loc, "unknown function '%s' in module %s", x->u.global.name->str, R->m->name->str);
+    }
+    return 0;
 }
 
 Module *read_module(Source *src)
 {
     Module *m = module_new();
     Parser P;
+    memset(&P, 0, sizeof P);
     lexer_init(&P.lx, src, &m->arena, &m->names);
-    memset(&P.file, 0, sizeof P.file);
+    Ctx ctx[MAX_CTX];
+    Reader R = { .src = src, .m = m, .a = &m->arena, .ctx = ctx };
+    P.R = &R;
     int failed = yyparse(&P) != 0 || src->errors > 0;
     m->headers = P.lx.headers;
     m->nheaders = P.lx.nheaders;
-    if (!failed) {
-        Reader R = { .src = src, .m = m, .a = &m->arena };
-        failed = lower_file(&R, &P.file) != 0 || src->errors > 0;
-        unbind_to(&R, 0);
-        free(R.undo);
-    }
+    if (!failed)
+        failed = lower_file(&R, &P.file) != 0 || resolve_fixups(&R) != 0 || src->errors > 0;
+    unbind_to(&R, 0);
+    free(R.undo);
+    arena_free(&P.syn);
     if (failed) {
         module_free(m);
         return NULL;

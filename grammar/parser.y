@@ -13,7 +13,7 @@ typedef struct Parser Parser;
 int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *P);
 static void yyerror(YYLTYPE *loc, Parser *P, const char *msg);
 
-#define A (P->lx.arena)
+#define A (&P->syn)
 
 static Loc L(YYLTYPE l)
 {
@@ -107,8 +107,22 @@ file: %empty            { P->file.body.n = 0; }
     | stmts             { P->file.body = $1; }
     ;
 
-stmts: stmt             { StList l = { 0 }; st_push(A, &l, $1); $$ = l; }
-     | stmts stmt       { $$ = $1; st_push(A, &$$, $2); }
+/* A statement the reader lowers as it arrives is not kept. */
+stmts: stmt {
+            StList l = { 0 };
+            int r = stream_stmt(P, $1);
+            CHECK(r >= 0);
+            if (r == 0)
+                st_push(A, &l, $1);
+            $$ = l;
+        }
+     | stmts stmt {
+            $$ = $1;
+            int r = stream_stmt(P, $2);
+            CHECK(r >= 0);
+            if (r == 0)
+                st_push(A, &$$, $2);
+        }
      ;
 
 stmt: simple NEWLINE    { $$ = $1; }
@@ -139,21 +153,27 @@ compound: for_stmt | if_stmt | with_stmt
         | decorators classdef       { $$ = $2; $$->u.def.decorators = $1; $$->loc = L(@1); }
         ;
 
-decorators: decorator               { $$ = list1(P, $1); }
-          | decorators decorator    { $$ = $1; sx_push(A, &$$, NULL, $2); }
+decorators: decorator               { $$ = list1(P, $1); P->decos = $$; P->decos_loc = L(@1); }
+          | decorators decorator    { $$ = $1; sx_push(A, &$$, NULL, $2); P->decos = $$; }
           ;
 
 decorator: '@' atom_expr NEWLINE    { $$ = $2; }
          ;
 
-funcdef: DEF NAME '(' params ')' opt_ret ':' suite {
-            $$ = st_new(A, ST_DEF, L(@1));
-            $$->u.def.name = $2;
-            $$->u.def.name_loc = L(@2);
-            $$->u.def.params = $4.items;
-            $$->u.def.nparams = $4.n;
-            $$->u.def.ret = $6;
-            $$->u.def.body = $8;
+funcdef: DEF NAME '(' params ')' opt_ret ':' {
+            St *h = st_new(A, ST_DEF, P->decos.n ? P->decos_loc : L(@1));
+            h->u.def.decorators = P->decos;
+            h->u.def.name = $2;
+            h->u.def.name_loc = L(@2);
+            h->u.def.params = $4.items;
+            h->u.def.nparams = $4.n;
+            h->u.def.ret = $6;
+            memset(&P->decos, 0, sizeof P->decos);
+            CHECK(stream_def_begin(P, h) == 0);
+            $<st>$ = h;
+        } suite {
+            $$ = $<st>8;
+            CHECK(stream_def_end(P, $$, &$9) == 0);
         }
        ;
 
@@ -185,17 +205,19 @@ param: NAME                 { $$.name = $1; $$.loc = L(@1); $$.annot = NULL; $$.
      | NAME ':' test '=' test { $$.name = $1; $$.loc = L(@1); $$.annot = $3; $$.dflt = $5; }
      ;
 
-classdef: CLASS NAME ':' suite {
+classdef: CLASS NAME { CHECK(stream_class(P, $2) == 0); } ':' suite {
             $$ = st_new(A, ST_CLASS, L(@1));
             $$->u.def.name = $2;
             $$->u.def.name_loc = L(@2);
-            $$->u.def.body = $4;
+            $$->u.def.body = $5;
+            CHECK(stream_class(P, NULL) == 0);
         }
-        | CLASS NAME '(' ')' ':' suite {
+        | CLASS NAME '(' ')' { CHECK(stream_class(P, $2) == 0); } ':' suite {
             $$ = st_new(A, ST_CLASS, L(@1));
             $$->u.def.name = $2;
             $$->u.def.name_loc = L(@2);
-            $$->u.def.body = $6;
+            $$->u.def.body = $7;
+            CHECK(stream_class(P, NULL) == 0);
         }
         ;
 
@@ -228,10 +250,15 @@ elifs: %empty                   { memset(&$$, 0, sizeof $$); }
         }
      ;
 
-with_stmt: WITH test ':' suite {
-            $$ = st_new(A, ST_WITH, L(@1));
-            $$->u.with.ctx = $2;
-            $$->u.with.body = $4;
+with_stmt: WITH test ':' {
+            St *h = st_new(A, ST_WITH, L(@1));
+            h->u.with.ctx = $2;
+            CHECK(stream_with_begin(P, h) == 0);
+            $<st>$ = h;
+        } suite {
+            $$ = $<st>4;
+            $$->u.with.body = $5;
+            CHECK(stream_with_end(P, $$, &$5) == 0);
         }
          | WITH test AS expr ':' suite {
             $$ = st_new(A, ST_WITH, L(@1));
@@ -242,7 +269,7 @@ with_stmt: WITH test ':' suite {
          ;
 
 suite: simple NEWLINE               { StList l = { 0 }; st_push(A, &l, $1); $$ = l; }
-     | NEWLINE INDENT stmts DEDENT  { $$ = $3; }
+     | NEWLINE INDENT { P->depth++; } stmts DEDENT { P->depth--; $$ = $4; }
      ;
 
 testlist: test_seq opt_comma        { CHECK($$ = seq_or_single(P, $1, $2, L(@1))); }

@@ -51,7 +51,8 @@ struct Sx {
 };
 
 typedef enum {
-    ST_EXPR, ST_ASSIGN, ST_RETURN, ST_PASS, ST_FOR, ST_IF, ST_WITH, ST_DEF, ST_CLASS
+    ST_EXPR, ST_ASSIGN, ST_RETURN, ST_PASS, ST_FOR, ST_IF, ST_WITH, ST_DEF, ST_CLASS,
+    ST_LOWERED        /* a def or with the reader has already lowered */
 } StKind;
 
 typedef struct St St;

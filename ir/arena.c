@@ -56,7 +56,13 @@ void *arena_alloc(Arena *a, size_t size)
         size_t cap = size > CHUNK_MIN ? size : CHUNK_MIN;
         if (c && c->cap < 16 * 1024 * 1024 && size <= c->cap * 2)
             cap = c->cap * 2 > cap ? c->cap * 2 : cap;
-        c = new_chunk(cap);
+        if (a->spare && a->spare->cap >= size) {
+            c = a->spare;
+            a->spare = NULL;
+            c->used = 0;
+        } else {
+            c = new_chunk(cap);
+        }
         if (!c)
             return oom();
         c->next = a->head;
@@ -99,8 +105,35 @@ void arena_free(Arena *a)
         free(c);
         c = next;
     }
+    free(a->spare);
+    a->spare = NULL;
     a->head = NULL;
     a->used = 0;
+}
+
+ArenaMark arena_mark(const Arena *a)
+{
+    ArenaMark m = { a->head, a->head ? a->head->used : 0 };
+    return m;
+}
+
+void arena_release(Arena *a, ArenaMark m)
+{
+    while (a->head && a->head != m.chunk) {
+        ArenaChunk *c = a->head;
+        a->head = c->next;
+        a->used -= c->used;
+        if (!a->spare || a->spare->cap < c->cap) {
+            free(a->spare);
+            a->spare = c;
+        } else {
+            free(c);
+        }
+    }
+    if (a->head) {
+        a->used -= a->head->used - m.used;
+        a->head->used = m.used;
+    }
 }
 
 static uint32_t hash_bytes(const char *s, size_t n)

@@ -10,6 +10,7 @@ typedef struct ArenaChunk ArenaChunk;
 
 typedef struct Arena {
     ArenaChunk *head;
+    ArenaChunk *spare;   /* the largest chunk released, kept for reuse */
     size_t used;     /* bytes handed out, for statistics */
 } Arena;
 
@@ -19,6 +20,15 @@ void *arena_zalloc(Arena *a, size_t size);
 void *arena_array(Arena *a, size_t n, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 void arena_free(Arena *a);
+
+/* A position in an arena; releasing to it frees everything allocated since. */
+typedef struct ArenaMark {
+    ArenaChunk *chunk;
+    size_t used;
+} ArenaMark;
+
+ArenaMark arena_mark(const Arena *a);
+void arena_release(Arena *a, ArenaMark m);
 
 /* An interned identifier. `bind` and `bind_kind` belong to whoever resolves
  * names (the reader uses them as the current binding of the name). */
