@@ -90,7 +90,8 @@ typedef struct Parser Parser;
     EQ = 286,                      /* "'=='"  */
     NE = 287,                      /* "'!='"  */
     LE = 288,                      /* "'<='"  */
-    GE = 289                       /* "'>='"  */
+    GE = 289,                      /* "'>='"  */
+    UMINUS = 290                   /* UMINUS  */
   };
   typedef enum yytokentype yytoken_kind_t;
 #endif

@@ -44,6 +44,16 @@ static Sx *binop(Parser *P, SxOp op, Sx *a, Sx *b, Loc loc)
     return deep(P, e);
 }
 
+/* Python chains a < b < c; lopt does not, and says so rather than misread it. */
+static Sx *compare(Parser *P, SxOp op, Sx *a, Sx *b, Loc loc)
+{
+    if (a->kind == SX_BINOP && a->u.bin.op >= OP_LT && a->u.bin.op <= OP_NE && !a->paren) {
+        diag_error(P->lx.src, loc, "chained comparisons are not supported; write a < b and b < c");
+        return NULL;
+    }
+    return binop(P, op, a, b, loc);
+}
+
 static Sx *seq_or_single(Parser *P, SxList l, int comma, Loc loc)
 {
     if (l.n == 1 && !comma)
@@ -91,15 +101,25 @@ static SxList list1(Parser *P, Sx *e)
 %token AND "'and'" OR "'or'" NOT "'not'" TRUE "'True'" FALSE "'False'" NONE "'None'"
 %token ARROW "'->'" FLOORDIV "'//'" POW "'**'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
 
-%type <sx> test or_test and_test not_test comparison expr term factor power atom_expr atom
+%type <sx> test expr atom_expr atom
 %type <sx> testlist exprlist lambdef subscript opt_test opt_ret decorator
 %type <list> test_seq expr_seq args arglist subscripts sub_seq dict_items lparams decorators
 %type <st> stmt simple compound funcdef classdef for_stmt if_stmt with_stmt
 %type <stl> stmts suite elifs
 %type <params> params param_list
 %type <param> param
-%type <op> compop
 %type <flag> opt_comma
+
+/* One expression nonterminal with Python's precedences, so an atom reaches
+ * `expr` in one reduction instead of climbing a rule per level. */
+%left OR
+%left AND
+%precedence NOT
+%left '<' LE '>' GE EQ NE
+%left '+' '-'
+%left '*' '/' FLOORDIV '%'
+%precedence UMINUS
+%right POW
 
 %%
 
@@ -290,7 +310,7 @@ opt_comma: %empty   { $$ = 0; }
          | ','      { $$ = 1; }
          ;
 
-test: or_test | lambdef ;
+test: expr | lambdef ;
 
 lambdef: LAMBDA lparams ':' test {
             $$ = sx_new(A, SX_LAMBDA, L(@1));
@@ -318,49 +338,29 @@ lparams: NAME {
         }
        ;
 
-or_test: and_test
-       | or_test OR and_test        { CHECK($$ = binop(P, OP_OR, $1, $3, L(@2))); }
-       ;
-
-and_test: not_test
-        | and_test AND not_test     { CHECK($$ = binop(P, OP_AND, $1, $3, L(@2))); }
-        ;
-
-not_test: comparison
-        | NOT not_test              { CHECK($$ = binop(P, OP_NOT, $2, NULL, L(@1))); }
-        ;
-
-comparison: expr
-          | expr compop expr        { CHECK($$ = binop(P, $2, $1, $3, L(@2))); }
-          ;
-
-compop: '<' { $$ = OP_LT; } | LE { $$ = OP_LE; } | '>' { $$ = OP_GT; } | GE { $$ = OP_GE; }
-      | EQ { $$ = OP_EQ; } | NE { $$ = OP_NE; }
-      ;
-
-expr: term
-    | expr '+' term                 { CHECK($$ = binop(P, OP_ADD, $1, $3, L(@2))); }
-    | expr '-' term                 { CHECK($$ = binop(P, OP_SUB, $1, $3, L(@2))); }
-    ;
-
-term: factor
-    | term '*' factor               { CHECK($$ = binop(P, OP_MUL, $1, $3, L(@2))); }
-    | term '/' factor               { CHECK($$ = binop(P, OP_DIV, $1, $3, L(@2))); }
-    | term FLOORDIV factor          { CHECK($$ = binop(P, OP_FLOORDIV, $1, $3, L(@2))); }
-    | term '%' factor               { CHECK($$ = binop(P, OP_MOD, $1, $3, L(@2))); }
-    ;
-
-factor: power
-      | '-' factor                  { CHECK($$ = binop(P, OP_NEG, $2, NULL, L(@1))); }
-      | '+' factor                  { CHECK($$ = binop(P, OP_POS, $2, NULL, L(@1))); }
-      ;
-
-power: atom_expr
-     | atom_expr POW factor {
+expr: atom_expr
+    | expr OR expr                  { CHECK($$ = binop(P, OP_OR, $1, $3, L(@2))); }
+    | expr AND expr                 { CHECK($$ = binop(P, OP_AND, $1, $3, L(@2))); }
+    | NOT expr                      { CHECK($$ = binop(P, OP_NOT, $2, NULL, L(@1))); }
+    | expr '<' expr                 { CHECK($$ = compare(P, OP_LT, $1, $3, L(@2))); }
+    | expr LE expr                  { CHECK($$ = compare(P, OP_LE, $1, $3, L(@2))); }
+    | expr '>' expr                 { CHECK($$ = compare(P, OP_GT, $1, $3, L(@2))); }
+    | expr GE expr                  { CHECK($$ = compare(P, OP_GE, $1, $3, L(@2))); }
+    | expr EQ expr                  { CHECK($$ = compare(P, OP_EQ, $1, $3, L(@2))); }
+    | expr NE expr                  { CHECK($$ = compare(P, OP_NE, $1, $3, L(@2))); }
+    | expr '+' expr                 { CHECK($$ = binop(P, OP_ADD, $1, $3, L(@2))); }
+    | expr '-' expr                 { CHECK($$ = binop(P, OP_SUB, $1, $3, L(@2))); }
+    | expr '*' expr                 { CHECK($$ = binop(P, OP_MUL, $1, $3, L(@2))); }
+    | expr '/' expr                 { CHECK($$ = binop(P, OP_DIV, $1, $3, L(@2))); }
+    | expr FLOORDIV expr            { CHECK($$ = binop(P, OP_FLOORDIV, $1, $3, L(@2))); }
+    | expr '%' expr                 { CHECK($$ = binop(P, OP_MOD, $1, $3, L(@2))); }
+    | '-' expr %prec UMINUS         { CHECK($$ = binop(P, OP_NEG, $2, NULL, L(@1))); }
+    | '+' expr %prec UMINUS         { CHECK($$ = binop(P, OP_POS, $2, NULL, L(@1))); }
+    | expr POW expr {
             diag_error(P->lx.src, L(@2), "'**' is not supported; write the product");
             YYABORT;
         }
-     ;
+    ;
 
 atom_expr: atom
          | atom_expr '.' NAME {
@@ -438,7 +438,7 @@ atom: NAME                          { $$ = sx_new(A, SX_NAME, L(@1)); $$->u.name
     | FALSE                         { $$ = sx_new(A, SX_FALSE, L(@1)); }
     | NONE                          { $$ = sx_new(A, SX_NONE, L(@1)); }
     | '(' ')'                       { $$ = sx_new(A, SX_TUPLE, L(@1)); }
-    | '(' test_seq opt_comma ')'    { CHECK($$ = seq_or_single(P, $2, $3, L(@1))); }
+    | '(' test_seq opt_comma ')'    { CHECK($$ = seq_or_single(P, $2, $3, L(@1))); $$->paren = 1; }
     | '[' ']'                       { $$ = sx_new(A, SX_LIST, L(@1)); }
     | '[' test_seq opt_comma ']'    { $$ = sx_new(A, SX_LIST, L(@1)); $$->u.elems = $2; CHECK($$ = deep(P, $$)); }
     | '{' '}'                       { $$ = sx_new(A, SX_DICT, L(@1)); }

@@ -33,7 +33,8 @@ typedef struct SxList {
 struct Sx {
     SxKind kind;
     Loc loc;
-    int depth;        /* nesting depth, bounded to keep recursion safe */
+    short depth;      /* nesting depth, bounded to keep recursion safe */
+    short paren;      /* written in parentheses */
     union {
         Sym *name;                                   /* NAME */
         int64_t ival;                                /* INT */
