@@ -330,7 +330,7 @@ yy1:
 yy2:
 	++lx->cur;
 yy3:
-#line 281 "grammar/lexer.re"
+#line 282 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
@@ -380,7 +380,7 @@ yy9:
 	}
 yy10:
 	++lx->cur;
-#line 270 "grammar/lexer.re"
+#line 271 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
 #line 386 "grammar/lexer.c"
 yy11:
@@ -397,17 +397,17 @@ yy12:
 yy13:
 	++lx->cur;
 yy14:
-#line 280 "grammar/lexer.re"
+#line 281 "grammar/lexer.re"
 	{ return lx->tok[0]; }
 #line 403 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 278 "grammar/lexer.re"
+#line 279 "grammar/lexer.re"
 	{ return open_bracket(lx, (char)lx->tok[0]); }
 #line 408 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 279 "grammar/lexer.re"
+#line 280 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
 #line 413 "grammar/lexer.c"
 yy17:
@@ -463,7 +463,7 @@ yy21:
 		default: goto yy22;
 	}
 yy22:
-#line 268 "grammar/lexer.re"
+#line 269 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
 #line 469 "grammar/lexer.c"
 yy23:
@@ -485,9 +485,11 @@ yy25:
 		default: goto yy14;
 	}
 yy26:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 yy27:
 	switch (yych) {
+		case '.': goto yy56;
 		case '0':
 		case '1':
 		case '2':
@@ -556,127 +558,143 @@ yy27:
 yy28:
 #line 264 "grammar/lexer.re"
 	{
+            /* R.nn.conv2d is one name, as the parser would make it anyway. */
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 563 "grammar/lexer.c"
+#line 566 "grammar/lexer.c"
 yy29:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy56;
-		default: goto yy27;
-	}
-yy30:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'o': goto yy57;
-		default: goto yy27;
-	}
-yy31:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy58;
-		default: goto yy27;
-	}
-yy32:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '\n': goto yy59;
-		case '\r': goto yy60;
+		case 'a': goto yy57;
+		default: goto yy27;
+	}
+yy30:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'o': goto yy58;
+		default: goto yy27;
+	}
+yy31:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'r': goto yy59;
+		default: goto yy27;
+	}
+yy32:
+	yyaccept = 2;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '\n': goto yy60;
+		case '\r': goto yy61;
 		default: goto yy3;
 	}
 yy33:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy61;
-		case 's': goto yy62;
+		case 'n': goto yy62;
+		case 's': goto yy63;
 		default: goto yy27;
 	}
 yy34:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'l': goto yy64;
+		case 'l': goto yy65;
 		default: goto yy27;
 	}
 yy35:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy65;
+		case 'e': goto yy66;
 		default: goto yy27;
 	}
 yy36:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'l': goto yy66;
+		case 'l': goto yy67;
 		default: goto yy27;
 	}
 yy37:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy67;
+		case 'o': goto yy68;
 		default: goto yy27;
 	}
 yy38:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy68;
-		case 'n': goto yy70;
+		case 'f': goto yy69;
+		case 'n': goto yy71;
 		default: goto yy27;
 	}
 yy39:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy72;
+		case 'a': goto yy73;
 		default: goto yy27;
 	}
 yy40:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy73;
+		case 'o': goto yy74;
 		default: goto yy27;
 	}
 yy41:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy74;
+		case 'r': goto yy75;
 		default: goto yy27;
 	}
 yy42:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy76;
+		case 'a': goto yy77;
 		default: goto yy27;
 	}
 yy43:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy77;
+		case 'e': goto yy78;
 		default: goto yy27;
 	}
 yy44:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'i': goto yy78;
+		case 'i': goto yy79;
 		default: goto yy27;
 	}
 yy45:
 	++lx->cur;
-#line 275 "grammar/lexer.re"
+#line 276 "grammar/lexer.re"
 	{ return NE; }
-#line 668 "grammar/lexer.c"
+#line 686 "grammar/lexer.c"
 yy46:
 	++lx->cur;
-#line 273 "grammar/lexer.re"
+#line 274 "grammar/lexer.re"
 	{ return POW; }
-#line 673 "grammar/lexer.c"
+#line 691 "grammar/lexer.c"
 yy47:
 	++lx->cur;
-#line 271 "grammar/lexer.re"
+#line 272 "grammar/lexer.re"
 	{ return ARROW; }
-#line 678 "grammar/lexer.c"
+#line 696 "grammar/lexer.c"
 yy48:
-	yyaccept = 2;
+	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
 		case '0':
@@ -694,19 +712,19 @@ yy48:
 		default: goto yy49;
 	}
 yy49:
-#line 269 "grammar/lexer.re"
+#line 270 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 700 "grammar/lexer.c"
+#line 718 "grammar/lexer.c"
 yy50:
 	++lx->cur;
-#line 272 "grammar/lexer.re"
+#line 273 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 705 "grammar/lexer.c"
+#line 723 "grammar/lexer.c"
 yy51:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '+':
-		case '-': goto yy79;
+		case '-': goto yy80;
 		case '0':
 		case '1':
 		case '2':
@@ -716,69 +734,152 @@ yy51:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy80;
+		case '9': goto yy81;
 		default: goto yy52;
 	}
 yy52:
 	lx->cur = lx->marker;
 	switch (yyaccept) {
 		case 0: goto yy22;
-		case 1: goto yy3;
-		default: goto yy49;
+		case 1: goto yy28;
+		case 2: goto yy3;
+		case 3: goto yy49;
+		case 4: goto yy64;
+		case 5: goto yy70;
+		case 6: goto yy72;
+		case 7: goto yy76;
+		case 8: goto yy86;
+		case 9: goto yy89;
+		case 10: goto yy93;
+		case 11: goto yy96;
+		case 12: goto yy102;
+		case 13: goto yy104;
+		case 14: goto yy107;
+		case 15: goto yy109;
+		case 16: goto yy112;
+		case 17: goto yy115;
+		case 18: goto yy117;
+		case 19: goto yy119;
+		case 20: goto yy123;
+		default: goto yy125;
 	}
 yy53:
 	++lx->cur;
-#line 276 "grammar/lexer.re"
+#line 277 "grammar/lexer.re"
 	{ return LE; }
-#line 734 "grammar/lexer.c"
+#line 771 "grammar/lexer.c"
 yy54:
 	++lx->cur;
-#line 274 "grammar/lexer.re"
+#line 275 "grammar/lexer.re"
 	{ return EQ; }
-#line 739 "grammar/lexer.c"
+#line 776 "grammar/lexer.c"
 yy55:
 	++lx->cur;
-#line 277 "grammar/lexer.re"
+#line 278 "grammar/lexer.re"
 	{ return GE; }
-#line 744 "grammar/lexer.c"
+#line 781 "grammar/lexer.c"
 yy56:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 'l': goto yy81;
-		default: goto yy27;
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy52;
 	}
 yy57:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy82;
+		case 'l': goto yy82;
 		default: goto yy27;
 	}
 yy58:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'u': goto yy83;
+		case 'n': goto yy83;
 		default: goto yy27;
 	}
 yy59:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'u': goto yy84;
+		default: goto yy27;
+	}
+yy60:
 	++lx->cur;
 #line 236 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 767 "grammar/lexer.c"
-yy60:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '\n': goto yy59;
-		default: goto yy52;
-	}
+#line 865 "grammar/lexer.c"
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 'd': goto yy84;
-		default: goto yy27;
+		case '\n': goto yy60;
+		default: goto yy52;
 	}
 yy62:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
+		case 'd': goto yy85;
+		default: goto yy27;
+	}
+yy63:
+	yyaccept = 4;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy56;
 		case '0':
 		case '1':
 		case '2':
@@ -842,196 +943,208 @@ yy62:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy63;
+		default: goto yy64;
 	}
-yy63:
+yy64:
 #line 256 "grammar/lexer.re"
 	{ return AS; }
-#line 851 "grammar/lexer.c"
-yy64:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy86;
-		default: goto yy27;
-	}
+#line 952 "grammar/lexer.c"
 yy65:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy87;
+		case 'a': goto yy87;
 		default: goto yy27;
 	}
 yy66:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'i': goto yy89;
-		case 's': goto yy90;
+		case 'f': goto yy88;
 		default: goto yy27;
 	}
 yy67:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy91;
+		case 'i': goto yy90;
+		case 's': goto yy91;
 		default: goto yy27;
 	}
 yy68:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy69;
-	}
-yy69:
-#line 252 "grammar/lexer.re"
-	{ return IF; }
-#line 948 "grammar/lexer.c"
-yy70:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy71;
-	}
-yy71:
-#line 251 "grammar/lexer.re"
-	{ return IN; }
-#line 1020 "grammar/lexer.c"
-yy72:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'm': goto yy93;
+		case 'r': goto yy92;
 		default: goto yy27;
 	}
-yy73:
-	yych = *++lx->cur;
+yy69:
+	yyaccept = 5;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy94;
+		case '.': goto yy56;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy70;
+	}
+yy70:
+#line 252 "grammar/lexer.re"
+	{ return IF; }
+#line 1055 "grammar/lexer.c"
+yy71:
+	yyaccept = 6;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy56;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy72;
+	}
+yy72:
+#line 251 "grammar/lexer.re"
+	{ return IN; }
+#line 1129 "grammar/lexer.c"
+yy73:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'm': goto yy94;
 		default: goto yy27;
 	}
 yy74:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
+		case 't': goto yy95;
+		default: goto yy27;
+	}
+yy75:
+	yyaccept = 7;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy56;
 		case '0':
 		case '1':
 		case '2':
@@ -1095,44 +1208,32 @@ yy74:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy75;
+		default: goto yy76;
 	}
-yy75:
+yy76:
 #line 259 "grammar/lexer.re"
 	{ return OR; }
-#line 1104 "grammar/lexer.c"
-yy76:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy96;
-		default: goto yy27;
-	}
+#line 1217 "grammar/lexer.c"
 yy77:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy97;
+		case 's': goto yy97;
 		default: goto yy27;
 	}
 yy78:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
 		case 't': goto yy98;
 		default: goto yy27;
 	}
 yy79:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy80;
-		default: goto yy52;
+		case 't': goto yy99;
+		default: goto yy27;
 	}
 yy80:
 	yych = *++lx->cur;
@@ -1146,108 +1247,50 @@ yy80:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy80;
-		default: goto yy49;
+		case '9': goto yy81;
+		default: goto yy52;
 	}
 yy81:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 's': goto yy99;
-		default: goto yy27;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy81;
+		default: goto yy49;
 	}
 yy82:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy100;
+		case 's': goto yy100;
 		default: goto yy27;
 	}
 yy83:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy102;
+		case 'e': goto yy101;
 		default: goto yy27;
 	}
 yy84:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy85;
+		case 'e': goto yy103;
+		default: goto yy27;
 	}
 yy85:
-#line 258 "grammar/lexer.re"
-	{ return AND; }
-#line 1242 "grammar/lexer.c"
-yy86:
-	yych = *++lx->cur;
+	yyaccept = 8;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy104;
-		default: goto yy27;
-	}
-yy87:
-	yych = *++lx->cur;
-	switch (yych) {
+		case '.': goto yy56;
 		case '0':
 		case '1':
 		case '2':
@@ -1311,105 +1354,112 @@ yy87:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy88;
+		default: goto yy86;
 	}
-yy88:
-#line 246 "grammar/lexer.re"
-	{ return DEF; }
-#line 1320 "grammar/lexer.c"
-yy89:
-	yych = *++lx->cur;
+yy86:
+#line 258 "grammar/lexer.re"
+	{ return AND; }
+#line 1363 "grammar/lexer.c"
+yy87:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy105;
+		case 's': goto yy105;
 		default: goto yy27;
 	}
-yy90:
-	yych = *++lx->cur;
+yy88:
+	yyaccept = 9;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy107;
+		case '.': goto yy56;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy89;
+	}
+yy89:
+#line 246 "grammar/lexer.re"
+	{ return DEF; }
+#line 1444 "grammar/lexer.c"
+yy90:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'f': goto yy106;
 		default: goto yy27;
 	}
 yy91:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy92;
+		case 'e': goto yy108;
+		default: goto yy27;
 	}
 yy92:
-#line 250 "grammar/lexer.re"
-	{ return FOR; }
-#line 1404 "grammar/lexer.c"
-yy93:
-	yych = *++lx->cur;
+	yyaccept = 10;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'b': goto yy109;
-		default: goto yy27;
-	}
-yy94:
-	yych = *++lx->cur;
-	switch (yych) {
+		case '.': goto yy56;
 		case '0':
 		case '1':
 		case '2':
@@ -1473,111 +1523,200 @@ yy94:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy95;
+		default: goto yy93;
 	}
-yy95:
-#line 260 "grammar/lexer.re"
-	{ return NOT; }
-#line 1482 "grammar/lexer.c"
-yy96:
-	yych = *++lx->cur;
+yy93:
+#line 250 "grammar/lexer.re"
+	{ return FOR; }
+#line 1532 "grammar/lexer.c"
+yy94:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy110;
+		case 'b': goto yy110;
 		default: goto yy27;
 	}
-yy97:
-	yych = *++lx->cur;
+yy95:
+	yyaccept = 11;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'u': goto yy112;
+		case '.': goto yy56;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy96;
+	}
+yy96:
+#line 260 "grammar/lexer.re"
+	{ return NOT; }
+#line 1613 "grammar/lexer.c"
+yy97:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 's': goto yy111;
 		default: goto yy27;
 	}
 yy98:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'h': goto yy113;
+		case 'u': goto yy113;
 		default: goto yy27;
 	}
 yy99:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy115;
+		case 'h': goto yy114;
 		default: goto yy27;
 	}
 yy100:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy101;
+		case 'e': goto yy116;
+		default: goto yy27;
 	}
 yy101:
+	yyaccept = 12;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy56;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy102;
+	}
+yy102:
 #line 263 "grammar/lexer.re"
 	{ return NONE; }
-#line 1578 "grammar/lexer.c"
-yy102:
-	yych = *++lx->cur;
+#line 1715 "grammar/lexer.c"
+yy103:
+	yyaccept = 13;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
+		case '.': goto yy56;
 		case '0':
 		case '1':
 		case '2':
@@ -1641,93 +1780,98 @@ yy102:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy103;
+		default: goto yy104;
 	}
-yy103:
+yy104:
 #line 261 "grammar/lexer.re"
 	{ return TRUE; }
-#line 1650 "grammar/lexer.c"
-yy104:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 's': goto yy117;
-		default: goto yy27;
-	}
+#line 1789 "grammar/lexer.c"
 yy105:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy106;
+		case 's': goto yy118;
+		default: goto yy27;
 	}
 yy106:
+	yyaccept = 14;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy56;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy107;
+	}
+yy107:
 #line 253 "grammar/lexer.re"
 	{ return ELIF; }
-#line 1728 "grammar/lexer.c"
-yy107:
-	yych = *++lx->cur;
+#line 1870 "grammar/lexer.c"
+yy108:
+	yyaccept = 15;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
+		case '.': goto yy56;
 		case '0':
 		case '1':
 		case '2':
@@ -1791,171 +1935,179 @@ yy107:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy108;
+		default: goto yy109;
 	}
-yy108:
+yy109:
 #line 254 "grammar/lexer.re"
 	{ return ELSE; }
-#line 1800 "grammar/lexer.c"
-yy109:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'd': goto yy119;
-		default: goto yy27;
-	}
+#line 1944 "grammar/lexer.c"
 yy110:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy111;
+		case 'd': goto yy120;
+		default: goto yy27;
 	}
 yy111:
+	yyaccept = 16;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy56;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy112;
+	}
+yy112:
 #line 249 "grammar/lexer.re"
 	{ return PASS; }
-#line 1878 "grammar/lexer.c"
-yy112:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'r': goto yy120;
-		default: goto yy27;
-	}
+#line 2025 "grammar/lexer.c"
 yy113:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy114;
+		case 'r': goto yy121;
+		default: goto yy27;
 	}
 yy114:
+	yyaccept = 17;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy56;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy115;
+	}
+yy115:
 #line 255 "grammar/lexer.re"
 	{ return WITH; }
-#line 1956 "grammar/lexer.c"
-yy115:
-	yych = *++lx->cur;
+#line 2106 "grammar/lexer.c"
+yy116:
+	yyaccept = 18;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
+		case '.': goto yy56;
 		case '0':
 		case '1':
 		case '2':
@@ -2019,15 +2171,17 @@ yy115:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy116;
+		default: goto yy117;
 	}
-yy116:
+yy117:
 #line 262 "grammar/lexer.re"
 	{ return FALSE; }
-#line 2028 "grammar/lexer.c"
-yy117:
-	yych = *++lx->cur;
+#line 2180 "grammar/lexer.c"
+yy118:
+	yyaccept = 19;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
+		case '.': goto yy56;
 		case '0':
 		case '1':
 		case '2':
@@ -2091,99 +2245,31 @@ yy117:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy118;
+		default: goto yy119;
 	}
-yy118:
+yy119:
 #line 247 "grammar/lexer.re"
 	{ return CLASS; }
-#line 2100 "grammar/lexer.c"
-yy119:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'a': goto yy121;
-		default: goto yy27;
-	}
+#line 2254 "grammar/lexer.c"
 yy120:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy123;
+		case 'a': goto yy122;
 		default: goto yy27;
 	}
 yy121:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy122;
+		case 'n': goto yy124;
+		default: goto yy27;
 	}
 yy122:
-#line 257 "grammar/lexer.re"
-	{ return LAMBDA; }
-#line 2184 "grammar/lexer.c"
-yy123:
-	yych = *++lx->cur;
+	yyaccept = 20;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
+		case '.': goto yy56;
 		case '0':
 		case '1':
 		case '2':
@@ -2247,14 +2333,88 @@ yy123:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy124;
+		default: goto yy123;
 	}
+yy123:
+#line 257 "grammar/lexer.re"
+	{ return LAMBDA; }
+#line 2342 "grammar/lexer.c"
 yy124:
+	yyaccept = 21;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy56;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy125;
+	}
+yy125:
 #line 248 "grammar/lexer.re"
 	{ return RETURN; }
-#line 2256 "grammar/lexer.c"
+#line 2416 "grammar/lexer.c"
 }
-#line 287 "grammar/lexer.re"
+#line 288 "grammar/lexer.re"
 
     }
 }

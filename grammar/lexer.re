@@ -261,7 +261,8 @@ static int scan(Lexer *lx, YYSTYPE *val)
         "True" { return TRUE; }
         "False" { return FALSE; }
         "None" { return NONE; }
-        id {
+        id ("." id)* {
+            /* R.nn.conv2d is one name, as the parser would make it anyway. */
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }

@@ -75,6 +75,8 @@ static Sym *S(Reader *R, const char *s)
 /* "R.nn.conv2d" for a chain of attribute accesses on a name, else NULL. */
 static const char *dotted(Reader *R, const Sx *e)
 {
+    if (e->kind == SX_NAME)
+        return e->u.name->str;
     char buf[256];
     int len = 0;
     const Sx *parts[32];
@@ -269,7 +271,7 @@ static Expr *lower_call(Reader *R, const Sx *e, const char *name, LowerFn f)
 {
     const SxList *l = &e->u.call.args;
     Expr *x = expr_new(R->a, E_CALL, e->loc);
-    x->u.call.op = S(R, name);
+    x->u.call.op = e->u.call.fn->kind == SX_NAME && e->u.call.fn->u.name->str == name ? e->u.call.fn->u.name : S(R, name);
     int nkw = 0;
     for (int i = 0; i < l->n; i++)
         nkw += l->keys && l->keys[i];

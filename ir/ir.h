@@ -108,10 +108,9 @@ struct Expr {
             Sym *op;
             Expr *callee;         /* cls.f when calling a function of the module, else NULL */
             Expr **args;
-            int nargs;
             Sym **kw;
             Expr **kwv;
-            int nkw;
+            int nargs, nkw;
         } call;
         struct { Func *fn; Sym *name; } global;
         struct { BinOp op; Expr *a, *b; } bin;

@@ -17,6 +17,19 @@ static void put(Printer *p, const char *s)
     fputs(s, p->out);
 }
 
+static void put_int(Printer *p, long long v)
+{
+    char buf[24], *q = buf + sizeof buf;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    *--q = 0;
+    do
+        *--q = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--q = '-';
+    fputs(q, p->out);
+}
+
 static void line(Printer *p)
 {
     for (int i = 0; i < p->indent; i++)
@@ -100,7 +113,9 @@ static void tuple(Printer *p, Expr *const *items, int n)
 
 static void typed(Printer *p, DType t)
 {
-    fprintf(p->out, "T.%s(", dtype_name(t));
+    put(p, "T.");
+    put(p, dtype_name(t));
+    put(p, "(");
 }
 
 static void float_lit(Printer *p, double v, DType t)
@@ -148,7 +163,9 @@ static void sinfo(Printer *p, const StructInfo *s)
             any = 1;
         }
         if (s->dtype != DT_VOID) {
-            fprintf(p->out, "%sdtype=\"%s\"", any ? ", " : "", dtype_name(s->dtype));
+            put(p, any ? ", dtype=\"" : "dtype=\"");
+            put(p, dtype_name(s->dtype));
+            put(p, "\"");
             any = 1;
         }
         if (!s->shape && s->ndim >= 0) {
@@ -223,7 +240,8 @@ static void call(Printer *p, const Expr *e)
     for (int i = 0; i < e->u.call.nkw; i++) {
         if (i || e->u.call.nargs)
             put(p, ", ");
-        fprintf(p->out, "%s=", e->u.call.kw[i]->str);
+        put(p, e->u.call.kw[i]->str);
+        put(p, "=");
         expr(p, e->u.call.kwv[i], 0);
     }
     put(p, ")");
@@ -237,12 +255,11 @@ static void expr(Printer *p, const Expr *e, int ctx)
     switch (e->kind) {
     case E_VAR: put(p, e->u.var->name->str); break;
     case E_INT:
-        if (e->u.i.dtype != DT_VOID) {
+        if (e->u.i.dtype != DT_VOID)
             typed(p, e->u.i.dtype);
-            fprintf(p->out, "%lld)", (long long)e->u.i.v);
-        } else {
-            fprintf(p->out, "%lld", (long long)e->u.i.v);
-        }
+        put_int(p, e->u.i.v);
+        if (e->u.i.dtype != DT_VOID)
+            put(p, ")");
         break;
     case E_FLOAT: float_lit(p, e->u.f.v, e->u.f.dtype); break;
     case E_STR: print_str(p->out, e->u.str.s, e->u.str.len); break;
@@ -270,7 +287,10 @@ static void expr(Printer *p, const Expr *e, int ctx)
         fprintf(p->out, "[%d]", e->u.get.index);
         break;
     case E_CALL: call(p, e); break;
-    case E_GLOBAL: fprintf(p->out, "cls.%s", e->u.global.name->str); break;
+    case E_GLOBAL:
+        put(p, "cls.");
+        put(p, e->u.global.name->str);
+        break;
     case E_BIN: {
         int cmp = prec == 4;
         expr(p, e->u.bin.a, cmp ? prec + 1 : prec);
