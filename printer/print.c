@@ -4,17 +4,61 @@
 #include "print.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Output goes through a buffer of our own: the printer writes many small
+ * fragments, and stdio takes a lock for each. */
 typedef struct Printer {
     FILE *out;
     int indent;
+    size_t len;
+    char buf[1 << 15];
 } Printer;
+
+static void flush(Printer *p)
+{
+    fwrite(p->buf, 1, p->len, p->out);
+    p->len = 0;
+}
+
+static void put_n(Printer *p, const char *s, size_t n)
+{
+    if (p->len + n > sizeof p->buf) {
+        flush(p);
+        if (n > sizeof p->buf) {
+            fwrite(s, 1, n, p->out);
+            return;
+        }
+    }
+    memcpy(p->buf + p->len, s, n);
+    p->len += n;
+}
 
 static void put(Printer *p, const char *s)
 {
-    fputs(s, p->out);
+    put_n(p, s, strlen(s));
+}
+
+static void put_c(Printer *p, char c)
+{
+    if (p->len == sizeof p->buf)
+        flush(p);
+    p->buf[p->len++] = c;
+}
+
+/* The rare formatted fragments. */
+static void putf(Printer *p, const char *fmt, ...) LOPT_PRINTF(2, 3);
+
+static void putf(Printer *p, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    put_n(p, tmp, n < 0 ? 0 : (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
 static void put_int(Printer *p, long long v)
@@ -27,36 +71,36 @@ static void put_int(Printer *p, long long v)
     while (u /= 10);
     if (v < 0)
         *--q = '-';
-    fputs(q, p->out);
+    put(p, q);
 }
 
 static void line(Printer *p)
 {
     for (int i = 0; i < p->indent; i++)
-        fputs("    ", p->out);
+        put_n(p, "    ", 4);
 }
 
-static void print_str(FILE *out, const char *s, int len)
+static void print_str(Printer *out, const char *s, int len)
 {
-    fputc('"', out);
+    put_c(out, '"');
     for (int i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         switch (c) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\t': fputs("\\t", out); break;
-        case '\r': fputs("\\r", out); break;
-        case 0: fputs("\\0", out); break;
-        default: fputc(c, out); break;
+        case '"': put(out, "\\\""); break;
+        case '\\': put(out, "\\\\"); break;
+        case '\n': put(out, "\\n"); break;
+        case '\t': put(out, "\\t"); break;
+        case '\r': put(out, "\\r"); break;
+        case 0: put(out, "\\0"); break;
+        default: put_c(out, (char)c); break;
         }
     }
-    fputc('"', out);
+    put_c(out, '"');
 }
 
 /* The shortest decimal that reads back as the same double, with a '.' or an
  * exponent so that it reads back as a float. */
-static void print_double(FILE *out, double v)
+static void print_double(Printer *out, double v)
 {
     char buf[40];
     for (int prec = 1; prec <= 17; prec++) {
@@ -64,9 +108,9 @@ static void print_double(FILE *out, double v)
         if (strtod(buf, NULL) == v)
             break;
     }
-    fputs(buf, out);
+    put(out, buf);
     if (!strpbrk(buf, ".eninf"))
-        fputs(".0", out);
+        put(out, ".0");
 }
 
 static int prec_of(const Expr *e)
@@ -127,7 +171,7 @@ static void float_lit(Printer *p, double v, DType t)
     else if (isinf(v))
         put(p, v < 0 ? "\"-inf\"" : "\"inf\"");
     else
-        print_double(p->out, v);
+        print_double(p, v);
     if (t != DT_VOID)
         put(p, ")");
 }
@@ -136,7 +180,7 @@ static void float_lit(Printer *p, double v, DType t)
 static void dim(Printer *p, const Expr *e)
 {
     if (e->kind == E_VAR && e->u.var->kind == VAR_SYM)
-        fprintf(p->out, "\"%s\"", e->u.var->name->str);
+        putf(p, "\"%s\"", e->u.var->name->str);
     else
         expr(p, e, 0);
 }
@@ -169,12 +213,12 @@ static void sinfo(Printer *p, const StructInfo *s)
             any = 1;
         }
         if (!s->shape && s->ndim >= 0) {
-            fprintf(p->out, "%sndim=%d", any ? ", " : "", s->ndim);
+            putf(p, "%sndim=%d", any ? ", " : "", s->ndim);
             any = 1;
         }
         if (s->vdevice) {
-            fprintf(p->out, "%svdevice=", any ? ", " : "");
-            print_str(p->out, s->vdevice, (int)strlen(s->vdevice));
+            putf(p, "%svdevice=", any ? ", " : "");
+            print_str(p, s->vdevice, (int)strlen(s->vdevice));
         }
         put(p, ")");
         break;
@@ -199,11 +243,11 @@ static void sinfo(Printer *p, const StructInfo *s)
             }
             put(p, "]");
         } else if (s->ndim >= 0) {
-            fprintf(p->out, "ndim=%d", s->ndim);
+            putf(p, "ndim=%d", s->ndim);
         }
         put(p, ")");
         break;
-    case SI_PRIM: fprintf(p->out, "R.Prim(\"%s\")", dtype_name(s->dtype)); break;
+    case SI_PRIM: putf(p, "R.Prim(\"%s\")", dtype_name(s->dtype)); break;
     case SI_OBJECT: put(p, "R.Object"); break;
     }
 }
@@ -217,7 +261,7 @@ static void const_data(Printer *p, const Expr *e, int d, int64_t *at)
         else if (e->u.cst.dtype == DT_BOOL)
             put(p, v != 0 ? "True" : "False");
         else
-            fprintf(p->out, "%lld", (long long)v);
+            putf(p, "%lld", (long long)v);
         return;
     }
     put(p, "[");
@@ -262,7 +306,7 @@ static void expr(Printer *p, const Expr *e, int ctx)
             put(p, ")");
         break;
     case E_FLOAT: float_lit(p, e->u.f.v, e->u.f.dtype); break;
-    case E_STR: print_str(p->out, e->u.str.s, e->u.str.len); break;
+    case E_STR: print_str(p, e->u.str.s, e->u.str.len); break;
     case E_BOOL: put(p, e->u.b ? "True" : "False"); break;
     case E_NONE: put(p, "None"); break;
     case E_TUPLE: tuple(p, e->u.list.items, e->u.list.n); break;
@@ -284,7 +328,7 @@ static void expr(Printer *p, const Expr *e, int ctx)
         break;
     case E_GETITEM:
         expr(p, e->u.get.tuple, 8);
-        fprintf(p->out, "[%d]", e->u.get.index);
+        putf(p, "[%d]", e->u.get.index);
         break;
     case E_CALL: call(p, e); break;
     case E_GLOBAL:
@@ -303,14 +347,14 @@ static void expr(Printer *p, const Expr *e, int ctx)
         expr(p, e->u.un.a, prec);
         break;
     case E_LOAD:
-        fprintf(p->out, "%s[", e->u.load.buf->name->str);
+        putf(p, "%s[", e->u.load.buf->name->str);
         if (e->u.load.n == 0)
             put(p, "()");
         exprs(p, e->u.load.idx, e->u.load.n);
         put(p, "]");
         break;
     case E_CAST:
-        fprintf(p->out, "T.Cast(\"%s\", ", dtype_name(e->u.cast.dtype));
+        putf(p, "T.Cast(\"%s\", ", dtype_name(e->u.cast.dtype));
         expr(p, e->u.cast.a, 0);
         put(p, ")");
         break;
@@ -322,7 +366,7 @@ static void expr(Printer *p, const Expr *e, int ctx)
     case E_INDEXMAP:
         put(p, "T.index_map(lambda ");
         for (int i = 0; i < e->u.map.nparams; i++)
-            fprintf(p->out, "%s%s", i ? ", " : "", e->u.map.params[i]->name->str);
+            putf(p, "%s%s", i ? ", " : "", e->u.map.params[i]->name->str);
         put(p, ": ");
         tuple(p, e->u.map.out, e->u.map.nout);
         put(p, ")");
@@ -332,7 +376,7 @@ static void expr(Printer *p, const Expr *e, int ctx)
         int64_t at = 0;
         put(p, "R.const(");
         const_data(p, e, 0, &at);
-        fprintf(p->out, ", \"%s\")", dtype_name(e->u.cst.dtype));
+        putf(p, ", \"%s\")", dtype_name(e->u.cst.dtype));
         break;
     }
     }
@@ -345,19 +389,19 @@ static void expr(Printer *p, const Expr *e, int ctx)
 static void buffer_opts(Printer *p, const Buffer *b)
 {
     tuple(p, b->shape, b->ndim);
-    fprintf(p->out, ", \"%s\"", dtype_name(b->dtype));
+    putf(p, ", \"%s\"", dtype_name(b->dtype));
     if (b->scope) {
         put(p, ", scope=");
-        print_str(p->out, b->scope, (int)strlen(b->scope));
+        print_str(p, b->scope, (int)strlen(b->scope));
     }
     if (b->nsep) {
         put(p, ", axis_separators=[");
         for (int i = 0; i < b->nsep; i++)
-            fprintf(p->out, "%s%d", i ? ", " : "", b->axis_sep[i]);
+            putf(p, "%s%d", i ? ", " : "", b->axis_sep[i]);
         put(p, "]");
     }
     for (int i = 0; i < b->nextra; i++) {
-        fprintf(p->out, ", %s=", b->extra_keys[i]->str);
+        putf(p, ", %s=", b->extra_keys[i]->str);
         expr(p, b->extra_vals[i], 0);
     }
 }
@@ -392,7 +436,7 @@ static void loop_end(Printer *p, const Stmt *s)
     const Expr *lo = s->u.loop.min, *ext = s->u.loop.extent;
     int64_t a, b;
     if (expr_const_int(lo, &a) == 0 && expr_const_int(ext, &b) == 0)
-        fprintf(p->out, "%lld", (long long)(a + b));
+        putf(p, "%lld", (long long)(a + b));
     else if (ext->kind == E_BIN && ext->u.bin.op == B_SUB && expr_equal(ext->u.bin.b, lo))
         expr(p, ext->u.bin.a, 0);
     else {
@@ -413,7 +457,7 @@ static void loop(Printer *p, const Stmt *s)
         const Stmt *l = s;
         put(p, "for ");
         for (l = s; grid_step(l); l = l->u.loop.body)
-            fprintf(p->out, "%s%s", l == s ? "" : ", ", l->u.loop.var->name->str);
+            putf(p, "%s%s", l == s ? "" : ", ", l->u.loop.var->name->str);
         put(p, " in T.grid(");
         for (l = s; grid_step(l); l = l->u.loop.body) {
             if (l != s)
@@ -424,7 +468,7 @@ static void loop(Printer *p, const Stmt *s)
         body(p, l);
         return;
     }
-    fprintf(p->out, "for %s in %s(", s->u.loop.var->name->str, kinds[s->u.loop.fk]);
+    putf(p, "for %s in %s(", s->u.loop.var->name->str, kinds[s->u.loop.fk]);
     if (is_zero(s->u.loop.min)) {
         expr(p, s->u.loop.extent, 0);
     } else {
@@ -434,7 +478,7 @@ static void loop(Printer *p, const Stmt *s)
     }
     if (s->u.loop.fk == FOR_THREAD) {
         put(p, ", thread=");
-        print_str(p->out, s->u.loop.thread, (int)strlen(s->u.loop.thread));
+        print_str(p, s->u.loop.thread, (int)strlen(s->u.loop.thread));
     }
     put(p, "):\n");
     body(p, s->u.loop.body);
@@ -458,9 +502,9 @@ static int remappable(const Block *b)
 static void regions(Printer *p, const char *what, const Region *r, int n)
 {
     line(p);
-    fprintf(p->out, "%s(", what);
+    putf(p, "%s(", what);
     for (int i = 0; i < n; i++) {
-        fprintf(p->out, "%s%s[", i ? ", " : "", r[i].buf->name->str);
+        putf(p, "%s%s[", i ? ", " : "", r[i].buf->name->str);
         if (r[i].n == 0)
             put(p, "()");
         exprs(p, r[i].idx, r[i].n);
@@ -474,25 +518,25 @@ static void block(Printer *p, const Stmt *s)
     const Block *b = s->u.block;
     line(p);
     put(p, "with T.block(");
-    print_str(p->out, b->name->str, (int)b->name->len);
+    print_str(p, b->name->str, (int)b->name->len);
     put(p, "):\n");
     p->indent++;
     if (remappable(b)) {
         line(p);
         for (int i = 0; i < b->niters; i++)
-            fprintf(p->out, "%s%s", i ? ", " : "", b->iters[i].var->name->str);
+            putf(p, "%s%s", i ? ", " : "", b->iters[i].var->name->str);
         put(p, " = T.axis.remap(\"");
         for (int i = 0; i < b->niters; i++)
-            fputc(b->iters[i].kind, p->out);
+            put_c(p, b->iters[i].kind);
         put(p, "\", [");
         for (int i = 0; i < b->niters; i++)
-            fprintf(p->out, "%s%s", i ? ", " : "", b->iters[i].binding->u.var->name->str);
+            putf(p, "%s%s", i ? ", " : "", b->iters[i].binding->u.var->name->str);
         put(p, "])\n");
     } else {
         for (int i = 0; i < b->niters; i++) {
             const BlockIter *it = &b->iters[i];
             line(p);
-            fprintf(p->out, "%s = T.axis.%s(", it->var->name->str,
+            putf(p, "%s = T.axis.%s(", it->var->name->str,
                     it->kind == 'S' ? "spatial" : it->kind == 'R' ? "reduce" : "opaque");
             expr(p, it->dom, 0);
             put(p, ", ");
@@ -557,7 +601,7 @@ static void stmt(Printer *p, const Stmt *s)
     case S_BLOCK: block(p, s); break;
     case S_STORE:
         line(p);
-        fprintf(p->out, "%s[", s->u.store.buf->name->str);
+        putf(p, "%s[", s->u.store.buf->name->str);
         if (s->u.store.n == 0)
             put(p, "()");
         exprs(p, s->u.store.idx, s->u.store.n);
@@ -581,16 +625,16 @@ static void stmt(Printer *p, const Stmt *s)
         const Buffer *b = s->u.alloc;
         line(p);
         if (b->kind == BUF_MATCH)
-            fprintf(p->out, "%s = T.match_buffer(%s, ", b->name->str, b->handle->name->str);
+            putf(p, "%s = T.match_buffer(%s, ", b->name->str, b->handle->name->str);
         else
-            fprintf(p->out, "%s = T.alloc_buffer(", b->name->str);
+            putf(p, "%s = T.alloc_buffer(", b->name->str);
         buffer_opts(p, b);
         put(p, ")\n");
         break;
     }
     case S_LET:
         line(p);
-        fprintf(p->out, "%s: T.%s = ", s->u.let.var->name->str, dtype_name(s->u.let.var->dtype));
+        putf(p, "%s: T.%s = ", s->u.let.var->name->str, dtype_name(s->u.let.var->dtype));
         expr(p, s->u.let.value, 0);
         put(p, "\n");
         break;
@@ -600,7 +644,7 @@ static void stmt(Printer *p, const Stmt *s)
 static void decorator(Printer *p, const char *name, const Func *f)
 {
     line(p);
-    fprintf(p->out, "@%s%s\n", name, f->is_private ? "(private=True)" : "");
+    putf(p, "@%s%s\n", name, f->is_private ? "(private=True)" : "");
 }
 
 static void attrs(Printer *p, const char *what, const Expr *a)
@@ -608,7 +652,7 @@ static void attrs(Printer *p, const char *what, const Expr *a)
     if (!a)
         return;
     line(p);
-    fprintf(p->out, "%s(", what);
+    putf(p, "%s(", what);
     expr(p, a, 0);
     put(p, ")\n");
 }
@@ -617,17 +661,17 @@ static void prim_func(Printer *p, const Func *f)
 {
     decorator(p, "T.prim_func", f);
     line(p);
-    fprintf(p->out, "def %s(", f->name->str);
+    putf(p, "def %s(", f->name->str);
     for (int i = 0; i < f->npparams; i++) {
         const PParam *pp = &f->pparams[i];
         if (i)
             put(p, ", ");
         if (pp->buf) {
-            fprintf(p->out, "%s: T.Buffer(", pp->buf->name->str);
+            putf(p, "%s: T.Buffer(", pp->buf->name->str);
             buffer_opts(p, pp->buf);
             put(p, ")");
         } else {
-            fprintf(p->out, "%s: T.%s", pp->var->name->str, dtype_name(pp->var->dtype));
+            putf(p, "%s: T.%s", pp->var->name->str, dtype_name(pp->var->dtype));
         }
     }
     put(p, "):\n");
@@ -693,9 +737,9 @@ static void relax_func(Printer *p, const Module *m, const Func *f)
 {
     decorator(p, "R.function", f);
     line(p);
-    fprintf(p->out, "def %s(", f->name->str);
+    putf(p, "def %s(", f->name->str);
     for (int i = 0; i < f->nparams; i++) {
-        fprintf(p->out, "%s%s: ", i ? ", " : "", f->params[i]->name->str);
+        putf(p, "%s%s: ", i ? ", " : "", f->params[i]->name->str);
         sinfo(p, f->params[i]->sinfo);
     }
     put(p, ")");
@@ -708,11 +752,11 @@ static void relax_func(Printer *p, const Module *m, const Func *f)
     attrs(p, "R.func_attr", f->attrs);
     for (int i = 0; i < f->nsyms; i++) {
         line(p);
-        fprintf(p->out, "%s = T.%s()\n", f->syms[i]->name->str, dtype_name(f->syms[i]->dtype));
+        putf(p, "%s = T.%s()\n", f->syms[i]->name->str, dtype_name(f->syms[i]->dtype));
     }
     if (func_uses_global(f)) {
         line(p);
-        fprintf(p->out, "cls = %s\n", m->name->str);
+        putf(p, "cls = %s\n", m->name->str);
     }
     for (int i = 0; i < f->nblocks; i++) {
         const RBlock *b = f->blocks[i];
@@ -729,7 +773,7 @@ static void relax_func(Printer *p, const Module *m, const Func *f)
         line(p);
         put(p, "R.output(");
         for (int k = 0; k < b->noutputs; k++)
-            fprintf(p->out, "%s%s", k ? ", " : "", b->outputs[k]->name->str);
+            putf(p, "%s%s", k ? ", " : "", b->outputs[k]->name->str);
         put(p, ")\n");
         p->indent--;
     }
@@ -748,42 +792,69 @@ static void func(Printer *p, const Module *m, const Func *f)
         prim_func(p, f);
 }
 
-void print_module(FILE *out, const Module *m)
+static void print_module_to(Printer *p, const Module *m)
 {
-    Printer p = { out, 0 };
-    for (int i = 0; i < m->nheaders; i++)
-        fprintf(out, "%s\n", m->headers[i]);
+    for (int i = 0; i < m->nheaders; i++) {
+        put(p, m->headers[i]);
+        put_c(p, '\n');
+    }
     if (m->nheaders)
-        put(&p, "\n");
+        put(p, "\n");
     if (m->bare && m->nfuncs == 1 && !m->global_infos && !m->module_attrs) {
-        func(&p, m, m->funcs[0]);
+        func(p, m, m->funcs[0]);
         return;
     }
-    fprintf(out, "@I.ir_module\nclass %s:\n", m->name->str);
-    p.indent = 1;
-    attrs(&p, "I.module_global_infos", m->global_infos);
-    attrs(&p, "I.module_attrs", m->module_attrs);
+    putf(p, "@I.ir_module\nclass %s:\n", m->name->str);
+    p->indent = 1;
+    attrs(p, "I.module_global_infos", m->global_infos);
+    attrs(p, "I.module_attrs", m->module_attrs);
     for (int i = 0; i < m->nfuncs; i++) {
         if (i || m->global_infos || m->module_attrs)
-            put(&p, "\n");
-        func(&p, m, m->funcs[i]);
+            put(p, "\n");
+        func(p, m, m->funcs[i]);
     }
     if (m->nfuncs == 0 && !m->global_infos && !m->module_attrs) {
-        line(&p);
-        put(&p, "pass\n");
+        line(p);
+        put(p, "pass\n");
     }
+}
+
+static Printer *printer_new(FILE *out)
+{
+    Printer *p = malloc(sizeof *p);
+    if (!p)
+        abort();
+    p->out = out;
+    p->indent = 0;
+    p->len = 0;
+    return p;
+}
+
+static void printer_done(Printer *p)
+{
+    flush(p);
+    free(p);
+}
+
+void print_module(FILE *out, const Module *m)
+{
+    Printer *p = printer_new(out);
+    print_module_to(p, m);
+    printer_done(p);
 }
 
 void print_expr(FILE *out, const Expr *e)
 {
-    Printer p = { out, 0 };
-    expr(&p, e, 0);
+    Printer *p = printer_new(out);
+    expr(p, e, 0);
+    printer_done(p);
 }
 
 void print_sinfo(FILE *out, const StructInfo *s)
 {
-    Printer p = { out, 0 };
-    sinfo(&p, s);
+    Printer *p = printer_new(out);
+    sinfo(p, s);
+    printer_done(p);
 }
 
 const char *expr_text(const Expr *e, char *buf, size_t cap)
