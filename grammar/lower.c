@@ -278,8 +278,10 @@ static Expr *lower_call(Reader *R, const Sx *e, const char *name, LowerFn f)
     x->u.call.nargs = l->n - nkw;
     x->u.call.nkw = nkw;
     x->u.call.args = arena_array(R->a, (size_t)x->u.call.nargs, sizeof(Expr *));
-    x->u.call.kw = arena_array(R->a, (size_t)nkw, sizeof(Sym *));
-    x->u.call.kwv = arena_array(R->a, (size_t)nkw, sizeof(Expr *));
+    if (nkw) {
+        x->u.call.kw = arena_array(R->a, (size_t)nkw, sizeof(Sym *));
+        x->u.call.kwv = arena_array(R->a, (size_t)nkw, sizeof(Expr *));
+    }
     int p = 0, k = 0;
     for (int i = 0; i < l->n; i++) {
         Expr *v = f(R, l->items[i]);
