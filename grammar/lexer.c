@@ -66,8 +66,10 @@ static int indentation(Lexer *lx, YYLTYPE *loc)
         int col = (int)(p - lx->cur);
         if (*p == '#') {
             const unsigned char *e = p;
-            while (*e != '\n' && !(*e == 0 && e >= lx->lim))
+            while (*e != '\n' && *e != 0)
                 e++;
+            if (*e == 0 && e < lx->lim)
+                return lex_error(lx, here(lx, e), "NUL byte in input");
             if (col == 0)
                 keep_header(lx, p, e);
             p = e;
@@ -217,7 +219,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 221 "grammar/lexer.c"
+#line 223 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -319,25 +321,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy1:
 	++lx->cur;
-#line 228 "grammar/lexer.re"
+#line 230 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 330 "grammar/lexer.c"
+#line 332 "grammar/lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 282 "grammar/lexer.re"
+#line 284 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 341 "grammar/lexer.c"
+#line 343 "grammar/lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -347,12 +349,12 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 234 "grammar/lexer.re"
+#line 236 "grammar/lexer.re"
 	{ continue; }
-#line 353 "grammar/lexer.c"
+#line 355 "grammar/lexer.c"
 yy6:
 	++lx->cur;
-#line 237 "grammar/lexer.re"
+#line 239 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -361,7 +363,7 @@ yy6:
             lx->at_bol = 1;
             return NEWLINE;
         }
-#line 365 "grammar/lexer.c"
+#line 367 "grammar/lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -369,9 +371,9 @@ yy7:
 		default: goto yy8;
 	}
 yy8:
-#line 245 "grammar/lexer.re"
+#line 247 "grammar/lexer.re"
 	{ continue; }
-#line 375 "grammar/lexer.c"
+#line 377 "grammar/lexer.c"
 yy9:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -380,9 +382,9 @@ yy9:
 	}
 yy10:
 	++lx->cur;
-#line 271 "grammar/lexer.re"
+#line 273 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 386 "grammar/lexer.c"
+#line 388 "grammar/lexer.c"
 yy11:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -391,25 +393,25 @@ yy11:
 		default: goto yy11;
 	}
 yy12:
-#line 235 "grammar/lexer.re"
+#line 237 "grammar/lexer.re"
 	{ continue; }
-#line 397 "grammar/lexer.c"
+#line 399 "grammar/lexer.c"
 yy13:
 	++lx->cur;
 yy14:
-#line 281 "grammar/lexer.re"
+#line 283 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 403 "grammar/lexer.c"
+#line 405 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 279 "grammar/lexer.re"
+#line 281 "grammar/lexer.re"
 	{ return open_bracket(lx, (char)lx->tok[0]); }
-#line 408 "grammar/lexer.c"
+#line 410 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 280 "grammar/lexer.re"
+#line 282 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 413 "grammar/lexer.c"
+#line 415 "grammar/lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -463,9 +465,9 @@ yy21:
 		default: goto yy22;
 	}
 yy22:
-#line 269 "grammar/lexer.re"
+#line 271 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 469 "grammar/lexer.c"
+#line 471 "grammar/lexer.c"
 yy23:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -556,13 +558,13 @@ yy27:
 		default: goto yy28;
 	}
 yy28:
-#line 264 "grammar/lexer.re"
+#line 266 "grammar/lexer.re"
 	{
             /* R.nn.conv2d is one name, as the parser would make it anyway. */
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 566 "grammar/lexer.c"
+#line 568 "grammar/lexer.c"
 yy29:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -680,19 +682,19 @@ yy44:
 	}
 yy45:
 	++lx->cur;
-#line 276 "grammar/lexer.re"
+#line 278 "grammar/lexer.re"
 	{ return NE; }
-#line 686 "grammar/lexer.c"
+#line 688 "grammar/lexer.c"
 yy46:
 	++lx->cur;
-#line 274 "grammar/lexer.re"
+#line 276 "grammar/lexer.re"
 	{ return POW; }
-#line 691 "grammar/lexer.c"
+#line 693 "grammar/lexer.c"
 yy47:
 	++lx->cur;
-#line 272 "grammar/lexer.re"
+#line 274 "grammar/lexer.re"
 	{ return ARROW; }
-#line 696 "grammar/lexer.c"
+#line 698 "grammar/lexer.c"
 yy48:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -712,14 +714,14 @@ yy48:
 		default: goto yy49;
 	}
 yy49:
-#line 270 "grammar/lexer.re"
+#line 272 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 718 "grammar/lexer.c"
+#line 720 "grammar/lexer.c"
 yy50:
 	++lx->cur;
-#line 273 "grammar/lexer.re"
+#line 275 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 723 "grammar/lexer.c"
+#line 725 "grammar/lexer.c"
 yy51:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -765,19 +767,19 @@ yy52:
 	}
 yy53:
 	++lx->cur;
-#line 277 "grammar/lexer.re"
+#line 279 "grammar/lexer.re"
 	{ return LE; }
-#line 771 "grammar/lexer.c"
+#line 773 "grammar/lexer.c"
 yy54:
 	++lx->cur;
-#line 275 "grammar/lexer.re"
+#line 277 "grammar/lexer.re"
 	{ return EQ; }
-#line 776 "grammar/lexer.c"
+#line 778 "grammar/lexer.c"
 yy55:
 	++lx->cur;
-#line 278 "grammar/lexer.re"
+#line 280 "grammar/lexer.re"
 	{ return GE; }
-#line 781 "grammar/lexer.c"
+#line 783 "grammar/lexer.c"
 yy56:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -859,9 +861,9 @@ yy59:
 	}
 yy60:
 	++lx->cur;
-#line 236 "grammar/lexer.re"
+#line 238 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 865 "grammar/lexer.c"
+#line 867 "grammar/lexer.c"
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -946,9 +948,9 @@ yy63:
 		default: goto yy64;
 	}
 yy64:
-#line 256 "grammar/lexer.re"
+#line 258 "grammar/lexer.re"
 	{ return AS; }
-#line 952 "grammar/lexer.c"
+#line 954 "grammar/lexer.c"
 yy65:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1049,9 +1051,9 @@ yy69:
 		default: goto yy70;
 	}
 yy70:
-#line 252 "grammar/lexer.re"
+#line 254 "grammar/lexer.re"
 	{ return IF; }
-#line 1055 "grammar/lexer.c"
+#line 1057 "grammar/lexer.c"
 yy71:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -1123,9 +1125,9 @@ yy71:
 		default: goto yy72;
 	}
 yy72:
-#line 251 "grammar/lexer.re"
+#line 253 "grammar/lexer.re"
 	{ return IN; }
-#line 1129 "grammar/lexer.c"
+#line 1131 "grammar/lexer.c"
 yy73:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1211,9 +1213,9 @@ yy75:
 		default: goto yy76;
 	}
 yy76:
-#line 259 "grammar/lexer.re"
+#line 261 "grammar/lexer.re"
 	{ return OR; }
-#line 1217 "grammar/lexer.c"
+#line 1219 "grammar/lexer.c"
 yy77:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1357,9 +1359,9 @@ yy85:
 		default: goto yy86;
 	}
 yy86:
-#line 258 "grammar/lexer.re"
+#line 260 "grammar/lexer.re"
 	{ return AND; }
-#line 1363 "grammar/lexer.c"
+#line 1365 "grammar/lexer.c"
 yy87:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1438,9 +1440,9 @@ yy88:
 		default: goto yy89;
 	}
 yy89:
-#line 246 "grammar/lexer.re"
+#line 248 "grammar/lexer.re"
 	{ return DEF; }
-#line 1444 "grammar/lexer.c"
+#line 1446 "grammar/lexer.c"
 yy90:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1526,9 +1528,9 @@ yy92:
 		default: goto yy93;
 	}
 yy93:
-#line 250 "grammar/lexer.re"
+#line 252 "grammar/lexer.re"
 	{ return FOR; }
-#line 1532 "grammar/lexer.c"
+#line 1534 "grammar/lexer.c"
 yy94:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1607,9 +1609,9 @@ yy95:
 		default: goto yy96;
 	}
 yy96:
-#line 260 "grammar/lexer.re"
+#line 262 "grammar/lexer.re"
 	{ return NOT; }
-#line 1613 "grammar/lexer.c"
+#line 1615 "grammar/lexer.c"
 yy97:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1709,9 +1711,9 @@ yy101:
 		default: goto yy102;
 	}
 yy102:
-#line 263 "grammar/lexer.re"
+#line 265 "grammar/lexer.re"
 	{ return NONE; }
-#line 1715 "grammar/lexer.c"
+#line 1717 "grammar/lexer.c"
 yy103:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -1783,9 +1785,9 @@ yy103:
 		default: goto yy104;
 	}
 yy104:
-#line 261 "grammar/lexer.re"
+#line 263 "grammar/lexer.re"
 	{ return TRUE; }
-#line 1789 "grammar/lexer.c"
+#line 1791 "grammar/lexer.c"
 yy105:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1864,9 +1866,9 @@ yy106:
 		default: goto yy107;
 	}
 yy107:
-#line 253 "grammar/lexer.re"
+#line 255 "grammar/lexer.re"
 	{ return ELIF; }
-#line 1870 "grammar/lexer.c"
+#line 1872 "grammar/lexer.c"
 yy108:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -1938,9 +1940,9 @@ yy108:
 		default: goto yy109;
 	}
 yy109:
-#line 254 "grammar/lexer.re"
+#line 256 "grammar/lexer.re"
 	{ return ELSE; }
-#line 1944 "grammar/lexer.c"
+#line 1946 "grammar/lexer.c"
 yy110:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2019,9 +2021,9 @@ yy111:
 		default: goto yy112;
 	}
 yy112:
-#line 249 "grammar/lexer.re"
+#line 251 "grammar/lexer.re"
 	{ return PASS; }
-#line 2025 "grammar/lexer.c"
+#line 2027 "grammar/lexer.c"
 yy113:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2100,9 +2102,9 @@ yy114:
 		default: goto yy115;
 	}
 yy115:
-#line 255 "grammar/lexer.re"
+#line 257 "grammar/lexer.re"
 	{ return WITH; }
-#line 2106 "grammar/lexer.c"
+#line 2108 "grammar/lexer.c"
 yy116:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -2174,9 +2176,9 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 262 "grammar/lexer.re"
+#line 264 "grammar/lexer.re"
 	{ return FALSE; }
-#line 2180 "grammar/lexer.c"
+#line 2182 "grammar/lexer.c"
 yy118:
 	yyaccept = 19;
 	yych = *(lx->marker = ++lx->cur);
@@ -2248,9 +2250,9 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 247 "grammar/lexer.re"
+#line 249 "grammar/lexer.re"
 	{ return CLASS; }
-#line 2254 "grammar/lexer.c"
+#line 2256 "grammar/lexer.c"
 yy120:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2336,9 +2338,9 @@ yy122:
 		default: goto yy123;
 	}
 yy123:
-#line 257 "grammar/lexer.re"
+#line 259 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 2342 "grammar/lexer.c"
+#line 2344 "grammar/lexer.c"
 yy124:
 	yyaccept = 21;
 	yych = *(lx->marker = ++lx->cur);
@@ -2410,11 +2412,11 @@ yy124:
 		default: goto yy125;
 	}
 yy125:
-#line 248 "grammar/lexer.re"
+#line 250 "grammar/lexer.re"
 	{ return RETURN; }
-#line 2416 "grammar/lexer.c"
+#line 2418 "grammar/lexer.c"
 }
-#line 288 "grammar/lexer.re"
+#line 290 "grammar/lexer.re"
 
     }
 }

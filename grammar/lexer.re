@@ -64,8 +64,10 @@ static int indentation(Lexer *lx, YYLTYPE *loc)
         int col = (int)(p - lx->cur);
         if (*p == '#') {
             const unsigned char *e = p;
-            while (*e != '\n' && !(*e == 0 && e >= lx->lim))
+            while (*e != '\n' && *e != 0)
                 e++;
+            if (*e == 0 && e < lx->lim)
+                return lex_error(lx, here(lx, e), "NUL byte in input");
             if (col == 0)
                 keep_header(lx, p, e);
             p = e;
