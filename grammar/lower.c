@@ -1879,6 +1879,7 @@ static void pop_ctx(Parser *P)
 int stream_class(Parser *P, Sym *name)
 {
     Reader *R = P->R;
+    memset(&P->decos, 0, sizeof P->decos);   /* the class's own decorators */
     if (name) {
         R->m->name = name;
         R->in_class = 1;
