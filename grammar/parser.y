@@ -292,7 +292,17 @@ suite: simple NEWLINE               { StList l = { 0 }; st_push(A, &l, $1); $$ =
      | NEWLINE INDENT { P->depth++; } stmts DEDENT { P->depth--; $$ = $4; }
      ;
 
-testlist: test_seq opt_comma        { CHECK($$ = seq_or_single(P, $1, $2, L(@1))); }
+/* A single expression, the common case, builds no list. */
+testlist: test
+        | test ',' {
+            CHECK($$ = seq_or_single(P, list1(P, $1), 1, L(@1)));
+        }
+        | test ',' test_seq opt_comma {
+            SxList l = list1(P, $1);
+            for (int i = 0; i < $3.n; i++)
+                sx_push(A, &l, NULL, $3.items[i]);
+            CHECK($$ = seq_or_single(P, l, 1, L(@1)));
+        }
         ;
 
 test_seq: test                      { $$ = list1(P, $1); }
