@@ -277,11 +277,9 @@ static Expr *lower_call(Reader *R, const Sx *e, const char *name, LowerFn f)
         nkw += l->keys && l->keys[i];
     x->u.call.nargs = l->n - nkw;
     x->u.call.nkw = nkw;
-    x->u.call.args = arena_array(R->a, (size_t)x->u.call.nargs, sizeof(Expr *));
-    if (nkw) {
+    x->u.call.args = arena_array(R->a, (size_t)l->n, sizeof(Expr *));
+    if (nkw)
         x->u.call.kw = arena_array(R->a, (size_t)nkw, sizeof(Sym *));
-        x->u.call.kwv = arena_array(R->a, (size_t)nkw, sizeof(Expr *));
-    }
     int p = 0, k = 0;
     for (int i = 0; i < l->n; i++) {
         Expr *v = f(R, l->items[i]);
@@ -289,7 +287,7 @@ static Expr *lower_call(Reader *R, const Sx *e, const char *name, LowerFn f)
             return NULL;
         if (l->keys && l->keys[i]) {
             x->u.call.kw[k] = l->keys[i];
-            x->u.call.kwv[k++] = v;
+            x->u.call.args[x->u.call.nargs + k++] = v;
         } else {
             x->u.call.args[p++] = v;
         }

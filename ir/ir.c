@@ -149,8 +149,7 @@ int expr_equal(const Expr *a, const Expr *b)
         for (int i = 0; i < a->u.call.nkw; i++)
             if (a->u.call.kw[i] != b->u.call.kw[i])
                 return 0;
-        return exprs_equal(a->u.call.args, b->u.call.args, a->u.call.nargs) &&
-               exprs_equal(a->u.call.kwv, b->u.call.kwv, a->u.call.nkw);
+        return exprs_equal(a->u.call.args, b->u.call.args, a->u.call.nargs + a->u.call.nkw);
     default:
         return 0;   /* maps, struct info, dicts, constants: compared by identity */
     }

@@ -107,9 +107,8 @@ struct Expr {
         struct {
             Sym *op;
             Expr *callee;         /* cls.f when calling a function of the module, else NULL */
-            Expr **args;
-            Sym **kw;
-            Expr **kwv;
+            Expr **args;          /* nargs positional values, then the nkw keyword values */
+            Sym **kw;             /* the nkw keywords */
             int nargs, nkw;
         } call;
         struct { Func *fn; Sym *name; } global;
@@ -242,6 +241,12 @@ Func *module_find(Module *m, Sym *name);
 
 /* Grows an arena array of pointers by one: *items has room for *cap. */
 void vec_push(Arena *a, void *itemsp, int *n, int *cap, void *item);
+
+/* The keyword values of a call, in the order of its keywords. */
+static inline Expr **call_kwv(const Expr *e)
+{
+    return e->u.call.args + e->u.call.nargs;
+}
 
 Expr *expr_new(Arena *a, ExprKind k, Loc loc);
 Expr *expr_int(Arena *a, int64_t v, DType dt, Loc loc);

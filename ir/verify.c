@@ -124,7 +124,7 @@ static void texpr(Verifier *V, const Expr *e)
             VERR(V, e->loc, "variable '%s' is used outside its scope", e->u.var->name->str);
         break;
     case E_TUPLE: case E_LIST: texprs(V, e->u.list.items, e->u.list.n); break;
-    case E_CALL: texprs(V, e->u.call.args, e->u.call.nargs); texprs(V, e->u.call.kwv, e->u.call.nkw); break;
+    case E_CALL: texprs(V, e->u.call.args, e->u.call.nargs + e->u.call.nkw); break;
     case E_BIN: texpr(V, e->u.bin.a); texpr(V, e->u.bin.b); break;
     case E_UNARY: texpr(V, e->u.un.a); break;
     case E_CAST: texpr(V, e->u.cast.a); break;
@@ -269,8 +269,8 @@ static const StructInfo *sinfo_of(const Expr *e)
         return e->u.var->sinfo;
     if (e->kind == E_CALL && strcmp(e->u.call.op->str, "R.call_tir") == 0)
         for (int i = 0; i < e->u.call.nkw; i++)
-            if (strcmp(e->u.call.kw[i]->str, "out_sinfo") == 0 && e->u.call.kwv[i]->kind == E_SINFO)
-                return e->u.call.kwv[i]->u.sinfo;
+            if (strcmp(e->u.call.kw[i]->str, "out_sinfo") == 0 && call_kwv(e)[i]->kind == E_SINFO)
+                return call_kwv(e)[i]->u.sinfo;
     return NULL;
 }
 
@@ -373,8 +373,7 @@ static void rexpr(Verifier *V, const Expr *e)
             if (e->u.call.callee->u.global.fn->kind != F_RELAX)
                 VERR(V, e->loc, "'%s' is a prim_func; call it with R.call_tir", e->u.call.callee->u.global.name->str);
         }
-        rexprs(V, e->u.call.args, e->u.call.nargs);
-        rexprs(V, e->u.call.kwv, e->u.call.nkw);
+        rexprs(V, e->u.call.args, e->u.call.nargs + e->u.call.nkw);
         if (strcmp(e->u.call.op->str, "R.call_tir") == 0)
             call_tir(V, e);
         break;

@@ -286,7 +286,7 @@ static void call(Printer *p, const Expr *e)
             put(p, ", ");
         put(p, e->u.call.kw[i]->str);
         put(p, "=");
-        expr(p, e->u.call.kwv[i], 0);
+        expr(p, call_kwv(e)[i], 0);
     }
     put(p, ")");
 }
@@ -700,11 +700,8 @@ static int uses_global(const Expr *e)
     case E_CALL:
         if (e->u.call.callee)
             return 1;
-        for (int i = 0; i < e->u.call.nargs; i++)
+        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
             if (uses_global(e->u.call.args[i]))
-                return 1;
-        for (int i = 0; i < e->u.call.nkw; i++)
-            if (uses_global(e->u.call.kwv[i]))
                 return 1;
         return 0;
     default: return 0;
