@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../grammar/reader.h"
 #include "../passes/pass.h"
@@ -146,6 +148,23 @@ static char *read_all(FILE *f, size_t *len)
     return buf;
 }
 
+/* A regular file whose size is not a whole number of pages is mapped rather
+ * than read: the kernel fills the rest of the last page with zeros, which
+ * is the NUL the lexer stops at. Returns NULL when it cannot be mapped. */
+static char *map_file(FILE *f, size_t *len)
+{
+    struct stat st;
+    long page = sysconf(_SC_PAGESIZE);
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size >= MAX_INPUT ||
+        page <= 0 || st.st_size % page == 0)
+        return NULL;
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    *len = (size_t)st.st_size;
+    return p;
+}
+
 static int run(Options *o)
 {
     int stdin_input = strcmp(o->input, "-") == 0;
@@ -155,7 +174,8 @@ static int run(Options *o)
         return EXIT_INPUT;
     }
     size_t len = 0;
-    char *text = read_all(in, &len);
+    char *mapped = stdin_input ? NULL : map_file(in, &len);
+    char *text = mapped ? mapped : read_all(in, &len);
     int err = errno;
     if (!stdin_input)
         fclose(in);
@@ -189,7 +209,10 @@ static int run(Options *o)
         }
     }
     module_free(m);
-    free(text);
+    if (mapped)
+        munmap(mapped, len);
+    else
+        free(text);
     return status;
 }
 
