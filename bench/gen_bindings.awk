@@ -11,7 +11,7 @@ BEGIN {
     print "        for i0, i1, i2, i3 in T.grid(1, 64, 56, 56):"
     print "            with T.block(\"relu\"):"
     print "                v0, v1, v2, v3 = T.axis.remap(\"SSSS\", [i0, i1, i2, i3])"
-    print "                B[v0, v1, v2, v3] = T.max(A[v0, v1, v2, v3], T.float32(0))"
+    print "                B[v0, v1, v2, v3] = T.max(A[v0, v1, v2, v3], T.float32(0.0))"
     print ""
     print "    @R.function"
     print "    def main(x: " t ") -> " t ":"
