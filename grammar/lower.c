@@ -625,6 +625,7 @@ static Buffer *lower_buffer_type(Reader *R, Sym *name, Loc loc, const Sx *annot)
 /* ---- TIR statements ---- */
 
 static Stmt *lower_tstmts(Reader *R, const StList *l);
+static Stmt *lower_tstmt(Reader *R, const St *st);
 
 static Stmt *seq_of(Reader *R, Loc loc, Stmt **items, int n)
 {
@@ -851,6 +852,56 @@ static const char *axis_call(Reader *R, const St *st)
     return n && strncmp(n, "T.axis.", 7) == 0 ? n : NULL;
 }
 
+/* The block's iterators, which come first. They are bound only after all
+ * are read: their bindings refer to loop variables, never to each other.
+ * Returns the index of the first statement after them, or -1. */
+static int block_iters(Reader *R, Block *b, const StList *body)
+{
+    int cap = 0, i = 0;
+    for (; i < body->n; i++) {
+        const St *x = body->items[i];
+        const char *ax = axis_call(R, x);
+        if (!ax)
+            break;
+        int r = strcmp(ax, "T.axis.remap") == 0 ? lower_remap(R, b, &cap, x, x->u.assign.value)
+              : lower_axis(R, b, &cap, x, x->u.assign.value, ax);
+        if (r)
+            return -1;
+    }
+    return i;
+}
+
+/* T.reads, T.writes, T.block_attr, T.where or T.init, into b. Returns 1
+ * when x is none of them (a statement of the body), 0 or -1 otherwise. */
+static int block_annotation(Reader *R, Block *b, const St *x)
+{
+    const char *cn = x->kind == ST_EXPR ? call_name(R, x->u.expr) : NULL;
+    if (axis_call(R, x))
+        return ERR(R, x->loc, "block iterators must come first in the block");
+    if (cn && (strcmp(cn, "T.reads") == 0 || strcmp(cn, "T.writes") == 0)) {
+        int rd = cn[2] == 'r';
+        int *has = rd ? &b->has_reads : &b->has_writes;
+        if (*has)
+            return ERR(R, x->loc, "%s given twice", cn);
+        *has = 1;
+        return lower_regions(R, x->u.expr, rd ? &b->reads : &b->writes, rd ? &b->nreads : &b->nwrites);
+    }
+    if (cn && (strcmp(cn, "T.block_attr") == 0 || strcmp(cn, "T.sblock_attr") == 0))
+        return (b->attrs = lower_attr_dict(R, x->u.expr, cn)) ? 0 : -1;
+    if (cn && strcmp(cn, "T.where") == 0) {
+        Args w;
+        if (split_args(R, x->u.expr, &w) || want_args(R, x->u.expr, &w, 1, 1, cn))
+            return -1;
+        return (b->where = lower_texpr(R, w.pos[0])) ? 0 : -1;
+    }
+    if (x->kind == ST_WITH && is_call_of(R, x->u.with.ctx, "T.init")) {
+        if (b->init)
+            return ERR(R, x->loc, "a block has one T.init()");
+        return (b->init = lower_tstmts(R, &x->u.with.body)) ? 0 : -1;
+    }
+    return 1;
+}
+
 static Stmt *lower_block(Reader *R, const St *st, const Sx *ctx)
 {
     Args a;
@@ -860,99 +911,32 @@ static Stmt *lower_block(Reader *R, const St *st, const Sx *ctx)
     Block *b = arena_zalloc(R->a, sizeof *b);
     Stmt *s = stmt_new(R->a, S_BLOCK, st->loc);
     s->u.block = b;
-    if (a.npos == 0)
-        b->name = S(R, "");
-    else {
-        const char *bn = string_arg(R, a.pos[0], "the block name");
-        if (!bn)
-            return NULL;
-        b->name = S(R, bn);
-    }
-    int mark = R->nundo, cap = 0, i = 0;
+    const char *bn = a.npos ? string_arg(R, a.pos[0], "the block name") : "";
+    if (!bn)
+        return NULL;
+    b->name = S(R, bn);
     const StList *body = &st->u.with.body;
-    /* Iterators come first; they are bound only after all are read, since
-     * their bindings refer to loop variables, never to each other. */
-    for (; i < body->n; i++) {
-        const char *ax = axis_call(R, body->items[i]);
-        if (!ax)
-            break;
-        int r = strcmp(ax, "T.axis.remap") == 0 ? lower_remap(R, b, &cap, body->items[i], body->items[i]->u.assign.value)
-              : lower_axis(R, b, &cap, body->items[i], body->items[i]->u.assign.value, ax);
-        if (r)
-            return NULL;
-    }
+    int i = block_iters(R, b, body);
+    if (i < 0)
+        return NULL;
+    /* Iterators, allocations and lets are in scope until the block ends. */
+    int mark = R->nundo, r = 0;
     for (int k = 0; k < b->niters; k++)
         bind(R, b->iters[k].var->name, BK_TVAR, b->iters[k].var);
     Stmt **items = NULL;
     int n = 0, ncap = 0;
-    for (; i < body->n; i++) {
-        const St *x = body->items[i];
-        const char *cn = x->kind == ST_EXPR ? call_name(R, x->u.expr) : NULL;
-        if (axis_call(R, x)) {
-            unbind_to(R, mark);
-            return ERR(R, x->loc, "block iterators must come first in the block"), NULL;
-        }
-        if (cn && (strcmp(cn, "T.reads") == 0 || strcmp(cn, "T.writes") == 0)) {
-            int rd = cn[2] == 'r';
-            if (rd ? b->has_reads : b->has_writes) {
-                unbind_to(R, mark);
-                return ERR(R, x->loc, "%s given twice", cn), NULL;
-            }
-            if (lower_regions(R, x->u.expr, rd ? &b->reads : &b->writes, rd ? &b->nreads : &b->nwrites)) {
-                unbind_to(R, mark);
-                return NULL;
-            }
-            *(rd ? &b->has_reads : &b->has_writes) = 1;
-        } else if (cn && (strcmp(cn, "T.block_attr") == 0 || strcmp(cn, "T.sblock_attr") == 0)) {
-            if (!(b->attrs = lower_attr_dict(R, x->u.expr, cn))) {
-                unbind_to(R, mark);
-                return NULL;
-            }
-        } else if (cn && strcmp(cn, "T.where") == 0) {
-            Args w;
-            if (split_args(R, x->u.expr, &w) || want_args(R, x->u.expr, &w, 1, 1, cn) ||
-                !(b->where = lower_texpr(R, w.pos[0]))) {
-                unbind_to(R, mark);
-                return NULL;
-            }
-        } else if (x->kind == ST_WITH && is_call_of(R, x->u.with.ctx, "T.init")) {
-            if (b->init) {
-                unbind_to(R, mark);
-                return ERR(R, x->loc, "a block has one T.init()"), NULL;
-            }
-            if (!(b->init = lower_tstmts(R, &x->u.with.body))) {
-                unbind_to(R, mark);
-                return NULL;
-            }
-        } else {
-            StList one = { (St **)&body->items[i], 1, 1 };
-            Stmt *y = lower_tstmts(R, &one);
-            if (!y) {
-                unbind_to(R, mark);
-                return NULL;
-            }
-            /* An allocation or let scopes over the rest of the block. */
-            if (y->kind == S_ALLOC || y->kind == S_LET) {
-                vec_push(R->a, &items, &n, &ncap, y);
-                StList rest = { (St **)&body->items[i + 1], body->n - i - 1, 0 };
-                if (rest.n > 0) {
-                    y = lower_tstmts(R, &rest);
-                    if (!y) {
-                        unbind_to(R, mark);
-                        return NULL;
-                    }
-                    if (y->kind == S_SEQ)
-                        for (int k = 0; k < y->u.seq.n; k++)
-                            vec_push(R->a, &items, &n, &ncap, y->u.seq.items[k]);
-                    else
-                        vec_push(R->a, &items, &n, &ncap, y);
-                }
-                break;
-            }
+    for (; i < body->n && r >= 0; i++) {
+        r = block_annotation(R, b, body->items[i]);
+        if (r != 1)
+            continue;
+        Stmt *y = lower_tstmt(R, body->items[i]);
+        r = y ? 0 : -1;
+        if (y && !(y->kind == S_SEQ && y->u.seq.n == 0))
             vec_push(R->a, &items, &n, &ncap, y);
-        }
     }
     unbind_to(R, mark);
+    if (r < 0)
+        return NULL;
     b->body = n ? seq_of(R, st->loc, items, n) : stmt_new(R->a, S_SEQ, st->loc);
     return s;
 }
