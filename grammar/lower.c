@@ -1,6 +1,8 @@
 /* Gives the syntax tree its meaning: decorators select Relax or TIR, names
  * resolve to variables and buffers in scope, calls of known constructs
  * (T.Buffer, T.block, R.Tensor, R.const, T.index_map, ...) become IR nodes.
+ * It runs while the parser does (the stream_* hooks): a Relax function is
+ * lowered statement by statement and its syntax released as it goes.
  * Relies on syntax.h (the tree) and ir.h (what it builds). */
 #include "reader.h"
 

@@ -1,5 +1,6 @@
 /* The parser (Bison, pure, with locations): the Python subset TVMScript is
- * written in, as a syntax tree (syntax.h). grammar/lower.c gives it meaning. */
+ * written in, as a syntax tree (syntax.h). grammar/lower.c gives it meaning,
+ * called from the actions below as functions and statements complete. */
 %code requires {
 #include "syntax.h"
 typedef struct Parser Parser;
