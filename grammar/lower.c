@@ -394,6 +394,23 @@ static Expr *typed_literal(Reader *R, const Sx *e, DType t, const Sx *v)
     return x;
 }
 
+/* Constructs with a statement of their own, never values inside an expression. */
+static int statement_only(const char *name)
+{
+    static const char *const names[] = {
+        "T.alloc_buffer", "T.sblock_alloc_buffer", "T.match_buffer", "T.reads", "T.writes",
+        "T.block_attr", "T.sblock_attr", "T.where", "T.init", "T.func_attr", "T.block", "T.sblock",
+        "T.grid", "T.serial", "T.parallel", "T.vectorized", "T.unroll", "T.thread_binding",
+        "T.index_map", "T.prim_func",
+    };
+    if (strncmp(name, "T.axis.", 7) == 0)
+        return 1;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
 static Expr *lower_tcall(Reader *R, const Sx *e)
 {
     const char *name = call_name(R, e);
@@ -425,6 +442,8 @@ static Expr *lower_tcall(Reader *R, const Sx *e)
     }
     if (strncmp(name, "T.", 2) != 0)
         return ERR(R, e->loc, "unknown function '%s' in a prim_func", name), NULL;
+    if (statement_only(name))
+        return ERR(R, e->loc, "%s is not a value; it has a place of its own in a prim_func", name), NULL;
     return lower_call(R, e, name, lower_texpr);
 }
 
@@ -836,7 +855,10 @@ static int lower_remap(Reader *R, Block *b, int *cap, const St *st, const Sx *ca
 static int lower_axis(Reader *R, Block *b, int *cap, const St *st, const Sx *call, const char *name)
 {
     char kind = strcmp(name, "T.axis.spatial") == 0 || strcmp(name, "T.axis.S") == 0 ? 'S'
-              : strcmp(name, "T.axis.reduce") == 0 || strcmp(name, "T.axis.R") == 0 ? 'R' : 'O';
+              : strcmp(name, "T.axis.reduce") == 0 || strcmp(name, "T.axis.R") == 0 ? 'R'
+              : strcmp(name, "T.axis.opaque") == 0 ? 'O' : 0;
+    if (!kind)
+        return ERR(R, call->loc, "unknown block iterator '%s'; expected T.axis.spatial, T.axis.reduce, T.axis.opaque or T.axis.remap", name);
     Args a;
     if (split_args(R, call, &a) || want_args(R, call, &a, 2, 2, name) || check_kwargs(R, &a, name))
         return -1;
