@@ -90,12 +90,10 @@ struct St {
     } u;
 };
 
-/* What the parser hands back: the statements of the file and the
- * `# from tvm.script import ...` header lines it kept. */
+/* What the parser hands back: the statements of the file. (The kept
+ * `# from tvm.script import ...` lines are the lexer's.) */
 typedef struct SyntaxFile {
     StList body;
-    const char **headers;
-    int nheaders;
 } SyntaxFile;
 
 enum { SX_MAX_DEPTH = 200, SX_MAX_INDENT = 100 };

@@ -847,13 +847,6 @@ void print_expr(FILE *out, const Expr *e)
     printer_done(p);
 }
 
-void print_sinfo(FILE *out, const StructInfo *s)
-{
-    Printer *p = printer_new(out);
-    sinfo(p, s);
-    printer_done(p);
-}
-
 const char *expr_text(const Expr *e, char *buf, size_t cap)
 {
     FILE *f = fmemopen(buf, cap, "w");

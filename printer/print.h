@@ -9,7 +9,6 @@
 
 void print_module(FILE *out, const Module *m);
 void print_expr(FILE *out, const Expr *e);
-void print_sinfo(FILE *out, const StructInfo *s);
 /* The expression as text in buf (truncated to cap), for diagnostics. */
 const char *expr_text(const Expr *e, char *buf, size_t cap);
 
