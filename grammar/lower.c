@@ -128,12 +128,12 @@ static int split_args(Reader *R, const Sx *call, Args *out)
         Sym *k = l->keys ? l->keys[i] : NULL;
         if (k) {
             if (out->nkw == 16)
-                return ERR(R, l->items[i]->loc, "too many keyword arguments");
+                return ERR(R, l->items[i]->loc, "too many keyword arguments (limit 16)");
             out->kw[out->nkw] = k;
             out->kwv[out->nkw++] = l->items[i];
         } else {
             if (out->npos == 16)
-                return ERR(R, l->items[i]->loc, "too many arguments");
+                return ERR(R, l->items[i]->loc, "too many arguments (limit 16)");
             out->pos[out->npos++] = l->items[i];
         }
     }
