@@ -12,7 +12,7 @@ BISON   ?= bison
 PREFIX  ?= /usr/local
 
 SRC = grammar/lexer.c grammar/parser.c grammar/syntax.c grammar/lower.c \
-      ir/arena.c ir/diag.c ir/ir.c ir/verify.c \
+      ir/arena.c ir/diag.c ir/ir.c ir/indexmap.c ir/verify.c \
       printer/print.c passes/pass.c cli/lopt.c
 LIBSRC = $(filter-out cli/lopt.c,$(SRC))
 HDR = $(wildcard */*.h)
@@ -46,8 +46,13 @@ build/unit: testsuite/unit/unit.c $(LIBSRC) $(HDR)
 	@mkdir -p build
 	$(CC) $(WARN) -Werror $(SANFLAGS) -o $@ testsuite/unit/unit.c $(LIBSRC) -lm
 
-check: build/lopt-check build/unit
+build/unit-indexmap: testsuite/unit/indexmap.c $(LIBSRC) $(HDR)
+	@mkdir -p build
+	$(CC) $(WARN) -Werror $(SANFLAGS) -o $@ testsuite/unit/indexmap.c $(LIBSRC) -lm
+
+check: build/lopt-check build/unit build/unit-indexmap
 	./build/unit
+	./build/unit-indexmap
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 
 # Coverage: an instrumented build runs the same tests, lcov sums the lines.
@@ -56,8 +61,10 @@ coverage:
 	@mkdir -p build/cov
 	$(CC) $(WARN) -O0 -g --coverage -o build/cov/lopt $(SRC) -lm
 	$(CC) $(WARN) -O0 -g --coverage -o build/cov/unit testsuite/unit/unit.c $(LIBSRC) -lm
+	$(CC) $(WARN) -O0 -g --coverage -o build/cov/unit-indexmap testsuite/unit/indexmap.c $(LIBSRC) -lm
 	find build/cov -name '*.gcda' -delete
 	./build/cov/unit >/dev/null
+	./build/cov/unit-indexmap >/dev/null
 	LOPT=$(CURDIR)/build/cov/lopt sh testsuite/run.sh >/dev/null
 	lcov --quiet --capture --directory build/cov --output-file build/cov/all.info
 	lcov --quiet --extract build/cov/all.info $(foreach d,$(COVDIRS),'$(CURDIR)/$(d)/*') \

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../grammar/reader.h"
+#include "../ir/indexmap.h"
 #include "../passes/pass.h"
 #include "../printer/print.h"
 
@@ -25,6 +26,11 @@ typedef struct Options {
     Pipeline pipeline;
     int verify_each;
     int print_after_all;
+    const char *map;          /* --map: the index-map calculator instead of a module */
+    const char *shape;
+    const char *compose;
+    const char *apply;
+    int inverse;
 } Options;
 
 static void help(FILE *out)
@@ -42,6 +48,15 @@ static void help(FILE *out)
           "  --pass=PIPELINE     run passes in order: a,b{key=value,...},c (repeatable)\n"
           "  --verify-each       verify the module after every pass\n"
           "  --print-after-all   print the module to standard error after every pass\n"
+          "\n"
+          "index maps (no module is read):\n"
+          "  --map MAP           MAP is 'lambda n, c, h, w: (n, c // 4, h, w, c % 4)' or\n"
+          "                      two layouts, 'NCHW:NCHW4c'; prints its normal form, output\n"
+          "                      shape, kind, inverse and padding predicate\n"
+          "  --shape D,D,...     the extents of the map's inputs (required with --map)\n"
+          "  --inverse           print the inverse map and its padding predicate instead\n"
+          "  --compose MAP2      apply MAP2 after MAP and report on the composition\n"
+          "  --apply I,I,...     also print the image of one index\n"
           "  --help              show this help and exit\n"
           "  --version           show the version and exit\n"
           "\n"
@@ -65,6 +80,19 @@ static int add_pipeline(Options *o, const char *text)
     if (pipeline_parse(&o->pipeline, text, err, sizeof err))
         return usage("%s", err);
     return 0;
+}
+
+/* Matches --name VALUE and --name=VALUE; leaves *i at argc when the value is missing. */
+static int map_option(const char *a, const char *name, const char **val, int argc, char **argv, int *i)
+{
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0 || (a[n] != 0 && a[n] != '='))
+        return 0;
+    if (a[n] == '=')
+        *val = a + n + 1;
+    else if (++*i < argc)
+        *val = argv[*i];
+    return 1;
 }
 
 /* Returns -1 to continue, or an exit status. */
@@ -93,6 +121,14 @@ static int parse_args(int argc, char **argv, Options *o)
                 return usage("%s", "--pass needs a pipeline, as in --pass=verify,print");
             if (add_pipeline(o, argv[i]))
                 return EXIT_USAGE;
+        } else if (strcmp(a, "--inverse") == 0) {
+            o->inverse = 1;
+        } else if (map_option(a, "--map", &o->map, argc, argv, &i) ||
+                   map_option(a, "--shape", &o->shape, argc, argv, &i) ||
+                   map_option(a, "--compose", &o->compose, argc, argv, &i) ||
+                   map_option(a, "--apply", &o->apply, argc, argv, &i)) {
+            if (i == argc)
+                return usage("%s needs a value", a);
         } else if (strcmp(a, "--verify-each") == 0) {
             o->verify_each = 1;
         } else if (strcmp(a, "--print-after-all") == 0) {
@@ -104,6 +140,16 @@ static int parse_args(int argc, char **argv, Options *o)
                 return usage("%s", "only one input file can be given");
             o->input = a;
         }
+    }
+    if (o->map) {
+        if (files || o->output || o->pipeline.n || o->verify_each || o->print_after_all)
+            return usage("%s", "--map reads no module: it takes no file, -o or pass options");
+        if (!o->shape)
+            return usage("%s", "--map needs --shape, the extents of its inputs, as in --shape 1,3,8,8");
+        if (o->inverse && o->compose)
+            return usage("%s", "--inverse and --compose cannot be combined");
+    } else if (o->shape || o->inverse || o->compose || o->apply) {
+        return usage("%s", "--shape, --inverse, --compose and --apply go with --map");
     }
     if (!o->input)
         o->input = "-";
@@ -216,6 +262,239 @@ static int run(Options *o)
     return status;
 }
 
+/* ---- the index-map calculator ---- */
+
+/* Parses D,D,... into v; returns the count, or -1. */
+static int parse_ints(const char *s, int64_t *v, int max, int64_t min)
+{
+    int n = 0;
+    for (;;) {
+        char *end;
+        errno = 0;
+        if (n == max || !(*s >= '0' && *s <= '9'))
+            return -1;
+        long long x = strtoll(s, &end, 10);
+        if (errno || x < min)
+            return -1;
+        v[n++] = x;
+        if (*end == 0)
+            return n;
+        if (*end != ',')
+            return -1;
+        s = end + 1;
+    }
+}
+
+/* FROM:TO names two layouts; anything that is not a lambda and has one colon. */
+static int is_layout_pair(const char *s)
+{
+    while (*s == ' ')
+        s++;
+    const char *colon = strchr(s, ':');
+    return strncmp(s, "lambda", 6) != 0 && colon && !strchr(colon + 1, ':') && !strchr(s, '\n');
+}
+
+static int map_error(Source *src, const ImError *err)
+{
+    if (err->loc.line)
+        diag_error(src, err->loc, "%s", err->msg);
+    else
+        fprintf(stderr, "lopt: error: %s\n", err->msg);
+    return EXIT_INPUT;
+}
+
+/* Reads MAP over box (rank inputs). Returns NULL after reporting. */
+static IndexMap *read_map(Module *m, const char *text, const char *what, const int64_t *box, int rank,
+                          int *status)
+{
+    ImError err = { { 0, 0 }, "" };
+    Source src = { what, text, strlen(text), 0, stderr };
+    Sym *names[IM_MAX_RANK];
+    Expr *e;
+    *status = EXIT_INPUT;
+    if (is_layout_pair(text)) {
+        char from[64], to[64];
+        const char *colon = strchr(text, ':');
+        snprintf(from, sizeof from, "%.*s", (int)(colon - text), text);
+        snprintf(to, sizeof to, "%s", colon + 1);
+        if (strlen(text) > 100) {
+            fprintf(stderr, "lopt: error: layout names longer than 50 characters\n");
+            return NULL;
+        }
+        e = im_layout_map(&m->arena, &m->names, from, to, names, &err);
+        if (e && im_layout_check(from, box, rank, &err))
+            e = NULL;
+    } else {
+        e = read_index_map(&src, m);
+        if (!e)
+            return NULL;
+    }
+    if (!e) {
+        map_error(&src, &err);
+        return NULL;
+    }
+    if (e->u.map.nparams != rank) {
+        fprintf(stderr, "lopt: error: %s has %d input%s but the shape has %d extent%s\n", what,
+                e->u.map.nparams, e->u.map.nparams == 1 ? "" : "s", rank, rank == 1 ? "" : "s");
+        return NULL;
+    }
+    IndexMap *im = im_from_expr(&m->arena, e, box, &err);
+    if (!im) {
+        map_error(&src, &err);
+        return NULL;
+    }
+    if (is_layout_pair(text))
+        memcpy(im->out_names, names, (size_t)im->nout * sizeof *names);
+    *status = 0;
+    return im;
+}
+
+static void print_lambda(Module *m, const char *label, const IndexMap *im)
+{
+    Expr *e = im_to_expr(&m->arena, &m->names, im);
+    Loc none = { 0, 0 };
+    Expr *t = expr_new(&m->arena, E_TUPLE, none);
+    t->u.list.items = e->u.map.out;
+    t->u.list.n = e->u.map.nout;
+    printf("%s: lambda ", label);
+    for (int i = 0; i < im->nin; i++)
+        printf("%s%s", i ? ", " : "", im->in_names[i]->str);
+    printf(": ");
+    print_expr(stdout, t);
+    printf("\n");
+}
+
+static void print_tuple(FILE *f, const int64_t *v, int n)
+{
+    fputc('(', f);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%lld", i ? ", " : "", (long long)v[i]);
+    fputs(n == 1 ? ",)" : ")", f);
+}
+
+static void print_shape(const IndexMap *im)
+{
+    printf("shape: ");
+    print_tuple(stdout, im->box, im->nin);
+    printf(" -> ");
+    print_tuple(stdout, im->obox, im->nout);
+    printf("\n");
+}
+
+static void print_pred(Module *m, const IndexMap *over, const ImCond *pred, int npred)
+{
+    printf("padding: ");
+    if (npred == 0) {
+        printf("none\n");
+        return;
+    }
+    print_expr(stdout, im_pred_to_expr(&m->arena, &m->names, over, pred, npred));
+    printf("\n");
+}
+
+static int map_report(Options *o)
+{
+    int64_t box[IM_MAX_RANK], at[IM_MAX_RANK];
+    int rank = parse_ints(o->shape, box, IM_MAX_RANK, 1);
+    if (rank < 0)
+        return usage("--shape expects 1 to 16 positive integers separated by commas, as in 1,3,8,8; not '%s'",
+                     o->shape);
+    int napply = o->apply ? parse_ints(o->apply, at, IM_MAX_RANK, 0) : 0;
+    if (napply < 0)
+        return usage("--apply expects non-negative integers separated by commas, as in 0,2,3,4; not '%s'",
+                     o->apply);
+    Module *m = module_new();
+    int status;
+    IndexMap *im = read_map(m, o->map, "<map>", box, rank, &status);
+    if (im && o->compose) {
+        IndexMap *g = read_map(m, o->compose, "<compose>", im->obox, im->nout, &status);
+        im = g ? im_compose(&m->arena, g, im) : NULL;
+        if (g && !im) {
+            fprintf(stderr, "lopt: error: index map arithmetic overflows 2^60 in the composition\n");
+            status = EXIT_INPUT;
+        }
+    }
+    if (!im)
+        goto done;
+    if (o->apply && napply != im->nin) {
+        fprintf(stderr, "lopt: error: --apply has %d indices but the map has %d inputs\n", napply, im->nin);
+        status = EXIT_INPUT;
+        goto done;
+    }
+    for (int i = 0; i < napply; i++)
+        if (at[i] >= im->box[i]) {
+            fprintf(stderr, "lopt: error: --apply index %lld of '%s' is outside its extent %lld\n",
+                    (long long)at[i], im->in_names[i]->str, (long long)im->box[i]);
+            status = EXIT_INPUT;
+            goto done;
+        }
+    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK], y[IM_MAX_RANK];
+    ImKind kind = im_classify(im, wa, wb);
+    ImCond *pred = NULL;
+    int npred = 0;
+    ImError err = { { 0, 0 }, "" };
+    IndexMap *inv = kind == IM_BIJECTIVE || kind == IM_PADDED ?
+        im_inverse(&m->arena, im, &pred, &npred, &err) : NULL;
+    if (o->inverse && inv) {
+        print_lambda(m, "map", inv);
+        print_shape(inv);
+        print_pred(m, inv, pred, npred);
+        goto done;
+    }
+    print_lambda(m, "map", im);
+    print_shape(im);
+    if (o->apply) {
+        im_apply(im, at, y);
+        printf("apply: ");
+        print_tuple(stdout, at, im->nin);
+        printf(" -> ");
+        print_tuple(stdout, y, im->nout);
+        printf("\n");
+    }
+    if (kind == IM_NOT_INJECTIVE) {
+        printf("kind: not injective\n");
+        fflush(stdout);
+        im_apply(im, wa, y);
+        fprintf(stderr, "lopt: error: the map is not injective, so it is not a layout rewrite: ");
+        print_tuple(stderr, wa, im->nin);
+        fputs(" and ", stderr);
+        print_tuple(stderr, wb, im->nin);
+        fputs(" both map to ", stderr);
+        print_tuple(stderr, y, im->nout);
+        fputc('\n', stderr);
+        status = EXIT_INPUT;
+        goto done;
+    }
+    if (kind == IM_UNKNOWN) {
+        printf("kind: unknown\n");
+        fflush(stdout);
+        fprintf(stderr, "lopt: error: cannot decide whether the map is injective: its outputs are not sums of "
+                "distinct digits of its inputs and its box is too large to enumerate\n");
+        status = EXIT_INPUT;
+        goto done;
+    }
+    if (im_is_identity(im))
+        printf("kind: identity\n");
+    else if (kind == IM_BIJECTIVE)
+        printf("kind: bijective\n");
+    else
+        printf("kind: injective with padding\n");
+    if (!inv) {
+        printf("inverse: not derived (%s)\n", err.msg);
+        if (o->inverse) {
+            fflush(stdout);
+            fprintf(stderr, "lopt: error: %s\n", err.msg);
+            status = EXIT_INPUT;
+        }
+        goto done;
+    }
+    print_lambda(m, "inverse", inv);
+    print_pred(m, inv, pred, npred);
+done:
+    module_free(m);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     static char outbuf[1 << 16];
@@ -224,7 +503,7 @@ int main(int argc, char **argv)
     memset(&o, 0, sizeof o);
     int status = parse_args(argc, argv, &o);
     if (status < 0)
-        status = run(&o);
+        status = o.map ? map_report(&o) : run(&o);
     pipeline_free(&o.pipeline);
     return status;
 }

@@ -2015,3 +2015,31 @@ Module *read_module(Source *src)
     }
     return m;
 }
+
+/* An index map given on its own, as in --map 'lambda i, j: (j, i)': the text
+ * is parsed as a file of one expression statement. */
+Expr *read_index_map(Source *src, Module *m)
+{
+    Parser P;
+    memset(&P, 0, sizeof P);
+    lexer_init(&P.lx, src, &m->arena, &m->names);
+    Ctx ctx[MAX_CTX];
+    Reader R = { .src = src, .m = m, .a = &m->arena, .ctx = ctx };
+    P.R = &R;
+    Expr *x = NULL;
+    if (yyparse(&P) == 0 && src->errors == 0) {
+        const StList *body = &P.file.body;
+        if (body->n == 0)
+            ERR(&R, FIRST_LINE, "empty index map: expected lambda i, j: (...)");
+        else if (body->n > 1)
+            ERR(&R, body->items[1]->loc, "an index map is one lambda; this is a second statement");
+        else if (body->items[0]->kind != ST_EXPR || body->items[0]->u.expr->kind != SX_LAMBDA)
+            ERR(&R, body->items[0]->loc, "expected an index map: lambda i, j: (...)");
+        else
+            x = lower_index_map(&R, body->items[0]->u.expr);
+    }
+    unbind_to(&R, 0);
+    free(R.undo);
+    arena_free(&P.syn);
+    return src->errors ? NULL : x;
+}

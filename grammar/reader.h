@@ -7,4 +7,8 @@
 
 Module *read_module(Source *src);
 
+/* Reads the text of src as one index map, lambda i, j: (...), into m's
+ * arena and names. Returns NULL after reporting errors through src. */
+Expr *read_index_map(Source *src, Module *m);
+
 #endif

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The test runner. Every testsuite/**/*.tir names its lopt arguments on its
-# first line (`# lopt: ARGS`, %s is the file); its .expected holds stdout,
+# first line (`# lopt: ARGS`, %s is the file, appended when absent unless
+# ARGS start with --map); its .expected holds stdout,
 # then stderr after a `# stderr:` line, then `# exit: N`. UPDATE=1 rewrites
 # the expectations for review. Then every test and example that lopt accepts
 # is checked to round-trip: print(parse(print(parse(x)))) == print(parse(x)).
@@ -24,6 +25,7 @@ run_one() {
     fi
     case "$args" in
         *%s*) args=$(printf '%s' "$args" | sed "s|%s|$t|g") ;;
+        --map*) ;;    # the index-map calculator reads no file
         *) args="$args $t" ;;
     esac
     (eval "\"$LOPT\" $args" >"$tmp/out" 2>"$tmp/err"; echo "$?" >"$tmp/rc")

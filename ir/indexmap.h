@@ -1,0 +1,117 @@
+/* Index maps: the mathematics under every layout rewrite.
+ *
+ * A map such as lambda n, c, h, w: (n, c // 4, h, w, c % 4) is read over a
+ * box of input extents and kept in a normal form: each output is a constant
+ * plus a sum of terms coef * ((x // lo) % (hi / lo)), a run of the mixed-radix
+ * digits of one input x between the places lo and hi (hi == 0: all digits
+ * from lo up, x // lo). A floordiv or floormod that does not fall on digit
+ * boundaries stays an opaque term over its (normalized) argument.
+ *
+ * The normal form is built over the box, so c // 4 * 4 + c % 4 becomes c and
+ * c // 4 becomes 0 when c < 4. Equal maps in the split/fuse/permute class
+ * have equal normal forms; that is how identity is proved.
+ *
+ * All memory comes from the caller's arena. */
+#ifndef LOPT_INDEXMAP_H
+#define LOPT_INDEXMAP_H
+
+#include "ir.h"
+
+enum { IM_MAX_RANK = 16 };
+
+typedef struct ImSum ImSum;
+
+typedef struct ImTerm {
+    int64_t coef;
+    int var;               /* input position, or -1 for an opaque term */
+    int64_t lo, hi;        /* var term: (x // lo) % (hi / lo); x // lo when hi == 0 */
+    const ImSum *arg;      /* opaque term: arg // div or arg % div */
+    int64_t div;
+    BinOp op;              /* B_FLOORDIV or B_FLOORMOD */
+} ImTerm;
+
+struct ImSum {
+    int64_t k;
+    int n;
+    const ImTerm *t;
+};
+
+typedef struct IndexMap {
+    int nin, nout;
+    Sym **in_names, **out_names;
+    int64_t *box;          /* the input extents the map is read over */
+    int64_t *obox;         /* the output extents: the box that holds the image */
+    const ImSum **out;
+} IndexMap;
+
+typedef enum {
+    IM_BIJECTIVE,          /* one to one and onto the output box */
+    IM_PADDED,             /* one to one; the output box has points outside the image */
+    IM_NOT_INJECTIVE,      /* two inputs share an output */
+    IM_UNKNOWN             /* outside the class lopt decides, and too large to enumerate */
+} ImKind;
+
+typedef struct ImError {
+    Loc loc;
+    char msg[256];
+} ImError;
+
+/* One condition of a padding predicate: lhs OP rhs, where OP is B_GE, B_LT or B_NE. */
+typedef struct ImCond {
+    const ImSum *lhs;
+    BinOp op;
+    const ImSum *rhs;
+} ImCond;
+
+/* Reads an E_INDEXMAP expression over the input extents box (nparams of
+ * them, each at least 1). Returns NULL and fills err when the map is not an
+ * affine map of the allowed form, or an output can be negative. */
+IndexMap *im_from_expr(Arena *a, const Expr *map, const int64_t *box, ImError *err);
+
+/* The map between two layouts ("NCHW" -> "NCHW4c"), as an E_INDEXMAP whose
+ * parameters are named after the axes of from (n, c, h, w) and whose outputs
+ * follow to. The names of the outputs (n, c, h, w, c4) go to out_names when
+ * it is not NULL (IM_MAX_RANK entries). Returns NULL and fills err when a
+ * layout is malformed or the two do not have the same primal axes. */
+Expr *im_layout_map(Arena *a, Interner *names, const char *from, const char *to, Sym **out_names, ImError *err);
+
+/* Checks a shape against a layout: the same rank, and each split axis (4c)
+ * as long as its factor. */
+int im_layout_check(const char *layout, const int64_t *shape, int rank, ImError *err);
+
+/* out = map(in), for in anywhere (floor division semantics). */
+void im_apply(const IndexMap *m, const int64_t *in, int64_t *out);
+int64_t im_eval_sum(const ImSum *s, const int64_t *in);
+
+/* Whether the map is the identity on its box (decided on the normal form). */
+int im_is_identity(const IndexMap *m);
+
+/* Decides the kind of the map. For IM_NOT_INJECTIVE, wa and wb (nin entries
+ * each, may be NULL) receive two inputs with the same output. Maps outside the
+ * digit class are decided by enumeration when their box is small enough. */
+ImKind im_classify(const IndexMap *m, int64_t *wa, int64_t *wb);
+
+/* The same without enumeration: IM_UNKNOWN outside the digit class. */
+ImKind im_classify_symbolic(const IndexMap *m, int64_t *wa, int64_t *wb);
+
+/* g after f: (g . f)(x) = g(f(x)), over f's box. g must have been read over
+ * f's output box. */
+IndexMap *im_compose(Arena *a, const IndexMap *g, const IndexMap *f);
+
+/* The inverse of an injective map in the digit class, read over the output
+ * box, and the padding predicate: the conditions (any of which holds) that
+ * are true exactly on the output points outside the image. Returns NULL and
+ * fills err when the map is not injective or its inverse is not derived. */
+IndexMap *im_inverse(Arena *a, const IndexMap *m, ImCond **pred, int *npred, ImError *err);
+
+/* Whether the padding predicate holds at the output point y. */
+int im_pred_eval(const ImCond *pred, int npred, const int64_t *y);
+
+/* Structural equality of normal forms. */
+int im_sum_equal(const ImSum *a, const ImSum *b);
+
+/* The map and predicate as IR expressions, for printing or for a module. */
+Expr *im_to_expr(Arena *a, Interner *names, const IndexMap *m);
+Expr *im_pred_to_expr(Arena *a, Interner *names, const IndexMap *over, const ImCond *pred, int npred);
+
+#endif
