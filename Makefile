@@ -81,6 +81,14 @@ fuzz: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_parse.c
 	./build/fuzz_parse -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	  -dict=testsuite/fuzz/tir.dict build/fuzz-corpus
 
+# The index-map algebra under libFuzzer, checked by enumeration on every accepted map.
+fuzz-map: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_map.c testsuite/unit/indexmap.c
+	@mkdir -p build/fuzz-map-corpus
+	clang $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -o build/fuzz_map \
+	  testsuite/fuzz/fuzz_map.c $(LIBSRC) -lm
+	for f in testsuite/maps/*.tir; do sed -n "s/^# lopt: --map '\([^']*\)'.*/\1/p" $$f > build/fuzz-map-corpus/$$(basename $$f .tir); done
+	./build/fuzz_map -max_total_time=$(FUZZ_SECONDS) -max_len=512 build/fuzz-map-corpus
+
 install: lopt
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 lopt $(DESTDIR)$(PREFIX)/bin/lopt
@@ -89,4 +97,4 @@ install: lopt
 clean:
 	rm -rf lopt build
 
-.PHONY: all check coverage fuzz install clean
+.PHONY: all check coverage fuzz fuzz-map install clean

@@ -240,8 +240,9 @@ static int cmp_i64(const void *a, const void *b)
 
 /* Splits each digit run of input x at the places where other runs of x
  * start or end, when the places divide evenly. */
-static void refine(Ctx *c, const TVec *in, TVec *out)
+static int refine(Ctx *c, const TVec *in, TVec *out)
 {
+    int splits = 0;
     int64_t *pts = arena_array(c->a, (size_t)(2 * in->n + 1), sizeof *pts);
     for (int x = 0; x < c->n; x++) {
         int np = 0;
@@ -268,6 +269,7 @@ static void refine(Ctx *c, const TVec *in, TVec *out)
                     tv_push(c->a, out, low);
                 t.coef = cmul(c, t.coef, m / t.lo);
                 t.lo = m;
+                splits++;
             }
             if (norm_term(c, &t))
                 tv_push(c->a, out, t);
@@ -276,6 +278,7 @@ static void refine(Ctx *c, const TVec *in, TVec *out)
     for (int i = 0; i < in->n; i++)
         if (in->t[i].var < 0)
             tv_push(c->a, out, in->t[i]);
+    return splits;
 }
 
 /* Sorts, adds equal terms, drops zeros. */
@@ -296,35 +299,62 @@ static void combine(Ctx *c, TVec *v)
     v->n = n;
 }
 
+/* Whether place m bounds a run of x other than runs i and j. */
+static int is_boundary(const TVec *r, int x, int64_t m, int i, int j)
+{
+    for (int k = 0; k < r->n; k++)
+        if (k != i && k != j && r->t[k].coef && r->t[k].var == x && (r->t[k].lo == m || r->t[k].hi == m))
+            return 1;
+    return 0;
+}
+
+/* Merges x[lo:m] * a + x[m:hi] * a*(m/lo) into x[lo:hi] * a, where m
+ * bounds no other run of x. Returns the number of merges. */
+static int merge(Ctx *c, TVec *r)
+{
+    int merges = 0;
+    for (int again = 1; again;) {
+        again = 0;
+        for (int i = 0; i < r->n; i++)
+            for (int j = 0; j < r->n; j++) {
+                ImTerm *p = &r->t[i], *t = &r->t[j];
+                int64_t step;
+                if (i == j || !p->coef || !t->coef || p->var < 0 || p->var != t->var || !p->hi ||
+                    p->hi != t->lo || __builtin_mul_overflow(p->coef, p->hi / p->lo, &step) ||
+                    step != t->coef || is_boundary(r, p->var, p->hi, i, j))
+                    continue;
+                p->hi = t->hi;
+                if (!norm_term(c, p))
+                    p->coef = 0;
+                t->coef = 0;     /* dropped by combine */
+                again = 1;
+                merges++;
+            }
+    }
+    combine(c, r);
+    return merges;
+}
+
 static const ImSum *canon(Ctx *c, const TVec *v, int64_t k)
 {
-    TVec w = { 0 }, r = { 0 };
+    TVec r = { 0 };
     for (int i = 0; i < v->n; i++) {
         ImTerm t = v->t[i];
         if (norm_term(c, &t))
-            tv_push(c->a, &w, t);
+            tv_push(c->a, &r, t);
     }
-    refine(c, &w, &r);
-    combine(c, &r);
-    /* Merge x[lo:m] * a + x[m:hi] * a*(m/lo) into x[lo:hi] * a. */
-    int n = 0;
-    for (int i = 0; i < r.n; i++) {
-        ImTerm t = r.t[i];
-        if (n) {
-            ImTerm *p = &r.t[n - 1];
-            int64_t step;
-            if (p->var >= 0 && p->var == t.var && p->hi && p->hi == t.lo &&
-                !__builtin_mul_overflow(p->coef, p->hi / p->lo, &step) && step == t.coef) {
-                p->hi = t.hi;
-                if (!norm_term(c, p))
-                    n--;
-                continue;
-            }
-        }
-        r.t[n++] = t;
+    /* Refine runs at each other's places, add equal digits, merge runs that
+     * continue each other; a merged run may be refined again by a run it
+     * now contains, so repeat while anything changes (a few rounds). */
+    for (int round = 0; round < 8; round++) {
+        TVec w = { 0 };
+        int splits = refine(c, &r, &w);
+        combine(c, &w);
+        int merges = merge(c, &w);
+        r = w;
+        if (round > 0 && !splits && !merges)
+            break;
     }
-    r.n = n;
-    combine(c, &r);
     /* (S // d) * d * a + (S % d) * a is S * a. */
     for (int i = 0; i < r.n; i++)
         for (int j = 0; j < r.n; j++) {

@@ -17,7 +17,8 @@
  * inverse . map the identity. Part 2 is a seeded property test over random
  * affine maps built from +, -, *, // and % (at least 10,000 accepted).
  *
- * usage: unit-indexmap [seed] [random-maps] */
+ * usage: unit-indexmap [seed] [random-maps]
+ * (testsuite/fuzz/fuzz_map.c includes this file for check().) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +57,12 @@ static int64_t fdiv(int64_t a, int64_t b)
     return a % b != 0 && (a < 0) != (b < 0) ? q - 1 : q;
 }
 
+/* Set when the map as written overflows 64 bits somewhere (fuzzed constants). */
+static int eval_overflow;
+
 static int64_t eval(const Expr *e, const Expr *map, const int64_t *x)
 {
+    int64_t r;
     switch (e->kind) {
     case E_INT: return e->u.i.v;
     case E_VAR:
@@ -65,17 +70,23 @@ static int64_t eval(const Expr *e, const Expr *map, const int64_t *x)
             if (map->u.map.params[i] == e->u.var)
                 return x[i];
         abort();
-    case E_UNARY: return -eval(e->u.un.a, map, x);
+    case E_UNARY:
+        if (__builtin_sub_overflow(0, eval(e->u.un.a, map, x), &r))
+            eval_overflow = 1;
+        return r;
     case E_BIN: {
         int64_t a = eval(e->u.bin.a, map, x), b = eval(e->u.bin.b, map, x);
+        int o = 0;
         switch (e->u.bin.op) {
-        case B_ADD: return a + b;
-        case B_SUB: return a - b;
-        case B_MUL: return a * b;
-        case B_FLOORDIV: return fdiv(a, b);
-        case B_FLOORMOD: return a - fdiv(a, b) * b;
+        case B_ADD: o = __builtin_add_overflow(a, b, &r); break;
+        case B_SUB: o = __builtin_sub_overflow(a, b, &r); break;
+        case B_MUL: o = __builtin_mul_overflow(a, b, &r); break;
+        case B_FLOORDIV: r = fdiv(a, b); break;
+        case B_FLOORMOD: r = a - fdiv(a, b) * b; break;
         default: abort();
         }
+        eval_overflow |= o;
+        return o ? 0 : r;
     }
     default: abort();
     }
@@ -140,7 +151,8 @@ static IndexMap *check(Module *m, const Expr *e, const int64_t *box, int strict,
     int nin = im->nin, nout = im->nout;
     int64_t vol = volume(im->box, nin), ovol = 1;
     for (int k = 0; k < nout && ovol <= (1 << 18); k++)
-        ovol *= im->obox[k];
+        if (__builtin_mul_overflow(ovol, im->obox[k], &ovol))
+            ovol = INT64_MAX;
     if (ovol > (1 << 18)) {
         st->skipped++;
         return NULL;
@@ -154,8 +166,13 @@ static IndexMap *check(Module *m, const Expr *e, const int64_t *box, int strict,
         unrank(r, im->box, nin, x);
         im_apply(im, x, y);
         for (int k = 0; k < nout; k++) {
+            eval_overflow = 0;
             int64_t want = eval(e->u.map.out[k], e, x);
             checks++;
+            if (eval_overflow) {
+                st->skipped++;
+                goto out;
+            }
             if (y[k] != want) {
                 FAIL("apply: %s at %s: output %d is %lld, not %lld", map_text(e), show(x, nin, b1), k,
                      (long long)y[k], (long long)want);
@@ -567,6 +584,7 @@ static void part2(long want, Stats *st)
         module_free(m);
 }
 
+#ifndef IMCHECK_NO_MAIN
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -586,3 +604,4 @@ int main(int argc, char **argv)
     printf("unit-indexmap: %ld point checks, %d failures\n", checks, failures);
     return failures != 0;
 }
+#endif
