@@ -46,9 +46,9 @@ build/unit: testsuite/unit/unit.c $(LIBSRC) $(HDR)
 	@mkdir -p build
 	$(CC) $(WARN) -Werror $(SANFLAGS) -o $@ testsuite/unit/unit.c $(LIBSRC) -lm
 
-build/unit-indexmap: testsuite/unit/indexmap.c $(LIBSRC) $(HDR)
+build/unit-indexmap: testsuite/unit/maps.c $(LIBSRC) $(HDR)
 	@mkdir -p build
-	$(CC) $(WARN) -Werror $(SANFLAGS) -o $@ testsuite/unit/indexmap.c $(LIBSRC) -lm
+	$(CC) $(WARN) -Werror $(SANFLAGS) -o $@ testsuite/unit/maps.c $(LIBSRC) -lm
 
 check: build/lopt-check build/unit build/unit-indexmap
 	./build/unit
@@ -61,7 +61,7 @@ coverage:
 	@mkdir -p build/cov
 	$(CC) $(WARN) -O0 -g --coverage -o build/cov/lopt $(SRC) -lm
 	$(CC) $(WARN) -O0 -g --coverage -o build/cov/unit testsuite/unit/unit.c $(LIBSRC) -lm
-	$(CC) $(WARN) -O0 -g --coverage -o build/cov/unit-indexmap testsuite/unit/indexmap.c $(LIBSRC) -lm
+	$(CC) $(WARN) -O0 -g --coverage -o build/cov/unit-indexmap testsuite/unit/maps.c $(LIBSRC) -lm
 	find build/cov -name '*.gcda' -delete
 	./build/cov/unit >/dev/null
 	./build/cov/unit-indexmap >/dev/null
@@ -82,7 +82,7 @@ fuzz: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_parse.c
 	  -dict=testsuite/fuzz/tir.dict build/fuzz-corpus
 
 # The index-map algebra under libFuzzer, checked by enumeration on every accepted map.
-fuzz-map: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_map.c testsuite/unit/indexmap.c
+fuzz-map: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_map.c testsuite/unit/maps.c
 	@mkdir -p build/fuzz-map-corpus
 	clang $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -o build/fuzz_map \
 	  testsuite/fuzz/fuzz_map.c $(LIBSRC) -lm

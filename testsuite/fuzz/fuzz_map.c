@@ -1,10 +1,10 @@
 /* libFuzzer harness for the index-map algebra: any text given to --map may
  * be rejected, but must not crash, leak or trip a sanitizer, and every map
- * lopt accepts must pass the enumeration checks of testsuite/unit/indexmap.c
+ * lopt accepts must pass the enumeration checks of testsuite/unit/maps.c
  * (apply, output box, kind, inverse and padding predicate, identity, compose,
  * normal form read back). Build with `make fuzz-map`. */
 #define IMCHECK_NO_MAIN
-#include "../unit/indexmap.c"
+#include "../unit/maps.c"
 
 static FILE *sink;
 
