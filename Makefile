@@ -13,6 +13,7 @@ PREFIX  ?= /usr/local
 
 SRC = grammar/lexer.c grammar/parser.c grammar/syntax.c grammar/lower.c \
       ir/arena.c ir/diag.c ir/ir.c ir/indexmap.c ir/verify.c \
+      interp/tensor.c interp/tir.c interp/relax.c \
       printer/print.c passes/pass.c cli/lopt.c
 LIBSRC = $(filter-out cli/lopt.c,$(SRC))
 HDR = $(wildcard */*.h)
@@ -56,7 +57,7 @@ check: build/lopt-check build/unit build/unit-indexmap
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 
 # Coverage: an instrumented build runs the same tests, lcov sums the lines.
-COVDIRS = grammar ir printer passes cli
+COVDIRS = grammar ir interp printer passes cli
 coverage:
 	@mkdir -p build/cov
 	$(CC) $(WARN) -O0 -g --coverage -o build/cov/lopt $(SRC) -lm

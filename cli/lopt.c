@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../grammar/reader.h"
+#include "../interp/interp.h"
 #include "../ir/indexmap.h"
 #include "../passes/pass.h"
 #include "../printer/print.h"
@@ -31,6 +32,13 @@ typedef struct Options {
     const char *compose;
     const char *apply;
     int inverse;
+    int run;                  /* --run: execute main instead of printing */
+    int verify_exec;          /* --verify-exec[=ulp:N] */
+    int64_t ulp;
+    uint64_t seed;
+    const char *output_dir;
+    const char **inputs;      /* --input name=file.npy */
+    int ninputs;
 } Options;
 
 static void help(FILE *out)
@@ -48,6 +56,14 @@ static void help(FILE *out)
           "  --pass=PIPELINE     run passes in order: a,b{key=value,...},c (repeatable)\n"
           "  --verify-each       verify the module after every pass\n"
           "  --print-after-all   print the module to standard error after every pass\n"
+          "  --run               run main (after the passes) and print its outputs\n"
+          "                      (shape, dtype, checksum, first values) instead of the module\n"
+          "  --seed N            seed for the inputs that --input does not give (default 1)\n"
+          "  --input NAME=FILE   read main's parameter NAME from a .npy file (repeatable)\n"
+          "  --output-dir DIR    with --run, also write each output as DIR/NAME.npy\n"
+          "  --verify-exec[=ulp:N]  run main on seeded inputs before the pipeline and after\n"
+          "                      every pass; stop at the first pass that changes an output\n"
+          "                      (bit-exact, or within N units in the last place)\n"
           "\n"
           "index maps (no module is read):\n"
           "  --map MAP           MAP is 'lambda n, c, h, w: (n, c // 4, h, w, c % 4)' or\n"
@@ -99,6 +115,11 @@ static int map_option(const char *a, const char *name, const char **val, int arg
 static int parse_args(int argc, char **argv, Options *o)
 {
     int files = 0;
+    const char *seed = NULL, *input = NULL;
+    o->seed = 1;
+    o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
+    if (!o->inputs)
+        abort();
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -129,6 +150,37 @@ static int parse_args(int argc, char **argv, Options *o)
                    map_option(a, "--apply", &o->apply, argc, argv, &i)) {
             if (i == argc)
                 return usage("%s needs a value", a);
+        } else if (strcmp(a, "--run") == 0) {
+            o->run = 1;
+        } else if (strcmp(a, "--verify-exec") == 0) {
+            o->verify_exec = 1;
+        } else if (strncmp(a, "--verify-exec=", 14) == 0) {
+            char *end;
+            long long u = strncmp(a + 14, "ulp:", 4) == 0 ? strtoll(a + 18, &end, 10) : -1;
+            if (u < 0 || strncmp(a + 14, "ulp:", 4) != 0 || end == a + 18 || *end)
+                return usage("--verify-exec takes ulp:N with N >= 0, as in --verify-exec=ulp:4; not '%s'", a + 14);
+            o->verify_exec = 1;
+            o->ulp = u;
+        } else if (map_option(a, "--seed", &seed, argc, argv, &i) ||
+                   map_option(a, "--output-dir", &o->output_dir, argc, argv, &i) ||
+                   map_option(a, "--input", &input, argc, argv, &i)) {
+            if (i == argc)
+                return usage("%s needs a value", a);
+            if (seed) {
+                char *end;
+                errno = 0;
+                unsigned long long v = strtoull(seed, &end, 10);
+                if (errno || end == seed || *end || seed[0] == '-')
+                    return usage("--seed takes a non-negative integer; not '%s'", seed);
+                o->seed = v;
+                seed = NULL;
+            }
+            if (input) {
+                if (!strchr(input, '=') || input[0] == '=')
+                    return usage("--input takes NAME=FILE.npy; not '%s'", input);
+                o->inputs[o->ninputs++] = input;
+                input = NULL;
+            }
         } else if (strcmp(a, "--verify-each") == 0) {
             o->verify_each = 1;
         } else if (strcmp(a, "--print-after-all") == 0) {
@@ -151,6 +203,12 @@ static int parse_args(int argc, char **argv, Options *o)
     } else if (o->shape || o->inverse || o->compose || o->apply) {
         return usage("%s", "--shape, --inverse, --compose and --apply go with --map");
     }
+    if (o->map && (o->run || o->verify_exec || o->ninputs || o->output_dir))
+        return usage("%s", "--map reads no module: it cannot be combined with --run or --verify-exec");
+    if (o->output_dir && !o->run)
+        return usage("%s", "--output-dir goes with --run");
+    if (o->run && o->output)
+        return usage("%s", "--run prints outputs, not the module: -o cannot be combined with it");
     if (!o->input)
         o->input = "-";
     return -1;
@@ -211,6 +269,190 @@ static char *map_file(FILE *f, size_t *len)
     return p;
 }
 
+/* ---- running main ---- */
+
+typedef struct Exec {
+    Options *o;
+    Source *src;
+    Value **inputs;
+    int ninputs;
+    Value *reference;     /* --verify-exec: main's outputs before the pipeline */
+} Exec;
+
+static Func *find_main(Module *m)
+{
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i]->kind == F_RELAX && strcmp(m->funcs[i]->name->str, "main") == 0)
+            return m->funcs[i];
+    return NULL;
+}
+
+/* The inputs of main: from --input files, else seeded. */
+static int make_inputs(Exec *x, Func *f)
+{
+    x->ninputs = f->nparams;
+    x->inputs = calloc((size_t)f->nparams + 1, sizeof *x->inputs);
+    if (!x->inputs)
+        abort();
+    for (int k = 0; k < x->o->ninputs; k++) {
+        const char *eq = strchr(x->o->inputs[k], '=');
+        int found = 0;
+        for (int i = 0; i < f->nparams; i++)
+            found |= strlen(f->params[i]->name->str) == (size_t)(eq - x->o->inputs[k]) &&
+                     strncmp(f->params[i]->name->str, x->o->inputs[k], (size_t)(eq - x->o->inputs[k])) == 0;
+        if (!found) {
+            fprintf(stderr, "lopt: error: --input %s: main has no parameter '%.*s'\n", x->o->inputs[k],
+                    (int)(eq - x->o->inputs[k]), x->o->inputs[k]);
+            return -1;
+        }
+    }
+    for (int i = 0; i < f->nparams; i++) {
+        const Var *p = f->params[i];
+        DType dt;
+        int nd;
+        int64_t shape[TENSOR_MAX_RANK];
+        int known = interp_param_shape(p, &dt, &nd, shape) == 0;
+        const char *file = NULL;
+        for (int k = 0; k < x->o->ninputs; k++) {
+            const char *eq = strchr(x->o->inputs[k], '=');
+            if (strlen(p->name->str) == (size_t)(eq - x->o->inputs[k]) &&
+                strncmp(p->name->str, x->o->inputs[k], (size_t)(eq - x->o->inputs[k])) == 0)
+                file = eq + 1;
+        }
+        Tensor *t;
+        if (file) {
+            char err[512];
+            if (!(t = tensor_read_npy(file, err, sizeof err))) {
+                fprintf(stderr, "lopt: error: --input %s: %s\n", p->name->str, err);
+                return -1;
+            }
+            if (known && (t->dtype != dt || t->ndim != nd || memcmp(t->shape, shape, (size_t)nd * sizeof *shape))) {
+                fprintf(stderr, "lopt: error: --input %s: the file holds a %s tensor of rank %d, not what main declares\n",
+                        p->name->str, dtype_name(t->dtype), t->ndim);
+                tensor_free(t);
+                return -1;
+            }
+        } else {
+            if (!known) {
+                diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type with a constant "
+                           "shape and a dtype (or give it with --input)", p->name->str);
+                return -1;
+            }
+            if (!(t = tensor_new(dt, nd, shape))) {
+                diag_error(x->src, p->loc, "input '%s' is too large to make", p->name->str);
+                return -1;
+            }
+            tensor_fill_seeded(t, x->o->seed, p->name->str);
+        }
+        x->inputs[i] = value_tensor(t);
+    }
+    return 0;
+}
+
+static int run_main(Exec *x, Module *m, Value **out)
+{
+    Func *f = find_main(m);
+    if (!f) {
+        fprintf(stderr, "lopt: error: the module has no Relax function 'main' to run\n");
+        return -1;
+    }
+    if (!x->inputs && make_inputs(x, f))
+        return -1;
+    Interp *in = interp_new(m);
+    InterpError err = { { 0, 0 }, "" };
+    int r = interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
+    interp_free(in);
+    if (r) {
+        if (err.loc.line)
+            diag_error(x->src, err.loc, "%s", err.msg);
+        else
+            fprintf(stderr, "lopt: error: %s\n", err.msg);
+    }
+    return r;
+}
+
+/* The tensors of a result, flattened, named output, output0, output1, ... */
+static int flatten(Value *v, Tensor **ts, int n, int cap)
+{
+    if (v->kind == VAL_TENSOR) {
+        if (n < cap)
+            ts[n] = v->t;
+        return n + 1;
+    }
+    for (int i = 0; i < v->n; i++)
+        n = flatten(v->items[i], ts, n, cap);
+    return n;
+}
+
+static void output_name(char *buf, size_t cap, int i, int n)
+{
+    if (n == 1)
+        snprintf(buf, cap, "output");
+    else
+        snprintf(buf, cap, "output%d", i);
+}
+
+static int print_outputs(Exec *x, Value *v)
+{
+    enum { MAXOUT = 256 };
+    Tensor *ts[MAXOUT];
+    int n = flatten(v, ts, 0, MAXOUT);
+    if (n > MAXOUT)
+        n = MAXOUT;
+    for (int i = 0; i < n; i++) {
+        char name[32];
+        output_name(name, sizeof name, i, n);
+        tensor_summary(stdout, name, ts[i]);
+        if (x->o->output_dir) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s.npy", x->o->output_dir, name);
+            if (tensor_write_npy(ts[i], path)) {
+                fprintf(stderr, "lopt: cannot write '%s': %s\n", path, ts[i]->dtype == DT_BFLOAT16 ?
+                        "NumPy has no bfloat16" : strerror(errno));
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* --verify-exec: after each pass, main's outputs must equal the reference. */
+static int check_exec(Module *m, const char *pass, void *data)
+{
+    Exec *x = data;
+    Value *now = NULL;
+    if (run_main(x, m, &now)) {
+        fprintf(stderr, "lopt: error: main no longer runs after pass '%s'\n", pass);
+        return -1;
+    }
+    enum { MAXOUT = 256 };
+    Tensor *a[MAXOUT], *b[MAXOUT];
+    int na = flatten(x->reference, a, 0, MAXOUT), nb = flatten(now, b, 0, MAXOUT);
+    int status = 0;
+    if (na != nb) {
+        fprintf(stderr, "lopt: error: pass '%s' changed the number of outputs of main from %d to %d\n", pass, na, nb);
+        status = -1;
+    }
+    for (int i = 0; i < na && i < MAXOUT && !status; i++) {
+        int64_t at = 0;
+        char name[32], idx[256];
+        output_name(name, sizeof name, i, na);
+        int r = tensor_compare(a[i], b[i], x->o->ulp, &at);
+        if (r == 2) {
+            fprintf(stderr, "lopt: error: pass '%s' changed the shape or dtype of %s\n", pass, name);
+            status = -1;
+        } else if (r == 1) {
+            tensor_index_text(a[i], at, idx, sizeof idx);
+            fprintf(stderr, "lopt: error: pass '%s' changed %s%s: %.9g before, %.9g after%s\n", pass, name, idx,
+                    tensor_getf(a[i], at), tensor_getf(b[i], at),
+                    tensor_is_poison(b[i], at) ? " (undefined padding)" : "");
+            status = -1;
+        }
+    }
+    value_free(now);
+    return status;
+}
+
 static int run(Options *o)
 {
     int stdin_input = strcmp(o->input, "-") == 0;
@@ -232,14 +474,28 @@ static int run(Options *o)
     Source src = { stdin_input ? "<stdin>" : o->input, text, len, 0, stderr };
     Module *m = read_module(&src);
     int status = 0;
+    Exec x = { o, &src, NULL, 0, NULL };
     if (!m || ir_verify(m, &src)) {
         status = EXIT_INPUT;
     } else {
-        PassCtx ctx = { &src, stderr, o->verify_each, o->print_after_all };
-        if (pipeline_run(&o->pipeline, m, &ctx))
+        PassCtx ctx = { &src, stderr, o->verify_each, o->print_after_all, NULL, NULL };
+        if (o->verify_exec) {
+            ctx.after_pass = check_exec;
+            ctx.after_data = &x;
+            if (run_main(&x, m, &x.reference))
+                status = EXIT_INPUT;
+        }
+        if (!status && pipeline_run(&o->pipeline, m, &ctx))
             status = EXIT_INPUT;
     }
-    if (status == 0) {
+    if (status == 0 && o->run) {
+        Value *out = NULL;
+        if (run_main(&x, m, &out) || print_outputs(&x, out))
+            status = EXIT_INPUT;
+        value_free(out);
+        if (fflush(stdout) != 0)
+            status = EXIT_INPUT;
+    } else if (status == 0) {
         FILE *out = o->output ? fopen(o->output, "w") : stdout;
         if (!out) {
             fprintf(stderr, "lopt: cannot write '%s': %s\n", o->output, strerror(errno));
@@ -254,6 +510,10 @@ static int run(Options *o)
             }
         }
     }
+    for (int i = 0; i < x.ninputs; i++)
+        value_free(x.inputs[i]);
+    free(x.inputs);
+    value_free(x.reference);
     module_free(m);
     if (mapped)
         munmap(mapped, len);
@@ -505,5 +765,6 @@ int main(int argc, char **argv)
     if (status < 0)
         status = o.map ? map_report(&o) : run(&o);
     pipeline_free(&o.pipeline);
+    free(o.inputs);
     return status;
 }

@@ -326,6 +326,10 @@ static void call_tir(Verifier *V, const Expr *e)
         return (void)VERR(V, e->loc, "R.call_tir takes a function and a tuple of arguments");
     const Expr *fn = e->u.call.args[0], *args = e->u.call.args[1];
     const StructInfo *out = sinfo_of(e);
+    const Expr *list = NULL;
+    for (int i = 0; i < e->u.call.nkw; i++)
+        if (strcmp(e->u.call.kw[i]->str, "out_sinfo") == 0 && call_kwv(e)[i]->kind == E_LIST)
+            list = call_kwv(e)[i];
     if (fn->kind != E_GLOBAL)
         return (void)VERR(V, fn->loc, "R.call_tir calls a function of the module, as in cls.f");
     const Func *f = fn->u.global.fn;
@@ -333,11 +337,23 @@ static void call_tir(Verifier *V, const Expr *e)
         return (void)VERR(V, fn->loc, "R.call_tir calls a prim_func; '%s' is a Relax function", f->name->str);
     if (args->kind != E_TUPLE)
         return (void)VERR(V, args->loc, "the arguments of R.call_tir are a tuple, as in (x, w)");
-    if (!out)
+    if (!out && !list)
         return (void)VERR(V, e->loc, "R.call_tir needs out_sinfo=R.Tensor(...)");
     const StructInfo *const *outs = &out;
+    const StructInfo *from_list[64];
     int nout = 1;
-    if (out->kind == SI_TUPLE) {
+    if (list) {
+        /* out_sinfo=[R.Tensor(...), R.Tensor(...)]: one output each */
+        nout = list->u.list.n;
+        if (nout > 64)
+            return (void)VERR(V, list->loc, "R.call_tir has at most 64 outputs");
+        for (int i = 0; i < nout; i++) {
+            if (list->u.list.items[i]->kind != E_SINFO)
+                return (void)VERR(V, list->u.list.items[i]->loc, "out_sinfo lists struct infos, as in R.Tensor(...)");
+            from_list[i] = list->u.list.items[i]->u.sinfo;
+        }
+        outs = from_list;
+    } else if (out->kind == SI_TUPLE) {
         outs = (const StructInfo *const *)out->fields;
         nout = out->nfields;
     }

@@ -196,6 +196,8 @@ int pipeline_run(const Pipeline *pl, Module *m, PassCtx *ctx)
             fprintf(ctx->dump, "# -----// IR after %s //----- #\n", st->pass->name);
             print_module(ctx->dump, m);
         }
+        if (ctx->after_pass && ctx->after_pass(m, st->pass->name, ctx->after_data))
+            return -1;
     }
     return 0;
 }

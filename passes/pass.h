@@ -16,6 +16,10 @@ typedef struct PassCtx {
     FILE *dump;           /* where `print` and --print-after-all write (stderr) */
     int verify_each;
     int print_after_all;
+    /* Called after each pass (after verification), as --verify-exec does;
+     * a nonzero return stops the pipeline with that failure. */
+    int (*after_pass)(Module *m, const char *pass, void *data);
+    void *after_data;
 } PassCtx;
 
 typedef struct PassInfo {

@@ -1,0 +1,48 @@
+/* The interpreter: runs a module's Relax main on tensors, and PrimFuncs on
+ * buffers. PrimFuncs are compiled once per run into a tree of typed closures
+ * (interp/tir.c); Relax bindings are executed in order (interp/relax.c).
+ * Every runtime error (an out-of-bounds access, a division by zero, a shape
+ * that does not match) is reported with the source location; none crashes. */
+#ifndef LOPT_INTERP_H
+#define LOPT_INTERP_H
+
+#include "../ir/ir.h"
+#include "tensor.h"
+
+typedef struct InterpError {
+    Loc loc;
+    char msg[512];
+} InterpError;
+
+typedef enum { VAL_TENSOR, VAL_TUPLE } ValKind;
+
+typedef struct Value {
+    ValKind kind;
+    Tensor *t;
+    struct Value **items;
+    int n;
+} Value;
+
+Value *value_tensor(Tensor *t);
+Value *value_tuple(Value **items, int n);
+Value *value_clone(const Value *v);
+void value_free(Value *v);
+
+typedef struct Interp Interp;
+
+Interp *interp_new(Module *m);
+void interp_free(Interp *in);
+
+/* Runs the PrimFunc f on args (one per parameter: buffers as tensors, in
+ * order). Returns 0, or -1 with err filled. */
+int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError *err);
+
+/* Runs the Relax function f on args (one per parameter). On success returns
+ * 0 and the result in *out (owned by the caller). */
+int interp_call_relax(Interp *in, Func *f, Value **args, int nargs, Value **out, InterpError *err);
+
+/* The shape and dtype a Relax parameter declares, for generating inputs.
+ * Returns -1 when it is not a tensor of known constant shape. */
+int interp_param_shape(const Var *v, DType *dt, int *ndim, int64_t *shape);
+
+#endif

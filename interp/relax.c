@@ -1,0 +1,409 @@
+/* Running Relax functions: bindings in order, tuples, constants, calls of
+ * PrimFuncs through R.call_tir (outputs allocated from out_sinfo), calls of
+ * other Relax functions, and the layout rewrites R.layout_transform (padding
+ * filled with pad_value, or with poison when it is absent). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir/indexmap.h"
+#include "interp.h"
+
+Value *value_tensor(Tensor *t)
+{
+    Value *v = calloc(1, sizeof *v);
+    if (!v)
+        abort();
+    v->kind = VAL_TENSOR;
+    v->t = t;
+    return v;
+}
+
+Value *value_tuple(Value **items, int n)
+{
+    Value *v = calloc(1, sizeof *v);
+    if (!v)
+        abort();
+    v->kind = VAL_TUPLE;
+    v->n = n;
+    v->items = calloc((size_t)n + 1, sizeof *v->items);
+    if (!v->items)
+        abort();
+    memcpy(v->items, items, (size_t)n * sizeof *items);
+    return v;
+}
+
+Value *value_clone(const Value *v)
+{
+    if (v->kind == VAL_TENSOR)
+        return value_tensor(tensor_clone(v->t));
+    Value *c = value_tuple(v->items, v->n);
+    for (int i = 0; i < v->n; i++)
+        c->items[i] = value_clone(v->items[i]);
+    return c;
+}
+
+void value_free(Value *v)
+{
+    if (!v)
+        return;
+    if (v->kind == VAL_TENSOR) {
+        tensor_free(v->t);
+    } else {
+        for (int i = 0; i < v->n; i++)
+            value_free(v->items[i]);
+        free(v->items);
+    }
+    free(v);
+}
+
+int interp_param_shape(const Var *v, DType *dt, int *ndim, int64_t *shape)
+{
+    const StructInfo *s = v->sinfo;
+    if (!s || s->kind != SI_TENSOR || !s->shape || s->ndim < 0 || s->ndim > TENSOR_MAX_RANK || s->dtype == DT_VOID)
+        return -1;
+    for (int i = 0; i < s->ndim; i++)
+        if (expr_const_int(s->shape[i], &shape[i]) || shape[i] < 0)
+            return -1;
+    *dt = s->dtype;
+    *ndim = s->ndim;
+    return 0;
+}
+
+/* ---- the environment: every value made during a call, freed at its end ---- */
+
+typedef struct Env {
+    Interp *in;
+    const Var **keys;
+    Value **vals;      /* borrowed from owned or from the arguments */
+    int n, cap;
+    Value **owned;
+    int nowned, capowned;
+    InterpError *err;
+} Env;
+
+static Value *own(Env *E, Value *v)
+{
+    if (E->nowned == E->capowned) {
+        E->capowned = E->capowned ? 2 * E->capowned : 16;
+        Value **g = realloc(E->owned, (size_t)E->capowned * sizeof *g);
+        if (!g)
+            abort();
+        E->owned = g;
+    }
+    E->owned[E->nowned++] = v;
+    return v;
+}
+
+static void bind(Env *E, const Var *k, Value *v)
+{
+    if (E->n == E->cap) {
+        E->cap = E->cap ? 2 * E->cap : 16;
+        const Var **gk = realloc(E->keys, (size_t)E->cap * sizeof *gk);
+        Value **gv = realloc(E->vals, (size_t)E->cap * sizeof *gv);
+        if (!gk || !gv)
+            abort();
+        E->keys = gk;
+        E->vals = gv;
+    }
+    E->keys[E->n] = k;
+    E->vals[E->n++] = v;
+}
+
+static int rerr(Env *E, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
+
+static int rerr(Env *E, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    E->err->loc = loc;
+    vsnprintf(E->err->msg, sizeof E->err->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static const Expr *kwarg(const Expr *e, const char *name)
+{
+    for (int i = 0; i < e->u.call.nkw; i++)
+        if (strcmp(e->u.call.kw[i]->str, name) == 0)
+            return call_kwv(e)[i];
+    return NULL;
+}
+
+static Value *eval(Env *E, const Expr *e);
+
+static Tensor *alloc_from_sinfo(Env *E, const StructInfo *s, Loc loc)
+{
+    int64_t shape[TENSOR_MAX_RANK];
+    if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim > TENSOR_MAX_RANK) {
+        rerr(E, loc, "the interpreter needs out_sinfo with a shape and a dtype");
+        return NULL;
+    }
+    for (int i = 0; i < s->ndim; i++)
+        if (expr_const_int(s->shape[i], &shape[i])) {
+            rerr(E, s->shape[i]->loc, "the interpreter needs constant output shapes");
+            return NULL;
+        }
+    Tensor *t = tensor_new(s->dtype, s->ndim, shape);
+    if (!t)
+        rerr(E, loc, "cannot allocate an output of this shape");
+    return t;
+}
+
+static Value *call_tir(Env *E, const Expr *e)
+{
+    const Expr *fn = e->u.call.args[0], *args = e->u.call.args[1], *out = kwarg(e, "out_sinfo");
+    if (e->u.call.nargs < 2 || fn->kind != E_GLOBAL || args->kind != E_TUPLE || !out ||
+        (out->kind != E_SINFO && out->kind != E_LIST))
+        return rerr(E, e->loc, "R.call_tir takes cls.f, a tuple of arguments and out_sinfo"), NULL;
+    const StructInfo *o = out->kind == E_SINFO ? out->u.sinfo : NULL;
+    const StructInfo *const *outs = &o;
+    const StructInfo *from_list[64];
+    int nout = 1, tuple = 0;
+    if (!o) {
+        nout = out->u.list.n;
+        if (nout > 64)
+            return rerr(E, out->loc, "R.call_tir has at most 64 outputs"), NULL;
+        for (int i = 0; i < nout; i++) {
+            if (out->u.list.items[i]->kind != E_SINFO)
+                return rerr(E, out->loc, "out_sinfo lists struct infos"), NULL;
+            from_list[i] = out->u.list.items[i]->u.sinfo;
+        }
+        outs = from_list;
+        tuple = 1;
+    } else if (o->kind == SI_TUPLE) {
+        outs = (const StructInfo *const *)o->fields;
+        nout = o->nfields;
+        tuple = 1;
+    }
+    int nin = args->u.list.n, n = nin + nout;
+    Tensor **ts = calloc((size_t)n + 1, sizeof *ts);
+    Value **res = calloc((size_t)nout + 1, sizeof *res);
+    if (!ts || !res)
+        abort();
+    Value *result = NULL;
+    for (int i = 0; i < nin; i++) {
+        Value *v = eval(E, args->u.list.items[i]);
+        if (!v)
+            goto done;
+        if (v->kind != VAL_TENSOR) {
+            rerr(E, args->u.list.items[i]->loc, "argument %d of R.call_tir is a tuple, not a tensor", i + 1);
+            goto done;
+        }
+        ts[i] = v->t;
+    }
+    for (int i = 0; i < nout; i++) {
+        if (!(ts[nin + i] = alloc_from_sinfo(E, outs[i], out->loc)))
+            goto done;
+        res[i] = value_tensor(ts[nin + i]);
+    }
+    if (interp_call_prim(E->in, fn->u.global.fn, ts, n, E->err) == 0) {
+        result = own(E, tuple ? value_tuple(res, nout) : res[0]);
+        memset(res, 0, (size_t)nout * sizeof *res);
+    }
+done:
+    for (int i = 0; i < nout; i++)
+        if (res[i])
+            value_free(res[i]);
+        else if (ts[nin + i] && !result)
+            tensor_free(ts[nin + i]);
+    free(ts);
+    free(res);
+    return result;
+}
+
+static int scalar(const Expr *e, double *v)
+{
+    if (e->kind == E_FLOAT)
+        *v = e->u.f.v;
+    else if (e->kind == E_INT)
+        *v = (double)e->u.i.v;
+    else if (e->kind == E_UNARY && e->u.un.op == U_NEG && scalar(e->u.un.a, v))
+        *v = -*v;
+    else
+        return 0;
+    return 1;
+}
+
+static Value *layout_transform(Env *E, const Expr *e)
+{
+    const Expr *map = kwarg(e, "index_map"), *pad = kwarg(e, "pad_value");
+    if (e->u.call.nargs != 1 || !map || map->kind != E_INDEXMAP)
+        return rerr(E, e->loc, "R.layout_transform takes a tensor and index_map=T.index_map(...)"), NULL;
+    double padv = 0;
+    int has_pad = pad && pad->kind != E_NONE;
+    if (has_pad && !scalar(pad, &padv))
+        return rerr(E, pad->loc, "pad_value must be a number"), NULL;
+    Value *x = eval(E, e->u.call.args[0]);
+    if (!x)
+        return NULL;
+    if (x->kind != VAL_TENSOR)
+        return rerr(E, e->loc, "R.layout_transform rewrites a tensor, not a tuple"), NULL;
+    const Tensor *t = x->t;
+    if (map->u.map.nparams != t->ndim)
+        return rerr(E, map->loc, "the index map takes %d indices; the tensor has rank %d", map->u.map.nparams,
+                    t->ndim), NULL;
+    Arena a = { 0 };
+    ImError ierr;
+    Value *result = NULL;
+    IndexMap *im = im_from_expr(&a, map, t->shape, &ierr);
+    if (!im) {
+        rerr(E, ierr.loc.line ? ierr.loc : map->loc, "%s", ierr.msg);
+        goto done;
+    }
+    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+    ImKind kind = im_classify(im, wa, wb);
+    if (kind == IM_NOT_INJECTIVE || kind == IM_UNKNOWN) {
+        rerr(E, map->loc, "the index map of R.layout_transform is %s on the tensor's shape",
+             kind == IM_UNKNOWN ? "not known to be injective" : "not injective");
+        goto done;
+    }
+    Tensor *o = tensor_new(t->dtype, im->nout, im->obox);
+    if (!o) {
+        rerr(E, e->loc, "cannot allocate the result of R.layout_transform");
+        goto done;
+    }
+    for (int64_t i = 0; i < o->count; i++) {
+        if (has_pad)
+            tensor_setf(o, i, padv);
+        else
+            tensor_fill_poison(o, i);
+    }
+    int64_t idx[IM_MAX_RANK], y[IM_MAX_RANK];
+    int size = dtype_size(t->dtype);
+    memset(idx, 0, sizeof idx);
+    for (int64_t i = 0; i < t->count; i++) {
+        im_apply(im, idx, y);
+        int64_t off = 0;
+        for (int d = 0; d < im->nout; d++)
+            off = off * o->shape[d] + y[d];
+        memcpy((char *)o->data + off * size, (const char *)t->data + i * size, (size_t)size);
+        for (int d = t->ndim - 1; d >= 0 && ++idx[d] == t->shape[d]; d--)
+            idx[d] = 0;
+    }
+    result = own(E, value_tensor(o));
+done:
+    arena_free(&a);
+    return result;
+}
+
+static Value *constant(Env *E, const Expr *e)
+{
+    Tensor *t = tensor_new(e->u.cst.dtype, e->u.cst.ndim, e->u.cst.shape);
+    if (!t)
+        return rerr(E, e->loc, "cannot make this constant"), NULL;
+    for (int64_t i = 0; i < t->count; i++)
+        tensor_setf(t, i, e->u.cst.data[i]);
+    return own(E, value_tensor(t));
+}
+
+static Value *eval(Env *E, const Expr *e)
+{
+    switch (e->kind) {
+    case E_VAR:
+        for (int i = E->n - 1; i >= 0; i--)
+            if (E->keys[i] == e->u.var)
+                return E->vals[i];
+        return rerr(E, e->loc, "'%s' has no value", e->u.var->name->str), NULL;
+    case E_TUPLE: {
+        Value **items = calloc((size_t)e->u.list.n + 1, sizeof *items);
+        if (!items)
+            abort();
+        for (int i = 0; i < e->u.list.n; i++)
+            if (!(items[i] = eval(E, e->u.list.items[i]))) {
+                free(items);
+                return NULL;
+            }
+        /* the tuple borrows its items: own a shell that does not free them */
+        Value *v = value_tuple(items, e->u.list.n);
+        free(items);
+        for (int i = 0; i < v->n; i++)
+            v->items[i] = value_clone(v->items[i]);
+        return own(E, v);
+    }
+    case E_GETITEM: {
+        Value *t = eval(E, e->u.get.tuple);
+        if (!t)
+            return NULL;
+        if (t->kind != VAL_TUPLE || e->u.get.index < 0 || e->u.get.index >= t->n)
+            return rerr(E, e->loc, "index %d is outside the tuple", e->u.get.index), NULL;
+        return t->items[e->u.get.index];
+    }
+    case E_CONST:
+        return constant(E, e);
+    case E_CALL: {
+        const char *op = e->u.call.op->str;
+        if (e->u.call.callee) {
+            Func *f = e->u.call.callee->u.global.fn;
+            if (f->kind != F_RELAX)
+                return rerr(E, e->loc, "'%s' is a prim_func; call it with R.call_tir", f->name->str), NULL;
+            Value **args = calloc((size_t)e->u.call.nargs + 1, sizeof *args);
+            if (!args)
+                abort();
+            for (int i = 0; i < e->u.call.nargs; i++)
+                if (!(args[i] = eval(E, e->u.call.args[i]))) {
+                    free(args);
+                    return NULL;
+                }
+            Value *out = NULL;
+            int r = interp_call_relax(E->in, f, args, e->u.call.nargs, &out, E->err);
+            free(args);
+            return r ? NULL : own(E, out);
+        }
+        if (strcmp(op, "R.call_tir") == 0)
+            return call_tir(E, e);
+        if (strcmp(op, "R.layout_transform") == 0)
+            return layout_transform(E, e);
+        return rerr(E, e->loc, "the interpreter does not run %s yet", op), NULL;
+    }
+    default:
+        return rerr(E, e->loc, "the interpreter cannot evaluate this Relax expression"), NULL;
+    }
+}
+
+int interp_call_relax(Interp *in, Func *f, Value **args, int nargs, Value **out, InterpError *err)
+{
+    if (f->kind != F_RELAX || nargs != f->nparams) {
+        err->loc = f->loc;
+        snprintf(err->msg, sizeof err->msg, "%s takes %d arguments; it was given %d", f->name->str, f->nparams, nargs);
+        return -1;
+    }
+    Env E = { .in = in, .err = err };
+    int status = 0;
+    for (int i = 0; i < nargs; i++) {
+        DType dt;
+        int nd;
+        int64_t shape[TENSOR_MAX_RANK];
+        if (args[i]->kind == VAL_TENSOR && interp_param_shape(f->params[i], &dt, &nd, shape) == 0 &&
+            (args[i]->t->dtype != dt || args[i]->t->ndim != nd ||
+             memcmp(args[i]->t->shape, shape, (size_t)nd * sizeof *shape) != 0)) {
+            status = rerr(&E, f->params[i]->loc, "argument '%s' does not have the declared shape and dtype",
+                          f->params[i]->name->str);
+            break;
+        }
+        bind(&E, f->params[i], args[i]);
+    }
+    for (int b = 0; b < f->nblocks && !status; b++)
+        for (int i = 0; i < f->blocks[b]->nbinds && !status; i++) {
+            const Binding *bd = f->blocks[b]->binds[i];
+            Value *v = eval(&E, bd->value);
+            if (!v)
+                status = -1;
+            else
+                bind(&E, bd->var, v);
+        }
+    if (!status) {
+        Value *r = f->result ? eval(&E, f->result) : NULL;
+        if (!r)
+            status = f->result ? -1 : rerr(&E, f->loc, "%s returns nothing", f->name->str);
+        else
+            *out = value_clone(r);
+    }
+    for (int i = 0; i < E.nowned; i++)
+        value_free(E.owned[i]);
+    free(E.owned);
+    free(E.keys);
+    free(E.vals);
+    return status;
+}

@@ -1,0 +1,462 @@
+/* Tensor values: storage, conversions, .npy files, seeded data, comparison. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tensor.h"
+
+int dtype_size(DType t)
+{
+    switch (t) {
+    case DT_BOOL: case DT_INT8: case DT_UINT8: return 1;
+    case DT_INT16: case DT_UINT16: case DT_FLOAT16: case DT_BFLOAT16: return 2;
+    case DT_INT32: case DT_UINT32: case DT_FLOAT32: return 4;
+    case DT_INT64: case DT_UINT64: case DT_FLOAT64: return 8;
+    default: return 0;
+    }
+}
+
+Tensor *tensor_new(DType t, int ndim, const int64_t *shape)
+{
+    int64_t count = 1;
+    int size = dtype_size(t);
+    if (ndim < 0 || ndim > TENSOR_MAX_RANK || size == 0)
+        return NULL;
+    for (int i = 0; i < ndim; i++)
+        if (shape[i] < 0 || __builtin_mul_overflow(count, shape[i], &count) || count > (INT64_C(1) << 34))
+            return NULL;
+    Tensor *x = calloc(1, sizeof *x);
+    if (!x)
+        abort();
+    x->dtype = t;
+    x->ndim = ndim;
+    memcpy(x->shape, shape, (size_t)ndim * sizeof *shape);
+    x->count = count;
+    x->data = calloc((size_t)(count ? count : 1), (size_t)size);
+    if (!x->data) {
+        free(x);
+        return NULL;
+    }
+    return x;
+}
+
+void tensor_free(Tensor *t)
+{
+    if (t) {
+        free(t->data);
+        free(t);
+    }
+}
+
+Tensor *tensor_clone(const Tensor *t)
+{
+    Tensor *c = tensor_new(t->dtype, t->ndim, t->shape);
+    if (c)
+        memcpy(c->data, t->data, (size_t)t->count * (size_t)dtype_size(t->dtype));
+    return c;
+}
+
+/* ---- float16 and bfloat16 ---- */
+
+static double half_to_double(uint16_t h)
+{
+    int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+    double v;
+    if (e == 0)
+        v = ldexp(m, -24);
+    else if (e == 31)
+        v = m ? NAN : INFINITY;
+    else
+        v = ldexp(m + 1024, e - 25);
+    return s ? -v : v;
+}
+
+/* Round to nearest even, with overflow to infinity and subnormals. */
+static uint16_t double_to_half(double v)
+{
+    uint16_t s = signbit(v) ? 0x8000 : 0;
+    if (isnan(v))
+        return 0x7e00;
+    v = fabs(v);
+    if (v >= 65520.0)
+        return s | 0x7c00;
+    if (v < ldexp(1, -25))
+        return s | (v > ldexp(1, -25) ? 1 : 0);
+    int e;
+    frexp(v, &e);                 /* v = f * 2^e, f in [0.5, 1) */
+    int exp = e - 1 + 15;         /* biased exponent of 1.f form */
+    double scaled;
+    if (exp <= 0)                 /* subnormal: units of 2^-24 */
+        scaled = ldexp(v, 24);
+    else
+        scaled = ldexp(v, 10 - (e - 1));
+    double r = nearbyint(scaled); /* ties to even under the default rounding mode */
+    if (exp <= 0)
+        return s | (uint16_t)r;   /* may round up into the smallest normal: still right */
+    if (r >= 2048) {
+        r /= 2;
+        exp++;
+        if (exp >= 31)
+            return s | 0x7c00;
+    }
+    return s | (uint16_t)(exp << 10) | ((uint16_t)r & 1023);
+}
+
+static double bf16_to_double(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint16_t double_to_bf16(double v)
+{
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if (isnan(f))
+        return 0x7fc0;
+    u += 0x7fff + ((u >> 16) & 1);
+    return (uint16_t)(u >> 16);
+}
+
+double round_to(DType t, double v)
+{
+    switch (t) {
+    case DT_FLOAT32: return (float)v;
+    case DT_FLOAT16: return half_to_double(double_to_half(v));
+    case DT_BFLOAT16: return bf16_to_double(double_to_bf16(v));
+    default: return v;
+    }
+}
+
+/* ---- element access ---- */
+
+double tensor_getf(const Tensor *t, int64_t i)
+{
+    switch (t->dtype) {
+    case DT_FLOAT32: return ((const float *)t->data)[i];
+    case DT_FLOAT64: return ((const double *)t->data)[i];
+    case DT_FLOAT16: return half_to_double(((const uint16_t *)t->data)[i]);
+    case DT_BFLOAT16: return bf16_to_double(((const uint16_t *)t->data)[i]);
+    default: return (double)tensor_geti(t, i);
+    }
+}
+
+int64_t tensor_geti(const Tensor *t, int64_t i)
+{
+    switch (t->dtype) {
+    case DT_BOOL: case DT_UINT8: return ((const uint8_t *)t->data)[i];
+    case DT_INT8: return ((const int8_t *)t->data)[i];
+    case DT_INT16: return ((const int16_t *)t->data)[i];
+    case DT_UINT16: return ((const uint16_t *)t->data)[i];
+    case DT_INT32: return ((const int32_t *)t->data)[i];
+    case DT_UINT32: return ((const uint32_t *)t->data)[i];
+    case DT_INT64: return ((const int64_t *)t->data)[i];
+    case DT_UINT64: return (int64_t)((const uint64_t *)t->data)[i];
+    default: {
+        double v = tensor_getf(t, i);
+        return v != v || v >= 9.2e18 || v <= -9.2e18 ? 0 : (int64_t)v;
+    }
+    }
+}
+
+void tensor_setf(Tensor *t, int64_t i, double v)
+{
+    switch (t->dtype) {
+    case DT_FLOAT32: ((float *)t->data)[i] = (float)v; break;
+    case DT_FLOAT64: ((double *)t->data)[i] = v; break;
+    case DT_FLOAT16: ((uint16_t *)t->data)[i] = double_to_half(v); break;
+    case DT_BFLOAT16: ((uint16_t *)t->data)[i] = double_to_bf16(v); break;
+    default: tensor_seti(t, i, v != v || v >= 9.2e18 || v <= -9.2e18 ? 0 : (int64_t)v); break;
+    }
+}
+
+void tensor_seti(Tensor *t, int64_t i, int64_t v)
+{
+    switch (t->dtype) {
+    case DT_BOOL: ((uint8_t *)t->data)[i] = v != 0; break;
+    case DT_UINT8: ((uint8_t *)t->data)[i] = (uint8_t)v; break;
+    case DT_INT8: ((int8_t *)t->data)[i] = (int8_t)v; break;
+    case DT_INT16: ((int16_t *)t->data)[i] = (int16_t)v; break;
+    case DT_UINT16: ((uint16_t *)t->data)[i] = (uint16_t)v; break;
+    case DT_INT32: ((int32_t *)t->data)[i] = (int32_t)v; break;
+    case DT_UINT32: ((uint32_t *)t->data)[i] = (uint32_t)v; break;
+    case DT_INT64: ((int64_t *)t->data)[i] = v; break;
+    case DT_UINT64: ((uint64_t *)t->data)[i] = (uint64_t)v; break;
+    default: tensor_setf(t, i, (double)v); break;
+    }
+}
+
+/* ---- poison ---- */
+
+#define POISON32 UINT32_C(0x7fc0dead)
+#define POISON64 UINT64_C(0x7ff80000dead0000)
+#define POISON16 0x7ead
+
+void tensor_fill_poison(Tensor *t, int64_t i)
+{
+    char *p = (char *)t->data + i * dtype_size(t->dtype);
+    switch (t->dtype) {
+    case DT_FLOAT32: { uint32_t u = POISON32; memcpy(p, &u, 4); break; }
+    case DT_FLOAT64: { uint64_t u = POISON64; memcpy(p, &u, 8); break; }
+    case DT_FLOAT16: case DT_BFLOAT16: { uint16_t u = POISON16; memcpy(p, &u, 2); break; }
+    default: memset(p, 0x5a, (size_t)dtype_size(t->dtype)); break;
+    }
+}
+
+int tensor_is_poison(const Tensor *t, int64_t i)
+{
+    const char *p = (const char *)t->data + i * dtype_size(t->dtype);
+    switch (t->dtype) {
+    case DT_FLOAT32: { uint32_t u; memcpy(&u, p, 4); return u == POISON32; }
+    case DT_FLOAT64: { uint64_t u; memcpy(&u, p, 8); return u == POISON64; }
+    case DT_FLOAT16: case DT_BFLOAT16: { uint16_t u; memcpy(&u, p, 2); return u == POISON16; }
+    default:
+        for (int k = 0; k < dtype_size(t->dtype); k++)
+            if ((unsigned char)p[k] != 0x5a)
+                return 0;
+        return t->dtype != DT_BOOL;
+    }
+}
+
+/* ---- seeded data ---- */
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= UINT64_C(0xbf58476d1ce4e5b9);
+    x ^= x >> 27;
+    x *= UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+
+void tensor_fill_seeded(Tensor *t, uint64_t seed, const char *name)
+{
+    uint64_t h = mix(seed + 0x9e3779b97f4a7c15u);
+    for (const char *p = name; *p; p++)
+        h = mix(h ^ (unsigned char)*p);
+    for (int64_t i = 0; i < t->count; i++) {
+        uint64_t r = mix(h + (uint64_t)i);
+        if (dtype_is_float(t->dtype))
+            tensor_setf(t, i, ((double)(int64_t)(r % 512) - 256.0) / 256.0);
+        else if (t->dtype == DT_BOOL)
+            tensor_seti(t, i, (int64_t)(r & 1));
+        else if (t->dtype == DT_UINT8 || t->dtype == DT_UINT16 || t->dtype == DT_UINT32 || t->dtype == DT_UINT64)
+            tensor_seti(t, i, (int64_t)(r % 16));
+        else
+            tensor_seti(t, i, (int64_t)(r % 16) - 8);
+    }
+}
+
+/* ---- .npy ---- */
+
+static const char *npy_descr(DType t)
+{
+    switch (t) {
+    case DT_BOOL: return "|b1";
+    case DT_INT8: return "|i1";
+    case DT_UINT8: return "|u1";
+    case DT_INT16: return "<i2";
+    case DT_UINT16: return "<u2";
+    case DT_INT32: return "<i4";
+    case DT_UINT32: return "<u4";
+    case DT_INT64: return "<i8";
+    case DT_UINT64: return "<u8";
+    case DT_FLOAT16: return "<f2";
+    case DT_FLOAT32: return "<f4";
+    case DT_FLOAT64: return "<f8";
+    default: return NULL;
+    }
+}
+
+int tensor_write_npy(const Tensor *t, const char *path)
+{
+    const char *descr = npy_descr(t->dtype);
+    if (!descr)
+        return -1;
+    char hdr[1024];
+    int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    for (int i = 0; i < t->ndim; i++)
+        n += snprintf(hdr + n, sizeof hdr - (size_t)n, "%lld%s", (long long)t->shape[i],
+                      t->ndim == 1 ? "," : i + 1 < t->ndim ? ", " : "");
+    n += snprintf(hdr + n, sizeof hdr - (size_t)n, "), }");
+    /* pad with spaces so that magic + header is a multiple of 64, then \n */
+    int total = 10 + n + 1;
+    int pad = (64 - total % 64) % 64;
+    memset(hdr + n, ' ', (size_t)pad);
+    n += pad;
+    hdr[n++] = '\n';
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    unsigned char magic[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 255),
+                                (unsigned char)(n >> 8) };
+    int bad = fwrite(magic, 1, 10, f) != 10 || fwrite(hdr, 1, (size_t)n, f) != (size_t)n;
+    size_t bytes = (size_t)t->count * (size_t)dtype_size(t->dtype);
+    bad |= bytes && fwrite(t->data, 1, bytes, f) != bytes;
+    bad |= fclose(f) != 0;
+    return bad ? -1 : 0;
+}
+
+static int parse_descr(const char *s, DType *t)
+{
+    static const DType all[] = { DT_BOOL, DT_INT8, DT_UINT8, DT_INT16, DT_UINT16, DT_INT32, DT_UINT32,
+                                 DT_INT64, DT_UINT64, DT_FLOAT16, DT_FLOAT32, DT_FLOAT64 };
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+        const char *d = npy_descr(all[i]);
+        /* single-byte types may be written with '<', '>' or '|' */
+        if (strcmp(s, d) == 0 || (d[0] == '|' && (s[0] == '<' || s[0] == '>') && strcmp(s + 1, d + 1) == 0)) {
+            *t = all[i];
+            return 0;
+        }
+    }
+    return -1;
+}
+
+Tensor *tensor_read_npy(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot open '%s'", path);
+        return NULL;
+    }
+    unsigned char magic[10];
+    char hdr[4096];
+    Tensor *t = NULL;
+    if (fread(magic, 1, 10, f) != 10 || memcmp(magic, "\x93NUMPY", 6) != 0 || magic[6] != 1) {
+        snprintf(err, errlen, "'%s' is not a version 1 .npy file", path);
+        goto done;
+    }
+    size_t hl = magic[8] | (size_t)magic[9] << 8;
+    if (hl >= sizeof hdr || fread(hdr, 1, hl, f) != hl) {
+        snprintf(err, errlen, "'%s': bad .npy header", path);
+        goto done;
+    }
+    hdr[hl] = 0;
+    char descr[16] = "";
+    const char *d = strstr(hdr, "'descr'"), *fo = strstr(hdr, "'fortran_order'"), *sh = strstr(hdr, "'shape'");
+    if (!d || !fo || !sh || sscanf(d, "'descr': '%15[^']'", descr) != 1) {
+        snprintf(err, errlen, "'%s': bad .npy header", path);
+        goto done;
+    }
+    DType dt;
+    if (parse_descr(descr, &dt)) {
+        snprintf(err, errlen, "'%s': dtype '%s' is not supported", path, descr);
+        goto done;
+    }
+    if (strncmp(fo, "'fortran_order': False", 22) != 0) {
+        snprintf(err, errlen, "'%s': Fortran-order arrays are not supported", path);
+        goto done;
+    }
+    const char *p = strchr(sh, '(');
+    int64_t shape[TENSOR_MAX_RANK];
+    int ndim = 0;
+    if (!p) {
+        snprintf(err, errlen, "'%s': bad .npy shape", path);
+        goto done;
+    }
+    for (p++;;) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        if (*p == ')')
+            break;
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v < 0 || ndim == TENSOR_MAX_RANK) {
+            snprintf(err, errlen, "'%s': bad .npy shape", path);
+            goto done;
+        }
+        shape[ndim++] = v;
+        p = end;
+    }
+    t = tensor_new(dt, ndim, shape);
+    if (!t) {
+        snprintf(err, errlen, "'%s': array too large", path);
+        goto done;
+    }
+    size_t bytes = (size_t)t->count * (size_t)dtype_size(dt);
+    if (fread(t->data, 1, bytes, f) != bytes) {
+        snprintf(err, errlen, "'%s': file shorter than its header says", path);
+        tensor_free(t);
+        t = NULL;
+    }
+done:
+    fclose(f);
+    return t;
+}
+
+/* ---- summaries and comparison ---- */
+
+void tensor_summary(FILE *out, const char *name, const Tensor *t)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
+    const unsigned char *b = t->data;
+    size_t bytes = (size_t)t->count * (size_t)dtype_size(t->dtype);
+    for (size_t i = 0; i < bytes; i++)
+        h = (h ^ b[i]) * UINT64_C(1099511628211);
+    fprintf(out, "%s: %s (", name, dtype_name(t->dtype));
+    for (int i = 0; i < t->ndim; i++)
+        fprintf(out, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+    fprintf(out, "%s) fnv1a %016llx:", t->ndim == 1 ? "," : "", (unsigned long long)h);
+    for (int64_t i = 0; i < t->count && i < 8; i++) {
+        if (tensor_is_poison(t, i))
+            fputs(" undef", out);
+        else if (dtype_is_float(t->dtype))
+            fprintf(out, " %.9g", tensor_getf(t, i));
+        else
+            fprintf(out, " %lld", (long long)tensor_geti(t, i));
+    }
+    fputs(t->count > 8 ? " ...\n" : "\n", out);
+}
+
+/* Floats as integers ordered like the floats. */
+static int64_t ordered(double v, DType t)
+{
+    int64_t i;
+    if (t == DT_FLOAT64) {
+        memcpy(&i, &v, 8);
+        return i < 0 ? INT64_MIN - i : i;
+    }
+    float f = (float)v;
+    int32_t k;
+    memcpy(&k, &f, 4);
+    return k < 0 ? (int64_t)INT32_MIN - k : k;
+}
+
+int tensor_compare(const Tensor *a, const Tensor *b, int64_t ulp, int64_t *at)
+{
+    if (a->dtype != b->dtype || a->ndim != b->ndim || memcmp(a->shape, b->shape, (size_t)a->ndim * sizeof *a->shape))
+        return 2;
+    int size = dtype_size(a->dtype);
+    for (int64_t i = 0; i < a->count; i++) {
+        if (memcmp((const char *)a->data + i * size, (const char *)b->data + i * size, (size_t)size) == 0)
+            continue;
+        if (ulp > 0 && dtype_is_float(a->dtype)) {
+            double x = tensor_getf(a, i), y = tensor_getf(b, i);
+            if (x != x && y != y)
+                continue;
+            int64_t d = ordered(x, a->dtype) - ordered(y, a->dtype);
+            if (x == x && y == y && (d < 0 ? -d : d) <= ulp)
+                continue;
+        }
+        *at = i;
+        return 1;
+    }
+    return 0;
+}
+
+void tensor_index_text(const Tensor *t, int64_t i, char *buf, size_t cap)
+{
+    int64_t idx[TENSOR_MAX_RANK];
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        idx[d] = t->shape[d] ? i % t->shape[d] : 0;
+        i = t->shape[d] ? i / t->shape[d] : 0;
+    }
+    size_t n = (size_t)snprintf(buf, cap, "[");
+    for (int d = 0; d < t->ndim && n < cap; d++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? ", " : "", (long long)idx[d]);
+    if (n < cap)
+        snprintf(buf + n, cap - n, "]");
+}

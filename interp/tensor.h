@@ -1,0 +1,63 @@
+/* Tensor values for the interpreter: dense, row-major, in the dtype's own
+ * representation (float16 as its 16 bits), with .npy reading and writing,
+ * seeded filling and comparison. */
+#ifndef LOPT_TENSOR_H
+#define LOPT_TENSOR_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../ir/ir.h"
+
+enum { TENSOR_MAX_RANK = 16 };
+
+typedef struct Tensor {
+    DType dtype;
+    int ndim;
+    int64_t shape[TENSOR_MAX_RANK];
+    int64_t count;        /* number of elements */
+    void *data;           /* count * dtype_size(dtype) bytes */
+} Tensor;
+
+int dtype_size(DType t);
+
+/* NULL when the shape is negative or too large (the caller reports). */
+Tensor *tensor_new(DType t, int ndim, const int64_t *shape);
+void tensor_free(Tensor *t);
+Tensor *tensor_clone(const Tensor *t);
+
+/* Element i as a double or an integer, and stores that round to the dtype. */
+double tensor_getf(const Tensor *t, int64_t i);
+int64_t tensor_geti(const Tensor *t, int64_t i);
+void tensor_setf(Tensor *t, int64_t i, double v);
+void tensor_seti(Tensor *t, int64_t i, int64_t v);
+
+/* The value a float dtype rounds v to (float32: (float)v; float16: half). */
+double round_to(DType t, double v);
+
+/* Undefined padding: a quiet NaN with a payload lopt recognises, or for
+ * integer dtypes a fixed pattern. */
+void tensor_fill_poison(Tensor *t, int64_t i);
+int tensor_is_poison(const Tensor *t, int64_t i);
+
+/* Fills t from a seeded generator: floats in [-1, 1) on a 1/256 grid, ints
+ * in a small range, bools 0/1. The same seed and name give the same data. */
+void tensor_fill_seeded(Tensor *t, uint64_t seed, const char *name);
+
+/* NumPy's .npy format, version 1.0, little-endian, C order. */
+int tensor_write_npy(const Tensor *t, const char *path);
+/* Returns NULL and fills err on failure. */
+Tensor *tensor_read_npy(const char *path, char *err, size_t errlen);
+
+/* One line: shape, dtype, checksum (FNV-1a of the bytes), first values. */
+void tensor_summary(FILE *out, const char *name, const Tensor *t);
+
+/* Compares a and b: 0 when equal (bit-exact, or within ulp units in the last
+ * place for floats when ulp > 0); else 1 with the first differing element's
+ * flat index in *at. Shapes and dtypes must agree (else 2). */
+int tensor_compare(const Tensor *a, const Tensor *b, int64_t ulp, int64_t *at);
+
+/* Writes the multi-index of flat element i as "[a, b, c]". */
+void tensor_index_text(const Tensor *t, int64_t i, char *buf, size_t cap);
+
+#endif

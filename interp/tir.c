@@ -1,0 +1,1094 @@
+/* Running PrimFuncs. Each function is compiled once into a tree of typed
+ * closures: an expression node computes an integer (int64, also for bools)
+ * or a float (double, rounded to the node's dtype after every operation, so
+ * float32 arithmetic gives float32 results); a statement node runs. Buffer
+ * accesses check every index against the buffer's extent; a runtime error
+ * leaves through longjmp with a message naming the buffer, the indices and
+ * the line. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp.h"
+
+typedef struct Frame {
+    int64_t *iv;
+    double *fv;
+    Tensor **buf;
+    InterpError *err;
+    jmp_buf jb;
+} Frame;
+
+typedef struct Node Node;
+typedef int64_t (*IFn)(const Node *, Frame *);
+typedef double (*FFn)(const Node *, Frame *);
+
+struct Node {
+    IFn i;                 /* integer-valued nodes (ints and bools) */
+    FFn f;                 /* float-valued nodes */
+    const Node *a, *b, *c;
+    int64_t k;
+    double d;
+    int slot;
+    DType dt;
+    const Node **idx;      /* a load's indices */
+    int nidx;
+    Loc loc;
+    const Buffer *decl;
+};
+
+typedef struct SNode SNode;
+typedef void (*SFn)(const SNode *, Frame *);
+
+struct SNode {
+    SFn run;
+    const SNode **items;
+    int n;
+    const SNode *body, *init, *orelse;
+    const Node *cond, *lo, *ext, *value;
+    int slot;
+    const Node **idx;
+    int nidx;
+    int *iter_slot;        /* block iterators */
+    const Node **bind;
+    int64_t *dom;
+    char *kind;
+    int niter;
+    DType dt;
+    Loc loc;
+    const Buffer *decl;
+    const Node **shape;    /* alloc_buffer */
+    int nshape;
+};
+
+typedef struct Slot {
+    const void *key;
+    int slot;
+} Slot;
+
+typedef struct Compiled {
+    Func *fn;
+    Arena arena;
+    int niv, nfv, nbuf;
+    const SNode *body;
+    /* per parameter: its buffer slot (or -1) and, for handles, the slot the
+     * matched buffer takes */
+    int *param_buf;
+    int *allocs;           /* buffer slots that alloc_buffer fills */
+    int nallocs;
+    /* while compiling */
+    Slot *vars, *fvars, *bufs;
+    int nvars, nfvars, nbufs, cap;
+    InterpError *err;
+    int failed;
+} Compiled;
+
+/* ---- runtime errors ---- */
+
+static void fail(Frame *fr, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
+
+static void fail(Frame *fr, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fr->err->loc = loc;
+    vsnprintf(fr->err->msg, sizeof fr->err->msg, fmt, ap);
+    va_end(ap);
+    longjmp(fr->jb, 1);
+}
+
+static int64_t floordiv64(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* ---- integer nodes ---- */
+
+#define I(n) ((n)->i((n), fr))
+#define F(n) ((n)->f((n), fr))
+#define W(x) ((int64_t)(uint64_t)(x))
+
+static int64_t i_const(const Node *n, Frame *fr) { (void)fr; return n->k; }
+static int64_t i_var(const Node *n, Frame *fr) { return fr->iv[n->slot]; }
+static int64_t i_add(const Node *n, Frame *fr) { return W((uint64_t)I(n->a) + (uint64_t)I(n->b)); }
+static int64_t i_sub(const Node *n, Frame *fr) { return W((uint64_t)I(n->a) - (uint64_t)I(n->b)); }
+static int64_t i_mul(const Node *n, Frame *fr) { return W((uint64_t)I(n->a) * (uint64_t)I(n->b)); }
+static int64_t i_neg(const Node *n, Frame *fr) { return W(0 - (uint64_t)I(n->a)); }
+static int64_t i_min(const Node *n, Frame *fr) { int64_t a = I(n->a), b = I(n->b); return a < b ? a : b; }
+static int64_t i_max(const Node *n, Frame *fr) { int64_t a = I(n->a), b = I(n->b); return a > b ? a : b; }
+static int64_t i_lt(const Node *n, Frame *fr) { return I(n->a) < I(n->b); }
+static int64_t i_le(const Node *n, Frame *fr) { return I(n->a) <= I(n->b); }
+static int64_t i_gt(const Node *n, Frame *fr) { return I(n->a) > I(n->b); }
+static int64_t i_ge(const Node *n, Frame *fr) { return I(n->a) >= I(n->b); }
+static int64_t i_eq(const Node *n, Frame *fr) { return I(n->a) == I(n->b); }
+static int64_t i_ne(const Node *n, Frame *fr) { return I(n->a) != I(n->b); }
+static int64_t i_and(const Node *n, Frame *fr) { return I(n->a) && I(n->b); }
+static int64_t i_or(const Node *n, Frame *fr) { return I(n->a) || I(n->b); }
+static int64_t i_not(const Node *n, Frame *fr) { return !I(n->a); }
+static int64_t i_select(const Node *n, Frame *fr) { return I(n->a) ? I(n->b) : I(n->c); }
+static int64_t f_lt(const Node *n, Frame *fr) { return F(n->a) < F(n->b); }
+static int64_t f_le(const Node *n, Frame *fr) { return F(n->a) <= F(n->b); }
+static int64_t f_gt(const Node *n, Frame *fr) { return F(n->a) > F(n->b); }
+static int64_t f_ge(const Node *n, Frame *fr) { return F(n->a) >= F(n->b); }
+static int64_t f_eq(const Node *n, Frame *fr) { return F(n->a) == F(n->b); }
+static int64_t f_ne(const Node *n, Frame *fr) { return F(n->a) != F(n->b); }
+
+static int64_t i_div(const Node *n, Frame *fr)
+{
+    int64_t a = I(n->a), b = I(n->b);
+    if (b == 0)
+        fail(fr, n->loc, "division by zero");
+    if (b == -1)
+        return W(0 - (uint64_t)a);
+    switch (n->k) {
+    case B_FLOORDIV: return floordiv64(a, b);
+    case B_FLOORMOD: return a - floordiv64(a, b) * b;
+    case B_DIV: return a / b;
+    default: return a % b;     /* truncmod */
+    }
+}
+
+/* Wraps an integer to the width of its dtype, as a cast or store does. */
+static int64_t wrap(DType t, int64_t v)
+{
+    switch (t) {
+    case DT_BOOL: return v != 0;
+    case DT_INT8: return (int8_t)v;
+    case DT_UINT8: return (uint8_t)v;
+    case DT_INT16: return (int16_t)v;
+    case DT_UINT16: return (uint16_t)v;
+    case DT_INT32: return (int32_t)v;
+    case DT_UINT32: return (uint32_t)v;
+    default: return v;
+    }
+}
+
+static int64_t i_wrap(const Node *n, Frame *fr) { return wrap(n->dt, I(n->a)); }
+
+/* float -> int: truncation; NaN and out-of-range values give 0 (C leaves them undefined). */
+static int64_t i_from_f(const Node *n, Frame *fr)
+{
+    double v = F(n->a);
+    if (!(v > -9.2e18 && v < 9.2e18))
+        return 0;
+    return wrap(n->dt, (int64_t)v);
+}
+
+/* ---- float nodes ---- */
+
+static double rnd(const Node *n, double v)
+{
+    return n->dt == DT_FLOAT32 ? (double)(float)v : n->dt == DT_FLOAT64 ? v : round_to(n->dt, v);
+}
+
+static double f_const(const Node *n, Frame *fr) { (void)fr; return n->d; }
+static double f_var(const Node *n, Frame *fr) { return fr->fv[n->slot]; }
+static double f_add32(const Node *n, Frame *fr) { return (float)(F(n->a) + F(n->b)); }
+static double f_sub32(const Node *n, Frame *fr) { return (float)(F(n->a) - F(n->b)); }
+static double f_mul32(const Node *n, Frame *fr) { return (float)(F(n->a) * F(n->b)); }
+static double f_div32(const Node *n, Frame *fr) { return (float)(F(n->a) / F(n->b)); }
+static double f_add(const Node *n, Frame *fr) { return rnd(n, F(n->a) + F(n->b)); }
+static double f_sub(const Node *n, Frame *fr) { return rnd(n, F(n->a) - F(n->b)); }
+static double f_mul(const Node *n, Frame *fr) { return rnd(n, F(n->a) * F(n->b)); }
+static double f_div(const Node *n, Frame *fr) { return rnd(n, F(n->a) / F(n->b)); }
+static double f_neg(const Node *n, Frame *fr) { return -F(n->a); }
+static double f_min(const Node *n, Frame *fr) { double a = F(n->a), b = F(n->b); return a < b ? a : b; }
+static double f_max(const Node *n, Frame *fr) { double a = F(n->a), b = F(n->b); return a > b ? a : b; }
+static double f_select(const Node *n, Frame *fr) { return I(n->a) ? F(n->b) : F(n->c); }
+static double f_from_i(const Node *n, Frame *fr) { return rnd(n, (double)I(n->a)); }
+static double f_round(const Node *n, Frame *fr) { return rnd(n, F(n->a)); }
+static double f_floordiv(const Node *n, Frame *fr) { return rnd(n, floor(F(n->a) / F(n->b))); }
+static double f_floormod(const Node *n, Frame *fr)
+{
+    double a = F(n->a), b = F(n->b);
+    return rnd(n, a - floor(a / b) * b);
+}
+
+typedef double (*Math1)(double);
+typedef double (*Math2)(double, double);
+
+static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static double rsqrt(double x) { return 1.0 / sqrt(x); }
+
+static double f_math1(const Node *n, Frame *fr) { return rnd(n, ((Math1)(uintptr_t)n->k)(F(n->a))); }
+
+static double f_pow(const Node *n, Frame *fr) { return rnd(n, pow(F(n->a), F(n->b))); }
+
+/* ---- loads and stores ---- */
+
+static void oob(const Node *acc, const Tensor *t, Frame *fr, const Node **idx, int nidx, const char *what)
+{
+    char buf[256];
+    size_t at = 0;
+    int bad = -1;
+    int64_t badv = 0;
+    for (int d = 0; d < nidx; d++) {
+        int64_t v = I(idx[d]);
+        if (bad < 0 && (v < 0 || v >= t->shape[d])) {
+            bad = d;
+            badv = v;
+        }
+        at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%lld", d ? ", " : "", (long long)v);
+        if (at >= sizeof buf)
+            at = sizeof buf - 1;
+    }
+    fail(fr, acc->loc, "out-of-bounds %s %s[%s]: index %lld of dimension %d is outside [0, %lld)", what,
+         acc->decl->name->str, buf, (long long)badv, bad, (long long)t->shape[bad]);
+}
+
+static int64_t offset(const Node *n, Frame *fr, const Tensor *t, const Node **idx, int nidx, const char *what)
+{
+    int64_t off = 0;
+    for (int d = 0; d < nidx; d++) {
+        int64_t v = I(idx[d]);
+        if ((uint64_t)v >= (uint64_t)t->shape[d])
+            oob(n, t, fr, idx, nidx, what);
+        off = off * t->shape[d] + v;
+    }
+    return off;
+}
+
+#define LOAD_OFF(n) (offset((n), fr, fr->buf[(n)->slot], (n)->idx, (n)->nidx, "read of"))
+
+static double ld_f32(const Node *n, Frame *fr) { return ((const float *)fr->buf[n->slot]->data)[LOAD_OFF(n)]; }
+static double ld_f64(const Node *n, Frame *fr) { return ((const double *)fr->buf[n->slot]->data)[LOAD_OFF(n)]; }
+static double ld_fany(const Node *n, Frame *fr) { return tensor_getf(fr->buf[n->slot], LOAD_OFF(n)); }
+static int64_t ld_i32(const Node *n, Frame *fr) { return ((const int32_t *)fr->buf[n->slot]->data)[LOAD_OFF(n)]; }
+static int64_t ld_i8(const Node *n, Frame *fr) { return ((const int8_t *)fr->buf[n->slot]->data)[LOAD_OFF(n)]; }
+static int64_t ld_iany(const Node *n, Frame *fr) { return tensor_geti(fr->buf[n->slot], LOAD_OFF(n)); }
+
+/* Statement nodes keep their access in an expression node for messages. */
+static int64_t store_off(const SNode *s, Frame *fr)
+{
+    Node acc = { 0 };
+    acc.loc = s->loc;
+    acc.decl = s->decl;
+    return offset(&acc, fr, fr->buf[s->slot], s->idx, s->nidx, "write of");
+}
+
+static void st_f32(const SNode *s, Frame *fr)
+{
+    double v = F(s->value);
+    ((float *)fr->buf[s->slot]->data)[store_off(s, fr)] = (float)v;
+}
+
+static void st_fany(const SNode *s, Frame *fr)
+{
+    double v = F(s->value);
+    tensor_setf(fr->buf[s->slot], store_off(s, fr), v);
+}
+
+static void st_iany(const SNode *s, Frame *fr)
+{
+    int64_t v = I(s->value);
+    tensor_seti(fr->buf[s->slot], store_off(s, fr), v);
+}
+
+/* ---- statements ---- */
+
+static void s_seq(const SNode *s, Frame *fr)
+{
+    for (int i = 0; i < s->n; i++)
+        s->items[i]->run(s->items[i], fr);
+}
+
+static void s_for(const SNode *s, Frame *fr)
+{
+    int64_t lo = I(s->lo), n = I(s->ext);
+    const SNode *body = s->body;
+    for (int64_t v = lo; v < lo + n; v++) {
+        fr->iv[s->slot] = v;
+        body->run(body, fr);
+    }
+}
+
+static void s_block(const SNode *s, Frame *fr)
+{
+    int first = 1;
+    for (int i = 0; i < s->niter; i++) {
+        int64_t v = I(s->bind[i]);
+        if (v < 0 || v >= s->dom[i])
+            fail(fr, s->loc, "block iterator %d is bound to %lld, outside its domain [0, %lld)", i, (long long)v,
+                 (long long)s->dom[i]);
+        fr->iv[s->iter_slot[i]] = v;
+        if (s->kind[i] == 'R' && v != 0)
+            first = 0;
+    }
+    if (s->cond && !I(s->cond))
+        return;
+    if (s->init && first)
+        s->init->run(s->init, fr);
+    s->body->run(s->body, fr);
+}
+
+static void s_if(const SNode *s, Frame *fr)
+{
+    if (I(s->cond))
+        s->body->run(s->body, fr);
+    else if (s->orelse)
+        s->orelse->run(s->orelse, fr);
+}
+
+static void s_eval(const SNode *s, Frame *fr)
+{
+    if (s->value->f)
+        (void)F(s->value);
+    else
+        (void)I(s->value);
+}
+
+/* x = value: the statements after it in its sequence see x. */
+static void s_let_i(const SNode *s, Frame *fr)
+{
+    fr->iv[s->slot] = I(s->value);
+}
+
+static void s_let_f(const SNode *s, Frame *fr)
+{
+    fr->fv[s->slot] = F(s->value);
+}
+
+static void s_alloc(const SNode *s, Frame *fr)
+{
+    if (fr->buf[s->slot])
+        return;
+    int64_t shape[TENSOR_MAX_RANK];
+    for (int d = 0; d < s->nshape; d++)
+        shape[d] = I(s->shape[d]);
+    Tensor *t = tensor_new(s->dt, s->nshape, shape);
+    if (!t)
+        fail(fr, s->loc, "cannot allocate buffer %s", s->decl->name->str);
+    for (int64_t i = 0; i < t->count; i++)
+        tensor_fill_poison(t, i);   /* reading it before writing shows */
+    fr->buf[s->slot] = t;
+}
+
+static void s_nop(const SNode *s, Frame *fr)
+{
+    (void)s;
+    (void)fr;
+}
+
+/* ---- compiling ---- */
+
+static int cerr(Compiled *c, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
+
+static int cerr(Compiled *c, Loc loc, const char *fmt, ...)
+{
+    if (c->failed++)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    c->err->loc = loc;
+    vsnprintf(c->err->msg, sizeof c->err->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int find(const Slot *s, int n, const void *key)
+{
+    for (int i = n - 1; i >= 0; i--)
+        if (s[i].key == key)
+            return s[i].slot;
+    return -1;
+}
+
+static int add_slot(Compiled *c, Slot **s, int *n, const void *key, int *counter)
+{
+    if (*n == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 32;
+        Slot *v = arena_array(&c->arena, (size_t)cap, sizeof *v), *f = arena_array(&c->arena, (size_t)cap, sizeof *f),
+             *b = arena_array(&c->arena, (size_t)cap, sizeof *b);
+        memcpy(v, c->vars, (size_t)c->nvars * sizeof *v);
+        memcpy(f, c->fvars, (size_t)c->nfvars * sizeof *f);
+        memcpy(b, c->bufs, (size_t)c->nbufs * sizeof *b);
+        c->vars = v;
+        c->fvars = f;
+        c->bufs = b;
+        c->cap = cap;
+    }
+    (*s)[*n] = (Slot){ key, (*counter)++ };
+    return (*s)[(*n)++].slot;
+}
+
+static int int_var(Compiled *c, const Var *v)
+{
+    int s = find(c->vars, c->nvars, v);
+    return s >= 0 ? s : add_slot(c, &c->vars, &c->nvars, v, &c->niv);
+}
+
+static Node *node(Compiled *c, Loc loc)
+{
+    Node *n = arena_zalloc(&c->arena, sizeof *n);
+    n->loc = loc;
+    return n;
+}
+
+static Node *iconst(Compiled *c, int64_t k)
+{
+    Loc none = { 0, 0 };
+    Node *n = node(c, none);
+    n->i = i_const;
+    n->k = k;
+    n->dt = DT_INT64;
+    return n;
+}
+
+static const Node *expr(Compiled *c, const Expr *e);
+
+/* The expression as an integer node, converting a float one. */
+static const Node *as_int(Compiled *c, const Node *n, DType t)
+{
+    if (!n || n->i)
+        return n;
+    Node *x = node(c, n->loc);
+    x->i = i_from_f;
+    x->a = n;
+    x->dt = t;
+    return x;
+}
+
+static const Node *as_float(Compiled *c, const Node *n, DType t)
+{
+    if (!n || n->f)
+        return n;
+    Node *x = node(c, n->loc);
+    x->f = f_from_i;
+    x->a = n;
+    x->dt = t;
+    return x;
+}
+
+static int is_float(DType t)
+{
+    return dtype_is_float(t);
+}
+
+static const Node *bin(Compiled *c, const Expr *e)
+{
+    const Node *a = expr(c, e->u.bin.a), *b = expr(c, e->u.bin.b);
+    if (!a || !b)
+        return NULL;
+    BinOp op = e->u.bin.op;
+    Node *n = node(c, e->loc);
+    if (op == B_AND || op == B_OR) {
+        n->a = as_int(c, a, DT_BOOL);
+        n->b = as_int(c, b, DT_BOOL);
+        n->i = op == B_AND ? i_and : i_or;
+        n->dt = DT_BOOL;
+        return n;
+    }
+    int fl = a->f || b->f;
+    DType t = fl ? (a->f ? a->dt : b->dt) : DT_INT64;
+    if (op != B_AND && op != B_OR && fl) {
+        a = as_float(c, a, t);
+        b = as_float(c, b, t);
+    }
+    n->a = a;
+    n->b = b;
+    if (op >= B_LT) {
+        static const IFn ints[] = { i_lt, i_le, i_gt, i_ge, i_eq, i_ne };
+        static const IFn flts[] = { f_lt, f_le, f_gt, f_ge, f_eq, f_ne };
+        n->i = (fl ? flts : ints)[op - B_LT];
+        n->dt = DT_BOOL;
+        return n;
+    }
+    n->dt = fl ? t : tir_dtype(e);
+    if (!fl) {
+        switch (op) {
+        case B_ADD: n->i = i_add; break;
+        case B_SUB: n->i = i_sub; break;
+        case B_MUL: n->i = i_mul; break;
+        default: n->i = i_div; n->k = op; break;
+        }
+        return n;
+    }
+    int f32 = t == DT_FLOAT32;
+    switch (op) {
+    case B_ADD: n->f = f32 ? f_add32 : f_add; break;
+    case B_SUB: n->f = f32 ? f_sub32 : f_sub; break;
+    case B_MUL: n->f = f32 ? f_mul32 : f_mul; break;
+    case B_DIV: n->f = f32 ? f_div32 : f_div; break;
+    case B_FLOORDIV: n->f = f_floordiv; break;
+    default: n->f = f_floormod; break;
+    }
+    return n;
+}
+
+static const Node *load(Compiled *c, const Expr *e)
+{
+    const Buffer *b = e->u.load.buf;
+    int s = find(c->bufs, c->nbufs, b);
+    if (s < 0)
+        return cerr(c, e->loc, "buffer %s is not bound here", b->name->str), NULL;
+    Node *n = node(c, e->loc);
+    n->slot = s;
+    n->decl = b;
+    n->dt = b->dtype;
+    n->nidx = e->u.load.n;
+    n->idx = arena_array(&c->arena, (size_t)n->nidx + 1, sizeof *n->idx);
+    for (int i = 0; i < n->nidx; i++) {
+        if (e->u.load.idx[i]->kind == E_SLICE)
+            return cerr(c, e->u.load.idx[i]->loc, "the interpreter reads single elements, not slices"), NULL;
+        if (!(n->idx[i] = as_int(c, expr(c, e->u.load.idx[i]), DT_INT64)))
+            return NULL;
+    }
+    switch (b->dtype) {
+    case DT_FLOAT32: n->f = ld_f32; break;
+    case DT_FLOAT64: n->f = ld_f64; break;
+    case DT_FLOAT16: case DT_BFLOAT16: n->f = ld_fany; break;
+    case DT_INT32: n->i = ld_i32; break;
+    case DT_INT8: n->i = ld_i8; break;
+    default:
+        if (dtype_size(b->dtype) == 0)
+            return cerr(c, e->loc, "cannot read buffer %s of dtype %s", b->name->str, dtype_name(b->dtype)), NULL;
+        n->i = ld_iany;
+        break;
+    }
+    return n;
+}
+
+static const Node *cast(Compiled *c, DType t, const Node *a, Loc loc)
+{
+    if (!a)
+        return NULL;
+    Node *n = node(c, loc);
+    n->a = a;
+    n->dt = t;
+    if (is_float(t))
+        n->f = a->f ? f_round : f_from_i;
+    else
+        n->i = a->f ? i_from_f : i_wrap;
+    return n;
+}
+
+static const Node *call(Compiled *c, const Expr *e)
+{
+    const char *op = e->u.call.op->str;
+    int na = e->u.call.nargs;
+    const Node *a[3] = { 0 };
+    if (strcmp(op, "T.max_value") == 0 || strcmp(op, "T.min_value") == 0) {
+        DType t;
+        if (na != 1 || e->u.call.args[0]->kind != E_STR || dtype_parse(e->u.call.args[0]->u.str.s, &t))
+            return cerr(c, e->loc, "%s takes a dtype string", op), NULL;
+        int mx = op[2] == 'm' && op[3] == 'a';
+        Node *n = node(c, e->loc);
+        n->dt = t;
+        if (is_float(t)) {
+            double v = t == DT_FLOAT32 ? 3.4028234663852886e38 : t == DT_FLOAT16 ? 65504.0 : 1.7976931348623157e308;
+            n->f = f_const;
+            n->d = mx ? v : -v;
+        } else {
+            n->i = i_const;
+            int bits = dtype_size(t) * 8;
+            int uns = t == DT_UINT8 || t == DT_UINT16 || t == DT_UINT32 || t == DT_UINT64 || t == DT_BOOL;
+            n->k = mx ? (uns ? (bits == 64 ? -1 : (INT64_C(1) << bits) - 1) : (int64_t)((UINT64_C(1) << (bits - 1)) - 1))
+                      : (uns ? 0 : (int64_t)(UINT64_C(0) - (UINT64_C(1) << (bits - 1))));
+        }
+        return n;
+    }
+    if (na > 3)
+        return cerr(c, e->loc, "the interpreter does not know %s with %d arguments", op, na), NULL;
+    for (int i = 0; i < na; i++)
+        if (!(a[i] = expr(c, e->u.call.args[i])))
+            return NULL;
+    Node *n = node(c, e->loc);
+    n->a = a[0];
+    n->b = a[1];
+    n->c = a[2];
+    if ((strcmp(op, "T.if_then_else") == 0 || strcmp(op, "T.Select") == 0) && na == 3) {
+        n->a = as_int(c, a[0], DT_BOOL);
+        if (a[1]->f || a[2]->f) {
+            n->dt = a[1]->f ? a[1]->dt : a[2]->dt;
+            n->b = as_float(c, a[1], n->dt);
+            n->c = as_float(c, a[2], n->dt);
+            n->f = f_select;
+        } else {
+            n->dt = a[1]->dt;
+            n->i = i_select;
+        }
+        return n;
+    }
+    if ((strcmp(op, "T.max") == 0 || strcmp(op, "T.min") == 0) && na == 2) {
+        int mx = strcmp(op, "T.max") == 0;
+        if (a[0]->f || a[1]->f) {
+            n->dt = a[0]->f ? a[0]->dt : a[1]->dt;
+            n->a = as_float(c, a[0], n->dt);
+            n->b = as_float(c, a[1], n->dt);
+            n->f = mx ? f_max : f_min;
+        } else {
+            n->dt = a[0]->dt;
+            n->i = mx ? i_max : i_min;
+        }
+        return n;
+    }
+    if ((strcmp(op, "T.likely") == 0) && na == 1)
+        return a[0];
+    static const struct { const char *name; BinOp op; } idiv[] = {
+        { "T.floordiv", B_FLOORDIV }, { "T.floormod", B_FLOORMOD }, { "T.truncdiv", B_DIV }, { "T.truncmod", B_LT },
+    };
+    for (size_t i = 0; i < sizeof idiv / sizeof *idiv; i++)
+        if (strcmp(op, idiv[i].name) == 0 && na == 2) {
+            if (a[0]->f || a[1]->f)
+                return cerr(c, e->loc, "%s takes integers", op), NULL;
+            n->i = i_div;
+            n->k = idiv[i].op;
+            n->dt = a[0]->dt;
+            return n;
+        }
+    static const struct { const char *name; Math1 fn; } m1[] = {
+        { "T.exp", exp }, { "T.log", log }, { "T.sqrt", sqrt }, { "T.rsqrt", rsqrt }, { "T.tanh", tanh },
+        { "T.sigmoid", sigmoid }, { "T.fabs", fabs }, { "T.floor", floor }, { "T.ceil", ceil },
+        { "T.round", nearbyint }, { "T.erf", erf }, { "T.exp2", exp2 }, { "T.log2", log2 }, { "T.trunc", trunc },
+    };
+    for (size_t i = 0; i < sizeof m1 / sizeof *m1; i++)
+        if (strcmp(op, m1[i].name) == 0 && na == 1) {
+            n->dt = a[0]->f ? a[0]->dt : DT_FLOAT32;
+            n->a = as_float(c, a[0], n->dt);
+            n->f = f_math1;
+            n->k = (int64_t)(uintptr_t)m1[i].fn;
+            return n;
+        }
+    if (strcmp(op, "T.abs") == 0 && na == 1) {
+        if (a[0]->f) {
+            n->dt = a[0]->dt;
+            n->f = f_math1;
+            n->k = (int64_t)(uintptr_t)fabs;
+            return n;
+        }
+        Node *z = iconst(c, 0);
+        Node *neg = node(c, e->loc);
+        neg->i = i_sub;
+        neg->a = z;
+        neg->b = a[0];
+        n->i = i_max;
+        n->b = neg;
+        n->dt = a[0]->dt;
+        return n;
+    }
+    if (strcmp(op, "T.pow") == 0 && na == 2) {
+        n->dt = a[0]->f ? a[0]->dt : DT_FLOAT32;
+        n->a = as_float(c, a[0], n->dt);
+        n->b = as_float(c, a[1], n->dt);
+        n->f = f_pow;
+        return n;
+    }
+    return cerr(c, e->loc, "the interpreter does not know %s", op), NULL;
+}
+
+static const Node *expr(Compiled *c, const Expr *e)
+{
+    Node *n;
+    switch (e->kind) {
+    case E_INT:
+        n = iconst(c, e->u.i.v);
+        n->dt = tir_dtype(e);
+        if (is_float(n->dt))
+            return as_float(c, n, n->dt);
+        return n;
+    case E_BOOL:
+        n = iconst(c, e->u.b);
+        n->dt = DT_BOOL;
+        return n;
+    case E_FLOAT:
+        n = node(c, e->loc);
+        n->dt = tir_dtype(e);
+        n->f = f_const;
+        n->d = round_to(n->dt, e->u.f.v);
+        if (!is_float(n->dt))
+            return as_int(c, n, n->dt);
+        return n;
+    case E_VAR: {
+        int s = find(c->fvars, c->nfvars, e->u.var);
+        n = node(c, e->loc);
+        if (s >= 0) {
+            n->f = f_var;
+            n->slot = s;
+            n->dt = e->u.var->dtype;
+            return n;
+        }
+        s = find(c->vars, c->nvars, e->u.var);
+        if (s < 0)
+            return cerr(c, e->loc, "'%s' has no value here", e->u.var->name->str), NULL;
+        n->i = i_var;
+        n->slot = s;
+        n->dt = e->u.var->dtype;
+        return n;
+    }
+    case E_BIN:
+        return bin(c, e);
+    case E_UNARY: {
+        const Node *a = expr(c, e->u.un.a);
+        if (!a)
+            return NULL;
+        n = node(c, e->loc);
+        n->a = a;
+        n->dt = a->dt;
+        if (e->u.un.op == U_NOT) {
+            n->a = as_int(c, a, DT_BOOL);
+            n->i = i_not;
+            n->dt = DT_BOOL;
+        } else if (a->f) {
+            n->f = f_neg;
+        } else {
+            n->i = i_neg;
+        }
+        return n;
+    }
+    case E_LOAD:
+        return load(c, e);
+    case E_CAST:
+        return cast(c, e->u.cast.dtype, expr(c, e->u.cast.a), e->loc);
+    case E_CALL:
+        return call(c, e);
+    default:
+        return cerr(c, e->loc, "the interpreter cannot evaluate this expression in TIR"), NULL;
+    }
+}
+
+static SNode *snode(Compiled *c, SFn run, Loc loc)
+{
+    SNode *s = arena_zalloc(&c->arena, sizeof *s);
+    s->run = run;
+    s->loc = loc;
+    return s;
+}
+
+static const SNode *stmt(Compiled *c, const Stmt *st);
+
+static const SNode *block(Compiled *c, const Stmt *st)
+{
+    const Block *b = st->u.block;
+    SNode *s = snode(c, s_block, st->loc);
+    s->niter = b->niters;
+    s->iter_slot = arena_array(&c->arena, (size_t)b->niters + 1, sizeof *s->iter_slot);
+    s->bind = arena_array(&c->arena, (size_t)b->niters + 1, sizeof *s->bind);
+    s->dom = arena_array(&c->arena, (size_t)b->niters + 1, sizeof *s->dom);
+    s->kind = arena_array(&c->arena, (size_t)b->niters + 1, 1);
+    for (int i = 0; i < b->niters; i++) {
+        const BlockIter *it = &b->iters[i];
+        if (!it->binding)
+            return cerr(c, it->loc, "block iterator '%s' has no binding", it->var->name->str), NULL;
+        if (!(s->bind[i] = as_int(c, expr(c, it->binding), DT_INT64)))
+            return NULL;
+        if (expr_const_int(it->dom, &s->dom[i]))
+            return cerr(c, it->loc, "the interpreter needs a constant domain for '%s'", it->var->name->str), NULL;
+        s->kind[i] = it->kind;
+        s->iter_slot[i] = int_var(c, it->var);
+    }
+    /* alloc_buffer inside the block is compiled with the body */
+    if (b->where && !(s->cond = as_int(c, expr(c, b->where), DT_BOOL)))
+        return NULL;
+    if (b->init && !(s->init = stmt(c, b->init)))
+        return NULL;
+    if (!(s->body = stmt(c, b->body)))
+        return NULL;
+    return s;
+}
+
+static const SNode *store(Compiled *c, const Stmt *st)
+{
+    const Buffer *b = st->u.store.buf;
+    int slot = find(c->bufs, c->nbufs, b);
+    if (slot < 0)
+        return cerr(c, st->loc, "buffer %s is not bound here", b->name->str), NULL;
+    SNode *s = snode(c, NULL, st->loc);
+    s->slot = slot;
+    s->decl = b;
+    s->nidx = st->u.store.n;
+    s->idx = arena_array(&c->arena, (size_t)s->nidx + 1, sizeof *s->idx);
+    for (int i = 0; i < s->nidx; i++)
+        if (!(s->idx[i] = as_int(c, expr(c, st->u.store.idx[i]), DT_INT64)))
+            return NULL;
+    const Node *v = expr(c, st->u.store.value);
+    if (!v)
+        return NULL;
+    if (is_float(b->dtype)) {
+        s->value = as_float(c, v, b->dtype);
+        s->run = b->dtype == DT_FLOAT32 ? st_f32 : st_fany;
+    } else {
+        s->value = as_int(c, v, b->dtype);
+        s->run = st_iany;
+    }
+    return s;
+}
+
+static const SNode *stmt(Compiled *c, const Stmt *st)
+{
+    SNode *s;
+    switch (st->kind) {
+    case S_SEQ:
+        s = snode(c, s_seq, st->loc);
+        s->n = st->u.seq.n;
+        s->items = arena_array(&c->arena, (size_t)s->n + 1, sizeof *s->items);
+        for (int i = 0; i < s->n; i++)
+            if (!(s->items[i] = stmt(c, st->u.seq.items[i])))
+                return NULL;
+        return s;
+    case S_FOR:
+        s = snode(c, s_for, st->loc);
+        if (!(s->lo = as_int(c, expr(c, st->u.loop.min), DT_INT64)) ||
+            !(s->ext = as_int(c, expr(c, st->u.loop.extent), DT_INT64)))
+            return NULL;
+        s->slot = int_var(c, st->u.loop.var);
+        if (!(s->body = stmt(c, st->u.loop.body)))
+            return NULL;
+        return s;
+    case S_BLOCK:
+        return block(c, st);
+    case S_STORE:
+        return store(c, st);
+    case S_IF:
+        s = snode(c, s_if, st->loc);
+        if (!(s->cond = as_int(c, expr(c, st->u.branch.cond), DT_BOOL)) || !(s->body = stmt(c, st->u.branch.then)))
+            return NULL;
+        if (st->u.branch.orelse && !(s->orelse = stmt(c, st->u.branch.orelse)))
+            return NULL;
+        return s;
+    case S_EVAL:
+        s = snode(c, s_eval, st->loc);
+        return (s->value = expr(c, st->u.eval)) ? s : NULL;
+    case S_LET: {
+        const Node *v = expr(c, st->u.let.value);
+        if (!v)
+            return NULL;
+        s = snode(c, v->f ? s_let_f : s_let_i, st->loc);
+        s->value = v;
+        s->slot = v->f ? add_slot(c, &c->fvars, &c->nfvars, st->u.let.var, &c->nfv) : int_var(c, st->u.let.var);
+        return s;
+    }
+    case S_ALLOC: {
+        const Buffer *b = st->u.alloc;
+        if (b->kind == BUF_MATCH) {
+            /* bound at the call, from the handle parameter */
+            return snode(c, s_nop, st->loc);
+        }
+        s = snode(c, s_alloc, st->loc);
+        s->decl = b;
+        s->dt = b->dtype;
+        s->nshape = b->ndim;
+        s->shape = arena_array(&c->arena, (size_t)b->ndim + 1, sizeof *s->shape);
+        for (int d = 0; d < b->ndim; d++)
+            if (!(s->shape[d] = as_int(c, expr(c, b->shape[d]), DT_INT64)))
+                return NULL;
+        s->slot = add_slot(c, &c->bufs, &c->nbufs, b, &c->nbuf);
+        int *g = arena_array(&c->arena, (size_t)c->nallocs + 1, sizeof *g);
+        if (c->nallocs)
+            memcpy(g, c->allocs, (size_t)c->nallocs * sizeof *g);
+        g[c->nallocs++] = s->slot;
+        c->allocs = g;
+        return s;
+    }
+    }
+    return cerr(c, st->loc, "the interpreter cannot run this statement"), NULL;
+}
+
+/* Declares the buffers a function sees before its body: parameters, and the
+ * buffers matched to handle parameters anywhere in the body. */
+static void declare_matches(Compiled *c, const Stmt *st)
+{
+    if (!st)
+        return;
+    switch (st->kind) {
+    case S_SEQ:
+        for (int i = 0; i < st->u.seq.n; i++)
+            declare_matches(c, st->u.seq.items[i]);
+        break;
+    case S_ALLOC:
+        if (st->u.alloc->kind == BUF_MATCH && find(c->bufs, c->nbufs, st->u.alloc) < 0) {
+            const Func *f = c->fn;
+            for (int i = 0; i < f->npparams; i++)
+                if (f->pparams[i].var && f->pparams[i].var == st->u.alloc->handle) {
+                    c->param_buf[i] = add_slot(c, &c->bufs, &c->nbufs, st->u.alloc, &c->nbuf);
+                    break;
+                }
+        }
+        break;
+    case S_FOR: declare_matches(c, st->u.loop.body); break;
+    case S_BLOCK: declare_matches(c, st->u.block->body); break;
+    default: break;
+    }
+}
+
+static Compiled *compile(Func *f, InterpError *err)
+{
+    Compiled *c = calloc(1, sizeof *c);
+    if (!c)
+        abort();
+    c->fn = f;
+    c->err = err;
+    c->param_buf = arena_array(&c->arena, (size_t)f->npparams + 1, sizeof *c->param_buf);
+    for (int i = 0; i < f->npparams; i++) {
+        c->param_buf[i] = -1;
+        if (f->pparams[i].buf)
+            c->param_buf[i] = add_slot(c, &c->bufs, &c->nbufs, f->pparams[i].buf, &c->nbuf);
+    }
+    declare_matches(c, f->body);
+    /* symbolic extents of parameter buffers get integer slots, bound at the call */
+    for (int i = 0; i < c->nbufs; i++) {
+        const Buffer *b = c->bufs[i].key;
+        for (int d = 0; d < b->ndim; d++)
+            if (b->shape[d]->kind == E_VAR)
+                int_var(c, b->shape[d]->u.var);
+    }
+    for (int i = 0; i < f->npparams; i++)
+        if (c->param_buf[i] < 0)
+            cerr(c, f->pparams[i].var ? f->pparams[i].var->loc : f->loc,
+                 "the interpreter passes buffers only; parameter %d of %s is a scalar", i, f->name->str);
+    if (!c->failed)
+        c->body = f->body ? stmt(c, f->body) : snode(c, s_nop, f->loc);
+    if (c->failed || !c->body) {
+        arena_free(&c->arena);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void compiled_free(Compiled *c)
+{
+    if (c) {
+        arena_free(&c->arena);
+        free(c);
+    }
+}
+
+/* ---- calls ---- */
+
+typedef struct Cache {
+    Func *fn;
+    Compiled *c;
+} Cache;
+
+struct Interp {
+    Module *m;
+    Cache *cache;
+    int ncache, capcache;
+};
+
+Interp *interp_new(Module *m)
+{
+    Interp *in = calloc(1, sizeof *in);
+    if (!in)
+        abort();
+    in->m = m;
+    return in;
+}
+
+void interp_free(Interp *in)
+{
+    if (!in)
+        return;
+    for (int i = 0; i < in->ncache; i++)
+        compiled_free(in->cache[i].c);
+    free(in->cache);
+    free(in);
+}
+
+static Compiled *compiled(Interp *in, Func *f, InterpError *err)
+{
+    for (int i = 0; i < in->ncache; i++)
+        if (in->cache[i].fn == f)
+            return in->cache[i].c;
+    Compiled *c = compile(f, err);
+    if (!c)
+        return NULL;
+    if (in->ncache == in->capcache) {
+        in->capcache = in->capcache ? 2 * in->capcache : 8;
+        Cache *g = realloc(in->cache, (size_t)in->capcache * sizeof *g);
+        if (!g)
+            abort();
+        in->cache = g;
+    }
+    in->cache[in->ncache++] = (Cache){ f, c };
+    return c;
+}
+
+static int bind_shape(Compiled *c, Frame *fr, const Buffer *b, const Tensor *t, InterpError *err)
+{
+    if (t->dtype != b->dtype || t->ndim != b->ndim) {
+        err->loc = b->loc;
+        snprintf(err->msg, sizeof err->msg, "%s is a %dd %s buffer; the call passes a %dd %s tensor", b->name->str,
+                 b->ndim, dtype_name(b->dtype), t->ndim, dtype_name(t->dtype));
+        return -1;
+    }
+    for (int d = 0; d < b->ndim; d++) {
+        int64_t want;
+        if (expr_const_int(b->shape[d], &want) == 0) {
+            if (want == t->shape[d])
+                continue;
+        } else if (b->shape[d]->kind == E_VAR) {
+            int s = find(c->vars, c->nvars, b->shape[d]->u.var);
+            if (fr->iv[s] == INT64_MIN)
+                fr->iv[s] = t->shape[d];
+            if (fr->iv[s] == t->shape[d])
+                continue;
+            want = fr->iv[s];
+        } else {
+            err->loc = b->shape[d]->loc;
+            snprintf(err->msg, sizeof err->msg, "the interpreter needs constant or symbolic extents in %s",
+                     b->name->str);
+            return -1;
+        }
+        err->loc = b->loc;
+        snprintf(err->msg, sizeof err->msg, "dimension %d of %s is %lld; the call passes %lld", d, b->name->str,
+                 (long long)want, (long long)t->shape[d]);
+        return -1;
+    }
+    return 0;
+}
+
+/* Runtime errors come back here. */
+static int run_body(const SNode *body, Frame *fr)
+{
+    if (setjmp(fr->jb) != 0)
+        return -1;
+    body->run(body, fr);
+    return 0;
+}
+
+int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError *err)
+{
+    if (f->kind != F_PRIM) {
+        err->loc = f->loc;
+        snprintf(err->msg, sizeof err->msg, "%s is not a prim_func", f->name->str);
+        return -1;
+    }
+    if (nargs != f->npparams) {
+        err->loc = f->loc;
+        snprintf(err->msg, sizeof err->msg, "%s takes %d buffers; the call passes %d", f->name->str, f->npparams,
+                 nargs);
+        return -1;
+    }
+    Compiled *c = compiled(in, f, err);
+    if (!c)
+        return -1;
+    Frame *fr = calloc(1, sizeof *fr);
+    if (!fr)
+        abort();
+    fr->iv = calloc((size_t)c->niv + 1, sizeof *fr->iv);
+    fr->fv = calloc((size_t)c->nfv + 1, sizeof *fr->fv);
+    fr->buf = calloc((size_t)c->nbuf + 1, sizeof *fr->buf);
+    fr->err = err;
+    if (!fr->iv || !fr->fv || !fr->buf)
+        abort();
+    for (int i = 0; i < c->niv; i++)
+        fr->iv[i] = INT64_MIN;
+    int status = 0;
+    for (int i = 0; i < nargs && !status; i++) {
+        fr->buf[c->param_buf[i]] = args[i];
+        status = bind_shape(c, fr, c->bufs[c->param_buf[i]].key, args[i], err);
+    }
+    if (!status)
+        status = run_body(c->body, fr);
+    for (int i = 0; i < c->nallocs; i++)
+        tensor_free(fr->buf[c->allocs[i]]);
+    free(fr->iv);
+    free(fr->fv);
+    free(fr->buf);
+    free(fr);
+    return status;
+}
