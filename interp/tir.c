@@ -402,9 +402,11 @@ static int add_slot(Compiled *c, Slot **s, int *n, const void *key, int *counter
         int cap = c->cap ? 2 * c->cap : 32;
         Slot *v = arena_array(&c->arena, (size_t)cap, sizeof *v), *f = arena_array(&c->arena, (size_t)cap, sizeof *f),
              *b = arena_array(&c->arena, (size_t)cap, sizeof *b);
-        memcpy(v, c->vars, (size_t)c->nvars * sizeof *v);
-        memcpy(f, c->fvars, (size_t)c->nfvars * sizeof *f);
-        memcpy(b, c->bufs, (size_t)c->nbufs * sizeof *b);
+        if (c->cap) {
+            memcpy(v, c->vars, (size_t)c->nvars * sizeof *v);
+            memcpy(f, c->fvars, (size_t)c->nfvars * sizeof *f);
+            memcpy(b, c->bufs, (size_t)c->nbufs * sizeof *b);
+        }
         c->vars = v;
         c->fvars = f;
         c->bufs = b;
