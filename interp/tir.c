@@ -37,10 +37,22 @@ struct Node {
     int nidx;
     Loc loc;
     const Buffer *decl;
+    /* an access proven in bounds: offset k + sum coef[j] * iv[var[j]] */
+    int naff;
+    int aff_var[8];
+    int64_t aff_coef[8];
 };
 
 typedef struct SNode SNode;
 typedef void (*SFn)(const SNode *, Frame *);
+
+/* An integer expression as k + sum coef * slot. */
+typedef struct Aff {
+    int64_t k;
+    int n;
+    int var[8];
+    int64_t coef[8];
+} Aff;
 
 struct SNode {
     SFn run;
@@ -61,6 +73,7 @@ struct SNode {
     const Buffer *decl;
     const Node **shape;    /* alloc_buffer */
     int nshape;
+    int *rslot;            /* a block's reduction iterators (nidx of them) */
 };
 
 typedef struct Slot {
@@ -83,6 +96,10 @@ typedef struct Compiled {
     int nvars, nfvars, nbufs, cap;
     InterpError *err;
     int failed;
+    /* the range of each integer slot where it is known: loop variables with
+     * constant bounds, block iterators inside their block */
+    int64_t *rlo, *rhi;
+    int nrange;
 } Compiled;
 
 /* ---- runtime errors ---- */
@@ -168,6 +185,20 @@ static int64_t wrap(DType t, int64_t v)
 
 static int64_t i_wrap(const Node *n, Frame *fr) { return wrap(n->dt, I(n->a)); }
 
+/* k + sum coef * var: index arithmetic in one node */
+static int64_t i_aff(const Node *n, Frame *fr)
+{
+    uint64_t v = (uint64_t)n->k;
+    for (int j = 0; j < n->naff; j++)
+        v += (uint64_t)n->aff_coef[j] * (uint64_t)fr->iv[n->aff_var[j]];
+    return (int64_t)v;
+}
+
+static int64_t i_aff1(const Node *n, Frame *fr)
+{
+    return (int64_t)((uint64_t)n->k + (uint64_t)n->aff_coef[0] * (uint64_t)fr->iv[n->aff_var[0]]);
+}
+
 /* float -> int: truncation; NaN and out-of-range values give 0 (C leaves them undefined). */
 static int64_t i_from_f(const Node *n, Frame *fr)
 {
@@ -191,6 +222,12 @@ static double f_sub32(const Node *n, Frame *fr) { return (float)(F(n->a) - F(n->
 static double f_mul32(const Node *n, Frame *fr) { return (float)(F(n->a) * F(n->b)); }
 static double f_div32(const Node *n, Frame *fr) { return (float)(F(n->a) / F(n->b)); }
 static double f_add(const Node *n, Frame *fr) { return rnd(n, F(n->a) + F(n->b)); }
+/* a + b * c in float32, rounded after the product and after the sum */
+static double f_muladd32(const Node *n, Frame *fr)
+{
+    double a = F(n->a);
+    return (float)(a + (float)(F(n->b) * F(n->c)));
+}
 static double f_sub(const Node *n, Frame *fr) { return rnd(n, F(n->a) - F(n->b)); }
 static double f_mul(const Node *n, Frame *fr) { return rnd(n, F(n->a) * F(n->b)); }
 static double f_div(const Node *n, Frame *fr) { return rnd(n, F(n->a) / F(n->b)); }
@@ -260,6 +297,18 @@ static int64_t ld_i32(const Node *n, Frame *fr) { return ((const int32_t *)fr->b
 static int64_t ld_i8(const Node *n, Frame *fr) { return ((const int8_t *)fr->buf[n->slot]->data)[LOAD_OFF(n)]; }
 static int64_t ld_iany(const Node *n, Frame *fr) { return tensor_geti(fr->buf[n->slot], LOAD_OFF(n)); }
 
+static inline int64_t aff_off(const Node *n, const Frame *fr)
+{
+    int64_t off = n->k;
+    for (int j = 0; j < n->naff; j++)
+        off += n->aff_coef[j] * fr->iv[n->aff_var[j]];
+    return off;
+}
+
+static double ld_f32_aff(const Node *n, Frame *fr) { return ((const float *)fr->buf[n->slot]->data)[aff_off(n, fr)]; }
+static double ld_fany_aff(const Node *n, Frame *fr) { return tensor_getf(fr->buf[n->slot], aff_off(n, fr)); }
+static int64_t ld_iany_aff(const Node *n, Frame *fr) { return tensor_geti(fr->buf[n->slot], aff_off(n, fr)); }
+
 /* Statement nodes keep their access in an expression node for messages. */
 static int64_t store_off(const SNode *s, Frame *fr)
 {
@@ -273,6 +322,26 @@ static void st_f32(const SNode *s, Frame *fr)
 {
     double v = F(s->value);
     ((float *)fr->buf[s->slot]->data)[store_off(s, fr)] = (float)v;
+}
+
+/* A store proven in bounds keeps its offset in the node at value->... no:
+ * in an expression node hung on idx[0]. */
+static void st_f32_aff(const SNode *s, Frame *fr)
+{
+    double v = F(s->value);
+    ((float *)fr->buf[s->slot]->data)[aff_off(s->idx[0], fr)] = (float)v;
+}
+
+static void st_fany_aff(const SNode *s, Frame *fr)
+{
+    double v = F(s->value);
+    tensor_setf(fr->buf[s->slot], aff_off(s->idx[0], fr), v);
+}
+
+static void st_iany_aff(const SNode *s, Frame *fr)
+{
+    int64_t v = I(s->value);
+    tensor_seti(fr->buf[s->slot], aff_off(s->idx[0], fr), v);
 }
 
 static void st_fany(const SNode *s, Frame *fr)
@@ -307,20 +376,39 @@ static void s_for(const SNode *s, Frame *fr)
 
 static void s_block(const SNode *s, Frame *fr)
 {
-    int first = 1;
     for (int i = 0; i < s->niter; i++) {
+        if (!s->bind[i])
+            continue;      /* an alias of a loop variable proven inside the domain */
         int64_t v = I(s->bind[i]);
         if (v < 0 || v >= s->dom[i])
             fail(fr, s->loc, "block iterator %d is bound to %lld, outside its domain [0, %lld)", i, (long long)v,
                  (long long)s->dom[i]);
         fr->iv[s->iter_slot[i]] = v;
-        if (s->kind[i] == 'R' && v != 0)
-            first = 0;
     }
     if (s->cond && !I(s->cond))
         return;
-    if (s->init && first)
-        s->init->run(s->init, fr);
+    if (s->init) {
+        int first = 1;
+        for (int i = 0; i < s->nidx && first; i++)
+            if (fr->iv[s->rslot[i]] != 0)
+                first = 0;
+        if (first)
+            s->init->run(s->init, fr);
+    }
+    s->body->run(s->body, fr);
+}
+
+/* A block whose iterators are all aliases and that has no predicate. */
+static void s_block_plain(const SNode *s, Frame *fr)
+{
+    if (s->init) {
+        int first = 1;
+        for (int i = 0; i < s->nidx && first; i++)
+            if (fr->iv[s->rslot[i]] != 0)
+                first = 0;
+        if (first)
+            s->init->run(s->init, fr);
+    }
     s->body->run(s->body, fr);
 }
 
@@ -469,8 +557,25 @@ static int is_float(DType t)
     return dtype_is_float(t);
 }
 
+static int affine(Compiled *c, const Expr *e, Aff *a);
+
 static const Node *bin(Compiled *c, const Expr *e)
 {
+    Aff af;
+    BinOp op0 = e->u.bin.op;
+    if ((op0 == B_ADD || op0 == B_SUB || op0 == B_MUL) && !is_float(tir_dtype(e)) && affine(c, e, &af) == 0 &&
+        af.n > 0) {
+        Node *x = node(c, e->loc);
+        x->k = af.k;
+        for (int j = 0; j < af.n; j++)
+            if (af.coef[j]) {
+                x->aff_var[x->naff] = af.var[j];
+                x->aff_coef[x->naff++] = af.coef[j];
+            }
+        x->i = x->naff == 1 ? i_aff1 : i_aff;
+        x->dt = tir_dtype(e);
+        return x;
+    }
     const Node *a = expr(c, e->u.bin.a), *b = expr(c, e->u.bin.b);
     if (!a || !b)
         return NULL;
@@ -509,6 +614,12 @@ static const Node *bin(Compiled *c, const Expr *e)
         return n;
     }
     int f32 = t == DT_FLOAT32;
+    if (f32 && op == B_ADD && b->f == f_mul32) {
+        n->b = b->a;
+        n->c = b->b;
+        n->f = f_muladd32;
+        return n;
+    }
     switch (op) {
     case B_ADD: n->f = f32 ? f_add32 : f_add; break;
     case B_SUB: n->f = f32 ? f_sub32 : f_sub; break;
@@ -518,6 +629,148 @@ static const Node *bin(Compiled *c, const Expr *e)
     default: n->f = f_floormod; break;
     }
     return n;
+}
+
+static void set_range(Compiled *c, int slot, int64_t lo, int64_t hi)
+{
+    if (slot >= c->nrange) {
+        int n = slot + 32;
+        int64_t *l = arena_array(&c->arena, (size_t)n, sizeof *l), *h = arena_array(&c->arena, (size_t)n, sizeof *h);
+        for (int i = 0; i < n; i++) {
+            l[i] = i < c->nrange ? c->rlo[i] : 1;
+            h[i] = i < c->nrange ? c->rhi[i] : 0;   /* lo > hi: unknown */
+        }
+        c->rlo = l;
+        c->rhi = h;
+        c->nrange = n;
+    }
+    c->rlo[slot] = lo;
+    c->rhi[slot] = hi;
+}
+
+static int range_of(const Compiled *c, int slot, int64_t *lo, int64_t *hi)
+{
+    if (slot >= c->nrange || c->rlo[slot] > c->rhi[slot])
+        return -1;
+    *lo = c->rlo[slot];
+    *hi = c->rhi[slot];
+    return 0;
+}
+
+
+
+/* e as k + sum coef * slot over integer slots with small constants, or -1. */
+static int affine(Compiled *c, const Expr *e, Aff *a)
+{
+    memset(a, 0, sizeof *a);
+    switch (e->kind) {
+    case E_INT:
+        if (e->u.i.v > (1 << 30) || e->u.i.v < -(1 << 30))
+            return -1;
+        a->k = e->u.i.v;
+        return 0;
+    case E_VAR: {
+        int s = find(c->vars, c->nvars, e->u.var);
+        if (s < 0 || find(c->fvars, c->nfvars, e->u.var) >= 0)
+            return -1;
+        a->n = 1;
+        a->var[0] = s;
+        a->coef[0] = 1;
+        return 0;
+    }
+    case E_UNARY:
+        if (e->u.un.op != U_NEG || affine(c, e->u.un.a, a))
+            return -1;
+        a->k = -a->k;
+        for (int i = 0; i < a->n; i++)
+            a->coef[i] = -a->coef[i];
+        return 0;
+    case E_BIN: {
+        Aff x, y;
+        BinOp op = e->u.bin.op;
+        if ((op != B_ADD && op != B_SUB && op != B_MUL) || affine(c, e->u.bin.a, &x) || affine(c, e->u.bin.b, &y))
+            return -1;
+        if (op == B_MUL) {
+            if (x.n && y.n)
+                return -1;
+            Aff *v = x.n ? &x : &y;
+            int64_t m = x.n ? y.k : x.k;
+            if (m > (1 << 20) || m < -(1 << 20))
+                return -1;
+            *a = *v;
+            a->k *= m;
+            for (int i = 0; i < a->n; i++)
+                a->coef[i] *= m;
+            return 0;
+        }
+        int sg = op == B_ADD ? 1 : -1;
+        *a = x;
+        a->k += sg * y.k;
+        for (int j = 0; j < y.n; j++) {
+            int i = 0;
+            while (i < a->n && a->var[i] != y.var[j])
+                i++;
+            if (i == a->n) {
+                if (a->n == 8)
+                    return -1;
+                a->var[a->n] = y.var[j];
+                a->coef[a->n++] = 0;
+            }
+            a->coef[i] += sg * y.coef[j];
+        }
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+/* Builds a node that computes the flat offset of an access when every index
+ * is affine over slots of known range and stays inside the buffer's constant
+ * extents; NULL otherwise (the access then checks at run time). */
+static Node *proven_access(Compiled *c, const Buffer *b, Expr *const *idx, int n, Loc loc)
+{
+    Aff total = { 0 };
+    int64_t stride = 1;
+    for (int d = n - 1; d >= 0; d--) {
+        int64_t ext, lo, hi;
+        Aff a;
+        if (expr_const_int(b->shape[d], &ext) || idx[d]->kind == E_SLICE || affine(c, idx[d], &a))
+            return NULL;
+        lo = hi = a.k;
+        for (int j = 0; j < a.n; j++) {
+            int64_t rl, rh;
+            if (range_of(c, a.var[j], &rl, &rh))
+                return NULL;
+            lo += a.coef[j] >= 0 ? a.coef[j] * rl : a.coef[j] * rh;
+            hi += a.coef[j] >= 0 ? a.coef[j] * rh : a.coef[j] * rl;
+        }
+        if (lo < 0 || hi >= ext || stride > (INT64_C(1) << 32))
+            return NULL;
+        total.k += a.k * stride;
+        for (int j = 0; j < a.n; j++) {
+            int i = 0;
+            while (i < total.n && total.var[i] != a.var[j])
+                i++;
+            if (i == total.n) {
+                if (total.n == 8)
+                    return NULL;
+                total.var[total.n] = a.var[j];
+                total.coef[total.n++] = 0;
+            }
+            total.coef[i] += a.coef[j] * stride;
+        }
+        stride *= ext;
+    }
+    Node *x = node(c, loc);
+    x->k = total.k;
+    x->naff = 0;
+    for (int j = 0; j < total.n; j++)
+        if (total.coef[j]) {
+            x->aff_var[x->naff] = total.var[j];
+            x->aff_coef[x->naff++] = total.coef[j];
+        }
+    return x;
 }
 
 static const Node *load(Compiled *c, const Expr *e)
@@ -530,6 +783,19 @@ static const Node *load(Compiled *c, const Expr *e)
     n->slot = s;
     n->decl = b;
     n->dt = b->dtype;
+    Node *p = proven_access(c, b, e->u.load.idx, e->u.load.n, e->loc);
+    if (p && (b->dtype == DT_FLOAT32 || dtype_size(b->dtype))) {
+        p->slot = s;
+        p->decl = b;
+        p->dt = b->dtype;
+        if (b->dtype == DT_FLOAT32)
+            p->f = ld_f32_aff;
+        else if (is_float(b->dtype))
+            p->f = ld_fany_aff;
+        else
+            p->i = ld_iany_aff;
+        return p;
+    }
     n->nidx = e->u.load.n;
     n->idx = arena_array(&c->arena, (size_t)n->nidx + 1, sizeof *n->idx);
     for (int i = 0; i < n->nidx; i++) {
@@ -774,13 +1040,40 @@ static const SNode *block(Compiled *c, const Stmt *st)
         const BlockIter *it = &b->iters[i];
         if (!it->binding)
             return cerr(c, it->loc, "block iterator '%s' has no binding", it->var->name->str), NULL;
-        if (!(s->bind[i] = as_int(c, expr(c, it->binding), DT_INT64)))
-            return NULL;
         if (expr_const_int(it->dom, &s->dom[i]))
             return cerr(c, it->loc, "the interpreter needs a constant domain for '%s'", it->var->name->str), NULL;
         s->kind[i] = it->kind;
+        /* bound to a loop variable whose range is inside the domain: the
+         * iterator shares the loop variable's slot, with nothing to check */
+        int64_t lo, hi;
+        int ls = it->binding->kind == E_VAR ? find(c->vars, c->nvars, it->binding->u.var) : -1;
+        if (ls >= 0 && find(c->vars, c->nvars, it->var) < 0 && range_of(c, ls, &lo, &hi) == 0 && lo >= 0 &&
+            hi < s->dom[i]) {
+            s->bind[i] = NULL;
+            s->iter_slot[i] = ls;
+            continue;
+        }
+        if (!(s->bind[i] = as_int(c, expr(c, it->binding), DT_INT64)))
+            return NULL;
         s->iter_slot[i] = int_var(c, it->var);
     }
+    /* the iterators are seen only from here on: alias them now, after all
+     * bindings (which read the enclosing loops' variables) are compiled */
+    for (int i = 0; i < b->niters; i++) {
+        if (!s->bind[i])
+            add_slot(c, &c->vars, &c->nvars, b->iters[i].var, &(int){ 0 }), c->vars[c->nvars - 1].slot = s->iter_slot[i];
+        else
+            set_range(c, s->iter_slot[i], 0, s->dom[i] - 1);
+    }
+    s->rslot = arena_array(&c->arena, (size_t)b->niters + 1, sizeof *s->rslot);
+    int plain = 1;
+    for (int i = 0; i < b->niters; i++) {
+        if (s->kind[i] == 'R')
+            s->rslot[s->nidx++] = s->iter_slot[i];
+        plain &= !s->bind[i];
+    }
+    if (plain && !b->where)
+        s->run = s_block_plain;
     /* alloc_buffer inside the block is compiled with the body */
     if (b->where && !(s->cond = as_int(c, expr(c, b->where), DT_BOOL)))
         return NULL;
@@ -800,20 +1093,27 @@ static const SNode *store(Compiled *c, const Stmt *st)
     SNode *s = snode(c, NULL, st->loc);
     s->slot = slot;
     s->decl = b;
-    s->nidx = st->u.store.n;
-    s->idx = arena_array(&c->arena, (size_t)s->nidx + 1, sizeof *s->idx);
-    for (int i = 0; i < s->nidx; i++)
-        if (!(s->idx[i] = as_int(c, expr(c, st->u.store.idx[i]), DT_INT64)))
-            return NULL;
+    Node *p = proven_access(c, b, st->u.store.idx, st->u.store.n, st->loc);
+    if (p) {
+        s->nidx = 1;
+        s->idx = arena_array(&c->arena, 1, sizeof *s->idx);
+        s->idx[0] = p;
+    } else {
+        s->nidx = st->u.store.n;
+        s->idx = arena_array(&c->arena, (size_t)s->nidx + 1, sizeof *s->idx);
+        for (int i = 0; i < s->nidx; i++)
+            if (!(s->idx[i] = as_int(c, expr(c, st->u.store.idx[i]), DT_INT64)))
+                return NULL;
+    }
     const Node *v = expr(c, st->u.store.value);
     if (!v)
         return NULL;
     if (is_float(b->dtype)) {
         s->value = as_float(c, v, b->dtype);
-        s->run = b->dtype == DT_FLOAT32 ? st_f32 : st_fany;
+        s->run = p ? (b->dtype == DT_FLOAT32 ? st_f32_aff : st_fany_aff) : b->dtype == DT_FLOAT32 ? st_f32 : st_fany;
     } else {
         s->value = as_int(c, v, b->dtype);
-        s->run = st_iany;
+        s->run = p ? st_iany_aff : st_iany;
     }
     return s;
 }
@@ -836,6 +1136,12 @@ static const SNode *stmt(Compiled *c, const Stmt *st)
             !(s->ext = as_int(c, expr(c, st->u.loop.extent), DT_INT64)))
             return NULL;
         s->slot = int_var(c, st->u.loop.var);
+        {
+            int64_t lo, ext;
+            if (expr_const_int(st->u.loop.min, &lo) == 0 && expr_const_int(st->u.loop.extent, &ext) == 0 && ext > 0 &&
+                lo > -(1 << 30) && lo < (1 << 30) && ext < (1 << 30))
+                set_range(c, s->slot, lo, lo + ext - 1);
+        }
         if (!(s->body = stmt(c, st->u.loop.body)))
             return NULL;
         return s;
