@@ -7,6 +7,7 @@
 #define LOPT_INTERP_H
 
 #include "../ir/ir.h"
+#include "../ir/ops.h"
 #include "tensor.h"
 
 typedef struct InterpError {
@@ -40,6 +41,10 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
 /* Runs the Relax function f on args (one per parameter). On success returns
  * 0 and the result in *out (owned by the caller). */
 int interp_call_relax(Interp *in, Func *f, Value **args, int nargs, Value **out, InterpError *err);
+
+/* The PrimFunc a registered operator's call legalizes to for these argument
+ * types, built once per call and types in the interpreter's own module. */
+Func *interp_legalized(Interp *in, const Expr *call, const TensorType *args, int nargs, OpError *err);
 
 /* The shape and dtype a Relax parameter declares, for generating inputs.
  * Returns -1 when it is not a tensor of known constant shape. */

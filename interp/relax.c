@@ -298,6 +298,46 @@ static Value *constant(Env *E, const Expr *e)
     return own(E, value_tensor(t));
 }
 
+/* A registered operator: its legalized PrimFunc on the argument tensors. */
+static Value *run_op(Env *E, const Expr *e, const OpInfo *info)
+{
+    TensorType types[OP_MAX_ARGS];
+    Tensor *ts[OP_MAX_ARGS + 1];
+    int n = info->ntensors;
+    if (e->u.call.nargs < n)
+        return rerr(E, e->loc, "%s takes %d arguments", info->name, info->nargs), NULL;
+    for (int i = 0; i < n; i++) {
+        Value *v = eval(E, e->u.call.args[i]);
+        if (!v)
+            return NULL;
+        if (v->kind != VAL_TENSOR || v->t->ndim > OP_MAX_RANK)
+            return rerr(E, e->u.call.args[i]->loc, "argument %d of %s is not a tensor of rank at most %d", i + 1,
+                        info->name, OP_MAX_RANK), NULL;
+        memset(&types[i], 0, sizeof types[i]);
+        types[i].dtype = v->t->dtype;
+        types[i].ndim = v->t->ndim;
+        memcpy(types[i].shape, v->t->shape, (size_t)v->t->ndim * sizeof *v->t->shape);
+        ts[i] = v->t;
+    }
+    OpError oerr;
+    Func *f = interp_legalized(E->in, e, types, n, &oerr);
+    if (!f)
+        return rerr(E, oerr.loc.line ? oerr.loc : e->loc, "%s", oerr.msg), NULL;
+    const Buffer *ob = f->pparams[n].buf;
+    int64_t shape[TENSOR_MAX_RANK];
+    for (int d = 0; d < ob->ndim; d++)
+        expr_const_int(ob->shape[d], &shape[d]);
+    Tensor *out = tensor_new(ob->dtype, ob->ndim, shape);
+    if (!out)
+        return rerr(E, e->loc, "cannot allocate the result of %s", info->name), NULL;
+    ts[n] = out;
+    if (interp_call_prim(E->in, f, ts, n + 1, E->err)) {
+        tensor_free(out);
+        return NULL;
+    }
+    return own(E, value_tensor(out));
+}
+
 static Value *eval(Env *E, const Expr *e)
 {
     switch (e->kind) {
@@ -355,6 +395,13 @@ static Value *eval(Env *E, const Expr *e)
             return call_tir(E, e);
         if (strcmp(op, "R.layout_transform") == 0)
             return layout_transform(E, e);
+        if (strcmp(op, "R.hint_on_device") == 0 || strcmp(op, "R.to_vdevice") == 0) {
+            if (e->u.call.nargs < 1)
+                return rerr(E, e->loc, "%s takes a tensor", op), NULL;
+            return eval(E, e->u.call.args[0]);   /* placement does not change values */
+        }
+        if (op_find(op))
+            return run_op(E, e, op_find(op));
         return rerr(E, e->loc, "the interpreter does not run %s yet", op), NULL;
     }
     default:

@@ -1271,11 +1271,55 @@ typedef struct Cache {
     Compiled *c;
 } Cache;
 
+typedef struct Legal {
+    const Expr *call;
+    TensorType args[OP_MAX_ARGS];
+    int nargs;
+    Func *fn;
+} Legal;
+
 struct Interp {
     Module *m;
     Cache *cache;
     int ncache, capcache;
+    Module *scratch;       /* PrimFuncs of legalized operator calls */
+    Legal *legal;
+    int nlegal, caplegal;
 };
+
+Func *interp_legalized(Interp *in, const Expr *call, const TensorType *args, int nargs, OpError *err)
+{
+    if (nargs > OP_MAX_ARGS) {
+        err->loc = call->loc;
+        snprintf(err->msg, sizeof err->msg, "too many arguments");
+        return NULL;
+    }
+    for (int i = 0; i < in->nlegal; i++)
+        if (in->legal[i].call == call && in->legal[i].nargs == nargs &&
+            memcmp(in->legal[i].args, args, (size_t)nargs * sizeof *args) == 0)
+            return in->legal[i].fn;
+    if (!in->scratch)
+        in->scratch = module_new();
+    char name[32];
+    snprintf(name, sizeof name, "legalized%d", in->nlegal);
+    Func *f = op_legalize(in->scratch, call, args, nargs, intern_cstr(&in->scratch->names, name), err);
+    if (!f)
+        return NULL;
+    if (in->nlegal == in->caplegal) {
+        in->caplegal = in->caplegal ? 2 * in->caplegal : 8;
+        Legal *g = realloc(in->legal, (size_t)in->caplegal * sizeof *g);
+        if (!g)
+            abort();
+        in->legal = g;
+    }
+    Legal *l = &in->legal[in->nlegal++];
+    memset(l, 0, sizeof *l);
+    l->call = call;
+    l->nargs = nargs;
+    memcpy(l->args, args, (size_t)nargs * sizeof *args);
+    l->fn = f;
+    return f;
+}
 
 Interp *interp_new(Module *m)
 {
@@ -1293,6 +1337,9 @@ void interp_free(Interp *in)
     for (int i = 0; i < in->ncache; i++)
         compiled_free(in->cache[i].c);
     free(in->cache);
+    free(in->legal);
+    if (in->scratch)
+        module_free(in->scratch);
     free(in);
 }
 

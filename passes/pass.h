@@ -42,6 +42,9 @@ typedef struct Pipeline {
     char *text;           /* owns the option strings */
 } Pipeline;
 
+/* The passes, one file each. */
+int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+
 const PassInfo *pass_registry(int *n);
 const PassInfo *pass_find(const char *name);
 /* Appends the passes of text to p. On a malformed pipeline, writes the

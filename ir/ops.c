@@ -1,0 +1,810 @@
+/* The operator registry and its legalizations: each operator checks its
+ * call, infers its result's type, and builds a PrimFunc (loops, one block
+ * per step, T.init for reductions) for concrete shapes. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ops.h"
+
+/* ---- the table ---- */
+
+static const char *const no_attrs[] = { NULL };
+static const char *const reduce_attrs[] = { "axis", "keepdims", NULL };
+static const char *const permute_attrs[] = { "axes", NULL };
+static const char *const matmul_attrs[] = { "out_dtype", NULL };
+static const char *const conv_attrs[] = { "strides", "padding", "dilation", "groups", "data_layout", "kernel_layout",
+                                          "out_layout", "out_dtype", "channels", "kernel_size", NULL };
+
+typedef enum {
+    K_BINARY, K_UNARY, K_REDUCE, K_PERMUTE, K_RESHAPE, K_MATMUL, K_CONV2D
+} Kind;
+
+typedef struct Op {
+    OpInfo info;
+    Kind kind;
+    int code;              /* BinOp, or which unary or reduction */
+} Op;
+
+enum { U_RELU, U_EXP, U_SIGMOID, U_TANH, U_SQRT, U_NEGATIVE };
+enum { R_SUM, R_MEAN, R_MAX, R_MIN };
+
+static const Op ops[] = {
+    { { "R.add", LAYOUT_AGNOSTIC, 2, 2, no_attrs }, K_BINARY, B_ADD },
+    { { "R.subtract", LAYOUT_AGNOSTIC, 2, 2, no_attrs }, K_BINARY, B_SUB },
+    { { "R.multiply", LAYOUT_AGNOSTIC, 2, 2, no_attrs }, K_BINARY, B_MUL },
+    { { "R.divide", LAYOUT_AGNOSTIC, 2, 2, no_attrs }, K_BINARY, B_DIV },
+    { { "R.maximum", LAYOUT_AGNOSTIC, 2, 2, no_attrs }, K_BINARY, B_GT },
+    { { "R.minimum", LAYOUT_AGNOSTIC, 2, 2, no_attrs }, K_BINARY, B_LT },
+    { { "R.nn.relu", LAYOUT_AGNOSTIC, 1, 1, no_attrs }, K_UNARY, U_RELU },
+    { { "R.exp", LAYOUT_AGNOSTIC, 1, 1, no_attrs }, K_UNARY, U_EXP },
+    { { "R.sigmoid", LAYOUT_AGNOSTIC, 1, 1, no_attrs }, K_UNARY, U_SIGMOID },
+    { { "R.tanh", LAYOUT_AGNOSTIC, 1, 1, no_attrs }, K_UNARY, U_TANH },
+    { { "R.sqrt", LAYOUT_AGNOSTIC, 1, 1, no_attrs }, K_UNARY, U_SQRT },
+    { { "R.negative", LAYOUT_AGNOSTIC, 1, 1, no_attrs }, K_UNARY, U_NEGATIVE },
+    { { "R.sum", LAYOUT_LIGHT, 1, 1, reduce_attrs }, K_REDUCE, R_SUM },
+    { { "R.mean", LAYOUT_LIGHT, 1, 1, reduce_attrs }, K_REDUCE, R_MEAN },
+    { { "R.max", LAYOUT_LIGHT, 1, 1, reduce_attrs }, K_REDUCE, R_MAX },
+    { { "R.min", LAYOUT_LIGHT, 1, 1, reduce_attrs }, K_REDUCE, R_MIN },
+    { { "R.permute_dims", LAYOUT_LIGHT, 1, 1, permute_attrs }, K_PERMUTE, 0 },
+    { { "R.reshape", LAYOUT_HEAVY, 2, 1, no_attrs }, K_RESHAPE, 0 },
+    { { "R.matmul", LAYOUT_HEAVY, 2, 2, matmul_attrs }, K_MATMUL, 0 },
+    { { "R.nn.conv2d", LAYOUT_HEAVY, 2, 2, conv_attrs }, K_CONV2D, 0 },
+};
+
+enum { NOPS = sizeof ops / sizeof *ops };
+
+const OpInfo *op_registry(int *n)
+{
+    static OpInfo infos[NOPS];
+    for (int i = 0; i < NOPS; i++)
+        infos[i] = ops[i].info;
+    *n = NOPS;
+    return infos;
+}
+
+static const Op *find_op(const char *name)
+{
+    for (int i = 0; i < NOPS; i++)
+        if (strcmp(ops[i].info.name, name) == 0)
+            return &ops[i];
+    return NULL;
+}
+
+const OpInfo *op_find(const char *name)
+{
+    const Op *o = find_op(name);
+    return o ? &o->info : NULL;
+}
+
+/* ---- reading attributes ---- */
+
+static int fail(OpError *err, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
+
+static int fail(OpError *err, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err->loc = loc;
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static const Expr *attr(const Expr *call, const char *name)
+{
+    for (int i = 0; i < call->u.call.nkw; i++)
+        if (strcmp(call->u.call.kw[i]->str, name) == 0)
+            return call_kwv(call)[i];
+    return NULL;
+}
+
+static int int_of(const Expr *e, int64_t *v)
+{
+    if (e->kind == E_INT) {
+        *v = e->u.i.v;
+        return 0;
+    }
+    if (e->kind == E_UNARY && e->u.un.op == U_NEG && e->u.un.a->kind == E_INT) {
+        *v = -e->u.un.a->u.i.v;
+        return 0;
+    }
+    return -1;
+}
+
+/* An int or a list/tuple of ints (at most max); returns the count or -1. */
+static int ints_of(const Expr *e, int64_t *v, int max)
+{
+    if (!e)
+        return 0;
+    if (int_of(e, v) == 0)
+        return 1;
+    if (e->kind != E_LIST && e->kind != E_TUPLE)
+        return -1;
+    if (e->u.list.n > max)
+        return -1;
+    for (int i = 0; i < e->u.list.n; i++)
+        if (int_of(e->u.list.items[i], &v[i]))
+            return -1;
+    return e->u.list.n;
+}
+
+static const char *str_of(const Expr *e, const char *dflt)
+{
+    return e && e->kind == E_STR ? e->u.str.s : dflt;
+}
+
+static int check_attrs(const Op *o, const Expr *call, OpError *err)
+{
+    for (int i = 0; i < call->u.call.nkw; i++) {
+        const char *k = call->u.call.kw[i]->str;
+        int ok = 0;
+        for (const char *const *a = o->info.attrs; *a; a++)
+            ok |= strcmp(*a, k) == 0;
+        if (!ok)
+            return fail(err, call_kwv(call)[i]->loc, "%s has no attribute '%s'", o->info.name, k);
+    }
+    return 0;
+}
+
+/* ---- type inference, one function per kind; it also fills the plan that
+ * legalization follows ---- */
+
+typedef struct Plan {
+    TensorType out;
+    int axes[OP_MAX_RANK];     /* permute: out dim d reads input dim axes[d]; reduce: reduced dims flagged */
+    int keepdims;
+    int64_t stride[2], pad[4], dil[2], groups;
+    int dpos[4], kpos[4];      /* conv: positions of N C H W in the data layout, O I H W in the kernel's */
+} Plan;
+
+static const char *type_text(const TensorType *t, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "(");
+    for (int i = 0; i < t->ndim && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+    if (n < cap)
+        snprintf(buf + n, cap - n, t->ndim == 1 ? ",)" : ")");
+    return buf;
+}
+
+static int infer_binary(const Expr *call, const TensorType *a, Plan *p, OpError *err)
+{
+    const TensorType *x = &a[0], *y = &a[1];
+    char b1[96], b2[96];
+    if (x->dtype != y->dtype)
+        return fail(err, call->loc, "%s of %s and %s tensors", call->u.call.op->str, dtype_name(x->dtype),
+                    dtype_name(y->dtype));
+    int r = x->ndim > y->ndim ? x->ndim : y->ndim;
+    p->out.ndim = r;
+    p->out.dtype = x->dtype;
+    for (int d = 0; d < r; d++) {
+        int dx = d - (r - x->ndim), dy = d - (r - y->ndim);
+        int64_t ex = dx >= 0 ? x->shape[dx] : 1, ey = dy >= 0 ? y->shape[dy] : 1;
+        if (ex != ey && ex != 1 && ey != 1)
+            return fail(err, call->loc, "%s cannot broadcast shapes %s and %s", call->u.call.op->str,
+                        type_text(x, b1, sizeof b1), type_text(y, b2, sizeof b2));
+        p->out.shape[d] = ex == 1 ? ey : ex;
+    }
+    return 0;
+}
+
+static int infer_reduce(const Expr *call, const TensorType *a, Plan *p, OpError *err)
+{
+    int64_t ax[OP_MAX_RANK];
+    const Expr *axis = attr(call, "axis"), *keep = attr(call, "keepdims");
+    int n = axis && axis->kind == E_NONE ? 0 : ints_of(axis, ax, OP_MAX_RANK);
+    if (n < 0)
+        return fail(err, axis->loc, "axis is an integer or a list of integers");
+    memset(p->axes, 0, sizeof p->axes);
+    for (int i = 0; i < n; i++) {
+        int64_t v = ax[i] < 0 ? ax[i] + a->ndim : ax[i];
+        if (v < 0 || v >= a->ndim)
+            return fail(err, axis->loc, "axis %lld is out of range for a tensor of rank %d", (long long)ax[i], a->ndim);
+        p->axes[v] = 1;
+    }
+    if (n == 0)
+        for (int d = 0; d < a->ndim; d++)
+            p->axes[d] = 1;
+    p->keepdims = keep && keep->kind == E_BOOL && keep->u.b;
+    p->out.dtype = a->dtype;
+    p->out.ndim = 0;
+    for (int d = 0; d < a->ndim; d++)
+        if (!p->axes[d])
+            p->out.shape[p->out.ndim++] = a->shape[d];
+        else if (p->keepdims)
+            p->out.shape[p->out.ndim++] = 1;
+    if (p->out.ndim == 0)
+        return fail(err, call->loc, "%s to a scalar is not supported yet; use keepdims=True", call->u.call.op->str);
+    return 0;
+}
+
+static int infer_permute(const Expr *call, const TensorType *a, Plan *p, OpError *err)
+{
+    int64_t ax[OP_MAX_RANK];
+    const Expr *axes = attr(call, "axes");
+    int n = axes && axes->kind == E_NONE ? 0 : ints_of(axes, ax, OP_MAX_RANK);
+    if (n < 0 || (n && n != a->ndim))
+        return fail(err, axes->loc, "axes lists each of the %d dimensions once", a->ndim);
+    int seen[OP_MAX_RANK] = { 0 };
+    for (int d = 0; d < a->ndim; d++) {
+        int64_t v = n ? (ax[d] < 0 ? ax[d] + a->ndim : ax[d]) : a->ndim - 1 - d;
+        if (v < 0 || v >= a->ndim || seen[v]++)
+            return fail(err, axes->loc, "axes lists each of the %d dimensions once", a->ndim);
+        p->axes[d] = (int)v;
+        p->out.shape[d] = a->shape[v];
+    }
+    p->out.ndim = a->ndim;
+    p->out.dtype = a->dtype;
+    return 0;
+}
+
+static int infer_reshape(const Expr *call, const TensorType *a, Plan *p, OpError *err)
+{
+    int64_t s[OP_MAX_RANK];
+    const Expr *shape = call->u.call.nargs > 1 ? call->u.call.args[1] : NULL;
+    int n = shape ? ints_of(shape, s, OP_MAX_RANK) : -1;
+    if (n <= 0)
+        return fail(err, call->loc, "R.reshape takes a tensor and a shape of constants, as in (2, 3)");
+    int64_t in = 1, out = 1;
+    int infer = -1;
+    for (int d = 0; d < a->ndim; d++)
+        in *= a->shape[d];
+    for (int d = 0; d < n; d++) {
+        if (s[d] == -1 && infer < 0) {
+            infer = d;
+            continue;
+        }
+        if (s[d] < 0)
+            return fail(err, shape->loc, "a reshape dimension is positive, or -1 once");
+        out *= s[d];
+    }
+    if (infer >= 0)
+        s[infer] = out ? in / out : 0;
+    if (infer >= 0)
+        out *= s[infer];
+    if (out != in)
+        return fail(err, shape->loc, "cannot reshape %lld elements into %lld", (long long)in, (long long)out);
+    p->out.ndim = n;
+    p->out.dtype = a->dtype;
+    memcpy(p->out.shape, s, (size_t)n * sizeof *s);
+    return 0;
+}
+
+static int infer_matmul(const Expr *call, const TensorType *a, Plan *p, OpError *err)
+{
+    const TensorType *x = &a[0], *y = &a[1];
+    char b1[96], b2[96];
+    if (x->dtype != y->dtype || x->ndim < 2 || x->ndim != y->ndim || x->shape[x->ndim - 1] != y->shape[y->ndim - 2])
+        return fail(err, call->loc, "R.matmul of %s and %s: ranks at least 2 and equal, inner dimensions equal",
+                    type_text(x, b1, sizeof b1), type_text(y, b2, sizeof b2));
+    for (int d = 0; d + 2 < x->ndim; d++)
+        if (x->shape[d] != y->shape[d])
+            return fail(err, call->loc, "R.matmul batch dimensions differ: %s and %s", type_text(x, b1, sizeof b1),
+                        type_text(y, b2, sizeof b2));
+    p->out = *x;
+    p->out.shape[x->ndim - 1] = y->shape[y->ndim - 1];
+    return 0;
+}
+
+static int layout_pos(const char *layout, const char *axes, int *pos)
+{
+    if (strlen(layout) != 4)
+        return -1;
+    for (int i = 0; i < 4; i++) {
+        const char *c = strchr(layout, axes[i]);
+        if (!c)
+            return -1;
+        pos[i] = (int)(c - layout);
+    }
+    return 0;
+}
+
+static int infer_conv2d(const Expr *call, const TensorType *a, Plan *p, OpError *err)
+{
+    const TensorType *x = &a[0], *w = &a[1];
+    const char *dl = str_of(attr(call, "data_layout"), "NCHW"), *kl = str_of(attr(call, "kernel_layout"), "OIHW"),
+               *ol = str_of(attr(call, "out_layout"), dl);
+    if (layout_pos(dl, "NCHW", p->dpos) || layout_pos(kl, "OIHW", p->kpos) || strcmp(ol, dl) != 0)
+        return fail(err, call->loc, "R.nn.conv2d is legalized for 4-d layouts (NCHW, NHWC, OIHW, HWIO, ...) with "
+                    "out_layout equal to data_layout; not %s / %s / %s yet", dl, kl, ol);
+    if (x->ndim != 4 || w->ndim != 4 || x->dtype != w->dtype)
+        return fail(err, call->loc, "R.nn.conv2d takes 4-d data and kernel of one dtype");
+    int64_t v[4];
+    int n = ints_of(attr(call, "strides"), v, 2);
+    p->stride[0] = n >= 1 ? v[0] : 1;
+    p->stride[1] = n >= 2 ? v[1] : p->stride[0];
+    n = ints_of(attr(call, "dilation"), v, 2);
+    p->dil[0] = n >= 1 ? v[0] : 1;
+    p->dil[1] = n >= 2 ? v[1] : p->dil[0];
+    n = ints_of(attr(call, "padding"), v, 4);
+    if (n < 0)
+        return fail(err, call->loc, "padding is 1, 2 or 4 integers");
+    for (int i = 0; i < 4; i++)   /* top, left, bottom, right */
+        p->pad[i] = n == 0 ? 0 : n == 1 ? v[0] : n == 2 ? v[i % 2] : v[i];
+    p->groups = 1;
+    if (attr(call, "groups") && int_of(attr(call, "groups"), &p->groups))
+        return fail(err, attr(call, "groups")->loc, "groups is an integer");
+    int64_t N = x->shape[p->dpos[0]], C = x->shape[p->dpos[1]], H = x->shape[p->dpos[2]], W = x->shape[p->dpos[3]];
+    int64_t O = w->shape[p->kpos[0]], I = w->shape[p->kpos[1]], KH = w->shape[p->kpos[2]], KW = w->shape[p->kpos[3]];
+    if (p->groups < 1 || C % p->groups || O % p->groups || I * p->groups != C)
+        return fail(err, call->loc, "R.nn.conv2d: %lld input channels, %lld kernel input channels and groups=%lld "
+                    "do not agree", (long long)C, (long long)I, (long long)p->groups);
+    for (int i = 0; i < 2; i++)
+        if (p->stride[i] < 1 || p->dil[i] < 1)
+            return fail(err, call->loc, "strides and dilation are positive");
+    int64_t OH = (H + p->pad[0] + p->pad[2] - p->dil[0] * (KH - 1) - 1) / p->stride[0] + 1;
+    int64_t OW = (W + p->pad[1] + p->pad[3] - p->dil[1] * (KW - 1) - 1) / p->stride[1] + 1;
+    if (OH < 1 || OW < 1)
+        return fail(err, call->loc, "R.nn.conv2d: the kernel is larger than the padded input");
+    p->out.dtype = x->dtype;
+    p->out.ndim = 4;
+    int64_t o[4] = { N, O, OH, OW };
+    for (int i = 0; i < 4; i++)
+        p->out.shape[p->dpos[i]] = o[i];
+    return 0;
+}
+
+static int plan(const Op *o, const Expr *call, const TensorType *args, int nargs, Plan *p, OpError *err)
+{
+    memset(p, 0, sizeof *p);
+    if (nargs != o->info.ntensors || call->u.call.nargs != o->info.nargs)
+        return fail(err, call->loc, "%s takes %d argument%s", o->info.name, o->info.nargs, o->info.nargs == 1 ? "" : "s");
+    if (check_attrs(o, call, err))
+        return -1;
+    for (int i = 0; i < nargs; i++)
+        if (args[i].ndim > OP_MAX_RANK)
+            return fail(err, call->loc, "%s: rank above %d", o->info.name, OP_MAX_RANK);
+    switch (o->kind) {
+    case K_BINARY: return infer_binary(call, args, p, err);
+    case K_UNARY:
+        p->out = args[0];
+        if (!dtype_is_float(args[0].dtype) && o->code != U_RELU && o->code != U_NEGATIVE)
+            return fail(err, call->loc, "%s takes a float tensor", o->info.name);
+        return 0;
+    case K_REDUCE: return infer_reduce(call, args, p, err);
+    case K_PERMUTE: return infer_permute(call, args, p, err);
+    case K_RESHAPE: return infer_reshape(call, args, p, err);
+    case K_MATMUL: return infer_matmul(call, args, p, err);
+    case K_CONV2D: return infer_conv2d(call, args, p, err);
+    }
+    return -1;
+}
+
+int op_infer(const Expr *call, const TensorType *args, int nargs, TensorType *out, OpError *err)
+{
+    const Op *o = find_op(call->u.call.op->str);
+    Plan p;
+    if (!o)
+        return fail(err, call->loc, "%s is not a registered operator", call->u.call.op->str);
+    if (plan(o, call, args, nargs, &p, err))
+        return -1;
+    *out = p.out;
+    return 0;
+}
+
+/* ---- building TIR ---- */
+
+typedef struct B {
+    Module *m;
+    Arena *a;
+    Loc loc;
+    Stmt **stmts;
+    int n, cap;
+} B;
+
+static Expr *num(B *b, int64_t v)
+{
+    return expr_int(b->a, v, DT_VOID, b->loc);
+}
+
+static Expr *ref(B *b, Var *v)
+{
+    Expr *e = expr_new(b->a, E_VAR, b->loc);
+    e->u.var = v;
+    return e;
+}
+
+static Expr *bin(B *b, BinOp op, Expr *x, Expr *y)
+{
+    Expr *e = expr_new(b->a, E_BIN, b->loc);
+    e->u.bin.op = op;
+    e->u.bin.a = x;
+    e->u.bin.b = y;
+    return e;
+}
+
+static Expr *typed(B *b, double v, DType t)
+{
+    Expr *e;
+    if (dtype_is_float(t)) {
+        e = expr_new(b->a, E_FLOAT, b->loc);
+        e->u.f.v = v;
+        e->u.f.dtype = t;
+    } else {
+        e = expr_int(b->a, (int64_t)v, t, b->loc);
+    }
+    return e;
+}
+
+static Expr *intrin(B *b, const char *op, Expr *x, Expr *y)
+{
+    Expr *e = expr_new(b->a, E_CALL, b->loc);
+    e->u.call.op = intern_cstr(&b->m->names, op);
+    e->u.call.nargs = y ? 2 : 1;
+    e->u.call.args = arena_array(b->a, 2, sizeof(Expr *));
+    e->u.call.args[0] = x;
+    e->u.call.args[1] = y;
+    return e;
+}
+
+static Expr *str(B *b, const char *s)
+{
+    Expr *e = expr_new(b->a, E_STR, b->loc);
+    e->u.str.s = arena_strndup(b->a, s, strlen(s));
+    e->u.str.len = (int)strlen(s);
+    return e;
+}
+
+static Buffer *buffer(B *b, const char *name, const TensorType *t, BufKind kind)
+{
+    Buffer *x = arena_zalloc(b->a, sizeof *x);
+    x->name = intern_cstr(&b->m->names, name);
+    x->loc = b->loc;
+    x->kind = kind;
+    x->dtype = t->dtype;
+    x->ndim = t->ndim;
+    x->shape = arena_array(b->a, (size_t)t->ndim + 1, sizeof *x->shape);
+    for (int i = 0; i < t->ndim; i++)
+        x->shape[i] = num(b, t->shape[i]);
+    return x;
+}
+
+static Expr *load(B *b, Buffer *buf, Expr **idx)
+{
+    Expr *e = expr_new(b->a, E_LOAD, b->loc);
+    e->u.load.buf = buf;
+    e->u.load.n = buf->ndim;
+    e->u.load.idx = arena_array(b->a, (size_t)buf->ndim + 1, sizeof *idx);
+    memcpy(e->u.load.idx, idx, (size_t)buf->ndim * sizeof *idx);
+    return e;
+}
+
+static Stmt *store(B *b, Buffer *buf, Expr **idx, Expr *value)
+{
+    Stmt *s = stmt_new(b->a, S_STORE, b->loc);
+    s->u.store.buf = buf;
+    s->u.store.n = buf->ndim;
+    s->u.store.idx = arena_array(b->a, (size_t)buf->ndim + 1, sizeof *idx);
+    memcpy(s->u.store.idx, idx, (size_t)buf->ndim * sizeof *idx);
+    s->u.store.value = value;
+    return s;
+}
+
+/* A loop nest with one block inside, its iterators remapped from the loops. */
+typedef struct Nest {
+    int n;
+    Var *loop[2 * OP_MAX_RANK], *iv[2 * OP_MAX_RANK];
+    Expr *x[2 * OP_MAX_RANK];   /* the block iterators as expressions */
+    int64_t ext[2 * OP_MAX_RANK];
+    char kind[2 * OP_MAX_RANK];
+} Nest;
+
+static void nest_begin(B *b, Nest *t, int n, const int64_t *ext, const char *kinds)
+{
+    t->n = n;
+    for (int i = 0; i < n; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "i%d", i);
+        t->loop[i] = var_new(b->a, intern_cstr(&b->m->names, name), VAR_TIR, b->loc);
+        snprintf(name, sizeof name, "v%d", i);
+        t->iv[i] = var_new(b->a, intern_cstr(&b->m->names, name), VAR_TIR, b->loc);
+        t->x[i] = ref(b, t->iv[i]);
+        t->ext[i] = ext[i];
+        t->kind[i] = kinds[i];
+    }
+}
+
+static void emit(B *b, Stmt *s)
+{
+    vec_push(b->a, &b->stmts, &b->n, &b->cap, s);
+}
+
+static void nest_end(B *b, Nest *t, const char *name, Stmt *init, Stmt *body)
+{
+    Block *blk = arena_zalloc(b->a, sizeof *blk);
+    blk->name = intern_cstr(&b->m->names, name);
+    blk->niters = t->n;
+    blk->iters = arena_array(b->a, (size_t)t->n + 1, sizeof *blk->iters);
+    for (int i = 0; i < t->n; i++) {
+        BlockIter *it = &blk->iters[i];
+        it->var = t->iv[i];
+        it->kind = t->kind[i];
+        it->dom = num(b, t->ext[i]);
+        it->binding = ref(b, t->loop[i]);
+        it->loc = b->loc;
+    }
+    blk->init = init;
+    blk->body = body;
+    Stmt *s = stmt_new(b->a, S_BLOCK, b->loc);
+    s->u.block = blk;
+    for (int i = t->n - 1; i >= 0; i--) {
+        Stmt *f = stmt_new(b->a, S_FOR, b->loc);
+        f->u.loop.var = t->loop[i];
+        f->u.loop.fk = FOR_SERIAL;
+        f->u.loop.min = num(b, 0);
+        f->u.loop.extent = num(b, t->ext[i]);
+        f->u.loop.body = s;
+        t->loop[i]->loop = f;
+        s = f;
+    }
+    emit(b, s);
+}
+
+/* ---- legalizations ---- */
+
+static void legal_binary(B *b, const Op *o, Buffer **in, Buffer *out, const Plan *p)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    Expr *v[2];
+    for (int k = 0; k < 2; k++) {
+        Expr *idx[OP_MAX_RANK];
+        int off = p->out.ndim - in[k]->ndim;
+        for (int d = 0; d < in[k]->ndim; d++) {
+            int64_t e;
+            expr_const_int(in[k]->shape[d], &e);
+            idx[d] = e == 1 && p->out.shape[d + off] != 1 ? num(b, 0) : t.x[d + off];
+        }
+        v[k] = load(b, in[k], idx);
+    }
+    Expr *val = o->code == B_GT ? intrin(b, "T.max", v[0], v[1]) : o->code == B_LT ? intrin(b, "T.min", v[0], v[1])
+                                                                                  : bin(b, (BinOp)o->code, v[0], v[1]);
+    nest_end(b, &t, o->info.name + 2, NULL, store(b, out, t.x, val));
+}
+
+static void legal_unary(B *b, const Op *o, Buffer **in, Buffer *out, const Plan *p)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    Expr *x = load(b, in[0], t.x), *val;
+    switch (o->code) {
+    case U_RELU: val = intrin(b, "T.max", x, typed(b, 0, p->out.dtype)); break;
+    case U_EXP: val = intrin(b, "T.exp", x, NULL); break;
+    case U_SIGMOID: val = intrin(b, "T.sigmoid", x, NULL); break;
+    case U_TANH: val = intrin(b, "T.tanh", x, NULL); break;
+    case U_SQRT: val = intrin(b, "T.sqrt", x, NULL); break;
+    default:
+        val = expr_new(b->a, E_UNARY, b->loc);
+        val->u.un.op = U_NEG;
+        val->u.un.a = x;
+        break;
+    }
+    const char *name = strrchr(o->info.name, '.') + 1;
+    nest_end(b, &t, name, NULL, store(b, out, t.x, val));
+}
+
+static void legal_reduce(B *b, const Op *o, Buffer **in, Buffer *out, const Plan *p)
+{
+    /* loops: the kept dimensions (spatial), then the reduced ones */
+    Nest t;
+    int64_t ext[2 * OP_MAX_RANK];
+    char kinds[2 * OP_MAX_RANK];
+    int n = 0, nd = in[0]->ndim, at[OP_MAX_RANK];
+    for (int d = 0; d < nd; d++)
+        if (!p->axes[d]) {
+            expr_const_int(in[0]->shape[d], &ext[n]);
+            kinds[n] = 'S';
+            at[d] = n++;
+        }
+    for (int d = 0; d < nd; d++)
+        if (p->axes[d]) {
+            expr_const_int(in[0]->shape[d], &ext[n]);
+            kinds[n] = 'R';
+            at[d] = n++;
+        }
+    nest_begin(b, &t, n, ext, kinds);
+    Expr *iidx[OP_MAX_RANK], *oidx[OP_MAX_RANK];
+    int k = 0;
+    for (int d = 0; d < nd; d++) {
+        iidx[d] = t.x[at[d]];
+        if (!p->axes[d])
+            oidx[k++] = t.x[at[d]];
+        else if (p->keepdims)
+            oidx[k++] = num(b, 0);
+    }
+    Expr *acc = load(b, out, oidx), *x = load(b, in[0], iidx), *val, *init;
+    DType dt = p->out.dtype;
+    if (o->code == R_MAX || o->code == R_MIN) {
+        init = intrin(b, o->code == R_MAX ? "T.min_value" : "T.max_value", str(b, dtype_name(dt)), NULL);
+        val = intrin(b, o->code == R_MAX ? "T.max" : "T.min", acc, x);
+    } else {
+        init = typed(b, 0, dt);
+        val = bin(b, B_ADD, acc, x);
+    }
+    const char *name = strrchr(o->info.name, '.') + 1;
+    nest_end(b, &t, name, store(b, out, oidx, init), store(b, out, oidx, val));
+    if (o->code == R_MEAN) {
+        int64_t count = 1;
+        for (int d = 0; d < nd; d++)
+            if (p->axes[d]) {
+                int64_t e;
+                expr_const_int(in[0]->shape[d], &e);
+                count *= e;
+            }
+        Nest u;
+        char sk[OP_MAX_RANK + 1];
+        memset(sk, 'S', sizeof sk);
+        nest_begin(b, &u, p->out.ndim, p->out.shape, sk);
+        nest_end(b, &u, "mean_divide", NULL, store(b, out, u.x, bin(b, B_DIV, load(b, out, u.x), typed(b, (double)count, dt))));
+    }
+}
+
+static void legal_permute(B *b, Buffer **in, Buffer *out, const Plan *p)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    Expr *idx[OP_MAX_RANK];
+    for (int d = 0; d < p->out.ndim; d++)
+        idx[p->axes[d]] = t.x[d];
+    nest_end(b, &t, "permute_dims", NULL, store(b, out, t.x, load(b, in[0], idx)));
+}
+
+static void legal_reshape(B *b, Buffer **in, Buffer *out, const Plan *p)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    /* flat = the output index in row-major order; the input index from it */
+    Expr *flat = NULL;
+    for (int d = 0; d < p->out.ndim; d++)
+        flat = flat ? bin(b, B_ADD, bin(b, B_MUL, flat, num(b, p->out.shape[d])), t.x[d]) : t.x[d];
+    Expr *idx[OP_MAX_RANK];
+    int64_t stride = 1;
+    for (int d = in[0]->ndim - 1; d >= 0; d--) {
+        int64_t e;
+        expr_const_int(in[0]->shape[d], &e);
+        Expr *v = stride > 1 ? bin(b, B_FLOORDIV, flat, num(b, stride)) : flat;
+        idx[d] = d > 0 ? bin(b, B_FLOORMOD, v, num(b, e)) : v;
+        stride *= e;
+    }
+    nest_end(b, &t, "reshape", NULL, store(b, out, t.x, load(b, in[0], idx)));
+}
+
+static void legal_matmul(B *b, Buffer **in, Buffer *out, const Plan *p)
+{
+    int r = p->out.ndim;
+    int64_t ext[OP_MAX_RANK + 1];
+    char kinds[OP_MAX_RANK + 1];
+    memcpy(ext, p->out.shape, (size_t)r * sizeof *ext);
+    memset(kinds, 'S', (size_t)r);
+    expr_const_int(in[0]->shape[r - 1], &ext[r]);
+    kinds[r] = 'R';
+    Nest t;
+    nest_begin(b, &t, r + 1, ext, kinds);
+    Expr *ai[OP_MAX_RANK], *bi[OP_MAX_RANK];
+    for (int d = 0; d + 2 < r; d++)
+        ai[d] = bi[d] = t.x[d];
+    ai[r - 2] = t.x[r - 2];
+    ai[r - 1] = t.x[r];
+    bi[r - 2] = t.x[r];
+    bi[r - 1] = t.x[r - 1];
+    Expr *val = bin(b, B_ADD, load(b, out, t.x), bin(b, B_MUL, load(b, in[0], ai), load(b, in[1], bi)));
+    nest_end(b, &t, "matmul", store(b, out, t.x, typed(b, 0, p->out.dtype)), store(b, out, t.x, val));
+}
+
+static void legal_conv2d(B *b, Buffer **in, Buffer *out, const Plan *p)
+{
+    /* loops n, o, oh, ow (spatial) then ic, kh, kw (reduce), in logical order */
+    int64_t O, IC, KH, KW;
+    expr_const_int(in[1]->shape[p->kpos[0]], &O);
+    expr_const_int(in[1]->shape[p->kpos[1]], &IC);
+    expr_const_int(in[1]->shape[p->kpos[2]], &KH);
+    expr_const_int(in[1]->shape[p->kpos[3]], &KW);
+    int64_t H, W;
+    expr_const_int(in[0]->shape[p->dpos[2]], &H);
+    expr_const_int(in[0]->shape[p->dpos[3]], &W);
+    int64_t ext[7] = { p->out.shape[p->dpos[0]], O, p->out.shape[p->dpos[2]], p->out.shape[p->dpos[3]], IC, KH, KW };
+    Nest t;
+    nest_begin(b, &t, 7, ext, "SSSSRRR");
+    Expr *n = t.x[0], *o = t.x[1], *oh = t.x[2], *ow = t.x[3], *ic = t.x[4], *kh = t.x[5], *kw = t.x[6];
+    /* the input channel: group of o, then ic within it */
+    Expr *c = p->groups == 1 ? ic : bin(b, B_ADD, bin(b, B_MUL, bin(b, B_FLOORDIV, o, num(b, O / p->groups)), num(b, IC)), ic);
+    Expr *h = bin(b, B_ADD, p->stride[0] == 1 ? oh : bin(b, B_MUL, oh, num(b, p->stride[0])),
+                  p->dil[0] == 1 ? kh : bin(b, B_MUL, kh, num(b, p->dil[0])));
+    Expr *w = bin(b, B_ADD, p->stride[1] == 1 ? ow : bin(b, B_MUL, ow, num(b, p->stride[1])),
+                  p->dil[1] == 1 ? kw : bin(b, B_MUL, kw, num(b, p->dil[1])));
+    Expr *xi[4], *wi[4], *yi[4];
+    xi[p->dpos[0]] = n;
+    xi[p->dpos[1]] = c;
+    xi[p->dpos[2]] = p->pad[0] ? bin(b, B_SUB, h, num(b, p->pad[0])) : h;
+    xi[p->dpos[3]] = p->pad[1] ? bin(b, B_SUB, w, num(b, p->pad[1])) : w;
+    wi[p->kpos[0]] = o;
+    wi[p->kpos[1]] = ic;
+    wi[p->kpos[2]] = kh;
+    wi[p->kpos[3]] = kw;
+    yi[p->dpos[0]] = n;
+    yi[p->dpos[1]] = o;
+    yi[p->dpos[2]] = oh;
+    yi[p->dpos[3]] = ow;
+    Expr *x = load(b, in[0], xi);
+    if (p->pad[0] || p->pad[1] || p->pad[2] || p->pad[3]) {
+        /* reads outside the input are the zero padding */
+        Expr *cond = bin(b, B_AND,
+                         bin(b, B_AND, bin(b, B_LE, num(b, p->pad[0]), h), bin(b, B_LT, h, num(b, H + p->pad[0]))),
+                         bin(b, B_AND, bin(b, B_LE, num(b, p->pad[1]), w), bin(b, B_LT, w, num(b, W + p->pad[1]))));
+        Expr *sel = expr_new(b->a, E_CALL, b->loc);
+        sel->u.call.op = intern_cstr(&b->m->names, "T.if_then_else");
+        sel->u.call.nargs = 3;
+        sel->u.call.args = arena_array(b->a, 3, sizeof(Expr *));
+        sel->u.call.args[0] = cond;
+        sel->u.call.args[1] = x;
+        sel->u.call.args[2] = typed(b, 0, p->out.dtype);
+        x = sel;
+    }
+    Expr *val = bin(b, B_ADD, load(b, out, yi), bin(b, B_MUL, x, load(b, in[1], wi)));
+    nest_end(b, &t, "conv2d", store(b, out, yi, typed(b, 0, p->out.dtype)), store(b, out, yi, val));
+}
+
+Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs, Sym *name, OpError *err)
+{
+    const Op *o = find_op(call->u.call.op->str);
+    Plan p;
+    if (!o)
+        return fail(err, call->loc, "%s is not a registered operator", call->u.call.op->str), NULL;
+    if (plan(o, call, args, nargs, &p, err))
+        return NULL;
+    B b = { m, &m->arena, call->loc, NULL, 0, 0 };
+    Func *f = arena_zalloc(b.a, sizeof *f);
+    f->kind = F_PRIM;
+    f->name = name;
+    f->loc = call->loc;
+    f->npparams = nargs + 1;
+    f->pparams = arena_array(b.a, (size_t)nargs + 2, sizeof *f->pparams);
+    Buffer *in[OP_MAX_ARGS], *out;
+    static const char *names[] = { "A", "B", "C", "D", "E", "F", "G", "H" };
+    for (int i = 0; i < nargs; i++) {
+        in[i] = buffer(&b, names[i], &args[i], BUF_PARAM);
+        f->pparams[i] = (PParam){ NULL, in[i] };
+    }
+    out = buffer(&b, "T_out", &p.out, BUF_PARAM);
+    f->pparams[nargs] = (PParam){ NULL, out };
+    /* T.func_attr({"op": "R.add", ...the call's attributes}) */
+    Expr *d = expr_new(b.a, E_DICT, b.loc);
+    int na = call->u.call.nkw + 1;
+    d->u.dict.n = na;
+    d->u.dict.keys = arena_array(b.a, (size_t)na, sizeof(Expr *));
+    d->u.dict.vals = arena_array(b.a, (size_t)na, sizeof(Expr *));
+    d->u.dict.keys[0] = str(&b, "op");
+    d->u.dict.vals[0] = str(&b, o->info.name);
+    for (int i = 0; i < call->u.call.nkw; i++) {
+        d->u.dict.keys[i + 1] = str(&b, call->u.call.kw[i]->str);
+        d->u.dict.vals[i + 1] = call_kwv(call)[i];
+    }
+    f->attrs = d;
+    switch (o->kind) {
+    case K_BINARY: legal_binary(&b, o, in, out, &p); break;
+    case K_UNARY: legal_unary(&b, o, in, out, &p); break;
+    case K_REDUCE: legal_reduce(&b, o, in, out, &p); break;
+    case K_PERMUTE: legal_permute(&b, in, out, &p); break;
+    case K_RESHAPE: legal_reshape(&b, in, out, &p); break;
+    case K_MATMUL: legal_matmul(&b, in, out, &p); break;
+    case K_CONV2D: legal_conv2d(&b, in, out, &p); break;
+    }
+    if (b.n == 1) {
+        f->body = b.stmts[0];
+    } else {
+        Stmt *s = stmt_new(b.a, S_SEQ, b.loc);
+        s->u.seq.items = b.stmts;
+        s->u.seq.n = b.n;
+        f->body = s;
+    }
+    return f;
+}

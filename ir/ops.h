@@ -1,0 +1,47 @@
+/* The operator registry: for each Relax operator (R.add, R.nn.conv2d, ...)
+ * its argument and attribute checks, its result's shape and dtype, its layout
+ * category (seed 002: agnostic, lightly or heavily layout sensitive) and its
+ * legalization: a PrimFunc built for the concrete shapes of a call, whose
+ * T.func_attr records the operator and its attributes. */
+#ifndef LOPT_OPS_H
+#define LOPT_OPS_H
+
+#include "ir.h"
+
+typedef enum { LAYOUT_AGNOSTIC, LAYOUT_LIGHT, LAYOUT_HEAVY } LayoutCategory;
+
+enum { OP_MAX_RANK = 8, OP_MAX_ARGS = 8 };
+
+/* The type of a tensor: what legalization needs of each argument. */
+typedef struct TensorType {
+    DType dtype;
+    int ndim;
+    int64_t shape[OP_MAX_RANK];
+} TensorType;
+
+typedef struct OpError {
+    Loc loc;
+    char msg[256];
+} OpError;
+
+typedef struct OpInfo {
+    const char *name;
+    LayoutCategory category;
+    int nargs;             /* positional arguments */
+    int ntensors;          /* of which the first ntensors are tensors (R.reshape: 1) */
+    const char *const *attrs; /* keyword attributes it accepts, NULL-terminated */
+} OpInfo;
+
+const OpInfo *op_find(const char *name);
+const OpInfo *op_registry(int *n);
+
+/* Checks the call (a registered operator applied to arguments of the given
+ * types) and gives the result's type. Returns 0, or -1 with err filled. */
+int op_infer(const Expr *call, const TensorType *args, int nargs, TensorType *out, OpError *err);
+
+/* Builds the PrimFunc computing the call for these argument types, named
+ * name, in m's arena (not added to m). Its parameters are the arguments'
+ * buffers, then the output's. Returns NULL with err filled. */
+Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs, Sym *name, OpError *err);
+
+#endif

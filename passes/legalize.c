@@ -1,0 +1,174 @@
+/* legalize: each call of a registered operator whose argument shapes are
+ * known becomes R.call_tir of a PrimFunc built for those shapes (ir/ops.c),
+ * added to the module under the operator's name (add, conv2d, add1, ...). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../ir/ops.h"
+#include "pass.h"
+
+typedef struct Env {
+    const Var **vars;
+    TensorType *types;
+    int n, cap;
+} Env;
+
+static int type_of_sinfo(const StructInfo *s, TensorType *t)
+{
+    if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim < 0 || s->ndim > OP_MAX_RANK)
+        return -1;
+    memset(t, 0, sizeof *t);
+    t->dtype = s->dtype;
+    t->ndim = s->ndim;
+    for (int i = 0; i < s->ndim; i++)
+        if (expr_const_int(s->shape[i], &t->shape[i]))
+            return -1;
+    return 0;
+}
+
+static int type_of(const Env *E, const Expr *e, TensorType *t)
+{
+    if (e->kind == E_CONST) {
+        if (e->u.cst.ndim > OP_MAX_RANK)
+            return -1;
+        memset(t, 0, sizeof *t);
+        t->dtype = e->u.cst.dtype;
+        t->ndim = e->u.cst.ndim;
+        memcpy(t->shape, e->u.cst.shape, (size_t)t->ndim * sizeof *t->shape);
+        return 0;
+    }
+    if (e->kind != E_VAR)
+        return -1;
+    for (int i = E->n - 1; i >= 0; i--)
+        if (E->vars[i] == e->u.var) {
+            *t = E->types[i];
+            return 0;
+        }
+    return type_of_sinfo(e->u.var->sinfo, t);
+}
+
+static void remember(Module *m, Env *E, const Var *v, const TensorType *t)
+{
+    if (E->n == E->cap) {
+        int cap = E->cap ? 2 * E->cap : 32;
+        const Var **nv = arena_array(&m->arena, (size_t)cap, sizeof *nv);
+        TensorType *nt = arena_array(&m->arena, (size_t)cap, sizeof *nt);
+        if (E->n) {
+            memcpy(nv, E->vars, (size_t)E->n * sizeof *nv);
+            memcpy(nt, E->types, (size_t)E->n * sizeof *nt);
+        }
+        E->vars = nv;
+        E->types = nt;
+        E->cap = cap;
+    }
+    E->vars[E->n] = v;
+    E->types[E->n++] = *t;
+}
+
+/* add, conv2d, ...: the last part of the operator's name, unused in m. */
+static Sym *fresh_name(Module *m, const char *op)
+{
+    const char *base = strrchr(op, '.') + 1;
+    char buf[128];
+    for (int k = 0;; k++) {
+        if (k)
+            snprintf(buf, sizeof buf, "%s%d", base, k);
+        else
+            snprintf(buf, sizeof buf, "%s", base);
+        Sym *s = intern_cstr(&m->names, buf);
+        if (!module_find(m, s))
+            return s;
+    }
+}
+
+static StructInfo *tensor_sinfo(Module *m, const TensorType *t, Loc loc)
+{
+    StructInfo *s = arena_zalloc(&m->arena, sizeof *s);
+    s->kind = SI_TENSOR;
+    s->loc = loc;
+    s->ndim = t->ndim;
+    s->dtype = t->dtype;
+    s->shape = arena_array(&m->arena, (size_t)t->ndim + 1, sizeof *s->shape);
+    for (int i = 0; i < t->ndim; i++)
+        s->shape[i] = expr_int(&m->arena, t->shape[i], DT_VOID, loc);
+    return s;
+}
+
+static Expr *call_tir(Module *m, Func *f, const Expr *call, int ntensors, const TensorType *out)
+{
+    Arena *a = &m->arena;
+    Loc loc = call->loc;
+    Expr *g = expr_new(a, E_GLOBAL, loc);
+    g->u.global.fn = f;
+    g->u.global.name = f->name;
+    Expr *args = expr_new(a, E_TUPLE, loc);
+    args->u.list.n = ntensors;
+    args->u.list.items = arena_array(a, (size_t)ntensors + 1, sizeof(Expr *));
+    memcpy(args->u.list.items, call->u.call.args, (size_t)ntensors * sizeof(Expr *));
+    Expr *si = expr_new(a, E_SINFO, loc);
+    si->u.sinfo = tensor_sinfo(m, out, loc);
+    Expr *e = expr_new(a, E_CALL, loc);
+    e->u.call.op = intern_cstr(&m->names, "R.call_tir");
+    e->u.call.nargs = 2;
+    e->u.call.nkw = 1;
+    e->u.call.args = arena_array(a, 3, sizeof(Expr *));
+    e->u.call.args[0] = g;
+    e->u.call.args[1] = args;
+    e->u.call.args[2] = si;
+    e->u.call.kw = arena_array(a, 1, sizeof(Sym *));
+    e->u.call.kw[0] = intern_cstr(&m->names, "out_sinfo");
+    return e;
+}
+
+static int legalize_func(Module *m, Func *fn, PassCtx *ctx)
+{
+    Env E = { 0 };
+    for (int i = 0; i < fn->nparams; i++) {
+        TensorType t;
+        if (type_of_sinfo(fn->params[i]->sinfo, &t) == 0)
+            remember(m, &E, fn->params[i], &t);
+    }
+    for (int b = 0; b < fn->nblocks; b++)
+        for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
+            Binding *bd = fn->blocks[b]->binds[i];
+            Expr *e = bd->value;
+            TensorType t;
+            const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
+            if (!op) {
+                if (type_of_sinfo(bd->var->sinfo, &t) == 0)
+                    remember(m, &E, bd->var, &t);
+                continue;
+            }
+            TensorType args[OP_MAX_ARGS], out;
+            int known = e->u.call.nargs >= op->ntensors;
+            for (int k = 0; k < op->ntensors && known; k++)
+                known = type_of(&E, e->u.call.args[k], &args[k]) == 0;
+            if (!known)
+                continue;   /* shapes unknown here: the call stays */
+            OpError err;
+            Func *f = NULL;
+            if (op_infer(e, args, op->ntensors, &out, &err) == 0)
+                f = op_legalize(m, e, args, op->ntensors, fresh_name(m, op->name), &err);
+            if (!f)
+                return diag_error(ctx->src, err.loc.line ? err.loc : e->loc, "%s", err.msg);
+            vec_push(&m->arena, &m->funcs, &m->nfuncs, &(int){ m->nfuncs }, f);
+            bd->value = call_tir(m, f, e, op->ntensors, &out);
+            if (!bd->var->sinfo)
+                bd->var->sinfo = tensor_sinfo(m, &out, e->loc);
+            remember(m, &E, bd->var, &out);
+        }
+    return 0;
+}
+
+int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    (void)opts;
+    (void)nopts;
+    int n = m->nfuncs;
+    for (int i = 0; i < n; i++)
+        if (m->funcs[i]->kind == F_RELAX && legalize_func(m, m->funcs[i], ctx))
+            return -1;
+    if (m->nfuncs > n)
+        m->bare = 0;
+    return 0;
+}
