@@ -403,6 +403,8 @@ void tensor_summary(FILE *out, const char *name, const Tensor *t)
     for (int64_t i = 0; i < t->count && i < 8; i++) {
         if (tensor_is_poison(t, i))
             fputs(" undef", out);
+        else if (dtype_is_float(t->dtype) && isnan(tensor_getf(t, i)))
+            fputs(" nan", out);
         else if (dtype_is_float(t->dtype))
             fprintf(out, " %.9g", tensor_getf(t, i));
         else

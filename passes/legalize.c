@@ -135,7 +135,15 @@ static int legalize_func(Module *m, Func *fn, PassCtx *ctx)
             TensorType t;
             const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
             if (!op) {
-                if (type_of_sinfo(bd->var->sinfo, &t) == 0)
+                /* what is known of other values: annotations, constants,
+                 * call_tir's out_sinfo */
+                const Expr *out = NULL;
+                if (e->kind == E_CALL && strcmp(e->u.call.op->str, "R.call_tir") == 0)
+                    for (int k = 0; k < e->u.call.nkw; k++)
+                        if (strcmp(e->u.call.kw[k]->str, "out_sinfo") == 0)
+                            out = call_kwv(e)[k];
+                if (type_of_sinfo(bd->var->sinfo, &t) == 0 || type_of(&E, e, &t) == 0 ||
+                    (out && out->kind == E_SINFO && type_of_sinfo(out->u.sinfo, &t) == 0))
                     remember(m, &E, bd->var, &t);
                 continue;
             }
