@@ -8,6 +8,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter -D_POSIX_C_SOURCE=200809L
 RE2C    ?= re2c
+PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 BISON   ?= bison
 PREFIX  ?= /usr/local
 
@@ -55,6 +56,8 @@ check: build/lopt-check build/unit build/unit-indexmap
 	./build/unit
 	./build/unit-indexmap
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
+	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then $(PYTHON) testsuite/numpy_check.py build/lopt-check; \
+	else echo "numpy_check: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
 
 # Coverage: an instrumented build runs the same tests, lcov sums the lines.
 COVDIRS = grammar ir interp printer passes cli

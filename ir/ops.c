@@ -13,11 +13,16 @@ static const char *const no_attrs[] = { NULL };
 static const char *const reduce_attrs[] = { "axis", "keepdims", NULL };
 static const char *const permute_attrs[] = { "axes", NULL };
 static const char *const matmul_attrs[] = { "out_dtype", NULL };
+static const char *const pad_attrs[] = { "pad_width", "pad_value", "pad_mode", NULL };
+static const char *const pool_attrs[] = { "pool_size", "strides", "padding", "dilation", "layout", "out_layout",
+                                          "ceil_mode", "count_include_pad", NULL };
+static const char *const softmax_attrs[] = { "axis", NULL };
+static const char *const slice_attrs[] = { "axes", "begin", "end", "strides", "assume_inbound", NULL };
 static const char *const conv_attrs[] = { "strides", "padding", "dilation", "groups", "data_layout", "kernel_layout",
                                           "out_layout", "out_dtype", "channels", "kernel_size", NULL };
 
 typedef enum {
-    K_BINARY, K_UNARY, K_REDUCE, K_PERMUTE, K_RESHAPE, K_MATMUL, K_CONV2D
+    K_BINARY, K_UNARY, K_REDUCE, K_PERMUTE, K_RESHAPE, K_MATMUL, K_CONV2D, K_PAD, K_POOL, K_SOFTMAX, K_SLICE
 } Kind;
 
 typedef struct Op {
@@ -50,6 +55,11 @@ static const Op ops[] = {
     { { "R.reshape", LAYOUT_HEAVY, 2, 1, no_attrs }, K_RESHAPE, 0 },
     { { "R.matmul", LAYOUT_HEAVY, 2, 2, matmul_attrs }, K_MATMUL, 0 },
     { { "R.nn.conv2d", LAYOUT_HEAVY, 2, 2, conv_attrs }, K_CONV2D, 0 },
+    { { "R.nn.pad", LAYOUT_LIGHT, 1, 1, pad_attrs }, K_PAD, 0 },
+    { { "R.nn.max_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs }, K_POOL, R_MAX },
+    { { "R.nn.avg_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs }, K_POOL, R_MEAN },
+    { { "R.nn.softmax", LAYOUT_LIGHT, 1, 1, softmax_attrs }, K_SOFTMAX, 0 },
+    { { "R.strided_slice", LAYOUT_LIGHT, 1, 1, slice_attrs }, K_SLICE, 0 },
 };
 
 enum { NOPS = sizeof ops / sizeof *ops };
@@ -156,6 +166,10 @@ typedef struct Plan {
     int keepdims;
     int64_t stride[2], pad[4], dil[2], groups;
     int dpos[4], kpos[4];      /* conv: positions of N C H W in the data layout, O I H W in the kernel's */
+    int64_t before[OP_MAX_RANK], step[OP_MAX_RANK];   /* pad: leading pads; slice: begin and stride */
+    int64_t pool[2];
+    double pad_value;
+    int axis;
 } Plan;
 
 static const char *type_text(const TensorType *t, char *buf, size_t cap)
@@ -345,6 +359,137 @@ static int infer_conv2d(const Expr *call, const TensorType *a, Plan *p, OpError 
     return 0;
 }
 
+static int num_of(const Expr *e, double *v)
+{
+    int64_t i;
+    if (e->kind == E_FLOAT) {
+        *v = e->u.f.v;
+        return 0;
+    }
+    if (e->kind == E_UNARY && e->u.un.op == U_NEG && e->u.un.a->kind == E_FLOAT) {
+        *v = -e->u.un.a->u.f.v;
+        return 0;
+    }
+    if (int_of(e, &i) == 0) {
+        *v = (double)i;
+        return 0;
+    }
+    return -1;
+}
+
+static int infer_pad(const Expr *call, const TensorType *a, Plan *p, OpError *err)
+{
+    int64_t w[2 * OP_MAX_RANK];
+    const Expr *pw = attr(call, "pad_width"), *pv = attr(call, "pad_value"), *mode = attr(call, "pad_mode");
+    int n = pw ? ints_of(pw, w, 2 * OP_MAX_RANK) : -1;
+    if (n != 2 * a->ndim)
+        return fail(err, pw ? pw->loc : call->loc, "pad_width lists a before and an after pad for each of the %d "
+                    "dimensions", a->ndim);
+    if (mode && strcmp(str_of(mode, ""), "constant") != 0)
+        return fail(err, mode->loc, "only pad_mode=\"constant\" is supported");
+    p->pad_value = 0;
+    if (pv && num_of(pv, &p->pad_value))
+        return fail(err, pv->loc, "pad_value is a number");
+    p->out = *a;
+    for (int d = 0; d < a->ndim; d++) {
+        if (w[2 * d] < 0 || w[2 * d + 1] < 0)
+            return fail(err, pw->loc, "pads are not negative");
+        p->before[d] = w[2 * d];
+        p->out.shape[d] = a->shape[d] + w[2 * d] + w[2 * d + 1];
+    }
+    return 0;
+}
+
+static int infer_pool(const Expr *call, const TensorType *a, Plan *p, OpError *err)
+{
+    const char *lay = str_of(attr(call, "layout"), "NCHW"), *ol = str_of(attr(call, "out_layout"), lay);
+    if (layout_pos(lay, "NCHW", p->dpos) || strcmp(lay, ol) != 0 || a->ndim != 4)
+        return fail(err, call->loc, "%s is legalized for 4-d layouts (NCHW, NHWC); not %s yet", call->u.call.op->str,
+                    lay);
+    const Expr *ceil = attr(call, "ceil_mode"), *cip = attr(call, "count_include_pad");
+    if (ceil && ceil->kind == E_BOOL && ceil->u.b)
+        return fail(err, ceil->loc, "ceil_mode=True is not supported yet");
+    p->keepdims = cip && cip->kind == E_BOOL && cip->u.b;   /* avg: count the padding */
+    int64_t v[4];
+    int n = ints_of(attr(call, "pool_size"), v, 2);
+    if (n < 1)
+        return fail(err, call->loc, "%s needs pool_size", call->u.call.op->str);
+    p->pool[0] = v[0];
+    p->pool[1] = n == 2 ? v[1] : v[0];
+    n = ints_of(attr(call, "strides"), v, 2);
+    p->stride[0] = n >= 1 ? v[0] : 1;
+    p->stride[1] = n >= 2 ? v[1] : p->stride[0];
+    n = ints_of(attr(call, "dilation"), v, 2);
+    p->dil[0] = n >= 1 ? v[0] : 1;
+    p->dil[1] = n >= 2 ? v[1] : p->dil[0];
+    n = ints_of(attr(call, "padding"), v, 4);
+    if (n < 0)
+        return fail(err, call->loc, "padding is 1, 2 or 4 integers");
+    for (int i = 0; i < 4; i++)
+        p->pad[i] = n == 0 ? 0 : n == 1 ? v[0] : n == 2 ? v[i % 2] : v[i];
+    for (int i = 0; i < 2; i++)
+        if (p->pool[i] < 1 || p->stride[i] < 1 || p->dil[i] < 1)
+            return fail(err, call->loc, "pool_size, strides and dilation are positive");
+    int64_t H = a->shape[p->dpos[2]], W = a->shape[p->dpos[3]];
+    int64_t OH = (H + p->pad[0] + p->pad[2] - p->dil[0] * (p->pool[0] - 1) - 1) / p->stride[0] + 1;
+    int64_t OW = (W + p->pad[1] + p->pad[3] - p->dil[1] * (p->pool[1] - 1) - 1) / p->stride[1] + 1;
+    if (OH < 1 || OW < 1)
+        return fail(err, call->loc, "the pool window is larger than the padded input");
+    p->out = *a;
+    p->out.shape[p->dpos[2]] = OH;
+    p->out.shape[p->dpos[3]] = OW;
+    return 0;
+}
+
+static int infer_softmax(const Expr *call, const TensorType *a, Plan *p, OpError *err)
+{
+    int64_t ax = -1;
+    const Expr *axis = attr(call, "axis");
+    if (axis && int_of(axis, &ax))
+        return fail(err, axis->loc, "axis is an integer");
+    if (ax < 0)
+        ax += a->ndim;
+    if (ax < 0 || ax >= a->ndim)
+        return fail(err, axis ? axis->loc : call->loc, "axis is out of range for a tensor of rank %d", a->ndim);
+    if (!dtype_is_float(a->dtype))
+        return fail(err, call->loc, "R.nn.softmax takes a float tensor");
+    p->axis = (int)ax;
+    p->out = *a;
+    return 0;
+}
+
+static int infer_slice(const Expr *call, const TensorType *a, Plan *p, OpError *err)
+{
+    int64_t ax[OP_MAX_RANK], be[OP_MAX_RANK], en[OP_MAX_RANK], st[OP_MAX_RANK];
+    const Expr *axes = attr(call, "axes"), *begin = attr(call, "begin"), *end = attr(call, "end"),
+               *strides = attr(call, "strides");
+    int n = ints_of(axes, ax, OP_MAX_RANK), nb = ints_of(begin, be, OP_MAX_RANK), ne = ints_of(end, en, OP_MAX_RANK),
+        ns = strides ? ints_of(strides, st, OP_MAX_RANK) : 0;
+    if (n <= 0 || nb != n || ne != n || (ns && ns != n))
+        return fail(err, call->loc, "R.strided_slice takes axes, begin and end (and strides) of one length");
+    p->out = *a;
+    for (int d = 0; d < a->ndim; d++) {
+        p->before[d] = 0;
+        p->step[d] = 1;
+    }
+    for (int i = 0; i < n; i++) {
+        int64_t d = ax[i] < 0 ? ax[i] + a->ndim : ax[i], e = a->shape[d >= 0 && d < a->ndim ? d : 0];
+        if (d < 0 || d >= a->ndim)
+            return fail(err, axes->loc, "axis %lld is out of range", (long long)ax[i]);
+        int64_t s = ns ? st[i] : 1, b = be[i] < 0 ? be[i] + e : be[i], f = en[i] < 0 ? en[i] + e : en[i];
+        if (s <= 0)
+            return fail(err, strides->loc, "only positive strides are supported");
+        b = b < 0 ? 0 : b > e ? e : b;
+        f = f < 0 ? 0 : f > e ? e : f;
+        p->before[d] = b;
+        p->step[d] = s;
+        p->out.shape[d] = f > b ? (f - b + s - 1) / s : 0;
+        if (p->out.shape[d] == 0)
+            return fail(err, call->loc, "the slice of axis %lld is empty", (long long)d);
+    }
+    return 0;
+}
+
 static int plan(const Op *o, const Expr *call, const TensorType *args, int nargs, Plan *p, OpError *err)
 {
     memset(p, 0, sizeof *p);
@@ -367,6 +512,10 @@ static int plan(const Op *o, const Expr *call, const TensorType *args, int nargs
     case K_RESHAPE: return infer_reshape(call, args, p, err);
     case K_MATMUL: return infer_matmul(call, args, p, err);
     case K_CONV2D: return infer_conv2d(call, args, p, err);
+    case K_PAD: return infer_pad(call, args, p, err);
+    case K_POOL: return infer_pool(call, args, p, err);
+    case K_SOFTMAX: return infer_softmax(call, args, p, err);
+    case K_SLICE: return infer_slice(call, args, p, err);
     }
     return -1;
 }
@@ -753,6 +902,183 @@ static void legal_conv2d(B *b, Buffer **in, Buffer *out, const Plan *p)
     nest_end(b, &t, "conv2d", store(b, out, yi, typed(b, 0, p->out.dtype)), store(b, out, yi, val));
 }
 
+static Expr *select3(B *b, Expr *cond, Expr *x, Expr *y)
+{
+    Expr *e = expr_new(b->a, E_CALL, b->loc);
+    e->u.call.op = intern_cstr(&b->m->names, "T.if_then_else");
+    e->u.call.nargs = 3;
+    e->u.call.args = arena_array(b->a, 3, sizeof(Expr *));
+    e->u.call.args[0] = cond;
+    e->u.call.args[1] = x;
+    e->u.call.args[2] = y;
+    return e;
+}
+
+/* lo <= e < hi */
+static Expr *within(B *b, Expr *e, int64_t lo, int64_t hi)
+{
+    return bin(b, B_AND, bin(b, B_LE, num(b, lo), e), bin(b, B_LT, e, num(b, hi)));
+}
+
+static void legal_pad(B *b, Buffer **in, Buffer *out, const Plan *p)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    Expr *idx[OP_MAX_RANK], *cond = NULL;
+    for (int d = 0; d < p->out.ndim; d++) {
+        int64_t e;
+        expr_const_int(in[0]->shape[d], &e);
+        idx[d] = p->before[d] ? bin(b, B_SUB, t.x[d], num(b, p->before[d])) : t.x[d];
+        if (p->out.shape[d] != e) {
+            Expr *c = within(b, t.x[d], p->before[d], p->before[d] + e);
+            cond = cond ? bin(b, B_AND, cond, c) : c;
+        }
+    }
+    Expr *x = load(b, in[0], idx);
+    Expr *val = cond ? select3(b, cond, x, typed(b, p->pad_value, p->out.dtype)) : x;
+    nest_end(b, &t, "pad", NULL, store(b, out, t.x, val));
+}
+
+static void legal_slice(B *b, Buffer **in, Buffer *out, const Plan *p)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    Expr *idx[OP_MAX_RANK];
+    for (int d = 0; d < p->out.ndim; d++) {
+        Expr *v = p->step[d] != 1 ? bin(b, B_MUL, t.x[d], num(b, p->step[d])) : t.x[d];
+        idx[d] = p->before[d] ? bin(b, B_ADD, v, num(b, p->before[d])) : v;
+    }
+    nest_end(b, &t, "strided_slice", NULL, store(b, out, t.x, load(b, in[0], idx)));
+}
+
+static void legal_pool(B *b, const Op *o, Buffer **in, Buffer *out, const Plan *p)
+{
+    /* loops n, c, oh, ow (spatial), kh, kw (reduce) */
+    int64_t ext[6] = { p->out.shape[p->dpos[0]], p->out.shape[p->dpos[1]], p->out.shape[p->dpos[2]],
+                       p->out.shape[p->dpos[3]], p->pool[0], p->pool[1] };
+    int64_t H, W;
+    expr_const_int(in[0]->shape[p->dpos[2]], &H);
+    expr_const_int(in[0]->shape[p->dpos[3]], &W);
+    Nest t;
+    nest_begin(b, &t, 6, ext, "SSSSRR");
+    Expr *h = bin(b, B_ADD, p->stride[0] == 1 ? t.x[2] : bin(b, B_MUL, t.x[2], num(b, p->stride[0])),
+                  p->dil[0] == 1 ? t.x[4] : bin(b, B_MUL, t.x[4], num(b, p->dil[0])));
+    Expr *w = bin(b, B_ADD, p->stride[1] == 1 ? t.x[3] : bin(b, B_MUL, t.x[3], num(b, p->stride[1])),
+                  p->dil[1] == 1 ? t.x[5] : bin(b, B_MUL, t.x[5], num(b, p->dil[1])));
+    Expr *xi[4], *yi[4];
+    xi[p->dpos[0]] = yi[p->dpos[0]] = t.x[0];
+    xi[p->dpos[1]] = yi[p->dpos[1]] = t.x[1];
+    xi[p->dpos[2]] = p->pad[0] ? bin(b, B_SUB, h, num(b, p->pad[0])) : h;
+    xi[p->dpos[3]] = p->pad[1] ? bin(b, B_SUB, w, num(b, p->pad[1])) : w;
+    yi[p->dpos[2]] = t.x[2];
+    yi[p->dpos[3]] = t.x[3];
+    int padded = p->pad[0] || p->pad[1] || p->pad[2] || p->pad[3];
+    Expr *cond = padded ? bin(b, B_AND, within(b, h, p->pad[0], H + p->pad[0]), within(b, w, p->pad[1], W + p->pad[1]))
+                        : NULL;
+    DType dt = p->out.dtype;
+    Expr *x = load(b, in[0], xi), *acc = load(b, out, yi), *init, *val;
+    if (o->code == R_MAX) {
+        Expr *lowest = intrin(b, "T.min_value", str(b, dtype_name(dt)), NULL);
+        init = lowest;
+        val = intrin(b, "T.max", acc, cond ? select3(b, cond, x, lowest) : x);
+    } else {
+        init = typed(b, 0, dt);
+        val = bin(b, B_ADD, acc, cond ? select3(b, cond, x, typed(b, 0, dt)) : x);
+    }
+    nest_end(b, &t, o->code == R_MAX ? "max_pool2d" : "avg_pool2d", store(b, out, yi, init), store(b, out, yi, val));
+    if (o->code != R_MEAN)
+        return;
+    /* divide by the window's size, or by the number of its points inside the input */
+    Nest u;
+    nest_begin(b, &u, 4, ext, "SSSS");
+    Expr *oi[4];
+    for (int i = 0; i < 4; i++)
+        oi[p->dpos[i]] = u.x[i];
+    Expr *count;
+    if (!padded || p->keepdims) {
+        count = typed(b, (double)(p->pool[0] * p->pool[1]), dt);
+    } else {
+        Expr *cnt[2];
+        int64_t ext_hw[2] = { H, W };
+        for (int k = 0; k < 2; k++) {
+            /* points of start + j * dil (j < pool) inside [pad, pad + extent) */
+            Expr *start = p->stride[k] == 1 ? u.x[2 + k] : bin(b, B_MUL, u.x[2 + k], num(b, p->stride[k]));
+            Expr *c = NULL;
+            for (int64_t j = 0; j < p->pool[k]; j++) {
+                Expr *pos = j ? bin(b, B_ADD, start, num(b, j * p->dil[k])) : start;
+                Expr *one = select3(b, within(b, pos, p->pad[k], ext_hw[k] + p->pad[k]), num(b, 1), num(b, 0));
+                c = c ? bin(b, B_ADD, c, one) : one;
+            }
+            cnt[k] = c;
+        }
+        Expr *cs = expr_new(b->a, E_CAST, b->loc);
+        cs->u.cast.dtype = dt;
+        cs->u.cast.a = bin(b, B_MUL, cnt[0], cnt[1]);
+        count = cs;
+    }
+    nest_end(b, &u, "avg_pool2d_divide", NULL, store(b, out, oi, bin(b, B_DIV, load(b, out, oi), count)));
+}
+
+static Buffer *scratch(B *b, const char *name, const TensorType *t)
+{
+    Buffer *x = buffer(b, name, t, BUF_ALLOC);
+    Stmt *s = stmt_new(b->a, S_ALLOC, b->loc);
+    s->u.alloc = x;
+    emit(b, s);
+    return x;
+}
+
+static void legal_softmax(B *b, Buffer **in, Buffer *out, const Plan *p)
+{
+    /* max along the axis, the sum of exp(x - max), then exp(x - max) / sum */
+    int r = p->out.ndim, ax = p->axis;
+    TensorType red = p->out;
+    red.shape[ax] = 1;
+    Buffer *mx = scratch(b, "T_max", &red), *sm = scratch(b, "T_sum", &red);
+    int64_t ext[OP_MAX_RANK + 1];
+    char kinds[OP_MAX_RANK + 1];
+    for (int step = 0; step < 2; step++) {
+        /* loops over the kept dimensions then the axis (reduce) */
+        int n = 0, at[OP_MAX_RANK];
+        for (int d = 0; d < r; d++)
+            if (d != ax) {
+                ext[n] = p->out.shape[d];
+                kinds[n] = 'S';
+                at[d] = n++;
+            }
+        ext[n] = p->out.shape[ax];
+        kinds[n] = 'R';
+        at[ax] = n++;
+        Nest t;
+        nest_begin(b, &t, n, ext, kinds);
+        Expr *xi[OP_MAX_RANK], *ri[OP_MAX_RANK];
+        for (int d = 0; d < r; d++) {
+            xi[d] = t.x[at[d]];
+            ri[d] = d == ax ? num(b, 0) : t.x[at[d]];
+        }
+        Expr *x = load(b, in[0], xi);
+        if (step == 0)
+            nest_end(b, &t, "softmax_max", store(b, mx, ri, intrin(b, "T.min_value", str(b, dtype_name(p->out.dtype)), NULL)),
+                     store(b, mx, ri, intrin(b, "T.max", load(b, mx, ri), x)));
+        else
+            nest_end(b, &t, "softmax_sum", store(b, sm, ri, typed(b, 0, p->out.dtype)),
+                     store(b, sm, ri, bin(b, B_ADD, load(b, sm, ri),
+                                          intrin(b, "T.exp", bin(b, B_SUB, x, load(b, mx, ri)), NULL))));
+    }
+    Nest t;
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, r, p->out.shape, kinds);
+    Expr *ri[OP_MAX_RANK];
+    for (int d = 0; d < r; d++)
+        ri[d] = d == ax ? num(b, 0) : t.x[d];
+    Expr *e = intrin(b, "T.exp", bin(b, B_SUB, load(b, in[0], t.x), load(b, mx, ri)), NULL);
+    nest_end(b, &t, "softmax", NULL, store(b, out, t.x, bin(b, B_DIV, e, load(b, sm, ri))));
+}
+
 Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs, Sym *name, OpError *err)
 {
     const Op *o = find_op(call->u.call.op->str);
@@ -797,6 +1123,10 @@ Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs
     case K_RESHAPE: legal_reshape(&b, in, out, &p); break;
     case K_MATMUL: legal_matmul(&b, in, out, &p); break;
     case K_CONV2D: legal_conv2d(&b, in, out, &p); break;
+    case K_PAD: legal_pad(&b, in, out, &p); break;
+    case K_POOL: legal_pool(&b, o, in, out, &p); break;
+    case K_SOFTMAX: legal_softmax(&b, in, out, &p); break;
+    case K_SLICE: legal_slice(&b, in, out, &p); break;
     }
     if (b.n == 1) {
         f->body = b.stmts[0];

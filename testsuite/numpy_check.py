@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Cross-checks lopt's interpreter against NumPy.
+
+For each case a module is written, inputs are made with NumPy and passed with
+--input, `lopt --run --output-dir` writes the outputs as .npy, and NumPy
+computes the same thing independently. Usage: numpy_check.py [path/to/lopt]
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+LOPT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "lopt")
+rng = np.random.default_rng(20261122)
+failures = 0
+
+
+def grid(*shape):
+    """Values on a 1/256 grid in [-1, 1): exact in float32."""
+    return (rng.integers(-256, 256, size=shape) / 256.0).astype(np.float32)
+
+
+def run(text, inputs):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.tir")
+        with open(path, "w") as f:
+            f.write(text)
+        args = [LOPT, "--run", "--output-dir", d, path]
+        for name, value in inputs.items():
+            np.save(os.path.join(d, name + ".npy"), value)
+            args[1:1] = ["--input", "%s=%s" % (name, os.path.join(d, name + ".npy"))]
+        r = subprocess.run(args, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(r.stderr)
+        outs = sorted(f for f in os.listdir(d) if f.startswith("output"))
+        return [np.load(os.path.join(d, f)) for f in outs]
+
+
+def shape_text(s):
+    return "(" + ", ".join(str(v) for v in s) + ("," if len(s) == 1 else "") + ")"
+
+
+def tensor(s, dt="float32"):
+    return 'R.Tensor(%s, dtype="%s")' % (shape_text(s), dt)
+
+
+def module(params, out_shape, body):
+    ps = ", ".join("%s: %s" % (n, tensor(s)) for n, s in params)
+    return ("@I.ir_module\nclass Module:\n    @R.function\n    def main(%s) -> %s:\n"
+            "        y = %s\n        return y\n" % (ps, tensor(out_shape), body))
+
+
+def check(name, got, want, atol=1e-5, rtol=1e-5):
+    global failures
+    ok = got.shape == want.shape and np.allclose(got, want.astype(np.float32), atol=atol, rtol=rtol)
+    err = float(np.max(np.abs(got.astype(np.float64) - want))) if got.shape == want.shape else float("inf")
+    print("numpy_check: %-34s %s (max abs error %.3g)" % (name, "ok" if ok else "FAILED", err))
+    failures += not ok
+
+
+def conv2d_ref(x, w, stride, pad, groups=1, dil=1):
+    """NCHW x OIHW, pad = (top, left, bottom, right), in float64."""
+    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad[0], pad[2]), (pad[1], pad[3])))
+    n, c, h, wd = x.shape
+    o, i, kh, kw = w.shape
+    oh = (h - dil * (kh - 1) - 1) // stride + 1
+    ow = (wd - dil * (kw - 1) - 1) // stride + 1
+    y = np.zeros((n, o, oh, ow))
+    og = o // groups
+    for oc in range(o):
+        g = oc // og
+        for a in range(kh):
+            for b in range(kw):
+                patch = x[:, g * i:(g + 1) * i, a * dil:a * dil + stride * (oh - 1) + 1:stride,
+                          b * dil:b * dil + stride * (ow - 1) + 1:stride]
+                y[:, oc] += np.einsum("nchw,c->nhw", patch, w[oc, :, a, b].astype(np.float64))
+    return y
+
+
+def pool_ref(x, k, stride, pad, kind):
+    n, c, h, w = x.shape
+    xp = np.full((n, c, h + pad[0] + pad[2], w + pad[1] + pad[3]), np.nan)
+    xp[:, :, pad[0]:pad[0] + h, pad[1]:pad[1] + w] = x
+    oh = (h + pad[0] + pad[2] - k) // stride + 1
+    ow = (w + pad[1] + pad[3] - k) // stride + 1
+    y = np.zeros((n, c, oh, ow))
+    for a in range(oh):
+        for b in range(ow):
+            win = xp[:, :, a * stride:a * stride + k, b * stride:b * stride + k]
+            y[:, :, a, b] = np.nanmax(win, axis=(2, 3)) if kind == "max" else np.nanmean(win, axis=(2, 3))
+    return y
+
+
+def main():
+    # conv2d NCHW, stride 2, padding 1
+    x, w = grid(1, 8, 9, 9), grid(4, 8, 3, 3)
+    text = module([("x", x.shape), ("w", w.shape)], (1, 4, 5, 5),
+                  "R.nn.conv2d(x, w, strides=[2, 2], padding=[1, 1, 1, 1])")
+    check("conv2d NCHW stride 2 pad 1", run(text, {"x": x, "w": w})[0], conv2d_ref(x, w, 2, (1, 1, 1, 1)))
+    # conv2d NHWC / HWIO, asymmetric padding, dilation 2
+    xh, wh = np.ascontiguousarray(x.transpose(0, 2, 3, 1)), np.ascontiguousarray(w.transpose(2, 3, 1, 0))
+    ref = conv2d_ref(x, w, 1, (2, 1, 0, 1), dil=2).transpose(0, 2, 3, 1)
+    text = module([("x", xh.shape), ("w", wh.shape)], ref.shape,
+                  'R.nn.conv2d(x, w, padding=[2, 1, 0, 1], dilation=[2, 2], data_layout="NHWC", kernel_layout="HWIO")')
+    check("conv2d NHWC dilation 2 asym pad", run(text, {"x": xh, "w": wh})[0], ref)
+    # depthwise
+    wd = grid(8, 1, 3, 3)
+    text = module([("x", x.shape), ("w", wd.shape)], (1, 8, 9, 9), "R.nn.conv2d(x, w, padding=[1, 1, 1, 1], groups=8)")
+    check("conv2d depthwise groups=8", run(text, {"x": x, "w": wd})[0], conv2d_ref(x, wd, 1, (1, 1, 1, 1), groups=8))
+    # matmul
+    a, b = grid(16, 24), grid(24, 8)
+    text = module([("a", a.shape), ("b", b.shape)], (16, 8), "R.matmul(a, b)")
+    check("matmul 16x24x8", run(text, {"a": a, "b": b})[0], a.astype(np.float64) @ b.astype(np.float64))
+    # pooling with padding
+    p = grid(2, 3, 7, 7)
+    text = module([("p", p.shape)], (2, 3, 4, 4), "R.nn.max_pool2d(p, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])")
+    check("max_pool2d 3x3 stride 2 pad 1", run(text, {"p": p})[0], pool_ref(p, 3, 2, (1, 1, 1, 1), "max"))
+    text = module([("p", p.shape)], (2, 3, 4, 4), "R.nn.avg_pool2d(p, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])")
+    check("avg_pool2d 3x3 stride 2 pad 1", run(text, {"p": p})[0], pool_ref(p, 3, 2, (1, 1, 1, 1), "avg"))
+    # softmax
+    s = grid(3, 5, 4) * 4
+    e = np.exp(s.astype(np.float64) - s.max(axis=1, keepdims=True))
+    text = module([("s", s.shape)], s.shape, "R.nn.softmax(s, axis=1)")
+    check("softmax axis 1", run(text, {"s": s})[0], e / e.sum(axis=1, keepdims=True))
+    # layout_transform NCHW -> NCHW4c with C = 6: padded with 0.5, and undefined (poison) without
+    t = grid(2, 6, 3, 3)
+    want = np.full((2, 2, 3, 3, 4), 0.5)
+    for c in range(6):
+        want[:, c // 4, :, :, c % 4] = t[:, c]
+    m = "T.index_map(lambda n, c, h, w: (n, c // 4, h, w, c % 4))"
+    text = module([("t", t.shape)], want.shape, "R.layout_transform(t, index_map=%s, pad_value=0.5)" % m)
+    check("layout_transform C=6 to NCHW4c, pad 0.5", run(text, {"t": t})[0], want)
+    got = run(module([("t", t.shape)], want.shape, "R.layout_transform(t, index_map=%s)" % m), {"t": t})[0]
+    check("layout_transform C=6, no pad_value", np.concatenate([got[:, 0].ravel(), got[:, 1, :, :, :2].ravel()]),
+          np.concatenate([want[:, 0].ravel(), want[:, 1, :, :, :2].ravel()]))
+    global failures
+    ok = bool(np.all(np.ascontiguousarray(got[:, 1, :, :, 2:]).view(np.uint32) == 0x7FC0DEAD))
+    print("numpy_check: %-34s %s" % ("  its padding is the poison pattern", "ok" if ok else "FAILED"))
+    failures += not ok
+    print("numpy_check: %d failure%s" % (failures, "" if failures == 1 else "s"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
