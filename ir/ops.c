@@ -160,12 +160,84 @@ static int check_attrs(const Op *o, const Expr *call, OpError *err)
 /* ---- type inference, one function per kind; it also fills the plan that
  * legalization follows ---- */
 
+/* A layout such as NCHW4c over four primal axes (N C H W, or O I H W): for
+ * each buffer axis its primal axis and whether it is the inner split. */
+typedef struct Lay {
+    int n;
+    int prim[OP_MAX_RANK];
+    int inner[OP_MAX_RANK];
+    int64_t split[4];          /* the factor a primal axis is split by, or 0 */
+} Lay;
+
+static int lay_parse(const char *s, const char *prims, Lay *l)
+{
+    memset(l, 0, sizeof *l);
+    int seen[4] = { 0 };
+    int64_t f = 0;
+    for (; *s; s++) {
+        if (*s >= '0' && *s <= '9') {
+            f = f * 10 + (*s - '0');
+            if (f > (1 << 20))
+                return -1;
+            continue;
+        }
+        const char *at = strchr(prims, *s >= 'a' && *s <= 'z' ? *s - 'a' + 'A' : *s);
+        int lower = *s >= 'a' && *s <= 'z';
+        if (!at || !*s || l->n == OP_MAX_RANK || (lower ? f < 1 || l->split[at - prims] : f != 0 || seen[at - prims]))
+            return -1;
+        int k = (int)(at - prims);
+        l->prim[l->n] = k;
+        l->inner[l->n++] = lower;
+        if (lower)
+            l->split[k] = f;
+        else
+            seen[k] = 1;
+        f = 0;
+    }
+    if (f || !seen[0] || !seen[1] || !seen[2] || !seen[3])
+        return -1;
+    return 0;
+}
+
+/* The logical extents of the four primal axes of a tensor in layout l. */
+static void lay_logical(const Lay *l, const int64_t *shape, int64_t *ext)
+{
+    for (int j = 0; j < l->n; j++)
+        if (!l->inner[j])
+            ext[l->prim[j]] = shape[j] * (l->split[l->prim[j]] ? l->split[l->prim[j]] : 1);
+}
+
+/* The buffer shape for logical extents; -1 when a split does not divide. */
+static int lay_shape(const Lay *l, const int64_t *ext, int64_t *shape)
+{
+    for (int j = 0; j < l->n; j++) {
+        int64_t f = l->split[l->prim[j]], e = ext[l->prim[j]];
+        if (f && e % f)
+            return -1;
+        shape[j] = !f ? e : l->inner[j] ? f : e / f;
+    }
+    return 0;
+}
+
+static int lay_logical_checked(const Lay *l, const TensorType *t, int64_t *ext)
+{
+    if (t->ndim != l->n)
+        return -1;
+    for (int j = 0; j < l->n; j++)
+        if (l->inner[j] && t->shape[j] != l->split[l->prim[j]])
+            return -1;
+    lay_logical(l, t->shape, ext);
+    return 0;
+}
+
 typedef struct Plan {
     TensorType out;
     int axes[OP_MAX_RANK];     /* permute: out dim d reads input dim axes[d]; reduce: reduced dims flagged */
     int keepdims;
     int64_t stride[2], pad[4], dil[2], groups;
-    int dpos[4], kpos[4];      /* conv: positions of N C H W in the data layout, O I H W in the kernel's */
+    int dpos[4], kpos[4];      /* pooling: positions of N C H W in the layout */
+    Lay dl, kl, ol;            /* conv2d: data, kernel and output layouts */
+    int64_t dext[4], kext[4];  /* conv2d: logical N C H W and O I H W */
     int64_t before[OP_MAX_RANK], step[OP_MAX_RANK];   /* pad: leading pads; slice: begin and stride */
     int64_t pool[2];
     double pad_value;
@@ -319,11 +391,13 @@ static int infer_conv2d(const Expr *call, const TensorType *a, Plan *p, OpError 
     const TensorType *x = &a[0], *w = &a[1];
     const char *dl = str_of(attr(call, "data_layout"), "NCHW"), *kl = str_of(attr(call, "kernel_layout"), "OIHW"),
                *ol = str_of(attr(call, "out_layout"), dl);
-    if (layout_pos(dl, "NCHW", p->dpos) || layout_pos(kl, "OIHW", p->kpos) || strcmp(ol, dl) != 0)
-        return fail(err, call->loc, "R.nn.conv2d is legalized for 4-d layouts (NCHW, NHWC, OIHW, HWIO, ...) with "
-                    "out_layout equal to data_layout; not %s / %s / %s yet", dl, kl, ol);
-    if (x->ndim != 4 || w->ndim != 4 || x->dtype != w->dtype)
-        return fail(err, call->loc, "R.nn.conv2d takes 4-d data and kernel of one dtype");
+    if (lay_parse(dl, "NCHW", &p->dl) || lay_parse(kl, "OIHW", &p->kl) || lay_parse(ol, "NCHW", &p->ol))
+        return fail(err, call->loc, "R.nn.conv2d: layouts %s / %s / %s are not data, kernel and output layouts of "
+                    "the axes NCHW and OIHW", dl, kl, ol);
+    if (x->dtype != w->dtype)
+        return fail(err, call->loc, "R.nn.conv2d takes data and kernel of one dtype");
+    if (lay_logical_checked(&p->dl, x, p->dext) || lay_logical_checked(&p->kl, w, p->kext))
+        return fail(err, call->loc, "R.nn.conv2d: the data or kernel shape does not fit its layout (%s, %s)", dl, kl);
     int64_t v[4];
     int n = ints_of(attr(call, "strides"), v, 2);
     p->stride[0] = n >= 1 ? v[0] : 1;
@@ -339,8 +413,8 @@ static int infer_conv2d(const Expr *call, const TensorType *a, Plan *p, OpError 
     p->groups = 1;
     if (attr(call, "groups") && int_of(attr(call, "groups"), &p->groups))
         return fail(err, attr(call, "groups")->loc, "groups is an integer");
-    int64_t N = x->shape[p->dpos[0]], C = x->shape[p->dpos[1]], H = x->shape[p->dpos[2]], W = x->shape[p->dpos[3]];
-    int64_t O = w->shape[p->kpos[0]], I = w->shape[p->kpos[1]], KH = w->shape[p->kpos[2]], KW = w->shape[p->kpos[3]];
+    int64_t N = p->dext[0], C = p->dext[1], H = p->dext[2], W = p->dext[3];
+    int64_t O = p->kext[0], I = p->kext[1], KH = p->kext[2], KW = p->kext[3];
     if (p->groups < 1 || C % p->groups || O % p->groups || I * p->groups != C)
         return fail(err, call->loc, "R.nn.conv2d: %lld input channels, %lld kernel input channels and groups=%lld "
                     "do not agree", (long long)C, (long long)I, (long long)p->groups);
@@ -352,10 +426,10 @@ static int infer_conv2d(const Expr *call, const TensorType *a, Plan *p, OpError 
     if (OH < 1 || OW < 1)
         return fail(err, call->loc, "R.nn.conv2d: the kernel is larger than the padded input");
     p->out.dtype = x->dtype;
-    p->out.ndim = 4;
+    p->out.ndim = p->ol.n;
     int64_t o[4] = { N, O, OH, OW };
-    for (int i = 0; i < 4; i++)
-        p->out.shape[p->dpos[i]] = o[i];
+    if (lay_shape(&p->ol, o, p->out.shape))
+        return fail(err, call->loc, "R.nn.conv2d: %lld output channels do not split by out_layout %s", (long long)O, ol);
     return 0;
 }
 
@@ -849,18 +923,23 @@ static void legal_matmul(B *b, Buffer **in, Buffer *out, const Plan *p)
     nest_end(b, &t, "matmul", store(b, out, t.x, typed(b, 0, p->out.dtype)), store(b, out, t.x, val));
 }
 
+/* The indices of a buffer in layout l from the four logical indices. */
+static void lay_index(B *b, const Lay *l, Expr *const *logical, Expr **idx)
+{
+    for (int j = 0; j < l->n; j++) {
+        int64_t f = l->split[l->prim[j]];
+        Expr *v = logical[l->prim[j]];
+        idx[j] = !f ? v : bin(b, l->inner[j] ? B_FLOORMOD : B_FLOORDIV, v, num(b, f));
+    }
+}
+
 static void legal_conv2d(B *b, Buffer **in, Buffer *out, const Plan *p)
 {
-    /* loops n, o, oh, ow (spatial) then ic, kh, kw (reduce), in logical order */
-    int64_t O, IC, KH, KW;
-    expr_const_int(in[1]->shape[p->kpos[0]], &O);
-    expr_const_int(in[1]->shape[p->kpos[1]], &IC);
-    expr_const_int(in[1]->shape[p->kpos[2]], &KH);
-    expr_const_int(in[1]->shape[p->kpos[3]], &KW);
-    int64_t H, W;
-    expr_const_int(in[0]->shape[p->dpos[2]], &H);
-    expr_const_int(in[0]->shape[p->dpos[3]], &W);
-    int64_t ext[7] = { p->out.shape[p->dpos[0]], O, p->out.shape[p->dpos[2]], p->out.shape[p->dpos[3]], IC, KH, KW };
+    /* loops n, o, oh, ow (spatial) then ic, kh, kw (reduce), over logical axes */
+    int64_t O = p->kext[0], IC = p->kext[1], H = p->dext[2], W = p->dext[3];
+    int64_t OH = (H + p->pad[0] + p->pad[2] - p->dil[0] * (p->kext[2] - 1) - 1) / p->stride[0] + 1;
+    int64_t OW = (W + p->pad[1] + p->pad[3] - p->dil[1] * (p->kext[3] - 1) - 1) / p->stride[1] + 1;
+    int64_t ext[7] = { p->dext[0], O, OH, OW, IC, p->kext[2], p->kext[3] };
     Nest t;
     nest_begin(b, &t, 7, ext, "SSSSRRR");
     Expr *n = t.x[0], *o = t.x[1], *oh = t.x[2], *ow = t.x[3], *ic = t.x[4], *kh = t.x[5], *kw = t.x[6];
@@ -870,19 +949,13 @@ static void legal_conv2d(B *b, Buffer **in, Buffer *out, const Plan *p)
                   p->dil[0] == 1 ? kh : bin(b, B_MUL, kh, num(b, p->dil[0])));
     Expr *w = bin(b, B_ADD, p->stride[1] == 1 ? ow : bin(b, B_MUL, ow, num(b, p->stride[1])),
                   p->dil[1] == 1 ? kw : bin(b, B_MUL, kw, num(b, p->dil[1])));
-    Expr *xi[4], *wi[4], *yi[4];
-    xi[p->dpos[0]] = n;
-    xi[p->dpos[1]] = c;
-    xi[p->dpos[2]] = p->pad[0] ? bin(b, B_SUB, h, num(b, p->pad[0])) : h;
-    xi[p->dpos[3]] = p->pad[1] ? bin(b, B_SUB, w, num(b, p->pad[1])) : w;
-    wi[p->kpos[0]] = o;
-    wi[p->kpos[1]] = ic;
-    wi[p->kpos[2]] = kh;
-    wi[p->kpos[3]] = kw;
-    yi[p->dpos[0]] = n;
-    yi[p->dpos[1]] = o;
-    yi[p->dpos[2]] = oh;
-    yi[p->dpos[3]] = ow;
+    Expr *xl[4] = { n, c, p->pad[0] ? bin(b, B_SUB, h, num(b, p->pad[0])) : h,
+                    p->pad[1] ? bin(b, B_SUB, w, num(b, p->pad[1])) : w };
+    Expr *wl[4] = { o, ic, kh, kw }, *yl[4] = { n, o, oh, ow };
+    Expr *xi[OP_MAX_RANK], *wi[OP_MAX_RANK], *yi[OP_MAX_RANK];
+    lay_index(b, &p->dl, xl, xi);
+    lay_index(b, &p->kl, wl, wi);
+    lay_index(b, &p->ol, yl, yi);
     Expr *x = load(b, in[0], xi);
     if (p->pad[0] || p->pad[1] || p->pad[2] || p->pad[3]) {
         /* reads outside the input are the zero padding */

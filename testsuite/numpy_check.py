@@ -109,6 +109,14 @@ def main():
     wd = grid(8, 1, 3, 3)
     text = module([("x", x.shape), ("w", wd.shape)], (1, 8, 9, 9), "R.nn.conv2d(x, w, padding=[1, 1, 1, 1], groups=8)")
     check("conv2d depthwise groups=8", run(text, {"x": x, "w": wd})[0], conv2d_ref(x, wd, 1, (1, 1, 1, 1), groups=8))
+    # conv2d in NCHW4c / OIHW4o against the NCHW reference in the same layout
+    x8, w8 = grid(1, 8, 6, 6), grid(8, 8, 3, 3)
+    x4 = np.ascontiguousarray(x8.reshape(1, 2, 4, 6, 6).transpose(0, 1, 3, 4, 2))
+    w4 = np.ascontiguousarray(w8.reshape(2, 4, 8, 3, 3).transpose(0, 2, 3, 4, 1))
+    ref = conv2d_ref(x8, w8, 1, (1, 1, 1, 1)).reshape(1, 2, 4, 6, 6).transpose(0, 1, 3, 4, 2)
+    text = module([("x", x4.shape), ("w", w4.shape)], ref.shape,
+                  'R.nn.conv2d(x, w, padding=[1, 1, 1, 1], data_layout="NCHW4c", kernel_layout="OIHW4o")')
+    check("conv2d NCHW4c / OIHW4o pad 1", run(text, {"x": x4, "w": w4})[0], ref)
     # matmul
     a, b = grid(16, 24), grid(24, 8)
     text = module([("a", a.shape), ("b", b.shape)], (16, 8), "R.matmul(a, b)")
