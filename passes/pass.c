@@ -29,6 +29,8 @@ static const PassInfo passes[] = {
     { "legalize", "lower calls of registered operators (R.add, R.nn.conv2d, ...) to R.call_tir of generated "
       "PrimFuncs", no_options, pass_legalize },
     { "print", "print the module to standard error at this point of the pipeline", no_options, run_print },
+    { "test-perturb", "(for testing --verify-exec) move main's first float constant up by one ULP", no_options,
+      pass_test_perturb },
     { "verify", "check the module's invariants (scopes, call_tir, ranks, block bindings)", no_options, run_verify },
 };
 

@@ -44,6 +44,7 @@ typedef struct Pipeline {
 
 /* The passes, one file each. */
 int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_test_perturb(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 
 const PassInfo *pass_registry(int *n);
 const PassInfo *pass_find(const char *name);

@@ -4,7 +4,8 @@
 # ARGS start with --map); its .expected holds stdout,
 # then stderr after a `# stderr:` line, then `# exit: N`. UPDATE=1 rewrites
 # the expectations for review. Then every test and example that lopt accepts
-# is checked to round-trip: print(parse(print(parse(x)))) == print(parse(x)).
+# is checked to round-trip: print(parse(print(parse(x)))) == print(parse(x)),
+# and every example is run with --run.
 # Usage: sh testsuite/run.sh [filter]   (LOPT names the binary under test)
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -79,6 +80,17 @@ cd "$top" || exit 2
 for f in $(find testsuite examples -name '*.tir' | LC_ALL=C sort); do
     case "$f" in *"$filter"*) ;; *) continue ;; esac
     roundtrip_one "$f"
+done
+# Every example runs on seeded inputs.
+for f in $(find examples -name '*.tir' | LC_ALL=C sort); do
+    case "$f" in *"$filter"*) ;; *) continue ;; esac
+    if "$LOPT" --run "$f" >"$tmp/out" 2>"$tmp/err"; then
+        pass=$((pass + 1))
+    else
+        echo "FAIL run $f"
+        head -n 5 "$tmp/err"
+        fail=$((fail + 1))
+    fi
 done
 # Every example must be accepted as it is.
 for f in $(find examples -name '*.tir' | LC_ALL=C sort); do

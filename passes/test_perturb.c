@@ -1,0 +1,55 @@
+/* test-perturb: for testing --verify-exec. Moves the first element of the
+ * first float constant of main one unit in the last place up, so that a
+ * bit-exact comparison fails and a comparison within a few ULP passes. Like
+ * mlir-opt's test passes, it exists only to exercise the tool itself. */
+#include <math.h>
+#include <string.h>
+
+#include "pass.h"
+
+static Expr *first_const(Expr *e)
+{
+    if (!e)
+        return NULL;
+    switch (e->kind) {
+    case E_CONST:
+        return dtype_is_float(e->u.cst.dtype) && e->u.cst.count > 0 ? e : NULL;
+    case E_CALL:
+        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++) {
+            Expr *c = first_const(e->u.call.args[i]);
+            if (c)
+                return c;
+        }
+        return NULL;
+    case E_TUPLE: case E_LIST:
+        for (int i = 0; i < e->u.list.n; i++) {
+            Expr *c = first_const(e->u.list.items[i]);
+            if (c)
+                return c;
+        }
+        return NULL;
+    default:
+        return NULL;
+    }
+}
+
+int pass_test_perturb(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    (void)opts;
+    (void)nopts;
+    for (int i = 0; i < m->nfuncs; i++) {
+        Func *f = m->funcs[i];
+        if (f->kind != F_RELAX || strcmp(f->name->str, "main") != 0)
+            continue;
+        for (int b = 0; b < f->nblocks; b++)
+            for (int k = 0; k < f->blocks[b]->nbinds; k++) {
+                Expr *c = first_const(f->blocks[b]->binds[k]->value);
+                if (!c)
+                    continue;
+                double *v = &c->u.cst.data[0];
+                *v = c->u.cst.dtype == DT_FLOAT32 ? (double)nextafterf((float)*v, INFINITY) : nextafter(*v, INFINITY);
+                return 0;
+            }
+    }
+    return diag_error(ctx->src, (Loc){ 0, 0 }, "test-perturb: main has no float constant to perturb");
+}
