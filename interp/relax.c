@@ -146,8 +146,13 @@ static Tensor *alloc_from_sinfo(Env *E, const StructInfo *s, Loc loc)
             return NULL;
         }
     Tensor *t = tensor_new(s->dtype, s->ndim, shape);
-    if (!t)
+    if (!t) {
         rerr(E, loc, "cannot allocate an output of this shape");
+        return NULL;
+    }
+    /* what the PrimFunc does not write stays undefined, and shows */
+    for (int64_t i = 0; i < t->count; i++)
+        tensor_fill_poison(t, i);
     return t;
 }
 
@@ -303,11 +308,20 @@ static Value *run_op(Env *E, const Expr *e, const OpInfo *info)
 {
     TensorType types[OP_MAX_ARGS];
     Tensor *ts[OP_MAX_ARGS + 1];
+    Value *tuple = NULL;
     int n = info->ntensors;
-    if (e->u.call.nargs < n)
+    if (e->u.call.nargs < (info->tuple_arg ? 1 : n))
         return rerr(E, e->loc, "%s takes %d arguments", info->name, info->nargs), NULL;
+    if (info->tuple_arg) {
+        /* R.concat((a, b), axis=1): the tensors are the tuple's items */
+        if (!(tuple = eval(E, e->u.call.args[0])))
+            return NULL;
+        if (tuple->kind != VAL_TUPLE || tuple->n < 1 || tuple->n > OP_MAX_ARGS)
+            return rerr(E, e->u.call.args[0]->loc, "%s takes a tuple of 1 to %d tensors", info->name, OP_MAX_ARGS), NULL;
+        n = tuple->n;
+    }
     for (int i = 0; i < n; i++) {
-        Value *v = eval(E, e->u.call.args[i]);
+        Value *v = tuple ? tuple->items[i] : eval(E, e->u.call.args[i]);
         if (!v)
             return NULL;
         if (v->kind != VAL_TENSOR || v->t->ndim > OP_MAX_RANK)
@@ -330,6 +344,8 @@ static Value *run_op(Env *E, const Expr *e, const OpInfo *info)
     Tensor *out = tensor_new(ob->dtype, ob->ndim, shape);
     if (!out)
         return rerr(E, e->loc, "cannot allocate the result of %s", info->name), NULL;
+    for (int64_t i = 0; i < out->count; i++)
+        tensor_fill_poison(out, i);
     ts[n] = out;
     if (interp_call_prim(E->in, f, ts, n + 1, E->err)) {
         tensor_free(out);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "indexmap.h"
 #include "ops.h"
 
 /* ---- the table ---- */
@@ -18,11 +19,13 @@ static const char *const pool_attrs[] = { "pool_size", "strides", "padding", "di
                                           "ceil_mode", "count_include_pad", NULL };
 static const char *const softmax_attrs[] = { "axis", NULL };
 static const char *const slice_attrs[] = { "axes", "begin", "end", "strides", "assume_inbound", NULL };
+static const char *const concat_attrs[] = { "axis", NULL };
+static const char *const lt_attrs[] = { "index_map", "pad_value", "axis_separators", "input_axis_separators", NULL };
 static const char *const conv_attrs[] = { "strides", "padding", "dilation", "groups", "data_layout", "kernel_layout",
                                           "out_layout", "out_dtype", "channels", "kernel_size", NULL };
 
 typedef enum {
-    K_BINARY, K_UNARY, K_REDUCE, K_PERMUTE, K_RESHAPE, K_MATMUL, K_CONV2D, K_PAD, K_POOL, K_SOFTMAX, K_SLICE
+    K_BINARY, K_UNARY, K_REDUCE, K_PERMUTE, K_RESHAPE, K_MATMUL, K_CONV2D, K_PAD, K_POOL, K_SOFTMAX, K_SLICE, K_CONCAT, K_LAYOUT
 } Kind;
 
 typedef struct Op {
@@ -35,31 +38,33 @@ enum { U_RELU, U_EXP, U_SIGMOID, U_TANH, U_SQRT, U_NEGATIVE };
 enum { R_SUM, R_MEAN, R_MAX, R_MIN };
 
 static const Op ops[] = {
-    { { "R.add", LAYOUT_AGNOSTIC, 2, 2, no_attrs }, K_BINARY, B_ADD },
-    { { "R.subtract", LAYOUT_AGNOSTIC, 2, 2, no_attrs }, K_BINARY, B_SUB },
-    { { "R.multiply", LAYOUT_AGNOSTIC, 2, 2, no_attrs }, K_BINARY, B_MUL },
-    { { "R.divide", LAYOUT_AGNOSTIC, 2, 2, no_attrs }, K_BINARY, B_DIV },
-    { { "R.maximum", LAYOUT_AGNOSTIC, 2, 2, no_attrs }, K_BINARY, B_GT },
-    { { "R.minimum", LAYOUT_AGNOSTIC, 2, 2, no_attrs }, K_BINARY, B_LT },
-    { { "R.nn.relu", LAYOUT_AGNOSTIC, 1, 1, no_attrs }, K_UNARY, U_RELU },
-    { { "R.exp", LAYOUT_AGNOSTIC, 1, 1, no_attrs }, K_UNARY, U_EXP },
-    { { "R.sigmoid", LAYOUT_AGNOSTIC, 1, 1, no_attrs }, K_UNARY, U_SIGMOID },
-    { { "R.tanh", LAYOUT_AGNOSTIC, 1, 1, no_attrs }, K_UNARY, U_TANH },
-    { { "R.sqrt", LAYOUT_AGNOSTIC, 1, 1, no_attrs }, K_UNARY, U_SQRT },
-    { { "R.negative", LAYOUT_AGNOSTIC, 1, 1, no_attrs }, K_UNARY, U_NEGATIVE },
-    { { "R.sum", LAYOUT_LIGHT, 1, 1, reduce_attrs }, K_REDUCE, R_SUM },
-    { { "R.mean", LAYOUT_LIGHT, 1, 1, reduce_attrs }, K_REDUCE, R_MEAN },
-    { { "R.max", LAYOUT_LIGHT, 1, 1, reduce_attrs }, K_REDUCE, R_MAX },
-    { { "R.min", LAYOUT_LIGHT, 1, 1, reduce_attrs }, K_REDUCE, R_MIN },
-    { { "R.permute_dims", LAYOUT_LIGHT, 1, 1, permute_attrs }, K_PERMUTE, 0 },
-    { { "R.reshape", LAYOUT_HEAVY, 2, 1, no_attrs }, K_RESHAPE, 0 },
-    { { "R.matmul", LAYOUT_HEAVY, 2, 2, matmul_attrs }, K_MATMUL, 0 },
-    { { "R.nn.conv2d", LAYOUT_HEAVY, 2, 2, conv_attrs }, K_CONV2D, 0 },
-    { { "R.nn.pad", LAYOUT_LIGHT, 1, 1, pad_attrs }, K_PAD, 0 },
-    { { "R.nn.max_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs }, K_POOL, R_MAX },
-    { { "R.nn.avg_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs }, K_POOL, R_MEAN },
-    { { "R.nn.softmax", LAYOUT_LIGHT, 1, 1, softmax_attrs }, K_SOFTMAX, 0 },
-    { { "R.strided_slice", LAYOUT_LIGHT, 1, 1, slice_attrs }, K_SLICE, 0 },
+    { { "R.add", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0 }, K_BINARY, B_ADD },
+    { { "R.subtract", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0 }, K_BINARY, B_SUB },
+    { { "R.multiply", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0 }, K_BINARY, B_MUL },
+    { { "R.divide", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0 }, K_BINARY, B_DIV },
+    { { "R.maximum", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0 }, K_BINARY, B_GT },
+    { { "R.minimum", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0 }, K_BINARY, B_LT },
+    { { "R.nn.relu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0 }, K_UNARY, U_RELU },
+    { { "R.exp", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0 }, K_UNARY, U_EXP },
+    { { "R.sigmoid", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0 }, K_UNARY, U_SIGMOID },
+    { { "R.tanh", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0 }, K_UNARY, U_TANH },
+    { { "R.sqrt", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0 }, K_UNARY, U_SQRT },
+    { { "R.negative", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0 }, K_UNARY, U_NEGATIVE },
+    { { "R.sum", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0 }, K_REDUCE, R_SUM },
+    { { "R.mean", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0 }, K_REDUCE, R_MEAN },
+    { { "R.max", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0 }, K_REDUCE, R_MAX },
+    { { "R.min", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0 }, K_REDUCE, R_MIN },
+    { { "R.permute_dims", LAYOUT_LIGHT, 1, 1, permute_attrs, 0 }, K_PERMUTE, 0 },
+    { { "R.reshape", LAYOUT_HEAVY, 2, 1, no_attrs, 0 }, K_RESHAPE, 0 },
+    { { "R.matmul", LAYOUT_HEAVY, 2, 2, matmul_attrs, 0 }, K_MATMUL, 0 },
+    { { "R.nn.conv2d", LAYOUT_HEAVY, 2, 2, conv_attrs, 0 }, K_CONV2D, 0 },
+    { { "R.nn.pad", LAYOUT_LIGHT, 1, 1, pad_attrs, 0 }, K_PAD, 0 },
+    { { "R.nn.max_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0 }, K_POOL, R_MAX },
+    { { "R.nn.avg_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0 }, K_POOL, R_MEAN },
+    { { "R.nn.softmax", LAYOUT_LIGHT, 1, 1, softmax_attrs, 0 }, K_SOFTMAX, 0 },
+    { { "R.strided_slice", LAYOUT_LIGHT, 1, 1, slice_attrs, 0 }, K_SLICE, 0 },
+    { { "R.concat", LAYOUT_LIGHT, 1, 0, concat_attrs, 1 }, K_CONCAT, 0 },
+    { { "R.layout_transform", LAYOUT_HEAVY, 1, 1, lt_attrs, 0 }, K_LAYOUT, 0 },
 };
 
 enum { NOPS = sizeof ops / sizeof *ops };
@@ -564,10 +569,80 @@ static int infer_slice(const Expr *call, const TensorType *a, Plan *p, OpError *
     return 0;
 }
 
+/* Whether the output has more elements than the input (then it has padding). */
+static int volume_differs(const TensorType *a, const TensorType *b)
+{
+    int64_t x = 1, y = 1;
+    for (int i = 0; i < a->ndim; i++)
+        x *= a->shape[i];
+    for (int i = 0; i < b->ndim; i++)
+        y *= b->shape[i];
+    return x != y;
+}
+
+static int infer_concat(const Expr *call, const TensorType *a, int n, Plan *p, OpError *err)
+{
+    int64_t ax = 0;
+    const Expr *axis = attr(call, "axis");
+    if (axis && int_of(axis, &ax))
+        return fail(err, axis->loc, "axis is an integer");
+    if (ax < 0)
+        ax += a[0].ndim;
+    if (ax < 0 || ax >= a[0].ndim)
+        return fail(err, axis ? axis->loc : call->loc, "axis is out of range for a tensor of rank %d", a[0].ndim);
+    p->axis = (int)ax;
+    p->out = a[0];
+    p->out.shape[ax] = 0;
+    for (int i = 0; i < n; i++) {
+        if (a[i].dtype != a[0].dtype || a[i].ndim != a[0].ndim)
+            return fail(err, call->loc, "R.concat joins tensors of one dtype and rank");
+        for (int d = 0; d < a[0].ndim; d++)
+            if (d != ax && a[i].shape[d] != a[0].shape[d])
+                return fail(err, call->loc, "R.concat: tensor %d differs in dimension %d", i + 1, d);
+        p->before[i] = p->out.shape[ax];
+        p->out.shape[ax] += a[i].shape[ax];
+    }
+    return 0;
+}
+
+static int infer_layout(const Expr *call, const TensorType *a, Plan *p, OpError *err)
+{
+    const Expr *map = attr(call, "index_map"), *pv = attr(call, "pad_value");
+    if (!map || map->kind != E_INDEXMAP)
+        return fail(err, call->loc, "R.layout_transform needs index_map=T.index_map(...)");
+    if (map->u.map.nparams != a->ndim)
+        return fail(err, map->loc, "the index map takes %d indices; the tensor has rank %d", map->u.map.nparams, a->ndim);
+    p->keepdims = pv && pv->kind != E_NONE;
+    if (p->keepdims && num_of(pv, &p->pad_value))
+        return fail(err, pv->loc, "pad_value is a number");
+    Arena ar = { 0 };
+    ImError ierr;
+    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+    IndexMap *im = im_from_expr(&ar, map, a->shape, &ierr);
+    int r = 0;
+    if (!im) {
+        r = fail(err, ierr.loc.line ? ierr.loc : map->loc, "%s", ierr.msg);
+    } else if (im->nout > OP_MAX_RANK) {
+        r = fail(err, map->loc, "the index map has more than %d outputs", OP_MAX_RANK);
+    } else {
+        ImKind k = im_classify(im, wa, wb);
+        if (k == IM_NOT_INJECTIVE || k == IM_UNKNOWN)
+            r = fail(err, map->loc, "the index map of R.layout_transform is %s on the tensor's shape",
+                     k == IM_UNKNOWN ? "not known to be injective" : "not injective");
+        p->out.dtype = a->dtype;
+        p->out.ndim = im->nout;
+        memcpy(p->out.shape, im->obox, (size_t)im->nout * sizeof *im->obox);
+        p->axis = volume_differs(a, &p->out);
+    }
+    arena_free(&ar);
+    return r;
+}
+
 static int plan(const Op *o, const Expr *call, const TensorType *args, int nargs, Plan *p, OpError *err)
 {
     memset(p, 0, sizeof *p);
-    if (nargs != o->info.ntensors || call->u.call.nargs != o->info.nargs)
+    if ((o->info.tuple_arg ? nargs < 1 || nargs > OP_MAX_ARGS : nargs != o->info.ntensors) ||
+        call->u.call.nargs != o->info.nargs)
         return fail(err, call->loc, "%s takes %d argument%s", o->info.name, o->info.nargs, o->info.nargs == 1 ? "" : "s");
     if (check_attrs(o, call, err))
         return -1;
@@ -590,6 +665,8 @@ static int plan(const Op *o, const Expr *call, const TensorType *args, int nargs
     case K_POOL: return infer_pool(call, args, p, err);
     case K_SOFTMAX: return infer_softmax(call, args, p, err);
     case K_SLICE: return infer_slice(call, args, p, err);
+    case K_CONCAT: return infer_concat(call, args, nargs, p, err);
+    case K_LAYOUT: return infer_layout(call, args, p, err);
     }
     return -1;
 }
@@ -1152,6 +1229,74 @@ static void legal_softmax(B *b, Buffer **in, Buffer *out, const Plan *p)
     nest_end(b, &t, "softmax", NULL, store(b, out, t.x, bin(b, B_DIV, e, load(b, sm, ri))));
 }
 
+static void legal_concat(B *b, Buffer **in, int nin, Buffer *out, const Plan *p)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    /* the last input, then each earlier one where the index is below its end */
+    Expr *val = NULL;
+    for (int k = nin - 1; k >= 0; k--) {
+        Expr *idx[OP_MAX_RANK];
+        for (int d = 0; d < p->out.ndim; d++)
+            idx[d] = d == p->axis && p->before[k] ? bin(b, B_SUB, t.x[d], num(b, p->before[k])) : t.x[d];
+        Expr *x = load(b, in[k], idx);
+        if (!val) {
+            val = x;
+        } else {
+            int64_t e;
+            expr_const_int(in[k]->shape[p->axis], &e);
+            val = select3(b, bin(b, B_LT, t.x[p->axis], num(b, p->before[k] + e)), x, val);
+        }
+    }
+    nest_end(b, &t, "concat", NULL, store(b, out, t.x, val));
+}
+
+/* A copy of a map's output expression over the block's iterators. */
+static Expr *subst(B *b, const Expr *e, const Expr *map, Expr *const *to)
+{
+    switch (e->kind) {
+    case E_VAR:
+        for (int i = 0; i < map->u.map.nparams; i++)
+            if (map->u.map.params[i] == e->u.var)
+                return to[i];
+        return (Expr *)e;
+    case E_BIN:
+        return bin(b, e->u.bin.op, subst(b, e->u.bin.a, map, to), subst(b, e->u.bin.b, map, to));
+    case E_UNARY: {
+        Expr *x = expr_new(b->a, E_UNARY, b->loc);
+        x->u.un.op = e->u.un.op;
+        x->u.un.a = subst(b, e->u.un.a, map, to);
+        return x;
+    }
+    default:
+        return (Expr *)e;
+    }
+}
+
+static void legal_layout(B *b, const Expr *call, Buffer **in, Buffer *out, const Plan *p)
+{
+    const Expr *map = attr(call, "index_map");
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    if (p->keepdims && p->axis) {
+        /* the padding: every point first, then the image over it */
+        Nest f;
+        nest_begin(b, &f, p->out.ndim, p->out.shape, kinds);
+        nest_end(b, &f, "layout_transform_pad", NULL, store(b, out, f.x, typed(b, p->pad_value, p->out.dtype)));
+    }
+    Nest t;
+    int64_t ext[OP_MAX_RANK];
+    for (int d = 0; d < in[0]->ndim; d++)
+        expr_const_int(in[0]->shape[d], &ext[d]);
+    nest_begin(b, &t, in[0]->ndim, ext, kinds);
+    Expr *oi[OP_MAX_RANK];
+    for (int k = 0; k < map->u.map.nout; k++)
+        oi[k] = subst(b, map->u.map.out[k], map, t.x);
+    nest_end(b, &t, "layout_transform", NULL, store(b, out, oi, load(b, in[0], t.x)));
+}
+
 Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs, Sym *name, OpError *err)
 {
     const Op *o = find_op(call->u.call.op->str);
@@ -1200,6 +1345,8 @@ Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs
     case K_POOL: legal_pool(&b, o, in, out, &p); break;
     case K_SOFTMAX: legal_softmax(&b, in, out, &p); break;
     case K_SLICE: legal_slice(&b, in, out, &p); break;
+    case K_CONCAT: legal_concat(&b, in, nargs, out, &p); break;
+    case K_LAYOUT: legal_layout(&b, call, in, out, &p); break;
     }
     if (b.n == 1) {
         f->body = b.stmts[0];

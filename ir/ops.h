@@ -30,6 +30,7 @@ typedef struct OpInfo {
     int nargs;             /* positional arguments */
     int ntensors;          /* of which the first ntensors are tensors (R.reshape: 1) */
     const char *const *attrs; /* keyword attributes it accepts, NULL-terminated */
+    int tuple_arg;         /* the tensors are the items of the first argument (R.concat) */
 } OpInfo;
 
 const OpInfo *op_find(const char *name);

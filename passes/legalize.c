@@ -94,17 +94,16 @@ static StructInfo *tensor_sinfo(Module *m, const TensorType *t, Loc loc)
     return s;
 }
 
-static Expr *call_tir(Module *m, Func *f, const Expr *call, int ntensors, const TensorType *out)
+static Expr *call_tir(Module *m, Func *f, Expr *const *items, int ntensors, const TensorType *out, Loc loc)
 {
     Arena *a = &m->arena;
-    Loc loc = call->loc;
     Expr *g = expr_new(a, E_GLOBAL, loc);
     g->u.global.fn = f;
     g->u.global.name = f->name;
     Expr *args = expr_new(a, E_TUPLE, loc);
     args->u.list.n = ntensors;
     args->u.list.items = arena_array(a, (size_t)ntensors + 1, sizeof(Expr *));
-    memcpy(args->u.list.items, call->u.call.args, (size_t)ntensors * sizeof(Expr *));
+    memcpy(args->u.list.items, items, (size_t)ntensors * sizeof(Expr *));
     Expr *si = expr_new(a, E_SINFO, loc);
     si->u.sinfo = tensor_sinfo(m, out, loc);
     Expr *e = expr_new(a, E_CALL, loc);
@@ -148,19 +147,28 @@ static int legalize_func(Module *m, Func *fn, PassCtx *ctx)
                 continue;
             }
             TensorType args[OP_MAX_ARGS], out;
-            int known = e->u.call.nargs >= op->ntensors;
-            for (int k = 0; k < op->ntensors && known; k++)
-                known = type_of(&E, e->u.call.args[k], &args[k]) == 0;
+            Expr *const *items = e->u.call.args;
+            int n = op->ntensors;
+            if (op->tuple_arg) {
+                /* R.concat((a, b)): the items of a tuple written in place */
+                if (e->u.call.nargs < 1 || e->u.call.args[0]->kind != E_TUPLE || e->u.call.args[0]->u.list.n > OP_MAX_ARGS)
+                    continue;
+                items = e->u.call.args[0]->u.list.items;
+                n = e->u.call.args[0]->u.list.n;
+            }
+            int known = op->tuple_arg || e->u.call.nargs >= n;
+            for (int k = 0; k < n && known; k++)
+                known = type_of(&E, items[k], &args[k]) == 0;
             if (!known)
                 continue;   /* shapes unknown here: the call stays */
             OpError err;
             Func *f = NULL;
-            if (op_infer(e, args, op->ntensors, &out, &err) == 0)
-                f = op_legalize(m, e, args, op->ntensors, fresh_name(m, op->name), &err);
+            if (op_infer(e, args, n, &out, &err) == 0)
+                f = op_legalize(m, e, args, n, fresh_name(m, op->name), &err);
             if (!f)
                 return diag_error(ctx->src, err.loc.line ? err.loc : e->loc, "%s", err.msg);
             vec_push(&m->arena, &m->funcs, &m->nfuncs, &(int){ m->nfuncs }, f);
-            bd->value = call_tir(m, f, e, op->ntensors, &out);
+            bd->value = call_tir(m, f, items, n, &out, e->loc);
             if (!bd->var->sinfo)
                 bd->var->sinfo = tensor_sinfo(m, &out, e->loc);
             remember(m, &E, bd->var, &out);
