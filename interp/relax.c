@@ -307,7 +307,7 @@ static Value *constant(Env *E, const Expr *e)
 static Value *run_op(Env *E, const Expr *e, const OpInfo *info)
 {
     TensorType types[OP_MAX_ARGS];
-    Tensor *ts[OP_MAX_ARGS + 1];
+    Tensor *ts[OP_MAX_ARGS];
     Value *tuple = NULL;
     int n = info->ntensors;
     if (e->u.call.nargs < (info->tuple_arg ? 1 : n))
@@ -337,21 +337,33 @@ static Value *run_op(Env *E, const Expr *e, const OpInfo *info)
     Func *f = interp_legalized(E->in, e, types, n, &oerr);
     if (!f)
         return rerr(E, oerr.loc.line ? oerr.loc : e->loc, "%s", oerr.msg), NULL;
-    const Buffer *ob = f->pparams[n].buf;
-    int64_t shape[TENSOR_MAX_RANK];
-    for (int d = 0; d < ob->ndim; d++)
-        expr_const_int(ob->shape[d], &shape[d]);
-    Tensor *out = tensor_new(ob->dtype, ob->ndim, shape);
-    if (!out)
-        return rerr(E, e->loc, "cannot allocate the result of %s", info->name), NULL;
-    for (int64_t i = 0; i < out->count; i++)
-        tensor_fill_poison(out, i);
-    ts[n] = out;
-    if (interp_call_prim(E->in, f, ts, n + 1, E->err)) {
-        tensor_free(out);
+    int nout = f->npparams - n;
+    Tensor *all[2 * OP_MAX_ARGS + 1];
+    Value *vals[OP_MAX_ARGS];
+    memcpy(all, ts, (size_t)n * sizeof *ts);
+    for (int k = 0; k < nout; k++) {
+        const Buffer *ob = f->pparams[n + k].buf;
+        int64_t shape[TENSOR_MAX_RANK];
+        for (int d = 0; d < ob->ndim; d++)
+            expr_const_int(ob->shape[d], &shape[d]);
+        Tensor *out = tensor_new(ob->dtype, ob->ndim, shape);
+        if (!out) {
+            for (int j = 0; j < k; j++)
+                tensor_free(all[n + j]);
+            return rerr(E, e->loc, "cannot allocate the result of %s", info->name), NULL;
+        }
+        for (int64_t i = 0; i < out->count; i++)
+            tensor_fill_poison(out, i);
+        all[n + k] = out;
+    }
+    if (interp_call_prim(E->in, f, all, n + nout, E->err)) {
+        for (int k = 0; k < nout; k++)
+            tensor_free(all[n + k]);
         return NULL;
     }
-    return own(E, value_tensor(out));
+    for (int k = 0; k < nout; k++)
+        vals[k] = value_tensor(all[n + k]);
+    return own(E, info->tuple_out ? value_tuple(vals, nout) : vals[0]);
 }
 
 static Value *eval(Env *E, const Expr *e)

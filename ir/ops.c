@@ -21,11 +21,14 @@ static const char *const softmax_attrs[] = { "axis", NULL };
 static const char *const slice_attrs[] = { "axes", "begin", "end", "strides", "assume_inbound", NULL };
 static const char *const concat_attrs[] = { "axis", NULL };
 static const char *const lt_attrs[] = { "index_map", "pad_value", "axis_separators", "input_axis_separators", NULL };
+static const char *const split_attrs[] = { "indices_or_sections", "axis", NULL };
+static const char *const bn_attrs[] = { "axis", "epsilon", "center", "scale", "momentum", "training", NULL };
+static const char *const crop_attrs[] = { "start_indices", "slice_sizes", "cropped_value", NULL };
 static const char *const conv_attrs[] = { "strides", "padding", "dilation", "groups", "data_layout", "kernel_layout",
                                           "out_layout", "out_dtype", "channels", "kernel_size", NULL };
 
 typedef enum {
-    K_BINARY, K_UNARY, K_REDUCE, K_PERMUTE, K_RESHAPE, K_MATMUL, K_CONV2D, K_PAD, K_POOL, K_SOFTMAX, K_SLICE, K_CONCAT, K_LAYOUT
+    K_BINARY, K_UNARY, K_REDUCE, K_PERMUTE, K_RESHAPE, K_MATMUL, K_CONV2D, K_PAD, K_POOL, K_SOFTMAX, K_SLICE, K_CONCAT, K_LAYOUT, K_SPLIT, K_BATCHNORM, K_CROP
 } Kind;
 
 typedef struct Op {
@@ -38,33 +41,37 @@ enum { U_RELU, U_EXP, U_SIGMOID, U_TANH, U_SQRT, U_NEGATIVE };
 enum { R_SUM, R_MEAN, R_MAX, R_MIN };
 
 static const Op ops[] = {
-    { { "R.add", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0 }, K_BINARY, B_ADD },
-    { { "R.subtract", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0 }, K_BINARY, B_SUB },
-    { { "R.multiply", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0 }, K_BINARY, B_MUL },
-    { { "R.divide", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0 }, K_BINARY, B_DIV },
-    { { "R.maximum", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0 }, K_BINARY, B_GT },
-    { { "R.minimum", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0 }, K_BINARY, B_LT },
-    { { "R.nn.relu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0 }, K_UNARY, U_RELU },
-    { { "R.exp", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0 }, K_UNARY, U_EXP },
-    { { "R.sigmoid", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0 }, K_UNARY, U_SIGMOID },
-    { { "R.tanh", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0 }, K_UNARY, U_TANH },
-    { { "R.sqrt", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0 }, K_UNARY, U_SQRT },
-    { { "R.negative", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0 }, K_UNARY, U_NEGATIVE },
-    { { "R.sum", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0 }, K_REDUCE, R_SUM },
-    { { "R.mean", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0 }, K_REDUCE, R_MEAN },
-    { { "R.max", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0 }, K_REDUCE, R_MAX },
-    { { "R.min", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0 }, K_REDUCE, R_MIN },
-    { { "R.permute_dims", LAYOUT_LIGHT, 1, 1, permute_attrs, 0 }, K_PERMUTE, 0 },
-    { { "R.reshape", LAYOUT_HEAVY, 2, 1, no_attrs, 0 }, K_RESHAPE, 0 },
-    { { "R.matmul", LAYOUT_HEAVY, 2, 2, matmul_attrs, 0 }, K_MATMUL, 0 },
-    { { "R.nn.conv2d", LAYOUT_HEAVY, 2, 2, conv_attrs, 0 }, K_CONV2D, 0 },
-    { { "R.nn.pad", LAYOUT_LIGHT, 1, 1, pad_attrs, 0 }, K_PAD, 0 },
-    { { "R.nn.max_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0 }, K_POOL, R_MAX },
-    { { "R.nn.avg_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0 }, K_POOL, R_MEAN },
-    { { "R.nn.softmax", LAYOUT_LIGHT, 1, 1, softmax_attrs, 0 }, K_SOFTMAX, 0 },
-    { { "R.strided_slice", LAYOUT_LIGHT, 1, 1, slice_attrs, 0 }, K_SLICE, 0 },
-    { { "R.concat", LAYOUT_LIGHT, 1, 0, concat_attrs, 1 }, K_CONCAT, 0 },
-    { { "R.layout_transform", LAYOUT_HEAVY, 1, 1, lt_attrs, 0 }, K_LAYOUT, 0 },
+    { { "R.add", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, K_BINARY, B_ADD },
+    { { "R.subtract", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, K_BINARY, B_SUB },
+    { { "R.multiply", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, K_BINARY, B_MUL },
+    { { "R.divide", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, K_BINARY, B_DIV },
+    { { "R.maximum", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, K_BINARY, B_GT },
+    { { "R.minimum", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, K_BINARY, B_LT },
+    { { "R.nn.relu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, K_UNARY, U_RELU },
+    { { "R.exp", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, K_UNARY, U_EXP },
+    { { "R.sigmoid", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, K_UNARY, U_SIGMOID },
+    { { "R.tanh", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, K_UNARY, U_TANH },
+    { { "R.sqrt", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, K_UNARY, U_SQRT },
+    { { "R.negative", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, K_UNARY, U_NEGATIVE },
+    { { "R.sum", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, K_REDUCE, R_SUM },
+    { { "R.mean", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, K_REDUCE, R_MEAN },
+    { { "R.max", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, K_REDUCE, R_MAX },
+    { { "R.min", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, K_REDUCE, R_MIN },
+    { { "R.permute_dims", LAYOUT_LIGHT, 1, 1, permute_attrs, 0, 0 }, K_PERMUTE, 0 },
+    { { "R.reshape", LAYOUT_HEAVY, 2, 1, no_attrs, 0, 0 }, K_RESHAPE, 0 },
+    { { "R.matmul", LAYOUT_HEAVY, 2, 2, matmul_attrs, 0, 0 }, K_MATMUL, 0 },
+    { { "R.nn.conv2d", LAYOUT_HEAVY, 2, 2, conv_attrs, 0, 0 }, K_CONV2D, 0 },
+    { { "R.nn.pad", LAYOUT_LIGHT, 1, 1, pad_attrs, 0, 0 }, K_PAD, 0 },
+    { { "R.nn.max_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0 }, K_POOL, R_MAX },
+    { { "R.nn.avg_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0 }, K_POOL, R_MEAN },
+    { { "R.nn.softmax", LAYOUT_LIGHT, 1, 1, softmax_attrs, 0, 0 }, K_SOFTMAX, 0 },
+    { { "R.strided_slice", LAYOUT_LIGHT, 1, 1, slice_attrs, 0, 0 }, K_SLICE, 0 },
+    { { "R.concat", LAYOUT_LIGHT, 1, 0, concat_attrs, 1, 0 }, K_CONCAT, 0 },
+    { { "R.layout_transform", LAYOUT_HEAVY, 1, 1, lt_attrs, 0, 0 }, K_LAYOUT, 0 },
+    { { "R.split", LAYOUT_LIGHT, 1, 1, split_attrs, 0, 1 }, K_SPLIT, 0 },
+    { { "R.nn.batch_norm", LAYOUT_LIGHT, 5, 5, bn_attrs, 0, 1 }, K_BATCHNORM, 0 },
+    { { "R.pad", LAYOUT_LIGHT, 1, 1, pad_attrs, 0, 0 }, K_PAD, 0 },
+    { { "R.crop", LAYOUT_LIGHT, 1, 1, crop_attrs, 0, 0 }, K_CROP, 0 },
 };
 
 enum { NOPS = sizeof ops / sizeof *ops };
@@ -247,6 +254,8 @@ typedef struct Plan {
     int64_t pool[2];
     double pad_value;
     int axis;
+    int nout;                  /* outputs: out, then more[0], more[1], ... */
+    TensorType more[OP_MAX_ARGS];
 } Plan;
 
 static const char *type_text(const TensorType *t, char *buf, size_t cap)
@@ -638,9 +647,102 @@ static int infer_layout(const Expr *call, const TensorType *a, Plan *p, OpError 
     return r;
 }
 
+static int infer_split(const Expr *call, const TensorType *a, Plan *p, OpError *err)
+{
+    int64_t ax = 0, v[OP_MAX_ARGS];
+    const Expr *axis = attr(call, "axis"), *ios = attr(call, "indices_or_sections");
+    if (axis && int_of(axis, &ax))
+        return fail(err, axis->loc, "axis is an integer");
+    if (ax < 0)
+        ax += a->ndim;
+    if (ax < 0 || ax >= a->ndim)
+        return fail(err, axis ? axis->loc : call->loc, "axis is out of range for a tensor of rank %d", a->ndim);
+    p->axis = (int)ax;
+    int64_t e = a->shape[ax], starts[OP_MAX_ARGS + 1];
+    int n;
+    if (ios && int_of(ios, &v[0]) == 0) {
+        if (v[0] < 1 || v[0] > OP_MAX_ARGS || e % v[0])
+            return fail(err, ios->loc, "%lld sections do not divide the extent %lld (at most %d sections)",
+                        (long long)v[0], (long long)e, OP_MAX_ARGS);
+        n = (int)v[0];
+        for (int i = 0; i <= n; i++)
+            starts[i] = e / n * i;
+    } else {
+        int k = ios ? ints_of(ios, v, OP_MAX_ARGS - 1) : -1;
+        if (k < 0)
+            return fail(err, ios ? ios->loc : call->loc, "indices_or_sections is a count or a list of split points");
+        n = k + 1;
+        starts[0] = 0;
+        for (int i = 0; i < k; i++) {
+            starts[i + 1] = v[i] < 0 ? 0 : v[i] > e ? e : v[i];
+            if (starts[i + 1] < starts[i])
+                return fail(err, ios->loc, "split points are increasing");
+        }
+        starts[n] = e;
+    }
+    p->nout = n;
+    for (int i = 0; i < n; i++) {
+        TensorType *t = i ? &p->more[i - 1] : &p->out;
+        *t = *a;
+        t->shape[ax] = starts[i + 1] - starts[i];
+        p->before[i] = starts[i];
+        if (t->shape[ax] == 0)
+            return fail(err, call->loc, "R.split: section %d is empty", i);
+    }
+    return 0;
+}
+
+static int infer_batchnorm(const Expr *call, const TensorType *a, Plan *p, OpError *err)
+{
+    int64_t ax = 1;
+    const Expr *axis = attr(call, "axis"), *eps = attr(call, "epsilon"), *tr = attr(call, "training");
+    if (axis && int_of(axis, &ax))
+        return fail(err, axis->loc, "axis is an integer");
+    if (ax < 0)
+        ax += a[0].ndim;
+    if (ax < 0 || ax >= a[0].ndim)
+        return fail(err, axis ? axis->loc : call->loc, "axis is out of range for a tensor of rank %d", a[0].ndim);
+    if (tr && tr->kind == E_BOOL && tr->u.b)
+        return fail(err, tr->loc, "R.nn.batch_norm runs in inference mode only");
+    p->pad_value = 1e-5;
+    if (eps && num_of(eps, &p->pad_value))
+        return fail(err, eps->loc, "epsilon is a number");
+    for (int i = 1; i < 5; i++)
+        if (a[i].ndim != 1 || a[i].shape[0] != a[0].shape[ax] || a[i].dtype != a[0].dtype)
+            return fail(err, call->loc, "R.nn.batch_norm: argument %d is not a vector of the %lld channels", i + 1,
+                        (long long)a[0].shape[ax]);
+    if (!dtype_is_float(a[0].dtype))
+        return fail(err, call->loc, "R.nn.batch_norm takes float tensors");
+    p->axis = (int)ax;
+    p->out = a[0];
+    p->nout = 3;
+    p->more[0] = a[3];
+    p->more[1] = a[4];
+    return 0;
+}
+
+static int infer_crop(const Expr *call, const TensorType *a, Plan *p, OpError *err)
+{
+    int64_t st[OP_MAX_RANK], sz[OP_MAX_RANK];
+    const Expr *s = attr(call, "start_indices"), *z = attr(call, "slice_sizes");
+    if (!s || !z || ints_of(s, st, OP_MAX_RANK) != a->ndim || ints_of(z, sz, OP_MAX_RANK) != a->ndim)
+        return fail(err, call->loc, "R.crop takes start_indices and slice_sizes, one per dimension");
+    p->out = *a;
+    for (int d = 0; d < a->ndim; d++) {
+        if (st[d] < 0 || sz[d] < 1 || st[d] + sz[d] > a->shape[d])
+            return fail(err, call->loc, "R.crop: dimension %d: [%lld, %lld) is not inside [0, %lld)", d,
+                        (long long)st[d], (long long)(st[d] + sz[d]), (long long)a->shape[d]);
+        p->before[d] = st[d];
+        p->step[d] = 1;
+        p->out.shape[d] = sz[d];
+    }
+    return 0;
+}
+
 static int plan(const Op *o, const Expr *call, const TensorType *args, int nargs, Plan *p, OpError *err)
 {
     memset(p, 0, sizeof *p);
+    p->nout = 1;
     if ((o->info.tuple_arg ? nargs < 1 || nargs > OP_MAX_ARGS : nargs != o->info.ntensors) ||
         call->u.call.nargs != o->info.nargs)
         return fail(err, call->loc, "%s takes %d argument%s", o->info.name, o->info.nargs, o->info.nargs == 1 ? "" : "s");
@@ -667,11 +769,14 @@ static int plan(const Op *o, const Expr *call, const TensorType *args, int nargs
     case K_SLICE: return infer_slice(call, args, p, err);
     case K_CONCAT: return infer_concat(call, args, nargs, p, err);
     case K_LAYOUT: return infer_layout(call, args, p, err);
+    case K_SPLIT: return infer_split(call, args, p, err);
+    case K_BATCHNORM: return infer_batchnorm(call, args, p, err);
+    case K_CROP: return infer_crop(call, args, p, err);
     }
     return -1;
 }
 
-int op_infer(const Expr *call, const TensorType *args, int nargs, TensorType *out, OpError *err)
+int op_infer(const Expr *call, const TensorType *args, int nargs, TensorType *outs, int *nout, OpError *err)
 {
     const Op *o = find_op(call->u.call.op->str);
     Plan p;
@@ -679,7 +784,10 @@ int op_infer(const Expr *call, const TensorType *args, int nargs, TensorType *ou
         return fail(err, call->loc, "%s is not a registered operator", call->u.call.op->str);
     if (plan(o, call, args, nargs, &p, err))
         return -1;
-    *out = p.out;
+    outs[0] = p.out;
+    for (int i = 1; i < p.nout; i++)
+        outs[i] = p.more[i - 1];
+    *nout = p.nout;
     return 0;
 }
 
@@ -1253,6 +1361,43 @@ static void legal_concat(B *b, Buffer **in, int nin, Buffer *out, const Plan *p)
     nest_end(b, &t, "concat", NULL, store(b, out, t.x, val));
 }
 
+static void legal_split(B *b, Buffer **in, Buffer **outs, const Plan *p)
+{
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    for (int k = 0; k < p->nout; k++) {
+        const TensorType *t = k ? &p->more[k - 1] : &p->out;
+        Nest n;
+        nest_begin(b, &n, t->ndim, t->shape, kinds);
+        Expr *idx[OP_MAX_RANK];
+        for (int d = 0; d < t->ndim; d++)
+            idx[d] = d == p->axis && p->before[k] ? bin(b, B_ADD, n.x[d], num(b, p->before[k])) : n.x[d];
+        char name[32];
+        snprintf(name, sizeof name, "split%d", k);
+        nest_end(b, &n, name, NULL, store(b, outs[k], n.x, load(b, in[0], idx)));
+    }
+}
+
+static void legal_batchnorm(B *b, Buffer **in, Buffer **outs, const Plan *p)
+{
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    Nest t;
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    Expr *c[1] = { t.x[p->axis] };
+    DType dt = p->out.dtype;
+    /* (x - mean) / sqrt(var + epsilon) * gamma + beta */
+    Expr *norm = bin(b, B_DIV, bin(b, B_SUB, load(b, in[0], t.x), load(b, in[3], c)),
+                     intrin(b, "T.sqrt", bin(b, B_ADD, load(b, in[4], c), typed(b, p->pad_value, dt)), NULL));
+    Expr *val = bin(b, B_ADD, bin(b, B_MUL, norm, load(b, in[1], c)), load(b, in[2], c));
+    nest_end(b, &t, "batch_norm", NULL, store(b, outs[0], t.x, val));
+    for (int k = 1; k < 3; k++) {
+        Nest u;
+        nest_begin(b, &u, 1, p->more[k - 1].shape, kinds);
+        nest_end(b, &u, k == 1 ? "batch_norm_mean" : "batch_norm_var", NULL, store(b, outs[k], u.x, load(b, in[k + 2], u.x)));
+    }
+}
+
 /* A copy of a map's output expression over the block's iterators. */
 static Expr *subst(B *b, const Expr *e, const Expr *map, Expr *const *to)
 {
@@ -1318,8 +1463,18 @@ Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs
         in[i] = buffer(&b, names[i], &args[i], BUF_PARAM);
         f->pparams[i] = (PParam){ NULL, in[i] };
     }
-    out = buffer(&b, "T_out", &p.out, BUF_PARAM);
-    f->pparams[nargs] = (PParam){ NULL, out };
+    Buffer *outs[OP_MAX_ARGS];
+    f->npparams = nargs + p.nout;
+    f->pparams = arena_array(b.a, (size_t)(nargs + p.nout + 1), sizeof *f->pparams);
+    for (int i = 0; i < nargs; i++)
+        f->pparams[i] = (PParam){ NULL, in[i] };
+    for (int k = 0; k < p.nout; k++) {
+        char oname[32];
+        snprintf(oname, sizeof oname, k ? "T_out%d" : "T_out", k);
+        outs[k] = buffer(&b, oname, k ? &p.more[k - 1] : &p.out, BUF_PARAM);
+        f->pparams[nargs + k] = (PParam){ NULL, outs[k] };
+    }
+    out = outs[0];
     /* T.func_attr({"op": "R.add", ...the call's attributes}) */
     Expr *d = expr_new(b.a, E_DICT, b.loc);
     int na = call->u.call.nkw + 1;
@@ -1347,6 +1502,9 @@ Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs
     case K_SLICE: legal_slice(&b, in, out, &p); break;
     case K_CONCAT: legal_concat(&b, in, nargs, out, &p); break;
     case K_LAYOUT: legal_layout(&b, call, in, out, &p); break;
+    case K_SPLIT: legal_split(&b, in, outs, &p); break;
+    case K_BATCHNORM: legal_batchnorm(&b, in, outs, &p); break;
+    case K_CROP: legal_slice(&b, in, out, &p); break;
     }
     if (b.n == 1) {
         f->body = b.stmts[0];

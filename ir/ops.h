@@ -31,18 +31,20 @@ typedef struct OpInfo {
     int ntensors;          /* of which the first ntensors are tensors (R.reshape: 1) */
     const char *const *attrs; /* keyword attributes it accepts, NULL-terminated */
     int tuple_arg;         /* the tensors are the items of the first argument (R.concat) */
+    int tuple_out;         /* the result is a tuple (R.split, R.nn.batch_norm) */
 } OpInfo;
 
 const OpInfo *op_find(const char *name);
 const OpInfo *op_registry(int *n);
 
 /* Checks the call (a registered operator applied to arguments of the given
- * types) and gives the result's type. Returns 0, or -1 with err filled. */
-int op_infer(const Expr *call, const TensorType *args, int nargs, TensorType *out, OpError *err);
+ * types) and gives the types of its results (OP_MAX_ARGS at most; one unless
+ * the operator returns a tuple). Returns 0, or -1 with err filled. */
+int op_infer(const Expr *call, const TensorType *args, int nargs, TensorType *outs, int *nout, OpError *err);
 
 /* Builds the PrimFunc computing the call for these argument types, named
  * name, in m's arena (not added to m). Its parameters are the arguments'
- * buffers, then the output's. Returns NULL with err filled. */
+ * buffers, then the outputs'. Returns NULL with err filled. */
 Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs, Sym *name, OpError *err);
 
 #endif

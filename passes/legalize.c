@@ -94,7 +94,23 @@ static StructInfo *tensor_sinfo(Module *m, const TensorType *t, Loc loc)
     return s;
 }
 
-static Expr *call_tir(Module *m, Func *f, Expr *const *items, int ntensors, const TensorType *out, Loc loc)
+static StructInfo *tuple_sinfo(Module *m, const TensorType *outs, int n, Loc loc)
+{
+    StructInfo *s = arena_zalloc(&m->arena, sizeof *s);
+    s->kind = SI_TUPLE;
+    s->loc = loc;
+    s->ndim = -1;
+    s->nfields = n;
+    s->fields = arena_array(&m->arena, (size_t)n + 1, sizeof *s->fields);
+    for (int i = 0; i < n; i++)
+        s->fields[i] = tensor_sinfo(m, &outs[i], loc);
+    return s;
+}
+
+/* R.call_tir(cls.f, (args), out_sinfo=...): one tensor, or a list of them
+ * when the operator returns a tuple (ntuple > 0). */
+static Expr *call_tir(Module *m, Func *f, Expr *const *items, int ntensors, const TensorType *out, int ntuple,
+                      Loc loc)
 {
     Arena *a = &m->arena;
     Expr *g = expr_new(a, E_GLOBAL, loc);
@@ -104,8 +120,20 @@ static Expr *call_tir(Module *m, Func *f, Expr *const *items, int ntensors, cons
     args->u.list.n = ntensors;
     args->u.list.items = arena_array(a, (size_t)ntensors + 1, sizeof(Expr *));
     memcpy(args->u.list.items, items, (size_t)ntensors * sizeof(Expr *));
-    Expr *si = expr_new(a, E_SINFO, loc);
-    si->u.sinfo = tensor_sinfo(m, out, loc);
+    Expr *si;
+    if (ntuple) {
+        si = expr_new(a, E_LIST, loc);
+        si->u.list.n = ntuple;
+        si->u.list.items = arena_array(a, (size_t)ntuple + 1, sizeof(Expr *));
+        for (int i = 0; i < ntuple; i++) {
+            Expr *x = expr_new(a, E_SINFO, loc);
+            x->u.sinfo = tensor_sinfo(m, &out[i], loc);
+            si->u.list.items[i] = x;
+        }
+    } else {
+        si = expr_new(a, E_SINFO, loc);
+        si->u.sinfo = tensor_sinfo(m, out, loc);
+    }
     Expr *e = expr_new(a, E_CALL, loc);
     e->u.call.op = intern_cstr(&m->names, "R.call_tir");
     e->u.call.nargs = 2;
@@ -146,7 +174,7 @@ static int legalize_func(Module *m, Func *fn, PassCtx *ctx)
                     remember(m, &E, bd->var, &t);
                 continue;
             }
-            TensorType args[OP_MAX_ARGS], out;
+            TensorType args[OP_MAX_ARGS];
             Expr *const *items = e->u.call.args;
             int n = op->ntensors;
             if (op->tuple_arg) {
@@ -163,15 +191,18 @@ static int legalize_func(Module *m, Func *fn, PassCtx *ctx)
                 continue;   /* shapes unknown here: the call stays */
             OpError err;
             Func *f = NULL;
-            if (op_infer(e, args, n, &out, &err) == 0)
+            TensorType outs[OP_MAX_ARGS];
+            int nout = 0;
+            if (op_infer(e, args, n, outs, &nout, &err) == 0)
                 f = op_legalize(m, e, args, n, fresh_name(m, op->name), &err);
             if (!f)
                 return diag_error(ctx->src, err.loc.line ? err.loc : e->loc, "%s", err.msg);
             vec_push(&m->arena, &m->funcs, &m->nfuncs, &(int){ m->nfuncs }, f);
-            bd->value = call_tir(m, f, items, n, &out, e->loc);
+            bd->value = call_tir(m, f, items, n, outs, op->tuple_out ? nout : 0, e->loc);
             if (!bd->var->sinfo)
-                bd->var->sinfo = tensor_sinfo(m, &out, e->loc);
-            remember(m, &E, bd->var, &out);
+                bd->var->sinfo = op->tuple_out ? tuple_sinfo(m, outs, nout, e->loc) : tensor_sinfo(m, &outs[0], e->loc);
+            if (!op->tuple_out)
+                remember(m, &E, bd->var, &outs[0]);
         }
     return 0;
 }
