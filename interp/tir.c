@@ -100,6 +100,9 @@ typedef struct Compiled {
      * constant bounds, block iterators inside their block */
     int64_t *rlo, *rhi;
     int nrange;
+    /* facts a T.if_then_else condition gives its then-branch: lo <= sum <= hi */
+    struct Fact { Aff a; int64_t lo, hi; } facts[16];
+    int nfacts;
 } Compiled;
 
 /* ---- runtime errors ---- */
@@ -193,6 +196,16 @@ static int64_t i_aff(const Node *n, Frame *fr)
         v += (uint64_t)n->aff_coef[j] * (uint64_t)fr->iv[n->aff_var[j]];
     return (int64_t)v;
 }
+
+/* k + sum coef * var compared with 0: a comparison of an index with a constant */
+#define AFF_CMP(name, test) \
+    static int64_t name(const Node *n, Frame *fr) { int64_t v = i_aff(n, fr); return v test 0; }
+AFF_CMP(i_aff_lt, <)
+AFF_CMP(i_aff_le, <=)
+AFF_CMP(i_aff_gt, >)
+AFF_CMP(i_aff_ge, >=)
+AFF_CMP(i_aff_eq, ==)
+AFF_CMP(i_aff_ne, !=)
 
 static int64_t i_aff1(const Node *n, Frame *fr)
 {
@@ -576,6 +589,31 @@ static const Node *bin(Compiled *c, const Expr *e)
         x->dt = tir_dtype(e);
         return x;
     }
+    if (op0 >= B_LT && op0 <= B_NE && !is_float(tir_dtype(e->u.bin.a)) && !is_float(tir_dtype(e->u.bin.b))) {
+        /* index op constant (or constant op index) in one node */
+        int64_t k;
+        const Expr *side = NULL;
+        BinOp op = op0;
+        if (expr_const_int(e->u.bin.b, &k) == 0) {
+            side = e->u.bin.a;
+        } else if (expr_const_int(e->u.bin.a, &k) == 0) {
+            side = e->u.bin.b;
+            op = op == B_LT ? B_GT : op == B_LE ? B_GE : op == B_GT ? B_LT : op == B_GE ? B_LE : op;
+        }
+        if (side && affine(c, side, &af) == 0 && af.n > 0 && k < (INT64_C(1) << 40) && k > -(INT64_C(1) << 40)) {
+            static const IFn cmp[] = { i_aff_lt, i_aff_le, i_aff_gt, i_aff_ge, i_aff_eq, i_aff_ne };
+            Node *x = node(c, e->loc);
+            x->k = af.k - k;
+            for (int j = 0; j < af.n; j++)
+                if (af.coef[j]) {
+                    x->aff_var[x->naff] = af.var[j];
+                    x->aff_coef[x->naff++] = af.coef[j];
+                }
+            x->i = cmp[op - B_LT];
+            x->dt = DT_BOOL;
+            return x;
+        }
+    }
     const Node *a = expr(c, e->u.bin.a), *b = expr(c, e->u.bin.b);
     if (!a || !b)
         return NULL;
@@ -725,6 +763,69 @@ static int affine(Compiled *c, const Expr *e, Aff *a)
     }
 }
 
+static int same_terms(const Aff *x, const Aff *y)
+{
+    if (x->n != y->n)
+        return 0;
+    for (int i = 0; i < x->n; i++) {
+        int j = 0;
+        while (j < y->n && !(y->var[j] == x->var[i] && y->coef[j] == x->coef[i]))
+            j++;
+        if (j == y->n)
+            return 0;
+    }
+    return 1;
+}
+
+/* Records what cond (a conjunction of comparisons of affine indices with
+ * constants) says while the then-branch runs. */
+static void add_facts(Compiled *c, const Expr *cond)
+{
+    if (cond->kind != E_BIN)
+        return;
+    BinOp op = cond->u.bin.op;
+    if (op == B_AND) {
+        add_facts(c, cond->u.bin.a);
+        add_facts(c, cond->u.bin.b);
+        return;
+    }
+    if (op != B_LT && op != B_LE && op != B_GT && op != B_GE)
+        return;
+    const Expr *l = cond->u.bin.a, *r = cond->u.bin.b;
+    int64_t k;
+    Aff a;
+    int const_left = expr_const_int(l, &k) == 0;
+    if (!const_left && expr_const_int(r, &k))
+        return;
+    if (affine(c, const_left ? r : l, &a) || a.n == 0)
+        return;
+    /* as lo <= a <= hi, with the constant of a moved to the bounds */
+    int64_t lo = INT64_MIN / 4, hi = INT64_MAX / 4;
+    if (const_left)
+        op = op == B_LT ? B_GT : op == B_LE ? B_GE : op == B_GT ? B_LT : B_LE;   /* k op a  ==  a op' k */
+    if (k > (INT64_C(1) << 40) || k < -(INT64_C(1) << 40))
+        return;
+    switch (op) {
+    case B_LT: hi = k - 1; break;
+    case B_LE: hi = k; break;
+    case B_GT: lo = k + 1; break;
+    default: lo = k; break;
+    }
+    lo -= a.k;
+    hi -= a.k;
+    a.k = 0;
+    for (int i = 0; i < c->nfacts; i++)
+        if (same_terms(&c->facts[i].a, &a)) {
+            if (lo > c->facts[i].lo)
+                c->facts[i].lo = lo;
+            if (hi < c->facts[i].hi)
+                c->facts[i].hi = hi;
+            return;
+        }
+    if (c->nfacts < 16)
+        c->facts[c->nfacts++] = (struct Fact){ a, lo, hi };
+}
+
 /* Builds a node that computes the flat offset of an access when every index
  * is affine over slots of known range and stays inside the buffer's constant
  * extents; NULL otherwise (the access then checks at run time). */
@@ -738,13 +839,27 @@ static Node *proven_access(Compiled *c, const Buffer *b, Expr *const *idx, int n
         if (expr_const_int(b->shape[d], &ext) || idx[d]->kind == E_SLICE || affine(c, idx[d], &a))
             return NULL;
         lo = hi = a.k;
-        for (int j = 0; j < a.n; j++) {
+        int known = 1;
+        for (int j = 0; j < a.n && known; j++) {
             int64_t rl, rh;
-            if (range_of(c, a.var[j], &rl, &rh))
-                return NULL;
+            if (range_of(c, a.var[j], &rl, &rh)) {
+                known = 0;
+                break;
+            }
             lo += a.coef[j] >= 0 ? a.coef[j] * rl : a.coef[j] * rh;
             hi += a.coef[j] >= 0 ? a.coef[j] * rh : a.coef[j] * rl;
         }
+        if (!known) {
+            lo = INT64_MIN / 4;
+            hi = INT64_MAX / 4;
+        }
+        for (int f = 0; f < c->nfacts; f++)
+            if (same_terms(&c->facts[f].a, &a)) {
+                if (c->facts[f].lo + a.k > lo)
+                    lo = c->facts[f].lo + a.k;
+                if (c->facts[f].hi + a.k < hi)
+                    hi = c->facts[f].hi + a.k;
+            }
         if (lo < 0 || hi >= ext || stride > (INT64_C(1) << 32))
             return NULL;
         total.k += a.k * stride;
@@ -860,9 +975,16 @@ static const Node *call(Compiled *c, const Expr *e)
     }
     if (na > 3)
         return cerr(c, e->loc, "the interpreter does not know %s with %d arguments", op, na), NULL;
-    for (int i = 0; i < na; i++)
-        if (!(a[i] = expr(c, e->u.call.args[i])))
+    int select = (strcmp(op, "T.if_then_else") == 0 || strcmp(op, "T.Select") == 0) && na == 3;
+    for (int i = 0; i < na; i++) {
+        int saved = c->nfacts;
+        if (select && i == 1)
+            add_facts(c, e->u.call.args[0]);   /* the then-branch runs only where the condition holds */
+        a[i] = expr(c, e->u.call.args[i]);
+        c->nfacts = saved;
+        if (!a[i])
             return NULL;
+    }
     Node *n = node(c, e->loc);
     n->a = a[0];
     n->b = a[1];
