@@ -515,6 +515,8 @@ static Expr *lower_texpr(Reader *R, const Sx *e)
 }
 
 /* Attribute dictionaries and other annotation values: literals, lists, dicts. */
+static Expr *lower_index_map(Reader *R, const Sx *lam);
+
 static Expr *lower_attr_value(Reader *R, const Sx *e)
 {
     switch (e->kind) {
@@ -526,6 +528,13 @@ static Expr *lower_attr_value(Reader *R, const Sx *e)
     Expr *x = lower_literal(R, e);
     if (x)
         return x;
+    /* an index map is a value in attributes: {"index_map": T.index_map(...)} */
+    if (e->kind == SX_CALL && call_name(R, e) && strcmp(call_name(R, e), "T.index_map") == 0) {
+        Args a;
+        if (split_args(R, e, &a) || want_args(R, e, &a, 1, 1, "T.index_map") || check_kwargs(R, &a, "T.index_map"))
+            return NULL;
+        return lower_index_map(R, a.pos[0]);
+    }
     if (e->kind == SX_CALL && dotted(R, e->u.call.fn) && strncmp(call_name(R, e), "T.", 2) == 0)
         return lower_texpr(R, e);
     if (e->kind == SX_CALL && call_name(R, e))

@@ -247,8 +247,8 @@ static Value *layout_transform(Env *E, const Expr *e)
         return rerr(E, e->loc, "R.layout_transform rewrites a tensor, not a tuple"), NULL;
     const Tensor *t = x->t;
     if (map->u.map.nparams != t->ndim)
-        return rerr(E, map->loc, "the index map takes %d indices; the tensor has rank %d", map->u.map.nparams,
-                    t->ndim), NULL;
+        return rerr(E, map->loc, "the index map takes %d ind%s; the tensor has rank %d", map->u.map.nparams,
+                    map->u.map.nparams == 1 ? "ex" : "ices", t->ndim), NULL;
     Arena a = { 0 };
     ImError ierr;
     Value *result = NULL;

@@ -620,7 +620,8 @@ static int infer_layout(const Expr *call, const TensorType *a, Plan *p, OpError 
     if (!map || map->kind != E_INDEXMAP)
         return fail(err, call->loc, "R.layout_transform needs index_map=T.index_map(...)");
     if (map->u.map.nparams != a->ndim)
-        return fail(err, map->loc, "the index map takes %d indices; the tensor has rank %d", map->u.map.nparams, a->ndim);
+        return fail(err, map->loc, "the index map takes %d ind%s; the tensor has rank %d", map->u.map.nparams,
+                    map->u.map.nparams == 1 ? "ex" : "ices", a->ndim);
     p->keepdims = pv && pv->kind != E_NONE;
     if (p->keepdims && num_of(pv, &p->pad_value))
         return fail(err, pv->loc, "pad_value is a number");
@@ -676,7 +677,7 @@ static int infer_split(const Expr *call, const TensorType *a, Plan *p, OpError *
         for (int i = 0; i < k; i++) {
             starts[i + 1] = v[i] < 0 ? 0 : v[i] > e ? e : v[i];
             if (starts[i + 1] < starts[i])
-                return fail(err, ios->loc, "split points are increasing");
+                return fail(err, ios->loc, "split points must increase");
         }
         starts[n] = e;
     }
