@@ -406,7 +406,7 @@ void tensor_summary(FILE *out, const char *name, const Tensor *t)
         else if (dtype_is_float(t->dtype) && isnan(tensor_getf(t, i)))
             fputs(" nan", out);
         else if (dtype_is_float(t->dtype))
-            fprintf(out, " %.9g", tensor_getf(t, i));
+            fprintf(out, t->dtype == DT_FLOAT64 ? " %.17g" : " %.9g", tensor_getf(t, i));
         else
             fprintf(out, " %lld", (long long)tensor_geti(t, i));
     }
