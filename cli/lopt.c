@@ -32,6 +32,7 @@ typedef struct Options {
     const char *compose;
     const char *apply;
     int inverse;
+    int explain;              /* --explain: passes say what they moved, folded or left */
     int run;                  /* --run: execute main instead of printing */
     int verify_exec;          /* --verify-exec[=ulp:N] */
     int64_t ulp;
@@ -56,6 +57,8 @@ static void help(FILE *out)
           "  --pass=PIPELINE     run passes in order: a,b{key=value,...},c (repeatable)\n"
           "  --verify-each       verify the module after every pass\n"
           "  --print-after-all   print the module to standard error after every pass\n"
+          "  --explain           the layout passes print to standard error, for every\n"
+          "                      rewrite they moved, folded or left, where and why\n"
           "  --run               run main (after the passes) and print its outputs\n"
           "                      (shape, dtype, checksum, first values) instead of the module\n"
           "  --seed N            seed for the inputs that --input does not give (default 1)\n"
@@ -185,6 +188,8 @@ static int parse_args(int argc, char **argv, Options *o)
             o->verify_each = 1;
         } else if (strcmp(a, "--print-after-all") == 0) {
             o->print_after_all = 1;
+        } else if (strcmp(a, "--explain") == 0) {
+            o->explain = 1;
         } else if (a[0] == '-' && a[1] != 0) {
             return usage("unknown option '%s'", a);
         } else {
@@ -194,7 +199,7 @@ static int parse_args(int argc, char **argv, Options *o)
         }
     }
     if (o->map) {
-        if (files || o->output || o->pipeline.n || o->verify_each || o->print_after_all)
+        if (files || o->output || o->pipeline.n || o->verify_each || o->print_after_all || o->explain)
             return usage("%s", "--map reads no module: it takes no file, -o or pass options");
         if (!o->shape)
             return usage("%s", "--map needs --shape, the extents of its inputs, as in --shape 1,3,8,8");
@@ -478,7 +483,7 @@ static int run(Options *o)
     if (!m || ir_verify(m, &src)) {
         status = EXIT_INPUT;
     } else {
-        PassCtx ctx = { &src, stderr, o->verify_each, o->print_after_all, NULL, NULL };
+        PassCtx ctx = { &src, stderr, o->verify_each, o->print_after_all, o->explain ? stderr : NULL, NULL, NULL };
         if (o->verify_exec) {
             ctx.after_pass = check_exec;
             ctx.after_data = &x;

@@ -1364,6 +1364,11 @@ static Var **make_vars(Arena *a, Interner *names, Sym **syms, int n)
     return v;
 }
 
+Expr *im_sum_to_expr(Arena *a, const ImSum *s, Var *const *vars)
+{
+    return sum_expr(a, s, (Var **)vars);
+}
+
 Expr *im_to_expr(Arena *a, Interner *names, const IndexMap *m)
 {
     Loc none = { 0, 0 };

@@ -113,5 +113,7 @@ int im_sum_equal(const ImSum *a, const ImSum *b);
 /* The map and predicate as IR expressions, for printing or for a module. */
 Expr *im_to_expr(Arena *a, Interner *names, const IndexMap *m);
 Expr *im_pred_to_expr(Arena *a, Interner *names, const IndexMap *over, const ImCond *pred, int npred);
+/* One normal-form sum as an expression over the given variables (one per input). */
+Expr *im_sum_to_expr(Arena *a, const ImSum *s, Var *const *vars);
 
 #endif

@@ -16,6 +16,7 @@ typedef struct PassCtx {
     FILE *dump;           /* where `print` and --print-after-all write (stderr) */
     int verify_each;
     int print_after_all;
+    FILE *explain;        /* --explain: where passes say what they moved, folded or left */
     /* Called after each pass (after verification), as --verify-exec does;
      * a nonzero return stops the pipeline with that failure. */
     int (*after_pass)(Module *m, const char *pass, void *data);
@@ -43,6 +44,7 @@ typedef struct Pipeline {
 } Pipeline;
 
 /* The passes, one file each. */
+int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_test_perturb(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 

@@ -1,0 +1,499 @@
+/* flow: moves each layout rewrite from a call's result to its operands
+ * (seed 000's backward flow), in one sweep from the last binding to the
+ * first. A rewrite y = R.layout_transform(x, M) whose x comes from a call,
+ * with every use of x a rewrite by the same M, replaces that call by a call
+ * of the callee rewritten through M (flowtir.c); the operands get the
+ * rewrites the callee's reads demand, and the sweep meets those rewrites
+ * again when it reaches the operands' producers. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir/indexmap.h"
+#include "../ir/ops.h"
+#include "flowtir.h"
+#include "graph.h"
+
+typedef struct Demand {
+    Expr *map;
+    const Expr *pad;
+    int count;            /* rewrites of the value seen so far */
+    int conflict;
+    int *slots;           /* their places in the output list */
+    int nslots, cap;
+} Demand;
+
+typedef struct Sweep {
+    Module *m;
+    Func *fn;
+    PassCtx *ctx;
+    Notes *notes;
+    PtrMap uses;          /* Var -> uses in fn */
+    PtrMap def;           /* Var -> 1 + index of its binding in the block */
+    PtrMap names;
+    Demand *dem;          /* per binding index */
+    Binding **out;        /* the new bindings, last first */
+    char *dead;
+    int nout, cap;
+    int moved;
+} Sweep;
+
+static int pad_number(const Expr *e, double *v)
+{
+    if (!e || e->kind == E_NONE)
+        return 0;
+    if (e->kind == E_FLOAT)
+        *v = e->u.f.v;
+    else if (e->kind == E_INT)
+        *v = (double)e->u.i.v;
+    else if (e->kind == E_UNARY && e->u.un.op == U_NEG && pad_number(e->u.un.a, v) == 1)
+        *v = -*v;
+    else
+        return -1;
+    return 1;
+}
+
+static int push_out(Sweep *S, Binding *b)
+{
+    if (S->nout == S->cap) {
+        int cap = S->cap ? 2 * S->cap : 64;
+        Binding **o = realloc(S->out, (size_t)cap * sizeof *o);
+        char *d = realloc(S->dead, (size_t)cap);
+        if (!o || !d) {
+            free(o ? o : S->out);
+            free(d ? d : S->dead);
+            S->out = NULL;
+            S->dead = NULL;
+            fprintf(stderr, "lopt: out of memory\n");
+            abort();
+        }
+        S->out = o;
+        S->dead = d;
+        S->cap = cap;
+    }
+    S->out[S->nout] = b;
+    S->dead[S->nout] = 0;
+    return S->nout++;
+}
+
+/* The static type of a value: what legalization needs. */
+static int type_of_value(const Expr *e, TensorType *t)
+{
+    DType dt;
+    int nd;
+    int64_t sh[16];
+    if (e->kind == E_CONST) {
+        if (e->u.cst.ndim > OP_MAX_RANK)
+            return -1;
+        t->dtype = e->u.cst.dtype;
+        t->ndim = e->u.cst.ndim;
+        memcpy(t->shape, e->u.cst.shape, (size_t)t->ndim * sizeof *t->shape);
+        return 0;
+    }
+    if (e->kind != E_VAR || sinfo_shape(e->u.var->sinfo, &dt, &nd, sh) || nd > OP_MAX_RANK)
+        return -1;
+    t->dtype = dt;
+    t->ndim = nd;
+    memcpy(t->shape, sh, (size_t)nd * sizeof *sh);
+    return 0;
+}
+
+static int same_pad(const Expr *a, const Expr *b)
+{
+    double x = 0, y = 0;
+    int ha = pad_number(a, &x), hb = pad_number(b, &y);
+    return ha == hb && (ha != 1 || x == y || (x != x && y != y));
+}
+
+static int same_rewrite(const Expr *a, const Expr *b, const StructInfo *si)
+{
+    DType dt;
+    int nd;
+    int64_t sh[16];
+    if (sinfo_shape(si, &dt, &nd, sh) || a->u.map.nparams != nd || b->u.map.nparams != nd)
+        return expr_equal(a, b);
+    Arena ar = { 0 };
+    ImError err;
+    IndexMap *x = im_from_expr(&ar, a, sh, &err), *y = x ? im_from_expr(&ar, b, sh, &err) : NULL;
+    int eq = x && y && x->nout == y->nout;
+    for (int k = 0; eq && k < x->nout; k++)
+        eq = im_sum_equal(x->out[k], y->out[k]);
+    arena_free(&ar);
+    return eq;
+}
+
+static void demand_add(Sweep *S, Var *x, Expr *map, const Expr *pad, int slot)
+{
+    int d = ptrmap_get(&S->def, x, 0) - 1;
+    if (d < 0)
+        return;
+    Demand *D = &S->dem[d];
+    if (D->count == 0) {
+        D->map = map;
+        D->pad = pad;
+    } else if (!same_pad(D->pad, pad) || !same_rewrite(D->map, map, x->sinfo)) {
+        D->conflict = 1;
+    }
+    D->count++;
+    if (D->nslots == D->cap) {
+        D->cap = D->cap ? 2 * D->cap : 4;
+        int *s = realloc(D->slots, (size_t)D->cap * sizeof *s);
+        if (!s)
+            abort();
+        D->slots = s;
+    }
+    D->slots[D->nslots++] = slot;
+}
+
+static Sym *fresh_func(Module *m, const char *base)
+{
+    char buf[160];
+    for (int k = 1;; k++) {
+        snprintf(buf, sizeof buf, "%.120s_%d", base, k);
+        Sym *s = intern_cstr(&m->names, buf);
+        if (!module_find(m, s))
+            return s;
+    }
+}
+
+static void add_func(Module *m, Func *f)
+{
+    vec_push(&m->arena, &m->funcs, &m->nfuncs, &(int){ m->nfuncs }, f);
+    m->bare = 0;
+}
+
+static Expr *call_tir_new(Module *m, Func *f, Expr **args, int n, const FlowTir *r, Loc loc)
+{
+    Arena *a = &m->arena;
+    Expr *g = expr_new(a, E_GLOBAL, loc);
+    g->u.global.fn = f;
+    g->u.global.name = f->name;
+    Expr *t = expr_new(a, E_TUPLE, loc);
+    t->u.list.n = n;
+    t->u.list.items = args;
+    Expr *si = expr_new(a, E_SINFO, loc);
+    si->u.sinfo = tensor_sinfo_new(a, r->odtype, r->ondim, r->oshape, loc);
+    Expr *e = expr_new(a, E_CALL, loc);
+    e->u.call.op = intern_cstr(&m->names, "R.call_tir");
+    e->u.call.nargs = 2;
+    e->u.call.nkw = 1;
+    e->u.call.args = arena_array(a, 3, sizeof(Expr *));
+    e->u.call.args[0] = g;
+    e->u.call.args[1] = t;
+    e->u.call.args[2] = si;
+    e->u.call.kw = arena_array(a, 1, sizeof(Sym *));
+    e->u.call.kw[0] = intern_cstr(&m->names, "out_sinfo");
+    return e;
+}
+
+/* An elementwise operator keeps its form when the rewritten function reads
+ * each operand at the new result index, aligned from the right, with
+ * extent-1 dimensions read at 0: numpy broadcasting in the new layout. */
+static int broadcast_reads(const Expr *e, const FlowTir *r, int *ok);
+
+static int broadcast_stmt(const Stmt *s, const FlowTir *r, int *ok)
+{
+    if (!s)
+        return 0;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            broadcast_stmt(s->u.seq.items[i], r, ok);
+        break;
+    case S_FOR:
+        broadcast_stmt(s->u.loop.body, r, ok);
+        break;
+    case S_BLOCK:
+        broadcast_stmt(s->u.block->init, r, ok);
+        broadcast_stmt(s->u.block->body, r, ok);
+        if (s->u.block->where)
+            *ok = 0;
+        break;
+    case S_STORE:
+        broadcast_reads(s->u.store.value, r, ok);
+        break;
+    default:
+        *ok = 0;
+    }
+    return 0;
+}
+
+static int broadcast_reads(const Expr *e, const FlowTir *r, int *ok)
+{
+    if (!e)
+        return 0;
+    switch (e->kind) {
+    case E_LOAD: {
+        const Buffer *b = e->u.load.buf;
+        int n = e->u.load.n, off = r->ondim - n;
+        if (off < 0)
+            *ok = 0;
+        for (int d = 0; d < n && *ok; d++) {
+            const Expr *x = e->u.load.idx[d];
+            int64_t c, ext;
+            if (x->kind == E_VAR && x->u.var == r->yvars[d + off])
+                continue;
+            if (expr_const_int(x, &c) == 0 && c == 0 && expr_const_int(b->shape[d], &ext) == 0 && ext == 1)
+                continue;
+            *ok = 0;
+        }
+        break;
+    }
+    case E_BIN:
+        broadcast_reads(e->u.bin.a, r, ok);
+        broadcast_reads(e->u.bin.b, r, ok);
+        break;
+    case E_UNARY:
+        broadcast_reads(e->u.un.a, r, ok);
+        break;
+    case E_CAST:
+        broadcast_reads(e->u.cast.a, r, ok);
+        break;
+    case E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            broadcast_reads(e->u.call.args[i], r, ok);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* Flows the rewrite (map, pad) of the value bd computes through bd's call.
+ * On success bd's value becomes the new call (result var y) and the operands'
+ * rewrites are pushed. Returns 0, or -1 with why filled. */
+static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc, char *why, size_t cap)
+{
+    Module *m = S->m;
+    Expr *e = bd->value;
+    double padv = 0;
+    int has_pad = pad_number(pad, &padv) == 1;
+    Func *f = call_tir_callee(e);
+    const OpInfo *op = NULL;
+    Expr *const *items = NULL;
+    int n = 0;
+    if (f) {
+        const Expr *si = call_kwarg(e, "out_sinfo");
+        if (!si || si->kind != E_SINFO || e->u.call.args[1]->kind != E_TUPLE)
+            return snprintf(why, cap, "the call of %s does not return one tensor", f->name->str), -1;
+        if (func_is_frozen(f))
+            return snprintf(why, cap, "%s is frozen", f->name->str), -1;
+        items = e->u.call.args[1]->u.list.items;
+        n = e->u.call.args[1]->u.list.n;
+        if (f->npparams != n + 1)
+            return snprintf(why, cap, "%s takes %d parameters, not %d and a result", f->name->str, f->npparams, n), -1;
+    } else if (e->kind == E_CALL && !e->u.call.callee && (op = op_find(e->u.call.op->str)) && !op->tuple_arg &&
+               !op->tuple_out) {
+        TensorType args[OP_MAX_ARGS], outs[OP_MAX_ARGS];
+        int nout;
+        OpError err;
+        n = op->ntensors;
+        items = e->u.call.args;
+        for (int k = 0; k < n; k++)
+            if (k >= e->u.call.nargs || type_of_value(items[k], &args[k]))
+                return snprintf(why, cap, "the operands of %s have no static shape", op->name), -1;
+        if (op_infer(e, args, n, outs, &nout, &err) ||
+            !(f = op_legalize(m, e, args, n, intern_cstr(&m->names, strrchr(op->name, '.') + 1), &err)))
+            return snprintf(why, cap, "%s", err.msg), -1;
+    } else {
+        const char *what = e->kind == E_CALL ? e->u.call.op->str : "this value";
+        return snprintf(why, cap, "%s is opaque to flow", what), -1;
+    }
+    FlowTir r;
+    /* a failed attempt leaves only unreachable nodes in the arena */
+    if (flow_tir(m, f, map, has_pad, padv, fresh_func(m, f->name->str), &r)) {
+        return snprintf(why, cap, "%s", r.why), -1;
+    }
+    Expr **args = arena_array(&m->arena, (size_t)n + 1, sizeof *args);
+    Binding *pre[FLOW_MAX_ARGS];
+    int npre = 0;
+    for (int k = 0; k < n; k++) {
+        args[k] = items[k];
+        if (!r.map[k])
+            continue;
+        Expr *lpad = NULL;
+        if (r.padded[k] && r.has_pad) {
+            lpad = expr_new(&m->arena, E_FLOAT, loc);
+            lpad->u.f.v = r.pad;
+            lpad->u.f.dtype = DT_VOID;
+        }
+        const char *base = items[k]->kind == E_VAR ? items[k]->u.var->name->str : "c";
+        char nm[160];
+        snprintf(nm, sizeof nm, "%.120s_t", base);
+        Var *v = var_new(&m->arena, fresh_name(&m->names, &S->names, nm), VAR_RELAX, loc);
+        v->dataflow = y->dataflow;
+        int64_t sh[16];
+        DType dt = DT_FLOAT32;
+        int nd = 0;
+        Arena tmp = { 0 };
+        TensorType tt;
+        if (type_of_value(items[k], &tt) == 0) {
+            ImError err;
+            IndexMap *im = im_from_expr(&tmp, r.map[k], tt.shape, &err);
+            if (im) {
+                nd = im->nout;
+                memcpy(sh, im->obox, (size_t)nd * sizeof *sh);
+                dt = tt.dtype;
+            }
+        }
+        arena_free(&tmp);
+        if (nd)
+            v->sinfo = tensor_sinfo_new(&m->arena, dt, nd, sh, loc);
+        Binding *nb = arena_zalloc(&m->arena, sizeof *nb);
+        nb->loc = loc;
+        nb->var = v;
+        nb->annot = v->sinfo;
+        nb->value = layout_transform_new(m, items[k], r.map[k], lpad, loc);
+        pre[npre++] = nb;
+        args[k] = var_ref(&m->arena, v, loc);
+    }
+    int keep = 0;
+    if (op && op->category == LAYOUT_AGNOSTIC) {
+        keep = 1;
+        broadcast_stmt(r.f->body, &r, &keep);
+    }
+    if (keep) {
+        Expr *c = arena_alloc(&m->arena, sizeof *c);
+        *c = *e;
+        c->u.call.args = arena_array(&m->arena, (size_t)(e->u.call.nargs + e->u.call.nkw) + 1, sizeof(Expr *));
+        memcpy(c->u.call.args, e->u.call.args, (size_t)(e->u.call.nargs + e->u.call.nkw) * sizeof(Expr *));
+        memcpy(c->u.call.args, args, (size_t)n * sizeof(Expr *));
+        c->loc = e->loc;
+        bd->value = c;
+    } else {
+        add_func(m, r.f);
+        bd->value = call_tir_new(m, r.f, args, n, &r, e->loc);
+    }
+    Binding *nb = arena_zalloc(&m->arena, sizeof *nb);
+    nb->loc = bd->loc;
+    nb->var = y;
+    nb->annot = y->sinfo ? y->sinfo : tensor_sinfo_new(&m->arena, r.odtype, r.ondim, r.oshape, loc);
+    y->sinfo = nb->annot;
+    nb->value = bd->value;
+    bd->value = e;
+    push_out(S, nb);
+    for (int k = npre - 1; k >= 0; k--) {
+        int slot = push_out(S, pre[k]);
+        Expr *x = pre[k]->value->u.call.args[0];
+        if (x->kind == E_VAR)
+            demand_add(S, x->u.var, r.map[k], pre[k]->value->u.call.nargs + pre[k]->value->u.call.nkw > 2
+                                                  ? call_kwarg(pre[k]->value, "pad_value") : NULL, slot);
+    }
+    return 0;
+}
+
+static const char *producer_kind(const Expr *e)
+{
+    if (e->kind == E_CONST)
+        return "a constant (fold rewrites it)";
+    if (is_layout_transform(e))
+        return "a rewrite (fold composes the two)";
+    return NULL;
+}
+
+/* Visits binding i (the sweep goes backwards). */
+static void visit(Sweep *S, Binding *bd, int i)
+{
+    Demand *D = &S->dem[i];
+    int uses = ptrmap_get(&S->uses, bd->var, 0);
+    char why[400];
+    if (D->count) {
+        Binding *first = S->out[D->slots[D->nslots - 1]];   /* the earliest rewrite */
+        Loc at = first->loc;
+        const char *pk = producer_kind(bd->value);
+        if (D->conflict)
+            note_add(S->notes, at, "flow stopped: %s has %d consumers with different layouts", bd->var->name->str,
+                     uses);
+        else if (D->count < uses)
+            note_add(S->notes, at, "flow stopped: %s has %d other consumer%s", bd->var->name->str, uses - D->count,
+                     uses - D->count == 1 ? "" : "s");
+        else if (pk)
+            note_add(S->notes, at, "left: %s is %s", bd->var->name->str, pk);
+        else if (flow_call(S, bd, first->var, D->map, D->pad, at, why, sizeof why) == 0) {
+            for (int k = 0; k < D->nslots; k++) {
+                Binding *b = S->out[D->slots[k]];
+                if (b == first) {
+                    S->dead[D->slots[k]] = 1;
+                } else {
+                    /* another rewrite by the same map: the same value */
+                    Binding *alias = arena_zalloc(&S->m->arena, sizeof *alias);
+                    *alias = *b;
+                    alias->value = var_ref(&S->m->arena, first->var, b->loc);
+                    S->out[D->slots[k]] = alias;
+                }
+            }
+            S->moved++;
+            note_add(S->notes, at, "moved the rewrite of %s through %s", bd->var->name->str,
+                     bd->value->kind == E_CALL && call_tir_callee(bd->value) ? call_tir_callee(bd->value)->name->str
+                     : bd->value->kind == E_CALL ? bd->value->u.call.op->str : "its producer");
+            free(D->slots);
+            return;
+        } else {
+            note_add(S->notes, at, "flow stopped at %s: %s", bd->var->name->str, why);
+        }
+    }
+    free(D->slots);
+    int slot = push_out(S, bd);
+    Expr *e = bd->value;
+    if (is_layout_transform(e)) {
+        Expr *x = e->u.call.args[0];
+        if (x->kind == E_VAR && ptrmap_get(&S->def, x->u.var, 0))
+            demand_add(S, x->u.var, call_kwarg(e, "index_map"), call_kwarg(e, "pad_value"), slot);
+        else if (x->kind == E_VAR)
+            note_add(S->notes, bd->loc, "left: %s is %s", x->u.var->name->str,
+                     x->u.var->dataflow ? "defined in another block" : "a parameter of the function");
+        else
+            note_add(S->notes, bd->loc, "left: its operand is a constant (fold rewrites it)");
+    }
+}
+
+static void sweep_block(Sweep *S, RBlock *rb)
+{
+    ptrmap_free(&S->def);
+    for (int i = 0; i < rb->nbinds; i++)
+        ptrmap_put(&S->def, rb->binds[i]->var, i + 1);
+    S->dem = calloc((size_t)rb->nbinds + 1, sizeof *S->dem);
+    if (!S->dem)
+        abort();
+    S->nout = 0;
+    for (int i = rb->nbinds - 1; i >= 0; i--)
+        visit(S, rb->binds[i], i);
+    int n = 0;
+    for (int k = 0; k < S->nout; k++)
+        n += !S->dead[k];
+    Binding **nb = arena_array(&S->m->arena, (size_t)n + 1, sizeof *nb);
+    int j = 0;
+    for (int k = S->nout - 1; k >= 0; k--)
+        if (!S->dead[k])
+            nb[j++] = S->out[k];
+    rb->binds = nb;
+    rb->nbinds = n;
+    free(S->dem);
+    S->dem = NULL;
+}
+
+int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    (void)opts;
+    (void)nopts;
+    Notes notes = { 0 };
+    int nf = m->nfuncs;
+    for (int f = 0; f < nf; f++) {
+        Func *fn = m->funcs[f];
+        if (fn->kind != F_RELAX)
+            continue;
+        Sweep S = { m, fn, ctx, &notes, { 0 }, { 0 }, { 0 }, NULL, NULL, NULL, 0, 0, 0 };
+        count_uses(fn, &S.uses);
+        collect_names(fn, &S.names);
+        for (int b = 0; b < fn->nblocks; b++)
+            sweep_block(&S, fn->blocks[b]);
+        ptrmap_free(&S.uses);
+        ptrmap_free(&S.def);
+        ptrmap_free(&S.names);
+        free(S.out);
+        free(S.dead);
+    }
+    notes_flush(&notes, ctx, "flow");
+    return 0;
+}

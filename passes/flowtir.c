@@ -1,0 +1,893 @@
+/* Flowing a rewrite through a PrimFunc (flowtir.h). The function is copied,
+ * then read as a sequence of loop nests, each holding one block that stores
+ * to one buffer. Starting from the result buffer, each buffer given a map has
+ * its writer block re-iterated over the new layout (old spatial iterators
+ * become the inverse map of the new ones), and the writer's reads give the
+ * maps of the buffers it reads: an index that is a spatial iterator follows
+ * the result dimension it names, a constant 0 on an extent-1 dimension is a
+ * broadcast, and an index of reduction iterators only is carried as it is.
+ * Every access to a mapped buffer is then rewritten and simplified. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../interp/tensor.h"
+#include "../ir/clone.h"
+#include "../ir/indexmap.h"
+#include "flowtir.h"
+
+enum { MAXB = 32, MAXN = 64 };
+
+typedef struct Nest {
+    Stmt **slot;          /* where the nest's outermost statement sits */
+    Block *blk;
+    Buffer *out;          /* the buffer its block stores to */
+} Nest;
+
+typedef struct Plan {
+    Module *m;
+    Arena *a;
+    Func *f;
+    Nest nest[MAXN];
+    int nnest;
+    Buffer *buf[MAXB];
+    Expr *map[MAXB];
+    IndexMap *im[MAXB];
+    ImKind kind[MAXB];
+    int writer[MAXB];     /* nest index, or -1 */
+    int nb;
+    char *why;
+} Plan;
+
+#define FAIL(P, ...) fail_at((P)->why, snprintf((P)->why, 320, __VA_ARGS__))
+
+static int fail_at(char *why, int len)
+{
+    (void)why;
+    (void)len;
+    return -1;
+}
+
+static Var *tir_var(Plan *P, const char *name)
+{
+    Loc none = { 0, 0 };
+    Var *v = var_new(P->a, intern_cstr(&P->m->names, name), VAR_TIR, none);
+    v->dtype = DT_INT32;
+    return v;
+}
+
+static Expr *var_ref_tir(Arena *a, Var *v)
+{
+    Loc none = { 0, 0 };
+    Expr *e = expr_new(a, E_VAR, none);
+    e->u.var = v;
+    return e;
+}
+
+static int find_buf(const Plan *P, const Buffer *b)
+{
+    for (int i = 0; i < P->nb; i++)
+        if (P->buf[i] == b)
+            return i;
+    return -1;
+}
+
+static int buf_shape(const Buffer *b, int64_t *shape)
+{
+    for (int i = 0; i < b->ndim; i++)
+        if (expr_const_int(b->shape[i], &shape[i]) || shape[i] < 1)
+            return -1;
+    return 0;
+}
+
+/* ---- reading the function ---- */
+
+static Stmt *only(Stmt *s)
+{
+    while (s && s->kind == S_SEQ && s->u.seq.n == 1)
+        s = s->u.seq.items[0];
+    return s;
+}
+
+static int add_nest(Plan *P, Stmt **slot)
+{
+    Stmt *s = only(*slot);
+    if (s->kind == S_ALLOC)
+        return 0;
+    while (s->kind == S_FOR)
+        s = only(s->u.loop.body);
+    if (s->kind != S_BLOCK)
+        return FAIL(P, "%s is not a sequence of loop nests each holding one block", P->f->name->str);
+    if (P->nnest == MAXN)
+        return FAIL(P, "%s has more than %d blocks", P->f->name->str, MAXN);
+    Block *b = s->u.block;
+    Stmt *body = only(b->body);
+    if (!body || body->kind != S_STORE)
+        return FAIL(P, "block %s does not store one value", b->name->str);
+    Stmt *init = only(b->init);
+    if (init && (init->kind != S_STORE || init->u.store.buf != body->u.store.buf))
+        return FAIL(P, "block %s initializes another buffer than it writes", b->name->str);
+    Nest *n = &P->nest[P->nnest++];
+    n->slot = slot;
+    n->blk = b;
+    n->out = body->u.store.buf;
+    return 0;
+}
+
+static int read_nests(Plan *P)
+{
+    Stmt *body = P->f->body;
+    if (body && body->kind == S_SEQ) {
+        for (int i = 0; i < body->u.seq.n; i++)
+            if (add_nest(P, &body->u.seq.items[i]))
+                return -1;
+        return 0;
+    }
+    return body ? add_nest(P, &P->f->body) : 0;
+}
+
+/* For a block to be re-iterated: iterators spatial or reduce over constant
+ * domains, and a store whose indices are its spatial iterators, each once.
+ * wit[p] is the iterator at write dimension p. */
+static int writer_shape(Plan *P, const Nest *n, int *wit)
+{
+    const Block *b = n->blk;
+    Stmt *st = only(b->body);
+    int nspatial = 0;
+    for (int i = 0; i < b->niters; i++) {
+        int64_t d;
+        if (b->iters[i].kind == 'O' || expr_const_int(b->iters[i].dom, &d))
+            return FAIL(P, "block %s has an opaque iterator or a symbolic domain", b->name->str);
+        nspatial += b->iters[i].kind == 'S';
+    }
+    if (st->u.store.n != nspatial)
+        return FAIL(P, "block %s writes %s with indices that are not its spatial iterators", b->name->str,
+                    n->out->name->str);
+    for (int p = 0; p < st->u.store.n; p++) {
+        const Expr *e = st->u.store.idx[p];
+        wit[p] = -1;
+        for (int i = 0; e->kind == E_VAR && i < b->niters; i++)
+            if (b->iters[i].var == e->u.var && b->iters[i].kind == 'S')
+                wit[p] = i;
+        for (int q = 0; q < p && wit[p] >= 0; q++)
+            if (wit[q] == wit[p])
+                wit[p] = -1;
+        if (wit[p] < 0)
+            return FAIL(P, "block %s writes %s with indices that are not its spatial iterators", b->name->str,
+                        n->out->name->str);
+    }
+    return 0;
+}
+
+static int iter_of(const Block *b, const Var *v)
+{
+    for (int i = 0; i < b->niters; i++)
+        if (b->iters[i].var == v)
+            return i;
+    return -1;
+}
+
+/* Whether e mentions only reduction iterators of b (and constants). */
+static int reduce_only(const Block *b, const Expr *e)
+{
+    switch (e->kind) {
+    case E_INT:
+        return 1;
+    case E_VAR: {
+        int i = iter_of(b, e->u.var);
+        return i >= 0 && b->iters[i].kind == 'R';
+    }
+    case E_BIN:
+        return reduce_only(b, e->u.bin.a) && reduce_only(b, e->u.bin.b);
+    case E_UNARY:
+        return reduce_only(b, e->u.un.a);
+    default:
+        return 0;
+    }
+}
+
+/* ---- maps ---- */
+
+static IndexMap *read_map(Plan *P, Expr *map, const Buffer *b, ImKind *kind)
+{
+    int64_t shape[IM_MAX_RANK];
+    ImError err;
+    if (b->ndim > IM_MAX_RANK || buf_shape(b, shape))
+        return FAIL(P, "buffer %s has a symbolic shape", b->name->str), NULL;
+    IndexMap *im = im_from_expr(P->a, map, shape, &err);
+    if (!im)
+        return FAIL(P, "the map for %s: %s", b->name->str, err.msg), NULL;
+    *kind = im_classify(im, NULL, NULL);
+    if (*kind == IM_NOT_INJECTIVE || *kind == IM_UNKNOWN)
+        return FAIL(P, "the map for %s is not known to be injective", b->name->str), NULL;
+    return im;
+}
+
+static int same_map(const IndexMap *a, const IndexMap *b)
+{
+    if (a->nout != b->nout)
+        return 0;
+    for (int k = 0; k < a->nout; k++)
+        if (!im_sum_equal(a->out[k], b->out[k]))
+            return 0;
+    return 1;
+}
+
+/* Gives b the map; a second, different map for the same buffer is a conflict. */
+static int plan_add(Plan *P, Buffer *b, Expr *map)
+{
+    ImKind kind;
+    IndexMap *im = read_map(P, map, b, &kind);
+    if (!im)
+        return -1;
+    int i = find_buf(P, b);
+    if (i >= 0)
+        return same_map(P->im[i], im) ? 0 : FAIL(P, "%s would need two different layouts", b->name->str);
+    if (P->nb == MAXB)
+        return FAIL(P, "more than %d buffers change layout", MAXB);
+    P->buf[P->nb] = b;
+    P->map[P->nb] = map;
+    P->im[P->nb] = im;
+    P->kind[P->nb] = kind;
+    P->writer[P->nb] = -1;
+    P->nb++;
+    return 0;
+}
+
+static int mentions(const ImSum *s, int var)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->t[i].var == var || (s->t[i].var < 0 && mentions(s->t[i].arg, var)))
+            return 1;
+    return 0;
+}
+
+/* The map of a buffer read as R[idx] in block b, whose store's dimension p is
+ * iterator wit[p] and carries map M. *out is NULL when R keeps its layout. */
+static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, const Expr *M, const Expr *load,
+                  Expr **out)
+{
+    const Buffer *R = load->u.load.buf;
+    int r = load->u.load.n, link[IM_MAX_RANK], kind[IM_MAX_RANK];
+    int64_t rshape[IM_MAX_RANK], wshape[IM_MAX_RANK];
+    *out = NULL;
+    if (r > IM_MAX_RANK || buf_shape(R, rshape) || buf_shape(W, wshape))
+        return FAIL(P, "buffer %s has a symbolic shape", R->name->str);
+    for (int j = 0; j < r; j++) {
+        const Expr *e = load->u.load.idx[j];
+        int64_t c;
+        link[j] = -1;
+        if (e->kind == E_VAR) {
+            int it = iter_of(b, e->u.var);
+            for (int p = 0; it >= 0 && p < W->ndim; p++)
+                if (wit[p] == it)
+                    link[j] = p;
+        }
+        if (link[j] >= 0) {
+            for (int k = 0; k < j; k++)
+                if (link[k] == link[j])
+                    return FAIL(P, "block %s reads %s on a diagonal", b->name->str, R->name->str);
+            if (rshape[j] != wshape[link[j]])
+                return FAIL(P, "block %s reads %s dimension %d (extent %lld) along %s dimension %d (extent %lld)",
+                            b->name->str, R->name->str, j, (long long)rshape[j], W->name->str, link[j],
+                            (long long)wshape[link[j]]);
+            kind[j] = 'L';
+        } else if (expr_const_int(e, &c) == 0 && c == 0 && rshape[j] == 1) {
+            kind[j] = 'U';
+        } else if (reduce_only(b, e)) {
+            kind[j] = 'R';
+        } else {
+            return FAIL(P, "block %s reads %s with index %d not a plain iterator, a broadcast or a reduction",
+                        b->name->str, R->name->str, j);
+        }
+    }
+    /* the linked outputs of M, over R's dimensions */
+    Var **params = arena_array(P->a, (size_t)r + 1, sizeof *params);
+    char name[64];
+    Subst S = { 0 };
+    Loc none = { 0, 0 };
+    for (int j = 0; j < r; j++) {
+        if (kind[j] == 'L')
+            snprintf(name, sizeof name, "%s", M->u.map.params[link[j]]->name->str);
+        else
+            snprintf(name, sizeof name, "d%d", j);
+        for (int p = 0; p < M->u.map.nparams; p++)
+            if (kind[j] != 'L' && strcmp(M->u.map.params[p]->name->str, name) == 0)
+                snprintf(name, sizeof name, "d%d_", j);
+        params[j] = tir_var(P, name);
+    }
+    for (int p = 0; p < M->u.map.nparams; p++) {
+        Expr *to = expr_int(P->a, 0, DT_VOID, none);
+        for (int j = 0; j < r; j++)
+            if (link[j] == p)
+                to = expr_new(P->a, E_VAR, none), to->u.var = params[j];
+        subst_var(P->a, &S, M->u.map.params[p], to);
+    }
+    Expr *tmp = expr_new(P->a, E_INDEXMAP, none);
+    tmp->u.map.params = params;
+    tmp->u.map.nparams = r;
+    tmp->u.map.nout = M->u.map.nout;
+    tmp->u.map.out = arena_array(P->a, (size_t)M->u.map.nout + 1, sizeof(Expr *));
+    for (int q = 0; q < M->u.map.nout; q++)
+        tmp->u.map.out[q] = clone_expr(P->a, &S, M->u.map.out[q]);
+    ImError err;
+    IndexMap *im = im_from_expr(P->a, tmp, rshape, &err);
+    if (!im)
+        return FAIL(P, "the map for %s: %s", R->name->str, err.msg);
+    /* leading outputs that are always 0 come from dimensions R lacks */
+    int first = 0;
+    while (first < im->nout && im->out[first]->n == 0 && im->out[first]->k == 0)
+        first++;
+    Expr **outs = arena_array(P->a, (size_t)(im->nout + r) + 1, sizeof *outs);
+    int n = 0;
+    int placed[IM_MAX_RANK] = { 0 };
+    for (int j = 0; j < r; j++) {
+        if (kind[j] != 'R')
+            continue;
+        /* after the first output that mentions the nearest linked dimension before j */
+        int prev = -1;
+        for (int k = j - 1; k >= 0 && prev < 0; k--)
+            if (kind[k] == 'L')
+                prev = k;
+        placed[j] = first - 1;
+        for (int q = first; prev >= 0 && q < im->nout; q++)
+            if (mentions(im->out[q], prev)) {
+                placed[j] = q;
+                break;
+            }
+    }
+    for (int j = 0; j < r; j++)
+        if (kind[j] == 'R' && placed[j] == first - 1)
+            outs[n++] = var_ref_tir(P->a, params[j]);
+    for (int q = first; q < im->nout; q++) {
+        outs[n++] = tmp->u.map.out[q];   /* as the user wrote it, for reading */
+        for (int j = 0; j < r; j++)
+            if (kind[j] == 'R' && placed[j] == q)
+                outs[n++] = var_ref_tir(P->a, params[j]);
+    }
+    Expr *map = expr_new(P->a, E_INDEXMAP, none);
+    map->u.map.params = params;
+    map->u.map.nparams = r;
+    map->u.map.out = outs;
+    map->u.map.nout = n;
+    if (n == 0)
+        return 0;
+    IndexMap *fin = im_from_expr(P->a, map, rshape, &err);
+    if (!fin)
+        return FAIL(P, "the map for %s: %s", R->name->str, err.msg);
+    if (im_is_identity(fin))
+        return 0;
+    *out = map;
+    return 0;
+}
+
+/* ---- planning: which buffers change layout ---- */
+
+typedef struct LoadList {
+    const Expr *v[64];
+    int n;
+} LoadList;
+
+static void loads_expr(const Expr *e, LoadList *L)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case E_LOAD:
+        if (L->n < 64)
+            L->v[L->n++] = e;
+        for (int i = 0; i < e->u.load.n; i++)
+            loads_expr(e->u.load.idx[i], L);
+        break;
+    case E_BIN:
+        loads_expr(e->u.bin.a, L);
+        loads_expr(e->u.bin.b, L);
+        break;
+    case E_UNARY:
+        loads_expr(e->u.un.a, L);
+        break;
+    case E_CAST:
+        loads_expr(e->u.cast.a, L);
+        break;
+    case E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            loads_expr(e->u.call.args[i], L);
+        break;
+    default:
+        break;
+    }
+}
+
+static int block_loads(Plan *P, const Block *b, LoadList *L)
+{
+    L->n = 0;
+    loads_expr(only(b->body)->u.store.value, L);
+    if (b->init)
+        loads_expr(only(b->init)->u.store.value, L);
+    loads_expr(b->where, L);
+    return L->n == 64 ? FAIL(P, "block %s reads more than 64 values", b->name->str) : 0;
+}
+
+/* Gives the writer of buffer i its place in the plan and derives its reads. */
+static int plan_writer(Plan *P, int i)
+{
+    Buffer *B = P->buf[i];
+    int w = -1;
+    for (int k = 0; k < P->nnest; k++)
+        if (P->nest[k].out == B) {
+            if (w >= 0)
+                return FAIL(P, "%s is written by more than one block", B->name->str);
+            w = k;
+        }
+    if (w < 0)
+        return 0;
+    P->writer[i] = w;
+    const Block *b = P->nest[w].blk;
+    int wit[IM_MAX_RANK];
+    if (B->ndim > IM_MAX_RANK || writer_shape(P, &P->nest[w], wit))
+        return -1;
+    if (P->kind[i] == IM_PADDED) {
+        ImCond *pred;
+        int npred;
+        ImError err;
+        IndexMap *inv = im_inverse(P->a, P->im[i], &pred, &npred, &err);
+        if (!inv)
+            return FAIL(P, "the map for %s: %s", B->name->str, err.msg);
+        if (!im_is_identity(im_compose(P->a, P->im[i], inv)))
+            return FAIL(P, "the padding of %s does not lie outside the image of its map", B->name->str);
+    }
+    LoadList L;
+    if (block_loads(P, b, &L))
+        return -1;
+    const Stmt *st = only(b->body);
+    for (int k = 0; k < L.n; k++) {
+        const Expr *ld = L.v[k];
+        if (ld->u.load.buf == B) {
+            for (int d = 0; d < ld->u.load.n; d++)
+                if (!expr_equal(ld->u.load.idx[d], st->u.store.idx[d]))
+                    return FAIL(P, "block %s reads %s elsewhere than it writes", b->name->str, B->name->str);
+            continue;
+        }
+        Expr *map;
+        if (derive(P, b, wit, B, P->map[i], ld, &map))
+            return -1;
+        if (map && plan_add(P, ld->u.load.buf, map))
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- what the padding holds ---- */
+
+typedef struct PadEval {
+    Plan *P;
+    const Buffer *self;
+    double acc, q;
+    int depth;
+} PadEval;
+
+static int pad_of(Plan *P, int i, double q, int depth, double *out);
+
+static int peval(PadEval *c, const Expr *e, double *v)
+{
+    double a, b;
+    switch (e->kind) {
+    case E_FLOAT:
+        *v = e->u.f.v;
+        return 0;
+    case E_INT:
+        *v = (double)e->u.i.v;
+        return 0;
+    case E_BOOL:
+        *v = e->u.b;
+        return 0;
+    case E_LOAD: {
+        if (e->u.load.buf == c->self) {
+            *v = c->acc;
+            return 0;
+        }
+        int i = find_buf(c->P, e->u.load.buf);
+        if (i < 0 || c->P->kind[i] != IM_PADDED)
+            return -1;
+        if (e->u.load.buf->kind == BUF_PARAM) {
+            *v = c->q;
+            return 0;
+        }
+        return pad_of(c->P, i, c->q, c->depth + 1, v);
+    }
+    case E_CAST:
+        if (peval(c, e->u.cast.a, &a))
+            return -1;
+        *v = dtype_is_float(e->u.cast.dtype) ? round_to(e->u.cast.dtype, a) : trunc(a);
+        return 0;
+    case E_UNARY:
+        if (peval(c, e->u.un.a, &a))
+            return -1;
+        *v = e->u.un.op == U_NEG ? -a : !a;
+        return 0;
+    case E_BIN:
+        if (peval(c, e->u.bin.a, &a) || peval(c, e->u.bin.b, &b))
+            return -1;
+        switch (e->u.bin.op) {
+        case B_ADD: *v = a + b; break;
+        case B_SUB: *v = a - b; break;
+        case B_MUL: *v = a * b; break;
+        case B_DIV: *v = a / b; break;
+        case B_LT: *v = a < b; break;
+        case B_LE: *v = a <= b; break;
+        case B_GT: *v = a > b; break;
+        case B_GE: *v = a >= b; break;
+        case B_EQ: *v = a == b; break;
+        case B_NE: *v = a != b; break;
+        case B_AND: *v = a && b; break;
+        case B_OR: *v = a || b; break;
+        default: return -1;
+        }
+        if (dtype_is_float(tir_dtype(e)))
+            *v = round_to(tir_dtype(e), *v);
+        return 0;
+    case E_CALL: {
+        const char *op = e->u.call.op->str;
+        int n = e->u.call.nargs;
+        if (n == 3 && strcmp(op, "T.if_then_else") == 0) {
+            if (peval(c, e->u.call.args[0], &a))
+                return -1;
+            return peval(c, e->u.call.args[a ? 1 : 2], v);
+        }
+        if (n < 1 || n > 2 || peval(c, e->u.call.args[0], &a) || (n == 2 && peval(c, e->u.call.args[1], &b)))
+            return -1;
+        if (n == 2 && strcmp(op, "T.max") == 0)
+            *v = a > b ? a : b;
+        else if (n == 2 && strcmp(op, "T.min") == 0)
+            *v = a < b ? a : b;
+        else if (n == 1 && strcmp(op, "T.exp") == 0)
+            *v = exp(a);
+        else if (n == 1 && strcmp(op, "T.sqrt") == 0)
+            *v = sqrt(a);
+        else if (n == 1 && strcmp(op, "T.tanh") == 0)
+            *v = tanh(a);
+        else if (n == 1 && strcmp(op, "T.sigmoid") == 0)
+            *v = 1 / (1 + exp(-a));
+        else if (n == 1 && (strcmp(op, "T.fabs") == 0 || strcmp(op, "T.abs") == 0))
+            *v = fabs(a);
+        else
+            return -1;
+        DType dt = tir_dtype(e);
+        if (dtype_is_float(dt))
+            *v = round_to(dt, *v);
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+/* The value the padding of buffer i holds when every padded input holds q. */
+static int pad_of(Plan *P, int i, double q, int depth, double *out)
+{
+    if (P->writer[i] < 0 || depth > MAXB)
+        return -1;
+    const Block *b = P->nest[P->writer[i]].blk;
+    PadEval c = { P, P->buf[i], 0, q, depth };
+    int64_t steps = 1, d;
+    for (int k = 0; k < b->niters; k++)
+        if (b->iters[k].kind == 'R' && expr_const_int(b->iters[k].dom, &d) == 0)
+            steps *= d;
+    if (steps > (1 << 20) || b->where)
+        return -1;
+    if (b->init && peval(&c, only(b->init)->u.store.value, &c.acc))
+        return -1;
+    if (!b->init)
+        steps = 1;
+    DType dt = P->buf[i]->dtype;
+    for (int64_t s = 0; s < steps; s++) {
+        if (peval(&c, only(b->body)->u.store.value, &c.acc))
+            return -1;
+        if (dtype_is_float(dt))
+            c.acc = round_to(dt, c.acc);
+    }
+    *out = c.acc;
+    return 0;
+}
+
+/* ---- rewriting ---- */
+
+typedef struct RW {
+    Plan *P;
+    Var **vars;           /* the enclosing block's iterators */
+    int64_t *ext;
+    int n;
+} RW;
+
+/* idx of buffer i, through its map, simplified over the block's iterators. */
+static Expr **map_index(RW *w, int i, Expr *const *idx)
+{
+    Plan *P = w->P;
+    const Expr *M = P->map[i];
+    Subst S = { 0 };
+    for (int p = 0; p < M->u.map.nparams; p++)
+        subst_var(P->a, &S, M->u.map.params[p], idx[p]);
+    Expr **out = arena_array(P->a, (size_t)M->u.map.nout + 1, sizeof *out);
+    for (int q = 0; q < M->u.map.nout; q++)
+        out[q] = clone_expr(P->a, &S, M->u.map.out[q]);
+    if (w->n) {
+        Loc none = { 0, 0 };
+        Expr tmp = { .kind = E_INDEXMAP, .loc = none };
+        tmp.u.map.params = w->vars;
+        tmp.u.map.nparams = w->n;
+        tmp.u.map.out = out;
+        tmp.u.map.nout = M->u.map.nout;
+        ImError err;
+        IndexMap *im = im_from_expr(P->a, &tmp, w->ext, &err);
+        for (int q = 0; im && q < M->u.map.nout; q++)
+            out[q] = im_sum_to_expr(P->a, im->out[q], w->vars);
+    }
+    return out;
+}
+
+static void rw_stmt(RW *w, Stmt *s);
+
+static void rw_expr(RW *w, Expr *e)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case E_LOAD: {
+        for (int k = 0; k < e->u.load.n; k++)
+            rw_expr(w, e->u.load.idx[k]);
+        int i = find_buf(w->P, e->u.load.buf);
+        if (i >= 0) {
+            e->u.load.idx = map_index(w, i, e->u.load.idx);
+            e->u.load.n = w->P->map[i]->u.map.nout;
+        }
+        break;
+    }
+    case E_BIN:
+        rw_expr(w, e->u.bin.a);
+        rw_expr(w, e->u.bin.b);
+        break;
+    case E_UNARY:
+        rw_expr(w, e->u.un.a);
+        break;
+    case E_CAST:
+        rw_expr(w, e->u.cast.a);
+        break;
+    case E_CALL:
+        for (int k = 0; k < e->u.call.nargs; k++)
+            rw_expr(w, e->u.call.args[k]);
+        break;
+    default:
+        break;
+    }
+}
+
+static void rw_regions(RW *w, Region *r, int n, int *has)
+{
+    for (int k = 0; k < n; k++) {
+        int i = find_buf(w->P, r[k].buf);
+        if (i < 0)
+            continue;
+        for (int d = 0; d < r[k].n; d++)
+            if (r[k].idx[d]->kind == E_SLICE)
+                *has = 0;   /* a range through a map is not a range: let readers infer it */
+        if (*has) {
+            r[k].idx = map_index(w, i, r[k].idx);
+            r[k].n = w->P->map[i]->u.map.nout;
+        }
+    }
+}
+
+static void rw_block(RW *outer, Block *b)
+{
+    Var *vars[32];
+    int64_t ext[32];
+    RW w = { outer->P, vars, ext, b->niters <= 32 ? b->niters : 0 };
+    for (int k = 0; k < w.n; k++) {
+        vars[k] = b->iters[k].var;
+        if (expr_const_int(b->iters[k].dom, &ext[k]) || ext[k] < 1)
+            w.n = 0;
+    }
+    rw_regions(&w, b->reads, b->nreads, &b->has_reads);
+    rw_regions(&w, b->writes, b->nwrites, &b->has_writes);
+    rw_expr(&w, b->where);
+    rw_stmt(&w, b->init);
+    rw_stmt(&w, b->body);
+}
+
+static void rw_stmt(RW *w, Stmt *s)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int k = 0; k < s->u.seq.n; k++)
+            rw_stmt(w, s->u.seq.items[k]);
+        break;
+    case S_FOR:
+        rw_stmt(w, s->u.loop.body);
+        break;
+    case S_BLOCK:
+        rw_block(w, s->u.block);
+        break;
+    case S_STORE: {
+        for (int k = 0; k < s->u.store.n; k++)
+            rw_expr(w, s->u.store.idx[k]);
+        rw_expr(w, s->u.store.value);
+        int i = find_buf(w->P, s->u.store.buf);
+        if (i >= 0) {
+            s->u.store.idx = map_index(w, i, s->u.store.idx);
+            s->u.store.n = w->P->map[i]->u.map.nout;
+        }
+        break;
+    }
+    case S_IF:
+        rw_expr(w, s->u.branch.cond);
+        rw_stmt(w, s->u.branch.then);
+        rw_stmt(w, s->u.branch.orelse);
+        break;
+    case S_EVAL:
+        rw_expr(w, s->u.eval);
+        break;
+    case S_LET:
+        rw_expr(w, s->u.let.value);
+        break;
+    default:
+        break;
+    }
+}
+
+static Stmt *loop_new(Plan *P, Var *v, int64_t extent, Stmt *body)
+{
+    Loc none = { 0, 0 };
+    Stmt *s = stmt_new(P->a, S_FOR, none);
+    s->u.loop.var = v;
+    s->u.loop.fk = FOR_SERIAL;
+    s->u.loop.min = expr_int(P->a, 0, DT_VOID, none);
+    s->u.loop.extent = expr_int(P->a, extent, DT_VOID, none);
+    s->u.loop.body = body;
+    v->loop = s;
+    return s;
+}
+
+static Region *subst_regions(Plan *P, Subst *S, const Region *r, int n)
+{
+    Region *out = arena_array(P->a, (size_t)n + 1, sizeof *out);
+    for (int k = 0; k < n; k++) {
+        out[k] = r[k];
+        out[k].idx = arena_array(P->a, (size_t)r[k].n + 1, sizeof(Expr *));
+        for (int d = 0; d < r[k].n; d++)
+            out[k].idx[d] = clone_expr(P->a, S, r[k].idx[d]);
+    }
+    return out;
+}
+
+/* Replaces the nest of buffer i's writer by loops over the new layout (then
+ * the reduction iterators); old spatial iterators become the inverse map. */
+static Var **reiterate(Plan *P, int i)
+{
+    Nest *n = &P->nest[P->writer[i]];
+    Block *b = n->blk;
+    const IndexMap *M = P->im[i];
+    ImCond *pred;
+    int npred, wit[IM_MAX_RANK];
+    ImError err;
+    IndexMap *inv = im_inverse(P->a, M, &pred, &npred, &err);
+    writer_shape(P, n, wit);
+    int nred = 0;
+    for (int k = 0; k < b->niters; k++)
+        nred += b->iters[k].kind == 'R';
+    int m = M->nout, total = m + nred;
+    Var **y = arena_array(P->a, (size_t)total + 1, sizeof *y);
+    Var **lv = arena_array(P->a, (size_t)total + 1, sizeof *lv);
+    int64_t *ext = arena_array(P->a, (size_t)total + 1, sizeof *ext);
+    char name[32];
+    Block *nb = arena_alloc(P->a, sizeof *nb);
+    *nb = *b;
+    nb->niters = total;
+    nb->iters = arena_array(P->a, (size_t)total + 1, sizeof *nb->iters);
+    Loc none = { 0, 0 };
+    for (int q = 0; q < m; q++) {
+        snprintf(name, sizeof name, "ax%d", q);
+        lv[q] = tir_var(P, name);
+        snprintf(name, sizeof name, "v_ax%d", q);
+        y[q] = tir_var(P, name);
+        ext[q] = M->obox[q];
+        nb->iters[q] = (BlockIter){ y[q], 'S', expr_int(P->a, ext[q], DT_VOID, none), var_ref_tir(P->a, lv[q]), none };
+    }
+    int q = m;
+    for (int k = 0; k < b->niters; k++) {
+        if (b->iters[k].kind != 'R')
+            continue;
+        snprintf(name, sizeof name, "ax%d", q);
+        lv[q] = tir_var(P, name);
+        y[q] = b->iters[k].var;
+        expr_const_int(b->iters[k].dom, &ext[q]);
+        nb->iters[q] = b->iters[k];
+        nb->iters[q].binding = var_ref_tir(P->a, lv[q]);
+        q++;
+    }
+    Subst S = { 0 };
+    for (int p = 0; p < M->nin; p++)
+        subst_var(P->a, &S, b->iters[wit[p]].var, im_sum_to_expr(P->a, inv->out[p], y));
+    nb->body = clone_stmt(P->a, &S, b->body);
+    nb->init = clone_stmt(P->a, &S, b->init);
+    nb->where = clone_expr(P->a, &S, b->where);
+    nb->reads = subst_regions(P, &S, b->reads, b->nreads);
+    nb->writes = subst_regions(P, &S, b->writes, b->nwrites);
+    Stmt *s = stmt_new(P->a, S_BLOCK, none);
+    s->u.block = nb;
+    for (int k = total - 1; k >= 0; k--)
+        s = loop_new(P, lv[k], ext[k], s);
+    *n->slot = s;
+    n->blk = nb;
+    return y;
+}
+
+int flow_tir(Module *m, const Func *f0, const Expr *map, int has_pad, double pad, Sym *name, FlowTir *r)
+{
+    memset(r, 0, sizeof *r);
+    Plan *P = arena_zalloc(&m->arena, sizeof *P);
+    P->m = m;
+    P->a = &m->arena;
+    P->why = r->why;
+    if (f0->npparams < 2 || f0->npparams - 1 > FLOW_MAX_ARGS)
+        return FAIL(P, "%s takes %d parameters", f0->name->str, f0->npparams);
+    for (int k = 0; k < f0->npparams; k++)
+        if (!f0->pparams[k].buf)
+            return FAIL(P, "%s takes a scalar parameter", f0->name->str);
+    P->f = clone_prim(P->a, f0, name);
+    Buffer *out = P->f->pparams[P->f->npparams - 1].buf;
+    if (read_nests(P) || plan_add(P, out, (Expr *)map))
+        return -1;
+    for (int i = 0; i < P->nb; i++)   /* plan_writer may append buffers */
+        if (plan_writer(P, i))
+            return -1;
+    if (P->writer[0] < 0)
+        return FAIL(P, "no block of %s writes its result", f0->name->str);
+    r->nargs = P->f->npparams - 1;
+    for (int k = 0; k < P->nb; k++)
+        if (P->buf[k]->kind == BUF_PARAM && P->buf[k] != out && P->writer[k] >= 0)
+            return FAIL(P, "%s writes its input %s", f0->name->str, P->buf[k]->name->str);
+    if (P->kind[0] == IM_PADDED && has_pad) {
+        static const double cand[] = { 0, 1 };
+        double q = pad, v;
+        int found = pad_of(P, 0, q, 0, &v) == 0 && v == pad;
+        for (int k = 0; !found && k < 2; k++) {
+            q = cand[k];
+            found = pad_of(P, 0, q, 0, &v) == 0 && v == pad;
+        }
+        if (!found)
+            return FAIL(P, "no pad value of its inputs makes the padding of %s hold %g", f0->name->str, pad);
+        r->has_pad = 1;
+        r->pad = q;
+    }
+    /* rewrite: shapes, re-iterated writers, then every access */
+    for (int k = 0; k < P->nb; k++) {
+        Buffer *b = P->buf[k];
+        b->ndim = P->im[k]->nout;
+        b->shape = arena_array(P->a, (size_t)b->ndim + 1, sizeof *b->shape);
+        for (int d = 0; d < b->ndim; d++)
+            b->shape[d] = expr_int(P->a, P->im[k]->obox[d], DT_VOID, b->loc);
+    }
+    for (int k = 0; k < P->nb; k++)
+        if (P->writer[k] >= 0) {
+            Var **y = reiterate(P, k);
+            if (k == 0)
+                for (int d = 0; d < P->im[0]->nout && d < 16; d++)
+                    r->yvars[d] = y[d];
+        }
+    RW w = { P, NULL, NULL, 0 };
+    rw_stmt(&w, P->f->body);
+    r->f = P->f;
+    for (int k = 0; k < r->nargs; k++) {
+        int i = find_buf(P, P->f->pparams[k].buf);
+        if (i >= 0) {
+            r->map[k] = P->map[i];
+            r->padded[k] = P->kind[i] == IM_PADDED;
+        }
+    }
+    r->ondim = P->im[0]->nout;
+    r->odtype = out->dtype;
+    memcpy(r->oshape, P->im[0]->obox, (size_t)r->ondim * sizeof *r->oshape);
+    return 0;
+}

@@ -1,0 +1,263 @@
+/* Helpers the layout passes share (graph.h): pointer maps, uses, names,
+ * building rewrites, and the --explain notes. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+
+static size_t slot_of(const PtrMap *m, const void *k)
+{
+    size_t h = ((uintptr_t)k >> 4) * 0x9E3779B97F4A7C15ull;
+    size_t i = h & (m->cap - 1);
+    while (m->keys[i] && m->keys[i] != k)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+int ptrmap_get(const PtrMap *m, const void *k, int dflt)
+{
+    if (!m->cap)
+        return dflt;
+    size_t i = slot_of(m, k);
+    return m->keys[i] ? m->vals[i] : dflt;
+}
+
+void ptrmap_put(PtrMap *m, const void *k, int v)
+{
+    if (2 * (m->n + 1) > m->cap) {
+        PtrMap g = { calloc(m->cap ? 2 * m->cap : 64, sizeof(void *)), NULL, m->cap ? 2 * m->cap : 64, 0 };
+        g.vals = calloc(g.cap, sizeof(int));
+        if (!g.keys || !g.vals) {
+            fprintf(stderr, "lopt: out of memory\n");
+            abort();
+        }
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->keys[i]) {
+                size_t j = slot_of(&g, m->keys[i]);
+                g.keys[j] = m->keys[i];
+                g.vals[j] = m->vals[i];
+                g.n++;
+            }
+        free(m->keys);
+        free(m->vals);
+        *m = g;
+    }
+    size_t i = slot_of(m, k);
+    if (!m->keys[i]) {
+        m->keys[i] = k;
+        m->n++;
+    }
+    m->vals[i] = v;
+}
+
+void ptrmap_free(PtrMap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+Expr *call_kwarg(const Expr *call, const char *name)
+{
+    for (int k = 0; k < call->u.call.nkw; k++)
+        if (strcmp(call->u.call.kw[k]->str, name) == 0)
+            return call_kwv(call)[k];
+    return NULL;
+}
+
+int is_call_to(const Expr *e, const char *op)
+{
+    return e && e->kind == E_CALL && !e->u.call.callee && strcmp(e->u.call.op->str, op) == 0;
+}
+
+int is_layout_transform(const Expr *e)
+{
+    if (!is_call_to(e, "R.layout_transform") || e->u.call.nargs != 1)
+        return 0;
+    const Expr *m = call_kwarg(e, "index_map");
+    return m && m->kind == E_INDEXMAP;
+}
+
+Func *call_tir_callee(const Expr *e)
+{
+    if (!is_call_to(e, "R.call_tir") || e->u.call.nargs < 2 || e->u.call.args[0]->kind != E_GLOBAL)
+        return NULL;
+    Func *f = e->u.call.args[0]->u.global.fn;
+    return f && f->kind == F_PRIM ? f : NULL;
+}
+
+int func_is_frozen(const Func *f)
+{
+    const Expr *d = f->attrs;
+    if (!d || d->kind != E_DICT)
+        return 0;
+    for (int i = 0; i < d->u.dict.n; i++) {
+        const Expr *k = d->u.dict.keys[i], *v = d->u.dict.vals[i];
+        if (k->kind == E_STR && k->u.str.len == 13 && memcmp(k->u.str.s, "frozen_layout", 13) == 0)
+            return v->kind == E_BOOL ? v->u.b : 1;
+    }
+    return 0;
+}
+
+static void count_expr(const Expr *e, PtrMap *uses)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case E_VAR:
+        if (e->u.var->kind == VAR_RELAX)
+            ptrmap_put(uses, e->u.var, ptrmap_get(uses, e->u.var, 0) + 1);
+        break;
+    case E_TUPLE:
+    case E_LIST:
+        for (int i = 0; i < e->u.list.n; i++)
+            count_expr(e->u.list.items[i], uses);
+        break;
+    case E_GETITEM:
+        count_expr(e->u.get.tuple, uses);
+        break;
+    case E_CALL:
+        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
+            count_expr(e->u.call.args[i], uses);
+        break;
+    default:
+        break;
+    }
+}
+
+void count_uses(const Func *fn, PtrMap *uses)
+{
+    for (int b = 0; b < fn->nblocks; b++) {
+        const RBlock *rb = fn->blocks[b];
+        for (int i = 0; i < rb->nbinds; i++)
+            count_expr(rb->binds[i]->value, uses);
+        for (int i = 0; i < rb->noutputs; i++)
+            ptrmap_put(uses, rb->outputs[i], ptrmap_get(uses, rb->outputs[i], 0) + 1);
+    }
+    count_expr(fn->result, uses);
+}
+
+void collect_names(const Func *fn, PtrMap *names)
+{
+    for (int i = 0; i < fn->nparams; i++)
+        ptrmap_put(names, fn->params[i]->name, 1);
+    for (int b = 0; b < fn->nblocks; b++)
+        for (int i = 0; i < fn->blocks[b]->nbinds; i++)
+            ptrmap_put(names, fn->blocks[b]->binds[i]->var->name, 1);
+}
+
+Sym *fresh_name(Interner *in, PtrMap *names, const char *base)
+{
+    char buf[160];
+    for (int k = 0;; k++) {
+        if (k)
+            snprintf(buf, sizeof buf, "%.120s%d", base, k);
+        else
+            snprintf(buf, sizeof buf, "%.120s", base);
+        Sym *s = intern_cstr(in, buf);
+        if (!ptrmap_get(names, s, 0)) {
+            ptrmap_put(names, s, 1);
+            return s;
+        }
+    }
+}
+
+Expr *var_ref(Arena *a, Var *v, Loc loc)
+{
+    Expr *e = expr_new(a, E_VAR, loc);
+    e->u.var = v;
+    return e;
+}
+
+StructInfo *tensor_sinfo_new(Arena *a, DType dt, int ndim, const int64_t *shape, Loc loc)
+{
+    StructInfo *s = arena_zalloc(a, sizeof *s);
+    s->kind = SI_TENSOR;
+    s->loc = loc;
+    s->ndim = ndim;
+    s->dtype = dt;
+    s->shape = arena_array(a, (size_t)ndim + 1, sizeof *s->shape);
+    for (int i = 0; i < ndim; i++)
+        s->shape[i] = expr_int(a, shape[i], DT_VOID, loc);
+    return s;
+}
+
+int sinfo_shape(const StructInfo *s, DType *dt, int *ndim, int64_t *shape)
+{
+    if (!s || s->kind != SI_TENSOR || !s->shape || s->ndim < 0 || s->ndim > 16)
+        return -1;
+    for (int i = 0; i < s->ndim; i++)
+        if (expr_const_int(s->shape[i], &shape[i]))
+            return -1;
+    *dt = s->dtype;
+    *ndim = s->ndim;
+    return 0;
+}
+
+Expr *layout_transform_new(Module *m, Expr *x, Expr *map, Expr *pad, Loc loc)
+{
+    Arena *a = &m->arena;
+    Expr *e = expr_new(a, E_CALL, loc);
+    e->u.call.op = intern_cstr(&m->names, "R.layout_transform");
+    e->u.call.nargs = 1;
+    e->u.call.nkw = pad ? 2 : 1;
+    e->u.call.args = arena_array(a, 3, sizeof(Expr *));
+    e->u.call.kw = arena_array(a, 2, sizeof(Sym *));
+    e->u.call.args[0] = x;
+    e->u.call.args[1] = map;
+    e->u.call.kw[0] = intern_cstr(&m->names, "index_map");
+    if (pad) {
+        e->u.call.args[2] = pad;
+        e->u.call.kw[1] = intern_cstr(&m->names, "pad_value");
+    }
+    return e;
+}
+
+void note_add(Notes *ns, Loc loc, const char *fmt, ...)
+{
+    if (ns->n == ns->cap) {
+        int cap = ns->cap ? 2 * ns->cap : 16;
+        Note *v = realloc(ns->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return;
+        ns->v = v;
+        ns->cap = cap;
+    }
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    Note *n = &ns->v[ns->n];
+    n->loc = loc;
+    n->seq = ns->n;
+    n->text = strdup(buf);
+    if (n->text)
+        ns->n++;
+}
+
+static int note_cmp(const void *pa, const void *pb)
+{
+    const Note *a = pa, *b = pb;
+    if (a->loc.line != b->loc.line)
+        return a->loc.line < b->loc.line ? -1 : 1;
+    if (a->loc.col != b->loc.col)
+        return a->loc.col < b->loc.col ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+void notes_flush(Notes *ns, PassCtx *ctx, const char *pass)
+{
+    if (ns->n)
+        qsort(ns->v, (size_t)ns->n, sizeof *ns->v, note_cmp);
+    for (int i = 0; i < ns->n; i++) {
+        if (ctx->explain)
+            fprintf(ctx->explain, "%s:%d:%d: %s: %s\n", ctx->src->name, ns->v[i].loc.line, ns->v[i].loc.col, pass,
+                    ns->v[i].text);
+        free(ns->v[i].text);
+    }
+    free(ns->v);
+    memset(ns, 0, sizeof *ns);
+}

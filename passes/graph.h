@@ -1,0 +1,57 @@
+/* What the layout passes share: recognising layout rewrites in a Relax
+ * function, counting uses, fresh names, and the --explain notes. */
+#ifndef LOPT_GRAPH_H
+#define LOPT_GRAPH_H
+
+#include "../ir/ir.h"
+#include "pass.h"
+
+/* A pointer-keyed hash map to ints (malloc'd; free with ptrmap_free). */
+typedef struct PtrMap {
+    const void **keys;
+    int *vals;
+    size_t cap, n;
+} PtrMap;
+
+int ptrmap_get(const PtrMap *m, const void *k, int dflt);
+void ptrmap_put(PtrMap *m, const void *k, int v);
+void ptrmap_free(PtrMap *m);
+
+/* The keyword argument name of a call, or NULL. */
+Expr *call_kwarg(const Expr *call, const char *name);
+int is_call_to(const Expr *e, const char *op);
+/* y = R.layout_transform(x, index_map=T.index_map(...), pad_value=p) */
+int is_layout_transform(const Expr *e);
+/* The function a R.call_tir calls, or NULL. */
+Func *call_tir_callee(const Expr *e);
+int func_is_frozen(const Func *f);
+
+/* Counts, for every Relax variable, its uses in fn (bindings, outputs, result). */
+void count_uses(const Func *fn, PtrMap *uses);
+/* Records every variable name of fn so fresh_name can avoid them. */
+void collect_names(const Func *fn, PtrMap *names);
+Sym *fresh_name(Interner *in, PtrMap *names, const char *base);
+
+Expr *var_ref(Arena *a, Var *v, Loc loc);
+StructInfo *tensor_sinfo_new(Arena *a, DType dt, int ndim, const int64_t *shape, Loc loc);
+/* The static shape of a tensor struct info; -1 when not known. */
+int sinfo_shape(const StructInfo *s, DType *dt, int *ndim, int64_t *shape);
+Expr *layout_transform_new(Module *m, Expr *x, Expr *map, Expr *pad, Loc loc);
+
+/* --explain: notes collected during a pass and printed in source order. */
+typedef struct Note {
+    Loc loc;
+    int seq;
+    char *text;
+} Note;
+
+typedef struct Notes {
+    Note *v;
+    int n, cap;
+} Notes;
+
+void note_add(Notes *ns, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
+/* Prints the notes to ctx->explain (when set) as file:line:col: pass: text, and frees them. */
+void notes_flush(Notes *ns, PassCtx *ctx, const char *pass);
+
+#endif
