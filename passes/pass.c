@@ -28,6 +28,8 @@ static const char *const no_options[] = { NULL };
 static const PassInfo passes[] = {
     { "flow", "move each layout rewrite from a call's result to its operands, through the callee's TIR",
       no_options, pass_flow },
+    { "fold", "compose adjacent rewrites, remove identities and pad/crop pairs, rewrite constants, remove dead "
+      "bindings and uncalled PrimFuncs", no_options, pass_fold },
     { "legalize", "lower calls of registered operators (R.add, R.nn.conv2d, ...) to R.call_tir of generated "
       "PrimFuncs", no_options, pass_legalize },
     { "print", "print the module to standard error at this point of the pipeline", no_options, run_print },

@@ -44,6 +44,7 @@ typedef struct Pipeline {
 } Pipeline;
 
 /* The passes, one file each. */
+int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_test_perturb(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);

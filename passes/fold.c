@@ -1,0 +1,431 @@
+/* fold: removes the rewrites that flow brought together (seed 000, "Folding
+ * layout rewrites"). Adjacent R.layout_transforms compose into one; a rewrite
+ * proven the identity on its domain goes; R.crop after R.pad always cancels,
+ * R.pad after R.crop only when the cropped values equal the pad value; a
+ * rewrite of a constant becomes the rewritten constant. Then copies are
+ * propagated, dead bindings removed, and PrimFuncs no one calls dropped. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir/indexmap.h"
+#include "graph.h"
+
+typedef struct Fold {
+    Module *m;
+    Notes *notes;
+    PtrMap def;           /* Var -> index + 1 into defs */
+    Binding **defs;
+    int ndefs, cap;
+} Fold;
+
+static Binding *def_of(const Fold *F, const Expr *e)
+{
+    if (!e || e->kind != E_VAR)
+        return NULL;
+    int i = ptrmap_get(&F->def, e->u.var, 0);
+    return i ? F->defs[i - 1] : NULL;
+}
+
+static void def_add(Fold *F, Binding *b)
+{
+    if (F->ndefs == F->cap) {
+        F->cap = F->cap ? 2 * F->cap : 64;
+        Binding **d = realloc(F->defs, (size_t)F->cap * sizeof *d);
+        if (!d)
+            abort();
+        F->defs = d;
+    }
+    F->defs[F->ndefs++] = b;
+    ptrmap_put(&F->def, b->var, F->ndefs);
+}
+
+/* The value behind a variable bound to a constant, or the constant itself. */
+static const Expr *const_of(const Fold *F, const Expr *e)
+{
+    if (e->kind == E_CONST)
+        return e;
+    const Binding *b = def_of(F, e);
+    return b && b->value->kind == E_CONST ? b->value : NULL;
+}
+
+static int shape_of(const Fold *F, const Expr *e, DType *dt, int *nd, int64_t *sh)
+{
+    const Expr *c = const_of(F, e);
+    if (c) {
+        if (c->u.cst.ndim > IM_MAX_RANK)
+            return -1;
+        *dt = c->u.cst.dtype;
+        *nd = c->u.cst.ndim;
+        memcpy(sh, c->u.cst.shape, (size_t)*nd * sizeof *sh);
+        return 0;
+    }
+    return e->kind == E_VAR ? sinfo_shape(e->u.var->sinfo, dt, nd, sh) : -1;
+}
+
+static int number(const Expr *e, double *v)
+{
+    if (!e || e->kind == E_NONE)
+        return 0;
+    if (e->kind == E_FLOAT)
+        *v = e->u.f.v;
+    else if (e->kind == E_INT)
+        *v = (double)e->u.i.v;
+    else if (e->kind == E_UNARY && e->u.un.op == U_NEG && number(e->u.un.a, v) == 1)
+        *v = -*v;
+    else
+        return -1;
+    return 1;
+}
+
+static IndexMap *map_of(Arena *a, const Fold *F, const Expr *lt, ImKind *kind)
+{
+    DType dt;
+    int nd;
+    int64_t sh[IM_MAX_RANK];
+    const Expr *map = call_kwarg(lt, "index_map");
+    ImError err;
+    if (shape_of(F, lt->u.call.args[0], &dt, &nd, sh) || nd != map->u.map.nparams)
+        return NULL;
+    IndexMap *im = im_from_expr(a, map, sh, &err);
+    if (im)
+        *kind = im_classify(im, NULL, NULL);
+    return im && (*kind == IM_BIJECTIVE || *kind == IM_PADDED) ? im : NULL;
+}
+
+/* z = lt(y, M2, p2) with y = lt(x, M1, p1): z = lt(x, M2 . M1, p). Padding of
+ * either survives the composition; where both pad, the values must agree. */
+static int compose(Fold *F, Binding *bd)
+{
+    Expr *e = bd->value;
+    const Binding *yb = def_of(F, e->u.call.args[0]);
+    if (!yb || !is_layout_transform(yb->value))
+        return 0;
+    const Expr *y = yb->value;
+    Arena *a = &F->m->arena;
+    ImKind k1, k2;
+    IndexMap *m1 = map_of(a, F, y, &k1), *m2 = m1 ? map_of(a, F, e, &k2) : NULL;
+    if (!m2)
+        return 0;
+    double p1 = 0, p2 = 0;
+    int h1 = number(call_kwarg(y, "pad_value"), &p1) == 1, h2 = number(call_kwarg(e, "pad_value"), &p2) == 1;
+    const Expr *pad = NULL;
+    if (k1 == IM_PADDED && k2 == IM_PADDED && h1 && h2 && p1 != p2) {
+        note_add(F->notes, bd->loc, "kept: composing with %s would need two pad values", yb->var->name->str);
+        return 0;
+    }
+    if (k1 == IM_PADDED && h1)
+        pad = call_kwarg(y, "pad_value");
+    if (k2 == IM_PADDED && h2)
+        pad = call_kwarg(e, "pad_value");
+    IndexMap *c = im_compose(a, m2, m1);
+    e = layout_transform_new(F->m, y->u.call.args[0], im_to_expr(a, &F->m->names, c), (Expr *)pad, e->loc);
+    bd->value = e;
+    note_add(F->notes, bd->loc, "composed with the rewrite of %s at line %d", yb->var->name->str, yb->loc.line);
+    return 1;
+}
+
+static int identity(Fold *F, Binding *bd)
+{
+    ImKind k;
+    Arena tmp = { 0 };
+    IndexMap *im = map_of(&tmp, F, bd->value, &k);
+    int id = im && k == IM_BIJECTIVE && im_is_identity(im);
+    arena_free(&tmp);
+    if (!id)
+        return 0;
+    bd->value = bd->value->u.call.args[0];
+    note_add(F->notes, bd->loc, "removed: the rewrite is the identity on its domain");
+    return 1;
+}
+
+static int rewrite_const(Fold *F, Binding *bd)
+{
+    Expr *e = bd->value;
+    const Expr *c = const_of(F, e->u.call.args[0]);
+    ImKind k;
+    IndexMap *im = c ? map_of(&F->m->arena, F, e, &k) : NULL;
+    if (!im)
+        return 0;
+    double pad = 0;
+    number(call_kwarg(e, "pad_value"), &pad);   /* undefined padding may hold anything: 0 */
+    int64_t count = 1;
+    for (int d = 0; d < im->nout; d++)
+        count *= im->obox[d];
+    Expr *r = expr_new(&F->m->arena, E_CONST, e->loc);
+    r->u.cst.dtype = c->u.cst.dtype;
+    r->u.cst.ndim = im->nout;
+    r->u.cst.shape = arena_array(&F->m->arena, (size_t)im->nout + 1, sizeof(int64_t));
+    memcpy(r->u.cst.shape, im->obox, (size_t)im->nout * sizeof(int64_t));
+    r->u.cst.count = count;
+    r->u.cst.data = arena_array(&F->m->arena, (size_t)count + 1, sizeof(double));
+    for (int64_t i = 0; i < count; i++)
+        r->u.cst.data[i] = pad;
+    int64_t idx[IM_MAX_RANK] = { 0 }, y[IM_MAX_RANK];
+    for (int64_t i = 0; i < c->u.cst.count; i++) {
+        im_apply(im, idx, y);
+        int64_t off = 0;
+        for (int d = 0; d < im->nout; d++)
+            off = off * im->obox[d] + y[d];
+        r->u.cst.data[off] = c->u.cst.data[i];
+        for (int d = c->u.cst.ndim - 1; d >= 0 && ++idx[d] == c->u.cst.shape[d]; d--)
+            idx[d] = 0;
+    }
+    bd->value = r;
+    note_add(F->notes, bd->loc, "folded into the constant");
+    return 1;
+}
+
+static int ints(const Expr *e, int64_t *v, int max)
+{
+    if (!e || (e->kind != E_LIST && e->kind != E_TUPLE) || e->u.list.n > max)
+        return -1;
+    for (int i = 0; i < e->u.list.n; i++)
+        if (expr_const_int(e->u.list.items[i], &v[i]))
+            return -1;
+    return e->u.list.n;
+}
+
+/* R.crop(R.pad(x)) and R.pad(R.crop(x)) over the same region give x back. */
+static int pad_crop(Fold *F, Binding *bd)
+{
+    Expr *e = bd->value;
+    int crop = is_call_to(e, "R.crop"), pad = is_call_to(e, "R.pad");
+    if ((!crop && !pad) || e->u.call.nargs != 1)
+        return 0;
+    const Binding *ib = def_of(F, e->u.call.args[0]);
+    const Expr *in = ib ? ib->value : NULL;
+    if (!in || in->u.call.nargs != 1 || !is_call_to(in, crop ? "R.pad" : "R.crop"))
+        return 0;
+    const Expr *pe = crop ? in : e, *ce = crop ? e : in;
+    int64_t pw[32], st[16], sz[16], sh[16];
+    DType dt;
+    int nd;
+    int np = ints(call_kwarg(pe, "pad_width"), pw, 32);
+    int ns = ints(call_kwarg(ce, "start_indices"), st, 16), nz = ints(call_kwarg(ce, "slice_sizes"), sz, 16);
+    const Expr *x = crop ? in->u.call.args[0] : in->u.call.args[0];
+    if (shape_of(F, x, &dt, &nd, sh) || np != 2 * nd || ns != nd || nz != nd)
+        return 0;
+    for (int d = 0; d < nd; d++) {
+        int64_t full = crop ? sh[d] + pw[2 * d] + pw[2 * d + 1] : sh[d];
+        int64_t inner = crop ? sh[d] : full - pw[2 * d] - pw[2 * d + 1];
+        if (st[d] != pw[2 * d] || sz[d] != inner || (!crop && pw[2 * d] + sz[d] + pw[2 * d + 1] != full))
+            return note_add(F->notes, bd->loc, "kept: the %s and the %s do not cover the same region",
+                            crop ? "crop" : "pad", crop ? "pad" : "crop"), 0;
+    }
+    if (pad) {
+        double pv = 0, cv = 0;
+        number(call_kwarg(pe, "pad_value"), &pv);
+        if (number(call_kwarg(ce, "cropped_value"), &cv) != 1 || cv != pv)
+            return note_add(F->notes, bd->loc, "kept: pad after crop needs the cropped values to equal the pad "
+                            "value (cropped_value=%g)", pv), 0;
+    }
+    bd->value = (Expr *)x;
+    note_add(F->notes, bd->loc, "removed: %s after %s", crop ? "crop" : "pad", crop ? "pad" : "crop");
+    return 1;
+}
+
+/* ---- copies, dead bindings, unused functions ---- */
+
+static Expr *resolve(const PtrMap *alias, Binding **defs, Expr *e)
+{
+    for (int guard = 0; e && e->kind == E_VAR && guard < 1 << 20; guard++) {
+        int i = ptrmap_get(alias, e->u.var, 0);
+        if (!i)
+            break;
+        e = defs[i - 1]->value;
+    }
+    return e;
+}
+
+static Expr *subst_uses(const PtrMap *alias, Binding **defs, Expr *e)
+{
+    if (!e)
+        return e;
+    switch (e->kind) {
+    case E_VAR:
+        return resolve(alias, defs, e);
+    case E_TUPLE:
+    case E_LIST:
+        for (int i = 0; i < e->u.list.n; i++)
+            e->u.list.items[i] = subst_uses(alias, defs, e->u.list.items[i]);
+        break;
+    case E_GETITEM:
+        e->u.get.tuple = subst_uses(alias, defs, e->u.get.tuple);
+        break;
+    case E_CALL:
+        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
+            e->u.call.args[i] = subst_uses(alias, defs, e->u.call.args[i]);
+        break;
+    default:
+        break;
+    }
+    return e;
+}
+
+static int is_output(const RBlock *rb, const Var *v)
+{
+    for (int i = 0; i < rb->noutputs; i++)
+        if (rb->outputs[i] == v)
+            return 1;
+    return 0;
+}
+
+/* y = x: later uses of y read x, unless y leaves its dataflow block. */
+static void propagate(Fold *F, Func *fn)
+{
+    PtrMap alias = { 0 };
+    Binding **defs = NULL;
+    int n = 0, cap = 0;
+    for (int b = 0; b < fn->nblocks; b++) {
+        RBlock *rb = fn->blocks[b];
+        for (int i = 0; i < rb->nbinds; i++) {
+            Binding *bd = rb->binds[i];
+            bd->value = subst_uses(&alias, defs, bd->value);
+            if (bd->value->kind == E_VAR && !is_output(rb, bd->var)) {
+                if (n == cap) {
+                    cap = cap ? 2 * cap : 32;
+                    Binding **d = realloc(defs, (size_t)cap * sizeof *d);
+                    if (!d)
+                        abort();
+                    defs = d;
+                }
+                defs[n++] = bd;
+                ptrmap_put(&alias, bd->var, n);
+            }
+        }
+    }
+    fn->result = subst_uses(&alias, defs, fn->result);
+    ptrmap_free(&alias);
+    free(defs);
+    (void)F;
+}
+
+/* Removes bindings no one uses, last first so chains go in one sweep. */
+static void sweep_dead(Func *fn)
+{
+    PtrMap uses = { 0 };
+    count_uses(fn, &uses);
+    for (int b = fn->nblocks - 1; b >= 0; b--) {
+        RBlock *rb = fn->blocks[b];
+        int j = rb->nbinds;
+        char *keep = calloc((size_t)rb->nbinds + 1, 1);
+        if (!keep)
+            abort();
+        for (int i = rb->nbinds - 1; i >= 0; i--) {
+            Binding *bd = rb->binds[i];
+            keep[i] = ptrmap_get(&uses, bd->var, 0) > 0;
+            if (!keep[i]) {
+                PtrMap sub = { 0 };
+                Func one = { 0 };
+                RBlock ob = { 0 };
+                RBlock *obp = &ob;
+                Binding *bp = bd;
+                ob.binds = &bp;
+                ob.nbinds = 1;
+                one.blocks = &obp;
+                one.nblocks = 1;
+                count_uses(&one, &sub);
+                for (size_t s = 0; s < sub.cap; s++)
+                    if (sub.keys[s])
+                        ptrmap_put(&uses, sub.keys[s], ptrmap_get(&uses, sub.keys[s], 0) - sub.vals[s]);
+                ptrmap_free(&sub);
+                j--;
+            }
+        }
+        int k = 0;
+        for (int i = 0; i < rb->nbinds; i++)
+            if (keep[i])
+                rb->binds[k++] = rb->binds[i];
+        rb->nbinds = k;
+        free(keep);
+    }
+    ptrmap_free(&uses);
+}
+
+static void mark_calls(const Expr *e, PtrMap *used)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case E_GLOBAL:
+        ptrmap_put(used, e->u.global.fn, 1);
+        break;
+    case E_TUPLE:
+    case E_LIST:
+        for (int i = 0; i < e->u.list.n; i++)
+            mark_calls(e->u.list.items[i], used);
+        break;
+    case E_CALL:
+        mark_calls(e->u.call.callee, used);
+        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
+            mark_calls(e->u.call.args[i], used);
+        break;
+    default:
+        break;
+    }
+}
+
+/* PrimFuncs that no Relax function calls go, when the module has a Relax function. */
+static void drop_unused(Module *m, Notes *notes)
+{
+    PtrMap used = { 0 };
+    int relax = 0;
+    for (int f = 0; f < m->nfuncs; f++) {
+        const Func *fn = m->funcs[f];
+        if (fn->kind != F_RELAX)
+            continue;
+        relax = 1;
+        for (int b = 0; b < fn->nblocks; b++)
+            for (int i = 0; i < fn->blocks[b]->nbinds; i++)
+                mark_calls(fn->blocks[b]->binds[i]->value, &used);
+        mark_calls(fn->result, &used);
+    }
+    if (relax) {
+        int k = 0;
+        for (int f = 0; f < m->nfuncs; f++) {
+            Func *fn = m->funcs[f];
+            if (fn->kind == F_PRIM && !ptrmap_get(&used, fn, 0))
+                note_add(notes, fn->loc, "removed %s: no one calls it", fn->name->str);
+            else
+                m->funcs[k++] = fn;
+        }
+        m->nfuncs = k;
+    }
+    ptrmap_free(&used);
+}
+
+int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    (void)opts;
+    (void)nopts;
+    Notes notes = { 0 };
+    for (int f = 0; f < m->nfuncs; f++) {
+        Func *fn = m->funcs[f];
+        if (fn->kind != F_RELAX)
+            continue;
+        Fold F = { m, &notes, { 0 }, NULL, 0, 0 };
+        for (int b = 0; b < fn->nblocks; b++)
+            for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
+                Binding *bd = fn->blocks[b]->binds[i];
+                for (int guard = 0; guard < 64; guard++) {
+                    if (is_layout_transform(bd->value)) {
+                        if (compose(&F, bd) || identity(&F, bd) || rewrite_const(&F, bd))
+                            continue;
+                    } else if (pad_crop(&F, bd)) {
+                        continue;
+                    }
+                    break;
+                }
+                def_add(&F, bd);
+            }
+        ptrmap_free(&F.def);
+        free(F.defs);
+        propagate(&F, fn);
+        sweep_dead(fn);
+    }
+    drop_unused(m, &notes);
+    notes_flush(&notes, ctx, "fold");
+    return 0;
+}
