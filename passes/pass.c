@@ -30,6 +30,8 @@ static const PassInfo passes[] = {
       no_options, pass_flow },
     { "fold", "compose adjacent rewrites, remove identities and pad/crop pairs, rewrite constants, remove dead "
       "bindings and uncalled PrimFuncs", no_options, pass_fold },
+    { "hoist", "lift layout-rewrite blocks at a PrimFunc's start or end into R.layout_transform in the graph; "
+      "mark the PrimFunc frozen", no_options, pass_hoist },
     { "legalize", "lower calls of registered operators (R.add, R.nn.conv2d, ...) to R.call_tir of generated "
       "PrimFuncs", no_options, pass_legalize },
     { "print", "print the module to standard error at this point of the pipeline", no_options, run_print },

@@ -45,6 +45,7 @@ typedef struct Pipeline {
 
 /* The passes, one file each. */
 int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_hoist(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_test_perturb(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
