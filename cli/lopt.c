@@ -12,6 +12,7 @@
 #include "../interp/interp.h"
 #include "../ir/indexmap.h"
 #include "../passes/pass.h"
+#include "../printer/dot.h"
 #include "../printer/print.h"
 
 #ifndef LOPT_VERSION
@@ -32,6 +33,7 @@ typedef struct Options {
     const char *compose;
     const char *apply;
     int inverse;
+    int dot;                  /* --emit=dot: the graph instead of the text */
     int explain;              /* --explain: passes say what they moved, folded or left */
     int run;                  /* --run: execute main instead of printing */
     int verify_exec;          /* --verify-exec[=ulp:N] */
@@ -57,6 +59,8 @@ static void help(FILE *out)
           "  --pass=PIPELINE     run passes in order: a,b{key=value,...},c (repeatable)\n"
           "  --verify-each       verify the module after every pass\n"
           "  --print-after-all   print the module to standard error after every pass\n"
+          "  --emit=FORMAT       print the result as 'text' (the default) or as 'dot', the\n"
+          "                      graph of each Relax function for Graphviz\n"
           "  --explain           the layout passes print to standard error, for every\n"
           "                      rewrite they moved, folded or left, where and why\n"
           "  --run               run main (after the passes) and print its outputs\n"
@@ -188,6 +192,10 @@ static int parse_args(int argc, char **argv, Options *o)
             o->verify_each = 1;
         } else if (strcmp(a, "--print-after-all") == 0) {
             o->print_after_all = 1;
+        } else if (strcmp(a, "--emit=text") == 0 || strcmp(a, "--emit=dot") == 0) {
+            o->dot = a[7] == 'd';
+        } else if (strncmp(a, "--emit", 6) == 0) {
+            return usage("--emit takes text or dot, as in --emit=dot; not '%s'", a);
         } else if (strcmp(a, "--explain") == 0) {
             o->explain = 1;
         } else if (a[0] == '-' && a[1] != 0) {
@@ -506,7 +514,10 @@ static int run(Options *o)
             fprintf(stderr, "lopt: cannot write '%s': %s\n", o->output, strerror(errno));
             status = EXIT_INPUT;
         } else {
-            print_module(out, m);
+            if (o->dot)
+                print_dot(out, m);
+            else
+                print_module(out, m);
             int bad = ferror(out);
             bad |= o->output ? fclose(out) != 0 : fflush(out) != 0;
             if (bad) {
