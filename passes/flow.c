@@ -260,6 +260,82 @@ static int broadcast_reads(const Expr *e, const FlowTir *r, int *ok)
     return 0;
 }
 
+/* The permutation a map is, perm[q] = the input at output q; -1 otherwise. */
+static int perm_of(const Expr *map, int *perm)
+{
+    if (map->u.map.nout != map->u.map.nparams)
+        return -1;
+    for (int q = 0; q < map->u.map.nout; q++) {
+        const Expr *o = map->u.map.out[q];
+        perm[q] = -1;
+        for (int p = 0; o->kind == E_VAR && p < map->u.map.nparams; p++)
+            if (map->u.map.params[p] == o->u.var)
+                perm[q] = p;
+        for (int k = 0; k < q && perm[q] >= 0; k++)
+            if (perm[k] == perm[q])
+                perm[q] = -1;
+        if (perm[q] < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A reduction keeps its form under permutations: sum(axis=[2]) over NCHW is
+ * sum(axis=[1]) over NHWC when the kept axes come out in the result's new
+ * order. Returns the new axis list, or NULL. */
+static Expr *reduce_axes(Module *m, const Expr *call, const Expr *omap, const Expr *imap, int rank, Loc loc)
+{
+    const char *op = call->u.call.op->str;
+    if (strcmp(op, "R.sum") && strcmp(op, "R.mean") && strcmp(op, "R.max") && strcmp(op, "R.min"))
+        return NULL;
+    int pi[16], sigma[16], red[16] = { 0 }, kappa[16], nk = 0;
+    if (rank > 16 || perm_of(omap, pi))
+        return NULL;
+    if (imap ? perm_of(imap, sigma) || imap->u.map.nparams != rank : 0)
+        return NULL;
+    for (int q = 0; !imap && q < rank; q++)
+        sigma[q] = q;
+    const Expr *ax = call_kwarg(call, "axis"), *kd = call_kwarg(call, "keepdims");
+    int keep = kd && kd->kind == E_BOOL && kd->u.b;
+    int64_t v;
+    if (!ax || ax->kind == E_NONE)
+        return NULL;
+    if (ax->kind == E_LIST || ax->kind == E_TUPLE) {
+        for (int i = 0; i < ax->u.list.n; i++) {
+            if (expr_const_int(ax->u.list.items[i], &v) && (ax->u.list.items[i]->kind != E_UNARY ||
+                expr_const_int(ax->u.list.items[i]->u.un.a, &v) || (v = -v, 0)))
+                return NULL;
+            if (v < 0)
+                v += rank;
+            if (v < 0 || v >= rank)
+                return NULL;
+            red[v] = 1;
+        }
+    } else {
+        return NULL;
+    }
+    /* original output dimension k is input dimension kappa[k] */
+    for (int d = 0; d < rank; d++)
+        if (keep || !red[d])
+            kappa[nk++] = d;
+    if (omap->u.map.nparams != nk)
+        return NULL;
+    int k = 0;
+    for (int q = 0; q < rank; q++) {
+        if (!keep && red[sigma[q]])
+            continue;
+        if (k >= nk || kappa[pi[k]] != sigma[q])
+            return NULL;
+        k++;
+    }
+    Expr *l = expr_new(&m->arena, E_LIST, loc);
+    l->u.list.items = arena_array(&m->arena, (size_t)rank + 1, sizeof(Expr *));
+    for (int q = 0; q < rank; q++)
+        if (red[sigma[q]])
+            l->u.list.items[l->u.list.n++] = expr_int(&m->arena, q, DT_VOID, loc);
+    return l;
+}
+
 /* Flows the rewrite (map, pad) of the value bd computes through bd's call.
  * On success bd's value becomes the new call (result var y) and the operands'
  * rewrites are pushed. Returns 0, or -1 with why filled. */
@@ -349,9 +425,13 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         args[k] = var_ref(&m->arena, v, loc);
     }
     int keep = 0;
+    Expr *axes = NULL;
+    TensorType it;
     if (op && op->category == LAYOUT_AGNOSTIC) {
         keep = 1;
         broadcast_stmt(r.f->body, &r, &keep);
+    } else if (op && n == 1 && type_of_value(items[0], &it) == 0) {
+        keep = (axes = reduce_axes(m, e, map, r.map[0], it.ndim, e->loc)) != NULL;
     }
     if (keep) {
         Expr *c = arena_alloc(&m->arena, sizeof *c);
@@ -359,6 +439,9 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         c->u.call.args = arena_array(&m->arena, (size_t)(e->u.call.nargs + e->u.call.nkw) + 1, sizeof(Expr *));
         memcpy(c->u.call.args, e->u.call.args, (size_t)(e->u.call.nargs + e->u.call.nkw) * sizeof(Expr *));
         memcpy(c->u.call.args, args, (size_t)n * sizeof(Expr *));
+        for (int k = 0; axes && k < c->u.call.nkw; k++)
+            if (strcmp(c->u.call.kw[k]->str, "axis") == 0)
+                c->u.call.args[c->u.call.nargs + k] = axes;
         c->loc = e->loc;
         bd->value = c;
     } else {
@@ -410,7 +493,7 @@ static void visit(Sweep *S, Binding *bd, int i)
                      uses - D->count == 1 ? "" : "s");
         else if (pk)
             note_add(S->notes, at, "left: %s is %s", bd->var->name->str, pk);
-        else if (flow_call(S, bd, first->var, D->map, D->pad, at, why, sizeof why) == 0) {
+        else if (flow_call(S, bd, first->var, call_kwarg(first->value, "index_map"), call_kwarg(first->value, "pad_value"), at, why, sizeof why) == 0) {
             for (int k = 0; k < D->nslots; k++) {
                 Binding *b = S->out[D->slots[k]];
                 if (b == first) {
@@ -484,6 +567,7 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         if (fn->kind != F_RELAX)
             continue;
         Sweep S = { m, fn, ctx, &notes, { 0 }, { 0 }, { 0 }, NULL, NULL, NULL, 0, 0, 0 };
+        infer_types(m, fn);
         count_uses(fn, &S.uses);
         collect_names(fn, &S.names);
         for (int b = 0; b < fn->nblocks; b++)

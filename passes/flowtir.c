@@ -242,6 +242,23 @@ static int mentions(const ImSum *s, int var)
     return 0;
 }
 
+static int uses_any(const Expr *e, Var *const *v, int n)
+{
+    switch (e->kind) {
+    case E_VAR:
+        for (int i = 0; i < n; i++)
+            if (v[i] == e->u.var)
+                return 1;
+        return 0;
+    case E_BIN:
+        return uses_any(e->u.bin.a, v, n) || uses_any(e->u.bin.b, v, n);
+    case E_UNARY:
+        return uses_any(e->u.un.a, v, n);
+    default:
+        return 0;
+    }
+}
+
 /* The map of a buffer read as R[idx] in block b, whose store's dimension p is
  * iterator wit[p] and carries map M. *out is NULL when R keeps its layout. */
 static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, const Expr *M, const Expr *load,
@@ -316,7 +333,8 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
         return FAIL(P, "the map for %s: %s", R->name->str, err.msg);
     /* leading outputs that are always 0 come from dimensions R lacks */
     int first = 0;
-    while (first < im->nout && im->out[first]->n == 0 && im->out[first]->k == 0)
+    while (first < im->nout && im->out[first]->n == 0 && im->out[first]->k == 0 &&
+           !uses_any(tmp->u.map.out[first], params, r))
         first++;
     Expr **outs = arena_array(P->a, (size_t)(im->nout + r) + 1, sizeof *outs);
     int n = 0;
@@ -324,13 +342,24 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
     for (int j = 0; j < r; j++) {
         if (kind[j] != 'R')
             continue;
-        /* after the first output that mentions the nearest linked dimension before j */
-        int prev = -1;
+        /* before the first output that mentions the nearest linked dimension
+         * after j (NCHW -> NHWC keeps H before W); failing that, after the
+         * first output that mentions the nearest one before j (NCHW4c keeps
+         * the 4c innermost) */
+        int prev = -1, next = -1;
         for (int k = j - 1; k >= 0 && prev < 0; k--)
             if (kind[k] == 'L')
                 prev = k;
+        for (int k = j + 1; k < r && next < 0; k++)
+            if (kind[k] == 'L')
+                next = k;
         placed[j] = first - 1;
-        for (int q = first; prev >= 0 && q < im->nout; q++)
+        for (int q = first; next >= 0 && q < im->nout; q++)
+            if (mentions(im->out[q], next)) {
+                placed[j] = q - 1;
+                break;
+            }
+        for (int q = first; next < 0 && prev >= 0 && q < im->nout; q++)
             if (mentions(im->out[q], prev)) {
                 placed[j] = q;
                 break;

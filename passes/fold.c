@@ -218,8 +218,8 @@ static int pad_crop(Fold *F, Binding *bd)
         double pv = 0, cv = 0;
         number(call_kwarg(pe, "pad_value"), &pv);
         if (number(call_kwarg(ce, "cropped_value"), &cv) != 1 || cv != pv)
-            return note_add(F->notes, bd->loc, "kept: pad after crop needs the cropped values to equal the pad "
-                            "value (cropped_value=%g)", pv), 0;
+            return note_add(F->notes, bd->loc, "kept: pad after crop, and the cropped values are not known to "
+                            "equal the pad value %g", pv), 0;
     }
     bd->value = (Expr *)x;
     note_add(F->notes, bd->loc, "removed: %s after %s", crop ? "crop" : "pad", crop ? "pad" : "crop");
@@ -405,6 +405,7 @@ int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         Func *fn = m->funcs[f];
         if (fn->kind != F_RELAX)
             continue;
+        infer_types(m, fn);
         Fold F = { m, &notes, { 0 }, NULL, 0, 0 };
         for (int b = 0; b < fn->nblocks; b++)
             for (int i = 0; i < fn->blocks[b]->nbinds; i++) {

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ir/indexmap.h"
+#include "../ir/ops.h"
 #include "graph.h"
 
 static size_t slot_of(const PtrMap *m, const void *k)
@@ -260,4 +262,72 @@ void notes_flush(Notes *ns, PassCtx *ctx, const char *pass)
     }
     free(ns->v);
     memset(ns, 0, sizeof *ns);
+}
+
+static int value_type(const Expr *e, TensorType *t)
+{
+    DType dt;
+    int nd;
+    int64_t sh[16];
+    if (e->kind == E_CONST) {
+        if (e->u.cst.ndim > OP_MAX_RANK)
+            return -1;
+        t->dtype = e->u.cst.dtype;
+        t->ndim = e->u.cst.ndim;
+        memcpy(t->shape, e->u.cst.shape, (size_t)t->ndim * sizeof *t->shape);
+        return 0;
+    }
+    if (e->kind != E_VAR || sinfo_shape(e->u.var->sinfo, &dt, &nd, sh) || nd > OP_MAX_RANK)
+        return -1;
+    t->dtype = dt;
+    t->ndim = nd;
+    memcpy(t->shape, sh, (size_t)nd * sizeof *sh);
+    return 0;
+}
+
+static StructInfo *infer_one(Module *m, const Expr *e)
+{
+    TensorType args[OP_MAX_ARGS], outs[OP_MAX_ARGS];
+    const OpInfo *op;
+    if (e->kind == E_VAR)
+        return e->u.var->sinfo;
+    if (e->kind == E_CONST)
+        return tensor_sinfo_new(&m->arena, e->u.cst.dtype, e->u.cst.ndim, e->u.cst.shape, e->loc);
+    if (e->kind != E_CALL || e->u.call.callee)
+        return NULL;
+    if (call_tir_callee(e)) {
+        const Expr *si = call_kwarg(e, "out_sinfo");
+        return si && si->kind == E_SINFO ? si->u.sinfo : NULL;
+    }
+    if (is_layout_transform(e)) {
+        if (value_type(e->u.call.args[0], &args[0]))
+            return NULL;
+        Arena tmp = { 0 };
+        ImError err;
+        IndexMap *im = im_from_expr(&tmp, call_kwarg(e, "index_map"), args[0].shape, &err);
+        StructInfo *s = im && call_kwarg(e, "index_map")->u.map.nparams == args[0].ndim
+                            ? tensor_sinfo_new(&m->arena, args[0].dtype, im->nout, im->obox, e->loc) : NULL;
+        arena_free(&tmp);
+        return s;
+    }
+    if (!(op = op_find(e->u.call.op->str)) || op->tuple_arg || op->tuple_out || e->u.call.nargs < op->ntensors)
+        return NULL;
+    for (int k = 0; k < op->ntensors; k++)
+        if (value_type(e->u.call.args[k], &args[k]))
+            return NULL;
+    int nout;
+    OpError err;
+    if (op_infer(e, args, op->ntensors, outs, &nout, &err))
+        return NULL;
+    return tensor_sinfo_new(&m->arena, outs[0].dtype, outs[0].ndim, outs[0].shape, e->loc);
+}
+
+void infer_types(Module *m, Func *fn)
+{
+    for (int b = 0; b < fn->nblocks; b++)
+        for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
+            Binding *bd = fn->blocks[b]->binds[i];
+            if (!bd->var->sinfo)
+                bd->var->sinfo = infer_one(m, bd->value);
+        }
 }

@@ -36,6 +36,9 @@ Expr *var_ref(Arena *a, Var *v, Loc loc);
 StructInfo *tensor_sinfo_new(Arena *a, DType dt, int ndim, const int64_t *shape, Loc loc);
 /* The static shape of a tensor struct info; -1 when not known. */
 int sinfo_shape(const StructInfo *s, DType *dt, int *ndim, int64_t *shape);
+/* Gives the variables of fn without struct info the type their value has,
+ * where it is known (call_tir's out_sinfo, operators, rewrites, constants). */
+void infer_types(Module *m, Func *fn);
 Expr *layout_transform_new(Module *m, Expr *x, Expr *map, Expr *pad, Loc loc);
 
 /* --explain: notes collected during a pass and printed in source order. */
