@@ -1,0 +1,28 @@
+#!/bin/sh
+# Times `lopt --pass=flow,fold` on a chain of N elementwise calls whose result
+# is rewritten to NCHW4c; flow moves the rewrite up the whole chain.
+# Usage: sh bench/chain.sh [N...]   (median of 3 runs each)
+top=$(cd "$(dirname "$0")/.." && pwd)
+LOPT=${LOPT:-$top/lopt}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for n in ${@:-1000 10000}; do
+    awk -v n="$n" 'BEGIN {
+        print "@I.ir_module"; print "class Module:"; print "    @R.function"
+        print "    def main(x: R.Tensor((1, 8, 4, 4), dtype=\"float32\")) -> R.Tensor((1, 2, 4, 4, 4), dtype=\"float32\"):"
+        print "        with R.dataflow():"
+        print "            v0 = R.nn.relu(x)"
+        for (i = 1; i < n; i++) printf "            v%d = R.%s(v%d)\n", i, (i % 2 ? "negative" : "nn.relu"), i - 1
+        printf "            gv: R.Tensor((1, 2, 4, 4, 4), dtype=\"float32\") = R.layout_transform(v%d, index_map=T.index_map(lambda n, c, h, w: (n, c // 4, h, w, c %% 4)))\n", n - 1
+        print "            R.output(gv)"; print "        return gv" }' >"$tmp/chain.tir"
+    times=""
+    for r in 1 2 3; do
+        s=$(date +%s.%N)
+        "$LOPT" --pass=flow,fold "$tmp/chain.tir" >"$tmp/out" || exit 1
+        e=$(date +%s.%N)
+        times="$times $(echo "$e - $s" | bc)"
+    done
+    med=$(echo $times | tr ' ' '\n' | sort -n | sed -n 2p)
+    left=$(grep -c 'R.layout_transform' "$tmp/out")
+    echo "chain $n: median ${med}s, $left layout_transform left"
+done
