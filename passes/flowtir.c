@@ -9,6 +9,7 @@
  * Every access to a mapped buffer is then rewritten and simplified. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../interp/tensor.h"
@@ -37,6 +38,7 @@ typedef struct Plan {
     int writer[MAXB];     /* nest index, or -1 */
     int nb;
     char *why;
+    Arena scratch;        /* the index-map algebra's working memory, freed at the end */
 } Plan;
 
 #define FAIL(P, ...) fail_at((P)->why, snprintf((P)->why, 320, __VA_ARGS__))
@@ -194,7 +196,7 @@ static IndexMap *read_map(Plan *P, Expr *map, const Buffer *b, ImKind *kind)
     ImError err;
     if (b->ndim > IM_MAX_RANK || buf_shape(b, shape))
         return FAIL(P, "buffer %s has a symbolic shape", b->name->str), NULL;
-    IndexMap *im = im_from_expr(P->a, map, shape, &err);
+    IndexMap *im = im_from_expr(&P->scratch, map, shape, &err);
     if (!im)
         return FAIL(P, "the map for %s: %s", b->name->str, err.msg), NULL;
     *kind = im_classify(im, NULL, NULL);
@@ -328,7 +330,7 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
     for (int q = 0; q < M->u.map.nout; q++)
         tmp->u.map.out[q] = clone_expr(P->a, &S, M->u.map.out[q]);
     ImError err;
-    IndexMap *im = im_from_expr(P->a, tmp, rshape, &err);
+    IndexMap *im = im_from_expr(&P->scratch, tmp, rshape, &err);
     if (!im)
         return FAIL(P, "the map for %s: %s", R->name->str, err.msg);
     /* leading outputs that are always 0 come from dimensions R lacks */
@@ -381,7 +383,7 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
     map->u.map.nout = n;
     if (n == 0)
         return 0;
-    IndexMap *fin = im_from_expr(P->a, map, rshape, &err);
+    IndexMap *fin = im_from_expr(&P->scratch, map, rshape, &err);
     if (!fin)
         return FAIL(P, "the map for %s: %s", R->name->str, err.msg);
     if (im_is_identity(fin))
@@ -459,10 +461,10 @@ static int plan_writer(Plan *P, int i)
         ImCond *pred;
         int npred;
         ImError err;
-        IndexMap *inv = im_inverse(P->a, P->im[i], &pred, &npred, &err);
+        IndexMap *inv = im_inverse(&P->scratch, P->im[i], &pred, &npred, &err);
         if (!inv)
             return FAIL(P, "the map for %s: %s", B->name->str, err.msg);
-        if (!im_is_identity(im_compose(P->a, P->im[i], inv)))
+        if (!im_is_identity(im_compose(&P->scratch, P->im[i], inv)))
             return FAIL(P, "the padding of %s does not lie outside the image of its map", B->name->str);
     }
     LoadList L;
@@ -647,7 +649,7 @@ static Expr **map_index(RW *w, int i, Expr *const *idx)
         tmp.u.map.out = out;
         tmp.u.map.nout = M->u.map.nout;
         ImError err;
-        IndexMap *im = im_from_expr(P->a, &tmp, w->ext, &err);
+        IndexMap *im = im_from_expr(&P->scratch, &tmp, w->ext, &err);
         for (int q = 0; im && q < M->u.map.nout; q++)
             out[q] = im_sum_to_expr(P->a, im->out[q], w->vars);
     }
@@ -800,7 +802,7 @@ static Var **reiterate(Plan *P, int i)
     ImCond *pred;
     int npred, wit[IM_MAX_RANK];
     ImError err;
-    IndexMap *inv = im_inverse(P->a, M, &pred, &npred, &err);
+    IndexMap *inv = im_inverse(&P->scratch, M, &pred, &npred, &err);
     writer_shape(P, n, wit);
     int nred = 0;
     for (int k = 0; k < b->niters; k++)
@@ -852,10 +854,8 @@ static Var **reiterate(Plan *P, int i)
     return y;
 }
 
-int flow_tir(Module *m, const Func *f0, const Expr *map, int has_pad, double pad, Sym *name, FlowTir *r)
+static int flow_plan(Plan *P, Module *m, const Func *f0, const Expr *map, int has_pad, double pad, Sym *name, FlowTir *r)
 {
-    memset(r, 0, sizeof *r);
-    Plan *P = arena_zalloc(&m->arena, sizeof *P);
     P->m = m;
     P->a = &m->arena;
     P->why = r->why;
@@ -919,4 +919,16 @@ int flow_tir(Module *m, const Func *f0, const Expr *map, int has_pad, double pad
     r->odtype = out->dtype;
     memcpy(r->oshape, P->im[0]->obox, (size_t)r->ondim * sizeof *r->oshape);
     return 0;
+}
+
+int flow_tir(Module *m, const Func *f0, const Expr *map, int has_pad, double pad, Sym *name, FlowTir *r)
+{
+    memset(r, 0, sizeof *r);
+    Plan *P = calloc(1, sizeof *P);
+    if (!P)
+        abort();
+    int rc = flow_plan(P, m, f0, map, has_pad, pad, name, r);
+    arena_free(&P->scratch);
+    free(P);
+    return rc;
 }
