@@ -39,21 +39,6 @@ typedef struct Sweep {
     int moved;
 } Sweep;
 
-static int pad_number(const Expr *e, double *v)
-{
-    if (!e || e->kind == E_NONE)
-        return 0;
-    if (e->kind == E_FLOAT)
-        *v = e->u.f.v;
-    else if (e->kind == E_INT)
-        *v = (double)e->u.i.v;
-    else if (e->kind == E_UNARY && e->u.un.op == U_NEG && pad_number(e->u.un.a, v) == 1)
-        *v = -*v;
-    else
-        return -1;
-    return 1;
-}
-
 static int push_out(Sweep *S, Binding *b)
 {
     if (S->nout == S->cap) {
@@ -77,32 +62,10 @@ static int push_out(Sweep *S, Binding *b)
     return S->nout++;
 }
 
-/* The static type of a value: what legalization needs. */
-static int type_of_value(const Expr *e, TensorType *t)
-{
-    DType dt;
-    int nd;
-    int64_t sh[16];
-    if (e->kind == E_CONST) {
-        if (e->u.cst.ndim > OP_MAX_RANK)
-            return -1;
-        t->dtype = e->u.cst.dtype;
-        t->ndim = e->u.cst.ndim;
-        memcpy(t->shape, e->u.cst.shape, (size_t)t->ndim * sizeof *t->shape);
-        return 0;
-    }
-    if (e->kind != E_VAR || sinfo_shape(e->u.var->sinfo, &dt, &nd, sh) || nd > OP_MAX_RANK)
-        return -1;
-    t->dtype = dt;
-    t->ndim = nd;
-    memcpy(t->shape, sh, (size_t)nd * sizeof *sh);
-    return 0;
-}
-
 static int same_pad(const Expr *a, const Expr *b)
 {
     double x = 0, y = 0;
-    int ha = pad_number(a, &x), hb = pad_number(b, &y);
+    int ha = const_number(a, &x), hb = const_number(b, &y);
     return ha == hb && (ha != 1 || x == y || (x != x && y != y));
 }
 
@@ -344,7 +307,7 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     Module *m = S->m;
     Expr *e = bd->value;
     double padv = 0;
-    int has_pad = pad_number(pad, &padv) == 1;
+    int has_pad = const_number(pad, &padv) == 1;
     Func *f = call_tir_callee(e);
     const OpInfo *op = NULL;
     Expr *const *items = NULL;
@@ -367,7 +330,7 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         n = op->ntensors;
         items = e->u.call.args;
         for (int k = 0; k < n; k++)
-            if (k >= e->u.call.nargs || type_of_value(items[k], &args[k]))
+            if (k >= e->u.call.nargs || value_type(items[k], &args[k]))
                 return snprintf(why, cap, "the operands of %s have no static shape", op->name), -1;
         if (op_infer(e, args, n, outs, &nout, &err) ||
             !(f = op_legalize(m, e, args, n, intern_cstr(&m->names, strrchr(op->name, '.') + 1), &err)))
@@ -404,7 +367,7 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         int nd = 0;
         Arena tmp = { 0 };
         TensorType tt;
-        if (type_of_value(items[k], &tt) == 0) {
+        if (value_type(items[k], &tt) == 0) {
             ImError err;
             IndexMap *im = im_from_expr(&tmp, r.map[k], tt.shape, &err);
             if (im) {
@@ -430,7 +393,7 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     if (op && op->category == LAYOUT_AGNOSTIC) {
         keep = 1;
         broadcast_stmt(r.f->body, &r, &keep);
-    } else if (op && n == 1 && type_of_value(items[0], &it) == 0) {
+    } else if (op && n == 1 && value_type(items[0], &it) == 0) {
         keep = (axes = reduce_axes(m, e, map, r.map[0], it.ndim, e->loc)) != NULL;
     }
     if (keep) {

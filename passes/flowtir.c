@@ -16,6 +16,7 @@
 #include "../ir/clone.h"
 #include "../ir/indexmap.h"
 #include "flowtir.h"
+#include "graph.h"
 
 enum { MAXB = 32, MAXN = 64 };
 
@@ -84,29 +85,22 @@ static int buf_shape(const Buffer *b, int64_t *shape)
 
 /* ---- reading the function ---- */
 
-static Stmt *only(Stmt *s)
-{
-    while (s && s->kind == S_SEQ && s->u.seq.n == 1)
-        s = s->u.seq.items[0];
-    return s;
-}
-
 static int add_nest(Plan *P, Stmt **slot)
 {
-    Stmt *s = only(*slot);
+    Stmt *s = stmt_single(*slot);
     if (s->kind == S_ALLOC)
         return 0;
     while (s->kind == S_FOR)
-        s = only(s->u.loop.body);
+        s = stmt_single(s->u.loop.body);
     if (s->kind != S_BLOCK)
         return FAIL(P, "%s is not a sequence of loop nests each holding one block", P->f->name->str);
     if (P->nnest == MAXN)
         return FAIL(P, "%s has more than %d blocks", P->f->name->str, MAXN);
     Block *b = s->u.block;
-    Stmt *body = only(b->body);
+    Stmt *body = stmt_single(b->body);
     if (!body || body->kind != S_STORE)
         return FAIL(P, "block %s does not store one value", b->name->str);
-    Stmt *init = only(b->init);
+    Stmt *init = stmt_single(b->init);
     if (init && (init->kind != S_STORE || init->u.store.buf != body->u.store.buf))
         return FAIL(P, "block %s initializes another buffer than it writes", b->name->str);
     Nest *n = &P->nest[P->nnest++];
@@ -134,7 +128,7 @@ static int read_nests(Plan *P)
 static int writer_shape(Plan *P, const Nest *n, int *wit)
 {
     const Block *b = n->blk;
-    Stmt *st = only(b->body);
+    Stmt *st = stmt_single(b->body);
     int nspatial = 0;
     for (int i = 0; i < b->niters; i++) {
         int64_t d;
@@ -432,9 +426,9 @@ static void loads_expr(const Expr *e, LoadList *L)
 static int block_loads(Plan *P, const Block *b, LoadList *L)
 {
     L->n = 0;
-    loads_expr(only(b->body)->u.store.value, L);
+    loads_expr(stmt_single(b->body)->u.store.value, L);
     if (b->init)
-        loads_expr(only(b->init)->u.store.value, L);
+        loads_expr(stmt_single(b->init)->u.store.value, L);
     loads_expr(b->where, L);
     return L->n == 64 ? FAIL(P, "block %s reads more than 64 values", b->name->str) : 0;
 }
@@ -470,7 +464,7 @@ static int plan_writer(Plan *P, int i)
     LoadList L;
     if (block_loads(P, b, &L))
         return -1;
-    const Stmt *st = only(b->body);
+    const Stmt *st = stmt_single(b->body);
     for (int k = 0; k < L.n; k++) {
         const Expr *ld = L.v[k];
         if (ld->u.load.buf == B) {
@@ -606,13 +600,13 @@ static int pad_of(Plan *P, int i, double q, int depth, double *out)
             steps *= d;
     if (steps > (1 << 20) || b->where)
         return -1;
-    if (b->init && peval(&c, only(b->init)->u.store.value, &c.acc))
+    if (b->init && peval(&c, stmt_single(b->init)->u.store.value, &c.acc))
         return -1;
     if (!b->init)
         steps = 1;
     DType dt = P->buf[i]->dtype;
     for (int64_t s = 0; s < steps; s++) {
-        if (peval(&c, only(b->body)->u.store.value, &c.acc))
+        if (peval(&c, stmt_single(b->body)->u.store.value, &c.acc))
             return -1;
         if (dtype_is_float(dt))
             c.acc = round_to(dt, c.acc);

@@ -64,21 +64,6 @@ static int shape_of(const Fold *F, const Expr *e, DType *dt, int *nd, int64_t *s
     return e->kind == E_VAR ? sinfo_shape(e->u.var->sinfo, dt, nd, sh) : -1;
 }
 
-static int number(const Expr *e, double *v)
-{
-    if (!e || e->kind == E_NONE)
-        return 0;
-    if (e->kind == E_FLOAT)
-        *v = e->u.f.v;
-    else if (e->kind == E_INT)
-        *v = (double)e->u.i.v;
-    else if (e->kind == E_UNARY && e->u.un.op == U_NEG && number(e->u.un.a, v) == 1)
-        *v = -*v;
-    else
-        return -1;
-    return 1;
-}
-
 static IndexMap *map_of(Arena *a, const Fold *F, const Expr *lt, ImKind *kind)
 {
     DType dt;
@@ -109,7 +94,7 @@ static int compose(Fold *F, Binding *bd)
     if (!m2)
         return 0;
     double p1 = 0, p2 = 0;
-    int h1 = number(call_kwarg(y, "pad_value"), &p1) == 1, h2 = number(call_kwarg(e, "pad_value"), &p2) == 1;
+    int h1 = const_number(call_kwarg(y, "pad_value"), &p1) == 1, h2 = const_number(call_kwarg(e, "pad_value"), &p2) == 1;
     const Expr *pad = NULL;
     if (k1 == IM_PADDED && k2 == IM_PADDED && h1 && h2 && p1 != p2) {
         note_add(F->notes, bd->loc, "kept: composing with %s would need two pad values", yb->var->name->str);
@@ -149,7 +134,7 @@ static int rewrite_const(Fold *F, Binding *bd)
     if (!im)
         return 0;
     double pad = 0;
-    number(call_kwarg(e, "pad_value"), &pad);   /* undefined padding may hold anything: 0 */
+    const_number(call_kwarg(e, "pad_value"), &pad);   /* undefined padding may hold anything: 0 */
     int64_t count = 1;
     for (int d = 0; d < im->nout; d++)
         count *= im->obox[d];
@@ -216,8 +201,8 @@ static int pad_crop(Fold *F, Binding *bd)
     }
     if (pad) {
         double pv = 0, cv = 0;
-        number(call_kwarg(pe, "pad_value"), &pv);
-        if (number(call_kwarg(ce, "cropped_value"), &cv) != 1 || cv != pv)
+        const_number(call_kwarg(pe, "pad_value"), &pv);
+        if (const_number(call_kwarg(ce, "cropped_value"), &cv) != 1 || cv != pv)
             return note_add(F->notes, bd->loc, "kept: pad after crop, and the cropped values are not known to "
                             "equal the pad value %g", pv), 0;
     }

@@ -264,7 +264,7 @@ void notes_flush(Notes *ns, PassCtx *ctx, const char *pass)
     memset(ns, 0, sizeof *ns);
 }
 
-static int value_type(const Expr *e, TensorType *t)
+int value_type(const Expr *e, TensorType *t)
 {
     DType dt;
     int nd;
@@ -330,4 +330,26 @@ void infer_types(Module *m, Func *fn)
             if (!bd->var->sinfo)
                 bd->var->sinfo = infer_one(m, bd->value);
         }
+}
+
+int const_number(const Expr *e, double *v)
+{
+    if (!e || e->kind == E_NONE)
+        return 0;
+    if (e->kind == E_FLOAT)
+        *v = e->u.f.v;
+    else if (e->kind == E_INT)
+        *v = (double)e->u.i.v;
+    else if (e->kind == E_UNARY && e->u.un.op == U_NEG && const_number(e->u.un.a, v) == 1)
+        *v = -*v;
+    else
+        return -1;
+    return 1;
+}
+
+Stmt *stmt_single(Stmt *s)
+{
+    while (s && s->kind == S_SEQ && s->u.seq.n == 1)
+        s = s->u.seq.items[0];
+    return s;
 }

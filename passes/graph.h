@@ -41,6 +41,15 @@ int sinfo_shape(const StructInfo *s, DType *dt, int *ndim, int64_t *shape);
 void infer_types(Module *m, Func *fn);
 Expr *layout_transform_new(Module *m, Expr *x, Expr *map, Expr *pad, Loc loc);
 
+/* The static type of a value (a variable with a known shape, or a constant); -1 when unknown. */
+struct TensorType;
+int value_type(const Expr *e, struct TensorType *t);
+/* A number written as a literal (or its negation): 1 and *v set; 0 when e is
+ * absent or None; -1 when it is something else. */
+int const_number(const Expr *e, double *v);
+/* s without the sequences of one statement around it. */
+Stmt *stmt_single(Stmt *s);
+
 /* --explain: notes collected during a pass and printed in source order. */
 typedef struct Note {
     Loc loc;

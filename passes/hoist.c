@@ -21,18 +21,11 @@ typedef struct Lift {
     Expr *map;            /* E_INDEXMAP from the old buffer's indices to the new one's */
 } Lift;
 
-static Stmt *only(Stmt *s)
-{
-    while (s && s->kind == S_SEQ && s->u.seq.n == 1)
-        s = s->u.seq.items[0];
-    return s;
-}
-
 static Block *nest_block(Stmt *s)
 {
-    s = only(s);
+    s = stmt_single(s);
     while (s && s->kind == S_FOR)
-        s = only(s->u.loop.body);
+        s = stmt_single(s->u.loop.body);
     return s && s->kind == S_BLOCK ? s->u.block : NULL;
 }
 
@@ -51,7 +44,7 @@ static int annotated(const Block *b)
  * src's indices, or NULL when the block is not such a copy. */
 static Expr *copy_map(Module *m, const Block *b, Buffer **src, Buffer **dst)
 {
-    Stmt *st = only(b->body);
+    Stmt *st = stmt_single(b->body);
     if (!st || st->kind != S_STORE || b->init || b->where || st->u.store.value->kind != E_LOAD)
         return NULL;
     const Expr *ld = st->u.store.value;
