@@ -126,30 +126,6 @@ static void add_func(Module *m, Func *f)
     m->bare = 0;
 }
 
-static Expr *call_tir_new(Module *m, Func *f, Expr **args, int n, const FlowTir *r, Loc loc)
-{
-    Arena *a = &m->arena;
-    Expr *g = expr_new(a, E_GLOBAL, loc);
-    g->u.global.fn = f;
-    g->u.global.name = f->name;
-    Expr *t = expr_new(a, E_TUPLE, loc);
-    t->u.list.n = n;
-    t->u.list.items = args;
-    Expr *si = expr_new(a, E_SINFO, loc);
-    si->u.sinfo = tensor_sinfo_new(a, r->odtype, r->ondim, r->oshape, loc);
-    Expr *e = expr_new(a, E_CALL, loc);
-    e->u.call.op = intern_cstr(&m->names, "R.call_tir");
-    e->u.call.nargs = 2;
-    e->u.call.nkw = 1;
-    e->u.call.args = arena_array(a, 3, sizeof(Expr *));
-    e->u.call.args[0] = g;
-    e->u.call.args[1] = t;
-    e->u.call.args[2] = si;
-    e->u.call.kw = arena_array(a, 1, sizeof(Sym *));
-    e->u.call.kw[0] = intern_cstr(&m->names, "out_sinfo");
-    return e;
-}
-
 /* An elementwise operator keeps its form when the rewritten function reads
  * each operand at the new result index, aligned from the right, with
  * extent-1 dimensions read at 0: numpy broadcasting in the new layout. */
@@ -409,7 +385,9 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         bd->value = c;
     } else {
         add_func(m, r.f);
-        bd->value = call_tir_new(m, r.f, args, n, &r, e->loc);
+        Expr *si = expr_new(&m->arena, E_SINFO, e->loc);
+        si->u.sinfo = tensor_sinfo_new(&m->arena, r.odtype, r.ondim, r.oshape, e->loc);
+        bd->value = call_tir_new(m, r.f, args, n, si, e->loc);
     }
     Binding *nb = arena_zalloc(&m->arena, sizeof *nb);
     nb->loc = bd->loc;

@@ -353,3 +353,26 @@ Stmt *stmt_single(Stmt *s)
         s = s->u.seq.items[0];
     return s;
 }
+
+Expr *call_tir_new(Module *m, Func *f, Expr *const *items, int n, Expr *out_sinfo, Loc loc)
+{
+    Arena *a = &m->arena;
+    Expr *g = expr_new(a, E_GLOBAL, loc);
+    g->u.global.fn = f;
+    g->u.global.name = f->name;
+    Expr *args = expr_new(a, E_TUPLE, loc);
+    args->u.list.n = n;
+    args->u.list.items = arena_array(a, (size_t)n + 1, sizeof(Expr *));
+    memcpy(args->u.list.items, items, (size_t)n * sizeof(Expr *));
+    Expr *e = expr_new(a, E_CALL, loc);
+    e->u.call.op = intern_cstr(&m->names, "R.call_tir");
+    e->u.call.nargs = 2;
+    e->u.call.nkw = 1;
+    e->u.call.args = arena_array(a, 3, sizeof(Expr *));
+    e->u.call.args[0] = g;
+    e->u.call.args[1] = args;
+    e->u.call.args[2] = out_sinfo;
+    e->u.call.kw = arena_array(a, 1, sizeof(Sym *));
+    e->u.call.kw[0] = intern_cstr(&m->names, "out_sinfo");
+    return e;
+}

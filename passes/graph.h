@@ -39,6 +39,8 @@ int sinfo_shape(const StructInfo *s, DType *dt, int *ndim, int64_t *shape);
 /* Gives the variables of fn without struct info the type their value has,
  * where it is known (call_tir's out_sinfo, operators, rewrites, constants). */
 void infer_types(Module *m, Func *fn);
+/* R.call_tir(cls.f, (items...), out_sinfo=out_sinfo) */
+Expr *call_tir_new(Module *m, Func *f, Expr *const *items, int n, Expr *out_sinfo, Loc loc);
 Expr *layout_transform_new(Module *m, Expr *x, Expr *map, Expr *pad, Loc loc);
 
 /* The static type of a value (a variable with a known shape, or a constant); -1 when unknown. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../ir/ops.h"
+#include "graph.h"
 #include "pass.h"
 
 typedef struct Env {
@@ -66,7 +67,7 @@ static void remember(Module *m, Env *E, const Var *v, const TensorType *t)
 }
 
 /* add, conv2d, ...: the last part of the operator's name, unused in m. */
-static Sym *fresh_name(Module *m, const char *op)
+static Sym *op_func_name(Module *m, const char *op)
 {
     const char *base = strrchr(op, '.') + 1;
     char buf[128];
@@ -113,13 +114,6 @@ static Expr *call_tir(Module *m, Func *f, Expr *const *items, int ntensors, cons
                       Loc loc)
 {
     Arena *a = &m->arena;
-    Expr *g = expr_new(a, E_GLOBAL, loc);
-    g->u.global.fn = f;
-    g->u.global.name = f->name;
-    Expr *args = expr_new(a, E_TUPLE, loc);
-    args->u.list.n = ntensors;
-    args->u.list.items = arena_array(a, (size_t)ntensors + 1, sizeof(Expr *));
-    memcpy(args->u.list.items, items, (size_t)ntensors * sizeof(Expr *));
     Expr *si;
     if (ntuple) {
         si = expr_new(a, E_LIST, loc);
@@ -134,17 +128,7 @@ static Expr *call_tir(Module *m, Func *f, Expr *const *items, int ntensors, cons
         si = expr_new(a, E_SINFO, loc);
         si->u.sinfo = tensor_sinfo(m, out, loc);
     }
-    Expr *e = expr_new(a, E_CALL, loc);
-    e->u.call.op = intern_cstr(&m->names, "R.call_tir");
-    e->u.call.nargs = 2;
-    e->u.call.nkw = 1;
-    e->u.call.args = arena_array(a, 3, sizeof(Expr *));
-    e->u.call.args[0] = g;
-    e->u.call.args[1] = args;
-    e->u.call.args[2] = si;
-    e->u.call.kw = arena_array(a, 1, sizeof(Sym *));
-    e->u.call.kw[0] = intern_cstr(&m->names, "out_sinfo");
-    return e;
+    return call_tir_new(m, f, items, ntensors, si, loc);
 }
 
 static int legalize_func(Module *m, Func *fn, PassCtx *ctx)
@@ -194,7 +178,7 @@ static int legalize_func(Module *m, Func *fn, PassCtx *ctx)
             TensorType outs[OP_MAX_ARGS];
             int nout = 0;
             if (op_infer(e, args, n, outs, &nout, &err) == 0)
-                f = op_legalize(m, e, args, n, fresh_name(m, op->name), &err);
+                f = op_legalize(m, e, args, n, op_func_name(m, op->name), &err);
             if (!f)
                 return diag_error(ctx->src, err.loc.line ? err.loc : e->loc, "%s", err.msg);
             vec_push(&m->arena, &m->funcs, &m->nfuncs, &(int){ m->nfuncs }, f);
