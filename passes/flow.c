@@ -109,23 +109,6 @@ static void demand_add(Sweep *S, Var *x, Expr *map, const Expr *pad, int slot)
     D->slots[D->nslots++] = slot;
 }
 
-static Sym *fresh_func(Module *m, const char *base)
-{
-    char buf[160];
-    for (int k = 1;; k++) {
-        snprintf(buf, sizeof buf, "%.120s_%d", base, k);
-        Sym *s = intern_cstr(&m->names, buf);
-        if (!module_find(m, s))
-            return s;
-    }
-}
-
-static void add_func(Module *m, Func *f)
-{
-    vec_push(&m->arena, &m->funcs, &m->nfuncs, &(int){ m->nfuncs }, f);
-    m->bare = 0;
-}
-
 /* An elementwise operator keeps its form when the rewritten function reads
  * each operand at the new result index, aligned from the right, with
  * extent-1 dimensions read at 0: numpy broadcasting in the new layout. */
@@ -384,7 +367,7 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         c->loc = e->loc;
         bd->value = c;
     } else {
-        add_func(m, r.f);
+        module_add_func(m, r.f);
         Expr *si = expr_new(&m->arena, E_SINFO, e->loc);
         si->u.sinfo = tensor_sinfo_new(&m->arena, r.odtype, r.ondim, r.oshape, e->loc);
         bd->value = call_tir_new(m, r.f, args, n, si, e->loc);

@@ -354,6 +354,23 @@ Stmt *stmt_single(Stmt *s)
     return s;
 }
 
+Sym *fresh_func(Module *m, const char *base)
+{
+    char buf[160];
+    Sym *s = intern_cstr(&m->names, base);
+    for (int k = 1; module_find(m, s); k++) {
+        snprintf(buf, sizeof buf, "%.120s_%d", base, k);
+        s = intern_cstr(&m->names, buf);
+    }
+    return s;
+}
+
+void module_add_func(Module *m, Func *f)
+{
+    vec_push(&m->arena, &m->funcs, &m->nfuncs, &(int){ m->nfuncs }, f);
+    m->bare = 0;
+}
+
 Expr *call_tir_new(Module *m, Func *f, Expr *const *items, int n, Expr *out_sinfo, Loc loc)
 {
     Arena *a = &m->arena;

@@ -39,6 +39,10 @@ int sinfo_shape(const StructInfo *s, DType *dt, int *ndim, int64_t *shape);
 /* Gives the variables of fn without struct info the type their value has,
  * where it is known (call_tir's out_sinfo, operators, rewrites, constants). */
 void infer_types(Module *m, Func *fn);
+/* base when no function of m has that name, else base_1, base_2, ... */
+Sym *fresh_func(Module *m, const char *base);
+/* Appends f to m (which then prints as a class). */
+void module_add_func(Module *m, Func *f);
 /* R.call_tir(cls.f, (items...), out_sinfo=out_sinfo) */
 Expr *call_tir_new(Module *m, Func *f, Expr *const *items, int n, Expr *out_sinfo, Loc loc);
 Expr *layout_transform_new(Module *m, Expr *x, Expr *map, Expr *pad, Loc loc);

@@ -18,7 +18,9 @@ enum { MAXP = 16 };
 typedef struct Lift {
     int param;            /* the parameter rewritten */
     Buffer *to;           /* the buffer it becomes */
-    Expr *map;            /* E_INDEXMAP from the old buffer's indices to the new one's */
+    Expr *map;            /* E_INDEXMAP from the old buffer's indices to the new one's, or NULL */
+    Func *rw;             /* otherwise the PrimFunc that does the rewrite */
+    Buffer *from;         /* the parameter's buffer before the lift */
 } Lift;
 
 static Block *nest_block(Stmt *s)
@@ -195,6 +197,176 @@ static int is_mapped(const Expr *map, const Buffer *src)
     return ok;
 }
 
+/* The buffers a statement stores to and loads from, for the PrimFunc form:
+ * at most one of each kind is wanted, so a second one marks it as mixed. */
+typedef struct Touch {
+    Buffer *st, *ld;
+    int mixed;
+} Touch;
+
+static void touch_buf(Buffer **slot, Buffer *b, int *mixed)
+{
+    if (*slot && *slot != b)
+        *mixed = 1;
+    *slot = b;
+}
+
+static void touch_expr(const Expr *e, Touch *t)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case E_LOAD:
+        touch_buf(&t->ld, e->u.load.buf, &t->mixed);
+        for (int i = 0; i < e->u.load.n; i++)
+            touch_expr(e->u.load.idx[i], t);
+        return;
+    case E_BIN:
+        touch_expr(e->u.bin.a, t);
+        touch_expr(e->u.bin.b, t);
+        return;
+    case E_UNARY:
+        touch_expr(e->u.un.a, t);
+        return;
+    case E_CAST:
+        touch_expr(e->u.cast.a, t);
+        return;
+    case E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            touch_expr(e->u.call.args[i], t);
+        return;
+    default:
+        return;
+    }
+}
+
+static void touch_stmt(const Stmt *s, Touch *t)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            touch_stmt(s->u.seq.items[i], t);
+        return;
+    case S_FOR:
+        touch_expr(s->u.loop.min, t);
+        touch_expr(s->u.loop.extent, t);
+        touch_stmt(s->u.loop.body, t);
+        return;
+    case S_BLOCK:
+        for (int i = 0; i < s->u.block->nreads; i++)
+            touch_buf(&t->ld, s->u.block->reads[i].buf, &t->mixed);
+        for (int i = 0; i < s->u.block->nwrites; i++)
+            touch_buf(&t->st, s->u.block->writes[i].buf, &t->mixed);
+        for (int i = 0; i < s->u.block->niters; i++)
+            touch_expr(s->u.block->iters[i].binding, t);
+        touch_expr(s->u.block->where, t);
+        touch_stmt(s->u.block->init, t);
+        touch_stmt(s->u.block->body, t);
+        return;
+    case S_STORE:
+        touch_buf(&t->st, s->u.store.buf, &t->mixed);
+        for (int i = 0; i < s->u.store.n; i++)
+            touch_expr(s->u.store.idx[i], t);
+        touch_expr(s->u.store.value, t);
+        return;
+    case S_IF:
+        touch_expr(s->u.branch.cond, t);
+        touch_stmt(s->u.branch.then, t);
+        touch_stmt(s->u.branch.orelse, t);
+        return;
+    case S_EVAL:
+        touch_expr(s->u.eval, t);
+        return;
+    case S_LET:
+        touch_expr(s->u.let.value, t);
+        return;
+    default:
+        t->mixed = 1;   /* allocations and anything else: not a plain rewrite nest */
+        return;
+    }
+}
+
+static int all_buffer_params(const Func *f)
+{
+    for (int i = 0; i < f->npparams; i++)
+        if (!f->pparams[i].buf || f->pparams[i].buf->kind != BUF_PARAM)
+            return 0;
+    return 1;
+}
+
+/* Drops the layout-rewrite annotation from the blocks of a lifted nest. */
+static void strip_annotation(Stmt *s)
+{
+    Block *b = nest_block(s);
+    Expr *d = b ? b->attrs : NULL;
+    for (int i = 0; d && d->kind == E_DICT && i < d->u.dict.n; i++) {
+        const Expr *k = d->u.dict.keys[i];
+        if (k->kind == E_STR && k->u.str.len == 36 && memcmp(k->u.str.s, "meta_schedule.layout_rewrite_preproc", 36) == 0) {
+            memmove(&d->u.dict.keys[i], &d->u.dict.keys[i + 1], (size_t)(d->u.dict.n - i - 1) * sizeof(Expr *));
+            memmove(&d->u.dict.vals[i], &d->u.dict.vals[i + 1], (size_t)(d->u.dict.n - i - 1) * sizeof(Expr *));
+            d->u.dict.n--;
+            i--;
+        }
+    }
+    if (d && d->kind == E_DICT && d->u.dict.n == 0)
+        b->attrs = NULL;
+}
+
+/* The nest as a PrimFunc of its own, (src, dst) -> dst, named after its block. */
+static Func *rewrite_func(Module *m, const Block *b, Stmt *nest, Buffer *src, Buffer *dst)
+{
+    Subst S = { 0 };
+    Func *g = arena_zalloc(&m->arena, sizeof *g);
+    g->kind = F_PRIM;
+    g->name = fresh_func(m, b->name->str);
+    g->loc = b->iters ? b->iters[0].loc : nest->loc;
+    g->npparams = 2;
+    g->pparams = arena_array(&m->arena, 3, sizeof *g->pparams);
+    g->pparams[0].buf = clone_buffer(&m->arena, &S, src);
+    g->pparams[1].buf = clone_buffer(&m->arena, &S, dst);
+    g->pparams[0].buf->kind = g->pparams[1].buf->kind = BUF_PARAM;
+    g->body = clone_stmt(&m->arena, &S, nest);
+    strip_annotation(g->body);
+    module_add_func(m, g);
+    return g;
+}
+
+/* An annotated rewrite nest that is not an index-map copy: item i of seq,
+ * loading only src and storing only dst, one of them a parameter used
+ * nowhere else and the other an allocated buffer. Returns the index of the
+ * parameter it rewrites (and sets *alloc), or -1. */
+static int rewrite_nest(const Func *f, Stmt *seq, int i, Buffer **alloc, Buffer **param, char *why, size_t cap)
+{
+    Touch t = { 0 };
+    int64_t sh[IM_MAX_RANK];
+    touch_stmt(seq->u.seq.items[i], &t);
+    if (t.mixed || !t.st || !t.ld || t.st == t.ld)
+        return snprintf(why, cap, "it does not read exactly one buffer into another"), -1;
+    if (!all_buffer_params(f))
+        return snprintf(why, cap, "%s has parameters that are not buffers", f->name->str), -1;
+    if (t.st->ndim > IM_MAX_RANK || t.ld->ndim > IM_MAX_RANK || shape_of(t.st, sh) || shape_of(t.ld, sh))
+        return snprintf(why, cap, "its buffers do not have constant shapes"), -1;
+    int p = param_index(f, t.ld);
+    if (p >= 0 && p < f->npparams - 1 && t.st->kind == BUF_ALLOC && only_here(seq, i, t.ld)) {
+        *alloc = t.st;
+        *param = t.ld;
+        return p;
+    }
+    int o = param_index(f, t.st);
+    if (o == f->npparams - 1 && t.ld->kind == BUF_ALLOC && i == seq->u.seq.n - 1 && only_here(seq, i, t.st)) {
+        *alloc = t.ld;
+        *param = t.st;
+        return o;
+    }
+    if (p >= 0 && p < f->npparams - 1 && t.st->kind == BUF_ALLOC)
+        return snprintf(why, cap, "its input %s is also used elsewhere in %s", t.ld->name->str, f->name->str), -1;
+    if (o == f->npparams - 1 && t.ld->kind == BUF_ALLOC && i != seq->u.seq.n - 1)
+        return snprintf(why, cap, "it writes the result but is not the last statement of %s", f->name->str), -1;
+    return snprintf(why, cap, "it neither copies a parameter into an allocated buffer nor an allocated buffer into the result"), -1;
+}
+
 /* Finds and removes f's rewrite blocks; fills lifts (prologue ones first,
  * then at most one for the result, param == npparams - 1). */
 static int find_lifts(Module *m, Func *f, Lift *lifts, Notes *notes)
@@ -208,16 +380,32 @@ static int find_lifts(Module *m, Func *f, Lift *lifts, Notes *notes)
         Buffer *src, *dst;
         Expr *map = b ? copy_map(m, b, &src, &dst) : NULL;
         if (!map) {
-            if (b && annotated(b))
-                note_add(notes, b->iters ? b->iters[0].loc : f->loc,
-                         "left: block %s is annotated as a layout rewrite but is not a copy through an index map",
-                         b->name->str);
+            Buffer *alloc, *param;
+            char why[200];
+            int p = b && annotated(b) ? rewrite_nest(f, seq, i, &alloc, &param, why, sizeof why) : -1;
+            if (p < 0) {
+                if (b && annotated(b))
+                    note_add(notes, b->iters ? b->iters[0].loc : f->loc,
+                             "left: block %s is annotated as a layout rewrite but %s", b->name->str, why);
+                continue;
+            }
+            int res = p == f->npparams - 1;
+            Func *g = res ? rewrite_func(m, b, seq->u.seq.items[i], alloc, param)
+                          : rewrite_func(m, b, seq->u.seq.items[i], param, alloc);
+            lifts[n++] = (Lift){ p, alloc, NULL, g, param };
+            note_add(notes, f->loc, "lifted block %s into PrimFunc %s: %s now %s %s", b->name->str, g->name->str,
+                     f->name->str, res ? "returns" : "takes", alloc->name->str);
+            drop_item(seq, i);
+            drop_alloc(seq, alloc);
+            if (res)
+                break;
+            i = -1;
             continue;
         }
         int p = param_index(f, src);
         if (p >= 0 && p < f->npparams - 1 && dst->kind == BUF_ALLOC && only_here(seq, i, src) &&
             is_mapped(map, src)) {
-            lifts[n++] = (Lift){ p, dst, map };
+            lifts[n++] = (Lift){ p, dst, map, NULL, src };
             note_add(notes, f->loc, "lifted block %s: %s now takes %s", b->name->str, f->name->str, dst->name->str);
             drop_item(seq, i);
             drop_alloc(seq, dst);
@@ -227,7 +415,7 @@ static int find_lifts(Module *m, Func *f, Lift *lifts, Notes *notes)
         int o = param_index(f, dst);
         if (o == f->npparams - 1 && src->kind == BUF_ALLOC && i == seq->u.seq.n - 1 && only_here(seq, i, dst) &&
             is_mapped(map, src)) {
-            lifts[n++] = (Lift){ o, src, map };
+            lifts[n++] = (Lift){ o, src, map, NULL, dst };
             note_add(notes, f->loc, "lifted block %s: %s now returns %s", b->name->str, f->name->str, src->name->str);
             drop_item(seq, i);
             drop_alloc(seq, src);
@@ -298,6 +486,16 @@ static StructInfo *buffer_sinfo(Module *m, const Buffer *b, Loc loc)
     return tensor_sinfo_new(&m->arena, b->dtype, b->ndim, sh, loc);
 }
 
+/* The rewrite of x in the graph: R.layout_transform, or a call of the lifted PrimFunc giving a tensor like to. */
+static Expr *lift_call(Module *m, const Lift *l, Expr *x, const Buffer *to, Loc loc)
+{
+    if (l->map)
+        return layout_transform_new(m, x, l->map, NULL, loc);
+    Expr *si = expr_new(&m->arena, E_SINFO, loc);
+    si->u.sinfo = buffer_sinfo(m, to, loc);
+    return call_tir_new(m, l->rw, &x, 1, si, loc);
+}
+
 /* Rewrites the call sites of f in fn. */
 static void rewrite_calls(Module *m, Func *fn, const Func *f, const Lift *lifts, int nl, PtrMap *names)
 {
@@ -334,7 +532,7 @@ static void rewrite_calls(Module *m, Func *fn, const Func *f, const Lift *lifts,
                 Var *v = var_new(&m->arena, fresh_name(&m->names, names, nm), VAR_RELAX, bd->loc);
                 v->dataflow = rb->dataflow;
                 v->sinfo = buffer_sinfo(m, lifts[k].to, bd->loc);
-                out_push(m, &o, binding_new(m, v, layout_transform_new(m, x, lifts[k].map, NULL, bd->loc), bd->loc));
+                out_push(m, &o, binding_new(m, v, lift_call(m, &lifts[k], x, lifts[k].to, bd->loc), bd->loc));
                 args->u.list.items[lifts[k].param] = var_ref(&m->arena, v, bd->loc);
             }
             if (res) {
@@ -351,7 +549,7 @@ static void rewrite_calls(Module *m, Func *fn, const Func *f, const Lift *lifts,
                 out_push(m, &o, binding_new(m, v, c, bd->loc));
                 Binding *nb = arena_alloc(&m->arena, sizeof *nb);
                 *nb = *bd;
-                nb->value = layout_transform_new(m, var_ref(&m->arena, v, bd->loc), res->map, NULL, bd->loc);
+                nb->value = lift_call(m, res, var_ref(&m->arena, v, bd->loc), res->from, bd->loc);
                 out_push(m, &o, nb);
             } else {
                 Binding *nb = arena_alloc(&m->arena, sizeof *nb);
