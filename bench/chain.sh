@@ -1,7 +1,8 @@
 #!/bin/sh
 # Times `lopt --pass=flow,fold` on a chain of N elementwise calls whose result
 # is rewritten to NCHW4c; flow moves the rewrite up the whole chain.
-# Usage: sh bench/chain.sh [N...]   (median of 3 runs each)
+# Usage: sh bench/chain.sh [N...]   (median of 3 runs each; peak RSS when
+# /usr/bin/time is installed)
 top=$(cd "$(dirname "$0")/.." && pwd)
 LOPT=${LOPT:-$top/lopt}
 tmp=$(mktemp -d)
@@ -24,5 +25,10 @@ for n in ${@:-1000 10000}; do
     done
     med=$(echo $times | tr ' ' '\n' | sort -n | sed -n 2p)
     left=$(grep -c 'R.layout_transform' "$tmp/out")
-    echo "chain $n: median ${med}s, $left layout_transform left"
+    rss=""
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f %M -o "$tmp/rss" "$LOPT" --pass=flow,fold "$tmp/chain.tir" >/dev/null
+        rss=", peak RSS $(cat "$tmp/rss") KB"
+    fi
+    echo "chain $n: median ${med}s$rss, $left layout_transform left"
 done

@@ -37,6 +37,7 @@ typedef struct Sweep {
     char *dead;
     int nout, cap;
     int moved;
+    Arena scratch;        /* the index-map algebra's working memory, reused call after call */
 } Sweep;
 
 static int push_out(Sweep *S, Binding *b)
@@ -69,20 +70,20 @@ static int same_pad(const Expr *a, const Expr *b)
     return ha == hb && (ha != 1 || x == y || (x != x && y != y));
 }
 
-static int same_rewrite(const Expr *a, const Expr *b, const StructInfo *si)
+static int same_rewrite(Arena *ar, const Expr *a, const Expr *b, const StructInfo *si)
 {
     DType dt;
     int nd;
     int64_t sh[16];
     if (sinfo_shape(si, &dt, &nd, sh) || a->u.map.nparams != nd || b->u.map.nparams != nd)
         return expr_equal(a, b);
-    Arena ar = { 0 };
+    ArenaMark mark = arena_mark(ar);
     ImError err;
-    IndexMap *x = im_from_expr(&ar, a, sh, &err), *y = x ? im_from_expr(&ar, b, sh, &err) : NULL;
+    IndexMap *x = im_from_expr(ar, a, sh, &err), *y = x ? im_from_expr(ar, b, sh, &err) : NULL;
     int eq = x && y && x->nout == y->nout;
     for (int k = 0; eq && k < x->nout; k++)
         eq = im_sum_equal(x->out[k], y->out[k]);
-    arena_free(&ar);
+    arena_release(ar, mark);
     return eq;
 }
 
@@ -95,7 +96,7 @@ static void demand_add(Sweep *S, Var *x, Expr *map, const Expr *pad, int slot)
     if (D->count == 0) {
         D->map = map;
         D->pad = pad;
-    } else if (!same_pad(D->pad, pad) || !same_rewrite(D->map, map, x->sinfo)) {
+    } else if (!same_pad(D->pad, pad) || !same_rewrite(&S->scratch, D->map, map, x->sinfo)) {
         D->conflict = 1;
     }
     D->count++;
@@ -300,7 +301,7 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     }
     FlowTir r;
     /* a failed attempt leaves only unreachable nodes in the arena */
-    if (flow_tir(m, f, map, has_pad, padv, fresh_func(m, f->name->str), &r)) {
+    if (flow_tir(m, &S->scratch, f, map, has_pad, padv, fresh_func(m, f->name->str), &r)) {
         return snprintf(why, cap, "%s", r.why), -1;
     }
     Expr **args = arena_array(&m->arena, (size_t)n + 1, sizeof *args);
@@ -324,18 +325,18 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         int64_t sh[16];
         DType dt = DT_FLOAT32;
         int nd = 0;
-        Arena tmp = { 0 };
+        ArenaMark mark = arena_mark(&S->scratch);
         TensorType tt;
         if (value_type(items[k], &tt) == 0) {
             ImError err;
-            IndexMap *im = im_from_expr(&tmp, r.map[k], tt.shape, &err);
+            IndexMap *im = im_from_expr(&S->scratch, r.map[k], tt.shape, &err);
             if (im) {
                 nd = im->nout;
                 memcpy(sh, im->obox, (size_t)nd * sizeof *sh);
                 dt = tt.dtype;
             }
         }
-        arena_free(&tmp);
+        arena_release(&S->scratch, mark);
         if (nd)
             v->sinfo = tensor_sinfo_new(&m->arena, dt, nd, sh, loc);
         Binding *nb = arena_zalloc(&m->arena, sizeof *nb);
@@ -490,7 +491,7 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         Func *fn = m->funcs[f];
         if (fn->kind != F_RELAX)
             continue;
-        Sweep S = { m, fn, ctx, &notes, { 0 }, { 0 }, { 0 }, NULL, NULL, NULL, 0, 0, 0 };
+        Sweep S = { m, fn, ctx, &notes, { 0 }, { 0 }, { 0 }, NULL, NULL, NULL, 0, 0, 0, { 0 } };
         infer_types(m, fn);
         count_uses(fn, &S.uses);
         collect_names(fn, &S.names);
@@ -501,6 +502,7 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         ptrmap_free(&S.names);
         free(S.out);
         free(S.dead);
+        arena_free(&S.scratch);
     }
     notes_flush(&notes, ctx, "flow");
     return 0;

@@ -39,7 +39,7 @@ typedef struct Plan {
     int writer[MAXB];     /* nest index, or -1 */
     int nb;
     char *why;
-    Arena scratch;        /* the index-map algebra's working memory, freed at the end */
+    Arena *scratch;       /* the index-map algebra's working memory, released at the end */
 } Plan;
 
 #define FAIL(P, ...) fail_at((P)->why, snprintf((P)->why, 320, __VA_ARGS__))
@@ -190,7 +190,7 @@ static IndexMap *read_map(Plan *P, Expr *map, const Buffer *b, ImKind *kind)
     ImError err;
     if (b->ndim > IM_MAX_RANK || buf_shape(b, shape))
         return FAIL(P, "buffer %s has a symbolic shape", b->name->str), NULL;
-    IndexMap *im = im_from_expr(&P->scratch, map, shape, &err);
+    IndexMap *im = im_from_expr(P->scratch, map, shape, &err);
     if (!im)
         return FAIL(P, "the map for %s: %s", b->name->str, err.msg), NULL;
     *kind = im_classify(im, NULL, NULL);
@@ -324,7 +324,7 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
     for (int q = 0; q < M->u.map.nout; q++)
         tmp->u.map.out[q] = clone_expr(P->a, &S, M->u.map.out[q]);
     ImError err;
-    IndexMap *im = im_from_expr(&P->scratch, tmp, rshape, &err);
+    IndexMap *im = im_from_expr(P->scratch, tmp, rshape, &err);
     if (!im)
         return FAIL(P, "the map for %s: %s", R->name->str, err.msg);
     /* leading outputs that are always 0 come from dimensions R lacks */
@@ -377,7 +377,7 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
     map->u.map.nout = n;
     if (n == 0)
         return 0;
-    IndexMap *fin = im_from_expr(&P->scratch, map, rshape, &err);
+    IndexMap *fin = im_from_expr(P->scratch, map, rshape, &err);
     if (!fin)
         return FAIL(P, "the map for %s: %s", R->name->str, err.msg);
     if (im_is_identity(fin))
@@ -455,10 +455,10 @@ static int plan_writer(Plan *P, int i)
         ImCond *pred;
         int npred;
         ImError err;
-        IndexMap *inv = im_inverse(&P->scratch, P->im[i], &pred, &npred, &err);
+        IndexMap *inv = im_inverse(P->scratch, P->im[i], &pred, &npred, &err);
         if (!inv)
             return FAIL(P, "the map for %s: %s", B->name->str, err.msg);
-        if (!im_is_identity(im_compose(&P->scratch, P->im[i], inv)))
+        if (!im_is_identity(im_compose(P->scratch, P->im[i], inv)))
             return FAIL(P, "the padding of %s does not lie outside the image of its map", B->name->str);
     }
     LoadList L;
@@ -643,7 +643,7 @@ static Expr **map_index(RW *w, int i, Expr *const *idx)
         tmp.u.map.out = out;
         tmp.u.map.nout = M->u.map.nout;
         ImError err;
-        IndexMap *im = im_from_expr(&P->scratch, &tmp, w->ext, &err);
+        IndexMap *im = im_from_expr(P->scratch, &tmp, w->ext, &err);
         for (int q = 0; im && q < M->u.map.nout; q++)
             out[q] = im_sum_to_expr(P->a, im->out[q], w->vars);
     }
@@ -796,7 +796,7 @@ static Var **reiterate(Plan *P, int i)
     ImCond *pred;
     int npred, wit[IM_MAX_RANK];
     ImError err;
-    IndexMap *inv = im_inverse(&P->scratch, M, &pred, &npred, &err);
+    IndexMap *inv = im_inverse(P->scratch, M, &pred, &npred, &err);
     writer_shape(P, n, wit);
     int nred = 0;
     for (int k = 0; k < b->niters; k++)
@@ -915,14 +915,17 @@ static int flow_plan(Plan *P, Module *m, const Func *f0, const Expr *map, int ha
     return 0;
 }
 
-int flow_tir(Module *m, const Func *f0, const Expr *map, int has_pad, double pad, Sym *name, FlowTir *r)
+int flow_tir(Module *m, Arena *scratch, const Func *f0, const Expr *map, int has_pad, double pad, Sym *name,
+             FlowTir *r)
 {
     memset(r, 0, sizeof *r);
     Plan *P = calloc(1, sizeof *P);
     if (!P)
         abort();
+    ArenaMark mark = arena_mark(scratch);
+    P->scratch = scratch;
     int rc = flow_plan(P, m, f0, map, has_pad, pad, name, r);
-    arena_free(&P->scratch);
+    arena_release(scratch, mark);
     free(P);
     return rc;
 }

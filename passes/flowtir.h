@@ -24,8 +24,11 @@ typedef struct FlowTir {
 } FlowTir;
 
 /* f's result is its last parameter. map is an E_INDEXMAP over the result's
- * shape; has_pad/pad the rewrite's pad value. The copy is named name.
+ * shape; has_pad/pad the rewrite's pad value. The copy is named name. The
+ * index-map algebra works in scratch, which is left as it was found (a pass
+ * keeps one scratch arena for all its calls, so its pages are reused).
  * Returns 0 and fills r, or -1 with r->why set (nothing of m changes). */
-int flow_tir(Module *m, const Func *f, const Expr *map, int has_pad, double pad, Sym *name, FlowTir *r);
+int flow_tir(Module *m, Arena *scratch, const Func *f, const Expr *map, int has_pad, double pad, Sym *name,
+             FlowTir *r);
 
 #endif
