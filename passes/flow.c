@@ -287,6 +287,9 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         TensorType args[OP_MAX_ARGS], outs[OP_MAX_ARGS];
         int nout;
         OpError err;
+        if (op->category == LAYOUT_HEAVY)
+            return snprintf(why, cap, "%s is heavily layout sensitive: its layouts are attributes, chosen by "
+                            "convert-layout", op->name), -1;
         n = op->ntensors;
         items = e->u.call.args;
         for (int k = 0; k < n; k++)
