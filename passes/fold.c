@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../interp/interp.h"
 #include "../ir/indexmap.h"
+#include "../ir/ops.h"
 #include "graph.h"
 
 typedef struct Fold {
@@ -381,6 +383,76 @@ static void drop_unused(Module *m, Notes *notes)
     ptrmap_free(&used);
 }
 
+/* A registered operator (other than a rewrite) whose tensor operands are
+ * all constants becomes the constant it computes, evaluated by the
+ * interpreter on the operator's own legalized PrimFunc. This is how a
+ * kernel padded by convert-layout (R.nn.pad of a weight) ends up a constant. */
+enum { FOLD_MAX_ELEMS = 1 << 22 };
+
+static Tensor *tensor_of_const(const Expr *c)
+{
+    if (c->u.cst.ndim > TENSOR_MAX_RANK)
+        return NULL;
+    Tensor *t = tensor_new(c->u.cst.dtype, c->u.cst.ndim, c->u.cst.shape);
+    for (int64_t i = 0; t && i < c->u.cst.count; i++)
+        tensor_setf(t, i, c->u.cst.data[i]);
+    return t;
+}
+
+static int eval_const(Fold *F, Binding *bd)
+{
+    Expr *e = bd->value;
+    const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
+    if (!op || op->tuple_arg || op->tuple_out || is_layout_transform(e) || op->ntensors < 1 ||
+        e->u.call.nargs < op->ntensors || op->ntensors > OP_MAX_ARGS)
+        return 0;
+    const Expr *cs[OP_MAX_ARGS];
+    TensorType types[OP_MAX_ARGS], outs[OP_MAX_ARGS];
+    for (int k = 0; k < op->ntensors; k++)
+        if (!(cs[k] = const_of(F, e->u.call.args[k])) || value_type(cs[k], &types[k]))
+            return 0;
+    int nout;
+    OpError oerr;
+    if (op_infer(e, types, op->ntensors, outs, &nout, &oerr) || nout != 1 || outs[0].ndim > TENSOR_MAX_RANK)
+        return 0;
+    int64_t count = 1;
+    for (int d = 0; d < outs[0].ndim; d++)
+        count *= outs[0].shape[d];
+    if (count > FOLD_MAX_ELEMS)
+        return 0;
+    Interp *in = interp_new(F->m);
+    Func *f = in ? interp_legalized(in, e, types, op->ntensors, &oerr) : NULL;
+    Tensor *args[OP_MAX_ARGS + 1] = { 0 };
+    int ok = f != NULL;
+    for (int k = 0; ok && k < op->ntensors; k++)
+        ok = (args[k] = tensor_of_const(cs[k])) != NULL;
+    if (ok)
+        ok = (args[op->ntensors] = tensor_new(outs[0].dtype, outs[0].ndim, outs[0].shape)) != NULL;
+    InterpError ierr;
+    if (ok)
+        ok = interp_call_prim(in, f, args, op->ntensors + 1, &ierr) == 0;
+    if (ok) {
+        Tensor *t = args[op->ntensors];
+        Expr *r = expr_new(&F->m->arena, E_CONST, e->loc);
+        r->u.cst.dtype = t->dtype;
+        r->u.cst.ndim = t->ndim;
+        r->u.cst.shape = arena_array(&F->m->arena, (size_t)t->ndim + 1, sizeof(int64_t));
+        memcpy(r->u.cst.shape, t->shape, (size_t)t->ndim * sizeof(int64_t));
+        r->u.cst.count = t->count;
+        r->u.cst.data = arena_array(&F->m->arena, (size_t)t->count + 1, sizeof(double));
+        for (int64_t i = 0; i < t->count; i++)
+            r->u.cst.data[i] = tensor_getf(t, i);
+        bd->value = r;
+        note_add(F->notes, bd->loc, "evaluated %s on constants", op->name);
+    }
+    for (int k = 0; k <= op->ntensors; k++)
+        if (args[k])
+            tensor_free(args[k]);
+    if (in)
+        interp_free(in);
+    return ok;
+}
+
 int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
     (void)opts;
@@ -399,7 +471,7 @@ int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
                     if (is_layout_transform(bd->value)) {
                         if (compose(&F, bd) || identity(&F, bd) || rewrite_const(&F, bd))
                             continue;
-                    } else if (pad_crop(&F, bd)) {
+                    } else if (pad_crop(&F, bd) || eval_const(&F, bd)) {
                         continue;
                     }
                     break;

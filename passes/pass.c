@@ -25,19 +25,24 @@ static int run_print(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 
 static const char *const no_options[] = { NULL };
 
+static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", NULL };
+
 static const PassInfo passes[] = {
+    { "convert-layout", "give conv2d and pooling calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC), "
+      "with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
+      pass_convert_layout_check },
     { "flow", "move each layout rewrite from a call's result to its operands, through the callee's TIR",
-      no_options, pass_flow },
+      no_options, pass_flow, NULL },
     { "fold", "compose adjacent rewrites, remove identities and pad/crop pairs, rewrite constants, remove dead "
-      "bindings and uncalled PrimFuncs", no_options, pass_fold },
+      "bindings and uncalled PrimFuncs", no_options, pass_fold, NULL },
     { "hoist", "lift layout-rewrite blocks at a PrimFunc's start or end into R.layout_transform in the graph; "
-      "mark the PrimFunc frozen", no_options, pass_hoist },
+      "mark the PrimFunc frozen", no_options, pass_hoist, NULL },
     { "legalize", "lower calls of registered operators (R.add, R.nn.conv2d, ...) to R.call_tir of generated "
-      "PrimFuncs", no_options, pass_legalize },
-    { "print", "print the module to standard error at this point of the pipeline", no_options, run_print },
+      "PrimFuncs", no_options, pass_legalize, NULL },
+    { "print", "print the module to standard error at this point of the pipeline", no_options, run_print, NULL },
     { "test-perturb", "(for testing --verify-exec) move main's first float constant up by one ULP", no_options,
-      pass_test_perturb },
-    { "verify", "check the module's invariants (scopes, call_tir, ranks, block bindings)", no_options, run_verify },
+      pass_test_perturb, NULL },
+    { "verify", "check the module's invariants (scopes, call_tir, ranks, block bindings)", no_options, run_verify, NULL },
 };
 
 const PassInfo *pass_registry(int *n)
@@ -166,6 +171,8 @@ int pipeline_parse(Pipeline *pl, const char *text, char *err, size_t cap)
         st->nopts = 0;
         *s = sep;
         if (*s == '{' && parse_options(st, &s, err, cap))
+            return -1;
+        if (p->check && p->check(st->opts, st->nopts, err, cap))
             return -1;
         if (*s == 0)
             return 0;

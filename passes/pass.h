@@ -29,6 +29,9 @@ typedef struct PassInfo {
     const char *const *options;   /* NULL-terminated names it accepts */
     /* Returns 0, or -1 after reporting an error through ctx->src. */
     int (*run)(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+    /* Checks the option values when the pipeline is parsed (NULL: any value):
+     * returns 0, or -1 with the reason in err. */
+    int (*check)(const PassOpt *opts, int nopts, char *err, size_t cap);
 } PassInfo;
 
 typedef struct PassStep {
@@ -44,6 +47,8 @@ typedef struct Pipeline {
 } Pipeline;
 
 /* The passes, one file each. */
+int pass_convert_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_convert_layout_check(const PassOpt *opts, int nopts, char *err, size_t cap);
 int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_hoist(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);

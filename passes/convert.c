@@ -1,0 +1,397 @@
+/* convert-layout: gives heavily layout-sensitive calls the layouts the user
+ * desires (seed 002). `convert-layout{conv2d=NHWC:HWIO,max_pool2d=NHWC}`
+ * rewrites each such call in place: its operands get R.layout_transform into
+ * the desired layouts, its layout attributes change, and its result is
+ * rewritten back to the layout it had. Nothing else moves here: `flow` then
+ * carries the rewrites up through the calls that can adapt and `fold`
+ * cancels what meets, which leaves only the rewrites that cannot go. The
+ * converted calls keep their layouts because flow does not pass through
+ * heavily layout-sensitive operators.
+ *
+ * Channels that do not divide the tile (C = 3 to NCHW4c) are padded with 0:
+ * the data through the rewrite's pad value, the kernel's input channels by
+ * R.nn.pad, so the padded channels add nothing to the convolution. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../ir/indexmap.h"
+#include "../ir/ops.h"
+#include "graph.h"
+
+enum { CONV, MAXPOOL, AVGPOOL, NKINDS };
+
+static const char *const op_names[NKINDS] = { "R.nn.conv2d", "R.nn.max_pool2d", "R.nn.avg_pool2d" };
+static const char *const opt_names[NKINDS] = { "conv2d", "max_pool2d", "avg_pool2d" };
+
+typedef struct Want {
+    int set;
+    char data[32], kernel[32];
+} Want;
+
+typedef struct Conv {
+    Module *m;
+    Func *fn;
+    PtrMap names;
+    Notes *notes;
+    const Want *want;
+    Binding **out;
+    int nout, cap;
+    /* rewrites made so far in this block, reused for the same operand and layout */
+    struct Made { const Var *x; const char *layout; Expr *v; } *made;
+    int nmade, capmade;
+} Conv;
+
+static void emit(Conv *C, Binding *b)
+{
+    vec_push(&C->m->arena, &C->out, &C->nout, &C->cap, b);
+}
+
+/* The kernel layout that goes with a data layout when the user says
+ * `default`: the data's axes N, C, H, W become O, I, H, W and a tiled
+ * channel (4c) becomes a tile of the output channels (4o), so NCHW gives
+ * OIHW, NHWC gives HWIO and NCHW4c gives OIHW4o. */
+static int default_kernel(const char *data, char *out, size_t cap)
+{
+    if (strcmp(data, "NHWC") == 0)
+        return snprintf(out, cap, "HWIO"), 0;
+    size_t n = 0;
+    for (const char *s = data; *s && n + 1 < cap; s++) {
+        char c = *s;
+        c = c == 'N' ? 'O' : c == 'C' ? 'I' : c == 'c' ? 'o' : c == 'n' ? 'o' : c;
+        out[n++] = c;
+    }
+    out[n] = 0;
+    return 0;
+}
+
+static int check_layout(const char *prims, const char *l)
+{
+    ImError err;
+    Arena tmp = { 0 };
+    Interner names;
+    intern_init(&names, &tmp);
+    Expr *map = im_layout_map(&tmp, &names, prims, l, NULL, &err);
+    intern_free(&names);
+    arena_free(&tmp);
+    return map ? 0 : -1;
+}
+
+static int parse_options(const PassOpt *opts, int nopts, Want *want, char *err, size_t cap)
+{
+    for (int i = 0; i < nopts; i++) {
+        int k = 0;
+        while (k < NKINDS && strcmp(opts[i].key, opt_names[k]) != 0)
+            k++;
+        if (k == NKINDS)
+            continue;   /* the pass manager has already refused unknown names */
+        Want *w = &want[k];
+        const char *colon = strchr(opts[i].val, ':');
+        size_t dn = colon ? (size_t)(colon - opts[i].val) : strlen(opts[i].val);
+        if (dn == 0 || dn >= sizeof w->data)
+            return snprintf(err, cap, "convert-layout: %s=%s: expected a data layout such as NHWC "
+                              "or NCHW4c", opts[i].key, opts[i].val), -1;
+        memcpy(w->data, opts[i].val, dn);
+        w->data[dn] = 0;
+        if (check_layout("NCHW", w->data))
+            return snprintf(err, cap, "convert-layout: %s=%s: '%s' is not a layout of the axes "
+                              "N, C, H, W (such as NHWC or NCHW4c)", opts[i].key, opts[i].val, w->data), -1;
+        if (k != CONV) {
+            if (colon)
+                return snprintf(err, cap, "convert-layout: %s=%s: %s takes one layout, not a "
+                                  "kernel layout", opts[i].key, opts[i].val, opts[i].key), -1;
+        } else if (!colon || strcmp(colon + 1, "default") == 0) {
+            default_kernel(w->data, w->kernel, sizeof w->kernel);
+        } else {
+            if (strlen(colon + 1) >= sizeof w->kernel || check_layout("OIHW", colon + 1))
+                return snprintf(err, cap, "convert-layout: %s=%s: '%s' is not a kernel layout of "
+                                  "the axes O, I, H, W (such as HWIO or OIHW4o) or default", opts[i].key,
+                                  opts[i].val, colon + 1), -1;
+            snprintf(w->kernel, sizeof w->kernel, "%s", colon + 1);
+        }
+        w->set = 1;
+    }
+    return 0;
+}
+
+static const char *str_attr(const Expr *call, const char *key, const char *dflt, char *buf, size_t cap)
+{
+    const Expr *v = call_kwarg(call, key);
+    if (!v || v->kind != E_STR)
+        return dflt;
+    snprintf(buf, cap, "%.*s", v->u.str.len, v->u.str.s);
+    return buf;
+}
+
+static Expr *str_expr(Module *m, const char *s, Loc loc)
+{
+    Expr *e = expr_new(&m->arena, E_STR, loc);
+    size_t n = strlen(s);
+    e->u.str.s = arena_strndup(&m->arena, s, n);
+    e->u.str.len = (int)n;
+    return e;
+}
+
+/* A copy of call whose keyword arguments keys are set to vals (added when absent). */
+static Expr *with_attrs(Module *m, const Expr *call, const char *const *keys, Expr *const *vals, int n)
+{
+    Arena *a = &m->arena;
+    Expr *c = arena_alloc(a, sizeof *c);
+    *c = *call;
+    int nkw = call->u.call.nkw, na = call->u.call.nargs;
+    c->u.call.args = arena_array(a, (size_t)(na + nkw + n) + 1, sizeof(Expr *));
+    c->u.call.kw = arena_array(a, (size_t)(nkw + n) + 1, sizeof(Sym *));
+    memcpy(c->u.call.args, call->u.call.args, (size_t)(na + nkw) * sizeof(Expr *));
+    if (nkw)
+        memcpy(c->u.call.kw, call->u.call.kw, (size_t)nkw * sizeof(Sym *));
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        while (k < c->u.call.nkw && strcmp(c->u.call.kw[k]->str, keys[i]) != 0)
+            k++;
+        if (k == c->u.call.nkw) {
+            c->u.call.kw[k] = intern_cstr(&m->names, keys[i]);
+            c->u.call.nkw++;
+        }
+        c->u.call.args[na + k] = vals[i];
+    }
+    return c;
+}
+
+/* Binds value to a new variable named after base, typed as t. */
+static Expr *bind_new(Conv *C, const RBlock *rb, const char *base, Expr *value, const TensorType *t, Loc loc)
+{
+    Module *m = C->m;
+    Var *v = var_new(&m->arena, fresh_name(&m->names, &C->names, base), VAR_RELAX, loc);
+    v->dataflow = rb->dataflow;
+    v->sinfo = tensor_sinfo_new(&m->arena, t->dtype, t->ndim, t->shape, loc);
+    Binding *b = arena_zalloc(&m->arena, sizeof *b);
+    b->loc = loc;
+    b->var = v;
+    b->annot = v->sinfo;
+    b->value = value;
+    emit(C, b);
+    return var_ref(&m->arena, v, loc);
+}
+
+/* The map from layout `from` to `to` over a tensor of type t: its result
+ * type in *out, and whether it pads (*padded). NULL when the map is not an
+ * index map over that shape. */
+static Expr *layout_map(Conv *C, const char *from, const char *to, const TensorType *t, TensorType *out, int *padded)
+{
+    ImError err;
+    Expr *map = im_layout_map(&C->m->arena, &C->m->names, from, to, NULL, &err);
+    if (!map || map->u.map.nparams != t->ndim)
+        return NULL;
+    Arena tmp = { 0 };
+    IndexMap *im = im_from_expr(&tmp, map, t->shape, &err);
+    ImKind kind = im ? im_classify(im, NULL, NULL) : IM_NOT_INJECTIVE;
+    if (im) {
+        out->dtype = t->dtype;
+        out->ndim = im->nout;
+        memcpy(out->shape, im->obox, (size_t)im->nout * sizeof(int64_t));
+    }
+    arena_free(&tmp);
+    if (!im || (kind != IM_BIJECTIVE && kind != IM_PADDED))
+        return NULL;
+    *padded = kind != IM_BIJECTIVE;
+    return map;
+}
+
+static Expr *float_expr(Module *m, double v, Loc loc)
+{
+    Expr *e = expr_new(&m->arena, E_FLOAT, loc);
+    e->u.f.v = v;
+    e->u.f.dtype = DT_VOID;
+    return e;
+}
+
+/* R.nn.pad(w, pad_width=...) adding `more` entries after the axis at pos. */
+static Expr *pad_axis(Module *m, Expr *w, int rank, int pos, int64_t more, Loc loc)
+{
+    Expr *pw = expr_new(&m->arena, E_LIST, loc);
+    pw->u.list.n = 2 * rank;
+    pw->u.list.items = arena_array(&m->arena, (size_t)(2 * rank) + 1, sizeof(Expr *));
+    for (int d = 0; d < 2 * rank; d++)
+        pw->u.list.items[d] = expr_int(&m->arena, d == 2 * pos + 1 ? more : 0, DT_VOID, loc);
+    Expr *e = expr_new(&m->arena, E_CALL, loc);
+    e->u.call.op = intern_cstr(&m->names, "R.nn.pad");
+    e->u.call.nargs = 1;
+    e->u.call.nkw = 2;
+    e->u.call.args = arena_array(&m->arena, 4, sizeof(Expr *));
+    e->u.call.kw = arena_array(&m->arena, 3, sizeof(Sym *));
+    e->u.call.args[0] = w;
+    e->u.call.args[1] = pw;
+    e->u.call.args[2] = float_expr(m, 0, loc);
+    e->u.call.kw[0] = intern_cstr(&m->names, "pad_width");
+    e->u.call.kw[1] = intern_cstr(&m->names, "pad_value");
+    return e;
+}
+
+/* The rewrite of operand x (given as value) into layout, made once per block. */
+static Expr *rewrite_operand(Conv *C, const RBlock *rb, Expr *x, Expr *value, const char *layout,
+                             const TensorType *t, Loc loc)
+{
+    for (int i = 0; x->kind == E_VAR && i < C->nmade; i++)
+        if (C->made[i].x == x->u.var && strcmp(C->made[i].layout, layout) == 0)
+            return C->made[i].v;
+    char nm[160];
+    snprintf(nm, sizeof nm, "%.100s_%.30s", x->kind == E_VAR ? x->u.var->name->str : "c", layout);
+    Expr *v = bind_new(C, rb, nm, value, t, loc);
+    if (x->kind == E_VAR) {
+        struct Made mk = { x->u.var, arena_strndup(&C->m->arena, layout, strlen(layout)), v };
+        if (C->nmade == C->capmade) {
+            C->capmade = C->capmade ? 2 * C->capmade : 16;
+            struct Made *g = arena_array(&C->m->arena, (size_t)C->capmade, sizeof *g);
+            if (C->nmade)
+                memcpy(g, C->made, (size_t)C->nmade * sizeof *g);
+            C->made = g;
+        }
+        C->made[C->nmade++] = mk;
+    }
+    return v;
+}
+
+/* Converts the call bd computes; returns 1 when it did (its new bindings
+ * emitted), 0 when it left it (with a note why). */
+static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
+{
+    Module *m = C->m;
+    Expr *e = bd->value;
+    const Want *w = &C->want[kind];
+    Loc loc = bd->loc;
+    const char *y = bd->var->name->str;
+    char b1[32], b2[32], b3[32], nm[160];
+    int conv = kind == CONV;
+    const char *dl = str_attr(e, conv ? "data_layout" : "layout", "NCHW", b1, sizeof b1);
+    const char *kl = conv ? str_attr(e, "kernel_layout", "OIHW", b2, sizeof b2) : "";
+    const char *ol = str_attr(e, "out_layout", dl, b3, sizeof b3);
+    if (strcmp(dl, w->data) == 0 && strcmp(ol, w->data) == 0 && (!conv || strcmp(kl, w->kernel) == 0))
+        return note_add(C->notes, loc, "left %s: %s is already in %s%s%s", y, op_names[kind], w->data,
+                        conv ? "/" : "", conv ? w->kernel : ""), 0;
+    int nt = conv ? 2 : 1;
+    TensorType in[2], xt, wt, yt;
+    for (int k = 0; k < nt; k++)
+        if (k >= e->u.call.nargs || value_type(e->u.call.args[k], &in[k]))
+            return note_add(C->notes, loc, "left %s: the operands of %s have no static shape", y, op_names[kind]), 0;
+    int xpad = 0, wpad = 0, opad = 0;
+    Expr *xmap = layout_map(C, dl, w->data, &in[0], &xt, &xpad);
+    if (!xmap)
+        return note_add(C->notes, loc, "left %s: %s does not map to %s over %s's shape", y, dl, w->data, y), 0;
+    if (xpad && !conv)
+        return note_add(C->notes, loc, "left %s: %s needs padding, which pools do not take", y, w->data), 0;
+    Expr *wval = conv ? e->u.call.args[1] : NULL, *wmap = NULL;
+    TensorType wsrc = in[conv ? 1 : 0];
+    int64_t cin = 0, cpad = 0;
+    if (conv && xpad) {
+        /* the data's channels grow from C to Cp: the kernel's input channels follow, with zeros */
+        int64_t g = 1;
+        const Expr *ge = call_kwarg(e, "groups");
+        if (ge && expr_const_int(ge, &g) == 0 && g != 1)
+            return note_add(C->notes, loc, "left %s: padding the channels of a grouped convolution is not "
+                            "supported", y), 0;
+        const char *ipos = strchr(kl, 'I');
+        TensorType before, after;
+        int lp = 0;
+        if (!ipos || strchr(kl, 'i') || !layout_map(C, dl, "NCHW", &in[0], &before, &lp) ||
+            !layout_map(C, w->data, "NCHW", &xt, &after, &lp))
+            return note_add(C->notes, loc, "left %s: the kernel layout %s cannot take padded input channels", y,
+                            kl), 0;
+        cin = before.shape[1];
+        cpad = after.shape[1] - cin;
+        wval = pad_axis(m, wval, wsrc.ndim, (int)(ipos - kl), cpad, loc);
+        wsrc.shape[ipos - kl] += cpad;
+    }
+    if (conv) {
+        wmap = layout_map(C, kl, w->kernel, &wsrc, &wt, &wpad);
+        if (!wmap || wpad)
+            return note_add(C->notes, loc, "left %s: the kernel does not split evenly into %s", y, w->kernel), 0;
+    }
+    /* the converted call, checked by the operator's own inference */
+    Expr *vals[3] = { str_expr(m, w->data, loc), str_expr(m, conv ? w->kernel : w->data, loc),
+                      str_expr(m, w->data, loc) };
+    static const char *const conv_keys[3] = { "data_layout", "kernel_layout", "out_layout" };
+    static const char *const pool_keys[2] = { "layout", "out_layout" };
+    Expr *nc = conv ? with_attrs(m, e, conv_keys, vals, 3) : with_attrs(m, e, pool_keys, (Expr *[]){ vals[0], vals[2] }, 2);
+    TensorType args[2] = { xt, wt }, outs[OP_MAX_ARGS];
+    int nout;
+    OpError err;
+    if (op_infer(nc, args, nt, outs, &nout, &err))
+        return note_add(C->notes, loc, "left %s: %s", y, err.msg), 0;
+    Expr *omap = layout_map(C, w->data, ol, &outs[0], &yt, &opad);
+    if (!omap || opad)
+        return note_add(C->notes, loc, "left %s: the result does not map back from %s to %s", y, w->data, ol), 0;
+    /* commit: operands, call, result */
+    nc->u.call.args[0] = rewrite_operand(C, rb, e->u.call.args[0],
+                                         layout_transform_new(m, e->u.call.args[0], xmap,
+                                                              xpad ? float_expr(m, 0, loc) : NULL, loc),
+                                         w->data, &xt, loc);
+    if (conv) {
+        Expr *k = e->u.call.args[1];
+        if (cpad) {
+            char padded[48];
+            snprintf(padded, sizeof padded, "pad%lld", (long long)cpad);
+            wval = rewrite_operand(C, rb, k, wval, padded, &wsrc, loc);
+        }
+        nc->u.call.args[1] = rewrite_operand(C, rb, cpad ? wval : k, layout_transform_new(m, wval, wmap, NULL, loc),
+                                             w->kernel, &wt, loc);
+    }
+    snprintf(nm, sizeof nm, "%.100s_%.30s", y, w->data);
+    Expr *r = bind_new(C, rb, nm, nc, &outs[0], loc);
+    bd->value = layout_transform_new(m, r, omap, NULL, loc);
+    emit(C, bd);
+    if (cpad)
+        note_add(C->notes, loc, "converted %s: %s to %s%s%s, input channels padded from %lld to %lld with 0", y,
+                 op_names[kind], w->data, conv ? "/" : "", conv ? w->kernel : "", (long long)cin,
+                 (long long)(cin + cpad));
+    else
+        note_add(C->notes, loc, "converted %s: %s to %s%s%s", y, op_names[kind], w->data, conv ? "/" : "",
+                 conv ? w->kernel : "");
+    return 1;
+}
+
+int pass_convert_layout_check(const PassOpt *opts, int nopts, char *err, size_t cap)
+{
+    Want want[NKINDS];
+    memset(want, 0, sizeof want);
+    return parse_options(opts, nopts, want, err, cap);
+}
+
+int pass_convert_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    Want want[NKINDS];
+    char err[256];
+    memset(want, 0, sizeof want);
+    if (parse_options(opts, nopts, want, err, sizeof err))
+        return diag_error(ctx->src, (Loc){ 0, 0 }, "%s", err);   /* the pipeline's check has refused it already */
+    Notes notes = { 0 };
+    for (int f = 0; f < m->nfuncs; f++) {
+        Func *fn = m->funcs[f];
+        if (fn->kind != F_RELAX)
+            continue;
+        Conv C = { m, fn, { 0 }, &notes, want, NULL, 0, 0, NULL, 0, 0 };
+        infer_types(m, fn);
+        collect_names(fn, &C.names);
+        for (int b = 0; b < fn->nblocks; b++) {
+            RBlock *rb = fn->blocks[b];
+            C.out = NULL;
+            C.nout = C.cap = 0;
+            C.nmade = 0;
+            for (int i = 0; i < rb->nbinds; i++) {
+                Binding *bd = rb->binds[i];
+                Expr *e = bd->value;
+                int k = 0;
+                if (e->kind == E_CALL && !e->u.call.callee)
+                    while (k < NKINDS && strcmp(e->u.call.op->str, op_names[k]) != 0)
+                        k++;
+                else
+                    k = NKINDS;
+                if (k == NKINDS || !want[k].set || !convert(&C, rb, bd, k))
+                    emit(&C, bd);
+            }
+            rb->binds = C.out;
+            rb->nbinds = C.nout;
+        }
+        ptrmap_free(&C.names);
+    }
+    notes_flush(&notes, ctx, "convert-layout");
+    return 0;
+}
