@@ -383,6 +383,50 @@ static void drop_unused(Module *m, Notes *notes)
     ptrmap_free(&used);
 }
 
+/* Whether two index maps over x's shape give the same normal form. */
+static int same_map(Fold *F, const Expr *a, const Expr *b, const Expr *x)
+{
+    TensorType t;
+    if (!a || !b || a->kind != E_INDEXMAP || b->kind != E_INDEXMAP || value_type(x, &t) ||
+        a->u.map.nparams != t.ndim || b->u.map.nparams != t.ndim)
+        return 0;
+    Arena tmp = { 0 };
+    ImError err;
+    IndexMap *p = im_from_expr(&tmp, a, t.shape, &err), *q = p ? im_from_expr(&tmp, b, t.shape, &err) : NULL;
+    int eq = p && q && p->nout == q->nout;
+    for (int k = 0; eq && k < p->nout; k++)
+        eq = im_sum_equal(p->out[k], q->out[k]);
+    arena_free(&tmp);
+    (void)F;
+    return eq;
+}
+
+/* A rewrite equal to an earlier one of the same value (the same map and pad
+ * value) becomes a copy of it; copy propagation then removes it. */
+static int same_as_earlier(Fold *F, Binding *bd)
+{
+    Expr *e = bd->value;
+    const Expr *x = e->u.call.args[0];
+    if (x->kind != E_VAR)
+        return 0;
+    for (int i = F->ndefs - 1; i >= 0; i--) {
+        Binding *o = F->defs[i];
+        if (o == bd || !is_layout_transform(o->value) || o->value->u.call.args[0]->kind != E_VAR ||
+            o->value->u.call.args[0]->u.var != x->u.var)
+            continue;
+        if (!same_map(F, call_kwarg(o->value, "index_map"), call_kwarg(e, "index_map"), x))
+            continue;
+        double p1 = 0, p2 = 0;
+        int h1 = const_number(call_kwarg(o->value, "pad_value"), &p1), h2 = const_number(call_kwarg(e, "pad_value"), &p2);
+        if (h1 != h2 || (h1 == 1 && p1 != p2))
+            continue;
+        bd->value = var_ref(&F->m->arena, o->var, bd->loc);
+        note_add(F->notes, bd->loc, "the same rewrite as %s", o->var->name->str);
+        return 1;
+    }
+    return 0;
+}
+
 /* A registered operator (other than a rewrite) whose tensor operands are
  * all constants becomes the constant it computes, evaluated by the
  * interpreter on the operator's own legalized PrimFunc. This is how a
@@ -469,7 +513,7 @@ int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
                 Binding *bd = fn->blocks[b]->binds[i];
                 for (int guard = 0; guard < 64; guard++) {
                     if (is_layout_transform(bd->value)) {
-                        if (compose(&F, bd) || identity(&F, bd) || rewrite_const(&F, bd))
+                        if (compose(&F, bd) || identity(&F, bd) || rewrite_const(&F, bd) || same_as_earlier(&F, bd))
                             continue;
                     } else if (pad_crop(&F, bd) || eval_const(&F, bd)) {
                         continue;

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Writes the model suite for convert-layout: NCHW graphs of registered
+operators (R.nn.conv2d, R.add, R.nn.relu, R.nn.max_pool2d, R.mean) whose
+weights are constants, small enough for --verify-exec.
+
+  resnet18     stem, max pool, 4 stages of 2 basic blocks (conv/relu/conv,
+               residual add, projection shortcut when the stage narrows), mean
+  resnet50     the same with bottleneck blocks (1x1, 3x3, 1x1 x4)
+  mobilenetv2  inverted residuals: 1x1 expand, 3x3 depthwise (groups), 1x1
+               project, residual add when the shape allows
+
+Usage: gen-models.py NAME [WIDTH] [H] > model.tir   (WIDTH: the first
+stage's channels, a multiple of 4; H: the input's height and width)."""
+import random
+import sys
+
+name = sys.argv[1] if len(sys.argv) > 1 else "resnet18"
+W = int(sys.argv[2]) if len(sys.argv) > 2 else 8
+H = int(sys.argv[3]) if len(sys.argv) > 3 else 16
+rng = random.Random(11)
+lines = []
+count = [0]
+
+
+def const(shape):
+    def nest(d):
+        if d == len(shape):
+            return "%g" % (rng.randrange(-3, 4) / 16)
+        return "[" + ", ".join(nest(d + 1) for _ in range(shape[d])) + "]"
+    return 'R.const(%s, "float32")' % nest(0)
+
+
+def fresh(base):
+    count[0] += 1
+    return "%s%d" % (base, count[0])
+
+
+def emit(value, base="lv"):
+    v = fresh(base)
+    lines.append("            %s = %s" % (v, value))
+    return v
+
+
+def conv(x, cin, cout, k, stride=1, groups=1):
+    w = emit(const((cout, cin // groups, k, k)), "w")
+    attrs = "padding=[%d, %d]" % (k // 2, k // 2)
+    if stride != 1:
+        attrs += ", strides=[%d, %d]" % (stride, stride)
+    if groups != 1:
+        attrs += ", groups=%d" % groups
+    return emit("R.nn.conv2d(%s, %s, %s)" % (x, w, attrs))
+
+
+def bias_relu(x, c, relu=True):
+    b = emit(const((c, 1, 1)), "b")
+    y = emit("R.add(%s, %s)" % (x, b))
+    return emit("R.nn.relu(%s)" % y) if relu else y
+
+
+def basic(x, cin, cout, stride):
+    y = bias_relu(conv(x, cin, cout, 3, stride), cout)
+    y = bias_relu(conv(y, cout, cout, 3), cout, relu=False)
+    s = x if stride == 1 and cin == cout else conv(x, cin, cout, 1, stride)
+    return emit("R.nn.relu(%s)" % emit("R.add(%s, %s)" % (y, s)))
+
+
+def bottleneck(x, cin, mid, stride):
+    cout = 4 * mid
+    y = bias_relu(conv(x, cin, mid, 1), mid)
+    y = bias_relu(conv(y, mid, mid, 3, stride), mid)
+    y = bias_relu(conv(y, mid, cout, 1), cout, relu=False)
+    s = x if stride == 1 and cin == cout else conv(x, cin, cout, 1, stride)
+    return emit("R.nn.relu(%s)" % emit("R.add(%s, %s)" % (y, s)))
+
+
+def inverted(x, cin, cout, stride, t=2):
+    mid = cin * t
+    y = bias_relu(conv(x, cin, mid, 1), mid)
+    y = bias_relu(conv(y, mid, mid, 3, stride, groups=mid), mid)
+    y = bias_relu(conv(y, mid, cout, 1), cout, relu=False)
+    if stride == 1 and cin == cout:
+        y = emit("R.add(%s, %s)" % (y, x))
+    return y
+
+
+def stem(x):
+    y = bias_relu(conv(x, 3, W, 3), W)
+    return emit("R.nn.max_pool2d(%s, pool_size=[2, 2], strides=[2, 2])" % y), H // 2
+
+
+if name == "resnet18":
+    y, h = stem("x")
+    c = W
+    for i, cout in enumerate([W, 2 * W, 4 * W, 8 * W]):
+        for j in range(2):
+            stride = 2 if i > 0 and j == 0 and h > 1 else 1
+            y = basic(y, c, cout, stride)
+            h //= stride
+            c = cout
+elif name == "resnet50":
+    y, h = stem("x")
+    c = W
+    for i, (mid, n) in enumerate([(W // 2, 3), (W, 4), (2 * W, 6), (4 * W, 3)]):
+        for j in range(n):
+            stride = 2 if i > 0 and j == 0 and h > 1 else 1
+            y = bottleneck(y, c, mid, stride)
+            h //= stride
+            c = 4 * mid
+elif name == "mobilenetv2":
+    y = bias_relu(conv("x", 3, W, 3, 2), W)
+    h = H // 2
+    c = W
+    for cout, n, s in [(W, 1, 1), (W, 2, 2), (2 * W, 3, 2), (2 * W, 3, 1), (4 * W, 2, 2)]:
+        for j in range(n):
+            stride = s if j == 0 and h > 1 else 1
+            y = inverted(y, c, cout, stride)
+            h //= stride
+            c = cout
+else:
+    sys.exit("gen-models.py: unknown model %s (resnet18, resnet50, mobilenetv2)" % name)
+out = emit("R.mean(%s, axis=[2, 3])" % y, "gv")
+
+print("# %s-style model written by bench/gen-models.py %s %d %d." % (name, name, W, H))
+print("@I.ir_module")
+print("class Module:")
+print("    @R.function")
+print('    def main(x: R.Tensor((1, 3, %d, %d), dtype="float32")) -> R.Tensor((1, %d), dtype="float32"):'
+      % (H, H, c))
+print("        with R.dataflow():")
+print("\n".join(lines))
+print("            R.output(%s)" % out)
+print("        return %s" % out)
