@@ -46,6 +46,10 @@ int interp_call_relax(Interp *in, Func *f, Value **args, int nargs, Value **out,
  * types, built once per call and types in the interpreter's own module. */
 Func *interp_legalized(Interp *in, const Expr *call, const TensorType *args, int nargs, OpError *err);
 
+/* A tensor holding an E_CONST's values (owned by the caller), or NULL when
+ * its rank is beyond TENSOR_MAX_RANK or memory runs out. */
+Tensor *interp_const_tensor(const Expr *e);
+
 /* The shape and dtype a Relax parameter declares, for generating inputs.
  * Returns -1 when it is not a tensor of known constant shape. */
 int interp_param_shape(const Var *v, DType *dt, int *ndim, int64_t *shape);

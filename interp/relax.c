@@ -293,13 +293,21 @@ done:
     return result;
 }
 
+Tensor *interp_const_tensor(const Expr *e)
+{
+    if (e->u.cst.ndim > TENSOR_MAX_RANK)
+        return NULL;
+    Tensor *t = tensor_new(e->u.cst.dtype, e->u.cst.ndim, e->u.cst.shape);
+    for (int64_t i = 0; t && i < t->count; i++)
+        tensor_setf(t, i, e->u.cst.data[i]);
+    return t;
+}
+
 static Value *constant(Env *E, const Expr *e)
 {
-    Tensor *t = tensor_new(e->u.cst.dtype, e->u.cst.ndim, e->u.cst.shape);
+    Tensor *t = interp_const_tensor(e);
     if (!t)
         return rerr(E, e->loc, "cannot make this constant"), NULL;
-    for (int64_t i = 0; i < t->count; i++)
-        tensor_setf(t, i, e->u.cst.data[i]);
     return own(E, value_tensor(t));
 }
 

@@ -161,6 +161,16 @@ int im_sum_equal(const ImSum *a, const ImSum *b)
     return cmp_sum(a, b) == 0;
 }
 
+int im_equal(const IndexMap *a, const IndexMap *b)
+{
+    if (a->nout != b->nout)
+        return 0;
+    for (int k = 0; k < a->nout; k++)
+        if (!im_sum_equal(a->out[k], b->out[k]))
+            return 0;
+    return 1;
+}
+
 /* ---- bounds ---- */
 
 /* The largest value of (x // lo) % (hi / lo) on the box. */

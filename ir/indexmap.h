@@ -109,6 +109,8 @@ int im_pred_eval(const ImCond *pred, int npred, const int64_t *y);
 
 /* Structural equality of normal forms. */
 int im_sum_equal(const ImSum *a, const ImSum *b);
+/* Whether two maps have the same outputs in normal form (the same map on a box). */
+int im_equal(const IndexMap *a, const IndexMap *b);
 
 /* The map and predicate as IR expressions, for printing or for a module. */
 Expr *im_to_expr(Arena *a, Interner *names, const IndexMap *m);

@@ -63,30 +63,6 @@ static int push_out(Sweep *S, Binding *b)
     return S->nout++;
 }
 
-static int same_pad(const Expr *a, const Expr *b)
-{
-    double x = 0, y = 0;
-    int ha = const_number(a, &x), hb = const_number(b, &y);
-    return ha == hb && (ha != 1 || x == y || (x != x && y != y));
-}
-
-static int same_rewrite(Arena *ar, const Expr *a, const Expr *b, const StructInfo *si)
-{
-    DType dt;
-    int nd;
-    int64_t sh[16];
-    if (sinfo_shape(si, &dt, &nd, sh) || a->u.map.nparams != nd || b->u.map.nparams != nd)
-        return expr_equal(a, b);
-    ArenaMark mark = arena_mark(ar);
-    ImError err;
-    IndexMap *x = im_from_expr(ar, a, sh, &err), *y = x ? im_from_expr(ar, b, sh, &err) : NULL;
-    int eq = x && y && x->nout == y->nout;
-    for (int k = 0; eq && k < x->nout; k++)
-        eq = im_sum_equal(x->out[k], y->out[k]);
-    arena_release(ar, mark);
-    return eq;
-}
-
 static void demand_add(Sweep *S, Var *x, Expr *map, const Expr *pad, int slot)
 {
     int d = ptrmap_get(&S->def, x, 0) - 1;

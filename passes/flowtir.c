@@ -199,16 +199,6 @@ static IndexMap *read_map(Plan *P, Expr *map, const Buffer *b, ImKind *kind)
     return im;
 }
 
-static int same_map(const IndexMap *a, const IndexMap *b)
-{
-    if (a->nout != b->nout)
-        return 0;
-    for (int k = 0; k < a->nout; k++)
-        if (!im_sum_equal(a->out[k], b->out[k]))
-            return 0;
-    return 1;
-}
-
 /* Gives b the map; a second, different map for the same buffer is a conflict. */
 static int plan_add(Plan *P, Buffer *b, Expr *map)
 {
@@ -218,7 +208,7 @@ static int plan_add(Plan *P, Buffer *b, Expr *map)
         return -1;
     int i = find_buf(P, b);
     if (i >= 0)
-        return same_map(P->im[i], im) ? 0 : FAIL(P, "%s would need two different layouts", b->name->str);
+        return im_equal(P->im[i], im) ? 0 : FAIL(P, "%s would need two different layouts", b->name->str);
     if (P->nb == MAXB)
         return FAIL(P, "more than %d buffers change layout", MAXB);
     P->buf[P->nb] = b;

@@ -20,6 +20,8 @@ typedef struct Fold {
     PtrMap def;           /* Var -> index + 1 into defs */
     Binding **defs;
     int ndefs, cap;
+    Arena scratch;        /* the index-map algebra's working memory */
+    Interp *in;           /* evaluates operators over constants; made when first needed */
 } Fold;
 
 static Binding *def_of(const Fold *F, const Expr *e)
@@ -127,6 +129,19 @@ static int identity(Fold *F, Binding *bd)
     return 1;
 }
 
+/* A constant of the given type, its count values zero (for the caller to fill). */
+static Expr *const_new(Module *m, DType dt, int ndim, const int64_t *shape, int64_t count, Loc loc)
+{
+    Expr *r = expr_new(&m->arena, E_CONST, loc);
+    r->u.cst.dtype = dt;
+    r->u.cst.ndim = ndim;
+    r->u.cst.shape = arena_array(&m->arena, (size_t)ndim + 1, sizeof(int64_t));
+    memcpy(r->u.cst.shape, shape, (size_t)ndim * sizeof(int64_t));
+    r->u.cst.count = count;
+    r->u.cst.data = arena_array(&m->arena, (size_t)count + 1, sizeof(double));
+    return r;
+}
+
 static int rewrite_const(Fold *F, Binding *bd)
 {
     Expr *e = bd->value;
@@ -140,13 +155,7 @@ static int rewrite_const(Fold *F, Binding *bd)
     int64_t count = 1;
     for (int d = 0; d < im->nout; d++)
         count *= im->obox[d];
-    Expr *r = expr_new(&F->m->arena, E_CONST, e->loc);
-    r->u.cst.dtype = c->u.cst.dtype;
-    r->u.cst.ndim = im->nout;
-    r->u.cst.shape = arena_array(&F->m->arena, (size_t)im->nout + 1, sizeof(int64_t));
-    memcpy(r->u.cst.shape, im->obox, (size_t)im->nout * sizeof(int64_t));
-    r->u.cst.count = count;
-    r->u.cst.data = arena_array(&F->m->arena, (size_t)count + 1, sizeof(double));
+    Expr *r = const_new(F->m, c->u.cst.dtype, im->nout, im->obox, count, e->loc);
     for (int64_t i = 0; i < count; i++)
         r->u.cst.data[i] = pad;
     int64_t idx[IM_MAX_RANK] = { 0 }, y[IM_MAX_RANK];
@@ -383,24 +392,6 @@ static void drop_unused(Module *m, Notes *notes)
     ptrmap_free(&used);
 }
 
-/* Whether two index maps over x's shape give the same normal form. */
-static int same_map(Fold *F, const Expr *a, const Expr *b, const Expr *x)
-{
-    TensorType t;
-    if (!a || !b || a->kind != E_INDEXMAP || b->kind != E_INDEXMAP || value_type(x, &t) ||
-        a->u.map.nparams != t.ndim || b->u.map.nparams != t.ndim)
-        return 0;
-    Arena tmp = { 0 };
-    ImError err;
-    IndexMap *p = im_from_expr(&tmp, a, t.shape, &err), *q = p ? im_from_expr(&tmp, b, t.shape, &err) : NULL;
-    int eq = p && q && p->nout == q->nout;
-    for (int k = 0; eq && k < p->nout; k++)
-        eq = im_sum_equal(p->out[k], q->out[k]);
-    arena_free(&tmp);
-    (void)F;
-    return eq;
-}
-
 /* A rewrite equal to an earlier one of the same value (the same map and pad
  * value) becomes a copy of it; copy propagation then removes it. */
 static int same_as_earlier(Fold *F, Binding *bd)
@@ -414,11 +405,8 @@ static int same_as_earlier(Fold *F, Binding *bd)
         if (o == bd || !is_layout_transform(o->value) || o->value->u.call.args[0]->kind != E_VAR ||
             o->value->u.call.args[0]->u.var != x->u.var)
             continue;
-        if (!same_map(F, call_kwarg(o->value, "index_map"), call_kwarg(e, "index_map"), x))
-            continue;
-        double p1 = 0, p2 = 0;
-        int h1 = const_number(call_kwarg(o->value, "pad_value"), &p1), h2 = const_number(call_kwarg(e, "pad_value"), &p2);
-        if (h1 != h2 || (h1 == 1 && p1 != p2))
+        if (!same_pad(call_kwarg(o->value, "pad_value"), call_kwarg(e, "pad_value")) ||
+            !same_rewrite(&F->scratch, call_kwarg(o->value, "index_map"), call_kwarg(e, "index_map"), x->u.var->sinfo))
             continue;
         bd->value = var_ref(&F->m->arena, o->var, bd->loc);
         note_add(F->notes, bd->loc, "the same rewrite as %s", o->var->name->str);
@@ -432,16 +420,6 @@ static int same_as_earlier(Fold *F, Binding *bd)
  * interpreter on the operator's own legalized PrimFunc. This is how a
  * kernel padded by convert-layout (R.nn.pad of a weight) ends up a constant. */
 enum { FOLD_MAX_ELEMS = 1 << 22 };
-
-static Tensor *tensor_of_const(const Expr *c)
-{
-    if (c->u.cst.ndim > TENSOR_MAX_RANK)
-        return NULL;
-    Tensor *t = tensor_new(c->u.cst.dtype, c->u.cst.ndim, c->u.cst.shape);
-    for (int64_t i = 0; t && i < c->u.cst.count; i++)
-        tensor_setf(t, i, c->u.cst.data[i]);
-    return t;
-}
 
 static int eval_const(Fold *F, Binding *bd)
 {
@@ -464,12 +442,14 @@ static int eval_const(Fold *F, Binding *bd)
         count *= outs[0].shape[d];
     if (count > FOLD_MAX_ELEMS)
         return 0;
-    Interp *in = interp_new(F->m);
+    if (!F->in)
+        F->in = interp_new(F->m);
+    Interp *in = F->in;
     Func *f = in ? interp_legalized(in, e, types, op->ntensors, &oerr) : NULL;
     Tensor *args[OP_MAX_ARGS + 1] = { 0 };
     int ok = f != NULL;
     for (int k = 0; ok && k < op->ntensors; k++)
-        ok = (args[k] = tensor_of_const(cs[k])) != NULL;
+        ok = (args[k] = interp_const_tensor(cs[k])) != NULL;
     if (ok)
         ok = (args[op->ntensors] = tensor_new(outs[0].dtype, outs[0].ndim, outs[0].shape)) != NULL;
     InterpError ierr;
@@ -477,13 +457,7 @@ static int eval_const(Fold *F, Binding *bd)
         ok = interp_call_prim(in, f, args, op->ntensors + 1, &ierr) == 0;
     if (ok) {
         Tensor *t = args[op->ntensors];
-        Expr *r = expr_new(&F->m->arena, E_CONST, e->loc);
-        r->u.cst.dtype = t->dtype;
-        r->u.cst.ndim = t->ndim;
-        r->u.cst.shape = arena_array(&F->m->arena, (size_t)t->ndim + 1, sizeof(int64_t));
-        memcpy(r->u.cst.shape, t->shape, (size_t)t->ndim * sizeof(int64_t));
-        r->u.cst.count = t->count;
-        r->u.cst.data = arena_array(&F->m->arena, (size_t)t->count + 1, sizeof(double));
+        Expr *r = const_new(F->m, t->dtype, t->ndim, t->shape, t->count, e->loc);
         for (int64_t i = 0; i < t->count; i++)
             r->u.cst.data[i] = tensor_getf(t, i);
         bd->value = r;
@@ -492,8 +466,6 @@ static int eval_const(Fold *F, Binding *bd)
     for (int k = 0; k <= op->ntensors; k++)
         if (args[k])
             tensor_free(args[k]);
-    if (in)
-        interp_free(in);
     return ok;
 }
 
@@ -507,7 +479,7 @@ int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         if (fn->kind != F_RELAX)
             continue;
         infer_types(m, fn);
-        Fold F = { m, &notes, { 0 }, NULL, 0, 0 };
+        Fold F = { m, &notes, { 0 }, NULL, 0, 0, { 0 }, NULL };
         for (int b = 0; b < fn->nblocks; b++)
             for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
                 Binding *bd = fn->blocks[b]->binds[i];
@@ -524,6 +496,9 @@ int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
             }
         ptrmap_free(&F.def);
         free(F.defs);
+        arena_free(&F.scratch);
+        if (F.in)
+            interp_free(F.in);
         propagate(&F, fn);
         sweep_dead(fn);
     }

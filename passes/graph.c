@@ -354,6 +354,30 @@ Stmt *stmt_single(Stmt *s)
     return s;
 }
 
+int same_pad(const Expr *a, const Expr *b)
+{
+    double x = 0, y = 0;
+    int ha = const_number(a, &x), hb = const_number(b, &y);
+    return ha == hb && (ha != 1 || x == y || (x != x && y != y));
+}
+
+int same_rewrite(Arena *scratch, const Expr *a, const Expr *b, const StructInfo *si)
+{
+    DType dt;
+    int nd;
+    int64_t sh[16];
+    if (!a || !b || a->kind != E_INDEXMAP || b->kind != E_INDEXMAP)
+        return 0;
+    if (sinfo_shape(si, &dt, &nd, sh) || a->u.map.nparams != nd || b->u.map.nparams != nd)
+        return expr_equal(a, b);
+    ArenaMark mark = arena_mark(scratch);
+    ImError err;
+    IndexMap *x = im_from_expr(scratch, a, sh, &err), *y = x ? im_from_expr(scratch, b, sh, &err) : NULL;
+    int eq = x && y && im_equal(x, y);
+    arena_release(scratch, mark);
+    return eq;
+}
+
 Sym *fresh_func(Module *m, const char *base)
 {
     char buf[160];

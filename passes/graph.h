@@ -39,6 +39,12 @@ int sinfo_shape(const StructInfo *s, DType *dt, int *ndim, int64_t *shape);
 /* Gives the variables of fn without struct info the type their value has,
  * where it is known (call_tir's out_sinfo, operators, rewrites, constants). */
 void infer_types(Module *m, Func *fn);
+/* Whether two pad values (NULL or None: undefined) are the same. */
+int same_pad(const Expr *a, const Expr *b);
+/* Whether two index maps are the same map over a tensor of type si (their
+ * normal forms are equal; without a static shape, the same text). The
+ * algebra works in scratch, which is left as it was found. */
+int same_rewrite(Arena *scratch, const Expr *a, const Expr *b, const StructInfo *si);
 /* base when no function of m has that name, else base_1, base_2, ... */
 Sym *fresh_func(Module *m, const char *base);
 /* Appends f to m (which then prints as a class). */
