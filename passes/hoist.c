@@ -82,74 +82,117 @@ static int shape_of(const Buffer *b, int64_t *sh)
     return 0;
 }
 
-static int mentions_buf(const Stmt *s, const Buffer *b);
+/* The buffers a statement loads and stores (in reads, writes, loads and
+ * stores). `other` is set for what a plain nest does not hold (allocations)
+ * and when there are more buffers than fit, so that callers stay safe. */
+enum { ACC_LOAD = 1, ACC_STORE = 2, ACC_MAX = 8 };
 
-static int expr_mentions(const Expr *e, const Buffer *b)
+typedef struct Access {
+    Buffer *buf[ACC_MAX];
+    char how[ACC_MAX];
+    int n, other;
+} Access;
+
+static void access_add(Access *A, Buffer *b, int how)
+{
+    for (int i = 0; i < A->n; i++)
+        if (A->buf[i] == b) {
+            A->how[i] |= (char)how;
+            return;
+        }
+    if (A->n == ACC_MAX) {
+        A->other = 1;
+        return;
+    }
+    A->buf[A->n] = b;
+    A->how[A->n++] = (char)how;
+}
+
+static void access_expr(const Expr *e, Access *A)
 {
     if (!e)
-        return 0;
+        return;
     switch (e->kind) {
     case E_LOAD:
-        if (e->u.load.buf == b)
-            return 1;
+        access_add(A, e->u.load.buf, ACC_LOAD);
         for (int i = 0; i < e->u.load.n; i++)
-            if (expr_mentions(e->u.load.idx[i], b))
-                return 1;
-        return 0;
+            access_expr(e->u.load.idx[i], A);
+        return;
     case E_BIN:
-        return expr_mentions(e->u.bin.a, b) || expr_mentions(e->u.bin.b, b);
+        access_expr(e->u.bin.a, A);
+        access_expr(e->u.bin.b, A);
+        return;
     case E_UNARY:
-        return expr_mentions(e->u.un.a, b);
+        access_expr(e->u.un.a, A);
+        return;
     case E_CAST:
-        return expr_mentions(e->u.cast.a, b);
+        access_expr(e->u.cast.a, A);
+        return;
     case E_CALL:
         for (int i = 0; i < e->u.call.nargs; i++)
-            if (expr_mentions(e->u.call.args[i], b))
-                return 1;
-        return 0;
+            access_expr(e->u.call.args[i], A);
+        return;
     default:
-        return 0;
+        return;
+    }
+}
+
+static void access_stmt(const Stmt *s, Access *A)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            access_stmt(s->u.seq.items[i], A);
+        return;
+    case S_FOR:
+        access_expr(s->u.loop.min, A);
+        access_expr(s->u.loop.extent, A);
+        access_stmt(s->u.loop.body, A);
+        return;
+    case S_BLOCK:
+        for (int i = 0; i < s->u.block->nreads; i++)
+            access_add(A, s->u.block->reads[i].buf, ACC_LOAD);
+        for (int i = 0; i < s->u.block->nwrites; i++)
+            access_add(A, s->u.block->writes[i].buf, ACC_STORE);
+        for (int i = 0; i < s->u.block->niters; i++)
+            access_expr(s->u.block->iters[i].binding, A);
+        access_expr(s->u.block->where, A);
+        access_stmt(s->u.block->init, A);
+        access_stmt(s->u.block->body, A);
+        return;
+    case S_STORE:
+        access_add(A, s->u.store.buf, ACC_STORE);
+        for (int i = 0; i < s->u.store.n; i++)
+            access_expr(s->u.store.idx[i], A);
+        access_expr(s->u.store.value, A);
+        return;
+    case S_IF:
+        access_expr(s->u.branch.cond, A);
+        access_stmt(s->u.branch.then, A);
+        access_stmt(s->u.branch.orelse, A);
+        return;
+    case S_EVAL:
+        access_expr(s->u.eval, A);
+        return;
+    case S_LET:
+        access_expr(s->u.let.value, A);
+        return;
+    default:
+        A->other = 1;
+        return;
     }
 }
 
 static int mentions_buf(const Stmt *s, const Buffer *b)
 {
-    if (!s)
-        return 0;
-    switch (s->kind) {
-    case S_SEQ:
-        for (int i = 0; i < s->u.seq.n; i++)
-            if (mentions_buf(s->u.seq.items[i], b))
-                return 1;
-        return 0;
-    case S_FOR:
-        return mentions_buf(s->u.loop.body, b);
-    case S_BLOCK:
-        for (int i = 0; i < s->u.block->nreads; i++)
-            if (s->u.block->reads[i].buf == b)
-                return 1;
-        for (int i = 0; i < s->u.block->nwrites; i++)
-            if (s->u.block->writes[i].buf == b)
-                return 1;
-        return expr_mentions(s->u.block->where, b) || mentions_buf(s->u.block->init, b) ||
-               mentions_buf(s->u.block->body, b);
-    case S_STORE:
-        if (s->u.store.buf == b)
+    Access A = { 0 };
+    access_stmt(s, &A);
+    for (int i = 0; i < A.n; i++)
+        if (A.buf[i] == b)
             return 1;
-        for (int i = 0; i < s->u.store.n; i++)
-            if (expr_mentions(s->u.store.idx[i], b))
-                return 1;
-        return expr_mentions(s->u.store.value, b);
-    case S_IF:
-        return expr_mentions(s->u.branch.cond, b) || mentions_buf(s->u.branch.then, b) ||
-               mentions_buf(s->u.branch.orelse, b);
-    case S_EVAL:
-        return expr_mentions(s->u.eval, b);
-    case S_LET:
-        return expr_mentions(s->u.let.value, b);
-    default:
-        return 0;
-    }
+    return A.n == ACC_MAX && A.other;   /* too many to tell: assume it does */
 }
 
 static int param_index(const Func *f, const Buffer *b)
@@ -195,97 +238,6 @@ static int is_mapped(const Expr *map, const Buffer *src)
     ok = im && im_classify(im, NULL, NULL) == IM_BIJECTIVE;
     arena_free(&tmp);
     return ok;
-}
-
-/* The buffers a statement stores to and loads from, for the PrimFunc form:
- * at most one of each kind is wanted, so a second one marks it as mixed. */
-typedef struct Touch {
-    Buffer *st, *ld;
-    int mixed;
-} Touch;
-
-static void touch_buf(Buffer **slot, Buffer *b, int *mixed)
-{
-    if (*slot && *slot != b)
-        *mixed = 1;
-    *slot = b;
-}
-
-static void touch_expr(const Expr *e, Touch *t)
-{
-    if (!e)
-        return;
-    switch (e->kind) {
-    case E_LOAD:
-        touch_buf(&t->ld, e->u.load.buf, &t->mixed);
-        for (int i = 0; i < e->u.load.n; i++)
-            touch_expr(e->u.load.idx[i], t);
-        return;
-    case E_BIN:
-        touch_expr(e->u.bin.a, t);
-        touch_expr(e->u.bin.b, t);
-        return;
-    case E_UNARY:
-        touch_expr(e->u.un.a, t);
-        return;
-    case E_CAST:
-        touch_expr(e->u.cast.a, t);
-        return;
-    case E_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++)
-            touch_expr(e->u.call.args[i], t);
-        return;
-    default:
-        return;
-    }
-}
-
-static void touch_stmt(const Stmt *s, Touch *t)
-{
-    if (!s)
-        return;
-    switch (s->kind) {
-    case S_SEQ:
-        for (int i = 0; i < s->u.seq.n; i++)
-            touch_stmt(s->u.seq.items[i], t);
-        return;
-    case S_FOR:
-        touch_expr(s->u.loop.min, t);
-        touch_expr(s->u.loop.extent, t);
-        touch_stmt(s->u.loop.body, t);
-        return;
-    case S_BLOCK:
-        for (int i = 0; i < s->u.block->nreads; i++)
-            touch_buf(&t->ld, s->u.block->reads[i].buf, &t->mixed);
-        for (int i = 0; i < s->u.block->nwrites; i++)
-            touch_buf(&t->st, s->u.block->writes[i].buf, &t->mixed);
-        for (int i = 0; i < s->u.block->niters; i++)
-            touch_expr(s->u.block->iters[i].binding, t);
-        touch_expr(s->u.block->where, t);
-        touch_stmt(s->u.block->init, t);
-        touch_stmt(s->u.block->body, t);
-        return;
-    case S_STORE:
-        touch_buf(&t->st, s->u.store.buf, &t->mixed);
-        for (int i = 0; i < s->u.store.n; i++)
-            touch_expr(s->u.store.idx[i], t);
-        touch_expr(s->u.store.value, t);
-        return;
-    case S_IF:
-        touch_expr(s->u.branch.cond, t);
-        touch_stmt(s->u.branch.then, t);
-        touch_stmt(s->u.branch.orelse, t);
-        return;
-    case S_EVAL:
-        touch_expr(s->u.eval, t);
-        return;
-    case S_LET:
-        touch_expr(s->u.let.value, t);
-        return;
-    default:
-        t->mixed = 1;   /* allocations and anything else: not a plain rewrite nest */
-        return;
-    }
 }
 
 static int all_buffer_params(const Func *f)
@@ -339,10 +291,16 @@ static Func *rewrite_func(Module *m, const Block *b, Stmt *nest, Buffer *src, Bu
  * parameter it rewrites (and sets *alloc), or -1. */
 static int rewrite_nest(const Func *f, Stmt *seq, int i, Buffer **alloc, Buffer **param, char *why, size_t cap)
 {
-    Touch t = { 0 };
+    Access A = { 0 };
     int64_t sh[IM_MAX_RANK];
-    touch_stmt(seq->u.seq.items[i], &t);
-    if (t.mixed || !t.st || !t.ld || t.st == t.ld)
+    access_stmt(seq->u.seq.items[i], &A);
+    struct { Buffer *st, *ld; } t = { NULL, NULL };
+    for (int k = 0; k < A.n; k++)
+        if (A.how[k] == ACC_STORE)
+            t.st = A.buf[k];
+        else if (A.how[k] == ACC_LOAD)
+            t.ld = A.buf[k];
+    if (A.other || A.n != 2 || !t.st || !t.ld)
         return snprintf(why, cap, "it does not read exactly one buffer into another"), -1;
     if (!all_buffer_params(f))
         return snprintf(why, cap, "%s has parameters that are not buffers", f->name->str), -1;
