@@ -160,16 +160,10 @@ static Expr *with_attrs(Module *m, const Expr *call, const char *const *keys, Ex
 static Expr *bind_new(Conv *C, const RBlock *rb, const char *base, Expr *value, const TensorType *t, Loc loc)
 {
     Module *m = C->m;
-    Var *v = var_new(&m->arena, fresh_name(&m->names, &C->names, base), VAR_RELAX, loc);
-    v->dataflow = rb->dataflow;
-    v->sinfo = tensor_sinfo_new(&m->arena, t->dtype, t->ndim, t->shape, loc);
-    Binding *b = arena_zalloc(&m->arena, sizeof *b);
-    b->loc = loc;
-    b->var = v;
-    b->annot = v->sinfo;
-    b->value = value;
+    Binding *b = binding_fresh(m, &C->names, base, rb->dataflow,
+                               tensor_sinfo_new(&m->arena, t->dtype, t->ndim, t->shape, loc), value, loc);
     emit(C, b);
-    return var_ref(&m->arena, v, loc);
+    return var_ref(&m->arena, b->var, loc);
 }
 
 /* The map from layout `from` to `to` over a tensor of type t: its result

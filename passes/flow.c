@@ -299,8 +299,6 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         const char *base = items[k]->kind == E_VAR ? items[k]->u.var->name->str : "c";
         char nm[160];
         snprintf(nm, sizeof nm, "%.120s_t", base);
-        Var *v = var_new(&m->arena, fresh_name(&m->names, &S->names, nm), VAR_RELAX, loc);
-        v->dataflow = y->dataflow;
         int64_t sh[16];
         DType dt = DT_FLOAT32;
         int nd = 0;
@@ -316,15 +314,11 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
             }
         }
         arena_release(&S->scratch, mark);
-        if (nd)
-            v->sinfo = tensor_sinfo_new(&m->arena, dt, nd, sh, loc);
-        Binding *nb = arena_zalloc(&m->arena, sizeof *nb);
-        nb->loc = loc;
-        nb->var = v;
-        nb->annot = v->sinfo;
-        nb->value = layout_transform_new(m, items[k], r.map[k], lpad, loc);
+        StructInfo *si = nd ? tensor_sinfo_new(&m->arena, dt, nd, sh, loc) : NULL;
+        Binding *nb = binding_fresh(m, &S->names, nm, y->dataflow, si,
+                                    layout_transform_new(m, items[k], r.map[k], lpad, loc), loc);
         pre[npre++] = nb;
-        args[k] = var_ref(&m->arena, v, loc);
+        args[k] = var_ref(&m->arena, nb->var, loc);
     }
     int keep = 0;
     Expr *axes = NULL;

@@ -378,6 +378,20 @@ int same_rewrite(Arena *scratch, const Expr *a, const Expr *b, const StructInfo 
     return eq;
 }
 
+Binding *binding_fresh(Module *m, PtrMap *names, const char *base, int dataflow, StructInfo *si, Expr *value,
+                       Loc loc)
+{
+    Var *v = var_new(&m->arena, fresh_name(&m->names, names, base), VAR_RELAX, loc);
+    v->dataflow = dataflow;
+    v->sinfo = si;
+    Binding *b = arena_zalloc(&m->arena, sizeof *b);
+    b->loc = loc;
+    b->var = v;
+    b->annot = si;
+    b->value = value;
+    return b;
+}
+
 Sym *fresh_func(Module *m, const char *base)
 {
     char buf[160];

@@ -33,6 +33,10 @@ void collect_names(const Func *fn, PtrMap *names);
 Sym *fresh_name(Interner *in, PtrMap *names, const char *base);
 
 Expr *var_ref(Arena *a, Var *v, Loc loc);
+/* base = value, as a new binding of a fresh variable named after base
+ * (avoiding names), typed si (may be NULL), in a block that is dataflow or not. */
+Binding *binding_fresh(Module *m, PtrMap *names, const char *base, int dataflow, StructInfo *si, Expr *value,
+                       Loc loc);
 StructInfo *tensor_sinfo_new(Arena *a, DType dt, int ndim, const int64_t *shape, Loc loc);
 /* The static shape of a tensor struct info; -1 when not known. */
 int sinfo_shape(const StructInfo *s, DType *dt, int *ndim, int64_t *shape);

@@ -426,16 +426,6 @@ static void out_push(Module *m, Out *o, Binding *b)
     vec_push(&m->arena, &o->v, &o->n, &o->cap, b);
 }
 
-static Binding *binding_new(Module *m, Var *v, Expr *value, Loc loc)
-{
-    Binding *b = arena_zalloc(&m->arena, sizeof *b);
-    b->loc = loc;
-    b->var = v;
-    b->annot = v->sinfo;
-    b->value = value;
-    return b;
-}
-
 static StructInfo *buffer_sinfo(Module *m, const Buffer *b, Loc loc)
 {
     int64_t sh[IM_MAX_RANK];
@@ -487,11 +477,10 @@ static void rewrite_calls(Module *m, Func *fn, const Func *f, const Lift *lifts,
                 Expr *x = args->u.list.items[lifts[k].param];
                 char nm[160];
                 snprintf(nm, sizeof nm, "%.120s_t", x->kind == E_VAR ? x->u.var->name->str : "c");
-                Var *v = var_new(&m->arena, fresh_name(&m->names, names, nm), VAR_RELAX, bd->loc);
-                v->dataflow = rb->dataflow;
-                v->sinfo = buffer_sinfo(m, lifts[k].to, bd->loc);
-                out_push(m, &o, binding_new(m, v, lift_call(m, &lifts[k], x, lifts[k].to, bd->loc), bd->loc));
-                args->u.list.items[lifts[k].param] = var_ref(&m->arena, v, bd->loc);
+                Binding *nb = binding_fresh(m, names, nm, rb->dataflow, buffer_sinfo(m, lifts[k].to, bd->loc),
+                                            lift_call(m, &lifts[k], x, lifts[k].to, bd->loc), bd->loc);
+                out_push(m, &o, nb);
+                args->u.list.items[lifts[k].param] = var_ref(&m->arena, nb->var, bd->loc);
             }
             if (res) {
                 Expr *si = expr_new(&m->arena, E_SINFO, bd->loc);
@@ -501,13 +490,11 @@ static void rewrite_calls(Module *m, Func *fn, const Func *f, const Lift *lifts,
                         c->u.call.args[c->u.call.nargs + k] = si;
                 char nm[160];
                 snprintf(nm, sizeof nm, "%.120s_r", bd->var->name->str);
-                Var *v = var_new(&m->arena, fresh_name(&m->names, names, nm), VAR_RELAX, bd->loc);
-                v->dataflow = rb->dataflow;
-                v->sinfo = si->u.sinfo;
-                out_push(m, &o, binding_new(m, v, c, bd->loc));
+                Binding *rbd = binding_fresh(m, names, nm, rb->dataflow, si->u.sinfo, c, bd->loc);
+                out_push(m, &o, rbd);
                 Binding *nb = arena_alloc(&m->arena, sizeof *nb);
                 *nb = *bd;
-                nb->value = lift_call(m, res, var_ref(&m->arena, v, bd->loc), res->from, bd->loc);
+                nb->value = lift_call(m, res, var_ref(&m->arena, rbd->var, bd->loc), res->from, bd->loc);
                 out_push(m, &o, nb);
             } else {
                 Binding *nb = arena_alloc(&m->arena, sizeof *nb);
