@@ -90,6 +90,14 @@ Expr *expr_int(Arena *a, int64_t v, DType dt, Loc loc)
     return e;
 }
 
+Expr *expr_float(Arena *a, double v, DType dt, Loc loc)
+{
+    Expr *e = expr_new(a, E_FLOAT, loc);
+    e->u.f.v = v;
+    e->u.f.dtype = dt;
+    return e;
+}
+
 Stmt *stmt_new(Arena *a, StmtKind k, Loc loc)
 {
     Stmt *s = arena_zalloc(a, sizeof *s);

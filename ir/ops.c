@@ -827,9 +827,7 @@ static Expr *typed(B *b, double v, DType t)
 {
     Expr *e;
     if (dtype_is_float(t)) {
-        e = expr_new(b->a, E_FLOAT, b->loc);
-        e->u.f.v = v;
-        e->u.f.dtype = t;
+        e = expr_float(b->a, v, t, b->loc);
     } else {
         e = expr_int(b->a, (int64_t)v, t, b->loc);
     }

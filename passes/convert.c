@@ -190,14 +190,6 @@ static Expr *layout_map(Conv *C, const char *from, const char *to, const TensorT
     return map;
 }
 
-static Expr *float_expr(Module *m, double v, Loc loc)
-{
-    Expr *e = expr_new(&m->arena, E_FLOAT, loc);
-    e->u.f.v = v;
-    e->u.f.dtype = DT_VOID;
-    return e;
-}
-
 /* R.nn.pad(w, pad_width=...) adding `more` entries after the axis at pos. */
 static Expr *pad_axis(Module *m, Expr *w, int rank, int pos, int64_t more, Loc loc)
 {
@@ -214,7 +206,7 @@ static Expr *pad_axis(Module *m, Expr *w, int rank, int pos, int64_t more, Loc l
     e->u.call.kw = arena_array(&m->arena, 3, sizeof(Sym *));
     e->u.call.args[0] = w;
     e->u.call.args[1] = pw;
-    e->u.call.args[2] = float_expr(m, 0, loc);
+    e->u.call.args[2] = expr_float(&m->arena, 0, DT_VOID, loc);
     e->u.call.kw[0] = intern_cstr(&m->names, "pad_width");
     e->u.call.kw[1] = intern_cstr(&m->names, "pad_value");
     return e;
@@ -316,7 +308,7 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
     /* commit: operands, call, result */
     nc->u.call.args[0] = rewrite_operand(C, rb, e->u.call.args[0],
                                          layout_transform_new(m, e->u.call.args[0], xmap,
-                                                              xpad ? float_expr(m, 0, loc) : NULL, loc),
+                                                              xpad ? expr_float(&m->arena, 0, DT_VOID, loc) : NULL, loc),
                                          w->data, &xt, loc);
     if (conv) {
         Expr *k = e->u.call.args[1];

@@ -290,12 +290,7 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         args[k] = items[k];
         if (!r.map[k])
             continue;
-        Expr *lpad = NULL;
-        if (r.padded[k] && r.has_pad) {
-            lpad = expr_new(&m->arena, E_FLOAT, loc);
-            lpad->u.f.v = r.pad;
-            lpad->u.f.dtype = DT_VOID;
-        }
+        Expr *lpad = r.padded[k] && r.has_pad ? expr_float(&m->arena, r.pad, DT_VOID, loc) : NULL;
         const char *base = items[k]->kind == E_VAR ? items[k]->u.var->name->str : "c";
         char nm[160];
         snprintf(nm, sizeof nm, "%.120s_t", base);
