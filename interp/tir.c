@@ -387,6 +387,21 @@ static void s_for(const SNode *s, Frame *fr)
     }
 }
 
+/* A block whose iterators are all aliases and that has no predicate; the
+ * tail of every block: T.init on the first reduction step, then the body. */
+static void s_block_plain(const SNode *s, Frame *fr)
+{
+    if (s->init) {
+        int first = 1;
+        for (int i = 0; i < s->nidx && first; i++)
+            if (fr->iv[s->rslot[i]] != 0)
+                first = 0;
+        if (first)
+            s->init->run(s->init, fr);
+    }
+    s->body->run(s->body, fr);
+}
+
 static void s_block(const SNode *s, Frame *fr)
 {
     for (int i = 0; i < s->niter; i++) {
@@ -400,29 +415,7 @@ static void s_block(const SNode *s, Frame *fr)
     }
     if (s->cond && !I(s->cond))
         return;
-    if (s->init) {
-        int first = 1;
-        for (int i = 0; i < s->nidx && first; i++)
-            if (fr->iv[s->rslot[i]] != 0)
-                first = 0;
-        if (first)
-            s->init->run(s->init, fr);
-    }
-    s->body->run(s->body, fr);
-}
-
-/* A block whose iterators are all aliases and that has no predicate. */
-static void s_block_plain(const SNode *s, Frame *fr)
-{
-    if (s->init) {
-        int first = 1;
-        for (int i = 0; i < s->nidx && first; i++)
-            if (fr->iv[s->rslot[i]] != 0)
-                first = 0;
-        if (first)
-            s->init->run(s->init, fr);
-    }
-    s->body->run(s->body, fr);
+    s_block_plain(s, fr);
 }
 
 static void s_if(const SNode *s, Frame *fr)

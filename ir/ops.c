@@ -400,6 +400,31 @@ static int layout_pos(const char *layout, const char *axes, int *pos)
     return 0;
 }
 
+/* The sliding window of conv2d and the pools: strides and dilation (1 or 2
+ * integers) and padding (1, 2 or 4: top, left, bottom, right). */
+static int window_attrs(const Expr *call, Plan *p, OpError *err)
+{
+    int64_t v[4];
+    int n = ints_of(attr(call, "strides"), v, 2);
+    p->stride[0] = n >= 1 ? v[0] : 1;
+    p->stride[1] = n >= 2 ? v[1] : p->stride[0];
+    n = ints_of(attr(call, "dilation"), v, 2);
+    p->dil[0] = n >= 1 ? v[0] : 1;
+    p->dil[1] = n >= 2 ? v[1] : p->dil[0];
+    n = ints_of(attr(call, "padding"), v, 4);
+    if (n < 0)
+        return fail(err, call->loc, "padding is 1, 2 or 4 integers");
+    for (int i = 0; i < 4; i++)
+        p->pad[i] = n == 0 ? 0 : n == 1 ? v[0] : n == 2 ? v[i % 2] : v[i];
+    return 0;
+}
+
+/* The output extent along spatial axis k (0: height, 1: width) of a window of size kext. */
+static int64_t window_out(const Plan *p, int k, int64_t in, int64_t kext)
+{
+    return (in + p->pad[k] + p->pad[k + 2] - p->dil[k] * (kext - 1) - 1) / p->stride[k] + 1;
+}
+
 static int infer_conv2d(const Expr *call, const TensorType *a, Plan *p, OpError *err)
 {
     const TensorType *x = &a[0], *w = &a[1];
@@ -412,18 +437,8 @@ static int infer_conv2d(const Expr *call, const TensorType *a, Plan *p, OpError 
         return fail(err, call->loc, "R.nn.conv2d takes data and kernel of one dtype");
     if (lay_logical_checked(&p->dl, x, p->dext) || lay_logical_checked(&p->kl, w, p->kext))
         return fail(err, call->loc, "R.nn.conv2d: the data or kernel shape does not fit its layout (%s, %s)", dl, kl);
-    int64_t v[4];
-    int n = ints_of(attr(call, "strides"), v, 2);
-    p->stride[0] = n >= 1 ? v[0] : 1;
-    p->stride[1] = n >= 2 ? v[1] : p->stride[0];
-    n = ints_of(attr(call, "dilation"), v, 2);
-    p->dil[0] = n >= 1 ? v[0] : 1;
-    p->dil[1] = n >= 2 ? v[1] : p->dil[0];
-    n = ints_of(attr(call, "padding"), v, 4);
-    if (n < 0)
-        return fail(err, call->loc, "padding is 1, 2 or 4 integers");
-    for (int i = 0; i < 4; i++)   /* top, left, bottom, right */
-        p->pad[i] = n == 0 ? 0 : n == 1 ? v[0] : n == 2 ? v[i % 2] : v[i];
+    if (window_attrs(call, p, err))
+        return -1;
     p->groups = 1;
     if (attr(call, "groups") && int_of(attr(call, "groups"), &p->groups))
         return fail(err, attr(call, "groups")->loc, "groups is an integer");
@@ -435,8 +450,7 @@ static int infer_conv2d(const Expr *call, const TensorType *a, Plan *p, OpError 
     for (int i = 0; i < 2; i++)
         if (p->stride[i] < 1 || p->dil[i] < 1)
             return fail(err, call->loc, "strides and dilation are positive");
-    int64_t OH = (H + p->pad[0] + p->pad[2] - p->dil[0] * (KH - 1) - 1) / p->stride[0] + 1;
-    int64_t OW = (W + p->pad[1] + p->pad[3] - p->dil[1] * (KW - 1) - 1) / p->stride[1] + 1;
+    int64_t OH = window_out(p, 0, H, KH), OW = window_out(p, 1, W, KW);
     if (OH < 1 || OW < 1)
         return fail(err, call->loc, "R.nn.conv2d: the kernel is larger than the padded input");
     p->out.dtype = x->dtype;
@@ -504,23 +518,13 @@ static int infer_pool(const Expr *call, const TensorType *a, Plan *p, OpError *e
         return fail(err, call->loc, "%s needs pool_size", call->u.call.op->str);
     p->pool[0] = v[0];
     p->pool[1] = n == 2 ? v[1] : v[0];
-    n = ints_of(attr(call, "strides"), v, 2);
-    p->stride[0] = n >= 1 ? v[0] : 1;
-    p->stride[1] = n >= 2 ? v[1] : p->stride[0];
-    n = ints_of(attr(call, "dilation"), v, 2);
-    p->dil[0] = n >= 1 ? v[0] : 1;
-    p->dil[1] = n >= 2 ? v[1] : p->dil[0];
-    n = ints_of(attr(call, "padding"), v, 4);
-    if (n < 0)
-        return fail(err, call->loc, "padding is 1, 2 or 4 integers");
-    for (int i = 0; i < 4; i++)
-        p->pad[i] = n == 0 ? 0 : n == 1 ? v[0] : n == 2 ? v[i % 2] : v[i];
+    if (window_attrs(call, p, err))
+        return -1;
     for (int i = 0; i < 2; i++)
         if (p->pool[i] < 1 || p->stride[i] < 1 || p->dil[i] < 1)
             return fail(err, call->loc, "pool_size, strides and dilation are positive");
     int64_t H = a->shape[p->dpos[2]], W = a->shape[p->dpos[3]];
-    int64_t OH = (H + p->pad[0] + p->pad[2] - p->dil[0] * (p->pool[0] - 1) - 1) / p->stride[0] + 1;
-    int64_t OW = (W + p->pad[1] + p->pad[3] - p->dil[1] * (p->pool[1] - 1) - 1) / p->stride[1] + 1;
+    int64_t OH = window_out(p, 0, H, p->pool[0]), OW = window_out(p, 1, W, p->pool[1]);
     if (OH < 1 || OW < 1)
         return fail(err, call->loc, "the pool window is larger than the padded input");
     p->out = *a;
@@ -1121,8 +1125,7 @@ static void legal_conv2d(B *b, Buffer **in, Buffer *out, const Plan *p)
 {
     /* loops n, o, oh, ow (spatial) then ic, kh, kw (reduce), over logical axes */
     int64_t O = p->kext[0], IC = p->kext[1], H = p->dext[2], W = p->dext[3];
-    int64_t OH = (H + p->pad[0] + p->pad[2] - p->dil[0] * (p->kext[2] - 1) - 1) / p->stride[0] + 1;
-    int64_t OW = (W + p->pad[1] + p->pad[3] - p->dil[1] * (p->kext[3] - 1) - 1) / p->stride[1] + 1;
+    int64_t OH = window_out(p, 0, H, p->kext[2]), OW = window_out(p, 1, W, p->kext[3]);
     int64_t ext[7] = { p->dext[0], O, OH, OW, IC, p->kext[2], p->kext[3] };
     Nest t;
     nest_begin(b, &t, 7, ext, "SSSSRRR");
