@@ -387,19 +387,6 @@ static int infer_matmul(const Expr *call, const TensorType *a, Plan *p, OpError 
     return 0;
 }
 
-static int layout_pos(const char *layout, const char *axes, int *pos)
-{
-    if (strlen(layout) != 4)
-        return -1;
-    for (int i = 0; i < 4; i++) {
-        const char *c = strchr(layout, axes[i]);
-        if (!c)
-            return -1;
-        pos[i] = (int)(c - layout);
-    }
-    return 0;
-}
-
 /* The sliding window of conv2d and the pools: strides and dilation (1 or 2
  * integers) and padding (1, 2 or 4: top, left, bottom, right). */
 static int window_attrs(const Expr *call, Plan *p, OpError *err)
@@ -505,9 +492,19 @@ static int infer_pad(const Expr *call, const TensorType *a, Plan *p, OpError *er
 static int infer_pool(const Expr *call, const TensorType *a, Plan *p, OpError *err)
 {
     const char *lay = str_of(attr(call, "layout"), "NCHW"), *ol = str_of(attr(call, "out_layout"), lay);
-    if (layout_pos(lay, "NCHW", p->dpos) || strcmp(lay, ol) != 0 || a->ndim != 4)
-        return fail(err, call->loc, "%s is legalized for 4-d layouts (NCHW, NHWC); not %s yet", call->u.call.op->str,
+    Lay l;
+    const char *op = call->u.call.op->str;
+    if (lay_parse(lay, "NCHW", &l) || l.split[2] || l.split[3])
+        return fail(err, call->loc, "%s: %s is not a layout of the axes N, C, H, W with H and W whole (such as "
+                    "NCHW, NHWC or NCHW4c)", op, lay);
+    if (l.n != a->ndim)
+        return fail(err, call->loc, "%s: layout %s has %d dimensions, the input %d", op, lay, l.n, a->ndim);
+    if (strcmp(lay, ol) != 0)
+        return fail(err, call->loc, "%s: an out_layout (%s) other than the layout (%s) is not supported", op, ol,
                     lay);
+    for (int j = 0; j < l.n; j++)
+        if (!l.inner[j] && (l.prim[j] == 2 || l.prim[j] == 3))
+            p->dpos[l.prim[j]] = j;
     const Expr *ceil = attr(call, "ceil_mode"), *cip = attr(call, "count_include_pad");
     if (ceil && ceil->kind == E_BOOL && ceil->u.b)
         return fail(err, ceil->loc, "ceil_mode=True is not supported yet");
@@ -1217,25 +1214,33 @@ static void legal_slice(B *b, Buffer **in, Buffer *out, const Plan *p)
 
 static void legal_pool(B *b, const Op *o, Buffer **in, Buffer *out, const Plan *p)
 {
-    /* loops n, c, oh, ow (spatial), kh, kw (reduce) */
-    int64_t ext[6] = { p->out.shape[p->dpos[0]], p->out.shape[p->dpos[1]], p->out.shape[p->dpos[2]],
-                       p->out.shape[p->dpos[3]], p->pool[0], p->pool[1] };
+    /* loops over the output in its layout (spatial), then kh, kw (reduce); H and W
+     * sit at dpos[2] and dpos[3], every other axis (N, C, a tile of C) is carried */
+    int r = p->out.ndim, hp = p->dpos[2], wp = p->dpos[3];
+    int64_t ext[2 * OP_MAX_RANK];
+    char kinds[2 * OP_MAX_RANK + 1];
+    for (int d = 0; d < r; d++) {
+        ext[d] = p->out.shape[d];
+        kinds[d] = 'S';
+    }
+    ext[r] = p->pool[0];
+    ext[r + 1] = p->pool[1];
+    kinds[r] = kinds[r + 1] = 'R';
+    kinds[r + 2] = 0;
     int64_t H, W;
-    expr_const_int(in[0]->shape[p->dpos[2]], &H);
-    expr_const_int(in[0]->shape[p->dpos[3]], &W);
+    expr_const_int(in[0]->shape[hp], &H);
+    expr_const_int(in[0]->shape[wp], &W);
     Nest t;
-    nest_begin(b, &t, 6, ext, "SSSSRR");
-    Expr *h = bin(b, B_ADD, p->stride[0] == 1 ? t.x[2] : bin(b, B_MUL, t.x[2], num(b, p->stride[0])),
-                  p->dil[0] == 1 ? t.x[4] : bin(b, B_MUL, t.x[4], num(b, p->dil[0])));
-    Expr *w = bin(b, B_ADD, p->stride[1] == 1 ? t.x[3] : bin(b, B_MUL, t.x[3], num(b, p->stride[1])),
-                  p->dil[1] == 1 ? t.x[5] : bin(b, B_MUL, t.x[5], num(b, p->dil[1])));
-    Expr *xi[4], *yi[4];
-    xi[p->dpos[0]] = yi[p->dpos[0]] = t.x[0];
-    xi[p->dpos[1]] = yi[p->dpos[1]] = t.x[1];
-    xi[p->dpos[2]] = p->pad[0] ? bin(b, B_SUB, h, num(b, p->pad[0])) : h;
-    xi[p->dpos[3]] = p->pad[1] ? bin(b, B_SUB, w, num(b, p->pad[1])) : w;
-    yi[p->dpos[2]] = t.x[2];
-    yi[p->dpos[3]] = t.x[3];
+    nest_begin(b, &t, r + 2, ext, kinds);
+    Expr *h = bin(b, B_ADD, p->stride[0] == 1 ? t.x[hp] : bin(b, B_MUL, t.x[hp], num(b, p->stride[0])),
+                  p->dil[0] == 1 ? t.x[r] : bin(b, B_MUL, t.x[r], num(b, p->dil[0])));
+    Expr *w = bin(b, B_ADD, p->stride[1] == 1 ? t.x[wp] : bin(b, B_MUL, t.x[wp], num(b, p->stride[1])),
+                  p->dil[1] == 1 ? t.x[r + 1] : bin(b, B_MUL, t.x[r + 1], num(b, p->dil[1])));
+    Expr *xi[OP_MAX_RANK], *yi[OP_MAX_RANK];
+    for (int d = 0; d < r; d++)
+        xi[d] = yi[d] = t.x[d];
+    xi[hp] = p->pad[0] ? bin(b, B_SUB, h, num(b, p->pad[0])) : h;
+    xi[wp] = p->pad[1] ? bin(b, B_SUB, w, num(b, p->pad[1])) : w;
     int padded = p->pad[0] || p->pad[1] || p->pad[2] || p->pad[3];
     Expr *cond = padded ? bin(b, B_AND, within(b, h, p->pad[0], H + p->pad[0]), within(b, w, p->pad[1], W + p->pad[1]))
                         : NULL;
@@ -1254,23 +1259,21 @@ static void legal_pool(B *b, const Op *o, Buffer **in, Buffer *out, const Plan *
         return;
     /* divide by the window's size, or by the number of its points inside the input */
     Nest u;
-    nest_begin(b, &u, 4, ext, "SSSS");
-    Expr *oi[4];
-    for (int i = 0; i < 4; i++)
-        oi[p->dpos[i]] = u.x[i];
+    nest_begin(b, &u, r, ext, kinds);
     Expr *count;
     if (!padded || p->keepdims) {
         count = typed(b, (double)(p->pool[0] * p->pool[1]), dt);
     } else {
         Expr *cnt[2];
         int64_t ext_hw[2] = { H, W };
+        int pos[2] = { hp, wp };
         for (int k = 0; k < 2; k++) {
             /* points of start + j * dil (j < pool) inside [pad, pad + extent) */
-            Expr *start = p->stride[k] == 1 ? u.x[2 + k] : bin(b, B_MUL, u.x[2 + k], num(b, p->stride[k]));
+            Expr *start = p->stride[k] == 1 ? u.x[pos[k]] : bin(b, B_MUL, u.x[pos[k]], num(b, p->stride[k]));
             Expr *c = NULL;
             for (int64_t j = 0; j < p->pool[k]; j++) {
-                Expr *pos = j ? bin(b, B_ADD, start, num(b, j * p->dil[k])) : start;
-                Expr *one = select3(b, within(b, pos, p->pad[k], ext_hw[k] + p->pad[k]), num(b, 1), num(b, 0));
+                Expr *at = j ? bin(b, B_ADD, start, num(b, j * p->dil[k])) : start;
+                Expr *one = select3(b, within(b, at, p->pad[k], ext_hw[k] + p->pad[k]), num(b, 1), num(b, 0));
                 c = c ? bin(b, B_ADD, c, one) : one;
             }
             cnt[k] = c;
@@ -1280,7 +1283,7 @@ static void legal_pool(B *b, const Op *o, Buffer **in, Buffer *out, const Plan *
         cs->u.cast.a = bin(b, B_MUL, cnt[0], cnt[1]);
         count = cs;
     }
-    nest_end(b, &u, "avg_pool2d_divide", NULL, store(b, out, oi, bin(b, B_DIV, load(b, out, oi), count)));
+    nest_end(b, &u, "avg_pool2d_divide", NULL, store(b, out, u.x, bin(b, B_DIV, load(b, out, u.x), count)));
 }
 
 static Buffer *scratch(B *b, const char *name, const TensorType *t)
