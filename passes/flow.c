@@ -449,6 +449,175 @@ static void sweep_block(Sweep *S, RBlock *rb)
     S->dem = NULL;
 }
 
+/* ---- sinking: a rewrite moves forward past an elementwise operator ----
+ *
+ * y = g(lt(p, B), lt(q, B), c) with every rewrite used only here and every
+ * other operand a constant is the same as lt(g'(p, q, c'), B). Sinking writes
+ * it as y0 = g(...); y_t = lt(y0, B^-1); y = lt(y_t, B): the backward sweep
+ * then carries B^-1 into g, where it meets the operands' B and fold cancels
+ * them. Two rewrites become one, and a rewrite that meets its inverse
+ * further on (the next convolution's) cancels there. */
+
+static int sink_operands(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses, const PtrMap *rwuses,
+                         const Expr *e, const OpInfo *op, const Expr **map, const Expr **inner)
+{
+    int nrw = 0;
+    for (int k = 0; k < op->ntensors; k++) {
+        const Expr *a = e->u.call.args[k];
+        if (a->kind == E_CONST)
+            continue;
+        if (a->kind != E_VAR)
+            return 0;
+        int i = ptrmap_get(def, a->u.var, 0);
+        const Binding *b = i ? binds[i - 1] : NULL;
+        if (b && b->value->kind == E_CONST)
+            continue;
+        /* its other uses, if any, are rewrites, which fold composes with it */
+        if (!b || !is_layout_transform(b->value) ||
+            ptrmap_get(uses, a->u.var, 0) != 1 + ptrmap_get(rwuses, a->u.var, 0))
+            return 0;
+        const Expr *m = call_kwarg(b->value, "index_map"), *p = b->value->u.call.args[0];
+        if (p->kind != E_VAR || !a->u.var->sinfo || !p->u.var->sinfo)
+            return 0;
+        if (nrw && !(same_rewrite(&S->scratch, *map, m, p->u.var->sinfo) &&
+                     sinfo_same_tensor((*inner)->u.var->sinfo, p->u.var->sinfo)))
+            return 0;
+        *map = m;
+        *inner = p;
+        nrw++;
+    }
+    return nrw;
+}
+
+/* mean(lt(p, B), axis) with B a permutation is mean(p, axis') when the kept
+ * axes come out in the same order: the rewrite disappears into the reduction
+ * (NHWC's mean over axes [1, 2] gives the same (N, C) as NCHW's over [2, 3]). */
+static int sink_reduce(Sweep *S, Binding *bd, const Expr *map, const Expr *inner)
+{
+    Module *m = S->m;
+    Expr *e = bd->value;
+    TensorType pt, yt;
+    int perm[16];
+    if (value_type(inner, &pt) || pt.ndim > 16 || perm_of(map, perm) ||
+        sinfo_shape(bd->var->sinfo, &yt.dtype, &yt.ndim, yt.shape))
+        return 0;
+    /* the inverse permutation, as the map from the rewritten operand back to p */
+    Expr *inv = expr_new(&m->arena, E_INDEXMAP, bd->loc);
+    inv->u.map.nparams = inv->u.map.nout = pt.ndim;
+    inv->u.map.params = arena_array(&m->arena, (size_t)pt.ndim + 1, sizeof(Var *));
+    inv->u.map.out = arena_array(&m->arena, (size_t)pt.ndim + 1, sizeof(Expr *));
+    /* the rewrite's dimension q is p's dimension perm[q] */
+    for (int q = 0; q < pt.ndim; q++) {
+        Var *v = var_new(&m->arena, map->u.map.params[q]->name, VAR_TIR, bd->loc);
+        v->dtype = DT_INT32;
+        inv->u.map.params[q] = v;
+    }
+    for (int q = 0; q < pt.ndim; q++)
+        inv->u.map.out[perm[q]] = var_ref(&m->arena, inv->u.map.params[q], bd->loc);
+    Expr *id = expr_new(&m->arena, E_INDEXMAP, bd->loc);
+    id->u.map.nparams = id->u.map.nout = yt.ndim;
+    id->u.map.params = arena_array(&m->arena, (size_t)yt.ndim + 1, sizeof(Var *));
+    id->u.map.out = arena_array(&m->arena, (size_t)yt.ndim + 1, sizeof(Expr *));
+    for (int q = 0; q < yt.ndim; q++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "i%d", q);
+        id->u.map.params[q] = var_new(&m->arena, intern_cstr(&m->names, nm), VAR_TIR, bd->loc);
+        id->u.map.params[q]->dtype = DT_INT32;
+        id->u.map.out[q] = var_ref(&m->arena, id->u.map.params[q], bd->loc);
+    }
+    Expr *axes = reduce_axes(m, e, id, inv, pt.ndim, bd->loc);
+    if (!axes)
+        return 0;
+    Expr *c = arena_alloc(&m->arena, sizeof *c);
+    *c = *e;
+    c->u.call.args = arena_array(&m->arena, (size_t)(e->u.call.nargs + e->u.call.nkw) + 1, sizeof(Expr *));
+    memcpy(c->u.call.args, e->u.call.args, (size_t)(e->u.call.nargs + e->u.call.nkw) * sizeof(Expr *));
+    c->u.call.args[0] = (Expr *)inner;
+    for (int k = 0; k < c->u.call.nkw; k++)
+        if (strcmp(c->u.call.kw[k]->str, "axis") == 0)
+            c->u.call.args[c->u.call.nargs + k] = axes;
+    bd->value = c;
+    note_add(S->notes, bd->loc, "sank the rewrite of %s's operand into %s", bd->var->name->str, e->u.call.op->str);
+    return 2;
+}
+
+static int sink(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses, const PtrMap *rwuses, Binding *bd,
+                const RBlock *rb, Binding **made)
+{
+    Module *m = S->m;
+    Expr *e = bd->value;
+    const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
+    if (!op || op->tuple_arg || op->tuple_out || e->u.call.nargs < op->ntensors)
+        return 0;
+    const Expr *map = NULL, *inner = NULL;
+    if (op->category == LAYOUT_LIGHT && op->ntensors == 1 &&
+        sink_operands(S, def, binds, uses, rwuses, e, op, &map, &inner))
+        return sink_reduce(S, bd, map, inner);
+    if (op->category != LAYOUT_AGNOSTIC || !sink_operands(S, def, binds, uses, rwuses, e, op, &map, &inner))
+        return 0;
+    TensorType pt, yt;
+    if (!bd->var->sinfo || value_type(inner, &pt) || sinfo_shape(bd->var->sinfo, &yt.dtype, &yt.ndim, yt.shape))
+        return 0;
+    /* the result must have the shape of the rewritten operands (no broadcast up) */
+    const Expr *a0 = NULL;
+    for (int k = 0; k < op->ntensors && !a0; k++)
+        if (e->u.call.args[k]->kind == E_VAR && ptrmap_get(def, e->u.call.args[k]->u.var, 0) &&
+            is_layout_transform(binds[ptrmap_get(def, e->u.call.args[k]->u.var, 0) - 1]->value))
+            a0 = e->u.call.args[k];
+    if (!a0 || !sinfo_same_tensor(a0->u.var->sinfo, bd->var->sinfo))
+        return 0;
+    ArenaMark mark = arena_mark(&S->scratch);
+    ImError err;
+    IndexMap *im = im_from_expr(&S->scratch, map, pt.shape, &err);
+    ImCond *pred;
+    int npred = 0;
+    IndexMap *inv = im && im_classify(im, NULL, NULL) == IM_BIJECTIVE
+                        ? im_inverse(&S->scratch, im, &pred, &npred, &err) : NULL;
+    Expr *back = inv ? im_to_expr(&m->arena, &m->names, inv) : NULL;
+    arena_release(&S->scratch, mark);
+    if (!back)
+        return 0;
+    char nm[160];
+    snprintf(nm, sizeof nm, "%.120s_s", bd->var->name->str);
+    made[0] = binding_fresh(m, &S->names, nm, rb->dataflow, bd->var->sinfo, e, bd->loc);
+    snprintf(nm, sizeof nm, "%.120s_t", bd->var->name->str);
+    made[1] = binding_fresh(m, &S->names, nm, rb->dataflow, inner->u.var->sinfo,
+                            layout_transform_new(m, var_ref(&m->arena, made[0]->var, bd->loc), back, NULL, bd->loc),
+                            bd->loc);
+    bd->value = layout_transform_new(m, var_ref(&m->arena, made[1]->var, bd->loc), (Expr *)map, NULL, bd->loc);
+    note_add(S->notes, bd->loc, "sank the rewrite of the operands of %s past %s", bd->var->name->str, op->name);
+    return 1;
+}
+
+static void sink_block(Sweep *S, RBlock *rb)
+{
+    PtrMap uses = { 0 }, def = { 0 }, rwuses = { 0 };
+    count_uses(S->fn, &uses);
+    for (int i = 0; i < rb->nbinds; i++) {
+        const Expr *e = rb->binds[i]->value;
+        if (is_layout_transform(e) && e->u.call.args[0]->kind == E_VAR)
+            ptrmap_put(&rwuses, e->u.call.args[0]->u.var, ptrmap_get(&rwuses, e->u.call.args[0]->u.var, 0) + 1);
+    }
+    Binding **out = NULL;
+    int n = 0, cap = 0;
+    for (int i = 0; i < rb->nbinds; i++) {
+        Binding *bd = rb->binds[i], *made[2];
+        if (sink(S, &def, out, &uses, &rwuses, bd, rb, made) == 1) {
+            for (int k = 0; k < 2; k++) {
+                vec_push(&S->m->arena, &out, &n, &cap, made[k]);
+                ptrmap_put(&def, made[k]->var, n);
+            }
+        }
+        vec_push(&S->m->arena, &out, &n, &cap, bd);
+        ptrmap_put(&def, bd->var, n);
+    }
+    rb->binds = out;
+    rb->nbinds = n;
+    ptrmap_free(&uses);
+    ptrmap_free(&def);
+    ptrmap_free(&rwuses);
+}
+
 int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
     (void)opts;
@@ -461,8 +630,10 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
             continue;
         Sweep S = { m, fn, ctx, &notes, { 0 }, { 0 }, { 0 }, NULL, NULL, NULL, 0, 0, 0, { 0 } };
         infer_types(m, fn);
-        count_uses(fn, &S.uses);
         collect_names(fn, &S.names);
+        for (int b = 0; b < fn->nblocks; b++)
+            sink_block(&S, fn->blocks[b]);
+        count_uses(fn, &S.uses);
         for (int b = 0; b < fn->nblocks; b++)
             sweep_block(&S, fn->blocks[b]);
         ptrmap_free(&S.uses);

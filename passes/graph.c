@@ -198,6 +198,16 @@ int sinfo_shape(const StructInfo *s, DType *dt, int *ndim, int64_t *shape)
     return 0;
 }
 
+int sinfo_same_tensor(const StructInfo *a, const StructInfo *b)
+{
+    DType da, db;
+    int na, nb;
+    int64_t sa[16], sb[16];
+    if (sinfo_shape(a, &da, &na, sa) || sinfo_shape(b, &db, &nb, sb) || da != db || na != nb)
+        return 0;
+    return memcmp(sa, sb, (size_t)na * sizeof *sa) == 0;
+}
+
 Expr *layout_transform_new(Module *m, Expr *x, Expr *map, Expr *pad, Loc loc)
 {
     Arena *a = &m->arena;

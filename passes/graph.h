@@ -40,6 +40,8 @@ Binding *binding_fresh(Module *m, PtrMap *names, const char *base, int dataflow,
 StructInfo *tensor_sinfo_new(Arena *a, DType dt, int ndim, const int64_t *shape, Loc loc);
 /* The static shape of a tensor struct info; -1 when not known. */
 int sinfo_shape(const StructInfo *s, DType *dt, int *ndim, int64_t *shape);
+/* Whether two tensor struct infos have the same known dtype and static shape. */
+int sinfo_same_tensor(const StructInfo *a, const StructInfo *b);
 /* Gives the variables of fn without struct info the type their value has,
  * where it is known (call_tir's out_sinfo, operators, rewrites, constants). */
 void infer_types(Module *m, Func *fn);
