@@ -8,6 +8,12 @@ weights are constants, small enough for --verify-exec.
   resnet50     the same with bottleneck blocks (1x1, 3x3, 1x1 x4)
   mobilenetv2  inverted residuals: 1x1 expand, 3x3 depthwise (groups), 1x1
                project, residual add when the shape allows
+  unet         two levels: conv/relu encoders, max pool down, a 2x up-sampling
+               by tiling (R.concat along H and W: lopt has no resize), skip
+               connections joined by R.concat along C, a 1x1 head
+  transformer  one pre-norm block on (1, T, D): layer norm written out (mean,
+               subtract, multiply, sqrt, divide), q/k/v matmuls, softmax,
+               output projection, residual add; no convolution
 
 Usage: gen-models.py NAME [WIDTH] [H] > model.tir   (WIDTH: the first
 stage's channels, a multiple of 4; H: the input's height and width)."""
@@ -116,16 +122,62 @@ elif name == "mobilenetv2":
             y = inverted(y, c, cout, stride)
             h //= stride
             c = cout
+elif name == "unet":
+    e1 = bias_relu(conv(bias_relu(conv("x", 3, W, 3), W), W, W, 3), W)
+    d1 = emit("R.nn.max_pool2d(%s, pool_size=[2, 2], strides=[2, 2])" % e1)
+    e2 = bias_relu(conv(bias_relu(conv(d1, W, 2 * W, 3), 2 * W), 2 * W, 2 * W, 3), 2 * W)
+    d2 = emit("R.nn.max_pool2d(%s, pool_size=[2, 2], strides=[2, 2])" % e2)
+    m = bias_relu(conv(d2, 2 * W, 4 * W, 3), 4 * W)
+
+    def up(v, c):
+        v = bias_relu(conv(v, c, c // 2, 1), c // 2)
+        v = emit("R.concat((%s, %s), axis=2)" % (v, v))
+        return emit("R.concat((%s, %s), axis=3)" % (v, v))
+    u2 = emit("R.concat((%s, %s), axis=1)" % (e2, up(m, 4 * W)))
+    u2 = bias_relu(conv(u2, 4 * W, 2 * W, 3), 2 * W)
+    u1 = emit("R.concat((%s, %s), axis=1)" % (e1, up(u2, 2 * W)))
+    u1 = bias_relu(conv(u1, 2 * W, W, 3), W)
+    y = conv(u1, W, 4, 1)
+    c = 4
+elif name == "transformer":
+    T_, D = H, 4 * W
+
+    def mat(shape):
+        return emit(const((1,) + shape), "w")
+
+    def norm(v):
+        mu = emit("R.mean(%s, axis=[2], keepdims=True)" % v)
+        d = emit("R.subtract(%s, %s)" % (v, mu))
+        var = emit("R.mean(%s, axis=[2], keepdims=True)" % emit("R.multiply(%s, %s)" % (d, d)))
+        eps = emit("R.add(%s, R.const(0.00001, \"float32\"))" % var)
+        return emit("R.divide(%s, %s)" % (d, emit("R.sqrt(%s)" % eps)))
+    h = norm("x")
+    q = emit("R.matmul(%s, %s)" % (h, mat((D, D))))
+    k = emit("R.matmul(%s, %s)" % (h, mat((D, D))))
+    v = emit("R.matmul(%s, %s)" % (h, mat((D, D))))
+    sc = emit("R.matmul(%s, %s)" % (q, emit("R.permute_dims(%s, axes=[0, 2, 1])" % k)))
+    sc = emit("R.multiply(%s, R.const(%g, \"float32\"))" % (sc, 1 / D ** 0.5))
+    a = emit("R.nn.softmax(%s, axis=2)" % sc)
+    o = emit("R.matmul(%s, %s)" % (emit("R.matmul(%s, %s)" % (a, v)), mat((D, D))))
+    y = emit("R.add(%s, x)" % o)
 else:
-    sys.exit("gen-models.py: unknown model %s (resnet18, resnet50, mobilenetv2)" % name)
-out = emit("R.mean(%s, axis=[2, 3])" % y, "gv")
+    sys.exit("gen-models.py: unknown model %s (resnet18, resnet50, mobilenetv2, unet, transformer)" % name)
+if name == "transformer":
+    out = emit("R.add(%s, R.const(0.0, \"float32\"))" % y, "gv")
+    shape_in, shape_out = (1, T_, D), (1, T_, D)
+elif name == "unet":
+    out = emit("R.nn.relu(%s)" % y, "gv")
+    shape_in, shape_out = (1, 3, H, H), (1, c, H, H)
+else:
+    out = emit("R.mean(%s, axis=[2, 3])" % y, "gv")
+    shape_in, shape_out = (1, 3, H, H), (1, c)
 
 print("# %s-style model written by bench/gen-models.py %s %d %d." % (name, name, W, H))
 print("@I.ir_module")
 print("class Module:")
 print("    @R.function")
-print('    def main(x: R.Tensor((1, 3, %d, %d), dtype="float32")) -> R.Tensor((1, %d), dtype="float32"):'
-      % (H, H, c))
+print('    def main(x: R.Tensor(%s, dtype="float32")) -> R.Tensor(%s, dtype="float32"):'
+      % (str(shape_in), str(shape_out)))
 print("        with R.dataflow():")
 print("\n".join(lines))
 print("            R.output(%s)" % out)

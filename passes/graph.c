@@ -320,14 +320,19 @@ static StructInfo *infer_one(Module *m, const Expr *e)
         arena_free(&tmp);
         return s;
     }
-    if (!(op = op_find(e->u.call.op->str)) || op->tuple_arg || op->tuple_out || e->u.call.nargs < op->ntensors)
+    if (!(op = op_find(e->u.call.op->str)) || op->tuple_out || e->u.call.nargs < (op->tuple_arg ? 1 : op->ntensors))
         return NULL;
-    for (int k = 0; k < op->ntensors; k++)
-        if (value_type(e->u.call.args[k], &args[k]))
+    /* R.concat((a, b), axis=1): the tensors are the items of a tuple written in place */
+    const Expr *tup = op->tuple_arg ? e->u.call.args[0] : NULL;
+    if (tup && (tup->kind != E_TUPLE || tup->u.list.n < 1 || tup->u.list.n > OP_MAX_ARGS))
+        return NULL;
+    int n = tup ? tup->u.list.n : op->ntensors;
+    for (int k = 0; k < n; k++)
+        if (value_type(tup ? tup->u.list.items[k] : e->u.call.args[k], &args[k]))
             return NULL;
     int nout;
     OpError err;
-    if (op_infer(e, args, op->ntensors, outs, &nout, &err))
+    if (op_infer(e, args, n, outs, &nout, &err))
         return NULL;
     return tensor_sinfo_new(&m->arena, outs[0].dtype, outs[0].ndim, outs[0].shape, e->loc);
 }
