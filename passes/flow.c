@@ -235,6 +235,133 @@ static Expr *reduce_axes(Module *m, const Expr *call, const Expr *omap, const Ex
     return l;
 }
 
+/* y = concat((a, b, ...), axis=k) rewritten by M is concat((M(a), M(b), ...),
+ * axis=j) when M carries each part's offset along k to an offset along one
+ * output dimension j, in order (NHWC: the axis moves; NCHW4c: the channel
+ * blocks stack when each part's channels divide the tile). Checked point by
+ * point on the parts. */
+enum { CONCAT_MAX_POINTS = 1 << 20 };
+
+static int flow_concat(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc, char *why, size_t cap)
+{
+    Module *m = S->m;
+    Expr *e = bd->value;
+    const Expr *tup = e->u.call.args[0], *ax = call_kwarg(e, "axis");
+    double padv;
+    int64_t k;
+    if (tup->kind != E_TUPLE || tup->u.list.n < 1 || tup->u.list.n > FLOW_MAX_ARGS)
+        return snprintf(why, cap, "R.concat's operands are not a tuple written in place"), -1;
+    if (!ax || expr_const_int(ax, &k))
+        return snprintf(why, cap, "R.concat's axis is not a constant"), -1;
+    int n = tup->u.list.n;
+    TensorType t[FLOW_MAX_ARGS], yt;
+    why[0] = 0;
+    for (int i = 0; i < n; i++)
+        if (value_type(tup->u.list.items[i], &t[i]))
+            return snprintf(why, cap, "the operands of R.concat have no static shape"), -1;
+    int r = t[0].ndim;
+    if (k < 0)
+        k += r;
+    if (k < 0 || k >= r || map->u.map.nparams != r || r > IM_MAX_RANK)
+        return snprintf(why, cap, "the rewrite does not fit R.concat's operands"), -1;
+    yt = t[0];
+    yt.shape[k] = 0;
+    for (int i = 0; i < n; i++)
+        yt.shape[k] += t[i].shape[k];
+    int64_t points = 1;
+    for (int d = 0; d < r; d++)
+        points *= yt.shape[d];
+    if (points > CONCAT_MAX_POINTS)
+        return snprintf(why, cap, "R.concat is too large to check the rewrite point by point"), -1;
+    ArenaMark mark = arena_mark(&S->scratch);
+    ImError err;
+    IndexMap *whole = im_from_expr(&S->scratch, map, yt.shape, &err), *part[FLOW_MAX_ARGS];
+    int ok = whole && im_classify(whole, NULL, NULL) == IM_BIJECTIVE, j = -1, q = whole ? whole->nout : 0;
+    if (!ok && whole && const_number(pad, &padv) == 1)
+        snprintf(why, cap, "a padded rewrite does not flow through R.concat");
+    else if (!ok)
+        snprintf(why, cap, "the rewrite is not one to one and onto over R.concat's result");
+    for (int i = 0; ok && i < n; i++) {
+        part[i] = im_from_expr(&S->scratch, map, t[i].shape, &err);
+        ok = part[i] && part[i]->nout == q && im_classify(part[i], NULL, NULL) == IM_BIJECTIVE;
+    }
+    /* the parts stack along the one output dimension where the first is shorter than the whole */
+    for (int d = 0; ok && d < q; d++)
+        if (part[0]->obox[d] != whole->obox[d])
+            ok = j < 0, j = d;
+    int64_t off = 0, stacked = 0;
+    for (int i = 0; ok && j >= 0 && i < n; i++) {
+        int64_t x[IM_MAX_RANK] = { 0 }, a[IM_MAX_RANK], b[IM_MAX_RANK], count = 1;
+        for (int d = 0; d < r; d++)
+            count *= t[i].shape[d];
+        for (int d = 0; ok && d < q; d++)
+            ok = d == j || part[i]->obox[d] == whole->obox[d];
+        for (int64_t c = 0; ok && c < count; c++) {
+            im_apply(part[i], x, a);
+            x[k] += off;
+            im_apply(whole, x, b);
+            x[k] -= off;
+            for (int d = 0; ok && d < q; d++)
+                ok = b[d] - a[d] == (d == j ? stacked : 0);
+            for (int d = r - 1; d >= 0 && ++x[d] == t[i].shape[d]; d--)
+                x[d] = 0;
+        }
+        off += t[i].shape[k];
+        stacked += part[i]->obox[j];
+    }
+    if (!ok && !why[0])
+        snprintf(why, cap, "the rewrite does not keep R.concat's parts whole along one dimension");
+    TensorType pt[FLOW_MAX_ARGS];
+    for (int i = 0; ok && i < n; i++) {
+        pt[i] = t[i];
+        pt[i].ndim = q;
+        memcpy(pt[i].shape, part[i]->obox, (size_t)q * sizeof(int64_t));
+    }
+    TensorType ot = yt;
+    if (ok) {
+        ot.ndim = q;
+        memcpy(ot.shape, whole->obox, (size_t)q * sizeof(int64_t));
+    }
+    arena_release(&S->scratch, mark);
+    if (!ok || j < 0)
+        return j < 0 && ok ? (snprintf(why, cap, "the rewrite moves R.concat's axis nowhere"), -1) : -1;
+    Expr *nt = expr_new(&m->arena, E_TUPLE, tup->loc);
+    nt->u.list.n = n;
+    nt->u.list.items = arena_array(&m->arena, (size_t)n + 1, sizeof(Expr *));
+    Binding *pre[FLOW_MAX_ARGS];
+    for (int i = 0; i < n; i++) {
+        Expr *x = tup->u.list.items[i];
+        char nm[160];
+        snprintf(nm, sizeof nm, "%.120s_t", x->kind == E_VAR ? x->u.var->name->str : "c");
+        pre[i] = binding_fresh(m, &S->names, nm, y->dataflow,
+                               tensor_sinfo_new(&m->arena, pt[i].dtype, pt[i].ndim, pt[i].shape, loc),
+                               layout_transform_new(m, x, map, NULL, loc), loc);
+        nt->u.list.items[i] = var_ref(&m->arena, pre[i]->var, loc);
+    }
+    Expr *c = arena_alloc(&m->arena, sizeof *c);
+    *c = *e;
+    c->u.call.args = arena_array(&m->arena, (size_t)(e->u.call.nargs + e->u.call.nkw) + 1, sizeof(Expr *));
+    memcpy(c->u.call.args, e->u.call.args, (size_t)(e->u.call.nargs + e->u.call.nkw) * sizeof(Expr *));
+    c->u.call.args[0] = nt;
+    for (int i = 0; i < c->u.call.nkw; i++)
+        if (strcmp(c->u.call.kw[i]->str, "axis") == 0)
+            c->u.call.args[c->u.call.nargs + i] = expr_int(&m->arena, j, DT_VOID, loc);
+    Binding *nb = arena_zalloc(&m->arena, sizeof *nb);
+    nb->loc = bd->loc;
+    nb->var = y;
+    nb->annot = y->sinfo ? y->sinfo : tensor_sinfo_new(&m->arena, ot.dtype, ot.ndim, ot.shape, loc);
+    y->sinfo = nb->annot;
+    nb->value = c;
+    push_out(S, nb);
+    for (int i = n - 1; i >= 0; i--) {
+        int slot = push_out(S, pre[i]);
+        Expr *x = pre[i]->value->u.call.args[0];
+        if (x->kind == E_VAR)
+            demand_add(S, x->u.var, map, NULL, slot);
+    }
+    return 0;
+}
+
 /* Flows the rewrite (map, pad) of the value bd computes through bd's call.
  * On success bd's value becomes the new call (result var y) and the operands'
  * rewrites are pushed. Returns 0, or -1 with why filled. */
@@ -244,6 +371,8 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     Expr *e = bd->value;
     double padv = 0;
     int has_pad = const_number(pad, &padv) == 1;
+    if (is_call_to(e, "R.concat"))
+        return flow_concat(S, bd, y, map, pad, loc, why, cap);
     Func *f = call_tir_callee(e);
     const OpInfo *op = NULL;
     Expr *const *items = NULL;
