@@ -235,6 +235,29 @@ static Expr *reduce_axes(Module *m, const Expr *call, const Expr *omap, const Ex
     return l;
 }
 
+/* The end of a successful flow: y = value (typed ot unless y has a type)
+ * replaces the rewrite, and the operands' rewrites pre[] (made in operand
+ * order) go out before it, each a demand on its operand. */
+static void commit_flow(Sweep *S, Binding *bd, Var *y, Expr *value, const TensorType *ot, Binding **pre, int npre,
+                        Loc loc)
+{
+    Module *m = S->m;
+    Binding *nb = arena_zalloc(&m->arena, sizeof *nb);
+    nb->loc = bd->loc;
+    nb->var = y;
+    nb->annot = y->sinfo ? y->sinfo : tensor_sinfo_new(&m->arena, ot->dtype, ot->ndim, ot->shape, loc);
+    y->sinfo = nb->annot;
+    nb->value = value;
+    push_out(S, nb);
+    for (int k = npre - 1; k >= 0; k--) {
+        int slot = push_out(S, pre[k]);
+        Expr *x = pre[k]->value->u.call.args[0];
+        if (x->kind == E_VAR)
+            demand_add(S, x->u.var, call_kwarg(pre[k]->value, "index_map"), call_kwarg(pre[k]->value, "pad_value"),
+                       slot);
+    }
+}
+
 /* y = concat((a, b, ...), axis=k) rewritten by M is concat((M(a), M(b), ...),
  * axis=j) when M carries each part's offset along k to an offset along one
  * output dimension j, in order (NHWC: the axis moves; NCHW4c: the channel
@@ -346,19 +369,7 @@ static int flow_concat(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad
     for (int i = 0; i < c->u.call.nkw; i++)
         if (strcmp(c->u.call.kw[i]->str, "axis") == 0)
             c->u.call.args[c->u.call.nargs + i] = expr_int(&m->arena, j, DT_VOID, loc);
-    Binding *nb = arena_zalloc(&m->arena, sizeof *nb);
-    nb->loc = bd->loc;
-    nb->var = y;
-    nb->annot = y->sinfo ? y->sinfo : tensor_sinfo_new(&m->arena, ot.dtype, ot.ndim, ot.shape, loc);
-    y->sinfo = nb->annot;
-    nb->value = c;
-    push_out(S, nb);
-    for (int i = n - 1; i >= 0; i--) {
-        int slot = push_out(S, pre[i]);
-        Expr *x = pre[i]->value->u.call.args[0];
-        if (x->kind == E_VAR)
-            demand_add(S, x->u.var, map, NULL, slot);
-    }
+    commit_flow(S, bd, y, c, &ot, pre, n, loc);
     return 0;
 }
 
@@ -470,21 +481,11 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         si->u.sinfo = tensor_sinfo_new(&m->arena, r.odtype, r.ondim, r.oshape, e->loc);
         bd->value = call_tir_new(m, r.f, args, n, si, e->loc);
     }
-    Binding *nb = arena_zalloc(&m->arena, sizeof *nb);
-    nb->loc = bd->loc;
-    nb->var = y;
-    nb->annot = y->sinfo ? y->sinfo : tensor_sinfo_new(&m->arena, r.odtype, r.ondim, r.oshape, loc);
-    y->sinfo = nb->annot;
-    nb->value = bd->value;
+    TensorType ot = { .dtype = r.odtype, .ndim = r.ondim };
+    memcpy(ot.shape, r.oshape, (size_t)r.ondim * sizeof(int64_t));
+    Expr *nv = bd->value;
     bd->value = e;
-    push_out(S, nb);
-    for (int k = npre - 1; k >= 0; k--) {
-        int slot = push_out(S, pre[k]);
-        Expr *x = pre[k]->value->u.call.args[0];
-        if (x->kind == E_VAR)
-            demand_add(S, x->u.var, r.map[k], pre[k]->value->u.call.nargs + pre[k]->value->u.call.nkw > 2
-                                                  ? call_kwarg(pre[k]->value, "pad_value") : NULL, slot);
-    }
+    commit_flow(S, bd, y, nv, &ot, pre, npre, loc);
     return 0;
 }
 
