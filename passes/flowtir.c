@@ -245,6 +245,81 @@ static int uses_any(const Expr *e, Var *const *v, int n)
     }
 }
 
+/* The write dimension p when e is an expression of the one spatial iterator
+ * wit[p] (and constants) and M only moves dimension p (one output is its
+ * parameter, no other output mentions it); else -1. */
+static int one_iter(const Block *b, const Expr *e, int *it)
+{
+    switch (e->kind) {
+    case E_INT:
+        return 1;
+    case E_VAR: {
+        int i = iter_of(b, e->u.var);
+        if (i < 0 || b->iters[i].kind != 'S' || (*it >= 0 && *it != i))
+            return 0;
+        *it = i;
+        return 1;
+    }
+    case E_BIN:
+        return one_iter(b, e->u.bin.a, it) && one_iter(b, e->u.bin.b, it);
+    case E_UNARY:
+        return one_iter(b, e->u.un.a, it);
+    default:
+        return 0;
+    }
+}
+
+static int mentions_var(const Expr *e, const Var *v)
+{
+    switch (e->kind) {
+    case E_VAR:
+        return e->u.var == v;
+    case E_BIN:
+        return mentions_var(e->u.bin.a, v) || mentions_var(e->u.bin.b, v);
+    case E_UNARY:
+        return mentions_var(e->u.un.a, v);
+    default:
+        return 0;
+    }
+}
+
+static int moved_dim(const Block *b, const int *wit, int wdim, const Expr *M, const Expr *e)
+{
+    int it = -1, p = -1;
+    if (!one_iter(b, e, &it) || it < 0)
+        return -1;
+    for (int q = 0; q < wdim; q++)
+        if (wit[q] == it)
+            p = q;
+    if (p < 0 || p >= M->u.map.nparams)
+        return -1;
+    int whole = 0;
+    for (int q = 0; q < M->u.map.nout; q++) {
+        const Expr *o = M->u.map.out[q];
+        if (o->kind == E_VAR && o->u.var == M->u.map.params[p])
+            whole++;
+        else if (mentions_var(o, M->u.map.params[p]))
+            return -1;
+    }
+    return whole == 1 ? p : -1;
+}
+
+/* A legalized operator's T.func_attr lists the call's attributes (axis,
+ * pad_width) in its old layout; the copy keeps only which operator it was. */
+static void keep_op_only(Func *f)
+{
+    Expr *d = f->attrs;
+    for (int i = 0; d && d->kind == E_DICT && i < d->u.dict.n; i++) {
+        const Expr *k = d->u.dict.keys[i];
+        if (k->kind == E_STR && k->u.str.len == 2 && memcmp(k->u.str.s, "op", 2) == 0) {
+            d->u.dict.keys[0] = d->u.dict.keys[i];
+            d->u.dict.vals[0] = d->u.dict.vals[i];
+            d->u.dict.n = 1;
+            return;
+        }
+    }
+}
+
 /* The map of a buffer read as R[idx] in block b, whose store's dimension p is
  * iterator wit[p] and carries map M. *out is NULL when R keeps its layout. */
 static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, const Expr *M, const Expr *load,
@@ -279,6 +354,12 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
             kind[j] = 'U';
         } else if (reduce_only(b, e)) {
             kind[j] = 'R';
+        } else if ((link[j] = moved_dim(b, wit, W->ndim, M, e)) >= 0) {
+            /* i * 2 + 1, i - 1 (strided_slice, pad): the dimension only moves, so it keeps its index */
+            for (int k = 0; k < j; k++)
+                if (link[k] == link[j])
+                    return FAIL(P, "block %s reads %s on a diagonal", b->name->str, R->name->str);
+            kind[j] = 'L';
         } else {
             return FAIL(P, "block %s reads %s with index %d not a plain iterator, a broadcast or a reduction",
                         b->name->str, R->name->str, j);
@@ -849,6 +930,7 @@ static int flow_plan(Plan *P, Module *m, const Func *f0, const Expr *map, int ha
         if (!f0->pparams[k].buf)
             return FAIL(P, "%s takes a scalar parameter", f0->name->str);
     P->f = clone_prim(P->a, f0, name);
+    keep_op_only(P->f);
     Buffer *out = P->f->pparams[P->f->npparams - 1].buf;
     if (read_nests(P) || plan_add(P, out, (Expr *)map))
         return -1;
