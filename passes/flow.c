@@ -235,6 +235,110 @@ static Expr *reduce_axes(Module *m, const Expr *call, const Expr *omap, const Ex
     return l;
 }
 
+/* An integer written in an attribute, -1 as well as 1. */
+static int attr_int(const Expr *e, int64_t *v)
+{
+    if (expr_const_int(e, v) == 0)
+        return 0;
+    if (e->kind == E_UNARY && expr_const_int(e->u.un.a, v) == 0) {
+        *v = -*v;
+        return 0;
+    }
+    return -1;
+}
+
+/* The output of map that is input dimension p itself when no other output
+ * mentions p (the dimension is kept whole), else -1. */
+static int whole_dim(const Expr *map, int p)
+{
+    int q = -1;
+    const Var *v = map->u.map.params[p];
+    for (int k = 0; k < map->u.map.nout; k++) {
+        const Expr *o = map->u.map.out[k];
+        if (o->kind == E_VAR && o->u.var == v && q < 0)
+            q = k;
+        else if (expr_mentions(o, v))
+            return -1;
+    }
+    return q;
+}
+
+/* softmax, pad and strided_slice keep their form when the rewrite of the
+ * result and of the operand is the same one-to-one map and keeps whole each
+ * dimension the operator acts on: the attributes name the dimensions' new
+ * places (NHWC's softmax over C is axis 3; NCHW4c's pad of H and W pads
+ * dimensions 2 and 3 of five). Returns the new call, or NULL. */
+static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr *imap, const TensorType *in)
+{
+    Module *m = S->m;
+    const char *op = call->u.call.op->str;
+    int sm = !strcmp(op, "R.nn.softmax"), pad = !strcmp(op, "R.nn.pad") || !strcmp(op, "R.pad"),
+        sl = !strcmp(op, "R.strided_slice");
+    int r = in->ndim;
+    if (!(sm || pad || sl) || !imap || r > IM_MAX_RANK || omap->u.map.nparams != r || imap->u.map.nparams != r ||
+        omap->u.map.nout != imap->u.map.nout)
+        return NULL;
+    ArenaMark mark = arena_mark(&S->scratch);
+    ImError err;
+    IndexMap *a = im_from_expr(&S->scratch, omap, in->shape, &err);
+    IndexMap *b = a ? im_from_expr(&S->scratch, imap, in->shape, &err) : NULL;
+    int same = b && im_classify(b, NULL, NULL) == IM_BIJECTIVE && im_equal(a, b);
+    arena_release(&S->scratch, mark);
+    if (!same)
+        return NULL;
+    int q[IM_MAX_RANK], nout = omap->u.map.nout;
+    for (int p = 0; p < r; p++)
+        if ((q[p] = whole_dim(omap, p)) != whole_dim(imap, p))
+            return NULL;
+    Expr *c = arena_alloc(&m->arena, sizeof *c);
+    *c = *call;
+    int na = call->u.call.nargs + call->u.call.nkw;
+    c->u.call.args = arena_array(&m->arena, (size_t)na + 1, sizeof(Expr *));
+    memcpy(c->u.call.args, call->u.call.args, (size_t)na * sizeof(Expr *));
+    for (int k = 0; k < call->u.call.nkw; k++) {
+        const char *key = call->u.call.kw[k]->str;
+        Expr *v = call->u.call.args[call->u.call.nargs + k], *nv = NULL;
+        int64_t x;
+        if ((sm && !strcmp(key, "axis")) ) {
+            if (attr_int(v, &x) || (x < 0 ? x += r : x) < 0 || x >= r || q[x] < 0)
+                return NULL;
+            nv = expr_int(&m->arena, q[x], DT_VOID, v->loc);
+        } else if (sl && !strcmp(key, "axes")) {
+            if (v->kind != E_LIST && v->kind != E_TUPLE)
+                return NULL;
+            nv = expr_new(&m->arena, E_LIST, v->loc);
+            nv->u.list.items = arena_array(&m->arena, (size_t)v->u.list.n + 1, sizeof(Expr *));
+            for (int i = 0; i < v->u.list.n; i++) {
+                if (attr_int(v->u.list.items[i], &x) || (x < 0 ? x += r : x) < 0 || x >= r || q[x] < 0)
+                    return NULL;
+                nv->u.list.items[nv->u.list.n++] = expr_int(&m->arena, q[x], DT_VOID, v->loc);
+            }
+        } else if (pad && !strcmp(key, "pad_width")) {
+            if ((v->kind != E_LIST && v->kind != E_TUPLE) || v->u.list.n != 2 * r)
+                return NULL;
+            nv = expr_new(&m->arena, E_LIST, v->loc);
+            nv->u.list.n = 2 * nout;
+            nv->u.list.items = arena_array(&m->arena, (size_t)(2 * nout) + 1, sizeof(Expr *));
+            for (int i = 0; i < 2 * nout; i++)
+                nv->u.list.items[i] = expr_int(&m->arena, 0, DT_VOID, v->loc);
+            for (int p = 0; p < r; p++)
+                for (int s = 0; s < 2; s++) {
+                    if (attr_int(v->u.list.items[2 * p + s], &x))
+                        return NULL;
+                    if (x != 0 && q[p] < 0)
+                        return NULL;
+                    if (q[p] >= 0)
+                        nv->u.list.items[2 * q[p] + s] = v->u.list.items[2 * p + s];
+                }
+        }
+        if (nv)
+            c->u.call.args[call->u.call.nargs + k] = nv;
+    }
+    if (sl && !call_kwarg(call, "axes"))
+        return NULL;
+    return c;
+}
+
 /* The end of a successful flow: y = value (typed ot unless y has a type)
  * replaces the rewrite, and the operands' rewrites pre[] (made in operand
  * order) go out before it, each a demand on its operand. */
@@ -456,15 +560,21 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         args[k] = var_ref(&m->arena, nb->var, loc);
     }
     int keep = 0;
-    Expr *axes = NULL;
+    Expr *axes = NULL, *light = NULL;
     TensorType it;
     if (op && op->category == LAYOUT_AGNOSTIC) {
         keep = 1;
         broadcast_stmt(r.f->body, &r, &keep);
     } else if (op && n == 1 && value_type(items[0], &it) == 0) {
         keep = (axes = reduce_axes(m, e, map, r.map[0], it.ndim, e->loc)) != NULL;
+        if (!keep && !has_pad && (light = keep_light(S, e, map, r.map[0], &it)) != NULL) {
+            light->u.call.args[0] = args[0];
+            light->loc = e->loc;
+        }
     }
-    if (keep) {
+    if (light) {
+        bd->value = light;
+    } else if (keep) {
         Expr *c = arena_alloc(&m->arena, sizeof *c);
         *c = *e;
         c->u.call.args = arena_array(&m->arena, (size_t)(e->u.call.nargs + e->u.call.nkw) + 1, sizeof(Expr *));

@@ -24,6 +24,7 @@ typedef struct Nest {
     Stmt **slot;          /* where the nest's outermost statement sits */
     Block *blk;
     Buffer *out;          /* the buffer its block stores to */
+    int wit[IM_MAX_RANK]; /* the writer's iterator per dimension (writer_shape), once planned */
 } Nest;
 
 typedef struct Plan {
@@ -123,8 +124,9 @@ static int read_nests(Plan *P)
 }
 
 /* For a block to be re-iterated: iterators spatial or reduce over constant
- * domains, and a store whose indices are its spatial iterators, each once.
- * wit[p] is the iterator at write dimension p. */
+ * domains, and a store whose indices are its spatial iterators, each once,
+ * or 0 on a dimension of extent 1 (a reduction that keeps its dimensions).
+ * wit[p] is the iterator at write dimension p, or -2 for such a unit. */
 static int writer_shape(Plan *P, const Nest *n, int *wit)
 {
     const Block *b = n->blk;
@@ -136,12 +138,17 @@ static int writer_shape(Plan *P, const Nest *n, int *wit)
             return FAIL(P, "block %s has an opaque iterator or a symbolic domain", b->name->str);
         nspatial += b->iters[i].kind == 'S';
     }
-    if (st->u.store.n != nspatial)
-        return FAIL(P, "block %s writes %s with indices that are not its spatial iterators", b->name->str,
-                    n->out->name->str);
+    int64_t oshape[IM_MAX_RANK], c;
+    if (st->u.store.n > IM_MAX_RANK || buf_shape(n->out, oshape))
+        return FAIL(P, "buffer %s has a symbolic shape", n->out->name->str);
     for (int p = 0; p < st->u.store.n; p++) {
         const Expr *e = st->u.store.idx[p];
         wit[p] = -1;
+        if (oshape[p] == 1 && expr_const_int(e, &c) == 0 && c == 0) {
+            wit[p] = -2;
+            nspatial++;
+            continue;
+        }
         for (int i = 0; e->kind == E_VAR && i < b->niters; i++)
             if (b->iters[i].var == e->u.var && b->iters[i].kind == 'S')
                 wit[p] = i;
@@ -152,6 +159,9 @@ static int writer_shape(Plan *P, const Nest *n, int *wit)
             return FAIL(P, "block %s writes %s with indices that are not its spatial iterators", b->name->str,
                         n->out->name->str);
     }
+    if (st->u.store.n != nspatial)
+        return FAIL(P, "block %s writes %s with indices that are not its spatial iterators", b->name->str,
+                    n->out->name->str);
     return 0;
 }
 
@@ -269,20 +279,6 @@ static int one_iter(const Block *b, const Expr *e, int *it)
     }
 }
 
-static int mentions_var(const Expr *e, const Var *v)
-{
-    switch (e->kind) {
-    case E_VAR:
-        return e->u.var == v;
-    case E_BIN:
-        return mentions_var(e->u.bin.a, v) || mentions_var(e->u.bin.b, v);
-    case E_UNARY:
-        return mentions_var(e->u.un.a, v);
-    default:
-        return 0;
-    }
-}
-
 static int moved_dim(const Block *b, const int *wit, int wdim, const Expr *M, const Expr *e)
 {
     int it = -1, p = -1;
@@ -298,7 +294,7 @@ static int moved_dim(const Block *b, const int *wit, int wdim, const Expr *M, co
         const Expr *o = M->u.map.out[q];
         if (o->kind == E_VAR && o->u.var == M->u.map.params[p])
             whole++;
-        else if (mentions_var(o, M->u.map.params[p]))
+        else if (expr_mentions(o, M->u.map.params[p]))
             return -1;
     }
     return whole == 1 ? p : -1;
@@ -519,7 +515,7 @@ static int plan_writer(Plan *P, int i)
         return 0;
     P->writer[i] = w;
     const Block *b = P->nest[w].blk;
-    int wit[IM_MAX_RANK];
+    int *wit = P->nest[w].wit;
     if (B->ndim > IM_MAX_RANK || writer_shape(P, &P->nest[w], wit))
         return -1;
     if (P->kind[i] == IM_PADDED) {
@@ -545,6 +541,13 @@ static int plan_writer(Plan *P, int i)
             continue;
         }
         Expr *map;
+        int j = find_buf(P, ld->u.load.buf);
+        /* A read through any one-to-one map is a correct read: a buffer
+         * that already has a bijective map keeps it when this block is
+         * unpadded (the softmax's reductions read its input in the layout
+         * its last block chose). */
+        if (j >= 0 && P->kind[j] == IM_BIJECTIVE && P->kind[i] != IM_PADDED)
+            continue;
         if (derive(P, b, wit, B, P->map[i], ld, &map))
             return -1;
         if (map && plan_add(P, ld->u.load.buf, map))
@@ -865,10 +868,10 @@ static Var **reiterate(Plan *P, int i)
     Block *b = n->blk;
     const IndexMap *M = P->im[i];
     ImCond *pred;
-    int npred, wit[IM_MAX_RANK];
+    int npred;
+    const int *wit = n->wit;
     ImError err;
     IndexMap *inv = im_inverse(P->scratch, M, &pred, &npred, &err);
-    writer_shape(P, n, wit);
     int nred = 0;
     for (int k = 0; k < b->niters; k++)
         nred += b->iters[k].kind == 'R';
@@ -904,7 +907,8 @@ static Var **reiterate(Plan *P, int i)
     }
     Subst S = { 0 };
     for (int p = 0; p < M->nin; p++)
-        subst_var(P->a, &S, b->iters[wit[p]].var, im_sum_to_expr(P->a, inv->out[p], y));
+        if (wit[p] >= 0)
+            subst_var(P->a, &S, b->iters[wit[p]].var, im_sum_to_expr(P->a, inv->out[p], y));
     nb->body = clone_stmt(P->a, &S, b->body);
     nb->init = clone_stmt(P->a, &S, b->init);
     nb->where = clone_expr(P->a, &S, b->where);

@@ -446,3 +446,17 @@ Expr *call_tir_new(Module *m, Func *f, Expr *const *items, int n, Expr *out_sinf
     e->u.call.kw[0] = intern_cstr(&m->names, "out_sinfo");
     return e;
 }
+
+int expr_mentions(const Expr *e, const Var *v)
+{
+    switch (e->kind) {
+    case E_VAR:
+        return e->u.var == v;
+    case E_BIN:
+        return expr_mentions(e->u.bin.a, v) || expr_mentions(e->u.bin.b, v);
+    case E_UNARY:
+        return expr_mentions(e->u.un.a, v);
+    default:
+        return 0;
+    }
+}

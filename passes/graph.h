@@ -47,6 +47,9 @@ int sinfo_same_tensor(const StructInfo *a, const StructInfo *b);
 void infer_types(Module *m, Func *fn);
 /* Whether two pad values (NULL or None: undefined) are the same. */
 int same_pad(const Expr *a, const Expr *b);
+
+/* Whether index expression e (a map's output) mentions v. */
+int expr_mentions(const Expr *e, const Var *v);
 /* Whether two index maps are the same map over a tensor of type si (their
  * normal forms are equal; without a static shape, the same text). The
  * algebra works in scratch, which is left as it was found. */
