@@ -300,6 +300,20 @@ static int moved_dim(const Block *b, const int *wit, int wdim, const Expr *M, co
     return whole == 1 ? p : -1;
 }
 
+/* The write dimension of the spatial iterator in e = iterator + constant. */
+static int offset_dim(const Block *b, const int *wit, int wdim, const Expr *e)
+{
+    int64_t c;
+    if (e->kind != E_BIN || (e->u.bin.op != B_ADD && e->u.bin.op != B_SUB) || e->u.bin.a->kind != E_VAR ||
+        expr_const_int(e->u.bin.b, &c))
+        return -1;
+    int it = iter_of(b, e->u.bin.a->u.var);
+    for (int q = 0; it >= 0 && b->iters[it].kind == 'S' && q < wdim; q++)
+        if (wit[q] == it)
+            return q;
+    return -1;
+}
+
 /* A legalized operator's T.func_attr lists the call's attributes (axis,
  * pad_width) in its old layout; the copy keeps only which operator it was. */
 static void keep_op_only(Func *f)
@@ -318,7 +332,7 @@ static void keep_op_only(Func *f)
 
 /* The map of a buffer read as R[idx] in block b, whose store's dimension p is
  * iterator wit[p] and carries map M. *out is NULL when R keeps its layout. */
-static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, const Expr *M, const Expr *load,
+static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, const Expr *M, int bij, const Expr *load,
                   Expr **out)
 {
     const Buffer *R = load->u.load.buf;
@@ -352,6 +366,13 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
             kind[j] = 'R';
         } else if ((link[j] = moved_dim(b, wit, W->ndim, M, e)) >= 0) {
             /* i * 2 + 1, i - 1 (strided_slice, pad): the dimension only moves, so it keeps its index */
+            for (int k = 0; k < j; k++)
+                if (link[k] == link[j])
+                    return FAIL(P, "block %s reads %s on a diagonal", b->name->str, R->name->str);
+            kind[j] = 'L';
+        } else if (bij && (link[j] = offset_dim(b, wit, W->ndim, e)) >= 0) {
+            /* i + 4 (split's second part): under a one-to-one map the read
+             * goes through the same map over R's shape */
             for (int k = 0; k < j; k++)
                 if (link[k] == link[j])
                     return FAIL(P, "block %s reads %s on a diagonal", b->name->str, R->name->str);
@@ -548,7 +569,7 @@ static int plan_writer(Plan *P, int i)
          * its last block chose). */
         if (j >= 0 && P->kind[j] == IM_BIJECTIVE && P->kind[i] != IM_PADDED)
             continue;
-        if (derive(P, b, wit, B, P->map[i], ld, &map))
+        if (derive(P, b, wit, B, P->map[i], P->kind[i] == IM_BIJECTIVE, ld, &map))
             return -1;
         if (map && plan_add(P, ld->u.load.buf, map))
             return -1;
