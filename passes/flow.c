@@ -24,6 +24,19 @@ typedef struct Demand {
     int nslots, cap;
 } Demand;
 
+/* A rewrite of item k of a tuple some call returns (a = t[k]; b = lt(a, M)),
+ * waiting for the sweep to reach that call. */
+typedef struct ItemDem {
+    Binding *get;         /* a = t[k] */
+    int slot;             /* its place in the output list */
+    int item;
+    Expr *map;
+    const Expr *pad;
+    int *slots;           /* the rewrites of a */
+    int nslots;
+    struct ItemDem *next;
+} ItemDem;
+
 typedef struct Sweep {
     Module *m;
     Func *fn;
@@ -33,6 +46,7 @@ typedef struct Sweep {
     PtrMap def;           /* Var -> 1 + index of its binding in the block */
     PtrMap names;
     Demand *dem;          /* per binding index */
+    ItemDem **items;      /* per binding index: the rewrites of its tuple's items */
     Binding **out;        /* the new bindings, last first */
     char *dead;
     int nout, cap;
@@ -125,7 +139,7 @@ static int broadcast_reads(const Expr *e, const FlowTir *r, int *ok)
     switch (e->kind) {
     case E_LOAD: {
         const Buffer *b = e->u.load.buf;
-        int n = e->u.load.n, off = r->ondim - n;
+        int n = e->u.load.n, off = r->out[0].ndim - n;
         if (off < 0)
             *ok = 0;
         for (int d = 0; d < n && *ok; d++) {
@@ -477,6 +491,94 @@ static int flow_concat(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad
     return 0;
 }
 
+/* The PrimFunc a call computes with: call_tir's callee, or the legalized
+ * operator. items/n: its tensor operands; nout: its results (tuple: the
+ * call returns a tuple). NULL with why filled when flow cannot look inside. */
+static Func *callee_of(Sweep *S, const Expr *e, int tuple, const OpInfo **opp, Expr *const **itemsp, int *np,
+                       int *noutp, char *why, size_t cap)
+{
+    Module *m = S->m;
+    Func *f = call_tir_callee(e);
+    const OpInfo *op = NULL;
+    *opp = NULL;
+    if (f) {
+        const Expr *si = call_kwarg(e, "out_sinfo");
+        if (!si || si->kind != (tuple ? E_LIST : E_SINFO) || e->u.call.args[1]->kind != E_TUPLE)
+            return snprintf(why, cap, "the call of %s does not return %s", f->name->str,
+                            tuple ? "a tuple of tensors" : "one tensor"), NULL;
+        if (func_is_frozen(f))
+            return snprintf(why, cap, "%s is frozen", f->name->str), NULL;
+        *itemsp = e->u.call.args[1]->u.list.items;
+        *np = e->u.call.args[1]->u.list.n;
+        *noutp = tuple ? si->u.list.n : 1;
+        if (f->npparams != *np + *noutp)
+            return snprintf(why, cap, "%s takes %d parameters, not %d and %d result%s", f->name->str, f->npparams,
+                            *np, *noutp, *noutp == 1 ? "" : "s"), NULL;
+        return f;
+    }
+    if (e->kind == E_CALL && !e->u.call.callee && (op = op_find(e->u.call.op->str)) && !op->tuple_arg &&
+        op->tuple_out == tuple) {
+        TensorType args[OP_MAX_ARGS], outs[OP_MAX_ARGS];
+        OpError err;
+        if (op->category == LAYOUT_HEAVY)
+            return snprintf(why, cap, "%s is heavily layout sensitive: its layouts are attributes, chosen by "
+                            "convert-layout", op->name), NULL;
+        int n = op->ntensors;
+        for (int k = 0; k < n; k++)
+            if (k >= e->u.call.nargs || value_type(e->u.call.args[k], &args[k]))
+                return snprintf(why, cap, "the operands of %s have no static shape", op->name), NULL;
+        if (op_infer(e, args, n, outs, noutp, &err) ||
+            !(f = op_legalize(m, e, args, n, intern_cstr(&m->names, strrchr(op->name, '.') + 1), &err)))
+            return snprintf(why, cap, "%s", err.msg), NULL;
+        *opp = op;
+        *itemsp = e->u.call.args;
+        *np = n;
+        return f;
+    }
+    const char *what = e->kind == E_CALL ? e->u.call.op->str : "this value";
+    return snprintf(why, cap, "%s is opaque to flow", what), NULL;
+}
+
+/* The operands' rewrites a flowed function demands: args[k] is the operand
+ * to pass (items[k] or its rewrite), pre[] the new rewrite bindings in
+ * operand order. Returns how many. */
+static int operand_rewrites(Sweep *S, const FlowTir *r, Expr *const *items, int n, int dataflow, Loc loc, Expr **args,
+                            Binding **pre)
+{
+    Module *m = S->m;
+    int npre = 0;
+    for (int k = 0; k < n; k++) {
+        args[k] = items[k];
+        if (!r->map[k])
+            continue;
+        Expr *lpad = r->padded[k] && r->has_pad ? expr_float(&m->arena, r->pad, DT_VOID, loc) : NULL;
+        const char *base = items[k]->kind == E_VAR ? items[k]->u.var->name->str : "c";
+        char nm[160];
+        snprintf(nm, sizeof nm, "%.120s_t", base);
+        int64_t sh[16];
+        DType dt = DT_FLOAT32;
+        int nd = 0;
+        ArenaMark mark = arena_mark(&S->scratch);
+        TensorType tt;
+        if (value_type(items[k], &tt) == 0) {
+            ImError err;
+            IndexMap *im = im_from_expr(&S->scratch, r->map[k], tt.shape, &err);
+            if (im) {
+                nd = im->nout;
+                memcpy(sh, im->obox, (size_t)nd * sizeof *sh);
+                dt = tt.dtype;
+            }
+        }
+        arena_release(&S->scratch, mark);
+        StructInfo *si = nd ? tensor_sinfo_new(&m->arena, dt, nd, sh, loc) : NULL;
+        Binding *nb = binding_fresh(m, &S->names, nm, dataflow, si,
+                                    layout_transform_new(m, items[k], r->map[k], lpad, loc), loc);
+        pre[npre++] = nb;
+        args[k] = var_ref(&m->arena, nb->var, loc);
+    }
+    return npre;
+}
+
 /* Flows the rewrite (map, pad) of the value bd computes through bd's call.
  * On success bd's value becomes the new call (result var y) and the operands'
  * rewrites are pushed. Returns 0, or -1 with why filled. */
@@ -488,77 +590,21 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     int has_pad = const_number(pad, &padv) == 1;
     if (is_call_to(e, "R.concat"))
         return flow_concat(S, bd, y, map, pad, loc, why, cap);
-    Func *f = call_tir_callee(e);
     const OpInfo *op = NULL;
     Expr *const *items = NULL;
-    int n = 0;
-    if (f) {
-        const Expr *si = call_kwarg(e, "out_sinfo");
-        if (!si || si->kind != E_SINFO || e->u.call.args[1]->kind != E_TUPLE)
-            return snprintf(why, cap, "the call of %s does not return one tensor", f->name->str), -1;
-        if (func_is_frozen(f))
-            return snprintf(why, cap, "%s is frozen", f->name->str), -1;
-        items = e->u.call.args[1]->u.list.items;
-        n = e->u.call.args[1]->u.list.n;
-        if (f->npparams != n + 1)
-            return snprintf(why, cap, "%s takes %d parameters, not %d and a result", f->name->str, f->npparams, n), -1;
-    } else if (e->kind == E_CALL && !e->u.call.callee && (op = op_find(e->u.call.op->str)) && !op->tuple_arg &&
-               !op->tuple_out) {
-        TensorType args[OP_MAX_ARGS], outs[OP_MAX_ARGS];
-        int nout;
-        OpError err;
-        if (op->category == LAYOUT_HEAVY)
-            return snprintf(why, cap, "%s is heavily layout sensitive: its layouts are attributes, chosen by "
-                            "convert-layout", op->name), -1;
-        n = op->ntensors;
-        items = e->u.call.args;
-        for (int k = 0; k < n; k++)
-            if (k >= e->u.call.nargs || value_type(items[k], &args[k]))
-                return snprintf(why, cap, "the operands of %s have no static shape", op->name), -1;
-        if (op_infer(e, args, n, outs, &nout, &err) ||
-            !(f = op_legalize(m, e, args, n, intern_cstr(&m->names, strrchr(op->name, '.') + 1), &err)))
-            return snprintf(why, cap, "%s", err.msg), -1;
-    } else {
-        const char *what = e->kind == E_CALL ? e->u.call.op->str : "this value";
-        return snprintf(why, cap, "%s is opaque to flow", what), -1;
-    }
+    int n = 0, nout;
+    Func *f = callee_of(S, e, 0, &op, &items, &n, &nout, why, cap);
+    if (!f)
+        return -1;
     FlowTir r;
     /* a failed attempt leaves only unreachable nodes in the arena */
-    if (flow_tir(m, &S->scratch, f, map, has_pad, padv, fresh_func(m, f->name->str), &r)) {
+    const Expr *maps[1] = { map };
+    if (flow_tir(m, &S->scratch, f, 1, maps, has_pad, padv, fresh_func(m, f->name->str), &r)) {
         return snprintf(why, cap, "%s", r.why), -1;
     }
     Expr **args = arena_array(&m->arena, (size_t)n + 1, sizeof *args);
     Binding *pre[FLOW_MAX_ARGS];
-    int npre = 0;
-    for (int k = 0; k < n; k++) {
-        args[k] = items[k];
-        if (!r.map[k])
-            continue;
-        Expr *lpad = r.padded[k] && r.has_pad ? expr_float(&m->arena, r.pad, DT_VOID, loc) : NULL;
-        const char *base = items[k]->kind == E_VAR ? items[k]->u.var->name->str : "c";
-        char nm[160];
-        snprintf(nm, sizeof nm, "%.120s_t", base);
-        int64_t sh[16];
-        DType dt = DT_FLOAT32;
-        int nd = 0;
-        ArenaMark mark = arena_mark(&S->scratch);
-        TensorType tt;
-        if (value_type(items[k], &tt) == 0) {
-            ImError err;
-            IndexMap *im = im_from_expr(&S->scratch, r.map[k], tt.shape, &err);
-            if (im) {
-                nd = im->nout;
-                memcpy(sh, im->obox, (size_t)nd * sizeof *sh);
-                dt = tt.dtype;
-            }
-        }
-        arena_release(&S->scratch, mark);
-        StructInfo *si = nd ? tensor_sinfo_new(&m->arena, dt, nd, sh, loc) : NULL;
-        Binding *nb = binding_fresh(m, &S->names, nm, y->dataflow, si,
-                                    layout_transform_new(m, items[k], r.map[k], lpad, loc), loc);
-        pre[npre++] = nb;
-        args[k] = var_ref(&m->arena, nb->var, loc);
-    }
+    int npre = operand_rewrites(S, &r, items, n, y->dataflow, loc, args, pre);
     int keep = 0;
     Expr *axes = NULL, *light = NULL;
     TensorType it;
@@ -588,11 +634,11 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     } else {
         module_add_func(m, r.f);
         Expr *si = expr_new(&m->arena, E_SINFO, e->loc);
-        si->u.sinfo = tensor_sinfo_new(&m->arena, r.odtype, r.ondim, r.oshape, e->loc);
+        si->u.sinfo = tensor_sinfo_new(&m->arena, r.out[0].dtype, r.out[0].ndim, r.out[0].shape, e->loc);
         bd->value = call_tir_new(m, r.f, args, n, si, e->loc);
     }
-    TensorType ot = { .dtype = r.odtype, .ndim = r.ondim };
-    memcpy(ot.shape, r.oshape, (size_t)r.ondim * sizeof(int64_t));
+    TensorType ot = { .dtype = r.out[0].dtype, .ndim = r.out[0].ndim };
+    memcpy(ot.shape, r.out[0].shape, (size_t)ot.ndim * sizeof(int64_t));
     Expr *nv = bd->value;
     bd->value = e;
     commit_flow(S, bd, y, nv, &ot, pre, npre, loc);
@@ -608,12 +654,136 @@ static const char *producer_kind(const Expr *e)
     return NULL;
 }
 
+static void items_free(ItemDem *it)
+{
+    while (it) {
+        ItemDem *next = it->next;
+        free(it->slots);
+        free(it);
+        it = next;
+    }
+}
+
+/* The index of the binding of t in the block when a = t[k] reads a tuple
+ * that a call of this block returns; else -1. */
+static int tuple_producer(Sweep *S, const Expr *e)
+{
+    if (e->kind != E_GETITEM || e->u.get.tuple->kind != E_VAR)
+        return -1;
+    return ptrmap_get(&S->def, e->u.get.tuple->u.var, 0) - 1;
+}
+
+/* Binding bd (t = a call returning a tuple) has every use an item whose
+ * rewrites wait in S->items[i]: flows them all through the call at once.
+ * Results nothing reads are dropped from the rewritten function. */
+static int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
+{
+    Module *m = S->m;
+    Expr *e = bd->value;
+    const OpInfo *op;
+    Expr *const *items;
+    int n, nout, count = 0;
+    Func *f = callee_of(S, e, 1, &op, &items, &n, &nout, why, cap);
+    if (!f)
+        return -1;
+    const Expr *maps[FLOW_MAX_OUT] = { 0 }, *pad = NULL;
+    if (nout > FLOW_MAX_OUT)
+        return snprintf(why, cap, "%s returns more than %d results", f->name->str, FLOW_MAX_OUT), -1;
+    for (ItemDem *it = S->items[i]; it; it = it->next, count++) {
+        if (it->item < 0 || it->item >= nout || maps[it->item])
+            return snprintf(why, cap, "%s is read twice or out of range", bd->var->name->str), -1;
+        if (count && !same_pad(pad, it->pad))
+            return snprintf(why, cap, "the rewrites of %s's items pad with different values", bd->var->name->str), -1;
+        maps[it->item] = it->map;
+        pad = it->pad;
+    }
+    int uses = ptrmap_get(&S->uses, bd->var, 0);
+    if (uses != count)
+        return snprintf(why, cap, "%s has %d other consumer%s", bd->var->name->str, uses - count,
+                        uses - count == 1 ? "" : "s"), -1;
+    double padv = 0;
+    int has_pad = const_number(pad, &padv) == 1;
+    FlowTir r;
+    if (flow_tir(m, &S->scratch, f, nout, maps, has_pad, padv, fresh_func(m, f->name->str), &r))
+        return snprintf(why, cap, "%s", r.why), -1;
+    Loc loc = bd->loc;
+    Expr **args = arena_array(&m->arena, (size_t)n + 1, sizeof *args);
+    Binding *pre[FLOW_MAX_ARGS];
+    int npre = operand_rewrites(S, &r, items, n, bd->var->dataflow, loc, args, pre);
+    module_add_func(m, r.f);
+    Expr *si = expr_new(&m->arena, E_LIST, e->loc);
+    si->u.list.n = r.nout;
+    si->u.list.items = arena_array(&m->arena, (size_t)r.nout + 1, sizeof(Expr *));
+    StructInfo *tup = arena_zalloc(&m->arena, sizeof *tup);
+    tup->kind = SI_TUPLE;
+    tup->loc = loc;
+    tup->ndim = -1;
+    tup->nfields = r.nout;
+    tup->fields = arena_array(&m->arena, (size_t)r.nout + 1, sizeof *tup->fields);
+    for (int k = 0; k < r.nout; k++) {
+        tup->fields[k] = tensor_sinfo_new(&m->arena, r.out[k].dtype, r.out[k].ndim, r.out[k].shape, loc);
+        Expr *x = expr_new(&m->arena, E_SINFO, e->loc);
+        x->u.sinfo = tup->fields[k];
+        si->u.list.items[k] = x;
+    }
+    Expr *call = call_tir_new(m, r.f, args, n, si, e->loc);
+    /* each item's first rewrite now reads the new tuple; the others alias it */
+    for (ItemDem *it = S->items[i]; it; it = it->next) {
+        int at = 0;
+        for (int k = 0; k < it->item; k++)
+            at += maps[k] != NULL;
+        Binding *first = S->out[it->slots[it->nslots - 1]];
+        Binding *nb = arena_zalloc(&m->arena, sizeof *nb);
+        nb->loc = first->loc;
+        nb->var = first->var;
+        nb->annot = first->var->sinfo ? first->var->sinfo : tup->fields[at];
+        first->var->sinfo = nb->annot;
+        nb->value = expr_new(&m->arena, E_GETITEM, it->get->value->loc);
+        nb->value->u.get.tuple = var_ref(&m->arena, bd->var, it->get->value->loc);
+        nb->value->u.get.index = at;
+        S->out[it->slot] = nb;
+        for (int k = 0; k < it->nslots; k++) {
+            Binding *b = S->out[it->slots[k]];
+            if (b == first) {
+                S->dead[it->slots[k]] = 1;
+            } else {
+                Binding *alias = arena_zalloc(&m->arena, sizeof *alias);
+                *alias = *b;
+                alias->value = var_ref(&m->arena, first->var, b->loc);
+                S->out[it->slots[k]] = alias;
+            }
+        }
+    }
+    bd->var->sinfo = tup;
+    TensorType unused = { 0 };
+    commit_flow(S, bd, bd->var, call, &unused, pre, npre, loc);
+    return 0;
+}
+
 /* Visits binding i (the sweep goes backwards). */
 static void visit(Sweep *S, Binding *bd, int i)
 {
     Demand *D = &S->dem[i];
     int uses = ptrmap_get(&S->uses, bd->var, 0);
     char why[400];
+    ItemDem *waiting = NULL;
+    if (S->items[i]) {
+        int ok = flow_tuple(S, bd, i, why, sizeof why) == 0;
+        Loc at = S->out[S->items[i]->slots[S->items[i]->nslots - 1]]->loc;
+        if (ok) {
+            S->moved++;
+            note_add(S->notes, at, "moved the rewrites of %s's items through %s", bd->var->name->str,
+                     call_tir_callee(bd->value) ? call_tir_callee(bd->value)->name->str : bd->value->u.call.op->str);
+        } else {
+            note_add(S->notes, at, "flow stopped at %s: %s", bd->var->name->str, why);
+        }
+        items_free(S->items[i]);
+        S->items[i] = NULL;
+        if (ok) {
+            free(D->slots);
+            return;
+        }
+    }
     if (D->count) {
         Binding *first = S->out[D->slots[D->nslots - 1]];   /* the earliest rewrite */
         Loc at = first->loc;
@@ -626,7 +796,17 @@ static void visit(Sweep *S, Binding *bd, int i)
                      uses - D->count == 1 ? "" : "s");
         else if (pk)
             note_add(S->notes, at, "left: %s is %s", bd->var->name->str, pk);
-        else if (flow_call(S, bd, first->var, call_kwarg(first->value, "index_map"), call_kwarg(first->value, "pad_value"), at, why, sizeof why) == 0) {
+        else if (tuple_producer(S, bd->value) >= 0) {
+            /* a = t[k]: the rewrites wait for t's call */
+            int t = tuple_producer(S, bd->value);
+            waiting = calloc(1, sizeof *waiting);
+            if (!waiting)
+                abort();
+            *waiting = (ItemDem){ bd, -1, bd->value->u.get.index, call_kwarg(first->value, "index_map"),
+                                  call_kwarg(first->value, "pad_value"), D->slots, D->nslots, S->items[t] };
+            S->items[t] = waiting;
+            D->slots = NULL;
+        } else if (flow_call(S, bd, first->var, call_kwarg(first->value, "index_map"), call_kwarg(first->value, "pad_value"), at, why, sizeof why) == 0) {
             for (int k = 0; k < D->nslots; k++) {
                 Binding *b = S->out[D->slots[k]];
                 if (b == first) {
@@ -651,6 +831,8 @@ static void visit(Sweep *S, Binding *bd, int i)
     }
     free(D->slots);
     int slot = push_out(S, bd);
+    if (waiting)
+        waiting->slot = slot;
     Expr *e = bd->value;
     if (is_layout_transform(e)) {
         Expr *x = e->u.call.args[0];
@@ -670,7 +852,8 @@ static void sweep_block(Sweep *S, RBlock *rb)
     for (int i = 0; i < rb->nbinds; i++)
         ptrmap_put(&S->def, rb->binds[i]->var, i + 1);
     S->dem = calloc((size_t)rb->nbinds + 1, sizeof *S->dem);
-    if (!S->dem)
+    S->items = calloc((size_t)rb->nbinds + 1, sizeof *S->items);
+    if (!S->dem || !S->items)
         abort();
     S->nout = 0;
     for (int i = rb->nbinds - 1; i >= 0; i--)
@@ -686,7 +869,9 @@ static void sweep_block(Sweep *S, RBlock *rb)
     rb->binds = nb;
     rb->nbinds = n;
     free(S->dem);
+    free(S->items);
     S->dem = NULL;
+    S->items = NULL;
 }
 
 /* ---- sinking: a rewrite moves forward past an elementwise operator ----
@@ -868,7 +1053,7 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         Func *fn = m->funcs[f];
         if (fn->kind != F_RELAX)
             continue;
-        Sweep S = { m, fn, ctx, &notes, { 0 }, { 0 }, { 0 }, NULL, NULL, NULL, 0, 0, 0, { 0 } };
+        Sweep S = { m, fn, ctx, &notes, { 0 }, { 0 }, { 0 }, NULL, NULL, NULL, NULL, 0, 0, 0, { 0 } };
         infer_types(m, fn);
         collect_names(fn, &S.names);
         for (int b = 0; b < fn->nblocks; b++)

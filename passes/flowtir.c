@@ -355,7 +355,7 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
             for (int k = 0; k < j; k++)
                 if (link[k] == link[j])
                     return FAIL(P, "block %s reads %s on a diagonal", b->name->str, R->name->str);
-            if (rshape[j] != wshape[link[j]])
+            if (rshape[j] != wshape[link[j]] && !bij)
                 return FAIL(P, "block %s reads %s dimension %d (extent %lld) along %s dimension %d (extent %lld)",
                             b->name->str, R->name->str, j, (long long)rshape[j], W->name->str, link[j],
                             (long long)wshape[link[j]]);
@@ -420,6 +420,9 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
     while (first < im->nout && im->out[first]->n == 0 && im->out[first]->k == 0 &&
            !uses_any(tmp->u.map.out[first], params, r))
         first++;
+    int units = 0;
+    for (int j = 0; j < r; j++)
+        units += kind[j] == 'U';
     Expr **outs = arena_array(P->a, (size_t)(im->nout + r) + 1, sizeof *outs);
     int n = 0;
     int placed[IM_MAX_RANK] = { 0 };
@@ -453,7 +456,11 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
         if (kind[j] == 'R' && placed[j] == first - 1)
             outs[n++] = var_ref_tir(P->a, params[j]);
     for (int q = first; q < im->nout; q++) {
-        outs[n++] = tmp->u.map.out[q];   /* as the user wrote it, for reading */
+        /* when R has no broadcast dimensions, an output that is always 0
+         * comes from a dimension R lacks (batch_norm's (C,) under NCHW4c is
+         * (C // 4, C % 4)); a (C, 1, 1) bias keeps its form for broadcasting */
+        if (units || im->out[q]->n || im->out[q]->k || uses_any(tmp->u.map.out[q], params, r))
+            outs[n++] = tmp->u.map.out[q];   /* as the user wrote it, for reading */
         for (int j = 0; j < r; j++)
             if (kind[j] == 'R' && placed[j] == q)
                 outs[n++] = var_ref_tir(P->a, params[j]);
@@ -944,37 +951,70 @@ static Var **reiterate(Plan *P, int i)
     return y;
 }
 
-static int flow_plan(Plan *P, Module *m, const Func *f0, const Expr *map, int has_pad, double pad, Sym *name, FlowTir *r)
+/* Drops output buffer B (no rewrite wants it, nothing uses it): its writer
+ * goes, and so does its parameter. */
+static int drop_output(Plan *P, Buffer *B, char *gone)
+{
+    for (int k = 0; k < P->nnest; k++) {
+        LoadList L;
+        if (P->nest[k].out == B) {
+            gone[k] = 1;
+            continue;
+        }
+        if (block_loads(P, P->nest[k].blk, &L))
+            return -1;
+        for (int i = 0; i < L.n; i++)
+            if (L.v[i]->u.load.buf == B)
+                return FAIL(P, "block %s reads the result %s", P->nest[k].blk->name->str, B->name->str);
+    }
+    return 0;
+}
+
+static int flow_plan(Plan *P, Module *m, const Func *f0, int nout, const Expr *const *maps, int has_pad, double pad,
+                     Sym *name, FlowTir *r)
 {
     P->m = m;
     P->a = &m->arena;
     P->why = r->why;
-    if (f0->npparams < 2 || f0->npparams - 1 > FLOW_MAX_ARGS)
+    int nin = f0->npparams - nout;
+    if (nout < 1 || nout > FLOW_MAX_OUT || nin < 1 || nin > FLOW_MAX_ARGS)
         return FAIL(P, "%s takes %d parameters", f0->name->str, f0->npparams);
     for (int k = 0; k < f0->npparams; k++)
         if (!f0->pparams[k].buf)
             return FAIL(P, "%s takes a scalar parameter", f0->name->str);
     P->f = clone_prim(P->a, f0, name);
     keep_op_only(P->f);
-    Buffer *out = P->f->pparams[P->f->npparams - 1].buf;
-    if (read_nests(P) || plan_add(P, out, (Expr *)map))
+    if (read_nests(P))
         return -1;
+    char gone[MAXN] = { 0 };
+    Buffer *outs[FLOW_MAX_OUT];
+    int nplan = 0;
+    for (int k = 0; k < nout; k++) {
+        outs[k] = P->f->pparams[nin + k].buf;
+        if (maps[k] ? plan_add(P, outs[k], (Expr *)maps[k]) : drop_output(P, outs[k], gone))
+            return -1;
+        nplan += maps[k] != NULL;
+    }
+    if (!nplan)
+        return FAIL(P, "no result of %s is rewritten", f0->name->str);
     for (int i = 0; i < P->nb; i++)   /* plan_writer may append buffers */
         if (plan_writer(P, i))
             return -1;
-    if (P->writer[0] < 0)
-        return FAIL(P, "no block of %s writes its result", f0->name->str);
-    r->nargs = P->f->npparams - 1;
+    for (int i = 0; i < nplan; i++)
+        if (P->writer[i] < 0)
+            return FAIL(P, "no block of %s writes its result %s", f0->name->str, P->buf[i]->name->str);
     for (int k = 0; k < P->nb; k++)
-        if (P->buf[k]->kind == BUF_PARAM && P->buf[k] != out && P->writer[k] >= 0)
+        if (P->buf[k]->kind == BUF_PARAM && k >= nplan && P->writer[k] >= 0)
             return FAIL(P, "%s writes its input %s", f0->name->str, P->buf[k]->name->str);
-    if (P->kind[0] == IM_PADDED && has_pad) {
+    for (int i = 0; i < nplan; i++) {
+        if (P->kind[i] != IM_PADDED || !has_pad)
+            continue;
         static const double cand[] = { 0, 1 };
-        double q = pad, v;
-        int found = pad_of(P, 0, q, 0, &v) == 0 && v == pad;
-        for (int k = 0; !found && k < 2; k++) {
+        double q = r->has_pad ? r->pad : pad, v;
+        int found = pad_of(P, i, q, 0, &v) == 0 && v == pad;
+        for (int k = 0; !found && !r->has_pad && k < 2; k++) {
             q = cand[k];
-            found = pad_of(P, 0, q, 0, &v) == 0 && v == pad;
+            found = pad_of(P, i, q, 0, &v) == 0 && v == pad;
         }
         if (!found)
             return FAIL(P, "no pad value of its inputs makes the padding of %s hold %g", f0->name->str, pad);
@@ -998,22 +1038,44 @@ static int flow_plan(Plan *P, Module *m, const Func *f0, const Expr *map, int ha
         }
     RW w = { P, NULL, NULL, 0 };
     rw_stmt(&w, P->f->body);
+    /* the dropped outputs' nests and parameters go */
+    Stmt *body = P->f->body;
+    if (body && body->kind == S_SEQ) {
+        int j = 0;
+        for (int i = 0; i < body->u.seq.n; i++) {
+            int drop = 0;
+            for (int k = 0; k < P->nnest; k++)
+                drop |= gone[k] && P->nest[k].slot == &body->u.seq.items[i];
+            if (!drop)
+                body->u.seq.items[j++] = body->u.seq.items[i];
+        }
+        body->u.seq.n = j;
+    }
+    int j = nin;
+    for (int k = 0; k < nout; k++)
+        if (maps[k])
+            P->f->pparams[j++] = P->f->pparams[nin + k];
+    P->f->npparams = j;
     r->f = P->f;
-    for (int k = 0; k < r->nargs; k++) {
+    r->nargs = nin;
+    for (int k = 0; k < nin; k++) {
         int i = find_buf(P, P->f->pparams[k].buf);
         if (i >= 0) {
             r->map[k] = P->map[i];
             r->padded[k] = P->kind[i] == IM_PADDED;
         }
     }
-    r->ondim = P->im[0]->nout;
-    r->odtype = out->dtype;
-    memcpy(r->oshape, P->im[0]->obox, (size_t)r->ondim * sizeof *r->oshape);
+    r->nout = nplan;
+    for (int i = 0; i < nplan; i++) {
+        r->out[i].ndim = P->im[i]->nout;
+        r->out[i].dtype = P->buf[i]->dtype;
+        memcpy(r->out[i].shape, P->im[i]->obox, (size_t)r->out[i].ndim * sizeof(int64_t));
+    }
     return 0;
 }
 
-int flow_tir(Module *m, Arena *scratch, const Func *f0, const Expr *map, int has_pad, double pad, Sym *name,
-             FlowTir *r)
+int flow_tir(Module *m, Arena *scratch, const Func *f0, int nout, const Expr *const *maps, int has_pad, double pad,
+             Sym *name, FlowTir *r)
 {
     memset(r, 0, sizeof *r);
     Plan *P = calloc(1, sizeof *P);
@@ -1021,7 +1083,7 @@ int flow_tir(Module *m, Arena *scratch, const Func *f0, const Expr *map, int has
         abort();
     ArenaMark mark = arena_mark(scratch);
     P->scratch = scratch;
-    int rc = flow_plan(P, m, f0, map, has_pad, pad, name, r);
+    int rc = flow_plan(P, m, f0, nout, maps, has_pad, pad, name, r);
     arena_release(scratch, mark);
     free(P);
     return rc;

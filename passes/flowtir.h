@@ -7,7 +7,13 @@
 
 #include "../ir/ir.h"
 
-enum { FLOW_MAX_ARGS = 16 };
+enum { FLOW_MAX_ARGS = 16, FLOW_MAX_OUT = 16 };
+
+typedef struct FlowOut {
+    int64_t shape[16];
+    int ndim;
+    DType dtype;
+} FlowOut;
 
 typedef struct FlowTir {
     Func *f;                        /* the rewritten copy */
@@ -16,19 +22,19 @@ typedef struct FlowTir {
     int padded[FLOW_MAX_ARGS];      /* whether that map leaves padding */
     int has_pad;                    /* the inputs' padding must hold pad */
     double pad;
-    int64_t oshape[16];             /* the result's new shape */
-    int ondim;
-    DType odtype;
-    Var *yvars[16];                 /* the result block's new spatial iterators (for checks) */
+    FlowOut out[FLOW_MAX_OUT];      /* the results kept, in order, in their new shapes */
+    int nout;
+    Var *yvars[16];                 /* the first result block's new spatial iterators (for checks) */
     char why[320];                  /* when it fails: the reason, for --explain */
 } FlowTir;
 
-/* f's result is its last parameter. map is an E_INDEXMAP over the result's
- * shape; has_pad/pad the rewrite's pad value. The copy is named name. The
+/* f's results are its last nout parameters; maps[k] is an E_INDEXMAP over
+ * result k's shape, or NULL when nothing uses result k (the copy drops it).
+ * has_pad/pad: the rewrites' pad value. The copy is named name. The
  * index-map algebra works in scratch, which is left as it was found (a pass
  * keeps one scratch arena for all its calls, so its pages are reused).
  * Returns 0 and fills r, or -1 with r->why set (nothing of m changes). */
-int flow_tir(Module *m, Arena *scratch, const Func *f, const Expr *map, int has_pad, double pad, Sym *name,
-             FlowTir *r);
+int flow_tir(Module *m, Arena *scratch, const Func *f, int nout, const Expr *const *maps, int has_pad, double pad,
+             Sym *name, FlowTir *r);
 
 #endif
