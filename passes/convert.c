@@ -190,14 +190,14 @@ static Expr *layout_map(Conv *C, const char *from, const char *to, const TensorT
     return map;
 }
 
-/* R.nn.pad(w, pad_width=...) adding `more` entries after the axis at pos. */
-static Expr *pad_axis(Module *m, Expr *w, int rank, int pos, int64_t more, Loc loc)
+/* R.nn.pad(w, pad_width=...) adding more[d] entries after each axis d. */
+static Expr *pad_axes(Module *m, Expr *w, int rank, const int64_t *more, Loc loc)
 {
     Expr *pw = expr_new(&m->arena, E_LIST, loc);
     pw->u.list.n = 2 * rank;
     pw->u.list.items = arena_array(&m->arena, (size_t)(2 * rank) + 1, sizeof(Expr *));
     for (int d = 0; d < 2 * rank; d++)
-        pw->u.list.items[d] = expr_int(&m->arena, d == 2 * pos + 1 ? more : 0, DT_VOID, loc);
+        pw->u.list.items[d] = expr_int(&m->arena, d % 2 ? more[d / 2] : 0, DT_VOID, loc);
     Expr *e = expr_new(&m->arena, E_CALL, loc);
     e->u.call.op = intern_cstr(&m->names, "R.nn.pad");
     e->u.call.nargs = 1;
@@ -209,6 +209,42 @@ static Expr *pad_axis(Module *m, Expr *w, int rank, int pos, int64_t more, Loc l
     e->u.call.args[2] = expr_float(&m->arena, 0, DT_VOID, loc);
     e->u.call.kw[0] = intern_cstr(&m->names, "pad_width");
     e->u.call.kw[1] = intern_cstr(&m->names, "pad_value");
+    return e;
+}
+
+static int64_t groups_of(const Expr *call)
+{
+    int64_t g = 1;
+    const Expr *ge = call_kwarg(call, "groups");
+    if (ge && expr_const_int(ge, &g))
+        g = 0;
+    return g;
+}
+
+/* R.crop(x, start_indices=[0, ...], slice_sizes=t's shape, cropped_value=0.0). */
+static Expr *crop_new(Module *m, Expr *x, const TensorType *t, Loc loc)
+{
+    Expr *st = expr_new(&m->arena, E_LIST, loc), *sz = expr_new(&m->arena, E_LIST, loc);
+    st->u.list.n = sz->u.list.n = t->ndim;
+    st->u.list.items = arena_array(&m->arena, (size_t)t->ndim + 1, sizeof(Expr *));
+    sz->u.list.items = arena_array(&m->arena, (size_t)t->ndim + 1, sizeof(Expr *));
+    for (int d = 0; d < t->ndim; d++) {
+        st->u.list.items[d] = expr_int(&m->arena, 0, DT_VOID, loc);
+        sz->u.list.items[d] = expr_int(&m->arena, t->shape[d], DT_VOID, loc);
+    }
+    Expr *e = expr_new(&m->arena, E_CALL, loc);
+    e->u.call.op = intern_cstr(&m->names, "R.crop");
+    e->u.call.nargs = 1;
+    e->u.call.nkw = 3;
+    e->u.call.args = arena_array(&m->arena, 5, sizeof(Expr *));
+    e->u.call.kw = arena_array(&m->arena, 4, sizeof(Sym *));
+    e->u.call.args[0] = x;
+    e->u.call.args[1] = st;
+    e->u.call.args[2] = sz;
+    e->u.call.args[3] = expr_float(&m->arena, 0, DT_VOID, loc);
+    e->u.call.kw[0] = intern_cstr(&m->names, "start_indices");
+    e->u.call.kw[1] = intern_cstr(&m->names, "slice_sizes");
+    e->u.call.kw[2] = intern_cstr(&m->names, "cropped_value");
     return e;
 }
 
@@ -266,12 +302,12 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
         return note_add(C->notes, loc, "left %s: %s needs padding, which pools do not take", y, w->data), 0;
     Expr *wval = conv ? e->u.call.args[1] : NULL, *wmap = NULL;
     TensorType wsrc = in[conv ? 1 : 0];
-    int64_t cin = 0, cpad = 0;
+    int64_t cin = 0, cpad = 0, more[16] = { 0 };
+    if (wsrc.ndim > 16)
+        return note_add(C->notes, loc, "left %s: the kernel has more than 16 dimensions", y), 0;
     if (conv && xpad) {
         /* the data's channels grow from C to Cp: the kernel's input channels follow, with zeros */
-        int64_t g = 1;
-        const Expr *ge = call_kwarg(e, "groups");
-        if (ge && expr_const_int(ge, &g) == 0 && g != 1)
+        if (groups_of(e) != 1)
             return note_add(C->notes, loc, "left %s: padding the channels of a grouped convolution is not "
                             "supported", y), 0;
         const char *ipos = strchr(kl, 'I');
@@ -283,13 +319,31 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
                             kl), 0;
         cin = before.shape[1];
         cpad = after.shape[1] - cin;
-        wval = pad_axis(m, wval, wsrc.ndim, (int)(ipos - kl), cpad, loc);
+        more[ipos - kl] = cpad;
         wsrc.shape[ipos - kl] += cpad;
     }
+    int64_t oc = 0, opadn = 0;
+    int cpos = (int)(strchr(ol, 'C') ? strchr(ol, 'C') - ol : -1);
     if (conv) {
         wmap = layout_map(C, kl, w->kernel, &wsrc, &wt, &wpad);
+        const char *opos = strchr(kl, 'O');
+        TensorType back;
+        int lp = 0;
+        if (wmap && wpad && opos && !strchr(kl, 'o') && cpos >= 0 && !strchr(ol, 'c') && groups_of(e) == 1 &&
+            layout_map(C, w->kernel, kl, &wt, &back, &lp)) {
+            /* output channels that do not divide the tile: the kernel gets
+             * zero filters, and the result is cropped back (the extra
+             * channels are 0, which the crop says) */
+            oc = wsrc.shape[opos - kl];
+            opadn = back.shape[opos - kl] - oc;
+            more[opos - kl] = opadn;
+            wsrc.shape[opos - kl] += opadn;
+            wmap = layout_map(C, kl, w->kernel, &wsrc, &wt, &wpad);
+        }
         if (!wmap || wpad)
             return note_add(C->notes, loc, "left %s: the kernel does not split evenly into %s", y, w->kernel), 0;
+        if (cpad || opadn)
+            wval = pad_axes(m, wval, wsrc.ndim, more, loc);
     }
     /* the converted call, checked by the operator's own inference */
     Expr *vals[3] = { str_expr(m, w->data, loc), str_expr(m, conv ? w->kernel : w->data, loc),
@@ -312,25 +366,36 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
                                          w->data, &xt, loc);
     if (conv) {
         Expr *k = e->u.call.args[1];
-        if (cpad) {
+        if (cpad || opadn) {
             char padded[48];
-            snprintf(padded, sizeof padded, "pad%lld", (long long)cpad);
+            snprintf(padded, sizeof padded, "pad%lld", (long long)(cpad ? cpad : opadn));
             wval = rewrite_operand(C, rb, k, wval, padded, &wsrc, loc);
         }
-        nc->u.call.args[1] = rewrite_operand(C, rb, cpad ? wval : k, layout_transform_new(m, wval, wmap, NULL, loc),
-                                             w->kernel, &wt, loc);
+        nc->u.call.args[1] = rewrite_operand(C, rb, cpad || opadn ? wval : k,
+                                             layout_transform_new(m, wval, wmap, NULL, loc), w->kernel, &wt, loc);
     }
     snprintf(nm, sizeof nm, "%.100s_%.30s", y, w->data);
     Expr *r = bind_new(C, rb, nm, nc, &outs[0], loc);
-    bd->value = layout_transform_new(m, r, omap, NULL, loc);
+    if (opadn) {
+        snprintf(nm, sizeof nm, "%.100s_%.30s", y, ol);
+        Expr *full = bind_new(C, rb, nm, layout_transform_new(m, r, omap, NULL, loc), &yt, loc);
+        TensorType ct = yt;
+        ct.shape[cpos] = oc;
+        bd->value = crop_new(m, full, &ct, loc);
+    } else {
+        bd->value = layout_transform_new(m, r, omap, NULL, loc);
+    }
     emit(C, bd);
+    char extra[160] = "";
     if (cpad)
-        note_add(C->notes, loc, "converted %s: %s to %s%s%s, input channels padded from %lld to %lld with 0", y,
-                 op_names[kind], w->data, conv ? "/" : "", conv ? w->kernel : "", (long long)cin,
+        snprintf(extra, sizeof extra, ", input channels padded from %lld to %lld with 0", (long long)cin,
                  (long long)(cin + cpad));
-    else
-        note_add(C->notes, loc, "converted %s: %s to %s%s%s", y, op_names[kind], w->data, conv ? "/" : "",
-                 conv ? w->kernel : "");
+    if (opadn)
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
+                 ", output channels padded from %lld to %lld with zero filters and cropped back", (long long)oc,
+                 (long long)(oc + opadn));
+    note_add(C->notes, loc, "converted %s: %s to %s%s%s%s", y, op_names[kind], w->data, conv ? "/" : "",
+             conv ? w->kernel : "", extra);
     return 1;
 }
 

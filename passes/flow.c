@@ -45,6 +45,7 @@ typedef struct Sweep {
     PtrMap uses;          /* Var -> uses in fn */
     PtrMap def;           /* Var -> 1 + index of its binding in the block */
     PtrMap names;
+    RBlock *rb;           /* the block being swept */
     Demand *dem;          /* per binding index */
     ItemDem **items;      /* per binding index: the rewrites of its tuple's items */
     Binding **out;        /* the new bindings, last first */
@@ -645,10 +646,34 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     return 0;
 }
 
-static const char *producer_kind(const Expr *e)
+/* Whether operand x is a constant or a variable of this block bound to one. */
+static int is_constant(const Sweep *S, const Expr *x)
+{
+    if (x->kind == E_CONST)
+        return 1;
+    int d = x->kind == E_VAR ? ptrmap_get(&S->def, x->u.var, 0) : 0;
+    return d && S->rb->binds[d - 1]->value->kind == E_CONST;
+}
+
+/* Whether the call e reads constants only: fold evaluates it, rewrite and
+ * all, so the rewrite stays with it. */
+static int from_constants(const Sweep *S, const Expr *e)
+{
+    if (e->kind != E_CALL || e->u.call.callee || is_call_to(e, "R.call_tir") || !op_find(e->u.call.op->str))
+        return 0;
+    for (int k = 0; k < e->u.call.nargs; k++)
+        if (!is_constant(S, e->u.call.args[k]) && (e->u.call.args[k]->kind == E_VAR ||
+                                                    e->u.call.args[k]->kind == E_TUPLE))
+            return 0;
+    return e->u.call.nargs > 0;
+}
+
+static const char *producer_kind(const Sweep *S, const Expr *e)
 {
     if (e->kind == E_CONST)
         return "a constant (fold rewrites it)";
+    if (from_constants(S, e))
+        return "computed from constants (fold evaluates it and its rewrite)";
     if (is_layout_transform(e))
         return "a rewrite (fold composes the two)";
     return NULL;
@@ -787,7 +812,7 @@ static void visit(Sweep *S, Binding *bd, int i)
     if (D->count) {
         Binding *first = S->out[D->slots[D->nslots - 1]];   /* the earliest rewrite */
         Loc at = first->loc;
-        const char *pk = producer_kind(bd->value);
+        const char *pk = producer_kind(S, bd->value);
         if (D->conflict)
             note_add(S->notes, at, "flow stopped: %s has %d consumers with different layouts", bd->var->name->str,
                      uses);
@@ -851,6 +876,7 @@ static void sweep_block(Sweep *S, RBlock *rb)
     ptrmap_free(&S->def);
     for (int i = 0; i < rb->nbinds; i++)
         ptrmap_put(&S->def, rb->binds[i]->var, i + 1);
+    S->rb = rb;
     S->dem = calloc((size_t)rb->nbinds + 1, sizeof *S->dem);
     S->items = calloc((size_t)rb->nbinds + 1, sizeof *S->items);
     if (!S->dem || !S->items)
@@ -1053,7 +1079,7 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         Func *fn = m->funcs[f];
         if (fn->kind != F_RELAX)
             continue;
-        Sweep S = { m, fn, ctx, &notes, { 0 }, { 0 }, { 0 }, NULL, NULL, NULL, NULL, 0, 0, 0, { 0 } };
+        Sweep S = { m, fn, ctx, &notes, { 0 }, { 0 }, { 0 }, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, { 0 } };
         infer_types(m, fn);
         collect_names(fn, &S.names);
         for (int b = 0; b < fn->nblocks; b++)

@@ -222,6 +222,45 @@ static int pad_crop(Fold *F, Binding *bd)
     return 1;
 }
 
+/* lt(R.crop(z), M, pad_value=p), the crop keeping a corner of z whose
+ * cropped values are p, is lt(z, M) when M over z's shape is one to one and
+ * onto the same box: the cropped points are exactly the rewrite's padding,
+ * and they hold p either way. (A convolution's channels padded to the tile
+ * and cropped back, then padded again for the next one.) */
+static int pad_of_crop(Fold *F, Binding *bd)
+{
+    Expr *e = bd->value;
+    const Expr *map = call_kwarg(e, "index_map"), *pv = call_kwarg(e, "pad_value");
+    const Binding *cb = def_of(F, e->u.call.args[0]);
+    double p, cv;
+    if (!cb || !is_call_to(cb->value, "R.crop") || cb->value->u.call.nargs != 1 || const_number(pv, &p) != 1 ||
+        const_number(call_kwarg(cb->value, "cropped_value"), &cv) != 1 || cv != p)
+        return 0;
+    const Expr *z = cb->value->u.call.args[0];
+    int64_t st[16], sz[16], sh[16];
+    DType dt;
+    int nd;
+    int ns = ints(call_kwarg(cb->value, "start_indices"), st, 16), nz = ints(call_kwarg(cb->value, "slice_sizes"), sz, 16);
+    if (shape_of(F, z, &dt, &nd, sh) || ns != nd || nz != nd || nd != map->u.map.nparams)
+        return 0;
+    for (int d = 0; d < nd; d++)
+        if (st[d] != 0)
+            return 0;
+    ArenaMark mark = arena_mark(&F->scratch);
+    ImError err;
+    IndexMap *a = im_from_expr(&F->scratch, map, sz, &err), *b = a ? im_from_expr(&F->scratch, map, sh, &err) : NULL;
+    int ok = b && a->nout == b->nout && im_classify(b, NULL, NULL) == IM_BIJECTIVE;
+    for (int q = 0; ok && q < a->nout; q++)
+        ok = a->obox[q] == b->obox[q];
+    arena_release(&F->scratch, mark);
+    if (!ok)
+        return 0;
+    bd->value = layout_transform_new(F->m, (Expr *)z, (Expr *)map, NULL, e->loc);
+    note_add(F->notes, bd->loc, "the padding restores what the crop at line %d dropped: the rewrite reads %s",
+             cb->loc.line, z->kind == E_VAR ? z->u.var->name->str : "the uncropped value");
+    return 1;
+}
+
 /* ---- copies, dead bindings, unused functions ---- */
 
 static Expr *resolve(const PtrMap *alias, Binding **defs, Expr *e)
@@ -485,7 +524,8 @@ int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
                 Binding *bd = fn->blocks[b]->binds[i];
                 for (int guard = 0; guard < 64; guard++) {
                     if (is_layout_transform(bd->value)) {
-                        if (compose(&F, bd) || identity(&F, bd) || rewrite_const(&F, bd) || same_as_earlier(&F, bd))
+                        if (compose(&F, bd) || identity(&F, bd) || pad_of_crop(&F, bd) || rewrite_const(&F, bd) ||
+                            same_as_earlier(&F, bd))
                             continue;
                     } else if (pad_crop(&F, bd) || eval_const(&F, bd)) {
                         continue;
