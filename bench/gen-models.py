@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Writes the model suite for convert-layout: NCHW graphs of registered
-operators (R.nn.conv2d, R.add, R.nn.relu, R.nn.max_pool2d, R.mean) whose
+operators (R.nn.conv2d, R.nn.batch_norm, R.add, R.nn.relu, R.nn.max_pool2d,
+R.mean, ...) whose
 weights are constants, small enough for --verify-exec.
 
   resnet18     stem, max pool, 4 stages of 2 basic blocks (conv/relu/conv,
                residual add, projection shortcut when the stage narrows), mean
-  resnet50     the same with bottleneck blocks (1x1, 3x3, 1x1 x4)
+  resnet50     the same with bottleneck blocks (1x1, 3x3, 1x1 x4), each
+               convolution followed by R.nn.batch_norm (inference form)
   mobilenetv2  inverted residuals: 1x1 expand, 3x3 depthwise (groups), 1x1
-               project, residual add when the shape allows
+               project, each with R.nn.batch_norm; residual add when the
+               shape allows
   unet         two levels: conv/relu encoders, max pool down, a 2x up-sampling
                by tiling (R.concat along H and W: lopt has no resize), skip
                connections joined by R.concat along C, a 1x1 head
@@ -63,6 +66,23 @@ def bias_relu(x, c, relu=True):
     return emit("R.nn.relu(%s)" % y) if relu else y
 
 
+def positive(shape):
+    def nest(d):
+        if d == len(shape):
+            return "%g" % (rng.randrange(4, 17) / 16)
+        return "[" + ", ".join(nest(d + 1) for _ in range(shape[d])) + "]"
+    return 'R.const(%s, "float32")' % nest(0)
+
+
+def bn_relu(x, c, relu=True):
+    """batch_norm in inference form (moving mean and variance constants);
+    item 0 of its tuple is the normalized tensor."""
+    t = emit("R.nn.batch_norm(%s, %s, %s, %s, %s, axis=1, epsilon=1e-05)"
+             % (x, positive((c,)), const((c,)), const((c,)), positive((c,))), "bn")
+    y = emit("%s[0]" % t)
+    return emit("R.nn.relu(%s)" % y) if relu else y
+
+
 def basic(x, cin, cout, stride):
     y = bias_relu(conv(x, cin, cout, 3, stride), cout)
     y = bias_relu(conv(y, cout, cout, 3), cout, relu=False)
@@ -72,18 +92,18 @@ def basic(x, cin, cout, stride):
 
 def bottleneck(x, cin, mid, stride):
     cout = 4 * mid
-    y = bias_relu(conv(x, cin, mid, 1), mid)
-    y = bias_relu(conv(y, mid, mid, 3, stride), mid)
-    y = bias_relu(conv(y, mid, cout, 1), cout, relu=False)
+    y = bn_relu(conv(x, cin, mid, 1), mid)
+    y = bn_relu(conv(y, mid, mid, 3, stride), mid)
+    y = bn_relu(conv(y, mid, cout, 1), cout, relu=False)
     s = x if stride == 1 and cin == cout else conv(x, cin, cout, 1, stride)
     return emit("R.nn.relu(%s)" % emit("R.add(%s, %s)" % (y, s)))
 
 
 def inverted(x, cin, cout, stride, t=2):
     mid = cin * t
-    y = bias_relu(conv(x, cin, mid, 1), mid)
-    y = bias_relu(conv(y, mid, mid, 3, stride, groups=mid), mid)
-    y = bias_relu(conv(y, mid, cout, 1), cout, relu=False)
+    y = bn_relu(conv(x, cin, mid, 1), mid)
+    y = bn_relu(conv(y, mid, mid, 3, stride, groups=mid), mid)
+    y = bn_relu(conv(y, mid, cout, 1), cout, relu=False)
     if stride == 1 and cin == cout:
         y = emit("R.add(%s, %s)" % (y, x))
     return y

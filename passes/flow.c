@@ -278,17 +278,17 @@ static int whole_dim(const Expr *map, int p)
     return q;
 }
 
-/* softmax, pad and strided_slice keep their form when the rewrite of the
- * result and of the operand is the same one-to-one map and keeps whole each
- * dimension the operator acts on: the attributes name the dimensions' new
- * places (NHWC's softmax over C is axis 3; NCHW4c's pad of H and W pads
- * dimensions 2 and 3 of five). Returns the new call, or NULL. */
+/* softmax, batch_norm, split, pad and strided_slice keep their form when
+ * the rewrite of the result and of the operand is the same one-to-one map
+ * and keeps whole each dimension the operator acts on: the attributes name
+ * the dimensions' new places (NHWC's softmax over C is axis 3; NCHW4c's pad
+ * of H and W pads dimensions 2 and 3 of five). Returns the new call, or NULL. */
 static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr *imap, const TensorType *in)
 {
     Module *m = S->m;
     const char *op = call->u.call.op->str;
-    int sm = !strcmp(op, "R.nn.softmax"), pad = !strcmp(op, "R.nn.pad") || !strcmp(op, "R.pad"),
-        sl = !strcmp(op, "R.strided_slice");
+    int sm = !strcmp(op, "R.nn.softmax") || !strcmp(op, "R.nn.batch_norm") || !strcmp(op, "R.split"),
+        pad = !strcmp(op, "R.nn.pad") || !strcmp(op, "R.pad"), sl = !strcmp(op, "R.strided_slice");
     int r = in->ndim;
     if (!(sm || pad || sl) || !imap || r > IM_MAX_RANK || omap->u.map.nparams != r || imap->u.map.nparams != r ||
         omap->u.map.nout != imap->u.map.nout)
@@ -735,28 +735,46 @@ static int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
     Expr **args = arena_array(&m->arena, (size_t)n + 1, sizeof *args);
     Binding *pre[FLOW_MAX_ARGS];
     int npre = operand_rewrites(S, &r, items, n, bd->var->dataflow, loc, args, pre);
-    module_add_func(m, r.f);
     Expr *si = expr_new(&m->arena, E_LIST, e->loc);
     si->u.list.n = r.nout;
     si->u.list.items = arena_array(&m->arena, (size_t)r.nout + 1, sizeof(Expr *));
-    StructInfo *tup = arena_zalloc(&m->arena, sizeof *tup);
-    tup->kind = SI_TUPLE;
-    tup->loc = loc;
-    tup->ndim = -1;
-    tup->nfields = r.nout;
-    tup->fields = arena_array(&m->arena, (size_t)r.nout + 1, sizeof *tup->fields);
+    StructInfo *fields[FLOW_MAX_OUT];
     for (int k = 0; k < r.nout; k++) {
-        tup->fields[k] = tensor_sinfo_new(&m->arena, r.out[k].dtype, r.out[k].ndim, r.out[k].shape, loc);
+        fields[k] = tensor_sinfo_new(&m->arena, r.out[k].dtype, r.out[k].ndim, r.out[k].shape, loc);
         Expr *x = expr_new(&m->arena, E_SINFO, e->loc);
-        x->u.sinfo = tup->fields[k];
+        x->u.sinfo = fields[k];
         si->u.list.items[k] = x;
     }
+    StructInfo *tup = tuple_sinfo_new(&m->arena, fields, r.nout, loc);
     Expr *call = call_tir_new(m, r.f, args, n, si, e->loc);
+    /* the operator itself, when its attributes can say the new layout:
+     * batch_norm's (C,) operands keep theirs, split's parts share one map */
+    TensorType in0;
+    const StructInfo *old = bd->var->sinfo;
+    int light = 0, same = op && maps[0] && old && old->kind == SI_TUPLE && old->nfields == nout &&
+                               items[0]->kind == E_VAR;
+    for (int k = 1; same && k < n; k++)
+        same = r.map[k] == NULL;
+    for (int k = 1; same && k < nout; k++)
+        same = maps[k] ? same_rewrite(&S->scratch, maps[k], maps[0], items[0]->u.var->sinfo)
+                       : is_call_to(e, "R.nn.batch_norm");
+    if (same && !has_pad && value_type(items[0], &in0) == 0) {
+        Expr *c = keep_light(S, e, maps[0], r.map[0], &in0);
+        if (c) {
+            memcpy(c->u.call.args, args, (size_t)n * sizeof *args);
+            c->loc = e->loc;
+            call = c;
+            light = 1;
+            for (int k = 0, j = 0; k < nout; k++)
+                fields[k] = maps[k] ? tup->fields[j++] : old->fields[k];
+            tup = tuple_sinfo_new(&m->arena, fields, nout, loc);
+        }
+    }
     /* each item's first rewrite now reads the new tuple; the others alias it */
     for (ItemDem *it = S->items[i]; it; it = it->next) {
         int at = 0;
         for (int k = 0; k < it->item; k++)
-            at += maps[k] != NULL;
+            at += light || maps[k] != NULL;
         Binding *first = S->out[it->slots[it->nslots - 1]];
         Binding *nb = arena_zalloc(&m->arena, sizeof *nb);
         nb->loc = first->loc;
@@ -779,6 +797,8 @@ static int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
             }
         }
     }
+    if (!light)
+        module_add_func(m, r.f);
     bd->var->sinfo = tup;
     TensorType unused = { 0 };
     commit_flow(S, bd, bd->var, call, &unused, pre, npre, loc);
@@ -996,15 +1016,24 @@ static int sink(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses
                 const RBlock *rb, Binding **made)
 {
     Module *m = S->m;
-    Expr *e = bd->value;
-    const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
-    if (!op || op->tuple_arg || op->tuple_out || e->u.call.nargs < op->ntensors)
+    Expr *e = bd->value, *call = e;
+    if (e->kind == E_GETITEM && e->u.get.index == 0 && e->u.get.tuple->kind == E_VAR &&
+        ptrmap_get(def, e->u.get.tuple->u.var, 0) && ptrmap_get(uses, e->u.get.tuple->u.var, 0) == 1) {
+        /* y = bn(lt(p, B), constants)[0]: batch_norm is elementwise in its
+         * data, per channel in the rest, which fold rewrites */
+        call = binds[ptrmap_get(def, e->u.get.tuple->u.var, 0) - 1]->value;
+        if (!is_call_to(call, "R.nn.batch_norm"))
+            return 0;
+    }
+    const OpInfo *op = call->kind == E_CALL && !call->u.call.callee ? op_find(call->u.call.op->str) : NULL;
+    if (!op || op->tuple_arg || (op->tuple_out && call == e) || call->u.call.nargs < op->ntensors)
         return 0;
     const Expr *map = NULL, *inner = NULL;
     if (op->category == LAYOUT_LIGHT && op->ntensors == 1 &&
         sink_operands(S, def, binds, uses, rwuses, e, op, &map, &inner))
         return sink_reduce(S, bd, map, inner);
-    if (op->category != LAYOUT_AGNOSTIC || !sink_operands(S, def, binds, uses, rwuses, e, op, &map, &inner))
+    if ((op->category != LAYOUT_AGNOSTIC && call == e) ||
+        !sink_operands(S, def, binds, uses, rwuses, call, op, &map, &inner))
         return 0;
     TensorType pt, yt;
     if (!bd->var->sinfo || value_type(inner, &pt) || sinfo_shape(bd->var->sinfo, &yt.dtype, &yt.ndim, yt.shape))
@@ -1012,9 +1041,9 @@ static int sink(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses
     /* the result must have the shape of the rewritten operands (no broadcast up) */
     const Expr *a0 = NULL;
     for (int k = 0; k < op->ntensors && !a0; k++)
-        if (e->u.call.args[k]->kind == E_VAR && ptrmap_get(def, e->u.call.args[k]->u.var, 0) &&
-            is_layout_transform(binds[ptrmap_get(def, e->u.call.args[k]->u.var, 0) - 1]->value))
-            a0 = e->u.call.args[k];
+        if (call->u.call.args[k]->kind == E_VAR && ptrmap_get(def, call->u.call.args[k]->u.var, 0) &&
+            is_layout_transform(binds[ptrmap_get(def, call->u.call.args[k]->u.var, 0) - 1]->value))
+            a0 = call->u.call.args[k];
     if (!a0 || !sinfo_same_tensor(a0->u.var->sinfo, bd->var->sinfo))
         return 0;
     ArenaMark mark = arena_mark(&S->scratch);

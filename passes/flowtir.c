@@ -459,7 +459,16 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
         /* when R has no broadcast dimensions, an output that is always 0
          * comes from a dimension R lacks (batch_norm's (C,) under NCHW4c is
          * (C // 4, C % 4)); a (C, 1, 1) bias keeps its form for broadcasting */
-        if (units || im->out[q]->n || im->out[q]->k || uses_any(tmp->u.map.out[q], params, r))
+        int lacks = 0, linked = 0;
+        for (int p = 0; p < M->u.map.nparams; p++)
+            if (expr_mentions(M->u.map.out[q], M->u.map.params[p])) {
+                int l = 0;
+                for (int j = 0; j < r; j++)
+                    l |= link[j] == p;
+                linked |= l;
+                lacks |= !l;
+            }
+        if (units || !lacks || linked || im->out[q]->n || im->out[q]->k || uses_any(tmp->u.map.out[q], params, r))
             outs[n++] = tmp->u.map.out[q];   /* as the user wrote it, for reading */
         for (int j = 0; j < r; j++)
             if (kind[j] == 'R' && placed[j] == q)

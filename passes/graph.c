@@ -295,18 +295,42 @@ int value_type(const Expr *e, TensorType *t)
     return 0;
 }
 
+StructInfo *tuple_sinfo_new(Arena *a, StructInfo **fields, int n, Loc loc)
+{
+    StructInfo *s = arena_zalloc(a, sizeof *s);
+    s->kind = SI_TUPLE;
+    s->loc = loc;
+    s->ndim = -1;
+    s->nfields = n;
+    s->fields = arena_array(a, (size_t)n + 1, sizeof *s->fields);
+    memcpy(s->fields, fields, (size_t)n * sizeof *fields);
+    return s;
+}
+
 static StructInfo *infer_one(Module *m, const Expr *e)
 {
     TensorType args[OP_MAX_ARGS], outs[OP_MAX_ARGS];
+    StructInfo *fields[OP_MAX_ARGS];
     const OpInfo *op;
     if (e->kind == E_VAR)
         return e->u.var->sinfo;
     if (e->kind == E_CONST)
         return tensor_sinfo_new(&m->arena, e->u.cst.dtype, e->u.cst.ndim, e->u.cst.shape, e->loc);
+    if (e->kind == E_GETITEM) {
+        const StructInfo *t = e->u.get.tuple->kind == E_VAR ? e->u.get.tuple->u.var->sinfo : NULL;
+        return t && t->kind == SI_TUPLE && e->u.get.index >= 0 && e->u.get.index < t->nfields
+                   ? t->fields[e->u.get.index] : NULL;
+    }
     if (e->kind != E_CALL || e->u.call.callee)
         return NULL;
     if (call_tir_callee(e)) {
         const Expr *si = call_kwarg(e, "out_sinfo");
+        if (si && si->kind == E_LIST && si->u.list.n <= OP_MAX_ARGS) {
+            for (int k = 0; k < si->u.list.n; k++)
+                if (si->u.list.items[k]->kind != E_SINFO || !(fields[k] = si->u.list.items[k]->u.sinfo))
+                    return NULL;
+            return tuple_sinfo_new(&m->arena, fields, si->u.list.n, e->loc);
+        }
         return si && si->kind == E_SINFO ? si->u.sinfo : NULL;
     }
     if (is_layout_transform(e)) {
@@ -320,7 +344,7 @@ static StructInfo *infer_one(Module *m, const Expr *e)
         arena_free(&tmp);
         return s;
     }
-    if (!(op = op_find(e->u.call.op->str)) || op->tuple_out || e->u.call.nargs < (op->tuple_arg ? 1 : op->ntensors))
+    if (!(op = op_find(e->u.call.op->str)) || e->u.call.nargs < (op->tuple_arg ? 1 : op->ntensors))
         return NULL;
     /* R.concat((a, b), axis=1): the tensors are the items of a tuple written in place */
     const Expr *tup = op->tuple_arg ? e->u.call.args[0] : NULL;
@@ -334,6 +358,11 @@ static StructInfo *infer_one(Module *m, const Expr *e)
     OpError err;
     if (op_infer(e, args, n, outs, &nout, &err))
         return NULL;
+    if (op->tuple_out) {
+        for (int k = 0; k < nout && k < OP_MAX_ARGS; k++)
+            fields[k] = tensor_sinfo_new(&m->arena, outs[k].dtype, outs[k].ndim, outs[k].shape, e->loc);
+        return tuple_sinfo_new(&m->arena, fields, nout < OP_MAX_ARGS ? nout : OP_MAX_ARGS, e->loc);
+    }
     return tensor_sinfo_new(&m->arena, outs[0].dtype, outs[0].ndim, outs[0].shape, e->loc);
 }
 
