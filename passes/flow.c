@@ -46,6 +46,7 @@ typedef struct Sweep {
     PtrMap def;           /* Var -> 1 + index of its binding in the block */
     PtrMap names;
     RBlock *rb;           /* the block being swept */
+    int *memo;            /* per binding index: left_behind's answer, or -1 */
     Demand *dem;          /* per binding index */
     ItemDem **items;      /* per binding index: the rewrites of its tuple's items */
     Binding **out;        /* the new bindings, last first */
@@ -805,6 +806,92 @@ static int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
     return 0;
 }
 
+/* The tensor operands of a call flow can look into. */
+static int operands_of(const Expr *e, Expr *const **items)
+{
+    const OpInfo *op;
+    if (e->kind != E_CALL || e->u.call.callee)
+        return 0;
+    if (call_tir_callee(e) && e->u.call.nargs >= 2 && e->u.call.args[1]->kind == E_TUPLE) {
+        *items = e->u.call.args[1]->u.list.items;
+        return e->u.call.args[1]->u.list.n;
+    }
+    if (!(op = op_find(e->u.call.op->str)) || op->category == LAYOUT_HEAVY)
+        return 0;
+    if (op->tuple_arg) {
+        if (e->u.call.nargs < 1 || e->u.call.args[0]->kind != E_TUPLE)
+            return 0;
+        *items = e->u.call.args[0]->u.list.items;
+        return e->u.call.args[0]->u.list.n;
+    }
+    *items = e->u.call.args;
+    return e->u.call.nargs < op->ntensors ? e->u.call.nargs : op->ntensors;
+}
+
+/* How many rewrites a rewrite of x would leave behind inside the graph, at
+ * a guess that looks only at its shape: none for a constant, a rewrite (fold
+ * composes), a value computed from constants or a parameter (the rewrite
+ * reaches the graph's inputs, as flow means it to); one where it must stop
+ * (a value with other consumers, a heavily layout-sensitive or opaque call);
+ * through any other call, what its operands would leave. */
+static int left_behind(Sweep *S, const Expr *x, int occ, int depth, int *memo);
+
+/* left_behind summed over a call's operands, each value once (concat((a, a))
+ * rewrites a once). */
+static int operands_left(Sweep *S, Expr *const *items, int n, int depth, int *memo)
+{
+    int cost = 0;
+    for (int k = 0; k < n; k++) {
+        int occ = 1, seen = 0;
+        for (int j = 0; j < n; j++)
+            if (j != k && items[j]->kind == E_VAR && items[k]->kind == E_VAR && items[j]->u.var == items[k]->u.var) {
+                occ++;
+                seen |= j < k;
+            }
+        if (!seen)
+            cost += left_behind(S, items[k], occ, depth, memo);
+    }
+    return cost;
+}
+
+static int left_behind(Sweep *S, const Expr *x, int occ, int depth, int *memo)
+{
+    if (x->kind == E_CONST)
+        return 0;
+    int d = x->kind == E_VAR ? ptrmap_get(&S->def, x->u.var, 0) : 0;
+    if (!d)
+        return 0;   /* a parameter: rewriting the graph's inputs is what flow is for */
+    if (memo[d - 1] >= 0)
+        return memo[d - 1];
+    const Expr *e = S->rb->binds[d - 1]->value;
+    Expr *const *items = NULL;
+    int n, cost = 0;
+    if (e->kind == E_CONST || is_layout_transform(e) || from_constants(S, e))
+        cost = 0;
+    else if (ptrmap_get(&S->uses, x->u.var, 0) > occ || depth > 64)
+        cost = 1;
+    else if (e->kind == E_GETITEM && e->u.get.tuple->kind == E_VAR &&
+             ptrmap_get(&S->uses, e->u.get.tuple->u.var, 0) == 1 && ptrmap_get(&S->def, e->u.get.tuple->u.var, 0))
+        cost = left_behind(S, e->u.get.tuple, 1, depth + 1, memo);
+    else if ((n = operands_of(e, &items)) == 0)
+        cost = 1;
+    else
+        cost = operands_left(S, items, n, depth + 1, memo);
+    if (cost > 1 << 20)
+        cost = 1 << 20;
+    memo[d - 1] = cost;
+    return cost;
+}
+
+/* What moving a rewrite through the call e would leave behind (see
+ * left_behind): more than one rewrite where there was one is worse. */
+static int worse(Sweep *S, const Expr *e)
+{
+    Expr *const *items = NULL;
+    int n = operands_of(e, &items);
+    return operands_left(S, items, n, 0, S->memo);
+}
+
 /* Visits binding i (the sweep goes backwards). */
 static void visit(Sweep *S, Binding *bd, int i)
 {
@@ -851,6 +938,9 @@ static void visit(Sweep *S, Binding *bd, int i)
                                   call_kwarg(first->value, "pad_value"), D->slots, D->nslots, S->items[t] };
             S->items[t] = waiting;
             D->slots = NULL;
+        } else if (worse(S, bd->value) > 1) {
+            note_add(S->notes, at, "flow stopped at %s: the rewrite would stay on %d of its operands' producers "
+                     "instead of one here", bd->var->name->str, worse(S, bd->value));
         } else if (flow_call(S, bd, first->var, call_kwarg(first->value, "index_map"), call_kwarg(first->value, "pad_value"), at, why, sizeof why) == 0) {
             for (int k = 0; k < D->nslots; k++) {
                 Binding *b = S->out[D->slots[k]];
@@ -897,9 +987,12 @@ static void sweep_block(Sweep *S, RBlock *rb)
     for (int i = 0; i < rb->nbinds; i++)
         ptrmap_put(&S->def, rb->binds[i]->var, i + 1);
     S->rb = rb;
+    S->memo = malloc(((size_t)rb->nbinds + 1) * sizeof *S->memo);
+    for (int i = 0; S->memo && i < rb->nbinds; i++)
+        S->memo[i] = -1;
     S->dem = calloc((size_t)rb->nbinds + 1, sizeof *S->dem);
     S->items = calloc((size_t)rb->nbinds + 1, sizeof *S->items);
-    if (!S->dem || !S->items)
+    if (!S->dem || !S->items || !S->memo)
         abort();
     S->nout = 0;
     for (int i = rb->nbinds - 1; i >= 0; i--)
@@ -916,6 +1009,8 @@ static void sweep_block(Sweep *S, RBlock *rb)
     rb->nbinds = n;
     free(S->dem);
     free(S->items);
+    free(S->memo);
+    S->memo = NULL;
     S->dem = NULL;
     S->items = NULL;
 }
@@ -1108,7 +1203,7 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         Func *fn = m->funcs[f];
         if (fn->kind != F_RELAX)
             continue;
-        Sweep S = { m, fn, ctx, &notes, { 0 }, { 0 }, { 0 }, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, { 0 } };
+        Sweep S = { m, fn, ctx, &notes, { 0 }, { 0 }, { 0 }, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, { 0 } };
         infer_types(m, fn);
         collect_names(fn, &S.names);
         for (int b = 0; b < fn->nblocks; b++)
