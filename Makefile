@@ -56,6 +56,7 @@ check: build/lopt-check build/unit build/unit-indexmap
 	./build/unit
 	./build/unit-indexmap
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
+	LOPT=$(CURDIR)/build/lopt-check sh testsuite/fixed_point.sh
 	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then $(PYTHON) testsuite/numpy_check.py build/lopt-check; \
 	else echo "numpy_check: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
 

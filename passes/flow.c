@@ -831,9 +831,10 @@ static int operands_of(const Expr *e, Expr *const **items)
 /* How many rewrites a rewrite of x would leave behind inside the graph, at
  * a guess that looks only at its shape: none for a constant, a rewrite (fold
  * composes), a value computed from constants or a parameter (the rewrite
- * reaches the graph's inputs, as flow means it to); one where it must stop
- * (a value with other consumers, a heavily layout-sensitive or opaque call);
- * through any other call, what its operands would leave. */
+ * reaches the graph's inputs, as flow means it to); one where it may stop (a
+ * value with other consumers); HARD where it must (a heavily layout-sensitive
+ * or opaque call); through any other call, what its operands would leave. */
+enum { HARD = 1 << 16 };
 static int left_behind(Sweep *S, const Expr *x, int occ, int depth, int *memo);
 
 /* left_behind summed over a call's operands, each value once (concat((a, a))
@@ -869,16 +870,16 @@ static int left_behind(Sweep *S, const Expr *x, int occ, int depth, int *memo)
     if (e->kind == E_CONST || is_layout_transform(e) || from_constants(S, e))
         cost = 0;
     else if (ptrmap_get(&S->uses, x->u.var, 0) > occ || depth > 64)
-        cost = 1;
+        cost = 1;   /* the other consumers may want the same rewrite */
     else if (e->kind == E_GETITEM && e->u.get.tuple->kind == E_VAR &&
              ptrmap_get(&S->uses, e->u.get.tuple->u.var, 0) == 1 && ptrmap_get(&S->def, e->u.get.tuple->u.var, 0))
         cost = left_behind(S, e->u.get.tuple, 1, depth + 1, memo);
     else if ((n = operands_of(e, &items)) == 0)
-        cost = 1;
+        cost = HARD;   /* it stops here for good */
     else
         cost = operands_left(S, items, n, depth + 1, memo);
-    if (cost > 1 << 20)
-        cost = 1 << 20;
+    if (cost > 1 << 28)
+        cost = 1 << 28;
     memo[d - 1] = cost;
     return cost;
 }
@@ -938,6 +939,9 @@ static void visit(Sweep *S, Binding *bd, int i)
                                   call_kwarg(first->value, "pad_value"), D->slots, D->nslots, S->items[t] };
             S->items[t] = waiting;
             D->slots = NULL;
+        } else if (worse(S, bd->value) >= HARD) {
+            note_add(S->notes, at, "flow stopped at %s: further up the rewrite would only stop at a heavily layout "
+                     "sensitive or opaque call", bd->var->name->str);
         } else if (worse(S, bd->value) > 1) {
             note_add(S->notes, at, "flow stopped at %s: the rewrite would stay on %d of its operands' producers "
                      "instead of one here", bd->var->name->str, worse(S, bd->value));

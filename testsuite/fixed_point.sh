@@ -1,0 +1,25 @@
+#!/bin/sh
+# flow,fold reach a fixed point: on every model of the suite, converted to
+# NCHW4c and to NHWC, a second flow,fold changes nothing (a rewrite that
+# sank forward is not carried back up). Also run by `make check`.
+# Usage: LOPT=path/to/lopt sh testsuite/fixed_point.sh
+top=$(cd "$(dirname "$0")/.." && pwd)
+LOPT=${LOPT:-$top/lopt}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0 n=0
+for f in "$top"/examples/models/*.tir; do
+    for opts in 'conv2d=NCHW4c:OIHW4o,max_pool2d=NCHW4c' 'conv2d=NHWC:HWIO,max_pool2d=NHWC'; do
+        n=$((n + 1))
+        "$LOPT" --pass="convert-layout{$opts},flow,fold" "$f" >"$tmp/once" 2>"$tmp/err" &&
+            "$LOPT" --pass=flow,fold "$tmp/once" >"$tmp/twice" 2>>"$tmp/err"
+        if ! cmp -s "$tmp/once" "$tmp/twice"; then
+            echo "FAIL fixed point: $(basename "$f") convert-layout{$opts}"
+            diff "$tmp/once" "$tmp/twice" | cut -c1-160 | head -10
+            cat "$tmp/err"
+            fail=$((fail + 1))
+        fi
+    done
+done
+echo "fixed point: $((n - fail)) passed, $fail failed"
+[ "$fail" -eq 0 ]
