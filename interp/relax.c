@@ -445,6 +445,76 @@ static Value *eval(Env *E, const Expr *e)
     }
 }
 
+/* A value's type as the text writes it: float32 (1, 8, 5, 5). */
+static void value_str(const Value *v, char *buf, size_t cap)
+{
+    size_t n = 0;
+    if (v->kind == VAL_TUPLE) {
+        snprintf(buf, cap, "a tuple of %d", v->n);
+        return;
+    }
+    n += (size_t)snprintf(buf + n, cap - n, "%s (", dtype_name(v->t->dtype));
+    for (int d = 0; d < v->t->ndim && n < cap; d++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? ", " : "", (long long)v->t->shape[d]);
+    if (n < cap)
+        snprintf(buf + n, cap - n, "%s)", v->t->ndim == 1 ? "," : "");
+}
+
+/* Whether v fits what s says of it (what s leaves open, such as a symbolic
+ * dimension, fits anything). */
+static int value_fits(const Value *v, const StructInfo *s)
+{
+    if (!s)
+        return 1;
+    if (s->kind == SI_TUPLE) {
+        if (v->kind != VAL_TUPLE || v->n != s->nfields)
+            return 0;
+        for (int i = 0; i < v->n; i++)
+            if (!value_fits(v->items[i], s->fields[i]))
+                return 0;
+        return 1;
+    }
+    if (s->kind != SI_TENSOR)
+        return 1;
+    if (v->kind != VAL_TENSOR)
+        return 0;
+    if ((s->dtype != DT_VOID && s->dtype != v->t->dtype) || (s->ndim >= 0 && s->ndim != v->t->ndim))
+        return 0;
+    for (int d = 0; s->shape && d < s->ndim; d++) {
+        int64_t e;
+        if (expr_const_int(s->shape[d], &e) == 0 && e != v->t->shape[d])
+            return 0;
+    }
+    return 1;
+}
+
+static void sinfo_str(const StructInfo *s, char *buf, size_t cap)
+{
+    size_t n = 0;
+    if (s->kind != SI_TENSOR || !s->shape || s->ndim < 0) {
+        snprintf(buf, cap, s->kind == SI_TUPLE ? "a tuple of %d" : "another kind of value", s->nfields);
+        return;
+    }
+    n += (size_t)snprintf(buf + n, cap - n, "%s (", s->dtype == DT_VOID ? "any" : dtype_name(s->dtype));
+    for (int d = 0; d < s->ndim && n < cap; d++) {
+        int64_t e;
+        if (expr_const_int(s->shape[d], &e) == 0)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? ", " : "", (long long)e);
+        else
+            n += (size_t)snprintf(buf + n, cap - n, "%s?", d ? ", " : "");
+    }
+    if (n < cap)
+        snprintf(buf + n, cap - n, "%s)", s->ndim == 1 ? "," : "");
+}
+
+static int misfit(Env *E, Loc loc, const char *what, const Value *v, const StructInfo *s)
+{
+    char got[160], want[160];
+    value_str(v, got, sizeof got);
+    sinfo_str(s, want, sizeof want);
+    return rerr(E, loc, "%s is %s, but its annotation says %s", what, got, want);
+}
+
 int interp_call_relax(Interp *in, Func *f, Value **args, int nargs, Value **out, InterpError *err)
 {
     if (f->kind != F_RELAX || nargs != f->nparams) {
@@ -471,15 +541,23 @@ int interp_call_relax(Interp *in, Func *f, Value **args, int nargs, Value **out,
         for (int i = 0; i < f->blocks[b]->nbinds && !status; i++) {
             const Binding *bd = f->blocks[b]->binds[i];
             Value *v = eval(&E, bd->value);
+            char what[160];
+            snprintf(what, sizeof what, "'%s'", bd->var->name->str);
             if (!v)
                 status = -1;
+            else if (!value_fits(v, bd->annot))
+                status = misfit(&E, bd->loc, what, v, bd->annot);
             else
                 bind(&E, bd->var, v);
         }
     if (!status) {
         Value *r = f->result ? eval(&E, f->result) : NULL;
+        char what[160];
+        snprintf(what, sizeof what, "the result of %s", f->name->str);
         if (!r)
             status = f->result ? -1 : rerr(&E, f->loc, "%s returns nothing", f->name->str);
+        else if (!value_fits(r, f->ret))
+            status = misfit(&E, f->ret->loc.line ? f->ret->loc : f->result->loc, what, r, f->ret);
         else
             *out = value_clone(r);
     }
