@@ -378,52 +378,39 @@ static void commit_flow(Sweep *S, Binding *bd, Var *y, Expr *value, const Tensor
     }
 }
 
-/* y = concat((a, b, ...), axis=k) rewritten by M is concat((M(a), M(b), ...),
- * axis=j) when M carries each part's offset along k to an offset along one
- * output dimension j, in order (NHWC: the axis moves; NCHW4c: the channel
- * blocks stack when each part's channels divide the tile). Checked point by
- * point on the parts. */
-enum { CONCAT_MAX_POINTS = 1 << 20 };
+enum { STACK_MAX_POINTS = 1 << 20 };   /* the most points stacks() checks */
 
-static int flow_concat(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc, char *why, size_t cap)
+/* Whether the rewrite map of a whole whose parts t[0..n) lie one after the
+ * other along axis k keeps each part whole along one output dimension *j,
+ * in order (NHWC: the axis moves; NCHW4c: the channel blocks stack when each
+ * part's channels divide the tile). Checked point by point. On success
+ * pt[i] and *ot are the parts' and the whole's new types and start[i] each
+ * part's offset along *j. Returns 0, or -1 with why filled. */
+static int stacks(Sweep *S, const char *op, const Expr *map, const Expr *pad, const TensorType *t, int n, int k,
+                  int *jout, int64_t *start, TensorType *pt, TensorType *ot, char *why, size_t cap)
 {
-    Module *m = S->m;
-    Expr *e = bd->value;
-    const Expr *tup = e->u.call.args[0], *ax = call_kwarg(e, "axis");
     double padv;
-    int64_t k;
-    if (tup->kind != E_TUPLE || tup->u.list.n < 1 || tup->u.list.n > FLOW_MAX_ARGS)
-        return snprintf(why, cap, "R.concat's operands are not a tuple written in place"), -1;
-    if (!ax || expr_const_int(ax, &k))
-        return snprintf(why, cap, "R.concat's axis is not a constant"), -1;
-    int n = tup->u.list.n;
-    TensorType t[FLOW_MAX_ARGS], yt;
-    why[0] = 0;
-    for (int i = 0; i < n; i++)
-        if (value_type(tup->u.list.items[i], &t[i]))
-            return snprintf(why, cap, "the operands of R.concat have no static shape"), -1;
     int r = t[0].ndim;
-    if (k < 0)
-        k += r;
     if (k < 0 || k >= r || map->u.map.nparams != r || r > IM_MAX_RANK)
-        return snprintf(why, cap, "the rewrite does not fit R.concat's operands"), -1;
-    yt = t[0];
+        return snprintf(why, cap, "the rewrite does not fit %s's parts", op), -1;
+    TensorType yt = t[0];
     yt.shape[k] = 0;
     for (int i = 0; i < n; i++)
         yt.shape[k] += t[i].shape[k];
     int64_t points = 1;
     for (int d = 0; d < r; d++)
         points *= yt.shape[d];
-    if (points > CONCAT_MAX_POINTS)
-        return snprintf(why, cap, "R.concat is too large to check the rewrite point by point"), -1;
+    if (points > STACK_MAX_POINTS)
+        return snprintf(why, cap, "%s is too large to check the rewrite point by point", op), -1;
+    why[0] = 0;
     ArenaMark mark = arena_mark(&S->scratch);
     ImError err;
     IndexMap *whole = im_from_expr(&S->scratch, map, yt.shape, &err), *part[FLOW_MAX_ARGS];
     int ok = whole && im_classify(whole, NULL, NULL) == IM_BIJECTIVE, j = -1, q = whole ? whole->nout : 0;
     if (!ok && whole && const_number(pad, &padv) == 1)
-        snprintf(why, cap, "a padded rewrite does not flow through R.concat");
+        snprintf(why, cap, "a padded rewrite does not flow through %s", op);
     else if (!ok)
-        snprintf(why, cap, "the rewrite is not one to one and onto over R.concat's result");
+        snprintf(why, cap, "the rewrite is not one to one and onto over %s's whole", op);
     for (int i = 0; ok && i < n; i++) {
         part[i] = im_from_expr(&S->scratch, map, t[i].shape, &err);
         ok = part[i] && part[i]->nout == q && im_classify(part[i], NULL, NULL) == IM_BIJECTIVE;
@@ -449,25 +436,51 @@ static int flow_concat(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad
             for (int d = r - 1; d >= 0 && ++x[d] == t[i].shape[d]; d--)
                 x[d] = 0;
         }
+        start[i] = stacked;
         off += t[i].shape[k];
         stacked += part[i]->obox[j];
     }
     if (!ok && !why[0])
-        snprintf(why, cap, "the rewrite does not keep R.concat's parts whole along one dimension");
-    TensorType pt[FLOW_MAX_ARGS];
+        snprintf(why, cap, "the rewrite does not keep %s's parts whole along one dimension", op);
     for (int i = 0; ok && i < n; i++) {
         pt[i] = t[i];
         pt[i].ndim = q;
         memcpy(pt[i].shape, part[i]->obox, (size_t)q * sizeof(int64_t));
     }
-    TensorType ot = yt;
+    *ot = yt;
     if (ok) {
-        ot.ndim = q;
-        memcpy(ot.shape, whole->obox, (size_t)q * sizeof(int64_t));
+        ot->ndim = q;
+        memcpy(ot->shape, whole->obox, (size_t)q * sizeof(int64_t));
     }
     arena_release(&S->scratch, mark);
-    if (!ok || j < 0)
-        return j < 0 && ok ? (snprintf(why, cap, "the rewrite moves R.concat's axis nowhere"), -1) : -1;
+    if (ok && j < 0)
+        return snprintf(why, cap, "the rewrite moves %s's axis nowhere", op), -1;
+    *jout = j;
+    return ok ? 0 : -1;
+}
+
+/* y = concat((a, b, ...), axis=k) rewritten by M is concat((M(a), M(b), ...),
+ * axis=j) when the parts stack along output dimension j (stacks). */
+static int flow_concat(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc, char *why, size_t cap)
+{
+    Module *m = S->m;
+    Expr *e = bd->value;
+    const Expr *tup = e->u.call.args[0], *ax = call_kwarg(e, "axis");
+    int64_t k;
+    if (tup->kind != E_TUPLE || tup->u.list.n < 1 || tup->u.list.n > FLOW_MAX_ARGS)
+        return snprintf(why, cap, "R.concat's operands are not a tuple written in place"), -1;
+    if (!ax || expr_const_int(ax, &k))
+        return snprintf(why, cap, "R.concat's axis is not a constant"), -1;
+    int n = tup->u.list.n, j;
+    TensorType t[FLOW_MAX_ARGS], pt[FLOW_MAX_ARGS], ot;
+    int64_t start[FLOW_MAX_ARGS];
+    for (int i = 0; i < n; i++)
+        if (value_type(tup->u.list.items[i], &t[i]))
+            return snprintf(why, cap, "the operands of R.concat have no static shape"), -1;
+    if (k < 0)
+        k += t[0].ndim;
+    if (stacks(S, "R.concat", map, pad, t, n, (int)k, &j, start, pt, &ot, why, cap))
+        return -1;
     Expr *nt = expr_new(&m->arena, E_TUPLE, tup->loc);
     nt->u.list.n = n;
     nt->u.list.items = arena_array(&m->arena, (size_t)n + 1, sizeof(Expr *));
