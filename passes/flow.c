@@ -506,6 +506,45 @@ static int flow_concat(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad
     return 0;
 }
 
+/* R.split(x, ..., axis=k) whose parts all take map M is R.split(M(x), ...,
+ * axis=j) when the parts stack along output dimension j (stacks): NCHW4c's
+ * channel split at whole tiles splits the tile dimension. x_t is M(x); old
+ * the split's tuple type. Returns the new call, or NULL. */
+static Expr *split_stacked(Sweep *S, const Expr *e, Expr *x_t, const Expr *map, const StructInfo *old, int n, int rank)
+{
+    Module *m = S->m;
+    TensorType t[FLOW_MAX_OUT], pt[FLOW_MAX_OUT], ot;
+    int64_t start[FLOW_MAX_OUT], k;
+    int j;
+    char why[200];
+    const Expr *ax = call_kwarg(e, "axis");
+    if (n > FLOW_MAX_OUT || n > FLOW_MAX_ARGS || !ax || attr_int(ax, &k) || (k < 0 ? k += rank : k) < 0 || k >= rank)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        if (sinfo_shape(old->fields[i], &t[i].dtype, &t[i].ndim, t[i].shape))
+            return NULL;
+    if (stacks(S, "R.split", map, NULL, t, n, (int)k, &j, start, pt, &ot, why, sizeof why))
+        return NULL;
+    Expr *idx = expr_new(&m->arena, E_LIST, e->loc);
+    idx->u.list.n = n - 1;
+    idx->u.list.items = arena_array(&m->arena, (size_t)n, sizeof(Expr *));
+    for (int i = 1; i < n; i++)
+        idx->u.list.items[i - 1] = expr_int(&m->arena, start[i], DT_VOID, e->loc);
+    Expr *c = arena_alloc(&m->arena, sizeof *c);
+    *c = *e;
+    int na = e->u.call.nargs + e->u.call.nkw;
+    c->u.call.args = arena_array(&m->arena, (size_t)na + 1, sizeof(Expr *));
+    memcpy(c->u.call.args, e->u.call.args, (size_t)na * sizeof(Expr *));
+    c->u.call.args[0] = x_t;
+    for (int i = 0; i < c->u.call.nkw; i++) {
+        if (strcmp(c->u.call.kw[i]->str, "axis") == 0)
+            c->u.call.args[c->u.call.nargs + i] = expr_int(&m->arena, j, DT_VOID, e->loc);
+        else if (strcmp(c->u.call.kw[i]->str, "indices_or_sections") == 0)
+            c->u.call.args[c->u.call.nargs + i] = idx;
+    }
+    return c;
+}
+
 /* The PrimFunc a call computes with: call_tir's callee, or the legalized
  * operator. items/n: its tensor operands; nout: its results (tuple: the
  * call returns a tuple). NULL with why filled when flow cannot look inside. */
@@ -782,6 +821,12 @@ static int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
             for (int k = 0, j = 0; k < nout; k++)
                 fields[k] = maps[k] ? tup->fields[j++] : old->fields[k];
             tup = tuple_sinfo_new(&m->arena, fields, nout, loc);
+        } else if (is_call_to(e, "R.split") && r.nout == nout && same_rewrite(&S->scratch, r.map[0], maps[0], items[0]->u.var->sinfo)) {
+            c = split_stacked(S, e, args[0], maps[0], old, nout, in0.ndim);
+            if (c) {
+                call = c;
+                light = 1;
+            }
         }
     }
     /* each item's first rewrite now reads the new tuple; the others alias it */
