@@ -864,11 +864,13 @@ static int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
     return 0;
 }
 
-/* The tensor operands of a call flow can look into. */
+/* The tensor operands of a call flow can look into (none: it stops there). */
 static int operands_of(const Expr *e, Expr *const **items)
 {
     const OpInfo *op;
     if (e->kind != E_CALL || e->u.call.callee)
+        return 0;
+    if (call_tir_callee(e) && func_is_frozen(call_tir_callee(e)))
         return 0;
     if (call_tir_callee(e) && e->u.call.nargs >= 2 && e->u.call.args[1]->kind == E_TUPLE) {
         *items = e->u.call.args[1]->u.list.items;
@@ -890,8 +892,8 @@ static int operands_of(const Expr *e, Expr *const **items)
  * a guess that looks only at its shape: none for a constant, a rewrite (fold
  * composes), a value computed from constants or a parameter (the rewrite
  * reaches the graph's inputs, as flow means it to); one where it may stop (a
- * value with other consumers); HARD where it must (a heavily layout-sensitive
- * or opaque call); through any other call, what its operands would leave. */
+ * value with other consumers); HARD where it must (a heavily layout-sensitive,
+ * frozen or opaque call); through any other call, what its operands would leave. */
 enum { HARD = 1 << 16 };
 static int left_behind(Sweep *S, const Expr *x, int occ, int depth, int *memo);
 
@@ -999,7 +1001,7 @@ static void visit(Sweep *S, Binding *bd, int i)
             D->slots = NULL;
         } else if (worse(S, bd->value) >= HARD) {
             note_add(S->notes, at, "flow stopped at %s: further up the rewrite would only stop at a heavily layout "
-                     "sensitive or opaque call", bd->var->name->str);
+                     "sensitive, frozen or opaque call", bd->var->name->str);
         } else if (worse(S, bd->value) > 1) {
             note_add(S->notes, at, "flow stopped at %s: the rewrite would stay on %d of its operands' producers "
                      "instead of one here", bd->var->name->str, worse(S, bd->value));
