@@ -7,6 +7,18 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* Under AddressSanitizer, memory given back by arena_release is poisoned
+ * until it is handed out again, so a pointer kept into a released scratch
+ * or staging arena is reported where it is used. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 struct ArenaChunk {
     ArenaChunk *next;
     size_t cap, used;
@@ -69,6 +81,7 @@ void *arena_alloc(Arena *a, size_t size)
         a->head = c;
     }
     void *p = (char *)c->data + c->used;
+    UNPOISON(p, size);
     c->used += size;
     a->used += size;
     return p;
@@ -105,6 +118,8 @@ void arena_free(Arena *a)
         free(c);
         c = next;
     }
+    if (a->spare)
+        UNPOISON(a->spare->data, a->spare->cap);
     free(a->spare);
     a->spare = NULL;
     a->head = NULL;
@@ -124,7 +139,10 @@ void arena_release(Arena *a, ArenaMark m)
         a->head = c->next;
         a->used -= c->used;
         if (!a->spare || a->spare->cap < c->cap) {
+            if (a->spare)
+                UNPOISON(a->spare->data, a->spare->cap);
             free(a->spare);
+            POISON(c->data, c->cap);
             a->spare = c;
         } else {
             free(c);
@@ -132,6 +150,7 @@ void arena_release(Arena *a, ArenaMark m)
     }
     if (a->head) {
         a->used -= a->head->used - m.used;
+        POISON((char *)a->head->data + m.used, a->head->used - m.used);
         a->head->used = m.used;
     }
 }

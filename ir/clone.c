@@ -101,6 +101,15 @@ Expr *clone_expr(Arena *a, Subst *s, const Expr *e)
         break;
     case E_CALL:
         c->u.call.args = clone_list(a, s, e->u.call.args, e->u.call.nargs + e->u.call.nkw);
+        if (e->u.call.nkw) {
+            c->u.call.kw = arena_array(a, (size_t)e->u.call.nkw, sizeof *c->u.call.kw);
+            memcpy(c->u.call.kw, e->u.call.kw, (size_t)e->u.call.nkw * sizeof *c->u.call.kw);
+        }
+        break;
+    case E_STR:
+        /* the copy owns its text: a function built in a staging arena is
+         * copied out before that arena goes */
+        c->u.str.s = arena_strndup(a, e->u.str.s, (size_t)e->u.str.len);
         break;
     case E_BIN:
         c->u.bin.a = clone_expr(a, s, e->u.bin.a);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ir/clone.h"
 #include "../ir/indexmap.h"
 #include "../ir/ops.h"
 #include "flowtir.h"
@@ -54,6 +55,7 @@ typedef struct Sweep {
     int nout, cap;
     int moved;
     Arena scratch;        /* the index-map algebra's working memory, reused call after call */
+    Arena stage;          /* legalized operators and flowed copies until they are kept */
 } Sweep;
 
 static int push_out(Sweep *S, Binding *b)
@@ -547,11 +549,12 @@ static Expr *split_stacked(Sweep *S, const Expr *e, Expr *x_t, const Expr *map, 
 
 /* The PrimFunc a call computes with: call_tir's callee, or the legalized
  * operator. items/n: its tensor operands; nout: its results (tuple: the
- * call returns a tuple). NULL with why filled when flow cannot look inside. */
-static Func *callee_of(Sweep *S, const Expr *e, int tuple, const OpInfo **opp, Expr *const **itemsp, int *np,
-                       int *noutp, char *why, size_t cap)
+ * call returns a tuple). A legalized operator is built in m's arena. NULL
+ * with why filled when flow cannot look inside. */
+static Func *callee_of(Sweep *S, Module *m, const Expr *e, int tuple, const OpInfo **opp, Expr *const **itemsp,
+                       int *np, int *noutp, char *why, size_t cap)
 {
-    Module *m = S->m;
+    (void)S;
     Func *f = call_tir_callee(e);
     const OpInfo *op = NULL;
     *opp = NULL;
@@ -647,15 +650,29 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     const OpInfo *op = NULL;
     Expr *const *items = NULL;
     int n = 0, nout;
-    Func *f = callee_of(S, e, 0, &op, &items, &n, &nout, why, cap);
-    if (!f)
-        return -1;
+    /* The legalized operator and its flowed copy are built in the staging
+     * arena (a module that shares m's names): when the operator keeps its
+     * form, or the flow fails, they are simply dropped; a call_tir of the
+     * copy takes a copy of it into m. */
+    ArenaMark smark = arena_mark(&S->stage);
+    Module sm = *m;
+    sm.arena = S->stage;
     FlowTir r;
-    /* a failed attempt leaves only unreachable nodes in the arena */
     const Expr *maps[1] = { map };
-    if (flow_tir(m, &S->scratch, f, 1, maps, has_pad, padv, fresh_func(m, f->name->str), &r)) {
-        return snprintf(why, cap, "%s", r.why), -1;
+    Func *f = callee_of(S, &sm, e, 0, &op, &items, &n, &nout, why, cap);
+    int failed = !f || flow_tir(&sm, &S->scratch, f, 1, maps, has_pad, padv, fresh_func(m, f->name->str), &r);
+    S->stage = sm.arena;
+    m->names = sm.names;
+    m->stamp = sm.stamp;
+    if (failed) {
+        if (f)
+            snprintf(why, cap, "%s", r.why);
+        arena_release(&S->stage, smark);
+        return -1;
     }
+    for (int k = 0; k < n && k < FLOW_MAX_ARGS; k++)
+        if (r.map[k])
+            r.map[k] = clone_expr(&m->arena, &(Subst){ 0 }, r.map[k]);
     Expr **args = arena_array(&m->arena, (size_t)n + 1, sizeof *args);
     Binding *pre[FLOW_MAX_ARGS];
     int npre = operand_rewrites(S, &r, items, n, y->dataflow, loc, args, pre);
@@ -686,11 +703,13 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         c->loc = e->loc;
         bd->value = c;
     } else {
-        module_add_func(m, r.f);
+        Func *g = clone_prim(&m->arena, r.f, r.f->name);
+        module_add_func(m, g);
         Expr *si = expr_new(&m->arena, E_SINFO, e->loc);
         si->u.sinfo = tensor_sinfo_new(&m->arena, r.out[0].dtype, r.out[0].ndim, r.out[0].shape, e->loc);
-        bd->value = call_tir_new(m, r.f, args, n, si, e->loc);
+        bd->value = call_tir_new(m, g, args, n, si, e->loc);
     }
+    arena_release(&S->stage, smark);
     TensorType ot = { .dtype = r.out[0].dtype, .ndim = r.out[0].ndim };
     memcpy(ot.shape, r.out[0].shape, (size_t)ot.ndim * sizeof(int64_t));
     Expr *nv = bd->value;
@@ -761,7 +780,7 @@ static int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
     const OpInfo *op;
     Expr *const *items;
     int n, nout, count = 0;
-    Func *f = callee_of(S, e, 1, &op, &items, &n, &nout, why, cap);
+    Func *f = callee_of(S, m, e, 1, &op, &items, &n, &nout, why, cap);
     if (!f)
         return -1;
     const Expr *maps[FLOW_MAX_OUT] = { 0 }, *pad = NULL;
@@ -1267,7 +1286,7 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         Func *fn = m->funcs[f];
         if (fn->kind != F_RELAX)
             continue;
-        Sweep S = { m, fn, ctx, &notes, { 0 }, { 0 }, { 0 }, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, { 0 } };
+        Sweep S = { m, fn, ctx, &notes, { 0 }, { 0 }, { 0 }, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, { 0 }, { 0 } };
         infer_types(m, fn);
         collect_names(fn, &S.names);
         for (int b = 0; b < fn->nblocks; b++)
@@ -1281,6 +1300,7 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         free(S.out);
         free(S.dead);
         arena_free(&S.scratch);
+        arena_free(&S.stage);
     }
     notes_flush(&notes, ctx, "flow");
     return 0;
