@@ -660,7 +660,13 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     FlowTir r;
     const Expr *maps[1] = { map };
     Func *f = callee_of(S, &sm, e, 0, &op, &items, &n, &nout, why, cap);
-    int failed = !f || flow_tir(&sm, &S->scratch, f, 1, maps, has_pad, padv, fresh_func(m, f->name->str), &r);
+    /* the names and scope stamps are m's, in one place at a time */
+    m->names = sm.names;
+    m->stamp = sm.stamp;
+    Sym *fname = f ? fresh_func(m, f->name->str) : NULL;
+    sm.names = m->names;
+    sm.stamp = m->stamp;
+    int failed = !f || flow_tir(&sm, &S->scratch, f, 1, maps, has_pad, padv, fname, &r);
     S->stage = sm.arena;
     m->names = sm.names;
     m->stamp = sm.stamp;
