@@ -4,7 +4,12 @@
  * with every use of x a rewrite by the same M, replaces that call by a call
  * of the callee rewritten through M (flowtir.c); the operands get the
  * rewrites the callee's reads demand, and the sweep meets those rewrites
- * again when it reaches the operands' producers. */
+ * again when it reaches the operands' producers. Rewrites of a tuple's items
+ * (t = split(x); a = t[0]; lt(a, M)) wait for the sweep to reach t's call and
+ * flow through it together. A move that would leave more rewrites than it
+ * removes, judging by the graph's shape, is not made (left_behind), so a
+ * second flow,fold changes nothing. Before the sweep, rewrites sink forward
+ * past elementwise calls (sink_block). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

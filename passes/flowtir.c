@@ -6,7 +6,8 @@
  * maps of the buffers it reads: an index that is a spatial iterator follows
  * the result dimension it names, a constant 0 on an extent-1 dimension is a
  * broadcast, and an index of reduction iterators only is carried as it is.
- * Every access to a mapped buffer is then rewritten and simplified. */
+ * Every access to a mapped buffer is then rewritten and simplified. Several
+ * results may carry maps (a split's parts); a result with none is dropped. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
