@@ -131,31 +131,6 @@ static Expr *str_expr(Module *m, const char *s, Loc loc)
     return e;
 }
 
-/* A copy of call whose keyword arguments keys are set to vals (added when absent). */
-static Expr *with_attrs(Module *m, const Expr *call, const char *const *keys, Expr *const *vals, int n)
-{
-    Arena *a = &m->arena;
-    Expr *c = arena_alloc(a, sizeof *c);
-    *c = *call;
-    int nkw = call->u.call.nkw, na = call->u.call.nargs;
-    c->u.call.args = arena_array(a, (size_t)(na + nkw + n) + 1, sizeof(Expr *));
-    c->u.call.kw = arena_array(a, (size_t)(nkw + n) + 1, sizeof(Sym *));
-    memcpy(c->u.call.args, call->u.call.args, (size_t)(na + nkw) * sizeof(Expr *));
-    if (nkw)
-        memcpy(c->u.call.kw, call->u.call.kw, (size_t)nkw * sizeof(Sym *));
-    for (int i = 0; i < n; i++) {
-        int k = 0;
-        while (k < c->u.call.nkw && strcmp(c->u.call.kw[k]->str, keys[i]) != 0)
-            k++;
-        if (k == c->u.call.nkw) {
-            c->u.call.kw[k] = intern_cstr(&m->names, keys[i]);
-            c->u.call.nkw++;
-        }
-        c->u.call.args[na + k] = vals[i];
-    }
-    return c;
-}
-
 /* Binds value to a new variable named after base, typed as t. */
 static Expr *bind_new(Conv *C, const RBlock *rb, const char *base, Expr *value, const TensorType *t, Loc loc)
 {
@@ -193,23 +168,13 @@ static Expr *layout_map(Conv *C, const char *from, const char *to, const TensorT
 /* R.nn.pad(w, pad_width=...) adding more[d] entries after each axis d. */
 static Expr *pad_axes(Module *m, Expr *w, int rank, const int64_t *more, Loc loc)
 {
-    Expr *pw = expr_new(&m->arena, E_LIST, loc);
-    pw->u.list.n = 2 * rank;
-    pw->u.list.items = arena_array(&m->arena, (size_t)(2 * rank) + 1, sizeof(Expr *));
-    for (int d = 0; d < 2 * rank; d++)
-        pw->u.list.items[d] = expr_int(&m->arena, d % 2 ? more[d / 2] : 0, DT_VOID, loc);
-    Expr *e = expr_new(&m->arena, E_CALL, loc);
-    e->u.call.op = intern_cstr(&m->names, "R.nn.pad");
-    e->u.call.nargs = 1;
-    e->u.call.nkw = 2;
-    e->u.call.args = arena_array(&m->arena, 4, sizeof(Expr *));
-    e->u.call.kw = arena_array(&m->arena, 3, sizeof(Sym *));
-    e->u.call.args[0] = w;
-    e->u.call.args[1] = pw;
-    e->u.call.args[2] = expr_float(&m->arena, 0, DT_VOID, loc);
-    e->u.call.kw[0] = intern_cstr(&m->names, "pad_width");
-    e->u.call.kw[1] = intern_cstr(&m->names, "pad_value");
-    return e;
+    int64_t pw[32] = { 0 };
+    for (int d = 0; d < rank && d < 16; d++)
+        pw[2 * d + 1] = more[d];
+    static const char *const keys[] = { "pad_width", "pad_value" };
+    return call_new(m, "R.nn.pad", w, keys,
+                    (Expr *[]){ int_list(&m->arena, pw, 2 * rank, loc), expr_float(&m->arena, 0, DT_VOID, loc) }, 2,
+                    loc);
 }
 
 static int64_t groups_of(const Expr *call)
@@ -224,28 +189,11 @@ static int64_t groups_of(const Expr *call)
 /* R.crop(x, start_indices=[0, ...], slice_sizes=t's shape, cropped_value=0.0). */
 static Expr *crop_new(Module *m, Expr *x, const TensorType *t, Loc loc)
 {
-    Expr *st = expr_new(&m->arena, E_LIST, loc), *sz = expr_new(&m->arena, E_LIST, loc);
-    st->u.list.n = sz->u.list.n = t->ndim;
-    st->u.list.items = arena_array(&m->arena, (size_t)t->ndim + 1, sizeof(Expr *));
-    sz->u.list.items = arena_array(&m->arena, (size_t)t->ndim + 1, sizeof(Expr *));
-    for (int d = 0; d < t->ndim; d++) {
-        st->u.list.items[d] = expr_int(&m->arena, 0, DT_VOID, loc);
-        sz->u.list.items[d] = expr_int(&m->arena, t->shape[d], DT_VOID, loc);
-    }
-    Expr *e = expr_new(&m->arena, E_CALL, loc);
-    e->u.call.op = intern_cstr(&m->names, "R.crop");
-    e->u.call.nargs = 1;
-    e->u.call.nkw = 3;
-    e->u.call.args = arena_array(&m->arena, 5, sizeof(Expr *));
-    e->u.call.kw = arena_array(&m->arena, 4, sizeof(Sym *));
-    e->u.call.args[0] = x;
-    e->u.call.args[1] = st;
-    e->u.call.args[2] = sz;
-    e->u.call.args[3] = expr_float(&m->arena, 0, DT_VOID, loc);
-    e->u.call.kw[0] = intern_cstr(&m->names, "start_indices");
-    e->u.call.kw[1] = intern_cstr(&m->names, "slice_sizes");
-    e->u.call.kw[2] = intern_cstr(&m->names, "cropped_value");
-    return e;
+    static const int64_t zeros[OP_MAX_RANK];
+    static const char *const keys[] = { "start_indices", "slice_sizes", "cropped_value" };
+    Expr *vals[] = { int_list(&m->arena, zeros, t->ndim, loc), int_list(&m->arena, t->shape, t->ndim, loc),
+                     expr_float(&m->arena, 0, DT_VOID, loc) };
+    return call_new(m, "R.crop", x, keys, vals, 3, loc);
 }
 
 /* The rewrite of operand x (given as value) into layout, made once per block. */
@@ -350,7 +298,7 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
                       str_expr(m, w->data, loc) };
     static const char *const conv_keys[3] = { "data_layout", "kernel_layout", "out_layout" };
     static const char *const pool_keys[2] = { "layout", "out_layout" };
-    Expr *nc = conv ? with_attrs(m, e, conv_keys, vals, 3) : with_attrs(m, e, pool_keys, (Expr *[]){ vals[0], vals[2] }, 2);
+    Expr *nc = conv ? call_with_attrs(m, e, conv_keys, vals, 3) : call_with_attrs(m, e, pool_keys, (Expr *[]){ vals[0], vals[2] }, 2);
     TensorType args[2] = { xt, wt }, outs[OP_MAX_ARGS];
     int nout;
     OpError err;

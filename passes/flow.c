@@ -202,6 +202,18 @@ static int perm_of(const Expr *map, int *perm)
     return 0;
 }
 
+/* An integer written in an attribute, -1 as well as 1. */
+static int attr_int(const Expr *e, int64_t *v)
+{
+    if (expr_const_int(e, v) == 0)
+        return 0;
+    if (e->kind == E_UNARY && e->u.un.op == U_NEG && expr_const_int(e->u.un.a, v) == 0) {
+        *v = -*v;
+        return 0;
+    }
+    return -1;
+}
+
 /* A reduction keeps its form under permutations: sum(axis=[2]) over NCHW is
  * sum(axis=[1]) over NHWC when the kept axes come out in the result's new
  * order. Returns the new axis list, or NULL. */
@@ -224,8 +236,7 @@ static Expr *reduce_axes(Module *m, const Expr *call, const Expr *omap, const Ex
         return NULL;
     if (ax->kind == E_LIST || ax->kind == E_TUPLE) {
         for (int i = 0; i < ax->u.list.n; i++) {
-            if (expr_const_int(ax->u.list.items[i], &v) && (ax->u.list.items[i]->kind != E_UNARY ||
-                expr_const_int(ax->u.list.items[i]->u.un.a, &v) || (v = -v, 0)))
+            if (attr_int(ax->u.list.items[i], &v))
                 return NULL;
             if (v < 0)
                 v += rank;
@@ -256,18 +267,6 @@ static Expr *reduce_axes(Module *m, const Expr *call, const Expr *omap, const Ex
         if (red[sigma[q]])
             l->u.list.items[l->u.list.n++] = expr_int(&m->arena, q, DT_VOID, loc);
     return l;
-}
-
-/* An integer written in an attribute, -1 as well as 1. */
-static int attr_int(const Expr *e, int64_t *v)
-{
-    if (expr_const_int(e, v) == 0)
-        return 0;
-    if (e->kind == E_UNARY && expr_const_int(e->u.un.a, v) == 0) {
-        *v = -*v;
-        return 0;
-    }
-    return -1;
 }
 
 /* The output of map that is input dimension p itself when no other output
@@ -313,12 +312,10 @@ static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr
     for (int p = 0; p < r; p++)
         if ((q[p] = whole_dim(omap, p)) != whole_dim(imap, p))
             return NULL;
-    Expr *c = arena_alloc(&m->arena, sizeof *c);
-    *c = *call;
-    int na = call->u.call.nargs + call->u.call.nkw;
-    c->u.call.args = arena_array(&m->arena, (size_t)na + 1, sizeof(Expr *));
-    memcpy(c->u.call.args, call->u.call.args, (size_t)na * sizeof(Expr *));
-    for (int k = 0; k < call->u.call.nkw; k++) {
+    const char *keys[4];
+    Expr *vals[4];
+    int nset = 0;
+    for (int k = 0; k < call->u.call.nkw && nset < 4; k++) {
         const char *key = call->u.call.kw[k]->str;
         Expr *v = call->u.call.args[call->u.call.nargs + k], *nv = NULL;
         int64_t x;
@@ -354,12 +351,14 @@ static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr
                         nv->u.list.items[2 * q[p] + s] = v->u.list.items[2 * p + s];
                 }
         }
-        if (nv)
-            c->u.call.args[call->u.call.nargs + k] = nv;
+        if (nv) {
+            keys[nset] = key;
+            vals[nset++] = nv;
+        }
     }
     if (sl && !call_kwarg(call, "axes"))
         return NULL;
-    return c;
+    return call_with_attrs(m, call, keys, vals, nset);
 }
 
 /* The end of a successful flow: y = value (typed ot unless y has a type)
@@ -501,14 +500,8 @@ static int flow_concat(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad
                                layout_transform_new(m, x, map, NULL, loc), loc);
         nt->u.list.items[i] = var_ref(&m->arena, pre[i]->var, loc);
     }
-    Expr *c = arena_alloc(&m->arena, sizeof *c);
-    *c = *e;
-    c->u.call.args = arena_array(&m->arena, (size_t)(e->u.call.nargs + e->u.call.nkw) + 1, sizeof(Expr *));
-    memcpy(c->u.call.args, e->u.call.args, (size_t)(e->u.call.nargs + e->u.call.nkw) * sizeof(Expr *));
+    Expr *c = call_with_attrs(m, e, (const char *[]){ "axis" }, (Expr *[]){ expr_int(&m->arena, j, DT_VOID, loc) }, 1);
     c->u.call.args[0] = nt;
-    for (int i = 0; i < c->u.call.nkw; i++)
-        if (strcmp(c->u.call.kw[i]->str, "axis") == 0)
-            c->u.call.args[c->u.call.nargs + i] = expr_int(&m->arena, j, DT_VOID, loc);
     commit_flow(S, bd, y, c, &ot, pre, n, loc);
     return 0;
 }
@@ -532,23 +525,11 @@ static Expr *split_stacked(Sweep *S, const Expr *e, Expr *x_t, const Expr *map, 
             return NULL;
     if (stacks(S, "R.split", map, NULL, t, n, (int)k, &j, start, pt, &ot, why, sizeof why))
         return NULL;
-    Expr *idx = expr_new(&m->arena, E_LIST, e->loc);
-    idx->u.list.n = n - 1;
-    idx->u.list.items = arena_array(&m->arena, (size_t)n, sizeof(Expr *));
-    for (int i = 1; i < n; i++)
-        idx->u.list.items[i - 1] = expr_int(&m->arena, start[i], DT_VOID, e->loc);
-    Expr *c = arena_alloc(&m->arena, sizeof *c);
-    *c = *e;
-    int na = e->u.call.nargs + e->u.call.nkw;
-    c->u.call.args = arena_array(&m->arena, (size_t)na + 1, sizeof(Expr *));
-    memcpy(c->u.call.args, e->u.call.args, (size_t)na * sizeof(Expr *));
+    static const char *const keys[] = { "axis", "indices_or_sections" };
+    Expr *c = call_with_attrs(m, e, keys,
+                              (Expr *[]){ expr_int(&m->arena, j, DT_VOID, e->loc),
+                                          int_list(&m->arena, start + 1, n - 1, e->loc) }, 2);
     c->u.call.args[0] = x_t;
-    for (int i = 0; i < c->u.call.nkw; i++) {
-        if (strcmp(c->u.call.kw[i]->str, "axis") == 0)
-            c->u.call.args[c->u.call.nargs + i] = expr_int(&m->arena, j, DT_VOID, e->loc);
-        else if (strcmp(c->u.call.kw[i]->str, "indices_or_sections") == 0)
-            c->u.call.args[c->u.call.nargs + i] = idx;
-    }
     return c;
 }
 
@@ -703,15 +684,8 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     if (light) {
         bd->value = light;
     } else if (keep) {
-        Expr *c = arena_alloc(&m->arena, sizeof *c);
-        *c = *e;
-        c->u.call.args = arena_array(&m->arena, (size_t)(e->u.call.nargs + e->u.call.nkw) + 1, sizeof(Expr *));
-        memcpy(c->u.call.args, e->u.call.args, (size_t)(e->u.call.nargs + e->u.call.nkw) * sizeof(Expr *));
+        Expr *c = call_with_attrs(m, e, (const char *[]){ "axis" }, &axes, axes != NULL);
         memcpy(c->u.call.args, args, (size_t)n * sizeof(Expr *));
-        for (int k = 0; axes && k < c->u.call.nkw; k++)
-            if (strcmp(c->u.call.kw[k]->str, "axis") == 0)
-                c->u.call.args[c->u.call.nargs + k] = axes;
-        c->loc = e->loc;
         bd->value = c;
     } else {
         Func *g = clone_prim(&m->arena, r.f, r.f->name);
@@ -1188,14 +1162,8 @@ static int sink_reduce(Sweep *S, Binding *bd, const Expr *map, const Expr *inner
     Expr *axes = reduce_axes(m, e, id, inv, pt.ndim, bd->loc);
     if (!axes)
         return 0;
-    Expr *c = arena_alloc(&m->arena, sizeof *c);
-    *c = *e;
-    c->u.call.args = arena_array(&m->arena, (size_t)(e->u.call.nargs + e->u.call.nkw) + 1, sizeof(Expr *));
-    memcpy(c->u.call.args, e->u.call.args, (size_t)(e->u.call.nargs + e->u.call.nkw) * sizeof(Expr *));
+    Expr *c = call_with_attrs(m, e, (const char *[]){ "axis" }, &axes, 1);
     c->u.call.args[0] = (Expr *)inner;
-    for (int k = 0; k < c->u.call.nkw; k++)
-        if (strcmp(c->u.call.kw[k]->str, "axis") == 0)
-            c->u.call.args[c->u.call.nargs + k] = axes;
     bd->value = c;
     note_add(S->notes, bd->loc, "sank the rewrite of %s's operand into %s", bd->var->name->str, e->u.call.op->str);
     return 2;

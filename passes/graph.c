@@ -208,23 +208,61 @@ int sinfo_same_tensor(const StructInfo *a, const StructInfo *b)
     return memcmp(sa, sb, (size_t)na * sizeof *sa) == 0;
 }
 
-Expr *layout_transform_new(Module *m, Expr *x, Expr *map, Expr *pad, Loc loc)
+Expr *call_new(Module *m, const char *op, Expr *x, const char *const *keys, Expr *const *vals, int nkw, Loc loc)
 {
     Arena *a = &m->arena;
     Expr *e = expr_new(a, E_CALL, loc);
-    e->u.call.op = intern_cstr(&m->names, "R.layout_transform");
+    e->u.call.op = intern_cstr(&m->names, op);
     e->u.call.nargs = 1;
-    e->u.call.nkw = pad ? 2 : 1;
-    e->u.call.args = arena_array(a, 3, sizeof(Expr *));
-    e->u.call.kw = arena_array(a, 2, sizeof(Sym *));
+    e->u.call.nkw = nkw;
+    e->u.call.args = arena_array(a, (size_t)nkw + 2, sizeof(Expr *));
+    e->u.call.kw = arena_array(a, (size_t)nkw + 1, sizeof(Sym *));
     e->u.call.args[0] = x;
-    e->u.call.args[1] = map;
-    e->u.call.kw[0] = intern_cstr(&m->names, "index_map");
-    if (pad) {
-        e->u.call.args[2] = pad;
-        e->u.call.kw[1] = intern_cstr(&m->names, "pad_value");
+    for (int k = 0; k < nkw; k++) {
+        e->u.call.args[1 + k] = vals[k];
+        e->u.call.kw[k] = intern_cstr(&m->names, keys[k]);
     }
     return e;
+}
+
+Expr *call_with_attrs(Module *m, const Expr *call, const char *const *keys, Expr *const *vals, int n)
+{
+    Arena *a = &m->arena;
+    Expr *c = arena_alloc(a, sizeof *c);
+    *c = *call;
+    int nkw = call->u.call.nkw, na = call->u.call.nargs;
+    c->u.call.args = arena_array(a, (size_t)(na + nkw + n) + 1, sizeof(Expr *));
+    c->u.call.kw = arena_array(a, (size_t)(nkw + n) + 1, sizeof(Sym *));
+    memcpy(c->u.call.args, call->u.call.args, (size_t)(na + nkw) * sizeof(Expr *));
+    if (nkw)
+        memcpy(c->u.call.kw, call->u.call.kw, (size_t)nkw * sizeof(Sym *));
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        while (k < c->u.call.nkw && strcmp(c->u.call.kw[k]->str, keys[i]) != 0)
+            k++;
+        if (k == c->u.call.nkw) {
+            c->u.call.kw[k] = intern_cstr(&m->names, keys[i]);
+            c->u.call.nkw++;
+        }
+        c->u.call.args[na + k] = vals[i];
+    }
+    return c;
+}
+
+Expr *int_list(Arena *a, const int64_t *v, int n, Loc loc)
+{
+    Expr *l = expr_new(a, E_LIST, loc);
+    l->u.list.n = n;
+    l->u.list.items = arena_array(a, (size_t)n + 1, sizeof(Expr *));
+    for (int i = 0; i < n; i++)
+        l->u.list.items[i] = expr_int(a, v[i], DT_VOID, loc);
+    return l;
+}
+
+Expr *layout_transform_new(Module *m, Expr *x, Expr *map, Expr *pad, Loc loc)
+{
+    static const char *const keys[] = { "index_map", "pad_value" };
+    return call_new(m, "R.layout_transform", x, keys, (Expr *[]){ map, pad }, pad ? 2 : 1, loc);
 }
 
 void note_add(Notes *ns, Loc loc, const char *fmt, ...)

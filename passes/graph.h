@@ -61,6 +61,16 @@ Sym *fresh_func(Module *m, const char *base);
 void module_add_func(Module *m, Func *f);
 /* R.call_tir(cls.f, (items...), out_sinfo=out_sinfo) */
 Expr *call_tir_new(Module *m, Func *f, Expr *const *items, int n, Expr *out_sinfo, Loc loc);
+/* R.op(x, key=val, ...): one positional operand and nkw keyword arguments. */
+Expr *call_new(Module *m, const char *op, Expr *x, const char *const *keys, Expr *const *vals, int nkw, Loc loc);
+
+/* A copy of call whose keyword arguments keys are set to vals (added when
+ * absent); its argument array is its own, so operands can be replaced. */
+Expr *call_with_attrs(Module *m, const Expr *call, const char *const *keys, Expr *const *vals, int n);
+
+/* [v0, v1, ...] as an E_LIST of integers. */
+Expr *int_list(Arena *a, const int64_t *v, int n, Loc loc);
+
 Expr *layout_transform_new(Module *m, Expr *x, Expr *map, Expr *pad, Loc loc);
 
 /* The static type of a value (a variable with a known shape, or a constant); -1 when unknown. */
