@@ -772,8 +772,10 @@ static int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
     if (nout > FLOW_MAX_OUT)
         return snprintf(why, cap, "%s returns more than %d results", f->name->str, FLOW_MAX_OUT), -1;
     for (ItemDem *it = S->items[i]; it; it = it->next, count++) {
-        if (it->item < 0 || it->item >= nout || maps[it->item])
-            return snprintf(why, cap, "%s is read twice or out of range", bd->var->name->str), -1;
+        if (it->item < 0 || it->item >= nout)
+            return snprintf(why, cap, "%s has no item %d", bd->var->name->str, it->item), -1;
+        if (maps[it->item])
+            return snprintf(why, cap, "item %d of %s is read twice", it->item, bd->var->name->str), -1;
         if (count && !same_pad(pad, it->pad))
             return snprintf(why, cap, "the rewrites of %s's items pad with different values", bd->var->name->str), -1;
         maps[it->item] = it->map;
