@@ -168,8 +168,8 @@ static Expr *layout_map(Conv *C, const char *from, const char *to, const TensorT
 /* R.nn.pad(w, pad_width=...) adding more[d] entries after each axis d. */
 static Expr *pad_axes(Module *m, Expr *w, int rank, const int64_t *more, Loc loc)
 {
-    int64_t pw[32] = { 0 };
-    for (int d = 0; d < rank && d < 16; d++)
+    int64_t pw[2 * OP_MAX_RANK] = { 0 };
+    for (int d = 0; d < rank && d < OP_MAX_RANK; d++)
         pw[2 * d + 1] = more[d];
     static const char *const keys[] = { "pad_width", "pad_value" };
     return call_new(m, "R.nn.pad", w, keys,
@@ -250,9 +250,7 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
         return note_add(C->notes, loc, "left %s: %s needs padding, which pools do not take", y, w->data), 0;
     Expr *wval = conv ? e->u.call.args[1] : NULL, *wmap = NULL;
     TensorType wsrc = in[conv ? 1 : 0];
-    int64_t cin = 0, cpad = 0, more[16] = { 0 };
-    if (wsrc.ndim > 16)
-        return note_add(C->notes, loc, "left %s: the kernel has more than 16 dimensions", y), 0;
+    int64_t cin = 0, cpad = 0, more[OP_MAX_RANK] = { 0 };   /* a TensorType has at most OP_MAX_RANK dimensions */
     if (conv && xpad) {
         /* the data's channels grow from C to Cp: the kernel's input channels follow, with zeros */
         if (groups_of(e) != 1)

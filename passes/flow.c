@@ -537,10 +537,9 @@ static Expr *split_stacked(Sweep *S, const Expr *e, Expr *x_t, const Expr *map, 
  * operator. items/n: its tensor operands; nout: its results (tuple: the
  * call returns a tuple). A legalized operator is built in m's arena. NULL
  * with why filled when flow cannot look inside. */
-static Func *callee_of(Sweep *S, Module *m, const Expr *e, int tuple, const OpInfo **opp, Expr *const **itemsp,
-                       int *np, int *noutp, char *why, size_t cap)
+static Func *callee_of(Module *m, const Expr *e, int tuple, const OpInfo **opp, Expr *const **itemsp, int *np,
+                       int *noutp, char *why, size_t cap)
 {
-    (void)S;
     Func *f = call_tir_callee(e);
     const OpInfo *op = NULL;
     *opp = NULL;
@@ -645,7 +644,7 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     sm.arena = S->stage;
     FlowTir r;
     const Expr *maps[1] = { map };
-    Func *f = callee_of(S, &sm, e, 0, &op, &items, &n, &nout, why, cap);
+    Func *f = callee_of(&sm, e, 0, &op, &items, &n, &nout, why, cap);
     /* the names and scope stamps are m's, in one place at a time */
     m->names = sm.names;
     m->stamp = sm.stamp;
@@ -765,7 +764,7 @@ static int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
     const OpInfo *op;
     Expr *const *items;
     int n, nout, count = 0;
-    Func *f = callee_of(S, m, e, 1, &op, &items, &n, &nout, why, cap);
+    Func *f = callee_of(m, e, 1, &op, &items, &n, &nout, why, cap);
     if (!f)
         return -1;
     const Expr *maps[FLOW_MAX_OUT] = { 0 }, *pad = NULL;
