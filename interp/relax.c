@@ -445,19 +445,13 @@ static Value *eval(Env *E, const Expr *e)
     }
 }
 
-/* A value's type as the text writes it: float32 (1, 8, 5, 5). */
+/* A value's type as the text writes it (type_str). */
 static void value_str(const Value *v, char *buf, size_t cap)
 {
-    size_t n = 0;
-    if (v->kind == VAL_TUPLE) {
+    if (v->kind == VAL_TUPLE)
         snprintf(buf, cap, "a tuple of %d", v->n);
-        return;
-    }
-    n += (size_t)snprintf(buf + n, cap - n, "%s (", dtype_name(v->t->dtype));
-    for (int d = 0; d < v->t->ndim && n < cap; d++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? ", " : "", (long long)v->t->shape[d]);
-    if (n < cap)
-        snprintf(buf + n, cap - n, "%s)", v->t->ndim == 1 ? "," : "");
+    else
+        type_str(buf, cap, dtype_name(v->t->dtype), v->t->ndim, v->t->shape);
 }
 
 /* Whether v fits what s says of it (what s leaves open, such as a symbolic
@@ -490,21 +484,15 @@ static int value_fits(const Value *v, const StructInfo *s)
 
 static void sinfo_str(const StructInfo *s, char *buf, size_t cap)
 {
-    size_t n = 0;
-    if (s->kind != SI_TENSOR || !s->shape || s->ndim < 0) {
+    int64_t dims[TENSOR_MAX_RANK];
+    if (s->kind != SI_TENSOR || !s->shape || s->ndim < 0 || s->ndim > TENSOR_MAX_RANK) {
         snprintf(buf, cap, s->kind == SI_TUPLE ? "a tuple of %d" : "another kind of value", s->nfields);
         return;
     }
-    n += (size_t)snprintf(buf + n, cap - n, "%s (", s->dtype == DT_VOID ? "any" : dtype_name(s->dtype));
-    for (int d = 0; d < s->ndim && n < cap; d++) {
-        int64_t e;
-        if (expr_const_int(s->shape[d], &e) == 0)
-            n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? ", " : "", (long long)e);
-        else
-            n += (size_t)snprintf(buf + n, cap - n, "%s?", d ? ", " : "");
-    }
-    if (n < cap)
-        snprintf(buf + n, cap - n, "%s)", s->ndim == 1 ? "," : "");
+    for (int d = 0; d < s->ndim; d++)
+        if (expr_const_int(s->shape[d], &dims[d]) || dims[d] < 0)
+            dims[d] = -1;
+    type_str(buf, cap, s->dtype == DT_VOID ? "any" : dtype_name(s->dtype), s->ndim, dims);
 }
 
 static int misfit(Env *E, Loc loc, const char *what, const Value *v, const StructInfo *s)

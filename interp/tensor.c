@@ -389,6 +389,16 @@ done:
 
 /* ---- summaries and comparison ---- */
 
+void type_str(char *buf, size_t cap, const char *dtype, int ndim, const int64_t *shape)
+{
+    size_t n = (size_t)snprintf(buf, cap, "%s (", dtype);
+    for (int d = 0; d < ndim && n < cap; d++)
+        n += shape[d] < 0 ? (size_t)snprintf(buf + n, cap - n, "%s?", d ? ", " : "")
+                          : (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? ", " : "", (long long)shape[d]);
+    if (n < cap)
+        snprintf(buf + n, cap - n, "%s)", ndim == 1 ? "," : "");
+}
+
 void tensor_summary(FILE *out, const char *name, const Tensor *t)
 {
     uint64_t h = UINT64_C(14695981039346656037);
@@ -396,10 +406,9 @@ void tensor_summary(FILE *out, const char *name, const Tensor *t)
     size_t bytes = (size_t)t->count * (size_t)dtype_size(t->dtype);
     for (size_t i = 0; i < bytes; i++)
         h = (h ^ b[i]) * UINT64_C(1099511628211);
-    fprintf(out, "%s: %s (", name, dtype_name(t->dtype));
-    for (int i = 0; i < t->ndim; i++)
-        fprintf(out, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
-    fprintf(out, "%s) fnv1a %016llx:", t->ndim == 1 ? "," : "", (unsigned long long)h);
+    char ty[256];
+    type_str(ty, sizeof ty, dtype_name(t->dtype), t->ndim, t->shape);
+    fprintf(out, "%s: %s fnv1a %016llx:", name, ty, (unsigned long long)h);
     for (int64_t i = 0; i < t->count && i < 8; i++) {
         if (tensor_is_poison(t, i))
             fputs(" undef", out);

@@ -49,6 +49,10 @@ int tensor_write_npy(const Tensor *t, const char *path);
 /* Returns NULL and fills err on failure. */
 Tensor *tensor_read_npy(const char *path, char *err, size_t errlen);
 
+/* A type as the text writes it: float32 (1, 8, 5, 5), a dimension below 0
+ * as ? (symbolic), a single one as (8,). */
+void type_str(char *buf, size_t cap, const char *dtype, int ndim, const int64_t *shape);
+
 /* One line: shape, dtype, checksum (FNV-1a of the bytes), first values. */
 void tensor_summary(FILE *out, const char *name, const Tensor *t);
 
