@@ -156,6 +156,44 @@ static const char *str_of(const Expr *e, const char *dflt)
     return e && e->kind == E_STR ? e->u.str.s : dflt;
 }
 
+/* The axis an operator acts on when the call does not say: R.nn.softmax
+ * the last dimension, R.nn.batch_norm the channels (1), R.concat and
+ * R.split the first. One place, read by shape inference and by every pass
+ * that renumbers or inspects the attribute. */
+static int axis_default(const Op *o, int64_t *v)
+{
+    switch (o->kind) {
+    case K_SOFTMAX: *v = -1; return 0;
+    case K_BATCHNORM: *v = 1; return 0;
+    case K_CONCAT: case K_SPLIT: *v = 0; return 0;
+    default: return -1;
+    }
+}
+
+/* The axis attribute in [0, rank), or the default. */
+static int read_axis(const Expr *call, int rank, int *axis, OpError *err)
+{
+    const Op *o = find_op(call->u.call.op->str);
+    int64_t v;
+    if (!o || axis_default(o, &v))
+        return fail(err, call->loc, "%s has no axis", call->u.call.op->str);
+    const Expr *e = attr(call, "axis");
+    if (e && int_of(e, &v))
+        return fail(err, e->loc, "axis is an integer");
+    if (v < 0)
+        v += rank;
+    if (v < 0 || v >= rank)
+        return fail(err, e ? e->loc : call->loc, "axis is out of range for a tensor of rank %d", rank);
+    *axis = (int)v;
+    return 0;
+}
+
+int op_axis(const Expr *call, int rank, int *axis)
+{
+    OpError err;
+    return call->kind == E_CALL ? read_axis(call, rank, axis, &err) : -1;
+}
+
 static int check_attrs(const Op *o, const Expr *call, OpError *err)
 {
     for (int i = 0; i < call->u.call.nkw; i++) {
@@ -532,17 +570,10 @@ static int infer_pool(const Expr *call, const TensorType *a, Plan *p, OpError *e
 
 static int infer_softmax(const Expr *call, const TensorType *a, Plan *p, OpError *err)
 {
-    int64_t ax = -1;
-    const Expr *axis = attr(call, "axis");
-    if (axis && int_of(axis, &ax))
-        return fail(err, axis->loc, "axis is an integer");
-    if (ax < 0)
-        ax += a->ndim;
-    if (ax < 0 || ax >= a->ndim)
-        return fail(err, axis ? axis->loc : call->loc, "axis is out of range for a tensor of rank %d", a->ndim);
+    if (read_axis(call, a->ndim, &p->axis, err))
+        return -1;
     if (!dtype_is_float(a->dtype))
         return fail(err, call->loc, "R.nn.softmax takes a float tensor");
-    p->axis = (int)ax;
     p->out = *a;
     return 0;
 }
@@ -592,15 +623,9 @@ static int volume_differs(const TensorType *a, const TensorType *b)
 
 static int infer_concat(const Expr *call, const TensorType *a, int n, Plan *p, OpError *err)
 {
-    int64_t ax = 0;
-    const Expr *axis = attr(call, "axis");
-    if (axis && int_of(axis, &ax))
-        return fail(err, axis->loc, "axis is an integer");
-    if (ax < 0)
-        ax += a[0].ndim;
-    if (ax < 0 || ax >= a[0].ndim)
-        return fail(err, axis ? axis->loc : call->loc, "axis is out of range for a tensor of rank %d", a[0].ndim);
-    p->axis = (int)ax;
+    if (read_axis(call, a[0].ndim, &p->axis, err))
+        return -1;
+    int ax = p->axis;
     p->out = a[0];
     p->out.shape[ax] = 0;
     for (int i = 0; i < n; i++) {
@@ -651,15 +676,11 @@ static int infer_layout(const Expr *call, const TensorType *a, Plan *p, OpError 
 
 static int infer_split(const Expr *call, const TensorType *a, Plan *p, OpError *err)
 {
-    int64_t ax = 0, v[OP_MAX_ARGS];
-    const Expr *axis = attr(call, "axis"), *ios = attr(call, "indices_or_sections");
-    if (axis && int_of(axis, &ax))
-        return fail(err, axis->loc, "axis is an integer");
-    if (ax < 0)
-        ax += a->ndim;
-    if (ax < 0 || ax >= a->ndim)
-        return fail(err, axis ? axis->loc : call->loc, "axis is out of range for a tensor of rank %d", a->ndim);
-    p->axis = (int)ax;
+    int64_t v[OP_MAX_ARGS];
+    const Expr *ios = attr(call, "indices_or_sections");
+    if (read_axis(call, a->ndim, &p->axis, err))
+        return -1;
+    int ax = p->axis;
     int64_t e = a->shape[ax], starts[OP_MAX_ARGS + 1];
     int n;
     if (ios && int_of(ios, &v[0]) == 0) {
@@ -696,14 +717,10 @@ static int infer_split(const Expr *call, const TensorType *a, Plan *p, OpError *
 
 static int infer_batchnorm(const Expr *call, const TensorType *a, Plan *p, OpError *err)
 {
-    int64_t ax = 1;
-    const Expr *axis = attr(call, "axis"), *eps = attr(call, "epsilon"), *tr = attr(call, "training");
-    if (axis && int_of(axis, &ax))
-        return fail(err, axis->loc, "axis is an integer");
-    if (ax < 0)
-        ax += a[0].ndim;
-    if (ax < 0 || ax >= a[0].ndim)
-        return fail(err, axis ? axis->loc : call->loc, "axis is out of range for a tensor of rank %d", a[0].ndim);
+    const Expr *eps = attr(call, "epsilon"), *tr = attr(call, "training");
+    if (read_axis(call, a[0].ndim, &p->axis, err))
+        return -1;
+    int ax = p->axis;
     if (tr && tr->kind == E_BOOL && tr->u.b)
         return fail(err, tr->loc, "R.nn.batch_norm runs in inference mode only");
     p->pad_value = 1e-5;
@@ -715,7 +732,6 @@ static int infer_batchnorm(const Expr *call, const TensorType *a, Plan *p, OpErr
                         (long long)a[0].shape[ax]);
     if (!dtype_is_float(a[0].dtype))
         return fail(err, call->loc, "R.nn.batch_norm takes float tensors");
-    p->axis = (int)ax;
     p->out = a[0];
     p->nout = 3;
     p->more[0] = a[3];

@@ -35,6 +35,13 @@ typedef struct OpInfo {
 } OpInfo;
 
 const OpInfo *op_find(const char *name);
+
+/* The one dimension a call of R.nn.softmax, R.nn.batch_norm, R.concat or
+ * R.split acts on, in [0, rank): its axis attribute, or the operator's
+ * default when the call omits it. Every reader of the attribute goes
+ * through here. Returns 0, or -1 (no such operator, axis not a constant
+ * in range). */
+int op_axis(const Expr *call, int rank, int *axis);
 const OpInfo *op_registry(int *n);
 
 /* Checks the call (a registered operator applied to arguments of the given

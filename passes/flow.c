@@ -314,16 +314,18 @@ static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr
             return NULL;
     const char *keys[4];
     Expr *vals[4];
-    int nset = 0;
+    int nset = 0, ax;
+    if (sm) {
+        if (op_axis(call, r, &ax) || q[ax] < 0)
+            return NULL;
+        keys[nset] = "axis";
+        vals[nset++] = expr_int(&m->arena, q[ax], DT_VOID, call->loc);
+    }
     for (int k = 0; k < call->u.call.nkw && nset < 4; k++) {
         const char *key = call->u.call.kw[k]->str;
         Expr *v = call->u.call.args[call->u.call.nargs + k], *nv = NULL;
         int64_t x;
-        if ((sm && !strcmp(key, "axis")) ) {
-            if (attr_int(v, &x) || (x < 0 ? x += r : x) < 0 || x >= r || q[x] < 0)
-                return NULL;
-            nv = expr_int(&m->arena, q[x], DT_VOID, v->loc);
-        } else if (sl && !strcmp(key, "axes")) {
+        if (sl && !strcmp(key, "axes")) {
             if (v->kind != E_LIST && v->kind != E_TUPLE)
                 return NULL;
             nv = expr_new(&m->arena, E_LIST, v->loc);
@@ -471,21 +473,19 @@ static int flow_concat(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad
 {
     Module *m = S->m;
     Expr *e = bd->value;
-    const Expr *tup = e->u.call.args[0], *ax = call_kwarg(e, "axis");
-    int64_t k;
+    const Expr *tup = e->u.call.args[0];
+    int k;
     if (tup->kind != E_TUPLE || tup->u.list.n < 1 || tup->u.list.n > FLOW_MAX_ARGS)
         return snprintf(why, cap, "R.concat's operands are not a tuple written in place"), -1;
-    if (!ax || expr_const_int(ax, &k))
-        return snprintf(why, cap, "R.concat's axis is not a constant"), -1;
     int n = tup->u.list.n, j;
     TensorType t[FLOW_MAX_ARGS], pt[FLOW_MAX_ARGS], ot;
     int64_t start[FLOW_MAX_ARGS];
     for (int i = 0; i < n; i++)
         if (value_type(tup->u.list.items[i], &t[i]))
             return snprintf(why, cap, "the operands of R.concat have no static shape"), -1;
-    if (k < 0)
-        k += t[0].ndim;
-    if (stacks(S, "R.concat", map, pad, t, n, (int)k, &j, start, pt, &ot, why, cap))
+    if (op_axis(e, t[0].ndim, &k))
+        return snprintf(why, cap, "R.concat's axis is not a constant"), -1;
+    if (stacks(S, "R.concat", map, pad, t, n, k, &j, start, pt, &ot, why, cap))
         return -1;
     Expr *nt = expr_new(&m->arena, E_TUPLE, tup->loc);
     nt->u.list.n = n;
@@ -514,16 +514,15 @@ static Expr *split_stacked(Sweep *S, const Expr *e, Expr *x_t, const Expr *map, 
 {
     Module *m = S->m;
     TensorType t[FLOW_MAX_OUT], pt[FLOW_MAX_OUT], ot;
-    int64_t start[FLOW_MAX_OUT], k;
-    int j;
+    int64_t start[FLOW_MAX_OUT];
+    int j, k;
     char why[200];
-    const Expr *ax = call_kwarg(e, "axis");
-    if (n > FLOW_MAX_OUT || n > FLOW_MAX_ARGS || !ax || attr_int(ax, &k) || (k < 0 ? k += rank : k) < 0 || k >= rank)
+    if (n > FLOW_MAX_OUT || n > FLOW_MAX_ARGS || op_axis(e, rank, &k))
         return NULL;
     for (int i = 0; i < n; i++)
         if (sinfo_shape(old->fields[i], &t[i].dtype, &t[i].ndim, t[i].shape))
             return NULL;
-    if (stacks(S, "R.split", map, NULL, t, n, (int)k, &j, start, pt, &ot, why, sizeof why))
+    if (stacks(S, "R.split", map, NULL, t, n, k, &j, start, pt, &ot, why, sizeof why))
         return NULL;
     static const char *const keys[] = { "axis", "indices_or_sections" };
     Expr *c = call_with_attrs(m, e, keys,
