@@ -166,7 +166,7 @@ int im_equal(const IndexMap *a, const IndexMap *b)
     if (a->nout != b->nout)
         return 0;
     for (int k = 0; k < a->nout; k++)
-        if (!im_sum_equal(a->out[k], b->out[k]))
+        if (!im_sum_equal(a->out[k], b->out[k]) || a->obox[k] != b->obox[k])
             return 0;
     return 1;
 }
@@ -800,6 +800,9 @@ int im_is_identity(const IndexMap *m)
 {
     if (m->nin != m->nout)
         return 0;
+    for (int i = 0; i < m->nin; i++)
+        if (m->box[i] != m->obox[i])
+            return 0;
     int proved = 1;
     for (int i = 0; i < m->nin && proved; i++) {
         ImTerm whole = { .coef = 1, .var = i, .lo = 1 };
@@ -1171,13 +1174,8 @@ IndexMap *im_compose(Arena *a, const IndexMap *g, const IndexMap *f)
     if (c.overflow)
         return NULL;
     m->out = out;
-    /* g's output box, or a tighter one where the composed form is bounded lower. */
-    m->obox = arena_array(a, (size_t)g->nout + 1, sizeof *m->obox);
-    for (int k = 0; k < g->nout; k++) {
-        int64_t mn, mx;
-        sum_bounds(&c, out[k], &mn, &mx);
-        m->obox[k] = mx + 1 < g->obox[k] ? mx + 1 : g->obox[k];
-    }
+    /* The codomain is g's output box even where the composite's image is
+     * smaller: that part of the box is padding (f's, carried through g). */
     return m;
 }
 

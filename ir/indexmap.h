@@ -83,7 +83,8 @@ int im_layout_check(const char *layout, const int64_t *shape, int rank, ImError 
 void im_apply(const IndexMap *m, const int64_t *in, int64_t *out);
 int64_t im_eval_sum(const ImSum *s, const int64_t *in);
 
-/* Whether the map is the identity on its box (decided on the normal form). */
+/* Whether the map is the identity on its box, onto a box of the same
+ * extents (decided on the normal form). */
 int im_is_identity(const IndexMap *m);
 
 /* Decides the kind of the map. For IM_NOT_INJECTIVE, wa and wb (nin entries
@@ -94,8 +95,9 @@ ImKind im_classify(const IndexMap *m, int64_t *wa, int64_t *wb);
 /* The same without enumeration: IM_UNKNOWN outside the digit class. */
 ImKind im_classify_symbolic(const IndexMap *m, int64_t *wa, int64_t *wb);
 
-/* g after f: (g . f)(x) = g(f(x)), over f's box. g must have been read over
- * f's output box. */
+/* g after f: (g . f)(x) = g(f(x)), over f's box, into g's output box (which
+ * may be larger than the image: f's padding carried through g). g must have
+ * been read over f's output box. NULL when they do not chain. */
 IndexMap *im_compose(Arena *a, const IndexMap *g, const IndexMap *f);
 
 /* The inverse of an injective map in the digit class, read over the output

@@ -563,7 +563,8 @@ static int plan_writer(Plan *P, int i)
         IndexMap *inv = im_inverse(P->scratch, P->im[i], &pred, &npred, &err);
         if (!inv)
             return FAIL(P, "the map for %s: %s", B->name->str, err.msg);
-        if (!im_is_identity(im_compose(P->scratch, P->im[i], inv)))
+        IndexMap *round = im_compose(P->scratch, P->im[i], inv);
+        if (!round || !im_is_identity(round))
             return FAIL(P, "the padding of %s does not lie outside the image of its map", B->name->str);
     }
     LoadList L;

@@ -83,6 +83,22 @@ static IndexMap *map_of(Arena *a, const Fold *F, const Expr *lt, ImKind *kind)
     return im && (*kind == IM_BIJECTIVE || *kind == IM_PADDED) ? im : NULL;
 }
 
+/* Whether R.layout_transform(x, map) gives c's output box: a composite
+ * whose image is smaller (NCHW4c's padding taken back to NCHW) would
+ * drop the padding as one rewrite. */
+static int fills(const Fold *F, const Expr *x, const Expr *map, const IndexMap *c)
+{
+    DType dt;
+    int nd;
+    int64_t sh[IM_MAX_RANK];
+    ImError err;
+    Arena tmp = { 0 };
+    IndexMap *im = shape_of(F, x, &dt, &nd, sh) == 0 && nd == map->u.map.nparams ? im_from_expr(&tmp, map, sh, &err) : NULL;
+    int ok = im && im->nout == c->nout && memcmp(im->obox, c->obox, (size_t)c->nout * sizeof *c->obox) == 0;
+    arena_free(&tmp);
+    return ok;
+}
+
 /* z = lt(y, M2, p2) with y = lt(x, M1, p1): z = lt(x, M2 . M1, p). Padding of
  * either survives the composition; where both pad, the values must agree. */
 static int compose(Fold *F, Binding *bd)
@@ -109,7 +125,13 @@ static int compose(Fold *F, Binding *bd)
     if (k2 == IM_PADDED && h2)
         pad = call_kwarg(e, "pad_value");
     IndexMap *c = im_compose(a, m2, m1);
-    e = layout_transform_new(F->m, y->u.call.args[0], im_to_expr(a, &F->m->names, c), (Expr *)pad, e->loc);
+    Expr *cm = c ? im_to_expr(a, &F->m->names, c) : NULL;
+    if (!cm || !fills(F, y->u.call.args[0], cm, c)) {
+        note_add(F->notes, bd->loc, "kept: composed with %s, one rewrite would not give the padded shape",
+                 yb->var->name->str);
+        return 0;
+    }
+    e = layout_transform_new(F->m, y->u.call.args[0], cm, (Expr *)pad, e->loc);
     bd->value = e;
     note_add(F->notes, bd->loc, "composed with the rewrite of %s at line %d", yb->var->name->str, yb->loc.line);
     return 1;
