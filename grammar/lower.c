@@ -317,10 +317,15 @@ static Buffer *find_buffer(Reader *R, const Sx *e)
     return NULL;
 }
 
-static Expr **lower_indices(Reader *R, const SxList *items, int slices)
+/* The indices of A[i, j], and their count in *n: none for A[()], as TVM
+ * writes a rank-0 buffer's only element. */
+static Expr **lower_indices(Reader *R, const SxList *items, int slices, int *n)
 {
-    Expr **idx = arena_array(R->a, (size_t)items->n, sizeof(Expr *));
-    for (int i = 0; i < items->n; i++) {
+    *n = items->n;
+    if (items->n == 1 && items->items[0]->kind == SX_TUPLE && items->items[0]->u.elems.n == 0)
+        *n = 0;
+    Expr **idx = arena_array(R->a, (size_t)*n + 1, sizeof(Expr *));
+    for (int i = 0; i < *n; i++) {
         const Sx *it = items->items[i];
         if (it->kind == SX_SLICE) {
             if (!slices) {
@@ -349,8 +354,7 @@ static Expr *lower_load(Reader *R, const Sx *e)
         return NULL;
     Expr *x = expr_new(R->a, E_LOAD, e->loc);
     x->u.load.buf = b;
-    x->u.load.n = e->u.index.items.n;
-    if (!(x->u.load.idx = lower_indices(R, &e->u.index.items, 0)))
+    if (!(x->u.load.idx = lower_indices(R, &e->u.index.items, 0, &x->u.load.n)))
         return NULL;
     return x;
 }
@@ -778,7 +782,8 @@ static int lower_region(Reader *R, const Sx *e, Region **out, int *n, int *cap)
     Buffer *b = find_buffer(R, e->u.index.obj);
     if (!b)
         return -1;
-    Expr **idx = lower_indices(R, &e->u.index.items, 1);
+    int nidx;
+    Expr **idx = lower_indices(R, &e->u.index.items, 1, &nidx);
     if (!idx)
         return -1;
     if (*n == *cap) {
@@ -791,7 +796,7 @@ static int lower_region(Reader *R, const Sx *e, Region **out, int *n, int *cap)
     Region *r = &(*out)[(*n)++];
     r->buf = b;
     r->idx = idx;
-    r->n = e->u.index.items.n;
+    r->n = nidx;
     r->loc = e->loc;
     return 0;
 }
@@ -982,8 +987,7 @@ static Stmt *lower_store(Reader *R, const St *st)
         return NULL;
     Stmt *s = stmt_new(R->a, S_STORE, st->loc);
     s->u.store.buf = b;
-    s->u.store.n = t->u.index.items.n;
-    if (!(s->u.store.idx = lower_indices(R, &t->u.index.items, 0)))
+    if (!(s->u.store.idx = lower_indices(R, &t->u.index.items, 0, &s->u.store.n)))
         return NULL;
     if (!(s->u.store.value = lower_texpr(R, st->u.assign.value)))
         return NULL;
