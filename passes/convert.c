@@ -36,8 +36,9 @@ typedef struct Conv {
     const Want *want;
     Binding **out;
     int nout, cap;
-    /* rewrites made so far in this block, reused for the same operand and layout */
-    struct Made { const Var *x; const char *layout; Expr *v; } *made;
+    /* rewrites made so far in this block, reused for the same rewrite (map,
+     * padding) of the same operand: the layout it comes from is part of it */
+    struct Made { const Var *x; const Expr *value; Expr *v; } *made;
     int nmade, capmade;
 } Conv;
 
@@ -196,18 +197,19 @@ static Expr *crop_new(Module *m, Expr *x, const TensorType *t, Loc loc)
     return call_new(m, "R.crop", x, keys, vals, 3, loc);
 }
 
-/* The rewrite of operand x (given as value) into layout, made once per block. */
+/* The rewrite of operand x (given as value) into layout, made once per
+ * block: an operand read in two layouts gets two rewrites. */
 static Expr *rewrite_operand(Conv *C, const RBlock *rb, Expr *x, Expr *value, const char *layout,
                              const TensorType *t, Loc loc)
 {
     for (int i = 0; x->kind == E_VAR && i < C->nmade; i++)
-        if (C->made[i].x == x->u.var && strcmp(C->made[i].layout, layout) == 0)
+        if (C->made[i].x == x->u.var && expr_equal(C->made[i].value, value))
             return C->made[i].v;
     char nm[160];
     snprintf(nm, sizeof nm, "%.100s_%.30s", x->kind == E_VAR ? x->u.var->name->str : "c", layout);
     Expr *v = bind_new(C, rb, nm, value, t, loc);
     if (x->kind == E_VAR) {
-        struct Made mk = { x->u.var, arena_strndup(&C->m->arena, layout, strlen(layout)), v };
+        struct Made mk = { x->u.var, value, v };
         if (C->nmade == C->capmade) {
             C->capmade = C->capmade ? 2 * C->capmade : 16;
             struct Made *g = arena_array(&C->m->arena, (size_t)C->capmade, sizeof *g);
