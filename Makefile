@@ -59,6 +59,7 @@ check: build/lopt-check build/unit build/unit-indexmap
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/fixed_point.sh
 	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then $(PYTHON) testsuite/numpy_check.py build/lopt-check; \
 	else echo "numpy_check: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
+	$(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --check-slice
 
 # Coverage: an instrumented build runs the same tests, lcov sums the lines.
 COVDIRS = grammar ir interp printer passes cli
@@ -86,6 +87,12 @@ fuzz: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_parse.c
 	./build/fuzz_parse -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	  -dict=testsuite/fuzz/tir.dict build/fuzz-corpus
 
+# The model fuzzer: random valid modules through every pipeline users run, under
+# the sanitizers with --verify-exec, for FUZZ_SECONDS; failures are reduced into
+# build/fuzz-found/.
+fuzz-models: build/lopt-check
+	$(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --seconds $(FUZZ_SECONDS) --reduce
+
 # The index-map algebra under libFuzzer, checked by enumeration on every accepted map.
 fuzz-map: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_map.c testsuite/unit/maps.c
 	@mkdir -p build/fuzz-map-corpus
@@ -102,4 +109,4 @@ install: lopt
 clean:
 	rm -rf lopt build
 
-.PHONY: all check coverage fuzz fuzz-map install clean
+.PHONY: all check coverage fuzz fuzz-map fuzz-models install clean

@@ -380,6 +380,13 @@ def write_found(outdir, m, finding, counters):
 
 # ---- the campaign ----------------------------------------------------------
 
+# make check's slice: fixed seeds that passed every pipeline when the slice
+# was chosen (seeds 1..150 of the generator, without the ones that then hit
+# open bugs: 3,11,25,27,39,42,60,69,74,77,82,85,87,90,96,100,103,104,121,
+# 123,124,141,148). About 125 modules, 30 s on two cores.
+CHECK_FAILING = {3, 11, 25, 27, 39, 42, 60, 69, 74, 77, 82, 85, 87, 90, 96, 100, 103, 104, 121, 123, 124, 141, 148}
+CHECK_SEEDS = [s for s in range(1, 151) if s not in CHECK_FAILING]
+
 def parse_seeds(s):
     out = []
     for part in s.split(","):
@@ -407,6 +414,8 @@ def main():
     ap.add_argument("--check", action="store_true", help="exit 1 when a seed not in --known fails")
     ap.add_argument("--known", default="", help="seeds expected to fail")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--check-slice", action="store_true",
+                    help="make check: the fixed seeds of CHECK_SEEDS, --check, no excess, progress")
     a = ap.parse_args()
     Ctx.lopt = os.path.abspath(a.lopt)
     Ctx.timeout = a.timeout
@@ -417,6 +426,12 @@ def main():
             print("# seed %d" % s)
             sys.stdout.write(modelgen.generate(s).text())
         return 0
+    if a.check_slice:
+        a.seeds = ",".join(map(str, CHECK_SEEDS))
+        a.check = a.no_excess = True
+        a.progress = 25
+    else:
+        a.progress = 0
     known = set(parse_seeds(a.known))
     if a.seeds:
         seeds = parse_seeds(a.seeds)
@@ -455,7 +470,9 @@ def main():
                     seen[f.sig] = (f, seed)
                     if not a.quiet:
                         print("new: seed %d %s [%s] %s" % (seed, f.cls, f.pipe, f.symptom), flush=True)
-            if not a.quiet and time.time() - last > 10:
+            if a.progress and nmod % a.progress == 0:
+                print("fuzz-models: %d/%d modules, %d failing" % (nmod, len(seeds), len(failed_seeds)), flush=True)
+            if not a.quiet and not a.progress and time.time() - last > 10:
                 last = time.time()
                 el = last - t0
                 print("... %d modules, %.1f/s, %d distinct failures" % (nmod, nmod / el, len(seen)), flush=True)
