@@ -1294,9 +1294,10 @@ static void legal_pool(B *b, const Op *o, Buffer **in, Buffer *out, const Plan *
             }
             cnt[k] = c;
         }
+        /* a window wholly in the padding counts 1 (its sum is 0, and so is its average) */
         Expr *cs = expr_new(b->a, E_CAST, b->loc);
         cs->u.cast.dtype = dt;
-        cs->u.cast.a = bin(b, B_MUL, cnt[0], cnt[1]);
+        cs->u.cast.a = intrin(b, "T.max", bin(b, B_MUL, cnt[0], cnt[1]), num(b, 1));
         count = cs;
     }
     nest_end(b, &u, "avg_pool2d_divide", NULL, store(b, out, u.x, bin(b, B_DIV, load(b, out, u.x), count)));
