@@ -292,6 +292,7 @@ typedef struct Plan {
     int64_t pool[2];
     double pad_value;
     int axis;
+    int center, scale;         /* batch_norm: add beta, multiply by gamma */
     int nout;                  /* outputs: out, then more[0], more[1], ... */
     TensorType more[OP_MAX_ARGS];
 } Plan;
@@ -717,7 +718,8 @@ static int infer_split(const Expr *call, const TensorType *a, Plan *p, OpError *
 
 static int infer_batchnorm(const Expr *call, const TensorType *a, Plan *p, OpError *err)
 {
-    const Expr *eps = attr(call, "epsilon"), *tr = attr(call, "training");
+    const Expr *eps = attr(call, "epsilon"), *tr = attr(call, "training"), *ce = attr(call, "center"),
+               *sc = attr(call, "scale");
     if (read_axis(call, a[0].ndim, &p->axis, err))
         return -1;
     int ax = p->axis;
@@ -726,6 +728,10 @@ static int infer_batchnorm(const Expr *call, const TensorType *a, Plan *p, OpErr
     p->pad_value = 1e-5;
     if (eps && num_of(eps, &p->pad_value))
         return fail(err, eps->loc, "epsilon is a number");
+    if ((ce && ce->kind != E_BOOL) || (sc && sc->kind != E_BOOL))
+        return fail(err, (ce && ce->kind != E_BOOL ? ce : sc)->loc, "center and scale are True or False");
+    p->center = !ce || ce->u.b;
+    p->scale = !sc || sc->u.b;
     for (int i = 1; i < 5; i++)
         if (a[i].ndim != 1 || a[i].shape[0] != a[0].shape[ax] || a[i].dtype != a[0].dtype)
             return fail(err, call->loc, "R.nn.batch_norm: argument %d is not a vector of the %lld channels", i + 1,
@@ -1408,10 +1414,13 @@ static void legal_batchnorm(B *b, Buffer **in, Buffer **outs, const Plan *p)
     nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
     Expr *c[1] = { t.x[p->axis] };
     DType dt = p->out.dtype;
-    /* (x - mean) / sqrt(var + epsilon) * gamma + beta */
-    Expr *norm = bin(b, B_DIV, bin(b, B_SUB, load(b, in[0], t.x), load(b, in[3], c)),
-                     intrin(b, "T.sqrt", bin(b, B_ADD, load(b, in[4], c), typed(b, p->pad_value, dt)), NULL));
-    Expr *val = bin(b, B_ADD, bin(b, B_MUL, norm, load(b, in[1], c)), load(b, in[2], c));
+    /* (x - mean) / sqrt(var + epsilon), times gamma when scale, plus beta when center */
+    Expr *val = bin(b, B_DIV, bin(b, B_SUB, load(b, in[0], t.x), load(b, in[3], c)),
+                    intrin(b, "T.sqrt", bin(b, B_ADD, load(b, in[4], c), typed(b, p->pad_value, dt)), NULL));
+    if (p->scale)
+        val = bin(b, B_MUL, val, load(b, in[1], c));
+    if (p->center)
+        val = bin(b, B_ADD, val, load(b, in[2], c));
     nest_end(b, &t, "batch_norm", NULL, store(b, outs[0], t.x, val));
     for (int k = 1; k < 3; k++) {
         Nest u;
