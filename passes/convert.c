@@ -197,13 +197,26 @@ static Expr *crop_new(Module *m, Expr *x, const TensorType *t, Loc loc)
     return call_new(m, "R.crop", x, keys, vals, 3, loc);
 }
 
+/* Whether two rewrites of x are one: the same map on x's shape and the
+ * same padding, or the same expression. */
+static int same_value(const Expr *x, const Expr *a, const Expr *b)
+{
+    if (!is_layout_transform(a) || !is_layout_transform(b))
+        return expr_equal(a, b);
+    Arena tmp = { 0 };
+    int same = same_pad(call_kwarg(a, "pad_value"), call_kwarg(b, "pad_value")) &&
+               same_rewrite(&tmp, call_kwarg(a, "index_map"), call_kwarg(b, "index_map"), x->u.var->sinfo);
+    arena_free(&tmp);
+    return same;
+}
+
 /* The rewrite of operand x (given as value) into layout, made once per
  * block: an operand read in two layouts gets two rewrites. */
 static Expr *rewrite_operand(Conv *C, const RBlock *rb, Expr *x, Expr *value, const char *layout,
                              const TensorType *t, Loc loc)
 {
     for (int i = 0; x->kind == E_VAR && i < C->nmade; i++)
-        if (C->made[i].x == x->u.var && expr_equal(C->made[i].value, value))
+        if (C->made[i].x == x->u.var && same_value(x, C->made[i].value, value))
             return C->made[i].v;
     char nm[160];
     snprintf(nm, sizeof nm, "%.100s_%.30s", x->kind == E_VAR ? x->u.var->name->str : "c", layout);
