@@ -410,6 +410,28 @@ static int infer_reshape(const Expr *call, const TensorType *a, Plan *p, OpError
     return 0;
 }
 
+/* out_dtype: the result's dtype, to which matmul and conv2d cast their operands
+ * before multiplying and accumulating (as TVM does); absent, "" or "void" keeps
+ * the operands' dtype. */
+static int out_dtype(const Expr *call, DType in, DType *out, OpError *err)
+{
+    const Expr *e = attr(call, "out_dtype");
+    *out = in;
+    if (!e || e->kind == E_NONE)
+        return 0;
+    if (e->kind != E_STR)
+        return fail(err, e->loc, "out_dtype is a dtype string, such as \"float32\"");
+    if (!*e->u.str.s || strcmp(e->u.str.s, "void") == 0)
+        return 0;
+    DType t;
+    if (dtype_parse(e->u.str.s, &t) || t == DT_VOID)
+        return fail(err, e->loc, "out_dtype \"%s\" is not a dtype", e->u.str.s);
+    if (dtype_is_float(in) && !dtype_is_float(t))
+        return fail(err, e->loc, "out_dtype %s: float operands give a float result", e->u.str.s);
+    *out = t;
+    return 0;
+}
+
 static int infer_matmul(const Expr *call, const TensorType *a, Plan *p, OpError *err)
 {
     const TensorType *x = &a[0], *y = &a[1];
@@ -423,7 +445,7 @@ static int infer_matmul(const Expr *call, const TensorType *a, Plan *p, OpError 
                         type_text(y, b2, sizeof b2));
     p->out = *x;
     p->out.shape[x->ndim - 1] = y->shape[y->ndim - 1];
-    return 0;
+    return out_dtype(call, x->dtype, &p->out.dtype, err);
 }
 
 /* The sliding window of conv2d and the pools: strides and dilation (1 or 2
@@ -479,7 +501,8 @@ static int infer_conv2d(const Expr *call, const TensorType *a, Plan *p, OpError 
     int64_t OH = window_out(p, 0, H, KH), OW = window_out(p, 1, W, KW);
     if (OH < 1 || OW < 1)
         return fail(err, call->loc, "R.nn.conv2d: the kernel is larger than the padded input");
-    p->out.dtype = x->dtype;
+    if (out_dtype(call, x->dtype, &p->out.dtype, err))
+        return -1;
     p->out.ndim = p->ol.n;
     int64_t o[4] = { N, O, OH, OW };
     if (lay_shape(&p->ol, o, p->out.shape))
@@ -1108,6 +1131,17 @@ static void legal_reshape(B *b, Buffer **in, Buffer *out, const Plan *p)
     nest_end(b, &t, "reshape", NULL, store(b, out, t.x, load(b, in[0], idx)));
 }
 
+/* x (of dtype from) as dtype to: a T.Cast when they differ. */
+static Expr *to_dtype(B *b, Expr *x, DType from, DType to)
+{
+    if (from == to)
+        return x;
+    Expr *c = expr_new(b->a, E_CAST, b->loc);
+    c->u.cast.dtype = to;
+    c->u.cast.a = x;
+    return c;
+}
+
 static void legal_matmul(B *b, Buffer **in, Buffer *out, const Plan *p)
 {
     int r = p->out.ndim;
@@ -1126,7 +1160,8 @@ static void legal_matmul(B *b, Buffer **in, Buffer *out, const Plan *p)
     ai[r - 1] = t.x[r];
     bi[r - 2] = t.x[r];
     bi[r - 1] = t.x[r - 1];
-    Expr *val = bin(b, B_ADD, load(b, out, t.x), bin(b, B_MUL, load(b, in[0], ai), load(b, in[1], bi)));
+    Expr *val = bin(b, B_ADD, load(b, out, t.x), bin(b, B_MUL, to_dtype(b, load(b, in[0], ai), in[0]->dtype, p->out.dtype),
+                                                     to_dtype(b, load(b, in[1], bi), in[1]->dtype, p->out.dtype)));
     nest_end(b, &t, "matmul", store(b, out, t.x, typed(b, 0, p->out.dtype)), store(b, out, t.x, val));
 }
 
@@ -1174,10 +1209,11 @@ static void legal_conv2d(B *b, Buffer **in, Buffer *out, const Plan *p)
         sel->u.call.args = arena_array(b->a, 3, sizeof(Expr *));
         sel->u.call.args[0] = cond;
         sel->u.call.args[1] = x;
-        sel->u.call.args[2] = typed(b, 0, p->out.dtype);
+        sel->u.call.args[2] = typed(b, 0, in[0]->dtype);
         x = sel;
     }
-    Expr *val = bin(b, B_ADD, load(b, out, yi), bin(b, B_MUL, x, load(b, in[1], wi)));
+    Expr *val = bin(b, B_ADD, load(b, out, yi), bin(b, B_MUL, to_dtype(b, x, in[0]->dtype, p->out.dtype),
+                                                     to_dtype(b, load(b, in[1], wi), in[1]->dtype, p->out.dtype)));
     nest_end(b, &t, "conv2d", store(b, out, yi, typed(b, 0, p->out.dtype)), store(b, out, yi, val));
 }
 
