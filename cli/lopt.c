@@ -397,9 +397,11 @@ static int flatten(Value *v, Tensor **ts, int n, int cap)
     return n;
 }
 
-static void output_name(char *buf, size_t cap, int i, int n)
+/* A tensor result is output; the tensors of a tuple result, even of one,
+ * are output0, output1, ... */
+static void output_name(char *buf, size_t cap, int i, const Value *v)
 {
-    if (n == 1)
+    if (v->kind == VAL_TENSOR)
         snprintf(buf, cap, "output");
     else
         snprintf(buf, cap, "output%d", i);
@@ -414,7 +416,7 @@ static int print_outputs(Exec *x, Value *v)
         n = MAXOUT;
     for (int i = 0; i < n; i++) {
         char name[32];
-        output_name(name, sizeof name, i, n);
+        output_name(name, sizeof name, i, v);
         tensor_summary(stdout, name, ts[i]);
         if (x->o->output_dir) {
             char path[4096];
@@ -449,7 +451,7 @@ static int check_exec(Module *m, const char *pass, void *data)
     for (int i = 0; i < na && i < MAXOUT && !status; i++) {
         int64_t at = 0;
         char name[32], idx[256];
-        output_name(name, sizeof name, i, na);
+        output_name(name, sizeof name, i, x->reference);
         int r = tensor_compare(a[i], b[i], x->o->ulp, &at);
         if (r == 2) {
             fprintf(stderr, "lopt: error: pass '%s' changed the shape or dtype of %s\n", pass, name);
