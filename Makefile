@@ -59,6 +59,8 @@ check: build/lopt-check build/unit build/unit-indexmap
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/fixed_point.sh
 	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then $(PYTHON) testsuite/numpy_check.py build/lopt-check; \
 	else echo "numpy_check: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
+	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then $(PYTHON) testsuite/ops_diff.py build/lopt-check --seed 1 --cases 3000; \
+	else echo "ops_diff: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
 	$(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --check-slice
 
 # Coverage: an instrumented build runs the same tests, lcov sums the lines.
@@ -101,6 +103,10 @@ fuzz-map: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_map.c testsuite/unit/maps.c
 	for f in testsuite/maps/*.tir; do sed -n "s/^# lopt: --map '\([^']*\)'.*/\1/p" $$f > build/fuzz-map-corpus/$$(basename $$f .tir); done
 	./build/fuzz_map -max_total_time=$(FUZZ_SECONDS) -max_len=512 build/fuzz-map-corpus
 
+# Every registered operator against a NumPy reference, on random cases for FUZZ_SECONDS.
+fuzz-ops: lopt
+	$(PYTHON) testsuite/ops_diff.py ./lopt --seconds $(FUZZ_SECONDS)
+
 install: lopt
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 lopt $(DESTDIR)$(PREFIX)/bin/lopt
@@ -109,4 +115,4 @@ install: lopt
 clean:
 	rm -rf lopt build
 
-.PHONY: all check coverage fuzz fuzz-map fuzz-models install clean
+.PHONY: all check coverage fuzz fuzz-map fuzz-models fuzz-ops install clean

@@ -1,0 +1,1029 @@
+#!/usr/bin/env python3
+"""Operator differential test: every operator of ir/ops.c's registry against
+a NumPy reference written from the operator's definition.
+
+Cases draw random shapes, dtypes (float32, float16, and integers where the
+registry takes them) and attributes within what the registry accepts. Many
+one-operator cases go into one module (each its own parameters and results,
+main returns them all as one tuple); `lopt --run --output-dir` runs it with
+the inputs given by --input, and each result is compared with the reference,
+computed in float64: exact for data movement, max/min and integers; within
+a bound scaled by the dtype's unit roundoff and by the sum of magnitudes for
+accumulating operators (sum, mean, matmul, conv2d, avg_pool2d, softmax,
+batch_norm). Every other batch runs through `--pass=legalize` first, so
+R.layout_transform is checked both as the interpreter runs it and as its
+legalized PrimFunc.
+
+Usage:
+  ops_diff.py LOPT [--seed S] [--cases N]     a fixed set of cases
+  ops_diff.py LOPT --seconds T [--seed S]     as many as T seconds allow
+Options: --batch B (cases per lopt run), --ops a,b (only these operators),
+--keep DIR (write each mismatching case there as a module and its inputs),
+--quiet. Exit status 0 when every case agrees, 1 otherwise.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+UNIT = {"float32": 2.0 ** -24, "float16": 2.0 ** -11}     # unit roundoff
+TINY = {"float32": 2.0 ** -149, "float16": 2.0 ** -24}    # smallest subnormal
+INTS = ("int32", "int8", "int64", "uint8")
+NP = {"float32": np.float32, "float16": np.float16, "int32": np.int32, "int8": np.int8, "int64": np.int64,
+      "uint8": np.uint8}
+
+
+def is_float(dt):
+    return dt in UNIT
+
+
+def shape_text(s):
+    return "(" + ", ".join(str(v) for v in s) + ("," if len(s) == 1 else "") + ")"
+
+
+def tensor_text(s, dt):
+    return 'R.Tensor(%s, dtype="%s")' % (shape_text(s), dt)
+
+
+def ints_text(v):
+    return "[" + ", ".join(str(int(x)) for x in v) + "]"
+
+
+def num_text(v, dt):
+    return repr(float(v)) if is_float(dt) else str(int(v))
+
+
+class Out:
+    """One result: the variable, the reference (float64 or int64), its dtype,
+    a tolerance (0: exact; an array or scalar bound on |got - want|) and a
+    mask of the elements that are defined (None: all)."""
+
+    def __init__(self, var, want, dt, tol=0.0, mask=None):
+        self.var, self.want, self.dt, self.tol, self.mask = var, want, dt, tol, mask
+
+
+class Case:
+    def __init__(self, op, desc):
+        self.op, self.desc = op, desc
+        self.inputs = []      # (name, array)
+        self.lines = []
+        self.outs = []
+
+
+class Gen:
+    def __init__(self, rng, k):
+        self.rng, self.k, self.n = rng, k, 0
+
+    def name(self, base):
+        self.n += 1
+        return "c%d_%s%d" % (self.k, base, self.n)
+
+    def r(self, lo, hi):
+        """An integer in [lo, hi]."""
+        return int(self.rng.integers(lo, hi + 1))
+
+    def pick(self, seq):
+        return seq[int(self.rng.integers(0, len(seq)))]
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+    def shape(self, rank=None, lo=1, hi=5):
+        """Mostly rank 1 to 4; now and then up to 7 with small extents."""
+        if rank is None:
+            rank = self.r(1, 4) if self.chance(0.85) else self.r(5, 7)
+        if rank > 4:
+            hi = min(hi, 3)
+        return tuple(self.r(lo, hi) for _ in range(rank))
+
+    def data(self, shape, dt, lo=-2.0, hi=2.0):
+        if is_float(dt):
+            return self.rng.uniform(lo, hi, size=shape).astype(NP[dt])
+        ilo, ihi = {"int8": (-8, 8), "uint8": (0, 15)}.get(dt, (-20, 20))
+        return self.rng.integers(max(ilo, int(lo * 10)), min(ihi, int(hi * 10)) + 1, size=shape).astype(NP[dt])
+
+    def param(self, case, arr):
+        n = self.name("p")
+        case.inputs.append((n, arr))
+        return n
+
+
+def f64(a):
+    return np.asarray(a).astype(np.float64)
+
+
+def wrap_int(v, dt):
+    return np.asarray(v).astype(np.int64).astype(NP[dt]).astype(np.int64)
+
+
+def trunc_div(a, b):
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    q = np.abs(a) // np.abs(b)
+    return np.where((a < 0) != (b < 0), -q, q)
+
+
+def rounding_tol(dt, want, k=2.0):
+    """Elementwise results rounded once: within k units of the result."""
+    return k * UNIT[dt] * np.abs(want) + TINY[dt]
+
+
+def sum_tol(dt, n, mag, extra=None):
+    """A sum of n terms of total magnitude mag, each step rounded."""
+    t = 2.0 * (n + 2) * UNIT[dt] * mag + (n + 2) * TINY[dt]
+    return t if extra is None else t + extra
+
+
+# ---- the operators ----
+
+BINARY = {"R.add": np.add, "R.subtract": np.subtract, "R.multiply": np.multiply, "R.divide": None,
+          "R.maximum": np.maximum, "R.minimum": np.minimum}
+
+
+def gen_binary(g, op):
+    dt = g.pick(["float32", "float16", "float32", "float16"] + list(INTS))
+    out = g.shape()
+    shapes = []
+    for _ in range(2):
+        r = g.r(1, len(out))
+        s = list(out[len(out) - r:])
+        for d in range(r):
+            if g.chance(0.25):
+                s[d] = 1
+        shapes.append(tuple(s))
+    if g.chance(0.3):
+        shapes[g.r(0, 1)] = out
+    c = Case(op, "%s %s %s" % (dt, shapes[0], shapes[1]))
+    a = g.data(shapes[0], dt)
+    b = g.data(shapes[1], dt)
+    if op == "R.divide":
+        if is_float(dt):
+            b = np.where(np.abs(f64(b)) < 0.25, 0.5, b).astype(NP[dt])
+        else:
+            b = np.where(b == 0, 3, b).astype(NP[dt])
+    pa, pb = g.param(c, a), g.param(c, b)
+    y = g.name("y")
+    c.lines.append("%s = %s(%s, %s)" % (y, op, pa, pb))
+    if is_float(dt):
+        x1, x2 = f64(a), f64(b)
+        want = x1 / x2 if op == "R.divide" else BINARY[op](x1, x2)
+        exact = op in ("R.maximum", "R.minimum")
+        c.outs.append(Out(y, want, dt, 0.0 if exact else rounding_tol(dt, want)))
+    else:
+        x1, x2 = a.astype(np.int64), b.astype(np.int64)
+        want = trunc_div(x1, x2) if op == "R.divide" else BINARY[op](x1, x2)
+        c.outs.append(Out(y, wrap_int(want, dt), dt))
+    return c
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+UNARY = {"R.nn.relu": lambda x: np.maximum(x, 0), "R.exp": np.exp, "R.sigmoid": sigmoid, "R.tanh": np.tanh,
+         "R.sqrt": np.sqrt, "R.negative": np.negative}
+
+
+def gen_unary(g, op):
+    ints_ok = op in ("R.nn.relu", "R.negative")
+    dt = g.pick(["float32", "float16"] + (list(INTS) if ints_ok else []))
+    s = g.shape()
+    x = g.data(s, dt, 0.0 if op == "R.sqrt" else -3.0, 3.0)
+    c = Case(op, "%s %s" % (dt, s))
+    p = g.param(c, x)
+    y = g.name("y")
+    c.lines.append("%s = %s(%s)" % (y, op, p))
+    if is_float(dt):
+        want = UNARY[op](f64(x))
+        exact = op in ("R.nn.relu", "R.negative")
+        c.outs.append(Out(y, want, dt, 0.0 if exact else rounding_tol(dt, want)))
+    else:
+        c.outs.append(Out(y, wrap_int(UNARY[op](x.astype(np.int64)), dt), dt))
+    return c
+
+
+def gen_reduce(g, op):
+    dt = g.pick(["float32", "float16", "float32", "int32", "int64"])
+    s = g.shape()
+    r = len(s)
+    x = g.data(s, dt)
+    keep = g.chance(0.5)
+    mode = g.r(0, 3)
+    if mode == 0:
+        axes = None                      # every dimension
+    else:
+        k = g.r(1, r)
+        axes = sorted(int(a) for a in g.rng.choice(r, size=k, replace=False))
+    reduced = list(range(r)) if axes is None else axes
+    if len(reduced) == r and not keep:
+        keep = True                      # a scalar result is refused: keepdims
+    attrs = []
+    if axes is not None:
+        shown = [a - r if g.chance(0.3) else a for a in axes]
+        attrs.append("axis=" + (str(shown[0]) if len(shown) == 1 and g.chance(0.5) else ints_text(shown)))
+    if keep or g.chance(0.3):
+        attrs.append("keepdims=%s" % ("True" if keep else "False"))
+    c = Case(op, "%s %s %s" % (dt, s, ", ".join(attrs)))
+    p = g.param(c, x)
+    y = g.name("y")
+    c.lines.append("%s = %s(%s%s)" % (y, op, p, "".join(", " + a for a in attrs)))
+    ax = tuple(reduced)
+    n = int(np.prod([s[a] for a in ax]))
+    if is_float(dt):
+        v = f64(x)
+        if op == "R.sum":
+            want = v.sum(axis=ax, keepdims=keep)
+            tol = sum_tol(dt, n, np.abs(v).sum(axis=ax, keepdims=keep))
+        elif op == "R.mean":
+            want = v.mean(axis=ax, keepdims=keep)
+            tol = sum_tol(dt, n, np.abs(v).sum(axis=ax, keepdims=keep)) / n + rounding_tol(dt, want)
+        elif op == "R.max":
+            want, tol = v.max(axis=ax, keepdims=keep), 0.0
+        else:
+            want, tol = v.min(axis=ax, keepdims=keep), 0.0
+        c.outs.append(Out(y, want, dt, tol))
+    else:
+        v = x.astype(np.int64)
+        if op == "R.sum":
+            want = v.sum(axis=ax, keepdims=keep)
+        elif op == "R.mean":
+            want = trunc_div(wrap_int(v.sum(axis=ax, keepdims=keep), dt), n)
+        elif op == "R.max":
+            want = v.max(axis=ax, keepdims=keep)
+        else:
+            want = v.min(axis=ax, keepdims=keep)
+        c.outs.append(Out(y, wrap_int(want, dt), dt))
+    return c
+
+
+def gen_permute(g, op):
+    dt = g.pick(["float32", "float16"] + list(INTS))
+    s = g.shape()
+    x = g.data(s, dt)
+    c = Case(op, "")
+    p = g.param(c, x)
+    y = g.name("y")
+    if g.chance(0.2):
+        perm = list(range(len(s)))[::-1]
+        c.lines.append("%s = R.permute_dims(%s)" % (y, p))
+    else:
+        perm = [int(a) for a in g.rng.permutation(len(s))]
+        shown = [a - len(s) if g.chance(0.2) else a for a in perm]
+        c.lines.append("%s = R.permute_dims(%s, axes=%s)" % (y, p, ints_text(shown)))
+    c.desc = "%s %s axes=%s" % (dt, s, perm)
+    c.outs.append(Out(y, np.transpose(x, perm), dt))
+    return c
+
+
+def factor(g, n, rank):
+    """A shape of rank dimensions whose product is n."""
+    dims = [1] * rank
+    for _ in range(64):
+        if n == 1:
+            break
+        d = g.r(2, n)
+        if n % d == 0:
+            dims[g.r(0, rank - 1)] *= d
+            n //= d
+    dims[0] *= n
+    return dims
+
+
+def gen_reshape(g, op):
+    dt = g.pick(["float32", "float16", "int32", "uint8"])
+    s = g.shape()
+    x = g.data(s, dt)
+    new = factor(g, int(np.prod(s)), g.r(1, 4))
+    shown = list(new)
+    if g.chance(0.4):
+        shown[g.r(0, len(new) - 1)] = -1
+    c = Case(op, "%s %s -> %s" % (dt, s, shown))
+    p = g.param(c, x)
+    y = g.name("y")
+    c.lines.append("%s = R.reshape(%s, %s)" % (y, p, shape_text(shown)))
+    c.outs.append(Out(y, x.reshape(new), dt))
+    return c
+
+
+def gen_matmul(g, op):
+    dt = g.pick(["float32", "float16", "float16", "int32", "int8"])
+    odt = None
+    if dt == "float16" and g.chance(0.5):
+        odt = "float32"
+    elif dt == "int8" and g.chance(0.7):
+        odt = "int32"
+    elif g.chance(0.1):
+        odt = dt
+    rank = g.r(2, 4)
+    batch = [g.r(1, 3) for _ in range(rank - 2)]
+    m, k, n = g.r(1, 6), g.r(1, 8), g.r(1, 6)
+    a = g.data(tuple(batch + [m, k]), dt)
+    b = g.data(tuple(batch + [k, n]), dt)
+    c = Case(op, "%s %s x %s out_dtype=%s" % (dt, a.shape, b.shape, odt))
+    pa, pb = g.param(c, a), g.param(c, b)
+    y = g.name("y")
+    c.lines.append("%s = R.matmul(%s, %s%s)" % (y, pa, pb, ', out_dtype="%s"' % odt if odt else ""))
+    rdt = odt or dt
+    if is_float(rdt):
+        want = np.matmul(f64(a), f64(b))
+        mag = np.matmul(np.abs(f64(a)), np.abs(f64(b)))
+        c.outs.append(Out(y, want, rdt, sum_tol(rdt, k, mag)))
+    else:
+        want = np.matmul(a.astype(np.int64), b.astype(np.int64))
+        c.outs.append(Out(y, wrap_int(want, rdt), rdt))
+    return c
+
+
+# layouts: a string of the primal axes (upper case), with lower-case split
+# axes preceded by their factor, as NCHW4c
+
+def lay_parse(s, prims):
+    axes, f = [], 0
+    for ch in s:
+        if ch.isdigit():
+            f = f * 10 + int(ch)
+            continue
+        axes.append((prims.index(ch.upper()), ch.islower(), f))
+        f = 0
+    return axes
+
+
+def lay_split(axes):
+    sp = {}
+    for p, inner, f in axes:
+        if inner:
+            sp[p] = f
+    return sp
+
+
+def to_layout(x, layout, prims):
+    """A logical array (axes in prims order) in the layout's buffer order."""
+    axes = lay_parse(layout, prims)
+    sp = lay_split(axes)
+    shape, pos = [], {}
+    for p in range(len(prims)):
+        e = x.shape[p]
+        if p in sp:
+            pos[(p, False)] = len(shape)
+            shape.append(e // sp[p])
+            pos[(p, True)] = len(shape)
+            shape.append(sp[p])
+        else:
+            pos[(p, False)] = len(shape)
+            shape.append(e)
+    y = x.reshape(shape)
+    return np.transpose(y, [pos[(p, inner)] for p, inner, _ in axes])
+
+
+def random_layout(g, prims, splits):
+    """A permutation of prims, with some axes split (splits: axis -> factor)."""
+    order = list(prims)
+    g.rng.shuffle(order)
+    items = [a for a in order]
+    for p, f in splits.items():
+        at = g.r(0, len(items)) if g.chance(0.3) else len(items)
+        items.insert(at, "%d%s" % (f, prims[p].lower()))
+    return "".join(items)
+
+
+def pick_split(g, extent, p=0.5):
+    """A factor dividing extent (> 1), or None."""
+    fs = [f for f in (2, 3, 4) if extent % f == 0]
+    return g.pick(fs) if fs and g.chance(p) else None
+
+
+def conv_ref(x, w, stride, pad, dil, groups):
+    """NCHW x OIHW in float64 (x, w logical); returns (y, sum of |x * w|)."""
+    x = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[2]), (pad[1], pad[3])))
+    n, cc, h, wd = x.shape
+    o, i, kh, kw = w.shape
+    oh = (h - dil[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (wd - dil[1] * (kw - 1) - 1) // stride[1] + 1
+    y = np.zeros((n, o, oh, ow))
+    mag = np.zeros((n, o, oh, ow))
+    og = o // groups
+    for oc in range(o):
+        gi = oc // og
+        for a in range(kh):
+            for b in range(kw):
+                patch = x[:, gi * i:(gi + 1) * i, a * dil[0]:a * dil[0] + stride[0] * (oh - 1) + 1:stride[0],
+                          b * dil[1]:b * dil[1] + stride[1] * (ow - 1) + 1:stride[1]]
+                y[:, oc] += np.einsum("nchw,c->nhw", patch, w[oc, :, a, b])
+                mag[:, oc] += np.einsum("nchw,c->nhw", np.abs(patch), np.abs(w[oc, :, a, b]))
+    return y, mag
+
+
+def window(g, kext_max=3):
+    stride = [g.r(1, 3), g.r(1, 3)]
+    dil = [g.r(1, 2), g.r(1, 2)]
+    pad = [g.r(0, 2) for _ in range(4)]
+    return stride, dil, pad
+
+
+def window_attrs(g, stride, dil, pad):
+    attrs = []
+    if stride != [1, 1] or g.chance(0.3):
+        attrs.append("strides=" + (str(stride[0]) if stride[0] == stride[1] and g.chance(0.3) else ints_text(stride)))
+    if any(pad) or g.chance(0.3):
+        if pad[0] == pad[1] == pad[2] == pad[3] and g.chance(0.4):
+            attrs.append("padding=" + (str(pad[0]) if g.chance(0.5) else ints_text([pad[0]])))
+        elif pad[0] == pad[2] and pad[1] == pad[3] and g.chance(0.4):
+            attrs.append("padding=" + ints_text(pad[:2]))
+        else:
+            attrs.append("padding=" + ints_text(pad))
+    if dil != [1, 1] or g.chance(0.2):
+        attrs.append("dilation=" + ints_text(dil))
+    return attrs
+
+
+def gen_conv2d(g, op):
+    dt = g.pick(["float32", "float32", "float16", "float16", "int32", "int8"])
+    odt = None
+    if dt == "float16" and g.chance(0.5):
+        odt = "float32"
+    elif dt == "int8":
+        odt = "int32"
+    groups = g.pick([1, 1, 1, 2, 3])
+    ic = g.r(1, 3) * groups
+    oc = g.r(1, 3) * groups
+    n = g.r(1, 2)
+    kh, kw = g.r(1, 3), g.r(1, 3)
+    stride, dil, pad = window(g)
+    h = max(g.r(1, 7), dil[0] * (kh - 1) + 1 - pad[0] - pad[2])
+    w = max(g.r(1, 7), dil[1] * (kw - 1) + 1 - pad[1] - pad[3])
+    x = g.data((n, ic, h, w), dt)
+    k = g.data((oc, ic // groups, kh, kw), dt)
+    dl = random_layout(g, "NCHW", {p: f for p, f in ((1, pick_split(g, ic)), (2, pick_split(g, h, 0.1)),
+                                                      (3, pick_split(g, w, 0.1))) if f})
+    kl = random_layout(g, "OIHW", {p: f for p, f in ((0, pick_split(g, oc)), (1, pick_split(g, ic // groups, 0.3)))
+                                   if f})
+    y64, mag = conv_ref(f64(x), f64(k), stride, pad, dil, groups)
+    oh, ow = y64.shape[2], y64.shape[3]
+    ol = dl
+    if g.chance(0.4):
+        ol = random_layout(g, "NCHW", {p: f for p, f in ((1, pick_split(g, oc)), (2, pick_split(g, oh, 0.1)),
+                                                          (3, pick_split(g, ow, 0.1))) if f})
+    elif any(p != 0 and f and ext % f for p, f, ext in [(p, f, (n, oc, oh, ow)[p]) for p, f in
+                                                         lay_split(lay_parse(dl, "NCHW")).items()]):
+        ol = random_layout(g, "NCHW", {})
+    attrs = window_attrs(g, stride, dil, pad)
+    if groups != 1 or g.chance(0.2):
+        attrs.append("groups=%d" % groups)
+    if dl != "NCHW" or g.chance(0.2):
+        attrs.append('data_layout="%s"' % dl)
+    if kl != "OIHW" or g.chance(0.2):
+        attrs.append('kernel_layout="%s"' % kl)
+    if ol != dl or g.chance(0.2):
+        attrs.append('out_layout="%s"' % ol)
+    if odt:
+        attrs.append('out_dtype="%s"' % odt)
+    c = Case(op, "%s x%s w%s %s" % (dt, (n, ic, h, w), k.shape, ", ".join(attrs)))
+    px = g.param(c, to_layout(x, dl, "NCHW"))
+    pk = g.param(c, to_layout(k, kl, "OIHW"))
+    y = g.name("y")
+    c.lines.append("%s = R.nn.conv2d(%s, %s%s)" % (y, px, pk, "".join(", " + a for a in attrs)))
+    rdt = odt or dt
+    if is_float(rdt):
+        terms = (ic // groups) * kh * kw
+        c.outs.append(Out(y, to_layout(y64, ol, "NCHW"), rdt, to_layout(sum_tol(rdt, terms, mag), ol, "NCHW")))
+    else:
+        c.outs.append(Out(y, wrap_int(to_layout(y64, ol, "NCHW"), rdt), rdt))
+    return c
+
+
+def gen_pad(g, op):
+    dt = g.pick(["float32", "float16", "int32", "int8"])
+    s = g.shape()
+    x = g.data(s, dt)
+    widths = [g.r(0, 2) for _ in range(2 * len(s))]
+    attrs = ["pad_width=" + ints_text(widths)]
+    pv = 0
+    if g.chance(0.7):
+        pv = g.pick([0, 1, -3, 2.5, -0.75]) if is_float(dt) else g.r(-5, 5)
+        attrs.append("pad_value=" + num_text(pv, dt))
+    if g.chance(0.2):
+        attrs.append('pad_mode="constant"')
+    c = Case(op, "%s %s %s" % (dt, s, ", ".join(attrs)))
+    p = g.param(c, x)
+    y = g.name("y")
+    c.lines.append("%s = %s(%s, %s)" % (y, op, p, ", ".join(attrs)))
+    want = np.pad(x, [(widths[2 * d], widths[2 * d + 1]) for d in range(len(s))], constant_values=NP[dt](pv))
+    c.outs.append(Out(y, want, dt))
+    return c
+
+
+def gen_pool(g, op):
+    avg = op == "R.nn.avg_pool2d"
+    dt = g.pick(["float32", "float32", "float16", "float16", "int32"])
+    n, ch = g.r(1, 2), g.r(1, 6)
+    ph, pw = g.r(1, 3), g.r(1, 3)
+    stride, dil, pad = window(g)
+    h = max(g.r(1, 7), dil[0] * (ph - 1) + 1 - pad[0] - pad[2])
+    w = max(g.r(1, 7), dil[1] * (pw - 1) + 1 - pad[1] - pad[3])
+    x = g.data((n, ch, h, w), dt)
+    lay = random_layout(g, "NCHW", {1: f} if (f := pick_split(g, ch)) else {})
+    attrs = ["pool_size=" + (str(ph) if ph == pw and g.chance(0.3) else ints_text([ph, pw]))]
+    attrs += window_attrs(g, stride, dil, pad)
+    if lay != "NCHW" or g.chance(0.2):
+        attrs.append('layout="%s"' % lay)
+    if g.chance(0.2):
+        attrs.append('out_layout="%s"' % lay)
+    if g.chance(0.2):
+        attrs.append("ceil_mode=False")
+    cip = False
+    if avg and g.chance(0.6):
+        cip = g.chance(0.5)
+        attrs.append("count_include_pad=%s" % cip)
+    c = Case(op, "%s %s %s" % (dt, (n, ch, h, w), ", ".join(attrs)))
+    p = g.param(c, to_layout(x, lay, "NCHW"))
+    y = g.name("y")
+    c.lines.append("%s = %s(%s, %s)" % (y, op, p, ", ".join(attrs)))
+    # the reference: every window point, in or out of the input
+    v = f64(x) if is_float(dt) else x.astype(np.int64)
+    oh = (h + pad[0] + pad[2] - dil[0] * (ph - 1) - 1) // stride[0] + 1
+    ow = (w + pad[1] + pad[3] - dil[1] * (pw - 1) - 1) // stride[1] + 1
+    if is_float(dt):
+        lowest = float(np.finfo(NP[dt]).min)
+    else:
+        lowest = int(np.iinfo(NP[dt]).min)
+    acc = np.zeros((n, ch, oh, ow)) if is_float(dt) else np.zeros((n, ch, oh, ow), dtype=np.int64)
+    mag = np.zeros((n, ch, oh, ow))
+    mx = np.full((n, ch, oh, ow), lowest, dtype=acc.dtype)
+    cnt = np.zeros((oh, ow), dtype=np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            for a in range(ph):
+                for b in range(pw):
+                    hh = i * stride[0] + a * dil[0] - pad[0]
+                    ww = j * stride[1] + b * dil[1] - pad[1]
+                    if 0 <= hh < h and 0 <= ww < w:
+                        acc[:, :, i, j] += v[:, :, hh, ww]
+                        mag[:, :, i, j] += np.abs(v[:, :, hh, ww])
+                        mx[:, :, i, j] = np.maximum(mx[:, :, i, j], v[:, :, hh, ww])
+                        cnt[i, j] += 1
+                    else:
+                        mx[:, :, i, j] = np.maximum(mx[:, :, i, j], lowest)
+    if not avg:
+        want, tol = mx, 0.0
+    else:
+        div = np.full((oh, ow), ph * pw) if cip else np.maximum(cnt, 1)
+        if is_float(dt):
+            want = acc / div
+            tol = sum_tol(dt, ph * pw, mag) / div + rounding_tol(dt, want)
+        else:
+            want, tol = trunc_div(acc, np.broadcast_to(div, acc.shape)), 0.0
+    if is_float(dt):
+        c.outs.append(Out(y, to_layout(want, lay, "NCHW"), dt,
+                          tol if np.isscalar(tol) else to_layout(tol, lay, "NCHW")))
+    else:
+        c.outs.append(Out(y, wrap_int(to_layout(want, lay, "NCHW"), dt), dt))
+    return c
+
+
+def gen_softmax(g, op):
+    dt = g.pick(["float32", "float16"])
+    s = g.shape()
+    x = g.data(s, dt, -3.0, 3.0)
+    r = len(s)
+    attrs = []
+    ax = r - 1
+    if g.chance(0.7):
+        ax = g.r(0, r - 1)
+        attrs.append("axis=%d" % (ax - r if g.chance(0.3) else ax))
+    c = Case(op, "%s %s %s" % (dt, s, attrs))
+    p = g.param(c, x)
+    y = g.name("y")
+    c.lines.append("%s = R.nn.softmax(%s%s)" % (y, p, "".join(", " + a for a in attrs)))
+    v = f64(x)
+    e = np.exp(v - v.max(axis=ax, keepdims=True))
+    want = e / e.sum(axis=ax, keepdims=True)
+    n = s[ax]
+    c.outs.append(Out(y, want, dt, (2 * n + 24) * UNIT[dt] * want + (n + 2) * TINY[dt]))
+    return c
+
+
+def gen_slice(g, op):
+    dt = g.pick(["float32", "float16", "int32", "int64"])
+    s = g.shape(hi=7)
+    r = len(s)
+    x = g.data(s, dt)
+    k = g.r(1, r)
+    axes = [int(a) for a in g.rng.choice(r, size=k, replace=False)]
+    begin, end, strides = [], [], []
+    sl = [slice(None)] * r
+    for a in axes:
+        e = s[a]
+        while True:
+            b, f, st = g.r(-e - 2, e + 2), g.r(-e - 2, e + 2), g.pick([1, 1, 2, 3])
+            bb = min(max(b + e if b < 0 else b, 0), e)
+            ff = min(max(f + e if f < 0 else f, 0), e)
+            if ff > bb:
+                break
+        begin.append(b)
+        end.append(f)
+        strides.append(st)
+        sl[a] = slice(bb, ff, st)
+    attrs = ["axes=" + ints_text([a - r if g.chance(0.2) else a for a in axes]), "begin=" + ints_text(begin),
+             "end=" + ints_text(end)]
+    if strides != [1] * k or g.chance(0.3):
+        attrs.append("strides=" + ints_text(strides))
+    if g.chance(0.1):
+        attrs.append("assume_inbound=False")
+    c = Case(op, "%s %s %s" % (dt, s, ", ".join(attrs)))
+    p = g.param(c, x)
+    y = g.name("y")
+    c.lines.append("%s = R.strided_slice(%s, %s)" % (y, p, ", ".join(attrs)))
+    c.outs.append(Out(y, x[tuple(sl)], dt))
+    return c
+
+
+def gen_concat(g, op):
+    dt = g.pick(["float32", "float16", "int32", "int8", "int64"])
+    s = g.shape()
+    r = len(s)
+    ax = g.r(0, r - 1)
+    parts = []
+    for _ in range(g.r(1, 4)):
+        t = list(s)
+        t[ax] = g.r(1, 4)
+        parts.append(g.data(tuple(t), dt))
+    c = Case(op, "")
+    names = [g.param(c, a) for a in parts]
+    attrs = ""
+    if ax != 0 or g.chance(0.5):
+        attrs = ", axis=%d" % (ax - r if g.chance(0.3) else ax)
+    c.desc = "%s %s%s" % (dt, [a.shape for a in parts], attrs)
+    y = g.name("y")
+    c.lines.append("%s = R.concat((%s%s)%s)" % (y, ", ".join(names), "," if len(names) == 1 else "", attrs))
+    c.outs.append(Out(y, np.concatenate(parts, axis=ax), dt))
+    return c
+
+
+def gen_layout(g, op):
+    """Maps of a family that is injective by construction: a permutation of
+    the dimensions, one of them split (a // f, a % f, padded when f does not
+    divide it), two of them fused (a * E + b)."""
+    dt = g.pick(["float32", "float16", "int32", "int8", "uint8"])
+    s = g.shape(g.r(1, 5))
+    r = len(s)
+    x = g.data(s, dt)
+    names = ["i%d" % d for d in range(r)]
+    # output items: (expression, extent, function of the index arrays)
+    items = [(names[d], s[d], (lambda d: lambda I: I[d])(d)) for d in range(r)]
+    if g.chance(0.6):
+        d = g.r(0, r - 1)
+        f = g.r(2, 5)
+        e = s[d]
+        whole = items[d]
+        items = items[:d] + items[d + 1:]
+        outer = ("%s // %d" % (names[d], f), -(-e // f), (lambda d, f: lambda I: I[d] // f)(d, f))
+        inner = ("%s %% %d" % (names[d], f), f, (lambda d, f: lambda I: I[d] % f)(d, f))
+        items.insert(g.r(0, len(items)), outer)
+        items.insert(g.r(0, len(items)), inner)
+        del whole
+    if g.chance(0.3) and any(" " not in it[0] for it in items):
+        # a plain dimension moved by an offset or spread by a stride (padding between)
+        j = g.pick([j for j, it in enumerate(items) if " " not in it[0]])
+        t, e, fn = items[j]
+        if g.chance(0.5):
+            k = g.r(1, 2)
+            items[j] = ("%s + %d" % (t, k), e + k, (lambda fn, k: lambda I: fn(I) + k)(fn, k))
+        else:
+            m = g.r(2, 3)
+            items[j] = ("%s * %d" % (t, m), m * (e - 1) + 1, (lambda fn, m: lambda I: fn(I) * m)(fn, m))
+    if g.chance(0.15):
+        items.append(("0", 1, lambda I: np.zeros(s, dtype=np.int64)))
+    g.rng.shuffle(items)
+    if len(items) >= 2 and g.chance(0.3):
+        j = g.r(0, len(items) - 2)
+        (ea, xa, fa), (eb, xb, fb) = items[j], items[j + 1]
+        plain = lambda t: " " not in t
+        if plain(ea) and plain(eb):
+            fused = ("%s * %d + %s" % (ea, xb, eb), xa * xb, (lambda fa, fb, xb: lambda I: fa(I) * xb + fb(I))(fa, fb, xb))
+            items[j:j + 2] = [fused]
+    oshape = tuple(e for _, e, _ in items)
+    padded = int(np.prod(oshape)) != int(np.prod(s))
+    attrs = "index_map=T.index_map(lambda %s: (%s%s))" % (", ".join(names), ", ".join(t for t, _, _ in items),
+                                                         "," if len(items) == 1 else "")
+    pv = None
+    if padded and g.chance(0.6) or g.chance(0.1):
+        pv = g.pick([0, 1, -2.5, 0.125]) if is_float(dt) else g.r(0 if dt == "uint8" else -5, 5)
+        attrs += ", pad_value=" + num_text(pv, dt)
+    c = Case(op, "%s %s %s" % (dt, s, attrs))
+    p = g.param(c, x)
+    y = g.name("y")
+    c.lines.append("%s = R.layout_transform(%s, %s)" % (y, p, attrs))
+    I = np.indices(s)
+    idx = tuple(fn(I) for _, _, fn in items)
+    want = np.zeros(oshape, dtype=x.dtype)
+    mask = np.zeros(oshape, dtype=bool)
+    if pv is not None:
+        want[...] = NP[dt](pv)
+        mask[...] = True
+    want[idx] = x
+    mask[idx] = True
+    c.outs.append(Out(y, want, dt, 0.0, None if mask.all() else mask))
+    return c
+
+
+def gen_split(g, op):
+    dt = g.pick(["float32", "float16", "int32", "uint8"])
+    s = list(g.shape())
+    r = len(s)
+    ax = g.r(0, r - 1)
+    if g.chance(0.5):
+        k = g.r(1, 4)
+        s[ax] = k * g.r(1, 3)
+        ios = str(k)
+        pts = [s[ax] // k * i for i in range(1, k)]
+    else:
+        s[ax] = g.r(2, 7)
+        k = g.r(1, min(4, s[ax] - 1))
+        pts = sorted(int(v) for v in g.rng.choice(np.arange(1, s[ax]), size=k, replace=False))
+        ios = ints_text(pts)
+    x = g.data(tuple(s), dt)
+    attrs = "indices_or_sections=" + ios
+    if ax != 0 or g.chance(0.5):
+        attrs += ", axis=%d" % (ax - r if g.chance(0.3) else ax)
+    c = Case(op, "%s %s %s" % (dt, s, attrs))
+    p = g.param(c, x)
+    t = g.name("t")
+    c.lines.append("%s = R.split(%s, %s)" % (t, p, attrs))
+    for i, part in enumerate(np.split(x, pts, axis=ax)):
+        y = g.name("y")
+        c.lines.append("%s = %s[%d]" % (y, t, i))
+        c.outs.append(Out(y, part, dt))
+    return c
+
+
+def gen_batchnorm(g, op):
+    dt = g.pick(["float32", "float16"])
+    s = g.shape()
+    r = len(s)
+    ax = 1 if r > 1 else 0
+    attrs = []
+    if g.chance(0.6) or r == 1:
+        ax = g.r(0, r - 1)
+        attrs.append("axis=%d" % (ax - r if g.chance(0.3) else ax))
+    eps = 1e-5
+    if g.chance(0.6):
+        eps = g.pick([0.0, 1e-3, 0.1, 1e-5])
+        attrs.append("epsilon=%r" % eps)
+    center = scale = True
+    if g.chance(0.4):
+        center = g.chance(0.5)
+        attrs.append("center=%s" % center)
+    if g.chance(0.4):
+        scale = g.chance(0.5)
+        attrs.append("scale=%s" % scale)
+    if g.chance(0.1):
+        attrs.append("momentum=0.9")
+    if g.chance(0.1):
+        attrs.append("training=False")
+    C = s[ax]
+    x = g.data(s, dt)
+    gamma, beta, mean = g.data((C,), dt), g.data((C,), dt), g.data((C,), dt)
+    var = g.data((C,), dt, 0.25, 2.0)
+    c = Case(op, "%s %s %s" % (dt, s, ", ".join(attrs)))
+    ps = [g.param(c, a) for a in (x, gamma, beta, mean, var)]
+    t = g.name("t")
+    c.lines.append("%s = R.nn.batch_norm(%s%s)" % (t, ", ".join(ps), "".join(", " + a for a in attrs)))
+    bshape = [1] * r
+    bshape[ax] = C
+    b = lambda v: f64(v).reshape(bshape)
+    epsd = float(NP[dt](eps))          # epsilon as the dtype holds it
+    q = (f64(x) - b(mean)) / np.sqrt(b(var) + epsd)
+    want = q * b(gamma) if scale else q
+    m = np.abs(want)
+    if center:
+        want = want + b(beta)
+        m = m + np.abs(b(beta))
+    for i, (wv, tol) in enumerate(((want, 8 * UNIT[dt] * m + 4 * TINY[dt]), (f64(mean), 0.0), (f64(var), 0.0))):
+        y = g.name("y")
+        c.lines.append("%s = %s[%d]" % (y, t, i))
+        c.outs.append(Out(y, wv, dt, tol))
+    return c
+
+
+def gen_crop(g, op):
+    dt = g.pick(["float32", "float16", "int32", "int64"])
+    s = g.shape()
+    x = g.data(s, dt)
+    st, sz = [], []
+    for e in s:
+        a = g.r(0, e - 1)
+        st.append(a)
+        sz.append(g.r(1, e - a))
+    attrs = "start_indices=%s, slice_sizes=%s" % (ints_text(st), ints_text(sz))
+    if g.chance(0.3):
+        attrs += ", cropped_value=" + num_text(0, dt)
+    c = Case(op, "%s %s %s" % (dt, s, attrs))
+    p = g.param(c, x)
+    y = g.name("y")
+    c.lines.append("%s = R.crop(%s, %s)" % (y, p, attrs))
+    c.outs.append(Out(y, x[tuple(slice(a, a + z) for a, z in zip(st, sz))], dt))
+    return c
+
+
+GENS = {}
+for _op in BINARY:
+    GENS[_op] = gen_binary
+for _op in UNARY:
+    GENS[_op] = gen_unary
+for _op in ("R.sum", "R.mean", "R.max", "R.min"):
+    GENS[_op] = gen_reduce
+GENS.update({
+    "R.permute_dims": gen_permute, "R.reshape": gen_reshape, "R.matmul": gen_matmul, "R.nn.conv2d": gen_conv2d,
+    "R.nn.pad": gen_pad, "R.nn.max_pool2d": gen_pool, "R.nn.avg_pool2d": gen_pool, "R.nn.softmax": gen_softmax,
+    "R.strided_slice": gen_slice, "R.concat": gen_concat, "R.layout_transform": gen_layout, "R.split": gen_split,
+    "R.nn.batch_norm": gen_batchnorm, "R.pad": gen_pad, "R.crop": gen_crop,
+})
+
+
+def registry_ops(path):
+    """The operator names of ops[] in ir/ops.c, to check that each has a generator."""
+    names, inside = [], False
+    with open(path) as f:
+        for line in f:
+            if line.startswith("static const Op ops[]"):
+                inside = True
+            elif inside and line.startswith("};"):
+                break
+            elif inside and '{ { "' in line:
+                names.append(line.split('"')[1])
+    return names
+
+
+# ---- running a batch ----
+
+def module_text(cases):
+    params, lines, outs = [], [], []
+    for c in cases:
+        for n, a in c.inputs:
+            params.append("%s: %s" % (n, tensor_text(a.shape, a.dtype.name)))
+        lines += c.lines
+        outs += [o.var for o in c.outs]
+    body = "".join("        %s\n" % l for l in lines)
+    return ("@I.ir_module\nclass Module:\n    @R.function\n    def main(%s):\n%s        return (%s%s)\n"
+            % (", ".join(params), body, ", ".join(outs), "," if len(outs) == 1 else ""))
+
+
+def run_lopt(lopt, cases, d, legalize):
+    path = os.path.join(d, "m.tir")
+    with open(path, "w") as f:
+        f.write(module_text(cases))
+    args = [lopt, "--run", "--output-dir", d]
+    if legalize:
+        args.append("--pass=legalize")
+    for c in cases:
+        for n, a in c.inputs:
+            p = os.path.join(d, n + ".npy")
+            np.save(p, np.ascontiguousarray(a))
+            args += ["--input", "%s=%s" % (n, p)]
+    for f in os.listdir(d):
+        if f.startswith("output"):
+            os.unlink(os.path.join(d, f))
+    r = subprocess.run(args + [path], capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, r.stderr.strip()
+    nout = sum(len(c.outs) for c in cases)
+    files = [os.path.join(d, "output%d.npy" % i) for i in range(nout)]
+    missing = [f for f in files if not os.path.exists(f)]
+    if missing:
+        return None, "lopt wrote no %s (a tuple's tensors are output0, output1, ...)" % os.path.basename(missing[0])
+    return [np.load(f) for f in files], None
+
+
+def compare(o, got):
+    """None when got agrees with o, else a description of the first difference."""
+    if got.dtype != np.dtype(NP[o.dt]):
+        return "dtype %s, want %s" % (got.dtype, o.dt)
+    want = np.asarray(o.want)
+    if got.shape != want.shape:
+        return "shape %s, want %s" % (got.shape, want.shape)
+    mask = np.ones(want.shape, dtype=bool) if o.mask is None else o.mask
+    if is_float(o.dt):
+        g64, w64 = got.astype(np.float64), want.astype(np.float64)
+        tol = np.broadcast_to(np.asarray(o.tol, dtype=np.float64), want.shape)
+        if np.all(tol == 0):
+            bad = ~((g64 == w64.astype(NP[o.dt]).astype(np.float64)) | (np.isnan(g64) & np.isnan(w64)))
+        else:
+            bad = ~(np.abs(g64 - w64) <= tol)
+    else:
+        g64, w64 = got.astype(np.int64), want.astype(np.int64)
+        tol = np.zeros(want.shape)
+        bad = g64 != w64
+    bad &= mask
+    if not bad.any():
+        return None
+    at = tuple(int(v) for v in np.argwhere(bad)[0])
+    return "%d of %d elements differ; at %s: got %r, want %r (tolerance %.3g)" % (
+        int(bad.sum()), int(mask.sum()), list(at), g64[at].item(), w64[at].item(), float(tol[at]))
+
+
+def keep_case(keep, c, k, msg):
+    os.makedirs(keep, exist_ok=True)
+    base = os.path.join(keep, "case%d" % k)
+    with open(base + ".tir", "w") as f:
+        f.write("# %s: %s\n# %s\n" % (c.op, c.desc, msg.replace("\n", " ")))
+        f.write(module_text([c]))
+    for n, a in c.inputs:
+        np.save("%s_%s.npy" % (base, n), np.ascontiguousarray(a))
+
+
+class Stats:
+    def __init__(self):
+        self.cases, self.bad, self.per, self.perbad = 0, 0, {}, {}
+        self.reports = []
+
+
+def check_batch(lopt, cases, legalize, st, args, d, first):
+    outs, err = run_lopt(lopt, cases, d, legalize)
+    if outs is None and len(cases) > 1:
+        # one case makes lopt fail: run each alone to find it
+        for i, c in enumerate(cases):
+            check_batch(lopt, [c], legalize, st, args, d, first + i)
+        return
+    j = 0
+    for i, c in enumerate(cases):
+        msgs = []
+        if outs is None:
+            msgs.append("lopt failed: " + err)
+        else:
+            for o in c.outs:
+                m = compare(o, outs[j])
+                j += 1
+                if m:
+                    msgs.append("%s: %s" % (o.var, m))
+        st.cases += 1
+        st.per[c.op] = st.per.get(c.op, 0) + 1
+        if msgs:
+            st.bad += 1
+            st.perbad[c.op] = st.perbad.get(c.op, 0) + 1
+            text = "MISMATCH %s (%s%s): %s" % (c.op, c.desc, ", legalized" if legalize else "", "; ".join(msgs))
+            st.reports.append(text)
+            if len(st.reports) <= 50:
+                print("ops_diff: " + text, flush=True)
+            if args.keep:
+                keep_case(args.keep, c, first + i, text)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("lopt")
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--cases", type=int, default=None)
+    ap.add_argument("--seconds", type=float, default=None)
+    ap.add_argument("--batch", type=int, default=120)
+    ap.add_argument("--ops", default="")
+    ap.add_argument("--keep", default="")
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args()
+    if args.cases is None and args.seconds is None:
+        args.cases = 2000
+    seed = args.seed if args.seed is not None else int(time.time()) % 1000000
+    ops = registry_ops(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ir", "ops.c"))
+    missing = [o for o in ops if o not in GENS]
+    if missing:
+        print("ops_diff: no generator for %s" % ", ".join(missing))
+        return 1
+    if args.ops:
+        ops = [o for o in ops if o in args.ops.split(",") or o[2:] in args.ops.split(",")]
+    rng = np.random.default_rng(seed)
+    st = Stats()
+    t0 = time.time()
+    last = t0
+    k = 0
+    with tempfile.TemporaryDirectory() as d:
+        batch_no = 0
+        while True:
+            if args.cases is not None and k >= args.cases:
+                break
+            if args.seconds is not None and time.time() - t0 >= args.seconds:
+                break
+            n = args.batch if args.cases is None else min(args.batch, args.cases - k)
+            cases = []
+            for i in range(n):
+                op = ops[int(rng.integers(0, len(ops)))]
+                cases.append(GENS[op](Gen(rng, k + i), op))
+            check_batch(args.lopt, cases, batch_no % 2 == 1, st, args, d, k)
+            k += n
+            batch_no += 1
+            if not args.quiet and time.time() - last >= 10:
+                last = time.time()
+                print("ops_diff: %d cases, %d mismatches, %.0f s" % (st.cases, st.bad, last - t0), flush=True)
+    el = time.time() - t0
+    print("ops_diff: seed %d: %d cases over %d operators, %d mismatches, %.1f s" % (seed, st.cases, len(st.per),
+                                                                                   st.bad, el))
+    if not args.quiet or st.bad:
+        print("ops_diff: per operator: " + ", ".join("%s %d%s" % (o[2:], st.per.get(o, 0),
+              " (%d bad)" % st.perbad[o] if o in st.perbad else "") for o in ops))
+    return 1 if st.bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
