@@ -1169,8 +1169,120 @@ static int sink_reduce(Sweep *S, Binding *bd, const Expr *map, const Expr *inner
     return 2;
 }
 
+/* What sinking looks ahead on: the block's bindings as written, where each
+ * value is bound, who reads it (a list per binding: first[i], then next[]),
+ * and what is known of each binding. */
+typedef struct Ahead {
+    const RBlock *rb;
+    PtrMap at;             /* var -> 1 + index of its binding */
+    int *first, *next, *who, nlinks, caplinks;
+    signed char *pays;     /* per binding: -1 unknown, 0 or 1 */
+} Ahead;
+
+static void ahead_link(Ahead *A, int i, int j)
+{
+    if (A->nlinks == A->caplinks) {
+        A->caplinks = A->caplinks ? 2 * A->caplinks : 64;
+        A->next = realloc(A->next, (size_t)A->caplinks * sizeof *A->next);
+        A->who = realloc(A->who, (size_t)A->caplinks * sizeof *A->who);
+        if (!A->next || !A->who)
+            abort();
+    }
+    A->who[A->nlinks] = j;
+    A->next[A->nlinks] = A->first[i];
+    A->first[i] = A->nlinks++;
+}
+
+static void ahead_init(Ahead *A, const RBlock *rb)
+{
+    int n = rb->nbinds;
+    A->rb = rb;
+    A->pays = malloc((size_t)n + 1);
+    A->first = malloc(((size_t)n + 1) * sizeof *A->first);
+    if (!A->pays || !A->first)
+        abort();
+    memset(A->pays, -1, (size_t)n + 1);
+    for (int j = 0; j < n; j++) {
+        A->first[j] = -1;
+        const Expr *e = rb->binds[j]->value;
+        if (e->kind == E_GETITEM)
+            e = e->u.get.tuple;
+        int na = e->kind == E_CALL ? e->u.call.nargs : e->kind == E_VAR ? 1 : 0;
+        for (int k = 0; k < na; k++) {
+            const Expr *a = e->kind == E_VAR ? e : e->u.call.args[k];
+            int d = a->kind == E_VAR ? ptrmap_get(&A->at, a->u.var, 0) - 1 : -1;
+            if (d >= 0 && (A->first[d] < 0 || A->who[A->first[d]] != j))
+                ahead_link(A, d, j);
+        }
+        ptrmap_put(&A->at, rb->binds[j]->var, j + 1);
+    }
+}
+
+static void ahead_free(Ahead *A)
+{
+    ptrmap_free(&A->at);
+    free(A->first);
+    free(A->next);
+    free(A->who);
+    free(A->pays);
+}
+
+/* Whether reader e of y, rewritten by map, takes the rewrite somewhere
+ * better: a rewrite composes with it; an elementwise call with another
+ * operand rewritten by the same map merges the two (1); one of y and
+ * constants carries it on (2, ask that call's readers); anything else keeps
+ * it (0). */
+static int sink_reader(Sweep *S, const Ahead *A, const PtrMap *uses, const PtrMap *rwuses, const Var *y,
+                       const Expr *e, const Expr *map, const StructInfo *si)
+{
+    if (is_layout_transform(e))
+        return 1;
+    const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
+    int perm[16];
+    if (op && op->category == LAYOUT_LIGHT && op->ntensors == 1 && map->u.map.nparams <= 16 && !perm_of(map, perm))
+        return 1;   /* a reduction may take a permutation in (sink_reduce) */
+    if (!op || op->category != LAYOUT_AGNOSTIC || op->tuple_arg || op->tuple_out || e->u.call.nargs < op->ntensors)
+        return 0;
+    int merge = 0;
+    for (int k = 0; k < op->ntensors; k++) {
+        const Expr *a = e->u.call.args[k];
+        if (a->kind == E_CONST || (a->kind == E_VAR && a->u.var == y))
+            continue;
+        int d = a->kind == E_VAR ? ptrmap_get(&A->at, a->u.var, 0) - 1 : -1;
+        const Expr *v = d >= 0 ? A->rb->binds[d]->value : NULL;
+        if (v && v->kind == E_CONST)
+            continue;
+        if (!v || !is_layout_transform(v) || ptrmap_get(uses, a->u.var, 0) != 1 + ptrmap_get(rwuses, a->u.var, 0) ||
+            !same_rewrite(&S->scratch, call_kwarg(v, "index_map"), map, si))
+            return 0;
+        merge = 1;
+    }
+    return merge ? 1 : 2;
+}
+
+/* Whether a rewrite by map sunk past binding i ends anywhere better: one of
+ * its readers composes or merges it, or carries it on to where that pays.
+ * One rewrite moved forward past a call is one still, which the backward
+ * sweep would carry back up on the next run: sinking it would make
+ * flow,fold toggle. */
+static int sink_pays(Sweep *S, Ahead *A, const PtrMap *uses, const PtrMap *rwuses, int i, const Expr *map,
+                     const StructInfo *si, int depth)
+{
+    if (A->pays[i] >= 0)
+        return A->pays[i];
+    int r = 0;
+    for (int l = A->first[i]; l >= 0 && !r && depth < 64; l = A->next[l]) {
+        int j = A->who[l];
+        int k = sink_reader(S, A, uses, rwuses, A->rb->binds[i]->var, A->rb->binds[j]->value, map, si);
+        r = k == 1 || (k == 2 && sink_pays(S, A, uses, rwuses, j, map, si, depth + 1));
+    }
+    if (depth < 64)
+        A->pays[i] = (signed char)r;
+    return r;
+}
+
 static int sink(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses, const PtrMap *rwuses, Binding *bd,
-                const RBlock *rb, Binding **made)
+                const RBlock *rb, Binding **made, Ahead *A, int at)
 {
     Module *m = S->m;
     Expr *e = bd->value, *call = e;
@@ -1189,8 +1301,11 @@ static int sink(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses
     if (op->category == LAYOUT_LIGHT && op->ntensors == 1 &&
         sink_operands(S, def, binds, uses, rwuses, e, op, &map, &inner))
         return sink_reduce(S, bd, map, inner);
+    int nrw;
     if ((op->category != LAYOUT_AGNOSTIC && call == e) ||
-        !sink_operands(S, def, binds, uses, rwuses, call, op, &map, &inner))
+        !(nrw = sink_operands(S, def, binds, uses, rwuses, call, op, &map, &inner)))
+        return 0;
+    if (nrw == 1 && !sink_pays(S, A, uses, rwuses, at, map, inner->u.var->sinfo, 0))
         return 0;
     TensorType pt, yt;
     if (!bd->var->sinfo || value_type(inner, &pt) || sinfo_shape(bd->var->sinfo, &yt.dtype, &yt.ndim, yt.shape))
@@ -1237,9 +1352,11 @@ static void sink_block(Sweep *S, RBlock *rb)
     }
     Binding **out = NULL;
     int n = 0, cap = 0;
+    Ahead A = { 0 };
+    ahead_init(&A, rb);
     for (int i = 0; i < rb->nbinds; i++) {
         Binding *bd = rb->binds[i], *made[2];
-        if (sink(S, &def, out, &uses, &rwuses, bd, rb, made) == 1) {
+        if (sink(S, &def, out, &uses, &rwuses, bd, rb, made, &A, i) == 1) {
             for (int k = 0; k < 2; k++) {
                 vec_push(&S->m->arena, &out, &n, &cap, made[k]);
                 ptrmap_put(&def, made[k]->var, n);
@@ -1248,6 +1365,7 @@ static void sink_block(Sweep *S, RBlock *rb)
         vec_push(&S->m->arena, &out, &n, &cap, bd);
         ptrmap_put(&def, bd->var, n);
     }
+    ahead_free(&A);
     rb->binds = out;
     rb->nbinds = n;
     ptrmap_free(&uses);
@@ -1266,6 +1384,7 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         if (fn->kind != F_RELAX)
             continue;
         Sweep S = { m, fn, ctx, &notes, { 0 }, { 0 }, { 0 }, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, { 0 }, { 0 } };
+        remove_dead(fn);   /* a dead consumer must not stop a rewrite */
         infer_types(m, fn);
         collect_names(fn, &S.names);
         for (int b = 0; b < fn->nblocks; b++)

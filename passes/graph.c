@@ -141,6 +141,48 @@ void count_uses(const Func *fn, PtrMap *uses)
     count_expr(fn->result, uses);
 }
 
+/* Removes bindings no one uses, last first so chains go in one sweep. */
+void remove_dead(Func *fn)
+{
+    PtrMap uses = { 0 };
+    count_uses(fn, &uses);
+    for (int b = fn->nblocks - 1; b >= 0; b--) {
+        RBlock *rb = fn->blocks[b];
+        int j = rb->nbinds;
+        char *keep = calloc((size_t)rb->nbinds + 1, 1);
+        if (!keep)
+            abort();
+        for (int i = rb->nbinds - 1; i >= 0; i--) {
+            Binding *bd = rb->binds[i];
+            keep[i] = ptrmap_get(&uses, bd->var, 0) > 0;
+            if (!keep[i]) {
+                PtrMap sub = { 0 };
+                Func one = { 0 };
+                RBlock ob = { 0 };
+                RBlock *obp = &ob;
+                Binding *bp = bd;
+                ob.binds = &bp;
+                ob.nbinds = 1;
+                one.blocks = &obp;
+                one.nblocks = 1;
+                count_uses(&one, &sub);
+                for (size_t s = 0; s < sub.cap; s++)
+                    if (sub.keys[s])
+                        ptrmap_put(&uses, sub.keys[s], ptrmap_get(&uses, sub.keys[s], 0) - sub.vals[s]);
+                ptrmap_free(&sub);
+                j--;
+            }
+        }
+        int k = 0;
+        for (int i = 0; i < rb->nbinds; i++)
+            if (keep[i])
+                rb->binds[k++] = rb->binds[i];
+        rb->nbinds = k;
+        free(keep);
+    }
+    ptrmap_free(&uses);
+}
+
 void collect_names(const Func *fn, PtrMap *names)
 {
     for (int i = 0; i < fn->nparams; i++)

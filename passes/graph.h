@@ -28,6 +28,9 @@ int func_is_frozen(const Func *f);
 
 /* Counts, for every Relax variable, its uses in fn (bindings, outputs, result). */
 void count_uses(const Func *fn, PtrMap *uses);
+/* Removes the bindings of fn whose values nothing uses (Relax values have
+ * no effects), last first so a dead chain goes in one sweep. */
+void remove_dead(Func *fn);
 /* Records every variable name of fn so fresh_name can avoid them. */
 void collect_names(const Func *fn, PtrMap *names);
 Sym *fresh_name(Interner *in, PtrMap *names, const char *base);

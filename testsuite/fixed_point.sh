@@ -1,7 +1,8 @@
 #!/bin/sh
 # flow,fold reach a fixed point: on every model of the suite, converted to
-# NCHW4c and to NHWC, a second flow,fold changes nothing (a rewrite that
-# sank forward is not carried back up). Also run by `make check`.
+# NCHW4c and to NHWC, and on every pass test whose pipeline ends in
+# flow,fold, a second flow,fold changes nothing (a rewrite that sank
+# forward is not carried back up). Also run by `make check`.
 # Usage: LOPT=path/to/lopt sh testsuite/fixed_point.sh
 top=$(cd "$(dirname "$0")/.." && pwd)
 LOPT=${LOPT:-$top/lopt}
@@ -20,6 +21,18 @@ for f in "$top"/examples/models/*.tir; do
             fail=$((fail + 1))
         fi
     done
+done
+for t in "$top"/testsuite/passes/*/*.tir; do
+    pipe=$(head -n 1 "$t" | sed -n "s/^# lopt: .*--pass=['\"]*\([^ '\"]*flow,fold\)['\"]* .*/\1/p")
+    [ -n "$pipe" ] || continue
+    n=$((n + 1))
+    "$LOPT" --pass="$pipe" "$t" >"$tmp/once" 2>"$tmp/err" || continue   # error tests
+    "$LOPT" --pass=flow,fold "$tmp/once" >"$tmp/twice" 2>>"$tmp/err"
+    if ! cmp -s "$tmp/once" "$tmp/twice"; then
+        echo "FAIL fixed point: ${t#$top/} --pass=$pipe"
+        diff "$tmp/once" "$tmp/twice" | cut -c1-160 | head -10
+        fail=$((fail + 1))
+    fi
 done
 echo "fixed point: $((n - fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]
