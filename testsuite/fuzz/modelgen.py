@@ -623,8 +623,13 @@ class Module:
         m = self.copy()
         for first, last, src in self.pairs:
             drop = set()
-            b = next((x for x in m.bindings if x.name == last), None)
-            if b is None:
+            # only a pair still intact (the reducer may have cut it): last
+            # reaches first through single-operand bindings, first reads src
+            by = {x.name: x for x in m.bindings}
+            b, steps = by.get(last), 0
+            while b is not None and b.name != first and steps < 3 and len(b.args) == 1:
+                b, steps = by.get(b.args[0]), steps + 1
+            if b is None or b.name != first or b.args != [src]:
                 continue
             rename(m, last, src)
             # the pair's own bindings become dead; remove them when unused
