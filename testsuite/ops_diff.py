@@ -457,7 +457,8 @@ def gen_conv2d(g, op):
     w = max(g.r(1, 7), dil[1] * (kw - 1) + 1 - pad[1] - pad[3])
     x = g.data((n, ic, h, w), dt)
     k = g.data((oc, ic // groups, kh, kw), dt)
-    dl = random_layout(g, "NCHW", {p: f for p, f in ((1, pick_split(g, ic)), (2, pick_split(g, h, 0.1)),
+    dl = random_layout(g, "NCHW", {p: f for p, f in ((0, pick_split(g, n, 0.1)), (1, pick_split(g, ic)),
+                                                      (2, pick_split(g, h, 0.1)),
                                                       (3, pick_split(g, w, 0.1))) if f})
     kl = random_layout(g, "OIHW", {p: f for p, f in ((0, pick_split(g, oc)), (1, pick_split(g, ic // groups, 0.3)))
                                    if f})
@@ -888,6 +889,9 @@ def run_lopt(lopt, cases, d, legalize):
         if f.startswith("output"):
             os.unlink(os.path.join(d, f))
     r = subprocess.run(args + [path], capture_output=True, text=True)
+    for c in cases:
+        for n, _ in c.inputs:
+            os.unlink(os.path.join(d, n + ".npy"))
     if r.returncode != 0:
         return None, r.stderr.strip()
     nout = sum(len(c.outs) for c in cases)
@@ -945,8 +949,14 @@ def check_batch(lopt, cases, legalize, st, args, d, first):
     outs, err = run_lopt(lopt, cases, d, legalize)
     if outs is None and len(cases) > 1:
         # one case makes lopt fail: run each alone to find it
+        bad = st.bad
         for i, c in enumerate(cases):
             check_batch(lopt, [c], legalize, st, args, d, first + i)
+        if st.bad == bad:
+            st.bad += 1
+            text = "MISMATCH the batch of cases %d to %d fails, each alone passes: %s" % (first, first + len(cases) - 1, err)
+            st.reports.append(text)
+            print("ops_diff: " + text, flush=True)
         return
     j = 0
     for i, c in enumerate(cases):
