@@ -52,7 +52,10 @@ typedef struct Sweep {
     PtrMap def;           /* Var -> 1 + index of its binding in the block */
     PtrMap names;
     RBlock *rb;           /* the block being swept */
-    int *memo;            /* per binding index: left_behind's answer, or -1 */
+    int *memo;            /* per binding index: left_behind's answer in guess memo_gen */
+    int *memo_gen, gen;
+    PtrMap inputs;        /* left_behind: the graph inputs one guess has counted */
+    int64_t size;         /* left_behind: the elements of the value whose rewrite moves */
     Demand *dem;          /* per binding index */
     ItemDem **items;      /* per binding index: the rewrites of its tuple's items */
     Binding **out;        /* the new bindings, last first */
@@ -894,9 +897,10 @@ static int operands_of(const Expr *e, Expr *const **items)
 
 /* How many rewrites a rewrite of x would leave behind inside the graph, at
  * a guess that looks only at its shape: none for a constant, a rewrite (fold
- * composes), a value computed from constants or a parameter (the rewrite
- * reaches the graph's inputs, as flow means it to); one where it may stop (a
- * value with other consumers); HARD where it must (a heavily layout-sensitive,
+ * composes) or a value computed from constants; one where it may stop (a
+ * parameter, where it reaches the graph's inputs as flow means it to, but
+ * two parameters rewritten cost twice one rewrite of their product; a value
+ * with other consumers); HARD where it must (a heavily layout-sensitive,
  * frozen or opaque call); through any other call, what its operands would leave. */
 enum { HARD = 1 << 16 };
 static int left_behind(Sweep *S, const Expr *x, int occ, int depth, int *memo);
@@ -919,14 +923,34 @@ static int operands_left(Sweep *S, Expr *const *items, int n, int depth, int *me
     return cost;
 }
 
+/* A graph input (or a value of an earlier block) the rewrite would reach:
+ * one rewrite left on it, counted once per guess, unless it is smaller than
+ * the value (a broadcast bias), whose rewrite costs less than the value's. */
+static int input_left(Sweep *S, const Expr *x)
+{
+    DType dt;
+    int nd;
+    int64_t sh[16], n = 1;
+    if (x->kind != E_VAR || ptrmap_get(&S->inputs, x->u.var, 0))
+        return 0;
+    ptrmap_put(&S->inputs, x->u.var, 1);
+    if (sinfo_shape(x->u.var->sinfo, &dt, &nd, sh) == 0 && nd <= 16) {
+        for (int k = 0; k < nd; k++)
+            n *= sh[k];
+        if (n < S->size)
+            return 0;
+    }
+    return 1;
+}
+
 static int left_behind(Sweep *S, const Expr *x, int occ, int depth, int *memo)
 {
     if (x->kind == E_CONST)
         return 0;
     int d = x->kind == E_VAR ? ptrmap_get(&S->def, x->u.var, 0) : 0;
     if (!d)
-        return 0;   /* a parameter: rewriting the graph's inputs is what flow is for */
-    if (memo[d - 1] >= 0)
+        return input_left(S, x);
+    if (S->memo_gen[d - 1] == S->gen)
         return memo[d - 1];
     const Expr *e = S->rb->binds[d - 1]->value;
     Expr *const *items = NULL;
@@ -945,16 +969,27 @@ static int left_behind(Sweep *S, const Expr *x, int occ, int depth, int *memo)
     if (cost > 1 << 28)
         cost = 1 << 28;
     memo[d - 1] = cost;
+    S->memo_gen[d - 1] = S->gen;
     return cost;
 }
 
 /* What moving a rewrite through the call e would leave behind (see
  * left_behind): more than one rewrite where there was one is worse. */
-static int worse(Sweep *S, const Expr *e)
+static int worse(Sweep *S, const Binding *bd)
 {
     Expr *const *items = NULL;
-    int n = operands_of(e, &items);
-    return operands_left(S, items, n, 0, S->memo);
+    int n = operands_of(bd->value, &items), nd;
+    DType dt;
+    int64_t sh[16];
+    S->size = 1;
+    if (sinfo_shape(bd->var->sinfo, &dt, &nd, sh) == 0 && nd <= 16)
+        for (int k = 0; k < nd; k++)
+            S->size *= sh[k];
+    ptrmap_free(&S->inputs);
+    S->gen++;   /* a guess of its own: inputs are counted once in it */
+    int cost = operands_left(S, items, n, 0, S->memo);
+    ptrmap_free(&S->inputs);
+    return cost;
 }
 
 /* Visits binding i (the sweep goes backwards). */
@@ -1003,12 +1038,12 @@ static void visit(Sweep *S, Binding *bd, int i)
                                   call_kwarg(first->value, "pad_value"), D->slots, D->nslots, S->items[t] };
             S->items[t] = waiting;
             D->slots = NULL;
-        } else if (worse(S, bd->value) >= HARD) {
+        } else if (worse(S, bd) >= HARD) {
             note_add(S->notes, at, "flow stopped at %s: further up the rewrite would only stop at a heavily layout "
                      "sensitive, frozen or opaque call", bd->var->name->str);
-        } else if (worse(S, bd->value) > 1) {
+        } else if (worse(S, bd) > 1) {
             note_add(S->notes, at, "flow stopped at %s: the rewrite would stay on %d of its operands' producers "
-                     "instead of one here", bd->var->name->str, worse(S, bd->value));
+                     "instead of one here", bd->var->name->str, worse(S, bd));
         } else if (flow_call(S, bd, first->var, call_kwarg(first->value, "index_map"), call_kwarg(first->value, "pad_value"), at, why, sizeof why) == 0) {
             for (int k = 0; k < D->nslots; k++) {
                 Binding *b = S->out[D->slots[k]];
@@ -1056,11 +1091,11 @@ static void sweep_block(Sweep *S, RBlock *rb)
         ptrmap_put(&S->def, rb->binds[i]->var, i + 1);
     S->rb = rb;
     S->memo = malloc(((size_t)rb->nbinds + 1) * sizeof *S->memo);
-    for (int i = 0; S->memo && i < rb->nbinds; i++)
-        S->memo[i] = -1;
+    S->memo_gen = calloc((size_t)rb->nbinds + 1, sizeof *S->memo_gen);
+    S->gen = 1;
     S->dem = calloc((size_t)rb->nbinds + 1, sizeof *S->dem);
     S->items = calloc((size_t)rb->nbinds + 1, sizeof *S->items);
-    if (!S->dem || !S->items || !S->memo)
+    if (!S->dem || !S->items || !S->memo || !S->memo_gen)
         abort();
     S->nout = 0;
     for (int i = rb->nbinds - 1; i >= 0; i--)
@@ -1078,7 +1113,9 @@ static void sweep_block(Sweep *S, RBlock *rb)
     free(S->dem);
     free(S->items);
     free(S->memo);
+    free(S->memo_gen);
     S->memo = NULL;
+    S->memo_gen = NULL;
     S->dem = NULL;
     S->items = NULL;
 }
@@ -1383,7 +1420,7 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         Func *fn = m->funcs[f];
         if (fn->kind != F_RELAX)
             continue;
-        Sweep S = { m, fn, ctx, &notes, { 0 }, { 0 }, { 0 }, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, { 0 }, { 0 } };
+        Sweep S = { .m = m, .fn = fn, .ctx = ctx, .notes = &notes };
         remove_dead(fn);   /* a dead consumer must not stop a rewrite */
         infer_types(m, fn);
         collect_names(fn, &S.names);
