@@ -167,17 +167,6 @@ static Expr *layout_map(Conv *C, const char *from, const char *to, const TensorT
 }
 
 /* R.nn.pad(w, pad_width=...) adding more[d] entries after each axis d. */
-static Expr *pad_axes(Module *m, Expr *w, int rank, const int64_t *more, Loc loc)
-{
-    int64_t pw[2 * OP_MAX_RANK] = { 0 };
-    for (int d = 0; d < rank && d < OP_MAX_RANK; d++)
-        pw[2 * d + 1] = more[d];
-    static const char *const keys[] = { "pad_width", "pad_value" };
-    return call_new(m, "R.nn.pad", w, keys,
-                    (Expr *[]){ int_list(&m->arena, pw, 2 * rank, loc), expr_float(&m->arena, 0, DT_VOID, loc) }, 2,
-                    loc);
-}
-
 static int64_t groups_of(const Expr *call)
 {
     int64_t g = 1;
@@ -304,7 +293,7 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
         if (!wmap || wpad)
             return note_add(C->notes, loc, "left %s: the kernel does not split evenly into %s", y, w->kernel), 0;
         if (cpad || opadn)
-            wval = pad_axes(m, wval, wsrc.ndim, more, loc);
+            wval = pad_high(m, wval, wsrc.ndim, more, NULL, loc);
     }
     /* the converted call, checked by the operator's own inference */
     Expr *vals[3] = { str_expr(m, w->data, loc), str_expr(m, conv ? w->kernel : w->data, loc),

@@ -1421,7 +1421,9 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         if (fn->kind != F_RELAX)
             continue;
         Sweep S = { .m = m, .fn = fn, .ctx = ctx, .notes = &notes };
-        remove_dead(fn);   /* a dead consumer must not stop a rewrite */
+        /* a dead consumer must not stop a rewrite, nor may one of a pair
+         * that cancels move alone */
+        fold_rewrites(m, fn, &notes);
         infer_types(m, fn);
         collect_names(fn, &S.names);
         for (int b = 0; b < fn->nblocks; b++)

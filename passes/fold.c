@@ -99,6 +99,20 @@ static int fills(const Fold *F, const Expr *x, const Expr *map, const IndexMap *
     return ok;
 }
 
+/* Whether c keeps every point where it is, in a box at least as large: the
+ * identity followed by padding at the high end of each dimension. */
+static int pads_only(const IndexMap *c)
+{
+    if (c->nin != c->nout)
+        return 0;
+    for (int d = 0; d < c->nin; d++)
+        if (c->obox[d] < c->box[d])
+            return 0;
+    IndexMap same = *c;
+    same.obox = c->box;
+    return im_is_identity(&same);
+}
+
 /* z = lt(y, M2, p2) with y = lt(x, M1, p1): z = lt(x, M2 . M1, p). Padding of
  * either survives the composition; where both pad, the values must agree. */
 static int compose(Fold *F, Binding *bd)
@@ -126,6 +140,16 @@ static int compose(Fold *F, Binding *bd)
         pad = call_kwarg(e, "pad_value");
     IndexMap *c = im_compose(a, m2, m1);
     Expr *cm = c ? im_to_expr(a, &F->m->names, c) : NULL;
+    if (cm && !fills(F, y->u.call.args[0], cm, c) && pads_only(c)) {
+        /* the points stay where they are, in a larger box: a pad */
+        int64_t more[IM_MAX_RANK];
+        for (int d = 0; d < c->nin; d++)
+            more[d] = c->obox[d] - c->box[d];
+        bd->value = pad_high(F->m, y->u.call.args[0], c->nin, more, (Expr *)pad, e->loc);
+        note_add(F->notes, bd->loc, "composed with the rewrite of %s at line %d: a pad", yb->var->name->str,
+                 yb->loc.line);
+        return 1;
+    }
     if (!cm || !fills(F, y->u.call.args[0], cm, c)) {
         note_add(F->notes, bd->loc, "kept: composed with %s, one rewrite would not give the padded shape",
                  yb->var->name->str);
@@ -209,12 +233,13 @@ static int ints(const Expr *e, int64_t *v, int max)
 static int pad_crop(Fold *F, Binding *bd)
 {
     Expr *e = bd->value;
-    int crop = is_call_to(e, "R.crop"), pad = is_call_to(e, "R.pad");
+    int crop = is_call_to(e, "R.crop"), pad = is_call_to(e, "R.pad") || is_call_to(e, "R.nn.pad");
     if ((!crop && !pad) || e->u.call.nargs != 1)
         return 0;
     const Binding *ib = def_of(F, e->u.call.args[0]);
     const Expr *in = ib ? ib->value : NULL;
-    if (!in || in->u.call.nargs != 1 || !is_call_to(in, crop ? "R.pad" : "R.crop"))
+    if (!in || in->u.call.nargs != 1 ||
+        !(crop ? is_call_to(in, "R.pad") || is_call_to(in, "R.nn.pad") : is_call_to(in, "R.crop")))
         return 0;
     const Expr *pe = crop ? in : e, *ce = crop ? e : in;
     int64_t pw[32], st[16], sz[16], sh[16];
@@ -488,6 +513,42 @@ static int eval_const(Fold *F, Binding *bd)
     return ok;
 }
 
+/* Folds fn's bindings in order; all: also constants and common rewrites,
+ * else only what cancels or composes rewrites (compose, identity, pad and
+ * crop), which flow runs first. */
+static void fold_func(Module *m, Func *fn, Notes *notes, int all)
+{
+    infer_types(m, fn);
+    Fold F = { m, notes, { 0 }, NULL, 0, 0, { 0 }, NULL };
+    for (int b = 0; b < fn->nblocks; b++)
+        for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
+            Binding *bd = fn->blocks[b]->binds[i];
+            for (int guard = 0; guard < 64; guard++) {
+                if (is_layout_transform(bd->value)) {
+                    if (compose(&F, bd) || identity(&F, bd) || pad_of_crop(&F, bd) ||
+                        (all && (rewrite_const(&F, bd) || same_as_earlier(&F, bd))))
+                        continue;
+                } else if (pad_crop(&F, bd) || (all && eval_const(&F, bd))) {
+                    continue;
+                }
+                break;
+            }
+            def_add(&F, bd);
+        }
+    ptrmap_free(&F.def);
+    free(F.defs);
+    arena_free(&F.scratch);
+    if (F.in)
+        interp_free(F.in);
+    propagate(&F, fn);
+    remove_dead(fn);
+}
+
+void fold_rewrites(Module *m, Func *fn, Notes *notes)
+{
+    fold_func(m, fn, notes, 0);
+}
+
 int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
     (void)opts;
@@ -497,30 +558,7 @@ int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         Func *fn = m->funcs[f];
         if (fn->kind != F_RELAX)
             continue;
-        infer_types(m, fn);
-        Fold F = { m, &notes, { 0 }, NULL, 0, 0, { 0 }, NULL };
-        for (int b = 0; b < fn->nblocks; b++)
-            for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
-                Binding *bd = fn->blocks[b]->binds[i];
-                for (int guard = 0; guard < 64; guard++) {
-                    if (is_layout_transform(bd->value)) {
-                        if (compose(&F, bd) || identity(&F, bd) || pad_of_crop(&F, bd) || rewrite_const(&F, bd) ||
-                            same_as_earlier(&F, bd))
-                            continue;
-                    } else if (pad_crop(&F, bd) || eval_const(&F, bd)) {
-                        continue;
-                    }
-                    break;
-                }
-                def_add(&F, bd);
-            }
-        ptrmap_free(&F.def);
-        free(F.defs);
-        arena_free(&F.scratch);
-        if (F.in)
-            interp_free(F.in);
-        propagate(&F, fn);
-        remove_dead(fn);
+        fold_func(m, fn, &notes, 1);
     }
     drop_unused(m, &notes);
     notes_flush(&notes, ctx, "fold");

@@ -291,6 +291,17 @@ Expr *call_with_attrs(Module *m, const Expr *call, const char *const *keys, Expr
     return c;
 }
 
+Expr *pad_high(Module *m, Expr *x, int rank, const int64_t *more, Expr *value, Loc loc)
+{
+    int64_t pw[2 * OP_MAX_RANK] = { 0 };
+    for (int d = 0; d < rank && d < OP_MAX_RANK; d++)
+        pw[2 * d + 1] = more[d];
+    static const char *const keys[] = { "pad_width", "pad_value" };
+    return call_new(m, "R.nn.pad", x, keys,
+                    (Expr *[]){ int_list(&m->arena, pw, 2 * rank, loc),
+                                value ? value : expr_float(&m->arena, 0, DT_VOID, loc) }, 2, loc);
+}
+
 Expr *int_list(Arena *a, const int64_t *v, int n, Loc loc)
 {
     Expr *l = expr_new(a, E_LIST, loc);

@@ -66,6 +66,9 @@ void module_add_func(Module *m, Func *f);
 Expr *call_tir_new(Module *m, Func *f, Expr *const *items, int n, Expr *out_sinfo, Loc loc);
 /* R.op(x, key=val, ...): one positional operand and nkw keyword arguments. */
 Expr *call_new(Module *m, const char *op, Expr *x, const char *const *keys, Expr *const *vals, int nkw, Loc loc);
+/* R.nn.pad(x) adding more[d] at the high end of each of rank dimensions,
+ * with value (0.0 when NULL). */
+Expr *pad_high(Module *m, Expr *x, int rank, const int64_t *more, Expr *value, Loc loc);
 
 /* A copy of call whose keyword arguments keys are set to vals (added when
  * absent); its argument array is its own, so operands can be replaced. */
@@ -96,6 +99,11 @@ typedef struct Notes {
     Note *v;
     int n, cap;
 } Notes;
+
+/* The part of fold that cancels rewrites (fold.c): composes adjacent
+ * rewrites, removes identities and pad/crop pairs, then dead bindings. Flow
+ * runs it first, so it never moves one of a pair that fold would cancel. */
+void fold_rewrites(Module *m, Func *fn, Notes *notes);
 
 void note_add(Notes *ns, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
 /* Prints the notes to ctx->explain (when set) as file:line:col: pass: text, and frees them. */
