@@ -203,6 +203,51 @@ static int param_index(const Func *f, const Buffer *b)
     return -1;
 }
 
+/* Whether a statement of seq other than item skip (allocations aside)
+ * accesses b as how says (ACC_LOAD, ACC_STORE), or may: when a statement
+ * holds too many buffers to tell, it is assumed to. */
+static int elsewhere(Stmt *seq, int skip, const Buffer *b, int how)
+{
+    for (int i = 0; i < seq->u.seq.n; i++) {
+        if (i == skip || seq->u.seq.items[i]->kind == S_ALLOC)
+            continue;
+        Access A = { 0 };
+        access_stmt(seq->u.seq.items[i], &A);
+        for (int k = 0; k < A.n; k++)
+            if (A.buf[k] == b && (A.how[k] & how))
+                return 1;
+        if (A.n == ACC_MAX && A.other)
+            return 1;
+    }
+    return 0;
+}
+
+/* The lift must leave a function that still computes its result from its
+ * parameters. A prologue (param -> dst) goes only when a statement that
+ * stays reads dst and none writes it (dst becomes an input); an epilogue
+ * (src -> result) only when a statement that stays writes src, which is
+ * still an allocated buffer (not the new input of a prologue lifted before:
+ * a function that is only two copies, there and back, keeps one of them).
+ * NULL when it may go, else why not. */
+static const char *prologue_stays(Stmt *seq, int i, const Buffer *dst)
+{
+    if (!elsewhere(seq, i, dst, ACC_LOAD))
+        return "nothing that stays reads what it writes";
+    if (elsewhere(seq, i, dst, ACC_STORE))
+        return "another statement also writes what it writes";
+    return NULL;
+}
+
+static const char *epilogue_stays(Stmt *seq, int i, const Buffer *src, const Lift *lifts, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (lifts[k].to == src)
+            return "what it reads is lifted into an input already";
+    if (!elsewhere(seq, i, src, ACC_STORE))
+        return "nothing that stays writes what it reads";
+    return NULL;
+}
+
 /* Whether the statements of seq other than item skip mention b. */
 static int only_here(Stmt *seq, int skip, const Buffer *b)
 {
@@ -289,7 +334,8 @@ static Func *rewrite_func(Module *m, const Block *b, Stmt *nest, Buffer *src, Bu
  * loading only src and storing only dst, one of them a parameter used
  * nowhere else and the other an allocated buffer. Returns the index of the
  * parameter it rewrites (and sets *alloc), or -1. */
-static int rewrite_nest(const Func *f, Stmt *seq, int i, Buffer **alloc, Buffer **param, char *why, size_t cap)
+static int rewrite_nest(const Func *f, Stmt *seq, int i, const Lift *lifts, int nl, Buffer **alloc, Buffer **param,
+                        char *why, size_t cap)
 {
     Access A = { 0 };
     int64_t sh[IM_MAX_RANK];
@@ -306,23 +352,93 @@ static int rewrite_nest(const Func *f, Stmt *seq, int i, Buffer **alloc, Buffer 
         return snprintf(why, cap, "%s has parameters that are not buffers", f->name->str), -1;
     if (t.st->ndim > IM_MAX_RANK || t.ld->ndim > IM_MAX_RANK || shape_of(t.st, sh) || shape_of(t.ld, sh))
         return snprintf(why, cap, "its buffers do not have constant shapes"), -1;
-    int p = param_index(f, t.ld);
-    if (p >= 0 && p < f->npparams - 1 && t.st->kind == BUF_ALLOC && only_here(seq, i, t.ld)) {
+    int p = param_index(f, t.ld), o = param_index(f, t.st);
+    const char *w;
+    if (p >= 0 && p < f->npparams - 1 && t.st->kind == BUF_ALLOC) {
+        if (!only_here(seq, i, t.ld))
+            return snprintf(why, cap, "its input %s is also used elsewhere in %s", t.ld->name->str, f->name->str), -1;
+        if ((w = prologue_stays(seq, i, t.st)))
+            return snprintf(why, cap, "%s (%s)", w, t.st->name->str), -1;
         *alloc = t.st;
         *param = t.ld;
         return p;
     }
-    int o = param_index(f, t.st);
-    if (o == f->npparams - 1 && t.ld->kind == BUF_ALLOC && i == seq->u.seq.n - 1 && only_here(seq, i, t.st)) {
+    if (o == f->npparams - 1 && t.ld->kind == BUF_ALLOC) {
+        if (i != seq->u.seq.n - 1)
+            return snprintf(why, cap, "it writes the result but is not the last statement of %s", f->name->str), -1;
+        if (!only_here(seq, i, t.st))
+            return snprintf(why, cap, "the result %s is also written elsewhere in %s", t.st->name->str, f->name->str), -1;
+        if ((w = epilogue_stays(seq, i, t.ld, lifts, nl)))
+            return snprintf(why, cap, "%s (%s)", w, t.ld->name->str), -1;
         *alloc = t.ld;
         *param = t.st;
         return o;
     }
-    if (p >= 0 && p < f->npparams - 1 && t.st->kind == BUF_ALLOC)
-        return snprintf(why, cap, "its input %s is also used elsewhere in %s", t.ld->name->str, f->name->str), -1;
-    if (o == f->npparams - 1 && t.ld->kind == BUF_ALLOC && i != seq->u.seq.n - 1)
-        return snprintf(why, cap, "it writes the result but is not the last statement of %s", f->name->str), -1;
     return snprintf(why, cap, "it neither copies a parameter into an allocated buffer nor an allocated buffer into the result"), -1;
+}
+
+/* The names a PrimFunc body declares (loop and block variables, buffers). */
+static void tir_names(const Stmt *s, PtrMap *names)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            tir_names(s->u.seq.items[i], names);
+        return;
+    case S_FOR:
+        ptrmap_put(names, s->u.loop.var->name, 1);
+        tir_names(s->u.loop.body, names);
+        return;
+    case S_BLOCK:
+        for (int i = 0; i < s->u.block->niters; i++)
+            ptrmap_put(names, s->u.block->iters[i].var->name, 1);
+        tir_names(s->u.block->init, names);
+        tir_names(s->u.block->body, names);
+        return;
+    case S_IF:
+        tir_names(s->u.branch.then, names);
+        tir_names(s->u.branch.orelse, names);
+        return;
+    case S_ALLOC:
+        ptrmap_put(names, s->u.alloc->name, 1);
+        return;
+    case S_LET:
+        ptrmap_put(names, s->u.let.var->name, 1);
+        return;
+    default:
+        return;
+    }
+}
+
+/* A lifted buffer may share its name with a parameter (an allocation that
+ * shadows an input nothing reads): each parameter gets a name of its own. */
+static void distinct_param_names(Module *m, Func *f)
+{
+    PtrMap names = { 0 };
+    int dup = 0;
+    for (int i = 0; i < f->npparams; i++) {
+        Sym *s = f->pparams[i].buf ? f->pparams[i].buf->name : f->pparams[i].var ? f->pparams[i].var->name : NULL;
+        if (s && ptrmap_get(&names, s, 0))
+            dup = 1;
+        if (s)
+            ptrmap_put(&names, s, 1);
+    }
+    if (dup) {
+        PtrMap seen = { 0 };
+        tir_names(f->body, &names);
+        for (int i = 0; i < f->npparams; i++) {
+            Buffer *b = f->pparams[i].buf;
+            if (!b)
+                continue;
+            if (ptrmap_get(&seen, b->name, 0))
+                b->name = fresh_name(&m->names, &names, b->name->str);
+            ptrmap_put(&seen, b->name, 1);
+        }
+        ptrmap_free(&seen);
+    }
+    ptrmap_free(&names);
 }
 
 /* Finds and removes f's rewrite blocks; fills lifts (prologue ones first,
@@ -340,7 +456,7 @@ static int find_lifts(Module *m, Func *f, Lift *lifts, Notes *notes)
         if (!map) {
             Buffer *alloc, *param;
             char why[200];
-            int p = b && annotated(b) ? rewrite_nest(f, seq, i, &alloc, &param, why, sizeof why) : -1;
+            int p = b && annotated(b) ? rewrite_nest(f, seq, i, lifts, n, &alloc, &param, why, sizeof why) : -1;
             if (p < 0) {
                 if (b && annotated(b))
                     note_add(notes, b->iters ? b->iters[0].loc : f->loc,
@@ -361,8 +477,9 @@ static int find_lifts(Module *m, Func *f, Lift *lifts, Notes *notes)
             continue;
         }
         int p = param_index(f, src);
+        const char *w = NULL;
         if (p >= 0 && p < f->npparams - 1 && dst->kind == BUF_ALLOC && only_here(seq, i, src) &&
-            is_mapped(map, src)) {
+            is_mapped(map, src) && !(w = prologue_stays(seq, i, dst))) {
             lifts[n++] = (Lift){ p, dst, map, NULL, src };
             note_add(notes, f->loc, "lifted block %s: %s now takes %s", b->name->str, f->name->str, dst->name->str);
             drop_item(seq, i);
@@ -372,19 +489,24 @@ static int find_lifts(Module *m, Func *f, Lift *lifts, Notes *notes)
         }
         int o = param_index(f, dst);
         if (o == f->npparams - 1 && src->kind == BUF_ALLOC && i == seq->u.seq.n - 1 && only_here(seq, i, dst) &&
-            is_mapped(map, src)) {
+            is_mapped(map, src) && !(w = epilogue_stays(seq, i, src, lifts, n))) {
             lifts[n++] = (Lift){ o, src, map, NULL, dst };
             note_add(notes, f->loc, "lifted block %s: %s now returns %s", b->name->str, f->name->str, src->name->str);
             drop_item(seq, i);
             drop_alloc(seq, src);
             break;
         }
+        if (w)
+            note_add(notes, b->iters ? b->iters[0].loc : f->loc, "left: block %s is a layout copy but %s (%s)",
+                     b->name->str, w, (p >= 0 ? dst : src)->name->str);
     }
     for (int k = 0; k < n; k++) {
         Buffer *b = lifts[k].to;
         b->kind = BUF_PARAM;
         f->pparams[lifts[k].param].buf = b;
     }
+    if (n)
+        distinct_param_names(m, f);
     return n;
 }
 
