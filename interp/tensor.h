@@ -57,7 +57,8 @@ void type_str(char *buf, size_t cap, const char *dtype, int ndim, const int64_t 
 void tensor_summary(FILE *out, const char *name, const Tensor *t);
 
 /* Compares a and b: 0 when equal (bit-exact, or within ulp units in the last
- * place for floats when ulp > 0); else 1 with the first differing element's
+ * place for floats when ulp > 0; an undefined element of a equals anything);
+ * else 1 with the first differing element's
  * flat index in *at. Shapes and dtypes must agree (else 2). */
 int tensor_compare(const Tensor *a, const Tensor *b, int64_t ulp, int64_t *at);
 

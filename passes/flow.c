@@ -55,6 +55,7 @@ typedef struct Sweep {
     int *memo;            /* per binding index: left_behind's answer in guess memo_gen */
     int *memo_gen, gen;
     PtrMap inputs;        /* left_behind: the graph inputs one guess has counted */
+    PtrMap sunk;          /* the rewrites y_t that sinking made */
     int64_t size;         /* left_behind: the elements of the value whose rewrite moves */
     Demand *dem;          /* per binding index */
     ItemDem **items;      /* per binding index: the rewrites of its tuple's items */
@@ -992,6 +993,42 @@ static int worse(Sweep *S, const Binding *bd)
     return cost;
 }
 
+/* y = lt(x, M1) read only by rewrites lt(y, M2) (its demand D): each reader
+ * becomes the one value fold would make of the pair (rewrite_compose), so
+ * neither rewrite of a pair that composes moves alone; a composed rewrite of
+ * x is a demand on x. Returns 1 when done (y is then dead), 0 when some pair
+ * does not compose (nothing changed). */
+static int compose_demand(Sweep *S, Binding *bd, Demand *D)
+{
+    const Expr *y = bd->value;
+    Expr *x = y->u.call.args[0];
+    DType dt;
+    int nd, id[64];
+    int64_t sh[16];
+    Expr *r[64];
+    char why[120];
+    if (x->kind != E_VAR || D->nslots > 64 || sinfo_shape(x->u.var->sinfo, &dt, &nd, sh) || nd > 16)
+        return 0;
+    /* sinking wrote y0, y_t = lt(y0, B^-1), lt(y_t, B) for the sweep to
+     * carry B^-1 back into y0's call: y_t is not composed away */
+    if (ptrmap_get(&S->sunk, bd->var, 0))
+        return 0;
+    for (int k = 0; k < D->nslots; k++)
+        if (!(r[k] = rewrite_compose(S->m, y, S->out[D->slots[k]]->value, sh, nd, &id[k], why, sizeof why)))
+            return 0;
+    for (int k = 0; k < D->nslots; k++) {
+        Binding *b = arena_zalloc(&S->m->arena, sizeof *b);
+        *b = *S->out[D->slots[k]];
+        b->value = id[k] ? var_ref(&S->m->arena, x->u.var, b->loc) : r[k];
+        S->out[D->slots[k]] = b;
+        if (!id[k] && is_layout_transform(r[k]))
+            demand_add(S, x->u.var, call_kwarg(r[k], "index_map"), call_kwarg(r[k], "pad_value"), D->slots[k]);
+    }
+    note_add(S->notes, bd->loc, "composed the rewrite %s with the rewrite%s that read%s it", bd->var->name->str,
+             D->nslots == 1 ? "" : "s", D->nslots == 1 ? "s" : "");
+    return 1;
+}
+
 /* Visits binding i (the sweep goes backwards). */
 static void visit(Sweep *S, Binding *bd, int i)
 {
@@ -1026,7 +1063,10 @@ static void visit(Sweep *S, Binding *bd, int i)
         else if (D->count < uses)
             note_add(S->notes, at, "flow stopped: %s has %d other consumer%s", bd->var->name->str, uses - D->count,
                      uses - D->count == 1 ? "" : "s");
-        else if (pk)
+        else if (is_layout_transform(bd->value) && compose_demand(S, bd, D)) {
+            free(D->slots);
+            return;
+        } else if (pk)
             note_add(S->notes, at, "left: %s is %s", bd->var->name->str, pk);
         else if (tuple_producer(S, bd->value) >= 0) {
             /* a = t[k]: the rewrites wait for t's call */
@@ -1394,6 +1434,7 @@ static void sink_block(Sweep *S, RBlock *rb)
     for (int i = 0; i < rb->nbinds; i++) {
         Binding *bd = rb->binds[i], *made[2];
         if (sink(S, &def, out, &uses, &rwuses, bd, rb, made, &A, i) == 1) {
+            ptrmap_put(&S->sunk, made[1]->var, 1);
             for (int k = 0; k < 2; k++) {
                 vec_push(&S->m->arena, &out, &n, &cap, made[k]);
                 ptrmap_put(&def, made[k]->var, n);
@@ -1432,6 +1473,7 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         for (int b = 0; b < fn->nblocks; b++)
             sweep_block(&S, fn->blocks[b]);
         ptrmap_free(&S.uses);
+        ptrmap_free(&S.sunk);
         ptrmap_free(&S.def);
         ptrmap_free(&S.names);
         free(S.out);

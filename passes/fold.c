@@ -83,22 +83,6 @@ static IndexMap *map_of(Arena *a, const Fold *F, const Expr *lt, ImKind *kind)
     return im && (*kind == IM_BIJECTIVE || *kind == IM_PADDED) ? im : NULL;
 }
 
-/* Whether R.layout_transform(x, map) gives c's output box: a composite
- * whose image is smaller (NCHW4c's padding taken back to NCHW) would
- * drop the padding as one rewrite. */
-static int fills(const Fold *F, const Expr *x, const Expr *map, const IndexMap *c)
-{
-    DType dt;
-    int nd;
-    int64_t sh[IM_MAX_RANK];
-    ImError err;
-    Arena tmp = { 0 };
-    IndexMap *im = shape_of(F, x, &dt, &nd, sh) == 0 && nd == map->u.map.nparams ? im_from_expr(&tmp, map, sh, &err) : NULL;
-    int ok = im && im->nout == c->nout && memcmp(im->obox, c->obox, (size_t)c->nout * sizeof *c->obox) == 0;
-    arena_free(&tmp);
-    return ok;
-}
-
 /* Whether c keeps every point where it is, in a box at least as large: the
  * identity followed by padding at the high end of each dimension. */
 static int pads_only(const IndexMap *c)
@@ -113,8 +97,61 @@ static int pads_only(const IndexMap *c)
     return im_is_identity(&same);
 }
 
-/* z = lt(y, M2, p2) with y = lt(x, M1, p1): z = lt(x, M2 . M1, p). Padding of
- * either survives the composition; where both pad, the values must agree. */
+/* The map of rewrite lt over an operand of shape sh, when it is one to one. */
+static IndexMap *rw_map(Arena *a, const Expr *lt, const int64_t *sh, int nd, ImKind *kind)
+{
+    const Expr *map = call_kwarg(lt, "index_map");
+    ImError err;
+    if (!map || map->kind != E_INDEXMAP || nd != map->u.map.nparams)
+        return NULL;
+    IndexMap *im = im_from_expr(a, map, sh, &err);
+    if (im)
+        *kind = im_classify(im, NULL, NULL);
+    return im && (*kind == IM_BIJECTIVE || *kind == IM_PADDED) ? im : NULL;
+}
+
+Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xsh, int xnd, int *ident, char *why,
+                      size_t cap)
+{
+    Arena *a = &m->arena;
+    Expr *x = y->u.call.args[0];
+    ImKind k1, k2;
+    IndexMap *m1 = rw_map(a, y, xsh, xnd, &k1), *m2 = m1 ? rw_map(a, e, m1->obox, m1->nout, &k2) : NULL;
+    if (!m2)
+        return snprintf(why, cap, "not one to one"), NULL;
+    double p1 = 0, p2 = 0;
+    int h1 = const_number(call_kwarg(y, "pad_value"), &p1) == 1, h2 = const_number(call_kwarg(e, "pad_value"), &p2) == 1;
+    const Expr *pad = NULL;
+    if (k1 == IM_PADDED && k2 == IM_PADDED && h1 && h2 && p1 != p2)
+        return snprintf(why, cap, "would need two pad values"), NULL;
+    if (k1 == IM_PADDED && h1)
+        pad = call_kwarg(y, "pad_value");
+    if (k2 == IM_PADDED && h2)
+        pad = call_kwarg(e, "pad_value");
+    IndexMap *c = im_compose(a, m2, m1);
+    Expr *cm = c ? im_to_expr(a, &m->names, c) : NULL;
+    ImError err;
+    Arena tmp = { 0 };
+    IndexMap *back = cm ? im_from_expr(&tmp, cm, xsh, &err) : NULL;
+    int fills = back && back->nout == c->nout && memcmp(back->obox, c->obox, (size_t)c->nout * sizeof *c->obox) == 0;
+    arena_free(&tmp);
+    if (!cm)
+        return snprintf(why, cap, "the maps do not chain"), NULL;
+    if (ident)
+        *ident = fills && im_is_identity(c);
+    if (fills)
+        return layout_transform_new(m, x, cm, (Expr *)pad, e->loc);
+    if (!pads_only(c))
+        return snprintf(why, cap, "one rewrite would not give the padded shape"), NULL;
+    /* the points stay where they are, in a larger box: a pad */
+    int64_t more[IM_MAX_RANK];
+    for (int d = 0; d < c->nin; d++)
+        more[d] = c->obox[d] - c->box[d];
+    return pad_high(m, x, c->nin, more, (Expr *)pad, e->loc);
+}
+
+/* z = lt(y, M2, p2) with y = lt(x, M1, p1): z = lt(x, M2 . M1, p) (see
+ * rewrite_compose). */
 static int compose(Fold *F, Binding *bd)
 {
     Expr *e = bd->value;
@@ -122,42 +159,21 @@ static int compose(Fold *F, Binding *bd)
     if (!yb || !is_layout_transform(yb->value))
         return 0;
     const Expr *y = yb->value;
-    Arena *a = &F->m->arena;
-    ImKind k1, k2;
-    IndexMap *m1 = map_of(a, F, y, &k1), *m2 = m1 ? map_of(a, F, e, &k2) : NULL;
-    if (!m2)
+    DType dt;
+    int nd;
+    int64_t sh[IM_MAX_RANK];
+    char why[120];
+    if (shape_of(F, y->u.call.args[0], &dt, &nd, sh))
         return 0;
-    double p1 = 0, p2 = 0;
-    int h1 = const_number(call_kwarg(y, "pad_value"), &p1) == 1, h2 = const_number(call_kwarg(e, "pad_value"), &p2) == 1;
-    const Expr *pad = NULL;
-    if (k1 == IM_PADDED && k2 == IM_PADDED && h1 && h2 && p1 != p2) {
-        note_add(F->notes, bd->loc, "kept: composing with %s would need two pad values", yb->var->name->str);
-        return 0;
-    }
-    if (k1 == IM_PADDED && h1)
-        pad = call_kwarg(y, "pad_value");
-    if (k2 == IM_PADDED && h2)
-        pad = call_kwarg(e, "pad_value");
-    IndexMap *c = im_compose(a, m2, m1);
-    Expr *cm = c ? im_to_expr(a, &F->m->names, c) : NULL;
-    if (cm && !fills(F, y->u.call.args[0], cm, c) && pads_only(c)) {
-        /* the points stay where they are, in a larger box: a pad */
-        int64_t more[IM_MAX_RANK];
-        for (int d = 0; d < c->nin; d++)
-            more[d] = c->obox[d] - c->box[d];
-        bd->value = pad_high(F->m, y->u.call.args[0], c->nin, more, (Expr *)pad, e->loc);
-        note_add(F->notes, bd->loc, "composed with the rewrite of %s at line %d: a pad", yb->var->name->str,
-                 yb->loc.line);
-        return 1;
-    }
-    if (!cm || !fills(F, y->u.call.args[0], cm, c)) {
-        note_add(F->notes, bd->loc, "kept: composed with %s, one rewrite would not give the padded shape",
-                 yb->var->name->str);
+    Expr *r = rewrite_compose(F->m, y, e, sh, nd, NULL, why, sizeof why);
+    if (!r) {
+        if (strcmp(why, "not one to one"))
+            note_add(F->notes, bd->loc, "kept: composed with %s, %s", yb->var->name->str, why);
         return 0;
     }
-    e = layout_transform_new(F->m, y->u.call.args[0], cm, (Expr *)pad, e->loc);
-    bd->value = e;
-    note_add(F->notes, bd->loc, "composed with the rewrite of %s at line %d", yb->var->name->str, yb->loc.line);
+    bd->value = r;
+    note_add(F->notes, bd->loc, "composed with the rewrite of %s at line %d%s", yb->var->name->str, yb->loc.line,
+             is_layout_transform(r) ? "" : ": a pad");
     return 1;
 }
 

@@ -104,6 +104,14 @@ typedef struct Notes {
  * rewrites, removes identities and pad/crop pairs, then dead bindings. Flow
  * runs it first, so it never moves one of a pair that fold would cancel. */
 void fold_rewrites(Module *m, Func *fn, Notes *notes);
+/* lt(lt(x, M1, p1), M2, p2), y the inner and e the outer rewrite, x of shape
+ * xsh, as one value: lt(x, M2 . M1, p) (the padding of either survives;
+ * where both pad, the values must agree; *ident, when not NULL, says
+ * whether it is the identity), or the R.nn.pad of x when the composite keeps
+ * every point in a larger box. NULL, with why filled, when one value cannot
+ * write it. */
+Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xsh, int xnd, int *ident, char *why,
+                      size_t cap);
 
 void note_add(Notes *ns, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
 /* Prints the notes to ctx->explain (when set) as file:line:col: pass: text, and frees them. */

@@ -479,6 +479,8 @@ def main():
                     r = pending.pop(0)
                     yield r.get()
             it = windowed()
+        else:
+            it = (check_seed(s) for s in seeds if not (deadline and time.time() > deadline))
         last = time.time()
         for seed, found, npipe in it:
             nmod += 1
