@@ -668,9 +668,14 @@ static int peval(PadEval *c, const Expr *e, double *v)
         const char *op = e->u.call.op->str;
         int n = e->u.call.nargs;
         if (n == 3 && strcmp(op, "T.if_then_else") == 0) {
-            if (peval(c, e->u.call.args[0], &a))
+            if (peval(c, e->u.call.args[0], &a) == 0)
+                return peval(c, e->u.call.args[a ? 1 : 2], v);
+            /* a condition on the iterators (a pad's border): the padding
+             * holds one value when both branches give it */
+            if (peval(c, e->u.call.args[1], &a) || peval(c, e->u.call.args[2], &b) || a != b)
                 return -1;
-            return peval(c, e->u.call.args[a ? 1 : 2], v);
+            *v = a;
+            return 0;
         }
         if (n < 1 || n > 2 || peval(c, e->u.call.args[0], &a) || (n == 2 && peval(c, e->u.call.args[1], &b)))
             return -1;
