@@ -1451,36 +1451,72 @@ static void sink_block(Sweep *S, RBlock *rb)
     ptrmap_free(&rwuses);
 }
 
+static int is_stop(const char *text);
+
+/* One round over fn: fold's cancelling part, sinking, the backward sweep.
+ * Returns how many notes it wrote that say it changed something. */
+static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink)
+{
+    Sweep S = { .m = m, .fn = fn, .ctx = ctx, .notes = notes };
+    /* a dead consumer must not stop a rewrite, nor may one of a pair
+     * that cancels move alone */
+    fold_rewrites(m, fn, notes);
+    infer_types(m, fn);
+    collect_names(fn, &S.names);
+    for (int b = 0; sink && b < fn->nblocks; b++)
+        sink_block(&S, fn->blocks[b]);
+    count_uses(fn, &S.uses);
+    for (int b = 0; b < fn->nblocks; b++)
+        sweep_block(&S, fn->blocks[b]);
+    ptrmap_free(&S.uses);
+    ptrmap_free(&S.sunk);
+    ptrmap_free(&S.def);
+    ptrmap_free(&S.names);
+    free(S.out);
+    free(S.dead);
+    arena_free(&S.scratch);
+    arena_free(&S.stage);
+    int acts = 0;
+    for (int i = 0; i < notes->n; i++)
+        acts += !is_stop(notes->v[i].text);
+    return acts;
+}
+
+/* A note that says why a rewrite stayed, not what moved. */
+static int is_stop(const char *text)
+{
+    return strncmp(text, "left:", 5) == 0 || strncmp(text, "flow stopped", 12) == 0 ||
+           strncmp(text, "kept:", 5) == 0;
+}
+
+/* Rounds until one changes nothing (a rewrite a round moved may let another
+ * move, or a pair it made cancel), so flow,fold run again gives the same
+ * module; only the first sinks (sinking and the sweep would trade a rewrite
+ * back and forth). --explain shows every round's moves and the last
+ * round's stops. */
 int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
     (void)opts;
     (void)nopts;
-    Notes notes = { 0 };
+    Notes all = { 0 };
     int nf = m->nfuncs;
     for (int f = 0; f < nf; f++) {
         Func *fn = m->funcs[f];
         if (fn->kind != F_RELAX)
             continue;
-        Sweep S = { .m = m, .fn = fn, .ctx = ctx, .notes = &notes };
-        /* a dead consumer must not stop a rewrite, nor may one of a pair
-         * that cancels move alone */
-        fold_rewrites(m, fn, &notes);
-        infer_types(m, fn);
-        collect_names(fn, &S.names);
-        for (int b = 0; b < fn->nblocks; b++)
-            sink_block(&S, fn->blocks[b]);
-        count_uses(fn, &S.uses);
-        for (int b = 0; b < fn->nblocks; b++)
-            sweep_block(&S, fn->blocks[b]);
-        ptrmap_free(&S.uses);
-        ptrmap_free(&S.sunk);
-        ptrmap_free(&S.def);
-        ptrmap_free(&S.names);
-        free(S.out);
-        free(S.dead);
-        arena_free(&S.scratch);
-        arena_free(&S.stage);
+        for (int round = 0; round < 8; round++) {
+            Notes notes = { 0 };
+            int acts = flow_round(m, fn, ctx, &notes, round == 0);
+            for (int i = 0; i < notes.n; i++) {
+                if (!acts || round == 7 || !is_stop(notes.v[i].text))
+                    note_add(&all, notes.v[i].loc, "%s", notes.v[i].text);
+                free(notes.v[i].text);
+            }
+            free(notes.v);
+            if (!acts)
+                break;
+        }
     }
-    notes_flush(&notes, ctx, "flow");
+    notes_flush(&all, ctx, "flow");
     return 0;
 }

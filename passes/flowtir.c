@@ -1025,12 +1025,13 @@ static int flow_plan(Plan *P, Module *m, const Func *f0, int nout, const Expr *c
     for (int i = 0; i < nplan; i++) {
         if (P->kind[i] != IM_PADDED || !has_pad)
             continue;
-        static const double cand[] = { 0, 1 };
+        /* the same value bit for bit: -0.0 is not 0.0 (negative of a zero pad) */
+        static const double cand[] = { 0, 1, -0.0 };
         double q = r->has_pad ? r->pad : pad, v;
-        int found = pad_of(P, i, q, 0, &v) == 0 && v == pad;
-        for (int k = 0; !found && !r->has_pad && k < 2; k++) {
+        int found = pad_of(P, i, q, 0, &v) == 0 && v == pad && signbit(v) == signbit(pad);
+        for (int k = 0; !found && !r->has_pad && k < 3; k++) {
             q = cand[k];
-            found = pad_of(P, i, q, 0, &v) == 0 && v == pad;
+            found = pad_of(P, i, q, 0, &v) == 0 && v == pad && signbit(v) == signbit(pad);
         }
         if (!found)
             return FAIL(P, "no pad value of its inputs makes the padding of %s hold %g", f0->name->str, pad);
