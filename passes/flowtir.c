@@ -331,6 +331,50 @@ static void keep_op_only(Func *f)
     }
 }
 
+/* M with its one constant-0 output made its parameter p, when p appears in
+ * no output (a unit dimension a broadcast read gave 0), else NULL. */
+static const Expr *unit_to_param(Plan *P, const Expr *M, int p)
+{
+    int zero = -1;
+    int64_t c;
+    if (p >= M->u.map.nparams)
+        return NULL;
+    for (int q = 0; q < M->u.map.nout; q++) {
+        if (expr_mentions(M->u.map.out[q], M->u.map.params[p]))
+            return NULL;
+        if (expr_const_int(M->u.map.out[q], &c) == 0 && c == 0) {
+            if (zero >= 0)
+                return NULL;
+            zero = q;
+        }
+    }
+    if (zero < 0)
+        return NULL;
+    Expr *n = arena_alloc(P->a, sizeof *n);
+    *n = *M;
+    n->u.map.out = arena_array(P->a, (size_t)M->u.map.nout + 1, sizeof(Expr *));
+    memcpy(n->u.map.out, M->u.map.out, (size_t)M->u.map.nout * sizeof(Expr *));
+    Expr *v = expr_new(P->a, E_VAR, M->u.map.out[zero]->loc);
+    v->u.var = M->u.map.params[p];
+    n->u.map.out[zero] = v;
+    return n;
+}
+
+/* Whether M's parameter p is one output of its own, in no other. */
+static int whole_param(const Expr *M, int p)
+{
+    const Var *v = p < M->u.map.nparams ? M->u.map.params[p] : NULL;
+    int whole = 0;
+    for (int q = 0; v && q < M->u.map.nout; q++) {
+        const Expr *o = M->u.map.out[q];
+        if (o->kind == E_VAR && o->u.var == v && !whole)
+            whole = 1;
+        else if (expr_mentions(o, v))
+            return 0;
+    }
+    return whole;
+}
+
 /* The map of a buffer read as R[idx] in block b, whose store's dimension p is
  * iterator wit[p] and carries map M. *out is NULL when R keeps its layout. */
 static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, const Expr *M, int bij, const Expr *load,
@@ -363,6 +407,13 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
             kind[j] = 'L';
         } else if (expr_const_int(e, &c) == 0 && c == 0 && rshape[j] == 1) {
             kind[j] = 'U';
+        } else if (e->kind == E_VAR && reduce_only(b, e) && r == W->ndim && wit[j] == -2 &&
+                   (whole_param(M, j) || (M = unit_to_param(P, M, j)) != NULL)) {
+            /* a reduction that keeps its dimensions: the reduced dimension
+             * goes where the map puts the unit it is written to (NHWC's max
+             * over H with keepdims reads x in NHWC) */
+            link[j] = j;
+            kind[j] = 'L';
         } else if (reduce_only(b, e)) {
             kind[j] = 'R';
         } else if ((link[j] = moved_dim(b, wit, W->ndim, M, e)) >= 0) {
