@@ -382,6 +382,7 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
 {
     const Buffer *R = load->u.load.buf;
     int r = load->u.load.n, link[IM_MAX_RANK], kind[IM_MAX_RANK];
+    const Expr *unit = NULL;
     int64_t rshape[IM_MAX_RANK], wshape[IM_MAX_RANK];
     *out = NULL;
     if (r > IM_MAX_RANK || buf_shape(R, rshape) || buf_shape(W, wshape))
@@ -408,7 +409,9 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
         } else if (expr_const_int(e, &c) == 0 && c == 0 && rshape[j] == 1) {
             kind[j] = 'U';
         } else if (e->kind == E_VAR && reduce_only(b, e) && r == W->ndim && wit[j] == -2 &&
-                   (whole_param(M, j) || (M = unit_to_param(P, M, j)) != NULL)) {
+                   (whole_param(M, j) || (unit = unit_to_param(P, M, j)) != NULL)) {
+            if (unit)
+                M = unit;
             /* a reduction that keeps its dimensions: the reduced dimension
              * goes where the map puts the unit it is written to (NHWC's max
              * over H with keepdims reads x in NHWC) */
@@ -467,9 +470,10 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
     IndexMap *im = im_from_expr(P->scratch, tmp, rshape, &err);
     if (!im)
         return FAIL(P, "the map for %s: %s", R->name->str, err.msg);
-    /* leading outputs that are always 0 come from dimensions R lacks */
+    /* leading outputs that are always 0 come from dimensions R lacks (at
+     * most as many as it lacks: a map of R's own may write a 0 first) */
     int first = 0;
-    while (first < im->nout && im->out[first]->n == 0 && im->out[first]->k == 0 &&
+    while (first < im->nout && first < M->u.map.nparams - r && im->out[first]->n == 0 && im->out[first]->k == 0 &&
            !uses_any(tmp->u.map.out[first], params, r))
         first++;
     int units = 0;
