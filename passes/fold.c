@@ -532,19 +532,25 @@ static int eval_const(Fold *F, Binding *bd)
 /* Folds fn's bindings in order; all: also constants and common rewrites,
  * else only what cancels or composes rewrites (compose, identity, pad and
  * crop), which flow runs first. */
-static void fold_func(Module *m, Func *fn, Notes *notes, int all)
+/* One sweep of the rules over fn's bindings in order; returns how many
+ * fired. */
+static int fold_sweep(Module *m, Func *fn, Notes *notes, int all)
 {
     infer_types(m, fn);
     Fold F = { m, notes, { 0 }, NULL, 0, 0, { 0 }, NULL };
+    int fired = 0;
     for (int b = 0; b < fn->nblocks; b++)
         for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
             Binding *bd = fn->blocks[b]->binds[i];
             for (int guard = 0; guard < 64; guard++) {
                 if (is_layout_transform(bd->value)) {
                     if (compose(&F, bd) || identity(&F, bd) || pad_of_crop(&F, bd) ||
-                        (all && (rewrite_const(&F, bd) || same_as_earlier(&F, bd))))
+                        (all && (rewrite_const(&F, bd) || same_as_earlier(&F, bd)))) {
+                        fired++;
                         continue;
+                    }
                 } else if (pad_crop(&F, bd) || (all && eval_const(&F, bd))) {
+                    fired++;
                     continue;
                 }
                 break;
@@ -558,6 +564,16 @@ static void fold_func(Module *m, Func *fn, Notes *notes, int all)
         interp_free(F.in);
     propagate(&F, fn);
     remove_dead(fn);
+    return fired;
+}
+
+/* Sweeps until one fires nothing: copies are propagated between sweeps, so
+ * two rewrites that became the same through an alias (x_t1 the same as
+ * x_t) are seen to be the same in the next. Repeated notes print once. */
+static void fold_func(Module *m, Func *fn, Notes *notes, int all)
+{
+    for (int k = 0; k < 8 && fold_sweep(m, fn, notes, all); k++)
+        ;
 }
 
 void fold_rewrites(Module *m, Func *fn, Notes *notes)

@@ -356,7 +356,11 @@ void notes_flush(Notes *ns, PassCtx *ctx, const char *pass)
     if (ns->n)
         qsort(ns->v, (size_t)ns->n, sizeof *ns->v, note_cmp);
     for (int i = 0; i < ns->n; i++) {
-        if (ctx->explain)
+        int again = 0;   /* said already at this place (a pass that sweeps again) */
+        for (int j = i - 1; j >= 0 && !again && ns->v[j].loc.line == ns->v[i].loc.line &&
+                            ns->v[j].loc.col == ns->v[i].loc.col; j--)
+            again = strcmp(ns->v[i].text, ns->v[j].text) == 0;
+        if (ctx->explain && !again)
             fprintf(ctx->explain, "%s:%d:%d: %s: %s\n", ctx->src->name, ns->v[i].loc.line, ns->v[i].loc.col, pass,
                     ns->v[i].text);
         free(ns->v[i].text);
