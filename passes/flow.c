@@ -1453,6 +1453,16 @@ static void sink_block(Sweep *S, RBlock *rb)
 
 static int is_stop(const char *text);
 
+/* The rewrites left in fn: R.layout_transform bindings. */
+static int count_rewrites(const Func *fn)
+{
+    int n = 0;
+    for (int b = 0; b < fn->nblocks; b++)
+        for (int i = 0; i < fn->blocks[b]->nbinds; i++)
+            n += is_layout_transform(fn->blocks[b]->binds[i]->value);
+    return n;
+}
+
 /* One round over fn: fold's cancelling part, sinking, the backward sweep.
  * Returns how many notes it wrote that say it changed something. */
 static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink)
@@ -1491,8 +1501,8 @@ static int is_stop(const char *text)
 
 /* Rounds until one changes nothing (a rewrite a round moved may let another
  * move, or a pair it made cancel), so flow,fold run again gives the same
- * module; only the first sinks (sinking and the sweep would trade a rewrite
- * back and forth). --explain shows every round's moves and the last
+ * module; a round sinks only when the one before left fewer rewrites than
+ * it found (sinking and the sweep could trade a rewrite back and forth). --explain shows every round's moves and the last
  * round's stops. */
 int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
@@ -1504,9 +1514,13 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         Func *fn = m->funcs[f];
         if (fn->kind != F_RELAX)
             continue;
+        int before = count_rewrites(fn), sink = 1;
         for (int round = 0; round < 8; round++) {
             Notes notes = { 0 };
-            int acts = flow_round(m, fn, ctx, &notes, round == 0);
+            int acts = flow_round(m, fn, ctx, &notes, sink);
+            int after = count_rewrites(fn);
+            sink = after < before;   /* sinking again only while rewrites go */
+            before = after;
             for (int i = 0; i < notes.n; i++) {
                 if (!acts || round == 7 || !is_stop(notes.v[i].text))
                     note_add(&all, notes.v[i].loc, "%s", notes.v[i].text);
