@@ -90,10 +90,12 @@ fuzz: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_parse.c
 	  -dict=testsuite/fuzz/tir.dict build/fuzz-corpus
 
 # The model fuzzer: random valid modules through every pipeline users run, under
-# the sanitizers with --verify-exec, for FUZZ_SECONDS; failures are reduced into
-# build/fuzz-found/.
-fuzz-models: build/lopt-check
-	$(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --seconds $(FUZZ_SECONDS) --reduce
+# the sanitizers with --verify-exec, for FUZZ_SECONDS (the read-back, fixed-point
+# and best-placement runs use the plain build, for speed); failures are reduced
+# into build/fuzz-found/.
+fuzz-models: build/lopt-check lopt
+	$(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --recheck-lopt ./lopt --jobs 2 \
+	  --seconds $(FUZZ_SECONDS) --reduce
 
 # The index-map algebra under libFuzzer, checked by enumeration on every accepted map.
 fuzz-map: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_map.c testsuite/unit/maps.c

@@ -363,8 +363,9 @@ void notes_flush(Notes *ns, PassCtx *ctx, const char *pass)
         if (ctx->explain && !again)
             fprintf(ctx->explain, "%s:%d:%d: %s: %s\n", ctx->src->name, ns->v[i].loc.line, ns->v[i].loc.col, pass,
                     ns->v[i].text);
-        free(ns->v[i].text);
     }
+    for (int i = 0; i < ns->n; i++)
+        free(ns->v[i].text);
     free(ns->v);
     memset(ns, 0, sizeof *ns);
 }
