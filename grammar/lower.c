@@ -359,19 +359,27 @@ static Expr *lower_load(Reader *R, const Sx *e)
     return x;
 }
 
+/* "inf", "-inf" and "nan": how the printer writes the floats that have no
+ * literal, in T.float32("nan") and in R.const's lists. */
+static int special_float(const char *s, double *d)
+{
+    if (strcmp(s, "inf") == 0)
+        *d = INFINITY;
+    else if (strcmp(s, "-inf") == 0)
+        *d = -INFINITY;
+    else if (strcmp(s, "nan") == 0)
+        *d = NAN;
+    else
+        return -1;
+    return 0;
+}
+
 static Expr *typed_literal(Reader *R, const Sx *e, DType t, const Sx *v)
 {
     Expr *x = NULL;
     if (v->kind == SX_STR && dtype_is_float(t)) {
-        const char *s = v->u.str.s;
         double d;
-        if (strcmp(s, "inf") == 0)
-            d = INFINITY;
-        else if (strcmp(s, "-inf") == 0)
-            d = -INFINITY;
-        else if (strcmp(s, "nan") == 0)
-            d = NAN;
-        else {
+        if (special_float(v->u.str.s, &d)) {
             ERR(R, v->loc, "expected \"inf\", \"-inf\" or \"nan\"");
             return NULL;
         }
@@ -1370,7 +1378,9 @@ static int const_data(Reader *R, const Sx *e, int depth, Expr *c, int64_t *shape
     }
     if (depth != *ndim)
         return ERR(R, e->loc, "ragged constant: rows differ in shape");
-    Expr *lit = lower_literal(R, e);
+    double special;
+    Expr *lit = e->kind == SX_STR && special_float(e->u.str.s, &special) == 0 ? expr_float(R->a, special, DT_VOID, e->loc)
+                                                                              : lower_literal(R, e);
     if (!lit || (lit->kind != E_INT && lit->kind != E_FLOAT && lit->kind != E_BOOL))
         return ERR(R, e->loc, "a constant holds numbers");
     if (*n == *cap) {
