@@ -221,10 +221,20 @@ static int attr_int(const Expr *e, int64_t *v)
 /* A reduction keeps its form under permutations: sum(axis=[2]) over NCHW is
  * sum(axis=[1]) over NHWC when the kept axes come out in the result's new
  * order. Returns the new axis list, or NULL. */
+/* R.sum, R.mean, R.max, R.min: the reductions whose axes reduce_axes
+ * renumbers. */
+static int is_reduction(const Expr *call)
+{
+    static const char *const names[] = { "R.sum", "R.mean", "R.max", "R.min" };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (is_call_to(call, names[i]))
+            return 1;
+    return 0;
+}
+
 static Expr *reduce_axes(Module *m, const Expr *call, const Expr *omap, const Expr *imap, int rank, Loc loc)
 {
-    const char *op = call->u.call.op->str;
-    if (strcmp(op, "R.sum") && strcmp(op, "R.mean") && strcmp(op, "R.max") && strcmp(op, "R.min"))
+    if (!is_reduction(call))
         return NULL;
     int pi[16], sigma[16], red[16] = { 0 }, kappa[16], nk = 0;
     if (rank > 16 || perm_of(omap, pi))
@@ -1033,7 +1043,7 @@ static int compose_demand(Sweep *S, Binding *bd, Demand *D)
 static void visit(Sweep *S, Binding *bd, int i)
 {
     Demand *D = &S->dem[i];
-    int uses = ptrmap_get(&S->uses, bd->var, 0);
+    int uses = ptrmap_get(&S->uses, bd->var, 0), left;
     char why[400];
     ItemDem *waiting = NULL;
     if (S->items[i]) {
@@ -1078,12 +1088,12 @@ static void visit(Sweep *S, Binding *bd, int i)
                                   call_kwarg(first->value, "pad_value"), D->slots, D->nslots, S->items[t] };
             S->items[t] = waiting;
             D->slots = NULL;
-        } else if (worse(S, bd) >= HARD) {
+        } else if ((left = worse(S, bd)) >= HARD) {
             note_add(S->notes, at, "flow stopped at %s: further up the rewrite would only stop at a heavily layout "
                      "sensitive, frozen or opaque call", bd->var->name->str);
-        } else if (worse(S, bd) > 1) {
+        } else if (left > 1) {
             note_add(S->notes, at, "flow stopped at %s: the rewrite would stay on %d of its operands' producers "
-                     "instead of one here", bd->var->name->str, worse(S, bd));
+                     "instead of one here", bd->var->name->str, left);
         } else if (flow_call(S, bd, first->var, call_kwarg(first->value, "index_map"), call_kwarg(first->value, "pad_value"), at, why, sizeof why) == 0) {
             for (int k = 0; k < D->nslots; k++) {
                 Binding *b = S->out[D->slots[k]];
@@ -1316,7 +1326,7 @@ static int sink_reader(Sweep *S, const Ahead *A, const PtrMap *uses, const PtrMa
         return 1;
     const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
     int perm[16];
-    if (op && op->category == LAYOUT_LIGHT && op->ntensors == 1 && map->u.map.nparams <= 16 && !perm_of(map, perm))
+    if (is_reduction(e) && map->u.map.nparams <= 16 && !perm_of(map, perm))
         return 1;   /* a reduction may take a permutation in (sink_reduce) */
     if (!op || op->category != LAYOUT_AGNOSTIC || op->tuple_arg || op->tuple_out || e->u.call.nargs < op->ntensors)
         return 0;
@@ -1451,7 +1461,12 @@ static void sink_block(Sweep *S, RBlock *rb)
     ptrmap_free(&rwuses);
 }
 
-static int is_stop(const char *text);
+/* A note that says why a rewrite stayed, not what moved. */
+static int is_stop(const char *text)
+{
+    return strncmp(text, "left:", 5) == 0 || strncmp(text, "flow stopped", 12) == 0 ||
+           strncmp(text, "kept:", 5) == 0;
+}
 
 /* The rewrites left in fn: R.layout_transform bindings. */
 static int count_rewrites(const Func *fn)
@@ -1492,18 +1507,11 @@ static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink)
     return acts;
 }
 
-/* A note that says why a rewrite stayed, not what moved. */
-static int is_stop(const char *text)
-{
-    return strncmp(text, "left:", 5) == 0 || strncmp(text, "flow stopped", 12) == 0 ||
-           strncmp(text, "kept:", 5) == 0;
-}
-
 /* Rounds until one changes nothing (a rewrite a round moved may let another
  * move, or a pair it made cancel), so flow,fold run again gives the same
  * module; a round sinks only when the one before left fewer rewrites than
- * it found (sinking and the sweep could trade a rewrite back and forth). --explain shows every round's moves and the last
- * round's stops. */
+ * it found (sinking and the sweep could trade a rewrite back and forth).
+ * --explain shows every round's moves and the last round's stops. */
 int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
     (void)opts;

@@ -68,19 +68,25 @@ static int shape_of(const Fold *F, const Expr *e, DType *dt, int *nd, int64_t *s
     return e->kind == E_VAR ? sinfo_shape(e->u.var->sinfo, dt, nd, sh) : -1;
 }
 
-static IndexMap *map_of(Arena *a, const Fold *F, const Expr *lt, ImKind *kind)
+/* The map of rewrite lt over an operand of shape sh, when it is one to one. */
+static IndexMap *rw_map(Arena *a, const Expr *lt, const int64_t *sh, int nd, ImKind *kind)
 {
-    DType dt;
-    int nd;
-    int64_t sh[IM_MAX_RANK];
     const Expr *map = call_kwarg(lt, "index_map");
     ImError err;
-    if (shape_of(F, lt->u.call.args[0], &dt, &nd, sh) || nd != map->u.map.nparams)
+    if (!map || map->kind != E_INDEXMAP || nd != map->u.map.nparams)
         return NULL;
     IndexMap *im = im_from_expr(a, map, sh, &err);
     if (im)
         *kind = im_classify(im, NULL, NULL);
     return im && (*kind == IM_BIJECTIVE || *kind == IM_PADDED) ? im : NULL;
+}
+
+static IndexMap *map_of(Arena *a, const Fold *F, const Expr *lt, ImKind *kind)
+{
+    DType dt;
+    int nd;
+    int64_t sh[IM_MAX_RANK];
+    return shape_of(F, lt->u.call.args[0], &dt, &nd, sh) ? NULL : rw_map(a, lt, sh, nd, kind);
 }
 
 /* Whether c keeps every point where it is, in a box at least as large: the
@@ -97,19 +103,6 @@ static int pads_only(const IndexMap *c)
     return im_is_identity(&same);
 }
 
-/* The map of rewrite lt over an operand of shape sh, when it is one to one. */
-static IndexMap *rw_map(Arena *a, const Expr *lt, const int64_t *sh, int nd, ImKind *kind)
-{
-    const Expr *map = call_kwarg(lt, "index_map");
-    ImError err;
-    if (!map || map->kind != E_INDEXMAP || nd != map->u.map.nparams)
-        return NULL;
-    IndexMap *im = im_from_expr(a, map, sh, &err);
-    if (im)
-        *kind = im_classify(im, NULL, NULL);
-    return im && (*kind == IM_BIJECTIVE || *kind == IM_PADDED) ? im : NULL;
-}
-
 Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xsh, int xnd, int *ident, char *why,
                       size_t cap)
 {
@@ -118,7 +111,7 @@ Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xs
     ImKind k1, k2;
     IndexMap *m1 = rw_map(a, y, xsh, xnd, &k1), *m2 = m1 ? rw_map(a, e, m1->obox, m1->nout, &k2) : NULL;
     if (!m2)
-        return snprintf(why, cap, "not one to one"), NULL;
+        return snprintf(why, cap, "%s", ""), NULL;   /* not a pair of one-to-one rewrites: nothing to say */
     double p1 = 0, p2 = 0;
     int h1 = const_number(call_kwarg(y, "pad_value"), &p1) == 1, h2 = const_number(call_kwarg(e, "pad_value"), &p2) == 1;
     const Expr *pad = NULL;
@@ -130,13 +123,14 @@ Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xs
         pad = call_kwarg(e, "pad_value");
     IndexMap *c = im_compose(a, m2, m1);
     Expr *cm = c ? im_to_expr(a, &m->names, c) : NULL;
-    ImError err;
-    Arena tmp = { 0 };
-    IndexMap *back = cm ? im_from_expr(&tmp, cm, xsh, &err) : NULL;
-    int fills = back && back->nout == c->nout && memcmp(back->obox, c->obox, (size_t)c->nout * sizeof *c->obox) == 0;
-    arena_free(&tmp);
     if (!cm)
         return snprintf(why, cap, "the maps do not chain"), NULL;
+    /* one rewrite by cm gives the box its map reaches on x's shape */
+    ImError err;
+    Arena tmp = { 0 };
+    IndexMap *back = im_from_expr(&tmp, cm, xsh, &err);
+    int fills = back && back->nout == c->nout && memcmp(back->obox, c->obox, (size_t)c->nout * sizeof *c->obox) == 0;
+    arena_free(&tmp);
     if (ident)
         *ident = fills && im_is_identity(c);
     if (fills)
@@ -167,7 +161,7 @@ static int compose(Fold *F, Binding *bd)
         return 0;
     Expr *r = rewrite_compose(F->m, y, e, sh, nd, NULL, why, sizeof why);
     if (!r) {
-        if (strcmp(why, "not one to one"))
+        if (why[0])
             note_add(F->notes, bd->loc, "kept: composed with %s, %s", yb->var->name->str, why);
         return 0;
     }
@@ -245,17 +239,22 @@ static int ints(const Expr *e, int64_t *v, int max)
     return e->u.list.n;
 }
 
+static int is_pad(const Expr *e)
+{
+    return is_call_to(e, "R.pad") || is_call_to(e, "R.nn.pad");
+}
+
 /* R.crop(R.pad(x)) and R.pad(R.crop(x)) over the same region give x back. */
 static int pad_crop(Fold *F, Binding *bd)
 {
     Expr *e = bd->value;
-    int crop = is_call_to(e, "R.crop"), pad = is_call_to(e, "R.pad") || is_call_to(e, "R.nn.pad");
+    int crop = is_call_to(e, "R.crop"), pad = is_pad(e);
     if ((!crop && !pad) || e->u.call.nargs != 1)
         return 0;
     const Binding *ib = def_of(F, e->u.call.args[0]);
     const Expr *in = ib ? ib->value : NULL;
     if (!in || in->u.call.nargs != 1 ||
-        !(crop ? is_call_to(in, "R.pad") || is_call_to(in, "R.nn.pad") : is_call_to(in, "R.crop")))
+        !(crop ? is_pad(in) : is_call_to(in, "R.crop")))
         return 0;
     const Expr *pe = crop ? in : e, *ce = crop ? e : in;
     int64_t pw[32], st[16], sz[16], sh[16];
@@ -529,11 +528,10 @@ static int eval_const(Fold *F, Binding *bd)
     return ok;
 }
 
-/* Folds fn's bindings in order; all: also constants and common rewrites,
- * else only what cancels or composes rewrites (compose, identity, pad and
- * crop), which flow runs first. */
-/* One sweep of the rules over fn's bindings in order; returns how many
- * fired. */
+/* One sweep of the rules over fn's bindings in order; all: also constants
+ * and common rewrites, else only what cancels or composes rewrites
+ * (compose, identity, pad and crop), which flow runs first. Returns how many
+ * rules fired. */
 static int fold_sweep(Module *m, Func *fn, Notes *notes, int all)
 {
     infer_types(m, fn);

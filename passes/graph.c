@@ -148,7 +148,6 @@ void remove_dead(Func *fn)
     count_uses(fn, &uses);
     for (int b = fn->nblocks - 1; b >= 0; b--) {
         RBlock *rb = fn->blocks[b];
-        int j = rb->nbinds;
         char *keep = calloc((size_t)rb->nbinds + 1, 1);
         if (!keep)
             abort();
@@ -170,7 +169,6 @@ void remove_dead(Func *fn)
                     if (sub.keys[s])
                         ptrmap_put(&uses, sub.keys[s], ptrmap_get(&uses, sub.keys[s], 0) - sub.vals[s]);
                 ptrmap_free(&sub);
-                j--;
             }
         }
         int k = 0;

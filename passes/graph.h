@@ -109,7 +109,7 @@ void fold_rewrites(Module *m, Func *fn, Notes *notes);
  * where both pad, the values must agree; *ident, when not NULL, says
  * whether it is the identity), or the R.nn.pad of x when the composite keeps
  * every point in a larger box. NULL, with why filled, when one value cannot
- * write it. */
+ * write it (why empty when y and e are not both one-to-one rewrites). */
 Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xsh, int xnd, int *ident, char *why,
                       size_t cap);
 
