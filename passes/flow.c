@@ -283,21 +283,6 @@ static Expr *reduce_axes(Module *m, const Expr *call, const Expr *omap, const Ex
     return l;
 }
 
-/* The output of map that is input dimension p itself when no other output
- * mentions p (the dimension is kept whole), else -1. */
-static int whole_dim(const Expr *map, int p)
-{
-    int q = -1;
-    const Var *v = map->u.map.params[p];
-    for (int k = 0; k < map->u.map.nout; k++) {
-        const Expr *o = map->u.map.out[k];
-        if (o->kind == E_VAR && o->u.var == v && q < 0)
-            q = k;
-        else if (expr_mentions(o, v))
-            return -1;
-    }
-    return q;
-}
 
 /* softmax, batch_norm, split, pad and strided_slice keep their form when
  * the rewrite of the result and of the operand is the same one-to-one map

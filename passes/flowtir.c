@@ -360,20 +360,6 @@ static const Expr *unit_to_param(Plan *P, const Expr *M, int p)
     return n;
 }
 
-/* Whether M's parameter p is one output of its own, in no other. */
-static int whole_param(const Expr *M, int p)
-{
-    const Var *v = p < M->u.map.nparams ? M->u.map.params[p] : NULL;
-    int whole = 0;
-    for (int q = 0; v && q < M->u.map.nout; q++) {
-        const Expr *o = M->u.map.out[q];
-        if (o->kind == E_VAR && o->u.var == v && !whole)
-            whole = 1;
-        else if (expr_mentions(o, v))
-            return 0;
-    }
-    return whole;
-}
 
 /* The map of a buffer read as R[idx] in block b, whose store's dimension p is
  * iterator wit[p] and carries map M. *out is NULL when R keeps its layout. */
@@ -409,7 +395,7 @@ static int derive(Plan *P, const Block *b, const int *wit, const Buffer *W, cons
         } else if (expr_const_int(e, &c) == 0 && c == 0 && rshape[j] == 1) {
             kind[j] = 'U';
         } else if (e->kind == E_VAR && reduce_only(b, e) && r == W->ndim && wit[j] == -2 &&
-                   (whole_param(M, j) || (unit = unit_to_param(P, M, j)) != NULL)) {
+                   (whole_dim(M, j) >= 0 || (unit = unit_to_param(P, M, j)) != NULL)) {
             if (unit)
                 M = unit;
             /* a reduction that keeps its dimensions: the reduced dimension

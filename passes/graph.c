@@ -300,6 +300,22 @@ Expr *pad_high(Module *m, Expr *x, int rank, const int64_t *more, Expr *value, L
                                 value ? value : expr_float(&m->arena, 0, DT_VOID, loc) }, 2, loc);
 }
 
+/* The output of map that is input dimension p itself when no other output
+ * mentions p (the dimension is kept whole), else -1. */
+int whole_dim(const Expr *map, int p)
+{
+    int q = -1;
+    const Var *v = map->u.map.params[p];
+    for (int k = 0; k < map->u.map.nout; k++) {
+        const Expr *o = map->u.map.out[k];
+        if (o->kind == E_VAR && o->u.var == v && q < 0)
+            q = k;
+        else if (expr_mentions(o, v))
+            return -1;
+    }
+    return q;
+}
+
 Expr *int_list(Arena *a, const int64_t *v, int n, Loc loc)
 {
     Expr *l = expr_new(a, E_LIST, loc);

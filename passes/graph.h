@@ -66,6 +66,9 @@ void module_add_func(Module *m, Func *f);
 Expr *call_tir_new(Module *m, Func *f, Expr *const *items, int n, Expr *out_sinfo, Loc loc);
 /* R.op(x, key=val, ...): one positional operand and nkw keyword arguments. */
 Expr *call_new(Module *m, const char *op, Expr *x, const char *const *keys, Expr *const *vals, int nkw, Loc loc);
+/* The output of map that is its parameter p itself, when no other output
+ * mentions p (the dimension is kept whole), else -1. */
+int whole_dim(const Expr *map, int p);
 /* R.nn.pad(x) adding more[d] at the high end of each of rank dimensions,
  * with value (0.0 when NULL). */
 Expr *pad_high(Module *m, Expr *x, int rank, const int64_t *more, Expr *value, Loc loc);
