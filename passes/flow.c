@@ -1311,8 +1311,9 @@ static int sink_reader(Sweep *S, const Ahead *A, const PtrMap *uses, const PtrMa
         return 1;
     const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
     int perm[16];
-    if (is_reduction(e) && map->u.map.nparams <= 16 && !perm_of(map, perm))
-        return 1;   /* a reduction may take a permutation in (sink_reduce) */
+    if (op && op->category == LAYOUT_LIGHT && op->ntensors == 1 && map->u.map.nparams <= 16 && !perm_of(map, perm))
+        return 1;   /* a light operator carries a permutation: a reduction in its axes
+                     * (sink_reduce), the others in renumbered attributes (keep_light) */
     if (!op || op->category != LAYOUT_AGNOSTIC || op->tuple_arg || op->tuple_out || e->u.call.nargs < op->ntensors)
         return 0;
     int merge = 0;

@@ -231,52 +231,33 @@ def check_pipeline(text, name, ulp, clean=None, want_excess=True, leaks=True):
     found = []
     count = count_rewrites(out)
     alt = []
-    if flowfold:
-        cmd2 = "lopt --pass=%s ... | lopt --pass=print,flow,fold %s -" % (pipeline, vf)
-        rc2, out2, err2 = run(["--pass=print,flow,fold", "--verify-each", vf, "-"], out, recheck=True)
-        printed = err2.startswith("@I.ir_module")
-        if rc2 is None or sanitizer(err2) or (rc2 != 0 and (rc2 < 0 or rc2 >= 128)):
-            cls = classify_failure(rc2, err2)
-            found.append(Finding(cls, name, cmd2, first_error(err2), signature(cls, name + "+again", err2)))
-            return found
-        if not printed:
-            found.append(Finding("not-read-back", name, "lopt --pass=%s x.tir | lopt -" % pipeline,
-                                 first_error(err2), signature("not-read-back", name, err2)))
-            return found
-        if err2[:len(out)] != out or (rc2 == 0 and err2 != out):
-            found.append(Finding("not-stable", name, "lopt --pass=%s x.tir | lopt -" % pipeline,
-                                 "the read-back prints different text", "not-stable " + name))
-        if rc2 != 0:
-            cls = classify_failure(rc2, err2)
-            found.append(Finding(cls, name + "+flow,fold", "lopt --pass=%s,flow,fold %s" % (pipeline, vf),
-                                 first_error(err2), signature(cls, name + "+again", err2)))
-        elif out2 != out:
-            found.append(Finding("not-fixed-point", name, "lopt --pass=%s x.tir | lopt --pass=flow,fold -"
-                                 % pipeline, "flow,fold changes the output again (%d -> %d rewrites)"
-                                 % (count, count_rewrites(out2)), "not-fixed-point " + name))
-            alt.append(("+flow,fold", count_rewrites(out2)))
-    else:
-        # read back with the print pass, then (for free) the other one of
-        # legalize and fold on the result, under verify-exec
-        then = "fold" if name == "legalize" else "legalize"
-        rc2, out2, err2 = run(["--pass=print," + then, "--verify-each", vf, "-"], out, recheck=True)
-        printed = err2.startswith("@I.ir_module")
-        if rc2 is None or sanitizer(err2) or (rc2 != 0 and (rc2 < 0 or rc2 >= 128)):
-            cls = classify_failure(rc2, err2)
-            found.append(Finding(cls, name, "lopt --pass=%s x.tir | lopt --pass=print,%s %s -" % (pipeline, then, vf),
-                                 first_error(err2), signature(cls, name + "+again", err2)))
-            return found
-        if not printed:
-            found.append(Finding("not-read-back", name, "lopt --pass=%s x.tir | lopt -" % pipeline,
-                                 first_error(err2), signature("not-read-back", name, err2)))
-            return found
-        if err2[:len(out)] != out or (rc2 == 0 and err2 != out):
-            found.append(Finding("not-stable", name, "lopt --pass=%s x.tir | lopt -" % pipeline,
-                                 "the read-back prints different text", "not-stable " + name))
-        if rc2 != 0:
-            cls = classify_failure(rc2, err2)
-            found.append(Finding(cls, name + "+" + then, "lopt --pass=%s,%s --verify-each %s" % (pipeline, then, vf),
-                                 first_error(err2), signature(cls, name + "+" + then, err2)))
+    # read back with the print pass, then one more pass under verify-exec:
+    # flow,fold again after a ...,flow,fold pipeline (it must change nothing),
+    # else the other one of legalize and fold (for free)
+    then = "flow,fold" if flowfold else "fold" if name == "legalize" else "legalize"
+    rc2, out2, err2 = run(["--pass=print," + then, "--verify-each", vf, "-"], out, recheck=True)
+    printed = err2.startswith("@I.ir_module")
+    if rc2 is None or sanitizer(err2) or (rc2 != 0 and (rc2 < 0 or rc2 >= 128)):
+        cls = classify_failure(rc2, err2)
+        found.append(Finding(cls, name, "lopt --pass=%s x.tir | lopt --pass=print,%s %s -" % (pipeline, then, vf),
+                             first_error(err2), signature(cls, name + "+again", err2)))
+        return found
+    if not printed:
+        found.append(Finding("not-read-back", name, "lopt --pass=%s x.tir | lopt -" % pipeline,
+                             first_error(err2), signature("not-read-back", name, err2)))
+        return found
+    if err2[:len(out)] != out or (rc2 == 0 and err2 != out):
+        found.append(Finding("not-stable", name, "lopt --pass=%s x.tir | lopt -" % pipeline,
+                             "the read-back prints different text", "not-stable " + name))
+    if rc2 != 0:
+        cls = classify_failure(rc2, err2)
+        found.append(Finding(cls, name + "+" + then, "lopt --pass=%s,%s --verify-each %s" % (pipeline, then, vf),
+                             first_error(err2), signature(cls, name + "+" + then, err2)))
+    elif flowfold and out2 != out:
+        found.append(Finding("not-fixed-point", name, "lopt --pass=%s x.tir | lopt --pass=flow,fold -"
+                             % pipeline, "flow,fold changes the output again (%d -> %d rewrites)"
+                             % (count, count_rewrites(out2)), "not-fixed-point " + name))
+        alt.append(("+flow,fold", count_rewrites(out2)))
     if want_excess and count > 0 and (flowfold or clean is not None) and name != "legalize":
         best, how = count, None
         for a, c in alt:
