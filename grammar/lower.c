@@ -529,6 +529,26 @@ static Expr *lower_texpr(Reader *R, const Sx *e)
 /* Attribute dictionaries and other annotation values: literals, lists, dicts. */
 static Expr *lower_index_map(Reader *R, const Sx *lam);
 
+/* T.index_map(lambda i, j: (j, i)), with TVM's index_dtype="int32" or
+ * "int64": lopt's index arithmetic is 64-bit whichever is named. */
+static Expr *index_map_call(Reader *R, const Sx *e)
+{
+    Args a;
+    if (split_args(R, e, &a) || want_args(R, e, &a, 1, 1, "T.index_map"))
+        return NULL;
+    Sx *dt = kwarg(&a, "index_dtype");
+    if (check_kwargs(R, &a, "T.index_map"))
+        return NULL;
+    if (dt) {
+        const char *s = string_arg(R, dt, "index_dtype");
+        if (!s)
+            return NULL;
+        if (strcmp(s, "int32") != 0 && strcmp(s, "int64") != 0)
+            return ERR(R, dt->loc, "index_dtype must be \"int32\" or \"int64\""), NULL;
+    }
+    return lower_index_map(R, a.pos[0]);
+}
+
 static Expr *lower_attr_value(Reader *R, const Sx *e)
 {
     switch (e->kind) {
@@ -541,12 +561,8 @@ static Expr *lower_attr_value(Reader *R, const Sx *e)
     if (x)
         return x;
     /* an index map is a value in attributes: {"index_map": T.index_map(...)} */
-    if (e->kind == SX_CALL && call_name(R, e) && strcmp(call_name(R, e), "T.index_map") == 0) {
-        Args a;
-        if (split_args(R, e, &a) || want_args(R, e, &a, 1, 1, "T.index_map") || check_kwargs(R, &a, "T.index_map"))
-            return NULL;
-        return lower_index_map(R, a.pos[0]);
-    }
+    if (e->kind == SX_CALL && call_name(R, e) && strcmp(call_name(R, e), "T.index_map") == 0)
+        return index_map_call(R, e);
     if (e->kind == SX_CALL && dotted(R, e->u.call.fn) && strncmp(call_name(R, e), "T.", 2) == 0)
         return lower_texpr(R, e);
     if (e->kind == SX_CALL && call_name(R, e))
@@ -609,7 +625,10 @@ static Buffer *lower_buffer(Reader *R, Sym *name, Loc loc, BufKind kind, Args *a
         return NULL;
     if (a->npos > first + 2)
         return ERR(R, a->pos[first + 2]->loc, "unexpected argument to %s; use keywords for options", what), NULL;
-    Sx *sc = kwarg(a, "scope");
+    Sx *sc = kwarg(a, "scope"), *lay = kwarg(a, "layout");
+    /* TVM writes layout=None for a buffer with the default (row-major) layout */
+    if (lay && lay->kind != SX_NONE)
+        return ERR(R, lay->loc, "layout= of %s must be None (the default, row-major layout)", what), NULL;
     if (sc && !(b->scope = string_arg(R, sc, "scope")))
         return NULL;
     if (b->scope && strcmp(b->scope, "global") == 0)
@@ -1196,6 +1215,130 @@ static Var *sym_var(Reader *R, Sym *name, Loc loc)
     return v;
 }
 
+/* A dimension written as a string, "n" or "c * 2 + 1": integers, names and
+ * + - * // % with parentheses, parsed into syntax whose names are strings
+ * (so that lower_dim declares them). Errors point into the string. */
+typedef struct DimText {
+    Reader *R;
+    const char *s, *p;
+    Loc loc;
+    int depth;
+} DimText;
+
+static Sx *dim_sum(DimText *d);
+
+static Loc dim_loc(DimText *d)
+{
+    Loc l = d->loc;
+    l.col += 1 + (int)(d->p - d->s);    /* past the opening quote */
+    return l;
+}
+
+static void dim_space(DimText *d)
+{
+    while (*d->p == ' ')
+        d->p++;
+}
+
+static int is_name_char(char c, int first)
+{
+    return c == '_' || ((c | 32) >= 'a' && (c | 32) <= 'z') || (!first && c >= '0' && c <= '9');
+}
+
+static Sx *dim_atom(DimText *d)
+{
+    dim_space(d);
+    Loc l = dim_loc(d);
+    if (*d->p == '-') {
+        d->p++;
+        Sx *a = dim_atom(d);
+        if (!a)
+            return NULL;
+        Sx *x = sx_new(d->R->a, SX_UNARY, l);
+        x->u.bin.op = OP_NEG;
+        x->u.bin.a = a;
+        return x;
+    }
+    if (*d->p == '(') {
+        if (++d->depth > 50)
+            return ERR(d->R, l, "a symbolic dimension nests parentheses more than 50 deep"), NULL;
+        d->p++;
+        Sx *x = dim_sum(d);
+        dim_space(d);
+        if (x && *d->p != ')')
+            return ERR(d->R, dim_loc(d), "expected ')' in a symbolic dimension"), NULL;
+        d->p++;
+        d->depth--;
+        return x;
+    }
+    if (*d->p >= '0' && *d->p <= '9') {
+        int64_t v = 0;
+        for (; *d->p >= '0' && *d->p <= '9'; d->p++) {
+            if (v > (INT64_MAX - 9) / 10)
+                return ERR(d->R, l, "integer too large in a symbolic dimension"), NULL;
+            v = v * 10 + (*d->p - '0');
+        }
+        Sx *x = sx_new(d->R->a, SX_INT, l);
+        x->u.ival = v;
+        return x;
+    }
+    if (is_name_char(*d->p, 1)) {
+        const char *b = d->p;
+        while (is_name_char(*d->p, 0))
+            d->p++;
+        Sx *x = sx_new(d->R->a, SX_STR, l);
+        char *name = arena_alloc(d->R->a, (size_t)(d->p - b) + 1);
+        memcpy(name, b, (size_t)(d->p - b));
+        name[d->p - b] = 0;
+        x->u.str.s = name;
+        x->u.str.len = (int)(d->p - b);
+        return x;
+    }
+    return ERR(d->R, l, *d->p ? "expected a name, an integer or '(' in a symbolic dimension"
+                              : "a symbolic dimension ends too early"), NULL;
+}
+
+static Sx *dim_product(DimText *d)
+{
+    Sx *a = dim_atom(d);
+    for (;;) {
+        dim_space(d);
+        Loc l = dim_loc(d);
+        SxOp op = *d->p == '*' ? OP_MUL : *d->p == '%' ? OP_MOD : d->p[0] == '/' && d->p[1] == '/' ? OP_FLOORDIV : OP_NOT;
+        if (!a || op == OP_NOT)
+            return a;
+        d->p += op == OP_FLOORDIV ? 2 : 1;
+        Sx *b = dim_atom(d);
+        if (!b)
+            return NULL;
+        Sx *x = sx_new(d->R->a, SX_BINOP, l);
+        x->u.bin.op = op;
+        x->u.bin.a = a;
+        x->u.bin.b = b;
+        a = x;
+    }
+}
+
+static Sx *dim_sum(DimText *d)
+{
+    Sx *a = dim_product(d);
+    for (;;) {
+        dim_space(d);
+        Loc l = dim_loc(d);
+        if (!a || (*d->p != '+' && *d->p != '-'))
+            return a;
+        SxOp op = *d->p++ == '+' ? OP_ADD : OP_SUB;
+        Sx *b = dim_product(d);
+        if (!b)
+            return NULL;
+        Sx *x = sx_new(d->R->a, SX_BINOP, l);
+        x->u.bin.op = op;
+        x->u.bin.a = a;
+        x->u.bin.b = b;
+        a = x;
+    }
+}
+
 /* A dimension of a Relax shape: an integer, a symbolic name ("n" or n), or arithmetic on them. */
 static Expr *lower_dim(Reader *R, const Sx *e)
 {
@@ -1203,11 +1346,18 @@ static Expr *lower_dim(Reader *R, const Sx *e)
     case SX_INT: return expr_int(R->a, e->u.ival, DT_VOID, e->loc);
     case SX_STR: {
         const char *s = e->u.str.s;
-        int ok = (s[0] == '_' || (s[0] | 32) >= 'a') && (s[0] | 32) <= 'z';
+        int ok = is_name_char(s[0], 1);
         for (const char *p = s; *p && ok; p++)
-            ok = *p == '_' || ((*p | 32) >= 'a' && (*p | 32) <= 'z') || (*p >= '0' && *p <= '9');
-        if (!ok)
-            return ERR(R, e->loc, "a symbolic dimension is a name, as in \"n\""), NULL;
+            ok = is_name_char(*p, 0);
+        if (!ok) {
+            /* an expression in a string, as TVM prints R.Tensor(("n", "c + 1")) */
+            DimText d = { R, s, s, e->loc, 0 };
+            Sx *x = dim_sum(&d);
+            dim_space(&d);
+            if (x && *d.p)
+                return ERR(R, dim_loc(&d), "unexpected '%c' in a symbolic dimension", *d.p), NULL;
+            return x ? lower_dim(R, x) : NULL;
+        }
         Expr *x = expr_new(R->a, E_VAR, e->loc);
         x->u.var = sym_var(R, S(R, s), e->loc);
         return x;
@@ -1278,9 +1428,14 @@ static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
 {
     StructInfo *s = sinfo_new(R, SI_TENSOR, e->loc);
     Args a;
-    if (split_args(R, e, &a) || want_args(R, e, &a, 0, 2, "R.Tensor"))
+    if (split_args(R, e, &a) || want_args(R, e, &a, 0, 3, "R.Tensor"))
         return NULL;
-    Sx *shape = arg(&a, 0, "shape"), *dt = arg(&a, 1, "dtype"), *nd = kwarg(&a, "ndim"), *vd = kwarg(&a, "vdevice");
+    /* R.Tensor("float32", ndim=4): a string first is the dtype, not a shape */
+    int first = a.npos > 0 && a.pos[0]->kind == SX_STR;
+    if (first && a.npos > 2)
+        return ERR(R, a.pos[2]->loc, "R.Tensor takes a shape, a dtype and a vdevice, in that order"), NULL;
+    Sx *shape = first ? kwarg(&a, "shape") : arg(&a, 0, "shape"), *dt = arg(&a, 1 - first, "dtype"),
+       *vd = arg(&a, 2 - first, "vdevice"), *nd = kwarg(&a, "ndim");
     if (check_kwargs(R, &a, "R.Tensor"))
         return NULL;
     if (shape && shape->kind != SX_NONE) {
@@ -1313,11 +1468,22 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
         return ERR(R, e->loc, "expected struct info such as R.Tensor((4,), dtype=\"float32\")"), NULL;
     if (strcmp(name, "Object") == 0)
         return sinfo_new(R, SI_OBJECT, e->loc);
+    /* bare R.Tensor and R.Tuple: any tensor, a tuple of unknown fields */
+    if (e->kind != SX_CALL && strcmp(name, "Tensor") == 0)
+        return sinfo_new(R, SI_TENSOR, e->loc);
+    if (e->kind != SX_CALL && strcmp(name, "Tuple") == 0) {
+        StructInfo *s = sinfo_new(R, SI_TUPLE, e->loc);
+        s->nfields = -1;
+        return s;
+    }
     if (e->kind == SX_CALL && strcmp(name, "Tensor") == 0)
         return lower_tensor_sinfo(R, e);
     if (e->kind == SX_CALL && strcmp(name, "Tuple") == 0) {
         StructInfo *s = sinfo_new(R, SI_TUPLE, e->loc);
         const SxList *l = &e->u.call.args;
+        /* R.Tuple([A, B]) as well as R.Tuple(A, B) */
+        if (l->n == 1 && !(l->keys && l->keys[0]) && l->items[0]->kind == SX_LIST)
+            l = &l->items[0]->u.elems;
         s->nfields = l->n;
         s->fields = arena_array(R->a, (size_t)l->n, sizeof *s->fields);
         for (int i = 0; i < l->n; i++)
@@ -1482,6 +1648,64 @@ static Expr *lower_global(Reader *R, const Sx *e)
     return x;
 }
 
+/* R.call_tir(cls.f, (x,), R.Tensor(...)), relax.call_tir and out_ty=: the
+ * older spellings, read as R.call_tir(cls.f, (x,), out_sinfo=R.Tensor(...)). */
+static Expr *lower_call_tir(Reader *R, const Sx *e)
+{
+    const SxList *l = &e->u.call.args;
+    Sx *c = sx_new(R->a, SX_CALL, e->loc);
+    c->u.call.fn = sx_new(R->a, SX_NAME, e->u.call.fn->loc);
+    c->u.call.fn->u.name = S(R, "R.call_tir");
+    Sym *out = S(R, "out_sinfo");
+    int npos = 0;
+    for (int i = 0; i < l->n; i++) {
+        Sym *k = l->keys ? l->keys[i] : NULL;
+        if (!k && npos++ == 2)
+            k = out;
+        else if (k && strcmp(k->str, "out_ty") == 0)
+            k = out;
+        for (int j = 0; k && j < c->u.call.args.n; j++)
+            if (c->u.call.args.keys && c->u.call.args.keys[j] == k)
+                return ERR(R, l->items[i]->loc, "R.call_tir is given its out_sinfo twice"), NULL;
+        sx_push(R->a, &c->u.call.args, k, l->items[i]);
+    }
+    return lower_call(R, c, "R.call_tir", lower_rexpr);
+}
+
+/* tvm.cpu(), tvm.cuda(0), ...: a device, read as R.device(dev_type=N, dev_id=I). */
+static Expr *lower_tvm_device(Reader *R, const Sx *e, const char *name)
+{
+    static const struct { const char *name; int type; } kinds[] = {
+        { "tvm.cpu", 1 }, { "tvm.cuda", 2 }, { "tvm.gpu", 2 }, { "tvm.opencl", 4 }, { "tvm.cl", 4 },
+        { "tvm.vulkan", 7 }, { "tvm.metal", 8 }, { "tvm.rocm", 10 }, { "tvm.ext_dev", 12 },
+        { "tvm.hexagon", 14 }, { "tvm.webgpu", 15 },
+    };
+    int type = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(name, kinds[i].name) == 0)
+            type = kinds[i].type;
+    if (!type)
+        return ERR(R, e->loc, "unknown device '%s'; expected tvm.cpu(), tvm.cuda(), tvm.opencl(), ... or R.device(dev_type=N, dev_id=I)", name), NULL;
+    Args a;
+    if (split_args(R, e, &a) || want_args(R, e, &a, 0, 1, name))
+        return NULL;
+    Sx *id = arg(&a, 0, "dev_id");
+    if (check_kwargs(R, &a, name))
+        return NULL;
+    if (id && (id->kind != SX_INT || id->u.ival > INT32_MAX))
+        return ERR(R, id->loc, "the device id must be a non-negative integer"), NULL;
+    Expr *x = expr_new(R->a, E_CALL, e->loc);
+    x->u.call.op = S(R, "R.device");
+    x->u.call.nkw = 2;
+    x->u.call.args = arena_array(R->a, 2, sizeof(Expr *));
+    x->u.call.kw = arena_array(R->a, 2, sizeof(Sym *));
+    x->u.call.kw[0] = S(R, "dev_type");
+    x->u.call.kw[1] = S(R, "dev_id");
+    x->u.call.args[0] = expr_int(R->a, type, DT_VOID, e->loc);
+    x->u.call.args[1] = expr_int(R->a, id ? id->u.ival : 0, DT_VOID, id ? id->loc : e->loc);
+    return x;
+}
+
 static Expr *lower_rcall(Reader *R, const Sx *e)
 {
     const char *name = call_name(R, e);
@@ -1497,16 +1721,16 @@ static Expr *lower_rcall(Reader *R, const Sx *e)
         return ERR(R, e->loc, "cannot call this expression"), NULL;
     if (strcmp(name, "R.const") == 0)
         return lower_const(R, e);
+    if (strcmp(name, "R.call_tir") == 0 || strcmp(name, "relax.call_tir") == 0)
+        return lower_call_tir(R, e);
+    if (strncmp(name, "tvm.", 4) == 0)
+        return lower_tvm_device(R, e, name);
     if (is_sinfo_name(name)) {
         Expr *x = expr_new(R->a, E_SINFO, e->loc);
         return (x->u.sinfo = lower_sinfo(R, e)) ? x : NULL;
     }
-    if (strcmp(name, "T.index_map") == 0) {
-        Args a;
-        if (split_args(R, e, &a) || want_args(R, e, &a, 1, 1, name) || check_kwargs(R, &a, name))
-            return NULL;
-        return lower_index_map(R, a.pos[0]);
-    }
+    if (strcmp(name, "T.index_map") == 0)
+        return index_map_call(R, e);
     DType t;
     if (dtype_of_ctor(name, &t) == 0) {
         Args a;
@@ -1536,10 +1760,9 @@ static Expr *lower_rexpr(Reader *R, const Sx *e)
             return lower_dim(R, e);
         if (global_name(R, e))
             return lower_global(R, e);
-        if (strcmp(s->str, "R.Object") == 0) {
+        if (strcmp(s->str, "R.Object") == 0 || strcmp(s->str, "R.Tensor") == 0 || strcmp(s->str, "R.Tuple") == 0) {
             Expr *x = expr_new(R->a, E_SINFO, e->loc);
-            x->u.sinfo = sinfo_new(R, SI_OBJECT, e->loc);
-            return x;
+            return (x->u.sinfo = lower_sinfo(R, e)) ? x : NULL;
         }
         if (strchr(s->str, '.'))
             return ERR(R, e->loc, "expected a value, found '%s'", s->str), NULL;
@@ -1790,6 +2013,14 @@ static int relax_end(Reader *R, Ctx *c)
 
 /* ---- module ---- */
 
+/* A keyword argument that must be True or False, when given. */
+static int bool_kwarg(Reader *R, const Sx *v, const char *what)
+{
+    if (v && v->kind != SX_TRUE && v->kind != SX_FALSE)
+        return ERR(R, v->loc, "%s must be True or False", what);
+    return 0;
+}
+
 static int decorator_kind(Reader *R, const Sx *d, FuncKind *k, int *priv)
 {
     const char *n = d->kind == SX_CALL ? call_name(R, d) : dotted(R, d);
@@ -1805,10 +2036,11 @@ static int decorator_kind(Reader *R, const Sx *d, FuncKind *k, int *priv)
         if (split_args(R, d, &a) || want_args(R, d, &a, 0, 0, n))
             return -1;
         Sx *p = kwarg(&a, "private"), *pure = kwarg(&a, "pure");
-        if (check_kwargs(R, &a, n))
+        /* s_tir=True marks a PrimFunc of schedulable blocks (TVM's tvm.s_tir);
+         * every PrimFunc lopt reads may hold blocks, so it only needs checking. */
+        Sx *stir = *k == F_PRIM ? kwarg(&a, "s_tir") : NULL;
+        if (check_kwargs(R, &a, n) || bool_kwarg(R, p, "private") || bool_kwarg(R, stir, "s_tir"))
             return -1;
-        if (p && p->kind != SX_TRUE && p->kind != SX_FALSE)
-            return ERR(R, p->loc, "private must be True or False");
         if (pure && pure->kind != SX_TRUE)
             return ERR(R, pure->loc, "impure functions are not supported");
         *priv = p && p->kind == SX_TRUE;
@@ -1835,9 +2067,20 @@ static Func *declare_func(Reader *R, const St *def)
 static int lower_class(Reader *R, const St *cls)
 {
     const SxList *ds = &cls->u.def.decorators;
-    const char *d = ds->n == 1 ? dotted(R, ds->items[0]) : NULL;
+    const Sx *dx = ds->n == 1 ? ds->items[0] : NULL;
+    const char *d = !dx ? NULL : dx->kind == SX_CALL ? call_name(R, dx) : dotted(R, dx);
     if (!d || (strcmp(d, "I.ir_module") != 0 && strcmp(d, "tvm.script.ir_module") != 0 && strcmp(d, "ir_module") != 0))
         return ERR(R, cls->loc, "a module class needs the decorator @I.ir_module");
+    if (dx->kind == SX_CALL) {
+        /* @I.ir_module(s_tir=True, check_well_formed=False): lopt verifies every
+         * module it reads, and its PrimFuncs may hold blocks either way. */
+        Args a;
+        if (split_args(R, dx, &a) || want_args(R, dx, &a, 0, 0, d))
+            return -1;
+        Sx *stir = kwarg(&a, "s_tir"), *wf = kwarg(&a, "check_well_formed");
+        if (check_kwargs(R, &a, d) || bool_kwarg(R, stir, "s_tir") || bool_kwarg(R, wf, "check_well_formed"))
+            return -1;
+    }
     R->m->name = cls->u.def.name;
     const StList *body = &cls->u.def.body;
     for (int i = 0; i < body->n; i++) {

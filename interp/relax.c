@@ -461,8 +461,10 @@ static int value_fits(const Value *v, const StructInfo *s)
     if (!s)
         return 1;
     if (s->kind == SI_TUPLE) {
-        if (v->kind != VAL_TUPLE || v->n != s->nfields)
+        if (v->kind != VAL_TUPLE || (s->nfields >= 0 && v->n != s->nfields))
             return 0;
+        if (s->nfields < 0)
+            return 1;
         for (int i = 0; i < v->n; i++)
             if (!value_fits(v->items[i], s->fields[i]))
                 return 0;
@@ -486,7 +488,10 @@ static void sinfo_str(const StructInfo *s, char *buf, size_t cap)
 {
     int64_t dims[TENSOR_MAX_RANK];
     if (s->kind != SI_TENSOR || !s->shape || s->ndim < 0 || s->ndim > TENSOR_MAX_RANK) {
-        snprintf(buf, cap, s->kind == SI_TUPLE ? "a tuple of %d" : "another kind of value", s->nfields);
+        if (s->kind == SI_TUPLE && s->nfields >= 0)
+            snprintf(buf, cap, "a tuple of %d", s->nfields);
+        else
+            snprintf(buf, cap, s->kind == SI_TUPLE ? "a tuple" : "another kind of value");
         return;
     }
     for (int d = 0; d < s->ndim; d++)

@@ -67,7 +67,7 @@ struct StructInfo {
     DType dtype;          /* DT_VOID: unknown */
     const char *vdevice;
     StructInfo **fields;  /* SI_TUPLE */
-    int nfields;
+    int nfields;          /* -1: a tuple of unknown fields (a bare R.Tuple) */
 };
 
 typedef enum {

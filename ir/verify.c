@@ -354,6 +354,8 @@ static void call_tir(Verifier *V, const Expr *e)
         }
         outs = from_list;
     } else if (out->kind == SI_TUPLE) {
+        if (out->nfields < 0)
+            return (void)VERR(V, out->loc, "the out_sinfo of R.call_tir names each output; a bare R.Tuple does not");
         outs = (const StructInfo *const *)out->fields;
         nout = out->nfields;
     }

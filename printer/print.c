@@ -224,6 +224,10 @@ static void sinfo(Printer *p, const StructInfo *s)
         break;
     }
     case SI_TUPLE:
+        if (s->nfields < 0) {
+            put(p, "R.Tuple");
+            break;
+        }
         put(p, "R.Tuple(");
         for (int i = 0; i < s->nfields; i++) {
             if (i)
