@@ -13,7 +13,7 @@
 #include "lexer.h"
 #include "parser.h"
 
-enum { BK_NONE, BK_RVAR, BK_TVAR, BK_BUF, BK_SYM, BK_LOCAL };
+enum { BK_NONE, BK_RVAR, BK_TVAR, BK_BUF, BK_SYM, BK_LOCAL, BK_META };
 
 typedef struct Undo {
     Sym *sym;
@@ -297,6 +297,113 @@ static Expr *lower_call(Reader *R, const Sx *e, const char *name, LowerFn f)
     return x;
 }
 
+/* ---- declarations: symbolic variables and meta variables ---- */
+
+/* The symbolic variable name of the function being read, declared on first
+ * use (a string dimension "n") or by `n = T.int64()`. */
+static Var *sym_var(Reader *R, Sym *name, Loc loc, DType t)
+{
+    if (name->bind_kind == BK_SYM)
+        return name->bind;
+    Var *v = var_new(R->a, name, VAR_SYM, loc);
+    v->dtype = t;
+    int cap = R->fn->nsyms;
+    vec_push(R->a, &R->fn->syms, &R->fn->nsyms, &cap, v);
+    bind(R, name, BK_SYM, v);
+    return v;
+}
+
+/* T.int64() or T.int32(): a symbolic variable's declaration, its dtype in *t. */
+static int is_sym_ctor(Reader *R, const Sx *v, DType *t)
+{
+    return v->kind == SX_CALL && v->u.call.args.n == 0 && dtype_of_ctor(call_name(R, v), t) == 0 &&
+           (*t == DT_INT64 || *t == DT_INT32);
+}
+
+/* I.meta_var(v) or T.meta_var(v): a name standing for a constant. */
+static int is_meta_var(Reader *R, const Sx *v)
+{
+    const char *n = call_name(R, v);
+    return n && (strcmp(n, "I.meta_var") == 0 || strcmp(n, "T.meta_var") == 0 || strcmp(n, "R.meta_var") == 0);
+}
+
+/* Whether st declares names rather than computing: `n = T.int64()`,
+ * `N, C = T.int64(), T.int64()` or `k = I.meta_var(T.int64(16))`. */
+static int is_decl(Reader *R, const St *st)
+{
+    if (st->kind != ST_ASSIGN || st->u.assign.annot)
+        return 0;
+    const Sx *t = st->u.assign.target, *v = st->u.assign.value;
+    DType dt;
+    if (t->kind == SX_NAME)
+        return is_sym_ctor(R, v, &dt) || is_meta_var(R, v);
+    if (t->kind != SX_TUPLE || v->kind != SX_TUPLE || v->u.elems.n == 0)
+        return 0;
+    for (int i = 0; i < v->u.elems.n; i++)
+        if (!is_sym_ctor(R, v->u.elems.items[i], &dt))
+            return 0;
+    return 1;
+}
+
+static Expr *typed_literal(Reader *R, const Sx *e, DType t, const Sx *v);
+
+static int declare_one(Reader *R, const Sx *name, const Sx *v)
+{
+    if (name->kind != SX_NAME || strchr(name->u.name->str, '.'))
+        return ERR(R, name->loc, "a declaration names a variable");
+    Sym *s = name->u.name;
+    DType t;
+    if (is_sym_ctor(R, v, &t)) {
+        if (s->bind_kind != BK_NONE && s->bind_kind != BK_SYM)
+            return ERR(R, name->loc, "'%s' is already defined; a symbolic variable needs a name of its own", s->str);
+        Var *x = sym_var(R, s, name->loc, t);
+        if (x->dtype != t)
+            return ERR(R, v->loc, "symbolic variable '%s' was declared as %s", s->str, dtype_name(x->dtype));
+        return 0;
+    }
+    Args a;
+    const char *cn = call_name(R, v);
+    if (split_args(R, v, &a) || want_args(R, v, &a, 1, 1, cn) || check_kwargs(R, &a, cn))
+        return -1;
+    const Sx *c = a.pos[0];
+    Expr *x = NULL;
+    if (c->kind == SX_CALL && dtype_of_ctor(call_name(R, c), &t) == 0 && t != DT_HANDLE) {
+        Args b;
+        if (split_args(R, c, &b) == 0 && b.npos == 1 && b.nkw == 0)
+            x = typed_literal(R, c, t, b.pos[0]);
+    } else {
+        x = lower_literal(R, c);
+    }
+    if (!x || (x->kind != E_INT && x->kind != E_FLOAT && x->kind != E_BOOL))
+        return R->src->errors ? -1 : ERR(R, c->loc, "%s stands for a constant, such as 16 or T.int64(16)", cn);
+    if (s->bind_kind != BK_NONE)
+        return ERR(R, name->loc, "'%s' is already defined", s->str);
+    bind(R, s, BK_META, x);
+    return 0;
+}
+
+static int lower_decl(Reader *R, const St *st)
+{
+    const Sx *t = st->u.assign.target, *v = st->u.assign.value;
+    if (t->kind == SX_NAME)
+        return declare_one(R, t, v);
+    if (t->u.elems.n != v->u.elems.n)
+        return ERR(R, st->loc, "%d names and %d declarations", t->u.elems.n, v->u.elems.n);
+    for (int i = 0; i < t->u.elems.n; i++)
+        if (declare_one(R, t->u.elems.items[i], v->u.elems.items[i]))
+            return -1;
+    return 0;
+}
+
+/* A use of a meta variable: a fresh copy of its constant. */
+static Expr *meta_use(Reader *R, const Sym *s, Loc loc)
+{
+    const Expr *c = s->bind;
+    Expr *x = expr_new(R->a, c->kind, loc);
+    x->u = c->u;
+    return x;
+}
+
 /* ---- TIR expressions ---- */
 
 static Expr *lower_texpr(Reader *R, const Sx *e);
@@ -507,6 +614,8 @@ static Expr *lower_texpr(Reader *R, const Sx *e)
             x->u.var = s->bind;
             return x;
         }
+        if (s->bind_kind == BK_META)
+            return meta_use(R, s, e->loc);
         if (strchr(s->str, '.'))
             return ERR(R, e->loc, "expected a TIR expression, found '%s'", s->str), NULL;
         if (s->bind_kind == BK_BUF)
@@ -607,6 +716,15 @@ static Expr **lower_shape(Reader *R, const Sx *e, int *ndim, LowerFn f)
     return s;
 }
 
+/* A buffer dimension: a TIR expression; TIR has no string dimensions. */
+static Expr *lower_tdim(Reader *R, const Sx *e)
+{
+    if (e->kind == SX_STR)
+        return ERR(R, e->loc, "a buffer dimension is an expression, not a string; declare %s = T.int64() first in the body and write %s",
+                   e->u.str.s, e->u.str.s), NULL;
+    return lower_texpr(R, e);
+}
+
 /* Shape, dtype and options shared by T.Buffer, T.alloc_buffer and T.match_buffer. */
 static Buffer *lower_buffer(Reader *R, Sym *name, Loc loc, BufKind kind, Args *a, int first, const char *what)
 {
@@ -618,7 +736,7 @@ static Buffer *lower_buffer(Reader *R, Sym *name, Loc loc, BufKind kind, Args *a
     Sx *shape = arg(a, first, "shape");
     if (!shape)
         return ERR(R, loc, "%s needs a shape", what), NULL;
-    if (!(b->shape = lower_shape(R, shape, &b->ndim, lower_texpr)))
+    if (!(b->shape = lower_shape(R, shape, &b->ndim, lower_tdim)))
         return NULL;
     Sx *dt = arg(a, first + 1, "dtype");
     if (dt && dtype_arg(R, dt, &b->dtype))
@@ -1109,6 +1227,8 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
             return lower_alloc(R, st, cn);
         if (cn && strncmp(cn, "T.axis.", 7) == 0)
             return ERR(R, st->loc, "block iterators belong directly inside a block"), NULL;
+        if (is_decl(R, st))
+            return lower_decl(R, st) ? NULL : stmt_new(R->a, S_SEQ, st->loc);
         return lower_let(R, st);
     }
     case ST_EXPR: {
@@ -1155,12 +1275,32 @@ static Stmt *lower_tstmts(Reader *R, const StList *l)
 static int lower_prim_func(Reader *R, Func *f, const St *def)
 {
     int mark = R->nundo;
+    /* The body's leading attributes and declarations come first: the
+     * signature may use the symbolic variables declared there. */
+    const StList *body = &def->u.def.body;
+    StList rest = *body;
+    for (; rest.n > 0; rest.items++, rest.n--) {
+        const St *x = rest.items[0];
+        if (x->kind == ST_EXPR && is_call_of(R, x->u.expr, "T.func_attr")) {
+            if (f->attrs)
+                return ERR(R, x->loc, "T.func_attr given twice");
+            if (!(f->attrs = lower_attr_dict(R, x->u.expr, "T.func_attr")))
+                return -1;
+        } else if (is_decl(R, x)) {
+            if (lower_decl(R, x))
+                return -1;
+        } else {
+            break;
+        }
+    }
     f->npparams = def->u.def.nparams;
     f->pparams = arena_array(R->a, (size_t)f->npparams, sizeof(PParam));
     for (int i = 0; i < f->npparams; i++) {
         SxParam *p = def->u.def.params[i];
         if (p->name->bind_kind == BK_BUF || p->name->bind_kind == BK_TVAR)
             return ERR(R, p->loc, "duplicate parameter '%s'", p->name->str);
+        if (p->name->bind_kind == BK_SYM || p->name->bind_kind == BK_META)
+            return ERR(R, p->loc, "parameter '%s' is also declared in the function's body", p->name->str);
         if (!p->annot)
             return ERR(R, p->loc, "parameter '%s' needs a type, such as T.Buffer((16,), \"float32\") or T.handle", p->name->str);
         if (p->dflt)
@@ -1183,16 +1323,6 @@ static int lower_prim_func(Reader *R, Func *f, const St *def)
             return ERR(R, p->annot->loc, "expected T.Buffer(...), T.handle or a scalar type such as T.int32");
         }
     }
-    const StList *body = &def->u.def.body;
-    StList rest = *body;
-    while (rest.n > 0 && rest.items[0]->kind == ST_EXPR && is_call_of(R, rest.items[0]->u.expr, "T.func_attr")) {
-        if (f->attrs)
-            return ERR(R, rest.items[0]->loc, "T.func_attr given twice");
-        if (!(f->attrs = lower_attr_dict(R, rest.items[0]->u.expr, "T.func_attr")))
-            return -1;
-        rest.items++;
-        rest.n--;
-    }
     f->body = lower_tstmts(R, &rest);
     unbind_to(R, mark);
     return f->body ? 0 : -1;
@@ -1203,17 +1333,6 @@ static int lower_prim_func(Reader *R, Func *f, const St *def)
 static Expr *lower_rexpr(Reader *R, const Sx *e);
 static StructInfo *lower_sinfo(Reader *R, const Sx *e);
 
-static Var *sym_var(Reader *R, Sym *name, Loc loc)
-{
-    if (name->bind_kind == BK_SYM)
-        return name->bind;
-    Var *v = var_new(R->a, name, VAR_SYM, loc);
-    v->dtype = DT_INT64;
-    int cap = R->fn->nsyms;
-    vec_push(R->a, &R->fn->syms, &R->fn->nsyms, &cap, v);
-    bind(R, name, BK_SYM, v);
-    return v;
-}
 
 /* A dimension written as a string, "n" or "c * 2 + 1": integers, names and
  * + - * // % with parentheses, parsed into syntax whose names are strings
@@ -1359,13 +1478,20 @@ static Expr *lower_dim(Reader *R, const Sx *e)
             return x ? lower_dim(R, x) : NULL;
         }
         Expr *x = expr_new(R->a, E_VAR, e->loc);
-        x->u.var = sym_var(R, S(R, s), e->loc);
+        x->u.var = sym_var(R, S(R, s), e->loc, DT_INT64);
         return x;
     }
     case SX_NAME:
         if (e->u.name->bind_kind == BK_SYM) {
             Expr *x = expr_new(R->a, E_VAR, e->loc);
             x->u.var = e->u.name->bind;
+            return x;
+        }
+        if (e->u.name->bind_kind == BK_META) {
+            Expr *x = meta_use(R, e->u.name, e->loc);
+            if (x->kind != E_INT)
+                return ERR(R, e->loc, "'%s' stands for a constant that is not an integer", e->u.name->str), NULL;
+            x->u.i.dtype = DT_VOID;
             return x;
         }
         return ERR(R, e->loc, "undefined symbolic dimension '%s'", e->u.name->str), NULL;
@@ -1746,6 +1872,51 @@ static Expr *lower_rcall(Reader *R, const Sx *e)
     return lower_call(R, e, name, lower_rexpr);
 }
 
+/* Arithmetic on symbolic shape values alone, as in R.shape((n // 2, 4)). */
+static int is_dim_expr(Reader *R, const Sx *e)
+{
+    DType t;
+    switch (e->kind) {
+    case SX_INT: return 1;
+    case SX_NAME: return e->u.name->bind_kind == BK_SYM || e->u.name->bind_kind == BK_META;
+    case SX_UNARY: return e->u.bin.op == OP_NEG && is_dim_expr(R, e->u.bin.a);
+    case SX_BINOP:
+        return (e->u.bin.op == OP_ADD || e->u.bin.op == OP_SUB || e->u.bin.op == OP_MUL ||
+                e->u.bin.op == OP_FLOORDIV || e->u.bin.op == OP_MOD) &&
+               is_dim_expr(R, e->u.bin.a) && is_dim_expr(R, e->u.bin.b);
+    case SX_CALL: return dtype_of_ctor(call_name(R, e), &t) == 0 && (t == DT_INT64 || t == DT_INT32);
+    default: return 0;
+    }
+}
+
+/* Infix arithmetic on Relax tensors, read as the operator it stands for:
+ * a + b is R.add(a, b), -a is R.negative(a), a < b is R.less(a, b). */
+static Expr *lower_infix(Reader *R, const Sx *e)
+{
+    static const char *const ops[] = {
+        [OP_ADD] = "R.add", [OP_SUB] = "R.subtract", [OP_MUL] = "R.multiply", [OP_DIV] = "R.divide",
+        [OP_FLOORDIV] = "R.floor_divide", [OP_MOD] = "R.floor_mod", [OP_LT] = "R.less",
+        [OP_LE] = "R.less_equal", [OP_GT] = "R.greater", [OP_GE] = "R.greater_equal",
+        [OP_EQ] = "R.equal", [OP_NE] = "R.not_equal", [OP_NEG] = "R.negative", [OP_NOT] = "R.logical_not",
+    };
+    SxOp op = e->u.bin.op;
+    if (e->kind == SX_UNARY && op == OP_POS)
+        return lower_rexpr(R, e->u.bin.a);
+    if (op == OP_AND || op == OP_OR)
+        return ERR(R, e->loc, "'%s' on Relax values has no operator; use R.logical_and or R.logical_or",
+                   op == OP_AND ? "and" : "or"), NULL;
+    int n = e->kind == SX_UNARY ? 1 : 2;
+    Expr *x = expr_new(R->a, E_CALL, e->loc);
+    x->u.call.op = S(R, ops[op]);
+    x->u.call.nargs = n;
+    x->u.call.args = arena_array(R->a, (size_t)n, sizeof(Expr *));
+    if (!(x->u.call.args[0] = lower_rexpr(R, e->u.bin.a)))
+        return NULL;
+    if (n == 2 && !(x->u.call.args[1] = lower_rexpr(R, e->u.bin.b)))
+        return NULL;
+    return x;
+}
+
 static Expr *lower_rexpr(Reader *R, const Sx *e)
 {
     switch (e->kind) {
@@ -1758,6 +1929,8 @@ static Expr *lower_rexpr(Reader *R, const Sx *e)
         }
         if (s->bind_kind == BK_SYM)
             return lower_dim(R, e);
+        if (s->bind_kind == BK_META)
+            return meta_use(R, s, e->loc);
         if (global_name(R, e))
             return lower_global(R, e);
         if (strcmp(s->str, "R.Object") == 0 || strcmp(s->str, "R.Tensor") == 0 || strcmp(s->str, "R.Tuple") == 0) {
@@ -1783,11 +1956,15 @@ static Expr *lower_rexpr(Reader *R, const Sx *e)
     }
     case SX_INT: case SX_FLOAT: case SX_STR: case SX_TRUE: case SX_FALSE: case SX_NONE:
         return lower_literal(R, e);
-    case SX_UNARY: {
-        Expr *x = lower_literal(R, e);
-        return x ? x : (ERR(R, e->loc, "arithmetic on Relax values is not supported; call an operator such as R.negative"), NULL);
+    case SX_UNARY:
+    case SX_BINOP: {
+        Expr *x = e->kind == SX_UNARY ? lower_literal(R, e) : NULL;
+        if (x)
+            return x;
+        if (is_dim_expr(R, e))
+            return lower_dim(R, e);
+        return lower_infix(R, e);
     }
-    case SX_BINOP: return ERR(R, e->loc, "arithmetic on Relax values is not supported; call an operator such as R.add"), NULL;
     case SX_TUPLE: return lower_seq(R, e, E_TUPLE, lower_rexpr);
     case SX_LIST: return lower_seq(R, e, E_LIST, lower_rexpr);
     case SX_DICT: return lower_dict(R, e, lower_rexpr);
@@ -1884,6 +2061,8 @@ static int df_stmt(Reader *R, Ctx *d, const St *x)
 {
     if (d->closed)
         return ERR(R, x->loc, "R.output(...) must end the dataflow block");
+    if (is_decl(R, x))
+        return lower_decl(R, x);
     if (x->kind == ST_ASSIGN)
         return lower_binding(R, d->block, &d->cap, x, 1);
     if (x->kind == ST_EXPR && is_call_of(R, x->u.expr, "R.output")) {
@@ -1909,16 +2088,6 @@ static void df_end(Reader *R, Ctx *d)
 }
 
 /* ---- Relax functions, a statement at a time ---- */
-
-static int is_sym_decl(Reader *R, const St *st)
-{
-    if (st->kind != ST_ASSIGN || st->u.assign.target->kind != SX_NAME)
-        return 0;
-    const Sx *v = st->u.assign.value;
-    DType t;
-    return v->kind == SX_CALL && v->u.call.args.n == 0 && dtype_of_ctor(call_name(R, v), &t) == 0 &&
-           (t == DT_INT64 || t == DT_INT32);
-}
 
 /* The signature is read once the body's leading `n = T.int64()` declarations
  * are in, so that symbolic dimensions declared there can be used in it. */
@@ -1958,10 +2127,8 @@ static int relax_stmt(Reader *R, Ctx *c, const St *st)
         return ERR(R, st->loc, "statement after return");
     if (st->kind == ST_PASS)
         return 0;
-    if (is_sym_decl(R, st)) {
-        sym_var(R, st->u.assign.target->u.name, st->loc);
-        return 0;
-    }
+    if (is_decl(R, st))
+        return lower_decl(R, st);
     if (st->kind == ST_ASSIGN && st->u.assign.target->kind == SX_NAME && !st->u.assign.annot &&
         strcmp(st->u.assign.target->u.name->str, "cls") == 0 && st->u.assign.value->kind == SX_NAME) {
         if (st->u.assign.value->u.name != R->m->name)

@@ -661,6 +661,15 @@ static void attrs(Printer *p, const char *what, const Expr *a)
     put(p, ")\n");
 }
 
+/* The symbolic variables a function declares, n = T.int64(), first in its body. */
+static void sym_decls(Printer *p, const Func *f)
+{
+    for (int i = 0; i < f->nsyms; i++) {
+        line(p);
+        putf(p, "%s = T.%s()\n", f->syms[i]->name->str, dtype_name(f->syms[i]->dtype));
+    }
+}
+
 static void prim_func(Printer *p, const Func *f)
 {
     decorator(p, "T.prim_func", f);
@@ -681,7 +690,8 @@ static void prim_func(Printer *p, const Func *f)
     put(p, "):\n");
     p->indent++;
     attrs(p, "T.func_attr", f->attrs);
-    if (!f->attrs || f->body->kind != S_SEQ || f->body->u.seq.n != 0) {
+    sym_decls(p, f);
+    if ((!f->attrs && !f->nsyms) || f->body->kind != S_SEQ || f->body->u.seq.n != 0) {
         p->indent--;
         body(p, f->body);
         p->indent++;
@@ -751,10 +761,7 @@ static void relax_func(Printer *p, const Module *m, const Func *f)
     put(p, ":\n");
     p->indent++;
     attrs(p, "R.func_attr", f->attrs);
-    for (int i = 0; i < f->nsyms; i++) {
-        line(p);
-        putf(p, "%s = T.%s()\n", f->syms[i]->name->str, dtype_name(f->syms[i]->dtype));
-    }
+    sym_decls(p, f);
     if (func_uses_global(f)) {
         line(p);
         putf(p, "cls = %s\n", m->name->str);
