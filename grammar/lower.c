@@ -1992,11 +1992,59 @@ static RBlock *new_block(Reader *R, Func *f, int dataflow, Loc loc)
     return b;
 }
 
+static int lower_binding(Reader *R, RBlock *b, int *cap, const St *st, int dataflow);
+
+/* a, b = value: value bound to a name of its own (unless it is a variable),
+ * then a = t[0], b = t[1]. The name joins the targets': a_b. */
+static int lower_unpack(Reader *R, RBlock *b, int *cap, const St *st, int dataflow)
+{
+    const Sx *t = st->u.assign.target, *v = st->u.assign.value;
+    if (st->u.assign.annot)
+        return ERR(R, st->u.assign.annot->loc, "unpacking a tuple takes no annotation; annotate the tuple's binding");
+    for (int i = 0; i < t->u.elems.n; i++)
+        if (t->u.elems.items[i]->kind != SX_NAME || strchr(t->u.elems.items[i]->u.name->str, '.'))
+            return ERR(R, t->u.elems.items[i]->loc, "a tuple is unpacked into names, as in a, b = t");
+    Sx *src = (Sx *)v;
+    if (!(v->kind == SX_NAME && v->u.name->bind_kind == BK_RVAR)) {
+        char name[256];
+        int len = 0;
+        for (int i = 0; i < t->u.elems.n && len < 200; i++)
+            len += snprintf(name + len, sizeof name - (size_t)len, "%s%s", i ? "_" : "", t->u.elems.items[i]->u.name->str);
+        Sym *s = S(R, name);
+        for (int k = 1; s->bind_kind != BK_NONE; k++) {
+            char alt[280];
+            snprintf(alt, sizeof alt, "%s_%d", name, k);
+            s = S(R, alt);
+        }
+        St tmp = *st;
+        tmp.u.assign.target = src = sx_new(R->a, SX_NAME, t->loc);
+        src->u.name = s;
+        if (lower_binding(R, b, cap, &tmp, dataflow))
+            return -1;
+    }
+    for (int i = 0; i < t->u.elems.n; i++) {
+        const Sx *ti = t->u.elems.items[i];
+        Sx *get = sx_new(R->a, SX_INDEX, ti->loc), *idx = sx_new(R->a, SX_INT, ti->loc);
+        get->u.index.obj = src;
+        idx->u.ival = i;
+        sx_push(R->a, &get->u.index.items, NULL, idx);
+        St one = *st;
+        one.loc = ti->loc;
+        one.u.assign.target = (Sx *)ti;
+        one.u.assign.value = get;
+        if (lower_binding(R, b, cap, &one, dataflow))
+            return -1;
+    }
+    return 0;
+}
+
 static int lower_binding(Reader *R, RBlock *b, int *cap, const St *st, int dataflow)
 {
     const Sx *t = st->u.assign.target;
+    if (t->kind == SX_TUPLE && t->u.elems.n > 0)
+        return lower_unpack(R, b, cap, st, dataflow);
     if (t->kind != SX_NAME)
-        return ERR(R, t->loc, "a binding defines one name; unpack tuples with t[0], t[1]");
+        return ERR(R, t->loc, "a binding defines one name, or unpacks a tuple into names");
     Binding *bd = arena_zalloc(R->a, sizeof *bd);
     bd->loc = st->loc;
     if (!(bd->value = lower_rexpr(R, st->u.assign.value)))
@@ -2009,6 +2057,93 @@ static int lower_binding(Reader *R, RBlock *b, int *cap, const St *st, int dataf
     bind(R, t->u.name, BK_RVAR, bd->var);
     vec_push(R->a, &b->binds, &b->nbinds, cap, bd);
     return 0;
+}
+
+/* ---- Relax if/else ---- */
+
+static Var *lower_relax_if(Reader *R, RBlock *b, int *cap, const St *st);
+
+/* A branch of an if: bindings, then `y = value` naming the if's value (or a
+ * nested if binding y). Its names are local to it. */
+static RSeq *lower_branch(Reader *R, const StList *body, Loc at, const Sx **name, const Sx **annot)
+{
+    RSeq *q = arena_zalloc(R->a, sizeof *q);
+    q->loc = body->n ? body->items[0]->loc : at;
+    int mark = R->nundo, cap = 0, ok = 1, nblocks_cap = 0;
+    RBlock *blk = NULL;
+    *name = *annot = NULL;
+    for (int i = 0; i < body->n && ok; i++) {
+        const St *x = body->items[i];
+        int last = i == body->n - 1;
+        if (x->kind == ST_PASS && !last)
+            continue;
+        if (!last && is_decl(R, x)) {
+            ok = lower_decl(R, x) == 0;
+            continue;
+        }
+        if (x->kind == ST_IF || (!last && x->kind == ST_ASSIGN)) {
+            if (!blk) {
+                blk = arena_zalloc(R->a, sizeof *blk);
+                blk->loc = x->loc;
+                vec_push(R->a, &q->blocks, &q->nblocks, &nblocks_cap, blk);
+            }
+            if (x->kind == ST_ASSIGN) {
+                ok = lower_binding(R, blk, &cap, x, 0) == 0;
+                continue;
+            }
+            Var *v = lower_relax_if(R, blk, &cap, x);
+            if (!(ok = v != NULL) || !last)
+                continue;
+            q->result = expr_new(R->a, E_VAR, x->loc);
+            q->result->u.var = v;
+            /* the nested if binds the name its own branches end with */
+            Sx *n = sx_new(R->a, SX_NAME, v->loc);
+            n->u.name = v->name;
+            *name = n;
+            continue;
+        }
+        if (last && x->kind == ST_ASSIGN && x->u.assign.target->kind == SX_NAME) {
+            *name = x->u.assign.target;
+            *annot = x->u.assign.annot;
+            ok = (q->result = lower_rexpr(R, x->u.assign.value)) != NULL;
+            continue;
+        }
+        ERR(R, x->loc, last ? "a branch of a Relax if ends by binding the if's value, as in y = R.add(x, x)"
+                            : "a branch of a Relax if holds bindings and ifs");
+        ok = 0;
+    }
+    if (ok && !body->n)
+        ok = ERR(R, at, "an empty branch; a branch of a Relax if ends by binding the if's value") == 0;
+    unbind_to(R, mark);
+    return ok ? q : NULL;
+}
+
+/* if cond: ... y = a  else: ... y = b, as the binding y = if(cond, ...). */
+static Var *lower_relax_if(Reader *R, RBlock *b, int *cap, const St *st)
+{
+    Expr *x = expr_new(R->a, E_IF, st->loc);
+    if (!(x->u.rif.cond = lower_rexpr(R, st->u.branch.cond)))
+        return NULL;
+    if (!st->u.branch.orelse.n)
+        return ERR(R, st->loc, "a Relax if needs an else branch: both branches give the if's value"), NULL;
+    const Sx *n1, *n2, *a1, *a2;
+    if (!(x->u.rif.then = lower_branch(R, &st->u.branch.then, st->loc, &n1, &a1)) ||
+        !(x->u.rif.orelse = lower_branch(R, &st->u.branch.orelse, st->loc, &n2, &a2)))
+        return NULL;
+    if (n1->u.name != n2->u.name)
+        return ERR(R, n2->loc, "the branches of an if must end by binding the same name; the first binds '%s', this one '%s'",
+                   n1->u.name->str, n2->u.name->str), NULL;
+    Binding *bd = arena_zalloc(R->a, sizeof *bd);
+    bd->loc = st->loc;
+    bd->value = x;
+    const Sx *an = a1 ? a1 : a2;
+    if (an && !(bd->annot = lower_sinfo(R, an)))
+        return NULL;
+    bd->var = var_new(R->a, n1->u.name, VAR_RELAX, n1->loc);
+    bd->var->sinfo = bd->annot;
+    bind(R, n1->u.name, BK_RVAR, bd->var);
+    vec_push(R->a, &b->binds, &b->nbinds, cap, bd);
+    return bd->var;
 }
 
 /* What is being read: a function, or a dataflow block inside a Relax function.
@@ -2152,11 +2287,13 @@ static int relax_stmt(Reader *R, Ctx *c, const St *st)
         c->block = NULL;
         return 0;
     }
-    if (st->kind == ST_ASSIGN) {
+    if (st->kind == ST_ASSIGN || st->kind == ST_IF) {
         if (!c->block) {
             c->block = new_block(R, f, 0, st->loc);
             c->cap = 0;
         }
+        if (st->kind == ST_IF)
+            return lower_relax_if(R, c->block, &c->cap, st) ? 0 : -1;
         return lower_binding(R, c->block, &c->cap, st, 0);
     }
     if (st->kind == ST_RETURN) {

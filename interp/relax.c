@@ -132,6 +132,7 @@ static const Expr *kwarg(const Expr *e, const char *name)
 }
 
 static Value *eval(Env *E, const Expr *e);
+static Value *run_if(Env *E, const Expr *e);
 
 static Tensor *alloc_from_sinfo(Env *E, const StructInfo *s, Loc loc)
 {
@@ -408,6 +409,8 @@ static Value *eval(Env *E, const Expr *e)
     }
     case E_CONST:
         return constant(E, e);
+    case E_IF:
+        return run_if(E, e);
     case E_CALL: {
         const char *op = e->u.call.op->str;
         if (e->u.call.callee) {
@@ -508,6 +511,38 @@ static int misfit(Env *E, Loc loc, const char *what, const Value *v, const Struc
     return rerr(E, loc, "%s is %s, but its annotation says %s", what, got, want);
 }
 
+/* The bindings of blocks in order, each value bound to its variable. */
+static int run_blocks(Env *E, RBlock *const *blocks, int nblocks)
+{
+    for (int b = 0; b < nblocks; b++)
+        for (int i = 0; i < blocks[b]->nbinds; i++) {
+            const Binding *bd = blocks[b]->binds[i];
+            Value *v = eval(E, bd->value);
+            char what[160];
+            snprintf(what, sizeof what, "'%s'", bd->var->name->str);
+            if (!v)
+                return -1;
+            if (!value_fits(v, bd->annot))
+                return misfit(E, bd->loc, what, v, bd->annot);
+            bind(E, bd->var, v);
+        }
+    return 0;
+}
+
+/* if/else: the condition is a boolean scalar; the branch taken runs. */
+static Value *run_if(Env *E, const Expr *e)
+{
+    Value *c = eval(E, e->u.rif.cond);
+    if (!c)
+        return NULL;
+    if (c->kind != VAL_TENSOR || c->t->ndim != 0)
+        return rerr(E, e->u.rif.cond->loc, "the condition of an if is a scalar tensor"), NULL;
+    const RSeq *q = tensor_getf(c->t, 0) != 0 ? e->u.rif.then : e->u.rif.orelse;
+    if (run_blocks(E, q->blocks, q->nblocks))
+        return NULL;
+    return eval(E, q->result);
+}
+
 int interp_call_relax(Interp *in, Func *f, Value **args, int nargs, Value **out, InterpError *err)
 {
     if (f->kind != F_RELAX || nargs != f->nparams) {
@@ -530,19 +565,8 @@ int interp_call_relax(Interp *in, Func *f, Value **args, int nargs, Value **out,
         }
         bind(&E, f->params[i], args[i]);
     }
-    for (int b = 0; b < f->nblocks && !status; b++)
-        for (int i = 0; i < f->blocks[b]->nbinds && !status; i++) {
-            const Binding *bd = f->blocks[b]->binds[i];
-            Value *v = eval(&E, bd->value);
-            char what[160];
-            snprintf(what, sizeof what, "'%s'", bd->var->name->str);
-            if (!v)
-                status = -1;
-            else if (!value_fits(v, bd->annot))
-                status = misfit(&E, bd->loc, what, v, bd->annot);
-            else
-                bind(&E, bd->var, v);
-        }
+    if (!status)
+        status = run_blocks(&E, f->blocks, f->nblocks);
     if (!status) {
         Value *r = f->result ? eval(&E, f->result) : NULL;
         char what[160];

@@ -82,8 +82,17 @@ typedef enum {
     E_SLICE,      /* lo:hi inside a buffer region */
     E_INDEXMAP,   /* T.index_map(lambda i, j: (...)) */
     E_SINFO,      /* struct info used as a value: out_sinfo=R.Tensor(...) */
-    E_CONST       /* R.const(value, dtype): a tensor constant */
+    E_CONST,      /* R.const(value, dtype): a tensor constant */
+    E_IF          /* Relax if/else: each branch a sequence of bindings and a result */
 } ExprKind;
+
+/* A branch of a Relax if: its bindings, then the value the branch gives. */
+typedef struct RSeq {
+    struct RBlock **blocks;
+    int nblocks;
+    Expr *result;
+    Loc loc;
+} RSeq;
 
 typedef enum {
     B_ADD, B_SUB, B_MUL, B_DIV, B_FLOORDIV, B_FLOORMOD,
@@ -120,6 +129,7 @@ struct Expr {
         struct { Var **params; int nparams; Expr **out; int nout; } map;
         StructInfo *sinfo;
         struct { DType dtype; int ndim; int64_t *shape; double *data; int64_t count; } cst;
+        struct { Expr *cond; RSeq *then, *orelse; } rif;
     } u;
 };
 

@@ -263,10 +263,18 @@ static const Buffer *param_buffer(const Func *f, int i)
     return NULL;
 }
 
+static int same_tensor(const StructInfo *a, const StructInfo *b);
+
 static const StructInfo *sinfo_of(const Expr *e)
 {
     if (e->kind == E_VAR)
         return e->u.var->sinfo;
+    if (e->kind == E_IF) {
+        /* the branches' common type, when they agree on one */
+        const StructInfo *a = sinfo_of(e->u.rif.then->result), *b = sinfo_of(e->u.rif.orelse->result);
+        return a && b && a->kind == SI_TENSOR && b->kind == SI_TENSOR && a->shape && b->shape && same_tensor(a, b) &&
+               a->dtype == b->dtype ? a : NULL;
+    }
     if (e->kind == E_CALL && strcmp(e->u.call.op->str, "R.call_tir") == 0)
         for (int i = 0; i < e->u.call.nkw; i++)
             if (strcmp(e->u.call.kw[i]->str, "out_sinfo") == 0 && call_kwv(e)[i]->kind == E_SINFO)
@@ -370,6 +378,8 @@ static void call_tir(Verifier *V, const Expr *e)
         match_tensor(V, outs[i], param_buffer(f, nin + i), f, "output", i + 1, outs[i]->loc);
 }
 
+static void relax_branch(Verifier *V, const RSeq *q);
+
 static void rexpr(Verifier *V, const Expr *e)
 {
     switch (e->kind) {
@@ -381,6 +391,17 @@ static void rexpr(Verifier *V, const Expr *e)
     case E_TUPLE: case E_LIST: rexprs(V, e->u.list.items, e->u.list.n); break;
     case E_DICT: rexprs(V, e->u.dict.vals, e->u.dict.n); break;
     case E_GETITEM: rexpr(V, e->u.get.tuple); break;
+    case E_IF: {
+        rexpr(V, e->u.rif.cond);
+        const StructInfo *c = sinfo_of(e->u.rif.cond);
+        if (c && (c->kind == SI_TUPLE || c->kind == SI_SHAPE || c->kind == SI_OBJECT ||
+                  (c->kind == SI_TENSOR && ((c->ndim > 0) || (c->dtype != DT_VOID && c->dtype != DT_BOOL))) ||
+                  (c->kind == SI_PRIM && c->dtype != DT_BOOL)))
+            VERR(V, e->u.rif.cond->loc, "the condition of an if is a scalar boolean tensor or R.prim_value of bool");
+        relax_branch(V, e->u.rif.then);
+        relax_branch(V, e->u.rif.orelse);
+        break;
+    }
     case E_GLOBAL:
         if (module_find(V->m, e->u.global.name) != e->u.global.fn)
             VERR(V, e->loc, "function '%s' is not in the module", e->u.global.name->str);
@@ -413,12 +434,11 @@ static int same_tensor(const StructInfo *a, const StructInfo *b)
     return 1;
 }
 
-static void relax_func(Verifier *V, Func *f)
+/* The bindings of blocks in order, each checked and then in scope. */
+static void relax_blocks(Verifier *V, RBlock **blocks, int nblocks)
 {
-    for (int i = 0; i < f->nparams; i++)
-        enter(V, f->params[i]);
-    for (int i = 0; i < f->nblocks; i++) {
-        RBlock *b = f->blocks[i];
+    for (int i = 0; i < nblocks; i++) {
+        RBlock *b = blocks[i];
         for (int k = 0; k < b->nbinds; k++) {
             Binding *bd = b->binds[k];
             rexpr(V, bd->value);
@@ -441,6 +461,23 @@ static void relax_func(Verifier *V, Func *f)
                 enter(V, b->outputs[k]);
         }
     }
+}
+
+/* A branch of an if: its names go out of scope after it. */
+static void relax_branch(Verifier *V, const RSeq *q)
+{
+    relax_blocks(V, q->blocks, q->nblocks);
+    rexpr(V, q->result);
+    for (int i = 0; i < q->nblocks; i++)
+        for (int k = 0; k < q->blocks[i]->nbinds; k++)
+            leave(q->blocks[i]->binds[k]->var);
+}
+
+static void relax_func(Verifier *V, Func *f)
+{
+    for (int i = 0; i < f->nparams; i++)
+        enter(V, f->params[i]);
+    relax_blocks(V, f->blocks, f->nblocks);
     rexpr(V, f->result);
 }
 

@@ -366,7 +366,7 @@ int pass_convert_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     Notes notes = { 0 };
     for (int f = 0; f < m->nfuncs; f++) {
         Func *fn = m->funcs[f];
-        if (fn->kind != F_RELAX)
+        if (!is_plannable(fn))
             continue;
         Conv C = { m, fn, { 0 }, &notes, want, NULL, 0, 0, NULL, 0, 0 };
         infer_types(m, fn);

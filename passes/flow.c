@@ -1506,7 +1506,7 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     int nf = m->nfuncs;
     for (int f = 0; f < nf; f++) {
         Func *fn = m->funcs[f];
-        if (fn->kind != F_RELAX)
+        if (!is_plannable(fn))
             continue;
         int before = count_rewrites(fn), sink = 1;
         for (int round = 0; round < 8; round++) {

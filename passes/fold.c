@@ -399,29 +399,6 @@ static void propagate(Fold *F, Func *fn)
     (void)F;
 }
 
-static void mark_calls(const Expr *e, PtrMap *used)
-{
-    if (!e)
-        return;
-    switch (e->kind) {
-    case E_GLOBAL:
-        ptrmap_put(used, e->u.global.fn, 1);
-        break;
-    case E_TUPLE:
-    case E_LIST:
-        for (int i = 0; i < e->u.list.n; i++)
-            mark_calls(e->u.list.items[i], used);
-        break;
-    case E_CALL:
-        mark_calls(e->u.call.callee, used);
-        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
-            mark_calls(e->u.call.args[i], used);
-        break;
-    default:
-        break;
-    }
-}
-
 /* PrimFuncs that no Relax function calls go, when the module has a Relax function. */
 static void drop_unused(Module *m, Notes *notes)
 {
@@ -432,10 +409,7 @@ static void drop_unused(Module *m, Notes *notes)
         if (fn->kind != F_RELAX)
             continue;
         relax = 1;
-        for (int b = 0; b < fn->nblocks; b++)
-            for (int i = 0; i < fn->blocks[b]->nbinds; i++)
-                mark_calls(fn->blocks[b]->binds[i]->value, &used);
-        mark_calls(fn->result, &used);
+        mark_func_globals(fn, &used);
     }
     if (relax) {
         int k = 0;
@@ -586,7 +560,7 @@ int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     Notes notes = { 0 };
     for (int f = 0; f < m->nfuncs; f++) {
         Func *fn = m->funcs[f];
-        if (fn->kind != F_RELAX)
+        if (!is_plannable(fn))
             continue;
         fold_func(m, fn, &notes, 1);
     }

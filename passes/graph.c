@@ -103,11 +103,31 @@ int func_is_frozen(const Func *f)
     return 0;
 }
 
+static void count_expr(const Expr *e, PtrMap *uses);
+
+static void count_blocks(RBlock *const *blocks, int nblocks, PtrMap *uses)
+{
+    for (int b = 0; b < nblocks; b++) {
+        const RBlock *rb = blocks[b];
+        for (int i = 0; i < rb->nbinds; i++)
+            count_expr(rb->binds[i]->value, uses);
+        for (int i = 0; i < rb->noutputs; i++)
+            ptrmap_put(uses, rb->outputs[i], ptrmap_get(uses, rb->outputs[i], 0) + 1);
+    }
+}
+
 static void count_expr(const Expr *e, PtrMap *uses)
 {
     if (!e)
         return;
     switch (e->kind) {
+    case E_IF:
+        count_expr(e->u.rif.cond, uses);
+        count_blocks(e->u.rif.then->blocks, e->u.rif.then->nblocks, uses);
+        count_expr(e->u.rif.then->result, uses);
+        count_blocks(e->u.rif.orelse->blocks, e->u.rif.orelse->nblocks, uses);
+        count_expr(e->u.rif.orelse->result, uses);
+        break;
     case E_VAR:
         if (e->u.var->kind == VAR_RELAX)
             ptrmap_put(uses, e->u.var, ptrmap_get(uses, e->u.var, 0) + 1);
@@ -131,14 +151,68 @@ static void count_expr(const Expr *e, PtrMap *uses)
 
 void count_uses(const Func *fn, PtrMap *uses)
 {
-    for (int b = 0; b < fn->nblocks; b++) {
-        const RBlock *rb = fn->blocks[b];
-        for (int i = 0; i < rb->nbinds; i++)
-            count_expr(rb->binds[i]->value, uses);
-        for (int i = 0; i < rb->noutputs; i++)
-            ptrmap_put(uses, rb->outputs[i], ptrmap_get(uses, rb->outputs[i], 0) + 1);
-    }
+    count_blocks(fn->blocks, fn->nblocks, uses);
     count_expr(fn->result, uses);
+}
+
+int has_control_flow(const Func *fn)
+{
+    for (int b = 0; b < fn->nblocks; b++)
+        for (int i = 0; i < fn->blocks[b]->nbinds; i++)
+            if (fn->blocks[b]->binds[i]->value->kind == E_IF)
+                return 1;
+    return 0;
+}
+
+int is_plannable(const Func *fn)
+{
+    return fn->kind == F_RELAX && !has_control_flow(fn);
+}
+
+static void mark_blocks(RBlock *const *blocks, int nblocks, PtrMap *used)
+{
+    for (int b = 0; b < nblocks; b++)
+        for (int i = 0; i < blocks[b]->nbinds; i++)
+            mark_globals(blocks[b]->binds[i]->value, used);
+}
+
+void mark_globals(const Expr *e, PtrMap *used)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case E_GLOBAL:
+        ptrmap_put(used, e->u.global.fn, 1);
+        break;
+    case E_TUPLE:
+    case E_LIST:
+        for (int i = 0; i < e->u.list.n; i++)
+            mark_globals(e->u.list.items[i], used);
+        break;
+    case E_GETITEM:
+        mark_globals(e->u.get.tuple, used);
+        break;
+    case E_CALL:
+        mark_globals(e->u.call.callee, used);
+        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
+            mark_globals(e->u.call.args[i], used);
+        break;
+    case E_IF:
+        mark_globals(e->u.rif.cond, used);
+        mark_blocks(e->u.rif.then->blocks, e->u.rif.then->nblocks, used);
+        mark_globals(e->u.rif.then->result, used);
+        mark_blocks(e->u.rif.orelse->blocks, e->u.rif.orelse->nblocks, used);
+        mark_globals(e->u.rif.orelse->result, used);
+        break;
+    default:
+        break;
+    }
+}
+
+void mark_func_globals(const Func *fn, PtrMap *used)
+{
+    mark_blocks(fn->blocks, fn->nblocks, used);
+    mark_globals(fn->result, used);
 }
 
 /* Removes bindings no one uses, last first so chains go in one sweep. */

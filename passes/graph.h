@@ -26,8 +26,17 @@ int is_layout_transform(const Expr *e);
 Func *call_tir_callee(const Expr *e);
 int func_is_frozen(const Func *f);
 
-/* Counts, for every Relax variable, its uses in fn (bindings, outputs, result). */
+/* Counts, for every Relax variable, its uses in fn (bindings, outputs,
+ * result, and inside the branches of its ifs). */
 void count_uses(const Func *fn, PtrMap *uses);
+/* Whether fn holds a Relax if. The layout passes leave such a function as
+ * it is: they do not move rewrites into, out of or across branches. */
+int has_control_flow(const Func *fn);
+/* A Relax function without control flow: one the layout passes change. */
+int is_plannable(const Func *fn);
+/* Marks (value 1) every function of the module e refers to, branches included. */
+void mark_globals(const Expr *e, PtrMap *used);
+void mark_func_globals(const Func *fn, PtrMap *used);
 /* Removes the bindings of fn whose values nothing uses (Relax values have
  * no effects), last first so a dead chain goes in one sweep. */
 void remove_dead(Func *fn);

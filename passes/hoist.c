@@ -635,10 +635,16 @@ int pass_hoist(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     (void)opts;
     (void)nopts;
     Notes notes = { 0 };
+    /* PrimFuncs a function with control flow calls keep their signature:
+     * hoist does not rewrite call sites inside branches */
+    PtrMap branchy = { 0 };
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i]->kind == F_RELAX && has_control_flow(m->funcs[i]))
+            mark_func_globals(m->funcs[i], &branchy);
     for (int i = 0; i < m->nfuncs; i++) {
         Func *f = m->funcs[i];
         Lift lifts[MAXP];
-        if (f->kind != F_PRIM)
+        if (f->kind != F_PRIM || ptrmap_get(&branchy, f, 0))
             continue;
         int nl = find_lifts(m, f, lifts, &notes);
         if (!nl)
@@ -652,6 +658,7 @@ int pass_hoist(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
                 ptrmap_free(&names);
             }
     }
+    ptrmap_free(&branchy);
     notes_flush(&notes, ctx, "hoist");
     return 0;
 }

@@ -197,7 +197,7 @@ int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     (void)nopts;
     int n = m->nfuncs;
     for (int i = 0; i < n; i++)
-        if (m->funcs[i]->kind == F_RELAX && legalize_func(m, m->funcs[i], ctx))
+        if (is_plannable(m->funcs[i]) && legalize_func(m, m->funcs[i], ctx))
             return -1;
     if (m->nfuncs > n)
         m->bare = 0;

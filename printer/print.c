@@ -301,6 +301,7 @@ static void expr(Printer *p, const Expr *e, int ctx)
     if (paren)
         put(p, "(");
     switch (e->kind) {
+    case E_IF: put(p, "<if>"); break;   /* a binding's value only; binding() writes it */
     case E_VAR: put(p, e->u.var->name->str); break;
     case E_INT:
         if (e->u.i.dtype != DT_VOID)
@@ -701,6 +702,8 @@ static void prim_func(Printer *p, const Func *f)
 
 /* ---- Relax ---- */
 
+static int seq_uses_global(const RSeq *q);
+
 static int uses_global(const Expr *e)
 {
     switch (e->kind) {
@@ -711,6 +714,8 @@ static int uses_global(const Expr *e)
                 return 1;
         return 0;
     case E_GETITEM: return uses_global(e->u.get.tuple);
+    case E_IF:
+        return uses_global(e->u.rif.cond) || seq_uses_global(e->u.rif.then) || seq_uses_global(e->u.rif.orelse);
     case E_CALL:
         if (e->u.call.callee)
             return 1;
@@ -722,17 +727,64 @@ static int uses_global(const Expr *e)
     }
 }
 
+static int blocks_use_global(RBlock *const *blocks, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < blocks[i]->nbinds; k++)
+            if (uses_global(blocks[i]->binds[k]->value))
+                return 1;
+    return 0;
+}
+
+static int seq_uses_global(const RSeq *q)
+{
+    return blocks_use_global(q->blocks, q->nblocks) || uses_global(q->result);
+}
+
 static int func_uses_global(const Func *f)
 {
-    for (int i = 0; i < f->nblocks; i++)
-        for (int k = 0; k < f->blocks[i]->nbinds; k++)
-            if (uses_global(f->blocks[i]->binds[k]->value))
-                return 1;
-    return uses_global(f->result);
+    return blocks_use_global(f->blocks, f->nblocks) || uses_global(f->result);
+}
+
+static void binding(Printer *p, const Binding *b);
+
+/* A branch of a Relax if: its bindings, then `y = value`, unless the branch
+ * ends with an if that binds y itself (an elif chain). */
+static void branch_seq(Printer *p, const Binding *b, const RSeq *q)
+{
+    p->indent++;
+    const Binding *lastb = NULL;
+    for (int i = 0; i < q->nblocks; i++)
+        for (int k = 0; k < q->blocks[i]->nbinds; k++)
+            binding(p, lastb = q->blocks[i]->binds[k]);
+    if (!(lastb && lastb->value->kind == E_IF && q->result->kind == E_VAR && q->result->u.var == lastb->var &&
+          lastb->var->name == b->var->name)) {
+        line(p);
+        put(p, b->var->name->str);
+        if (b->annot) {
+            put(p, ": ");
+            sinfo(p, b->annot);
+        }
+        put(p, " = ");
+        expr(p, q->result, 0);
+        put(p, "\n");
+    }
+    p->indent--;
 }
 
 static void binding(Printer *p, const Binding *b)
 {
+    if (b->value->kind == E_IF) {
+        line(p);
+        put(p, "if ");
+        expr(p, b->value->u.rif.cond, 0);
+        put(p, ":\n");
+        branch_seq(p, b, b->value->u.rif.then);
+        line(p);
+        put(p, "else:\n");
+        branch_seq(p, b, b->value->u.rif.orelse);
+        return;
+    }
     line(p);
     put(p, b->var->name->str);
     if (b->annot) {
