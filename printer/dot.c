@@ -101,6 +101,11 @@ static void func_graph(FILE *out, const Func *fn)
             } else if (e->kind == E_CONST) {
                 what = "const";
                 style = "shape=ellipse, style=dashed";
+            } else if (e->kind == E_IF) {
+                /* the branches are not drawn: the node stands for the whole if */
+                what = "if";
+                style = "shape=diamond";
+                args = e->u.rif.cond;
             }
             fprintf(out, "    %s [label=\"%s\\n%s\", %s];\n", id, bd->var->name->str, what, style);
             if (e->kind != E_CONST)
