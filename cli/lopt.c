@@ -34,6 +34,7 @@ typedef struct Options {
     const char *apply;
     int inverse;
     int dot;                  /* --emit=dot: the graph instead of the text */
+    int tvm_style;            /* --print-style=tvm */
     int explain;              /* --explain: passes say what they moved, folded or left */
     int run;                  /* --run: execute main instead of printing */
     int verify_exec;          /* --verify-exec[=ulp:N] */
@@ -61,6 +62,9 @@ static void help(FILE *out)
           "  --print-after-all   print the module to standard error after every pass\n"
           "  --emit=FORMAT       print the result as 'text' (the default) or as 'dot', the\n"
           "                      graph of each Relax function for Graphviz\n"
+          "  --print-style=STYLE print the module in lopt's 'canonical' spelling (the\n"
+          "                      default) or in the spelling current 'tvm' reads (T.sblock,\n"
+          "                      s_tir=True, the import header)\n"
           "  --explain           the layout passes print to standard error, for every\n"
           "                      rewrite they moved, folded or left, where and why\n"
           "  --run               run main (after the passes) and print its outputs\n"
@@ -194,6 +198,10 @@ static int parse_args(int argc, char **argv, Options *o)
             o->print_after_all = 1;
         } else if (strcmp(a, "--emit=text") == 0 || strcmp(a, "--emit=dot") == 0) {
             o->dot = a[7] == 'd';
+        } else if (strcmp(a, "--print-style=canonical") == 0 || strcmp(a, "--print-style=tvm") == 0) {
+            o->tvm_style = a[14] == 't';
+        } else if (strncmp(a, "--print-style", 13) == 0) {
+            return usage("--print-style takes canonical or tvm, as in --print-style=tvm; not '%s'", a);
         } else if (strncmp(a, "--emit", 6) == 0) {
             return usage("--emit takes text or dot, as in --emit=dot; not '%s'", a);
         } else if (strcmp(a, "--explain") == 0) {
@@ -518,6 +526,8 @@ static int run(Options *o)
         } else {
             if (o->dot)
                 print_dot(out, m);
+            else if (o->tvm_style)
+                print_module_tvm(out, m);
             else
                 print_module(out, m);
             int bad = ferror(out);

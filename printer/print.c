@@ -13,6 +13,7 @@
 typedef struct Printer {
     FILE *out;
     int indent;
+    int tvm;          /* --print-style=tvm: the spellings current TVM reads */
     size_t len;
     char buf[1 << 15];
 } Printer;
@@ -176,13 +177,31 @@ static void float_lit(Printer *p, double v, DType t)
         put(p, ")");
 }
 
-/* Relax shape dimensions: a symbolic variable alone is written as a string. */
+static int mentions_var(const Expr *e)
+{
+    switch (e->kind) {
+    case E_VAR: return 1;
+    case E_BIN: return mentions_var(e->u.bin.a) || mentions_var(e->u.bin.b);
+    case E_UNARY: return mentions_var(e->u.un.a);
+    case E_CAST: return mentions_var(e->u.cast.a);
+    default: return 0;
+    }
+}
+
+/* Relax shape dimensions: a symbolic variable alone is written as a string;
+ * in TVM's style so is an expression of them ("c + 1"), which TVM reads in
+ * a signature before the body declares c. */
 static void dim(Printer *p, const Expr *e)
 {
-    if (e->kind == E_VAR && e->u.var->kind == VAR_SYM)
+    if (e->kind == E_VAR && e->u.var->kind == VAR_SYM) {
         putf(p, "\"%s\"", e->u.var->name->str);
-    else
+    } else if (p->tvm && mentions_var(e)) {
+        put(p, "\"");
         expr(p, e, 0);
+        put(p, "\"");
+    } else {
+        expr(p, e, 0);
+    }
 }
 
 static void dims(Printer *p, Expr *const *d, int n)
@@ -522,7 +541,7 @@ static void block(Printer *p, const Stmt *s)
 {
     const Block *b = s->u.block;
     line(p);
-    put(p, "with T.block(");
+    put(p, p->tvm ? "with T.sblock(" : "with T.block(");
     print_str(p, b->name->str, (int)b->name->len);
     put(p, "):\n");
     p->indent++;
@@ -561,7 +580,7 @@ static void block(Printer *p, const Stmt *s)
         regions(p, "T.writes", b->writes, b->nwrites);
     if (b->attrs) {
         line(p);
-        put(p, "T.block_attr(");
+        put(p, p->tvm ? "T.sblock_attr(" : "T.block_attr(");
         expr(p, b->attrs, 0);
         put(p, ")\n");
     }
@@ -646,10 +665,38 @@ static void stmt(Printer *p, const Stmt *s)
     }
 }
 
+/* Whether a statement holds a block: TVM marks such PrimFuncs s_tir=True. */
+static int has_block(const Stmt *s)
+{
+    if (!s)
+        return 0;
+    switch (s->kind) {
+    case S_BLOCK: return 1;
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            if (has_block(s->u.seq.items[i]))
+                return 1;
+        return 0;
+    case S_FOR: return has_block(s->u.loop.body);
+    case S_IF: return has_block(s->u.branch.then) || has_block(s->u.branch.orelse);
+    default: return 0;
+    }
+}
+
+static int module_has_block(const Module *m)
+{
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i]->kind == F_PRIM && has_block(m->funcs[i]->body))
+            return 1;
+    return 0;
+}
+
 static void decorator(Printer *p, const char *name, const Func *f)
 {
+    int stir = p->tvm && f->kind == F_PRIM && has_block(f->body);
     line(p);
-    putf(p, "@%s%s\n", name, f->is_private ? "(private=True)" : "");
+    putf(p, "@%s%s%s%s\n", name, f->is_private || stir ? "(" : "", f->is_private ? "private=True" : "",
+         stir ? (f->is_private ? ", s_tir=True)" : "s_tir=True)") : f->is_private ? ")" : "");
 }
 
 static void attrs(Printer *p, const char *what, const Expr *a)
@@ -854,17 +901,23 @@ static void func(Printer *p, const Module *m, const Func *f)
 
 static void print_module_to(Printer *p, const Module *m)
 {
-    for (int i = 0; i < m->nheaders; i++) {
-        put(p, m->headers[i]);
-        put_c(p, '\n');
+    if (p->tvm) {
+        /* TVM's printer writes the imports its parser needs */
+        put(p, "# from tvm.script import ir as I\n# from tvm.script import tir as T\n"
+               "# from tvm.script import relax as R\n\n");
+    } else {
+        for (int i = 0; i < m->nheaders; i++) {
+            put(p, m->headers[i]);
+            put_c(p, '\n');
+        }
+        if (m->nheaders)
+            put(p, "\n");
     }
-    if (m->nheaders)
-        put(p, "\n");
     if (m->bare && m->nfuncs == 1 && !m->global_infos && !m->module_attrs) {
         func(p, m, m->funcs[0]);
         return;
     }
-    putf(p, "@I.ir_module\nclass %s:\n", m->name->str);
+    putf(p, "@I.ir_module%s\nclass %s:\n", p->tvm && module_has_block(m) ? "(s_tir=True)" : "", m->name->str);
     p->indent = 1;
     attrs(p, "I.module_global_infos", m->global_infos);
     attrs(p, "I.module_attrs", m->module_attrs);
@@ -885,6 +938,7 @@ static Printer *printer_new(FILE *out)
     if (!p)
         abort();
     p->out = out;
+    p->tvm = 0;
     p->indent = 0;
     p->len = 0;
     return p;
@@ -899,6 +953,14 @@ static void printer_done(Printer *p)
 void print_module(FILE *out, const Module *m)
 {
     Printer *p = printer_new(out);
+    print_module_to(p, m);
+    printer_done(p);
+}
+
+void print_module_tvm(FILE *out, const Module *m)
+{
+    Printer *p = printer_new(out);
+    p->tvm = 1;
     print_module_to(p, m);
     printer_done(p);
 }

@@ -8,6 +8,10 @@
 #include "../ir/ir.h"
 
 void print_module(FILE *out, const Module *m);
+/* The module as current TVM reads it (--print-style=tvm): the import header,
+ * T.sblock for blocks, s_tir=True on PrimFuncs with blocks and on their
+ * module, symbolic expressions in signatures as strings. lopt reads it too. */
+void print_module_tvm(FILE *out, const Module *m);
 void print_expr(FILE *out, const Expr *e);
 /* The expression as text in buf (truncated to cap), for diagnostics. */
 const char *expr_text(const Expr *e, char *buf, size_t cap);
