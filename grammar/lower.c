@@ -530,6 +530,8 @@ static int statement_only(const char *name)
     return 0;
 }
 
+static Sym *global_name(Reader *R, const Sx *e);
+
 static Expr *lower_tcall(Reader *R, const Sx *e)
 {
     const char *name = call_name(R, e);
@@ -558,6 +560,12 @@ static Expr *lower_tcall(Reader *R, const Sx *e)
         if (dtype_arg(R, a.pos[0], &x->u.cast.dtype))
             return NULL;
         return (x->u.cast.a = lower_texpr(R, a.pos[1])) ? x : NULL;
+    }
+    if (strncmp(name, "T.", 2) != 0 && global_name(R, e->u.call.fn)) {
+        /* Module.f(x[i]): a call of a function of the module, kept opaque */
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s.%s", R->m->name ? R->m->name->str : "Module", global_name(R, e->u.call.fn)->str);
+        return lower_call(R, e, S(R, buf)->str, lower_texpr);
     }
     if (strncmp(name, "T.", 2) != 0)
         return ERR(R, e->loc, "unknown function '%s' in a prim_func", name), NULL;
@@ -1323,6 +1331,9 @@ static int lower_prim_func(Reader *R, Func *f, const St *def)
             return ERR(R, p->annot->loc, "expected T.Buffer(...), T.handle or a scalar type such as T.int32");
         }
     }
+    const Sx *ret = def->u.def.ret;
+    if (ret && ret->kind != SX_NONE && (dtype_of_ctor(dotted(R, ret), &f->tret) != 0 || f->tret == DT_HANDLE))
+        return ERR(R, ret->loc, "a prim_func returns None or a scalar type such as T.float32");
     f->body = lower_tstmts(R, &rest);
     unbind_to(R, mark);
     return f->body ? 0 : -1;

@@ -228,6 +228,7 @@ struct Func {
     /* TIR */
     PParam *pparams;
     int npparams;
+    DType tret;           /* -> T.float32: the scalar a PrimFunc returns (T.ret), or DT_VOID */
     Stmt *body;
 };
 

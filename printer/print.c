@@ -735,7 +735,10 @@ static void prim_func(Printer *p, const Func *f)
             putf(p, "%s: T.%s", pp->var->name->str, dtype_name(pp->var->dtype));
         }
     }
-    put(p, "):\n");
+    put(p, ")");
+    if (f->tret != DT_VOID)
+        putf(p, " -> T.%s", dtype_name(f->tret));
+    put(p, ":\n");
     p->indent++;
     attrs(p, "T.func_attr", f->attrs);
     sym_decls(p, f);
