@@ -2314,6 +2314,23 @@ static int relax_stmt(Reader *R, Ctx *c, const St *st)
     }
     if (st->kind == ST_EXPR && is_call_of(R, st->u.expr, "R.output"))
         return ERR(R, st->loc, "R.output(...) is only allowed at the end of a dataflow block");
+    if (st->kind == ST_EXPR && st->u.expr->kind == SX_CALL) {
+        /* a call made for its effect: bound to _, as in _ = cls.f(x, y) */
+        if (!f->is_impure)
+            return ERR(R, st->loc, "a call whose value is not bound has no effect in a pure function; "
+                                   "bind it, or declare the function @R.function(pure=False)");
+        if (!c->block) {
+            c->block = new_block(R, f, 0, st->loc);
+            c->cap = 0;
+        }
+        St as = *st;
+        as.kind = ST_ASSIGN;
+        as.u.assign.target = sx_new(R->a, SX_NAME, st->loc);
+        as.u.assign.target->u.name = S(R, "_");
+        as.u.assign.annot = NULL;
+        as.u.assign.value = st->u.expr;
+        return lower_binding(R, c->block, &c->cap, &as, 0);
+    }
     return ERR(R, st->loc, "expected a binding, a dataflow block or return in a Relax function");
 }
 
@@ -2336,10 +2353,10 @@ static int bool_kwarg(Reader *R, const Sx *v, const char *what)
     return 0;
 }
 
-static int decorator_kind(Reader *R, const Sx *d, FuncKind *k, int *priv)
+static int decorator_kind(Reader *R, const Sx *d, Func *f)
 {
     const char *n = d->kind == SX_CALL ? call_name(R, d) : dotted(R, d);
-    *priv = 0;
+    FuncKind *k = &f->kind;
     if (n && (strcmp(n, "R.function") == 0 || strcmp(n, "tvm.script.relax.function") == 0))
         *k = F_RELAX;
     else if (n && (strcmp(n, "T.prim_func") == 0 || strcmp(n, "tvm.script.tir.prim_func") == 0))
@@ -2350,15 +2367,15 @@ static int decorator_kind(Reader *R, const Sx *d, FuncKind *k, int *priv)
         Args a;
         if (split_args(R, d, &a) || want_args(R, d, &a, 0, 0, n))
             return -1;
-        Sx *p = kwarg(&a, "private"), *pure = kwarg(&a, "pure");
+        Sx *p = kwarg(&a, "private"), *pure = *k == F_RELAX ? kwarg(&a, "pure") : NULL;
         /* s_tir=True marks a PrimFunc of schedulable blocks (TVM's tvm.s_tir);
          * every PrimFunc lopt reads may hold blocks, so it only needs checking. */
         Sx *stir = *k == F_PRIM ? kwarg(&a, "s_tir") : NULL;
-        if (check_kwargs(R, &a, n) || bool_kwarg(R, p, "private") || bool_kwarg(R, stir, "s_tir"))
+        if (check_kwargs(R, &a, n) || bool_kwarg(R, p, "private") || bool_kwarg(R, stir, "s_tir") ||
+            bool_kwarg(R, pure, "pure"))
             return -1;
-        if (pure && pure->kind != SX_TRUE)
-            return ERR(R, pure->loc, "impure functions are not supported");
-        *priv = p && p->kind == SX_TRUE;
+        f->is_private = p && p->kind == SX_TRUE;
+        f->is_impure = pure && pure->kind == SX_FALSE;
     }
     return 0;
 }
@@ -2368,7 +2385,7 @@ static Func *declare_func(Reader *R, const St *def)
     if (def->u.def.decorators.n != 1)
         return ERR(R, def->loc, "a function needs exactly one decorator: @R.function or @T.prim_func"), NULL;
     Func *f = arena_zalloc(R->a, sizeof *f);
-    if (decorator_kind(R, def->u.def.decorators.items[0], &f->kind, &f->is_private))
+    if (decorator_kind(R, def->u.def.decorators.items[0], f))
         return NULL;
     f->name = def->u.def.name;
     f->loc = def->u.def.name_loc;

@@ -416,7 +416,8 @@ static Value *eval(Env *E, const Expr *e)
         if (e->u.call.callee) {
             Func *f = e->u.call.callee->u.global.fn;
             if (f->kind != F_RELAX)
-                return rerr(E, e->loc, "'%s' is a prim_func; call it with R.call_tir", f->name->str), NULL;
+                return rerr(E, e->loc, "--run does not execute a direct call of prim_func '%s' (a call for its effect "
+                                       "on its arguments); call it with R.call_tir", f->name->str), NULL;
             Value **args = calloc((size_t)e->u.call.nargs + 1, sizeof *args);
             if (!args)
                 abort();

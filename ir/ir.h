@@ -215,6 +215,7 @@ struct Func {
     Sym *name;
     Loc loc;
     int is_private;
+    int is_impure;        /* @R.function(pure=False): bindings may have effects */
     Expr *attrs;          /* R.func_attr / T.func_attr dict, or NULL */
     /* Relax */
     Var **params;

@@ -13,6 +13,7 @@ typedef struct Verifier {
     Source *src;
     unsigned live;        /* the stamp of the function being checked */
     int errors;
+    const Func *fn;       /* the function being checked */
 } Verifier;
 
 #define VERR(V, loc, ...) ((V)->errors++ < MAX_ERRORS ? diag_error((V)->src, (loc), __VA_ARGS__) : -1)
@@ -409,7 +410,7 @@ static void rexpr(Verifier *V, const Expr *e)
     case E_CALL:
         if (e->u.call.callee) {
             rexpr(V, e->u.call.callee);
-            if (e->u.call.callee->u.global.fn->kind != F_RELAX)
+            if (e->u.call.callee->u.global.fn->kind != F_RELAX && !V->fn->is_impure)
                 VERR(V, e->loc, "'%s' is a prim_func; call it with R.call_tir", e->u.call.callee->u.global.name->str);
         }
         rexprs(V, e->u.call.args, e->u.call.nargs + e->u.call.nkw);
@@ -483,9 +484,10 @@ static void relax_func(Verifier *V, Func *f)
 
 int ir_verify(Module *m, Source *src)
 {
-    Verifier V = { m, src, 0, 0 };
+    Verifier V = { m, src, 0, 0, NULL };
     for (int i = 0; i < m->nfuncs; i++) {
         V.live = ++m->stamp;
+        V.fn = m->funcs[i];
         if (m->funcs[i]->kind == F_RELAX)
             relax_func(&V, m->funcs[i]);
         else

@@ -166,7 +166,7 @@ int has_control_flow(const Func *fn)
 
 int is_plannable(const Func *fn)
 {
-    return fn->kind == F_RELAX && !has_control_flow(fn);
+    return fn->kind == F_RELAX && !fn->is_impure && !has_control_flow(fn);
 }
 
 static void mark_blocks(RBlock *const *blocks, int nblocks, PtrMap *used)

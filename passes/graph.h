@@ -32,7 +32,7 @@ void count_uses(const Func *fn, PtrMap *uses);
 /* Whether fn holds a Relax if. The layout passes leave such a function as
  * it is: they do not move rewrites into, out of or across branches. */
 int has_control_flow(const Func *fn);
-/* A Relax function without control flow: one the layout passes change. */
+/* A pure Relax function without control flow: one the layout passes change. */
 int is_plannable(const Func *fn);
 /* Marks (value 1) every function of the module e refers to, branches included. */
 void mark_globals(const Expr *e, PtrMap *used);

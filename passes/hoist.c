@@ -635,11 +635,11 @@ int pass_hoist(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     (void)opts;
     (void)nopts;
     Notes notes = { 0 };
-    /* PrimFuncs a function with control flow calls keep their signature:
-     * hoist does not rewrite call sites inside branches */
+    /* PrimFuncs a function with control flow or effects calls keep their
+     * signature: hoist rewrites no call site inside a branch, nor a direct call */
     PtrMap branchy = { 0 };
     for (int i = 0; i < m->nfuncs; i++)
-        if (m->funcs[i]->kind == F_RELAX && has_control_flow(m->funcs[i]))
+        if (m->funcs[i]->kind == F_RELAX && !is_plannable(m->funcs[i]))
             mark_func_globals(m->funcs[i], &branchy);
     for (int i = 0; i < m->nfuncs; i++) {
         Func *f = m->funcs[i];

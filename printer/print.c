@@ -694,9 +694,19 @@ static int module_has_block(const Module *m)
 static void decorator(Printer *p, const char *name, const Func *f)
 {
     int stir = p->tvm && f->kind == F_PRIM && has_block(f->body);
+    const char *opts[3];
+    int n = 0;
+    if (f->is_private)
+        opts[n++] = "private=True";
+    if (f->is_impure)
+        opts[n++] = "pure=False";
+    if (stir)
+        opts[n++] = "s_tir=True";
     line(p);
-    putf(p, "@%s%s%s%s\n", name, f->is_private || stir ? "(" : "", f->is_private ? "private=True" : "",
-         stir ? (f->is_private ? ", s_tir=True)" : "s_tir=True)") : f->is_private ? ")" : "");
+    putf(p, "@%s", name);
+    for (int i = 0; i < n; i++)
+        putf(p, "%s%s", i ? ", " : "(", opts[i]);
+    put(p, n ? ")\n" : "\n");
 }
 
 static void attrs(Printer *p, const char *what, const Expr *a)
