@@ -143,6 +143,12 @@ static void declare_buffer(Verifier *V, Buffer *b)
     b->mark = V->live;
     for (int i = 0; i < b->ndim; i++)
         texpr(V, b->shape[i]);
+    /* the reader's rule, kept by every pass that reshapes a buffer */
+    for (int i = 0; i < b->nsep; i++)
+        if (b->axis_sep[i] < 1 || b->axis_sep[i] >= b->ndim || (i && b->axis_sep[i] <= b->axis_sep[i - 1])) {
+            VERR(V, b->loc, "the axis separators of '%s' must increase and lie between 1 and %d", b->name->str, b->ndim - 1);
+            break;
+        }
 }
 
 static void tstmt(Verifier *V, const Stmt *s);

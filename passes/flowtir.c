@@ -213,6 +213,10 @@ static IndexMap *read_map(Plan *P, Expr *map, const Buffer *b, ImKind *kind)
 /* Gives b the map; a second, different map for the same buffer is a conflict. */
 static int plan_add(Plan *P, Buffer *b, Expr *map)
 {
+    /* axis separators fix how the buffer's axes fall into physical memory;
+     * a new logical shape would need new separators no one has chosen */
+    if (b->nsep)
+        return FAIL(P, "%s has axis separators, which fix its physical layout", b->name->str);
     ImKind kind;
     IndexMap *im = read_map(P, map, b, &kind);
     if (!im)
