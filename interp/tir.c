@@ -404,17 +404,18 @@ static void s_block_plain(const SNode *s, Frame *fr)
 
 static void s_block(const SNode *s, Frame *fr)
 {
-    for (int i = 0; i < s->niter; i++) {
-        if (!s->bind[i])
-            continue;      /* an alias of a loop variable proven inside the domain */
-        int64_t v = I(s->bind[i]);
-        if (v < 0 || v >= s->dom[i])
-            fail(fr, s->loc, "block iterator %d is bound to %lld, outside its domain [0, %lld)", i, (long long)v,
-                 (long long)s->dom[i]);
-        fr->iv[s->iter_slot[i]] = v;
-    }
+    for (int i = 0; i < s->niter; i++)
+        if (s->bind[i])    /* else an alias of a loop variable proven inside the domain */
+            fr->iv[s->iter_slot[i]] = I(s->bind[i]);
+    /* T.where first: an instance it excludes (a split's tail) may lie outside the domain */
     if (s->cond && !I(s->cond))
         return;
+    for (int i = 0; i < s->niter; i++) {
+        int64_t v = fr->iv[s->iter_slot[i]];
+        if (s->bind[i] && (v < 0 || v >= s->dom[i]))
+            fail(fr, s->loc, "block iterator %d is bound to %lld, outside its domain [0, %lld)", i, (long long)v,
+                 (long long)s->dom[i]);
+    }
     s_block_plain(s, fr);
 }
 

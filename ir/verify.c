@@ -153,12 +153,38 @@ static void declare_buffer(Verifier *V, Buffer *b)
 
 static void tstmt(Verifier *V, const Stmt *s);
 
-static void iter_binding(Verifier *V, const BlockIter *it)
+/* Narrows r by the clauses of a block's T.where that bound e itself
+ * (e < c, e <= c, e >= c, e > c, joined by and). Returns 1 when where has a
+ * clause about something else, which the range cannot see. */
+static int where_narrows(const Expr *w, const Expr *e, Range *r)
+{
+    if (w->kind != E_BIN)
+        return 1;
+    if (w->u.bin.op == B_AND) {
+        int a = where_narrows(w->u.bin.a, e, r), b = where_narrows(w->u.bin.b, e, r);
+        return a | b;
+    }
+    int64_t c;
+    if (!expr_equal(w->u.bin.a, e) || expr_const_int(w->u.bin.b, &c))
+        return 1;
+    switch (w->u.bin.op) {
+    case B_LT: if (c - 1 < r->hi) r->hi = c - 1; return 0;
+    case B_LE: if (c < r->hi) r->hi = c; return 0;
+    case B_GT: if (c + 1 > r->lo) r->lo = c + 1; return 0;
+    case B_GE: if (c > r->lo) r->lo = c; return 0;
+    default: return 1;
+    }
+}
+
+static void iter_binding(Verifier *V, const BlockIter *it, const Expr *where)
 {
     texpr(V, it->binding);
     int64_t dom;
     Range r;
     if (expr_const_int(it->dom, &dom) || range_of(it->binding, &r, 0))
+        return;
+    /* under T.where the binding need only fit where the predicate holds */
+    if (where && where_narrows(where, it->binding, &r) && (r.lo < 0 || r.hi >= dom))
         return;
     if (r.lo < 0 || r.hi >= dom) {
         VERR(V, it->binding->loc, "block iterator '%s' ranges over [%lld, %lld] but its domain is [0, %lld)",
@@ -177,7 +203,7 @@ static void regions(Verifier *V, const Region *r, int n)
 static void block(Verifier *V, const Block *b)
 {
     for (int i = 0; i < b->niters; i++) {
-        iter_binding(V, &b->iters[i]);
+        iter_binding(V, &b->iters[i], b->where);
         texpr(V, b->iters[i].dom);
     }
     for (int i = 0; i < b->niters; i++)
