@@ -163,6 +163,8 @@ static Value *call_tir(Env *E, const Expr *e)
     if (e->u.call.nargs < 2 || fn->kind != E_GLOBAL || args->kind != E_TUPLE || !out ||
         (out->kind != E_SINFO && out->kind != E_LIST))
         return rerr(E, e->loc, "R.call_tir takes cls.f, a tuple of arguments and out_sinfo"), NULL;
+    if (kwarg(e, "tir_vars"))
+        return rerr(E, kwarg(e, "tir_vars")->loc, "--run does not pass tir_vars to a PrimFunc yet"), NULL;
     const StructInfo *o = out->kind == E_SINFO ? out->u.sinfo : NULL;
     const StructInfo *const *outs = &o;
     const StructInfo *from_list[64];

@@ -28,6 +28,11 @@ int dtype_parse(const char *s, DType *out)
     return -1;
 }
 
+int dtype_is_int(DType t)
+{
+    return t >= DT_INT8 && t <= DT_UINT64;
+}
+
 int dtype_is_float(DType t)
 {
     return t == DT_FLOAT16 || t == DT_BFLOAT16 || t == DT_FLOAT32 || t == DT_FLOAT64;

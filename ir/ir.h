@@ -19,6 +19,7 @@ const char *dtype_name(DType t);
 /* Returns 0 and sets *out when s names a dtype, else -1. */
 int dtype_parse(const char *s, DType *out);
 int dtype_is_float(DType t);
+int dtype_is_int(DType t);    /* signed or unsigned integers, not bool */
 
 typedef struct Expr Expr;
 typedef struct Stmt Stmt;

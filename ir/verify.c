@@ -400,11 +400,31 @@ static void call_tir(Verifier *V, const Expr *e)
         outs = (const StructInfo *const *)out->fields;
         nout = out->nfields;
     }
-    int nin = args->u.list.n;
-    if (nin + nout != f->npparams)
-        return (void)VERR(V, e->loc, "R.call_tir passes %d argument%s and %d output%s to '%s', which has %d parameter%s",
-                          nin, nin == 1 ? "" : "s", nout, nout == 1 ? "" : "s", f->name->str, f->npparams,
+    int nin = args->u.list.n, ntv = 0;
+    const Expr *tv = NULL;
+    for (int i = 0; i < e->u.call.nkw; i++)
+        if (strcmp(e->u.call.kw[i]->str, "tir_vars") == 0)
+            tv = call_kwv(e)[i];
+    if (tv) {
+        /* tir_vars=R.shape([n]): values for the PrimFunc's trailing scalar parameters */
+        if (tv->kind != E_CALL || strcmp(tv->u.call.op->str, "R.shape") != 0 || tv->u.call.nargs != 1 ||
+            (tv->u.call.args[0]->kind != E_LIST && tv->u.call.args[0]->kind != E_TUPLE))
+            return (void)VERR(V, tv->loc, "tir_vars of R.call_tir is a shape, as in tir_vars=R.shape([n])");
+        ntv = tv->u.call.args[0]->u.list.n;
+    }
+    if (nin + nout + ntv != f->npparams) {
+        if (!tv)
+            return (void)VERR(V, e->loc, "R.call_tir passes %d argument%s and %d output%s to '%s', which has %d parameter%s",
+                              nin, nin == 1 ? "" : "s", nout, nout == 1 ? "" : "s", f->name->str, f->npparams,
+                              f->npparams == 1 ? "" : "s");
+        return (void)VERR(V, e->loc, "R.call_tir passes %d argument%s, %d output%s and %d tir_vars to '%s', which has %d parameter%s",
+                          nin, nin == 1 ? "" : "s", nout, nout == 1 ? "" : "s", ntv, f->name->str, f->npparams,
                           f->npparams == 1 ? "" : "s");
+    }
+    for (int i = nin + nout; i < f->npparams; i++)
+        if (!f->pparams[i].var || !dtype_is_int(f->pparams[i].var->dtype))
+            return (void)VERR(V, tv->loc, "tir_vars value %d goes to parameter %d of '%s', which is not an integer scalar",
+                              i - nin - nout + 1, i + 1, f->name->str);
     for (int i = 0; i < nin; i++)
         match_tensor(V, sinfo_of(args->u.list.items[i]), param_buffer(f, i), f, "argument", i + 1, args->u.list.items[i]->loc);
     for (int i = 0; i < nout; i++)

@@ -84,7 +84,9 @@ int is_layout_transform(const Expr *e)
 
 Func *call_tir_callee(const Expr *e)
 {
-    if (!is_call_to(e, "R.call_tir") || e->u.call.nargs < 2 || e->u.call.args[0]->kind != E_GLOBAL)
+    /* with tir_vars the PrimFunc takes scalars too: the passes leave such a call as it is */
+    if (!is_call_to(e, "R.call_tir") || e->u.call.nargs < 2 || e->u.call.args[0]->kind != E_GLOBAL ||
+        call_kwarg(e, "tir_vars"))
         return NULL;
     Func *f = e->u.call.args[0]->u.global.fn;
     return f && f->kind == F_PRIM ? f : NULL;
@@ -206,6 +208,28 @@ void mark_globals(const Expr *e, PtrMap *used)
         break;
     default:
         break;
+    }
+}
+
+static void mark_fixed_calls(const Expr *e, PtrMap *fixed)
+{
+    if (is_call_to(e, "R.call_tir") && call_kwarg(e, "tir_vars"))
+        mark_globals(e, fixed);
+}
+
+void mark_fixed_signatures(const Module *m, PtrMap *fixed)
+{
+    for (int i = 0; i < m->nfuncs; i++) {
+        const Func *fn = m->funcs[i];
+        if (fn->kind != F_RELAX)
+            continue;
+        if (!is_plannable(fn)) {
+            mark_func_globals(fn, fixed);
+            continue;
+        }
+        for (int b = 0; b < fn->nblocks; b++)
+            for (int k = 0; k < fn->blocks[b]->nbinds; k++)
+                mark_fixed_calls(fn->blocks[b]->binds[k]->value, fixed);
     }
 }
 

@@ -37,6 +37,9 @@ int is_plannable(const Func *fn);
 /* Marks (value 1) every function of the module e refers to, branches included. */
 void mark_globals(const Expr *e, PtrMap *used);
 void mark_func_globals(const Func *fn, PtrMap *used);
+/* Marks the PrimFuncs whose signature must stay: those a function with
+ * control flow or effects refers to, and those called with tir_vars. */
+void mark_fixed_signatures(const Module *m, PtrMap *fixed);
 /* Removes the bindings of fn whose values nothing uses (Relax values have
  * no effects), last first so a dead chain goes in one sweep. */
 void remove_dead(Func *fn);

@@ -635,12 +635,10 @@ int pass_hoist(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     (void)opts;
     (void)nopts;
     Notes notes = { 0 };
-    /* PrimFuncs a function with control flow or effects calls keep their
-     * signature: hoist rewrites no call site inside a branch, nor a direct call */
+    /* hoist rewrites no call site inside a branch, no direct call and no
+     * call with tir_vars: the PrimFuncs called so keep their signature */
     PtrMap branchy = { 0 };
-    for (int i = 0; i < m->nfuncs; i++)
-        if (m->funcs[i]->kind == F_RELAX && !is_plannable(m->funcs[i]))
-            mark_func_globals(m->funcs[i], &branchy);
+    mark_fixed_signatures(m, &branchy);
     for (int i = 0; i < m->nfuncs; i++) {
         Func *f = m->funcs[i];
         Lift lifts[MAXP];
