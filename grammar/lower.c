@@ -1012,7 +1012,8 @@ static int lower_remap(Reader *R, Block *b, int *cap, const St *st, const Sx *ca
         if (!binding)
             return -1;
         if (binding->kind != E_VAR || !binding->u.var->loop)
-            return ERR(R, lv->loc, "T.axis.remap binds loop variables; '%s' is not one", lv->kind == SX_NAME ? lv->u.name->str : "this");
+            return lv->kind == SX_NAME ? ERR(R, lv->loc, "T.axis.remap binds loop variables; '%s' is not one", lv->u.name->str)
+                                       : ERR(R, lv->loc, "T.axis.remap binds loop variables; bind an expression with T.axis.spatial(extent, value)");
         if (new_iter(R, b, cap, nt == 1 ? tg : tg->u.elems.items[i], kinds[i], binding->u.var->loop->u.loop.extent, binding))
             return -1;
     }
@@ -1256,7 +1257,18 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
         }
         return (s->u.eval = lower_texpr(R, e)) ? s : NULL;
     }
-    case ST_RETURN: return ERR(R, st->loc, "a prim_func does not return a value; write to an output buffer"), NULL;
+    case ST_RETURN: {
+        /* return v in a PrimFunc that returns a scalar: T.ret(v) */
+        if (R->fn->tret == DT_VOID || !st->u.expr)
+            return ERR(R, st->loc, "a prim_func without a return type (-> T.float32) does not return a value; write to an output buffer"), NULL;
+        Stmt *s = stmt_new(R->a, S_EVAL, st->loc);
+        Expr *x = expr_new(R->a, E_CALL, st->loc);
+        x->u.call.op = S(R, "T.ret");
+        x->u.call.nargs = 1;
+        x->u.call.args = arena_array(R->a, 1, sizeof(Expr *));
+        s->u.eval = x;
+        return (x->u.call.args[0] = lower_texpr(R, st->u.expr)) ? s : NULL;
+    }
     default: return ERR(R, st->loc, "this statement is not allowed in a prim_func"), NULL;
     }
 }
@@ -1647,9 +1659,20 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
     if (e->kind == SX_CALL && strcmp(name, "Prim") == 0) {
         StructInfo *s = sinfo_new(R, SI_PRIM, e->loc);
         Args a;
-        if (split_args(R, e, &a) || want_args(R, e, &a, 1, 1, "R.Prim") || check_kwargs(R, &a, "R.Prim"))
+        if (split_args(R, e, &a) || want_args(R, e, &a, 0, 1, "R.Prim"))
             return NULL;
-        return dtype_arg(R, a.pos[0], &s->dtype) ? NULL : s;
+        /* R.Prim("int64"), R.Prim(value="n") (an int64 of known value), R.Prim("int32", value=3) */
+        Sx *dt = arg(&a, 0, "dtype"), *v = kwarg(&a, "value");
+        if (check_kwargs(R, &a, "R.Prim"))
+            return NULL;
+        if (!dt && !v)
+            return ERR(R, e->loc, "R.Prim takes a dtype, a value or both, as in R.Prim(\"int64\") or R.Prim(value=\"n\")"), NULL;
+        s->dtype = DT_INT64;
+        if (dt && dtype_arg(R, dt, &s->dtype))
+            return NULL;
+        if (v && !(s->value = lower_dim(R, v)))
+            return NULL;
+        return s;
     }
     return ERR(R, e->loc, "unknown struct info '%s'; expected R.Tensor, R.Tuple, R.Shape, R.Prim or R.Object", name), NULL;
 }
@@ -1984,7 +2007,13 @@ static Expr *lower_rexpr(Reader *R, const Sx *e)
     case SX_INDEX: {
         const SxList *it = &e->u.index.items;
         if (it->n != 1 || it->items[0]->kind != SX_INT || it->items[0]->u.ival > INT32_MAX)
+        {
+            const char *d = dotted(R, e->u.index.obj);
+            if (d && strcmp(d, "metadata") == 0)
+                return ERR(R, e->loc, "the constant's data is in TVM's metadata section, which the text does not hold; "
+                                      "print the module with show_meta=True or write the constant as R.const(...)"), NULL;
             return ERR(R, e->loc, "only a tuple item with a constant index, as in t[0], can be taken"), NULL;
+        }
         Expr *x = expr_new(R->a, E_GETITEM, e->loc);
         x->u.get.index = (int)it->items[0]->u.ival;
         return (x->u.get.tuple = lower_rexpr(R, e->u.index.obj)) ? x : NULL;

@@ -69,6 +69,7 @@ struct StructInfo {
     const char *vdevice;
     StructInfo **fields;  /* SI_TUPLE */
     int nfields;          /* -1: a tuple of unknown fields (a bare R.Tuple) */
+    Expr *value;          /* SI_PRIM: the value when known, R.Prim(value="n"), or NULL */
 };
 
 typedef enum {

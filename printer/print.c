@@ -270,7 +270,18 @@ static void sinfo(Printer *p, const StructInfo *s)
         }
         put(p, ")");
         break;
-    case SI_PRIM: putf(p, "R.Prim(\"%s\")", dtype_name(s->dtype)); break;
+    case SI_PRIM:
+        if (!s->value) {
+            putf(p, "R.Prim(\"%s\")", dtype_name(s->dtype));
+            break;
+        }
+        if (s->dtype != DT_INT64)
+            putf(p, "R.Prim(\"%s\", value=", dtype_name(s->dtype));
+        else
+            put(p, "R.Prim(value=");
+        dim(p, s->value);
+        put(p, ")");
+        break;
     case SI_OBJECT: put(p, "R.Object"); break;
     }
 }
