@@ -34,11 +34,14 @@ typedef struct Options {
     const char *apply;
     int inverse;
     int dot;                  /* --emit=dot: the graph instead of the text */
+    int emit_given;
     int explain;              /* --explain: passes say what they moved, folded or left */
     int run;                  /* --run: execute main instead of printing */
     int verify_exec;          /* --verify-exec[=ulp:N] */
     int64_t ulp;
     uint64_t seed;
+    int seed_given, steps_given;
+    int64_t max_steps;        /* --max-steps: loop iterations per run of main */
     const char *output_dir;
     const char **inputs;      /* --input name=file.npy */
     int ninputs;
@@ -68,6 +71,8 @@ static void help(FILE *out)
           "  --seed N            seed for the inputs that --input does not give (default 1)\n"
           "  --input NAME=FILE   read main's parameter NAME from a .npy file (repeatable)\n"
           "  --output-dir DIR    with --run, also write each output as DIR/NAME.npy\n"
+          "  --max-steps N       with --run or --verify-exec: stop a run of main with an\n"
+          "                      error after N loop iterations (default 1000000000)\n"
           "  --verify-exec[=ulp:N]  run main on seeded inputs before the pipeline and after\n"
           "                      every pass; stop at the first pass that changes an output\n"
           "                      (bit-exact, or within N units in the last place)\n"
@@ -122,8 +127,9 @@ static int map_option(const char *a, const char *name, const char **val, int arg
 static int parse_args(int argc, char **argv, Options *o)
 {
     int files = 0;
-    const char *seed = NULL, *input = NULL;
+    const char *seed = NULL, *input = NULL, *steps = NULL;
     o->seed = 1;
+    o->max_steps = INTERP_DEFAULT_MAX_STEPS;
     o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
     if (!o->inputs)
         abort();
@@ -170,7 +176,8 @@ static int parse_args(int argc, char **argv, Options *o)
             o->ulp = u;
         } else if (map_option(a, "--seed", &seed, argc, argv, &i) ||
                    map_option(a, "--output-dir", &o->output_dir, argc, argv, &i) ||
-                   map_option(a, "--input", &input, argc, argv, &i)) {
+                   map_option(a, "--input", &input, argc, argv, &i) ||
+                   map_option(a, "--max-steps", &steps, argc, argv, &i)) {
             if (i == argc)
                 return usage("%s needs a value", a);
             if (seed) {
@@ -180,7 +187,18 @@ static int parse_args(int argc, char **argv, Options *o)
                 if (errno || end == seed || *end || seed[0] == '-')
                     return usage("--seed takes a non-negative integer; not '%s'", seed);
                 o->seed = v;
+                o->seed_given = 1;
                 seed = NULL;
+            }
+            if (steps) {
+                char *end;
+                errno = 0;
+                long long v = strtoll(steps, &end, 10);
+                if (errno || end == steps || *end || v < 1)
+                    return usage("--max-steps takes a positive integer; not '%s'", steps);
+                o->max_steps = v;
+                o->steps_given = 1;
+                steps = NULL;
             }
             if (input) {
                 if (!strchr(input, '=') || input[0] == '=')
@@ -194,6 +212,7 @@ static int parse_args(int argc, char **argv, Options *o)
             o->print_after_all = 1;
         } else if (strcmp(a, "--emit=text") == 0 || strcmp(a, "--emit=dot") == 0) {
             o->dot = a[7] == 'd';
+            o->emit_given = 1;
         } else if (strncmp(a, "--emit", 6) == 0) {
             return usage("--emit takes text or dot, as in --emit=dot; not '%s'", a);
         } else if (strcmp(a, "--explain") == 0) {
@@ -220,6 +239,10 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage("%s", "--map reads no module: it cannot be combined with --run or --verify-exec");
     if (o->output_dir && !o->run)
         return usage("%s", "--output-dir goes with --run");
+    if (o->run && o->emit_given)
+        return usage("%s", "--run prints outputs, not the module: --emit cannot be combined with it");
+    if (!o->run && !o->verify_exec && (o->seed_given || o->ninputs || o->steps_given))
+        return usage("%s", "--seed, --input and --max-steps go with --run or --verify-exec");
     if (o->run && o->output)
         return usage("%s", "--run prints outputs, not the module: -o cannot be combined with it");
     if (!o->input)
@@ -372,6 +395,7 @@ static int run_main(Exec *x, Module *m, Value **out)
     if (!x->inputs && make_inputs(x, f))
         return -1;
     Interp *in = interp_new(m);
+    interp_set_max_steps(in, x->o->max_steps);
     InterpError err = { { 0, 0 }, "" };
     int r = interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
     interp_free(in);
