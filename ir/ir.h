@@ -256,6 +256,9 @@ Stmt *stmt_new(Arena *a, StmtKind k, Loc loc);
 Var *var_new(Arena *a, Sym *name, VarKind k, Loc loc);
 
 int expr_equal(const Expr *a, const Expr *b);
+/* A hash that agrees with expr_equal (equal expressions hash alike); for
+ * lookups only, never for an order that shows in the output. */
+uint64_t expr_hash(const Expr *e);
 /* The dtype a TIR expression evaluates to. */
 DType tir_dtype(const Expr *e);
 /* Constant value of an integer expression, or -1 when it is not constant. */
