@@ -27,6 +27,7 @@ typedef struct Options {
     const char *output;
     Pipeline pipeline;
     int verify_each;
+    int strict;               /* --strict: warnings are errors */
     int print_after_all;
     const char *map;          /* --map: the index-map calculator instead of a module */
     const char *shape;
@@ -61,6 +62,7 @@ static void help(FILE *out)
           "  -o FILE             write the module to FILE instead of standard output\n"
           "  --pass=PIPELINE     run passes in order: a,b{key=value,...},c (repeatable)\n"
           "  --verify-each       verify the module after every pass\n"
+          "  --strict            treat warnings (such as an unknown R.* operator) as errors\n"
           "  --print-after-all   print the module to standard error after every pass\n"
           "  --emit=FORMAT       print the result as 'text' (the default) or as 'dot', the\n"
           "                      graph of each Relax function for Graphviz\n"
@@ -208,6 +210,8 @@ static int parse_args(int argc, char **argv, Options *o)
             }
         } else if (strcmp(a, "--verify-each") == 0) {
             o->verify_each = 1;
+        } else if (strcmp(a, "--strict") == 0) {
+            o->strict = 1;
         } else if (strcmp(a, "--print-after-all") == 0) {
             o->print_after_all = 1;
         } else if (strcmp(a, "--emit=text") == 0 || strcmp(a, "--emit=dot") == 0) {
@@ -510,11 +514,11 @@ static int run(Options *o)
         fprintf(stderr, "lopt: cannot read '%s': %s\n", o->input, strerror(err));
         return EXIT_INPUT;
     }
-    Source src = { stdin_input ? "<stdin>" : o->input, text, len, 0, stderr };
+    Source src = { stdin_input ? "<stdin>" : o->input, text, len, 0, stderr, o->strict };
     Module *m = read_module(&src);
     int status = 0;
     Exec x = { o, &src, NULL, 0, NULL };
-    if (!m || ir_verify(m, &src)) {
+    if (!m || ir_verify_input(m, &src)) {
         status = EXIT_INPUT;
     } else {
         PassCtx ctx = { &src, stderr, o->verify_each, o->print_after_all, o->explain ? stderr : NULL, NULL, NULL };
@@ -610,7 +614,7 @@ static IndexMap *read_map(Module *m, const char *text, const char *what, const i
                           int *status)
 {
     ImError err = { { 0, 0 }, "" };
-    Source src = { what, text, strlen(text), 0, stderr };
+    Source src = { what, text, strlen(text), 0, stderr, 0 };
     Sym *names[IM_MAX_RANK];
     Expr *e;
     *status = EXIT_INPUT;

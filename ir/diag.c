@@ -56,3 +56,15 @@ void diag_note(Source *src, Loc loc, const char *fmt, ...)
     report(src, loc, "note", fmt, ap);
     va_end(ap);
 }
+
+int diag_warning(Source *src, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (src->strict)
+        diag_verror(src, loc, fmt, ap);
+    else
+        report(src, loc, "warning", fmt, ap);
+    va_end(ap);
+    return src->strict ? -1 : 0;
+}
