@@ -367,8 +367,11 @@ static int make_inputs(Exec *x, Func *f)
                 return -1;
             }
             if (known && (t->dtype != dt || t->ndim != nd || memcmp(t->shape, shape, (size_t)nd * sizeof *shape))) {
-                fprintf(stderr, "lopt: error: --input %s: the file holds a %s tensor of rank %d, not what main declares\n",
-                        p->name->str, dtype_name(t->dtype), t->ndim);
+                char have[160], want[160];
+                type_str(have, sizeof have, dtype_name(t->dtype), t->ndim, t->shape);
+                type_str(want, sizeof want, dtype_name(dt), nd, shape);
+                fprintf(stderr, "lopt: error: --input %s: the file holds %s, but main declares %s\n", p->name->str,
+                        have, want);
                 tensor_free(t);
                 return -1;
             }
@@ -459,6 +462,35 @@ static int print_outputs(Exec *x, Value *v)
     return 0;
 }
 
+/* mkdir -p: dir and the directories above it that do not exist. */
+static int make_dirs(const char *dir)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != 0)
+            continue;
+        char c = *p;
+        *p = 0;
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = c;
+        if (!c)
+            break;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
 /* --verify-exec: after each pass, main's outputs must equal the reference. */
 static int check_exec(Module *m, const char *pass, void *data)
 {
@@ -530,6 +562,10 @@ static int run(Options *o)
         }
         if (!status && pipeline_run(&o->pipeline, m, &ctx))
             status = EXIT_INPUT;
+    }
+    if (status == 0 && o->run && o->output_dir && make_dirs(o->output_dir)) {
+        fprintf(stderr, "lopt: cannot create the directory '%s': %s\n", o->output_dir, strerror(errno));
+        status = EXIT_INPUT;
     }
     if (status == 0 && o->run) {
         Value *out = NULL;
