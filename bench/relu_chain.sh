@@ -5,7 +5,9 @@
 # own time shows. All the relus share one PrimFunc after legalize.
 # Usage: sh bench/relu_chain.sh [N...] (default 1000 10000 100000; median of
 # RUNS runs, default 3). Columns: seconds for read+print, read+legalize+print,
-# read+flow,fold+print; the PrimFuncs legalize made; the rewrites flow,fold left.
+# read+flow,fold+print; the relu PrimFuncs legalize made; the rewrites
+# flow,fold left. Seconds are CPU seconds (user+sys) when GNU time is at
+# /usr/bin/time, so that a loaded machine does not skew them; else wall time.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 LOPT=${LOPT:-$top/lopt}
@@ -20,10 +22,15 @@ median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 timed() {
     : > "$tmp/t"
     for r in $(seq "$runs"); do
-        t0=$(now)
-        "$LOPT" "$@" "$tmp/chain.tir" > "$tmp/out"
-        t1=$(now)
-        echo "$t1 - $t0" | bc -l >> "$tmp/t"
+        if [ -x /usr/bin/time ]; then
+            /usr/bin/time -f '%U + %S' -o "$tmp/cpu" "$LOPT" "$@" "$tmp/chain.tir" > "$tmp/out"
+            bc -l < "$tmp/cpu" >> "$tmp/t"
+        else
+            t0=$(now)
+            "$LOPT" "$@" "$tmp/chain.tir" > "$tmp/out"
+            t1=$(now)
+            echo "$t1 - $t0" | bc -l >> "$tmp/t"
+        fi
     done
     median < "$tmp/t"
 }
