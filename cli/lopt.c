@@ -577,12 +577,12 @@ static int run(Options *o)
         fprintf(stderr, "lopt: cannot read '%s': %s\n", o->input, strerror(err));
         return EXIT_INPUT;
     }
-    Source src = { stdin_input ? "<stdin>" : o->input, text, len, 0, stderr, o->strict };
+    Source src = { stdin_input ? "<stdin>" : o->input, text, len, 0, stderr };
     Module *m = read_module(&src);
     int status = 0;
     Exec x = { o, &src, NULL, 0, NULL, 0, 0, 0 };
     double t0 = seconds();
-    if (!m || ir_verify_input(m, &src)) {
+    if (!m || ir_verify_input(m, &src, o->strict)) {
         status = EXIT_INPUT;
     } else {
         PassCtx ctx = { &src, stderr, o->verify_each, o->print_after_all, o->explain ? stderr : NULL, NULL, NULL };
@@ -687,7 +687,7 @@ static IndexMap *read_map(Module *m, const char *text, const char *what, const i
                           int *status)
 {
     ImError err = { { 0, 0 }, "" };
-    Source src = { what, text, strlen(text), 0, stderr, 0 };
+    Source src = { what, text, strlen(text), 0, stderr };
     Sym *names[IM_MAX_RANK];
     Expr *e;
     *status = EXIT_INPUT;

@@ -133,14 +133,14 @@ void diag_note(Source *src, Loc loc, const char *fmt, ...)
     va_end(ap);
 }
 
-int diag_warning(Source *src, Loc loc, const char *fmt, ...)
+int diag_warning(Source *src, int strict, Loc loc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    if (src->strict)
+    if (strict)
         diag_verror(src, loc, fmt, ap);
     else
         report(src, loc, "warning", fmt, ap);
     va_end(ap);
-    return src->strict ? -1 : 0;
+    return strict ? -1 : 0;
 }

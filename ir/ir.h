@@ -267,8 +267,8 @@ int expr_const_int(const Expr *e, int64_t *out);
 /* Checks the module's invariants, reporting each violation through src.
  * Returns the number of errors. */
 int ir_verify(Module *m, Source *src);
-/* ir_verify, and warnings (errors when src->strict) of what is legal but
- * likely a mistake in an input, such as an R.* call of an unknown name. */
-int ir_verify_input(Module *m, Source *src);
+/* ir_verify, and warnings (errors when strict) of what is legal but likely
+ * a mistake in an input, such as an R.* call of an unknown name. */
+int ir_verify_input(Module *m, Source *src, int strict);
 
 #endif

@@ -20,6 +20,7 @@ typedef struct Verifier {
     unsigned live;        /* the stamp of the function being checked */
     int errors;
     int input;            /* checking the reader's output: warn of unknown calls */
+    int strict;           /* warnings are errors */
 } Verifier;
 
 #define VERR(V, loc, ...) ((V)->errors++ < MAX_ERRORS ? diag_error((V)->src, (loc), __VA_ARGS__) : -1)
@@ -396,7 +397,7 @@ static void op_call(Verifier *V, const Expr *e)
     char hint[96] = "";
     if (near)
         snprintf(hint, sizeof hint, " (did you mean %s?)", near);
-    if (diag_warning(V->src, e->loc, "lopt does not know %s: the call stays opaque, and no pass looks into it%s",
+    if (diag_warning(V->src, V->strict, e->loc, "lopt does not know %s: the call stays opaque, and no pass looks into it%s",
                      name, hint))
         V->errors++;
 }
@@ -638,9 +639,9 @@ static void relax_func(Verifier *V, Func *f)
     rexpr(V, f->result);
 }
 
-static int verify(Module *m, Source *src, int input)
+static int verify(Module *m, Source *src, int input, int strict)
 {
-    Verifier V = { m, src, 0, 0, input };
+    Verifier V = { m, src, 0, 0, input, strict };
     for (int i = 0; i < m->nfuncs; i++) {
         V.live = ++m->stamp;
         if (m->funcs[i]->kind == F_RELAX)
@@ -655,10 +656,10 @@ static int verify(Module *m, Source *src, int input)
 
 int ir_verify(Module *m, Source *src)
 {
-    return verify(m, src, 0);
+    return verify(m, src, 0, 0);
 }
 
-int ir_verify_input(Module *m, Source *src)
+int ir_verify_input(Module *m, Source *src, int strict)
 {
-    return verify(m, src, 1);
+    return verify(m, src, 1, strict);
 }
