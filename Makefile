@@ -1,6 +1,7 @@
 # lopt: one Makefile, no configure step.
 #   make            build ./lopt
-#   make check      build with -Werror and sanitizers, run every test
+#   make check      build with -Werror and sanitizers, run the tests (a few minutes)
+#   make check-slow the slow cases make check leaves out (testsuite/slow.list)
 #   make coverage   line coverage of grammar/ ir/ printer/ passes/ cli/ with lcov
 #   make install PREFIX=/usr/local DESTDIR=
 
@@ -86,6 +87,11 @@ check: build/lopt-check build/unit build/unit-indexmap
 	else echo "ops_diff: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
 	$(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --check-slice
 
+# The cases too slow for the loop above (testsuite/slow.list: the texture
+# convolutions, about 5 minutes under the sanitizers); CI runs them too.
+check-slow: build/lopt-check
+	SLOW=only LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
+
 # Coverage: an instrumented build runs the same tests, lcov sums the lines.
 COVDIRS = grammar ir interp printer passes cli
 build/cov/lopt: $(OBJ_COV)
@@ -145,4 +151,4 @@ install: lopt
 clean:
 	rm -rf lopt build
 
-.PHONY: all check coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
+.PHONY: all check check-slow coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
