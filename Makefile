@@ -1,6 +1,7 @@
 # lopt: one Makefile, no configure step.
 #   make            build ./lopt
-#   make check      build with -Werror and sanitizers, run every test
+#   make check      build with -Werror and sanitizers, run the tests (a few minutes)
+#   make check-slow the slow cases make check leaves out (testsuite/slow.list)
 #   make coverage   line coverage of grammar/ ir/ printer/ passes/ cli/ with lcov
 #   make install PREFIX=/usr/local DESTDIR=
 
@@ -19,10 +20,37 @@ SRC = grammar/lexer.c grammar/parser.c grammar/syntax.c grammar/lower.c \
 LIBSRC = $(filter-out cli/lopt.c,$(SRC))
 HDR = $(wildcard */*.h)
 
+# One object per source, in one tree per configuration (plain, the sanitizer
+# test build, coverage), with the headers each includes tracked by -MMD -MP:
+# touching one file rebuilds one object and relinks.
+OBJ_PLAIN = $(SRC:%.c=build/obj/%.o)
+OBJ_CHECK = $(SRC:%.c=build/check/%.o)
+OBJ_COV   = $(SRC:%.c=build/cov/%.o)
+LIBOBJ_CHECK = $(LIBSRC:%.c=build/check/%.o)
+LIBOBJ_COV   = $(LIBSRC:%.c=build/cov/%.o)
+SANFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+COVFLAGS = -O0 -g --coverage
+
 all: lopt
 
-lopt: $(SRC) $(HDR)
-	$(CC) $(WARN) $(CFLAGS) -o $@ $(SRC) -lm
+lopt: $(OBJ_PLAIN)
+	$(CC) $(CFLAGS) -o $@ $(OBJ_PLAIN) -lm
+
+build/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+build/check/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -Werror $(SANFLAGS) -MMD -MP -c -o $@ $<
+
+build/cov/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(COVFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(OBJ_PLAIN:.o=.d) $(OBJ_CHECK:.o=.d) $(OBJ_COV:.o=.d) \
+         build/check/testsuite/unit/unit.d build/check/testsuite/unit/maps.d \
+         build/cov/testsuite/unit/unit.d build/cov/testsuite/unit/maps.d
 
 # Generated sources are committed; they are rebuilt only when the grammar is
 # newer and the tool is installed, so a machine with cc and make alone builds.
@@ -39,18 +67,14 @@ grammar/parser.c grammar/parser.h: grammar/parser.y
 	else echo "note: $(BISON) not found; using the committed parser"; touch grammar/parser.c grammar/parser.h; fi
 
 # The test build: warnings are errors, AddressSanitizer and UBSan on.
-SANFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-build/lopt-check: $(SRC) $(HDR)
-	@mkdir -p build
-	$(CC) $(WARN) -Werror $(SANFLAGS) -o $@ $(SRC) -lm
+build/lopt-check: $(OBJ_CHECK)
+	$(CC) $(SANFLAGS) -o $@ $(OBJ_CHECK) -lm
 
-build/unit: testsuite/unit/unit.c $(LIBSRC) $(HDR)
-	@mkdir -p build
-	$(CC) $(WARN) -Werror $(SANFLAGS) -o $@ testsuite/unit/unit.c $(LIBSRC) -lm
+build/unit: build/check/testsuite/unit/unit.o $(LIBOBJ_CHECK)
+	$(CC) $(SANFLAGS) -o $@ $^ -lm
 
-build/unit-indexmap: testsuite/unit/maps.c $(LIBSRC) $(HDR)
-	@mkdir -p build
-	$(CC) $(WARN) -Werror $(SANFLAGS) -o $@ testsuite/unit/maps.c $(LIBSRC) -lm
+build/unit-indexmap: build/check/testsuite/unit/maps.o $(LIBOBJ_CHECK)
+	$(CC) $(SANFLAGS) -o $@ $^ -lm
 
 check: build/lopt-check build/unit build/unit-indexmap
 	./build/unit
@@ -63,13 +87,23 @@ check: build/lopt-check build/unit build/unit-indexmap
 	else echo "ops_diff: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
 	$(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --check-slice
 
+# The cases too slow for the loop above (testsuite/slow.list: the texture
+# convolutions, about 5 minutes under the sanitizers); CI runs them too.
+check-slow: build/lopt-check
+	SLOW=only LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
+
 # Coverage: an instrumented build runs the same tests, lcov sums the lines.
 COVDIRS = grammar ir interp printer passes cli
-coverage:
-	@mkdir -p build/cov
-	$(CC) $(WARN) -O0 -g --coverage -o build/cov/lopt $(SRC) -lm
-	$(CC) $(WARN) -O0 -g --coverage -o build/cov/unit testsuite/unit/unit.c $(LIBSRC) -lm
-	$(CC) $(WARN) -O0 -g --coverage -o build/cov/unit-indexmap testsuite/unit/maps.c $(LIBSRC) -lm
+build/cov/lopt: $(OBJ_COV)
+	$(CC) $(COVFLAGS) -o $@ $(OBJ_COV) -lm
+
+build/cov/unit: build/cov/testsuite/unit/unit.o $(LIBOBJ_COV)
+	$(CC) $(COVFLAGS) -o $@ $^ -lm
+
+build/cov/unit-indexmap: build/cov/testsuite/unit/maps.o $(LIBOBJ_COV)
+	$(CC) $(COVFLAGS) -o $@ $^ -lm
+
+coverage: build/cov/lopt build/cov/unit build/cov/unit-indexmap
 	find build/cov -name '*.gcda' -delete
 	./build/cov/unit >/dev/null
 	./build/cov/unit-indexmap >/dev/null
@@ -117,4 +151,4 @@ install: lopt
 clean:
 	rm -rf lopt build
 
-.PHONY: all check coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
+.PHONY: all check check-slow coverage fuzz fuzz-map fuzz-models fuzz-ops install clean

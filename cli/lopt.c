@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../grammar/reader.h"
@@ -27,6 +28,7 @@ typedef struct Options {
     const char *output;
     Pipeline pipeline;
     int verify_each;
+    int strict;               /* --strict: warnings are errors */
     int print_after_all;
     const char *map;          /* --map: the index-map calculator instead of a module */
     const char *shape;
@@ -35,11 +37,14 @@ typedef struct Options {
     int inverse;
     int dot;                  /* --emit=dot: the graph instead of the text */
     int tvm_style;            /* --print-style=tvm */
+    int emit_given;
     int explain;              /* --explain: passes say what they moved, folded or left */
     int run;                  /* --run: execute main instead of printing */
     int verify_exec;          /* --verify-exec[=ulp:N] */
     int64_t ulp;
     uint64_t seed;
+    int seed_given, steps_given;
+    int64_t max_steps;        /* --max-steps: loop iterations per run of main */
     const char *output_dir;
     const char **inputs;      /* --input name=file.npy */
     int ninputs;
@@ -59,6 +64,7 @@ static void help(FILE *out)
           "  -o FILE             write the module to FILE instead of standard output\n"
           "  --pass=PIPELINE     run passes in order: a,b{key=value,...},c (repeatable)\n"
           "  --verify-each       verify the module after every pass\n"
+          "  --strict            treat warnings (such as an unknown R.* operator) as errors\n"
           "  --print-after-all   print the module to standard error after every pass\n"
           "  --emit=FORMAT       print the result as 'text' (the default) or as 'dot', the\n"
           "                      graph of each Relax function for Graphviz\n"
@@ -72,6 +78,8 @@ static void help(FILE *out)
           "  --seed N            seed for the inputs that --input does not give (default 1)\n"
           "  --input NAME=FILE   read main's parameter NAME from a .npy file (repeatable)\n"
           "  --output-dir DIR    with --run, also write each output as DIR/NAME.npy\n"
+          "  --max-steps N       with --run or --verify-exec: stop a run of main with an\n"
+          "                      error after N loop iterations (default 1000000000)\n"
           "  --verify-exec[=ulp:N]  run main on seeded inputs before the pipeline and after\n"
           "                      every pass; stop at the first pass that changes an output\n"
           "                      (bit-exact, or within N units in the last place)\n"
@@ -126,8 +134,9 @@ static int map_option(const char *a, const char *name, const char **val, int arg
 static int parse_args(int argc, char **argv, Options *o)
 {
     int files = 0;
-    const char *seed = NULL, *input = NULL;
+    const char *seed = NULL, *input = NULL, *steps = NULL;
     o->seed = 1;
+    o->max_steps = INTERP_DEFAULT_MAX_STEPS;
     o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
     if (!o->inputs)
         abort();
@@ -174,7 +183,8 @@ static int parse_args(int argc, char **argv, Options *o)
             o->ulp = u;
         } else if (map_option(a, "--seed", &seed, argc, argv, &i) ||
                    map_option(a, "--output-dir", &o->output_dir, argc, argv, &i) ||
-                   map_option(a, "--input", &input, argc, argv, &i)) {
+                   map_option(a, "--input", &input, argc, argv, &i) ||
+                   map_option(a, "--max-steps", &steps, argc, argv, &i)) {
             if (i == argc)
                 return usage("%s needs a value", a);
             if (seed) {
@@ -184,7 +194,18 @@ static int parse_args(int argc, char **argv, Options *o)
                 if (errno || end == seed || *end || seed[0] == '-')
                     return usage("--seed takes a non-negative integer; not '%s'", seed);
                 o->seed = v;
+                o->seed_given = 1;
                 seed = NULL;
+            }
+            if (steps) {
+                char *end;
+                errno = 0;
+                long long v = strtoll(steps, &end, 10);
+                if (errno || end == steps || *end || v < 1)
+                    return usage("--max-steps takes a positive integer; not '%s'", steps);
+                o->max_steps = v;
+                o->steps_given = 1;
+                steps = NULL;
             }
             if (input) {
                 if (!strchr(input, '=') || input[0] == '=')
@@ -194,10 +215,13 @@ static int parse_args(int argc, char **argv, Options *o)
             }
         } else if (strcmp(a, "--verify-each") == 0) {
             o->verify_each = 1;
+        } else if (strcmp(a, "--strict") == 0) {
+            o->strict = 1;
         } else if (strcmp(a, "--print-after-all") == 0) {
             o->print_after_all = 1;
         } else if (strcmp(a, "--emit=text") == 0 || strcmp(a, "--emit=dot") == 0) {
             o->dot = a[7] == 'd';
+            o->emit_given = 1;
         } else if (strcmp(a, "--print-style=canonical") == 0 || strcmp(a, "--print-style=tvm") == 0) {
             o->tvm_style = a[14] == 't';
         } else if (strncmp(a, "--print-style", 13) == 0) {
@@ -228,6 +252,10 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage("%s", "--map reads no module: it cannot be combined with --run or --verify-exec");
     if (o->output_dir && !o->run)
         return usage("%s", "--output-dir goes with --run");
+    if (o->run && o->emit_given)
+        return usage("%s", "--run prints outputs, not the module: --emit cannot be combined with it");
+    if (!o->run && !o->verify_exec && (o->seed_given || o->ninputs || o->steps_given))
+        return usage("%s", "--seed, --input and --max-steps go with --run or --verify-exec");
     if (o->run && o->output)
         return usage("%s", "--run prints outputs, not the module: -o cannot be combined with it");
     if (!o->input)
@@ -298,6 +326,9 @@ typedef struct Exec {
     Value **inputs;
     int ninputs;
     Value *reference;     /* --verify-exec: main's outputs before the pipeline */
+    int checked;          /* --verify-exec: passes after which the outputs matched */
+    int outputs;          /* tensors compared after each */
+    int inexact;          /* some matched within the ulp tolerance only */
 } Exec;
 
 static Func *find_main(Module *m)
@@ -348,8 +379,11 @@ static int make_inputs(Exec *x, Func *f)
                 return -1;
             }
             if (known && (t->dtype != dt || t->ndim != nd || memcmp(t->shape, shape, (size_t)nd * sizeof *shape))) {
-                fprintf(stderr, "lopt: error: --input %s: the file holds a %s tensor of rank %d, not what main declares\n",
-                        p->name->str, dtype_name(t->dtype), t->ndim);
+                char have[160], want[160];
+                type_str(have, sizeof have, dtype_name(t->dtype), t->ndim, t->shape);
+                type_str(want, sizeof want, dtype_name(dt), nd, shape);
+                fprintf(stderr, "lopt: error: --input %s: the file holds %s, but main declares %s\n", p->name->str,
+                        have, want);
                 tensor_free(t);
                 return -1;
             }
@@ -380,6 +414,7 @@ static int run_main(Exec *x, Module *m, Value **out)
     if (!x->inputs && make_inputs(x, f))
         return -1;
     Interp *in = interp_new(m);
+    interp_set_max_steps(in, x->o->max_steps);
     InterpError err = { { 0, 0 }, "" };
     int r = interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
     interp_free(in);
@@ -439,6 +474,35 @@ static int print_outputs(Exec *x, Value *v)
     return 0;
 }
 
+/* mkdir -p: dir and the directories above it that do not exist. */
+static int make_dirs(const char *dir)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != 0)
+            continue;
+        char c = *p;
+        *p = 0;
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = c;
+        if (!c)
+            break;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
 /* --verify-exec: after each pass, main's outputs must equal the reference. */
 static int check_exec(Module *m, const char *pass, void *data)
 {
@@ -460,7 +524,11 @@ static int check_exec(Module *m, const char *pass, void *data)
         int64_t at = 0;
         char name[32], idx[256];
         output_name(name, sizeof name, i, x->reference);
-        int r = tensor_compare(a[i], b[i], x->o->ulp, &at);
+        int r = tensor_compare(a[i], b[i], 0, &at);
+        if (r == 1 && x->o->ulp > 0 && tensor_compare(a[i], b[i], x->o->ulp, &at) == 0) {
+            r = 0;
+            x->inexact = 1;
+        }
         if (r == 2) {
             fprintf(stderr, "lopt: error: pass '%s' changed the shape or dtype of %s\n", pass, name);
             status = -1;
@@ -473,7 +541,30 @@ static int check_exec(Module *m, const char *pass, void *data)
         }
     }
     value_free(now);
+    if (!status) {
+        x->checked++;
+        x->outputs = na;
+    }
     return status;
+}
+
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* --verify-exec's last word on success: what was compared, how, and how long it took. */
+static void exec_summary(const Exec *x, double t0)
+{
+    char how[64];
+    if (x->inexact)
+        snprintf(how, sizeof how, "within %lld ULP", (long long)x->o->ulp);
+    else
+        snprintf(how, sizeof how, "bit-exact");
+    fprintf(stderr, "lopt: verify-exec: %d pass%s checked, %d output%s compared after each, %s, in %.3f s\n",
+            x->checked, x->checked == 1 ? "" : "es", x->outputs, x->outputs == 1 ? "" : "s", how, seconds() - t0);
 }
 
 static int run(Options *o)
@@ -497,8 +588,9 @@ static int run(Options *o)
     Source src = { stdin_input ? "<stdin>" : o->input, text, len, 0, stderr };
     Module *m = read_module(&src);
     int status = 0;
-    Exec x = { o, &src, NULL, 0, NULL };
-    if (!m || ir_verify(m, &src)) {
+    Exec x = { o, &src, NULL, 0, NULL, 0, 0, 0 };
+    double t0 = seconds();
+    if (!m || ir_verify_input(m, &src, o->strict)) {
         status = EXIT_INPUT;
     } else {
         PassCtx ctx = { &src, stderr, o->verify_each, o->print_after_all, o->explain ? stderr : NULL, NULL, NULL };
@@ -510,6 +602,15 @@ static int run(Options *o)
         }
         if (!status && pipeline_run(&o->pipeline, m, &ctx))
             status = EXIT_INPUT;
+        if (!status && o->verify_exec) {
+            Tensor *ts[1];
+            x.outputs = flatten(x.reference, ts, 0, 1);
+            exec_summary(&x, t0);
+        }
+    }
+    if (status == 0 && o->run && o->output_dir && make_dirs(o->output_dir)) {
+        fprintf(stderr, "lopt: cannot create the directory '%s': %s\n", o->output_dir, strerror(errno));
+        status = EXIT_INPUT;
     }
     if (status == 0 && o->run) {
         Value *out = NULL;

@@ -1903,7 +1903,17 @@ static Expr *lower_rcall(Reader *R, const Sx *e)
     }
     if (strncmp(name, "R.", 2) != 0 && strncmp(name, "I.", 2) != 0)
         return ERR(R, e->loc, "unknown function '%s' in a Relax function", name), NULL;
-    return lower_call(R, e, name, lower_rexpr);
+    Expr *x = lower_call(R, e, name, lower_rexpr);
+    /* pad_value=R.prim_value(T.float32(0)), as TVM prints a layout_transform's
+     * pad value: the number itself */
+    for (int i = 0; x && i < x->u.call.nkw; i++) {
+        Expr **v = &x->u.call.args[x->u.call.nargs + i];
+        if (strcmp(x->u.call.kw[i]->str, "pad_value") == 0 && (*v)->kind == E_CALL &&
+            strcmp((*v)->u.call.op->str, "R.prim_value") == 0 && (*v)->u.call.nargs == 1 && (*v)->u.call.nkw == 0 &&
+            ((*v)->u.call.args[0]->kind == E_INT || (*v)->u.call.args[0]->kind == E_FLOAT))
+            *v = (*v)->u.call.args[0];
+    }
+    return x;
 }
 
 /* Arithmetic on symbolic shape values alone, as in R.shape((n // 2, 4)). */

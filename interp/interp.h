@@ -34,6 +34,16 @@ typedef struct Interp Interp;
 Interp *interp_new(Module *m);
 void interp_free(Interp *in);
 
+/* A run's work is bounded: every loop iteration of every PrimFunc it calls
+ * is a step, and the run stops with an error at max_steps. The default is
+ * about six times what the largest example needs (texture_conv_nchw4c.tir,
+ * 1.6e8 steps; the models in examples/models/ need under 1e6), about 40 s
+ * of the plain build. Relax calls nest at most INTERP_MAX_RELAX_DEPTH deep. */
+enum { INTERP_MAX_RELAX_DEPTH = 100 };
+#define INTERP_DEFAULT_MAX_STEPS ((int64_t)1000000000)
+void interp_set_max_steps(Interp *in, int64_t max_steps);
+int64_t interp_steps(const Interp *in);
+
 /* Runs the PrimFunc f on args (one per parameter: buffers as tensors, in
  * order). Returns 0, or -1 with err filled. */
 int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError *err);

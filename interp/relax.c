@@ -75,6 +75,9 @@ int interp_param_shape(const Var *v, DType *dt, int *ndim, int64_t *shape)
 
 typedef struct Env {
     Interp *in;
+    Func *fn;
+    const struct Env *caller;  /* the Relax call this one runs inside, or NULL */
+    int depth;                 /* Relax calls from main to here */
     const Var **keys;
     Value **vals;      /* borrowed from owned or from the arguments */
     int n, cap;
@@ -133,6 +136,8 @@ static const Expr *kwarg(const Expr *e, const char *name)
 
 static Value *eval(Env *E, const Expr *e);
 static Value *run_if(Env *E, const Expr *e);
+static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int nargs, Value **out,
+                      InterpError *err);
 
 static Tensor *alloc_from_sinfo(Env *E, const StructInfo *s, Loc loc)
 {
@@ -377,6 +382,28 @@ static Value *run_op(Env *E, const Expr *e, const OpInfo *info)
     return own(E, info->tuple_out ? value_tuple(vals, nout) : vals[0]);
 }
 
+/* The chain of calls from main to f, written until it first repeats a
+ * function, which names the cycle of an unbounded recursion. */
+static int too_deep(Env *E, const Expr *call, Func *f)
+{
+    const Func *chain[INTERP_MAX_RELAX_DEPTH + 2];
+    int n = 0;
+    chain[n++] = f;
+    for (const Env *c = E; c; c = c->caller)
+        chain[n++] = c->fn;
+    char text[400];
+    size_t len = 0;
+    int repeat = 0;
+    for (int i = n - 1; i >= 0 && !repeat && len < sizeof text - 80; i--) {
+        for (int j = n - 1; j > i; j--)
+            repeat |= chain[j] == chain[i];
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", i == n - 1 ? "" : " -> ", chain[i]->name->str);
+    }
+    if (len >= sizeof text - 80 || repeat)
+        snprintf(text + len, sizeof text - len, " -> ...");
+    return rerr(E, call->loc, "Relax calls nest deeper than %d: %s", INTERP_MAX_RELAX_DEPTH, text);
+}
+
 static Value *eval(Env *E, const Expr *e)
 {
     switch (e->kind) {
@@ -429,7 +456,8 @@ static Value *eval(Env *E, const Expr *e)
                     return NULL;
                 }
             Value *out = NULL;
-            int r = interp_call_relax(E->in, f, args, e->u.call.nargs, &out, E->err);
+            int r = E->depth == INTERP_MAX_RELAX_DEPTH ? too_deep(E, e, f) :
+                call_relax(E->in, E, f, args, e->u.call.nargs, &out, E->err);
             free(args);
             return r ? NULL : own(E, out);
         }
@@ -548,12 +576,18 @@ static Value *run_if(Env *E, const Expr *e)
 
 int interp_call_relax(Interp *in, Func *f, Value **args, int nargs, Value **out, InterpError *err)
 {
+    return call_relax(in, NULL, f, args, nargs, out, err);
+}
+
+static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int nargs, Value **out,
+                      InterpError *err)
+{
     if (f->kind != F_RELAX || nargs != f->nparams) {
         err->loc = f->loc;
         snprintf(err->msg, sizeof err->msg, "%s takes %d arguments; it was given %d", f->name->str, f->nparams, nargs);
         return -1;
     }
-    Env E = { .in = in, .err = err };
+    Env E = { .in = in, .fn = f, .caller = caller, .depth = caller ? caller->depth + 1 : 0, .err = err };
     int status = 0;
     for (int i = 0; i < nargs; i++) {
         DType dt;

@@ -19,6 +19,10 @@ typedef struct Frame {
     Tensor **buf;
     InterpError *err;
     jmp_buf jb;
+    /* the run's loop iterations so far and its budget (--max-steps) */
+    int64_t *steps;
+    int64_t max_steps;
+    const char *fname;
 } Frame;
 
 typedef struct Node Node;
@@ -74,6 +78,7 @@ struct SNode {
     const Node **shape;    /* alloc_buffer */
     int nshape;
     int *rslot;            /* a block's reduction iterators (nidx of them) */
+    const Var *var;        /* a loop's variable, for messages */
 };
 
 typedef struct Slot {
@@ -377,11 +382,25 @@ static void s_seq(const SNode *s, Frame *fr)
         s->items[i]->run(s->items[i], fr);
 }
 
+static void out_of_steps(const SNode *s, Frame *fr, int64_t v, int64_t lo, int64_t n)
+{
+    fail(fr, s->loc, "the run reached --max-steps %lld (a step is one loop iteration) in prim_func '%s', "
+         "at %s = %lld of this loop's range [%lld, %lld)", (long long)fr->max_steps, fr->fname,
+         s->var->name->str, (long long)v, (long long)lo, (long long)lo + n);
+}
+
 static void s_for(const SNode *s, Frame *fr)
 {
     int64_t lo = I(s->lo), n = I(s->ext);
     const SNode *body = s->body;
+    if (n <= 0)
+        return;
+    if (lo > INT64_MAX - n)
+        fail(fr, s->loc, "the loop over %s runs past the largest int64 (from %lld, %lld times)", s->var->name->str,
+             (long long)lo, (long long)n);
     for (int64_t v = lo; v < lo + n; v++) {
+        if (++*fr->steps > fr->max_steps)
+            out_of_steps(s, fr, v, lo, n);
         fr->iv[s->slot] = v;
         body->run(body, fr);
     }
@@ -1248,6 +1267,7 @@ static const SNode *stmt(Compiled *c, const Stmt *st)
         return s;
     case S_FOR:
         s = snode(c, s_for, st->loc);
+        s->var = st->u.loop.var;
         if (!(s->lo = as_int(c, expr(c, st->u.loop.min), DT_INT64)) ||
             !(s->ext = as_int(c, expr(c, st->u.loop.extent), DT_INT64)))
             return NULL;
@@ -1401,6 +1421,7 @@ struct Interp {
     Module *scratch;       /* PrimFuncs of legalized operator calls */
     Legal *legal;
     int nlegal, caplegal;
+    int64_t steps, max_steps;
 };
 
 Func *interp_legalized(Interp *in, const Expr *call, const TensorType *args, int nargs, OpError *err)
@@ -1443,7 +1464,18 @@ Interp *interp_new(Module *m)
     if (!in)
         abort();
     in->m = m;
+    in->max_steps = INTERP_DEFAULT_MAX_STEPS;
     return in;
+}
+
+void interp_set_max_steps(Interp *in, int64_t max_steps)
+{
+    in->max_steps = max_steps;
+}
+
+int64_t interp_steps(const Interp *in)
+{
+    return in->steps;
 }
 
 void interp_free(Interp *in)
@@ -1544,6 +1576,9 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
     fr->fv = calloc((size_t)c->nfv + 1, sizeof *fr->fv);
     fr->buf = calloc((size_t)c->nbuf + 1, sizeof *fr->buf);
     fr->err = err;
+    fr->steps = &in->steps;
+    fr->max_steps = in->max_steps;
+    fr->fname = f->name->str;
     if (!fr->iv || !fr->fv || !fr->buf)
         abort();
     for (int i = 0; i < c->niv; i++)

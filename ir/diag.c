@@ -5,6 +5,41 @@
 #include <stdarg.h>
 #include <string.h>
 
+enum { SHOW_WIDTH = 120 };   /* longer lines show a window around the caret */
+
+/* The length of the valid UTF-8 character at p (before end), or 0. */
+static int utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    int n = *p >= 0xF0 && *p <= 0xF4 ? 4 : *p >= 0xE0 ? 3 : *p >= 0xC2 && *p < 0xE0 ? 2 : 0;
+    if (n == 0 || end - p < n)
+        return 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    return n;
+}
+
+/* One shown character of a source line: its bytes, and how wide it shows
+ * (a byte that is not text shows as \xNN). */
+static int unit_len(const unsigned char *p, const unsigned char *end, int *width)
+{
+    int n = *p >= 0x80 ? utf8_len(p, end) : 0;
+    if (n) {
+        *width = 1;
+        return n;
+    }
+    *width = *p == '\t' || (*p >= 0x20 && *p < 0x7F) ? 1 : 4;
+    return 1;
+}
+
+static void put_unit(FILE *out, const unsigned char *p, int n, int width)
+{
+    if (width == 4)
+        fprintf(out, "\\x%02X", *p);
+    else
+        fwrite(p, 1, (size_t)n, out);
+}
+
 static void show_line(Source *src, Loc loc)
 {
     if (!src->text || loc.line <= 0)
@@ -16,9 +51,50 @@ static void show_line(Source *src, Loc loc)
     const char *e = p;
     while (e < end && *e != '\n' && *e != '\r')
         e++;
-    fprintf(src->out, "%.*s\n", (int)(e - p), p);
-    for (int c = 1; c < loc.col && p + c - 1 < e; c++)
-        fputc(p[c - 1] == '\t' ? '\t' : ' ', src->out);
+    const unsigned char *b = (const unsigned char *)p, *le = (const unsigned char *)e;
+    const unsigned char *at = b + (loc.col > 1 ? loc.col - 1 : 0);
+    if (at > le)
+        at = le;
+    /* the display columns of the line, and of the caret */
+    long total = 0, caret = -1;
+    for (const unsigned char *q = b; q < le;) {
+        int w, n = unit_len(q, le, &w);
+        if (caret < 0 && q + n > at)
+            caret = total;
+        total += w;
+        q += n;
+    }
+    if (caret < 0)
+        caret = total;
+    long lo = 0, hi = total;
+    if (total > SHOW_WIDTH) {
+        lo = caret - SHOW_WIDTH / 2 > 0 ? caret - SHOW_WIDTH / 2 : 0;
+        hi = lo + SHOW_WIDTH < total ? lo + SHOW_WIDTH : total;
+        if (hi - lo < SHOW_WIDTH)
+            lo = hi - SHOW_WIDTH;
+    }
+    /* the text between display columns lo and hi, then the caret line */
+    long col = 0, shown = lo > 0 ? 3 : 0;
+    fputs(lo > 0 ? "..." : "", src->out);
+    for (const unsigned char *q = b; q < le;) {
+        int w, n = unit_len(q, le, &w);
+        if (col >= lo && col + w <= hi)
+            put_unit(src->out, q, n, w);
+        col += w;
+        q += n;
+    }
+    fputs(hi < total ? "...\n" : "\n", src->out);
+    col = 0;
+    for (int i = 0; i < shown; i++)
+        fputc(' ', src->out);
+    for (const unsigned char *q = b; q < le && col < caret;) {
+        int w, n = unit_len(q, le, &w);
+        if (col >= lo)
+            for (int i = 0; i < w; i++)
+                fputc(*q == '\t' ? '\t' : ' ', src->out);
+        col += w;
+        q += n;
+    }
     fputs("^\n", src->out);
 }
 
@@ -55,4 +131,16 @@ void diag_note(Source *src, Loc loc, const char *fmt, ...)
     va_start(ap, fmt);
     report(src, loc, "note", fmt, ap);
     va_end(ap);
+}
+
+int diag_warning(Source *src, int strict, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (strict)
+        diag_verror(src, loc, fmt, ap);
+    else
+        report(src, loc, "warning", fmt, ap);
+    va_end(ap);
+    return strict ? -1 : 0;
 }

@@ -28,5 +28,7 @@ int diag_error(Source *src, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
 #include <stdarg.h>
 int diag_verror(Source *src, Loc loc, const char *fmt, va_list ap);
 void diag_note(Source *src, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
+/* Reports a warning, or an error when strict (--strict); returns 0, or -1 for an error. */
+int diag_warning(Source *src, int strict, Loc loc, const char *fmt, ...) LOPT_PRINTF(4, 5);
 
 #endif

@@ -168,6 +168,59 @@ int expr_equal(const Expr *a, const Expr *b)
     }
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h;
+}
+
+uint64_t expr_hash(const Expr *e)
+{
+    if (!e)
+        return 0x51;
+    uint64_t h = mix(0xCBF29CE484222325ull, (uint64_t)e->kind);
+    switch (e->kind) {
+    case E_VAR: return mix(h, (uint64_t)(uintptr_t)e->u.var);
+    case E_INT: return mix(mix(h, (uint64_t)e->u.i.v), (uint64_t)e->u.i.dtype);
+    case E_FLOAT: {
+        uint64_t bits;
+        memcpy(&bits, &e->u.f.v, sizeof bits);
+        return mix(mix(h, bits), (uint64_t)e->u.f.dtype);
+    }
+    case E_STR:
+        for (int i = 0; i < e->u.str.len; i++)
+            h = mix(h, (unsigned char)e->u.str.s[i]);
+        return h;
+    case E_BOOL: return mix(h, (uint64_t)e->u.b);
+    case E_NONE: return h;
+    case E_TUPLE:
+    case E_LIST:
+        for (int i = 0; i < e->u.list.n; i++)
+            h = mix(h, expr_hash(e->u.list.items[i]));
+        return h;
+    case E_BIN: return mix(mix(mix(h, (uint64_t)e->u.bin.op), expr_hash(e->u.bin.a)), expr_hash(e->u.bin.b));
+    case E_UNARY: return mix(mix(h, (uint64_t)e->u.un.op), expr_hash(e->u.un.a));
+    case E_LOAD:
+        h = mix(h, (uint64_t)(uintptr_t)e->u.load.buf);
+        for (int i = 0; i < e->u.load.n; i++)
+            h = mix(h, expr_hash(e->u.load.idx[i]));
+        return h;
+    case E_CAST: return mix(mix(h, (uint64_t)e->u.cast.dtype), expr_hash(e->u.cast.a));
+    case E_SLICE: return mix(mix(h, expr_hash(e->u.slice.lo)), expr_hash(e->u.slice.hi));
+    case E_GLOBAL: return mix(h, (uint64_t)(uintptr_t)e->u.global.name);
+    case E_GETITEM: return mix(mix(h, (uint64_t)e->u.get.index), expr_hash(e->u.get.tuple));
+    case E_CALL:
+        h = mix(mix(h, (uint64_t)(uintptr_t)e->u.call.op), expr_hash(e->u.call.callee));
+        for (int i = 0; i < e->u.call.nkw; i++)
+            h = mix(h, (uint64_t)(uintptr_t)e->u.call.kw[i]);
+        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
+            h = mix(h, expr_hash(e->u.call.args[i]));
+        return h;
+    default:
+        return mix(h, (uint64_t)(uintptr_t)e);   /* compared by identity */
+    }
+}
+
 DType tir_dtype(const Expr *e)
 {
     switch (e->kind) {

@@ -270,6 +270,9 @@ Stmt *stmt_new(Arena *a, StmtKind k, Loc loc);
 Var *var_new(Arena *a, Sym *name, VarKind k, Loc loc);
 
 int expr_equal(const Expr *a, const Expr *b);
+/* A hash that agrees with expr_equal (equal expressions hash alike); for
+ * lookups only, never for an order that shows in the output. */
+uint64_t expr_hash(const Expr *e);
 /* The dtype a TIR expression evaluates to. */
 DType tir_dtype(const Expr *e);
 /* Constant value of an integer expression, or -1 when it is not constant. */
@@ -278,5 +281,8 @@ int expr_const_int(const Expr *e, int64_t *out);
 /* Checks the module's invariants, reporting each violation through src.
  * Returns the number of errors. */
 int ir_verify(Module *m, Source *src);
+/* ir_verify, and warnings (errors when strict) of what is legal but likely
+ * a mistake in an input, such as an R.* call of an unknown name. */
+int ir_verify_input(Module *m, Source *src, int strict);
 
 #endif

@@ -2,6 +2,7 @@
  * call, infers its result's type, and builds a PrimFunc (loops, one block
  * per step, T.init for reductions) for concrete shapes. */
 #include <stdarg.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -204,6 +205,72 @@ static int check_attrs(const Op *o, const Expr *call, OpError *err)
         if (!ok)
             return fail(err, call_kwv(call)[i]->loc, "%s has no attribute '%s'", o->info.name, k);
     }
+    return 0;
+}
+
+int op_check_attrs(const Expr *call, OpError *err)
+{
+    const Op *o = find_op(call->u.call.op->str);
+    return o ? check_attrs(o, call, err) : 0;
+}
+
+/* Edit distance of a and b, letters compared without case, up to cap (the
+ * answer is min(distance, cap)). */
+static int distance(const char *a, const char *b, int cap)
+{
+    enum { MAXN = 64 };
+    int la = (int)strlen(a), lb = (int)strlen(b), row[MAXN + 1];
+    if (la > MAXN || lb > MAXN)
+        return cap;
+    for (int j = 0; j <= lb; j++)
+        row[j] = j;
+    for (int i = 1; i <= la; i++) {
+        int diag = row[0], best = row[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int up = row[j];
+            int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
+            int d = diag + !same;
+            d = up + 1 < d ? up + 1 : d;
+            d = row[j - 1] + 1 < d ? row[j - 1] + 1 : d;
+            row[j] = d;
+            diag = up;
+            best = d < best ? d : best;
+        }
+        if (best >= cap)
+            return cap;
+    }
+    return row[lb] < cap ? row[lb] : cap;
+}
+
+/* the calls lopt gives a meaning outside the registry, and the Relax
+ * value forms it keeps as they are */
+static const char *const special[] = { "R.call_tir", "R.hint_on_device", "R.to_vdevice", "R.device",
+                                       "R.shape", "R.prim_value", "R.str", "R.dtype", "R.match_cast" };
+enum { NSPECIAL = sizeof special / sizeof *special };
+
+const char *op_nearest(const char *name)
+{
+    /* edits allowed grow with the last part of the name: gelu is not a
+     * misspelt relu, but sigmod is sigmoid and conv2D is conv2d */
+    const char *last = strrchr(name, '.');
+    int len = (int)strlen(last ? last + 1 : name), cap = (len < 5 ? 0 : len < 8 ? 1 : 2) + 1, best = cap;
+    const char *near = NULL;
+    for (int i = 0; i < NOPS + NSPECIAL; i++) {
+        const char *k = i < NOPS ? ops[i].info.name : special[i - NOPS];
+        int d = distance(name, k, best);
+        if (d < best) {
+            best = d;
+            near = k;
+        }
+    }
+    return near;
+}
+
+int op_is_special(const char *name)
+{
+    for (int i = 0; i < NSPECIAL; i++)
+        if (strcmp(name, special[i]) == 0)
+            return 1;
     return 0;
 }
 
@@ -608,7 +675,7 @@ static int infer_slice(const Expr *call, const TensorType *a, Plan *p, OpError *
     const Expr *axes = attr(call, "axes"), *begin = attr(call, "begin"), *end = attr(call, "end"),
                *strides = attr(call, "strides");
     int n = ints_of(axes, ax, OP_MAX_RANK), nb = ints_of(begin, be, OP_MAX_RANK), ne = ints_of(end, en, OP_MAX_RANK),
-        ns = strides ? ints_of(strides, st, OP_MAX_RANK) : 0;
+        ns = strides && strides->kind != E_NONE ? ints_of(strides, st, OP_MAX_RANK) : 0;
     if (n <= 0 || nb != n || ne != n || (ns && ns != n))
         return fail(err, call->loc, "R.strided_slice takes axes, begin and end (and strides) of one length");
     p->out = *a;

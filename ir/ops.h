@@ -44,6 +44,19 @@ const OpInfo *op_find(const char *name);
 int op_axis(const Expr *call, int rank, int *axis);
 const OpInfo *op_registry(int *n);
 
+/* Checks that every keyword of a call of a registered operator is one of
+ * its attributes. Returns 0 (also for calls of other names), or -1. */
+int op_check_attrs(const Expr *call, OpError *err);
+/* Whether name is a call lopt gives a meaning outside the registry
+ * (R.call_tir, R.hint_on_device, R.to_vdevice, R.device) or a Relax value
+ * form it keeps (R.shape, R.prim_value, R.str, R.dtype, R.match_cast). */
+int op_is_special(const char *name);
+/* The registered or special name nearest to name, for "did you mean":
+ * letters compare without case, and the edits allowed are none, one or two
+ * as the last part of the name has under 5, under 8 or more letters; NULL
+ * when none is that near. */
+const char *op_nearest(const char *name);
+
 /* Checks the call (a registered operator applied to arguments of the given
  * types) and gives the types of its results (OP_MAX_ARGS at most; one unless
  * the operator returns a tuple). Returns 0, or -1 with err filled. */

@@ -1,10 +1,16 @@
 /* The verifier: every use has a definition in scope, call_tir agrees with its
  * target, accesses have the rank of their buffer, block iterator bindings
- * stay inside their domains. Runs on the reader's output and after passes. */
+ * stay inside their domains, operators get only their attributes and the
+ * arguments they take (ir/ops.c), a binding's annotation agrees with the
+ * type its value has, layout_transform maps are injective. Runs on the
+ * reader's output and after passes; on the input it also warns of R.* calls
+ * lopt does not know. */
 #include <stdio.h>
 #include <string.h>
 
+#include "indexmap.h"
 #include "ir.h"
+#include "ops.h"
 
 enum { MAX_ERRORS = 20 };
 
@@ -14,6 +20,8 @@ typedef struct Verifier {
     unsigned live;        /* the stamp of the function being checked */
     int errors;
     const Func *fn;       /* the function being checked */
+    int input;            /* checking the reader's output: warn of unknown calls */
+    int strict;           /* warnings are errors */
 } Verifier;
 
 #define VERR(V, loc, ...) ((V)->errors++ < MAX_ERRORS ? diag_error((V)->src, (loc), __VA_ARGS__) : -1)
@@ -308,6 +316,11 @@ static const StructInfo *sinfo_of(const Expr *e)
         return a && b && a->kind == SI_TENSOR && b->kind == SI_TENSOR && a->shape && b->shape && same_tensor(a, b) &&
                a->dtype == b->dtype ? a : NULL;
     }
+    if (e->kind == E_GETITEM) {
+        const StructInfo *t = sinfo_of(e->u.get.tuple);
+        int i = e->u.get.index;
+        return t && t->kind == SI_TUPLE && i >= 0 && i < t->nfields ? t->fields[i] : NULL;
+    }
     if (e->kind == E_CALL && strcmp(e->u.call.op->str, "R.call_tir") == 0)
         for (int i = 0; i < e->u.call.nkw; i++)
             if (strcmp(e->u.call.kw[i]->str, "out_sinfo") == 0 && call_kwv(e)[i]->kind == E_SINFO)
@@ -432,6 +445,26 @@ static void call_tir(Verifier *V, const Expr *e)
 }
 
 static void relax_branch(Verifier *V, const RSeq *q);
+/* A registered operator's keywords; an unknown R.* name, on the input. */
+static void op_call(Verifier *V, const Expr *e)
+{
+    const char *name = e->u.call.op->str;
+    OpError err;
+    if (op_find(name)) {
+        if (op_check_attrs(e, &err))
+            VERR(V, err.loc, "%s", err.msg);
+        return;
+    }
+    if (!V->input || op_is_special(name) || strncmp(name, "R.", 2) != 0)
+        return;
+    const char *near = op_nearest(name);
+    char hint[96] = "";
+    if (near)
+        snprintf(hint, sizeof hint, " (did you mean %s?)", near);
+    if (diag_warning(V->src, V->strict, e->loc, "lopt does not know %s: the call stays opaque, and no pass looks into it%s",
+                     name, hint))
+        V->errors++;
+}
 
 static void rexpr(Verifier *V, const Expr *e)
 {
@@ -468,6 +501,8 @@ static void rexpr(Verifier *V, const Expr *e)
         rexprs(V, e->u.call.args, e->u.call.nargs + e->u.call.nkw);
         if (strcmp(e->u.call.op->str, "R.call_tir") == 0)
             call_tir(V, e);
+        else if (!e->u.call.callee)
+            op_call(V, e);
         break;
     default: break;
     }
@@ -487,6 +522,161 @@ static int same_tensor(const StructInfo *a, const StructInfo *b)
     return 1;
 }
 
+/* ---- the types operators give ---- */
+
+static int static_type(const StructInfo *s, TensorType *t)
+{
+    if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim < 0 || s->ndim > OP_MAX_RANK)
+        return -1;
+    memset(t, 0, sizeof *t);
+    t->dtype = s->dtype;
+    t->ndim = s->ndim;
+    for (int i = 0; i < s->ndim; i++)
+        if (expr_const_int(s->shape[i], &t->shape[i]))
+            return -1;
+    return 0;
+}
+
+static int arg_type(const Expr *e, TensorType *t)
+{
+    if (e->kind == E_CONST) {
+        if (e->u.cst.ndim > OP_MAX_RANK)
+            return -1;
+        memset(t, 0, sizeof *t);
+        t->dtype = e->u.cst.dtype;
+        t->ndim = e->u.cst.ndim;
+        memcpy(t->shape, e->u.cst.shape, (size_t)t->ndim * sizeof *t->shape);
+        return 0;
+    }
+    return static_type(sinfo_of(e), t);
+}
+
+static StructInfo *type_sinfo(Module *m, const TensorType *t, Loc loc)
+{
+    StructInfo *s = arena_zalloc(&m->arena, sizeof *s);
+    s->kind = SI_TENSOR;
+    s->loc = loc;
+    s->ndim = t->ndim;
+    s->dtype = t->dtype;
+    s->shape = arena_array(&m->arena, (size_t)t->ndim + 1, sizeof *s->shape);
+    for (int i = 0; i < t->ndim; i++)
+        s->shape[i] = expr_int(&m->arena, t->shape[i], DT_VOID, loc);
+    return s;
+}
+
+static void tuple_text(char *buf, size_t cap, const int64_t *v, int n)
+{
+    size_t len = (size_t)snprintf(buf, cap, "(");
+    for (int i = 0; i < n && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%lld", i ? ", " : "", (long long)v[i]);
+    if (len < cap)
+        snprintf(buf + len, cap - len, n == 1 ? ",)" : ")");
+}
+
+/* R.layout_transform on a tensor of known shape: its map must be injective
+ * there, or two elements would land on one; the witness says which. */
+static int check_layout_map(Verifier *V, const Expr *e, const TensorType *t)
+{
+    const Expr *map = NULL;
+    for (int i = 0; i < e->u.call.nkw; i++)
+        if (strcmp(e->u.call.kw[i]->str, "index_map") == 0)
+            map = call_kwv(e)[i];
+    if (!map || map->kind != E_INDEXMAP || map->u.map.nparams != t->ndim)
+        return 0;   /* op_infer says what is wrong */
+    Arena a = { 0 };
+    ImError err;
+    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK], y[IM_MAX_RANK];
+    int status = 0;
+    IndexMap *im = im_from_expr(&a, map, t->shape, &err);
+    ImKind kind = im ? im_classify(im, wa, wb) : IM_UNKNOWN;
+    char box[160], x1[160], x2[160], to[160];
+    tuple_text(box, sizeof box, t->shape, t->ndim);
+    if (!im) {
+        status = VERR(V, err.loc.line ? err.loc : map->loc, "%s", err.msg);
+    } else if (kind == IM_NOT_INJECTIVE) {
+        im_apply(im, wa, y);
+        tuple_text(x1, sizeof x1, wa, im->nin);
+        tuple_text(x2, sizeof x2, wb, im->nin);
+        tuple_text(to, sizeof to, y, im->nout);
+        status = VERR(V, map->loc, "the index map of R.layout_transform is not injective on shape %s: %s and %s "
+                      "both map to %s", box, x1, x2, to);
+    } else if (kind == IM_UNKNOWN) {
+        status = VERR(V, map->loc, "cannot decide whether the index map of R.layout_transform is injective on "
+                      "shape %s (too large to enumerate)", box);
+    }
+    arena_free(&a);
+    return status;
+}
+
+/* The type a call of a registered operator gives, when its arguments' types
+ * are known; NULL otherwise, or after reporting why the call is wrong. */
+static const StructInfo *op_result(Verifier *V, const Expr *e)
+{
+    const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
+    if (!op)
+        return NULL;
+    TensorType args[OP_MAX_ARGS], outs[OP_MAX_ARGS];
+    Expr *const *items = e->u.call.args;
+    int n = op->ntensors, nout = 0;
+    OpError err;
+    if (op->tuple_arg) {
+        if (e->u.call.nargs < 1 || e->u.call.args[0]->kind != E_TUPLE || e->u.call.args[0]->u.list.n > OP_MAX_ARGS)
+            return NULL;
+        items = e->u.call.args[0]->u.list.items;
+        n = e->u.call.args[0]->u.list.n;
+    }
+    if (e->u.call.nargs < (op->tuple_arg ? 1 : n) || op_check_attrs(e, &err))
+        return NULL;
+    for (int k = 0; k < n; k++)
+        if (arg_type(items[k], &args[k]))
+            return NULL;
+    if (strcmp(op->name, "R.layout_transform") == 0 && check_layout_map(V, e, &args[0]))
+        return NULL;
+    if (op_infer(e, args, n, outs, &nout, &err)) {
+        VERR(V, err.loc.line ? err.loc : e->loc, "%s", err.msg);
+        return NULL;
+    }
+    if (!op->tuple_out)
+        return type_sinfo(V->m, &outs[0], e->loc);
+    StructInfo *s = arena_zalloc(&V->m->arena, sizeof *s);
+    s->kind = SI_TUPLE;
+    s->loc = e->loc;
+    s->ndim = -1;
+    s->nfields = nout;
+    s->fields = arena_array(&V->m->arena, (size_t)nout + 1, sizeof *s->fields);
+    for (int i = 0; i < nout; i++)
+        s->fields[i] = type_sinfo(V->m, &outs[i], e->loc);
+    return s;
+}
+
+static void sinfo_text(char *buf, size_t cap, const StructInfo *s)
+{
+    if (s->kind == SI_TUPLE) {
+        snprintf(buf, cap, "a tuple of %d", s->nfields);
+        return;
+    }
+    char shape[128] = "(?)";
+    if (s->shape)
+        shape_text(shape, sizeof shape, s->shape, s->ndim);
+    snprintf(buf, cap, "%s %s", shape, dtype_name(s->dtype));
+}
+
+/* Whether what a binding declares can hold what its value is; unknown parts agree. */
+static int fits(const StructInfo *want, const StructInfo *got)
+{
+    if (want->kind == SI_TUPLE && got->kind == SI_TUPLE) {
+        if (want->nfields != got->nfields)
+            return 0;
+        for (int i = 0; i < want->nfields; i++)
+            if (!fits(want->fields[i], got->fields[i]))
+                return 0;
+        return 1;
+    }
+    if ((want->kind == SI_TUPLE) != (got->kind == SI_TUPLE))
+        return want->kind != SI_TENSOR && want->kind != SI_TUPLE;
+    return same_tensor(want, got);
+}
+
 /* The bindings of blocks in order, each checked and then in scope. */
 static void relax_blocks(Verifier *V, RBlock **blocks, int nblocks)
 {
@@ -494,14 +684,20 @@ static void relax_blocks(Verifier *V, RBlock **blocks, int nblocks)
         RBlock *b = blocks[i];
         for (int k = 0; k < b->nbinds; k++) {
             Binding *bd = b->binds[k];
+            int before = V->errors;
             rexpr(V, bd->value);
-            const StructInfo *got = sinfo_of(bd->value);
-            if (bd->annot && got && !same_tensor(bd->annot, got)) {
-                char want[128], have[128];
-                shape_text(want, sizeof want, bd->annot->shape, bd->annot->ndim);
-                shape_text(have, sizeof have, got->shape, got->ndim);
-                VERR(V, bd->loc, "'%s' is declared %s %s but its value is %s %s", bd->var->name->str, want,
-                     dtype_name(bd->annot->dtype), have, dtype_name(got->dtype));
+            const StructInfo *got = sinfo_of(bd->value), *op = NULL;
+            if (!got && V->errors == before)
+                got = op = op_result(V, bd->value);
+            if (bd->annot && got && !fits(bd->annot, got)) {
+                char want[160], have[160];
+                sinfo_text(want, sizeof want, bd->annot);
+                sinfo_text(have, sizeof have, got);
+                if (op)
+                    VERR(V, bd->loc, "'%s' is declared %s but %s gives %s", bd->var->name->str, want,
+                         bd->value->u.call.op->str, have);
+                else
+                    VERR(V, bd->loc, "'%s' is declared %s but its value is %s", bd->var->name->str, want, have);
             }
             if (!bd->annot)
                 bd->var->sinfo = (StructInfo *)got;
@@ -534,9 +730,9 @@ static void relax_func(Verifier *V, Func *f)
     rexpr(V, f->result);
 }
 
-int ir_verify(Module *m, Source *src)
+static int verify(Module *m, Source *src, int input, int strict)
 {
-    Verifier V = { m, src, 0, 0, NULL };
+    Verifier V = { m, src, 0, 0, NULL, input, strict };
     for (int i = 0; i < m->nfuncs; i++) {
         V.live = ++m->stamp;
         V.fn = m->funcs[i];
@@ -548,4 +744,14 @@ int ir_verify(Module *m, Source *src)
     if (V.errors > MAX_ERRORS)
         diag_error(src, (Loc){ 0, 0 }, "%d more errors not shown", V.errors - MAX_ERRORS);
     return V.errors;
+}
+
+int ir_verify(Module *m, Source *src)
+{
+    return verify(m, src, 0, 0);
+}
+
+int ir_verify_input(Module *m, Source *src, int strict)
+{
+    return verify(m, src, 1, strict);
 }

@@ -65,13 +65,16 @@ static int default_kernel(const char *data, char *out, size_t cap)
     return 0;
 }
 
-static int check_layout(const char *prims, const char *l)
+/* Whether l is a layout over the primal axes prims; why says what is wrong. */
+static int check_layout(const char *prims, const char *l, char *why, size_t cap)
 {
     ImError err;
     Arena tmp = { 0 };
     Interner names;
     intern_init(&names, &tmp);
     Expr *map = im_layout_map(&tmp, &names, prims, l, NULL, &err);
+    if (!map)
+        snprintf(why, cap, "%s", err.msg);
     intern_free(&names);
     arena_free(&tmp);
     return map ? 0 : -1;
@@ -79,6 +82,7 @@ static int check_layout(const char *prims, const char *l)
 
 static int parse_options(const PassOpt *opts, int nopts, Want *want, char *err, size_t cap)
 {
+    char why[256];
     for (int i = 0; i < nopts; i++) {
         int k = 0;
         while (k < NKINDS && strcmp(opts[i].key, opt_names[k]) != 0)
@@ -93,9 +97,9 @@ static int parse_options(const PassOpt *opts, int nopts, Want *want, char *err, 
                               "or NCHW4c", opts[i].key, opts[i].val), -1;
         memcpy(w->data, opts[i].val, dn);
         w->data[dn] = 0;
-        if (check_layout("NCHW", w->data))
+        if (check_layout("NCHW", w->data, why, sizeof why))
             return snprintf(err, cap, "convert-layout: %s=%s: '%s' is not a layout of the axes "
-                              "N, C, H, W (such as NHWC or NCHW4c)", opts[i].key, opts[i].val, w->data), -1;
+                              "N, C, H, W (such as NHWC or NCHW4c): %s", opts[i].key, opts[i].val, w->data, why), -1;
         if (k != CONV) {
             if (colon)
                 return snprintf(err, cap, "convert-layout: %s=%s: %s takes one layout, not a "
@@ -103,10 +107,12 @@ static int parse_options(const PassOpt *opts, int nopts, Want *want, char *err, 
         } else if (!colon || strcmp(colon + 1, "default") == 0) {
             default_kernel(w->data, w->kernel, sizeof w->kernel);
         } else {
-            if (strlen(colon + 1) >= sizeof w->kernel || check_layout("OIHW", colon + 1))
+            if (strlen(colon + 1) >= sizeof w->kernel)
+                snprintf(why, sizeof why, "it is too long");
+            if (strlen(colon + 1) >= sizeof w->kernel || check_layout("OIHW", colon + 1, why, sizeof why))
                 return snprintf(err, cap, "convert-layout: %s=%s: '%s' is not a kernel layout of "
-                                  "the axes O, I, H, W (such as HWIO or OIHW4o) or default", opts[i].key,
-                                  opts[i].val, colon + 1), -1;
+                                  "the axes O, I, H, W (such as HWIO or OIHW4o) or default: %s", opts[i].key,
+                                  opts[i].val, colon + 1, why), -1;
             snprintf(w->kernel, sizeof w->kernel, "%s", colon + 1);
         }
         w->set = 1;

@@ -449,6 +449,7 @@ void note_add(Notes *ns, Loc loc, const char *fmt, ...)
     n->loc = loc;
     n->seq = ns->n;
     n->text = strdup(buf);
+    n->again = 0;
     if (n->text)
         ns->n++;
 }
@@ -463,18 +464,30 @@ static int note_cmp(const void *pa, const void *pb)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* By place, then text, then order: a note equal to the one before it was said already. */
+static int note_text_cmp(const void *pa, const void *pb)
+{
+    const Note *a = pa, *b = pb;
+    if (a->loc.line != b->loc.line || a->loc.col != b->loc.col)
+        return note_cmp(pa, pb);
+    int c = strcmp(a->text, b->text);
+    return c ? c : a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
 void notes_flush(Notes *ns, PassCtx *ctx, const char *pass)
 {
-    if (ns->n)
+    if (ctx->explain && ns->n) {
+        /* two sorts, not a search per note: a sweep may leave thousands of
+         * notes at one place (every step of a rewrite moved up a chain) */
+        qsort(ns->v, (size_t)ns->n, sizeof *ns->v, note_text_cmp);
+        for (int i = 1; i < ns->n; i++)
+            ns->v[i].again = ns->v[i].loc.line == ns->v[i - 1].loc.line && ns->v[i].loc.col == ns->v[i - 1].loc.col &&
+                             strcmp(ns->v[i].text, ns->v[i - 1].text) == 0;
         qsort(ns->v, (size_t)ns->n, sizeof *ns->v, note_cmp);
-    for (int i = 0; i < ns->n; i++) {
-        int again = 0;   /* said already at this place (a pass that sweeps again) */
-        for (int j = i - 1; j >= 0 && !again && ns->v[j].loc.line == ns->v[i].loc.line &&
-                            ns->v[j].loc.col == ns->v[i].loc.col; j--)
-            again = strcmp(ns->v[i].text, ns->v[j].text) == 0;
-        if (ctx->explain && !again)
-            fprintf(ctx->explain, "%s:%d:%d: %s: %s\n", ctx->src->name, ns->v[i].loc.line, ns->v[i].loc.col, pass,
-                    ns->v[i].text);
+        for (int i = 0; i < ns->n; i++)
+            if (!ns->v[i].again)
+                fprintf(ctx->explain, "%s:%d:%d: %s: %s\n", ctx->src->name, ns->v[i].loc.line, ns->v[i].loc.col, pass,
+                        ns->v[i].text);
     }
     for (int i = 0; i < ns->n; i++)
         free(ns->v[i].text);

@@ -108,6 +108,7 @@ typedef struct Note {
     Loc loc;
     int seq;
     char *text;
+    int again;            /* said already at this place (a pass that sweeps again) */
 } Note;
 
 typedef struct Notes {

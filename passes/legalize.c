@@ -1,7 +1,11 @@
 /* legalize: each call of a registered operator whose argument shapes are
  * known becomes R.call_tir of a PrimFunc built for those shapes (ir/ops.c),
- * added to the module under the operator's name (add, conv2d, add1, ...). */
+ * added to the module under the operator's name (add, conv2d, add1, ...).
+ * Calls of one operator on the same types with the same attributes share
+ * one PrimFunc, found through a hash of the call's structure; the pass is
+ * linear in the number of bindings. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../ir/ops.h"
@@ -12,7 +16,27 @@ typedef struct Env {
     const Var **vars;
     TensorType *types;
     int n, cap;
+    PtrMap index;          /* var -> 1 + its latest entry in vars */
 } Env;
+
+/* A PrimFunc made for a call, and what it was made from. */
+typedef struct Made {
+    const Expr *call;
+    TensorType args[OP_MAX_ARGS];
+    int nargs;
+    uint64_t hash;
+    Func *fn;
+} Made;
+
+/* Everything one run of the pass shares across functions. */
+typedef struct Legal {
+    Made *made;
+    int nmade, capmade;
+    int *slots;            /* open addressing: 1 + an index into made, or 0 */
+    size_t capslots;
+    PtrMap taken;          /* function names in use */
+    PtrMap next;           /* operator base name -> the next suffix to try */
+} Legal;
 
 static int type_of_sinfo(const StructInfo *s, TensorType *t)
 {
@@ -40,11 +64,11 @@ static int type_of(const Env *E, const Expr *e, TensorType *t)
     }
     if (e->kind != E_VAR)
         return -1;
-    for (int i = E->n - 1; i >= 0; i--)
-        if (E->vars[i] == e->u.var) {
-            *t = E->types[i];
-            return 0;
-        }
+    int i = ptrmap_get(&E->index, e->u.var, 0) - 1;
+    if (i >= 0) {
+        *t = E->types[i];
+        return 0;
+    }
     return type_of_sinfo(e->u.var->sinfo, t);
 }
 
@@ -64,22 +88,147 @@ static void remember(Module *m, Env *E, const Var *v, const TensorType *t)
     }
     E->vars[E->n] = v;
     E->types[E->n++] = *t;
+    ptrmap_put(&E->index, v, E->n);
 }
 
-/* add, conv2d, ...: the last part of the operator's name, unused in m. */
-static Sym *op_func_name(Module *m, const char *op)
+/* add, conv2d, ...: the last part of the operator's name, unused in m
+ * (suffixes are tried from where the last search for the base stopped). */
+static Sym *op_func_name(Module *m, Legal *L, const char *op)
 {
     const char *base = strrchr(op, '.') + 1;
+    Sym *bs = intern_cstr(&m->names, base);
     char buf[128];
-    for (int k = 0;; k++) {
+    for (int k = ptrmap_get(&L->next, bs, 0);; k++) {
         if (k)
-            snprintf(buf, sizeof buf, "%s%d", base, k);
+            snprintf(buf, sizeof buf, "%.100s%d", base, k);
         else
             snprintf(buf, sizeof buf, "%s", base);
         Sym *s = intern_cstr(&m->names, buf);
-        if (!module_find(m, s))
+        if (!ptrmap_get(&L->taken, s, 0)) {
+            ptrmap_put(&L->taken, s, 1);
+            ptrmap_put(&L->next, bs, k + 1);
             return s;
+        }
     }
+}
+
+/* The operands of call that are not its tensors: its attributes. */
+static int attr_start(const OpInfo *op, int ntensors)
+{
+    return op->tuple_arg ? 1 : ntensors;
+}
+
+static uint64_t call_hash(const Expr *call, const OpInfo *op, const TensorType *args, int n)
+{
+    uint64_t h = (uint64_t)(uintptr_t)call->u.call.op * 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < n; i++) {
+        h = h * 31 + (uint64_t)args[i].dtype;
+        h = h * 31 + (uint64_t)args[i].ndim;
+        for (int d = 0; d < args[i].ndim; d++)
+            h = h * 1000003 + (uint64_t)args[i].shape[d];
+    }
+    for (int i = attr_start(op, n); i < call->u.call.nargs; i++)
+        h = h * 1000003 + expr_hash(call->u.call.args[i]);
+    for (int i = 0; i < call->u.call.nkw; i++)
+        h = h * 1000003 + (uint64_t)(uintptr_t)call->u.call.kw[i] + expr_hash(call_kwv(call)[i]);
+    return h;
+}
+
+static int same_types(const TensorType *a, const TensorType *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (a[i].dtype != b[i].dtype || a[i].ndim != b[i].ndim)
+            return 0;
+        for (int d = 0; d < a[i].ndim; d++)
+            if (a[i].shape[d] != b[i].shape[d])
+                return 0;
+    }
+    return 1;
+}
+
+/* Whether a PrimFunc made for x serves call: the same operator, argument
+ * types and attributes (ir/ops.c builds the PrimFunc from nothing else). */
+static int same_call(const Made *x, const Expr *call, const OpInfo *op, const TensorType *args, int n)
+{
+    const Expr *y = x->call;
+    if (y->u.call.op != call->u.call.op || x->nargs != n || !same_types(x->args, args, n) ||
+        y->u.call.nargs != call->u.call.nargs || y->u.call.nkw != call->u.call.nkw)
+        return 0;
+    for (int i = attr_start(op, n); i < call->u.call.nargs; i++)
+        if (!expr_equal(y->u.call.args[i], call->u.call.args[i]))
+            return 0;
+    for (int i = 0; i < call->u.call.nkw; i++)
+        if (y->u.call.kw[i] != call->u.call.kw[i] || !expr_equal(call_kwv(y)[i], call_kwv(call)[i]))
+            return 0;
+    return 1;
+}
+
+static size_t slot_for(const Legal *L, uint64_t h, const Expr *call, const OpInfo *op, const TensorType *args,
+                       int n)
+{
+    size_t i = (size_t)h & (L->capslots - 1);
+    while (L->slots[i]) {
+        const Made *x = &L->made[L->slots[i] - 1];
+        if (x->hash == h && same_call(x, call, op, args, n))
+            break;
+        i = (i + 1) & (L->capslots - 1);
+    }
+    return i;
+}
+
+static void remember_made(Legal *L, const Expr *call, const TensorType *args, int n, uint64_t h, Func *f)
+{
+    if (L->nmade == L->capmade) {
+        L->capmade = L->capmade ? 2 * L->capmade : 16;
+        Made *g = realloc(L->made, (size_t)L->capmade * sizeof *g);
+        if (!g)
+            abort();
+        L->made = g;
+    }
+    if (2 * ((size_t)L->nmade + 1) > L->capslots) {
+        size_t cap = L->capslots ? 2 * L->capslots : 64;
+        int *slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            abort();
+        for (int k = 0; k < L->nmade; k++) {
+            size_t i = (size_t)L->made[k].hash & (cap - 1);
+            while (slots[i])
+                i = (i + 1) & (cap - 1);
+            slots[i] = k + 1;
+        }
+        free(L->slots);
+        L->slots = slots;
+        L->capslots = cap;
+    }
+    Made *x = &L->made[L->nmade++];
+    x->call = call;
+    memcpy(x->args, args, (size_t)n * sizeof *args);
+    x->nargs = n;
+    x->hash = h;
+    x->fn = f;
+    size_t i = (size_t)h & (L->capslots - 1);
+    while (L->slots[i])
+        i = (i + 1) & (L->capslots - 1);
+    L->slots[i] = L->nmade;
+}
+
+/* The PrimFunc for call on args: one made before for an identical call, or
+ * a new one added to m. NULL with err filled when the operator refuses. */
+static Func *primfunc_for(Module *m, Legal *L, const Expr *call, const OpInfo *op, const TensorType *args, int n,
+                          OpError *err)
+{
+    uint64_t h = call_hash(call, op, args, n);
+    if (L->capslots) {
+        size_t i = slot_for(L, h, call, op, args, n);
+        if (L->slots[i])
+            return L->made[L->slots[i] - 1].fn;
+    }
+    Func *f = op_legalize(m, call, args, n, op_func_name(m, L, op->name), err);
+    if (!f)
+        return NULL;
+    vec_push(&m->arena, &m->funcs, &m->nfuncs, &(int){ m->nfuncs }, f);
+    remember_made(L, call, args, n, h, f);
+    return f;
 }
 
 static StructInfo *tensor_sinfo(Module *m, const TensorType *t, Loc loc)
@@ -131,9 +280,10 @@ static Expr *call_tir(Module *m, Func *f, Expr *const *items, int ntensors, cons
     return call_tir_new(m, f, items, ntensors, si, loc);
 }
 
-static int legalize_func(Module *m, Func *fn, PassCtx *ctx)
+static int legalize_func(Module *m, Legal *L, Func *fn, PassCtx *ctx)
 {
     Env E = { 0 };
+    int status = 0;
     for (int i = 0; i < fn->nparams; i++) {
         TensorType t;
         if (type_of_sinfo(fn->params[i]->sinfo, &t) == 0)
@@ -178,28 +328,38 @@ static int legalize_func(Module *m, Func *fn, PassCtx *ctx)
             TensorType outs[OP_MAX_ARGS];
             int nout = 0;
             if (op_infer(e, args, n, outs, &nout, &err) == 0)
-                f = op_legalize(m, e, args, n, op_func_name(m, op->name), &err);
-            if (!f)
-                return diag_error(ctx->src, err.loc.line ? err.loc : e->loc, "%s", err.msg);
-            vec_push(&m->arena, &m->funcs, &m->nfuncs, &(int){ m->nfuncs }, f);
+                f = primfunc_for(m, L, e, op, args, n, &err);
+            if (!f) {
+                status = diag_error(ctx->src, err.loc.line ? err.loc : e->loc, "%s", err.msg);
+                goto done;
+            }
             bd->value = call_tir(m, f, items, n, outs, op->tuple_out ? nout : 0, e->loc);
             if (!bd->var->sinfo)
                 bd->var->sinfo = op->tuple_out ? tuple_sinfo(m, outs, nout, e->loc) : tensor_sinfo(m, &outs[0], e->loc);
             if (!op->tuple_out)
                 remember(m, &E, bd->var, &outs[0]);
         }
-    return 0;
+done:
+    ptrmap_free(&E.index);
+    return status;
 }
 
 int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
     (void)opts;
     (void)nopts;
-    int n = m->nfuncs;
+    int n = m->nfuncs, status = 0;
+    Legal L = { 0 };
     for (int i = 0; i < n; i++)
-        if (is_plannable(m->funcs[i]) && legalize_func(m, m->funcs[i], ctx))
-            return -1;
+        ptrmap_put(&L.taken, m->funcs[i]->name, 1);
+    for (int i = 0; i < n && !status; i++)
+        if (is_plannable(m->funcs[i]))
+            status = legalize_func(m, &L, m->funcs[i], ctx);
     if (m->nfuncs > n)
         m->bare = 0;
-    return 0;
+    free(L.made);
+    free(L.slots);
+    ptrmap_free(&L.taken);
+    ptrmap_free(&L.next);
+    return status;
 }

@@ -2,12 +2,16 @@
 # The test runner. Every testsuite/**/*.tir names its lopt arguments on its
 # first line (`# lopt: ARGS`, %s is the file, appended when absent unless
 # ARGS start with --map); its .expected holds stdout,
-# then stderr after a `# stderr:` line, then `# exit: N`. UPDATE=1 rewrites
+# then stderr after a `# stderr:` line (the time --verify-exec reports
+# written as <time>), then `# exit: N`. UPDATE=1 rewrites
 # the expectations for review. Then every test and example that lopt accepts
 # is checked to round-trip: print(parse(print(parse(x)))) == print(parse(x)),
 # (for roundtrip/ and spellings/ also through --print-style=tvm), and every
 # example is run with --run.
 # Usage: sh testsuite/run.sh [filter]   (LOPT names the binary under test)
+# The cases listed in testsuite/slow.list (tests, and examples whose --run is
+# slow under the sanitizers) are skipped unless SLOW=all; SLOW=only runs only
+# them (make check-slow). A line per area reports progress.
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 LOPT=${LOPT:-$top/lopt}
@@ -42,7 +46,8 @@ run_one() {
         cat "$tmp/out"
         if [ -s "$tmp/err" ]; then
             echo "# stderr:"
-            cat "$tmp/err"
+            # the one line whose text varies from run to run: a time
+            sed -E 's/^(lopt: verify-exec: .*, in )[0-9]+\.[0-9]+ s$/\1<time> s/' "$tmp/err"
         fi
         echo "# exit: $(cat "$tmp/rc")"
     } >"$tmp/got"
@@ -99,20 +104,47 @@ roundtrip_one() {
     esac
 }
 
+slow=${SLOW:-}
+skipped=0
+start=$(date +%s)
+# Whether the case at path (from the top) is to be skipped in this run.
+skip() {
+    if grep -qxF "$1" "$top/testsuite/slow.list" 2>/dev/null; then
+        [ "$slow" = only ] || [ "$slow" = all ] && return 1
+        skipped=$((skipped + 1))
+        return 0
+    fi
+    [ "$slow" = only ]
+}
+
+area=
+progress() {
+    if [ -n "$area" ] && [ "$1" != "$area" ]; then
+        echo "  $area done: $pass passed, $fail failed in all ($(( $(date +%s) - start )) s)"
+    fi
+    area=$1
+}
+
 cd "$top/testsuite" || exit 2
 for t in $(find . -name '*.tir' | sed 's|^\./||' | LC_ALL=C sort); do
     case "$t" in *"$filter"*) ;; *) continue ;; esac
     case "$t" in fuzz/*) continue ;; esac
+    skip "testsuite/$t" && continue
+    progress "${t%%/*}"
     run_one "$t"
 done
+progress "round trips"
 cd "$top" || exit 2
 for f in $(find testsuite examples -name '*.tir' | LC_ALL=C sort); do
     case "$f" in *"$filter"*) ;; *) continue ;; esac
+    [ "$slow" = only ] && continue
     roundtrip_one "$f"
 done
+progress "runs of examples"
 # Every example runs on seeded inputs.
 for f in $(find examples -name '*.tir' | LC_ALL=C sort); do
     case "$f" in *"$filter"*) ;; *) continue ;; esac
+    skip "$f" && continue
     if "$LOPT" --run "$f" >"$tmp/out" 2>"$tmp/err"; then
         pass=$((pass + 1))
     else
@@ -121,9 +153,11 @@ for f in $(find examples -name '*.tir' | LC_ALL=C sort); do
         fail=$((fail + 1))
     fi
 done
+progress "reads of examples"
 # Every example must be accepted as it is.
 for f in $(find examples -name '*.tir' | LC_ALL=C sort); do
     case "$f" in *"$filter"*) ;; *) continue ;; esac
+    [ "$slow" = only ] && continue
     if "$LOPT" "$f" >/dev/null 2>"$tmp/err"; then
         pass=$((pass + 1))
     else
@@ -133,5 +167,7 @@ for f in $(find examples -name '*.tir' | LC_ALL=C sort); do
     fi
 done
 
+progress end
+[ "$skipped" -gt 0 ] && echo "  $skipped slow cases skipped (make check-slow runs them)"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
