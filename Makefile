@@ -119,9 +119,11 @@ fuzz: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_parse.c
 	@mkdir -p build/fuzz-corpus
 	clang $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -o build/fuzz_parse \
 	  testsuite/fuzz/fuzz_parse.c $(LIBSRC) -lm
-	cp testsuite/roundtrip/*.tir examples/*.tir build/fuzz-corpus/ 2>/dev/null || true
+	cp testsuite/roundtrip/*.tir testsuite/roundtrip/tvm/*.tir testsuite/spellings/*.tir \
+	  testsuite/fuzz/tvm/*.tir examples/*.tir build/fuzz-corpus/ 2>/dev/null || true
+	cat testsuite/fuzz/tir.dict testsuite/fuzz/tvm/tvm.dict > build/fuzz.dict
 	./build/fuzz_parse -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-	  -dict=testsuite/fuzz/tir.dict build/fuzz-corpus
+	  -dict=build/fuzz.dict build/fuzz-corpus
 
 # The model fuzzer: random valid modules through every pipeline users run, under
 # the sanitizers with --verify-exec, for FUZZ_SECONDS (the read-back, fixed-point
