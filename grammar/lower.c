@@ -1879,6 +1879,14 @@ static Expr *lower_rcall(Reader *R, const Sx *e)
     }
     if (!name)
         return ERR(R, e->loc, "cannot call this expression"), NULL;
+    if (fn->kind == SX_NAME && fn->u.name->bind_kind == BK_RVAR) {
+        /* f(x) where f is a Relax value: a local function, or a function passed in */
+        Expr *callee = lower_rexpr(R, fn);
+        Expr *x = callee ? lower_call(R, e, name, lower_rexpr) : NULL;
+        if (x)
+            x->u.call.callee = callee;
+        return x;
+    }
     if (strcmp(name, "R.const") == 0)
         return lower_const(R, e);
     if (strcmp(name, "R.call_tir") == 0 || strcmp(name, "relax.call_tir") == 0)
@@ -2535,13 +2543,30 @@ int stream_class(Parser *P, Sym *name)
 int stream_def_begin(Parser *P, St *header)
 {
     Reader *R = P->R;
-    if (R->nctx)
-        return ERR(R, header->loc, "functions cannot be nested");
-    if (!R->in_class && R->m->nfuncs > 0)
-        return ERR(R, header->loc, "a file holds one module or one function; this is a second");
-    Func *f = declare_func(R, header);
-    if (!f)
-        return -1;
+    Func *f;
+    if (R->nctx) {
+        /* a Relax function defined in a Relax function's body: a local value */
+        Ctx *o = top(R);
+        if (o->kind != CTX_RELAX || R->nctx >= MAX_CTX - 1)
+            return ERR(R, header->loc, "a function may be defined only in a Relax function's body (not in a dataflow block or a prim_func)");
+        if (relax_params(R, o))
+            return -1;
+        if (header->u.def.decorators.n != 1)
+            return ERR(R, header->loc, "a function needs exactly one decorator: @R.function");
+        f = arena_zalloc(R->a, sizeof *f);
+        if (decorator_kind(R, header->u.def.decorators.items[0], f))
+            return -1;
+        if (f->kind != F_RELAX)
+            return ERR(R, header->loc, "a function defined inside a Relax function is a Relax function");
+        f->name = header->u.def.name;
+        f->loc = header->u.def.name_loc;
+        f->is_local = 1;
+    } else {
+        if (!R->in_class && R->m->nfuncs > 0)
+            return ERR(R, header->loc, "a file holds one module or one function; this is a second");
+        if (!(f = declare_func(R, header)))
+            return -1;
+    }
     Ctx *c = push_ctx(P, f->kind == F_RELAX ? CTX_RELAX : CTX_PRIM);
     c->f = f;
     c->header = header;
@@ -2564,7 +2589,25 @@ int stream_def_end(Parser *P, St *header, StList *body)
             r = relax_end(R, c);
         unbind_to(R, c->undo);
     }
+    Func *f = c->f;
     pop_ctx(P);
+    if (r == 0 && f->is_local) {
+        /* the outer function binds the local one's name: inner = <function> */
+        Ctx *o = top(R);
+        R->fn = o->f;
+        if (!o->block) {
+            o->block = new_block(R, o->f, 0, header->loc);
+            o->cap = 0;
+        }
+        Binding *bd = arena_zalloc(R->a, sizeof *bd);
+        bd->loc = header->loc;
+        bd->value = expr_new(R->a, E_FUNC, header->loc);
+        bd->value->u.global.fn = f;
+        bd->value->u.global.name = f->name;
+        bd->var = var_new(R->a, f->name, VAR_RELAX, f->loc);
+        bind(R, f->name, BK_RVAR, bd->var);
+        vec_push(R->a, &o->block->binds, &o->block->nbinds, &o->cap, bd);
+    }
     header->kind = ST_LOWERED;
     memset(&header->u.def.body, 0, sizeof header->u.def.body);
     return r;

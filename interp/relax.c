@@ -440,8 +440,15 @@ static Value *eval(Env *E, const Expr *e)
         return constant(E, e);
     case E_IF:
         return run_if(E, e);
+    case E_FUNC:
+        return rerr(E, e->loc, "--run does not execute a function defined inside a function (%s) yet", e->u.global.name->str), NULL;
+    case E_GLOBAL:
+        return rerr(E, e->loc, "--run does not hold a function in a value (%s) yet; call it as cls.%s(...)",
+                    e->u.global.name->str, e->u.global.name->str), NULL;
     case E_CALL: {
         const char *op = e->u.call.op->str;
+        if (e->u.call.callee && e->u.call.callee->kind != E_GLOBAL)
+            return rerr(E, e->loc, "--run does not call a function held in a value (a local function) yet"), NULL;
         if (e->u.call.callee) {
             Func *f = e->u.call.callee->u.global.fn;
             if (f->kind != F_RELAX)

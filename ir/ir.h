@@ -85,7 +85,8 @@ typedef enum {
     E_INDEXMAP,   /* T.index_map(lambda i, j: (...)) */
     E_SINFO,      /* struct info used as a value: out_sinfo=R.Tensor(...) */
     E_CONST,      /* R.const(value, dtype): a tensor constant */
-    E_IF          /* Relax if/else: each branch a sequence of bindings and a result */
+    E_IF,         /* Relax if/else: each branch a sequence of bindings and a result */
+    E_FUNC        /* a Relax function defined inside another (u.global: not in the module) */
 } ExprKind;
 
 /* A branch of a Relax if: its bindings, then the value the branch gives. */
@@ -218,6 +219,7 @@ struct Func {
     Loc loc;
     int is_private;
     int is_impure;        /* @R.function(pure=False): bindings may have effects */
+    int is_local;         /* defined inside another Relax function (E_FUNC) */
     Expr *attrs;          /* R.func_attr / T.func_attr dict, or NULL */
     /* Relax */
     Var **params;

@@ -445,6 +445,7 @@ static void call_tir(Verifier *V, const Expr *e)
 }
 
 static void relax_branch(Verifier *V, const RSeq *q);
+static void relax_func(Verifier *V, Func *f);
 /* A registered operator's keywords; an unknown R.* name, on the input. */
 static void op_call(Verifier *V, const Expr *e)
 {
@@ -477,6 +478,14 @@ static void rexpr(Verifier *V, const Expr *e)
     case E_TUPLE: case E_LIST: rexprs(V, e->u.list.items, e->u.list.n); break;
     case E_DICT: rexprs(V, e->u.dict.vals, e->u.dict.n); break;
     case E_GETITEM: rexpr(V, e->u.get.tuple); break;
+    case E_FUNC: {
+        /* a local function sees the names bound before it */
+        const Func *outer = V->fn;
+        V->fn = e->u.global.fn;
+        relax_func(V, e->u.global.fn);
+        V->fn = outer;
+        break;
+    }
     case E_IF: {
         rexpr(V, e->u.rif.cond);
         const StructInfo *c = sinfo_of(e->u.rif.cond);
@@ -495,7 +504,11 @@ static void rexpr(Verifier *V, const Expr *e)
     case E_CALL:
         if (e->u.call.callee) {
             rexpr(V, e->u.call.callee);
-            if (e->u.call.callee->u.global.fn->kind != F_RELAX && !V->fn->is_impure)
+            const StructInfo *cs = sinfo_of(e->u.call.callee);
+            if (e->u.call.callee->kind == E_VAR && cs && cs->kind != SI_OBJECT)
+                VERR(V, e->u.call.callee->loc, "'%s' is not a function: it is a %s", e->u.call.callee->u.var->name->str,
+                     cs->kind == SI_TENSOR ? "tensor" : cs->kind == SI_TUPLE ? "tuple" : cs->kind == SI_SHAPE ? "shape" : "scalar");
+            if (e->u.call.callee->kind == E_GLOBAL && e->u.call.callee->u.global.fn->kind != F_RELAX && !V->fn->is_impure)
                 VERR(V, e->loc, "'%s' is a prim_func; call it with R.call_tir", e->u.call.callee->u.global.name->str);
         }
         rexprs(V, e->u.call.args, e->u.call.nargs + e->u.call.nkw);

@@ -143,8 +143,12 @@ static void count_expr(const Expr *e, PtrMap *uses)
         count_expr(e->u.get.tuple, uses);
         break;
     case E_CALL:
+        count_expr(e->u.call.callee, uses);
         for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
             count_expr(e->u.call.args[i], uses);
+        break;
+    case E_FUNC:
+        count_uses(e->u.global.fn, uses);
         break;
     default:
         break;
@@ -160,9 +164,11 @@ void count_uses(const Func *fn, PtrMap *uses)
 int has_control_flow(const Func *fn)
 {
     for (int b = 0; b < fn->nblocks; b++)
-        for (int i = 0; i < fn->blocks[b]->nbinds; i++)
-            if (fn->blocks[b]->binds[i]->value->kind == E_IF)
+        for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
+            const Expr *v = fn->blocks[b]->binds[i]->value;
+            if (v->kind == E_IF || v->kind == E_FUNC || (v->kind == E_CALL && v->u.call.callee && v->u.call.callee->kind != E_GLOBAL))
                 return 1;
+        }
     return 0;
 }
 
@@ -198,6 +204,9 @@ void mark_globals(const Expr *e, PtrMap *used)
         mark_globals(e->u.call.callee, used);
         for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
             mark_globals(e->u.call.args[i], used);
+        break;
+    case E_FUNC:
+        mark_func_globals(e->u.global.fn, used);
         break;
     case E_IF:
         mark_globals(e->u.rif.cond, used);

@@ -29,8 +29,9 @@ int func_is_frozen(const Func *f);
 /* Counts, for every Relax variable, its uses in fn (bindings, outputs,
  * result, and inside the branches of its ifs). */
 void count_uses(const Func *fn, PtrMap *uses);
-/* Whether fn holds a Relax if. The layout passes leave such a function as
- * it is: they do not move rewrites into, out of or across branches. */
+/* Whether fn holds a Relax if, a local function or a call of a function
+ * value. The layout passes leave such a function as it is: they do not move
+ * rewrites into, out of or across branches or functions. */
 int has_control_flow(const Func *fn);
 /* A pure Relax function without control flow: one the layout passes change. */
 int is_plannable(const Func *fn);

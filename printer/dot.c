@@ -101,6 +101,10 @@ static void func_graph(FILE *out, const Func *fn)
             } else if (e->kind == E_CONST) {
                 what = "const";
                 style = "shape=ellipse, style=dashed";
+            } else if (e->kind == E_FUNC) {
+                what = "function";
+                style = "shape=box, style=rounded";
+                args = NULL;
             } else if (e->kind == E_IF) {
                 /* the branches are not drawn: the node stands for the whole if */
                 what = "if";

@@ -14,6 +14,7 @@ typedef struct Printer {
     FILE *out;
     int indent;
     int tvm;          /* --print-style=tvm: the spellings current TVM reads */
+    const Module *m;  /* the module being printed (local functions need its name) */
     size_t len;
     char buf[1 << 15];
 } Printer;
@@ -332,6 +333,7 @@ static void expr(Printer *p, const Expr *e, int ctx)
         put(p, "(");
     switch (e->kind) {
     case E_IF: put(p, "<if>"); break;   /* a binding's value only; binding() writes it */
+    case E_FUNC: put(p, e->u.global.name->str); break;
     case E_VAR: put(p, e->u.var->name->str); break;
     case E_INT:
         if (e->u.i.dtype != DT_VOID)
@@ -787,8 +789,9 @@ static int uses_global(const Expr *e)
     case E_GETITEM: return uses_global(e->u.get.tuple);
     case E_IF:
         return uses_global(e->u.rif.cond) || seq_uses_global(e->u.rif.then) || seq_uses_global(e->u.rif.orelse);
+    case E_FUNC: return 0;   /* the local function says cls = Module itself */
     case E_CALL:
-        if (e->u.call.callee)
+        if (e->u.call.callee && e->u.call.callee->kind == E_GLOBAL)
             return 1;
         for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
             if (uses_global(e->u.call.args[i]))
@@ -843,8 +846,16 @@ static void branch_seq(Printer *p, const Binding *b, const RSeq *q)
     p->indent--;
 }
 
+static void relax_func(Printer *p, const Module *m, const Func *f);
+
 static void binding(Printer *p, const Binding *b)
 {
+    if (b->value->kind == E_FUNC) {
+        /* a local function: its definition binds its name */
+        relax_func(p, p->m, b->value->u.global.fn);
+        put(p, "\n");
+        return;
+    }
     if (b->value->kind == E_IF) {
         line(p);
         put(p, "if ");
@@ -925,6 +936,7 @@ static void func(Printer *p, const Module *m, const Func *f)
 
 static void print_module_to(Printer *p, const Module *m)
 {
+    p->m = m;
     if (p->tvm) {
         /* TVM's printer writes the imports its parser needs */
         put(p, "# from tvm.script import ir as I\n# from tvm.script import tir as T\n"
@@ -963,6 +975,7 @@ static Printer *printer_new(FILE *out)
         abort();
     p->out = out;
     p->tvm = 0;
+    p->m = NULL;
     p->indent = 0;
     p->len = 0;
     return p;
