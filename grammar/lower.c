@@ -989,6 +989,12 @@ static int new_iter(Reader *R, Block *b, int *cap, const Sx *name, char kind, Ex
     return 0;
 }
 
+static int is_zero_const(const Expr *e)
+{
+    int64_t v;
+    return expr_const_int(e, &v) == 0 && v == 0;
+}
+
 /* vi, vj = T.axis.remap("SS", [i, j]) */
 static int lower_remap(Reader *R, Block *b, int *cap, const St *st, const Sx *call)
 {
@@ -1014,7 +1020,22 @@ static int lower_remap(Reader *R, Block *b, int *cap, const St *st, const Sx *ca
         if (binding->kind != E_VAR || !binding->u.var->loop)
             return lv->kind == SX_NAME ? ERR(R, lv->loc, "T.axis.remap binds loop variables; '%s' is not one", lv->u.name->str)
                                        : ERR(R, lv->loc, "T.axis.remap binds loop variables; bind an expression with T.axis.spatial(extent, value)");
-        if (new_iter(R, b, cap, nt == 1 ? tg : tg->u.elems.items[i], kinds[i], binding->u.var->loop->u.loop.extent, binding))
+        /* the domain covers the loop's range: [0, min + extent) when the loop
+         * starts past 0, as T.serial(1, 3) does */
+        const Stmt *loop = binding->u.var->loop;
+        Expr *dom = loop->u.loop.extent;
+        int64_t lo, ext;
+        if (!is_zero_const(loop->u.loop.min)) {
+            if (expr_const_int(loop->u.loop.min, &lo) == 0 && expr_const_int(dom, &ext) == 0) {
+                dom = expr_int(R->a, lo + ext, loop->u.loop.extent->kind == E_INT ? loop->u.loop.extent->u.i.dtype : DT_VOID, lv->loc);
+            } else {
+                dom = expr_new(R->a, E_BIN, lv->loc);
+                dom->u.bin.op = B_ADD;
+                dom->u.bin.a = loop->u.loop.min;
+                dom->u.bin.b = loop->u.loop.extent;
+            }
+        }
+        if (new_iter(R, b, cap, nt == 1 ? tg : tg->u.elems.items[i], kinds[i], dom, binding))
             return -1;
     }
     return 0;
