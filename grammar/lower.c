@@ -1540,7 +1540,14 @@ static Expr *lower_dim(Reader *R, const Sx *e)
         }
         return ERR(R, e->loc, "undefined symbolic dimension '%s'", e->u.name->str), NULL;
     case SX_BINOP:
-    case SX_UNARY: return lower_arith(R, e, lower_dim);
+        if (e->u.bin.op != OP_ADD && e->u.bin.op != OP_SUB && e->u.bin.op != OP_MUL && e->u.bin.op != OP_FLOORDIV &&
+            e->u.bin.op != OP_MOD)
+            return ERR(R, e->loc, "a dimension is integer arithmetic: +, -, *, // and %% on integers and symbolic names"), NULL;
+        return lower_arith(R, e, lower_dim);
+    case SX_UNARY:
+        if (e->u.bin.op == OP_NOT)
+            return ERR(R, e->loc, "a dimension is integer arithmetic: +, -, *, // and %% on integers and symbolic names"), NULL;
+        return lower_arith(R, e, lower_dim);
     case SX_CALL: {
         DType t;
         Args a;
