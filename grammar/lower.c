@@ -901,7 +901,10 @@ static Stmt *lower_for(Reader *R, const St *st)
         Expr *ext = hi;
         int64_t l, h;
         if (a.npos == 2 && expr_const_int(lo, &l) == 0 && expr_const_int(hi, &h) == 0) {
-            ext = expr_int(R->a, h - l, hi->u.i.dtype, hi->loc);
+            int64_t d;
+            if (__builtin_sub_overflow(h, l, &d))
+                return ERR(R, it->loc, "the loop from %lld to %lld has more iterations than an int64 counts", (long long)l, (long long)h), NULL;
+            ext = expr_int(R->a, d, hi->u.i.dtype, hi->loc);
         } else if (a.npos == 2 && !(expr_const_int(lo, &l) == 0 && l == 0)) {
             ext = expr_new(R->a, E_BIN, hi->loc);
             ext->u.bin.op = B_SUB;
@@ -1026,8 +1029,10 @@ static int lower_remap(Reader *R, Block *b, int *cap, const St *st, const Sx *ca
         Expr *dom = loop->u.loop.extent;
         int64_t lo, ext;
         if (!is_zero_const(loop->u.loop.min)) {
-            if (expr_const_int(loop->u.loop.min, &lo) == 0 && expr_const_int(dom, &ext) == 0) {
-                dom = expr_int(R->a, lo + ext, loop->u.loop.extent->kind == E_INT ? loop->u.loop.extent->u.i.dtype : DT_VOID, lv->loc);
+            int64_t end;
+            if (expr_const_int(loop->u.loop.min, &lo) == 0 && expr_const_int(dom, &ext) == 0 &&
+                !__builtin_add_overflow(lo, ext, &end)) {
+                dom = expr_int(R->a, end, loop->u.loop.extent->kind == E_INT ? loop->u.loop.extent->u.i.dtype : DT_VOID, lv->loc);
             } else {
                 dom = expr_new(R->a, E_BIN, lv->loc);
                 dom->u.bin.op = B_ADD;

@@ -83,6 +83,9 @@ typedef struct Env {
     int n, cap;
     Value **owned;
     int nowned, capowned;
+    const Var *syms[64];       /* symbolic dimensions bound from the arguments' shapes */
+    int64_t symv[64];
+    int nsyms;
     InterpError *err;
 } Env;
 
@@ -139,6 +142,71 @@ static Value *run_if(Env *E, const Expr *e);
 static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int nargs, Value **out,
                       InterpError *err);
 
+/* The value of a dimension: an integer, or arithmetic on symbolic
+ * variables bound from the arguments' shapes. -1 when unknown. */
+static int dim_value(const Env *E, const Expr *e, int64_t *v)
+{
+    int64_t a, b;
+    switch (e->kind) {
+    case E_INT: *v = e->u.i.v; return 0;
+    case E_VAR:
+        for (int i = 0; i < E->nsyms; i++)
+            if (E->syms[i] == e->u.var) {
+                *v = E->symv[i];
+                return 0;
+            }
+        return -1;
+    case E_UNARY:
+        if (e->u.un.op != U_NEG || dim_value(E, e->u.un.a, &a) || a == INT64_MIN)
+            return -1;
+        *v = -a;
+        return 0;
+    case E_BIN:
+        if (dim_value(E, e->u.bin.a, &a) || dim_value(E, e->u.bin.b, &b))
+            return -1;
+        switch (e->u.bin.op) {
+        case B_ADD: return __builtin_add_overflow(a, b, v) ? -1 : 0;
+        case B_SUB: return __builtin_sub_overflow(a, b, v) ? -1 : 0;
+        case B_MUL: return __builtin_mul_overflow(a, b, v) ? -1 : 0;
+        case B_FLOORDIV:
+        case B_FLOORMOD: {
+            if (b == 0 || (a == INT64_MIN && b == -1))
+                return -1;
+            int64_t q = a / b, r = a % b;
+            if (r != 0 && ((r < 0) != (b < 0))) {
+                q--;
+                r += b;
+            }
+            *v = e->u.bin.op == B_FLOORDIV ? q : r;
+            return 0;
+        }
+        default: return -1;
+        }
+    default: return -1;
+    }
+}
+
+/* Binds the symbolic dimensions of a parameter's type to its argument's
+ * shape; a dimension already known must agree. */
+static int bind_dims(Env *E, const Var *p, const Tensor *t)
+{
+    const StructInfo *s = p->sinfo;
+    if (!s || s->kind != SI_TENSOR || !s->shape || s->ndim != t->ndim)
+        return 0;
+    for (int d = 0; d < s->ndim; d++) {
+        const Expr *x = s->shape[d];
+        int64_t v;
+        if (x->kind == E_VAR && x->u.var->kind == VAR_SYM && dim_value(E, x, &v) && E->nsyms < 64) {
+            E->syms[E->nsyms] = x->u.var;
+            E->symv[E->nsyms++] = t->shape[d];
+        } else if (dim_value(E, x, &v) == 0 && v != t->shape[d]) {
+            return rerr(E, p->loc, "argument '%s' has %lld in dimension %d where its type says %lld", p->name->str,
+                        (long long)t->shape[d], d, (long long)v);
+        }
+    }
+    return 0;
+}
+
 static Tensor *alloc_from_sinfo(Env *E, const StructInfo *s, Loc loc)
 {
     int64_t shape[TENSOR_MAX_RANK];
@@ -147,8 +215,8 @@ static Tensor *alloc_from_sinfo(Env *E, const StructInfo *s, Loc loc)
         return NULL;
     }
     for (int i = 0; i < s->ndim; i++)
-        if (expr_const_int(s->shape[i], &shape[i])) {
-            rerr(E, s->shape[i]->loc, "the interpreter needs constant output shapes");
+        if (dim_value(E, s->shape[i], &shape[i]) || shape[i] < 0) {
+            rerr(E, s->shape[i]->loc, "the interpreter needs output shapes it can compute from the arguments' shapes");
             return NULL;
         }
     Tensor *t = tensor_new(s->dtype, s->ndim, shape);
@@ -607,6 +675,8 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
                           f->params[i]->name->str);
             break;
         }
+        if (args[i]->kind == VAL_TENSOR && (status = bind_dims(&E, f->params[i], args[i]->t)) != 0)
+            break;
         bind(&E, f->params[i], args[i]);
     }
     if (!status)

@@ -70,6 +70,7 @@ struct SNode {
     int *iter_slot;        /* block iterators */
     const Node **bind;
     int64_t *dom;
+    const Node **domn;     /* a block iterator's domain known only at run time (symbolic), or NULL */
     char *kind;
     int niter;
     DType dt;
@@ -430,10 +431,10 @@ static void s_block(const SNode *s, Frame *fr)
     if (s->cond && !I(s->cond))
         return;
     for (int i = 0; i < s->niter; i++) {
-        int64_t v = fr->iv[s->iter_slot[i]];
-        if (s->bind[i] && (v < 0 || v >= s->dom[i]))
+        int64_t v = fr->iv[s->iter_slot[i]], d = s->domn && s->domn[i] ? I(s->domn[i]) : s->dom[i];
+        if (s->bind[i] && (v < 0 || v >= d))
             fail(fr, s->loc, "block iterator %d is bound to %lld, outside its domain [0, %lld)", i, (long long)v,
-                 (long long)s->dom[i]);
+                 (long long)d);
     }
     s_block_plain(s, fr);
 }
@@ -1175,15 +1176,21 @@ static const SNode *block(Compiled *c, const Stmt *st)
         const BlockIter *it = &b->iters[i];
         if (!it->binding)
             return cerr(c, it->loc, "block iterator '%s' has no binding", it->var->name->str), NULL;
-        if (expr_const_int(it->dom, &s->dom[i]))
-            return cerr(c, it->loc, "the interpreter needs a constant domain for '%s'", it->var->name->str), NULL;
+        if (expr_const_int(it->dom, &s->dom[i])) {
+            /* a symbolic domain, as T.axis.spatial(n, i) over n = T.int64(): checked as it runs */
+            if (!s->domn)
+                s->domn = arena_array(&c->arena, (size_t)b->niters + 1, sizeof *s->domn);
+            if (!(s->domn[i] = as_int(c, expr(c, it->dom), DT_INT64)))
+                return NULL;
+            s->dom[i] = INT64_MAX;
+        }
         s->kind[i] = it->kind;
         /* bound to a loop variable whose range is inside the domain: the
          * iterator shares the loop variable's slot, with nothing to check */
         int64_t lo, hi;
         int ls = it->binding->kind == E_VAR ? find(c->vars, c->nvars, it->binding->u.var) : -1;
         if (ls >= 0 && find(c->vars, c->nvars, it->var) < 0 && range_of(c, ls, &lo, &hi) == 0 && lo >= 0 &&
-            hi < s->dom[i]) {
+            hi < s->dom[i] && !(s->domn && s->domn[i])) {
             s->bind[i] = NULL;
             s->iter_slot[i] = ls;
             continue;
