@@ -214,6 +214,56 @@ int op_check_attrs(const Expr *call, OpError *err)
     return o ? check_attrs(o, call, err) : 0;
 }
 
+/* The operands of a call that are not its tensors: its attributes. */
+static int attrs_from(const Op *o, int ntensors)
+{
+    return o->info.tuple_arg ? 1 : ntensors;
+}
+
+uint64_t op_call_hash(const Expr *call, const TensorType *args, int nargs)
+{
+    const Op *o = find_op(call->u.call.op->str);
+    uint64_t h = (uint64_t)(uintptr_t)call->u.call.op * 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < nargs; i++) {
+        h = h * 31 + (uint64_t)args[i].dtype;
+        h = h * 31 + (uint64_t)args[i].ndim;
+        for (int d = 0; d < args[i].ndim; d++)
+            h = h * 1000003 + (uint64_t)args[i].shape[d];
+    }
+    for (int i = o ? attrs_from(o, nargs) : 0; i < call->u.call.nargs; i++)
+        h = h * 1000003 + expr_hash(call->u.call.args[i]);
+    for (int i = 0; i < call->u.call.nkw; i++)
+        h = h * 1000003 + (uint64_t)(uintptr_t)call->u.call.kw[i] + expr_hash(call_kwv(call)[i]);
+    return h;
+}
+
+static int same_types(const TensorType *a, const TensorType *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (a[i].dtype != b[i].dtype || a[i].ndim != b[i].ndim)
+            return 0;
+        for (int d = 0; d < a[i].ndim; d++)
+            if (a[i].shape[d] != b[i].shape[d])
+                return 0;
+    }
+    return 1;
+}
+
+int op_call_same(const Expr *a, const TensorType *aargs, const Expr *b, const TensorType *bargs, int nargs)
+{
+    const Op *o = find_op(a->u.call.op->str);
+    if (!o || a->u.call.op != b->u.call.op || !same_types(aargs, bargs, nargs) ||
+        a->u.call.nargs != b->u.call.nargs || a->u.call.nkw != b->u.call.nkw)
+        return 0;
+    for (int i = attrs_from(o, nargs); i < a->u.call.nargs; i++)
+        if (!expr_equal(a->u.call.args[i], b->u.call.args[i]))
+            return 0;
+    for (int i = 0; i < a->u.call.nkw; i++)
+        if (a->u.call.kw[i] != b->u.call.kw[i] || !expr_equal(call_kwv(a)[i], call_kwv(b)[i]))
+            return 0;
+    return 1;
+}
+
 /* Edit distance of a and b, letters compared without case, up to cap (the
  * answer is min(distance, cap)). */
 static int distance(const char *a, const char *b, int cap)

@@ -47,6 +47,11 @@ const OpInfo *op_registry(int *n);
 /* Checks that every keyword of a call of a registered operator is one of
  * its attributes. Returns 0 (also for calls of other names), or -1. */
 int op_check_attrs(const Expr *call, OpError *err);
+/* Calls of one operator on the same argument types with the same
+ * attributes legalize to the same PrimFunc: op_call_same says whether a and
+ * b are such calls (nargs tensors each), and op_call_hash agrees with it. */
+uint64_t op_call_hash(const Expr *call, const TensorType *args, int nargs);
+int op_call_same(const Expr *a, const TensorType *aargs, const Expr *b, const TensorType *bargs, int nargs);
 /* Whether name is a call lopt gives a meaning outside the registry
  * (R.call_tir, R.hint_on_device, R.to_vdevice, R.device) or a Relax value
  * form it keeps (R.shape, R.prim_value, R.str, R.dtype, R.match_cast). */

@@ -112,64 +112,12 @@ static Sym *op_func_name(Module *m, Legal *L, const char *op)
     }
 }
 
-/* The operands of call that are not its tensors: its attributes. */
-static int attr_start(const OpInfo *op, int ntensors)
-{
-    return op->tuple_arg ? 1 : ntensors;
-}
-
-static uint64_t call_hash(const Expr *call, const OpInfo *op, const TensorType *args, int n)
-{
-    uint64_t h = (uint64_t)(uintptr_t)call->u.call.op * 0x9E3779B97F4A7C15ull;
-    for (int i = 0; i < n; i++) {
-        h = h * 31 + (uint64_t)args[i].dtype;
-        h = h * 31 + (uint64_t)args[i].ndim;
-        for (int d = 0; d < args[i].ndim; d++)
-            h = h * 1000003 + (uint64_t)args[i].shape[d];
-    }
-    for (int i = attr_start(op, n); i < call->u.call.nargs; i++)
-        h = h * 1000003 + expr_hash(call->u.call.args[i]);
-    for (int i = 0; i < call->u.call.nkw; i++)
-        h = h * 1000003 + (uint64_t)(uintptr_t)call->u.call.kw[i] + expr_hash(call_kwv(call)[i]);
-    return h;
-}
-
-static int same_types(const TensorType *a, const TensorType *b, int n)
-{
-    for (int i = 0; i < n; i++) {
-        if (a[i].dtype != b[i].dtype || a[i].ndim != b[i].ndim)
-            return 0;
-        for (int d = 0; d < a[i].ndim; d++)
-            if (a[i].shape[d] != b[i].shape[d])
-                return 0;
-    }
-    return 1;
-}
-
-/* Whether a PrimFunc made for x serves call: the same operator, argument
- * types and attributes (ir/ops.c builds the PrimFunc from nothing else). */
-static int same_call(const Made *x, const Expr *call, const OpInfo *op, const TensorType *args, int n)
-{
-    const Expr *y = x->call;
-    if (y->u.call.op != call->u.call.op || x->nargs != n || !same_types(x->args, args, n) ||
-        y->u.call.nargs != call->u.call.nargs || y->u.call.nkw != call->u.call.nkw)
-        return 0;
-    for (int i = attr_start(op, n); i < call->u.call.nargs; i++)
-        if (!expr_equal(y->u.call.args[i], call->u.call.args[i]))
-            return 0;
-    for (int i = 0; i < call->u.call.nkw; i++)
-        if (y->u.call.kw[i] != call->u.call.kw[i] || !expr_equal(call_kwv(y)[i], call_kwv(call)[i]))
-            return 0;
-    return 1;
-}
-
-static size_t slot_for(const Legal *L, uint64_t h, const Expr *call, const OpInfo *op, const TensorType *args,
-                       int n)
+static size_t slot_for(const Legal *L, uint64_t h, const Expr *call, const TensorType *args, int n)
 {
     size_t i = (size_t)h & (L->capslots - 1);
     while (L->slots[i]) {
         const Made *x = &L->made[L->slots[i] - 1];
-        if (x->hash == h && same_call(x, call, op, args, n))
+        if (x->hash == h && x->nargs == n && op_call_same(x->call, x->args, call, args, n))
             break;
         i = (i + 1) & (L->capslots - 1);
     }
@@ -217,9 +165,9 @@ static void remember_made(Legal *L, const Expr *call, const TensorType *args, in
 static Func *primfunc_for(Module *m, Legal *L, const Expr *call, const OpInfo *op, const TensorType *args, int n,
                           OpError *err)
 {
-    uint64_t h = call_hash(call, op, args, n);
+    uint64_t h = op_call_hash(call, args, n);
     if (L->capslots) {
-        size_t i = slot_for(L, h, call, op, args, n);
+        size_t i = slot_for(L, h, call, args, n);
         if (L->slots[i])
             return L->made[L->slots[i] - 1].fn;
     }
