@@ -1406,47 +1406,14 @@ typedef struct Cache {
     Compiled *c;
 } Cache;
 
-/* The PrimFunc made for an operator call; calls of one operator on the
- * same types with the same attributes share it (op_call_same). */
-typedef struct Legal {
-    const Expr *call;
-    TensorType args[OP_MAX_ARGS];
-    int nargs;
-    uint64_t hash;
-    Func *fn;
-} Legal;
-
 struct Interp {
     Module *m;
     Cache *cache;
     int ncache, capcache;
     Module *scratch;       /* PrimFuncs of legalized operator calls */
-    Legal *legal;
-    int nlegal, caplegal;
-    int *slots;            /* open addressing over legal: 1 + an index, or 0 */
-    size_t capslots;
+    OpTable legal;         /* the calls they serve */
     int64_t steps, max_steps;
 };
-
-/* Room in the index for one more entry of legal. */
-static void index_legal(Interp *in)
-{
-    if (2 * ((size_t)in->nlegal + 1) <= in->capslots)
-        return;
-    size_t cap = in->capslots ? 2 * in->capslots : 64;
-    int *slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        abort();
-    for (int k = 0; k < in->nlegal; k++) {
-        size_t i = (size_t)in->legal[k].hash & (cap - 1);
-        while (slots[i])
-            i = (i + 1) & (cap - 1);
-        slots[i] = k + 1;
-    }
-    free(in->slots);
-    in->slots = slots;
-    in->capslots = cap;
-}
 
 Func *interp_legalized(Interp *in, const Expr *call, const TensorType *args, int nargs, OpError *err)
 {
@@ -1455,39 +1422,16 @@ Func *interp_legalized(Interp *in, const Expr *call, const TensorType *args, int
         snprintf(err->msg, sizeof err->msg, "too many arguments");
         return NULL;
     }
-    uint64_t h = op_call_hash(call, args, nargs);
-    for (size_t i = in->capslots ? (size_t)h & (in->capslots - 1) : 0; in->capslots && in->slots[i];
-         i = (i + 1) & (in->capslots - 1)) {
-        const Legal *l = &in->legal[in->slots[i] - 1];
-        if (l->hash == h && l->nargs == nargs && op_call_same(l->call, l->args, call, args, nargs))
-            return l->fn;
-    }
+    Func *f = op_table_find(&in->legal, call, args, nargs);
+    if (f)
+        return f;
     if (!in->scratch)
         in->scratch = module_new();
     char name[32];
-    snprintf(name, sizeof name, "legalized%d", in->nlegal);
-    Func *f = op_legalize(in->scratch, call, args, nargs, intern_cstr(&in->scratch->names, name), err);
-    if (!f)
+    snprintf(name, sizeof name, "legalized%d", in->legal.n);
+    if (!(f = op_legalize(in->scratch, call, args, nargs, intern_cstr(&in->scratch->names, name), err)))
         return NULL;
-    if (in->nlegal == in->caplegal) {
-        in->caplegal = in->caplegal ? 2 * in->caplegal : 8;
-        Legal *g = realloc(in->legal, (size_t)in->caplegal * sizeof *g);
-        if (!g)
-            abort();
-        in->legal = g;
-    }
-    index_legal(in);
-    Legal *l = &in->legal[in->nlegal++];
-    memset(l, 0, sizeof *l);
-    l->call = call;
-    l->nargs = nargs;
-    memcpy(l->args, args, (size_t)nargs * sizeof *args);
-    l->hash = h;
-    l->fn = f;
-    size_t i = (size_t)h & (in->capslots - 1);
-    while (in->slots[i])
-        i = (i + 1) & (in->capslots - 1);
-    in->slots[i] = in->nlegal;
+    op_table_add(&in->legal, call, args, nargs, f);
     return f;
 }
 
@@ -1518,8 +1462,7 @@ void interp_free(Interp *in)
     for (int i = 0; i < in->ncache; i++)
         compiled_free(in->cache[i].c);
     free(in->cache);
-    free(in->legal);
-    free(in->slots);
+    op_table_free(&in->legal);
     if (in->scratch)
         module_free(in->scratch);
     free(in);

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "indexmap.h"
@@ -262,6 +263,64 @@ int op_call_same(const Expr *a, const TensorType *aargs, const Expr *b, const Te
         if (a->u.call.kw[i] != b->u.call.kw[i] || !expr_equal(call_kwv(a)[i], call_kwv(b)[i]))
             return 0;
     return 1;
+}
+
+Func *op_table_find(const OpTable *t, const Expr *call, const TensorType *args, int nargs)
+{
+    if (!t->capslots)
+        return NULL;
+    uint64_t h = op_call_hash(call, args, nargs);
+    for (size_t i = (size_t)h & (t->capslots - 1); t->slots[i]; i = (i + 1) & (t->capslots - 1)) {
+        const OpTableEntry *x = &t->items[t->slots[i] - 1];
+        if (x->hash == h && x->nargs == nargs && op_call_same(x->call, x->args, call, args, nargs))
+            return x->fn;
+    }
+    return NULL;
+}
+
+static void table_slot(int *slots, size_t cap, uint64_t h, int index)
+{
+    size_t i = (size_t)h & (cap - 1);
+    while (slots[i])
+        i = (i + 1) & (cap - 1);
+    slots[i] = index + 1;
+}
+
+void op_table_add(OpTable *t, const Expr *call, const TensorType *args, int nargs, Func *fn)
+{
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 16;
+        OpTableEntry *g = realloc(t->items, (size_t)t->cap * sizeof *g);
+        if (!g)
+            abort();
+        t->items = g;
+    }
+    if (2 * ((size_t)t->n + 1) > t->capslots) {
+        size_t cap = t->capslots ? 2 * t->capslots : 64;
+        int *slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            abort();
+        for (int k = 0; k < t->n; k++)
+            table_slot(slots, cap, t->items[k].hash, k);
+        free(t->slots);
+        t->slots = slots;
+        t->capslots = cap;
+    }
+    OpTableEntry *x = &t->items[t->n];
+    memset(x, 0, sizeof *x);
+    x->call = call;
+    memcpy(x->args, args, (size_t)nargs * sizeof *args);
+    x->nargs = nargs;
+    x->hash = op_call_hash(call, args, nargs);
+    x->fn = fn;
+    table_slot(t->slots, t->capslots, x->hash, t->n++);
+}
+
+void op_table_free(OpTable *t)
+{
+    free(t->items);
+    free(t->slots);
+    memset(t, 0, sizeof *t);
 }
 
 /* Edit distance of a and b, letters compared without case, up to cap (the

@@ -5,7 +5,6 @@
  * one PrimFunc, found through a hash of the call's structure; the pass is
  * linear in the number of bindings. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../ir/ops.h"
@@ -19,21 +18,9 @@ typedef struct Env {
     PtrMap index;          /* var -> 1 + its latest entry in vars */
 } Env;
 
-/* A PrimFunc made for a call, and what it was made from. */
-typedef struct Made {
-    const Expr *call;
-    TensorType args[OP_MAX_ARGS];
-    int nargs;
-    uint64_t hash;
-    Func *fn;
-} Made;
-
 /* Everything one run of the pass shares across functions. */
 typedef struct Legal {
-    Made *made;
-    int nmade, capmade;
-    int *slots;            /* open addressing: 1 + an index into made, or 0 */
-    size_t capslots;
+    OpTable made;          /* the PrimFuncs made, by the calls they serve */
     PtrMap taken;          /* function names in use */
     PtrMap next;           /* operator base name -> the next suffix to try */
 } Legal;
@@ -112,70 +99,18 @@ static Sym *op_func_name(Module *m, Legal *L, const char *op)
     }
 }
 
-static size_t slot_for(const Legal *L, uint64_t h, const Expr *call, const TensorType *args, int n)
-{
-    size_t i = (size_t)h & (L->capslots - 1);
-    while (L->slots[i]) {
-        const Made *x = &L->made[L->slots[i] - 1];
-        if (x->hash == h && x->nargs == n && op_call_same(x->call, x->args, call, args, n))
-            break;
-        i = (i + 1) & (L->capslots - 1);
-    }
-    return i;
-}
-
-static void remember_made(Legal *L, const Expr *call, const TensorType *args, int n, uint64_t h, Func *f)
-{
-    if (L->nmade == L->capmade) {
-        L->capmade = L->capmade ? 2 * L->capmade : 16;
-        Made *g = realloc(L->made, (size_t)L->capmade * sizeof *g);
-        if (!g)
-            abort();
-        L->made = g;
-    }
-    if (2 * ((size_t)L->nmade + 1) > L->capslots) {
-        size_t cap = L->capslots ? 2 * L->capslots : 64;
-        int *slots = calloc(cap, sizeof *slots);
-        if (!slots)
-            abort();
-        for (int k = 0; k < L->nmade; k++) {
-            size_t i = (size_t)L->made[k].hash & (cap - 1);
-            while (slots[i])
-                i = (i + 1) & (cap - 1);
-            slots[i] = k + 1;
-        }
-        free(L->slots);
-        L->slots = slots;
-        L->capslots = cap;
-    }
-    Made *x = &L->made[L->nmade++];
-    x->call = call;
-    memcpy(x->args, args, (size_t)n * sizeof *args);
-    x->nargs = n;
-    x->hash = h;
-    x->fn = f;
-    size_t i = (size_t)h & (L->capslots - 1);
-    while (L->slots[i])
-        i = (i + 1) & (L->capslots - 1);
-    L->slots[i] = L->nmade;
-}
-
 /* The PrimFunc for call on args: one made before for an identical call, or
  * a new one added to m. NULL with err filled when the operator refuses. */
 static Func *primfunc_for(Module *m, Legal *L, const Expr *call, const OpInfo *op, const TensorType *args, int n,
                           OpError *err)
 {
-    uint64_t h = op_call_hash(call, args, n);
-    if (L->capslots) {
-        size_t i = slot_for(L, h, call, args, n);
-        if (L->slots[i])
-            return L->made[L->slots[i] - 1].fn;
-    }
-    Func *f = op_legalize(m, call, args, n, op_func_name(m, L, op->name), err);
-    if (!f)
+    Func *f = op_table_find(&L->made, call, args, n);
+    if (f)
+        return f;
+    if (!(f = op_legalize(m, call, args, n, op_func_name(m, L, op->name), err)))
         return NULL;
     vec_push(&m->arena, &m->funcs, &m->nfuncs, &(int){ m->nfuncs }, f);
-    remember_made(L, call, args, n, h, f);
+    op_table_add(&L->made, call, args, n, f);
     return f;
 }
 
@@ -305,8 +240,7 @@ int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
             status = legalize_func(m, &L, m->funcs[i], ctx);
     if (m->nfuncs > n)
         m->bare = 0;
-    free(L.made);
-    free(L.slots);
+    op_table_free(&L.made);
     ptrmap_free(&L.taken);
     ptrmap_free(&L.next);
     return status;
