@@ -53,7 +53,8 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
 int interp_call_relax(Interp *in, Func *f, Value **args, int nargs, Value **out, InterpError *err);
 
 /* The PrimFunc a registered operator's call legalizes to for these argument
- * types, built once per call and types in the interpreter's own module. */
+ * types, built in the interpreter's own module once for all calls of the
+ * operator on these types with the same attributes. */
 Func *interp_legalized(Interp *in, const Expr *call, const TensorType *args, int nargs, OpError *err);
 
 /* A tensor holding an E_CONST's values (owned by the caller), or NULL when

@@ -441,6 +441,8 @@ static Value *run_op(Env *E, const Expr *e, const OpInfo *info)
         all[n + k] = out;
     }
     if (interp_call_prim(E->in, f, all, n + nout, E->err)) {
+        /* f is shared by identical calls and carries the first one's place */
+        E->err->loc = e->loc;
         for (int k = 0; k < nout; k++)
             tensor_free(all[n + k]);
         return NULL;

@@ -1414,20 +1414,12 @@ typedef struct Cache {
     Compiled *c;
 } Cache;
 
-typedef struct Legal {
-    const Expr *call;
-    TensorType args[OP_MAX_ARGS];
-    int nargs;
-    Func *fn;
-} Legal;
-
 struct Interp {
     Module *m;
     Cache *cache;
     int ncache, capcache;
     Module *scratch;       /* PrimFuncs of legalized operator calls */
-    Legal *legal;
-    int nlegal, caplegal;
+    OpTable legal;         /* the calls they serve */
     int64_t steps, max_steps;
 };
 
@@ -1438,30 +1430,16 @@ Func *interp_legalized(Interp *in, const Expr *call, const TensorType *args, int
         snprintf(err->msg, sizeof err->msg, "too many arguments");
         return NULL;
     }
-    for (int i = 0; i < in->nlegal; i++)
-        if (in->legal[i].call == call && in->legal[i].nargs == nargs &&
-            memcmp(in->legal[i].args, args, (size_t)nargs * sizeof *args) == 0)
-            return in->legal[i].fn;
+    Func *f = op_table_find(&in->legal, call, args, nargs);
+    if (f)
+        return f;
     if (!in->scratch)
         in->scratch = module_new();
     char name[32];
-    snprintf(name, sizeof name, "legalized%d", in->nlegal);
-    Func *f = op_legalize(in->scratch, call, args, nargs, intern_cstr(&in->scratch->names, name), err);
-    if (!f)
+    snprintf(name, sizeof name, "legalized%d", in->legal.n);
+    if (!(f = op_legalize(in->scratch, call, args, nargs, intern_cstr(&in->scratch->names, name), err)))
         return NULL;
-    if (in->nlegal == in->caplegal) {
-        in->caplegal = in->caplegal ? 2 * in->caplegal : 8;
-        Legal *g = realloc(in->legal, (size_t)in->caplegal * sizeof *g);
-        if (!g)
-            abort();
-        in->legal = g;
-    }
-    Legal *l = &in->legal[in->nlegal++];
-    memset(l, 0, sizeof *l);
-    l->call = call;
-    l->nargs = nargs;
-    memcpy(l->args, args, (size_t)nargs * sizeof *args);
-    l->fn = f;
+    op_table_add(&in->legal, call, args, nargs, f);
     return f;
 }
 
@@ -1492,7 +1470,7 @@ void interp_free(Interp *in)
     for (int i = 0; i < in->ncache; i++)
         compiled_free(in->cache[i].c);
     free(in->cache);
-    free(in->legal);
+    op_table_free(&in->legal);
     if (in->scratch)
         module_free(in->scratch);
     free(in);

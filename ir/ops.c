@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "indexmap.h"
@@ -212,6 +213,114 @@ int op_check_attrs(const Expr *call, OpError *err)
 {
     const Op *o = find_op(call->u.call.op->str);
     return o ? check_attrs(o, call, err) : 0;
+}
+
+/* The operands of a call that are not its tensors: its attributes. */
+static int attrs_from(const Op *o, int ntensors)
+{
+    return o->info.tuple_arg ? 1 : ntensors;
+}
+
+uint64_t op_call_hash(const Expr *call, const TensorType *args, int nargs)
+{
+    const Op *o = find_op(call->u.call.op->str);
+    uint64_t h = (uint64_t)(uintptr_t)call->u.call.op * 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < nargs; i++) {
+        h = h * 31 + (uint64_t)args[i].dtype;
+        h = h * 31 + (uint64_t)args[i].ndim;
+        for (int d = 0; d < args[i].ndim; d++)
+            h = h * 1000003 + (uint64_t)args[i].shape[d];
+    }
+    for (int i = o ? attrs_from(o, nargs) : 0; i < call->u.call.nargs; i++)
+        h = h * 1000003 + expr_hash(call->u.call.args[i]);
+    for (int i = 0; i < call->u.call.nkw; i++)
+        h = h * 1000003 + (uint64_t)(uintptr_t)call->u.call.kw[i] + expr_hash(call_kwv(call)[i]);
+    return h;
+}
+
+static int same_types(const TensorType *a, const TensorType *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (a[i].dtype != b[i].dtype || a[i].ndim != b[i].ndim)
+            return 0;
+        for (int d = 0; d < a[i].ndim; d++)
+            if (a[i].shape[d] != b[i].shape[d])
+                return 0;
+    }
+    return 1;
+}
+
+int op_call_same(const Expr *a, const TensorType *aargs, const Expr *b, const TensorType *bargs, int nargs)
+{
+    const Op *o = find_op(a->u.call.op->str);
+    if (!o || a->u.call.op != b->u.call.op || !same_types(aargs, bargs, nargs) ||
+        a->u.call.nargs != b->u.call.nargs || a->u.call.nkw != b->u.call.nkw)
+        return 0;
+    for (int i = attrs_from(o, nargs); i < a->u.call.nargs; i++)
+        if (!expr_equal(a->u.call.args[i], b->u.call.args[i]))
+            return 0;
+    for (int i = 0; i < a->u.call.nkw; i++)
+        if (a->u.call.kw[i] != b->u.call.kw[i] || !expr_equal(call_kwv(a)[i], call_kwv(b)[i]))
+            return 0;
+    return 1;
+}
+
+Func *op_table_find(const OpTable *t, const Expr *call, const TensorType *args, int nargs)
+{
+    if (!t->capslots)
+        return NULL;
+    uint64_t h = op_call_hash(call, args, nargs);
+    for (size_t i = (size_t)h & (t->capslots - 1); t->slots[i]; i = (i + 1) & (t->capslots - 1)) {
+        const OpTableEntry *x = &t->items[t->slots[i] - 1];
+        if (x->hash == h && x->nargs == nargs && op_call_same(x->call, x->args, call, args, nargs))
+            return x->fn;
+    }
+    return NULL;
+}
+
+static void table_slot(int *slots, size_t cap, uint64_t h, int index)
+{
+    size_t i = (size_t)h & (cap - 1);
+    while (slots[i])
+        i = (i + 1) & (cap - 1);
+    slots[i] = index + 1;
+}
+
+void op_table_add(OpTable *t, const Expr *call, const TensorType *args, int nargs, Func *fn)
+{
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 16;
+        OpTableEntry *g = realloc(t->items, (size_t)t->cap * sizeof *g);
+        if (!g)
+            abort();
+        t->items = g;
+    }
+    if (2 * ((size_t)t->n + 1) > t->capslots) {
+        size_t cap = t->capslots ? 2 * t->capslots : 64;
+        int *slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            abort();
+        for (int k = 0; k < t->n; k++)
+            table_slot(slots, cap, t->items[k].hash, k);
+        free(t->slots);
+        t->slots = slots;
+        t->capslots = cap;
+    }
+    OpTableEntry *x = &t->items[t->n];
+    memset(x, 0, sizeof *x);
+    x->call = call;
+    memcpy(x->args, args, (size_t)nargs * sizeof *args);
+    x->nargs = nargs;
+    x->hash = op_call_hash(call, args, nargs);
+    x->fn = fn;
+    table_slot(t->slots, t->capslots, x->hash, t->n++);
+}
+
+void op_table_free(OpTable *t)
+{
+    free(t->items);
+    free(t->slots);
+    memset(t, 0, sizeof *t);
 }
 
 /* Edit distance of a and b, letters compared without case, up to cap (the

@@ -47,6 +47,33 @@ const OpInfo *op_registry(int *n);
 /* Checks that every keyword of a call of a registered operator is one of
  * its attributes. Returns 0 (also for calls of other names), or -1. */
 int op_check_attrs(const Expr *call, OpError *err);
+/* Calls of one operator on the same argument types with the same
+ * attributes legalize to the same PrimFunc: op_call_same says whether a and
+ * b are such calls (nargs tensors each), and op_call_hash agrees with it. */
+uint64_t op_call_hash(const Expr *call, const TensorType *args, int nargs);
+int op_call_same(const Expr *a, const TensorType *aargs, const Expr *b, const TensorType *bargs, int nargs);
+
+/* The PrimFuncs made for operator calls, found again for identical calls
+ * (legalize and the interpreter share what they made). Zero-initialized
+ * when empty; its memory is malloc'd, released by op_table_free. */
+typedef struct OpTableEntry {
+    const Expr *call;
+    TensorType args[OP_MAX_ARGS];
+    int nargs;
+    uint64_t hash;
+    Func *fn;
+} OpTableEntry;
+
+typedef struct OpTable {
+    OpTableEntry *items;
+    int n, cap;
+    int *slots;            /* open addressing over items: 1 + an index, or 0 */
+    size_t capslots;
+} OpTable;
+
+Func *op_table_find(const OpTable *t, const Expr *call, const TensorType *args, int nargs);
+void op_table_add(OpTable *t, const Expr *call, const TensorType *args, int nargs, Func *fn);
+void op_table_free(OpTable *t);
 /* Whether name is a call lopt gives a meaning outside the registry
  * (R.call_tir, R.hint_on_device, R.to_vdevice, R.device) or a Relax value
  * form it keeps (R.shape, R.prim_value, R.str, R.dtype, R.match_cast). */

@@ -5,7 +5,6 @@
  * one PrimFunc, found through a hash of the call's structure; the pass is
  * linear in the number of bindings. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../ir/ops.h"
@@ -19,21 +18,9 @@ typedef struct Env {
     PtrMap index;          /* var -> 1 + its latest entry in vars */
 } Env;
 
-/* A PrimFunc made for a call, and what it was made from. */
-typedef struct Made {
-    const Expr *call;
-    TensorType args[OP_MAX_ARGS];
-    int nargs;
-    uint64_t hash;
-    Func *fn;
-} Made;
-
 /* Everything one run of the pass shares across functions. */
 typedef struct Legal {
-    Made *made;
-    int nmade, capmade;
-    int *slots;            /* open addressing: 1 + an index into made, or 0 */
-    size_t capslots;
+    OpTable made;          /* the PrimFuncs made, by the calls they serve */
     PtrMap taken;          /* function names in use */
     PtrMap next;           /* operator base name -> the next suffix to try */
 } Legal;
@@ -112,122 +99,18 @@ static Sym *op_func_name(Module *m, Legal *L, const char *op)
     }
 }
 
-/* The operands of call that are not its tensors: its attributes. */
-static int attr_start(const OpInfo *op, int ntensors)
-{
-    return op->tuple_arg ? 1 : ntensors;
-}
-
-static uint64_t call_hash(const Expr *call, const OpInfo *op, const TensorType *args, int n)
-{
-    uint64_t h = (uint64_t)(uintptr_t)call->u.call.op * 0x9E3779B97F4A7C15ull;
-    for (int i = 0; i < n; i++) {
-        h = h * 31 + (uint64_t)args[i].dtype;
-        h = h * 31 + (uint64_t)args[i].ndim;
-        for (int d = 0; d < args[i].ndim; d++)
-            h = h * 1000003 + (uint64_t)args[i].shape[d];
-    }
-    for (int i = attr_start(op, n); i < call->u.call.nargs; i++)
-        h = h * 1000003 + expr_hash(call->u.call.args[i]);
-    for (int i = 0; i < call->u.call.nkw; i++)
-        h = h * 1000003 + (uint64_t)(uintptr_t)call->u.call.kw[i] + expr_hash(call_kwv(call)[i]);
-    return h;
-}
-
-static int same_types(const TensorType *a, const TensorType *b, int n)
-{
-    for (int i = 0; i < n; i++) {
-        if (a[i].dtype != b[i].dtype || a[i].ndim != b[i].ndim)
-            return 0;
-        for (int d = 0; d < a[i].ndim; d++)
-            if (a[i].shape[d] != b[i].shape[d])
-                return 0;
-    }
-    return 1;
-}
-
-/* Whether a PrimFunc made for x serves call: the same operator, argument
- * types and attributes (ir/ops.c builds the PrimFunc from nothing else). */
-static int same_call(const Made *x, const Expr *call, const OpInfo *op, const TensorType *args, int n)
-{
-    const Expr *y = x->call;
-    if (y->u.call.op != call->u.call.op || x->nargs != n || !same_types(x->args, args, n) ||
-        y->u.call.nargs != call->u.call.nargs || y->u.call.nkw != call->u.call.nkw)
-        return 0;
-    for (int i = attr_start(op, n); i < call->u.call.nargs; i++)
-        if (!expr_equal(y->u.call.args[i], call->u.call.args[i]))
-            return 0;
-    for (int i = 0; i < call->u.call.nkw; i++)
-        if (y->u.call.kw[i] != call->u.call.kw[i] || !expr_equal(call_kwv(y)[i], call_kwv(call)[i]))
-            return 0;
-    return 1;
-}
-
-static size_t slot_for(const Legal *L, uint64_t h, const Expr *call, const OpInfo *op, const TensorType *args,
-                       int n)
-{
-    size_t i = (size_t)h & (L->capslots - 1);
-    while (L->slots[i]) {
-        const Made *x = &L->made[L->slots[i] - 1];
-        if (x->hash == h && same_call(x, call, op, args, n))
-            break;
-        i = (i + 1) & (L->capslots - 1);
-    }
-    return i;
-}
-
-static void remember_made(Legal *L, const Expr *call, const TensorType *args, int n, uint64_t h, Func *f)
-{
-    if (L->nmade == L->capmade) {
-        L->capmade = L->capmade ? 2 * L->capmade : 16;
-        Made *g = realloc(L->made, (size_t)L->capmade * sizeof *g);
-        if (!g)
-            abort();
-        L->made = g;
-    }
-    if (2 * ((size_t)L->nmade + 1) > L->capslots) {
-        size_t cap = L->capslots ? 2 * L->capslots : 64;
-        int *slots = calloc(cap, sizeof *slots);
-        if (!slots)
-            abort();
-        for (int k = 0; k < L->nmade; k++) {
-            size_t i = (size_t)L->made[k].hash & (cap - 1);
-            while (slots[i])
-                i = (i + 1) & (cap - 1);
-            slots[i] = k + 1;
-        }
-        free(L->slots);
-        L->slots = slots;
-        L->capslots = cap;
-    }
-    Made *x = &L->made[L->nmade++];
-    x->call = call;
-    memcpy(x->args, args, (size_t)n * sizeof *args);
-    x->nargs = n;
-    x->hash = h;
-    x->fn = f;
-    size_t i = (size_t)h & (L->capslots - 1);
-    while (L->slots[i])
-        i = (i + 1) & (L->capslots - 1);
-    L->slots[i] = L->nmade;
-}
-
 /* The PrimFunc for call on args: one made before for an identical call, or
  * a new one added to m. NULL with err filled when the operator refuses. */
 static Func *primfunc_for(Module *m, Legal *L, const Expr *call, const OpInfo *op, const TensorType *args, int n,
                           OpError *err)
 {
-    uint64_t h = call_hash(call, op, args, n);
-    if (L->capslots) {
-        size_t i = slot_for(L, h, call, op, args, n);
-        if (L->slots[i])
-            return L->made[L->slots[i] - 1].fn;
-    }
-    Func *f = op_legalize(m, call, args, n, op_func_name(m, L, op->name), err);
-    if (!f)
+    Func *f = op_table_find(&L->made, call, args, n);
+    if (f)
+        return f;
+    if (!(f = op_legalize(m, call, args, n, op_func_name(m, L, op->name), err)))
         return NULL;
     vec_push(&m->arena, &m->funcs, &m->nfuncs, &(int){ m->nfuncs }, f);
-    remember_made(L, call, args, n, h, f);
+    op_table_add(&L->made, call, args, n, f);
     return f;
 }
 
@@ -357,8 +240,7 @@ int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
             status = legalize_func(m, &L, m->funcs[i], ctx);
     if (m->nfuncs > n)
         m->bare = 0;
-    free(L.made);
-    free(L.slots);
+    op_table_free(&L.made);
     ptrmap_free(&L.taken);
     ptrmap_free(&L.next);
     return status;

@@ -118,10 +118,13 @@ skip() {
 }
 
 area=
+mark=0
 progress() {
-    if [ -n "$area" ] && [ "$1" != "$area" ]; then
+    if [ -n "$area" ] && [ "$1" != "$area" ] && [ $((pass + fail)) -ne "$mark" ]; then
         echo "  $area done: $pass passed, $fail failed in all ($(( $(date +%s) - start )) s)"
+        mark=$((pass + fail))
     fi
+    [ "$1" != "$area" ] && mark=$((pass + fail))
     area=$1
 }
 
