@@ -28,7 +28,8 @@ static Sx *deep(Parser *P, Sx *e)
 {
     e->depth = sx_depth(e);
     if (e->depth > SX_MAX_DEPTH) {
-        diag_error(P->lx.src, e->loc, "expression nested too deeply (limit %d)", SX_MAX_DEPTH);
+        diag_error(P->lx.src, e->loc, "expression more than %d levels deep (each operator in a chain such as a + b + c, "
+                   "and each bracket, is a level)", SX_MAX_DEPTH);
         return NULL;
     }
     return e;

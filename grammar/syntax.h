@@ -96,7 +96,7 @@ typedef struct SyntaxFile {
     StList body;
 } SyntaxFile;
 
-enum { SX_MAX_DEPTH = 200, SX_MAX_INDENT = 100 };
+enum { SX_MAX_DEPTH = 1000, SX_MAX_INDENT = 100 };
 
 Sx *sx_new(Arena *a, SxKind k, Loc loc);
 void sx_push(Arena *a, SxList *l, Sym *key, Sx *item);
