@@ -1526,8 +1526,11 @@ static Expr *lower_dim(Reader *R, const Sx *e)
                 return ERR(R, dim_loc(&d), "unexpected '%c' in a symbolic dimension", *d.p), NULL;
             return x ? lower_dim(R, x) : NULL;
         }
+        Sym *name = S(R, s);
+        if (name->bind_kind != BK_NONE && name->bind_kind != BK_SYM)
+            return ERR(R, e->loc, "'%s' is already a value here; a symbolic dimension needs a name of its own", s), NULL;
         Expr *x = expr_new(R->a, E_VAR, e->loc);
-        x->u.var = sym_var(R, S(R, s), e->loc, DT_INT64);
+        x->u.var = sym_var(R, name, e->loc, DT_INT64);
         return x;
     }
     case SX_NAME:
