@@ -1466,6 +1466,15 @@ static Sx *dim_atom(DimText *d)
                               : "a symbolic dimension ends too early"), NULL;
 }
 
+static Sx *dim_bin(DimText *d, SxOp op, Sx *a, Sx *b, Loc l)
+{
+    Sx *x = sx_new(d->R->a, SX_BINOP, l);
+    x->u.bin.op = op;
+    x->u.bin.a = a;
+    x->u.bin.b = b;
+    return x;
+}
+
 static Sx *dim_product(DimText *d)
 {
     Sx *a = dim_atom(d);
@@ -1479,11 +1488,7 @@ static Sx *dim_product(DimText *d)
         Sx *b = dim_atom(d);
         if (!b)
             return NULL;
-        Sx *x = sx_new(d->R->a, SX_BINOP, l);
-        x->u.bin.op = op;
-        x->u.bin.a = a;
-        x->u.bin.b = b;
-        a = x;
+        a = dim_bin(d, op, a, b, l);
     }
 }
 
@@ -1499,11 +1504,7 @@ static Sx *dim_sum(DimText *d)
         Sx *b = dim_product(d);
         if (!b)
             return NULL;
-        Sx *x = sx_new(d->R->a, SX_BINOP, l);
-        x->u.bin.op = op;
-        x->u.bin.a = a;
-        x->u.bin.b = b;
-        a = x;
+        a = dim_bin(d, op, a, b, l);
     }
 }
 

@@ -259,3 +259,16 @@ int expr_const_int(const Expr *e, int64_t *out)
     *out = e->u.i.v;
     return 0;
 }
+
+StructInfo *tensor_sinfo_new(Arena *a, DType dt, int ndim, const int64_t *shape, Loc loc)
+{
+    StructInfo *s = arena_zalloc(a, sizeof *s);
+    s->kind = SI_TENSOR;
+    s->loc = loc;
+    s->ndim = ndim;
+    s->dtype = dt;
+    s->shape = arena_array(a, (size_t)ndim + 1, sizeof *s->shape);
+    for (int i = 0; i < ndim; i++)
+        s->shape[i] = expr_int(a, shape[i], DT_VOID, loc);
+    return s;
+}

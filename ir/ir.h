@@ -282,6 +282,9 @@ int expr_const_int(const Expr *e, int64_t *out);
 
 /* Checks the module's invariants, reporting each violation through src.
  * Returns the number of errors. */
+/* R.Tensor(shape, dtype) with a constant shape, in a. */
+StructInfo *tensor_sinfo_new(Arena *a, DType dt, int ndim, const int64_t *shape, Loc loc);
+
 int ir_verify(Module *m, Source *src);
 /* ir_verify, and warnings (errors when strict) of what is legal but likely
  * a mistake in an input, such as an R.* call of an unknown name. */

@@ -95,6 +95,30 @@ static const Op *find_op(const char *name)
     return NULL;
 }
 
+int op_sinfo_type(const StructInfo *s, TensorType *t)
+{
+    if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim < 0 || s->ndim > OP_MAX_RANK)
+        return -1;
+    memset(t, 0, sizeof *t);
+    t->dtype = s->dtype;
+    t->ndim = s->ndim;
+    for (int i = 0; i < s->ndim; i++)
+        if (expr_const_int(s->shape[i], &t->shape[i]))
+            return -1;
+    return 0;
+}
+
+int op_const_type(const Expr *e, TensorType *t)
+{
+    if (e->kind != E_CONST || e->u.cst.ndim > OP_MAX_RANK)
+        return -1;
+    memset(t, 0, sizeof *t);
+    t->dtype = e->u.cst.dtype;
+    t->ndim = e->u.cst.ndim;
+    memcpy(t->shape, e->u.cst.shape, (size_t)t->ndim * sizeof *t->shape);
+    return 0;
+}
+
 const OpInfo *op_find(const char *name)
 {
     const Op *o = find_op(name);

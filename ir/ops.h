@@ -36,6 +36,12 @@ typedef struct OpInfo {
 
 const OpInfo *op_find(const char *name);
 
+/* The type a struct info states, when it states a whole one (a dtype and a
+ * constant shape of rank at most OP_MAX_RANK); -1 otherwise. */
+int op_sinfo_type(const StructInfo *s, TensorType *t);
+/* The type of an R.const; -1 when e is not one or its rank is too high. */
+int op_const_type(const Expr *e, TensorType *t);
+
 /* The one dimension a call of R.nn.softmax, R.nn.batch_norm, R.concat or
  * R.split acts on, in [0, rank): its axis attribute, or the operator's
  * default when the call omits it. Every reader of the attribute goes

@@ -537,44 +537,14 @@ static int same_tensor(const StructInfo *a, const StructInfo *b)
 
 /* ---- the types operators give ---- */
 
-static int static_type(const StructInfo *s, TensorType *t)
-{
-    if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim < 0 || s->ndim > OP_MAX_RANK)
-        return -1;
-    memset(t, 0, sizeof *t);
-    t->dtype = s->dtype;
-    t->ndim = s->ndim;
-    for (int i = 0; i < s->ndim; i++)
-        if (expr_const_int(s->shape[i], &t->shape[i]))
-            return -1;
-    return 0;
-}
-
 static int arg_type(const Expr *e, TensorType *t)
 {
-    if (e->kind == E_CONST) {
-        if (e->u.cst.ndim > OP_MAX_RANK)
-            return -1;
-        memset(t, 0, sizeof *t);
-        t->dtype = e->u.cst.dtype;
-        t->ndim = e->u.cst.ndim;
-        memcpy(t->shape, e->u.cst.shape, (size_t)t->ndim * sizeof *t->shape);
-        return 0;
-    }
-    return static_type(sinfo_of(e), t);
+    return e->kind == E_CONST ? op_const_type(e, t) : op_sinfo_type(sinfo_of(e), t);
 }
 
 static StructInfo *type_sinfo(Module *m, const TensorType *t, Loc loc)
 {
-    StructInfo *s = arena_zalloc(&m->arena, sizeof *s);
-    s->kind = SI_TENSOR;
-    s->loc = loc;
-    s->ndim = t->ndim;
-    s->dtype = t->dtype;
-    s->shape = arena_array(&m->arena, (size_t)t->ndim + 1, sizeof *s->shape);
-    for (int i = 0; i < t->ndim; i++)
-        s->shape[i] = expr_int(&m->arena, t->shape[i], DT_VOID, loc);
-    return s;
+    return tensor_sinfo_new(&m->arena, t->dtype, t->ndim, t->shape, loc);
 }
 
 static void tuple_text(char *buf, size_t cap, const int64_t *v, int n)

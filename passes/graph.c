@@ -320,18 +320,6 @@ Expr *var_ref(Arena *a, Var *v, Loc loc)
     return e;
 }
 
-StructInfo *tensor_sinfo_new(Arena *a, DType dt, int ndim, const int64_t *shape, Loc loc)
-{
-    StructInfo *s = arena_zalloc(a, sizeof *s);
-    s->kind = SI_TENSOR;
-    s->loc = loc;
-    s->ndim = ndim;
-    s->dtype = dt;
-    s->shape = arena_array(a, (size_t)ndim + 1, sizeof *s->shape);
-    for (int i = 0; i < ndim; i++)
-        s->shape[i] = expr_int(a, shape[i], DT_VOID, loc);
-    return s;
-}
 
 int sinfo_shape(const StructInfo *s, DType *dt, int *ndim, int64_t *shape)
 {
@@ -509,14 +497,8 @@ int value_type(const Expr *e, TensorType *t)
     DType dt;
     int nd;
     int64_t sh[16];
-    if (e->kind == E_CONST) {
-        if (e->u.cst.ndim > OP_MAX_RANK)
-            return -1;
-        t->dtype = e->u.cst.dtype;
-        t->ndim = e->u.cst.ndim;
-        memcpy(t->shape, e->u.cst.shape, (size_t)t->ndim * sizeof *t->shape);
-        return 0;
-    }
+    if (e->kind == E_CONST)
+        return op_const_type(e, t);
     if (e->kind != E_VAR || sinfo_shape(e->u.var->sinfo, &dt, &nd, sh) || nd > OP_MAX_RANK)
         return -1;
     t->dtype = dt;

@@ -53,7 +53,6 @@ Expr *var_ref(Arena *a, Var *v, Loc loc);
  * (avoiding names), typed si (may be NULL), in a block that is dataflow or not. */
 Binding *binding_fresh(Module *m, PtrMap *names, const char *base, int dataflow, StructInfo *si, Expr *value,
                        Loc loc);
-StructInfo *tensor_sinfo_new(Arena *a, DType dt, int ndim, const int64_t *shape, Loc loc);
 StructInfo *tuple_sinfo_new(Arena *a, StructInfo **fields, int n, Loc loc);
 /* The static shape of a tensor struct info; -1 when not known. */
 int sinfo_shape(const StructInfo *s, DType *dt, int *ndim, int64_t *shape);

@@ -25,30 +25,10 @@ typedef struct Legal {
     PtrMap next;           /* operator base name -> the next suffix to try */
 } Legal;
 
-static int type_of_sinfo(const StructInfo *s, TensorType *t)
-{
-    if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim < 0 || s->ndim > OP_MAX_RANK)
-        return -1;
-    memset(t, 0, sizeof *t);
-    t->dtype = s->dtype;
-    t->ndim = s->ndim;
-    for (int i = 0; i < s->ndim; i++)
-        if (expr_const_int(s->shape[i], &t->shape[i]))
-            return -1;
-    return 0;
-}
-
 static int type_of(const Env *E, const Expr *e, TensorType *t)
 {
-    if (e->kind == E_CONST) {
-        if (e->u.cst.ndim > OP_MAX_RANK)
-            return -1;
-        memset(t, 0, sizeof *t);
-        t->dtype = e->u.cst.dtype;
-        t->ndim = e->u.cst.ndim;
-        memcpy(t->shape, e->u.cst.shape, (size_t)t->ndim * sizeof *t->shape);
-        return 0;
-    }
+    if (e->kind == E_CONST)
+        return op_const_type(e, t);
     if (e->kind != E_VAR)
         return -1;
     int i = ptrmap_get(&E->index, e->u.var, 0) - 1;
@@ -56,7 +36,7 @@ static int type_of(const Env *E, const Expr *e, TensorType *t)
         *t = E->types[i];
         return 0;
     }
-    return type_of_sinfo(e->u.var->sinfo, t);
+    return op_sinfo_type(e->u.var->sinfo, t);
 }
 
 static void remember(Module *m, Env *E, const Var *v, const TensorType *t)
@@ -116,15 +96,7 @@ static Func *primfunc_for(Module *m, Legal *L, const Expr *call, const OpInfo *o
 
 static StructInfo *tensor_sinfo(Module *m, const TensorType *t, Loc loc)
 {
-    StructInfo *s = arena_zalloc(&m->arena, sizeof *s);
-    s->kind = SI_TENSOR;
-    s->loc = loc;
-    s->ndim = t->ndim;
-    s->dtype = t->dtype;
-    s->shape = arena_array(&m->arena, (size_t)t->ndim + 1, sizeof *s->shape);
-    for (int i = 0; i < t->ndim; i++)
-        s->shape[i] = expr_int(&m->arena, t->shape[i], DT_VOID, loc);
-    return s;
+    return tensor_sinfo_new(&m->arena, t->dtype, t->ndim, t->shape, loc);
 }
 
 static StructInfo *tuple_sinfo(Module *m, const TensorType *outs, int n, Loc loc)
@@ -169,7 +141,7 @@ static int legalize_func(Module *m, Legal *L, Func *fn, PassCtx *ctx)
     int status = 0;
     for (int i = 0; i < fn->nparams; i++) {
         TensorType t;
-        if (type_of_sinfo(fn->params[i]->sinfo, &t) == 0)
+        if (op_sinfo_type(fn->params[i]->sinfo, &t) == 0)
             remember(m, &E, fn->params[i], &t);
     }
     for (int b = 0; b < fn->nblocks; b++)
@@ -186,8 +158,8 @@ static int legalize_func(Module *m, Legal *L, Func *fn, PassCtx *ctx)
                     for (int k = 0; k < e->u.call.nkw; k++)
                         if (strcmp(e->u.call.kw[k]->str, "out_sinfo") == 0)
                             out = call_kwv(e)[k];
-                if (type_of_sinfo(bd->var->sinfo, &t) == 0 || type_of(&E, e, &t) == 0 ||
-                    (out && out->kind == E_SINFO && type_of_sinfo(out->u.sinfo, &t) == 0))
+                if (op_sinfo_type(bd->var->sinfo, &t) == 0 || type_of(&E, e, &t) == 0 ||
+                    (out && out->kind == E_SINFO && op_sinfo_type(out->u.sinfo, &t) == 0))
                     remember(m, &E, bd->var, &t);
                 continue;
             }

@@ -822,6 +822,20 @@ static int func_uses_global(const Func *f)
 
 static void binding(Printer *p, const Binding *b);
 
+/* name: annot = value */
+static void binding_line(Printer *p, const Var *v, const StructInfo *annot, const Expr *value)
+{
+    line(p);
+    put(p, v->name->str);
+    if (annot) {
+        put(p, ": ");
+        sinfo(p, annot);
+    }
+    put(p, " = ");
+    expr(p, value, 0);
+    put(p, "\n");
+}
+
 /* A branch of a Relax if: its bindings, then `y = value`, unless the branch
  * ends with an if that binds y itself (an elif chain). */
 static void branch_seq(Printer *p, const Binding *b, const RSeq *q)
@@ -832,17 +846,8 @@ static void branch_seq(Printer *p, const Binding *b, const RSeq *q)
         for (int k = 0; k < q->blocks[i]->nbinds; k++)
             binding(p, lastb = q->blocks[i]->binds[k]);
     if (!(lastb && lastb->value->kind == E_IF && q->result->kind == E_VAR && q->result->u.var == lastb->var &&
-          lastb->var->name == b->var->name)) {
-        line(p);
-        put(p, b->var->name->str);
-        if (b->annot) {
-            put(p, ": ");
-            sinfo(p, b->annot);
-        }
-        put(p, " = ");
-        expr(p, q->result, 0);
-        put(p, "\n");
-    }
+          lastb->var->name == b->var->name))
+        binding_line(p, b->var, b->annot, q->result);
     p->indent--;
 }
 
@@ -867,15 +872,7 @@ static void binding(Printer *p, const Binding *b)
         branch_seq(p, b, b->value->u.rif.orelse);
         return;
     }
-    line(p);
-    put(p, b->var->name->str);
-    if (b->annot) {
-        put(p, ": ");
-        sinfo(p, b->annot);
-    }
-    put(p, " = ");
-    expr(p, b->value, 0);
-    put(p, "\n");
+    binding_line(p, b->var, b->annot, b->value);
 }
 
 static void relax_func(Printer *p, const Module *m, const Func *f)
