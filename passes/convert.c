@@ -248,7 +248,7 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
         return note_add(C->notes, loc, "left %s: %s is already in %s%s%s", y, op_names[kind], w->data,
                         conv ? "/" : "", conv ? w->kernel : ""), 0;
     int nt = conv ? 2 : 1;
-    TensorType in[2], xt, wt, yt;
+    TensorType in[2], xt, wt = { 0 }, yt;   /* wt: the kernel's, for a convolution */
     for (int k = 0; k < nt; k++)
         if (k >= e->u.call.nargs || value_type(e->u.call.args[k], &in[k]))
             return note_add(C->notes, loc, "left %s: the operands of %s have no static shape", y, op_names[kind]), 0;
