@@ -5,17 +5,6 @@
 
 #include "tensor.h"
 
-int dtype_size(DType t)
-{
-    switch (t) {
-    case DT_BOOL: case DT_INT8: case DT_UINT8: return 1;
-    case DT_INT16: case DT_UINT16: case DT_FLOAT16: case DT_BFLOAT16: return 2;
-    case DT_INT32: case DT_UINT32: case DT_FLOAT32: return 4;
-    case DT_INT64: case DT_UINT64: case DT_FLOAT64: return 8;
-    default: return 0;
-    }
-}
-
 Tensor *tensor_new(DType t, int ndim, const int64_t *shape)
 {
     int64_t count = 1;

@@ -19,7 +19,6 @@ typedef struct Tensor {
     void *data;           /* count * dtype_size(dtype) bytes */
 } Tensor;
 
-int dtype_size(DType t);
 
 /* NULL when the shape is negative or too large (the caller reports). */
 Tensor *tensor_new(DType t, int ndim, const int64_t *shape);

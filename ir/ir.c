@@ -28,6 +28,17 @@ int dtype_parse(const char *s, DType *out)
     return -1;
 }
 
+int dtype_size(DType t)
+{
+    switch (t) {
+    case DT_BOOL: case DT_INT8: case DT_UINT8: return 1;
+    case DT_INT16: case DT_UINT16: case DT_FLOAT16: case DT_BFLOAT16: return 2;
+    case DT_INT32: case DT_UINT32: case DT_FLOAT32: return 4;
+    case DT_INT64: case DT_UINT64: case DT_FLOAT64: return 8;
+    default: return 0;
+    }
+}
+
 int dtype_is_int(DType t)
 {
     return t >= DT_INT8 && t <= DT_UINT64;

@@ -20,6 +20,7 @@ const char *dtype_name(DType t);
 int dtype_parse(const char *s, DType *out);
 int dtype_is_float(DType t);
 int dtype_is_int(DType t);    /* signed or unsigned integers, not bool */
+int dtype_size(DType t);      /* bytes of one element; 0 for void and handle */
 
 typedef struct Expr Expr;
 typedef struct Stmt Stmt;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dot.h"
+#include "print.h"
 
 static int frozen(const Func *f)
 {
@@ -30,6 +31,44 @@ static void shape_label(FILE *out, const StructInfo *s)
         else
             fprintf(out, "%s?", i ? ", " : "");
     fputc(')', out);
+}
+
+/* Text for inside a quoted Graphviz label: quotes and backslashes escaped. */
+static void label_text(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', out);
+        fputc(*s, out);
+    }
+}
+
+/* The bytes a tensor of struct info s holds, or -1 when its shape is not known. */
+static long long tensor_bytes(const StructInfo *s)
+{
+    int64_t v;
+    long long n = 1;
+    if (!s || s->kind != SI_TENSOR || !s->shape || dtype_size(s->dtype) == 0)
+        return -1;
+    for (int i = 0; i < s->ndim; i++) {
+        if (expr_const_int(s->shape[i], &v) || v < 0 || __builtin_mul_overflow(n, (long long)v, &n))
+            return -1;
+    }
+    return __builtin_mul_overflow(n, (long long)dtype_size(s->dtype), &n) ? -1 : n;
+}
+
+/* What a rewrite does: its index map (or pad widths), and the bytes it writes. */
+static void rewrite_label(FILE *out, const Expr *e, const StructInfo *result)
+{
+    char buf[256];
+    for (int i = 0; i < e->u.call.nkw; i++)
+        if (strcmp(e->u.call.kw[i]->str, "index_map") == 0 || strcmp(e->u.call.kw[i]->str, "pad_width") == 0) {
+            fputs("\\n", out);
+            label_text(out, expr_text(e->u.call.args[e->u.call.nargs + i], buf, sizeof buf));
+        }
+    long long b = tensor_bytes(result);
+    if (b >= 0)
+        fprintf(out, b >= 10240 ? "\\n%.1f KiB" : "\\n%.0f B", b >= 10240 ? (double)b / 1024 : (double)b);
 }
 
 static int is_rewrite(const Expr *e)
@@ -111,7 +150,10 @@ static void func_graph(FILE *out, const Func *fn)
                 style = "shape=diamond";
                 args = e->u.rif.cond;
             }
-            fprintf(out, "    %s [label=\"%s\\n%s\", %s];\n", id, bd->var->name->str, what, style);
+            fprintf(out, "    %s [label=\"%s\\n%s", id, bd->var->name->str, what);
+            if (e->kind == E_CALL && is_rewrite(e))
+                rewrite_label(out, e, bd->var->sinfo ? bd->var->sinfo : bd->annot);
+            fprintf(out, "\", %s];\n", style);
             if (e->kind != E_CONST)
                 edges(out, fn, args, id, &nconst);
         }
@@ -123,7 +165,8 @@ static void func_graph(FILE *out, const Func *fn)
 
 void print_dot(FILE *out, const Module *m)
 {
-    fputs("digraph lopt {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n", out);
+    /* top to bottom: a deep model grows downwards, as a page scrolls */
+    fputs("digraph lopt {\n  rankdir=TB;\n  node [fontname=\"Helvetica\"];\n", out);
     for (int i = 0; i < m->nfuncs; i++)
         if (m->funcs[i]->kind == F_RELAX)
             func_graph(out, m->funcs[i]);
