@@ -471,6 +471,96 @@ static int note_text_cmp(const void *pa, const void *pb)
     return c ? c : a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* What a note says happened, from its first word: a rewrite moved (moved,
+ * sank, lifted, converted), folded away (composed, folded, evaluated,
+ * removed) or left where it is (anything else). */
+static int note_kind(const char *t)
+{
+    static const char *const moved[] = { "moved", "sank", "lifted", "converted" };
+    static const char *const folded[] = { "composed", "folded", "evaluated", "removed" };
+    size_t n = strcspn(t, " :");
+    for (size_t i = 0; i < 4; i++) {
+        if (strlen(moved[i]) == n && strncmp(t, moved[i], n) == 0)
+            return 0;
+        if (strlen(folded[i]) == n && strncmp(t, folded[i], n) == 0)
+            return 1;
+    }
+    return 2;
+}
+
+/* Why a rewrite was left: the note's text after its first ": ", where a
+ * reason about one value ("w3 is a constant") reads as about any value
+ * ("a value is a constant"), so that equal reasons count together. */
+static const char *note_why(const char *t, char *buf, size_t cap)
+{
+    const char *c = strstr(t, ": ");
+    const char *r = c ? c + 2 : t;
+    size_t n = 0;
+    while (r[n] == '_' || ((r[n] | 32) >= 'a' && (r[n] | 32) <= 'z') || (n && r[n] >= '0' && r[n] <= '9'))
+        n++;
+    if (n && (strncmp(r + n, " is ", 4) == 0 || strncmp(r + n, " has ", 5) == 0)) {
+        snprintf(buf, cap, "a value%s", r + n);
+        return buf;
+    }
+    return r;
+}
+
+static int why_cmp(const void *pa, const void *pb)
+{
+    const Note *const *a = pa, *const *b = pb;
+    char ba[512], bb[512];
+    return strcmp(note_why((*a)->text, ba, sizeof ba), note_why((*b)->text, bb, sizeof bb));
+}
+
+/* The table --explain ends each pass with: how many rewrites it moved,
+ * folded and left, and the reasons it left them, most frequent first. */
+static void notes_summary(const Notes *ns, PassCtx *ctx, const char *pass)
+{
+    int count[3] = { 0, 0, 0 }, nleft = 0;
+    const Note **left = malloc((size_t)ns->n * sizeof *left + 1);
+    if (!left)
+        abort();
+    for (int i = 0; i < ns->n; i++)
+        if (!ns->v[i].again) {
+            int k = note_kind(ns->v[i].text);
+            count[k]++;
+            if (k == 2)
+                left[nleft++] = &ns->v[i];
+        }
+    fprintf(ctx->explain, "%s: %s: %d moved, %d folded, %d left\n", ctx->src->name, pass, count[0], count[1], count[2]);
+    qsort(left, (size_t)nleft, sizeof *left, why_cmp);
+    /* runs of one reason, printed by size (then text), at most eight */
+    typedef struct { char why[512]; int n; } Why;
+    Why *w = malloc((size_t)nleft * sizeof *w + 1);
+    int nw = 0;
+    if (!w)
+        abort();
+    for (int i = 0; i < nleft; i++) {
+        char buf[512];
+        const char *why = note_why(left[i]->text, buf, sizeof buf);
+        if (nw && strcmp(w[nw - 1].why, why) == 0) {
+            w[nw - 1].n++;
+        } else {
+            snprintf(w[nw].why, sizeof w[nw].why, "%s", why);
+            w[nw++].n = 1;
+        }
+    }
+    for (int shown = 0; shown < 8 && shown < nw; shown++) {
+        int best = shown;
+        for (int i = shown + 1; i < nw; i++)
+            if (w[i].n > w[best].n)
+                best = i;
+        Why t = w[shown];
+        w[shown] = w[best];
+        w[best] = t;
+        fprintf(ctx->explain, "%s: %s:   left %d: %s\n", ctx->src->name, pass, w[shown].n, w[shown].why);
+    }
+    if (nw > 8)
+        fprintf(ctx->explain, "%s: %s:   (and %d other reasons)\n", ctx->src->name, pass, nw - 8);
+    free(w);
+    free(left);
+}
+
 void notes_flush(Notes *ns, PassCtx *ctx, const char *pass)
 {
     if (ctx->explain && ns->n) {
@@ -486,6 +576,8 @@ void notes_flush(Notes *ns, PassCtx *ctx, const char *pass)
                 fprintf(ctx->explain, "%s:%d:%d: %s: %s\n", ctx->src->name, ns->v[i].loc.line, ns->v[i].loc.col, pass,
                         ns->v[i].text);
     }
+    if (ctx->explain)
+        notes_summary(ns, ctx, pass);
     for (int i = 0; i < ns->n; i++)
         free(ns->v[i].text);
     free(ns->v);
