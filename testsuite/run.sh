@@ -170,6 +170,28 @@ for f in $(find examples -name '*.tir' | LC_ALL=C sort); do
     fi
 done
 
+progress "examples of the manual and the README"
+# Every command the manual's EXAMPLES and the README's code blocks show runs
+# and succeeds, from a scratch directory holding a copy of examples/ (model.tir
+# stands for examples/conv_sum_nhwc.tir; make and make check are left out).
+if [ -z "$filter" ] || [ "$filter" = man ]; then
+    mkdir -p "$tmp/man" && cp -r "$top/examples" "$tmp/man/" && cp "$top/examples/conv_sum_nhwc.tir" "$tmp/man/model.tir"
+    { sed -n '/^\.SH EXAMPLES/,/^\.SH/p' "$top/man/lopt.1" | sed -n '/^\.nf/,/^\.fi/p' | sed '/^\./d; s/\\-/-/g'
+      sed -n 's/^    \(\(\.\/\)\{0,1\}lopt .*\)$/\1/p; s/^    make && \.\/\(lopt .*\)$/\1/p' "$top/README.md"; } |
+    while IFS= read -r cmd; do
+        case "$cmd" in lopt*) ;; ./lopt*) cmd=${cmd#./} ;; *) continue ;; esac
+        if (cd "$tmp/man" && eval "\"$LOPT\" ${cmd#lopt}" >/dev/null 2>"$tmp/man.err"); then
+            echo pass
+        else
+            echo "FAIL manual example: $cmd" >&2
+            head -n 5 "$tmp/man.err" >&2
+            echo fail
+        fi
+    done >"$tmp/man.results"
+    pass=$((pass + $(grep -c '^pass' "$tmp/man.results")))
+    fail=$((fail + $(grep -c '^fail' "$tmp/man.results")))
+fi
+
 progress end
 [ "$skipped" -gt 0 ] && echo "  $skipped slow cases skipped (make check-slow runs them)"
 echo "$pass passed, $fail failed"
