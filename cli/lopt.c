@@ -30,6 +30,7 @@ typedef struct Options {
     int verify_each;
     int strict;               /* --strict: warnings are errors */
     int print_after_all;
+    int print_changed;        /* --print-changed: what each pass changed, as a diff */
     const char *map;          /* --map: the index-map calculator instead of a module */
     const char *shape;
     const char *compose;
@@ -66,6 +67,9 @@ static void help(FILE *out)
           "  --verify-each       verify the module after every pass\n"
           "  --strict            treat warnings (such as an unknown R.* operator) as errors\n"
           "  --print-after-all   print the module to standard error after every pass\n"
+          "  --print-changed     after every pass, print to standard error what it changed\n"
+          "                      as a unified diff of the printed module (or 'PASS: no\n"
+          "                      change'); needs --pass\n"
           "  --emit=FORMAT       print the result as 'text' (the default) or as 'dot', the\n"
           "                      graph of each Relax function for Graphviz\n"
           "  --print-style=STYLE print the module in lopt's 'canonical' spelling (the\n"
@@ -219,6 +223,8 @@ static int parse_args(int argc, char **argv, Options *o)
             o->strict = 1;
         } else if (strcmp(a, "--print-after-all") == 0) {
             o->print_after_all = 1;
+        } else if (strcmp(a, "--print-changed") == 0) {
+            o->print_changed = 1;
         } else if (strcmp(a, "--emit=text") == 0 || strcmp(a, "--emit=dot") == 0) {
             o->dot = a[7] == 'd';
             o->emit_given = 1;
@@ -239,7 +245,8 @@ static int parse_args(int argc, char **argv, Options *o)
         }
     }
     if (o->map) {
-        if (files || o->output || o->pipeline.n || o->verify_each || o->print_after_all || o->explain)
+        if (files || o->output || o->pipeline.n || o->verify_each || o->print_after_all || o->print_changed ||
+            o->explain)
             return usage("%s", "--map reads no module: it takes no file, -o or pass options");
         if (!o->shape)
             return usage("%s", "--map needs --shape, the extents of its inputs, as in --shape 1,3,8,8");
@@ -250,6 +257,8 @@ static int parse_args(int argc, char **argv, Options *o)
     }
     if (o->map && (o->run || o->verify_exec || o->ninputs || o->output_dir))
         return usage("%s", "--map reads no module: it cannot be combined with --run or --verify-exec");
+    if (!o->map && o->print_changed && !o->pipeline.n)
+        return usage("%s", "--print-changed shows what passes change: it needs a pipeline, as in --pass=fold");
     if (o->output_dir && !o->run)
         return usage("%s", "--output-dir goes with --run");
     if (o->run && o->emit_given)
@@ -593,7 +602,9 @@ static int run(Options *o)
     if (!m || ir_verify_input(m, &src, o->strict)) {
         status = EXIT_INPUT;
     } else {
-        PassCtx ctx = { &src, stderr, o->verify_each, o->print_after_all, o->explain ? stderr : NULL, NULL, NULL };
+        PassCtx ctx = { .src = &src, .dump = stderr, .verify_each = o->verify_each,
+                        .print_after_all = o->print_after_all, .print_changed = o->print_changed,
+                        .explain = o->explain ? stderr : NULL };
         if (o->verify_exec) {
             ctx.after_pass = check_exec;
             ctx.after_data = &x;
