@@ -35,7 +35,7 @@ static void add(ExpectSet *set, Expected e)
 }
 
 /* Reads "@+N", "@-N", "@N", "@above", "@below" or "@unknown" at *p (line is the
- * comment's); sets *target. Returns 0, or -1 when malformed. */
+ * comment's); sets *target. Returns 0, 1 for @unknown, or -1 when malformed. */
 static int where(const char **p, int line, int *target)
 {
     const char *s = *p + 1;
@@ -49,7 +49,7 @@ static int where(const char **p, int line, int *target)
     if (strncmp(s, "unknown", 7) == 0) {
         *target = 0;
         *p = s + 7;
-        return 0;
+        return 1;
     }
     int sign = *s == '+' ? 1 : *s == '-' ? -1 : 0;
     if (sign)
@@ -57,8 +57,10 @@ static int where(const char **p, int line, int *target)
     if (!isdigit((unsigned char)*s))
         return -1;
     long v = 0;
-    while (isdigit((unsigned char)*s) && v < 1000000000)
+    while (isdigit((unsigned char)*s) && v < 100000000)   /* so that line + v fits an int */
         v = v * 10 + (*s++ - '0');
+    if (isdigit((unsigned char)*s))
+        return -1;
     *target = sign ? line + sign * (int)v : (int)v;
     *p = s;
     return 0;
@@ -88,12 +90,12 @@ static int read_line(ExpectSet *set, Source *src, const char *start, const char 
         if (!kind)
             continue;
         Loc at = { line, (int)(d - start) + 1 };
-        int target = line;
-        if (*q == '@' && where(&q, line, &target))
+        int target = line, placed = *q == '@' ? where(&q, line, &target) : 0;
+        if (placed < 0)
             return diag_error(src, at, "after '@' in expected-%s comes +N, -N, N, above, below or unknown", kind);
-        if (target < 0 || target > nlines)
-            return diag_error(src, at, "expected-%s refers to line %d, outside the input's %d lines", kind, target,
-                              nlines);
+        if (!placed && (target < 1 || target > nlines))
+            return diag_error(src, at, "expected-%s refers to line %d, outside the input (lines 1 to %d)", kind,
+                              target, nlines);
         while (q < end && (*q == ' ' || *q == '\t'))
             q++;
         const char *close = q + 2 <= end && strncmp(q, "{{", 2) == 0 ? find(q + 2, end, "}}") : NULL;
