@@ -15,6 +15,7 @@
 #include "../passes/pass.h"
 #include "../printer/dot.h"
 #include "../printer/print.h"
+#include "expect.h"
 
 #ifndef LOPT_VERSION
 #define LOPT_VERSION "0.1.0"
@@ -30,6 +31,11 @@ typedef struct Options {
     int verify_each;
     int strict;               /* --strict: warnings are errors */
     int print_after_all;
+    int print_changed;        /* --print-changed: what each pass changed, as a diff */
+    unsigned print_before, print_after;   /* --print-before/--print-after: sets of passes */
+    int time_passes;          /* --time-passes: a table of wall times at the end */
+    int split_input;          /* --split-input-file: modules separated by "# -----" lines */
+    int verify_diagnostics;   /* --verify-diagnostics: check the diagnostics the comments expect */
     const char *map;          /* --map: the index-map calculator instead of a module */
     const char *shape;
     const char *compose;
@@ -66,6 +72,21 @@ static void help(FILE *out)
           "  --verify-each       verify the module after every pass\n"
           "  --strict            treat warnings (such as an unknown R.* operator) as errors\n"
           "  --print-after-all   print the module to standard error after every pass\n"
+          "  --print-before=PASS,...  print the module to standard error before each run\n"
+          "                      of the passes named (repeatable)\n"
+          "  --print-after=PASS,...   the same, after each run of the passes named\n"
+          "  --time-passes       at the end, print to standard error the wall time spent\n"
+          "                      reading, in each step of the pipeline, and printing\n"
+          "  --split-input-file  the input holds modules separated by lines '# -----': read,\n"
+          "                      process and print each on its own (outputs separated by the\n"
+          "                      same line; line numbers are the whole file's; exit status\n"
+          "                      the worst of theirs)\n"
+          "  --verify-diagnostics  check that the errors, warnings and notes reported are\n"
+          "                      exactly those the input's comments expect, as in\n"
+          "                      '# expected-error@+1 {{text}}' (see lopt(1)); exit 1 if not\n"
+          "  --print-changed     after every pass, print to standard error what it changed\n"
+          "                      as a unified diff of the printed module (or 'PASS: no\n"
+          "                      change'); needs --pass\n"
           "  --emit=FORMAT       print the result as 'text' (the default) or as 'dot', the\n"
           "                      graph of each Relax function for Graphviz\n"
           "  --print-style=STYLE print the module in lopt's 'canonical' spelling (the\n"
@@ -130,11 +151,23 @@ static int map_option(const char *a, const char *name, const char **val, int arg
     return 1;
 }
 
+/* The name of a pass in set that the pipeline does not run, or NULL. */
+static const char *not_run(unsigned set, const Options *o)
+{
+    int n;
+    const PassInfo *p = pass_registry(&n);
+    unsigned missing = set & ~pipeline_passes(&o->pipeline);
+    for (int i = 0; i < n; i++)
+        if (missing & pass_bit(&p[i]))
+            return p[i].name;
+    return NULL;
+}
+
 /* Returns -1 to continue, or an exit status. */
 static int parse_args(int argc, char **argv, Options *o)
 {
     int files = 0;
-    const char *seed = NULL, *input = NULL, *steps = NULL;
+    const char *seed = NULL, *input = NULL, *steps = NULL, *list = NULL;
     o->seed = 1;
     o->max_steps = INTERP_DEFAULT_MAX_STEPS;
     o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
@@ -219,6 +252,24 @@ static int parse_args(int argc, char **argv, Options *o)
             o->strict = 1;
         } else if (strcmp(a, "--print-after-all") == 0) {
             o->print_after_all = 1;
+        } else if (strcmp(a, "--print-changed") == 0) {
+            o->print_changed = 1;
+        } else if (map_option(a, "--print-before", &list, argc, argv, &i) ||
+                   map_option(a, "--print-after", &list, argc, argv, &i)) {
+            char err[512];
+            if (i == argc)
+                return usage("%s needs the names of passes, as in --print-after=fold", a);
+            if (pass_set_parse(a[8] == 'b' ? &o->print_before : &o->print_after, list, err, sizeof err)) {
+                char msg[600];
+                snprintf(msg, sizeof msg, "%.*s: %s", a[8] == 'b' ? 14 : 13, a, err);
+                return usage("%s", msg);
+            }
+        } else if (strcmp(a, "--time-passes") == 0) {
+            o->time_passes = 1;
+        } else if (strcmp(a, "--split-input-file") == 0) {
+            o->split_input = 1;
+        } else if (strcmp(a, "--verify-diagnostics") == 0) {
+            o->verify_diagnostics = 1;
         } else if (strcmp(a, "--emit=text") == 0 || strcmp(a, "--emit=dot") == 0) {
             o->dot = a[7] == 'd';
             o->emit_given = 1;
@@ -239,8 +290,11 @@ static int parse_args(int argc, char **argv, Options *o)
         }
     }
     if (o->map) {
-        if (files || o->output || o->pipeline.n || o->verify_each || o->print_after_all || o->explain)
+        if (files || o->output || o->pipeline.n || o->verify_each || o->print_after_all || o->print_changed ||
+            o->print_before || o->print_after || o->time_passes || o->explain)
             return usage("%s", "--map reads no module: it takes no file, -o or pass options");
+        if (o->split_input || o->verify_diagnostics)
+            return usage("%s", "--map reads no module: --split-input-file and --verify-diagnostics need one");
         if (!o->shape)
             return usage("%s", "--map needs --shape, the extents of its inputs, as in --shape 1,3,8,8");
         if (o->inverse && o->compose)
@@ -250,6 +304,16 @@ static int parse_args(int argc, char **argv, Options *o)
     }
     if (o->map && (o->run || o->verify_exec || o->ninputs || o->output_dir))
         return usage("%s", "--map reads no module: it cannot be combined with --run or --verify-exec");
+    const char *unrun = not_run(o->print_before, o);
+    if (unrun)
+        return usage("--print-before names '%s', which the pipeline (--pass) does not run", unrun);
+    if ((unrun = not_run(o->print_after, o)))
+        return usage("--print-after names '%s', which the pipeline (--pass) does not run", unrun);
+    if (o->split_input && o->output_dir)
+        return usage("%s", "--output-dir cannot be combined with --split-input-file: every module would write "
+                     "the same files");
+    if (!o->map && o->print_changed && !o->pipeline.n)
+        return usage("%s", "--print-changed shows what passes change: it needs a pipeline, as in --pass=fold");
     if (o->output_dir && !o->run)
         return usage("%s", "--output-dir goes with --run");
     if (o->run && o->emit_given)
@@ -567,12 +631,199 @@ static void exec_summary(const Exec *x, double t0)
             x->checked, x->checked == 1 ? "" : "es", x->outputs, x->outputs == 1 ? "" : "s", how, seconds() - t0);
 }
 
+/* Wall time spent on each part of the work, over all the modules of the input (--time-passes). */
+typedef struct Timing {
+    double start, read, output;
+    double *steps;        /* per pipeline step */
+} Timing;
+
+/* The stream modules and outputs go to: standard output, or -o's file opened at first use. */
+static FILE *output(Options *o, FILE **out)
+{
+    if (!*out && !(*out = o->output ? fopen(o->output, "w") : stdout))
+        fprintf(stderr, "lopt: cannot write '%s': %s\n", o->output, strerror(errno));
+    return *out;
+}
+
+/* Runs the pipeline on m, checking main's outputs after each pass with --verify-exec. */
+static int run_pipeline(Options *o, Source *src, Module *m, Exec *x, Timing *tm)
+{
+    PassCtx ctx = { .src = src, .dump = stderr, .verify_each = o->verify_each,
+                    .print_after_all = o->print_after_all, .print_before = o->print_before,
+                    .print_after = o->print_after, .print_changed = o->print_changed,
+                    .times = tm->steps, .explain = o->explain ? stderr : NULL };
+    double t0 = seconds();
+    if (o->verify_exec) {
+        ctx.after_pass = check_exec;
+        ctx.after_data = x;
+        if (run_main(x, m, &x->reference))
+            return EXIT_INPUT;
+    }
+    if (pipeline_run(&o->pipeline, m, &ctx))
+        return EXIT_INPUT;
+    if (o->verify_exec) {
+        Tensor *ts[1];
+        x->outputs = flatten(x->reference, ts, 0, 1);
+        exec_summary(x, t0);
+    }
+    return 0;
+}
+
+/* After the passes: run main and print its outputs, or print the module. */
+static int emit(Options *o, Exec *x, Module *m, FILE **out)
+{
+    if (o->run) {
+        if (o->output_dir && make_dirs(o->output_dir)) {
+            fprintf(stderr, "lopt: cannot create the directory '%s': %s\n", o->output_dir, strerror(errno));
+            return EXIT_INPUT;
+        }
+        Value *v = NULL;
+        int bad = run_main(x, m, &v) || print_outputs(x, v);
+        value_free(v);
+        return bad ? EXIT_INPUT : 0;
+    }
+    FILE *f = output(o, out);
+    if (!f)
+        return EXIT_INPUT;
+    if (o->dot)
+        print_dot(f, m);
+    else if (o->tvm_style)
+        print_module_tvm(f, m);
+    else
+        print_module(f, m);
+    return 0;
+}
+
+/* Reads, verifies, transforms and prints (or runs) the module in src. */
+static int process(Options *o, Source *src, Timing *tm, FILE **out)
+{
+    double t = seconds();
+    Module *m = read_module(src);
+    int status = !m || ir_verify_input(m, src, o->strict) ? EXIT_INPUT : 0;
+    tm->read += seconds() - t;
+    Exec x = { o, src, NULL, 0, NULL, 0, 0, 0 };
+    if (!status)
+        status = run_pipeline(o, src, m, &x, tm);
+    t = seconds();
+    if (!status)
+        status = emit(o, &x, m, out);
+    tm->output += seconds() - t;
+    for (int i = 0; i < x.ninputs; i++)
+        value_free(x.inputs[i]);
+    free(x.inputs);
+    value_free(x.reference);
+    module_free(m);
+    return status;
+}
+
+/* --verify-diagnostics: process src with its diagnostics caught, then match
+ * them against the comments that expect them. */
+static int process_checked(Options *o, Source *src, Timing *tm, FILE **out)
+{
+    ExpectSet want = { NULL, 0, 0 };
+    if (expect_read(&want, src)) {
+        expect_free(&want);
+        return EXIT_INPUT;
+    }
+    char *log = NULL;
+    size_t len = 0;
+    src->out = open_memstream(&log, &len);
+    if (!src->out)
+        abort();
+    int errors = src->errors;
+    int status = process(o, src, tm, out);
+    errors = src->errors - errors;
+    fclose(src->out);
+    src->out = stderr;
+    int bad = expect_check(&want, src, log, len);
+    if (status && errors == 0) {
+        fprintf(stderr, "lopt: error: --verify-diagnostics: '%s' failed with an error that has no place in it "
+                "(above), which no comment can expect\n", src->name);
+        bad++;
+    }
+    free(log);
+    expect_free(&want);
+    return bad ? EXIT_INPUT : 0;
+}
+
+/* A line "# -----" (trailing blanks aside) separates modules (--split-input-file). */
+static int is_separator(const char *p, const char *e)
+{
+    if (e - p < 7 || memcmp(p, "# -----", 7) != 0)
+        return 0;
+    for (p += 7; p < e; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\r')
+            return 0;
+    return 1;
+}
+
+/* The module of lines [first, ...) at text, up to end: a copy in which the
+ * lines before it are empty, so that diagnostics count lines in the whole file. */
+static int process_part(Options *o, const char *name, int first, const char *text, const char *end, Timing *tm,
+                        FILE **out)
+{
+    size_t n = (size_t)(end - text), pad = (size_t)first - 1;
+    char *buf = malloc(pad + n + 1);
+    if (!buf)
+        abort();
+    memset(buf, '\n', pad);
+    memcpy(buf + pad, text, n);
+    buf[pad + n] = 0;
+    Source src = { name, buf, pad + n, 0, stderr };
+    int status = o->verify_diagnostics ? process_checked(o, &src, tm, out) : process(o, &src, tm, out);
+    free(buf);
+    return status;
+}
+
+/* --split-input-file: each part in turn, their outputs separated by "# -----". */
+static int process_parts(Options *o, const char *name, const char *text, size_t len, Timing *tm, FILE **out)
+{
+    const char *p = text, *end = text + len, *part = text;
+    int line = 1, first = 1, status = 0, parts = 0;
+    for (;;) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        if (!e)
+            e = end;
+        int sep = is_separator(p, e);
+        if (sep || (e == end && (part < end || !parts))) {
+            if (parts++ && output(o, out))
+                fputs("# -----\n", *out);
+            int r = process_part(o, name, first, part, sep ? p : end, tm, out);
+            status = r > status ? r : status;
+            first = line + 1;
+            part = e < end ? e + 1 : end;
+        }
+        if (e == end)
+            return status;
+        p = e + 1;
+        line++;
+    }
+}
+
+static void time_report(const Options *o, const Timing *tm)
+{
+    double total = seconds() - tm->start, rest = total - tm->read - tm->output;
+    fprintf(stderr, "lopt: time-passes: wall time in seconds\n");
+    fprintf(stderr, "  %10.6f  reading and verifying the input\n", tm->read);
+    for (int i = 0; i < o->pipeline.n; i++) {
+        fprintf(stderr, "  %10.6f  %d. %s\n", tm->steps[i], i + 1, o->pipeline.steps[i].pass->name);
+        rest -= tm->steps[i];
+    }
+    fprintf(stderr, "  %10.6f  %s\n", tm->output, o->run ? "running main" : "printing the result");
+    fprintf(stderr, "  %10.6f  the rest (verification, dumps, --verify-exec)\n", rest > 0 ? rest : 0);
+    fprintf(stderr, "  %10.6f  total\n", total);
+}
+
 static int run(Options *o)
 {
+    Timing tm = { seconds(), 0, 0, calloc((size_t)o->pipeline.n + 1, sizeof(double)) };
+    if (!tm.steps)
+        abort();
     int stdin_input = strcmp(o->input, "-") == 0;
     FILE *in = stdin_input ? stdin : fopen(o->input, "rb");
     if (!in) {
         fprintf(stderr, "lopt: cannot open '%s': %s\n", o->input, strerror(errno));
+        free(tm.steps);
         return EXIT_INPUT;
     }
     size_t len = 0;
@@ -583,67 +834,30 @@ static int run(Options *o)
         fclose(in);
     if (!text) {
         fprintf(stderr, "lopt: cannot read '%s': %s\n", o->input, strerror(err));
+        free(tm.steps);
         return EXIT_INPUT;
     }
-    Source src = { stdin_input ? "<stdin>" : o->input, text, len, 0, stderr };
-    Module *m = read_module(&src);
-    int status = 0;
-    Exec x = { o, &src, NULL, 0, NULL, 0, 0, 0 };
-    double t0 = seconds();
-    if (!m || ir_verify_input(m, &src, o->strict)) {
+    const char *name = stdin_input ? "<stdin>" : o->input;
+    Source src = { name, text, len, 0, stderr };
+    FILE *out = NULL;
+    int status;
+    if (o->split_input)
+        status = process_parts(o, name, text, len, &tm, &out);
+    else
+        status = o->verify_diagnostics ? process_checked(o, &src, &tm, &out) : process(o, &src, &tm, &out);
+    if (o->run && fflush(stdout) != 0)
         status = EXIT_INPUT;
-    } else {
-        PassCtx ctx = { &src, stderr, o->verify_each, o->print_after_all, o->explain ? stderr : NULL, NULL, NULL };
-        if (o->verify_exec) {
-            ctx.after_pass = check_exec;
-            ctx.after_data = &x;
-            if (run_main(&x, m, &x.reference))
-                status = EXIT_INPUT;
-        }
-        if (!status && pipeline_run(&o->pipeline, m, &ctx))
+    if (out) {
+        int bad = ferror(out);
+        bad |= o->output ? fclose(out) != 0 : fflush(out) != 0;
+        if (bad) {
+            fprintf(stderr, "lopt: error writing '%s'\n", o->output ? o->output : "<stdout>");
             status = EXIT_INPUT;
-        if (!status && o->verify_exec) {
-            Tensor *ts[1];
-            x.outputs = flatten(x.reference, ts, 0, 1);
-            exec_summary(&x, t0);
         }
     }
-    if (status == 0 && o->run && o->output_dir && make_dirs(o->output_dir)) {
-        fprintf(stderr, "lopt: cannot create the directory '%s': %s\n", o->output_dir, strerror(errno));
-        status = EXIT_INPUT;
-    }
-    if (status == 0 && o->run) {
-        Value *out = NULL;
-        if (run_main(&x, m, &out) || print_outputs(&x, out))
-            status = EXIT_INPUT;
-        value_free(out);
-        if (fflush(stdout) != 0)
-            status = EXIT_INPUT;
-    } else if (status == 0) {
-        FILE *out = o->output ? fopen(o->output, "w") : stdout;
-        if (!out) {
-            fprintf(stderr, "lopt: cannot write '%s': %s\n", o->output, strerror(errno));
-            status = EXIT_INPUT;
-        } else {
-            if (o->dot)
-                print_dot(out, m);
-            else if (o->tvm_style)
-                print_module_tvm(out, m);
-            else
-                print_module(out, m);
-            int bad = ferror(out);
-            bad |= o->output ? fclose(out) != 0 : fflush(out) != 0;
-            if (bad) {
-                fprintf(stderr, "lopt: error writing '%s'\n", o->output ? o->output : "<stdout>");
-                status = EXIT_INPUT;
-            }
-        }
-    }
-    for (int i = 0; i < x.ninputs; i++)
-        value_free(x.inputs[i]);
-    free(x.inputs);
-    value_free(x.reference);
-    module_free(m);
+    if (o->time_passes)
+        time_report(o, &tm);
+    free(tm.steps);
     if (mapped)
         munmap(mapped, len);
     else

@@ -5,8 +5,10 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../printer/print.h"
+#include "diff.h"
 
 static int run_verify(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
@@ -57,6 +59,44 @@ const PassInfo *pass_find(const char *name)
         if (strcmp(passes[i].name, name) == 0)
             return &passes[i];
     return NULL;
+}
+
+static void known_passes(char *err, size_t cap, size_t len);
+
+unsigned pass_bit(const PassInfo *p)
+{
+    _Static_assert(sizeof passes / sizeof passes[0] <= 32, "a set of passes is an unsigned");
+    return 1u << (p - passes);
+}
+
+int pass_set_parse(unsigned *set, const char *list, char *err, size_t cap)
+{
+    for (const char *s = list;;) {
+        const char *e = strchr(s, ',');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        const PassInfo *p = NULL;
+        for (size_t i = 0; i < sizeof passes / sizeof passes[0] && !p; i++)
+            if (strlen(passes[i].name) == n && strncmp(passes[i].name, s, n) == 0)
+                p = &passes[i];
+        if (!p) {
+            size_t len = n ? (size_t)snprintf(err, cap, "unknown pass '%.*s'", (int)n, s)
+                           : (size_t)snprintf(err, cap, "empty pass name in '%s'", list);
+            known_passes(err, cap, len);
+            return -1;
+        }
+        *set |= pass_bit(p);
+        if (!e)
+            return 0;
+        s = e + 1;
+    }
+}
+
+unsigned pipeline_passes(const Pipeline *pl)
+{
+    unsigned set = 0;
+    for (int i = 0; i < pl->n; i++)
+        set |= pass_bit(pl->steps[i].pass);
+    return set;
 }
 
 static int name_char(char c)
@@ -199,22 +239,79 @@ void pipeline_free(Pipeline *pl)
     memset(pl, 0, sizeof *pl);
 }
 
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The module as print_module writes it, in a malloc'd buffer. */
+static char *print_to_string(Module *m, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f)
+        abort();
+    print_module(f, m);
+    if (fclose(f) != 0)
+        abort();
+    return buf;
+}
+
+/* --print-changed: the diff from *before to the module now, which becomes *before. */
+static void print_changed(Module *m, const char *pass, FILE *out, char **before, size_t *len)
+{
+    size_t n;
+    char *after = print_to_string(m, &n);
+    char from[128], to[128];
+    snprintf(from, sizeof from, "before %s", pass);
+    snprintf(to, sizeof to, "after %s", pass);
+    if (!diff_unified(out, *before, *len, after, n, from, to))
+        fprintf(out, "%s: no change\n", pass);
+    free(*before);
+    *before = after;
+    *len = n;
+}
+
+static void dump(PassCtx *ctx, Module *m, const char *when, const char *pass)
+{
+    fprintf(ctx->dump, "# -----// IR %s %s //----- #\n", when, pass);
+    print_module(ctx->dump, m);
+}
+
+static int run_step(const PassStep *st, int i, Module *m, PassCtx *ctx, char **before, size_t *len)
+{
+    const char *name = st->pass->name;
+    unsigned bit = pass_bit(st->pass);
+    if (ctx->print_before & bit)
+        dump(ctx, m, "before", name);
+    double t0 = now();
+    int r = st->pass->run(m, ctx, st->opts, st->nopts);
+    if (ctx->times)
+        ctx->times[i] += now() - t0;
+    if (r)
+        return -1;
+    if (ctx->verify_each && ir_verify(m, ctx->src)) {
+        diag_error(ctx->src, (Loc){ 0, 0 }, "the module does not verify after pass '%s'", name);
+        return -1;
+    }
+    if (ctx->print_after_all || (ctx->print_after & bit))
+        dump(ctx, m, "after", name);
+    if (ctx->print_changed)
+        print_changed(m, name, ctx->dump, before, len);
+    if (ctx->after_pass && ctx->after_pass(m, name, ctx->after_data))
+        return -1;
+    return 0;
+}
+
 int pipeline_run(const Pipeline *pl, Module *m, PassCtx *ctx)
 {
-    for (int i = 0; i < pl->n; i++) {
-        const PassStep *st = &pl->steps[i];
-        if (st->pass->run(m, ctx, st->opts, st->nopts))
-            return -1;
-        if (ctx->verify_each && ir_verify(m, ctx->src)) {
-            diag_error(ctx->src, (Loc){ 0, 0 }, "the module does not verify after pass '%s'", st->pass->name);
-            return -1;
-        }
-        if (ctx->print_after_all) {
-            fprintf(ctx->dump, "# -----// IR after %s //----- #\n", st->pass->name);
-            print_module(ctx->dump, m);
-        }
-        if (ctx->after_pass && ctx->after_pass(m, st->pass->name, ctx->after_data))
-            return -1;
-    }
-    return 0;
+    size_t len = 0;
+    char *before = ctx->print_changed ? print_to_string(m, &len) : NULL;
+    int status = 0;
+    for (int i = 0; i < pl->n && !status; i++)
+        status = run_step(&pl->steps[i], i, m, ctx, &before, &len);
+    free(before);
+    return status;
 }

@@ -16,6 +16,9 @@ typedef struct PassCtx {
     FILE *dump;           /* where `print` and --print-after-all write (stderr) */
     int verify_each;
     int print_after_all;
+    unsigned print_before, print_after;   /* --print-before/--print-after: pass_bit()s */
+    int print_changed;    /* --print-changed: a unified diff of the printed module after each pass */
+    double *times;        /* --time-passes: wall seconds added up per pipeline step, or NULL */
     FILE *explain;        /* --explain: where passes say what they moved, folded or left */
     /* Called after each pass (after verification), as --verify-exec does;
      * a nonzero return stops the pipeline with that failure. */
@@ -57,6 +60,13 @@ int pass_test_perturb(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 
 const PassInfo *pass_registry(int *n);
 const PassInfo *pass_find(const char *name);
+/* The bit of a registered pass in a set of passes such as ctx->print_after. */
+unsigned pass_bit(const PassInfo *p);
+/* Adds the passes named in list ("fold" or "flow,fold") to *set. On an
+ * unknown or empty name, writes the reason to err and returns -1. */
+int pass_set_parse(unsigned *set, const char *list, char *err, size_t errcap);
+/* The set of passes p runs. */
+unsigned pipeline_passes(const Pipeline *p);
 /* Appends the passes of text to p. On a malformed pipeline, writes the
  * reason to err and returns -1. */
 int pipeline_parse(Pipeline *p, const char *text, char *err, size_t errcap);

@@ -2,8 +2,8 @@
 # The test runner. Every testsuite/**/*.tir names its lopt arguments on its
 # first line (`# lopt: ARGS`, %s is the file, appended when absent unless
 # ARGS start with --map); its .expected holds stdout,
-# then stderr after a `# stderr:` line (the time --verify-exec reports
-# written as <time>), then `# exit: N`. UPDATE=1 rewrites
+# then stderr after a `# stderr:` line (the times --verify-exec and
+# --time-passes report written as <time>), then `# exit: N`. UPDATE=1 rewrites
 # the expectations for review. Then every test and example that lopt accepts
 # is checked to round-trip: print(parse(print(parse(x)))) == print(parse(x)),
 # (for roundtrip/ and spellings/ also through --print-style=tvm), and every
@@ -46,8 +46,9 @@ run_one() {
         cat "$tmp/out"
         if [ -s "$tmp/err" ]; then
             echo "# stderr:"
-            # the one line whose text varies from run to run: a time
-            sed -E 's/^(lopt: verify-exec: .*, in )[0-9]+\.[0-9]+ s$/\1<time> s/' "$tmp/err"
+            # the text that varies from run to run: times
+            sed -E -e 's/^(lopt: verify-exec: .*, in )[0-9]+\.[0-9]+ s$/\1<time> s/' \
+                -e '/^lopt: time-passes:/,$ s/^  +[0-9]+\.[0-9]+  /  <time>  /' "$tmp/err"
         fi
         echo "# exit: $(cat "$tmp/rc")"
     } >"$tmp/got"

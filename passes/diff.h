@@ -1,0 +1,14 @@
+/* A line diff of two texts, written as a unified diff; --print-changed uses it
+ * to show what a pass did to the printed module. */
+#ifndef LOPT_DIFF_H
+#define LOPT_DIFF_H
+
+#include <stdio.h>
+
+/* Writes to out the unified diff (three lines of context) that turns text a
+ * into text b, under the headers "--- from" and "+++ to". Returns 0, writing
+ * nothing, when the texts are equal; 1 when it wrote a diff. */
+int diff_unified(FILE *out, const char *a, size_t alen, const char *b, size_t blen, const char *from,
+                 const char *to);
+
+#endif
