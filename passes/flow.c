@@ -1534,7 +1534,8 @@ static void flow_funcs(Module *m, PassCtx *ctx, Notes *all)
  * next move a rewrite again, so flow,fold run twice could differ from once.
  * Flow therefore runs flow,fold from fold's form of its input until a module
  * comes back (the same up to names): the modules of that cycle are compared
- * by one cost, the bytes the rewrites left move (then their number, then a
+ * by one cost, the bytes the rewrites left move (then their number, then
+ * the number of PrimFuncs, operators left unlegalized being simpler, then a
  * hash of the module without its names, so the choice does not depend on
  * where the cycle was entered), and the cheapest is the answer: the input
  * itself when it is, else flow's first result when it is, else the module
@@ -1550,6 +1551,7 @@ typedef struct State {
     uint64_t shape;       /* the same without the names */
     int64_t bytes;        /* read and written by the rewrites left */
     int count;            /* the rewrites left */
+    int nprim;            /* PrimFuncs: legalized operators and flowed copies */
 } State;
 
 typedef struct Hasher {
@@ -1741,8 +1743,10 @@ static void measure(const Module *m, State *s)
     s->shape = hash_module(m, 0);
     s->bytes = 0;
     s->count = 0;
+    s->nprim = 0;
     for (int f = 0; f < m->nfuncs; f++) {
         const Func *fn = m->funcs[f];
+        s->nprim += fn->kind == F_PRIM;
         for (int b = 0; fn->kind == F_RELAX && b < fn->nblocks; b++)
             for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
                 const Binding *bd = fn->blocks[b]->binds[i];
@@ -1779,6 +1783,8 @@ static int cheaper(const State *a, const State *b)
         return a->bytes < b->bytes;
     if (a->count != b->count)
         return a->count < b->count;
+    if (a->nprim != b->nprim)
+        return a->nprim < b->nprim;
     return a->shape < b->shape;
 }
 
