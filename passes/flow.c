@@ -1788,6 +1788,65 @@ static int cheaper(const State *a, const State *b)
     return a->shape < b->shape;
 }
 
+/* s[0]: the input as written, measured in fold's form on a copy. Returns
+ * 0 when fold leaves it as it is (it is then one of the runs), else 1 (flow's
+ * first run starts from the input as written, and the runs from its result). */
+static int fold_form(Module *m, PassCtx *quiet, State *s0)
+{
+    State in, copy;
+    uint64_t text = hash_module(m, 1);
+    Func **orig = arena_array(&m->arena, (size_t)m->nfuncs + 1, sizeof *orig);
+    int norig = m->nfuncs;
+    memcpy(orig, m->funcs, (size_t)norig * sizeof *orig);
+    snapshot(m, &in);
+    snapshot(m, &copy);
+    install(m, &copy);
+    pass_fold(m, quiet, NULL, 0);
+    measure(m, s0);
+    s0->funcs = in.funcs;
+    s0->nfuncs = in.nfuncs;
+    m->funcs = orig;
+    m->nfuncs = norig;
+    return s0->text == text ? 0 : 1;
+}
+
+/* Runs flow,fold from the input until a module of s[first..] comes back,
+ * at most FIXED_RUNS times, keeping a copy of each module in s[] (for s[1],
+ * flow's own result before fold). The first run's notes go to notes. Sets
+ * *lo to where the cycle starts (-1: none) and returns how many of s[] are
+ * measured; the last is s[*lo] again, or without a repeat the module m holds. */
+static int search(Module *m, PassCtx *ctx, PassCtx *quiet, State *s, int first, Notes *notes, int *lo)
+{
+    int n = 1;   /* s[0..n) measured; m holds s[n - 1] (the input when n is 1) */
+    *lo = -1;
+    while (*lo < 0 && n <= FIXED_RUNS) {
+        State flowed = { 0 };
+        if (n == 1) {
+            flow_funcs(m, ctx, notes);
+            snapshot(m, &flowed);
+        } else {
+            Notes quiet_notes = { 0 };
+            if (n > 2)
+                snapshot(m, &s[n - 1]);
+            flow_funcs(m, quiet, &quiet_notes);
+            notes_flush(&quiet_notes, quiet, "flow");
+        }
+        pass_fold(m, quiet, NULL, 0);
+        measure(m, &s[n]);
+        if (n == 1) {
+            s[1].funcs = flowed.funcs;
+            s[1].nfuncs = flowed.nfuncs;
+        }
+        for (int j = n - 1; j >= first && *lo < 0; j--)
+            if (s[j].shape == s[n].shape)
+                *lo = j;
+        n++;
+    }
+    if (*lo < 0)
+        snapshot(m, &s[n - 1]);
+    return n;
+}
+
 /* Flow's rounds, run flow,fold after flow,fold as the comment above says.
  * --explain shows the first run's notes, and how the search ended when its
  * answer is not that run's result. */
@@ -1804,51 +1863,10 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     PassCtx quiet = *ctx;
     quiet.explain = NULL;
     Notes notes = { 0 };
-    State s[FIXED_RUNS + 1], in, copy;
-    /* s[0] is fold's form of the input; it is one of the runs only when it
-     * is the input (fold changes nothing), else flow's first run starts from
-     * the input as written and the runs from its result */
-    uint64_t text = hash_module(m, 1);
-    Func **orig = arena_array(&m->arena, (size_t)m->nfuncs + 1, sizeof *orig);
-    int norig = m->nfuncs;
-    memcpy(orig, m->funcs, (size_t)norig * sizeof *orig);
-    snapshot(m, &in);   /* the input as written */
-    snapshot(m, &copy);
-    install(m, &copy);
-    pass_fold(m, &quiet, NULL, 0);
-    measure(m, &s[0]);
-    s[0].funcs = in.funcs;
-    s[0].nfuncs = in.nfuncs;
-    int first = s[0].text == text ? 0 : 1;
-    m->funcs = orig;
-    m->nfuncs = norig;
-    int n = 1, lo = -1;   /* s[0..n) measured; m holds s[n - 1] (the input when n is 1) */
-    while (lo < 0 && n <= FIXED_RUNS) {
-        State flowed = { 0 };
-        if (n == 1) {
-            flow_funcs(m, ctx, &notes);
-            snapshot(m, &flowed);   /* flow's own result */
-        } else {
-            Notes quiet_notes = { 0 };
-            if (n > 2)
-                snapshot(m, &s[n - 1]);
-            flow_funcs(m, &quiet, &quiet_notes);
-            notes_flush(&quiet_notes, &quiet, "flow");
-        }
-        pass_fold(m, &quiet, NULL, 0);
-        measure(m, &s[n]);
-        if (n == 1) {
-            s[1].funcs = flowed.funcs;
-            s[1].nfuncs = flowed.nfuncs;
-        }
-        for (int j = n - 1; j >= first && lo < 0; j--)
-            if (s[j].shape == s[n].shape)
-                lo = j;
-        n++;
-    }
-    /* a cycle s[lo..n-1) (s[n-1] is s[lo] again), or no repeat in s[0..n) */
-    if (lo < 0)
-        snapshot(m, &s[n - 1]);
+    State s[FIXED_RUNS + 1];
+    int first = fold_form(m, &quiet, &s[0]), lo;
+    int n = search(m, ctx, &quiet, s, first, &notes, &lo);
+    /* the candidates: the cycle s[lo..n-1), or every run when none came back */
     int end = lo < 0 ? n : n - 1, pick = lo < 0 ? first : lo;
     for (int j = pick + 1; j < end; j++)
         if (cheaper(&s[j], &s[pick]))
