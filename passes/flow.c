@@ -7,14 +7,17 @@
  * again when it reaches the operands' producers. Rewrites of a tuple's items
  * (t = split(x); a = t[0]; lt(a, M)) wait for the sweep to reach t's call and
  * flow through it together. A move that would leave more rewrites than it
- * removes, judging by the graph's shape, is not made (left_behind), so a
- * second flow,fold changes nothing. Before the sweep, rewrites sink forward
- * past elementwise calls (sink_block). */
+ * removes, judging by the graph's shape, is not made (left_behind). Before
+ * the sweep, rewrites sink forward past elementwise calls (sink_block).
+ * Those local choices can disagree, so flow ends by running flow,fold on a
+ * copy until the module comes back, and answers the cheapest module of that
+ * cycle: flow,fold run again then changes nothing (pass_flow). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../interp/tensor.h"
 #include "../ir/clone.h"
 #include "../ir/indexmap.h"
 #include "../ir/ops.h"
@@ -1494,15 +1497,12 @@ static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink)
 }
 
 /* Rounds until one changes nothing (a rewrite a round moved may let another
- * move, or a pair it made cancel), so flow,fold run again gives the same
- * module; a round sinks only when the one before left fewer rewrites than
- * it found (sinking and the sweep could trade a rewrite back and forth).
- * --explain shows every round's moves and the last round's stops. */
-int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+ * move, or a pair it made cancel); a round sinks only when the one before
+ * left fewer rewrites than it found (sinking and the sweep could trade a
+ * rewrite back and forth). --explain shows every round's moves and the last
+ * round's stops. */
+static void flow_funcs(Module *m, PassCtx *ctx, Notes *all)
 {
-    (void)opts;
-    (void)nopts;
-    Notes all = { 0 };
     int nf = m->nfuncs;
     for (int f = 0; f < nf; f++) {
         Func *fn = m->funcs[f];
@@ -1517,7 +1517,7 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
             before = after;
             for (int i = 0; i < notes.n; i++) {
                 if (!acts || round == 7 || !is_stop(notes.v[i].text))
-                    note_add(&all, notes.v[i].loc, "%s", notes.v[i].text);
+                    note_add(all, notes.v[i].loc, "%s", notes.v[i].text);
                 free(notes.v[i].text);
             }
             free(notes.v);
@@ -1525,6 +1525,365 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
                 break;
         }
     }
-    notes_flush(&all, ctx, "flow");
+}
+
+/* ---- flow,fold to a fixed point ----
+ *
+ * Sinking (forward) and the sweep (backward) can disagree about where one
+ * rewrite belongs, and the names and binding order one run makes can let the
+ * next move a rewrite again, so flow,fold run twice could differ from once.
+ * Flow therefore runs flow,fold from fold's form of its input until a module
+ * comes back (the same up to names): the modules of that cycle are compared
+ * by one cost, the bytes the rewrites left move (then their number, then
+ * the number of PrimFuncs, operators left unlegalized being simpler, then a
+ * hash of the module without its names, so the choice does not depend on
+ * where the cycle was entered), and the cheapest is the answer: the input
+ * itself when it is, else flow's first result when it is, else the module
+ * as fold left it. A second flow,fold from the answer meets the same cycle
+ * at the answer and keeps its input. */
+
+enum { FIXED_RUNS = 8 };   /* the most flow,fold runs the search takes */
+
+typedef struct State {
+    Func **funcs;         /* a copy no pass changes (NULL when not kept) */
+    int nfuncs;
+    uint64_t text;        /* a hash of what the printer shows */
+    uint64_t shape;       /* the same without the names */
+    int64_t bytes;        /* read and written by the rewrites left */
+    int count;            /* the rewrites left */
+    int nprim;            /* PrimFuncs: legalized operators and flowed copies */
+} State;
+
+typedef struct Hasher {
+    int names;            /* hash names, or where each variable is bound */
+    PtrMap at;            /* Relax var -> order of definition */
+    int n;
+    const Expr *map;      /* the index map whose outputs are being hashed */
+} Hasher;
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    for (int k = 0; k < 8; k++, v >>= 8)
+        h = (h ^ (v & 0xff)) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t mix_str(uint64_t h, const char *s, size_t n)
+{
+    h = mix(h, n);
+    for (size_t k = 0; k < n; k++)
+        h = (h ^ (unsigned char)s[k]) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t mix_sym(uint64_t h, const Sym *s)
+{
+    return s ? mix_str(h, s->str, s->len) : mix(h, 0);
+}
+
+static uint64_t mix_double(uint64_t h, double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, sizeof v);
+    return mix(h, v);
+}
+
+static void hash_define(Hasher *H, const Var *v)
+{
+    ptrmap_put(&H->at, v, ++H->n);
+}
+
+static uint64_t mix_var(const Hasher *H, uint64_t h, const Var *v)
+{
+    if (H->names)
+        return mix_sym(h, v->name);
+    for (int k = 0; H->map && k < H->map->u.map.nparams; k++)
+        if (H->map->u.map.params[k] == v)
+            return mix(h, (uint64_t)k + 1);
+    int at = ptrmap_get(&H->at, v, 0);
+    return at ? mix(h, (uint64_t)at << 20) : mix_sym(h, v->name);
+}
+
+static uint64_t mix_expr(Hasher *H, uint64_t h, const Expr *e);
+
+static uint64_t mix_sinfo(Hasher *H, uint64_t h, const StructInfo *s)
+{
+    if (!s)
+        return mix(h, 0xff);
+    h = mix(mix(mix(h, s->kind), (uint64_t)s->ndim), s->dtype);
+    for (int d = 0; s->shape && d < s->ndim; d++)
+        h = mix_expr(H, h, s->shape[d]);
+    h = s->vdevice ? mix_str(h, s->vdevice, strlen(s->vdevice)) : h;
+    for (int k = 0; k < s->nfields; k++)
+        h = mix_sinfo(H, h, s->fields[k]);
+    return h;
+}
+
+static uint64_t mix_exprs(Hasher *H, uint64_t h, Expr *const *v, int n)
+{
+    h = mix(h, (uint64_t)n);
+    for (int k = 0; k < n; k++)
+        h = mix_expr(H, h, v[k]);
+    return h;
+}
+
+static uint64_t mix_expr(Hasher *H, uint64_t h, const Expr *e)
+{
+    if (!e)
+        return mix(h, 0xfe);
+    h = mix(h, e->kind);
+    switch (e->kind) {
+    case E_VAR:
+        return mix_var(H, h, e->u.var);
+    case E_INT:
+        return mix(mix(h, (uint64_t)e->u.i.v), e->u.i.dtype);
+    case E_FLOAT:
+        return mix(mix_double(h, e->u.f.v), e->u.f.dtype);
+    case E_STR:
+        return mix_str(h, e->u.str.s, (size_t)e->u.str.len);
+    case E_BOOL:
+        return mix(h, (uint64_t)e->u.b);
+    case E_TUPLE:
+    case E_LIST:
+        return mix_exprs(H, h, e->u.list.items, e->u.list.n);
+    case E_DICT:
+        return mix_exprs(H, mix_exprs(H, h, e->u.dict.keys, e->u.dict.n), e->u.dict.vals, e->u.dict.n);
+    case E_GETITEM:
+        return mix(mix_expr(H, h, e->u.get.tuple), (uint64_t)e->u.get.index);
+    case E_CALL:
+        h = mix_expr(H, mix_sym(h, e->u.call.op), e->u.call.callee);
+        for (int k = 0; k < e->u.call.nkw; k++)
+            h = mix_sym(h, e->u.call.kw[k]);
+        return mix_exprs(H, h, e->u.call.args, e->u.call.nargs + e->u.call.nkw);
+    case E_GLOBAL:
+        return mix_sym(h, e->u.global.name);
+    case E_BIN:
+        return mix_expr(H, mix_expr(H, mix(h, e->u.bin.op), e->u.bin.a), e->u.bin.b);
+    case E_UNARY:
+        return mix_expr(H, mix(h, e->u.un.op), e->u.un.a);
+    case E_LOAD:
+        return mix_exprs(H, mix_sym(h, e->u.load.buf->name), e->u.load.idx, e->u.load.n);
+    case E_CAST:
+        return mix_expr(H, mix(h, e->u.cast.dtype), e->u.cast.a);
+    case E_SLICE:
+        return mix_expr(H, mix_expr(H, h, e->u.slice.lo), e->u.slice.hi);
+    case E_INDEXMAP: {
+        const Expr *outer = H->map;
+        h = mix(h, (uint64_t)e->u.map.nparams);
+        for (int k = 0; H->names && k < e->u.map.nparams; k++)
+            h = mix_sym(h, e->u.map.params[k]->name);
+        H->map = e;
+        h = mix_exprs(H, h, e->u.map.out, e->u.map.nout);
+        H->map = outer;
+        return h;
+    }
+    case E_SINFO:
+        return mix_sinfo(H, h, e->u.sinfo);
+    case E_CONST:
+        h = mix(mix(h, e->u.cst.dtype), (uint64_t)e->u.cst.ndim);
+        for (int d = 0; d < e->u.cst.ndim; d++)
+            h = mix(h, (uint64_t)e->u.cst.shape[d]);
+        for (int64_t k = 0; k < e->u.cst.count; k++)
+            h = mix_double(h, e->u.cst.data[k]);
+        return h;
+    default:
+        return h;
+    }
+}
+
+/* A hash of m's Relax functions, with their names or without. */
+static uint64_t hash_module(const Module *m, int names)
+{
+    Hasher H = { .names = names };
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int f = 0; f < m->nfuncs; f++) {
+        const Func *fn = m->funcs[f];
+        h = mix(h, fn->kind);
+        if (fn->kind != F_RELAX || names)
+            h = mix_sym(h, fn->name);
+        if (fn->kind != F_RELAX)
+            continue;
+        for (int k = 0; k < fn->nparams; k++) {
+            hash_define(&H, fn->params[k]);
+            h = mix_var(&H, h, fn->params[k]);
+        }
+        for (int b = 0; b < fn->nblocks; b++) {
+            const RBlock *rb = fn->blocks[b];
+            h = mix(mix(h, (uint64_t)rb->dataflow), (uint64_t)rb->nbinds);
+            for (int i = 0; i < rb->nbinds; i++) {
+                h = mix_expr(&H, h, rb->binds[i]->value);
+                hash_define(&H, rb->binds[i]->var);
+                h = mix_var(&H, h, rb->binds[i]->var);
+            }
+            for (int k = 0; k < rb->noutputs; k++)
+                h = mix_var(&H, h, rb->outputs[k]);
+        }
+        h = mix_expr(&H, h, fn->result);
+    }
+    ptrmap_free(&H.at);
+    return h;
+}
+
+/* The elements of a static tensor type, or 0. */
+static int64_t elements(const TensorType *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; d++)
+        n = t->shape[d] > 0 && n <= INT64_MAX / t->shape[d] ? n * t->shape[d] : 0;
+    return n;
+}
+
+/* m's hashes and the cost of the rewrites its Relax functions leave (a
+ * rewrite of a constant costs nothing: fold evaluates it). */
+static void measure(const Module *m, State *s)
+{
+    s->funcs = NULL;
+    s->nfuncs = 0;
+    s->text = hash_module(m, 1);
+    s->shape = hash_module(m, 0);
+    s->bytes = 0;
+    s->count = 0;
+    s->nprim = 0;
+    for (int f = 0; f < m->nfuncs; f++) {
+        const Func *fn = m->funcs[f];
+        s->nprim += fn->kind == F_PRIM;
+        for (int b = 0; fn->kind == F_RELAX && b < fn->nblocks; b++)
+            for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
+                const Binding *bd = fn->blocks[b]->binds[i];
+                TensorType in, out;
+                if (!is_layout_transform(bd->value) || bd->value->u.call.args[0]->kind == E_CONST)
+                    continue;
+                s->count++;
+                if (value_type(bd->value->u.call.args[0], &in) == 0 &&
+                    sinfo_shape(bd->var->sinfo, &out.dtype, &out.ndim, out.shape) == 0 && out.ndim <= OP_MAX_RANK)
+                    s->bytes += (elements(&in) + elements(&out)) * dtype_size(in.dtype);
+            }
+    }
+}
+
+/* Keeps a copy of m's functions that later passes leave alone. */
+static void snapshot(Module *m, State *s)
+{
+    s->funcs = arena_array(&m->arena, (size_t)m->nfuncs + 1, sizeof *s->funcs);
+    for (int f = 0; f < m->nfuncs; f++)
+        s->funcs[f] = m->funcs[f]->kind == F_RELAX ? relax_clone(m, m->funcs[f]) : m->funcs[f];
+    s->nfuncs = m->nfuncs;
+}
+
+static void install(Module *m, const State *s)
+{
+    m->funcs = arena_array(&m->arena, (size_t)s->nfuncs + 1, sizeof *m->funcs);
+    memcpy(m->funcs, s->funcs, (size_t)s->nfuncs * sizeof *m->funcs);
+    m->nfuncs = s->nfuncs;
+}
+
+static int cheaper(const State *a, const State *b)
+{
+    if (a->bytes != b->bytes)
+        return a->bytes < b->bytes;
+    if (a->count != b->count)
+        return a->count < b->count;
+    if (a->nprim != b->nprim)
+        return a->nprim < b->nprim;
+    return a->shape < b->shape;
+}
+
+/* s[0]: the input as written, measured in fold's form on a copy. Returns
+ * 0 when fold leaves it as it is (it is then one of the runs), else 1 (flow's
+ * first run starts from the input as written, and the runs from its result). */
+static int fold_form(Module *m, PassCtx *quiet, State *s0)
+{
+    State in, copy;
+    uint64_t text = hash_module(m, 1);
+    Func **orig = arena_array(&m->arena, (size_t)m->nfuncs + 1, sizeof *orig);
+    int norig = m->nfuncs;
+    memcpy(orig, m->funcs, (size_t)norig * sizeof *orig);
+    snapshot(m, &in);
+    snapshot(m, &copy);
+    install(m, &copy);
+    pass_fold(m, quiet, NULL, 0);
+    measure(m, s0);
+    s0->funcs = in.funcs;
+    s0->nfuncs = in.nfuncs;
+    m->funcs = orig;
+    m->nfuncs = norig;
+    return s0->text == text ? 0 : 1;
+}
+
+/* Runs flow,fold from the input until a module of s[first..] comes back,
+ * at most FIXED_RUNS times, keeping a copy of each module in s[] (for s[1],
+ * flow's own result before fold). The first run's notes go to notes. Sets
+ * *lo to where the cycle starts (-1: none) and returns how many of s[] are
+ * measured; the last is s[*lo] again, or without a repeat the module m holds. */
+static int search(Module *m, PassCtx *ctx, PassCtx *quiet, State *s, int first, Notes *notes, int *lo)
+{
+    int n = 1;   /* s[0..n) measured; m holds s[n - 1] (the input when n is 1) */
+    *lo = -1;
+    while (*lo < 0 && n <= FIXED_RUNS) {
+        State flowed = { 0 };
+        if (n == 1) {
+            flow_funcs(m, ctx, notes);
+            snapshot(m, &flowed);
+        } else {
+            Notes quiet_notes = { 0 };
+            if (n > 2)
+                snapshot(m, &s[n - 1]);
+            flow_funcs(m, quiet, &quiet_notes);
+            notes_flush(&quiet_notes, quiet, "flow");
+        }
+        pass_fold(m, quiet, NULL, 0);
+        measure(m, &s[n]);
+        if (n == 1) {
+            s[1].funcs = flowed.funcs;
+            s[1].nfuncs = flowed.nfuncs;
+        }
+        for (int j = n - 1; j >= first && *lo < 0; j--)
+            if (s[j].shape == s[n].shape)
+                *lo = j;
+        n++;
+    }
+    if (*lo < 0)
+        snapshot(m, &s[n - 1]);
+    return n;
+}
+
+/* Flow's rounds, run flow,fold after flow,fold as the comment above says.
+ * --explain shows the first run's notes, and how the search ended when its
+ * answer is not that run's result. */
+int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    (void)opts;
+    (void)nopts;
+    const Func *main = NULL;
+    for (int f = 0; f < m->nfuncs && !main; f++)
+        if (m->funcs[f]->kind == F_RELAX)
+            main = m->funcs[f];
+    if (!main)
+        return 0;
+    PassCtx quiet = *ctx;
+    quiet.explain = NULL;
+    Notes notes = { 0 };
+    State s[FIXED_RUNS + 1];
+    int first = fold_form(m, &quiet, &s[0]), lo;
+    int n = search(m, ctx, &quiet, s, first, &notes, &lo);
+    /* the candidates: the cycle s[lo..n-1), or every run when none came back */
+    int end = lo < 0 ? n : n - 1, pick = lo < 0 ? first : lo;
+    for (int j = pick + 1; j < end; j++)
+        if (cheaper(&s[j], &s[pick]))
+            pick = j;
+    if (pick == 0 && s[1].text == s[0].text)
+        pick = 1;   /* flow's result folds to the input: keep it, as flow left it */
+    install(m, &s[pick]);
+    if (lo < 0)
+        note_add(&notes, main->loc, "flow,fold changed the module on each of %d runs: kept the cheapest, whose %d "
+                 "rewrites move %lld bytes (not a fixed point)", n - 1, s[pick].count, (long long)s[pick].bytes);
+    else if (end - lo > 1)
+        note_add(&notes, main->loc, "flow,fold comes round to the same module after %d runs: kept the cheapest on "
+                 "the way, %d runs of flow,fold from the input, whose %d rewrites move %lld bytes", end - lo, pick,
+                 s[pick].count, (long long)s[pick].bytes);
+    else if (pick > 1)
+        note_add(&notes, main->loc, "flow,fold changed its own result again: kept the module %d runs of flow,fold "
+                 "reach", pick);
+    notes_flush(&notes, ctx, "flow");
     return 0;
 }

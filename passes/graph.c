@@ -793,3 +793,113 @@ int expr_mentions(const Expr *e, const Var *v)
         return 0;
     }
 }
+
+/* ---- a copy of a Relax function that the passes can change freely ---- */
+
+typedef struct Clone {
+    Arena *a;
+    PtrMap at;            /* old Var -> 1 + index into vars */
+    Var **vars;
+    int n, cap;
+} Clone;
+
+static Var *clone_var(Clone *C, Var *v)
+{
+    Var *c = arena_alloc(C->a, sizeof *c);
+    *c = *v;
+    vec_push(C->a, &C->vars, &C->n, &C->cap, c);
+    ptrmap_put(&C->at, v, C->n);
+    return c;
+}
+
+static Var *cloned(const Clone *C, Var *v)
+{
+    int i = ptrmap_get(&C->at, v, 0);
+    return i ? C->vars[i - 1] : v;
+}
+
+static Expr *clone_value(Clone *C, const Expr *e);
+
+static Expr **clone_values(Clone *C, Expr *const *items, int n)
+{
+    Expr **out = arena_array(C->a, (size_t)n + 1, sizeof *out);
+    for (int i = 0; i < n; i++)
+        out[i] = clone_value(C, items[i]);
+    return out;
+}
+
+/* The nodes a pass may change in place are new; the rest (literals, index
+ * maps, constants, struct info, callees) are shared. */
+static Expr *clone_value(Clone *C, const Expr *e)
+{
+    if (!e)
+        return NULL;
+    Expr *c;
+    switch (e->kind) {
+    case E_VAR:
+    case E_TUPLE:
+    case E_LIST:
+    case E_DICT:
+    case E_GETITEM:
+    case E_CALL:
+        c = arena_alloc(C->a, sizeof *c);
+        *c = *e;
+        break;
+    default:
+        return (Expr *)e;
+    }
+    switch (e->kind) {
+    case E_VAR:
+        c->u.var = cloned(C, e->u.var);
+        break;
+    case E_TUPLE:
+    case E_LIST:
+        c->u.list.items = clone_values(C, e->u.list.items, e->u.list.n);
+        break;
+    case E_DICT:
+        c->u.dict.keys = clone_values(C, e->u.dict.keys, e->u.dict.n);
+        c->u.dict.vals = clone_values(C, e->u.dict.vals, e->u.dict.n);
+        break;
+    case E_GETITEM:
+        c->u.get.tuple = clone_value(C, e->u.get.tuple);
+        break;
+    default:
+        c->u.call.args = clone_values(C, e->u.call.args, e->u.call.nargs + e->u.call.nkw);
+        c->u.call.kw = arena_array(C->a, (size_t)e->u.call.nkw + 1, sizeof *c->u.call.kw);
+        if (e->u.call.nkw)
+            memcpy(c->u.call.kw, e->u.call.kw, (size_t)e->u.call.nkw * sizeof *c->u.call.kw);
+        break;
+    }
+    return c;
+}
+
+Func *relax_clone(Module *m, const Func *fn)
+{
+    Clone C = { .a = &m->arena };
+    Func *c = arena_alloc(C.a, sizeof *c);
+    *c = *fn;
+    c->params = arena_array(C.a, (size_t)fn->nparams + 1, sizeof *c->params);
+    for (int i = 0; i < fn->nparams; i++)
+        c->params[i] = clone_var(&C, fn->params[i]);
+    c->blocks = arena_array(C.a, (size_t)fn->nblocks + 1, sizeof *c->blocks);
+    for (int b = 0; b < fn->nblocks; b++) {
+        const RBlock *rb = fn->blocks[b];
+        RBlock *nb = arena_alloc(C.a, sizeof *nb);
+        *nb = *rb;
+        nb->binds = arena_array(C.a, (size_t)rb->nbinds + 1, sizeof *nb->binds);
+        for (int i = 0; i < rb->nbinds; i++) {
+            Binding *bd = arena_alloc(C.a, sizeof *bd);
+            *bd = *rb->binds[i];
+            bd->value = clone_value(&C, bd->value);
+            bd->var = clone_var(&C, bd->var);
+            nb->binds[i] = bd;
+        }
+        nb->outputs = arena_array(C.a, (size_t)rb->noutputs + 1, sizeof *nb->outputs);
+        for (int i = 0; i < rb->noutputs; i++)
+            nb->outputs[i] = cloned(&C, rb->outputs[i]);
+        c->blocks[b] = nb;
+    }
+    c->result = clone_value(&C, fn->result);
+    ptrmap_free(&C.at);
+    return c;
+}

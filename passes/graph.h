@@ -72,6 +72,11 @@ int expr_mentions(const Expr *e, const Var *v);
 int same_rewrite(Arena *scratch, const Expr *a, const Expr *b, const StructInfo *si);
 /* base when no function of m has that name, else base_1, base_2, ... */
 Sym *fresh_func(Module *m, const char *base);
+/* A copy of the Relax function fn in m's arena whose variables, blocks,
+ * bindings and values are its own, so a pass can change it without touching
+ * fn; what passes never change in place (index maps, constants, struct info,
+ * callees) is shared. */
+Func *relax_clone(Module *m, const Func *fn);
 /* Appends f to m (which then prints as a class). */
 void module_add_func(Module *m, Func *f);
 /* R.call_tir(cls.f, (items...), out_sinfo=out_sinfo) */
