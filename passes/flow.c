@@ -1766,7 +1766,7 @@ static void snapshot(Module *m, State *s)
 {
     s->funcs = arena_array(&m->arena, (size_t)m->nfuncs + 1, sizeof *s->funcs);
     for (int f = 0; f < m->nfuncs; f++)
-        s->funcs[f] = m->funcs[f]->kind == F_RELAX ? relax_clone(m, m->funcs[f]) : m->funcs[f];
+        s->funcs[f] = is_plannable(m->funcs[f]) ? relax_clone(m, m->funcs[f]) : m->funcs[f];   /* flow leaves the others */
     s->nfuncs = m->nfuncs;
 }
 
