@@ -1,5 +1,6 @@
 /* Helpers the layout passes share (graph.h): pointer maps, uses, names,
  * building rewrites, and the --explain notes. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -706,7 +707,8 @@ int same_pad(const Expr *a, const Expr *b)
 {
     double x = 0, y = 0;
     int ha = const_number(a, &x), hb = const_number(b, &y);
-    return ha == hb && (ha != 1 || x == y || (x != x && y != y));
+    /* bit for bit: a pad of -0.0 is not one of 0.0 (min(0, -0.0) is -0.0) */
+    return ha == hb && (ha != 1 || (x == y && signbit(x) == signbit(y)) || (x != x && y != y));
 }
 
 int same_rewrite(Arena *scratch, const Expr *a, const Expr *b, const StructInfo *si)
