@@ -283,3 +283,50 @@ StructInfo *tensor_sinfo_new(Arena *a, DType dt, int ndim, const int64_t *shape,
         s->shape[i] = expr_int(a, shape[i], DT_VOID, loc);
     return s;
 }
+
+void relax_walk_blocks(struct RBlock *const *blocks, int nblocks, ExprVisit visit, void *data)
+{
+    for (int b = 0; b < nblocks; b++)
+        for (int i = 0; i < blocks[b]->nbinds; i++)
+            relax_walk(blocks[b]->binds[i]->value, visit, data);
+}
+
+void relax_walk(const Expr *e, ExprVisit visit, void *data)
+{
+    if (!e || visit(e, data))
+        return;
+    switch (e->kind) {
+    case E_TUPLE:
+    case E_LIST:
+        for (int i = 0; i < e->u.list.n; i++)
+            relax_walk(e->u.list.items[i], visit, data);
+        break;
+    case E_DICT:
+        for (int i = 0; i < e->u.dict.n; i++)
+            relax_walk(e->u.dict.vals[i], visit, data);
+        break;
+    case E_GETITEM:
+        relax_walk(e->u.get.tuple, visit, data);
+        break;
+    case E_CALL:
+        relax_walk(e->u.call.callee, visit, data);
+        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
+            relax_walk(e->u.call.args[i], visit, data);
+        break;
+    case E_IF: {
+        const RSeq *q[2] = { e->u.rif.then, e->u.rif.orelse };
+        relax_walk(e->u.rif.cond, visit, data);
+        for (int k = 0; k < 2; k++) {
+            relax_walk_blocks(q[k]->blocks, q[k]->nblocks, visit, data);
+            relax_walk(q[k]->result, visit, data);
+        }
+        break;
+    }
+    case E_FUNC:
+        relax_walk_blocks(e->u.global.fn->blocks, e->u.global.fn->nblocks, visit, data);
+        relax_walk(e->u.global.fn->result, visit, data);
+        break;
+    default:
+        break;
+    }
+}

@@ -283,6 +283,15 @@ int expr_const_int(const Expr *e, int64_t *out);
 
 /* Checks the module's invariants, reporting each violation through src.
  * Returns the number of errors. */
+/* Visits e and, unless visit returns nonzero for it, every expression inside
+ * it: tuple and list items, dict values, a call's callee and arguments, an
+ * if's condition and its branches' binding values and results, and a local
+ * function's binding values and result. Relax expressions only. */
+typedef int (*ExprVisit)(const Expr *e, void *data);
+void relax_walk(const Expr *e, ExprVisit visit, void *data);
+/* relax_walk over the binding values of blocks. */
+void relax_walk_blocks(struct RBlock *const *blocks, int nblocks, ExprVisit visit, void *data);
+
 /* R.Tensor(shape, dtype) with a constant shape, in a. */
 StructInfo *tensor_sinfo_new(Arena *a, DType dt, int ndim, const int64_t *shape, Loc loc);
 

@@ -106,60 +106,20 @@ int func_is_frozen(const Func *f)
     return 0;
 }
 
-static void count_expr(const Expr *e, PtrMap *uses);
-
-static void count_blocks(RBlock *const *blocks, int nblocks, PtrMap *uses)
+static int count_var(const Expr *e, void *uses)
 {
-    for (int b = 0; b < nblocks; b++) {
-        const RBlock *rb = blocks[b];
-        for (int i = 0; i < rb->nbinds; i++)
-            count_expr(rb->binds[i]->value, uses);
-        for (int i = 0; i < rb->noutputs; i++)
-            ptrmap_put(uses, rb->outputs[i], ptrmap_get(uses, rb->outputs[i], 0) + 1);
-    }
-}
-
-static void count_expr(const Expr *e, PtrMap *uses)
-{
-    if (!e)
-        return;
-    switch (e->kind) {
-    case E_IF:
-        count_expr(e->u.rif.cond, uses);
-        count_blocks(e->u.rif.then->blocks, e->u.rif.then->nblocks, uses);
-        count_expr(e->u.rif.then->result, uses);
-        count_blocks(e->u.rif.orelse->blocks, e->u.rif.orelse->nblocks, uses);
-        count_expr(e->u.rif.orelse->result, uses);
-        break;
-    case E_VAR:
-        if (e->u.var->kind == VAR_RELAX)
-            ptrmap_put(uses, e->u.var, ptrmap_get(uses, e->u.var, 0) + 1);
-        break;
-    case E_TUPLE:
-    case E_LIST:
-        for (int i = 0; i < e->u.list.n; i++)
-            count_expr(e->u.list.items[i], uses);
-        break;
-    case E_GETITEM:
-        count_expr(e->u.get.tuple, uses);
-        break;
-    case E_CALL:
-        count_expr(e->u.call.callee, uses);
-        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
-            count_expr(e->u.call.args[i], uses);
-        break;
-    case E_FUNC:
-        count_uses(e->u.global.fn, uses);
-        break;
-    default:
-        break;
-    }
+    if (e->kind == E_VAR && e->u.var->kind == VAR_RELAX)
+        ptrmap_put(uses, e->u.var, ptrmap_get(uses, e->u.var, 0) + 1);
+    return 0;
 }
 
 void count_uses(const Func *fn, PtrMap *uses)
 {
-    count_blocks(fn->blocks, fn->nblocks, uses);
-    count_expr(fn->result, uses);
+    relax_walk_blocks(fn->blocks, fn->nblocks, count_var, uses);
+    for (int b = 0; b < fn->nblocks; b++)
+        for (int i = 0; i < fn->blocks[b]->noutputs; i++)
+            ptrmap_put(uses, fn->blocks[b]->outputs[i], ptrmap_get(uses, fn->blocks[b]->outputs[i], 0) + 1);
+    relax_walk(fn->result, count_var, uses);
 }
 
 int has_control_flow(const Func *fn)
@@ -178,47 +138,16 @@ int is_plannable(const Func *fn)
     return fn->kind == F_RELAX && !fn->is_impure && !has_control_flow(fn);
 }
 
-static void mark_blocks(RBlock *const *blocks, int nblocks, PtrMap *used)
+static int mark_global(const Expr *e, void *used)
 {
-    for (int b = 0; b < nblocks; b++)
-        for (int i = 0; i < blocks[b]->nbinds; i++)
-            mark_globals(blocks[b]->binds[i]->value, used);
+    if (e->kind == E_GLOBAL)
+        ptrmap_put(used, e->u.global.fn, 1);
+    return 0;
 }
 
 void mark_globals(const Expr *e, PtrMap *used)
 {
-    if (!e)
-        return;
-    switch (e->kind) {
-    case E_GLOBAL:
-        ptrmap_put(used, e->u.global.fn, 1);
-        break;
-    case E_TUPLE:
-    case E_LIST:
-        for (int i = 0; i < e->u.list.n; i++)
-            mark_globals(e->u.list.items[i], used);
-        break;
-    case E_GETITEM:
-        mark_globals(e->u.get.tuple, used);
-        break;
-    case E_CALL:
-        mark_globals(e->u.call.callee, used);
-        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
-            mark_globals(e->u.call.args[i], used);
-        break;
-    case E_FUNC:
-        mark_func_globals(e->u.global.fn, used);
-        break;
-    case E_IF:
-        mark_globals(e->u.rif.cond, used);
-        mark_blocks(e->u.rif.then->blocks, e->u.rif.then->nblocks, used);
-        mark_globals(e->u.rif.then->result, used);
-        mark_blocks(e->u.rif.orelse->blocks, e->u.rif.orelse->nblocks, used);
-        mark_globals(e->u.rif.orelse->result, used);
-        break;
-    default:
-        break;
-    }
+    relax_walk(e, mark_global, used);
 }
 
 static void mark_fixed_calls(const Expr *e, PtrMap *fixed)
@@ -245,8 +174,8 @@ void mark_fixed_signatures(const Module *m, PtrMap *fixed)
 
 void mark_func_globals(const Func *fn, PtrMap *used)
 {
-    mark_blocks(fn->blocks, fn->nblocks, used);
-    mark_globals(fn->result, used);
+    relax_walk_blocks(fn->blocks, fn->nblocks, mark_global, used);
+    relax_walk(fn->result, mark_global, used);
 }
 
 /* Removes bindings no one uses, last first so chains go in one sweep. */

@@ -775,49 +775,21 @@ static void prim_func(Printer *p, const Func *f)
 
 /* ---- Relax ---- */
 
-static int seq_uses_global(const RSeq *q);
-
-static int uses_global(const Expr *e)
+/* Whether a function refers to another of the module (and so says cls =
+ * Module); a local function inside it says so itself. */
+static int find_global(const Expr *e, void *found)
 {
-    switch (e->kind) {
-    case E_GLOBAL: return 1;
-    case E_TUPLE: case E_LIST:
-        for (int i = 0; i < e->u.list.n; i++)
-            if (uses_global(e->u.list.items[i]))
-                return 1;
-        return 0;
-    case E_GETITEM: return uses_global(e->u.get.tuple);
-    case E_IF:
-        return uses_global(e->u.rif.cond) || seq_uses_global(e->u.rif.then) || seq_uses_global(e->u.rif.orelse);
-    case E_FUNC: return 0;   /* the local function says cls = Module itself */
-    case E_CALL:
-        if (e->u.call.callee && e->u.call.callee->kind == E_GLOBAL)
-            return 1;
-        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
-            if (uses_global(e->u.call.args[i]))
-                return 1;
-        return 0;
-    default: return 0;
-    }
-}
-
-static int blocks_use_global(RBlock *const *blocks, int n)
-{
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < blocks[i]->nbinds; k++)
-            if (uses_global(blocks[i]->binds[k]->value))
-                return 1;
-    return 0;
-}
-
-static int seq_uses_global(const RSeq *q)
-{
-    return blocks_use_global(q->blocks, q->nblocks) || uses_global(q->result);
+    if (e->kind == E_GLOBAL)
+        *(int *)found = 1;
+    return e->kind == E_FUNC || *(int *)found;
 }
 
 static int func_uses_global(const Func *f)
 {
-    return blocks_use_global(f->blocks, f->nblocks) || uses_global(f->result);
+    int found = 0;
+    relax_walk_blocks(f->blocks, f->nblocks, find_global, &found);
+    relax_walk(f->result, find_global, &found);
+    return found;
 }
 
 static void binding(Printer *p, const Binding *b);
