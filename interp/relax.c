@@ -169,17 +169,11 @@ static int dim_value(const Env *E, const Expr *e, int64_t *v)
         case B_SUB: return __builtin_sub_overflow(a, b, v) ? -1 : 0;
         case B_MUL: return __builtin_mul_overflow(a, b, v) ? -1 : 0;
         case B_FLOORDIV:
-        case B_FLOORMOD: {
+        case B_FLOORMOD:
             if (b == 0 || (a == INT64_MIN && b == -1))
                 return -1;
-            int64_t q = a / b, r = a % b;
-            if (r != 0 && ((r < 0) != (b < 0))) {
-                q--;
-                r += b;
-            }
-            *v = e->u.bin.op == B_FLOORDIV ? q : r;
+            *v = e->u.bin.op == B_FLOORDIV ? floordiv64(a, b) : floormod64(a, b);
             return 0;
-        }
         default: return -1;
         }
     default: return -1;

@@ -125,11 +125,6 @@ static void fail(Frame *fr, Loc loc, const char *fmt, ...)
     longjmp(fr->jb, 1);
 }
 
-static int64_t floordiv64(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
 
 /* ---- integer nodes ---- */
 
@@ -171,7 +166,7 @@ static int64_t i_div(const Node *n, Frame *fr)
         return W(0 - (uint64_t)a);
     switch (n->k) {
     case B_FLOORDIV: return floordiv64(a, b);
-    case B_FLOORMOD: return a - floordiv64(a, b) * b;
+    case B_FLOORMOD: return floormod64(a, b);
     case B_DIV: return a / b;
     default: return a % b;     /* truncmod */
     }

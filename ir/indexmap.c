@@ -37,19 +37,6 @@ typedef struct TVec {
     int n, cap;
 } TVec;
 
-static int64_t fdiv(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    if (a % b != 0 && (a < 0) != (b < 0))
-        q--;
-    return q;
-}
-
-static int64_t fmod64(int64_t a, int64_t b)
-{
-    int64_t r = a % b;
-    return r != 0 && (r < 0) != (b < 0) ? r + b : r;
-}
 
 static int64_t cadd(Ctx *c, int64_t a, int64_t b)
 {
@@ -194,8 +181,8 @@ static void term_bounds(const Ctx *c, const ImTerm *t, int64_t *mn, int64_t *mx)
         int64_t al, ah;
         sum_bounds(c, t->arg, &al, &ah);
         if (t->op == B_FLOORDIV) {
-            lo = al <= -BIG ? -BIG : fdiv(al, t->div);
-            hi = ah >= BIG ? BIG : fdiv(ah, t->div);
+            lo = al <= -BIG ? -BIG : floordiv64(al, t->div);
+            hi = ah >= BIG ? BIG : floordiv64(ah, t->div);
         } else if (al >= 0 && ah < t->div) {
             lo = al;
             hi = ah;
@@ -451,8 +438,8 @@ static const ImSum *s_divmod(Ctx *c, const ImSum *s, int64_t d, BinOp op)
         }
     int64_t mn, mx;
     sum_bounds(c, s, &mn, &mx);
-    if (mn > -BIG && mx < BIG && fdiv(mn, d) == fdiv(mx, d)) {
-        int64_t q = fdiv(mn, d);
+    if (mn > -BIG && mx < BIG && floordiv64(mn, d) == floordiv64(mx, d)) {
+        int64_t q = floordiv64(mn, d);
         if (op == B_FLOORDIV)
             return s_const(c, q);
         return s_lin(c, s, 1, s_const(c, cmul(c, q, d)), -1);
@@ -473,8 +460,8 @@ static const ImSum *s_divmod(Ctx *c, const ImSum *s, int64_t d, BinOp op)
         if (t.coef)
             tv_push(c->a, &v, t);
     }
-    const ImSum *h = canon(c, &hv, fdiv(s->k, d));
-    const ImSum *r = canon(c, &v, fmod64(s->k, d));
+    const ImSum *h = canon(c, &hv, floordiv64(s->k, d));
+    const ImSum *r = canon(c, &v, floormod64(s->k, d));
     if (hv.n || r->k != s->k) {
         /* Taken only when the rest resolves: (x * 6 + 150) % 5 is x % 5, but
          * (a * 3 + b) // 2 stays whole rather than a + (a + b) // 2. */
@@ -564,12 +551,12 @@ int64_t im_eval_sum(const ImSum *s, const int64_t *in)
         const ImTerm *t = &s->t[i];
         int64_t v;
         if (t->var >= 0) {
-            v = fdiv(in[t->var], t->lo);
+            v = floordiv64(in[t->var], t->lo);
             if (t->hi)
-                v = fmod64(v, t->hi / t->lo);
+                v = floormod64(v, t->hi / t->lo);
         } else {
             v = im_eval_sum(t->arg, in);
-            v = t->op == B_FLOORDIV ? fdiv(v, t->div) : fmod64(v, t->div);
+            v = t->op == B_FLOORDIV ? floordiv64(v, t->div) : floormod64(v, t->div);
         }
         r = wadd(r, wmul(t->coef, v));
     }

@@ -39,6 +39,18 @@ int dtype_size(DType t)
     }
 }
 
+int64_t floordiv64(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return a % b != 0 && (a < 0) != (b < 0) ? q - 1 : q;
+}
+
+int64_t floormod64(int64_t a, int64_t b)
+{
+    int64_t r = a % b;
+    return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+}
+
 int dtype_is_int(DType t)
 {
     return t >= DT_INT8 && t <= DT_UINT64;

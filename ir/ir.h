@@ -21,6 +21,10 @@ int dtype_parse(const char *s, DType *out);
 int dtype_is_float(DType t);
 int dtype_is_int(DType t);    /* signed or unsigned integers, not bool */
 int dtype_size(DType t);      /* bytes of one element; 0 for void and handle */
+/* a // b and a % b rounding toward negative infinity, as TIR's floordiv and
+ * floormod (b != 0; INT64_MIN // -1 is the caller's to avoid) */
+int64_t floordiv64(int64_t a, int64_t b);
+int64_t floormod64(int64_t a, int64_t b);
 
 typedef struct Expr Expr;
 typedef struct Stmt Stmt;
