@@ -162,8 +162,8 @@ static int64_t i_div(const Node *n, Frame *fr)
     int64_t a = I(n->a), b = I(n->b);
     if (b == 0)
         fail(fr, n->loc, "division by zero");
-    if (b == -1)
-        return W(0 - (uint64_t)a);
+    if (b == -1)   /* INT64_MIN / -1 wraps; any remainder by -1 is 0 */
+        return n->k == B_FLOORDIV || n->k == B_DIV ? W(0 - (uint64_t)a) : 0;
     switch (n->k) {
     case B_FLOORDIV: return floordiv64(a, b);
     case B_FLOORMOD: return floormod64(a, b);
