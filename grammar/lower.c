@@ -2335,6 +2335,8 @@ static int relax_params(Reader *R, Ctx *c)
         for (int k = 0; k < i; k++)
             if (f->params[k]->name == p->name)
                 return ERR(R, p->loc, "duplicate parameter '%s'", p->name->str);
+        if (p->name->bind_kind == BK_SYM || p->name->bind_kind == BK_META)
+            return ERR(R, p->loc, "parameter '%s' is also declared in the function's body", p->name->str);
         if (!p->annot)
             return ERR(R, p->loc, "parameter '%s' needs struct info, such as R.Tensor((4,), dtype=\"float32\")", p->name->str);
         if (p->dflt)
