@@ -191,6 +191,11 @@ if [ -z "$filter" ] || [ "$filter" = man ]; then
     done >"$tmp/man.results"
     pass=$((pass + $(grep -c '^pass' "$tmp/man.results")))
     fail=$((fail + $(grep -c '^fail' "$tmp/man.results")))
+    # the manual and the README show at least this many; fewer means the extraction broke
+    if [ "$(wc -l <"$tmp/man.results")" -lt 9 ]; then
+        echo "FAIL manual examples: found $(wc -l <"$tmp/man.results") commands, expected at least 9"
+        fail=$((fail + 1))
+    fi
 fi
 
 progress end
