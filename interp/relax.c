@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../ir/indexmap.h"
+#include "../ir/vdevice.h"
 #include "interp.h"
 
 Value *value_tensor(Tensor *t)
@@ -224,6 +225,37 @@ static Tensor *alloc_from_sinfo(Env *E, const StructInfo *s, Loc loc)
     return t;
 }
 
+/* A tensor placed in a texture scope must be one the device can hold: the
+ * interpreter checks Adreno's limits, so a wrong placement fails --run. */
+static int texture_ok(Env *E, Loc loc, const char *what, const Tensor *t, const char *scope)
+{
+    TexKind k = texture_kind(scope);
+    char why[160];
+    if (k == TEX_NONE)
+        return 0;
+    if (t->ndim != 5)
+        return rerr(E, loc, "%s is in %s, but a texture holds 5-d tensors and it is %d-d", what, scope, t->ndim);
+    if (!texture_fits(k, t->shape, TEX_SPATIAL_LIMIT, TEX_DEPTH_LIMIT, why, sizeof why))
+        return rerr(E, loc, "%s is in %s, but %s", what, scope, why);
+    return 0;
+}
+
+/* texture_ok for a value of type s, field by field. */
+static int placed_ok(Env *E, Loc loc, const char *what, const Value *v, const StructInfo *s)
+{
+    if (!s)
+        return 0;
+    if (s->kind == SI_TUPLE && v->kind == VAL_TUPLE) {
+        for (int i = 0; i < v->n && i < s->nfields; i++)
+            if (placed_ok(E, loc, what, v->items[i], s->fields[i]))
+                return -1;
+        return 0;
+    }
+    if (s->kind != SI_TENSOR || !s->vdevice || v->kind != VAL_TENSOR)
+        return 0;
+    return texture_ok(E, loc, what, v->t, vdev_str_scope(s->vdevice));
+}
+
 static Value *call_tir(Env *E, const Expr *e)
 {
     const Expr *fn = e->u.call.args[0], *args = e->u.call.args[1], *out = kwarg(e, "out_sinfo");
@@ -272,6 +304,13 @@ static Value *call_tir(Env *E, const Expr *e)
         if (!(ts[nin + i] = alloc_from_sinfo(E, outs[i], out->loc)))
             goto done;
         res[i] = value_tensor(ts[nin + i]);
+    }
+    for (int i = 0; i < n && i < fn->u.global.fn->npparams; i++) {
+        const Buffer *b = fn->u.global.fn->pparams[i].buf;
+        char what[160];
+        snprintf(what, sizeof what, "buffer %s of %s", b ? b->name->str : "?", fn->u.global.fn->name->str);
+        if (b && b->scope && texture_ok(E, e->loc, what, ts[i], b->scope))
+            goto done;
     }
     if (interp_call_prim(E->in, fn->u.global.fn, ts, n, E->err) == 0) {
         result = own(E, tuple ? value_tuple(res, nout) : res[0]);
@@ -626,6 +665,8 @@ static int run_blocks(Env *E, RBlock *const *blocks, int nblocks)
                 return -1;
             if (!value_fits(v, bd->annot))
                 return misfit(E, bd->loc, what, v, bd->annot);
+            if (placed_ok(E, bd->loc, what, v, bd->annot))
+                return -1;
             bind(E, bd->var, v);
         }
     return 0;
@@ -672,6 +713,10 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
             break;
         }
         if (args[i]->kind == VAL_TENSOR && (status = bind_dims(&E, f->params[i], args[i]->t)) != 0)
+            break;
+        char what[160];
+        snprintf(what, sizeof what, "argument '%s'", f->params[i]->name->str);
+        if ((status = placed_ok(&E, f->params[i]->loc, what, args[i], f->params[i]->sinfo)) != 0)
             break;
         bind(&E, f->params[i], args[i]);
     }

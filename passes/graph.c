@@ -493,6 +493,11 @@ static void notes_summary(const Notes *ns, PassCtx *ctx, const char *pass)
 
 void notes_flush(Notes *ns, PassCtx *ctx, const char *pass)
 {
+    notes_emit(ns, ctx, pass, 1);
+}
+
+void notes_emit(Notes *ns, PassCtx *ctx, const char *pass, int table)
+{
     if (ctx->explain && ns->n) {
         /* two sorts, not a search per note: a sweep may leave thousands of
          * notes at one place (every step of a rewrite moved up a chain) */
@@ -506,7 +511,7 @@ void notes_flush(Notes *ns, PassCtx *ctx, const char *pass)
                 fprintf(ctx->explain, "%s:%d:%d: %s: %s\n", ctx->src->name, ns->v[i].loc.line, ns->v[i].loc.col, pass,
                         ns->v[i].text);
     }
-    if (ctx->explain)
+    if (ctx->explain && table)
         notes_summary(ns, ctx, pass);
     for (int i = 0; i < ns->n; i++)
         free(ns->v[i].text);

@@ -137,5 +137,8 @@ Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xs
 void note_add(Notes *ns, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
 /* Prints the notes to ctx->explain (when set) as file:line:col: pass: text, and frees them. */
 void notes_flush(Notes *ns, PassCtx *ctx, const char *pass);
+/* notes_flush, with the table of moved, folded and left rewrites or without
+ * it (a pass that does not move rewrites). */
+void notes_emit(Notes *ns, PassCtx *ctx, const char *pass, int table);
 
 #endif

@@ -29,7 +29,13 @@ static const char *const no_options[] = { NULL };
 
 static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", NULL };
 
+static const char *const annotate_options[] = { "spatial-limit", "depth-limit", NULL };
+
 static const PassInfo passes[] = {
+    { "annotate-scope", "choose each tensor's memory scope (global, or a texture its shape fits under "
+      "spatial-limit=16384 and depth-limit=2048) from what its consumers read; mark operands with "
+      "R.hint_on_device and results with vdevices", annotate_options, pass_annotate_scope,
+      pass_annotate_scope_check },
     { "convert-layout", "give conv2d and pooling calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC), "
       "with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
       pass_convert_layout_check },
@@ -37,11 +43,16 @@ static const PassInfo passes[] = {
       no_options, pass_flow, NULL },
     { "fold", "compose adjacent rewrites, remove identities and pad/crop pairs, rewrite constants, remove dead "
       "bindings and uncalled PrimFuncs", no_options, pass_fold, NULL },
+    { "fold-scope-change", "let a call whose texture result is only copied to global memory write global memory "
+      "directly; PrimFunc buffers take their call sites' scopes", no_options, pass_fold_scope_change, NULL },
     { "hoist", "lift layout-rewrite blocks at a PrimFunc's start or end into R.layout_transform in the graph; "
       "mark the PrimFunc frozen", no_options, pass_hoist, NULL },
     { "legalize", "lower calls of registered operators (R.add, R.nn.conv2d, ...) to R.call_tir of generated "
       "PrimFuncs", no_options, pass_legalize, NULL },
     { "print", "print the module to standard error at this point of the pipeline", no_options, run_print, NULL },
+    { "realize-vdevice", "give every value the vdevice of the values computed with it; turn each "
+      "R.hint_on_device into a plain binding or an R.to_vdevice copy; PrimFunc buffers take their call sites' "
+      "scopes", no_options, pass_realize_vdevice, NULL },
     { "test-perturb", "(for testing --verify-exec) move main's first float constant up by one ULP", no_options,
       pass_test_perturb, NULL },
     { "verify", "check the module's invariants (scopes, call_tir, ranks, block bindings)", no_options, run_verify, NULL },

@@ -56,6 +56,10 @@ int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_hoist(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_annotate_scope(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_annotate_scope_check(const PassOpt *opts, int nopts, char *err, size_t cap);
+int pass_realize_vdevice(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_fold_scope_change(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_test_perturb(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 
 const PassInfo *pass_registry(int *n);

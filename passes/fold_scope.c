@@ -1,0 +1,184 @@
+/* fold-scope-change (seed 003): a texture that a call writes only to copy
+ * it to global memory is written in global memory directly. And what the
+ * scope passes share: PrimFunc buffers take the scopes of their call sites. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir/clone.h"
+#include "../ir/vdevice.h"
+#include "graph.h"
+#include "pass.h"
+#include "scope.h"
+
+enum { SIG_MAX = 32 };
+
+/* The scopes a call site gives its callee's parameters, and the PrimFunc
+ * that has them. */
+typedef struct Sig {
+    Func *orig, *fn;
+    const char *scope[SIG_MAX];
+    int n;
+} Sig;
+
+static const char *sinfo_scope(const StructInfo *si)
+{
+    return si && si->kind == SI_TENSOR && si->vdevice ? vdev_str_scope(si->vdevice) : NULL;
+}
+
+/* The scopes of a call_tir's operands and results; 0 when it places none. */
+static int call_sig(const Binding *bd, Func *f, Sig *s)
+{
+    const Expr *e = bd->value, *t = e->u.call.args[1], *o = call_kwarg(e, "out_sinfo");
+    int placed = 0, nout = o && o->kind == E_LIST ? o->u.list.n : 1;
+    if (t->kind != E_TUPLE || !o || t->u.list.n + nout != f->npparams || f->npparams > SIG_MAX)
+        return 0;
+    s->orig = f;
+    s->n = f->npparams;
+    for (int i = 0; i < t->u.list.n; i++) {
+        const Expr *a = t->u.list.items[i];
+        s->scope[i] = a->kind == E_VAR ? sinfo_scope(a->u.var->sinfo) : NULL;
+    }
+    for (int i = 0; i < nout; i++) {
+        const StructInfo *si = o->kind == E_LIST ? o->u.list.items[i]->u.sinfo : o->u.sinfo;
+        if (o->kind != E_LIST && bd->annot && bd->annot->kind == SI_TENSOR)
+            si = bd->annot;
+        s->scope[t->u.list.n + i] = sinfo_scope(si);
+    }
+    for (int i = 0; i < s->n; i++) {
+        placed |= s->scope[i] != NULL;
+        if (!s->scope[i])
+            s->scope[i] = "global";
+    }
+    return placed;
+}
+
+static int same_sig(const Sig *a, const Sig *b)
+{
+    if (a->orig != b->orig || a->n != b->n)
+        return 0;
+    for (int i = 0; i < a->n; i++)
+        if (strcmp(a->scope[i], b->scope[i]) != 0)
+            return 0;
+    return 1;
+}
+
+static void give_scopes(Module *m, Func *f, const Sig *s)
+{
+    for (int i = 0; i < f->npparams; i++) {
+        Buffer *b = f->pparams[i].buf;
+        if (!b)
+            continue;
+        TexKind k = texture_kind(s->scope[i]);
+        b->scope = strcmp(s->scope[i], "global") == 0 ? NULL : s->scope[i];
+        if (k != TEX_NONE && b->ndim == 5) {
+            b->axis_sep = arena_array(&m->arena, 2, sizeof *b->axis_sep);
+            texture_separators(k, b->axis_sep);
+            b->nsep = 2;
+        }
+    }
+}
+
+void scope_follow_calls(Module *m, Notes *notes)
+{
+    Sig *sigs = NULL;
+    int n = 0, cap = 0, nf = m->nfuncs;
+    for (int i = 0; i < nf; i++) {
+        Func *fn = m->funcs[i];
+        for (int b = 0; fn->kind == F_RELAX && b < fn->nblocks; b++)
+            for (int k = 0; k < fn->blocks[b]->nbinds; k++) {
+                Binding *bd = fn->blocks[b]->binds[k];
+                Func *f = call_tir_callee(bd->value);
+                Sig s;
+                if (!f || !call_sig(bd, f, &s))
+                    continue;
+                int j = 0, first = 1;
+                for (; j < n && !same_sig(&sigs[j], &s); j++)
+                    first &= sigs[j].orig != f;
+                if (j == n) {
+                    if (n == cap) {
+                        cap = cap ? 2 * cap : 16;
+                        Sig *g = realloc(sigs, (size_t)cap * sizeof *g);
+                        if (!g)
+                            abort();
+                        sigs = g;
+                    }
+                    s.fn = first ? f : clone_prim(&m->arena, f, fresh_func(m, f->name->str));
+                    if (!first) {
+                        module_add_func(m, s.fn);
+                        note_add(notes, bd->loc, "%s: a copy of %s, whose other call sites place its buffers "
+                                 "differently", s.fn->name->str, f->name->str);
+                    }
+                    give_scopes(m, s.fn, &s);
+                    sigs[n++] = s;
+                }
+                if (sigs[j].fn != f) {
+                    Expr *g = expr_new(&m->arena, E_GLOBAL, bd->value->u.call.args[0]->loc);
+                    g->u.global.fn = sigs[j].fn;
+                    g->u.global.name = sigs[j].fn->name;
+                    bd->value->u.call.args[0] = g;
+                }
+            }
+    }
+    free(sigs);
+}
+
+static int texture_valued(const StructInfo *si)
+{
+    return texture_kind(sinfo_scope(si)) != TEX_NONE;
+}
+
+/* y = call(...) in texture, z = R.to_vdevice(y, global), z y's only use:
+ * z = call(...) writing global memory. */
+static void fold_func(Module *m, Func *fn, Notes *notes)
+{
+    PtrMap uses = { 0 };
+    count_uses(fn, &uses);
+    for (int b = 0; b < fn->nblocks; b++) {
+        RBlock *rb = fn->blocks[b];
+        PtrMap at = { 0 };
+        int kept = 0;
+        char *gone = calloc((size_t)rb->nbinds + 1, 1);
+        if (!gone)
+            abort();
+        for (int i = 0; i < rb->nbinds; i++) {
+            Binding *bd = rb->binds[i];
+            ptrmap_put(&at, bd->var, i + 1);
+            const Expr *y = is_call_to(bd->value, "R.to_vdevice") && bd->value->u.call.nargs ?
+                bd->value->u.call.args[0] : NULL;
+            int j = y && y->kind == E_VAR ? ptrmap_get(&at, y->u.var, 0) - 1 : -1;
+            if (j < 0 || ptrmap_get(&uses, y->u.var, 0) != 1 || texture_valued(bd->annot) ||
+                !texture_valued(rb->binds[j]->annot) || rb->binds[j]->value->kind != E_CALL ||
+                is_call_to(rb->binds[j]->value, "R.hint_on_device") || is_call_to(rb->binds[j]->value, "R.to_vdevice"))
+                continue;
+            Binding *yb = rb->binds[j];
+            if (!bd->annot)
+                bd->annot = bd->var->sinfo;
+            bd->value = yb->value;
+            Expr *o = call_tir_callee(bd->value) ? call_kwarg(bd->value, "out_sinfo") : NULL;
+            if (o && o->kind == E_SINFO && bd->annot)
+                o->u.sinfo = bd->annot;
+            gone[j] = 1;
+            note_add(notes, bd->loc, "%s: the call of line %d writes global memory directly: its texture result "
+                     "'%s' was only copied here", bd->var->name->str, yb->loc.line, yb->var->name->str);
+        }
+        for (int i = 0; i < rb->nbinds; i++)
+            if (!gone[i])
+                rb->binds[kept++] = rb->binds[i];
+        rb->nbinds = kept;
+        free(gone);
+        ptrmap_free(&at);
+    }
+    ptrmap_free(&uses);
+}
+
+int pass_fold_scope_change(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    Notes notes = { 0 };
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i]->kind == F_RELAX && !has_control_flow(m->funcs[i]))
+            fold_func(m, m->funcs[i], &notes);
+    scope_follow_calls(m, &notes);
+    notes_emit(&notes, ctx, "fold-scope-change", 0);
+    return 0;
+}
