@@ -276,9 +276,11 @@ TexKind texture_choose(int ndim, const int64_t *shape, int64_t S, int64_t D, cha
 {
     if (ndim != 5)
         return snprintf(why, cap, "a texture holds 5-d tensors; this one is %d-d", ndim), TEX_NONE;
+    if (shape[4] < 0)
+        return snprintf(why, cap, "the last extent is symbolic, not the 4 channels of a texel"), TEX_NONE;
     if (shape[4] != 4)
-        return snprintf(why, cap, "the last extent is %s, not the 4 channels of a texel",
-                        shape[4] < 0 ? "symbolic" : "not 4"), TEX_NONE;
+        return snprintf(why, cap, "the last extent is %lld, not the 4 channels of a texel", (long long)shape[4]),
+               TEX_NONE;
     for (int d = 0; d < 4; d++)
         if (shape[d] < 0)
             return snprintf(why, cap, "extent a%d is symbolic: the limits are checked when it runs", d), TEX_NCHW;

@@ -478,6 +478,11 @@ static void rewrite(FnPlan *P, Annot *A)
 {
     Func *fn = P->fn;
     collect_names(fn, &A->names);
+    for (int i = 0; i < fn->nparams; i++) {
+        StructInfo *si = fn->params[i]->sinfo;
+        if (si && si->kind == SI_TENSOR)
+            fn->params[i]->sinfo = with_vdevice(A, si, TEX_NONE);
+    }
     for (int b = 0; b < fn->nblocks; b++) {
         RBlock *rb = fn->blocks[b];
         Out o = { 0 };

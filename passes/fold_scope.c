@@ -63,13 +63,39 @@ static int same_sig(const Sig *a, const Sig *b)
     return 1;
 }
 
+/* The T.match_buffer of handle h in s, or NULL. */
+static Buffer *match_of(Stmt *s, const Var *h)
+{
+    if (!s)
+        return NULL;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++) {
+            Buffer *b = match_of(s->u.seq.items[i], h);
+            if (b)
+                return b;
+        }
+        return NULL;
+    case S_ALLOC:
+        return s->u.alloc->kind == BUF_MATCH && s->u.alloc->handle == h ? s->u.alloc : NULL;
+    case S_BLOCK:
+        return s->u.block->niters == 0 ? match_of(s->u.block->body, h) : NULL;
+    default:
+        return NULL;
+    }
+}
+
 static void give_scopes(Module *m, Func *f, const Sig *s)
 {
     for (int i = 0; i < f->npparams; i++) {
-        Buffer *b = f->pparams[i].buf;
+        Buffer *b = f->pparams[i].buf ? f->pparams[i].buf : match_of(f->body, f->pparams[i].var);
         if (!b)
             continue;
         TexKind k = texture_kind(s->scope[i]);
+        if (k == TEX_NONE && texture_kind(b->scope) != TEX_NONE) {
+            b->axis_sep = NULL;   /* the separators were the texture's */
+            b->nsep = 0;
+        }
         b->scope = strcmp(s->scope[i], "global") == 0 ? NULL : s->scope[i];
         if (k != TEX_NONE && b->ndim == 5) {
             b->axis_sep = arena_array(&m->arena, 2, sizeof *b->axis_sep);
@@ -83,6 +109,7 @@ void scope_follow_calls(Module *m, Notes *notes)
 {
     Sig *sigs = NULL;
     int n = 0, cap = 0, nf = m->nfuncs;
+    /* copies are made of the callees as they were, before any takes scopes */
     for (int i = 0; i < nf; i++) {
         Func *fn = m->funcs[i];
         for (int b = 0; fn->kind == F_RELAX && b < fn->nblocks; b++)
@@ -109,7 +136,6 @@ void scope_follow_calls(Module *m, Notes *notes)
                         note_add(notes, bd->loc, "%s: a copy of %s, whose other call sites place its buffers "
                                  "differently", s.fn->name->str, f->name->str);
                     }
-                    give_scopes(m, s.fn, &s);
                     sigs[n++] = s;
                 }
                 if (sigs[j].fn != f) {
@@ -120,6 +146,8 @@ void scope_follow_calls(Module *m, Notes *notes)
                 }
             }
     }
+    for (int j = 0; j < n; j++)
+        give_scopes(m, sigs[j].fn, &sigs[j]);
     free(sigs);
 }
 

@@ -562,6 +562,14 @@ static StructInfo *infer_one(Module *m, const Expr *e)
     }
     if (e->kind != E_CALL || e->u.call.callee)
         return NULL;
+    if ((is_call_to(e, "R.hint_on_device") || is_call_to(e, "R.to_vdevice")) && e->u.call.nargs &&
+        e->u.call.args[0]->kind == E_VAR && e->u.call.args[0]->u.var->sinfo) {
+        /* the operand's type; where it is placed is realize-vdevice's to say */
+        StructInfo *s = arena_alloc(&m->arena, sizeof *s);
+        *s = *e->u.call.args[0]->u.var->sinfo;
+        s->vdevice = NULL;
+        return s;
+    }
     if (call_tir_callee(e)) {
         const Expr *si = call_kwarg(e, "out_sinfo");
         if (si && si->kind == E_LIST && si->u.list.n <= OP_MAX_ARGS) {
