@@ -287,9 +287,13 @@ TexKind texture_choose(int ndim, const int64_t *shape, int64_t S, int64_t D, cha
     static const TexKind order[] = { TEX_WEIGHT, TEX_NHWC, TEX_PLAIN };
     char each[3][128];
     for (int i = 0; i < 3; i++)
-        if (texture_fits(order[i], shape, S, D, each[i], sizeof each[i]))
-            return snprintf(why, cap, "%s fits (rows and columns below %lld%s)", tex_names[order[i]], (long long)S,
-                            order[i] == TEX_WEIGHT ? "" : ", depth below the depth limit"), order[i];
+        if (texture_fits(order[i], shape, S, D, each[i], sizeof each[i])) {
+            int at = snprintf(why, cap, "%s fits", tex_names[order[i]]);
+            for (int j = 0; j < i && at > 0 && (size_t)at < cap; j++)
+                at += snprintf(why + at, cap - (size_t)at, "%s%s does not (%s)", j ? ", " : " where ",
+                               tex_names[order[j]] + 7, each[j]);
+            return order[i];
+        }
     snprintf(why, cap, "no texture fits: weight: %s; nhwc: %s; texture: %s", each[0], each[1], each[2]);
     return TEX_NONE;
 }

@@ -275,7 +275,7 @@ static void consumer_demands(FnPlan *P, Annot *A)
                 continue;
             Demand d;
             demand_of(A, bd->value, &d);
-            note_add(&A->notes, bd->loc, "%s: %s", bd->var->name->str, d.why);
+            note_add(&A->notes, bd->loc, "the call computing %s: %s", bd->var->name->str, d.why);
             for (int k = 0; k < n; k++) {
                 Slot *s = slot_of(P, items[k]);
                 if (!s) {

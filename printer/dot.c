@@ -7,6 +7,7 @@
 
 #include "dot.h"
 #include "print.h"
+#include "../ir/vdevice.h"
 
 static int frozen(const Func *f)
 {
@@ -111,14 +112,37 @@ static void edges(FILE *out, const Func *fn, const Expr *e, const char *to, int 
     }
 }
 
+/* Values in texture memory are outlined in their scope's colour and named
+ * in their label; values in global memory are drawn as before. */
+static void scope_style(FILE *out, const StructInfo *s)
+{
+    static const char *const colour[] = {
+        [TEX_PLAIN] = "#1f77b4", [TEX_NHWC] = "#9467bd", [TEX_WEIGHT] = "#8c564b", [TEX_NCHW] = "#17becf",
+    };
+    TexKind k = s && s->kind == SI_TENSOR && s->vdevice ? texture_kind(vdev_str_scope(s->vdevice)) : TEX_NONE;
+    if (k != TEX_NONE)
+        fprintf(out, ", color=\"%s\", penwidth=3", colour[k]);
+}
+
+static void scope_label(FILE *out, const StructInfo *s)
+{
+    if (s && s->kind == SI_TENSOR && s->vdevice && texture_kind(vdev_str_scope(s->vdevice)) != TEX_NONE)
+        fprintf(out, "\\n%s", vdev_str_scope(s->vdevice));
+}
+
 static void func_graph(FILE *out, const Func *fn)
 {
     int nconst = 0;
     char id[300];
     fprintf(out, "  subgraph \"cluster_%s\" {\n    label=\"%s\";\n", fn->name->str, fn->name->str);
     for (int i = 0; i < fn->nparams; i++)
-        fprintf(out, "    \"%s.%s\" [label=\"%s\", shape=ellipse];\n", fn->name->str, fn->params[i]->name->str,
-                fn->params[i]->name->str);
+    {
+        fprintf(out, "    \"%s.%s\" [label=\"%s", fn->name->str, fn->params[i]->name->str, fn->params[i]->name->str);
+        scope_label(out, fn->params[i]->sinfo);
+        fputs("\", shape=ellipse", out);
+        scope_style(out, fn->params[i]->sinfo);
+        fputs("];\n", out);
+    }
     for (int b = 0; b < fn->nblocks; b++)
         for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
             const Binding *bd = fn->blocks[b]->binds[i];
@@ -153,7 +177,11 @@ static void func_graph(FILE *out, const Func *fn)
             fprintf(out, "    %s [label=\"%s\\n%s", id, bd->var->name->str, what);
             if (e->kind == E_CALL && is_rewrite(e))
                 rewrite_label(out, e, bd->var->sinfo ? bd->var->sinfo : bd->annot);
-            fprintf(out, "\", %s];\n", style);
+            const StructInfo *si = bd->annot ? bd->annot : bd->var->sinfo;
+            scope_label(out, si);
+            fprintf(out, "\", %s", style);
+            scope_style(out, si);
+            fputs("];\n", out);
             if (e->kind != E_CONST)
                 edges(out, fn, args, id, &nconst);
         }
