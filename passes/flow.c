@@ -1014,6 +1014,11 @@ static int compose_demand(Sweep *S, Binding *bd, Demand *D)
     for (int k = 0; k < D->nslots; k++)
         if (!(r[k] = rewrite_compose(S->m, y, S->out[D->slots[k]]->value, sh, nd, &id[k], why, sizeof why)))
             return 0;
+    /* y's one read of x becomes one per reader: x's other consumers are
+     * counted against its demands, so the count must follow (seed 513082:
+     * x also read by a tuple lost its binding when two readers of y made
+     * two demands on x and its two uses looked all rewritten) */
+    ptrmap_put(&S->uses, x->u.var, ptrmap_get(&S->uses, x->u.var, 0) - 1 + D->nslots);
     for (int k = 0; k < D->nslots; k++) {
         Binding *b = arena_zalloc(&S->m->arena, sizeof *b);
         *b = *S->out[D->slots[k]];
