@@ -49,6 +49,19 @@ static int var_index(Realize *R, const Expr *e)
     return e && e->kind == E_VAR ? ptrmap_get(&R->index, e->u.var, 0) - 1 : -1;
 }
 
+static int is_tuple(const Var *v)
+{
+    return v->sinfo && v->sinfo->kind == SI_TUPLE;
+}
+
+/* A variable placement flows through: not a tuple, whose fields may each be
+ * placed elsewhere (a tuple's field is placed by the tuple's annotation). */
+static int conducts(Realize *R, const Expr *e)
+{
+    int i = var_index(R, e);
+    return i >= 0 && !is_tuple(R->vars[i]) ? i : -1;
+}
+
 static void add_var(Realize *R, Var *v)
 {
     if (ptrmap_get(&R->index, v, 0))
@@ -147,6 +160,15 @@ static int sources(Realize *R, Func *fn)
             if (stated(R, bd->var, bd->annot, what, bd->loc))
                 return -1;
             Place p = { -1, bd->loc, "" };
+            const Expr *t = bd->value->kind == E_GETITEM ? bd->value->u.get.tuple : NULL;
+            const StructInfo *ts = t && t->kind == E_VAR ? t->u.var->sinfo : NULL;
+            if (ts && ts->kind == SI_TUPLE && bd->value->u.get.index >= 0 && bd->value->u.get.index < ts->nfields &&
+                ts->fields[bd->value->u.get.index]->vdevice) {
+                snprintf(what, sizeof what, "the annotation of '%s'", t->u.var->name->str);
+                if (stated(R, bd->var, ts->fields[bd->value->u.get.index], what, bd->loc))
+                    return -1;
+                continue;
+            }
             if (is_call_to(bd->value, "R.hint_on_device")) {
                 p.vdev = hint_vdevice(R, bd->value);
                 snprintf(p.what, sizeof p.what, "R.hint_on_device");
@@ -175,20 +197,15 @@ static int partners(Realize *R, const Expr *e, int *out, int cap)
 {
     int n = 0;
     if (e->kind == E_VAR)
-        out[n++] = var_index(R, e);
-    else if (e->kind == E_GETITEM)
-        out[n++] = var_index(R, e->u.get.tuple);
-    else if (e->kind == E_TUPLE)
-        for (int i = 0; i < e->u.list.n && n < cap; i++)
-            out[n++] = var_index(R, e->u.list.items[i]);
+        out[n++] = conducts(R, e);
     else if (e->kind == E_CALL && !is_call_to(e, "R.hint_on_device") && !is_call_to(e, "R.to_vdevice"))
         for (int i = 0; i < e->u.call.nargs; i++) {
             const Expr *a = e->u.call.args[i];
             if (a->kind == E_TUPLE)
                 for (int j = 0; j < a->u.list.n && n < cap; j++)
-                    out[n++] = var_index(R, a->u.list.items[j]);
+                    out[n++] = conducts(R, a->u.list.items[j]);
             else if (n < cap)
-                out[n++] = var_index(R, a);
+                out[n++] = conducts(R, a);
         }
     return n;
 }
@@ -204,7 +221,7 @@ static int spread(Realize *R, Func *fn)
             for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
                 Binding *bd = fn->blocks[b]->binds[i];
                 int y = var_index(R, &(Expr){ .kind = E_VAR, .u.var = bd->var });
-                int n = partners(R, bd->value, pv, CAP);
+                int n = is_tuple(bd->var) ? 0 : partners(R, bd->value, pv, CAP);
                 for (int k = 0; k < n; k++) {
                     int x = pv[k];
                     if (x < 0)
