@@ -10,6 +10,7 @@
 #include "../ir/ops.h"
 #include "graph.h"
 #include "pass.h"
+#include "scope.h"
 
 typedef struct Env {
     const Var **vars;
@@ -212,6 +213,12 @@ int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
             status = legalize_func(m, &L, m->funcs[i], ctx);
     if (m->nfuncs > n)
         m->bare = 0;
+    if (!status) {
+        /* calls of placed values: the new PrimFuncs' buffers take their scopes */
+        Notes notes = { 0 };
+        scope_follow_calls(m, &notes);
+        notes_emit(&notes, ctx, "legalize", 0);
+    }
     op_table_free(&L.made);
     ptrmap_free(&L.taken);
     ptrmap_free(&L.next);
