@@ -351,6 +351,8 @@ static void decide(FnPlan *P, Annot *A)
 static StructInfo *with_vdevice(Annot *A, const StructInfo *si, TexKind k)
 {
     char name[96];
+    if (A->vdev[k] < 0)
+        return (StructInfo *)si;   /* not reached: every scope used has its vdevice */
     vdev_name(&A->vl, A->vdev[k], name, sizeof name);
     StructInfo *c = arena_alloc(&A->m->arena, sizeof *c);
     *c = *si;
@@ -574,6 +576,7 @@ int pass_annotate_scope(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         }
         infer_types(m, fn);
         FnPlan *P = &plans[np++];
+        A.used |= 1u << TEX_NONE;   /* parameters and results are in global memory */
         P->fn = fn;
         plan_slots(P, &A);
         consumer_demands(P, &A);
