@@ -12,6 +12,8 @@ under the sanitizer build with --verify-each --verify-exec:
     convert-layout{conv2d=NHWC:HWIO,max_pool2d=NHWC,avg_pool2d=NHWC},flow,fold
     convert-layout{conv2d=NCHW4c:OIHW4o,...=NCHW4c},flow,fold
     convert-layout{conv2d=NHWC4c:OHWI4o,...=NHWC4c},flow,fold
+    convert-layout{...NCHW4c...},flow,fold,annotate-scope,realize-vdevice,
+        fold-scope-change (texture scopes; read back through legalize)
     legalize
     fold
 
@@ -95,6 +97,8 @@ PIPELINES = [
     ("nhwc", convert("nhwc"), convert("nhwc") + ",flow,fold", True),
     ("nchw4c", convert("nchw4c"), convert("nchw4c") + ",flow,fold", True),
     ("nhwc4c", convert("nhwc4c"), convert("nhwc4c") + ",flow,fold", True),
+    ("texture", convert("nchw4c"), convert("nchw4c") + ",flow,fold,annotate-scope,realize-vdevice,fold-scope-change",
+     False),
     ("legalize", "legalize", "legalize", False),
     ("fold", "fold", "fold", False),
 ]
@@ -260,7 +264,7 @@ def check_pipeline(text, name, ulp, clean=None, want_excess=True, leaks=True):
                              % pipeline, "flow,fold changes the output again (%d -> %d rewrites)"
                              % (count, count_rewrites(out2)), "not-fixed-point " + name))
         alt.append(("+flow,fold", count_rewrites(out2)))
-    if want_excess and count > 0 and (flowfold or clean is not None) and name != "legalize":
+    if want_excess and count > 0 and (flowfold or clean is not None) and name not in ("legalize", "texture"):
         best, how = count, None
         for a, c in alt:
             if c < best:
@@ -411,7 +415,7 @@ def main():
     ap.add_argument("--reduce", action="store_true", help="reduce the first module of each distinct failure")
     ap.add_argument("--no-excess", action="store_true", help="do not report excess rewrites")
     ap.add_argument("--show", action="store_true", help="print the modules of --seeds")
-    ap.add_argument("--pipeline", default=None, help="run only this pipeline (hoist, nhwc, nchw4c, nhwc4c, legalize, fold)")
+    ap.add_argument("--pipeline", default=None, help="run only this pipeline (hoist, nhwc, nchw4c, nhwc4c, texture, legalize, fold)")
     ap.add_argument("--check", action="store_true", help="exit 1 when a seed not in --known fails")
     ap.add_argument("--known", default="", help="seeds expected to fail")
     ap.add_argument("--quiet", action="store_true")
