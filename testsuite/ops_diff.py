@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Operator differential test: every operator of ir/ops.c's registry against
+"""Operator differential test: every operator of ir/ops/'s registry against
 a NumPy reference written from the operator's definition.
 
 Cases draw random shapes, dtypes (float32, float16, and integers where the
@@ -845,17 +845,23 @@ GENS.update({
 })
 
 
-def registry_ops(path):
-    """The operator names of ops[] in ir/ops.c, to check that each has a generator."""
-    names, inside = [], False
-    with open(path) as f:
-        for line in f:
-            if line.startswith("static const Op ops[]"):
-                inside = True
-            elif inside and line.startswith("};"):
-                break
-            elif inside and '{ { "' in line:
-                names.append(line.split('"')[1])
+def registry_ops(root):
+    """The operator names of the ops[] tables in ir/ops/ (one file per family),
+    to check that each has a generator."""
+    names = []
+    for dirpath, _, files in sorted(os.walk(root)):
+        for fn in sorted(files):
+            if not fn.endswith(".c"):
+                continue
+            inside = False
+            with open(os.path.join(dirpath, fn)) as f:
+                for line in f:
+                    if line.startswith("static const Op ops[]"):
+                        inside = True
+                    elif inside and line.startswith("};"):
+                        break
+                    elif inside and '{ { "' in line:
+                        names.append(line.split('"')[1])
     return names
 
 
@@ -996,7 +1002,7 @@ def main():
     if args.cases is None and args.seconds is None:
         args.cases = 2000
     seed = args.seed if args.seed is not None else int(time.time()) % 1000000
-    ops = registry_ops(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ir", "ops.c"))
+    ops = registry_ops(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ir", "ops"))
     missing = [o for o in ops if o not in GENS]
     if missing:
         print("ops_diff: no generator for %s" % ", ".join(missing))
