@@ -180,3 +180,18 @@ Buffer *scratch(B *b, const char *name, const TensorType *t)
     return x;
 }
 
+
+void nest_reduce(B *b, Nest *t, const int64_t *shape, int rank, const int *red, int *at)
+{
+    int64_t ext[OP_MAX_RANK] = { 0 };
+    char kinds[OP_MAX_RANK] = { 0 };
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int d = 0; d < rank; d++)
+            if (!red[d] == !pass) {
+                ext[n] = shape[d];
+                kinds[n] = pass ? 'R' : 'S';
+                at[d] = n++;
+            }
+    nest_begin(b, t, n, ext, kinds);
+}

@@ -30,7 +30,8 @@ typedef struct Plan {
     int64_t pool[2];
     double pad_value;
     int axis;
-    int center, scale;         /* batch_norm: add beta, multiply by gamma */
+    int center, scale;         /* batch_norm, layer_norm: add beta, multiply by gamma */
+    int list[OP_MAX_RANK], nlist;   /* layer_norm: the normalized axes in the call's order */
     int nout;                  /* outputs: out, then more[0], more[1], ... */
     TensorType more[OP_MAX_ARGS];
 } Plan;
@@ -126,5 +127,9 @@ Expr *to_dtype(B *b, Expr *x, DType from, DType to);
 Expr *select3(B *b, Expr *cond, Expr *x, Expr *y);
 Expr *within(B *b, Expr *e, int64_t lo, int64_t hi);
 Buffer *scratch(B *b, const char *name, const TensorType *t);
+/* Begins a nest over shape's dimensions, those flagged in red reduced (R,
+ * innermost) and the others spatial (S), in order; at[d] is the loop of
+ * dimension d. */
+void nest_reduce(B *b, Nest *t, const int64_t *shape, int rank, const int *red, int *at);
 
 #endif

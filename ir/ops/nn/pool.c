@@ -1,13 +1,16 @@
-/* Pooling over H and W (R.nn.max_pool2d, R.nn.avg_pool2d) in layouts that
- * keep H and W whole: NCHW, NHWC, NCHW4c ... */
+/* Pooling over H and W (R.nn.max_pool2d, R.nn.avg_pool2d,
+ * R.nn.adaptive_avg_pool2d) in layouts that keep H and W whole: NCHW, NHWC,
+ * NCHW4c ... */
 #include <string.h>
 
 #include "../internal.h"
 
 static const char *const pool_attrs[] = { "pool_size", "strides", "padding", "dilation", "layout", "out_layout",
                                           "ceil_mode", "count_include_pad", NULL };
+static const char *const adaptive_attrs[] = { "output_size", "layout", "out_layout", NULL };
 
-static int infer_pool(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+/* The layout and out_layout of a pool: H and W whole, their places in dpos[2] and dpos[3]. */
+static int pool_layout(const Expr *call, const TensorType *a, Plan *p, OpError *err)
 {
     const char *lay = str_of(attr(call, "layout"), "NCHW"), *ol = str_of(attr(call, "out_layout"), lay);
     Lay l;
@@ -23,6 +26,13 @@ static int infer_pool(const Op *o, const Expr *call, const TensorType *a, int na
     for (int j = 0; j < l.n; j++)
         if (!l.inner[j] && (l.prim[j] == 2 || l.prim[j] == 3))
             p->dpos[l.prim[j]] = j;
+    return 0;
+}
+
+static int infer_pool(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    if (pool_layout(call, a, p, err))
+        return -1;
     const Expr *ceil = attr(call, "ceil_mode"), *cip = attr(call, "count_include_pad");
     if (ceil && ceil->kind == E_BOOL && ceil->u.b)
         return fail(err, ceil->loc, "ceil_mode=True is not supported yet");
@@ -124,9 +134,114 @@ static void legal_pool(B *b, const Op *o, const Expr *call, Buffer **in, int nin
     nest_end(b, &u, "avg_pool2d_divide", NULL, store(b, out, u.x, bin(b, B_DIV, load(b, out, u.x), count)));
 }
 
+/* adaptive_avg_pool2d(x, output_size): output row i averages the input rows
+ * [floor(i H / OH), ceil((i + 1) H / OH)), and so for columns; no
+ * output_size keeps H and W. */
+static int infer_adaptive(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    if (pool_layout(call, a, p, err))
+        return -1;
+    const Expr *os = attr(call, "output_size");
+    int64_t v[2];
+    int n = os && os->kind != E_NONE ? ints_of(os, v, 2) : 0;
+    if (n < 0 || (os && os->kind != E_NONE && n == 0))
+        return fail(err, os->loc, "output_size is one or two integers");
+    p->pool[0] = n ? v[0] : a->shape[p->dpos[2]];
+    p->pool[1] = n == 2 ? v[1] : n ? v[0] : a->shape[p->dpos[3]];
+    if (p->pool[0] < 1 || p->pool[1] < 1 || p->pool[0] > (1 << 24) || p->pool[1] > (1 << 24))
+        return fail(err, os->loc, "output_size is positive, at most %d", 1 << 24);
+    p->out = *a;
+    p->out.shape[p->dpos[2]] = p->pool[0];
+    p->out.shape[p->dpos[3]] = p->pool[1];
+    return 0;
+}
+
+/* The widest window of an adaptive pool from in to out points. */
+static int64_t adaptive_width(int64_t in, int64_t out)
+{
+    int64_t k = 0;
+    for (int64_t i = 0; i < out; i++) {
+        int64_t w = ((i + 1) * in + out - 1) / out - i * in / out;
+        k = w > k ? w : k;
+    }
+    return k;
+}
+
+/* floor(i * in / out) and ceil((i + 1) * in / out) over the iterator i. */
+static Expr *adaptive_start(B *b, Expr *i, int64_t in, int64_t out)
+{
+    if (in % out == 0)
+        return in == out ? i : bin(b, B_MUL, i, num(b, in / out));
+    return bin(b, B_FLOORDIV, bin(b, B_MUL, i, num(b, in)), num(b, out));
+}
+
+static Expr *adaptive_end(B *b, Expr *i, int64_t in, int64_t out)
+{
+    if (in % out == 0)
+        return bin(b, B_MUL, bin(b, B_ADD, i, num(b, 1)), num(b, in / out));
+    return bin(b, B_FLOORDIV, bin(b, B_ADD, bin(b, B_MUL, i, num(b, in)), num(b, in + out - 1)), num(b, out));
+}
+
+static void legal_adaptive(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    /* loops over the output (spatial), then the widest window (reduce); where
+     * windows differ in width the points past a window's end add nothing.
+     * The sums go to a buffer of their own: one block writes each buffer. */
+    Buffer *out = outs[0], *sum = scratch(b, "T_sum", &p->out);
+    int r = p->out.ndim, pos[2] = { p->dpos[2], p->dpos[3] };
+    int64_t ext[OP_MAX_RANK + 2], ie[2], k[2];
+    char kinds[OP_MAX_RANK + 3];
+    for (int d = 0; d < r; d++) {
+        ext[d] = p->out.shape[d];
+        kinds[d] = 'S';
+    }
+    for (int j = 0; j < 2; j++) {
+        expr_const_int(in[0]->shape[pos[j]], &ie[j]);
+        k[j] = adaptive_width(ie[j], p->pool[j]);
+        ext[r + j] = k[j];
+        kinds[r + j] = 'R';
+    }
+    kinds[r + 2] = 0;
+    Nest t;
+    nest_begin(b, &t, r + 2, ext, kinds);
+    Expr *xi[OP_MAX_RANK], *cond = NULL;
+    for (int d = 0; d < r; d++)
+        xi[d] = t.x[d];
+    for (int j = 0; j < 2; j++) {
+        Expr *at = adaptive_start(b, t.x[pos[j]], ie[j], p->pool[j]);
+        xi[pos[j]] = k[j] == 1 ? at : bin(b, B_ADD, at, t.x[r + j]);
+        if (ie[j] % p->pool[j]) {
+            Expr *c = bin(b, B_LT, xi[pos[j]], adaptive_end(b, t.x[pos[j]], ie[j], p->pool[j]));
+            cond = cond ? bin(b, B_AND, cond, c) : c;
+        }
+    }
+    DType dt = p->out.dtype;
+    Expr *x = load(b, in[0], xi);
+    Expr *val = bin(b, B_ADD, load(b, sum, t.x), cond ? select3(b, cond, x, typed(b, 0, dt)) : x);
+    nest_end(b, &t, "adaptive_pool_sum", store(b, sum, t.x, typed(b, 0, dt)), store(b, sum, t.x, val));
+    Nest u;
+    nest_begin(b, &u, r, ext, kinds);
+    Expr *cnt[2];
+    for (int j = 0; j < 2; j++)
+        cnt[j] = ie[j] % p->pool[j] ? bin(b, B_SUB, adaptive_end(b, u.x[pos[j]], ie[j], p->pool[j]),
+                                          adaptive_start(b, u.x[pos[j]], ie[j], p->pool[j]))
+                                    : NULL;
+    Expr *count;
+    if (!cnt[0] && !cnt[1]) {
+        count = typed(b, (double)(k[0] * k[1]), dt);
+    } else {
+        Expr *c = !cnt[0] ? bin(b, B_MUL, cnt[1], num(b, k[0])) : !cnt[1] ? bin(b, B_MUL, cnt[0], num(b, k[1]))
+                                                                        : bin(b, B_MUL, cnt[0], cnt[1]);
+        count = to_dtype(b, c, DT_INT32, dt);
+    }
+    nest_end(b, &u, "adaptive_pool_divide", NULL, store(b, out, u.x, bin(b, B_DIV, load(b, sum, u.x), count)));
+}
+
 static const Op ops[] = {
     { { "R.nn.max_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0 }, infer_pool, legal_pool, R_MAX, 0, 0 },
     { { "R.nn.avg_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0 }, infer_pool, legal_pool, R_MEAN, 0, 0 },
+    { { "R.nn.adaptive_avg_pool2d", LAYOUT_HEAVY, 1, 1, adaptive_attrs, 0, 0 }, infer_adaptive, legal_adaptive, 0, 0,
+      0 },
 };
 
 const OpFamily op_family_pool = { ops, sizeof ops / sizeof *ops };
