@@ -14,12 +14,14 @@ BISON   ?= bison
 PREFIX  ?= /usr/local
 
 SRC = grammar/lexer.c grammar/parser.c grammar/syntax.c grammar/lower.c \
-      ir/arena.c ir/diag.c ir/ir.c ir/clone.c ir/indexmap.c ir/ops.c ir/verify.c ir/vdevice.c ir/access.c \
+      ir/arena.c ir/diag.c ir/ir.c ir/clone.c ir/indexmap.c ir/verify.c ir/vdevice.c ir/access.c \
+      ir/ops/registry.c ir/ops/attrs.c ir/ops/layout.c ir/ops/build.c ir/ops/elementwise.c ir/ops/reduce.c \
+      ir/ops/manipulate.c ir/ops/index.c ir/ops/linalg.c ir/ops/nn/conv.c ir/ops/nn/pool.c ir/ops/nn/norm.c \
       interp/tensor.c interp/tir.c interp/relax.c \
       printer/print.c printer/dot.c passes/pass.c passes/graph.c passes/flowtir.c passes/flow.c passes/convert.c passes/fold.c passes/hoist.c passes/legalize.c passes/test_perturb.c passes/annotate_scope.c passes/realize_vdevice.c passes/fold_scope.c cli/lopt.c
 SRC += passes/diff.c cli/expect.c
 LIBSRC = $(filter-out cli/lopt.c,$(SRC))
-HDR = $(wildcard */*.h)
+HDR = $(wildcard */*.h */*/*.h)
 
 # One object per source, in one tree per configuration (plain, the sanitizer
 # test build, coverage), with the headers each includes tracked by -MMD -MP:

@@ -1,7 +1,7 @@
 /* The verifier: every use has a definition in scope, call_tir agrees with its
  * target, accesses have the rank of their buffer, block iterator bindings
  * stay inside their domains, operators get only their attributes and the
- * arguments they take (ir/ops.c), a binding's annotation agrees with the
+ * arguments they take (ir/ops/), a binding's annotation agrees with the
  * type its value has, layout_transform maps are injective. Runs on the
  * reader's output and after passes; on the input it also warns of R.* calls
  * lopt does not know. */

@@ -18,10 +18,11 @@
 #include "../ir/ops.h"
 #include "graph.h"
 
-enum { CONV, MAXPOOL, AVGPOOL, NKINDS };
+enum { CONV, MAXPOOL, AVGPOOL, ADAPTIVEPOOL, NKINDS };
 
-static const char *const op_names[NKINDS] = { "R.nn.conv2d", "R.nn.max_pool2d", "R.nn.avg_pool2d" };
-static const char *const opt_names[NKINDS] = { "conv2d", "max_pool2d", "avg_pool2d" };
+static const char *const op_names[NKINDS] = { "R.nn.conv2d", "R.nn.max_pool2d", "R.nn.avg_pool2d",
+                                              "R.nn.adaptive_avg_pool2d" };
+static const char *const opt_names[NKINDS] = { "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d" };
 
 typedef struct Want {
     int set;

@@ -287,17 +287,20 @@ static Expr *reduce_axes(Module *m, const Expr *call, const Expr *omap, const Ex
 }
 
 
-/* softmax, batch_norm, split, pad and strided_slice keep their form when
- * the rewrite of the result and of the operand is the same one-to-one map
- * and keeps whole each dimension the operator acts on: the attributes name
- * the dimensions' new places (NHWC's softmax over C is axis 3; NCHW4c's pad
- * of H and W pads dimensions 2 and 3 of five). Returns the new call, or NULL. */
+/* softmax, batch_norm, split, pad, strided_slice and layer_norm keep their
+ * form when the rewrite of the result and of the operand is the same
+ * one-to-one map and keeps whole each dimension the operator acts on: the
+ * attributes name the dimensions' new places (NHWC's softmax over C is axis
+ * 3; NCHW4c's pad of H and W pads dimensions 2 and 3 of five; layer_norm's
+ * axes keep their order, so its gamma and beta keep their shape). Returns
+ * the new call, or NULL. */
 static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr *imap, const TensorType *in)
 {
     Module *m = S->m;
     const char *op = call->u.call.op->str;
     int sm = !strcmp(op, "R.nn.softmax") || !strcmp(op, "R.nn.batch_norm") || !strcmp(op, "R.split"),
-        pad = !strcmp(op, "R.nn.pad") || !strcmp(op, "R.pad"), sl = !strcmp(op, "R.strided_slice");
+        pad = !strcmp(op, "R.nn.pad") || !strcmp(op, "R.pad"),
+        sl = !strcmp(op, "R.strided_slice") || !strcmp(op, "R.nn.layer_norm");
     int r = in->ndim;
     if (!(sm || pad || sl) || !imap || r > IM_MAX_RANK || omap->u.map.nparams != r || imap->u.map.nparams != r ||
         omap->u.map.nout != imap->u.map.nout)
@@ -328,12 +331,14 @@ static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr
         Expr *v = call->u.call.args[call->u.call.nargs + k], *nv = NULL;
         int64_t x;
         if (sl && !strcmp(key, "axes")) {
-            if (v->kind != E_LIST && v->kind != E_TUPLE)
+            /* a list, or (layer_norm) one integer */
+            int one = v->kind != E_LIST && v->kind != E_TUPLE, n = one ? 1 : v->u.list.n;
+            if (one && attr_int(v, &x))
                 return NULL;
             nv = expr_new(&m->arena, E_LIST, v->loc);
-            nv->u.list.items = arena_array(&m->arena, (size_t)v->u.list.n + 1, sizeof(Expr *));
-            for (int i = 0; i < v->u.list.n; i++) {
-                if (attr_int(v->u.list.items[i], &x) || (x < 0 ? x += r : x) < 0 || x >= r || q[x] < 0)
+            nv->u.list.items = arena_array(&m->arena, (size_t)n + 1, sizeof(Expr *));
+            for (int i = 0; i < n; i++) {
+                if ((!one && attr_int(v->u.list.items[i], &x)) || (x < 0 ? x += r : x) < 0 || x >= r || q[x] < 0)
                     return NULL;
                 nv->u.list.items[nv->u.list.n++] = expr_int(&m->arena, q[x], DT_VOID, v->loc);
             }
@@ -680,6 +685,12 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
             light->u.call.args[0] = args[0];
             light->loc = e->loc;
         }
+    } else if (is_call_to(e, "R.nn.layer_norm") && n == 3 && r.map[0] && !has_pad && value_type(items[0], &it) == 0 &&
+               (light = keep_light(S, e, map, r.map[0], &it)) != NULL) {
+        /* gamma and beta stay as they are: only the data's rewrite (pre[0]) goes out */
+        light->u.call.args[0] = args[0];
+        light->loc = e->loc;
+        npre = 1;
     }
     if (light) {
         bd->value = light;

@@ -1,5 +1,5 @@
 /* legalize: each call of a registered operator whose argument shapes are
- * known becomes R.call_tir of a PrimFunc built for those shapes (ir/ops.c),
+ * known becomes R.call_tir of a PrimFunc built for those shapes (ir/ops/),
  * added to the module under the operator's name (add, conv2d, add1, ...).
  * Calls of one operator on the same types with the same attributes share
  * one PrimFunc, found through a hash of the call's structure; the pass is

@@ -27,7 +27,7 @@ static int run_print(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 
 static const char *const no_options[] = { NULL };
 
-static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", NULL };
+static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", NULL };
 
 static const char *const annotate_options[] = { "spatial-limit", "depth-limit", NULL };
 

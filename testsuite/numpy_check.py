@@ -46,10 +46,11 @@ def tensor(s, dt="float32"):
     return 'R.Tensor(%s, dtype="%s")' % (shape_text(s), dt)
 
 
-def module(params, out_shape, body):
-    ps = ", ".join("%s: %s" % (n, tensor(s)) for n, s in params)
+def module(params, out_shape, body, dt="float32"):
+    """params: (name, shape) pairs, of dtype dt as the result is."""
+    ps = ", ".join("%s: %s" % (n, tensor(s, dt)) for n, s in params)
     return ("@I.ir_module\nclass Module:\n    @R.function\n    def main(%s) -> %s:\n"
-            "        y = %s\n        return y\n" % (ps, tensor(out_shape), body))
+            "        y = %s\n        return y\n" % (ps, tensor(out_shape, dt), body))
 
 
 def check(name, got, want, atol=1e-5, rtol=1e-5):
@@ -91,6 +92,60 @@ def pool_ref(x, k, stride, pad, kind):
             win = xp[:, :, a * stride:a * stride + k, b * stride:b * stride + k]
             y[:, :, a, b] = np.nanmax(win, axis=(2, 3)) if kind == "max" else np.nanmean(win, axis=(2, 3))
     return y
+
+
+def layer_norm_ref(x, g, b, axes, eps):
+    """x normalized over axes (in float64); g and b have the axes' extents in axes' order."""
+    x = x.astype(np.float64)
+    ax = tuple(a % x.ndim for a in axes)
+    m = x.mean(axis=ax, keepdims=True)
+    v = ((x - m) ** 2).mean(axis=ax, keepdims=True)
+    order = np.argsort(ax)
+    shape = [x.shape[d] if d in ax else 1 for d in range(x.ndim)]
+    gb = [np.transpose(t.astype(np.float64), order).reshape(shape) for t in (g, b)]
+    return (x - m) / np.sqrt(v + eps) * gb[0] + gb[1]
+
+
+def adaptive_pool_ref(x, oh, ow):
+    """NCHW, output row i averaging rows [floor(i H / oh), ceil((i + 1) H / oh))."""
+    n, c, h, w = x.shape
+    y = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            hs, he = i * h // oh, -(-(i + 1) * h // oh)
+            ws, we = j * w // ow, -(-(j + 1) * w // ow)
+            y[:, :, i, j] = x[:, :, hs:he, ws:we].astype(np.float64).mean(axis=(2, 3))
+    return y
+
+
+def check_norm_pool():
+    # layer_norm: two shapes and axes each in float32 and float16 (half: within 2e-3)
+    for shape, axes, eps in (((2, 3, 4), [1, 2], 1e-5), ((4, 6), [-1], 1e-3), ((2, 5, 3), [2, 1], 0.1)):
+        gshape = tuple(shape[a] for a in axes)
+        for dt, tol in (("float32", 1e-5), ("float16", 2e-3)):
+            x, g, b = (grid(*shape) * 2).astype(dt), grid(*gshape).astype(dt), grid(*gshape).astype(dt)
+            text = module([("x", shape), ("g", gshape), ("b", gshape)], shape,
+                          "R.nn.layer_norm(x, g, b, axes=%s, epsilon=%r)" % (axes, eps), dt)
+            check("layer_norm %s %s axes=%s" % (dt, shape, axes), run(text, {"x": x, "g": g, "b": b})[0],
+                  layer_norm_ref(x, g, b, axes, eps), tol, tol)
+    # adaptive_avg_pool2d in NCHW, NHWC and NCHW4c, windows of one and of several widths
+    for (n, c, h, w), (oh, ow), lay in (((1, 3, 7, 5), (3, 2), "NCHW"), ((2, 4, 6, 6), (1, 1), "NHWC"),
+                                        ((1, 8, 5, 5), (2, 3), "NCHW4c"), ((1, 2, 4, 6), (4, 3), "NHWC")):
+        for dt, tol in (("float32", 1e-6), ("float16", 1e-3)):
+            x = grid(n, c, h, w).astype(dt)
+            ref = adaptive_pool_ref(x, oh, ow)
+            if lay == "NHWC":
+                xl, ref = x.transpose(0, 2, 3, 1), ref.transpose(0, 2, 3, 1)
+            elif lay == "NCHW4c":
+                xl = x.reshape(n, c // 4, 4, h, w).transpose(0, 1, 3, 4, 2)
+                ref = ref.reshape(n, c // 4, 4, oh, ow).transpose(0, 1, 3, 4, 2)
+            else:
+                xl = x
+            xl = np.ascontiguousarray(xl)
+            text = module([("x", xl.shape)], ref.shape,
+                          'R.nn.adaptive_avg_pool2d(x, output_size=[%d, %d], layout="%s")' % (oh, ow, lay), dt)
+            check("adaptive_avg_pool2d %s %s %s to %dx%d" % (dt, lay, (h, w), oh, ow), run(text, {"x": xl})[0],
+                  ref, tol, tol)
 
 
 def main():
@@ -147,6 +202,7 @@ def main():
     ok = bool(np.all(np.ascontiguousarray(got[:, 1, :, :, 2:]).view(np.uint32) == 0x7FC0DEAD))
     print("numpy_check: %-34s %s" % ("  its padding is the poison pattern", "ok" if ok else "FAILED"))
     failures += not ok
+    check_norm_pool()
     print("numpy_check: %d failure%s" % (failures, "" if failures == 1 else "s"))
     return 1 if failures else 0
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Operator differential test: every operator of ir/ops.c's registry against
+"""Operator differential test: every operator of ir/ops/'s registry against
 a NumPy reference written from the operator's definition.
 
 Cases draw random shapes, dtypes (float32, float16, and integers where the
@@ -830,6 +830,96 @@ def gen_crop(g, op):
     return c
 
 
+def gen_layernorm(g, op):
+    dt = g.pick(["float32", "float16"])
+    s = g.shape()
+    r = len(s)
+    k = g.r(1, r)
+    axes = [int(a) for a in g.rng.choice(r, size=k, replace=False)]
+    if g.chance(0.5):
+        axes.sort()
+    attrs = ["axes=" + (str(axes[0] - r) if k == 1 and g.chance(0.3) else
+                        ints_text([a - r if g.chance(0.2) else a for a in axes]))]
+    eps = 1e-5
+    if g.chance(0.6):
+        eps = g.pick([1e-3, 0.1, 1e-5, 1.0])
+        attrs.append("epsilon=%r" % eps)
+    center = scale = True
+    if g.chance(0.3):
+        center = g.chance(0.5)
+        attrs.append("center=%s" % center)
+    if g.chance(0.3):
+        scale = g.chance(0.5)
+        attrs.append("scale=%s" % scale)
+    gs = tuple(s[a] for a in axes)
+    x, gamma, beta = g.data(s, dt), g.data(gs, dt), g.data(gs, dt)
+    c = Case(op, "%s %s %s" % (dt, s, ", ".join(attrs)))
+    ps = [g.param(c, a) for a in (x, gamma, beta)]
+    y = g.name("y")
+    c.lines.append("%s = R.nn.layer_norm(%s, %s)" % (y, ", ".join(ps), ", ".join(attrs)))
+    ax = tuple(sorted(axes))
+    v = f64(x)
+    m = v.mean(axis=ax, keepdims=True)
+    var = ((v - m) ** 2).mean(axis=ax, keepdims=True)
+    shape = [s[d] if d in ax else 1 for d in range(r)]
+    order = list(np.argsort(axes))
+    b = lambda t: np.transpose(f64(t), order).reshape(shape)
+    epsd = float(NP[dt](eps))
+    q = (v - m) / np.sqrt(var + epsd)
+    want = q * b(gamma) if scale else q
+    # the mean and variance are sums of n terms in the dtype: their error,
+    # relative to the deviation's scale, carries into every result
+    n = int(np.prod([s[a] for a in ax]))
+    mag = np.abs(want) + (np.abs(b(gamma)) if scale else 1.0) * (np.abs(v).max() + 1) / np.sqrt(var + epsd)
+    if center:
+        want = want + b(beta)
+        mag = mag + np.abs(b(beta))
+    c.outs.append(Out(y, want, dt, (4 * n + 16) * UNIT[dt] * mag + 4 * TINY[dt]))
+    return c
+
+
+def gen_adaptive(g, op):
+    dt = g.pick(["float32", "float32", "float16", "int32"])
+    n, ch, h, w = g.r(1, 2), g.r(1, 6), g.r(1, 7), g.r(1, 7)
+    oh, ow = g.r(1, 8), g.r(1, 8)
+    x = g.data((n, ch, h, w), dt)
+    lay = random_layout(g, "NCHW", {1: f} if (f := pick_split(g, ch)) else {})
+    attrs = []
+    if g.chance(0.15):
+        oh, ow = h, w
+    elif oh == ow and g.chance(0.3):
+        attrs.append("output_size=%d" % oh)
+    else:
+        attrs.append("output_size=" + ints_text([oh, ow]))
+    if lay != "NCHW" or g.chance(0.2):
+        attrs.append('layout="%s"' % lay)
+    if g.chance(0.2):
+        attrs.append('out_layout="%s"' % lay)
+    c = Case(op, "%s %s %s" % (dt, (n, ch, h, w), ", ".join(attrs)))
+    p = g.param(c, to_layout(x, lay, "NCHW"))
+    y = g.name("y")
+    c.lines.append("%s = R.nn.adaptive_avg_pool2d(%s%s)" % (y, p, "".join(", " + a for a in attrs)))
+    v = f64(x) if is_float(dt) else x.astype(np.int64)
+    acc = np.zeros((n, ch, oh, ow), dtype=v.dtype)
+    mag = np.zeros((n, ch, oh, ow))
+    cnt = np.zeros((oh, ow), dtype=np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            hs, he = i * h // oh, -(-(i + 1) * h // oh)
+            ws, we = j * w // ow, -(-(j + 1) * w // ow)
+            acc[:, :, i, j] = v[:, :, hs:he, ws:we].sum(axis=(2, 3))
+            mag[:, :, i, j] = np.abs(v[:, :, hs:he, ws:we]).sum(axis=(2, 3))
+            cnt[i, j] = (he - hs) * (we - ws)
+    if is_float(dt):
+        want = acc / cnt
+        tol = sum_tol(dt, int(cnt.max()), mag) / cnt + rounding_tol(dt, want)
+        c.outs.append(Out(y, to_layout(want, lay, "NCHW"), dt, to_layout(tol, lay, "NCHW")))
+    else:
+        want = trunc_div(acc, np.broadcast_to(cnt, acc.shape))
+        c.outs.append(Out(y, wrap_int(to_layout(want, lay, "NCHW"), dt), dt))
+    return c
+
+
 GENS = {}
 for _op in BINARY:
     GENS[_op] = gen_binary
@@ -842,20 +932,27 @@ GENS.update({
     "R.nn.pad": gen_pad, "R.nn.max_pool2d": gen_pool, "R.nn.avg_pool2d": gen_pool, "R.nn.softmax": gen_softmax,
     "R.strided_slice": gen_slice, "R.concat": gen_concat, "R.layout_transform": gen_layout, "R.split": gen_split,
     "R.nn.batch_norm": gen_batchnorm, "R.pad": gen_pad, "R.crop": gen_crop,
+    "R.nn.layer_norm": gen_layernorm, "R.nn.adaptive_avg_pool2d": gen_adaptive,
 })
 
 
-def registry_ops(path):
-    """The operator names of ops[] in ir/ops.c, to check that each has a generator."""
-    names, inside = [], False
-    with open(path) as f:
-        for line in f:
-            if line.startswith("static const Op ops[]"):
-                inside = True
-            elif inside and line.startswith("};"):
-                break
-            elif inside and '{ { "' in line:
-                names.append(line.split('"')[1])
+def registry_ops(root):
+    """The operator names of the ops[] tables in ir/ops/ (one file per family),
+    to check that each has a generator."""
+    names = []
+    for dirpath, _, files in sorted(os.walk(root)):
+        for fn in sorted(files):
+            if not fn.endswith(".c"):
+                continue
+            inside = False
+            with open(os.path.join(dirpath, fn)) as f:
+                for line in f:
+                    if line.startswith("static const Op ops[]"):
+                        inside = True
+                    elif inside and line.startswith("};"):
+                        break
+                    elif inside and '{ { "' in line:
+                        names.append(line.split('"')[1])
     return names
 
 
@@ -996,7 +1093,7 @@ def main():
     if args.cases is None and args.seconds is None:
         args.cases = 2000
     seed = args.seed if args.seed is not None else int(time.time()) % 1000000
-    ops = registry_ops(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ir", "ops.c"))
+    ops = registry_ops(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ir", "ops"))
     missing = [o for o in ops if o not in GENS]
     if missing:
         print("ops_diff: no generator for %s" % ", ".join(missing))

@@ -2,7 +2,7 @@
 
 A module is kept as a small IR (parameters, bindings with operator, operands,
 attributes and a result type, outputs) so that the reducer can edit it and
-re-infer types: `infer()` mirrors the op_infer checks of ir/ops.c and raises
+re-infer types: `infer()` mirrors the op_infer checks of ir/ops/ and raises
 Invalid for anything lopt would reject.  `generate(seed)` builds a module,
 `Module.text()` prints it in the TVMScript-like format lopt reads.
 
@@ -166,7 +166,7 @@ def const_shape(value):
     return tuple(s)
 
 
-# ---- type inference (mirrors ir/ops.c) -----------------------------------
+# ---- type inference (mirrors ir/ops/) ------------------------------------
 
 def lay_parse(s, prims):
     """Returns list of (prim index, inner) and splits, or raises."""

@@ -1,0 +1,197 @@
+/* Building a PrimFunc's body: expressions, buffers, loads and stores, and loop
+ * nests with one block inside, in the module's arena. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+Expr *num(B *b, int64_t v)
+{
+    return expr_int(b->a, v, DT_VOID, b->loc);
+}
+
+Expr *ref(B *b, Var *v)
+{
+    Expr *e = expr_new(b->a, E_VAR, b->loc);
+    e->u.var = v;
+    return e;
+}
+
+Expr *bin(B *b, BinOp op, Expr *x, Expr *y)
+{
+    Expr *e = expr_new(b->a, E_BIN, b->loc);
+    e->u.bin.op = op;
+    e->u.bin.a = x;
+    e->u.bin.b = y;
+    return e;
+}
+
+Expr *typed(B *b, double v, DType t)
+{
+    Expr *e;
+    if (dtype_is_float(t)) {
+        e = expr_float(b->a, v, t, b->loc);
+    } else {
+        e = expr_int(b->a, (int64_t)v, t, b->loc);
+    }
+    return e;
+}
+
+Expr *intrin(B *b, const char *op, Expr *x, Expr *y)
+{
+    Expr *e = expr_new(b->a, E_CALL, b->loc);
+    e->u.call.op = intern_cstr(&b->m->names, op);
+    e->u.call.nargs = y ? 2 : 1;
+    e->u.call.args = arena_array(b->a, 2, sizeof(Expr *));
+    e->u.call.args[0] = x;
+    e->u.call.args[1] = y;
+    return e;
+}
+
+Expr *str(B *b, const char *s)
+{
+    Expr *e = expr_new(b->a, E_STR, b->loc);
+    e->u.str.s = arena_strndup(b->a, s, strlen(s));
+    e->u.str.len = (int)strlen(s);
+    return e;
+}
+
+Buffer *buffer(B *b, const char *name, const TensorType *t, BufKind kind)
+{
+    Buffer *x = arena_zalloc(b->a, sizeof *x);
+    x->name = intern_cstr(&b->m->names, name);
+    x->loc = b->loc;
+    x->kind = kind;
+    x->dtype = t->dtype;
+    x->ndim = t->ndim;
+    x->shape = arena_array(b->a, (size_t)t->ndim + 1, sizeof *x->shape);
+    for (int i = 0; i < t->ndim; i++)
+        x->shape[i] = num(b, t->shape[i]);
+    return x;
+}
+
+Expr *load(B *b, Buffer *buf, Expr **idx)
+{
+    Expr *e = expr_new(b->a, E_LOAD, b->loc);
+    e->u.load.buf = buf;
+    e->u.load.n = buf->ndim;
+    e->u.load.idx = arena_array(b->a, (size_t)buf->ndim + 1, sizeof *idx);
+    memcpy(e->u.load.idx, idx, (size_t)buf->ndim * sizeof *idx);
+    return e;
+}
+
+Stmt *store(B *b, Buffer *buf, Expr **idx, Expr *value)
+{
+    Stmt *s = stmt_new(b->a, S_STORE, b->loc);
+    s->u.store.buf = buf;
+    s->u.store.n = buf->ndim;
+    s->u.store.idx = arena_array(b->a, (size_t)buf->ndim + 1, sizeof *idx);
+    memcpy(s->u.store.idx, idx, (size_t)buf->ndim * sizeof *idx);
+    s->u.store.value = value;
+    return s;
+}
+
+void nest_begin(B *b, Nest *t, int n, const int64_t *ext, const char *kinds)
+{
+    t->n = n;
+    for (int i = 0; i < n; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "i%d", i);
+        t->loop[i] = var_new(b->a, intern_cstr(&b->m->names, name), VAR_TIR, b->loc);
+        snprintf(name, sizeof name, "v%d", i);
+        t->iv[i] = var_new(b->a, intern_cstr(&b->m->names, name), VAR_TIR, b->loc);
+        t->x[i] = ref(b, t->iv[i]);
+        t->ext[i] = ext[i];
+        t->kind[i] = kinds[i];
+    }
+}
+
+void emit(B *b, Stmt *s)
+{
+    vec_push(b->a, &b->stmts, &b->n, &b->cap, s);
+}
+
+void nest_end(B *b, Nest *t, const char *name, Stmt *init, Stmt *body)
+{
+    Block *blk = arena_zalloc(b->a, sizeof *blk);
+    blk->name = intern_cstr(&b->m->names, name);
+    blk->niters = t->n;
+    blk->iters = arena_array(b->a, (size_t)t->n + 1, sizeof *blk->iters);
+    for (int i = 0; i < t->n; i++) {
+        BlockIter *it = &blk->iters[i];
+        it->var = t->iv[i];
+        it->kind = t->kind[i];
+        it->dom = num(b, t->ext[i]);
+        it->binding = ref(b, t->loop[i]);
+        it->loc = b->loc;
+    }
+    blk->init = init;
+    blk->body = body;
+    Stmt *s = stmt_new(b->a, S_BLOCK, b->loc);
+    s->u.block = blk;
+    for (int i = t->n - 1; i >= 0; i--) {
+        Stmt *f = stmt_new(b->a, S_FOR, b->loc);
+        f->u.loop.var = t->loop[i];
+        f->u.loop.fk = FOR_SERIAL;
+        f->u.loop.min = num(b, 0);
+        f->u.loop.extent = num(b, t->ext[i]);
+        f->u.loop.body = s;
+        t->loop[i]->loop = f;
+        s = f;
+    }
+    emit(b, s);
+}
+
+/* x (of dtype from) as dtype to: a T.Cast when they differ. */
+Expr *to_dtype(B *b, Expr *x, DType from, DType to)
+{
+    if (from == to)
+        return x;
+    Expr *c = expr_new(b->a, E_CAST, b->loc);
+    c->u.cast.dtype = to;
+    c->u.cast.a = x;
+    return c;
+}
+
+Expr *select3(B *b, Expr *cond, Expr *x, Expr *y)
+{
+    Expr *e = expr_new(b->a, E_CALL, b->loc);
+    e->u.call.op = intern_cstr(&b->m->names, "T.if_then_else");
+    e->u.call.nargs = 3;
+    e->u.call.args = arena_array(b->a, 3, sizeof(Expr *));
+    e->u.call.args[0] = cond;
+    e->u.call.args[1] = x;
+    e->u.call.args[2] = y;
+    return e;
+}
+
+/* lo <= e < hi */
+Expr *within(B *b, Expr *e, int64_t lo, int64_t hi)
+{
+    return bin(b, B_AND, bin(b, B_LE, num(b, lo), e), bin(b, B_LT, e, num(b, hi)));
+}
+
+Buffer *scratch(B *b, const char *name, const TensorType *t)
+{
+    Buffer *x = buffer(b, name, t, BUF_ALLOC);
+    Stmt *s = stmt_new(b->a, S_ALLOC, b->loc);
+    s->u.alloc = x;
+    emit(b, s);
+    return x;
+}
+
+
+void nest_reduce(B *b, Nest *t, const int64_t *shape, int rank, const int *red, int *at)
+{
+    int64_t ext[OP_MAX_RANK] = { 0 };
+    char kinds[OP_MAX_RANK] = { 0 };
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int d = 0; d < rank; d++)
+            if (!red[d] == !pass) {
+                ext[n] = shape[d];
+                kinds[n] = pass ? 'R' : 'S';
+                at[d] = n++;
+            }
+    nest_begin(b, t, n, ext, kinds);
+}

@@ -1,0 +1,351 @@
+/* Operators that move elements without computing: R.permute_dims, R.reshape,
+ * R.concat, R.split, R.layout_transform, and padding (R.nn.pad, R.pad). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../indexmap.h"
+#include "internal.h"
+
+static const char *const no_attrs[] = { NULL };
+static const char *const permute_attrs[] = { "axes", NULL };
+static const char *const pad_attrs[] = { "pad_width", "pad_value", "pad_mode", NULL };
+static const char *const concat_attrs[] = { "axis", NULL };
+static const char *const lt_attrs[] = { "index_map", "pad_value", "axis_separators", "input_axis_separators", NULL };
+static const char *const split_attrs[] = { "indices_or_sections", "axis", NULL };
+
+static int infer_permute(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    int64_t ax[OP_MAX_RANK];
+    const Expr *axes = attr(call, "axes");
+    int n = axes && axes->kind == E_NONE ? 0 : ints_of(axes, ax, OP_MAX_RANK);
+    if (n < 0 || (n && n != a->ndim))
+        return fail(err, axes->loc, "axes lists each of the %d dimensions once", a->ndim);
+    int seen[OP_MAX_RANK] = { 0 };
+    for (int d = 0; d < a->ndim; d++) {
+        int64_t v = n ? (ax[d] < 0 ? ax[d] + a->ndim : ax[d]) : a->ndim - 1 - d;
+        if (v < 0 || v >= a->ndim || seen[v]++)
+            return fail(err, axes->loc, "axes lists each of the %d dimensions once", a->ndim);
+        p->axes[d] = (int)v;
+        p->out.shape[d] = a->shape[v];
+    }
+    p->out.ndim = a->ndim;
+    p->out.dtype = a->dtype;
+    return 0;
+}
+
+static void legal_permute(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Buffer *out = outs[0];
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    Expr *idx[OP_MAX_RANK];
+    for (int d = 0; d < p->out.ndim; d++)
+        idx[p->axes[d]] = t.x[d];
+    nest_end(b, &t, "permute_dims", NULL, store(b, out, t.x, load(b, in[0], idx)));
+}
+
+static int infer_reshape(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    int64_t s[OP_MAX_RANK];
+    const Expr *shape = call->u.call.nargs > 1 ? call->u.call.args[1] : NULL;
+    int n = shape ? ints_of(shape, s, OP_MAX_RANK) : -1;
+    if (n <= 0)
+        return fail(err, call->loc, "R.reshape takes a tensor and a shape of constants, as in (2, 3)");
+    int64_t in = 1, out = 1;
+    int infer = -1;
+    for (int d = 0; d < a->ndim; d++)
+        in *= a->shape[d];
+    for (int d = 0; d < n; d++) {
+        if (s[d] == -1 && infer < 0) {
+            infer = d;
+            continue;
+        }
+        if (s[d] < 0)
+            return fail(err, shape->loc, "a reshape dimension is positive, or -1 once");
+        out *= s[d];
+    }
+    if (infer >= 0)
+        s[infer] = out ? in / out : 0;
+    if (infer >= 0)
+        out *= s[infer];
+    if (out != in)
+        return fail(err, shape->loc, "cannot reshape %lld elements into %lld", (long long)in, (long long)out);
+    p->out.ndim = n;
+    p->out.dtype = a->dtype;
+    memcpy(p->out.shape, s, (size_t)n * sizeof *s);
+    return 0;
+}
+
+static void legal_reshape(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Buffer *out = outs[0];
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    /* flat = the output index in row-major order; the input index from it */
+    Expr *flat = NULL;
+    for (int d = 0; d < p->out.ndim; d++)
+        flat = flat ? bin(b, B_ADD, bin(b, B_MUL, flat, num(b, p->out.shape[d])), t.x[d]) : t.x[d];
+    Expr *idx[OP_MAX_RANK];
+    int64_t stride = 1;
+    for (int d = in[0]->ndim - 1; d >= 0; d--) {
+        int64_t e;
+        expr_const_int(in[0]->shape[d], &e);
+        Expr *v = stride > 1 ? bin(b, B_FLOORDIV, flat, num(b, stride)) : flat;
+        idx[d] = d > 0 ? bin(b, B_FLOORMOD, v, num(b, e)) : v;
+        stride *= e;
+    }
+    nest_end(b, &t, "reshape", NULL, store(b, out, t.x, load(b, in[0], idx)));
+}
+
+static int infer_concat(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    if (read_axis(call, a[0].ndim, &p->axis, err))
+        return -1;
+    int ax = p->axis;
+    p->out = a[0];
+    p->out.shape[ax] = 0;
+    for (int i = 0; i < nargs; i++) {
+        if (a[i].dtype != a[0].dtype || a[i].ndim != a[0].ndim)
+            return fail(err, call->loc, "R.concat joins tensors of one dtype and rank");
+        for (int d = 0; d < a[0].ndim; d++)
+            if (d != ax && a[i].shape[d] != a[0].shape[d])
+                return fail(err, call->loc, "R.concat: tensor %d differs in dimension %d", i + 1, d);
+        p->before[i] = p->out.shape[ax];
+        p->out.shape[ax] += a[i].shape[ax];
+    }
+    return 0;
+}
+
+static void legal_concat(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Buffer *out = outs[0];
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    /* the last input, then each earlier one where the index is below its end */
+    Expr *val = NULL;
+    for (int k = nin - 1; k >= 0; k--) {
+        Expr *idx[OP_MAX_RANK];
+        for (int d = 0; d < p->out.ndim; d++)
+            idx[d] = d == p->axis && p->before[k] ? bin(b, B_SUB, t.x[d], num(b, p->before[k])) : t.x[d];
+        Expr *x = load(b, in[k], idx);
+        if (!val) {
+            val = x;
+        } else {
+            int64_t e;
+            expr_const_int(in[k]->shape[p->axis], &e);
+            val = select3(b, bin(b, B_LT, t.x[p->axis], num(b, p->before[k] + e)), x, val);
+        }
+    }
+    nest_end(b, &t, "concat", NULL, store(b, out, t.x, val));
+}
+
+static int infer_split(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    int64_t v[OP_MAX_ARGS];
+    const Expr *ios = attr(call, "indices_or_sections");
+    if (read_axis(call, a->ndim, &p->axis, err))
+        return -1;
+    int ax = p->axis;
+    int64_t e = a->shape[ax], starts[OP_MAX_ARGS + 1];
+    int n;
+    if (ios && int_of(ios, &v[0]) == 0) {
+        if (v[0] < 1 || v[0] > OP_MAX_ARGS || e % v[0])
+            return fail(err, ios->loc, "%lld sections do not divide the extent %lld (at most %d sections)",
+                        (long long)v[0], (long long)e, OP_MAX_ARGS);
+        n = (int)v[0];
+        for (int i = 0; i <= n; i++)
+            starts[i] = e / n * i;
+    } else {
+        int k = ios ? ints_of(ios, v, OP_MAX_ARGS - 1) : -1;
+        if (k < 0)
+            return fail(err, ios ? ios->loc : call->loc, "indices_or_sections is a count or a list of split points");
+        n = k + 1;
+        starts[0] = 0;
+        for (int i = 0; i < k; i++) {
+            starts[i + 1] = v[i] < 0 ? 0 : v[i] > e ? e : v[i];
+            if (starts[i + 1] < starts[i])
+                return fail(err, ios->loc, "split points must increase");
+        }
+        starts[n] = e;
+    }
+    p->nout = n;
+    for (int i = 0; i < n; i++) {
+        TensorType *t = i ? &p->more[i - 1] : &p->out;
+        *t = *a;
+        t->shape[ax] = starts[i + 1] - starts[i];
+        p->before[i] = starts[i];
+        if (t->shape[ax] == 0)
+            return fail(err, call->loc, "R.split: section %d is empty", i);
+    }
+    return 0;
+}
+
+static void legal_split(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    for (int k = 0; k < p->nout; k++) {
+        const TensorType *t = k ? &p->more[k - 1] : &p->out;
+        Nest n;
+        nest_begin(b, &n, t->ndim, t->shape, kinds);
+        Expr *idx[OP_MAX_RANK];
+        for (int d = 0; d < t->ndim; d++)
+            idx[d] = d == p->axis && p->before[k] ? bin(b, B_ADD, n.x[d], num(b, p->before[k])) : n.x[d];
+        char name[32];
+        snprintf(name, sizeof name, "split%d", k);
+        nest_end(b, &n, name, NULL, store(b, outs[k], n.x, load(b, in[0], idx)));
+    }
+}
+
+/* Whether the output has more elements than the input (then it has padding). */
+static int volume_differs(const TensorType *a, const TensorType *b)
+{
+    int64_t x = 1, y = 1;
+    for (int i = 0; i < a->ndim; i++)
+        x *= a->shape[i];
+    for (int i = 0; i < b->ndim; i++)
+        y *= b->shape[i];
+    return x != y;
+}
+
+static int infer_layout(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    const Expr *map = attr(call, "index_map"), *pv = attr(call, "pad_value");
+    if (!map || map->kind != E_INDEXMAP)
+        return fail(err, call->loc, "R.layout_transform needs index_map=T.index_map(...)");
+    if (map->u.map.nparams != a->ndim)
+        return fail(err, map->loc, "the index map takes %d ind%s; the tensor has rank %d", map->u.map.nparams,
+                    map->u.map.nparams == 1 ? "ex" : "ices", a->ndim);
+    p->keepdims = pv && pv->kind != E_NONE;
+    if (p->keepdims && num_of(pv, &p->pad_value))
+        return fail(err, pv->loc, "pad_value is a number");
+    Arena ar = { 0 };
+    ImError ierr;
+    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+    IndexMap *im = im_from_expr(&ar, map, a->shape, &ierr);
+    int r = 0;
+    if (!im) {
+        r = fail(err, ierr.loc.line ? ierr.loc : map->loc, "%s", ierr.msg);
+    } else if (im->nout > OP_MAX_RANK) {
+        r = fail(err, map->loc, "the index map has more than %d outputs", OP_MAX_RANK);
+    } else {
+        ImKind k = im_classify(im, wa, wb);
+        if (k == IM_NOT_INJECTIVE || k == IM_UNKNOWN)
+            r = fail(err, map->loc, "the index map of R.layout_transform is %s on the tensor's shape",
+                     k == IM_UNKNOWN ? "not known to be injective" : "not injective");
+        p->out.dtype = a->dtype;
+        p->out.ndim = im->nout;
+        memcpy(p->out.shape, im->obox, (size_t)im->nout * sizeof *im->obox);
+        p->axis = volume_differs(a, &p->out);
+    }
+    arena_free(&ar);
+    return r;
+}
+
+/* A copy of a map's output expression over the block's iterators. */
+static Expr *subst(B *b, const Expr *e, const Expr *map, Expr *const *to)
+{
+    switch (e->kind) {
+    case E_VAR:
+        for (int i = 0; i < map->u.map.nparams; i++)
+            if (map->u.map.params[i] == e->u.var)
+                return to[i];
+        return (Expr *)e;
+    case E_BIN:
+        return bin(b, e->u.bin.op, subst(b, e->u.bin.a, map, to), subst(b, e->u.bin.b, map, to));
+    case E_UNARY: {
+        Expr *x = expr_new(b->a, E_UNARY, b->loc);
+        x->u.un.op = e->u.un.op;
+        x->u.un.a = subst(b, e->u.un.a, map, to);
+        return x;
+    }
+    default:
+        return (Expr *)e;
+    }
+}
+
+static void legal_layout(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Buffer *out = outs[0];
+    const Expr *map = attr(call, "index_map");
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    if (p->keepdims && p->axis) {
+        /* the padding: every point first, then the image over it */
+        Nest f;
+        nest_begin(b, &f, p->out.ndim, p->out.shape, kinds);
+        nest_end(b, &f, "layout_transform_pad", NULL, store(b, out, f.x, typed(b, p->pad_value, p->out.dtype)));
+    }
+    Nest t;
+    int64_t ext[OP_MAX_RANK];
+    for (int d = 0; d < in[0]->ndim; d++)
+        expr_const_int(in[0]->shape[d], &ext[d]);
+    nest_begin(b, &t, in[0]->ndim, ext, kinds);
+    Expr *oi[OP_MAX_RANK];
+    for (int k = 0; k < map->u.map.nout; k++)
+        oi[k] = subst(b, map->u.map.out[k], map, t.x);
+    nest_end(b, &t, "layout_transform", NULL, store(b, out, oi, load(b, in[0], t.x)));
+}
+
+static int infer_pad(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    int64_t w[2 * OP_MAX_RANK];
+    const Expr *pw = attr(call, "pad_width"), *pv = attr(call, "pad_value"), *mode = attr(call, "pad_mode");
+    int n = pw ? ints_of(pw, w, 2 * OP_MAX_RANK) : -1;
+    if (n != 2 * a->ndim)
+        return fail(err, pw ? pw->loc : call->loc, "pad_width lists a before and an after pad for each of the %d "
+                    "dimensions", a->ndim);
+    if (mode && strcmp(str_of(mode, ""), "constant") != 0)
+        return fail(err, mode->loc, "only pad_mode=\"constant\" is supported");
+    p->pad_value = 0;
+    if (pv && num_of(pv, &p->pad_value))
+        return fail(err, pv->loc, "pad_value is a number");
+    p->out = *a;
+    for (int d = 0; d < a->ndim; d++) {
+        if (w[2 * d] < 0 || w[2 * d + 1] < 0)
+            return fail(err, pw->loc, "pads are not negative");
+        p->before[d] = w[2 * d];
+        p->out.shape[d] = a->shape[d] + w[2 * d] + w[2 * d + 1];
+    }
+    return 0;
+}
+
+static void legal_pad(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Buffer *out = outs[0];
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    Expr *idx[OP_MAX_RANK], *cond = NULL;
+    for (int d = 0; d < p->out.ndim; d++) {
+        int64_t e;
+        expr_const_int(in[0]->shape[d], &e);
+        idx[d] = p->before[d] ? bin(b, B_SUB, t.x[d], num(b, p->before[d])) : t.x[d];
+        if (p->out.shape[d] != e) {
+            Expr *c = within(b, t.x[d], p->before[d], p->before[d] + e);
+            cond = cond ? bin(b, B_AND, cond, c) : c;
+        }
+    }
+    Expr *x = load(b, in[0], idx);
+    Expr *val = cond ? select3(b, cond, x, typed(b, p->pad_value, p->out.dtype)) : x;
+    nest_end(b, &t, "pad", NULL, store(b, out, t.x, val));
+}
+
+static const Op ops[] = {
+    { { "R.permute_dims", LAYOUT_LIGHT, 1, 1, permute_attrs, 0, 0 }, infer_permute, legal_permute, 0, 0, 0 },
+    { { "R.reshape", LAYOUT_HEAVY, 2, 1, no_attrs, 0, 0 }, infer_reshape, legal_reshape, 0, 0, 0 },
+    { { "R.concat", LAYOUT_LIGHT, 1, 0, concat_attrs, 1, 0 }, infer_concat, legal_concat, 0, 1, 0 },
+    { { "R.split", LAYOUT_LIGHT, 1, 1, split_attrs, 0, 1 }, infer_split, legal_split, 0, 1, 0 },
+    { { "R.layout_transform", LAYOUT_HEAVY, 1, 1, lt_attrs, 0, 0 }, infer_layout, legal_layout, 0, 0, 0 },
+    { { "R.nn.pad", LAYOUT_LIGHT, 1, 1, pad_attrs, 0, 0 }, infer_pad, legal_pad, 0, 0, 0 },
+    { { "R.pad", LAYOUT_LIGHT, 1, 1, pad_attrs, 0, 0 }, infer_pad, legal_pad, 0, 0, 0 },
+};
+
+const OpFamily op_family_manipulate = { ops, sizeof ops / sizeof *ops };

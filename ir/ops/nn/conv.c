@@ -1,0 +1,94 @@
+/* R.nn.conv2d in any layout of N C H W and O I H W (NCHW, NHWC, NCHW4c,
+ * OIHW4i4o ...), grouped, strided, dilated and padded. */
+#include <string.h>
+
+#include "../internal.h"
+
+static const char *const conv_attrs[] = { "strides", "padding", "dilation", "groups", "data_layout", "kernel_layout",
+                                          "out_layout", "out_dtype", "channels", "kernel_size", NULL };
+
+static int infer_conv2d(const Op *op, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    const TensorType *x = &a[0], *w = &a[1];
+    const char *dl = str_of(attr(call, "data_layout"), "NCHW"), *kl = str_of(attr(call, "kernel_layout"), "OIHW"),
+               *ol = str_of(attr(call, "out_layout"), dl);
+    if (lay_parse(dl, "NCHW", &p->dl) || lay_parse(kl, "OIHW", &p->kl) || lay_parse(ol, "NCHW", &p->ol))
+        return fail(err, call->loc, "R.nn.conv2d: layouts %s / %s / %s are not data, kernel and output layouts of "
+                    "the axes NCHW and OIHW", dl, kl, ol);
+    if (x->dtype != w->dtype)
+        return fail(err, call->loc, "R.nn.conv2d takes data and kernel of one dtype");
+    if (lay_logical_checked(&p->dl, x, p->dext) || lay_logical_checked(&p->kl, w, p->kext))
+        return fail(err, call->loc, "R.nn.conv2d: the data or kernel shape does not fit its layout (%s, %s)", dl, kl);
+    if (window_attrs(call, p, err))
+        return -1;
+    p->groups = 1;
+    if (attr(call, "groups") && int_of(attr(call, "groups"), &p->groups))
+        return fail(err, attr(call, "groups")->loc, "groups is an integer");
+    int64_t N = p->dext[0], C = p->dext[1], H = p->dext[2], W = p->dext[3];
+    int64_t O = p->kext[0], I = p->kext[1], KH = p->kext[2], KW = p->kext[3];
+    if (p->groups < 1 || C % p->groups || O % p->groups || I * p->groups != C)
+        return fail(err, call->loc, "R.nn.conv2d: %lld input channels, %lld kernel input channels and groups=%lld "
+                    "do not agree", (long long)C, (long long)I, (long long)p->groups);
+    for (int i = 0; i < 2; i++)
+        if (p->stride[i] < 1 || p->dil[i] < 1)
+            return fail(err, call->loc, "strides and dilation are positive");
+    int64_t OH = window_out(p, 0, H, KH), OW = window_out(p, 1, W, KW);
+    if (OH < 1 || OW < 1)
+        return fail(err, call->loc, "R.nn.conv2d: the kernel is larger than the padded input");
+    if (out_dtype(call, x->dtype, &p->out.dtype, err))
+        return -1;
+    p->out.ndim = p->ol.n;
+    int64_t o[4] = { N, O, OH, OW };
+    if (lay_shape(&p->ol, o, p->out.shape))
+        return fail(err, call->loc, "R.nn.conv2d: %lld output channels do not split by out_layout %s", (long long)O, ol);
+    return 0;
+}
+
+static void legal_conv2d(B *b, const Op *op, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Buffer *out = outs[0];
+    /* loops n, o, oh, ow (spatial) then ic, kh, kw (reduce), over logical axes */
+    int64_t O = p->kext[0], IC = p->kext[1], H = p->dext[2], W = p->dext[3];
+    int64_t OH = window_out(p, 0, H, p->kext[2]), OW = window_out(p, 1, W, p->kext[3]);
+    int64_t ext[7] = { p->dext[0], O, OH, OW, IC, p->kext[2], p->kext[3] };
+    Nest t;
+    nest_begin(b, &t, 7, ext, "SSSSRRR");
+    Expr *n = t.x[0], *o = t.x[1], *oh = t.x[2], *ow = t.x[3], *ic = t.x[4], *kh = t.x[5], *kw = t.x[6];
+    /* the input channel: group of o, then ic within it */
+    Expr *c = p->groups == 1 ? ic : bin(b, B_ADD, bin(b, B_MUL, bin(b, B_FLOORDIV, o, num(b, O / p->groups)), num(b, IC)), ic);
+    Expr *h = bin(b, B_ADD, p->stride[0] == 1 ? oh : bin(b, B_MUL, oh, num(b, p->stride[0])),
+                  p->dil[0] == 1 ? kh : bin(b, B_MUL, kh, num(b, p->dil[0])));
+    Expr *w = bin(b, B_ADD, p->stride[1] == 1 ? ow : bin(b, B_MUL, ow, num(b, p->stride[1])),
+                  p->dil[1] == 1 ? kw : bin(b, B_MUL, kw, num(b, p->dil[1])));
+    Expr *xl[4] = { n, c, p->pad[0] ? bin(b, B_SUB, h, num(b, p->pad[0])) : h,
+                    p->pad[1] ? bin(b, B_SUB, w, num(b, p->pad[1])) : w };
+    Expr *wl[4] = { o, ic, kh, kw }, *yl[4] = { n, o, oh, ow };
+    Expr *xi[OP_MAX_RANK], *wi[OP_MAX_RANK], *yi[OP_MAX_RANK];
+    lay_index(b, &p->dl, xl, xi);
+    lay_index(b, &p->kl, wl, wi);
+    lay_index(b, &p->ol, yl, yi);
+    Expr *x = load(b, in[0], xi);
+    if (p->pad[0] || p->pad[1] || p->pad[2] || p->pad[3]) {
+        /* reads outside the input are the zero padding */
+        Expr *cond = bin(b, B_AND,
+                         bin(b, B_AND, bin(b, B_LE, num(b, p->pad[0]), h), bin(b, B_LT, h, num(b, H + p->pad[0]))),
+                         bin(b, B_AND, bin(b, B_LE, num(b, p->pad[1]), w), bin(b, B_LT, w, num(b, W + p->pad[1]))));
+        Expr *sel = expr_new(b->a, E_CALL, b->loc);
+        sel->u.call.op = intern_cstr(&b->m->names, "T.if_then_else");
+        sel->u.call.nargs = 3;
+        sel->u.call.args = arena_array(b->a, 3, sizeof(Expr *));
+        sel->u.call.args[0] = cond;
+        sel->u.call.args[1] = x;
+        sel->u.call.args[2] = typed(b, 0, in[0]->dtype);
+        x = sel;
+    }
+    Expr *val = bin(b, B_ADD, load(b, out, yi), bin(b, B_MUL, to_dtype(b, x, in[0]->dtype, p->out.dtype),
+                                                     to_dtype(b, load(b, in[1], wi), in[1]->dtype, p->out.dtype)));
+    nest_end(b, &t, "conv2d", store(b, out, yi, typed(b, 0, p->out.dtype)), store(b, out, yi, val));
+}
+
+static const Op ops[] = {
+    { { "R.nn.conv2d", LAYOUT_HEAVY, 2, 2, conv_attrs, 0, 0 }, infer_conv2d, legal_conv2d, 0, 0, 0 },
+};
+
+const OpFamily op_family_conv = { ops, sizeof ops / sizeof *ops };

@@ -1,0 +1,231 @@
+/* Normalizations: R.nn.softmax and R.nn.batch_norm (inference) along an
+ * axis, R.nn.layer_norm over a set of axes. */
+#include <string.h>
+
+#include "../internal.h"
+
+static const char *const softmax_attrs[] = { "axis", NULL };
+static const char *const bn_attrs[] = { "axis", "epsilon", "center", "scale", "momentum", "training", NULL };
+static const char *const ln_attrs[] = { "axes", "epsilon", "center", "scale", NULL };
+
+static int infer_softmax(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    if (read_axis(call, a->ndim, &p->axis, err))
+        return -1;
+    if (!dtype_is_float(a->dtype))
+        return fail(err, call->loc, "R.nn.softmax takes a float tensor");
+    p->out = *a;
+    return 0;
+}
+
+static void legal_softmax(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Buffer *out = outs[0];
+    /* max along the axis, the sum of exp(x - max), then exp(x - max) / sum */
+    int r = p->out.ndim, ax = p->axis;
+    TensorType red = p->out;
+    red.shape[ax] = 1;
+    Buffer *mx = scratch(b, "T_max", &red), *sm = scratch(b, "T_sum", &red);
+    int64_t ext[OP_MAX_RANK + 1];
+    char kinds[OP_MAX_RANK + 1];
+    for (int step = 0; step < 2; step++) {
+        /* loops over the kept dimensions then the axis (reduce) */
+        int n = 0, at[OP_MAX_RANK];
+        for (int d = 0; d < r; d++)
+            if (d != ax) {
+                ext[n] = p->out.shape[d];
+                kinds[n] = 'S';
+                at[d] = n++;
+            }
+        ext[n] = p->out.shape[ax];
+        kinds[n] = 'R';
+        at[ax] = n++;
+        Nest t;
+        nest_begin(b, &t, n, ext, kinds);
+        Expr *xi[OP_MAX_RANK], *ri[OP_MAX_RANK];
+        for (int d = 0; d < r; d++) {
+            xi[d] = t.x[at[d]];
+            ri[d] = d == ax ? num(b, 0) : t.x[at[d]];
+        }
+        Expr *x = load(b, in[0], xi);
+        if (step == 0)
+            nest_end(b, &t, "softmax_max", store(b, mx, ri, intrin(b, "T.min_value", str(b, dtype_name(p->out.dtype)), NULL)),
+                     store(b, mx, ri, intrin(b, "T.max", load(b, mx, ri), x)));
+        else
+            nest_end(b, &t, "softmax_sum", store(b, sm, ri, typed(b, 0, p->out.dtype)),
+                     store(b, sm, ri, bin(b, B_ADD, load(b, sm, ri),
+                                          intrin(b, "T.exp", bin(b, B_SUB, x, load(b, mx, ri)), NULL))));
+    }
+    Nest t;
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, r, p->out.shape, kinds);
+    Expr *ri[OP_MAX_RANK];
+    for (int d = 0; d < r; d++)
+        ri[d] = d == ax ? num(b, 0) : t.x[d];
+    Expr *e = intrin(b, "T.exp", bin(b, B_SUB, load(b, in[0], t.x), load(b, mx, ri)), NULL);
+    nest_end(b, &t, "softmax", NULL, store(b, out, t.x, bin(b, B_DIV, e, load(b, sm, ri))));
+}
+
+static int infer_batchnorm(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    const Expr *eps = attr(call, "epsilon"), *tr = attr(call, "training"), *ce = attr(call, "center"),
+               *sc = attr(call, "scale");
+    if (read_axis(call, a[0].ndim, &p->axis, err))
+        return -1;
+    int ax = p->axis;
+    if (tr && tr->kind == E_BOOL && tr->u.b)
+        return fail(err, tr->loc, "R.nn.batch_norm runs in inference mode only");
+    p->pad_value = 1e-5;
+    if (eps && num_of(eps, &p->pad_value))
+        return fail(err, eps->loc, "epsilon is a number");
+    if ((ce && ce->kind != E_BOOL) || (sc && sc->kind != E_BOOL))
+        return fail(err, (ce && ce->kind != E_BOOL ? ce : sc)->loc, "center and scale are True or False");
+    p->center = !ce || ce->u.b;
+    p->scale = !sc || sc->u.b;
+    for (int i = 1; i < 5; i++)
+        if (a[i].ndim != 1 || a[i].shape[0] != a[0].shape[ax] || a[i].dtype != a[0].dtype)
+            return fail(err, call->loc, "R.nn.batch_norm: argument %d is not a vector of the %lld channels", i + 1,
+                        (long long)a[0].shape[ax]);
+    if (!dtype_is_float(a[0].dtype))
+        return fail(err, call->loc, "R.nn.batch_norm takes float tensors");
+    p->out = a[0];
+    p->nout = 3;
+    p->more[0] = a[3];
+    p->more[1] = a[4];
+    return 0;
+}
+
+static void legal_batchnorm(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    Nest t;
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    Expr *c[1] = { t.x[p->axis] };
+    DType dt = p->out.dtype;
+    /* (x - mean) / sqrt(var + epsilon), times gamma when scale, plus beta when center */
+    Expr *val = bin(b, B_DIV, bin(b, B_SUB, load(b, in[0], t.x), load(b, in[3], c)),
+                    intrin(b, "T.sqrt", bin(b, B_ADD, load(b, in[4], c), typed(b, p->pad_value, dt)), NULL));
+    if (p->scale)
+        val = bin(b, B_MUL, val, load(b, in[1], c));
+    if (p->center)
+        val = bin(b, B_ADD, val, load(b, in[2], c));
+    nest_end(b, &t, "batch_norm", NULL, store(b, outs[0], t.x, val));
+    for (int k = 1; k < 3; k++) {
+        Nest u;
+        nest_begin(b, &u, 1, p->more[k - 1].shape, kinds);
+        nest_end(b, &u, k == 1 ? "batch_norm_mean" : "batch_norm_var", NULL, store(b, outs[k], u.x, load(b, in[k + 2], u.x)));
+    }
+}
+
+/* epsilon (a number, default 1e-5), center and scale (True or False, default True) */
+static int norm_attrs(const Expr *call, Plan *p, OpError *err)
+{
+    const Expr *eps = attr(call, "epsilon"), *ce = attr(call, "center"), *sc = attr(call, "scale");
+    p->pad_value = 1e-5;
+    if (eps && num_of(eps, &p->pad_value))
+        return fail(err, eps->loc, "epsilon is a number");
+    if ((ce && ce->kind != E_BOOL) || (sc && sc->kind != E_BOOL))
+        return fail(err, (ce && ce->kind != E_BOOL ? ce : sc)->loc, "center and scale are True or False");
+    p->center = !ce || ce->u.b;
+    p->scale = !sc || sc->u.b;
+    return 0;
+}
+
+/* layer_norm(x, gamma, beta, axes): x normalized by the mean and variance
+ * over axes; gamma and beta have the shape of those axes, in their order. */
+static int infer_layernorm(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    int64_t ax[OP_MAX_RANK];
+    char b1[96], b2[96];
+    const Expr *axes = attr(call, "axes");
+    int n = axes ? ints_of(axes, ax, OP_MAX_RANK) : -1;
+    if (n <= 0)
+        return fail(err, axes ? axes->loc : call->loc, "R.nn.layer_norm needs axes, an integer or a list of them");
+    if (!dtype_is_float(a[0].dtype))
+        return fail(err, call->loc, "R.nn.layer_norm takes a float tensor");
+    TensorType g = { a[0].dtype, n, { 0 } };
+    for (int i = 0; i < n; i++) {
+        int64_t v = ax[i] < 0 ? ax[i] + a[0].ndim : ax[i];
+        if (v < 0 || v >= a[0].ndim)
+            return fail(err, axes->loc, "axis %lld is out of range for a tensor of rank %d", (long long)ax[i],
+                        a[0].ndim);
+        if (p->axes[v])
+            return fail(err, axes->loc, "axes names dimension %lld twice", (long long)v);
+        p->axes[v] = 1;
+        p->list[i] = (int)v;
+        g.shape[i] = a[0].shape[v];
+    }
+    p->nlist = n;
+    for (int i = 1; i < 3; i++)
+        if (a[i].dtype != g.dtype || a[i].ndim != n || memcmp(a[i].shape, g.shape, (size_t)n * sizeof *g.shape))
+            return fail(err, call->loc, "R.nn.layer_norm: %s is %s %s; the normalized axes make it %s %s",
+                        i == 1 ? "gamma" : "beta", dtype_name(a[i].dtype), type_text(&a[i], b1, sizeof b1),
+                        dtype_name(g.dtype), type_text(&g, b2, sizeof b2));
+    if (norm_attrs(call, p, err))
+        return -1;
+    p->out = a[0];
+    return 0;
+}
+
+static void legal_layernorm(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    /* the sum over axes, the sum of squared deviations from the mean (sum /
+     * count), then (x - mean) / sqrt(that / count + epsilon), times gamma,
+     * plus beta; each buffer written by one block, as flow reads them */
+    int r = p->out.ndim;
+    DType dt = p->out.dtype;
+    TensorType red = p->out;
+    int64_t count = 1;
+    for (int d = 0; d < r; d++)
+        if (p->axes[d]) {
+            count *= red.shape[d];
+            red.shape[d] = 1;
+        }
+    Buffer *sum = scratch(b, "T_sum", &red), *var = scratch(b, "T_var", &red);
+    int at[OP_MAX_RANK];
+    Expr *xi[OP_MAX_RANK], *ri[OP_MAX_RANK], *gi[OP_MAX_RANK];
+    for (int step = 0; step < 2; step++) {
+        Nest t;
+        nest_reduce(b, &t, p->out.shape, r, p->axes, at);
+        for (int d = 0; d < r; d++) {
+            xi[d] = t.x[at[d]];
+            ri[d] = p->axes[d] ? num(b, 0) : t.x[at[d]];
+        }
+        Buffer *acc = step ? var : sum;
+        Expr *x = load(b, in[0], xi);
+        if (step) {
+            Expr *dev[2];
+            for (int k = 0; k < 2; k++)
+                dev[k] = bin(b, B_SUB, load(b, in[0], xi), bin(b, B_DIV, load(b, sum, ri), typed(b, (double)count, dt)));
+            x = bin(b, B_MUL, dev[0], dev[1]);
+        }
+        nest_end(b, &t, step ? "layer_norm_var" : "layer_norm_sum", store(b, acc, ri, typed(b, 0, dt)),
+                 store(b, acc, ri, bin(b, B_ADD, load(b, acc, ri), x)));
+    }
+    Nest t;
+    char sk[OP_MAX_RANK + 1];
+    memset(sk, 'S', sizeof sk);
+    nest_begin(b, &t, r, p->out.shape, sk);
+    for (int d = 0; d < r; d++)
+        ri[d] = p->axes[d] ? num(b, 0) : t.x[d];
+    for (int i = 0; i < p->nlist; i++)
+        gi[i] = t.x[p->list[i]];
+    Expr *sd = intrin(b, "T.sqrt", bin(b, B_ADD, bin(b, B_DIV, load(b, var, ri), typed(b, (double)count, dt)),
+                                      typed(b, p->pad_value, dt)), NULL);
+    Expr *mean = bin(b, B_DIV, load(b, sum, ri), typed(b, (double)count, dt));
+    Expr *val = bin(b, B_DIV, bin(b, B_SUB, load(b, in[0], t.x), mean), sd);
+    if (p->scale)
+        val = bin(b, B_MUL, val, load(b, in[1], gi));
+    if (p->center)
+        val = bin(b, B_ADD, val, load(b, in[2], gi));
+    nest_end(b, &t, "layer_norm", NULL, store(b, outs[0], t.x, val));
+}
+
+static const Op ops[] = {
+    { { "R.nn.softmax", LAYOUT_LIGHT, 1, 1, softmax_attrs, 0, 0 }, infer_softmax, legal_softmax, 0, 1, -1 },
+    { { "R.nn.batch_norm", LAYOUT_LIGHT, 5, 5, bn_attrs, 0, 1 }, infer_batchnorm, legal_batchnorm, 0, 1, 1 },
+    { { "R.nn.layer_norm", LAYOUT_LIGHT, 3, 3, ln_attrs, 0, 0 }, infer_layernorm, legal_layernorm, 0, 0, 0 },
+};
+
+const OpFamily op_family_norm = { ops, sizeof ops / sizeof *ops };

@@ -1,0 +1,383 @@
+/* The operator registry: the families' tables, finding an operator by name,
+ * checking a call and inferring its result, legalizing it to a PrimFunc, and
+ * the table of PrimFuncs made for calls. An operator lives in the file of its
+ * family (elementwise.c, reduce.c, nn/conv.c ...); adding one touches that
+ * file alone. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const OpFamily *const families[] = {
+    &op_family_elementwise, &op_family_reduce, &op_family_manipulate, &op_family_index,
+    &op_family_linalg, &op_family_conv, &op_family_pool, &op_family_norm,
+};
+enum { NFAMILIES = sizeof families / sizeof *families, OP_MAX_OPS = 256 };
+
+const OpInfo *op_registry(int *n)
+{
+    static OpInfo infos[OP_MAX_OPS];
+    int k = 0;
+    for (int f = 0; f < NFAMILIES; f++)
+        for (int i = 0; i < families[f]->n && k < OP_MAX_OPS; i++)
+            infos[k++] = families[f]->ops[i].info;
+    *n = k;
+    return infos;
+}
+
+static const Op *find_op(const char *name)
+{
+    for (int f = 0; f < NFAMILIES; f++)
+        for (int i = 0; i < families[f]->n; i++)
+            if (strcmp(families[f]->ops[i].info.name, name) == 0)
+                return &families[f]->ops[i];
+    return NULL;
+}
+
+int op_sinfo_type(const StructInfo *s, TensorType *t)
+{
+    if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim < 0 || s->ndim > OP_MAX_RANK)
+        return -1;
+    memset(t, 0, sizeof *t);
+    t->dtype = s->dtype;
+    t->ndim = s->ndim;
+    for (int i = 0; i < s->ndim; i++)
+        if (expr_const_int(s->shape[i], &t->shape[i]))
+            return -1;
+    return 0;
+}
+
+int op_const_type(const Expr *e, TensorType *t)
+{
+    if (e->kind != E_CONST || e->u.cst.ndim > OP_MAX_RANK)
+        return -1;
+    memset(t, 0, sizeof *t);
+    t->dtype = e->u.cst.dtype;
+    t->ndim = e->u.cst.ndim;
+    memcpy(t->shape, e->u.cst.shape, (size_t)t->ndim * sizeof *t->shape);
+    return 0;
+}
+
+const OpInfo *op_find(const char *name)
+{
+    const Op *o = find_op(name);
+    return o ? &o->info : NULL;
+}
+
+/* The axis attribute in [0, rank), or the default its table entry gives
+ * (R.nn.softmax the last dimension, R.nn.batch_norm the channels, R.concat
+ * and R.split the first). One place, read by shape inference and by every
+ * pass that renumbers or inspects the attribute. */
+int read_axis(const Expr *call, int rank, int *axis, OpError *err)
+{
+    const Op *o = find_op(call->u.call.op->str);
+    int64_t v;
+    if (!o || !o->has_axis)
+        return fail(err, call->loc, "%s has no axis", call->u.call.op->str);
+    v = o->axis;
+    const Expr *e = attr(call, "axis");
+    if (e && int_of(e, &v))
+        return fail(err, e->loc, "axis is an integer");
+    if (v < 0)
+        v += rank;
+    if (v < 0 || v >= rank)
+        return fail(err, e ? e->loc : call->loc, "axis is out of range for a tensor of rank %d", rank);
+    *axis = (int)v;
+    return 0;
+}
+
+int op_axis(const Expr *call, int rank, int *axis)
+{
+    OpError err;
+    return call->kind == E_CALL ? read_axis(call, rank, axis, &err) : -1;
+}
+
+static int check_attrs(const Op *o, const Expr *call, OpError *err)
+{
+    for (int i = 0; i < call->u.call.nkw; i++) {
+        const char *k = call->u.call.kw[i]->str;
+        int ok = 0;
+        for (const char *const *a = o->info.attrs; *a; a++)
+            ok |= strcmp(*a, k) == 0;
+        if (!ok)
+            return fail(err, call_kwv(call)[i]->loc, "%s has no attribute '%s'", o->info.name, k);
+    }
+    return 0;
+}
+
+int op_check_attrs(const Expr *call, OpError *err)
+{
+    const Op *o = find_op(call->u.call.op->str);
+    return o ? check_attrs(o, call, err) : 0;
+}
+
+/* The operands of a call that are not its tensors: its attributes. */
+static int attrs_from(const Op *o, int ntensors)
+{
+    return o->info.tuple_arg ? 1 : ntensors;
+}
+
+uint64_t op_call_hash(const Expr *call, const TensorType *args, int nargs)
+{
+    const Op *o = find_op(call->u.call.op->str);
+    uint64_t h = (uint64_t)(uintptr_t)call->u.call.op * 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < nargs; i++) {
+        h = h * 31 + (uint64_t)args[i].dtype;
+        h = h * 31 + (uint64_t)args[i].ndim;
+        for (int d = 0; d < args[i].ndim; d++)
+            h = h * 1000003 + (uint64_t)args[i].shape[d];
+    }
+    for (int i = o ? attrs_from(o, nargs) : 0; i < call->u.call.nargs; i++)
+        h = h * 1000003 + expr_hash(call->u.call.args[i]);
+    for (int i = 0; i < call->u.call.nkw; i++)
+        h = h * 1000003 + (uint64_t)(uintptr_t)call->u.call.kw[i] + expr_hash(call_kwv(call)[i]);
+    return h;
+}
+
+static int same_types(const TensorType *a, const TensorType *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (a[i].dtype != b[i].dtype || a[i].ndim != b[i].ndim)
+            return 0;
+        for (int d = 0; d < a[i].ndim; d++)
+            if (a[i].shape[d] != b[i].shape[d])
+                return 0;
+    }
+    return 1;
+}
+
+int op_call_same(const Expr *a, const TensorType *aargs, const Expr *b, const TensorType *bargs, int nargs)
+{
+    const Op *o = find_op(a->u.call.op->str);
+    if (!o || a->u.call.op != b->u.call.op || !same_types(aargs, bargs, nargs) ||
+        a->u.call.nargs != b->u.call.nargs || a->u.call.nkw != b->u.call.nkw)
+        return 0;
+    for (int i = attrs_from(o, nargs); i < a->u.call.nargs; i++)
+        if (!expr_equal(a->u.call.args[i], b->u.call.args[i]))
+            return 0;
+    for (int i = 0; i < a->u.call.nkw; i++)
+        if (a->u.call.kw[i] != b->u.call.kw[i] || !expr_equal(call_kwv(a)[i], call_kwv(b)[i]))
+            return 0;
+    return 1;
+}
+
+Func *op_table_find(const OpTable *t, const Expr *call, const TensorType *args, int nargs)
+{
+    if (!t->capslots)
+        return NULL;
+    uint64_t h = op_call_hash(call, args, nargs);
+    for (size_t i = (size_t)h & (t->capslots - 1); t->slots[i]; i = (i + 1) & (t->capslots - 1)) {
+        const OpTableEntry *x = &t->items[t->slots[i] - 1];
+        if (x->hash == h && x->nargs == nargs && op_call_same(x->call, x->args, call, args, nargs))
+            return x->fn;
+    }
+    return NULL;
+}
+
+static void table_slot(int *slots, size_t cap, uint64_t h, int index)
+{
+    size_t i = (size_t)h & (cap - 1);
+    while (slots[i])
+        i = (i + 1) & (cap - 1);
+    slots[i] = index + 1;
+}
+
+void op_table_add(OpTable *t, const Expr *call, const TensorType *args, int nargs, Func *fn)
+{
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 16;
+        OpTableEntry *g = realloc(t->items, (size_t)t->cap * sizeof *g);
+        if (!g)
+            abort();
+        t->items = g;
+    }
+    if (2 * ((size_t)t->n + 1) > t->capslots) {
+        size_t cap = t->capslots ? 2 * t->capslots : 64;
+        int *slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            abort();
+        for (int k = 0; k < t->n; k++)
+            table_slot(slots, cap, t->items[k].hash, k);
+        free(t->slots);
+        t->slots = slots;
+        t->capslots = cap;
+    }
+    OpTableEntry *x = &t->items[t->n];
+    memset(x, 0, sizeof *x);
+    x->call = call;
+    memcpy(x->args, args, (size_t)nargs * sizeof *args);
+    x->nargs = nargs;
+    x->hash = op_call_hash(call, args, nargs);
+    x->fn = fn;
+    table_slot(t->slots, t->capslots, x->hash, t->n++);
+}
+
+void op_table_free(OpTable *t)
+{
+    free(t->items);
+    free(t->slots);
+    memset(t, 0, sizeof *t);
+}
+
+/* Edit distance of a and b, letters compared without case, up to cap (the
+ * answer is min(distance, cap)). */
+static int distance(const char *a, const char *b, int cap)
+{
+    enum { MAXN = 64 };
+    int la = (int)strlen(a), lb = (int)strlen(b), row[MAXN + 1];
+    if (la > MAXN || lb > MAXN)
+        return cap;
+    for (int j = 0; j <= lb; j++)
+        row[j] = j;
+    for (int i = 1; i <= la; i++) {
+        int diag = row[0], best = row[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int up = row[j];
+            int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
+            int d = diag + !same;
+            d = up + 1 < d ? up + 1 : d;
+            d = row[j - 1] + 1 < d ? row[j - 1] + 1 : d;
+            row[j] = d;
+            diag = up;
+            best = d < best ? d : best;
+        }
+        if (best >= cap)
+            return cap;
+    }
+    return row[lb] < cap ? row[lb] : cap;
+}
+
+
+/* the calls lopt gives a meaning outside the registry, and the Relax
+ * value forms it keeps as they are */
+static const char *const special[] = { "R.call_tir", "R.hint_on_device", "R.to_vdevice", "R.device",
+                                       "R.shape", "R.prim_value", "R.str", "R.dtype", "R.match_cast" };
+enum { NSPECIAL = sizeof special / sizeof *special };
+
+/* The name of the i-th registered operator, then of the specials; NULL past them. */
+static const char *known_name(int i)
+{
+    for (int f = 0; f < NFAMILIES; f++) {
+        if (i < families[f]->n)
+            return families[f]->ops[i].info.name;
+        i -= families[f]->n;
+    }
+    return i < NSPECIAL ? special[i] : NULL;
+}
+
+const char *op_nearest(const char *name)
+{
+    /* edits allowed grow with the last part of the name: gelu is not a
+     * misspelt relu, but sigmod is sigmoid and conv2D is conv2d */
+    const char *last = strrchr(name, '.');
+    int len = (int)strlen(last ? last + 1 : name), cap = (len < 5 ? 0 : len < 8 ? 1 : 2) + 1, best = cap;
+    const char *near = NULL, *k;
+    for (int i = 0; (k = known_name(i)) != NULL; i++) {
+        int d = distance(name, k, best);
+        if (d < best) {
+            best = d;
+            near = k;
+        }
+    }
+    return near;
+}
+
+int op_is_special(const char *name)
+{
+    for (int i = 0; i < NSPECIAL; i++)
+        if (strcmp(name, special[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Checks what every operator's call shares (its argument count, attribute
+ * names and ranks), then the operator's own inference fills the plan. */
+static int plan(const Op *o, const Expr *call, const TensorType *args, int nargs, Plan *p, OpError *err)
+{
+    memset(p, 0, sizeof *p);
+    p->nout = 1;
+    if ((o->info.tuple_arg ? nargs < 1 || nargs > OP_MAX_ARGS : nargs != o->info.ntensors) ||
+        call->u.call.nargs != o->info.nargs)
+        return fail(err, call->loc, "%s takes %d argument%s", o->info.name, o->info.nargs, o->info.nargs == 1 ? "" : "s");
+    if (check_attrs(o, call, err))
+        return -1;
+    for (int i = 0; i < nargs; i++)
+        if (args[i].ndim > OP_MAX_RANK)
+            return fail(err, call->loc, "%s: rank above %d", o->info.name, OP_MAX_RANK);
+    return o->infer(o, call, args, nargs, p, err);
+}
+
+int op_infer(const Expr *call, const TensorType *args, int nargs, TensorType *outs, int *nout, OpError *err)
+{
+    const Op *o = find_op(call->u.call.op->str);
+    Plan p;
+    if (!o)
+        return fail(err, call->loc, "%s is not a registered operator", call->u.call.op->str);
+    if (plan(o, call, args, nargs, &p, err))
+        return -1;
+    outs[0] = p.out;
+    for (int i = 1; i < p.nout; i++)
+        outs[i] = p.more[i - 1];
+    *nout = p.nout;
+    return 0;
+}
+
+Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs, Sym *name, OpError *err)
+{
+    const Op *o = find_op(call->u.call.op->str);
+    Plan p;
+    if (!o)
+        return fail(err, call->loc, "%s is not a registered operator", call->u.call.op->str), NULL;
+    if (plan(o, call, args, nargs, &p, err))
+        return NULL;
+    B b = { m, &m->arena, call->loc, NULL, 0, 0 };
+    Func *f = arena_zalloc(b.a, sizeof *f);
+    f->kind = F_PRIM;
+    f->name = name;
+    f->loc = call->loc;
+    f->npparams = nargs + 1;
+    f->pparams = arena_array(b.a, (size_t)nargs + 2, sizeof *f->pparams);
+    Buffer *in[OP_MAX_ARGS];
+    static const char *names[] = { "A", "B", "C", "D", "E", "F", "G", "H" };
+    for (int i = 0; i < nargs; i++) {
+        in[i] = buffer(&b, names[i], &args[i], BUF_PARAM);
+        f->pparams[i] = (PParam){ NULL, in[i] };
+    }
+    Buffer *outs[OP_MAX_ARGS];
+    f->npparams = nargs + p.nout;
+    f->pparams = arena_array(b.a, (size_t)(nargs + p.nout + 1), sizeof *f->pparams);
+    for (int i = 0; i < nargs; i++)
+        f->pparams[i] = (PParam){ NULL, in[i] };
+    for (int k = 0; k < p.nout; k++) {
+        char oname[32];
+        snprintf(oname, sizeof oname, k ? "T_out%d" : "T_out", k);
+        outs[k] = buffer(&b, oname, k ? &p.more[k - 1] : &p.out, BUF_PARAM);
+        f->pparams[nargs + k] = (PParam){ NULL, outs[k] };
+    }
+    /* T.func_attr({"op": "R.add", ...the call's attributes}) */
+    Expr *d = expr_new(b.a, E_DICT, b.loc);
+    int na = call->u.call.nkw + 1;
+    d->u.dict.n = na;
+    d->u.dict.keys = arena_array(b.a, (size_t)na, sizeof(Expr *));
+    d->u.dict.vals = arena_array(b.a, (size_t)na, sizeof(Expr *));
+    d->u.dict.keys[0] = str(&b, "op");
+    d->u.dict.vals[0] = str(&b, o->info.name);
+    for (int i = 0; i < call->u.call.nkw; i++) {
+        d->u.dict.keys[i + 1] = str(&b, call->u.call.kw[i]->str);
+        d->u.dict.vals[i + 1] = call_kwv(call)[i];
+    }
+    f->attrs = d;
+    o->legal(&b, o, call, in, nargs, outs, &p);
+    if (b.n == 1) {
+        f->body = b.stmts[0];
+    } else {
+        Stmt *s = stmt_new(b.a, S_SEQ, b.loc);
+        s->u.seq.items = b.stmts;
+        s->u.seq.n = b.n;
+        f->body = s;
+    }
+    return f;
+}
+
