@@ -50,7 +50,9 @@ Sym *fresh_name(Interner *in, PtrMap *names, const char *base);
 
 Expr *var_ref(Arena *a, Var *v, Loc loc);
 /* base = value, as a new binding of a fresh variable named after base
- * (avoiding names), typed si (may be NULL), in a block that is dataflow or not. */
+ * (avoiding names), typed si (may be NULL), in a block that is dataflow or not.
+ * Its name is in neither the input nor, often, the output: var_say tells
+ * --explain what it stands for. */
 Binding *binding_fresh(Module *m, PtrMap *names, const char *base, int dataflow, StructInfo *si, Expr *value,
                        Loc loc);
 StructInfo *tuple_sinfo_new(Arena *a, StructInfo **fields, int n, Loc loc);
