@@ -234,7 +234,6 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
                 return usage(o, "--seed takes a non-negative integer; not '%s'", seed);
             o->seed = v;
             o->seed_given = 1;
-            seed = NULL;
         }
         if (steps) {
             char *end;
@@ -244,13 +243,11 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
                 return usage(o, "--max-steps takes a positive integer; not '%s'", steps);
             o->max_steps = v;
             o->steps_given = 1;
-            steps = NULL;
         }
         if (input) {
             if (!strchr(input, '=') || input[0] == '=')
                 return usage(o, "--input takes NAME=FILE.npy; not '%s'", input);
             o->inputs[o->ninputs++] = input;
-            input = NULL;
         }
     } else if (strcmp(a, "--verify-each") == 0) {
         o->verify_each = 1;
