@@ -149,9 +149,10 @@ fuzz-ops: lopt
 	$(PYTHON) testsuite/ops_diff.py ./lopt --seconds $(FUZZ_SECONDS)
 
 install: lopt
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 755 lopt $(DESTDIR)$(PREFIX)/bin/lopt
 	install -m 644 man/lopt.1 $(DESTDIR)$(PREFIX)/share/man/man1/lopt.1
+	install -m 644 man/lopt-format.5 $(DESTDIR)$(PREFIX)/share/man/man5/lopt-format.5
 
 clean:
 	rm -rf lopt build

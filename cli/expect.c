@@ -134,13 +134,26 @@ static int contains(const char *s, size_t n, const char *t, size_t m)
     return 0;
 }
 
-/* Parses "NAME:L:C: KIND: MSG" or "NAME: KIND: MSG" in [p, e); returns the kind, or NULL. */
+/* The prefix of a diagnostic in [p, e) that names src (or lopt itself, for
+ * errors about the run as a whole), up to its ':'; or NULL. */
+static const char *who(const Source *src, const char *p, const char *e)
+{
+    const char *names[] = { src->name, "lopt" };
+    for (int i = 0; i < 2; i++) {
+        size_t n = strlen(names[i]);
+        if ((size_t)(e - p) > n && strncmp(p, names[i], n) == 0 && p[n] == ':')
+            return p + n + 1;
+    }
+    return NULL;
+}
+
+/* Parses "NAME:L:C: KIND: MSG", "NAME: KIND: MSG" or "lopt: KIND: MSG" in
+ * [p, e) (the last two have no place: line 0); returns the kind, or NULL. */
 static const char *header(const Source *src, const char *p, const char *e, Loc *loc, const char **msg)
 {
-    size_t n = strlen(src->name);
-    if ((size_t)(e - p) <= n || strncmp(p, src->name, n) != 0 || p[n] != ':')
+    const char *s = who(src, p, e);
+    if (!s)
         return NULL;
-    const char *s = p + n + 1;
     *loc = (Loc){ 0, 0 };
     if (isdigit((unsigned char)*s)) {
         char *t;

@@ -22,7 +22,8 @@ typedef struct ExpectSet {
 /* Reads the comments `# expected-KIND[@WHERE] {{TEXT}}` of src's text into
  * set. Returns 0, or -1 after reporting a malformed one through src. */
 int expect_read(ExpectSet *set, Source *src);
-/* Matches the diagnostics in log (as diag.c writes them for src) against
+/* Matches the diagnostics in log (as diag.c writes them for src, and the
+ * "lopt: KIND: ..." lines of errors without a place) against
  * set; reports each unexpected or missing one through src and returns their
  * count. */
 int expect_check(ExpectSet *set, Source *src, const char *log, size_t len);

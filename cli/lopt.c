@@ -1,6 +1,7 @@
 /* lopt: reads a module, verifies it, runs a pass pipeline, prints the result.
  * Exit status: 0 success, 1 bad input, 2 bad usage. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ typedef struct Options {
     const char *output_dir;
     const char **inputs;      /* --input name=file.npy */
     int ninputs;
+    char usage_error[4096];    /* the first usage error, reported once the line is read */
 } Options;
 
 static void help(FILE *out)
@@ -83,7 +85,9 @@ static void help(FILE *out)
           "                      the worst of theirs)\n"
           "  --verify-diagnostics  check that the errors, warnings and notes reported are\n"
           "                      exactly those the input's comments expect, as in\n"
-          "                      '# expected-error@+1 {{text}}' (see lopt(1)); exit 1 if not\n"
+          "                      '# expected-error@+1 {{text}}', or '@unknown' for one with\n"
+          "                      no place (no main, --run, --input, --verify-exec, and\n"
+          "                      usage errors, then checked, not fatal); exit 1 if not\n"
           "  --print-changed     after every pass, print to standard error what it changed\n"
           "                      as a unified diff of the printed module (or 'PASS: no\n"
           "                      change'); needs --pass\n"
@@ -122,11 +126,17 @@ static void help(FILE *out)
     fputs("\nexit status: 0 success, 1 bad input, 2 bad usage\n", out);
 }
 
-static int usage(const char *fmt, const char *arg)
+/* Records the first usage error (fmt has one %s, for arg); main reports it. */
+static int usage(Options *o, const char *fmt, const char *arg)
 {
-    fputs("lopt: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\nTry 'lopt --help' for more information.\n", stderr);
+    if (!o->usage_error[0])
+        snprintf(o->usage_error, sizeof o->usage_error, fmt, arg);
+    return EXIT_USAGE;
+}
+
+static int usage_report(const Options *o)
+{
+    fprintf(stderr, "lopt: %s\nTry 'lopt --help' for more information.\n", o->usage_error);
     return EXIT_USAGE;
 }
 
@@ -134,7 +144,7 @@ static int add_pipeline(Options *o, const char *text)
 {
     char err[512];
     if (pipeline_parse(&o->pipeline, text, err, sizeof err))
-        return usage("%s", err);
+        return usage(o, "%s", err);
     return 0;
 }
 
@@ -163,165 +173,178 @@ static const char *not_run(unsigned set, const Options *o)
     return NULL;
 }
 
-/* Returns -1 to continue, or an exit status. */
+/* Reads argv[*i] and the value it takes; returns -1 to go on, 0 to exit
+ * (--help, --version), or EXIT_USAGE once usage() has recorded why. */
+static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
+{
+    const char *seed = NULL, *input = NULL, *steps = NULL, *list = NULL;
+    const char *a = argv[*i];
+    if (o->usage_error[0] && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "--version") == 0))
+        return EXIT_USAGE;   /* the error comes first, as it did when it ended the reading */
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        help(stdout);
+        return 0;
+    }
+    if (strcmp(a, "--version") == 0) {
+        printf("lopt %s\n", LOPT_VERSION);
+        return 0;
+    }
+    if (strcmp(a, "-o") == 0) {
+        if (++*i == argc)
+            return usage(o, "%s", "-o needs a file name");
+        o->output = argv[*i];
+    } else if (strncmp(a, "--pass=", 7) == 0) {
+        if (add_pipeline(o, a + 7))
+            return EXIT_USAGE;
+    } else if (strcmp(a, "--pass") == 0) {
+        if (++*i == argc)
+            return usage(o, "%s", "--pass needs a pipeline, as in --pass=verify,print");
+        if (add_pipeline(o, argv[*i]))
+            return EXIT_USAGE;
+    } else if (strcmp(a, "--inverse") == 0) {
+        o->inverse = 1;
+    } else if (map_option(a, "--map", &o->map, argc, argv, i) ||
+               map_option(a, "--shape", &o->shape, argc, argv, i) ||
+               map_option(a, "--compose", &o->compose, argc, argv, i) ||
+               map_option(a, "--apply", &o->apply, argc, argv, i)) {
+        if (*i == argc)
+            return usage(o, "%s needs a value", a);
+    } else if (strcmp(a, "--run") == 0) {
+        o->run = 1;
+    } else if (strcmp(a, "--verify-exec") == 0) {
+        o->verify_exec = 1;
+    } else if (strncmp(a, "--verify-exec=", 14) == 0) {
+        char *end;
+        long long u = strncmp(a + 14, "ulp:", 4) == 0 ? strtoll(a + 18, &end, 10) : -1;
+        if (u < 0 || strncmp(a + 14, "ulp:", 4) != 0 || end == a + 18 || *end)
+            return usage(o, "--verify-exec takes ulp:N with N >= 0, as in --verify-exec=ulp:4; not '%s'", a + 14);
+        o->verify_exec = 1;
+        o->ulp = u;
+    } else if (map_option(a, "--seed", &seed, argc, argv, i) ||
+               map_option(a, "--output-dir", &o->output_dir, argc, argv, i) ||
+               map_option(a, "--input", &input, argc, argv, i) ||
+               map_option(a, "--max-steps", &steps, argc, argv, i)) {
+        if (*i == argc)
+            return usage(o, "%s needs a value", a);
+        if (seed) {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(seed, &end, 10);
+            if (errno || end == seed || *end || seed[0] == '-')
+                return usage(o, "--seed takes a non-negative integer; not '%s'", seed);
+            o->seed = v;
+            o->seed_given = 1;
+        }
+        if (steps) {
+            char *end;
+            errno = 0;
+            long long v = strtoll(steps, &end, 10);
+            if (errno || end == steps || *end || v < 1)
+                return usage(o, "--max-steps takes a positive integer; not '%s'", steps);
+            o->max_steps = v;
+            o->steps_given = 1;
+        }
+        if (input) {
+            if (!strchr(input, '=') || input[0] == '=')
+                return usage(o, "--input takes NAME=FILE.npy; not '%s'", input);
+            o->inputs[o->ninputs++] = input;
+        }
+    } else if (strcmp(a, "--verify-each") == 0) {
+        o->verify_each = 1;
+    } else if (strcmp(a, "--strict") == 0) {
+        o->strict = 1;
+    } else if (strcmp(a, "--print-after-all") == 0) {
+        o->print_after_all = 1;
+    } else if (strcmp(a, "--print-changed") == 0) {
+        o->print_changed = 1;
+    } else if (map_option(a, "--print-before", &list, argc, argv, i) ||
+               map_option(a, "--print-after", &list, argc, argv, i)) {
+        char err[512];
+        if (*i == argc)
+            return usage(o, "%s needs the names of passes, as in --print-after=fold", a);
+        if (pass_set_parse(a[8] == 'b' ? &o->print_before : &o->print_after, list, err, sizeof err)) {
+            char msg[600];
+            snprintf(msg, sizeof msg, "%.*s: %s", a[8] == 'b' ? 14 : 13, a, err);
+            return usage(o, "%s", msg);
+        }
+    } else if (strcmp(a, "--time-passes") == 0) {
+        o->time_passes = 1;
+    } else if (strcmp(a, "--split-input-file") == 0) {
+        o->split_input = 1;
+    } else if (strcmp(a, "--verify-diagnostics") == 0) {
+        o->verify_diagnostics = 1;
+    } else if (strcmp(a, "--emit=text") == 0 || strcmp(a, "--emit=dot") == 0) {
+        o->dot = a[7] == 'd';
+        o->emit_given = 1;
+    } else if (strcmp(a, "--print-style=canonical") == 0 || strcmp(a, "--print-style=tvm") == 0) {
+        o->tvm_style = a[14] == 't';
+    } else if (strncmp(a, "--print-style", 13) == 0) {
+        return usage(o, "--print-style takes canonical or tvm, as in --print-style=tvm; not '%s'", a);
+    } else if (strncmp(a, "--emit", 6) == 0) {
+        return usage(o, "--emit takes text or dot, as in --emit=dot; not '%s'", a);
+    } else if (strcmp(a, "--explain") == 0) {
+        o->explain = 1;
+    } else if (a[0] == '-' && a[1] != 0) {
+        return usage(o, "unknown option '%s'", a);
+    } else {
+        if ((*files)++)
+            return usage(o, "%s", "only one input file can be given");
+        o->input = a;
+    }
+    return -1;
+}
+
+/* Returns -1 to continue, or an exit status. A usage error stops nothing:
+ * the rest of the line is read, so that --verify-diagnostics can find the
+ * file that expects the error. */
 static int parse_args(int argc, char **argv, Options *o)
 {
     int files = 0;
-    const char *seed = NULL, *input = NULL, *steps = NULL, *list = NULL;
     o->seed = 1;
     o->max_steps = INTERP_DEFAULT_MAX_STEPS;
     o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
     if (!o->inputs)
         abort();
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            help(stdout);
+        int r = parse_arg(argc, argv, &i, &files, o);
+        if (r == 0)
             return 0;
-        }
-        if (strcmp(a, "--version") == 0) {
-            printf("lopt %s\n", LOPT_VERSION);
-            return 0;
-        }
-        if (strcmp(a, "-o") == 0) {
-            if (++i == argc)
-                return usage("%s", "-o needs a file name");
-            o->output = argv[i];
-        } else if (strncmp(a, "--pass=", 7) == 0) {
-            if (add_pipeline(o, a + 7))
-                return EXIT_USAGE;
-        } else if (strcmp(a, "--pass") == 0) {
-            if (++i == argc)
-                return usage("%s", "--pass needs a pipeline, as in --pass=verify,print");
-            if (add_pipeline(o, argv[i]))
-                return EXIT_USAGE;
-        } else if (strcmp(a, "--inverse") == 0) {
-            o->inverse = 1;
-        } else if (map_option(a, "--map", &o->map, argc, argv, &i) ||
-                   map_option(a, "--shape", &o->shape, argc, argv, &i) ||
-                   map_option(a, "--compose", &o->compose, argc, argv, &i) ||
-                   map_option(a, "--apply", &o->apply, argc, argv, &i)) {
-            if (i == argc)
-                return usage("%s needs a value", a);
-        } else if (strcmp(a, "--run") == 0) {
-            o->run = 1;
-        } else if (strcmp(a, "--verify-exec") == 0) {
-            o->verify_exec = 1;
-        } else if (strncmp(a, "--verify-exec=", 14) == 0) {
-            char *end;
-            long long u = strncmp(a + 14, "ulp:", 4) == 0 ? strtoll(a + 18, &end, 10) : -1;
-            if (u < 0 || strncmp(a + 14, "ulp:", 4) != 0 || end == a + 18 || *end)
-                return usage("--verify-exec takes ulp:N with N >= 0, as in --verify-exec=ulp:4; not '%s'", a + 14);
-            o->verify_exec = 1;
-            o->ulp = u;
-        } else if (map_option(a, "--seed", &seed, argc, argv, &i) ||
-                   map_option(a, "--output-dir", &o->output_dir, argc, argv, &i) ||
-                   map_option(a, "--input", &input, argc, argv, &i) ||
-                   map_option(a, "--max-steps", &steps, argc, argv, &i)) {
-            if (i == argc)
-                return usage("%s needs a value", a);
-            if (seed) {
-                char *end;
-                errno = 0;
-                unsigned long long v = strtoull(seed, &end, 10);
-                if (errno || end == seed || *end || seed[0] == '-')
-                    return usage("--seed takes a non-negative integer; not '%s'", seed);
-                o->seed = v;
-                o->seed_given = 1;
-                seed = NULL;
-            }
-            if (steps) {
-                char *end;
-                errno = 0;
-                long long v = strtoll(steps, &end, 10);
-                if (errno || end == steps || *end || v < 1)
-                    return usage("--max-steps takes a positive integer; not '%s'", steps);
-                o->max_steps = v;
-                o->steps_given = 1;
-                steps = NULL;
-            }
-            if (input) {
-                if (!strchr(input, '=') || input[0] == '=')
-                    return usage("--input takes NAME=FILE.npy; not '%s'", input);
-                o->inputs[o->ninputs++] = input;
-                input = NULL;
-            }
-        } else if (strcmp(a, "--verify-each") == 0) {
-            o->verify_each = 1;
-        } else if (strcmp(a, "--strict") == 0) {
-            o->strict = 1;
-        } else if (strcmp(a, "--print-after-all") == 0) {
-            o->print_after_all = 1;
-        } else if (strcmp(a, "--print-changed") == 0) {
-            o->print_changed = 1;
-        } else if (map_option(a, "--print-before", &list, argc, argv, &i) ||
-                   map_option(a, "--print-after", &list, argc, argv, &i)) {
-            char err[512];
-            if (i == argc)
-                return usage("%s needs the names of passes, as in --print-after=fold", a);
-            if (pass_set_parse(a[8] == 'b' ? &o->print_before : &o->print_after, list, err, sizeof err)) {
-                char msg[600];
-                snprintf(msg, sizeof msg, "%.*s: %s", a[8] == 'b' ? 14 : 13, a, err);
-                return usage("%s", msg);
-            }
-        } else if (strcmp(a, "--time-passes") == 0) {
-            o->time_passes = 1;
-        } else if (strcmp(a, "--split-input-file") == 0) {
-            o->split_input = 1;
-        } else if (strcmp(a, "--verify-diagnostics") == 0) {
-            o->verify_diagnostics = 1;
-        } else if (strcmp(a, "--emit=text") == 0 || strcmp(a, "--emit=dot") == 0) {
-            o->dot = a[7] == 'd';
-            o->emit_given = 1;
-        } else if (strcmp(a, "--print-style=canonical") == 0 || strcmp(a, "--print-style=tvm") == 0) {
-            o->tvm_style = a[14] == 't';
-        } else if (strncmp(a, "--print-style", 13) == 0) {
-            return usage("--print-style takes canonical or tvm, as in --print-style=tvm; not '%s'", a);
-        } else if (strncmp(a, "--emit", 6) == 0) {
-            return usage("--emit takes text or dot, as in --emit=dot; not '%s'", a);
-        } else if (strcmp(a, "--explain") == 0) {
-            o->explain = 1;
-        } else if (a[0] == '-' && a[1] != 0) {
-            return usage("unknown option '%s'", a);
-        } else {
-            if (files++)
-                return usage("%s", "only one input file can be given");
-            o->input = a;
-        }
     }
+    if (o->usage_error[0])
+        return EXIT_USAGE;
     if (o->map) {
         if (files || o->output || o->pipeline.n || o->verify_each || o->print_after_all || o->print_changed ||
             o->print_before || o->print_after || o->time_passes || o->explain)
-            return usage("%s", "--map reads no module: it takes no file, -o or pass options");
+            return usage(o, "%s", "--map reads no module: it takes no file, -o or pass options");
         if (o->split_input || o->verify_diagnostics)
-            return usage("%s", "--map reads no module: --split-input-file and --verify-diagnostics need one");
+            return usage(o, "%s", "--map reads no module: --split-input-file and --verify-diagnostics need one");
         if (!o->shape)
-            return usage("%s", "--map needs --shape, the extents of its inputs, as in --shape 1,3,8,8");
+            return usage(o, "%s", "--map needs --shape, the extents of its inputs, as in --shape 1,3,8,8");
         if (o->inverse && o->compose)
-            return usage("%s", "--inverse and --compose cannot be combined");
+            return usage(o, "%s", "--inverse and --compose cannot be combined");
     } else if (o->shape || o->inverse || o->compose || o->apply) {
-        return usage("%s", "--shape, --inverse, --compose and --apply go with --map");
+        return usage(o, "%s", "--shape, --inverse, --compose and --apply go with --map");
     }
     if (o->map && (o->run || o->verify_exec || o->ninputs || o->output_dir))
-        return usage("%s", "--map reads no module: it cannot be combined with --run or --verify-exec");
+        return usage(o, "%s", "--map reads no module: it cannot be combined with --run or --verify-exec");
     const char *unrun = not_run(o->print_before, o);
     if (unrun)
-        return usage("--print-before names '%s', which the pipeline (--pass) does not run", unrun);
+        return usage(o, "--print-before names '%s', which the pipeline (--pass) does not run", unrun);
     if ((unrun = not_run(o->print_after, o)))
-        return usage("--print-after names '%s', which the pipeline (--pass) does not run", unrun);
+        return usage(o, "--print-after names '%s', which the pipeline (--pass) does not run", unrun);
     if (o->split_input && o->output_dir)
-        return usage("%s", "--output-dir cannot be combined with --split-input-file: every module would write "
+        return usage(o, "%s", "--output-dir cannot be combined with --split-input-file: every module would write "
                      "the same files");
     if (!o->map && o->print_changed && !o->pipeline.n)
-        return usage("%s", "--print-changed shows what passes change: it needs a pipeline, as in --pass=fold");
+        return usage(o, "%s", "--print-changed shows what passes change: it needs a pipeline, as in --pass=fold");
     if (o->output_dir && !o->run)
-        return usage("%s", "--output-dir goes with --run");
+        return usage(o, "%s", "--output-dir goes with --run");
     if (o->run && o->emit_given)
-        return usage("%s", "--run prints outputs, not the module: --emit cannot be combined with it");
+        return usage(o, "%s", "--run prints outputs, not the module: --emit cannot be combined with it");
     if (!o->run && !o->verify_exec && (o->seed_given || o->ninputs || o->steps_given))
-        return usage("%s", "--seed, --input and --max-steps go with --run or --verify-exec");
+        return usage(o, "%s", "--seed, --input and --max-steps go with --run or --verify-exec");
     if (o->run && o->output)
-        return usage("%s", "--run prints outputs, not the module: -o cannot be combined with it");
+        return usage(o, "%s", "--run prints outputs, not the module: -o cannot be combined with it");
     if (!o->input)
         o->input = "-";
     return -1;
@@ -382,6 +405,22 @@ static char *map_file(FILE *f, size_t *len)
     return p;
 }
 
+/* Reports an error about the module as a whole, which has no place in it
+ * (main is missing, a run-time error, --input, --verify-exec), where src's
+ * diagnostics go, so that --verify-diagnostics sees it; returns -1. */
+static int fail(Source *src, const char *fmt, ...) LOPT_PRINTF(2, 3);
+static int fail(Source *src, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("lopt: error: ", src->out);
+    vfprintf(src->out, fmt, ap);
+    fputc('\n', src->out);
+    va_end(ap);
+    src->errors++;
+    return -1;
+}
+
 /* ---- running main ---- */
 
 typedef struct Exec {
@@ -417,7 +456,7 @@ static int make_inputs(Exec *x, Func *f)
             found |= strlen(f->params[i]->name->str) == (size_t)(eq - x->o->inputs[k]) &&
                      strncmp(f->params[i]->name->str, x->o->inputs[k], (size_t)(eq - x->o->inputs[k])) == 0;
         if (!found) {
-            fprintf(stderr, "lopt: error: --input %s: main has no parameter '%.*s'\n", x->o->inputs[k],
+            fail(x->src, "--input %s: main has no parameter '%.*s'", x->o->inputs[k],
                     (int)(eq - x->o->inputs[k]), x->o->inputs[k]);
             return -1;
         }
@@ -439,14 +478,14 @@ static int make_inputs(Exec *x, Func *f)
         if (file) {
             char err[512];
             if (!(t = tensor_read_npy(file, err, sizeof err))) {
-                fprintf(stderr, "lopt: error: --input %s: %s\n", p->name->str, err);
+                fail(x->src, "--input %s: %s", p->name->str, err);
                 return -1;
             }
             if (known && (t->dtype != dt || t->ndim != nd || memcmp(t->shape, shape, (size_t)nd * sizeof *shape))) {
                 char have[160], want[160];
                 type_str(have, sizeof have, dtype_name(t->dtype), t->ndim, t->shape);
                 type_str(want, sizeof want, dtype_name(dt), nd, shape);
-                fprintf(stderr, "lopt: error: --input %s: the file holds %s, but main declares %s\n", p->name->str,
+                fail(x->src, "--input %s: the file holds %s, but main declares %s", p->name->str,
                         have, want);
                 tensor_free(t);
                 return -1;
@@ -472,7 +511,7 @@ static int run_main(Exec *x, Module *m, Value **out)
 {
     Func *f = find_main(m);
     if (!f) {
-        fprintf(stderr, "lopt: error: the module has no Relax function 'main' to run\n");
+        fail(x->src, "the module has no Relax function 'main' to run");
         return -1;
     }
     if (!x->inputs && make_inputs(x, f))
@@ -486,7 +525,7 @@ static int run_main(Exec *x, Module *m, Value **out)
         if (err.loc.line)
             diag_error(x->src, err.loc, "%s", err.msg);
         else
-            fprintf(stderr, "lopt: error: %s\n", err.msg);
+            fail(x->src, "%s", err.msg);
     }
     return r;
 }
@@ -529,7 +568,7 @@ static int print_outputs(Exec *x, Value *v)
             char path[4096];
             snprintf(path, sizeof path, "%s/%s.npy", x->o->output_dir, name);
             if (tensor_write_npy(ts[i], path)) {
-                fprintf(stderr, "lopt: cannot write '%s': %s\n", path, ts[i]->dtype == DT_BFLOAT16 ?
+                fail(x->src, "cannot write '%s': %s", path, ts[i]->dtype == DT_BFLOAT16 ?
                         "NumPy has no bfloat16" : strerror(errno));
                 return -1;
             }
@@ -573,7 +612,7 @@ static int check_exec(Module *m, const char *pass, void *data)
     Exec *x = data;
     Value *now = NULL;
     if (run_main(x, m, &now)) {
-        fprintf(stderr, "lopt: error: main no longer runs after pass '%s'\n", pass);
+        fail(x->src, "main no longer runs after pass '%s'", pass);
         return -1;
     }
     enum { MAXOUT = 256 };
@@ -581,7 +620,7 @@ static int check_exec(Module *m, const char *pass, void *data)
     int na = flatten(x->reference, a, 0, MAXOUT), nb = flatten(now, b, 0, MAXOUT);
     int status = 0;
     if (na != nb) {
-        fprintf(stderr, "lopt: error: pass '%s' changed the number of outputs of main from %d to %d\n", pass, na, nb);
+        fail(x->src, "pass '%s' changed the number of outputs of main from %d to %d", pass, na, nb);
         status = -1;
     }
     for (int i = 0; i < na && i < MAXOUT && !status; i++) {
@@ -594,11 +633,11 @@ static int check_exec(Module *m, const char *pass, void *data)
             x->inexact = 1;
         }
         if (r == 2) {
-            fprintf(stderr, "lopt: error: pass '%s' changed the shape or dtype of %s\n", pass, name);
+            fail(x->src, "pass '%s' changed the shape or dtype of %s", pass, name);
             status = -1;
         } else if (r == 1) {
             tensor_index_text(a[i], at, idx, sizeof idx);
-            fprintf(stderr, "lopt: error: pass '%s' changed %s%s: %.9g before, %.9g after%s\n", pass, name, idx,
+            fail(x->src, "pass '%s' changed %s%s: %.9g before, %.9g after%s", pass, name, idx,
                     tensor_getf(a[i], at), tensor_getf(b[i], at),
                     tensor_is_poison(b[i], at) ? " (undefined padding)" : "");
             status = -1;
@@ -674,7 +713,7 @@ static int emit(Options *o, Exec *x, Module *m, FILE **out)
 {
     if (o->run) {
         if (o->output_dir && make_dirs(o->output_dir)) {
-            fprintf(stderr, "lopt: cannot create the directory '%s': %s\n", o->output_dir, strerror(errno));
+            fail(x->src, "cannot create the directory '%s': %s", o->output_dir, strerror(errno));
             return EXIT_INPUT;
         }
         Value *v = NULL;
@@ -731,14 +770,14 @@ static int process_checked(Options *o, Source *src, Timing *tm, FILE **out)
     if (!src->out)
         abort();
     int errors = src->errors;
-    int status = process(o, src, tm, out);
+    int status = o->usage_error[0] ? (fail(src, "%s", o->usage_error), EXIT_USAGE) : process(o, src, tm, out);
     errors = src->errors - errors;
     fclose(src->out);
     src->out = stderr;
     int bad = expect_check(&want, src, log, len);
     if (status && errors == 0) {
-        fprintf(stderr, "lopt: error: --verify-diagnostics: '%s' failed with an error that has no place in it "
-                "(above), which no comment can expect\n", src->name);
+        fprintf(stderr, "lopt: error: --verify-diagnostics: '%s' failed with an error that is not a "
+                "diagnostic (above), which no comment can expect\n", src->name);
         bad++;
     }
     free(log);
@@ -1000,11 +1039,11 @@ static int map_report(Options *o)
     int64_t box[IM_MAX_RANK], at[IM_MAX_RANK];
     int rank = parse_ints(o->shape, box, IM_MAX_RANK, 1);
     if (rank < 0)
-        return usage("--shape expects 1 to 16 positive integers separated by commas, as in 1,3,8,8; not '%s'",
+        return usage(o, "--shape expects 1 to 16 positive integers separated by commas, as in 1,3,8,8; not '%s'",
                      o->shape);
     int napply = o->apply ? parse_ints(o->apply, at, IM_MAX_RANK, 0) : 0;
     if (napply < 0)
-        return usage("--apply expects non-negative integers separated by commas, as in 0,2,3,4; not '%s'",
+        return usage(o, "--apply expects non-negative integers separated by commas, as in 0,2,3,4; not '%s'",
                      o->apply);
     Module *m = module_new();
     int status;
@@ -1105,8 +1144,11 @@ int main(int argc, char **argv)
     Options o;
     memset(&o, 0, sizeof o);
     int status = parse_args(argc, argv, &o);
-    if (status < 0)
+    /* with --verify-diagnostics, the file's comments may expect a usage error */
+    if (status < 0 || (status == EXIT_USAGE && o.verify_diagnostics && o.input && !o.map))
         status = o.map ? map_report(&o) : run(&o);
+    if (status == EXIT_USAGE)
+        usage_report(&o);
     pipeline_free(&o.pipeline);
     free(o.inputs);
     return status;

@@ -42,6 +42,7 @@ typedef struct Var {
     int dataflow;         /* bound inside a dataflow block */
     Stmt *loop;           /* the For that defines a loop variable */
     unsigned mark;        /* scope stamp, owned by whoever walks scopes */
+    Sym *said;            /* made by a pass: what it stands for, in the input's names (--explain) */
 } Var;
 
 typedef enum { BUF_PARAM, BUF_ALLOC, BUF_MATCH } BufKind;

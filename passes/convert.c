@@ -207,9 +207,10 @@ static int same_value(const Expr *x, const Expr *a, const Expr *b)
 }
 
 /* The rewrite of operand x (given as value) into layout, made once per
- * block: an operand read in two layouts gets two rewrites. */
-static Expr *rewrite_operand(Conv *C, const RBlock *rb, Expr *x, Expr *value, const char *layout,
-                             const TensorType *t, Loc loc)
+ * block: an operand read in two layouts gets two rewrites. --explain calls
+ * it pre, x, post. */
+static Expr *rewrite_operand(Conv *C, const RBlock *rb, Expr *x, Expr *value, const char *layout, const char *pre,
+                             const char *post, const TensorType *t, Loc loc)
 {
     for (int i = 0; x->kind == E_VAR && i < C->nmade; i++)
         if (C->made[i].x == x->u.var && same_value(x, C->made[i].value, value))
@@ -217,6 +218,7 @@ static Expr *rewrite_operand(Conv *C, const RBlock *rb, Expr *x, Expr *value, co
     char nm[160];
     snprintf(nm, sizeof nm, "%.100s_%.30s", x->kind == E_VAR ? x->u.var->name->str : "c", layout);
     Expr *v = bind_new(C, rb, nm, value, t, loc);
+    var_say(C->m, v->u.var, pre, x->kind == E_VAR ? x->u.var : NULL, post);
     if (x->kind == E_VAR) {
         struct Made mk = { x->u.var, value, v };
         if (C->nmade == C->capmade) {
@@ -239,7 +241,7 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
     Expr *e = bd->value;
     const Want *w = &C->want[kind];
     Loc loc = bd->loc;
-    const char *y = bd->var->name->str;
+    const char *y = var_said(bd->var);
     char b1[32], b2[32], b3[32], nm[160];
     int conv = kind == CONV;
     const char *dl = str_attr(e, conv ? "data_layout" : "layout", "NCHW", b1, sizeof b1);
@@ -317,25 +319,36 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
     if (!omap || opad)
         return note_add(C->notes, loc, "left %s: the result does not map back from %s to %s", y, w->data, ol), 0;
     /* commit: operands, call, result */
+    char to_data[48], to_kernel[48], by[48];
+    snprintf(to_data, sizeof to_data, " to %.30s", w->data);
+    snprintf(to_kernel, sizeof to_kernel, " to %.30s", conv ? w->kernel : w->data);
     nc->u.call.args[0] = rewrite_operand(C, rb, e->u.call.args[0],
                                          layout_transform_new(m, e->u.call.args[0], xmap,
                                                               xpad ? expr_float(&m->arena, 0, DT_VOID, loc) : NULL, loc),
-                                         w->data, &xt, loc);
+                                         w->data, "the rewrite of ", to_data, &xt, loc);
     if (conv) {
         Expr *k = e->u.call.args[1];
         if (cpad || opadn) {
             char padded[48];
             snprintf(padded, sizeof padded, "pad%lld", (long long)(cpad ? cpad : opadn));
-            wval = rewrite_operand(C, rb, k, wval, padded, &wsrc, loc);
+            snprintf(by, sizeof by, " by %lld channel%s", (long long)(cpad ? cpad : opadn),
+                     (cpad ? cpad : opadn) == 1 ? "" : "s");
+            wval = rewrite_operand(C, rb, k, wval, padded, "the padding of ", by, &wsrc, loc);
         }
         nc->u.call.args[1] = rewrite_operand(C, rb, cpad || opadn ? wval : k,
-                                             layout_transform_new(m, wval, wmap, NULL, loc), w->kernel, &wt, loc);
+                                             layout_transform_new(m, wval, wmap, NULL, loc), w->kernel,
+                                             "the rewrite of ", to_kernel, &wt, loc);
     }
     snprintf(nm, sizeof nm, "%.100s_%.30s", y, w->data);
     Expr *r = bind_new(C, rb, nm, nc, &outs[0], loc);
+    char form[64];
+    snprintf(form, sizeof form, "the %.30s form of ", w->data);
+    var_say(m, r->u.var, form, bd->var, "");
     if (opadn) {
         snprintf(nm, sizeof nm, "%.100s_%.30s", y, ol);
         Expr *full = bind_new(C, rb, nm, layout_transform_new(m, r, omap, NULL, loc), &yt, loc);
+        snprintf(form, sizeof form, "the padded %.30s form of ", ol);
+        var_say(m, full->u.var, form, bd->var, "");
         TensorType ct = yt;
         ct.shape[cpos] = oc;
         bd->value = crop_new(m, full, &ct, loc);

@@ -505,6 +505,7 @@ static int flow_concat(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad
         pre[i] = binding_fresh(m, &S->names, nm, y->dataflow,
                                tensor_sinfo_new(&m->arena, pt[i].dtype, pt[i].ndim, pt[i].shape, loc),
                                layout_transform_new(m, x, map, NULL, loc), loc);
+        var_say(m, pre[i]->var, "the rewrite of ", x->kind == E_VAR ? x->u.var : NULL, "");
         nt->u.list.items[i] = var_ref(&m->arena, pre[i]->var, loc);
     }
     Expr *c = call_with_attrs(m, e, (const char *[]){ "axis" }, (Expr *[]){ expr_int(&m->arena, j, DT_VOID, loc) }, 1);
@@ -621,6 +622,7 @@ static int operand_rewrites(Sweep *S, const FlowTir *r, Expr *const *items, int 
         StructInfo *si = nd ? tensor_sinfo_new(&m->arena, dt, nd, sh, loc) : NULL;
         Binding *nb = binding_fresh(m, &S->names, nm, dataflow, si,
                                     layout_transform_new(m, items[k], r->map[k], lpad, loc), loc);
+        var_say(m, nb->var, "the rewrite of ", items[k]->kind == E_VAR ? items[k]->u.var : NULL, "");
         pre[npre++] = nb;
         args[k] = var_ref(&m->arena, nb->var, loc);
     }
@@ -1038,7 +1040,7 @@ static int compose_demand(Sweep *S, Binding *bd, Demand *D)
         if (!id[k] && is_layout_transform(r[k]))
             demand_add(S, x->u.var, call_kwarg(r[k], "index_map"), call_kwarg(r[k], "pad_value"), D->slots[k]);
     }
-    note_add(S->notes, bd->loc, "composed the rewrite %s with the rewrite%s that read%s it", bd->var->name->str,
+    note_add(S->notes, bd->loc, "composed %s with the rewrite%s that read%s it", var_said(bd->var),
              D->nslots == 1 ? "" : "s", D->nslots == 1 ? "s" : "");
     return 1;
 }
@@ -1055,10 +1057,10 @@ static void visit(Sweep *S, Binding *bd, int i)
         Loc at = S->out[S->items[i]->slots[S->items[i]->nslots - 1]]->loc;
         if (ok) {
             S->moved++;
-            note_add(S->notes, at, "moved the rewrites of %s's items through %s", bd->var->name->str,
+            note_add(S->notes, at, "moved the rewrites of %s's items through %s", var_said(bd->var),
                      call_tir_callee(bd->value) ? call_tir_callee(bd->value)->name->str : bd->value->u.call.op->str);
         } else {
-            note_add(S->notes, at, "flow stopped at %s: %s", bd->var->name->str, why);
+            note_add(S->notes, at, "flow stopped at %s: %s", var_said(bd->var), why);
         }
         items_free(S->items[i]);
         S->items[i] = NULL;
@@ -1072,16 +1074,16 @@ static void visit(Sweep *S, Binding *bd, int i)
         Loc at = first->loc;
         const char *pk = producer_kind(S, bd->value);
         if (D->conflict)
-            note_add(S->notes, at, "flow stopped: %s has %d consumers with different layouts", bd->var->name->str,
+            note_add(S->notes, at, "flow stopped: %s has %d consumers with different layouts", var_said(bd->var),
                      uses);
         else if (D->count < uses)
-            note_add(S->notes, at, "flow stopped: %s has %d other consumer%s", bd->var->name->str, uses - D->count,
+            note_add(S->notes, at, "flow stopped: %s has %d other consumer%s", var_said(bd->var), uses - D->count,
                      uses - D->count == 1 ? "" : "s");
         else if (is_layout_transform(bd->value) && compose_demand(S, bd, D)) {
             free(D->slots);
             return;
         } else if (pk)
-            note_add(S->notes, at, "left: %s is %s", bd->var->name->str, pk);
+            note_add(S->notes, at, "left: %s is %s", var_said(bd->var), pk);
         else if (tuple_producer(S, bd->value) >= 0) {
             /* a = t[k]: the rewrites wait for t's call */
             int t = tuple_producer(S, bd->value);
@@ -1094,10 +1096,10 @@ static void visit(Sweep *S, Binding *bd, int i)
             D->slots = NULL;
         } else if ((left = worse(S, bd)) >= HARD) {
             note_add(S->notes, at, "flow stopped at %s: further up the rewrite would only stop at a heavily layout "
-                     "sensitive, frozen or opaque call", bd->var->name->str);
+                     "sensitive, frozen or opaque call", var_said(bd->var));
         } else if (left > 1) {
             note_add(S->notes, at, "flow stopped at %s: the rewrite would stay on %d of its operands' producers "
-                     "instead of one here", bd->var->name->str, left);
+                     "instead of one here", var_said(bd->var), left);
         } else if (flow_call(S, bd, first->var, call_kwarg(first->value, "index_map"), call_kwarg(first->value, "pad_value"), at, why, sizeof why) == 0) {
             for (int k = 0; k < D->nslots; k++) {
                 Binding *b = S->out[D->slots[k]];
@@ -1112,13 +1114,13 @@ static void visit(Sweep *S, Binding *bd, int i)
                 }
             }
             S->moved++;
-            note_add(S->notes, at, "moved the rewrite of %s through %s", bd->var->name->str,
+            note_add(S->notes, at, "moved the rewrite of %s through %s", var_said(bd->var),
                      bd->value->kind == E_CALL && call_tir_callee(bd->value) ? call_tir_callee(bd->value)->name->str
                      : bd->value->kind == E_CALL ? bd->value->u.call.op->str : "its producer");
             free(D->slots);
             return;
         } else {
-            note_add(S->notes, at, "flow stopped at %s: %s", bd->var->name->str, why);
+            note_add(S->notes, at, "flow stopped at %s: %s", var_said(bd->var), why);
         }
     }
     free(D->slots);
@@ -1131,7 +1133,7 @@ static void visit(Sweep *S, Binding *bd, int i)
         if (x->kind == E_VAR && ptrmap_get(&S->def, x->u.var, 0))
             demand_add(S, x->u.var, call_kwarg(e, "index_map"), call_kwarg(e, "pad_value"), slot);
         else if (x->kind == E_VAR)
-            note_add(S->notes, bd->loc, "left: %s is %s", x->u.var->name->str,
+            note_add(S->notes, bd->loc, "left: %s is %s", var_said(x->u.var),
                      x->u.var->dataflow ? "defined in another block" : "a parameter of the function");
         else
             note_add(S->notes, bd->loc, "left: its operand is a constant (fold rewrites it)");
@@ -1256,7 +1258,7 @@ static int sink_reduce(Sweep *S, Binding *bd, const Expr *map, const Expr *inner
     Expr *c = call_with_attrs(m, e, (const char *[]){ "axis" }, &axes, 1);
     c->u.call.args[0] = (Expr *)inner;
     bd->value = c;
-    note_add(S->notes, bd->loc, "sank the rewrite of %s's operand into %s", bd->var->name->str, e->u.call.op->str);
+    note_add(S->notes, bd->loc, "sank the rewrite of %s's operand into %s", var_said(bd->var), e->u.call.op->str);
     return 2;
 }
 
@@ -1424,12 +1426,14 @@ static int sink(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses
     char nm[160];
     snprintf(nm, sizeof nm, "%.120s_s", bd->var->name->str);
     made[0] = binding_fresh(m, &S->names, nm, rb->dataflow, bd->var->sinfo, e, bd->loc);
+    var_say(m, made[0]->var, "the form of ", bd->var, " in its operands' layout");
     snprintf(nm, sizeof nm, "%.120s_t", bd->var->name->str);
     made[1] = binding_fresh(m, &S->names, nm, rb->dataflow, inner->u.var->sinfo,
                             layout_transform_new(m, var_ref(&m->arena, made[0]->var, bd->loc), back, NULL, bd->loc),
                             bd->loc);
+    var_say(m, made[1]->var, "the form of ", bd->var, " before its rewrite");
     bd->value = layout_transform_new(m, var_ref(&m->arena, made[1]->var, bd->loc), (Expr *)map, NULL, bd->loc);
-    note_add(S->notes, bd->loc, "sank the rewrite of the operands of %s past %s", bd->var->name->str, op->name);
+    note_add(S->notes, bd->loc, "sank the rewrite of the operands of %s past %s", var_said(bd->var), op->name);
     return 1;
 }
 

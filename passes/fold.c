@@ -162,11 +162,11 @@ static int compose(Fold *F, Binding *bd)
     Expr *r = rewrite_compose(F->m, y, e, sh, nd, NULL, why, sizeof why);
     if (!r) {
         if (why[0])
-            note_add(F->notes, bd->loc, "kept: composed with %s, %s", yb->var->name->str, why);
+            note_add(F->notes, bd->loc, "kept: composed with %s, %s", var_said(yb->var), why);
         return 0;
     }
     bd->value = r;
-    note_add(F->notes, bd->loc, "composed with the rewrite of %s at line %d%s", yb->var->name->str, yb->loc.line,
+    note_add(F->notes, bd->loc, "composed with %s at line %d%s", var_said(yb->var), yb->loc.line,
              is_layout_transform(r) ? "" : ": a pad");
     return 1;
 }
@@ -319,7 +319,7 @@ static int pad_of_crop(Fold *F, Binding *bd)
         return 0;
     bd->value = layout_transform_new(F->m, (Expr *)z, (Expr *)map, NULL, e->loc);
     note_add(F->notes, bd->loc, "the padding restores what the crop at line %d dropped: the rewrite reads %s",
-             cb->loc.line, z->kind == E_VAR ? z->u.var->name->str : "the uncropped value");
+             cb->loc.line, z->kind == E_VAR ? var_said(z->u.var) : "the uncropped value");
     return 1;
 }
 
@@ -442,7 +442,7 @@ static int same_as_earlier(Fold *F, Binding *bd)
             !same_rewrite(&F->scratch, call_kwarg(o->value, "index_map"), call_kwarg(e, "index_map"), x->u.var->sinfo))
             continue;
         bd->value = var_ref(&F->m->arena, o->var, bd->loc);
-        note_add(F->notes, bd->loc, "the same rewrite as %s", o->var->name->str);
+        note_add(F->notes, bd->loc, "the same rewrite as %s", var_said(o->var));
         return 1;
     }
     return 0;

@@ -381,6 +381,18 @@ void note_add(Notes *ns, Loc loc, const char *fmt, ...)
         ns->n++;
 }
 
+const char *var_said(const Var *v)
+{
+    return v->said ? v->said->str : v->name->str;
+}
+
+void var_say(Module *m, Var *v, const char *pre, const Var *of, const char *post)
+{
+    char buf[400];
+    snprintf(buf, sizeof buf, "%s%s%s", pre, of ? var_said(of) : "a constant", post);
+    v->said = intern_cstr(&m->names, buf);
+}
+
 static int note_cmp(const void *pa, const void *pb)
 {
     const Note *a = pa, *b = pb;
@@ -419,8 +431,10 @@ static int note_kind(const char *t)
 }
 
 /* Why a rewrite was left: the note's text after its first ": ", where a
- * reason about one value ("w3 is a constant") reads as about any value
- * ("a value is a constant"), so that equal reasons count together. */
+ * reason about one value ("w3 is a constant", or a pass-made value named by
+ * what it stands for, "the rewrite of w3 to OIHW4o has 2 other consumers")
+ * reads as about any value ("a value is a constant"), so that equal reasons
+ * count together. */
 static const char *note_why(const char *t, char *buf, size_t cap)
 {
     const char *c = strstr(t, ": ");
@@ -428,6 +442,10 @@ static const char *note_why(const char *t, char *buf, size_t cap)
     size_t n = 0;
     while (r[n] == '_' || ((r[n] | 32) >= 'a' && (r[n] | 32) <= 'z') || (n && r[n] >= '0' && r[n] <= '9'))
         n++;
+    if (strncmp(r, "the ", 4) == 0) {   /* var_say's phrases: no '.' or ':' before the verb */
+        const char *is = strstr(r, " is "), *has = strstr(r, " has "), *v = is && (!has || is < has) ? is : has;
+        n = v && !memchr(r, '.', (size_t)(v - r)) && !memchr(r, ':', (size_t)(v - r)) ? (size_t)(v - r) : n;
+    }
     if (n && (strncmp(r + n, " is ", 4) == 0 || strncmp(r + n, " has ", 5) == 0)) {
         snprintf(buf, cap, "a value%s", r + n);
         return buf;

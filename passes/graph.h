@@ -50,7 +50,9 @@ Sym *fresh_name(Interner *in, PtrMap *names, const char *base);
 
 Expr *var_ref(Arena *a, Var *v, Loc loc);
 /* base = value, as a new binding of a fresh variable named after base
- * (avoiding names), typed si (may be NULL), in a block that is dataflow or not. */
+ * (avoiding names), typed si (may be NULL), in a block that is dataflow or not.
+ * Its name is in neither the input nor, often, the output: var_say tells
+ * --explain what it stands for. */
 Binding *binding_fresh(Module *m, PtrMap *names, const char *base, int dataflow, StructInfo *si, Expr *value,
                        Loc loc);
 StructInfo *tuple_sinfo_new(Arena *a, StructInfo **fields, int n, Loc loc);
@@ -135,6 +137,14 @@ Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xs
                       size_t cap);
 
 void note_add(Notes *ns, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
+/* How --explain names a Relax variable: a pass-made one by what it stands
+ * for ("the rewrite of lv2 to NCHW4c"), which names only values of the
+ * input, else by its name. */
+const char *var_said(const Var *v);
+/* Sets what v, made by a pass, stands for: pre, then how --explain names of
+ * (or "a constant" when of is NULL), then post; pre starts with "the " (so
+ * that --explain's table reads the phrase as one value). */
+void var_say(Module *m, Var *v, const char *pre, const Var *of, const char *post);
 /* Prints the notes to ctx->explain (when set) as file:line:col: pass: text, and frees them. */
 void notes_flush(Notes *ns, PassCtx *ctx, const char *pass);
 /* notes_flush, with the table of moved, folded and left rewrites or without

@@ -601,6 +601,7 @@ static void rewrite_calls(Module *m, Func *fn, const Func *f, const Lift *lifts,
                 snprintf(nm, sizeof nm, "%.120s_t", x->kind == E_VAR ? x->u.var->name->str : "c");
                 Binding *nb = binding_fresh(m, names, nm, rb->dataflow, buffer_sinfo(m, lifts[k].to, bd->loc),
                                             lift_call(m, &lifts[k], x, lifts[k].to, bd->loc), bd->loc);
+                var_say(m, nb->var, "the rewrite of ", x->kind == E_VAR ? x->u.var : NULL, "");
                 out_push(m, &o, nb);
                 args->u.list.items[lifts[k].param] = var_ref(&m->arena, nb->var, bd->loc);
             }
@@ -613,6 +614,7 @@ static void rewrite_calls(Module *m, Func *fn, const Func *f, const Lift *lifts,
                 char nm[160];
                 snprintf(nm, sizeof nm, "%.120s_r", bd->var->name->str);
                 Binding *rbd = binding_fresh(m, names, nm, rb->dataflow, si->u.sinfo, c, bd->loc);
+                var_say(m, rbd->var, "the form of ", bd->var, " before the lifted rewrite");
                 out_push(m, &o, rbd);
                 Binding *nb = arena_alloc(&m->arena, sizeof *nb);
                 *nb = *bd;

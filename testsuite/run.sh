@@ -198,6 +198,67 @@ if [ -z "$filter" ] || [ "$filter" = man ]; then
     fi
 fi
 
+progress "examples of lopt-format(5)"
+# The module examples of the manual pages: an .EX block after a line
+# '.\" check: ARGS' is a module 'lopt ARGS' accepts with nothing on standard
+# error (but --verify-exec's summary); one after '.\" prints' is the standard
+# output of the module checked before it; one after '.\" canonical' is a
+# module lopt prints as it is. In lopt-format(5) every .EX block is one of these.
+if [ -z "$filter" ] || [ "$filter" = man ]; then
+    mkdir -p "$tmp/fmt"
+    for page in lopt-format.5 lopt.1; do
+        awk -v dir="$tmp/fmt" -v page="$page" '
+            function unroff(l) { gsub(/\\-/, "-", l); gsub(/\\\(dq/, "\"", l); gsub(/\\e/, "\\", l); return l }
+            /^\.\\" check:/ { want = "check"; args = substr($0, 12); next }
+            /^\.\\" prints$/ { want = "prints"; next }
+            /^\.\\" canonical$/ { want = "canonical"; args = ""; next }
+            /^\.EX$/ {
+                if (want == "") { print page ": an example that nothing checks, at line " NR >> (dir "/unmarked"); next }
+                if (want != "prints") { n++; f = dir "/" page "." n ".tir"; print args > (dir "/" page "." n ".args") }
+                else f = dir "/" page "." n ".want"
+                if (want == "canonical") print "" > (dir "/" page "." n ".same")
+                want = ""; capture = 1; next
+            }
+            /^\.EE$/ { if (capture) close(f); capture = 0; next }
+            capture { print unroff($0) > f }
+            { want = want == "" || /^\.(IP|PP)$/ ? want : "" }
+        ' "$top/man/$page"
+    done
+    [ -f "$tmp/fmt/unmarked" ] && grep -q '^lopt-format' "$tmp/fmt/unmarked" &&
+        { echo "FAIL manual: $(grep '^lopt-format' "$tmp/fmt/unmarked" | head -n 1)"; fail=$((fail + 1)); }
+    nfmt=0
+    for m in "$tmp"/fmt/*.tir; do
+        [ -f "$m" ] || continue
+        nfmt=$((nfmt + 1))
+        what="${m##*/}"
+        args=$(cat "${m%.tir}.args")
+        if ! (cd "$tmp/fmt" && eval "\"$LOPT\" $args \"$m\"" >"$tmp/fmt.out" 2>"$tmp/fmt.err"); then
+            echo "FAIL manual example ${what%.tir} (lopt $args): it fails"
+            head -n 5 "$tmp/fmt.err"
+            fail=$((fail + 1))
+        elif grep -qv '^lopt: verify-exec: ' "$tmp/fmt.err"; then
+            echo "FAIL manual example ${what%.tir} (lopt $args): it prints diagnostics"
+            head -n 5 "$tmp/fmt.err"
+            fail=$((fail + 1))
+        elif [ -f "${m%.tir}.want" ] && ! cmp -s "${m%.tir}.want" "$tmp/fmt.out"; then
+            echo "FAIL manual example ${what%.tir} (lopt $args): it does not print what the page says"
+            diff -u "${m%.tir}.want" "$tmp/fmt.out" | head -n 20
+            fail=$((fail + 1))
+        elif [ -f "${m%.tir}.same" ] && ! cmp -s "$m" "$tmp/fmt.out"; then
+            echo "FAIL manual example ${what%.tir}: the page says lopt prints it as it is, but it does not"
+            diff -u "$m" "$tmp/fmt.out" | head -n 20
+            fail=$((fail + 1))
+        else
+            pass=$((pass + 1))
+        fi
+    done
+    # the pages show at least this many; fewer means the extraction broke
+    if [ "$nfmt" -lt 6 ]; then
+        echo "FAIL manual module examples: found $nfmt, expected at least 6"
+        fail=$((fail + 1))
+    fi
+fi
+
 progress end
 [ "$skipped" -gt 0 ] && echo "  $skipped slow cases skipped (make check-slow runs them)"
 echo "$pass passed, $fail failed"
