@@ -210,6 +210,25 @@ static int partners(Realize *R, const Expr *e, int *out, int cap)
     return n;
 }
 
+/* Whether v can be a texture: a 5-d tensor whose last extent is 4. */
+static int texture_able(const Var *v)
+{
+    int64_t c;
+    const StructInfo *si = v->sinfo;
+    return si && si->kind == SI_TENSOR && si->ndim == 5 && si->shape && expr_const_int(si->shape[4], &c) == 0 &&
+           c == 4;
+}
+
+/* A texture placement reaching a value that cannot be a texture (the
+ * 4-d operand of a layout_transform into one) places it in its device's
+ * global memory instead, or nowhere when the module declares none. */
+static int degrade(Realize *R, int vdev, const Var *v)
+{
+    if (vdev < 0 || texture_kind(R->vl.v[vdev].scope) == TEX_NONE || texture_able(v))
+        return vdev;
+    return vdev_find(&R->vl, R->vl.v[vdev].kind, 0, R->vl.v[vdev].id, "global");
+}
+
 /* Joins the variables stated nowhere that are computed together, then
  * gives each set the placement its stated neighbours give it. */
 static int spread(Realize *R, Func *fn)
@@ -231,7 +250,9 @@ static int spread(Realize *R, Func *fn)
                         R->parent[find(R, x)] = find(R, y);
                     else if (pass == 1 && ux != uy) {
                         int u = ux ? x : y, s = ux ? y : x;
-                        if (place(R, &R->comp[find(R, u)], &R->known[s], R->vars[u]))
+                        Place p = R->known[s];
+                        p.vdev = degrade(R, p.vdev, R->vars[u]);
+                        if (p.vdev >= 0 && place(R, &R->comp[find(R, u)], &p, R->vars[u]))
                             return -1;
                     }
                 }
@@ -263,7 +284,7 @@ static void hinted_inputs(Realize *R, Func *fn)
 
 static int placement(Realize *R, int i)
 {
-    return R->known[i].vdev >= 0 ? R->known[i].vdev : R->comp[find(R, i)].vdev;
+    return R->known[i].vdev >= 0 ? R->known[i].vdev : degrade(R, R->comp[find(R, i)].vdev, R->vars[i]);
 }
 
 static StructInfo *placed(Realize *R, const StructInfo *si, int v)
