@@ -142,6 +142,23 @@ static int parse_options(PassStep *st, char **s, char *err, size_t cap)
         }
         *p++ = 0;
         char *val = p;
+        if (*p == '"' || *p == '\'') {
+            /* a quoted value holds commas and braces: a lambda, a layout list */
+            char q = *p++;
+            val = p;
+            while (*p && *p != q)
+                p++;
+            if (!*p) {
+                snprintf(err, cap, "unterminated %c in the value of option '%s' of pass '%s'", q, key, st->pass->name);
+                return -1;
+            }
+            *p++ = 0;
+            if (*p != ',' && *p != '}') {
+                snprintf(err, cap, "expected ',' or '}' after the quoted value of option '%s' of pass '%s'", key,
+                         st->pass->name);
+                return -1;
+            }
+        }
         while (*p && *p != ',' && *p != '}')
             p++;
         if (!*p) {
