@@ -44,7 +44,9 @@ typedef struct Var {
     unsigned mark;        /* scope stamp, owned by whoever walks scopes */
 } Var;
 
-typedef enum { BUF_PARAM, BUF_ALLOC, BUF_MATCH } BufKind;
+/* BUF_ALIAS: A_1 = T.Buffer((256,), "float32", data=A.data), another view of
+ * the storage of buffer `base` (flatten gives parameters such a flat alias). */
+typedef enum { BUF_PARAM, BUF_ALLOC, BUF_MATCH, BUF_ALIAS } BufKind;
 
 typedef struct Buffer {
     Sym *name;
@@ -60,6 +62,7 @@ typedef struct Buffer {
     Expr **extra_vals;
     int nextra;
     Var *handle;          /* BUF_MATCH: the handle parameter it matches */
+    struct Buffer *base;  /* BUF_ALIAS: the buffer whose storage it views */
     unsigned mark;
 } Buffer;
 

@@ -27,12 +27,16 @@ static int run_print(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 
 static const char *const no_options[] = { NULL };
 
+static const char *const func_option[] = { "func", NULL };
+
 static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", NULL };
 
 static const PassInfo passes[] = {
     { "convert-layout", "give conv2d and pooling calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC), "
       "with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
       pass_convert_layout_check },
+    { "flatten", "make every PrimFunc buffer physical: axes between axis separators fuse row-major (1-d without "
+      "separators); parameters keep their shape and get a flat view", func_option, pass_flatten, NULL },
     { "flow", "move each layout rewrite from a call's result to its operands, through the callee's TIR",
       no_options, pass_flow, NULL },
     { "fold", "compose adjacent rewrites, remove identities and pad/crop pairs, rewrite constants, remove dead "
