@@ -2,6 +2,7 @@
 #   make            build ./lopt
 #   make check      build with -Werror and sanitizers, run the tests (a few minutes)
 #   make check-slow the slow cases make check leaves out (testsuite/slow.list)
+#   make check-flatten  every PrimFunc of testsuite/ and examples/ through flatten
 #   make coverage   line coverage of grammar/ ir/ printer/ passes/ cli/ with lcov
 #   make install PREFIX=/usr/local DESTDIR=
 
@@ -90,6 +91,10 @@ check: build/lopt-check build/unit build/unit-indexmap
 
 # The cases too slow for the loop above (testsuite/slow.list: the texture
 # convolutions, about 5 minutes under the sanitizers); CI runs them too.
+# Every PrimFunc of the suite through flatten (about a minute with ./lopt).
+check-flatten: lopt
+	LOPT=$(CURDIR)/lopt sh testsuite/flatten_all.sh
+
 check-slow: build/lopt-check
 	SLOW=only LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 
@@ -154,4 +159,4 @@ install: lopt
 clean:
 	rm -rf lopt build
 
-.PHONY: all check check-slow coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
+.PHONY: all check check-flatten check-slow coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
