@@ -131,6 +131,13 @@ static int usage(const char *fmt, const char *arg)
     return EXIT_USAGE;
 }
 
+/* PassCtx.read_map: a pass option's lambda, diagnosed against its own text. */
+static Expr *read_option_map(Module *m, const char *text, const char *what)
+{
+    Source src = { what, text, strlen(text), 0, stderr };
+    return read_index_map(&src, m);
+}
+
 static int add_pipeline(Options *o, const char *text)
 {
     char err[512];
@@ -652,7 +659,7 @@ static int run_pipeline(Options *o, Source *src, Module *m, Exec *x, Timing *tm)
     PassCtx ctx = { .src = src, .dump = stderr, .verify_each = o->verify_each,
                     .print_after_all = o->print_after_all, .print_before = o->print_before,
                     .print_after = o->print_after, .print_changed = o->print_changed,
-                    .times = tm->steps, .explain = o->explain ? stderr : NULL };
+                    .times = tm->steps, .explain = o->explain ? stderr : NULL, .read_map = read_option_map };
     double t0 = seconds();
     if (o->verify_exec) {
         ctx.after_pass = check_exec;

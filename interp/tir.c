@@ -152,6 +152,15 @@ static int64_t i_and(const Node *n, Frame *fr) { return I(n->a) && I(n->b); }
 static int64_t i_or(const Node *n, Frame *fr) { return I(n->a) || I(n->b); }
 static int64_t i_not(const Node *n, Frame *fr) { return !I(n->a); }
 static int64_t i_select(const Node *n, Frame *fr) { return I(n->a) ? I(n->b) : I(n->c); }
+
+/* T.assume(c): a fact the function states about its inputs (transform-layout
+ * states what an input's padding holds); a run that breaks it stops. */
+static int64_t i_assume(const Node *n, Frame *fr)
+{
+    if (!I(n->a))
+        fail(fr, n->loc, "the assumption T.assume does not hold here (in %s)", fr->fname);
+    return 1;
+}
 static int64_t f_lt(const Node *n, Frame *fr) { return F(n->a) < F(n->b); }
 static int64_t f_le(const Node *n, Frame *fr) { return F(n->a) <= F(n->b); }
 static int64_t f_gt(const Node *n, Frame *fr) { return F(n->a) > F(n->b); }
@@ -1057,6 +1066,12 @@ static const Node *call(Compiled *c, const Expr *e)
     }
     if ((strcmp(op, "T.likely") == 0) && na == 1)
         return a[0];
+    if (strcmp(op, "T.assume") == 0 && na == 1) {
+        n->a = as_int(c, a[0], DT_BOOL);
+        n->dt = DT_BOOL;
+        n->i = i_assume;
+        return n;
+    }
     static const struct { const char *name; BinOp op; } idiv[] = {
         { "T.floordiv", B_FLOORDIV }, { "T.floormod", B_FLOORMOD }, { "T.truncdiv", B_DIV }, { "T.truncmod", B_LT },
     };

@@ -105,6 +105,8 @@ static void names_stmt(const Stmt *s, PtrMap *names)
         names_stmt(s->u.loop.body, names);
         break;
     case S_BLOCK:
+        if (s->u.block->name)
+            ptrmap_put(names, s->u.block->name, 1);
         for (int i = 0; i < s->u.block->niters; i++)
             ptrmap_put(names, s->u.block->iters[i].var->name, 1);
         names_stmt(s->u.block->init, names);
