@@ -32,6 +32,8 @@ static const char *const func_option[] = { "func", NULL };
 static const char *const transform_layout_options[] = { "func", "buffer", "map", "pad-value", "assume-injective",
                                                         "axis-separators", NULL };
 
+static const char *const block_layout_options[] = { "func", "block", "map", NULL };
+
 static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", NULL };
 
 static const PassInfo passes[] = {
@@ -51,6 +53,9 @@ static const PassInfo passes[] = {
     { "print", "print the module to standard error at this point of the pipeline", no_options, run_print, NULL },
     { "test-perturb", "(for testing --verify-exec) move main's first float constant up by one ULP", no_options,
       pass_test_perturb, NULL },
+    { "transform-block-layout", "rename a block's iterators by a bijective affine map (func=F,block=NAME,map=MAP); "
+      "its loops iterate over the map's output box", block_layout_options, pass_transform_block_layout,
+      pass_transform_block_layout_check },
     { "transform-layout", "rewrite a PrimFunc buffer through an index map (func=F,buffer=B,map=MAP[,pad-value=V,"
       "assume-injective=1,axis-separators=K]): shape, accesses, regions, signature and call sites",
       transform_layout_options, pass_transform_layout, pass_transform_layout_check },

@@ -62,6 +62,8 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_transform_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_transform_layout_check(const PassOpt *opts, int nopts, char *err, size_t cap);
+int pass_transform_block_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_transform_block_layout_check(const PassOpt *opts, int nopts, char *err, size_t cap);
 int pass_flatten(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_test_perturb(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 

@@ -84,6 +84,19 @@ Expr *ix_mul(Arena *a, Expr *x, Expr *y)
     return ix_bin(a, B_MUL, x, y);
 }
 
+Stmt *loop_serial(Arena *a, Var *v, int64_t extent, Stmt *body)
+{
+    Loc none = { 0, 0 };
+    Stmt *s = stmt_new(a, S_FOR, none);
+    s->u.loop.var = v;
+    s->u.loop.fk = FOR_SERIAL;
+    s->u.loop.min = expr_int(a, 0, DT_VOID, none);
+    s->u.loop.extent = expr_int(a, extent, DT_VOID, none);
+    s->u.loop.body = body;
+    v->loop = s;
+    return s;
+}
+
 static void names_stmt(const Stmt *s, PtrMap *names);
 
 static void names_buffer(const Buffer *b, PtrMap *names)

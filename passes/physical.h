@@ -26,6 +26,9 @@ Expr *scope_simplify(const Scope *sc, Arena *a, Arena *scratch, Expr *e);
 Expr *ix_add(Arena *a, Expr *x, Expr *y);
 Expr *ix_mul(Arena *a, Expr *x, Expr *y);
 
+/* for v in range(extent): body (serial), v's loop set to it. */
+Stmt *loop_serial(Arena *a, Var *v, int64_t extent, Stmt *body);
+
 /* Records the names of f's parameters, buffers and variables (for fresh_name). */
 void prim_names(const Func *f, PtrMap *names);
 /* Marks (value 1) every buffer s loads, stores or names in a region. */

@@ -396,19 +396,6 @@ static Expr *select(TL *T, Expr *cond, Expr *then, Expr *orelse)
     return e;
 }
 
-static Stmt *loop_new(TL *T, Var *v, int64_t extent, Stmt *body)
-{
-    Loc none = { 0, 0 };
-    Stmt *s = stmt_new(T->a, S_FOR, none);
-    s->u.loop.var = v;
-    s->u.loop.fk = FOR_SERIAL;
-    s->u.loop.min = expr_int(T->a, 0, DT_VOID, none);
-    s->u.loop.extent = expr_int(T->a, extent, DT_VOID, none);
-    s->u.loop.body = body;
-    v->loop = s;
-    return s;
-}
-
 /* Loops ax0.. over the new shape around a block named name whose spatial
  * iterators v_ax0.. (returned in y) follow them. */
 static Stmt *nest_new(TL *T, const char *name, Var **y, Block **out)
@@ -432,7 +419,7 @@ static Stmt *nest_new(TL *T, const char *name, Var **y, Block **out)
     Stmt *s = stmt_new(T->a, S_BLOCK, T->B->loc);
     s->u.block = b;
     for (int q = n - 1; q >= 0; q--)
-        s = loop_new(T, lv[q], T->im->obox[q], s);
+        s = loop_serial(T->a, lv[q], T->im->obox[q], s);
     *out = b;
     return s;
 }
@@ -582,7 +569,7 @@ static Stmt *reiterate(TL *T, Block *b)
         nb->iters[q] = b->iters[k];
         nb->iters[q].binding = tvar(T, lv);
         Stmt *blk = inner->u.loop.body;
-        inner->u.loop.body = loop_new(T, lv, d, blk);
+        inner->u.loop.body = loop_serial(T->a, lv, d, blk);
         inner = inner->u.loop.body;
         q++;
     }
