@@ -871,15 +871,33 @@ static int classify(TL *T, int assume)
     return 0;
 }
 
-static int transform(TL *T, const PassOpt *opts, int nopts)
+/* One transformation: of buffer in func, by the map's text or an index map
+ * of the module (a layout_transform_map entry). */
+typedef struct Request {
+    const char *func, *buffer;
+    const char *mtext;
+    const Expr *map;
+    const char *ptext, *stext;
+    int assume;
+} Request;
+
+static int transform(TL *T, const Request *r)
 {
-    const char *mtext = opt(opts, nopts, "map"), *ptext = opt(opts, nopts, "pad-value"),
-               *stext = opt(opts, nopts, "axis-separators"), *atext = opt(opts, nopts, "assume-injective");
-    int assume = atext && strcmp(atext, "1") == 0;
-    if (find_buffer(T, opt(opts, nopts, "func"), opt(opts, nopts, "buffer")))
+    const char *ptext = r->ptext;
+    int assume = r->assume;
+    if (find_buffer(T, r->func, r->buffer))
         return -1;
-    if (!(T->map = read_map(T, mtext)))
+    if (r->map) {
+        /* a copy whose outputs take_separators may change */
+        Expr *x = arena_alloc(T->a, sizeof *x);
+        *x = *r->map;
+        x->u.map.out = arena_array(T->a, (size_t)r->map->u.map.nout + 1, sizeof(Expr *));
+        memcpy(x->u.map.out, r->map->u.map.out, (size_t)r->map->u.map.nout * sizeof(Expr *));
+        T->map = x;
+    } else if (!(T->map = read_map(T, r->mtext))) {
         return -1;
+    }
+    const char *stext = r->stext;
     take_separators(T, T->map);
     if (stext && read_separators(T, stext))
         return -1;
@@ -929,21 +947,88 @@ static int transform(TL *T, const PassOpt *opts, int nopts)
     return 0;
 }
 
-int pass_transform_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+static int run_request(Module *m, PassCtx *ctx, const Request *r)
 {
     Arena scratch = { 0 };
     TL T = { .m = m, .ctx = ctx, .a = &m->arena, .scratch = &scratch };
-    int rc = transform(&T, opts, nopts);
+    int rc = transform(&T, r);
     scope_free(&T.sc);
     ptrmap_free(&T.names);
     arena_free(&scratch);
     return rc;
 }
 
+static int is_key(const Expr *k, const char *s)
+{
+    return k->kind == E_STR && (size_t)k->u.str.len == strlen(s) && memcmp(k->u.str.s, s, (size_t)k->u.str.len) == 0;
+}
+
+/* The transformations f records in T.func_attr({"layout_transform_map":
+ * {"B": T.index_map(...) or a list of them, ...}}), applied in order; the
+ * entry goes, so a second run changes nothing. */
+static int run_recorded(Module *m, PassCtx *ctx, Func *f)
+{
+    Expr *d = f->attrs;
+    if (!d || d->kind != E_DICT)
+        return 0;
+    int at = -1;
+    for (int i = 0; i < d->u.dict.n; i++)
+        if (is_key(d->u.dict.keys[i], "layout_transform_map"))
+            at = i;
+    if (at < 0)
+        return 0;
+    Expr *ltm = d->u.dict.vals[at];
+    if (ltm->kind != E_DICT)
+        return diag_error(ctx->src, ltm->loc, "layout_transform_map is a dict from buffer names to index maps");
+    for (int i = 0; i < ltm->u.dict.n; i++) {
+        Expr *k = ltm->u.dict.keys[i], *v = ltm->u.dict.vals[i];
+        if (k->kind != E_STR)
+            return diag_error(ctx->src, k->loc, "layout_transform_map is keyed by buffer names (strings)");
+        char *name = arena_strndup(&m->arena, k->u.str.s, (size_t)k->u.str.len);
+        int n = v->kind == E_LIST || v->kind == E_TUPLE ? v->u.list.n : 1;
+        for (int j = 0; j < n; j++) {
+            const Expr *map = v->kind == E_LIST || v->kind == E_TUPLE ? v->u.list.items[j] : v;
+            if (map->kind != E_INDEXMAP)
+                return diag_error(ctx->src, map->loc, "layout_transform_map of '%s' must hold T.index_map(...) maps",
+                                  name);
+            Request r = { .func = f->name->str, .buffer = name, .map = map };
+            if (run_request(m, ctx, &r))
+                return -1;
+        }
+    }
+    for (int i = at + 1; i < d->u.dict.n; i++) {
+        d->u.dict.keys[i - 1] = d->u.dict.keys[i];
+        d->u.dict.vals[i - 1] = d->u.dict.vals[i];
+    }
+    if (--d->u.dict.n == 0)
+        f->attrs = NULL;
+    return 0;
+}
+
+int pass_transform_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    const char *a = opt(opts, nopts, "assume-injective"), *func = opt(opts, nopts, "func");
+    if (opt(opts, nopts, "buffer")) {
+        Request r = { func, opt(opts, nopts, "buffer"), opt(opts, nopts, "map"), NULL,
+                      opt(opts, nopts, "pad-value"), opt(opts, nopts, "axis-separators"), a && strcmp(a, "1") == 0 };
+        return run_request(m, ctx, &r);
+    }
+    if (func && !module_find(m, intern_cstr(&m->names, func)))
+        return diag_error(ctx->src, (Loc){ 0, 0 }, "transform-layout: no prim_func named '%s'", func);
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i]->kind == F_PRIM && (!func || strcmp(m->funcs[i]->name->str, func) == 0) &&
+            run_recorded(m, ctx, m->funcs[i]))
+            return -1;
+    return 0;
+}
+
 int pass_transform_layout_check(const PassOpt *opts, int nopts, char *errbuf, size_t cap)
 {
+    /* without buffer=, the pass applies the maps the functions record */
     static const char *const need[] = { "func", "buffer", "map" };
-    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+    int given = opt(opts, nopts, "buffer") || opt(opts, nopts, "map") || opt(opts, nopts, "pad-value") ||
+                opt(opts, nopts, "axis-separators");
+    for (size_t i = 0; given && i < sizeof need / sizeof need[0]; i++)
         if (!opt(opts, nopts, need[i])) {
             snprintf(errbuf, cap, "pass 'transform-layout' needs the option '%s'", need[i]);
             return -1;
