@@ -217,7 +217,7 @@ static int read_pad(TL *T, const char *text)
     if (end == text || *end)
         return err(T, T->B->loc, "transform-layout of %s: pad-value is a number or a lambda of the new indices, not '%s'",
                    T->B->name->str, text);
-    if ((dtype_is_int(dt) || dt == DT_BOOL) && (v != (double)(int64_t)v || strpbrk(text, ".eEn")))
+    if ((dtype_is_int(dt) || dt == DT_BOOL) && (!(v > -9e18 && v < 9e18) || v != (double)(int64_t)v || strpbrk(text, ".eEn")))
         return err(T, T->B->loc, "transform-layout of %s: the pad value %s is not a value of dtype %s, which %s holds",
                    T->B->name->str, text, dtype_name(dt), T->B->name->str);
     T->pad = dtype_is_float(dt) ? expr_float(T->a, v, dt, T->B->loc) : expr_int(T->a, (int64_t)v, dt, T->B->loc);
@@ -506,11 +506,20 @@ static int stores_to(const Stmt *s, const Buffer *B)
  * those iterators: a writer in order, which can run over the new shape. */
 static Block *in_order_writer(TL *T, Stmt *s)
 {
-    while (s && s->kind == S_FOR)
+    int loops = 0;
+    while (s && s->kind == S_FOR) {
         s = stmt_single(s->u.loop.body);
+        loops++;
+    }
     if (!s || s->kind != S_BLOCK)
         return NULL;
     Block *b = s->u.block;
+    /* the loops go: each must feed one iterator, and nothing else */
+    if (loops != b->niters)
+        return NULL;
+    for (int k = 0; k < b->niters; k++)
+        if (b->iters[k].binding->kind != E_VAR || !b->iters[k].binding->u.var->loop)
+            return NULL;
     Stmt *st = stmt_single(b->body), *in = b->init ? stmt_single(b->init) : NULL;
     if (!st || st->kind != S_STORE || st->u.store.buf != T->B || b->where || (in && (in->kind != S_STORE || in->u.store.buf != T->B)))
         return NULL;
