@@ -2,6 +2,7 @@
 #   make            build ./lopt
 #   make check      build with -Werror and sanitizers, run the tests (a few minutes)
 #   make check-slow the slow cases make check leaves out (testsuite/slow.list)
+#   make check-flatten  every PrimFunc of testsuite/ and examples/ through flatten
 #   make coverage   line coverage of grammar/ ir/ printer/ passes/ cli/ with lcov
 #   make install PREFIX=/usr/local DESTDIR=
 
@@ -18,7 +19,7 @@ SRC = grammar/lexer.c grammar/parser.c grammar/syntax.c grammar/lower.c \
       ir/ops/registry.c ir/ops/attrs.c ir/ops/layout.c ir/ops/build.c ir/ops/elementwise.c ir/ops/reduce.c \
       ir/ops/manipulate.c ir/ops/index.c ir/ops/linalg.c ir/ops/nn/conv.c ir/ops/nn/pool.c ir/ops/nn/norm.c \
       interp/tensor.c interp/tir.c interp/relax.c \
-      printer/print.c printer/dot.c passes/pass.c passes/graph.c passes/flowtir.c passes/flow.c passes/convert.c passes/fold.c passes/hoist.c passes/legalize.c passes/test_perturb.c passes/annotate_scope.c passes/realize_vdevice.c passes/fold_scope.c cli/lopt.c
+      printer/print.c printer/dot.c passes/pass.c passes/graph.c passes/flowtir.c passes/flow.c passes/convert.c passes/fold.c passes/hoist.c passes/legalize.c passes/test_perturb.c passes/annotate_scope.c passes/realize_vdevice.c passes/fold_scope.c passes/physical.c passes/flatten.c passes/transform_layout.c passes/block_layout.c cli/lopt.c
 SRC += passes/diff.c cli/expect.c
 LIBSRC = $(filter-out cli/lopt.c,$(SRC))
 HDR = $(wildcard */*.h */*/*.h)
@@ -92,6 +93,10 @@ check: build/lopt-check build/unit build/unit-indexmap
 
 # The cases too slow for the loop above (testsuite/slow.list: the texture
 # convolutions, about 5 minutes under the sanitizers); CI runs them too.
+# Every PrimFunc of the suite through flatten (about a minute with ./lopt).
+check-flatten: lopt
+	LOPT=$(CURDIR)/lopt sh testsuite/flatten_all.sh
+
 check-slow: build/lopt-check
 	SLOW=only LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 
@@ -157,4 +162,4 @@ install: lopt
 clean:
 	rm -rf lopt build
 
-.PHONY: all check check-slow coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
+.PHONY: all check check-flatten check-slow coverage fuzz fuzz-map fuzz-models fuzz-ops install clean

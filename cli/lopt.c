@@ -70,7 +70,8 @@ static void help(FILE *out)
           "\n"
           "options:\n"
           "  -o FILE             write the module to FILE instead of standard output\n"
-          "  --pass=PIPELINE     run passes in order: a,b{key=value,...},c (repeatable)\n"
+          "  --pass=PIPELINE     run passes in order: a,b{key=value,...},c (repeatable);\n"
+          "                      a value may be quoted, \"...\" or '...', to hold commas\n"
           "  --verify-each       verify the module after every pass\n"
           "  --strict            treat warnings (such as an unknown R.* operator) as errors\n"
           "  --print-after-all   print the module to standard error after every pass\n"
@@ -138,6 +139,13 @@ static int usage_report(const Options *o)
 {
     fprintf(stderr, "lopt: %s\nTry 'lopt --help' for more information.\n", o->usage_error);
     return EXIT_USAGE;
+}
+
+/* PassCtx.read_map: a pass option's lambda, diagnosed against its own text. */
+static Expr *read_option_map(Module *m, const char *text, const char *what)
+{
+    Source src = { what, text, strlen(text), 0, stderr };
+    return read_index_map(&src, m);
 }
 
 static int add_pipeline(Options *o, const char *text)
@@ -690,7 +698,7 @@ static int run_pipeline(Options *o, Source *src, Module *m, Exec *x, Timing *tm)
     PassCtx ctx = { .src = src, .dump = stderr, .verify_each = o->verify_each,
                     .print_after_all = o->print_after_all, .print_before = o->print_before,
                     .print_after = o->print_after, .print_changed = o->print_changed,
-                    .times = tm->steps, .explain = o->explain ? stderr : NULL };
+                    .times = tm->steps, .explain = o->explain ? stderr : NULL, .read_map = read_option_map };
     double t0 = seconds();
     if (o->verify_exec) {
         ctx.after_pass = check_exec;

@@ -1200,6 +1200,39 @@ static Stmt *lower_alloc(Reader *R, const St *st, const char *cn)
     return s;
 }
 
+/* A_1 = T.Buffer((256,), "float32", data=A.data): a view of A's storage
+ * (T.decl_buffer is read the same way). */
+static Stmt *lower_alias(Reader *R, const St *st, const char *cn)
+{
+    const Sx *t = st->u.assign.target;
+    if (t->kind != SX_NAME)
+        return ERR(R, t->loc, "%s must be assigned to a name", cn), NULL;
+    Args a;
+    if (split_args(R, st->u.assign.value, &a))
+        return NULL;
+    Sx *data = kwarg(&a, "data");
+    if (!data)
+        return ERR(R, st->u.assign.value->loc, "%s in a body declares a view of a buffer: give data=B.data", cn), NULL;
+    const char *d = data->kind == SX_NAME ? data->u.name->str : NULL;
+    size_t n = d ? strlen(d) : 0;
+    if (!d || n < 6 || strcmp(d + n - 5, ".data") != 0)
+        return ERR(R, data->loc, "data= of %s must be B.data, B a buffer in scope", cn), NULL;
+    Sym *bs = intern(&R->m->names, d, n - 5);
+    if (bs->bind_kind != BK_BUF)
+        return ERR(R, data->loc, "'%s' is not a buffer in scope", bs->str), NULL;
+    Buffer *b = lower_buffer(R, t->u.name, t->loc, BUF_ALIAS, &a, 0, cn);
+    if (!b)
+        return NULL;
+    b->base = bs->bind;
+    if (b->dtype != b->base->dtype)
+        return ERR(R, st->u.assign.value->loc, "the view %s has dtype %s but %s holds %s", t->u.name->str,
+                   dtype_name(b->dtype), bs->str, dtype_name(b->base->dtype)), NULL;
+    Stmt *s = stmt_new(R->a, S_ALLOC, st->loc);
+    s->u.alloc = b;
+    bind(R, t->u.name, BK_BUF, b);
+    return s;
+}
+
 static Stmt *lower_let(Reader *R, const St *st)
 {
     const Sx *t = st->u.assign.target;
@@ -1260,6 +1293,8 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
         if (cn && (strcmp(cn, "T.alloc_buffer") == 0 || strcmp(cn, "T.sblock_alloc_buffer") == 0 ||
                    strcmp(cn, "T.match_buffer") == 0))
             return lower_alloc(R, st, cn);
+        if (cn && (strcmp(cn, "T.Buffer") == 0 || strcmp(cn, "T.decl_buffer") == 0))
+            return lower_alias(R, st, cn);
         if (cn && strncmp(cn, "T.axis.", 7) == 0)
             return ERR(R, st->loc, "block iterators belong directly inside a block"), NULL;
         if (is_decl(R, st))

@@ -97,6 +97,8 @@ typedef struct Compiled {
     int *param_buf;
     int *allocs;           /* buffer slots that alloc_buffer fills */
     int nallocs;
+    int *views;            /* buffer slots of views (T.Buffer(..., data=B.data)): freed, not their data */
+    int nviews;
     /* while compiling */
     Slot *vars, *fvars, *bufs;
     int nvars, nfvars, nbufs, cap;
@@ -150,6 +152,15 @@ static int64_t i_and(const Node *n, Frame *fr) { return I(n->a) && I(n->b); }
 static int64_t i_or(const Node *n, Frame *fr) { return I(n->a) || I(n->b); }
 static int64_t i_not(const Node *n, Frame *fr) { return !I(n->a); }
 static int64_t i_select(const Node *n, Frame *fr) { return I(n->a) ? I(n->b) : I(n->c); }
+
+/* T.assume(c): a fact the function states about its inputs (transform-layout
+ * states what an input's padding holds); a run that breaks it stops. */
+static int64_t i_assume(const Node *n, Frame *fr)
+{
+    if (!I(n->a))
+        fail(fr, n->loc, "the assumption T.assume does not hold here (in %s)", fr->fname);
+    return 1;
+}
 static int64_t f_lt(const Node *n, Frame *fr) { return F(n->a) < F(n->b); }
 static int64_t f_le(const Node *n, Frame *fr) { return F(n->a) <= F(n->b); }
 static int64_t f_gt(const Node *n, Frame *fr) { return F(n->a) > F(n->b); }
@@ -473,6 +484,35 @@ static void s_alloc(const SNode *s, Frame *fr)
         fail(fr, s->loc, "cannot allocate buffer %s", s->decl->name->str);
     for (int64_t i = 0; i < t->count; i++)
         tensor_fill_poison(t, i);   /* reading it before writing shows */
+    fr->buf[s->slot] = t;
+}
+
+/* A view shares its base's storage under its own shape (flatten's aliases). */
+static void s_alias(const SNode *s, Frame *fr)
+{
+    if (fr->buf[s->slot])
+        return;
+    const Tensor *base = fr->buf[s->n];
+    if (!base)
+        fail(fr, s->loc, "buffer %s has no storage here", s->decl->base->name->str);
+    Tensor *t = calloc(1, sizeof *t);
+    if (!t)
+        abort();
+    t->dtype = s->dt;
+    t->ndim = s->nshape;
+    t->count = 1;
+    for (int d = 0; d < s->nshape; d++) {
+        t->shape[d] = I(s->shape[d]);
+        if (t->shape[d] < 0 || __builtin_mul_overflow(t->count, t->shape[d], &t->count))
+            t->count = INT64_MAX;
+    }
+    if (t->count > base->count) {
+        int64_t n = t->count;
+        free(t);
+        fail(fr, s->loc, "the view %s holds %lld elements but %s holds %lld", s->decl->name->str, (long long)n,
+             s->decl->base->name->str, (long long)base->count);
+    }
+    t->data = base->data;
     fr->buf[s->slot] = t;
 }
 
@@ -1026,6 +1066,12 @@ static const Node *call(Compiled *c, const Expr *e)
     }
     if ((strcmp(op, "T.likely") == 0) && na == 1)
         return a[0];
+    if (strcmp(op, "T.assume") == 0 && na == 1) {
+        n->a = as_int(c, a[0], DT_BOOL);
+        n->dt = DT_BOOL;
+        n->i = i_assume;
+        return n;
+    }
     static const struct { const char *name; BinOp op; } idiv[] = {
         { "T.floordiv", B_FLOORDIV }, { "T.floormod", B_FLOORMOD }, { "T.truncdiv", B_DIV }, { "T.truncmod", B_LT },
     };
@@ -1312,7 +1358,11 @@ static const SNode *stmt(Compiled *c, const Stmt *st)
             /* bound at the call, from the handle parameter */
             return snode(c, s_nop, st->loc);
         }
-        s = snode(c, s_alloc, st->loc);
+        int base = -1;
+        if (b->kind == BUF_ALIAS && (base = find(c->bufs, c->nbufs, b->base)) < 0)
+            return cerr(c, st->loc, "buffer %s is not bound here", b->base->name->str), NULL;
+        s = snode(c, b->kind == BUF_ALIAS ? s_alias : s_alloc, st->loc);
+        s->n = base;
         s->decl = b;
         s->dt = b->dtype;
         s->nshape = b->ndim;
@@ -1321,11 +1371,12 @@ static const SNode *stmt(Compiled *c, const Stmt *st)
             if (!(s->shape[d] = as_int(c, expr(c, b->shape[d]), DT_INT64)))
                 return NULL;
         s->slot = add_slot(c, &c->bufs, &c->nbufs, b, &c->nbuf);
-        int *g = arena_array(&c->arena, (size_t)c->nallocs + 1, sizeof *g);
-        if (c->nallocs)
-            memcpy(g, c->allocs, (size_t)c->nallocs * sizeof *g);
-        g[c->nallocs++] = s->slot;
-        c->allocs = g;
+        int **list = b->kind == BUF_ALIAS ? &c->views : &c->allocs, *n = b->kind == BUF_ALIAS ? &c->nviews : &c->nallocs;
+        int *g = arena_array(&c->arena, (size_t)*n + 1, sizeof *g);
+        if (*n)
+            memcpy(g, *list, (size_t)*n * sizeof *g);
+        g[(*n)++] = s->slot;
+        *list = g;
         return s;
     }
     }
@@ -1572,6 +1623,8 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
         status = run_body(c->body, fr);
     for (int i = 0; i < c->nallocs; i++)
         tensor_free(fr->buf[c->allocs[i]]);
+    for (int i = 0; i < c->nviews; i++)
+        free(fr->buf[c->views[i]]);
     free(fr->iv);
     free(fr->fv);
     free(fr->buf);

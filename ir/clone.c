@@ -155,6 +155,8 @@ Buffer *clone_buffer(Arena *a, Subst *s, const Buffer *b)
         if (h && h->kind == E_VAR)
             c->handle = h->u.var;
     }
+    if (b->base)
+        c->base = subst_find_buf(s, b->base);
     subst_buf(a, s, b, c);
     return c;
 }

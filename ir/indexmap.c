@@ -1364,6 +1364,61 @@ Expr *im_sum_to_expr(Arena *a, const ImSum *s, Var *const *vars)
     return sum_expr(a, s, (Var **)vars);
 }
 
+/* Adds the variables of e to used (found in vars), or returns -1 when e is
+ * not integer arithmetic over them. */
+static int used_vars(const Expr *e, Var *const *vars, int n, int *used, int depth)
+{
+    if (depth > 200)
+        return -1;
+    switch (e->kind) {
+    case E_INT: return 0;
+    case E_VAR:
+        for (int i = 0; i < n; i++)
+            if (vars[i] == e->u.var) {
+                used[i] = 1;
+                return 0;
+            }
+        return -1;
+    case E_UNARY: return e->u.un.op == U_NEG ? used_vars(e->u.un.a, vars, n, used, depth + 1) : -1;
+    case E_BIN:
+        return used_vars(e->u.bin.a, vars, n, used, depth + 1) || used_vars(e->u.bin.b, vars, n, used, depth + 1)
+                   ? -1 : 0;
+    default: return -1;
+    }
+}
+
+Expr *im_simplify(Arena *a, Arena *scratch, Expr *e, Var *const *vars, const int64_t *ext, int n)
+{
+    ArenaMark mark = arena_mark(scratch);
+    int *used = arena_zalloc(scratch, ((size_t)n + 1) * sizeof *used);
+    Expr *r = e;
+    if (used_vars(e, vars, n, used, 0) == 0) {
+        Var *v[IM_MAX_RANK];
+        int64_t box[IM_MAX_RANK];
+        int k = 0;
+        for (int i = 0; i < n && k <= IM_MAX_RANK; i++)
+            if (used[i] && k++ < IM_MAX_RANK) {
+                v[k - 1] = vars[i];
+                box[k - 1] = ext[i];
+            }
+        if (k <= IM_MAX_RANK) {
+            Expr map = { .kind = E_INDEXMAP, .loc = e->loc };
+            map.u.map.params = v;
+            map.u.map.nparams = k;
+            map.u.map.out = &r;
+            map.u.map.nout = 1;
+            ImError err;
+            IndexMap *im = im_from_expr(scratch, &map, box, &err);
+            if (im) {
+                r = sum_expr(a, im->out[0], v);
+                r->loc = e->loc;
+            }
+        }
+    }
+    arena_release(scratch, mark);
+    return r;
+}
+
 Expr *im_to_expr(Arena *a, Interner *names, const IndexMap *m)
 {
     Loc none = { 0, 0 };

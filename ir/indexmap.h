@@ -117,6 +117,12 @@ int im_equal(const IndexMap *a, const IndexMap *b);
 /* The map and predicate as IR expressions, for printing or for a module. */
 Expr *im_to_expr(Arena *a, Interner *names, const IndexMap *m);
 Expr *im_pred_to_expr(Arena *a, Interner *names, const IndexMap *over, const ImCond *pred, int npred);
+/* e simplified as an index over the variables vars, each ranging over
+ * [0, ext[i]): its normal form as an expression (c // 4 * 4 + c % 4 is c),
+ * or e itself when it mentions anything else or is not affine. The algebra
+ * works in scratch, which is left as it was found. */
+Expr *im_simplify(Arena *a, Arena *scratch, Expr *e, Var *const *vars, const int64_t *ext, int n);
+
 /* One normal-form sum as an expression over the given variables (one per input). */
 Expr *im_sum_to_expr(Arena *a, const ImSum *s, Var *const *vars);
 

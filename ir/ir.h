@@ -45,7 +45,9 @@ typedef struct Var {
     Sym *said;            /* made by a pass: what it stands for, in the input's names (--explain) */
 } Var;
 
-typedef enum { BUF_PARAM, BUF_ALLOC, BUF_MATCH } BufKind;
+/* BUF_ALIAS: A_1 = T.Buffer((256,), "float32", data=A.data), another view of
+ * the storage of buffer `base` (flatten gives parameters such a flat alias). */
+typedef enum { BUF_PARAM, BUF_ALLOC, BUF_MATCH, BUF_ALIAS } BufKind;
 
 typedef struct Buffer {
     Sym *name;
@@ -61,6 +63,7 @@ typedef struct Buffer {
     Expr **extra_vals;
     int nextra;
     Var *handle;          /* BUF_MATCH: the handle parameter it matches */
+    struct Buffer *base;  /* BUF_ALIAS: the buffer whose storage it views */
     unsigned mark;
 } Buffer;
 

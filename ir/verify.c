@@ -125,6 +125,47 @@ static void check_rank(Verifier *V, const Buffer *b, int n, Loc loc)
              b->ndim == 1 ? "" : "s", n, n == 1 ? "ex" : "ices");
 }
 
+/* The accesses of a view (flatten's physical buffers) must stay inside its
+ * extents wherever the loops bound the index: a view has no logical shape
+ * behind it that the interpreter could name. */
+static void check_view_access(Verifier *V, const Buffer *b, Expr *const *idx, int n, Loc loc)
+{
+    if (b->kind != BUF_ALIAS || n != b->ndim)
+        return;
+    for (int d = 0; d < n; d++) {
+        int64_t ext;
+        Range r;
+        if (expr_const_int(b->shape[d], &ext) || range_of(idx[d], &r, 0))
+            continue;
+        if (r.lo < 0 || r.hi >= ext)
+            VERR(V, loc, "index %d of '%s' ranges over [%lld, %lld] but its extent is %lld", d, b->name->str,
+                 (long long)r.lo, (long long)r.hi, (long long)ext);
+    }
+}
+
+/* A view names a buffer in scope, holds its dtype, and is no larger. */
+static void check_view(Verifier *V, const Buffer *b, Loc loc)
+{
+    const Buffer *base = b->base;
+    if (base->mark != V->live) {
+        VERR(V, loc, "'%s' is a view of '%s', which is not a buffer in scope", b->name->str, base->name->str);
+        return;
+    }
+    if (b->dtype != base->dtype)
+        VERR(V, loc, "the view '%s' has dtype %s but '%s' holds %s", b->name->str, dtype_name(b->dtype),
+             base->name->str, dtype_name(base->dtype));
+    int64_t nv = 1, nb = 1, e;
+    for (int d = 0; d < b->ndim; d++)
+        if (expr_const_int(b->shape[d], &e) || e < 0 || __builtin_mul_overflow(nv, e, &nv))
+            return;
+    for (int d = 0; d < base->ndim; d++)
+        if (expr_const_int(base->shape[d], &e) || e < 0 || __builtin_mul_overflow(nb, e, &nb))
+            return;
+    if (nv > nb)
+        VERR(V, loc, "the view '%s' holds %lld elements but '%s' holds %lld", b->name->str, (long long)nv,
+             base->name->str, (long long)nb);
+}
+
 static void texpr(Verifier *V, const Expr *e)
 {
     switch (e->kind) {
@@ -141,6 +182,7 @@ static void texpr(Verifier *V, const Expr *e)
     case E_LOAD:
         check_rank(V, e->u.load.buf, e->u.load.n, e->loc);
         texprs(V, e->u.load.idx, e->u.load.n);
+        check_view_access(V, e->u.load.buf, e->u.load.idx, e->u.load.n, e->loc);
         break;
     default: break;
     }
@@ -245,6 +287,7 @@ static void tstmt(Verifier *V, const Stmt *s)
     case S_STORE:
         check_rank(V, s->u.store.buf, s->u.store.n, s->loc);
         texprs(V, s->u.store.idx, s->u.store.n);
+        check_view_access(V, s->u.store.buf, s->u.store.idx, s->u.store.n, s->loc);
         texpr(V, s->u.store.value);
         break;
     case S_IF:
@@ -257,6 +300,8 @@ static void tstmt(Verifier *V, const Stmt *s)
     case S_ALLOC:
         if (s->u.alloc->handle && s->u.alloc->handle->mark != V->live)
             VERR(V, s->loc, "T.match_buffer of '%s', which is not a parameter in scope", s->u.alloc->handle->name->str);
+        if (s->u.alloc->kind == BUF_ALIAS)
+            check_view(V, s->u.alloc, s->loc);
         declare_buffer(V, s->u.alloc);
         break;
     case S_LET:

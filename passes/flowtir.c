@@ -90,6 +90,9 @@ static int buf_shape(const Buffer *b, int64_t *shape)
 static int add_nest(Plan *P, Stmt **slot)
 {
     Stmt *s = stmt_single(*slot);
+    if (s->kind == S_ALLOC && s->u.alloc->kind == BUF_ALIAS)
+        return FAIL(P, "%s reaches buffer %s through a view (it is flattened)", P->f->name->str,
+                    s->u.alloc->base->name->str);
     if (s->kind == S_ALLOC)
         return 0;
     while (s->kind == S_FOR)

@@ -27,6 +27,13 @@ static int run_print(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 
 static const char *const no_options[] = { NULL };
 
+static const char *const func_option[] = { "func", NULL };
+
+static const char *const transform_layout_options[] = { "func", "buffer", "map", "pad-value", "assume-injective",
+                                                        "axis-separators", NULL };
+
+static const char *const block_layout_options[] = { "func", "block", "map", NULL };
+
 static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", NULL };
 
 static const char *const annotate_options[] = { "spatial-limit", "depth-limit", NULL };
@@ -39,6 +46,8 @@ static const PassInfo passes[] = {
     { "convert-layout", "give conv2d and pooling calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC), "
       "with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
       pass_convert_layout_check },
+    { "flatten", "make every PrimFunc buffer physical: axes between axis separators fuse row-major (1-d without "
+      "separators); parameters keep their shape and get a flat view", func_option, pass_flatten, NULL },
     { "flow", "move each layout rewrite from a call's result to its operands, through the callee's TIR",
       no_options, pass_flow, NULL },
     { "fold", "compose adjacent rewrites, remove identities and pad/crop pairs, rewrite constants, remove dead "
@@ -55,6 +64,12 @@ static const PassInfo passes[] = {
       "scopes", no_options, pass_realize_vdevice, NULL },
     { "test-perturb", "(for testing --verify-exec) move main's first float constant up by one ULP", no_options,
       pass_test_perturb, NULL },
+    { "transform-block-layout", "rename a block's iterators by a bijective affine map (func=F,block=NAME,map=MAP); "
+      "its loops iterate over the map's output box", block_layout_options, pass_transform_block_layout,
+      pass_transform_block_layout_check },
+    { "transform-layout", "rewrite a PrimFunc buffer through an index map (func=F,buffer=B,map=MAP[,pad-value=V,"
+      "assume-injective=1,axis-separators=K]): shape, accesses, regions, signature and call sites",
+      transform_layout_options, pass_transform_layout, pass_transform_layout_check },
     { "verify", "check the module's invariants (scopes, call_tir, ranks, block bindings)", no_options, run_verify, NULL },
 };
 
@@ -153,6 +168,23 @@ static int parse_options(PassStep *st, char **s, char *err, size_t cap)
         }
         *p++ = 0;
         char *val = p;
+        if (*p == '"' || *p == '\'') {
+            /* a quoted value holds commas and braces: a lambda, a layout list */
+            char q = *p++;
+            val = p;
+            while (*p && *p != q)
+                p++;
+            if (!*p) {
+                snprintf(err, cap, "unterminated %c in the value of option '%s' of pass '%s'", q, key, st->pass->name);
+                return -1;
+            }
+            *p++ = 0;
+            if (*p != ',' && *p != '}') {
+                snprintf(err, cap, "expected ',' or '}' after the quoted value of option '%s' of pass '%s'", key,
+                         st->pass->name);
+                return -1;
+            }
+        }
         while (*p && *p != ',' && *p != '}')
             p++;
         if (!*p) {

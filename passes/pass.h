@@ -24,6 +24,10 @@ typedef struct PassCtx {
      * a nonzero return stops the pipeline with that failure. */
     int (*after_pass)(Module *m, const char *pass, void *data);
     void *after_data;
+    /* Reads an option's text as an index map, lambda i, j: (...), into m
+     * (the reader, which passes do not link against, is the driver's);
+     * NULL after reporting, what naming the text in the diagnostic. */
+    Expr *(*read_map)(Module *m, const char *text, const char *what);
 } PassCtx;
 
 typedef struct PassInfo {
@@ -60,6 +64,11 @@ int pass_annotate_scope(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 int pass_annotate_scope_check(const PassOpt *opts, int nopts, char *err, size_t cap);
 int pass_realize_vdevice(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_fold_scope_change(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_transform_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_transform_layout_check(const PassOpt *opts, int nopts, char *err, size_t cap);
+int pass_transform_block_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_transform_block_layout_check(const PassOpt *opts, int nopts, char *err, size_t cap);
+int pass_flatten(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_test_perturb(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 
 const PassInfo *pass_registry(int *n);

@@ -427,6 +427,8 @@ static void buffer_opts(Printer *p, const Buffer *b)
 {
     tuple(p, b->shape, b->ndim);
     putf(p, ", \"%s\"", dtype_name(b->dtype));
+    if (b->kind == BUF_ALIAS)
+        putf(p, ", data=%s.data", b->base->name->str);
     if (b->scope) {
         put(p, ", scope=");
         print_str(p, b->scope, (int)strlen(b->scope));
@@ -663,6 +665,8 @@ static void stmt(Printer *p, const Stmt *s)
         line(p);
         if (b->kind == BUF_MATCH)
             putf(p, "%s = T.match_buffer(%s, ", b->name->str, b->handle->name->str);
+        else if (b->kind == BUF_ALIAS)
+            putf(p, "%s = T.Buffer(", b->name->str);
         else
             putf(p, "%s = T.alloc_buffer(", b->name->str);
         buffer_opts(p, b);

@@ -10,6 +10,8 @@
  *   identity   claimed only for maps that are the identity
  *   compose    (g . f)(x) = g(f(x))
  *   normal     printing the normal form and reading it back gives it again
+ *   simplify   im_simplify of each output, over the box, gives the value the
+ *              output as written gives at every index of the box
  *
  * Part 1 enumerates the layout family (permutations, splits by 2-8, fusions,
  * layout strings) on boxes of rank 1-5 and extents 1-12; there lopt must also
@@ -132,7 +134,8 @@ static const char *map_text(const Expr *e)
 }
 
 typedef struct Stats {
-    long maps, rejected, skipped, injective, bijective, padded, notinj, symbolic, inverted, identities, composed;
+    long maps, rejected, skipped, injective, bijective, padded, notinj, symbolic, inverted, identities, composed,
+        simplified;
 } Stats;
 
 /* Checks everything about one map. strict: the map is in the layout family,
@@ -315,6 +318,33 @@ static void check_compose(Module *m, const IndexMap *f, const IndexMap *g, Stats
             return;
         }
     }
+}
+
+/* Each output of map e simplified over box agrees with it everywhere on the box. */
+static void check_simplify(Module *m, const Expr *e, const int64_t *box, Stats *st)
+{
+    Arena scratch = { 0 };
+    int nin = e->u.map.nparams;
+    int64_t vol = volume(box, nin), x[IM_MAX_RANK];
+    char b1[256];
+    for (int q = 0; q < e->u.map.nout; q++) {
+        Expr *s = im_simplify(&m->arena, &scratch, e->u.map.out[q], e->u.map.params, box, nin);
+        if (s == e->u.map.out[q])
+            continue;
+        st->simplified++;
+        for (int64_t r = 0; r < vol; r++) {
+            unrank(r, box, nin, x);
+            eval_overflow = 0;
+            int64_t want = eval(e->u.map.out[q], e, x), got = eval(s, e, x);
+            checks++;
+            if (!eval_overflow && want != got) {
+                FAIL("simplify: output %d of %s is %lld at %s but the simplified form gives %lld", q, map_text(e),
+                     (long long)want, show(x, nin, b1), (long long)got);
+                break;
+            }
+        }
+    }
+    arena_free(&scratch);
 }
 
 static Expr *read_text(Module *m, const char *text)
@@ -586,6 +616,8 @@ static void part2(long want, Stats *st)
         IndexMap *f = check(m, e, box, 0, st);
         if (st->rejected + st->skipped == before)
             accepted++;
+        if (f)
+            check_simplify(m, e, box, st);
         if (!f || volume(f->obox, f->nout) > 20000)
             continue;
         /* compose with a second random map over f's output box */
@@ -613,9 +645,9 @@ int main(int argc, char **argv)
            a.maps, a.bijective, a.padded, a.notinj, a.symbolic, a.inverted, a.identities, a.composed);
     printf("unit-indexmap: random maps: %ld generated, %ld rejected, %ld with output boxes too large to "
            "enumerate, %ld checked (%ld bijective, %ld padded, %ld not injective), %ld decided symbolically, "
-           "%ld inverted, %ld compositions\n",
+           "%ld inverted, %ld compositions, %ld outputs simplified\n",
            b.maps, b.rejected, b.skipped, b.maps - b.rejected - b.skipped, b.bijective, b.padded, b.notinj,
-           b.symbolic, b.inverted, b.composed);
+           b.symbolic, b.inverted, b.composed, b.simplified);
     printf("unit-indexmap: %ld point checks, %d failures\n", checks, failures);
     return failures != 0;
 }

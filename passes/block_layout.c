@@ -1,0 +1,238 @@
+/* transform-block-layout (seed 001): renames a block's iterators by a
+ * bijective affine map. The block must sit in a nest of loops that each bind
+ * one of its iterators, in order; the nest becomes loops over the map's
+ * output box, the block's iterators the new ones (spatial where an output
+ * depends on spatial iterators only, reduce where on reduce ones only), and
+ * the old iterators inside the block are the inverse map of the new. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../ir/clone.h"
+#include "../ir/indexmap.h"
+#include "graph.h"
+#include "pass.h"
+#include "physical.h"
+
+typedef struct BL {
+    Module *m;
+    PassCtx *ctx;
+    Arena *a, *scratch;
+    Func *f;
+    Block *b;
+    Stmt **slot;           /* where the nest around the block hangs */
+    PtrMap names;
+} BL;
+
+static int err(BL *L, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
+
+static int err(BL *L, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_verror(L->ctx->src, loc, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Finds the block named name: *slot is the outermost of the loops that hold
+ * nothing but the loops and the block. */
+static Block *find_block(Stmt **slot, Sym *name, Stmt ***nest)
+{
+    Stmt *s = *slot;
+    if (!s)
+        return NULL;
+    Block *b = NULL;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n && !b; i++)
+            b = find_block(&s->u.seq.items[i], name, nest);
+        return b;
+    case S_FOR: {
+        Stmt *in = stmt_single(s->u.loop.body);
+        while (in && in->kind == S_FOR)
+            in = stmt_single(in->u.loop.body);
+        if (in && in->kind == S_BLOCK && in->u.block->name == name) {
+            *nest = slot;
+            return in->u.block;
+        }
+        return find_block(&s->u.loop.body, name, nest);
+    }
+    case S_BLOCK:
+        if (s->u.block->name == name) {
+            *nest = slot;
+            return s->u.block;
+        }
+        if ((b = find_block(&s->u.block->init, name, nest)))
+            return b;
+        return find_block(&s->u.block->body, name, nest);
+    case S_IF:
+        if ((b = find_block(&s->u.branch.then, name, nest)))
+            return b;
+        return find_block(&s->u.branch.orelse, name, nest);
+    default: return NULL;
+    }
+}
+
+/* The loops of the nest bind the block's iterators one to one, in order. */
+static int check_nest(BL *L, int64_t *dom)
+{
+    Stmt *s = *L->slot;
+    Block *b = L->b;
+    for (int k = 0; k < b->niters; k++) {
+        int64_t ext, lo;
+        s = stmt_single(s);
+        if (s->kind != S_FOR || b->iters[k].binding->kind != E_VAR || b->iters[k].binding->u.var != s->u.loop.var ||
+            expr_const_int(s->u.loop.extent, &ext) || expr_const_int(s->u.loop.min, &lo) || lo != 0 ||
+            expr_const_int(b->iters[k].dom, &dom[k]) || dom[k] != ext || b->iters[k].kind == 'O')
+            return err(L, b->iters[k].loc, "transform-block-layout: the loops around block %s must bind its iterators "
+                       "one to one, in order, over their constant domains", b->name->str);
+        s = s->u.loop.body;
+    }
+    s = stmt_single(s);
+    if (s->kind != S_BLOCK || s->u.block != b || b->where)
+        return err(L, L->b->iters[0].loc, "transform-block-layout: block %s has loops or a T.where the map cannot "
+                   "carry", b->name->str);
+    return 0;
+}
+
+/* 'S' or 'R' when output s depends only on iterators of that kind (or none:
+ * 'S'); 0 when it mixes them. */
+static char out_kind(const Block *b, const ImSum *s)
+{
+    char k = 0;
+    for (int i = 0; i < s->n; i++) {
+        char t;
+        if (s->t[i].var >= 0)
+            t = b->iters[s->t[i].var].kind;
+        else
+            t = out_kind(b, s->t[i].arg);
+        if (!t || (k && t != k))
+            return 0;
+        k = t;
+    }
+    return k ? k : 'S';
+}
+
+static Expr *tvar(Arena *a, Var *v)
+{
+    Expr *e = expr_new(a, E_VAR, v->loc);
+    e->u.var = v;
+    return e;
+}
+
+static int run(BL *L, const PassOpt *opts, int nopts)
+{
+    const char *func = NULL, *block = NULL, *map = NULL;
+    for (int i = 0; i < nopts; i++) {
+        if (strcmp(opts[i].key, "func") == 0)
+            func = opts[i].val;
+        else if (strcmp(opts[i].key, "block") == 0)
+            block = opts[i].val;
+        else if (strcmp(opts[i].key, "map") == 0)
+            map = opts[i].val;
+    }
+    L->f = module_find(L->m, intern_cstr(&L->m->names, func));
+    if (!L->f || L->f->kind != F_PRIM || !L->f->body)
+        return err(L, (Loc){ 0, 0 }, "transform-block-layout: no prim_func named '%s'", func);
+    Stmt **nest = NULL;
+    L->b = find_block(&L->f->body, intern_cstr(&L->m->names, block), &nest);
+    if (!L->b)
+        return err(L, L->f->loc, "transform-block-layout: %s has no block named '%s'", func, block);
+    L->slot = nest;
+    Block *b = L->b;
+    if (b->niters < 1 || b->niters > IM_MAX_RANK)
+        return err(L, b->iters ? b->iters[0].loc : L->f->loc,
+                   "transform-block-layout: block %s has %d iterators (1 to %d are handled)", block, b->niters,
+                   IM_MAX_RANK);
+    int64_t dom[IM_MAX_RANK];
+    if (check_nest(L, dom))
+        return -1;
+    Expr *M = L->ctx->read_map ? L->ctx->read_map(L->m, map, "transform-block-layout map") : NULL;
+    if (!M)
+        return -1;
+    Loc at = b->iters[0].loc;
+    if (M->u.map.nparams != b->niters)
+        return err(L, at, "transform-block-layout: the map takes %d indices but block %s has %d iterators",
+                   M->u.map.nparams, block, b->niters);
+    ImError e;
+    IndexMap *im = im_from_expr(L->scratch, M, dom, &e);
+    if (!im)
+        return err(L, at, "transform-block-layout of block %s: the map is not affine: %s", block, e.msg);
+    if (im_classify(im, NULL, NULL) != IM_BIJECTIVE)
+        return err(L, at, "transform-block-layout of block %s: the map is not a bijection of the iteration box onto "
+                   "its output box", block);
+    ImCond *pred;
+    int npred;
+    IndexMap *inv = im_inverse(L->scratch, im, &pred, &npred, &e);
+    if (!inv)
+        return err(L, at, "transform-block-layout of block %s: %s", block, e.msg);
+    int n = im->nout;
+    char kind[IM_MAX_RANK];
+    for (int q = 0; q < n; q++)
+        if (!(kind[q] = out_kind(b, im->out[q])))
+            return err(L, at, "transform-block-layout of block %s: output %d of the map mixes spatial and reduce "
+                       "iterators", block, q);
+    prim_names(L->f, &L->names);
+    Var *y[IM_MAX_RANK], *lv[IM_MAX_RANK];
+    BlockIter *it = arena_array(L->a, (size_t)n + 1, sizeof *it);
+    char nm[32];
+    for (int q = 0; q < n; q++) {
+        snprintf(nm, sizeof nm, "ax%d", q);
+        lv[q] = var_new(L->a, fresh_name(&L->m->names, &L->names, nm), VAR_TIR, at);
+        lv[q]->dtype = DT_INT32;
+        snprintf(nm, sizeof nm, "v_ax%d", q);
+        y[q] = var_new(L->a, fresh_name(&L->m->names, &L->names, nm), VAR_TIR, at);
+        y[q]->dtype = DT_INT32;
+        it[q] = (BlockIter){ y[q], kind[q], expr_int(L->a, im->obox[q], DT_VOID, at), tvar(L->a, lv[q]), at };
+    }
+    Subst S = { 0 };
+    for (int p = 0; p < b->niters; p++)
+        subst_var(L->a, &S, b->iters[p].var, im_sum_to_expr(L->a, inv->out[p], y));
+    Block *nb = arena_alloc(L->a, sizeof *nb);
+    *nb = *b;
+    nb->iters = it;
+    nb->niters = n;
+    nb->body = clone_stmt(L->a, &S, b->body);
+    nb->init = b->init ? clone_stmt(L->a, &S, b->init) : NULL;
+    nb->reads = arena_array(L->a, (size_t)b->nreads + 1, sizeof *nb->reads);
+    nb->writes = arena_array(L->a, (size_t)b->nwrites + 1, sizeof *nb->writes);
+    for (int k = 0; k < b->nreads + b->nwrites; k++) {
+        const Region *r = k < b->nreads ? &b->reads[k] : &b->writes[k - b->nreads];
+        Region *o = k < b->nreads ? &nb->reads[k] : &nb->writes[k - b->nreads];
+        *o = *r;
+        o->idx = arena_array(L->a, (size_t)r->n + 1, sizeof *o->idx);
+        for (int d = 0; d < r->n; d++)
+            o->idx[d] = clone_expr(L->a, &S, r->idx[d]);
+    }
+    Stmt *s = stmt_new(L->a, S_BLOCK, (*L->slot)->loc);
+    s->u.block = nb;
+    for (int q = n - 1; q >= 0; q--)
+        s = loop_serial(L->a, lv[q], im->obox[q], s);
+    *L->slot = s;
+    return 0;
+}
+
+int pass_transform_block_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    Arena scratch = { 0 };
+    BL L = { .m = m, .ctx = ctx, .a = &m->arena, .scratch = &scratch };
+    int rc = run(&L, opts, nopts);
+    ptrmap_free(&L.names);
+    arena_free(&scratch);
+    return rc;
+}
+
+int pass_transform_block_layout_check(const PassOpt *opts, int nopts, char *errbuf, size_t cap)
+{
+    static const char *const need[] = { "func", "block", "map" };
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+        int found = 0;
+        for (int k = 0; k < nopts; k++)
+            found |= strcmp(opts[k].key, need[i]) == 0;
+        if (!found) {
+            snprintf(errbuf, cap, "pass 'transform-block-layout' needs the option '%s'", need[i]);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,361 @@
+/* flatten (seed 001): every buffer of a PrimFunc becomes physical. The axes
+ * between a buffer's axis separators fuse row-major into one, so a buffer
+ * without separators becomes 1-d and one with k becomes (k+1)-d, its
+ * separators renumbered 1..k (flattening again changes nothing). Accesses
+ * become the linear index, simplified by the index-map algebra over the
+ * enclosing loops and block iterators; regions become [flat(min),
+ * flat(max) + 1]. Allocations change shape in place; a parameter keeps its
+ * logical signature (Relax calls it unchanged) and the body reaches it
+ * through a view, A_1 = T.Buffer((n,), dtype, data=A.data). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../ir/indexmap.h"
+#include "graph.h"
+#include "pass.h"
+#include "physical.h"
+
+typedef struct Flat {
+    Module *m;
+    Arena *scratch;
+    PtrMap to;            /* buffer -> 1 + index in bufs of the buffer that replaces it in accesses */
+    Buffer **from, **into;
+    int n, cap;
+    Scope sc;
+    int changed;
+} Flat;
+
+/* The extents of the groups of b's axes between its separators, as
+ * expressions: k + 1 of them for k separators, [1] for rank 0. */
+static int flat_shape(Arena *a, const Buffer *b, Expr **out)
+{
+    int g = 0, lo = 0;
+    Loc loc = b->loc;
+    if (b->ndim == 0) {
+        out[0] = expr_int(a, 1, DT_VOID, loc);
+        return 1;
+    }
+    for (int s = 0; s <= b->nsep; s++) {
+        int hi = s < b->nsep ? b->axis_sep[s] : b->ndim;
+        Expr *e = NULL;
+        for (int d = lo; d < hi; d++)
+            e = e ? ix_mul(a, e, b->shape[d]) : b->shape[d];
+        out[g++] = e;
+        lo = hi;
+    }
+    return g;
+}
+
+/* Whether b is physical already: one axis per group, rank at least 1. */
+static int is_physical(const Buffer *b)
+{
+    return b->ndim >= 1 && b->ndim == b->nsep + 1;
+}
+
+static void renumber_separators(Arena *a, Buffer *b, int rank)
+{
+    b->nsep = rank - 1;
+    b->axis_sep = arena_array(a, (size_t)rank, sizeof(int));
+    for (int i = 0; i < b->nsep; i++)
+        b->axis_sep[i] = i + 1;
+}
+
+/* The flat indices of idx into logical buffer b (its group extents flat). */
+static Expr **flat_index(Flat *F, const Buffer *b, Expr *const *idx, int *n)
+{
+    Arena *a = &F->m->arena;
+    Expr **out = arena_array(a, (size_t)b->nsep + 2, sizeof *out);
+    Loc loc = b->loc;
+    if (b->ndim == 0) {
+        out[0] = expr_int(a, 0, DT_VOID, loc);
+        *n = 1;
+        return out;
+    }
+    int g = 0, lo = 0;
+    for (int s = 0; s <= b->nsep; s++) {
+        int hi = s < b->nsep ? b->axis_sep[s] : b->ndim;
+        Expr *e = NULL;
+        for (int d = lo; d < hi; d++)
+            e = e ? ix_add(a, ix_mul(a, e, b->shape[d]), idx[d]) : idx[d];
+        out[g++] = scope_simplify(&F->sc, a, F->scratch, e);
+        lo = hi;
+    }
+    *n = g;
+    return out;
+}
+
+static Buffer *target(Flat *F, const Buffer *b)
+{
+    int i = ptrmap_get(&F->to, b, 0) - 1;
+    return i >= 0 ? F->into[i] : NULL;
+}
+
+static void expr_flat(Flat *F, Expr *e);
+
+static void access_flat(Flat *F, Buffer **buf, Expr ***idx, int *n)
+{
+    for (int k = 0; k < *n; k++)
+        expr_flat(F, (*idx)[k]);
+    Buffer *t = target(F, *buf);
+    if (!t)
+        return;
+    *idx = flat_index(F, *buf, *idx, n);
+    *buf = t;
+}
+
+static void expr_flat(Flat *F, Expr *e)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case E_LOAD: access_flat(F, &e->u.load.buf, &e->u.load.idx, &e->u.load.n); break;
+    case E_BIN: expr_flat(F, e->u.bin.a); expr_flat(F, e->u.bin.b); break;
+    case E_UNARY: expr_flat(F, e->u.un.a); break;
+    case E_CAST: expr_flat(F, e->u.cast.a); break;
+    case E_CALL:
+        for (int k = 0; k < e->u.call.nargs; k++)
+            expr_flat(F, e->u.call.args[k]);
+        break;
+    default: break;
+    }
+}
+
+/* A region's flat range per group: [flat(min), flat(max) + 1], a point
+ * where the region is one element. */
+static void region_flat(Flat *F, Region *r)
+{
+    Buffer *t = target(F, r->buf);
+    if (!t)
+        return;
+    Arena *a = &F->m->arena;
+    int n = r->n, point = 1;
+    Expr **mn = arena_array(a, (size_t)n + 1, sizeof *mn), **mx = arena_array(a, (size_t)n + 1, sizeof *mx);
+    for (int d = 0; d < n; d++) {
+        Expr *x = r->idx[d];
+        if (x->kind == E_SLICE) {
+            mn[d] = x->u.slice.lo;
+            mx[d] = ix_add(a, x->u.slice.hi, expr_int(a, -1, DT_VOID, x->loc));
+            point = 0;
+        } else {
+            mn[d] = mx[d] = x;
+        }
+    }
+    int g;
+    Expr **lo = flat_index(F, r->buf, mn, &g);
+    if (!point) {
+        Expr **hi = flat_index(F, r->buf, mx, &g);
+        for (int k = 0; k < g; k++) {
+            Expr *end = scope_simplify(&F->sc, a, F->scratch, ix_add(a, hi[k], expr_int(a, 1, DT_VOID, r->loc)));
+            if (expr_equal(end, ix_add(a, lo[k], expr_int(a, 1, DT_VOID, r->loc))))
+                continue;   /* one element */
+            Expr *s = expr_new(a, E_SLICE, r->loc);
+            s->u.slice.lo = lo[k];
+            s->u.slice.hi = end;
+            lo[k] = s;
+        }
+    }
+    r->idx = lo;
+    r->n = g;
+    r->buf = t;
+}
+
+static void stmt_flat(Flat *F, Stmt *s);
+
+static void block_flat(Flat *F, Block *b)
+{
+    int mark = F->sc.n;
+    for (int k = 0; k < b->niters; k++)
+        scope_push(&F->sc, b->iters[k].var, b->iters[k].dom, NULL);
+    for (int k = 0; k < b->nreads; k++)
+        region_flat(F, &b->reads[k]);
+    for (int k = 0; k < b->nwrites; k++)
+        region_flat(F, &b->writes[k]);
+    expr_flat(F, b->where);
+    stmt_flat(F, b->init);
+    stmt_flat(F, b->body);
+    F->sc.n = mark;
+}
+
+/* The buffer that replaces allocation or view b: the same storage in its
+ * flat shape. */
+static Buffer *flat_buffer(Flat *F, const Buffer *b)
+{
+    Arena *a = &F->m->arena;
+    Buffer *nb = arena_alloc(a, sizeof *nb);
+    *nb = *b;
+    nb->shape = arena_array(a, (size_t)b->nsep + 2, sizeof *nb->shape);
+    nb->ndim = flat_shape(a, b, nb->shape);
+    for (int d = 0; d < nb->ndim; d++)
+        nb->shape[d] = scope_simplify(&F->sc, a, F->scratch, nb->shape[d]);
+    renumber_separators(a, nb, nb->ndim);
+    return nb;
+}
+
+static void stmt_flat(Flat *F, Stmt *s)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int k = 0; k < s->u.seq.n; k++)
+            stmt_flat(F, s->u.seq.items[k]);
+        break;
+    case S_FOR: {
+        int mark = F->sc.n;
+        expr_flat(F, s->u.loop.min);
+        expr_flat(F, s->u.loop.extent);
+        scope_push(&F->sc, s->u.loop.var, s->u.loop.extent, s->u.loop.min);
+        stmt_flat(F, s->u.loop.body);
+        F->sc.n = mark;
+        break;
+    }
+    case S_BLOCK: block_flat(F, s->u.block); break;
+    case S_STORE:
+        expr_flat(F, s->u.store.value);
+        access_flat(F, &s->u.store.buf, &s->u.store.idx, &s->u.store.n);
+        break;
+    case S_IF:
+        expr_flat(F, s->u.branch.cond);
+        stmt_flat(F, s->u.branch.then);
+        stmt_flat(F, s->u.branch.orelse);
+        break;
+    case S_EVAL: expr_flat(F, s->u.eval); break;
+    case S_LET: expr_flat(F, s->u.let.value); break;
+    case S_ALLOC: break;
+    }
+}
+
+static void add_target(Flat *F, Buffer *from, Buffer *into)
+{
+    if (F->n == F->cap) {
+        int cap = F->cap ? 2 * F->cap : 16;
+        Buffer **f = arena_array(&F->m->arena, (size_t)cap, sizeof *f), **t = arena_array(&F->m->arena, (size_t)cap, sizeof *t);
+        if (F->n) {
+            memcpy(f, F->from, (size_t)F->n * sizeof *f);
+            memcpy(t, F->into, (size_t)F->n * sizeof *t);
+        }
+        F->from = f;
+        F->into = t;
+        F->cap = cap;
+    }
+    F->from[F->n] = from;
+    F->into[F->n++] = into;
+    ptrmap_put(&F->to, from, F->n);
+}
+
+/* A view of parameter (or matched buffer) b in its flat shape. */
+static Stmt *view_of(Flat *F, Buffer *b, PtrMap *names)
+{
+    Arena *a = &F->m->arena;
+    char base[160];
+    snprintf(base, sizeof base, "%.120s_1", b->name->str);
+    Buffer *v = arena_zalloc(a, sizeof *v);
+    v->name = fresh_name(&F->m->names, names, base);
+    v->loc = b->loc;
+    v->kind = BUF_ALIAS;
+    v->dtype = b->dtype;
+    v->scope = b->scope;
+    v->base = b;
+    v->axis_sep = b->axis_sep;
+    v->nsep = b->nsep;
+    v->shape = b->shape;
+    v->ndim = b->ndim;
+    v = flat_buffer(F, v);
+    Stmt *s = stmt_new(a, S_ALLOC, b->loc);
+    s->u.alloc = v;
+    add_target(F, b, v);
+    return s;
+}
+
+/* Allocations and views change shape; the buffers a parameter or a match
+ * stands for get a view, placed first in the body (after the match). */
+static void plan(Flat *F, Stmt **slot, PtrMap *used, PtrMap *names)
+{
+    Stmt *s = *slot;
+    if (!s)
+        return;
+    switch (s->kind) {
+    case S_SEQ: {
+        Stmt **items = arena_array(&F->m->arena, (size_t)s->u.seq.n * 2 + 1, sizeof *items);
+        int n = 0;
+        for (int k = 0; k < s->u.seq.n; k++) {
+            Stmt *it = s->u.seq.items[k];
+            plan(F, &it, used, names);
+            items[n++] = it;
+            if (it->kind == S_ALLOC && it->u.alloc->kind == BUF_MATCH && !is_physical(it->u.alloc) &&
+                ptrmap_get(used, it->u.alloc, 0))
+                items[n++] = view_of(F, it->u.alloc, names);
+        }
+        s->u.seq.items = items;
+        s->u.seq.n = n;
+        break;
+    }
+    case S_FOR: plan(F, &s->u.loop.body, used, names); break;
+    case S_BLOCK:
+        plan(F, &s->u.block->init, used, names);
+        plan(F, &s->u.block->body, used, names);
+        break;
+    case S_IF:
+        plan(F, &s->u.branch.then, used, names);
+        plan(F, &s->u.branch.orelse, used, names);
+        break;
+    case S_ALLOC: {
+        Buffer *b = s->u.alloc;
+        if (b->kind != BUF_MATCH && !is_physical(b)) {
+            Buffer *nb = flat_buffer(F, b);
+            if (b->base)
+                nb->base = target(F, b->base) ? target(F, b->base) : b->base;
+            add_target(F, b, nb);
+            s->u.alloc = nb;
+        }
+        break;
+    }
+    default: break;
+    }
+}
+
+int pass_flatten(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    (void)ctx;
+    const char *only = NULL;
+    for (int i = 0; i < nopts; i++)
+        if (strcmp(opts[i].key, "func") == 0)
+            only = opts[i].val;
+    if (only && !module_find(m, intern_cstr(&m->names, only))) {
+        diag_error(ctx->src, (Loc){ 0, 0 }, "flatten: no function named '%s'", only);
+        return -1;
+    }
+    Arena scratch = { 0 };
+    for (int i = 0; i < m->nfuncs; i++) {
+        Func *f = m->funcs[i];
+        if (f->kind != F_PRIM || !f->body || (only && strcmp(f->name->str, only) != 0))
+            continue;
+        Flat F = { .m = m, .scratch = &scratch };
+        PtrMap used = { 0 }, names = { 0 };
+        prim_names(f, &names);
+        prim_used_buffers(f->body, &used);
+        Stmt **views = arena_array(&m->arena, (size_t)f->npparams + 1, sizeof *views);
+        int nviews = 0;
+        for (int p = 0; p < f->npparams; p++) {
+            Buffer *b = f->pparams[p].buf;
+            if (b && !is_physical(b) && ptrmap_get(&used, b, 0))
+                views[nviews++] = view_of(&F, b, &names);
+        }
+        plan(&F, &f->body, &used, &names);
+        stmt_flat(&F, f->body);
+        if (nviews) {
+            Stmt *seq = stmt_new(&m->arena, S_SEQ, f->body->loc);
+            seq->u.seq.items = arena_array(&m->arena, (size_t)nviews + 1, sizeof(Stmt *));
+            memcpy(seq->u.seq.items, views, (size_t)nviews * sizeof *views);
+            seq->u.seq.items[nviews] = f->body;
+            seq->u.seq.n = nviews + 1;
+            f->body = seq;
+        }
+        ptrmap_free(&F.to);
+        ptrmap_free(&used);
+        ptrmap_free(&names);
+        scope_free(&F.sc);
+    }
+    arena_free(&scratch);
+    return 0;
+}

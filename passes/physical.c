@@ -1,0 +1,207 @@
+/* Helpers of the buffer-layout passes (physical.h). */
+#include "physical.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir/indexmap.h"
+
+void scope_push(Scope *sc, Var *v, const Expr *extent, const Expr *min)
+{
+    if (sc->n == sc->cap) {
+        sc->cap = sc->cap ? 2 * sc->cap : 16;
+        Var **nv = realloc(sc->vars, (size_t)sc->cap * sizeof *nv);
+        int64_t *ne = nv ? realloc(sc->ext, (size_t)sc->cap * sizeof *ne) : NULL;
+        if (!nv || !ne)
+            abort();
+        sc->vars = nv;
+        sc->ext = ne;
+    }
+    int64_t lo = 0, ext;
+    if (expr_const_int(extent, &ext) || ext < 1 || (min && (expr_const_int(min, &lo) || lo != 0)))
+        ext = -1;
+    sc->vars[sc->n] = v;
+    sc->ext[sc->n++] = ext;
+}
+
+void scope_free(Scope *sc)
+{
+    free(sc->vars);
+    free(sc->ext);
+    memset(sc, 0, sizeof *sc);
+}
+
+Expr *scope_simplify(const Scope *sc, Arena *a, Arena *scratch, Expr *e)
+{
+    ArenaMark mark = arena_mark(scratch);
+    Var **v = arena_array(scratch, (size_t)sc->n + 1, sizeof *v);
+    int64_t *ext = arena_array(scratch, (size_t)sc->n + 1, sizeof *ext);
+    int n = 0;
+    for (int i = 0; i < sc->n; i++)
+        if (sc->ext[i] > 0) {
+            v[n] = sc->vars[i];
+            ext[n++] = sc->ext[i];
+        }
+    Expr *r = im_simplify(a, scratch, e, v, ext, n);
+    arena_release(scratch, mark);
+    return r;
+}
+
+static Expr *ix_bin(Arena *a, BinOp op, Expr *x, Expr *y)
+{
+    Expr *e = expr_new(a, E_BIN, x->loc);
+    e->u.bin.op = op;
+    e->u.bin.a = x;
+    e->u.bin.b = y;
+    return e;
+}
+
+Expr *ix_add(Arena *a, Expr *x, Expr *y)
+{
+    int64_t u, v, r;
+    int cu = expr_const_int(x, &u) == 0, cv = expr_const_int(y, &v) == 0;
+    if (cu && cv && !__builtin_add_overflow(u, v, &r))
+        return expr_int(a, r, DT_VOID, x->loc);
+    if (cu && u == 0)
+        return y;
+    if (cv && v == 0)
+        return x;
+    if (cv && v < 0 && v > INT64_MIN)
+        return ix_bin(a, B_SUB, x, expr_int(a, -v, DT_VOID, y->loc));
+    return ix_bin(a, B_ADD, x, y);
+}
+
+Expr *ix_mul(Arena *a, Expr *x, Expr *y)
+{
+    int64_t u, v, r;
+    int cu = expr_const_int(x, &u) == 0, cv = expr_const_int(y, &v) == 0;
+    if (cu && cv && !__builtin_mul_overflow(u, v, &r))
+        return expr_int(a, r, DT_VOID, x->loc);
+    if ((cu && u == 0) || (cv && v == 1))
+        return x;
+    if ((cv && v == 0) || (cu && u == 1))
+        return y;
+    return ix_bin(a, B_MUL, x, y);
+}
+
+Stmt *loop_serial(Arena *a, Var *v, int64_t extent, Stmt *body)
+{
+    Loc none = { 0, 0 };
+    Stmt *s = stmt_new(a, S_FOR, none);
+    s->u.loop.var = v;
+    s->u.loop.fk = FOR_SERIAL;
+    s->u.loop.min = expr_int(a, 0, DT_VOID, none);
+    s->u.loop.extent = expr_int(a, extent, DT_VOID, none);
+    s->u.loop.body = body;
+    v->loop = s;
+    return s;
+}
+
+static void names_stmt(const Stmt *s, PtrMap *names);
+
+static void names_buffer(const Buffer *b, PtrMap *names)
+{
+    ptrmap_put(names, b->name, 1);
+}
+
+static void names_stmt(const Stmt *s, PtrMap *names)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            names_stmt(s->u.seq.items[i], names);
+        break;
+    case S_FOR:
+        ptrmap_put(names, s->u.loop.var->name, 1);
+        names_stmt(s->u.loop.body, names);
+        break;
+    case S_BLOCK:
+        if (s->u.block->name)
+            ptrmap_put(names, s->u.block->name, 1);
+        for (int i = 0; i < s->u.block->niters; i++)
+            ptrmap_put(names, s->u.block->iters[i].var->name, 1);
+        names_stmt(s->u.block->init, names);
+        names_stmt(s->u.block->body, names);
+        break;
+    case S_IF:
+        names_stmt(s->u.branch.then, names);
+        names_stmt(s->u.branch.orelse, names);
+        break;
+    case S_ALLOC: names_buffer(s->u.alloc, names); break;
+    case S_LET: ptrmap_put(names, s->u.let.var->name, 1); break;
+    default: break;
+    }
+}
+
+void prim_names(const Func *f, PtrMap *names)
+{
+    ptrmap_put(names, f->name, 1);
+    for (int i = 0; i < f->npparams; i++) {
+        if (f->pparams[i].buf)
+            names_buffer(f->pparams[i].buf, names);
+        if (f->pparams[i].var)
+            ptrmap_put(names, f->pparams[i].var->name, 1);
+    }
+    names_stmt(f->body, names);
+}
+
+static void used_expr(const Expr *e, PtrMap *used)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case E_LOAD:
+        ptrmap_put(used, e->u.load.buf, 1);
+        for (int i = 0; i < e->u.load.n; i++)
+            used_expr(e->u.load.idx[i], used);
+        break;
+    case E_BIN: used_expr(e->u.bin.a, used); used_expr(e->u.bin.b, used); break;
+    case E_UNARY: used_expr(e->u.un.a, used); break;
+    case E_CAST: used_expr(e->u.cast.a, used); break;
+    case E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            used_expr(e->u.call.args[i], used);
+        break;
+    default: break;
+    }
+}
+
+void prim_used_buffers(const Stmt *s, PtrMap *used)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            prim_used_buffers(s->u.seq.items[i], used);
+        break;
+    case S_FOR: prim_used_buffers(s->u.loop.body, used); break;
+    case S_BLOCK: {
+        const Block *b = s->u.block;
+        for (int i = 0; i < b->nreads; i++)
+            ptrmap_put(used, b->reads[i].buf, 1);
+        for (int i = 0; i < b->nwrites; i++)
+            ptrmap_put(used, b->writes[i].buf, 1);
+        used_expr(b->where, used);
+        prim_used_buffers(b->init, used);
+        prim_used_buffers(b->body, used);
+        break;
+    }
+    case S_STORE:
+        ptrmap_put(used, s->u.store.buf, 1);
+        used_expr(s->u.store.value, used);
+        for (int i = 0; i < s->u.store.n; i++)
+            used_expr(s->u.store.idx[i], used);
+        break;
+    case S_IF:
+        used_expr(s->u.branch.cond, used);
+        prim_used_buffers(s->u.branch.then, used);
+        prim_used_buffers(s->u.branch.orelse, used);
+        break;
+    case S_EVAL: used_expr(s->u.eval, used); break;
+    case S_LET: used_expr(s->u.let.value, used); break;
+    default: break;
+    }
+}

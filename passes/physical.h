@@ -1,0 +1,37 @@
+/* What the buffer-layout passes (seed 001: flatten, transform-layout,
+ * transform-block-layout) share: the variables in scope with their ranges,
+ * index arithmetic that folds constants, and walks over a PrimFunc's names
+ * and buffers. */
+#ifndef LOPT_PHYSICAL_H
+#define LOPT_PHYSICAL_H
+
+#include "../ir/ir.h"
+#include "graph.h"
+
+/* The loop variables and block iterators around a statement; ext[i] is the
+ * extent of a variable that ranges over [0, ext[i]), or -1 when unknown. */
+typedef struct Scope {
+    Var **vars;
+    int64_t *ext;
+    int n, cap;
+} Scope;
+
+/* Pushes v ranging from min (NULL: 0) over extent; pop by resetting n. */
+void scope_push(Scope *sc, Var *v, const Expr *extent, const Expr *min);
+void scope_free(Scope *sc);
+/* e simplified as an index over the variables in scope (im_simplify). */
+Expr *scope_simplify(const Scope *sc, Arena *a, Arena *scratch, Expr *e);
+
+/* x + y and x * y, folding constants and the identities 0 and 1. */
+Expr *ix_add(Arena *a, Expr *x, Expr *y);
+Expr *ix_mul(Arena *a, Expr *x, Expr *y);
+
+/* for v in range(extent): body (serial), v's loop set to it. */
+Stmt *loop_serial(Arena *a, Var *v, int64_t extent, Stmt *body);
+
+/* Records the names of f's parameters, buffers and variables (for fresh_name). */
+void prim_names(const Func *f, PtrMap *names);
+/* Marks (value 1) every buffer s loads, stores or names in a region. */
+void prim_used_buffers(const Stmt *s, PtrMap *used);
+
+#endif

@@ -1,0 +1,1051 @@
+/* transform-layout (seed 001): rewrites one buffer of a PrimFunc through an
+ * index map. The buffer takes the map's image of its shape (rounded up where
+ * the map pads) and any axis separators the map marks; every load, store and
+ * region of it goes through the map, simplified over the loops around it.
+ * A parameter changes the signature, so each R.call_tir of the function gets
+ * R.layout_transform on that operand, or the inverse (and a crop, where the
+ * map pads) on that result. Where the map pads, a pad value says what the
+ * padding holds: an in-order writer is re-iterated over the new shape and
+ * stores T.if_then_else(pad, V, value); an input gets a stated assumption
+ * (T.assume, checked when it runs); any other writer is followed by a block
+ * that writes V under T.where(pad). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir/clone.h"
+#include "../ir/indexmap.h"
+#include "../printer/print.h"
+#include "graph.h"
+#include "pass.h"
+#include "physical.h"
+
+typedef struct TL {
+    Module *m;
+    PassCtx *ctx;
+    Arena *a, *scratch;
+    Func *f;
+    Buffer *B;
+    int param;                 /* B's parameter position, or -1 for an allocation */
+    Expr *map;                 /* without separators */
+    int sep[IM_MAX_RANK], nsep;
+    IndexMap *im, *inv;
+    ImCond *pred;
+    int npred;
+    int padded;
+    Expr *pad;                 /* the pad value: a constant, or NULL */
+    Expr *rpad;                /* the same as a Relax literal (pad_value=0.0) */
+    Expr *padmap;              /* a pad value of the new indices (lambda), or NULL */
+    int64_t old[IM_MAX_RANK];
+    int oldn;
+    Scope sc;
+    PtrMap names;
+} TL;
+
+static const char *opt(const PassOpt *o, int n, const char *key)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(o[i].key, key) == 0)
+            return o[i].val;
+    return NULL;
+}
+
+static int err(TL *T, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
+
+static int err(TL *T, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_verror(T->ctx->src, loc, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* FROM:TO names two layouts: no lambda, one colon. */
+static int layout_pair(const char *s)
+{
+    while (*s == ' ')
+        s++;
+    const char *colon = strchr(s, ':');
+    return strncmp(s, "lambda", 6) != 0 && colon && !strchr(colon + 1, ':');
+}
+
+/* ---- reading the options ---- */
+
+static Expr *read_map(TL *T, const char *text)
+{
+    ImError e = { { 0, 0 }, "" };
+    if (!layout_pair(text))
+        return T->ctx->read_map ? T->ctx->read_map(T->m, text, "transform-layout map") : NULL;
+    char from[64], to[64];
+    const char *colon = strchr(text, ':');
+    if (colon - text >= 60 || strlen(colon + 1) >= 60)
+        return err(T, T->B->loc, "transform-layout: layout names longer than 60 characters"), NULL;
+    snprintf(from, sizeof from, "%.*s", (int)(colon - text), text);
+    snprintf(to, sizeof to, "%s", colon + 1);
+    Expr *x = im_layout_map(T->a, &T->m->names, from, to, NULL, &e);
+    if (x && im_layout_check(from, T->old, T->oldn, &e))
+        x = NULL;
+    if (!x)
+        err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
+    return x;
+}
+
+static int is_separator(const Expr *e)
+{
+    return e->kind == E_CALL && strcmp(e->u.call.op->str, "T.axis_separator") == 0 && e->u.call.nargs == 0;
+}
+
+/* Takes the T.axis_separator() marks out of the map's outputs. */
+static void take_separators(TL *T, Expr *map)
+{
+    int k = 0;
+    for (int q = 0; q < map->u.map.nout; q++) {
+        if (is_separator(map->u.map.out[q])) {
+            if (T->nsep < IM_MAX_RANK)
+                T->sep[T->nsep++] = k;
+            continue;
+        }
+        map->u.map.out[k++] = map->u.map.out[q];
+    }
+    map->u.map.nout = k;
+}
+
+static int read_separators(TL *T, const char *text)
+{
+    for (const char *s = text; *s;) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || (*end && *end != ','))
+            return err(T, T->B->loc, "transform-layout: axis-separators is a list of integers, as 1 or \"1,3\""), -1;
+        if (T->nsep == IM_MAX_RANK)
+            return err(T, T->B->loc, "transform-layout: more than %d axis separators", IM_MAX_RANK), -1;
+        T->sep[T->nsep++] = (int)(v > 1000 ? 1000 : v < -1000 ? -1000 : v);
+        s = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+static int check_separators(TL *T)
+{
+    int rank = T->map->u.map.nout;
+    for (int i = 0; i < T->nsep; i++)
+        if (T->sep[i] < 1 || T->sep[i] >= rank || (i && T->sep[i] <= T->sep[i - 1])) {
+            char list[128];
+            int len = 0;
+            for (int k = 0; k < T->nsep && len < 100; k++)
+                len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", k ? ", " : "", T->sep[k]);
+            return err(T, T->B->loc,
+                       "transform-layout of %s: axis separators [%s] out of order or range: they must increase and "
+                       "lie between 1 and %d",
+                       T->B->name->str, list, rank - 1);
+        }
+    return 0;
+}
+
+/* The buffer named name among f's parameters and allocations. */
+static Buffer *find_alloc(Stmt *s, Sym *name)
+{
+    if (!s)
+        return NULL;
+    Buffer *b = NULL;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n && !b; i++)
+            b = find_alloc(s->u.seq.items[i], name);
+        return b;
+    case S_FOR: return find_alloc(s->u.loop.body, name);
+    case S_BLOCK: return find_alloc(s->u.block->body, name);
+    case S_IF: return (b = find_alloc(s->u.branch.then, name)) ? b : find_alloc(s->u.branch.orelse, name);
+    case S_ALLOC: return s->u.alloc->name == name ? s->u.alloc : NULL;
+    default: return NULL;
+    }
+}
+
+/* Whether text reads a buffer of f: a name followed by '['. */
+static const Buffer *reads_buffer(TL *T, const char *text)
+{
+    for (const char *s = text; *s; s++) {
+        const char *p = s;
+        while (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))
+            p++;
+        if (p > s && *p == '[') {
+            Sym *name = intern(&T->m->names, s, (size_t)(p - s));
+            for (int i = 0; i < T->f->npparams; i++)
+                if (T->f->pparams[i].buf && T->f->pparams[i].buf->name == name)
+                    return T->f->pparams[i].buf;
+            const Buffer *b = find_alloc(T->f->body, name);
+            if (b)
+                return b;
+        }
+        if (p > s)
+            s = p - 1;
+    }
+    return NULL;
+}
+
+static int read_pad(TL *T, const char *text)
+{
+    const Buffer *r = reads_buffer(T, text);
+    if (r)
+        return err(T, T->B->loc, "transform-layout of %s: the pad value reads buffer %s; it may use only the new indices",
+                   T->B->name->str, r->name->str);
+    DType dt = T->B->dtype;
+    if (strncmp(text, "lambda", 6) == 0) {
+        Expr *x = T->ctx->read_map ? T->ctx->read_map(T->m, text, "transform-layout pad-value") : NULL;
+        if (!x)
+            return -1;
+        if (x->u.map.nparams != T->map->u.map.nout || x->u.map.nout != 1)
+            return err(T, T->B->loc,
+                       "transform-layout of %s: the pad value is a lambda of the %d new indices giving one value",
+                       T->B->name->str, T->map->u.map.nout);
+        DType vt = tir_dtype(x->u.map.out[0]);
+        if (vt != dt && !(dtype_is_float(dt) && dtype_is_int(vt)))
+            return err(T, T->B->loc, "transform-layout of %s: the pad value is %s but %s holds %s", T->B->name->str,
+                       dtype_name(vt), T->B->name->str, dtype_name(dt));
+        if (vt != dt) {
+            Expr *c = expr_new(T->a, E_CAST, x->loc);
+            c->u.cast.dtype = dt;
+            c->u.cast.a = x->u.map.out[0];
+            x->u.map.out[0] = c;
+        }
+        T->padmap = x;
+        return 0;
+    }
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end)
+        return err(T, T->B->loc, "transform-layout of %s: pad-value is a number or a lambda of the new indices, not '%s'",
+                   T->B->name->str, text);
+    if ((dtype_is_int(dt) || dt == DT_BOOL) && (!(v > -9e18 && v < 9e18) || v != (double)(int64_t)v || strpbrk(text, ".eEn")))
+        return err(T, T->B->loc, "transform-layout of %s: the pad value %s is not a value of dtype %s, which %s holds",
+                   T->B->name->str, text, dtype_name(dt), T->B->name->str);
+    T->pad = dtype_is_float(dt) ? expr_float(T->a, v, dt, T->B->loc) : expr_int(T->a, (int64_t)v, dt, T->B->loc);
+    T->rpad = dtype_is_float(dt) ? expr_float(T->a, v, DT_VOID, T->B->loc)
+                                 : expr_int(T->a, (int64_t)v, DT_VOID, T->B->loc);
+    return 0;
+}
+
+/* ---- rewriting the accesses ---- */
+
+static Expr **map_index(TL *T, Expr *const *idx)
+{
+    const Expr *M = T->map;
+    Subst S = { 0 };
+    for (int p = 0; p < M->u.map.nparams; p++)
+        subst_var(T->a, &S, M->u.map.params[p], idx[p]);
+    Expr **out = arena_array(T->a, (size_t)M->u.map.nout + 1, sizeof *out);
+    for (int q = 0; q < M->u.map.nout; q++)
+        out[q] = scope_simplify(&T->sc, T->a, T->scratch, clone_expr(T->a, &S, M->u.map.out[q]));
+    return out;
+}
+
+static void rw_expr(TL *T, Expr *e)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case E_LOAD:
+        for (int k = 0; k < e->u.load.n; k++)
+            rw_expr(T, e->u.load.idx[k]);
+        if (e->u.load.buf == T->B) {
+            e->u.load.idx = map_index(T, e->u.load.idx);
+            e->u.load.n = T->map->u.map.nout;
+        }
+        break;
+    case E_BIN: rw_expr(T, e->u.bin.a); rw_expr(T, e->u.bin.b); break;
+    case E_UNARY: rw_expr(T, e->u.un.a); break;
+    case E_CAST: rw_expr(T, e->u.cast.a); break;
+    case E_CALL:
+        for (int k = 0; k < e->u.call.nargs; k++)
+            rw_expr(T, e->u.call.args[k]);
+        break;
+    default: break;
+    }
+}
+
+/* A region of B: points go through the map; a range becomes the whole new
+ * extent (the image of a box need not be a box). */
+static void rw_region(TL *T, Region *r)
+{
+    if (r->buf != T->B)
+        return;
+    int slice = 0;
+    for (int d = 0; d < r->n; d++)
+        slice |= r->idx[d]->kind == E_SLICE;
+    if (!slice) {
+        r->idx = map_index(T, r->idx);
+        r->n = T->map->u.map.nout;
+        return;
+    }
+    int n = T->map->u.map.nout;
+    r->idx = arena_array(T->a, (size_t)n + 1, sizeof *r->idx);
+    for (int q = 0; q < n; q++) {
+        Expr *s = expr_new(T->a, E_SLICE, r->loc);
+        s->u.slice.lo = expr_int(T->a, 0, DT_VOID, r->loc);
+        s->u.slice.hi = expr_int(T->a, T->im->obox[q], DT_VOID, r->loc);
+        r->idx[q] = s;
+    }
+    r->n = n;
+}
+
+static void rw_stmt(TL *T, Stmt *s)
+{
+    if (!s)
+        return;
+    int mark = T->sc.n;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int k = 0; k < s->u.seq.n; k++)
+            rw_stmt(T, s->u.seq.items[k]);
+        break;
+    case S_FOR:
+        scope_push(&T->sc, s->u.loop.var, s->u.loop.extent, s->u.loop.min);
+        rw_stmt(T, s->u.loop.body);
+        break;
+    case S_BLOCK: {
+        Block *b = s->u.block;
+        for (int k = 0; k < b->niters; k++)
+            scope_push(&T->sc, b->iters[k].var, b->iters[k].dom, NULL);
+        for (int k = 0; k < b->nreads; k++)
+            rw_region(T, &b->reads[k]);
+        for (int k = 0; k < b->nwrites; k++)
+            rw_region(T, &b->writes[k]);
+        rw_expr(T, b->where);
+        rw_stmt(T, b->init);
+        rw_stmt(T, b->body);
+        break;
+    }
+    case S_STORE:
+        for (int k = 0; k < s->u.store.n; k++)
+            rw_expr(T, s->u.store.idx[k]);
+        rw_expr(T, s->u.store.value);
+        if (s->u.store.buf == T->B) {
+            s->u.store.idx = map_index(T, s->u.store.idx);
+            s->u.store.n = T->map->u.map.nout;
+        }
+        break;
+    case S_IF:
+        rw_expr(T, s->u.branch.cond);
+        rw_stmt(T, s->u.branch.then);
+        rw_stmt(T, s->u.branch.orelse);
+        break;
+    case S_EVAL: rw_expr(T, s->u.eval); break;
+    case S_LET: rw_expr(T, s->u.let.value); break;
+    case S_ALLOC: break;
+    }
+    T->sc.n = mark;
+}
+
+/* ---- padding ---- */
+
+static Expr *tvar(TL *T, Var *v)
+{
+    Expr *e = expr_new(T->a, E_VAR, v->loc);
+    e->u.var = v;
+    return e;
+}
+
+static Var *fresh_tvar(TL *T, const char *base)
+{
+    Loc none = { 0, 0 };
+    Var *v = var_new(T->a, fresh_name(&T->m->names, &T->names, base), VAR_TIR, none);
+    v->dtype = DT_INT32;
+    return v;
+}
+
+static Expr *bin(TL *T, BinOp op, Expr *x, Expr *y)
+{
+    Expr *e = expr_new(T->a, E_BIN, x->loc);
+    e->u.bin.op = op;
+    e->u.bin.a = x;
+    e->u.bin.b = y;
+    return e;
+}
+
+/* The padding predicate over the new indices y: true exactly on padding. */
+static Expr *pad_pred(TL *T, Var *const *y)
+{
+    Expr *e = NULL;
+    for (int i = 0; i < T->npred; i++) {
+        Expr *c = bin(T, T->pred[i].op, im_sum_to_expr(T->a, T->pred[i].lhs, y), im_sum_to_expr(T->a, T->pred[i].rhs, y));
+        e = e ? bin(T, B_OR, e, c) : c;
+    }
+    return e;
+}
+
+static Expr *pad_value(TL *T, Var *const *y)
+{
+    if (!T->padmap)
+        return T->pad;
+    Subst S = { 0 };
+    for (int q = 0; q < T->padmap->u.map.nparams; q++)
+        subst_var(T->a, &S, T->padmap->u.map.params[q], tvar(T, y[q]));
+    return clone_expr(T->a, &S, T->padmap->u.map.out[0]);
+}
+
+static Expr *select(TL *T, Expr *cond, Expr *then, Expr *orelse)
+{
+    Expr *e = expr_new(T->a, E_CALL, then->loc);
+    e->u.call.op = intern_cstr(&T->m->names, "T.if_then_else");
+    e->u.call.nargs = 3;
+    e->u.call.args = arena_array(T->a, 4, sizeof(Expr *));
+    e->u.call.args[0] = cond;
+    e->u.call.args[1] = then;
+    e->u.call.args[2] = orelse;
+    return e;
+}
+
+/* Loops ax0.. over the new shape around a block named name whose spatial
+ * iterators v_ax0.. (returned in y) follow them. */
+static Stmt *nest_new(TL *T, const char *name, Var **y, Block **out)
+{
+    int n = T->map->u.map.nout;
+    Var *lv[IM_MAX_RANK];
+    Block *b = arena_zalloc(T->a, sizeof *b);
+    b->name = fresh_name(&T->m->names, &T->names, name);
+    b->niters = n;
+    b->iters = arena_array(T->a, (size_t)n + 1, sizeof *b->iters);
+    char nm[32];
+    for (int q = 0; q < n; q++) {
+        snprintf(nm, sizeof nm, "ax%d", q);
+        lv[q] = fresh_tvar(T, nm);
+        snprintf(nm, sizeof nm, "v_ax%d", q);
+        y[q] = fresh_tvar(T, nm);
+        b->iters[q] = (BlockIter){ y[q], 'S', expr_int(T->a, T->im->obox[q], DT_VOID, T->B->loc), tvar(T, lv[q]),
+                                   T->B->loc };
+    }
+    b->has_reads = b->has_writes = 1;
+    Stmt *s = stmt_new(T->a, S_BLOCK, T->B->loc);
+    s->u.block = b;
+    for (int q = n - 1; q >= 0; q--)
+        s = loop_serial(T->a, lv[q], T->im->obox[q], s);
+    *out = b;
+    return s;
+}
+
+static Region *point_region(TL *T, Var *const *y)
+{
+    Region *r = arena_zalloc(T->a, sizeof *r);
+    r->buf = T->B;
+    r->n = T->map->u.map.nout;
+    r->idx = arena_array(T->a, (size_t)r->n + 1, sizeof *r->idx);
+    for (int q = 0; q < r->n; q++)
+        r->idx[q] = tvar(T, y[q]);
+    r->loc = T->B->loc;
+    return r;
+}
+
+/* A block writing the pad value where the predicate holds. */
+static Stmt *pad_block(TL *T)
+{
+    Var *y[IM_MAX_RANK];
+    Block *b;
+    char nm[160];
+    snprintf(nm, sizeof nm, "%.120s_pad", T->B->name->str);
+    Stmt *s = nest_new(T, nm, y, &b);
+    b->where = pad_pred(T, y);
+    b->writes = point_region(T, y);
+    b->nwrites = 1;
+    Stmt *st = stmt_new(T->a, S_STORE, T->B->loc);
+    st->u.store.buf = T->B;
+    st->u.store.idx = b->writes->idx;
+    st->u.store.n = b->writes->n;
+    st->u.store.value = pad_value(T, y);
+    b->body = st;
+    return s;
+}
+
+/* A block stating that the padding of input B holds the pad value. */
+static Stmt *assume_block(TL *T)
+{
+    Var *y[IM_MAX_RANK];
+    Block *b;
+    char nm[160];
+    snprintf(nm, sizeof nm, "%.120s_assume", T->B->name->str);
+    Stmt *s = nest_new(T, nm, y, &b);
+    b->where = pad_pred(T, y);
+    b->reads = point_region(T, y);
+    b->nreads = 1;
+    Expr *ld = expr_new(T->a, E_LOAD, T->B->loc);
+    ld->u.load.buf = T->B;
+    ld->u.load.idx = b->reads->idx;
+    ld->u.load.n = b->reads->n;
+    Expr *eq = bin(T, B_EQ, ld, pad_value(T, y));
+    Expr *call = expr_new(T->a, E_CALL, T->B->loc);
+    call->u.call.op = intern_cstr(&T->m->names, "T.assume");
+    call->u.call.nargs = 1;
+    call->u.call.args = arena_array(T->a, 2, sizeof(Expr *));
+    call->u.call.args[0] = eq;
+    Stmt *ev = stmt_new(T->a, S_EVAL, T->B->loc);
+    ev->u.eval = call;
+    b->body = ev;
+    return s;
+}
+
+static int stores_to(const Stmt *s, const Buffer *B)
+{
+    if (!s)
+        return 0;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            if (stores_to(s->u.seq.items[i], B))
+                return 1;
+        return 0;
+    case S_FOR: return stores_to(s->u.loop.body, B);
+    case S_BLOCK: return stores_to(s->u.block->init, B) || stores_to(s->u.block->body, B);
+    case S_IF: return stores_to(s->u.branch.then, B) || stores_to(s->u.branch.orelse, B);
+    case S_STORE: return s->u.store.buf == B;
+    default: return 0;
+    }
+}
+
+/* The block of a nest of loops that each bind one of its spatial iterators
+ * in order, over B's old shape, and whose body (and init) store B at exactly
+ * those iterators: a writer in order, which can run over the new shape. */
+static Block *in_order_writer(TL *T, Stmt *s)
+{
+    int loops = 0;
+    while (s && s->kind == S_FOR) {
+        s = stmt_single(s->u.loop.body);
+        loops++;
+    }
+    if (!s || s->kind != S_BLOCK)
+        return NULL;
+    Block *b = s->u.block;
+    /* the loops go: each must feed one iterator, and nothing else */
+    if (loops != b->niters)
+        return NULL;
+    for (int k = 0; k < b->niters; k++)
+        if (b->iters[k].binding->kind != E_VAR || !b->iters[k].binding->u.var->loop)
+            return NULL;
+    Stmt *st = stmt_single(b->body), *in = b->init ? stmt_single(b->init) : NULL;
+    if (!st || st->kind != S_STORE || st->u.store.buf != T->B || b->where || (in && (in->kind != S_STORE || in->u.store.buf != T->B)))
+        return NULL;
+    int ns = 0;
+    for (int k = 0; k < b->niters; k++) {
+        int64_t d;
+        if (b->iters[k].kind == 'O' || expr_const_int(b->iters[k].dom, &d))
+            return NULL;
+        if (b->iters[k].kind != 'S')
+            continue;
+        if (ns >= T->oldn || d != T->old[ns] || st->u.store.idx[ns]->kind != E_VAR ||
+            st->u.store.idx[ns]->u.var != b->iters[k].var)
+            return NULL;
+        if (in && !expr_equal(in->u.store.idx[ns], st->u.store.idx[ns]))
+            return NULL;
+        ns++;
+    }
+    return ns == T->oldn ? b : NULL;
+}
+
+/* Re-iterates writer b over the new shape: spatial iterators y over it (the
+ * old ones become the inverse map of y), reductions kept; the stores write
+ * B[y] with the pad value where y is padding. Runs before the accesses are
+ * rewritten, so B's stores still hold the old iterators. */
+static Stmt *reiterate(TL *T, Block *b)
+{
+    int m = T->map->u.map.nout, nred = 0;
+    for (int k = 0; k < b->niters; k++)
+        nred += b->iters[k].kind == 'R';
+    Var *y[IM_MAX_RANK];
+    Block *nb;
+    Stmt *s = nest_new(T, b->name->str, y, &nb);
+    Block *shell = nb;
+    nb = arena_alloc(T->a, sizeof *nb);
+    *nb = *b;
+    nb->niters = m + nred;
+    nb->iters = arena_array(T->a, (size_t)(m + nred) + 1, sizeof *nb->iters);
+    memcpy(nb->iters, shell->iters, (size_t)m * sizeof *nb->iters);
+    /* the reduction loops go inside the new spatial ones */
+    Stmt *inner = s;
+    while (inner->kind == S_FOR && inner->u.loop.body->kind == S_FOR)
+        inner = inner->u.loop.body;
+    int q = m;
+    Subst S = { 0 };
+    int sp = 0;
+    for (int k = 0; k < b->niters; k++) {
+        if (b->iters[k].kind == 'S') {
+            subst_var(T->a, &S, b->iters[k].var, im_sum_to_expr(T->a, T->inv->out[sp++], y));
+            continue;
+        }
+        char nm[32];
+        snprintf(nm, sizeof nm, "ax%d", q);
+        Var *lv = fresh_tvar(T, nm);
+        int64_t d = 0;
+        expr_const_int(b->iters[k].dom, &d);
+        nb->iters[q] = b->iters[k];
+        nb->iters[q].binding = tvar(T, lv);
+        Stmt *blk = inner->u.loop.body;
+        inner->u.loop.body = loop_serial(T->a, lv, d, blk);
+        inner = inner->u.loop.body;
+        q++;
+    }
+    Stmt *body = clone_stmt(T->a, &S, b->body), *init = b->init ? clone_stmt(T->a, &S, b->init) : NULL;
+    Expr *pred = pad_pred(T, y);
+    Stmt *stores[2] = { stmt_single(body), init ? stmt_single(init) : NULL };
+    for (int i = 0; i < 2; i++) {
+        Stmt *st = stores[i];
+        if (!st)
+            continue;
+        st->u.store.value = select(T, pred, pad_value(T, y), st->u.store.value);
+    }
+    nb->body = body;
+    nb->init = init;
+    nb->reads = arena_array(T->a, (size_t)b->nreads + 1, sizeof *nb->reads);
+    nb->writes = arena_array(T->a, (size_t)b->nwrites + 1, sizeof *nb->writes);
+    for (int k = 0; k < b->nreads + b->nwrites; k++) {
+        const Region *r = k < b->nreads ? &b->reads[k] : &b->writes[k - b->nreads];
+        Region *o = k < b->nreads ? &nb->reads[k] : &nb->writes[k - b->nreads];
+        *o = *r;
+        o->idx = arena_array(T->a, (size_t)r->n + 1, sizeof *o->idx);
+        for (int d = 0; d < r->n; d++)
+            o->idx[d] = clone_expr(T->a, &S, r->idx[d]);
+    }
+    /* the loops' innermost body is the block */
+    Stmt *blk = stmt_new(T->a, S_BLOCK, b->name ? T->B->loc : T->B->loc);
+    blk->u.block = nb;
+    inner->u.loop.body = blk;
+    return s;
+}
+
+/* After the accesses are rewritten: B's stores in the re-iterated block are
+ * M(inverse(y)); write them as y. */
+static void store_at(TL *T, Stmt *st, Var *const *y)
+{
+    st = stmt_single(st);
+    if (!st || st->kind != S_STORE || st->u.store.buf != T->B)
+        return;
+    for (int q = 0; q < st->u.store.n; q++)
+        st->u.store.idx[q] = tvar(T, y[q]);
+}
+
+typedef struct Padding {
+    Block *writer;         /* the re-iterated writer, or NULL */
+    Var *y[IM_MAX_RANK];
+    Stmt *extra;           /* a padding or assumption block, placed after the accesses change */
+    int at;                /* its place among the body's statements */
+} Padding;
+
+/* Puts P->extra at its place in the body. */
+static void pad_place(TL *T, const Padding *P)
+{
+    Stmt *body = T->f->body;
+    int n = body->kind == S_SEQ ? body->u.seq.n : 1;
+    Stmt **items = body->kind == S_SEQ ? body->u.seq.items : &T->f->body;
+    Stmt *seq = stmt_new(T->a, S_SEQ, body->loc);
+    seq->u.seq.items = arena_array(T->a, (size_t)n + 2, sizeof(Stmt *));
+    memcpy(seq->u.seq.items, items, (size_t)P->at * sizeof(Stmt *));
+    seq->u.seq.items[P->at] = P->extra;
+    memcpy(seq->u.seq.items + P->at + 1, items + P->at, (size_t)(n - P->at) * sizeof(Stmt *));
+    seq->u.seq.n = n + 1;
+    T->f->body = seq;
+}
+
+/* Plans the padding before the accesses change: returns -1 on error. */
+static int pad_plan(TL *T, Padding *P)
+{
+    memset(P, 0, sizeof *P);
+    Stmt *body = T->f->body;
+    int n = body->kind == S_SEQ ? body->u.seq.n : 1;
+    Stmt **items = body->kind == S_SEQ ? body->u.seq.items : &T->f->body;
+    int last = -1, count = 0;
+    (void)body;
+    for (int i = 0; i < n; i++)
+        if (stores_to(items[i], T->B)) {
+            last = i;
+            count++;
+        }
+    if (count == 0) {
+        if (T->param < 0)
+            return err(T, T->B->loc, "transform-layout of %s: nothing writes the buffer", T->B->name->str);
+        /* an input: its padding is stated, and checked when it runs */
+        P->extra = assume_block(T);
+        P->at = 0;
+        return 0;
+    }
+    Block *w = count == 1 ? in_order_writer(T, stmt_single(items[last])) : NULL;
+    if (w) {
+        Stmt *s = reiterate(T, w);
+        Stmt *in = s;
+        while (in->kind == S_FOR)
+            in = in->u.loop.body;
+        P->writer = in->u.block;
+        for (int q = 0; q < T->map->u.map.nout; q++)
+            P->y[q] = P->writer->iters[q].var;
+        items[last] = s;
+        return 0;
+    }
+    P->extra = pad_block(T);
+    P->at = last + 1;
+    return 0;
+}
+
+/* ---- call sites ---- */
+
+static StructInfo *new_sinfo(TL *T, Loc loc)
+{
+    return tensor_sinfo_new(T->a, T->B->dtype, T->map->u.map.nout, T->im->obox, loc);
+}
+
+/* The rewrite back from the new layout of a result: the inverse map, then
+ * a crop to the old shape where the map pads. */
+static Expr *back_value(TL *T, Expr *x, StructInfo **mid, Loc loc)
+{
+    Expr *inv = im_to_expr(T->a, &T->m->names, T->inv);
+    Expr *e = layout_transform_new(T->m, x, inv, NULL, loc);
+    /* the inverse's image of the new shape: larger than the old shape where
+     * the map pads (the padding lands past its end) */
+    ImError er;
+    IndexMap *img = im_from_expr(T->scratch, inv, T->im->obox, &er);
+    int crop = 0;
+    for (int d = 0; img && d < T->oldn; d++)
+        crop |= img->obox[d] != T->old[d];
+    *mid = NULL;
+    if (!crop)
+        return e;
+    *mid = tensor_sinfo_new(T->a, T->B->dtype, T->oldn, img->obox, loc);
+    return e;
+}
+
+static Expr *crop_value(TL *T, Expr *x, Loc loc)
+{
+    static const char *const keys[] = { "start_indices", "slice_sizes" };
+    int64_t zero[IM_MAX_RANK] = { 0 };
+    Expr *vals[2] = { int_list(T->a, zero, T->oldn, loc), int_list(T->a, T->old, T->oldn, loc) };
+    return call_new(T->m, "R.crop", x, keys, vals, 2, loc);
+}
+
+/* Rewrites the call sites of T->f in block rb; returns -1 on error. */
+static int fix_block(TL *T, RBlock *rb, PtrMap *names)
+{
+    int cap = rb->nbinds * 3 + 1, n = 0;
+    Binding **out = arena_array(T->a, (size_t)cap, sizeof *out);
+    for (int i = 0; i < rb->nbinds; i++) {
+        Binding *bd = rb->binds[i];
+        Expr *call = bd->value;
+        if (call->kind != E_CALL || !is_call_to(call, "R.call_tir") || call->u.call.nargs < 2 ||
+            call->u.call.args[0]->kind != E_GLOBAL || call->u.call.args[0]->u.global.fn != T->f) {
+            out[n++] = bd;
+            continue;
+        }
+        if (call_kwarg(call, "tir_vars") || call->u.call.args[1]->kind != E_TUPLE)
+            return err(T, call->loc, "transform-layout: this call of %s passes tir_vars or no tuple of operands",
+                       T->f->name->str);
+        int nin = call->u.call.args[1]->u.list.n;
+        Expr *c = call_with_attrs(T->m, call, NULL, NULL, 0);
+        char base[160];
+        if (T->param < nin) {
+            Expr *tup = expr_new(T->a, E_TUPLE, call->u.call.args[1]->loc);
+            tup->u.list.n = nin;
+            tup->u.list.items = arena_array(T->a, (size_t)nin + 1, sizeof(Expr *));
+            memcpy(tup->u.list.items, call->u.call.args[1]->u.list.items, (size_t)nin * sizeof(Expr *));
+            if (T->padmap && T->padded)
+                return err(T, call->loc, "transform-layout of %s: R.layout_transform takes a constant pad value, "
+                           "not a lambda of the indices", T->B->name->str);
+            Expr *x = tup->u.list.items[T->param];
+            snprintf(base, sizeof base, "%.120s_%s", x->kind == E_VAR ? x->u.var->name->str : "arg",
+                     T->B->name->str);
+            Binding *lt = binding_fresh(T->m, names, base, rb->dataflow, new_sinfo(T, call->loc),
+                                        layout_transform_new(T->m, x, T->map, T->padded ? T->rpad : NULL, call->loc),
+                                        call->loc);
+            out[n++] = lt;
+            tup->u.list.items[T->param] = var_ref(T->a, lt->var, call->loc);
+            c->u.call.args[1] = tup;
+            bd->value = c;
+            out[n++] = bd;
+            continue;
+        }
+        Expr *os = call_kwarg(call, "out_sinfo");
+        if (!os || os->kind != E_SINFO || os->u.sinfo->kind != SI_TENSOR || T->param != nin)
+            return err(T, call->loc, "transform-layout: %s is one of several results of %s; only a single result "
+                       "can be transformed", T->B->name->str, T->f->name->str);
+        Expr *ns = expr_new(T->a, E_SINFO, os->loc);
+        ns->u.sinfo = new_sinfo(T, os->loc);
+        static const char *const key[] = { "out_sinfo" };
+        c = call_with_attrs(T->m, call, key, &ns, 1);
+        snprintf(base, sizeof base, "%.120s_%s", bd->var->name->str, T->B->name->str);
+        Binding *nb = binding_fresh(T->m, names, base, rb->dataflow, ns->u.sinfo, c, call->loc);
+        out[n++] = nb;
+        StructInfo *mid;
+        Expr *back = back_value(T, var_ref(T->a, nb->var, call->loc), &mid, call->loc);
+        if (mid) {
+            snprintf(base, sizeof base, "%.120s_full", bd->var->name->str);
+            Binding *full = binding_fresh(T->m, names, base, rb->dataflow, mid, back, call->loc);
+            out[n++] = full;
+            back = crop_value(T, var_ref(T->a, full->var, call->loc), call->loc);
+        }
+        bd->value = back;
+        out[n++] = bd;
+    }
+    rb->binds = out;
+    rb->nbinds = n;
+    return 0;
+}
+
+static int fix_calls(TL *T)
+{
+    for (int i = 0; i < T->m->nfuncs; i++) {
+        Func *g = T->m->funcs[i];
+        if (g->kind != F_RELAX)
+            continue;
+        PtrMap names = { 0 };
+        collect_names(g, &names);
+        for (int b = 0; b < g->nblocks; b++)
+            if (fix_block(T, g->blocks[b], &names)) {
+                ptrmap_free(&names);
+                return -1;
+            }
+        ptrmap_free(&names);
+    }
+    return 0;
+}
+
+/* Direct calls, calls with tir_vars and references from control flow stay
+ * outside what fix_calls rewrites. */
+static int called_plainly(TL *T)
+{
+    PtrMap fixed = { 0 };
+    mark_fixed_signatures(T->m, &fixed);
+    int ok = !ptrmap_get(&fixed, T->f, 0);
+    ptrmap_free(&fixed);
+    return ok;
+}
+
+/* ---- the pass ---- */
+
+static int find_buffer(TL *T, const char *func, const char *buf)
+{
+    Func *f = module_find(T->m, intern_cstr(&T->m->names, func));
+    if (!f || f->kind != F_PRIM || !f->body)
+        return err(T, (Loc){ 0, 0 }, "transform-layout: no prim_func named '%s'", func);
+    T->f = f;
+    Sym *name = intern_cstr(&T->m->names, buf);
+    T->param = -1;
+    for (int i = 0; i < f->npparams; i++)
+        if (f->pparams[i].buf && f->pparams[i].buf->name == name) {
+            T->B = f->pparams[i].buf;
+            T->param = i;
+        }
+    if (!T->B)
+        T->B = find_alloc(f->body, name);
+    if (!T->B)
+        return err(T, f->loc, "transform-layout: %s has no buffer parameter or allocation named '%s'", func, buf);
+    if (T->B->kind != BUF_PARAM && T->B->kind != BUF_ALLOC)
+        return err(T, T->B->loc, "transform-layout: %s is a matched buffer or a view; transform a parameter or an allocation",
+                   buf);
+    if (T->B->ndim > IM_MAX_RANK)
+        return err(T, T->B->loc, "transform-layout: %s has more than %d dimensions", buf, IM_MAX_RANK);
+    T->oldn = T->B->ndim;
+    for (int d = 0; d < T->oldn; d++)
+        if (expr_const_int(T->B->shape[d], &T->old[d]) || T->old[d] < 1)
+            return err(T, T->B->loc, "transform-layout: %s needs a constant shape of positive extents", buf);
+    return 0;
+}
+
+static int classify(TL *T, int assume)
+{
+    ImError e;
+    if (T->map->u.map.nparams != T->oldn)
+        return err(T, T->B->loc, "transform-layout: the map takes %d indices but %s has %d dimensions",
+                   T->map->u.map.nparams, T->B->name->str, T->oldn);
+    if (!(T->im = im_from_expr(T->scratch, T->map, T->old, &e)))
+        return err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
+    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK], y[IM_MAX_RANK];
+    ImKind k = im_classify(T->im, wa, wb);
+    if (k == IM_NOT_INJECTIVE) {
+        char sa[160] = "", sb[160] = "", sy[160] = "";
+        int la = 0, lb = 0, ly = 0;
+        im_apply(T->im, wa, y);
+        for (int d = 0; d < T->oldn; d++) {
+            la += snprintf(sa + la, sizeof sa - (size_t)la, "%s%lld", d ? ", " : "", (long long)wa[d]);
+            lb += snprintf(sb + lb, sizeof sb - (size_t)lb, "%s%lld", d ? ", " : "", (long long)wb[d]);
+            if (la > 120 || lb > 120)
+                break;
+        }
+        for (int q = 0; q < T->im->nout && ly < 120; q++)
+            ly += snprintf(sy + ly, sizeof sy - (size_t)ly, "%s%lld", q ? ", " : "", (long long)y[q]);
+        return err(T, T->B->loc, "transform-layout of %s: the map is not injective: (%s) and (%s) both go to (%s)",
+                   T->B->name->str, sa, sb, sy);
+    }
+    if (k == IM_UNKNOWN && !assume)
+        return err(T, T->B->loc, "transform-layout of %s: lopt cannot decide whether the map is injective; "
+                   "give assume-injective=1 to take it as such", T->B->name->str);
+    T->padded = k == IM_PADDED;
+    if (T->padded || k == IM_BIJECTIVE) {
+        if (!(T->inv = im_inverse(T->scratch, T->im, &T->pred, &T->npred, &e)))
+            return err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
+    }
+    return 0;
+}
+
+/* One transformation: of buffer in func, by the map's text or an index map
+ * of the module (a layout_transform_map entry). */
+typedef struct Request {
+    const char *func, *buffer;
+    const char *mtext;
+    const Expr *map;
+    const char *ptext, *stext;
+    int assume;
+} Request;
+
+static int transform(TL *T, const Request *r)
+{
+    const char *ptext = r->ptext;
+    int assume = r->assume;
+    if (find_buffer(T, r->func, r->buffer))
+        return -1;
+    if (r->map) {
+        /* a copy whose outputs take_separators may change */
+        Expr *x = arena_alloc(T->a, sizeof *x);
+        *x = *r->map;
+        x->u.map.out = arena_array(T->a, (size_t)r->map->u.map.nout + 1, sizeof(Expr *));
+        memcpy(x->u.map.out, r->map->u.map.out, (size_t)r->map->u.map.nout * sizeof(Expr *));
+        T->map = x;
+    } else if (!(T->map = read_map(T, r->mtext))) {
+        return -1;
+    }
+    const char *stext = r->stext;
+    take_separators(T, T->map);
+    if (stext && read_separators(T, stext))
+        return -1;
+    if (check_separators(T) || classify(T, assume))
+        return -1;
+    prim_names(T->f, &T->names);
+    if (T->padded && !ptext && !assume) {
+        char pred[200];
+        Expr *p = im_pred_to_expr(T->a, &T->m->names, T->inv, T->pred, T->npred);
+        char shape[120];
+        int len = 0;
+        for (int q = 0; q < T->im->nout && len < 100; q++)
+            len += snprintf(shape + len, sizeof shape - (size_t)len, "%s%lld", q ? ", " : "", (long long)T->im->obox[q]);
+        return err(T, T->B->loc,
+                   "transform-layout of %s: the map pads it to (%s); the padding is where %s; give pad-value=V "
+                   "(or assume-injective=1 to leave it undefined)",
+                   T->B->name->str, shape, expr_text(p, pred, sizeof pred));
+    }
+    if (ptext && read_pad(T, ptext))
+        return -1;
+    if (T->param >= 0 && !called_plainly(T))
+        return err(T, T->B->loc, "transform-layout: %s is called directly, with tir_vars or from control flow; its "
+                   "signature must stay", T->f->name->str);
+    Padding P = { 0 };
+    if (T->padded && (T->pad || T->padmap) && pad_plan(T, &P))
+        return -1;
+    if (T->param >= 0 && fix_calls(T))
+        return -1;
+    rw_stmt(T, T->f->body);
+    if (P.extra)
+        pad_place(T, &P);
+    if (P.writer) {
+        store_at(T, P.writer->body, P.y);
+        store_at(T, P.writer->init, P.y);
+        for (int k = 0; k < P.writer->nwrites; k++)
+            if (P.writer->writes[k].buf == T->B)
+                P.writer->writes[k] = *point_region(T, P.y);
+    }
+    Buffer *B = T->B;
+    B->ndim = T->map->u.map.nout;
+    B->shape = arena_array(T->a, (size_t)B->ndim + 1, sizeof *B->shape);
+    for (int q = 0; q < B->ndim; q++)
+        B->shape[q] = expr_int(T->a, T->im->obox[q], DT_VOID, B->loc);
+    B->nsep = T->nsep;
+    B->axis_sep = arena_array(T->a, (size_t)T->nsep + 1, sizeof(int));
+    memcpy(B->axis_sep, T->sep, (size_t)T->nsep * sizeof(int));
+    return 0;
+}
+
+static int run_request(Module *m, PassCtx *ctx, const Request *r)
+{
+    Arena scratch = { 0 };
+    TL T = { .m = m, .ctx = ctx, .a = &m->arena, .scratch = &scratch };
+    int rc = transform(&T, r);
+    scope_free(&T.sc);
+    ptrmap_free(&T.names);
+    arena_free(&scratch);
+    return rc;
+}
+
+static int is_key(const Expr *k, const char *s)
+{
+    return k->kind == E_STR && (size_t)k->u.str.len == strlen(s) && memcmp(k->u.str.s, s, (size_t)k->u.str.len) == 0;
+}
+
+/* The transformations f records in T.func_attr({"layout_transform_map":
+ * {"B": T.index_map(...) or a list of them, ...}}), applied in order; the
+ * entry goes, so a second run changes nothing. */
+static int run_recorded(Module *m, PassCtx *ctx, Func *f)
+{
+    Expr *d = f->attrs;
+    if (!d || d->kind != E_DICT)
+        return 0;
+    int at = -1;
+    for (int i = 0; i < d->u.dict.n; i++)
+        if (is_key(d->u.dict.keys[i], "layout_transform_map"))
+            at = i;
+    if (at < 0)
+        return 0;
+    Expr *ltm = d->u.dict.vals[at];
+    if (ltm->kind != E_DICT)
+        return diag_error(ctx->src, ltm->loc, "layout_transform_map is a dict from buffer names to index maps");
+    for (int i = 0; i < ltm->u.dict.n; i++) {
+        Expr *k = ltm->u.dict.keys[i], *v = ltm->u.dict.vals[i];
+        if (k->kind != E_STR)
+            return diag_error(ctx->src, k->loc, "layout_transform_map is keyed by buffer names (strings)");
+        char *name = arena_strndup(&m->arena, k->u.str.s, (size_t)k->u.str.len);
+        int n = v->kind == E_LIST || v->kind == E_TUPLE ? v->u.list.n : 1;
+        for (int j = 0; j < n; j++) {
+            const Expr *map = v->kind == E_LIST || v->kind == E_TUPLE ? v->u.list.items[j] : v;
+            if (map->kind != E_INDEXMAP)
+                return diag_error(ctx->src, map->loc, "layout_transform_map of '%s' must hold T.index_map(...) maps",
+                                  name);
+            Request r = { .func = f->name->str, .buffer = name, .map = map };
+            if (run_request(m, ctx, &r))
+                return -1;
+        }
+    }
+    for (int i = at + 1; i < d->u.dict.n; i++) {
+        d->u.dict.keys[i - 1] = d->u.dict.keys[i];
+        d->u.dict.vals[i - 1] = d->u.dict.vals[i];
+    }
+    if (--d->u.dict.n == 0)
+        f->attrs = NULL;
+    return 0;
+}
+
+int pass_transform_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    const char *a = opt(opts, nopts, "assume-injective"), *func = opt(opts, nopts, "func");
+    if (opt(opts, nopts, "buffer")) {
+        Request r = { func, opt(opts, nopts, "buffer"), opt(opts, nopts, "map"), NULL,
+                      opt(opts, nopts, "pad-value"), opt(opts, nopts, "axis-separators"), a && strcmp(a, "1") == 0 };
+        return run_request(m, ctx, &r);
+    }
+    if (func && !module_find(m, intern_cstr(&m->names, func)))
+        return diag_error(ctx->src, (Loc){ 0, 0 }, "transform-layout: no prim_func named '%s'", func);
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i]->kind == F_PRIM && (!func || strcmp(m->funcs[i]->name->str, func) == 0) &&
+            run_recorded(m, ctx, m->funcs[i]))
+            return -1;
+    return 0;
+}
+
+int pass_transform_layout_check(const PassOpt *opts, int nopts, char *errbuf, size_t cap)
+{
+    /* without buffer=, the pass applies the maps the functions record */
+    static const char *const need[] = { "func", "buffer", "map" };
+    int given = opt(opts, nopts, "buffer") || opt(opts, nopts, "map") || opt(opts, nopts, "pad-value") ||
+                opt(opts, nopts, "axis-separators");
+    for (size_t i = 0; given && i < sizeof need / sizeof need[0]; i++)
+        if (!opt(opts, nopts, need[i])) {
+            snprintf(errbuf, cap, "pass 'transform-layout' needs the option '%s'", need[i]);
+            return -1;
+        }
+    const char *a = opt(opts, nopts, "assume-injective");
+    if (a && strcmp(a, "0") != 0 && strcmp(a, "1") != 0) {
+        snprintf(errbuf, cap, "assume-injective of pass 'transform-layout' is 0 or 1, not '%s'", a);
+        return -1;
+    }
+    return 0;
+}
