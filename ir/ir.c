@@ -126,6 +126,15 @@ Expr *expr_float(Arena *a, double v, DType dt, Loc loc)
     return e;
 }
 
+Expr *expr_str(Arena *a, const char *s, Loc loc)
+{
+    Expr *e = expr_new(a, E_STR, loc);
+    size_t n = strlen(s);
+    e->u.str.s = arena_strndup(a, s, n);
+    e->u.str.len = (int)n;
+    return e;
+}
+
 Stmt *stmt_new(Arena *a, StmtKind k, Loc loc)
 {
     Stmt *s = arena_zalloc(a, sizeof *s);

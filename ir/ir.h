@@ -277,6 +277,8 @@ Expr *expr_new(Arena *a, ExprKind k, Loc loc);
 Expr *expr_int(Arena *a, int64_t v, DType dt, Loc loc);
 /* dt DT_VOID: a bare literal (0.5), else a typed one (T.float32(0.5)). */
 Expr *expr_float(Arena *a, double v, DType dt, Loc loc);
+/* A string literal holding a copy of s. */
+Expr *expr_str(Arena *a, const char *s, Loc loc);
 Stmt *stmt_new(Arena *a, StmtKind k, Loc loc);
 Var *var_new(Arena *a, Sym *name, VarKind k, Loc loc);
 

@@ -155,12 +155,12 @@ const char *vdev_str_scope(const char *s)
     return c2 ? c2 + 1 : "global";
 }
 
-static Expr *str_new(Arena *a, const char *s, Loc loc)
+StructInfo *sinfo_placed(Arena *a, const StructInfo *si, const char *vdevice)
 {
-    Expr *e = expr_new(a, E_STR, loc);
-    e->u.str.len = (int)strlen(s);
-    e->u.str.s = arena_strndup(a, s, strlen(s));
-    return e;
+    StructInfo *c = arena_alloc(a, sizeof *c);
+    *c = *si;
+    c->vdevice = arena_strndup(a, vdevice, strlen(vdevice));
+    return c;
 }
 
 int vdev_add(Module *m, VDevList *l, const char *kind, int id, const char *scope, Loc loc)
@@ -181,7 +181,7 @@ int vdev_add(Module *m, VDevList *l, const char *kind, int id, const char *scope
             memcpy(keys, g->u.dict.keys, (size_t)g->u.dict.n * sizeof *keys);
             memcpy(vals, g->u.dict.vals, (size_t)g->u.dict.n * sizeof *vals);
         }
-        keys[g->u.dict.n] = str_new(a, "vdevice", loc);
+        keys[g->u.dict.n] = expr_str(a, "vdevice", loc);
         vals[g->u.dict.n] = items = expr_new(a, E_LIST, loc);
         g->u.dict.keys = keys;
         g->u.dict.vals = vals;
@@ -191,9 +191,9 @@ int vdev_add(Module *m, VDevList *l, const char *kind, int id, const char *scope
     c->u.call.op = intern_cstr(&m->names, "I.vdevice");
     c->u.call.nargs = 3;
     c->u.call.args = arena_array(a, 3, sizeof *c->u.call.args);
-    c->u.call.args[0] = str_new(a, kind, loc);
+    c->u.call.args[0] = expr_str(a, kind, loc);
     c->u.call.args[1] = expr_int(a, id, DT_VOID, loc);
-    c->u.call.args[2] = str_new(a, scope, loc);
+    c->u.call.args[2] = expr_str(a, scope, loc);
     Expr **grown = arena_array(a, (size_t)items->u.list.n + 1, sizeof *grown);
     if (items->u.list.n)
         memcpy(grown, items->u.list.items, (size_t)items->u.list.n * sizeof *grown);

@@ -39,6 +39,8 @@ void vdev_name(const VDevList *l, int i, char *buf, size_t cap);
 /* Appends I.vdevice(kind, id, scope) to m's list (creating it) and to l;
  * returns its index in l, or -1 when l is full. */
 int vdev_add(Module *m, VDevList *l, const char *kind, int id, const char *scope, Loc loc);
+/* A copy of the struct info si placed on vdevice (a "kind:index:scope"). */
+StructInfo *sinfo_placed(Arena *a, const StructInfo *si, const char *vdevice);
 /* TVM's device type code of a target kind (opencl 4, cuda 2, llvm 1, ...),
  * or -1; and a kind for a code, or NULL. */
 int device_type(const char *kind);

@@ -354,18 +354,7 @@ static StructInfo *with_vdevice(Annot *A, const StructInfo *si, TexKind k)
     if (A->vdev[k] < 0)
         return (StructInfo *)si;   /* not reached: every scope used has its vdevice */
     vdev_name(&A->vl, A->vdev[k], name, sizeof name);
-    StructInfo *c = arena_alloc(&A->m->arena, sizeof *c);
-    *c = *si;
-    c->vdevice = arena_strndup(&A->m->arena, name, strlen(name));
-    return c;
-}
-
-static Expr *str_expr(Arena *a, const char *s, Loc loc)
-{
-    Expr *e = expr_new(a, E_STR, loc);
-    e->u.str.s = arena_strndup(a, s, strlen(s));
-    e->u.str.len = (int)strlen(s);
-    return e;
+    return sinfo_placed(&A->m->arena, si, name);
 }
 
 /* R.hint_on_device(x, R.device(dev_type=4, dev_id=0), "scope") */
@@ -388,7 +377,7 @@ static Expr *hint_new(Module *m, Expr *x, const char *scope, Loc loc)
     h->u.call.kw = arena_array(a, 1, sizeof(Sym *));
     h->u.call.args[0] = x;
     h->u.call.args[1] = dev;
-    h->u.call.args[2] = str_expr(a, scope, loc);
+    h->u.call.args[2] = expr_str(a, scope, loc);
     return h;
 }
 

@@ -130,15 +130,6 @@ static const char *str_attr(const Expr *call, const char *key, const char *dflt,
     return buf;
 }
 
-static Expr *str_expr(Module *m, const char *s, Loc loc)
-{
-    Expr *e = expr_new(&m->arena, E_STR, loc);
-    size_t n = strlen(s);
-    e->u.str.s = arena_strndup(&m->arena, s, n);
-    e->u.str.len = (int)n;
-    return e;
-}
-
 /* Binds value to a new variable named after base, typed as t. */
 static Expr *bind_new(Conv *C, const RBlock *rb, const char *base, Expr *value, const TensorType *t, Loc loc)
 {
@@ -305,8 +296,8 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
             wval = pad_high(m, wval, wsrc.ndim, more, NULL, loc);
     }
     /* the converted call, checked by the operator's own inference */
-    Expr *vals[3] = { str_expr(m, w->data, loc), str_expr(m, conv ? w->kernel : w->data, loc),
-                      str_expr(m, w->data, loc) };
+    Expr *vals[3] = { expr_str(&m->arena, w->data, loc), expr_str(&m->arena, conv ? w->kernel : w->data, loc),
+                      expr_str(&m->arena, w->data, loc) };
     static const char *const conv_keys[3] = { "data_layout", "kernel_layout", "out_layout" };
     static const char *const pool_keys[2] = { "layout", "out_layout" };
     Expr *nc = conv ? call_with_attrs(m, e, conv_keys, vals, 3) : call_with_attrs(m, e, pool_keys, (Expr *[]){ vals[0], vals[2] }, 2);

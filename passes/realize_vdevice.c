@@ -293,19 +293,8 @@ static StructInfo *placed(Realize *R, const StructInfo *si, int v)
     vname(R, v, name, sizeof name);
     if (si->vdevice && strcmp(si->vdevice, name) == 0)
         return (StructInfo *)si;
-    StructInfo *c = arena_alloc(&R->m->arena, sizeof *c);
-    *c = *si;
-    c->vdevice = arena_strndup(&R->m->arena, name, strlen(name));
     R->changed = 1;
-    return c;
-}
-
-static Expr *str_expr(Arena *a, const char *s, Loc loc)
-{
-    Expr *e = expr_new(a, E_STR, loc);
-    e->u.str.s = arena_strndup(a, s, strlen(s));
-    e->u.str.len = (int)strlen(s);
-    return e;
+    return sinfo_placed(&R->m->arena, si, name);
 }
 
 /* Writes the placements into the types, and each hint as a binding or a copy. */
@@ -340,7 +329,7 @@ static void apply(Realize *R, Func *fn)
             bd->value = call_new(R->m, "R.to_vdevice", x, NULL, NULL, 0, bd->loc);
             Expr **args = arena_array(&R->m->arena, 2, sizeof *args);
             args[0] = x;
-            args[1] = str_expr(&R->m->arena, name, bd->loc);
+            args[1] = expr_str(&R->m->arena, name, bd->loc);
             bd->value->u.call.args = args;
             bd->value->u.call.nargs = 2;
             note_add(&R->notes, bd->loc, "%s: a copy to \"%s\"", bd->var->name->str, name);
