@@ -16,7 +16,7 @@ PREFIX  ?= /usr/local
 SRC = grammar/lexer.c grammar/parser.c grammar/syntax.c grammar/lower.c \
       ir/arena.c ir/diag.c ir/ir.c ir/clone.c ir/indexmap.c ir/ops.c ir/verify.c \
       interp/tensor.c interp/tir.c interp/relax.c \
-      printer/print.c printer/dot.c passes/pass.c passes/graph.c passes/flowtir.c passes/flow.c passes/convert.c passes/fold.c passes/hoist.c passes/legalize.c passes/test_perturb.c cli/lopt.c
+      printer/print.c printer/dot.c passes/pass.c passes/graph.c passes/flowtir.c passes/flow.c passes/convert.c passes/fold.c passes/hoist.c passes/legalize.c passes/test_perturb.c passes/weight_layout.c cli/lopt.c
 SRC += passes/diff.c cli/expect.c
 LIBSRC = $(filter-out cli/lopt.c,$(SRC))
 HDR = $(wildcard */*.h)

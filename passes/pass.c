@@ -29,6 +29,9 @@ static const char *const no_options[] = { NULL };
 
 static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", NULL };
 
+static const char *const weight_layout_options[] = { "func", "buffer", "split", "reorder", "fuse", "keep-body",
+                                                     "form", NULL };
+
 static const PassInfo passes[] = {
     { "convert-layout", "give conv2d and pooling calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC), "
       "with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
@@ -44,6 +47,9 @@ static const PassInfo passes[] = {
     { "print", "print the module to standard error at this point of the pipeline", no_options, run_print, NULL },
     { "test-perturb", "(for testing --verify-exec) move main's first float constant up by one ULP", no_options,
       pass_test_perturb, NULL },
+    { "weight-layout", "apply schedule steps (split=AXIS:FACTOR[:PAD], reorder=P0:P1:..., fuse=AXIS) to a PrimFunc's "
+      "weight buffer (func=F,buffer=W, or its \"weight_layout\" attribute) and rewrite the weight before each call",
+      weight_layout_options, pass_weight_layout, pass_weight_layout_check },
     { "verify", "check the module's invariants (scopes, call_tir, ranks, block bindings)", no_options, run_verify, NULL },
 };
 

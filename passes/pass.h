@@ -56,6 +56,8 @@ int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_hoist(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_weight_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_weight_layout_check(const PassOpt *opts, int nopts, char *err, size_t cap);
 int pass_test_perturb(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 
 const PassInfo *pass_registry(int *n);
