@@ -837,7 +837,9 @@ typedef struct Plan {
     int64_t sh[MAX_STEPS + 1][OP_MAX_RANK];
     int nds[MAX_STEPS + 1];
     Chain fwd, rev;
-    Expr *map;            /* the composed map (old index -> new) */
+    Expr *map;            /* the composed map (old index -> new), normal form over the old shape */
+    Expr *lt;             /* the same as written by the steps, for one R.layout_transform (its
+                             output box the padded shape, which the normal form loses) */
     int pads;             /* a split pads */
     double pad;
     int pad_values;       /* how many different pad values */
@@ -850,8 +852,22 @@ static int plan_maps(Module *m, Plan *P, const Steps *S, char *why, size_t cap)
     Arena tmp = { 0 };
     IndexMap *acc = NULL;
     int ok = 1;
+    Subst sub = { 0 };
     for (int k = 0; k < S->n && ok; k++) {
         Expr *e = step_map(m, &S->v[k], P->sh[k], P->nds[k]);
+        if (!P->lt) {
+            P->lt = e;
+        } else {
+            /* e after lt, by substitution: the steps' own expressions */
+            Expr *c = map_new(m, P->lt->u.map.nparams, e->u.map.nout, (Expr *[OP_MAX_RANK]){ 0 });
+            c->u.map.params = P->lt->u.map.params;
+            sub.n = 0;
+            for (int i = 0; i < e->u.map.nparams; i++)
+                subst_var(&m->arena, &sub, e->u.map.params[i], P->lt->u.map.out[i]);
+            for (int q = 0; q < e->u.map.nout; q++)
+                c->u.map.out[q] = clone_expr(&m->arena, &sub, e->u.map.out[q]);
+            P->lt = c;
+        }
         IndexMap *im = read_map(&tmp, e, P->sh[k], P->sh[k + 1], P->nds[k + 1], 0);
         acc = im ? (acc ? im_compose(&tmp, im, acc) : im) : NULL;
         ok = acc != NULL;
@@ -868,6 +884,10 @@ static int plan_maps(Module *m, Plan *P, const Steps *S, char *why, size_t cap)
     IndexMap *fm = P->fwd.n ? chain_map(m, &tmp, &P->fwd) : NULL;
     int agree = P->fwd.n ? fm && im_equal(fm, acc) && memcmp(fm->obox, acc->obox, (size_t)acc->nout * 8) == 0
                          : im_is_identity(acc);
+    ImError ierr;
+    IndexMap *lm = im_from_expr(&tmp, P->lt, P->sh[0], &ierr);
+    int one = lm && lm->nout == acc->nout && im_equal(lm, acc) &&
+              memcmp(lm->obox, acc->obox, (size_t)acc->nout * sizeof *acc->obox) == 0;
     IndexMap *rm = P->rev.n ? chain_map(m, &tmp, &P->rev) : NULL;
     IndexMap *round = rm ? im_compose(&tmp, rm, acc) : acc;
     int back = round && (P->rev.n ? im_is_identity(round) : im_is_identity(acc));
@@ -876,6 +896,8 @@ static int plan_maps(Module *m, Plan *P, const Steps *S, char *why, size_t cap)
         return snprintf(why, cap, "the graph-level chain and the composed map do not agree"), -1;
     if (!back)
         return snprintf(why, cap, "the reverse chain does not undo the layout"), -1;
+    if (!one)
+        return snprintf(why, cap, "one R.layout_transform by the composed map would not give the new shape"), -1;
     return 0;
 }
 
@@ -927,8 +949,9 @@ static const char *shape_text(const int64_t *sh, int nd, char *buf, size_t cap)
     return buf;
 }
 
-/* Inserts the chain before each call and passes its result. */
-static void rewrite_sites(Module *m, const Plan *P, const Steps *S, Site *sites, int nsites, Notes *notes)
+/* Inserts the chain before each call and passes its result; a weight
+ * rewritten already in the block is used again (*reused counts those). */
+static void rewrite_sites(Module *m, const Plan *P, const Steps *S, Site *sites, int nsites, int *reused)
 {
     for (int k = 0; k < m->nfuncs; k++) {
         Func *fn = m->funcs[k];
@@ -963,12 +986,11 @@ static void rewrite_sites(Module *m, const Plan *P, const Steps *S, Site *sites,
                 int seen = w->kind == E_VAR && !S->keep_body ? ptrmap_get(&done, w->u.var, 0) : 0;
                 if (seen) {
                     nw = var_ref(&m->arena, made[seen - 1]->var, bd->loc);
-                    note_add(notes, bd->loc, "%s: the weight %s is rewritten already", P->f->name->str,
-                             w->u.var->name->str);
+                    (*reused)++;
                 } else if (S->one_transform && P->pad_values <= 1) {
                     Binding *nb = binding_fresh(m, &names, base, rb->dataflow,
                                                 tensor_sinfo_new(&m->arena, P->dt, P->nds[S->n], P->sh[S->n], bd->loc),
-                                                layout_transform_new(m, w, P->map,
+                                                layout_transform_new(m, w, P->lt,
                                                                      P->pads ? number(m, P->pad, P->dt, bd->loc) : NULL,
                                                                      bd->loc), bd->loc);
                     vec_push(&m->arena, &o.v, &o.n, &o.cap, nb);
@@ -1052,6 +1074,13 @@ static int apply(Module *m, PassCtx *ctx, Func *f, const char *bufname, const St
         free(P);
         return 0;
     }
+    if (!P->fwd.n && !S->keep_body) {
+        note_add(notes, where, "removed: the steps on %s of %s compose to the identity; nothing to rewrite", bufname,
+                 f->name->str);
+        free(sites);
+        free(P);
+        return 0;
+    }
     if (!S->keep_body) {
         Buffer *buf = P->buf;
         rw_stmt(&A, f->body);
@@ -1061,12 +1090,14 @@ static int apply(Module *m, PassCtx *ctx, Func *f, const char *bufname, const St
             buf->shape[k] = expr_int(&m->arena, A.shape[k], DT_VOID, buf->loc);
         func_set_frozen(m, f);
     }
-    rewrite_sites(m, P, S, sites, nsites, notes);
-    note_add(notes, where, "converted %s of %s: %s -> %s%s, at %d call%s; the chain (%d operator%s) and the "
-             "composed map agree, and the reverse chain undoes it", bufname, f->name->str,
+    int reused = 0;
+    rewrite_sites(m, P, S, sites, nsites, &reused);
+    note_add(notes, where, "converted %s of %s: %s -> %s%s, at %d call%s (%d weight%s rewritten); the chain (%d "
+             "operator%s) and the composed map agree, and the reverse chain undoes it", bufname, f->name->str,
              shape_text(P->sh[0], P->nds[0], a, sizeof a), shape_text(P->sh[S->n], P->nds[S->n], b, sizeof b),
              S->keep_body ? " (the body kept: the reverse chain before each call)" : "", nsites,
-             nsites == 1 ? "" : "s", P->fwd.n, P->fwd.n == 1 ? "" : "s");
+             nsites == 1 ? "" : "s", nsites - reused, nsites - reused == 1 ? "" : "s", P->fwd.n,
+             P->fwd.n == 1 ? "" : "s");
     if (S->one_transform && P->pad_values > 1)
         note_add(notes, where, "%s of %s: the splits pad with different values: the chain, not one "
                  "R.layout_transform", bufname, f->name->str);
