@@ -77,20 +77,20 @@ static int step_make(StepKind k, const int64_t *v, int n, double last, Step *st,
     st->kind = k;
     for (int i = 0; i < n; i++)
         if (v[i] == INT64_MIN && !(k == ST_SPLIT && i == 2))
-            return snprintf(err, cap, "%s: the numbers must be integers", step_names[k]), -1;
+            return snprintf(err, cap, "the numbers must be integers"), -1;
     switch (k) {
     case ST_SPLIT:
         if (n < 2 || n > 3)
-            return snprintf(err, cap, "split takes AXIS:FACTOR or AXIS:FACTOR:PADVALUE"), -1;
+            return snprintf(err, cap, "AXIS:FACTOR or AXIS:FACTOR:PADVALUE is expected"), -1;
         if (v[1] < 1 || v[1] > MAX_FACTOR)
-            return snprintf(err, cap, "split: the factor must be between 1 and %d", MAX_FACTOR), -1;
+            return snprintf(err, cap, "the factor must be between 1 and %d", MAX_FACTOR), -1;
         st->axis = (int)(v[0] < 0 || v[0] > OP_MAX_RANK ? -1 : v[0]);
         st->factor = v[1];
         st->pad = n == 3 ? last : 0;
         break;
     case ST_REORDER:
         if (n < 1 || n > OP_MAX_RANK)
-            return snprintf(err, cap, "reorder takes a permutation of at most %d axes, P0:P1:...", OP_MAX_RANK), -1;
+            return snprintf(err, cap, "a permutation of at most %d axes, P0:P1:..., is expected", OP_MAX_RANK), -1;
         st->nperm = n;
         for (int i = 0; i < n; i++) {
             st->perm[i] = (int)(v[i] < 0 || v[i] >= n ? -1 : v[i]);
@@ -98,18 +98,18 @@ static int step_make(StepKind k, const int64_t *v, int n, double last, Step *st,
                 if (st->perm[j] == st->perm[i])
                     st->perm[i] = -1;
             if (st->perm[i] < 0)
-                return snprintf(err, cap, "reorder: %lld:... is not a permutation of 0..%d", (long long)v[0], n - 1),
+                return snprintf(err, cap, "not a permutation of 0..%d", n - 1),
                        -1;
         }
         break;
     case ST_FUSE:
         if (n != 1)
-            return snprintf(err, cap, "fuse takes one AXIS (fused with the next)"), -1;
+            return snprintf(err, cap, "one AXIS (fused with the next) is expected"), -1;
         st->axis = (int)(v[0] < 0 || v[0] > OP_MAX_RANK ? -1 : v[0]);
         break;
     }
     if (st->axis < 0)
-        return snprintf(err, cap, "%s: axis %lld is out of range", step_names[k], (long long)v[0]), -1;
+        return snprintf(err, cap, "axis %lld is out of range", (long long)v[0]), -1;
     return 0;
 }
 
@@ -204,7 +204,7 @@ static int steps_from_attr(Source *src, const Expr *list, Steps *S)
         }
         char why[160];
         if (step_make(k, nums, n, last, &S->v[S->n], why, sizeof why))
-            return diag_error(src, s->loc, "weight_layout: %s", why);
+            return diag_error(src, s->loc, "weight_layout: %s: %s", name, why);
         S->n++;
     }
     if (S->n == 0)
