@@ -280,7 +280,8 @@ static int is_mapped(const Expr *map, const Buffer *src)
     ImError err;
     int ok = src->ndim <= IM_MAX_RANK && shape_of(src, sh) == 0;
     IndexMap *im = ok ? im_from_expr(&tmp, map, sh, &err) : NULL;
-    ok = im && im_classify(im, NULL, NULL) == IM_BIJECTIVE;
+    ImKind k = im ? im_classify(im, NULL, NULL) : IM_UNKNOWN;
+    ok = k == IM_BIJECTIVE || k == IM_PADDED;
     arena_free(&tmp);
     return ok;
 }
