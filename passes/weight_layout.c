@@ -18,7 +18,9 @@
 #include "../ir/ops.h"
 #include "graph.h"
 
-enum { MAX_STEPS = 16, MAX_LINKS = 3 * MAX_STEPS, MAX_FACTOR = 1 << 30 };
+/* A weight padded by the steps may grow at most MAX_GROWTH times: what a
+ * schedule tiles is not mostly padding. */
+enum { MAX_STEPS = 16, MAX_LINKS = 3 * MAX_STEPS, MAX_FACTOR = 1 << 30, MAX_GROWTH = 16 };
 
 typedef enum { ST_SPLIT, ST_REORDER, ST_FUSE } StepKind;
 
@@ -231,6 +233,10 @@ static int step_shapes(const Steps *S, const int64_t *in, int nd, int64_t sh[][O
             if (st->axis >= n || n + 1 > OP_MAX_RANK)
                 return snprintf(why, cap, "step %d (split of axis %d): %s", k + 1, st->axis,
                                 st->axis >= n ? "the buffer has fewer axes at that point" : "too many axes"), -1;
+            if (st->factor > a[st->axis] && st->factor > MAX_GROWTH)
+                return snprintf(why, cap, "step %d (split of axis %d by %lld): the factor is larger than the axis (%lld) "
+                                "and than %d", k + 1, st->axis, (long long)st->factor, (long long)a[st->axis],
+                                MAX_GROWTH), -1;
             for (int i = 0; i < n; i++) {
                 if (i == st->axis) {
                     b[m++] = (a[i] + st->factor - 1) / st->factor;
@@ -260,10 +266,15 @@ static int step_shapes(const Steps *S, const int64_t *in, int nd, int64_t sh[][O
             break;
         }
         nds[k + 1] = m;
-        int64_t vol = 1;
+        int64_t vol = 1, vol0 = 1;
+        for (int i = 0; i < nd; i++)
+            vol0 *= in[i];
         for (int i = 0; i < m; i++)
             if (__builtin_mul_overflow(vol, b[i], &vol) || vol > ((int64_t)1 << 40))
                 return snprintf(why, cap, "step %d: the buffer grows beyond 2^40 elements", k + 1), -1;
+        if (vol > MAX_GROWTH * vol0)
+            return snprintf(why, cap, "step %d: the padding makes the buffer more than %d times larger", k + 1,
+                            MAX_GROWTH), -1;
     }
     return 0;
 }
@@ -745,6 +756,16 @@ static int find_sites(Module *m, const Func *f, int p, Site **sites, int *n, int
                     return snprintf(why, wcap, "the call at line %d does not pass it as an argument", bd->loc.line),
                            -1;
                 char w[200];
+                TensorType t;
+                const Buffer *buf = f->pparams[p].buf;
+                int same = value_type(args->u.list.items[p], &t) == 0 && t.dtype == buf->dtype && t.ndim == buf->ndim;
+                for (int d = 0; same && d < t.ndim; d++) {
+                    int64_t ext;
+                    same = expr_const_int(buf->shape[d], &ext) == 0 && ext == t.shape[d];
+                }
+                if (!same)
+                    return snprintf(why, wcap, "the weight of the call at line %d has no static type that matches %s",
+                                    bd->loc.line, buf->name->str), -1;
                 if (not_free(fn, args->u.list.items[p], w, sizeof w))
                     return snprintf(why, wcap, "the weight of the call at line %d is not free: %s", bd->loc.line, w),
                            -1;
