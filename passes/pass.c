@@ -47,10 +47,10 @@ static const PassInfo passes[] = {
     { "print", "print the module to standard error at this point of the pipeline", no_options, run_print, NULL },
     { "test-perturb", "(for testing --verify-exec) move main's first float constant up by one ULP", no_options,
       pass_test_perturb, NULL },
+    { "verify", "check the module's invariants (scopes, call_tir, ranks, block bindings)", no_options, run_verify, NULL },
     { "weight-layout", "apply schedule steps (split=AXIS:FACTOR[:PAD], reorder=P0:P1:..., fuse=AXIS) to a PrimFunc's "
       "weight buffer (func=F,buffer=W, or its \"weight_layout\" attribute) and rewrite the weight before each call",
       weight_layout_options, pass_weight_layout, pass_weight_layout_check },
-    { "verify", "check the module's invariants (scopes, call_tir, ranks, block bindings)", no_options, run_verify, NULL },
 };
 
 const PassInfo *pass_registry(int *n)

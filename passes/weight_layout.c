@@ -534,6 +534,7 @@ typedef struct Apply {
     int nd;               /* the new rank */
     const int64_t *shape; /* the new shape */
     int stores;           /* stores to buf, regions writing it */
+    PtrMap done;          /* the loads rewritten already (a node shared by two places goes once) */
 } Apply;
 
 static void count_writes(Apply *A, const Stmt *s)
@@ -613,7 +614,8 @@ static void rw_expr(Apply *A, Expr *e)
     case E_LOAD:
         for (int i = 0; i < e->u.load.n; i++)
             rw_expr(A, e->u.load.idx[i]);
-        if (e->u.load.buf == A->buf) {
+        if (e->u.load.buf == A->buf && !ptrmap_get(&A->done, e, 0)) {
+            ptrmap_put(&A->done, e, 1);
             e->u.load.idx = map_indices(A, e->u.load.idx);
             e->u.load.n = A->nd;
         }
@@ -737,8 +739,35 @@ static const char *not_free(const Func *fn, const Expr *w, char *why, size_t cap
     return snprintf(why, cap, "too many copies"), why;
 }
 
+typedef struct Refs {
+    const Func *f;
+    int n;
+} Refs;
+
+static int count_ref(const Expr *e, void *data)
+{
+    Refs *r = data;
+    r->n += e->kind == E_GLOBAL && e->u.global.fn == r->f;
+    return 0;
+}
+
+/* How many times the Relax functions of m name f. */
+static int references(const Module *m, const Func *f)
+{
+    Refs r = { f, 0 };
+    for (int k = 0; k < m->nfuncs; k++) {
+        const Func *fn = m->funcs[k];
+        if (fn->kind != F_RELAX)
+            continue;
+        relax_walk_blocks(fn->blocks, fn->nblocks, count_ref, &r);
+        relax_walk(fn->result, count_ref, &r);
+    }
+    return r.n;
+}
+
 static int find_sites(Module *m, const Func *f, int p, Site **sites, int *n, int *cap, char *why, size_t wcap)
 {
+    int refs = references(m, f);
     for (int k = 0; k < m->nfuncs; k++) {
         Func *fn = m->funcs[k];
         if (fn->kind != F_RELAX)
@@ -779,6 +808,8 @@ static int find_sites(Module *m, const Func *f, int p, Site **sites, int *n, int
                 (*sites)[(*n)++] = (Site){ fn, fn->blocks[b], bd, args->u.list.items[p] };
             }
     }
+    if (refs != *n)
+        return snprintf(why, wcap, "the PrimFunc is named other than as the callee of an R.call_tir binding"), -1;
     return 0;
 }
 
@@ -1067,7 +1098,7 @@ static int apply(Module *m, PassCtx *ctx, Func *f, const char *bufname, const St
         free(P);
         return 0;
     }
-    Apply A = { m, P->buf, P->map, P->nds[S->n], P->sh[S->n], 0 };
+    Apply A = { m, P->buf, P->map, P->nds[S->n], P->sh[S->n], 0, { 0 } };
     if (!S->keep_body) {
         count_writes(&A, f->body);
         if (A.stores) {
@@ -1105,6 +1136,7 @@ static int apply(Module *m, PassCtx *ctx, Func *f, const char *bufname, const St
     if (!S->keep_body) {
         Buffer *buf = P->buf;
         rw_stmt(&A, f->body);
+        ptrmap_free(&A.done);
         buf->ndim = A.nd;
         buf->shape = arena_array(&m->arena, (size_t)A.nd + 1, sizeof *buf->shape);
         for (int k = 0; k < A.nd; k++)
