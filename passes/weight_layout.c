@@ -8,7 +8,8 @@
  * before every call, where fold turns it into the constant weight in its new
  * layout. The index-map algebra proves the chain, the composed map and the
  * reverse chain agree. Only free weights (constants and function
- * parameters) are rewritten. */
+ * parameters) are rewritten. keep-body=1 leaves the PrimFunc and calls it
+ * through a Relax function that applies the reverse chain. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1001,9 +1002,26 @@ static const char *shape_text(const int64_t *sh, int nd, char *buf, size_t cap)
     return buf;
 }
 
-/* Inserts the chain before each call and passes its result; a weight
- * rewritten already in the block is used again (*reused counts those). */
-static void rewrite_sites(Module *m, const Plan *P, const Steps *S, Site *sites, int nsites, int *reused)
+/* A call of the Relax function g with the items of the tuple args. */
+static Expr *call_relax_new(Module *m, Func *g, const Expr *args, Loc loc)
+{
+    Arena *a = &m->arena;
+    Expr *c = expr_new(a, E_CALL, loc);
+    c->u.call.op = g->name;
+    c->u.call.callee = expr_new(a, E_GLOBAL, loc);
+    c->u.call.callee->u.global.fn = g;
+    c->u.call.callee->u.global.name = g->name;
+    c->u.call.nargs = args->u.list.n;
+    c->u.call.args = arena_array(a, (size_t)args->u.list.n + 1, sizeof(Expr *));
+    memcpy(c->u.call.args, args->u.list.items, (size_t)args->u.list.n * sizeof(Expr *));
+    return c;
+}
+
+/* Inserts the chain before each call and passes its result, to the
+ * PrimFunc or (keep-body=1) to its wrapper; a weight rewritten already in
+ * the block is used again (*reused counts those). */
+static void rewrite_sites(Module *m, const Plan *P, const Steps *S, Site *sites, int nsites, Func *wrapper,
+                          int *reused)
 {
     for (int k = 0; k < m->nfuncs; k++) {
         Func *fn = m->funcs[k];
@@ -1033,9 +1051,8 @@ static void rewrite_sites(Module *m, const Plan *P, const Steps *S, Site *sites,
                 Expr *w = site->w, *nw = NULL;
                 int before = o.n;
                 char base[160];
-                snprintf(base, sizeof base, "%.120s_%s", w->kind == E_VAR ? w->u.var->name->str : "w",
-                         S->keep_body ? "fwd" : "wl");
-                int seen = w->kind == E_VAR && !S->keep_body ? ptrmap_get(&done, w->u.var, 0) : 0;
+                snprintf(base, sizeof base, "%.120s_wl", w->kind == E_VAR ? w->u.var->name->str : "w");
+                int seen = w->kind == E_VAR ? ptrmap_get(&done, w->u.var, 0) : 0;
                 if (seen) {
                     nw = var_ref(&m->arena, made[seen - 1]->var, bd->loc);
                     (*reused)++;
@@ -1054,19 +1071,19 @@ static void rewrite_sites(Module *m, const Plan *P, const Steps *S, Site *sites,
                     vec_push(&m->arena, &made, &nmade, &capmade, o.v[o.n - 1]);
                     ptrmap_put(&done, w->u.var, nmade);
                 }
-                if (S->keep_body) {
-                    snprintf(base, sizeof base, "%.120s_back", w->kind == E_VAR ? w->u.var->name->str : "w");
-                    nw = emit_chain(m, &o, &names, &P->rev, nw, base, P->dt, rb->dataflow, bd->loc);
-                }
                 Expr *args = arena_alloc(&m->arena, sizeof *args);
                 const Expr *old = bd->value->u.call.args[1];
                 *args = *old;
                 args->u.list.items = arena_array(&m->arena, (size_t)old->u.list.n + 1, sizeof(Expr *));
                 memcpy(args->u.list.items, old->u.list.items, (size_t)old->u.list.n * sizeof(Expr *));
                 args->u.list.items[P->p] = nw;
-                Expr *c = call_with_attrs(m, bd->value, NULL, NULL, 0);
-                c->u.call.args[1] = args;
-                bd->value = c;
+                if (wrapper) {
+                    bd->value = call_relax_new(m, wrapper, args, bd->loc);
+                } else {
+                    Expr *c = call_with_attrs(m, bd->value, NULL, NULL, 0);
+                    c->u.call.args[1] = args;
+                    bd->value = c;
+                }
                 vec_push(&m->arena, &o.v, &o.n, &o.cap, bd);
             }
             rb->binds = o.v;
@@ -1075,6 +1092,78 @@ static void rewrite_sites(Module *m, const Plan *P, const Steps *S, Site *sites,
         }
         ptrmap_free(&names);
     }
+}
+
+/* keep-body=1: the Relax function f_packed(inputs..., W packed) whose body
+ * unpacks W by the reverse chain and calls f as it is (seed 004's
+ * workaround: the actual weight is rewritten before the call, the formal
+ * one reversed inside the callee's body). The calls must agree on their
+ * inputs and their one output. NULL with why filled when they do not. */
+static Func *packed_wrapper(Module *m, const Plan *P, const Steps *S, const Site *sites, int nsites, char *why,
+                            size_t cap)
+{
+    Arena *a = &m->arena;
+    Func *f = P->f;
+    const Expr *c0 = sites[0].bd->value, *os = call_kwarg(c0, "out_sinfo");
+    int nin = c0->u.call.args[1]->u.list.n;
+    for (int s = 1; s < nsites; s++) {
+        const Expr *c = sites[s].bd->value, *o = call_kwarg(c, "out_sinfo");
+        if (c->u.call.args[1]->u.list.n != nin || !o || !os || o->kind != E_SINFO || os->kind != E_SINFO ||
+            !sinfo_same_tensor(o->u.sinfo, os->u.sinfo))
+            return snprintf(why, cap, "its calls at lines %d and %d differ in their arguments or result",
+                            sites[0].bd->loc.line, sites[s].bd->loc.line), NULL;
+    }
+    if (!os || os->kind != E_SINFO || os->u.sinfo->kind != SI_TENSOR || nin + 1 != f->npparams || nin > 64)
+        return snprintf(why, cap, "keep-body=1 wraps a PrimFunc with one output"), NULL;
+    Func *g = arena_zalloc(a, sizeof *g);
+    g->kind = F_RELAX;
+    g->loc = f->loc;
+    char name[160];
+    snprintf(name, sizeof name, "%.120s_packed", f->name->str);
+    g->name = fresh_func(m, name);
+    g->nparams = nin;
+    g->params = arena_array(a, (size_t)nin + 1, sizeof(Var *));
+    PtrMap names = { 0 };
+    for (int i = 0; i < nin; i++) {
+        const Buffer *b = f->pparams[i].buf;
+        int64_t sh[OP_MAX_RANK];
+        int ok = b && b->ndim <= OP_MAX_RANK;
+        for (int d = 0; ok && d < b->ndim; d++)
+            ok = expr_const_int(b->shape[d], &sh[d]) == 0;
+        if (!ok) {
+            ptrmap_free(&names);
+            return snprintf(why, cap, "keep-body=1 needs the PrimFunc's inputs to be buffers of static shapes"), NULL;
+        }
+        Var *v = var_new(a, fresh_name(&m->names, &names, b->name->str), VAR_RELAX, f->loc);
+        v->sinfo = i == P->p ? tensor_sinfo_new(a, P->dt, P->nds[S->n], P->sh[S->n], f->loc)
+                             : tensor_sinfo_new(a, b->dtype, b->ndim, sh, f->loc);
+        g->params[i] = v;
+    }
+    RBlock *rb = arena_zalloc(a, sizeof *rb);
+    rb->loc = f->loc;
+    rb->dataflow = 1;
+    Out o = { 0 };
+    char base[160];
+    snprintf(base, sizeof base, "%.120s_unpacked", g->params[P->p]->name->str);
+    Expr *items[64];
+    for (int i = 0; i < nin && i < 64; i++)
+        items[i] = var_ref(a, g->params[i], f->loc);
+    items[P->p] = emit_chain(m, &o, &names, &P->rev, items[P->p], base, P->dt, 1, f->loc);
+    Binding *gv = binding_fresh(m, &names, "gv", 0, os->u.sinfo, call_tir_new(m, f, items, nin, (Expr *)os, f->loc),
+                                f->loc);
+    vec_push(a, &o.v, &o.n, &o.cap, gv);
+    ptrmap_free(&names);
+    rb->binds = o.v;
+    rb->nbinds = o.n;
+    rb->outputs = arena_array(a, 2, sizeof(Var *));
+    rb->outputs[0] = gv->var;
+    rb->noutputs = 1;
+    g->blocks = arena_array(a, 2, sizeof(RBlock *));
+    g->blocks[0] = rb;
+    g->nblocks = 1;
+    g->ret = os->u.sinfo;
+    g->result = var_ref(a, gv->var, f->loc);
+    return g;
 }
 
 /* Applies the steps to buffer bufname of f. Returns 0 (done or refused,
@@ -1112,7 +1201,7 @@ static int apply(Module *m, PassCtx *ctx, Func *f, const char *bufname, const St
     mark_fixed_signatures(m, &fixed);
     int is_fixed = ptrmap_get(&fixed, f, 0);
     ptrmap_free(&fixed);
-    if (is_fixed && !S->keep_body) {
+    if (is_fixed) {
         note_add(notes, where, "left %s of %s: its signature must stay (a call with tir_vars, or from a function "
                  "with control flow)", bufname, f->name->str);
         free(P);
@@ -1143,12 +1232,21 @@ static int apply(Module *m, PassCtx *ctx, Func *f, const char *bufname, const St
             buf->shape[k] = expr_int(&m->arena, A.shape[k], DT_VOID, buf->loc);
         func_set_frozen(m, f);
     }
+    Func *wrapper = NULL;
+    if (S->keep_body && nsites && !(wrapper = packed_wrapper(m, P, S, sites, nsites, why, sizeof why))) {
+        note_add(notes, where, "left %s of %s: %s", bufname, f->name->str, why);
+        free(sites);
+        free(P);
+        return 0;
+    }
     int reused = 0;
-    rewrite_sites(m, P, S, sites, nsites, &reused);
+    rewrite_sites(m, P, S, sites, nsites, wrapper, &reused);
+    if (wrapper)
+        module_add_func(m, wrapper);
     note_add(notes, where, "converted %s of %s: %s -> %s%s, at %d call%s (%d weight%s rewritten); the chain (%d "
              "operator%s) and the composed map agree, and the reverse chain undoes it", bufname, f->name->str,
              shape_text(P->sh[0], P->nds[0], a, sizeof a), shape_text(P->sh[S->n], P->nds[S->n], b, sizeof b),
-             S->keep_body ? " (the body kept: the reverse chain before each call)" : "", nsites,
+             S->keep_body ? " (the body kept: each call goes through a Relax function that reverses it)" : "", nsites,
              nsites == 1 ? "" : "s", nsites - reused, nsites - reused == 1 ? "" : "s", P->fwd.n,
              P->fwd.n == 1 ? "" : "s");
     if (S->one_transform && P->pad_values > 1)
