@@ -17,6 +17,7 @@
 #include "../ir/clone.h"
 #include "../ir/indexmap.h"
 #include "../ir/ops.h"
+#include "../printer/print.h"
 #include "graph.h"
 
 /* A weight padded by the steps may grow at most MAX_GROWTH times: what a
@@ -1243,12 +1244,13 @@ static int apply(Module *m, PassCtx *ctx, Func *f, const char *bufname, const St
     rewrite_sites(m, P, S, sites, nsites, wrapper, &reused);
     if (wrapper)
         module_add_func(m, wrapper);
+    char map[512];
     note_add(notes, where, "converted %s of %s: %s -> %s%s, at %d call%s (%d weight%s rewritten); the chain (%d "
-             "operator%s) and the composed map agree, and the reverse chain undoes it", bufname, f->name->str,
+             "operator%s) and the composed map %s agree, and the reverse chain undoes it", bufname, f->name->str,
              shape_text(P->sh[0], P->nds[0], a, sizeof a), shape_text(P->sh[S->n], P->nds[S->n], b, sizeof b),
              S->keep_body ? " (the body kept: each call goes through a Relax function that reverses it)" : "", nsites,
              nsites == 1 ? "" : "s", nsites - reused, nsites - reused == 1 ? "" : "s", P->fwd.n,
-             P->fwd.n == 1 ? "" : "s");
+             P->fwd.n == 1 ? "" : "s", expr_text(P->lt, map, sizeof map));
     if (S->one_transform && P->pad_values > 1)
         note_add(notes, where, "%s of %s: the splits pad with different values: the chain, not one "
                  "R.layout_transform", bufname, f->name->str);
