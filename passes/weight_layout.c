@@ -897,7 +897,64 @@ typedef struct Plan {
     int pads;             /* a split pads */
     double pad;
     int pad_values;       /* how many different pad values */
+    int one;              /* one R.layout_transform by lt gives the new shape */
 } Plan;
+
+enum { MAX_ENUMERATED = 1 << 22 };
+
+/* Calls visit on every point of the box of m (at most MAX_ENUMERATED); 0
+ * when visit held everywhere. */
+static int every_point(const IndexMap *m, int (*visit)(const IndexMap *, const IndexMap *, const int64_t *),
+                       const IndexMap *other)
+{
+    int64_t n = 1, x[IM_MAX_RANK] = { 0 };
+    for (int d = 0; d < m->nin; d++)
+        if ((n *= m->box[d]) > MAX_ENUMERATED)
+            return -1;
+    for (int64_t i = 0; i < n; i++) {
+        if (!visit(m, other, x))
+            return -1;
+        for (int d = m->nin - 1; d >= 0 && ++x[d] == m->box[d]; d--)
+            x[d] = 0;
+    }
+    return 0;
+}
+
+static int same_at(const IndexMap *a, const IndexMap *b, const int64_t *x)
+{
+    int64_t ya[IM_MAX_RANK], yb[IM_MAX_RANK];
+    im_apply(a, x, ya);
+    im_apply(b, x, yb);
+    return memcmp(ya, yb, (size_t)a->nout * sizeof *ya) == 0;
+}
+
+static int fixed_at(const IndexMap *a, const IndexMap *unused, const int64_t *x)
+{
+    (void)unused;
+    int64_t y[IM_MAX_RANK];
+    im_apply(a, x, y);
+    return memcmp(y, x, (size_t)a->nin * sizeof *y) == 0;
+}
+
+/* Whether a and b are the same map onto the same box: their normal forms
+ * are equal or, where the normal form does not decide, every point of a
+ * box small enough says so. */
+static int same_map(const IndexMap *a, const IndexMap *b)
+{
+    if (!a || !b || a->nin != b->nin || a->nout != b->nout ||
+        memcmp(a->box, b->box, (size_t)a->nin * sizeof *a->box) != 0 ||
+        memcmp(a->obox, b->obox, (size_t)a->nout * sizeof *a->obox) != 0)
+        return 0;
+    return im_equal(a, b) || every_point(a, same_at, b) == 0;
+}
+
+/* Whether a is the identity onto its own box, decided the same way. */
+static int is_identity(const IndexMap *a)
+{
+    if (!a || a->nin != a->nout || memcmp(a->box, a->obox, (size_t)a->nin * sizeof *a->box) != 0)
+        return 0;
+    return im_is_identity(a) || every_point(a, fixed_at, NULL) == 0;
+}
 
 /* Composes the steps' maps; checks the forward chain gives the same map and
  * the reverse chain undoes it. Returns 0, or -1 with why filled. */
@@ -936,22 +993,17 @@ static int plan_maps(Module *m, Plan *P, const Steps *S, char *why, size_t cap)
     }
     P->map = im_to_expr(&m->arena, &m->names, acc);
     IndexMap *fm = P->fwd.n ? chain_map(m, &tmp, &P->fwd) : NULL;
-    int agree = P->fwd.n ? fm && im_equal(fm, acc) && memcmp(fm->obox, acc->obox, (size_t)acc->nout * 8) == 0
-                         : im_is_identity(acc);
+    int agree = P->fwd.n ? same_map(fm, acc) : is_identity(acc);
     ImError ierr;
     IndexMap *lm = im_from_expr(&tmp, P->lt, P->sh[0], &ierr);
-    int one = lm && lm->nout == acc->nout && im_equal(lm, acc) &&
-              memcmp(lm->obox, acc->obox, (size_t)acc->nout * sizeof *acc->obox) == 0;
+    P->one = same_map(lm, acc);
     IndexMap *rm = P->rev.n ? chain_map(m, &tmp, &P->rev) : NULL;
-    IndexMap *round = rm ? im_compose(&tmp, rm, acc) : acc;
-    int back = round && (P->rev.n ? im_is_identity(round) : im_is_identity(acc));
+    int back = P->rev.n ? is_identity(rm ? im_compose(&tmp, rm, acc) : NULL) : is_identity(acc);
     arena_free(&tmp);
     if (!agree)
         return snprintf(why, cap, "the graph-level chain and the composed map do not agree"), -1;
     if (!back)
         return snprintf(why, cap, "the reverse chain does not undo the layout"), -1;
-    if (!one)
-        return snprintf(why, cap, "one R.layout_transform by the composed map would not give the new shape"), -1;
     return 0;
 }
 
@@ -1057,7 +1109,7 @@ static void rewrite_sites(Module *m, const Plan *P, const Steps *S, Site *sites,
                 if (seen) {
                     nw = var_ref(&m->arena, made[seen - 1]->var, bd->loc);
                     (*reused)++;
-                } else if (S->one_transform && P->pad_values <= 1) {
+                } else if (S->one_transform && P->pad_values <= 1 && P->one) {
                     Binding *nb = binding_fresh(m, &names, base, rb->dataflow,
                                                 tensor_sinfo_new(&m->arena, P->dt, P->nds[S->n], P->sh[S->n], bd->loc),
                                                 layout_transform_new(m, w, P->lt,
@@ -1245,15 +1297,18 @@ static int apply(Module *m, PassCtx *ctx, Func *f, const char *bufname, const St
     if (wrapper)
         module_add_func(m, wrapper);
     char map[512];
+    const char *chain = !S->one_transform || (P->pad_values <= 1 && P->one) ? ""
+                        : P->pad_values > 1 ? "; the chain, not one R.layout_transform: the splits pad with different "
+                                              "values"
+                        : "; the chain, not one R.layout_transform: the composed map would not give the new shape "
+                          "(the steps pad without tiling)";
     note_add(notes, where, "converted %s of %s: %s -> %s%s, at %d call%s (%d weight%s rewritten); the chain (%d "
-             "operator%s) and the composed map %s agree, and the reverse chain undoes it", bufname, f->name->str,
+             "operator%s) and the composed map %s agree, and the reverse chain undoes it%s", bufname, f->name->str,
              shape_text(P->sh[0], P->nds[0], a, sizeof a), shape_text(P->sh[S->n], P->nds[S->n], b, sizeof b),
              S->keep_body ? " (the body kept: each call goes through a Relax function that reverses it)" : "", nsites,
              nsites == 1 ? "" : "s", nsites - reused, nsites - reused == 1 ? "" : "s", P->fwd.n,
-             P->fwd.n == 1 ? "" : "s", expr_text(P->lt, map, sizeof map));
-    if (S->one_transform && P->pad_values > 1)
-        note_add(notes, where, "%s of %s: the splits pad with different values: the chain, not one "
-                 "R.layout_transform", bufname, f->name->str);
+             P->fwd.n == 1 ? "" : "s", expr_text(P->lt, map, sizeof map), chain);
+
     free(sites);
     free(P);
     return 0;
