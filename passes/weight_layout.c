@@ -6,8 +6,9 @@
  * R.permute_dims, R.reshape) and its reverse (R.reshape and
  * R.strided_slice, R.permute_dims), and the simplified forward chain goes
  * before every call, where fold turns it into the constant weight in its new
- * layout. The index-map algebra proves the chain, the composed map and the
- * reverse chain agree. Only free weights (constants and function
+ * layout. The index-map algebra checks that the chain, the composed map and
+ * the reverse chain agree (by normal forms, or on every point of a small
+ * weight). Only free weights (constants and function
  * parameters) are rewritten. keep-body=1 leaves the PrimFunc and calls it
  * through a Relax function that applies the reverse chain. */
 #include <stdio.h>
