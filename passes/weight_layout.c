@@ -1220,96 +1220,95 @@ static Func *packed_wrapper(Module *m, const Plan *P, const Steps *S, const Site
     return g;
 }
 
-/* Applies the steps to buffer bufname of f. Returns 0 (done or refused,
- * with the reason in the notes), or -1 after reporting a user error at
- * attr (or at the buffer when attr is NULL). */
-static int apply(Module *m, PassCtx *ctx, Func *f, const char *bufname, const Steps *S, const Expr *attr,
-                 Notes *notes)
+/* Why the steps cannot be applied to P's buffer (NULL when they can): the
+ * calls go to *sites, and with keep-body=1 the wrapper to *wrapper. */
+static const char *left_because(Module *m, const Plan *P, const Steps *S, Site **sites, int *nsites, Func **wrapper,
+                                char *why, size_t cap)
 {
-    Plan *P = malloc(sizeof *P);
-    if (!P)
-        abort();
-    char why[300], a[128], b[128];
-    Loc where;
-    int r = plan(m, f, bufname, S, P, &where, why, sizeof why);
-    if (r == -2) {
-        free(P);
-        return diag_error(ctx->src, attr ? attr->loc : where, "weight-layout: %s", why);
-    }
-    if (r) {
-        note_add(notes, where, "left %s of %s: %s", bufname, f->name->str, why);
-        free(P);
-        return 0;
-    }
-    Apply A = { m, P->buf, P->map, P->nds[S->n], P->sh[S->n], 0, { 0 } };
+    Apply A = { m, P->buf, P->map, 0, NULL, 0, { 0 } };
     if (!S->keep_body) {
-        count_writes(&A, f->body);
-        if (A.stores) {
-            note_add(notes, where, "left %s of %s: the PrimFunc writes it (a weight is only read)", bufname,
-                     f->name->str);
-            free(P);
-            return 0;
-        }
+        count_writes(&A, P->f->body);
+        if (A.stores)
+            return "the PrimFunc writes it (a weight is only read)";
     }
     PtrMap fixed = { 0 };
     mark_fixed_signatures(m, &fixed);
-    int is_fixed = ptrmap_get(&fixed, f, 0);
+    int is_fixed = ptrmap_get(&fixed, P->f, 0);
     ptrmap_free(&fixed);
-    if (is_fixed) {
-        note_add(notes, where, "left %s of %s: its signature must stay (a call with tir_vars, or from a function "
-                 "with control flow)", bufname, f->name->str);
-        free(P);
-        return 0;
-    }
-    Site *sites = NULL;
-    int nsites = 0, cap = 0;
-    if (find_sites(m, f, P->p, &sites, &nsites, &cap, why, sizeof why)) {
-        note_add(notes, where, "left %s of %s: %s", bufname, f->name->str, why);
-        free(sites);
-        free(P);
-        return 0;
-    }
-    if (!P->fwd.n && !S->keep_body) {
-        note_add(notes, where, "removed: the steps on %s of %s compose to the identity; nothing to rewrite", bufname,
-                 f->name->str);
-        free(sites);
-        free(P);
-        return 0;
-    }
-    if (!S->keep_body) {
-        Buffer *buf = P->buf;
-        rw_stmt(&A, f->body);
-        ptrmap_free(&A.done);
-        buf->ndim = A.nd;
-        buf->shape = arena_array(&m->arena, (size_t)A.nd + 1, sizeof *buf->shape);
-        for (int k = 0; k < A.nd; k++)
-            buf->shape[k] = expr_int(&m->arena, A.shape[k], DT_VOID, buf->loc);
-        func_set_frozen(m, f);
-    }
-    Func *wrapper = NULL;
-    if (S->keep_body && nsites && !(wrapper = packed_wrapper(m, P, S, sites, nsites, why, sizeof why))) {
-        note_add(notes, where, "left %s of %s: %s", bufname, f->name->str, why);
-        free(sites);
-        free(P);
-        return 0;
-    }
-    int reused = 0;
-    rewrite_sites(m, P, S, sites, nsites, wrapper, &reused);
-    if (wrapper)
-        module_add_func(m, wrapper);
-    char map[512];
+    if (is_fixed)
+        return "its signature must stay (a call with tir_vars, or from a function with control flow)";
+    int capsites = 0;
+    if (find_sites(m, P->f, P->p, sites, nsites, &capsites, why, cap))
+        return why;
+    if (S->keep_body && *nsites && !(*wrapper = packed_wrapper(m, P, S, *sites, *nsites, why, cap)))
+        return why;
+    return NULL;
+}
+
+/* The PrimFunc's buffer takes the new shape, and every access goes through the map. */
+static void rewrite_body(Module *m, const Plan *P, const Steps *S)
+{
+    Apply A = { m, P->buf, P->map, P->nds[S->n], P->sh[S->n], 0, { 0 } };
+    Buffer *buf = P->buf;
+    rw_stmt(&A, P->f->body);
+    ptrmap_free(&A.done);
+    buf->ndim = A.nd;
+    buf->shape = arena_array(&m->arena, (size_t)A.nd + 1, sizeof *buf->shape);
+    for (int k = 0; k < A.nd; k++)
+        buf->shape[k] = expr_int(&m->arena, A.shape[k], DT_VOID, buf->loc);
+    func_set_frozen(m, P->f);
+}
+
+static void note_converted(Notes *notes, Loc where, const Plan *P, const Steps *S, int nsites, int reused)
+{
+    char a[128], b[128], map[512];
     const char *chain = !S->one_transform || (P->pad_values <= 1 && P->one) ? ""
                         : P->pad_values > 1 ? "; the chain, not one R.layout_transform: the splits pad with different "
                                               "values"
                         : "; the chain, not one R.layout_transform: the composed map would not give the new shape "
                           "(the steps pad without tiling)";
     note_add(notes, where, "converted %s of %s: %s -> %s%s, at %d call%s (%d weight%s rewritten); the chain (%d "
-             "operator%s) and the composed map %s agree, and the reverse chain undoes it%s", bufname, f->name->str,
-             shape_text(P->sh[0], P->nds[0], a, sizeof a), shape_text(P->sh[S->n], P->nds[S->n], b, sizeof b),
+             "operator%s) and the composed map %s agree, and the reverse chain undoes it%s", P->buf->name->str,
+             P->f->name->str, shape_text(P->sh[0], P->nds[0], a, sizeof a),
+             shape_text(P->sh[S->n], P->nds[S->n], b, sizeof b),
              S->keep_body ? " (the body kept: each call goes through a Relax function that reverses it)" : "", nsites,
              nsites == 1 ? "" : "s", nsites - reused, nsites - reused == 1 ? "" : "s", P->fwd.n,
              P->fwd.n == 1 ? "" : "s", expr_text(P->lt, map, sizeof map), chain);
+}
 
+/* Applies the steps to buffer bufname of f. Returns 0 (done or left, with
+ * the reason in the notes), or -1 after reporting a user error at attr (or
+ * at the buffer when attr is NULL). */
+static int apply(Module *m, PassCtx *ctx, Func *f, const char *bufname, const Steps *S, const Expr *attr,
+                 Notes *notes)
+{
+    Plan *P = malloc(sizeof *P);
+    if (!P)
+        abort();
+    char why[300];
+    Loc where;
+    int r = plan(m, f, bufname, S, P, &where, why, sizeof why);
+    if (r == -2) {
+        free(P);
+        return diag_error(ctx->src, attr ? attr->loc : where, "weight-layout: %s", why);
+    }
+    Site *sites = NULL;
+    int nsites = 0, reused = 0;
+    Func *wrapper = NULL;
+    const char *left = r ? why : left_because(m, P, S, &sites, &nsites, &wrapper, why, sizeof why);
+    if (left) {
+        note_add(notes, where, "left %s of %s: %s", bufname, f->name->str, left);
+    } else if (!P->fwd.n && !S->keep_body) {
+        note_add(notes, where, "removed: the steps on %s of %s compose to the identity; nothing to rewrite", bufname,
+                 f->name->str);
+    } else {
+        if (!S->keep_body)
+            rewrite_body(m, P, S);
+        rewrite_sites(m, P, S, sites, nsites, wrapper, &reused);
+        if (wrapper)
+            module_add_func(m, wrapper);
+        note_converted(notes, where, P, S, nsites, reused);
+    }
     free(sites);
     free(P);
     return 0;
