@@ -7,6 +7,8 @@
 
 #include "../ir/ir.h"
 
+/* One option of a pipeline step, in the order given; a key may repeat
+ * (weight-layout's steps: split=0:4,split=2:4). */
 typedef struct PassOpt {
     const char *key, *val;
 } PassOpt;
