@@ -11,6 +11,7 @@
  * weight). Only free weights (constants and function
  * parameters) are rewritten. keep-body=1 leaves the PrimFunc and calls it
  * through a Relax function that applies the reverse chain. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,11 +48,11 @@ typedef struct Steps {
 
 static const char *step_names[] = { "split", "reorder", "fuse" };
 
-/* Integers separated by ':' in s (at most max); returns how many, or -1. */
-static int colon_ints(const char *s, int64_t *v, int max, double *last, int *nlast)
+/* Numbers separated by ':' in s (at most max) into v, INT64_MIN for one that
+ * is not an integer, the last also into *last; returns how many, or -1. */
+static int colon_ints(const char *s, int64_t *v, int max, double *last)
 {
     int n = 0;
-    *nlast = 0;
     for (const char *p = s;;) {
         char *end;
         if (n == max)
@@ -59,20 +60,14 @@ static int colon_ints(const char *s, int64_t *v, int max, double *last, int *nla
         double d = strtod(p, &end);
         if (end == p || d != d)
             return -1;
-        if ((double)(int64_t)d == d && d > -1e15 && d < 1e15)
-            v[n] = (int64_t)d;
-        else
-            v[n] = INT64_MIN;
+        v[n++] = (double)(int64_t)d == d && d > -1e15 && d < 1e15 ? (int64_t)d : INT64_MIN;
         *last = d;
-        n++;
         if (!*end)
-            break;
+            return n;
         if (*end != ':')
             return -1;
         p = end + 1;
     }
-    *nlast = 1;
-    return n;
 }
 
 /* One step from its numbers (the pad value of a split may be fractional). */
@@ -150,7 +145,7 @@ static int steps_from_opts(const PassOpt *opts, int nopts, Steps *S, const char 
         } else if (step_kind(k, &sk) == 0) {
             int64_t nums[OP_MAX_RANK + 1];
             double last;
-            int nlast, n = colon_ints(v, nums, OP_MAX_RANK + 1, &last, &nlast);
+            int n = colon_ints(v, nums, OP_MAX_RANK + 1, &last);
             char why[160];
             if (S->n == MAX_STEPS)
                 return snprintf(err, cap, "weight-layout: at most %d steps", MAX_STEPS), -1;
@@ -897,7 +892,7 @@ typedef struct Plan {
                              output box the padded shape, which the normal form loses) */
     int pads;             /* a split pads */
     double pad;
-    int pad_values;       /* how many different pad values */
+    int mixed_pads;       /* two splits pad with different values */
     int one;              /* one R.layout_transform by lt gives the new shape */
 } Plan;
 
@@ -1008,6 +1003,19 @@ static int plan_maps(Module *m, Plan *P, const Steps *S, char *why, size_t cap)
     return 0;
 }
 
+/* Whether v is a value of dtype dt (an integer in its range, for integers). */
+static int pad_fits(double v, DType dt)
+{
+    if (dtype_is_float(dt))
+        return 1;
+    if (dt == DT_BOOL)
+        return v == 0 || v == 1;
+    int bits = 8 * dtype_size(dt);
+    int uns = dt == DT_UINT8 || dt == DT_UINT16 || dt == DT_UINT32 || dt == DT_UINT64;
+    double lo = uns ? 0 : -ldexp(1, bits - 1), hi = uns ? ldexp(1, bits) : ldexp(1, bits - 1);
+    return v == (double)(int64_t)v && v >= lo && v < hi;
+}
+
 static int plan(Module *m, Func *f, const char *bufname, const Steps *S, Plan *P, Loc *where, char *why, size_t cap)
 {
     memset(P, 0, sizeof *P);
@@ -1036,10 +1044,10 @@ static int plan(Module *m, Func *f, const char *bufname, const Steps *S, Plan *P
     simplify(&P->rev);
     for (int k = 0; k < S->n; k++)
         if (S->v[k].kind == ST_SPLIT && P->sh[k][S->v[k].axis] % S->v[k].factor) {
-            if (P->pads && S->v[k].pad != P->pad)
-                P->pad_values++;
-            if (!P->pads)
-                P->pad_values = 1;
+            if (!pad_fits(S->v[k].pad, P->dt))
+                return snprintf(why, cap, "step %d (split of axis %d): the pad value %g does not fit %s", k + 1,
+                                S->v[k].axis, S->v[k].pad, dtype_name(P->dt)), -2;
+            P->mixed_pads |= P->pads && S->v[k].pad != P->pad;
             P->pads = 1;
             P->pad = S->v[k].pad;
         }
@@ -1110,7 +1118,7 @@ static void rewrite_sites(Module *m, const Plan *P, const Steps *S, Site *sites,
                 if (seen) {
                     nw = var_ref(&m->arena, made[seen - 1]->var, bd->loc);
                     (*reused)++;
-                } else if (S->one_transform && P->pad_values <= 1 && P->one) {
+                } else if (S->one_transform && !P->mixed_pads && P->one) {
                     Binding *nb = binding_fresh(m, &names, base, rb->dataflow,
                                                 tensor_sinfo_new(&m->arena, P->dt, P->nds[S->n], P->sh[S->n], bd->loc),
                                                 layout_transform_new(m, w, P->lt,
@@ -1262,8 +1270,8 @@ static void rewrite_body(Module *m, const Plan *P, const Steps *S)
 static void note_converted(Notes *notes, Loc where, const Plan *P, const Steps *S, int nsites, int reused)
 {
     char a[128], b[128], map[512];
-    const char *chain = !S->one_transform || (P->pad_values <= 1 && P->one) ? ""
-                        : P->pad_values > 1 ? "; the chain, not one R.layout_transform: the splits pad with different "
+    const char *chain = !S->one_transform || (!P->mixed_pads && P->one) ? ""
+                        : P->mixed_pads ? "; the chain, not one R.layout_transform: the splits pad with different "
                                               "values"
                         : "; the chain, not one R.layout_transform: the composed map would not give the new shape "
                           "(the steps pad without tiling)";
