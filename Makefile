@@ -19,7 +19,7 @@ SRC = grammar/lexer.c grammar/parser.c grammar/syntax.c grammar/lower.c \
       ir/ops/registry.c ir/ops/attrs.c ir/ops/layout.c ir/ops/build.c ir/ops/elementwise.c ir/ops/reduce.c \
       ir/ops/manipulate.c ir/ops/index.c ir/ops/linalg.c ir/ops/nn/conv.c ir/ops/nn/pool.c ir/ops/nn/norm.c \
       interp/tensor.c interp/tir.c interp/relax.c \
-      printer/print.c printer/dot.c passes/pass.c passes/graph.c passes/flowtir.c passes/flow.c passes/convert.c passes/fold.c passes/hoist.c passes/legalize.c passes/test_perturb.c passes/annotate_scope.c passes/realize_vdevice.c passes/fold_scope.c passes/physical.c passes/flatten.c passes/transform_layout.c passes/block_layout.c cli/lopt.c
+      printer/print.c printer/dot.c passes/pass.c passes/graph.c passes/flowtir.c passes/flow.c passes/convert.c passes/fold.c passes/hoist.c passes/legalize.c passes/test_perturb.c passes/annotate_scope.c passes/realize_vdevice.c passes/fold_scope.c passes/physical.c passes/flatten.c passes/transform_layout.c passes/block_layout.c passes/weight_layout.c cli/lopt.c
 SRC += passes/diff.c cli/expect.c
 LIBSRC = $(filter-out cli/lopt.c,$(SRC))
 HDR = $(wildcard */*.h */*/*.h)
@@ -89,6 +89,8 @@ check: build/lopt-check build/unit build/unit-indexmap
 	else echo "numpy_check: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
 	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then $(PYTHON) testsuite/ops_diff.py build/lopt-check --seed 1 --cases 3000; \
 	else echo "ops_diff: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
+	$(PYTHON) testsuite/int8_conv_check.py build/lopt-check
+	$(PYTHON) testsuite/fuzz/fuzz_weight_layout.py --lopt build/lopt-check --cases 100
 	$(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --check-slice
 
 # The cases too slow for the loop above (testsuite/slow.list: the texture

@@ -1591,3 +1591,47 @@ Expr *im_layout_map(Arena *a, Interner *names, const char *from, const char *to,
     }
     return e;
 }
+
+/* ---- reshapes ---- */
+
+Expr *im_reshape_map(Arena *a, Interner *names, const int64_t *in, int nin, const int64_t *out, int nout)
+{
+    Loc none = { 0, 0 };
+    if (nin < 1 || nout < 1 || nin > IM_MAX_RANK || nout > IM_MAX_RANK)
+        return NULL;
+    int64_t vin = 1, vout = 1;
+    for (int i = 0; i < nin; i++)
+        if (in[i] < 1 || __builtin_mul_overflow(vin, in[i], &vin) || vin > BIG)
+            return NULL;
+    for (int i = 0; i < nout; i++)
+        if (out[i] < 1 || __builtin_mul_overflow(vout, out[i], &vout) || vout > BIG)
+            return NULL;
+    if (vin != vout)
+        return NULL;
+    Expr *e = expr_new(a, E_INDEXMAP, none);
+    e->u.map.nparams = nin;
+    e->u.map.params = arena_array(a, (size_t)nin + 1, sizeof *e->u.map.params);
+    /* the offset of a point, row-major */
+    Expr *off = NULL;
+    int64_t stride = 1;
+    for (int i = nin - 1; i >= 0; i--) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "i%d", i);
+        e->u.map.params[i] = var_new(a, intern_cstr(names, buf), VAR_TIR, none);
+        e->u.map.params[i]->dtype = DT_INT64;
+        Expr *v = expr_new(a, E_VAR, none);
+        v->u.var = e->u.map.params[i];
+        Expr *t = stride == 1 ? v : bin(a, B_MUL, v, lit(a, stride));
+        off = off ? bin(a, B_ADD, t, off) : t;
+        stride *= in[i];
+    }
+    e->u.map.nout = nout;
+    e->u.map.out = arena_array(a, (size_t)nout + 1, sizeof *e->u.map.out);
+    stride = 1;
+    for (int k = nout - 1; k >= 0; k--) {
+        Expr *o = stride == 1 ? off : bin(a, B_FLOORDIV, off, lit(a, stride));
+        e->u.map.out[k] = k == 0 ? o : bin(a, B_FLOORMOD, o, lit(a, out[k]));
+        stride *= out[k];
+    }
+    return e;
+}

@@ -75,6 +75,13 @@ IndexMap *im_from_expr(Arena *a, const Expr *map, const int64_t *box, ImError *e
  * layout is malformed or the two do not have the same primal axes. */
 Expr *im_layout_map(Arena *a, Interner *names, const char *from, const char *to, Sym **out_names, ImError *err);
 
+/* The map of a row-major reshape from shape in to shape out (the same
+ * number of elements): each point goes where its offset lands in out. Its
+ * parameters are i0, i1, ... NULL when the volumes differ or a rank is not
+ * in 1..IM_MAX_RANK. (The normal form is exact for the tile family:
+ * reshapes that split or fuse whole axes.) */
+Expr *im_reshape_map(Arena *a, Interner *names, const int64_t *in, int nin, const int64_t *out, int nout);
+
 /* Checks a shape against a layout: the same rank, and each split axis (4c)
  * as long as its factor. */
 int im_layout_check(const char *layout, const int64_t *shape, int rank, ImError *err);

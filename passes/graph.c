@@ -106,6 +106,34 @@ int func_is_frozen(const Func *f)
     return 0;
 }
 
+void func_set_frozen(Module *m, Func *f)
+{
+    Arena *a = &m->arena;
+    Expr *d = f->attrs;
+    Expr *k = expr_new(a, E_STR, f->loc);
+    k->u.str.s = "frozen_layout";
+    k->u.str.len = 13;
+    Expr *v = expr_new(a, E_BOOL, f->loc);
+    v->u.b = 1;
+    if (func_is_frozen(f))
+        return;
+    if (!d || d->kind != E_DICT) {
+        d = expr_new(a, E_DICT, f->loc);
+        f->attrs = d;
+    }
+    Expr **keys = arena_array(a, (size_t)d->u.dict.n + 2, sizeof *keys);
+    Expr **vals = arena_array(a, (size_t)d->u.dict.n + 2, sizeof *vals);
+    if (d->u.dict.n) {
+        memcpy(keys, d->u.dict.keys, (size_t)d->u.dict.n * sizeof *keys);
+        memcpy(vals, d->u.dict.vals, (size_t)d->u.dict.n * sizeof *vals);
+    }
+    keys[d->u.dict.n] = k;
+    vals[d->u.dict.n] = v;
+    d->u.dict.keys = keys;
+    d->u.dict.vals = vals;
+    d->u.dict.n++;
+}
+
 static int count_var(const Expr *e, void *uses)
 {
     if (e->kind == E_VAR && e->u.var->kind == VAR_RELAX)

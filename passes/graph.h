@@ -25,6 +25,8 @@ int is_layout_transform(const Expr *e);
 /* The function a R.call_tir calls, or NULL. */
 Func *call_tir_callee(const Expr *e);
 int func_is_frozen(const Func *f);
+/* Adds "frozen_layout": True to f's attributes (the passes keep its layouts). */
+void func_set_frozen(Module *m, Func *f);
 
 /* Counts, for every Relax variable, its uses in fn (bindings, outputs,
  * result, and inside the branches of its ifs). */

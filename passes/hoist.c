@@ -280,7 +280,8 @@ static int is_mapped(const Expr *map, const Buffer *src)
     ImError err;
     int ok = src->ndim <= IM_MAX_RANK && shape_of(src, sh) == 0;
     IndexMap *im = ok ? im_from_expr(&tmp, map, sh, &err) : NULL;
-    ok = im && im_classify(im, NULL, NULL) == IM_BIJECTIVE;
+    ImKind k = im ? im_classify(im, NULL, NULL) : IM_UNKNOWN;
+    ok = k == IM_BIJECTIVE || k == IM_PADDED;
     arena_free(&tmp);
     return ok;
 }
@@ -510,34 +511,6 @@ static int find_lifts(Module *m, Func *f, Lift *lifts, Notes *notes)
     return n;
 }
 
-static void set_frozen(Module *m, Func *f)
-{
-    Arena *a = &m->arena;
-    Expr *d = f->attrs;
-    Expr *k = expr_new(a, E_STR, f->loc);
-    k->u.str.s = "frozen_layout";
-    k->u.str.len = 13;
-    Expr *v = expr_new(a, E_BOOL, f->loc);
-    v->u.b = 1;
-    if (func_is_frozen(f))
-        return;
-    if (!d || d->kind != E_DICT) {
-        d = expr_new(a, E_DICT, f->loc);
-        f->attrs = d;
-    }
-    Expr **keys = arena_array(a, (size_t)d->u.dict.n + 2, sizeof *keys);
-    Expr **vals = arena_array(a, (size_t)d->u.dict.n + 2, sizeof *vals);
-    if (d->u.dict.n) {
-        memcpy(keys, d->u.dict.keys, (size_t)d->u.dict.n * sizeof *keys);
-        memcpy(vals, d->u.dict.vals, (size_t)d->u.dict.n * sizeof *vals);
-    }
-    keys[d->u.dict.n] = k;
-    vals[d->u.dict.n] = v;
-    d->u.dict.keys = keys;
-    d->u.dict.vals = vals;
-    d->u.dict.n++;
-}
-
 typedef struct Out {
     Binding **v;
     int n, cap;
@@ -649,7 +622,7 @@ int pass_hoist(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         int nl = find_lifts(m, f, lifts, &notes);
         if (!nl)
             continue;
-        set_frozen(m, f);
+        func_set_frozen(m, f);
         for (int k = 0; k < m->nfuncs; k++)
             if (m->funcs[k]->kind == F_RELAX) {
                 PtrMap names = { 0 };

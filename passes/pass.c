@@ -38,6 +38,9 @@ static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool
 
 static const char *const annotate_options[] = { "spatial-limit", "depth-limit", NULL };
 
+static const char *const weight_layout_options[] = { "func", "buffer", "split", "reorder", "fuse", "keep-body",
+                                                     "form", NULL };
+
 static const PassInfo passes[] = {
     { "annotate-scope", "choose each tensor's memory scope (global, or a texture its shape fits under "
       "spatial-limit=16384 and depth-limit=2048) from what its consumers read; mark operands with "
@@ -71,6 +74,9 @@ static const PassInfo passes[] = {
       "assume-injective=1,axis-separators=K]): shape, accesses, regions, signature and call sites",
       transform_layout_options, pass_transform_layout, pass_transform_layout_check },
     { "verify", "check the module's invariants (scopes, call_tir, ranks, block bindings)", no_options, run_verify, NULL },
+    { "weight-layout", "apply schedule steps (split=AXIS:FACTOR[:PAD], reorder=P0:P1:..., fuse=AXIS) to a PrimFunc's "
+      "weight buffer (func=F,buffer=W, or its \"weight_layout\" attribute) and rewrite the weight before each call",
+      weight_layout_options, pass_weight_layout, pass_weight_layout_check },
 };
 
 const PassInfo *pass_registry(int *n)

@@ -7,6 +7,8 @@
 
 #include "../ir/ir.h"
 
+/* One option of a pipeline step, in the order given; a key may repeat
+ * (weight-layout's steps: split=0:4,split=2:4). */
 typedef struct PassOpt {
     const char *key, *val;
 } PassOpt;
@@ -69,6 +71,8 @@ int pass_transform_layout_check(const PassOpt *opts, int nopts, char *err, size_
 int pass_transform_block_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_transform_block_layout_check(const PassOpt *opts, int nopts, char *err, size_t cap);
 int pass_flatten(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_weight_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_weight_layout_check(const PassOpt *opts, int nopts, char *err, size_t cap);
 int pass_test_perturb(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 
 const PassInfo *pass_registry(int *n);

@@ -546,6 +546,82 @@ static void part1(Stats *st)
     module_free(m);
 }
 
+/* ---- reshapes (im_reshape_map) ---- */
+
+/* One reshape from in to out: every point lands at the point of out with
+ * its offset; tile reshapes (tile set) are decided without enumeration. */
+static void reshape_case(Module *m, const int64_t *in, int nin, const int64_t *out, int nout, int tile, Stats *st)
+{
+    char b1[128], b2[128];
+    Expr *e = im_reshape_map(&m->arena, &m->names, in, nin, out, nout);
+    if (!e) {
+        FAIL("reshape %s -> %s: no map", show(in, nin, b1), show(out, nout, b2));
+        return;
+    }
+    IndexMap *im = check(m, e, in, tile, st);
+    if (!im)
+        return;
+    for (int k = 0; k < nout; k++)
+        if (im->obox[k] != out[k])
+            FAIL("reshape %s -> %s: output box %d is %lld", show(in, nin, b1), show(out, nout, b2), k,
+                 (long long)im->obox[k]);
+    int64_t x[IM_MAX_RANK], y[IM_MAX_RANK], want[IM_MAX_RANK];
+    for (int64_t r = 0; r < volume(in, nin); r++) {
+        unrank(r, in, nin, x);
+        im_apply(im, x, y);
+        unrank(r, out, nout, want);
+        checks++;
+        if (memcmp(y, want, (size_t)nout * sizeof *y) != 0) {
+            FAIL("reshape %s -> %s: point %lld lands at %s", show(in, nin, b1), show(out, nout, b2), (long long)r,
+                 show(y, nout, b2));
+            return;
+        }
+    }
+    if (tile && im_classify_symbolic(im, NULL, NULL) != IM_BIJECTIVE)
+        FAIL("reshape %s -> %s: a tile reshape not decided bijective symbolically", show(in, nin, b1),
+             show(out, nout, b2));
+}
+
+/* Every split of one axis into two factors, every fusion of two adjacent
+ * axes, and one reshape to the reversed shape (not a tile reshape in general). */
+static void reshapes(Stats *st)
+{
+    for (int nin = 1; nin <= 4; nin++)
+        for (int c = 0; c < 30; c++) {
+            Module *m = module_new();
+            int64_t in[IM_MAX_RANK], out[IM_MAX_RANK];
+            for (int i = 0; i < nin; i++)
+                in[i] = pick(1, nin <= 2 ? 12 : 6);
+            for (int a = 0; a < nin; a++)
+                for (int64_t f = 1; f <= in[a]; f++) {
+                    if (in[a] % f)
+                        continue;
+                    int n = 0;
+                    for (int i = 0; i < nin; i++) {
+                        if (i == a)
+                            out[n++] = in[a] / f, out[n++] = f;
+                        else
+                            out[n++] = in[i];
+                    }
+                    reshape_case(m, in, nin, out, n, 1, st);
+                }
+            for (int a = 0; a + 1 < nin; a++) {
+                int n = 0;
+                for (int i = 0; i < nin; i++)
+                    out[n++] = i == a ? in[i] * in[i + 1] : in[i];
+                n = 0;
+                for (int i = 0; i < nin; i++)
+                    if (i != a + 1)
+                        out[n++] = i == a ? in[i] * in[i + 1] : in[i];
+                reshape_case(m, in, nin, out, n, 1, st);
+            }
+            for (int i = 0; i < nin; i++)
+                out[i] = in[nin - 1 - i];
+            reshape_case(m, in, nin, out, nin, 0, st);
+            module_free(m);
+        }
+}
+
 /* ---- part 2: random affine maps ---- */
 
 static Expr *node(Module *m, BinOp op, Expr *a, Expr *b)
@@ -639,10 +715,13 @@ int main(int argc, char **argv)
     long want = argc > 2 ? atol(argv[2]) : 10000;
     Stats a = { 0 }, b = { 0 };
     part1(&a);
+    Stats r = { 0 };
+    reshapes(&r);
     part2(want, &b);
     printf("unit-indexmap: layout family: %ld maps (%ld bijective, %ld padded, %ld not injective), "
            "%ld decided symbolically, %ld inverted, %ld identities, %ld compositions\n",
            a.maps, a.bijective, a.padded, a.notinj, a.symbolic, a.inverted, a.identities, a.composed);
+    printf("unit-indexmap: reshapes: %ld maps, %ld decided symbolically\n", r.maps, r.symbolic);
     printf("unit-indexmap: random maps: %ld generated, %ld rejected, %ld with output boxes too large to "
            "enumerate, %ld checked (%ld bijective, %ld padded, %ld not injective), %ld decided symbolically, "
            "%ld inverted, %ld compositions, %ld outputs simplified\n",
