@@ -256,6 +256,38 @@ static int placed_ok(Env *E, Loc loc, const char *what, const Value *v, const St
     return texture_ok(E, loc, what, v->t, vdev_str_scope(s->vdevice));
 }
 
+/* Whether s stores into buffer b (or, h not NULL, the T.match_buffer of h). */
+static int stores_to(const Stmt *s, const Buffer *b, const Var *h)
+{
+    if (!s)
+        return 0;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            if (stores_to(s->u.seq.items[i], b, h))
+                return 1;
+        return 0;
+    case S_FOR:
+        return stores_to(s->u.loop.body, b, h);
+    case S_BLOCK:
+        return stores_to(s->u.block->init, b, h) || stores_to(s->u.block->body, b, h);
+    case S_IF:
+        return stores_to(s->u.branch.then, b, h) || stores_to(s->u.branch.orelse, b, h);
+    case S_STORE:
+        return s->u.store.buf == b || (h && s->u.store.buf->kind == BUF_MATCH && s->u.store.buf->handle == h);
+    default:
+        return 0;
+    }
+}
+
+/* call_tir's operands are values: a PrimFunc that writes the buffer of one
+ * works on a copy, so every other reader of the value (main's inputs in the
+ * next run of --verify-exec included) sees it unchanged. */
+static int writes_operand(const Func *f, int i)
+{
+    return i < f->npparams && stores_to(f->body, f->pparams[i].buf, f->pparams[i].buf ? NULL : f->pparams[i].var);
+}
+
 static Value *call_tir(Env *E, const Expr *e)
 {
     const Expr *fn = e->u.call.args[0], *args = e->u.call.args[1], *out = kwarg(e, "out_sinfo");
@@ -290,6 +322,9 @@ static Value *call_tir(Env *E, const Expr *e)
     if (!ts || !res)
         abort();
     Value *result = NULL;
+    char *copied = calloc((size_t)nin + 1, 1);
+    if (!copied)
+        abort();
     for (int i = 0; i < nin; i++) {
         Value *v = eval(E, args->u.list.items[i]);
         if (!v)
@@ -299,6 +334,13 @@ static Value *call_tir(Env *E, const Expr *e)
             goto done;
         }
         ts[i] = v->t;
+        if (writes_operand(fn->u.global.fn, i)) {
+            if (!(ts[i] = tensor_clone(v->t))) {
+                rerr(E, args->u.list.items[i]->loc, "cannot copy argument %d of R.call_tir", i + 1);
+                goto done;
+            }
+            copied[i] = 1;
+        }
     }
     for (int i = 0; i < nout; i++) {
         if (!(ts[nin + i] = alloc_from_sinfo(E, outs[i], out->loc)))
@@ -322,6 +364,10 @@ done:
             value_free(res[i]);
         else if (ts[nin + i] && !result)
             tensor_free(ts[nin + i]);
+    for (int i = 0; i < nin; i++)
+        if (copied[i])
+            tensor_free(ts[i]);
+    free(copied);
     free(ts);
     free(res);
     return result;
