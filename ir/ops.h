@@ -35,6 +35,12 @@ typedef struct OpInfo {
 } OpInfo;
 
 const OpInfo *op_find(const char *name);
+/* The layout a call of a convolution or pool takes when it omits the
+ * attribute key: "NCHW" for data_layout and layout, "OIHW" for
+ * kernel_layout (out_layout defaults to the data layout, which the caller
+ * has). The one place of these defaults: the registry, convert-layout and
+ * annotate-scope read them here. NULL for another key. */
+const char *op_layout_default(const char *key);
 
 /* The type a struct info states, when it states a whole one (a dtype and a
  * constant shape of rank at most OP_MAX_RANK); -1 otherwise. */

@@ -214,7 +214,8 @@ static void demand_of(Annot *A, const Expr *e, Demand *d)
         return;
     }
     if (op && strcmp(op, "R.nn.conv2d") == 0) {
-        const char *dl = attr_str(f->attrs, "data_layout", "NCHW"), *kl = attr_str(f->attrs, "kernel_layout", "OIHW");
+        const char *dl = attr_str(f->attrs, "data_layout", op_layout_default("data_layout"));
+        const char *kl = attr_str(f->attrs, "kernel_layout", op_layout_default("kernel_layout"));
         d->all = strcmp(dl, "NCHW4c") == 0 && strcmp(kl, "OIHW4o") == 0;
         d->except = 1;
         snprintf(d->why, sizeof d->why, d->all ? "conv2d in NCHW4c/OIHW4o reads its data from texture, its weight "
@@ -223,7 +224,7 @@ static void demand_of(Annot *A, const Expr *e, Demand *d)
     }
     if (op && (strcmp(op, "R.nn.max_pool2d") == 0 || strcmp(op, "R.nn.avg_pool2d") == 0 ||
                strcmp(op, "R.nn.adaptive_avg_pool2d") == 0)) {
-        const char *l = attr_str(f->attrs, "layout", "NCHW");
+        const char *l = attr_str(f->attrs, "layout", op_layout_default("layout"));
         d->all = strcmp(l, "NCHW4c") == 0;
         snprintf(d->why, sizeof d->why, "%s in %s %s", op + 2, l, d->all ? "reads texture" : "reads global memory");
         return;

@@ -235,8 +235,9 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
     const char *y = var_said(bd->var);
     char b1[32], b2[32], b3[32], nm[160];
     int conv = kind == CONV;
-    const char *dl = str_attr(e, conv ? "data_layout" : "layout", "NCHW", b1, sizeof b1);
-    const char *kl = conv ? str_attr(e, "kernel_layout", "OIHW", b2, sizeof b2) : "";
+    const char *dkey = conv ? "data_layout" : "layout";
+    const char *dl = str_attr(e, dkey, op_layout_default(dkey), b1, sizeof b1);
+    const char *kl = conv ? str_attr(e, "kernel_layout", op_layout_default("kernel_layout"), b2, sizeof b2) : "";
     const char *ol = str_attr(e, "out_layout", dl, b3, sizeof b3);
     if (strcmp(dl, w->data) == 0 && strcmp(ol, w->data) == 0 && (!conv || strcmp(kl, w->kernel) == 0))
         return note_add(C->notes, loc, "left %s: %s is already in %s%s%s", y, op_names[kind], w->data,

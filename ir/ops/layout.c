@@ -100,3 +100,9 @@ int64_t window_out(const Plan *p, int k, int64_t in, int64_t kext)
     return (in + p->pad[k] + p->pad[k + 2] - p->dil[k] * (kext - 1) - 1) / p->stride[k] + 1;
 }
 
+const char *op_layout_default(const char *key)
+{
+    if (strcmp(key, "data_layout") == 0 || strcmp(key, "layout") == 0)
+        return "NCHW";
+    return strcmp(key, "kernel_layout") == 0 ? "OIHW" : NULL;
+}

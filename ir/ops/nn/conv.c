@@ -10,7 +10,8 @@ static const char *const conv_attrs[] = { "strides", "padding", "dilation", "gro
 static int infer_conv2d(const Op *op, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
 {
     const TensorType *x = &a[0], *w = &a[1];
-    const char *dl = str_of(attr(call, "data_layout"), "NCHW"), *kl = str_of(attr(call, "kernel_layout"), "OIHW"),
+    const char *dl = str_of(attr(call, "data_layout"), op_layout_default("data_layout")),
+               *kl = str_of(attr(call, "kernel_layout"), op_layout_default("kernel_layout")),
                *ol = str_of(attr(call, "out_layout"), dl);
     if (lay_parse(dl, "NCHW", &p->dl) || lay_parse(kl, "OIHW", &p->kl) || lay_parse(ol, "NCHW", &p->ol))
         return fail(err, call->loc, "R.nn.conv2d: layouts %s / %s / %s are not data, kernel and output layouts of "

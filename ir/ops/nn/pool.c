@@ -12,7 +12,7 @@ static const char *const adaptive_attrs[] = { "output_size", "layout", "out_layo
 /* The layout and out_layout of a pool: H and W whole, their places in dpos[2] and dpos[3]. */
 static int pool_layout(const Expr *call, const TensorType *a, Plan *p, OpError *err)
 {
-    const char *lay = str_of(attr(call, "layout"), "NCHW"), *ol = str_of(attr(call, "out_layout"), lay);
+    const char *lay = str_of(attr(call, "layout"), op_layout_default("layout")), *ol = str_of(attr(call, "out_layout"), lay);
     Lay l;
     const char *op = call->u.call.op->str;
     if (lay_parse(lay, "NCHW", &l) || l.split[2] || l.split[3])
