@@ -51,6 +51,9 @@ typedef struct FnPlan {
     Slot *slots;
     int n, cap;
     PtrMap slot_of;           /* a variable: 1 + its (first) slot */
+    PtrMap tuple_of;          /* a variable bound to a tuple (a, b): 1 + its index in tuples */
+    const Expr **tuples;
+    int ntuples;
 } FnPlan;
 
 typedef struct Annot {
@@ -127,11 +130,29 @@ static void plan_slots(FnPlan *P, Annot *A)
             const Expr *v = bd->value;
             StructInfo *si = bd->var->sinfo;
             int k = 0;
+            int t = v->kind == E_GETITEM && v->u.get.tuple->kind == E_VAR ?
+                ptrmap_get(&P->tuple_of, v->u.get.tuple->u.var, 0) : 0;
             if (v->kind == E_VAR)
                 k = ptrmap_get(&P->slot_of, v->u.var, 0);
-            else if (v->kind == E_GETITEM && v->u.get.tuple->kind == E_VAR &&
-                     (k = ptrmap_get(&P->slot_of, v->u.get.tuple->u.var, 0)) != 0)
-                k = P->slots[k - 1].field >= 0 ? k + v->u.get.index : 0;
+            else if (v->kind == E_TUPLE) {
+                /* its fields are the items' tensors, not tensors of its own */
+                const Expr **g = realloc(P->tuples, (size_t)(P->ntuples + 1) * sizeof *g);
+                if (!g)
+                    abort();
+                P->tuples = g;
+                P->tuples[P->ntuples++] = v;
+                ptrmap_put(&P->tuple_of, bd->var, P->ntuples);
+            } else if (t) {
+                const Expr *tup = P->tuples[t - 1];
+                int ix = v->u.get.index;
+                k = ix >= 0 && ix < tup->u.list.n && tup->u.list.items[ix]->kind == E_VAR ?
+                    ptrmap_get(&P->slot_of, tup->u.list.items[ix]->u.var, 0) : 0;
+            } else if (v->kind == E_GETITEM && v->u.get.tuple->kind == E_VAR &&
+                     (k = ptrmap_get(&P->slot_of, v->u.get.tuple->u.var, 0)) != 0) {
+                const StructInfo *ts = v->u.get.tuple->u.var->sinfo;
+                int in_range = ts && ts->kind == SI_TUPLE && v->u.get.index >= 0 && v->u.get.index < ts->nfields;
+                k = P->slots[k - 1].field >= 0 && in_range ? k + v->u.get.index : 0;
+            }
             else if (si && si->kind == SI_TUPLE && si->nfields > 0) {
                 for (int f = 0; f < si->nfields; f++) {
                     int j = add_slot(P, bd->var->name->str, f, bd->loc, si->fields[f], A);
@@ -581,6 +602,8 @@ int pass_annotate_scope(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     for (int i = 0; i < np; i++) {
         rewrite(&plans[i], &A);
         ptrmap_free(&plans[i].slot_of);
+        ptrmap_free(&plans[i].tuple_of);
+        free(plans[i].tuples);
         free(plans[i].slots);
     }
     free(plans);

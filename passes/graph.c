@@ -606,6 +606,12 @@ static StructInfo *infer_one(Module *m, const Expr *e)
         return t && t->kind == SI_TUPLE && e->u.get.index >= 0 && e->u.get.index < t->nfields
                    ? t->fields[e->u.get.index] : NULL;
     }
+    if (e->kind == E_TUPLE && e->u.list.n > 0 && e->u.list.n <= OP_MAX_ARGS) {
+        for (int k = 0; k < e->u.list.n; k++)
+            if (e->u.list.items[k]->kind != E_VAR || !(fields[k] = e->u.list.items[k]->u.var->sinfo))
+                return NULL;
+        return tuple_sinfo_new(&m->arena, fields, e->u.list.n, e->loc);
+    }
     if (e->kind != E_CALL || e->u.call.callee)
         return NULL;
     if ((is_call_to(e, "R.hint_on_device") || is_call_to(e, "R.to_vdevice")) && e->u.call.nargs &&
