@@ -415,7 +415,8 @@ def main():
     ap.add_argument("--reduce", action="store_true", help="reduce the first module of each distinct failure")
     ap.add_argument("--no-excess", action="store_true", help="do not report excess rewrites")
     ap.add_argument("--show", action="store_true", help="print the modules of --seeds")
-    ap.add_argument("--pipeline", default=None, help="run only this pipeline (hoist, nhwc, nchw4c, nhwc4c, texture, legalize, fold)")
+    ap.add_argument("--pipeline", default=None, choices=[p[0] for p in PIPELINES],
+                    help="run only this pipeline (hoist, nhwc, nchw4c, nhwc4c, texture, legalize, fold)")
     ap.add_argument("--check", action="store_true", help="exit 1 when a seed not in --known fails")
     ap.add_argument("--known", default="", help="seeds expected to fail")
     ap.add_argument("--quiet", action="store_true")
@@ -460,7 +461,7 @@ def main():
     by_class = {}
     failed_seeds = []
     nmod = nrun = 0
-    pool = multiprocessing.Pool(a.jobs, initializer=_init, initargs=(Ctx.lopt, Ctx.timeout, Ctx.recheck)) if a.jobs > 1 else None
+    pool = multiprocessing.Pool(a.jobs, initializer=_init, initargs=(Ctx.lopt, Ctx.timeout, Ctx.recheck, a.pipeline)) if a.jobs > 1 else None
     try:
         if pool:
             # a bounded window of outstanding seeds: the pool's feeder would
@@ -480,7 +481,7 @@ def main():
                     yield r.get()
             it = windowed()
         else:
-            it = (check_seed(s) for s in seeds if not (deadline and time.time() > deadline))
+            it = (check_seed(s, a.pipeline) for s in seeds if not (deadline and time.time() > deadline))
         last = time.time()
         for seed, found, npipe in it:
             nmod += 1
@@ -538,14 +539,16 @@ def main():
 _only = None
 
 
-def _init(lopt, timeout, recheck):
+def _init(lopt, timeout, recheck, only):
+    global _only
     Ctx.lopt = lopt
     Ctx.timeout = timeout
     Ctx.recheck = recheck
+    _only = only
 
 
 def _check(seed):
-    return check_seed(seed)
+    return check_seed(seed, _only)
 
 
 if __name__ == "__main__":
