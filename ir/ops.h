@@ -35,6 +35,10 @@ typedef struct OpInfo {
 } OpInfo;
 
 const OpInfo *op_find(const char *name);
+/* The attribute a call of the operator name may give as its positional
+ * argument nargs + i (R.clip(x, 0, 6): min, max); NULL when there is none.
+ * The reader makes such arguments keywords, so every pass reads one form. */
+const char *op_positional(const char *name, int i);
 
 /* The type a struct info states, when it states a whole one (a dtype and a
  * constant shape of rank at most OP_MAX_RANK); -1 otherwise. */

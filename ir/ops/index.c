@@ -72,8 +72,8 @@ static void legal_slice(B *b, const Op *o, const Expr *call, Buffer **in, int ni
 }
 
 static const Op ops[] = {
-    { { "R.strided_slice", LAYOUT_LIGHT, 1, 1, slice_attrs, 0, 0 }, infer_slice, legal_slice, 0, 0, 0 },
-    { { "R.crop", LAYOUT_LIGHT, 1, 1, crop_attrs, 0, 0 }, infer_crop, legal_slice, 0, 0, 0 },
+    { { "R.strided_slice", LAYOUT_LIGHT, 1, 1, slice_attrs, 0, 0 }, infer_slice, legal_slice, 0, 0, 0, slice_attrs },
+    { { "R.crop", LAYOUT_LIGHT, 1, 1, crop_attrs, 0, 0 }, infer_crop, legal_slice, 0, 0, 0, NULL },
 };
 
 const OpFamily op_family_index = { ops, sizeof ops / sizeof *ops };

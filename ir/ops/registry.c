@@ -12,7 +12,7 @@
 
 static const OpFamily *const families[] = {
     &op_family_elementwise, &op_family_reduce, &op_family_manipulate, &op_family_index,
-    &op_family_linalg, &op_family_conv, &op_family_pool, &op_family_norm,
+    &op_family_linalg, &op_family_conv, &op_family_pool, &op_family_norm, &op_family_creation,
 };
 enum { NFAMILIES = sizeof families / sizeof *families, OP_MAX_OPS = 256 };
 
@@ -58,6 +58,17 @@ int op_const_type(const Expr *e, TensorType *t)
     t->ndim = e->u.cst.ndim;
     memcpy(t->shape, e->u.cst.shape, (size_t)t->ndim * sizeof *t->shape);
     return 0;
+}
+
+const char *op_positional(const char *name, int i)
+{
+    const Op *o = find_op(name);
+    if (!o || !o->positional || i < 0)
+        return NULL;
+    for (int k = 0; o->positional[k]; k++)
+        if (k == i)
+            return o->positional[k];
+    return NULL;
 }
 
 const OpInfo *op_find(const char *name)

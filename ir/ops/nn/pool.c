@@ -7,6 +7,9 @@
 
 static const char *const pool_attrs[] = { "pool_size", "strides", "padding", "dilation", "layout", "out_layout",
                                           "ceil_mode", "count_include_pad", NULL };
+/* TVM's order of the pools' arguments */
+static const char *const pool_pos[] = { "pool_size", "strides", "padding", "dilation", "ceil_mode", "count_include_pad",
+                                        "layout", "out_layout", NULL };
 static const char *const adaptive_attrs[] = { "output_size", "layout", "out_layout", NULL };
 
 /* The layout and out_layout of a pool: H and W whole, their places in dpos[2] and dpos[3]. */
@@ -238,10 +241,10 @@ static void legal_adaptive(B *b, const Op *o, const Expr *call, Buffer **in, int
 }
 
 static const Op ops[] = {
-    { { "R.nn.max_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0 }, infer_pool, legal_pool, R_MAX, 0, 0 },
-    { { "R.nn.avg_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0 }, infer_pool, legal_pool, R_MEAN, 0, 0 },
+    { { "R.nn.max_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0 }, infer_pool, legal_pool, R_MAX, 0, 0, pool_pos },
+    { { "R.nn.avg_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0 }, infer_pool, legal_pool, R_MEAN, 0, 0, pool_pos },
     { { "R.nn.adaptive_avg_pool2d", LAYOUT_HEAVY, 1, 1, adaptive_attrs, 0, 0 }, infer_adaptive, legal_adaptive, 0, 0,
-      0 },
+      0, adaptive_attrs },
 };
 
 const OpFamily op_family_pool = { ops, sizeof ops / sizeof *ops };
