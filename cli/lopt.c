@@ -487,7 +487,7 @@ static int names_params(const char *const *opts, int n, const char *what, const 
 /* Binds the symbolic dimensions of p's declared shape to shape (what
  * --input or --shape gave), checking the constant ones and those bound
  * already. */
-static int bind_shape(Dims *D, const Var *p, const char *what, int nd, const int64_t *shape)
+static int bind_shape(Source *src, Dims *D, const Var *p, const char *what, int nd, const int64_t *shape)
 {
     const StructInfo *s = p->sinfo;
     char have[160];
@@ -499,9 +499,8 @@ static int bind_shape(Dims *D, const Var *p, const char *what, int nd, const int
     if (!s || s->kind != SI_TENSOR || !s->shape)
         return 0;
     if (s->ndim != nd) {
-        fprintf(stderr, "lopt: error: %s %s: the shape %s has rank %d, but main declares '%s' of rank %d\n", what,
-                p->name->str, have, nd, p->name->str, s->ndim);
-        return -1;
+        return diag_error(src, p->loc, "%s %s: the shape %s has rank %d, but main declares '%s' of rank %d", what,
+                          p->name->str, have, nd, p->name->str, s->ndim);
     }
     for (int d = 0; d < nd; d++) {
         const Expr *e = s->shape[d];
@@ -514,12 +513,10 @@ static int bind_shape(Dims *D, const Var *p, const char *what, int nd, const int
                     if (D->var[i] == e->u.var)
                         from = D->from[i];
                 if (from)
-                    fprintf(stderr, "lopt: error: %s %s: dimension %d is %lld, but %s is %lld (from '%s')\n", what,
-                            p->name->str, d, (long long)shape[d], e->u.var->name->str, (long long)v, from);
-                else
-                    fprintf(stderr, "lopt: error: %s %s: dimension %d is %lld, but main declares %lld there\n", what,
-                            p->name->str, d, (long long)shape[d], (long long)v);
-                return -1;
+                    return diag_error(src, p->loc, "%s %s: dimension %d is %lld, but %s is %lld (from '%s')", what,
+                                      p->name->str, d, (long long)shape[d], e->u.var->name->str, (long long)v, from);
+                return diag_error(src, p->loc, "%s %s: dimension %d is %lld, but main declares %lld there", what,
+                                  p->name->str, d, (long long)shape[d], (long long)v);
             }
         } else if (e->kind == E_VAR && e->u.var->kind == VAR_SYM && D->n < 64) {
             D->var[D->n] = e->u.var;
@@ -576,7 +573,7 @@ static int make_inputs(Exec *x, Func *f)
                         have, want);
                 return -1;
             }
-            if (bind_shape(&D, p, "--input", t->ndim, t->shape))
+            if (bind_shape(x->src, &D, p, "--input", t->ndim, t->shape))
                 return -1;
         } else if (given) {
             int64_t shape[TENSOR_MAX_RANK];
@@ -586,7 +583,7 @@ static int make_inputs(Exec *x, Func *f)
                         "2,3,8,8\n", p->name->str, given, TENSOR_MAX_RANK);
                 return -1;
             }
-            if (bind_shape(&D, p, "--shape", nd, shape))
+            if (bind_shape(x->src, &D, p, "--shape", nd, shape))
                 return -1;
         }
     }

@@ -724,10 +724,11 @@ static int is_constant(const Sweep *S, const Expr *x)
 }
 
 /* Whether the call e reads constants only: fold evaluates it, rewrite and
- * all, so the rewrite stays with it. */
+ * all, so the rewrite stays with it (in a dataflow block: fold evaluates
+ * nothing outside one). */
 static int from_constants(const Sweep *S, const Expr *e)
 {
-    if (e->kind != E_CALL || e->u.call.callee || is_call_to(e, "R.call_tir") || !op_find(e->u.call.op->str))
+    if (!S->rb->dataflow || e->kind != E_CALL || e->u.call.callee || is_call_to(e, "R.call_tir") || !op_find(e->u.call.op->str))
         return 0;
     for (int k = 0; k < e->u.call.nargs; k++)
         if (!is_constant(S, e->u.call.args[k]) && (e->u.call.args[k]->kind == E_VAR ||

@@ -27,6 +27,7 @@ static int run_print(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 
 static const char *const no_options[] = { NULL };
 
+static const char *const fold_options[] = { "max-bytes", NULL };
 static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", NULL };
 
 static const PassInfo passes[] = {
@@ -35,8 +36,9 @@ static const PassInfo passes[] = {
       pass_convert_layout_check },
     { "flow", "move each layout rewrite from a call's result to its operands, through the callee's TIR",
       no_options, pass_flow, NULL },
-    { "fold", "compose adjacent rewrites, remove identities and pad/crop pairs, rewrite constants, remove dead "
-      "bindings and uncalled PrimFuncs", no_options, pass_fold, NULL },
+    { "fold", "compose adjacent rewrites, remove identities and pad/crop pairs, rewrite constants, evaluate calls "
+      "of constants in dataflow blocks (creation operators up to max-bytes=4096), remove dead bindings and "
+      "uncalled PrimFuncs", fold_options, pass_fold, pass_fold_check },
     { "hoist", "lift layout-rewrite blocks at a PrimFunc's start or end into R.layout_transform in the graph; "
       "mark the PrimFunc frozen", no_options, pass_hoist, NULL },
     { "legalize", "lower calls of registered operators (R.add, R.nn.conv2d, ...) to R.call_tir of generated "

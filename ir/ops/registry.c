@@ -71,6 +71,12 @@ const char *op_positional(const char *name, int i)
     return NULL;
 }
 
+int op_is_creation(const char *name)
+{
+    const Op *o = find_op(name);
+    return o && o >= op_family_creation.ops && o < op_family_creation.ops + op_family_creation.n;
+}
+
 const OpInfo *op_find(const char *name)
 {
     const Op *o = find_op(name);
