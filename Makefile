@@ -17,7 +17,7 @@ SRC = grammar/lexer.c grammar/parser.c grammar/syntax.c grammar/lower.c \
       ir/arena.c ir/diag.c ir/ir.c ir/clone.c ir/indexmap.c ir/verify.c \
       ir/ops/registry.c ir/ops/attrs.c ir/ops/layout.c ir/ops/build.c ir/ops/elementwise.c ir/ops/reduce.c \
       ir/ops/manipulate.c ir/ops/index.c ir/ops/linalg.c ir/ops/nn/conv.c ir/ops/nn/pool.c ir/ops/nn/norm.c \
-      ir/ops/creation.c \
+      ir/ops/creation.c ir/ops/image.c \
       interp/tensor.c interp/tir.c interp/relax.c \
       printer/print.c printer/dot.c passes/pass.c passes/graph.c passes/flowtir.c passes/flow.c passes/convert.c passes/fold.c passes/hoist.c passes/legalize.c passes/test_perturb.c cli/lopt.c
 SRC += passes/diff.c cli/expect.c

@@ -1114,6 +1114,76 @@ def gen_move(g, op):
     return c
 
 
+def resize_coord(o, n_in, n_out, mode):
+    """The input coordinates (float32) of output indices o, as lopt computes them."""
+    f = np.float32
+    x = o.astype(np.float32)
+    s = f(n_in / n_out)
+    if mode == "align_corners":
+        return x * f((n_in - 1) / (n_out - 1)) if n_out > 1 else np.zeros_like(x)
+    if mode == "asymmetric":
+        return x * s
+    if mode == "tf_half_pixel_for_nn":
+        return (x + f(0.5)) * s
+    if mode == "pytorch_half_pixel" and n_out == 1:
+        return np.zeros_like(x)
+    return (x + f(0.5)) * s - f(0.5)
+
+
+def resize_ref(x, oh, ow, method, mode, rounding):
+    """NCHW x resized to (oh, ow); float64 result (nearest: the input's values)."""
+    n, c, h, w = x.shape
+    ch, cw = resize_coord(np.arange(oh), h, oh, mode), resize_coord(np.arange(ow), w, ow, mode)
+    if method == "nearest_neighbor":
+        rnd = {"round": np.round, "floor": np.floor, "ceil": np.ceil,
+               "round_prefer_floor": lambda v: np.ceil(v - np.float32(0.5)),
+               "round_prefer_ceil": lambda v: np.floor(v + np.float32(0.5))}[rounding]
+        ih = np.clip(rnd(ch).astype(np.int64), 0, h - 1)
+        iw = np.clip(rnd(cw).astype(np.int64), 0, w - 1)
+        return x[:, :, ih][:, :, :, iw]
+    f32 = np.float32
+    h0, w0 = np.floor(ch), np.floor(cw)
+    fh, fw = (ch - h0).astype(f32), (cw - w0).astype(f32)
+    h0, w0 = h0.astype(np.int64), w0.astype(np.int64)
+    hi = [np.clip(h0 + r, 0, h - 1) for r in (0, 1)]
+    wi = [np.clip(w0 + k, 0, w - 1) for k in (0, 1)]
+    v = x.astype(f32)
+    a = [[v[:, :, hi[r]][:, :, :, wi[k]] for k in (0, 1)] for r in (0, 1)]
+    fw_, fh_ = fw[None, None, None, :], fh[None, None, :, None]
+    row = [((f32(1) - fw_) * a[r][0] + fw_ * a[r][1]).astype(f32) for r in (0, 1)]
+    return ((f32(1) - fh_) * row[0] + fh_ * row[1]).astype(f32)
+
+
+def gen_resize(g, op):
+    method = g.pick(["nearest_neighbor", "linear"])
+    dt = g.pick(["float32", "float16"] + (["int32", "int8"] if method == "nearest_neighbor" else []))
+    mode = g.pick(["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"])
+    rounding = g.pick(["round", "floor", "ceil", "round_prefer_floor", "round_prefer_ceil"])
+    n, ch, h, w = g.r(1, 2), g.r(1, 6), g.r(1, 6), g.r(1, 6)
+    oh, ow = g.r(1, 9), g.r(1, 9)
+    x = g.data((n, ch, h, w), dt)
+    lay = random_layout(g, "NCHW", {1: f} if (f := pick_split(g, ch)) else {})
+    attrs = ["R.shape(%s)" % ints_text([oh, ow])]
+    if lay != "NCHW" or g.chance(0.2):
+        attrs.append('layout="%s"' % lay)
+    attrs.append('method="%s"' % method)
+    if mode != "half_pixel" or g.chance(0.3):
+        attrs.append('coordinate_transformation_mode="%s"' % mode)
+    if method == "nearest_neighbor" and (rounding != "round" or g.chance(0.3)):
+        attrs.append('rounding_method="%s"' % rounding)
+    c = Case(op, "%s %s %s" % (dt, (n, ch, h, w), ", ".join(attrs)))
+    p = g.param(c, to_layout(x, lay, "NCHW"))
+    y = g.name("y")
+    c.lines.append("%s = R.image.resize2d(%s, %s)" % (y, p, ", ".join(attrs)))
+    want = resize_ref(x, oh, ow, method, mode, rounding)
+    if method == "nearest_neighbor":
+        c.outs.append(Out(y, to_layout(want, lay, "NCHW"), dt))
+    else:
+        # the same float32 operations in the same order: exact before the final rounding to dt
+        c.outs.append(Out(y, to_layout(f64(want), lay, "NCHW"), dt))
+    return c
+
+
 GENS = {}
 for _op in BINARY:
     GENS[_op] = gen_binary
@@ -1127,7 +1197,7 @@ GENS.update({
     "R.strided_slice": gen_slice, "R.concat": gen_concat, "R.layout_transform": gen_layout, "R.split": gen_split,
     "R.nn.batch_norm": gen_batchnorm, "R.pad": gen_pad, "R.crop": gen_crop,
     "R.nn.layer_norm": gen_layernorm, "R.nn.adaptive_avg_pool2d": gen_adaptive,
-    "R.power": gen_power, "R.astype": gen_astype, "R.clip": gen_clip, "R.ewise_fma": gen_fma, "R.arange": gen_arange,
+    "R.image.resize2d": gen_resize, "R.power": gen_power, "R.astype": gen_astype, "R.clip": gen_clip, "R.ewise_fma": gen_fma, "R.arange": gen_arange,
 })
 for _op in MORE_UNARY:
     GENS[_op] = gen_more_unary

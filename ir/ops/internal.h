@@ -33,6 +33,7 @@ typedef struct Plan {
     int axis;
     int center, scale;         /* batch_norm, layer_norm: add beta, multiply by gamma */
     int list[OP_MAX_RANK], nlist;   /* layer_norm: the normalized axes in the call's order */
+    int mode[3];               /* resize2d: method, coordinate transformation, rounding */
     int nout;                  /* outputs: out, then more[0], more[1], ... */
     TensorType more[OP_MAX_ARGS];
 } Plan;
@@ -74,7 +75,7 @@ typedef struct OpFamily {
 } OpFamily;
 
 extern const OpFamily op_family_elementwise, op_family_reduce, op_family_manipulate, op_family_index,
-    op_family_linalg, op_family_conv, op_family_pool, op_family_norm, op_family_creation;
+    op_family_linalg, op_family_conv, op_family_pool, op_family_norm, op_family_creation, op_family_image;
 
 enum { U_RELU, U_EXP, U_SIGMOID, U_TANH, U_SQRT, U_NEGATIVE, U_GELU, U_GELU_TANH, U_SILU };
 enum { BIN_POWER = 100 };   /* a binary code past the BinOps: T.pow */
@@ -104,6 +105,7 @@ void lay_logical(const Lay *l, const int64_t *shape, int64_t *ext);
 int lay_shape(const Lay *l, const int64_t *ext, int64_t *shape);
 int lay_logical_checked(const Lay *l, const TensorType *t, int64_t *ext);
 void lay_index(B *b, const Lay *l, Expr *const *logical, Expr **idx);
+int hw_layout(const Expr *call, const TensorType *a, Plan *p, OpError *err);
 int window_attrs(const Expr *call, Plan *p, OpError *err);
 int64_t window_out(const Plan *p, int k, int64_t in, int64_t kext);
 

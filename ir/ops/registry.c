@@ -13,6 +13,7 @@
 static const OpFamily *const families[] = {
     &op_family_elementwise, &op_family_reduce, &op_family_manipulate, &op_family_index,
     &op_family_linalg, &op_family_conv, &op_family_pool, &op_family_norm, &op_family_creation,
+    &op_family_image,
 };
 enum { NFAMILIES = sizeof families / sizeof *families, OP_MAX_OPS = 256 };
 
