@@ -28,10 +28,11 @@ static int run_print(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 static const char *const no_options[] = { NULL };
 
 static const char *const fold_options[] = { "max-bytes", NULL };
-static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", NULL };
+static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "resize2d",
+                                               NULL };
 
 static const PassInfo passes[] = {
-    { "convert-layout", "give conv2d and pooling calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC), "
+    { "convert-layout", "give conv2d, pooling and resize2d calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC), "
       "with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
       pass_convert_layout_check },
     { "flow", "move each layout rewrite from a call's result to its operands, through the callee's TIR",

@@ -162,14 +162,18 @@ static int infer_split(const Op *o, const Expr *call, const TensorType *a, int n
     int64_t e = a->shape[ax], starts[OP_MAX_ARGS + 1];
     int n;
     if (ios && int_of(ios, &v[0]) == 0) {
-        if (v[0] < 1 || v[0] > OP_MAX_ARGS || e % v[0])
-            return fail(err, ios->loc, "%lld sections do not divide the extent %lld (at most %d sections)",
-                        (long long)v[0], (long long)e, OP_MAX_ARGS);
+        if (v[0] < 1 || v[0] > OP_MAX_ARGS)
+            return fail(err, ios->loc, "R.split makes 1 to %d sections, not %lld", OP_MAX_ARGS, (long long)v[0]);
+        if (e % v[0])
+            return fail(err, ios->loc, "%lld sections do not divide the extent %lld", (long long)v[0], (long long)e);
         n = (int)v[0];
         for (int i = 0; i <= n; i++)
             starts[i] = e / n * i;
     } else {
         int k = ios ? ints_of(ios, v, OP_MAX_ARGS - 1) : -1;
+        if (k < 0 && ios && (ios->kind == E_LIST || ios->kind == E_TUPLE) && ios->u.list.n > OP_MAX_ARGS - 1)
+            return fail(err, ios->loc, "R.split takes at most %d split points (%d sections), not %d", OP_MAX_ARGS - 1,
+                        OP_MAX_ARGS, ios->u.list.n);
         if (k < 0)
             return fail(err, ios ? ios->loc : call->loc, "indices_or_sections is a count or a list of split points");
         n = k + 1;

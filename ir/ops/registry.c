@@ -316,6 +316,8 @@ static int plan(const Op *o, const Expr *call, const TensorType *args, int nargs
 {
     memset(p, 0, sizeof *p);
     p->nout = 1;
+    if (o->info.tuple_arg && nargs > OP_MAX_ARGS)
+        return fail(err, call->loc, "%s joins at most %d tensors, not %d", o->info.name, OP_MAX_ARGS, nargs);
     if ((o->info.tuple_arg ? nargs < 1 || nargs > OP_MAX_ARGS : nargs != o->info.ntensors) ||
         call->u.call.nargs != o->info.nargs)
         return fail(err, call->loc, "%s takes %d argument%s", o->info.name, o->info.nargs, o->info.nargs == 1 ? "" : "s");
