@@ -628,8 +628,8 @@ static const Op ops[] = {
     { { "R.squeeze", LAYOUT_LIGHT, 1, 1, axis_attrs, 0, 0 }, infer_squeeze, legal_squeeze, 0, 0, 0, axis_attrs },
     { { "R.broadcast_to", LAYOUT_LIGHT, 2, 1, no_attrs, 0, 0 }, infer_broadcast, legal_broadcast, 0, 0, 0, NULL },
     { { "R.tile", LAYOUT_LIGHT, 1, 1, tile_attrs, 0, 0 }, infer_tile, legal_tile, 0, 0, 0, tile_attrs },
-    { { "R.repeat", LAYOUT_LIGHT, 1, 1, repeat_attrs, 0, 0 }, infer_repeat, legal_repeat, 0, 0, 0, repeat_attrs },
-    { { "R.flip", LAYOUT_LIGHT, 1, 1, axis_attrs, 0, 0 }, infer_flip, legal_flip, 0, 0, 0, axis_attrs },
+    { { "R.repeat", LAYOUT_LIGHT, 1, 1, repeat_attrs, 0, 0 }, infer_repeat, legal_repeat, 0, 1, 0, repeat_attrs },
+    { { "R.flip", LAYOUT_LIGHT, 1, 1, axis_attrs, 0, 0 }, infer_flip, legal_flip, 0, 1, 0, axis_attrs },
 };
 
 const OpFamily op_family_manipulate = { ops, sizeof ops / sizeof *ops };
