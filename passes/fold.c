@@ -240,9 +240,14 @@ static int ints(const Expr *e, int64_t *v, int max)
     return e->u.list.n;
 }
 
+/* A pad with a constant (pad_mode "constant", the default): the rules
+ * below know what its padding holds; reflect and edge copy the input. */
 static int is_pad(const Expr *e)
 {
-    return is_call_to(e, "R.pad") || is_call_to(e, "R.nn.pad");
+    if (!is_call_to(e, "R.pad") && !is_call_to(e, "R.nn.pad"))
+        return 0;
+    const Expr *m = call_kwarg(e, "pad_mode");
+    return !m || (m->kind == E_STR && strcmp(m->u.str.s, "constant") == 0);
 }
 
 /* R.crop(R.pad(x)) and R.pad(R.crop(x)) over the same region give x back. */

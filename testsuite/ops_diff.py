@@ -220,7 +220,7 @@ def gen_reduce(g, op):
         axes = sorted(int(a) for a in g.rng.choice(r, size=k, replace=False))
     reduced = list(range(r)) if axes is None else axes
     if len(reduced) == r and not keep:
-        keep = True                      # a scalar result is refused: keepdims
+        keep = g.chance(0.5)             # a rank-0 result half the time
     attrs = []
     if axes is not None:
         shown = [a - r if g.chance(0.3) else a for a in axes]
@@ -500,19 +500,22 @@ def gen_pad(g, op):
     dt = g.pick(["float32", "float16", "int32", "int8"])
     s = g.shape()
     x = g.data(s, dt)
-    widths = [g.r(0, 2) for _ in range(2 * len(s))]
+    mode = g.pick(["constant", "constant", "edge", "reflect"])
+    # reflect pads by less than the extent
+    widths = [g.r(0, min(2, s[d // 2] - 1) if mode == "reflect" else 2) for d in range(2 * len(s))]
     attrs = ["pad_width=" + ints_text(widths)]
     pv = 0
-    if g.chance(0.7):
+    if mode == "constant" and g.chance(0.7):
         pv = g.pick([0, 1, -3, 2.5, -0.75]) if is_float(dt) else g.r(-5, 5)
         attrs.append("pad_value=" + num_text(pv, dt))
-    if g.chance(0.2):
-        attrs.append('pad_mode="constant"')
+    if mode != "constant" or g.chance(0.2):
+        attrs.append('pad_mode="%s"' % mode)
     c = Case(op, "%s %s %s" % (dt, s, ", ".join(attrs)))
     p = g.param(c, x)
     y = g.name("y")
     c.lines.append("%s = %s(%s, %s)" % (y, op, p, ", ".join(attrs)))
-    want = np.pad(x, [(widths[2 * d], widths[2 * d + 1]) for d in range(len(s))], constant_values=NP[dt](pv))
+    pads = [(widths[2 * d], widths[2 * d + 1]) for d in range(len(s))]
+    want = np.pad(x, pads, constant_values=NP[dt](pv)) if mode == "constant" else np.pad(x, pads, mode)
     c.outs.append(Out(y, want, dt))
     return c
 
@@ -619,15 +622,14 @@ def gen_slice(g, op):
     for a in axes:
         e = s[a]
         while True:
-            b, f, st = g.r(-e - 2, e + 2), g.r(-e - 2, e + 2), g.pick([1, 1, 2, 3])
-            bb = min(max(b + e if b < 0 else b, 0), e)
-            ff = min(max(f + e if f < 0 else f, 0), e)
-            if ff > bb:
+            b, f, st = g.r(-e - 2, e + 2), g.r(-e - 2, e + 2), g.pick([1, 1, 2, 3, -1, -2])
+            # NumPy's slice semantics (Python's slice.indices), empty results now and then
+            if len(range(*slice(b, f, st).indices(e))) > 0 or g.chance(0.1):
                 break
         begin.append(b)
         end.append(f)
         strides.append(st)
-        sl[a] = slice(bb, ff, st)
+        sl[a] = slice(b, f, st)
     attrs = ["axes=" + ints_text([a - r if g.chance(0.2) else a for a in axes]), "begin=" + ints_text(begin),
              "end=" + ints_text(end)]
     if strides != [1] * k or g.chance(0.3):

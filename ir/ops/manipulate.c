@@ -312,8 +312,10 @@ static int infer_pad(const Op *o, const Expr *call, const TensorType *a, int nar
     if (n != 2 * a->ndim)
         return fail(err, pw ? pw->loc : call->loc, "pad_width lists a before and an after pad for each of the %d "
                     "dimensions", a->ndim);
-    if (mode && strcmp(str_of(mode, ""), "constant") != 0)
-        return fail(err, mode->loc, "only pad_mode=\"constant\" is supported");
+    const char *m = str_of(mode, "constant");
+    p->keepdims = strcmp(m, "edge") == 0 ? 1 : strcmp(m, "reflect") == 0 ? 2 : 0;   /* the mode */
+    if (!p->keepdims && strcmp(m, "constant") != 0)
+        return fail(err, mode->loc, "pad_mode is \"constant\", \"edge\" or \"reflect\"");
     p->pad_value = 0;
     if (pv && num_of(pv, &p->pad_value))
         return fail(err, pv->loc, "pad_value is a number");
@@ -321,10 +323,39 @@ static int infer_pad(const Op *o, const Expr *call, const TensorType *a, int nar
     for (int d = 0; d < a->ndim; d++) {
         if (w[2 * d] < 0 || w[2 * d + 1] < 0)
             return fail(err, pw->loc, "pads are not negative");
+        if (p->keepdims && (w[2 * d] || w[2 * d + 1]) && a->shape[d] == 0)
+            return fail(err, pw->loc, "pad_mode \"%s\" pads dimension %d of extent 0", m, d);
+        if (p->keepdims == 2 && (w[2 * d] >= a->shape[d] || w[2 * d + 1] >= a->shape[d]))
+            return fail(err, pw->loc, "pad_mode \"reflect\" pads dimension %d of extent %lld by less than its extent",
+                        d, (long long)a->shape[d]);
         p->before[d] = w[2 * d];
         p->out.shape[d] = a->shape[d] + w[2 * d] + w[2 * d + 1];
     }
     return 0;
+}
+
+static Expr *shifted(B *b, Expr *x, int64_t before)
+{
+    return before ? bin(b, B_SUB, x, num(b, before)) : x;
+}
+
+/* |x - before|: the mirror about the first point */
+static Expr *mirror_first(B *b, Expr *x, int64_t before)
+{
+    return select3(b, bin(b, B_LT, shifted(b, x, before), num(b, 0)), bin(b, B_SUB, num(b, 0), shifted(b, x, before)),
+                   shifted(b, x, before));
+}
+
+/* The input index output index x of an edge (1) or reflect (2) pad reads:
+ * x - before held inside [0, e) by repeating the edge, or by mirroring about
+ * the first and the last point (which are not repeated). Every use builds
+ * its own nodes. */
+static Expr *pad_source(B *b, int mode, Expr *x, int64_t before, int64_t e)
+{
+    if (mode == 1)
+        return intrin(b, "T.min", intrin(b, "T.max", shifted(b, x, before), num(b, 0)), num(b, e - 1));
+    return select3(b, bin(b, B_GE, mirror_first(b, x, before), num(b, e)),
+                   bin(b, B_SUB, num(b, 2 * (e - 1)), mirror_first(b, x, before)), mirror_first(b, x, before));
 }
 
 static void legal_pad(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
@@ -339,6 +370,10 @@ static void legal_pad(B *b, const Op *o, const Expr *call, Buffer **in, int nin,
         int64_t e;
         expr_const_int(in[0]->shape[d], &e);
         idx[d] = p->before[d] ? bin(b, B_SUB, t.x[d], num(b, p->before[d])) : t.x[d];
+        if (p->keepdims && p->out.shape[d] != e) {
+            idx[d] = pad_source(b, p->keepdims, t.x[d], p->before[d], e);
+            continue;
+        }
         if (p->out.shape[d] != e) {
             Expr *c = within(b, t.x[d], p->before[d], p->before[d] + e);
             cond = cond ? bin(b, B_AND, cond, c) : c;

@@ -31,8 +31,6 @@ static int infer_reduce(const Op *o, const Expr *call, const TensorType *a, int 
             p->out.shape[p->out.ndim++] = a->shape[d];
         else if (p->keepdims)
             p->out.shape[p->out.ndim++] = 1;
-    if (p->out.ndim == 0)
-        return fail(err, call->loc, "%s to a scalar is not supported yet; use keepdims=True", call->u.call.op->str);
     return 0;
 }
 
