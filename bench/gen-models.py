@@ -17,6 +17,11 @@ weights are constants, small enough for --verify-exec.
   transformer  one pre-norm block on (1, T, D): layer norm written out (mean,
                subtract, multiply, sqrt, divide), q/k/v matmuls, softmax,
                output projection, residual add; no convolution
+  seghead      a small segmentation head: two convolutions (the second
+               strided), R.nn.layer_norm over the channels, a squeeze-and-
+               excitation gate (R.nn.adaptive_avg_pool2d to 1x1, a 1x1
+               convolution, sigmoid, multiply), a 1x1 classifier and
+               R.image.resize2d back to the input's size
 
 Usage: gen-models.py NAME [WIDTH] [H] > model.tir   (WIDTH: the first
 stage's channels, a multiple of 4; H: the input's height and width)."""
@@ -180,12 +185,22 @@ elif name == "transformer":
     a = emit("R.nn.softmax(%s, axis=2)" % sc)
     o = emit("R.matmul(%s, %s)" % (emit("R.matmul(%s, %s)" % (a, v)), mat((D, D))))
     y = emit("R.add(%s, x)" % o)
+elif name == "seghead":
+    f = bias_relu(conv(bias_relu(conv("x", 3, W, 3), W), W, 2 * W, 3, 2), 2 * W)
+    g, b = emit(const((2 * W,)), "w"), emit(const((2 * W,)), "w")
+    f = emit("R.nn.layer_norm(%s, %s, %s, axes=[1], epsilon=1e-05)" % (f, g, b))
+    p = emit("R.nn.adaptive_avg_pool2d(%s, output_size=[1, 1])" % f)
+    gate = emit("R.sigmoid(%s)" % bias_relu(conv(p, 2 * W, 2 * W, 1), 2 * W, relu=False))
+    f = emit("R.multiply(%s, %s)" % (f, gate))
+    y = conv(f, 2 * W, 4, 1)
+    y = emit('R.image.resize2d(%s, R.shape([%d, %d]), method="linear")' % (y, H, H))
+    c = 4
 else:
-    sys.exit("gen-models.py: unknown model %s (resnet18, resnet50, mobilenetv2, unet, transformer)" % name)
+    sys.exit("gen-models.py: unknown model %s (resnet18, resnet50, mobilenetv2, unet, transformer, seghead)" % name)
 if name == "transformer":
     out = emit("R.add(%s, R.const(0.0, \"float32\"))" % y, "gv")
     shape_in, shape_out = (1, T_, D), (1, T_, D)
-elif name == "unet":
+elif name in ("unet", "seghead"):
     out = emit("R.nn.relu(%s)" % y, "gv")
     shape_in, shape_out = (1, 3, H, H), (1, c, H, H)
 else:

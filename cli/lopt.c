@@ -56,6 +56,8 @@ typedef struct Options {
     const char **inputs;      /* --input name=file.npy */
     int ninputs;
     char usage_error[4096];    /* the first usage error, reported once the line is read */
+    const char **shapes;      /* --shape name=d,d,...: a seeded input's shape */
+    int nshapes;
 } Options;
 
 static void help(FILE *out)
@@ -102,7 +104,10 @@ static void help(FILE *out)
           "  --run               run main (after the passes) and print its outputs\n"
           "                      (shape, dtype, checksum, first values) instead of the module\n"
           "  --seed N            seed for the inputs that --input does not give (default 1)\n"
-          "  --input NAME=FILE   read main's parameter NAME from a .npy file (repeatable)\n"
+          "  --input NAME=FILE   read main's parameter NAME from a .npy file (repeatable);\n"
+          "                      its shape binds the symbolic dimensions its type names\n"
+          "  --shape NAME=D,D,...  the shape of the seeded input NAME, binding its symbolic\n"
+          "                      dimensions (repeatable)\n"
           "  --output-dir DIR    with --run, also write each output as DIR/NAME.npy\n"
           "  --max-steps N       with --run or --verify-exec: stop a run of main with an\n"
           "                      error after N loop iterations (default 1000000000)\n"
@@ -217,6 +222,13 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
                map_option(a, "--apply", &o->apply, argc, argv, i)) {
         if (*i == argc)
             return usage(o, "%s needs a value", a);
+        if (o->shape && strchr(o->shape, '=')) {
+            /* --shape NAME=d,d,...: for --run, not --map */
+            if (o->shape[0] == '=')
+                return usage(o, "--shape takes NAME=D,D,... (or D,D,... with --map); not '%s'", o->shape);
+            o->shapes[o->nshapes++] = o->shape;
+            o->shape = NULL;
+        }
     } else if (strcmp(a, "--run") == 0) {
         o->run = 1;
     } else if (strcmp(a, "--verify-exec") == 0) {
@@ -311,7 +323,8 @@ static int parse_args(int argc, char **argv, Options *o)
     o->seed = 1;
     o->max_steps = INTERP_DEFAULT_MAX_STEPS;
     o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
-    if (!o->inputs)
+    o->shapes = calloc((size_t)argc + 1, sizeof *o->shapes);
+    if (!o->inputs || !o->shapes)
         abort();
     for (int i = 1; i < argc; i++) {
         int r = parse_arg(argc, argv, &i, &files, o);
@@ -349,8 +362,8 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage(o, "%s", "--output-dir goes with --run");
     if (o->run && o->emit_given)
         return usage(o, "%s", "--run prints outputs, not the module: --emit cannot be combined with it");
-    if (!o->run && !o->verify_exec && (o->seed_given || o->ninputs || o->steps_given))
-        return usage(o, "%s", "--seed, --input and --max-steps go with --run or --verify-exec");
+    if (!o->run && !o->verify_exec && (o->seed_given || o->ninputs || o->nshapes || o->steps_given))
+        return usage(o, "%s", "--seed, --input, --shape NAME=... and --max-steps go with --run or --verify-exec");
     if (o->run && o->output)
         return usage(o, "%s", "--run prints outputs, not the module: -o cannot be combined with it");
     if (!o->input)
@@ -450,66 +463,214 @@ static Func *find_main(Module *m)
     return NULL;
 }
 
-/* The inputs of main: from --input files, else seeded. */
+static int parse_ints(const char *s, int64_t *v, int max, int64_t min);
+
+/* The symbolic dimensions of main's parameters bound so far, from the
+ * shapes of --input files and --shape options. */
+typedef struct Dims {
+    const Var *var[64];
+    int64_t val[64];
+    const char *from[64];     /* the parameter that bound it */
+    int n;
+} Dims;
+
+/* The value of a dimension of a declared shape: an integer, a bound
+ * symbolic variable, or arithmetic on them; -1 (with *unbound the first
+ * variable not bound) otherwise. */
+static int dim_of(const Dims *D, const Expr *e, int64_t *v, const Var **unbound)
+{
+    int64_t a, b;
+    switch (e->kind) {
+    case E_INT: *v = e->u.i.v; return 0;
+    case E_VAR:
+        for (int i = 0; i < D->n; i++)
+            if (D->var[i] == e->u.var)
+                return *v = D->val[i], 0;
+        if (!*unbound)
+            *unbound = e->u.var;
+        return -1;
+    case E_BIN:
+        if (dim_of(D, e->u.bin.a, &a, unbound) || dim_of(D, e->u.bin.b, &b, unbound))
+            return -1;
+        switch (e->u.bin.op) {
+        case B_ADD: return __builtin_add_overflow(a, b, v) ? -1 : 0;
+        case B_SUB: return __builtin_sub_overflow(a, b, v) ? -1 : 0;
+        case B_MUL: return __builtin_mul_overflow(a, b, v) ? -1 : 0;
+        case B_FLOORDIV: return b > 0 && a >= 0 ? (*v = a / b, 0) : -1;
+        default: return -1;
+        }
+    default: return -1;
+    }
+}
+
+/* The value of option opt (NAME=...) for parameter name, or NULL. */
+static const char *option_for(const char *const *opts, int n, const char *name)
+{
+    for (int k = 0; k < n; k++) {
+        const char *eq = strchr(opts[k], '=');
+        if (strlen(name) == (size_t)(eq - opts[k]) && strncmp(name, opts[k], (size_t)(eq - opts[k])) == 0)
+            return eq + 1;
+    }
+    return NULL;
+}
+
+static int names_params(Source *src, const char *const *opts, int n, const char *what, const Func *f)
+{
+    for (int k = 0; k < n; k++) {
+        const char *eq = strchr(opts[k], '=');
+        int found = 0;
+        for (int i = 0; i < f->nparams; i++)
+            found |= strlen(f->params[i]->name->str) == (size_t)(eq - opts[k]) &&
+                     strncmp(f->params[i]->name->str, opts[k], (size_t)(eq - opts[k])) == 0;
+        if (!found) {
+            fail(src, "%s %s: main has no parameter '%.*s'", what, opts[k], (int)(eq - opts[k]),
+                    opts[k]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Binds the symbolic dimensions of p's declared shape to shape (what
+ * --input or --shape gave), checking the constant ones and those bound
+ * already. */
+static int bind_shape(Source *src, Dims *D, const Var *p, const char *what, int nd, const int64_t *shape)
+{
+    const StructInfo *s = p->sinfo;
+    char have[160];
+    size_t len = (size_t)snprintf(have, sizeof have, "(");
+    for (int d = 0; d < nd && len < sizeof have; d++)
+        len += (size_t)snprintf(have + len, sizeof have - len, "%s%lld", d ? ", " : "", (long long)shape[d]);
+    if (len < sizeof have)
+        snprintf(have + len, sizeof have - len, "%s)", nd == 1 ? "," : "");
+    if (!s || s->kind != SI_TENSOR || !s->shape)
+        return 0;
+    if (s->ndim != nd) {
+        return diag_error(src, p->loc, "%s %s: the shape %s has rank %d, but main declares '%s' of rank %d", what,
+                          p->name->str, have, nd, p->name->str, s->ndim);
+    }
+    for (int d = 0; d < nd; d++) {
+        const Expr *e = s->shape[d];
+        const Var *unbound = NULL;
+        int64_t v;
+        if (dim_of(D, e, &v, &unbound) == 0) {
+            if (v != shape[d]) {
+                const char *from = NULL;
+                for (int i = 0; e->kind == E_VAR && i < D->n; i++)
+                    if (D->var[i] == e->u.var)
+                        from = D->from[i];
+                if (from)
+                    return diag_error(src, p->loc, "%s %s: dimension %d is %lld, but %s is %lld (from '%s')", what,
+                                      p->name->str, d, (long long)shape[d], e->u.var->name->str, (long long)v, from);
+                return diag_error(src, p->loc, "%s %s: dimension %d is %lld, but main declares %lld there", what,
+                                  p->name->str, d, (long long)shape[d], (long long)v);
+            }
+        } else if (e->kind == E_VAR && e->u.var->kind == VAR_SYM && D->n < 64) {
+            D->var[D->n] = e->u.var;
+            D->val[D->n] = shape[d];
+            D->from[D->n++] = p->name->str;
+        }
+    }
+    return 0;
+}
+
+/* The inputs of main: from --input files, of the --shape given, else of the
+ * declared shape, whose symbolic dimensions the files and --shape bind. */
 static int make_inputs(Exec *x, Func *f)
 {
+    const Options *o = x->o;
+    Dims D = { .n = 0 };
     x->ninputs = f->nparams;
     x->inputs = calloc((size_t)f->nparams + 1, sizeof *x->inputs);
     if (!x->inputs)
         abort();
-    for (int k = 0; k < x->o->ninputs; k++) {
-        const char *eq = strchr(x->o->inputs[k], '=');
-        int found = 0;
-        for (int i = 0; i < f->nparams; i++)
-            found |= strlen(f->params[i]->name->str) == (size_t)(eq - x->o->inputs[k]) &&
-                     strncmp(f->params[i]->name->str, x->o->inputs[k], (size_t)(eq - x->o->inputs[k])) == 0;
-        if (!found) {
-            fail(x->src, "--input %s: main has no parameter '%.*s'", x->o->inputs[k],
-                    (int)(eq - x->o->inputs[k]), x->o->inputs[k]);
+    if (names_params(x->src, o->inputs, o->ninputs, "--input", f) ||
+        names_params(x->src, o->shapes, o->nshapes, "--shape", f))
+        return -1;
+    /* the files and the --shape options first: they bind the dimensions */
+    for (int i = 0; i < f->nparams; i++) {
+        const Var *p = f->params[i];
+        const char *file = option_for(o->inputs, o->ninputs, p->name->str);
+        const char *given = option_for(o->shapes, o->nshapes, p->name->str);
+        if (file && given) {
+            fail(x->src, "--shape %s=%s: '%s' is read from a file with --input already",
+                    p->name->str, given, p->name->str);
             return -1;
+        }
+        if (file) {
+            char err[512];
+            Tensor *t = tensor_read_npy(file, err, sizeof err);
+            if (!t) {
+                fail(x->src, "--input %s: %s", p->name->str, err);
+                return -1;
+            }
+            x->inputs[i] = value_tensor(t);
+            DType dt;
+            int nd;
+            int64_t shape[TENSOR_MAX_RANK];
+            int known = interp_param_shape(p, &dt, &nd, shape) == 0;
+            if ((known && (t->ndim != nd || memcmp(t->shape, shape, (size_t)nd * sizeof *shape))) ||
+                (p->sinfo && p->sinfo->kind == SI_TENSOR && p->sinfo->dtype != DT_VOID && t->dtype != p->sinfo->dtype)) {
+                char have[160], want[160];
+                type_str(have, sizeof have, dtype_name(t->dtype), t->ndim, t->shape);
+                if (known)
+                    type_str(want, sizeof want, dtype_name(dt), nd, shape);
+                else
+                    snprintf(want, sizeof want, "%s", dtype_name(p->sinfo->dtype));
+                fail(x->src, "--input %s: the file holds %s, but main declares %s", p->name->str,
+                        have, want);
+                return -1;
+            }
+            if (bind_shape(x->src, &D, p, "--input", t->ndim, t->shape))
+                return -1;
+        } else if (given) {
+            int64_t shape[TENSOR_MAX_RANK];
+            int nd = strcmp(given, "") == 0 ? 0 : parse_ints(given, shape, TENSOR_MAX_RANK, 0);
+            if (nd < 0) {
+                fail(x->src, "--shape %s=%s: expected up to %d extents separated by commas, as in "
+                        "2,3,8,8", p->name->str, given, TENSOR_MAX_RANK);
+                return -1;
+            }
+            if (bind_shape(x->src, &D, p, "--shape", nd, shape))
+                return -1;
         }
     }
     for (int i = 0; i < f->nparams; i++) {
         const Var *p = f->params[i];
-        DType dt;
-        int nd;
+        const StructInfo *s = p->sinfo;
+        if (x->inputs[i])
+            continue;
+        if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim > TENSOR_MAX_RANK) {
+            diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type with a shape and a "
+                       "dtype (or give it with --input)", p->name->str);
+            return -1;
+        }
         int64_t shape[TENSOR_MAX_RANK];
-        int known = interp_param_shape(p, &dt, &nd, shape) == 0;
-        const char *file = NULL;
-        for (int k = 0; k < x->o->ninputs; k++) {
-            const char *eq = strchr(x->o->inputs[k], '=');
-            if (strlen(p->name->str) == (size_t)(eq - x->o->inputs[k]) &&
-                strncmp(p->name->str, x->o->inputs[k], (size_t)(eq - x->o->inputs[k])) == 0)
-                file = eq + 1;
-        }
-        Tensor *t;
-        if (file) {
-            char err[512];
-            if (!(t = tensor_read_npy(file, err, sizeof err))) {
-                fail(x->src, "--input %s: %s", p->name->str, err);
-                return -1;
-            }
-            if (known && (t->dtype != dt || t->ndim != nd || memcmp(t->shape, shape, (size_t)nd * sizeof *shape))) {
-                char have[160], want[160];
-                type_str(have, sizeof have, dtype_name(t->dtype), t->ndim, t->shape);
-                type_str(want, sizeof want, dtype_name(dt), nd, shape);
-                fail(x->src, "--input %s: the file holds %s, but main declares %s", p->name->str,
-                        have, want);
-                tensor_free(t);
-                return -1;
-            }
+        const char *given = option_for(o->shapes, o->nshapes, p->name->str);
+        int nd = s->ndim;
+        if (given) {
+            nd = strcmp(given, "") == 0 ? 0 : parse_ints(given, shape, TENSOR_MAX_RANK, 0);
         } else {
-            if (!known) {
-                diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type with a constant "
-                           "shape and a dtype (or give it with --input)", p->name->str);
-                return -1;
+            for (int d = 0; d < nd; d++) {
+                const Var *unbound = NULL;
+                if (dim_of(&D, s->shape[d], &shape[d], &unbound) || shape[d] < 0) {
+                    if (unbound)
+                        diag_error(x->src, p->loc, "cannot make an input for '%s': its dimension %s is not bound; "
+                                   "give --shape %s=D,D,... or --input %s=FILE.npy", p->name->str,
+                                   unbound->name->str, p->name->str, p->name->str);
+                    else
+                        diag_error(x->src, p->loc, "cannot make an input for '%s': dimension %d has no value",
+                                   p->name->str, d);
+                    return -1;
+                }
             }
-            if (!(t = tensor_new(dt, nd, shape))) {
-                diag_error(x->src, p->loc, "input '%s' is too large to make", p->name->str);
-                return -1;
-            }
-            tensor_fill_seeded(t, x->o->seed, p->name->str);
         }
+        Tensor *t = tensor_new(s->dtype, nd, shape);
+        if (!t) {
+            diag_error(x->src, p->loc, "input '%s' is too large to make", p->name->str);
+            return -1;
+        }
+        tensor_fill_seeded(t, o->seed, p->name->str);
         x->inputs[i] = value_tensor(t);
     }
     return 0;
@@ -1159,5 +1320,6 @@ int main(int argc, char **argv)
         usage_report(&o);
     pipeline_free(&o.pipeline);
     free(o.inputs);
+    free(o.shapes);
     return status;
 }

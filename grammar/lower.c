@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ir/ops.h"
 #include "lexer.h"
 #include "parser.h"
 
@@ -1904,6 +1905,40 @@ static Expr *lower_call_tir(Reader *R, const Sx *e)
     return lower_call(R, c, "R.call_tir", lower_rexpr);
 }
 
+/* Arguments past a registered operator's own that name its attributes in
+ * order (R.clip(x, 0, 6), R.split(x, [3, 7], 1)) become keywords (min=0,
+ * max=6), as TVM's printer writes them, so that passes read one form. A
+ * call with more arguments than that is left for the operator's check. */
+static int positional_attrs(Reader *R, Expr *x)
+{
+    const char *name = x->u.call.op->str;
+    const OpInfo *op = op_find(name);
+    int n = x->u.call.nargs, nkw = x->u.call.nkw;
+    if (!op || n <= op->nargs)
+        return 0;
+    int extra = n - op->nargs;
+    for (int i = 0; i < extra; i++) {
+        if (!op_positional(name, i))
+            return 0;
+        for (int k = 0; k < nkw; k++)
+            if (strcmp(x->u.call.kw[k]->str, op_positional(name, i)) == 0)
+                return ERR(R, x->u.call.args[op->nargs + i]->loc, "%s: %s is given twice, in place and by name",
+                           name, op_positional(name, i)), -1;
+    }
+    Sym **kw = arena_array(R->a, (size_t)(extra + nkw), sizeof *kw);
+    Expr **args = arena_array(R->a, (size_t)(n + nkw), sizeof *args);
+    memcpy(args, x->u.call.args, (size_t)(n + nkw) * sizeof *args);   /* the values stay in order */
+    for (int i = 0; i < extra; i++)
+        kw[i] = S(R, op_positional(name, i));
+    for (int k = 0; k < nkw; k++)
+        kw[extra + k] = x->u.call.kw[k];
+    x->u.call.args = args;
+    x->u.call.kw = kw;
+    x->u.call.nargs = op->nargs;
+    x->u.call.nkw = extra + nkw;
+    return 0;
+}
+
 /* tvm.cpu(), tvm.cuda(0), ...: a device, read as R.device(dev_type=N, dev_id=I). */
 static Expr *lower_tvm_device(Reader *R, const Sx *e, const char *name)
 {
@@ -1984,6 +2019,8 @@ static Expr *lower_rcall(Reader *R, const Sx *e)
     if (strncmp(name, "R.", 2) != 0 && strncmp(name, "I.", 2) != 0)
         return ERR(R, e->loc, "unknown function '%s' in a Relax function", name), NULL;
     Expr *x = lower_call(R, e, name, lower_rexpr);
+    if (x && positional_attrs(R, x))
+        return NULL;
     /* pad_value=R.prim_value(T.float32(0)), as TVM prints a layout_transform's
      * pad value: the number itself */
     for (int i = 0; x && i < x->u.call.nkw; i++) {

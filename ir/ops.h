@@ -41,6 +41,13 @@ const OpInfo *op_find(const char *name);
  * has). The one place of these defaults: the registry, convert-layout and
  * annotate-scope read them here. NULL for another key. */
 const char *op_layout_default(const char *key);
+/* The attribute a call of the operator name may give as its positional
+ * argument nargs + i (R.clip(x, 0, 6): min, max); NULL when there is none.
+ * The reader makes such arguments keywords, so every pass reads one form. */
+const char *op_positional(const char *name, int i);
+/* Whether name makes a tensor from a shape and a value alone (R.zeros,
+ * R.full_like, R.arange ...): fold keeps such calls when they are large. */
+int op_is_creation(const char *name);
 
 /* The type a struct info states, when it states a whole one (a dtype and a
  * constant shape of rank at most OP_MAX_RANK); -1 otherwise. */

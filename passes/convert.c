@@ -1,5 +1,6 @@
 /* convert-layout: gives heavily layout-sensitive calls the layouts the user
  * desires (seed 002). `convert-layout{conv2d=NHWC:HWIO,max_pool2d=NHWC}`
+ * (also avg_pool2d, adaptive_avg_pool2d and resize2d)
  * rewrites each such call in place: its operands get R.layout_transform into
  * the desired layouts, its layout attributes change, and its result is
  * rewritten back to the layout it had. Nothing else moves here: `flow` then
@@ -18,11 +19,12 @@
 #include "../ir/ops.h"
 #include "graph.h"
 
-enum { CONV, MAXPOOL, AVGPOOL, ADAPTIVEPOOL, NKINDS };
+enum { CONV, MAXPOOL, AVGPOOL, ADAPTIVEPOOL, RESIZE, NKINDS };
 
 static const char *const op_names[NKINDS] = { "R.nn.conv2d", "R.nn.max_pool2d", "R.nn.avg_pool2d",
-                                              "R.nn.adaptive_avg_pool2d" };
-static const char *const opt_names[NKINDS] = { "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d" };
+                                              "R.nn.adaptive_avg_pool2d", "R.image.resize2d" };
+static const char *const opt_names[NKINDS] = { "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
+                                               "resize2d" };
 
 typedef struct Want {
     int set;
@@ -301,7 +303,9 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
                       expr_str(&m->arena, w->data, loc) };
     static const char *const conv_keys[3] = { "data_layout", "kernel_layout", "out_layout" };
     static const char *const pool_keys[2] = { "layout", "out_layout" };
-    Expr *nc = conv ? call_with_attrs(m, e, conv_keys, vals, 3) : call_with_attrs(m, e, pool_keys, (Expr *[]){ vals[0], vals[2] }, 2);
+    /* resize2d has a layout and no out_layout */
+    Expr *nc = conv ? call_with_attrs(m, e, conv_keys, vals, 3)
+                    : call_with_attrs(m, e, pool_keys, (Expr *[]){ vals[0], vals[2] }, kind == RESIZE ? 1 : 2);
     TensorType args[2] = { xt, wt }, outs[OP_MAX_ARGS];
     int nout;
     OpError err;

@@ -287,8 +287,8 @@ static Expr *reduce_axes(Module *m, const Expr *call, const Expr *omap, const Ex
 }
 
 
-/* softmax, batch_norm, split, pad, strided_slice and layer_norm keep their
- * form when the rewrite of the result and of the operand is the same
+/* softmax, batch_norm, split, pad, strided_slice, layer_norm, flip, repeat
+ * (along an axis) and tile keep their form when the rewrite of the result and of the operand is the same
  * one-to-one map and keeps whole each dimension the operator acts on: the
  * attributes name the dimensions' new places (NHWC's softmax over C is axis
  * 3; NCHW4c's pad of H and W pads dimensions 2 and 3 of five; layer_norm's
@@ -298,11 +298,13 @@ static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr
 {
     Module *m = S->m;
     const char *op = call->u.call.op->str;
-    int sm = !strcmp(op, "R.nn.softmax") || !strcmp(op, "R.nn.batch_norm") || !strcmp(op, "R.split"),
+    int sm = !strcmp(op, "R.nn.softmax") || !strcmp(op, "R.nn.batch_norm") || !strcmp(op, "R.split") ||
+             !strcmp(op, "R.flip") || (!strcmp(op, "R.repeat") && call_kwarg(call, "axis") &&
+                                       call_kwarg(call, "axis")->kind != E_NONE),
         pad = !strcmp(op, "R.nn.pad") || !strcmp(op, "R.pad"),
-        sl = !strcmp(op, "R.strided_slice") || !strcmp(op, "R.nn.layer_norm");
+        sl = !strcmp(op, "R.strided_slice") || !strcmp(op, "R.nn.layer_norm"), tl = !strcmp(op, "R.tile");
     int r = in->ndim;
-    if (!(sm || pad || sl) || !imap || r > IM_MAX_RANK || omap->u.map.nparams != r || imap->u.map.nparams != r ||
+    if (!(sm || pad || sl || tl) || !imap || r > IM_MAX_RANK || omap->u.map.nparams != r || imap->u.map.nparams != r ||
         omap->u.map.nout != imap->u.map.nout)
         return NULL;
     ArenaMark mark = arena_mark(&S->scratch);
@@ -342,6 +344,21 @@ static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr
                     return NULL;
                 nv->u.list.items[nv->u.list.n++] = expr_int(&m->arena, q[x], DT_VOID, v->loc);
             }
+        } else if (tl && !strcmp(key, "repeats")) {
+            /* one count per dimension, moved with it; a dimension not kept whole repeats once */
+            if ((v->kind != E_LIST && v->kind != E_TUPLE) || v->u.list.n != r)
+                return NULL;
+            nv = expr_new(&m->arena, E_LIST, v->loc);
+            nv->u.list.n = nout;
+            nv->u.list.items = arena_array(&m->arena, (size_t)nout + 1, sizeof(Expr *));
+            for (int i = 0; i < nout; i++)
+                nv->u.list.items[i] = expr_int(&m->arena, 1, DT_VOID, v->loc);
+            for (int p = 0; p < r; p++) {
+                if (attr_int(v->u.list.items[p], &x) || (x != 1 && q[p] < 0))
+                    return NULL;
+                if (q[p] >= 0)
+                    nv->u.list.items[q[p]] = v->u.list.items[p];
+            }
         } else if (pad && !strcmp(key, "pad_width")) {
             if ((v->kind != E_LIST && v->kind != E_TUPLE) || v->u.list.n != 2 * r)
                 return NULL;
@@ -365,7 +382,7 @@ static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr
             vals[nset++] = nv;
         }
     }
-    if (sl && !call_kwarg(call, "axes"))
+    if ((sl && !call_kwarg(call, "axes")) || (tl && nset == 0))
         return NULL;
     return call_with_attrs(m, call, keys, vals, nset);
 }
@@ -726,16 +743,37 @@ static int is_constant(const Sweep *S, const Expr *x)
 }
 
 /* Whether the call e reads constants only: fold evaluates it, rewrite and
- * all, so the rewrite stays with it. */
+ * all, so the rewrite stays with it (in a dataflow block: fold evaluates
+ * nothing outside one). */
 static int from_constants(const Sweep *S, const Expr *e)
 {
-    if (e->kind != E_CALL || e->u.call.callee || is_call_to(e, "R.call_tir") || !op_find(e->u.call.op->str))
+    const OpInfo *op;
+    Expr *const *items;
+    int n;
+    if (!S->rb->dataflow || e->kind != E_CALL || e->u.call.callee)
         return 0;
-    for (int k = 0; k < e->u.call.nargs; k++)
-        if (!is_constant(S, e->u.call.args[k]) && (e->u.call.args[k]->kind == E_VAR ||
-                                                    e->u.call.args[k]->kind == E_TUPLE))
+    if (is_call_to(e, "R.call_tir")) {
+        const Func *f = call_tir_callee(e);
+        if (!f || func_is_frozen(f) || e->u.call.nargs != 2 || e->u.call.args[1]->kind != E_TUPLE ||
+            call_kwarg(e, "tir_vars"))
             return 0;
-    return e->u.call.nargs > 0;
+        items = e->u.call.args[1]->u.list.items;
+        n = e->u.call.args[1]->u.list.n;
+    } else if ((op = op_find(e->u.call.op->str)) && !op_is_creation(op->name)) {
+        /* a creation operator is folded only when small: fold{max-bytes} */
+        if (op->tuple_arg && (e->u.call.nargs < 1 || e->u.call.args[0]->kind != E_TUPLE))
+            return 0;
+        if (!op->tuple_arg && e->u.call.nargs < op->ntensors)
+            return 0;
+        items = op->tuple_arg ? e->u.call.args[0]->u.list.items : e->u.call.args;
+        n = op->tuple_arg ? e->u.call.args[0]->u.list.n : op->ntensors;
+    } else {
+        return 0;
+    }
+    for (int k = 0; k < n; k++)
+        if (!is_constant(S, items[k]))
+            return 0;
+    return n > 0;
 }
 
 static const char *producer_kind(const Sweep *S, const Expr *e)

@@ -22,6 +22,7 @@ typedef struct Fold {
     int ndefs, cap;
     Arena scratch;        /* the index-map algebra's working memory */
     Interp *in;           /* evaluates operators over constants; made when first needed */
+    int64_t max_bytes;    /* the largest result of a creation operator folded */
 } Fold;
 
 static Binding *def_of(const Fold *F, const Expr *e)
@@ -239,9 +240,14 @@ static int ints(const Expr *e, int64_t *v, int max)
     return e->u.list.n;
 }
 
+/* A pad with a constant (pad_mode "constant", the default): the rules
+ * below know what its padding holds; reflect and edge copy the input. */
 static int is_pad(const Expr *e)
 {
-    return is_call_to(e, "R.pad") || is_call_to(e, "R.nn.pad");
+    if (!is_call_to(e, "R.pad") && !is_call_to(e, "R.nn.pad"))
+        return 0;
+    const Expr *m = call_kwarg(e, "pad_mode");
+    return !m || (m->kind == E_STR && strcmp(m->u.str.s, "constant") == 0);
 }
 
 /* R.crop(R.pad(x)) and R.pad(R.crop(x)) over the same region give x back. */
@@ -450,16 +456,85 @@ static int same_as_earlier(Fold *F, Binding *bd)
 
 /* A registered operator (other than a rewrite) whose tensor operands are
  * all constants becomes the constant it computes, evaluated by the
- * interpreter on the operator's own legalized PrimFunc. This is how a
- * kernel padded by convert-layout (R.nn.pad of a weight) ends up a constant. */
-enum { FOLD_MAX_ELEMS = 1 << 22 };
+ * interpreter on the operator's own legalized PrimFunc; so does an
+ * R.call_tir of constants, on its PrimFunc. A call returning a tuple
+ * becomes a tuple of constants, and an item of one the constant. This is
+ * how a kernel padded by convert-layout (R.nn.pad of a weight) ends up a
+ * constant. As TVM's FoldConstant, only inside dataflow blocks (where every
+ * call is pure), and a creation operator (R.zeros, R.full_like ...) only
+ * when its result takes at most max_bytes: it is cheaper to run than to
+ * store. */
+enum { FOLD_MAX_ELEMS = 1 << 22, FOLD_MAX_BYTES_DEFAULT = 4096 };
 
-static int eval_const(Fold *F, Binding *bd)
+/* The tensors of a call's results as constants: one, or a tuple of them. */
+static Expr *consts_of(Module *m, Tensor **ts, int n, int tuple, Loc loc)
+{
+    Expr *items[OP_MAX_ARGS];
+    for (int k = 0; k < n; k++) {
+        Tensor *t = ts[k];
+        items[k] = const_new(m, t->dtype, t->ndim, t->shape, t->count, loc);
+        for (int64_t i = 0; i < t->count; i++)
+            items[k]->u.cst.data[i] = tensor_getf(t, i);
+    }
+    if (!tuple)
+        return items[0];
+    Expr *r = expr_new(&m->arena, E_TUPLE, loc);
+    r->u.list.n = n;
+    r->u.list.items = arena_array(&m->arena, (size_t)n + 1, sizeof(Expr *));
+    memcpy(r->u.list.items, items, (size_t)n * sizeof *items);
+    return r;
+}
+
+/* Runs f on the constants cs (nin of them) into new tensors of the types
+ * outs; replaces bd's value by the results. 1 when it did. */
+static int run_on_consts(Fold *F, Binding *bd, Func *f, const Expr *const *cs, int nin, const TensorType *outs,
+                         int nout, int tuple)
+{
+    Tensor *args[2 * OP_MAX_ARGS + 1] = { 0 };
+    int ok = f != NULL;
+    for (int k = 0; ok && k < nin; k++)
+        ok = (args[k] = interp_const_tensor(cs[k])) != NULL;
+    for (int k = 0; ok && k < nout; k++) {
+        ok = (args[nin + k] = tensor_new(outs[k].dtype, outs[k].ndim, outs[k].shape)) != NULL;
+        for (int64_t i = 0; ok && i < args[nin + k]->count; i++)
+            tensor_fill_poison(args[nin + k], i);
+    }
+    InterpError ierr;
+    if (ok)
+        ok = interp_call_prim(F->in, f, args, nin + nout, &ierr) == 0;
+    /* a result the function leaves unwritten is no constant */
+    for (int k = 0; ok && k < nout; k++)
+        for (int64_t i = 0; ok && i < args[nin + k]->count; i++)
+            ok = !tensor_is_poison(args[nin + k], i);
+    if (ok)
+        bd->value = consts_of(F->m, args + nin, nout, tuple, bd->value->loc);
+    for (int k = 0; k < nin + nout; k++)
+        if (args[k])
+            tensor_free(args[k]);
+    return ok;
+}
+
+/* Whether results of these types may become constants: at most
+ * FOLD_MAX_ELEMS elements in all, and max_bytes for a creation operator. */
+static int small_enough(const Fold *F, const TensorType *outs, int nout, int creation)
+{
+    int64_t count = 0, bytes = 0;
+    for (int k = 0; k < nout; k++) {
+        int64_t c = 1;
+        for (int d = 0; d < outs[k].ndim; d++)
+            c *= outs[k].shape[d];
+        count += c;
+        bytes += c * dtype_size(outs[k].dtype);
+    }
+    return count <= FOLD_MAX_ELEMS && (!creation || bytes <= F->max_bytes);
+}
+
+static int eval_op(Fold *F, Binding *bd)
 {
     Expr *e = bd->value;
     const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
-    if (!op || op->tuple_arg || op->tuple_out || is_layout_transform(e) || op->ntensors < 1 ||
-        e->u.call.nargs < op->ntensors || op->ntensors > OP_MAX_ARGS)
+    if (!op || op->tuple_arg || is_layout_transform(e) || e->u.call.nargs < op->ntensors ||
+        op->ntensors > OP_MAX_ARGS)
         return 0;
     const Expr *cs[OP_MAX_ARGS];
     TensorType types[OP_MAX_ARGS], outs[OP_MAX_ARGS];
@@ -468,48 +543,88 @@ static int eval_const(Fold *F, Binding *bd)
             return 0;
     int nout;
     OpError oerr;
-    if (op_infer(e, types, op->ntensors, outs, &nout, &oerr) || nout != 1 || outs[0].ndim > TENSOR_MAX_RANK)
+    if (op_infer(e, types, op->ntensors, outs, &nout, &oerr) || !small_enough(F, outs, nout, op_is_creation(op->name)))
         return 0;
-    int64_t count = 1;
-    for (int d = 0; d < outs[0].ndim; d++)
-        count *= outs[0].shape[d];
-    if (count > FOLD_MAX_ELEMS)
+    for (int k = 0; k < nout; k++)
+        if (outs[k].ndim > TENSOR_MAX_RANK)
+            return 0;
+    if (!F->in)
+        F->in = interp_new(F->m);
+    Func *f = F->in ? interp_legalized(F->in, e, types, op->ntensors, &oerr) : NULL;
+    if (!run_on_consts(F, bd, f, cs, op->ntensors, outs, nout, op->tuple_out))
+        return 0;
+    note_add(F->notes, bd->loc, op->ntensors ? "evaluated %s on constants" : "evaluated %s", op->name);
+    return 1;
+}
+
+/* R.call_tir(cls.f, (constants...), out_sinfo=...) with every output's shape known */
+static int eval_call_tir(Fold *F, Binding *bd)
+{
+    Expr *e = bd->value;
+    Func *f = call_tir_callee(e);
+    const Expr *args = e->u.call.nargs == 2 ? e->u.call.args[1] : NULL, *out = call_kwarg(e, "out_sinfo");
+    if (!f || !args || args->kind != E_TUPLE || args->u.list.n > OP_MAX_ARGS || !out || call_kwarg(e, "tir_vars") ||
+        func_is_frozen(f))
+        return 0;
+    const Expr *cs[OP_MAX_ARGS];
+    int nin = args->u.list.n;
+    for (int k = 0; k < nin; k++)
+        if (!(cs[k] = const_of(F, args->u.list.items[k])) || cs[k]->u.cst.ndim > TENSOR_MAX_RANK)
+            return 0;
+    TensorType outs[OP_MAX_ARGS];
+    const StructInfo *si[OP_MAX_ARGS];
+    int nout = 1, tuple = out->kind == E_LIST;
+    if (out->kind == E_SINFO && out->u.sinfo->kind == SI_TENSOR) {
+        si[0] = out->u.sinfo;
+    } else if (tuple && out->u.list.n <= OP_MAX_ARGS) {
+        nout = out->u.list.n;
+        for (int k = 0; k < nout; k++)
+            if (out->u.list.items[k]->kind != E_SINFO || (si[k] = out->u.list.items[k]->u.sinfo)->kind != SI_TENSOR)
+                return 0;
+    } else {
+        return 0;
+    }
+    for (int k = 0; k < nout; k++)
+        if (si[k]->ndim > TENSOR_MAX_RANK || sinfo_shape(si[k], &outs[k].dtype, &outs[k].ndim, outs[k].shape))
+            return 0;
+    if (!small_enough(F, outs, nout, 0))
         return 0;
     if (!F->in)
         F->in = interp_new(F->m);
-    Interp *in = F->in;
-    Func *f = in ? interp_legalized(in, e, types, op->ntensors, &oerr) : NULL;
-    Tensor *args[OP_MAX_ARGS + 1] = { 0 };
-    int ok = f != NULL;
-    for (int k = 0; ok && k < op->ntensors; k++)
-        ok = (args[k] = interp_const_tensor(cs[k])) != NULL;
-    if (ok)
-        ok = (args[op->ntensors] = tensor_new(outs[0].dtype, outs[0].ndim, outs[0].shape)) != NULL;
-    InterpError ierr;
-    if (ok)
-        ok = interp_call_prim(in, f, args, op->ntensors + 1, &ierr) == 0;
-    if (ok) {
-        Tensor *t = args[op->ntensors];
-        Expr *r = const_new(F->m, t->dtype, t->ndim, t->shape, t->count, e->loc);
-        for (int64_t i = 0; i < t->count; i++)
-            r->u.cst.data[i] = tensor_getf(t, i);
-        bd->value = r;
-        note_add(F->notes, bd->loc, "evaluated %s on constants", op->name);
-    }
-    for (int k = 0; k <= op->ntensors; k++)
-        if (args[k])
-            tensor_free(args[k]);
-    return ok;
+    if (!F->in || !run_on_consts(F, bd, f, cs, nin, outs, nout, tuple))
+        return 0;
+    note_add(F->notes, bd->loc, "evaluated %s on constants", f->name->str);
+    return 1;
+}
+
+/* t[k] of a tuple of constants: the constant */
+static int item_of_consts(Fold *F, Binding *bd)
+{
+    Expr *e = bd->value;
+    const Binding *t = e->kind == E_GETITEM ? def_of(F, e->u.get.tuple) : NULL;
+    const Expr *tup = t ? t->value : e->kind == E_GETITEM ? e->u.get.tuple : NULL;
+    if (!tup || tup->kind != E_TUPLE || e->u.get.index < 0 || e->u.get.index >= tup->u.list.n ||
+        tup->u.list.items[e->u.get.index]->kind != E_CONST)
+        return 0;
+    bd->value = tup->u.list.items[e->u.get.index];
+    return 1;
+}
+
+static int eval_const(Fold *F, Binding *bd, int dataflow)
+{
+    if (!dataflow)
+        return 0;
+    return item_of_consts(F, bd) || (is_call_to(bd->value, "R.call_tir") ? eval_call_tir(F, bd) : eval_op(F, bd));
 }
 
 /* One sweep of the rules over fn's bindings in order; all: also constants
  * and common rewrites, else only what cancels or composes rewrites
  * (compose, identity, pad and crop), which flow runs first. Returns how many
  * rules fired. */
-static int fold_sweep(Module *m, Func *fn, Notes *notes, int all)
+static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_bytes)
 {
     infer_types(m, fn);
-    Fold F = { m, notes, { 0 }, NULL, 0, 0, { 0 }, NULL };
+    Fold F = { m, notes, { 0 }, NULL, 0, 0, { 0 }, NULL, max_bytes };
     int fired = 0;
     for (int b = 0; b < fn->nblocks; b++)
         for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
@@ -521,7 +636,7 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all)
                         fired++;
                         continue;
                     }
-                } else if (pad_crop(&F, bd) || (all && eval_const(&F, bd))) {
+                } else if (pad_crop(&F, bd) || (all && eval_const(&F, bd, fn->blocks[b]->dataflow))) {
                     fired++;
                     continue;
                 }
@@ -542,27 +657,52 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all)
 /* Sweeps until one fires nothing: copies are propagated between sweeps, so
  * two rewrites that became the same through an alias (x_t1 the same as
  * x_t) are seen to be the same in the next. Repeated notes print once. */
-static void fold_func(Module *m, Func *fn, Notes *notes, int all)
+static void fold_func(Module *m, Func *fn, Notes *notes, int all, int64_t max_bytes)
 {
-    for (int k = 0; k < 8 && fold_sweep(m, fn, notes, all); k++)
+    for (int k = 0; k < 8 && fold_sweep(m, fn, notes, all, max_bytes); k++)
         ;
 }
 
 void fold_rewrites(Module *m, Func *fn, Notes *notes)
 {
-    fold_func(m, fn, notes, 0);
+    fold_func(m, fn, notes, 0, FOLD_MAX_BYTES_DEFAULT);
+}
+
+/* fold{max-bytes=N}: N a non-negative integer */
+static int max_bytes_of(const PassOpt *opts, int nopts, int64_t *v, char *err, size_t cap)
+{
+    *v = FOLD_MAX_BYTES_DEFAULT;
+    for (int i = 0; i < nopts; i++) {
+        char *end;
+        long long x = strtoll(opts[i].val, &end, 10);
+        if (strcmp(opts[i].key, "max-bytes") != 0)
+            continue;
+        if (end == opts[i].val || *end || x < 0 || opts[i].val[0] == '-' || x > ((long long)1 << 40))
+            return snprintf(err, cap, "fold: max-bytes=%s: expected a number of bytes from 0 to 2^40",
+                            opts[i].val), -1;
+        *v = x;
+    }
+    return 0;
+}
+
+int pass_fold_check(const PassOpt *opts, int nopts, char *err, size_t cap)
+{
+    int64_t v;
+    return max_bytes_of(opts, nopts, &v, err, cap);
 }
 
 int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
-    (void)opts;
-    (void)nopts;
+    int64_t max_bytes;
+    char err[256];
+    if (max_bytes_of(opts, nopts, &max_bytes, err, sizeof err))
+        return diag_error(ctx->src, (Loc){ 0, 0 }, "%s", err);   /* the pipeline's check has refused it already */
     Notes notes = { 0 };
     for (int f = 0; f < m->nfuncs; f++) {
         Func *fn = m->funcs[f];
         if (!is_plannable(fn))
             continue;
-        fold_func(m, fn, &notes, 1);
+        fold_func(m, fn, &notes, 1, max_bytes);
     }
     drop_unused(m, &notes);
     notes_flush(&notes, ctx, "fold");

@@ -34,7 +34,9 @@ static const char *const transform_layout_options[] = { "func", "buffer", "map",
 
 static const char *const block_layout_options[] = { "func", "block", "map", NULL };
 
-static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", NULL };
+static const char *const fold_options[] = { "max-bytes", NULL };
+static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "resize2d",
+                                               NULL };
 
 static const char *const annotate_options[] = { "spatial-limit", "depth-limit", NULL };
 
@@ -46,15 +48,16 @@ static const PassInfo passes[] = {
       "spatial-limit=16384 and depth-limit=2048) from what its consumers read; mark operands with "
       "R.hint_on_device and results with vdevices", annotate_options, pass_annotate_scope,
       pass_annotate_scope_check },
-    { "convert-layout", "give conv2d and pooling calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC), "
+    { "convert-layout", "give conv2d, pooling and resize2d calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC), "
       "with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
       pass_convert_layout_check },
     { "flatten", "make every PrimFunc buffer physical: axes between axis separators fuse row-major (1-d without "
       "separators); parameters keep their shape and get a flat view", func_option, pass_flatten, NULL },
     { "flow", "move each layout rewrite from a call's result to its operands, through the callee's TIR",
       no_options, pass_flow, NULL },
-    { "fold", "compose adjacent rewrites, remove identities and pad/crop pairs, rewrite constants, remove dead "
-      "bindings and uncalled PrimFuncs", no_options, pass_fold, NULL },
+    { "fold", "compose adjacent rewrites, remove identities and pad/crop pairs, rewrite constants, evaluate calls "
+      "of constants in dataflow blocks (creation operators up to max-bytes=4096), remove dead bindings and "
+      "uncalled PrimFuncs", fold_options, pass_fold, pass_fold_check },
     { "fold-scope-change", "let a call whose texture result is only copied to global memory write global memory "
       "directly; PrimFunc buffers take their call sites' scopes", no_options, pass_fold_scope_change, NULL },
     { "hoist", "lift layout-rewrite blocks at a PrimFunc's start or end into R.layout_transform in the graph; "

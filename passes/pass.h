@@ -59,6 +59,7 @@ typedef struct Pipeline {
 int pass_convert_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_convert_layout_check(const PassOpt *opts, int nopts, char *err, size_t cap);
 int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_fold_check(const PassOpt *opts, int nopts, char *err, size_t cap);
 int pass_hoist(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);

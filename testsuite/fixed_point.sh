@@ -10,7 +10,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0 n=0
 for f in "$top"/examples/models/*.tir; do
-    for opts in 'conv2d=NCHW4c:OIHW4o,max_pool2d=NCHW4c' 'conv2d=NHWC:HWIO,max_pool2d=NHWC'; do
+    for opts in 'conv2d=NCHW4c:OIHW4o,max_pool2d=NCHW4c,adaptive_avg_pool2d=NCHW4c,resize2d=NCHW4c' \
+                'conv2d=NHWC:HWIO,max_pool2d=NHWC,adaptive_avg_pool2d=NHWC,resize2d=NHWC'; do
         n=$((n + 1))
         "$LOPT" --pass="convert-layout{$opts},flow,fold" "$f" >"$tmp/once" 2>"$tmp/err" &&
             "$LOPT" --pass=flow,fold "$tmp/once" >"$tmp/twice" 2>>"$tmp/err"

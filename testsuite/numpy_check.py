@@ -148,6 +148,128 @@ def check_norm_pool():
                   ref, tol, tol)
 
 
+def exact(name, got, want):
+    """Bit-exact agreement (data movement, conversions, clipping, filling)."""
+    global failures
+    ok = got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want)
+    print("numpy_check: %-34s %s (exact)" % (name, "ok" if ok else "FAILED"))
+    failures += not ok
+
+
+def resize_coord(o, n_in, n_out, mode):
+    """The input coordinates (float32) of output indices o, as lopt computes them."""
+    f = np.float32
+    x = o.astype(np.float32)
+    s = f(n_in / n_out)
+    if mode == "align_corners":
+        return x * f((n_in - 1) / (n_out - 1)) if n_out > 1 else np.zeros_like(x)
+    if mode == "asymmetric":
+        return x * s
+    if mode == "tf_half_pixel_for_nn":
+        return (x + f(0.5)) * s
+    if mode == "pytorch_half_pixel" and n_out == 1:
+        return np.zeros_like(x)
+    return (x + f(0.5)) * s - f(0.5)
+
+
+def resize_ref(x, oh, ow, method, mode, rounding):
+    """NCHW x resized to (oh, ow); float64 result (nearest: the input's values)."""
+    n, c, h, w = x.shape
+    ch, cw = resize_coord(np.arange(oh), h, oh, mode), resize_coord(np.arange(ow), w, ow, mode)
+    if method == "nearest_neighbor":
+        rnd = {"round": np.round, "floor": np.floor, "ceil": np.ceil,
+               "round_prefer_floor": lambda v: np.ceil(v - np.float32(0.5)),
+               "round_prefer_ceil": lambda v: np.floor(v + np.float32(0.5))}[rounding]
+        ih = np.clip(rnd(ch).astype(np.int64), 0, h - 1)
+        iw = np.clip(rnd(cw).astype(np.int64), 0, w - 1)
+        return x[:, :, ih][:, :, :, iw]
+    f32 = np.float32
+    h0, w0 = np.floor(ch), np.floor(cw)
+    fh, fw = (ch - h0).astype(f32), (cw - w0).astype(f32)
+    h0, w0 = h0.astype(np.int64), w0.astype(np.int64)
+    hi = [np.clip(h0 + r, 0, h - 1) for r in (0, 1)]
+    wi = [np.clip(w0 + k, 0, w - 1) for k in (0, 1)]
+    v = x.astype(f32)
+    a = [[v[:, :, hi[r]][:, :, :, wi[k]] for k in (0, 1)] for r in (0, 1)]
+    fw_, fh_ = fw[None, None, None, :], fh[None, None, :, None]
+    row = [((f32(1) - fw_) * a[r][0] + fw_ * a[r][1]).astype(f32) for r in (0, 1)]
+    return ((f32(1) - fh_) * row[0] + fh_ * row[1]).astype(f32)
+
+
+def check_more_ops():
+    """Each operator on two shapes in two dtypes."""
+    import math
+    erf = np.vectorize(math.erf)
+    for shape, dt in (((2, 3, 4), "float32"), ((5, 1, 3), "float16"), ((4, 6), "int32"), ((3, 1, 2, 2), "int8")):
+        x = (grid(*shape) * 8).astype(dt)
+        r = len(shape)
+        moves = (("flatten", "R.flatten(x)", x.reshape(-1)),
+                 ("expand_dims", "R.expand_dims(x, axis=[0, -1])", x.reshape((1,) + shape + (1,))),
+                 ("squeeze", "R.squeeze(R.expand_dims(x, axis=1))", np.squeeze(x)),
+                 ("broadcast_to", "R.broadcast_to(x, R.shape(%s))" % list((2,) + shape), np.broadcast_to(x, (2,) + shape)),
+                 ("tile", "R.tile(x, [2, 1, 3])", np.tile(x, [2, 1, 3])),
+                 ("repeat", "R.repeat(x, 2, axis=-1)", np.repeat(x, 2, axis=-1)),
+                 ("repeat flat", "R.repeat(x, 3)", np.repeat(x, 3)),
+                 ("flip", "R.flip(x, axis=1)", np.flip(x, 1)),
+                 ("astype float16", 'R.astype(x, "float16")', x.astype(np.float16)),
+                 ("astype int32", 'R.astype(x, dtype="int32")', np.trunc(x.astype(np.float64)).astype(np.int32)),
+                 ("clip", "R.clip(x, -2, 3)", np.clip(x, -2, 3).astype(dt)),
+                 ("zeros_like", "R.zeros_like(x)", np.zeros(shape, dt)),
+                 ("full_like", 'R.full_like(x, 3, dtype="float32")', np.full(shape, 3, np.float32)),
+                 ("full", 'R.full(R.shape(%s), R.const(2, "%s"))' % (list(shape), dt), np.full(shape, 2, dt)),
+                 ("ones", 'R.ones(R.shape(%s), "%s")' % (list(shape), dt), np.ones(shape, dt)),
+                 ("ewise_fma", "R.ewise_fma(x, x, x)", (x * x + x).astype(dt)))
+        for name, body, want in moves:
+            if name == "ewise_fma" and dt == "float16":
+                want = ((x.astype(np.float64) * x).astype(np.float16) + x).astype(np.float16)
+            text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(x: %s):\n        y = %s\n"
+                    "        return y\n" % (tensor(shape, dt), body))
+            exact("%s %s %s" % (name, dt, shape), run(text, {"x": x})[0], np.ascontiguousarray(want))
+        if dt.startswith("float"):
+            v = x.astype(np.float64)
+            tol = 1e-6 if dt == "float32" else 2e-3
+            for name, body, want in (("gelu", "R.nn.gelu(x)", 0.5 * v * (1 + erf(v / np.sqrt(2)))),
+                                     ("gelu_tanh", "R.nn.gelu_tanh(x)",
+                                      0.5 * v * (1 + np.tanh(np.sqrt(2 / np.pi) * (v + 0.044715 * v ** 3)))),
+                                     ("silu", "R.nn.silu(x)", v / (1 + np.exp(-v))),
+                                     ("power", "R.power(R.clip(x, 0.25, 4), x)", np.power(np.clip(v, 0.25, 4), v))):
+                text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(x: %s):\n        y = %s\n"
+                        "        return y\n" % (tensor(shape, dt), body))
+                check("%s %s %s" % (name, dt, shape), run(text, {"x": x})[0], want, tol * 8, tol)
+    for body, want in (("R.arange(0, 10, 3)", np.arange(0, 10, 3, dtype=np.int64)),
+                       ('R.arange(1.5, -1, -0.5, dtype="float32")', np.arange(1.5, -1, -0.5, dtype=np.float32)),
+                       ('R.arange(5, dtype="int32")', np.arange(5, dtype=np.int32)),
+                       ('R.arange(0.25, 2, 0.25, "float16")', np.arange(0.25, 2, 0.25).astype(np.float16))):
+        text = "@I.ir_module\nclass Module:\n    @R.function\n    def main():\n        y = %s\n        return y\n" % body
+        exact(body, run(text, {})[0], want)
+
+
+def check_resize():
+    """resize2d against the same float32 formulas in NumPy: bit-exact."""
+    for (n, c, h, w), (oh, ow), lay, method, mode, rounding in (
+            ((1, 2, 3, 5), (7, 4), "NCHW", "linear", "half_pixel", ""),
+            ((2, 3, 4, 4), (8, 8), "NHWC", "nearest_neighbor", "asymmetric", "floor"),
+            ((1, 8, 5, 3), (2, 6), "NCHW4c", "linear", "align_corners", ""),
+            ((1, 4, 6, 6), (4, 9), "NCHW", "nearest_neighbor", "half_pixel", "round_prefer_ceil"),
+            ((1, 4, 2, 7), (5, 3), "NHWC", "linear", "pytorch_half_pixel", "")):
+        for dt in ("float32", "float16"):
+            x = grid(n, c, h, w).astype(dt)
+            want = resize_ref(x, oh, ow, method, mode, rounding or "round").astype(dt)
+            if lay == "NHWC":
+                xl, want = x.transpose(0, 2, 3, 1), want.transpose(0, 2, 3, 1)
+            elif lay == "NCHW4c":
+                xl = x.reshape(n, c // 4, 4, h, w).transpose(0, 1, 3, 4, 2)
+                want = want.reshape(n, c // 4, 4, oh, ow).transpose(0, 1, 3, 4, 2)
+            else:
+                xl = x
+            xl = np.ascontiguousarray(xl)
+            body = 'R.image.resize2d(x, R.shape([%d, %d]), layout="%s", method="%s", coordinate_transformation_mode="%s"%s)' % (
+                oh, ow, lay, method, mode, ', rounding_method="%s"' % rounding if rounding else "")
+            text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(x: %s):\n        y = %s\n"
+                    "        return y\n" % (tensor(xl.shape, dt), body))
+            exact("resize2d %s %s %s %s" % (dt, lay, method, mode), run(text, {"x": xl})[0], np.ascontiguousarray(want))
+
+
 def main():
     # conv2d NCHW, stride 2, padding 1
     x, w = grid(1, 8, 9, 9), grid(4, 8, 3, 3)
@@ -203,6 +325,8 @@ def main():
     print("numpy_check: %-34s %s" % ("  its padding is the poison pattern", "ok" if ok else "FAILED"))
     failures += not ok
     check_norm_pool()
+    check_more_ops()
+    check_resize()
     print("numpy_check: %d failure%s" % (failures, "" if failures == 1 else "s"))
     return 1 if failures else 0
 

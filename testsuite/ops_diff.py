@@ -220,7 +220,7 @@ def gen_reduce(g, op):
         axes = sorted(int(a) for a in g.rng.choice(r, size=k, replace=False))
     reduced = list(range(r)) if axes is None else axes
     if len(reduced) == r and not keep:
-        keep = True                      # a scalar result is refused: keepdims
+        keep = g.chance(0.5)             # a rank-0 result half the time
     attrs = []
     if axes is not None:
         shown = [a - r if g.chance(0.3) else a for a in axes]
@@ -500,19 +500,22 @@ def gen_pad(g, op):
     dt = g.pick(["float32", "float16", "int32", "int8"])
     s = g.shape()
     x = g.data(s, dt)
-    widths = [g.r(0, 2) for _ in range(2 * len(s))]
+    mode = g.pick(["constant", "constant", "edge", "reflect"])
+    # reflect pads by less than the extent
+    widths = [g.r(0, min(2, s[d // 2] - 1) if mode == "reflect" else 2) for d in range(2 * len(s))]
     attrs = ["pad_width=" + ints_text(widths)]
     pv = 0
-    if g.chance(0.7):
+    if mode == "constant" and g.chance(0.7):
         pv = g.pick([0, 1, -3, 2.5, -0.75]) if is_float(dt) else g.r(-5, 5)
         attrs.append("pad_value=" + num_text(pv, dt))
-    if g.chance(0.2):
-        attrs.append('pad_mode="constant"')
+    if mode != "constant" or g.chance(0.2):
+        attrs.append('pad_mode="%s"' % mode)
     c = Case(op, "%s %s %s" % (dt, s, ", ".join(attrs)))
     p = g.param(c, x)
     y = g.name("y")
     c.lines.append("%s = %s(%s, %s)" % (y, op, p, ", ".join(attrs)))
-    want = np.pad(x, [(widths[2 * d], widths[2 * d + 1]) for d in range(len(s))], constant_values=NP[dt](pv))
+    pads = [(widths[2 * d], widths[2 * d + 1]) for d in range(len(s))]
+    want = np.pad(x, pads, constant_values=NP[dt](pv)) if mode == "constant" else np.pad(x, pads, mode)
     c.outs.append(Out(y, want, dt))
     return c
 
@@ -619,15 +622,14 @@ def gen_slice(g, op):
     for a in axes:
         e = s[a]
         while True:
-            b, f, st = g.r(-e - 2, e + 2), g.r(-e - 2, e + 2), g.pick([1, 1, 2, 3])
-            bb = min(max(b + e if b < 0 else b, 0), e)
-            ff = min(max(f + e if f < 0 else f, 0), e)
-            if ff > bb:
+            b, f, st = g.r(-e - 2, e + 2), g.r(-e - 2, e + 2), g.pick([1, 1, 2, 3, -1, -2])
+            # NumPy's slice semantics (Python's slice.indices), empty results now and then
+            if len(range(*slice(b, f, st).indices(e))) > 0 or g.chance(0.1):
                 break
         begin.append(b)
         end.append(f)
         strides.append(st)
-        sl[a] = slice(bb, ff, st)
+        sl[a] = slice(b, f, st)
     attrs = ["axes=" + ints_text([a - r if g.chance(0.2) else a for a in axes]), "begin=" + ints_text(begin),
              "end=" + ints_text(end)]
     if strides != [1] * k or g.chance(0.3):
@@ -920,6 +922,270 @@ def gen_adaptive(g, op):
     return c
 
 
+def erf(x):
+    import math
+    return np.vectorize(math.erf)(x)
+
+
+MORE_UNARY = {"R.nn.gelu": lambda x: 0.5 * x * (1 + erf(x / np.sqrt(2.0))),
+              "R.nn.gelu_tanh": lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3))),
+              "R.nn.silu": lambda x: x * sigmoid(x)}
+
+
+def gen_more_unary(g, op):
+    dt = g.pick(["float32", "float16"])
+    s = g.shape()
+    x = g.data(s, dt, -3.0, 3.0)
+    c = Case(op, "%s %s" % (dt, s))
+    p = g.param(c, x)
+    y = g.name("y")
+    c.lines.append("%s = %s(%s)" % (y, op, p))
+    want = MORE_UNARY[op](f64(x))
+    # a few roundings of intermediate values of magnitude up to |x|
+    c.outs.append(Out(y, want, dt, 16 * UNIT[dt] * (np.abs(want) + np.abs(f64(x))) + TINY[dt]))
+    return c
+
+
+def gen_power(g, op):
+    dt = g.pick(["float32", "float16"])
+    s = g.shape()
+    a = g.data(s, dt, 0.25, 2.0)
+    b = g.data(s[g.r(0, len(s) - 1):], dt, -2.0, 2.0)
+    c = Case(op, "%s %s %s" % (dt, a.shape, b.shape))
+    pa, pb = g.param(c, a), g.param(c, b)
+    y = g.name("y")
+    c.lines.append("%s = R.power(%s, %s)" % (y, pa, pb))
+    want = np.power(f64(a), f64(b))
+    c.outs.append(Out(y, want, dt, rounding_tol(dt, want, 8.0)))
+    return c
+
+
+def gen_astype(g, op):
+    src = g.pick(["float32", "float16", "int32", "int8", "uint8", "int64"])
+    dst = g.pick(["float32", "float16", "int32", "int8", "int64"])
+    s = g.shape()
+    x = g.data(s, src, -3.0, 3.0)
+    c = Case(op, "%s to %s %s" % (src, dst, s))
+    p = g.param(c, x)
+    y = g.name("y")
+    c.lines.append('%s = R.astype(%s, dtype="%s")' % (y, p, dst) if g.chance(0.5) else
+                   '%s = R.astype(%s, "%s")' % (y, p, dst))
+    if is_float(dst):
+        c.outs.append(Out(y, f64(x).astype(NP[dst]).astype(np.float64), dst))
+    else:
+        c.outs.append(Out(y, wrap_int(np.trunc(f64(x)), dst), dst))
+    return c
+
+
+def gen_clip(g, op):
+    dt = g.pick(["float32", "float16", "int32", "int8"])
+    s = g.shape()
+    x = g.data(s, dt)
+    lo, hi = sorted([g.pick([-1.5, -1, 0, 0.5, 1]), g.pick([-1, 0, 0.5, 1, 6])])
+    if not is_float(dt):
+        lo, hi = int(lo), int(hi)
+    c = Case(op, "%s %s [%s, %s]" % (dt, s, lo, hi))
+    p = g.param(c, x)
+    y = g.name("y")
+    form = g.r(0, 2)
+    lt, ht = num_text(lo, dt), num_text(hi, dt)
+    if form == 0:
+        c.lines.append("%s = R.clip(%s, %s, %s)" % (y, p, lt, ht))
+    elif form == 1:
+        c.lines.append("%s = R.clip(%s, R.prim_value(%s), R.prim_value(%s))" % (y, p, lt, ht))
+    else:
+        c.lines.append("%s = R.clip(%s, min=%s, max=%s)" % (y, p, lt, ht))
+    v = f64(x) if is_float(dt) else x.astype(np.int64)
+    c.outs.append(Out(y, np.minimum(np.maximum(v, lo), hi), dt))
+    return c
+
+
+def gen_fma(g, op):
+    dt = g.pick(["float32", "float16", "int32", "int8"])
+    s = g.shape()
+    xs = [g.data(s, dt) for _ in range(3)]
+    c = Case(op, "%s %s" % (dt, s))
+    ps = [g.param(c, a) for a in xs]
+    y = g.name("y")
+    c.lines.append("%s = R.ewise_fma(%s)" % (y, ", ".join(ps)))
+    if is_float(dt):
+        prod = (f64(xs[0]) * f64(xs[1])).astype(NP[dt]).astype(np.float64)
+        want = prod + f64(xs[2])
+        c.outs.append(Out(y, want, dt, rounding_tol(dt, np.abs(prod) + np.abs(f64(xs[2])))))
+    else:
+        v = [a.astype(np.int64) for a in xs]
+        c.outs.append(Out(y, wrap_int(v[0] * v[1] + v[2], dt), dt))
+    return c
+
+
+def gen_create(g, op):
+    dt = g.pick(["float32", "float16", "int32", "int8", "uint8"])
+    s = g.shape(lo=0) if g.chance(0.1) else g.shape()
+    like = op.endswith("_like")
+    c = Case(op, "%s %s" % (dt, s))
+    y = g.name("y")
+    val = {"zeros": 0, "ones": 1}.get(op[2:].replace("_like", ""), None)
+    fill = ""
+    if val is None:
+        val = g.pick([2.5, -1, 0.125, 7]) if is_float(dt) else g.r(-5, 5)
+        fill = ", " + (num_text(val, dt) if g.chance(0.5) else 'R.const(%s, "%s")' % (num_text(val, dt), dt))
+    if like:
+        src = g.pick(["float32", "int32", "float16"])
+        p = g.param(c, g.data(s, src))
+        dtext = ', dtype="%s"' % dt if dt != src or g.chance(0.3) else ""
+        c.lines.append("%s = %s(%s%s%s)" % (y, op, p, fill, dtext))
+        rdt = dt if dtext else src
+    else:
+        c.lines.append('%s = %s(R.shape(%s)%s, dtype="%s")' % (y, op, ints_text(s), fill, dt))
+        rdt = dt
+    want = np.full(s, val, dtype=np.float64)
+    c.outs.append(Out(y, want if is_float(rdt) else wrap_int(want, rdt), rdt))
+    return c
+
+
+def gen_arange(g, op):
+    if g.chance(0.5):
+        start, end, step = g.r(-5, 5), g.r(-5, 10), g.pick([1, 2, 3, -1, -2])
+        dt = g.pick(["int64", "int32", "float32"])
+    else:
+        start, end, step = g.pick([0.0, 0.5, -1.25]), g.pick([2.0, 3.75, -2.0]), g.pick([0.25, 0.5, -0.5, 1.0])
+        dt = "float32"
+    count = max(0, int(np.ceil((end - start) / step)))
+    if count == 0:
+        end = start + step * 3
+        count = 3
+    c = Case(op, "%s %s %s %s" % (dt, start, end, step))
+    y = g.name("y")
+    c.lines.append('%s = R.arange(%r, %r, %r, dtype="%s")' % (y, start, end, step, dt))
+    want = start + np.arange(count) * step
+    c.outs.append(Out(y, want if is_float(dt) else wrap_int(want, dt), dt))
+    return c
+
+
+def gen_move(g, op):
+    """The operators that only move elements: flatten, expand_dims, squeeze,
+    broadcast_to, tile, repeat, flip."""
+    dt = g.pick(["float32", "float16", "int32", "int8", "uint8"])
+    s = g.shape()
+    r = len(s)
+    name = op[2:]
+    if name == "squeeze":
+        s = tuple(1 if g.chance(0.4) else e for e in s)
+        if all(e == 1 for e in s):
+            s = s[:-1] + (2,)
+    x = g.data(s, dt)
+    c = Case(op, "")
+    p = g.param(c, x)
+    y = g.name("y")
+    if name == "flatten":
+        text, want = "R.flatten(%s)" % p, x.reshape(-1)
+    elif name == "expand_dims":
+        k = g.r(1, min(2, 8 - r))
+        axes = sorted(int(a) for a in g.rng.choice(r + k, size=k, replace=False))
+        shown = [a - (r + k) if g.chance(0.3) else a for a in axes]
+        text = "R.expand_dims(%s, axis=%s)" % (p, str(shown[0]) if k == 1 and g.chance(0.5) else ints_text(shown))
+        want = np.expand_dims(x, tuple(axes))
+    elif name == "squeeze":
+        ones = [d for d in range(r) if s[d] == 1]
+        if ones and g.chance(0.6):
+            axes = sorted(int(a) for a in g.rng.choice(ones, size=g.r(1, len(ones)), replace=False))
+            text, want = "R.squeeze(%s, axis=%s)" % (p, ints_text(axes)), np.squeeze(x, tuple(axes))
+        else:
+            text, want = "R.squeeze(%s)" % p, np.squeeze(x)
+    elif name == "broadcast_to":
+        extra = [g.r(1, 3) for _ in range(g.r(0, min(2, 8 - r)))]
+        t = extra + [g.r(2, 3) if e == 1 and g.chance(0.5) else e for e in s]
+        text, want = "R.broadcast_to(%s, R.shape(%s))" % (p, ints_text(t)), np.broadcast_to(x, t)
+    elif name == "tile":
+        reps = [g.r(1, 3) for _ in range(g.r(1, r + 1))]
+        text = "R.tile(%s, repeats=%s)" % (p, str(reps[0]) if len(reps) == 1 and g.chance(0.5) else ints_text(reps))
+        want = np.tile(x, reps)
+    elif name == "repeat":
+        k = g.r(1, 3)
+        if g.chance(0.3):
+            text, want = "R.repeat(%s, %d)" % (p, k), np.repeat(x, k)
+        else:
+            a = g.r(0, r - 1)
+            text, want = "R.repeat(%s, %d, axis=%d)" % (p, k, a - r if g.chance(0.3) else a), np.repeat(x, k, axis=a)
+    else:
+        a = g.r(0, r - 1)
+        text, want = "R.flip(%s, axis=%d)" % (p, a - r if g.chance(0.3) else a), np.flip(x, a)
+    c.desc = "%s %s %s" % (dt, s, text)
+    c.lines.append("%s = %s" % (y, text))
+    c.outs.append(Out(y, np.ascontiguousarray(want), dt))
+    return c
+
+
+def resize_coord(o, n_in, n_out, mode):
+    """The input coordinates (float32) of output indices o, as lopt computes them."""
+    f = np.float32
+    x = o.astype(np.float32)
+    s = f(n_in / n_out)
+    if mode == "align_corners":
+        return x * f((n_in - 1) / (n_out - 1)) if n_out > 1 else np.zeros_like(x)
+    if mode == "asymmetric":
+        return x * s
+    if mode == "tf_half_pixel_for_nn":
+        return (x + f(0.5)) * s
+    if mode == "pytorch_half_pixel" and n_out == 1:
+        return np.zeros_like(x)
+    return (x + f(0.5)) * s - f(0.5)
+
+
+def resize_ref(x, oh, ow, method, mode, rounding):
+    """NCHW x resized to (oh, ow); float64 result (nearest: the input's values)."""
+    n, c, h, w = x.shape
+    ch, cw = resize_coord(np.arange(oh), h, oh, mode), resize_coord(np.arange(ow), w, ow, mode)
+    if method == "nearest_neighbor":
+        rnd = {"round": np.round, "floor": np.floor, "ceil": np.ceil,
+               "round_prefer_floor": lambda v: np.ceil(v - np.float32(0.5)),
+               "round_prefer_ceil": lambda v: np.floor(v + np.float32(0.5))}[rounding]
+        ih = np.clip(rnd(ch).astype(np.int64), 0, h - 1)
+        iw = np.clip(rnd(cw).astype(np.int64), 0, w - 1)
+        return x[:, :, ih][:, :, :, iw]
+    f32 = np.float32
+    h0, w0 = np.floor(ch), np.floor(cw)
+    fh, fw = (ch - h0).astype(f32), (cw - w0).astype(f32)
+    h0, w0 = h0.astype(np.int64), w0.astype(np.int64)
+    hi = [np.clip(h0 + r, 0, h - 1) for r in (0, 1)]
+    wi = [np.clip(w0 + k, 0, w - 1) for k in (0, 1)]
+    v = x.astype(f32)
+    a = [[v[:, :, hi[r]][:, :, :, wi[k]] for k in (0, 1)] for r in (0, 1)]
+    fw_, fh_ = fw[None, None, None, :], fh[None, None, :, None]
+    row = [((f32(1) - fw_) * a[r][0] + fw_ * a[r][1]).astype(f32) for r in (0, 1)]
+    return ((f32(1) - fh_) * row[0] + fh_ * row[1]).astype(f32)
+
+
+def gen_resize(g, op):
+    method = g.pick(["nearest_neighbor", "linear"])
+    dt = g.pick(["float32", "float16"] + (["int32", "int8"] if method == "nearest_neighbor" else []))
+    mode = g.pick(["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"])
+    rounding = g.pick(["round", "floor", "ceil", "round_prefer_floor", "round_prefer_ceil"])
+    n, ch, h, w = g.r(1, 2), g.r(1, 6), g.r(1, 6), g.r(1, 6)
+    oh, ow = g.r(1, 9), g.r(1, 9)
+    x = g.data((n, ch, h, w), dt)
+    lay = random_layout(g, "NCHW", {1: f} if (f := pick_split(g, ch)) else {})
+    attrs = ["R.shape(%s)" % ints_text([oh, ow])]
+    if lay != "NCHW" or g.chance(0.2):
+        attrs.append('layout="%s"' % lay)
+    attrs.append('method="%s"' % method)
+    if mode != "half_pixel" or g.chance(0.3):
+        attrs.append('coordinate_transformation_mode="%s"' % mode)
+    if method == "nearest_neighbor" and (rounding != "round" or g.chance(0.3)):
+        attrs.append('rounding_method="%s"' % rounding)
+    c = Case(op, "%s %s %s" % (dt, (n, ch, h, w), ", ".join(attrs)))
+    p = g.param(c, to_layout(x, lay, "NCHW"))
+    y = g.name("y")
+    c.lines.append("%s = R.image.resize2d(%s, %s)" % (y, p, ", ".join(attrs)))
+    want = resize_ref(x, oh, ow, method, mode, rounding)
+    if method == "nearest_neighbor":
+        c.outs.append(Out(y, to_layout(want, lay, "NCHW"), dt))
+    else:
+        # the same float32 operations in the same order: exact before the final rounding to dt
+        c.outs.append(Out(y, to_layout(f64(want), lay, "NCHW"), dt))
+    return c
+
+
 GENS = {}
 for _op in BINARY:
     GENS[_op] = gen_binary
@@ -933,7 +1199,14 @@ GENS.update({
     "R.strided_slice": gen_slice, "R.concat": gen_concat, "R.layout_transform": gen_layout, "R.split": gen_split,
     "R.nn.batch_norm": gen_batchnorm, "R.pad": gen_pad, "R.crop": gen_crop,
     "R.nn.layer_norm": gen_layernorm, "R.nn.adaptive_avg_pool2d": gen_adaptive,
+    "R.image.resize2d": gen_resize, "R.power": gen_power, "R.astype": gen_astype, "R.clip": gen_clip, "R.ewise_fma": gen_fma, "R.arange": gen_arange,
 })
+for _op in MORE_UNARY:
+    GENS[_op] = gen_more_unary
+for _op in ("R.zeros", "R.ones", "R.full", "R.zeros_like", "R.ones_like", "R.full_like"):
+    GENS[_op] = gen_create
+for _op in ("R.flatten", "R.expand_dims", "R.squeeze", "R.broadcast_to", "R.tile", "R.repeat", "R.flip"):
+    GENS[_op] = gen_move
 
 
 def registry_ops(root):

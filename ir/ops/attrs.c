@@ -109,3 +109,49 @@ int out_dtype(const Expr *call, DType in, DType *out, OpError *err)
     return 0;
 }
 
+
+/* A shape: a tuple or list of integers, or R.shape([...]) of them; returns
+ * the count, or -1. */
+int shape_of(const Expr *e, int64_t *v, int max)
+{
+    if (e && e->kind == E_CALL && strcmp(e->u.call.op->str, "R.shape") == 0 && e->u.call.nargs == 1 &&
+        e->u.call.nkw == 0)
+        e = e->u.call.args[0];
+    if (!e || (e->kind != E_LIST && e->kind != E_TUPLE))
+        return -1;
+    return ints_of(e, v, max);
+}
+
+/* A number: written, R.prim_value(number), or a constant tensor of one
+ * element (R.const(0.5, "float32")). */
+int scalar_of(const Expr *e, double *v)
+{
+    if (e && e->kind == E_CALL && strcmp(e->u.call.op->str, "R.prim_value") == 0 && e->u.call.nargs == 1 &&
+        e->u.call.nkw == 0)
+        e = e->u.call.args[0];
+    if (e && e->kind == E_CONST && e->u.cst.count == 1) {
+        *v = e->u.cst.data[0];
+        return 0;
+    }
+    return e ? num_of(e, v) : -1;
+}
+
+/* The dtype attribute name of call: a string such as "float16", or
+ * R.dtype("float16"); *dt is dflt when the call has none (or says "void"
+ * or ""). Returns 0, or -1 with err filled. */
+int dtype_attr(const Expr *call, const char *name, DType dflt, DType *dt, OpError *err)
+{
+    const Expr *e = attr(call, name);
+    *dt = dflt;
+    if (e && e->kind == E_CALL && strcmp(e->u.call.op->str, "R.dtype") == 0 && e->u.call.nargs == 1)
+        e = e->u.call.args[0];
+    if (!e || e->kind == E_NONE)
+        return 0;
+    if (e->kind != E_STR)
+        return fail(err, e->loc, "%s is a dtype string, such as \"float32\"", name);
+    if (!*e->u.str.s || strcmp(e->u.str.s, "void") == 0)
+        return 0;
+    if (dtype_parse(e->u.str.s, dt) || *dt == DT_VOID)
+        return fail(err, e->loc, "%s \"%s\" is not a dtype", name, e->u.str.s);
+    return 0;
+}

@@ -1,10 +1,13 @@
-/* Elementwise operators: binary ones with broadcasting (R.add ... R.minimum)
- * and unary ones (R.nn.relu, R.exp ...); all layout agnostic. */
+/* Elementwise operators: binary ones with broadcasting (R.add ... R.minimum,
+ * R.power), unary ones (R.nn.relu, R.exp, R.nn.gelu ...), R.astype, R.clip
+ * and R.ewise_fma; all layout agnostic. */
 #include <string.h>
 
 #include "internal.h"
 
 static const char *const no_attrs[] = { NULL };
+static const char *const astype_attrs[] = { "dtype", NULL };
+static const char *const clip_attrs[] = { "min", "max", NULL };
 
 static int infer_binary(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
 {
@@ -13,6 +16,8 @@ static int infer_binary(const Op *o, const Expr *call, const TensorType *a, int 
     if (x->dtype != y->dtype)
         return fail(err, call->loc, "%s of %s and %s tensors", call->u.call.op->str, dtype_name(x->dtype),
                     dtype_name(y->dtype));
+    if (o->code == BIN_POWER && !dtype_is_float(x->dtype))
+        return fail(err, call->loc, "R.power takes float tensors");
     int r = x->ndim > y->ndim ? x->ndim : y->ndim;
     p->out.ndim = r;
     p->out.dtype = x->dtype;
@@ -53,8 +58,10 @@ static void legal_binary(B *b, const Op *o, const Expr *call, Buffer **in, int n
         }
         v[k] = load(b, in[k], idx);
     }
-    Expr *val = o->code == B_GT ? intrin(b, "T.max", v[0], v[1]) : o->code == B_LT ? intrin(b, "T.min", v[0], v[1])
-                                                                                  : bin(b, (BinOp)o->code, v[0], v[1]);
+    Expr *val = o->code == B_GT        ? intrin(b, "T.max", v[0], v[1])
+                : o->code == B_LT      ? intrin(b, "T.min", v[0], v[1])
+                : o->code == BIN_POWER ? intrin(b, "T.pow", v[0], v[1])
+                                       : bin(b, (BinOp)o->code, v[0], v[1]);
     nest_end(b, &t, o->info.name + 2, NULL, store(b, out, t.x, val));
 }
 
@@ -66,12 +73,29 @@ static void legal_unary(B *b, const Op *o, const Expr *call, Buffer **in, int ni
     memset(kinds, 'S', sizeof kinds);
     nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
     Expr *x = load(b, in[0], t.x), *val;
+    DType dt = p->out.dtype;
     switch (o->code) {
     case U_RELU: val = intrin(b, "T.max", x, typed(b, 0, p->out.dtype)); break;
     case U_EXP: val = intrin(b, "T.exp", x, NULL); break;
     case U_SIGMOID: val = intrin(b, "T.sigmoid", x, NULL); break;
     case U_TANH: val = intrin(b, "T.tanh", x, NULL); break;
     case U_SQRT: val = intrin(b, "T.sqrt", x, NULL); break;
+    case U_GELU:
+        /* x * (1 + erf(x / sqrt 2)) / 2 */
+        val = bin(b, B_MUL, bin(b, B_MUL, x, typed(b, 0.5, dt)),
+                  bin(b, B_ADD, typed(b, 1, dt), intrin(b, "T.erf", bin(b, B_MUL, load(b, in[0], t.x),
+                                                                         typed(b, 0.70710678118654752440, dt)), NULL)));
+        break;
+    case U_GELU_TANH: {
+        /* x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2 */
+        Expr *x2 = load(b, in[0], t.x), *x3 = bin(b, B_MUL, bin(b, B_MUL, x2, load(b, in[0], t.x)), load(b, in[0], t.x));
+        Expr *inner = bin(b, B_MUL, typed(b, 0.79788456080286535588, dt),
+                          bin(b, B_ADD, load(b, in[0], t.x), bin(b, B_MUL, typed(b, 0.044715, dt), x3)));
+        val = bin(b, B_MUL, bin(b, B_MUL, x, typed(b, 0.5, dt)),
+                  bin(b, B_ADD, typed(b, 1, dt), intrin(b, "T.tanh", inner, NULL)));
+        break;
+    }
+    case U_SILU: val = bin(b, B_MUL, x, intrin(b, "T.sigmoid", load(b, in[0], t.x), NULL)); break;
     default:
         val = expr_new(b->a, E_UNARY, b->loc);
         val->u.un.op = U_NEG;
@@ -82,19 +106,97 @@ static void legal_unary(B *b, const Op *o, const Expr *call, Buffer **in, int ni
     nest_end(b, &t, name, NULL, store(b, out, t.x, val));
 }
 
+/* astype(x, dtype): each element converted (floats to integers toward zero) */
+static int infer_astype(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    p->out = a[0];
+    if (!attr(call, "dtype"))
+        return fail(err, call->loc, "R.astype needs a dtype");
+    return dtype_attr(call, "dtype", a[0].dtype, &p->out.dtype, err);
+}
+
+static void legal_astype(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    Expr *x = load(b, in[0], t.x);
+    nest_end(b, &t, "astype", NULL, store(b, outs[0], t.x, to_dtype(b, x, in[0]->dtype, p->out.dtype)));
+}
+
+/* clip(x, min, max): the bounds are numbers (R.prim_value(...) too), held
+ * in x's dtype */
+static int infer_clip(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    const char *names[2] = { "min", "max" };
+    for (int k = 0; k < 2; k++) {
+        const Expr *e = attr(call, names[k]);
+        if (!e || scalar_of(e, &p->scalar[k]))
+            return fail(err, e ? e->loc : call->loc, "R.clip: %s is a number", names[k]);
+    }
+    if (p->scalar[0] > p->scalar[1])
+        return fail(err, call->loc, "R.clip: min %g is above max %g", p->scalar[0], p->scalar[1]);
+    p->out = a[0];
+    return 0;
+}
+
+static void legal_clip(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    DType dt = p->out.dtype;
+    Expr *v = intrin(b, "T.min", intrin(b, "T.max", load(b, in[0], t.x), typed(b, p->scalar[0], dt)),
+                     typed(b, p->scalar[1], dt));
+    nest_end(b, &t, "clip", NULL, store(b, outs[0], t.x, v));
+}
+
+/* ewise_fma(a, b, c): a * b + c, of one shape and dtype */
+static int infer_fma(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    char b1[96], b2[96];
+    for (int k = 1; k < 3; k++)
+        if (a[k].dtype != a[0].dtype || a[k].ndim != a[0].ndim ||
+            memcmp(a[k].shape, a[0].shape, (size_t)a[0].ndim * sizeof *a[0].shape))
+            return fail(err, call->loc, "R.ewise_fma takes three tensors of one shape and dtype: %s %s and %s %s",
+                        dtype_name(a[0].dtype), type_text(&a[0], b1, sizeof b1), dtype_name(a[k].dtype),
+                        type_text(&a[k], b2, sizeof b2));
+    p->out = a[0];
+    return 0;
+}
+
+static void legal_fma(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    Expr *v = bin(b, B_ADD, bin(b, B_MUL, load(b, in[0], t.x), load(b, in[1], t.x)), load(b, in[2], t.x));
+    nest_end(b, &t, "ewise_fma", NULL, store(b, outs[0], t.x, v));
+}
+
 static const Op ops[] = {
-    { { "R.add", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_ADD, 0, 0 },
-    { { "R.subtract", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_SUB, 0, 0 },
-    { { "R.multiply", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_MUL, 0, 0 },
-    { { "R.divide", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_DIV, 0, 0 },
-    { { "R.maximum", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_GT, 0, 0 },
-    { { "R.minimum", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_LT, 0, 0 },
-    { { "R.nn.relu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_RELU, 0, 0 },
-    { { "R.exp", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_EXP, 0, 0 },
-    { { "R.sigmoid", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_SIGMOID, 0, 0 },
-    { { "R.tanh", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_TANH, 0, 0 },
-    { { "R.sqrt", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_SQRT, 0, 0 },
-    { { "R.negative", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_NEGATIVE, 0, 0 },
+    { { "R.add", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_ADD, 0, 0, NULL },
+    { { "R.subtract", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_SUB, 0, 0, NULL },
+    { { "R.multiply", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_MUL, 0, 0, NULL },
+    { { "R.divide", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_DIV, 0, 0, NULL },
+    { { "R.maximum", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_GT, 0, 0, NULL },
+    { { "R.minimum", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_LT, 0, 0, NULL },
+    { { "R.nn.relu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_RELU, 0, 0, NULL },
+    { { "R.exp", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_EXP, 0, 0, NULL },
+    { { "R.sigmoid", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_SIGMOID, 0, 0, NULL },
+    { { "R.tanh", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_TANH, 0, 0, NULL },
+    { { "R.sqrt", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_SQRT, 0, 0, NULL },
+    { { "R.negative", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_NEGATIVE, 0, 0, NULL },
+    { { "R.power", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, BIN_POWER, 0, 0, NULL },
+    { { "R.nn.gelu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_GELU, 0, 0, NULL },
+    { { "R.nn.gelu_tanh", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_GELU_TANH, 0, 0, NULL },
+    { { "R.nn.silu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_SILU, 0, 0, NULL },
+    { { "R.astype", LAYOUT_AGNOSTIC, 1, 1, astype_attrs, 0, 0 }, infer_astype, legal_astype, 0, 0, 0, astype_attrs },
+    { { "R.clip", LAYOUT_AGNOSTIC, 1, 1, clip_attrs, 0, 0 }, infer_clip, legal_clip, 0, 0, 0, clip_attrs },
+    { { "R.ewise_fma", LAYOUT_AGNOSTIC, 3, 3, no_attrs, 0, 0 }, infer_fma, legal_fma, 0, 0, 0, NULL },
 };
 
 const OpFamily op_family_elementwise = { ops, sizeof ops / sizeof *ops };

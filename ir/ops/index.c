@@ -1,4 +1,5 @@
-/* Taking a box of elements: R.strided_slice (positive strides) and R.crop. */
+/* Taking a box of elements: R.strided_slice (strides of either sign, empty
+ * results too, as NumPy's slices) and R.crop. */
 #include <string.h>
 
 #include "internal.h"
@@ -25,15 +26,15 @@ static int infer_slice(const Op *o, const Expr *call, const TensorType *a, int n
         if (d < 0 || d >= a->ndim)
             return fail(err, axes->loc, "axis %lld is out of range", (long long)ax[i]);
         int64_t s = ns ? st[i] : 1, b = be[i] < 0 ? be[i] + e : be[i], f = en[i] < 0 ? en[i] + e : en[i];
-        if (s <= 0)
-            return fail(err, strides->loc, "only positive strides are supported");
-        b = b < 0 ? 0 : b > e ? e : b;
-        f = f < 0 ? 0 : f > e ? e : f;
+        if (s == 0 || s == INT64_MIN)
+            return fail(err, strides->loc, "strides are not 0");
+        /* as NumPy: forward from b up to f, or backward from b down to f (-1: past the first) */
+        int64_t lo = s > 0 ? 0 : -1, hi = s > 0 ? e : e - 1;
+        b = b < lo ? lo : b > hi ? hi : b;
+        f = f < lo ? lo : f > hi ? hi : f;
         p->before[d] = b;
         p->step[d] = s;
-        p->out.shape[d] = f > b ? (f - b + s - 1) / s : 0;
-        if (p->out.shape[d] == 0)
-            return fail(err, call->loc, "the slice of axis %lld is empty", (long long)d);
+        p->out.shape[d] = s > 0 ? (f > b ? (f - b + s - 1) / s : 0) : (b > f ? (b - f - s - 1) / -s : 0);
     }
     return 0;
 }
@@ -72,8 +73,8 @@ static void legal_slice(B *b, const Op *o, const Expr *call, Buffer **in, int ni
 }
 
 static const Op ops[] = {
-    { { "R.strided_slice", LAYOUT_LIGHT, 1, 1, slice_attrs, 0, 0 }, infer_slice, legal_slice, 0, 0, 0 },
-    { { "R.crop", LAYOUT_LIGHT, 1, 1, crop_attrs, 0, 0 }, infer_crop, legal_slice, 0, 0, 0 },
+    { { "R.strided_slice", LAYOUT_LIGHT, 1, 1, slice_attrs, 0, 0 }, infer_slice, legal_slice, 0, 0, 0, slice_attrs },
+    { { "R.crop", LAYOUT_LIGHT, 1, 1, crop_attrs, 0, 0 }, infer_crop, legal_slice, 0, 0, 0, NULL },
 };
 
 const OpFamily op_family_index = { ops, sizeof ops / sizeof *ops };

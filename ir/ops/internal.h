@@ -28,10 +28,12 @@ typedef struct Plan {
     int64_t dext[4], kext[4];  /* conv2d: logical N C H W and O I H W */
     int64_t before[OP_MAX_RANK], step[OP_MAX_RANK];   /* pad: leading pads; slice: begin and stride */
     int64_t pool[2];
-    double pad_value;
+    double pad_value;          /* pad, layout_transform: the pad value; norms: epsilon; fills: the value */
+    double scalar[2];          /* arange: start and step; clip: min and max */
     int axis;
     int center, scale;         /* batch_norm, layer_norm: add beta, multiply by gamma */
     int list[OP_MAX_RANK], nlist;   /* layer_norm: the normalized axes in the call's order */
+    int mode[3];               /* resize2d: method, coordinate transformation, rounding */
     int nout;                  /* outputs: out, then more[0], more[1], ... */
     TensorType more[OP_MAX_ARGS];
 } Plan;
@@ -62,6 +64,8 @@ struct Op {
     int code;              /* which member of a shared builder: a BinOp, a U_ or an R_ code */
     int has_axis;          /* the call has one axis attribute, axis when omitted (-1: the last) */
     int axis;
+    const char *const *positional;   /* attributes a call may give positionally after its
+                                      * info.nargs arguments, in order (NULL: none) */
 };
 
 /* One file's operators; registry.c lists the families. */
@@ -71,9 +75,10 @@ typedef struct OpFamily {
 } OpFamily;
 
 extern const OpFamily op_family_elementwise, op_family_reduce, op_family_manipulate, op_family_index,
-    op_family_linalg, op_family_conv, op_family_pool, op_family_norm;
+    op_family_linalg, op_family_conv, op_family_pool, op_family_norm, op_family_creation, op_family_image;
 
-enum { U_RELU, U_EXP, U_SIGMOID, U_TANH, U_SQRT, U_NEGATIVE };
+enum { U_RELU, U_EXP, U_SIGMOID, U_TANH, U_SQRT, U_NEGATIVE, U_GELU, U_GELU_TANH, U_SILU };
+enum { BIN_POWER = 100 };   /* a binary code past the BinOps: T.pow */
 enum { R_SUM, R_MEAN, R_MAX, R_MIN };
 
 /* ---- reading attributes (attrs.c, and read_axis in registry.c) ---- */
@@ -89,6 +94,9 @@ int num_of(const Expr *e, double *v);
 int read_axis(const Expr *call, int rank, int *axis, OpError *err);
 const char *type_text(const TensorType *t, char *buf, size_t cap);
 int out_dtype(const Expr *call, DType in, DType *out, OpError *err);
+int shape_of(const Expr *e, int64_t *v, int max);
+int scalar_of(const Expr *e, double *v);
+int dtype_attr(const Expr *call, const char *name, DType dflt, DType *dt, OpError *err);
 
 /* ---- data layouts and sliding windows (layout.c) ---- */
 
@@ -97,6 +105,7 @@ void lay_logical(const Lay *l, const int64_t *shape, int64_t *ext);
 int lay_shape(const Lay *l, const int64_t *ext, int64_t *shape);
 int lay_logical_checked(const Lay *l, const TensorType *t, int64_t *ext);
 void lay_index(B *b, const Lay *l, Expr *const *logical, Expr **idx);
+int hw_layout(const Expr *call, const TensorType *a, Plan *p, OpError *err);
 int window_attrs(const Expr *call, Plan *p, OpError *err);
 int64_t window_out(const Plan *p, int k, int64_t in, int64_t kext);
 

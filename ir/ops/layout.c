@@ -106,3 +106,24 @@ const char *op_layout_default(const char *key)
         return "NCHW";
     return strcmp(key, "kernel_layout") == 0 ? "OIHW" : NULL;
 }
+
+/* The layout (and out_layout, the same) of a pool or a resize: a layout of
+ * N, C, H, W with H and W whole; their places go to dpos[2] and dpos[3]. */
+int hw_layout(const Expr *call, const TensorType *a, Plan *p, OpError *err)
+{
+    const char *lay = str_of(attr(call, "layout"), op_layout_default("layout")), *ol = str_of(attr(call, "out_layout"), lay);
+    Lay l;
+    const char *op = call->u.call.op->str;
+    if (lay_parse(lay, "NCHW", &l) || l.split[2] || l.split[3])
+        return fail(err, call->loc, "%s: %s is not a layout of the axes N, C, H, W with H and W whole (such as "
+                    "NCHW, NHWC or NCHW4c)", op, lay);
+    if (l.n != a->ndim)
+        return fail(err, call->loc, "%s: layout %s has %d dimensions, the input %d", op, lay, l.n, a->ndim);
+    if (strcmp(lay, ol) != 0)
+        return fail(err, call->loc, "%s: an out_layout (%s) other than the layout (%s) is not supported", op, ol,
+                    lay);
+    for (int j = 0; j < l.n; j++)
+        if (!l.inner[j] && (l.prim[j] == 2 || l.prim[j] == 3))
+            p->dpos[l.prim[j]] = j;
+    return 0;
+}

@@ -1,5 +1,7 @@
 /* Operators that move elements without computing: R.permute_dims, R.reshape,
- * R.concat, R.split, R.layout_transform, and padding (R.nn.pad, R.pad). */
+ * R.flatten, R.expand_dims, R.squeeze, R.broadcast_to, R.tile, R.repeat,
+ * R.flip, R.concat, R.split, R.layout_transform, and padding (R.nn.pad,
+ * R.pad). */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,9 +11,13 @@
 static const char *const no_attrs[] = { NULL };
 static const char *const permute_attrs[] = { "axes", NULL };
 static const char *const pad_attrs[] = { "pad_width", "pad_value", "pad_mode", NULL };
+static const char *const nn_pad_pos[] = { "pad_width", "pad_mode", "pad_value", NULL };   /* TVM's order */
 static const char *const concat_attrs[] = { "axis", NULL };
 static const char *const lt_attrs[] = { "index_map", "pad_value", "axis_separators", "input_axis_separators", NULL };
 static const char *const split_attrs[] = { "indices_or_sections", "axis", NULL };
+static const char *const axis_attrs[] = { "axis", NULL };
+static const char *const tile_attrs[] = { "repeats", NULL };
+static const char *const repeat_attrs[] = { "repeats", "axis", NULL };
 
 static int infer_permute(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
 {
@@ -50,9 +56,10 @@ static int infer_reshape(const Op *o, const Expr *call, const TensorType *a, int
 {
     int64_t s[OP_MAX_RANK];
     const Expr *shape = call->u.call.nargs > 1 ? call->u.call.args[1] : NULL;
-    int n = shape ? ints_of(shape, s, OP_MAX_RANK) : -1;
+    int n = shape ? shape_of(shape, s, OP_MAX_RANK) : -1;
     if (n <= 0)
-        return fail(err, call->loc, "R.reshape takes a tensor and a shape of constants, as in (2, 3)");
+        return fail(err, call->loc, "R.reshape takes a tensor and a shape of constants, as in (2, 3) or "
+                    "R.shape([2, 3]), of rank 1 to %d", OP_MAX_RANK);
     int64_t in = 1, out = 1;
     int infer = -1;
     for (int d = 0; d < a->ndim; d++)
@@ -155,14 +162,18 @@ static int infer_split(const Op *o, const Expr *call, const TensorType *a, int n
     int64_t e = a->shape[ax], starts[OP_MAX_ARGS + 1];
     int n;
     if (ios && int_of(ios, &v[0]) == 0) {
-        if (v[0] < 1 || v[0] > OP_MAX_ARGS || e % v[0])
-            return fail(err, ios->loc, "%lld sections do not divide the extent %lld (at most %d sections)",
-                        (long long)v[0], (long long)e, OP_MAX_ARGS);
+        if (v[0] < 1 || v[0] > OP_MAX_ARGS)
+            return fail(err, ios->loc, "R.split makes 1 to %d sections, not %lld", OP_MAX_ARGS, (long long)v[0]);
+        if (e % v[0])
+            return fail(err, ios->loc, "%lld sections do not divide the extent %lld", (long long)v[0], (long long)e);
         n = (int)v[0];
         for (int i = 0; i <= n; i++)
             starts[i] = e / n * i;
     } else {
         int k = ios ? ints_of(ios, v, OP_MAX_ARGS - 1) : -1;
+        if (k < 0 && ios && (ios->kind == E_LIST || ios->kind == E_TUPLE) && ios->u.list.n > OP_MAX_ARGS - 1)
+            return fail(err, ios->loc, "R.split takes at most %d split points (%d sections), not %d", OP_MAX_ARGS - 1,
+                        OP_MAX_ARGS, ios->u.list.n);
         if (k < 0)
             return fail(err, ios ? ios->loc : call->loc, "indices_or_sections is a count or a list of split points");
         n = k + 1;
@@ -301,8 +312,10 @@ static int infer_pad(const Op *o, const Expr *call, const TensorType *a, int nar
     if (n != 2 * a->ndim)
         return fail(err, pw ? pw->loc : call->loc, "pad_width lists a before and an after pad for each of the %d "
                     "dimensions", a->ndim);
-    if (mode && strcmp(str_of(mode, ""), "constant") != 0)
-        return fail(err, mode->loc, "only pad_mode=\"constant\" is supported");
+    const char *m = str_of(mode, "constant");
+    p->keepdims = strcmp(m, "edge") == 0 ? 1 : strcmp(m, "reflect") == 0 ? 2 : 0;   /* the mode */
+    if (!p->keepdims && strcmp(m, "constant") != 0)
+        return fail(err, mode->loc, "pad_mode is \"constant\", \"edge\" or \"reflect\"");
     p->pad_value = 0;
     if (pv && num_of(pv, &p->pad_value))
         return fail(err, pv->loc, "pad_value is a number");
@@ -310,10 +323,39 @@ static int infer_pad(const Op *o, const Expr *call, const TensorType *a, int nar
     for (int d = 0; d < a->ndim; d++) {
         if (w[2 * d] < 0 || w[2 * d + 1] < 0)
             return fail(err, pw->loc, "pads are not negative");
+        if (p->keepdims && (w[2 * d] || w[2 * d + 1]) && a->shape[d] == 0)
+            return fail(err, pw->loc, "pad_mode \"%s\" pads dimension %d of extent 0", m, d);
+        if (p->keepdims == 2 && (w[2 * d] >= a->shape[d] || w[2 * d + 1] >= a->shape[d]))
+            return fail(err, pw->loc, "pad_mode \"reflect\" pads dimension %d of extent %lld by less than its extent",
+                        d, (long long)a->shape[d]);
         p->before[d] = w[2 * d];
         p->out.shape[d] = a->shape[d] + w[2 * d] + w[2 * d + 1];
     }
     return 0;
+}
+
+static Expr *shifted(B *b, Expr *x, int64_t before)
+{
+    return before ? bin(b, B_SUB, x, num(b, before)) : x;
+}
+
+/* |x - before|: the mirror about the first point */
+static Expr *mirror_first(B *b, Expr *x, int64_t before)
+{
+    return select3(b, bin(b, B_LT, shifted(b, x, before), num(b, 0)), bin(b, B_SUB, num(b, 0), shifted(b, x, before)),
+                   shifted(b, x, before));
+}
+
+/* The input index output index x of an edge (1) or reflect (2) pad reads:
+ * x - before held inside [0, e) by repeating the edge, or by mirroring about
+ * the first and the last point (which are not repeated). Every use builds
+ * its own nodes. */
+static Expr *pad_source(B *b, int mode, Expr *x, int64_t before, int64_t e)
+{
+    if (mode == 1)
+        return intrin(b, "T.min", intrin(b, "T.max", shifted(b, x, before), num(b, 0)), num(b, e - 1));
+    return select3(b, bin(b, B_GE, mirror_first(b, x, before), num(b, e)),
+                   bin(b, B_SUB, num(b, 2 * (e - 1)), mirror_first(b, x, before)), mirror_first(b, x, before));
 }
 
 static void legal_pad(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
@@ -328,6 +370,10 @@ static void legal_pad(B *b, const Op *o, const Expr *call, Buffer **in, int nin,
         int64_t e;
         expr_const_int(in[0]->shape[d], &e);
         idx[d] = p->before[d] ? bin(b, B_SUB, t.x[d], num(b, p->before[d])) : t.x[d];
+        if (p->keepdims && p->out.shape[d] != e) {
+            idx[d] = pad_source(b, p->keepdims, t.x[d], p->before[d], e);
+            continue;
+        }
         if (p->out.shape[d] != e) {
             Expr *c = within(b, t.x[d], p->before[d], p->before[d] + e);
             cond = cond ? bin(b, B_AND, cond, c) : c;
@@ -338,14 +384,287 @@ static void legal_pad(B *b, const Op *o, const Expr *call, Buffer **in, int nin,
     nest_end(b, &t, "pad", NULL, store(b, out, t.x, val));
 }
 
+/* The input index each output index reads, for the operators that only
+ * move elements: x holds the output's block iterators. */
+typedef void IndexFn(B *b, const Plan *p, const Buffer *in, Expr *const *x, Expr **idx);
+
+static int64_t extent(const Buffer *buf, int d)
+{
+    int64_t e = 0;
+    expr_const_int(buf->shape[d], &e);
+    return e;
+}
+
+static void gather(B *b, const char *name, Buffer *in, Buffer *out, const Plan *p, IndexFn *index)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    Expr *idx[OP_MAX_RANK];
+    index(b, p, in, t.x, idx);
+    nest_end(b, &t, name, NULL, store(b, out, t.x, load(b, in, idx)));
+}
+
+/* flatten(x): every dimension into one, in row-major order */
+static int infer_flatten(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    p->out.dtype = a->dtype;
+    p->out.ndim = 1;
+    p->out.shape[0] = 1;
+    for (int d = 0; d < a->ndim; d++)
+        p->out.shape[0] *= a->shape[d];
+    return 0;
+}
+
+/* The axes of an axis attribute (an integer or a list) against rank, flagged
+ * in seen; the count, or -1 with err filled. */
+static int axes_attr(const Expr *call, int rank, int *seen, OpError *err)
+{
+    int64_t v[OP_MAX_RANK];
+    const Expr *e = attr(call, "axis");
+    int n = e && e->kind != E_NONE ? ints_of(e, v, OP_MAX_RANK) : 0;
+    if (n < 0)
+        return fail(err, e->loc, "axis is an integer or a list of at most %d integers", OP_MAX_RANK);
+    memset(seen, 0, OP_MAX_RANK * sizeof *seen);
+    for (int i = 0; i < n; i++) {
+        int64_t d = v[i] < 0 ? v[i] + rank : v[i];
+        if (d < 0 || d >= rank)
+            return fail(err, e->loc, "axis %lld is out of range for rank %d", (long long)v[i], rank);
+        if (seen[d]++)
+            return fail(err, e->loc, "axis names dimension %lld twice", (long long)d);
+    }
+    return n;
+}
+
+/* expand_dims(x, axis): new dimensions of extent 1 at the output's places axis */
+static int infer_expand(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    const Expr *e = attr(call, "axis");
+    int64_t v[OP_MAX_RANK];
+    int k = e ? ints_of(e, v, OP_MAX_RANK) : -1;
+    if (k < 1)
+        return fail(err, e ? e->loc : call->loc, "R.expand_dims needs axis, an integer or a list of them");
+    if (a->ndim + k > OP_MAX_RANK)
+        return fail(err, call->loc, "R.expand_dims: rank %d above %d", a->ndim + k, OP_MAX_RANK);
+    if (axes_attr(call, a->ndim + k, p->axes, err) < 0)
+        return -1;
+    p->out.dtype = a->dtype;
+    p->out.ndim = a->ndim + k;
+    for (int d = 0, j = 0; d < p->out.ndim; d++)
+        p->out.shape[d] = p->axes[d] ? 1 : a->shape[j++];
+    return 0;
+}
+
+static void expand_index(B *b, const Plan *p, const Buffer *in, Expr *const *x, Expr **idx)
+{
+    for (int d = 0, j = 0; d < p->out.ndim; d++)
+        if (!p->axes[d])
+            idx[j++] = x[d];
+}
+
+/* squeeze(x, axis): the dimensions named (each of extent 1), or every one of extent 1 */
+static int infer_squeeze(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    int n = axes_attr(call, a->ndim, p->axes, err);
+    if (n < 0)
+        return -1;
+    for (int d = 0; d < a->ndim; d++) {
+        if (n == 0)
+            p->axes[d] = a->shape[d] == 1;
+        else if (p->axes[d] && a->shape[d] != 1)
+            return fail(err, attr(call, "axis")->loc, "R.squeeze: dimension %d has extent %lld, not 1", d,
+                        (long long)a->shape[d]);
+    }
+    p->out.dtype = a->dtype;
+    for (int d = 0; d < a->ndim; d++)
+        if (!p->axes[d])
+            p->out.shape[p->out.ndim++] = a->shape[d];
+    return 0;
+}
+
+static void squeeze_index(B *b, const Plan *p, const Buffer *in, Expr *const *x, Expr **idx)
+{
+    for (int d = 0, j = 0; d < in->ndim; d++)
+        idx[d] = p->axes[d] ? num(b, 0) : x[j++];
+}
+
+/* broadcast_to(x, shape): NumPy's rules, the shape of rank at least x's */
+static int infer_broadcast(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    int64_t s[OP_MAX_RANK];
+    char b1[96], b2[96];
+    const Expr *shape = call->u.call.args[1];
+    int n = shape_of(shape, s, OP_MAX_RANK);
+    if (n < 0)
+        return fail(err, shape->loc, "R.broadcast_to takes a shape of constants, as in R.shape([2, 3]), of rank at "
+                    "most %d", OP_MAX_RANK);
+    p->out.dtype = a->dtype;
+    p->out.ndim = n;
+    memcpy(p->out.shape, s, (size_t)n * sizeof *s);
+    int ok = n >= a->ndim;
+    for (int d = 0; ok && d < a->ndim; d++) {
+        int64_t e = a->shape[d], f = s[n - a->ndim + d];
+        ok = e == f || e == 1;
+    }
+    if (!ok)
+        return fail(err, shape->loc, "R.broadcast_to: %s does not broadcast to %s", type_text(a, b1, sizeof b1),
+                    type_text(&p->out, b2, sizeof b2));
+    return 0;
+}
+
+static void broadcast_index(B *b, const Plan *p, const Buffer *in, Expr *const *x, Expr **idx)
+{
+    int off = p->out.ndim - in->ndim;
+    for (int d = 0; d < in->ndim; d++)
+        idx[d] = extent(in, d) == 1 && p->out.shape[d + off] != 1 ? num(b, 0) : x[d + off];
+}
+
+/* tile(x, repeats): the tensor repeated along each dimension; repeats
+ * shorter than the rank repeat the last dimensions, longer ones give x
+ * leading dimensions of extent 1 */
+static int infer_tile(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    int64_t r[OP_MAX_RANK];
+    const Expr *e = attr(call, "repeats");
+    int n = e ? ints_of(e, r, OP_MAX_RANK) : -1;
+    if (n < 0)
+        return fail(err, e ? e->loc : call->loc, "R.tile needs repeats, an integer or a list of at most %d", OP_MAX_RANK);
+    int rank = n > a->ndim ? n : a->ndim;
+    p->out.dtype = a->dtype;
+    p->out.ndim = rank;
+    for (int d = 0; d < rank; d++) {
+        int dx = d - (rank - a->ndim), dr = d - (rank - n);
+        int64_t x = dx >= 0 ? a->shape[dx] : 1, k = dr >= 0 ? r[dr] : 1;
+        if (k < 0 || (x && k > INT64_MAX / x))
+            return fail(err, e->loc, "R.tile: repeats are not negative");
+        p->out.shape[d] = x * k;
+    }
+    return 0;
+}
+
+static void tile_index(B *b, const Plan *p, const Buffer *in, Expr *const *x, Expr **idx)
+{
+    int off = p->out.ndim - in->ndim;
+    for (int d = 0; d < in->ndim; d++) {
+        int64_t e = extent(in, d);
+        idx[d] = e == p->out.shape[d + off] ? x[d + off] : e == 1 ? num(b, 0) : bin(b, B_FLOORMOD, x[d + off], num(b, e));
+    }
+}
+
+/* repeat(x, repeats, axis): each element repeats times along axis; without
+ * an axis, of the flattened tensor */
+static int infer_repeat(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    const Expr *e = attr(call, "repeats"), *ax = attr(call, "axis");
+    int64_t k, v;
+    if (!e || int_of(e, &k) || k < 0)
+        return fail(err, e ? e->loc : call->loc, "R.repeat needs repeats, an integer at least 0");
+    p->out.dtype = a->dtype;
+    p->step[0] = k;
+    if (!ax || ax->kind == E_NONE) {
+        p->axis = -1;
+        p->out.ndim = 1;
+        p->out.shape[0] = k;
+        for (int d = 0; d < a->ndim; d++)
+            p->out.shape[0] *= a->shape[d];
+        return 0;
+    }
+    if (int_of(ax, &v) || (v < 0 ? v += a->ndim : v) < 0 || v >= a->ndim)
+        return fail(err, ax->loc, "axis is an integer in range for rank %d", a->ndim);
+    p->axis = (int)v;
+    p->out.ndim = a->ndim;
+    memcpy(p->out.shape, a->shape, (size_t)a->ndim * sizeof *a->shape);
+    p->out.shape[v] *= k;
+    return 0;
+}
+
+/* The row-major index into in of the flat position f. */
+static void unflatten(B *b, const Buffer *in, Expr *f, Expr **idx)
+{
+    int64_t stride = 1;
+    for (int d = in->ndim - 1; d >= 0; d--) {
+        int64_t e = extent(in, d);
+        Expr *v = stride > 1 ? bin(b, B_FLOORDIV, f, num(b, stride)) : f;
+        idx[d] = d > 0 ? bin(b, B_FLOORMOD, v, num(b, e)) : v;
+        stride *= e;
+    }
+}
+
+static void repeat_index(B *b, const Plan *p, const Buffer *in, Expr *const *x, Expr **idx)
+{
+    int64_t k = p->step[0];
+    if (p->axis < 0) {
+        unflatten(b, in, k == 1 ? x[0] : bin(b, B_FLOORDIV, x[0], num(b, k)), idx);
+        return;
+    }
+    for (int d = 0; d < in->ndim; d++)
+        idx[d] = d == p->axis && k != 1 ? bin(b, B_FLOORDIV, x[d], num(b, k)) : x[d];
+}
+
+/* flip(x, axis): the order along axis reversed */
+static int infer_flip(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    const Expr *ax = attr(call, "axis");
+    int64_t v;
+    if (!ax || int_of(ax, &v) || (v < 0 ? v += a->ndim : v) < 0 || v >= a->ndim)
+        return fail(err, ax ? ax->loc : call->loc, "R.flip needs axis, an integer in range for rank %d", a->ndim);
+    p->axis = (int)v;
+    p->out = *a;
+    return 0;
+}
+
+static void flip_index(B *b, const Plan *p, const Buffer *in, Expr *const *x, Expr **idx)
+{
+    for (int d = 0; d < in->ndim; d++)
+        idx[d] = d == p->axis ? bin(b, B_SUB, num(b, extent(in, d) - 1), x[d]) : x[d];
+}
+
+static void legal_expand(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    gather(b, "expand_dims", in[0], outs[0], p, expand_index);
+}
+
+static void legal_squeeze(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    gather(b, "squeeze", in[0], outs[0], p, squeeze_index);
+}
+
+static void legal_broadcast(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    gather(b, "broadcast_to", in[0], outs[0], p, broadcast_index);
+}
+
+static void legal_tile(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    gather(b, "tile", in[0], outs[0], p, tile_index);
+}
+
+static void legal_repeat(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    gather(b, "repeat", in[0], outs[0], p, repeat_index);
+}
+
+static void legal_flip(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    gather(b, "flip", in[0], outs[0], p, flip_index);
+}
+
 static const Op ops[] = {
-    { { "R.permute_dims", LAYOUT_LIGHT, 1, 1, permute_attrs, 0, 0 }, infer_permute, legal_permute, 0, 0, 0 },
-    { { "R.reshape", LAYOUT_HEAVY, 2, 1, no_attrs, 0, 0 }, infer_reshape, legal_reshape, 0, 0, 0 },
-    { { "R.concat", LAYOUT_LIGHT, 1, 0, concat_attrs, 1, 0 }, infer_concat, legal_concat, 0, 1, 0 },
-    { { "R.split", LAYOUT_LIGHT, 1, 1, split_attrs, 0, 1 }, infer_split, legal_split, 0, 1, 0 },
-    { { "R.layout_transform", LAYOUT_HEAVY, 1, 1, lt_attrs, 0, 0 }, infer_layout, legal_layout, 0, 0, 0 },
-    { { "R.nn.pad", LAYOUT_LIGHT, 1, 1, pad_attrs, 0, 0 }, infer_pad, legal_pad, 0, 0, 0 },
-    { { "R.pad", LAYOUT_LIGHT, 1, 1, pad_attrs, 0, 0 }, infer_pad, legal_pad, 0, 0, 0 },
+    { { "R.permute_dims", LAYOUT_LIGHT, 1, 1, permute_attrs, 0, 0 }, infer_permute, legal_permute, 0, 0, 0, permute_attrs },
+    { { "R.reshape", LAYOUT_HEAVY, 2, 1, no_attrs, 0, 0 }, infer_reshape, legal_reshape, 0, 0, 0, NULL },
+    { { "R.concat", LAYOUT_LIGHT, 1, 0, concat_attrs, 1, 0 }, infer_concat, legal_concat, 0, 1, 0, concat_attrs },
+    { { "R.split", LAYOUT_LIGHT, 1, 1, split_attrs, 0, 1 }, infer_split, legal_split, 0, 1, 0, split_attrs },
+    { { "R.layout_transform", LAYOUT_HEAVY, 1, 1, lt_attrs, 0, 0 }, infer_layout, legal_layout, 0, 0, 0, lt_attrs },
+    { { "R.nn.pad", LAYOUT_LIGHT, 1, 1, pad_attrs, 0, 0 }, infer_pad, legal_pad, 0, 0, 0, nn_pad_pos },
+    { { "R.pad", LAYOUT_LIGHT, 1, 1, pad_attrs, 0, 0 }, infer_pad, legal_pad, 0, 0, 0, NULL },
+    { { "R.flatten", LAYOUT_HEAVY, 1, 1, no_attrs, 0, 0 }, infer_flatten, legal_reshape, 0, 0, 0, NULL },
+    { { "R.expand_dims", LAYOUT_LIGHT, 1, 1, axis_attrs, 0, 0 }, infer_expand, legal_expand, 0, 0, 0, axis_attrs },
+    { { "R.squeeze", LAYOUT_LIGHT, 1, 1, axis_attrs, 0, 0 }, infer_squeeze, legal_squeeze, 0, 0, 0, axis_attrs },
+    { { "R.broadcast_to", LAYOUT_LIGHT, 2, 1, no_attrs, 0, 0 }, infer_broadcast, legal_broadcast, 0, 0, 0, NULL },
+    { { "R.tile", LAYOUT_LIGHT, 1, 1, tile_attrs, 0, 0 }, infer_tile, legal_tile, 0, 0, 0, tile_attrs },
+    { { "R.repeat", LAYOUT_LIGHT, 1, 1, repeat_attrs, 0, 0 }, infer_repeat, legal_repeat, 0, 1, 0, repeat_attrs },
+    { { "R.flip", LAYOUT_LIGHT, 1, 1, axis_attrs, 0, 0 }, infer_flip, legal_flip, 0, 1, 0, axis_attrs },
 };
 
 const OpFamily op_family_manipulate = { ops, sizeof ops / sizeof *ops };

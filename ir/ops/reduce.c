@@ -31,8 +31,6 @@ static int infer_reduce(const Op *o, const Expr *call, const TensorType *a, int 
             p->out.shape[p->out.ndim++] = a->shape[d];
         else if (p->keepdims)
             p->out.shape[p->out.ndim++] = 1;
-    if (p->out.ndim == 0)
-        return fail(err, call->loc, "%s to a scalar is not supported yet; use keepdims=True", call->u.call.op->str);
     return 0;
 }
 
@@ -94,10 +92,10 @@ static void legal_reduce(B *b, const Op *o, const Expr *call, Buffer **in, int n
 }
 
 static const Op ops[] = {
-    { { "R.sum", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, infer_reduce, legal_reduce, R_SUM, 0, 0 },
-    { { "R.mean", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, infer_reduce, legal_reduce, R_MEAN, 0, 0 },
-    { { "R.max", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, infer_reduce, legal_reduce, R_MAX, 0, 0 },
-    { { "R.min", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, infer_reduce, legal_reduce, R_MIN, 0, 0 },
+    { { "R.sum", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, infer_reduce, legal_reduce, R_SUM, 0, 0, reduce_attrs },
+    { { "R.mean", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, infer_reduce, legal_reduce, R_MEAN, 0, 0, reduce_attrs },
+    { { "R.max", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, infer_reduce, legal_reduce, R_MAX, 0, 0, reduce_attrs },
+    { { "R.min", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, infer_reduce, legal_reduce, R_MIN, 0, 0, reduce_attrs },
 };
 
 const OpFamily op_family_reduce = { ops, sizeof ops / sizeof *ops };

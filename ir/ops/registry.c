@@ -12,7 +12,8 @@
 
 static const OpFamily *const families[] = {
     &op_family_elementwise, &op_family_reduce, &op_family_manipulate, &op_family_index,
-    &op_family_linalg, &op_family_conv, &op_family_pool, &op_family_norm,
+    &op_family_linalg, &op_family_conv, &op_family_pool, &op_family_norm, &op_family_creation,
+    &op_family_image,
 };
 enum { NFAMILIES = sizeof families / sizeof *families, OP_MAX_OPS = 256 };
 
@@ -58,6 +59,23 @@ int op_const_type(const Expr *e, TensorType *t)
     t->ndim = e->u.cst.ndim;
     memcpy(t->shape, e->u.cst.shape, (size_t)t->ndim * sizeof *t->shape);
     return 0;
+}
+
+const char *op_positional(const char *name, int i)
+{
+    const Op *o = find_op(name);
+    if (!o || !o->positional || i < 0)
+        return NULL;
+    for (int k = 0; o->positional[k]; k++)
+        if (k == i)
+            return o->positional[k];
+    return NULL;
+}
+
+int op_is_creation(const char *name)
+{
+    const Op *o = find_op(name);
+    return o && o >= op_family_creation.ops && o < op_family_creation.ops + op_family_creation.n;
 }
 
 const OpInfo *op_find(const char *name)
@@ -298,6 +316,8 @@ static int plan(const Op *o, const Expr *call, const TensorType *args, int nargs
 {
     memset(p, 0, sizeof *p);
     p->nout = 1;
+    if (o->info.tuple_arg && nargs > OP_MAX_ARGS)
+        return fail(err, call->loc, "%s joins at most %d tensors, not %d", o->info.name, OP_MAX_ARGS, nargs);
     if ((o->info.tuple_arg ? nargs < 1 || nargs > OP_MAX_ARGS : nargs != o->info.ntensors) ||
         call->u.call.nargs != o->info.nargs)
         return fail(err, call->loc, "%s takes %d argument%s", o->info.name, o->info.nargs, o->info.nargs == 1 ? "" : "s");

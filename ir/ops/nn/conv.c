@@ -89,7 +89,7 @@ static void legal_conv2d(B *b, const Op *op, const Expr *call, Buffer **in, int 
 }
 
 static const Op ops[] = {
-    { { "R.nn.conv2d", LAYOUT_HEAVY, 2, 2, conv_attrs, 0, 0 }, infer_conv2d, legal_conv2d, 0, 0, 0 },
+    { { "R.nn.conv2d", LAYOUT_HEAVY, 2, 2, conv_attrs, 0, 0 }, infer_conv2d, legal_conv2d, 0, 0, 0, conv_attrs },
 };
 
 const OpFamily op_family_conv = { ops, sizeof ops / sizeof *ops };

@@ -7,31 +7,14 @@
 
 static const char *const pool_attrs[] = { "pool_size", "strides", "padding", "dilation", "layout", "out_layout",
                                           "ceil_mode", "count_include_pad", NULL };
+/* TVM's order of the pools' arguments */
+static const char *const pool_pos[] = { "pool_size", "strides", "padding", "dilation", "ceil_mode", "count_include_pad",
+                                        "layout", "out_layout", NULL };
 static const char *const adaptive_attrs[] = { "output_size", "layout", "out_layout", NULL };
-
-/* The layout and out_layout of a pool: H and W whole, their places in dpos[2] and dpos[3]. */
-static int pool_layout(const Expr *call, const TensorType *a, Plan *p, OpError *err)
-{
-    const char *lay = str_of(attr(call, "layout"), op_layout_default("layout")), *ol = str_of(attr(call, "out_layout"), lay);
-    Lay l;
-    const char *op = call->u.call.op->str;
-    if (lay_parse(lay, "NCHW", &l) || l.split[2] || l.split[3])
-        return fail(err, call->loc, "%s: %s is not a layout of the axes N, C, H, W with H and W whole (such as "
-                    "NCHW, NHWC or NCHW4c)", op, lay);
-    if (l.n != a->ndim)
-        return fail(err, call->loc, "%s: layout %s has %d dimensions, the input %d", op, lay, l.n, a->ndim);
-    if (strcmp(lay, ol) != 0)
-        return fail(err, call->loc, "%s: an out_layout (%s) other than the layout (%s) is not supported", op, ol,
-                    lay);
-    for (int j = 0; j < l.n; j++)
-        if (!l.inner[j] && (l.prim[j] == 2 || l.prim[j] == 3))
-            p->dpos[l.prim[j]] = j;
-    return 0;
-}
 
 static int infer_pool(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
 {
-    if (pool_layout(call, a, p, err))
+    if (hw_layout(call, a, p, err))
         return -1;
     const Expr *ceil = attr(call, "ceil_mode"), *cip = attr(call, "count_include_pad");
     if (ceil && ceil->kind == E_BOOL && ceil->u.b)
@@ -139,7 +122,7 @@ static void legal_pool(B *b, const Op *o, const Expr *call, Buffer **in, int nin
  * output_size keeps H and W. */
 static int infer_adaptive(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
 {
-    if (pool_layout(call, a, p, err))
+    if (hw_layout(call, a, p, err))
         return -1;
     const Expr *os = attr(call, "output_size");
     int64_t v[2];
@@ -238,10 +221,10 @@ static void legal_adaptive(B *b, const Op *o, const Expr *call, Buffer **in, int
 }
 
 static const Op ops[] = {
-    { { "R.nn.max_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0 }, infer_pool, legal_pool, R_MAX, 0, 0 },
-    { { "R.nn.avg_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0 }, infer_pool, legal_pool, R_MEAN, 0, 0 },
+    { { "R.nn.max_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0 }, infer_pool, legal_pool, R_MAX, 0, 0, pool_pos },
+    { { "R.nn.avg_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0 }, infer_pool, legal_pool, R_MEAN, 0, 0, pool_pos },
     { { "R.nn.adaptive_avg_pool2d", LAYOUT_HEAVY, 1, 1, adaptive_attrs, 0, 0 }, infer_adaptive, legal_adaptive, 0, 0,
-      0 },
+      0, adaptive_attrs },
 };
 
 const OpFamily op_family_pool = { ops, sizeof ops / sizeof *ops };
