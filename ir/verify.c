@@ -22,6 +22,8 @@ typedef struct Verifier {
     const Func *fn;       /* the function being checked */
     int input;            /* checking the reader's output: warn of unknown calls */
     int strict;           /* warnings are errors */
+    const BlockIter *iters[64];   /* the block iterators in scope, for ranges */
+    int niters;
 } Verifier;
 
 #define VERR(V, loc, ...) ((V)->errors++ < MAX_ERRORS ? diag_error((V)->src, (loc), __VA_ARGS__) : -1)
@@ -42,11 +44,18 @@ typedef struct Range {
     int64_t lo, hi;
 } Range;
 
-static int range_of(const Expr *e, Range *r, int depth);
+static int range_of(const Verifier *V, const Expr *e, Range *r, int depth);
 
-static int var_range(const Var *v, Range *r)
+static int var_range(const Verifier *V, const Var *v, Range *r)
 {
     int64_t lo, ext;
+    /* a block iterator ranges over its domain inside its block */
+    for (int i = 0; V && i < V->niters; i++)
+        if (V->iters[i]->var == v && expr_const_int(V->iters[i]->dom, &ext) == 0 && ext > 0) {
+            r->lo = 0;
+            r->hi = ext - 1;
+            return 0;
+        }
     if (!v->loop || expr_const_int(v->loop->u.loop.min, &lo) || expr_const_int(v->loop->u.loop.extent, &ext) || ext <= 0)
         return -1;
     r->lo = lo;
@@ -55,16 +64,16 @@ static int var_range(const Var *v, Range *r)
     return 0;
 }
 
-static int range_of(const Expr *e, Range *r, int depth)
+static int range_of(const Verifier *V, const Expr *e, Range *r, int depth)
 {
     Range a, b;
     if (depth > 64)
         return -1;
     switch (e->kind) {
     case E_INT: r->lo = r->hi = e->u.i.v; return 0;
-    case E_VAR: return var_range(e->u.var, r);
+    case E_VAR: return var_range(V, e->u.var, r);
     case E_BIN:
-        if (range_of(e->u.bin.a, &a, depth + 1) || range_of(e->u.bin.b, &b, depth + 1))
+        if (range_of(V, e->u.bin.a, &a, depth + 1) || range_of(V, e->u.bin.b, &b, depth + 1))
             return -1;
         switch (e->u.bin.op) {
         case B_ADD:
@@ -135,7 +144,7 @@ static void check_view_access(Verifier *V, const Buffer *b, Expr *const *idx, in
     for (int d = 0; d < n; d++) {
         int64_t ext;
         Range r;
-        if (expr_const_int(b->shape[d], &ext) || range_of(idx[d], &r, 0))
+        if (expr_const_int(b->shape[d], &ext) || range_of(V, idx[d], &r, 0))
             continue;
         if (r.lo < 0 || r.hi >= ext)
             VERR(V, loc, "index %d of '%s' ranges over [%lld, %lld] but its extent is %lld", d, b->name->str,
@@ -231,7 +240,7 @@ static void iter_binding(Verifier *V, const BlockIter *it, const Expr *where)
     texpr(V, it->binding);
     int64_t dom;
     Range r;
-    if (expr_const_int(it->dom, &dom) || range_of(it->binding, &r, 0))
+    if (expr_const_int(it->dom, &dom) || range_of(V, it->binding, &r, 0))
         return;
     /* under T.where the binding need only fit where the predicate holds */
     if (where && where_narrows(where, it->binding, &r) && (r.lo < 0 || r.hi >= dom))
@@ -256,8 +265,12 @@ static void block(Verifier *V, const Block *b)
         iter_binding(V, &b->iters[i], b->where);
         texpr(V, b->iters[i].dom);
     }
-    for (int i = 0; i < b->niters; i++)
+    int mark = V->niters;
+    for (int i = 0; i < b->niters; i++) {
         enter(V, b->iters[i].var);
+        if (V->niters < (int)(sizeof V->iters / sizeof V->iters[0]))
+            V->iters[V->niters++] = &b->iters[i];
+    }
     if (b->where)
         texpr(V, b->where);
     regions(V, b->reads, b->nreads);
@@ -265,6 +278,7 @@ static void block(Verifier *V, const Block *b)
     if (b->init)
         tstmt(V, b->init);
     tstmt(V, b->body);
+    V->niters = mark;
     for (int i = 0; i < b->niters; i++)
         leave(b->iters[i].var);
 }
@@ -760,7 +774,7 @@ static void relax_func(Verifier *V, Func *f)
 
 static int verify(Module *m, Source *src, int input, int strict)
 {
-    Verifier V = { m, src, 0, 0, NULL, input, strict };
+    Verifier V = { .m = m, .src = src, .input = input, .strict = strict };
     for (int i = 0; i < m->nfuncs; i++) {
         V.live = ++m->stamp;
         V.fn = m->funcs[i];
