@@ -24,6 +24,7 @@ typedef struct Verifier {
     int strict;           /* warnings are errors */
     const BlockIter *iters[64];   /* the block iterators in scope, for ranges */
     int niters;
+    int guarded;          /* inside a condition (if, T.if_then_else, T.where): ranges overstate */
 } Verifier;
 
 #define VERR(V, loc, ...) ((V)->errors++ < MAX_ERRORS ? diag_error((V)->src, (loc), __VA_ARGS__) : -1)
@@ -139,7 +140,7 @@ static void check_rank(Verifier *V, const Buffer *b, int n, Loc loc)
  * behind it that the interpreter could name. */
 static void check_view_access(Verifier *V, const Buffer *b, Expr *const *idx, int n, Loc loc)
 {
-    if (b->kind != BUF_ALIAS || n != b->ndim)
+    if (b->kind != BUF_ALIAS || n != b->ndim || V->guarded)
         return;
     for (int d = 0; d < n; d++) {
         int64_t ext;
@@ -183,7 +184,19 @@ static void texpr(Verifier *V, const Expr *e)
             VERR(V, e->loc, "variable '%s' is used outside its scope", e->u.var->name->str);
         break;
     case E_TUPLE: case E_LIST: texprs(V, e->u.list.items, e->u.list.n); break;
-    case E_CALL: texprs(V, e->u.call.args, e->u.call.nargs + e->u.call.nkw); break;
+    case E_CALL: {
+        int sel = e->u.call.nargs == 3 &&
+                  (strcmp(e->u.call.op->str, "T.if_then_else") == 0 || strcmp(e->u.call.op->str, "T.Select") == 0);
+        if (sel) {
+            texpr(V, e->u.call.args[0]);
+            V->guarded++;
+            texprs(V, e->u.call.args + 1, 2 + e->u.call.nkw);
+            V->guarded--;
+        } else {
+            texprs(V, e->u.call.args, e->u.call.nargs + e->u.call.nkw);
+        }
+        break;
+    }
     case E_BIN: texpr(V, e->u.bin.a); texpr(V, e->u.bin.b); break;
     case E_UNARY: texpr(V, e->u.un.a); break;
     case E_CAST: texpr(V, e->u.cast.a); break;
@@ -271,13 +284,17 @@ static void block(Verifier *V, const Block *b)
         if (V->niters < (int)(sizeof V->iters / sizeof V->iters[0]))
             V->iters[V->niters++] = &b->iters[i];
     }
-    if (b->where)
+    if (b->where) {
         texpr(V, b->where);
+        V->guarded++;
+    }
     regions(V, b->reads, b->nreads);
     regions(V, b->writes, b->nwrites);
     if (b->init)
         tstmt(V, b->init);
     tstmt(V, b->body);
+    if (b->where)
+        V->guarded--;
     V->niters = mark;
     for (int i = 0; i < b->niters; i++)
         leave(b->iters[i].var);
@@ -306,9 +323,11 @@ static void tstmt(Verifier *V, const Stmt *s)
         break;
     case S_IF:
         texpr(V, s->u.branch.cond);
+        V->guarded++;
         tstmt(V, s->u.branch.then);
         if (s->u.branch.orelse)
             tstmt(V, s->u.branch.orelse);
+        V->guarded--;
         break;
     case S_EVAL: texpr(V, s->u.eval); break;
     case S_ALLOC:
