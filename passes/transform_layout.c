@@ -1,7 +1,8 @@
 /* transform-layout (seed 001): rewrites one buffer of a PrimFunc through an
  * index map. The buffer takes the map's image of its shape (rounded up where
  * the map pads) and any axis separators the map marks; every load, store and
- * region of it goes through the map, simplified over the loops around it.
+ * point region of it goes through the map, simplified over the loops around
+ * it (a range region becomes the whole new extent).
  * A parameter changes the signature, so each R.call_tir of the function gets
  * R.layout_transform on that operand, or the inverse (and a crop, where the
  * map pads) on that result. Where the map pads, a pad value says what the
@@ -623,8 +624,7 @@ static Stmt *reiterate(TL *T, Block *b)
         for (int d = 0; d < r->n; d++)
             o->idx[d] = clone_expr(T->a, &S, r->idx[d]);
     }
-    /* the loops' innermost body is the block */
-    Stmt *blk = stmt_new(T->a, S_BLOCK, b->name ? T->B->loc : T->B->loc);
+    Stmt *blk = stmt_new(T->a, S_BLOCK, T->B->loc);
     blk->u.block = nb;
     inner->u.loop.body = blk;
     return s;
@@ -671,7 +671,6 @@ static int pad_plan(TL *T, Padding *P)
     int n = body->kind == S_SEQ ? body->u.seq.n : 1;
     Stmt **items = body->kind == S_SEQ ? body->u.seq.items : &T->f->body;
     int last = -1, count = 0;
-    (void)body;
     for (int i = 0; i < n; i++)
         if (stores_to(items[i], T->B)) {
             last = i;
