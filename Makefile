@@ -3,6 +3,7 @@
 #   make check      build with -Werror and sanitizers, run the tests (a few minutes)
 #   make check-slow the slow cases make check leaves out (testsuite/slow.list)
 #   make check-flatten  every PrimFunc of testsuite/ and examples/ through flatten
+#   make check-transform-layout  every buffer parameter of the suite through transform-layout
 #   make coverage   line coverage of grammar/ ir/ printer/ passes/ cli/ with lcov
 #   make install PREFIX=/usr/local DESTDIR=
 
@@ -100,6 +101,10 @@ check: build/lopt-check build/unit build/unit-indexmap
 check-flatten: lopt
 	LOPT=$(CURDIR)/lopt sh testsuite/flatten_all.sh
 
+# transform-layout on every buffer parameter of the suite, two maps, with and without padding.
+check-transform-layout: lopt
+	$(PYTHON) testsuite/transform_layout_all.py $(CURDIR)/lopt
+
 check-slow: build/lopt-check
 	SLOW=only LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 
@@ -165,4 +170,4 @@ install: lopt
 clean:
 	rm -rf lopt build
 
-.PHONY: all check check-flatten check-slow coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
+.PHONY: all check check-flatten check-transform-layout check-slow coverage fuzz fuzz-map fuzz-models fuzz-ops install clean

@@ -22,6 +22,9 @@ typedef struct Verifier {
     const Func *fn;       /* the function being checked */
     int input;            /* checking the reader's output: warn of unknown calls */
     int strict;           /* warnings are errors */
+    const BlockIter *iters[64];   /* the block iterators in scope, for ranges */
+    int niters;
+    int guarded;          /* inside a condition (if, T.if_then_else, T.where): ranges overstate */
 } Verifier;
 
 #define VERR(V, loc, ...) ((V)->errors++ < MAX_ERRORS ? diag_error((V)->src, (loc), __VA_ARGS__) : -1)
@@ -42,11 +45,18 @@ typedef struct Range {
     int64_t lo, hi;
 } Range;
 
-static int range_of(const Expr *e, Range *r, int depth);
+static int range_of(const Verifier *V, const Expr *e, Range *r, int depth);
 
-static int var_range(const Var *v, Range *r)
+static int var_range(const Verifier *V, const Var *v, Range *r)
 {
     int64_t lo, ext;
+    /* a block iterator ranges over its domain inside its block */
+    for (int i = 0; V && i < V->niters; i++)
+        if (V->iters[i]->var == v && expr_const_int(V->iters[i]->dom, &ext) == 0 && ext > 0) {
+            r->lo = 0;
+            r->hi = ext - 1;
+            return 0;
+        }
     if (!v->loop || expr_const_int(v->loop->u.loop.min, &lo) || expr_const_int(v->loop->u.loop.extent, &ext) || ext <= 0)
         return -1;
     r->lo = lo;
@@ -55,16 +65,16 @@ static int var_range(const Var *v, Range *r)
     return 0;
 }
 
-static int range_of(const Expr *e, Range *r, int depth)
+static int range_of(const Verifier *V, const Expr *e, Range *r, int depth)
 {
     Range a, b;
     if (depth > 64)
         return -1;
     switch (e->kind) {
     case E_INT: r->lo = r->hi = e->u.i.v; return 0;
-    case E_VAR: return var_range(e->u.var, r);
+    case E_VAR: return var_range(V, e->u.var, r);
     case E_BIN:
-        if (range_of(e->u.bin.a, &a, depth + 1) || range_of(e->u.bin.b, &b, depth + 1))
+        if (range_of(V, e->u.bin.a, &a, depth + 1) || range_of(V, e->u.bin.b, &b, depth + 1))
             return -1;
         switch (e->u.bin.op) {
         case B_ADD:
@@ -130,12 +140,12 @@ static void check_rank(Verifier *V, const Buffer *b, int n, Loc loc)
  * behind it that the interpreter could name. */
 static void check_view_access(Verifier *V, const Buffer *b, Expr *const *idx, int n, Loc loc)
 {
-    if (b->kind != BUF_ALIAS || n != b->ndim)
+    if (b->kind != BUF_ALIAS || n != b->ndim || V->guarded)
         return;
     for (int d = 0; d < n; d++) {
         int64_t ext;
         Range r;
-        if (expr_const_int(b->shape[d], &ext) || range_of(idx[d], &r, 0))
+        if (expr_const_int(b->shape[d], &ext) || range_of(V, idx[d], &r, 0))
             continue;
         if (r.lo < 0 || r.hi >= ext)
             VERR(V, loc, "index %d of '%s' ranges over [%lld, %lld] but its extent is %lld", d, b->name->str,
@@ -174,7 +184,19 @@ static void texpr(Verifier *V, const Expr *e)
             VERR(V, e->loc, "variable '%s' is used outside its scope", e->u.var->name->str);
         break;
     case E_TUPLE: case E_LIST: texprs(V, e->u.list.items, e->u.list.n); break;
-    case E_CALL: texprs(V, e->u.call.args, e->u.call.nargs + e->u.call.nkw); break;
+    case E_CALL: {
+        int sel = e->u.call.nargs == 3 &&
+                  (strcmp(e->u.call.op->str, "T.if_then_else") == 0 || strcmp(e->u.call.op->str, "T.Select") == 0);
+        if (sel) {
+            texpr(V, e->u.call.args[0]);
+            V->guarded++;
+            texprs(V, e->u.call.args + 1, 2 + e->u.call.nkw);
+            V->guarded--;
+        } else {
+            texprs(V, e->u.call.args, e->u.call.nargs + e->u.call.nkw);
+        }
+        break;
+    }
     case E_BIN: texpr(V, e->u.bin.a); texpr(V, e->u.bin.b); break;
     case E_UNARY: texpr(V, e->u.un.a); break;
     case E_CAST: texpr(V, e->u.cast.a); break;
@@ -231,7 +253,7 @@ static void iter_binding(Verifier *V, const BlockIter *it, const Expr *where)
     texpr(V, it->binding);
     int64_t dom;
     Range r;
-    if (expr_const_int(it->dom, &dom) || range_of(it->binding, &r, 0))
+    if (expr_const_int(it->dom, &dom) || range_of(V, it->binding, &r, 0))
         return;
     /* under T.where the binding need only fit where the predicate holds */
     if (where && where_narrows(where, it->binding, &r) && (r.lo < 0 || r.hi >= dom))
@@ -256,15 +278,24 @@ static void block(Verifier *V, const Block *b)
         iter_binding(V, &b->iters[i], b->where);
         texpr(V, b->iters[i].dom);
     }
-    for (int i = 0; i < b->niters; i++)
+    int mark = V->niters;
+    for (int i = 0; i < b->niters; i++) {
         enter(V, b->iters[i].var);
-    if (b->where)
+        if (V->niters < (int)(sizeof V->iters / sizeof V->iters[0]))
+            V->iters[V->niters++] = &b->iters[i];
+    }
+    if (b->where) {
         texpr(V, b->where);
+        V->guarded++;
+    }
     regions(V, b->reads, b->nreads);
     regions(V, b->writes, b->nwrites);
     if (b->init)
         tstmt(V, b->init);
     tstmt(V, b->body);
+    if (b->where)
+        V->guarded--;
+    V->niters = mark;
     for (int i = 0; i < b->niters; i++)
         leave(b->iters[i].var);
 }
@@ -292,9 +323,11 @@ static void tstmt(Verifier *V, const Stmt *s)
         break;
     case S_IF:
         texpr(V, s->u.branch.cond);
+        V->guarded++;
         tstmt(V, s->u.branch.then);
         if (s->u.branch.orelse)
             tstmt(V, s->u.branch.orelse);
+        V->guarded--;
         break;
     case S_EVAL: texpr(V, s->u.eval); break;
     case S_ALLOC:
@@ -760,7 +793,7 @@ static void relax_func(Verifier *V, Func *f)
 
 static int verify(Module *m, Source *src, int input, int strict)
 {
-    Verifier V = { m, src, 0, 0, NULL, input, strict };
+    Verifier V = { .m = m, .src = src, .input = input, .strict = strict };
     for (int i = 0; i < m->nfuncs; i++) {
         V.live = ++m->stamp;
         V.fn = m->funcs[i];

@@ -1,7 +1,8 @@
 /* transform-layout (seed 001): rewrites one buffer of a PrimFunc through an
  * index map. The buffer takes the map's image of its shape (rounded up where
  * the map pads) and any axis separators the map marks; every load, store and
- * region of it goes through the map, simplified over the loops around it.
+ * point region of it goes through the map, simplified over the loops around
+ * it (a range region becomes the whole new extent).
  * A parameter changes the signature, so each R.call_tir of the function gets
  * R.layout_transform on that operand, or the inverse (and a crop, where the
  * map pads) on that result. Where the map pads, a pad value says what the
@@ -33,6 +34,7 @@ typedef struct TL {
     ImCond *pred;
     int npred;
     int padded;
+    int back;                  /* the inverse is one to one on the new shape: a result can be rewritten back */
     Expr *pad;                 /* the pad value: a constant, or NULL */
     Expr *rpad;                /* the same as a Relax literal (pad_value=0.0) */
     Expr *padmap;              /* a pad value of the new indices (lambda), or NULL */
@@ -158,6 +160,25 @@ static Buffer *find_alloc(Stmt *s, Sym *name)
     case S_BLOCK: return find_alloc(s->u.block->body, name);
     case S_IF: return (b = find_alloc(s->u.branch.then, name)) ? b : find_alloc(s->u.branch.orelse, name);
     case S_ALLOC: return s->u.alloc->name == name ? s->u.alloc : NULL;
+    default: return NULL;
+    }
+}
+
+/* A view of B declared in s, or NULL. */
+static const Buffer *view_of(const Stmt *s, const Buffer *B)
+{
+    if (!s)
+        return NULL;
+    const Buffer *v = NULL;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n && !v; i++)
+            v = view_of(s->u.seq.items[i], B);
+        return v;
+    case S_FOR: return view_of(s->u.loop.body, B);
+    case S_BLOCK: return view_of(s->u.block->body, B);
+    case S_IF: return (v = view_of(s->u.branch.then, B)) ? v : view_of(s->u.branch.orelse, B);
+    case S_ALLOC: return s->u.alloc->kind == BUF_ALIAS && s->u.alloc->base == B ? s->u.alloc : NULL;
     default: return NULL;
     }
 }
@@ -603,8 +624,7 @@ static Stmt *reiterate(TL *T, Block *b)
         for (int d = 0; d < r->n; d++)
             o->idx[d] = clone_expr(T->a, &S, r->idx[d]);
     }
-    /* the loops' innermost body is the block */
-    Stmt *blk = stmt_new(T->a, S_BLOCK, b->name ? T->B->loc : T->B->loc);
+    Stmt *blk = stmt_new(T->a, S_BLOCK, T->B->loc);
     blk->u.block = nb;
     inner->u.loop.body = blk;
     return s;
@@ -651,7 +671,6 @@ static int pad_plan(TL *T, Padding *P)
     int n = body->kind == S_SEQ ? body->u.seq.n : 1;
     Stmt **items = body->kind == S_SEQ ? body->u.seq.items : &T->f->body;
     int last = -1, count = 0;
-    (void)body;
     for (int i = 0; i < n; i++)
         if (stores_to(items[i], T->B)) {
             last = i;
@@ -761,6 +780,9 @@ static int fix_block(TL *T, RBlock *rb, PtrMap *names)
         if (!os || os->kind != E_SINFO || os->u.sinfo->kind != SI_TENSOR || T->param != nin)
             return err(T, call->loc, "transform-layout: %s is one of several results of %s; only a single result "
                        "can be transformed", T->B->name->str, T->f->name->str);
+        if (!T->back)
+            return err(T, call->loc, "transform-layout of %s: the inverse of the map is not one to one on the new "
+                       "shape, so this call's result cannot be rewritten back", T->B->name->str);
         Expr *ns = expr_new(T->a, E_SINFO, os->loc);
         ns->u.sinfo = new_sinfo(T, os->loc);
         static const char *const key[] = { "out_sinfo" };
@@ -835,6 +857,10 @@ static int find_buffer(TL *T, const char *func, const char *buf)
     if (T->B->kind != BUF_PARAM && T->B->kind != BUF_ALLOC)
         return err(T, T->B->loc, "transform-layout: %s is a matched buffer or a view; transform a parameter or an allocation",
                    buf);
+    const Buffer *v = view_of(f->body, T->B);
+    if (v)
+        return err(T, v->loc, "transform-layout: %s is reached through the view %s (the function is flattened); "
+                   "transform it before flatten", buf, v->name->str);
     if (T->B->ndim > IM_MAX_RANK)
         return err(T, T->B->loc, "transform-layout: %s has more than %d dimensions", buf, IM_MAX_RANK);
     T->oldn = T->B->ndim;
@@ -876,6 +902,11 @@ static int classify(TL *T, int assume)
     if (T->padded || k == IM_BIJECTIVE) {
         if (!(T->inv = im_inverse(T->scratch, T->im, &T->pred, &T->npred, &e)))
             return err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
+        /* the inverse is simplified over the old shape, so on the padding it
+         * may send two points to one (i % 3 of a 1-long axis is i) */
+        IndexMap *img = im_from_expr(T->scratch, im_to_expr(T->scratch, &T->m->names, T->inv), T->im->obox, &e);
+        ImKind ik = img ? im_classify(img, NULL, NULL) : IM_UNKNOWN;
+        T->back = ik == IM_BIJECTIVE || ik == IM_PADDED;
     }
     return 0;
 }
@@ -930,10 +961,10 @@ static int transform(TL *T, const Request *r)
     if (T->param >= 0 && !called_plainly(T))
         return err(T, T->B->loc, "transform-layout: %s is called directly, with tir_vars or from control flow; its "
                    "signature must stay", T->f->name->str);
+    if (T->param >= 0 && fix_calls(T))
+        return -1;
     Padding P = { 0 };
     if (T->padded && (T->pad || T->padmap) && pad_plan(T, &P))
-        return -1;
-    if (T->param >= 0 && fix_calls(T))
         return -1;
     rw_stmt(T, T->f->body);
     if (P.extra)
