@@ -95,7 +95,8 @@ static int infer_take(const Op *o, const Expr *call, const TensorType *a, int na
         x.ndim = 1;
         x.shape[0] = 1;
         for (int d = 0; d < a[0].ndim; d++)
-            x.shape[0] *= a[0].shape[d];
+            if (__builtin_mul_overflow(x.shape[0], a[0].shape[d], &x.shape[0]))
+                return fail(err, call->loc, "R.take: more than 2^63 elements");
         v = 0;
     } else if (int_of(ax, &v) || (v < 0 ? v += a[0].ndim : v) < 0 || v >= a[0].ndim) {
         return fail(err, ax->loc, "axis is an integer in range for rank %d", a[0].ndim);
