@@ -521,8 +521,10 @@ static int small_enough(const Fold *F, const TensorType *outs, int nout, int cre
     int64_t count = 0, bytes = 0;
     for (int k = 0; k < nout; k++) {
         int64_t c = 1;
-        for (int d = 0; d < outs[k].ndim; d++)
-            c *= outs[k].shape[d];
+        for (int d = 0; d < outs[k].ndim && c <= FOLD_MAX_ELEMS; d++)
+            c = outs[k].shape[d] > FOLD_MAX_ELEMS ? FOLD_MAX_ELEMS + 1 : c * outs[k].shape[d];
+        if (c > FOLD_MAX_ELEMS)
+            return 0;
         count += c;
         bytes += c * dtype_size(outs[k].dtype);
     }

@@ -1186,6 +1186,68 @@ def gen_resize(g, op):
     return c
 
 
+def gen_take(g, op):
+    dt = g.pick(["float32", "float16", "int32", "int8"])
+    idt = g.pick(["int32", "int64"])
+    s = g.shape()
+    x = g.data(s, dt)
+    mode = g.pick(["fast", "wrap", "clip"])
+    flat = g.chance(0.25)
+    e = int(np.prod(s)) if flat else None
+    a = None if flat else g.r(0, len(s) - 1)
+    e = e if flat else s[a]
+    ishape = g.shape(g.r(1, max(1, min(3, 8 - len(s) + 1))), hi=3)
+    lo, hi = (0, e - 1) if mode == "fast" else (-2 * e, 2 * e)
+    ind = g.rng.integers(lo, hi + 1, size=ishape).astype(NP[idt])
+    c = Case(op, "%s %s %s axis=%s mode=%s" % (dt, s, ishape, a, mode))
+    px, pi = g.param(c, x), g.param(c, ind)
+    attrs = ("" if flat else ", axis=%d" % (a - len(s) if g.chance(0.3) else a)) + \
+            (', mode="%s"' % mode if mode != "fast" or g.chance(0.3) else "")
+    y = g.name("y")
+    c.lines.append("%s = R.take(%s, %s%s)" % (y, px, pi, attrs))
+    want = np.take(x, ind.astype(np.int64), axis=a, mode={"fast": "raise", "wrap": "wrap", "clip": "clip"}[mode])
+    c.outs.append(Out(y, want, dt))
+    return c
+
+
+def gen_groupnorm(g, op):
+    dt = g.pick(["float32", "float16"])
+    r = g.r(2, 4)
+    s = list(g.shape(r))
+    ch = g.r(0, r - 1)
+    groups = g.r(1, 3)
+    s[ch] = groups * g.r(1, 3)
+    s = tuple(s)
+    others = [d for d in range(r) if d != ch]
+    axes = sorted(int(a) for a in g.rng.choice(others, size=g.r(0, len(others)), replace=False)) if others else []
+    eps = g.pick([1e-5, 0.1, 1.0])
+    x, gamma, beta = g.data(s, dt), g.data((s[ch],), dt), g.data((s[ch],), dt)
+    attrs = "num_groups=%d, channel_axis=%d, axes=%s, epsilon=%r" % (groups, ch - r if g.chance(0.3) else ch,
+                                                                      ints_text(axes), eps)
+    c = Case(op, "%s %s %s" % (dt, s, attrs))
+    ps = [g.param(c, a) for a in (x, gamma, beta)]
+    y = g.name("y")
+    c.lines.append("%s = R.nn.group_norm(%s, %s)" % (y, ", ".join(ps), attrs))
+    # move the channels first, split them into groups, normalize each group with the axes
+    v = np.moveaxis(f64(x), ch, 0)
+    rest = [d for d in range(r) if d != ch]
+    red = [1 + rest.index(a) + 1 for a in axes]          # axes in v after the split (groups, per, rest...)
+    vg = v.reshape((groups, s[ch] // groups) + v.shape[1:])
+    ax = tuple([1] + red)
+    m = vg.mean(axis=ax, keepdims=True)
+    var = ((vg - m) ** 2).mean(axis=ax, keepdims=True)
+    epsd = float(NP[dt](eps))
+    q = ((vg - m) / np.sqrt(var + epsd)).reshape(v.shape)
+    bshape = [s[ch]] + [1] * (r - 1)
+    want = np.moveaxis(q * f64(gamma).reshape(bshape) + f64(beta).reshape(bshape), 0, ch)
+    n = (s[ch] // groups) * int(np.prod([s[a] for a in axes]))
+    mag = np.moveaxis(np.abs(q * f64(gamma).reshape(bshape)) + np.abs(f64(beta).reshape(bshape)) +
+                      np.abs(f64(gamma).reshape(bshape)) * (np.abs(v).max() + 1) / np.sqrt(np.broadcast_to(
+                          var, vg.shape).reshape(v.shape) + epsd), 0, ch)
+    c.outs.append(Out(y, want, dt, (4 * n + 16) * UNIT[dt] * mag + 4 * TINY[dt]))
+    return c
+
+
 GENS = {}
 for _op in BINARY:
     GENS[_op] = gen_binary
@@ -1199,7 +1261,7 @@ GENS.update({
     "R.strided_slice": gen_slice, "R.concat": gen_concat, "R.layout_transform": gen_layout, "R.split": gen_split,
     "R.nn.batch_norm": gen_batchnorm, "R.pad": gen_pad, "R.crop": gen_crop,
     "R.nn.layer_norm": gen_layernorm, "R.nn.adaptive_avg_pool2d": gen_adaptive,
-    "R.image.resize2d": gen_resize, "R.power": gen_power, "R.astype": gen_astype, "R.clip": gen_clip, "R.ewise_fma": gen_fma, "R.arange": gen_arange,
+    "R.image.resize2d": gen_resize, "R.take": gen_take, "R.nn.group_norm": gen_groupnorm, "R.power": gen_power, "R.astype": gen_astype, "R.clip": gen_clip, "R.ewise_fma": gen_fma, "R.arange": gen_arange,
 })
 for _op in MORE_UNARY:
     GENS[_op] = gen_more_unary

@@ -1,10 +1,12 @@
-/* Taking a box of elements: R.strided_slice (strides of either sign, empty
- * results too, as NumPy's slices) and R.crop. */
+/* Taking elements: a box of them (R.strided_slice, strides of either sign
+ * and empty results too, as NumPy's slices; R.crop), or those an index
+ * tensor names (R.take). */
 #include <string.h>
 
 #include "internal.h"
 
 static const char *const slice_attrs[] = { "axes", "begin", "end", "strides", "assume_inbound", NULL };
+static const char *const take_attrs[] = { "axis", "mode", NULL };
 static const char *const crop_attrs[] = { "start_indices", "slice_sizes", "cropped_value", NULL };
 
 static int infer_slice(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
@@ -72,8 +74,95 @@ static void legal_slice(B *b, const Op *o, const Expr *call, Buffer **in, int ni
     nest_end(b, &t, "strided_slice", NULL, store(b, out, t.x, load(b, in[0], idx)));
 }
 
+/* take(x, indices, axis, mode): along axis (of the flattened x without one),
+ * the elements indices names; the result has x's shape with that axis
+ * replaced by the indices' shape. mode "fast" reads the index as it is (one
+ * outside the axis is an error of the run), "wrap" takes it modulo the
+ * extent, "clip" holds it inside. */
+static int infer_take(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    const Expr *ax = attr(call, "axis"), *mode = attr(call, "mode");
+    const char *m = str_of(mode, "fast");
+    if (a[1].dtype != DT_INT32 && a[1].dtype != DT_INT64)
+        return fail(err, call->loc, "R.take: the indices are int32 or int64, not %s", dtype_name(a[1].dtype));
+    p->keepdims = strcmp(m, "wrap") == 0 ? 1 : strcmp(m, "clip") == 0 ? 2 : 0;
+    if (!p->keepdims && strcmp(m, "fast") != 0)
+        return fail(err, mode->loc, "R.take: mode is \"fast\", \"wrap\" or \"clip\"");
+    int64_t v;
+    TensorType x = a[0];
+    if (!ax || ax->kind == E_NONE) {
+        p->axis = -1;
+        x.ndim = 1;
+        x.shape[0] = 1;
+        for (int d = 0; d < a[0].ndim; d++)
+            if (__builtin_mul_overflow(x.shape[0], a[0].shape[d], &x.shape[0]))
+                return fail(err, call->loc, "R.take: more than 2^63 elements");
+        v = 0;
+    } else if (int_of(ax, &v) || (v < 0 ? v += a[0].ndim : v) < 0 || v >= a[0].ndim) {
+        return fail(err, ax->loc, "axis is an integer in range for rank %d", a[0].ndim);
+    } else {
+        p->axis = (int)v;
+    }
+    if (x.ndim - 1 + a[1].ndim > OP_MAX_RANK)
+        return fail(err, call->loc, "R.take: rank %d above %d", x.ndim - 1 + a[1].ndim, OP_MAX_RANK);
+    if (x.shape[v] == 0 && p->keepdims)
+        return fail(err, call->loc, "R.take: mode \"%s\" takes from an empty axis", m);
+    p->out.dtype = a[0].dtype;
+    p->out.ndim = 0;
+    for (int d = 0; d < v; d++)
+        p->out.shape[p->out.ndim++] = x.shape[d];
+    for (int d = 0; d < a[1].ndim; d++)
+        p->out.shape[p->out.ndim++] = a[1].shape[d];
+    for (int d = (int)v + 1; d < x.ndim; d++)
+        p->out.shape[p->out.ndim++] = x.shape[d];
+    p->before[0] = x.shape[v];   /* the axis' extent */
+    return 0;
+}
+
+static void legal_take(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    int k = in[1]->ndim, ax = p->axis < 0 ? 0 : p->axis;
+    int64_t e = p->before[0];
+    Expr *ii[OP_MAX_RANK], *xi[OP_MAX_RANK];
+    for (int d = 0; d < k; d++)
+        ii[d] = t.x[ax + d];
+    Expr *i = to_dtype(b, load(b, in[1], ii), in[1]->dtype, DT_INT64);
+    if (p->keepdims == 1)
+        i = bin(b, B_FLOORMOD, i, typed(b, (double)e, DT_INT64));
+    else if (p->keepdims == 2)
+        i = intrin(b, "T.min", intrin(b, "T.max", i, typed(b, 0, DT_INT64)), typed(b, (double)(e - 1), DT_INT64));
+    if (p->axis < 0) {
+        /* the flattened x: its row-major index i */
+        int64_t stride = 1;
+        for (int d = in[0]->ndim - 1; d >= 0; d--) {
+            int64_t ext;
+            expr_const_int(in[0]->shape[d], &ext);
+            Expr *q = to_dtype(b, load(b, in[1], ii), in[1]->dtype, DT_INT64);
+            if (p->keepdims == 1)
+                q = bin(b, B_FLOORMOD, q, typed(b, (double)e, DT_INT64));
+            else if (p->keepdims == 2)
+                q = intrin(b, "T.min", intrin(b, "T.max", q, typed(b, 0, DT_INT64)), typed(b, (double)(e - 1), DT_INT64));
+            Expr *v = stride > 1 ? bin(b, B_FLOORDIV, q, typed(b, (double)stride, DT_INT64)) : q;
+            xi[d] = d > 0 ? bin(b, B_FLOORMOD, v, typed(b, (double)ext, DT_INT64)) : v;
+            stride *= ext;
+        }
+    } else {
+        for (int d = 0; d < ax; d++)
+            xi[d] = t.x[d];
+        xi[ax] = i;
+        for (int d = ax + 1; d < in[0]->ndim; d++)
+            xi[d] = t.x[d - 1 + k];
+    }
+    nest_end(b, &t, "take", NULL, store(b, outs[0], t.x, load(b, in[0], xi)));
+}
+
 static const Op ops[] = {
     { { "R.strided_slice", LAYOUT_LIGHT, 1, 1, slice_attrs, 0, 0 }, infer_slice, legal_slice, 0, 0, 0, slice_attrs },
+    { { "R.take", LAYOUT_LIGHT, 2, 2, take_attrs, 0, 0 }, infer_take, legal_take, 0, 0, 0, take_attrs },
     { { "R.crop", LAYOUT_LIGHT, 1, 1, crop_attrs, 0, 0 }, infer_crop, legal_slice, 0, 0, 0, NULL },
 };
 

@@ -63,7 +63,8 @@ static int infer_reshape(const Op *o, const Expr *call, const TensorType *a, int
     int64_t in = 1, out = 1;
     int infer = -1;
     for (int d = 0; d < a->ndim; d++)
-        in *= a->shape[d];
+        if (__builtin_mul_overflow(in, a->shape[d], &in))
+            return fail(err, call->loc, "R.reshape: more than 2^63 elements");
     for (int d = 0; d < n; d++) {
         if (s[d] == -1 && infer < 0) {
             infer = d;
@@ -71,12 +72,13 @@ static int infer_reshape(const Op *o, const Expr *call, const TensorType *a, int
         }
         if (s[d] < 0)
             return fail(err, shape->loc, "a reshape dimension is positive, or -1 once");
-        out *= s[d];
+        if (__builtin_mul_overflow(out, s[d], &out))
+            return fail(err, shape->loc, "R.reshape: more than 2^63 elements");
     }
     if (infer >= 0)
         s[infer] = out ? in / out : 0;
-    if (infer >= 0)
-        out *= s[infer];
+    if (infer >= 0 && __builtin_mul_overflow(out, s[infer], &out))
+        return fail(err, shape->loc, "R.reshape: more than 2^63 elements");
     if (out != in)
         return fail(err, shape->loc, "cannot reshape %lld elements into %lld", (long long)in, (long long)out);
     p->out.ndim = n;
@@ -122,7 +124,8 @@ static int infer_concat(const Op *o, const Expr *call, const TensorType *a, int 
             if (d != ax && a[i].shape[d] != a[0].shape[d])
                 return fail(err, call->loc, "R.concat: tensor %d differs in dimension %d", i + 1, d);
         p->before[i] = p->out.shape[ax];
-        p->out.shape[ax] += a[i].shape[ax];
+        if (__builtin_add_overflow(p->out.shape[ax], a[i].shape[ax], &p->out.shape[ax]))
+            return fail(err, call->loc, "R.concat: more than 2^63 elements along axis %d", ax);
     }
     return 0;
 }
@@ -413,7 +416,8 @@ static int infer_flatten(const Op *o, const Expr *call, const TensorType *a, int
     p->out.ndim = 1;
     p->out.shape[0] = 1;
     for (int d = 0; d < a->ndim; d++)
-        p->out.shape[0] *= a->shape[d];
+        if (__builtin_mul_overflow(p->out.shape[0], a->shape[d], &p->out.shape[0]))
+            return fail(err, call->loc, "R.flatten: more than 2^63 elements");
     return 0;
 }
 
@@ -567,7 +571,8 @@ static int infer_repeat(const Op *o, const Expr *call, const TensorType *a, int 
         p->out.ndim = 1;
         p->out.shape[0] = k;
         for (int d = 0; d < a->ndim; d++)
-            p->out.shape[0] *= a->shape[d];
+            if (__builtin_mul_overflow(p->out.shape[0], a->shape[d], &p->out.shape[0]))
+                return fail(err, e->loc, "R.repeat: more than 2^63 elements");
         return 0;
     }
     if (int_of(ax, &v) || (v < 0 ? v += a->ndim : v) < 0 || v >= a->ndim)
@@ -575,7 +580,8 @@ static int infer_repeat(const Op *o, const Expr *call, const TensorType *a, int 
     p->axis = (int)v;
     p->out.ndim = a->ndim;
     memcpy(p->out.shape, a->shape, (size_t)a->ndim * sizeof *a->shape);
-    p->out.shape[v] *= k;
+    if (__builtin_mul_overflow(p->out.shape[v], k, &p->out.shape[v]))
+        return fail(err, e->loc, "R.repeat: more than 2^63 elements along axis %lld", (long long)v);
     return 0;
 }
 

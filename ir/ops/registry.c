@@ -310,6 +310,16 @@ int op_is_special(const char *name)
     return 0;
 }
 
+/* The number of elements of t, or -1 when it exceeds int64. */
+static int64_t elements(const TensorType *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; d++)
+        if (__builtin_mul_overflow(n, t->shape[d], &n))
+            return -1;
+    return n;
+}
+
 /* Checks what every operator's call shares (its argument count, attribute
  * names and ranks), then the operator's own inference fills the plan. */
 static int plan(const Op *o, const Expr *call, const TensorType *args, int nargs, Plan *p, OpError *err)
@@ -326,7 +336,16 @@ static int plan(const Op *o, const Expr *call, const TensorType *args, int nargs
     for (int i = 0; i < nargs; i++)
         if (args[i].ndim > OP_MAX_RANK)
             return fail(err, call->loc, "%s: rank above %d", o->info.name, OP_MAX_RANK);
-    return o->infer(o, call, args, nargs, p, err);
+    /* every count a builder forms (a mean's divisor, a flat index) is at most an element count */
+    for (int i = 0; i < nargs; i++)
+        if (elements(&args[i]) < 0)
+            return fail(err, call->loc, "%s: argument %d has more than 2^63 elements", o->info.name, i + 1);
+    if (o->infer(o, call, args, nargs, p, err))
+        return -1;
+    for (int k = 0; k < p->nout; k++)
+        if (elements(k ? &p->more[k - 1] : &p->out) < 0)
+            return fail(err, call->loc, "%s: the result has more than 2^63 elements", o->info.name);
+    return 0;
 }
 
 int op_infer(const Expr *call, const TensorType *args, int nargs, TensorType *outs, int *nout, OpError *err)

@@ -1,5 +1,6 @@
 /* Normalizations: R.nn.softmax and R.nn.batch_norm (inference) along an
- * axis, R.nn.layer_norm over a set of axes. */
+ * axis, R.nn.layer_norm over a set of axes, R.nn.group_norm over groups of
+ * channels and a set of axes. */
 #include <string.h>
 
 #include "../internal.h"
@@ -7,6 +8,7 @@
 static const char *const softmax_attrs[] = { "axis", NULL };
 static const char *const bn_attrs[] = { "axis", "epsilon", "center", "scale", "momentum", "training", NULL };
 static const char *const ln_attrs[] = { "axes", "epsilon", "center", "scale", NULL };
+static const char *const gn_attrs[] = { "num_groups", "channel_axis", "axes", "epsilon", "center", "scale", NULL };
 
 static int infer_softmax(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
 {
@@ -222,10 +224,137 @@ static void legal_layernorm(B *b, const Op *o, const Expr *call, Buffer **in, in
     nest_end(b, &t, "layer_norm", NULL, store(b, outs[0], t.x, val));
 }
 
+/* group_norm(x, gamma, beta, num_groups, channel_axis, axes): the channels
+ * in num_groups groups of C / num_groups, each normalized with the axes by
+ * its own mean and variance; gamma and beta have the C channels. */
+static int infer_groupnorm(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    int64_t ax[OP_MAX_RANK], g, c;
+    const Expr *ng = attr(call, "num_groups"), *ca = attr(call, "channel_axis"), *axes = attr(call, "axes");
+    int r = a[0].ndim, n = axes ? ints_of(axes, ax, OP_MAX_RANK) : -1;
+    if (!ng || int_of(ng, &g) || !ca || int_of(ca, &c) || n < 0)
+        return fail(err, call->loc, "R.nn.group_norm needs num_groups, channel_axis and axes");
+    if (!dtype_is_float(a[0].dtype))
+        return fail(err, call->loc, "R.nn.group_norm takes a float tensor");
+    if ((c < 0 ? c += r : c) < 0 || c >= r)
+        return fail(err, ca->loc, "channel_axis %lld is out of range for rank %d", (long long)c, r);
+    p->axis = (int)c;
+    for (int i = 0; i < n; i++) {
+        int64_t v = ax[i] < 0 ? ax[i] + r : ax[i];
+        if (v < 0 || v >= r || v == c || p->axes[v])
+            return fail(err, axes->loc, "axes names dimensions in range, each once, not the channel axis");
+        p->axes[v] = 1;
+    }
+    int64_t C = a[0].shape[c];
+    if (g < 1 || C % g)
+        return fail(err, ng->loc, "R.nn.group_norm: %lld groups do not divide the %lld channels", (long long)g,
+                    (long long)C);
+    p->groups = g;
+    for (int i = 1; i < 3; i++)
+        if (a[i].ndim != 1 || a[i].shape[0] != C || a[i].dtype != a[0].dtype)
+            return fail(err, call->loc, "R.nn.group_norm: %s is not a vector of the %lld channels",
+                        i == 1 ? "gamma" : "beta", (long long)C);
+    if (norm_attrs(call, p, err))
+        return -1;
+    p->out = a[0];
+    return 0;
+}
+
+/* The data index of the reduction nest's iterators (the channel is the group
+ * times its size plus the channel in the group) and the statistics' index. */
+static void group_index(B *b, const Plan *p, const Nest *t, const int *at, int gi, int ci, Expr **xi, Expr **ri)
+{
+    int64_t per = p->out.shape[p->axis] / p->groups;
+    for (int d = 0; d < p->out.ndim; d++) {
+        if (d == p->axis) {
+            xi[d] = bin(b, B_ADD, per == 1 ? t->x[gi] : bin(b, B_MUL, t->x[gi], num(b, per)), t->x[ci]);
+            ri[d] = t->x[gi];
+        } else {
+            xi[d] = t->x[at[d]];
+            ri[d] = p->axes[d] ? num(b, 0) : t->x[at[d]];
+        }
+    }
+}
+
+static void legal_groupnorm(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    /* as layer_norm's, the statistics per (kept dimensions, group): loops over
+     * those (spatial), then the channels of the group and the axes (reduce) */
+    int r = p->out.ndim, ch = p->axis;
+    DType dt = p->out.dtype;
+    int64_t per = p->out.shape[ch] / p->groups, count = per;
+    TensorType red = p->out;
+    red.shape[ch] = p->groups;
+    for (int d = 0; d < r; d++)
+        if (p->axes[d]) {
+            count *= red.shape[d];
+            red.shape[d] = 1;
+        }
+    Buffer *sum = scratch(b, "T_sum", &red), *var = scratch(b, "T_var", &red);
+    for (int step = 0; step < 2; step++) {
+        int64_t ext[OP_MAX_RANK + 1];
+        char kinds[OP_MAX_RANK + 2];
+        int at[OP_MAX_RANK], n = 0, gi, ci;
+        for (int d = 0; d < r; d++)
+            if (d != ch && !p->axes[d]) {
+                ext[n] = p->out.shape[d];
+                kinds[n] = 'S';
+                at[d] = n++;
+            }
+        ext[n] = p->groups;
+        kinds[n] = 'S';
+        gi = n++;
+        ext[n] = per;
+        kinds[n] = 'R';
+        ci = n++;
+        for (int d = 0; d < r; d++)
+            if (p->axes[d]) {
+                ext[n] = p->out.shape[d];
+                kinds[n] = 'R';
+                at[d] = n++;
+            }
+        Nest t;
+        nest_begin(b, &t, n, ext, kinds);
+        Expr *xi[OP_MAX_RANK], *ri[OP_MAX_RANK], *x;
+        group_index(b, p, &t, at, gi, ci, xi, ri);
+        Buffer *acc = step ? var : sum;
+        if (step) {
+            Expr *dev[2];
+            for (int k = 0; k < 2; k++) {
+                Expr *xk[OP_MAX_RANK], *rk[OP_MAX_RANK];
+                group_index(b, p, &t, at, gi, ci, xk, rk);
+                dev[k] = bin(b, B_SUB, load(b, in[0], xk), bin(b, B_DIV, load(b, sum, rk), typed(b, (double)count, dt)));
+            }
+            x = bin(b, B_MUL, dev[0], dev[1]);
+        } else {
+            x = load(b, in[0], xi);
+        }
+        nest_end(b, &t, step ? "group_norm_var" : "group_norm_sum", store(b, acc, ri, typed(b, 0, dt)),
+                 store(b, acc, ri, bin(b, B_ADD, load(b, acc, ri), x)));
+    }
+    Nest t;
+    char sk[OP_MAX_RANK + 1];
+    memset(sk, 'S', sizeof sk);
+    nest_begin(b, &t, r, p->out.shape, sk);
+    Expr *si[2][OP_MAX_RANK], *c[1] = { t.x[ch] };
+    for (int k = 0; k < 2; k++)
+        for (int d = 0; d < r; d++)
+            si[k][d] = d == ch ? (per == 1 ? t.x[d] : bin(b, B_FLOORDIV, t.x[d], num(b, per))) : p->axes[d] ? num(b, 0) : t.x[d];
+    Expr *sd = intrin(b, "T.sqrt", bin(b, B_ADD, bin(b, B_DIV, load(b, var, si[0]), typed(b, (double)count, dt)),
+                                      typed(b, p->pad_value, dt)), NULL);
+    Expr *val = bin(b, B_DIV, bin(b, B_SUB, load(b, in[0], t.x), bin(b, B_DIV, load(b, sum, si[1]), typed(b, (double)count, dt))), sd);
+    if (p->scale)
+        val = bin(b, B_MUL, val, load(b, in[1], c));
+    if (p->center)
+        val = bin(b, B_ADD, val, load(b, in[2], c));
+    nest_end(b, &t, "group_norm", NULL, store(b, outs[0], t.x, val));
+}
+
 static const Op ops[] = {
     { { "R.nn.softmax", LAYOUT_LIGHT, 1, 1, softmax_attrs, 0, 0 }, infer_softmax, legal_softmax, 0, 1, -1, softmax_attrs },
     { { "R.nn.batch_norm", LAYOUT_LIGHT, 5, 5, bn_attrs, 0, 1 }, infer_batchnorm, legal_batchnorm, 0, 1, 1, bn_attrs },
     { { "R.nn.layer_norm", LAYOUT_LIGHT, 3, 3, ln_attrs, 0, 0 }, infer_layernorm, legal_layernorm, 0, 0, 0, ln_attrs },
+    { { "R.nn.group_norm", LAYOUT_LIGHT, 3, 3, gn_attrs, 0, 0 }, infer_groupnorm, legal_groupnorm, 0, 0, 0, gn_attrs },
 };
 
 const OpFamily op_family_norm = { ops, sizeof ops / sizeof *ops };
