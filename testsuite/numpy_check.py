@@ -156,44 +156,9 @@ def exact(name, got, want):
     failures += not ok
 
 
-def resize_coord(o, n_in, n_out, mode):
-    """The input coordinates (float32) of output indices o, as lopt computes them."""
-    f = np.float32
-    x = o.astype(np.float32)
-    s = f(n_in / n_out)
-    if mode == "align_corners":
-        return x * f((n_in - 1) / (n_out - 1)) if n_out > 1 else np.zeros_like(x)
-    if mode == "asymmetric":
-        return x * s
-    if mode == "tf_half_pixel_for_nn":
-        return (x + f(0.5)) * s
-    if mode == "pytorch_half_pixel" and n_out == 1:
-        return np.zeros_like(x)
-    return (x + f(0.5)) * s - f(0.5)
-
-
-def resize_ref(x, oh, ow, method, mode, rounding):
-    """NCHW x resized to (oh, ow); float64 result (nearest: the input's values)."""
-    n, c, h, w = x.shape
-    ch, cw = resize_coord(np.arange(oh), h, oh, mode), resize_coord(np.arange(ow), w, ow, mode)
-    if method == "nearest_neighbor":
-        rnd = {"round": np.round, "floor": np.floor, "ceil": np.ceil,
-               "round_prefer_floor": lambda v: np.ceil(v - np.float32(0.5)),
-               "round_prefer_ceil": lambda v: np.floor(v + np.float32(0.5))}[rounding]
-        ih = np.clip(rnd(ch).astype(np.int64), 0, h - 1)
-        iw = np.clip(rnd(cw).astype(np.int64), 0, w - 1)
-        return x[:, :, ih][:, :, :, iw]
-    f32 = np.float32
-    h0, w0 = np.floor(ch), np.floor(cw)
-    fh, fw = (ch - h0).astype(f32), (cw - w0).astype(f32)
-    h0, w0 = h0.astype(np.int64), w0.astype(np.int64)
-    hi = [np.clip(h0 + r, 0, h - 1) for r in (0, 1)]
-    wi = [np.clip(w0 + k, 0, w - 1) for k in (0, 1)]
-    v = x.astype(f32)
-    a = [[v[:, :, hi[r]][:, :, :, wi[k]] for k in (0, 1)] for r in (0, 1)]
-    fw_, fh_ = fw[None, None, None, :], fh[None, None, :, None]
-    row = [((f32(1) - fw_) * a[r][0] + fw_ * a[r][1]).astype(f32) for r in (0, 1)]
-    return ((f32(1) - fh_) * row[0] + fh_ * row[1]).astype(f32)
+# resize2d's reference, shared with the differential test
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ops_diff import resize_ref  # noqa: E402
 
 
 def check_more_ops():
