@@ -278,11 +278,21 @@ static Expr *reduce_axes(Module *m, const Expr *call, const Expr *omap, const Ex
             return NULL;
         k++;
     }
+    /* the new list names the same axes in the same order, so the sum adds
+     * its terms in the order it did (the legalized loops follow the list) */
+    int at[16];
+    for (int q = 0; q < rank; q++)
+        at[sigma[q]] = q;
     Expr *l = expr_new(&m->arena, E_LIST, loc);
     l->u.list.items = arena_array(&m->arena, (size_t)rank + 1, sizeof(Expr *));
-    for (int q = 0; q < rank; q++)
-        if (red[sigma[q]])
-            l->u.list.items[l->u.list.n++] = expr_int(&m->arena, q, DT_VOID, loc);
+    for (int i = 0; i < ax->u.list.n; i++) {
+        attr_int(ax->u.list.items[i], &v);
+        if (v < 0)
+            v += rank;
+        if (red[v] == 1)
+            l->u.list.items[l->u.list.n++] = expr_int(&m->arena, at[v], DT_VOID, loc);
+        red[v] = 2;
+    }
     return l;
 }
 

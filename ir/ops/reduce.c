@@ -14,15 +14,20 @@ static int infer_reduce(const Op *o, const Expr *call, const TensorType *a, int 
     if (n < 0)
         return fail(err, axis->loc, "axis is an integer or a list of integers");
     memset(p->axes, 0, sizeof p->axes);
+    p->nlist = 0;
     for (int i = 0; i < n; i++) {
         int64_t v = ax[i] < 0 ? ax[i] + a->ndim : ax[i];
         if (v < 0 || v >= a->ndim)
             return fail(err, axis->loc, "axis %lld is out of range for a tensor of rank %d", (long long)ax[i], a->ndim);
+        if (!p->axes[v])
+            p->list[p->nlist++] = (int)v;
         p->axes[v] = 1;
     }
     if (n == 0)
-        for (int d = 0; d < a->ndim; d++)
+        for (int d = 0; d < a->ndim; d++) {
             p->axes[d] = 1;
+            p->list[p->nlist++] = d;
+        }
     p->keepdims = keep && keep->kind == E_BOOL && keep->u.b;
     p->out.dtype = a->dtype;
     p->out.ndim = 0;
@@ -37,7 +42,11 @@ static int infer_reduce(const Op *o, const Expr *call, const TensorType *a, int 
 static void legal_reduce(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
 {
     Buffer *out = outs[0];
-    /* loops: the kept dimensions (spatial), then the reduced ones */
+    /* loops: the kept dimensions (spatial), then the reduced ones in the
+     * order the axis list names them. That order is the order of the sum:
+     * flow renumbers the list when it moves a reduction to another layout
+     * and keeps its order, so the sum adds the same terms in the same order
+     * and the result stays bit-exact. */
     Nest t;
     int64_t ext[2 * OP_MAX_RANK] = { 0 };
     char kinds[2 * OP_MAX_RANK] = { 0 };
@@ -48,12 +57,12 @@ static void legal_reduce(B *b, const Op *o, const Expr *call, Buffer **in, int n
             kinds[n] = 'S';
             at[d] = n++;
         }
-    for (int d = 0; d < nd; d++)
-        if (p->axes[d]) {
-            expr_const_int(in[0]->shape[d], &ext[n]);
-            kinds[n] = 'R';
-            at[d] = n++;
-        }
+    for (int i = 0; i < p->nlist; i++) {
+        int d = p->list[i];
+        expr_const_int(in[0]->shape[d], &ext[n]);
+        kinds[n] = 'R';
+        at[d] = n++;
+    }
     nest_begin(b, &t, n, ext, kinds);
     Expr *iidx[OP_MAX_RANK], *oidx[OP_MAX_RANK];
     int k = 0;
