@@ -12,6 +12,7 @@
 
 #include "../grammar/reader.h"
 #include "../interp/interp.h"
+#include "../interp/memo.h"
 #include "../ir/indexmap.h"
 #include "../passes/pass.h"
 #include "../printer/dot.h"
@@ -48,6 +49,7 @@ typedef struct Options {
     int explain;              /* --explain: passes say what they moved, folded or left */
     int run;                  /* --run: execute main instead of printing */
     int verify_exec;          /* --verify-exec[=ulp:N] */
+    int no_exec_cache;        /* --no-exec-cache: every run of main executes every call */
     int64_t ulp;
     uint64_t seed;
     int seed_given, steps_given;
@@ -114,6 +116,9 @@ static void help(FILE *out)
           "  --verify-exec[=ulp:N]  run main on seeded inputs before the pipeline and after\n"
           "                      every pass; stop at the first pass that changes an output\n"
           "                      (bit-exact, or within N units in the last place)\n"
+          "  --no-exec-cache     with --verify-exec, execute every PrimFunc call of every\n"
+          "                      run of main (by default a call on the same function and\n"
+          "                      the same bytes as in an earlier run replays its result)\n"
           "\n"
           "index maps (no module is read):\n"
           "  --map MAP           MAP is 'lambda n, c, h, w: (n, c // 4, h, w, c % 4)' or\n"
@@ -231,6 +236,8 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
         }
     } else if (strcmp(a, "--run") == 0) {
         o->run = 1;
+    } else if (strcmp(a, "--no-exec-cache") == 0) {
+        o->no_exec_cache = 1;
     } else if (strcmp(a, "--verify-exec") == 0) {
         o->verify_exec = 1;
     } else if (strncmp(a, "--verify-exec=", 14) == 0) {
@@ -360,6 +367,8 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage(o, "%s", "--print-changed shows what passes change: it needs a pipeline, as in --pass=fold");
     if (o->output_dir && !o->run)
         return usage(o, "%s", "--output-dir goes with --run");
+    if (o->no_exec_cache && !o->verify_exec)
+        return usage(o, "%s", "--no-exec-cache goes with --verify-exec");
     if (o->run && o->emit_given)
         return usage(o, "%s", "--run prints outputs, not the module: --emit cannot be combined with it");
     if (!o->run && !o->verify_exec && (o->seed_given || o->ninputs || o->nshapes || o->steps_given))
@@ -444,6 +453,9 @@ static int fail(Source *src, const char *fmt, ...)
 
 /* ---- running main ---- */
 
+/* The most memory --verify-exec's call cache takes (tensors it keeps). */
+#define EXEC_CACHE_BYTES ((size_t)1 << 30)
+
 typedef struct Exec {
     Options *o;
     Source *src;
@@ -453,6 +465,7 @@ typedef struct Exec {
     int checked;          /* --verify-exec: passes after which the outputs matched */
     int outputs;          /* tensors compared after each */
     int inexact;          /* some matched within the ulp tolerance only */
+    Memo *memo;           /* --verify-exec: calls of earlier runs, replayed (interp/memo.h) */
 } Exec;
 
 static Func *find_main(Module *m)
@@ -687,6 +700,7 @@ static int run_main(Exec *x, Module *m, Value **out)
         return -1;
     Interp *in = interp_new(m);
     interp_set_max_steps(in, x->o->max_steps);
+    interp_set_memo(in, x->memo);
     InterpError err = { { 0, 0 }, "" };
     int r = interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
     interp_free(in);
@@ -843,6 +857,7 @@ static void exec_summary(const Exec *x, double t0)
 typedef struct Timing {
     double start, read, output;
     double *steps;        /* per pipeline step */
+    int64_t replayed, executed;   /* --verify-exec's PrimFunc calls */
 } Timing;
 
 /* The stream modules and outputs go to: standard output, or -o's file opened at first use. */
@@ -864,6 +879,8 @@ static int run_pipeline(Options *o, Source *src, Module *m, Exec *x, Timing *tm)
     if (o->verify_exec) {
         ctx.after_pass = check_exec;
         ctx.after_data = x;
+        if (!o->no_exec_cache)
+            x->memo = memo_new(EXEC_CACHE_BYTES);
         if (run_main(x, m, &x->reference))
             return EXIT_INPUT;
     }
@@ -875,6 +892,19 @@ static int run_pipeline(Options *o, Source *src, Module *m, Exec *x, Timing *tm)
         exec_summary(x, t0);
     }
     return 0;
+}
+
+/* The call cache's counts go to --time-passes; its memory goes. */
+static void exec_cache_done(Exec *x, Timing *tm)
+{
+    if (!x->memo)
+        return;
+    int64_t hits, misses;
+    memo_counts(x->memo, &hits, &misses);
+    tm->replayed += hits;
+    tm->executed += misses;
+    memo_free(x->memo);
+    x->memo = NULL;
 }
 
 /* After the passes: run main and print its outputs, or print the module. */
@@ -909,9 +939,10 @@ static int process(Options *o, Source *src, Timing *tm, FILE **out)
     Module *m = read_module(src);
     int status = !m || ir_verify_input(m, src, o->strict) ? EXIT_INPUT : 0;
     tm->read += seconds() - t;
-    Exec x = { o, src, NULL, 0, NULL, 0, 0, 0 };
+    Exec x = { o, src, NULL, 0, NULL, 0, 0, 0, NULL };
     if (!status)
         status = run_pipeline(o, src, m, &x, tm);
+    exec_cache_done(&x, tm);
     t = seconds();
     if (!status)
         status = emit(o, &x, m, out);
@@ -1020,11 +1051,14 @@ static void time_report(const Options *o, const Timing *tm)
     fprintf(stderr, "  %10.6f  %s\n", tm->output, o->run ? "running main" : "printing the result");
     fprintf(stderr, "  %10.6f  the rest (verification, dumps, --verify-exec)\n", rest > 0 ? rest : 0);
     fprintf(stderr, "  %10.6f  total\n", total);
+    if (o->verify_exec && !o->no_exec_cache)
+        fprintf(stderr, "lopt: time-passes: --verify-exec replayed %lld PrimFunc calls from its cache and "
+                "executed %lld\n", (long long)tm->replayed, (long long)tm->executed);
 }
 
 static int run(Options *o)
 {
-    Timing tm = { seconds(), 0, 0, calloc((size_t)o->pipeline.n + 1, sizeof(double)) };
+    Timing tm = { seconds(), 0, 0, calloc((size_t)o->pipeline.n + 1, sizeof(double)), 0, 0 };
     if (!tm.steps)
         abort();
     int stdin_input = strcmp(o->input, "-") == 0;

@@ -42,6 +42,11 @@ void interp_free(Interp *in);
 enum { INTERP_MAX_RELAX_DEPTH = 100 };
 #define INTERP_DEFAULT_MAX_STEPS ((int64_t)1000000000)
 void interp_set_max_steps(Interp *in, int64_t max_steps);
+
+/* Runs of PrimFuncs replay what the cache (interp/memo.h) knows and record
+ * what it does not; the cache outlives the interpreter (NULL: none). */
+struct Memo;
+void interp_set_memo(Interp *in, struct Memo *memo);
 int64_t interp_steps(const Interp *in);
 
 /* Runs the PrimFunc f on args (one per parameter: buffers as tensors, in

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../printer/print.h"
 #include "interp.h"
+#include "memo.h"
 
 typedef struct Frame {
     int64_t *iv;
@@ -1458,6 +1460,7 @@ static void compiled_free(Compiled *c)
 typedef struct Cache {
     Func *fn;
     Compiled *c;
+    char *text;            /* the call cache's key: f printed without its name */
 } Cache;
 
 struct Interp {
@@ -1467,6 +1470,7 @@ struct Interp {
     Module *scratch;       /* PrimFuncs of legalized operator calls */
     OpTable legal;         /* the calls they serve */
     int64_t steps, max_steps;
+    Memo *memo;            /* --verify-exec's call cache, or NULL */
 };
 
 Func *interp_legalized(Interp *in, const Expr *call, const TensorType *args, int nargs, OpError *err)
@@ -1513,8 +1517,10 @@ void interp_free(Interp *in)
 {
     if (!in)
         return;
-    for (int i = 0; i < in->ncache; i++)
+    for (int i = 0; i < in->ncache; i++) {
         compiled_free(in->cache[i].c);
+        free(in->cache[i].text);
+    }
     free(in->cache);
     op_table_free(&in->legal);
     if (in->scratch)
@@ -1537,8 +1543,43 @@ static Compiled *compiled(Interp *in, Func *f, InterpError *err)
             abort();
         in->cache = g;
     }
-    in->cache[in->ncache++] = (Cache){ f, c };
+    in->cache[in->ncache++] = (Cache){ f, c, NULL };
     return c;
+}
+
+void interp_set_memo(Interp *in, Memo *memo)
+{
+    in->memo = memo;
+}
+
+/* f's text for the call cache, printed once per run: the PrimFunc without
+ * its name (legalized operators are named in the order a run meets them). */
+static const char *func_text(Interp *in, const Func *f)
+{
+    Cache *k = NULL;
+    for (int i = 0; i < in->ncache && !k; i++)
+        if (in->cache[i].fn == f)
+            k = &in->cache[i];
+    if (!k)
+        return NULL;
+    if (!k->text) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&buf, &len);
+        if (!out)
+            return NULL;
+        print_prim_func(out, f);
+        if (fclose(out)) {
+            free(buf);
+            return NULL;
+        }
+        char *def = strstr(buf, "def ");
+        char *paren = def ? strchr(def, '(') : NULL;
+        if (paren)
+            memmove(def + 4, paren, strlen(paren) + 1);
+        k->text = buf;
+    }
+    return k->text;
 }
 
 static int bind_shape(Compiled *c, Frame *fr, const Buffer *b, const Tensor *t, InterpError *err)
@@ -1600,6 +1641,10 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
     Compiled *c = compiled(in, f, err);
     if (!c)
         return -1;
+    const char *text = in->memo ? func_text(in, f) : NULL;
+    if (text && memo_replay(in->memo, text, args, nargs))
+        return 0;
+    Tensor **before = text ? memo_before(in->memo, args, nargs) : NULL;
     Frame *fr = calloc(1, sizeof *fr);
     if (!fr)
         abort();
@@ -1629,5 +1674,7 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
     free(fr->fv);
     free(fr->buf);
     free(fr);
+    if (before)
+        memo_record(in->memo, text, before, args, nargs, status == 0);
     return status;
 }

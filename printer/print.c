@@ -975,6 +975,13 @@ void print_module_tvm(FILE *out, const Module *m)
     printer_done(p);
 }
 
+void print_prim_func(FILE *out, const Func *f)
+{
+    Printer *p = printer_new(out);
+    prim_func(p, f);
+    printer_done(p);
+}
+
 void print_expr(FILE *out, const Expr *e)
 {
     Printer *p = printer_new(out);

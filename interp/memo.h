@@ -1,0 +1,38 @@
+/* The call cache of --verify-exec. Between two runs of main, a pass changes
+ * part of the graph; a PrimFunc called on the same buffers as before (the
+ * same text, the same bytes in every buffer it is given, outputs included)
+ * leaves them as it did before, so the second run replays the first run's
+ * effect instead of executing the loops again. The key is exact: the text of
+ * the PrimFunc (its name left out, so a legalized operator named add_1 in one
+ * run and add in the next is one function) and a full copy of every buffer
+ * as the call found it, compared byte for byte; a hash only finds the slot.
+ * The cache holds at most max_bytes of tensors and then stops growing. */
+#ifndef LOPT_MEMO_H
+#define LOPT_MEMO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tensor.h"
+
+typedef struct Memo Memo;
+
+Memo *memo_new(size_t max_bytes);
+void memo_free(Memo *mc);
+
+/* The effect of a call of the PrimFunc printed as text on args: when known,
+ * writes it into args and returns 1; else 0. */
+int memo_replay(Memo *mc, const char *text, Tensor **args, int n);
+
+/* Copies of args as a call is about to find them, or NULL when the cache is
+ * full (the call is then not recorded). */
+Tensor **memo_before(Memo *mc, Tensor *const *args, int n);
+
+/* Records the call's effect: before (from memo_before, taken over) and args
+ * as the call left them. ok 0 (the call failed) drops before instead. */
+void memo_record(Memo *mc, const char *text, Tensor **before, Tensor *const *args, int n, int ok);
+
+/* Calls replayed and calls executed (and recorded or not) so far. */
+void memo_counts(const Memo *mc, int64_t *hits, int64_t *misses);
+
+#endif
