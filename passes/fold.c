@@ -24,6 +24,7 @@ typedef struct Fold {
     Interp *in;           /* evaluates operators over constants; made when first needed */
     int64_t max_bytes;    /* the largest result of a creation operator folded */
     int cancel_only;      /* compose only pairs that cancel (the first phase) */
+    Func *fn;             /* the function swept */
 } Fold;
 
 static Binding *def_of(const Fold *F, const Expr *e)
@@ -254,6 +255,36 @@ static int is_pad(const Expr *e)
     return !m || (m->kind == E_STR && strcmp(m->u.str.s, "constant") == 0);
 }
 
+/* The promise of a crop that goes (x's values outside the region are
+ * value) holds for every crop of x (or of same, the binding that becomes x)
+ * over the same region: the crops that do
+ * not say it get cropped_value too, so a rewrite that pads them again can
+ * read x instead (pad_of_crop). A crop the user wrote next to one
+ * convert-layout made kept a rewrite otherwise (model fuzzer seed 501095). */
+static void promise_crops(Fold *F, const Expr *x, const Var *same, Expr *value, const int64_t *st,
+                          const int64_t *sz, int nd)
+{
+    if (x->kind != E_VAR || !F->fn)
+        return;
+    for (int b = 0; b < F->fn->nblocks; b++)
+        for (int i = 0; i < F->fn->blocks[b]->nbinds; i++) {
+            Binding *bd = F->fn->blocks[b]->binds[i];
+            Expr *e = bd->value;
+            int64_t s2[16], z2[16];
+            if (!is_call_to(e, "R.crop") || e->u.call.nargs != 1 || e->u.call.args[0]->kind != E_VAR ||
+                (e->u.call.args[0]->u.var != x->u.var && e->u.call.args[0]->u.var != same) ||
+                call_kwarg(e, "cropped_value") ||
+                ints(call_kwarg(e, "start_indices"), s2, 16) != nd || ints(call_kwarg(e, "slice_sizes"), z2, 16) != nd ||
+                memcmp(s2, st, (size_t)nd * sizeof *st) || memcmp(z2, sz, (size_t)nd * sizeof *sz))
+                continue;
+            const char *key = "cropped_value";
+            bd->value = call_with_attrs(F->m, e, &key, &value, 1);
+            double v = 0;
+            const_number(value, &v);
+            note_add(F->notes, bd->loc, "folded cropped_value=%g into the crop, the promise of the crop it repeats", v);
+        }
+}
+
 /* R.crop(R.pad(x)) and R.pad(R.crop(x)) over the same region give x back. */
 static int pad_crop(Fold *F, Binding *bd)
 {
@@ -288,6 +319,7 @@ static int pad_crop(Fold *F, Binding *bd)
         if (const_number(call_kwarg(ce, "cropped_value"), &cv) != 1 || cv != pv)
             return note_add(F->notes, bd->loc, "kept: pad after crop, and the cropped values are not known to "
                             "equal the pad value %g", pv), 0;
+        promise_crops(F, x, bd->var, call_kwarg(ce, "cropped_value"), st, sz, nd);
     }
     bd->value = (Expr *)x;
     note_add(F->notes, bd->loc, "removed: %s after %s", crop ? "crop" : "pad", crop ? "pad" : "crop");
@@ -630,7 +662,7 @@ static int eval_const(Fold *F, Binding *bd, int dataflow)
 static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_bytes, int cancel_only)
 {
     infer_types(m, fn);
-    Fold F = { m, notes, { 0 }, NULL, 0, 0, { 0 }, NULL, max_bytes, cancel_only };
+    Fold F = { m, notes, { 0 }, NULL, 0, 0, { 0 }, NULL, max_bytes, cancel_only, fn };
     all = all && !cancel_only;
     int fired = 0;
     for (int b = 0; b < fn->nblocks; b++)
