@@ -697,7 +697,154 @@ static Sym **default_names(Arena *a, int n, const char *prefix)
     return s;
 }
 
+/* ---- the normal forms already computed ----
+ *
+ * A model repeats its maps: every binding of a chain flows the same NCHW4c
+ * rewrite. im_from_expr keeps the normal form of each map it has read
+ * successfully, keyed by the map's text with its parameters numbered (so
+ * lambda n, c: ... and lambda a, b: ... of the same shape are one) and the
+ * box, and answers a repeat from it. The sums are immutable (const), so the
+ * kept ones are shared; the cache lives as long as the process and stops
+ * growing at MEMO_MAX entries. */
+
+enum { MEMO_SLOTS = 4096, MEMO_MAX = 1 << 16, KEY_MAX = 512 };
+
+typedef struct MemoMap {
+    struct MemoMap *next;
+    uint64_t hash;
+    int nkey;
+    int64_t *key;
+    int nin, nout;
+    int64_t *obox;
+    const ImSum **out;
+} MemoMap;
+
+static struct {
+    MemoMap *slot[MEMO_SLOTS];
+    int count;
+    Arena arena;
+} memo;
+
+/* The map and box as integers: tokens of the expression in prefix order,
+ * parameters by position. Returns the length, or -1 when it does not fit. */
+static int key_expr(const Expr *e, const Expr *map, int64_t *k, int n)
+{
+    if (n + 3 > KEY_MAX)
+        return -1;
+    switch (e->kind) {
+    case E_INT:
+        k[n++] = 1;
+        k[n++] = e->u.i.v;
+        return n;
+    case E_VAR:
+        for (int i = 0; i < map->u.map.nparams; i++)
+            if (map->u.map.params[i] == e->u.var) {
+                k[n++] = 2;
+                k[n++] = i;
+                return n;
+            }
+        return -1;
+    case E_UNARY:
+        k[n++] = 3;
+        k[n++] = e->u.un.op;
+        return key_expr(e->u.un.a, map, k, n);
+    case E_BIN:
+        k[n++] = 4;
+        k[n++] = e->u.bin.op;
+        n = key_expr(e->u.bin.a, map, k, n);
+        return n < 0 ? -1 : key_expr(e->u.bin.b, map, k, n);
+    default:
+        return -1;
+    }
+}
+
+static int map_key(const Expr *map, const int64_t *box, int64_t *k)
+{
+    int n = 0, nin = map->u.map.nparams;
+    if (nin + 2 > KEY_MAX)
+        return -1;
+    k[n++] = nin;
+    for (int i = 0; i < nin; i++)
+        k[n++] = box[i];
+    k[n++] = map->u.map.nout;
+    for (int q = 0; q < map->u.map.nout && n >= 0; q++)
+        n = key_expr(map->u.map.out[q], map, k, n);
+    return n;
+}
+
+static uint64_t key_hash(const int64_t *k, int n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int i = 0; i < n; i++)
+        h = (h ^ (uint64_t)k[i]) * 0x100000001b3ull;
+    return h ^ (h >> 31);
+}
+
+static const ImSum *sum_copy(Arena *a, const ImSum *s)
+{
+    ImSum *c = arena_alloc(a, sizeof *c);
+    ImTerm *t = arena_array(a, (size_t)s->n + 1, sizeof *t);
+    for (int i = 0; i < s->n; i++) {
+        t[i] = s->t[i];
+        if (t[i].arg)
+            t[i].arg = sum_copy(a, t[i].arg);
+    }
+    c->k = s->k;
+    c->n = s->n;
+    c->t = t;
+    return c;
+}
+
+static IndexMap *from_expr(Arena *a, const Expr *map, const int64_t *box, ImError *err);
+
 IndexMap *im_from_expr(Arena *a, const Expr *map, const int64_t *box, ImError *err)
+{
+    int64_t key[KEY_MAX];
+    int nin = map->u.map.nparams, nout = map->u.map.nout;
+    int nk = nin <= IM_MAX_RANK && nout <= IM_MAX_RANK ? map_key(map, box, key) : -1;
+    if (nk < 0)
+        return from_expr(a, map, box, err);
+    uint64_t h = key_hash(key, nk);
+    for (MemoMap *e = memo.slot[h % MEMO_SLOTS]; e; e = e->next) {
+        if (e->hash != h || e->nkey != nk || memcmp(e->key, key, (size_t)nk * sizeof *key))
+            continue;
+        IndexMap *m = arena_zalloc(a, sizeof *m);
+        m->nin = nin;
+        m->nout = nout;
+        m->box = arena_array(a, (size_t)nin + 1, sizeof *m->box);
+        memcpy(m->box, box, (size_t)nin * sizeof *box);
+        m->obox = arena_array(a, (size_t)nout + 1, sizeof *m->obox);
+        memcpy(m->obox, e->obox, (size_t)nout * sizeof *m->obox);
+        m->out = arena_array(a, (size_t)nout + 1, sizeof *m->out);
+        memcpy(m->out, e->out, (size_t)nout * sizeof *m->out);
+        m->in_names = arena_array(a, (size_t)nin + 1, sizeof *m->in_names);
+        for (int i = 0; i < nin; i++)
+            m->in_names[i] = map->u.map.params[i]->name;
+        m->out_names = default_names(a, nout, "i");
+        return m;
+    }
+    IndexMap *m = from_expr(a, map, box, err);
+    if (!m || memo.count >= MEMO_MAX)
+        return m;
+    MemoMap *e = arena_zalloc(&memo.arena, sizeof *e);
+    e->hash = h;
+    e->nkey = nk;
+    e->key = arena_array(&memo.arena, (size_t)nk, sizeof *e->key);
+    memcpy(e->key, key, (size_t)nk * sizeof *key);
+    e->nin = nin;
+    e->nout = nout;
+    e->obox = arena_array(&memo.arena, (size_t)nout + 1, sizeof *e->obox);
+    memcpy(e->obox, m->obox, (size_t)nout * sizeof *e->obox);
+    e->out = arena_array(&memo.arena, (size_t)nout + 1, sizeof *e->out);
+    for (int q = 0; q < nout; q++)
+        e->out[q] = sum_copy(&memo.arena, m->out[q]);
+    e->next = memo.slot[h % MEMO_SLOTS];
+    memo.slot[h % MEMO_SLOTS] = e;
+    memo.count++;
+    return m;
+}
+
+static IndexMap *from_expr(Arena *a, const Expr *map, const int64_t *box, ImError *err)
 {
     int nin = map->u.map.nparams, nout = map->u.map.nout;
     if (nin > IM_MAX_RANK || nout > IM_MAX_RANK)

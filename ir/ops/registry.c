@@ -28,12 +28,35 @@ const OpInfo *op_registry(int *n)
     return infos;
 }
 
+/* Operators by name: an open-addressing table over the families' entries,
+ * filled at the first lookup (passes ask for every call of every sweep). */
+enum { OP_SLOTS = 2 * OP_MAX_OPS };   /* never full: at most half the slots hold an operator */
+
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
 static const Op *find_op(const char *name)
 {
-    for (int f = 0; f < NFAMILIES; f++)
-        for (int i = 0; i < families[f]->n; i++)
-            if (strcmp(families[f]->ops[i].info.name, name) == 0)
-                return &families[f]->ops[i];
+    static const Op *slot[OP_SLOTS];
+    static int filled;
+    if (!filled) {
+        for (int f = 0; f < NFAMILIES; f++)
+            for (int i = 0; i < families[f]->n; i++) {
+                uint32_t h = name_hash(families[f]->ops[i].info.name) % OP_SLOTS;
+                while (slot[h])
+                    h = (h + 1) % OP_SLOTS;
+                slot[h] = &families[f]->ops[i];
+            }
+        filled = 1;
+    }
+    for (uint32_t h = name_hash(name) % OP_SLOTS; slot[h]; h = (h + 1) % OP_SLOTS)
+        if (strcmp(slot[h]->info.name, name) == 0)
+            return slot[h];
     return NULL;
 }
 

@@ -358,6 +358,8 @@ static Expr *read_text(Module *m, const char *text)
 
 /* ---- part 1: the layout family ---- */
 
+static void memo_cases(Stats *st);
+
 static const char *names[] = { "a", "b", "c", "d", "e" };
 
 /* out[] holds output expression texts over the axis names. */
@@ -544,6 +546,33 @@ static void part1(Stats *st)
     Module *m = module_new();
     layout_strings(m, st);
     module_free(m);
+    memo_cases(st);
+}
+
+/* ---- the normal forms im_from_expr keeps ----
+ * A map read again with other parameter names, in another module whose
+ * arena is gone, gives its own names and the same values at every point; the
+ * same map over another box gives that box's output box. */
+static void memo_cases(Stats *st)
+{
+    static const char *const texts[] = { "lambda n, c: (c // 4, n, c % 4)", "lambda a, b: (b // 4, a, b % 4)" };
+    static const int64_t boxes[][2] = { { 2, 8 }, { 2, 6 }, { 2, 8 } };
+    for (int round = 0; round < 2; round++)
+        for (int t = 0; t < 2; t++)
+            for (int k = 0; k < 3; k++) {
+                Module *m = module_new();
+                Expr *e = read_text(m, texts[t]);
+                IndexMap *im = e ? check(m, e, boxes[k], 1, st) : NULL;
+                if (im) {
+                    if (strcmp(im->in_names[0]->str, t ? "a" : "n") || strcmp(im->in_names[1]->str, t ? "b" : "c"))
+                        FAIL("%s read again: its inputs are named %s, %s", texts[t], im->in_names[0]->str,
+                             im->in_names[1]->str);
+                    if (im->obox[0] != (boxes[k][1] + 3) / 4 || im->obox[1] != 2 || im->obox[2] != 4)
+                        FAIL("%s over (2, %lld): output box (%lld, %lld, %lld)", texts[t], (long long)boxes[k][1],
+                             (long long)im->obox[0], (long long)im->obox[1], (long long)im->obox[2]);
+                }
+                module_free(m);
+            }
 }
 
 /* ---- reshapes (im_reshape_map) ---- */
