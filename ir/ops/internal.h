@@ -104,7 +104,12 @@ int lay_parse(const char *s, const char *prims, Lay *l);
 void lay_logical(const Lay *l, const int64_t *shape, int64_t *ext);
 int lay_shape(const Lay *l, const int64_t *ext, int64_t *shape);
 int lay_logical_checked(const Lay *l, const TensorType *t, int64_t *ext);
-void lay_index(B *b, const Lay *l, Expr *const *logical, Expr **idx);
+/* Logical axes the loops visit split (f nonzero): outer * f + inner. */
+typedef struct LaySplit {
+    int64_t f[4];
+    Expr *outer[4], *inner[4];
+} LaySplit;
+void lay_index(B *b, const Lay *l, Expr *const *logical, const LaySplit *sp, Expr **idx);
 int hw_layout(const Expr *call, const TensorType *a, Plan *p, OpError *err);
 int window_attrs(const Expr *call, Plan *p, OpError *err);
 int64_t window_out(const Plan *p, int k, int64_t in, int64_t kext);

@@ -65,13 +65,20 @@ int lay_logical_checked(const Lay *l, const TensorType *t, int64_t *ext)
     return 0;
 }
 
-/* The indices of a buffer in layout l from the four logical indices. */
-void lay_index(B *b, const Lay *l, Expr *const *logical, Expr **idx)
+/* The indices of a buffer in layout l from the four logical indices. A
+ * logical axis the loops already visit as outer and inner (sp, may be NULL)
+ * indexes an axis split by the same factor with them directly, so the
+ * indices stay affine; otherwise x // f and x % f. */
+void lay_index(B *b, const Lay *l, Expr *const *logical, const LaySplit *sp, Expr **idx)
 {
     for (int j = 0; j < l->n; j++) {
-        int64_t f = l->split[l->prim[j]];
-        Expr *v = logical[l->prim[j]];
-        idx[j] = !f ? v : bin(b, l->inner[j] ? B_FLOORMOD : B_FLOORDIV, v, num(b, f));
+        int a = l->prim[j];
+        int64_t f = l->split[a];
+        Expr *v = logical[a];
+        if (f && sp && sp->f[a] == f)
+            idx[j] = l->inner[j] ? sp->inner[a] : sp->outer[a];
+        else
+            idx[j] = !f ? v : bin(b, l->inner[j] ? B_FLOORMOD : B_FLOORDIV, v, num(b, f));
     }
 }
 

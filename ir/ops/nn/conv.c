@@ -45,16 +45,54 @@ static int infer_conv2d(const Op *op, const Expr *call, const TensorType *a, int
     return 0;
 }
 
+/* The factor both tensors that tile a logical axis split it by (0 when
+ * neither does, or they disagree, or it does not divide the extent). */
+static int64_t common_split(int64_t a, int64_t b, int64_t extent)
+{
+    int64_t f = a ? a : b;
+    return f && (!a || !b || a == b) && extent % f == 0 ? f : 0;
+}
+
 static void legal_conv2d(B *b, const Op *op, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
 {
     Buffer *out = outs[0];
-    /* loops n, o, oh, ow (spatial) then ic, kh, kw (reduce), over logical axes */
+    /* loops n, o, oh, ow (spatial) then ic, kh, kw (reduce), over logical
+     * axes; an output or input channel axis that the tiled layouts split by
+     * one factor f is two loops, outer and inner, in the same order (the sum
+     * over ic adds in the same order), so every index is affine */
     int64_t O = p->kext[0], IC = p->kext[1], H = p->dext[2], W = p->dext[3];
     int64_t OH = window_out(p, 0, H, p->kext[2]), OW = window_out(p, 1, W, p->kext[3]);
-    int64_t ext[7] = { p->dext[0], O, OH, OW, IC, p->kext[2], p->kext[3] };
+    int64_t fo = common_split(p->ol.split[1], p->kl.split[0], O);
+    int64_t fi = common_split(p->groups == 1 ? p->dl.split[1] : 0, p->kl.split[1], IC);
+    if (p->groups != 1 && p->dl.split[1])
+        fi = 0;   /* the data's channel is not ic alone: it would divide anyway */
+    int64_t ext[9];
+    char kinds[10];
+    int k = 0, at_o, at_ic;
+    ext[k] = p->dext[0], kinds[k++] = 'S';
+    at_o = k;
+    if (fo)
+        ext[k] = O / fo, kinds[k++] = 'S', ext[k] = fo, kinds[k++] = 'S';
+    else
+        ext[k] = O, kinds[k++] = 'S';
+    ext[k] = OH, kinds[k++] = 'S';
+    ext[k] = OW, kinds[k++] = 'S';
+    at_ic = k;
+    if (fi)
+        ext[k] = IC / fi, kinds[k++] = 'R', ext[k] = fi, kinds[k++] = 'R';
+    else
+        ext[k] = IC, kinds[k++] = 'R';
+    ext[k] = p->kext[2], kinds[k++] = 'R';
+    ext[k] = p->kext[3], kinds[k++] = 'R';
+    kinds[k] = 0;
     Nest t;
-    nest_begin(b, &t, 7, ext, "SSSSRRR");
-    Expr *n = t.x[0], *o = t.x[1], *oh = t.x[2], *ow = t.x[3], *ic = t.x[4], *kh = t.x[5], *kw = t.x[6];
+    nest_begin(b, &t, k, ext, kinds);
+    int j = at_o + (fo ? 2 : 1);
+    Expr *n = t.x[0], *oh = t.x[j], *ow = t.x[j + 1];
+    j = at_ic + (fi ? 2 : 1);
+    Expr *kh = t.x[j], *kw = t.x[j + 1];
+    Expr *o = fo ? bin(b, B_ADD, bin(b, B_MUL, t.x[at_o], num(b, fo)), t.x[at_o + 1]) : t.x[at_o];
+    Expr *ic = fi ? bin(b, B_ADD, bin(b, B_MUL, t.x[at_ic], num(b, fi)), t.x[at_ic + 1]) : t.x[at_ic];
     /* the input channel: group of o, then ic within it */
     Expr *c = p->groups == 1 ? ic : bin(b, B_ADD, bin(b, B_MUL, bin(b, B_FLOORDIV, o, num(b, O / p->groups)), num(b, IC)), ic);
     Expr *h = bin(b, B_ADD, p->stride[0] == 1 ? oh : bin(b, B_MUL, oh, num(b, p->stride[0])),
@@ -64,10 +102,17 @@ static void legal_conv2d(B *b, const Op *op, const Expr *call, Buffer **in, int 
     Expr *xl[4] = { n, c, p->pad[0] ? bin(b, B_SUB, h, num(b, p->pad[0])) : h,
                     p->pad[1] ? bin(b, B_SUB, w, num(b, p->pad[1])) : w };
     Expr *wl[4] = { o, ic, kh, kw }, *yl[4] = { n, o, oh, ow };
+    /* which logical axis of each tensor is o or ic */
+    LaySplit sx = { { 0, p->groups == 1 ? fi : 0, 0, 0 }, { NULL, fi ? t.x[at_ic] : NULL, NULL, NULL },
+                    { NULL, fi ? t.x[at_ic + 1] : NULL, NULL, NULL } };
+    LaySplit sw = { { fo, fi, 0, 0 }, { fo ? t.x[at_o] : NULL, fi ? t.x[at_ic] : NULL, NULL, NULL },
+                    { fo ? t.x[at_o + 1] : NULL, fi ? t.x[at_ic + 1] : NULL, NULL, NULL } };
+    LaySplit sy = { { 0, fo, 0, 0 }, { NULL, fo ? t.x[at_o] : NULL, NULL, NULL },
+                    { NULL, fo ? t.x[at_o + 1] : NULL, NULL, NULL } };
     Expr *xi[OP_MAX_RANK], *wi[OP_MAX_RANK], *yi[OP_MAX_RANK];
-    lay_index(b, &p->dl, xl, xi);
-    lay_index(b, &p->kl, wl, wi);
-    lay_index(b, &p->ol, yl, yi);
+    lay_index(b, &p->dl, xl, &sx, xi);
+    lay_index(b, &p->kl, wl, &sw, wi);
+    lay_index(b, &p->ol, yl, &sy, yi);
     Expr *x = load(b, in[0], xi);
     if (p->pad[0] || p->pad[1] || p->pad[2] || p->pad[3]) {
         /* reads outside the input are the zero padding */
