@@ -1,7 +1,8 @@
 #!/bin/sh
 # Interpreter speed against compiled C: the same loop nests run by
 # `lopt --run` and compiled by `cc -O2`, timed in one run each.
-#   matmul 512x512x512, and conv2d NCHW 1x64x56x56 by 64x64x3x3 (pad 1).
+#   matmul 512x512x512, and conv2d NCHW 1x64x56x56 by 64x64x3x3 (pad 1);
+# then the conv2d operator in NCHW and in NCHW4c, side by side.
 # Usage: sh bench/interp.sh [runs]   (LOPT names the binary; default ./lopt)
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -104,3 +105,33 @@ for k in matmul conv; do
     ti=$(median <"$tmp/ti"); tc=$(median <"$tmp/tc")
     echo "$k: lopt --run ${ti}s, cc -O2 ${tc}s, ratio $(echo "$ti $tc" | awk '{ printf "%.1f", $1 / $2 }')x (median of $runs)"
 done
+
+# The same convolution as a Relax operator in NCHW and in NCHW4c/OIHW4o (its
+# legalized PrimFuncs), run side by side: what a layout costs the interpreter.
+cat >"$tmp/op_nchw.tir" <<'TIR'
+@I.ir_module
+class Module:
+    @R.function
+    def main(X: R.Tensor((1, 64, 56, 56), dtype="float32"), W: R.Tensor((64, 64, 3, 3), dtype="float32")) -> R.Tensor((1, 64, 56, 56), dtype="float32"):
+        Y = R.nn.conv2d(X, W, padding=[1, 1, 1, 1])
+        return Y
+TIR
+cat >"$tmp/op_nchw4c.tir" <<'TIR'
+@I.ir_module
+class Module:
+    @R.function
+    def main(X: R.Tensor((1, 16, 56, 56, 4), dtype="float32"), W: R.Tensor((16, 64, 3, 3, 4), dtype="float32")) -> R.Tensor((1, 16, 56, 56, 4), dtype="float32"):
+        Y = R.nn.conv2d(X, W, padding=[1, 1, 1, 1], data_layout="NCHW4c", kernel_layout="OIHW4o", out_layout="NCHW4c")
+        return Y
+TIR
+: >"$tmp/t1"; : >"$tmp/t4"
+i=0
+while [ $i -lt "$runs" ]; do
+    for f in nchw nchw4c; do
+        s=$(date +%s.%N); "$LOPT" --run "$tmp/op_$f.tir" >/dev/null; e=$(date +%s.%N)
+        echo "$s $e" | awk '{ printf "%.4f\n", $2 - $1 }' >>"$tmp/t$([ $f = nchw ] && echo 1 || echo 4)"
+    done
+    i=$((i + 1))
+done
+t1=$(median <"$tmp/t1"); t4=$(median <"$tmp/t4")
+echo "conv2d operator: NCHW ${t1}s, NCHW4c ${t4}s, ratio $(echo "$t4 $t1" | awk '{ printf "%.2f", $1 / $2 }')x (median of $runs)"
