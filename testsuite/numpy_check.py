@@ -209,6 +209,24 @@ def check_more_ops():
         exact(body, run(text, {})[0], want)
 
 
+def check_gather():
+    """gather_elements on two shapes in two dtypes, negative indices too."""
+    rng = np.random.default_rng(7)
+    for shape, ishape, axis, dt, idt in (((3, 4), (2, 4), 0, "float32", "int64"),
+                                         ((2, 3, 5), (2, 2, 7), -1, "float16", "int32"),
+                                         ((4, 2, 3), (4, 1, 3), 1, "int32", "int64")):
+        x = (grid(*shape) * 8).astype(dt)
+        e = shape[axis]
+        i = rng.integers(-e, e, size=ishape).astype(idt)
+        text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(x: %s, i: %s):\n"
+                "        y = R.gather_elements(x, i, axis=%d)\n        return y\n" % (tensor(shape, dt), tensor(ishape, idt), axis))
+        # off the axis, the indices' extents may be smaller: they read that corner of x
+        ax = axis % len(shape)
+        xs = x[tuple(slice(None) if d == ax else slice(0, ishape[d]) for d in range(len(shape)))]
+        want = np.take_along_axis(xs, np.where(i < 0, i + e, i).astype(np.int64), axis=axis)
+        exact("gather_elements %s %s axis=%d" % (dt, shape, axis), run(text, {"x": x, "i": i})[0], want)
+
+
 def check_resize():
     """resize2d against the same float32 formulas in NumPy: bit-exact."""
     for (n, c, h, w), (oh, ow), lay, method, mode, rounding in (
@@ -292,6 +310,7 @@ def main():
     check_norm_pool()
     check_more_ops()
     check_resize()
+    check_gather()
     print("numpy_check: %d failure%s" % (failures, "" if failures == 1 else "s"))
     return 1 if failures else 0
 

@@ -1210,6 +1210,26 @@ def gen_take(g, op):
     return c
 
 
+def gen_gather(g, op):
+    dt = g.pick(["float32", "float16", "int32", "int8"])
+    idt = g.pick(["int32", "int64"])
+    s = g.shape()
+    x = g.data(s, dt)
+    a = g.r(0, len(s) - 1)
+    e = s[a]
+    # off the axis the indices may be smaller than the data (they read its corner)
+    ishape = [g.r(1, 4) if d == a else g.r(1, s[d]) for d in range(len(s))]
+    ind = g.rng.integers(-e, e, size=ishape).astype(NP[idt])
+    c = Case(op, "%s %s %s axis=%d" % (dt, s, ishape, a))
+    px, pi = g.param(c, x), g.param(c, ind)
+    y = g.name("y")
+    c.lines.append("%s = R.gather_elements(%s, %s, axis=%d)" % (y, px, pi, a - len(s) if g.chance(0.3) else a))
+    corner = x[tuple(slice(None) if d == a else slice(0, ishape[d]) for d in range(len(s)))]
+    want = np.take_along_axis(corner, np.where(ind < 0, ind + e, ind).astype(np.int64), axis=a)
+    c.outs.append(Out(y, want, dt))
+    return c
+
+
 def gen_groupnorm(g, op):
     dt = g.pick(["float32", "float16"])
     r = g.r(2, 4)
@@ -1261,7 +1281,7 @@ GENS.update({
     "R.strided_slice": gen_slice, "R.concat": gen_concat, "R.layout_transform": gen_layout, "R.split": gen_split,
     "R.nn.batch_norm": gen_batchnorm, "R.pad": gen_pad, "R.crop": gen_crop,
     "R.nn.layer_norm": gen_layernorm, "R.nn.adaptive_avg_pool2d": gen_adaptive,
-    "R.image.resize2d": gen_resize, "R.take": gen_take, "R.nn.group_norm": gen_groupnorm, "R.power": gen_power, "R.astype": gen_astype, "R.clip": gen_clip, "R.ewise_fma": gen_fma, "R.arange": gen_arange,
+    "R.image.resize2d": gen_resize, "R.take": gen_take, "R.gather_elements": gen_gather, "R.nn.group_norm": gen_groupnorm, "R.power": gen_power, "R.astype": gen_astype, "R.clip": gen_clip, "R.ewise_fma": gen_fma, "R.arange": gen_arange,
 })
 for _op in MORE_UNARY:
     GENS[_op] = gen_more_unary

@@ -1,6 +1,6 @@
 /* Taking elements: a box of them (R.strided_slice, strides of either sign
  * and empty results too, as NumPy's slices; R.crop), or those an index
- * tensor names (R.take). */
+ * tensor names (R.take, R.gather_elements). */
 #include <string.h>
 
 #include "internal.h"
@@ -8,6 +8,7 @@
 static const char *const slice_attrs[] = { "axes", "begin", "end", "strides", "assume_inbound", NULL };
 static const char *const take_attrs[] = { "axis", "mode", NULL };
 static const char *const crop_attrs[] = { "start_indices", "slice_sizes", "cropped_value", NULL };
+static const char *const gather_attrs[] = { "axis", NULL };
 
 static int infer_slice(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
 {
@@ -160,9 +161,54 @@ static void legal_take(B *b, const Op *o, const Expr *call, Buffer **in, int nin
     nest_end(b, &t, "take", NULL, store(b, outs[0], t.x, load(b, in[0], xi)));
 }
 
+/* gather_elements(x, indices, axis): indices has x's rank and, off the
+ * axis, extents within x's; out[i] = x[i with i[axis] = indices[i]], the
+ * index counted from the end when negative (as NumPy's take_along_axis and
+ * ONNX); one outside [-e, e) is an error of the run. */
+static int infer_gather(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    const Expr *ax = attr(call, "axis");
+    int64_t v = 0;
+    if (a[1].dtype != DT_INT32 && a[1].dtype != DT_INT64)
+        return fail(err, call->loc, "R.gather_elements: the indices are int32 or int64, not %s", dtype_name(a[1].dtype));
+    if (a[1].ndim != a[0].ndim)
+        return fail(err, call->loc, "R.gather_elements: the indices have rank %d, the data rank %d", a[1].ndim,
+                    a[0].ndim);
+    if (a[0].ndim == 0)
+        return fail(err, call->loc, "R.gather_elements: the data has rank 0");
+    if (ax && ax->kind != E_NONE && (int_of(ax, &v) || (v < 0 ? v += a[0].ndim : v) < 0 || v >= a[0].ndim))
+        return fail(err, ax->loc, "axis is an integer in range for rank %d", a[0].ndim);
+    for (int d = 0; d < a[0].ndim; d++)
+        if (d != v && a[1].shape[d] > a[0].shape[d])
+            return fail(err, call->loc, "R.gather_elements: dimension %d of the indices (%lld) exceeds the data's (%lld)",
+                        d, (long long)a[1].shape[d], (long long)a[0].shape[d]);
+    if (a[0].shape[v] == 0 && a[1].shape[v] > 0)
+        return fail(err, call->loc, "R.gather_elements: gathers from an empty axis");
+    p->axis = (int)v;
+    p->out = a[1];
+    p->out.dtype = a[0].dtype;
+    p->before[0] = a[0].shape[v];
+    return 0;
+}
+
+static void legal_gather(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    Expr *i = to_dtype(b, load(b, in[1], t.x), in[1]->dtype, DT_INT64), *xi[OP_MAX_RANK];
+    Expr *neg = bin(b, B_LT, i, typed(b, 0, DT_INT64));
+    for (int d = 0; d < p->out.ndim; d++)
+        xi[d] = t.x[d];
+    xi[p->axis] = select3(b, neg, bin(b, B_ADD, i, typed(b, (double)p->before[0], DT_INT64)), i);
+    nest_end(b, &t, "gather_elements", NULL, store(b, outs[0], t.x, load(b, in[0], xi)));
+}
+
 static const Op ops[] = {
     { { "R.strided_slice", LAYOUT_LIGHT, 1, 1, slice_attrs, 0, 0 }, infer_slice, legal_slice, 0, 0, 0, slice_attrs },
     { { "R.take", LAYOUT_LIGHT, 2, 2, take_attrs, 0, 0 }, infer_take, legal_take, 0, 0, 0, take_attrs },
+    { { "R.gather_elements", LAYOUT_LIGHT, 2, 2, gather_attrs, 0, 0 }, infer_gather, legal_gather, 0, 1, 0, gather_attrs },
     { { "R.crop", LAYOUT_LIGHT, 1, 1, crop_attrs, 0, 0 }, infer_crop, legal_slice, 0, 0, 0, NULL },
 };
 
