@@ -706,7 +706,18 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     Expr *axes = NULL, *light = NULL;
     TensorType it;
     if (op && op->category == LAYOUT_AGNOSTIC) {
+        /* the call keeps its form when every operand takes a rewrite: an
+         * operand the PrimFunc never reads (zeros_like's, full_like's) still
+         * gives the result its shape, so kept unrewritten it would give the
+         * old one (model fuzzer seed 121); the rewritten PrimFunc is called
+         * instead */
+        TensorType yt, kt;
         keep = 1;
+        for (int k = 0; k < n; k++)
+            if (!r.map[k] && value_type(items[k], &kt) == 0 && kt.ndim > 0 &&
+                sinfo_shape(bd->var->sinfo, &yt.dtype, &yt.ndim, yt.shape) == 0 && yt.ndim == kt.ndim &&
+                memcmp(yt.shape, kt.shape, (size_t)kt.ndim * sizeof *kt.shape) == 0)
+                keep = 0;   /* not read, yet of the result's shape */
         broadcast_stmt(r.f->body, &r, &keep);
     } else if (op && n == 1 && value_type(items[0], &it) == 0) {
         keep = (axes = reduce_axes(m, e, map, r.map[0], it.ndim, e->loc)) != NULL;

@@ -181,17 +181,24 @@ Buffer *scratch(B *b, const char *name, const TensorType *t)
 }
 
 
-void nest_reduce(B *b, Nest *t, const int64_t *shape, int rank, const int *red, int *at)
+void nest_reduce(B *b, Nest *t, const int64_t *shape, int rank, const int *red, const int *order, int norder, int *at)
 {
     int64_t ext[OP_MAX_RANK] = { 0 };
     char kinds[OP_MAX_RANK] = { 0 };
     int n = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (int d = 0; d < rank; d++)
-            if (!red[d] == !pass) {
-                ext[n] = shape[d];
-                kinds[n] = pass ? 'R' : 'S';
-                at[d] = n++;
-            }
+    for (int d = 0; d < rank; d++)
+        if (!red[d]) {
+            ext[n] = shape[d];
+            kinds[n] = 'S';
+            at[d] = n++;
+        }
+    for (int i = 0; i < (order ? norder : rank); i++) {
+        int d = order ? order[i] : i;
+        if (red[d]) {
+            ext[n] = shape[d];
+            kinds[n] = 'R';
+            at[d] = n++;
+        }
+    }
     nest_begin(b, t, n, ext, kinds);
 }

@@ -144,6 +144,9 @@ Buffer *scratch(B *b, const char *name, const TensorType *t);
 /* Begins a nest over shape's dimensions, those flagged in red reduced (R,
  * innermost) and the others spatial (S), in order; at[d] is the loop of
  * dimension d. */
-void nest_reduce(B *b, Nest *t, const int64_t *shape, int rank, const int *red, int *at);
+/* Loops over shape: the kept dimensions, then the reduced ones (red[d])
+ * in the order order[0..norder) names them (NULL: dimension order), which
+ * is the order a sum adds in. */
+void nest_reduce(B *b, Nest *t, const int64_t *shape, int rank, const int *red, const int *order, int norder, int *at);
 
 #endif

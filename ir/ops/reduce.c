@@ -48,22 +48,11 @@ static void legal_reduce(B *b, const Op *o, const Expr *call, Buffer **in, int n
      * and keeps its order, so the sum adds the same terms in the same order
      * and the result stays bit-exact. */
     Nest t;
-    int64_t ext[2 * OP_MAX_RANK] = { 0 };
-    char kinds[2 * OP_MAX_RANK] = { 0 };
-    int n = 0, nd = in[0]->ndim, at[OP_MAX_RANK];
+    int64_t shape[OP_MAX_RANK] = { 0 };
+    int nd = in[0]->ndim, at[OP_MAX_RANK];
     for (int d = 0; d < nd; d++)
-        if (!p->axes[d]) {
-            expr_const_int(in[0]->shape[d], &ext[n]);
-            kinds[n] = 'S';
-            at[d] = n++;
-        }
-    for (int i = 0; i < p->nlist; i++) {
-        int d = p->list[i];
-        expr_const_int(in[0]->shape[d], &ext[n]);
-        kinds[n] = 'R';
-        at[d] = n++;
-    }
-    nest_begin(b, &t, n, ext, kinds);
+        expr_const_int(in[0]->shape[d], &shape[d]);
+    nest_reduce(b, &t, shape, nd, p->axes, p->list, p->nlist, at);
     Expr *iidx[OP_MAX_RANK], *oidx[OP_MAX_RANK];
     int k = 0;
     for (int d = 0; d < nd; d++) {

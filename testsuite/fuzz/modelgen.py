@@ -154,7 +154,7 @@ def const_text(value, dtype):
     def lit(x):
         if isinstance(x, list):
             return "[" + ", ".join(lit(y) for y in x) + "]"
-        return repr(float(x))
+        return str(int(x)) if dtype.startswith("int") else repr(float(x))
     return 'R.const(%s, "%s")' % (lit(value), dtype)
 
 
@@ -250,6 +250,8 @@ def wout(inp, k, st, dil, pad, i):
 
 BINARY = ("R.add", "R.subtract", "R.multiply", "R.divide", "R.maximum", "R.minimum")
 UNARY = ("R.nn.relu", "R.exp", "R.sigmoid", "R.tanh", "R.sqrt", "R.negative")
+ACT = ("R.nn.gelu", "R.nn.gelu_tanh", "R.nn.silu")
+LIKE = ("R.zeros_like", "R.ones_like", "R.full_like")
 REDUCE = ("R.sum", "R.mean", "R.max", "R.min")
 
 
@@ -271,7 +273,15 @@ def infer(op, args, attrs):
             raise Invalid("tuple operand")
         if a.rank > 6:
             raise Invalid("rank")
-    if op in BINARY:
+    if op in ("R.zeros", "R.ones", "R.full"):
+        return TT(attrs["_shape"], attrs["dtype"])
+    if op == "R.arange":
+        start, end, step = attrs["_range"]
+        n = max(0, -(-(end - start) // step))
+        if n < 1:
+            raise Invalid("arange")
+        return TT([n], attrs["dtype"])
+    if op in BINARY or op == "R.power":
         x, y = args
         if x.dtype != y.dtype:
             raise Invalid("dtype")
@@ -285,9 +295,90 @@ def infer(op, args, attrs):
                 raise Invalid("broadcast")
             out.append(ey if ex == 1 else ex)
         return TT(out, x.dtype)
-    if op in UNARY:
+    if op in UNARY or op in ACT or op in LIKE or op == "R.clip":
         return args[0]
     x = args[0] if op != "R.concat" else None
+    if op == "R.ewise_fma":
+        if not all(a == x for a in args):
+            raise Invalid("fma")
+        return x
+    if op == "R.astype":
+        return TT(x.shape, attrs["dtype"])
+    if op == "R.flatten":
+        return TT([size(x.shape)], x.dtype)
+    if op == "R.expand_dims":
+        r = x.rank + len(attrs["axis"])
+        at = sorted(a + r if a < 0 else a for a in attrs["axis"])
+        if len(set(at)) != len(at) or not all(0 <= a < r for a in at):
+            raise Invalid("expand_dims")
+        s, it = [], iter(x.shape)
+        for d in range(r):
+            s.append(1 if d in at else next(it))
+        return TT(s, x.dtype)
+    if op == "R.squeeze":
+        at = {a + x.rank if a < 0 else a for a in attrs["axis"]}
+        if not all(0 <= a < x.rank and x.shape[a] == 1 for a in at) or len(at) >= x.rank:
+            raise Invalid("squeeze")
+        return TT([e for d, e in enumerate(x.shape) if d not in at], x.dtype)
+    if op == "R.broadcast_to":
+        s = list(attrs["_shape"])
+        if len(s) < x.rank:
+            raise Invalid("broadcast_to")
+        for d in range(x.rank):
+            e = x.shape[x.rank - 1 - d]
+            if e != 1 and e != s[len(s) - 1 - d]:
+                raise Invalid("broadcast_to")
+        return TT(s, x.dtype)
+    if op == "R.repeat":
+        a = attrs["axis"]
+        if not -x.rank <= a < x.rank or attrs["repeats"] < 1:
+            raise Invalid("repeat")
+        s = list(x.shape)
+        s[a] *= attrs["repeats"]
+        return TT(s, x.dtype)
+    if op == "R.flip":
+        if not -x.rank <= attrs["axis"] < x.rank:
+            raise Invalid("flip")
+        return x
+    if op == "R.tile":
+        reps = list(attrs["repeats"])
+        s = list(x.shape)
+        n = max(len(reps), len(s))
+        reps, s = [1] * (n - len(reps)) + reps, [1] * (n - len(s)) + s
+        if n > 6 or min(reps) < 1:
+            raise Invalid("tile")
+        return TT([a * b for a, b in zip(s, reps)], x.dtype)
+    if op in ("R.take", "R.gather_elements"):
+        i = args[1]
+        a = attrs["axis"]
+        if not i.dtype.startswith("int") or not -x.rank <= a < x.rank:
+            raise Invalid("index")
+        a = a + x.rank if a < 0 else a
+        if op == "R.take":
+            if x.rank - 1 + i.rank > 6:
+                raise Invalid("rank")
+            return TT(x.shape[:a] + i.shape + x.shape[a + 1:], x.dtype)
+        if i.rank != x.rank or any(i.shape[d] > x.shape[d] for d in range(x.rank) if d != a):
+            raise Invalid("gather")
+        return TT(i.shape, x.dtype)
+    if op == "R.nn.layer_norm":
+        axes = [a + x.rank if a < 0 else a for a in attrs["axes"]]
+        want = tuple(x.shape[a] for a in axes if 0 <= a < x.rank)
+        if len(want) != len(axes) or len(set(axes)) != len(axes) or \
+                any(v.shape != want or v.dtype != x.dtype for v in args[1:]):
+            raise Invalid("layer_norm")
+        return x
+    if op == "R.nn.group_norm":
+        g, ca = attrs["num_groups"], attrs["channel_axis"]
+        if x.rank != 4 or ca != 1 or attrs["axes"] != [2, 3] or g < 1 or x.shape[1] % g or \
+                any(v.shape != (x.shape[1],) or v.dtype != x.dtype for v in args[1:]):
+            raise Invalid("group_norm")
+        return x
+    if op in ("R.nn.adaptive_avg_pool2d", "R.image.resize2d"):
+        oh, ow = attrs["output_size" if op == "R.nn.adaptive_avg_pool2d" else "size"]
+        if x.rank != 4 or oh < 1 or ow < 1:
+            raise Invalid("window")
+        return TT(x.shape[:2] + (oh, ow), x.dtype)
     if op in REDUCE:
         ax = attrs.get("axis")
         axes = [] if ax is None else ([ax] if isinstance(ax, int) else list(ax))
@@ -514,7 +605,7 @@ class Module:
                 raise Invalid("redefined")
             if b.op == "const":
                 v = b.attrs["value"]
-                b.type = TT(const_shape(v), self.dtype)
+                b.type = TT(const_shape(v), b.attrs.get("_dtype", self.dtype))
             else:
                 for a in b.args:
                     if a not in env:
@@ -571,7 +662,7 @@ class Module:
         def operand(b, i):
             a = b.args[i]
             if i in b.inline and a in consts:
-                return const_text(consts[a].attrs["value"], self.dtype)
+                return const_text(consts[a].attrs["value"], consts[a].attrs.get("_dtype", self.dtype))
             return a
 
         for b in self.bindings:
@@ -581,7 +672,7 @@ class Module:
                 continue
             lhs = b.name + (": " + type_text(b.type) if b.annotate else "")
             if b.op == "const":
-                rhs = const_text(b.attrs["value"], self.dtype)
+                rhs = const_text(b.attrs["value"], b.attrs.get("_dtype", self.dtype))
             elif b.op == "tuple":
                 rhs = "(" + ", ".join(b.args) + ("," if len(b.args) == 1 else "") + ")"
             elif b.op == "getitem":
@@ -599,6 +690,12 @@ class Module:
                            ("," if len(b.attrs["shape"]) == 1 else "") + ")"]
                 else:
                     ops = [operand(b, i) for i in range(len(b.args))]
+                if "_shape" in b.attrs:
+                    ops.append("R.shape(%s)" % attr_text(list(b.attrs["_shape"])))
+                if "_range" in b.attrs:
+                    ops += [str(v) for v in b.attrs["_range"]]
+                if "_fill" in b.attrs:
+                    ops.append(b.attrs["_fill"])
                 kws = ["%s=%s" % (k, attr_text(v)) for k, v in b.attrs.items()
                        if not k.startswith("_") and not (b.op == "R.reshape" and k == "shape")]
                 rhs = "%s(%s)" % (b.op, ", ".join(ops + kws))
@@ -826,7 +923,7 @@ class Gen:
         env = self.m.check() if False else None
         # infer this binding only
         if op == "const":
-            b.type = TT(const_shape(b.attrs["value"]), self.m.dtype)
+            b.type = TT(const_shape(b.attrs["value"]), b.attrs.get("_dtype", self.m.dtype))
         elif op in ("R.concat",):
             b.type = infer(op, [[self.env[a] for a in args]], b.attrs)
         elif op == "tuple":
@@ -1210,6 +1307,167 @@ class Gen:
             sz.append(r.randint(1, e - a))
         return self.add("R.crop", [x], {"start_indices": st, "slice_sizes": sz}, flags=self.flags[x])
 
+    # -- the operators added with the operator registry's growth (issue 23):
+    # activations, clip, power, ewise_fma, astype, shape moves, creation,
+    # indexing, layer_norm, group_norm, adaptive pooling and resize
+    def g_act(self):
+        x = self.operand()
+        return self.add(self.r.choice(ACT), [x])
+
+    def g_clip(self):
+        r = self.r
+        x = self.operand()
+        lo = r.choice((-1.0, -0.5, 0.0, 0.25))
+        hi = lo + r.choice((0.25, 0.5, 1.5))
+        return self.add("R.clip", [x], {"min": lo, "max": hi}, flags={"nonneg"} if lo >= 0 else ())
+
+    def g_power(self):
+        r = self.r
+        x = self.operand(pred=lambda n: "pos" in self.flags[n])
+        if x is None:
+            x = self.add("R.exp", [self.operand()], flags={"pos", "nonneg"})
+        t = self.env[x]
+        e = self.const(() if r.random() < 0.5 else t.shape[-1:])
+        return self.add("R.power", [x, e], inline={1} if r.random() < 0.5 else (), flags={"pos", "nonneg"})
+
+    def g_fma(self):
+        r = self.r
+        x = self.operand()
+        t = self.env[x]
+        y = self.operand(pred=lambda n: self.env[n] == t) if r.random() < 0.5 else None
+        y = y or self.const_or_param(t.shape)
+        z = self.const_or_param(t.shape)
+        return self.add("R.ewise_fma", [x, y, z])
+
+    def g_astype(self):
+        """To the other float dtype and back; the value in between is not
+        offered to the other generators (their operands share one dtype)."""
+        x = self.operand()
+        t = self.env[x]
+        other = "float16" if t.dtype == "float32" else "float32"
+        a = self.add("R.astype", [x], {"dtype": other}, base="cast")
+        self.order.remove(a)
+        return self.add("R.astype", [a], {"dtype": t.dtype}, base="cast")
+
+    def g_move(self):
+        r = self.r
+        x = self.operand()
+        t = self.env[x]
+        k = r.choice(("flatten", "expand", "squeeze", "broadcast", "repeat", "flip", "tile"))
+        fl = self.flags[x]
+        if k == "flatten":
+            return self.add("R.flatten", [x], flags=fl)
+        if k == "expand" or (k == "squeeze" and 1 not in t.shape) or (k == "squeeze" and t.rank == 1):
+            if t.rank >= 6:
+                return None
+            n = r.randint(1, min(2, 6 - t.rank))
+            R = t.rank + n
+            axes = sorted(r.sample(range(R), n))
+            return self.add("R.expand_dims", [x], {"axis": [a - R if r.random() < 0.3 else a for a in axes]}, flags=fl)
+        if k == "squeeze":
+            ones = [d for d, e in enumerate(t.shape) if e == 1]
+            axes = sorted(r.sample(ones, r.randint(1, min(len(ones), t.rank - 1))))
+            return self.add("R.squeeze", [x], {"axis": axes}, flags=fl)
+        if k == "broadcast":
+            lead = [] if t.rank >= 5 or r.random() < 0.5 else [r.randint(1, 3)]
+            s = lead + [e if e != 1 or r.random() < 0.5 else r.randint(2, 3) for e in t.shape]
+            return self.add("R.broadcast_to", [x], {"_shape": s}, flags=fl)
+        if k == "repeat":
+            return self.add("R.repeat", [x], {"repeats": r.randint(1, 3), "axis": r.randint(-t.rank, t.rank - 1)},
+                            flags=fl)
+        if k == "flip":
+            return self.add("R.flip", [x], {"axis": r.randint(-t.rank, t.rank - 1)}, flags=fl)
+        reps = [r.choice((1, 1, 2)) for _ in range(r.randint(1, min(t.rank + 1, 6)))]
+        return self.add("R.tile", [x], {"repeats": reps}, flags=fl)
+
+    def g_create(self):
+        """A created tensor combined with a value: x * ones_like(x), x +
+        zeros(shape), x + arange along the last axis, and so on."""
+        r = self.r
+        x = self.operand()
+        t = self.env[x]
+        dt = t.dtype
+        k = r.choice(("like", "like", "new", "arange"))
+        if k == "like":
+            op = r.choice(LIKE)
+            attrs = {"_fill": 'R.const(%r, "%s")' % (r.choice((0.5, -1.0, 2.0)), dt)} if op == "R.full_like" else {}
+            c = self.add(op, [x], attrs, base="c")
+        elif k == "new":
+            op = r.choice(("R.zeros", "R.ones", "R.full"))
+            s = list(t.shape[r.randint(0, t.rank - 1):])
+            attrs = {"_shape": s}
+            if op == "R.full":
+                attrs["_fill"] = 'R.const(%r, "%s")' % (r.choice((0.25, -2.0)), dt)
+            attrs["dtype"] = dt
+            c = self.add(op, [], attrs, base="c")
+        else:
+            n = t.shape[-1]
+            step = r.choice((1, 2))
+            start = r.randint(-3, 3)
+            c = self.add("R.arange", [], {"_range": [start, start + n * step, step], "dtype": dt}, base="c")
+        op = r.choice(("R.add", "R.multiply", "R.subtract"))
+        return self.add(op, [x, c] if r.random() < 0.7 else [c, x])
+
+    def g_index(self):
+        r = self.r
+        x = self.operand()
+        t = self.env[x]
+        a = r.randrange(t.rank)
+        e = t.shape[a]
+        idt = r.choice(("int32", "int64"))
+        if r.random() < 0.5 and t.rank <= 5:
+            op = "R.take"
+            ishape = [r.randint(1, 3) for _ in range(r.randint(1, min(2, 7 - t.rank)))]
+            lo = 0
+        else:
+            op = "R.gather_elements"
+            ishape = [r.randint(1, 3) if d == a else r.randint(1, t.shape[d]) for d in range(t.rank)]
+            lo = -e
+
+        def build(sh):
+            return [build(sh[1:]) for _ in range(sh[0])] if sh else r.randint(lo, e - 1)
+        i = self.add("const", [], {"value": build(ishape), "_dtype": idt}, base="idx")
+        self.order.remove(i)
+        ax = a - t.rank if r.random() < 0.3 else a
+        return self.add(op, [x, i], {"axis": ax}, inline={1} if r.random() < 0.5 else (), flags=self.flags[x])
+
+    def g_norm2(self):
+        r = self.r
+        if r.random() < 0.5:
+            x = self.operand()
+            t = self.env[x]
+            n = r.randint(1, min(2, t.rank))
+            axes = list(range(t.rank - n, t.rank))
+            ws = tuple(t.shape[a] for a in axes)
+            g, b = self.const_or_param(ws, positive=r.random() < 0.5), self.const_or_param(ws)
+            return self.add("R.nn.layer_norm", [x, g, b], {"axes": [a - t.rank if r.random() < 0.5 else a
+                                                                   for a in axes]})
+        x = self.rank4()
+        t = self.env[x]
+        C = t.shape[1]
+        G = r.choice([d for d in range(1, C + 1) if C % d == 0])
+        g, b = self.const_or_param((C,)), self.const_or_param((C,))
+        return self.add("R.nn.group_norm", [x, g, b], {"num_groups": G, "channel_axis": 1, "axes": [2, 3]})
+
+    def g_image(self):
+        r = self.r
+        x = self.rank4()
+        t = self.env[x]
+        H, W = t.shape[2], t.shape[3]
+        if r.random() < 0.5:
+            size = [r.randint(1, H), r.randint(1, W)]
+            return self.add("R.nn.adaptive_avg_pool2d", [x], {"output_size": size}, base="pool")
+        size = [r.randint(1, 2 * H), r.randint(1, 2 * W)]
+        attrs = {"size": size}
+        m = r.choice(("linear", "nearest_neighbor"))
+        if m != "linear" or r.random() < 0.5:
+            attrs["method"] = m
+        if m == "nearest_neighbor":
+            attrs["coordinate_transformation_mode"] = r.choice(("asymmetric", "half_pixel"))
+        elif r.random() < 0.3:
+            attrs["coordinate_transformation_mode"] = "align_corners"
+        return self.add("R.image.resize2d", [x], attrs, base="rs")
+
     def g_layout_pair(self):
         """An explicit R.layout_transform and its inverse (and a crop back
         when the first one pads): the pair is removable."""
@@ -1301,7 +1559,9 @@ class Gen:
 
 WEIGHTS = [("binary", 14), ("unary", 9), ("reduce", 5), ("permute", 4), ("reshape", 3), ("matmul", 3),
            ("conv2d", 6), ("pool", 4), ("pad", 3), ("softmax", 3), ("slice", 3), ("concat", 3),
-           ("split", 3), ("batch_norm", 3), ("crop", 2), ("layout_pair", 6), ("layout_one", 2), ("tir", 5)]
+           ("split", 3), ("batch_norm", 3), ("crop", 2), ("layout_pair", 6), ("layout_one", 2), ("tir", 5),
+           ("act", 2), ("clip", 1), ("power", 1), ("fma", 1), ("astype", 1), ("move", 4), ("create", 2),
+           ("index", 2), ("norm2", 2), ("image", 2)]
 
 
 def generate(seed, max_bindings=None):

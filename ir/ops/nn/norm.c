@@ -189,7 +189,9 @@ static void legal_layernorm(B *b, const Op *o, const Expr *call, Buffer **in, in
     Expr *xi[OP_MAX_RANK], *ri[OP_MAX_RANK], *gi[OP_MAX_RANK];
     for (int step = 0; step < 2; step++) {
         Nest t;
-        nest_reduce(b, &t, p->out.shape, r, p->axes, at);
+        /* the sums add in the order the call lists its axes, which flow keeps
+         * when it renumbers them (model fuzzer seed 133) */
+        nest_reduce(b, &t, p->out.shape, r, p->axes, p->list, p->nlist, at);
         for (int d = 0; d < r; d++) {
             xi[d] = t.x[at[d]];
             ri[d] = p->axes[d] ? num(b, 0) : t.x[at[d]];
