@@ -16,7 +16,7 @@ BISON   ?= bison
 PREFIX  ?= /usr/local
 
 SRC = grammar/lexer.c grammar/parser.c grammar/syntax.c grammar/lower.c \
-      ir/arena.c ir/diag.c ir/ir.c ir/clone.c ir/indexmap.c ir/verify.c ir/vdevice.c ir/access.c \
+      ir/arena.c ir/diag.c ir/ir.c ir/elem.c ir/clone.c ir/indexmap.c ir/verify.c ir/vdevice.c ir/access.c \
       ir/ops/registry.c ir/ops/attrs.c ir/ops/layout.c ir/ops/build.c ir/ops/elementwise.c ir/ops/reduce.c \
       ir/ops/manipulate.c ir/ops/index.c ir/ops/linalg.c ir/ops/nn/conv.c ir/ops/nn/pool.c ir/ops/nn/norm.c \
       ir/ops/creation.c ir/ops/image.c \

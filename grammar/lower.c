@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ir/elem.h"
 #include "../ir/ops.h"
 #include "lexer.h"
 #include "parser.h"
@@ -1757,7 +1758,9 @@ static int is_sinfo_name(const char *n)
 }
 
 /* Nested lists of numbers, row-major, with their shape checked to be a box. */
-static int const_data(Reader *R, const Sx *e, int depth, Expr *c, int64_t *shape, int *ndim, double **data, int64_t *n, int64_t *cap)
+/* The shape of a constant's nested lists, which must be rectangular, and
+ * the number of its elements. */
+static int const_shape(Reader *R, const Sx *e, int depth, int64_t *shape, int *ndim, int64_t *n)
 {
     if (e->kind == SX_LIST || e->kind == SX_TUPLE) {
         if (depth >= 8)
@@ -1771,26 +1774,50 @@ static int const_data(Reader *R, const Sx *e, int depth, Expr *c, int64_t *shape
             return ERR(R, e->loc, "ragged constant: rows differ in shape");
         }
         for (int i = 0; i < e->u.elems.n; i++)
-            if (const_data(R, e->u.elems.items[i], depth + 1, c, shape, ndim, data, n, cap))
+            if (const_shape(R, e->u.elems.items[i], depth + 1, shape, ndim, n))
                 return -1;
         return 0;
     }
     if (depth != *ndim)
         return ERR(R, e->loc, "ragged constant: rows differ in shape");
+    (*n)++;
+    return 0;
+}
+
+/* Stores element i of c, written as the literal lit, in c's dtype: a float
+ * rounds, an integer must be a value of an integer dtype. */
+static int const_store(Reader *R, Expr *c, int64_t i, const Expr *lit, Loc loc)
+{
+    DType dt = c->u.cst.dtype;
+    if (lit->kind == E_FLOAT) {
+        elem_setf(dt, c->u.cst.data, i, lit->u.f.v);
+        return 0;
+    }
+    int64_t v = lit->kind == E_INT ? lit->u.i.v : lit->u.b;
+    if (dtype_is_float(dt)) {
+        elem_setf(dt, c->u.cst.data, i, (double)v);
+        return 0;
+    }
+    if (!elem_int_fits(dt, v) && dt != DT_BOOL)
+        return ERR(R, loc, "%lld is not a value of %s", (long long)v, dtype_name(dt));
+    elem_seti(dt, c->u.cst.data, i, v);
+    return 0;
+}
+
+static int const_fill(Reader *R, const Sx *e, Expr *c, int64_t *at)
+{
+    if (e->kind == SX_LIST || e->kind == SX_TUPLE) {
+        for (int i = 0; i < e->u.elems.n; i++)
+            if (const_fill(R, e->u.elems.items[i], c, at))
+                return -1;
+        return 0;
+    }
     double special;
     Expr *lit = e->kind == SX_STR && special_float(e->u.str.s, &special) == 0 ? expr_float(R->a, special, DT_VOID, e->loc)
                                                                               : lower_literal(R, e);
     if (!lit || (lit->kind != E_INT && lit->kind != E_FLOAT && lit->kind != E_BOOL))
         return ERR(R, e->loc, "a constant holds numbers");
-    if (*n == *cap) {
-        *cap = *cap ? *cap * 2 : 8;
-        double *g = arena_array(R->a, (size_t)*cap, sizeof *g);
-        if (*n)
-            memcpy(g, *data, (size_t)*n * sizeof *g);
-        *data = g;
-    }
-    (*data)[(*n)++] = lit->kind == E_FLOAT ? lit->u.f.v : lit->kind == E_INT ? (double)lit->u.i.v : lit->u.b;
-    return 0;
+    return const_store(R, c, (*at)++, lit, e->loc);
 }
 
 static Expr *lower_const(Reader *R, const Sx *e)
@@ -1802,12 +1829,12 @@ static Expr *lower_const(Reader *R, const Sx *e)
     if (check_kwargs(R, &a, "R.const"))
         return NULL;
     Expr *x = expr_new(R->a, E_CONST, e->loc);
-    int64_t shape[8], n = 0, cap = 0;
+    int64_t shape[8], n = 0;
     int ndim = 0;
     x->u.cst.dtype = v->kind == SX_FLOAT || (v->kind != SX_INT && v->kind != SX_UNARY) ? DT_FLOAT32 : DT_INT32;
     if (dt && dtype_arg(R, dt, &x->u.cst.dtype))
         return NULL;
-    if (const_data(R, v, 0, x, shape, &ndim, &x->u.cst.data, &n, &cap))
+    if (const_shape(R, v, 0, shape, &ndim, &n))
         return NULL;
     x->u.cst.ndim = ndim;
     x->u.cst.count = n;
@@ -1820,7 +1847,9 @@ static Expr *lower_const(Reader *R, const Sx *e)
         if (total != 0)
             return ERR(R, v->loc, "ragged constant: rows differ in shape"), NULL;
     }
-    return x;
+    x->u.cst.data = arena_array(R->a, (size_t)n + 1, (size_t)dtype_size(x->u.cst.dtype));
+    int64_t at = 0;
+    return const_fill(R, v, x, &at) ? NULL : x;
 }
 
 /* lambda i, j: (j, i // 4, i % 4), bare or inside T.index_map(...) */

@@ -453,8 +453,8 @@ Tensor *interp_const_tensor(const Expr *e)
     if (e->u.cst.ndim > TENSOR_MAX_RANK)
         return NULL;
     Tensor *t = tensor_new(e->u.cst.dtype, e->u.cst.ndim, e->u.cst.shape);
-    for (int64_t i = 0; t && i < t->count; i++)
-        tensor_setf(t, i, e->u.cst.data[i]);
+    if (t)
+        memcpy(t->data, e->u.cst.data, (size_t)t->count * (size_t)dtype_size(t->dtype));
     return t;
 }
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../ir/elem.h"
 #include "../ir/ir.h"
 
 enum { TENSOR_MAX_RANK = 16 };
@@ -30,9 +31,6 @@ double tensor_getf(const Tensor *t, int64_t i);
 int64_t tensor_geti(const Tensor *t, int64_t i);
 void tensor_setf(Tensor *t, int64_t i, double v);
 void tensor_seti(Tensor *t, int64_t i, int64_t v);
-
-/* The value a float dtype rounds v to (float32: (float)v; float16: half). */
-double round_to(DType t, double v);
 
 /* Undefined padding: a quiet NaN with a payload lopt recognises, or for
  * integer dtypes a fixed pattern. */

@@ -140,7 +140,7 @@ struct Expr {
         struct { Expr *lo, *hi; } slice;
         struct { Var **params; int nparams; Expr **out; int nout; } map;
         StructInfo *sinfo;
-        struct { DType dtype; int ndim; int64_t *shape; double *data; int64_t count; } cst;
+        struct { DType dtype; int ndim; int64_t *shape; void *data; int64_t count; } cst;  /* data: typed (ir/elem.h) */
         struct { Expr *cond; RSeq *then, *orelse; } rif;
     } u;
 };

@@ -1763,7 +1763,7 @@ static uint64_t mix_expr(Hasher *H, uint64_t h, const Expr *e)
         for (int d = 0; d < e->u.cst.ndim; d++)
             h = mix(h, (uint64_t)e->u.cst.shape[d]);
         for (int64_t k = 0; k < e->u.cst.count; k++)
-            h = mix_double(h, e->u.cst.data[k]);
+            h = mix_double(h, elem_getf(e->u.cst.dtype, e->u.cst.data, k));
         return h;
     default:
         return h;

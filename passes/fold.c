@@ -200,7 +200,7 @@ static Expr *const_new(Module *m, DType dt, int ndim, const int64_t *shape, int6
     r->u.cst.shape = arena_array(&m->arena, (size_t)ndim + 1, sizeof(int64_t));
     memcpy(r->u.cst.shape, shape, (size_t)ndim * sizeof(int64_t));
     r->u.cst.count = count;
-    r->u.cst.data = arena_array(&m->arena, (size_t)count + 1, sizeof(double));
+    r->u.cst.data = arena_array(&m->arena, (size_t)count + 1, (size_t)dtype_size(dt));
     return r;
 }
 
@@ -218,15 +218,17 @@ static int rewrite_const(Fold *F, Binding *bd)
     for (int d = 0; d < im->nout; d++)
         count *= im->obox[d];
     Expr *r = const_new(F->m, c->u.cst.dtype, im->nout, im->obox, count, e->loc);
+    DType dt = c->u.cst.dtype;
+    size_t size = (size_t)dtype_size(dt);
     for (int64_t i = 0; i < count; i++)
-        r->u.cst.data[i] = pad;
+        elem_setf(dt, r->u.cst.data, i, pad);
     int64_t idx[IM_MAX_RANK] = { 0 }, y[IM_MAX_RANK];
     for (int64_t i = 0; i < c->u.cst.count; i++) {
         im_apply(im, idx, y);
         int64_t off = 0;
         for (int d = 0; d < im->nout; d++)
             off = off * im->obox[d] + y[d];
-        r->u.cst.data[off] = c->u.cst.data[i];
+        memcpy((char *)r->u.cst.data + off * (int64_t)size, (const char *)c->u.cst.data + i * (int64_t)size, size);
         for (int d = c->u.cst.ndim - 1; d >= 0 && ++idx[d] == c->u.cst.shape[d]; d--)
             idx[d] = 0;
     }
@@ -509,8 +511,7 @@ static Expr *consts_of(Module *m, Tensor **ts, int n, int tuple, Loc loc)
     for (int k = 0; k < n; k++) {
         Tensor *t = ts[k];
         items[k] = const_new(m, t->dtype, t->ndim, t->shape, t->count, loc);
-        for (int64_t i = 0; i < t->count; i++)
-            items[k]->u.cst.data[i] = tensor_getf(t, i);
+        memcpy(items[k]->u.cst.data, t->data, (size_t)t->count * (size_t)dtype_size(t->dtype));
     }
     if (!tuple)
         return items[0];

@@ -5,7 +5,26 @@
 #include <math.h>
 #include <string.h>
 
+#include "../ir/elem.h"
 #include "pass.h"
+
+/* Element 0 of the float constant c, one unit in the last place of its
+ * dtype up: float16 and bfloat16 step their 16 bits. */
+static void const_next_up(Expr *c)
+{
+    DType dt = c->u.cst.dtype;
+    double v = elem_getf(dt, c->u.cst.data, 0);
+    if (dt == DT_FLOAT32) {
+        elem_setf(dt, c->u.cst.data, 0, nextafterf((float)v, INFINITY));
+    } else if (dt == DT_FLOAT64) {
+        elem_setf(dt, c->u.cst.data, 0, nextafter(v, INFINITY));
+    } else {
+        uint16_t *bits = c->u.cst.data;
+        if (isnan(v) || (isinf(v) && v > 0))
+            return;
+        *bits = (*bits & 0x7fff) == 0 ? 1 : *bits & 0x8000 ? *bits - 1 : *bits + 1;
+    }
+}
 
 static Expr *first_const(Expr *e)
 {
@@ -46,8 +65,7 @@ int pass_test_perturb(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
                 Expr *c = first_const(f->blocks[b]->binds[k]->value);
                 if (!c)
                     continue;
-                double *v = &c->u.cst.data[0];
-                *v = c->u.cst.dtype == DT_FLOAT32 ? (double)nextafterf((float)*v, INFINITY) : nextafter(*v, INFINITY);
+                const_next_up(c);
                 return 0;
             }
     }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ir/elem.h"
+
 /* Output goes through a buffer of our own: the printer writes many small
  * fragments, and stdio takes a lock for each. */
 typedef struct Printer {
@@ -178,6 +180,26 @@ static void float_lit(Printer *p, double v, DType t)
         put(p, ")");
 }
 
+/* An element of a float constant: the fewest digits that read back as the
+ * same value of its dtype (float32 needs at most 9, float16 5, bfloat16 4;
+ * float64 as any double). */
+static void const_float(Printer *p, double v, DType dt)
+{
+    if (dt == DT_FLOAT64 || isnan(v) || isinf(v)) {
+        float_lit(p, v, DT_VOID);
+        return;
+    }
+    char buf[40];
+    for (int prec = 1; prec <= 9; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (round_to(dt, strtod(buf, NULL)) == v)
+            break;
+    }
+    put(p, buf);
+    if (!strpbrk(buf, ".en"))
+        put(p, ".0");
+}
+
 static int mentions_var(const Expr *e)
 {
     switch (e->kind) {
@@ -290,13 +312,16 @@ static void sinfo(Printer *p, const StructInfo *s)
 static void const_data(Printer *p, const Expr *e, int d, int64_t *at)
 {
     if (d == e->u.cst.ndim) {
-        double v = e->u.cst.data[(*at)++];
-        if (dtype_is_float(e->u.cst.dtype))
-            float_lit(p, v, DT_VOID);
-        else if (e->u.cst.dtype == DT_BOOL)
-            put(p, v != 0 ? "True" : "False");
+        DType dt = e->u.cst.dtype;
+        int64_t i = (*at)++;
+        if (dtype_is_float(dt))
+            const_float(p, elem_getf(dt, e->u.cst.data, i), dt);
+        else if (dt == DT_BOOL)
+            put(p, elem_geti(dt, e->u.cst.data, i) ? "True" : "False");
+        else if (dt == DT_UINT64)
+            putf(p, "%llu", (unsigned long long)elem_geti(dt, e->u.cst.data, i));
         else
-            putf(p, "%lld", (long long)v);
+            putf(p, "%lld", (long long)elem_geti(dt, e->u.cst.data, i));
         return;
     }
     put(p, "[");

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../elem.h"
 #include "internal.h"
 
 int fail(OpError *err, Loc loc, const char *fmt, ...)
@@ -130,7 +131,7 @@ int scalar_of(const Expr *e, double *v)
         e->u.call.nkw == 0)
         e = e->u.call.args[0];
     if (e && e->kind == E_CONST && e->u.cst.count == 1) {
-        *v = e->u.cst.data[0];
+        *v = elem_getf(e->u.cst.dtype, e->u.cst.data, 0);
         return 0;
     }
     return e ? num_of(e, v) : -1;
