@@ -21,7 +21,7 @@ SRC = grammar/lexer.c grammar/parser.c grammar/syntax.c grammar/lower.c \
       ir/ops/manipulate.c ir/ops/index.c ir/ops/linalg.c ir/ops/nn/conv.c ir/ops/nn/pool.c ir/ops/nn/norm.c \
       ir/ops/creation.c ir/ops/image.c \
       interp/tensor.c interp/tir.c interp/relax.c interp/memo.c \
-      printer/print.c printer/dot.c passes/pass.c passes/graph.c passes/flowtir.c passes/flow.c passes/convert.c passes/fold.c passes/hoist.c passes/legalize.c passes/test_perturb.c passes/annotate_scope.c passes/realize_vdevice.c passes/fold_scope.c passes/physical.c passes/flatten.c passes/transform_layout.c passes/block_layout.c passes/weight_layout.c cli/lopt.c
+      printer/print.c printer/dot.c passes/pass.c passes/graph.c passes/flowtir.c passes/flow.c passes/plan.c passes/plan_solve.c passes/convert.c passes/fold.c passes/hoist.c passes/legalize.c passes/test_perturb.c passes/annotate_scope.c passes/realize_vdevice.c passes/fold_scope.c passes/physical.c passes/flatten.c passes/transform_layout.c passes/block_layout.c passes/weight_layout.c cli/lopt.c
 SRC += passes/diff.c cli/expect.c
 LIBSRC = $(filter-out cli/lopt.c,$(SRC))
 HDR = $(wildcard */*.h */*/*.h)
@@ -55,7 +55,7 @@ build/cov/%.o: %.c
 	$(CC) $(WARN) $(COVFLAGS) -MMD -MP -c -o $@ $<
 
 -include $(OBJ_PLAIN:.o=.d) $(OBJ_CHECK:.o=.d) $(OBJ_COV:.o=.d) \
-         build/check/testsuite/unit/unit.d build/check/testsuite/unit/maps.d \
+         build/check/testsuite/unit/unit.d build/check/testsuite/unit/maps.d build/check/testsuite/unit/plan.d \
          build/cov/testsuite/unit/unit.d build/cov/testsuite/unit/maps.d
 
 # Generated sources are committed; they are rebuilt only when the grammar is
@@ -82,9 +82,13 @@ build/unit: build/check/testsuite/unit/unit.o $(LIBOBJ_CHECK)
 build/unit-indexmap: build/check/testsuite/unit/maps.o $(LIBOBJ_CHECK)
 	$(CC) $(SANFLAGS) -o $@ $^ -lm
 
-check: build/lopt-check build/unit build/unit-indexmap
+build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/plan_solve.o
+	$(CC) $(SANFLAGS) -o $@ $^ -lm
+
+check: build/lopt-check build/unit build/unit-indexmap build/unit-plan
 	./build/unit
 	./build/unit-indexmap
+	./build/unit-plan 600 1
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/fixed_point.sh
 	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then $(PYTHON) testsuite/numpy_check.py build/lopt-check; \
@@ -105,7 +109,8 @@ check-flatten: lopt
 check-transform-layout: lopt
 	$(PYTHON) testsuite/transform_layout_all.py $(CURDIR)/lopt
 
-check-slow: build/lopt-check
+check-slow: build/lopt-check build/unit-plan
+	./build/unit-plan 10000 2
 	SLOW=only LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 
 # Coverage: an instrumented build runs the same tests, lcov sums the lines.

@@ -68,6 +68,7 @@ typedef struct Sweep {
     int moved;
     Arena scratch;        /* the index-map algebra's working memory, reused call after call */
     Arena stage;          /* legalized operators and flowed copies until they are kept */
+    const PtrMap *plan;   /* realizing a plan: the calls to move through, and no others */
 } Sweep;
 
 static int push_out(Sweep *S, Binding *b)
@@ -1108,11 +1109,13 @@ static int compose_demand(Sweep *S, Binding *bd, Demand *D)
 static void visit(Sweep *S, Binding *bd, int i)
 {
     Demand *D = &S->dem[i];
-    int uses = ptrmap_get(&S->uses, bd->var, 0), left;
+    int uses = ptrmap_get(&S->uses, bd->var, 0), left = 0;
     char why[400];
     ItemDem *waiting = NULL;
     if (S->items[i]) {
-        int ok = flow_tuple(S, bd, i, why, sizeof why) == 0;
+        int ok = !S->plan && flow_tuple(S, bd, i, why, sizeof why) == 0;
+        if (S->plan)
+            snprintf(why, sizeof why, "the plan keeps tuples as they are");
         Loc at = S->out[S->items[i]->slots[S->items[i]->nslots - 1]]->loc;
         if (ok) {
             S->moved++;
@@ -1153,10 +1156,12 @@ static void visit(Sweep *S, Binding *bd, int i)
                                   call_kwarg(first->value, "pad_value"), D->slots, D->nslots, S->items[t] };
             S->items[t] = waiting;
             D->slots = NULL;
-        } else if ((left = worse(S, bd)) >= HARD) {
+        } else if (S->plan && !ptrmap_get(S->plan, bd->var, 0)) {
+            note_add(S->notes, at, "left: the plan keeps %s as it is written", var_said(bd->var));
+        } else if (!S->plan && (left = worse(S, bd)) >= HARD) {
             note_add(S->notes, at, "flow stopped at %s: further up the rewrite would only stop at a heavily layout "
                      "sensitive, frozen or opaque call", var_said(bd->var));
-        } else if (left > 1) {
+        } else if (!S->plan && left > 1) {
             note_add(S->notes, at, "flow stopped at %s: the rewrite would stay on %d of its operands' producers "
                      "instead of one here", var_said(bd->var), left);
         } else if (flow_call(S, bd, first->var, call_kwarg(first->value, "index_map"), call_kwarg(first->value, "pad_value"), at, why, sizeof why) == 0) {
@@ -1965,4 +1970,103 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
                  "reach", pick);
     notes_flush(&notes, ctx, "flow");
     return 0;
+}
+
+/* ---- what plan asks of flow (plan.c) ---- */
+
+int flow_probe(Module *m, Arena *scratch, Arena *keep, const Expr *e, const Expr *map, Expr **opmaps,
+               Expr *const **items, int *n, char *why, size_t cap)
+{
+    if (is_call_to(e, "R.concat"))
+        return snprintf(why, cap, "R.concat takes a tuple; the plan keeps it as written"), -1;
+    Arena stage = { 0 };
+    Module sm = *m;
+    sm.arena = stage;
+    const OpInfo *op = NULL;
+    int nout;
+    FlowTir r;
+    const Expr *maps[1] = { map };
+    Func *f = callee_of(&sm, e, 0, &op, items, n, &nout, why, cap);
+    m->names = sm.names;
+    m->stamp = sm.stamp;
+    Sym *fname = f ? fresh_func(m, f->name->str) : NULL;
+    sm.names = m->names;
+    sm.stamp = m->stamp;
+    int failed = !f || *n > FLOW_MAX_ARGS || flow_tir(&sm, scratch, f, 1, maps, 0, 0, fname, &r);
+    m->names = sm.names;
+    m->stamp = sm.stamp;
+    if (failed && f)
+        snprintf(why, cap, "%s", *n > FLOW_MAX_ARGS ? "too many operands" : r.why);
+    for (int k = 0; !failed && k < *n; k++)
+        opmaps[k] = r.map[k] ? clone_expr(keep, &(Subst){ 0 }, r.map[k]) : NULL;
+    arena_free(&sm.arena);
+    return failed ? -1 : 0;
+}
+
+void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap *plan, Expr *const *maps)
+{
+    PtrMap moved = { 0 };
+    Sweep S = { .m = m, .fn = fn, .ctx = ctx, .notes = notes, .plan = &moved };
+    infer_types(m, fn);
+    collect_names(fn, &S.names);
+    for (int b = 0; b < fn->nblocks; b++) {
+        RBlock *rb = fn->blocks[b];
+        Binding **out = NULL;
+        int n = 0, cap = 0;
+        for (int i = 0; i < rb->nbinds; i++) {
+            Binding *bd = rb->binds[i];
+            int k = ptrmap_get(plan, bd->var, 0);
+            TensorType t;
+            ImError err;
+            ImCond *pred = NULL;
+            int npred = 0;
+            ArenaMark mark = arena_mark(&S.scratch);
+            IndexMap *im = k && sinfo_shape(bd->var->sinfo, &t.dtype, &t.ndim, t.shape) == 0
+                               ? im_from_expr(&S.scratch, maps[k - 1], t.shape, &err) : NULL;
+            IndexMap *inv = im ? im_inverse(&S.scratch, im, &pred, &npred, &err) : NULL;
+            if (!inv || npred) {
+                arena_release(&S.scratch, mark);
+                vec_push(&m->arena, &out, &n, &cap, bd);
+                continue;
+            }
+            /* v = f(...) becomes v0 = f(...); v_p = lt(v0, L); v = lt(v_p, L^-1):
+             * the sweep moves L through f, and fold cancels what meets */
+            Var *v = bd->var;
+            Binding *b0 = binding_fresh(m, &S.names, v->name->str, v->dataflow || rb->dataflow, v->sinfo, bd->value,
+                                        bd->loc);
+            var_say(m, b0->var, "the value of ", v, "");
+            StructInfo *ps = tensor_sinfo_new(&m->arena, t.dtype, im->nout, im->obox, bd->loc);
+            char nm[160];
+            snprintf(nm, sizeof nm, "%.120s_p", v->name->str);
+            Binding *bp = binding_fresh(m, &S.names, nm, v->dataflow || rb->dataflow, ps,
+                                        layout_transform_new(m, var_ref(&m->arena, b0->var, bd->loc), maps[k - 1], NULL,
+                                                             bd->loc), bd->loc);
+            var_say(m, bp->var, "the planned layout of ", v, "");
+            Expr *back = im_to_expr(&m->arena, &m->names, inv);
+            arena_release(&S.scratch, mark);
+            Binding *bv = arena_zalloc(&m->arena, sizeof *bv);
+            *bv = *bd;
+            bv->value = layout_transform_new(m, var_ref(&m->arena, bp->var, bd->loc), back, NULL, bd->loc);
+            ptrmap_put(&S.sunk, bp->var, 1);
+            ptrmap_put(&moved, b0->var, 1);
+            vec_push(&m->arena, &out, &n, &cap, b0);
+            vec_push(&m->arena, &out, &n, &cap, bp);
+            vec_push(&m->arena, &out, &n, &cap, bv);
+        }
+        rb->binds = out;
+        rb->nbinds = n;
+    }
+    count_uses(fn, &S.uses);
+    for (int b = 0; b < fn->nblocks; b++)
+        sweep_block(&S, fn->blocks[b]);
+    ptrmap_free(&S.uses);
+    ptrmap_free(&S.sunk);
+    ptrmap_free(&S.def);
+    ptrmap_free(&S.names);
+    ptrmap_free(&moved);
+    free(S.out);
+    free(S.dead);
+    arena_free(&S.scratch);
+    arena_free(&S.stage);
+    fold_rewrites(m, fn, notes);
 }

@@ -138,6 +138,16 @@ void fold_rewrites(Module *m, Func *fn, Notes *notes);
 Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xsh, int xnd, int *ident, char *why,
                       size_t cap);
 
+/* What plan asks of flow (flow.c). flow_probe: whether flow can move the
+ * rewrite map (over e's result) through the call e, and the rewrite it then
+ * asks of each operand (opmaps[k], in keep; NULL: read as written) of the
+ * operands *items[0..*n). flow_realize: moves a rewrite to the layout
+ * maps[k - 1] through each call whose variable plan maps to k, and lets
+ * fold cancel what meets. */
+int flow_probe(Module *m, Arena *scratch, Arena *keep, const Expr *e, const Expr *map, Expr **opmaps,
+               Expr *const **items, int *n, char *why, size_t cap);
+void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap *plan, Expr *const *maps);
+
 void note_add(Notes *ns, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
 /* How --explain names a Relax variable: a pass-made one by what it stands
  * for ("the rewrite of lv2 to NCHW4c"), which names only values of the

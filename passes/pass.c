@@ -64,6 +64,8 @@ static const PassInfo passes[] = {
       "mark the PrimFunc frozen", no_options, pass_hoist, NULL },
     { "legalize", "lower calls of registered operators (R.add, R.nn.conv2d, ...) to R.call_tir of generated "
       "PrimFuncs", no_options, pass_legalize, NULL },
+    { "plan", "choose every value's layout so that the rewrites left move the fewest bytes (exact), and move the "
+      "rewrites there with flow's rewrites; fold then cancels the pairs that meet", no_options, pass_plan, NULL },
     { "print", "print the module to standard error at this point of the pipeline", no_options, run_print, NULL },
     { "realize-vdevice", "give every value the vdevice of the values computed with it; turn each "
       "R.hint_on_device into a plain binding or an R.to_vdevice copy; PrimFunc buffers take their call sites' "

@@ -99,6 +99,8 @@ PIPELINES = [
     ("nhwc4c", convert("nhwc4c"), convert("nhwc4c") + ",flow,fold", True),
     ("texture", convert("nchw4c"), convert("nchw4c") + ",flow,fold,annotate-scope,realize-vdevice,fold-scope-change",
      False),
+    ("plan-nhwc", convert("nhwc"), convert("nhwc") + ",plan,fold", False),
+    ("plan-nchw4c", convert("nchw4c"), convert("nchw4c") + ",plan,fold", False),
     ("legalize", "legalize", "legalize", False),
     ("fold", "fold", "fold", False),
 ]

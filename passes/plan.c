@@ -1,0 +1,530 @@
+/* plan: chooses the layout every value of a Relax dataflow block is stored
+ * in, so that the rewrites left move the fewest bytes (then are fewest),
+ * and realizes the choice with flow's and fold's rewrites.
+ *
+ * The values are the block's calls; rewrites already in the block are not
+ * values of their own but views: a use of y = lt(x, M) in layout D asks for
+ * x in D . M. A call's candidate layouts are the identity and the layouts
+ * its uses ask for (frozen calls, rewrites, outputs), carried backwards
+ * through the calls that can compute in them: what a call computing in L
+ * reads of its operands is flow's answer from the legalized PrimFunc
+ * (flow_probe), so plan keeps no table of operator rules. Parameters,
+ * frozen and opaque calls, tuples and values of other blocks keep the
+ * layout they are written in. A value pays one rewrite per distinct layout
+ * asked of it other than its own (uses asking the same share it), of its
+ * bytes in and out; rewrites of constants are free (fold evaluates them).
+ * plan_solve.c finds the cheapest choice; flow_realize moves the rewrites
+ * and fold cancels the pairs that meet. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir/clone.h"
+#include "../ir/indexmap.h"
+#include "../ir/ops.h"
+#include "../printer/print.h"
+#include "flowtir.h"
+#include "graph.h"
+#include "plan.h"
+
+enum { MAX_LABELS = 4, MAX_KEYS = 24 };
+
+typedef struct Key {
+    IndexMap *im;         /* over the value's shape; NULL: as written */
+    Expr *map;            /* the same as an index map (labels only) */
+    int64_t bytes;
+} Key;
+
+typedef struct Node {
+    Var *var;
+    Binding *bd;          /* its binding in the block, or NULL */
+    int plannable, constant;
+    TensorType t;
+    Key keys[MAX_KEYS];   /* labels first */
+    int nlab, nkey;
+    int probed[MAX_LABELS], ok[MAX_LABELS];
+    Expr *opmaps[MAX_LABELS][FLOW_MAX_ARGS];
+    Expr *const *items;
+    int nitems;
+} Node;
+
+/* What a variable of the block stands for: node's value seen through im
+ * (NULL: as it is). */
+typedef struct View {
+    int node;
+    IndexMap *im;
+} View;
+
+typedef struct Planner {
+    Module *m;
+    Func *fn;
+    RBlock *rb;
+    Arena a;              /* maps and keys: kept while the block is planned */
+    Arena scratch;
+    Node *nodes;
+    int n, cap;
+    PtrMap at;            /* Var -> 1 + index in views */
+    View *views;
+    int nviews, capviews;
+    Notes *notes;
+} Planner;
+
+static int64_t tensor_bytes(const TensorType *t)
+{
+    int64_t n = dtype_size(t->dtype);
+    for (int d = 0; d < t->ndim; d++)
+        n *= t->shape[d];
+    return n;
+}
+
+static int add_view(Planner *P, Var *v, int node, IndexMap *im)
+{
+    if (P->nviews == P->capviews) {
+        P->capviews = P->capviews ? 2 * P->capviews : 64;
+        P->views = realloc(P->views, (size_t)P->capviews * sizeof *P->views);
+    }
+    P->views[P->nviews] = (View){ node, im };
+    ptrmap_put(&P->at, v, ++P->nviews);
+    return P->nviews - 1;
+}
+
+static int add_node(Planner *P, Var *v, Binding *bd)
+{
+    if (P->n == P->cap) {
+        P->cap = P->cap ? 2 * P->cap : 64;
+        P->nodes = realloc(P->nodes, (size_t)P->cap * sizeof *P->nodes);
+    }
+    Node *nd = &P->nodes[P->n];
+    memset(nd, 0, sizeof *nd);
+    nd->var = v;
+    nd->bd = bd;
+    nd->nlab = nd->nkey = 1;
+    if (sinfo_shape(v->sinfo, &nd->t.dtype, &nd->t.ndim, nd->t.shape) || nd->t.ndim > OP_MAX_RANK)
+        nd->t.ndim = -1;
+    else
+        nd->keys[0].bytes = tensor_bytes(&nd->t);
+    nd->constant = bd && bd->value->kind == E_CONST;
+    add_view(P, v, P->n, NULL);
+    return P->n++;
+}
+
+/* The view an operand is, or -1 (a constant written in place, or a value
+ * without a static shape). */
+static int view_of(Planner *P, const Expr *e)
+{
+    if (e->kind != E_VAR)
+        return -1;
+    int k = ptrmap_get(&P->at, e->u.var, 0);
+    if (!k)
+        return -1;
+    return P->nodes[P->views[k - 1].node].t.ndim < 0 ? -1 : k - 1;
+}
+
+/* d . im: a layout asked of the view's node, NULL for as written. */
+static IndexMap *through(Planner *P, const View *w, const Expr *d, int *bad)
+{
+    const Node *nd = &P->nodes[w->node];
+    *bad = 0;
+    if (!d)
+        return w->im;
+    ImError err;
+    int64_t box[IM_MAX_RANK];
+    const int64_t *in = w->im ? w->im->obox : nd->t.shape;
+    memcpy(box, in, (size_t)(w->im ? w->im->nout : nd->t.ndim) * sizeof *box);
+    IndexMap *dm = im_from_expr(&P->a, d, box, &err);
+    if (!dm)
+        return *bad = 1, NULL;
+    IndexMap *c = w->im ? im_compose(&P->a, dm, w->im) : dm;
+    if (!c)
+        *bad = 1;
+    return c && im_is_identity(c) ? NULL : c;
+}
+
+/* The key of im among node's, added when new (a label when as_label and
+ * the map is one to one and onto, and there is room); -1 when full. */
+static int key_of(Planner *P, Node *nd, IndexMap *im, int as_label)
+{
+    if (!im)
+        return 0;
+    for (int k = 1; k < nd->nkey; k++)
+        if (nd->keys[k].im && nd->keys[k].im->nout == im->nout &&
+            memcmp(nd->keys[k].im->obox, im->obox, (size_t)im->nout * sizeof *im->obox) == 0 && im_equal(nd->keys[k].im, im))
+            return k;
+    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+    if (as_label) {
+        if (!nd->plannable || nd->nlab >= MAX_LABELS || nd->nkey > nd->nlab || im_classify(im, wa, wb) != IM_BIJECTIVE)
+            return -1;
+        nd->keys[nd->nlab] = (Key){ im, im_to_expr(&P->a, &P->m->names, im), nd->keys[0].bytes };
+        nd->nkey = ++nd->nlab;
+        return nd->nlab - 1;
+    }
+    if (nd->nkey >= MAX_KEYS)
+        return -1;
+    int64_t bytes = dtype_size(nd->t.dtype);
+    for (int d = 0; d < im->nout; d++)
+        bytes *= im->obox[d];
+    nd->keys[nd->nkey] = (Key){ im, NULL, bytes };
+    return nd->nkey++;
+}
+
+static int probe(Planner *P, Node *nd, int l)
+{
+    if (l == 0 || nd->probed[l])
+        return l == 0 || nd->ok[l];
+    char why[320];
+    Expr *const *items;
+    int n;
+    nd->probed[l] = 1;
+    nd->ok[l] = flow_probe(P->m, &P->scratch, &P->a, nd->bd->value, nd->keys[l].map, nd->opmaps[l], &items, &n, why,
+                           sizeof why) == 0;
+    return nd->ok[l];
+}
+
+/* Every operand expression of a value that is not a plannable call. */
+static void operands_walk(const Expr *e, void (*fn)(Planner *, const Expr *, void *), Planner *P, void *data)
+{
+    switch (e->kind) {
+    case E_VAR:
+        fn(P, e, data);
+        return;
+    case E_TUPLE: case E_LIST:
+        for (int i = 0; i < e->u.list.n; i++)
+            operands_walk(e->u.list.items[i], fn, P, data);
+        return;
+    case E_GETITEM:
+        operands_walk(e->u.get.tuple, fn, P, data);
+        return;
+    case E_CALL:
+        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
+            operands_walk(e->u.call.args[i], fn, P, data);
+        return;
+    default:
+        return;
+    }
+}
+
+/* ---- the uses ---- */
+
+typedef struct UseList {
+    PlanUse *v;
+    int n, cap;
+} UseList;
+
+static void use_add(Planner *P, UseList *ul, int user, const int *keys, int nk)
+{
+    (void)P;
+    if (ul->n == ul->cap) {
+        ul->cap = ul->cap ? 2 * ul->cap : 4;
+        ul->v = realloc(ul->v, (size_t)ul->cap * sizeof *ul->v);
+    }
+    PlanUse *u = &ul->v[ul->n++];
+    u->user = user;
+    u->key = malloc((size_t)nk * sizeof *u->key);
+    memcpy(u->key, keys, (size_t)nk * sizeof *u->key);
+}
+
+typedef struct Walk {
+    UseList *uses;
+    int phase;            /* 0: candidates; 1: uses */
+    int changed;
+} Walk;
+
+/* A use of operand e as it is written, by a value that keeps its layout. */
+static void fixed_use(Planner *P, const Expr *e, void *data)
+{
+    Walk *W = data;
+    int w = view_of(P, e);
+    if (w < 0)
+        return;
+    View v = P->views[w];
+    Node *nd = &P->nodes[v.node];
+    if (W->phase == 0) {
+        int before = nd->nlab;
+        key_of(P, nd, v.im, 1);
+        W->changed |= nd->nlab != before;
+        return;
+    }
+    int k = key_of(P, nd, v.im, 0);
+    use_add(P, &W->uses[v.node], -1, &k, 1);
+}
+
+/* Forward candidates: a call whose result has an operand's shape may
+ * compute in the layout that operand is stored in (seen through its view),
+ * so that an elementwise chain after a frozen call can stay in its layout. */
+static void forward_candidates(Planner *P, int c, Walk *W)
+{
+    Node *nc = &P->nodes[c];
+    for (int s = 0; s < nc->nitems; s++) {
+        int w = view_of(P, nc->items[s]);
+        if (w < 0)
+            continue;
+        View v = P->views[w];
+        Node *nd = &P->nodes[v.node];
+        const int64_t *sh = v.im ? v.im->obox : nd->t.shape;
+        int rank = v.im ? v.im->nout : nd->t.ndim;
+        if (rank != nc->t.ndim || memcmp(sh, nc->t.shape, (size_t)rank * sizeof *sh) != 0)
+            continue;
+        IndexMap *inv = NULL;
+        if (v.im) {
+            ImCond *pred = NULL;
+            int npred = 0;
+            ImError err;
+            inv = im_inverse(&P->a, v.im, &pred, &npred, &err);
+            if (!inv || npred)
+                continue;
+        }
+        for (int l = 0; l < nd->nlab; l++) {
+            IndexMap *lb = nd->keys[l].im;
+            IndexMap *cand = !lb ? inv : !inv ? lb : im_compose(&P->a, lb, inv);
+            if (!cand || im_is_identity(cand))
+                continue;
+            int before = nc->nlab;
+            key_of(P, nc, cand, 1);
+            W->changed |= nc->nlab != before;
+        }
+    }
+}
+
+/* The uses a plannable call makes of its operands, under each of its labels. */
+static void call_uses(Planner *P, int c, Walk *W)
+{
+    Node *nc = &P->nodes[c];
+    for (int l = 0; l < nc->nlab; l++)
+        probe(P, nc, l);
+    for (int s = 0; s < nc->nitems; s++) {
+        int w = view_of(P, nc->items[s]);
+        if (w < 0)
+            continue;
+        View v = P->views[w];
+        Node *nd = &P->nodes[v.node];
+        int keys[MAX_LABELS];
+        for (int l = 0; l < nc->nlab; l++) {
+            int bad = 0;
+            IndexMap *im = l == 0 ? v.im : nc->ok[l] ? through(P, &v, nc->opmaps[l][s], &bad) : NULL;
+            if (l && !nc->ok[l]) {
+                keys[l] = -1;
+                continue;
+            }
+            if (W->phase == 0) {
+                int before = nd->nlab;
+                if (!bad)
+                    key_of(P, nd, im, 1);
+                W->changed |= nd->nlab != before;
+                keys[l] = 0;
+            } else {
+                keys[l] = bad ? -1 : key_of(P, nd, im, 0);
+            }
+        }
+        if (W->phase == 1)
+            use_add(P, &W->uses[v.node], c, keys, nc->nlab);
+    }
+}
+
+/* How often each variable is read inside the block (operands of its bindings). */
+static void count_read(Planner *P, const Expr *e, void *data)
+{
+    (void)P;
+    PtrMap *reads = data;
+    ptrmap_put(reads, e->u.var, ptrmap_get(reads, e->u.var, 0) + 1);
+}
+
+static void walk_block(Planner *P, Walk *W, const PtrMap *uses, const PtrMap *reads)
+{
+    RBlock *rb = P->rb;
+    for (int i = 0; W->phase == 0 && i < rb->nbinds; i++) {
+        int k = ptrmap_get(&P->at, rb->binds[i]->var, 0), c = P->views[k - 1].node;
+        if (P->nodes[c].var == rb->binds[i]->var && P->nodes[c].plannable)
+            forward_candidates(P, c, W);
+    }
+    for (int i = rb->nbinds - 1; i >= 0; i--) {
+        Binding *bd = rb->binds[i];
+        int k = ptrmap_get(&P->at, bd->var, 0);
+        /* read after the block (an output, the result): as written */
+        if (k && ptrmap_get(uses, bd->var, 0) > ptrmap_get(reads, bd->var, 0))
+            fixed_use(P, &(Expr){ .kind = E_VAR, .u.var = bd->var }, W);
+        int c = P->views[k - 1].node;
+        if (P->nodes[c].var != bd->var)
+            continue;   /* a view: its readers ask through it */
+        if (P->nodes[c].plannable)
+            call_uses(P, c, W);
+        else
+            operands_walk(bd->value, fixed_use, P, W);
+    }
+}
+
+/* ---- the plan of one block ---- */
+
+static void outside(Planner *P, const Expr *e, void *data)
+{
+    if (!ptrmap_get(data, e->u.var, 0) && !ptrmap_get(&P->at, e->u.var, 0))
+        add_node(P, e->u.var, NULL);
+}
+
+static const char *layout_text(Planner *P, const Key *k, char *buf, size_t cap)
+{
+    if (!k->im)
+        return "as written";
+    return expr_text(k->map ? k->map : im_to_expr(&P->a, &P->m->names, k->im), buf, cap);
+}
+
+static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, Expr ***maps, int *nmaps, int *capmaps)
+{
+    RBlock *rb = P->rb;
+    Module *m = P->m;
+    PtrMap uses = { 0 }, reads = { 0 };
+    count_uses(P->fn, &uses);
+    for (int i = 0; i < rb->nbinds; i++)
+        if (!is_layout_transform(rb->binds[i]->value))
+            operands_walk(rb->binds[i]->value, count_read, P, &reads);
+        else if (rb->binds[i]->value->u.call.args[0]->kind == E_VAR)
+            count_read(P, rb->binds[i]->value->u.call.args[0], &reads);
+    /* parameters and values of other blocks keep their layout */
+    PtrMap defined = { 0 };
+    for (int i = 0; i < rb->nbinds; i++)
+        ptrmap_put(&defined, rb->binds[i]->var, 1);
+    for (int i = 0; i < rb->nbinds; i++)
+        operands_walk(rb->binds[i]->value, outside, P, &defined);
+    ptrmap_free(&defined);
+    /* the values and the views, in order */
+    for (int i = 0; i < rb->nbinds; i++) {
+        Binding *bd = rb->binds[i];
+        Expr *e = bd->value;
+        if (is_layout_transform(e) && !call_kwarg(e, "pad_value")) {
+            int w = view_of(P, e->u.call.args[0]), bad = 1;
+            IndexMap *im = w >= 0 ? through(P, &P->views[w], call_kwarg(e, "index_map"), &bad) : NULL;
+            if (!bad) {
+                add_view(P, bd->var, P->views[w].node, im);
+                continue;
+            }
+        }
+        int c = add_node(P, bd->var, bd);
+        Node *nd = &P->nodes[c];
+        char why[320];
+        Expr *opm[FLOW_MAX_ARGS];
+        /* plannable: a call flow can move a rewrite through (probed with the identity) */
+        if (nd->t.ndim > 0 && e->kind == E_CALL && !is_layout_transform(e) && !nd->constant) {
+            Arena a = { 0 };
+            int64_t box[IM_MAX_RANK];
+            memcpy(box, nd->t.shape, (size_t)nd->t.ndim * sizeof *box);
+            Expr *id = im_reshape_map(&a, &m->names, box, nd->t.ndim, box, nd->t.ndim);
+            nd->plannable = id && flow_probe(m, &P->scratch, &a, e, id, opm, &nd->items, &nd->nitems, why, sizeof why) == 0;
+            arena_free(&a);
+        }
+    }
+    /* candidates, backwards to a fixed point */
+    Walk W = { 0 };
+    for (int round = 0; round < 16; round++) {
+        W.changed = 0;
+        walk_block(P, &W, &uses, &reads);
+        if (!W.changed)
+            break;
+    }
+    /* the problem */
+    UseList *ul = calloc((size_t)P->n + 1, sizeof *ul);
+    W = (Walk){ .uses = ul, .phase = 1 };
+    walk_block(P, &W, &uses, &reads);
+    PlanProblem pb = { calloc((size_t)P->n + 1, sizeof *pb.vars), P->n };
+    for (int c = 0; c < P->n; c++) {
+        Node *nd = &P->nodes[c];
+        PlanVar *v = &pb.vars[c];
+        v->nlab = nd->nlab;
+        v->nkey = nd->nkey;
+        v->unary = calloc((size_t)nd->nlab, sizeof *v->unary);
+        for (int l = 1; l < nd->nlab; l++)
+            v->unary[l] = probe(P, nd, l) ? 0 : PLAN_INF;
+        v->rewrite = calloc((size_t)(nd->nlab * nd->nkey), sizeof *v->rewrite);
+        for (int l = 0; l < nd->nlab; l++)
+            for (int k = 0; k < nd->nkey; k++)
+                v->rewrite[l * nd->nkey + k] = nd->constant ? 0 : (nd->keys[l].bytes + nd->keys[k].bytes) * 4096 + 1;
+        v->uses = ul[c].v;
+        v->nuses = ul[c].n;
+    }
+    PlanResult r;
+    int rc = plan_solve(&pb, 0, &r);
+    int *as_written = calloc((size_t)P->n + 1, sizeof *as_written);
+    int64_t before = plan_cost(&pb, as_written);
+    char buf[400], buf2[400];
+    if (rc == 0) {
+        for (int c = 0; c < P->n; c++) {
+            Node *nd = &P->nodes[c];
+            if (r.label[c] == 0)
+                continue;
+            if (*nmaps == *capmaps) {
+                *capmaps = *capmaps ? 2 * *capmaps : 16;
+                *maps = realloc(*maps, (size_t)*capmaps * sizeof **maps);
+            }
+            (*maps)[(*nmaps)++] = clone_expr(&m->arena, &(Subst){ 0 }, nd->keys[r.label[c]].map);
+            ptrmap_put(plan, nd->var, *nmaps);
+            note_add(P->notes, nd->bd->loc, "%s is stored in layout %s", var_said(nd->var),
+                     layout_text(P, &nd->keys[r.label[c]], buf, sizeof buf));
+        }
+        /* the rewrites the plan leaves */
+        for (int c = 0; c < P->n; c++) {
+            Node *nd = &P->nodes[c];
+            char seen[MAX_KEYS] = { 0 };
+            for (int u = 0; u < pb.vars[c].nuses; u++) {
+                const PlanUse *use = &pb.vars[c].uses[u];
+                int k = use->user < 0 ? use->key[0] : use->key[r.label[use->user]];
+                if (k < 0 || k == r.label[c] || seen[k])
+                    continue;
+                seen[k] = 1;
+                int64_t bytes = nd->constant ? 0 : nd->keys[r.label[c]].bytes + nd->keys[k].bytes;
+                note_add(P->notes, nd->bd ? nd->bd->loc : P->fn->loc, "a rewrite of %s from %s to %s: %lld bytes%s",
+                         var_said(nd->var), layout_text(P, &nd->keys[r.label[c]], buf, sizeof buf),
+                         layout_text(P, &nd->keys[k], buf2, sizeof buf2), (long long)bytes,
+                         nd->constant ? " (a constant: fold evaluates it)" : "");
+            }
+        }
+        note_add(P->notes, rb->loc, "the plan leaves rewrites moving %lld bytes (%lld rewrites), %s; as written: "
+                 "%lld bytes (%lld rewrites); lower bound %lld bytes", (long long)(r.cost / 4096),
+                 (long long)(r.cost % 4096), r.exact ? "optimal" : "not proven optimal: the problem was too wide "
+                 "for the exact search, the best assignment found is used", (long long)(before / 4096),
+                 (long long)(before % 4096), (long long)(r.bound / 4096));
+    }
+    (void)ctx;
+    free(as_written);
+    free(r.label);
+    for (int c = 0; c < P->n; c++) {
+        for (int u = 0; u < pb.vars[c].nuses; u++)
+            free(pb.vars[c].uses[u].key);
+        free(pb.vars[c].uses);
+        free(pb.vars[c].unary);
+        free(pb.vars[c].rewrite);
+    }
+    free(pb.vars);
+    free(ul);
+    ptrmap_free(&uses);
+    ptrmap_free(&reads);
+}
+
+int pass_plan(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    (void)opts;
+    (void)nopts;
+    int nf = m->nfuncs;
+    for (int f = 0; f < nf; f++) {
+        Func *fn = m->funcs[f];
+        if (!is_plannable(fn))
+            continue;
+        Notes notes = { 0 };
+        PtrMap plan = { 0 };
+        Expr **maps = NULL;
+        int nmaps = 0, capmaps = 0;
+        infer_types(m, fn);
+        for (int b = 0; b < fn->nblocks; b++) {
+            Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .notes = &notes };
+            plan_block(&P, ctx, &plan, &maps, &nmaps, &capmaps);
+            ptrmap_free(&P.at);
+            free(P.nodes);
+            free(P.views);
+            arena_free(&P.a);
+            arena_free(&P.scratch);
+        }
+        if (nmaps)
+            flow_realize(m, fn, ctx, &notes, &plan, maps);
+        free(maps);
+        ptrmap_free(&plan);
+        notes_emit(&notes, ctx, "plan", 0);
+    }
+    return 0;
+}

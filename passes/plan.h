@@ -1,0 +1,61 @@
+/* The layout plan's optimization problem, apart from the IR (plan_solve.c).
+ *
+ * Each variable v (a value of the graph) takes one of nlab[v] labels (its
+ * stored layout; label 0 is the layout as written). A use of a value asks
+ * for it in some layout, a key local to the value: keys 0 .. nlab-1 are the
+ * value's own labels, keys past them layouts it cannot be stored in. What a
+ * use asks for may depend on the label of the variable that uses it (an
+ * operator computing its result in layout L reads its operands in the
+ * layouts L demands). The value pays, once per distinct key its uses ask
+ * for other than its label, the cost of one rewrite from that label to that
+ * key: uses asking the same layout share a rewrite. The plan minimizes the
+ * unary costs plus those payments.
+ *
+ * With two labels per value this is a cut problem; with shared rewrites
+ * the payment is a term over a value and all its users, not a pair, so the
+ * solver eliminates variables one at a time (dynamic programming over an
+ * elimination order, exact) while its tables stay under a limit, and past
+ * it improves the best assignment it has found by local moves and says the
+ * answer is not proven optimal. */
+#ifndef LOPT_PLAN_H
+#define LOPT_PLAN_H
+
+#include <stdint.h>
+
+#define PLAN_INF (INT64_MAX / 8)
+
+typedef struct PlanUse {
+    int user;             /* the variable whose label decides the key, or -1 */
+    int *key;             /* user >= 0: the key asked for under each of its labels; else key[0] */
+} PlanUse;
+
+typedef struct PlanVar {
+    int nlab;             /* labels, at least 1 */
+    int nkey;             /* keys, at least nlab */
+    int64_t *unary;       /* [nlab]: cost of each label (PLAN_INF: impossible) */
+    int64_t *rewrite;     /* [nlab * nkey]: a rewrite from label l to key k (k == l: unused) */
+    PlanUse *uses;
+    int nuses;
+} PlanVar;
+
+typedef struct PlanProblem {
+    PlanVar *vars;
+    int n;
+} PlanProblem;
+
+typedef struct PlanResult {
+    int *label;           /* [n] */
+    int64_t cost;
+    int64_t bound;        /* a lower bound on the optimum (== cost when exact) */
+    int exact;            /* the optimum, proven */
+} PlanResult;
+
+/* Solves p with tables of at most max_cells entries (0: a default of 2^22).
+ * Fills r (r->label is malloc'd; free it). Returns 0, or -1 when no
+ * assignment has a finite cost. */
+int plan_solve(const PlanProblem *p, int64_t max_cells, PlanResult *r);
+
+/* The cost of an assignment, by the definition above. */
+int64_t plan_cost(const PlanProblem *p, const int *label);
+
+#endif
