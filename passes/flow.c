@@ -1113,9 +1113,12 @@ static void visit(Sweep *S, Binding *bd, int i)
     char why[400];
     ItemDem *waiting = NULL;
     if (S->items[i]) {
-        int ok = !S->plan && flow_tuple(S, bd, i, why, sizeof why) == 0;
-        if (S->plan)
-            snprintf(why, sizeof why, "the plan keeps tuples as they are");
+        int planned = 1;
+        for (ItemDem *it = S->items[i]; S->plan && it; it = it->next)
+            planned &= ptrmap_get(S->plan, it->get->var, 0) != 0;
+        int ok = planned && flow_tuple(S, bd, i, why, sizeof why) == 0;
+        if (!planned)
+            snprintf(why, sizeof why, "the plan keeps its items as they are");
         Loc at = S->out[S->items[i]->slots[S->items[i]->nslots - 1]]->loc;
         if (ok) {
             S->moved++;
@@ -1283,43 +1286,53 @@ static int sink_operands(Sweep *S, const PtrMap *def, Binding **binds, const Ptr
 /* mean(lt(p, B), axis) with B a permutation is mean(p, axis') when the kept
  * axes come out in the same order: the rewrite disappears into the reduction
  * (NHWC's mean over axes [1, 2] gives the same (N, C) as NCHW's over [2, 3]). */
+/* The reduction e (result type yt) reading lt(p, map) instead of p (of
+ * type pt), map a permutation: e with its axes renumbered, reading the
+ * rewritten operand; NULL when that cannot be said. */
+static Expr *reduce_through(Module *m, const Expr *e, const Expr *map, const TensorType *pt, const TensorType *yt,
+                            Loc loc)
+{
+    int perm[16];
+    if (pt->ndim > 16 || perm_of(map, perm))
+        return NULL;
+    /* the inverse permutation, as the map from the rewritten operand back to p */
+    Expr *inv = expr_new(&m->arena, E_INDEXMAP, loc);
+    inv->u.map.nparams = inv->u.map.nout = pt->ndim;
+    inv->u.map.params = arena_array(&m->arena, (size_t)pt->ndim + 1, sizeof(Var *));
+    inv->u.map.out = arena_array(&m->arena, (size_t)pt->ndim + 1, sizeof(Expr *));
+    /* the rewrite's dimension q is p's dimension perm[q] */
+    for (int q = 0; q < pt->ndim; q++) {
+        Var *v = var_new(&m->arena, map->u.map.params[q]->name, VAR_TIR, loc);
+        v->dtype = DT_INT32;
+        inv->u.map.params[q] = v;
+    }
+    for (int q = 0; q < pt->ndim; q++)
+        inv->u.map.out[perm[q]] = var_ref(&m->arena, inv->u.map.params[q], loc);
+    Expr *id = expr_new(&m->arena, E_INDEXMAP, loc);
+    id->u.map.nparams = id->u.map.nout = yt->ndim;
+    id->u.map.params = arena_array(&m->arena, (size_t)yt->ndim + 1, sizeof(Var *));
+    id->u.map.out = arena_array(&m->arena, (size_t)yt->ndim + 1, sizeof(Expr *));
+    for (int q = 0; q < yt->ndim; q++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "i%d", q);
+        id->u.map.params[q] = var_new(&m->arena, intern_cstr(&m->names, nm), VAR_TIR, loc);
+        id->u.map.params[q]->dtype = DT_INT32;
+        id->u.map.out[q] = var_ref(&m->arena, id->u.map.params[q], loc);
+    }
+    Expr *axes = reduce_axes(m, e, id, inv, pt->ndim, loc);
+    return axes ? call_with_attrs(m, e, (const char *[]){ "axis" }, &axes, 1) : NULL;
+}
+
 static int sink_reduce(Sweep *S, Binding *bd, const Expr *map, const Expr *inner)
 {
     Module *m = S->m;
     Expr *e = bd->value;
     TensorType pt, yt;
-    int perm[16];
-    if (value_type(inner, &pt) || pt.ndim > 16 || perm_of(map, perm) ||
-        sinfo_shape(bd->var->sinfo, &yt.dtype, &yt.ndim, yt.shape))
+    if (value_type(inner, &pt) || sinfo_shape(bd->var->sinfo, &yt.dtype, &yt.ndim, yt.shape))
         return 0;
-    /* the inverse permutation, as the map from the rewritten operand back to p */
-    Expr *inv = expr_new(&m->arena, E_INDEXMAP, bd->loc);
-    inv->u.map.nparams = inv->u.map.nout = pt.ndim;
-    inv->u.map.params = arena_array(&m->arena, (size_t)pt.ndim + 1, sizeof(Var *));
-    inv->u.map.out = arena_array(&m->arena, (size_t)pt.ndim + 1, sizeof(Expr *));
-    /* the rewrite's dimension q is p's dimension perm[q] */
-    for (int q = 0; q < pt.ndim; q++) {
-        Var *v = var_new(&m->arena, map->u.map.params[q]->name, VAR_TIR, bd->loc);
-        v->dtype = DT_INT32;
-        inv->u.map.params[q] = v;
-    }
-    for (int q = 0; q < pt.ndim; q++)
-        inv->u.map.out[perm[q]] = var_ref(&m->arena, inv->u.map.params[q], bd->loc);
-    Expr *id = expr_new(&m->arena, E_INDEXMAP, bd->loc);
-    id->u.map.nparams = id->u.map.nout = yt.ndim;
-    id->u.map.params = arena_array(&m->arena, (size_t)yt.ndim + 1, sizeof(Var *));
-    id->u.map.out = arena_array(&m->arena, (size_t)yt.ndim + 1, sizeof(Expr *));
-    for (int q = 0; q < yt.ndim; q++) {
-        char nm[16];
-        snprintf(nm, sizeof nm, "i%d", q);
-        id->u.map.params[q] = var_new(&m->arena, intern_cstr(&m->names, nm), VAR_TIR, bd->loc);
-        id->u.map.params[q]->dtype = DT_INT32;
-        id->u.map.out[q] = var_ref(&m->arena, id->u.map.params[q], bd->loc);
-    }
-    Expr *axes = reduce_axes(m, e, id, inv, pt.ndim, bd->loc);
-    if (!axes)
+    Expr *c = reduce_through(m, e, map, &pt, &yt, bd->loc);
+    if (!c)
         return 0;
-    Expr *c = call_with_attrs(m, e, (const char *[]){ "axis" }, &axes, 1);
     c->u.call.args[0] = (Expr *)inner;
     bd->value = c;
     note_add(S->notes, bd->loc, "sank the rewrite of %s's operand into %s", var_said(bd->var), e->u.call.op->str);
@@ -1974,25 +1987,69 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 
 /* ---- what plan asks of flow (plan.c) ---- */
 
-int flow_probe(Module *m, Arena *scratch, Arena *keep, const Expr *e, const Expr *map, Expr **opmaps,
+/* concat: every part takes the map, when the parts stack (stacks) */
+static int probe_concat(Module *m, Arena *scratch, Arena *keep, const Expr *e, const Expr *map, Expr **opmaps,
+                        Expr *const **items, int *n, char *why, size_t cap)
+{
+    const Expr *tup = e->u.call.args[0];
+    if (tup->kind != E_TUPLE || tup->u.list.n < 1 || tup->u.list.n > FLOW_MAX_ARGS)
+        return snprintf(why, cap, "R.concat's operands are not a tuple written in place"), -1;
+    TensorType t[FLOW_MAX_ARGS], pt[FLOW_MAX_ARGS], ot;
+    int64_t start[FLOW_MAX_ARGS];
+    int k, j;
+    *items = tup->u.list.items;
+    *n = tup->u.list.n;
+    for (int i = 0; i < *n; i++)
+        if (value_type(tup->u.list.items[i], &t[i]))
+            return snprintf(why, cap, "the operands of R.concat have no static shape"), -1;
+    if (op_axis(e, t[0].ndim, &k))
+        return snprintf(why, cap, "R.concat's axis is not a constant"), -1;
+    TensorType yt = t[0];
+    for (int i = 1; i < *n; i++)
+        yt.shape[k] += t[i].shape[k];
+    ImError err;
+    ArenaMark mark = arena_mark(scratch);
+    IndexMap *whole = k >= 0 && k < yt.ndim ? im_from_expr(scratch, map, yt.shape, &err) : NULL;
+    int ident = whole && im_is_identity(whole);
+    arena_release(scratch, mark);
+    if (ident) {   /* as written: the parts are read as they are */
+        for (int i = 0; i < *n; i++)
+            opmaps[i] = NULL;
+        return 0;
+    }
+    Sweep S = { .m = m, .scratch = *scratch };
+    int rc = stacks(&S, "R.concat", map, NULL, t, *n, k, &j, start, pt, &ot, why, cap);
+    *scratch = S.scratch;
+    for (int i = 0; rc == 0 && i < *n; i++)
+        opmaps[i] = clone_expr(keep, &(Subst){ 0 }, map);
+    return rc;
+}
+
+int flow_probe(Module *m, Arena *scratch, Arena *keep, const Expr *e, int item, const Expr *map, Expr **opmaps,
                Expr *const **items, int *n, char *why, size_t cap)
 {
-    if (is_call_to(e, "R.concat"))
-        return snprintf(why, cap, "R.concat takes a tuple; the plan keeps it as written"), -1;
+    if (item < 0 && is_call_to(e, "R.concat"))
+        return probe_concat(m, scratch, keep, e, map, opmaps, items, n, why, cap);
     Arena stage = { 0 };
     Module sm = *m;
     sm.arena = stage;
     const OpInfo *op = NULL;
     int nout;
     FlowTir r;
-    const Expr *maps[1] = { map };
-    Func *f = callee_of(&sm, e, 0, &op, items, n, &nout, why, cap);
+    const Expr *maps[FLOW_MAX_OUT] = { 0 };
+    Func *f = callee_of(&sm, e, item >= 0, &op, items, n, &nout, why, cap);
+    if (f && (item >= 0 ? item >= nout || nout > FLOW_MAX_OUT : nout != 1)) {
+        snprintf(why, cap, "%s has no result %d", f->name->str, item);
+        f = NULL;
+    }
+    if (f)
+        maps[item >= 0 ? item : 0] = map;
     m->names = sm.names;
     m->stamp = sm.stamp;
     Sym *fname = f ? fresh_func(m, f->name->str) : NULL;
     sm.names = m->names;
     sm.stamp = m->stamp;
-    int failed = !f || *n > FLOW_MAX_ARGS || flow_tir(&sm, scratch, f, 1, maps, 0, 0, fname, &r);
+    int failed = !f || *n > FLOW_MAX_ARGS || flow_tir(&sm, scratch, f, nout, maps, 0, 0, fname, &r);
     m->names = sm.names;
     m->stamp = sm.stamp;
     if (failed && f)
@@ -2003,7 +2060,22 @@ int flow_probe(Module *m, Arena *scratch, Arena *keep, const Expr *e, const Expr
     return failed ? -1 : 0;
 }
 
-void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap *plan, Expr *const *maps)
+Expr *flow_reduce_reading(Module *m, const Expr *e, const Expr *pmap, const TensorType *pt, const TensorType *yt,
+                          Loc loc)
+{
+    Arena tmp = { 0 };
+    ImError err;
+    ImCond *pred = NULL;
+    int npred = 0;
+    IndexMap *im = im_from_expr(&tmp, pmap, pt->shape, &err);
+    IndexMap *inv = im ? im_inverse(&tmp, im, &pred, &npred, &err) : NULL;
+    Expr *back = inv && !npred ? im_to_expr(&m->arena, &m->names, inv) : NULL;
+    arena_free(&tmp);
+    return back && e->kind == E_CALL && e->u.call.nargs == 1 ? reduce_through(m, e, back, pt, yt, loc) : NULL;
+}
+
+void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap *plan, Expr *const *maps,
+                  const PtrMap *reads)
 {
     PtrMap moved = { 0 };
     Sweep S = { .m = m, .fn = fn, .ctx = ctx, .notes = notes, .plan = &moved };
@@ -2015,8 +2087,34 @@ void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap 
         int n = 0, cap = 0;
         for (int i = 0; i < rb->nbinds; i++) {
             Binding *bd = rb->binds[i];
-            int k = ptrmap_get(plan, bd->var, 0);
-            TensorType t;
+            int k = ptrmap_get(plan, bd->var, 0), rk = ptrmap_get(reads, bd->var, 0);
+            TensorType t, pt;
+            if (rk && bd->value->kind == E_CALL && bd->value->u.call.nargs == 1 &&
+                value_type(bd->value->u.call.args[0], &pt) == 0 &&
+                sinfo_shape(bd->var->sinfo, &t.dtype, &t.ndim, t.shape) == 0) {
+                /* a reduction that reads its operand in the layout maps[rk - 1] */
+                Expr *x = bd->value->u.call.args[0];
+                Expr *c = flow_reduce_reading(m, bd->value, maps[rk - 1], &pt, &t, bd->loc);
+                ImError err;
+                ArenaMark mark = arena_mark(&S.scratch);
+                IndexMap *pm = c ? im_from_expr(&S.scratch, maps[rk - 1], pt.shape, &err) : NULL;
+                StructInfo *xs = pm ? tensor_sinfo_new(&m->arena, pt.dtype, pm->nout, pm->obox, bd->loc) : NULL;
+                arena_release(&S.scratch, mark);
+                if (xs) {
+                    Binding *bx = binding_fresh(m, &S.names, x->kind == E_VAR ? x->u.var->name->str : "c",
+                                                bd->var->dataflow || rb->dataflow, xs,
+                                                layout_transform_new(m, x, maps[rk - 1], NULL, bd->loc), bd->loc);
+                    var_say(m, bx->var, "the planned layout of ", x->kind == E_VAR ? x->u.var : NULL, "");
+                    c->u.call.args[0] = var_ref(&m->arena, bx->var, bd->loc);
+                    Binding *nb = arena_zalloc(&m->arena, sizeof *nb);
+                    *nb = *bd;
+                    nb->value = c;
+                    vec_push(&m->arena, &out, &n, &cap, bx);
+                    vec_push(&m->arena, &out, &n, &cap, nb);
+                    note_add(notes, bd->loc, "%s reads its operand in the planned layout", var_said(bd->var));
+                    continue;
+                }
+            }
             ImError err;
             ImCond *pred = NULL;
             int npred = 0;

@@ -139,14 +139,23 @@ Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xs
                       size_t cap);
 
 /* What plan asks of flow (flow.c). flow_probe: whether flow can move the
- * rewrite map (over e's result) through the call e, and the rewrite it then
+ * rewrite map (over e's result, or its result item when item >= 0) through
+ * the call e, and the rewrite it then
  * asks of each operand (opmaps[k], in keep; NULL: read as written) of the
  * operands *items[0..*n). flow_realize: moves a rewrite to the layout
  * maps[k - 1] through each call whose variable plan maps to k, and lets
  * fold cancel what meets. */
-int flow_probe(Module *m, Arena *scratch, Arena *keep, const Expr *e, const Expr *map, Expr **opmaps,
+int flow_probe(Module *m, Arena *scratch, Arena *keep, const Expr *e, int item, const Expr *map, Expr **opmaps,
                Expr *const **items, int *n, char *why, size_t cap);
-void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap *plan, Expr *const *maps);
+void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap *plan, Expr *const *maps,
+                  const PtrMap *reads);
+/* The reduction e (result type yt) reading its operand (type pt) through
+ * the permutation pmap, its axes renumbered and its result as it was; NULL
+ * when it cannot. flow_realize does this where reads maps a reduction's
+ * variable to k (the layout maps[k - 1]). */
+struct TensorType;
+Expr *flow_reduce_reading(Module *m, const Expr *e, const Expr *pmap, const struct TensorType *pt,
+                          const struct TensorType *yt, Loc loc);
 
 void note_add(Notes *ns, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
 /* How --explain names a Relax variable: a pass-made one by what it stands

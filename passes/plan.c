@@ -39,10 +39,16 @@ typedef struct Node {
     Var *var;
     Binding *bd;          /* its binding in the block, or NULL */
     int plannable, constant;
+    int readable;         /* not plannable, but a one-operand call that may take reading labels */
+    int absorbed;         /* a tuple call whose one item is planned: its item node reads its operands */
+    const Expr *call;     /* what flow looks into: the value, or the tuple call of item */
+    int item;
     TensorType t;
     Key keys[MAX_KEYS];   /* labels first */
     int nlab, nkey;
     int probed[MAX_LABELS], ok[MAX_LABELS];
+    int store[MAX_LABELS];   /* the key label l stores the value in: l, or 0 for a reading label */
+    Expr *reads[MAX_LABELS]; /* a reading label: a reduction reads its operand in this layout, its result as written */
     Expr *opmaps[MAX_LABELS][FLOW_MAX_ARGS];
     Expr *const *items;
     int nitems;
@@ -99,6 +105,8 @@ static int add_node(Planner *P, Var *v, Binding *bd)
     nd->var = v;
     nd->bd = bd;
     nd->nlab = nd->nkey = 1;
+    for (int l = 0; l < MAX_LABELS; l++)
+        nd->store[l] = l;
     if (sinfo_shape(v->sinfo, &nd->t.dtype, &nd->t.ndim, nd->t.shape) || nd->t.ndim > OP_MAX_RANK)
         nd->t.ndim = -1;
     else
@@ -155,6 +163,7 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int as_label)
         if (!nd->plannable || nd->nlab >= MAX_LABELS || nd->nkey > nd->nlab || im_classify(im, wa, wb) != IM_BIJECTIVE)
             return -1;
         nd->keys[nd->nlab] = (Key){ im, im_to_expr(&P->a, &P->m->names, im), nd->keys[0].bytes };
+        nd->store[nd->nlab] = nd->nlab;
         nd->nkey = ++nd->nlab;
         return nd->nlab - 1;
     }
@@ -175,7 +184,7 @@ static int probe(Planner *P, Node *nd, int l)
     Expr *const *items;
     int n;
     nd->probed[l] = 1;
-    nd->ok[l] = flow_probe(P->m, &P->scratch, &P->a, nd->bd->value, nd->keys[l].map, nd->opmaps[l], &items, &n, why,
+    nd->ok[l] = flow_probe(P->m, &P->scratch, &P->a, nd->call, nd->item, nd->keys[l].map, nd->opmaps[l], &items, &n, why,
                            sizeof why) == 0;
     return nd->ok[l];
 }
@@ -248,6 +257,37 @@ static void fixed_use(Planner *P, const Expr *e, void *data)
     use_add(P, &W->uses[v.node], -1, &k, 1);
 }
 
+/* A reduction may read its operand in the layout cand (over the operand's
+ * shape sh) with its axes renumbered and its result as written: a label
+ * that stores as label 0 does and asks cand of the operand. Returns 1 when
+ * added. */
+static int reading_label(Planner *P, Node *nc, IndexMap *cand, const int64_t *sh, int rank)
+{
+    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+    if (nc->nlab >= MAX_LABELS || nc->nkey > nc->nlab || cand->nin != rank || cand->nout != rank ||
+        im_classify(cand, wa, wb) != IM_BIJECTIVE)
+        return 0;
+    for (int l = 1; l < nc->nlab; l++)
+        if (nc->reads[l] && im_equal(nc->keys[l].im ? nc->keys[l].im : cand, cand) && nc->keys[l].im)
+            return 0;
+    Expr *pm = im_to_expr(&P->a, &P->m->names, cand);
+    TensorType pt = { .dtype = nc->t.dtype, .ndim = rank };
+    memcpy(pt.shape, sh, (size_t)rank * sizeof *sh);
+    if (!pm || !flow_reduce_reading(P->m, nc->call, pm, &pt, &nc->t, nc->var->loc))
+        return 0;
+    for (int l = 1; l < nc->nlab; l++)
+        if (nc->reads[l] && expr_equal(nc->reads[l], pm))
+            return 0;
+    int l = nc->nlab;
+    nc->keys[l] = (Key){ NULL, NULL, nc->keys[0].bytes };
+    nc->store[l] = 0;
+    nc->reads[l] = pm;
+    nc->probed[l] = nc->ok[l] = 1;
+    nc->opmaps[l][0] = pm;
+    nc->nkey = ++nc->nlab;
+    return 1;
+}
+
 /* Forward candidates: a call whose result has an operand's shape may
  * compute in the layout that operand is stored in (seen through its view),
  * so that an elementwise chain after a frozen call can stay in its layout. */
@@ -262,8 +302,7 @@ static void forward_candidates(Planner *P, int c, Walk *W)
         Node *nd = &P->nodes[v.node];
         const int64_t *sh = v.im ? v.im->obox : nd->t.shape;
         int rank = v.im ? v.im->nout : nd->t.ndim;
-        if (rank != nc->t.ndim || memcmp(sh, nc->t.shape, (size_t)rank * sizeof *sh) != 0)
-            continue;
+        int same = rank == nc->t.ndim && memcmp(sh, nc->t.shape, (size_t)rank * sizeof *sh) == 0;
         IndexMap *inv = NULL;
         if (v.im) {
             ImCond *pred = NULL;
@@ -276,6 +315,16 @@ static void forward_candidates(Planner *P, int c, Walk *W)
         for (int l = 0; l < nd->nlab; l++) {
             IndexMap *lb = nd->keys[l].im;
             IndexMap *cand = !lb ? inv : !inv ? lb : im_compose(&P->a, lb, inv);
+            if (nc->nitems == 1 && cand && !im_is_identity(cand))
+                W->changed |= reading_label(P, nc, cand, sh, rank);
+            if (rank != nc->t.ndim)
+                continue;
+            if (cand && !same) {   /* the same map read over the result's shape (a concat's parts) */
+                ImError err;
+                int64_t box[IM_MAX_RANK];
+                memcpy(box, nc->t.shape, (size_t)nc->t.ndim * sizeof *box);
+                cand = im_from_expr(&P->a, im_to_expr(&P->a, &P->m->names, cand), box, &err);
+            }
             if (!cand || im_is_identity(cand))
                 continue;
             int before = nc->nlab;
@@ -333,7 +382,7 @@ static void walk_block(Planner *P, Walk *W, const PtrMap *uses, const PtrMap *re
     RBlock *rb = P->rb;
     for (int i = 0; W->phase == 0 && i < rb->nbinds; i++) {
         int k = ptrmap_get(&P->at, rb->binds[i]->var, 0), c = P->views[k - 1].node;
-        if (P->nodes[c].var == rb->binds[i]->var && P->nodes[c].plannable)
+        if (P->nodes[c].var == rb->binds[i]->var && (P->nodes[c].plannable || P->nodes[c].readable))
             forward_candidates(P, c, W);
     }
     for (int i = rb->nbinds - 1; i >= 0; i--) {
@@ -345,9 +394,9 @@ static void walk_block(Planner *P, Walk *W, const PtrMap *uses, const PtrMap *re
         int c = P->views[k - 1].node;
         if (P->nodes[c].var != bd->var)
             continue;   /* a view: its readers ask through it */
-        if (P->nodes[c].plannable)
+        if (P->nodes[c].plannable || P->nodes[c].readable)
             call_uses(P, c, W);
-        else
+        else if (!P->nodes[c].absorbed)
             operands_walk(bd->value, fixed_use, P, W);
     }
 }
@@ -367,17 +416,17 @@ static const char *layout_text(Planner *P, const Key *k, char *buf, size_t cap)
     return expr_text(k->map ? k->map : im_to_expr(&P->a, &P->m->names, k->im), buf, cap);
 }
 
-static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, Expr ***maps, int *nmaps, int *capmaps)
+static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Expr ***maps, int *nmaps, int *capmaps)
 {
     RBlock *rb = P->rb;
     Module *m = P->m;
-    PtrMap uses = { 0 }, reads = { 0 };
+    PtrMap uses = { 0 }, inreads = { 0 };
     count_uses(P->fn, &uses);
     for (int i = 0; i < rb->nbinds; i++)
         if (!is_layout_transform(rb->binds[i]->value))
-            operands_walk(rb->binds[i]->value, count_read, P, &reads);
+            operands_walk(rb->binds[i]->value, count_read, P, &inreads);
         else if (rb->binds[i]->value->u.call.args[0]->kind == E_VAR)
-            count_read(P, rb->binds[i]->value->u.call.args[0], &reads);
+            count_read(P, rb->binds[i]->value->u.call.args[0], &inreads);
     /* parameters and values of other blocks keep their layout */
     PtrMap defined = { 0 };
     for (int i = 0; i < rb->nbinds; i++)
@@ -401,28 +450,47 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, Expr ***maps, int
         Node *nd = &P->nodes[c];
         char why[320];
         Expr *opm[FLOW_MAX_ARGS];
+        nd->call = e;
+        nd->item = -1;
+        /* an item of a tuple that a call of the block returns and nothing
+         * else reads: flow looks into that call */
+        int tk = e->kind == E_GETITEM && e->u.get.tuple->kind == E_VAR ? ptrmap_get(&P->at, e->u.get.tuple->u.var, 0) : 0;
+        Node *tn = tk ? &P->nodes[P->views[tk - 1].node] : NULL;
+        if (tn && tn->bd && tn->var == e->u.get.tuple->u.var && tn->bd->value->kind == E_CALL &&
+            ptrmap_get(&uses, tn->var, 0) == 1) {
+            nd->call = tn->bd->value;
+            nd->item = e->u.get.index;
+        }
         /* plannable: a call flow can move a rewrite through (probed with the identity) */
-        if (nd->t.ndim > 0 && e->kind == E_CALL && !is_layout_transform(e) && !nd->constant) {
+        if (nd->t.ndim > 0 && nd->call->kind == E_CALL && !is_layout_transform(nd->call) && !nd->constant) {
             Arena a = { 0 };
             int64_t box[IM_MAX_RANK];
             memcpy(box, nd->t.shape, (size_t)nd->t.ndim * sizeof *box);
             Expr *id = im_reshape_map(&a, &m->names, box, nd->t.ndim, box, nd->t.ndim);
-            nd->plannable = id && flow_probe(m, &P->scratch, &a, e, id, opm, &nd->items, &nd->nitems, why, sizeof why) == 0;
+            nd->plannable = id && flow_probe(m, &P->scratch, &a, nd->call, nd->item, id, opm, &nd->items, &nd->nitems,
+                                             why, sizeof why) == 0;
             arena_free(&a);
+            if (!nd->plannable && nd->item < 0 && e->u.call.nargs == 1 && e->u.call.args[0]->kind == E_VAR) {
+                nd->items = e->u.call.args;
+                nd->nitems = 1;
+                nd->readable = 1;
+            }
+            if (nd->plannable && nd->item >= 0)
+                tn->absorbed = 1;
         }
     }
     /* candidates, backwards to a fixed point */
     Walk W = { 0 };
     for (int round = 0; round < 16; round++) {
         W.changed = 0;
-        walk_block(P, &W, &uses, &reads);
+        walk_block(P, &W, &uses, &inreads);
         if (!W.changed)
             break;
     }
     /* the problem */
     UseList *ul = calloc((size_t)P->n + 1, sizeof *ul);
     W = (Walk){ .uses = ul, .phase = 1 };
-    walk_block(P, &W, &uses, &reads);
+    walk_block(P, &W, &uses, &inreads);
     PlanProblem pb = { calloc((size_t)P->n + 1, sizeof *pb.vars), P->n };
     for (int c = 0; c < P->n; c++) {
         Node *nd = &P->nodes[c];
@@ -436,6 +504,8 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, Expr ***maps, int
         for (int l = 0; l < nd->nlab; l++)
             for (int k = 0; k < nd->nkey; k++)
                 v->rewrite[l * nd->nkey + k] = nd->constant ? 0 : (nd->keys[l].bytes + nd->keys[k].bytes) * 4096 + 1;
+        v->store = malloc((size_t)nd->nlab * sizeof *v->store);
+        memcpy(v->store, nd->store, (size_t)nd->nlab * sizeof *v->store);
         v->uses = ul[c].v;
         v->nuses = ul[c].n;
     }
@@ -449,14 +519,19 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, Expr ***maps, int
             Node *nd = &P->nodes[c];
             if (r.label[c] == 0)
                 continue;
+            Expr *keep = nd->reads[r.label[c]] ? nd->reads[r.label[c]] : nd->keys[r.label[c]].map;
             if (*nmaps == *capmaps) {
                 *capmaps = *capmaps ? 2 * *capmaps : 16;
                 *maps = realloc(*maps, (size_t)*capmaps * sizeof **maps);
             }
-            (*maps)[(*nmaps)++] = clone_expr(&m->arena, &(Subst){ 0 }, nd->keys[r.label[c]].map);
-            ptrmap_put(plan, nd->var, *nmaps);
-            note_add(P->notes, nd->bd->loc, "%s is stored in layout %s", var_said(nd->var),
-                     layout_text(P, &nd->keys[r.label[c]], buf, sizeof buf));
+            (*maps)[(*nmaps)++] = clone_expr(&m->arena, &(Subst){ 0 }, keep);
+            ptrmap_put(nd->reads[r.label[c]] ? reads : plan, nd->var, *nmaps);
+            if (nd->reads[r.label[c]])
+                note_add(P->notes, nd->bd->loc, "%s reads its operand in layout %s", var_said(nd->var),
+                         expr_text(keep, buf, sizeof buf));
+            else
+                note_add(P->notes, nd->bd->loc, "%s is stored in layout %s", var_said(nd->var),
+                         layout_text(P, &nd->keys[r.label[c]], buf, sizeof buf));
         }
         /* the rewrites the plan leaves */
         for (int c = 0; c < P->n; c++) {
@@ -465,7 +540,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, Expr ***maps, int
             for (int u = 0; u < pb.vars[c].nuses; u++) {
                 const PlanUse *use = &pb.vars[c].uses[u];
                 int k = use->user < 0 ? use->key[0] : use->key[r.label[use->user]];
-                if (k < 0 || k == r.label[c] || seen[k])
+                if (k < 0 || k == nd->store[r.label[c]] || seen[k])
                     continue;
                 seen[k] = 1;
                 int64_t bytes = nd->constant ? 0 : nd->keys[r.label[c]].bytes + nd->keys[k].bytes;
@@ -490,11 +565,12 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, Expr ***maps, int
         free(pb.vars[c].uses);
         free(pb.vars[c].unary);
         free(pb.vars[c].rewrite);
+        free(pb.vars[c].store);
     }
     free(pb.vars);
     free(ul);
     ptrmap_free(&uses);
-    ptrmap_free(&reads);
+    ptrmap_free(&inreads);
 }
 
 int pass_plan(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
@@ -507,13 +583,13 @@ int pass_plan(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         if (!is_plannable(fn))
             continue;
         Notes notes = { 0 };
-        PtrMap plan = { 0 };
+        PtrMap plan = { 0 }, reads = { 0 };
         Expr **maps = NULL;
         int nmaps = 0, capmaps = 0;
         infer_types(m, fn);
         for (int b = 0; b < fn->nblocks; b++) {
             Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .notes = &notes };
-            plan_block(&P, ctx, &plan, &maps, &nmaps, &capmaps);
+            plan_block(&P, ctx, &plan, &reads, &maps, &nmaps, &capmaps);
             ptrmap_free(&P.at);
             free(P.nodes);
             free(P.views);
@@ -521,9 +597,10 @@ int pass_plan(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
             arena_free(&P.scratch);
         }
         if (nmaps)
-            flow_realize(m, fn, ctx, &notes, &plan, maps);
+            flow_realize(m, fn, ctx, &notes, &plan, maps, &reads);
         free(maps);
         ptrmap_free(&plan);
+        ptrmap_free(&reads);
         notes_emit(&notes, ctx, "plan", 0);
     }
     return 0;

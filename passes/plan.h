@@ -33,7 +33,10 @@ typedef struct PlanVar {
     int nlab;             /* labels, at least 1 */
     int nkey;             /* keys, at least nlab */
     int64_t *unary;       /* [nlab]: cost of each label (PLAN_INF: impossible) */
-    int64_t *rewrite;     /* [nlab * nkey]: a rewrite from label l to key k (k == l: unused) */
+    int64_t *rewrite;     /* [nlab * nkey]: a rewrite from label l to key k (k == store(l): unused) */
+    int *store;           /* [nlab]: the key label l holds the value in (NULL: key l); two labels may
+                             store alike and differ in what their users are asked (a reduction that
+                             reads its operand in another layout) */
     PlanUse *uses;
     int nuses;
 } PlanVar;

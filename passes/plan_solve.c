@@ -24,7 +24,7 @@ static int64_t payment(const PlanVar *v, int lb, const int *label, char *seen)
     for (int u = 0; u < v->nuses; u++) {
         const PlanUse *use = &v->uses[u];
         int k = use->user < 0 ? use->key[0] : use->key[label[use->user]];
-        if (k < 0 || k == lb || seen[k])
+        if (k < 0 || k == (v->store ? v->store[lb] : lb) || seen[k])
             continue;
         seen[k] = 1;
         c = add_cost(c, v->rewrite[lb * v->nkey + k]);

@@ -4,7 +4,8 @@
  * function's result (a fixed use), some values with one label (parameters,
  * frozen calls), the others with 2 or 3 (the problem's width); keys past a
  * value's labels (layouts it cannot be stored in); labels a value cannot
- * take (an operator that cannot compute in that layout). For each problem
+ * take (an operator that cannot compute in that layout); labels that store
+ * the value alike and differ only in what their users are asked. For each problem
  * every assignment is enumerated and costed by this file's own reading of
  * the definition in plan.h; the solver must return an assignment of that
  * minimal cost, say it is exact, and plan_cost must agree. A second solve
@@ -37,7 +38,7 @@ static int64_t brute_cost(const PlanProblem *p, const int *label)
             return PLAN_INF;
         c += v->unary[label[b]];
         for (int k = 0; k < v->nkey; k++) {
-            if (k == label[b])
+            if (k == (v->store ? v->store[label[b]] : label[b]))
                 continue;
             int asked = 0;
             for (int u = 0; u < v->nuses && !asked; u++)
@@ -61,6 +62,11 @@ static void make(PlanProblem *p, int n, int width)
         for (int l = 0; l < v->nlab; l++)   /* label 0 rarely impossible: some problems have no answer */
             v->unary[l] = rnd(l ? 6 : 30) == 0 ? PLAN_INF : rnd(3) == 0 ? (int64_t)rnd(50) : 0;
         v->rewrite = calloc((size_t)(v->nlab * v->nkey), sizeof *v->rewrite);
+        if (v->nlab > 1 && rnd(4) == 0) {   /* labels that store alike */
+            v->store = calloc((size_t)v->nlab, sizeof *v->store);
+            for (int l = 1; l < v->nlab; l++)
+                v->store[l] = rnd(2) ? (int)rnd((uint32_t)l) : l;
+        }
         int64_t bytes = rnd(5) == 0 ? 0 : 1 + rnd(64);   /* 0: a constant, rewritten for free */
         for (int i = 0; i < v->nlab * v->nkey; i++)
             v->rewrite[i] = bytes ? (bytes + rnd(32)) * 4096 + 1 : 0;
@@ -87,6 +93,7 @@ static void drop(PlanProblem *p)
         free(p->vars[b].uses);
         free(p->vars[b].unary);
         free(p->vars[b].rewrite);
+        free(p->vars[b].store);
     }
     free(p->vars);
 }
