@@ -31,6 +31,8 @@ enum { MAX_LABELS = 4, MAX_KEYS = 24 };
 
 typedef struct Key {
     IndexMap *im;         /* over the value's shape; NULL: as written */
+    int has_pad;          /* its padding holds pad (else: undefined, or none) */
+    double pad;
     Expr *map;            /* the same as an index map (labels only) */
     int64_t bytes;
 } Key;
@@ -59,6 +61,8 @@ typedef struct Node {
 typedef struct View {
     int node;
     IndexMap *im;
+    int has_pad;          /* a rewrite on the way pads with pad */
+    double pad;
 } View;
 
 typedef struct Planner {
@@ -83,13 +87,13 @@ static int64_t tensor_bytes(const TensorType *t)
     return n;
 }
 
-static int add_view(Planner *P, Var *v, int node, IndexMap *im)
+static int add_view(Planner *P, Var *v, int node, IndexMap *im, int has_pad, double pad)
 {
     if (P->nviews == P->capviews) {
         P->capviews = P->capviews ? 2 * P->capviews : 64;
         P->views = realloc(P->views, (size_t)P->capviews * sizeof *P->views);
     }
-    P->views[P->nviews] = (View){ node, im };
+    P->views[P->nviews] = (View){ node, im, has_pad, pad };
     ptrmap_put(&P->at, v, ++P->nviews);
     return P->nviews - 1;
 }
@@ -112,7 +116,7 @@ static int add_node(Planner *P, Var *v, Binding *bd)
     else
         nd->keys[0].bytes = tensor_bytes(&nd->t);
     nd->constant = bd && bd->value->kind == E_CONST;
-    add_view(P, v, P->n, NULL);
+    add_view(P, v, P->n, NULL, 0, 0);
     return P->n++;
 }
 
@@ -150,19 +154,22 @@ static IndexMap *through(Planner *P, const View *w, const Expr *d, int *bad)
 
 /* The key of im among node's, added when new (a label when as_label and
  * the map is one to one and onto, and there is room); -1 when full. */
-static int key_of(Planner *P, Node *nd, IndexMap *im, int as_label)
+static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, int as_label)
 {
     if (!im)
         return 0;
+    if (has_pad && as_label)
+        return -1;
     for (int k = 1; k < nd->nkey; k++)
-        if (nd->keys[k].im && nd->keys[k].im->nout == im->nout &&
+        if (nd->keys[k].im && nd->keys[k].im->nout == im->nout && nd->keys[k].has_pad == has_pad &&
+            (!has_pad || nd->keys[k].pad == pad) &&
             memcmp(nd->keys[k].im->obox, im->obox, (size_t)im->nout * sizeof *im->obox) == 0 && im_equal(nd->keys[k].im, im))
             return k;
     int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
     if (as_label) {
         if (!nd->plannable || nd->nlab >= MAX_LABELS || nd->nkey > nd->nlab || im_classify(im, wa, wb) != IM_BIJECTIVE)
             return -1;
-        nd->keys[nd->nlab] = (Key){ im, im_to_expr(&P->a, &P->m->names, im), nd->keys[0].bytes };
+        nd->keys[nd->nlab] = (Key){ im, 0, 0, im_to_expr(&P->a, &P->m->names, im), nd->keys[0].bytes };
         nd->store[nd->nlab] = nd->nlab;
         nd->nkey = ++nd->nlab;
         return nd->nlab - 1;
@@ -172,7 +179,7 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int as_label)
     int64_t bytes = dtype_size(nd->t.dtype);
     for (int d = 0; d < im->nout; d++)
         bytes *= im->obox[d];
-    nd->keys[nd->nkey] = (Key){ im, NULL, bytes };
+    nd->keys[nd->nkey] = (Key){ im, has_pad, pad, NULL, bytes };
     return nd->nkey++;
 }
 
@@ -249,11 +256,11 @@ static void fixed_use(Planner *P, const Expr *e, void *data)
     Node *nd = &P->nodes[v.node];
     if (W->phase == 0) {
         int before = nd->nlab;
-        key_of(P, nd, v.im, 1);
+        key_of(P, nd, v.im, v.has_pad, v.pad, 1);
         W->changed |= nd->nlab != before;
         return;
     }
-    int k = key_of(P, nd, v.im, 0);
+    int k = key_of(P, nd, v.im, v.has_pad, v.pad, 0);
     use_add(P, &W->uses[v.node], -1, &k, 1);
 }
 
@@ -279,7 +286,7 @@ static int reading_label(Planner *P, Node *nc, IndexMap *cand, const int64_t *sh
         if (nc->reads[l] && expr_equal(nc->reads[l], pm))
             return 0;
     int l = nc->nlab;
-    nc->keys[l] = (Key){ NULL, NULL, nc->keys[0].bytes };
+    nc->keys[l] = (Key){ NULL, 0, 0, NULL, nc->keys[0].bytes };
     nc->store[l] = 0;
     nc->reads[l] = pm;
     nc->probed[l] = nc->ok[l] = 1;
@@ -328,7 +335,7 @@ static void forward_candidates(Planner *P, int c, Walk *W)
             if (!cand || im_is_identity(cand))
                 continue;
             int before = nc->nlab;
-            key_of(P, nc, cand, 1);
+            key_of(P, nc, cand, 0, 0, 1);
             W->changed |= nc->nlab != before;
         }
     }
@@ -357,11 +364,11 @@ static void call_uses(Planner *P, int c, Walk *W)
             if (W->phase == 0) {
                 int before = nd->nlab;
                 if (!bad)
-                    key_of(P, nd, im, 1);
+                    key_of(P, nd, im, v.has_pad, v.pad, 1);
                 W->changed |= nd->nlab != before;
                 keys[l] = 0;
             } else {
-                keys[l] = bad ? -1 : key_of(P, nd, im, 0);
+                keys[l] = bad ? -1 : key_of(P, nd, im, v.has_pad, v.pad, 0);
             }
         }
         if (W->phase == 1)
@@ -438,11 +445,16 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
     for (int i = 0; i < rb->nbinds; i++) {
         Binding *bd = rb->binds[i];
         Expr *e = bd->value;
-        if (is_layout_transform(e) && !call_kwarg(e, "pad_value")) {
+        double pv = 0;
+        int hp = is_layout_transform(e) ? const_number(call_kwarg(e, "pad_value"), &pv) : -1;
+        if (hp >= 0) {   /* a rewrite: a view of its operand (padding with a number, or none) */
             int w = view_of(P, e->u.call.args[0]), bad = 1;
             IndexMap *im = w >= 0 ? through(P, &P->views[w], call_kwarg(e, "index_map"), &bad) : NULL;
+            View *ow = w >= 0 ? &P->views[w] : NULL;
+            if (!bad && ow && ow->has_pad && hp && ow->pad != pv)
+                bad = 1;   /* two paddings with different values: a value of its own */
             if (!bad) {
-                add_view(P, bd->var, P->views[w].node, im);
+                add_view(P, bd->var, ow->node, im, ow->has_pad || hp, ow->has_pad ? ow->pad : pv);
                 continue;
             }
         }
@@ -586,6 +598,8 @@ int pass_plan(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         PtrMap plan = { 0 }, reads = { 0 };
         Expr **maps = NULL;
         int nmaps = 0, capmaps = 0;
+        /* fold's form first: pairs that cancel and dead values cost nothing */
+        fold_rewrites(m, fn, &notes);
         infer_types(m, fn);
         for (int b = 0; b < fn->nblocks; b++) {
             Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .notes = &notes };

@@ -3,6 +3,7 @@
  * layout rewrites green, and each edge carries the tensor's shape, so the
  * seed's diagrams can be drawn from lopt's own output. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dot.h"
@@ -130,9 +131,78 @@ static void scope_label(FILE *out, const StructInfo *s)
         fprintf(out, "\\n%s", vdev_str_scope(s->vdevice));
 }
 
+/* Values coloured by layout: a rewrite's result is in the layout its map
+ * names, a call's result in the layout of its first operand of the same
+ * rank, a parameter as written (no colour). Each distinct map gets the next
+ * colour of the palette, and a legend node says which. */
+typedef struct Layouts {
+    const Var **var;
+    int *which;           /* -1: as written, else an index into text */
+    int n, cap;
+    char **text;
+    int ntext, captext;
+} Layouts;
+
+static const char *const palette[] = { "#fdd49e", "#c7e9c0", "#c6dbef", "#fcc5c0", "#dadaeb", "#fee391",
+                                       "#d9f0d3", "#f2f0f7" };
+
+static int layout_of(const Layouts *L, const Expr *e)
+{
+    if (!e || e->kind != E_VAR)
+        return -1;
+    for (int i = L->n - 1; i >= 0; i--)
+        if (L->var[i] == e->u.var)
+            return L->which[i];
+    return -1;
+}
+
+static int var_rank(const StructInfo *s)
+{
+    return s && s->kind == SI_TENSOR ? s->ndim : -1;
+}
+
+static int layout_add(Layouts *L, const Var *v, const Expr *e)
+{
+    int which = -1;
+    char buf[256];
+    if (e->kind == E_CALL && is_rewrite(e) && strcmp(e->u.call.op->str, "R.layout_transform") == 0) {
+        for (int i = 0; i < e->u.call.nkw; i++)
+            if (strcmp(e->u.call.kw[i]->str, "index_map") == 0)
+                expr_text(e->u.call.args[e->u.call.nargs + i], buf, sizeof buf);
+        for (int k = 0; k < L->ntext && which < 0; k++)
+            if (strcmp(L->text[k], buf) == 0)
+                which = k;
+        if (which < 0) {
+            if (L->ntext == L->captext) {
+                L->captext = L->captext ? 2 * L->captext : 8;
+                L->text = realloc(L->text, (size_t)L->captext * sizeof *L->text);
+            }
+            L->text[L->ntext] = strdup(buf);
+            which = L->ntext++;
+        }
+    } else if (e->kind == E_CALL) {
+        const Expr *args = e->u.call.nargs >= 2 && e->u.call.args[0]->kind == E_GLOBAL ? e->u.call.args[1] : NULL;
+        int n = args ? (args->kind == E_TUPLE ? args->u.list.n : 0) : e->u.call.nargs;
+        for (int i = 0; i < n && which < 0; i++) {
+            const Expr *a = args ? args->u.list.items[i] : e->u.call.args[i];
+            if (a->kind == E_VAR && var_rank(a->u.var->sinfo) == var_rank(v->sinfo))
+                which = layout_of(L, a);
+        }
+    }
+    if (L->n == L->cap) {
+        L->cap = L->cap ? 2 * L->cap : 64;
+        L->var = realloc(L->var, (size_t)L->cap * sizeof *L->var);
+        L->which = realloc(L->which, (size_t)L->cap * sizeof *L->which);
+    }
+    L->var[L->n] = v;
+    L->which[L->n++] = which;
+    return which;
+}
+
 static void func_graph(FILE *out, const Func *fn)
 {
     int nconst = 0;
+    Layouts L = { 0 };
     char id[300];
     fprintf(out, "  subgraph \"cluster_%s\" {\n    label=\"%s\";\n", fn->name->str, fn->name->str);
     for (int i = 0; i < fn->nparams; i++)
@@ -174,12 +244,17 @@ static void func_graph(FILE *out, const Func *fn)
                 style = "shape=diamond";
                 args = e->u.rif.cond;
             }
+            int lay = layout_add(&L, bd->var, e);
             fprintf(out, "    %s [label=\"%s\\n%s", id, bd->var->name->str, what);
             if (e->kind == E_CALL && is_rewrite(e))
                 rewrite_label(out, e, bd->var->sinfo ? bd->var->sinfo : bd->annot);
             const StructInfo *si = bd->annot ? bd->annot : bd->var->sinfo;
             scope_label(out, si);
             fprintf(out, "\", %s", style);
+            if (lay >= 0 && strcmp(style, "shape=box") == 0)
+                fprintf(out, ", style=filled, fillcolor=\"%s\"", palette[lay % 8]);
+            else if (lay >= 0 && strstr(style, "fillcolor") && !strstr(style, "16b522"))
+                fprintf(out, ", color=\"%s\"", palette[lay % 8]);
             scope_style(out, si);
             fputs("];\n", out);
             if (e->kind != E_CONST)
@@ -188,6 +263,15 @@ static void func_graph(FILE *out, const Func *fn)
     snprintf(id, sizeof id, "\"%s.result\"", fn->name->str);
     fprintf(out, "    %s [label=\"result\", shape=doublecircle];\n", id);
     edges(out, fn, fn->result, id, &nconst);
+    for (int k = 0; k < L.ntext; k++) {
+        fprintf(out, "    \"%s.layout%d\" [label=\"layout ", fn->name->str, k);
+        label_text(out, L.text[k]);
+        fprintf(out, "\", shape=note, style=filled, fillcolor=\"%s\"];\n", palette[k % 8]);
+        free(L.text[k]);
+    }
+    free(L.text);
+    free(L.var);
+    free(L.which);
     fputs("  }\n", out);
 }
 

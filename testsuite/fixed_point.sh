@@ -1,5 +1,5 @@
 #!/bin/sh
-# flow,fold reach a fixed point: on every model of the suite, converted to
+# flow,fold (and plan,fold) reach a fixed point: on every model of the suite, converted to
 # NCHW4c and to NHWC, and on every pass test whose pipeline ends in
 # flow,fold, a second flow,fold changes nothing (a rewrite that sank
 # forward is not carried back up). Also run by `make check`.
@@ -12,23 +12,27 @@ fail=0 n=0
 for f in "$top"/examples/models/*.tir; do
     for opts in 'conv2d=NCHW4c:OIHW4o,max_pool2d=NCHW4c,adaptive_avg_pool2d=NCHW4c,resize2d=NCHW4c' \
                 'conv2d=NHWC:HWIO,max_pool2d=NHWC,adaptive_avg_pool2d=NHWC,resize2d=NHWC'; do
-        n=$((n + 1))
-        "$LOPT" --pass="convert-layout{$opts},flow,fold" "$f" >"$tmp/once" 2>"$tmp/err" &&
-            "$LOPT" --pass=flow,fold "$tmp/once" >"$tmp/twice" 2>>"$tmp/err"
-        if ! cmp -s "$tmp/once" "$tmp/twice"; then
-            echo "FAIL fixed point: $(basename "$f") convert-layout{$opts}"
-            diff "$tmp/once" "$tmp/twice" | cut -c1-160 | head -10
-            cat "$tmp/err"
-            fail=$((fail + 1))
-        fi
+        for p in flow plan; do
+            n=$((n + 1))
+            "$LOPT" --pass="convert-layout{$opts},$p,fold" "$f" >"$tmp/once" 2>"$tmp/err" &&
+                "$LOPT" --pass=$p,fold "$tmp/once" >"$tmp/twice" 2>>"$tmp/err"
+            if ! cmp -s "$tmp/once" "$tmp/twice"; then
+                echo "FAIL fixed point: $(basename "$f") convert-layout{$opts},$p,fold"
+                diff "$tmp/once" "$tmp/twice" | cut -c1-160 | head -10
+                cat "$tmp/err"
+                fail=$((fail + 1))
+            fi
+        done
     done
 done
 for t in "$top"/testsuite/passes/*/*.tir; do
-    pipe=$(head -n 1 "$t" | sed -n "s/^# lopt: .*--pass=['\"]*\([^ '\"]*flow,fold\)['\"]* .*/\1/p")
+    pipe=$(head -n 1 "$t" | sed -n "s/^# lopt: .*--pass=['\"]*\([^ '\"]*\(flow\|plan\),fold\)['\"]* .*/\1/p")
     [ -n "$pipe" ] || continue
     n=$((n + 1))
+    last=flow,fold
+    case $pipe in *plan,fold) last=plan,fold ;; esac
     "$LOPT" --pass="$pipe" "$t" >"$tmp/once" 2>"$tmp/err" || continue   # error tests
-    "$LOPT" --pass=flow,fold "$tmp/once" >"$tmp/twice" 2>>"$tmp/err"
+    "$LOPT" --pass=$last "$tmp/once" >"$tmp/twice" 2>>"$tmp/err"
     if ! cmp -s "$tmp/once" "$tmp/twice"; then
         echo "FAIL fixed point: ${t#$top/} --pass=$pipe"
         diff "$tmp/once" "$tmp/twice" | cut -c1-160 | head -10
