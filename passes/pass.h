@@ -63,6 +63,7 @@ int pass_fold_check(const PassOpt *opts, int nopts, char *err, size_t cap);
 int pass_hoist(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_plan(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_plan_check(const PassOpt *opts, int nopts, char *err, size_t cap);
 int pass_legalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_annotate_scope(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_annotate_scope_check(const PassOpt *opts, int nopts, char *err, size_t cap);

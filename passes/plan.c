@@ -77,6 +77,7 @@ typedef struct Planner {
     View *views;
     int nviews, capviews;
     Notes *notes;
+    int64_t max_cells;    /* plan{max-cells=N} */
 } Planner;
 
 static int64_t tensor_bytes(const TensorType *t)
@@ -522,7 +523,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         v->nuses = ul[c].n;
     }
     PlanResult r;
-    int rc = plan_solve(&pb, 0, &r);
+    int rc = plan_solve(&pb, P->max_cells, &r);
     int *as_written = calloc((size_t)P->n + 1, sizeof *as_written);
     int64_t before = plan_cost(&pb, as_written);
     char buf[400], buf2[400];
@@ -565,7 +566,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         note_add(P->notes, rb->loc, "the plan leaves rewrites moving %lld bytes (%lld rewrites), %s; as written: "
                  "%lld bytes (%lld rewrites); lower bound %lld bytes", (long long)(r.cost / 4096),
                  (long long)(r.cost % 4096), r.exact ? "optimal" : "not proven optimal: the problem was too wide "
-                 "for the exact search, the best assignment found is used", (long long)(before / 4096),
+                 "for the exact search (plan{max-cells=N}), the best assignment local moves found is used", (long long)(before / 4096),
                  (long long)(before % 4096), (long long)(r.bound / 4096));
     }
     (void)ctx;
@@ -585,10 +586,35 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
     ptrmap_free(&inreads);
 }
 
+/* plan{max-cells=N}: the largest table the exact search builds */
+static int max_cells_of(const PassOpt *opts, int nopts, int64_t *v, char *err, size_t cap)
+{
+    *v = (int64_t)1 << 22;
+    for (int i = 0; i < nopts; i++) {
+        char *end;
+        long long x = strtoll(opts[i].val, &end, 10);
+        if (strcmp(opts[i].key, "max-cells") != 0)
+            continue;
+        if (end == opts[i].val || *end || x < 1 || x > ((long long)1 << 30))
+            return snprintf(err, cap, "plan: max-cells=%s: expected a number of table cells from 1 to 2^30",
+                            opts[i].val), -1;
+        *v = x;
+    }
+    return 0;
+}
+
+int pass_plan_check(const PassOpt *opts, int nopts, char *err, size_t cap)
+{
+    int64_t v;
+    return max_cells_of(opts, nopts, &v, err, cap);
+}
+
 int pass_plan(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
-    (void)opts;
-    (void)nopts;
+    int64_t max_cells;
+    char err[256];
+    if (max_cells_of(opts, nopts, &max_cells, err, sizeof err))
+        return diag_error(ctx->src, (Loc){ 0, 0 }, "%s", err);   /* the pipeline's check has refused it already */
     int nf = m->nfuncs;
     for (int f = 0; f < nf; f++) {
         Func *fn = m->funcs[f];
@@ -602,7 +628,7 @@ int pass_plan(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         fold_rewrites(m, fn, &notes);
         infer_types(m, fn);
         for (int b = 0; b < fn->nblocks; b++) {
-            Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .notes = &notes };
+            Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .notes = &notes, .max_cells = max_cells };
             plan_block(&P, ctx, &plan, &reads, &maps, &nmaps, &capmaps);
             ptrmap_free(&P.at);
             free(P.nodes);
