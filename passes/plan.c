@@ -29,6 +29,14 @@
 
 enum { MAX_LABELS = 4, MAX_KEYS = 24 };
 
+/* The cost the solver minimizes: the bytes the rewrites left read and
+ * write, then their number, then the number of values moved out of the
+ * layout they are written in (of two plans that move as much, the one that
+ * changes less; an operator keeps its form where nothing is gained). */
+#define COST_MOVE ((int64_t)1)
+#define COST_REWRITE ((int64_t)1 << 12)
+#define COST_BYTE ((int64_t)1 << 24)
+
 typedef struct Key {
     IndexMap *im;         /* over the value's shape; NULL: as written */
     int has_pad;          /* its padding holds pad (else: undefined, or none) */
@@ -512,11 +520,11 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         v->nkey = nd->nkey;
         v->unary = calloc((size_t)nd->nlab, sizeof *v->unary);
         for (int l = 1; l < nd->nlab; l++)
-            v->unary[l] = probe(P, nd, l) ? 0 : PLAN_INF;
+            v->unary[l] = probe(P, nd, l) ? COST_MOVE : PLAN_INF;
         v->rewrite = calloc((size_t)(nd->nlab * nd->nkey), sizeof *v->rewrite);
         for (int l = 0; l < nd->nlab; l++)
             for (int k = 0; k < nd->nkey; k++)
-                v->rewrite[l * nd->nkey + k] = nd->constant ? 0 : (nd->keys[l].bytes + nd->keys[k].bytes) * 4096 + 1;
+                v->rewrite[l * nd->nkey + k] = nd->constant ? 0 : (nd->keys[l].bytes + nd->keys[k].bytes) * COST_BYTE + COST_REWRITE;
         v->store = malloc((size_t)nd->nlab * sizeof *v->store);
         memcpy(v->store, nd->store, (size_t)nd->nlab * sizeof *v->store);
         v->uses = ul[c].v;
@@ -564,10 +572,10 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             }
         }
         note_add(P->notes, rb->loc, "the plan leaves rewrites moving %lld bytes (%lld rewrites), %s; as written: "
-                 "%lld bytes (%lld rewrites); lower bound %lld bytes", (long long)(r.cost / 4096),
-                 (long long)(r.cost % 4096), r.exact ? "optimal" : "not proven optimal: the problem was too wide "
-                 "for the exact search (plan{max-cells=N}), the best assignment local moves found is used", (long long)(before / 4096),
-                 (long long)(before % 4096), (long long)(r.bound / 4096));
+                 "%lld bytes (%lld rewrites); lower bound %lld bytes", (long long)(r.cost / COST_BYTE),
+                 (long long)(r.cost % COST_BYTE / COST_REWRITE), r.method == PLAN_CUT ? "optimal (a minimum cut)" : r.exact ? "optimal (variable elimination)" : "not proven optimal: the problem was too wide "
+                 "for the exact search (plan{max-cells=N}), the best assignment local moves found is used", (long long)(before / COST_BYTE),
+                 (long long)(before % COST_BYTE / COST_REWRITE), (long long)(r.bound / COST_BYTE));
     }
     (void)ctx;
     free(as_written);

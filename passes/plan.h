@@ -11,10 +11,15 @@
  * key: uses asking the same layout share a rewrite. The plan minimizes the
  * unary costs plus those payments.
  *
- * With two labels per value this is a cut problem; with shared rewrites
- * the payment is a term over a value and all its users, not a pair, so the
- * solver eliminates variables one at a time (dynamic programming over an
- * elimination order, exact) while its tables stay under a limit, and past
+ * With at most two labels per value, and every layout asked of a value
+ * asked when its user takes its label 1 (or every one when it takes label
+ * 0, as when users ask their own layout), the payment of a shared rewrite
+ * is c * (value in the other label) * OR(users): a term a minimum s-t cut
+ * represents with one extra node per value and layout, so the solver
+ * computes a maximum flow (Dinic). Otherwise the payment is a term over a
+ * value and all its users that no cut represents, and the solver
+ * eliminates variables one at a time (dynamic programming over an
+ * elimination order, exact) while its tables stay under a limit; past it,
  * it improves the best assignment it has found by local moves and says the
  * answer is not proven optimal. */
 #ifndef LOPT_PLAN_H
@@ -51,7 +56,10 @@ typedef struct PlanResult {
     int64_t cost;
     int64_t bound;        /* a lower bound on the optimum (== cost when exact) */
     int exact;            /* the optimum, proven */
+    int method;           /* PLAN_CUT, PLAN_ELIMINATION or PLAN_LOCAL (not exact) */
 } PlanResult;
+
+enum { PLAN_CUT = 1, PLAN_ELIMINATION, PLAN_LOCAL };
 
 /* Solves p with tables of at most max_cells entries (0: a default of 2^22).
  * Fills r (r->label is malloc'd; free it). Returns 0, or -1 when no

@@ -1,4 +1,6 @@
-/* Solving the layout plan's problem (plan.h) exactly: variable elimination.
+/* Solving the layout plan's problem (plan.h) exactly: a minimum cut where
+ * the problem is one (two labels, the payments of the forms plan.h names),
+ * else variable elimination.
  * Every term is a table over a few variables (a unary cost, or a value's
  * payment for its rewrites over the value and its users). Eliminating a
  * variable x joins the tables that mention x and keeps, for each assignment
@@ -310,10 +312,225 @@ static int exact(Solver *S, int *label, int64_t *opt)
     return ok ? 0 : -1;
 }
 
+/* ---- two labels: a minimum s-t cut ----
+ *
+ * A variable on the source's side of the cut takes label 0, on the sink's
+ * label 1; an edge i -> j of capacity w is cut, and costs w, when i takes 0
+ * and j takes 1 (s and t are fixed to 0 and 1). Maximum flow by Dinic's
+ * algorithm; the source's side is what the residual network reaches. */
+
+typedef struct Net {
+    int n, *head, *level, *it;
+    int *to, *next;
+    int64_t *cap;
+    int ne, cape;
+} Net;
+
+#define CUT_INF ((int64_t)1 << 52)
+
+static int net_node(Net *N)
+{
+    N->head = realloc(N->head, ((size_t)N->n + 1) * sizeof *N->head);
+    N->head[N->n] = -1;
+    return N->n++;
+}
+
+static void net_arc(Net *N, int a, int b, int64_t c)
+{
+    if (N->ne + 2 > N->cape) {
+        N->cape = N->cape ? 2 * N->cape : 256;
+        N->to = realloc(N->to, (size_t)N->cape * sizeof *N->to);
+        N->next = realloc(N->next, (size_t)N->cape * sizeof *N->next);
+        N->cap = realloc(N->cap, (size_t)N->cape * sizeof *N->cap);
+    }
+    int pair[2][2] = { { a, b }, { b, a } };
+    for (int k = 0; k < 2; k++) {
+        N->to[N->ne] = pair[k][1];
+        N->cap[N->ne] = k ? 0 : c;
+        N->next[N->ne] = N->head[pair[k][0]];
+        N->head[pair[k][0]] = N->ne++;
+    }
+}
+
+static void net_edge(Net *N, int a, int b, int64_t c)
+{
+    if (c > 0)
+        net_arc(N, a, b, c >= PLAN_INF ? CUT_INF : c);
+}
+
+/* Breadth first from s over arcs with room; returns whether t is reached. */
+static int levels(Net *N, int s, int t, int *queue)
+{
+    for (int i = 0; i < N->n; i++)
+        N->level[i] = -1;
+    int qh = 0, qt = 0;
+    N->level[s] = 0;
+    queue[qt++] = s;
+    while (qh < qt) {
+        int u = queue[qh++];
+        for (int e = N->head[u]; e >= 0; e = N->next[e])
+            if (N->cap[e] > 0 && N->level[N->to[e]] < 0) {
+                N->level[N->to[e]] = N->level[u] + 1;
+                queue[qt++] = N->to[e];
+            }
+    }
+    return N->level[t] >= 0;
+}
+
+/* One augmenting path of the level graph, found depth first without
+ * recursion; returns the flow pushed (0: none is left). */
+static int64_t augment(Net *N, int s, int t, int *stack)
+{
+    int depth = 0, u = s;
+    for (;;) {
+        if (u == t) {
+            int64_t f = CUT_INF;
+            for (int k = 0; k < depth; k++)
+                if (N->cap[stack[k]] < f)
+                    f = N->cap[stack[k]];
+            for (int k = 0; k < depth; k++) {
+                N->cap[stack[k]] -= f;
+                N->cap[stack[k] ^ 1] += f;
+            }
+            return f;
+        }
+        int e = N->it[u];
+        while (e >= 0 && !(N->cap[e] > 0 && N->level[N->to[e]] == N->level[u] + 1))
+            e = N->next[e];
+        N->it[u] = e;
+        if (e >= 0) {
+            stack[depth++] = e;
+            u = N->to[e];
+            continue;
+        }
+        if (depth == 0)
+            return 0;
+        N->level[u] = -1;   /* a dead end: not again in this phase */
+        u = N->to[stack[--depth] ^ 1];
+        N->it[u] = N->next[N->it[u]];
+    }
+}
+
+static int64_t max_flow(Net *N, int s, int t)
+{
+    int64_t flow = 0;
+    int *queue = malloc((size_t)N->n * sizeof *queue), *stack = malloc((size_t)N->n * sizeof *stack);
+    N->level = malloc((size_t)N->n * sizeof *N->level);
+    N->it = malloc((size_t)N->n * sizeof *N->it);
+    while (flow < CUT_INF && levels(N, s, t, queue)) {
+        for (int i = 0; i < N->n; i++)
+            N->it[i] = N->head[i];
+        for (int64_t f; (f = augment(N, s, t, stack)) > 0 && flow < CUT_INF;)
+            flow += f;
+    }
+    levels(N, s, t, queue);   /* level >= 0: the source's side */
+    free(queue);
+    free(stack);
+    return flow;
+}
+
+/* The literal "use u asks key k": 0 never, 1 always, 2 when its user takes
+ * label 1, 3 when it takes label 0. */
+static int literal(const PlanProblem *p, const PlanUse *u, int k)
+{
+    if (u->user < 0 || p->vars[u->user].nlab == 1)
+        return u->key[0] == k;
+    int a0 = u->key[0] == k, a1 = u->key[1] == k;
+    return a0 && a1 ? 1 : a1 ? 2 : a0 ? 3 : 0;
+}
+
+/* Builds the network of p; -1 when a payment is not a cut term. */
+static int build_cut(const PlanProblem *p, Net *N)
+{
+    net_node(N);
+    net_node(N);   /* s = 0, t = 1, then one node per variable */
+    for (int v = 0; v < p->n; v++) {
+        const PlanVar *pv = &p->vars[v];
+        if (pv->nlab > 2 || (pv->store && pv->nlab == 2 && pv->store[1] != 1))
+            return -1;
+        int x = net_node(N);
+        if (pv->nlab == 1)
+            net_edge(N, 0, x, PLAN_INF);   /* fixed to label 0 */
+        else {
+            net_edge(N, x, 1, pv->unary[0]);
+            net_edge(N, 0, x, pv->unary[1]);
+        }
+    }
+    for (int b = 0; b < p->n; b++) {
+        const PlanVar *pv = &p->vars[b];
+        int xb = 2 + b;
+        for (int k = 0; k < pv->nkey; k++) {
+            int64_t c0 = k != 0 ? pv->rewrite[k] : 0, c1 = pv->nlab > 1 && k != 1 ? pv->rewrite[pv->nkey + k] : 0;
+            int always = 0, pos = 0, neg = 0;
+            for (int u = 0; u < pv->nuses; u++) {
+                int l = literal(p, &pv->uses[u], k);
+                always |= l == 1;
+                pos |= l == 2;
+                neg |= l == 3;
+            }
+            if (always) {   /* asked whatever the users do: the value's own choice */
+                if (pv->nlab > 1) {
+                    net_edge(N, xb, 1, c0);
+                    net_edge(N, 0, xb, c1);
+                }
+                continue;
+            }
+            if (!pos && !neg)
+                continue;
+            if (pos && neg)
+                return -1;
+            if (pv->nlab == 1)
+                c1 = c0;   /* x_b is 0: the payment is c0 * asked */
+            int z = net_node(N);
+            if (pos) {   /* asked = OR(x_u) = z; c1 * z + (c0 - c1) * (1 - x_b) * z */
+                if (c1 > c0)
+                    return -1;
+                net_edge(N, 0, z, c1);
+                net_edge(N, xb, z, c0 - c1);
+            } else {     /* asked = OR(1 - x_u) = 1 - z; c0 * (1 - z) + (c1 - c0) * x_b * (1 - z) */
+                if (c0 > c1)
+                    return -1;
+                net_edge(N, z, 1, c0);
+                net_edge(N, z, xb, c1 - c0);
+            }
+            for (int u = 0; u < pv->nuses; u++) {
+                int l = literal(p, &pv->uses[u], k), xu = 2 + pv->uses[u].user;
+                if (l == 2)
+                    net_edge(N, z, xu, PLAN_INF);   /* z >= x_u */
+                else if (l == 3)
+                    net_edge(N, xu, z, PLAN_INF);   /* z <= x_u */
+            }
+        }
+    }
+    return 0;
+}
+
+static int cut_solve(const PlanProblem *p, int *label)
+{
+    Net N = { 0 };
+    int ok = build_cut(p, &N) == 0 && max_flow(&N, 0, 1) < CUT_INF;
+    for (int v = 0; ok && v < p->n; v++)
+        label[v] = N.level[2 + v] >= 0 ? 0 : 1;
+    free(N.head);
+    free(N.level);
+    free(N.it);
+    free(N.to);
+    free(N.next);
+    free(N.cap);
+    return ok ? 0 : -1;
+}
+
 int plan_solve(const PlanProblem *p, int64_t max_cells, PlanResult *r)
 {
     Solver S = { .p = p, .max_cells = max_cells > 0 ? max_cells : (int64_t)1 << 22 };
     int *label = calloc((size_t)p->n + 1, sizeof *label);
+    if (cut_solve(p, label) == 0) {
+        r->label = label;
+        r->cost = r->bound = plan_cost(p, label);
+        r->exact = 1;
+        r->method = PLAN_CUT;
+        return r->cost >= PLAN_INF ? -1 : 0;
+    }
     int built = 1;
     int64_t bound = 0;
     for (int v = 0; v < p->n; v++) {
@@ -332,6 +549,7 @@ int plan_solve(const PlanProblem *p, int64_t max_cells, PlanResult *r)
         }
     int64_t opt = PLAN_INF;
     r->exact = built && exact(&S, label, &opt) == 0;
+    r->method = r->exact ? PLAN_ELIMINATION : PLAN_LOCAL;
     if (!r->exact) {
         for (int v = 0; v < p->n; v++) {   /* start from the cheapest possible label of each */
             label[v] = 0;
