@@ -253,6 +253,70 @@ def check_resize():
             exact("resize2d %s %s %s %s" % (dt, lay, method, mode), run(text, {"x": xl})[0], np.ascontiguousarray(want))
 
 
+def pool_ceil_ref(x, k, stride, pad, kind, ceil, cip):
+    """NCHW pooling in float64 with ceil_mode (the output extent rounded up, as
+    Relax infers it) and count_include_pad (avg: divide by the window's points
+    inside the input with its declared padding, else by those inside the input)."""
+    n, c, h, w = x.shape
+    ext = []
+    for a, (size, lo, hi) in enumerate(((h, pad[0], pad[2]), (w, pad[1], pad[3]))):
+        span = size + lo + hi - k[a]
+        ext.append((span + (stride[a] - 1 if ceil else 0)) // stride[a] + 1)
+    y = np.zeros((n, c, ext[0], ext[1]))
+    xv = x.astype(np.float64)
+    for i in range(ext[0]):
+        for j in range(ext[1]):
+            h0, w0 = i * stride[0] - pad[0], j * stride[1] - pad[1]
+            hs, he, ws, we = max(h0, 0), min(h0 + k[0], h), max(w0, 0), min(w0 + k[1], w)
+            win = xv[:, :, hs:he, ws:we]
+            if kind == "max":
+                y[:, :, i, j] = win.max(axis=(2, 3)) if win.size else np.finfo(x.dtype).min
+                continue
+            if cip:
+                cnt = (min(h0 + k[0], h + pad[2]) - h0) * (min(w0 + k[1], w + pad[3]) - w0)
+            else:
+                cnt = max(he - hs, 0) * max(we - ws, 0)
+            y[:, :, i, j] = win.sum(axis=(2, 3)) / max(cnt, 1)
+    return y
+
+
+def nchw_to(x, lay):
+    """An NCHW array in NCHW, NHWC or NCHW4c."""
+    if lay == "NHWC":
+        return np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    if lay == "NCHW4c":
+        n, c, h, w = x.shape
+        return np.ascontiguousarray(x.reshape(n, c // 4, 4, h, w).transpose(0, 1, 3, 4, 2))
+    return x
+
+
+def check_pool_ceil_layout():
+    """max/avg_pool2d with ceil_mode, count_include_pad and an out_layout other
+    than the layout; adaptive_avg_pool2d with an out_layout: two shapes, two dtypes."""
+    cases = ((("max", (1, 4, 8, 7), (3, 2), (2, 2), (0, 0, 0, 0), True, False, "NCHW", "NHWC")),
+             (("avg", (2, 8, 6, 7), (3, 3), (2, 3), (1, 1, 1, 0), True, True, "NCHW4c", "NCHW")),
+             (("avg", (1, 4, 5, 5), (2, 2), (2, 2), (1, 0, 1, 0), True, False, "NHWC", "NCHW4c")),
+             (("max", (2, 8, 5, 9), (2, 3), (3, 2), (1, 1, 1, 1), False, False, "NCHW4c", "NHWC")))
+    for kind, shape, k, stride, pad, ceil, cip, lay, olay in cases:
+        for dt, tol in (("float32", 1e-6), ("float16", 1e-3)):
+            x = grid(*shape).astype(dt)
+            ref = nchw_to(pool_ceil_ref(x, k, stride, pad, kind, ceil, cip), olay)
+            xl = nchw_to(x, lay)
+            body = ("R.nn.%s_pool2d(x, pool_size=%s, strides=%s, padding=%s, ceil_mode=%s%s, layout=\"%s\", "
+                    "out_layout=\"%s\")" % (kind, list(k), list(stride), list(pad), ceil,
+                                             ", count_include_pad=True" if cip else "", lay, olay))
+            text = module([("x", xl.shape)], ref.shape, body, dt)
+            check("%s_pool2d %s %s ceil=%s %s to %s" % (kind, dt, shape, ceil, lay, olay), run(text, {"x": xl})[0],
+                  ref, tol, tol)
+    for shape, (oh, ow), lay, olay in (((1, 4, 7, 5), (3, 2), "NCHW", "NCHW4c"), ((2, 8, 6, 6), (4, 3), "NCHW4c", "NHWC")):
+        for dt, tol in (("float32", 1e-6), ("float16", 1e-3)):
+            x = grid(*shape).astype(dt)
+            ref = nchw_to(adaptive_pool_ref(x, oh, ow), olay)
+            text = module([("x", nchw_to(x, lay).shape)], ref.shape, 'R.nn.adaptive_avg_pool2d(x, output_size=[%d, %d], '
+                          'layout="%s", out_layout="%s")' % (oh, ow, lay, olay), dt)
+            check("adaptive_avg_pool2d %s %s to %s" % (dt, lay, olay), run(text, {"x": nchw_to(x, lay)})[0], ref, tol, tol)
+
+
 def main():
     # conv2d NCHW, stride 2, padding 1
     x, w = grid(1, 8, 9, 9), grid(4, 8, 3, 3)
@@ -311,6 +375,7 @@ def main():
     check_more_ops()
     check_resize()
     check_gather()
+    check_pool_ceil_layout()
     print("numpy_check: %d failure%s" % (failures, "" if failures == 1 else "s"))
     return 1 if failures else 0
 

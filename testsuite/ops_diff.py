@@ -520,6 +520,14 @@ def gen_pad(g, op):
     return c
 
 
+def out_layout(g, lay, ch):
+    """A pool's out_layout: mostly its layout, now and then another of N, C,
+    H, W (the channels split by a factor that divides them, or not)."""
+    if g.chance(0.6):
+        return lay
+    return random_layout(g, "NCHW", {1: f} if (f := pick_split(g, ch)) else {})
+
+
 def gen_pool(g, op):
     avg = op == "R.nn.avg_pool2d"
     dt = g.pick(["float32", "float32", "float16", "float16", "int32"])
@@ -534,10 +542,12 @@ def gen_pool(g, op):
     attrs += window_attrs(g, stride, dil, pad)
     if lay != "NCHW" or g.chance(0.2):
         attrs.append('layout="%s"' % lay)
-    if g.chance(0.2):
-        attrs.append('out_layout="%s"' % lay)
-    if g.chance(0.2):
-        attrs.append("ceil_mode=False")
+    olay = out_layout(g, lay, ch)
+    if olay != lay or g.chance(0.2):
+        attrs.append('out_layout="%s"' % olay)
+    ceil = g.chance(0.4)
+    if ceil or g.chance(0.2):
+        attrs.append("ceil_mode=%s" % ceil)
     cip = False
     if avg and g.chance(0.6):
         cip = g.chance(0.5)
@@ -548,8 +558,11 @@ def gen_pool(g, op):
     c.lines.append("%s = %s(%s, %s)" % (y, op, p, ", ".join(attrs)))
     # the reference: every window point, in or out of the input
     v = f64(x) if is_float(dt) else x.astype(np.int64)
-    oh = (h + pad[0] + pad[2] - dil[0] * (ph - 1) - 1) // stride[0] + 1
-    ow = (w + pad[1] + pad[3] - dil[1] * (pw - 1) - 1) // stride[1] + 1
+    # ceil_mode rounds the division by the stride up (as Relax infers it)
+    oh = (h + pad[0] + pad[2] - dil[0] * (ph - 1) - 1 + (stride[0] - 1 if ceil else 0)) // stride[0] + 1
+    ow = (w + pad[1] + pad[3] - dil[1] * (pw - 1) - 1 + (stride[1] - 1 if ceil else 0)) // stride[1] + 1
+    # count_include_pad: the window's points inside the input with its declared padding
+    incl = np.zeros((oh, ow), dtype=np.int64)
     if is_float(dt):
         lowest = float(np.finfo(NP[dt]).min)
     else:
@@ -564,6 +577,8 @@ def gen_pool(g, op):
                 for b in range(pw):
                     hh = i * stride[0] + a * dil[0] - pad[0]
                     ww = j * stride[1] + b * dil[1] - pad[1]
+                    if -pad[0] <= hh < h + pad[2] and -pad[1] <= ww < w + pad[3]:
+                        incl[i, j] += 1
                     if 0 <= hh < h and 0 <= ww < w:
                         acc[:, :, i, j] += v[:, :, hh, ww]
                         mag[:, :, i, j] += np.abs(v[:, :, hh, ww])
@@ -574,17 +589,17 @@ def gen_pool(g, op):
     if not avg:
         want, tol = mx, 0.0
     else:
-        div = np.full((oh, ow), ph * pw) if cip else np.maximum(cnt, 1)
+        div = np.maximum(incl if cip else cnt, 1)
         if is_float(dt):
             want = acc / div
             tol = sum_tol(dt, ph * pw, mag) / div + rounding_tol(dt, want)
         else:
             want, tol = trunc_div(acc, np.broadcast_to(div, acc.shape)), 0.0
     if is_float(dt):
-        c.outs.append(Out(y, to_layout(want, lay, "NCHW"), dt,
-                          tol if np.isscalar(tol) else to_layout(tol, lay, "NCHW")))
+        c.outs.append(Out(y, to_layout(want, olay, "NCHW"), dt,
+                          tol if np.isscalar(tol) else to_layout(tol, olay, "NCHW")))
     else:
-        c.outs.append(Out(y, wrap_int(to_layout(want, lay, "NCHW"), dt), dt))
+        c.outs.append(Out(y, wrap_int(to_layout(want, olay, "NCHW"), dt), dt))
     return c
 
 
@@ -895,8 +910,9 @@ def gen_adaptive(g, op):
         attrs.append("output_size=" + ints_text([oh, ow]))
     if lay != "NCHW" or g.chance(0.2):
         attrs.append('layout="%s"' % lay)
-    if g.chance(0.2):
-        attrs.append('out_layout="%s"' % lay)
+    olay = out_layout(g, lay, ch)
+    if olay != lay or g.chance(0.2):
+        attrs.append('out_layout="%s"' % olay)
     c = Case(op, "%s %s %s" % (dt, (n, ch, h, w), ", ".join(attrs)))
     p = g.param(c, to_layout(x, lay, "NCHW"))
     y = g.name("y")
@@ -915,10 +931,10 @@ def gen_adaptive(g, op):
     if is_float(dt):
         want = acc / cnt
         tol = sum_tol(dt, int(cnt.max()), mag) / cnt + rounding_tol(dt, want)
-        c.outs.append(Out(y, to_layout(want, lay, "NCHW"), dt, to_layout(tol, lay, "NCHW")))
+        c.outs.append(Out(y, to_layout(want, olay, "NCHW"), dt, to_layout(tol, olay, "NCHW")))
     else:
         want = trunc_div(acc, np.broadcast_to(cnt, acc.shape))
-        c.outs.append(Out(y, wrap_int(to_layout(want, lay, "NCHW"), dt), dt))
+        c.outs.append(Out(y, wrap_int(to_layout(want, olay, "NCHW"), dt), dt))
     return c
 
 

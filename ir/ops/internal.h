@@ -23,7 +23,7 @@ typedef struct Plan {
     int axes[OP_MAX_RANK];     /* permute: out dim d reads input dim axes[d]; reduce: reduced dims flagged */
     int keepdims;
     int64_t stride[2], pad[4], dil[2], groups;
-    int dpos[4], kpos[4];      /* pooling: positions of N C H W in the layout */
+    int dpos[4], kpos[4];      /* pooling, resize: positions of H and W in the layout and out_layout */
     Lay dl, kl, ol;            /* conv2d: data, kernel and output layouts */
     int64_t dext[4], kext[4];  /* conv2d: logical N C H W and O I H W */
     int64_t before[OP_MAX_RANK], step[OP_MAX_RANK];   /* pad: leading pads; slice: begin and stride */
@@ -111,6 +111,8 @@ typedef struct LaySplit {
 } LaySplit;
 void lay_index(B *b, const Lay *l, Expr *const *logical, const LaySplit *sp, Expr **idx);
 int hw_layout(const Expr *call, const TensorType *a, Plan *p, OpError *err);
+int hw_out(const Expr *call, const TensorType *a, int64_t oh, int64_t ow, Plan *p, OpError *err);
+void hw_index(B *b, const Plan *p, Expr *const *x, Expr *h, Expr *w, Expr **idx);
 int window_attrs(const Expr *call, Plan *p, OpError *err);
 int64_t window_out(const Plan *p, int k, int64_t in, int64_t kext);
 
