@@ -317,6 +317,30 @@ def check_pool_ceil_layout():
             check("adaptive_avg_pool2d %s %s to %s" % (dt, lay, olay), run(text, {"x": nchw_to(x, lay)})[0], ref, tol, tol)
 
 
+def check_matmul_broadcast():
+    """matmul with NumPy's rules (1-d operands, unequal ranks, broadcast batch
+    dimensions) in float32, float16 accumulated in float32, and int8 with
+    out_dtype int32 (exact)."""
+    rng = np.random.default_rng(23)
+    for sa, sb in (((2, 1, 3, 4), (5, 4, 6)), ((4,), (3, 4, 2)), ((2, 3, 5), (5,)), ((6,), (6,)),
+                   ((1, 2, 3), (4, 1, 3, 2))):
+        for dt, odt in (("float32", None), ("float16", "float32"), ("int8", "int32")):
+            if dt == "int8":
+                a, b = rng.integers(-100, 100, size=sa).astype(np.int8), rng.integers(-100, 100, size=sb).astype(np.int8)
+            else:
+                a, b = grid(*sa).astype(dt), grid(*sb).astype(dt)
+            want = np.matmul(a.astype(np.float64 if dt != "int8" else np.int64), b.astype(np.float64 if dt != "int8" else np.int64))
+            text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(a: %s, b: %s):\n"
+                    "        y = R.matmul(a, b%s)\n        return y\n" % (tensor(sa, dt), tensor(sb, dt),
+                                                                     ', out_dtype="%s"' % odt if odt else ""))
+            got = run(text, {"a": a, "b": b})[0]
+            name = "matmul %s %s @ %s" % (dt, sa, sb)
+            if dt == "int8":
+                exact(name, got, np.asarray(want).astype(np.int32))
+            else:
+                check(name, got, np.asarray(want), 1e-6, 1e-6)
+
+
 def main():
     # conv2d NCHW, stride 2, padding 1
     x, w = grid(1, 8, 9, 9), grid(4, 8, 3, 3)
@@ -376,6 +400,7 @@ def main():
     check_resize()
     check_gather()
     check_pool_ceil_layout()
+    check_matmul_broadcast()
     print("numpy_check: %d failure%s" % (failures, "" if failures == 1 else "s"))
     return 1 if failures else 0
 

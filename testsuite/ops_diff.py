@@ -309,6 +309,22 @@ def gen_reshape(g, op):
     return c
 
 
+def matmul_shapes(g):
+    """Operand shapes under NumPy's rules: ranks 1 to 4, not always equal (1-d
+    operands lose their added row or column), batch dimensions that
+    broadcast (aligned from the right, some 1 against a larger one)."""
+    m, k, n = g.r(1, 6), g.r(1, 8), g.r(1, 6)
+    if g.chance(0.4):
+        rank = g.r(2, 4)
+        batch = [g.r(1, 3) for _ in range(rank - 2)]
+        return tuple(batch + [m, k]), tuple(batch + [k, n])
+    ra, rb = g.r(1, 5), g.r(1, 5)
+    full = [g.r(1, 3) for _ in range(max(ra, rb) - 2)]
+    ba = [e if g.chance(0.7) else 1 for e in full[len(full) - max(ra - 2, 0):]]
+    bb = [e if g.chance(0.7) else 1 for e in full[len(full) - max(rb - 2, 0):]]
+    return (tuple(ba + [m, k]) if ra > 1 else (k,)), (tuple(bb + [k, n]) if rb > 1 else (k,))
+
+
 def gen_matmul(g, op):
     dt = g.pick(["float32", "float16", "float16", "int32", "int8"])
     odt = None
@@ -318,11 +334,10 @@ def gen_matmul(g, op):
         odt = "int32"
     elif g.chance(0.1):
         odt = dt
-    rank = g.r(2, 4)
-    batch = [g.r(1, 3) for _ in range(rank - 2)]
-    m, k, n = g.r(1, 6), g.r(1, 8), g.r(1, 6)
-    a = g.data(tuple(batch + [m, k]), dt)
-    b = g.data(tuple(batch + [k, n]), dt)
+    a_shape, b_shape = matmul_shapes(g)
+    k = a_shape[-1]
+    a = g.data(a_shape, dt)
+    b = g.data(b_shape, dt)
     c = Case(op, "%s %s x %s out_dtype=%s" % (dt, a.shape, b.shape, odt))
     pa, pb = g.param(c, a), g.param(c, b)
     y = g.name("y")
