@@ -341,6 +341,27 @@ def check_matmul_broadcast():
                 check(name, got, np.asarray(want), 1e-6, 1e-6)
 
 
+def check_resize_cubic():
+    """resize2d method="cubic" (alpha, exclude, coordinate modes, layouts)
+    against the same float32 formulas in NumPy: bit-exact."""
+    for (n, c, h, w), (oh, ow), lay, mode, alpha, exclude in (
+            ((1, 2, 4, 5), (7, 3), "NCHW", "half_pixel", -0.75, 0),
+            ((2, 3, 3, 3), (8, 6), "NHWC", "align_corners", -0.5, 1),
+            ((1, 8, 5, 4), (2, 9), "NCHW4c", "asymmetric", -0.75, 1),
+            ((1, 4, 6, 2), (4, 5), "NCHW", "pytorch_half_pixel", -0.6, 0)):
+        for dt in ("float32", "float16"):
+            x = grid(n, c, h, w).astype(dt)
+            want = resize_ref(x, oh, ow, "cubic", mode, "round", alpha, exclude).astype(dt)
+            xl, want = nchw_to(x, lay), nchw_to(want, lay)
+            body = ('R.image.resize2d(x, R.shape([%d, %d]), layout="%s", method="cubic", '
+                    'coordinate_transformation_mode="%s", cubic_alpha=%r, cubic_exclude=%d)' % (oh, ow, lay, mode, alpha,
+                                                                                          exclude))
+            text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(x: %s):\n        y = %s\n"
+                    "        return y\n" % (tensor(xl.shape, dt), body))
+            exact("resize2d cubic %s %s %s a=%g ex=%d" % (dt, lay, mode, alpha, exclude), run(text, {"x": xl})[0],
+                  np.ascontiguousarray(want))
+
+
 def main():
     # conv2d NCHW, stride 2, padding 1
     x, w = grid(1, 8, 9, 9), grid(4, 8, 3, 3)
@@ -401,6 +422,7 @@ def main():
     check_gather()
     check_pool_ceil_layout()
     check_matmul_broadcast()
+    check_resize_cubic()
     print("numpy_check: %d failure%s" % (failures, "" if failures == 1 else "s"))
     return 1 if failures else 0
 

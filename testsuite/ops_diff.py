@@ -1163,10 +1163,59 @@ def resize_coord(o, n_in, n_out, mode):
     return (x + f(0.5)) * s - f(0.5)
 
 
-def resize_ref(x, oh, ow, method, mode, rounding):
+def cubic_weights(t, alpha):
+    """The four weights of the cubic convolution kernel at fractions t, in
+    float32, each operation in the order lopt (and TVM) computes it."""
+    f = np.float32
+    a = f(alpha)
+    t2, t3 = t * t, t * t * t
+    return [a * (t3 - f(2) * t2 + t),
+            f(alpha + 2) * t3 - f(3 + alpha) * t2 + f(1),
+            f(-(alpha + 2)) * t3 + f(3 + 2 * alpha) * t2 - a * t,
+            f(-alpha) * t3 + a * t2]
+
+
+def cubic_ref(x, ch, cw, alpha, exclude):
+    """Bicubic from float32 input coordinates ch, cw: per row the four taps
+    around the coordinate (clamped into the input) summed by their weights,
+    then the four rows so; with exclude the weights of taps outside the input
+    are 0 and the others divided by their sum."""
+    f = np.float32
+    n, c, h, w = x.shape
+    v = x.astype(f)
+    per = []
+    for co, size in ((ch, h), (cw, w)):
+        fl = np.floor(co)
+        t = (co - fl).astype(f)
+        fl = fl.astype(np.int64)
+        wt = cubic_weights(t, alpha)
+        if exclude:
+            wt = [np.where((fl + i - 1 >= 0) & (fl + i - 1 < size), wt[i], f(0)).astype(f) for i in range(4)]
+            tot = ((wt[0] + wt[1]) + wt[2]) + wt[3]
+            wt = [(wi / tot).astype(f) for wi in wt]
+        idx = [np.clip(fl + i - 1, 0, size - 1) for i in range(4)]
+        per.append((wt, idx))
+    (wy, iy), (wx, ix) = per
+    rows = []
+    for j in range(4):
+        acc = None
+        for i in range(4):
+            term = v[:, :, iy[j]][:, :, :, ix[i]] * wx[i][None, None, None, :]
+            acc = term if acc is None else (acc + term).astype(f)
+        rows.append(acc)
+    out = None
+    for j in range(4):
+        term = rows[j] * wy[j][None, None, :, None]
+        out = term if out is None else (out + term).astype(f)
+    return out
+
+
+def resize_ref(x, oh, ow, method, mode, rounding, alpha=-0.75, exclude=0):
     """NCHW x resized to (oh, ow); float64 result (nearest: the input's values)."""
     n, c, h, w = x.shape
     ch, cw = resize_coord(np.arange(oh), h, oh, mode), resize_coord(np.arange(ow), w, ow, mode)
+    if method == "cubic":
+        return cubic_ref(x, ch, cw, alpha, exclude)
     if method == "nearest_neighbor":
         rnd = {"round": np.round, "floor": np.floor, "ceil": np.ceil,
                "round_prefer_floor": lambda v: np.ceil(v - np.float32(0.5)),
@@ -1188,7 +1237,7 @@ def resize_ref(x, oh, ow, method, mode, rounding):
 
 
 def gen_resize(g, op):
-    method = g.pick(["nearest_neighbor", "linear"])
+    method = g.pick(["nearest_neighbor", "linear", "cubic"])
     dt = g.pick(["float32", "float16"] + (["int32", "int8"] if method == "nearest_neighbor" else []))
     mode = g.pick(["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"])
     rounding = g.pick(["round", "floor", "ceil", "round_prefer_floor", "round_prefer_ceil"])
@@ -1204,11 +1253,19 @@ def gen_resize(g, op):
         attrs.append('coordinate_transformation_mode="%s"' % mode)
     if method == "nearest_neighbor" and (rounding != "round" or g.chance(0.3)):
         attrs.append('rounding_method="%s"' % rounding)
+    alpha, exclude = -0.75, 0
+    if method == "cubic":
+        if g.chance(0.5):
+            alpha = g.pick([-0.5, -0.75, -0.6, -1.0])
+            attrs.append("cubic_alpha=%r" % alpha)
+        if g.chance(0.5):
+            exclude = g.r(0, 1)
+            attrs.append("cubic_exclude=%d" % exclude)
     c = Case(op, "%s %s %s" % (dt, (n, ch, h, w), ", ".join(attrs)))
     p = g.param(c, to_layout(x, lay, "NCHW"))
     y = g.name("y")
     c.lines.append("%s = R.image.resize2d(%s, %s)" % (y, p, ", ".join(attrs)))
-    want = resize_ref(x, oh, ow, method, mode, rounding)
+    want = resize_ref(x, oh, ow, method, mode, rounding, alpha, exclude)
     if method == "nearest_neighbor":
         c.outs.append(Out(y, to_layout(want, lay, "NCHW"), dt))
     else:
