@@ -653,6 +653,11 @@ static int make_inputs(Exec *x, Func *f)
         const StructInfo *s = p->sinfo;
         if (x->inputs[i])
             continue;
+        if (s && s->kind == SI_TENSOR && s->ndim > TENSOR_MAX_RANK) {
+            diag_error(x->src, p->loc, "cannot make an input for '%s': its rank %d is above the limit of %d",
+                       p->name->str, s->ndim, TENSOR_MAX_RANK);
+            return -1;
+        }
         if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim > TENSOR_MAX_RANK) {
             diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type with a shape and a "
                        "dtype (or give it with --input)", p->name->str);

@@ -362,6 +362,35 @@ def check_resize_cubic():
                   np.ascontiguousarray(want))
 
 
+def check_limits():
+    """At lopt's limits: concat of 64 tensors, split into 64 sections, rank 16."""
+    for dt in ("float32", "int8"):
+        for shape, axis in (((2, 1), 1), ((3, 2, 2), 0)):
+            parts = [(grid(*shape) * 64).astype(dt) for _ in range(64)]
+            names = ["x%d" % i for i in range(64)]
+            text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(%s):\n"
+                    "        y = R.concat((%s), axis=%d)\n        return y\n"
+                    % (", ".join("%s: %s" % (n, tensor(shape, dt)) for n in names), ", ".join(names), axis))
+            exact("concat of 64 %s %s" % (dt, shape), run(text, dict(zip(names, parts)))[0],
+                  np.concatenate(parts, axis=axis))
+            whole = np.concatenate(parts, axis=axis)
+            text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(x: %s):\n"
+                    "        y = R.split(x, indices_or_sections=64, axis=%d)\n        return y\n"
+                    % (tensor(whole.shape, dt), axis))
+            got = run(text, {"x": whole})
+            # run() gives the outputs in the order of their file names: output0, output1, output10, ...
+            order = sorted(range(64), key=lambda i: "output%d" % i)
+            got = [got[order.index(i)] for i in range(64)]
+            exact("split into 64 %s %s" % (dt, whole.shape), np.stack(got), np.stack(np.split(whole, 64, axis=axis)))
+        for shape in ((1,) * 14 + (2, 3), (2,) * 16):
+            x = (grid(*shape) * 64).astype(dt)
+            text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(x: %s):\n"
+                    "        y = R.sum(R.add(x, x), axis=[0, 15], keepdims=True)\n        return y\n" % tensor(shape, dt))
+            want = (x.astype(np.int64 if dt == "int8" else np.float64) * 2).sum(axis=(0, 15), keepdims=True)
+            exact("rank 16 add and sum %s %s" % (dt, shape[-4:]), run(text, {"x": x})[0],
+                  want.astype(np.int8 if dt == "int8" else np.float32))
+
+
 def main():
     # conv2d NCHW, stride 2, padding 1
     x, w = grid(1, 8, 9, 9), grid(4, 8, 3, 3)
@@ -423,6 +452,7 @@ def main():
     check_pool_ceil_layout()
     check_matmul_broadcast()
     check_resize_cubic()
+    check_limits()
     print("numpy_check: %d failure%s" % (failures, "" if failures == 1 else "s"))
     return 1 if failures else 0
 

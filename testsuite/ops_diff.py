@@ -92,12 +92,15 @@ class Gen:
     def chance(self, p):
         return self.rng.random() < p
 
-    def shape(self, rank=None, lo=1, hi=5):
-        """Mostly rank 1 to 4; now and then up to 7 with small extents."""
+    def shape(self, rank=None, lo=1, hi=5, deep=False):
+        """Mostly rank 1 to 4; now and then up to 7 with small extents, and
+        with deep rarely up to 16 (lopt's limit) with extents of 1 or 2."""
         if rank is None:
-            rank = self.r(1, 4) if self.chance(0.85) else self.r(5, 7)
+            rank = self.r(1, 4) if self.chance(0.85) else self.r(8, 16) if deep and self.chance(0.1) else self.r(5, 7)
         if rank > 4:
             hi = min(hi, 3)
+        if rank > 7:
+            hi = min(hi, 2)
         return tuple(self.r(lo, hi) for _ in range(rank))
 
     def data(self, shape, dt, lo=-2.0, hi=2.0):
@@ -146,7 +149,7 @@ BINARY = {"R.add": np.add, "R.subtract": np.subtract, "R.multiply": np.multiply,
 
 def gen_binary(g, op):
     dt = g.pick(["float32", "float16", "float32", "float16"] + list(INTS))
-    out = g.shape()
+    out = g.shape(deep=True)
     shapes = []
     for _ in range(2):
         r = g.r(1, len(out))
@@ -191,7 +194,7 @@ UNARY = {"R.nn.relu": lambda x: np.maximum(x, 0), "R.exp": np.exp, "R.sigmoid": 
 def gen_unary(g, op):
     ints_ok = op in ("R.nn.relu", "R.negative")
     dt = g.pick(["float32", "float16"] + (list(INTS) if ints_ok else []))
-    s = g.shape()
+    s = g.shape(deep=True)
     x = g.data(s, dt, 0.0 if op == "R.sqrt" else -3.0, 3.0)
     c = Case(op, "%s %s" % (dt, s))
     p = g.param(c, x)
@@ -208,7 +211,7 @@ def gen_unary(g, op):
 
 def gen_reduce(g, op):
     dt = g.pick(["float32", "float16", "float32", "int32", "int64"])
-    s = g.shape()
+    s = g.shape(deep=True)
     r = len(s)
     x = g.data(s, dt)
     keep = g.chance(0.5)
@@ -262,7 +265,7 @@ def gen_reduce(g, op):
 
 def gen_permute(g, op):
     dt = g.pick(["float32", "float16"] + list(INTS))
-    s = g.shape()
+    s = g.shape(deep=True)
     x = g.data(s, dt)
     c = Case(op, "")
     p = g.param(c, x)
@@ -680,7 +683,8 @@ def gen_concat(g, op):
     r = len(s)
     ax = g.r(0, r - 1)
     parts = []
-    for _ in range(g.r(1, 4)):
+    # now and then many inputs, up to lopt's limit of 64
+    for _ in range(g.r(1, 4) if g.chance(0.9) else g.r(5, 64)):
         t = list(s)
         t[ax] = g.r(1, 4)
         parts.append(g.data(tuple(t), dt))
@@ -769,7 +773,8 @@ def gen_split(g, op):
     r = len(s)
     ax = g.r(0, r - 1)
     if g.chance(0.5):
-        k = g.r(1, 4)
+        # now and then many sections, up to lopt's limit of 64
+        k = g.r(1, 4) if g.chance(0.85) else g.r(5, 64)
         s[ax] = k * g.r(1, 3)
         ios = str(k)
         pts = [s[ax] // k * i for i in range(1, k)]

@@ -26,7 +26,9 @@ typedef struct Plan {
     int dpos[4], kpos[4];      /* pooling, resize: positions of H and W in the layout and out_layout */
     Lay dl, kl, ol;            /* conv2d: data, kernel and output layouts */
     int64_t dext[4], kext[4];  /* conv2d: logical N C H W and O I H W */
-    int64_t before[OP_MAX_RANK], step[OP_MAX_RANK];   /* pad: leading pads; slice: begin and stride */
+    /* pad: leading pads; slice: begin and stride; concat and split: where
+     * each input or output starts along the axis (as many as arguments) */
+    int64_t before[OP_MAX_ARGS > OP_MAX_RANK ? OP_MAX_ARGS : OP_MAX_RANK], step[OP_MAX_RANK];
     int64_t pool[2];
     double pad_value;          /* pad, layout_transform: the pad value; norms: epsilon; fills: the value */
     double scalar[2];          /* arange: start and step; clip: min and max */
