@@ -1063,7 +1063,7 @@ def gen_create(g, op):
     val = {"zeros": 0, "ones": 1}.get(op[2:].replace("_like", ""), None)
     fill = ""
     if val is None:
-        val = g.pick([2.5, -1, 0.125, 7]) if is_float(dt) else g.r(-5, 5)
+        val = g.pick([2.5, -1, 0.125, 7]) if is_float(dt) else g.r(0 if dt.startswith("uint") else -5, 5)
         fill = ", " + (num_text(val, dt) if g.chance(0.5) else 'R.const(%s, "%s")' % (num_text(val, dt), dt))
     if like:
         src = g.pick(["float32", "int32", "float16"])
