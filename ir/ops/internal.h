@@ -21,7 +21,7 @@ typedef struct Lay {
 typedef struct Plan {
     TensorType out;
     int axes[OP_MAX_RANK];     /* permute: out dim d reads input dim axes[d]; reduce: reduced dims flagged */
-    int keepdims;
+    int keepdims;              /* reduce: keep the dims; avg pool: count_include_pad; resize: cubic_exclude */
     int64_t stride[2], pad[4], dil[2], groups;
     int dpos[4], kpos[4];      /* pooling, resize: positions of H and W in the layout and out_layout */
     Lay dl, kl, ol;            /* conv2d: data, kernel and output layouts */
@@ -31,9 +31,9 @@ typedef struct Plan {
     int64_t before[OP_MAX_ARGS > OP_MAX_RANK ? OP_MAX_ARGS : OP_MAX_RANK], step[OP_MAX_RANK];
     int64_t pool[2];
     double pad_value;          /* pad, layout_transform: the pad value; norms: epsilon; fills: the value */
-    double scalar[2];          /* arange: start and step; clip: min and max */
+    double scalar[2];          /* arange: start and step; clip: min and max; resize: cubic_alpha */
     int axis;
-    int center, scale;         /* batch_norm, layer_norm: add beta, multiply by gamma */
+    int center, scale;         /* batch_norm, layer_norm: add beta, multiply by gamma; pools: center is ceil_mode */
     int list[OP_MAX_RANK], nlist;   /* layer_norm: the normalized axes in the call's order */
     int mode[3];               /* resize2d: method, coordinate transformation, rounding */
     int nout;                  /* outputs: out, then more[0], more[1], ... */
