@@ -101,10 +101,13 @@ int window_attrs(const Expr *call, Plan *p, OpError *err)
     return 0;
 }
 
-/* The output extent along spatial axis k (0: height, 1: width) of a window of size kext. */
+/* The output extent along spatial axis k (0: height, 1: width) of a window
+ * of size kext; 0 when the window is larger than the padded input (C's
+ * division rounds a negative span toward 0, which would give 1). */
 int64_t window_out(const Plan *p, int k, int64_t in, int64_t kext)
 {
-    return (in + p->pad[k] + p->pad[k + 2] - p->dil[k] * (kext - 1) - 1) / p->stride[k] + 1;
+    int64_t span = in + p->pad[k] + p->pad[k + 2] - p->dil[k] * (kext - 1) - 1;
+    return span < 0 ? 0 : span / p->stride[k] + 1;
 }
 
 const char *op_layout_default(const char *key)
