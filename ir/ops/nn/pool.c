@@ -32,6 +32,10 @@ static int infer_pool(const Op *o, const Expr *call, const TensorType *a, int na
     if (hw_layout(call, a, p, err))
         return -1;
     const Expr *ceil = attr(call, "ceil_mode"), *cip = attr(call, "count_include_pad");
+    if (ceil && ceil->kind != E_BOOL)
+        return fail(err, ceil->loc, "%s: ceil_mode is True or False", call->u.call.op->str);
+    if (cip && cip->kind != E_BOOL)
+        return fail(err, cip->loc, "%s: count_include_pad is True or False", call->u.call.op->str);
     p->keepdims = cip && cip->kind == E_BOOL && cip->u.b;   /* avg: count the padding */
     p->center = ceil && ceil->kind == E_BOOL && ceil->u.b;  /* ceil_mode */
     int64_t v[4];
