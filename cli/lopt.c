@@ -653,6 +653,11 @@ static int make_inputs(Exec *x, Func *f)
         const StructInfo *s = p->sinfo;
         if (x->inputs[i])
             continue;
+        if (s && s->kind == SI_TENSOR && s->ndim > TENSOR_MAX_RANK) {
+            diag_error(x->src, p->loc, "cannot make an input for '%s': its rank %d is above the limit of %d",
+                       p->name->str, s->ndim, TENSOR_MAX_RANK);
+            return -1;
+        }
         if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim > TENSOR_MAX_RANK) {
             diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type with a shape and a "
                        "dtype (or give it with --input)", p->name->str);
@@ -726,6 +731,17 @@ static int flatten(Value *v, Tensor **ts, int n, int cap)
     return n;
 }
 
+/* The tensors of v in order, as many as it has (malloc'd; NULL when out of
+ * memory), their count in *n. */
+static Tensor **flat_tensors(Value *v, int *n)
+{
+    *n = flatten(v, NULL, 0, 0);
+    Tensor **ts = malloc(((size_t)*n + 1) * sizeof *ts);
+    if (ts)
+        flatten(v, ts, 0, *n);
+    return ts;
+}
+
 /* A tensor result is output; the tensors of a tuple result, even of one,
  * are output0, output1, ... */
 static void output_name(char *buf, size_t cap, int i, const Value *v)
@@ -738,11 +754,12 @@ static void output_name(char *buf, size_t cap, int i, const Value *v)
 
 static int print_outputs(Exec *x, Value *v)
 {
-    enum { MAXOUT = 256 };
-    Tensor *ts[MAXOUT];
-    int n = flatten(v, ts, 0, MAXOUT);
-    if (n > MAXOUT)
-        n = MAXOUT;
+    int n;
+    Tensor **ts = flat_tensors(v, &n);
+    if (!ts) {
+        fail(x->src, "out of memory");
+        return -1;
+    }
     for (int i = 0; i < n; i++) {
         char name[32];
         output_name(name, sizeof name, i, v);
@@ -753,10 +770,12 @@ static int print_outputs(Exec *x, Value *v)
             if (tensor_write_npy(ts[i], path)) {
                 fail(x->src, "cannot write '%s': %s", path, ts[i]->dtype == DT_BFLOAT16 ?
                         "NumPy has no bfloat16" : strerror(errno));
+                free(ts);
                 return -1;
             }
         }
     }
+    free(ts);
     return 0;
 }
 
@@ -798,15 +817,17 @@ static int check_exec(Module *m, const char *pass, void *data)
         fail(x->src, "main no longer runs after pass '%s'", pass);
         return -1;
     }
-    enum { MAXOUT = 256 };
-    Tensor *a[MAXOUT], *b[MAXOUT];
-    int na = flatten(x->reference, a, 0, MAXOUT), nb = flatten(now, b, 0, MAXOUT);
+    int na, nb;
+    Tensor **a = flat_tensors(x->reference, &na), **b = flat_tensors(now, &nb);
     int status = 0;
-    if (na != nb) {
+    if (!a || !b) {
+        fail(x->src, "out of memory");
+        status = -1;
+    } else if (na != nb) {
         fail(x->src, "pass '%s' changed the number of outputs of main from %d to %d", pass, na, nb);
         status = -1;
     }
-    for (int i = 0; i < na && i < MAXOUT && !status; i++) {
+    for (int i = 0; i < na && !status; i++) {
         int64_t at = 0;
         char name[32], idx[256];
         output_name(name, sizeof name, i, x->reference);
@@ -826,6 +847,8 @@ static int check_exec(Module *m, const char *pass, void *data)
             status = -1;
         }
     }
+    free(a);
+    free(b);
     value_free(now);
     if (!status) {
         x->checked++;

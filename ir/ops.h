@@ -10,7 +10,7 @@
 
 typedef enum { LAYOUT_AGNOSTIC, LAYOUT_LIGHT, LAYOUT_HEAVY } LayoutCategory;
 
-enum { OP_MAX_RANK = 8, OP_MAX_ARGS = 8 };
+enum { OP_MAX_RANK = 16, OP_MAX_ARGS = 64 };
 
 /* The type of a tensor: what legalization needs of each argument. */
 typedef struct TensorType {

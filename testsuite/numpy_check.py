@@ -253,6 +253,144 @@ def check_resize():
             exact("resize2d %s %s %s %s" % (dt, lay, method, mode), run(text, {"x": xl})[0], np.ascontiguousarray(want))
 
 
+def pool_ceil_ref(x, k, stride, pad, kind, ceil, cip):
+    """NCHW pooling in float64 with ceil_mode (the output extent rounded up, as
+    Relax infers it) and count_include_pad (avg: divide by the window's points
+    inside the input with its declared padding, else by those inside the input)."""
+    n, c, h, w = x.shape
+    ext = []
+    for a, (size, lo, hi) in enumerate(((h, pad[0], pad[2]), (w, pad[1], pad[3]))):
+        span = size + lo + hi - k[a]
+        ext.append((span + (stride[a] - 1 if ceil else 0)) // stride[a] + 1)
+    y = np.zeros((n, c, ext[0], ext[1]))
+    xv = x.astype(np.float64)
+    for i in range(ext[0]):
+        for j in range(ext[1]):
+            h0, w0 = i * stride[0] - pad[0], j * stride[1] - pad[1]
+            hs, he, ws, we = max(h0, 0), min(h0 + k[0], h), max(w0, 0), min(w0 + k[1], w)
+            win = xv[:, :, hs:he, ws:we]
+            if kind == "max":
+                y[:, :, i, j] = win.max(axis=(2, 3)) if win.size else np.finfo(x.dtype).min
+                continue
+            if cip:
+                cnt = (min(h0 + k[0], h + pad[2]) - h0) * (min(w0 + k[1], w + pad[3]) - w0)
+            else:
+                cnt = max(he - hs, 0) * max(we - ws, 0)
+            y[:, :, i, j] = win.sum(axis=(2, 3)) / max(cnt, 1)
+    return y
+
+
+def nchw_to(x, lay):
+    """An NCHW array in NCHW, NHWC or NCHW4c."""
+    if lay == "NHWC":
+        return np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    if lay == "NCHW4c":
+        n, c, h, w = x.shape
+        return np.ascontiguousarray(x.reshape(n, c // 4, 4, h, w).transpose(0, 1, 3, 4, 2))
+    return x
+
+
+def check_pool_ceil_layout():
+    """max/avg_pool2d with ceil_mode, count_include_pad and an out_layout other
+    than the layout; adaptive_avg_pool2d with an out_layout: two shapes, two dtypes."""
+    cases = ((("max", (1, 4, 8, 7), (3, 2), (2, 2), (0, 0, 0, 0), True, False, "NCHW", "NHWC")),
+             (("avg", (2, 8, 6, 7), (3, 3), (2, 3), (1, 1, 1, 0), True, True, "NCHW4c", "NCHW")),
+             (("avg", (1, 4, 5, 5), (2, 2), (2, 2), (1, 0, 1, 0), True, False, "NHWC", "NCHW4c")),
+             (("max", (2, 8, 5, 9), (2, 3), (3, 2), (1, 1, 1, 1), False, False, "NCHW4c", "NHWC")))
+    for kind, shape, k, stride, pad, ceil, cip, lay, olay in cases:
+        for dt, tol in (("float32", 1e-6), ("float16", 1e-3)):
+            x = grid(*shape).astype(dt)
+            ref = nchw_to(pool_ceil_ref(x, k, stride, pad, kind, ceil, cip), olay)
+            xl = nchw_to(x, lay)
+            body = ("R.nn.%s_pool2d(x, pool_size=%s, strides=%s, padding=%s, ceil_mode=%s%s, layout=\"%s\", "
+                    "out_layout=\"%s\")" % (kind, list(k), list(stride), list(pad), ceil,
+                                             ", count_include_pad=True" if cip else "", lay, olay))
+            text = module([("x", xl.shape)], ref.shape, body, dt)
+            check("%s_pool2d %s %s ceil=%s %s to %s" % (kind, dt, shape, ceil, lay, olay), run(text, {"x": xl})[0],
+                  ref, tol, tol)
+    for shape, (oh, ow), lay, olay in (((1, 4, 7, 5), (3, 2), "NCHW", "NCHW4c"), ((2, 8, 6, 6), (4, 3), "NCHW4c", "NHWC")):
+        for dt, tol in (("float32", 1e-6), ("float16", 1e-3)):
+            x = grid(*shape).astype(dt)
+            ref = nchw_to(adaptive_pool_ref(x, oh, ow), olay)
+            text = module([("x", nchw_to(x, lay).shape)], ref.shape, 'R.nn.adaptive_avg_pool2d(x, output_size=[%d, %d], '
+                          'layout="%s", out_layout="%s")' % (oh, ow, lay, olay), dt)
+            check("adaptive_avg_pool2d %s %s to %s" % (dt, lay, olay), run(text, {"x": nchw_to(x, lay)})[0], ref, tol, tol)
+
+
+def check_matmul_broadcast():
+    """matmul with NumPy's rules (1-d operands, unequal ranks, broadcast batch
+    dimensions) in float32, float16 accumulated in float32, and int8 with
+    out_dtype int32 (exact)."""
+    rng = np.random.default_rng(23)
+    for sa, sb in (((2, 1, 3, 4), (5, 4, 6)), ((4,), (3, 4, 2)), ((2, 3, 5), (5,)), ((6,), (6,)),
+                   ((1, 2, 3), (4, 1, 3, 2))):
+        for dt, odt in (("float32", None), ("float16", "float32"), ("int8", "int32")):
+            if dt == "int8":
+                a, b = rng.integers(-100, 100, size=sa).astype(np.int8), rng.integers(-100, 100, size=sb).astype(np.int8)
+            else:
+                a, b = grid(*sa).astype(dt), grid(*sb).astype(dt)
+            want = np.matmul(a.astype(np.float64 if dt != "int8" else np.int64), b.astype(np.float64 if dt != "int8" else np.int64))
+            text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(a: %s, b: %s):\n"
+                    "        y = R.matmul(a, b%s)\n        return y\n" % (tensor(sa, dt), tensor(sb, dt),
+                                                                     ', out_dtype="%s"' % odt if odt else ""))
+            got = run(text, {"a": a, "b": b})[0]
+            name = "matmul %s %s @ %s" % (dt, sa, sb)
+            if dt == "int8":
+                exact(name, got, np.asarray(want).astype(np.int32))
+            else:
+                check(name, got, np.asarray(want), 1e-6, 1e-6)
+
+
+def check_resize_cubic():
+    """resize2d method="cubic" (alpha, exclude, coordinate modes, layouts)
+    against the same float32 formulas in NumPy: bit-exact."""
+    for (n, c, h, w), (oh, ow), lay, mode, alpha, exclude in (
+            ((1, 2, 4, 5), (7, 3), "NCHW", "half_pixel", -0.75, 0),
+            ((2, 3, 3, 3), (8, 6), "NHWC", "align_corners", -0.5, 1),
+            ((1, 8, 5, 4), (2, 9), "NCHW4c", "asymmetric", -0.75, 1),
+            ((1, 4, 6, 2), (4, 5), "NCHW", "pytorch_half_pixel", -0.6, 0)):
+        for dt in ("float32", "float16"):
+            x = grid(n, c, h, w).astype(dt)
+            want = resize_ref(x, oh, ow, "cubic", mode, "round", alpha, exclude).astype(dt)
+            xl, want = nchw_to(x, lay), nchw_to(want, lay)
+            body = ('R.image.resize2d(x, R.shape([%d, %d]), layout="%s", method="cubic", '
+                    'coordinate_transformation_mode="%s", cubic_alpha=%r, cubic_exclude=%d)' % (oh, ow, lay, mode, alpha,
+                                                                                          exclude))
+            text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(x: %s):\n        y = %s\n"
+                    "        return y\n" % (tensor(xl.shape, dt), body))
+            exact("resize2d cubic %s %s %s a=%g ex=%d" % (dt, lay, mode, alpha, exclude), run(text, {"x": xl})[0],
+                  np.ascontiguousarray(want))
+
+
+def check_limits():
+    """At lopt's limits: concat of 64 tensors, split into 64 sections, rank 16."""
+    for dt in ("float32", "int8"):
+        for shape, axis in (((2, 1), 1), ((3, 2, 2), 0)):
+            parts = [(grid(*shape) * 64).astype(dt) for _ in range(64)]
+            names = ["x%d" % i for i in range(64)]
+            text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(%s):\n"
+                    "        y = R.concat((%s), axis=%d)\n        return y\n"
+                    % (", ".join("%s: %s" % (n, tensor(shape, dt)) for n in names), ", ".join(names), axis))
+            exact("concat of 64 %s %s" % (dt, shape), run(text, dict(zip(names, parts)))[0],
+                  np.concatenate(parts, axis=axis))
+            whole = np.concatenate(parts, axis=axis)
+            text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(x: %s):\n"
+                    "        y = R.split(x, indices_or_sections=64, axis=%d)\n        return y\n"
+                    % (tensor(whole.shape, dt), axis))
+            got = run(text, {"x": whole})
+            # run() gives the outputs in the order of their file names: output0, output1, output10, ...
+            order = sorted(range(64), key=lambda i: "output%d" % i)
+            got = [got[order.index(i)] for i in range(64)]
+            exact("split into 64 %s %s" % (dt, whole.shape), np.stack(got), np.stack(np.split(whole, 64, axis=axis)))
+        for shape in ((1,) * 14 + (2, 3), (2,) * 16):
+            x = (grid(*shape) * 64).astype(dt)
+            text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(x: %s):\n"
+                    "        y = R.sum(R.add(x, x), axis=[0, 15], keepdims=True)\n        return y\n" % tensor(shape, dt))
+            want = (x.astype(np.int64 if dt == "int8" else np.float64) * 2).sum(axis=(0, 15), keepdims=True)
+            exact("rank 16 add and sum %s %s" % (dt, shape[-4:]), run(text, {"x": x})[0],
+                  want.astype(np.int8 if dt == "int8" else np.float32))
+
+
 def main():
     # conv2d NCHW, stride 2, padding 1
     x, w = grid(1, 8, 9, 9), grid(4, 8, 3, 3)
@@ -311,6 +449,10 @@ def main():
     check_more_ops()
     check_resize()
     check_gather()
+    check_pool_ceil_layout()
+    check_matmul_broadcast()
+    check_resize_cubic()
+    check_limits()
     print("numpy_check: %d failure%s" % (failures, "" if failures == 1 else "s"))
     return 1 if failures else 0
 

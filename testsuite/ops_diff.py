@@ -92,12 +92,15 @@ class Gen:
     def chance(self, p):
         return self.rng.random() < p
 
-    def shape(self, rank=None, lo=1, hi=5):
-        """Mostly rank 1 to 4; now and then up to 7 with small extents."""
+    def shape(self, rank=None, lo=1, hi=5, deep=False):
+        """Mostly rank 1 to 4; now and then up to 7 with small extents, and
+        with deep rarely up to 16 (lopt's limit) with extents of 1 or 2."""
         if rank is None:
-            rank = self.r(1, 4) if self.chance(0.85) else self.r(5, 7)
+            rank = self.r(1, 4) if self.chance(0.85) else self.r(8, 16) if deep and self.chance(0.1) else self.r(5, 7)
         if rank > 4:
             hi = min(hi, 3)
+        if rank > 7:
+            hi = min(hi, 2)
         return tuple(self.r(lo, hi) for _ in range(rank))
 
     def data(self, shape, dt, lo=-2.0, hi=2.0):
@@ -146,7 +149,7 @@ BINARY = {"R.add": np.add, "R.subtract": np.subtract, "R.multiply": np.multiply,
 
 def gen_binary(g, op):
     dt = g.pick(["float32", "float16", "float32", "float16"] + list(INTS))
-    out = g.shape()
+    out = g.shape(deep=True)
     shapes = []
     for _ in range(2):
         r = g.r(1, len(out))
@@ -191,7 +194,7 @@ UNARY = {"R.nn.relu": lambda x: np.maximum(x, 0), "R.exp": np.exp, "R.sigmoid": 
 def gen_unary(g, op):
     ints_ok = op in ("R.nn.relu", "R.negative")
     dt = g.pick(["float32", "float16"] + (list(INTS) if ints_ok else []))
-    s = g.shape()
+    s = g.shape(deep=True)
     x = g.data(s, dt, 0.0 if op == "R.sqrt" else -3.0, 3.0)
     c = Case(op, "%s %s" % (dt, s))
     p = g.param(c, x)
@@ -208,7 +211,7 @@ def gen_unary(g, op):
 
 def gen_reduce(g, op):
     dt = g.pick(["float32", "float16", "float32", "int32", "int64"])
-    s = g.shape()
+    s = g.shape(deep=True)
     r = len(s)
     x = g.data(s, dt)
     keep = g.chance(0.5)
@@ -262,7 +265,7 @@ def gen_reduce(g, op):
 
 def gen_permute(g, op):
     dt = g.pick(["float32", "float16"] + list(INTS))
-    s = g.shape()
+    s = g.shape(deep=True)
     x = g.data(s, dt)
     c = Case(op, "")
     p = g.param(c, x)
@@ -309,6 +312,22 @@ def gen_reshape(g, op):
     return c
 
 
+def matmul_shapes(g):
+    """Operand shapes under NumPy's rules: ranks 1 to 4, not always equal (1-d
+    operands lose their added row or column), batch dimensions that
+    broadcast (aligned from the right, some 1 against a larger one)."""
+    m, k, n = g.r(1, 6), g.r(1, 8), g.r(1, 6)
+    if g.chance(0.4):
+        rank = g.r(2, 4)
+        batch = [g.r(1, 3) for _ in range(rank - 2)]
+        return tuple(batch + [m, k]), tuple(batch + [k, n])
+    ra, rb = g.r(1, 5), g.r(1, 5)
+    full = [g.r(1, 3) for _ in range(max(ra, rb) - 2)]
+    ba = [e if g.chance(0.7) else 1 for e in full[len(full) - max(ra - 2, 0):]]
+    bb = [e if g.chance(0.7) else 1 for e in full[len(full) - max(rb - 2, 0):]]
+    return (tuple(ba + [m, k]) if ra > 1 else (k,)), (tuple(bb + [k, n]) if rb > 1 else (k,))
+
+
 def gen_matmul(g, op):
     dt = g.pick(["float32", "float16", "float16", "int32", "int8"])
     odt = None
@@ -318,11 +337,10 @@ def gen_matmul(g, op):
         odt = "int32"
     elif g.chance(0.1):
         odt = dt
-    rank = g.r(2, 4)
-    batch = [g.r(1, 3) for _ in range(rank - 2)]
-    m, k, n = g.r(1, 6), g.r(1, 8), g.r(1, 6)
-    a = g.data(tuple(batch + [m, k]), dt)
-    b = g.data(tuple(batch + [k, n]), dt)
+    a_shape, b_shape = matmul_shapes(g)
+    k = a_shape[-1]
+    a = g.data(a_shape, dt)
+    b = g.data(b_shape, dt)
     c = Case(op, "%s %s x %s out_dtype=%s" % (dt, a.shape, b.shape, odt))
     pa, pb = g.param(c, a), g.param(c, b)
     y = g.name("y")
@@ -520,6 +538,14 @@ def gen_pad(g, op):
     return c
 
 
+def out_layout(g, lay, ch):
+    """A pool's out_layout: mostly its layout, now and then another of N, C,
+    H, W (the channels split by a factor that divides them, or not)."""
+    if g.chance(0.6):
+        return lay
+    return random_layout(g, "NCHW", {1: f} if (f := pick_split(g, ch)) else {})
+
+
 def gen_pool(g, op):
     avg = op == "R.nn.avg_pool2d"
     dt = g.pick(["float32", "float32", "float16", "float16", "int32"])
@@ -534,10 +560,12 @@ def gen_pool(g, op):
     attrs += window_attrs(g, stride, dil, pad)
     if lay != "NCHW" or g.chance(0.2):
         attrs.append('layout="%s"' % lay)
-    if g.chance(0.2):
-        attrs.append('out_layout="%s"' % lay)
-    if g.chance(0.2):
-        attrs.append("ceil_mode=False")
+    olay = out_layout(g, lay, ch)
+    if olay != lay or g.chance(0.2):
+        attrs.append('out_layout="%s"' % olay)
+    ceil = g.chance(0.4)
+    if ceil or g.chance(0.2):
+        attrs.append("ceil_mode=%s" % ceil)
     cip = False
     if avg and g.chance(0.6):
         cip = g.chance(0.5)
@@ -548,8 +576,11 @@ def gen_pool(g, op):
     c.lines.append("%s = %s(%s, %s)" % (y, op, p, ", ".join(attrs)))
     # the reference: every window point, in or out of the input
     v = f64(x) if is_float(dt) else x.astype(np.int64)
-    oh = (h + pad[0] + pad[2] - dil[0] * (ph - 1) - 1) // stride[0] + 1
-    ow = (w + pad[1] + pad[3] - dil[1] * (pw - 1) - 1) // stride[1] + 1
+    # ceil_mode rounds the division by the stride up (as Relax infers it)
+    oh = (h + pad[0] + pad[2] - dil[0] * (ph - 1) - 1 + (stride[0] - 1 if ceil else 0)) // stride[0] + 1
+    ow = (w + pad[1] + pad[3] - dil[1] * (pw - 1) - 1 + (stride[1] - 1 if ceil else 0)) // stride[1] + 1
+    # count_include_pad: the window's points inside the input with its declared padding
+    incl = np.zeros((oh, ow), dtype=np.int64)
     if is_float(dt):
         lowest = float(np.finfo(NP[dt]).min)
     else:
@@ -564,6 +595,8 @@ def gen_pool(g, op):
                 for b in range(pw):
                     hh = i * stride[0] + a * dil[0] - pad[0]
                     ww = j * stride[1] + b * dil[1] - pad[1]
+                    if -pad[0] <= hh < h + pad[2] and -pad[1] <= ww < w + pad[3]:
+                        incl[i, j] += 1
                     if 0 <= hh < h and 0 <= ww < w:
                         acc[:, :, i, j] += v[:, :, hh, ww]
                         mag[:, :, i, j] += np.abs(v[:, :, hh, ww])
@@ -574,17 +607,17 @@ def gen_pool(g, op):
     if not avg:
         want, tol = mx, 0.0
     else:
-        div = np.full((oh, ow), ph * pw) if cip else np.maximum(cnt, 1)
+        div = np.maximum(incl if cip else cnt, 1)
         if is_float(dt):
             want = acc / div
             tol = sum_tol(dt, ph * pw, mag) / div + rounding_tol(dt, want)
         else:
             want, tol = trunc_div(acc, np.broadcast_to(div, acc.shape)), 0.0
     if is_float(dt):
-        c.outs.append(Out(y, to_layout(want, lay, "NCHW"), dt,
-                          tol if np.isscalar(tol) else to_layout(tol, lay, "NCHW")))
+        c.outs.append(Out(y, to_layout(want, olay, "NCHW"), dt,
+                          tol if np.isscalar(tol) else to_layout(tol, olay, "NCHW")))
     else:
-        c.outs.append(Out(y, wrap_int(to_layout(want, lay, "NCHW"), dt), dt))
+        c.outs.append(Out(y, wrap_int(to_layout(want, olay, "NCHW"), dt), dt))
     return c
 
 
@@ -650,7 +683,8 @@ def gen_concat(g, op):
     r = len(s)
     ax = g.r(0, r - 1)
     parts = []
-    for _ in range(g.r(1, 4)):
+    # now and then many inputs, up to lopt's limit of 64
+    for _ in range(g.r(1, 4) if g.chance(0.9) else g.r(5, 64)):
         t = list(s)
         t[ax] = g.r(1, 4)
         parts.append(g.data(tuple(t), dt))
@@ -739,7 +773,8 @@ def gen_split(g, op):
     r = len(s)
     ax = g.r(0, r - 1)
     if g.chance(0.5):
-        k = g.r(1, 4)
+        # now and then many sections, up to lopt's limit of 64
+        k = g.r(1, 4) if g.chance(0.85) else g.r(5, 64)
         s[ax] = k * g.r(1, 3)
         ios = str(k)
         pts = [s[ax] // k * i for i in range(1, k)]
@@ -895,8 +930,9 @@ def gen_adaptive(g, op):
         attrs.append("output_size=" + ints_text([oh, ow]))
     if lay != "NCHW" or g.chance(0.2):
         attrs.append('layout="%s"' % lay)
-    if g.chance(0.2):
-        attrs.append('out_layout="%s"' % lay)
+    olay = out_layout(g, lay, ch)
+    if olay != lay or g.chance(0.2):
+        attrs.append('out_layout="%s"' % olay)
     c = Case(op, "%s %s %s" % (dt, (n, ch, h, w), ", ".join(attrs)))
     p = g.param(c, to_layout(x, lay, "NCHW"))
     y = g.name("y")
@@ -915,10 +951,10 @@ def gen_adaptive(g, op):
     if is_float(dt):
         want = acc / cnt
         tol = sum_tol(dt, int(cnt.max()), mag) / cnt + rounding_tol(dt, want)
-        c.outs.append(Out(y, to_layout(want, lay, "NCHW"), dt, to_layout(tol, lay, "NCHW")))
+        c.outs.append(Out(y, to_layout(want, olay, "NCHW"), dt, to_layout(tol, olay, "NCHW")))
     else:
         want = trunc_div(acc, np.broadcast_to(cnt, acc.shape))
-        c.outs.append(Out(y, wrap_int(to_layout(want, lay, "NCHW"), dt), dt))
+        c.outs.append(Out(y, wrap_int(to_layout(want, olay, "NCHW"), dt), dt))
     return c
 
 
@@ -1027,7 +1063,7 @@ def gen_create(g, op):
     val = {"zeros": 0, "ones": 1}.get(op[2:].replace("_like", ""), None)
     fill = ""
     if val is None:
-        val = g.pick([2.5, -1, 0.125, 7]) if is_float(dt) else g.r(-5, 5)
+        val = g.pick([2.5, -1, 0.125, 7]) if is_float(dt) else g.r(0 if dt.startswith("uint") else -5, 5)
         fill = ", " + (num_text(val, dt) if g.chance(0.5) else 'R.const(%s, "%s")' % (num_text(val, dt), dt))
     if like:
         src = g.pick(["float32", "int32", "float16"])
@@ -1132,10 +1168,59 @@ def resize_coord(o, n_in, n_out, mode):
     return (x + f(0.5)) * s - f(0.5)
 
 
-def resize_ref(x, oh, ow, method, mode, rounding):
+def cubic_weights(t, alpha):
+    """The four weights of the cubic convolution kernel at fractions t, in
+    float32, each operation in the order lopt (and TVM) computes it."""
+    f = np.float32
+    a = f(alpha)
+    t2, t3 = t * t, t * t * t
+    return [a * (t3 - f(2) * t2 + t),
+            f(alpha + 2) * t3 - f(3 + alpha) * t2 + f(1),
+            f(-(alpha + 2)) * t3 + f(3 + 2 * alpha) * t2 - a * t,
+            f(-alpha) * t3 + a * t2]
+
+
+def cubic_ref(x, ch, cw, alpha, exclude):
+    """Bicubic from float32 input coordinates ch, cw: per row the four taps
+    around the coordinate (clamped into the input) summed by their weights,
+    then the four rows so; with exclude the weights of taps outside the input
+    are 0 and the others divided by their sum."""
+    f = np.float32
+    n, c, h, w = x.shape
+    v = x.astype(f)
+    per = []
+    for co, size in ((ch, h), (cw, w)):
+        fl = np.floor(co)
+        t = (co - fl).astype(f)
+        fl = fl.astype(np.int64)
+        wt = cubic_weights(t, alpha)
+        if exclude:
+            wt = [np.where((fl + i - 1 >= 0) & (fl + i - 1 < size), wt[i], f(0)).astype(f) for i in range(4)]
+            tot = ((wt[0] + wt[1]) + wt[2]) + wt[3]
+            wt = [(wi / tot).astype(f) for wi in wt]
+        idx = [np.clip(fl + i - 1, 0, size - 1) for i in range(4)]
+        per.append((wt, idx))
+    (wy, iy), (wx, ix) = per
+    rows = []
+    for j in range(4):
+        acc = None
+        for i in range(4):
+            term = v[:, :, iy[j]][:, :, :, ix[i]] * wx[i][None, None, None, :]
+            acc = term if acc is None else (acc + term).astype(f)
+        rows.append(acc)
+    out = None
+    for j in range(4):
+        term = rows[j] * wy[j][None, None, :, None]
+        out = term if out is None else (out + term).astype(f)
+    return out
+
+
+def resize_ref(x, oh, ow, method, mode, rounding, alpha=-0.75, exclude=0):
     """NCHW x resized to (oh, ow); float64 result (nearest: the input's values)."""
     n, c, h, w = x.shape
     ch, cw = resize_coord(np.arange(oh), h, oh, mode), resize_coord(np.arange(ow), w, ow, mode)
+    if method == "cubic":
+        return cubic_ref(x, ch, cw, alpha, exclude)
     if method == "nearest_neighbor":
         rnd = {"round": np.round, "floor": np.floor, "ceil": np.ceil,
                "round_prefer_floor": lambda v: np.ceil(v - np.float32(0.5)),
@@ -1157,7 +1242,7 @@ def resize_ref(x, oh, ow, method, mode, rounding):
 
 
 def gen_resize(g, op):
-    method = g.pick(["nearest_neighbor", "linear"])
+    method = g.pick(["nearest_neighbor", "linear", "cubic"])
     dt = g.pick(["float32", "float16"] + (["int32", "int8"] if method == "nearest_neighbor" else []))
     mode = g.pick(["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"])
     rounding = g.pick(["round", "floor", "ceil", "round_prefer_floor", "round_prefer_ceil"])
@@ -1173,11 +1258,19 @@ def gen_resize(g, op):
         attrs.append('coordinate_transformation_mode="%s"' % mode)
     if method == "nearest_neighbor" and (rounding != "round" or g.chance(0.3)):
         attrs.append('rounding_method="%s"' % rounding)
+    alpha, exclude = -0.75, 0
+    if method == "cubic":
+        if g.chance(0.5):
+            alpha = g.pick([-0.5, -0.75, -0.6, -1.0])
+            attrs.append("cubic_alpha=%r" % alpha)
+        if g.chance(0.5):
+            exclude = g.r(0, 1)
+            attrs.append("cubic_exclude=%d" % exclude)
     c = Case(op, "%s %s %s" % (dt, (n, ch, h, w), ", ".join(attrs)))
     p = g.param(c, to_layout(x, lay, "NCHW"))
     y = g.name("y")
     c.lines.append("%s = R.image.resize2d(%s, %s)" % (y, p, ", ".join(attrs)))
-    want = resize_ref(x, oh, ow, method, mode, rounding)
+    want = resize_ref(x, oh, ow, method, mode, rounding, alpha, exclude)
     if method == "nearest_neighbor":
         c.outs.append(Out(y, to_layout(want, lay, "NCHW"), dt))
     else:

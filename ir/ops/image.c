@@ -1,7 +1,8 @@
 /* R.image.resize2d: H and W resized to size, in layouts that keep them whole
- * (NCHW, NHWC, NCHW4c ...), by the nearest input point or bilinearly. An
- * output coordinate maps to an input one by the coordinate transformation
- * mode, computed in float32 with the scale in/out held as a float32. */
+ * (NCHW, NHWC, NCHW4c ...), by the nearest input point, bilinearly or
+ * bicubically. An output coordinate maps to an input one by the coordinate
+ * transformation mode, computed in float32 with the scale in/out held as a
+ * float32. */
 #include <string.h>
 
 #include "internal.h"
@@ -10,11 +11,11 @@ static const char *const resize_attrs[] = { "size", "roi", "layout", "method", "
                                             "rounding_method", "cubic_alpha", "cubic_exclude", "extrapolation_value",
                                             "out_dtype", NULL };
 
-enum { M_NEAREST, M_LINEAR };
+enum { M_NEAREST, M_LINEAR, M_CUBIC };
 enum { C_HALF_PIXEL, C_PYTORCH_HALF_PIXEL, C_ALIGN_CORNERS, C_ASYMMETRIC, C_TF_HALF_PIXEL_NN };
 enum { R_ROUND, R_FLOOR, R_CEIL, R_PREFER_FLOOR, R_PREFER_CEIL };
 
-static const char *const methods[] = { "nearest_neighbor", "linear", NULL };
+static const char *const methods[] = { "nearest_neighbor", "linear", "cubic", NULL };
 static const char *const coords[] = { "half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
                                       "tf_half_pixel_for_nn", NULL };
 static const char *const roundings[] = { "round", "floor", "ceil", "round_prefer_floor", "round_prefer_ceil", NULL };
@@ -52,9 +53,6 @@ static int infer_resize(const Op *o, const Expr *call, const TensorType *a, int 
     p->pool[1] = n == 2 ? v[1] : v[0];
     if (p->pool[0] < 1 || p->pool[1] < 1 || p->pool[0] > (1 << 24) || p->pool[1] > (1 << 24))
         return fail(err, size->loc, "R.image.resize2d: the size is positive, at most %d", 1 << 24);
-    const Expr *m = attr(call, "method");
-    if (m && m->kind == E_STR && strcmp(m->u.str.s, "cubic") == 0)
-        return fail(err, m->loc, "R.image.resize2d: method \"cubic\" is not supported yet");
     const Expr *c = attr(call, "coordinate_transformation_mode");
     if (c && c->kind == E_STR && strcmp(c->u.str.s, "tf_crop_and_resize") == 0)
         return fail(err, c->loc, "R.image.resize2d: coordinate_transformation_mode \"tf_crop_and_resize\" is not "
@@ -66,8 +64,21 @@ static int infer_resize(const Op *o, const Expr *call, const TensorType *a, int 
     p->out = *a;
     if (dtype_attr(call, "out_dtype", a->dtype, &p->out.dtype, err))
         return -1;
-    if (p->mode[0] == M_LINEAR && (!dtype_is_float(a->dtype) || !dtype_is_float(p->out.dtype)))
-        return fail(err, call->loc, "R.image.resize2d: method \"linear\" takes and gives float tensors");
+    if (p->mode[0] != M_NEAREST && (!dtype_is_float(a->dtype) || !dtype_is_float(p->out.dtype)))
+        return fail(err, call->loc, "R.image.resize2d: method \"%s\" takes and gives float tensors", methods[p->mode[0]]);
+    /* cubic: the spline's alpha (TVM's default -0.75) and whether the taps
+     * outside the input are excluded (their weights 0, the others scaled to
+     * sum to 1) rather than clamped to its edge */
+    const Expr *ca = attr(call, "cubic_alpha"), *ce = attr(call, "cubic_exclude");
+    p->scalar[0] = -0.75;
+    if (ca && ca->kind != E_NONE && num_of(ca, &p->scalar[0]))
+        return fail(err, ca->loc, "R.image.resize2d: cubic_alpha is a number, such as -0.5");
+    int64_t ex = 0;
+    if (ce && ce->kind == E_BOOL)
+        ex = ce->u.b;
+    else if (ce && ce->kind != E_NONE && (int_of(ce, &ex) || (ex != 0 && ex != 1)))
+        return fail(err, ce->loc, "R.image.resize2d: cubic_exclude is 0 or 1");
+    p->keepdims = (int)ex;
     p->out.shape[p->dpos[2]] = p->pool[0];
     p->out.shape[p->dpos[3]] = p->pool[1];
     return 0;
@@ -141,15 +152,153 @@ static Expr *tap(B *b, const Plan *p, const Nest *t, Buffer *in, const int64_t *
     return to_dtype(b, load(b, in, idx), in->dtype, DT_FLOAT32);
 }
 
+/* ---- bicubic ---- */
+
+/* The weight of tap i (0 to 3, the taps at floor(x) - 1 ... floor(x) + 2)
+ * for the fraction t of coordinate x, with a = alpha, as the cubic
+ * convolution kernel gives it (the operations and their order are those of
+ * TVM's resize, in float32):
+ *   w0 = a (t^3 - 2 t^2 + t)
+ *   w1 = (a + 2) t^3 - (3 + a) t^2 + 1
+ *   w2 = -(a + 2) t^3 + (3 + 2 a) t^2 - a t
+ *   w3 = -a t^3 + a t^2
+ * t is a load, built afresh at each use. */
+static Expr *cubic_weight(B *b, int i, double a, Buffer *tb, Expr *h)
+{
+#define T_ (load(b, tb, (Expr *[]){ h }))
+#define T2 (bin(b, B_MUL, T_, T_))
+#define T3 (bin(b, B_MUL, bin(b, B_MUL, T_, T_), T_))
+    switch (i) {
+    case 0:
+        return bin(b, B_MUL, f32(b, a), bin(b, B_ADD, bin(b, B_SUB, T3, bin(b, B_MUL, f32(b, 2), T2)), T_));
+    case 1:
+        return bin(b, B_ADD, bin(b, B_SUB, bin(b, B_MUL, f32(b, a + 2), T3), bin(b, B_MUL, f32(b, 3 + a), T2)),
+                   f32(b, 1));
+    case 2:
+        return bin(b, B_SUB, bin(b, B_ADD, bin(b, B_MUL, f32(b, -(a + 2)), T3), bin(b, B_MUL, f32(b, 3 + 2 * a), T2)),
+                   bin(b, B_MUL, f32(b, a), T_));
+    default:
+        return bin(b, B_ADD, bin(b, B_MUL, f32(b, -a), T3), bin(b, B_MUL, f32(b, a), T2));
+    }
+#undef T_
+#undef T2
+#undef T3
+}
+
+/* The scratch buffers of one axis of a bicubic resize. */
+typedef struct CubicAxis {
+    Buffer *frac, *floor, *weight, *norm;
+} CubicAxis;
+
+static void cubic_alloc(B *b, const Plan *p, int j, CubicAxis *c)
+{
+    static const char *const names[2][4] = { { "T_frac_h", "T_floor_h", "T_weight_h", "T_weight_norm_h" },
+                                             { "T_frac_w", "T_floor_w", "T_weight_w", "T_weight_norm_w" } };
+    int64_t n = p->pool[j];
+    TensorType t1 = { DT_FLOAT32, 1, { n } }, f1 = { DT_INT64, 1, { n } }, t4 = { DT_FLOAT32, 2, { n, 4 } };
+    c->frac = scratch(b, names[j][0], &t1);
+    c->floor = scratch(b, names[j][1], &f1);
+    c->weight = scratch(b, names[j][2], &t4);
+    c->norm = p->keepdims ? scratch(b, names[j][3], &t4) : NULL;
+}
+
+/* The bicubic weights along axis j (0: H, 1: W), a buffer (out extent, 4)
+ * of float32, and the floors of the coordinates, of int64: the fraction, the
+ * floor, the four weights (0 for an excluded tap), then with cubic_exclude
+ * the weights over their sum. Returns the weights' buffer. */
+static Buffer *cubic_axis(B *b, const Plan *p, int j, int64_t in, const CubicAxis *c)
+{
+    int64_t n = p->pool[j], e4[2] = { n, 4 };
+    Nest u;
+    nest_begin(b, &u, 1, &n, "S");
+    Expr *x = in_coord(b, p, u.x[0], in, n);
+    nest_end(b, &u, "resize_frac", NULL,
+             store(b, c->frac, u.x, bin(b, B_SUB, x, intrin(b, "T.floor", in_coord(b, p, u.x[0], in, n), NULL))));
+    nest_begin(b, &u, 1, &n, "S");
+    nest_end(b, &u, "resize_floor", NULL,
+             store(b, c->floor, u.x, to_dtype(b, intrin(b, "T.floor", in_coord(b, p, u.x[0], in, n), NULL), DT_FLOAT32, DT_INT64)));
+    nest_begin(b, &u, 2, e4, "SS");
+    Expr *w = cubic_weight(b, 3, p->scalar[0], c->frac, u.x[0]);
+    for (int i = 2; i >= 0; i--)
+        w = select3(b, bin(b, B_EQ, u.x[1], num(b, i)), cubic_weight(b, i, p->scalar[0], c->frac, u.x[0]), w);
+    if (p->keepdims) {
+        /* the tap floor + i - 1 outside [0, in) weighs 0 */
+        Expr *at = bin(b, B_SUB, bin(b, B_ADD, load(b, c->floor, u.x), u.x[1]), typed(b, 1, DT_INT64));
+        w = select3(b, bin(b, B_AND, bin(b, B_LE, typed(b, 0, DT_INT64), at), bin(b, B_LT, at, typed(b, (double)in, DT_INT64))),
+                    w, f32(b, 0));
+    }
+    nest_end(b, &u, "resize_weight", NULL, store(b, c->weight, u.x, w));
+    if (!p->keepdims)
+        return c->weight;
+    nest_begin(b, &u, 2, e4, "SS");
+    Expr *sum = NULL;
+    for (int i = 0; i < 4; i++) {
+        Expr *wi = load(b, c->weight, (Expr *[]){ u.x[0], num(b, i) });
+        sum = sum ? bin(b, B_ADD, sum, wi) : wi;
+    }
+    nest_end(b, &u, "resize_weight_norm", NULL, store(b, c->norm, u.x, bin(b, B_DIV, load(b, c->weight, u.x), sum)));
+    return c->norm;
+}
+
+/* Bicubic: along W, each of the four rows around the coordinate sums its
+ * four taps by their weights (((p0 w0 + p1 w1) + p2 w2) + p3 w3, in float32,
+ * the taps clamped into the input); along H, the four row sums so. */
+static void legal_cubic(B *b, const Plan *p, Buffer *in, Buffer *out, const int64_t *ie)
+{
+    int r = p->out.ndim, hp = p->dpos[2], wp = p->dpos[3];
+    TensorType rt = p->out;
+    rt.dtype = DT_FLOAT32;
+    rt.ndim = r + 1;
+    rt.shape[r] = 4;
+    CubicAxis ax[2];
+    cubic_alloc(b, p, 0, &ax[0]);
+    cubic_alloc(b, p, 1, &ax[1]);
+    Buffer *rows = scratch(b, "T_rows", &rt), *wb[2], *fb[2] = { ax[0].floor, ax[1].floor };
+    for (int j = 0; j < 2; j++)
+        wb[j] = cubic_axis(b, p, j, ie[j], &ax[j]);
+    char kinds[OP_MAX_RANK + 2];
+    memset(kinds, 'S', sizeof kinds);
+    Nest t;
+    nest_begin(b, &t, r + 1, rt.shape, kinds);
+    Expr *val = NULL;
+    for (int i = 0; i < 4; i++) {
+        Expr *idx[OP_MAX_RANK];
+        memcpy(idx, t.x, (size_t)r * sizeof *idx);
+        Expr *at[2] = { bin(b, B_SUB, bin(b, B_ADD, load(b, fb[0], (Expr *[]){ t.x[hp] }), t.x[r]), typed(b, 1, DT_INT64)),
+                        bin(b, B_ADD, load(b, fb[1], (Expr *[]){ t.x[wp] }), typed(b, (double)(i - 1), DT_INT64)) };
+        for (int j = 0; j < 2; j++)
+            idx[p->dpos[2 + j]] = intrin(b, "T.min", intrin(b, "T.max", at[j], typed(b, 0, DT_INT64)),
+                                         typed(b, (double)(ie[j] - 1), DT_INT64));
+        Expr *term = bin(b, B_MUL, to_dtype(b, load(b, in, idx), in->dtype, DT_FLOAT32),
+                         load(b, wb[1], (Expr *[]){ t.x[wp], num(b, i) }));
+        val = val ? bin(b, B_ADD, val, term) : term;
+    }
+    nest_end(b, &t, "resize_rows", NULL, store(b, rows, t.x, val));
+    nest_begin(b, &t, r, p->out.shape, kinds);
+    val = NULL;
+    for (int k = 0; k < 4; k++) {
+        Expr *ri[OP_MAX_RANK + 1];
+        memcpy(ri, t.x, (size_t)r * sizeof *ri);
+        ri[r] = num(b, k);
+        Expr *term = bin(b, B_MUL, load(b, rows, ri), load(b, wb[0], (Expr *[]){ t.x[hp], num(b, k) }));
+        val = val ? bin(b, B_ADD, val, term) : term;
+    }
+    nest_end(b, &t, "resize2d", NULL, store(b, out, t.x, to_dtype(b, val, DT_FLOAT32, p->out.dtype)));
+}
+
 static void legal_resize(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
 {
+    int64_t ie[2];
+    for (int j = 0; j < 2; j++)
+        expr_const_int(in[0]->shape[p->dpos[2 + j]], &ie[j]);
+    if (p->mode[0] == M_CUBIC) {
+        legal_cubic(b, p, in[0], outs[0], ie);
+        return;
+    }
     Nest t;
     char kinds[OP_MAX_RANK + 1];
     memset(kinds, 'S', sizeof kinds);
     nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
-    int64_t ie[2];
-    for (int j = 0; j < 2; j++)
-        expr_const_int(in[0]->shape[p->dpos[2 + j]], &ie[j]);
     DType dt = p->out.dtype;
     Expr *val;
     if (p->mode[0] == M_NEAREST) {

@@ -21,17 +21,19 @@ typedef struct Lay {
 typedef struct Plan {
     TensorType out;
     int axes[OP_MAX_RANK];     /* permute: out dim d reads input dim axes[d]; reduce: reduced dims flagged */
-    int keepdims;
+    int keepdims;              /* reduce: keep the dims; avg pool: count_include_pad; resize: cubic_exclude */
     int64_t stride[2], pad[4], dil[2], groups;
-    int dpos[4], kpos[4];      /* pooling: positions of N C H W in the layout */
+    int dpos[4], kpos[4];      /* pooling, resize: positions of H and W in the layout and out_layout */
     Lay dl, kl, ol;            /* conv2d: data, kernel and output layouts */
     int64_t dext[4], kext[4];  /* conv2d: logical N C H W and O I H W */
-    int64_t before[OP_MAX_RANK], step[OP_MAX_RANK];   /* pad: leading pads; slice: begin and stride */
+    /* pad: leading pads; slice: begin and stride; concat and split: where
+     * each input or output starts along the axis (as many as arguments) */
+    int64_t before[OP_MAX_ARGS > OP_MAX_RANK ? OP_MAX_ARGS : OP_MAX_RANK], step[OP_MAX_RANK];
     int64_t pool[2];
     double pad_value;          /* pad, layout_transform: the pad value; norms: epsilon; fills: the value */
-    double scalar[2];          /* arange: start and step; clip: min and max */
+    double scalar[2];          /* arange: start and step; clip: min and max; resize: cubic_alpha */
     int axis;
-    int center, scale;         /* batch_norm, layer_norm: add beta, multiply by gamma */
+    int center, scale;         /* batch_norm, layer_norm: add beta, multiply by gamma; pools: center is ceil_mode */
     int list[OP_MAX_RANK], nlist;   /* layer_norm: the normalized axes in the call's order */
     int mode[3];               /* resize2d: method, coordinate transformation, rounding */
     int nout;                  /* outputs: out, then more[0], more[1], ... */
@@ -111,6 +113,8 @@ typedef struct LaySplit {
 } LaySplit;
 void lay_index(B *b, const Lay *l, Expr *const *logical, const LaySplit *sp, Expr **idx);
 int hw_layout(const Expr *call, const TensorType *a, Plan *p, OpError *err);
+int hw_out(const Expr *call, const TensorType *a, int64_t oh, int64_t ow, Plan *p, OpError *err);
+void hw_index(B *b, const Plan *p, Expr *const *x, Expr *h, Expr *w, Expr **idx);
 int window_attrs(const Expr *call, Plan *p, OpError *err);
 int64_t window_out(const Plan *p, int k, int64_t in, int64_t kext);
 

@@ -101,10 +101,13 @@ int window_attrs(const Expr *call, Plan *p, OpError *err)
     return 0;
 }
 
-/* The output extent along spatial axis k (0: height, 1: width) of a window of size kext. */
+/* The output extent along spatial axis k (0: height, 1: width) of a window
+ * of size kext; 0 when the window is larger than the padded input (C's
+ * division rounds a negative span toward 0, which would give 1). */
 int64_t window_out(const Plan *p, int k, int64_t in, int64_t kext)
 {
-    return (in + p->pad[k] + p->pad[k + 2] - p->dil[k] * (kext - 1) - 1) / p->stride[k] + 1;
+    int64_t span = in + p->pad[k] + p->pad[k + 2] - p->dil[k] * (kext - 1) - 1;
+    return span < 0 ? 0 : span / p->stride[k] + 1;
 }
 
 const char *op_layout_default(const char *key)
@@ -114,23 +117,73 @@ const char *op_layout_default(const char *key)
     return strcmp(key, "kernel_layout") == 0 ? "OIHW" : NULL;
 }
 
-/* The layout (and out_layout, the same) of a pool or a resize: a layout of
- * N, C, H, W with H and W whole; their places go to dpos[2] and dpos[3]. */
+/* One layout of a pool or a resize: the axes N, C, H, W with H and W whole
+ * (NCHW, NHWC, NCHW4c ...); the places of H and W go to pos[2] and pos[3]. */
+static int hw_parse(const Expr *call, const char *key, const char *s, Lay *l, int *pos, OpError *err)
+{
+    if (lay_parse(s, "NCHW", l) || l->split[2] || l->split[3])
+        return fail(err, call->loc, "%s: the %s %s does not lay out the axes N, C, H, W with H and W whole (such as "
+                    "NCHW, NHWC or NCHW4c)", call->u.call.op->str, key, s);
+    for (int j = 0; j < l->n; j++)
+        if (!l->inner[j] && (l->prim[j] == 2 || l->prim[j] == 3))
+            pos[l->prim[j]] = j;
+    return 0;
+}
+
+/* The layout and out_layout (the layout when absent) of a pool or a resize:
+ * the input's layout to p->dl, its logical N C H W extents to p->dext and the
+ * places of its H and W to dpos[2] and dpos[3]; the output's layout to p->ol
+ * and its H and W places to kpos[2] and kpos[3]. */
 int hw_layout(const Expr *call, const TensorType *a, Plan *p, OpError *err)
 {
     const char *lay = str_of(attr(call, "layout"), op_layout_default("layout")), *ol = str_of(attr(call, "out_layout"), lay);
-    Lay l;
     const char *op = call->u.call.op->str;
-    if (lay_parse(lay, "NCHW", &l) || l.split[2] || l.split[3])
-        return fail(err, call->loc, "%s: %s is not a layout of the axes N, C, H, W with H and W whole (such as "
-                    "NCHW, NHWC or NCHW4c)", op, lay);
-    if (l.n != a->ndim)
-        return fail(err, call->loc, "%s: layout %s has %d dimensions, the input %d", op, lay, l.n, a->ndim);
-    if (strcmp(lay, ol) != 0)
-        return fail(err, call->loc, "%s: an out_layout (%s) other than the layout (%s) is not supported", op, ol,
-                    lay);
-    for (int j = 0; j < l.n; j++)
-        if (!l.inner[j] && (l.prim[j] == 2 || l.prim[j] == 3))
-            p->dpos[l.prim[j]] = j;
+    char buf[96];
+    if (hw_parse(call, "layout", lay, &p->dl, p->dpos, err) || hw_parse(call, "out_layout", ol, &p->ol, p->kpos, err))
+        return -1;
+    if (p->dl.n != a->ndim)
+        return fail(err, call->loc, "%s: layout %s has %d dimensions, the input %d", op, lay, p->dl.n, a->ndim);
+    if (lay_logical_checked(&p->dl, a, p->dext))
+        return fail(err, call->loc, "%s: the input %s does not fit the layout %s", op, type_text(a, buf, sizeof buf), lay);
     return 0;
+}
+
+/* The output of a pool or a resize: the input's N and C with H and W of
+ * extents oh and ow, in the out_layout. */
+int hw_out(const Expr *call, const TensorType *a, int64_t oh, int64_t ow, Plan *p, OpError *err)
+{
+    int64_t ext[4] = { p->dext[0], p->dext[1], oh, ow };
+    p->out = *a;
+    p->out.ndim = p->ol.n;
+    if (lay_shape(&p->ol, ext, p->out.shape))
+        return fail(err, call->loc, "%s: the %lld channels do not split into the out_layout %s",
+                    call->u.call.op->str, (long long)ext[1], str_of(attr(call, "out_layout"), ""));
+    return 0;
+}
+
+/* The input indices of a pool or a resize whose loops run over the output
+ * (iterators x, in the out_layout): N and C follow the output's, H and W are
+ * h and w. A channel tiled alike in both layouts indexes by the same two
+ * iterators, so the indices stay affine. */
+void hw_index(B *b, const Plan *p, Expr *const *x, Expr *h, Expr *w, Expr **idx)
+{
+    Expr *logical[4] = { NULL, NULL, h, w };
+    LaySplit sp = { { 0 }, { NULL }, { NULL } };
+    for (int j = 0; j < p->ol.n; j++) {
+        int a = p->ol.prim[j];
+        if (a >= 2)
+            continue;
+        if (!p->ol.split[a]) {
+            logical[a] = x[j];
+        } else if (p->ol.inner[j]) {
+            sp.f[a] = p->ol.split[a];
+            sp.inner[a] = x[j];
+        } else {
+            sp.outer[a] = x[j];
+        }
+    }
+    for (int a = 0; a < 2; a++)
+        if (sp.f[a])
+            logical[a] = bin(b, B_ADD, bin(b, B_MUL, sp.outer[a], num(b, sp.f[a])), sp.inner[a]);
+    lay_index(b, &p->dl, logical, &sp, idx);
 }

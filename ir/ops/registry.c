@@ -402,9 +402,11 @@ Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs
     f->npparams = nargs + 1;
     f->pparams = arena_array(b.a, (size_t)nargs + 2, sizeof *f->pparams);
     Buffer *in[OP_MAX_ARGS];
-    static const char *names[] = { "A", "B", "C", "D", "E", "F", "G", "H" };
     for (int i = 0; i < nargs; i++) {
-        in[i] = buffer(&b, names[i], &args[i], BUF_PARAM);
+        /* A, B, ... Z, then A26, A27, ... (a concat of many tensors) */
+        char iname[16];
+        snprintf(iname, sizeof iname, i < 26 ? "%c" : "A%d", i < 26 ? 'A' + i : i);
+        in[i] = buffer(&b, iname, &args[i], BUF_PARAM);
         f->pparams[i] = (PParam){ NULL, in[i] };
     }
     Buffer *outs[OP_MAX_ARGS];
