@@ -1028,7 +1028,9 @@ def gen_create(g, op):
     fill = ""
     if val is None:
         val = g.pick([2.5, -1, 0.125, 7]) if is_float(dt) else g.r(-5, 5)
-        fill = ", " + (num_text(val, dt) if g.chance(0.5) else 'R.const(%s, "%s")' % (num_text(val, dt), dt))
+        # a constant holds only its dtype's values (-5 is no uint8); a plain number wraps
+        as_const = g.chance(0.5) and not (dt.startswith("uint") and val < 0)
+        fill = ", " + ('R.const(%s, "%s")' % (num_text(val, dt), dt) if as_const else num_text(val, dt))
     if like:
         src = g.pick(["float32", "int32", "float16"])
         p = g.param(c, g.data(s, src))
