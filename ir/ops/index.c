@@ -407,7 +407,8 @@ static void legal_scatter_nd(B *b, const Op *o, const Expr *call, Buffer **in, i
  * first n axes with its bounds in three int64 tensors of n elements. The
  * result's shape depends on their values, and a tensor type here has
  * constant extents: lopt knows the shape (and can run the call) when the
- * three are constants written in the call, and says so otherwise. The
+ * three are constants written in the call; otherwise the shape is unknown
+ * (verify and legalize leave the call) and running it is an error. The
  * three are then operands like attributes (compared by value: calls with
  * other bounds get another PrimFunc), not parameters of the PrimFunc. */
 static int infer_dyn_slice(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
@@ -418,9 +419,12 @@ static int infer_dyn_slice(const Op *o, const Expr *call, const TensorType *a, i
     for (int k = 1; k <= 3; k++) {
         const Expr *e = call->u.call.args[k];
         TensorType t;
-        if (e->kind != E_CONST || op_const_type(e, &t))
-            return fail(err, e->loc, "R.dynamic_strided_slice: the result's shape depends on the value of %s, which "
-                        "lopt knows only as a constant (R.const) written in the call", what[k - 1]);
+        if (e->kind != E_CONST || op_const_type(e, &t)) {
+            fail(err, e->loc, "R.dynamic_strided_slice: the result's shape depends on the value of %s, which lopt "
+                 "knows only as a constant (R.const) written in the call", what[k - 1]);
+            err->unknown = 1;
+            return -1;
+        }
         if (t.dtype != DT_INT64 || t.ndim != 1 || (n >= 0 && t.shape[0] != n))
             return fail(err, call->loc, "R.dynamic_strided_slice: begin, end and strides are int64 tensors of one "
                         "length (%s is %s of rank %d)", what[k - 1], dtype_name(t.dtype), t.ndim);
