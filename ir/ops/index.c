@@ -364,11 +364,13 @@ static void scatter_nests(B *b, Buffer **in, Buffer *out, const Plan *p, const c
     }
 }
 
+/* The scatter nests' iterators are opaque: where an iteration writes
+ * depends on the indices' values, and two may write one element, in order. */
 static void legal_scatter(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
 {
     Nest t;
     char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
+    memset(kinds, 'O', sizeof kinds);
     TensorType it;
     it.ndim = in[1]->ndim;
     for (int d = 0; d < it.ndim; d++)
@@ -385,7 +387,7 @@ static void legal_scatter_nd(B *b, const Op *o, const Expr *call, Buffer **in, i
 {
     Nest t;
     char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
+    memset(kinds, 'O', sizeof kinds);
     int64_t ushape[OP_MAX_RANK];
     int nu = in[2]->ndim, lead = in[1]->ndim - 1, m = p->axis;
     for (int d = 0; d < nu; d++)
