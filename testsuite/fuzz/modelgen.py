@@ -511,6 +511,15 @@ def infer(op, args, attrs):
         if not -x.rank <= a < x.rank:
             raise Invalid("axis")
         return x
+    if op == "R.dynamic_strided_slice":
+        b, e, st = attrs["_bounds"]
+        if not 1 <= len(b) <= x.rank or not len(b) == len(e) == len(st) or 0 in st:
+            raise Invalid("dynamic slice")
+        s = [len(range(*slice(b[d], e[d], st[d]).indices(x.shape[d]))) for d in range(len(b))] + \
+            list(x.shape[len(b):])
+        if 0 in s:
+            raise Invalid("empty slice")
+        return TT(s, x.dtype)
     if op == "R.strided_slice":
         axes, b, e = attrs["axes"], attrs["begin"], attrs["end"]
         st = attrs.get("strides", [1] * len(axes))
@@ -731,6 +740,8 @@ class Module:
                     ops = [operand(b, i) for i in range(len(b.args))]
                 if "_shape" in b.attrs:
                     ops.append("R.shape(%s)" % attr_text(list(b.attrs["_shape"])))
+                if "_bounds" in b.attrs:   # begin, end, strides: int64 constants in the call
+                    ops += ['R.const(%s, "int64")' % attr_text(list(v)) for v in b.attrs["_bounds"]]
                 if "_range" in b.attrs:
                     ops += [str(v) for v in b.attrs["_range"]]
                 if "_fill" in b.attrs:
@@ -1259,6 +1270,20 @@ class Gen:
         attrs = {"axes": axes, "begin": b, "end": e}
         if any(v != 1 for v in s) or r.random() < 0.3:
             attrs["strides"] = s
+        if r.random() < 0.2:
+            # the same box as a dynamic_strided_slice over the first dimensions
+            # (strides of either sign), its bounds constants
+            k = r.randint(1, t.rank)
+            bounds = [[], [], []]
+            for d in range(k):
+                ext = t.shape[d]
+                st = r.choice((1, 1, 2, -1))
+                bb, ee = (r.randint(0, ext - 1), r.randint(-ext - 2, ext + 2))
+                if not range(*slice(bb, ee, st).indices(ext)):
+                    bb, ee = (0, ext) if st > 0 else (ext - 1, -ext - 1)
+                for v, w in zip(bounds, (bb, ee, st)):
+                    v.append(w)
+            return self.add("R.dynamic_strided_slice", [x], {"_bounds": bounds}, flags=self.flags[x])
         return self.add("R.strided_slice", [x], attrs, flags=self.flags[x])
 
     def g_concat(self):
