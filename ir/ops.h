@@ -22,6 +22,9 @@ typedef struct TensorType {
 typedef struct OpError {
     Loc loc;
     char msg[256];
+    int unknown;           /* the call may be right, but its result's shape depends on values
+                            * not known here (R.dynamic_strided_slice's bounds): verify and
+                            * legalize leave it, running it is the error msg says */
 } OpError;
 
 typedef struct OpInfo {

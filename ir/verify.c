@@ -694,7 +694,8 @@ static const StructInfo *op_result(Verifier *V, const Expr *e)
     if (strcmp(op->name, "R.layout_transform") == 0 && check_layout_map(V, e, &args[0]))
         return NULL;
     if (op_infer(e, args, n, outs, &nout, &err)) {
-        VERR(V, err.loc.line ? err.loc : e->loc, "%s", err.msg);
+        if (!err.unknown)
+            VERR(V, err.loc.line ? err.loc : e->loc, "%s", err.msg);
         return NULL;
     }
     if (!op->tuple_out)

@@ -185,6 +185,8 @@ static int legalize_func(Module *m, Legal *L, Func *fn, PassCtx *ctx)
             int nout = 0;
             if (op_infer(e, args, n, outs, &nout, &err) == 0)
                 f = primfunc_for(m, L, e, op, args, n, &err);
+            else if (err.unknown)
+                continue;   /* its shape depends on values: the call stays */
             if (!f) {
                 status = diag_error(ctx->src, err.loc.line ? err.loc : e->loc, "%s", err.msg);
                 goto done;

@@ -389,6 +389,151 @@ def check_limits():
             want = (x.astype(np.int64 if dt == "int8" else np.float64) * 2).sum(axis=(0, 15), keepdims=True)
             exact("rank 16 add and sum %s %s" % (dt, shape[-4:]), run(text, {"x": x})[0],
                   want.astype(np.int8 if dt == "int8" else np.float32))
+# ---- collapse_sum, scatter, dynamic_strided_slice, conv2d_transpose (issue 23) ----
+
+def small_ints(shape, dt, lo=-4, hi=5):
+    """Small integers: their sums and products stay exact in every dtype used here."""
+    return rng.integers(lo, hi, size=shape).astype(dt)
+
+
+def one_op(params, body):
+    ps = ", ".join("%s: %s" % (n, tensor(a.shape, a.dtype.name)) for n, a in params)
+    return ("@I.ir_module\nclass Module:\n    @R.function\n    def main(%s):\n        y = %s\n        return y\n"
+            % (ps, body))
+
+
+def check_collapse_sum():
+    """collapse_sum_to / _like on two shapes in three dtypes: exact (small integers)."""
+    for shape, target, dt in (((2, 3, 4), (3, 1), "float32"), ((2, 4, 1, 5), (4, 1, 1), "float16"),
+                              ((3, 2, 2, 3), (1, 2, 1, 3), "int32"), ((5,), (1,), "float32")):
+        x = small_ints(shape, dt)
+        off = len(shape) - len(target)
+        ax = tuple(range(off)) + tuple(off + d for d, t in enumerate(target) if t == 1 and shape[off + d] != 1)
+        want = x.astype(np.int64).sum(axis=ax, keepdims=True).reshape(target).astype(dt)
+        exact("collapse_sum_to %s %s->%s" % (dt, shape, target),
+              run(one_op([("x", x)], "R.collapse_sum_to(x, R.shape(%s))" % list(target)), {"x": x})[0], want)
+        y = np.zeros(target, dt)
+        exact("collapse_sum_like %s %s->%s" % (dt, shape, target),
+              run(one_op([("x", x), ("t", y)], "R.collapse_sum_like(x, t)"), {"x": x, "t": y})[0], want)
+
+
+def scatter_combine(red, old, u):
+    return {"update": u, "add": old + u, "mul": old * u, "mean": old + u, "max": max(old, u), "min": min(old, u)}[red]
+
+
+def scatter_mean_finish(out, count, dt):
+    if np.issubdtype(np.dtype(dt), np.floating):
+        return (out / count.astype(dt)).astype(dt)
+    return (out // count.astype(dt)).astype(dt)
+
+
+def scatter_elements_ref(x, ind, upd, axis, red):
+    """In the dtype, one update at a time in row-major order of the indices."""
+    out, count = x.copy(), np.ones(x.shape, np.int64)
+    for pos in np.ndindex(*ind.shape):
+        i = int(ind[pos])
+        at = list(pos)
+        at[axis] = i + x.shape[axis] if i < 0 else i
+        at = tuple(at)
+        out[at] = scatter_combine(red, out[at], upd[pos])
+        count[at] += 1
+    return scatter_mean_finish(out, count, x.dtype) if red == "mean" else out
+
+
+def scatter_nd_ref(x, ind, upd, red):
+    out = x.copy()
+    m = ind.shape[-1]
+    for lead in np.ndindex(*ind.shape[:-1]):
+        at = tuple(int(i) + x.shape[j] if i < 0 else int(i) for j, i in enumerate(ind[lead]))
+        for rest in np.ndindex(*x.shape[m:]):
+            out[at + rest] = scatter_combine(red, out[at + rest], upd[lead + rest])
+    return out
+
+
+def check_scatter():
+    """scatter_elements and scatter_nd, every reduction, two shapes in two dtypes: exact."""
+    for shape, ishape, axis, dt, idt in (((4, 3), (3, 3), 0, "float32", "int64"),
+                                         ((2, 3, 5), (2, 2, 6), -1, "int32", "int32"),
+                                         ((3, 4, 2), (2, 4, 1), 1, "float16", "int64")):
+        x = small_ints(shape, dt)
+        e = shape[axis]
+        i = rng.integers(-e, e, size=ishape).astype(idt)
+        u = small_ints(ishape, dt, -3, 4)
+        for red in ("update", "add", "mul", "mean", "max", "min"):
+            body = "R.scatter_elements(x, i, u, axis=%d, reduction=\"%s\")" % (axis, red)
+            exact("scatter_elements %s %s %s" % (dt, shape, red),
+                  run(one_op([("x", x), ("i", i), ("u", u)], body), {"x": x, "i": i, "u": u})[0],
+                  scatter_elements_ref(x, i, u, axis % len(shape), red))
+    for shape, ishape, dt, idt in (((4, 3), (5, 1), "float32", "int64"), ((3, 2, 4), (2, 3, 2), "int8", "int32"),
+                                   ((2, 3), (4, 2), "float16", "int64")):
+        x = small_ints(shape, dt)
+        m = ishape[-1]
+        i = np.stack([rng.integers(-shape[j], shape[j], size=ishape[:-1]) for j in range(m)], axis=-1).astype(idt)
+        u = small_ints(ishape[:-1] + shape[m:], dt, -2, 3)
+        for red in ("update", "add", "mul", "max", "min"):
+            body = "R.scatter_nd(x, i, u, reduction=\"%s\")" % red
+            exact("scatter_nd %s %s %s" % (dt, shape, red),
+                  run(one_op([("x", x), ("i", i), ("u", u)], body), {"x": x, "i": i, "u": u})[0],
+                  scatter_nd_ref(x, i, u, red))
+
+
+def check_dynamic_slice():
+    """dynamic_strided_slice with constant bounds against NumPy's slices: exact."""
+    for shape, b, e, st, dt in (((5, 4), [4, 1], [-7, 4], [-2, 2], "float32"), ((3, 6, 2), [1, -5], [3, 100], [1, 3], "int8"),
+                                ((6,), [-1], [0], [-1], "float16")):
+        x = small_ints(shape, dt)
+        c = lambda v: 'R.const(%s, "int64")' % list(v)
+        body = "R.dynamic_strided_slice(x, %s, %s, %s)" % (c(b), c(e), c(st))
+        want = x[tuple(slice(b[d], e[d], st[d]) for d in range(len(b)))]
+        exact("dynamic_strided_slice %s %s" % (dt, shape), run(one_op([("x", x)], body), {"x": x})[0],
+              np.ascontiguousarray(want))
+
+
+def conv2d_transpose_ref(x, w, s, pad, op, dil, g):
+    """NCHW x IOHW in float64 (or int64): each input spreads over the output."""
+    n, c, h, wd = x.shape
+    _, og, kh, kw = w.shape
+    oh = (h - 1) * s[0] - pad[0] - pad[2] + dil[0] * (kh - 1) + op[0] + 1
+    ow = (wd - 1) * s[1] - pad[1] - pad[3] + dil[1] * (kw - 1) + op[1] + 1
+    big = np.zeros((n, og * g, (h - 1) * s[0] + dil[0] * (kh - 1) + 1 + op[0] + pad[2],
+                    (wd - 1) * s[1] + dil[1] * (kw - 1) + 1 + op[1] + pad[3]), dtype=x.dtype)
+    ig = c // g
+    for cc in range(c):
+        o0 = cc // ig * og
+        for a in range(kh):
+            for b in range(kw):
+                big[:, o0:o0 + og, a * dil[0]:a * dil[0] + (h - 1) * s[0] + 1:s[0],
+                    b * dil[1]:b * dil[1] + (wd - 1) * s[1] + 1:s[1]] += \
+                    np.einsum("nhw,o->nohw", x[:, cc], w[cc, :, a, b])
+    return big[:, :, pad[0]:pad[0] + oh, pad[1]:pad[1] + ow]
+
+
+def check_conv2d_transpose():
+    """conv2d_transpose: float32 within rounding, int32 exact, NCHW and NHWC/HWIO."""
+    for xs, ws, s, pad, op, dil, g in (((1, 4, 5, 5), (4, 3, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), (1, 1), 1),
+                                       ((2, 4, 3, 4), (4, 1, 2, 3), (3, 1), (0, 1, 2, 0), (2, 0), (1, 2), 2)):
+        attrs = "strides=%s, padding=%s, output_padding=%s, dilation=%s, groups=%d" % (
+            list(s), list(pad), list(op), list(dil), g)
+        x, w = grid(*xs), grid(*ws)
+        want = conv2d_transpose_ref(x.astype(np.float64), w.astype(np.float64), s, pad, op, dil, g)
+        check("conv2d_transpose float32 %s %s" % (xs, ws),
+              run(one_op([("x", x), ("w", w)], "R.nn.conv2d_transpose(x, w, %s)" % attrs), {"x": x, "w": w})[0], want)
+        xi, wi = small_ints(xs, "int32"), small_ints(ws, "int32")
+        want = conv2d_transpose_ref(xi.astype(np.int64), wi.astype(np.int64), s, pad, op, dil, g).astype(np.int32)
+        exact("conv2d_transpose int32 %s %s" % (xs, ws),
+              run(one_op([("x", xi), ("w", wi)], "R.nn.conv2d_transpose(x, w, %s)" % attrs), {"x": xi, "w": wi})[0],
+              want)
+        xh, wh = np.ascontiguousarray(xi.transpose(0, 2, 3, 1)), np.ascontiguousarray(wi.transpose(2, 3, 0, 1))
+        body = 'R.nn.conv2d_transpose(x, w, %s, data_layout="NHWC", kernel_layout="HWIO")' % attrs
+        exact("conv2d_transpose int32 NHWC %s" % (xs,), run(one_op([("x", xh), ("w", wh)], body), {"x": xh, "w": wh})[0],
+              np.ascontiguousarray(want.transpose(0, 2, 3, 1)))
+
+
+def check_issue23_ops():
+    check_collapse_sum()
+    check_scatter()
+    check_dynamic_slice()
+    check_conv2d_transpose()
 
 
 def main():
@@ -453,6 +598,7 @@ def main():
     check_matmul_broadcast()
     check_resize_cubic()
     check_limits()
+    check_issue23_ops()
     print("numpy_check: %d failure%s" % (failures, "" if failures == 1 else "s"))
     return 1 if failures else 0
 

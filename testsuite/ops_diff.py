@@ -1384,6 +1384,216 @@ for _op in ("R.flatten", "R.expand_dims", "R.squeeze", "R.broadcast_to", "R.tile
     GENS[_op] = gen_move
 
 
+# ---- collapse_sum, scatter, dynamic_strided_slice, conv2d_transpose (issue 23) ----
+
+def gen_collapse(g, op):
+    dt = g.pick(["float32", "float16", "int32", "int8"])
+    s = g.shape()
+    # a target that broadcasts to s: a suffix of it, some extents 1
+    k = g.r(0, len(s))
+    target = tuple(1 if g.chance(0.4) else e for e in s[len(s) - k:])
+    x = g.data(s, dt)
+    off = len(s) - k
+    ax = tuple(range(off)) + tuple(off + d for d, t in enumerate(target) if t == 1 and s[off + d] != 1)
+    c = Case(op, "%s %s -> %s" % (dt, s, target))
+    px = g.param(c, x)
+    y = g.name("y")
+    if op == "R.collapse_sum_like":
+        # only its shape counts; a rank-0 one is a constant (--input files
+        # are saved contiguous, which makes them 1-d)
+        tdt = g.pick([dt, "float32", "int32"])
+        pt = g.param(c, g.data(target, tdt)) if target else 'R.const(0, "%s")' % tdt
+        c.lines.append("%s = R.collapse_sum_like(%s, %s)" % (y, px, pt))
+    else:
+        c.lines.append("%s = R.collapse_sum_to(%s, R.shape(%s))" % (y, px, ints_text(target)))
+    n = int(np.prod([s[a] for a in ax])) if ax else 1
+    if is_float(dt):
+        v = f64(x)
+        want = v.sum(axis=ax, keepdims=True).reshape(target)
+        c.outs.append(Out(y, want, dt, sum_tol(dt, n, np.abs(v).sum(axis=ax, keepdims=True).reshape(target))))
+    else:
+        c.outs.append(Out(y, wrap_int(x.astype(np.int64).sum(axis=ax, keepdims=True).reshape(target), dt), dt))
+    return c
+
+
+def scatter_step(red, old, u):
+    return {"update": u, "add": old + u, "mul": old * u, "mean": old + u, "max": max(old, u),
+            "min": min(old, u)}[red]
+
+
+def scatter_finish(out, count, dt):
+    """mean: the sum over the count, in the dtype (a floor division for integers)."""
+    if is_float(dt):
+        return (out / count.astype(NP[dt])).astype(NP[dt])
+    return (out // count.astype(NP[dt])).astype(NP[dt])
+
+
+def scatter_data(g, shape, dt, red):
+    # products of many updates stay small: mul takes values near 1 in magnitude
+    if red == "mul":
+        return g.data(shape, dt, -1.5, 1.5) if is_float(dt) else g.data(shape, dt, -0.2, 0.2)
+    return g.data(shape, dt)
+
+
+def gen_scatter(g, op):
+    dt = g.pick(["float32", "float16", "int32", "int8"])
+    idt = g.pick(["int32", "int64"])
+    red = g.pick(["update", "add", "mul", "mean", "max", "min"])
+    s = g.shape()
+    a = g.r(0, len(s) - 1)
+    e = s[a]
+    ishape = tuple(g.r(1, 4) if d == a else g.r(1, s[d]) for d in range(len(s)))
+    x = scatter_data(g, s, dt, red)
+    ind = g.rng.integers(-e, e, size=ishape).astype(NP[idt])
+    upd = scatter_data(g, ishape, dt, red)
+    attrs = []
+    if a != 0 or g.chance(0.3):
+        attrs.append("axis=%d" % (a - len(s) if g.chance(0.3) else a))
+    if red != "update" or g.chance(0.3):
+        attrs.append('reduction="%s"' % red)
+    c = Case(op, "%s %s %s %s" % (dt, s, ishape, ", ".join(attrs)))
+    px, pi, pu = g.param(c, x), g.param(c, ind), g.param(c, upd)
+    y = g.name("y")
+    c.lines.append("%s = R.scatter_elements(%s, %s, %s%s)" % (y, px, pi, pu, "".join(", " + t for t in attrs)))
+    # in the dtype, one update at a time in row-major order of the indices
+    out, count = x.copy(), np.ones(s, np.int64)
+    with np.errstate(over="ignore"):
+        for pos in np.ndindex(*ishape):
+            at = list(pos)
+            at[a] = int(ind[pos]) % e
+            at = tuple(at)
+            out[at] = scatter_step(red, out[at], upd[pos])
+            count[at] += 1
+        if red == "mean":
+            out = scatter_finish(out, count, dt)
+    c.outs.append(Out(y, out, dt))
+    return c
+
+
+def gen_scatter_nd(g, op):
+    dt = g.pick(["float32", "float16", "int32", "int8"])
+    idt = g.pick(["int32", "int64"])
+    red = g.pick(["update", "add", "mul", "max", "min"])
+    s = g.shape()
+    m = g.r(1, len(s))
+    lead = g.shape(rank=g.r(1, 2), hi=4)
+    if len(lead) + len(s) - m > 7:
+        lead = lead[:1]
+    ind = np.stack([g.rng.integers(-s[j], s[j], size=lead) for j in range(m)], axis=-1).astype(NP[idt])
+    x = scatter_data(g, s, dt, red)
+    upd = scatter_data(g, lead + s[m:], dt, red)
+    attrs = ['reduction="%s"' % red] if red != "update" or g.chance(0.3) else []
+    c = Case(op, "%s %s %s %s" % (dt, s, ind.shape, ", ".join(attrs)))
+    px, pi, pu = g.param(c, x), g.param(c, ind), g.param(c, upd)
+    y = g.name("y")
+    c.lines.append("%s = R.scatter_nd(%s, %s, %s%s)" % (y, px, pi, pu, "".join(", " + t for t in attrs)))
+    out = x.copy()
+    with np.errstate(over="ignore"):
+        for pos in np.ndindex(*lead):
+            at = tuple(int(i) % s[j] for j, i in enumerate(ind[pos]))
+            for rest in np.ndindex(*s[m:]):
+                out[at + rest] = scatter_step(red, out[at + rest], upd[pos + rest])
+    c.outs.append(Out(y, out, dt))
+    return c
+
+
+def gen_dyn_slice(g, op):
+    dt = g.pick(["float32", "float16", "int32", "int8"])
+    s = g.shape(hi=7)
+    n = g.r(1, len(s))
+    begin, end, strides = [], [], []
+    for d in range(n):
+        e = s[d]
+        while True:
+            b, f, st = g.r(-e - 2, e + 2), g.r(-e - 2, e + 2), g.pick([1, 1, 2, 3, -1, -2])
+            if len(range(*slice(b, f, st).indices(e))) > 0 or g.chance(0.1):
+                break
+        begin.append(b)
+        end.append(f)
+        strides.append(st)
+    x = g.data(s, dt)
+    c = Case(op, "%s %s [%s:%s:%s]" % (dt, s, begin, end, strides))
+    p = g.param(c, x)
+    y = g.name("y")
+    k = lambda v: 'R.const(%s, "int64")' % ints_text(v)
+    c.lines.append("%s = R.dynamic_strided_slice(%s, %s, %s, %s)" % (y, p, k(begin), k(end), k(strides)))
+    c.outs.append(Out(y, x[tuple(slice(begin[d], end[d], strides[d]) for d in range(n))], dt))
+    return c
+
+
+def conv_transpose_ref(x, w, stride, pad, opad, dil, groups):
+    """NCHW x IOHW in float64 (x, w logical); returns (y, sum of |x * w|)."""
+    n, cc, h, wd = x.shape
+    _, og, kh, kw = w.shape
+    oh = (h - 1) * stride[0] - pad[0] - pad[2] + dil[0] * (kh - 1) + opad[0] + 1
+    ow = (wd - 1) * stride[1] - pad[1] - pad[3] + dil[1] * (kw - 1) + opad[1] + 1
+    fh = (h - 1) * stride[0] + dil[0] * (kh - 1) + 1 + opad[0] + pad[2]
+    fw = (wd - 1) * stride[1] + dil[1] * (kw - 1) + 1 + opad[1] + pad[3]
+    y, mag = np.zeros((n, og * groups, fh, fw)), np.zeros((n, og * groups, fh, fw))
+    ig = cc // groups
+    for ci in range(cc):
+        o0 = ci // ig * og
+        for a in range(kh):
+            for b in range(kw):
+                at = (slice(None), slice(o0, o0 + og), slice(a * dil[0], a * dil[0] + (h - 1) * stride[0] + 1, stride[0]),
+                      slice(b * dil[1], b * dil[1] + (wd - 1) * stride[1] + 1, stride[1]))
+                y[at] += np.einsum("nhw,o->nohw", x[:, ci], w[ci, :, a, b])
+                mag[at] += np.einsum("nhw,o->nohw", np.abs(x[:, ci]), np.abs(w[ci, :, a, b]))
+    at = (slice(None), slice(None), slice(pad[0], pad[0] + oh), slice(pad[1], pad[1] + ow))
+    return y[at], mag[at]
+
+
+def gen_conv2d_transpose(g, op):
+    dt = g.pick(["float32", "float32", "float16", "int32", "int8"])
+    odt = "int32" if dt == "int8" else ("float32" if dt == "float16" and g.chance(0.5) else None)
+    groups = g.pick([1, 1, 2, 3])
+    ic, og = g.r(1, 3) * groups, g.r(1, 3)
+    n, h, w = g.r(1, 2), g.r(1, 5), g.r(1, 5)
+    kh, kw = g.r(1, 3), g.r(1, 3)
+    stride, dil = [g.r(1, 3), g.r(1, 3)], [g.r(1, 2), g.r(1, 2)]
+    opad = [g.r(0, stride[0] - 1), g.r(0, stride[1] - 1)]
+    full = [(h - 1) * stride[0] + dil[0] * (kh - 1) + 1 + opad[0], (w - 1) * stride[1] + dil[1] * (kw - 1) + 1 + opad[1]]
+    pad = [g.r(0, 2) for _ in range(4)]
+    for i in range(2):   # leave at least one output row and column
+        while pad[i] + pad[i + 2] >= full[i]:
+            pad[i + (2 if pad[i + 2] else 0)] -= 1
+    x = g.data((n, ic, h, w), dt)
+    k = g.data((ic, og, kh, kw), dt)
+    dl = g.pick(["NCHW", "NCHW", "NHWC"])
+    kl = g.pick(["IOHW", "IOHW", "HWIO", "OIHW"])
+    attrs = window_attrs(g, stride, dil, pad)
+    if any(opad) or g.chance(0.2):
+        attrs.append("output_padding=" + ints_text(opad))
+    if groups != 1 or g.chance(0.2):
+        attrs.append("groups=%d" % groups)
+    if dl != "NCHW" or g.chance(0.2):
+        attrs.append('data_layout="%s"' % dl)
+    if kl != "IOHW" or g.chance(0.2):
+        attrs.append('kernel_layout="%s"' % kl)
+    if odt:
+        attrs.append('out_dtype="%s"' % odt)
+    c = Case(op, "%s x%s w%s %s" % (dt, x.shape, k.shape, ", ".join(attrs)))
+    px = g.param(c, to_layout(x, dl, "NCHW"))
+    pk = g.param(c, to_layout(k, kl, "IOHW"))
+    y = g.name("y")
+    c.lines.append("%s = R.nn.conv2d_transpose(%s, %s%s)" % (y, px, pk, "".join(", " + a for a in attrs)))
+    y64, mag = conv_transpose_ref(f64(x), f64(k), stride, pad, opad, dil, groups)
+    rdt = odt or dt
+    if is_float(rdt):
+        terms = (ic // groups) * kh * kw
+        c.outs.append(Out(y, to_layout(y64, dl, "NCHW"), rdt, to_layout(sum_tol(rdt, terms, mag), dl, "NCHW")))
+    else:
+        c.outs.append(Out(y, wrap_int(to_layout(y64, dl, "NCHW"), rdt), rdt))
+    return c
+
+
+GENS.update({
+    "R.collapse_sum_to": gen_collapse, "R.collapse_sum_like": gen_collapse, "R.scatter_elements": gen_scatter,
+    "R.scatter_nd": gen_scatter_nd, "R.dynamic_strided_slice": gen_dyn_slice,
+    "R.nn.conv2d_transpose": gen_conv2d_transpose,
+})
+
+
 def registry_ops(root):
     """The operator names of the ops[] tables in ir/ops/ (one file per family),
     to check that each has a generator."""

@@ -12,6 +12,7 @@ int fail(OpError *err, Loc loc, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     err->loc = loc;
+    err->unknown = 0;
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
     return -1;

@@ -1,7 +1,8 @@
 /* Operators that move elements without computing: R.permute_dims, R.reshape,
  * R.flatten, R.expand_dims, R.squeeze, R.broadcast_to, R.tile, R.repeat,
- * R.flip, R.concat, R.split, R.layout_transform, and padding (R.nn.pad,
- * R.pad). */
+ * R.flip, R.concat, R.split, R.layout_transform, padding (R.nn.pad,
+ * R.pad), and the reverse of a broadcast (R.collapse_sum_like,
+ * R.collapse_sum_to). */
 #include <stdio.h>
 #include <string.h>
 
@@ -656,6 +657,57 @@ static void legal_flip(B *b, const Op *o, const Expr *call, Buffer **in, int nin
     gather(b, "flip", in[0], outs[0], p, flip_index);
 }
 
+/* collapse_sum_to(x, shape) and collapse_sum_like(x, y): the sum of x down
+ * to a shape that broadcasts to x's (y's shape for the _like form), the
+ * gradient of a broadcast: x's leading dimensions the shape lacks are
+ * summed away, and those where the shape has 1 and x more are summed to 1.
+ * The sum adds in dimension order (nest_reduce's). */
+static int infer_collapse(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    int64_t s[OP_MAX_RANK];
+    char b1[96], b2[96];
+    int n;
+    if (nargs == 2) {
+        n = a[1].ndim;
+        memcpy(s, a[1].shape, (size_t)n * sizeof *s);
+    } else if ((n = shape_of(call->u.call.args[1], s, OP_MAX_RANK)) < 0) {
+        return fail(err, call->u.call.args[1]->loc, "R.collapse_sum_to takes a shape of constants, as in "
+                    "R.shape([2, 3]), of rank at most %d", OP_MAX_RANK);
+    }
+    p->out.dtype = a->dtype;
+    p->out.ndim = n;
+    memcpy(p->out.shape, s, (size_t)n * sizeof *s);
+    int off = a->ndim - n, ok = off >= 0;
+    for (int d = 0; ok && d < n; d++)
+        ok = s[d] == a->shape[off + d] || s[d] == 1;
+    if (!ok)
+        return fail(err, nargs == 2 ? call->loc : call->u.call.args[1]->loc, "%s: %s does not broadcast to %s",
+                    o->info.name, type_text(&p->out, b2, sizeof b2), type_text(a, b1, sizeof b1));
+    /* axes[d]: x's dimension d is summed (away when d < off, to 1 after) */
+    for (int d = 0; d < a->ndim; d++)
+        p->axes[d] = d < off || (s[d - off] == 1 && a->shape[d] != 1);
+    return 0;
+}
+
+static void legal_collapse(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Nest t;
+    int64_t shape[OP_MAX_RANK] = { 0 };
+    int nd = in[0]->ndim, at[OP_MAX_RANK], off = nd - p->out.ndim;
+    for (int d = 0; d < nd; d++)
+        shape[d] = extent(in[0], d);
+    nest_reduce(b, &t, shape, nd, p->axes, NULL, 0, at);
+    Expr *iidx[OP_MAX_RANK], *oidx[OP_MAX_RANK];
+    for (int d = 0; d < nd; d++) {
+        iidx[d] = t.x[at[d]];
+        if (d >= off)
+            oidx[d - off] = p->axes[d] ? num(b, 0) : t.x[at[d]];
+    }
+    Expr *acc = load(b, outs[0], oidx);
+    nest_end(b, &t, "collapse_sum", store(b, outs[0], oidx, typed(b, 0, p->out.dtype)),
+             store(b, outs[0], oidx, bin(b, B_ADD, acc, load(b, in[0], iidx))));
+}
+
 static const Op ops[] = {
     { { "R.permute_dims", LAYOUT_LIGHT, 1, 1, permute_attrs, 0, 0 }, infer_permute, legal_permute, 0, 0, 0, permute_attrs },
     { { "R.reshape", LAYOUT_HEAVY, 2, 1, no_attrs, 0, 0 }, infer_reshape, legal_reshape, 0, 0, 0, NULL },
@@ -671,6 +723,8 @@ static const Op ops[] = {
     { { "R.tile", LAYOUT_LIGHT, 1, 1, tile_attrs, 0, 0 }, infer_tile, legal_tile, 0, 0, 0, tile_attrs },
     { { "R.repeat", LAYOUT_LIGHT, 1, 1, repeat_attrs, 0, 0 }, infer_repeat, legal_repeat, 0, 1, 0, repeat_attrs },
     { { "R.flip", LAYOUT_LIGHT, 1, 1, axis_attrs, 0, 0 }, infer_flip, legal_flip, 0, 1, 0, axis_attrs },
+    { { "R.collapse_sum_like", LAYOUT_LIGHT, 2, 2, no_attrs, 0, 0 }, infer_collapse, legal_collapse, 0, 0, 0, NULL },
+    { { "R.collapse_sum_to", LAYOUT_LIGHT, 2, 1, no_attrs, 0, 0 }, infer_collapse, legal_collapse, 0, 0, 0, NULL },
 };
 
 const OpFamily op_family_manipulate = { ops, sizeof ops / sizeof *ops };

@@ -361,6 +361,29 @@ def infer(op, args, attrs):
         if i.rank != x.rank or any(i.shape[d] > x.shape[d] for d in range(x.rank) if d != a):
             raise Invalid("gather")
         return TT(i.shape, x.dtype)
+    if op in ("R.collapse_sum_to", "R.collapse_sum_like"):
+        s = tuple(attrs["_shape"]) if op == "R.collapse_sum_to" else args[1].shape
+        off = x.rank - len(s)
+        if off < 0 or any(e not in (1, x.shape[off + d]) for d, e in enumerate(s)):
+            raise Invalid("collapse_sum")
+        return TT(s, x.dtype)
+    if op in ("R.scatter_elements", "R.scatter_nd"):
+        i, u = args[1], args[2]
+        if not i.dtype.startswith("int") or u.dtype != x.dtype:
+            raise Invalid("scatter")
+        if op == "R.scatter_elements":
+            a = attrs.get("axis", 0)
+            if not -x.rank <= a < x.rank:
+                raise Invalid("axis")
+            a = a + x.rank if a < 0 else a
+            if i.rank != x.rank or u.shape != i.shape or \
+                    any(i.shape[d] > x.shape[d] for d in range(x.rank) if d != a):
+                raise Invalid("scatter_elements")
+        else:
+            m = i.shape[-1] if i.rank else 0
+            if not 1 <= m <= x.rank or u.shape != i.shape[:-1] + x.shape[m:]:
+                raise Invalid("scatter_nd")
+        return x
     if op == "R.nn.layer_norm":
         axes = [a + x.rank if a < 0 else a for a in attrs["axes"]]
         want = tuple(x.shape[a] for a in axes if 0 <= a < x.rank)
@@ -442,6 +465,22 @@ def infer(op, args, attrs):
         if OH < 1 or OW < 1:
             raise Invalid("window")
         return TT(lay_shape(O, [N, Oc, OH, OW]), x.dtype)
+    if op == "R.nn.conv2d_transpose":
+        w = args[1]
+        if x.rank != 4 or w.rank != 4 or x.dtype != w.dtype:
+            raise Invalid("conv2d_transpose")
+        st, dil, pad = window(attrs)
+        opad = attrs.get("output_padding", [0, 0])
+        g = attrs.get("groups", 1)
+        N, C, H, W = x.shape
+        I, OG, KH, KW = w.shape
+        if g < 1 or C % g or I != C or min(st + dil) < 1 or any(not 0 <= opad[i] < st[i] for i in range(2)):
+            raise Invalid("conv2d_transpose")
+        OH = (H - 1) * st[0] - pad[0] - pad[2] + dil[0] * (KH - 1) + opad[0] + 1
+        OW = (W - 1) * st[1] - pad[1] - pad[3] + dil[1] * (KW - 1) + opad[1] + 1
+        if OH < 1 or OW < 1:
+            raise Invalid("window")
+        return TT((N, OG * g, OH, OW), x.dtype)
     if op in ("R.nn.pad", "R.pad"):
         pw = attrs["pad_width"]
         if len(pw) != 2 * x.rank or min(pw) < 0:
@@ -472,6 +511,15 @@ def infer(op, args, attrs):
         if not -x.rank <= a < x.rank:
             raise Invalid("axis")
         return x
+    if op == "R.dynamic_strided_slice":
+        b, e, st = attrs["_bounds"]
+        if not 1 <= len(b) <= x.rank or not len(b) == len(e) == len(st) or 0 in st:
+            raise Invalid("dynamic slice")
+        s = [len(range(*slice(b[d], e[d], st[d]).indices(x.shape[d]))) for d in range(len(b))] + \
+            list(x.shape[len(b):])
+        if 0 in s:
+            raise Invalid("empty slice")
+        return TT(s, x.dtype)
     if op == "R.strided_slice":
         axes, b, e = attrs["axes"], attrs["begin"], attrs["end"]
         st = attrs.get("strides", [1] * len(axes))
@@ -692,6 +740,8 @@ class Module:
                     ops = [operand(b, i) for i in range(len(b.args))]
                 if "_shape" in b.attrs:
                     ops.append("R.shape(%s)" % attr_text(list(b.attrs["_shape"])))
+                if "_bounds" in b.attrs:   # begin, end, strides: int64 constants in the call
+                    ops += ['R.const(%s, "int64")' % attr_text(list(v)) for v in b.attrs["_bounds"]]
                 if "_range" in b.attrs:
                     ops += [str(v) for v in b.attrs["_range"]]
                 if "_fill" in b.attrs:
@@ -1220,6 +1270,20 @@ class Gen:
         attrs = {"axes": axes, "begin": b, "end": e}
         if any(v != 1 for v in s) or r.random() < 0.3:
             attrs["strides"] = s
+        if r.random() < 0.2:
+            # the same box as a dynamic_strided_slice over the first dimensions
+            # (strides of either sign), its bounds constants
+            k = r.randint(1, t.rank)
+            bounds = [[], [], []]
+            for d in range(k):
+                ext = t.shape[d]
+                st = r.choice((1, 1, 2, -1))
+                bb, ee = (r.randint(0, ext - 1), r.randint(-ext - 2, ext + 2))
+                if not range(*slice(bb, ee, st).indices(ext)):
+                    bb, ee = (0, ext) if st > 0 else (ext - 1, -ext - 1)
+                for v, w in zip(bounds, (bb, ee, st)):
+                    v.append(w)
+            return self.add("R.dynamic_strided_slice", [x], {"_bounds": bounds}, flags=self.flags[x])
         return self.add("R.strided_slice", [x], attrs, flags=self.flags[x])
 
     def g_concat(self):
@@ -1431,6 +1495,85 @@ class Gen:
         ax = a - t.rank if r.random() < 0.3 else a
         return self.add(op, [x, i], {"axis": ax}, inline={1} if r.random() < 0.5 else (), flags=self.flags[x])
 
+    # -- collapse_sum, scatter and conv2d_transpose (issue 23)
+    def g_collapse(self):
+        """x summed down to a suffix of its shape with some extents 1 (the
+        gradient of a broadcast), then added back to x by broadcasting."""
+        r = self.r
+        x = self.operand()
+        t = self.env[x]
+        k = r.randint(1, t.rank)
+        s = [1 if r.random() < 0.5 else e for e in t.shape[t.rank - k:]]
+        if r.random() < 0.5:
+            c = self.add("R.collapse_sum_to", [x], {"_shape": s}, base="cs")
+        else:
+            like = self.const_or_param(tuple(s))
+            c = self.add("R.collapse_sum_like", [x, like], base="cs",
+                         inline={1} if self._is_const(like) and r.random() < 0.5 else ())
+        return self.add("R.add", [x, c])
+
+    def g_scatter(self):
+        r = self.r
+        x = self.operand()
+        t = self.env[x]
+        idt = r.choice(("int32", "int64"))
+        red = r.choice(("update", "add", "mul", "max", "min"))
+        if r.random() < 0.5:
+            op = "R.scatter_elements"
+            a = r.randrange(t.rank)
+            e = t.shape[a]
+            ishape = [r.randint(1, 3) if d == a else r.randint(1, t.shape[d]) for d in range(t.rank)]
+            attrs = {"axis": a - t.rank if r.random() < 0.3 else a}
+            red = r.choice((red, "mean"))
+
+            def build(sh):
+                return [build(sh[1:]) for _ in range(sh[0])] if sh else r.randint(-e, e - 1)
+            ushape = ishape
+        else:
+            op = "R.scatter_nd"
+            m = r.randint(1, t.rank)
+            lead = [r.randint(1, 3)]
+            ishape = lead + [m]
+            attrs = {}
+
+            def build(sh, j=0):
+                if len(sh) == 1:
+                    return [r.randint(-t.shape[d], t.shape[d] - 1) for d in range(sh[0])]
+                return [build(sh[1:]) for _ in range(sh[0])]
+            ushape = lead + list(t.shape[m:])
+        i = self.add("const", [], {"value": build(ishape), "_dtype": idt}, base="idx")
+        self.order.remove(i)
+        u = self.const_or_param(tuple(ushape))
+        if red != "update" or r.random() < 0.3:
+            attrs["reduction"] = red
+        inline = {1} if r.random() < 0.5 else set()
+        if self._is_const(u) and r.random() < 0.5:
+            inline.add(2)
+        return self.add(op, [x, i, u], attrs, base="sc", inline=inline)
+
+    def g_conv_transpose(self):
+        r = self.r
+        x = self.rank4()
+        t = self.env[x]
+        N, C, H, W = t.shape
+        groups = r.choice([g for g in range(1, C + 1) if C % g == 0]) if C > 1 and r.random() < 0.2 else 1
+        OG = r.randint(1, 3)
+        attrs = {}
+        if r.random() < 0.5:
+            attrs["strides"] = r.choice(([2, 2], [1, 2], 2))
+        if r.random() < 0.4:
+            attrs["padding"] = r.choice(([1, 1], [0, 0, 1, 1], 1))
+        if r.random() < 0.2:
+            attrs["dilation"] = [2, 2]
+        st, dil, pad = window(attrs)
+        if st[0] > 1 and st[1] > 1 and r.random() < 0.3:
+            attrs["output_padding"] = [1, 1]
+        if groups > 1:
+            attrs["groups"] = groups
+        w = self.const_or_param((C, OG, r.randint(1, 3), r.randint(1, 3)))
+        return self.add("R.nn.conv2d_transpose", [x, w], attrs, base="convt",
+                        inline={1} if self._is_const(w) and r.random() < 0.5 else ())
+
     def g_norm2(self):
         r = self.r
         if r.random() < 0.5:
@@ -1561,7 +1704,7 @@ WEIGHTS = [("binary", 14), ("unary", 9), ("reduce", 5), ("permute", 4), ("reshap
            ("conv2d", 6), ("pool", 4), ("pad", 3), ("softmax", 3), ("slice", 3), ("concat", 3),
            ("split", 3), ("batch_norm", 3), ("crop", 2), ("layout_pair", 6), ("layout_one", 2), ("tir", 5),
            ("act", 2), ("clip", 1), ("power", 1), ("fma", 1), ("astype", 1), ("move", 4), ("create", 2),
-           ("index", 2), ("norm2", 2), ("image", 2)]
+           ("index", 2), ("norm2", 2), ("image", 2), ("collapse", 1), ("scatter", 2), ("conv_transpose", 1)]
 
 
 def generate(seed, max_bindings=None):
