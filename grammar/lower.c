@@ -1763,8 +1763,8 @@ static int is_sinfo_name(const char *n)
 static int const_shape(Reader *R, const Sx *e, int depth, int64_t *shape, int *ndim, int64_t *n)
 {
     if (e->kind == SX_LIST || e->kind == SX_TUPLE) {
-        if (depth >= 8)
-            return ERR(R, e->loc, "constant has more than 8 dimensions");
+        if (depth >= OP_MAX_RANK)
+            return ERR(R, e->loc, "constant has more than %d dimensions", OP_MAX_RANK);
         if (depth >= *ndim) {
             if (*n > 0)
                 return ERR(R, e->loc, "ragged constant: rows differ in shape");
@@ -1829,7 +1829,7 @@ static Expr *lower_const(Reader *R, const Sx *e)
     if (check_kwargs(R, &a, "R.const"))
         return NULL;
     Expr *x = expr_new(R->a, E_CONST, e->loc);
-    int64_t shape[8], n = 0;
+    int64_t shape[OP_MAX_RANK], n = 0;
     int ndim = 0;
     x->u.cst.dtype = v->kind == SX_FLOAT || (v->kind != SX_INT && v->kind != SX_UNARY) ? DT_FLOAT32 : DT_INT32;
     if (dt && dtype_arg(R, dt, &x->u.cst.dtype))
