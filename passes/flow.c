@@ -398,6 +398,110 @@ static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr
     return call_with_attrs(m, call, keys, vals, nset);
 }
 
+/* expand_dims and squeeze under a permutation: y = expand_dims(x, axis=A)
+ * rewritten by the permutation omap is expand_dims(x', axis=A'), x' = arg
+ * the operand's rewrite imap (a permutation of x that may drop dimensions
+ * of extent 1, or x itself when NULL), when the kept dimensions come out of
+ * omap in x''s order; A' is where omap puts the dimensions x' lacks. squeeze
+ * the other way round. With nothing left to insert or remove the value is
+ * x' itself. NULL when that cannot be said. */
+static Expr *keep_unit_axes(Sweep *S, const Expr *call, const Expr *omap, const Expr *imap, const TensorType *in,
+                            Expr *arg)
+{
+    Module *m = S->m;
+    int expand = is_call_to(call, "R.expand_dims");
+    if (!expand && !is_call_to(call, "R.squeeze"))
+        return NULL;
+    int r = in->ndim, R = omap->u.map.nparams, perm[16], sigma[16], pos[16], unit[16] = { 0 };
+    int rp = imap ? imap->u.map.nout : r;   /* x''s rank */
+    int Rp = omap->u.map.nout;              /* the rewritten result's rank: omap may drop dimensions of extent 1 */
+    if (r > 16 || R > 16 || Rp > R || (imap && (imap->u.map.nparams != r || rp > r)))
+        return NULL;
+    for (int q = 0; q < Rp; q++) {
+        const Expr *o = omap->u.map.out[q];
+        perm[q] = -1;
+        for (int p = 0; o->kind == E_VAR && p < R; p++)
+            if (omap->u.map.params[p] == o->u.var)
+                perm[q] = p;
+        for (int k = 0; k < q && perm[q] >= 0; k++)
+            if (perm[k] == perm[q])
+                perm[q] = -1;
+        if (perm[q] < 0)
+            return NULL;
+    }
+    for (int d = 0; d < r; d++)
+        pos[d] = imap ? -1 : d;
+    for (int j = 0; j < rp; j++) {
+        const Expr *o = imap ? imap->u.map.out[j] : NULL;
+        sigma[j] = imap ? -1 : j;
+        for (int p = 0; o && o->kind == E_VAR && p < r; p++)
+            if (imap->u.map.params[p] == o->u.var)
+                sigma[j] = p;
+        if (sigma[j] < 0 || (imap && pos[sigma[j]] >= 0))
+            return NULL;
+        pos[sigma[j]] = j;
+    }
+    for (int d = 0; d < r; d++)
+        if (pos[d] < 0 && in->shape[d] != 1)
+            return NULL;   /* x' drops only dimensions of extent 1 */
+    /* unit[]: the new dimensions of the result (expand), or the squeezed ones of x */
+    int full = expand ? R : r, nax = 0;
+    const Expr *ax = call_kwarg(call, "axis");
+    if (ax && ax->kind != E_NONE) {
+        int one = ax->kind != E_LIST && ax->kind != E_TUPLE, n = one ? 1 : ax->u.list.n;
+        for (int i = 0; i < n; i++) {
+            int64_t x;
+            if (attr_int(one ? ax : ax->u.list.items[i], &x) || (x < 0 ? x += full : x) < 0 || x >= full)
+                return NULL;
+            unit[x] = 1;
+            nax++;
+        }
+    }
+    if (!expand && nax == 0)
+        for (int d = 0; d < r; d++)
+            unit[d] = in->shape[d] == 1;
+    int64_t axes[16];
+    int na = 0, j = 0, q = 0;
+    if (expand) {
+        /* result dimension d is x dimension xd[d], or new (-1) */
+        int xd[16];
+        for (int d = 0, k = 0; d < R; d++)
+            xd[d] = unit[d] ? -1 : k++;
+        for (q = 0; q < Rp; q++) {
+            int d = xd[perm[q]];
+            if (d < 0 || pos[d] < 0)
+                axes[na++] = q;
+            else if (pos[d] != j++)
+                return NULL;
+        }
+        if (j != rp)
+            return NULL;   /* x' keeps a dimension the rewritten result drops */
+    } else {
+        /* result dimension e is x dimension kept[e] */
+        int kept[16], nk = 0;
+        for (int d = 0; d < r; d++)
+            if (!unit[d])
+                kept[nk++] = d;
+        if (nk != R)
+            return NULL;
+        for (j = 0; j < rp; j++) {
+            if (unit[sigma[j]])
+                axes[na++] = j;
+            else if (q >= Rp || kept[perm[q++]] != sigma[j])
+                return NULL;
+        }
+        if (q != Rp)
+            return NULL;
+    }
+    if (na == 0)
+        return arg;
+    Expr *list = int_list(&m->arena, axes, na, call->loc);
+    Expr *c = call_with_attrs(m, call, (const char *[]){ "axis" }, &list, 1);
+    c->u.call.args[0] = arg;
+    c->loc = call->loc;
+    return c;
+}
+
 /* The end of a successful flow: y = value (typed ot unless y has a type)
  * replaces the rewrite, and the operands' rewrites pre[] (made in operand
  * order) go out before it, each a demand on its operand. */
@@ -725,6 +829,8 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         if (!keep && !has_pad && (light = keep_light(S, e, map, r.map[0], &it)) != NULL) {
             light->u.call.args[0] = args[0];
             light->loc = e->loc;
+        } else if (!keep && !has_pad) {
+            light = keep_unit_axes(S, e, map, r.map[0], &it, args[0]);
         }
     } else if (is_call_to(e, "R.nn.layer_norm") && n == 3 && r.map[0] && !has_pad && value_type(items[0], &it) == 0 &&
                (light = keep_light(S, e, map, r.map[0], &it)) != NULL) {
