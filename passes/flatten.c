@@ -23,7 +23,16 @@ typedef struct Flat {
     int n, cap;
     Scope sc;
     int changed;
+    const Buffer *bad;    /* a buffer flatten cannot lay out (strides with separators) */
 } Flat;
+
+/* The linear element e + sum idx[d] * st[d] of a strided buffer. */
+static Expr *strided_sum(Arena *a, Expr *e, Expr *const *st, Expr *const *idx, int n)
+{
+    for (int d = 0; d < n; d++)
+        e = ix_add(a, e, ix_mul(a, idx[d], st[d]));
+    return e;
+}
 
 /* The extents of the groups of b's axes between its separators, as
  * expressions: k + 1 of them for k separators, [1] for rank 0. */
@@ -31,6 +40,33 @@ static int flat_shape(Arena *a, const Buffer *b, Expr **out)
 {
     int g = 0, lo = 0;
     Loc loc = b->loc;
+    Expr **st, *off;
+    if (buffer_strides(a, b, &st, &off) == 1) {
+        /* what the strides reach: off + sum (extent - 1) * stride + 1, as
+         * off + sum extent * stride + k with the constants gathered in k */
+        int64_t k = 1, x, y;
+        Expr *e = off;
+        for (int d = 0; d < b->ndim; d++) {
+            int64_t t, u;
+            if (expr_const_int(b->shape[d], &x) == 0 && expr_const_int(st[d], &y) == 0 &&
+                !__builtin_mul_overflow(x - 1, y, &t) && !__builtin_add_overflow(k, t, &u)) {
+                k = u;
+                continue;
+            }
+            e = ix_add(a, e, ix_mul(a, b->shape[d], st[d]));
+            if (expr_const_int(st[d], &y) == 0 && y > -(INT64_C(1) << 40) && y < (INT64_C(1) << 40)) {
+                k -= y;
+            } else {
+                Expr *sub = expr_new(a, E_BIN, loc);
+                sub->u.bin.op = B_SUB;
+                sub->u.bin.a = e;
+                sub->u.bin.b = st[d];
+                e = sub;
+            }
+        }
+        out[0] = ix_add(a, e, expr_int(a, k, DT_VOID, loc));
+        return 1;
+    }
     if (b->ndim == 0) {
         out[0] = expr_int(a, 1, DT_VOID, loc);
         return 1;
@@ -47,9 +83,10 @@ static int flat_shape(Arena *a, const Buffer *b, Expr **out)
 }
 
 /* Whether b is physical already: one axis per group, rank at least 1. */
-static int is_physical(const Buffer *b)
+static int is_physical(Arena *a, const Buffer *b)
 {
-    return b->ndim >= 1 && b->ndim == b->nsep + 1;
+    Expr **st, *off;
+    return b->ndim >= 1 && b->ndim == b->nsep + 1 && buffer_strides(a, b, &st, &off) == 0;
 }
 
 static void renumber_separators(Arena *a, Buffer *b, int rank)
@@ -66,6 +103,12 @@ static Expr **flat_index(Flat *F, const Buffer *b, Expr *const *idx, int *n)
     Arena *a = &F->m->arena;
     Expr **out = arena_array(a, (size_t)b->nsep + 2, sizeof *out);
     Loc loc = b->loc;
+    Expr **st, *off;
+    if (buffer_strides(a, b, &st, &off) == 1) {
+        out[0] = scope_simplify(&F->sc, a, F->scratch, strided_sum(a, off, st, idx, b->ndim));
+        *n = 1;
+        return out;
+    }
     if (b->ndim == 0) {
         out[0] = expr_int(a, 0, DT_VOID, loc);
         *n = 1;
@@ -182,7 +225,12 @@ static Buffer *flat_buffer(Flat *F, const Buffer *b)
 {
     Arena *a = &F->m->arena;
     Buffer *nb = arena_alloc(a, sizeof *nb);
+    Expr **st, *off;
+    int strided = buffer_strides(a, b, &st, &off);
+    if ((strided == 1 && b->nsep) || strided < 0)
+        F->bad = b;
     *nb = *b;
+    buffer_drop_strides(a, nb);
     nb->shape = arena_array(a, (size_t)b->nsep + 2, sizeof *nb->shape);
     nb->ndim = flat_shape(a, b, nb->shape);
     for (int d = 0; d < nb->ndim; d++)
@@ -260,7 +308,13 @@ static Stmt *view_of(Flat *F, Buffer *b, PtrMap *names)
     v->nsep = b->nsep;
     v->shape = b->shape;
     v->ndim = b->ndim;
+    v->extra_keys = b->extra_keys;   /* its strides= and elem_offset= decide the flat index */
+    v->extra_vals = b->extra_vals;
+    v->nextra = b->nextra;
+    Buffer *lv = v;
     v = flat_buffer(F, v);
+    if (F->bad == lv)
+        F->bad = b;   /* the error names the parameter */
     Stmt *s = stmt_new(a, S_ALLOC, b->loc);
     s->u.alloc = v;
     add_target(F, b, v);
@@ -282,7 +336,7 @@ static void plan(Flat *F, Stmt **slot, PtrMap *used, PtrMap *names)
             Stmt *it = s->u.seq.items[k];
             plan(F, &it, used, names);
             items[n++] = it;
-            if (it->kind == S_ALLOC && it->u.alloc->kind == BUF_MATCH && !is_physical(it->u.alloc) &&
+            if (it->kind == S_ALLOC && it->u.alloc->kind == BUF_MATCH && !is_physical(&F->m->arena, it->u.alloc) &&
                 ptrmap_get(used, it->u.alloc, 0))
                 items[n++] = view_of(F, it->u.alloc, names);
         }
@@ -301,7 +355,7 @@ static void plan(Flat *F, Stmt **slot, PtrMap *used, PtrMap *names)
         break;
     case S_ALLOC: {
         Buffer *b = s->u.alloc;
-        if (b->kind != BUF_MATCH && !is_physical(b)) {
+        if (b->kind != BUF_MATCH && !is_physical(&F->m->arena, b)) {
             Buffer *nb = flat_buffer(F, b);
             if (b->base)
                 nb->base = target(F, b->base) ? target(F, b->base) : b->base;
@@ -316,7 +370,6 @@ static void plan(Flat *F, Stmt **slot, PtrMap *used, PtrMap *names)
 
 int pass_flatten(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
-    (void)ctx;
     const char *only = NULL;
     for (int i = 0; i < nopts; i++)
         if (strcmp(opts[i].key, "func") == 0)
@@ -338,10 +391,25 @@ int pass_flatten(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         int nviews = 0;
         for (int p = 0; p < f->npparams; p++) {
             Buffer *b = f->pparams[p].buf;
-            if (b && !is_physical(b) && ptrmap_get(&used, b, 0))
+            if (b && !is_physical(&m->arena, b) && ptrmap_get(&used, b, 0))
                 views[nviews++] = view_of(&F, b, &names);
         }
         plan(&F, &f->body, &used, &names);
+        if (F.bad) {
+            Expr **st, *off;
+            if (buffer_strides(&m->arena, F.bad, &st, &off) < 0)
+                diag_error(ctx->src, F.bad->loc, "flatten: the strides of %s are not a list of %d extents, one per "
+                           "dimension", F.bad->name->str, F.bad->ndim);
+            else
+                diag_error(ctx->src, F.bad->loc, "flatten: %s has both strides and axis separators; flatten lays out "
+                           "one or the other", F.bad->name->str);
+            ptrmap_free(&F.to);
+            ptrmap_free(&used);
+            ptrmap_free(&names);
+            scope_free(&F.sc);
+            arena_free(&scratch);
+            return -1;
+        }
         stmt_flat(&F, f->body);
         if (nviews) {
             Stmt *seq = stmt_new(&m->arena, S_SEQ, f->body->loc);

@@ -861,6 +861,10 @@ static int find_buffer(TL *T, const char *func, const char *buf)
     if (v)
         return err(T, v->loc, "transform-layout: %s is reached through the view %s (the function is flattened); "
                    "transform it before flatten", buf, v->name->str);
+    Expr **st, *off;
+    if (buffer_strides(T->a, T->B, &st, &off))
+        return err(T, T->B->loc, "transform-layout: %s is laid out by strides= or elem_offset=; a map would not "
+                   "move its storage", buf);
     if (T->B->ndim > IM_MAX_RANK)
         return err(T, T->B->loc, "transform-layout: %s has more than %d dimensions", buf, IM_MAX_RANK);
     T->oldn = T->B->ndim;
