@@ -3,9 +3,11 @@
  * the map pads) and any axis separators the map marks; every load, store and
  * point region of it goes through the map, simplified over the loops around
  * it (a range region becomes the whole new extent).
- * A parameter changes the signature, so each R.call_tir of the function gets
+ * A parameter (or the buffer T.match_buffer matches to a handle parameter)
+ * changes the signature, so each R.call_tir of the function gets
  * R.layout_transform on that operand, or the inverse (and a crop, where the
- * map pads) on that result. Where the map pads, a pad value says what the
+ * map pads) on that result, taken out of the call's tuple when the call has
+ * several results. Where the map pads, a pad value says what the
  * padding holds: an in-order writer is re-iterated over the new shape and
  * stores T.if_then_else(pad, V, value); an input gets a stated assumption
  * (T.assume, checked when it runs); any other writer is followed by a block
@@ -679,9 +681,17 @@ static int pad_plan(TL *T, Padding *P)
     if (count == 0) {
         if (T->param < 0)
             return err(T, T->B->loc, "transform-layout of %s: nothing writes the buffer", T->B->name->str);
-        /* an input: its padding is stated, and checked when it runs */
+        /* an input: its padding is stated, and checked when it runs (after
+         * the match that declares a matched buffer) */
         P->extra = assume_block(T);
         P->at = 0;
+        if (T->B->kind == BUF_MATCH) {
+            while (P->at < n && !(items[P->at]->kind == S_ALLOC && items[P->at]->u.alloc == T->B))
+                P->at++;
+            if (P->at++ == n)
+                return err(T, T->B->loc, "transform-layout of %s: its T.match_buffer is not a statement of the body "
+                           "itself, where the assumption on its padding goes", T->B->name->str);
+        }
         return 0;
     }
     Block *w = count == 1 ? in_order_writer(T, stmt_single(items[last])) : NULL;
@@ -739,7 +749,12 @@ static Expr *crop_value(TL *T, Expr *x, Loc loc)
 /* Rewrites the call sites of T->f in block rb; returns -1 on error. */
 static int fix_block(TL *T, RBlock *rb, PtrMap *names)
 {
-    int cap = rb->nbinds * 3 + 1, n = 0;
+    /* a call becomes at most four bindings and one per result */
+    int cap = rb->nbinds * 4 + 1, n = 0;
+    for (int i = 0; i < rb->nbinds; i++) {
+        const Expr *v = rb->binds[i]->value, *os = v->kind == E_CALL ? call_kwarg(v, "out_sinfo") : NULL;
+        cap += os && (os->kind == E_LIST || os->kind == E_TUPLE) ? os->u.list.n : 1;
+    }
     Binding **out = arena_array(T->a, (size_t)cap, sizeof *out);
     for (int i = 0; i < rb->nbinds; i++) {
         Binding *bd = rb->binds[i];
@@ -777,26 +792,84 @@ static int fix_block(TL *T, RBlock *rb, PtrMap *names)
             continue;
         }
         Expr *os = call_kwarg(call, "out_sinfo");
-        if (!os || os->kind != E_SINFO || os->u.sinfo->kind != SI_TENSOR || T->param != nin)
-            return err(T, call->loc, "transform-layout: %s is one of several results of %s; only a single result "
-                       "can be transformed", T->B->name->str, T->f->name->str);
+        /* the results: a list of tensors, R.Tuple(...), or one tensor */
+        int r = T->param - nin, list = os && (os->kind == E_LIST || os->kind == E_TUPLE);
+        int situp = os && os->kind == E_SINFO && os->u.sinfo->kind == SI_TUPLE && os->u.sinfo->nfields >= 0;
+        int tuple = list || situp, nres = list ? os->u.list.n : situp ? os->u.sinfo->nfields : 1;
+        StructInfo **res = arena_array(T->a, (size_t)nres + 1, sizeof *res);
+        for (int j = 0; os && j < nres; j++)
+            res[j] = list ? (os->u.list.items[j]->kind == E_SINFO ? os->u.list.items[j]->u.sinfo : NULL)
+                          : situp ? os->u.sinfo->fields[j] : os->u.sinfo;
+        if (!os || (!list && os->kind != E_SINFO) || r >= nres || !res[r] || res[r]->kind != SI_TENSOR)
+            return err(T, call->loc, "transform-layout: this call of %s does not declare its result %s (%d of %d) "
+                       "as a tensor in out_sinfo", T->f->name->str, T->B->name->str, r, nres);
         if (!T->back)
             return err(T, call->loc, "transform-layout of %s: the inverse of the map is not one to one on the new "
                        "shape, so this call's result cannot be rewritten back", T->B->name->str);
         Expr *ns = expr_new(T->a, E_SINFO, os->loc);
         ns->u.sinfo = new_sinfo(T, os->loc);
+        StructInfo *callsi = ns->u.sinfo;
+        if (tuple) {
+            /* the same results with result r in its new layout, spelled as given */
+            StructInfo **fields = arena_array(T->a, (size_t)nres + 1, sizeof *fields);
+            memcpy(fields, res, (size_t)nres * sizeof *fields);
+            fields[r] = ns->u.sinfo;
+            callsi = tuple_sinfo_new(T->a, fields, nres, os->loc);
+            if (list) {
+                Expr *l = expr_new(T->a, os->kind, os->loc);
+                l->u.list.n = nres;
+                l->u.list.items = arena_array(T->a, (size_t)nres + 1, sizeof(Expr *));
+                memcpy(l->u.list.items, os->u.list.items, (size_t)nres * sizeof(Expr *));
+                l->u.list.items[r] = ns;
+                ns = l;
+            } else {
+                ns->u.sinfo = callsi;
+            }
+        }
         static const char *const key[] = { "out_sinfo" };
         c = call_with_attrs(T->m, call, key, &ns, 1);
         snprintf(base, sizeof base, "%.120s_%s", bd->var->name->str, T->B->name->str);
-        Binding *nb = binding_fresh(T->m, names, base, rb->dataflow, ns->u.sinfo, c, call->loc);
+        Binding *nb = binding_fresh(T->m, names, base, rb->dataflow, callsi, c, call->loc);
         out[n++] = nb;
+        Expr *from = var_ref(T->a, nb->var, call->loc);
+        if (tuple) {
+            /* result r alone, taken out of the tuple: b_B_r = b_B[r] */
+            Expr *g = expr_new(T->a, E_GETITEM, call->loc);
+            g->u.get.tuple = from;
+            g->u.get.index = r;
+            snprintf(base, sizeof base, "%.120s_%s_%d", bd->var->name->str, T->B->name->str, r);
+            Binding *item = binding_fresh(T->m, names, base, rb->dataflow, new_sinfo(T, call->loc), g, call->loc);
+            out[n++] = item;
+            from = var_ref(T->a, item->var, call->loc);
+        }
         StructInfo *mid;
-        Expr *back = back_value(T, var_ref(T->a, nb->var, call->loc), &mid, call->loc);
+        Expr *back = back_value(T, from, &mid, call->loc);
         if (mid) {
             snprintf(base, sizeof base, "%.120s_full", bd->var->name->str);
             Binding *full = binding_fresh(T->m, names, base, rb->dataflow, mid, back, call->loc);
             out[n++] = full;
             back = crop_value(T, var_ref(T->a, full->var, call->loc), call->loc);
+        }
+        if (tuple) {
+            /* the old tuple again: the other results as they come, result r
+             * rewritten back, each bound to a variable (tuple fields are leaves) */
+            Expr *t = expr_new(T->a, E_TUPLE, call->loc);
+            t->u.list.n = nres;
+            t->u.list.items = arena_array(T->a, (size_t)nres + 1, sizeof(Expr *));
+            for (int j = 0; j < nres; j++) {
+                Expr *v = back;
+                StructInfo *fsi = res[j];
+                if (j != r) {
+                    v = expr_new(T->a, E_GETITEM, call->loc);
+                    v->u.get.tuple = var_ref(T->a, nb->var, call->loc);
+                    v->u.get.index = j;
+                }
+                snprintf(base, sizeof base, "%.120s_%d", bd->var->name->str, j);
+                Binding *fb = binding_fresh(T->m, names, base, rb->dataflow, fsi, v, call->loc);
+                out[n++] = fb;
+                t->u.list.items[j] = var_ref(T->a, fb->var, call->loc);
+            }
+            back = t;
         }
         bd->value = back;
         out[n++] = bd;
@@ -835,6 +908,26 @@ static int called_plainly(TL *T)
     return ok;
 }
 
+/* A call of T->f in a dataflow or plain block of a Relax function that
+ * passes tir_vars, or NULL. */
+static const Expr *tir_vars_call(TL *T)
+{
+    for (int i = 0; i < T->m->nfuncs; i++) {
+        const Func *g = T->m->funcs[i];
+        if (g->kind != F_RELAX)
+            continue;
+        for (int b = 0; b < g->nblocks; b++)
+            for (int k = 0; k < g->blocks[b]->nbinds; k++) {
+                const Expr *c = g->blocks[b]->binds[k]->value;
+                if (c->kind == E_CALL && is_call_to(c, "R.call_tir") && c->u.call.nargs >= 1 &&
+                    c->u.call.args[0]->kind == E_GLOBAL && c->u.call.args[0]->u.global.fn == T->f &&
+                    call_kwarg(c, "tir_vars"))
+                    return c;
+            }
+    }
+    return NULL;
+}
+
 /* ---- the pass ---- */
 
 static int find_buffer(TL *T, const char *func, const char *buf)
@@ -854,9 +947,18 @@ static int find_buffer(TL *T, const char *func, const char *buf)
         T->B = find_alloc(f->body, name);
     if (!T->B)
         return err(T, f->loc, "transform-layout: %s has no buffer parameter or allocation named '%s'", func, buf);
-    if (T->B->kind != BUF_PARAM && T->B->kind != BUF_ALLOC)
-        return err(T, T->B->loc, "transform-layout: %s is a matched buffer or a view; transform a parameter or an allocation",
-                   buf);
+    if (T->B->kind == BUF_MATCH) {
+        /* the buffer of a T.handle parameter: transformed as that parameter,
+         * the handle staying as it is and the match taking the new shape */
+        for (int i = 0; i < f->npparams; i++)
+            if (f->pparams[i].var && f->pparams[i].var == T->B->handle)
+                T->param = i;
+        if (T->param < 0)
+            return err(T, T->B->loc, "transform-layout: %s matches no parameter of %s", buf, func);
+    }
+    if (T->B->kind == BUF_ALIAS)
+        return err(T, T->B->loc, "transform-layout: %s is a view of the storage of %s; a view is not transformed", buf,
+                   T->B->base->name->str);
     const Buffer *v = view_of(f->body, T->B);
     if (v)
         return err(T, v->loc, "transform-layout: %s is reached through the view %s (the function is flattened); "
@@ -962,6 +1064,11 @@ static int transform(TL *T, const Request *r)
     }
     if (ptext && read_pad(T, ptext))
         return -1;
+    const Expr *tv = T->param >= 0 ? tir_vars_call(T) : NULL;
+    if (tv)
+        return err(T, tv->loc, "transform-layout: this call of %s passes tir_vars, which transform-layout does "
+                   "not rewrite; transform %s in a function called without them",
+                   T->f->name->str, T->B->name->str);
     if (T->param >= 0 && !called_plainly(T))
         return err(T, T->B->loc, "transform-layout: %s is called directly, with tir_vars or from control flow; its "
                    "signature must stay", T->f->name->str);
