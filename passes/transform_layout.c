@@ -2,7 +2,8 @@
  * index map. The buffer takes the map's image of its shape (rounded up where
  * the map pads) and any axis separators the map marks; every load, store and
  * point region of it goes through the map, simplified over the loops around
- * it (a range region becomes the whole new extent).
+ * it (a range region becomes the box around its image, or the whole new
+ * extent where the map is not affine enough to tell).
  * A parameter (or the buffer T.match_buffer matches to a handle parameter)
  * changes the signature, so each R.call_tir of the function gets
  * R.layout_transform on that operand, or the inverse (and a crop, where the
@@ -287,8 +288,80 @@ static void rw_expr(TL *T, Expr *e)
     }
 }
 
-/* A region of B: points go through the map; a range becomes the whole new
- * extent (the image of a box need not be a box). */
+static Expr *bin(TL *T, BinOp op, Expr *x, Expr *y);
+
+/* The bounds [*lo, *hi] (inclusive, as expressions) of map output e when
+ * each parameter p ranges over [plo[p], phi[p]]: interval arithmetic over
+ * +, -, * by a constant, // and % by a positive constant (a % c keeps its
+ * range only where both ends provably lie in one block of c). Exact for an
+ * affine output whose parameters appear once. Returns -1 for anything else. */
+static int out_bounds(TL *T, const Expr *e, Expr *const *plo, Expr *const *phi, Expr **lo, Expr **hi)
+{
+    const Expr *M = T->map;
+    int64_t k;
+    switch (e->kind) {
+    case E_INT:
+        *lo = *hi = expr_int(T->a, e->u.i.v, DT_VOID, e->loc);
+        return 0;
+    case E_VAR:
+        for (int p = 0; p < M->u.map.nparams; p++)
+            if (M->u.map.params[p] == e->u.var) {
+                *lo = plo[p];
+                *hi = phi[p];
+                return 0;
+            }
+        return -1;
+    case E_BIN: {
+        Expr *alo, *ahi, *blo, *bhi;
+        BinOp op = e->u.bin.op;
+        if (out_bounds(T, e->u.bin.a, plo, phi, &alo, &ahi))
+            return -1;
+        if (op == B_ADD || op == B_SUB) {
+            if (out_bounds(T, e->u.bin.b, plo, phi, &blo, &bhi))
+                return -1;
+            *lo = op == B_ADD ? ix_add(T->a, alo, blo) : bin(T, B_SUB, alo, bhi);
+            *hi = op == B_ADD ? ix_add(T->a, ahi, bhi) : bin(T, B_SUB, ahi, blo);
+            return 0;
+        }
+        if (expr_const_int(e->u.bin.b, &k))
+            return -1;
+        Expr *c = expr_int(T->a, k, DT_VOID, e->loc);
+        switch (op) {
+        case B_MUL:
+            *lo = ix_mul(T->a, k >= 0 ? alo : ahi, c);
+            *hi = ix_mul(T->a, k >= 0 ? ahi : alo, c);
+            return 0;
+        case B_FLOORDIV:
+            if (k <= 0)
+                return -1;
+            *lo = bin(T, B_FLOORDIV, alo, c);
+            *hi = bin(T, B_FLOORDIV, ahi, c);
+            return 0;
+        case B_FLOORMOD: {
+            if (k <= 0)
+                return -1;
+            Expr *ql = scope_simplify(&T->sc, T->a, T->scratch, bin(T, B_FLOORDIV, alo, c));
+            Expr *qh = scope_simplify(&T->sc, T->a, T->scratch, bin(T, B_FLOORDIV, ahi, c));
+            if (expr_equal(ql, qh)) {
+                *lo = bin(T, B_FLOORMOD, alo, c);
+                *hi = bin(T, B_FLOORMOD, ahi, c);
+            } else {
+                *lo = expr_int(T->a, 0, DT_VOID, e->loc);
+                *hi = expr_int(T->a, k - 1, DT_VOID, e->loc);
+            }
+            return 0;
+        }
+        default: return -1;
+        }
+    }
+    default: return -1;
+    }
+}
+
+/* A region of B: points go through the map; a range becomes, per output
+ * axis, the smallest range that holds the map's image of the region where
+ * out_bounds can tell (the image of a box need not be a box, so this is the
+ * box around it), and the whole new extent elsewhere. */
 static void rw_region(TL *T, Region *r)
 {
     if (r->buf != T->B)
@@ -301,12 +374,30 @@ static void rw_region(TL *T, Region *r)
         r->n = T->map->u.map.nout;
         return;
     }
+    Expr *plo[IM_MAX_RANK], *phi[IM_MAX_RANK];
+    for (int d = 0; d < r->n && d < IM_MAX_RANK; d++) {
+        Expr *x = r->idx[d];
+        plo[d] = x->kind == E_SLICE ? x->u.slice.lo : x;
+        phi[d] = x->kind == E_SLICE ? ix_add(T->a, x->u.slice.hi, expr_int(T->a, -1, DT_VOID, x->loc)) : x;
+    }
     int n = T->map->u.map.nout;
     r->idx = arena_array(T->a, (size_t)n + 1, sizeof *r->idx);
     for (int q = 0; q < n; q++) {
+        Expr *lo, *hi;
         Expr *s = expr_new(T->a, E_SLICE, r->loc);
-        s->u.slice.lo = expr_int(T->a, 0, DT_VOID, r->loc);
-        s->u.slice.hi = expr_int(T->a, T->im->obox[q], DT_VOID, r->loc);
+        if (out_bounds(T, T->map->u.map.out[q], plo, phi, &lo, &hi) == 0) {
+            lo = scope_simplify(&T->sc, T->a, T->scratch, lo);
+            hi = scope_simplify(&T->sc, T->a, T->scratch, hi);
+            if (expr_equal(lo, hi)) {
+                r->idx[q] = lo;   /* one index */
+                continue;
+            }
+            s->u.slice.lo = lo;
+            s->u.slice.hi = scope_simplify(&T->sc, T->a, T->scratch, ix_add(T->a, hi, expr_int(T->a, 1, DT_VOID, r->loc)));
+        } else {
+            s->u.slice.lo = expr_int(T->a, 0, DT_VOID, r->loc);
+            s->u.slice.hi = expr_int(T->a, T->im->obox[q], DT_VOID, r->loc);
+        }
         r->idx[q] = s;
     }
     r->n = n;
