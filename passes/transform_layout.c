@@ -1116,6 +1116,7 @@ typedef struct Request {
     const Expr *map;
     const char *ptext, *stext;
     int assume;
+    int recorded;              /* from layout_transform_map: the error says how to give a pad value there */
 } Request;
 
 static int transform(TL *T, const Request *r)
@@ -1148,6 +1149,11 @@ static int transform(TL *T, const Request *r)
         int len = 0;
         for (int q = 0; q < T->im->nout && len < 100; q++)
             len += snprintf(shape + len, sizeof shape - (size_t)len, "%s%lld", q ? ", " : "", (long long)T->im->obox[q]);
+        if (r->recorded)
+            return err(T, T->B->loc,
+                       "transform-layout of %s: the map pads it to (%s); the padding is where %s; record the map "
+                       "with its pad value in layout_transform_map, as (T.index_map(...), V)",
+                       T->B->name->str, shape, expr_text(p, pred, sizeof pred));
         return err(T, T->B->loc,
                    "transform-layout of %s: the map pads it to (%s); the padding is where %s; give pad-value=V "
                    "(or assume-injective=1 to leave it undefined)",
@@ -1205,8 +1211,38 @@ static int is_key(const Expr *k, const char *s)
     return k->kind == E_STR && (size_t)k->u.str.len == strlen(s) && memcmp(k->u.str.s, s, (size_t)k->u.str.len) == 0;
 }
 
+/* An entry of layout_transform_map that is a map with its pad value,
+ * (T.index_map(...), V): V a number or a string holding a lambda of the new
+ * indices. Returns 1 and sets *map and *pad (text for read_pad), 0 when e
+ * is not such a pair. */
+static int map_pad_pair(Module *m, const Expr *e, const Expr **map, const char **pad)
+{
+    if (e->kind != E_TUPLE || e->u.list.n != 2 || e->u.list.items[0]->kind != E_INDEXMAP ||
+        e->u.list.items[1]->kind == E_INDEXMAP)
+        return 0;
+    const Expr *v = e->u.list.items[1];
+    double x;
+    char buf[64];
+    *map = e->u.list.items[0];
+    if (v->kind == E_STR) {
+        *pad = arena_strndup(&m->arena, v->u.str.s, (size_t)v->u.str.len);
+        return 1;
+    }
+    if (!const_number(v, &x))
+        return 0;
+    /* an integer literal stays one, so that an integer buffer accepts it */
+    int64_t k;
+    if (expr_const_int(v, &k) == 0 || (v->kind == E_UNARY && expr_const_int(v->u.un.a, &k) == 0 && (k = -k, 1)))
+        snprintf(buf, sizeof buf, "%lld", (long long)k);
+    else
+        snprintf(buf, sizeof buf, "%.17g%s", x, x == (double)(int64_t)x && x > -1e15 && x < 1e15 ? ".0" : "");
+    *pad = arena_strndup(&m->arena, buf, strlen(buf));
+    return 1;
+}
+
 /* The transformations f records in T.func_attr({"layout_transform_map":
- * {"B": T.index_map(...) or a list of them, ...}}), applied in order; the
+ * {"B": entry, ...}}), an entry being T.index_map(...), a map with its pad
+ * value (T.index_map(...), V), or a list of those, applied in order; the
  * entry goes, so a second run changes nothing. */
 static int run_recorded(Module *m, PassCtx *ctx, Func *f)
 {
@@ -1227,13 +1263,26 @@ static int run_recorded(Module *m, PassCtx *ctx, Func *f)
         if (k->kind != E_STR)
             return diag_error(ctx->src, k->loc, "layout_transform_map is keyed by buffer names (strings)");
         char *name = arena_strndup(&m->arena, k->u.str.s, (size_t)k->u.str.len);
-        int n = v->kind == E_LIST || v->kind == E_TUPLE ? v->u.list.n : 1;
+        const Expr *pm;
+        const char *pad;
+        /* a map and something else than a map is a pair, whose pad value
+         * must then be right */
+        int pair = v->kind == E_TUPLE && v->u.list.n == 2 && v->u.list.items[0]->kind == E_INDEXMAP &&
+                   v->u.list.items[1]->kind != E_INDEXMAP;
+        int one = (v->kind != E_LIST && v->kind != E_TUPLE) || pair || map_pad_pair(m, v, &pm, &pad);
+        int n = one ? 1 : v->u.list.n;
         for (int j = 0; j < n; j++) {
-            const Expr *map = v->kind == E_LIST || v->kind == E_TUPLE ? v->u.list.items[j] : v;
+            const Expr *map = one ? v : v->u.list.items[j];
+            pad = NULL;
+            if (map_pad_pair(m, map, &pm, &pad))
+                map = pm;
+            else if (map->kind == E_TUPLE && map->u.list.n == 2 && map->u.list.items[0]->kind == E_INDEXMAP)
+                return diag_error(ctx->src, map->u.list.items[1]->loc, "layout_transform_map of '%s': a pad value "
+                                  "is a number or a string holding a lambda of the new indices", name);
             if (map->kind != E_INDEXMAP)
-                return diag_error(ctx->src, map->loc, "layout_transform_map of '%s' must hold T.index_map(...) maps",
-                                  name);
-            Request r = { .func = f->name->str, .buffer = name, .map = map };
+                return diag_error(ctx->src, map->loc, "layout_transform_map of '%s' must hold T.index_map(...) maps "
+                                  "or (T.index_map(...), pad value) pairs", name);
+            Request r = { .func = f->name->str, .buffer = name, .map = map, .ptext = pad, .recorded = 1 };
             if (run_request(m, ctx, &r))
                 return -1;
         }
@@ -1252,7 +1301,7 @@ int pass_transform_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopt
     const char *a = opt(opts, nopts, "assume-injective"), *func = opt(opts, nopts, "func");
     if (opt(opts, nopts, "buffer")) {
         Request r = { func, opt(opts, nopts, "buffer"), opt(opts, nopts, "map"), NULL,
-                      opt(opts, nopts, "pad-value"), opt(opts, nopts, "axis-separators"), a && strcmp(a, "1") == 0 };
+                      opt(opts, nopts, "pad-value"), opt(opts, nopts, "axis-separators"), a && strcmp(a, "1") == 0, 0 };
         return run_request(m, ctx, &r);
     }
     if (func && !module_find(m, intern_cstr(&m->names, func)))
