@@ -66,6 +66,11 @@ Expr *ix_add(Arena *a, Expr *x, Expr *y)
         return y;
     if (cv && v == 0)
         return x;
+    /* (x + c) + v and (x - c) + v fold their constants */
+    if (cv && x->kind == E_BIN && (x->u.bin.op == B_ADD || x->u.bin.op == B_SUB) &&
+        expr_const_int(x->u.bin.b, &u) == 0 && u > -(INT64_C(1) << 40) && u < (INT64_C(1) << 40) &&
+        v > -(INT64_C(1) << 40) && v < (INT64_C(1) << 40))
+        return ix_add(a, x->u.bin.a, expr_int(a, (x->u.bin.op == B_ADD ? u : -u) + v, DT_VOID, y->loc));
     if (cv && v < 0 && v > INT64_MIN)
         return ix_bin(a, B_SUB, x, expr_int(a, -v, DT_VOID, y->loc));
     return ix_bin(a, B_ADD, x, y);
