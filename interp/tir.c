@@ -1036,6 +1036,20 @@ static int strides_of(Compiled *c, const Buffer *b, const Node ***st, const Node
     if (se && ((se->kind != E_LIST && se->kind != E_TUPLE) || se->u.list.n != b->ndim))
         return cerr(c, se->loc, "strides of %s must be a list of %d extents, one per dimension", b->name->str,
                     b->ndim);
+    if (!oe) {
+        /* constant row-major strides (TVM writes them out): a plain buffer,
+         * whose accesses can be proven in bounds */
+        int64_t want = 1, got, ext;
+        int d = b->ndim - 1;
+        for (; d >= 0; d--) {
+            if (expr_const_int(se->u.list.items[d], &got) || got != want)
+                break;
+            if (d > 0 && (expr_const_int(b->shape[d], &ext) || __builtin_mul_overflow(want, ext, &want)))
+                break;
+        }
+        if (d < 0)
+            return 0;
+    }
     const Node **v = arena_array(&c->arena, (size_t)b->ndim + 1, sizeof *v);
     for (int d = b->ndim - 1; d >= 0; d--) {
         if (se) {

@@ -45,6 +45,7 @@ typedef struct TL {
     int oldn;
     Scope sc;
     PtrMap names;
+    const Expr *found;         /* what called_in_result finds */
 } TL;
 
 static const char *opt(const PassOpt *o, int n, const char *key)
@@ -1019,6 +1020,28 @@ static const Expr *tir_vars_call(TL *T)
     return NULL;
 }
 
+static int refers_to(const Expr *e, void *data)
+{
+    if (e->kind == E_GLOBAL && e->u.global.fn == ((TL *)data)->f)
+        ((TL *)data)->found = e;
+    return 0;
+}
+
+/* A reference to T->f in the result of a Relax function (a call there is
+ * not a binding fix_calls could rewrite), or NULL. */
+static const Expr *called_in_result(TL *T, const Func **where)
+{
+    T->found = NULL;
+    for (int i = 0; i < T->m->nfuncs && !T->found; i++) {
+        const Func *g = T->m->funcs[i];
+        if (g->kind == F_RELAX && g->result) {
+            relax_walk(g->result, refers_to, T);
+            *where = g;
+        }
+    }
+    return T->found;
+}
+
 /* ---- the pass ---- */
 
 static int find_buffer(TL *T, const char *func, const char *buf)
@@ -1141,6 +1164,12 @@ static int transform(TL *T, const Request *r)
         return -1;
     if (check_separators(T) || classify(T, assume))
         return -1;
+    int nout = T->map->u.map.nout;
+    if (T->B->scope && strncmp(T->B->scope, "global.texture", 14) == 0 &&
+        (nout != T->oldn || T->im->obox[nout - 1] != T->old[T->oldn - 1]))
+        return err(T, T->B->loc, "transform-layout of %s: it lives in %s memory, whose texels hold its last axis "
+                   "(%lld long); a map there must keep the rank and the last extent", T->B->name->str, T->B->scope,
+                   (long long)T->old[T->oldn - 1]);
     prim_names(T->f, &T->names);
     if (T->padded && !ptext && !assume) {
         char pred[200];
@@ -1166,6 +1195,11 @@ static int transform(TL *T, const Request *r)
         return err(T, tv->loc, "transform-layout: this call of %s passes tir_vars, which transform-layout does "
                    "not rewrite; transform %s in a function called without them",
                    T->f->name->str, T->B->name->str);
+    const Func *rf = NULL;
+    const Expr *rc = T->param >= 0 ? called_in_result(T, &rf) : NULL;
+    if (rc)
+        return err(T, rc->loc, "transform-layout: %s is called in the result of %s, not in a binding of its own; its "
+                   "signature must stay", T->f->name->str, rf->name->str);
     if (T->param >= 0 && !called_plainly(T))
         return err(T, T->B->loc, "transform-layout: %s is called directly, with tir_vars or from control flow; its "
                    "signature must stay", T->f->name->str);
