@@ -1573,6 +1573,13 @@ static Compiled *compile(Func *f, InterpError *err)
         for (int d = 0; d < b->ndim; d++)
             if (b->shape[d]->kind == E_VAR)
                 int_var(c, b->shape[d]->u.var);
+        /* and so do symbolic strides and offsets (strides=[s, 1]) */
+        const Expr *se = extra_opt(b, "strides"), *oe = extra_opt(b, "elem_offset");
+        for (int d = 0; se && (se->kind == E_LIST || se->kind == E_TUPLE) && d < se->u.list.n; d++)
+            if (se->u.list.items[d]->kind == E_VAR)
+                int_var(c, se->u.list.items[d]->u.var);
+        if (oe && oe->kind == E_VAR)
+            int_var(c, oe->u.var);
     }
     for (int i = 0; i < f->npparams; i++)
         if (c->param_buf[i] < 0)
@@ -1723,6 +1730,25 @@ static const char *func_text(Interp *in, const Func *f)
     return k->text;
 }
 
+/* Binds symbolic v to value, or checks the value it has. */
+static int bind_var(Compiled *c, Frame *fr, const Var *v, int64_t value, const Buffer *b, const char *what, int d,
+                    InterpError *err)
+{
+    int s = find(c->vars, c->nvars, v);
+    if (fr->iv[s] == INT64_MIN)
+        fr->iv[s] = value;
+    if (fr->iv[s] == value)
+        return 0;
+    err->loc = b->loc;
+    if (d >= 0)
+        snprintf(err->msg, sizeof err->msg, "%s %d of %s is %s = %lld; the call passes a compact tensor, whose %s "
+                 "there is %lld", what, d, b->name->str, v->name->str, (long long)fr->iv[s], what, (long long)value);
+    else
+        snprintf(err->msg, sizeof err->msg, "%s of %s is %s = %lld; the call passes a tensor at offset %lld", what,
+                 b->name->str, v->name->str, (long long)fr->iv[s], (long long)value);
+    return -1;
+}
+
 static int bind_shape(Compiled *c, Frame *fr, const Buffer *b, const Tensor *t, InterpError *err)
 {
     if (t->dtype != b->dtype || t->ndim != b->ndim) {
@@ -1754,6 +1780,20 @@ static int bind_shape(Compiled *c, Frame *fr, const Buffer *b, const Tensor *t, 
                  (long long)want, (long long)t->shape[d]);
         return -1;
     }
+    /* a symbolic stride or offset takes the argument's own: a tensor the
+     * call passes is compact (row-major strides, offset 0) */
+    const Expr *se = extra_opt(b, "strides"), *oe = extra_opt(b, "elem_offset");
+    int64_t stride = 1;
+    for (int d = b->ndim - 1; se && (se->kind == E_LIST || se->kind == E_TUPLE) && se->u.list.n == b->ndim && d >= 0;
+         d--) {
+        const Expr *x = se->u.list.items[d];
+        if (x->kind == E_VAR && bind_var(c, fr, x->u.var, stride, b, "stride", d, err))
+            return -1;
+        if (__builtin_mul_overflow(stride, t->shape[d], &stride))
+            stride = INT64_MAX;
+    }
+    if (oe && oe->kind == E_VAR && bind_var(c, fr, oe->u.var, 0, b, "elem_offset", -1, err))
+        return -1;
     return 0;
 }
 
