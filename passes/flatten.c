@@ -1,5 +1,6 @@
 /* flatten (seed 001): every buffer of a PrimFunc becomes physical. The axes
- * between a buffer's axis separators fuse row-major into one, so a buffer
+ * between a buffer's axis separators fuse row-major into one (or by its
+ * strides, when it has strides=), so a buffer
  * without separators becomes 1-d and one with k becomes (k+1)-d, its
  * separators renumbered 1..k (flattening again changes nothing). Accesses
  * become the linear index, simplified by the index-map algebra over the
@@ -23,7 +24,8 @@ typedef struct Flat {
     int n, cap;
     Scope sc;
     int changed;
-    const Buffer *bad;    /* a buffer flatten cannot lay out (strides with separators) */
+    const Buffer *bad;    /* a buffer flatten cannot lay out (a pitched image that does not fit) */
+    char why[160];        /* why, for a pitched image */
 } Flat;
 
 /* The linear element e + sum idx[d] * st[d] of a strided buffer. */
@@ -34,6 +36,61 @@ static Expr *strided_sum(Arena *a, Expr *e, Expr *const *st, Expr *const *idx, i
     return e;
 }
 
+/* A strided buffer with axis separators is a pitched image: the stride of
+ * the last axis of each group but the last is that group's pitch P, the
+ * elements one step of it skips. Each group becomes one physical axis,
+ * indexed by its strided sum in units of its pitch (the last group in
+ * elements), so that the physical axes, row-major, give the same element:
+ * group g of k + 1 spans P[g - 1] / P[g] (the last, P[k - 1]; the first,
+ * what its strides reach). The offset splits over the pitches. Everything
+ * must be constant, the strides of a group multiples of its pitch, and each
+ * group must fit in the one before. Returns 0, or -1 with the reason in why. */
+typedef struct Pitch {
+    int64_t st[IM_MAX_RANK + 1];   /* the strides, in units of their group's pitch */
+    int64_t off[IM_MAX_RANK + 1];  /* each group's share of the offset */
+    int64_t ext[IM_MAX_RANK + 1];  /* each group's physical extent */
+} Pitch;
+
+static int pitched(Arena *a, const Buffer *b, Pitch *p, char *why, size_t cap)
+{
+    Expr **st, *off;
+    int64_t v[IM_MAX_RANK + 1], shape[IM_MAX_RANK + 1], pitch[IM_MAX_RANK + 1], eoff;
+    if (b->ndim > IM_MAX_RANK || buffer_strides(a, b, &st, &off) != 1 || expr_const_int(off, &eoff))
+        return snprintf(why, cap, "its strides and offset are not constants"), -1;
+    for (int d = 0; d < b->ndim; d++)
+        if (expr_const_int(st[d], &v[d]) || v[d] < 1 || expr_const_int(b->shape[d], &shape[d]) || shape[d] < 1 ||
+            v[d] > (INT64_C(1) << 40) || shape[d] > (INT64_C(1) << 40))
+            return snprintf(why, cap, "its strides, offset and extents are not positive constants"), -1;
+    int k = b->nsep, lo = 0;
+    for (int g = 0; g <= k; g++) {
+        int hi = g < k ? b->axis_sep[g] : b->ndim;
+        pitch[g] = g < k ? v[hi - 1] : 1;
+        for (int d = lo; d < hi; d++) {
+            if (v[d] % pitch[g])
+                return snprintf(why, cap, "stride %d (%lld) is not a multiple of its group's pitch %lld", d,
+                                (long long)v[d], (long long)pitch[g]), -1;
+            p->st[d] = v[d] / pitch[g];
+        }
+        lo = hi;
+    }
+    int64_t rem = eoff;
+    lo = 0;
+    for (int g = 0; g <= k; g++) {
+        int hi = g < k ? b->axis_sep[g] : b->ndim;
+        p->off[g] = rem / pitch[g];
+        rem %= pitch[g];
+        int64_t last = p->off[g];
+        for (int d = lo; d < hi; d++)
+            last += (shape[d] - 1) * p->st[d];
+        p->ext[g] = g == 0 ? last + 1 : pitch[g - 1] / pitch[g];
+        if (g > 0 && (pitch[g - 1] % pitch[g] || last >= p->ext[g]))
+            return snprintf(why, cap, "its axes %d..%d span %lld elements, more than the pitch %lld of the axes "
+                            "before them", lo, hi - 1, (long long)((last + 1) * pitch[g]), (long long)pitch[g - 1]), -1;
+        lo = hi;
+    }
+    return 0;
+}
+
 /* The extents of the groups of b's axes between its separators, as
  * expressions: k + 1 of them for k separators, [1] for rank 0. */
 static int flat_shape(Arena *a, const Buffer *b, Expr **out)
@@ -41,6 +98,17 @@ static int flat_shape(Arena *a, const Buffer *b, Expr **out)
     int g = 0, lo = 0;
     Loc loc = b->loc;
     Expr **st, *off;
+    Pitch p;
+    char why[160];
+    if (b->nsep && buffer_strides(a, b, &st, &off) == 1) {
+        if (pitched(a, b, &p, why, sizeof why)) {
+            out[0] = expr_int(a, 1, DT_VOID, loc);   /* flat_buffer reports it */
+            return 1;
+        }
+        for (int q = 0; q <= b->nsep; q++)
+            out[q] = expr_int(a, p.ext[q], DT_VOID, loc);
+        return b->nsep + 1;
+    }
     if (buffer_strides(a, b, &st, &off) == 1) {
         /* what the strides reach: off + sum (extent - 1) * stride + 1, as
          * off + sum extent * stride + k with the constants gathered in k */
@@ -104,6 +172,21 @@ static Expr **flat_index(Flat *F, const Buffer *b, Expr *const *idx, int *n)
     Expr **out = arena_array(a, (size_t)b->nsep + 2, sizeof *out);
     Loc loc = b->loc;
     Expr **st, *off;
+    Pitch p;
+    char why[160];
+    if (b->nsep && buffer_strides(a, b, &st, &off) == 1 && pitched(a, b, &p, why, sizeof why) == 0) {
+        int lo = 0;
+        for (int g = 0; g <= b->nsep; g++) {
+            int hi = g < b->nsep ? b->axis_sep[g] : b->ndim;
+            Expr *e = expr_int(a, p.off[g], DT_VOID, loc);
+            for (int d = lo; d < hi; d++)
+                e = ix_add(a, e, ix_mul(a, idx[d], expr_int(a, p.st[d], DT_VOID, loc)));
+            out[g] = scope_simplify(&F->sc, a, F->scratch, e);
+            lo = hi;
+        }
+        *n = b->nsep + 1;
+        return out;
+    }
     if (buffer_strides(a, b, &st, &off) == 1) {
         out[0] = scope_simplify(&F->sc, a, F->scratch, strided_sum(a, off, st, idx, b->ndim));
         *n = 1;
@@ -227,7 +310,8 @@ static Buffer *flat_buffer(Flat *F, const Buffer *b)
     Buffer *nb = arena_alloc(a, sizeof *nb);
     Expr **st, *off;
     int strided = buffer_strides(a, b, &st, &off);
-    if ((strided == 1 && b->nsep) || strided < 0)
+    Pitch p;
+    if ((strided == 1 && b->nsep && pitched(a, b, &p, F->why, sizeof F->why)) || strided < 0)
         F->bad = b;
     *nb = *b;
     buffer_drop_strides(a, nb);
@@ -401,8 +485,9 @@ int pass_flatten(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
                 diag_error(ctx->src, F.bad->loc, "flatten: the strides of %s are not a list of %d extents, one per "
                            "dimension", F.bad->name->str, F.bad->ndim);
             else
-                diag_error(ctx->src, F.bad->loc, "flatten: %s has both strides and axis separators; flatten lays out "
-                           "one or the other", F.bad->name->str);
+                diag_error(ctx->src, F.bad->loc, "flatten: %s has strides and axis separators, so each group of axes "
+                           "is one physical axis with the stride of its last axis as its pitch, but %s",
+                           F.bad->name->str, F.why);
             ptrmap_free(&F.to);
             ptrmap_free(&used);
             ptrmap_free(&names);
