@@ -785,7 +785,16 @@ static Buffer *lower_buffer(Reader *R, Sym *name, Loc loc, BufKind kind, Args *a
             ok |= strcmp(a->kw[i]->str, extra[j]) == 0;
         if (!ok)
             return ERR(R, a->kwv[i]->loc, "unknown keyword argument '%s' to %s", a->kw[i]->str, what), NULL;
-        if (!(b->extra_vals[b->nextra] = lower_attr_value(R, a->kwv[i])))
+        /* strides and offsets are index expressions: symbolic ones name variables */
+        const Sx *v = a->kwv[i];
+        int index = strcmp(a->kw[i]->str, "strides") == 0 || strcmp(a->kw[i]->str, "elem_offset") == 0;
+        if (index && (v->kind == SX_LIST || v->kind == SX_TUPLE))
+            b->extra_vals[b->nextra] = lower_seq(R, v, v->kind == SX_LIST ? E_LIST : E_TUPLE, lower_texpr);
+        else if (index && v->kind != SX_NONE)
+            b->extra_vals[b->nextra] = lower_texpr(R, v);
+        else
+            b->extra_vals[b->nextra] = lower_attr_value(R, v);
+        if (!b->extra_vals[b->nextra])
             return NULL;
         b->extra_keys[b->nextra++] = a->kw[i];
         a->used[i] = 1;

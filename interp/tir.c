@@ -41,6 +41,8 @@ struct Node {
     DType dt;
     const Node **idx;      /* a load's indices */
     int nidx;
+    const Node **st;       /* a strided buffer's strides (nidx of them), or NULL */
+    const Node *eoff;      /* and its elem_offset */
     Loc loc;
     const Buffer *decl;
     /* an access proven in bounds: offset k + sum coef[j] * iv[var[j]] */
@@ -80,6 +82,8 @@ struct SNode {
     const Buffer *decl;
     const Node **shape;    /* alloc_buffer */
     int nshape;
+    const Node **st;       /* a strided buffer's strides (store, alloc_buffer, view), or NULL */
+    const Node *eoff;      /* and its elem_offset */
     int *rslot;            /* a block's reduction iterators (nidx of them) */
     const Var *var;        /* a loop's variable, for messages */
 };
@@ -303,8 +307,30 @@ static void oob(const Node *acc, const Tensor *t, Frame *fr, const Node **idx, i
          acc->decl->name->str, buf, (long long)badv, bad, (long long)t->shape[bad]);
 }
 
+/* A buffer declared with strides= (and elem_offset=) is a strided view of
+ * its storage: each index stays within its dimension, and the element
+ * elem_offset + sum index * stride within the storage the tensor reaches
+ * (its count). */
+static int64_t strided_offset(const Node *n, Frame *fr, const Tensor *t, const Node **idx, int nidx,
+                              const Node *const *st, const Node *eoff, const char *what)
+{
+    uint64_t off = (uint64_t)I(eoff);
+    for (int d = 0; d < nidx; d++) {
+        int64_t v = I(idx[d]);
+        if ((uint64_t)v >= (uint64_t)t->shape[d])
+            oob(n, t, fr, idx, nidx, what);
+        off += (uint64_t)v * (uint64_t)I(st[d]);
+    }
+    if ((int64_t)off < 0 || (int64_t)off >= t->count)
+        fail(fr, n->loc, "out-of-bounds %s %s: its strides reach element %lld of a storage of %lld elements", what,
+             n->decl->name->str, (long long)(int64_t)off, (long long)t->count);
+    return (int64_t)off;
+}
+
 static int64_t offset(const Node *n, Frame *fr, const Tensor *t, const Node **idx, int nidx, const char *what)
 {
+    if (n->st)
+        return strided_offset(n, fr, t, idx, nidx, n->st, n->eoff, what);
     int64_t off = 0;
     for (int d = 0; d < nidx; d++) {
         int64_t v = I(idx[d]);
@@ -342,6 +368,8 @@ static int64_t store_off(const SNode *s, Frame *fr)
     Node acc = { 0 };
     acc.loc = s->loc;
     acc.decl = s->decl;
+    acc.st = s->st;
+    acc.eoff = s->eoff;
     return offset(&acc, fr, fr->buf[s->slot], s->idx, s->nidx, "write of");
 }
 
@@ -474,6 +502,30 @@ static void s_let_f(const SNode *s, Frame *fr)
     fr->fv[s->slot] = F(s->value);
 }
 
+/* The elements a strided buffer of this shape spans from the start of its
+ * storage: elem_offset + sum (extent - 1) * stride + 1 (elem_offset when
+ * an extent is 0); its strides and offset are not negative. */
+static int64_t strided_span(const SNode *s, Frame *fr, const int64_t *shape)
+{
+    int64_t off = I(s->eoff), span = 1;
+    if (off < 0)
+        fail(fr, s->loc, "buffer %s has elem_offset %lld; it must not be negative", s->decl->name->str,
+             (long long)off);
+    for (int d = 0; d < s->nshape; d++) {
+        int64_t st = I(s->st[d]), far;
+        if (st < 0)
+            fail(fr, s->loc, "stride %d of buffer %s is %lld; strides must not be negative", d, s->decl->name->str,
+                 (long long)st);
+        if (shape[d] <= 0)
+            return off;
+        if (__builtin_mul_overflow(shape[d] - 1, st, &far) || __builtin_add_overflow(span, far, &span))
+            fail(fr, s->loc, "buffer %s spans more elements than int64 counts", s->decl->name->str);
+    }
+    if (__builtin_add_overflow(span, off, &span))
+        fail(fr, s->loc, "buffer %s spans more elements than int64 counts", s->decl->name->str);
+    return span;
+}
+
 static void s_alloc(const SNode *s, Frame *fr)
 {
     if (fr->buf[s->slot])
@@ -481,7 +533,17 @@ static void s_alloc(const SNode *s, Frame *fr)
     int64_t shape[TENSOR_MAX_RANK];
     for (int d = 0; d < s->nshape; d++)
         shape[d] = I(s->shape[d]);
-    Tensor *t = tensor_new(s->dt, s->nshape, shape);
+    Tensor *t;
+    if (s->st) {
+        /* the storage it spans, seen under the buffer's own shape */
+        int64_t span = strided_span(s, fr, shape);
+        if ((t = tensor_new(s->dt, 1, &span))) {
+            t->ndim = s->nshape;
+            memcpy(t->shape, shape, (size_t)s->nshape * sizeof *shape);
+        }
+    } else {
+        t = tensor_new(s->dt, s->nshape, shape);
+    }
     if (!t)
         fail(fr, s->loc, "cannot allocate buffer %s", s->decl->name->str);
     for (int64_t i = 0; i < t->count; i++)
@@ -497,23 +559,32 @@ static void s_alias(const SNode *s, Frame *fr)
     const Tensor *base = fr->buf[s->n];
     if (!base)
         fail(fr, s->loc, "buffer %s has no storage here", s->decl->base->name->str);
-    Tensor *t = calloc(1, sizeof *t);
-    if (!t)
-        abort();
-    t->dtype = s->dt;
-    t->ndim = s->nshape;
-    t->count = 1;
+    /* filled before it is allocated, so that a failure leaks nothing */
+    Tensor v = { 0 };
+    v.dtype = s->dt;
+    v.ndim = s->nshape;
+    v.count = 1;
     for (int d = 0; d < s->nshape; d++) {
-        t->shape[d] = I(s->shape[d]);
-        if (t->shape[d] < 0 || __builtin_mul_overflow(t->count, t->shape[d], &t->count))
-            t->count = INT64_MAX;
+        v.shape[d] = I(s->shape[d]);
+        if (v.shape[d] < 0 || __builtin_mul_overflow(v.count, v.shape[d], &v.count))
+            v.count = INT64_MAX;
     }
-    if (t->count > base->count) {
-        int64_t n = t->count;
-        free(t);
-        fail(fr, s->loc, "the view %s holds %lld elements but %s holds %lld", s->decl->name->str, (long long)n,
+    if (s->st) {
+        /* a strided view reaches all of its base's storage; each access
+         * checks the element its strides name */
+        int64_t span = strided_span(s, fr, v.shape);
+        if (span > base->count)
+            fail(fr, s->loc, "the strided view %s reaches element %lld but %s holds %lld", s->decl->name->str,
+                 (long long)span - 1, s->decl->base->name->str, (long long)base->count);
+        v.count = base->count;
+    } else if (v.count > base->count) {
+        fail(fr, s->loc, "the view %s holds %lld elements but %s holds %lld", s->decl->name->str, (long long)v.count,
              s->decl->base->name->str, (long long)base->count);
     }
+    Tensor *t = malloc(sizeof *t);
+    if (!t)
+        abort();
+    *t = v;
     t->data = base->data;
     fr->buf[s->slot] = t;
 }
@@ -939,6 +1010,70 @@ static Node *proven_access(Compiled *c, const Buffer *b, Expr *const *idx, int n
     return x;
 }
 
+static const Expr *extra_opt(const Buffer *b, const char *key)
+{
+    for (int i = 0; i < b->nextra; i++)
+        if (strcmp(b->extra_keys[i]->str, key) == 0)
+            return b->extra_vals[i];
+    return NULL;
+}
+
+/* The strides and elem_offset of a buffer declared with strides= or a
+ * nonzero elem_offset= (an offset alone keeps row-major strides); *st stays
+ * NULL for a plain row-major buffer. Returns -1 after an error. */
+static int strides_of(Compiled *c, const Buffer *b, const Node ***st, const Node **eoff)
+{
+    const Expr *se = extra_opt(b, "strides"), *oe = extra_opt(b, "elem_offset");
+    int64_t k;
+    *st = NULL;
+    *eoff = NULL;
+    if (se && se->kind == E_NONE)
+        se = NULL;
+    if (oe && (oe->kind == E_NONE || (expr_const_int(oe, &k) == 0 && k == 0)))
+        oe = NULL;
+    if (!se && !oe)
+        return 0;
+    if (se && ((se->kind != E_LIST && se->kind != E_TUPLE) || se->u.list.n != b->ndim))
+        return cerr(c, se->loc, "strides of %s must be a list of %d extents, one per dimension", b->name->str,
+                    b->ndim);
+    if (!oe) {
+        /* constant row-major strides (TVM writes them out): a plain buffer,
+         * whose accesses can be proven in bounds */
+        int64_t want = 1, got, ext;
+        int d = b->ndim - 1;
+        for (; d >= 0; d--) {
+            if (expr_const_int(se->u.list.items[d], &got) || got != want)
+                break;
+            if (d > 0 && (expr_const_int(b->shape[d], &ext) || __builtin_mul_overflow(want, ext, &want)))
+                break;
+        }
+        if (d < 0)
+            return 0;
+    }
+    const Node **v = arena_array(&c->arena, (size_t)b->ndim + 1, sizeof *v);
+    for (int d = b->ndim - 1; d >= 0; d--) {
+        if (se) {
+            v[d] = as_int(c, expr(c, se->u.list.items[d]), DT_INT64);
+        } else if (d == b->ndim - 1) {
+            v[d] = iconst(c, 1);
+        } else {
+            Node *m = node(c, b->loc);
+            m->i = i_mul;
+            m->a = v[d + 1];
+            m->b = as_int(c, expr(c, b->shape[d + 1]), DT_INT64);
+            m->dt = DT_INT64;
+            v[d] = m->b ? m : NULL;
+        }
+        if (!v[d])
+            return -1;
+    }
+    *eoff = oe ? as_int(c, expr(c, oe), DT_INT64) : iconst(c, 0);
+    if (!*eoff)
+        return -1;
+    *st = v;
+    return 0;
+}
+
 static const Node *load(Compiled *c, const Expr *e)
 {
     const Buffer *b = e->u.load.buf;
@@ -949,7 +1084,9 @@ static const Node *load(Compiled *c, const Expr *e)
     n->slot = s;
     n->decl = b;
     n->dt = b->dtype;
-    Node *p = proven_access(c, b, e->u.load.idx, e->u.load.n, e->loc);
+    if (strides_of(c, b, &n->st, &n->eoff))
+        return NULL;
+    Node *p = n->st ? NULL : proven_access(c, b, e->u.load.idx, e->u.load.n, e->loc);
     if (p && (b->dtype == DT_FLOAT32 || dtype_size(b->dtype))) {
         p->slot = s;
         p->decl = b;
@@ -1278,7 +1415,9 @@ static const SNode *store(Compiled *c, const Stmt *st)
     SNode *s = snode(c, NULL, st->loc);
     s->slot = slot;
     s->decl = b;
-    Node *p = proven_access(c, b, st->u.store.idx, st->u.store.n, st->loc);
+    if (strides_of(c, b, &s->st, &s->eoff))
+        return NULL;
+    Node *p = s->st ? NULL : proven_access(c, b, st->u.store.idx, st->u.store.n, st->loc);
     if (p) {
         s->nidx = 1;
         s->idx = arena_array(&c->arena, 1, sizeof *s->idx);
@@ -1372,6 +1511,8 @@ static const SNode *stmt(Compiled *c, const Stmt *st)
         for (int d = 0; d < b->ndim; d++)
             if (!(s->shape[d] = as_int(c, expr(c, b->shape[d]), DT_INT64)))
                 return NULL;
+        if (strides_of(c, b, &s->st, &s->eoff))
+            return NULL;
         s->slot = add_slot(c, &c->bufs, &c->nbufs, b, &c->nbuf);
         int **list = b->kind == BUF_ALIAS ? &c->views : &c->allocs, *n = b->kind == BUF_ALIAS ? &c->nviews : &c->nallocs;
         int *g = arena_array(&c->arena, (size_t)*n + 1, sizeof *g);
@@ -1432,6 +1573,13 @@ static Compiled *compile(Func *f, InterpError *err)
         for (int d = 0; d < b->ndim; d++)
             if (b->shape[d]->kind == E_VAR)
                 int_var(c, b->shape[d]->u.var);
+        /* and so do symbolic strides and offsets (strides=[s, 1]) */
+        const Expr *se = extra_opt(b, "strides"), *oe = extra_opt(b, "elem_offset");
+        for (int d = 0; se && (se->kind == E_LIST || se->kind == E_TUPLE) && d < se->u.list.n; d++)
+            if (se->u.list.items[d]->kind == E_VAR)
+                int_var(c, se->u.list.items[d]->u.var);
+        if (oe && oe->kind == E_VAR)
+            int_var(c, oe->u.var);
     }
     for (int i = 0; i < f->npparams; i++)
         if (c->param_buf[i] < 0)
@@ -1582,6 +1730,25 @@ static const char *func_text(Interp *in, const Func *f)
     return k->text;
 }
 
+/* Binds symbolic v to value, or checks the value it has. */
+static int bind_var(Compiled *c, Frame *fr, const Var *v, int64_t value, const Buffer *b, const char *what, int d,
+                    InterpError *err)
+{
+    int s = find(c->vars, c->nvars, v);
+    if (fr->iv[s] == INT64_MIN)
+        fr->iv[s] = value;
+    if (fr->iv[s] == value)
+        return 0;
+    err->loc = b->loc;
+    if (d >= 0)
+        snprintf(err->msg, sizeof err->msg, "%s %d of %s is %s = %lld; the call passes a compact tensor, whose %s "
+                 "there is %lld", what, d, b->name->str, v->name->str, (long long)fr->iv[s], what, (long long)value);
+    else
+        snprintf(err->msg, sizeof err->msg, "%s of %s is %s = %lld; the call passes a tensor at offset %lld", what,
+                 b->name->str, v->name->str, (long long)fr->iv[s], (long long)value);
+    return -1;
+}
+
 static int bind_shape(Compiled *c, Frame *fr, const Buffer *b, const Tensor *t, InterpError *err)
 {
     if (t->dtype != b->dtype || t->ndim != b->ndim) {
@@ -1613,6 +1780,20 @@ static int bind_shape(Compiled *c, Frame *fr, const Buffer *b, const Tensor *t, 
                  (long long)want, (long long)t->shape[d]);
         return -1;
     }
+    /* a symbolic stride or offset takes the argument's own: a tensor the
+     * call passes is compact (row-major strides, offset 0) */
+    const Expr *se = extra_opt(b, "strides"), *oe = extra_opt(b, "elem_offset");
+    int64_t stride = 1;
+    for (int d = b->ndim - 1; se && (se->kind == E_LIST || se->kind == E_TUPLE) && se->u.list.n == b->ndim && d >= 0;
+         d--) {
+        const Expr *x = se->u.list.items[d];
+        if (x->kind == E_VAR && bind_var(c, fr, x->u.var, stride, b, "stride", d, err))
+            return -1;
+        if (__builtin_mul_overflow(stride, t->shape[d], &stride))
+            stride = INT64_MAX;
+    }
+    if (oe && oe->kind == E_VAR && bind_var(c, fr, oe->u.var, 0, b, "elem_offset", -1, err))
+        return -1;
     return 0;
 }
 

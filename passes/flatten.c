@@ -1,5 +1,6 @@
 /* flatten (seed 001): every buffer of a PrimFunc becomes physical. The axes
- * between a buffer's axis separators fuse row-major into one, so a buffer
+ * between a buffer's axis separators fuse row-major into one (or by its
+ * strides, when it has strides=), so a buffer
  * without separators becomes 1-d and one with k becomes (k+1)-d, its
  * separators renumbered 1..k (flattening again changes nothing). Accesses
  * become the linear index, simplified by the index-map algebra over the
@@ -23,7 +24,72 @@ typedef struct Flat {
     int n, cap;
     Scope sc;
     int changed;
+    const Buffer *bad;    /* a buffer flatten cannot lay out (a pitched image that does not fit) */
+    char why[160];        /* why, for a pitched image */
 } Flat;
+
+/* The linear element e + sum idx[d] * st[d] of a strided buffer. */
+static Expr *strided_sum(Arena *a, Expr *e, Expr *const *st, Expr *const *idx, int n)
+{
+    for (int d = 0; d < n; d++)
+        e = ix_add(a, e, ix_mul(a, idx[d], st[d]));
+    return e;
+}
+
+/* A strided buffer with axis separators is a pitched image: the stride of
+ * the last axis of each group but the last is that group's pitch P, the
+ * elements one step of it skips. Each group becomes one physical axis,
+ * indexed by its strided sum in units of its pitch (the last group in
+ * elements), so that the physical axes, row-major, give the same element:
+ * group g of k + 1 spans P[g - 1] / P[g] (the last, P[k - 1]; the first,
+ * what its strides reach). The offset splits over the pitches. Everything
+ * must be constant, the strides of a group multiples of its pitch, and each
+ * group must fit in the one before. Returns 0, or -1 with the reason in why. */
+typedef struct Pitch {
+    int64_t st[IM_MAX_RANK + 1];   /* the strides, in units of their group's pitch */
+    int64_t off[IM_MAX_RANK + 1];  /* each group's share of the offset */
+    int64_t ext[IM_MAX_RANK + 1];  /* each group's physical extent */
+} Pitch;
+
+static int pitched(Arena *a, const Buffer *b, Pitch *p, char *why, size_t cap)
+{
+    Expr **st, *off;
+    int64_t v[IM_MAX_RANK + 1], shape[IM_MAX_RANK + 1], pitch[IM_MAX_RANK + 1], eoff;
+    if (b->ndim > IM_MAX_RANK || buffer_strides(a, b, &st, &off) != 1 || expr_const_int(off, &eoff))
+        return snprintf(why, cap, "its strides and offset are not constants"), -1;
+    for (int d = 0; d < b->ndim; d++)
+        if (expr_const_int(st[d], &v[d]) || v[d] < 1 || expr_const_int(b->shape[d], &shape[d]) || shape[d] < 1 ||
+            v[d] > (INT64_C(1) << 40) || shape[d] > (INT64_C(1) << 40))
+            return snprintf(why, cap, "its strides, offset and extents are not positive constants"), -1;
+    int k = b->nsep, lo = 0;
+    for (int g = 0; g <= k; g++) {
+        int hi = g < k ? b->axis_sep[g] : b->ndim;
+        pitch[g] = g < k ? v[hi - 1] : 1;
+        for (int d = lo; d < hi; d++) {
+            if (v[d] % pitch[g])
+                return snprintf(why, cap, "stride %d (%lld) is not a multiple of its group's pitch %lld", d,
+                                (long long)v[d], (long long)pitch[g]), -1;
+            p->st[d] = v[d] / pitch[g];
+        }
+        lo = hi;
+    }
+    int64_t rem = eoff;
+    lo = 0;
+    for (int g = 0; g <= k; g++) {
+        int hi = g < k ? b->axis_sep[g] : b->ndim;
+        p->off[g] = rem / pitch[g];
+        rem %= pitch[g];
+        int64_t last = p->off[g];
+        for (int d = lo; d < hi; d++)
+            last += (shape[d] - 1) * p->st[d];
+        p->ext[g] = g == 0 ? last + 1 : pitch[g - 1] / pitch[g];
+        if (g > 0 && (pitch[g - 1] % pitch[g] || last >= p->ext[g]))
+            return snprintf(why, cap, "its axes %d..%d span %lld elements, more than the pitch %lld of the axes "
+                            "before them", lo, hi - 1, (long long)((last + 1) * pitch[g]), (long long)pitch[g - 1]), -1;
+        lo = hi;
+    }
+    return 0;
+}
 
 /* The extents of the groups of b's axes between its separators, as
  * expressions: k + 1 of them for k separators, [1] for rank 0. */
@@ -31,6 +97,44 @@ static int flat_shape(Arena *a, const Buffer *b, Expr **out)
 {
     int g = 0, lo = 0;
     Loc loc = b->loc;
+    Expr **st, *off;
+    Pitch p;
+    char why[160];
+    if (b->nsep && buffer_strides(a, b, &st, &off) == 1) {
+        if (pitched(a, b, &p, why, sizeof why)) {
+            out[0] = expr_int(a, 1, DT_VOID, loc);   /* flat_buffer reports it */
+            return 1;
+        }
+        for (int q = 0; q <= b->nsep; q++)
+            out[q] = expr_int(a, p.ext[q], DT_VOID, loc);
+        return b->nsep + 1;
+    }
+    if (buffer_strides(a, b, &st, &off) == 1) {
+        /* what the strides reach: off + sum (extent - 1) * stride + 1, as
+         * off + sum extent * stride + k with the constants gathered in k */
+        int64_t k = 1, x, y;
+        Expr *e = off;
+        for (int d = 0; d < b->ndim; d++) {
+            int64_t t, u;
+            if (expr_const_int(b->shape[d], &x) == 0 && expr_const_int(st[d], &y) == 0 &&
+                !__builtin_mul_overflow(x - 1, y, &t) && !__builtin_add_overflow(k, t, &u)) {
+                k = u;
+                continue;
+            }
+            e = ix_add(a, e, ix_mul(a, b->shape[d], st[d]));
+            if (expr_const_int(st[d], &y) == 0 && y > -(INT64_C(1) << 40) && y < (INT64_C(1) << 40)) {
+                k -= y;
+            } else {
+                Expr *sub = expr_new(a, E_BIN, loc);
+                sub->u.bin.op = B_SUB;
+                sub->u.bin.a = e;
+                sub->u.bin.b = st[d];
+                e = sub;
+            }
+        }
+        out[0] = ix_add(a, e, expr_int(a, k, DT_VOID, loc));
+        return 1;
+    }
     if (b->ndim == 0) {
         out[0] = expr_int(a, 1, DT_VOID, loc);
         return 1;
@@ -47,9 +151,10 @@ static int flat_shape(Arena *a, const Buffer *b, Expr **out)
 }
 
 /* Whether b is physical already: one axis per group, rank at least 1. */
-static int is_physical(const Buffer *b)
+static int is_physical(Arena *a, const Buffer *b)
 {
-    return b->ndim >= 1 && b->ndim == b->nsep + 1;
+    Expr **st, *off;
+    return b->ndim >= 1 && b->ndim == b->nsep + 1 && buffer_strides(a, b, &st, &off) == 0;
 }
 
 static void renumber_separators(Arena *a, Buffer *b, int rank)
@@ -66,6 +171,27 @@ static Expr **flat_index(Flat *F, const Buffer *b, Expr *const *idx, int *n)
     Arena *a = &F->m->arena;
     Expr **out = arena_array(a, (size_t)b->nsep + 2, sizeof *out);
     Loc loc = b->loc;
+    Expr **st, *off;
+    Pitch p;
+    char why[160];
+    if (b->nsep && buffer_strides(a, b, &st, &off) == 1 && pitched(a, b, &p, why, sizeof why) == 0) {
+        int lo = 0;
+        for (int g = 0; g <= b->nsep; g++) {
+            int hi = g < b->nsep ? b->axis_sep[g] : b->ndim;
+            Expr *e = expr_int(a, p.off[g], DT_VOID, loc);
+            for (int d = lo; d < hi; d++)
+                e = ix_add(a, e, ix_mul(a, idx[d], expr_int(a, p.st[d], DT_VOID, loc)));
+            out[g] = scope_simplify(&F->sc, a, F->scratch, e);
+            lo = hi;
+        }
+        *n = b->nsep + 1;
+        return out;
+    }
+    if (buffer_strides(a, b, &st, &off) == 1) {
+        out[0] = scope_simplify(&F->sc, a, F->scratch, strided_sum(a, off, st, idx, b->ndim));
+        *n = 1;
+        return out;
+    }
     if (b->ndim == 0) {
         out[0] = expr_int(a, 0, DT_VOID, loc);
         *n = 1;
@@ -182,7 +308,13 @@ static Buffer *flat_buffer(Flat *F, const Buffer *b)
 {
     Arena *a = &F->m->arena;
     Buffer *nb = arena_alloc(a, sizeof *nb);
+    Expr **st, *off;
+    int strided = buffer_strides(a, b, &st, &off);
+    Pitch p;
+    if ((strided == 1 && b->nsep && pitched(a, b, &p, F->why, sizeof F->why)) || strided < 0)
+        F->bad = b;
     *nb = *b;
+    buffer_drop_strides(a, nb);
     nb->shape = arena_array(a, (size_t)b->nsep + 2, sizeof *nb->shape);
     nb->ndim = flat_shape(a, b, nb->shape);
     for (int d = 0; d < nb->ndim; d++)
@@ -260,7 +392,13 @@ static Stmt *view_of(Flat *F, Buffer *b, PtrMap *names)
     v->nsep = b->nsep;
     v->shape = b->shape;
     v->ndim = b->ndim;
+    v->extra_keys = b->extra_keys;   /* its strides= and elem_offset= decide the flat index */
+    v->extra_vals = b->extra_vals;
+    v->nextra = b->nextra;
+    Buffer *lv = v;
     v = flat_buffer(F, v);
+    if (F->bad == lv)
+        F->bad = b;   /* the error names the parameter */
     Stmt *s = stmt_new(a, S_ALLOC, b->loc);
     s->u.alloc = v;
     add_target(F, b, v);
@@ -282,7 +420,7 @@ static void plan(Flat *F, Stmt **slot, PtrMap *used, PtrMap *names)
             Stmt *it = s->u.seq.items[k];
             plan(F, &it, used, names);
             items[n++] = it;
-            if (it->kind == S_ALLOC && it->u.alloc->kind == BUF_MATCH && !is_physical(it->u.alloc) &&
+            if (it->kind == S_ALLOC && it->u.alloc->kind == BUF_MATCH && !is_physical(&F->m->arena, it->u.alloc) &&
                 ptrmap_get(used, it->u.alloc, 0))
                 items[n++] = view_of(F, it->u.alloc, names);
         }
@@ -301,7 +439,7 @@ static void plan(Flat *F, Stmt **slot, PtrMap *used, PtrMap *names)
         break;
     case S_ALLOC: {
         Buffer *b = s->u.alloc;
-        if (b->kind != BUF_MATCH && !is_physical(b)) {
+        if (b->kind != BUF_MATCH && !is_physical(&F->m->arena, b)) {
             Buffer *nb = flat_buffer(F, b);
             if (b->base)
                 nb->base = target(F, b->base) ? target(F, b->base) : b->base;
@@ -316,7 +454,6 @@ static void plan(Flat *F, Stmt **slot, PtrMap *used, PtrMap *names)
 
 int pass_flatten(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
-    (void)ctx;
     const char *only = NULL;
     for (int i = 0; i < nopts; i++)
         if (strcmp(opts[i].key, "func") == 0)
@@ -338,10 +475,26 @@ int pass_flatten(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         int nviews = 0;
         for (int p = 0; p < f->npparams; p++) {
             Buffer *b = f->pparams[p].buf;
-            if (b && !is_physical(b) && ptrmap_get(&used, b, 0))
+            if (b && !is_physical(&m->arena, b) && ptrmap_get(&used, b, 0))
                 views[nviews++] = view_of(&F, b, &names);
         }
         plan(&F, &f->body, &used, &names);
+        if (F.bad) {
+            Expr **st, *off;
+            if (buffer_strides(&m->arena, F.bad, &st, &off) < 0)
+                diag_error(ctx->src, F.bad->loc, "flatten: the strides of %s are not a list of %d extents, one per "
+                           "dimension", F.bad->name->str, F.bad->ndim);
+            else
+                diag_error(ctx->src, F.bad->loc, "flatten: %s has strides and axis separators, so each group of axes "
+                           "is one physical axis with the stride of its last axis as its pitch, but %s",
+                           F.bad->name->str, F.why);
+            ptrmap_free(&F.to);
+            ptrmap_free(&used);
+            ptrmap_free(&names);
+            scope_free(&F.sc);
+            arena_free(&scratch);
+            return -1;
+        }
         stmt_flat(&F, f->body);
         if (nviews) {
             Stmt *seq = stmt_new(&m->arena, S_SEQ, f->body->loc);

@@ -66,6 +66,11 @@ Expr *ix_add(Arena *a, Expr *x, Expr *y)
         return y;
     if (cv && v == 0)
         return x;
+    /* (x + c) + v and (x - c) + v fold their constants */
+    if (cv && x->kind == E_BIN && (x->u.bin.op == B_ADD || x->u.bin.op == B_SUB) &&
+        expr_const_int(x->u.bin.b, &u) == 0 && u > -(INT64_C(1) << 40) && u < (INT64_C(1) << 40) &&
+        v > -(INT64_C(1) << 40) && v < (INT64_C(1) << 40))
+        return ix_add(a, x->u.bin.a, expr_int(a, (x->u.bin.op == B_ADD ? u : -u) + v, DT_VOID, y->loc));
     if (cv && v < 0 && v > INT64_MIN)
         return ix_bin(a, B_SUB, x, expr_int(a, -v, DT_VOID, y->loc));
     return ix_bin(a, B_ADD, x, y);
@@ -204,4 +209,60 @@ void prim_used_buffers(const Stmt *s, PtrMap *used)
     case S_LET: used_expr(s->u.let.value, used); break;
     default: break;
     }
+}
+
+static Expr *extra_opt(const Buffer *b, const char *key)
+{
+    for (int i = 0; i < b->nextra; i++)
+        if (strcmp(b->extra_keys[i]->str, key) == 0)
+            return b->extra_vals[i];
+    return NULL;
+}
+
+int buffer_strides(Arena *a, const Buffer *b, Expr ***st, Expr **off)
+{
+    Expr *se = extra_opt(b, "strides"), *oe = extra_opt(b, "elem_offset");
+    int64_t k;
+    if (se && se->kind == E_NONE)
+        se = NULL;
+    if (oe && (oe->kind == E_NONE || (expr_const_int(oe, &k) == 0 && k == 0)))
+        oe = NULL;
+    if (!se && !oe)
+        return 0;
+    if (se && ((se->kind != E_LIST && se->kind != E_TUPLE) || se->u.list.n != b->ndim))
+        return -1;
+    Loc loc = b->loc;
+    Expr **v = arena_array(a, (size_t)b->ndim + 1, sizeof *v);
+    int compact = !oe;
+    int64_t want = 1, ext, got;
+    for (int d = b->ndim - 1; d >= 0; d--) {
+        if (se)
+            v[d] = se->u.list.items[d];
+        else
+            v[d] = d == b->ndim - 1 ? expr_int(a, 1, DT_VOID, loc) : ix_mul(a, v[d + 1], b->shape[d + 1]);
+        /* the outermost extent does not change what row-major strides are */
+        if (compact && (expr_const_int(v[d], &got) || got != want ||
+                        (d > 0 && (expr_const_int(b->shape[d], &ext) || __builtin_mul_overflow(want, ext, &want)))))
+            compact = 0;
+    }
+    if (compact)
+        return 0;
+    *st = v;
+    *off = oe ? oe : expr_int(a, 0, DT_VOID, loc);
+    return 1;
+}
+
+void buffer_drop_strides(Arena *a, Buffer *b)
+{
+    Sym **k = arena_array(a, (size_t)b->nextra + 1, sizeof *k);
+    Expr **v = arena_array(a, (size_t)b->nextra + 1, sizeof *v);
+    int n = 0;
+    for (int i = 0; i < b->nextra; i++)
+        if (strcmp(b->extra_keys[i]->str, "strides") != 0 && strcmp(b->extra_keys[i]->str, "elem_offset") != 0) {
+            k[n] = b->extra_keys[i];
+            v[n++] = b->extra_vals[i];
+        }
+    b->extra_keys = k;
+    b->extra_vals = v;
+    b->nextra = n;
 }

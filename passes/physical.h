@@ -34,4 +34,13 @@ void prim_names(const Func *f, PtrMap *names);
 /* Marks (value 1) every buffer s loads, stores or names in a region. */
 void prim_used_buffers(const Stmt *s, PtrMap *used);
 
+/* The layout of a buffer declared with strides= or a nonzero elem_offset=
+ * (TVM's spellings): *st gets its ndim strides (row-major ones when only an
+ * offset is given) and *off its offset. Returns 1 for such a buffer, 0 for a
+ * row-major one (no strides, or constant strides equal to the row-major
+ * ones, offset 0), -1 when strides= is not a list of ndim extents. */
+int buffer_strides(Arena *a, const Buffer *b, Expr ***st, Expr **off);
+/* Removes strides= and elem_offset= from b's options (b owns its arrays). */
+void buffer_drop_strides(Arena *a, Buffer *b);
+
 #endif

@@ -2,10 +2,13 @@
  * index map. The buffer takes the map's image of its shape (rounded up where
  * the map pads) and any axis separators the map marks; every load, store and
  * point region of it goes through the map, simplified over the loops around
- * it (a range region becomes the whole new extent).
- * A parameter changes the signature, so each R.call_tir of the function gets
+ * it (a range region becomes the box around its image, or the whole new
+ * extent where the map is not affine enough to tell).
+ * A parameter (or the buffer T.match_buffer matches to a handle parameter)
+ * changes the signature, so each R.call_tir of the function gets
  * R.layout_transform on that operand, or the inverse (and a crop, where the
- * map pads) on that result. Where the map pads, a pad value says what the
+ * map pads) on that result, taken out of the call's tuple when the call has
+ * several results. Where the map pads, a pad value says what the
  * padding holds: an in-order writer is re-iterated over the new shape and
  * stores T.if_then_else(pad, V, value); an input gets a stated assumption
  * (T.assume, checked when it runs); any other writer is followed by a block
@@ -42,6 +45,7 @@ typedef struct TL {
     int oldn;
     Scope sc;
     PtrMap names;
+    const Expr *found;         /* what called_in_result finds */
 } TL;
 
 static const char *opt(const PassOpt *o, int n, const char *key)
@@ -285,8 +289,80 @@ static void rw_expr(TL *T, Expr *e)
     }
 }
 
-/* A region of B: points go through the map; a range becomes the whole new
- * extent (the image of a box need not be a box). */
+static Expr *bin(TL *T, BinOp op, Expr *x, Expr *y);
+
+/* The bounds [*lo, *hi] (inclusive, as expressions) of map output e when
+ * each parameter p ranges over [plo[p], phi[p]]: interval arithmetic over
+ * +, -, * by a constant, // and % by a positive constant (a % c keeps its
+ * range only where both ends provably lie in one block of c). Exact for an
+ * affine output whose parameters appear once. Returns -1 for anything else. */
+static int out_bounds(TL *T, const Expr *e, Expr *const *plo, Expr *const *phi, Expr **lo, Expr **hi)
+{
+    const Expr *M = T->map;
+    int64_t k;
+    switch (e->kind) {
+    case E_INT:
+        *lo = *hi = expr_int(T->a, e->u.i.v, DT_VOID, e->loc);
+        return 0;
+    case E_VAR:
+        for (int p = 0; p < M->u.map.nparams; p++)
+            if (M->u.map.params[p] == e->u.var) {
+                *lo = plo[p];
+                *hi = phi[p];
+                return 0;
+            }
+        return -1;
+    case E_BIN: {
+        Expr *alo, *ahi, *blo, *bhi;
+        BinOp op = e->u.bin.op;
+        if (out_bounds(T, e->u.bin.a, plo, phi, &alo, &ahi))
+            return -1;
+        if (op == B_ADD || op == B_SUB) {
+            if (out_bounds(T, e->u.bin.b, plo, phi, &blo, &bhi))
+                return -1;
+            *lo = op == B_ADD ? ix_add(T->a, alo, blo) : bin(T, B_SUB, alo, bhi);
+            *hi = op == B_ADD ? ix_add(T->a, ahi, bhi) : bin(T, B_SUB, ahi, blo);
+            return 0;
+        }
+        if (expr_const_int(e->u.bin.b, &k))
+            return -1;
+        Expr *c = expr_int(T->a, k, DT_VOID, e->loc);
+        switch (op) {
+        case B_MUL:
+            *lo = ix_mul(T->a, k >= 0 ? alo : ahi, c);
+            *hi = ix_mul(T->a, k >= 0 ? ahi : alo, c);
+            return 0;
+        case B_FLOORDIV:
+            if (k <= 0)
+                return -1;
+            *lo = bin(T, B_FLOORDIV, alo, c);
+            *hi = bin(T, B_FLOORDIV, ahi, c);
+            return 0;
+        case B_FLOORMOD: {
+            if (k <= 0)
+                return -1;
+            Expr *ql = scope_simplify(&T->sc, T->a, T->scratch, bin(T, B_FLOORDIV, alo, c));
+            Expr *qh = scope_simplify(&T->sc, T->a, T->scratch, bin(T, B_FLOORDIV, ahi, c));
+            if (expr_equal(ql, qh)) {
+                *lo = bin(T, B_FLOORMOD, alo, c);
+                *hi = bin(T, B_FLOORMOD, ahi, c);
+            } else {
+                *lo = expr_int(T->a, 0, DT_VOID, e->loc);
+                *hi = expr_int(T->a, k - 1, DT_VOID, e->loc);
+            }
+            return 0;
+        }
+        default: return -1;
+        }
+    }
+    default: return -1;
+    }
+}
+
+/* A region of B: points go through the map; a range becomes, per output
+ * axis, the smallest range that holds the map's image of the region where
+ * out_bounds can tell (the image of a box need not be a box, so this is the
+ * box around it), and the whole new extent elsewhere. */
 static void rw_region(TL *T, Region *r)
 {
     if (r->buf != T->B)
@@ -299,12 +375,30 @@ static void rw_region(TL *T, Region *r)
         r->n = T->map->u.map.nout;
         return;
     }
+    Expr *plo[IM_MAX_RANK], *phi[IM_MAX_RANK];
+    for (int d = 0; d < r->n && d < IM_MAX_RANK; d++) {
+        Expr *x = r->idx[d];
+        plo[d] = x->kind == E_SLICE ? x->u.slice.lo : x;
+        phi[d] = x->kind == E_SLICE ? ix_add(T->a, x->u.slice.hi, expr_int(T->a, -1, DT_VOID, x->loc)) : x;
+    }
     int n = T->map->u.map.nout;
     r->idx = arena_array(T->a, (size_t)n + 1, sizeof *r->idx);
     for (int q = 0; q < n; q++) {
+        Expr *lo, *hi;
         Expr *s = expr_new(T->a, E_SLICE, r->loc);
-        s->u.slice.lo = expr_int(T->a, 0, DT_VOID, r->loc);
-        s->u.slice.hi = expr_int(T->a, T->im->obox[q], DT_VOID, r->loc);
+        if (out_bounds(T, T->map->u.map.out[q], plo, phi, &lo, &hi) == 0) {
+            lo = scope_simplify(&T->sc, T->a, T->scratch, lo);
+            hi = scope_simplify(&T->sc, T->a, T->scratch, hi);
+            if (expr_equal(lo, hi)) {
+                r->idx[q] = lo;   /* one index */
+                continue;
+            }
+            s->u.slice.lo = lo;
+            s->u.slice.hi = scope_simplify(&T->sc, T->a, T->scratch, ix_add(T->a, hi, expr_int(T->a, 1, DT_VOID, r->loc)));
+        } else {
+            s->u.slice.lo = expr_int(T->a, 0, DT_VOID, r->loc);
+            s->u.slice.hi = expr_int(T->a, T->im->obox[q], DT_VOID, r->loc);
+        }
         r->idx[q] = s;
     }
     r->n = n;
@@ -679,9 +773,17 @@ static int pad_plan(TL *T, Padding *P)
     if (count == 0) {
         if (T->param < 0)
             return err(T, T->B->loc, "transform-layout of %s: nothing writes the buffer", T->B->name->str);
-        /* an input: its padding is stated, and checked when it runs */
+        /* an input: its padding is stated, and checked when it runs (after
+         * the match that declares a matched buffer) */
         P->extra = assume_block(T);
         P->at = 0;
+        if (T->B->kind == BUF_MATCH) {
+            while (P->at < n && !(items[P->at]->kind == S_ALLOC && items[P->at]->u.alloc == T->B))
+                P->at++;
+            if (P->at++ == n)
+                return err(T, T->B->loc, "transform-layout of %s: its T.match_buffer is not a statement of the body "
+                           "itself, where the assumption on its padding goes", T->B->name->str);
+        }
         return 0;
     }
     Block *w = count == 1 ? in_order_writer(T, stmt_single(items[last])) : NULL;
@@ -739,7 +841,12 @@ static Expr *crop_value(TL *T, Expr *x, Loc loc)
 /* Rewrites the call sites of T->f in block rb; returns -1 on error. */
 static int fix_block(TL *T, RBlock *rb, PtrMap *names)
 {
-    int cap = rb->nbinds * 3 + 1, n = 0;
+    /* a call becomes at most four bindings and one per result */
+    int cap = rb->nbinds * 4 + 1, n = 0;
+    for (int i = 0; i < rb->nbinds; i++) {
+        const Expr *v = rb->binds[i]->value, *os = v->kind == E_CALL ? call_kwarg(v, "out_sinfo") : NULL;
+        cap += os && (os->kind == E_LIST || os->kind == E_TUPLE) ? os->u.list.n : 1;
+    }
     Binding **out = arena_array(T->a, (size_t)cap, sizeof *out);
     for (int i = 0; i < rb->nbinds; i++) {
         Binding *bd = rb->binds[i];
@@ -777,26 +884,84 @@ static int fix_block(TL *T, RBlock *rb, PtrMap *names)
             continue;
         }
         Expr *os = call_kwarg(call, "out_sinfo");
-        if (!os || os->kind != E_SINFO || os->u.sinfo->kind != SI_TENSOR || T->param != nin)
-            return err(T, call->loc, "transform-layout: %s is one of several results of %s; only a single result "
-                       "can be transformed", T->B->name->str, T->f->name->str);
+        /* the results: a list of tensors, R.Tuple(...), or one tensor */
+        int r = T->param - nin, list = os && (os->kind == E_LIST || os->kind == E_TUPLE);
+        int situp = os && os->kind == E_SINFO && os->u.sinfo->kind == SI_TUPLE && os->u.sinfo->nfields >= 0;
+        int tuple = list || situp, nres = list ? os->u.list.n : situp ? os->u.sinfo->nfields : 1;
+        StructInfo **res = arena_array(T->a, (size_t)nres + 1, sizeof *res);
+        for (int j = 0; os && j < nres; j++)
+            res[j] = list ? (os->u.list.items[j]->kind == E_SINFO ? os->u.list.items[j]->u.sinfo : NULL)
+                          : situp ? os->u.sinfo->fields[j] : os->u.sinfo;
+        if (!os || (!list && os->kind != E_SINFO) || r >= nres || !res[r] || res[r]->kind != SI_TENSOR)
+            return err(T, call->loc, "transform-layout: this call of %s does not declare its result %s (%d of %d) "
+                       "as a tensor in out_sinfo", T->f->name->str, T->B->name->str, r, nres);
         if (!T->back)
             return err(T, call->loc, "transform-layout of %s: the inverse of the map is not one to one on the new "
                        "shape, so this call's result cannot be rewritten back", T->B->name->str);
         Expr *ns = expr_new(T->a, E_SINFO, os->loc);
         ns->u.sinfo = new_sinfo(T, os->loc);
+        StructInfo *callsi = ns->u.sinfo;
+        if (tuple) {
+            /* the same results with result r in its new layout, spelled as given */
+            StructInfo **fields = arena_array(T->a, (size_t)nres + 1, sizeof *fields);
+            memcpy(fields, res, (size_t)nres * sizeof *fields);
+            fields[r] = ns->u.sinfo;
+            callsi = tuple_sinfo_new(T->a, fields, nres, os->loc);
+            if (list) {
+                Expr *l = expr_new(T->a, os->kind, os->loc);
+                l->u.list.n = nres;
+                l->u.list.items = arena_array(T->a, (size_t)nres + 1, sizeof(Expr *));
+                memcpy(l->u.list.items, os->u.list.items, (size_t)nres * sizeof(Expr *));
+                l->u.list.items[r] = ns;
+                ns = l;
+            } else {
+                ns->u.sinfo = callsi;
+            }
+        }
         static const char *const key[] = { "out_sinfo" };
         c = call_with_attrs(T->m, call, key, &ns, 1);
         snprintf(base, sizeof base, "%.120s_%s", bd->var->name->str, T->B->name->str);
-        Binding *nb = binding_fresh(T->m, names, base, rb->dataflow, ns->u.sinfo, c, call->loc);
+        Binding *nb = binding_fresh(T->m, names, base, rb->dataflow, callsi, c, call->loc);
         out[n++] = nb;
+        Expr *from = var_ref(T->a, nb->var, call->loc);
+        if (tuple) {
+            /* result r alone, taken out of the tuple: b_B_r = b_B[r] */
+            Expr *g = expr_new(T->a, E_GETITEM, call->loc);
+            g->u.get.tuple = from;
+            g->u.get.index = r;
+            snprintf(base, sizeof base, "%.120s_%s_%d", bd->var->name->str, T->B->name->str, r);
+            Binding *item = binding_fresh(T->m, names, base, rb->dataflow, new_sinfo(T, call->loc), g, call->loc);
+            out[n++] = item;
+            from = var_ref(T->a, item->var, call->loc);
+        }
         StructInfo *mid;
-        Expr *back = back_value(T, var_ref(T->a, nb->var, call->loc), &mid, call->loc);
+        Expr *back = back_value(T, from, &mid, call->loc);
         if (mid) {
             snprintf(base, sizeof base, "%.120s_full", bd->var->name->str);
             Binding *full = binding_fresh(T->m, names, base, rb->dataflow, mid, back, call->loc);
             out[n++] = full;
             back = crop_value(T, var_ref(T->a, full->var, call->loc), call->loc);
+        }
+        if (tuple) {
+            /* the old tuple again: the other results as they come, result r
+             * rewritten back, each bound to a variable (tuple fields are leaves) */
+            Expr *t = expr_new(T->a, E_TUPLE, call->loc);
+            t->u.list.n = nres;
+            t->u.list.items = arena_array(T->a, (size_t)nres + 1, sizeof(Expr *));
+            for (int j = 0; j < nres; j++) {
+                Expr *v = back;
+                StructInfo *fsi = res[j];
+                if (j != r) {
+                    v = expr_new(T->a, E_GETITEM, call->loc);
+                    v->u.get.tuple = var_ref(T->a, nb->var, call->loc);
+                    v->u.get.index = j;
+                }
+                snprintf(base, sizeof base, "%.120s_%d", bd->var->name->str, j);
+                Binding *fb = binding_fresh(T->m, names, base, rb->dataflow, fsi, v, call->loc);
+                out[n++] = fb;
+                t->u.list.items[j] = var_ref(T->a, fb->var, call->loc);
+            }
+            back = t;
         }
         bd->value = back;
         out[n++] = bd;
@@ -835,6 +1000,48 @@ static int called_plainly(TL *T)
     return ok;
 }
 
+/* A call of T->f in a dataflow or plain block of a Relax function that
+ * passes tir_vars, or NULL. */
+static const Expr *tir_vars_call(TL *T)
+{
+    for (int i = 0; i < T->m->nfuncs; i++) {
+        const Func *g = T->m->funcs[i];
+        if (g->kind != F_RELAX)
+            continue;
+        for (int b = 0; b < g->nblocks; b++)
+            for (int k = 0; k < g->blocks[b]->nbinds; k++) {
+                const Expr *c = g->blocks[b]->binds[k]->value;
+                if (c->kind == E_CALL && is_call_to(c, "R.call_tir") && c->u.call.nargs >= 1 &&
+                    c->u.call.args[0]->kind == E_GLOBAL && c->u.call.args[0]->u.global.fn == T->f &&
+                    call_kwarg(c, "tir_vars"))
+                    return c;
+            }
+    }
+    return NULL;
+}
+
+static int refers_to(const Expr *e, void *data)
+{
+    if (e->kind == E_GLOBAL && e->u.global.fn == ((TL *)data)->f)
+        ((TL *)data)->found = e;
+    return 0;
+}
+
+/* A reference to T->f in the result of a Relax function (a call there is
+ * not a binding fix_calls could rewrite), or NULL. */
+static const Expr *called_in_result(TL *T, const Func **where)
+{
+    T->found = NULL;
+    for (int i = 0; i < T->m->nfuncs && !T->found; i++) {
+        const Func *g = T->m->funcs[i];
+        if (g->kind == F_RELAX && g->result) {
+            relax_walk(g->result, refers_to, T);
+            *where = g;
+        }
+    }
+    return T->found;
+}
+
 /* ---- the pass ---- */
 
 static int find_buffer(TL *T, const char *func, const char *buf)
@@ -854,13 +1061,26 @@ static int find_buffer(TL *T, const char *func, const char *buf)
         T->B = find_alloc(f->body, name);
     if (!T->B)
         return err(T, f->loc, "transform-layout: %s has no buffer parameter or allocation named '%s'", func, buf);
-    if (T->B->kind != BUF_PARAM && T->B->kind != BUF_ALLOC)
-        return err(T, T->B->loc, "transform-layout: %s is a matched buffer or a view; transform a parameter or an allocation",
-                   buf);
+    if (T->B->kind == BUF_MATCH) {
+        /* the buffer of a T.handle parameter: transformed as that parameter,
+         * the handle staying as it is and the match taking the new shape */
+        for (int i = 0; i < f->npparams; i++)
+            if (f->pparams[i].var && f->pparams[i].var == T->B->handle)
+                T->param = i;
+        if (T->param < 0)
+            return err(T, T->B->loc, "transform-layout: %s matches no parameter of %s", buf, func);
+    }
+    if (T->B->kind == BUF_ALIAS)
+        return err(T, T->B->loc, "transform-layout: %s is a view of the storage of %s; a view is not transformed", buf,
+                   T->B->base->name->str);
     const Buffer *v = view_of(f->body, T->B);
     if (v)
         return err(T, v->loc, "transform-layout: %s is reached through the view %s (the function is flattened); "
                    "transform it before flatten", buf, v->name->str);
+    Expr **st, *off;
+    if (buffer_strides(T->a, T->B, &st, &off))
+        return err(T, T->B->loc, "transform-layout: %s is laid out by strides= or elem_offset=; a map would not "
+                   "move its storage", buf);
     if (T->B->ndim > IM_MAX_RANK)
         return err(T, T->B->loc, "transform-layout: %s has more than %d dimensions", buf, IM_MAX_RANK);
     T->oldn = T->B->ndim;
@@ -919,6 +1139,7 @@ typedef struct Request {
     const Expr *map;
     const char *ptext, *stext;
     int assume;
+    int recorded;              /* from layout_transform_map: the error says how to give a pad value there */
 } Request;
 
 static int transform(TL *T, const Request *r)
@@ -943,6 +1164,12 @@ static int transform(TL *T, const Request *r)
         return -1;
     if (check_separators(T) || classify(T, assume))
         return -1;
+    int nout = T->map->u.map.nout;
+    if (T->B->scope && strncmp(T->B->scope, "global.texture", 14) == 0 &&
+        (nout != T->oldn || T->im->obox[nout - 1] != T->old[T->oldn - 1]))
+        return err(T, T->B->loc, "transform-layout of %s: it lives in %s memory, whose texels hold its last axis "
+                   "(%lld long); a map there must keep the rank and the last extent", T->B->name->str, T->B->scope,
+                   (long long)T->old[T->oldn - 1]);
     prim_names(T->f, &T->names);
     if (T->padded && !ptext && !assume) {
         char pred[200];
@@ -951,6 +1178,11 @@ static int transform(TL *T, const Request *r)
         int len = 0;
         for (int q = 0; q < T->im->nout && len < 100; q++)
             len += snprintf(shape + len, sizeof shape - (size_t)len, "%s%lld", q ? ", " : "", (long long)T->im->obox[q]);
+        if (r->recorded)
+            return err(T, T->B->loc,
+                       "transform-layout of %s: the map pads it to (%s); the padding is where %s; record the map "
+                       "with its pad value in layout_transform_map, as (T.index_map(...), V)",
+                       T->B->name->str, shape, expr_text(p, pred, sizeof pred));
         return err(T, T->B->loc,
                    "transform-layout of %s: the map pads it to (%s); the padding is where %s; give pad-value=V "
                    "(or assume-injective=1 to leave it undefined)",
@@ -958,6 +1190,16 @@ static int transform(TL *T, const Request *r)
     }
     if (ptext && read_pad(T, ptext))
         return -1;
+    const Expr *tv = T->param >= 0 ? tir_vars_call(T) : NULL;
+    if (tv)
+        return err(T, tv->loc, "transform-layout: this call of %s passes tir_vars, which transform-layout does "
+                   "not rewrite; transform %s in a function called without them",
+                   T->f->name->str, T->B->name->str);
+    const Func *rf = NULL;
+    const Expr *rc = T->param >= 0 ? called_in_result(T, &rf) : NULL;
+    if (rc)
+        return err(T, rc->loc, "transform-layout: %s is called in the result of %s, not in a binding of its own; its "
+                   "signature must stay", T->f->name->str, rf->name->str);
     if (T->param >= 0 && !called_plainly(T))
         return err(T, T->B->loc, "transform-layout: %s is called directly, with tir_vars or from control flow; its "
                    "signature must stay", T->f->name->str);
@@ -1003,8 +1245,38 @@ static int is_key(const Expr *k, const char *s)
     return k->kind == E_STR && (size_t)k->u.str.len == strlen(s) && memcmp(k->u.str.s, s, (size_t)k->u.str.len) == 0;
 }
 
+/* An entry of layout_transform_map that is a map with its pad value,
+ * (T.index_map(...), V): V a number or a string holding a lambda of the new
+ * indices. Returns 1 and sets *map and *pad (text for read_pad), 0 when e
+ * is not such a pair. */
+static int map_pad_pair(Module *m, const Expr *e, const Expr **map, const char **pad)
+{
+    if (e->kind != E_TUPLE || e->u.list.n != 2 || e->u.list.items[0]->kind != E_INDEXMAP ||
+        e->u.list.items[1]->kind == E_INDEXMAP)
+        return 0;
+    const Expr *v = e->u.list.items[1];
+    double x;
+    char buf[64];
+    *map = e->u.list.items[0];
+    if (v->kind == E_STR) {
+        *pad = arena_strndup(&m->arena, v->u.str.s, (size_t)v->u.str.len);
+        return 1;
+    }
+    if (!const_number(v, &x))
+        return 0;
+    /* an integer literal stays one, so that an integer buffer accepts it */
+    int64_t k;
+    if (expr_const_int(v, &k) == 0 || (v->kind == E_UNARY && expr_const_int(v->u.un.a, &k) == 0 && (k = -k, 1)))
+        snprintf(buf, sizeof buf, "%lld", (long long)k);
+    else
+        snprintf(buf, sizeof buf, "%.17g%s", x, x == (double)(int64_t)x && x > -1e15 && x < 1e15 ? ".0" : "");
+    *pad = arena_strndup(&m->arena, buf, strlen(buf));
+    return 1;
+}
+
 /* The transformations f records in T.func_attr({"layout_transform_map":
- * {"B": T.index_map(...) or a list of them, ...}}), applied in order; the
+ * {"B": entry, ...}}), an entry being T.index_map(...), a map with its pad
+ * value (T.index_map(...), V), or a list of those, applied in order; the
  * entry goes, so a second run changes nothing. */
 static int run_recorded(Module *m, PassCtx *ctx, Func *f)
 {
@@ -1025,13 +1297,26 @@ static int run_recorded(Module *m, PassCtx *ctx, Func *f)
         if (k->kind != E_STR)
             return diag_error(ctx->src, k->loc, "layout_transform_map is keyed by buffer names (strings)");
         char *name = arena_strndup(&m->arena, k->u.str.s, (size_t)k->u.str.len);
-        int n = v->kind == E_LIST || v->kind == E_TUPLE ? v->u.list.n : 1;
+        const Expr *pm;
+        const char *pad;
+        /* a map and something else than a map is a pair, whose pad value
+         * must then be right */
+        int pair = v->kind == E_TUPLE && v->u.list.n == 2 && v->u.list.items[0]->kind == E_INDEXMAP &&
+                   v->u.list.items[1]->kind != E_INDEXMAP;
+        int one = (v->kind != E_LIST && v->kind != E_TUPLE) || pair || map_pad_pair(m, v, &pm, &pad);
+        int n = one ? 1 : v->u.list.n;
         for (int j = 0; j < n; j++) {
-            const Expr *map = v->kind == E_LIST || v->kind == E_TUPLE ? v->u.list.items[j] : v;
+            const Expr *map = one ? v : v->u.list.items[j];
+            pad = NULL;
+            if (map_pad_pair(m, map, &pm, &pad))
+                map = pm;
+            else if (map->kind == E_TUPLE && map->u.list.n == 2 && map->u.list.items[0]->kind == E_INDEXMAP)
+                return diag_error(ctx->src, map->u.list.items[1]->loc, "layout_transform_map of '%s': a pad value "
+                                  "is a number or a string holding a lambda of the new indices", name);
             if (map->kind != E_INDEXMAP)
-                return diag_error(ctx->src, map->loc, "layout_transform_map of '%s' must hold T.index_map(...) maps",
-                                  name);
-            Request r = { .func = f->name->str, .buffer = name, .map = map };
+                return diag_error(ctx->src, map->loc, "layout_transform_map of '%s' must hold T.index_map(...) maps "
+                                  "or (T.index_map(...), pad value) pairs", name);
+            Request r = { .func = f->name->str, .buffer = name, .map = map, .ptext = pad, .recorded = 1 };
             if (run_request(m, ctx, &r))
                 return -1;
         }
@@ -1050,7 +1335,7 @@ int pass_transform_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopt
     const char *a = opt(opts, nopts, "assume-injective"), *func = opt(opts, nopts, "func");
     if (opt(opts, nopts, "buffer")) {
         Request r = { func, opt(opts, nopts, "buffer"), opt(opts, nopts, "map"), NULL,
-                      opt(opts, nopts, "pad-value"), opt(opts, nopts, "axis-separators"), a && strcmp(a, "1") == 0 };
+                      opt(opts, nopts, "pad-value"), opt(opts, nopts, "axis-separators"), a && strcmp(a, "1") == 0, 0 };
         return run_request(m, ctx, &r);
     }
     if (func && !module_find(m, intern_cstr(&m->names, func)))
