@@ -1414,17 +1414,7 @@ static Expr *reduce_through(Module *m, const Expr *e, const Expr *map, const Ten
     }
     for (int q = 0; q < pt->ndim; q++)
         inv->u.map.out[perm[q]] = var_ref(&m->arena, inv->u.map.params[q], loc);
-    Expr *id = expr_new(&m->arena, E_INDEXMAP, loc);
-    id->u.map.nparams = id->u.map.nout = yt->ndim;
-    id->u.map.params = arena_array(&m->arena, (size_t)yt->ndim + 1, sizeof(Var *));
-    id->u.map.out = arena_array(&m->arena, (size_t)yt->ndim + 1, sizeof(Expr *));
-    for (int q = 0; q < yt->ndim; q++) {
-        char nm[16];
-        snprintf(nm, sizeof nm, "i%d", q);
-        id->u.map.params[q] = var_new(&m->arena, intern_cstr(&m->names, nm), VAR_TIR, loc);
-        id->u.map.params[q]->dtype = DT_INT32;
-        id->u.map.out[q] = var_ref(&m->arena, id->u.map.params[q], loc);
-    }
+    Expr *id = identity_map(&m->arena, &m->names, yt->ndim, loc);
     Expr *axes = reduce_axes(m, e, id, inv, pt->ndim, loc);
     return axes ? call_with_attrs(m, e, (const char *[]){ "axis" }, &axes, 1) : NULL;
 }
@@ -1670,6 +1660,19 @@ static int count_rewrites(const Func *fn)
     return n;
 }
 
+/* What a sweep holds between its blocks. */
+static void sweep_free(Sweep *S)
+{
+    ptrmap_free(&S->uses);
+    ptrmap_free(&S->sunk);
+    ptrmap_free(&S->def);
+    ptrmap_free(&S->names);
+    free(S->out);
+    free(S->dead);
+    arena_free(&S->scratch);
+    arena_free(&S->stage);
+}
+
 /* One round over fn: fold's cancelling part, sinking, the backward sweep.
  * Returns how many notes it wrote that say it changed something. */
 static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink)
@@ -1685,14 +1688,7 @@ static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink)
     count_uses(fn, &S.uses);
     for (int b = 0; b < fn->nblocks; b++)
         sweep_block(&S, fn->blocks[b]);
-    ptrmap_free(&S.uses);
-    ptrmap_free(&S.sunk);
-    ptrmap_free(&S.def);
-    ptrmap_free(&S.names);
-    free(S.out);
-    free(S.dead);
-    arena_free(&S.scratch);
-    arena_free(&S.stage);
+    sweep_free(&S);
     int acts = 0;
     for (int i = 0; i < notes->n; i++)
         acts += !is_stop(notes->v[i].text);
@@ -2263,14 +2259,7 @@ void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap 
     count_uses(fn, &S.uses);
     for (int b = 0; b < fn->nblocks; b++)
         sweep_block(&S, fn->blocks[b]);
-    ptrmap_free(&S.uses);
-    ptrmap_free(&S.sunk);
-    ptrmap_free(&S.def);
-    ptrmap_free(&S.names);
+    sweep_free(&S);
     ptrmap_free(&moved);
-    free(S.out);
-    free(S.dead);
-    arena_free(&S.scratch);
-    arena_free(&S.stage);
     fold_rewrites(m, fn, notes);
 }

@@ -899,3 +899,19 @@ Func *relax_clone(Module *m, const Func *fn)
     ptrmap_free(&C.at);
     return c;
 }
+
+Expr *identity_map(Arena *a, Interner *names, int rank, Loc loc)
+{
+    Expr *id = expr_new(a, E_INDEXMAP, loc);
+    id->u.map.nparams = id->u.map.nout = rank;
+    id->u.map.params = arena_array(a, (size_t)rank + 1, sizeof(Var *));
+    id->u.map.out = arena_array(a, (size_t)rank + 1, sizeof(Expr *));
+    for (int q = 0; q < rank; q++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "i%d", q);
+        id->u.map.params[q] = var_new(a, intern_cstr(names, nm), VAR_TIR, loc);
+        id->u.map.params[q]->dtype = DT_INT32;
+        id->u.map.out[q] = var_ref(a, id->u.map.params[q], loc);
+    }
+    return id;
+}

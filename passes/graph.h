@@ -102,6 +102,8 @@ Expr *call_with_attrs(Module *m, const Expr *call, const char *const *keys, Expr
 Expr *int_list(Arena *a, const int64_t *v, int n, Loc loc);
 
 Expr *layout_transform_new(Module *m, Expr *x, Expr *map, Expr *pad, Loc loc);
+/* lambda i0, i1, ...: (i0, i1, ...) of rank dimensions, in a. */
+Expr *identity_map(Arena *a, Interner *names, int rank, Loc loc);
 
 /* The static type of a value (a variable with a known shape, or a constant); -1 when unknown. */
 struct TensorType;

@@ -419,23 +419,6 @@ static void walk_block(Planner *P, Walk *W, const PtrMap *uses, const PtrMap *re
 
 /* ---- the plan of one block ---- */
 
-/* lambda i0, i1, ...: (i0, i1, ...) */
-static Expr *identity_map(Arena *a, Module *m, int rank, Loc loc)
-{
-    Expr *id = expr_new(a, E_INDEXMAP, loc);
-    id->u.map.nparams = id->u.map.nout = rank;
-    id->u.map.params = arena_array(a, (size_t)rank + 1, sizeof(Var *));
-    id->u.map.out = arena_array(a, (size_t)rank + 1, sizeof(Expr *));
-    for (int q = 0; q < rank; q++) {
-        char nm[16];
-        snprintf(nm, sizeof nm, "i%d", q);
-        id->u.map.params[q] = var_new(a, intern_cstr(&m->names, nm), VAR_TIR, loc);
-        id->u.map.params[q]->dtype = DT_INT32;
-        id->u.map.out[q] = var_ref(a, id->u.map.params[q], loc);
-    }
-    return id;
-}
-
 static void outside(Planner *P, const Expr *e, void *data)
 {
     if (!ptrmap_get(data, e->u.var, 0) && !ptrmap_get(&P->at, e->u.var, 0))
@@ -506,7 +489,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             Arena a = { 0 };
             int64_t box[IM_MAX_RANK];
             memcpy(box, nd->t.shape, (size_t)nd->t.ndim * sizeof *box);
-            Expr *id = identity_map(&a, m, nd->t.ndim, e->loc);
+            Expr *id = identity_map(&a, &m->names, nd->t.ndim, e->loc);
             nd->plannable = id && flow_probe(m, &P->scratch, &a, nd->call, nd->item, id, opm, &nd->items, &nd->nitems,
                                              why, sizeof why) == 0;
             arena_free(&a);
