@@ -529,6 +529,42 @@ def check_conv2d_transpose():
               np.ascontiguousarray(want.transpose(0, 2, 3, 1)))
 
 
+
+def check_take_group_norm():
+    """take (two shapes, two dtypes, an axis and none; indices in range, as
+    Relax's default mode assumes) and
+    group_norm (two shapes, float32 and float16) against NumPy."""
+    rng = np.random.default_rng(11)
+    for shape, ishape, axis, dt, idt in (((4, 3), (2, 5), 0, "float32", "int64"),
+                                         ((2, 5, 3), (4,), 1, "float16", "int32"),
+                                         ((3, 4), (2, 2), None, "int32", "int64")):
+        x = (grid(*shape) * 8).astype(dt)
+        e = shape[axis] if axis is not None else x.size
+        i = rng.integers(0, e, size=ishape).astype(idt)
+        attr = ", axis=%d" % axis if axis is not None else ""
+        text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(x: %s, i: %s):\n"
+                "        y = R.take(x, i%s)\n        return y\n" % (tensor(shape, dt), tensor(ishape, idt), attr))
+        want = np.take(x, i.astype(np.int64), axis=axis)
+        exact("take %s %s axis=%s" % (dt, shape, axis), run(text, {"x": x, "i": i})[0], want)
+    for shape, groups, ch, axes, eps in (((2, 4, 3, 3), 2, 1, [2, 3], 1e-5), ((1, 5, 6), 3, 2, [1], 1e-3)):
+        c = shape[ch]
+        for dt, tol in (("float32", 1e-5), ("float16", 3e-3)):
+            x, g, b = (grid(*shape) * 2).astype(dt), grid(c).astype(dt), grid(c).astype(dt)
+            text = module([("x", shape), ("g", (c,)), ("b", (c,))], shape,
+                          "R.nn.group_norm(x, g, b, num_groups=%d, channel_axis=%d, axes=%s, epsilon=%r)"
+                          % (groups, ch, axes, eps), dt)
+            v = np.moveaxis(x.astype(np.float64), ch, 0)
+            rest = [a + (1 if a < ch else 0) for a in axes]   # the axes after moving ch to the front
+            vg = v.reshape((groups, c // groups) + v.shape[1:])
+            red = (1,) + tuple(r + 1 for r in rest)
+            m = vg.mean(axis=red, keepdims=True)
+            var = ((vg - m) ** 2).mean(axis=red, keepdims=True)
+            q = ((vg - m) / np.sqrt(var + eps)).reshape(v.shape)
+            bs = (c,) + (1,) * (len(shape) - 1)
+            want = np.moveaxis(q * g.astype(np.float64).reshape(bs) + b.astype(np.float64).reshape(bs), 0, ch)
+            check("group_norm %s %s groups=%d" % (dt, shape, groups), run(text, {"x": x, "g": g, "b": b})[0],
+                  want, tol, tol)
+
 def check_issue23_ops():
     check_collapse_sum()
     check_scatter()
@@ -599,6 +635,7 @@ def main():
     check_resize_cubic()
     check_limits()
     check_issue23_ops()
+    check_take_group_norm()
     print("numpy_check: %d failure%s" % (failures, "" if failures == 1 else "s"))
     return 1 if failures else 0
 
