@@ -294,7 +294,8 @@ static int distance(const char *a, const char *b, int cap)
 /* the calls lopt gives a meaning outside the registry, and the Relax
  * value forms it keeps as they are */
 static const char *const special[] = { "R.call_tir", "R.hint_on_device", "R.to_vdevice", "R.device",
-                                       "R.shape", "R.prim_value", "R.str", "R.dtype", "R.match_cast" };
+                                       "R.shape", "R.prim_value", "R.str", "R.dtype", "R.match_cast",
+                                       "R.shape_of", "R.shape_to_tensor", "R.tensor_to_shape" };
 enum { NSPECIAL = sizeof special / sizeof *special };
 
 /* The name of the i-th registered operator, then of the specials; NULL past them. */
