@@ -715,7 +715,7 @@ static const Expr *with_shapes(Env *E, const Expr *e, int ntensors, const Expr *
         l->u.list.n = (int)v->t->count;
         l->u.list.items = arena_array(a, (size_t)l->u.list.n + 1, sizeof *l->u.list.items);
         for (int d = 0; d < l->u.list.n; d++)
-            l->u.list.items[d] = expr_int(a, tensor_geti(v->t, d), DT_INT64, x->loc);
+            l->u.list.items[d] = expr_int(a, tensor_geti(v->t, d), DT_VOID, x->loc);
         args[i] = l;
     }
     if (!args) {

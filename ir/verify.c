@@ -713,7 +713,6 @@ static const StructInfo *op_result(Verifier *V, const Expr *e)
 
 /* ---- the types of shape values ---- */
 
-static void sinfo_text(char *buf, size_t cap, const StructInfo *s);
 
 static StructInfo *shape_sinfo(Module *m, int ndim, const int64_t *dims, Loc loc)
 {
@@ -761,7 +760,7 @@ static const StructInfo *shape_op_result(Verifier *V, const Expr *e)
     if (e->u.call.nargs != 1 || e->u.call.nkw)
         return VERR(V, e->loc, "%s takes one argument, a %s", op, to_tensor ? "shape" : "tensor"), NULL;
     if (!a || a->kind == SI_OBJECT)
-        return NULL;
+        return to_tensor ? NULL : shape_sinfo(V->m, -1, NULL, e->loc);   /* a shape of some rank */
     if (to_tensor) {
         if (a->kind != SI_SHAPE)
             return VERR(V, x->loc, "R.shape_to_tensor takes a shape; this is a %s",
@@ -783,9 +782,13 @@ static const StructInfo *shape_op_result(Verifier *V, const Expr *e)
     }
     int64_t n;
     if ((a->ndim >= 0 && a->ndim != 1) || (a->dtype != DT_VOID && a->dtype != DT_INT64)) {
-        char have[160];
-        sinfo_text(have, sizeof have, a);
-        return VERR(V, x->loc, "R.tensor_to_shape takes a 1-d int64 tensor; this one is %s", have), NULL;
+        char shape[128] = "(?)";
+        if (a->shape)
+            shape_text(shape, sizeof shape, a->shape, a->ndim);
+        else if (a->ndim >= 0)
+            snprintf(shape, sizeof shape, "of %d dimensions", a->ndim);
+        return VERR(V, x->loc, "R.tensor_to_shape takes a 1-d int64 tensor; this one is %s %s",
+                    a->dtype == DT_VOID ? "of any dtype" : dtype_name(a->dtype), shape), NULL;
     }
     if (a->ndim != 1 || !a->shape || expr_const_int(a->shape[0], &n))
         return shape_sinfo(V->m, -1, NULL, e->loc);

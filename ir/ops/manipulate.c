@@ -58,13 +58,6 @@ static int infer_reshape(const Op *o, const Expr *call, const TensorType *a, int
     int64_t s[OP_MAX_RANK];
     const Expr *shape = call->u.call.nargs > 1 ? call->u.call.args[1] : NULL;
     int n = shape ? shape_of(shape, s, OP_MAX_RANK) : -1;
-    if (n < 0 && shape && (shape->kind == E_VAR || (shape->kind == E_CALL && strcmp(shape->u.call.op->str, "R.shape") == 0))) {
-        /* a shape value (R.shape_of(y), R.shape([n * 3])): the result's shape
-         * is known when it runs, and the interpreter writes it in then */
-        fail(err, shape->loc, "R.reshape: the result's shape is a value known only at run time");
-        err->unknown = 1;
-        return -1;
-    }
     if (n <= 0)
         return fail(err, call->loc, "R.reshape takes a tensor and a shape of constants, as in (2, 3) or "
                     "R.shape([2, 3]), of rank 1 to %d", OP_MAX_RANK);
