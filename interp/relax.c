@@ -589,7 +589,7 @@ static int bind_sym(Env *E, const Var *x, int64_t v, Loc loc)
 /* The dimensions dims[0..n) of a value against those of an annotation: an
  * unbound symbolic variable standing alone is bound to its dimension (the
  * first time it appears), every other dimension must equal its value. */
-static int match_dims(Env *E, const char *what, const int64_t *dims, int n, Expr *const *want, Loc loc)
+static int match_dims(Env *E, const char *who, const char *what, const int64_t *dims, int n, Expr *const *want, Loc loc)
 {
     for (int pass = 0; pass < 2; pass++)
         for (int d = 0; d < n; d++) {
@@ -600,9 +600,9 @@ static int match_dims(Env *E, const char *what, const int64_t *dims, int n, Expr
                 if (v == dims[d])
                     continue;
                 if (x->kind == E_INT || expr_const_int(x, &v) == 0)
-                    return rerr(E, loc, "R.match_cast: dimension %d of %s is %lld, but the annotation says %lld", d,
+                    return rerr(E, loc, "%s: dimension %d of %s is %lld, but the annotation says %lld", who, d,
                                 what, (long long)dims[d], (long long)v);
-                return rerr(E, loc, "R.match_cast: dimension %d of %s is %lld, but the annotation says %s = %lld", d,
+                return rerr(E, loc, "%s: dimension %d of %s is %lld, but the annotation says %s = %lld", who, d,
                             what, (long long)dims[d], expr_text(x, text, sizeof text), (long long)v);
             }
             if (x->kind == E_VAR && x->u.var->kind == VAR_SYM) {
@@ -610,8 +610,8 @@ static int match_dims(Env *E, const char *what, const int64_t *dims, int n, Expr
                     return -1;
             } else if (pass == 1) {
                 /* n * 2 where nothing binds n */
-                return rerr(E, x->loc, "R.match_cast: dimension %d of the annotation (%s) has a symbolic variable "
-                            "nothing binds", d, expr_text(x, text, sizeof text));
+                return rerr(E, x->loc, "%s: dimension %d of the annotation (%s) has a symbolic variable "
+                            "nothing binds", who, d, expr_text(x, text, sizeof text));
             }
         }
     return 0;
@@ -624,38 +624,38 @@ static const char *kind_text(const Value *v)
 
 /* Whether v matches s, binding the symbolic variables s introduces; an
  * error that says where it does not. */
-static int match_sinfo(Env *E, const Value *v, const StructInfo *s, const char *what, Loc loc)
+static int match_sinfo(Env *E, const char *who, const Value *v, const StructInfo *s, const char *what, Loc loc)
 {
     char sub[64];
     switch (s->kind) {
     case SI_TUPLE:
         if (v->kind != VAL_TUPLE)
-            return rerr(E, loc, "R.match_cast: %s is %s, but the annotation says a tuple", what, kind_text(v));
+            return rerr(E, loc, "%s: %s is %s, but the annotation says a tuple", who, what, kind_text(v));
         if (s->nfields < 0)
             return 0;
         if (v->n != s->nfields)
-            return rerr(E, loc, "R.match_cast: %s is a tuple of %d, but the annotation says %d", what, v->n, s->nfields);
+            return rerr(E, loc, "%s: %s is a tuple of %d, but the annotation says %d", who, what, v->n, s->nfields);
         for (int i = 0; i < v->n; i++) {
             snprintf(sub, sizeof sub, "field %d of %s", i, what);
-            if (match_sinfo(E, v->items[i], s->fields[i], sub, loc))
+            if (match_sinfo(E, who, v->items[i], s->fields[i], sub, loc))
                 return -1;
         }
         return 0;
     case SI_TENSOR:
         if (v->kind != VAL_TENSOR)
-            return rerr(E, loc, "R.match_cast: %s is %s, but the annotation says a tensor", what, kind_text(v));
+            return rerr(E, loc, "%s: %s is %s, but the annotation says a tensor", who, what, kind_text(v));
         if (s->dtype != DT_VOID && s->dtype != v->t->dtype)
-            return rerr(E, loc, "R.match_cast: %s has dtype %s, but the annotation says %s", what,
+            return rerr(E, loc, "%s: %s has dtype %s, but the annotation says %s", who, what,
                         dtype_name(v->t->dtype), dtype_name(s->dtype));
         break;
     case SI_SHAPE:
         if (v->kind != VAL_SHAPE)
-            return rerr(E, loc, "R.match_cast: %s is %s, but the annotation says a shape", what, kind_text(v));
+            return rerr(E, loc, "%s: %s is %s, but the annotation says a shape", who, what, kind_text(v));
         break;
     default:
         if (s->kind == SI_OBJECT)
             return 0;
-        return rerr(E, loc, "R.match_cast: %s is %s, but the annotation says a prim value", what, kind_text(v));
+        return rerr(E, loc, "%s: %s is %s, but the annotation says a prim value", who, what, kind_text(v));
     }
     /* a tensor's dimensions, or a shape's values */
     int n = v->kind == VAL_SHAPE ? (int)v->t->count : v->t->ndim;
@@ -663,8 +663,8 @@ static int match_sinfo(Env *E, const Value *v, const StructInfo *s, const char *
     for (int d = 0; d < n; d++)
         dims[d] = v->kind == VAL_SHAPE ? tensor_geti(v->t, d) : v->t->shape[d];
     if (s->ndim >= 0 && s->ndim != n)
-        return rerr(E, loc, "R.match_cast: %s has %d dimensions, but the annotation says %d", what, n, s->ndim);
-    return s->shape ? match_dims(E, what, dims, n, s->shape, loc) : 0;
+        return rerr(E, loc, "%s: %s has %d dimensions, but the annotation says %d", who, what, n, s->ndim);
+    return s->shape ? match_dims(E, who, what, dims, n, s->shape, loc) : 0;
 }
 
 static Value *match_cast(Env *E, const Expr *e)
@@ -673,7 +673,7 @@ static Value *match_cast(Env *E, const Expr *e)
         return rerr(E, e->loc, "R.match_cast takes a value and a struct info, as in R.match_cast(x, R.Tensor((n, 3), "
                     "dtype=\"float32\"))"), NULL;
     Value *v = eval(E, e->u.call.args[0]);
-    if (!v || match_sinfo(E, v, e->u.call.args[1]->u.sinfo, "the value", e->loc))
+    if (!v || match_sinfo(E, "R.match_cast", v, e->u.call.args[1]->u.sinfo, "the value", e->loc))
         return NULL;
     return v;
 }
@@ -1082,8 +1082,12 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
         }
         if (args[i]->kind == VAL_TENSOR && (status = bind_dims(&E, f->params[i], args[i]->t)) != 0)
             break;
+        /* a shape parameter, R.Shape([n, m]): binds n and m as R.match_cast does */
         char what[160];
         snprintf(what, sizeof what, "argument '%s'", f->params[i]->name->str);
+        if (args[i]->kind == VAL_SHAPE && f->params[i]->sinfo && f->params[i]->sinfo->kind == SI_SHAPE &&
+            (status = match_sinfo(&E, f->name->str, args[i], f->params[i]->sinfo, what, f->params[i]->loc)) != 0)
+            break;
         if ((status = placed_ok(&E, f->params[i]->loc, what, args[i], f->params[i]->sinfo)) != 0)
             break;
         bind(&E, f->params[i], args[i]);
