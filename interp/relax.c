@@ -698,7 +698,9 @@ static const Expr *with_shapes(Env *E, const Expr *e, int ntensors, const Expr *
                 all = expr_const_int(l->u.list.items[d], &v) == 0;
             if (all)
                 continue;
-        } else if (x->kind != E_VAR || x->u.var->kind != VAR_RELAX) {
+        } else if (!(x->kind == E_VAR && x->u.var->kind == VAR_RELAX) &&
+                   !(x->kind == E_CALL && !x->u.call.callee && (strcmp(x->u.call.op->str, "R.shape_of") == 0 ||
+                                                                strcmp(x->u.call.op->str, "R.tensor_to_shape") == 0))) {
             continue;
         }
         const Value *v = eval(E, x);

@@ -353,7 +353,11 @@ static int runtime_shape(const Expr *x)
     int64_t v;
     if (x->kind == E_VAR)
         return x->u.var->kind == VAR_RELAX && x->u.var->sinfo && x->u.var->sinfo->kind == SI_SHAPE;
-    if (x->kind != E_CALL || x->u.call.callee || strcmp(x->u.call.op->str, "R.shape") || x->u.call.nargs != 1)
+    if (x->kind != E_CALL || x->u.call.callee)
+        return 0;
+    if (strcmp(x->u.call.op->str, "R.shape_of") == 0 || strcmp(x->u.call.op->str, "R.tensor_to_shape") == 0)
+        return 1;   /* written in place: R.reshape(x, R.shape_of(y)) */
+    if (strcmp(x->u.call.op->str, "R.shape") || x->u.call.nargs != 1)
         return 0;
     const Expr *l = x->u.call.args[0];
     for (int d = 0; (l->kind == E_LIST || l->kind == E_TUPLE) && d < l->u.list.n; d++)
