@@ -718,10 +718,11 @@ static int run_main(Exec *x, Module *m, Value **out)
     return r;
 }
 
-/* The tensors of a result, flattened, named output, output0, output1, ... */
+/* The tensors of a result, flattened, named output, output0, output1, ...
+ * (a shape as the int64 tensor of its dimensions) */
 static int flatten(Value *v, Tensor **ts, int n, int cap)
 {
-    if (v->kind == VAL_TENSOR) {
+    if (v->kind != VAL_TUPLE) {
         if (n < cap)
             ts[n] = v->t;
         return n + 1;
@@ -746,10 +747,23 @@ static Tensor **flat_tensors(Value *v, int *n)
  * are output0, output1, ... */
 static void output_name(char *buf, size_t cap, int i, const Value *v)
 {
-    if (v->kind == VAL_TENSOR)
+    if (v->kind != VAL_TUPLE)
         snprintf(buf, cap, "output");
     else
         snprintf(buf, cap, "output%d", i);
+}
+
+/* The i-th value flattened (the order of flatten), or NULL. */
+static const Value *leaf(const Value *v, int *i)
+{
+    if (v->kind != VAL_TUPLE)
+        return (*i)-- == 0 ? v : NULL;
+    for (int k = 0; k < v->n; k++) {
+        const Value *l = leaf(v->items[k], i);
+        if (l)
+            return l;
+    }
+    return NULL;
 }
 
 static int print_outputs(Exec *x, Value *v)
@@ -763,7 +777,15 @@ static int print_outputs(Exec *x, Value *v)
     for (int i = 0; i < n; i++) {
         char name[32];
         output_name(name, sizeof name, i, v);
-        tensor_summary(stdout, name, ts[i]);
+        int at = i;
+        const Value *l = leaf(v, &at);
+        char text[512];
+        if (l && l->kind == VAL_SHAPE) {
+            value_shape_text(l, text, sizeof text);
+            printf("%s: %s\n", name, text);
+        } else {
+            tensor_summary(stdout, name, ts[i]);
+        }
         if (x->o->output_dir) {
             char path[4096];
             snprintf(path, sizeof path, "%s/%s.npy", x->o->output_dir, name);

@@ -15,17 +15,23 @@ typedef struct InterpError {
     char msg[512];
 } InterpError;
 
-typedef enum { VAL_TENSOR, VAL_TUPLE } ValKind;
+/* A shape value (R.shape_of, R.tensor_to_shape, R.shape([n * 3])) holds its
+ * dimensions as a 1-d int64 tensor, one element a dimension. */
+typedef enum { VAL_TENSOR, VAL_TUPLE, VAL_SHAPE } ValKind;
 
 typedef struct Value {
     ValKind kind;
-    Tensor *t;
+    Tensor *t;            /* VAL_TENSOR, VAL_SHAPE */
     struct Value **items;
     int n;
 } Value;
 
 Value *value_tensor(Tensor *t);
 Value *value_tuple(Value **items, int n);
+/* A shape of n dimensions (NULL when memory runs out). */
+Value *value_shape(const int64_t *dims, int n);
+/* A shape value as the text writes it: R.shape([2, 3]). */
+void value_shape_text(const Value *v, char *buf, size_t cap);
 Value *value_clone(const Value *v);
 void value_free(Value *v);
 
@@ -61,6 +67,10 @@ int interp_call_relax(Interp *in, Func *f, Value **args, int nargs, Value **out,
  * types, built in the interpreter's own module once for all calls of the
  * operator on these types with the same attributes. */
 Func *interp_legalized(Interp *in, const Expr *call, const TensorType *args, int nargs, OpError *err);
+/* An arena living as long as the interpreter: calls rewritten at run time
+ * (a shape value written into a call as constants) live there, since the
+ * table of legalized calls keeps them. */
+Arena *interp_arena(Interp *in);
 
 /* A tensor holding an E_CONST's values (owned by the caller), or NULL when
  * its rank is beyond TENSOR_MAX_RANK or memory runs out. */

@@ -1,7 +1,9 @@
 /* Running Relax functions: bindings in order, tuples, constants, calls of
  * PrimFuncs through R.call_tir (outputs allocated from out_sinfo), calls of
- * other Relax functions, and the layout rewrites R.layout_transform (padding
- * filled with pad_value, or with poison when it is absent). */
+ * other Relax functions, the layout rewrites R.layout_transform (padding
+ * filled with pad_value, or with poison when it is absent), shape values
+ * (R.shape, R.shape_of, R.shape_to_tensor, R.tensor_to_shape) and
+ * R.match_cast, which binds the symbolic variables of its annotation. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 
 #include "../ir/indexmap.h"
 #include "../ir/vdevice.h"
+#include "../printer/print.h"
 #include "interp.h"
 
 Value *value_tensor(Tensor *t)
@@ -35,10 +38,26 @@ Value *value_tuple(Value **items, int n)
     return v;
 }
 
+Value *value_shape(const int64_t *dims, int n)
+{
+    int64_t len = n;
+    Tensor *t = tensor_new(DT_INT64, 1, &len);
+    if (!t)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        tensor_seti(t, i, dims[i]);
+    Value *v = value_tensor(t);
+    v->kind = VAL_SHAPE;
+    return v;
+}
+
 Value *value_clone(const Value *v)
 {
-    if (v->kind == VAL_TENSOR)
-        return value_tensor(tensor_clone(v->t));
+    if (v->kind != VAL_TUPLE) {
+        Value *c = value_tensor(tensor_clone(v->t));
+        c->kind = v->kind;
+        return c;
+    }
     Value *c = value_tuple(v->items, v->n);
     for (int i = 0; i < v->n; i++)
         c->items[i] = value_clone(v->items[i]);
@@ -49,7 +68,7 @@ void value_free(Value *v)
 {
     if (!v)
         return;
-    if (v->kind == VAL_TENSOR) {
+    if (v->kind != VAL_TUPLE) {
         tensor_free(v->t);
     } else {
         for (int i = 0; i < v->n; i++)
@@ -466,6 +485,252 @@ static Value *constant(Env *E, const Expr *e)
     return own(E, value_tensor(t));
 }
 
+
+/* ---- shape values ---- */
+
+/* The value of the argument i of call e, which must be a shape (R.shape
+ * written in place, or a value that is one); its dimensions in *dims. */
+static const Value *shape_arg(Env *E, const Expr *e, int i, const char *op)
+{
+    if (e->u.call.nargs <= i)
+        return rerr(E, e->loc, "%s takes a shape", op), NULL;
+    const Value *v = eval(E, e->u.call.args[i]);
+    if (v && v->kind != VAL_SHAPE)
+        return rerr(E, e->u.call.args[i]->loc, "%s takes a shape; this is %s", op,
+                    v->kind == VAL_TUPLE ? "a tuple" : "a tensor"), NULL;
+    return v;
+}
+
+static const Value *tensor_arg(Env *E, const Expr *e, const char *op)
+{
+    if (e->u.call.nargs < 1)
+        return rerr(E, e->loc, "%s takes a tensor", op), NULL;
+    const Value *v = eval(E, e->u.call.args[0]);
+    if (v && v->kind != VAL_TENSOR)
+        return rerr(E, e->u.call.args[0]->loc, "%s takes a tensor; this is %s", op,
+                    v->kind == VAL_TUPLE ? "a tuple" : "a shape"), NULL;
+    return v;
+}
+
+static Value *shape_value(Env *E, const int64_t *dims, int n, Loc loc)
+{
+    Value *v = value_shape(dims, n);
+    if (!v)
+        return rerr(E, loc, "cannot allocate a shape of %d dimensions", n), NULL;
+    return own(E, v);
+}
+
+/* R.shape([2, n * 3]): its dimensions, the symbolic ones from what the
+ * arguments' shapes and R.match_cast bound. */
+static Value *shape_literal(Env *E, const Expr *e)
+{
+    const Expr *l = e->u.call.nargs == 1 ? e->u.call.args[0] : NULL;
+    if (!l || (l->kind != E_LIST && l->kind != E_TUPLE) || l->u.list.n > TENSOR_MAX_RANK)
+        return rerr(E, e->loc, "R.shape takes a list of at most %d dimensions, as in R.shape([2, n])",
+                    TENSOR_MAX_RANK), NULL;
+    int64_t dims[TENSOR_MAX_RANK];
+    for (int d = 0; d < l->u.list.n; d++)
+        if (dim_value(E, l->u.list.items[d], &dims[d])) {
+            char text[128];
+            return rerr(E, l->u.list.items[d]->loc, "dimension %d of R.shape (%s) has no value here: a symbolic "
+                        "variable in it is not bound", d, expr_text(l->u.list.items[d], text, sizeof text)), NULL;
+        }
+    return shape_value(E, dims, l->u.list.n, e->loc);
+}
+
+static Value *shape_of_op(Env *E, const Expr *e)
+{
+    const Value *v = tensor_arg(E, e, "R.shape_of");
+    return v ? shape_value(E, v->t->shape, v->t->ndim, e->loc) : NULL;
+}
+
+static Value *shape_to_tensor(Env *E, const Expr *e)
+{
+    const Value *v = shape_arg(E, e, 0, "R.shape_to_tensor");
+    if (!v)
+        return NULL;
+    Tensor *t = tensor_clone(v->t);
+    if (!t)
+        return rerr(E, e->loc, "cannot allocate the result of R.shape_to_tensor"), NULL;
+    return own(E, value_tensor(t));
+}
+
+static Value *tensor_to_shape(Env *E, const Expr *e)
+{
+    const Value *v = tensor_arg(E, e, "R.tensor_to_shape");
+    char ty[160];
+    if (!v)
+        return NULL;
+    type_str(ty, sizeof ty, dtype_name(v->t->dtype), v->t->ndim, v->t->shape);
+    if (v->t->ndim != 1 || v->t->dtype != DT_INT64)
+        return rerr(E, e->u.call.args[0]->loc, "R.tensor_to_shape takes a 1-d int64 tensor; this one is %s", ty), NULL;
+    if (v->t->count > TENSOR_MAX_RANK)
+        return rerr(E, e->u.call.args[0]->loc, "R.tensor_to_shape: a shape has at most %d dimensions; this tensor "
+                    "holds %lld", TENSOR_MAX_RANK, (long long)v->t->count), NULL;
+    int64_t dims[TENSOR_MAX_RANK];
+    for (int d = 0; d < v->t->count; d++)
+        if ((dims[d] = tensor_geti(v->t, d)) < 0)
+            return rerr(E, e->u.call.args[0]->loc, "R.tensor_to_shape: element %d is %lld; a dimension is not "
+                        "negative", d, (long long)dims[d]), NULL;
+    return shape_value(E, dims, (int)v->t->count, e->loc);
+}
+
+/* ---- R.match_cast ---- */
+
+static int bind_sym(Env *E, const Var *x, int64_t v, Loc loc)
+{
+    if (E->nsyms == 64)
+        return rerr(E, loc, "a function binds at most 64 symbolic variables");
+    E->syms[E->nsyms] = x;
+    E->symv[E->nsyms++] = v;
+    return 0;
+}
+
+/* The dimensions dims[0..n) of a value against those of an annotation: an
+ * unbound symbolic variable standing alone is bound to its dimension (the
+ * first time it appears), every other dimension must equal its value. */
+static int match_dims(Env *E, const char *who, const char *what, const int64_t *dims, int n, Expr *const *want, Loc loc)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (int d = 0; d < n; d++) {
+            const Expr *x = want[d];
+            int64_t v;
+            char text[128];
+            if (dim_value(E, x, &v) == 0) {
+                if (v == dims[d])
+                    continue;
+                if (x->kind == E_INT || expr_const_int(x, &v) == 0)
+                    return rerr(E, loc, "%s: dimension %d of %s is %lld, but the annotation says %lld", who, d,
+                                what, (long long)dims[d], (long long)v);
+                return rerr(E, loc, "%s: dimension %d of %s is %lld, but the annotation says %s = %lld", who, d,
+                            what, (long long)dims[d], expr_text(x, text, sizeof text), (long long)v);
+            }
+            if (x->kind == E_VAR && x->u.var->kind == VAR_SYM) {
+                if (bind_sym(E, x->u.var, dims[d], loc))
+                    return -1;
+            } else if (pass == 1) {
+                /* n * 2 where nothing binds n */
+                return rerr(E, x->loc, "%s: dimension %d of the annotation (%s) has a symbolic variable "
+                            "nothing binds", who, d, expr_text(x, text, sizeof text));
+            }
+        }
+    return 0;
+}
+
+static const char *kind_text(const Value *v)
+{
+    return v->kind == VAL_TUPLE ? "a tuple" : v->kind == VAL_SHAPE ? "a shape" : "a tensor";
+}
+
+/* Whether v matches s, binding the symbolic variables s introduces; an
+ * error that says where it does not. */
+static int match_sinfo(Env *E, const char *who, const Value *v, const StructInfo *s, const char *what, Loc loc)
+{
+    char sub[64];
+    switch (s->kind) {
+    case SI_TUPLE:
+        if (v->kind != VAL_TUPLE)
+            return rerr(E, loc, "%s: %s is %s, but the annotation says a tuple", who, what, kind_text(v));
+        if (s->nfields < 0)
+            return 0;
+        if (v->n != s->nfields)
+            return rerr(E, loc, "%s: %s is a tuple of %d, but the annotation says %d", who, what, v->n, s->nfields);
+        for (int i = 0; i < v->n; i++) {
+            snprintf(sub, sizeof sub, "field %d of %s", i, what);
+            if (match_sinfo(E, who, v->items[i], s->fields[i], sub, loc))
+                return -1;
+        }
+        return 0;
+    case SI_TENSOR:
+        if (v->kind != VAL_TENSOR)
+            return rerr(E, loc, "%s: %s is %s, but the annotation says a tensor", who, what, kind_text(v));
+        if (s->dtype != DT_VOID && s->dtype != v->t->dtype)
+            return rerr(E, loc, "%s: %s has dtype %s, but the annotation says %s", who, what,
+                        dtype_name(v->t->dtype), dtype_name(s->dtype));
+        break;
+    case SI_SHAPE:
+        if (v->kind != VAL_SHAPE)
+            return rerr(E, loc, "%s: %s is %s, but the annotation says a shape", who, what, kind_text(v));
+        break;
+    default:
+        if (s->kind == SI_OBJECT)
+            return 0;
+        return rerr(E, loc, "%s: %s is %s, but the annotation says a prim value", who, what, kind_text(v));
+    }
+    /* a tensor's dimensions, or a shape's values */
+    int n = v->kind == VAL_SHAPE ? (int)v->t->count : v->t->ndim;
+    int64_t dims[TENSOR_MAX_RANK];
+    for (int d = 0; d < n; d++)
+        dims[d] = v->kind == VAL_SHAPE ? tensor_geti(v->t, d) : v->t->shape[d];
+    if (s->ndim >= 0 && s->ndim != n)
+        return rerr(E, loc, "%s: %s has %d dimensions, but the annotation says %d", who, what, n, s->ndim);
+    return s->shape ? match_dims(E, who, what, dims, n, s->shape, loc) : 0;
+}
+
+static Value *match_cast(Env *E, const Expr *e)
+{
+    if (e->u.call.nargs != 2 || e->u.call.args[1]->kind != E_SINFO)
+        return rerr(E, e->loc, "R.match_cast takes a value and a struct info, as in R.match_cast(x, R.Tensor((n, 3), "
+                    "dtype=\"float32\"))"), NULL;
+    Value *v = eval(E, e->u.call.args[0]);
+    if (!v || match_sinfo(E, "R.match_cast", v, e->u.call.args[1]->u.sinfo, "the value", e->loc))
+        return NULL;
+    return v;
+}
+
+/* A registered operator's call with the shape values among its attributes
+ * (R.reshape(x, s), R.zeros(R.shape([n, 3]), "float32")) written in as
+ * constants, as legalization reads them: the call itself when it has none.
+ * The rewritten call lives in the interpreter's arena. */
+static const Expr *with_shapes(Env *E, const Expr *e, int ntensors, const Expr **out)
+{
+    int total = e->u.call.nargs + e->u.call.nkw;
+    Expr **args = NULL;
+    for (int i = ntensors; i < total; i++) {
+        const Expr *x = e->u.call.args[i];
+        int literal = x->kind == E_CALL && !x->u.call.callee && strcmp(x->u.call.op->str, "R.shape") == 0;
+        if (literal) {
+            /* R.shape([2, 3]) reads as it is; R.shape([n * 3]) needs n's value */
+            const Expr *l = x->u.call.nargs == 1 ? x->u.call.args[0] : NULL;
+            int all = l && (l->kind == E_LIST || l->kind == E_TUPLE);
+            int64_t v;
+            for (int d = 0; all && d < l->u.list.n; d++)
+                all = expr_const_int(l->u.list.items[d], &v) == 0;
+            if (all)
+                continue;
+        } else if (!(x->kind == E_VAR && x->u.var->kind == VAR_RELAX) &&
+                   !(x->kind == E_CALL && !x->u.call.callee && (strcmp(x->u.call.op->str, "R.shape_of") == 0 ||
+                                                                strcmp(x->u.call.op->str, "R.tensor_to_shape") == 0))) {
+            continue;
+        }
+        const Value *v = eval(E, x);
+        if (!v)
+            return NULL;
+        if (v->kind != VAL_SHAPE)
+            continue;
+        Arena *a = interp_arena(E->in);
+        if (!args) {
+            args = arena_array(a, (size_t)total, sizeof *args);
+            memcpy(args, e->u.call.args, (size_t)total * sizeof *args);
+        }
+        Expr *l = expr_new(a, E_LIST, x->loc);
+        l->u.list.n = (int)v->t->count;
+        l->u.list.items = arena_array(a, (size_t)l->u.list.n + 1, sizeof *l->u.list.items);
+        for (int d = 0; d < l->u.list.n; d++)
+            l->u.list.items[d] = expr_int(a, tensor_geti(v->t, d), DT_VOID, x->loc);
+        args[i] = l;
+    }
+    if (!args) {
+        *out = e;
+        return e;
+    }
+    Expr *c = arena_alloc(interp_arena(E->in), sizeof *c);
+    *c = *e;
+    c->u.call.args = args;
+    *out = c;
+    return c;
+}
+
 /* A registered operator: its legalized PrimFunc on the argument tensors. */
 static Value *run_op(Env *E, const Expr *e, const OpInfo *info)
 {
@@ -497,7 +762,10 @@ static Value *run_op(Env *E, const Expr *e, const OpInfo *info)
         ts[i] = v->t;
     }
     OpError oerr;
-    Func *f = interp_legalized(E->in, e, types, n, &oerr);
+    const Expr *call;
+    if (!with_shapes(E, e, info->tuple_arg ? 1 : info->ntensors, &call))
+        return NULL;
+    Func *f = interp_legalized(E->in, call, types, n, &oerr);
     if (!f)
         return rerr(E, oerr.loc.line ? oerr.loc : e->loc, "%s", oerr.msg), NULL;
     int nout = f->npparams - n;
@@ -626,6 +894,16 @@ static Value *eval(Env *E, const Expr *e)
                 return rerr(E, e->loc, "%s takes a tensor", op), NULL;
             return eval(E, e->u.call.args[0]);   /* placement does not change values */
         }
+        if (strcmp(op, "R.shape") == 0)
+            return shape_literal(E, e);
+        if (strcmp(op, "R.shape_of") == 0)
+            return shape_of_op(E, e);
+        if (strcmp(op, "R.shape_to_tensor") == 0)
+            return shape_to_tensor(E, e);
+        if (strcmp(op, "R.tensor_to_shape") == 0)
+            return tensor_to_shape(E, e);
+        if (strcmp(op, "R.match_cast") == 0)
+            return match_cast(E, e);
         if (op_find(op))
             return run_op(E, e, op_find(op));
         return rerr(E, e->loc, "the interpreter does not run %s yet", op), NULL;
@@ -635,18 +913,41 @@ static Value *eval(Env *E, const Expr *e)
     }
 }
 
+/* A shape value as the text writes it: R.shape([2, 3]). */
+static void shape_str(const Tensor *t, char *buf, size_t cap)
+{
+    size_t len = (size_t)snprintf(buf, cap, "R.shape([");
+    for (int64_t i = 0; i < t->count && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%lld", i ? ", " : "", (long long)tensor_geti(t, i));
+    if (len < cap)
+        snprintf(buf + len, cap - len, "])");
+}
+
 /* A value's type as the text writes it (type_str). */
 static void value_str(const Value *v, char *buf, size_t cap)
 {
     if (v->kind == VAL_TUPLE)
         snprintf(buf, cap, "a tuple of %d", v->n);
+    else if (v->kind == VAL_SHAPE)
+        shape_str(v->t, buf, cap);
     else
         type_str(buf, cap, dtype_name(v->t->dtype), v->t->ndim, v->t->shape);
 }
 
+void value_shape_text(const Value *v, char *buf, size_t cap)
+{
+    shape_str(v->t, buf, cap);
+}
+
+/* A dimension's value: a constant, or from the symbolic variables bound. */
+static int dim_known(const Env *E, const Expr *x, int64_t *v)
+{
+    return expr_const_int(x, v) == 0 || dim_value(E, x, v) == 0 ? 0 : -1;
+}
+
 /* Whether v fits what s says of it (what s leaves open, such as a symbolic
- * dimension, fits anything). */
-static int value_fits(const Value *v, const StructInfo *s)
+ * dimension with no value yet, fits anything). */
+static int value_fits(const Env *E, const Value *v, const StructInfo *s)
 {
     if (!s)
         return 1;
@@ -656,8 +957,18 @@ static int value_fits(const Value *v, const StructInfo *s)
         if (s->nfields < 0)
             return 1;
         for (int i = 0; i < v->n; i++)
-            if (!value_fits(v->items[i], s->fields[i]))
+            if (!value_fits(E, v->items[i], s->fields[i]))
                 return 0;
+        return 1;
+    }
+    if (s->kind == SI_SHAPE) {
+        if (v->kind != VAL_SHAPE || (s->ndim >= 0 && s->ndim != v->t->count))
+            return 0;
+        for (int d = 0; s->shape && d < s->ndim; d++) {
+            int64_t e;
+            if (dim_known(E, s->shape[d], &e) == 0 && e != tensor_geti(v->t, d))
+                return 0;
+        }
         return 1;
     }
     if (s->kind != SI_TENSOR)
@@ -668,15 +979,28 @@ static int value_fits(const Value *v, const StructInfo *s)
         return 0;
     for (int d = 0; s->shape && d < s->ndim; d++) {
         int64_t e;
-        if (expr_const_int(s->shape[d], &e) == 0 && e != v->t->shape[d])
+        if (dim_known(E, s->shape[d], &e) == 0 && e != v->t->shape[d])
             return 0;
     }
     return 1;
 }
 
-static void sinfo_str(const StructInfo *s, char *buf, size_t cap)
+/* What s says, its symbolic dimensions by their values where bound (else ?). */
+static void sinfo_str(const Env *E, const StructInfo *s, char *buf, size_t cap)
 {
     int64_t dims[TENSOR_MAX_RANK];
+    if (s->kind == SI_SHAPE) {
+        size_t len = (size_t)snprintf(buf, cap, s->shape ? "R.shape([" : "a shape of %d dimensions", s->ndim);
+        for (int d = 0; s->shape && d < s->ndim && len < cap; d++)
+            len += (size_t)(dim_known(E, s->shape[d], &dims[0]) ?
+                snprintf(buf + len, cap - len, "%s?", d ? ", " : "") :
+                snprintf(buf + len, cap - len, "%s%lld", d ? ", " : "", (long long)dims[0]));
+        if (s->shape && len < cap)
+            snprintf(buf + len, cap - len, "])");
+        if (s->ndim < 0)
+            snprintf(buf, cap, "a shape");
+        return;
+    }
     if (s->kind != SI_TENSOR || !s->shape || s->ndim < 0 || s->ndim > TENSOR_MAX_RANK) {
         if (s->kind == SI_TUPLE && s->nfields >= 0)
             snprintf(buf, cap, "a tuple of %d", s->nfields);
@@ -685,7 +1009,7 @@ static void sinfo_str(const StructInfo *s, char *buf, size_t cap)
         return;
     }
     for (int d = 0; d < s->ndim; d++)
-        if (expr_const_int(s->shape[d], &dims[d]) || dims[d] < 0)
+        if (dim_known(E, s->shape[d], &dims[d]) || dims[d] < 0)
             dims[d] = -1;
     type_str(buf, cap, s->dtype == DT_VOID ? "any" : dtype_name(s->dtype), s->ndim, dims);
 }
@@ -694,7 +1018,7 @@ static int misfit(Env *E, Loc loc, const char *what, const Value *v, const Struc
 {
     char got[160], want[160];
     value_str(v, got, sizeof got);
-    sinfo_str(s, want, sizeof want);
+    sinfo_str(E, s, want, sizeof want);
     return rerr(E, loc, "%s is %s, but its annotation says %s", what, got, want);
 }
 
@@ -709,7 +1033,7 @@ static int run_blocks(Env *E, RBlock *const *blocks, int nblocks)
             snprintf(what, sizeof what, "'%s'", bd->var->name->str);
             if (!v)
                 return -1;
-            if (!value_fits(v, bd->annot))
+            if (!value_fits(E, v, bd->annot))
                 return misfit(E, bd->loc, what, v, bd->annot);
             if (placed_ok(E, bd->loc, what, v, bd->annot))
                 return -1;
@@ -760,8 +1084,12 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
         }
         if (args[i]->kind == VAL_TENSOR && (status = bind_dims(&E, f->params[i], args[i]->t)) != 0)
             break;
+        /* a shape parameter, R.Shape([n, m]): binds n and m as R.match_cast does */
         char what[160];
         snprintf(what, sizeof what, "argument '%s'", f->params[i]->name->str);
+        if (args[i]->kind == VAL_SHAPE && f->params[i]->sinfo && f->params[i]->sinfo->kind == SI_SHAPE &&
+            (status = match_sinfo(&E, f->name->str, args[i], f->params[i]->sinfo, what, f->params[i]->loc)) != 0)
+            break;
         if ((status = placed_ok(&E, f->params[i]->loc, what, args[i], f->params[i]->sinfo)) != 0)
             break;
         bind(&E, f->params[i], args[i]);
@@ -774,7 +1102,7 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
         snprintf(what, sizeof what, "the result of %s", f->name->str);
         if (!r)
             status = f->result ? -1 : rerr(&E, f->loc, "%s returns nothing", f->name->str);
-        else if (!value_fits(r, f->ret))
+        else if (!value_fits(&E, r, f->ret))
             status = misfit(&E, f->ret->loc.line ? f->ret->loc : f->result->loc, what, r, f->ret);
         else
             *out = value_clone(r);

@@ -1641,6 +1641,13 @@ Func *interp_legalized(Interp *in, const Expr *call, const TensorType *args, int
     return f;
 }
 
+Arena *interp_arena(Interp *in)
+{
+    if (!in->scratch)
+        in->scratch = module_new();
+    return &in->scratch->arena;
+}
+
 Interp *interp_new(Module *m)
 {
     Interp *in = calloc(1, sizeof *in);

@@ -98,7 +98,9 @@ void op_table_add(OpTable *t, const Expr *call, const TensorType *args, int narg
 void op_table_free(OpTable *t);
 /* Whether name is a call lopt gives a meaning outside the registry
  * (R.call_tir, R.hint_on_device, R.to_vdevice, R.device) or a Relax value
- * form it keeps (R.shape, R.prim_value, R.str, R.dtype, R.match_cast). */
+ * form it keeps (R.shape, R.prim_value, R.str, R.dtype, R.match_cast, and
+ * the shape values R.shape_of, R.shape_to_tensor, R.tensor_to_shape, which
+ * the verifier types and the interpreter runs). */
 int op_is_special(const char *name);
 /* The registered or special name nearest to name, for "did you mean":
  * letters compare without case, and the edits allowed are none, one or two

@@ -711,10 +711,103 @@ static const StructInfo *op_result(Verifier *V, const Expr *e)
     return s;
 }
 
+/* ---- the types of shape values ---- */
+
+
+static StructInfo *shape_sinfo(Module *m, int ndim, const int64_t *dims, Loc loc)
+{
+    StructInfo *s = arena_zalloc(&m->arena, sizeof *s);
+    s->kind = SI_SHAPE;
+    s->loc = loc;
+    s->ndim = ndim;
+    if (dims) {
+        s->shape = arena_array(&m->arena, (size_t)ndim + 1, sizeof *s->shape);
+        for (int i = 0; i < ndim; i++)
+            s->shape[i] = expr_int(&m->arena, dims[i], DT_VOID, loc);
+    }
+    return s;
+}
+
+/* The type of the shape value the argument e gives, or NULL. */
+static const StructInfo *shape_type(Module *m, const Expr *e)
+{
+    if (e->kind == E_CALL && !e->u.call.callee && strcmp(e->u.call.op->str, "R.shape") == 0 && e->u.call.nargs == 1 &&
+        (e->u.call.args[0]->kind == E_LIST || e->u.call.args[0]->kind == E_TUPLE))
+        return shape_sinfo(m, e->u.call.args[0]->u.list.n, NULL, e->loc);
+    return sinfo_of(e);
+}
+
+/* R.shape_of, R.shape_to_tensor, R.tensor_to_shape and R.match_cast: the
+ * type of the result, when the argument's is known; NULL otherwise, or after
+ * reporting an argument of the wrong kind. */
+static const StructInfo *shape_op_result(Verifier *V, const Expr *e)
+{
+    if (e->kind != E_CALL || e->u.call.callee)
+        return NULL;
+    const char *op = e->u.call.op->str;
+    const Expr *x = e->u.call.nargs >= 1 ? e->u.call.args[0] : NULL;
+    const StructInfo *a = x ? shape_type(V->m, x) : NULL;
+    if (strcmp(op, "R.match_cast") == 0) {
+        if (e->u.call.nargs != 2 || e->u.call.nkw || e->u.call.args[1]->kind != E_SINFO)
+            return VERR(V, e->loc, "R.match_cast takes a value and a struct info, as in R.match_cast(x, "
+                        "R.Tensor((n, 3), dtype=\"float32\"))"), NULL;
+        return e->u.call.args[1]->u.sinfo;   /* what the run checks the value against */
+    }
+    int shape_of = strcmp(op, "R.shape_of") == 0, to_tensor = strcmp(op, "R.shape_to_tensor") == 0,
+        to_shape = strcmp(op, "R.tensor_to_shape") == 0;
+    if (!shape_of && !to_tensor && !to_shape)
+        return NULL;
+    if (e->u.call.nargs != 1 || e->u.call.nkw)
+        return VERR(V, e->loc, "%s takes one argument, a %s", op, to_tensor ? "shape" : "tensor"), NULL;
+    if (!a || a->kind == SI_OBJECT)
+        return to_tensor ? NULL : shape_sinfo(V->m, -1, NULL, e->loc);   /* a shape of some rank */
+    if (to_tensor) {
+        if (a->kind != SI_SHAPE)
+            return VERR(V, x->loc, "R.shape_to_tensor takes a shape; this is a %s",
+                        a->kind == SI_TENSOR ? "tensor" : a->kind == SI_TUPLE ? "tuple" : "prim value"), NULL;
+        if (a->ndim < 0)
+            return NULL;
+        int64_t n = a->ndim;
+        return tensor_sinfo_new(&V->m->arena, DT_INT64, 1, &n, e->loc);
+    }
+    if (a->kind != SI_TENSOR)
+        return VERR(V, x->loc, "%s takes a tensor; this is a %s", op,
+                    a->kind == SI_SHAPE ? "shape" : a->kind == SI_TUPLE ? "tuple" : "prim value"), NULL;
+    if (shape_of) {
+        int64_t dims[64];
+        int known = a->shape && a->ndim <= 64;
+        for (int d = 0; known && d < a->ndim; d++)
+            known = expr_const_int(a->shape[d], &dims[d]) == 0;
+        return a->ndim < 0 ? NULL : shape_sinfo(V->m, a->ndim, known ? dims : NULL, e->loc);
+    }
+    int64_t n;
+    if ((a->ndim >= 0 && a->ndim != 1) || (a->dtype != DT_VOID && a->dtype != DT_INT64)) {
+        char shape[128] = "(?)";
+        if (a->shape)
+            shape_text(shape, sizeof shape, a->shape, a->ndim);
+        else if (a->ndim >= 0)
+            snprintf(shape, sizeof shape, "of %d dimensions", a->ndim);
+        return VERR(V, x->loc, "R.tensor_to_shape takes a 1-d int64 tensor; this one is %s %s",
+                    a->dtype == DT_VOID ? "of any dtype" : dtype_name(a->dtype), shape), NULL;
+    }
+    if (a->ndim != 1 || !a->shape || expr_const_int(a->shape[0], &n))
+        return shape_sinfo(V->m, -1, NULL, e->loc);
+    return shape_sinfo(V->m, (int)n, NULL, e->loc);
+}
+
 static void sinfo_text(char *buf, size_t cap, const StructInfo *s)
 {
     if (s->kind == SI_TUPLE) {
         snprintf(buf, cap, "a tuple of %d", s->nfields);
+        return;
+    }
+    if (s->kind == SI_SHAPE || s->kind == SI_PRIM || s->kind == SI_OBJECT) {
+        if (s->kind != SI_SHAPE)
+            snprintf(buf, cap, s->kind == SI_PRIM ? "a prim value" : "an object");
+        else if (s->ndim >= 0)
+            snprintf(buf, cap, "a shape of %d dimensions", s->ndim);
+        else
+            snprintf(buf, cap, "a shape");
         return;
     }
     char shape[128] = "(?)";
@@ -736,6 +829,11 @@ static int fits(const StructInfo *want, const StructInfo *got)
     }
     if ((want->kind == SI_TUPLE) != (got->kind == SI_TUPLE))
         return want->kind != SI_TENSOR && want->kind != SI_TUPLE;
+    /* a shape is not a tensor, and has its number of dimensions */
+    if ((want->kind == SI_SHAPE && got->kind == SI_TENSOR) || (want->kind == SI_TENSOR && got->kind == SI_SHAPE))
+        return 0;
+    if (want->kind == SI_SHAPE && got->kind == SI_SHAPE)
+        return want->ndim < 0 || got->ndim < 0 || want->ndim == got->ndim;
     return same_tensor(want, got);
 }
 
@@ -751,6 +849,8 @@ static void relax_blocks(Verifier *V, RBlock **blocks, int nblocks)
             const StructInfo *got = sinfo_of(bd->value), *op = NULL;
             if (!got && V->errors == before)
                 got = op = op_result(V, bd->value);
+            if (!got && V->errors == before)
+                got = op = shape_op_result(V, bd->value);
             if (bd->annot && got && !fits(bd->annot, got)) {
                 char want[160], have[160];
                 sinfo_text(want, sizeof want, bd->annot);

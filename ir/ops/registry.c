@@ -294,7 +294,8 @@ static int distance(const char *a, const char *b, int cap)
 /* the calls lopt gives a meaning outside the registry, and the Relax
  * value forms it keeps as they are */
 static const char *const special[] = { "R.call_tir", "R.hint_on_device", "R.to_vdevice", "R.device",
-                                       "R.shape", "R.prim_value", "R.str", "R.dtype", "R.match_cast" };
+                                       "R.shape", "R.prim_value", "R.str", "R.dtype", "R.match_cast",
+                                       "R.shape_of", "R.shape_to_tensor", "R.tensor_to_shape" };
 enum { NSPECIAL = sizeof special / sizeof *special };
 
 /* The name of the i-th registered operator, then of the specials; NULL past them. */
@@ -345,6 +346,26 @@ static int64_t elements(const TensorType *t)
 
 /* Checks what every operator's call shares (its argument count, attribute
  * names and ranks), then the operator's own inference fills the plan. */
+/* A shape whose values are known when the call runs only: a variable of
+ * shape type (R.shape_of(x)), or R.shape([n * 3]) on symbolic variables. */
+static int runtime_shape(const Expr *x)
+{
+    int64_t v;
+    if (x->kind == E_VAR)
+        return x->u.var->kind == VAR_RELAX && x->u.var->sinfo && x->u.var->sinfo->kind == SI_SHAPE;
+    if (x->kind != E_CALL || x->u.call.callee)
+        return 0;
+    if (strcmp(x->u.call.op->str, "R.shape_of") == 0 || strcmp(x->u.call.op->str, "R.tensor_to_shape") == 0)
+        return 1;   /* written in place: R.reshape(x, R.shape_of(y)) */
+    if (strcmp(x->u.call.op->str, "R.shape") || x->u.call.nargs != 1)
+        return 0;
+    const Expr *l = x->u.call.args[0];
+    for (int d = 0; (l->kind == E_LIST || l->kind == E_TUPLE) && d < l->u.list.n; d++)
+        if (expr_const_int(l->u.list.items[d], &v))
+            return 1;
+    return 0;
+}
+
 static int plan(const Op *o, const Expr *call, const TensorType *args, int nargs, Plan *p, OpError *err)
 {
     memset(p, 0, sizeof *p);
@@ -356,6 +377,15 @@ static int plan(const Op *o, const Expr *call, const TensorType *args, int nargs
         return fail(err, call->loc, "%s takes %d argument%s", o->info.name, o->info.nargs, o->info.nargs == 1 ? "" : "s");
     if (check_attrs(o, call, err))
         return -1;
+    /* the interpreter writes such a shape into the call as constants when
+     * it runs it; until then the result's type is unknown, and verify and
+     * legalize leave the call */
+    for (int i = attrs_from(o, nargs); i < call->u.call.nargs + call->u.call.nkw; i++)
+        if (runtime_shape(call->u.call.args[i])) {
+            fail(err, call->u.call.args[i]->loc, "%s: the shape is a value known only at run time", o->info.name);
+            err->unknown = 1;
+            return -1;
+        }
     for (int i = 0; i < nargs; i++)
         if (args[i].ndim > OP_MAX_RANK)
             return fail(err, call->loc, "%s: rank above %d", o->info.name, OP_MAX_RANK);
