@@ -193,47 +193,45 @@ static int parse_descr(const char *s, DType *t)
     return -1;
 }
 
-Tensor *tensor_read_npy(const char *path, char *err, size_t errlen)
+/* Reads one .npy array from f's current position; at most limit bytes of it
+ * belong to the array (an archive member), or any number when limit < 0.
+ * path names it in messages. */
+Tensor *tensor_read_npy_stream(FILE *f, int64_t limit, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "cannot open '%s'", path);
-        return NULL;
-    }
     unsigned char magic[10];
     char hdr[4096];
     Tensor *t = NULL;
-    if (fread(magic, 1, 10, f) != 10 || memcmp(magic, "\x93NUMPY", 6) != 0 || magic[6] != 1) {
+    if ((limit >= 0 && limit < 10) || fread(magic, 1, 10, f) != 10 || memcmp(magic, "\x93NUMPY", 6) != 0 || magic[6] != 1) {
         snprintf(err, errlen, "'%s' is not a version 1 .npy file", path);
-        goto done;
+        return NULL;
     }
     size_t hl = magic[8] | (size_t)magic[9] << 8;
-    if (hl >= sizeof hdr || fread(hdr, 1, hl, f) != hl) {
+    if (hl >= sizeof hdr || (limit >= 0 && (int64_t)hl > limit - 10) || fread(hdr, 1, hl, f) != hl) {
         snprintf(err, errlen, "'%s': bad .npy header", path);
-        goto done;
+        return NULL;
     }
     hdr[hl] = 0;
     char descr[16] = "";
     const char *d = strstr(hdr, "'descr'"), *fo = strstr(hdr, "'fortran_order'"), *sh = strstr(hdr, "'shape'");
     if (!d || !fo || !sh || sscanf(d, "'descr': '%15[^']'", descr) != 1) {
         snprintf(err, errlen, "'%s': bad .npy header", path);
-        goto done;
+        return NULL;
     }
     DType dt;
     if (parse_descr(descr, &dt)) {
         snprintf(err, errlen, "'%s': dtype '%s' is not supported", path, descr);
-        goto done;
+        return NULL;
     }
     if (strncmp(fo, "'fortran_order': False", 22) != 0) {
         snprintf(err, errlen, "'%s': Fortran-order arrays are not supported", path);
-        goto done;
+        return NULL;
     }
     const char *p = strchr(sh, '(');
     int64_t shape[TENSOR_MAX_RANK];
     int ndim = 0;
     if (!p) {
         snprintf(err, errlen, "'%s': bad .npy shape", path);
-        goto done;
+        return NULL;
     }
     for (p++;;) {
         while (*p == ' ' || *p == ',')
@@ -244,7 +242,7 @@ Tensor *tensor_read_npy(const char *path, char *err, size_t errlen)
         long long v = strtoll(p, &end, 10);
         if (end == p || v < 0 || ndim == TENSOR_MAX_RANK) {
             snprintf(err, errlen, "'%s': bad .npy shape", path);
-            goto done;
+            return NULL;
         }
         shape[ndim++] = v;
         p = end;
@@ -252,15 +250,25 @@ Tensor *tensor_read_npy(const char *path, char *err, size_t errlen)
     t = tensor_new(dt, ndim, shape);
     if (!t) {
         snprintf(err, errlen, "'%s': array too large", path);
-        goto done;
+        return NULL;
     }
     size_t bytes = (size_t)t->count * (size_t)dtype_size(dt);
-    if (fread(t->data, 1, bytes, f) != bytes) {
+    if ((limit >= 0 && (int64_t)bytes > limit - 10 - (int64_t)hl) || fread(t->data, 1, bytes, f) != bytes) {
         snprintf(err, errlen, "'%s': file shorter than its header says", path);
         tensor_free(t);
         t = NULL;
     }
-done:
+    return t;
+}
+
+Tensor *tensor_read_npy(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot open '%s'", path);
+        return NULL;
+    }
+    Tensor *t = tensor_read_npy_stream(f, -1, path, err, errlen);
     fclose(f);
     return t;
 }
