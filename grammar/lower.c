@@ -1822,12 +1822,27 @@ static int const_fill(Reader *R, const Sx *e, Expr *c, int64_t *at)
                 return -1;
         return 0;
     }
-    double special;
-    Expr *lit = e->kind == SX_STR && special_float(e->u.str.s, &special) == 0 ? expr_float(R->a, special, DT_VOID, e->loc)
-                                                                              : lower_literal(R, e);
-    if (!lit || (lit->kind != E_INT && lit->kind != E_FLOAT && lit->kind != E_BOOL))
+    /* the literal on the stack: an element costs no node of the module's arena */
+    Expr lit;
+    const Sx *v = e->kind == SX_UNARY && e->u.bin.op == OP_NEG ? e->u.bin.a : e;
+    double sign = v == e ? 1 : -1, special;
+    memset(&lit, 0, sizeof lit);
+    if (v->kind == SX_INT) {
+        lit.kind = E_INT;
+        lit.u.i.v = v == e ? v->u.ival : -v->u.ival;
+    } else if (v->kind == SX_FLOAT) {
+        lit.kind = E_FLOAT;
+        lit.u.f.v = sign * v->u.fval;
+    } else if (v == e && (e->kind == SX_TRUE || e->kind == SX_FALSE)) {
+        lit.kind = E_BOOL;
+        lit.u.b = e->kind == SX_TRUE;
+    } else if (v == e && e->kind == SX_STR && special_float(e->u.str.s, &special) == 0) {
+        lit.kind = E_FLOAT;
+        lit.u.f.v = special;
+    } else {
         return ERR(R, e->loc, "a constant holds numbers");
-    return const_store(R, c, (*at)++, lit, e->loc);
+    }
+    return const_store(R, c, (*at)++, &lit, e->loc);
 }
 
 static Expr *lower_const(Reader *R, const Sx *e)
