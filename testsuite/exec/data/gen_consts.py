@@ -42,6 +42,7 @@ write("consts/2.npy", S)
 npz("consts.npz", [("arr_0.npy", W), ("arr_1.npy", B), ("arr_2.npy", S)])
 npz("consts_named.npz", [("1.npy", B), ("0.npy", W)])
 npz("consts_compressed.npz", [("arr_0.npy", W)], zipfile.ZIP_DEFLATED)
+# consts_numpy.npz was written by NumPy 1.24 itself: np.savez("consts_numpy.npz", W, B, S)
 # malformed: an .npy that is not one, an archive cut short, a dtype lopt lacks
 os.makedirs("consts_bad", exist_ok=True)
 write("consts_bad/0.npy", b"this is not an array\n")
