@@ -50,3 +50,5 @@ write("consts_cut.npz", open("consts.npz", "rb").read()[:150])
 os.makedirs("consts_complex", exist_ok=True)
 write("consts_complex/0.npy", npy("<c8", (1,), "f", [1.0, 2.0]))
 write("consts_text.npz", b"neither a zip nor a directory\n")
+# an archive whose member's header claims more elements than the member holds
+npz("consts_short.npz", [("arr_0.npy", npy("<i4", (100,), "i", [1, 2, 3]))])
