@@ -22,6 +22,7 @@ typedef struct ConstFile {
     char *path;
     int dir;             /* a directory of N.npy */
     FILE *f;             /* the archive */
+    int64_t size;        /* of the archive */
     Member *members;     /* by index: members[i] holds constant i */
 } ConstFile;
 
@@ -58,7 +59,7 @@ static int find_directory(ConstFile *c, int64_t *entries, int64_t *dir_off, int6
 {
     if (fseeko(c->f, 0, SEEK_END) != 0)
         return BAD("cannot read '%s'", c->path);
-    int64_t end = (int64_t)ftello(c->f);
+    int64_t end = c->size = (int64_t)ftello(c->f);
     int64_t tail = end < 22 + 65535 ? end : 22 + 65535;
     unsigned char *buf = malloc((size_t)tail + 1);
     if (!buf)
@@ -177,42 +178,47 @@ static int read_archive(ConstFile *c, int64_t *count, char *err, size_t errlen)
     return 0;
 }
 
+/* Reads constant i straight into the module's arena: its bytes are held
+ * once, not in a tensor and then a copy. */
 static int load(void *ctx, int64_t i, Arena *a, Expr *x, char *err, size_t errlen)
 {
     ConstFile *c = ctx;
-    Tensor *t;
+    char what[1200];
+    FILE *f = c->f;
+    int64_t limit = -1;
     if (c->dir) {
-        size_t len = strlen(c->path) + 32;
-        char *p = malloc(len);
-        if (!p)
-            abort();
-        snprintf(p, len, "%s/%lld.npy", c->path, (long long)i);
-        t = tensor_read_npy(p, err, errlen);
-        free(p);
+        snprintf(what, sizeof what, "%s/%lld.npy", c->path, (long long)i);
+        struct stat st;
+        if (!(f = fopen(what, "rb")))
+            return BAD("cannot open '%s'", what);
+        /* the header's shape is checked against the file's size before the data is allocated */
+        limit = fstat(fileno(f), &st) == 0 ? (int64_t)st.st_size : 0;
     } else {
         const Member *m = &c->members[i];
         unsigned char h[30];
-        char what[1200];
         snprintf(what, sizeof what, "%s:%s", c->path, m->name);
-        if (read_at(c->f, m->offset, h, 30) || le32(h) != 0x04034b50)
+        if (read_at(f, m->offset, h, 30) || le32(h) != 0x04034b50 ||
+            fseeko(f, (off_t)(m->offset + 30 + le16(h + 26) + le16(h + 28)), SEEK_SET) != 0)
             return BAD("'%s': bad zip member header", what);
-        int64_t data = m->offset + 30 + le16(h + 26) + le16(h + 28);
-        if (fseeko(c->f, (off_t)data, SEEK_SET) != 0)
-            return BAD("'%s': bad zip member header", what);
-        t = tensor_read_npy_stream(c->f, m->size, what, err, errlen);
+        limit = m->size;
+        if (m->offset + 30 + le16(h + 26) + le16(h + 28) + limit > c->size)
+            return BAD("'%s': the member runs past the end of the archive", what);
     }
-    if (!t)
-        return -1;
-    size_t bytes = (size_t)t->count * (size_t)dtype_size(t->dtype);
-    x->u.cst.dtype = t->dtype;
-    x->u.cst.ndim = t->ndim;
-    x->u.cst.count = t->count;
-    x->u.cst.shape = arena_array(a, (size_t)t->ndim + 1, sizeof(int64_t));
-    memcpy(x->u.cst.shape, t->shape, (size_t)t->ndim * sizeof(int64_t));
-    x->u.cst.data = arena_array(a, (size_t)t->count + 1, (size_t)dtype_size(t->dtype));
-    memcpy(x->u.cst.data, t->data, bytes);
-    tensor_free(t);
-    return 0;
+    int64_t shape[TENSOR_MAX_RANK], count;
+    int ndim, r = npy_read_header(f, limit, what, &x->u.cst.dtype, &ndim, shape, &count, err, errlen);
+    if (r == 0) {
+        size_t bytes = (size_t)count * (size_t)dtype_size(x->u.cst.dtype);
+        x->u.cst.ndim = ndim;
+        x->u.cst.count = count;
+        x->u.cst.shape = arena_array(a, (size_t)ndim + 1, sizeof(int64_t));
+        memcpy(x->u.cst.shape, shape, (size_t)ndim * sizeof(int64_t));
+        x->u.cst.data = arena_array(a, (size_t)count + 1, (size_t)dtype_size(x->u.cst.dtype));
+        if (fread(x->u.cst.data, 1, bytes, f) != bytes)
+            r = BAD("'%s': file shorter than its header says", what);
+    }
+    if (c->dir)
+        fclose(f);
+    return r;
 }
 
 int constants_open(Constants *k, const char *path, char *err, size_t errlen)
