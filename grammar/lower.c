@@ -1910,8 +1910,6 @@ static Expr *lower_metadata(Reader *R, const Sx *e)
     char err[1400];
     if (k->load(k->ctx, i, R->a, x, err, sizeof err))
         return ERR(R, e->loc, "metadata constant %lld: %s", (long long)i, err), NULL;
-    if (x->u.cst.ndim > OP_MAX_RANK)
-        return ERR(R, e->loc, "metadata constant %lld has more than %d dimensions", (long long)i, OP_MAX_RANK), NULL;
     return x;
 }
 

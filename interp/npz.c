@@ -158,7 +158,7 @@ static int read_archive(ConstFile *c, int64_t *count, char *err, size_t errlen)
             continue;
         Member *m = &all[i];
         if (m->name[0])
-            bad = BAD("'%s': constant %lld is in two members", c->path, (long long)i);
+            bad = BAD("'%s': constant %lld is in two members, '%s' and '%s'", c->path, (long long)i, m->name, shown);
         m->index = i;
         m->offset = local;
         m->size = usize;

@@ -52,3 +52,22 @@ write("consts_complex/0.npy", npy("<c8", (1,), "f", [1.0, 2.0]))
 write("consts_text.npz", b"neither a zip nor a directory\n")
 # an archive whose member's header claims more elements than the member holds
 npz("consts_short.npz", [("arr_0.npy", npy("<i4", (100,), "i", [1, 2, 3]))])
+
+
+# Archives broken in one field each, from a one-member archive (A): the
+# central directory's offset is in the end record, its last 22 bytes.
+def patched(name, edit):
+    npz(name, [("arr_0.npy", B)])
+    b = bytearray(open(name, "rb").read())
+    cd = struct.unpack_from("<I", b, len(b) - 22 + 16)[0]
+    edit(b, cd)
+    write(name, bytes(b))
+
+
+patched("consts_method.npz", lambda b, cd: struct.pack_into("<H", b, cd + 10, 12))       # bzip2
+patched("consts_encrypted.npz", lambda b, cd: struct.pack_into("<H", b, cd + 8, 1))
+patched("consts_baddir.npz", lambda b, cd: struct.pack_into("<I", b, cd, 0x12345678))
+patched("consts_badlocal.npz", lambda b, cd: struct.pack_into("<I", b, cd + 42, 5))  # the member's offset off by 5
+patched("consts_longmember.npz", lambda b, cd: struct.pack_into("<II", b, cd + 20, 5000, 5000))
+patched("consts_zip64.npz", lambda b, cd: struct.pack_into("<H", b, len(b) - 22 + 10, 0xffff))
+npz("consts_twice.npz", [("0.npy", B), ("arr_0.npy", B)])
