@@ -20,7 +20,7 @@ SRC = grammar/lexer.c grammar/parser.c grammar/syntax.c grammar/lower.c \
       ir/ops/registry.c ir/ops/attrs.c ir/ops/layout.c ir/ops/build.c ir/ops/elementwise.c ir/ops/reduce.c \
       ir/ops/manipulate.c ir/ops/index.c ir/ops/linalg.c ir/ops/nn/conv.c ir/ops/nn/pool.c ir/ops/nn/norm.c \
       ir/ops/creation.c ir/ops/image.c \
-      interp/tensor.c interp/tir.c interp/relax.c interp/memo.c \
+      interp/tensor.c interp/npz.c interp/tir.c interp/relax.c interp/memo.c \
       printer/print.c printer/dot.c passes/pass.c passes/graph.c passes/flowtir.c passes/flow.c passes/plan.c passes/plan_solve.c passes/convert.c passes/fold.c passes/hoist.c passes/legalize.c passes/test_perturb.c passes/annotate_scope.c passes/realize_vdevice.c passes/fold_scope.c passes/physical.c passes/flatten.c passes/transform_layout.c passes/block_layout.c passes/weight_layout.c cli/lopt.c
 SRC += passes/diff.c cli/expect.c
 LIBSRC = $(filter-out cli/lopt.c,$(SRC))

@@ -13,6 +13,7 @@
 #include "../grammar/reader.h"
 #include "../interp/interp.h"
 #include "../interp/memo.h"
+#include "../interp/npz.h"
 #include "../ir/indexmap.h"
 #include "../passes/pass.h"
 #include "../printer/dot.h"
@@ -55,6 +56,7 @@ typedef struct Options {
     int seed_given, steps_given;
     int64_t max_steps;        /* --max-steps: loop iterations per run of main */
     const char *output_dir;
+    const char *constants;    /* --constants=PATH: TVM's metadata constants */
     const char **inputs;      /* --input name=file.npy */
     int ninputs;
     char usage_error[4096];    /* the first usage error, reported once the line is read */
@@ -93,6 +95,9 @@ static void help(FILE *out)
           "                      '# expected-error@+1 {{text}}', or '@unknown' for one with\n"
           "                      no place (no main, --run, --input, --verify-exec, and\n"
           "                      usage errors, then checked, not fatal); exit 1 if not\n"
+          "  --constants=PATH    read the constants TVM prints as\n"
+          "                      metadata[\"relax.expr.Constant\"][i] from PATH, an .npz\n"
+          "                      archive (np.savez) or a directory of 0.npy, 1.npy, ...\n"
           "  --print-changed     after every pass, print to standard error what it changed\n"
           "                      as a unified diff of the printed module (or 'PASS: no\n"
           "                      change'); needs --pass\n"
@@ -276,6 +281,9 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
                 return usage(o, "--input takes NAME=FILE.npy; not '%s'", input);
             o->inputs[o->ninputs++] = input;
         }
+    } else if (map_option(a, "--constants", &o->constants, argc, argv, i)) {
+        if (*i == argc || !o->constants[0])
+            return usage(o, "%s", "--constants needs a path: an .npz archive or a directory of .npy files");
     } else if (strcmp(a, "--verify-each") == 0) {
         o->verify_each = 1;
     } else if (strcmp(a, "--strict") == 0) {
@@ -981,7 +989,15 @@ static int emit(Options *o, Exec *x, Module *m, FILE **out)
 static int process(Options *o, Source *src, Timing *tm, FILE **out)
 {
     double t = seconds();
-    Module *m = read_module(src);
+    Constants k = { NULL, 0, NULL, NULL };
+    char err[1400];
+    if (o->constants && constants_open(&k, o->constants, err, sizeof err)) {
+        constants_close(&k);
+        fail(src, "%s", err);
+        return EXIT_INPUT;
+    }
+    Module *m = read_module_with(src, o->constants ? &k : NULL);
+    constants_close(&k);
     int status = !m || ir_verify_input(m, src, o->strict) ? EXIT_INPUT : 0;
     tm->read += seconds() - t;
     Exec x = { o, src, NULL, 0, NULL, 0, 0, 0, NULL };

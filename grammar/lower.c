@@ -40,6 +40,7 @@ typedef struct Reader {
     Undo *undo;
     int nundo, capundo;
     int nfuncs_cap;
+    const Constants *consts;      /* --constants: what metadata[...] references read */
 } Reader;
 
 static const Loc NOWHERE = { 0, 0 }, FIRST_LINE = { 1, 1 };
@@ -1821,12 +1822,27 @@ static int const_fill(Reader *R, const Sx *e, Expr *c, int64_t *at)
                 return -1;
         return 0;
     }
-    double special;
-    Expr *lit = e->kind == SX_STR && special_float(e->u.str.s, &special) == 0 ? expr_float(R->a, special, DT_VOID, e->loc)
-                                                                              : lower_literal(R, e);
-    if (!lit || (lit->kind != E_INT && lit->kind != E_FLOAT && lit->kind != E_BOOL))
+    /* the literal on the stack: an element costs no node of the module's arena */
+    Expr lit;
+    const Sx *v = e->kind == SX_UNARY && e->u.bin.op == OP_NEG ? e->u.bin.a : e;
+    double sign = v == e ? 1 : -1, special;
+    memset(&lit, 0, sizeof lit);
+    if (v->kind == SX_INT) {
+        lit.kind = E_INT;
+        lit.u.i.v = v == e ? v->u.ival : -v->u.ival;
+    } else if (v->kind == SX_FLOAT) {
+        lit.kind = E_FLOAT;
+        lit.u.f.v = sign * v->u.fval;
+    } else if (v == e && (e->kind == SX_TRUE || e->kind == SX_FALSE)) {
+        lit.kind = E_BOOL;
+        lit.u.b = e->kind == SX_TRUE;
+    } else if (v == e && e->kind == SX_STR && special_float(e->u.str.s, &special) == 0) {
+        lit.kind = E_FLOAT;
+        lit.u.f.v = special;
+    } else {
         return ERR(R, e->loc, "a constant holds numbers");
-    return const_store(R, c, (*at)++, lit, e->loc);
+    }
+    return const_store(R, c, (*at)++, &lit, e->loc);
 }
 
 static Expr *lower_const(Reader *R, const Sx *e)
@@ -1859,6 +1875,85 @@ static Expr *lower_const(Reader *R, const Sx *e)
     x->u.cst.data = arena_array(R->a, (size_t)n + 1, (size_t)dtype_size(x->u.cst.dtype));
     int64_t at = 0;
     return const_fill(R, v, x, &at) ? NULL : x;
+}
+
+/* metadata["relax.expr.Constant"][i]: how TVM prints a constant whose data
+ * it keeps out of the text (show_meta=False). */
+static int is_metadata_ref(Reader *R, const Sx *e)
+{
+    const Sx *o = e->u.index.obj;
+    if (o->kind != SX_INDEX || o->u.index.items.n != 1)
+        return 0;
+    const char *d = dotted(R, o->u.index.obj);
+    const Sx *key = o->u.index.items.items[0];
+    return d && strcmp(d, "metadata") == 0 && key->kind == SX_STR && key->u.str.len == 19 &&
+           memcmp(key->u.str.s, "relax.expr.Constant", 19) == 0;
+}
+
+/* The constant is read from the --constants file, and from then on is an
+ * ordinary R.const: lopt prints its data inline. */
+static Expr *lower_metadata(Reader *R, const Sx *e)
+{
+    const SxList *it = &e->u.index.items;
+    if (it->n != 1 || it->items[0]->kind != SX_INT)
+        return ERR(R, e->loc, "a metadata constant is taken by a constant index, as in metadata[\"relax.expr.Constant\"][0]"), NULL;
+    int64_t i = it->items[0]->u.ival;
+    const Constants *k = R->consts;
+    if (!k)
+        return ERR(R, e->loc, "the constant's data is in TVM's metadata section, which the text does not hold; "
+                              "name the file with --constants=PATH (an .npz archive or a directory of .npy files), "
+                              "or print the module with show_meta=True"), NULL;
+    if (i >= k->count)
+        return ERR(R, e->loc, "metadata constant %lld is past the constants of '%s', which holds %lld",
+                   (long long)i, k->path, (long long)k->count), NULL;
+    Expr *x = expr_new(R->a, E_CONST, e->loc);
+    char err[1400];
+    if (k->load(k->ctx, i, R->a, x, err, sizeof err))
+        return ERR(R, e->loc, "metadata constant %lld: %s", (long long)i, err), NULL;
+    return x;
+}
+
+/* "float32 (2, 3)", a dimension that is not a number as ?. */
+static void type_text(char *buf, size_t cap, DType dt, int ndim, const int64_t *dims)
+{
+    size_t n = (size_t)snprintf(buf, cap, "%s (", dt == DT_VOID ? "any dtype" : dtype_name(dt));
+    for (int i = 0; i < ndim && n < cap; i++) {
+        if (dims[i] < 0)
+            n += (size_t)snprintf(buf + n, cap - n, "%s?", i ? ", " : "");
+        else
+            n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? ", " : "", (long long)dims[i]);
+    }
+    if (n < cap)
+        snprintf(buf + n, cap - n, "%s)", ndim == 1 ? "," : "");
+}
+
+/* c: R.Tensor(...) = metadata[...][i]: the annotation must be the type the
+ * file gives (a symbolic dimension or an unknown dtype or rank matches). */
+static int check_metadata_annot(Reader *R, const Binding *bd, const Sx *ref)
+{
+    const StructInfo *s = bd->annot;
+    const Expr *c = bd->value;
+    if (!s || s->kind != SI_TENSOR)
+        return s ? ERR(R, s->loc, "a metadata constant is a tensor; annotate it with R.Tensor") : 0;
+    int bad = (s->dtype != DT_VOID && s->dtype != c->u.cst.dtype) || (s->ndim >= 0 && s->ndim != c->u.cst.ndim);
+    int64_t dims[OP_MAX_RANK];
+    int ndim = s->ndim < 0 ? 0 : s->ndim > OP_MAX_RANK ? OP_MAX_RANK : s->ndim;
+    for (int i = 0; i < ndim; i++) {
+        const Expr *d = s->shape ? s->shape[i] : NULL;
+        dims[i] = d && d->kind == E_INT ? d->u.i.v : -1;
+        if (dims[i] >= 0 && !bad && dims[i] != c->u.cst.shape[i])
+            bad = 1;
+    }
+    if (!bad)
+        return 0;
+    char have[256], want[256];
+    type_text(have, sizeof have, c->u.cst.dtype, c->u.cst.ndim, c->u.cst.shape);
+    if (s->ndim < 0)
+        snprintf(want, sizeof want, "%s of any rank", s->dtype == DT_VOID ? "any dtype" : dtype_name(s->dtype));
+    else
+        type_text(want, sizeof want, s->dtype, ndim, dims);
+    return ERR(R, ref->loc, "metadata constant %lld is %s in '%s', but its binding is annotated %s",
+               (long long)ref->u.index.items.items[0]->u.ival, have, R->consts->path, want);
 }
 
 /* lambda i, j: (j, i // 4, i % 4), bare or inside T.index_map(...) */
@@ -2171,6 +2266,8 @@ static Expr *lower_rexpr(Reader *R, const Sx *e)
     case SX_LAMBDA: return lower_index_map(R, e);
     case SX_INDEX: {
         const SxList *it = &e->u.index.items;
+        if (is_metadata_ref(R, e))
+            return lower_metadata(R, e);
         if (it->n != 1 || it->items[0]->kind != SX_INT || it->items[0]->u.ival > INT32_MAX)
         {
             const char *d = dotted(R, e->u.index.obj);
@@ -2255,6 +2352,9 @@ static int lower_binding(Reader *R, RBlock *b, int *cap, const St *st, int dataf
     if (!(bd->value = lower_rexpr(R, st->u.assign.value)))
         return -1;
     if (st->u.assign.annot && !(bd->annot = lower_sinfo(R, st->u.assign.annot)))
+        return -1;
+    if (st->u.assign.value->kind == SX_INDEX && is_metadata_ref(R, st->u.assign.value) &&
+        check_metadata_annot(R, bd, st->u.assign.value))
         return -1;
     bd->var = var_new(R->a, t->u.name, VAR_RELAX, t->loc);
     bd->var->dataflow = dataflow;
@@ -2823,12 +2923,17 @@ static int resolve_fixups(Reader *R)
 
 Module *read_module(Source *src)
 {
+    return read_module_with(src, NULL);
+}
+
+Module *read_module_with(Source *src, const Constants *k)
+{
     Module *m = module_new();
     Parser P;
     memset(&P, 0, sizeof P);
     lexer_init(&P.lx, src, &m->arena, &m->names);
     Ctx ctx[MAX_CTX];
-    Reader R = { .src = src, .m = m, .a = &m->arena, .ctx = ctx };
+    Reader R = { .src = src, .m = m, .a = &m->arena, .ctx = ctx, .consts = k };
     P.R = &R;
     int failed = yyparse(&P) != 0 || src->errors > 0;
     m->headers = P.lx.headers;

@@ -193,47 +193,41 @@ static int parse_descr(const char *s, DType *t)
     return -1;
 }
 
-Tensor *tensor_read_npy(const char *path, char *err, size_t errlen)
+int npy_read_header(FILE *f, int64_t limit, const char *path, DType *dt, int *ndim, int64_t *shape, int64_t *count,
+                    char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "cannot open '%s'", path);
-        return NULL;
-    }
     unsigned char magic[10];
     char hdr[4096];
-    Tensor *t = NULL;
-    if (fread(magic, 1, 10, f) != 10 || memcmp(magic, "\x93NUMPY", 6) != 0 || magic[6] != 1) {
+    if ((limit >= 0 && limit < 10) || fread(magic, 1, 10, f) != 10 || memcmp(magic, "\x93NUMPY", 6) != 0 || magic[6] != 1) {
         snprintf(err, errlen, "'%s' is not a version 1 .npy file", path);
-        goto done;
+        return -1;
     }
     size_t hl = magic[8] | (size_t)magic[9] << 8;
-    if (hl >= sizeof hdr || fread(hdr, 1, hl, f) != hl) {
+    if (hl >= sizeof hdr || (limit >= 0 && (int64_t)hl > limit - 10) || fread(hdr, 1, hl, f) != hl) {
         snprintf(err, errlen, "'%s': bad .npy header", path);
-        goto done;
+        return -1;
     }
     hdr[hl] = 0;
     char descr[16] = "";
     const char *d = strstr(hdr, "'descr'"), *fo = strstr(hdr, "'fortran_order'"), *sh = strstr(hdr, "'shape'");
     if (!d || !fo || !sh || sscanf(d, "'descr': '%15[^']'", descr) != 1) {
         snprintf(err, errlen, "'%s': bad .npy header", path);
-        goto done;
+        return -1;
     }
-    DType dt;
-    if (parse_descr(descr, &dt)) {
+    if (parse_descr(descr, dt)) {
         snprintf(err, errlen, "'%s': dtype '%s' is not supported", path, descr);
-        goto done;
+        return -1;
     }
     if (strncmp(fo, "'fortran_order': False", 22) != 0) {
         snprintf(err, errlen, "'%s': Fortran-order arrays are not supported", path);
-        goto done;
+        return -1;
     }
     const char *p = strchr(sh, '(');
-    int64_t shape[TENSOR_MAX_RANK];
-    int ndim = 0;
+    *ndim = 0;
+    *count = 1;
     if (!p) {
         snprintf(err, errlen, "'%s': bad .npy shape", path);
-        goto done;
+        return -1;
     }
     for (p++;;) {
         while (*p == ' ' || *p == ',')
@@ -242,17 +236,35 @@ Tensor *tensor_read_npy(const char *path, char *err, size_t errlen)
             break;
         char *end;
         long long v = strtoll(p, &end, 10);
-        if (end == p || v < 0 || ndim == TENSOR_MAX_RANK) {
+        if (end == p || v < 0 || *ndim == TENSOR_MAX_RANK) {
             snprintf(err, errlen, "'%s': bad .npy shape", path);
-            goto done;
+            return -1;
         }
-        shape[ndim++] = v;
+        shape[(*ndim)++] = v;
         p = end;
+        if (__builtin_mul_overflow(*count, (int64_t)v, count) || *count > (INT64_C(1) << 34)) {
+            snprintf(err, errlen, "'%s': array too large", path);
+            return -1;
+        }
     }
-    t = tensor_new(dt, ndim, shape);
+    if (limit >= 0 && *count * dtype_size(*dt) > limit - 10 - (int64_t)hl) {
+        snprintf(err, errlen, "'%s': file shorter than its header says", path);
+        return -1;
+    }
+    return 0;
+}
+
+Tensor *tensor_read_npy_stream(FILE *f, int64_t limit, const char *path, char *err, size_t errlen)
+{
+    DType dt;
+    int ndim;
+    int64_t shape[TENSOR_MAX_RANK], count;
+    if (npy_read_header(f, limit, path, &dt, &ndim, shape, &count, err, errlen))
+        return NULL;
+    Tensor *t = tensor_new(dt, ndim, shape);
     if (!t) {
         snprintf(err, errlen, "'%s': array too large", path);
-        goto done;
+        return NULL;
     }
     size_t bytes = (size_t)t->count * (size_t)dtype_size(dt);
     if (fread(t->data, 1, bytes, f) != bytes) {
@@ -260,7 +272,17 @@ Tensor *tensor_read_npy(const char *path, char *err, size_t errlen)
         tensor_free(t);
         t = NULL;
     }
-done:
+    return t;
+}
+
+Tensor *tensor_read_npy(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot open '%s'", path);
+        return NULL;
+    }
+    Tensor *t = tensor_read_npy_stream(f, -1, path, err, errlen);
     fclose(f);
     return t;
 }

@@ -45,6 +45,14 @@ void tensor_fill_seeded(Tensor *t, uint64_t seed, const char *name);
 int tensor_write_npy(const Tensor *t, const char *path);
 /* Returns NULL and fills err on failure. */
 Tensor *tensor_read_npy(const char *path, char *err, size_t errlen);
+/* The header of the .npy array at f's position, which must fit in limit
+ * bytes with its data (any size when limit < 0): its dtype, shape and count.
+ * f is left at the data. Returns -1 with a message in err. */
+int npy_read_header(FILE *f, int64_t limit, const char *path, DType *dt, int *ndim, int64_t *shape, int64_t *count,
+                    char *err, size_t errlen);
+/* The same from f's position, reading at most limit bytes (any when limit < 0);
+ * path names the array in messages. */
+Tensor *tensor_read_npy_stream(FILE *f, int64_t limit, const char *path, char *err, size_t errlen);
 
 /* A type as the text writes it: float32 (1, 8, 5, 5), a dimension below 0
  * as ? (symbolic), a single one as (8,). */
