@@ -34,7 +34,8 @@ for legalize and fold it is read back with no pass.  Outcomes:
                      bug or a lopt bug: look at it)
     not-read-back    the printed output is not accepted by `lopt -`
     not-stable       `lopt -` on the output does not print the same bytes
-    not-fixed-point  (the ...,flow,fold pipelines) flow,fold again changes it
+    not-fixed-point  (the ...,flow,fold and ...,plan,fold pipelines) flow,fold
+                     (plan,fold) again changes it
     excess           more rewrites (R.layout_transform plus call_tir of
                      layout-rewrite PrimFuncs in main) than the best known
                      placement: the minimum over the pipeline, the pipeline
@@ -92,6 +93,7 @@ def convert(key):
 
 
 # name, first pass (the prefix for the fold,flow,fold alternative), the whole pipeline, ends with flow,fold
+# (True), or with plan,fold ("plan": plan,fold again must change nothing, as flow,fold again after flow)
 PIPELINES = [
     ("hoist", "hoist", "hoist,flow,fold", True),
     ("nhwc", convert("nhwc"), convert("nhwc") + ",flow,fold", True),
@@ -99,8 +101,8 @@ PIPELINES = [
     ("nhwc4c", convert("nhwc4c"), convert("nhwc4c") + ",flow,fold", True),
     ("texture", convert("nchw4c"), convert("nchw4c") + ",flow,fold,annotate-scope,realize-vdevice,fold-scope-change",
      False),
-    ("plan-nhwc", convert("nhwc"), convert("nhwc") + ",plan,fold", False),
-    ("plan-nchw4c", convert("nchw4c"), convert("nchw4c") + ",plan,fold", False),
+    ("plan-nhwc", convert("nhwc"), convert("nhwc") + ",plan,fold", "plan"),
+    ("plan-nchw4c", convert("nchw4c"), convert("nchw4c") + ",plan,fold", "plan"),
     ("legalize", "legalize", "legalize", False),
     ("fold", "fold", "fold", False),
 ]
@@ -222,7 +224,8 @@ def verify_flag(ulp):
 
 def check_pipeline(text, name, ulp, clean=None, want_excess=True, leaks=True):
     """Runs one pipeline on a module text; returns a list of Findings."""
-    _, first, pipeline, flowfold = PIPE[name]
+    _, first, pipeline, ends = PIPE[name]
+    flowfold = ends is True
     vf = verify_flag(ulp)
     cmd = "lopt --pass=%s --verify-each %s" % (pipeline, vf)
     rc, out, err = run(["--pass=" + pipeline, "--verify-each", vf, "-"], text, leaks=leaks)
@@ -242,7 +245,7 @@ def check_pipeline(text, name, ulp, clean=None, want_excess=True, leaks=True):
     # read back with the print pass, then one more pass under verify-exec:
     # flow,fold again after a ...,flow,fold pipeline (it must change nothing),
     # else the other one of legalize and fold (for free)
-    then = "flow,fold" if flowfold else "fold" if name == "legalize" else "legalize"
+    then = "flow,fold" if flowfold else "plan,fold" if ends == "plan" else "fold" if name == "legalize" else "legalize"
     rc2, out2, err2 = run(["--pass=print," + then, "--verify-each", vf, "-"], out, recheck=True)
     printed = err2.startswith("@I.ir_module")
     if rc2 is None or sanitizer(err2) or (rc2 != 0 and (rc2 < 0 or rc2 >= 128)):
@@ -261,11 +264,11 @@ def check_pipeline(text, name, ulp, clean=None, want_excess=True, leaks=True):
         cls = classify_failure(rc2, err2)
         found.append(Finding(cls, name + "+" + then, "lopt --pass=%s,%s --verify-each %s" % (pipeline, then, vf),
                              first_error(err2), signature(cls, name + "+" + then, err2)))
-    elif flowfold and out2 != out:
-        found.append(Finding("not-fixed-point", name, "lopt --pass=%s x.tir | lopt --pass=flow,fold -"
-                             % pipeline, "flow,fold changes the output again (%d -> %d rewrites)"
-                             % (count, count_rewrites(out2)), "not-fixed-point " + name))
-        alt.append(("+flow,fold", count_rewrites(out2)))
+    elif (flowfold or ends == "plan") and out2 != out:
+        found.append(Finding("not-fixed-point", name, "lopt --pass=%s x.tir | lopt --pass=%s -"
+                             % (pipeline, then), "%s changes the output again (%d -> %d rewrites)"
+                             % (then, count, count_rewrites(out2)), "not-fixed-point " + name))
+        alt.append(("+" + then, count_rewrites(out2)))
     if want_excess and count > 0 and (flowfold or clean is not None) and name not in ("legalize", "texture"):
         best, how = count, None
         for a, c in alt:
