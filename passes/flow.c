@@ -2014,20 +2014,21 @@ static int fold_form(Module *m, PassCtx *quiet, State *s0)
  * flow's own result before fold). The first run's notes go to notes. Sets
  * *lo to where the cycle starts (-1: none) and returns how many of s[] are
  * measured; the last is s[*lo] again, or without a repeat the module m holds. */
-static int search(Module *m, PassCtx *ctx, PassCtx *quiet, State *s, int first, Notes *notes, int *lo)
+static int search(Module *m, PassCtx *ctx, PassCtx *quiet, State *s, int first, Notes *notes, int *lo, FlowRound round,
+                  void *data)
 {
     int n = 1;   /* s[0..n) measured; m holds s[n - 1] (the input when n is 1) */
     *lo = -1;
     while (*lo < 0 && n <= FIXED_RUNS) {
         State flowed = { 0 };
         if (n == 1) {
-            flow_funcs(m, ctx, notes);
+            round(m, ctx, notes, data);
             snapshot(m, &flowed);
         } else {
             Notes quiet_notes = { 0 };
             if (n > 2)
                 snapshot(m, &s[n - 1]);
-            flow_funcs(m, quiet, &quiet_notes);
+            round(m, quiet, &quiet_notes, data);
             notes_flush(&quiet_notes, quiet, "flow");
         }
         pass_fold(m, quiet, NULL, 0);
@@ -2049,10 +2050,8 @@ static int search(Module *m, PassCtx *ctx, PassCtx *quiet, State *s, int first, 
 /* Flow's rounds, run flow,fold after flow,fold as the comment above says.
  * --explain shows the first run's notes, and how the search ended when its
  * answer is not that run's result. */
-int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+int flow_fixed_point(Module *m, PassCtx *ctx, FlowRound round, void *data, const char *pass)
 {
-    (void)opts;
-    (void)nopts;
     const Func *main = NULL;
     for (int f = 0; f < m->nfuncs && !main; f++)
         if (m->funcs[f]->kind == F_RELAX)
@@ -2064,7 +2063,7 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     Notes notes = { 0 };
     State s[FIXED_RUNS + 1];
     int first = fold_form(m, &quiet, &s[0]), lo;
-    int n = search(m, ctx, &quiet, s, first, &notes, &lo);
+    int n = search(m, ctx, &quiet, s, first, &notes, &lo, round, data);
     /* the candidates: the cycle s[lo..n-1), or every run when none came back */
     int end = lo < 0 ? n : n - 1, pick = lo < 0 ? first : lo;
     for (int j = pick + 1; j < end; j++)
@@ -2074,17 +2073,31 @@ int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         pick = 1;   /* flow's result folds to the input: keep it, as flow left it */
     install(m, &s[pick]);
     if (lo < 0)
-        note_add(&notes, main->loc, "flow,fold changed the module on each of %d runs: kept the cheapest, whose %d "
-                 "rewrites move %lld bytes (not a fixed point)", n - 1, s[pick].count, (long long)s[pick].bytes);
+        note_add(&notes, main->loc, "%s,fold changed the module on each of %d runs: kept the cheapest, whose %d "
+                 "rewrites move %lld bytes (not a fixed point)", pass, n - 1, s[pick].count, (long long)s[pick].bytes);
     else if (end - lo > 1)
-        note_add(&notes, main->loc, "flow,fold comes round to the same module after %d runs: kept the cheapest on "
-                 "the way, %d runs of flow,fold from the input, whose %d rewrites move %lld bytes", end - lo, pick,
+        note_add(&notes, main->loc, "%s,fold comes round to the same module after %d runs: kept the cheapest on "
+                 "the way, %d runs of %s,fold from the input, whose %d rewrites move %lld bytes", pass, end - lo, pick,
+                 pass,
                  s[pick].count, (long long)s[pick].bytes);
     else if (pick > 1)
-        note_add(&notes, main->loc, "flow,fold changed its own result again: kept the module %d runs of flow,fold "
-                 "reach", pick);
-    notes_flush(&notes, ctx, "flow");
+        note_add(&notes, main->loc, "%s,fold changed its own result again: kept the module %d runs of %s,fold "
+                 "reach", pass, pick, pass);
+    notes_emit(&notes, ctx, pass, strcmp(pass, "flow") == 0);   /* flow's table of moved and left rewrites */
     return 0;
+}
+
+static void flow_round_all(Module *m, PassCtx *ctx, Notes *notes, void *data)
+{
+    (void)data;
+    flow_funcs(m, ctx, notes);
+}
+
+int pass_flow(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    (void)opts;
+    (void)nopts;
+    return flow_fixed_point(m, ctx, flow_round_all, NULL, "flow");
 }
 
 /* ---- what plan asks of flow (plan.c) ---- */

@@ -151,6 +151,13 @@ int flow_probe(Module *m, Arena *scratch, Arena *keep, const Expr *e, int item, 
                Expr *const **items, int *n, char *why, size_t cap);
 void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap *plan, Expr *const *maps,
                   const PtrMap *reads);
+/* One run of a planning pass over m (flow's sweeps, plan's choice). */
+typedef void (*FlowRound)(Module *m, PassCtx *ctx, Notes *notes, void *data);
+/* Runs round,fold from fold's form of m until a module comes back and
+ * keeps the cheapest of that cycle, so that pass,fold run again changes
+ * nothing (flow's search, shared with plan); pass names it in notes. */
+int flow_fixed_point(Module *m, PassCtx *ctx, FlowRound round, void *data, const char *pass);
+
 /* The reduction e (result type yt) reading its operand (type pt) through
  * the permutation pmap, its axes renumbered and its result as it was; NULL
  * when it cannot. flow_realize does this where reads maps a reduction's

@@ -619,26 +619,24 @@ int pass_plan_check(const PassOpt *opts, int nopts, char *err, size_t cap)
     return max_cells_of(opts, nopts, &v, err, cap);
 }
 
-int pass_plan(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+/* One run of plan over every plannable function (flow_fixed_point runs
+ * plan,fold until a module comes back, as for flow). */
+static void plan_round(Module *m, PassCtx *ctx, Notes *notes, void *data)
 {
-    int64_t max_cells;
-    char err[256];
-    if (max_cells_of(opts, nopts, &max_cells, err, sizeof err))
-        return diag_error(ctx->src, (Loc){ 0, 0 }, "%s", err);   /* the pipeline's check has refused it already */
+    int64_t max_cells = *(const int64_t *)data;
     int nf = m->nfuncs;
     for (int f = 0; f < nf; f++) {
         Func *fn = m->funcs[f];
         if (!is_plannable(fn))
             continue;
-        Notes notes = { 0 };
         PtrMap plan = { 0 }, reads = { 0 };
         Expr **maps = NULL;
         int nmaps = 0, capmaps = 0;
         /* fold's form first: pairs that cancel and dead values cost nothing */
-        fold_rewrites(m, fn, &notes);
+        fold_rewrites(m, fn, notes);
         infer_types(m, fn);
         for (int b = 0; b < fn->nblocks; b++) {
-            Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .notes = &notes, .max_cells = max_cells };
+            Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .notes = notes, .max_cells = max_cells };
             plan_block(&P, ctx, &plan, &reads, &maps, &nmaps, &capmaps);
             ptrmap_free(&P.at);
             free(P.nodes);
@@ -647,11 +645,18 @@ int pass_plan(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
             arena_free(&P.scratch);
         }
         if (nmaps)
-            flow_realize(m, fn, ctx, &notes, &plan, maps, &reads);
+            flow_realize(m, fn, ctx, notes, &plan, maps, &reads);
         free(maps);
         ptrmap_free(&plan);
         ptrmap_free(&reads);
-        notes_emit(&notes, ctx, "plan", 0);
     }
-    return 0;
+}
+
+int pass_plan(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    int64_t max_cells;
+    char err[256];
+    if (max_cells_of(opts, nopts, &max_cells, err, sizeof err))
+        return diag_error(ctx->src, (Loc){ 0, 0 }, "%s", err);   /* the pipeline's check has refused it already */
+    return flow_fixed_point(m, ctx, plan_round, &max_cells, "plan");
 }
