@@ -190,11 +190,10 @@ static int broadcast_reads(const Expr *e, const FlowTir *r, int *ok)
     return 0;
 }
 
-/* The permutation a map is, perm[q] = the input at output q; -1 otherwise. */
-static int perm_of(const Expr *map, int *perm)
+/* Whether each output of map is a parameter, no two the same (a map that
+ * moves dimensions and may drop some): perm[q] is output q's parameter. */
+static int picks_of(const Expr *map, int *perm)
 {
-    if (map->u.map.nout != map->u.map.nparams)
-        return -1;
     for (int q = 0; q < map->u.map.nout; q++) {
         const Expr *o = map->u.map.out[q];
         perm[q] = -1;
@@ -208,6 +207,12 @@ static int perm_of(const Expr *map, int *perm)
             return -1;
     }
     return 0;
+}
+
+/* The permutation a map is, perm[q] = the input at output q; -1 otherwise. */
+static int perm_of(const Expr *map, int *perm)
+{
+    return map->u.map.nout == map->u.map.nparams ? picks_of(map, perm) : -1;
 }
 
 /* An integer written in an attribute, -1 as well as 1. */
@@ -415,20 +420,8 @@ static Expr *keep_unit_axes(Sweep *S, const Expr *call, const Expr *omap, const 
     int r = in->ndim, R = omap->u.map.nparams, perm[16], sigma[16], pos[16], unit[16] = { 0 };
     int rp = imap ? imap->u.map.nout : r;   /* x''s rank */
     int Rp = omap->u.map.nout;              /* the rewritten result's rank: omap may drop dimensions of extent 1 */
-    if (r > 16 || R > 16 || Rp > R || (imap && (imap->u.map.nparams != r || rp > r)))
+    if (r > 16 || R > 16 || Rp > R || (imap && (imap->u.map.nparams != r || rp > r)) || picks_of(omap, perm))
         return NULL;
-    for (int q = 0; q < Rp; q++) {
-        const Expr *o = omap->u.map.out[q];
-        perm[q] = -1;
-        for (int p = 0; o->kind == E_VAR && p < R; p++)
-            if (omap->u.map.params[p] == o->u.var)
-                perm[q] = p;
-        for (int k = 0; k < q && perm[q] >= 0; k++)
-            if (perm[k] == perm[q])
-                perm[q] = -1;
-        if (perm[q] < 0)
-            return NULL;
-    }
     for (int d = 0; d < r; d++)
         pos[d] = imap ? -1 : d;
     for (int j = 0; j < rp; j++) {
