@@ -14,13 +14,14 @@ RE2C    ?= re2c
 PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 BISON   ?= bison
 PREFIX  ?= /usr/local
+LIBS     = -lm -pthread
 
 SRC = grammar/lexer.c grammar/parser.c grammar/syntax.c grammar/lower.c \
       ir/arena.c ir/diag.c ir/ir.c ir/elem.c ir/clone.c ir/indexmap.c ir/verify.c ir/vdevice.c ir/access.c \
       ir/ops/registry.c ir/ops/attrs.c ir/ops/layout.c ir/ops/build.c ir/ops/elementwise.c ir/ops/reduce.c \
       ir/ops/manipulate.c ir/ops/index.c ir/ops/linalg.c ir/ops/nn/conv.c ir/ops/nn/pool.c ir/ops/nn/norm.c \
       ir/ops/creation.c ir/ops/image.c \
-      interp/tensor.c interp/npz.c interp/tir.c interp/relax.c interp/memo.c \
+      interp/tensor.c interp/npz.c interp/tir.c interp/par.c interp/relax.c interp/memo.c \
       printer/print.c printer/dot.c passes/pass.c passes/graph.c passes/flowtir.c passes/flow.c passes/plan.c passes/plan_solve.c passes/convert.c passes/fold.c passes/hoist.c passes/legalize.c passes/test_perturb.c passes/annotate_scope.c passes/realize_vdevice.c passes/fold_scope.c passes/physical.c passes/flatten.c passes/transform_layout.c passes/block_layout.c passes/weight_layout.c cli/lopt.c
 SRC += passes/diff.c cli/expect.c
 LIBSRC = $(filter-out cli/lopt.c,$(SRC))
@@ -40,7 +41,7 @@ COVFLAGS = -O0 -g --coverage
 all: lopt
 
 lopt: $(OBJ_PLAIN)
-	$(CC) $(CFLAGS) -o $@ $(OBJ_PLAIN) -lm
+	$(CC) $(CFLAGS) -o $@ $(OBJ_PLAIN) $(LIBS)
 
 build/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -74,16 +75,16 @@ grammar/parser.c grammar/parser.h: grammar/parser.y
 
 # The test build: warnings are errors, AddressSanitizer and UBSan on.
 build/lopt-check: $(OBJ_CHECK)
-	$(CC) $(SANFLAGS) -o $@ $(OBJ_CHECK) -lm
+	$(CC) $(SANFLAGS) -o $@ $(OBJ_CHECK) $(LIBS)
 
 build/unit: build/check/testsuite/unit/unit.o $(LIBOBJ_CHECK)
-	$(CC) $(SANFLAGS) -o $@ $^ -lm
+	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
 build/unit-indexmap: build/check/testsuite/unit/maps.o $(LIBOBJ_CHECK)
-	$(CC) $(SANFLAGS) -o $@ $^ -lm
+	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
 build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/plan_solve.o
-	$(CC) $(SANFLAGS) -o $@ $^ -lm
+	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
 check: build/lopt-check build/unit build/unit-indexmap build/unit-plan
 	./build/unit
@@ -116,13 +117,13 @@ check-slow: build/lopt-check build/unit-plan
 # Coverage: an instrumented build runs the same tests, lcov sums the lines.
 COVDIRS = grammar ir interp printer passes cli
 build/cov/lopt: $(OBJ_COV)
-	$(CC) $(COVFLAGS) -o $@ $(OBJ_COV) -lm
+	$(CC) $(COVFLAGS) -o $@ $(OBJ_COV) $(LIBS)
 
 build/cov/unit: build/cov/testsuite/unit/unit.o $(LIBOBJ_COV)
-	$(CC) $(COVFLAGS) -o $@ $^ -lm
+	$(CC) $(COVFLAGS) -o $@ $^ $(LIBS)
 
 build/cov/unit-indexmap: build/cov/testsuite/unit/maps.o $(LIBOBJ_COV)
-	$(CC) $(COVFLAGS) -o $@ $^ -lm
+	$(CC) $(COVFLAGS) -o $@ $^ $(LIBS)
 
 coverage: build/cov/lopt build/cov/unit build/cov/unit-indexmap
 	find build/cov -name '*.gcda' -delete
@@ -139,7 +140,7 @@ FUZZ_SECONDS ?= 60
 fuzz: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_parse.c
 	@mkdir -p build/fuzz-corpus
 	clang $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -o build/fuzz_parse \
-	  testsuite/fuzz/fuzz_parse.c $(LIBSRC) -lm
+	  testsuite/fuzz/fuzz_parse.c $(LIBSRC) $(LIBS)
 	cp testsuite/roundtrip/*.tir testsuite/roundtrip/tvm/*.tir testsuite/spellings/*.tir \
 	  testsuite/fuzz/tvm/*.tir examples/*.tir build/fuzz-corpus/ 2>/dev/null || true
 	cat testsuite/fuzz/tir.dict testsuite/fuzz/tvm/tvm.dict > build/fuzz.dict
@@ -158,7 +159,7 @@ fuzz-models: build/lopt-check lopt
 fuzz-map: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_map.c testsuite/unit/maps.c
 	@mkdir -p build/fuzz-map-corpus
 	clang $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -o build/fuzz_map \
-	  testsuite/fuzz/fuzz_map.c $(LIBSRC) -lm
+	  testsuite/fuzz/fuzz_map.c $(LIBSRC) $(LIBS)
 	for f in testsuite/maps/*.tir; do sed -n "s/^# lopt: --map '\([^']*\)'.*/\1/p" $$f > build/fuzz-map-corpus/$$(basename $$f .tir); done
 	./build/fuzz_map -max_total_time=$(FUZZ_SECONDS) -max_len=512 build/fuzz-map-corpus
 
