@@ -1,7 +1,8 @@
 # lopt: one Makefile, no configure step.
 #   make            build ./lopt
 #   make check      build with -Werror and sanitizers, run the tests (a few minutes)
-#   make check-slow the slow cases make check leaves out (testsuite/slow.list)
+#   make check-slow the slow cases make check leaves out (testsuite/slow.list),
+#                   and the execution tests under ThreadSanitizer (check-threads)
 #   make check-flatten  every PrimFunc of testsuite/ and examples/ through flatten
 #   make check-transform-layout  every buffer parameter of the suite through transform-layout
 #   make coverage   line coverage of grammar/ ir/ printer/ passes/ cli/ with lcov
@@ -110,9 +111,19 @@ check-flatten: lopt
 check-transform-layout: lopt
 	$(PYTHON) testsuite/transform_layout_all.py $(CURDIR)/lopt
 
-check-slow: build/lopt-check build/unit-plan
+check-slow: build/lopt-check build/unit-plan check-threads
 	./build/unit-plan 10000 2
 	SLOW=only LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
+
+# ThreadSanitizer cannot join AddressSanitizer in one build: a build of its
+# own runs the execution tests with two threads (-j 2 is their default on a
+# two-core machine; the parallel tests give it themselves). A race report
+# changes a test's standard error, so it fails.
+build/lopt-tsan: $(SRC) $(HDR)
+	$(CC) $(WARN) -Werror -O1 -g -fsanitize=thread -o $@ $(SRC) $(LIBS)
+
+check-threads: build/lopt-tsan
+	LOPT=$(CURDIR)/build/lopt-tsan sh testsuite/run.sh exec/
 
 # Coverage: an instrumented build runs the same tests, lcov sums the lines.
 COVDIRS = grammar ir interp printer passes cli
@@ -176,4 +187,4 @@ install: lopt
 clean:
 	rm -rf lopt build
 
-.PHONY: all check check-flatten check-transform-layout check-slow coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
+.PHONY: all check check-flatten check-transform-layout check-slow check-threads coverage fuzz fuzz-map fuzz-models fuzz-ops install clean

@@ -461,7 +461,8 @@ typedef struct Chunk {
     Frame fr;
     int64_t from, to, steps;
     InterpError err;
-    int failed;
+    int failed;            /* written by the chunk's thread */
+    int started;           /* written by the calling thread */
 } Chunk;
 
 static void *run_chunk(void *p)
@@ -533,16 +534,13 @@ static void s_for_par(const SNode *s, Frame *fr)
     /* the calling thread runs chunk 0; a thread that cannot start leaves
      * its chunk to the calling thread too */
     for (int i = 1; i < t; i++)
-        if (pthread_create(&th[i], NULL, run_chunk, &k[i]))
-            k[i].failed = -1;
+        k[i].started = pthread_create(&th[i], NULL, run_chunk, &k[i]) == 0;
     run_chunk(&k[0]);
     for (int i = 1; i < t; i++) {
-        if (k[i].failed == -1) {
-            k[i].failed = 0;
-            run_chunk(&k[i]);
-        } else {
+        if (k[i].started)
             pthread_join(th[i], NULL);
-        }
+        else
+            run_chunk(&k[i]);
     }
     int bad = -1;
     for (int i = 0; i < t; i++) {
