@@ -1,7 +1,8 @@
 # lopt: one Makefile, no configure step.
 #   make            build ./lopt
 #   make check      build with -Werror and sanitizers, run the tests (a few minutes)
-#   make check-slow the slow cases make check leaves out (testsuite/slow.list)
+#   make check-slow the slow cases make check leaves out (testsuite/slow.list),
+#                   and the execution tests under ThreadSanitizer (check-threads)
 #   make check-flatten  every PrimFunc of testsuite/ and examples/ through flatten
 #   make check-transform-layout  every buffer parameter of the suite through transform-layout
 #   make coverage   line coverage of grammar/ ir/ printer/ passes/ cli/ with lcov
@@ -14,13 +15,14 @@ RE2C    ?= re2c
 PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 BISON   ?= bison
 PREFIX  ?= /usr/local
+LIBS     = -lm -pthread
 
 SRC = grammar/lexer.c grammar/parser.c grammar/syntax.c grammar/lower.c \
       ir/arena.c ir/diag.c ir/ir.c ir/elem.c ir/clone.c ir/indexmap.c ir/verify.c ir/vdevice.c ir/access.c \
       ir/ops/registry.c ir/ops/attrs.c ir/ops/layout.c ir/ops/build.c ir/ops/elementwise.c ir/ops/reduce.c \
       ir/ops/manipulate.c ir/ops/index.c ir/ops/linalg.c ir/ops/nn/conv.c ir/ops/nn/pool.c ir/ops/nn/norm.c \
       ir/ops/creation.c ir/ops/image.c \
-      interp/tensor.c interp/npz.c interp/tir.c interp/relax.c interp/memo.c \
+      interp/tensor.c interp/npz.c interp/tir.c interp/par.c interp/relax.c interp/memo.c \
       printer/print.c printer/dot.c passes/pass.c passes/graph.c passes/flowtir.c passes/flow.c passes/plan.c passes/plan_solve.c passes/convert.c passes/fold.c passes/hoist.c passes/legalize.c passes/test_perturb.c passes/annotate_scope.c passes/realize_vdevice.c passes/fold_scope.c passes/physical.c passes/flatten.c passes/transform_layout.c passes/block_layout.c passes/weight_layout.c cli/lopt.c
 SRC += passes/diff.c cli/expect.c
 LIBSRC = $(filter-out cli/lopt.c,$(SRC))
@@ -40,7 +42,7 @@ COVFLAGS = -O0 -g --coverage
 all: lopt
 
 lopt: $(OBJ_PLAIN)
-	$(CC) $(CFLAGS) -o $@ $(OBJ_PLAIN) -lm
+	$(CC) $(CFLAGS) -o $@ $(OBJ_PLAIN) $(LIBS)
 
 build/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -74,16 +76,16 @@ grammar/parser.c grammar/parser.h: grammar/parser.y
 
 # The test build: warnings are errors, AddressSanitizer and UBSan on.
 build/lopt-check: $(OBJ_CHECK)
-	$(CC) $(SANFLAGS) -o $@ $(OBJ_CHECK) -lm
+	$(CC) $(SANFLAGS) -o $@ $(OBJ_CHECK) $(LIBS)
 
 build/unit: build/check/testsuite/unit/unit.o $(LIBOBJ_CHECK)
-	$(CC) $(SANFLAGS) -o $@ $^ -lm
+	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
 build/unit-indexmap: build/check/testsuite/unit/maps.o $(LIBOBJ_CHECK)
-	$(CC) $(SANFLAGS) -o $@ $^ -lm
+	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
 build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/plan_solve.o
-	$(CC) $(SANFLAGS) -o $@ $^ -lm
+	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
 check: build/lopt-check build/unit build/unit-indexmap build/unit-plan
 	./build/unit
@@ -109,20 +111,30 @@ check-flatten: lopt
 check-transform-layout: lopt
 	$(PYTHON) testsuite/transform_layout_all.py $(CURDIR)/lopt
 
-check-slow: build/lopt-check build/unit-plan
+check-slow: build/lopt-check build/unit-plan check-threads
 	./build/unit-plan 10000 2
 	SLOW=only LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
+
+# ThreadSanitizer cannot join AddressSanitizer in one build: a build of its
+# own runs the execution tests with two threads (-j 2 is their default on a
+# two-core machine; the parallel tests give it themselves). A race report
+# changes a test's standard error, so it fails.
+build/lopt-tsan: $(SRC) $(HDR)
+	$(CC) $(WARN) -Werror -O1 -g -fsanitize=thread -o $@ $(SRC) $(LIBS)
+
+check-threads: build/lopt-tsan
+	LOPT=$(CURDIR)/build/lopt-tsan sh testsuite/run.sh exec/
 
 # Coverage: an instrumented build runs the same tests, lcov sums the lines.
 COVDIRS = grammar ir interp printer passes cli
 build/cov/lopt: $(OBJ_COV)
-	$(CC) $(COVFLAGS) -o $@ $(OBJ_COV) -lm
+	$(CC) $(COVFLAGS) -o $@ $(OBJ_COV) $(LIBS)
 
 build/cov/unit: build/cov/testsuite/unit/unit.o $(LIBOBJ_COV)
-	$(CC) $(COVFLAGS) -o $@ $^ -lm
+	$(CC) $(COVFLAGS) -o $@ $^ $(LIBS)
 
 build/cov/unit-indexmap: build/cov/testsuite/unit/maps.o $(LIBOBJ_COV)
-	$(CC) $(COVFLAGS) -o $@ $^ -lm
+	$(CC) $(COVFLAGS) -o $@ $^ $(LIBS)
 
 coverage: build/cov/lopt build/cov/unit build/cov/unit-indexmap
 	find build/cov -name '*.gcda' -delete
@@ -139,7 +151,7 @@ FUZZ_SECONDS ?= 60
 fuzz: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_parse.c
 	@mkdir -p build/fuzz-corpus
 	clang $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -o build/fuzz_parse \
-	  testsuite/fuzz/fuzz_parse.c $(LIBSRC) -lm
+	  testsuite/fuzz/fuzz_parse.c $(LIBSRC) $(LIBS)
 	cp testsuite/roundtrip/*.tir testsuite/roundtrip/tvm/*.tir testsuite/spellings/*.tir \
 	  testsuite/fuzz/tvm/*.tir examples/*.tir build/fuzz-corpus/ 2>/dev/null || true
 	cat testsuite/fuzz/tir.dict testsuite/fuzz/tvm/tvm.dict > build/fuzz.dict
@@ -158,7 +170,7 @@ fuzz-models: build/lopt-check lopt
 fuzz-map: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_map.c testsuite/unit/maps.c
 	@mkdir -p build/fuzz-map-corpus
 	clang $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -o build/fuzz_map \
-	  testsuite/fuzz/fuzz_map.c $(LIBSRC) -lm
+	  testsuite/fuzz/fuzz_map.c $(LIBSRC) $(LIBS)
 	for f in testsuite/maps/*.tir; do sed -n "s/^# lopt: --map '\([^']*\)'.*/\1/p" $$f > build/fuzz-map-corpus/$$(basename $$f .tir); done
 	./build/fuzz_map -max_total_time=$(FUZZ_SECONDS) -max_len=512 build/fuzz-map-corpus
 
@@ -175,4 +187,4 @@ install: lopt
 clean:
 	rm -rf lopt build
 
-.PHONY: all check check-flatten check-transform-layout check-slow coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
+.PHONY: all check check-flatten check-transform-layout check-slow check-threads coverage fuzz fuzz-map fuzz-models fuzz-ops install clean

@@ -53,8 +53,9 @@ typedef struct Options {
     int no_exec_cache;        /* --no-exec-cache: every run of main executes every call */
     int64_t ulp;
     uint64_t seed;
-    int seed_given, steps_given;
+    int seed_given, steps_given, jobs_given;
     int64_t max_steps;        /* --max-steps: loop iterations per run of main */
+    int jobs;                 /* -j: threads for loops proven parallel (0: the machine's cores) */
     const char *output_dir;
     const char *constants;    /* --constants=PATH: TVM's metadata constants */
     const char **inputs;      /* --input name=file.npy */
@@ -118,6 +119,9 @@ static void help(FILE *out)
           "  --output-dir DIR    with --run, also write each output as DIR/NAME.npy\n"
           "  --max-steps N       with --run or --verify-exec: stop a run of main with an\n"
           "                      error after N loop iterations (default 1000000000)\n"
+          "  -j N, --jobs=N      with --run or --verify-exec: run the iterations of loops\n"
+          "                      proven independent on N threads (default: the machine's\n"
+          "                      cores); the outputs are those of running them in order\n"
           "  --verify-exec[=ulp:N]  run main on seeded inputs before the pipeline and after\n"
           "                      every pass; stop at the first pass that changes an output\n"
           "                      (bit-exact, or within N units in the last place)\n"
@@ -184,6 +188,13 @@ static int map_option(const char *a, const char *name, const char **val, int arg
     return 1;
 }
 
+/* -j's default: the cores this process may run on. */
+static int default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
 /* The name of a pass in set that the pipeline does not run, or NULL. */
 static const char *not_run(unsigned set, const Options *o)
 {
@@ -200,7 +211,7 @@ static const char *not_run(unsigned set, const Options *o)
  * (--help, --version), or EXIT_USAGE once usage() has recorded why. */
 static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
 {
-    const char *seed = NULL, *input = NULL, *steps = NULL, *list = NULL;
+    const char *seed = NULL, *input = NULL, *steps = NULL, *list = NULL, *jobs = NULL;
     const char *a = argv[*i];
     if (o->usage_error[0] && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "--version") == 0))
         return EXIT_USAGE;   /* the error comes first, as it did when it ended the reading */
@@ -224,6 +235,14 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
             return usage(o, "%s", "--pass needs a pipeline, as in --pass=verify,print");
         if (add_pipeline(o, argv[*i]))
             return EXIT_USAGE;
+    } else if (a[0] == '-' && a[1] == 'j' && a[2] >= '0' && a[2] <= '9') {
+        /* -j4, as make spells it */
+        char *end;
+        long v = strtol(a + 2, &end, 10);
+        if (*end || v < 1 || v > 1024)
+            return usage(o, "-j takes a number of threads from 1 to 1024; not '%s'", a + 2);
+        o->jobs = (int)v;
+        o->jobs_given = 1;
     } else if (strcmp(a, "--inverse") == 0) {
         o->inverse = 1;
     } else if (map_option(a, "--map", &o->map, argc, argv, i) ||
@@ -255,7 +274,8 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
     } else if (map_option(a, "--seed", &seed, argc, argv, i) ||
                map_option(a, "--output-dir", &o->output_dir, argc, argv, i) ||
                map_option(a, "--input", &input, argc, argv, i) ||
-               map_option(a, "--max-steps", &steps, argc, argv, i)) {
+               map_option(a, "--max-steps", &steps, argc, argv, i) ||
+               map_option(a, "--jobs", &jobs, argc, argv, i) || map_option(a, "-j", &jobs, argc, argv, i)) {
         if (*i == argc)
             return usage(o, "%s needs a value", a);
         if (seed) {
@@ -275,6 +295,15 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
                 return usage(o, "--max-steps takes a positive integer; not '%s'", steps);
             o->max_steps = v;
             o->steps_given = 1;
+        }
+        if (jobs) {
+            char *end;
+            errno = 0;
+            long v = strtol(jobs, &end, 10);
+            if (errno || end == jobs || *end || v < 1 || v > 1024)
+                return usage(o, "-j takes a number of threads from 1 to 1024; not '%s'", jobs);
+            o->jobs = (int)v;
+            o->jobs_given = 1;
         }
         if (input) {
             if (!strchr(input, '=') || input[0] == '=')
@@ -337,6 +366,7 @@ static int parse_args(int argc, char **argv, Options *o)
     int files = 0;
     o->seed = 1;
     o->max_steps = INTERP_DEFAULT_MAX_STEPS;
+    o->jobs = default_jobs();
     o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
     o->shapes = calloc((size_t)argc + 1, sizeof *o->shapes);
     if (!o->inputs || !o->shapes)
@@ -379,8 +409,8 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage(o, "%s", "--no-exec-cache goes with --verify-exec");
     if (o->run && o->emit_given)
         return usage(o, "%s", "--run prints outputs, not the module: --emit cannot be combined with it");
-    if (!o->run && !o->verify_exec && (o->seed_given || o->ninputs || o->nshapes || o->steps_given))
-        return usage(o, "%s", "--seed, --input, --shape NAME=... and --max-steps go with --run or --verify-exec");
+    if (!o->run && !o->verify_exec && (o->seed_given || o->ninputs || o->nshapes || o->steps_given || o->jobs_given))
+        return usage(o, "%s", "--seed, --input, --shape NAME=..., --max-steps and -j go with --run or --verify-exec");
     if (o->run && o->output)
         return usage(o, "%s", "--run prints outputs, not the module: -o cannot be combined with it");
     if (!o->input)
@@ -474,6 +504,7 @@ typedef struct Exec {
     int outputs;          /* tensors compared after each */
     int inexact;          /* some matched within the ulp tolerance only */
     Memo *memo;           /* --verify-exec: calls of earlier runs, replayed (interp/memo.h) */
+    int64_t par_loops;    /* loops the runs split over threads (-j) */
 } Exec;
 
 static Func *find_main(Module *m)
@@ -713,9 +744,11 @@ static int run_main(Exec *x, Module *m, Value **out)
         return -1;
     Interp *in = interp_new(m);
     interp_set_max_steps(in, x->o->max_steps);
+    interp_set_threads(in, x->o->jobs);
     interp_set_memo(in, x->memo);
     InterpError err = { { 0, 0 }, "" };
     int r = interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
+    x->par_loops += interp_par_loops(in);
     interp_free(in);
     if (r) {
         if (err.loc.line)
@@ -911,6 +944,7 @@ typedef struct Timing {
     double start, read, output;
     double *steps;        /* per pipeline step */
     int64_t replayed, executed;   /* --verify-exec's PrimFunc calls */
+    int64_t par_loops;    /* loops run on threads (-j) */
 } Timing;
 
 /* The stream modules and outputs go to: standard output, or -o's file opened at first use. */
@@ -1000,7 +1034,7 @@ static int process(Options *o, Source *src, Timing *tm, FILE **out)
     constants_close(&k);
     int status = !m || ir_verify_input(m, src, o->strict) ? EXIT_INPUT : 0;
     tm->read += seconds() - t;
-    Exec x = { o, src, NULL, 0, NULL, 0, 0, 0, NULL };
+    Exec x = { o, src, NULL, 0, NULL, 0, 0, 0, NULL, 0 };
     if (!status)
         status = run_pipeline(o, src, m, &x, tm);
     exec_cache_done(&x, tm);
@@ -1008,6 +1042,7 @@ static int process(Options *o, Source *src, Timing *tm, FILE **out)
     if (!status)
         status = emit(o, &x, m, out);
     tm->output += seconds() - t;
+    tm->par_loops += x.par_loops;
     for (int i = 0; i < x.ninputs; i++)
         value_free(x.inputs[i]);
     free(x.inputs);
@@ -1115,11 +1150,13 @@ static void time_report(const Options *o, const Timing *tm)
     if (o->verify_exec && !o->no_exec_cache)
         fprintf(stderr, "lopt: time-passes: --verify-exec replayed %lld PrimFunc calls from its cache and "
                 "executed %lld\n", (long long)tm->replayed, (long long)tm->executed);
+    if ((o->run || o->verify_exec) && o->jobs_given)
+        fprintf(stderr, "lopt: time-passes: -j %d: loops run on threads: %lld\n", o->jobs, (long long)tm->par_loops);
 }
 
 static int run(Options *o)
 {
-    Timing tm = { seconds(), 0, 0, calloc((size_t)o->pipeline.n + 1, sizeof(double)), 0, 0 };
+    Timing tm = { seconds(), 0, 0, calloc((size_t)o->pipeline.n + 1, sizeof(double)), 0, 0, 0 };
     if (!tm.steps)
         abort();
     int stdin_input = strcmp(o->input, "-") == 0;

@@ -48,6 +48,12 @@ void interp_free(Interp *in);
 enum { INTERP_MAX_RELAX_DEPTH = 100 };
 #define INTERP_DEFAULT_MAX_STEPS ((int64_t)1000000000)
 void interp_set_max_steps(Interp *in, int64_t max_steps);
+/* Loops whose iterations are proven independent (interp/par.h) run on up to
+ * this many threads, with the results of running them in order; 1 (the
+ * default) runs everything on the calling thread. */
+void interp_set_threads(Interp *in, int threads);
+/* How many runs of loops the interpreter split over threads. */
+int64_t interp_par_loops(const Interp *in);
 
 /* Runs of PrimFuncs replay what the cache (interp/memo.h) knows and record
  * what it does not; the cache outlives the interpreter (NULL: none). */

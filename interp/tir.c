@@ -6,6 +6,7 @@
  * leaves through longjmp with a message naming the buffer, the indices and
  * the line. */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "../printer/print.h"
 #include "interp.h"
 #include "memo.h"
+#include "par.h"
 
 typedef struct Frame {
     int64_t *iv;
@@ -25,6 +27,10 @@ typedef struct Frame {
     int64_t *steps;
     int64_t max_steps;
     const char *fname;
+    int threads;           /* -j: loops proven parallel may use this many */
+    int in_par;            /* running inside a loop split over threads */
+    int niv, nfv, nbuf;    /* the sizes of iv, fv and buf */
+    int64_t *par_loops;    /* counts the loops run on threads */
 } Frame;
 
 typedef struct Node Node;
@@ -86,6 +92,7 @@ struct SNode {
     const Node *eoff;      /* and its elem_offset */
     int *rslot;            /* a block's reduction iterators (nidx of them) */
     const Var *var;        /* a loop's variable, for messages */
+    int64_t body_steps;    /* a parallel loop: the steps one run of its body makes, at most */
 };
 
 typedef struct Slot {
@@ -117,6 +124,8 @@ typedef struct Compiled {
     /* facts a T.if_then_else condition gives its then-branch: lo <= sum <= hi */
     struct Fact { Aff a; int64_t lo, hi; } facts[16];
     int nfacts;
+    SNode **par;           /* loops par_loop_ok accepts: plain loops again when the function has views */
+    int npar;
 } Compiled;
 
 /* ---- runtime errors ---- */
@@ -441,6 +450,112 @@ static void s_for(const SNode *s, Frame *fr)
         fr->iv[s->slot] = v;
         body->run(body, fr);
     }
+}
+
+/* Loops that run on threads: at least this many steps of work each, so
+ * that starting the threads costs little beside it. */
+enum { PAR_MIN_STEPS = 1 << 16, PAR_MAX_THREADS = 64 };
+
+typedef struct Chunk {
+    const SNode *s;
+    Frame fr;
+    int64_t from, to, steps;
+    InterpError err;
+    int failed;            /* written by the chunk's thread */
+    int started;           /* written by the calling thread */
+} Chunk;
+
+static void *run_chunk(void *p)
+{
+    Chunk *k = p;
+    Frame *fr = &k->fr;
+    if (setjmp(fr->jb) != 0) {
+        k->failed = 1;
+        return NULL;
+    }
+    for (int64_t v = k->from; v < k->to; v++) {
+        k->steps++;
+        fr->iv[k->s->slot] = v;
+        k->s->body->run(k->s->body, fr);
+    }
+    return NULL;
+}
+
+/* No two buffers of the run share storage (a call may pass one tensor as
+ * two arguments): the disjointness par_loop_ok proves is per buffer. */
+static int distinct_storage(const Frame *fr)
+{
+    for (int i = 0; i < fr->nbuf; i++)
+        for (int j = i + 1; fr->buf[i] && j < fr->nbuf; j++)
+            if (fr->buf[j] && fr->buf[i]->data == fr->buf[j]->data)
+                return 0;
+    return 1;
+}
+
+/* A loop whose iterations par_loop_ok proves independent, split into one
+ * contiguous chunk per thread. It runs in order when threads would not pay
+ * or when its steps could reach --max-steps (the error must name the
+ * iteration the ordered run stops at). A failing chunk's error is the one
+ * the ordered run meets first when every chunk before it succeeded, so the
+ * lowest failing chunk's error is reported. */
+static void s_for_par(const SNode *s, Frame *fr)
+{
+    int64_t lo = I(s->lo), n = I(s->ext), work;
+    if (fr->in_par || fr->threads < 2 || n < 2 || __builtin_add_overflow(s->body_steps, 1, &work) ||
+        __builtin_mul_overflow(work, n, &work) || work < PAR_MIN_STEPS || lo > INT64_MAX - n ||
+        work > fr->max_steps - *fr->steps || !distinct_storage(fr)) {
+        s_for(s, fr);
+        return;
+    }
+    int t = fr->threads < PAR_MAX_THREADS ? fr->threads : PAR_MAX_THREADS;
+    ++*fr->par_loops;
+    if (t > n)
+        t = (int)n;
+    Chunk *k = calloc((size_t)t, sizeof *k);
+    pthread_t *th = calloc((size_t)t, sizeof *th);
+    if (!k || !th)
+        abort();
+    for (int i = 0; i < t; i++) {
+        k[i].s = s;
+        k[i].from = lo + n / t * i + (i < n % t ? i : n % t);
+        k[i].to = k[i].from + n / t + (i < n % t);
+        k[i].fr = *fr;
+        k[i].fr.iv = malloc(((size_t)fr->niv + 1) * sizeof *fr->iv);
+        k[i].fr.fv = malloc(((size_t)fr->nfv + 1) * sizeof *fr->fv);
+        if (!k[i].fr.iv || !k[i].fr.fv)
+            abort();
+        memcpy(k[i].fr.iv, fr->iv, (size_t)fr->niv * sizeof *fr->iv);
+        memcpy(k[i].fr.fv, fr->fv, (size_t)fr->nfv * sizeof *fr->fv);
+        k[i].fr.err = &k[i].err;
+        k[i].fr.steps = &k[i].steps;
+        k[i].fr.max_steps = INT64_MAX;
+        k[i].fr.in_par = 1;
+    }
+    /* the calling thread runs chunk 0; a thread that cannot start leaves
+     * its chunk to the calling thread too */
+    for (int i = 1; i < t; i++)
+        k[i].started = pthread_create(&th[i], NULL, run_chunk, &k[i]) == 0;
+    run_chunk(&k[0]);
+    for (int i = 1; i < t; i++) {
+        if (k[i].started)
+            pthread_join(th[i], NULL);
+        else
+            run_chunk(&k[i]);
+    }
+    int bad = -1;
+    for (int i = 0; i < t; i++) {
+        *fr->steps += k[i].steps;
+        if (bad < 0 && k[i].failed)
+            bad = i;
+        free(k[i].fr.iv);
+        free(k[i].fr.fv);
+    }
+    if (bad >= 0)
+        *fr->err = k[bad].err;
+    free(k);
+    free(th);
+    if (bad >= 0)
+        longjmp(fr->jb, 1);
 }
 
 /* A block whose iterators are all aliases and that has no predicate; the
@@ -1469,6 +1584,14 @@ static const SNode *stmt(Compiled *c, const Stmt *st)
         }
         if (!(s->body = stmt(c, st->u.loop.body)))
             return NULL;
+        if (par_loop_ok(st, &s->body_steps)) {
+            SNode **g = arena_array(&c->arena, (size_t)c->npar + 1, sizeof *g);
+            if (c->npar)
+                memcpy(g, c->par, (size_t)c->npar * sizeof *g);
+            g[c->npar++] = s;
+            c->par = g;
+            s->run = s_for_par;
+        }
         return s;
     case S_BLOCK:
         return block(c, st);
@@ -1592,6 +1715,10 @@ static Compiled *compile(Func *f, InterpError *err)
         free(c);
         return NULL;
     }
+    /* a view shares a buffer's storage under another name, which
+     * par_loop_ok's per-buffer proof does not see */
+    for (int i = 0; c->nviews && i < c->npar; i++)
+        c->par[i]->run = s_for;
     return c;
 }
 
@@ -1619,6 +1746,8 @@ struct Interp {
     OpTable legal;         /* the calls they serve */
     int64_t steps, max_steps;
     Memo *memo;            /* --verify-exec's call cache, or NULL */
+    int threads;           /* -j */
+    int64_t par_loops;     /* runs of loops split over threads */
 };
 
 Func *interp_legalized(Interp *in, const Expr *call, const TensorType *args, int nargs, OpError *err)
@@ -1661,6 +1790,16 @@ Interp *interp_new(Module *m)
 void interp_set_max_steps(Interp *in, int64_t max_steps)
 {
     in->max_steps = max_steps;
+}
+
+void interp_set_threads(Interp *in, int threads)
+{
+    in->threads = threads;
+}
+
+int64_t interp_par_loops(const Interp *in)
+{
+    return in->par_loops;
 }
 
 int64_t interp_steps(const Interp *in)
@@ -1843,6 +1982,11 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
     fr->steps = &in->steps;
     fr->max_steps = in->max_steps;
     fr->fname = f->name->str;
+    fr->threads = in->threads;
+    fr->par_loops = &in->par_loops;
+    fr->niv = c->niv;
+    fr->nfv = c->nfv;
+    fr->nbuf = c->nbuf;
     if (!fr->iv || !fr->fv || !fr->buf)
         abort();
     for (int i = 0; i < c->niv; i++)
