@@ -3,13 +3,19 @@
 /* The lexer (re2c): Python-style tokens with INDENT/DEDENT computed from
  * leading spaces outside brackets, every token carrying its line:column.
  * Errors are reported here and handed to the parser as YYerror. */
+#define _DEFAULT_SOURCE   /* madvise */
 #include "lexer.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "../ir/elem.h"
+#include "../ir/ops.h"
 #include "parser.h"
 
 void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
@@ -24,6 +30,8 @@ void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
     lx->line = 1;
     lx->nindents = 1;
     lx->at_bol = 1;
+    lx->const_name = intern_cstr(names, "R.const");
+    lx->kept = lx->cur;
 }
 
 static Loc here(Lexer *lx, const unsigned char *p)
@@ -214,12 +222,350 @@ static int scan_float(Lexer *lx, YYSTYPE *val)
     return FLOAT;
 }
 
+/* ---- the list of numbers of R.const([...], "dtype") ----
+ *
+ * A constant of a model may hold millions of numbers. Read as tokens, each
+ * would cost a syntax node and a parser step; instead, when '[' opens the
+ * first argument of R.const, the lexer reads the whole list itself, straight
+ * into storage of the constant's dtype (which follows the list, so a first
+ * pass finds the list's end), as one CONST_DATA token. It takes only what it
+ * reads exactly as the tokens would be read and lowered: plain numbers (an
+ * optional '-' before them), True and False, "nan", "inf" and "-inf", in a
+ * rectangular list. Anything else (a ragged list, a number out of range, an
+ * expression, a comment) leaves the list to the ordinary tokens, which give
+ * the error or the value. */
+
+/* Past the pages of a mapped source the lexer has read, in steps of 256 kB
+ * (now: at once):
+ * they read back from the file if a diagnostic needs them again, so a large
+ * constant costs its typed bytes rather than its text too. */
+static void give_back(Lexer *lx, const unsigned char *p, int now)
+{
+    if (!lx->src->mapped || p - lx->kept < (now ? 1 : 1 << 18))
+        return;
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t from = ((uintptr_t)lx->kept + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    uintptr_t to = (uintptr_t)p & ~((uintptr_t)page - 1);
+    if (page > 0 && to > from)
+        madvise((void *)from, to - from, MADV_DONTNEED);
+    lx->kept = p;
+}
+
+static const unsigned char *skip_blanks(Lexer *lx, const unsigned char *p)
+{
+    for (;;) {
+        if (*p == ' ' || *p == '\t' || *p == '\r') {
+            p++;
+        } else if (*p == '\n') {
+            lx->line++;
+            lx->line_start = ++p;
+        } else {
+            return p;
+        }
+    }
+}
+
+/* The first pass: from just after the opening '[', the end of the list (just
+ * after its ']'), and its number of commas, which bounds its elements. NULL
+ * when it holds a character no number is written with. */
+static const unsigned char *list_end(Lexer *lx, const unsigned char *p, int64_t *commas)
+{
+    int depth = 1;
+    int64_t n = 0;
+    for (;; p++) {
+        switch (*p) {
+        case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+        case ' ': case '.': case '-': case '+': case '"': case '\n': case '\r':
+            break;
+        case ',':
+            n++;
+            if ((n & 0x3fff) == 0)
+                give_back(lx, p, 0);
+            break;
+        case '[':
+            depth++;
+            break;
+        case ']':
+            if (--depth == 0) {
+                *commas = n;
+                return p + 1;
+            }
+            break;
+        default:
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+                return NULL;   /* the NUL at the end of the input too */
+        }
+    }
+}
+
+/* The dtype after the list: `, "float32")`, `, dtype="float32")` (a comma
+ * before the ')' allowed), or `)` alone for float32, R.const's default for a
+ * list. -1 for anything else, left to the parser. */
+static int list_dtype(const unsigned char *p, DType *dt)
+{
+    while (*p == ' ' || *p == '\n' || *p == '\r')
+        p++;
+    *dt = DT_FLOAT32;
+    if (*p == ')')
+        return 0;
+    if (*p++ != ',')
+        return -1;
+    while (*p == ' ' || *p == '\n' || *p == '\r')
+        p++;
+    if (strncmp((const char *)p, "dtype", 5) == 0) {
+        p += 5;
+        while (*p == ' ')
+            p++;
+        if (*p++ != '=')
+            return -1;
+        while (*p == ' ')
+            p++;
+    }
+    unsigned char q = *p++;
+    if (q != '"' && q != '\'')
+        return -1;
+    char name[32];
+    size_t n = 0;
+    while (((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')) && n + 1 < sizeof name)
+        name[n++] = (char)*p++;
+    name[n] = 0;
+    if (*p++ != q || dtype_parse(name, dt) != 0 || *dt == DT_HANDLE || dtype_size(*dt) == 0)
+        return -1;
+    while (*p == ' ' || *p == '\n' || *p == '\r')
+        p++;
+    if (*p == ',') {
+        p++;
+        while (*p == ' ' || *p == '\n' || *p == '\r')
+            p++;
+    }
+    return *p == ')' ? 0 : -1;
+}
+
+static const double powers_of_ten[] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+static int is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* One number as the lexer's rules read it (dec, or flt: digits with a '.'
+ * or an exponent), without its sign. Returns the end, or NULL when it is not
+ * one number or is one the tokens would refuse (too large, too long). A
+ * float is rounded as strtod rounds it: exactly by one operation when its
+ * digits and power of ten are exact doubles (the common case), else by
+ * strtod itself. */
+static const unsigned char *list_number(const unsigned char *p, int *is_float, int64_t *iv, double *fv)
+{
+    const unsigned char *s = p;
+    uint64_t m = 0;
+    int digits = 0, frac = 0, exact = 1, any = 0, dot = 0;
+    for (;; p++) {
+        if (*p == '.' && !dot) {
+            dot = 1;
+            continue;
+        }
+        if (!is_digit(*p))
+            break;
+        any = 1;
+        if (digits < 19) {
+            m = m * 10 + (uint64_t)(*p - '0');
+            digits += m != 0;
+            frac += dot;
+        } else {
+            exact = 0;
+        }
+    }
+    if (!any)
+        return NULL;
+    int64_t e = 0;
+    int exp = 0;
+    if (*p == 'e' || *p == 'E') {
+        const unsigned char *x = p + 1;
+        int neg = *x == '-';
+        if (*x == '-' || *x == '+')
+            x++;
+        if (is_digit(*x)) {
+            exp = 1;
+            for (; is_digit(*x); x++)
+                if (e < 100000)
+                    e = e * 10 + (*x - '0');
+            e = neg ? -e : e;
+            p = x;
+        }
+    }
+    if (!dot && !exp) {
+        /* dec: an integer, refused past int64 as scan_int refuses it */
+        int64_t v = 0;
+        for (const unsigned char *q = s; q < p; q++) {
+            if (v > (INT64_MAX - (*q - '0')) / 10)
+                return NULL;
+            v = v * 10 + (*q - '0');
+        }
+        *is_float = 0;
+        *iv = v;
+        return p;
+    }
+    *is_float = 1;
+    if (exact && m < ((uint64_t)1 << 53) && e - frac >= -22 && e - frac <= 22) {
+        int64_t k = e - frac;
+        *fv = k < 0 ? (double)m / powers_of_ten[-k] : (double)m * powers_of_ten[k];
+        return p;
+    }
+    char buf[128];
+    size_t n = (size_t)(p - s);
+    if (n >= sizeof buf)
+        return NULL;   /* "number literal too long" */
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    errno = 0;
+    *fv = strtod(buf, NULL);
+    if (errno == ERANGE && (*fv > 1 || *fv < -1))
+        return NULL;   /* "number literal out of range" */
+    return p;
+}
+
+/* One element: a number with its sign, True or False, or "nan", "inf" or
+ * "-inf", stored as element i of c the way lower.c stores a literal: a
+ * float rounds to the dtype; an integer must be a value of an integer dtype.
+ * Returns the end, or NULL to leave the list to the tokens. */
+static const unsigned char *list_element(const unsigned char *p, SxConst *c, int64_t i)
+{
+    int is_float = 0;
+    int64_t iv = 0;
+    double fv = 0;
+    if (*p == '"') {
+        const unsigned char *q = p + 1;
+        if (strncmp((const char *)q, "nan\"", 4) == 0)
+            fv = NAN, q += 4;
+        else if (strncmp((const char *)q, "inf\"", 4) == 0)
+            fv = INFINITY, q += 4;
+        else if (strncmp((const char *)q, "-inf\"", 5) == 0)
+            fv = -INFINITY, q += 5;
+        else
+            return NULL;
+        elem_setf(c->dtype, c->data, i, fv);
+        return q;
+    }
+    if ((*p == 'T' && strncmp((const char *)p, "True", 4) == 0) ||
+        (*p == 'F' && strncmp((const char *)p, "False", 5) == 0)) {
+        iv = *p == 'T';
+        p += iv ? 4 : 5;
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || is_digit(*p) || *p == '_')
+            return NULL;
+    } else {
+        int neg = *p == '-';
+        if (!(p = list_number(p + neg, &is_float, &iv, &fv)))
+            return NULL;
+        if (is_float)
+            fv = neg ? -fv : fv;
+        else
+            iv = neg ? -iv : iv;
+    }
+    if (is_float || dtype_is_float(c->dtype)) {
+        elem_setf(c->dtype, c->data, i, is_float ? fv : (double)iv);
+        return p;
+    }
+    if (!elem_int_fits(c->dtype, iv) && c->dtype != DT_BOOL)
+        return NULL;   /* "N is not a value of DTYPE" */
+    elem_seti(c->dtype, c->data, i, iv);
+    return p;
+}
+
+/* The second pass: the elements from just after the opening '[' into c,
+ * at most cap of them, checking the list is rectangular. Returns the end
+ * (just after the closing ']'), or NULL. */
+static const unsigned char *list_fill(Lexer *lx, const unsigned char *p, SxConst *c, int64_t cap)
+{
+    int64_t items[OP_MAX_RANK], n = 0;
+    int depth = 1;
+    c->ndim = -1;
+    items[0] = 0;
+    for (int d = 0; d < OP_MAX_RANK; d++)
+        c->shape[d] = -1;
+    for (;;) {
+        p = skip_blanks(lx, p);
+        if (*p == '[') {
+            if (depth >= OP_MAX_RANK || (c->ndim >= 0 && depth >= c->ndim))
+                return NULL;
+            items[depth - 1]++;
+            items[depth++] = 0;
+            p++;
+            continue;
+        }
+        if (*p != ']') {
+            if ((c->ndim >= 0 && depth != c->ndim) || n >= cap)
+                return NULL;
+            c->ndim = depth;
+            if (!(p = list_element(p, c, n++)))
+                return NULL;
+            if ((n & 0x3fff) == 0)
+                give_back(lx, p, 0);
+            items[depth - 1]++;
+        } else {
+            /* a list closes: not empty, and as long as the others at its depth */
+            int64_t k = items[depth - 1];
+            if (k == 0 || (c->shape[depth - 1] >= 0 && c->shape[depth - 1] != k))
+                return NULL;
+            c->shape[depth - 1] = k;
+            p++;
+            if (--depth == 0) {
+                c->count = n;
+                return p;
+            }
+        }
+        /* after an element or a list: a comma, or the ']' of the list around it */
+        p = skip_blanks(lx, p);
+        if (*p == ',')
+            p++;
+        else if (*p != ']')
+            return NULL;
+    }
+}
+
+/* At the '[' that opens R.const's first argument: the CONST_DATA token, or
+ * 0 with the lexer where it was, for the ordinary tokens to read the list. */
+static int scan_const(Lexer *lx, YYSTYPE *val)
+{
+    int64_t commas;
+    const unsigned char *start = lx->cur, *line_start = lx->line_start, *end;
+    int line = lx->line;
+    DType dt;
+    Loc loc = here(lx, lx->tok);
+    if (!(end = list_end(lx, start, &commas)) || list_dtype(end, &dt))
+        return 0;
+    give_back(lx, end, 1);
+    if (lx->kept > start)
+        lx->kept = start;   /* the second pass reads the list again */
+    ArenaMark mark = arena_mark(lx->arena);
+    SxConst *c = arena_zalloc(lx->arena, sizeof *c);
+    c->dtype = dt;
+    c->loc = loc;
+    c->shape = arena_array(lx->arena, OP_MAX_RANK, sizeof *c->shape);
+    size_t size = (size_t)dtype_size(dt);
+    c->data = arena_alloc(lx->arena, (size_t)(commas + 2) * size);
+    if (list_fill(lx, start, c, commas + 1) != end) {
+        arena_release(lx->arena, mark);
+        lx->line = line;
+        lx->line_start = line_start;
+        return 0;
+    }
+    /* the element past the end is zero, as lower.c allocates it */
+    memset((char *)c->data + (size_t)c->count * size, 0, (size_t)(commas + 2 - c->count) * size);
+    give_back(lx, end, 1);
+    lx->cur = end;
+    val->cst = c;
+    return CONST_DATA;
+}
+
 static int scan(Lexer *lx, YYSTYPE *val)
 {
     for (;;) {
         lx->tok = lx->cur;
         
-#line 223 "grammar/lexer.c"
+#line 569 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -241,7 +587,6 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case ':':
 		case '@': goto yy13;
 		case '(':
-		case '[':
 		case '{': goto yy15;
 		case ')':
 		case ']':
@@ -304,42 +649,43 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case 'F': goto yy29;
 		case 'N': goto yy30;
 		case 'T': goto yy31;
-		case '\\': goto yy32;
-		case 'a': goto yy33;
-		case 'c': goto yy34;
-		case 'd': goto yy35;
-		case 'e': goto yy36;
-		case 'f': goto yy37;
-		case 'i': goto yy38;
-		case 'l': goto yy39;
-		case 'n': goto yy40;
-		case 'o': goto yy41;
-		case 'p': goto yy42;
-		case 'r': goto yy43;
-		case 'w': goto yy44;
+		case '[': goto yy32;
+		case '\\': goto yy33;
+		case 'a': goto yy34;
+		case 'c': goto yy35;
+		case 'd': goto yy36;
+		case 'e': goto yy37;
+		case 'f': goto yy38;
+		case 'i': goto yy39;
+		case 'l': goto yy40;
+		case 'n': goto yy41;
+		case 'o': goto yy42;
+		case 'p': goto yy43;
+		case 'r': goto yy44;
+		case 'w': goto yy45;
 		default: goto yy2;
 	}
 yy1:
 	++lx->cur;
-#line 230 "grammar/lexer.re"
+#line 576 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 332 "grammar/lexer.c"
+#line 678 "grammar/lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 284 "grammar/lexer.re"
+#line 638 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 343 "grammar/lexer.c"
+#line 689 "grammar/lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -349,12 +695,12 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 236 "grammar/lexer.re"
+#line 582 "grammar/lexer.re"
 	{ continue; }
-#line 355 "grammar/lexer.c"
+#line 701 "grammar/lexer.c"
 yy6:
 	++lx->cur;
-#line 239 "grammar/lexer.re"
+#line 585 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -363,7 +709,7 @@ yy6:
             lx->at_bol = 1;
             return NEWLINE;
         }
-#line 367 "grammar/lexer.c"
+#line 713 "grammar/lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -371,20 +717,20 @@ yy7:
 		default: goto yy8;
 	}
 yy8:
-#line 247 "grammar/lexer.re"
+#line 593 "grammar/lexer.re"
 	{ continue; }
-#line 377 "grammar/lexer.c"
+#line 723 "grammar/lexer.c"
 yy9:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy45;
+		case '=': goto yy46;
 		default: goto yy3;
 	}
 yy10:
 	++lx->cur;
-#line 273 "grammar/lexer.re"
+#line 619 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 388 "grammar/lexer.c"
+#line 734 "grammar/lexer.c"
 yy11:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -393,35 +739,35 @@ yy11:
 		default: goto yy11;
 	}
 yy12:
-#line 237 "grammar/lexer.re"
+#line 583 "grammar/lexer.re"
 	{ continue; }
-#line 399 "grammar/lexer.c"
+#line 745 "grammar/lexer.c"
 yy13:
 	++lx->cur;
 yy14:
-#line 283 "grammar/lexer.re"
+#line 637 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 405 "grammar/lexer.c"
+#line 751 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 281 "grammar/lexer.re"
+#line 635 "grammar/lexer.re"
 	{ return open_bracket(lx, (char)lx->tok[0]); }
-#line 410 "grammar/lexer.c"
+#line 756 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 282 "grammar/lexer.re"
+#line 636 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 415 "grammar/lexer.c"
+#line 761 "grammar/lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '*': goto yy46;
+		case '*': goto yy47;
 		default: goto yy14;
 	}
 yy18:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '>': goto yy47;
+		case '>': goto yy48;
 		default: goto yy14;
 	}
 yy19:
@@ -436,20 +782,20 @@ yy19:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy48;
+		case '9': goto yy49;
 		default: goto yy14;
 	}
 yy20:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '/': goto yy50;
+		case '/': goto yy51;
 		default: goto yy14;
 	}
 yy21:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy48;
+		case '.': goto yy49;
 		case '0':
 		case '1':
 		case '2':
@@ -461,29 +807,29 @@ yy21:
 		case '8':
 		case '9': goto yy21;
 		case 'E':
-		case 'e': goto yy51;
+		case 'e': goto yy52;
 		default: goto yy22;
 	}
 yy22:
-#line 271 "grammar/lexer.re"
+#line 617 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 471 "grammar/lexer.c"
+#line 817 "grammar/lexer.c"
 yy23:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '=': goto yy53;
-		default: goto yy14;
-	}
-yy24:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '=': goto yy54;
 		default: goto yy14;
 	}
-yy25:
+yy24:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '=': goto yy55;
+		default: goto yy14;
+	}
+yy25:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy56;
 		default: goto yy14;
 	}
 yy26:
@@ -491,7 +837,7 @@ yy26:
 	yych = *(lx->marker = ++lx->cur);
 yy27:
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -558,144 +904,156 @@ yy27:
 		default: goto yy28;
 	}
 yy28:
-#line 266 "grammar/lexer.re"
+#line 612 "grammar/lexer.re"
 	{
             /* R.nn.conv2d is one name, as the parser would make it anyway. */
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 568 "grammar/lexer.c"
+#line 914 "grammar/lexer.c"
 yy29:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy57;
+		case 'a': goto yy58;
 		default: goto yy27;
 	}
 yy30:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy58;
+		case 'o': goto yy59;
 		default: goto yy27;
 	}
 yy31:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy59;
+		case 'r': goto yy60;
 		default: goto yy27;
 	}
 yy32:
+	++lx->cur;
+#line 627 "grammar/lexer.re"
+	{
+            if (lx->last == '(' && lx->const_paren) {
+                int t = scan_const(lx, val);
+                if (t)
+                    return t;
+            }
+            return open_bracket(lx, '[');
+        }
+#line 947 "grammar/lexer.c"
+yy33:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '\n': goto yy60;
-		case '\r': goto yy61;
+		case '\n': goto yy61;
+		case '\r': goto yy62;
 		default: goto yy3;
-	}
-yy33:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'n': goto yy62;
-		case 's': goto yy63;
-		default: goto yy27;
 	}
 yy34:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'l': goto yy65;
+		case 'n': goto yy63;
+		case 's': goto yy64;
 		default: goto yy27;
 	}
 yy35:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy66;
+		case 'l': goto yy66;
 		default: goto yy27;
 	}
 yy36:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'l': goto yy67;
+		case 'e': goto yy67;
 		default: goto yy27;
 	}
 yy37:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy68;
+		case 'l': goto yy68;
 		default: goto yy27;
 	}
 yy38:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy69;
-		case 'n': goto yy71;
+		case 'o': goto yy69;
 		default: goto yy27;
 	}
 yy39:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy73;
+		case 'f': goto yy70;
+		case 'n': goto yy72;
 		default: goto yy27;
 	}
 yy40:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy74;
+		case 'a': goto yy74;
 		default: goto yy27;
 	}
 yy41:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy75;
+		case 'o': goto yy75;
 		default: goto yy27;
 	}
 yy42:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy77;
+		case 'r': goto yy76;
 		default: goto yy27;
 	}
 yy43:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy78;
+		case 'a': goto yy78;
 		default: goto yy27;
 	}
 yy44:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'i': goto yy79;
+		case 'e': goto yy79;
 		default: goto yy27;
 	}
 yy45:
-	++lx->cur;
-#line 278 "grammar/lexer.re"
-	{ return NE; }
-#line 688 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'i': goto yy80;
+		default: goto yy27;
+	}
 yy46:
 	++lx->cur;
-#line 276 "grammar/lexer.re"
-	{ return POW; }
-#line 693 "grammar/lexer.c"
+#line 624 "grammar/lexer.re"
+	{ return NE; }
+#line 1046 "grammar/lexer.c"
 yy47:
 	++lx->cur;
-#line 274 "grammar/lexer.re"
-	{ return ARROW; }
-#line 698 "grammar/lexer.c"
+#line 622 "grammar/lexer.re"
+	{ return POW; }
+#line 1051 "grammar/lexer.c"
 yy48:
+	++lx->cur;
+#line 620 "grammar/lexer.re"
+	{ return ARROW; }
+#line 1056 "grammar/lexer.c"
+yy49:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
@@ -708,25 +1066,25 @@ yy48:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy48;
+		case '9': goto yy49;
 		case 'E':
-		case 'e': goto yy51;
-		default: goto yy49;
+		case 'e': goto yy52;
+		default: goto yy50;
 	}
-yy49:
-#line 272 "grammar/lexer.re"
-	{ return scan_float(lx, val); }
-#line 720 "grammar/lexer.c"
 yy50:
-	++lx->cur;
-#line 275 "grammar/lexer.re"
-	{ return FLOORDIV; }
-#line 725 "grammar/lexer.c"
+#line 618 "grammar/lexer.re"
+	{ return scan_float(lx, val); }
+#line 1078 "grammar/lexer.c"
 yy51:
+	++lx->cur;
+#line 621 "grammar/lexer.re"
+	{ return FLOORDIV; }
+#line 1083 "grammar/lexer.c"
+yy52:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '+':
-		case '-': goto yy80;
+		case '-': goto yy81;
 		case '0':
 		case '1':
 		case '2':
@@ -736,51 +1094,51 @@ yy51:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy81;
-		default: goto yy52;
+		case '9': goto yy82;
+		default: goto yy53;
 	}
-yy52:
+yy53:
 	lx->cur = lx->marker;
 	switch (yyaccept) {
 		case 0: goto yy22;
 		case 1: goto yy28;
 		case 2: goto yy3;
-		case 3: goto yy49;
-		case 4: goto yy64;
-		case 5: goto yy70;
-		case 6: goto yy72;
-		case 7: goto yy76;
-		case 8: goto yy86;
-		case 9: goto yy89;
-		case 10: goto yy93;
-		case 11: goto yy96;
-		case 12: goto yy102;
-		case 13: goto yy104;
-		case 14: goto yy107;
-		case 15: goto yy109;
-		case 16: goto yy112;
-		case 17: goto yy115;
-		case 18: goto yy117;
-		case 19: goto yy119;
-		case 20: goto yy123;
-		default: goto yy125;
+		case 3: goto yy50;
+		case 4: goto yy65;
+		case 5: goto yy71;
+		case 6: goto yy73;
+		case 7: goto yy77;
+		case 8: goto yy87;
+		case 9: goto yy90;
+		case 10: goto yy94;
+		case 11: goto yy97;
+		case 12: goto yy103;
+		case 13: goto yy105;
+		case 14: goto yy108;
+		case 15: goto yy110;
+		case 16: goto yy113;
+		case 17: goto yy116;
+		case 18: goto yy118;
+		case 19: goto yy120;
+		case 20: goto yy124;
+		default: goto yy126;
 	}
-yy53:
-	++lx->cur;
-#line 279 "grammar/lexer.re"
-	{ return LE; }
-#line 773 "grammar/lexer.c"
 yy54:
 	++lx->cur;
-#line 277 "grammar/lexer.re"
-	{ return EQ; }
-#line 778 "grammar/lexer.c"
+#line 625 "grammar/lexer.re"
+	{ return LE; }
+#line 1131 "grammar/lexer.c"
 yy55:
 	++lx->cur;
-#line 280 "grammar/lexer.re"
-	{ return GE; }
-#line 783 "grammar/lexer.c"
+#line 623 "grammar/lexer.re"
+	{ return EQ; }
+#line 1136 "grammar/lexer.c"
 yy56:
+	++lx->cur;
+#line 626 "grammar/lexer.re"
+	{ return GE; }
+#line 1141 "grammar/lexer.c"
+yy57:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 'A':
@@ -836,52 +1194,52 @@ yy56:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy52;
-	}
-yy57:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'l': goto yy82;
-		default: goto yy27;
+		default: goto yy53;
 	}
 yy58:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy83;
+		case 'l': goto yy83;
 		default: goto yy27;
 	}
 yy59:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'u': goto yy84;
+		case 'n': goto yy84;
 		default: goto yy27;
 	}
 yy60:
-	++lx->cur;
-#line 238 "grammar/lexer.re"
-	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 867 "grammar/lexer.c"
-yy61:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '\n': goto yy60;
-		default: goto yy52;
-	}
-yy62:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'd': goto yy85;
+		case 'u': goto yy85;
 		default: goto yy27;
 	}
+yy61:
+	++lx->cur;
+#line 584 "grammar/lexer.re"
+	{ lx->line++; lx->line_start = lx->cur; continue; }
+#line 1225 "grammar/lexer.c"
+yy62:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '\n': goto yy61;
+		default: goto yy53;
+	}
 yy63:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'd': goto yy86;
+		default: goto yy27;
+	}
+yy64:
 	yyaccept = 4;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -945,208 +1303,208 @@ yy63:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy64;
+		default: goto yy65;
 	}
-yy64:
-#line 258 "grammar/lexer.re"
-	{ return AS; }
-#line 954 "grammar/lexer.c"
 yy65:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'a': goto yy87;
-		default: goto yy27;
-	}
+#line 604 "grammar/lexer.re"
+	{ return AS; }
+#line 1312 "grammar/lexer.c"
 yy66:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy88;
+		case 'a': goto yy88;
 		default: goto yy27;
 	}
 yy67:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'i': goto yy90;
-		case 's': goto yy91;
+		case 'f': goto yy89;
 		default: goto yy27;
 	}
 yy68:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy92;
+		case 'i': goto yy91;
+		case 's': goto yy92;
 		default: goto yy27;
 	}
 yy69:
-	yyaccept = 5;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy56;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy70;
-	}
-yy70:
-#line 254 "grammar/lexer.re"
-	{ return IF; }
-#line 1057 "grammar/lexer.c"
-yy71:
-	yyaccept = 6;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy56;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy72;
-	}
-yy72:
-#line 253 "grammar/lexer.re"
-	{ return IN; }
-#line 1131 "grammar/lexer.c"
-yy73:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'm': goto yy94;
+		case 'r': goto yy93;
 		default: goto yy27;
 	}
+yy70:
+	yyaccept = 5;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy57;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy71;
+	}
+yy71:
+#line 600 "grammar/lexer.re"
+	{ return IF; }
+#line 1415 "grammar/lexer.c"
+yy72:
+	yyaccept = 6;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy57;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy73;
+	}
+yy73:
+#line 599 "grammar/lexer.re"
+	{ return IN; }
+#line 1489 "grammar/lexer.c"
 yy74:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy95;
+		case 'm': goto yy95;
 		default: goto yy27;
 	}
 yy75:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 't': goto yy96;
+		default: goto yy27;
+	}
+yy76:
 	yyaccept = 7;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -1210,24 +1568,17 @@ yy75:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy76;
+		default: goto yy77;
 	}
-yy76:
-#line 261 "grammar/lexer.re"
-	{ return OR; }
-#line 1219 "grammar/lexer.c"
 yy77:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 's': goto yy97;
-		default: goto yy27;
-	}
+#line 607 "grammar/lexer.re"
+	{ return OR; }
+#line 1577 "grammar/lexer.c"
 yy78:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy98;
+		case 's': goto yy98;
 		default: goto yy27;
 	}
 yy79:
@@ -1238,19 +1589,11 @@ yy79:
 		default: goto yy27;
 	}
 yy80:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy81;
-		default: goto yy52;
+		case 't': goto yy100;
+		default: goto yy27;
 	}
 yy81:
 	yych = *++lx->cur;
@@ -1264,35 +1607,50 @@ yy81:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy81;
-		default: goto yy49;
+		case '9': goto yy82;
+		default: goto yy53;
 	}
 yy82:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case 's': goto yy100;
-		default: goto yy27;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy82;
+		default: goto yy50;
 	}
 yy83:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy101;
+		case 's': goto yy101;
 		default: goto yy27;
 	}
 yy84:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy103;
+		case 'e': goto yy102;
 		default: goto yy27;
 	}
 yy85:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy104;
+		default: goto yy27;
+	}
+yy86:
 	yyaccept = 8;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -1356,24 +1714,24 @@ yy85:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy86;
+		default: goto yy87;
 	}
-yy86:
-#line 260 "grammar/lexer.re"
-	{ return AND; }
-#line 1365 "grammar/lexer.c"
 yy87:
+#line 606 "grammar/lexer.re"
+	{ return AND; }
+#line 1723 "grammar/lexer.c"
+yy88:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy105;
+		case 's': goto yy106;
 		default: goto yy27;
 	}
-yy88:
+yy89:
 	yyaccept = 9;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -1437,31 +1795,31 @@ yy88:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy89;
+		default: goto yy90;
 	}
-yy89:
-#line 248 "grammar/lexer.re"
-	{ return DEF; }
-#line 1446 "grammar/lexer.c"
 yy90:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'f': goto yy106;
-		default: goto yy27;
-	}
+#line 594 "grammar/lexer.re"
+	{ return DEF; }
+#line 1804 "grammar/lexer.c"
 yy91:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy108;
+		case 'f': goto yy107;
 		default: goto yy27;
 	}
 yy92:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy109;
+		default: goto yy27;
+	}
+yy93:
 	yyaccept = 10;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -1525,24 +1883,24 @@ yy92:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy93;
+		default: goto yy94;
 	}
-yy93:
-#line 252 "grammar/lexer.re"
-	{ return FOR; }
-#line 1534 "grammar/lexer.c"
 yy94:
+#line 598 "grammar/lexer.re"
+	{ return FOR; }
+#line 1892 "grammar/lexer.c"
+yy95:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'b': goto yy110;
+		case 'b': goto yy111;
 		default: goto yy27;
 	}
-yy95:
+yy96:
 	yyaccept = 11;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -1606,45 +1964,45 @@ yy95:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy96;
+		default: goto yy97;
 	}
-yy96:
-#line 262 "grammar/lexer.re"
-	{ return NOT; }
-#line 1615 "grammar/lexer.c"
 yy97:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 's': goto yy111;
-		default: goto yy27;
-	}
+#line 608 "grammar/lexer.re"
+	{ return NOT; }
+#line 1973 "grammar/lexer.c"
 yy98:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'u': goto yy113;
+		case 's': goto yy112;
 		default: goto yy27;
 	}
 yy99:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'h': goto yy114;
+		case 'u': goto yy114;
 		default: goto yy27;
 	}
 yy100:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy116;
+		case 'h': goto yy115;
 		default: goto yy27;
 	}
 yy101:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy117;
+		default: goto yy27;
+	}
+yy102:
 	yyaccept = 12;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -1708,17 +2066,17 @@ yy101:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy102;
+		default: goto yy103;
 	}
-yy102:
-#line 265 "grammar/lexer.re"
-	{ return NONE; }
-#line 1717 "grammar/lexer.c"
 yy103:
+#line 611 "grammar/lexer.re"
+	{ return NONE; }
+#line 2075 "grammar/lexer.c"
+yy104:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -1782,24 +2140,24 @@ yy103:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy104;
+		default: goto yy105;
 	}
-yy104:
-#line 263 "grammar/lexer.re"
-	{ return TRUE; }
-#line 1791 "grammar/lexer.c"
 yy105:
+#line 609 "grammar/lexer.re"
+	{ return TRUE; }
+#line 2149 "grammar/lexer.c"
+yy106:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy118;
+		case 's': goto yy119;
 		default: goto yy27;
 	}
-yy106:
+yy107:
 	yyaccept = 14;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -1863,17 +2221,17 @@ yy106:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy107;
+		default: goto yy108;
 	}
-yy107:
-#line 255 "grammar/lexer.re"
-	{ return ELIF; }
-#line 1872 "grammar/lexer.c"
 yy108:
+#line 601 "grammar/lexer.re"
+	{ return ELIF; }
+#line 2230 "grammar/lexer.c"
+yy109:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -1937,24 +2295,24 @@ yy108:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy109;
+		default: goto yy110;
 	}
-yy109:
-#line 256 "grammar/lexer.re"
-	{ return ELSE; }
-#line 1946 "grammar/lexer.c"
 yy110:
+#line 602 "grammar/lexer.re"
+	{ return ELSE; }
+#line 2304 "grammar/lexer.c"
+yy111:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'd': goto yy120;
+		case 'd': goto yy121;
 		default: goto yy27;
 	}
-yy111:
+yy112:
 	yyaccept = 16;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -2018,24 +2376,24 @@ yy111:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy112;
+		default: goto yy113;
 	}
-yy112:
-#line 251 "grammar/lexer.re"
-	{ return PASS; }
-#line 2027 "grammar/lexer.c"
 yy113:
+#line 597 "grammar/lexer.re"
+	{ return PASS; }
+#line 2385 "grammar/lexer.c"
+yy114:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy121;
+		case 'r': goto yy122;
 		default: goto yy27;
 	}
-yy114:
+yy115:
 	yyaccept = 17;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -2099,17 +2457,17 @@ yy114:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy115;
+		default: goto yy116;
 	}
-yy115:
-#line 257 "grammar/lexer.re"
-	{ return WITH; }
-#line 2108 "grammar/lexer.c"
 yy116:
+#line 603 "grammar/lexer.re"
+	{ return WITH; }
+#line 2466 "grammar/lexer.c"
+yy117:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -2173,17 +2531,17 @@ yy116:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy117;
+		default: goto yy118;
 	}
-yy117:
-#line 264 "grammar/lexer.re"
-	{ return FALSE; }
-#line 2182 "grammar/lexer.c"
 yy118:
+#line 610 "grammar/lexer.re"
+	{ return FALSE; }
+#line 2540 "grammar/lexer.c"
+yy119:
 	yyaccept = 19;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -2247,31 +2605,31 @@ yy118:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy119;
+		default: goto yy120;
 	}
-yy119:
-#line 249 "grammar/lexer.re"
-	{ return CLASS; }
-#line 2256 "grammar/lexer.c"
 yy120:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'a': goto yy122;
-		default: goto yy27;
-	}
+#line 595 "grammar/lexer.re"
+	{ return CLASS; }
+#line 2614 "grammar/lexer.c"
 yy121:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy124;
+		case 'a': goto yy123;
 		default: goto yy27;
 	}
 yy122:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'n': goto yy125;
+		default: goto yy27;
+	}
+yy123:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -2335,17 +2693,17 @@ yy122:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy123;
+		default: goto yy124;
 	}
-yy123:
-#line 259 "grammar/lexer.re"
-	{ return LAMBDA; }
-#line 2344 "grammar/lexer.c"
 yy124:
+#line 605 "grammar/lexer.re"
+	{ return LAMBDA; }
+#line 2702 "grammar/lexer.c"
+yy125:
 	yyaccept = 21;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy57;
 		case '0':
 		case '1':
 		case '2':
@@ -2409,14 +2767,14 @@ yy124:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy125;
+		default: goto yy126;
 	}
-yy125:
-#line 250 "grammar/lexer.re"
+yy126:
+#line 596 "grammar/lexer.re"
 	{ return RETURN; }
-#line 2418 "grammar/lexer.c"
+#line 2776 "grammar/lexer.c"
 }
-#line 290 "grammar/lexer.re"
+#line 644 "grammar/lexer.re"
 
     }
 }
@@ -2455,7 +2813,7 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
     int t = scan(lx, val);
     if (t == YYEOF)
         return at_end(lx, loc);
-    Loc l = here(lx, lx->tok);
+    Loc l = t == CONST_DATA ? val->cst->loc : here(lx, lx->tok);
     if (t == NEWLINE) {
         /* The line counter has moved on; the newline belongs to the line it ends. */
         l.line = lx->line - 1;
@@ -2473,6 +2831,10 @@ int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *P)
     int t = next_token(lx, val, loc);
     if (t != YYEOF && t != YYerror)
         lx->seen_code = 1;
+    if (t == '(')
+        lx->const_paren = lx->last == NAME && lx->last_name == lx->const_name;
+    else if (t == NAME)
+        lx->last_name = val->sym;
     lx->last = t;
     return t;
 }

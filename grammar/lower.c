@@ -1859,6 +1859,18 @@ static Expr *lower_const(Reader *R, const Sx *e)
     x->u.cst.dtype = v->kind == SX_FLOAT || (v->kind != SX_INT && v->kind != SX_UNARY) ? DT_FLOAT32 : DT_INT32;
     if (dt && dtype_arg(R, dt, &x->u.cst.dtype))
         return NULL;
+    if (v->kind == SX_CONST) {
+        /* the lexer has stored the elements already, in the dtype it read
+         * after the list: the same text dtype_arg has just read */
+        const SxConst *c = v->u.cst;
+        if (c->dtype != x->u.cst.dtype)
+            abort();
+        x->u.cst.ndim = c->ndim;
+        x->u.cst.count = c->count;
+        x->u.cst.shape = c->shape;
+        x->u.cst.data = c->data;
+        return x;
+    }
     if (const_shape(R, v, 0, shape, &ndim, &n))
         return NULL;
     x->u.cst.ndim = ndim;

@@ -63,35 +63,36 @@ typedef struct Parser Parser;
     INT = 259,                     /* "integer"  */
     FLOAT = 260,                   /* "number"  */
     STRING = 261,                  /* "string"  */
-    NEWLINE = 262,                 /* "end of line"  */
-    INDENT = 263,                  /* "indented block"  */
-    DEDENT = 264,                  /* "dedent"  */
-    DEF = 265,                     /* "'def'"  */
-    CLASS = 266,                   /* "'class'"  */
-    RETURN = 267,                  /* "'return'"  */
-    PASS = 268,                    /* "'pass'"  */
-    FOR = 269,                     /* "'for'"  */
-    IN = 270,                      /* "'in'"  */
-    IF = 271,                      /* "'if'"  */
-    ELIF = 272,                    /* "'elif'"  */
-    ELSE = 273,                    /* "'else'"  */
-    WITH = 274,                    /* "'with'"  */
-    AS = 275,                      /* "'as'"  */
-    LAMBDA = 276,                  /* "'lambda'"  */
-    AND = 277,                     /* "'and'"  */
-    OR = 278,                      /* "'or'"  */
-    NOT = 279,                     /* "'not'"  */
-    TRUE = 280,                    /* "'True'"  */
-    FALSE = 281,                   /* "'False'"  */
-    NONE = 282,                    /* "'None'"  */
-    ARROW = 283,                   /* "'->'"  */
-    FLOORDIV = 284,                /* "'//'"  */
-    POW = 285,                     /* "'**'"  */
-    EQ = 286,                      /* "'=='"  */
-    NE = 287,                      /* "'!='"  */
-    LE = 288,                      /* "'<='"  */
-    GE = 289,                      /* "'>='"  */
-    UMINUS = 290                   /* UMINUS  */
+    CONST_DATA = 262,              /* "list of numbers"  */
+    NEWLINE = 263,                 /* "end of line"  */
+    INDENT = 264,                  /* "indented block"  */
+    DEDENT = 265,                  /* "dedent"  */
+    DEF = 266,                     /* "'def'"  */
+    CLASS = 267,                   /* "'class'"  */
+    RETURN = 268,                  /* "'return'"  */
+    PASS = 269,                    /* "'pass'"  */
+    FOR = 270,                     /* "'for'"  */
+    IN = 271,                      /* "'in'"  */
+    IF = 272,                      /* "'if'"  */
+    ELIF = 273,                    /* "'elif'"  */
+    ELSE = 274,                    /* "'else'"  */
+    WITH = 275,                    /* "'with'"  */
+    AS = 276,                      /* "'as'"  */
+    LAMBDA = 277,                  /* "'lambda'"  */
+    AND = 278,                     /* "'and'"  */
+    OR = 279,                      /* "'or'"  */
+    NOT = 280,                     /* "'not'"  */
+    TRUE = 281,                    /* "'True'"  */
+    FALSE = 282,                   /* "'False'"  */
+    NONE = 283,                    /* "'None'"  */
+    ARROW = 284,                   /* "'->'"  */
+    FLOORDIV = 285,                /* "'//'"  */
+    POW = 286,                     /* "'**'"  */
+    EQ = 287,                      /* "'=='"  */
+    NE = 288,                      /* "'!='"  */
+    LE = 289,                      /* "'<='"  */
+    GE = 290,                      /* "'>='"  */
+    UMINUS = 291                   /* UMINUS  */
   };
   typedef enum yytokentype yytoken_kind_t;
 #endif
@@ -107,6 +108,7 @@ union YYSTYPE
     int64_t ival;
     double fval;
     struct { const char *s; int len; } str;
+    SxConst *cst;
     SxList list;
     StList stl;
     struct { SxParam **items; int n, cap; } params;

@@ -85,6 +85,7 @@ static SxList list1(Parser *P, Sx *e)
     int64_t ival;
     double fval;
     struct { const char *s; int len; } str;
+    SxConst *cst;
     SxList list;
     StList stl;
     struct { SxParam **items; int n, cap; } params;
@@ -97,6 +98,7 @@ static SxList list1(Parser *P, Sx *e)
 %token <ival> INT "integer"
 %token <fval> FLOAT "number"
 %token <str> STRING "string"
+%token <cst> CONST_DATA "list of numbers"
 %token NEWLINE "end of line" INDENT "indented block" DEDENT "dedent"
 %token DEF "'def'" CLASS "'class'" RETURN "'return'" PASS "'pass'" FOR "'for'" IN "'in'"
 %token IF "'if'" ELIF "'elif'" ELSE "'else'" WITH "'with'" AS "'as'" LAMBDA "'lambda'"
@@ -451,6 +453,7 @@ atom: NAME                          { $$ = sx_new(A, SX_NAME, L(@1)); $$->u.name
     | NONE                          { $$ = sx_new(A, SX_NONE, L(@1)); }
     | '(' ')'                       { $$ = sx_new(A, SX_TUPLE, L(@1)); }
     | '(' test_seq opt_comma ')'    { CHECK($$ = seq_or_single(P, $2, $3, L(@1))); $$->paren = 1; }
+    | CONST_DATA                    { $$ = sx_new(A, SX_CONST, $1->loc); $$->u.cst = $1; }
     | '[' ']'                       { $$ = sx_new(A, SX_LIST, L(@1)); }
     | '[' test_seq opt_comma ']'    { $$ = sx_new(A, SX_LIST, L(@1)); $$->u.elems = $2; CHECK($$ = deep(P, $$)); }
     | '{' '}'                       { $$ = sx_new(A, SX_DICT, L(@1)); }

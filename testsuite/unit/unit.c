@@ -138,7 +138,7 @@ static int64_t eval(const Expr *e, const int64_t *env)
 
 static Module *parse_text(const char *text)
 {
-    Source src = { "<unit>", text, strlen(text), 0, stderr };
+    Source src = { "<unit>", text, strlen(text), 0, stderr, 0 };
     return read_module(&src);
 }
 
