@@ -560,12 +560,78 @@ static int scan_const(Lexer *lx, YYSTYPE *val)
     return CONST_DATA;
 }
 
+/* ---- tuples of integers ----
+ *
+ * Shapes, (1, 64, 56, 56), are on nearly every line of a model. Where '('
+ * opens a parenthesized expression (not a call), the lexer reads a tuple of
+ * plain integers itself and hands the parser the syntax node it would have
+ * built, as one INT_TUPLE token instead of one per number and comma. Any
+ * other content (a sign, a name, a line break) is left to the tokens. */
+
+/* Whether the token t ends an expression, so that '(' after it is a call. */
+static int ends_operand(int t)
+{
+    return t == NAME || t == INT || t == FLOAT || t == STRING || t == ')' || t == ']' || t == '}' ||
+           t == TRUE || t == FALSE || t == NONE || t == CONST_DATA || t == INT_TUPLE;
+}
+
+static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
+{
+    enum { MAX_ITEMS = 64 };
+    int64_t v[MAX_ITEMS];
+    int col[MAX_ITEMS], n = 0, comma = 0;
+    const unsigned char *p = lx->cur;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (*p == ')' && n > 0)
+            break;
+        if (!is_digit(*p) || n == MAX_ITEMS)
+            return 0;
+        col[n] = (int)(p - lx->line_start) + 1;
+        int64_t x = 0;
+        for (; is_digit(*p); p++) {
+            if (x > (INT64_MAX - (*p - '0')) / 10)
+                return 0;   /* "integer literal too large", from the tokens */
+            x = x * 10 + (*p - '0');
+        }
+        if (*p == '.' || *p == 'e' || *p == 'E' || *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
+            return 0;
+        v[n++] = x;
+        while (*p == ' ')
+            p++;
+        comma = *p == ',';
+        if (comma)
+            p++;
+        else if (*p != ')')
+            return 0;
+    }
+    Loc open = here(lx, lx->tok);
+    Sx *items[MAX_ITEMS];
+    for (int i = 0; i < n; i++) {
+        Loc l = { lx->line, col[i] };
+        items[i] = sx_new(lx->syn, SX_INT, l);
+        items[i]->u.ival = v[i];
+    }
+    Sx *e = items[0];
+    if (n > 1 || comma) {
+        e = sx_new(lx->syn, SX_TUPLE, open);
+        for (int i = 0; i < n; i++)
+            sx_push(lx->syn, &e->u.elems, NULL, items[i]);
+        e->depth = 2;
+    }
+    e->paren = 1;
+    lx->cur = p + 1;
+    val->sx = e;
+    return INT_TUPLE;
+}
+
 static int scan(Lexer *lx, YYSTYPE *val)
 {
     for (;;) {
         lx->tok = lx->cur;
         
-#line 569 "grammar/lexer.c"
+#line 635 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -586,8 +652,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case ',':
 		case ':':
 		case '@': goto yy13;
-		case '(':
-		case '{': goto yy15;
+		case '(': goto yy15;
 		case ')':
 		case ']':
 		case '}': goto yy16;
@@ -663,29 +728,30 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case 'p': goto yy43;
 		case 'r': goto yy44;
 		case 'w': goto yy45;
+		case '{': goto yy46;
 		default: goto yy2;
 	}
 yy1:
 	++lx->cur;
-#line 576 "grammar/lexer.re"
+#line 642 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 678 "grammar/lexer.c"
+#line 744 "grammar/lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 638 "grammar/lexer.re"
+#line 712 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 689 "grammar/lexer.c"
+#line 755 "grammar/lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -695,12 +761,12 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 582 "grammar/lexer.re"
+#line 648 "grammar/lexer.re"
 	{ continue; }
-#line 701 "grammar/lexer.c"
+#line 767 "grammar/lexer.c"
 yy6:
 	++lx->cur;
-#line 585 "grammar/lexer.re"
+#line 651 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -709,7 +775,7 @@ yy6:
             lx->at_bol = 1;
             return NEWLINE;
         }
-#line 713 "grammar/lexer.c"
+#line 779 "grammar/lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -717,20 +783,20 @@ yy7:
 		default: goto yy8;
 	}
 yy8:
-#line 593 "grammar/lexer.re"
+#line 659 "grammar/lexer.re"
 	{ continue; }
-#line 723 "grammar/lexer.c"
+#line 789 "grammar/lexer.c"
 yy9:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy46;
+		case '=': goto yy47;
 		default: goto yy3;
 	}
 yy10:
 	++lx->cur;
-#line 619 "grammar/lexer.re"
+#line 685 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 734 "grammar/lexer.c"
+#line 800 "grammar/lexer.c"
 yy11:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -739,35 +805,42 @@ yy11:
 		default: goto yy11;
 	}
 yy12:
-#line 583 "grammar/lexer.re"
+#line 649 "grammar/lexer.re"
 	{ continue; }
-#line 745 "grammar/lexer.c"
+#line 811 "grammar/lexer.c"
 yy13:
 	++lx->cur;
 yy14:
-#line 637 "grammar/lexer.re"
+#line 711 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 751 "grammar/lexer.c"
+#line 817 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 635 "grammar/lexer.re"
-	{ return open_bracket(lx, (char)lx->tok[0]); }
-#line 756 "grammar/lexer.c"
+#line 701 "grammar/lexer.re"
+	{
+            if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
+                int t = scan_int_tuple(lx, val);
+                if (t)
+                    return t;
+            }
+            return open_bracket(lx, '(');
+        }
+#line 829 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 636 "grammar/lexer.re"
+#line 710 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 761 "grammar/lexer.c"
+#line 834 "grammar/lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '*': goto yy47;
+		case '*': goto yy48;
 		default: goto yy14;
 	}
 yy18:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '>': goto yy48;
+		case '>': goto yy49;
 		default: goto yy14;
 	}
 yy19:
@@ -782,20 +855,20 @@ yy19:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy49;
+		case '9': goto yy50;
 		default: goto yy14;
 	}
 yy20:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '/': goto yy51;
+		case '/': goto yy52;
 		default: goto yy14;
 	}
 yy21:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy49;
+		case '.': goto yy50;
 		case '0':
 		case '1':
 		case '2':
@@ -807,29 +880,29 @@ yy21:
 		case '8':
 		case '9': goto yy21;
 		case 'E':
-		case 'e': goto yy52;
+		case 'e': goto yy53;
 		default: goto yy22;
 	}
 yy22:
-#line 617 "grammar/lexer.re"
+#line 683 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 817 "grammar/lexer.c"
+#line 890 "grammar/lexer.c"
 yy23:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '=': goto yy54;
-		default: goto yy14;
-	}
-yy24:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '=': goto yy55;
 		default: goto yy14;
 	}
-yy25:
+yy24:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '=': goto yy56;
+		default: goto yy14;
+	}
+yy25:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy57;
 		default: goto yy14;
 	}
 yy26:
@@ -837,7 +910,7 @@ yy26:
 	yych = *(lx->marker = ++lx->cur);
 yy27:
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -904,156 +977,161 @@ yy27:
 		default: goto yy28;
 	}
 yy28:
-#line 612 "grammar/lexer.re"
+#line 678 "grammar/lexer.re"
 	{
             /* R.nn.conv2d is one name, as the parser would make it anyway. */
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 914 "grammar/lexer.c"
+#line 987 "grammar/lexer.c"
 yy29:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy58;
+		case 'a': goto yy59;
 		default: goto yy27;
 	}
 yy30:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy59;
+		case 'o': goto yy60;
 		default: goto yy27;
 	}
 yy31:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy60;
+		case 'r': goto yy61;
 		default: goto yy27;
 	}
 yy32:
 	++lx->cur;
-#line 627 "grammar/lexer.re"
+#line 693 "grammar/lexer.re"
 	{
-            if (lx->last == '(' && lx->const_paren) {
+            if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
                 if (t)
                     return t;
             }
             return open_bracket(lx, '[');
         }
-#line 947 "grammar/lexer.c"
+#line 1020 "grammar/lexer.c"
 yy33:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '\n': goto yy61;
-		case '\r': goto yy62;
+		case '\n': goto yy62;
+		case '\r': goto yy63;
 		default: goto yy3;
 	}
 yy34:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy63;
-		case 's': goto yy64;
+		case 'n': goto yy64;
+		case 's': goto yy65;
 		default: goto yy27;
 	}
 yy35:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'l': goto yy66;
+		case 'l': goto yy67;
 		default: goto yy27;
 	}
 yy36:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy67;
+		case 'e': goto yy68;
 		default: goto yy27;
 	}
 yy37:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'l': goto yy68;
+		case 'l': goto yy69;
 		default: goto yy27;
 	}
 yy38:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy69;
+		case 'o': goto yy70;
 		default: goto yy27;
 	}
 yy39:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy70;
-		case 'n': goto yy72;
+		case 'f': goto yy71;
+		case 'n': goto yy73;
 		default: goto yy27;
 	}
 yy40:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy74;
+		case 'a': goto yy75;
 		default: goto yy27;
 	}
 yy41:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy75;
+		case 'o': goto yy76;
 		default: goto yy27;
 	}
 yy42:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy76;
+		case 'r': goto yy77;
 		default: goto yy27;
 	}
 yy43:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy78;
+		case 'a': goto yy79;
 		default: goto yy27;
 	}
 yy44:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy79;
+		case 'e': goto yy80;
 		default: goto yy27;
 	}
 yy45:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'i': goto yy80;
+		case 'i': goto yy81;
 		default: goto yy27;
 	}
 yy46:
 	++lx->cur;
-#line 624 "grammar/lexer.re"
-	{ return NE; }
-#line 1046 "grammar/lexer.c"
+#line 709 "grammar/lexer.re"
+	{ return open_bracket(lx, '{'); }
+#line 1119 "grammar/lexer.c"
 yy47:
 	++lx->cur;
-#line 622 "grammar/lexer.re"
-	{ return POW; }
-#line 1051 "grammar/lexer.c"
+#line 690 "grammar/lexer.re"
+	{ return NE; }
+#line 1124 "grammar/lexer.c"
 yy48:
 	++lx->cur;
-#line 620 "grammar/lexer.re"
-	{ return ARROW; }
-#line 1056 "grammar/lexer.c"
+#line 688 "grammar/lexer.re"
+	{ return POW; }
+#line 1129 "grammar/lexer.c"
 yy49:
+	++lx->cur;
+#line 686 "grammar/lexer.re"
+	{ return ARROW; }
+#line 1134 "grammar/lexer.c"
+yy50:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
@@ -1066,25 +1144,25 @@ yy49:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy49;
+		case '9': goto yy50;
 		case 'E':
-		case 'e': goto yy52;
-		default: goto yy50;
+		case 'e': goto yy53;
+		default: goto yy51;
 	}
-yy50:
-#line 618 "grammar/lexer.re"
-	{ return scan_float(lx, val); }
-#line 1078 "grammar/lexer.c"
 yy51:
-	++lx->cur;
-#line 621 "grammar/lexer.re"
-	{ return FLOORDIV; }
-#line 1083 "grammar/lexer.c"
+#line 684 "grammar/lexer.re"
+	{ return scan_float(lx, val); }
+#line 1156 "grammar/lexer.c"
 yy52:
+	++lx->cur;
+#line 687 "grammar/lexer.re"
+	{ return FLOORDIV; }
+#line 1161 "grammar/lexer.c"
+yy53:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '+':
-		case '-': goto yy81;
+		case '-': goto yy82;
 		case '0':
 		case '1':
 		case '2':
@@ -1094,51 +1172,51 @@ yy52:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy82;
-		default: goto yy53;
+		case '9': goto yy83;
+		default: goto yy54;
 	}
-yy53:
+yy54:
 	lx->cur = lx->marker;
 	switch (yyaccept) {
 		case 0: goto yy22;
 		case 1: goto yy28;
 		case 2: goto yy3;
-		case 3: goto yy50;
-		case 4: goto yy65;
-		case 5: goto yy71;
-		case 6: goto yy73;
-		case 7: goto yy77;
-		case 8: goto yy87;
-		case 9: goto yy90;
-		case 10: goto yy94;
-		case 11: goto yy97;
-		case 12: goto yy103;
-		case 13: goto yy105;
-		case 14: goto yy108;
-		case 15: goto yy110;
-		case 16: goto yy113;
-		case 17: goto yy116;
-		case 18: goto yy118;
-		case 19: goto yy120;
-		case 20: goto yy124;
-		default: goto yy126;
+		case 3: goto yy51;
+		case 4: goto yy66;
+		case 5: goto yy72;
+		case 6: goto yy74;
+		case 7: goto yy78;
+		case 8: goto yy88;
+		case 9: goto yy91;
+		case 10: goto yy95;
+		case 11: goto yy98;
+		case 12: goto yy104;
+		case 13: goto yy106;
+		case 14: goto yy109;
+		case 15: goto yy111;
+		case 16: goto yy114;
+		case 17: goto yy117;
+		case 18: goto yy119;
+		case 19: goto yy121;
+		case 20: goto yy125;
+		default: goto yy127;
 	}
-yy54:
-	++lx->cur;
-#line 625 "grammar/lexer.re"
-	{ return LE; }
-#line 1131 "grammar/lexer.c"
 yy55:
 	++lx->cur;
-#line 623 "grammar/lexer.re"
-	{ return EQ; }
-#line 1136 "grammar/lexer.c"
+#line 691 "grammar/lexer.re"
+	{ return LE; }
+#line 1209 "grammar/lexer.c"
 yy56:
 	++lx->cur;
-#line 626 "grammar/lexer.re"
-	{ return GE; }
-#line 1141 "grammar/lexer.c"
+#line 689 "grammar/lexer.re"
+	{ return EQ; }
+#line 1214 "grammar/lexer.c"
 yy57:
+	++lx->cur;
+#line 692 "grammar/lexer.re"
+	{ return GE; }
+#line 1219 "grammar/lexer.c"
+yy58:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 'A':
@@ -1194,52 +1272,52 @@ yy57:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy53;
-	}
-yy58:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'l': goto yy83;
-		default: goto yy27;
+		default: goto yy54;
 	}
 yy59:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy84;
+		case 'l': goto yy84;
 		default: goto yy27;
 	}
 yy60:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'u': goto yy85;
+		case 'n': goto yy85;
 		default: goto yy27;
 	}
 yy61:
-	++lx->cur;
-#line 584 "grammar/lexer.re"
-	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 1225 "grammar/lexer.c"
-yy62:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '\n': goto yy61;
-		default: goto yy53;
-	}
-yy63:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'd': goto yy86;
+		case 'u': goto yy86;
 		default: goto yy27;
 	}
+yy62:
+	++lx->cur;
+#line 650 "grammar/lexer.re"
+	{ lx->line++; lx->line_start = lx->cur; continue; }
+#line 1303 "grammar/lexer.c"
+yy63:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '\n': goto yy62;
+		default: goto yy54;
+	}
 yy64:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'd': goto yy87;
+		default: goto yy27;
+	}
+yy65:
 	yyaccept = 4;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1303,208 +1381,208 @@ yy64:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy65;
+		default: goto yy66;
 	}
-yy65:
-#line 604 "grammar/lexer.re"
-	{ return AS; }
-#line 1312 "grammar/lexer.c"
 yy66:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'a': goto yy88;
-		default: goto yy27;
-	}
+#line 670 "grammar/lexer.re"
+	{ return AS; }
+#line 1390 "grammar/lexer.c"
 yy67:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy89;
+		case 'a': goto yy89;
 		default: goto yy27;
 	}
 yy68:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'i': goto yy91;
-		case 's': goto yy92;
+		case 'f': goto yy90;
 		default: goto yy27;
 	}
 yy69:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy93;
+		case 'i': goto yy92;
+		case 's': goto yy93;
 		default: goto yy27;
 	}
 yy70:
-	yyaccept = 5;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy57;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy71;
-	}
-yy71:
-#line 600 "grammar/lexer.re"
-	{ return IF; }
-#line 1415 "grammar/lexer.c"
-yy72:
-	yyaccept = 6;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy57;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy73;
-	}
-yy73:
-#line 599 "grammar/lexer.re"
-	{ return IN; }
-#line 1489 "grammar/lexer.c"
-yy74:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'm': goto yy95;
+		case 'r': goto yy94;
 		default: goto yy27;
 	}
+yy71:
+	yyaccept = 5;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy58;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy72;
+	}
+yy72:
+#line 666 "grammar/lexer.re"
+	{ return IF; }
+#line 1493 "grammar/lexer.c"
+yy73:
+	yyaccept = 6;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy58;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy74;
+	}
+yy74:
+#line 665 "grammar/lexer.re"
+	{ return IN; }
+#line 1567 "grammar/lexer.c"
 yy75:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy96;
+		case 'm': goto yy96;
 		default: goto yy27;
 	}
 yy76:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 't': goto yy97;
+		default: goto yy27;
+	}
+yy77:
 	yyaccept = 7;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1568,24 +1646,17 @@ yy76:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy77;
+		default: goto yy78;
 	}
-yy77:
-#line 607 "grammar/lexer.re"
-	{ return OR; }
-#line 1577 "grammar/lexer.c"
 yy78:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 's': goto yy98;
-		default: goto yy27;
-	}
+#line 673 "grammar/lexer.re"
+	{ return OR; }
+#line 1655 "grammar/lexer.c"
 yy79:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy99;
+		case 's': goto yy99;
 		default: goto yy27;
 	}
 yy80:
@@ -1596,19 +1667,11 @@ yy80:
 		default: goto yy27;
 	}
 yy81:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy82;
-		default: goto yy53;
+		case 't': goto yy101;
+		default: goto yy27;
 	}
 yy82:
 	yych = *++lx->cur;
@@ -1622,35 +1685,50 @@ yy82:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy82;
-		default: goto yy50;
+		case '9': goto yy83;
+		default: goto yy54;
 	}
 yy83:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case 's': goto yy101;
-		default: goto yy27;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy83;
+		default: goto yy51;
 	}
 yy84:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy102;
+		case 's': goto yy102;
 		default: goto yy27;
 	}
 yy85:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy104;
+		case 'e': goto yy103;
 		default: goto yy27;
 	}
 yy86:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy105;
+		default: goto yy27;
+	}
+yy87:
 	yyaccept = 8;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1714,24 +1792,24 @@ yy86:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy87;
+		default: goto yy88;
 	}
-yy87:
-#line 606 "grammar/lexer.re"
-	{ return AND; }
-#line 1723 "grammar/lexer.c"
 yy88:
+#line 672 "grammar/lexer.re"
+	{ return AND; }
+#line 1801 "grammar/lexer.c"
+yy89:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy106;
+		case 's': goto yy107;
 		default: goto yy27;
 	}
-yy89:
+yy90:
 	yyaccept = 9;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1795,31 +1873,31 @@ yy89:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy90;
+		default: goto yy91;
 	}
-yy90:
-#line 594 "grammar/lexer.re"
-	{ return DEF; }
-#line 1804 "grammar/lexer.c"
 yy91:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'f': goto yy107;
-		default: goto yy27;
-	}
+#line 660 "grammar/lexer.re"
+	{ return DEF; }
+#line 1882 "grammar/lexer.c"
 yy92:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy109;
+		case 'f': goto yy108;
 		default: goto yy27;
 	}
 yy93:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy110;
+		default: goto yy27;
+	}
+yy94:
 	yyaccept = 10;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1883,24 +1961,24 @@ yy93:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy94;
+		default: goto yy95;
 	}
-yy94:
-#line 598 "grammar/lexer.re"
-	{ return FOR; }
-#line 1892 "grammar/lexer.c"
 yy95:
+#line 664 "grammar/lexer.re"
+	{ return FOR; }
+#line 1970 "grammar/lexer.c"
+yy96:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'b': goto yy111;
+		case 'b': goto yy112;
 		default: goto yy27;
 	}
-yy96:
+yy97:
 	yyaccept = 11;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1964,45 +2042,45 @@ yy96:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy97;
+		default: goto yy98;
 	}
-yy97:
-#line 608 "grammar/lexer.re"
-	{ return NOT; }
-#line 1973 "grammar/lexer.c"
 yy98:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 's': goto yy112;
-		default: goto yy27;
-	}
+#line 674 "grammar/lexer.re"
+	{ return NOT; }
+#line 2051 "grammar/lexer.c"
 yy99:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'u': goto yy114;
+		case 's': goto yy113;
 		default: goto yy27;
 	}
 yy100:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'h': goto yy115;
+		case 'u': goto yy115;
 		default: goto yy27;
 	}
 yy101:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy117;
+		case 'h': goto yy116;
 		default: goto yy27;
 	}
 yy102:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy118;
+		default: goto yy27;
+	}
+yy103:
 	yyaccept = 12;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2066,17 +2144,17 @@ yy102:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy103;
+		default: goto yy104;
 	}
-yy103:
-#line 611 "grammar/lexer.re"
-	{ return NONE; }
-#line 2075 "grammar/lexer.c"
 yy104:
+#line 677 "grammar/lexer.re"
+	{ return NONE; }
+#line 2153 "grammar/lexer.c"
+yy105:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2140,24 +2218,24 @@ yy104:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy105;
+		default: goto yy106;
 	}
-yy105:
-#line 609 "grammar/lexer.re"
-	{ return TRUE; }
-#line 2149 "grammar/lexer.c"
 yy106:
+#line 675 "grammar/lexer.re"
+	{ return TRUE; }
+#line 2227 "grammar/lexer.c"
+yy107:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy119;
+		case 's': goto yy120;
 		default: goto yy27;
 	}
-yy107:
+yy108:
 	yyaccept = 14;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2221,17 +2299,17 @@ yy107:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy108;
+		default: goto yy109;
 	}
-yy108:
-#line 601 "grammar/lexer.re"
-	{ return ELIF; }
-#line 2230 "grammar/lexer.c"
 yy109:
+#line 667 "grammar/lexer.re"
+	{ return ELIF; }
+#line 2308 "grammar/lexer.c"
+yy110:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2295,24 +2373,24 @@ yy109:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy110;
+		default: goto yy111;
 	}
-yy110:
-#line 602 "grammar/lexer.re"
-	{ return ELSE; }
-#line 2304 "grammar/lexer.c"
 yy111:
+#line 668 "grammar/lexer.re"
+	{ return ELSE; }
+#line 2382 "grammar/lexer.c"
+yy112:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'd': goto yy121;
+		case 'd': goto yy122;
 		default: goto yy27;
 	}
-yy112:
+yy113:
 	yyaccept = 16;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2376,24 +2454,24 @@ yy112:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy113;
+		default: goto yy114;
 	}
-yy113:
-#line 597 "grammar/lexer.re"
-	{ return PASS; }
-#line 2385 "grammar/lexer.c"
 yy114:
+#line 663 "grammar/lexer.re"
+	{ return PASS; }
+#line 2463 "grammar/lexer.c"
+yy115:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy122;
+		case 'r': goto yy123;
 		default: goto yy27;
 	}
-yy115:
+yy116:
 	yyaccept = 17;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2457,17 +2535,17 @@ yy115:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy116;
+		default: goto yy117;
 	}
-yy116:
-#line 603 "grammar/lexer.re"
-	{ return WITH; }
-#line 2466 "grammar/lexer.c"
 yy117:
+#line 669 "grammar/lexer.re"
+	{ return WITH; }
+#line 2544 "grammar/lexer.c"
+yy118:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2531,17 +2609,17 @@ yy117:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy118;
+		default: goto yy119;
 	}
-yy118:
-#line 610 "grammar/lexer.re"
-	{ return FALSE; }
-#line 2540 "grammar/lexer.c"
 yy119:
+#line 676 "grammar/lexer.re"
+	{ return FALSE; }
+#line 2618 "grammar/lexer.c"
+yy120:
 	yyaccept = 19;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2605,31 +2683,31 @@ yy119:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy120;
+		default: goto yy121;
 	}
-yy120:
-#line 595 "grammar/lexer.re"
-	{ return CLASS; }
-#line 2614 "grammar/lexer.c"
 yy121:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'a': goto yy123;
-		default: goto yy27;
-	}
+#line 661 "grammar/lexer.re"
+	{ return CLASS; }
+#line 2692 "grammar/lexer.c"
 yy122:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy125;
+		case 'a': goto yy124;
 		default: goto yy27;
 	}
 yy123:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'n': goto yy126;
+		default: goto yy27;
+	}
+yy124:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2693,17 +2771,17 @@ yy123:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy124;
+		default: goto yy125;
 	}
-yy124:
-#line 605 "grammar/lexer.re"
-	{ return LAMBDA; }
-#line 2702 "grammar/lexer.c"
 yy125:
+#line 671 "grammar/lexer.re"
+	{ return LAMBDA; }
+#line 2780 "grammar/lexer.c"
+yy126:
 	yyaccept = 21;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy57;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2767,14 +2845,14 @@ yy125:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy126;
+		default: goto yy127;
 	}
-yy126:
-#line 596 "grammar/lexer.re"
+yy127:
+#line 662 "grammar/lexer.re"
 	{ return RETURN; }
-#line 2776 "grammar/lexer.c"
+#line 2854 "grammar/lexer.c"
 }
-#line 644 "grammar/lexer.re"
+#line 718 "grammar/lexer.re"
 
     }
 }
@@ -2828,6 +2906,7 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
 int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *P)
 {
     Lexer *lx = &P->lx;
+    lx->syn = &P->syn;
     int t = next_token(lx, val, loc);
     if (t != YYEOF && t != YYerror)
         lx->seen_code = 1;

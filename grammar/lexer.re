@@ -558,6 +558,72 @@ static int scan_const(Lexer *lx, YYSTYPE *val)
     return CONST_DATA;
 }
 
+/* ---- tuples of integers ----
+ *
+ * Shapes, (1, 64, 56, 56), are on nearly every line of a model. Where '('
+ * opens a parenthesized expression (not a call), the lexer reads a tuple of
+ * plain integers itself and hands the parser the syntax node it would have
+ * built, as one INT_TUPLE token instead of one per number and comma. Any
+ * other content (a sign, a name, a line break) is left to the tokens. */
+
+/* Whether the token t ends an expression, so that '(' after it is a call. */
+static int ends_operand(int t)
+{
+    return t == NAME || t == INT || t == FLOAT || t == STRING || t == ')' || t == ']' || t == '}' ||
+           t == TRUE || t == FALSE || t == NONE || t == CONST_DATA || t == INT_TUPLE;
+}
+
+static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
+{
+    enum { MAX_ITEMS = 64 };
+    int64_t v[MAX_ITEMS];
+    int col[MAX_ITEMS], n = 0, comma = 0;
+    const unsigned char *p = lx->cur;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (*p == ')' && n > 0)
+            break;
+        if (!is_digit(*p) || n == MAX_ITEMS)
+            return 0;
+        col[n] = (int)(p - lx->line_start) + 1;
+        int64_t x = 0;
+        for (; is_digit(*p); p++) {
+            if (x > (INT64_MAX - (*p - '0')) / 10)
+                return 0;   /* "integer literal too large", from the tokens */
+            x = x * 10 + (*p - '0');
+        }
+        if (*p == '.' || *p == 'e' || *p == 'E' || *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
+            return 0;
+        v[n++] = x;
+        while (*p == ' ')
+            p++;
+        comma = *p == ',';
+        if (comma)
+            p++;
+        else if (*p != ')')
+            return 0;
+    }
+    Loc open = here(lx, lx->tok);
+    Sx *items[MAX_ITEMS];
+    for (int i = 0; i < n; i++) {
+        Loc l = { lx->line, col[i] };
+        items[i] = sx_new(lx->syn, SX_INT, l);
+        items[i]->u.ival = v[i];
+    }
+    Sx *e = items[0];
+    if (n > 1 || comma) {
+        e = sx_new(lx->syn, SX_TUPLE, open);
+        for (int i = 0; i < n; i++)
+            sx_push(lx->syn, &e->u.elems, NULL, items[i]);
+        e->depth = 2;
+    }
+    e->paren = 1;
+    lx->cur = p + 1;
+    val->sx = e;
+    return INT_TUPLE;
+}
+
 static int scan(Lexer *lx, YYSTYPE *val)
 {
     for (;;) {
@@ -625,14 +691,22 @@ static int scan(Lexer *lx, YYSTYPE *val)
         "<=" { return LE; }
         ">=" { return GE; }
         "[" {
-            if (lx->last == '(' && lx->const_paren) {
+            if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
                 if (t)
                     return t;
             }
             return open_bracket(lx, '[');
         }
-        [({] { return open_bracket(lx, (char)lx->tok[0]); }
+        "(" {
+            if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
+                int t = scan_int_tuple(lx, val);
+                if (t)
+                    return t;
+            }
+            return open_bracket(lx, '(');
+        }
+        "{" { return open_bracket(lx, '{'); }
         [)\]}] { return close_bracket(lx, (char)lx->tok[0]); }
         [,:.=+\-*/%<>@] { return lx->tok[0]; }
         * {
@@ -694,6 +768,7 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
 int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *P)
 {
     Lexer *lx = &P->lx;
+    lx->syn = &P->syn;
     int t = next_token(lx, val, loc);
     if (t != YYEOF && t != YYerror)
         lx->seen_code = 1;

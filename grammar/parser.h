@@ -64,35 +64,36 @@ typedef struct Parser Parser;
     FLOAT = 260,                   /* "number"  */
     STRING = 261,                  /* "string"  */
     CONST_DATA = 262,              /* "list of numbers"  */
-    NEWLINE = 263,                 /* "end of line"  */
-    INDENT = 264,                  /* "indented block"  */
-    DEDENT = 265,                  /* "dedent"  */
-    DEF = 266,                     /* "'def'"  */
-    CLASS = 267,                   /* "'class'"  */
-    RETURN = 268,                  /* "'return'"  */
-    PASS = 269,                    /* "'pass'"  */
-    FOR = 270,                     /* "'for'"  */
-    IN = 271,                      /* "'in'"  */
-    IF = 272,                      /* "'if'"  */
-    ELIF = 273,                    /* "'elif'"  */
-    ELSE = 274,                    /* "'else'"  */
-    WITH = 275,                    /* "'with'"  */
-    AS = 276,                      /* "'as'"  */
-    LAMBDA = 277,                  /* "'lambda'"  */
-    AND = 278,                     /* "'and'"  */
-    OR = 279,                      /* "'or'"  */
-    NOT = 280,                     /* "'not'"  */
-    TRUE = 281,                    /* "'True'"  */
-    FALSE = 282,                   /* "'False'"  */
-    NONE = 283,                    /* "'None'"  */
-    ARROW = 284,                   /* "'->'"  */
-    FLOORDIV = 285,                /* "'//'"  */
-    POW = 286,                     /* "'**'"  */
-    EQ = 287,                      /* "'=='"  */
-    NE = 288,                      /* "'!='"  */
-    LE = 289,                      /* "'<='"  */
-    GE = 290,                      /* "'>='"  */
-    UMINUS = 291                   /* UMINUS  */
+    INT_TUPLE = 263,               /* "tuple of integers"  */
+    NEWLINE = 264,                 /* "end of line"  */
+    INDENT = 265,                  /* "indented block"  */
+    DEDENT = 266,                  /* "dedent"  */
+    DEF = 267,                     /* "'def'"  */
+    CLASS = 268,                   /* "'class'"  */
+    RETURN = 269,                  /* "'return'"  */
+    PASS = 270,                    /* "'pass'"  */
+    FOR = 271,                     /* "'for'"  */
+    IN = 272,                      /* "'in'"  */
+    IF = 273,                      /* "'if'"  */
+    ELIF = 274,                    /* "'elif'"  */
+    ELSE = 275,                    /* "'else'"  */
+    WITH = 276,                    /* "'with'"  */
+    AS = 277,                      /* "'as'"  */
+    LAMBDA = 278,                  /* "'lambda'"  */
+    AND = 279,                     /* "'and'"  */
+    OR = 280,                      /* "'or'"  */
+    NOT = 281,                     /* "'not'"  */
+    TRUE = 282,                    /* "'True'"  */
+    FALSE = 283,                   /* "'False'"  */
+    NONE = 284,                    /* "'None'"  */
+    ARROW = 285,                   /* "'->'"  */
+    FLOORDIV = 286,                /* "'//'"  */
+    POW = 287,                     /* "'**'"  */
+    EQ = 288,                      /* "'=='"  */
+    NE = 289,                      /* "'!='"  */
+    LE = 290,                      /* "'<='"  */
+    GE = 291,                      /* "'>='"  */
+    UMINUS = 292                   /* UMINUS  */
   };
   typedef enum yytokentype yytoken_kind_t;
 #endif

@@ -99,6 +99,7 @@ static SxList list1(Parser *P, Sx *e)
 %token <fval> FLOAT "number"
 %token <str> STRING "string"
 %token <cst> CONST_DATA "list of numbers"
+%token <sx> INT_TUPLE "tuple of integers"
 %token NEWLINE "end of line" INDENT "indented block" DEDENT "dedent"
 %token DEF "'def'" CLASS "'class'" RETURN "'return'" PASS "'pass'" FOR "'for'" IN "'in'"
 %token IF "'if'" ELIF "'elif'" ELSE "'else'" WITH "'with'" AS "'as'" LAMBDA "'lambda'"
@@ -454,6 +455,7 @@ atom: NAME                          { $$ = sx_new(A, SX_NAME, L(@1)); $$->u.name
     | '(' ')'                       { $$ = sx_new(A, SX_TUPLE, L(@1)); }
     | '(' test_seq opt_comma ')'    { CHECK($$ = seq_or_single(P, $2, $3, L(@1))); $$->paren = 1; }
     | CONST_DATA                    { $$ = sx_new(A, SX_CONST, $1->loc); $$->u.cst = $1; }
+    | INT_TUPLE                     { $$ = $1; }
     | '[' ']'                       { $$ = sx_new(A, SX_LIST, L(@1)); }
     | '[' test_seq opt_comma ']'    { $$ = sx_new(A, SX_LIST, L(@1)); $$->u.elems = $2; CHECK($$ = deep(P, $$)); }
     | '{' '}'                       { $$ = sx_new(A, SX_DICT, L(@1)); }
