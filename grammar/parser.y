@@ -106,7 +106,7 @@ static SxList list1(Parser *P, Sx *e)
 %token AND "'and'" OR "'or'" NOT "'not'" TRUE "'True'" FALSE "'False'" NONE "'None'"
 %token ARROW "'->'" FLOORDIV "'//'" POW "'**'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
 
-%type <sx> test expr atom_expr atom
+%type <sx> test expr atom_expr
 %type <sx> testlist exprlist lambdef subscript opt_test opt_ret decorator
 %type <list> test_seq expr_seq args arglist subscripts sub_seq dict_items lparams decorators
 %type <st> stmt simple compound funcdef classdef for_stmt if_stmt with_stmt
@@ -377,8 +377,9 @@ expr: atom_expr
         }
     ;
 
-atom_expr: atom
-         | atom_expr '.' NAME {
+/* An atom is an atom_expr alternative of its own (no unit reduction from
+ * atom to atom_expr for every name and number). */
+atom_expr: atom_expr '.' NAME {
             if ($1->kind == SX_NAME) {
                 /* A dotted name such as R.nn.conv2d is one name. */
                 char buf[256];
@@ -445,7 +446,7 @@ subscript: test
 
 opt_test: %empty { $$ = NULL; } | test ;
 
-atom: NAME                          { $$ = sx_new(A, SX_NAME, L(@1)); $$->u.name = $1; }
+atom_expr: NAME                     { $$ = sx_new(A, SX_NAME, L(@1)); $$->u.name = $1; }
     | INT                           { $$ = sx_new(A, SX_INT, L(@1)); $$->u.ival = $1; }
     | FLOAT                         { $$ = sx_new(A, SX_FLOAT, L(@1)); $$->u.fval = $1; }
     | STRING                        { $$ = sx_new(A, SX_STR, L(@1)); $$->u.str.s = $1.s; $$->u.str.len = $1.len; }
