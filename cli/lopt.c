@@ -163,7 +163,7 @@ static int usage_report(const Options *o)
 /* PassCtx.read_map: a pass option's lambda, diagnosed against its own text. */
 static Expr *read_option_map(Module *m, const char *text, const char *what)
 {
-    Source src = { what, text, strlen(text), 0, stderr };
+    Source src = { what, text, strlen(text), 0, stderr, 0 };
     return read_index_map(&src, m);
 }
 
@@ -1104,7 +1104,7 @@ static int process_part(Options *o, const char *name, int first, const char *tex
     memset(buf, '\n', pad);
     memcpy(buf + pad, text, n);
     buf[pad + n] = 0;
-    Source src = { name, buf, pad + n, 0, stderr };
+    Source src = { name, buf, pad + n, 0, stderr, 0 };
     int status = o->verify_diagnostics ? process_checked(o, &src, tm, out) : process(o, &src, tm, out);
     free(buf);
     return status;
@@ -1178,7 +1178,7 @@ static int run(Options *o)
         return EXIT_INPUT;
     }
     const char *name = stdin_input ? "<stdin>" : o->input;
-    Source src = { name, text, len, 0, stderr };
+    Source src = { name, text, len, 0, stderr, mapped != NULL };
     FILE *out = NULL;
     int status;
     if (o->split_input)
@@ -1251,7 +1251,7 @@ static IndexMap *read_map(Module *m, const char *text, const char *what, const i
                           int *status)
 {
     ImError err = { { 0, 0 }, "" };
-    Source src = { what, text, strlen(text), 0, stderr };
+    Source src = { what, text, strlen(text), 0, stderr, 0 };
     Sym *names[IM_MAX_RANK];
     Expr *e;
     *status = EXIT_INPUT;

@@ -3,13 +3,19 @@
 /* The lexer (re2c): Python-style tokens with INDENT/DEDENT computed from
  * leading spaces outside brackets, every token carrying its line:column.
  * Errors are reported here and handed to the parser as YYerror. */
+#define _DEFAULT_SOURCE   /* madvise */
 #include "lexer.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "../ir/elem.h"
+#include "../ir/ops.h"
 #include "parser.h"
 
 void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
@@ -24,6 +30,8 @@ void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
     lx->line = 1;
     lx->nindents = 1;
     lx->at_bol = 1;
+    lx->const_name = intern_cstr(names, "R.const");
+    lx->kept = lx->cur;
 }
 
 static Loc here(Lexer *lx, const unsigned char *p)
@@ -214,12 +222,416 @@ static int scan_float(Lexer *lx, YYSTYPE *val)
     return FLOAT;
 }
 
+/* ---- the list of numbers of R.const([...], "dtype") ----
+ *
+ * A constant of a model may hold millions of numbers. Read as tokens, each
+ * would cost a syntax node and a parser step; instead, when '[' opens the
+ * first argument of R.const, the lexer reads the whole list itself, straight
+ * into storage of the constant's dtype (which follows the list, so a first
+ * pass finds the list's end), as one CONST_DATA token. It takes only what it
+ * reads exactly as the tokens would be read and lowered: plain numbers (an
+ * optional '-' before them), True and False, "nan", "inf" and "-inf", in a
+ * rectangular list. Anything else (a ragged list, a number out of range, an
+ * expression, a comment) leaves the list to the ordinary tokens, which give
+ * the error or the value. */
+
+/* Past the pages of a mapped source the lexer has read, in steps of 256 kB
+ * (now: at once):
+ * they read back from the file if a diagnostic needs them again, so a large
+ * constant costs its typed bytes rather than its text too. */
+static void give_back(Lexer *lx, const unsigned char *p, int now)
+{
+    if (!lx->src->mapped || p - lx->kept < (now ? 1 : 1 << 18))
+        return;
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t from = ((uintptr_t)lx->kept + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    uintptr_t to = (uintptr_t)p & ~((uintptr_t)page - 1);
+    if (page > 0 && to > from)
+        madvise((void *)from, to - from, MADV_DONTNEED);
+    lx->kept = p;
+}
+
+static const unsigned char *skip_blanks(Lexer *lx, const unsigned char *p)
+{
+    for (;;) {
+        if (*p == ' ' || *p == '\t' || *p == '\r') {
+            p++;
+        } else if (*p == '\n') {
+            lx->line++;
+            lx->line_start = ++p;
+        } else {
+            return p;
+        }
+    }
+}
+
+/* The first pass: from just after the opening '[', the end of the list (just
+ * after its ']'), and its number of commas, which bounds its elements. NULL
+ * when it holds a character no number is written with. */
+static const unsigned char *list_end(Lexer *lx, const unsigned char *p, int64_t *commas)
+{
+    int depth = 1;
+    int64_t n = 0;
+    for (;; p++) {
+        switch (*p) {
+        case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+        case ' ': case '.': case '-': case '+': case '"': case '\n': case '\r':
+            break;
+        case ',':
+            n++;
+            if ((n & 0x3fff) == 0)
+                give_back(lx, p, 0);
+            break;
+        case '[':
+            depth++;
+            break;
+        case ']':
+            if (--depth == 0) {
+                *commas = n;
+                return p + 1;
+            }
+            break;
+        default:
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+                return NULL;   /* the NUL at the end of the input too */
+        }
+    }
+}
+
+/* The dtype after the list: `, "float32")`, `, dtype="float32")` (a comma
+ * before the ')' allowed), or `)` alone for float32, R.const's default for a
+ * list. -1 for anything else, left to the parser. */
+static int list_dtype(const unsigned char *p, DType *dt)
+{
+    while (*p == ' ' || *p == '\n' || *p == '\r')
+        p++;
+    *dt = DT_FLOAT32;
+    if (*p == ')')
+        return 0;
+    if (*p++ != ',')
+        return -1;
+    while (*p == ' ' || *p == '\n' || *p == '\r')
+        p++;
+    if (strncmp((const char *)p, "dtype", 5) == 0) {
+        p += 5;
+        while (*p == ' ')
+            p++;
+        if (*p++ != '=')
+            return -1;
+        while (*p == ' ')
+            p++;
+    }
+    unsigned char q = *p++;
+    if (q != '"' && q != '\'')
+        return -1;
+    char name[32];
+    size_t n = 0;
+    while (((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')) && n + 1 < sizeof name)
+        name[n++] = (char)*p++;
+    name[n] = 0;
+    if (*p++ != q || dtype_parse(name, dt) != 0 || *dt == DT_HANDLE || dtype_size(*dt) == 0)
+        return -1;
+    while (*p == ' ' || *p == '\n' || *p == '\r')
+        p++;
+    if (*p == ',') {
+        p++;
+        while (*p == ' ' || *p == '\n' || *p == '\r')
+            p++;
+    }
+    return *p == ')' ? 0 : -1;
+}
+
+static const double powers_of_ten[] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+static int is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* One number as the lexer's rules read it (dec, or flt: digits with a '.'
+ * or an exponent), without its sign. Returns the end, or NULL when it is not
+ * one number or is one the tokens would refuse (too large, too long). A
+ * float is rounded as strtod rounds it: exactly by one operation when its
+ * digits and power of ten are exact doubles (the common case), else by
+ * strtod itself. */
+static const unsigned char *list_number(const unsigned char *p, int *is_float, int64_t *iv, double *fv)
+{
+    const unsigned char *s = p;
+    uint64_t m = 0;
+    int digits = 0, frac = 0, exact = 1, any = 0, dot = 0;
+    for (;; p++) {
+        if (*p == '.' && !dot) {
+            dot = 1;
+            continue;
+        }
+        if (!is_digit(*p))
+            break;
+        any = 1;
+        if (digits < 19) {
+            m = m * 10 + (uint64_t)(*p - '0');
+            digits += m != 0;
+            frac += dot;
+        } else {
+            exact = 0;
+        }
+    }
+    if (!any)
+        return NULL;
+    int64_t e = 0;
+    int exp = 0;
+    if (*p == 'e' || *p == 'E') {
+        const unsigned char *x = p + 1;
+        int neg = *x == '-';
+        if (*x == '-' || *x == '+')
+            x++;
+        if (is_digit(*x)) {
+            exp = 1;
+            for (; is_digit(*x); x++)
+                if (e < 100000)
+                    e = e * 10 + (*x - '0');
+            e = neg ? -e : e;
+            p = x;
+        }
+    }
+    if (!dot && !exp) {
+        /* dec: an integer, refused past int64 as scan_int refuses it */
+        int64_t v = 0;
+        for (const unsigned char *q = s; q < p; q++) {
+            if (v > (INT64_MAX - (*q - '0')) / 10)
+                return NULL;
+            v = v * 10 + (*q - '0');
+        }
+        *is_float = 0;
+        *iv = v;
+        return p;
+    }
+    *is_float = 1;
+    if (exact && m < ((uint64_t)1 << 53) && e - frac >= -22 && e - frac <= 22) {
+        int64_t k = e - frac;
+        *fv = k < 0 ? (double)m / powers_of_ten[-k] : (double)m * powers_of_ten[k];
+        return p;
+    }
+    char buf[128];
+    size_t n = (size_t)(p - s);
+    if (n >= sizeof buf)
+        return NULL;   /* "number literal too long" */
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    errno = 0;
+    *fv = strtod(buf, NULL);
+    if (errno == ERANGE && (*fv > 1 || *fv < -1))
+        return NULL;   /* "number literal out of range" */
+    return p;
+}
+
+/* One element: a number with its sign, True or False, or "nan", "inf" or
+ * "-inf", stored as element i of c the way lower.c stores a literal: a
+ * float rounds to the dtype; an integer must be a value of an integer dtype.
+ * Returns the end, or NULL to leave the list to the tokens. */
+static const unsigned char *list_element(const unsigned char *p, SxConst *c, int64_t i)
+{
+    int is_float = 0;
+    int64_t iv = 0;
+    double fv = 0;
+    if (*p == '"') {
+        const unsigned char *q = p + 1;
+        if (strncmp((const char *)q, "nan\"", 4) == 0)
+            fv = NAN, q += 4;
+        else if (strncmp((const char *)q, "inf\"", 4) == 0)
+            fv = INFINITY, q += 4;
+        else if (strncmp((const char *)q, "-inf\"", 5) == 0)
+            fv = -INFINITY, q += 5;
+        else
+            return NULL;
+        elem_setf(c->dtype, c->data, i, fv);
+        return q;
+    }
+    if ((*p == 'T' && strncmp((const char *)p, "True", 4) == 0) ||
+        (*p == 'F' && strncmp((const char *)p, "False", 5) == 0)) {
+        iv = *p == 'T';
+        p += iv ? 4 : 5;
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || is_digit(*p) || *p == '_')
+            return NULL;
+    } else {
+        int neg = *p == '-';
+        if (!(p = list_number(p + neg, &is_float, &iv, &fv)))
+            return NULL;
+        if (is_float)
+            fv = neg ? -fv : fv;
+        else
+            iv = neg ? -iv : iv;
+    }
+    if (is_float || dtype_is_float(c->dtype)) {
+        elem_setf(c->dtype, c->data, i, is_float ? fv : (double)iv);
+        return p;
+    }
+    if (!elem_int_fits(c->dtype, iv) && c->dtype != DT_BOOL)
+        return NULL;   /* "N is not a value of DTYPE" */
+    elem_seti(c->dtype, c->data, i, iv);
+    return p;
+}
+
+/* The second pass: the elements from just after the opening '[' into c,
+ * at most cap of them, checking the list is rectangular. Returns the end
+ * (just after the closing ']'), or NULL. */
+static const unsigned char *list_fill(Lexer *lx, const unsigned char *p, SxConst *c, int64_t cap)
+{
+    int64_t items[OP_MAX_RANK], n = 0;
+    int depth = 1;
+    c->ndim = -1;
+    items[0] = 0;
+    for (int d = 0; d < OP_MAX_RANK; d++)
+        c->shape[d] = -1;
+    for (;;) {
+        p = skip_blanks(lx, p);
+        if (*p == '[') {
+            if (depth >= OP_MAX_RANK || (c->ndim >= 0 && depth >= c->ndim))
+                return NULL;
+            items[depth - 1]++;
+            items[depth++] = 0;
+            p++;
+            continue;
+        }
+        if (*p != ']') {
+            if ((c->ndim >= 0 && depth != c->ndim) || n >= cap)
+                return NULL;
+            c->ndim = depth;
+            if (!(p = list_element(p, c, n++)))
+                return NULL;
+            if ((n & 0x3fff) == 0)
+                give_back(lx, p, 0);
+            items[depth - 1]++;
+        } else {
+            /* a list closes: not empty, and as long as the others at its depth */
+            int64_t k = items[depth - 1];
+            if (k == 0 || (c->shape[depth - 1] >= 0 && c->shape[depth - 1] != k))
+                return NULL;
+            c->shape[depth - 1] = k;
+            p++;
+            if (--depth == 0) {
+                c->count = n;
+                return p;
+            }
+        }
+        /* after an element or a list: a comma, or the ']' of the list around it */
+        p = skip_blanks(lx, p);
+        if (*p == ',')
+            p++;
+        else if (*p != ']')
+            return NULL;
+    }
+}
+
+/* At the '[' that opens R.const's first argument: the CONST_DATA token, or
+ * 0 with the lexer where it was, for the ordinary tokens to read the list. */
+static int scan_const(Lexer *lx, YYSTYPE *val)
+{
+    int64_t commas;
+    const unsigned char *start = lx->cur, *line_start = lx->line_start, *end;
+    int line = lx->line;
+    DType dt;
+    Loc loc = here(lx, lx->tok);
+    if (!(end = list_end(lx, start, &commas)) || list_dtype(end, &dt))
+        return 0;
+    give_back(lx, end, 1);
+    if (lx->kept > start)
+        lx->kept = start;   /* the second pass reads the list again */
+    ArenaMark mark = arena_mark(lx->arena);
+    SxConst *c = arena_zalloc(lx->arena, sizeof *c);
+    c->dtype = dt;
+    c->loc = loc;
+    c->shape = arena_array(lx->arena, OP_MAX_RANK, sizeof *c->shape);
+    size_t size = (size_t)dtype_size(dt);
+    c->data = arena_alloc(lx->arena, (size_t)(commas + 2) * size);
+    if (list_fill(lx, start, c, commas + 1) != end) {
+        arena_release(lx->arena, mark);
+        lx->line = line;
+        lx->line_start = line_start;
+        return 0;
+    }
+    /* the element past the end is zero, as lower.c allocates it */
+    memset((char *)c->data + (size_t)c->count * size, 0, (size_t)(commas + 2 - c->count) * size);
+    give_back(lx, end, 1);
+    lx->cur = end;
+    val->cst = c;
+    return CONST_DATA;
+}
+
+/* ---- tuples of integers ----
+ *
+ * Shapes, (1, 64, 56, 56), are on nearly every line of a model. Where '('
+ * opens a parenthesized expression (not a call), the lexer reads a tuple of
+ * plain integers itself and hands the parser the syntax node it would have
+ * built, as one INT_TUPLE token instead of one per number and comma. Any
+ * other content (a sign, a name, a line break) is left to the tokens. */
+
+/* Whether the token t ends an expression, so that '(' after it is a call. */
+static int ends_operand(int t)
+{
+    return t == NAME || t == INT || t == FLOAT || t == STRING || t == ')' || t == ']' || t == '}' ||
+           t == TRUE || t == FALSE || t == NONE || t == CONST_DATA || t == INT_TUPLE;
+}
+
+static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
+{
+    enum { MAX_ITEMS = 64 };
+    int64_t v[MAX_ITEMS];
+    int col[MAX_ITEMS], n = 0, comma = 0;
+    const unsigned char *p = lx->cur;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (*p == ')' && n > 0)
+            break;
+        if (!is_digit(*p) || n == MAX_ITEMS)
+            return 0;
+        col[n] = (int)(p - lx->line_start) + 1;
+        int64_t x = 0;
+        for (; is_digit(*p); p++) {
+            if (x > (INT64_MAX - (*p - '0')) / 10)
+                return 0;   /* "integer literal too large", from the tokens */
+            x = x * 10 + (*p - '0');
+        }
+        if (*p == '.' || *p == 'e' || *p == 'E' || *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
+            return 0;
+        v[n++] = x;
+        while (*p == ' ')
+            p++;
+        comma = *p == ',';
+        if (comma)
+            p++;
+        else if (*p != ')')
+            return 0;
+    }
+    Loc open = here(lx, lx->tok);
+    Sx *items[MAX_ITEMS];
+    for (int i = 0; i < n; i++) {
+        Loc l = { lx->line, col[i] };
+        items[i] = sx_new(lx->syn, SX_INT, l);
+        items[i]->u.ival = v[i];
+    }
+    Sx *e = items[0];
+    if (n > 1 || comma) {
+        e = sx_new(lx->syn, SX_TUPLE, open);
+        for (int i = 0; i < n; i++)
+            sx_push(lx->syn, &e->u.elems, NULL, items[i]);
+        e->depth = 2;
+    }
+    e->paren = 1;
+    lx->cur = p + 1;
+    val->sx = e;
+    return INT_TUPLE;
+}
+
 static int scan(Lexer *lx, YYSTYPE *val)
 {
     for (;;) {
         lx->tok = lx->cur;
         
-#line 223 "grammar/lexer.c"
+#line 635 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -240,9 +652,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case ',':
 		case ':':
 		case '@': goto yy13;
-		case '(':
-		case '[':
-		case '{': goto yy15;
+		case '(': goto yy15;
 		case ')':
 		case ']':
 		case '}': goto yy16;
@@ -304,42 +714,44 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case 'F': goto yy29;
 		case 'N': goto yy30;
 		case 'T': goto yy31;
-		case '\\': goto yy32;
-		case 'a': goto yy33;
-		case 'c': goto yy34;
-		case 'd': goto yy35;
-		case 'e': goto yy36;
-		case 'f': goto yy37;
-		case 'i': goto yy38;
-		case 'l': goto yy39;
-		case 'n': goto yy40;
-		case 'o': goto yy41;
-		case 'p': goto yy42;
-		case 'r': goto yy43;
-		case 'w': goto yy44;
+		case '[': goto yy32;
+		case '\\': goto yy33;
+		case 'a': goto yy34;
+		case 'c': goto yy35;
+		case 'd': goto yy36;
+		case 'e': goto yy37;
+		case 'f': goto yy38;
+		case 'i': goto yy39;
+		case 'l': goto yy40;
+		case 'n': goto yy41;
+		case 'o': goto yy42;
+		case 'p': goto yy43;
+		case 'r': goto yy44;
+		case 'w': goto yy45;
+		case '{': goto yy46;
 		default: goto yy2;
 	}
 yy1:
 	++lx->cur;
-#line 230 "grammar/lexer.re"
+#line 642 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 332 "grammar/lexer.c"
+#line 744 "grammar/lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 284 "grammar/lexer.re"
+#line 712 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 343 "grammar/lexer.c"
+#line 755 "grammar/lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -349,12 +761,12 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 236 "grammar/lexer.re"
+#line 648 "grammar/lexer.re"
 	{ continue; }
-#line 355 "grammar/lexer.c"
+#line 767 "grammar/lexer.c"
 yy6:
 	++lx->cur;
-#line 239 "grammar/lexer.re"
+#line 651 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -363,7 +775,7 @@ yy6:
             lx->at_bol = 1;
             return NEWLINE;
         }
-#line 367 "grammar/lexer.c"
+#line 779 "grammar/lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -371,20 +783,20 @@ yy7:
 		default: goto yy8;
 	}
 yy8:
-#line 247 "grammar/lexer.re"
+#line 659 "grammar/lexer.re"
 	{ continue; }
-#line 377 "grammar/lexer.c"
+#line 789 "grammar/lexer.c"
 yy9:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy45;
+		case '=': goto yy47;
 		default: goto yy3;
 	}
 yy10:
 	++lx->cur;
-#line 273 "grammar/lexer.re"
+#line 685 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 388 "grammar/lexer.c"
+#line 800 "grammar/lexer.c"
 yy11:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -393,35 +805,42 @@ yy11:
 		default: goto yy11;
 	}
 yy12:
-#line 237 "grammar/lexer.re"
+#line 649 "grammar/lexer.re"
 	{ continue; }
-#line 399 "grammar/lexer.c"
+#line 811 "grammar/lexer.c"
 yy13:
 	++lx->cur;
 yy14:
-#line 283 "grammar/lexer.re"
+#line 711 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 405 "grammar/lexer.c"
+#line 817 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 281 "grammar/lexer.re"
-	{ return open_bracket(lx, (char)lx->tok[0]); }
-#line 410 "grammar/lexer.c"
+#line 701 "grammar/lexer.re"
+	{
+            if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
+                int t = scan_int_tuple(lx, val);
+                if (t)
+                    return t;
+            }
+            return open_bracket(lx, '(');
+        }
+#line 829 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 282 "grammar/lexer.re"
+#line 710 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 415 "grammar/lexer.c"
+#line 834 "grammar/lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '*': goto yy46;
+		case '*': goto yy48;
 		default: goto yy14;
 	}
 yy18:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '>': goto yy47;
+		case '>': goto yy49;
 		default: goto yy14;
 	}
 yy19:
@@ -436,20 +855,20 @@ yy19:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy48;
+		case '9': goto yy50;
 		default: goto yy14;
 	}
 yy20:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '/': goto yy50;
+		case '/': goto yy52;
 		default: goto yy14;
 	}
 yy21:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy48;
+		case '.': goto yy50;
 		case '0':
 		case '1':
 		case '2':
@@ -461,29 +880,29 @@ yy21:
 		case '8':
 		case '9': goto yy21;
 		case 'E':
-		case 'e': goto yy51;
+		case 'e': goto yy53;
 		default: goto yy22;
 	}
 yy22:
-#line 271 "grammar/lexer.re"
+#line 683 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 471 "grammar/lexer.c"
+#line 890 "grammar/lexer.c"
 yy23:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy53;
+		case '=': goto yy55;
 		default: goto yy14;
 	}
 yy24:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy54;
+		case '=': goto yy56;
 		default: goto yy14;
 	}
 yy25:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy55;
+		case '=': goto yy57;
 		default: goto yy14;
 	}
 yy26:
@@ -491,7 +910,7 @@ yy26:
 	yych = *(lx->marker = ++lx->cur);
 yy27:
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -558,144 +977,161 @@ yy27:
 		default: goto yy28;
 	}
 yy28:
-#line 266 "grammar/lexer.re"
+#line 678 "grammar/lexer.re"
 	{
             /* R.nn.conv2d is one name, as the parser would make it anyway. */
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 568 "grammar/lexer.c"
+#line 987 "grammar/lexer.c"
 yy29:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy57;
+		case 'a': goto yy59;
 		default: goto yy27;
 	}
 yy30:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy58;
+		case 'o': goto yy60;
 		default: goto yy27;
 	}
 yy31:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy59;
+		case 'r': goto yy61;
 		default: goto yy27;
 	}
 yy32:
+	++lx->cur;
+#line 693 "grammar/lexer.re"
+	{
+            if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
+                int t = scan_const(lx, val);
+                if (t)
+                    return t;
+            }
+            return open_bracket(lx, '[');
+        }
+#line 1020 "grammar/lexer.c"
+yy33:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '\n': goto yy60;
-		case '\r': goto yy61;
+		case '\n': goto yy62;
+		case '\r': goto yy63;
 		default: goto yy3;
-	}
-yy33:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'n': goto yy62;
-		case 's': goto yy63;
-		default: goto yy27;
 	}
 yy34:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'l': goto yy65;
+		case 'n': goto yy64;
+		case 's': goto yy65;
 		default: goto yy27;
 	}
 yy35:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy66;
+		case 'l': goto yy67;
 		default: goto yy27;
 	}
 yy36:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'l': goto yy67;
+		case 'e': goto yy68;
 		default: goto yy27;
 	}
 yy37:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy68;
+		case 'l': goto yy69;
 		default: goto yy27;
 	}
 yy38:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy69;
-		case 'n': goto yy71;
+		case 'o': goto yy70;
 		default: goto yy27;
 	}
 yy39:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy73;
+		case 'f': goto yy71;
+		case 'n': goto yy73;
 		default: goto yy27;
 	}
 yy40:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy74;
+		case 'a': goto yy75;
 		default: goto yy27;
 	}
 yy41:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy75;
+		case 'o': goto yy76;
 		default: goto yy27;
 	}
 yy42:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy77;
+		case 'r': goto yy77;
 		default: goto yy27;
 	}
 yy43:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy78;
+		case 'a': goto yy79;
 		default: goto yy27;
 	}
 yy44:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'i': goto yy79;
+		case 'e': goto yy80;
 		default: goto yy27;
 	}
 yy45:
-	++lx->cur;
-#line 278 "grammar/lexer.re"
-	{ return NE; }
-#line 688 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'i': goto yy81;
+		default: goto yy27;
+	}
 yy46:
 	++lx->cur;
-#line 276 "grammar/lexer.re"
-	{ return POW; }
-#line 693 "grammar/lexer.c"
+#line 709 "grammar/lexer.re"
+	{ return open_bracket(lx, '{'); }
+#line 1119 "grammar/lexer.c"
 yy47:
 	++lx->cur;
-#line 274 "grammar/lexer.re"
-	{ return ARROW; }
-#line 698 "grammar/lexer.c"
+#line 690 "grammar/lexer.re"
+	{ return NE; }
+#line 1124 "grammar/lexer.c"
 yy48:
+	++lx->cur;
+#line 688 "grammar/lexer.re"
+	{ return POW; }
+#line 1129 "grammar/lexer.c"
+yy49:
+	++lx->cur;
+#line 686 "grammar/lexer.re"
+	{ return ARROW; }
+#line 1134 "grammar/lexer.c"
+yy50:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
@@ -708,25 +1144,25 @@ yy48:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy48;
+		case '9': goto yy50;
 		case 'E':
-		case 'e': goto yy51;
-		default: goto yy49;
+		case 'e': goto yy53;
+		default: goto yy51;
 	}
-yy49:
-#line 272 "grammar/lexer.re"
-	{ return scan_float(lx, val); }
-#line 720 "grammar/lexer.c"
-yy50:
-	++lx->cur;
-#line 275 "grammar/lexer.re"
-	{ return FLOORDIV; }
-#line 725 "grammar/lexer.c"
 yy51:
+#line 684 "grammar/lexer.re"
+	{ return scan_float(lx, val); }
+#line 1156 "grammar/lexer.c"
+yy52:
+	++lx->cur;
+#line 687 "grammar/lexer.re"
+	{ return FLOORDIV; }
+#line 1161 "grammar/lexer.c"
+yy53:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '+':
-		case '-': goto yy80;
+		case '-': goto yy82;
 		case '0':
 		case '1':
 		case '2':
@@ -736,51 +1172,51 @@ yy51:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy81;
-		default: goto yy52;
+		case '9': goto yy83;
+		default: goto yy54;
 	}
-yy52:
+yy54:
 	lx->cur = lx->marker;
 	switch (yyaccept) {
 		case 0: goto yy22;
 		case 1: goto yy28;
 		case 2: goto yy3;
-		case 3: goto yy49;
-		case 4: goto yy64;
-		case 5: goto yy70;
-		case 6: goto yy72;
-		case 7: goto yy76;
-		case 8: goto yy86;
-		case 9: goto yy89;
-		case 10: goto yy93;
-		case 11: goto yy96;
-		case 12: goto yy102;
-		case 13: goto yy104;
-		case 14: goto yy107;
-		case 15: goto yy109;
-		case 16: goto yy112;
-		case 17: goto yy115;
-		case 18: goto yy117;
-		case 19: goto yy119;
-		case 20: goto yy123;
-		default: goto yy125;
+		case 3: goto yy51;
+		case 4: goto yy66;
+		case 5: goto yy72;
+		case 6: goto yy74;
+		case 7: goto yy78;
+		case 8: goto yy88;
+		case 9: goto yy91;
+		case 10: goto yy95;
+		case 11: goto yy98;
+		case 12: goto yy104;
+		case 13: goto yy106;
+		case 14: goto yy109;
+		case 15: goto yy111;
+		case 16: goto yy114;
+		case 17: goto yy117;
+		case 18: goto yy119;
+		case 19: goto yy121;
+		case 20: goto yy125;
+		default: goto yy127;
 	}
-yy53:
-	++lx->cur;
-#line 279 "grammar/lexer.re"
-	{ return LE; }
-#line 773 "grammar/lexer.c"
-yy54:
-	++lx->cur;
-#line 277 "grammar/lexer.re"
-	{ return EQ; }
-#line 778 "grammar/lexer.c"
 yy55:
 	++lx->cur;
-#line 280 "grammar/lexer.re"
-	{ return GE; }
-#line 783 "grammar/lexer.c"
+#line 691 "grammar/lexer.re"
+	{ return LE; }
+#line 1209 "grammar/lexer.c"
 yy56:
+	++lx->cur;
+#line 689 "grammar/lexer.re"
+	{ return EQ; }
+#line 1214 "grammar/lexer.c"
+yy57:
+	++lx->cur;
+#line 692 "grammar/lexer.re"
+	{ return GE; }
+#line 1219 "grammar/lexer.c"
+yy58:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 'A':
@@ -836,52 +1272,52 @@ yy56:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy52;
-	}
-yy57:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'l': goto yy82;
-		default: goto yy27;
-	}
-yy58:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'n': goto yy83;
-		default: goto yy27;
+		default: goto yy54;
 	}
 yy59:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'u': goto yy84;
+		case 'l': goto yy84;
 		default: goto yy27;
 	}
 yy60:
-	++lx->cur;
-#line 238 "grammar/lexer.re"
-	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 867 "grammar/lexer.c"
-yy61:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '\n': goto yy60;
-		default: goto yy52;
-	}
-yy62:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'd': goto yy85;
+		case 'n': goto yy85;
 		default: goto yy27;
 	}
+yy61:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'u': goto yy86;
+		default: goto yy27;
+	}
+yy62:
+	++lx->cur;
+#line 650 "grammar/lexer.re"
+	{ lx->line++; lx->line_start = lx->cur; continue; }
+#line 1303 "grammar/lexer.c"
 yy63:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '\n': goto yy62;
+		default: goto yy54;
+	}
+yy64:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'd': goto yy87;
+		default: goto yy27;
+	}
+yy65:
 	yyaccept = 4;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -945,120 +1381,46 @@ yy63:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy64;
-	}
-yy64:
-#line 258 "grammar/lexer.re"
-	{ return AS; }
-#line 954 "grammar/lexer.c"
-yy65:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'a': goto yy87;
-		default: goto yy27;
+		default: goto yy66;
 	}
 yy66:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'f': goto yy88;
-		default: goto yy27;
-	}
+#line 670 "grammar/lexer.re"
+	{ return AS; }
+#line 1390 "grammar/lexer.c"
 yy67:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'i': goto yy90;
-		case 's': goto yy91;
+		case 'a': goto yy89;
 		default: goto yy27;
 	}
 yy68:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy92;
+		case 'f': goto yy90;
 		default: goto yy27;
 	}
 yy69:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'i': goto yy92;
+		case 's': goto yy93;
+		default: goto yy27;
+	}
+yy70:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'r': goto yy94;
+		default: goto yy27;
+	}
+yy71:
 	yyaccept = 5;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy70;
-	}
-yy70:
-#line 254 "grammar/lexer.re"
-	{ return IF; }
-#line 1057 "grammar/lexer.c"
-yy71:
-	yyaccept = 6;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1125,28 +1487,14 @@ yy71:
 		default: goto yy72;
 	}
 yy72:
-#line 253 "grammar/lexer.re"
-	{ return IN; }
-#line 1131 "grammar/lexer.c"
+#line 666 "grammar/lexer.re"
+	{ return IF; }
+#line 1493 "grammar/lexer.c"
 yy73:
-	yyaccept = 1;
+	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'm': goto yy94;
-		default: goto yy27;
-	}
-yy74:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 't': goto yy95;
-		default: goto yy27;
-	}
-yy75:
-	yyaccept = 7;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1210,49 +1558,122 @@ yy75:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy76;
+		default: goto yy74;
+	}
+yy74:
+#line 665 "grammar/lexer.re"
+	{ return IN; }
+#line 1567 "grammar/lexer.c"
+yy75:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'm': goto yy96;
+		default: goto yy27;
 	}
 yy76:
-#line 261 "grammar/lexer.re"
-	{ return OR; }
-#line 1219 "grammar/lexer.c"
-yy77:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy97;
+		case 't': goto yy97;
 		default: goto yy27;
+	}
+yy77:
+	yyaccept = 7;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy58;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy78;
 	}
 yy78:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 't': goto yy98;
-		default: goto yy27;
-	}
+#line 673 "grammar/lexer.re"
+	{ return OR; }
+#line 1655 "grammar/lexer.c"
 yy79:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy99;
+		case 's': goto yy99;
 		default: goto yy27;
 	}
 yy80:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy81;
-		default: goto yy52;
+		case 't': goto yy100;
+		default: goto yy27;
 	}
 yy81:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 't': goto yy101;
+		default: goto yy27;
+	}
+yy82:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -1264,35 +1685,50 @@ yy81:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy81;
-		default: goto yy49;
-	}
-yy82:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 's': goto yy100;
-		default: goto yy27;
+		case '9': goto yy83;
+		default: goto yy54;
 	}
 yy83:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy83;
+		default: goto yy51;
+	}
+yy84:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy101;
+		case 's': goto yy102;
 		default: goto yy27;
 	}
-yy84:
+yy85:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
 		case 'e': goto yy103;
 		default: goto yy27;
 	}
-yy85:
+yy86:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy105;
+		default: goto yy27;
+	}
+yy87:
 	yyaccept = 8;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1356,24 +1792,24 @@ yy85:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy86;
+		default: goto yy88;
 	}
-yy86:
-#line 260 "grammar/lexer.re"
+yy88:
+#line 672 "grammar/lexer.re"
 	{ return AND; }
-#line 1365 "grammar/lexer.c"
-yy87:
+#line 1801 "grammar/lexer.c"
+yy89:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy105;
+		case 's': goto yy107;
 		default: goto yy27;
 	}
-yy88:
+yy90:
 	yyaccept = 9;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1437,31 +1873,31 @@ yy88:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy89;
-	}
-yy89:
-#line 248 "grammar/lexer.re"
-	{ return DEF; }
-#line 1446 "grammar/lexer.c"
-yy90:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'f': goto yy106;
-		default: goto yy27;
+		default: goto yy91;
 	}
 yy91:
+#line 660 "grammar/lexer.re"
+	{ return DEF; }
+#line 1882 "grammar/lexer.c"
+yy92:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy108;
+		case 'f': goto yy108;
 		default: goto yy27;
 	}
-yy92:
+yy93:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy110;
+		default: goto yy27;
+	}
+yy94:
 	yyaccept = 10;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1525,24 +1961,24 @@ yy92:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy93;
+		default: goto yy95;
 	}
-yy93:
-#line 252 "grammar/lexer.re"
+yy95:
+#line 664 "grammar/lexer.re"
 	{ return FOR; }
-#line 1534 "grammar/lexer.c"
-yy94:
+#line 1970 "grammar/lexer.c"
+yy96:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'b': goto yy110;
+		case 'b': goto yy112;
 		default: goto yy27;
 	}
-yy95:
+yy97:
 	yyaccept = 11;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1606,119 +2042,45 @@ yy95:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy96;
-	}
-yy96:
-#line 262 "grammar/lexer.re"
-	{ return NOT; }
-#line 1615 "grammar/lexer.c"
-yy97:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 's': goto yy111;
-		default: goto yy27;
+		default: goto yy98;
 	}
 yy98:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'u': goto yy113;
-		default: goto yy27;
-	}
+#line 674 "grammar/lexer.re"
+	{ return NOT; }
+#line 2051 "grammar/lexer.c"
 yy99:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'h': goto yy114;
+		case 's': goto yy113;
 		default: goto yy27;
 	}
 yy100:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy116;
+		case 'u': goto yy115;
 		default: goto yy27;
 	}
 yy101:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'h': goto yy116;
+		default: goto yy27;
+	}
+yy102:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy118;
+		default: goto yy27;
+	}
+yy103:
 	yyaccept = 12;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy102;
-	}
-yy102:
-#line 265 "grammar/lexer.re"
-	{ return NONE; }
-#line 1717 "grammar/lexer.c"
-yy103:
-	yyaccept = 13;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1785,21 +2147,14 @@ yy103:
 		default: goto yy104;
 	}
 yy104:
-#line 263 "grammar/lexer.re"
-	{ return TRUE; }
-#line 1791 "grammar/lexer.c"
+#line 677 "grammar/lexer.re"
+	{ return NONE; }
+#line 2153 "grammar/lexer.c"
 yy105:
-	yyaccept = 1;
+	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy118;
-		default: goto yy27;
-	}
-yy106:
-	yyaccept = 14;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1863,17 +2218,24 @@ yy106:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy107;
+		default: goto yy106;
 	}
+yy106:
+#line 675 "grammar/lexer.re"
+	{ return TRUE; }
+#line 2227 "grammar/lexer.c"
 yy107:
-#line 255 "grammar/lexer.re"
-	{ return ELIF; }
-#line 1872 "grammar/lexer.c"
-yy108:
-	yyaccept = 15;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case 's': goto yy120;
+		default: goto yy27;
+	}
+yy108:
+	yyaccept = 14;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1940,21 +2302,95 @@ yy108:
 		default: goto yy109;
 	}
 yy109:
-#line 256 "grammar/lexer.re"
-	{ return ELSE; }
-#line 1946 "grammar/lexer.c"
+#line 667 "grammar/lexer.re"
+	{ return ELIF; }
+#line 2308 "grammar/lexer.c"
 yy110:
+	yyaccept = 15;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy58;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy111;
+	}
+yy111:
+#line 668 "grammar/lexer.re"
+	{ return ELSE; }
+#line 2382 "grammar/lexer.c"
+yy112:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'd': goto yy120;
+		case 'd': goto yy122;
 		default: goto yy27;
 	}
-yy111:
+yy113:
 	yyaccept = 16;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2018,98 +2454,24 @@ yy111:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy112;
+		default: goto yy114;
 	}
-yy112:
-#line 251 "grammar/lexer.re"
+yy114:
+#line 663 "grammar/lexer.re"
 	{ return PASS; }
-#line 2027 "grammar/lexer.c"
-yy113:
+#line 2463 "grammar/lexer.c"
+yy115:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy121;
+		case 'r': goto yy123;
 		default: goto yy27;
 	}
-yy114:
+yy116:
 	yyaccept = 17;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy115;
-	}
-yy115:
-#line 257 "grammar/lexer.re"
-	{ return WITH; }
-#line 2108 "grammar/lexer.c"
-yy116:
-	yyaccept = 18;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2176,14 +2538,14 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 264 "grammar/lexer.re"
-	{ return FALSE; }
-#line 2182 "grammar/lexer.c"
+#line 669 "grammar/lexer.re"
+	{ return WITH; }
+#line 2544 "grammar/lexer.c"
 yy118:
-	yyaccept = 19;
+	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2250,28 +2612,14 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 249 "grammar/lexer.re"
-	{ return CLASS; }
-#line 2256 "grammar/lexer.c"
+#line 676 "grammar/lexer.re"
+	{ return FALSE; }
+#line 2618 "grammar/lexer.c"
 yy120:
-	yyaccept = 1;
+	yyaccept = 19;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy122;
-		default: goto yy27;
-	}
-yy121:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'n': goto yy124;
-		default: goto yy27;
-	}
-yy122:
-	yyaccept = 20;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy56;
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2335,17 +2683,31 @@ yy122:
 		case 'x':
 		case 'y':
 		case 'z': goto yy26;
-		default: goto yy123;
+		default: goto yy121;
 	}
-yy123:
-#line 259 "grammar/lexer.re"
-	{ return LAMBDA; }
-#line 2344 "grammar/lexer.c"
-yy124:
-	yyaccept = 21;
+yy121:
+#line 661 "grammar/lexer.re"
+	{ return CLASS; }
+#line 2692 "grammar/lexer.c"
+yy122:
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy56;
+		case 'a': goto yy124;
+		default: goto yy27;
+	}
+yy123:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'n': goto yy126;
+		default: goto yy27;
+	}
+yy124:
+	yyaccept = 20;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2412,11 +2774,85 @@ yy124:
 		default: goto yy125;
 	}
 yy125:
-#line 250 "grammar/lexer.re"
+#line 671 "grammar/lexer.re"
+	{ return LAMBDA; }
+#line 2780 "grammar/lexer.c"
+yy126:
+	yyaccept = 21;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy58;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy26;
+		default: goto yy127;
+	}
+yy127:
+#line 662 "grammar/lexer.re"
 	{ return RETURN; }
-#line 2418 "grammar/lexer.c"
+#line 2854 "grammar/lexer.c"
 }
-#line 290 "grammar/lexer.re"
+#line 718 "grammar/lexer.re"
 
     }
 }
@@ -2455,7 +2891,7 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
     int t = scan(lx, val);
     if (t == YYEOF)
         return at_end(lx, loc);
-    Loc l = here(lx, lx->tok);
+    Loc l = t == CONST_DATA ? val->cst->loc : here(lx, lx->tok);
     if (t == NEWLINE) {
         /* The line counter has moved on; the newline belongs to the line it ends. */
         l.line = lx->line - 1;
@@ -2470,9 +2906,14 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
 int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *P)
 {
     Lexer *lx = &P->lx;
+    lx->syn = &P->syn;
     int t = next_token(lx, val, loc);
     if (t != YYEOF && t != YYerror)
         lx->seen_code = 1;
+    if (t == '(')
+        lx->const_paren = lx->last == NAME && lx->last_name == lx->const_name;
+    else if (t == NAME)
+        lx->last_name = val->sym;
     lx->last = t;
     return t;
 }

@@ -24,6 +24,11 @@ typedef struct Lexer {
     const char **headers;
     int nheaders, capheaders;
     int seen_code;        /* headers are only kept before the first token */
+    Arena *syn;           /* the parser's syntax nodes (an INT_TUPLE's) */
+    Sym *const_name;      /* R.const */
+    Sym *last_name;       /* the last NAME returned */
+    int const_paren;      /* the last '(' opened R.const's arguments */
+    const unsigned char *kept;  /* a mapped source's pages from here on are resident */
 } Lexer;
 
 struct Reader;

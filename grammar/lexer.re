@@ -1,13 +1,19 @@
 /* The lexer (re2c): Python-style tokens with INDENT/DEDENT computed from
  * leading spaces outside brackets, every token carrying its line:column.
  * Errors are reported here and handed to the parser as YYerror. */
+#define _DEFAULT_SOURCE   /* madvise */
 #include "lexer.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "../ir/elem.h"
+#include "../ir/ops.h"
 #include "parser.h"
 
 void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
@@ -22,6 +28,8 @@ void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
     lx->line = 1;
     lx->nindents = 1;
     lx->at_bol = 1;
+    lx->const_name = intern_cstr(names, "R.const");
+    lx->kept = lx->cur;
 }
 
 static Loc here(Lexer *lx, const unsigned char *p)
@@ -212,6 +220,410 @@ static int scan_float(Lexer *lx, YYSTYPE *val)
     return FLOAT;
 }
 
+/* ---- the list of numbers of R.const([...], "dtype") ----
+ *
+ * A constant of a model may hold millions of numbers. Read as tokens, each
+ * would cost a syntax node and a parser step; instead, when '[' opens the
+ * first argument of R.const, the lexer reads the whole list itself, straight
+ * into storage of the constant's dtype (which follows the list, so a first
+ * pass finds the list's end), as one CONST_DATA token. It takes only what it
+ * reads exactly as the tokens would be read and lowered: plain numbers (an
+ * optional '-' before them), True and False, "nan", "inf" and "-inf", in a
+ * rectangular list. Anything else (a ragged list, a number out of range, an
+ * expression, a comment) leaves the list to the ordinary tokens, which give
+ * the error or the value. */
+
+/* Past the pages of a mapped source the lexer has read, in steps of 256 kB
+ * (now: at once):
+ * they read back from the file if a diagnostic needs them again, so a large
+ * constant costs its typed bytes rather than its text too. */
+static void give_back(Lexer *lx, const unsigned char *p, int now)
+{
+    if (!lx->src->mapped || p - lx->kept < (now ? 1 : 1 << 18))
+        return;
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t from = ((uintptr_t)lx->kept + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    uintptr_t to = (uintptr_t)p & ~((uintptr_t)page - 1);
+    if (page > 0 && to > from)
+        madvise((void *)from, to - from, MADV_DONTNEED);
+    lx->kept = p;
+}
+
+static const unsigned char *skip_blanks(Lexer *lx, const unsigned char *p)
+{
+    for (;;) {
+        if (*p == ' ' || *p == '\t' || *p == '\r') {
+            p++;
+        } else if (*p == '\n') {
+            lx->line++;
+            lx->line_start = ++p;
+        } else {
+            return p;
+        }
+    }
+}
+
+/* The first pass: from just after the opening '[', the end of the list (just
+ * after its ']'), and its number of commas, which bounds its elements. NULL
+ * when it holds a character no number is written with. */
+static const unsigned char *list_end(Lexer *lx, const unsigned char *p, int64_t *commas)
+{
+    int depth = 1;
+    int64_t n = 0;
+    for (;; p++) {
+        switch (*p) {
+        case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+        case ' ': case '.': case '-': case '+': case '"': case '\n': case '\r':
+            break;
+        case ',':
+            n++;
+            if ((n & 0x3fff) == 0)
+                give_back(lx, p, 0);
+            break;
+        case '[':
+            depth++;
+            break;
+        case ']':
+            if (--depth == 0) {
+                *commas = n;
+                return p + 1;
+            }
+            break;
+        default:
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+                return NULL;   /* the NUL at the end of the input too */
+        }
+    }
+}
+
+/* The dtype after the list: `, "float32")`, `, dtype="float32")` (a comma
+ * before the ')' allowed), or `)` alone for float32, R.const's default for a
+ * list. -1 for anything else, left to the parser. */
+static int list_dtype(const unsigned char *p, DType *dt)
+{
+    while (*p == ' ' || *p == '\n' || *p == '\r')
+        p++;
+    *dt = DT_FLOAT32;
+    if (*p == ')')
+        return 0;
+    if (*p++ != ',')
+        return -1;
+    while (*p == ' ' || *p == '\n' || *p == '\r')
+        p++;
+    if (strncmp((const char *)p, "dtype", 5) == 0) {
+        p += 5;
+        while (*p == ' ')
+            p++;
+        if (*p++ != '=')
+            return -1;
+        while (*p == ' ')
+            p++;
+    }
+    unsigned char q = *p++;
+    if (q != '"' && q != '\'')
+        return -1;
+    char name[32];
+    size_t n = 0;
+    while (((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')) && n + 1 < sizeof name)
+        name[n++] = (char)*p++;
+    name[n] = 0;
+    if (*p++ != q || dtype_parse(name, dt) != 0 || *dt == DT_HANDLE || dtype_size(*dt) == 0)
+        return -1;
+    while (*p == ' ' || *p == '\n' || *p == '\r')
+        p++;
+    if (*p == ',') {
+        p++;
+        while (*p == ' ' || *p == '\n' || *p == '\r')
+            p++;
+    }
+    return *p == ')' ? 0 : -1;
+}
+
+static const double powers_of_ten[] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+static int is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* One number as the lexer's rules read it (dec, or flt: digits with a '.'
+ * or an exponent), without its sign. Returns the end, or NULL when it is not
+ * one number or is one the tokens would refuse (too large, too long). A
+ * float is rounded as strtod rounds it: exactly by one operation when its
+ * digits and power of ten are exact doubles (the common case), else by
+ * strtod itself. */
+static const unsigned char *list_number(const unsigned char *p, int *is_float, int64_t *iv, double *fv)
+{
+    const unsigned char *s = p;
+    uint64_t m = 0;
+    int digits = 0, frac = 0, exact = 1, any = 0, dot = 0;
+    for (;; p++) {
+        if (*p == '.' && !dot) {
+            dot = 1;
+            continue;
+        }
+        if (!is_digit(*p))
+            break;
+        any = 1;
+        if (digits < 19) {
+            m = m * 10 + (uint64_t)(*p - '0');
+            digits += m != 0;
+            frac += dot;
+        } else {
+            exact = 0;
+        }
+    }
+    if (!any)
+        return NULL;
+    int64_t e = 0;
+    int exp = 0;
+    if (*p == 'e' || *p == 'E') {
+        const unsigned char *x = p + 1;
+        int neg = *x == '-';
+        if (*x == '-' || *x == '+')
+            x++;
+        if (is_digit(*x)) {
+            exp = 1;
+            for (; is_digit(*x); x++)
+                if (e < 100000)
+                    e = e * 10 + (*x - '0');
+            e = neg ? -e : e;
+            p = x;
+        }
+    }
+    if (!dot && !exp) {
+        /* dec: an integer, refused past int64 as scan_int refuses it */
+        int64_t v = 0;
+        for (const unsigned char *q = s; q < p; q++) {
+            if (v > (INT64_MAX - (*q - '0')) / 10)
+                return NULL;
+            v = v * 10 + (*q - '0');
+        }
+        *is_float = 0;
+        *iv = v;
+        return p;
+    }
+    *is_float = 1;
+    if (exact && m < ((uint64_t)1 << 53) && e - frac >= -22 && e - frac <= 22) {
+        int64_t k = e - frac;
+        *fv = k < 0 ? (double)m / powers_of_ten[-k] : (double)m * powers_of_ten[k];
+        return p;
+    }
+    char buf[128];
+    size_t n = (size_t)(p - s);
+    if (n >= sizeof buf)
+        return NULL;   /* "number literal too long" */
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    errno = 0;
+    *fv = strtod(buf, NULL);
+    if (errno == ERANGE && (*fv > 1 || *fv < -1))
+        return NULL;   /* "number literal out of range" */
+    return p;
+}
+
+/* One element: a number with its sign, True or False, or "nan", "inf" or
+ * "-inf", stored as element i of c the way lower.c stores a literal: a
+ * float rounds to the dtype; an integer must be a value of an integer dtype.
+ * Returns the end, or NULL to leave the list to the tokens. */
+static const unsigned char *list_element(const unsigned char *p, SxConst *c, int64_t i)
+{
+    int is_float = 0;
+    int64_t iv = 0;
+    double fv = 0;
+    if (*p == '"') {
+        const unsigned char *q = p + 1;
+        if (strncmp((const char *)q, "nan\"", 4) == 0)
+            fv = NAN, q += 4;
+        else if (strncmp((const char *)q, "inf\"", 4) == 0)
+            fv = INFINITY, q += 4;
+        else if (strncmp((const char *)q, "-inf\"", 5) == 0)
+            fv = -INFINITY, q += 5;
+        else
+            return NULL;
+        elem_setf(c->dtype, c->data, i, fv);
+        return q;
+    }
+    if ((*p == 'T' && strncmp((const char *)p, "True", 4) == 0) ||
+        (*p == 'F' && strncmp((const char *)p, "False", 5) == 0)) {
+        iv = *p == 'T';
+        p += iv ? 4 : 5;
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || is_digit(*p) || *p == '_')
+            return NULL;
+    } else {
+        int neg = *p == '-';
+        if (!(p = list_number(p + neg, &is_float, &iv, &fv)))
+            return NULL;
+        if (is_float)
+            fv = neg ? -fv : fv;
+        else
+            iv = neg ? -iv : iv;
+    }
+    if (is_float || dtype_is_float(c->dtype)) {
+        elem_setf(c->dtype, c->data, i, is_float ? fv : (double)iv);
+        return p;
+    }
+    if (!elem_int_fits(c->dtype, iv) && c->dtype != DT_BOOL)
+        return NULL;   /* "N is not a value of DTYPE" */
+    elem_seti(c->dtype, c->data, i, iv);
+    return p;
+}
+
+/* The second pass: the elements from just after the opening '[' into c,
+ * at most cap of them, checking the list is rectangular. Returns the end
+ * (just after the closing ']'), or NULL. */
+static const unsigned char *list_fill(Lexer *lx, const unsigned char *p, SxConst *c, int64_t cap)
+{
+    int64_t items[OP_MAX_RANK], n = 0;
+    int depth = 1;
+    c->ndim = -1;
+    items[0] = 0;
+    for (int d = 0; d < OP_MAX_RANK; d++)
+        c->shape[d] = -1;
+    for (;;) {
+        p = skip_blanks(lx, p);
+        if (*p == '[') {
+            if (depth >= OP_MAX_RANK || (c->ndim >= 0 && depth >= c->ndim))
+                return NULL;
+            items[depth - 1]++;
+            items[depth++] = 0;
+            p++;
+            continue;
+        }
+        if (*p != ']') {
+            if ((c->ndim >= 0 && depth != c->ndim) || n >= cap)
+                return NULL;
+            c->ndim = depth;
+            if (!(p = list_element(p, c, n++)))
+                return NULL;
+            if ((n & 0x3fff) == 0)
+                give_back(lx, p, 0);
+            items[depth - 1]++;
+        } else {
+            /* a list closes: not empty, and as long as the others at its depth */
+            int64_t k = items[depth - 1];
+            if (k == 0 || (c->shape[depth - 1] >= 0 && c->shape[depth - 1] != k))
+                return NULL;
+            c->shape[depth - 1] = k;
+            p++;
+            if (--depth == 0) {
+                c->count = n;
+                return p;
+            }
+        }
+        /* after an element or a list: a comma, or the ']' of the list around it */
+        p = skip_blanks(lx, p);
+        if (*p == ',')
+            p++;
+        else if (*p != ']')
+            return NULL;
+    }
+}
+
+/* At the '[' that opens R.const's first argument: the CONST_DATA token, or
+ * 0 with the lexer where it was, for the ordinary tokens to read the list. */
+static int scan_const(Lexer *lx, YYSTYPE *val)
+{
+    int64_t commas;
+    const unsigned char *start = lx->cur, *line_start = lx->line_start, *end;
+    int line = lx->line;
+    DType dt;
+    Loc loc = here(lx, lx->tok);
+    if (!(end = list_end(lx, start, &commas)) || list_dtype(end, &dt))
+        return 0;
+    give_back(lx, end, 1);
+    if (lx->kept > start)
+        lx->kept = start;   /* the second pass reads the list again */
+    ArenaMark mark = arena_mark(lx->arena);
+    SxConst *c = arena_zalloc(lx->arena, sizeof *c);
+    c->dtype = dt;
+    c->loc = loc;
+    c->shape = arena_array(lx->arena, OP_MAX_RANK, sizeof *c->shape);
+    size_t size = (size_t)dtype_size(dt);
+    c->data = arena_alloc(lx->arena, (size_t)(commas + 2) * size);
+    if (list_fill(lx, start, c, commas + 1) != end) {
+        arena_release(lx->arena, mark);
+        lx->line = line;
+        lx->line_start = line_start;
+        return 0;
+    }
+    /* the element past the end is zero, as lower.c allocates it */
+    memset((char *)c->data + (size_t)c->count * size, 0, (size_t)(commas + 2 - c->count) * size);
+    give_back(lx, end, 1);
+    lx->cur = end;
+    val->cst = c;
+    return CONST_DATA;
+}
+
+/* ---- tuples of integers ----
+ *
+ * Shapes, (1, 64, 56, 56), are on nearly every line of a model. Where '('
+ * opens a parenthesized expression (not a call), the lexer reads a tuple of
+ * plain integers itself and hands the parser the syntax node it would have
+ * built, as one INT_TUPLE token instead of one per number and comma. Any
+ * other content (a sign, a name, a line break) is left to the tokens. */
+
+/* Whether the token t ends an expression, so that '(' after it is a call. */
+static int ends_operand(int t)
+{
+    return t == NAME || t == INT || t == FLOAT || t == STRING || t == ')' || t == ']' || t == '}' ||
+           t == TRUE || t == FALSE || t == NONE || t == CONST_DATA || t == INT_TUPLE;
+}
+
+static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
+{
+    enum { MAX_ITEMS = 64 };
+    int64_t v[MAX_ITEMS];
+    int col[MAX_ITEMS], n = 0, comma = 0;
+    const unsigned char *p = lx->cur;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (*p == ')' && n > 0)
+            break;
+        if (!is_digit(*p) || n == MAX_ITEMS)
+            return 0;
+        col[n] = (int)(p - lx->line_start) + 1;
+        int64_t x = 0;
+        for (; is_digit(*p); p++) {
+            if (x > (INT64_MAX - (*p - '0')) / 10)
+                return 0;   /* "integer literal too large", from the tokens */
+            x = x * 10 + (*p - '0');
+        }
+        if (*p == '.' || *p == 'e' || *p == 'E' || *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
+            return 0;
+        v[n++] = x;
+        while (*p == ' ')
+            p++;
+        comma = *p == ',';
+        if (comma)
+            p++;
+        else if (*p != ')')
+            return 0;
+    }
+    Loc open = here(lx, lx->tok);
+    Sx *items[MAX_ITEMS];
+    for (int i = 0; i < n; i++) {
+        Loc l = { lx->line, col[i] };
+        items[i] = sx_new(lx->syn, SX_INT, l);
+        items[i]->u.ival = v[i];
+    }
+    Sx *e = items[0];
+    if (n > 1 || comma) {
+        e = sx_new(lx->syn, SX_TUPLE, open);
+        for (int i = 0; i < n; i++)
+            sx_push(lx->syn, &e->u.elems, NULL, items[i]);
+        e->depth = 2;
+    }
+    e->paren = 1;
+    lx->cur = p + 1;
+    val->sx = e;
+    return INT_TUPLE;
+}
+
 static int scan(Lexer *lx, YYSTYPE *val)
 {
     for (;;) {
@@ -278,7 +690,23 @@ static int scan(Lexer *lx, YYSTYPE *val)
         "!=" { return NE; }
         "<=" { return LE; }
         ">=" { return GE; }
-        [([{] { return open_bracket(lx, (char)lx->tok[0]); }
+        "[" {
+            if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
+                int t = scan_const(lx, val);
+                if (t)
+                    return t;
+            }
+            return open_bracket(lx, '[');
+        }
+        "(" {
+            if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
+                int t = scan_int_tuple(lx, val);
+                if (t)
+                    return t;
+            }
+            return open_bracket(lx, '(');
+        }
+        "{" { return open_bracket(lx, '{'); }
         [)\]}] { return close_bracket(lx, (char)lx->tok[0]); }
         [,:.=+\-*/%<>@] { return lx->tok[0]; }
         * {
@@ -325,7 +753,7 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
     int t = scan(lx, val);
     if (t == YYEOF)
         return at_end(lx, loc);
-    Loc l = here(lx, lx->tok);
+    Loc l = t == CONST_DATA ? val->cst->loc : here(lx, lx->tok);
     if (t == NEWLINE) {
         /* The line counter has moved on; the newline belongs to the line it ends. */
         l.line = lx->line - 1;
@@ -340,9 +768,14 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
 int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *P)
 {
     Lexer *lx = &P->lx;
+    lx->syn = &P->syn;
     int t = next_token(lx, val, loc);
     if (t != YYEOF && t != YYerror)
         lx->seen_code = 1;
+    if (t == '(')
+        lx->const_paren = lx->last == NAME && lx->last_name == lx->const_name;
+    else if (t == NAME)
+        lx->last_name = val->sym;
     lx->last = t;
     return t;
 }

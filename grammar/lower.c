@@ -41,6 +41,7 @@ typedef struct Reader {
     int nundo, capundo;
     int nfuncs_cap;
     const Constants *consts;      /* --constants: what metadata[...] references read */
+    Arena *syn;                   /* the parser's syntax nodes, released statement by statement */
 } Reader;
 
 static const Loc NOWHERE = { 0, 0 }, FIRST_LINE = { 1, 1 };
@@ -1859,6 +1860,18 @@ static Expr *lower_const(Reader *R, const Sx *e)
     x->u.cst.dtype = v->kind == SX_FLOAT || (v->kind != SX_INT && v->kind != SX_UNARY) ? DT_FLOAT32 : DT_INT32;
     if (dt && dtype_arg(R, dt, &x->u.cst.dtype))
         return NULL;
+    if (v->kind == SX_CONST) {
+        /* the lexer has stored the elements already, in the dtype it read
+         * after the list: the same text dtype_arg has just read */
+        const SxConst *c = v->u.cst;
+        if (c->dtype != x->u.cst.dtype)
+            abort();
+        x->u.cst.ndim = c->ndim;
+        x->u.cst.count = c->count;
+        x->u.cst.shape = c->shape;
+        x->u.cst.data = c->data;
+        return x;
+    }
     if (const_shape(R, v, 0, shape, &ndim, &n))
         return NULL;
     x->u.cst.ndim = ndim;
@@ -2019,8 +2032,11 @@ static Expr *lower_global(Reader *R, const Sx *e)
 static Expr *lower_call_tir(Reader *R, const Sx *e)
 {
     const SxList *l = &e->u.call.args;
-    Sx *c = sx_new(R->a, SX_CALL, e->loc);
-    c->u.call.fn = sx_new(R->a, SX_NAME, e->u.call.fn->loc);
+    /* the call rewritten with out_sinfo as a keyword: syntax that dies with
+     * the statement, not the module's */
+    Arena *syn = R->syn;
+    Sx *c = sx_new(syn, SX_CALL, e->loc);
+    c->u.call.fn = sx_new(syn, SX_NAME, e->u.call.fn->loc);
     c->u.call.fn->u.name = S(R, "R.call_tir");
     Sym *out = S(R, "out_sinfo");
     int npos = 0;
@@ -2033,7 +2049,7 @@ static Expr *lower_call_tir(Reader *R, const Sx *e)
         for (int j = 0; k && j < c->u.call.args.n; j++)
             if (c->u.call.args.keys && c->u.call.args.keys[j] == k)
                 return ERR(R, l->items[i]->loc, "R.call_tir is given its out_sinfo twice"), NULL;
-        sx_push(R->a, &c->u.call.args, k, l->items[i]);
+        sx_push(syn, &c->u.call.args, k, l->items[i]);
     }
     return lower_call(R, c, "R.call_tir", lower_rexpr);
 }
@@ -2935,6 +2951,7 @@ Module *read_module_with(Source *src, const Constants *k)
     Ctx ctx[MAX_CTX];
     Reader R = { .src = src, .m = m, .a = &m->arena, .ctx = ctx, .consts = k };
     P.R = &R;
+    R.syn = &P.syn;
     int failed = yyparse(&P) != 0 || src->errors > 0;
     m->headers = P.lx.headers;
     m->nheaders = P.lx.nheaders;
@@ -2960,6 +2977,7 @@ Expr *read_index_map(Source *src, Module *m)
     Ctx ctx[MAX_CTX];
     Reader R = { .src = src, .m = m, .a = &m->arena, .ctx = ctx };
     P.R = &R;
+    R.syn = &P.syn;
     Expr *x = NULL;
     if (yyparse(&P) == 0 && src->errors == 0) {
         const StList *body = &P.file.body;

@@ -63,35 +63,37 @@ typedef struct Parser Parser;
     INT = 259,                     /* "integer"  */
     FLOAT = 260,                   /* "number"  */
     STRING = 261,                  /* "string"  */
-    NEWLINE = 262,                 /* "end of line"  */
-    INDENT = 263,                  /* "indented block"  */
-    DEDENT = 264,                  /* "dedent"  */
-    DEF = 265,                     /* "'def'"  */
-    CLASS = 266,                   /* "'class'"  */
-    RETURN = 267,                  /* "'return'"  */
-    PASS = 268,                    /* "'pass'"  */
-    FOR = 269,                     /* "'for'"  */
-    IN = 270,                      /* "'in'"  */
-    IF = 271,                      /* "'if'"  */
-    ELIF = 272,                    /* "'elif'"  */
-    ELSE = 273,                    /* "'else'"  */
-    WITH = 274,                    /* "'with'"  */
-    AS = 275,                      /* "'as'"  */
-    LAMBDA = 276,                  /* "'lambda'"  */
-    AND = 277,                     /* "'and'"  */
-    OR = 278,                      /* "'or'"  */
-    NOT = 279,                     /* "'not'"  */
-    TRUE = 280,                    /* "'True'"  */
-    FALSE = 281,                   /* "'False'"  */
-    NONE = 282,                    /* "'None'"  */
-    ARROW = 283,                   /* "'->'"  */
-    FLOORDIV = 284,                /* "'//'"  */
-    POW = 285,                     /* "'**'"  */
-    EQ = 286,                      /* "'=='"  */
-    NE = 287,                      /* "'!='"  */
-    LE = 288,                      /* "'<='"  */
-    GE = 289,                      /* "'>='"  */
-    UMINUS = 290                   /* UMINUS  */
+    CONST_DATA = 262,              /* "list of numbers"  */
+    INT_TUPLE = 263,               /* "tuple of integers"  */
+    NEWLINE = 264,                 /* "end of line"  */
+    INDENT = 265,                  /* "indented block"  */
+    DEDENT = 266,                  /* "dedent"  */
+    DEF = 267,                     /* "'def'"  */
+    CLASS = 268,                   /* "'class'"  */
+    RETURN = 269,                  /* "'return'"  */
+    PASS = 270,                    /* "'pass'"  */
+    FOR = 271,                     /* "'for'"  */
+    IN = 272,                      /* "'in'"  */
+    IF = 273,                      /* "'if'"  */
+    ELIF = 274,                    /* "'elif'"  */
+    ELSE = 275,                    /* "'else'"  */
+    WITH = 276,                    /* "'with'"  */
+    AS = 277,                      /* "'as'"  */
+    LAMBDA = 278,                  /* "'lambda'"  */
+    AND = 279,                     /* "'and'"  */
+    OR = 280,                      /* "'or'"  */
+    NOT = 281,                     /* "'not'"  */
+    TRUE = 282,                    /* "'True'"  */
+    FALSE = 283,                   /* "'False'"  */
+    NONE = 284,                    /* "'None'"  */
+    ARROW = 285,                   /* "'->'"  */
+    FLOORDIV = 286,                /* "'//'"  */
+    POW = 287,                     /* "'**'"  */
+    EQ = 288,                      /* "'=='"  */
+    NE = 289,                      /* "'!='"  */
+    LE = 290,                      /* "'<='"  */
+    GE = 291,                      /* "'>='"  */
+    UMINUS = 292                   /* UMINUS  */
   };
   typedef enum yytokentype yytoken_kind_t;
 #endif
@@ -107,6 +109,7 @@ union YYSTYPE
     int64_t ival;
     double fval;
     struct { const char *s; int len; } str;
+    SxConst *cst;
     SxList list;
     StList stl;
     struct { SxParam **items; int n, cap; } params;

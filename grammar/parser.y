@@ -85,6 +85,7 @@ static SxList list1(Parser *P, Sx *e)
     int64_t ival;
     double fval;
     struct { const char *s; int len; } str;
+    SxConst *cst;
     SxList list;
     StList stl;
     struct { SxParam **items; int n, cap; } params;
@@ -97,13 +98,15 @@ static SxList list1(Parser *P, Sx *e)
 %token <ival> INT "integer"
 %token <fval> FLOAT "number"
 %token <str> STRING "string"
+%token <cst> CONST_DATA "list of numbers"
+%token <sx> INT_TUPLE "tuple of integers"
 %token NEWLINE "end of line" INDENT "indented block" DEDENT "dedent"
 %token DEF "'def'" CLASS "'class'" RETURN "'return'" PASS "'pass'" FOR "'for'" IN "'in'"
 %token IF "'if'" ELIF "'elif'" ELSE "'else'" WITH "'with'" AS "'as'" LAMBDA "'lambda'"
 %token AND "'and'" OR "'or'" NOT "'not'" TRUE "'True'" FALSE "'False'" NONE "'None'"
 %token ARROW "'->'" FLOORDIV "'//'" POW "'**'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
 
-%type <sx> test expr atom_expr atom
+%type <sx> test expr atom_expr
 %type <sx> testlist exprlist lambdef subscript opt_test opt_ret decorator
 %type <list> test_seq expr_seq args arglist subscripts sub_seq dict_items lparams decorators
 %type <st> stmt simple compound funcdef classdef for_stmt if_stmt with_stmt
@@ -374,8 +377,9 @@ expr: atom_expr
         }
     ;
 
-atom_expr: atom
-         | atom_expr '.' NAME {
+/* An atom is an atom_expr alternative of its own (no unit reduction from
+ * atom to atom_expr for every name and number). */
+atom_expr: atom_expr '.' NAME {
             if ($1->kind == SX_NAME) {
                 /* A dotted name such as R.nn.conv2d is one name. */
                 char buf[256];
@@ -442,7 +446,7 @@ subscript: test
 
 opt_test: %empty { $$ = NULL; } | test ;
 
-atom: NAME                          { $$ = sx_new(A, SX_NAME, L(@1)); $$->u.name = $1; }
+atom_expr: NAME                     { $$ = sx_new(A, SX_NAME, L(@1)); $$->u.name = $1; }
     | INT                           { $$ = sx_new(A, SX_INT, L(@1)); $$->u.ival = $1; }
     | FLOAT                         { $$ = sx_new(A, SX_FLOAT, L(@1)); $$->u.fval = $1; }
     | STRING                        { $$ = sx_new(A, SX_STR, L(@1)); $$->u.str.s = $1.s; $$->u.str.len = $1.len; }
@@ -451,6 +455,8 @@ atom: NAME                          { $$ = sx_new(A, SX_NAME, L(@1)); $$->u.name
     | NONE                          { $$ = sx_new(A, SX_NONE, L(@1)); }
     | '(' ')'                       { $$ = sx_new(A, SX_TUPLE, L(@1)); }
     | '(' test_seq opt_comma ')'    { CHECK($$ = seq_or_single(P, $2, $3, L(@1))); $$->paren = 1; }
+    | CONST_DATA                    { $$ = sx_new(A, SX_CONST, $1->loc); $$->u.cst = $1; }
+    | INT_TUPLE                     { $$ = $1; }
     | '[' ']'                       { $$ = sx_new(A, SX_LIST, L(@1)); }
     | '[' test_seq opt_comma ']'    { $$ = sx_new(A, SX_LIST, L(@1)); $$->u.elems = $2; CHECK($$ = deep(P, $$)); }
     | '{' '}'                       { $$ = sx_new(A, SX_DICT, L(@1)); }

@@ -14,7 +14,8 @@ typedef enum {
     SX_INDEX,     /* a[items] */
     SX_SLICE,     /* lo:hi inside a subscript */
     SX_TUPLE, SX_LIST, SX_DICT,
-    SX_BINOP, SX_UNARY, SX_LAMBDA
+    SX_BINOP, SX_UNARY, SX_LAMBDA,
+    SX_CONST      /* the list of numbers of R.const([...], "dtype"), already typed */
 } SxKind;
 
 typedef enum {
@@ -22,6 +23,18 @@ typedef enum {
     OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE, OP_AND, OP_OR,
     OP_NEG, OP_POS, OP_NOT
 } SxOp;
+
+/* The elements of a constant's (nested) list, which the lexer reads straight
+ * into storage of the constant's dtype in the module's arena (ir/elem.h), so
+ * a large constant costs no syntax node per element. */
+typedef struct SxConst {
+    DType dtype;
+    int ndim;
+    int64_t *shape;   /* in the module's arena */
+    void *data;       /* count elements, and one more that is zero */
+    int64_t count;
+    Loc loc;          /* of the opening bracket */
+} SxConst;
 
 typedef struct Sx Sx;
 typedef struct SxList {
@@ -48,6 +61,7 @@ struct Sx {
         SxList pairs;                                /* DICT: key, value, key, value, ... */
         struct { SxOp op; Sx *a, *b; } bin;          /* BINOP, UNARY (a) */
         struct { SxList params; Sx *body; } lambda;  /* LAMBDA */
+        SxConst *cst;                                /* CONST */
     } u;
 };
 

@@ -29,13 +29,16 @@ struct ArenaChunk {
 enum { ALIGN = 8, CHUNK_MIN = 64 * 1024, HUGE_PAGE = 2 * 1024 * 1024 };
 
 /* Large chunks are aligned to huge pages and advised as such: a big module
- * then costs a few hundred page faults instead of tens of thousands. */
-static ArenaChunk *new_chunk(size_t cap)
+ * then costs a few hundred page faults instead of tens of thousands. A
+ * chunk of its own for one large block (exact) is not rounded up to whole
+ * huge pages: its last, partial one would be resident for a few bytes. */
+static ArenaChunk *new_chunk(size_t cap, int exact)
 {
     size_t bytes = sizeof(ArenaChunk) + cap;
     void *p = NULL;
     if (bytes >= HUGE_PAGE) {
-        bytes = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+        if (!exact)
+            bytes = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
         if (posix_memalign(&p, HUGE_PAGE, bytes) != 0)
             p = NULL;
 #ifdef MADV_HUGEPAGE
@@ -65,15 +68,22 @@ void *arena_alloc(Arena *a, size_t size)
     size = (size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
     ArenaChunk *c = a->head;
     if (!c || c->cap - c->used < size) {
-        size_t cap = size > CHUNK_MIN ? size : CHUNK_MIN;
-        if (c && c->cap < 16 * 1024 * 1024 && size <= c->cap * 2)
-            cap = c->cap * 2 > cap ? c->cap * 2 : cap;
+        /* Chunks double as the arena grows; a block larger than the next
+         * doubling (a big constant's data) gets a chunk of its own, of its
+         * size, and the doubling goes on from the chunk before it. */
+        size_t cap = size > CHUNK_MIN ? size : CHUNK_MIN, last = a->grown;
+        int grow = last && last < 16 * 1024 * 1024 && size <= last * 2;
+        if (grow)
+            cap = last * 2 > cap ? last * 2 : cap;
+        int own = !grow && size > CHUNK_MIN;
         if (a->spare && a->spare->cap >= size) {
             c = a->spare;
             a->spare = NULL;
             c->used = 0;
         } else {
-            c = new_chunk(cap);
+            c = new_chunk(cap, own);
+            if (c && !own)
+                a->grown = c->cap;
         }
         if (!c)
             return oom();
@@ -124,6 +134,7 @@ void arena_free(Arena *a)
     a->spare = NULL;
     a->head = NULL;
     a->used = 0;
+    a->grown = 0;
 }
 
 ArenaMark arena_mark(const Arena *a)

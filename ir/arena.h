@@ -12,6 +12,7 @@ typedef struct Arena {
     ArenaChunk *head;
     ArenaChunk *spare;   /* the largest chunk released, kept for reuse */
     size_t used;     /* bytes handed out, for statistics */
+    size_t grown;    /* the capacity of the last chunk grown by doubling */
 } Arena;
 
 void *arena_alloc(Arena *a, size_t size);

@@ -15,6 +15,9 @@ typedef struct Source {
     size_t len;
     int errors;         /* count of errors reported */
     FILE *out;          /* where diagnostics go (stderr) */
+    int mapped;         /* text is a read-only private mapping of the file, whose
+                           pages the lexer may give back once read (they read
+                           back from the file) */
 } Source;
 
 #if defined(__GNUC__)

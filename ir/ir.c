@@ -21,7 +21,7 @@ const char *dtype_name(DType t)
 int dtype_parse(const char *s, DType *out)
 {
     for (int t = 1; t < DT_COUNT; t++)
-        if (strcmp(s, dtype_names[t]) == 0) {
+        if (s[0] == dtype_names[t][0] && strcmp(s, dtype_names[t]) == 0) {   /* read on every annotation */
             *out = (DType)t;
             return 0;
         }

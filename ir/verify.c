@@ -25,6 +25,8 @@ typedef struct Verifier {
     const BlockIter *iters[64];   /* the block iterators in scope, for ranges */
     int niters;
     int guarded;          /* inside a condition (if, T.if_then_else, T.where): ranges overstate */
+    Arena *types;         /* where op_result puts the types it infers */
+    Arena scratch;        /* for an inferred type that is only compared with an annotation */
 } Verifier;
 
 #define VERR(V, loc, ...) ((V)->errors++ < MAX_ERRORS ? diag_error((V)->src, (loc), __VA_ARGS__) : -1)
@@ -620,9 +622,9 @@ static int arg_type(const Expr *e, TensorType *t)
     return e->kind == E_CONST ? op_const_type(e, t) : op_sinfo_type(sinfo_of(e), t);
 }
 
-static StructInfo *type_sinfo(Module *m, const TensorType *t, Loc loc)
+static StructInfo *type_sinfo(Arena *a, const TensorType *t, Loc loc)
 {
-    return tensor_sinfo_new(&m->arena, t->dtype, t->ndim, t->shape, loc);
+    return tensor_sinfo_new(a, t->dtype, t->ndim, t->shape, loc);
 }
 
 static void tuple_text(char *buf, size_t cap, const int64_t *v, int n)
@@ -699,15 +701,15 @@ static const StructInfo *op_result(Verifier *V, const Expr *e)
         return NULL;
     }
     if (!op->tuple_out)
-        return type_sinfo(V->m, &outs[0], e->loc);
-    StructInfo *s = arena_zalloc(&V->m->arena, sizeof *s);
+        return type_sinfo(V->types, &outs[0], e->loc);
+    StructInfo *s = arena_zalloc(V->types, sizeof *s);
     s->kind = SI_TUPLE;
     s->loc = e->loc;
     s->ndim = -1;
     s->nfields = nout;
-    s->fields = arena_array(&V->m->arena, (size_t)nout + 1, sizeof *s->fields);
+    s->fields = arena_array(V->types, (size_t)nout + 1, sizeof *s->fields);
     for (int i = 0; i < nout; i++)
-        s->fields[i] = type_sinfo(V->m, &outs[i], e->loc);
+        s->fields[i] = type_sinfo(V->types, &outs[i], e->loc);
     return s;
 }
 
@@ -847,6 +849,10 @@ static void relax_blocks(Verifier *V, RBlock **blocks, int nblocks)
             int before = V->errors;
             rexpr(V, bd->value);
             const StructInfo *got = sinfo_of(bd->value), *op = NULL;
+            /* An annotated binding keeps its annotation: the type inferred
+             * for it is only compared, and costs the module no memory. */
+            ArenaMark mark = arena_mark(&V->scratch);
+            V->types = bd->annot ? &V->scratch : &V->m->arena;
             if (!got && V->errors == before)
                 got = op = op_result(V, bd->value);
             if (!got && V->errors == before)
@@ -863,6 +869,7 @@ static void relax_blocks(Verifier *V, RBlock **blocks, int nblocks)
             }
             if (!bd->annot)
                 bd->var->sinfo = (StructInfo *)got;
+            arena_release(&V->scratch, mark);
             enter(V, bd->var);
         }
         if (b->dataflow) {
@@ -903,6 +910,7 @@ static int verify(Module *m, Source *src, int input, int strict)
         else
             prim_func(&V, m->funcs[i]);
     }
+    arena_free(&V.scratch);
     if (V.errors > MAX_ERRORS)
         diag_error(src, (Loc){ 0, 0 }, "%d more errors not shown", V.errors - MAX_ERRORS);
     return V.errors;

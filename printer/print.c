@@ -180,6 +180,196 @@ static void float_lit(Printer *p, double v, DType t)
         put(p, ")");
 }
 
+/* ---- the shortest digits of a float constant's element ---- */
+
+__extension__ typedef unsigned __int128 U128;
+
+static U128 five[51];
+
+static void init_five(void)
+{
+    five[0] = 1;
+    for (int i = 1; i < 51; i++)
+        five[i] = five[i - 1] * 5;
+}
+
+static const uint64_t pow10_u64[] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+    1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+    100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+    1000000000000000000ull, 10000000000000000000ull,
+};
+
+/* The first 19 significant digits of a = m * 2^e > 0 (m < 2^24: a float32,
+ * float16 or bfloat16 value), exactly: a * 10^(18 - x) as the integer *d
+ * of 19 digits and whether anything nonzero follows (*sticky), computed in
+ * 128-bit integers. Returns -1 when they do not hold it, 1 when
+ * a >= 10^(x+1) and 2 when a < 10^x (x is not the power of a's first digit). */
+static int first_digits(uint64_t m, int e, int x, uint64_t *d, int *sticky)
+{
+    int s = 18 - x;
+    U128 num = m, den = 1, r, rest;
+    if (s >= 0) {
+        /* m * 5^s * 2^(s + e); a power of two below, a shift */
+        if (s > 40)
+            return -1;
+        num *= five[s];
+        if (s + e >= 0) {
+            if (s + e > 120 || num > ((U128)-1 >> (s + e + 1)))
+                return -1;
+            r = num << (s + e);
+            rest = 0;
+        } else {
+            int shift = -(s + e);
+            if (shift > 120)
+                return -1;
+            r = num >> shift;
+            rest = num & ((((U128)1) << shift) - 1);
+        }
+    } else {
+        /* a >= 10^19: m * 2^e / 10^-s */
+        if (-s > 19 || e < 0 || e > 100 || num > ((U128)-1 >> (e + 1)))
+            return -1;
+        num <<= e;
+        den = pow10_u64[-s];
+        r = num / den;
+        rest = num % den;
+    }
+    if (r >= pow10_u64[19])
+        return 1;
+    if (r < pow10_u64[18])
+        return 2;
+    *d = (uint64_t)r;
+    *sticky = rest != 0;
+    return 0;
+}
+
+/* %.{p}g's p digits of a from its first 19 (d, sticky; lead[p] = d's first
+ * p digits): to nearest, ties to even, as printf rounds the exact value.
+ * Returns them, and the power of ten of the first in *qx. */
+static uint64_t round_digits(uint64_t d, const uint64_t *lead, int sticky, int p, int x, int *qx)
+{
+    uint64_t unit = pow10_u64[19 - p], q = lead[p], rest = d - q * unit, half = unit / 2;
+    if (rest > half || (rest == half && (sticky || (q & 1))))
+        q++;
+    *qx = x;
+    if (q == pow10_u64[p]) {     /* 9.99 rounded up to 10.0 */
+        q /= 10;
+        ++*qx;
+    }
+    return q;
+}
+
+/* Writes the p digits q with the first at power x as %.{p}g writes them:
+ * trailing zeros dropped, an exponent of two digits or more when x < -4 or
+ * x >= p. Returns the length. */
+static int g_format(char *buf, int neg, uint64_t q, int p, int x)
+{
+    char d[24];
+    int n = 0, len = 0;
+    for (int i = p - 1; i >= 0; i--) {
+        d[i] = (char)('0' + (int)(q % 10));
+        q /= 10;
+    }
+    n = p;
+    while (n > 1 && d[n - 1] == '0')
+        n--;
+    if (neg)
+        buf[len++] = '-';
+    if (x < -4 || x >= p) {
+        buf[len++] = d[0];
+        if (n > 1) {
+            buf[len++] = '.';
+            for (int i = 1; i < n; i++)
+                buf[len++] = d[i];
+        }
+        buf[len++] = 'e';
+        buf[len++] = x < 0 ? '-' : '+';
+        int a = x < 0 ? -x : x;
+        if (a >= 100)
+            buf[len++] = (char)('0' + a / 100);
+        buf[len++] = (char)('0' + a / 10 % 10);
+        buf[len++] = (char)('0' + a % 10);
+    } else if (x < 0) {
+        buf[len++] = '0';
+        buf[len++] = '.';
+        for (int i = -1; i > x; i--)
+            buf[len++] = '0';
+        for (int i = 0; i < n; i++)
+            buf[len++] = d[i];
+    } else {
+        for (int i = 0; i <= x; i++)
+            buf[len++] = i < n ? d[i] : '0';
+        if (n > x + 1) {
+            buf[len++] = '.';
+            for (int i = x + 1; i < n; i++)
+                buf[len++] = d[i];
+        }
+    }
+    buf[len] = 0;
+    return len;
+}
+
+/* The value of the decimal q * 10^k (q < 2^53) as strtod reads it: one
+ * exact operation when 10^|k| is an exact double. */
+static int decimal_value(uint64_t q, int k, double *v)
+{
+    static const double p10[] = {
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    };
+    if (q >= ((uint64_t)1 << 53) || k < -22 || k > 22)
+        return -1;
+    *v = k < 0 ? (double)q / p10[-k] : (double)q * p10[k];
+    return 0;
+}
+
+/* const_float's search, for the common element: the shortest %.{p}g of v
+ * that reads back as v in dt. Returns the length written to buf, or 0 to
+ * leave v to the search by snprintf and strtod. */
+static int shortest_digits(char *buf, double v, DType dt)
+{
+    int neg = v < 0;
+    double a = neg ? -v : v;
+    if (!(a > 0) || isinf(a))
+        return 0;
+    int e;
+    double f = frexp(a, &e);                 /* a = f * 2^e, f in [0.5, 1) */
+    uint64_t m = (uint64_t)ldexp(f, 53);
+    e -= 53;
+    int z = __builtin_ctzll(m);             /* m > 0 */
+    m >>= z;
+    e += z;
+    if (m >> 24)
+        return 0;                            /* not a float32 (or narrower) value */
+    /* the power of ten of a's first digit, from its power of two
+     * (2^b <= a < 2^(b+1)): floor(b log10(2)), or one more */
+    int b = e + 63 - __builtin_clzll(m), x = (int)(((int64_t)b * 78913) >> 18), r;
+    if (!five[1])
+        init_five();
+    uint64_t d;
+    int sticky;
+    for (int tries = 0; (r = first_digits(m, e, x, &d, &sticky)) != 0; tries++) {
+        if (r < 0 || tries == 2)
+            return 0;
+        x += r == 1 ? 1 : -1;
+    }
+    uint64_t lead[10];
+    lead[9] = d / 10000000000ull;
+    for (int p = 8; p >= 1; p--)
+        lead[p] = lead[p + 1] / 10;
+    for (int p = 1; p <= 9; p++) {
+        int qx;
+        double back;
+        uint64_t q = round_digits(d, lead, sticky, p, x, &qx);
+        if (decimal_value(q, qx - p + 1, &back))
+            return 0;
+        if (round_to(dt, neg ? -back : back) == v)
+            return g_format(buf, neg, q, p, qx);
+    }
+    return 0;
+}
+
 /* An element of a float constant: the fewest digits that read back as the
  * same value of its dtype (float32 needs at most 9, float16 5, bfloat16 4;
  * float64 as any double). */
@@ -190,6 +380,13 @@ static void const_float(Printer *p, double v, DType dt)
         return;
     }
     char buf[40];
+    int n = shortest_digits(buf, v, dt);
+    if (n) {
+        put_n(p, buf, (size_t)n);
+        if (!memchr(buf, '.', (size_t)n) && !memchr(buf, 'e', (size_t)n))
+            put_n(p, ".0", 2);
+        return;
+    }
     for (int prec = 1; prec <= 9; prec++) {
         snprintf(buf, sizeof buf, "%.*g", prec, v);
         if (round_to(dt, strtod(buf, NULL)) == v)
@@ -321,7 +518,7 @@ static void const_data(Printer *p, const Expr *e, int d, int64_t *at)
         else if (dt == DT_UINT64)
             putf(p, "%llu", (unsigned long long)elem_geti(dt, e->u.cst.data, i));
         else
-            putf(p, "%lld", (long long)elem_geti(dt, e->u.cst.data, i));
+            put_int(p, (long long)elem_geti(dt, e->u.cst.data, i));
         return;
     }
     put(p, "[");

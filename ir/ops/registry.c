@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "internal.h"
@@ -368,7 +369,9 @@ static int runtime_shape(const Expr *x)
 
 static int plan(const Op *o, const Expr *call, const TensorType *args, int nargs, Plan *p, OpError *err)
 {
-    memset(p, 0, sizeof *p);
+    /* more[] (8 kB, the last member) is written whole for each output the
+     * plan has and read no further, so it is not cleared for every call */
+    memset(p, 0, offsetof(Plan, more));
     p->nout = 1;
     if (o->info.tuple_arg && nargs > OP_MAX_ARGS)
         return fail(err, call->loc, "%s joins at most %d tensors, not %d", o->info.name, OP_MAX_ARGS, nargs);

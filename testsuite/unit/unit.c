@@ -1,13 +1,16 @@
 /* Unit tests for what is easier to check by enumeration than by example:
- * interning, float printing that reads back exactly, and the printer's
+ * interning, float printing that reads back exactly, the printer's
  * minimal parentheses (random expressions keep their value through
- * print -> parse). Seeded, so failures reproduce. */
+ * print -> parse), and constants' elements read by the lexer and printed
+ * by the fast shortest-digits path against printf and strtod. Seeded, so
+ * failures reproduce. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../grammar/reader.h"
+#include "../../ir/elem.h"
 #include "../../printer/print.h"
 
 static int failures;
@@ -138,7 +141,7 @@ static int64_t eval(const Expr *e, const int64_t *env)
 
 static Module *parse_text(const char *text)
 {
-    Source src = { "<unit>", text, strlen(text), 0, stderr };
+    Source src = { "<unit>", text, strlen(text), 0, stderr, 0 };
     return read_module(&src);
 }
 
@@ -182,11 +185,97 @@ static void test_parentheses(void)
     }
 }
 
+/* What the printer wrote for an element before it had its own digit
+ * generation: the shortest %.{p}g that strtod reads back as v in dt. */
+static void reference_float(char *buf, size_t cap, double v, DType dt)
+{
+    for (int prec = 1; prec <= 9; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (round_to(dt, strtod(buf, NULL)) == v)
+            break;
+    }
+    if (!strpbrk(buf, ".en"))
+        strcat(buf, ".0");
+}
+
+/* A constant of n values of dt, written with enough digits to read back
+ * exactly, is read (by the lexer's list reader) and printed; each printed
+ * element must be the reference's. */
+static void const_round_trip(DType dt, const double *vals, int n)
+{
+    size_t cap = (size_t)n * 32 + 256, len = 0;
+    char *text = malloc(cap), *printed = NULL, ref[64];
+    len += (size_t)snprintf(text + len, cap - len, "@R.function\ndef main():\n    c = R.const([");
+    for (int i = 0; i < n; i++) {
+        /* a float literal: -0 would be the integer zero */
+        char num[40];
+        snprintf(num, sizeof num, "%.17g", vals[i]);
+        len += (size_t)snprintf(text + len, cap - len, "%s%s%s", i ? ", " : "", num, strpbrk(num, ".e") ? "" : ".0");
+    }
+    snprintf(text + len, cap - len, "], \"%s\")\n    return c\n", dtype_name(dt));
+    Module *m = parse_text(text);
+    CHECK(m != NULL, "a constant of %d %s values did not parse", n, dtype_name(dt));
+    size_t plen = 0;
+    FILE *f = open_memstream(&printed, &plen);
+    if (m)
+        print_module(f, m);
+    fclose(f);
+    const char *p = strstr(printed, "R.const([");
+    CHECK(p != NULL || !m, "no constant in the printed module");
+    for (int i = 0; p && i < n; i++) {
+        p += i ? 2 : 9;
+        size_t k = strcspn(p, ",]");
+        reference_float(ref, sizeof ref, round_to(dt, vals[i]), dt);
+        CHECK(strlen(ref) == k && memcmp(ref, p, k) == 0, "%s element %.17g printed as %.*s, printf gives %s",
+              dtype_name(dt), vals[i], (int)k, p, ref);
+        p += k;
+    }
+    module_free(m);
+    free(printed);
+    free(text);
+}
+
+static void test_const_floats(void)
+{
+    enum { N = 65536 };
+    double *v = malloc(N * sizeof *v);
+    int n = 0;
+    /* every finite float16 and bfloat16 */
+    static const DType halves[] = { DT_FLOAT16, DT_BFLOAT16 };
+    for (int t = 0; t < 2; t++) {
+        DType dt = halves[t];
+        n = 0;
+        for (uint32_t h = 0; h < 65536; h++) {
+            uint16_t x = (uint16_t)h;
+            double d = elem_getf(dt, &x, 0);
+            if (isfinite(d))
+                v[n++] = d;
+        }
+        const_round_trip(dt, v, n);
+    }
+    /* float32: random bit patterns, and the short decimals weights have */
+    for (int round = 0; round < 4; round++) {
+        n = 0;
+        while (n < N) {
+            uint32_t bits = (uint32_t)next();
+            float f;
+            memcpy(&f, &bits, 4);
+            if (round % 2 && isfinite(f))
+                v[n++] = f;
+            else if (!(round % 2))
+                v[n++] = (float)((double)(int64_t)(next() % 2000001 - 1000000) / pow(10, (double)(next() % 12)));
+        }
+        const_round_trip(DT_FLOAT32, v, n);
+    }
+    free(v);
+}
+
 int main(void)
 {
     test_intern();
     test_floats();
     test_parentheses();
+    test_const_floats();
     if (failures) {
         fprintf(stderr, "unit: %d failures\n", failures);
         return 1;
