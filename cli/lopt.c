@@ -788,8 +788,11 @@ static int print_outputs(Exec *x, Value *v)
         int at = i;
         const Value *l = leaf(v, &at);
         char text[512];
-        if (l && l->kind == VAL_SHAPE) {
-            value_shape_text(l, text, sizeof text);
+        if (l && (l->kind == VAL_SHAPE || l->kind == VAL_PRIM)) {
+            if (l->kind == VAL_SHAPE)
+                value_shape_text(l, text, sizeof text);
+            else
+                value_prim_text(l, text, sizeof text);
             printf("%s: %s\n", name, text);
         } else {
             tensor_summary(stdout, name, ts[i]);
