@@ -544,19 +544,19 @@ static Value *shape_literal(Env *E, const Expr *e)
 static Value *prim_value(Env *E, const Expr *e)
 {
     const Expr *x = e->u.call.nargs == 1 && !e->u.call.nkw ? e->u.call.args[0] : NULL;
-    int64_t n;
+    int64_t n, none = 0;   /* the shape of rank 0 */
     char text[128];
     Tensor *t = NULL;
     if (!x)
         return rerr(E, e->loc, "R.prim_value takes one value, as in R.prim_value(n * 2)"), NULL;
     if (x->kind == E_FLOAT) {
-        if ((t = tensor_new(x->u.f.dtype == DT_VOID ? DT_FLOAT32 : x->u.f.dtype, 0, NULL)) != NULL)
+        if ((t = tensor_new(x->u.f.dtype == DT_VOID ? DT_FLOAT32 : x->u.f.dtype, 0, &none)) != NULL)
             tensor_setf(t, 0, x->u.f.v);
     } else if (x->kind == E_BOOL) {
-        if ((t = tensor_new(DT_BOOL, 0, NULL)) != NULL)
+        if ((t = tensor_new(DT_BOOL, 0, &none)) != NULL)
             tensor_seti(t, 0, x->u.b);
     } else if (dim_value(E, x, &n) == 0) {
-        if ((t = tensor_new(x->kind == E_INT && x->u.i.dtype != DT_VOID ? x->u.i.dtype : DT_INT64, 0, NULL)) != NULL)
+        if ((t = tensor_new(x->kind == E_INT && x->u.i.dtype != DT_VOID ? x->u.i.dtype : DT_INT64, 0, &none)) != NULL)
             tensor_seti(t, 0, n);
     } else {
         return rerr(E, x->loc, "R.prim_value(%s) has no value here: a symbolic variable in it is not bound",
