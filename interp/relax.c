@@ -740,9 +740,24 @@ static Value *match_cast(Env *E, const Expr *e)
     return v;
 }
 
+static Expr *tensor_const(Arena *a, const Tensor *t, Loc loc)
+{
+    Expr *c = expr_new(a, E_CONST, loc);
+    size_t bytes = (size_t)t->count * (size_t)dtype_size(t->dtype);
+    c->u.cst.dtype = t->dtype;
+    c->u.cst.ndim = t->ndim;
+    c->u.cst.shape = arena_array(a, (size_t)t->ndim + 1, sizeof *c->u.cst.shape);
+    memcpy(c->u.cst.shape, t->shape, (size_t)t->ndim * sizeof *t->shape);
+    c->u.cst.count = t->count;
+    c->u.cst.data = arena_alloc(a, bytes ? bytes : 1);
+    memcpy(c->u.cst.data, t->data, bytes);
+    return c;
+}
+
 /* A registered operator's call with the shape values among its attributes
- * (R.reshape(x, s), R.zeros(R.shape([n, 3]), "float32")) written in as
- * constants, as legalization reads them: the call itself when it has none.
+ * (R.reshape(x, s), R.zeros(R.shape([n, 3]), "float32")) and the tensors
+ * (R.dynamic_strided_slice's bounds) written in as constants, as
+ * legalization reads them: the call itself when it has none.
  * The rewritten call lives in the interpreter's arena. */
 static const Expr *with_shapes(Env *E, const Expr *e, int ntensors, const Expr **out)
 {
@@ -768,12 +783,18 @@ static const Expr *with_shapes(Env *E, const Expr *e, int ntensors, const Expr *
         const Value *v = eval(E, x);
         if (!v)
             return NULL;
-        if (v->kind != VAL_SHAPE)
+        if (v->kind != VAL_SHAPE && v->kind != VAL_TENSOR)
             continue;
         Arena *a = interp_arena(E->in);
         if (!args) {
             args = arena_array(a, (size_t)total, sizeof *args);
             memcpy(args, e->u.call.args, (size_t)total * sizeof *args);
+        }
+        if (v->kind == VAL_TENSOR) {
+            /* a tensor computed by the run (dynamic_strided_slice's bounds,
+             * a fill value): a constant of its value */
+            args[i] = tensor_const(a, v->t, x->loc);
+            continue;
         }
         Expr *l = expr_new(a, E_LIST, x->loc);
         l->u.list.n = (int)v->t->count;

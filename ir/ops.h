@@ -24,7 +24,7 @@ typedef struct OpError {
     char msg[256];
     int unknown;           /* the call may be right, but its result's shape depends on values
                             * not known here (R.dynamic_strided_slice's bounds): verify and
-                            * legalize leave it, running it is the error msg says */
+                            * legalize leave it; the interpreter writes the values in first */
 } OpError;
 
 typedef struct OpInfo {

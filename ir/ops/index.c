@@ -410,7 +410,8 @@ static void legal_scatter_nd(B *b, const Op *o, const Expr *call, Buffer **in, i
  * result's shape depends on their values, and a tensor type here has
  * constant extents: lopt knows the shape (and can run the call) when the
  * three are constants written in the call; otherwise the shape is unknown
- * (verify and legalize leave the call) and running it is an error. The
+ * (verify and legalize leave the call) until the interpreter runs it, which
+ * writes the bounds' values into the call as constants first. The
  * three are then operands like attributes (compared by value: calls with
  * other bounds get another PrimFunc), not parameters of the PrimFunc. */
 static int infer_dyn_slice(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
