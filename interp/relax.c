@@ -540,8 +540,9 @@ static Value *shape_literal(Env *E, const Expr *e)
 
 /* R.prim_value(x): an integer (T.int32(3) keeps its dtype, a bare one is
  * int64) or an expression of bound symbolic variables, a float (float32
- * unless typed), or a boolean. */
-static Value *prim_value(Env *E, const Expr *e)
+ * unless typed), or a boolean. Kept out of eval's frame: eval recurses
+ * through nested tuples (err_relax_recursion_nested). */
+LOPT_NOINLINE static Value *prim_value(Env *E, const Expr *e)
 {
     const Expr *x = e->u.call.nargs == 1 && !e->u.call.nkw ? e->u.call.args[0] : NULL;
     int64_t n, none = 0;   /* the shape of rank 0 */
