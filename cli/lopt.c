@@ -15,6 +15,7 @@
 #include "../interp/memo.h"
 #include "../interp/npz.h"
 #include "../ir/indexmap.h"
+#include "../passes/graph.h"
 #include "../passes/pass.h"
 #include "../printer/dot.h"
 #include "../printer/print.h"
@@ -63,6 +64,20 @@ typedef struct Options {
     const char **shapes;      /* --shape name=d,d,...: a seeded input's shape */
     int nshapes;
 } Options;
+
+/* The operator table, from the registry: each operator's layout category,
+ * the dtypes its inference takes and what flow does with it. The manual's
+ * table (man/lopt.1, OPERATORS) is this output, checked by make check. */
+static void list_ops(FILE *out)
+{
+    static const char *const cat[] = { "agnostic", "light", "heavy" };
+    int n;
+    const OpInfo *ops = op_registry(&n);
+    fprintf(out, "%-26s %-9s %-20s %s\n", "operator", "layout", "dtypes", "flow");
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%-26s %-9s %-20s %s\n", ops[i].name, cat[ops[i].category], ops[i].dtypes ? ops[i].dtypes : "any",
+                flow_op_form(&ops[i]));
+}
 
 static void help(FILE *out)
 {
@@ -135,6 +150,8 @@ static void help(FILE *out)
           "  --apply I,I,...     also print the image of one index\n"
           "  --help              show this help and exit\n"
           "  --version           show the version and exit\n"
+          "  --list-ops          list the registered operators (layout category, dtypes,\n"
+          "                      what flow does with them) and exit\n"
           "\n"
           "passes:\n", out);
     for (int i = 0; i < n; i++)
@@ -210,6 +227,10 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
     }
     if (strcmp(a, "--version") == 0) {
         printf("lopt %s\n", LOPT_VERSION);
+        return 0;
+    }
+    if (strcmp(a, "--list-ops") == 0) {
+        list_ops(stdout);
         return 0;
     }
     if (strcmp(a, "-o") == 0) {

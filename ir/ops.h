@@ -35,6 +35,8 @@ typedef struct OpInfo {
     const char *const *attrs; /* keyword attributes it accepts, NULL-terminated */
     int tuple_arg;         /* the tensors are the items of the first argument (R.concat) */
     int tuple_out;         /* the result is a tuple (R.split, R.nn.batch_norm) */
+    const char *dtypes;    /* the dtypes its inference takes, as lopt --list-ops says them
+                            * ("float"); NULL: every dtype */
 } OpInfo;
 
 const OpInfo *op_find(const char *name);

@@ -416,6 +416,28 @@ static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr
     return call_with_attrs(m, call, keys, vals, nset);
 }
 
+/* The operators whose form flow keeps, attributes renumbered, where the
+ * layout keeps whole the dimensions they act on: keep_light's, the
+ * reductions (reduce_axes), expand_dims and squeeze (keep_unit_axes) and
+ * concat (flow_concat). lopt --list-ops reads it through flow_op_form. */
+static const char *const keeps_form[] = {
+    "R.nn.softmax", "R.nn.batch_norm", "R.split", "R.flip", "R.repeat", "R.nn.pad", "R.pad", "R.strided_slice",
+    "R.nn.layer_norm", "R.tile", "R.reverse_sequence", "R.sum", "R.mean", "R.max", "R.min", "R.expand_dims",
+    "R.squeeze", "R.concat",
+};
+
+const char *flow_op_form(const OpInfo *op)
+{
+    if (op->category == LAYOUT_AGNOSTIC)
+        return "keeps form";
+    if (op->category == LAYOUT_HEAVY)
+        return convert_layout_knows(op->name) ? "convert-layout" : "stops";
+    for (size_t i = 0; i < sizeof keeps_form / sizeof *keeps_form; i++)
+        if (strcmp(op->name, keeps_form[i]) == 0)
+            return "renumbers";
+    return "call_tir";
+}
+
 /* expand_dims and squeeze under a permutation: y = expand_dims(x, axis=A)
  * rewritten by the permutation omap is expand_dims(x', axis=A'), x' = arg
  * the operand's rewrite imap (a permutation of x that may drop dimensions
