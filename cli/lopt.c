@@ -687,6 +687,21 @@ static int make_inputs(Exec *x, Func *f)
                        p->name->str, s->ndim, TENSOR_MAX_RANK);
             return -1;
         }
+        if (s && s->kind == SI_PRIM && s->value && !dtype_is_float(s->dtype)) {
+            /* R.Prim(value=n): n's value, from what the tensors' shapes bound */
+            int64_t v;
+            const Var *unbound = NULL;
+            if (dim_of(&D, s->value, &v, &unbound)) {
+                diag_error(x->src, p->loc, "cannot make an input for '%s': its value %s is not bound by the other "
+                           "inputs' shapes", p->name->str, unbound ? unbound->name->str : "expression");
+                return -1;
+            }
+            if (!(x->inputs[i] = value_prim_int(s->dtype == DT_VOID ? DT_INT64 : s->dtype, v))) {
+                diag_error(x->src, p->loc, "cannot make an input for '%s'", p->name->str);
+                return -1;
+            }
+            continue;
+        }
         if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim > TENSOR_MAX_RANK) {
             diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type with a shape and a "
                        "dtype (or give it with --input)", p->name->str);

@@ -33,6 +33,8 @@ Value *value_tuple(Value **items, int n);
 Value *value_shape(const int64_t *dims, int n);
 /* A shape value as the text writes it: R.shape([2, 3]). */
 void value_shape_text(const Value *v, char *buf, size_t cap);
+/* An integer prim value of dtype t (NULL when t is not one lopt has). */
+Value *value_prim_int(DType t, int64_t v);
 /* A prim value as the text writes it: R.prim_value(T.int64(3)). */
 void value_prim_text(const Value *v, char *buf, size_t cap);
 Value *value_clone(const Value *v);

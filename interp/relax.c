@@ -51,6 +51,18 @@ Value *value_shape(const int64_t *dims, int n)
     return v;
 }
 
+Value *value_prim_int(DType t, int64_t v)
+{
+    int64_t none = 0;
+    Tensor *x = tensor_new(t, 0, &none);
+    if (!x)
+        return NULL;
+    tensor_seti(x, 0, v);
+    Value *p = value_tensor(x);
+    p->kind = VAL_PRIM;
+    return p;
+}
+
 Value *value_clone(const Value *v)
 {
     if (v->kind != VAL_TUPLE) {
@@ -1189,10 +1201,12 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
         }
         if (args[i]->kind == VAL_TENSOR && (status = bind_dims(&E, f->params[i], args[i]->t)) != 0)
             break;
-        /* a shape parameter, R.Shape([n, m]): binds n and m as R.match_cast does */
+        /* a shape parameter, R.Shape([n, m]), binds n and m as R.match_cast
+         * does; a prim parameter R.Prim(value=n) binds or checks n */
         char what[160];
         snprintf(what, sizeof what, "argument '%s'", f->params[i]->name->str);
-        if (args[i]->kind == VAL_SHAPE && f->params[i]->sinfo && f->params[i]->sinfo->kind == SI_SHAPE &&
+        if (((args[i]->kind == VAL_SHAPE && f->params[i]->sinfo && f->params[i]->sinfo->kind == SI_SHAPE) ||
+             (args[i]->kind == VAL_PRIM && f->params[i]->sinfo && f->params[i]->sinfo->kind == SI_PRIM)) &&
             (status = match_sinfo(&E, f->name->str, args[i], f->params[i]->sinfo, what, f->params[i]->loc)) != 0)
             break;
         if ((status = placed_ok(&E, f->params[i]->loc, what, args[i], f->params[i]->sinfo)) != 0)
