@@ -753,6 +753,13 @@ static const StructInfo *shape_op_result(Verifier *V, const Expr *e)
                         "R.Tensor((n, 3), dtype=\"float32\"))"), NULL;
         return e->u.call.args[1]->u.sinfo;   /* what the run checks the value against */
     }
+    if (strcmp(op, "R.shape") == 0 && e->u.call.nargs == 1 &&
+        (x->kind == E_LIST || x->kind == E_TUPLE)) {
+        /* R.shape([2, n]) is R.Shape([2, n]) */
+        StructInfo *s = shape_sinfo(V->m, x->u.list.n, NULL, e->loc);
+        s->shape = x->u.list.items;
+        return s;
+    }
     int shape_of = strcmp(op, "R.shape_of") == 0, to_tensor = strcmp(op, "R.shape_to_tensor") == 0,
         to_shape = strcmp(op, "R.tensor_to_shape") == 0;
     if (!shape_of && !to_tensor && !to_shape)
@@ -848,10 +855,21 @@ static const StructInfo *shape_operand_result(Verifier *V, const Expr *e)
         const Expr *x = e->u.call.args[0];
         const StructInfo *xs = sinfo_of(x);
         TensorType ct;
-        if (op_const_type(x, &ct) == 0)
+        if (op_const_type(x, &ct) == 0 || op_sinfo_type(xs, &ct) == 0) {
             dt = ct.dtype;
-        else if (xs && xs->kind == SI_TENSOR)
+            /* a reshape whose element counts are both known must keep it */
+            int64_t in = 1, out = 1, v;
+            int known = !strcmp(op, "R.reshape");
+            for (int d = 0; known && d < n; d++)
+                known = expr_const_int(dims[d], &v) == 0 && v >= 0 && !__builtin_mul_overflow(out, v, &out);
+            for (int d = 0; known && d < ct.ndim; d++)
+                known = !__builtin_mul_overflow(in, ct.shape[d], &in);
+            if (known && in != out)
+                return VERR(V, e->u.call.args[1]->loc, "cannot reshape %lld elements into %lld", (long long)in,
+                            (long long)out), NULL;
+        } else if (xs && xs->kind == SI_TENSOR) {
             dt = xs->dtype;
+        }
     } else {
         for (int i = 0; i < e->u.call.nkw; i++)
             if (strcmp(e->u.call.kw[i]->str, "dtype") == 0 && call_kwv(e)[i]->kind == E_STR) {
