@@ -66,17 +66,18 @@ typedef struct Options {
 } Options;
 
 /* The operator table, from the registry: each operator's layout category,
- * the dtypes its inference takes and what flow does with it. The manual's
+ * the dtypes its inference takes, what flow does with it and the data
+ * layouts its layout attributes take. The manual's
  * table (man/lopt.1, OPERATORS) is this output, checked by make check. */
 static void list_ops(FILE *out)
 {
     static const char *const cat[] = { "agnostic", "light", "heavy" };
     int n;
     const OpInfo *ops = op_registry(&n);
-    fprintf(out, "%-26s %-9s %-20s %s\n", "operator", "layout", "dtypes", "flow");
+    fprintf(out, "%-26s %-9s %-20s %-15s %s\n", "operator", "layout", "dtypes", "flow", "layouts");
     for (int i = 0; i < n; i++)
-        fprintf(out, "%-26s %-9s %-20s %s\n", ops[i].name, cat[ops[i].category], ops[i].dtypes ? ops[i].dtypes : "any",
-                flow_op_form(&ops[i]));
+        fprintf(out, "%-26s %-9s %-20s %-15s %s\n", ops[i].name, cat[ops[i].category],
+                ops[i].dtypes ? ops[i].dtypes : "any", flow_op_form(&ops[i]), ops[i].layouts ? ops[i].layouts : "-");
 }
 
 static void help(FILE *out)
@@ -151,7 +152,7 @@ static void help(FILE *out)
           "  --help              show this help and exit\n"
           "  --version           show the version and exit\n"
           "  --list-ops          list the registered operators (layout category, dtypes,\n"
-          "                      what flow does with them) and exit\n"
+          "                      what flow does with them, data layouts) and exit\n"
           "\n"
           "passes:\n", out);
     for (int i = 0; i < n; i++)

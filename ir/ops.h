@@ -37,6 +37,8 @@ typedef struct OpInfo {
     int tuple_out;         /* the result is a tuple (R.split, R.nn.batch_norm) */
     const char *dtypes;    /* the dtypes its inference takes, as lopt --list-ops says them
                             * ("float"); NULL: every dtype */
+    const char *layouts;   /* the data layouts its layout attributes take, as lopt --list-ops
+                            * says them; NULL: it has none (it reads its tensors as they are) */
 } OpInfo;
 
 const OpInfo *op_find(const char *name);

@@ -461,13 +461,13 @@ static int infer_dyn_slice(const Op *o, const Expr *call, const TensorType *a, i
 }
 
 static const Op ops[] = {
-    { { "R.strided_slice", LAYOUT_LIGHT, 1, 1, slice_attrs, 0, 0, NULL }, infer_slice, legal_slice, 0, 0, 0, slice_attrs },
-    { { "R.take", LAYOUT_LIGHT, 2, 2, take_attrs, 0, 0, NULL }, infer_take, legal_take, 0, 0, 0, take_attrs },
-    { { "R.gather_elements", LAYOUT_LIGHT, 2, 2, gather_attrs, 0, 0, NULL }, infer_gather, legal_gather, 0, 1, 0, gather_attrs },
-    { { "R.scatter_elements", LAYOUT_LIGHT, 3, 3, scatter_attrs, 0, 0, NULL }, infer_scatter, legal_scatter, 0, 1, 0, scatter_attrs },
-    { { "R.scatter_nd", LAYOUT_LIGHT, 3, 3, scatter_nd_attrs, 0, 0, NULL }, infer_scatter_nd, legal_scatter_nd, 0, 0, 0, scatter_nd_attrs },
-    { { "R.dynamic_strided_slice", LAYOUT_HEAVY, 4, 1, no_attrs, 0, 0, NULL }, infer_dyn_slice, legal_slice, 0, 0, 0, NULL },
-    { { "R.crop", LAYOUT_LIGHT, 1, 1, crop_attrs, 0, 0, NULL }, infer_crop, legal_slice, 0, 0, 0, NULL },
+    { { "R.strided_slice", LAYOUT_LIGHT, 1, 1, slice_attrs, 0, 0, NULL, NULL }, infer_slice, legal_slice, 0, 0, 0, slice_attrs },
+    { { "R.take", LAYOUT_LIGHT, 2, 2, take_attrs, 0, 0, NULL, NULL }, infer_take, legal_take, 0, 0, 0, take_attrs },
+    { { "R.gather_elements", LAYOUT_LIGHT, 2, 2, gather_attrs, 0, 0, NULL, NULL }, infer_gather, legal_gather, 0, 1, 0, gather_attrs },
+    { { "R.scatter_elements", LAYOUT_LIGHT, 3, 3, scatter_attrs, 0, 0, NULL, NULL }, infer_scatter, legal_scatter, 0, 1, 0, scatter_attrs },
+    { { "R.scatter_nd", LAYOUT_LIGHT, 3, 3, scatter_nd_attrs, 0, 0, NULL, NULL }, infer_scatter_nd, legal_scatter_nd, 0, 0, 0, scatter_nd_attrs },
+    { { "R.dynamic_strided_slice", LAYOUT_HEAVY, 4, 1, no_attrs, 0, 0, NULL, NULL }, infer_dyn_slice, legal_slice, 0, 0, 0, NULL },
+    { { "R.crop", LAYOUT_LIGHT, 1, 1, crop_attrs, 0, 0, NULL, NULL }, infer_crop, legal_slice, 0, 0, 0, NULL },
 };
 
 const OpFamily op_family_index = { ops, sizeof ops / sizeof *ops };
