@@ -599,12 +599,33 @@ def check_reverse_sequence():
               reverse_sequence_ref(x, lens, s, b))
 
 
+def check_floor_div_mod():
+    """floor_divide and floor_mod (rounding toward minus infinity, signs of
+    both kinds, broadcasting) on two shapes in two dtypes, against NumPy's
+    floor_divide and mod (exact: for floats NumPy's and lopt's quotients
+    floor the same float64 division of these grid values)."""
+    rng = np.random.default_rng(29)
+    for (sa, sb), dt in ((((3, 4), (4,)), "int32"), (((2, 3, 5), (2, 1, 5)), "float32"),
+                         (((2, 3, 5), (2, 1, 5)), "int64"), (((3, 4), (4,)), "float32")):
+        if dt.startswith("int"):
+            a = rng.integers(-20, 21, size=sa).astype(dt)
+            b = rng.integers(1, 6, size=sb).astype(dt) * rng.choice([-1, 1], size=sb).astype(dt)
+        else:
+            a = (grid(*sa) * 16).astype(dt)
+            b = np.where(np.abs(grid(*sb)) < 0.25, 0.5, grid(*sb) * 4).astype(dt)
+        for op, ref in (("R.floor_divide", np.floor_divide), ("R.floor_mod", np.mod)):
+            text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(a: %s, b: %s):\n"
+                    "        y = %s(a, b)\n        return y\n" % (tensor(sa, dt), tensor(sb, dt), op))
+            exact("%s %s %s %s" % (op[2:], dt, sa, sb), run(text, {"a": a, "b": b})[0], ref(a, b))
+
+
 def check_issue23_ops():
     check_collapse_sum()
     check_scatter()
     check_dynamic_slice()
     check_conv2d_transpose()
     check_reverse_sequence()
+    check_floor_div_mod()
 
 
 def main():

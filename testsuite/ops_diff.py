@@ -144,7 +144,12 @@ def sum_tol(dt, n, mag, extra=None):
 # ---- the operators ----
 
 BINARY = {"R.add": np.add, "R.subtract": np.subtract, "R.multiply": np.multiply, "R.divide": None,
-          "R.maximum": np.maximum, "R.minimum": np.minimum}
+          "R.maximum": np.maximum, "R.minimum": np.minimum,
+          # rounding toward minus infinity; for floats floor(a / b) and
+          # a - floor(a / b) * b in float64, then rounded once (float32 and
+          # float16 operands are exact in float64, so the result is exact)
+          "R.floor_divide": lambda a, b: np.floor(a / b) if a.dtype == np.float64 else np.floor_divide(a, b),
+          "R.floor_mod": lambda a, b: a - np.floor(a / b) * b if a.dtype == np.float64 else np.mod(a, b)}
 
 
 def gen_binary(g, op):
@@ -163,7 +168,7 @@ def gen_binary(g, op):
     c = Case(op, "%s %s %s" % (dt, shapes[0], shapes[1]))
     a = g.data(shapes[0], dt)
     b = g.data(shapes[1], dt)
-    if op == "R.divide":
+    if op in ("R.divide", "R.floor_divide", "R.floor_mod"):
         if is_float(dt):
             b = np.where(np.abs(f64(b)) < 0.25, 0.5, b).astype(NP[dt])
         else:
@@ -174,7 +179,7 @@ def gen_binary(g, op):
     if is_float(dt):
         x1, x2 = f64(a), f64(b)
         want = x1 / x2 if op == "R.divide" else BINARY[op](x1, x2)
-        exact = op in ("R.maximum", "R.minimum")
+        exact = op in ("R.maximum", "R.minimum", "R.floor_divide", "R.floor_mod")
         c.outs.append(Out(y, want, dt, 0.0 if exact else rounding_tol(dt, want)))
     else:
         x1, x2 = a.astype(np.int64), b.astype(np.int64)

@@ -1,5 +1,5 @@
 /* Elementwise operators: binary ones with broadcasting (R.add ... R.minimum,
- * R.power), unary ones (R.nn.relu, R.exp, R.nn.gelu ...), R.astype, R.clip
+ * R.floor_divide and R.floor_mod, rounding toward minus infinity, R.power), unary ones (R.nn.relu, R.exp, R.nn.gelu ...), R.astype, R.clip
  * and R.ewise_fma; all layout agnostic. */
 #include <string.h>
 
@@ -190,6 +190,10 @@ static const Op ops[] = {
     { { "R.tanh", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_TANH, 0, 0, NULL },
     { { "R.sqrt", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_SQRT, 0, 0, NULL },
     { { "R.negative", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, NULL, NULL }, infer_unary, legal_unary, U_NEGATIVE, 0, 0, NULL },
+    { { "R.floor_divide", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, B_FLOORDIV, 0,
+      0, NULL },
+    { { "R.floor_mod", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, B_FLOORMOD, 0, 0,
+      NULL },
     { { "R.power", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, "float", NULL }, infer_binary, legal_binary, BIN_POWER, 0, 0, NULL },
     { { "R.nn.gelu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_GELU, 0, 0, NULL },
     { { "R.nn.gelu_tanh", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_GELU_TANH, 0, 0, NULL },
