@@ -15,6 +15,7 @@
 #include "../interp/memo.h"
 #include "../interp/npz.h"
 #include "../ir/indexmap.h"
+#include "../passes/graph.h"
 #include "../passes/pass.h"
 #include "../printer/dot.h"
 #include "../printer/print.h"
@@ -64,6 +65,21 @@ typedef struct Options {
     const char **shapes;      /* --shape name=d,d,...: a seeded input's shape */
     int nshapes;
 } Options;
+
+/* The operator table, from the registry: each operator's layout category,
+ * the dtypes its inference takes, what flow does with it and the data
+ * layouts its layout attributes take. The manual's
+ * table (man/lopt.1, OPERATORS) is this output, checked by make check. */
+static void list_ops(FILE *out)
+{
+    static const char *const cat[] = { "agnostic", "light", "heavy" };
+    int n;
+    const OpInfo *ops = op_registry(&n);
+    fprintf(out, "%-26s %-9s %-20s %-15s %s\n", "operator", "layout", "dtypes", "flow", "layouts");
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%-26s %-9s %-20s %-15s %s\n", ops[i].name, cat[ops[i].category],
+                ops[i].dtypes ? ops[i].dtypes : "any", flow_op_form(&ops[i]), ops[i].layouts ? ops[i].layouts : "-");
+}
 
 static void help(FILE *out)
 {
@@ -139,6 +155,8 @@ static void help(FILE *out)
           "  --apply I,I,...     also print the image of one index\n"
           "  --help              show this help and exit\n"
           "  --version           show the version and exit\n"
+          "  --list-ops          list the registered operators (layout category, dtypes,\n"
+          "                      what flow does with them, data layouts) and exit\n"
           "\n"
           "passes:\n", out);
     for (int i = 0; i < n; i++)
@@ -221,6 +239,10 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
     }
     if (strcmp(a, "--version") == 0) {
         printf("lopt %s\n", LOPT_VERSION);
+        return 0;
+    }
+    if (strcmp(a, "--list-ops") == 0) {
+        list_ops(stdout);
         return 0;
     }
     if (strcmp(a, "-o") == 0) {
@@ -697,6 +719,21 @@ static int make_inputs(Exec *x, Func *f)
                        p->name->str, s->ndim, TENSOR_MAX_RANK);
             return -1;
         }
+        if (s && s->kind == SI_PRIM && s->value && !dtype_is_float(s->dtype)) {
+            /* R.Prim(value=n): n's value, from what the tensors' shapes bound */
+            int64_t v;
+            const Var *unbound = NULL;
+            if (dim_of(&D, s->value, &v, &unbound)) {
+                diag_error(x->src, p->loc, "cannot make an input for '%s': its value %s is not bound by the other "
+                           "inputs' shapes", p->name->str, unbound ? unbound->name->str : "expression");
+                return -1;
+            }
+            if (!(x->inputs[i] = value_prim_int(s->dtype == DT_VOID ? DT_INT64 : s->dtype, v))) {
+                diag_error(x->src, p->loc, "cannot make an input for '%s'", p->name->str);
+                return -1;
+            }
+            continue;
+        }
         if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim > TENSOR_MAX_RANK) {
             diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type with a shape and a "
                        "dtype (or give it with --input)", p->name->str);
@@ -821,8 +858,11 @@ static int print_outputs(Exec *x, Value *v)
         int at = i;
         const Value *l = leaf(v, &at);
         char text[512];
-        if (l && l->kind == VAL_SHAPE) {
-            value_shape_text(l, text, sizeof text);
+        if (l && (l->kind == VAL_SHAPE || l->kind == VAL_PRIM)) {
+            if (l->kind == VAL_SHAPE)
+                value_shape_text(l, text, sizeof text);
+            else
+                value_prim_text(l, text, sizeof text);
             printf("%s: %s\n", name, text);
         } else {
             tensor_summary(stdout, name, ts[i]);

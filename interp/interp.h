@@ -16,12 +16,13 @@ typedef struct InterpError {
 } InterpError;
 
 /* A shape value (R.shape_of, R.tensor_to_shape, R.shape([n * 3])) holds its
- * dimensions as a 1-d int64 tensor, one element a dimension. */
-typedef enum { VAL_TENSOR, VAL_TUPLE, VAL_SHAPE } ValKind;
+ * dimensions as a 1-d int64 tensor, one element a dimension; a prim value
+ * (R.prim_value(n * 2)) its scalar as a rank-0 tensor of its dtype. */
+typedef enum { VAL_TENSOR, VAL_TUPLE, VAL_SHAPE, VAL_PRIM } ValKind;
 
 typedef struct Value {
     ValKind kind;
-    Tensor *t;            /* VAL_TENSOR, VAL_SHAPE */
+    Tensor *t;            /* VAL_TENSOR, VAL_SHAPE, VAL_PRIM */
     struct Value **items;
     int n;
 } Value;
@@ -32,6 +33,10 @@ Value *value_tuple(Value **items, int n);
 Value *value_shape(const int64_t *dims, int n);
 /* A shape value as the text writes it: R.shape([2, 3]). */
 void value_shape_text(const Value *v, char *buf, size_t cap);
+/* An integer prim value of dtype t (NULL when t is not one lopt has). */
+Value *value_prim_int(DType t, int64_t v);
+/* A prim value as the text writes it: R.prim_value(T.int64(3)). */
+void value_prim_text(const Value *v, char *buf, size_t cap);
 Value *value_clone(const Value *v);
 void value_free(Value *v);
 

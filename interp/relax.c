@@ -51,6 +51,18 @@ Value *value_shape(const int64_t *dims, int n)
     return v;
 }
 
+Value *value_prim_int(DType t, int64_t v)
+{
+    int64_t none = 0;
+    Tensor *x = tensor_new(t, 0, &none);
+    if (!x)
+        return NULL;
+    tensor_seti(x, 0, v);
+    Value *p = value_tensor(x);
+    p->kind = VAL_PRIM;
+    return p;
+}
+
 Value *value_clone(const Value *v)
 {
     if (v->kind != VAL_TUPLE) {
@@ -538,6 +550,38 @@ static Value *shape_literal(Env *E, const Expr *e)
     return shape_value(E, dims, l->u.list.n, e->loc);
 }
 
+/* R.prim_value(x): an integer (T.int32(3) keeps its dtype, a bare one is
+ * int64) or an expression of bound symbolic variables, a float (float32
+ * unless typed), or a boolean. Kept out of eval's frame: eval recurses
+ * through nested tuples (err_relax_recursion_nested). */
+LOPT_NOINLINE static Value *prim_value(Env *E, const Expr *e)
+{
+    const Expr *x = e->u.call.nargs == 1 && !e->u.call.nkw ? e->u.call.args[0] : NULL;
+    int64_t n, none = 0;   /* the shape of rank 0 */
+    char text[128];
+    Tensor *t = NULL;
+    if (!x)
+        return rerr(E, e->loc, "R.prim_value takes one value, as in R.prim_value(n * 2)"), NULL;
+    if (x->kind == E_FLOAT) {
+        if ((t = tensor_new(x->u.f.dtype == DT_VOID ? DT_FLOAT32 : x->u.f.dtype, 0, &none)) != NULL)
+            tensor_setf(t, 0, x->u.f.v);
+    } else if (x->kind == E_BOOL) {
+        if ((t = tensor_new(DT_BOOL, 0, &none)) != NULL)
+            tensor_seti(t, 0, x->u.b);
+    } else if (dim_value(E, x, &n) == 0) {
+        if ((t = tensor_new(x->kind == E_INT && x->u.i.dtype != DT_VOID ? x->u.i.dtype : DT_INT64, 0, &none)) != NULL)
+            tensor_seti(t, 0, n);
+    } else {
+        return rerr(E, x->loc, "R.prim_value(%s) has no value here: a symbolic variable in it is not bound",
+                    expr_text(x, text, sizeof text)), NULL;
+    }
+    if (!t)
+        return rerr(E, e->loc, "cannot allocate a prim value"), NULL;
+    Value *v = value_tensor(t);
+    v->kind = VAL_PRIM;
+    return own(E, v);
+}
+
 static Value *shape_of_op(Env *E, const Expr *e)
 {
     const Value *v = tensor_arg(E, e, "R.shape_of");
@@ -619,7 +663,35 @@ static int match_dims(Env *E, const char *who, const char *what, const int64_t *
 
 static const char *kind_text(const Value *v)
 {
-    return v->kind == VAL_TUPLE ? "a tuple" : v->kind == VAL_SHAPE ? "a shape" : "a tensor";
+    return v->kind == VAL_TUPLE ? "a tuple" : v->kind == VAL_SHAPE ? "a shape" : v->kind == VAL_PRIM ? "a prim value" :
+           "a tensor";
+}
+
+/* A prim value against R.Prim(dtype, value=...): the dtype agrees, and the
+ * value, an unbound symbolic variable alone, is bound to it; any other
+ * value must equal it. */
+static int match_prim(Env *E, const char *who, const Value *v, const StructInfo *s, const char *what, Loc loc)
+{
+    DType dt = v->t->dtype;
+    if (s->dtype != DT_VOID && s->dtype != dt)
+        return rerr(E, loc, "%s: %s has dtype %s, but the annotation says %s", who, what, dtype_name(dt),
+                    dtype_name(s->dtype));
+    if (!s->value)
+        return 0;
+    if (dtype_is_float(dt))
+        return rerr(E, loc, "%s: %s is a %s; a value in R.Prim is an integer", who, what, dtype_name(dt));
+    int64_t have = tensor_geti(v->t, 0), want;
+    char text[128];
+    if (dim_value(E, s->value, &want) == 0) {
+        if (want == have)
+            return 0;
+        return rerr(E, loc, "%s: %s is %lld, but the annotation says %s = %lld", who, what, (long long)have,
+                    expr_text(s->value, text, sizeof text), (long long)want);
+    }
+    if (s->value->kind == E_VAR && s->value->u.var->kind == VAR_SYM)
+        return bind_sym(E, s->value->u.var, have, loc);
+    return rerr(E, s->value->loc, "%s: the annotation's value (%s) has a symbolic variable nothing binds", who,
+                expr_text(s->value, text, sizeof text));
 }
 
 /* Whether v matches s, binding the symbolic variables s introduces; an
@@ -655,8 +727,11 @@ static int match_sinfo(Env *E, const char *who, const Value *v, const StructInfo
     default:
         if (s->kind == SI_OBJECT)
             return 0;
+        if (v->kind == VAL_PRIM)
+            return match_prim(E, who, v, s, what, loc);
         return rerr(E, loc, "%s: %s is %s, but the annotation says a prim value", who, what, kind_text(v));
     }
+
     /* a tensor's dimensions, or a shape's values */
     int n = v->kind == VAL_SHAPE ? (int)v->t->count : v->t->ndim;
     int64_t dims[TENSOR_MAX_RANK];
@@ -678,9 +753,24 @@ static Value *match_cast(Env *E, const Expr *e)
     return v;
 }
 
+static Expr *tensor_const(Arena *a, const Tensor *t, Loc loc)
+{
+    Expr *c = expr_new(a, E_CONST, loc);
+    size_t bytes = (size_t)t->count * (size_t)dtype_size(t->dtype);
+    c->u.cst.dtype = t->dtype;
+    c->u.cst.ndim = t->ndim;
+    c->u.cst.shape = arena_array(a, (size_t)t->ndim + 1, sizeof *c->u.cst.shape);
+    memcpy(c->u.cst.shape, t->shape, (size_t)t->ndim * sizeof *t->shape);
+    c->u.cst.count = t->count;
+    c->u.cst.data = arena_alloc(a, bytes ? bytes : 1);
+    memcpy(c->u.cst.data, t->data, bytes);
+    return c;
+}
+
 /* A registered operator's call with the shape values among its attributes
- * (R.reshape(x, s), R.zeros(R.shape([n, 3]), "float32")) written in as
- * constants, as legalization reads them: the call itself when it has none.
+ * (R.reshape(x, s), R.zeros(R.shape([n, 3]), "float32")) and the tensors
+ * (R.dynamic_strided_slice's bounds) written in as constants, as
+ * legalization reads them: the call itself when it has none.
  * The rewritten call lives in the interpreter's arena. */
 static const Expr *with_shapes(Env *E, const Expr *e, int ntensors, const Expr **out)
 {
@@ -706,12 +796,18 @@ static const Expr *with_shapes(Env *E, const Expr *e, int ntensors, const Expr *
         const Value *v = eval(E, x);
         if (!v)
             return NULL;
-        if (v->kind != VAL_SHAPE)
+        if (v->kind != VAL_SHAPE && v->kind != VAL_TENSOR)
             continue;
         Arena *a = interp_arena(E->in);
         if (!args) {
             args = arena_array(a, (size_t)total, sizeof *args);
             memcpy(args, e->u.call.args, (size_t)total * sizeof *args);
+        }
+        if (v->kind == VAL_TENSOR) {
+            /* a tensor computed by the run (dynamic_strided_slice's bounds,
+             * a fill value): a constant of its value */
+            args[i] = tensor_const(a, v->t, x->loc);
+            continue;
         }
         Expr *l = expr_new(a, E_LIST, x->loc);
         l->u.list.n = (int)v->t->count;
@@ -898,6 +994,8 @@ static Value *eval(Env *E, const Expr *e)
             return shape_literal(E, e);
         if (strcmp(op, "R.shape_of") == 0)
             return shape_of_op(E, e);
+        if (strcmp(op, "R.prim_value") == 0)
+            return prim_value(E, e);
         if (strcmp(op, "R.shape_to_tensor") == 0)
             return shape_to_tensor(E, e);
         if (strcmp(op, "R.tensor_to_shape") == 0)
@@ -930,6 +1028,8 @@ static void value_str(const Value *v, char *buf, size_t cap)
         snprintf(buf, cap, "a tuple of %d", v->n);
     else if (v->kind == VAL_SHAPE)
         shape_str(v->t, buf, cap);
+    else if (v->kind == VAL_PRIM)
+        value_prim_text(v, buf, cap);
     else
         type_str(buf, cap, dtype_name(v->t->dtype), v->t->ndim, v->t->shape);
 }
@@ -937,6 +1037,17 @@ static void value_str(const Value *v, char *buf, size_t cap)
 void value_shape_text(const Value *v, char *buf, size_t cap)
 {
     shape_str(v->t, buf, cap);
+}
+
+void value_prim_text(const Value *v, char *buf, size_t cap)
+{
+    DType dt = v->t->dtype;
+    if (dt == DT_BOOL)
+        snprintf(buf, cap, "R.prim_value(%s)", tensor_geti(v->t, 0) ? "True" : "False");
+    else if (dtype_is_float(dt))
+        snprintf(buf, cap, "R.prim_value(T.%s(%.9g))", dtype_name(dt), tensor_getf(v->t, 0));
+    else
+        snprintf(buf, cap, "R.prim_value(T.%s(%lld))", dtype_name(dt), (long long)tensor_geti(v->t, 0));
 }
 
 /* A dimension's value: a constant, or from the symbolic variables bound. */
@@ -970,6 +1081,12 @@ static int value_fits(const Env *E, const Value *v, const StructInfo *s)
                 return 0;
         }
         return 1;
+    }
+    if (s->kind == SI_PRIM) {
+        int64_t e;
+        if (v->kind != VAL_PRIM || (s->dtype != DT_VOID && s->dtype != v->t->dtype))
+            return 0;
+        return !s->value || dtype_is_float(v->t->dtype) || dim_known(E, s->value, &e) || e == tensor_geti(v->t, 0);
     }
     if (s->kind != SI_TENSOR)
         return 1;
@@ -1084,10 +1201,12 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
         }
         if (args[i]->kind == VAL_TENSOR && (status = bind_dims(&E, f->params[i], args[i]->t)) != 0)
             break;
-        /* a shape parameter, R.Shape([n, m]): binds n and m as R.match_cast does */
+        /* a shape parameter, R.Shape([n, m]), binds n and m as R.match_cast
+         * does; a prim parameter R.Prim(value=n) binds or checks n */
         char what[160];
         snprintf(what, sizeof what, "argument '%s'", f->params[i]->name->str);
-        if (args[i]->kind == VAL_SHAPE && f->params[i]->sinfo && f->params[i]->sinfo->kind == SI_SHAPE &&
+        if (((args[i]->kind == VAL_SHAPE && f->params[i]->sinfo && f->params[i]->sinfo->kind == SI_SHAPE) ||
+             (args[i]->kind == VAL_PRIM && f->params[i]->sinfo && f->params[i]->sinfo->kind == SI_PRIM)) &&
             (status = match_sinfo(&E, f->name->str, args[i], f->params[i]->sinfo, what, f->params[i]->loc)) != 0)
             break;
         if ((status = placed_ok(&E, f->params[i]->loc, what, args[i], f->params[i]->sinfo)) != 0)

@@ -22,8 +22,11 @@ typedef struct Source {
 
 #if defined(__GNUC__)
 #define LOPT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+/* a helper of a recursive function kept out of its stack frame */
+#define LOPT_NOINLINE __attribute__((noinline))
 #else
 #define LOPT_PRINTF(a, b)
+#define LOPT_NOINLINE
 #endif
 
 /* Reports an error at loc and returns -1, so callers can `return diag_error(...)`. */

@@ -24,7 +24,7 @@ typedef struct OpError {
     char msg[256];
     int unknown;           /* the call may be right, but its result's shape depends on values
                             * not known here (R.dynamic_strided_slice's bounds): verify and
-                            * legalize leave it, running it is the error msg says */
+                            * legalize leave it; the interpreter writes the values in first */
 } OpError;
 
 typedef struct OpInfo {
@@ -35,6 +35,10 @@ typedef struct OpInfo {
     const char *const *attrs; /* keyword attributes it accepts, NULL-terminated */
     int tuple_arg;         /* the tensors are the items of the first argument (R.concat) */
     int tuple_out;         /* the result is a tuple (R.split, R.nn.batch_norm) */
+    const char *dtypes;    /* the dtypes its inference takes, as lopt --list-ops says them
+                            * ("float"); NULL: every dtype */
+    const char *layouts;   /* the data layouts its layout attributes take, as lopt --list-ops
+                            * says them; NULL: it has none (it reads its tensors as they are) */
 } OpInfo;
 
 const OpInfo *op_find(const char *name);

@@ -755,6 +755,13 @@ static const StructInfo *shape_op_result(Verifier *V, const Expr *e)
                         "R.Tensor((n, 3), dtype=\"float32\"))"), NULL;
         return e->u.call.args[1]->u.sinfo;   /* what the run checks the value against */
     }
+    if (strcmp(op, "R.shape") == 0 && e->u.call.nargs == 1 &&
+        (x->kind == E_LIST || x->kind == E_TUPLE)) {
+        /* R.shape([2, n]) is R.Shape([2, n]) */
+        StructInfo *s = shape_sinfo(V->m, x->u.list.n, NULL, e->loc);
+        s->shape = x->u.list.items;
+        return s;
+    }
     int shape_of = strcmp(op, "R.shape_of") == 0, to_tensor = strcmp(op, "R.shape_to_tensor") == 0,
         to_shape = strcmp(op, "R.tensor_to_shape") == 0;
     if (!shape_of && !to_tensor && !to_shape)
@@ -776,11 +783,13 @@ static const StructInfo *shape_op_result(Verifier *V, const Expr *e)
         return VERR(V, x->loc, "%s takes a tensor; this is a %s", op,
                     a->kind == SI_SHAPE ? "shape" : a->kind == SI_TUPLE ? "tuple" : "prim value"), NULL;
     if (shape_of) {
-        int64_t dims[64];
-        int known = a->shape && a->ndim <= 64;
-        for (int d = 0; known && d < a->ndim; d++)
-            known = expr_const_int(a->shape[d], &dims[d]) == 0;
-        return a->ndim < 0 ? NULL : shape_sinfo(V->m, a->ndim, known ? dims : NULL, e->loc);
+        /* its dimensions as the tensor's type says them, symbolic ones too:
+         * R.shape_of(x) with x (n, 4) is R.Shape([n, 4]) */
+        if (a->ndim < 0)
+            return NULL;
+        StructInfo *s = shape_sinfo(V->m, a->ndim, NULL, e->loc);
+        s->shape = a->shape;
+        return s;
     }
     int64_t n;
     if ((a->ndim >= 0 && a->ndim != 1) || (a->dtype != DT_VOID && a->dtype != DT_INT64)) {
@@ -797,6 +806,94 @@ static const StructInfo *shape_op_result(Verifier *V, const Expr *e)
     return shape_sinfo(V->m, (int)n, NULL, e->loc);
 }
 
+/* The dimensions a shape operand states (R.shape([n, 4]), a variable of
+ * type R.Shape([n, 4]), R.shape_of(x) written in place), or NULL; *ndim
+ * their number. */
+static Expr *const *shape_dims(const Expr *x, int *ndim)
+{
+    const StructInfo *s = NULL;
+    if (x->kind == E_CALL && !x->u.call.callee && x->u.call.nargs == 1) {
+        const Expr *l = x->u.call.args[0];
+        if (strcmp(x->u.call.op->str, "R.shape") == 0 && (l->kind == E_LIST || l->kind == E_TUPLE)) {
+            *ndim = l->u.list.n;
+            return l->u.list.items;
+        }
+        if (strcmp(x->u.call.op->str, "R.shape_of") == 0 && (s = sinfo_of(l)) != NULL && s->kind == SI_TENSOR &&
+            s->shape) {
+            *ndim = s->ndim;
+            return s->shape;
+        }
+        return NULL;
+    }
+    s = sinfo_of(x);
+    if (!s || s->kind != SI_SHAPE || !s->shape)
+        return NULL;
+    *ndim = s->ndim;
+    return s->shape;
+}
+
+/* A call whose result's shape is a shape operand's, when the registry cannot
+ * type it (the shape is a value of the run, or the tensor's dimensions are
+ * symbolic): R.reshape(x, s) and R.broadcast_to(x, s) have x's dtype and
+ * s's dimensions, R.zeros(s, dtype), R.ones and R.full those of s and
+ * their dtype. So verify and the passes see R.reshape(x, R.shape_of(y))
+ * with y (n, 4) as (n, 4). NULL when the operand does not state its
+ * dimensions. */
+static const StructInfo *shape_operand_result(Verifier *V, const Expr *e)
+{
+    if (e->kind != E_CALL || e->u.call.callee || e->u.call.nargs < 1)
+        return NULL;
+    const char *op = e->u.call.op->str;
+    int like = !strcmp(op, "R.reshape") || !strcmp(op, "R.broadcast_to");
+    int create = !strcmp(op, "R.zeros") || !strcmp(op, "R.ones") || !strcmp(op, "R.full");
+    if (!(like && e->u.call.nargs == 2) && !(create && e->u.call.nargs == (strcmp(op, "R.full") ? 1 : 2)))
+        return NULL;
+    int n;
+    Expr *const *dims = shape_dims(e->u.call.args[like], &n);
+    DType dt = DT_VOID;
+    if (!dims)
+        return NULL;
+    if (like) {
+        const Expr *x = e->u.call.args[0];
+        const StructInfo *xs = sinfo_of(x);
+        TensorType ct;
+        if (op_const_type(x, &ct) == 0 || op_sinfo_type(xs, &ct) == 0) {
+            dt = ct.dtype;
+            /* a reshape whose element counts are both known must keep it */
+            int64_t in = 1, out = 1, v;
+            int known = !strcmp(op, "R.reshape");
+            for (int d = 0; known && d < n; d++)
+                known = expr_const_int(dims[d], &v) == 0 && v >= 0 && !__builtin_mul_overflow(out, v, &out);
+            for (int d = 0; known && d < ct.ndim; d++)
+                known = !__builtin_mul_overflow(in, ct.shape[d], &in);
+            if (known && in != out)
+                return VERR(V, e->u.call.args[1]->loc, "cannot reshape %lld elements into %lld", (long long)in,
+                            (long long)out), NULL;
+        } else if (xs && xs->kind == SI_TENSOR) {
+            dt = xs->dtype;
+        }
+    } else {
+        for (int i = 0; i < e->u.call.nkw; i++)
+            if (strcmp(e->u.call.kw[i]->str, "dtype") == 0 && call_kwv(e)[i]->kind == E_STR) {
+                char name[32];
+                const Expr *v = call_kwv(e)[i];
+                snprintf(name, sizeof name, "%.*s", v->u.str.len, v->u.str.s);
+                if (dtype_parse(name, &dt))
+                    dt = DT_VOID;
+            }
+        if (dt == DT_VOID && e->u.call.nargs == 2 && e->u.call.args[1]->kind == E_CONST)
+            dt = e->u.call.args[1]->u.cst.dtype;
+    }
+    StructInfo *s = arena_zalloc(&V->m->arena, sizeof *s);
+    s->kind = SI_TENSOR;
+    s->loc = e->loc;
+    s->ndim = n;
+    s->dtype = dt;
+    s->nfields = -1;
+    s->shape = (Expr **)dims;
+    return s;
+}
+
 static void sinfo_text(char *buf, size_t cap, const StructInfo *s)
 {
     if (s->kind == SI_TUPLE) {
@@ -806,7 +903,11 @@ static void sinfo_text(char *buf, size_t cap, const StructInfo *s)
     if (s->kind == SI_SHAPE || s->kind == SI_PRIM || s->kind == SI_OBJECT) {
         if (s->kind != SI_SHAPE)
             snprintf(buf, cap, s->kind == SI_PRIM ? "a prim value" : "an object");
-        else if (s->ndim >= 0)
+        else if (s->ndim >= 0 && s->shape) {
+            char dims[128];
+            shape_text(dims, sizeof dims, s->shape, s->ndim);
+            snprintf(buf, cap, "the shape %s", dims);
+        } else if (s->ndim >= 0)
             snprintf(buf, cap, "a shape of %d dimensions", s->ndim);
         else
             snprintf(buf, cap, "a shape");
@@ -834,8 +935,18 @@ static int fits(const StructInfo *want, const StructInfo *got)
     /* a shape is not a tensor, and has its number of dimensions */
     if ((want->kind == SI_SHAPE && got->kind == SI_TENSOR) || (want->kind == SI_TENSOR && got->kind == SI_SHAPE))
         return 0;
-    if (want->kind == SI_SHAPE && got->kind == SI_SHAPE)
-        return want->ndim < 0 || got->ndim < 0 || want->ndim == got->ndim;
+    if (want->kind == SI_SHAPE && got->kind == SI_SHAPE) {
+        if (want->ndim < 0 || got->ndim < 0)
+            return 1;
+        if (want->ndim != got->ndim)
+            return 0;
+        for (int i = 0; want->shape && got->shape && i < want->ndim; i++) {
+            int64_t x, y;
+            if (expr_const_int(want->shape[i], &x) == 0 && expr_const_int(got->shape[i], &y) == 0 && x != y)
+                return 0;
+        }
+        return 1;
+    }
     return same_tensor(want, got);
 }
 
@@ -857,6 +968,11 @@ static void relax_blocks(Verifier *V, RBlock **blocks, int nblocks)
                 got = op = op_result(V, bd->value);
             if (!got && V->errors == before)
                 got = op = shape_op_result(V, bd->value);
+            if (!got && V->errors == before)
+                got = op = shape_operand_result(V, bd->value);
+            TensorType ct;
+            if (!got && bd->annot && op_const_type(bd->value, &ct) == 0)
+                got = type_sinfo(V->m, &ct, bd->value->loc);   /* checked only: an unannotated name keeps no type */
             if (bd->annot && got && !fits(bd->annot, got)) {
                 char want[160], have[160];
                 sinfo_text(want, sizeof want, bd->annot);

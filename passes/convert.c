@@ -26,6 +26,14 @@ static const char *const op_names[NKINDS] = { "R.nn.conv2d", "R.nn.max_pool2d", 
 static const char *const opt_names[NKINDS] = { "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
                                                "resize2d" };
 
+int convert_layout_knows(const char *name)
+{
+    for (int k = 0; k < NKINDS; k++)
+        if (strcmp(name, op_names[k]) == 0)
+            return 1;
+    return 0;
+}
+
 typedef struct Want {
     int set;
     char data[32], kernel[32];

@@ -304,7 +304,7 @@ static Expr *reduce_axes(Module *m, const Expr *call, const Expr *omap, const Ex
 
 
 /* softmax, batch_norm, split, pad, strided_slice, layer_norm, flip, repeat
- * (along an axis) and tile keep their form when the rewrite of the result and of the operand is the same
+ * (along an axis), tile and reverse_sequence keep their form when the rewrite of the result and of the operand is the same
  * one-to-one map and keeps whole each dimension the operator acts on: the
  * attributes name the dimensions' new places (NHWC's softmax over C is axis
  * 3; NCHW4c's pad of H and W pads dimensions 2 and 3 of five; layer_norm's
@@ -318,9 +318,10 @@ static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr
              !strcmp(op, "R.flip") || (!strcmp(op, "R.repeat") && call_kwarg(call, "axis") &&
                                        call_kwarg(call, "axis")->kind != E_NONE),
         pad = !strcmp(op, "R.nn.pad") || !strcmp(op, "R.pad"),
-        sl = !strcmp(op, "R.strided_slice") || !strcmp(op, "R.nn.layer_norm"), tl = !strcmp(op, "R.tile");
+        sl = !strcmp(op, "R.strided_slice") || !strcmp(op, "R.nn.layer_norm"), tl = !strcmp(op, "R.tile"),
+        rs = !strcmp(op, "R.reverse_sequence");
     int r = in->ndim;
-    if (!(sm || pad || sl || tl) || !imap || r > IM_MAX_RANK || omap->u.map.nparams != r || imap->u.map.nparams != r ||
+    if (!(sm || pad || sl || tl || rs) || !imap || r > IM_MAX_RANK || omap->u.map.nparams != r || imap->u.map.nparams != r ||
         omap->u.map.nout != imap->u.map.nout)
         return NULL;
     ArenaMark mark = arena_mark(&S->scratch);
@@ -343,6 +344,18 @@ static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr
             return NULL;
         keys[nset] = "axis";
         vals[nset++] = expr_int(&m->arena, q[ax], DT_VOID, call->loc);
+    }
+    if (rs) {
+        /* both axes, written out (their defaults, 1 and 0, may move) */
+        static const char *const rkeys[2] = { "seq_axis", "batch_axis" };
+        for (int i = 0; i < 2; i++) {
+            const Expr *v = call_kwarg(call, rkeys[i]);
+            int64_t x = 1 - i;
+            if ((v && attr_int(v, &x)) || (x < 0 ? x += r : x) < 0 || x >= r || q[x] < 0)
+                return NULL;
+            keys[nset] = rkeys[i];
+            vals[nset++] = expr_int(&m->arena, q[x], DT_VOID, call->loc);
+        }
     }
     for (int k = 0; k < call->u.call.nkw && nset < 4; k++) {
         const char *key = call->u.call.kw[k]->str;
@@ -401,6 +414,28 @@ static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr
     if ((sl && !call_kwarg(call, "axes")) || (tl && nset == 0))
         return NULL;
     return call_with_attrs(m, call, keys, vals, nset);
+}
+
+/* The operators whose form flow keeps, attributes renumbered, where the
+ * layout keeps whole the dimensions they act on: keep_light's, the
+ * reductions (reduce_axes), expand_dims and squeeze (keep_unit_axes) and
+ * concat (flow_concat). lopt --list-ops reads it through flow_op_form. */
+static const char *const keeps_form[] = {
+    "R.nn.softmax", "R.nn.batch_norm", "R.split", "R.flip", "R.repeat", "R.nn.pad", "R.pad", "R.strided_slice",
+    "R.nn.layer_norm", "R.tile", "R.reverse_sequence", "R.sum", "R.mean", "R.max", "R.min", "R.expand_dims",
+    "R.squeeze", "R.concat",
+};
+
+const char *flow_op_form(const OpInfo *op)
+{
+    if (op->category == LAYOUT_AGNOSTIC)
+        return "keeps form";
+    if (op->category == LAYOUT_HEAVY)
+        return convert_layout_knows(op->name) ? "convert-layout" : "stops";
+    for (size_t i = 0; i < sizeof keeps_form / sizeof *keeps_form; i++)
+        if (strcmp(op->name, keeps_form[i]) == 0)
+            return "renumbers";
+    return "call_tir";
 }
 
 /* expand_dims and squeeze under a permutation: y = expand_dims(x, axis=A)
@@ -825,9 +860,11 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         } else if (!keep && !has_pad) {
             light = keep_unit_axes(S, e, map, r.map[0], &it, args[0]);
         }
-    } else if (is_call_to(e, "R.nn.layer_norm") && n == 3 && r.map[0] && !has_pad && value_type(items[0], &it) == 0 &&
+    } else if (((is_call_to(e, "R.nn.layer_norm") && n == 3) ||
+                (is_call_to(e, "R.reverse_sequence") && n == 2 && !r.map[1])) &&
+               r.map[0] && !has_pad && value_type(items[0], &it) == 0 &&
                (light = keep_light(S, e, map, r.map[0], &it)) != NULL) {
-        /* gamma and beta stay as they are: only the data's rewrite (pre[0]) goes out */
+        /* gamma and beta (the lengths) stay as they are: only the data's rewrite (pre[0]) goes out */
         light->u.call.args[0] = args[0];
         light->loc = e->loc;
         npre = 1;

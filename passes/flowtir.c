@@ -282,6 +282,21 @@ static int one_iter(const Block *b, const Expr *e, int *it)
         return one_iter(b, e->u.bin.a, it) && one_iter(b, e->u.bin.b, it);
     case E_UNARY:
         return one_iter(b, e->u.un.a, it);
+    case E_CAST:
+        return one_iter(b, e->u.cast.a, it);
+    case E_LOAD:
+        /* a value read elsewhere (reverse_sequence's length at the batch
+         * index): its own indices are a read the plan derives, and the
+         * rewritten block reads it where the old one did */
+        return 1;
+    case E_CALL:
+        if (e->u.call.callee || (strcmp(e->u.call.op->str, "T.min") && strcmp(e->u.call.op->str, "T.max") &&
+                                 strcmp(e->u.call.op->str, "T.if_then_else")))
+            return 0;
+        for (int i = 0; i < e->u.call.nargs; i++)
+            if (!one_iter(b, e->u.call.args[i], it))
+                return 0;
+        return 1;
     default:
         return 0;
     }

@@ -4,6 +4,7 @@
 #define LOPT_GRAPH_H
 
 #include "../ir/ir.h"
+#include "../ir/ops.h"
 #include "pass.h"
 
 /* A pointer-keyed hash map to ints (malloc'd; free with ptrmap_free). */
@@ -151,6 +152,17 @@ int flow_probe(Module *m, Arena *scratch, Arena *keep, const Expr *e, int item, 
                Expr *const **items, int *n, char *why, size_t cap);
 void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap *plan, Expr *const *maps,
                   const PtrMap *reads);
+/* What flow does with a call of a registered operator, in a word (lopt
+ * --list-ops): "keeps form" (layout agnostic: moves through, the operator
+ * kept), "renumbers" (moves through, the operator kept with renumbered
+ * attributes where the layout keeps whole the dimensions it acts on, else a
+ * call_tir of its rewritten PrimFunc), "call_tir" (moves through as a
+ * call_tir of its rewritten PrimFunc, where its reads allow), and for the
+ * heavily layout sensitive ones "convert-layout" (flow stops there;
+ * convert-layout chooses its layouts) or "stops". */
+const char *flow_op_form(const OpInfo *op);
+/* Whether convert-layout chooses layouts for calls of the operator name. */
+int convert_layout_knows(const char *name);
 /* One run of a planning pass over m (flow's sweeps, plan's choice). */
 typedef void (*FlowRound)(Module *m, PassCtx *ctx, Notes *notes, void *data);
 /* Runs round,fold from fold's form of m until a module comes back and

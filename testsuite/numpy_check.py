@@ -565,11 +565,67 @@ def check_take_group_norm():
             check("group_norm %s %s groups=%d" % (dt, shape, groups), run(text, {"x": x, "g": g, "b": b})[0],
                   want, tol, tol)
 
+def reverse_sequence_ref(x, lens, seq_axis, batch_axis):
+    """Relay's reverse_sequence: along seq_axis, the first lens[b] elements
+    of batch index b reversed (all of them past the extent, none below 2)."""
+    y = x.copy()
+    for b in range(x.shape[batch_axis]):
+        n = min(int(lens[b]), x.shape[seq_axis])
+        if n < 2:
+            continue
+        src = [slice(None)] * x.ndim
+        src[batch_axis] = b
+        src[seq_axis] = slice(0, n)
+        dst = list(src)
+        y[tuple(dst)] = np.flip(x[tuple(src)], axis=seq_axis - (1 if batch_axis < seq_axis else 0))
+    return y
+
+
+def check_reverse_sequence():
+    """reverse_sequence on two shapes in two dtypes (and int lengths of both
+    widths), lengths of 0, 1, inside, at and past the extent, negative axes."""
+    rng = np.random.default_rng(23)
+    for shape, seq, bat, dt, ldt in (((4, 5, 2), 1, 0, "float32", "int64"),
+                                     ((2, 3, 6, 4), -2, 1, "float16", "int32"),
+                                     ((7, 3), 0, -1, "int32", "int64")):
+        x = (grid(*shape) * 8).astype(dt)
+        s, b = seq % len(shape), bat % len(shape)
+        lens = rng.integers(-1, shape[s] + 3, size=shape[b]).astype(ldt)
+        lens[0] = shape[s]
+        text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(x: %s, l: %s):\n"
+                "        y = R.reverse_sequence(x, l, seq_axis=%d, batch_axis=%d)\n        return y\n"
+                % (tensor(shape, dt), tensor((shape[b],), ldt), seq, bat))
+        exact("reverse_sequence %s %s seq=%d batch=%d" % (dt, shape, seq, bat), run(text, {"x": x, "l": lens})[0],
+              reverse_sequence_ref(x, lens, s, b))
+
+
+def check_floor_div_mod():
+    """floor_divide and floor_mod (rounding toward minus infinity, signs of
+    both kinds, broadcasting) on two shapes in two dtypes, against NumPy's
+    floor_divide and mod (exact: for floats NumPy's and lopt's quotients
+    floor the same float64 division of these grid values)."""
+    rng = np.random.default_rng(29)
+    for (sa, sb), dt in ((((3, 4), (4,)), "int32"), (((2, 3, 5), (2, 1, 5)), "float32"),
+                         (((2, 3, 5), (2, 1, 5)), "int64"), (((3, 4), (4,)), "float32")):
+        if dt.startswith("int"):
+            a = rng.integers(-20, 21, size=sa).astype(dt)
+            b = rng.integers(1, 6, size=sb).astype(dt) * rng.choice([-1, 1], size=sb).astype(dt)
+        else:
+            a = (grid(*sa) * 16).astype(dt)
+            b = np.where(np.abs(grid(*sb)) < 0.25, 0.5, grid(*sb) * 4).astype(dt)
+        for op, ref in (("R.floor_divide", np.floor_divide), ("R.floor_mod", np.mod)):
+            text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(a: %s, b: %s):\n"
+                    "        y = %s(a, b)\n        return y\n" % (tensor(sa, dt), tensor(sb, dt), op))
+            exact("%s %s %s %s" % (op[2:], dt, sa, sb), run(text, {"a": a, "b": b})[0], ref(a, b))
+
+
 def check_issue23_ops():
     check_collapse_sum()
     check_scatter()
     check_dynamic_slice()
     check_conv2d_transpose()
+    check_reverse_sequence()
+    check_floor_div_mod()
 
 
 def main():

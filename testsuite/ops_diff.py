@@ -144,7 +144,12 @@ def sum_tol(dt, n, mag, extra=None):
 # ---- the operators ----
 
 BINARY = {"R.add": np.add, "R.subtract": np.subtract, "R.multiply": np.multiply, "R.divide": None,
-          "R.maximum": np.maximum, "R.minimum": np.minimum}
+          "R.maximum": np.maximum, "R.minimum": np.minimum,
+          # rounding toward minus infinity; for floats floor(a / b) and
+          # a - floor(a / b) * b in float64, then rounded once (float32 and
+          # float16 operands are exact in float64, so the result is exact)
+          "R.floor_divide": lambda a, b: np.floor(a / b) if a.dtype == np.float64 else np.floor_divide(a, b),
+          "R.floor_mod": lambda a, b: a - np.floor(a / b) * b if a.dtype == np.float64 else np.mod(a, b)}
 
 
 def gen_binary(g, op):
@@ -163,7 +168,7 @@ def gen_binary(g, op):
     c = Case(op, "%s %s %s" % (dt, shapes[0], shapes[1]))
     a = g.data(shapes[0], dt)
     b = g.data(shapes[1], dt)
-    if op == "R.divide":
+    if op in ("R.divide", "R.floor_divide", "R.floor_mod"):
         if is_float(dt):
             b = np.where(np.abs(f64(b)) < 0.25, 0.5, b).astype(NP[dt])
         else:
@@ -174,7 +179,7 @@ def gen_binary(g, op):
     if is_float(dt):
         x1, x2 = f64(a), f64(b)
         want = x1 / x2 if op == "R.divide" else BINARY[op](x1, x2)
-        exact = op in ("R.maximum", "R.minimum")
+        exact = op in ("R.maximum", "R.minimum", "R.floor_divide", "R.floor_mod")
         c.outs.append(Out(y, want, dt, 0.0 if exact else rounding_tol(dt, want)))
     else:
         x1, x2 = a.astype(np.int64), b.astype(np.int64)
@@ -1587,10 +1592,40 @@ def gen_conv2d_transpose(g, op):
     return c
 
 
+def gen_reverse_sequence(g, op):
+    """reverse_sequence: the source index along the sequence axis computed
+    per element (s < L = min(len, extent): L - 1 - s, else s) and gathered."""
+    dt = g.pick(["float32", "float16", "int32", "int8"])
+    ldt = g.pick(["int32", "int64"])
+    s = g.shape(g.r(2, 4))
+    r = len(s)
+    sa, ba = (int(a) for a in g.rng.choice(r, size=2, replace=False))
+    x = g.data(s, dt)
+    lens = g.rng.integers(-1, s[sa] + 3, size=s[ba]).astype(NP[ldt])
+    c = Case(op, "%s %s seq_axis=%d batch_axis=%d lengths %s" % (dt, s, sa, ba, list(lens)))
+    px, pl = g.param(c, x), g.param(c, lens)
+    y = g.name("y")
+    attrs = []
+    if sa != 1 or g.chance(0.5):
+        attrs.append("seq_axis=%d" % (sa - r if g.chance(0.3) else sa))
+    if ba != 0 or g.chance(0.5):
+        attrs.append("batch_axis=%d" % (ba - r if g.chance(0.3) else ba))
+    c.lines.append("%s = R.reverse_sequence(%s, %s%s)" % (y, px, pl, "".join(", " + a for a in attrs)))
+    shp = [1] * r
+    shp[ba] = s[ba]
+    L = np.minimum(lens.astype(np.int64), s[sa]).reshape(shp)
+    shp = [1] * r
+    shp[sa] = s[sa]
+    pos = np.arange(s[sa]).reshape(shp)
+    src = np.broadcast_to(np.where(pos < L, L - 1 - pos, pos), s)
+    c.outs.append(Out(y, np.take_along_axis(x, src, axis=sa), dt))
+    return c
+
+
 GENS.update({
     "R.collapse_sum_to": gen_collapse, "R.collapse_sum_like": gen_collapse, "R.scatter_elements": gen_scatter,
     "R.scatter_nd": gen_scatter_nd, "R.dynamic_strided_slice": gen_dyn_slice,
-    "R.nn.conv2d_transpose": gen_conv2d_transpose,
+    "R.nn.conv2d_transpose": gen_conv2d_transpose, "R.reverse_sequence": gen_reverse_sequence,
 })
 
 

@@ -124,15 +124,15 @@ static void legal_arange(B *b, const Op *o, const Expr *call, Buffer **in, int n
 }
 
 static const Op ops[] = {
-    { { "R.zeros", LAYOUT_AGNOSTIC, 1, 0, dtype_attrs, 0, 0 }, infer_create, legal_fill, C_ZEROS, 0, 0, dtype_attrs },
-    { { "R.ones", LAYOUT_AGNOSTIC, 1, 0, dtype_attrs, 0, 0 }, infer_create, legal_fill, C_ONES, 0, 0, dtype_attrs },
-    { { "R.full", LAYOUT_AGNOSTIC, 2, 0, dtype_attrs, 0, 0 }, infer_create, legal_fill, C_FULL, 0, 0, dtype_attrs },
-    { { "R.zeros_like", LAYOUT_AGNOSTIC, 1, 1, dtype_attrs, 0, 0 }, infer_like, legal_fill, C_ZEROS, 0, 0,
+    { { "R.zeros", LAYOUT_AGNOSTIC, 1, 0, dtype_attrs, 0, 0, NULL, NULL }, infer_create, legal_fill, C_ZEROS, 0, 0, dtype_attrs },
+    { { "R.ones", LAYOUT_AGNOSTIC, 1, 0, dtype_attrs, 0, 0, NULL, NULL }, infer_create, legal_fill, C_ONES, 0, 0, dtype_attrs },
+    { { "R.full", LAYOUT_AGNOSTIC, 2, 0, dtype_attrs, 0, 0, NULL, NULL }, infer_create, legal_fill, C_FULL, 0, 0, dtype_attrs },
+    { { "R.zeros_like", LAYOUT_AGNOSTIC, 1, 1, dtype_attrs, 0, 0, NULL, NULL }, infer_like, legal_fill, C_ZEROS, 0, 0,
       dtype_attrs },
-    { { "R.ones_like", LAYOUT_AGNOSTIC, 1, 1, dtype_attrs, 0, 0 }, infer_like, legal_fill, C_ONES, 0, 0, dtype_attrs },
-    { { "R.full_like", LAYOUT_AGNOSTIC, 2, 1, dtype_attrs, 0, 0 }, infer_like, legal_fill, C_FULL, 0, 0,
+    { { "R.ones_like", LAYOUT_AGNOSTIC, 1, 1, dtype_attrs, 0, 0, NULL, NULL }, infer_like, legal_fill, C_ONES, 0, 0, dtype_attrs },
+    { { "R.full_like", LAYOUT_AGNOSTIC, 2, 1, dtype_attrs, 0, 0, NULL, NULL }, infer_like, legal_fill, C_FULL, 0, 0,
       dtype_attrs },
-    { { "R.arange", LAYOUT_AGNOSTIC, 1, 0, arange_attrs, 0, 0 }, infer_arange, legal_arange, 0, 0, 0, arange_attrs },
+    { { "R.arange", LAYOUT_AGNOSTIC, 1, 0, arange_attrs, 0, 0, NULL, NULL }, infer_arange, legal_arange, 0, 0, 0, arange_attrs },
 };
 
 const OpFamily op_family_creation = { ops, sizeof ops / sizeof *ops };

@@ -1,5 +1,5 @@
 /* Elementwise operators: binary ones with broadcasting (R.add ... R.minimum,
- * R.power), unary ones (R.nn.relu, R.exp, R.nn.gelu ...), R.astype, R.clip
+ * R.floor_divide and R.floor_mod, rounding toward minus infinity, R.power), unary ones (R.nn.relu, R.exp, R.nn.gelu ...), R.astype, R.clip
  * and R.ewise_fma; all layout agnostic. */
 #include <string.h>
 
@@ -178,25 +178,29 @@ static void legal_fma(B *b, const Op *o, const Expr *call, Buffer **in, int nin,
 }
 
 static const Op ops[] = {
-    { { "R.add", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_ADD, 0, 0, NULL },
-    { { "R.subtract", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_SUB, 0, 0, NULL },
-    { { "R.multiply", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_MUL, 0, 0, NULL },
-    { { "R.divide", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_DIV, 0, 0, NULL },
-    { { "R.maximum", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_GT, 0, 0, NULL },
-    { { "R.minimum", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, B_LT, 0, 0, NULL },
-    { { "R.nn.relu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_RELU, 0, 0, NULL },
-    { { "R.exp", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_EXP, 0, 0, NULL },
-    { { "R.sigmoid", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_SIGMOID, 0, 0, NULL },
-    { { "R.tanh", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_TANH, 0, 0, NULL },
-    { { "R.sqrt", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_SQRT, 0, 0, NULL },
-    { { "R.negative", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_NEGATIVE, 0, 0, NULL },
-    { { "R.power", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0 }, infer_binary, legal_binary, BIN_POWER, 0, 0, NULL },
-    { { "R.nn.gelu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_GELU, 0, 0, NULL },
-    { { "R.nn.gelu_tanh", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_GELU_TANH, 0, 0, NULL },
-    { { "R.nn.silu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0 }, infer_unary, legal_unary, U_SILU, 0, 0, NULL },
-    { { "R.astype", LAYOUT_AGNOSTIC, 1, 1, astype_attrs, 0, 0 }, infer_astype, legal_astype, 0, 0, 0, astype_attrs },
-    { { "R.clip", LAYOUT_AGNOSTIC, 1, 1, clip_attrs, 0, 0 }, infer_clip, legal_clip, 0, 0, 0, clip_attrs },
-    { { "R.ewise_fma", LAYOUT_AGNOSTIC, 3, 3, no_attrs, 0, 0 }, infer_fma, legal_fma, 0, 0, 0, NULL },
+    { { "R.add", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, B_ADD, 0, 0, NULL },
+    { { "R.subtract", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, B_SUB, 0, 0, NULL },
+    { { "R.multiply", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, B_MUL, 0, 0, NULL },
+    { { "R.divide", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, B_DIV, 0, 0, NULL },
+    { { "R.maximum", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, B_GT, 0, 0, NULL },
+    { { "R.minimum", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, B_LT, 0, 0, NULL },
+    { { "R.nn.relu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, NULL, NULL }, infer_unary, legal_unary, U_RELU, 0, 0, NULL },
+    { { "R.exp", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_EXP, 0, 0, NULL },
+    { { "R.sigmoid", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_SIGMOID, 0, 0, NULL },
+    { { "R.tanh", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_TANH, 0, 0, NULL },
+    { { "R.sqrt", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_SQRT, 0, 0, NULL },
+    { { "R.negative", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, NULL, NULL }, infer_unary, legal_unary, U_NEGATIVE, 0, 0, NULL },
+    { { "R.floor_divide", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, B_FLOORDIV, 0,
+      0, NULL },
+    { { "R.floor_mod", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, B_FLOORMOD, 0, 0,
+      NULL },
+    { { "R.power", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, "float", NULL }, infer_binary, legal_binary, BIN_POWER, 0, 0, NULL },
+    { { "R.nn.gelu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_GELU, 0, 0, NULL },
+    { { "R.nn.gelu_tanh", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_GELU_TANH, 0, 0, NULL },
+    { { "R.nn.silu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_SILU, 0, 0, NULL },
+    { { "R.astype", LAYOUT_AGNOSTIC, 1, 1, astype_attrs, 0, 0, NULL, NULL }, infer_astype, legal_astype, 0, 0, 0, astype_attrs },
+    { { "R.clip", LAYOUT_AGNOSTIC, 1, 1, clip_attrs, 0, 0, NULL, NULL }, infer_clip, legal_clip, 0, 0, 0, clip_attrs },
+    { { "R.ewise_fma", LAYOUT_AGNOSTIC, 3, 3, no_attrs, 0, 0, NULL, NULL }, infer_fma, legal_fma, 0, 0, 0, NULL },
 };
 
 const OpFamily op_family_elementwise = { ops, sizeof ops / sizeof *ops };

@@ -321,7 +321,7 @@ static void legal_resize(B *b, const Op *o, const Expr *call, Buffer **in, int n
 }
 
 static const Op ops[] = {
-    { { "R.image.resize2d", LAYOUT_HEAVY, 1, 1, resize_attrs, 0, 0 }, infer_resize, legal_resize, 0, 0, 0,
+    { { "R.image.resize2d", LAYOUT_HEAVY, 1, 1, resize_attrs, 0, 0, "float, any (nearest)", "N,C,H,W any order, H, W whole" }, infer_resize, legal_resize, 0, 0, 0,
       resize_attrs },
 };
 

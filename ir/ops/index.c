@@ -410,7 +410,8 @@ static void legal_scatter_nd(B *b, const Op *o, const Expr *call, Buffer **in, i
  * result's shape depends on their values, and a tensor type here has
  * constant extents: lopt knows the shape (and can run the call) when the
  * three are constants written in the call; otherwise the shape is unknown
- * (verify and legalize leave the call) and running it is an error. The
+ * (verify and legalize leave the call) until the interpreter runs it, which
+ * writes the bounds' values into the call as constants first. The
  * three are then operands like attributes (compared by value: calls with
  * other bounds get another PrimFunc), not parameters of the PrimFunc. */
 static int infer_dyn_slice(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
@@ -460,13 +461,13 @@ static int infer_dyn_slice(const Op *o, const Expr *call, const TensorType *a, i
 }
 
 static const Op ops[] = {
-    { { "R.strided_slice", LAYOUT_LIGHT, 1, 1, slice_attrs, 0, 0 }, infer_slice, legal_slice, 0, 0, 0, slice_attrs },
-    { { "R.take", LAYOUT_LIGHT, 2, 2, take_attrs, 0, 0 }, infer_take, legal_take, 0, 0, 0, take_attrs },
-    { { "R.gather_elements", LAYOUT_LIGHT, 2, 2, gather_attrs, 0, 0 }, infer_gather, legal_gather, 0, 1, 0, gather_attrs },
-    { { "R.scatter_elements", LAYOUT_LIGHT, 3, 3, scatter_attrs, 0, 0 }, infer_scatter, legal_scatter, 0, 1, 0, scatter_attrs },
-    { { "R.scatter_nd", LAYOUT_LIGHT, 3, 3, scatter_nd_attrs, 0, 0 }, infer_scatter_nd, legal_scatter_nd, 0, 0, 0, scatter_nd_attrs },
-    { { "R.dynamic_strided_slice", LAYOUT_HEAVY, 4, 1, no_attrs, 0, 0 }, infer_dyn_slice, legal_slice, 0, 0, 0, NULL },
-    { { "R.crop", LAYOUT_LIGHT, 1, 1, crop_attrs, 0, 0 }, infer_crop, legal_slice, 0, 0, 0, NULL },
+    { { "R.strided_slice", LAYOUT_LIGHT, 1, 1, slice_attrs, 0, 0, NULL, NULL }, infer_slice, legal_slice, 0, 0, 0, slice_attrs },
+    { { "R.take", LAYOUT_LIGHT, 2, 2, take_attrs, 0, 0, NULL, NULL }, infer_take, legal_take, 0, 0, 0, take_attrs },
+    { { "R.gather_elements", LAYOUT_LIGHT, 2, 2, gather_attrs, 0, 0, NULL, NULL }, infer_gather, legal_gather, 0, 1, 0, gather_attrs },
+    { { "R.scatter_elements", LAYOUT_LIGHT, 3, 3, scatter_attrs, 0, 0, NULL, NULL }, infer_scatter, legal_scatter, 0, 1, 0, scatter_attrs },
+    { { "R.scatter_nd", LAYOUT_LIGHT, 3, 3, scatter_nd_attrs, 0, 0, NULL, NULL }, infer_scatter_nd, legal_scatter_nd, 0, 0, 0, scatter_nd_attrs },
+    { { "R.dynamic_strided_slice", LAYOUT_HEAVY, 4, 1, no_attrs, 0, 0, NULL, NULL }, infer_dyn_slice, legal_slice, 0, 0, 0, NULL },
+    { { "R.crop", LAYOUT_LIGHT, 1, 1, crop_attrs, 0, 0, NULL, NULL }, infer_crop, legal_slice, 0, 0, 0, NULL },
 };
 
 const OpFamily op_family_index = { ops, sizeof ops / sizeof *ops };

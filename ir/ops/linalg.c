@@ -97,7 +97,7 @@ static void legal_matmul(B *b, const Op *o, const Expr *call, Buffer **in, int n
 }
 
 static const Op ops[] = {
-    { { "R.matmul", LAYOUT_HEAVY, 2, 2, matmul_attrs, 0, 0 }, infer_matmul, legal_matmul, 0, 0, 0, matmul_attrs },
+    { { "R.matmul", LAYOUT_HEAVY, 2, 2, matmul_attrs, 0, 0, NULL, NULL }, infer_matmul, legal_matmul, 0, 0, 0, matmul_attrs },
 };
 
 const OpFamily op_family_linalg = { ops, sizeof ops / sizeof *ops };

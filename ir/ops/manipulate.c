@@ -1,6 +1,6 @@
 /* Operators that move elements without computing: R.permute_dims, R.reshape,
  * R.flatten, R.expand_dims, R.squeeze, R.broadcast_to, R.tile, R.repeat,
- * R.flip, R.concat, R.split, R.layout_transform, padding (R.nn.pad,
+ * R.flip, R.reverse_sequence, R.concat, R.split, R.layout_transform, padding (R.nn.pad,
  * R.pad), and the reverse of a broadcast (R.collapse_sum_like,
  * R.collapse_sum_to). */
 #include <stdio.h>
@@ -19,6 +19,7 @@ static const char *const split_attrs[] = { "indices_or_sections", "axis", NULL }
 static const char *const axis_attrs[] = { "axis", NULL };
 static const char *const tile_attrs[] = { "repeats", NULL };
 static const char *const repeat_attrs[] = { "repeats", "axis", NULL };
+static const char *const revseq_attrs[] = { "seq_axis", "batch_axis", NULL };
 
 static int infer_permute(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
 {
@@ -627,6 +628,59 @@ static void flip_index(B *b, const Plan *p, const Buffer *in, Expr *const *x, Ex
         idx[d] = d == p->axis ? bin(b, B_SUB, num(b, extent(in, d) - 1), x[d]) : x[d];
 }
 
+/* reverse_sequence(x, seq_lengths, seq_axis=1, batch_axis=0): for each
+ * index b along batch_axis, the first seq_lengths[b] elements along seq_axis
+ * reversed and the rest left in place; a length above the extent reverses
+ * the whole axis, one of 0 or 1 (or negative) leaves it (Relay's
+ * reverse_sequence). seq_lengths is a 1-d integer tensor with one length per
+ * batch index. */
+static int infer_revseq(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    const char *key[2] = { "seq_axis", "batch_axis" };
+    int64_t v[2] = { 1, 0 };
+    for (int k = 0; k < 2; k++) {
+        const Expr *e = attr(call, key[k]);
+        if (e && (int_of(e, &v[k]) || (v[k] < 0 ? v[k] += a[0].ndim : v[k]) < 0 || v[k] >= a[0].ndim))
+            return fail(err, e->loc, "R.reverse_sequence: %s is an integer in range for rank %d", key[k], a[0].ndim);
+        if (!e && v[k] >= a[0].ndim)
+            return fail(err, call->loc, "R.reverse_sequence: the data has rank %d; it needs 2 for the default "
+                        "axes, or seq_axis and batch_axis given", a[0].ndim);
+    }
+    if (v[0] == v[1])
+        return fail(err, call->loc, "R.reverse_sequence: seq_axis and batch_axis are one dimension (%lld)",
+                    (long long)v[0]);
+    if (a[1].dtype != DT_INT32 && a[1].dtype != DT_INT64)
+        return fail(err, call->loc, "R.reverse_sequence: seq_lengths are int32 or int64, not %s",
+                    dtype_name(a[1].dtype));
+    if (a[1].ndim != 1 || a[1].shape[0] != a[0].shape[v[1]]) {
+        char buf[96];
+        return fail(err, call->loc, "R.reverse_sequence: seq_lengths is %s; it needs one length for each of the %lld "
+                    "indices of batch_axis %lld", type_text(&a[1], buf, sizeof buf), (long long)a[0].shape[v[1]],
+                    (long long)v[1]);
+    }
+    p->axis = (int)v[0];
+    p->axes[0] = (int)v[1];
+    p->out = a[0];
+    return 0;
+}
+
+/* index s along the sequence axis reads L - 1 - s when s < L = min(len, extent), else s */
+static void legal_revseq(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    Expr *bi[1] = { t.x[p->axes[0]] }, *idx[OP_MAX_RANK];
+    Expr *len = to_dtype(b, load(b, in[1], bi), in[1]->dtype, DT_INT64);
+    Expr *l = intrin(b, "T.min", len, typed(b, (double)extent(in[0], p->axis), DT_INT64));
+    Expr *s = t.x[p->axis];
+    for (int d = 0; d < p->out.ndim; d++)
+        idx[d] = t.x[d];
+    idx[p->axis] = select3(b, bin(b, B_LT, s, l), bin(b, B_SUB, bin(b, B_SUB, l, typed(b, 1, DT_INT64)), s), s);
+    nest_end(b, &t, "reverse_sequence", NULL, store(b, outs[0], t.x, load(b, in[0], idx)));
+}
+
 static void legal_expand(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
 {
     gather(b, "expand_dims", in[0], outs[0], p, expand_index);
@@ -709,22 +763,24 @@ static void legal_collapse(B *b, const Op *o, const Expr *call, Buffer **in, int
 }
 
 static const Op ops[] = {
-    { { "R.permute_dims", LAYOUT_LIGHT, 1, 1, permute_attrs, 0, 0 }, infer_permute, legal_permute, 0, 0, 0, permute_attrs },
-    { { "R.reshape", LAYOUT_HEAVY, 2, 1, no_attrs, 0, 0 }, infer_reshape, legal_reshape, 0, 0, 0, NULL },
-    { { "R.concat", LAYOUT_LIGHT, 1, 0, concat_attrs, 1, 0 }, infer_concat, legal_concat, 0, 1, 0, concat_attrs },
-    { { "R.split", LAYOUT_LIGHT, 1, 1, split_attrs, 0, 1 }, infer_split, legal_split, 0, 1, 0, split_attrs },
-    { { "R.layout_transform", LAYOUT_HEAVY, 1, 1, lt_attrs, 0, 0 }, infer_layout, legal_layout, 0, 0, 0, lt_attrs },
-    { { "R.nn.pad", LAYOUT_LIGHT, 1, 1, pad_attrs, 0, 0 }, infer_pad, legal_pad, 0, 0, 0, nn_pad_pos },
-    { { "R.pad", LAYOUT_LIGHT, 1, 1, pad_attrs, 0, 0 }, infer_pad, legal_pad, 0, 0, 0, NULL },
-    { { "R.flatten", LAYOUT_HEAVY, 1, 1, no_attrs, 0, 0 }, infer_flatten, legal_reshape, 0, 0, 0, NULL },
-    { { "R.expand_dims", LAYOUT_LIGHT, 1, 1, axis_attrs, 0, 0 }, infer_expand, legal_expand, 0, 0, 0, axis_attrs },
-    { { "R.squeeze", LAYOUT_LIGHT, 1, 1, axis_attrs, 0, 0 }, infer_squeeze, legal_squeeze, 0, 0, 0, axis_attrs },
-    { { "R.broadcast_to", LAYOUT_LIGHT, 2, 1, no_attrs, 0, 0 }, infer_broadcast, legal_broadcast, 0, 0, 0, NULL },
-    { { "R.tile", LAYOUT_LIGHT, 1, 1, tile_attrs, 0, 0 }, infer_tile, legal_tile, 0, 0, 0, tile_attrs },
-    { { "R.repeat", LAYOUT_LIGHT, 1, 1, repeat_attrs, 0, 0 }, infer_repeat, legal_repeat, 0, 1, 0, repeat_attrs },
-    { { "R.flip", LAYOUT_LIGHT, 1, 1, axis_attrs, 0, 0 }, infer_flip, legal_flip, 0, 1, 0, axis_attrs },
-    { { "R.collapse_sum_like", LAYOUT_LIGHT, 2, 2, no_attrs, 0, 0 }, infer_collapse, legal_collapse, 0, 0, 0, NULL },
-    { { "R.collapse_sum_to", LAYOUT_LIGHT, 2, 1, no_attrs, 0, 0 }, infer_collapse, legal_collapse, 0, 0, 0, NULL },
+    { { "R.permute_dims", LAYOUT_LIGHT, 1, 1, permute_attrs, 0, 0, NULL, NULL }, infer_permute, legal_permute, 0, 0, 0, permute_attrs },
+    { { "R.reshape", LAYOUT_HEAVY, 2, 1, no_attrs, 0, 0, NULL, NULL }, infer_reshape, legal_reshape, 0, 0, 0, NULL },
+    { { "R.concat", LAYOUT_LIGHT, 1, 0, concat_attrs, 1, 0, NULL, NULL }, infer_concat, legal_concat, 0, 1, 0, concat_attrs },
+    { { "R.split", LAYOUT_LIGHT, 1, 1, split_attrs, 0, 1, NULL, NULL }, infer_split, legal_split, 0, 1, 0, split_attrs },
+    { { "R.layout_transform", LAYOUT_HEAVY, 1, 1, lt_attrs, 0, 0, NULL, NULL }, infer_layout, legal_layout, 0, 0, 0, lt_attrs },
+    { { "R.nn.pad", LAYOUT_LIGHT, 1, 1, pad_attrs, 0, 0, NULL, NULL }, infer_pad, legal_pad, 0, 0, 0, nn_pad_pos },
+    { { "R.pad", LAYOUT_LIGHT, 1, 1, pad_attrs, 0, 0, NULL, NULL }, infer_pad, legal_pad, 0, 0, 0, NULL },
+    { { "R.flatten", LAYOUT_HEAVY, 1, 1, no_attrs, 0, 0, NULL, NULL }, infer_flatten, legal_reshape, 0, 0, 0, NULL },
+    { { "R.expand_dims", LAYOUT_LIGHT, 1, 1, axis_attrs, 0, 0, NULL, NULL }, infer_expand, legal_expand, 0, 0, 0, axis_attrs },
+    { { "R.squeeze", LAYOUT_LIGHT, 1, 1, axis_attrs, 0, 0, NULL, NULL }, infer_squeeze, legal_squeeze, 0, 0, 0, axis_attrs },
+    { { "R.broadcast_to", LAYOUT_LIGHT, 2, 1, no_attrs, 0, 0, NULL, NULL }, infer_broadcast, legal_broadcast, 0, 0, 0, NULL },
+    { { "R.tile", LAYOUT_LIGHT, 1, 1, tile_attrs, 0, 0, NULL, NULL }, infer_tile, legal_tile, 0, 0, 0, tile_attrs },
+    { { "R.repeat", LAYOUT_LIGHT, 1, 1, repeat_attrs, 0, 0, NULL, NULL }, infer_repeat, legal_repeat, 0, 1, 0, repeat_attrs },
+    { { "R.flip", LAYOUT_LIGHT, 1, 1, axis_attrs, 0, 0, NULL, NULL }, infer_flip, legal_flip, 0, 1, 0, axis_attrs },
+    { { "R.reverse_sequence", LAYOUT_LIGHT, 2, 2, revseq_attrs, 0, 0, NULL, NULL }, infer_revseq, legal_revseq, 0, 0, 0,
+      revseq_attrs },
+    { { "R.collapse_sum_like", LAYOUT_LIGHT, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_collapse, legal_collapse, 0, 0, 0, NULL },
+    { { "R.collapse_sum_to", LAYOUT_LIGHT, 2, 1, no_attrs, 0, 0, NULL, NULL }, infer_collapse, legal_collapse, 0, 0, 0, NULL },
 };
 
 const OpFamily op_family_manipulate = { ops, sizeof ops / sizeof *ops };

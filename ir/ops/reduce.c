@@ -90,10 +90,10 @@ static void legal_reduce(B *b, const Op *o, const Expr *call, Buffer **in, int n
 }
 
 static const Op ops[] = {
-    { { "R.sum", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, infer_reduce, legal_reduce, R_SUM, 0, 0, reduce_attrs },
-    { { "R.mean", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, infer_reduce, legal_reduce, R_MEAN, 0, 0, reduce_attrs },
-    { { "R.max", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, infer_reduce, legal_reduce, R_MAX, 0, 0, reduce_attrs },
-    { { "R.min", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0 }, infer_reduce, legal_reduce, R_MIN, 0, 0, reduce_attrs },
+    { { "R.sum", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_reduce, legal_reduce, R_SUM, 0, 0, reduce_attrs },
+    { { "R.mean", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_reduce, legal_reduce, R_MEAN, 0, 0, reduce_attrs },
+    { { "R.max", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_reduce, legal_reduce, R_MAX, 0, 0, reduce_attrs },
+    { { "R.min", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_reduce, legal_reduce, R_MIN, 0, 0, reduce_attrs },
 };
 
 const OpFamily op_family_reduce = { ops, sizeof ops / sizeof *ops };

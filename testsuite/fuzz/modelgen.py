@@ -340,6 +340,14 @@ def infer(op, args, attrs):
         if not -x.rank <= attrs["axis"] < x.rank:
             raise Invalid("flip")
         return x
+    if op == "R.reverse_sequence":
+        sa, ba = attrs.get("seq_axis", 1), attrs.get("batch_axis", 0)
+        if not (-x.rank <= sa < x.rank and -x.rank <= ba < x.rank) or sa % x.rank == ba % x.rank:
+            raise Invalid("reverse_sequence axes")
+        ln = args[1]
+        if ln.dtype not in ("int32", "int64") or ln.shape != (x.shape[ba],):
+            raise Invalid("reverse_sequence lengths")
+        return x
     if op == "R.tile":
         reps = list(attrs["repeats"])
         s = list(x.shape)
@@ -438,12 +446,22 @@ def infer(op, args, attrs):
             raise Invalid("reshape")
         return TT(s, x.dtype)
     if op == "R.matmul":
+        # NumPy's rules: a 1-d left operand is a row, a 1-d right one a
+        # column (the added dimension dropped), batch dimensions broadcast
         y = args[1]
-        if x.dtype != y.dtype or x.rank < 2 or x.rank != y.rank or x.shape[-1] != y.shape[-2]:
+        if x.dtype != y.dtype or x.rank < 1 or y.rank < 1:
             raise Invalid("matmul")
-        if x.shape[:-2] != y.shape[:-2]:
+        a = (1,) + x.shape if x.rank == 1 else x.shape
+        b = y.shape + (1,) if y.rank == 1 else y.shape
+        if a[-1] != b[-2]:
+            raise Invalid("matmul")
+        ba, bb = a[:-2], b[:-2]
+        n = max(len(ba), len(bb))
+        ba, bb = (1,) * (n - len(ba)) + ba, (1,) * (n - len(bb)) + bb
+        if any(p != q and 1 not in (p, q) for p, q in zip(ba, bb)):
             raise Invalid("matmul batch")
-        return TT(x.shape[:-1] + (y.shape[-1],), x.dtype)
+        out = tuple(max(p, q) for p, q in zip(ba, bb)) + (a[-2],) * (x.rank > 1) + (b[-1],) * (y.rank > 1)
+        return TT(out, x.dtype)
     if op == "R.nn.conv2d":
         w = args[1]
         dl = attrs.get("data_layout", "NCHW")
@@ -488,24 +506,25 @@ def infer(op, args, attrs):
         return TT([e + pw[2 * d] + pw[2 * d + 1] for d, e in enumerate(x.shape)], x.dtype)
     if op in ("R.nn.max_pool2d", "R.nn.avg_pool2d"):
         lay = attrs.get("layout", "NCHW")
-        l, split = lay_parse(lay, "NCHW")
-        if 2 in split or 3 in split or len(l) != x.rank:
-            raise Invalid("pool layout")
-        if attrs.get("out_layout", lay) != lay:
-            raise Invalid("pool out_layout")
+        L = lay_parse(lay, "NCHW")
+        O = lay_parse(attrs.get("out_layout", lay), "NCHW")
+        for l, split in (L, O):
+            if 2 in split or 3 in split:
+                raise Invalid("pool layout")
         ps = attrs["pool_size"]
         ps = [ps, ps] if isinstance(ps, int) else (ps * 2 if len(ps) == 1 else list(ps))
         st, dil, pad = window(attrs)
         if min(ps + st + dil) < 1:
             raise Invalid("pool")
-        pos = {k: j for j, (k, inner) in enumerate(l) if not inner}
-        s = list(x.shape)
-        OH = wout(s[pos[2]], ps[0], st, dil, pad, 0)
-        OW = wout(s[pos[3]], ps[1], st, dil, pad, 1)
-        if OH < 1 or OW < 1:
+        N, C, H, W = lay_logical(L, x)
+        # ceil_mode rounds the division by the stride up (Relax keeps a last
+        # window that starts in the trailing padding)
+        up = [st[i] - 1 if attrs.get("ceil_mode") is True else 0 for i in range(2)]
+        span = [H + pad[0] + pad[2] - dil[0] * (ps[0] - 1) - 1, W + pad[1] + pad[3] - dil[1] * (ps[1] - 1) - 1]
+        if min(span) < 0:
             raise Invalid("pool window")
-        s[pos[2]], s[pos[3]] = OH, OW
-        return TT(s, x.dtype)
+        OH, OW = (span[0] + up[0]) // st[0] + 1, (span[1] + up[1]) // st[1] + 1
+        return TT(lay_shape(O, [N, C, OH, OW]), x.dtype)
     if op == "R.nn.softmax":
         a = attrs.get("axis", -1)
         if not -x.rank <= a < x.rank:
@@ -1147,6 +1166,8 @@ class Gen:
 
     def g_matmul(self):
         r = self.r
+        if r.random() < 0.3:
+            return self.g_matmul_numpy()
         x = self.operand(pred=lambda n: 2 <= self.env[n].rank <= 3)
         if x is None:
             x = self.param(TT(self.shape(2), self.m.dtype), "a")
@@ -1157,6 +1178,32 @@ class Gen:
         w = self.operand(pred=lambda n: self.env[n].shape == ws)
         if w is None or r.random() < 0.5:
             w = self.const_or_param(ws)
+        return self.add("R.matmul", [x, w], inline={1} if self._is_const(w) and r.random() < 0.5 else ())
+
+    def g_matmul_numpy(self):
+        """matmul by NumPy's rules: a 1-d operand on either side, or batch
+        dimensions that broadcast (unequal ranks, extents of 1)."""
+        r = self.r
+        x = self.operand(pred=lambda n: 1 <= self.env[n].rank <= 4)
+        if x is None:
+            x = self.param(TT(self.shape(r.randint(1, 3)), self.m.dtype), "a")
+        t = self.env[x]
+        k = t.shape[-1]
+        nn = r.randint(1, 5)
+        kind = r.choice(("vec", "batch"))
+        if t.rank == 1:
+            # a row times a matrix, or a batch of them (never two vectors: rank 0)
+            ws = (k, nn) if r.random() < 0.5 else (r.randint(1, 3), k, nn)
+        elif kind == "vec":
+            ws = (k,)
+        else:
+            # the other operand's batch: a suffix of t's, some extents 1, maybe one more leading
+            bt = list(t.shape[:-2][r.randint(0, t.rank - 2):])
+            bt = [1 if r.random() < 0.4 else e for e in bt]
+            if len(t.shape) - 2 < 2 and r.random() < 0.4:
+                bt = [r.randint(1, 3)] + bt
+            ws = tuple(bt) + (k, nn)
+        w = self.const_or_param(ws)
         return self.add("R.matmul", [x, w], inline={1} if self._is_const(w) and r.random() < 0.5 else ())
 
     def rank4(self):
@@ -1225,6 +1272,21 @@ class Gen:
             attrs["layout"] = "NHWC"
         if op == "R.nn.avg_pool2d" and r.random() < 0.5:
             attrs["count_include_pad"] = r.random() < 0.5
+        if r.random() < 0.25:
+            # only where every last window still starts inside the input
+            # (one past it would be empty: the lowest value, or 0)
+            st, dil, pad = window(dict(attrs, ceil_mode=True))
+            ps = attrs["pool_size"]
+            ok = True
+            for i, n in enumerate((H, W)):
+                span = n + pad[i] + pad[i + 2] - dil[i] * (ps[i] - 1) - 1
+                o = (span + st[i] - 1) // st[i] + 1
+                ok = ok and span >= 0 and (o - 1) * st[i] - pad[i] < n
+            if ok:
+                attrs["ceil_mode"] = True
+        if r.random() < 0.2:
+            # the output in another layout than the input's
+            attrs["out_layout"] = r.choice([l for l in ("NCHW", "NHWC") if l != attrs.get("layout", "NCHW")])
         return self.add(op, [x], attrs, base="pool", flags=self.flags[x] if op == "R.nn.max_pool2d" else ())
 
     def g_pad(self):
@@ -1417,8 +1479,21 @@ class Gen:
         r = self.r
         x = self.operand()
         t = self.env[x]
-        k = r.choice(("flatten", "expand", "squeeze", "broadcast", "repeat", "flip", "tile"))
+        k = r.choice(("flatten", "expand", "squeeze", "broadcast", "repeat", "flip", "tile", "revseq"))
         fl = self.flags[x]
+        if k == "revseq" and t.rank >= 2:
+            sa, ba = r.sample(range(t.rank), 2)
+            lens = [r.randint(-1, t.shape[sa] + 2) for _ in range(t.shape[ba])]
+            ln = self.add("const", [], {"value": lens, "_dtype": r.choice(("int32", "int64"))}, base="len")
+            self.order.remove(ln)
+            attrs = {}
+            if sa != 1 or r.random() < 0.5:
+                attrs["seq_axis"] = sa - t.rank if r.random() < 0.3 else sa
+            if ba != 0 or r.random() < 0.5:
+                attrs["batch_axis"] = ba - t.rank if r.random() < 0.3 else ba
+            return self.add("R.reverse_sequence", [x, ln], attrs, inline={1} if r.random() < 0.5 else (), flags=fl)
+        if k == "revseq":
+            k = "flip"
         if k == "flatten":
             return self.add("R.flatten", [x], flags=fl)
         if k == "expand" or (k == "squeeze" and 1 not in t.shape) or (k == "squeeze" and t.rank == 1):
@@ -1602,13 +1677,17 @@ class Gen:
             return self.add("R.nn.adaptive_avg_pool2d", [x], {"output_size": size}, base="pool")
         size = [r.randint(1, 2 * H), r.randint(1, 2 * W)]
         attrs = {"size": size}
-        m = r.choice(("linear", "nearest_neighbor"))
+        m = r.choice(("linear", "nearest_neighbor", "cubic"))
         if m != "linear" or r.random() < 0.5:
             attrs["method"] = m
         if m == "nearest_neighbor":
             attrs["coordinate_transformation_mode"] = r.choice(("asymmetric", "half_pixel"))
         elif r.random() < 0.3:
             attrs["coordinate_transformation_mode"] = "align_corners"
+        if m == "cubic" and r.random() < 0.5:
+            attrs["cubic_alpha"] = r.choice((-0.5, -0.75))
+            if r.random() < 0.5:
+                attrs["cubic_exclude"] = 1
         return self.add("R.image.resize2d", [x], attrs, base="rs")
 
     def g_layout_pair(self):

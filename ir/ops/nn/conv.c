@@ -244,8 +244,8 @@ static void legal_conv2d_transpose(B *b, const Op *op, const Expr *call, Buffer 
 }
 
 static const Op ops[] = {
-    { { "R.nn.conv2d", LAYOUT_HEAVY, 2, 2, conv_attrs, 0, 0 }, infer_conv2d, legal_conv2d, 0, 0, 0, conv_attrs },
-    { { "R.nn.conv2d_transpose", LAYOUT_HEAVY, 2, 2, convt_attrs, 0, 0 }, infer_conv2d_transpose, legal_conv2d_transpose,
+    { { "R.nn.conv2d", LAYOUT_HEAVY, 2, 2, conv_attrs, 0, 0, NULL, "N,C,H,W / O,I,H,W any order, tiled" }, infer_conv2d, legal_conv2d, 0, 0, 0, conv_attrs },
+    { { "R.nn.conv2d_transpose", LAYOUT_HEAVY, 2, 2, convt_attrs, 0, 0, NULL, "N,C,H,W / I,O,H,W any order, tiled" }, infer_conv2d_transpose, legal_conv2d_transpose,
       0, 0, 0, convt_attrs },
 };
 

@@ -353,10 +353,10 @@ static void legal_groupnorm(B *b, const Op *o, const Expr *call, Buffer **in, in
 }
 
 static const Op ops[] = {
-    { { "R.nn.softmax", LAYOUT_LIGHT, 1, 1, softmax_attrs, 0, 0 }, infer_softmax, legal_softmax, 0, 1, -1, softmax_attrs },
-    { { "R.nn.batch_norm", LAYOUT_LIGHT, 5, 5, bn_attrs, 0, 1 }, infer_batchnorm, legal_batchnorm, 0, 1, 1, bn_attrs },
-    { { "R.nn.layer_norm", LAYOUT_LIGHT, 3, 3, ln_attrs, 0, 0 }, infer_layernorm, legal_layernorm, 0, 0, 0, ln_attrs },
-    { { "R.nn.group_norm", LAYOUT_LIGHT, 3, 3, gn_attrs, 0, 0 }, infer_groupnorm, legal_groupnorm, 0, 0, 0, gn_attrs },
+    { { "R.nn.softmax", LAYOUT_LIGHT, 1, 1, softmax_attrs, 0, 0, "float", NULL }, infer_softmax, legal_softmax, 0, 1, -1, softmax_attrs },
+    { { "R.nn.batch_norm", LAYOUT_LIGHT, 5, 5, bn_attrs, 0, 1, "float", NULL }, infer_batchnorm, legal_batchnorm, 0, 1, 1, bn_attrs },
+    { { "R.nn.layer_norm", LAYOUT_LIGHT, 3, 3, ln_attrs, 0, 0, "float", NULL }, infer_layernorm, legal_layernorm, 0, 0, 0, ln_attrs },
+    { { "R.nn.group_norm", LAYOUT_LIGHT, 3, 3, gn_attrs, 0, 0, "float", NULL }, infer_groupnorm, legal_groupnorm, 0, 0, 0, gn_attrs },
 };
 
 const OpFamily op_family_norm = { ops, sizeof ops / sizeof *ops };

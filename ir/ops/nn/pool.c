@@ -246,9 +246,9 @@ static void legal_adaptive(B *b, const Op *o, const Expr *call, Buffer **in, int
 }
 
 static const Op ops[] = {
-    { { "R.nn.max_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0 }, infer_pool, legal_pool, R_MAX, 0, 0, pool_pos },
-    { { "R.nn.avg_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0 }, infer_pool, legal_pool, R_MEAN, 0, 0, pool_pos },
-    { { "R.nn.adaptive_avg_pool2d", LAYOUT_HEAVY, 1, 1, adaptive_attrs, 0, 0 }, infer_adaptive, legal_adaptive, 0, 0,
+    { { "R.nn.max_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0, NULL, "N,C,H,W any order, H, W whole" }, infer_pool, legal_pool, R_MAX, 0, 0, pool_pos },
+    { { "R.nn.avg_pool2d", LAYOUT_HEAVY, 1, 1, pool_attrs, 0, 0, NULL, "N,C,H,W any order, H, W whole" }, infer_pool, legal_pool, R_MEAN, 0, 0, pool_pos },
+    { { "R.nn.adaptive_avg_pool2d", LAYOUT_HEAVY, 1, 1, adaptive_attrs, 0, 0, NULL, "N,C,H,W any order, H, W whole" }, infer_adaptive, legal_adaptive, 0, 0,
       0, adaptive_attrs },
 };
 
