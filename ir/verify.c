@@ -972,7 +972,7 @@ static void relax_blocks(Verifier *V, RBlock **blocks, int nblocks)
                 got = op = shape_operand_result(V, bd->value);
             TensorType ct;
             if (!got && bd->annot && op_const_type(bd->value, &ct) == 0)
-                got = type_sinfo(V->m, &ct, bd->value->loc);   /* checked only: an unannotated name keeps no type */
+                got = type_sinfo(V->types, &ct, bd->value->loc);   /* checked only: an unannotated name keeps no type */
             if (bd->annot && got && !fits(bd->annot, got)) {
                 char want[160], have[160];
                 sinfo_text(want, sizeof want, bd->annot);
