@@ -25,6 +25,9 @@ typedef struct Frame {
     int64_t *steps;
     int64_t max_steps;
     const char *fname;
+    /* the registers of batched loops (see "batches") */
+    unsigned char *vreg;
+    size_t vcap;
 } Frame;
 
 typedef struct Node Node;
@@ -86,6 +89,7 @@ struct SNode {
     const Node *eoff;      /* and its elem_offset */
     int *rslot;            /* a block's reduction iterators (nidx of them) */
     const Var *var;        /* a loop's variable, for messages */
+    const struct Batch *batch;   /* a loop that also runs as a batch */
 };
 
 typedef struct Slot {
@@ -593,6 +597,986 @@ static void s_nop(const SNode *s, Frame *fr)
 {
     (void)s;
     (void)fr;
+}
+
+/* ---- batches ----
+ *
+ * A band of perfectly nested innermost loops with constant bounds, whose
+ * body is one store (in a block whose iterators are the loops' variables),
+ * also runs as a batch: the closure tree of the store's value is compiled
+ * once more into a list of vector operations, each of which evaluates one
+ * closure node for every iteration of the band (a lane) at once, so a node
+ * costs one indirect call per band instead of one per iteration. An op
+ * computes exactly what its closure node computes, lane by lane, with the
+ * same rounding. Lanes are the band's iterations in loop order; an affine
+ * index is an offset computed from the outer loops once per band plus a
+ * per-lane offset computed once at compile time.
+ *
+ * A batch never writes before it knows it will finish: every op that can
+ * fail (a load whose bounds were not proven, a division, T.assume) reports
+ * failure instead, and the band then runs again on the closures, which
+ * give the error with its location exactly as before. Loads under a
+ * condition (T.if_then_else, and/or) read only the lanes where it holds.
+ * A store whose address does not depend on the band is a reduction: its
+ * value, C[...] + e (or T.max, T.min), is folded over the lanes in order,
+ * in a register for float32, so every rounding happens as before. */
+
+enum { BATCH_MAX = 4096, BATCH_MIN = 8, BATCH_LOOPS = 8 };
+
+typedef struct VOp VOp;
+
+typedef struct VRun {
+    Frame *fr;
+    int64_t n;
+    unsigned char *reg;    /* register r: lanes at reg + r * n * 8 */
+} VRun;
+
+typedef int (*VFn)(const VOp *, const VRun *);
+
+struct VOp {
+    VFn run;
+    int out, a, b, c, m;   /* registers (-1: none); m holds the active lanes */
+    const Node *n;         /* the closure node it evaluates */
+    /* an affine value: k + sum ocoef * iv[ovar] over outer slots, + rel[lane] */
+    int64_t k;
+    int nov;
+    int ovar[8];
+    int64_t ocoef[8];
+    const int64_t *rel;    /* NULL: the same for every lane */
+    int *dreg;             /* a load not proven in bounds: its index registers */
+    int nd;
+};
+
+typedef struct Batch {
+    int nloop;
+    int slot[BATCH_LOOPS];
+    int64_t lo[BATCH_LOOPS], ext[BATCH_LOOPS];
+    int64_t n, steps;
+    VOp *ops;
+    int nops, cap, nregs;
+    const SNode *st;       /* the store */
+    VOp addr;              /* its address when proven (affine), else dreg */
+    int proven;
+    int val;               /* the value's register; a reduction's e */
+    int e2;                /* a float32 a + b * c reduction: c's register, else -1 */
+    const Node *root;      /* a reduction's combining node, or NULL */
+    const SNode *init;
+    int64_t *initlanes;    /* lanes where the band's reduction iterators are all 0 */
+    int ninit;
+    int orslot[16];        /* reduction iterators outside the band */
+    int norslot;
+    int lslot[32];         /* buffers the value reads, checked for overlap */
+    int nl;
+    int64_t *lane[BATCH_LOOPS];   /* while compiling: each loop's value per lane */
+} Batch;
+
+#define VREG(R, r) ((double *)(void *)((R)->reg + (size_t)(r) * (size_t)(R)->n * 8))
+#define VINT(R, r) ((int64_t *)(void *)((R)->reg + (size_t)(r) * (size_t)(R)->n * 8))
+#define ACTIVE(M, t) (!(M) || (M)[t])
+
+static int64_t vbase(const VOp *o, const Frame *fr)
+{
+    uint64_t v = (uint64_t)o->k;
+    for (int j = 0; j < o->nov; j++)
+        v += (uint64_t)o->ocoef[j] * (uint64_t)fr->iv[o->ovar[j]];
+    return (int64_t)v;
+}
+
+/* ---- vector ops ---- */
+
+static int v_iaff(const VOp *o, const VRun *R)
+{
+    int64_t *x = VINT(R, o->out), base = vbase(o, R->fr);
+    if (!o->rel)
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = base;
+    else
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = W((uint64_t)base + (uint64_t)o->rel[t]);
+    return 0;
+}
+
+#define V_AFFCMP(name, test) \
+    static int name(const VOp *o, const VRun *R) \
+    { \
+        int64_t *x = VINT(R, o->out), base = vbase(o, R->fr); \
+        for (int64_t t = 0; t < R->n; t++) { \
+            int64_t v = W((uint64_t)base + (uint64_t)(o->rel ? o->rel[t] : 0)); \
+            x[t] = v test 0; \
+        } \
+        return 0; \
+    }
+V_AFFCMP(v_aff_lt, <)
+V_AFFCMP(v_aff_le, <=)
+V_AFFCMP(v_aff_gt, >)
+V_AFFCMP(v_aff_ge, >=)
+V_AFFCMP(v_aff_eq, ==)
+V_AFFCMP(v_aff_ne, !=)
+
+static int v_ffill(const VOp *o, const VRun *R)
+{
+    double *x = VREG(R, o->out), v = o->n->f == f_var ? R->fr->fv[o->n->slot] : o->n->d;
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = v;
+    return 0;
+}
+
+/* the active lanes of a branch: m and (not) a */
+static int v_mask(const VOp *o, const VRun *R)
+{
+    int64_t *x = VINT(R, o->out);
+    const int64_t *a = VINT(R, o->a), *m = o->m >= 0 ? VINT(R, o->m) : NULL;
+    int neg = (int)o->k;
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = ACTIVE(m, t) && (neg ? !a[t] : a[t] != 0);
+    return 0;
+}
+
+#define V_IBIN(name, expr) \
+    static int name(const VOp *o, const VRun *R) \
+    { \
+        int64_t *x = VINT(R, o->out); \
+        const int64_t *A = VINT(R, o->a), *B = VINT(R, o->b); \
+        for (int64_t t = 0; t < R->n; t++) { \
+            int64_t a = A[t], b = B[t]; \
+            x[t] = (expr); \
+        } \
+        return 0; \
+    }
+V_IBIN(v_iadd, W((uint64_t)a + (uint64_t)b))
+V_IBIN(v_isub, W((uint64_t)a - (uint64_t)b))
+V_IBIN(v_imul, W((uint64_t)a * (uint64_t)b))
+V_IBIN(v_imin, a < b ? a : b)
+V_IBIN(v_imax, a > b ? a : b)
+V_IBIN(v_ilt, a < b)
+V_IBIN(v_ile, a <= b)
+V_IBIN(v_igt, a > b)
+V_IBIN(v_ige, a >= b)
+V_IBIN(v_ieq, a == b)
+V_IBIN(v_ine, a != b)
+V_IBIN(v_iand, a && b)
+V_IBIN(v_ior, a || b)
+
+#define V_FCMP(name, test) \
+    static int name(const VOp *o, const VRun *R) \
+    { \
+        int64_t *x = VINT(R, o->out); \
+        const double *A = VREG(R, o->a), *B = VREG(R, o->b); \
+        for (int64_t t = 0; t < R->n; t++) \
+            x[t] = A[t] test B[t]; \
+        return 0; \
+    }
+V_FCMP(v_flt, <)
+V_FCMP(v_fle, <=)
+V_FCMP(v_fgt, >)
+V_FCMP(v_fge, >=)
+V_FCMP(v_feq, ==)
+V_FCMP(v_fne, !=)
+
+#define V_IUN(name, expr) \
+    static int name(const VOp *o, const VRun *R) \
+    { \
+        int64_t *x = VINT(R, o->out); \
+        const int64_t *A = VINT(R, o->a); \
+        const Node *n = o->n; \
+        (void)n; \
+        for (int64_t t = 0; t < R->n; t++) { \
+            int64_t a = A[t]; \
+            x[t] = (expr); \
+        } \
+        return 0; \
+    }
+V_IUN(v_inot, !a)
+V_IUN(v_ineg, W(0 - (uint64_t)a))
+V_IUN(v_iwrap, wrap(n->dt, a))
+
+static int v_ifromf(const VOp *o, const VRun *R)
+{
+    int64_t *x = VINT(R, o->out);
+    const double *A = VREG(R, o->a);
+    for (int64_t t = 0; t < R->n; t++) {
+        double v = A[t];
+        x[t] = !(v > -9.2e18 && v < 9.2e18) ? 0 : wrap(o->n->dt, (int64_t)v);
+    }
+    return 0;
+}
+
+static int v_iselect(const VOp *o, const VRun *R)
+{
+    int64_t *x = VINT(R, o->out);
+    const int64_t *C = VINT(R, o->a), *A = VINT(R, o->b), *B = VINT(R, o->c);
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = C[t] ? A[t] : B[t];
+    return 0;
+}
+
+/* integer division and T.assume can fail: a lane that would is left to the closures */
+static int v_idiv(const VOp *o, const VRun *R)
+{
+    int64_t *x = VINT(R, o->out);
+    const int64_t *A = VINT(R, o->a), *B = VINT(R, o->b), *m = o->m >= 0 ? VINT(R, o->m) : NULL;
+    for (int64_t t = 0; t < R->n; t++) {
+        int64_t a = A[t], b = B[t];
+        if (!ACTIVE(m, t)) {
+            x[t] = 0;
+            continue;
+        }
+        if (b == 0)
+            return -1;
+        if (b == -1)
+            x[t] = o->n->k == B_FLOORDIV || o->n->k == B_DIV ? W(0 - (uint64_t)a) : 0;
+        else
+            switch (o->n->k) {
+            case B_FLOORDIV: x[t] = floordiv64(a, b); break;
+            case B_FLOORMOD: x[t] = floormod64(a, b); break;
+            case B_DIV: x[t] = a / b; break;
+            default: x[t] = a % b; break;
+            }
+    }
+    return 0;
+}
+
+static int v_assume(const VOp *o, const VRun *R)
+{
+    int64_t *x = VINT(R, o->out);
+    const int64_t *A = VINT(R, o->a), *m = o->m >= 0 ? VINT(R, o->m) : NULL;
+    for (int64_t t = 0; t < R->n; t++) {
+        if (ACTIVE(m, t) && !A[t])
+            return -1;
+        x[t] = 1;
+    }
+    return 0;
+}
+
+#define V_FBIN(name, expr) \
+    static int name(const VOp *o, const VRun *R) \
+    { \
+        double *x = VREG(R, o->out); \
+        const double *A = VREG(R, o->a), *B = VREG(R, o->b); \
+        const Node *n = o->n; \
+        (void)n; \
+        for (int64_t t = 0; t < R->n; t++) { \
+            double a = A[t], b = B[t]; \
+            x[t] = (expr); \
+        } \
+        return 0; \
+    }
+V_FBIN(v_fadd32, (float)(a + b))
+V_FBIN(v_fsub32, (float)(a - b))
+V_FBIN(v_fmul32, (float)(a * b))
+V_FBIN(v_fdiv32, (float)(a / b))
+V_FBIN(v_fadd, rnd(n, a + b))
+V_FBIN(v_fsub, rnd(n, a - b))
+V_FBIN(v_fmul, rnd(n, a * b))
+V_FBIN(v_fdiv, rnd(n, a / b))
+V_FBIN(v_fmin, a < b ? a : b)
+V_FBIN(v_fmax, a > b ? a : b)
+V_FBIN(v_fpow, rnd(n, pow(a, b)))
+V_FBIN(v_ffloordiv, rnd(n, floor(a / b)))
+V_FBIN(v_ffloormod, rnd(n, a - floor(a / b) * b))
+
+static int v_fmuladd32(const VOp *o, const VRun *R)
+{
+    double *x = VREG(R, o->out);
+    const double *A = VREG(R, o->a), *B = VREG(R, o->b), *C = VREG(R, o->c);
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = (float)(A[t] + (float)(B[t] * C[t]));
+    return 0;
+}
+
+#define V_FUN(name, expr) \
+    static int name(const VOp *o, const VRun *R) \
+    { \
+        double *x = VREG(R, o->out); \
+        const double *A = VREG(R, o->a); \
+        const Node *n = o->n; \
+        (void)n; \
+        for (int64_t t = 0; t < R->n; t++) { \
+            double a = A[t]; \
+            x[t] = (expr); \
+        } \
+        return 0; \
+    }
+V_FUN(v_fneg, -a)
+V_FUN(v_fround, rnd(n, a))
+V_FUN(v_fmath1, rnd(n, ((Math1)(uintptr_t)n->k)(a)))
+
+static int v_ffromi(const VOp *o, const VRun *R)
+{
+    double *x = VREG(R, o->out);
+    const int64_t *A = VINT(R, o->a);
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = rnd(o->n, (double)A[t]);
+    return 0;
+}
+
+static int v_fselect(const VOp *o, const VRun *R)
+{
+    double *x = VREG(R, o->out);
+    const int64_t *C = VINT(R, o->a);
+    const double *A = VREG(R, o->b), *B = VREG(R, o->c);
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = C[t] ? A[t] : B[t];
+    return 0;
+}
+
+/* T.if_then_else(c, X[...], k) with X's access proven where c holds: the
+ * load touches only the lanes where c holds */
+static int v_ld_f32_sel(const VOp *o, const VRun *R)
+{
+    double *x = VREG(R, o->out), k = o->n->c->d;
+    const int64_t *C = VINT(R, o->a), *m = o->m >= 0 ? VINT(R, o->m) : NULL;
+    const float *d = R->fr->buf[o->n->b->slot]->data;
+    int64_t base = vbase(o, R->fr);
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = ACTIVE(m, t) && C[t] ? d[base + (o->rel ? o->rel[t] : 0)] : k;
+    return 0;
+}
+
+/* a load proven in bounds (where its mask holds) */
+static int v_ld_aff(const VOp *o, const VRun *R)
+{
+    const Tensor *tn = R->fr->buf[o->n->slot];
+    int64_t base = vbase(o, R->fr);
+    const int64_t *m = o->m >= 0 ? VINT(R, o->m) : NULL, *rel = o->rel;
+    if (o->n->f == ld_f32_aff) {
+        double *x = VREG(R, o->out);
+        const float *d = tn->data;
+        if (!m && rel)
+            for (int64_t t = 0; t < R->n; t++)
+                x[t] = d[base + rel[t]];
+        else
+            for (int64_t t = 0; t < R->n; t++)
+                x[t] = ACTIVE(m, t) ? d[base + (rel ? rel[t] : 0)] : 0;
+    } else if (o->n->f) {
+        double *x = VREG(R, o->out);
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = ACTIVE(m, t) ? tensor_getf(tn, base + (rel ? rel[t] : 0)) : 0;
+    } else {
+        int64_t *x = VINT(R, o->out);
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = ACTIVE(m, t) ? tensor_geti(tn, base + (rel ? rel[t] : 0)) : 0;
+    }
+    return 0;
+}
+
+/* the flat offsets of an access checked lane by lane, into x (-1: inactive);
+ * -1 when an active lane is outside the buffer */
+static int checked_offsets(const VOp *o, const VRun *R, const Tensor *tn, int64_t *x)
+{
+    const int64_t *m = o->m >= 0 ? VINT(R, o->m) : NULL;
+    for (int64_t t = 0; t < R->n; t++) {
+        if (!ACTIVE(m, t)) {
+            x[t] = -1;
+            continue;
+        }
+        int64_t off = 0;
+        for (int d = 0; d < o->nd; d++) {
+            int64_t v = VINT(R, o->dreg[d])[t];
+            if ((uint64_t)v >= (uint64_t)tn->shape[d])
+                return -1;
+            off = off * tn->shape[d] + v;
+        }
+        x[t] = off;
+    }
+    return 0;
+}
+
+static int v_ld_checked(const VOp *o, const VRun *R)
+{
+    const Tensor *tn = R->fr->buf[o->n->slot];
+    int64_t *off = VINT(R, o->c);
+    if (checked_offsets(o, R, tn, off))
+        return -1;
+    if (o->n->f) {
+        double *x = VREG(R, o->out);
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = off[t] < 0 ? 0 : tn->dtype == DT_FLOAT32 ? ((const float *)tn->data)[off[t]] : tensor_getf(tn, off[t]);
+    } else {
+        int64_t *x = VINT(R, o->out);
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = off[t] < 0 ? 0 : tensor_geti(tn, off[t]);
+    }
+    return 0;
+}
+
+/* ---- compiling a band ---- */
+
+static int is_load(const Node *n)
+{
+    return n->f == ld_f32 || n->f == ld_f64 || n->f == ld_fany || n->i == ld_i32 || n->i == ld_i8 ||
+           n->i == ld_iany || n->f == ld_f32_aff || n->f == ld_fany_aff || n->i == ld_iany_aff;
+}
+
+static int is_aff_load(const Node *n)
+{
+    return n->f == ld_f32_aff || n->f == ld_fany_aff || n->i == ld_iany_aff;
+}
+
+/* whether evaluating n can fail or touch memory, so that it must run only
+ * on the lanes where its conditions hold */
+static int fallible(const Node *n)
+{
+    if (!n)
+        return 0;
+    if (is_load(n) || n->i == i_div || n->i == i_assume)
+        return 1;
+    return fallible(n->a) || fallible(n->b) || fallible(n->c);
+}
+
+static int band_loop(const Batch *b, int slot)
+{
+    for (int j = 0; j < b->nloop; j++)
+        if (b->slot[j] == slot)
+            return j;
+    return -1;
+}
+
+static VOp *vop(Compiled *c, Batch *b, VFn run, const Node *n, int m)
+{
+    if (b->nops == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 16;
+        VOp *v = arena_array(&c->arena, (size_t)cap, sizeof *v);
+        if (b->nops)
+            memcpy(v, b->ops, (size_t)b->nops * sizeof *v);
+        b->ops = v;
+        b->cap = cap;
+    }
+    VOp *o = &b->ops[b->nops++];
+    memset(o, 0, sizeof *o);
+    o->run = run;
+    o->n = n;
+    o->out = b->nregs++;
+    o->a = o->b = o->c = -1;
+    o->m = m;
+    return o;
+}
+
+/* Splits k + sum coef * slot into the part outside the band (in o) and the
+ * per-lane part (o->rel, NULL when no band loop appears). */
+static int split_aff(Compiled *c, Batch *b, VOp *o, int64_t k, int n, const int *var, const int64_t *coef)
+{
+    o->k = k;
+    o->nov = 0;
+    o->rel = NULL;
+    int64_t *rel = NULL;
+    for (int j = 0; j < n; j++) {
+        int l = band_loop(b, var[j]);
+        if (l < 0) {
+            if (o->nov == 8)
+                return -1;
+            o->ovar[o->nov] = var[j];
+            o->ocoef[o->nov++] = coef[j];
+            continue;
+        }
+        if (!rel)
+            rel = arena_array(&c->arena, (size_t)b->n, sizeof *rel);
+        for (int64_t t = 0; t < b->n; t++)
+            rel[t] += coef[j] * b->lane[l][t];
+    }
+    o->rel = rel;
+    return 0;
+}
+
+static int vnode(Compiled *c, Batch *b, const Node *n, int m);
+
+static int vbin(Compiled *c, Batch *b, VFn run, const Node *n, int m)
+{
+    int a = vnode(c, b, n->a, m), x = a < 0 ? -1 : vnode(c, b, n->b, m);
+    if (x < 0)
+        return -1;
+    VOp *o = vop(c, b, run, n, m);
+    o->a = a;
+    o->b = x;
+    return o->out;
+}
+
+static int vun(Compiled *c, Batch *b, VFn run, const Node *n, int m)
+{
+    int a = vnode(c, b, n->a, m);
+    if (a < 0)
+        return -1;
+    VOp *o = vop(c, b, run, n, m);
+    o->a = a;
+    return o->out;
+}
+
+/* the lanes of m where register a holds (neg: does not hold) */
+static int vmask(Compiled *c, Batch *b, int m, int a, int neg)
+{
+    VOp *o = vop(c, b, v_mask, NULL, m);
+    o->a = a;
+    o->k = neg;
+    return o->out;
+}
+
+static int vload(Compiled *c, Batch *b, const Node *n, int m)
+{
+    if (b->nl == 32)
+        return -1;
+    b->lslot[b->nl++] = n->slot;
+    if (is_aff_load(n)) {
+        VOp *o = vop(c, b, v_ld_aff, n, m);
+        return split_aff(c, b, o, n->k, n->naff, n->aff_var, n->aff_coef) ? -1 : o->out;
+    }
+    if (n->st || n->nidx > TENSOR_MAX_RANK)
+        return -1;
+    int *dreg = arena_array(&c->arena, (size_t)n->nidx + 1, sizeof *dreg);
+    for (int d = 0; d < n->nidx; d++)
+        if ((dreg[d] = vnode(c, b, n->idx[d], m)) < 0)
+            return -1;
+    VOp *o = vop(c, b, v_ld_checked, n, m);
+    o->dreg = dreg;
+    o->nd = n->nidx;
+    o->c = b->nregs++;     /* the offsets */
+    return o->out;
+}
+
+static int vselect(Compiled *c, Batch *b, const Node *n, int m)
+{
+    int cond = vnode(c, b, n->a, m);
+    if (cond < 0)
+        return -1;
+    if (n->f == f_select && n->b->f == ld_f32_aff && n->c->f == f_const) {
+        /* the padding guard of a convolution, in one op */
+        if (b->nl == 32)
+            return -1;
+        b->lslot[b->nl++] = n->b->slot;
+        VOp *o = vop(c, b, v_ld_f32_sel, n, m);
+        o->a = cond;
+        return split_aff(c, b, o, n->b->k, n->b->naff, n->b->aff_var, n->b->aff_coef) ? -1 : o->out;
+    }
+    int mb = fallible(n->b) ? vmask(c, b, m, cond, 0) : m;
+    int x = vnode(c, b, n->b, mb);
+    int mc = x >= 0 && fallible(n->c) ? vmask(c, b, m, cond, 1) : m;
+    int y = x < 0 ? -1 : vnode(c, b, n->c, mc);
+    if (y < 0)
+        return -1;
+    VOp *o = vop(c, b, n->f ? v_fselect : v_iselect, n, m);
+    o->a = cond;
+    o->b = x;
+    o->c = y;
+    return o->out;
+}
+
+/* a && b, a || b: b runs only where a leaves the answer open */
+static int vlogic(Compiled *c, Batch *b, const Node *n, int m)
+{
+    int a = vnode(c, b, n->a, m);
+    if (a < 0)
+        return -1;
+    int mb = fallible(n->b) ? vmask(c, b, m, a, n->i == i_or) : m;
+    int x = vnode(c, b, n->b, mb);
+    if (x < 0)
+        return -1;
+    VOp *o = vop(c, b, n->i == i_and ? v_iand : v_ior, n, m);
+    o->a = a;
+    o->b = x;
+    return o->out;
+}
+
+static int vnode(Compiled *c, Batch *b, const Node *n, int m)
+{
+    static const struct { IFn fn; VFn v; } ibin[] = {
+        { i_add, v_iadd }, { i_sub, v_isub }, { i_mul, v_imul }, { i_min, v_imin }, { i_max, v_imax },
+        { i_lt, v_ilt }, { i_le, v_ile }, { i_gt, v_igt }, { i_ge, v_ige }, { i_eq, v_ieq }, { i_ne, v_ine },
+        { f_lt, v_flt }, { f_le, v_fle }, { f_gt, v_fgt }, { f_ge, v_fge }, { f_eq, v_feq }, { f_ne, v_fne },
+        { i_div, v_idiv },
+    };
+    static const struct { IFn fn; VFn v; } affcmp[] = {
+        { i_aff_lt, v_aff_lt }, { i_aff_le, v_aff_le }, { i_aff_gt, v_aff_gt },
+        { i_aff_ge, v_aff_ge }, { i_aff_eq, v_aff_eq }, { i_aff_ne, v_aff_ne },
+    };
+    static const struct { IFn fn; VFn v; } iun[] = {
+        { i_not, v_inot }, { i_neg, v_ineg }, { i_wrap, v_iwrap }, { i_from_f, v_ifromf }, { i_assume, v_assume },
+    };
+    static const struct { FFn fn; VFn v; } fbin[] = {
+        { f_add32, v_fadd32 }, { f_sub32, v_fsub32 }, { f_mul32, v_fmul32 }, { f_div32, v_fdiv32 },
+        { f_add, v_fadd }, { f_sub, v_fsub }, { f_mul, v_fmul }, { f_div, v_fdiv }, { f_min, v_fmin },
+        { f_max, v_fmax }, { f_pow, v_fpow }, { f_floordiv, v_ffloordiv }, { f_floormod, v_ffloormod },
+    };
+    static const struct { FFn fn; VFn v; } fun[] = {
+        { f_neg, v_fneg }, { f_round, v_fround }, { f_math1, v_fmath1 }, { f_from_i, v_ffromi },
+    };
+    if (!n)
+        return -1;
+    if (is_load(n))
+        return vload(c, b, n, m);
+    if (n->i == i_const || n->i == i_var || n->i == i_aff || n->i == i_aff1) {
+        VOp *o = vop(c, b, v_iaff, n, m);
+        if (n->i == i_const)
+            return split_aff(c, b, o, n->k, 0, NULL, NULL) ? -1 : o->out;
+        if (n->i == i_var)
+            return split_aff(c, b, o, 0, 1, &n->slot, &(int64_t){ 1 }) ? -1 : o->out;
+        return split_aff(c, b, o, n->k, n->naff, n->aff_var, n->aff_coef) ? -1 : o->out;
+    }
+    for (size_t i = 0; i < sizeof affcmp / sizeof *affcmp; i++)
+        if (n->i == affcmp[i].fn) {
+            VOp *o = vop(c, b, affcmp[i].v, n, m);
+            return split_aff(c, b, o, n->k, n->naff, n->aff_var, n->aff_coef) ? -1 : o->out;
+        }
+    if (n->f == f_const || n->f == f_var)
+        return vop(c, b, v_ffill, n, m)->out;
+    if (n->i == i_select || n->f == f_select)
+        return vselect(c, b, n, m);
+    if (n->i == i_and || n->i == i_or)
+        return vlogic(c, b, n, m);
+    for (size_t i = 0; i < sizeof ibin / sizeof *ibin; i++)
+        if (n->i == ibin[i].fn)
+            return vbin(c, b, ibin[i].v, n, m);
+    for (size_t i = 0; i < sizeof iun / sizeof *iun; i++)
+        if (n->i == iun[i].fn)
+            return vun(c, b, iun[i].v, n, m);
+    for (size_t i = 0; i < sizeof fbin / sizeof *fbin; i++)
+        if (n->f == fbin[i].fn)
+            return vbin(c, b, fbin[i].v, n, m);
+    for (size_t i = 0; i < sizeof fun / sizeof *fun; i++)
+        if (n->f == fun[i].fn)
+            return vun(c, b, fun[i].v, n, m);
+    if (n->f == f_muladd32) {
+        int a = vnode(c, b, n->a, m), x = a < 0 ? -1 : vnode(c, b, n->b, m), y = x < 0 ? -1 : vnode(c, b, n->c, m);
+        if (y < 0)
+            return -1;
+        VOp *o = vop(c, b, v_fmuladd32, n, m);
+        o->a = a;
+        o->b = x;
+        o->c = y;
+        return o->out;
+    }
+    return -1;
+}
+
+/* ---- running a band ---- */
+
+static int is_store(const SNode *s)
+{
+    return s->run == st_f32_aff || s->run == st_fany_aff || s->run == st_iany_aff || s->run == st_f32 ||
+           s->run == st_fany || s->run == st_iany;
+}
+
+static int is_aff_store(const SNode *s)
+{
+    return s->run == st_f32_aff || s->run == st_fany_aff || s->run == st_iany_aff;
+}
+
+static int same_aff(const Node *x, const Node *y)
+{
+    if (x->k != y->k || x->naff != y->naff)
+        return 0;
+    for (int j = 0; j < x->naff; j++)
+        if (x->aff_var[j] != y->aff_var[j] || x->aff_coef[j] != y->aff_coef[j])
+            return 0;
+    return 1;
+}
+
+static int overlaps(const Tensor *a, const Tensor *b)
+{
+    const char *p = a->data, *q = b->data;
+    return p < q + b->count * dtype_size(b->dtype) && q < p + a->count * dtype_size(a->dtype);
+}
+
+/* the init runs at lane t: the band's variables take their values there */
+static void batch_init(const Batch *b, Frame *fr, int64_t t)
+{
+    for (int j = 0; j < b->nloop; j++)
+        fr->iv[b->slot[j]] = b->lane[j][t];
+    b->init->run(b->init, fr);
+}
+
+static int init_runs(const Batch *b, const Frame *fr)
+{
+    if (!b->init || !b->ninit)
+        return 0;
+    for (int i = 0; i < b->norslot; i++)
+        if (fr->iv[b->orslot[i]] != 0)
+            return 0;
+    return 1;
+}
+
+/* The lanes [t, end) of a float32 reduction in a register: a float32 sum
+ * of a float32 value rounds as the double sum rounded to float32 does. */
+static float fold_f32(const Batch *b, const VRun *R, float acc, int64_t t, int64_t end)
+{
+    const double *e = VREG(R, b->val);
+    FFn op = b->root->f;
+    if (op == f_muladd32) {
+        const double *e2 = VREG(R, b->e2);
+        for (; t < end; t++)
+            acc = acc + (float)(e[t] * e2[t]);
+    } else if (op == f_add32) {
+        for (; t < end; t++) {
+            double p = e[t];
+            float q = (float)p;
+            acc = (double)q == p ? acc + q : (float)(acc + p);
+        }
+    } else if (op == f_max) {
+        for (; t < end; t++)
+            acc = (float)(acc > e[t] ? (double)acc : e[t]);
+    } else {
+        for (; t < end; t++)
+            acc = (float)(acc < e[t] ? (double)acc : e[t]);
+    }
+    return acc;
+}
+
+/* One lane of a reduction kept in memory, as the closures run it. */
+static void fold_cell(const Batch *b, const VRun *R, Tensor *out, int64_t off, int64_t t)
+{
+    const Node *r = b->root;
+    if (b->st->run == st_iany_aff) {
+        int64_t a = tensor_geti(out, off), e = VINT(R, b->val)[t];
+        int64_t v = r->i == i_add ? W((uint64_t)a + (uint64_t)e) : r->i == i_max ? (a > e ? a : e) : (a < e ? a : e);
+        tensor_seti(out, off, v);
+        return;
+    }
+    double a = b->st->run == st_f32_aff ? ((const float *)out->data)[off] : tensor_getf(out, off), e = VREG(R, b->val)[t], v;
+    if (r->f == f_muladd32)
+        v = (float)(a + (float)(e * VREG(R, b->e2)[t]));
+    else if (r->f == f_add32)
+        v = (float)(a + e);
+    else if (r->f == f_add)
+        v = rnd(r, a + e);
+    else if (r->f == f_max)
+        v = a > e ? a : e;
+    else
+        v = a < e ? a : e;
+    if (b->st->run == st_f32_aff)
+        ((float *)out->data)[off] = (float)v;
+    else
+        tensor_setf(out, off, v);
+}
+
+static void reduce(const Batch *b, Frame *fr, const VRun *R)
+{
+    Tensor *out = fr->buf[b->st->slot];
+    int64_t off = vbase(&b->addr, fr), k = 0, t = 0;
+    int init = init_runs(b, fr), reg = b->st->run == st_f32_aff && b->root->f != f_add;
+    float *cell = (float *)out->data + off;
+    while (t < R->n) {
+        if (init && k < b->ninit && b->initlanes[k] == t) {
+            batch_init(b, fr, t);
+            k++;
+        }
+        int64_t end = init && k < b->ninit ? b->initlanes[k] : R->n;
+        if (reg) {
+            *cell = fold_f32(b, R, *cell, t, end);
+            t = end;
+        } else {
+            for (; t < end; t++)
+                fold_cell(b, R, out, off, t);
+        }
+    }
+}
+
+/* An elementwise store: every lane's offset is checked before any is written. */
+static int scatter(const Batch *b, Frame *fr, const VRun *R)
+{
+    Tensor *out = fr->buf[b->st->slot];
+    int64_t *off = VINT(R, b->addr.c);
+    if (b->proven) {
+        int64_t base = vbase(&b->addr, fr);
+        for (int64_t t = 0; t < R->n; t++)
+            off[t] = base + (b->addr.rel ? b->addr.rel[t] : 0);
+    } else if (checked_offsets(&b->addr, R, out, off)) {
+        return -1;
+    }
+    SFn run = b->st->run;
+    if (run == st_f32_aff || run == st_f32) {
+        const double *v = VREG(R, b->val);
+        float *d = out->data;
+        for (int64_t t = 0; t < R->n; t++)
+            d[off[t]] = (float)v[t];
+    } else if (run == st_fany_aff || run == st_fany) {
+        const double *v = VREG(R, b->val);
+        for (int64_t t = 0; t < R->n; t++)
+            tensor_setf(out, off[t], v[t]);
+    } else {
+        const int64_t *v = VINT(R, b->val);
+        for (int64_t t = 0; t < R->n; t++)
+            tensor_seti(out, off[t], v[t]);
+    }
+    return 0;
+}
+
+/* Runs the band as a batch; -1 (having written nothing) when the closures
+ * must run it instead: the step budget, overlapping buffers, or a lane
+ * that would fail. */
+static int run_batch(const Batch *b, Frame *fr)
+{
+    if (*fr->steps > fr->max_steps - b->steps)
+        return -1;
+    const Tensor *out = fr->buf[b->st->slot];
+    if (!out)
+        return -1;
+    for (int i = 0; i < b->nl; i++) {
+        const Tensor *t = fr->buf[b->lslot[i]];
+        if (!t || (b->lslot[i] != b->st->slot && overlaps(t, out)))
+            return -1;
+    }
+    size_t need = (size_t)b->nregs * (size_t)b->n * 8;
+    if (fr->vcap < need) {
+        free(fr->vreg);
+        if (!(fr->vreg = malloc(need)))
+            abort();
+        fr->vcap = need;
+    }
+    VRun R = { fr, b->n, fr->vreg };
+    for (int i = 0; i < b->nops; i++)
+        if (b->ops[i].run(&b->ops[i], &R))
+            return -1;
+    if (b->root)
+        reduce(b, fr, &R);
+    else if (scatter(b, fr, &R))
+        return -1;
+    *fr->steps += b->steps;
+    for (int j = 0; j < b->nloop; j++)
+        fr->iv[b->slot[j]] = b->lo[j] + b->ext[j] - 1;
+    return 0;
+}
+
+static void s_for_batch(const SNode *s, Frame *fr)
+{
+    if (run_batch(s->batch, fr))
+        s_for(s, fr);
+}
+
+/* C[...] = C[...] + e (T.max, T.min) with the address outside the band:
+ * the combining node, with e compiled into b->val (and b->e2). */
+static int reduction(Compiled *c, Batch *b, const SNode *st)
+{
+    const Node *r = st->value;
+    static const FFn froots[] = { f_add32, f_muladd32, f_add, f_max, f_min };
+    static const IFn iroots[] = { i_add, i_max, i_min };
+    int ok = 0;
+    for (size_t i = 0; i < sizeof froots / sizeof *froots; i++)
+        ok |= r->f == froots[i] && st->run != st_iany_aff;
+    for (size_t i = 0; i < sizeof iroots / sizeof *iroots; i++)
+        ok |= r->i == iroots[i] && st->run == st_iany_aff;
+    if (!ok || !r->a || !is_aff_load(r->a) || r->a->slot != st->slot || !same_aff(r->a, st->idx[0]))
+        return 0;
+    b->root = r;
+    b->e2 = -1;
+    if ((b->val = vnode(c, b, r->b, -1)) < 0)
+        return -1;
+    if (r->f == f_muladd32 && (b->e2 = vnode(c, b, r->c, -1)) < 0)
+        return -1;
+    return 1;
+}
+
+/* whether the band reaches a different element at every lane */
+static int injective(Compiled *c, const Batch *b, const int64_t *rel)
+{
+    if (!rel)
+        return b->n == 1;
+    int64_t *v = arena_array(&c->arena, (size_t)b->n, sizeof *v);
+    memcpy(v, rel, (size_t)b->n * sizeof *v);
+    for (int64_t i = 1; i < b->n; i++) {     /* insertion sort of a few thousand: compile time only */
+        int64_t x = v[i], j = i - 1;
+        while (j >= 0 && v[j] > x) {
+            v[j + 1] = v[j];
+            j--;
+        }
+        v[j + 1] = x;
+    }
+    for (int64_t i = 1; i < b->n; i++)
+        if (v[i] == v[i - 1])
+            return 0;
+    return 1;
+}
+
+static const Batch *batch_compile(Compiled *c, const SNode *s)
+{
+    Batch *b = arena_zalloc(&c->arena, sizeof *b);
+    const SNode *x = s;
+    b->n = 1;
+    for (; x->run == s_for || x->run == s_for_batch; x = x->body) {
+        if (b->nloop == BATCH_LOOPS || x->lo->i != i_const || x->ext->i != i_const || band_loop(b, x->slot) >= 0)
+            return NULL;
+        int64_t lo = x->lo->k, ext = x->ext->k;
+        if (ext <= 0 || lo < -(1 << 30) || lo > (1 << 30) || ext > BATCH_MAX || b->n * ext > BATCH_MAX)
+            return NULL;
+        b->slot[b->nloop] = x->slot;
+        b->lo[b->nloop] = lo;
+        b->ext[b->nloop++] = ext;
+        b->n *= ext;
+        b->steps += b->n;
+    }
+    if (b->n < BATCH_MIN)
+        return NULL;
+    const SNode *blk = NULL;
+    if (x->run == s_block_plain) {
+        blk = x;
+        x = x->body;
+    }
+    if (!is_store(x) || x->st)
+        return NULL;
+    b->st = x;
+    for (int j = 0; j < b->nloop; j++) {
+        b->lane[j] = arena_array(&c->arena, (size_t)b->n, sizeof *b->lane[j]);
+        int64_t inner = 1;
+        for (int i = j + 1; i < b->nloop; i++)
+            inner *= b->ext[i];
+        for (int64_t t = 0; t < b->n; t++)
+            b->lane[j][t] = b->lo[j] + t / inner % b->ext[j];
+    }
+    /* the address */
+    b->proven = is_aff_store(x);
+    b->addr.m = -1;
+    if (b->proven) {
+        const Node *a = x->idx[0];
+        if (split_aff(c, b, &b->addr, a->k, a->naff, a->aff_var, a->aff_coef))
+            return NULL;
+    }
+    int red = b->proven && !b->addr.rel ? reduction(c, b, x) : 0;
+    if (red < 0)
+        return NULL;
+    if (!red) {
+        if ((b->val = vnode(c, b, x->value, -1)) < 0)
+            return NULL;
+        if (!b->proven) {
+            b->addr.dreg = arena_array(&c->arena, (size_t)x->nidx + 1, sizeof *b->addr.dreg);
+            b->addr.nd = x->nidx;
+            for (int d = 0; d < x->nidx; d++)
+                if ((b->addr.dreg[d] = vnode(c, b, x->idx[d], -1)) < 0)
+                    return NULL;
+        }
+        b->addr.c = b->nregs++;
+    }
+    /* what the value reads of the stored buffer: for an elementwise store
+     * only the element it writes, at a different element every lane */
+    for (int i = 0; i < b->nops; i++) {
+        const VOp *o = &b->ops[i];
+        const Node *ld = o->run == v_ld_f32_sel ? o->n->b : o->n;
+        if ((o->run == v_ld_aff || o->run == v_ld_checked || o->run == v_ld_f32_sel) && ld->slot == x->slot &&
+            (red || o->run != v_ld_aff || !b->proven || !same_aff(ld, x->idx[0]) || !injective(c, b, b->addr.rel)))
+            return NULL;
+    }
+    /* T.init runs where every reduction iterator is 0 */
+    if (blk && blk->init) {
+        b->initlanes = arena_array(&c->arena, (size_t)b->n, sizeof *b->initlanes);
+        for (int64_t t = 0; t < b->n; t++) {
+            int zero = 1;
+            for (int i = 0; i < blk->nidx && zero; i++) {
+                int l = band_loop(b, blk->rslot[i]);
+                zero = l < 0 || b->lane[l][t] == 0;
+            }
+            if (zero)
+                b->initlanes[b->ninit++] = t;
+        }
+        for (int i = 0; i < blk->nidx; i++)
+            if (band_loop(b, blk->rslot[i]) < 0) {
+                if (b->norslot == 16)
+                    return NULL;
+                b->orslot[b->norslot++] = blk->rslot[i];
+            }
+        const SNode *in = blk->init;
+        if (b->ninit) {
+            if (!red || !is_aff_store(in) || in->slot != x->slot || !same_aff(in->idx[0], x->idx[0]))
+                return NULL;
+            b->init = in;
+        }
+    }
+    return b;
 }
 
 /* ---- compiling ---- */
@@ -1469,6 +2453,8 @@ static const SNode *stmt(Compiled *c, const Stmt *st)
         }
         if (!(s->body = stmt(c, st->u.loop.body)))
             return NULL;
+        if ((s->batch = batch_compile(c, s)))
+            s->run = s_for_batch;
         return s;
     case S_BLOCK:
         return block(c, st);
@@ -1861,6 +2847,7 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
     free(fr->iv);
     free(fr->fv);
     free(fr->buf);
+    free(fr->vreg);
     free(fr);
     if (before)
         memo_record(in->memo, text, before, args, nargs, status == 0);
