@@ -430,21 +430,27 @@ static void out_of_steps(const SNode *s, Frame *fr, int64_t v, int64_t lo, int64
          s->var->name->str, (long long)v, (long long)lo, (long long)lo + n);
 }
 
-static void s_for(const SNode *s, Frame *fr)
+/* iterations from..lo+n of a loop over [lo, lo + n) */
+static void for_range(const SNode *s, Frame *fr, int64_t from, int64_t lo, int64_t n)
 {
-    int64_t lo = I(s->lo), n = I(s->ext);
     const SNode *body = s->body;
-    if (n <= 0)
-        return;
-    if (lo > INT64_MAX - n)
-        fail(fr, s->loc, "the loop over %s runs past the largest int64 (from %lld, %lld times)", s->var->name->str,
-             (long long)lo, (long long)n);
-    for (int64_t v = lo; v < lo + n; v++) {
+    for (int64_t v = from; v < lo + n; v++) {
         if (++*fr->steps > fr->max_steps)
             out_of_steps(s, fr, v, lo, n);
         fr->iv[s->slot] = v;
         body->run(body, fr);
     }
+}
+
+static void s_for(const SNode *s, Frame *fr)
+{
+    int64_t lo = I(s->lo), n = I(s->ext);
+    if (n <= 0)
+        return;
+    if (lo > INT64_MAX - n)
+        fail(fr, s->loc, "the loop over %s runs past the largest int64 (from %lld, %lld times)", s->var->name->str,
+             (long long)lo, (long long)n);
+    for_range(s, fr, lo, lo, n);
 }
 
 /* A block whose iterators are all aliases and that has no predicate; the
@@ -645,13 +651,25 @@ struct VOp {
     const int64_t *rel;    /* NULL: the same for every lane */
     int *dreg;             /* a load not proven in bounds: its index registers */
     int nd;
+    /* a conjunction of comparisons of affine indices with constants: per
+     * group of identical terms (in sub, whose k is 0), the interval
+     * [glo, ghi] the terms' value must lie in */
+    const struct VOp *sub;
+    const int64_t *glo, *ghi;
+    int ng;
 };
 
 typedef struct Batch {
+    /* the band's loops, outermost first; the outermost runs in tiles of
+     * T iterations (all of them when they fit), the others entirely:
+     * a tile has n = T * K lanes */
     int nloop;
     int slot[BATCH_LOOPS];
     int64_t lo[BATCH_LOOPS], ext[BATCH_LOOPS];
-    int64_t n, steps;
+    int64_t T, K, n, steps;   /* steps: the loop iterations of one tile */
+    /* lanes in loop order, or (inter) the outermost loop varying fastest:
+     * lane r * T + s is iteration s of the tile at position r of the others */
+    int inter;
     VOp *ops;
     int nops, cap, nregs;
     const SNode *st;       /* the store */
@@ -660,6 +678,7 @@ typedef struct Batch {
     int val;               /* the value's register; a reduction's e */
     int e2;                /* a float32 a + b * c reduction: c's register, else -1 */
     const Node *root;      /* a reduction's combining node, or NULL */
+    int acc;               /* inter: the register of the T accumulators */
     const SNode *init;
     int64_t *initlanes;    /* lanes where the band's reduction iterators are all 0 */
     int ninit;
@@ -667,7 +686,8 @@ typedef struct Batch {
     int norslot;
     int lslot[32];         /* buffers the value reads, checked for overlap */
     int nl;
-    int64_t *lane[BATCH_LOOPS];   /* while compiling: each loop's value per lane */
+    /* each loop's value per lane (the outermost's offset in its tile) */
+    int64_t *lane[BATCH_LOOPS];
 } Batch;
 
 #define VREG(R, r) ((double *)(void *)((R)->reg + (size_t)(r) * (size_t)(R)->n * 8))
@@ -754,8 +774,8 @@ V_IBIN(v_igt, a > b)
 V_IBIN(v_ige, a >= b)
 V_IBIN(v_ieq, a == b)
 V_IBIN(v_ine, a != b)
-V_IBIN(v_iand, a && b)
-V_IBIN(v_ior, a || b)
+V_IBIN(v_iand, (a != 0) & (b != 0))
+V_IBIN(v_ior, (a != 0) | (b != 0))
 
 #define V_FCMP(name, test) \
     static int name(const VOp *o, const VRun *R) \
@@ -1000,6 +1020,40 @@ static int v_ld_checked(const VOp *o, const VRun *R)
     return 0;
 }
 
+/* a padding guard, 1 <= y + ky and y + ky < 57 and ...: each group of
+ * terms tested against its interval with one unsigned comparison */
+static int v_guard(const VOp *o, const VRun *R)
+{
+    int64_t *x = VINT(R, o->out), lo[8];
+    uint64_t span[8];
+    const int64_t *rel[8];
+    for (int g = 0; g < o->ng; g++) {
+        int64_t base = vbase(&o->sub[g], R->fr);
+        /* terms = base + rel in [glo, ghi]: rel - (glo - base) <= ghi - glo, unsigned */
+        lo[g] = W((uint64_t)o->glo[g] - (uint64_t)base);
+        span[g] = (uint64_t)o->ghi[g] - (uint64_t)o->glo[g];
+        rel[g] = o->sub[g].rel;
+    }
+    for (int g = 0; g < o->ng; g++)
+        if (o->glo[g] > o->ghi[g]) {     /* never holds */
+            for (int64_t t = 0; t < R->n; t++)
+                x[t] = 0;
+            return 0;
+        }
+    if (o->ng == 2 && rel[0] && rel[1]) {
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = ((uint64_t)(rel[0][t] - lo[0]) <= span[0]) & ((uint64_t)(rel[1][t] - lo[1]) <= span[1]);
+        return 0;
+    }
+    for (int64_t t = 0; t < R->n; t++) {
+        int64_t ok = 1;
+        for (int g = 0; g < o->ng; g++)
+            ok &= (uint64_t)((rel[g] ? rel[g][t] : 0) - lo[g]) <= span[g];
+        x[t] = ok;
+    }
+    return 0;
+}
+
 /* ---- compiling a band ---- */
 
 static int is_load(const Node *n)
@@ -1062,12 +1116,13 @@ static int split_aff(Compiled *c, Batch *b, VOp *o, int64_t k, int n, const int 
     int64_t *rel = NULL;
     for (int j = 0; j < n; j++) {
         int l = band_loop(b, var[j]);
-        if (l < 0) {
+        if (l <= 0) {     /* the outermost loop's tile starts at iv[slot] */
             if (o->nov == 8)
                 return -1;
             o->ovar[o->nov] = var[j];
             o->ocoef[o->nov++] = coef[j];
-            continue;
+            if (l < 0)
+                continue;
         }
         if (!rel)
             rel = arena_array(&c->arena, (size_t)b->n, sizeof *rel);
@@ -1175,6 +1230,70 @@ static int vlogic(Compiled *c, Batch *b, const Node *n, int m)
     return o->out;
 }
 
+/* the comparisons of a tree of ands, when all compare affine terms with a
+ * constant (as an interval), into leaves; -1 otherwise */
+static int guard_leaves(const Node *n, const Node **leaf, int *nleaf)
+{
+    if (n->i == i_and)
+        return guard_leaves(n->a, leaf, nleaf) || guard_leaves(n->b, leaf, nleaf) ? -1 : 0;
+    if (n->i != i_aff_lt && n->i != i_aff_le && n->i != i_aff_gt && n->i != i_aff_ge && n->i != i_aff_eq)
+        return -1;
+    if (*nleaf == 8)
+        return -1;
+    leaf[(*nleaf)++] = n;
+    return 0;
+}
+
+/* a && b && ... over affine comparisons in one op (-2: not that form) */
+static int vguard(Compiled *c, Batch *b, const Node *n, int m)
+{
+    const Node *leaf[8];
+    int nleaf = 0;
+    if (guard_leaves(n, leaf, &nleaf))
+        return -2;
+    VOp *sub = arena_array(&c->arena, 8, sizeof *sub);
+    int64_t *glo = arena_array(&c->arena, 8, sizeof *glo), *ghi = arena_array(&c->arena, 8, sizeof *ghi);
+    const Node *terms[8];
+    int ng = 0;
+    for (int i = 0; i < nleaf; i++) {
+        const Node *l = leaf[i];
+        int g = 0;
+        while (g < ng && !(terms[g]->naff == l->naff &&
+                           memcmp(terms[g]->aff_var, l->aff_var, (size_t)l->naff * sizeof *l->aff_var) == 0 &&
+                           memcmp(terms[g]->aff_coef, l->aff_coef, (size_t)l->naff * sizeof *l->aff_coef) == 0))
+            g++;
+        if (g == ng) {
+            if (split_aff(c, b, &sub[g], 0, l->naff, l->aff_var, l->aff_coef))
+                return -1;
+            terms[ng++] = l;
+            glo[g] = INT64_MIN / 4;
+            ghi[g] = INT64_MAX / 4;
+        }
+        /* k + terms op 0, with |k| < 2^40 */
+        int64_t lo = INT64_MIN / 4, hi = INT64_MAX / 4, k = -l->k;
+        if (l->i == i_aff_lt)
+            hi = k - 1;
+        else if (l->i == i_aff_le)
+            hi = k;
+        else if (l->i == i_aff_gt)
+            lo = k + 1;
+        else if (l->i == i_aff_ge)
+            lo = k;
+        else
+            lo = hi = k;
+        if (lo > glo[g])
+            glo[g] = lo;
+        if (hi < ghi[g])
+            ghi[g] = hi;
+    }
+    VOp *o = vop(c, b, v_guard, n, m);
+    o->sub = sub;
+    o->glo = glo;
+    o->ghi = ghi;
+    o->ng = ng;
+    return o->out;
+}
+
 static int vnode(Compiled *c, Batch *b, const Node *n, int m)
 {
     static const struct { IFn fn; VFn v; } ibin[] = {
@@ -1219,6 +1338,11 @@ static int vnode(Compiled *c, Batch *b, const Node *n, int m)
         return vop(c, b, v_ffill, n, m)->out;
     if (n->i == i_select || n->f == f_select)
         return vselect(c, b, n, m);
+    if (n->i == i_and) {
+        int g = vguard(c, b, n, m);
+        if (g != -2)
+            return g;
+    }
     if (n->i == i_and || n->i == i_or)
         return vlogic(c, b, n, m);
     for (size_t i = 0; i < sizeof ibin / sizeof *ibin; i++)
@@ -1278,9 +1402,11 @@ static int overlaps(const Tensor *a, const Tensor *b)
 /* the init runs at lane t: the band's variables take their values there */
 static void batch_init(const Batch *b, Frame *fr, int64_t t)
 {
+    int64_t start = fr->iv[b->slot[0]];
     for (int j = 0; j < b->nloop; j++)
-        fr->iv[b->slot[j]] = b->lane[j][t];
+        fr->iv[b->slot[j]] = b->lane[j][t] + (j ? 0 : start);
     b->init->run(b->init, fr);
+    fr->iv[b->slot[0]] = start;
 }
 
 static int init_runs(const Batch *b, const Frame *fr)
@@ -1319,6 +1445,36 @@ static float fold_f32(const Batch *b, const VRun *R, float acc, int64_t t, int64
     return acc;
 }
 
+/* The same over T interleaved reductions, lane r * T + s into acc[s]:
+ * each keeps its own order, and T chains of additions overlap. */
+static void fold_f32_inter(const Batch *b, const VRun *R, float *acc)
+{
+    const double *e = VREG(R, b->val);
+    int64_t T = b->T;
+    FFn op = b->root->f;
+    if (op == f_muladd32) {
+        const double *e2 = VREG(R, b->e2);
+        for (int64_t t = 0; t < R->n; t += T)
+            for (int64_t s = 0; s < T; s++)
+                acc[s] = acc[s] + (float)(e[t + s] * e2[t + s]);
+        return;
+    }
+    for (int64_t s = 0; s < T; s++) {
+        float a = acc[s];
+        for (int64_t t = s; t < R->n; t += T) {
+            double p = e[t];
+            float q = (float)p;
+            if (op == f_add32)
+                a = (double)q == p ? a + q : (float)(a + p);
+            else if (op == f_max)
+                a = (float)(a > p ? (double)a : p);
+            else
+                a = (float)(a < p ? (double)a : p);
+        }
+        acc[s] = a;
+    }
+}
+
 /* One lane of a reduction kept in memory, as the closures run it. */
 static void fold_cell(const Batch *b, const VRun *R, Tensor *out, int64_t off, int64_t t)
 {
@@ -1346,8 +1502,35 @@ static void fold_cell(const Batch *b, const VRun *R, Tensor *out, int64_t off, i
         tensor_setf(out, off, v);
 }
 
+/* T reductions at once (inter): their T distinct elements are folded lane
+ * r * T + s into element s, each in its own order; T.init, which writes
+ * only its own element, runs first for each. */
+static void reduce_inter(const Batch *b, Frame *fr, const VRun *R)
+{
+    Tensor *out = fr->buf[b->st->slot];
+    int64_t base = vbase(&b->addr, fr), T = b->T;
+    if (init_runs(b, fr))
+        for (int64_t s = 0; s < T; s++)
+            batch_init(b, fr, s);
+    if (b->st->run == st_f32_aff && b->root->f != f_add) {
+        float *acc = (float *)VREG(R, b->acc), *d = out->data;
+        for (int64_t s = 0; s < T; s++)
+            acc[s] = d[base + b->addr.rel[s]];
+        fold_f32_inter(b, R, acc);
+        for (int64_t s = 0; s < T; s++)
+            d[base + b->addr.rel[s]] = acc[s];
+        return;
+    }
+    for (int64_t t = 0; t < R->n; t++)
+        fold_cell(b, R, out, base + b->addr.rel[t % T], t);
+}
+
 static void reduce(const Batch *b, Frame *fr, const VRun *R)
 {
+    if (b->inter) {
+        reduce_inter(b, fr, R);
+        return;
+    }
     Tensor *out = fr->buf[b->st->slot];
     int64_t off = vbase(&b->addr, fr), k = 0, t = 0;
     int init = init_runs(b, fr), reg = b->st->run == st_f32_aff && b->root->f != f_add;
@@ -1398,9 +1581,10 @@ static int scatter(const Batch *b, Frame *fr, const VRun *R)
     return 0;
 }
 
-/* Runs the band as a batch; -1 (having written nothing) when the closures
- * must run it instead: the step budget, overlapping buffers, or a lane
- * that would fail. */
+/* Runs one tile of the band (the outermost loop's variable holds the
+ * tile's first value); -1, having written nothing, when the closures must
+ * run it instead: the step budget, overlapping buffers, or a lane that
+ * would fail. */
 static int run_batch(const Batch *b, Frame *fr)
 {
     if (*fr->steps > fr->max_steps - b->steps)
@@ -1429,20 +1613,26 @@ static int run_batch(const Batch *b, Frame *fr)
     else if (scatter(b, fr, &R))
         return -1;
     *fr->steps += b->steps;
-    for (int j = 0; j < b->nloop; j++)
-        fr->iv[b->slot[j]] = b->lo[j] + b->ext[j] - 1;
     return 0;
 }
 
+/* The loop in tiles; from the first tile that cannot run as a batch (and
+ * for the iterations no whole tile covers) the closures run the rest. */
 static void s_for_batch(const SNode *s, Frame *fr)
 {
-    if (run_batch(s->batch, fr))
-        s_for(s, fr);
+    const Batch *b = s->batch;
+    int64_t lo = b->lo[0], end = lo + b->ext[0], v = lo;
+    for (; end - v >= b->T; v += b->T) {
+        fr->iv[s->slot] = v;
+        if (run_batch(b, fr))
+            break;
+    }
+    if (v < end)
+        for_range(s, fr, v, lo, b->ext[0]);
 }
 
-/* C[...] = C[...] + e (T.max, T.min) with the address outside the band:
- * the combining node, with e compiled into b->val (and b->e2). */
-static int reduction(Compiled *c, Batch *b, const SNode *st)
+/* C[...] = C[...] + e (T.max, T.min): the combining node, or NULL */
+static const Node *reduction_root(const SNode *st)
 {
     const Node *r = st->value;
     static const FFn froots[] = { f_add32, f_muladd32, f_add, f_max, f_min };
@@ -1453,14 +1643,8 @@ static int reduction(Compiled *c, Batch *b, const SNode *st)
     for (size_t i = 0; i < sizeof iroots / sizeof *iroots; i++)
         ok |= r->i == iroots[i] && st->run == st_iany_aff;
     if (!ok || !r->a || !is_aff_load(r->a) || r->a->slot != st->slot || !same_aff(r->a, st->idx[0]))
-        return 0;
-    b->root = r;
-    b->e2 = -1;
-    if ((b->val = vnode(c, b, r->b, -1)) < 0)
-        return -1;
-    if (r->f == f_muladd32 && (b->e2 = vnode(c, b, r->c, -1)) < 0)
-        return -1;
-    return 1;
+        return NULL;
+    return r;
 }
 
 /* whether the band reaches a different element at every lane */
@@ -1484,25 +1668,102 @@ static int injective(Compiled *c, const Batch *b, const int64_t *rel)
     return 1;
 }
 
+/* whether n reads buffer slot */
+static int reads(const Node *n, int slot)
+{
+    if (!n)
+        return 0;
+    if (is_load(n) && n->slot == slot)
+        return 1;
+    for (int d = 0; is_load(n) && !is_aff_load(n) && d < n->nidx; d++)
+        if (reads(n->idx[d], slot))
+            return 1;
+    return reads(n->a, slot) || reads(n->b, slot) || reads(n->c, slot);
+}
+
+/* which of the band's loops the proven store's address depends on */
+static unsigned addr_loops(const Batch *b, const SNode *st)
+{
+    unsigned mask = 0;
+    const Node *a = st->idx[0];
+    for (int j = 0; j < a->naff; j++) {
+        int l = band_loop(b, a->aff_var[j]);
+        if (l >= 0 && a->aff_coef[j])
+            mask |= 1u << l;
+    }
+    return mask;
+}
+
+static void fill_lanes(Compiled *c, Batch *b)
+{
+    for (int j = 0; j < b->nloop; j++) {
+        int64_t *v = b->lane[j] = arena_array(&c->arena, (size_t)b->n, sizeof *v);
+        int64_t inner = 1;
+        for (int i = j + 1; i < b->nloop; i++)
+            inner *= b->ext[i];
+        for (int64_t t = 0; t < b->n; t++) {
+            int64_t s = b->inter ? t % b->T : t / b->K, r = b->inter ? t / b->T : t % b->K;
+            v[t] = j == 0 ? s : b->lo[j] + r / inner % b->ext[j];
+        }
+    }
+}
+
+/* T.init runs where every reduction iterator is 0: at the lanes of a tile
+ * where the band's are, when the others are (checked as it runs) */
+static int batch_inits(Compiled *c, Batch *b, const SNode *blk, int red)
+{
+    if (!blk || !blk->init)
+        return 0;
+    b->initlanes = arena_array(&c->arena, (size_t)b->n, sizeof *b->initlanes);
+    for (int i = 0; i < blk->nidx; i++) {
+        int l = band_loop(b, blk->rslot[i]);
+        if (l < 0) {
+            if (b->norslot == 16)
+                return -1;
+            b->orslot[b->norslot++] = blk->rslot[i];
+        } else if (l == 0 && (b->T != b->ext[0] || b->inter)) {
+            return -1;     /* the outermost loop's value differs from tile to tile */
+        }
+    }
+    for (int64_t t = 0; t < b->n; t++) {
+        int zero = 1;
+        for (int i = 0; i < blk->nidx && zero; i++) {
+            int l = band_loop(b, blk->rslot[i]);
+            zero = l < 0 || b->lane[l][t] + (l ? 0 : b->lo[0]) == 0;
+        }
+        if (zero)
+            b->initlanes[b->ninit++] = t;
+    }
+    if (!b->ninit)
+        return 0;
+    const SNode *in = blk->init, *x = b->st;
+    if (!red || !is_aff_store(in) || in->slot != x->slot || !same_aff(in->idx[0], x->idx[0]) || reads(in->value, x->slot))
+        return -1;
+    /* interleaved reductions start together: T.init only at their first lanes */
+    if (b->inter && (b->ninit != b->T || b->initlanes[b->T - 1] != b->T - 1))
+        return -1;
+    b->init = in;
+    return 0;
+}
+
 static const Batch *batch_compile(Compiled *c, const SNode *s)
 {
     Batch *b = arena_zalloc(&c->arena, sizeof *b);
     const SNode *x = s;
-    b->n = 1;
+    b->K = 1;
     for (; x->run == s_for || x->run == s_for_batch; x = x->body) {
         if (b->nloop == BATCH_LOOPS || x->lo->i != i_const || x->ext->i != i_const || band_loop(b, x->slot) >= 0)
             return NULL;
         int64_t lo = x->lo->k, ext = x->ext->k;
-        if (ext <= 0 || lo < -(1 << 30) || lo > (1 << 30) || ext > BATCH_MAX || b->n * ext > BATCH_MAX)
+        if (ext <= 0 || lo < -(1 << 30) || lo > (1 << 30) || ext > (1 << 30) ||
+            (b->nloop && (ext > BATCH_MAX || b->K * ext > BATCH_MAX)))
             return NULL;
+        if (b->nloop)
+            b->K *= ext;
         b->slot[b->nloop] = x->slot;
         b->lo[b->nloop] = lo;
         b->ext[b->nloop++] = ext;
-        b->n *= ext;
-        b->steps += b->n;
     }
-    if (b->n < BATCH_MIN)
-        return NULL;
     const SNode *blk = NULL;
     if (x->run == s_block_plain) {
         blk = x;
@@ -1511,26 +1772,38 @@ static const Batch *batch_compile(Compiled *c, const SNode *s)
     if (!is_store(x) || x->st)
         return NULL;
     b->st = x;
-    for (int j = 0; j < b->nloop; j++) {
-        b->lane[j] = arena_array(&c->arena, (size_t)b->n, sizeof *b->lane[j]);
-        int64_t inner = 1;
-        for (int i = j + 1; i < b->nloop; i++)
-            inner *= b->ext[i];
-        for (int64_t t = 0; t < b->n; t++)
-            b->lane[j][t] = b->lo[j] + t / inner % b->ext[j];
-    }
-    /* the address */
     b->proven = is_aff_store(x);
+    b->T = b->ext[0] < BATCH_MAX / b->K ? b->ext[0] : BATCH_MAX / b->K;
+    b->n = b->T * b->K;
+    if (b->n < BATCH_MIN)
+        return NULL;
+    int64_t per = 1, prod = 1;     /* loop iterations per iteration of the outermost */
+    for (int j = 1; j < b->nloop; j++)
+        per += prod *= b->ext[j];
+    b->steps = b->T * per;
+    /* a reduction: the address depends on no loop of the band, or only on
+     * the outermost, whose iterations then interleave */
+    const Node *root = b->proven ? reduction_root(x) : NULL;
+    unsigned loops = b->proven ? addr_loops(b, x) : ~0u;
+    if (root && loops == 1 && b->nloop > 1)
+        b->inter = 1;
+    else if (loops != 0)
+        root = NULL;
+    fill_lanes(c, b);
     b->addr.m = -1;
     if (b->proven) {
         const Node *a = x->idx[0];
         if (split_aff(c, b, &b->addr, a->k, a->naff, a->aff_var, a->aff_coef))
             return NULL;
     }
-    int red = b->proven && !b->addr.rel ? reduction(c, b, x) : 0;
-    if (red < 0)
-        return NULL;
-    if (!red) {
+    if (root) {
+        b->root = root;
+        b->e2 = -1;
+        if ((b->val = vnode(c, b, root->b, -1)) < 0 ||
+            (root->f == f_muladd32 && (b->e2 = vnode(c, b, root->c, -1)) < 0))
+            return NULL;
+        b->acc = b->nregs++;
+    } else {
         if ((b->val = vnode(c, b, x->value, -1)) < 0)
             return NULL;
         if (!b->proven) {
@@ -1543,39 +1816,17 @@ static const Batch *batch_compile(Compiled *c, const SNode *s)
         b->addr.c = b->nregs++;
     }
     /* what the value reads of the stored buffer: for an elementwise store
-     * only the element it writes, at a different element every lane */
+     * only the element it writes, a different one at every lane of the loop */
     for (int i = 0; i < b->nops; i++) {
         const VOp *o = &b->ops[i];
         const Node *ld = o->run == v_ld_f32_sel ? o->n->b : o->n;
         if ((o->run == v_ld_aff || o->run == v_ld_checked || o->run == v_ld_f32_sel) && ld->slot == x->slot &&
-            (red || o->run != v_ld_aff || !b->proven || !same_aff(ld, x->idx[0]) || !injective(c, b, b->addr.rel)))
+            (root || o->run != v_ld_aff || !b->proven || !same_aff(ld, x->idx[0]) || b->T != b->ext[0] ||
+             !injective(c, b, b->addr.rel)))
             return NULL;
     }
-    /* T.init runs where every reduction iterator is 0 */
-    if (blk && blk->init) {
-        b->initlanes = arena_array(&c->arena, (size_t)b->n, sizeof *b->initlanes);
-        for (int64_t t = 0; t < b->n; t++) {
-            int zero = 1;
-            for (int i = 0; i < blk->nidx && zero; i++) {
-                int l = band_loop(b, blk->rslot[i]);
-                zero = l < 0 || b->lane[l][t] == 0;
-            }
-            if (zero)
-                b->initlanes[b->ninit++] = t;
-        }
-        for (int i = 0; i < blk->nidx; i++)
-            if (band_loop(b, blk->rslot[i]) < 0) {
-                if (b->norslot == 16)
-                    return NULL;
-                b->orslot[b->norslot++] = blk->rslot[i];
-            }
-        const SNode *in = blk->init;
-        if (b->ninit) {
-            if (!red || !is_aff_store(in) || in->slot != x->slot || !same_aff(in->idx[0], x->idx[0]))
-                return NULL;
-            b->init = in;
-        }
-    }
+    if (batch_inits(c, b, blk, root != NULL))
+        return NULL;
     return b;
 }
 
