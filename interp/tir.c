@@ -1042,13 +1042,13 @@ static int v_guard(const VOp *o, const VRun *R)
         }
     if (o->ng == 2 && rel[0] && rel[1]) {
         for (int64_t t = 0; t < R->n; t++)
-            x[t] = ((uint64_t)(rel[0][t] - lo[0]) <= span[0]) & ((uint64_t)(rel[1][t] - lo[1]) <= span[1]);
+            x[t] = ((uint64_t)rel[0][t] - (uint64_t)lo[0] <= span[0]) & ((uint64_t)rel[1][t] - (uint64_t)lo[1] <= span[1]);
         return 0;
     }
     for (int64_t t = 0; t < R->n; t++) {
         int64_t ok = 1;
         for (int g = 0; g < o->ng; g++)
-            ok &= (uint64_t)((rel[g] ? rel[g][t] : 0) - lo[g]) <= span[g];
+            ok &= (uint64_t)(rel[g] ? rel[g][t] : 0) - (uint64_t)lo[g] <= span[g];
         x[t] = ok;
     }
     return 0;
@@ -1127,7 +1127,7 @@ static int split_aff(Compiled *c, Batch *b, VOp *o, int64_t k, int n, const int 
         if (!rel)
             rel = arena_array(&c->arena, (size_t)b->n, sizeof *rel);
         for (int64_t t = 0; t < b->n; t++)
-            rel[t] += coef[j] * b->lane[l][t];
+            rel[t] = W((uint64_t)rel[t] + (uint64_t)coef[j] * (uint64_t)b->lane[l][t]);
     }
     o->rel = rel;
     return 0;
@@ -1534,7 +1534,6 @@ static void reduce(const Batch *b, Frame *fr, const VRun *R)
     Tensor *out = fr->buf[b->st->slot];
     int64_t off = vbase(&b->addr, fr), k = 0, t = 0;
     int init = init_runs(b, fr), reg = b->st->run == st_f32_aff && b->root->f != f_add;
-    float *cell = (float *)out->data + off;
     while (t < R->n) {
         if (init && k < b->ninit && b->initlanes[k] == t) {
             batch_init(b, fr, t);
@@ -1542,6 +1541,7 @@ static void reduce(const Batch *b, Frame *fr, const VRun *R)
         }
         int64_t end = init && k < b->ninit ? b->initlanes[k] : R->n;
         if (reg) {
+            float *cell = (float *)out->data + off;
             *cell = fold_f32(b, R, *cell, t, end);
             t = end;
         } else {
