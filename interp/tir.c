@@ -953,6 +953,20 @@ static int v_ld_f32_sel(const VOp *o, const VRun *R)
     return 0;
 }
 
+/* the same with the guard's comparisons (v_guard's fields) made inline */
+static int v_ld_f32_guard(const VOp *o, const VRun *R)
+{
+    double *x = VREG(R, o->out), k = o->n->c->d;
+    const int64_t *m = o->m >= 0 ? VINT(R, o->m) : NULL, *rel = o->rel, *r0 = o->sub[0].rel, *r1 = o->sub[1].rel;
+    const float *d = R->fr->buf[o->n->b->slot]->data;
+    int64_t base = vbase(o, R->fr);
+    uint64_t lo0 = (uint64_t)o->glo[0] - (uint64_t)vbase(&o->sub[0], R->fr), span0 = (uint64_t)o->ghi[0] - (uint64_t)o->glo[0];
+    uint64_t lo1 = (uint64_t)o->glo[1] - (uint64_t)vbase(&o->sub[1], R->fr), span1 = (uint64_t)o->ghi[1] - (uint64_t)o->glo[1];
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = ACTIVE(m, t) && (uint64_t)r0[t] - lo0 <= span0 && (uint64_t)r1[t] - lo1 <= span1 ? d[base + rel[t]] : k;
+    return 0;
+}
+
 /* a load proven in bounds (where its mask holds) */
 static int v_ld_aff(const VOp *o, const VRun *R)
 {
@@ -1196,6 +1210,22 @@ static int vselect(Compiled *c, Batch *b, const Node *n, int m)
         /* the padding guard of a convolution, in one op */
         if (b->nl == 32)
             return -1;
+        const VOp *g = &b->ops[b->nops - 1];
+        if (g->out == cond && g->run == v_guard && g->ng == 2 && g->sub[0].rel && g->sub[1].rel && g->m == m &&
+            g->glo[0] <= g->ghi[0] && g->glo[1] <= g->ghi[1]) {
+            /* and its comparisons with it, when they vary with the lanes */
+            VOp gv = *g;
+            b->nops--;
+            b->lslot[b->nl++] = n->b->slot;
+            VOp *o = vop(c, b, v_ld_f32_guard, n, m);
+            o->sub = gv.sub;
+            o->glo = gv.glo;
+            o->ghi = gv.ghi;
+            o->ng = 2;
+            if (split_aff(c, b, o, n->b->k, n->b->naff, n->b->aff_var, n->b->aff_coef) || !o->rel)
+                return -1;
+            return o->out;
+        }
         b->lslot[b->nl++] = n->b->slot;
         VOp *o = vop(c, b, v_ld_f32_sel, n, m);
         o->a = cond;
@@ -1454,9 +1484,23 @@ static void fold_f32_inter(const Batch *b, const VRun *R, float *acc)
     FFn op = b->root->f;
     if (op == f_muladd32) {
         const double *e2 = VREG(R, b->e2);
-        for (int64_t t = 0; t < R->n; t += T)
-            for (int64_t s = 0; s < T; s++)
-                acc[s] = acc[s] + (float)(e[t + s] * e2[t + s]);
+        int64_t s = 0;
+        for (; s + 4 <= T; s += 4) {     /* four chains in registers */
+            float a0 = acc[s], a1 = acc[s + 1], a2 = acc[s + 2], a3 = acc[s + 3];
+            for (int64_t t = s; t < R->n; t += T) {
+                a0 = a0 + (float)(e[t] * e2[t]);
+                a1 = a1 + (float)(e[t + 1] * e2[t + 1]);
+                a2 = a2 + (float)(e[t + 2] * e2[t + 2]);
+                a3 = a3 + (float)(e[t + 3] * e2[t + 3]);
+            }
+            acc[s] = a0;
+            acc[s + 1] = a1;
+            acc[s + 2] = a2;
+            acc[s + 3] = a3;
+        }
+        for (int64_t t = 0; s < T && t < R->n; t += T)
+            for (int64_t q = s; q < T; q++)
+                acc[q] = acc[q] + (float)(e[t + q] * e2[t + q]);
         return;
     }
     for (int64_t s = 0; s < T; s++) {
