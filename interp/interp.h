@@ -1,6 +1,7 @@
 /* The interpreter: runs a module's Relax main on tensors, and PrimFuncs on
  * buffers. PrimFuncs are compiled once per run into a tree of typed closures
- * (interp/tir.c); Relax bindings are executed in order (interp/relax.c).
+ * (interp/tir.c), whose innermost loop bands also run as batches of vector
+ * operations; Relax bindings are executed in order (interp/relax.c).
  * Every runtime error (an out-of-bounds access, a division by zero, a shape
  * that does not match) is reported with the source location; none crashes. */
 #ifndef LOPT_INTERP_H

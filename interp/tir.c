@@ -4,7 +4,7 @@
  * float32 arithmetic gives float32 results); a statement node runs. Buffer
  * accesses check every index against the buffer's extent; a runtime error
  * leaves through longjmp with a message naming the buffer, the indices and
- * the line. */
+ * the line. Bands of innermost loops also run as batches (see "batches"). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1863,8 +1863,9 @@ static const Batch *batch_compile(Compiled *c, const SNode *s)
      * only the element it writes, a different one at every lane of the loop */
     for (int i = 0; i < b->nops; i++) {
         const VOp *o = &b->ops[i];
-        const Node *ld = o->run == v_ld_f32_sel ? o->n->b : o->n;
-        if ((o->run == v_ld_aff || o->run == v_ld_checked || o->run == v_ld_f32_sel) && ld->slot == x->slot &&
+        int sel = o->run == v_ld_f32_sel || o->run == v_ld_f32_guard;
+        const Node *ld = sel ? o->n->b : o->n;
+        if ((o->run == v_ld_aff || o->run == v_ld_checked || sel) && ld->slot == x->slot &&
             (root || o->run != v_ld_aff || !b->proven || !same_aff(ld, x->idx[0]) || b->T != b->ext[0] ||
              !injective(c, b, b->addr.rel)))
             return NULL;
