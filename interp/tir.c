@@ -614,18 +614,25 @@ static void s_nop(const SNode *s, Frame *fr)
  * closure node for every iteration of the band (a lane) at once, so a node
  * costs one indirect call per band instead of one per iteration. An op
  * computes exactly what its closure node computes, lane by lane, with the
- * same rounding. Lanes are the band's iterations in loop order; an affine
- * index is an offset computed from the outer loops once per band plus a
- * per-lane offset computed once at compile time.
+ * same rounding. Lanes are the band's iterations (the outermost loop is
+ * cut into tiles of at most BATCH_MAX lanes); an affine index is an offset
+ * computed from the outer loops once per tile plus a per-lane offset
+ * computed once at compile time.
  *
- * A batch never writes before it knows it will finish: every op that can
+ * A tile never writes before it knows it will finish: every op that can
  * fail (a load whose bounds were not proven, a division, T.assume) reports
- * failure instead, and the band then runs again on the closures, which
- * give the error with its location exactly as before. Loads under a
- * condition (T.if_then_else, and/or) read only the lanes where it holds.
+ * failure instead, and the closures then run the loop from that tile on,
+ * giving the error with its location exactly as before; so do they when
+ * the step budget would run out inside the tile. Loads under a condition
+ * (T.if_then_else, and/or) read only the lanes where it holds. A value
+ * may read the stored buffer only at the element it writes.
+ *
  * A store whose address does not depend on the band is a reduction: its
  * value, C[...] + e (or T.max, T.min), is folded over the lanes in order,
- * in a register for float32, so every rounding happens as before. */
+ * in a register for float32, so every rounding happens as before. When the
+ * address moves with the outermost loop only (C[i, j] over j, k), a tile
+ * holds T reductions, folded interleaved, each in its own order. The state
+ * of a run (registers, accumulators) lives in its Frame. */
 
 enum { BATCH_MAX = 4096, BATCH_MIN = 8, BATCH_LOOPS = 8 };
 
