@@ -45,7 +45,9 @@ void interp_free(Interp *in);
  * is a step, and the run stops with an error at max_steps. The default is
  * about six times what the largest example needs (texture_conv_nchw4c.tir,
  * 1.6e8 steps; the models in examples/models/ need under 1e6), about 40 s
- * of the plain build. Relax calls nest at most INTERP_MAX_RELAX_DEPTH deep. */
+ * of the plain build one iteration at a time, a few seconds in batches
+ * (a batch adds its steps at once, and leaves a tile that would pass the
+ * budget to the closures, which stop at the exact step). Relax calls nest at most INTERP_MAX_RELAX_DEPTH deep. */
 enum { INTERP_MAX_RELAX_DEPTH = 100 };
 #define INTERP_DEFAULT_MAX_STEPS ((int64_t)1000000000)
 void interp_set_max_steps(Interp *in, int64_t max_steps);
