@@ -51,6 +51,7 @@ typedef struct Options {
     int run;                  /* --run: execute main instead of printing */
     int verify_exec;          /* --verify-exec[=ulp:N] */
     int no_exec_cache;        /* --no-exec-cache: every run of main executes every call */
+    int no_batch;             /* --no-batch: every loop one iteration at a time */
     int64_t ulp;
     uint64_t seed;
     int seed_given, steps_given;
@@ -118,6 +119,8 @@ static void help(FILE *out)
           "  --output-dir DIR    with --run, also write each output as DIR/NAME.npy\n"
           "  --max-steps N       with --run or --verify-exec: stop a run of main with an\n"
           "                      error after N loop iterations (default 1000000000)\n"
+          "  --no-batch          with --run or --verify-exec: run every loop one iteration\n"
+          "                      at a time, not in batches (the same results, slower)\n"
           "  --verify-exec[=ulp:N]  run main on seeded inputs before the pipeline and after\n"
           "                      every pass; stop at the first pass that changes an output\n"
           "                      (bit-exact, or within N units in the last place)\n"
@@ -241,6 +244,8 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
         }
     } else if (strcmp(a, "--run") == 0) {
         o->run = 1;
+    } else if (strcmp(a, "--no-batch") == 0) {
+        o->no_batch = 1;
     } else if (strcmp(a, "--no-exec-cache") == 0) {
         o->no_exec_cache = 1;
     } else if (strcmp(a, "--verify-exec") == 0) {
@@ -381,6 +386,8 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage(o, "%s", "--run prints outputs, not the module: --emit cannot be combined with it");
     if (!o->run && !o->verify_exec && (o->seed_given || o->ninputs || o->nshapes || o->steps_given))
         return usage(o, "%s", "--seed, --input, --shape NAME=... and --max-steps go with --run or --verify-exec");
+    if (o->no_batch && !o->run && !o->verify_exec)
+        return usage(o, "%s", "--no-batch goes with --run or --verify-exec");
     if (o->run && o->output)
         return usage(o, "%s", "--run prints outputs, not the module: -o cannot be combined with it");
     if (!o->input)
@@ -713,6 +720,7 @@ static int run_main(Exec *x, Module *m, Value **out)
         return -1;
     Interp *in = interp_new(m);
     interp_set_max_steps(in, x->o->max_steps);
+    interp_set_batches(in, !x->o->no_batch);
     interp_set_memo(in, x->memo);
     InterpError err = { { 0, 0 }, "" };
     int r = interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);

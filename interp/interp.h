@@ -51,6 +51,9 @@ void interp_free(Interp *in);
 enum { INTERP_MAX_RELAX_DEPTH = 100 };
 #define INTERP_DEFAULT_MAX_STEPS ((int64_t)1000000000)
 void interp_set_max_steps(Interp *in, int64_t max_steps);
+/* Whether loop bands run as batches (the default) or every loop one
+ * iteration at a time (--no-batch), with the same results. */
+void interp_set_batches(Interp *in, int on);
 
 /* Runs of PrimFuncs replay what the cache (interp/memo.h) knows and record
  * what it does not; the cache outlives the interpreter (NULL: none). */

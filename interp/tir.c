@@ -121,6 +121,7 @@ typedef struct Compiled {
     /* facts a T.if_then_else condition gives its then-branch: lo <= sum <= hi */
     struct Fact { Aff a; int64_t lo, hi; } facts[16];
     int nfacts;
+    int batches;           /* loop bands also compile into batches */
 } Compiled;
 
 /* ---- runtime errors ---- */
@@ -2756,7 +2757,7 @@ static const SNode *stmt(Compiled *c, const Stmt *st)
         }
         if (!(s->body = stmt(c, st->u.loop.body)))
             return NULL;
-        if ((s->batch = batch_compile(c, s)))
+        if (c->batches && (s->batch = batch_compile(c, s)))
             s->run = s_for_batch;
         return s;
     case S_BLOCK:
@@ -2842,12 +2843,13 @@ static void declare_matches(Compiled *c, const Stmt *st)
     }
 }
 
-static Compiled *compile(Func *f, InterpError *err)
+static Compiled *compile(Func *f, int batches, InterpError *err)
 {
     Compiled *c = calloc(1, sizeof *c);
     if (!c)
         abort();
     c->fn = f;
+    c->batches = batches;
     c->err = err;
     c->param_buf = arena_array(&c->arena, (size_t)f->npparams + 1, sizeof *c->param_buf);
     for (int i = 0; i < f->npparams; i++) {
@@ -2908,6 +2910,7 @@ struct Interp {
     OpTable legal;         /* the calls they serve */
     int64_t steps, max_steps;
     Memo *memo;            /* --verify-exec's call cache, or NULL */
+    int no_batches;        /* --no-batch */
 };
 
 Func *interp_legalized(Interp *in, const Expr *call, const TensorType *args, int nargs, OpError *err)
@@ -2952,6 +2955,11 @@ void interp_set_max_steps(Interp *in, int64_t max_steps)
     in->max_steps = max_steps;
 }
 
+void interp_set_batches(Interp *in, int on)
+{
+    in->no_batches = !on;
+}
+
 int64_t interp_steps(const Interp *in)
 {
     return in->steps;
@@ -2977,7 +2985,7 @@ static Compiled *compiled(Interp *in, Func *f, InterpError *err)
     for (int i = 0; i < in->ncache; i++)
         if (in->cache[i].fn == f)
             return in->cache[i].c;
-    Compiled *c = compile(f, err);
+    Compiled *c = compile(f, !in->no_batches, err);
     if (!c)
         return NULL;
     if (in->ncache == in->capcache) {
