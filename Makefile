@@ -94,6 +94,7 @@ check: build/lopt-check build/unit build/unit-indexmap build/unit-plan
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/fixed_point.sh
 	sh man/ops-table.sh build/lopt-check --check
+	LOPT=$(CURDIR)/build/lopt-check sh testsuite/batch_diff.sh 300
 	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then $(PYTHON) testsuite/numpy_check.py build/lopt-check; \
 	else echo "numpy_check: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
 	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then $(PYTHON) testsuite/ops_diff.py build/lopt-check --seed 1 --cases 3000; \

@@ -52,6 +52,7 @@ typedef struct Options {
     int run;                  /* --run: execute main instead of printing */
     int verify_exec;          /* --verify-exec[=ulp:N] */
     int no_exec_cache;        /* --no-exec-cache: every run of main executes every call */
+    int no_batch;             /* --no-batch: every loop one iteration at a time */
     int64_t ulp;
     uint64_t seed;
     int seed_given, steps_given, jobs_given;
@@ -138,6 +139,8 @@ static void help(FILE *out)
           "  -j N, --jobs=N      with --run or --verify-exec: run the iterations of loops\n"
           "                      proven independent on N threads (default: the machine's\n"
           "                      cores); the outputs are those of running them in order\n"
+          "  --no-batch          with --run or --verify-exec: run every loop one iteration\n"
+          "                      at a time, not in batches (the same results, slower)\n"
           "  --verify-exec[=ulp:N]  run main on seeded inputs before the pipeline and after\n"
           "                      every pass; stop at the first pass that changes an output\n"
           "                      (bit-exact, or within N units in the last place)\n"
@@ -282,6 +285,8 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
         }
     } else if (strcmp(a, "--run") == 0) {
         o->run = 1;
+    } else if (strcmp(a, "--no-batch") == 0) {
+        o->no_batch = 1;
     } else if (strcmp(a, "--no-exec-cache") == 0) {
         o->no_exec_cache = 1;
     } else if (strcmp(a, "--verify-exec") == 0) {
@@ -433,6 +438,8 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage(o, "%s", "--run prints outputs, not the module: --emit cannot be combined with it");
     if (!o->run && !o->verify_exec && (o->seed_given || o->ninputs || o->nshapes || o->steps_given || o->jobs_given))
         return usage(o, "%s", "--seed, --input, --shape NAME=..., --max-steps and -j go with --run or --verify-exec");
+    if (o->no_batch && !o->run && !o->verify_exec)
+        return usage(o, "%s", "--no-batch goes with --run or --verify-exec");
     if (o->run && o->output)
         return usage(o, "%s", "--run prints outputs, not the module: -o cannot be combined with it");
     if (!o->input)
@@ -782,6 +789,7 @@ static int run_main(Exec *x, Module *m, Value **out)
     Interp *in = interp_new(m);
     interp_set_max_steps(in, x->o->max_steps);
     interp_set_threads(in, x->o->jobs);
+    interp_set_batches(in, !x->o->no_batch);
     interp_set_memo(in, x->memo);
     InterpError err = { { 0, 0 }, "" };
     int r = interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);

@@ -1,6 +1,7 @@
 /* The interpreter: runs a module's Relax main on tensors, and PrimFuncs on
  * buffers. PrimFuncs are compiled once per run into a tree of typed closures
- * (interp/tir.c); Relax bindings are executed in order (interp/relax.c).
+ * (interp/tir.c), whose innermost loop bands also run as batches of vector
+ * operations; Relax bindings are executed in order (interp/relax.c).
  * Every runtime error (an out-of-bounds access, a division by zero, a shape
  * that does not match) is reported with the source location; none crashes. */
 #ifndef LOPT_INTERP_H
@@ -49,7 +50,9 @@ void interp_free(Interp *in);
  * is a step, and the run stops with an error at max_steps. The default is
  * about six times what the largest example needs (texture_conv_nchw4c.tir,
  * 1.6e8 steps; the models in examples/models/ need under 1e6), about 40 s
- * of the plain build. Relax calls nest at most INTERP_MAX_RELAX_DEPTH deep. */
+ * of the plain build one iteration at a time, a few seconds in batches
+ * (a batch adds its steps at once, and leaves a tile that would pass the
+ * budget to the closures, which stop at the exact step). Relax calls nest at most INTERP_MAX_RELAX_DEPTH deep. */
 enum { INTERP_MAX_RELAX_DEPTH = 100 };
 #define INTERP_DEFAULT_MAX_STEPS ((int64_t)1000000000)
 void interp_set_max_steps(Interp *in, int64_t max_steps);
@@ -59,6 +62,9 @@ void interp_set_max_steps(Interp *in, int64_t max_steps);
 void interp_set_threads(Interp *in, int threads);
 /* How many runs of loops the interpreter split over threads. */
 int64_t interp_par_loops(const Interp *in);
+/* Whether loop bands run as batches (the default) or every loop one
+ * iteration at a time (--no-batch), with the same results. */
+void interp_set_batches(Interp *in, int on);
 
 /* Runs of PrimFuncs replay what the cache (interp/memo.h) knows and record
  * what it does not; the cache outlives the interpreter (NULL: none). */
