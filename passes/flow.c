@@ -21,6 +21,7 @@
 #include "../ir/clone.h"
 #include "../ir/indexmap.h"
 #include "../ir/ops.h"
+#include "../printer/print.h"
 #include "flowtir.h"
 #include "graph.h"
 
@@ -46,6 +47,29 @@ typedef struct ItemDem {
     struct ItemDem *next;
 } ItemDem;
 
+/* Flow's answer for one call (flow_tir's, before anything of the module
+ * changes), kept under an exact key: see answer_find. */
+typedef struct FlowAnswer {
+    uint64_t hash;
+    const Expr *call;          /* an operator call: its attributes are the key's */
+    TensorType *args;          /* and its operand types, nargs of them */
+    int nargs;
+    const Func *callee;        /* call_tir's callee */
+    Expr *map;                 /* a copy of the map that flowed */
+    int has_pad;
+    double pad;
+    int failed;
+    char *why;                 /* when it failed */
+    FlowTir r;                 /* r.f and r.map live in the cache's arena */
+    struct FlowAnswer *next;
+} FlowAnswer;
+
+typedef struct FlowCache {
+    Arena a;
+    FlowAnswer **slots;        /* chains by hash */
+    size_t cap, n;
+} FlowCache;
+
 typedef struct Sweep {
     Module *m;
     Func *fn;
@@ -68,6 +92,7 @@ typedef struct Sweep {
     int moved;
     Arena scratch;        /* the index-map algebra's working memory, reused call after call */
     Arena stage;          /* legalized operators and flowed copies until they are kept */
+    FlowCache cache;      /* flow_call's answers, for the calls of this sweep */
     const PtrMap *plan;   /* realizing a plan: the calls to move through, and no others */
 } Sweep;
 
@@ -665,6 +690,81 @@ static Expr *split_stacked(Sweep *S, const Expr *e, Expr *x_t, const Expr *map, 
     return c;
 }
 
+/* What a call computes with, before anything is built: call_tir's callee,
+ * or an operator on operands of static types (legalized by callee_build).
+ * items/n: its tensor operands; nout: its results (tuple: the call returns
+ * a tuple). */
+typedef struct Callee {
+    Func *f;              /* call_tir's callee, or the legalized operator once built */
+    const OpInfo *op;     /* an operator call */
+    TensorType args[OP_MAX_ARGS];
+    Expr *const *items;
+    int n, nout;
+} Callee;
+
+/* Fills c for the call e, or returns -1 with why filled when flow cannot
+ * look inside. */
+static int callee_find(const Expr *e, int tuple, Callee *c, char *why, size_t cap)
+{
+    Func *f = call_tir_callee(e);
+    const OpInfo *op = NULL;
+    c->f = NULL;
+    c->op = NULL;
+    if (f) {
+        const Expr *si = call_kwarg(e, "out_sinfo");
+        if (!si || si->kind != (tuple ? E_LIST : E_SINFO) || e->u.call.args[1]->kind != E_TUPLE)
+            return snprintf(why, cap, "the call of %s does not return %s", f->name->str,
+                            tuple ? "a tuple of tensors" : "one tensor"), -1;
+        if (func_is_frozen(f))
+            return snprintf(why, cap, "%s is frozen", f->name->str), -1;
+        c->items = e->u.call.args[1]->u.list.items;
+        c->n = e->u.call.args[1]->u.list.n;
+        c->nout = tuple ? si->u.list.n : 1;
+        if (f->npparams != c->n + c->nout)
+            return snprintf(why, cap, "%s takes %d parameters, not %d and %d result%s", f->name->str, f->npparams,
+                            c->n, c->nout, c->nout == 1 ? "" : "s"), -1;
+        c->f = f;
+        return 0;
+    }
+    if (e->kind == E_CALL && !e->u.call.callee && (op = op_find(e->u.call.op->str)) && !op->tuple_arg &&
+        op->tuple_out == tuple) {
+        TensorType outs[OP_MAX_ARGS];
+        OpError err;
+        if (op->category == LAYOUT_HEAVY)
+            return snprintf(why, cap, "%s is heavily layout sensitive: its layouts are attributes, chosen by "
+                            "convert-layout", op->name), -1;
+        int n = op->ntensors;
+        for (int k = 0; k < n; k++)
+            if (k >= e->u.call.nargs || value_type(e->u.call.args[k], &c->args[k]))
+                return snprintf(why, cap, "the operands of %s have no static shape", op->name), -1;
+        if (op_infer(e, c->args, n, outs, &c->nout, &err))
+            return snprintf(why, cap, "%s", err.msg), -1;
+        c->op = op;
+        c->items = e->u.call.args;
+        c->n = n;
+        return 0;
+    }
+    const char *what = e->kind == E_CALL ? e->u.call.op->str : "this value";
+    return snprintf(why, cap, "%s is opaque to flow", what), -1;
+}
+
+/* The name of the function c computes with (a legalized operator is named
+ * after the operator). */
+static const char *callee_name(const Callee *c)
+{
+    return c->op ? strrchr(c->op->name, '.') + 1 : c->f->name->str;
+}
+
+/* c's function: an operator is legalized in m's arena. NULL with why
+ * filled when it cannot be. */
+static Func *callee_build(Module *m, const Expr *e, Callee *c, char *why, size_t cap)
+{
+    OpError err;
+    if (c->op && !c->f && !(c->f = op_legalize(m, e, c->args, c->n, intern_cstr(&m->names, callee_name(c)), &err)))
+        snprintf(why, cap, "%s", err.msg);
+    return c->f;
+}
+
 /* The PrimFunc a call computes with: call_tir's callee, or the legalized
  * operator. items/n: its tensor operands; nout: its results (tuple: the
  * call returns a tuple). A legalized operator is built in m's arena. NULL
@@ -672,45 +772,296 @@ static Expr *split_stacked(Sweep *S, const Expr *e, Expr *x_t, const Expr *map, 
 static Func *callee_of(Module *m, const Expr *e, int tuple, const OpInfo **opp, Expr *const **itemsp, int *np,
                        int *noutp, char *why, size_t cap)
 {
-    Func *f = call_tir_callee(e);
-    const OpInfo *op = NULL;
+    Callee c;
     *opp = NULL;
-    if (f) {
-        const Expr *si = call_kwarg(e, "out_sinfo");
-        if (!si || si->kind != (tuple ? E_LIST : E_SINFO) || e->u.call.args[1]->kind != E_TUPLE)
-            return snprintf(why, cap, "the call of %s does not return %s", f->name->str,
-                            tuple ? "a tuple of tensors" : "one tensor"), NULL;
-        if (func_is_frozen(f))
-            return snprintf(why, cap, "%s is frozen", f->name->str), NULL;
-        *itemsp = e->u.call.args[1]->u.list.items;
-        *np = e->u.call.args[1]->u.list.n;
-        *noutp = tuple ? si->u.list.n : 1;
-        if (f->npparams != *np + *noutp)
-            return snprintf(why, cap, "%s takes %d parameters, not %d and %d result%s", f->name->str, f->npparams,
-                            *np, *noutp, *noutp == 1 ? "" : "s"), NULL;
-        return f;
+    if (callee_find(e, tuple, &c, why, cap) || !callee_build(m, e, &c, why, cap))
+        return NULL;
+    *opp = c.op;
+    *itemsp = c.items;
+    *np = c.n;
+    *noutp = c.nout;
+    return c.f;
+}
+
+/* ---- flow's answers, kept per call ----
+ *
+ * Calls repeat across a model (a chain of elementwise calls, the blocks of
+ * a ResNet), and so do the maps that flow through them, so flow_call keeps
+ * flow_tir's answer for each call it looks into. The key is exactly what
+ * the answer is computed from: the operator, its attributes and operand
+ * types (op_call_same: what legalize already shares a PrimFunc on), or
+ * call_tir's callee; the map as written (parameter names and dtypes, every
+ * node and its location: the operands' maps are written from it, not from
+ * its normal form); the pad value bit for bit. The flowed copy carries the
+ * location of the call it was made for, so a call that takes the copy into
+ * the module (not keeping its form) builds its own. LOPT_FLOW_CACHE=off in
+ * the environment keeps nothing; =check recomputes each answer found and
+ * stops with an internal error when the two differ (make check runs so). */
+enum { ANSWERS_MAX_BYTES = 64 << 20 };   /* the cache stops growing there */
+
+static int cache_mode(void)
+{
+    static int mode = -1;   /* 0 off, 1 on, 2 check */
+    if (mode < 0) {
+        const char *v = getenv("LOPT_FLOW_CACHE");
+        mode = v && strcmp(v, "off") == 0 ? 0 : v && strcmp(v, "check") == 0 ? 2 : 1;
     }
-    if (e->kind == E_CALL && !e->u.call.callee && (op = op_find(e->u.call.op->str)) && !op->tuple_arg &&
-        op->tuple_out == tuple) {
-        TensorType args[OP_MAX_ARGS], outs[OP_MAX_ARGS];
-        OpError err;
-        if (op->category == LAYOUT_HEAVY)
-            return snprintf(why, cap, "%s is heavily layout sensitive: its layouts are attributes, chosen by "
-                            "convert-layout", op->name), NULL;
-        int n = op->ntensors;
-        for (int k = 0; k < n; k++)
-            if (k >= e->u.call.nargs || value_type(e->u.call.args[k], &args[k]))
-                return snprintf(why, cap, "the operands of %s have no static shape", op->name), NULL;
-        if (op_infer(e, args, n, outs, noutp, &err) ||
-            !(f = op_legalize(m, e, args, n, intern_cstr(&m->names, strrchr(op->name, '.') + 1), &err)))
-            return snprintf(why, cap, "%s", err.msg), NULL;
-        *opp = op;
-        *itemsp = e->u.call.args;
-        *np = n;
-        return f;
+    return mode;
+}
+
+static uint64_t key_mix(uint64_t h, uint64_t v)
+{
+    return (h ^ v) * 0x100000001b3ull + (v >> 29);
+}
+
+static uint64_t loc_key(Loc l)
+{
+    return (uint64_t)(uint32_t)l.line << 32 | (uint32_t)l.col;
+}
+
+static int param_of(const Expr *map, const Var *v)
+{
+    for (int p = 0; p < map->u.map.nparams; p++)
+        if (map->u.map.params[p] == v)
+            return p;
+    return -1;
+}
+
+/* The hash of an output of map as written; -1 for a node the key does not
+ * know (the answer is then not kept). */
+static int written_hash(const Expr *e, const Expr *map, uint64_t *h)
+{
+    *h = key_mix(key_mix(*h, (uint64_t)e->kind), loc_key(e->loc));
+    switch (e->kind) {
+    case E_VAR: {
+        int p = param_of(map, e->u.var);
+        *h = key_mix(*h, p >= 0 ? (uint64_t)p : (uint64_t)(uintptr_t)e->u.var);
+        return 0;
     }
-    const char *what = e->kind == E_CALL ? e->u.call.op->str : "this value";
-    return snprintf(why, cap, "%s is opaque to flow", what), NULL;
+    case E_INT:
+        *h = key_mix(key_mix(*h, (uint64_t)e->u.i.v), (uint64_t)e->u.i.dtype);
+        return 0;
+    case E_BIN:
+        *h = key_mix(*h, (uint64_t)e->u.bin.op);
+        return written_hash(e->u.bin.a, map, h) || written_hash(e->u.bin.b, map, h) ? -1 : 0;
+    case E_UNARY:
+        *h = key_mix(*h, (uint64_t)e->u.un.op);
+        return written_hash(e->u.un.a, map, h);
+    case E_CAST:
+        *h = key_mix(*h, (uint64_t)e->u.cast.dtype);
+        return written_hash(e->u.cast.a, map, h);
+    default:
+        return -1;
+    }
+}
+
+static int same_loc(Loc a, Loc b)
+{
+    return a.line == b.line && a.col == b.col;
+}
+
+/* Whether outputs a (of map ma) and b (of mb) are written alike, node for
+ * node, locations included, parameters by position. */
+static int written_equal(const Expr *a, const Expr *ma, const Expr *b, const Expr *mb)
+{
+    if (a->kind != b->kind || !same_loc(a->loc, b->loc))
+        return 0;
+    switch (a->kind) {
+    case E_VAR: {
+        int p = param_of(ma, a->u.var);
+        return p >= 0 ? p == param_of(mb, b->u.var) : a->u.var == b->u.var;
+    }
+    case E_INT:
+        return a->u.i.v == b->u.i.v && a->u.i.dtype == b->u.i.dtype;
+    case E_BIN:
+        return a->u.bin.op == b->u.bin.op && written_equal(a->u.bin.a, ma, b->u.bin.a, mb) &&
+               written_equal(a->u.bin.b, ma, b->u.bin.b, mb);
+    case E_UNARY:
+        return a->u.un.op == b->u.un.op && written_equal(a->u.un.a, ma, b->u.un.a, mb);
+    case E_CAST:
+        return a->u.cast.dtype == b->u.cast.dtype && written_equal(a->u.cast.a, ma, b->u.cast.a, mb);
+    default:
+        return 0;
+    }
+}
+
+static int same_var_written(const Var *a, const Var *b)
+{
+    return a->name->len == b->name->len && memcmp(a->name->str, b->name->str, a->name->len) == 0 &&
+           a->kind == b->kind && a->dtype == b->dtype && same_loc(a->loc, b->loc);
+}
+
+/* Whether two index maps are written alike (see written_equal). */
+static int map_written_equal(const Expr *a, const Expr *b)
+{
+    if (!a || !b || a->kind != E_INDEXMAP || b->kind != E_INDEXMAP)
+        return a == b;
+    if (!same_loc(a->loc, b->loc) || a->u.map.nparams != b->u.map.nparams || a->u.map.nout != b->u.map.nout)
+        return 0;
+    for (int p = 0; p < a->u.map.nparams; p++)
+        if (!same_var_written(a->u.map.params[p], b->u.map.params[p]))
+            return 0;
+    for (int q = 0; q < a->u.map.nout; q++)
+        if (!written_equal(a->u.map.out[q], a, b->u.map.out[q], b))
+            return 0;
+    return 1;
+}
+
+/* The key's hash for the call e (c: its callee) and the map; -1 when the
+ * answer is not to be kept. */
+static int answer_hash(const Expr *e, const Callee *c, const Expr *map, int has_pad, double pad, uint64_t *h)
+{
+    if (!cache_mode() || map->kind != E_INDEXMAP)
+        return -1;
+    *h = c->op ? op_call_hash(e, c->args, c->n) : (uint64_t)(uintptr_t)c->f * 0x9E3779B97F4A7C15ull;
+    *h = key_mix(key_mix(*h, (uint64_t)map->u.map.nparams), loc_key(map->loc));
+    for (int p = 0; p < map->u.map.nparams; p++)
+        *h = key_mix(*h, map->u.map.params[p]->name->hash);
+    for (int q = 0; q < map->u.map.nout; q++)
+        if (written_hash(map->u.map.out[q], map, h))
+            return -1;
+    uint64_t bits = 0;
+    if (has_pad)
+        memcpy(&bits, &pad, sizeof bits);
+    *h = key_mix(key_mix(*h, (uint64_t)has_pad), bits);
+    return 0;
+}
+
+static FlowAnswer *answer_find(const FlowCache *C, uint64_t h, const Expr *e, const Callee *c, const Expr *map,
+                               int has_pad, double pad)
+{
+    for (FlowAnswer *x = C->cap ? C->slots[h & (C->cap - 1)] : NULL; x; x = x->next) {
+        if (x->hash != h || x->has_pad != has_pad || (has_pad && memcmp(&x->pad, &pad, sizeof pad)))
+            continue;
+        if (c->op ? !x->call || x->nargs != c->n || !op_call_same(x->call, x->args, e, c->args, c->n)
+                  : x->call || x->callee != c->f)
+            continue;
+        if (map_written_equal(x->map, map))
+            return x;
+    }
+    return NULL;
+}
+
+/* Keeps the answer computed (in C's arena) for the call e and the map. */
+static void answer_add(FlowCache *C, uint64_t h, const Expr *e, const Callee *c, const Expr *map, int has_pad,
+                       double pad, int failed, const FlowTir *r, const char *why)
+{
+    if (2 * (C->n + 1) > C->cap) {
+        size_t cap = C->cap ? 2 * C->cap : 64;
+        FlowAnswer **slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            abort();
+        for (size_t i = 0; i < C->cap; i++)
+            for (FlowAnswer *x = C->slots[i], *next; x; x = next) {
+                next = x->next;
+                x->next = slots[x->hash & (cap - 1)];
+                slots[x->hash & (cap - 1)] = x;
+            }
+        free(C->slots);
+        C->slots = slots;
+        C->cap = cap;
+    }
+    FlowAnswer *x = arena_zalloc(&C->a, sizeof *x);
+    x->hash = h;
+    if (c->op) {
+        x->call = e;
+        x->nargs = c->n;
+        x->args = arena_array(&C->a, (size_t)c->n + 1, sizeof *x->args);
+        memcpy(x->args, c->args, (size_t)c->n * sizeof *x->args);
+    } else {
+        x->callee = c->f;
+    }
+    x->map = clone_expr(&C->a, &(Subst){ 0 }, map);
+    x->has_pad = has_pad;
+    x->pad = pad;
+    x->failed = failed;
+    x->why = failed ? arena_strndup(&C->a, why, strlen(why)) : NULL;
+    if (!failed)
+        x->r = *r;
+    x->next = C->slots[h & (C->cap - 1)];
+    C->slots[h & (C->cap - 1)] = x;
+    C->n++;
+}
+
+static void cache_free(FlowCache *C)
+{
+    free(C->slots);
+    arena_free(&C->a);
+    memset(C, 0, sizeof *C);
+}
+
+static char *func_text(const Func *f, const Sym *name)
+{
+    Func g = *f;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        abort();
+    g.name = (Sym *)name;
+    print_prim_func(out, &g);
+    fclose(out);
+    return text;
+}
+
+/* LOPT_FLOW_CACHE=check: the answer x found for the call e against the one
+ * just computed. */
+static void answer_check(const FlowAnswer *x, const Expr *e, int failed, const FlowTir *r, const char *why)
+{
+    int same = x->failed == failed;
+    if (same && failed)
+        same = strcmp(x->why, why) == 0;
+    const FlowTir *a = &x->r;
+    if (same && !failed) {
+        same = a->nargs == r->nargs && a->has_pad == r->has_pad && a->nout == r->nout &&
+               (!a->has_pad || memcmp(&a->pad, &r->pad, sizeof a->pad) == 0);
+        for (int k = 0; same && k < a->nargs && k < FLOW_MAX_ARGS; k++)
+            same = a->padded[k] == r->padded[k] && map_written_equal(a->map[k], r->map[k]);
+        for (int k = 0; same && k < a->nout; k++)
+            same = a->out[k].ndim == r->out[k].ndim && a->out[k].dtype == r->out[k].dtype &&
+                   memcmp(a->out[k].shape, r->out[k].shape, (size_t)a->out[k].ndim * sizeof(int64_t)) == 0;
+        for (int d = 0; same && d < a->out[0].ndim && d < 16; d++)
+            same = (a->yvars[d] == NULL) == (r->yvars[d] == NULL) &&
+                   (!a->yvars[d] || same_var_written(a->yvars[d], r->yvars[d]));
+        if (same) {
+            char *ta = func_text(a->f, r->f->name), *tb = func_text(r->f, r->f->name);
+            same = strcmp(ta, tb) == 0;
+            free(ta);
+            free(tb);
+        }
+    }
+    if (!same) {
+        fprintf(stderr, "lopt: internal error: LOPT_FLOW_CACHE=check: flow's kept answer for the call at %d:%d "
+                "differs from computing it again\n", e->loc.line, e->loc.col);
+        abort();
+    }
+}
+
+/* Legalizes c's operator (when it is one) and flows maps through its
+ * function, both built in arena a (m's names, a fresh name for the copy).
+ * Returns 0 and fills r, or -1 with why filled. */
+static int flow_compute(Module *m, Arena *a, Arena *scratch, const Expr *e, const Callee *c, int nout,
+                        const Expr *const *maps, int has_pad, double pad, FlowTir *r, char *why, size_t cap)
+{
+    Module sm = *m;
+    sm.arena = *a;
+    Callee built = *c;
+    if (c->op)
+        built.f = NULL;
+    Func *f = callee_build(&sm, e, &built, why, cap);
+    /* the names and scope stamps are m's, in one place at a time */
+    m->names = sm.names;
+    m->stamp = sm.stamp;
+    Sym *fname = f ? fresh_func(m, f->name->str) : NULL;
+    sm.names = m->names;
+    sm.stamp = m->stamp;
+    int failed = !f || flow_tir(&sm, scratch, f, nout, maps, has_pad, pad, fname, r);
+    *a = sm.arena;
+    m->names = sm.names;
+    m->stamp = sm.stamp;
+    if (failed && f)
+        snprintf(why, cap, "%s", r->why);
+    return failed ? -1 : 0;
 }
 
 /* The operands' rewrites a flowed function demands: args[k] is the operand
@@ -765,32 +1116,42 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     int has_pad = const_number(pad, &padv) == 1;
     if (is_call_to(e, "R.concat"))
         return flow_concat(S, bd, y, map, pad, loc, why, cap);
-    const OpInfo *op = NULL;
-    Expr *const *items = NULL;
-    int n = 0, nout;
+    Callee ce;
+    if (callee_find(e, 0, &ce, why, cap))
+        return -1;
+    const OpInfo *op = ce.op;
+    Expr *const *items = ce.items;
+    int n = ce.n;
     /* The legalized operator and its flowed copy are built in the staging
-     * arena (a module that shares m's names): when the operator keeps its
-     * form, or the flow fails, they are simply dropped; a call_tir of the
-     * copy takes a copy of it into m. */
+     * arena (a module that shares m's names), or in the cache's when the
+     * answer is kept: when the operator keeps its form, or the flow fails,
+     * they are simply dropped; a call_tir of the copy takes a copy of it
+     * into m. */
     ArenaMark smark = arena_mark(&S->stage);
-    Module sm = *m;
-    sm.arena = S->stage;
-    FlowTir r;
+    FlowTir r, fresh;
     const Expr *maps[1] = { map };
-    Func *f = callee_of(&sm, e, 0, &op, &items, &n, &nout, why, cap);
-    /* the names and scope stamps are m's, in one place at a time */
-    m->names = sm.names;
-    m->stamp = sm.stamp;
-    Sym *fname = f ? fresh_func(m, f->name->str) : NULL;
-    sm.names = m->names;
-    sm.stamp = m->stamp;
-    int failed = !f || flow_tir(&sm, &S->scratch, f, 1, maps, has_pad, padv, fname, &r);
-    S->stage = sm.arena;
-    m->names = sm.names;
-    m->stamp = sm.stamp;
+    uint64_t h = 0;
+    int keyed = answer_hash(e, &ce, map, has_pad, padv, &h) == 0;
+    FlowAnswer *hit = keyed ? answer_find(&S->cache, h, e, &ce, map, has_pad, padv) : NULL;
+    int failed = 0, computed = !hit || cache_mode() == 2;
+    if (computed) {
+        int store = keyed && !hit && S->cache.a.used < ANSWERS_MAX_BYTES;
+        failed = flow_compute(m, store ? &S->cache.a : &S->stage, &S->scratch, e, &ce, 1, maps, has_pad, padv, &fresh,
+                              why, cap);
+        if (hit)
+            answer_check(hit, e, failed, &fresh, why);
+        else if (store)
+            answer_add(&S->cache, h, e, &ce, map, has_pad, padv, failed, &fresh, why);
+        r = fresh;
+    }
+    if (hit) {
+        failed = hit->failed;
+        if (failed)
+            snprintf(why, cap, "%s", hit->why);
+        else
+            r = hit->r;
+    }
     if (failed) {
-        if (f)
-            snprintf(why, cap, "%s", r.why);
         arena_release(&S->stage, smark);
         return -1;
     }
@@ -839,7 +1200,14 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         memcpy(c->u.call.args, args, (size_t)n * sizeof(Expr *));
         bd->value = c;
     } else {
-        Func *g = clone_prim(&m->arena, r.f, r.f->name);
+        /* the copy goes into m: one made for another call carries that
+         * call's location, so this call's is built */
+        if (!computed && flow_compute(m, &S->stage, &S->scratch, e, &ce, 1, maps, has_pad, padv, &fresh, why, cap)) {
+            fprintf(stderr, "lopt: internal error: flow's kept answer for the call at %d:%d fails when computed "
+                    "again\n", e->loc.line, e->loc.col);
+            abort();
+        }
+        Func *g = clone_prim(&m->arena, fresh.f, fresh.f->name);
         module_add_func(m, g);
         Expr *si = expr_new(&m->arena, E_SINFO, e->loc);
         si->u.sinfo = tensor_sinfo_new(&m->arena, r.out[0].dtype, r.out[0].ndim, r.out[0].shape, e->loc);
@@ -1664,6 +2032,7 @@ static void sweep_free(Sweep *S)
     free(S->dead);
     arena_free(&S->scratch);
     arena_free(&S->stage);
+    cache_free(&S->cache);
 }
 
 /* One round over fn: fold's cancelling part, sinking, the backward sweep.
