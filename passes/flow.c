@@ -80,6 +80,7 @@ typedef struct Sweep {
     PtrMap names;
     RBlock *rb;           /* the block being swept */
     int *memo;            /* per binding index: left_behind's answer in guess memo_gen */
+    struct Producer *prod;   /* per binding index: what left_behind reads of its value */
     int *memo_gen, gen;
     PtrMap inputs;        /* left_behind: the graph inputs one guess has counted */
     PtrMap sunk;          /* the rewrites y_t that sinking made */
@@ -1482,6 +1483,37 @@ static int input_left(Sweep *S, const Expr *x)
     return 1;
 }
 
+/* What left_behind reads of a binding's value. The sweep changes a binding
+ * only when it visits it, and left_behind looks only at bindings before the
+ * one visited, so this is read once per block (producers_read), not once
+ * per binding of every guess. */
+enum { PROD_FREE, PROD_ITEM, PROD_STOP, PROD_CALL };
+
+typedef struct Producer {
+    int kind;             /* free: a constant, a rewrite, computed from constants; an item of a tuple;
+                           * a call flow stops at; a call it looks through */
+    int n;
+    Expr *const *items;   /* PROD_CALL: the operands */
+} Producer;
+
+static Producer producer_of(const Sweep *S, const Expr *e)
+{
+    Producer p = { PROD_STOP, 0, NULL };
+    if (e->kind == E_CONST || is_layout_transform(e) || from_constants(S, e))
+        p.kind = PROD_FREE;
+    else if (e->kind == E_GETITEM && e->u.get.tuple->kind == E_VAR)
+        p.kind = PROD_ITEM;
+    else if ((p.n = operands_of(e, &p.items)) > 0)
+        p.kind = PROD_CALL;
+    return p;
+}
+
+static void producers_read(Sweep *S, const RBlock *rb)
+{
+    for (int i = 0; i < rb->nbinds; i++)
+        S->prod[i] = producer_of(S, rb->binds[i]->value);
+}
+
 static int left_behind(Sweep *S, const Expr *x, int occ, int depth, int *memo)
 {
     if (x->kind == E_CONST)
@@ -1492,19 +1524,27 @@ static int left_behind(Sweep *S, const Expr *x, int occ, int depth, int *memo)
     if (S->memo_gen[d - 1] == S->gen)
         return memo[d - 1];
     const Expr *e = S->rb->binds[d - 1]->value;
-    Expr *const *items = NULL;
-    int n, cost = 0;
-    if (e->kind == E_CONST || is_layout_transform(e) || from_constants(S, e))
+    const Producer *p = &S->prod[d - 1];
+    int cost = 0;
+    if (cache_mode() == 2) {
+        Producer q = producer_of(S, e);
+        if (q.kind != p->kind || q.n != p->n || q.items != p->items) {
+            fprintf(stderr, "lopt: internal error: LOPT_FLOW_CACHE=check: the producer of %s changed during the "
+                    "sweep\n", x->u.var->name->str);
+            abort();
+        }
+    }
+    if (p->kind == PROD_FREE)
         cost = 0;
     else if (ptrmap_get(&S->uses, x->u.var, 0) > occ || depth > 64)
         cost = 1;   /* the other consumers may want the same rewrite */
-    else if (e->kind == E_GETITEM && e->u.get.tuple->kind == E_VAR &&
-             ptrmap_get(&S->uses, e->u.get.tuple->u.var, 0) == 1 && ptrmap_get(&S->def, e->u.get.tuple->u.var, 0))
+    else if (p->kind == PROD_ITEM && ptrmap_get(&S->uses, e->u.get.tuple->u.var, 0) == 1 &&
+             ptrmap_get(&S->def, e->u.get.tuple->u.var, 0))
         cost = left_behind(S, e->u.get.tuple, 1, depth + 1, memo);
-    else if ((n = operands_of(e, &items)) == 0)
+    else if (p->kind != PROD_CALL)
         cost = HARD;   /* it stops here for good */
     else
-        cost = operands_left(S, items, n, depth + 1, memo);
+        cost = operands_left(S, p->items, p->n, depth + 1, memo);
     if (cost > 1 << 28)
         cost = 1 << 28;
     memo[d - 1] = cost;
@@ -1685,8 +1725,10 @@ static void sweep_block(Sweep *S, RBlock *rb)
     S->gen = 1;
     S->dem = calloc((size_t)rb->nbinds + 1, sizeof *S->dem);
     S->items = calloc((size_t)rb->nbinds + 1, sizeof *S->items);
-    if (!S->dem || !S->items || !S->memo || !S->memo_gen)
+    S->prod = malloc(((size_t)rb->nbinds + 1) * sizeof *S->prod);
+    if (!S->dem || !S->items || !S->memo || !S->memo_gen || !S->prod)
         abort();
+    producers_read(S, rb);
     S->nout = 0;
     for (int i = rb->nbinds - 1; i >= 0; i--)
         visit(S, rb->binds[i], i);
@@ -1704,6 +1746,8 @@ static void sweep_block(Sweep *S, RBlock *rb)
     free(S->items);
     free(S->memo);
     free(S->memo_gen);
+    free(S->prod);
+    S->prod = NULL;
     S->memo = NULL;
     S->memo_gen = NULL;
     S->dem = NULL;
