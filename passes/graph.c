@@ -55,6 +55,17 @@ void ptrmap_put(PtrMap *m, const void *k, int v)
     m->vals[i] = v;
 }
 
+int ptrmap_add(PtrMap *m, const void *k, int delta)
+{
+    if (m->cap) {
+        size_t i = slot_of(m, k);
+        if (m->keys[i])
+            return m->vals[i] += delta;
+    }
+    ptrmap_put(m, k, delta);
+    return delta;
+}
+
 void ptrmap_free(PtrMap *m)
 {
     free(m->keys);
@@ -137,7 +148,7 @@ void func_set_frozen(Module *m, Func *f)
 static int count_var(const Expr *e, void *uses)
 {
     if (e->kind == E_VAR && e->u.var->kind == VAR_RELAX)
-        ptrmap_put(uses, e->u.var, ptrmap_get(uses, e->u.var, 0) + 1);
+        ptrmap_add(uses, e->u.var, 1);
     return 0;
 }
 
@@ -146,7 +157,7 @@ void count_uses(const Func *fn, PtrMap *uses)
     relax_walk_blocks(fn->blocks, fn->nblocks, count_var, uses);
     for (int b = 0; b < fn->nblocks; b++)
         for (int i = 0; i < fn->blocks[b]->noutputs; i++)
-            ptrmap_put(uses, fn->blocks[b]->outputs[i], ptrmap_get(uses, fn->blocks[b]->outputs[i], 0) + 1);
+            ptrmap_add(uses, fn->blocks[b]->outputs[i], 1);
     relax_walk(fn->result, count_var, uses);
 }
 
@@ -232,7 +243,7 @@ void remove_dead(Func *fn)
                 count_uses(&one, &sub);
                 for (size_t s = 0; s < sub.cap; s++)
                     if (sub.keys[s])
-                        ptrmap_put(&uses, sub.keys[s], ptrmap_get(&uses, sub.keys[s], 0) - sub.vals[s]);
+                        ptrmap_add(&uses, sub.keys[s], -sub.vals[s]);
                 ptrmap_free(&sub);
             }
         }
