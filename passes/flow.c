@@ -1106,6 +1106,17 @@ static int operand_rewrites(Sweep *S, const FlowTir *r, Expr *const *items, int 
     return npre;
 }
 
+/* A copy of an index map in a, its substitution of parameters kept on the
+ * stack (a map copied per flowed call would leave it behind in a). */
+static Expr *map_copy(Arena *a, const Expr *map)
+{
+    enum { STACK_PARAMS = 2 * IM_MAX_RANK };
+    const Var *from[STACK_PARAMS];
+    Expr *to[STACK_PARAMS];
+    Subst s = { .from = from, .to = to, .cap = STACK_PARAMS };
+    return clone_expr(a, &s, map);
+}
+
 /* Flows the rewrite (map, pad) of the value bd computes through bd's call.
  * On success bd's value becomes the new call (result var y) and the operands'
  * rewrites are pushed. Returns 0, or -1 with why filled. */
@@ -1158,7 +1169,7 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     }
     for (int k = 0; k < n && k < FLOW_MAX_ARGS; k++)
         if (r.map[k])
-            r.map[k] = clone_expr(&m->arena, &(Subst){ 0 }, r.map[k]);
+            r.map[k] = map_copy(&m->arena, r.map[k]);
     Expr **args = arena_array(&m->arena, (size_t)n + 1, sizeof *args);
     Binding *pre[FLOW_MAX_ARGS];
     int npre = operand_rewrites(S, &r, items, n, y->dataflow, loc, args, pre);
@@ -2159,12 +2170,17 @@ typedef struct State {
     int nprim;            /* PrimFuncs: legalized operators and flowed copies */
 } State;
 
+/* Both hashes of a module are taken in one walk: text (with the names)
+ * and shape (each variable by where it is bound). */
 typedef struct Hasher {
-    int names;            /* hash names, or where each variable is bound */
     PtrMap at;            /* Relax var -> order of definition */
     int n;
     const Expr *map;      /* the index map whose outputs are being hashed */
 } Hasher;
+
+typedef struct Hash2 {
+    uint64_t text, shape;
+} Hash2;
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -2186,11 +2202,36 @@ static uint64_t mix_sym(uint64_t h, const Sym *s)
     return s ? mix_str(h, s->str, s->len) : mix(h, 0);
 }
 
-static uint64_t mix_double(uint64_t h, double d)
+/* The same value into both hashes (two chains the processor runs side by side). */
+static Hash2 mix2(Hash2 h, uint64_t v)
+{
+    for (int k = 0; k < 8; k++, v >>= 8) {
+        h.text = (h.text ^ (v & 0xff)) * 0x100000001b3ull;
+        h.shape = (h.shape ^ (v & 0xff)) * 0x100000001b3ull;
+    }
+    return h;
+}
+
+static Hash2 mix2_str(Hash2 h, const char *s, size_t n)
+{
+    h = mix2(h, n);
+    for (size_t k = 0; k < n; k++) {
+        h.text = (h.text ^ (unsigned char)s[k]) * 0x100000001b3ull;
+        h.shape = (h.shape ^ (unsigned char)s[k]) * 0x100000001b3ull;
+    }
+    return h;
+}
+
+static Hash2 mix2_sym(Hash2 h, const Sym *s)
+{
+    return s ? mix2_str(h, s->str, s->len) : mix2(h, 0);
+}
+
+static Hash2 mix2_double(Hash2 h, double d)
 {
     uint64_t v;
     memcpy(&v, &d, sizeof v);
-    return mix(h, v);
+    return mix2(h, v);
 }
 
 static void hash_define(Hasher *H, const Var *v)
@@ -2198,85 +2239,89 @@ static void hash_define(Hasher *H, const Var *v)
     ptrmap_put(&H->at, v, ++H->n);
 }
 
-static uint64_t mix_var(const Hasher *H, uint64_t h, const Var *v)
+/* text: the name; shape: a parameter of the map being hashed by its place,
+ * else the variable by where it is bound (by its name when free). */
+static Hash2 mix_var(const Hasher *H, Hash2 h, const Var *v)
 {
-    if (H->names)
-        return mix_sym(h, v->name);
+    h.text = mix_sym(h.text, v->name);
     for (int k = 0; H->map && k < H->map->u.map.nparams; k++)
-        if (H->map->u.map.params[k] == v)
-            return mix(h, (uint64_t)k + 1);
+        if (H->map->u.map.params[k] == v) {
+            h.shape = mix(h.shape, (uint64_t)k + 1);
+            return h;
+        }
     int at = ptrmap_get(&H->at, v, 0);
-    return at ? mix(h, (uint64_t)at << 20) : mix_sym(h, v->name);
+    h.shape = at ? mix(h.shape, (uint64_t)at << 20) : mix_sym(h.shape, v->name);
+    return h;
 }
 
-static uint64_t mix_expr(Hasher *H, uint64_t h, const Expr *e);
+static Hash2 mix_expr(Hasher *H, Hash2 h, const Expr *e);
 
-static uint64_t mix_sinfo(Hasher *H, uint64_t h, const StructInfo *s)
+static Hash2 mix_sinfo(Hasher *H, Hash2 h, const StructInfo *s)
 {
     if (!s)
-        return mix(h, 0xff);
-    h = mix(mix(mix(h, s->kind), (uint64_t)s->ndim), s->dtype);
+        return mix2(h, 0xff);
+    h = mix2(mix2(mix2(h, s->kind), (uint64_t)s->ndim), s->dtype);
     for (int d = 0; s->shape && d < s->ndim; d++)
         h = mix_expr(H, h, s->shape[d]);
-    h = s->vdevice ? mix_str(h, s->vdevice, strlen(s->vdevice)) : h;
+    h = s->vdevice ? mix2_str(h, s->vdevice, strlen(s->vdevice)) : h;
     for (int k = 0; k < s->nfields; k++)
         h = mix_sinfo(H, h, s->fields[k]);
     return h;
 }
 
-static uint64_t mix_exprs(Hasher *H, uint64_t h, Expr *const *v, int n)
+static Hash2 mix_exprs(Hasher *H, Hash2 h, Expr *const *v, int n)
 {
-    h = mix(h, (uint64_t)n);
+    h = mix2(h, (uint64_t)n);
     for (int k = 0; k < n; k++)
         h = mix_expr(H, h, v[k]);
     return h;
 }
 
-static uint64_t mix_expr(Hasher *H, uint64_t h, const Expr *e)
+static Hash2 mix_expr(Hasher *H, Hash2 h, const Expr *e)
 {
     if (!e)
-        return mix(h, 0xfe);
-    h = mix(h, e->kind);
+        return mix2(h, 0xfe);
+    h = mix2(h, e->kind);
     switch (e->kind) {
     case E_VAR:
         return mix_var(H, h, e->u.var);
     case E_INT:
-        return mix(mix(h, (uint64_t)e->u.i.v), e->u.i.dtype);
+        return mix2(mix2(h, (uint64_t)e->u.i.v), e->u.i.dtype);
     case E_FLOAT:
-        return mix(mix_double(h, e->u.f.v), e->u.f.dtype);
+        return mix2(mix2_double(h, e->u.f.v), e->u.f.dtype);
     case E_STR:
-        return mix_str(h, e->u.str.s, (size_t)e->u.str.len);
+        return mix2_str(h, e->u.str.s, (size_t)e->u.str.len);
     case E_BOOL:
-        return mix(h, (uint64_t)e->u.b);
+        return mix2(h, (uint64_t)e->u.b);
     case E_TUPLE:
     case E_LIST:
         return mix_exprs(H, h, e->u.list.items, e->u.list.n);
     case E_DICT:
         return mix_exprs(H, mix_exprs(H, h, e->u.dict.keys, e->u.dict.n), e->u.dict.vals, e->u.dict.n);
     case E_GETITEM:
-        return mix(mix_expr(H, h, e->u.get.tuple), (uint64_t)e->u.get.index);
+        return mix2(mix_expr(H, h, e->u.get.tuple), (uint64_t)e->u.get.index);
     case E_CALL:
-        h = mix_expr(H, mix_sym(h, e->u.call.op), e->u.call.callee);
+        h = mix_expr(H, mix2_sym(h, e->u.call.op), e->u.call.callee);
         for (int k = 0; k < e->u.call.nkw; k++)
-            h = mix_sym(h, e->u.call.kw[k]);
+            h = mix2_sym(h, e->u.call.kw[k]);
         return mix_exprs(H, h, e->u.call.args, e->u.call.nargs + e->u.call.nkw);
     case E_GLOBAL:
-        return mix_sym(h, e->u.global.name);
+        return mix2_sym(h, e->u.global.name);
     case E_BIN:
-        return mix_expr(H, mix_expr(H, mix(h, e->u.bin.op), e->u.bin.a), e->u.bin.b);
+        return mix_expr(H, mix_expr(H, mix2(h, e->u.bin.op), e->u.bin.a), e->u.bin.b);
     case E_UNARY:
-        return mix_expr(H, mix(h, e->u.un.op), e->u.un.a);
+        return mix_expr(H, mix2(h, e->u.un.op), e->u.un.a);
     case E_LOAD:
-        return mix_exprs(H, mix_sym(h, e->u.load.buf->name), e->u.load.idx, e->u.load.n);
+        return mix_exprs(H, mix2_sym(h, e->u.load.buf->name), e->u.load.idx, e->u.load.n);
     case E_CAST:
-        return mix_expr(H, mix(h, e->u.cast.dtype), e->u.cast.a);
+        return mix_expr(H, mix2(h, e->u.cast.dtype), e->u.cast.a);
     case E_SLICE:
         return mix_expr(H, mix_expr(H, h, e->u.slice.lo), e->u.slice.hi);
     case E_INDEXMAP: {
         const Expr *outer = H->map;
-        h = mix(h, (uint64_t)e->u.map.nparams);
-        for (int k = 0; H->names && k < e->u.map.nparams; k++)
-            h = mix_sym(h, e->u.map.params[k]->name);
+        h = mix2(h, (uint64_t)e->u.map.nparams);
+        for (int k = 0; k < e->u.map.nparams; k++)
+            h.text = mix_sym(h.text, e->u.map.params[k]->name);
         H->map = e;
         h = mix_exprs(H, h, e->u.map.out, e->u.map.nout);
         H->map = outer;
@@ -2285,27 +2330,29 @@ static uint64_t mix_expr(Hasher *H, uint64_t h, const Expr *e)
     case E_SINFO:
         return mix_sinfo(H, h, e->u.sinfo);
     case E_CONST:
-        h = mix(mix(h, e->u.cst.dtype), (uint64_t)e->u.cst.ndim);
+        h = mix2(mix2(h, e->u.cst.dtype), (uint64_t)e->u.cst.ndim);
         for (int d = 0; d < e->u.cst.ndim; d++)
-            h = mix(h, (uint64_t)e->u.cst.shape[d]);
+            h = mix2(h, (uint64_t)e->u.cst.shape[d]);
         for (int64_t k = 0; k < e->u.cst.count; k++)
-            h = mix_double(h, elem_getf(e->u.cst.dtype, e->u.cst.data, k));
+            h = mix2_double(h, elem_getf(e->u.cst.dtype, e->u.cst.data, k));
         return h;
     default:
         return h;
     }
 }
 
-/* A hash of m's Relax functions, with their names or without. */
-static uint64_t hash_module(const Module *m, int names)
+/* The two hashes of m's Relax functions, with their names and without. */
+static Hash2 hash_module(const Module *m)
 {
-    Hasher H = { .names = names };
-    uint64_t h = 0xcbf29ce484222325ull;
+    Hasher H = { 0 };
+    Hash2 h = { 0xcbf29ce484222325ull, 0xcbf29ce484222325ull };
     for (int f = 0; f < m->nfuncs; f++) {
         const Func *fn = m->funcs[f];
-        h = mix(h, fn->kind);
-        if (fn->kind != F_RELAX || names)
-            h = mix_sym(h, fn->name);
+        h = mix2(h, fn->kind);
+        if (fn->kind != F_RELAX)
+            h = mix2_sym(h, fn->name);
+        else
+            h.text = mix_sym(h.text, fn->name);
         if (fn->kind != F_RELAX)
             continue;
         for (int k = 0; k < fn->nparams; k++) {
@@ -2314,7 +2361,7 @@ static uint64_t hash_module(const Module *m, int names)
         }
         for (int b = 0; b < fn->nblocks; b++) {
             const RBlock *rb = fn->blocks[b];
-            h = mix(mix(h, (uint64_t)rb->dataflow), (uint64_t)rb->nbinds);
+            h = mix2(mix2(h, (uint64_t)rb->dataflow), (uint64_t)rb->nbinds);
             for (int i = 0; i < rb->nbinds; i++) {
                 h = mix_expr(&H, h, rb->binds[i]->value);
                 hash_define(&H, rb->binds[i]->var);
@@ -2344,8 +2391,9 @@ static void measure(const Module *m, State *s)
 {
     s->funcs = NULL;
     s->nfuncs = 0;
-    s->text = hash_module(m, 1);
-    s->shape = hash_module(m, 0);
+    Hash2 h = hash_module(m);
+    s->text = h.text;
+    s->shape = h.shape;
     s->bytes = 0;
     s->count = 0;
     s->nprim = 0;
@@ -2399,7 +2447,7 @@ static int cheaper(const State *a, const State *b)
 static int fold_form(Module *m, PassCtx *quiet, State *s0)
 {
     State in, copy;
-    uint64_t text = hash_module(m, 1);
+    uint64_t text = hash_module(m).text;
     Func **orig = arena_array(&m->arena, (size_t)m->nfuncs + 1, sizeof *orig);
     int norig = m->nfuncs;
     memcpy(orig, m->funcs, (size_t)norig * sizeof *orig);
