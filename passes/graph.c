@@ -27,26 +27,40 @@ int ptrmap_get(const PtrMap *m, const void *k, int dflt)
     return m->keys[i] ? m->vals[i] : dflt;
 }
 
+/* Rehashes m into cap slots (a power of two above twice its entries). */
+static void ptrmap_grow(PtrMap *m, size_t cap)
+{
+    PtrMap g = { calloc(cap, sizeof(void *)), NULL, cap, 0 };
+    g.vals = calloc(g.cap, sizeof(int));
+    if (!g.keys || !g.vals) {
+        fprintf(stderr, "lopt: out of memory\n");
+        abort();
+    }
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->keys[i]) {
+            size_t j = slot_of(&g, m->keys[i]);
+            g.keys[j] = m->keys[i];
+            g.vals[j] = m->vals[i];
+            g.n++;
+        }
+    free(m->keys);
+    free(m->vals);
+    *m = g;
+}
+
+void ptrmap_reserve(PtrMap *m, size_t n)
+{
+    size_t cap = m->cap ? m->cap : 64;
+    while (2 * (n + 1) > cap)
+        cap *= 2;
+    if (cap > m->cap)
+        ptrmap_grow(m, cap);
+}
+
 void ptrmap_put(PtrMap *m, const void *k, int v)
 {
-    if (2 * (m->n + 1) > m->cap) {
-        PtrMap g = { calloc(m->cap ? 2 * m->cap : 64, sizeof(void *)), NULL, m->cap ? 2 * m->cap : 64, 0 };
-        g.vals = calloc(g.cap, sizeof(int));
-        if (!g.keys || !g.vals) {
-            fprintf(stderr, "lopt: out of memory\n");
-            abort();
-        }
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->keys[i]) {
-                size_t j = slot_of(&g, m->keys[i]);
-                g.keys[j] = m->keys[i];
-                g.vals[j] = m->vals[i];
-                g.n++;
-            }
-        free(m->keys);
-        free(m->vals);
-        *m = g;
-    }
+    if (2 * (m->n + 1) > m->cap)
+        ptrmap_grow(m, m->cap ? 2 * m->cap : 64);
     size_t i = slot_of(m, k);
     if (!m->keys[i]) {
         m->keys[i] = k;
@@ -154,6 +168,10 @@ static int count_var(const Expr *e, void *uses)
 
 void count_uses(const Func *fn, PtrMap *uses)
 {
+    size_t n = (size_t)fn->nparams;   /* about one entry per variable: no rehashing on the way */
+    for (int b = 0; b < fn->nblocks; b++)
+        n += (size_t)fn->blocks[b]->nbinds;
+    ptrmap_reserve(uses, uses->n + n);
     relax_walk_blocks(fn->blocks, fn->nblocks, count_var, uses);
     for (int b = 0; b < fn->nblocks; b++)
         for (int i = 0; i < fn->blocks[b]->noutputs; i++)
