@@ -81,6 +81,8 @@ typedef struct Sweep {
     RBlock *rb;           /* the block being swept */
     int *memo;            /* per binding index: left_behind's answer in guess memo_gen */
     struct Producer *prod;   /* per binding index: what left_behind reads of its value */
+    int *defs;            /* the places of the producers' operands */
+    int *nuses;           /* per binding index: its variable's uses (S->uses, kept alike) */
     int *memo_gen, gen;
     PtrMap inputs;        /* left_behind: the graph inputs one guess has counted */
     PtrMap sunk;          /* the rewrites y_t that sinking made */
@@ -94,6 +96,7 @@ typedef struct Sweep {
     Arena scratch;        /* the index-map algebra's working memory, reused call after call */
     Arena stage;          /* legalized operators and flowed copies until they are kept */
     FlowCache cache;      /* flow_call's answers, for the calls of this sweep */
+    StructInfo *last_sinfo;   /* the type of the last rewrite made (rewrite_sinfo) */
     const PtrMap *plan;   /* realizing a plan: the calls to move through, and no others */
 } Sweep;
 
@@ -1065,6 +1068,21 @@ static int flow_compute(Module *m, Arena *a, Arena *scratch, const Expr *e, cons
     return failed ? -1 : 0;
 }
 
+/* The type of a rewrite's result: the one made last when it is the same
+ * (types are never changed in place, and bindings share them already; a
+ * chain of calls flowed through makes the same one over and over). */
+static StructInfo *rewrite_sinfo(Sweep *S, DType dt, int nd, const int64_t *sh, Loc loc)
+{
+    const StructInfo *l = S->last_sinfo;
+    int same = l && l->dtype == dt && l->ndim == nd && l->loc.line == loc.line && l->loc.col == loc.col;
+    for (int d = 0; same && d < nd; d++)
+        same = l->shape[d]->kind == E_INT && l->shape[d]->u.i.dtype == DT_VOID && l->shape[d]->u.i.v == sh[d] &&
+               l->shape[d]->loc.line == loc.line && l->shape[d]->loc.col == loc.col;
+    if (!same)
+        S->last_sinfo = tensor_sinfo_new(&S->m->arena, dt, nd, sh, loc);
+    return S->last_sinfo;
+}
+
 /* The operands' rewrites a flowed function demands: args[k] is the operand
  * to pass (items[k] or its rewrite), pre[] the new rewrite bindings in
  * operand order. Returns how many. */
@@ -1096,7 +1114,7 @@ static int operand_rewrites(Sweep *S, const FlowTir *r, Expr *const *items, int 
             }
         }
         arena_release(&S->scratch, mark);
-        StructInfo *si = nd ? tensor_sinfo_new(&m->arena, dt, nd, sh, loc) : NULL;
+        StructInfo *si = nd ? rewrite_sinfo(S, dt, nd, sh, loc) : NULL;
         Binding *nb = binding_fresh(m, &S->names, nm, dataflow, si,
                                     layout_transform_new(m, items[k], r->map[k], lpad, loc), loc);
         var_say(m, nb->var, "the rewrite of ", items[k]->kind == E_VAR ? items[k]->u.var : NULL, "");
@@ -1454,11 +1472,17 @@ static int operands_of(const Expr *e, Expr *const **items)
  * with other consumers); HARD where it must (a heavily layout-sensitive,
  * frozen or opaque call); through any other call, what its operands would leave. */
 enum { HARD = 1 << 16 };
-static int left_behind(Sweep *S, const Expr *x, int occ, int depth, int *memo);
+static int left_behind(Sweep *S, const Expr *x, int d, int occ, int depth, int *memo);
+
+/* The place of x in the block: 1 + its binding's index, or 0. */
+static int def_of(const Sweep *S, const Expr *x)
+{
+    return x->kind == E_VAR ? ptrmap_get(&S->def, x->u.var, 0) : 0;
+}
 
 /* left_behind summed over a call's operands, each value once (concat((a, a))
- * rewrites a once). */
-static int operands_left(Sweep *S, Expr *const *items, int n, int depth, int *memo)
+ * rewrites a once); defs[k], when given, is def_of(items[k]). */
+static int operands_left(Sweep *S, Expr *const *items, const int *defs, int n, int depth, int *memo)
 {
     int cost = 0;
     for (int k = 0; k < n; k++) {
@@ -1469,7 +1493,7 @@ static int operands_left(Sweep *S, Expr *const *items, int n, int depth, int *me
                 seen |= j < k;
             }
         if (!seen)
-            cost += left_behind(S, items[k], occ, depth, memo);
+            cost += left_behind(S, items[k], defs ? defs[k] : def_of(S, items[k]), occ, depth, memo);
     }
     return cost;
 }
@@ -1497,7 +1521,7 @@ static int input_left(Sweep *S, const Expr *x)
 /* What left_behind reads of a binding's value. The sweep changes a binding
  * only when it visits it, and left_behind looks only at bindings before the
  * one visited, so this is read once per block (producers_read), not once
- * per binding of every guess. */
+ * per binding of every guess; so are the places of the operands. */
 enum { PROD_FREE, PROD_ITEM, PROD_STOP, PROD_CALL };
 
 typedef struct Producer {
@@ -1505,11 +1529,12 @@ typedef struct Producer {
                            * a call flow stops at; a call it looks through */
     int n;
     Expr *const *items;   /* PROD_CALL: the operands */
+    int *defs;            /* PROD_CALL: def_of each operand; PROD_ITEM: of the tuple */
 } Producer;
 
 static Producer producer_of(const Sweep *S, const Expr *e)
 {
-    Producer p = { PROD_STOP, 0, NULL };
+    Producer p = { PROD_STOP, 0, NULL, NULL };
     if (e->kind == E_CONST || is_layout_transform(e) || from_constants(S, e))
         p.kind = PROD_FREE;
     else if (e->kind == E_GETITEM && e->u.get.tuple->kind == E_VAR)
@@ -1519,43 +1544,74 @@ static Producer producer_of(const Sweep *S, const Expr *e)
     return p;
 }
 
+/* The places the producers' operands (or tuples) are bound at, in S->defs. */
 static void producers_read(Sweep *S, const RBlock *rb)
 {
-    for (int i = 0; i < rb->nbinds; i++)
+    size_t total = 0;
+    for (int i = 0; i < rb->nbinds; i++) {
         S->prod[i] = producer_of(S, rb->binds[i]->value);
+        total += S->prod[i].kind == PROD_CALL ? (size_t)S->prod[i].n : S->prod[i].kind == PROD_ITEM;
+    }
+    S->defs = malloc((total + 1) * sizeof *S->defs);
+    if (!S->defs)
+        abort();
+    int *at = S->defs;
+    for (int i = 0; i < rb->nbinds; i++) {
+        Producer *p = &S->prod[i];
+        if (p->kind == PROD_ITEM) {
+            p->defs = at++;
+            p->defs[0] = def_of(S, rb->binds[i]->value->u.get.tuple);
+        } else if (p->kind == PROD_CALL) {
+            p->defs = at;
+            at += p->n;
+            for (int k = 0; k < p->n; k++)
+                p->defs[k] = def_of(S, p->items[k]);
+        }
+    }
 }
 
-static int left_behind(Sweep *S, const Expr *x, int occ, int depth, int *memo)
+/* LOPT_FLOW_CACHE=check: what left_behind read once against the graph now. */
+static void check_producer(const Sweep *S, const Expr *x, int d)
+{
+    const Expr *e = S->rb->binds[d - 1]->value;
+    const Producer *p = &S->prod[d - 1];
+    Producer q = producer_of(S, e);
+    int same = q.kind == p->kind && q.n == p->n && q.items == p->items && d == def_of(S, x) &&
+               S->nuses[d - 1] == ptrmap_get(&S->uses, x->u.var, 0);
+    for (int k = 0; same && p->kind == PROD_CALL && k < p->n; k++)
+        same = p->defs[k] == def_of(S, p->items[k]);
+    if (same && p->kind == PROD_ITEM)
+        same = p->defs[0] == def_of(S, e->u.get.tuple);
+    if (!same) {
+        fprintf(stderr, "lopt: internal error: LOPT_FLOW_CACHE=check: the producer of %s changed during the "
+                "sweep\n", x->u.var->name->str);
+        abort();
+    }
+}
+
+/* d: def_of(x). */
+static int left_behind(Sweep *S, const Expr *x, int d, int occ, int depth, int *memo)
 {
     if (x->kind == E_CONST)
         return 0;
-    int d = x->kind == E_VAR ? ptrmap_get(&S->def, x->u.var, 0) : 0;
     if (!d)
         return input_left(S, x);
     if (S->memo_gen[d - 1] == S->gen)
         return memo[d - 1];
-    const Expr *e = S->rb->binds[d - 1]->value;
     const Producer *p = &S->prod[d - 1];
     int cost = 0;
-    if (cache_mode() == 2) {
-        Producer q = producer_of(S, e);
-        if (q.kind != p->kind || q.n != p->n || q.items != p->items) {
-            fprintf(stderr, "lopt: internal error: LOPT_FLOW_CACHE=check: the producer of %s changed during the "
-                    "sweep\n", x->u.var->name->str);
-            abort();
-        }
-    }
+    if (cache_mode() == 2)
+        check_producer(S, x, d);
     if (p->kind == PROD_FREE)
         cost = 0;
-    else if (ptrmap_get(&S->uses, x->u.var, 0) > occ || depth > 64)
+    else if (S->nuses[d - 1] > occ || depth > 64)
         cost = 1;   /* the other consumers may want the same rewrite */
-    else if (p->kind == PROD_ITEM && ptrmap_get(&S->uses, e->u.get.tuple->u.var, 0) == 1 &&
-             ptrmap_get(&S->def, e->u.get.tuple->u.var, 0))
-        cost = left_behind(S, e->u.get.tuple, 1, depth + 1, memo);
+    else if (p->kind == PROD_ITEM && p->defs[0] && S->nuses[p->defs[0] - 1] == 1)
+        cost = left_behind(S, S->rb->binds[d - 1]->value->u.get.tuple, p->defs[0], 1, depth + 1, memo);
     else if (p->kind != PROD_CALL)
         cost = HARD;   /* it stops here for good */
     else
-        cost = operands_left(S, p->items, p->n, depth + 1, memo);
+        cost = operands_left(S, p->items, p->defs, p->n, depth + 1, memo);
     if (cost > 1 << 28)
         cost = 1 << 28;
     memo[d - 1] = cost;
@@ -1577,7 +1633,7 @@ static int worse(Sweep *S, const Binding *bd)
             S->size *= sh[k];
     ptrmap_free(&S->inputs);
     S->gen++;   /* a guess of its own: inputs are counted once in it */
-    int cost = operands_left(S, items, n, 0, S->memo);
+    int cost = operands_left(S, items, NULL, n, 0, S->memo);
     ptrmap_free(&S->inputs);
     return cost;
 }
@@ -1610,6 +1666,8 @@ static int compose_demand(Sweep *S, Binding *bd, Demand *D)
      * x also read by a tuple lost its binding when two readers of y made
      * two demands on x and its two uses looked all rewritten) */
     ptrmap_put(&S->uses, x->u.var, ptrmap_get(&S->uses, x->u.var, 0) - 1 + D->nslots);
+    if (def_of(S, x))
+        S->nuses[def_of(S, x) - 1] = ptrmap_get(&S->uses, x->u.var, 0);
     for (int k = 0; k < D->nslots; k++) {
         Binding *b = arena_zalloc(&S->m->arena, sizeof *b);
         *b = *S->out[D->slots[k]];
@@ -1737,8 +1795,11 @@ static void sweep_block(Sweep *S, RBlock *rb)
     S->dem = calloc((size_t)rb->nbinds + 1, sizeof *S->dem);
     S->items = calloc((size_t)rb->nbinds + 1, sizeof *S->items);
     S->prod = malloc(((size_t)rb->nbinds + 1) * sizeof *S->prod);
-    if (!S->dem || !S->items || !S->memo || !S->memo_gen || !S->prod)
+    S->nuses = malloc(((size_t)rb->nbinds + 1) * sizeof *S->nuses);
+    if (!S->dem || !S->items || !S->memo || !S->memo_gen || !S->prod || !S->nuses)
         abort();
+    for (int i = 0; i < rb->nbinds; i++)
+        S->nuses[i] = ptrmap_get(&S->uses, rb->binds[i]->var, 0);
     producers_read(S, rb);
     S->nout = 0;
     for (int i = rb->nbinds - 1; i >= 0; i--)
@@ -1758,7 +1819,11 @@ static void sweep_block(Sweep *S, RBlock *rb)
     free(S->memo);
     free(S->memo_gen);
     free(S->prod);
+    free(S->defs);
+    free(S->nuses);
     S->prod = NULL;
+    S->defs = NULL;
+    S->nuses = NULL;
     S->memo = NULL;
     S->memo_gen = NULL;
     S->dem = NULL;
