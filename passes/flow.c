@@ -61,6 +61,7 @@ typedef struct FlowAnswer {
     int failed;
     char *why;                 /* when it failed */
     FlowTir r;                 /* r.f and r.map live in the cache's arena */
+    Expr *kept[FLOW_MAX_ARGS]; /* r.map copied into the module once, for map_share */
     struct FlowAnswer *next;
 } FlowAnswer;
 
@@ -1135,6 +1136,20 @@ static Expr *map_copy(Arena *a, const Expr *map)
     return clone_expr(a, &s, map);
 }
 
+/* The operand map k of a kept answer as a map of its own (a node of its
+ * own, so it is another map than any other rewrite's, as expr_equal and
+ * legalize's key see maps), whose parameters and outputs, which nothing
+ * changes in place, are one copy in the module shared by every call that
+ * found the answer (a copy each was most of a flowed call's memory). */
+static Expr *map_share(Module *m, FlowAnswer *x, int k)
+{
+    if (!x->kept[k])
+        x->kept[k] = map_copy(&m->arena, x->r.map[k]);
+    Expr *e = arena_alloc(&m->arena, sizeof *e);
+    *e = *x->kept[k];
+    return e;
+}
+
 /* Flows the rewrite (map, pad) of the value bd computes through bd's call.
  * On success bd's value becomes the new call (result var y) and the operands'
  * rewrites are pushed. Returns 0, or -1 with why filled. */
@@ -1187,7 +1202,7 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     }
     for (int k = 0; k < n && k < FLOW_MAX_ARGS; k++)
         if (r.map[k])
-            r.map[k] = map_copy(&m->arena, r.map[k]);
+            r.map[k] = hit ? map_share(m, hit, k) : map_copy(&m->arena, r.map[k]);
     Expr **args = arena_array(&m->arena, (size_t)n + 1, sizeof *args);
     Binding *pre[FLOW_MAX_ARGS];
     int npre = operand_rewrites(S, &r, items, n, y->dataflow, loc, args, pre);
