@@ -1801,6 +1801,7 @@ static void visit(Sweep *S, Binding *bd, int i)
 static void sweep_block(Sweep *S, RBlock *rb)
 {
     ptrmap_free(&S->def);
+    ptrmap_reserve(&S->def, (size_t)rb->nbinds);
     for (int i = 0; i < rb->nbinds; i++)
         ptrmap_put(&S->def, rb->binds[i]->var, i + 1);
     S->rb = rb;
@@ -2425,6 +2426,11 @@ static Hash2 mix_expr(Hasher *H, Hash2 h, const Expr *e)
 static Hash2 hash_module(const Module *m)
 {
     Hasher H = { 0 };
+    size_t vars = 0;   /* room for every variable at once */
+    for (int f = 0; f < m->nfuncs; f++)
+        for (int b = 0; m->funcs[f]->kind == F_RELAX && b < m->funcs[f]->nblocks; b++)
+            vars += (size_t)m->funcs[f]->blocks[b]->nbinds;
+    ptrmap_reserve(&H.at, vars);
     Hash2 h = { 0xcbf29ce484222325ull, 0xcbf29ce484222325ull };
     for (int f = 0; f < m->nfuncs; f++) {
         const Func *fn = m->funcs[f];

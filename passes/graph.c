@@ -166,12 +166,18 @@ static int count_var(const Expr *e, void *uses)
     return 0;
 }
 
-void count_uses(const Func *fn, PtrMap *uses)
+/* The variables fn binds: its parameters and bindings. */
+static size_t bound_vars(const Func *fn)
 {
-    size_t n = (size_t)fn->nparams;   /* about one entry per variable: no rehashing on the way */
+    size_t n = (size_t)fn->nparams;
     for (int b = 0; b < fn->nblocks; b++)
         n += (size_t)fn->blocks[b]->nbinds;
-    ptrmap_reserve(uses, uses->n + n);
+    return n;
+}
+
+void count_uses(const Func *fn, PtrMap *uses)
+{
+    ptrmap_reserve(uses, uses->n + bound_vars(fn));   /* about one entry per variable: no rehashing on the way */
     relax_walk_blocks(fn->blocks, fn->nblocks, count_var, uses);
     for (int b = 0; b < fn->nblocks; b++)
         for (int i = 0; i < fn->blocks[b]->noutputs; i++)
@@ -277,6 +283,7 @@ void remove_dead(Func *fn)
 
 void collect_names(const Func *fn, PtrMap *names)
 {
+    ptrmap_reserve(names, names->n + bound_vars(fn));
     for (int i = 0; i < fn->nparams; i++)
         ptrmap_put(names, fn->params[i]->name, 1);
     for (int b = 0; b < fn->nblocks; b++)
@@ -901,6 +908,7 @@ static Expr *clone_value(Clone *C, const Expr *e)
 Func *relax_clone(Module *m, const Func *fn)
 {
     Clone C = { .a = &m->arena };
+    ptrmap_reserve(&C.at, bound_vars(fn));
     Func *c = arena_alloc(C.a, sizeof *c);
     *c = *fn;
     c->params = arena_array(C.a, (size_t)fn->nparams + 1, sizeof *c->params);
