@@ -1965,6 +1965,7 @@ static void ahead_init(Ahead *A, const RBlock *rb)
     if (!A->pays || !A->first)
         abort();
     memset(A->pays, -1, (size_t)n + 1);
+    ptrmap_reserve(&A->at, (size_t)n);
     for (int j = 0; j < n; j++) {
         A->first[j] = -1;
         const Expr *e = rb->binds[j]->value;
@@ -2120,6 +2121,7 @@ static void sink_block(Sweep *S, RBlock *rb)
     int n = 0, cap = 0;
     Ahead A = { 0 };
     ahead_init(&A, rb);
+    ptrmap_reserve(&def, (size_t)rb->nbinds);
     for (int i = 0; i < rb->nbinds; i++) {
         Binding *bd = rb->binds[i], *made[2];
         if (sink(S, &def, out, &uses, &rwuses, bd, rb, made, &A, i) == 1) {

@@ -677,6 +677,10 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
 {
     infer_types(m, fn);
     Fold F = { m, notes, { 0 }, NULL, 0, 0, { 0 }, NULL, max_bytes, cancel_only, fn };
+    size_t nbinds = 0;
+    for (int b = 0; b < fn->nblocks; b++)
+        nbinds += (size_t)fn->blocks[b]->nbinds;
+    ptrmap_reserve(&F.def, nbinds);   /* room for every binding at once */
     all = all && !cancel_only;
     int fired = 0;
     for (int b = 0; b < fn->nblocks; b++)
