@@ -97,7 +97,10 @@ Expr *call_kwarg(const Expr *call, const char *name)
 
 int is_call_to(const Expr *e, const char *op)
 {
-    return e && e->kind == E_CALL && !e->u.call.callee && strcmp(e->u.call.op->str, op) == 0;
+    if (!e || e->kind != E_CALL || e->u.call.callee)
+        return 0;
+    size_t n = strlen(op);   /* the interned length first: most calls differ there, without reading their name */
+    return e->u.call.op->len == n && memcmp(e->u.call.op->str, op, n) == 0;
 }
 
 int is_layout_transform(const Expr *e)
