@@ -91,8 +91,9 @@ check: build/lopt-check build/unit build/unit-indexmap build/unit-plan
 	./build/unit
 	./build/unit-indexmap
 	./build/unit-plan 600 1
-	LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
-	LOPT=$(CURDIR)/build/lopt-check sh testsuite/fixed_point.sh
+	@# LOPT_FLOW_CACHE=check: flow computes again each answer it finds kept, and stops on a difference
+	LOPT_FLOW_CACHE=check LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
+	LOPT_FLOW_CACHE=check LOPT=$(CURDIR)/build/lopt-check sh testsuite/fixed_point.sh
 	sh man/ops-table.sh build/lopt-check --check
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/batch_diff.sh 300
 	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then $(PYTHON) testsuite/numpy_check.py build/lopt-check; \
@@ -101,7 +102,7 @@ check: build/lopt-check build/unit build/unit-indexmap build/unit-plan
 	else echo "ops_diff: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
 	$(PYTHON) testsuite/int8_conv_check.py build/lopt-check
 	$(PYTHON) testsuite/fuzz/fuzz_weight_layout.py --lopt build/lopt-check --cases 100
-	$(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --check-slice
+	LOPT_FLOW_CACHE=check $(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --check-slice
 
 # The cases too slow for the loop above (testsuite/slow.list: the texture
 # convolutions, about 5 minutes under the sanitizers); CI runs them too.

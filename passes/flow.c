@@ -21,6 +21,7 @@
 #include "../ir/clone.h"
 #include "../ir/indexmap.h"
 #include "../ir/ops.h"
+#include "../printer/print.h"
 #include "flowtir.h"
 #include "graph.h"
 
@@ -46,6 +47,30 @@ typedef struct ItemDem {
     struct ItemDem *next;
 } ItemDem;
 
+/* Flow's answer for one call (flow_tir's, before anything of the module
+ * changes), kept under an exact key: see answer_find. */
+typedef struct FlowAnswer {
+    uint64_t hash;
+    const Expr *call;          /* an operator call: its attributes are the key's */
+    TensorType *args;          /* and its operand types, nargs of them */
+    int nargs;
+    const Func *callee;        /* call_tir's callee */
+    Expr *map;                 /* a copy of the map that flowed */
+    int has_pad;
+    double pad;
+    int failed;
+    char *why;                 /* when it failed */
+    FlowTir r;                 /* r.f and r.map live in the cache's arena */
+    Expr *kept[FLOW_MAX_ARGS]; /* r.map copied into the module once, for map_share */
+    struct FlowAnswer *next;
+} FlowAnswer;
+
+typedef struct FlowCache {
+    Arena a;
+    FlowAnswer **slots;        /* chains by hash */
+    size_t cap, n;
+} FlowCache;
+
 typedef struct Sweep {
     Module *m;
     Func *fn;
@@ -56,6 +81,9 @@ typedef struct Sweep {
     PtrMap names;
     RBlock *rb;           /* the block being swept */
     int *memo;            /* per binding index: left_behind's answer in guess memo_gen */
+    struct Producer *prod;   /* per binding index: what left_behind reads of its value */
+    int *defs;            /* the places of the producers' operands */
+    int *nuses;           /* per binding index: its variable's uses (S->uses, kept alike) */
     int *memo_gen, gen;
     PtrMap inputs;        /* left_behind: the graph inputs one guess has counted */
     PtrMap sunk;          /* the rewrites y_t that sinking made */
@@ -68,6 +96,8 @@ typedef struct Sweep {
     int moved;
     Arena scratch;        /* the index-map algebra's working memory, reused call after call */
     Arena stage;          /* legalized operators and flowed copies until they are kept */
+    FlowCache cache;      /* flow_call's answers, for the calls of this sweep */
+    StructInfo *last_sinfo;   /* the type of the last rewrite made (rewrite_sinfo) */
     const PtrMap *plan;   /* realizing a plan: the calls to move through, and no others */
 } Sweep;
 
@@ -700,6 +730,81 @@ static Expr *split_stacked(Sweep *S, const Expr *e, Expr *x_t, const Expr *map, 
     return c;
 }
 
+/* What a call computes with, before anything is built: call_tir's callee,
+ * or an operator on operands of static types (legalized by callee_build).
+ * items/n: its tensor operands; nout: its results (tuple: the call returns
+ * a tuple). */
+typedef struct Callee {
+    Func *f;              /* call_tir's callee, or the legalized operator once built */
+    const OpInfo *op;     /* an operator call */
+    TensorType args[OP_MAX_ARGS];
+    Expr *const *items;
+    int n, nout;
+} Callee;
+
+/* Fills c for the call e, or returns -1 with why filled when flow cannot
+ * look inside. */
+static int callee_find(const Expr *e, int tuple, Callee *c, char *why, size_t cap)
+{
+    Func *f = call_tir_callee(e);
+    const OpInfo *op = NULL;
+    c->f = NULL;
+    c->op = NULL;
+    if (f) {
+        const Expr *si = call_kwarg(e, "out_sinfo");
+        if (!si || si->kind != (tuple ? E_LIST : E_SINFO) || e->u.call.args[1]->kind != E_TUPLE)
+            return snprintf(why, cap, "the call of %s does not return %s", f->name->str,
+                            tuple ? "a tuple of tensors" : "one tensor"), -1;
+        if (func_is_frozen(f))
+            return snprintf(why, cap, "%s is frozen", f->name->str), -1;
+        c->items = e->u.call.args[1]->u.list.items;
+        c->n = e->u.call.args[1]->u.list.n;
+        c->nout = tuple ? si->u.list.n : 1;
+        if (f->npparams != c->n + c->nout)
+            return snprintf(why, cap, "%s takes %d parameters, not %d and %d result%s", f->name->str, f->npparams,
+                            c->n, c->nout, c->nout == 1 ? "" : "s"), -1;
+        c->f = f;
+        return 0;
+    }
+    if (e->kind == E_CALL && !e->u.call.callee && (op = op_find(e->u.call.op->str)) && !op->tuple_arg &&
+        op->tuple_out == tuple) {
+        TensorType outs[OP_MAX_ARGS];
+        OpError err;
+        if (op->category == LAYOUT_HEAVY)
+            return snprintf(why, cap, "%s is heavily layout sensitive: its layouts are attributes, chosen by "
+                            "convert-layout", op->name), -1;
+        int n = op->ntensors;
+        for (int k = 0; k < n; k++)
+            if (k >= e->u.call.nargs || value_type(e->u.call.args[k], &c->args[k]))
+                return snprintf(why, cap, "the operands of %s have no static shape", op->name), -1;
+        if (op_infer(e, c->args, n, outs, &c->nout, &err))
+            return snprintf(why, cap, "%s", err.msg), -1;
+        c->op = op;
+        c->items = e->u.call.args;
+        c->n = n;
+        return 0;
+    }
+    const char *what = e->kind == E_CALL ? e->u.call.op->str : "this value";
+    return snprintf(why, cap, "%s is opaque to flow", what), -1;
+}
+
+/* The name of the function c computes with (a legalized operator is named
+ * after the operator). */
+static const char *callee_name(const Callee *c)
+{
+    return c->op ? strrchr(c->op->name, '.') + 1 : c->f->name->str;
+}
+
+/* c's function: an operator is legalized in m's arena. NULL with why
+ * filled when it cannot be. */
+static Func *callee_build(Module *m, const Expr *e, Callee *c, char *why, size_t cap)
+{
+    OpError err;
+    if (c->op && !c->f && !(c->f = op_legalize(m, e, c->args, c->n, intern_cstr(&m->names, callee_name(c)), &err)))
+        snprintf(why, cap, "%s", err.msg);
+    return c->f;
+}
+
 /* The PrimFunc a call computes with: call_tir's callee, or the legalized
  * operator. items/n: its tensor operands; nout: its results (tuple: the
  * call returns a tuple). A legalized operator is built in m's arena. NULL
@@ -707,45 +812,311 @@ static Expr *split_stacked(Sweep *S, const Expr *e, Expr *x_t, const Expr *map, 
 static Func *callee_of(Module *m, const Expr *e, int tuple, const OpInfo **opp, Expr *const **itemsp, int *np,
                        int *noutp, char *why, size_t cap)
 {
-    Func *f = call_tir_callee(e);
-    const OpInfo *op = NULL;
+    Callee c;
     *opp = NULL;
-    if (f) {
-        const Expr *si = call_kwarg(e, "out_sinfo");
-        if (!si || si->kind != (tuple ? E_LIST : E_SINFO) || e->u.call.args[1]->kind != E_TUPLE)
-            return snprintf(why, cap, "the call of %s does not return %s", f->name->str,
-                            tuple ? "a tuple of tensors" : "one tensor"), NULL;
-        if (func_is_frozen(f))
-            return snprintf(why, cap, "%s is frozen", f->name->str), NULL;
-        *itemsp = e->u.call.args[1]->u.list.items;
-        *np = e->u.call.args[1]->u.list.n;
-        *noutp = tuple ? si->u.list.n : 1;
-        if (f->npparams != *np + *noutp)
-            return snprintf(why, cap, "%s takes %d parameters, not %d and %d result%s", f->name->str, f->npparams,
-                            *np, *noutp, *noutp == 1 ? "" : "s"), NULL;
-        return f;
+    if (callee_find(e, tuple, &c, why, cap) || !callee_build(m, e, &c, why, cap))
+        return NULL;
+    *opp = c.op;
+    *itemsp = c.items;
+    *np = c.n;
+    *noutp = c.nout;
+    return c.f;
+}
+
+/* ---- flow's answers, kept per call ----
+ *
+ * Calls repeat across a model (a chain of elementwise calls, the blocks of
+ * a ResNet), and so do the maps that flow through them, so flow_call keeps
+ * flow_tir's answer for each call it looks into. The key is exactly what
+ * the answer is computed from: the operator, its attributes and operand
+ * types (op_call_same: what legalize already shares a PrimFunc on), or
+ * call_tir's callee; the map as written (parameter names and dtypes, every
+ * node and its location: the operands' maps are written from it, not from
+ * its normal form); the pad value bit for bit. The flowed copy carries the
+ * location of the call it was made for, so a call that takes the copy into
+ * the module (not keeping its form) builds its own. LOPT_FLOW_CACHE=off in
+ * the environment keeps nothing; =check recomputes each answer found and
+ * stops with an internal error when the two differ (make check runs so). */
+enum { ANSWERS_MAX_BYTES = 64 << 20 };   /* the cache stops growing there */
+
+static int cache_mode(void)
+{
+    static int mode = -1;   /* 0 off, 1 on, 2 check */
+    if (mode < 0) {
+        const char *v = getenv("LOPT_FLOW_CACHE");
+        mode = v && strcmp(v, "off") == 0 ? 0 : v && strcmp(v, "check") == 0 ? 2 : 1;
     }
-    if (e->kind == E_CALL && !e->u.call.callee && (op = op_find(e->u.call.op->str)) && !op->tuple_arg &&
-        op->tuple_out == tuple) {
-        TensorType args[OP_MAX_ARGS], outs[OP_MAX_ARGS];
-        OpError err;
-        if (op->category == LAYOUT_HEAVY)
-            return snprintf(why, cap, "%s is heavily layout sensitive: its layouts are attributes, chosen by "
-                            "convert-layout", op->name), NULL;
-        int n = op->ntensors;
-        for (int k = 0; k < n; k++)
-            if (k >= e->u.call.nargs || value_type(e->u.call.args[k], &args[k]))
-                return snprintf(why, cap, "the operands of %s have no static shape", op->name), NULL;
-        if (op_infer(e, args, n, outs, noutp, &err) ||
-            !(f = op_legalize(m, e, args, n, intern_cstr(&m->names, strrchr(op->name, '.') + 1), &err)))
-            return snprintf(why, cap, "%s", err.msg), NULL;
-        *opp = op;
-        *itemsp = e->u.call.args;
-        *np = n;
-        return f;
+    return mode;
+}
+
+static uint64_t key_mix(uint64_t h, uint64_t v)
+{
+    return (h ^ v) * 0x100000001b3ull + (v >> 29);
+}
+
+static uint64_t loc_key(Loc l)
+{
+    return (uint64_t)(uint32_t)l.line << 32 | (uint32_t)l.col;
+}
+
+static int param_of(const Expr *map, const Var *v)
+{
+    for (int p = 0; p < map->u.map.nparams; p++)
+        if (map->u.map.params[p] == v)
+            return p;
+    return -1;
+}
+
+/* The hash of an output of map as written; -1 for a node the key does not
+ * know (the answer is then not kept). */
+static int written_hash(const Expr *e, const Expr *map, uint64_t *h)
+{
+    *h = key_mix(key_mix(*h, (uint64_t)e->kind), loc_key(e->loc));
+    switch (e->kind) {
+    case E_VAR: {
+        int p = param_of(map, e->u.var);
+        *h = key_mix(*h, p >= 0 ? (uint64_t)p : (uint64_t)(uintptr_t)e->u.var);
+        return 0;
     }
-    const char *what = e->kind == E_CALL ? e->u.call.op->str : "this value";
-    return snprintf(why, cap, "%s is opaque to flow", what), NULL;
+    case E_INT:
+        *h = key_mix(key_mix(*h, (uint64_t)e->u.i.v), (uint64_t)e->u.i.dtype);
+        return 0;
+    case E_BIN:
+        *h = key_mix(*h, (uint64_t)e->u.bin.op);
+        return written_hash(e->u.bin.a, map, h) || written_hash(e->u.bin.b, map, h) ? -1 : 0;
+    case E_UNARY:
+        *h = key_mix(*h, (uint64_t)e->u.un.op);
+        return written_hash(e->u.un.a, map, h);
+    case E_CAST:
+        *h = key_mix(*h, (uint64_t)e->u.cast.dtype);
+        return written_hash(e->u.cast.a, map, h);
+    default:
+        return -1;
+    }
+}
+
+static int same_loc(Loc a, Loc b)
+{
+    return a.line == b.line && a.col == b.col;
+}
+
+/* Whether outputs a (of map ma) and b (of mb) are written alike, node for
+ * node, locations included, parameters by position. */
+static int written_equal(const Expr *a, const Expr *ma, const Expr *b, const Expr *mb)
+{
+    if (a->kind != b->kind || !same_loc(a->loc, b->loc))
+        return 0;
+    switch (a->kind) {
+    case E_VAR: {
+        int p = param_of(ma, a->u.var);
+        return p >= 0 ? p == param_of(mb, b->u.var) : a->u.var == b->u.var;
+    }
+    case E_INT:
+        return a->u.i.v == b->u.i.v && a->u.i.dtype == b->u.i.dtype;
+    case E_BIN:
+        return a->u.bin.op == b->u.bin.op && written_equal(a->u.bin.a, ma, b->u.bin.a, mb) &&
+               written_equal(a->u.bin.b, ma, b->u.bin.b, mb);
+    case E_UNARY:
+        return a->u.un.op == b->u.un.op && written_equal(a->u.un.a, ma, b->u.un.a, mb);
+    case E_CAST:
+        return a->u.cast.dtype == b->u.cast.dtype && written_equal(a->u.cast.a, ma, b->u.cast.a, mb);
+    default:
+        return 0;
+    }
+}
+
+static int same_var_written(const Var *a, const Var *b)
+{
+    return a->name->len == b->name->len && memcmp(a->name->str, b->name->str, a->name->len) == 0 &&
+           a->kind == b->kind && a->dtype == b->dtype && same_loc(a->loc, b->loc);
+}
+
+/* Whether two index maps are written alike (see written_equal). */
+static int map_written_equal(const Expr *a, const Expr *b)
+{
+    if (!a || !b || a->kind != E_INDEXMAP || b->kind != E_INDEXMAP)
+        return a == b;
+    if (!same_loc(a->loc, b->loc) || a->u.map.nparams != b->u.map.nparams || a->u.map.nout != b->u.map.nout)
+        return 0;
+    for (int p = 0; p < a->u.map.nparams; p++)
+        if (!same_var_written(a->u.map.params[p], b->u.map.params[p]))
+            return 0;
+    for (int q = 0; q < a->u.map.nout; q++)
+        if (!written_equal(a->u.map.out[q], a, b->u.map.out[q], b))
+            return 0;
+    return 1;
+}
+
+/* The key's hash for the call e (c: its callee) and the map; -1 when the
+ * answer is not to be kept. */
+static int answer_hash(const Expr *e, const Callee *c, const Expr *map, int has_pad, double pad, uint64_t *h)
+{
+    if (!cache_mode() || map->kind != E_INDEXMAP)
+        return -1;
+    *h = c->op ? op_call_hash(e, c->args, c->n) : (uint64_t)(uintptr_t)c->f * 0x9E3779B97F4A7C15ull;
+    *h = key_mix(key_mix(*h, (uint64_t)map->u.map.nparams), loc_key(map->loc));
+    for (int p = 0; p < map->u.map.nparams; p++)
+        *h = key_mix(*h, map->u.map.params[p]->name->hash);
+    for (int q = 0; q < map->u.map.nout; q++)
+        if (written_hash(map->u.map.out[q], map, h))
+            return -1;
+    uint64_t bits = 0;
+    if (has_pad)
+        memcpy(&bits, &pad, sizeof bits);
+    *h = key_mix(key_mix(*h, (uint64_t)has_pad), bits);
+    return 0;
+}
+
+static FlowAnswer *answer_find(const FlowCache *C, uint64_t h, const Expr *e, const Callee *c, const Expr *map,
+                               int has_pad, double pad)
+{
+    for (FlowAnswer *x = C->cap ? C->slots[h & (C->cap - 1)] : NULL; x; x = x->next) {
+        if (x->hash != h || x->has_pad != has_pad || (has_pad && memcmp(&x->pad, &pad, sizeof pad)))
+            continue;
+        if (c->op ? !x->call || x->nargs != c->n || !op_call_same(x->call, x->args, e, c->args, c->n)
+                  : x->call || x->callee != c->f)
+            continue;
+        if (map_written_equal(x->map, map))
+            return x;
+    }
+    return NULL;
+}
+
+/* Keeps the answer computed (in C's arena) for the call e and the map. */
+static void answer_add(FlowCache *C, uint64_t h, const Expr *e, const Callee *c, const Expr *map, int has_pad,
+                       double pad, int failed, const FlowTir *r, const char *why)
+{
+    if (2 * (C->n + 1) > C->cap) {
+        size_t cap = C->cap ? 2 * C->cap : 64;
+        FlowAnswer **slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            abort();
+        for (size_t i = 0; i < C->cap; i++)
+            for (FlowAnswer *x = C->slots[i], *next; x; x = next) {
+                next = x->next;
+                x->next = slots[x->hash & (cap - 1)];
+                slots[x->hash & (cap - 1)] = x;
+            }
+        free(C->slots);
+        C->slots = slots;
+        C->cap = cap;
+    }
+    FlowAnswer *x = arena_zalloc(&C->a, sizeof *x);
+    x->hash = h;
+    if (c->op) {
+        x->call = e;
+        x->nargs = c->n;
+        x->args = arena_array(&C->a, (size_t)c->n + 1, sizeof *x->args);
+        memcpy(x->args, c->args, (size_t)c->n * sizeof *x->args);
+    } else {
+        x->callee = c->f;
+    }
+    x->map = clone_expr(&C->a, &(Subst){ 0 }, map);
+    x->has_pad = has_pad;
+    x->pad = pad;
+    x->failed = failed;
+    x->why = failed ? arena_strndup(&C->a, why, strlen(why)) : NULL;
+    if (!failed)
+        x->r = *r;
+    x->next = C->slots[h & (C->cap - 1)];
+    C->slots[h & (C->cap - 1)] = x;
+    C->n++;
+}
+
+static void cache_free(FlowCache *C)
+{
+    free(C->slots);
+    arena_free(&C->a);
+    memset(C, 0, sizeof *C);
+}
+
+static char *func_text(const Func *f, const Sym *name)
+{
+    Func g = *f;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        abort();
+    g.name = (Sym *)name;
+    print_prim_func(out, &g);
+    fclose(out);
+    return text;
+}
+
+/* LOPT_FLOW_CACHE=check: the answer x found for the call e against the one
+ * just computed. */
+static void answer_check(const FlowAnswer *x, const Expr *e, int failed, const FlowTir *r, const char *why)
+{
+    int same = x->failed == failed;
+    if (same && failed)
+        same = strcmp(x->why, why) == 0;
+    const FlowTir *a = &x->r;
+    if (same && !failed) {
+        same = a->nargs == r->nargs && a->has_pad == r->has_pad && a->nout == r->nout &&
+               (!a->has_pad || memcmp(&a->pad, &r->pad, sizeof a->pad) == 0);
+        for (int k = 0; same && k < a->nargs && k < FLOW_MAX_ARGS; k++)
+            same = a->padded[k] == r->padded[k] && map_written_equal(a->map[k], r->map[k]);
+        for (int k = 0; same && k < a->nout; k++)
+            same = a->out[k].ndim == r->out[k].ndim && a->out[k].dtype == r->out[k].dtype &&
+                   memcmp(a->out[k].shape, r->out[k].shape, (size_t)a->out[k].ndim * sizeof(int64_t)) == 0;
+        for (int d = 0; same && d < a->out[0].ndim && d < 16; d++)
+            same = (a->yvars[d] == NULL) == (r->yvars[d] == NULL) &&
+                   (!a->yvars[d] || same_var_written(a->yvars[d], r->yvars[d]));
+        if (same) {
+            char *ta = func_text(a->f, r->f->name), *tb = func_text(r->f, r->f->name);
+            same = strcmp(ta, tb) == 0;
+            free(ta);
+            free(tb);
+        }
+    }
+    if (!same) {
+        fprintf(stderr, "lopt: internal error: LOPT_FLOW_CACHE=check: flow's kept answer for the call at %d:%d "
+                "differs from computing it again\n", e->loc.line, e->loc.col);
+        abort();
+    }
+}
+
+/* Legalizes c's operator (when it is one) and flows maps through its
+ * function, both built in arena a (m's names, a fresh name for the copy).
+ * Returns 0 and fills r, or -1 with why filled. */
+static int flow_compute(Module *m, Arena *a, Arena *scratch, const Expr *e, const Callee *c, int nout,
+                        const Expr *const *maps, int has_pad, double pad, FlowTir *r, char *why, size_t cap)
+{
+    Module sm = *m;
+    sm.arena = *a;
+    Callee built = *c;
+    if (c->op)
+        built.f = NULL;
+    Func *f = callee_build(&sm, e, &built, why, cap);
+    /* the names and scope stamps are m's, in one place at a time */
+    m->names = sm.names;
+    m->stamp = sm.stamp;
+    Sym *fname = f ? fresh_func(m, f->name->str) : NULL;
+    sm.names = m->names;
+    sm.stamp = m->stamp;
+    int failed = !f || flow_tir(&sm, scratch, f, nout, maps, has_pad, pad, fname, r);
+    *a = sm.arena;
+    m->names = sm.names;
+    m->stamp = sm.stamp;
+    if (failed && f)
+        snprintf(why, cap, "%s", r->why);
+    return failed ? -1 : 0;
+}
+
+/* The type of a rewrite's result: the one made last when it is the same
+ * (types are never changed in place, and bindings share them already; a
+ * chain of calls flowed through makes the same one over and over). */
+static StructInfo *rewrite_sinfo(Sweep *S, DType dt, int nd, const int64_t *sh, Loc loc)
+{
+    const StructInfo *l = S->last_sinfo;
+    int same = l && l->dtype == dt && l->ndim == nd && l->loc.line == loc.line && l->loc.col == loc.col;
+    for (int d = 0; same && d < nd; d++)
+        same = l->shape[d]->kind == E_INT && l->shape[d]->u.i.dtype == DT_VOID && l->shape[d]->u.i.v == sh[d] &&
+               l->shape[d]->loc.line == loc.line && l->shape[d]->loc.col == loc.col;
+    if (!same)
+        S->last_sinfo = tensor_sinfo_new(&S->m->arena, dt, nd, sh, loc);
+    return S->last_sinfo;
 }
 
 /* The operands' rewrites a flowed function demands: args[k] is the operand
@@ -779,7 +1150,7 @@ static int operand_rewrites(Sweep *S, const FlowTir *r, Expr *const *items, int 
             }
         }
         arena_release(&S->scratch, mark);
-        StructInfo *si = nd ? tensor_sinfo_new(&m->arena, dt, nd, sh, loc) : NULL;
+        StructInfo *si = nd ? rewrite_sinfo(S, dt, nd, sh, loc) : NULL;
         Binding *nb = binding_fresh(m, &S->names, nm, dataflow, si,
                                     layout_transform_new(m, items[k], r->map[k], lpad, loc), loc);
         var_say(m, nb->var, "the rewrite of ", items[k]->kind == E_VAR ? items[k]->u.var : NULL, "");
@@ -787,6 +1158,31 @@ static int operand_rewrites(Sweep *S, const FlowTir *r, Expr *const *items, int 
         args[k] = var_ref(&m->arena, nb->var, loc);
     }
     return npre;
+}
+
+/* A copy of an index map in a, its substitution of parameters kept on the
+ * stack (a map copied per flowed call would leave it behind in a). */
+static Expr *map_copy(Arena *a, const Expr *map)
+{
+    enum { STACK_PARAMS = 2 * IM_MAX_RANK };
+    const Var *from[STACK_PARAMS];
+    Expr *to[STACK_PARAMS];
+    Subst s = { .from = from, .to = to, .cap = STACK_PARAMS };
+    return clone_expr(a, &s, map);
+}
+
+/* The operand map k of a kept answer as a map of its own (a node of its
+ * own, so it is another map than any other rewrite's, as expr_equal and
+ * legalize's key see maps), whose parameters and outputs, which nothing
+ * changes in place, are one copy in the module shared by every call that
+ * found the answer (a copy each was most of a flowed call's memory). */
+static Expr *map_share(Module *m, FlowAnswer *x, int k)
+{
+    if (!x->kept[k])
+        x->kept[k] = map_copy(&m->arena, x->r.map[k]);
+    Expr *e = arena_alloc(&m->arena, sizeof *e);
+    *e = *x->kept[k];
+    return e;
 }
 
 /* Flows the rewrite (map, pad) of the value bd computes through bd's call.
@@ -800,38 +1196,48 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
     int has_pad = const_number(pad, &padv) == 1;
     if (is_call_to(e, "R.concat"))
         return flow_concat(S, bd, y, map, pad, loc, why, cap);
-    const OpInfo *op = NULL;
-    Expr *const *items = NULL;
-    int n = 0, nout;
+    Callee ce;
+    if (callee_find(e, 0, &ce, why, cap))
+        return -1;
+    const OpInfo *op = ce.op;
+    Expr *const *items = ce.items;
+    int n = ce.n;
     /* The legalized operator and its flowed copy are built in the staging
-     * arena (a module that shares m's names): when the operator keeps its
-     * form, or the flow fails, they are simply dropped; a call_tir of the
-     * copy takes a copy of it into m. */
+     * arena (a module that shares m's names), or in the cache's when the
+     * answer is kept: when the operator keeps its form, or the flow fails,
+     * they are simply dropped; a call_tir of the copy takes a copy of it
+     * into m. */
     ArenaMark smark = arena_mark(&S->stage);
-    Module sm = *m;
-    sm.arena = S->stage;
-    FlowTir r;
+    FlowTir r, fresh;
     const Expr *maps[1] = { map };
-    Func *f = callee_of(&sm, e, 0, &op, &items, &n, &nout, why, cap);
-    /* the names and scope stamps are m's, in one place at a time */
-    m->names = sm.names;
-    m->stamp = sm.stamp;
-    Sym *fname = f ? fresh_func(m, f->name->str) : NULL;
-    sm.names = m->names;
-    sm.stamp = m->stamp;
-    int failed = !f || flow_tir(&sm, &S->scratch, f, 1, maps, has_pad, padv, fname, &r);
-    S->stage = sm.arena;
-    m->names = sm.names;
-    m->stamp = sm.stamp;
+    uint64_t h = 0;
+    int keyed = answer_hash(e, &ce, map, has_pad, padv, &h) == 0;
+    FlowAnswer *hit = keyed ? answer_find(&S->cache, h, e, &ce, map, has_pad, padv) : NULL;
+    int failed = 0, computed = !hit || cache_mode() == 2;
+    if (computed) {
+        int store = keyed && !hit && S->cache.a.used < ANSWERS_MAX_BYTES;
+        failed = flow_compute(m, store ? &S->cache.a : &S->stage, &S->scratch, e, &ce, 1, maps, has_pad, padv, &fresh,
+                              why, cap);
+        if (hit)
+            answer_check(hit, e, failed, &fresh, why);
+        else if (store)
+            answer_add(&S->cache, h, e, &ce, map, has_pad, padv, failed, &fresh, why);
+        r = fresh;
+    }
+    if (hit) {
+        failed = hit->failed;
+        if (failed)
+            snprintf(why, cap, "%s", hit->why);
+        else
+            r = hit->r;
+    }
     if (failed) {
-        if (f)
-            snprintf(why, cap, "%s", r.why);
         arena_release(&S->stage, smark);
         return -1;
     }
     for (int k = 0; k < n && k < FLOW_MAX_ARGS; k++)
         if (r.map[k])
-            r.map[k] = clone_expr(&m->arena, &(Subst){ 0 }, r.map[k]);
+            r.map[k] = hit ? map_share(m, hit, k) : map_copy(&m->arena, r.map[k]);
     Expr **args = arena_array(&m->arena, (size_t)n + 1, sizeof *args);
     Binding *pre[FLOW_MAX_ARGS];
     int npre = operand_rewrites(S, &r, items, n, y->dataflow, loc, args, pre);
@@ -876,7 +1282,14 @@ static int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, 
         memcpy(c->u.call.args, args, (size_t)n * sizeof(Expr *));
         bd->value = c;
     } else {
-        Func *g = clone_prim(&m->arena, r.f, r.f->name);
+        /* the copy goes into m: one made for another call carries that
+         * call's location, so this call's is built */
+        if (!computed && flow_compute(m, &S->stage, &S->scratch, e, &ce, 1, maps, has_pad, padv, &fresh, why, cap)) {
+            fprintf(stderr, "lopt: internal error: flow's kept answer for the call at %d:%d fails when computed "
+                    "again\n", e->loc.line, e->loc.col);
+            abort();
+        }
+        Func *g = clone_prim(&m->arena, fresh.f, fresh.f->name);
         module_add_func(m, g);
         Expr *si = expr_new(&m->arena, E_SINFO, e->loc);
         si->u.sinfo = tensor_sinfo_new(&m->arena, r.out[0].dtype, r.out[0].ndim, r.out[0].shape, e->loc);
@@ -1111,11 +1524,17 @@ static int operands_of(const Expr *e, Expr *const **items)
  * with other consumers); HARD where it must (a heavily layout-sensitive,
  * frozen or opaque call); through any other call, what its operands would leave. */
 enum { HARD = 1 << 16 };
-static int left_behind(Sweep *S, const Expr *x, int occ, int depth, int *memo);
+static int left_behind(Sweep *S, const Expr *x, int d, int occ, int depth, int *memo);
+
+/* The place of x in the block: 1 + its binding's index, or 0. */
+static int def_of(const Sweep *S, const Expr *x)
+{
+    return x->kind == E_VAR ? ptrmap_get(&S->def, x->u.var, 0) : 0;
+}
 
 /* left_behind summed over a call's operands, each value once (concat((a, a))
- * rewrites a once). */
-static int operands_left(Sweep *S, Expr *const *items, int n, int depth, int *memo)
+ * rewrites a once); defs[k], when given, is def_of(items[k]). */
+static int operands_left(Sweep *S, Expr *const *items, const int *defs, int n, int depth, int *memo)
 {
     int cost = 0;
     for (int k = 0; k < n; k++) {
@@ -1126,7 +1545,7 @@ static int operands_left(Sweep *S, Expr *const *items, int n, int depth, int *me
                 seen |= j < k;
             }
         if (!seen)
-            cost += left_behind(S, items[k], occ, depth, memo);
+            cost += left_behind(S, items[k], defs ? defs[k] : def_of(S, items[k]), occ, depth, memo);
     }
     return cost;
 }
@@ -1151,29 +1570,100 @@ static int input_left(Sweep *S, const Expr *x)
     return 1;
 }
 
-static int left_behind(Sweep *S, const Expr *x, int occ, int depth, int *memo)
+/* What left_behind reads of a binding's value. The sweep changes a binding
+ * only when it visits it, and left_behind looks only at bindings before the
+ * one visited, so this is read once per block (producers_read), not once
+ * per binding of every guess; so are the places of the operands. */
+enum { PROD_FREE, PROD_ITEM, PROD_STOP, PROD_CALL };
+
+typedef struct Producer {
+    int kind;             /* free: a constant, a rewrite, computed from constants; an item of a tuple;
+                           * a call flow stops at; a call it looks through */
+    int n;
+    Expr *const *items;   /* PROD_CALL: the operands */
+    int *defs;            /* PROD_CALL: def_of each operand; PROD_ITEM: of the tuple */
+} Producer;
+
+static Producer producer_of(const Sweep *S, const Expr *e)
+{
+    Producer p = { PROD_STOP, 0, NULL, NULL };
+    if (e->kind == E_CONST || is_layout_transform(e) || from_constants(S, e))
+        p.kind = PROD_FREE;
+    else if (e->kind == E_GETITEM && e->u.get.tuple->kind == E_VAR)
+        p.kind = PROD_ITEM;
+    else if ((p.n = operands_of(e, &p.items)) > 0)
+        p.kind = PROD_CALL;
+    return p;
+}
+
+/* The places the producers' operands (or tuples) are bound at, in S->defs. */
+static void producers_read(Sweep *S, const RBlock *rb)
+{
+    size_t total = 0;
+    for (int i = 0; i < rb->nbinds; i++) {
+        S->prod[i] = producer_of(S, rb->binds[i]->value);
+        total += S->prod[i].kind == PROD_CALL ? (size_t)S->prod[i].n : S->prod[i].kind == PROD_ITEM;
+    }
+    S->defs = malloc((total + 1) * sizeof *S->defs);
+    if (!S->defs)
+        abort();
+    int *at = S->defs;
+    for (int i = 0; i < rb->nbinds; i++) {
+        Producer *p = &S->prod[i];
+        if (p->kind == PROD_ITEM) {
+            p->defs = at++;
+            p->defs[0] = def_of(S, rb->binds[i]->value->u.get.tuple);
+        } else if (p->kind == PROD_CALL) {
+            p->defs = at;
+            at += p->n;
+            for (int k = 0; k < p->n; k++)
+                p->defs[k] = def_of(S, p->items[k]);
+        }
+    }
+}
+
+/* LOPT_FLOW_CACHE=check: what left_behind read once against the graph now. */
+static void check_producer(const Sweep *S, const Expr *x, int d)
+{
+    const Expr *e = S->rb->binds[d - 1]->value;
+    const Producer *p = &S->prod[d - 1];
+    Producer q = producer_of(S, e);
+    int same = q.kind == p->kind && q.n == p->n && q.items == p->items && d == def_of(S, x) &&
+               S->nuses[d - 1] == ptrmap_get(&S->uses, x->u.var, 0);
+    for (int k = 0; same && p->kind == PROD_CALL && k < p->n; k++)
+        same = p->defs[k] == def_of(S, p->items[k]);
+    if (same && p->kind == PROD_ITEM)
+        same = p->defs[0] == def_of(S, e->u.get.tuple);
+    if (!same) {
+        fprintf(stderr, "lopt: internal error: LOPT_FLOW_CACHE=check: the producer of %s changed during the "
+                "sweep\n", x->u.var->name->str);
+        abort();
+    }
+}
+
+/* d: def_of(x). */
+static int left_behind(Sweep *S, const Expr *x, int d, int occ, int depth, int *memo)
 {
     if (x->kind == E_CONST)
         return 0;
-    int d = x->kind == E_VAR ? ptrmap_get(&S->def, x->u.var, 0) : 0;
     if (!d)
         return input_left(S, x);
     if (S->memo_gen[d - 1] == S->gen)
         return memo[d - 1];
-    const Expr *e = S->rb->binds[d - 1]->value;
-    Expr *const *items = NULL;
-    int n, cost = 0;
-    if (e->kind == E_CONST || is_layout_transform(e) || from_constants(S, e))
+    const Producer *p = &S->prod[d - 1];
+    int cost = 0;
+    if (cache_mode() == 2)
+        check_producer(S, x, d);
+    if (p->kind == PROD_FREE)
         cost = 0;
-    else if (ptrmap_get(&S->uses, x->u.var, 0) > occ || depth > 64)
+    else if (S->nuses[d - 1] > occ || depth > 64)
         cost = 1;   /* the other consumers may want the same rewrite */
-    else if (e->kind == E_GETITEM && e->u.get.tuple->kind == E_VAR &&
-             ptrmap_get(&S->uses, e->u.get.tuple->u.var, 0) == 1 && ptrmap_get(&S->def, e->u.get.tuple->u.var, 0))
-        cost = left_behind(S, e->u.get.tuple, 1, depth + 1, memo);
-    else if ((n = operands_of(e, &items)) == 0)
+    else if (p->kind == PROD_ITEM && p->defs[0] && S->nuses[p->defs[0] - 1] == 1)
+        cost = left_behind(S, S->rb->binds[d - 1]->value->u.get.tuple, p->defs[0], 1, depth + 1, memo);
+    else if (p->kind != PROD_CALL)
         cost = HARD;   /* it stops here for good */
     else
-        cost = operands_left(S, items, n, depth + 1, memo);
+        cost = operands_left(S, p->items, p->defs, p->n, depth + 1, memo);
     if (cost > 1 << 28)
         cost = 1 << 28;
     memo[d - 1] = cost;
@@ -1195,7 +1685,7 @@ static int worse(Sweep *S, const Binding *bd)
             S->size *= sh[k];
     ptrmap_free(&S->inputs);
     S->gen++;   /* a guess of its own: inputs are counted once in it */
-    int cost = operands_left(S, items, n, 0, S->memo);
+    int cost = operands_left(S, items, NULL, n, 0, S->memo);
     ptrmap_free(&S->inputs);
     return cost;
 }
@@ -1228,6 +1718,8 @@ static int compose_demand(Sweep *S, Binding *bd, Demand *D)
      * x also read by a tuple lost its binding when two readers of y made
      * two demands on x and its two uses looked all rewritten) */
     ptrmap_put(&S->uses, x->u.var, ptrmap_get(&S->uses, x->u.var, 0) - 1 + D->nslots);
+    if (def_of(S, x))
+        S->nuses[def_of(S, x) - 1] = ptrmap_get(&S->uses, x->u.var, 0);
     for (int k = 0; k < D->nslots; k++) {
         Binding *b = arena_zalloc(&S->m->arena, sizeof *b);
         *b = *S->out[D->slots[k]];
@@ -1346,6 +1838,7 @@ static void visit(Sweep *S, Binding *bd, int i)
 static void sweep_block(Sweep *S, RBlock *rb)
 {
     ptrmap_free(&S->def);
+    ptrmap_reserve(&S->def, (size_t)rb->nbinds);
     for (int i = 0; i < rb->nbinds; i++)
         ptrmap_put(&S->def, rb->binds[i]->var, i + 1);
     S->rb = rb;
@@ -1354,8 +1847,13 @@ static void sweep_block(Sweep *S, RBlock *rb)
     S->gen = 1;
     S->dem = calloc((size_t)rb->nbinds + 1, sizeof *S->dem);
     S->items = calloc((size_t)rb->nbinds + 1, sizeof *S->items);
-    if (!S->dem || !S->items || !S->memo || !S->memo_gen)
+    S->prod = malloc(((size_t)rb->nbinds + 1) * sizeof *S->prod);
+    S->nuses = malloc(((size_t)rb->nbinds + 1) * sizeof *S->nuses);
+    if (!S->dem || !S->items || !S->memo || !S->memo_gen || !S->prod || !S->nuses)
         abort();
+    for (int i = 0; i < rb->nbinds; i++)
+        S->nuses[i] = ptrmap_get(&S->uses, rb->binds[i]->var, 0);
+    producers_read(S, rb);
     S->nout = 0;
     for (int i = rb->nbinds - 1; i >= 0; i--)
         visit(S, rb->binds[i], i);
@@ -1373,6 +1871,12 @@ static void sweep_block(Sweep *S, RBlock *rb)
     free(S->items);
     free(S->memo);
     free(S->memo_gen);
+    free(S->prod);
+    free(S->defs);
+    free(S->nuses);
+    S->prod = NULL;
+    S->defs = NULL;
+    S->nuses = NULL;
     S->memo = NULL;
     S->memo_gen = NULL;
     S->dem = NULL;
@@ -1498,6 +2002,7 @@ static void ahead_init(Ahead *A, const RBlock *rb)
     if (!A->pays || !A->first)
         abort();
     memset(A->pays, -1, (size_t)n + 1);
+    ptrmap_reserve(&A->at, (size_t)n);
     for (int j = 0; j < n; j++) {
         A->first[j] = -1;
         const Expr *e = rb->binds[j]->value;
@@ -1653,6 +2158,7 @@ static void sink_block(Sweep *S, RBlock *rb)
     int n = 0, cap = 0;
     Ahead A = { 0 };
     ahead_init(&A, rb);
+    ptrmap_reserve(&def, (size_t)rb->nbinds);
     for (int i = 0; i < rb->nbinds; i++) {
         Binding *bd = rb->binds[i], *made[2];
         if (sink(S, &def, out, &uses, &rwuses, bd, rb, made, &A, i) == 1) {
@@ -1701,6 +2207,7 @@ static void sweep_free(Sweep *S)
     free(S->dead);
     arena_free(&S->scratch);
     arena_free(&S->stage);
+    cache_free(&S->cache);
 }
 
 /* One round over fn: fold's cancelling part, sinking, the backward sweep.
@@ -1783,12 +2290,17 @@ typedef struct State {
     int nprim;            /* PrimFuncs: legalized operators and flowed copies */
 } State;
 
+/* Both hashes of a module are taken in one walk: text (with the names)
+ * and shape (each variable by where it is bound). */
 typedef struct Hasher {
-    int names;            /* hash names, or where each variable is bound */
     PtrMap at;            /* Relax var -> order of definition */
     int n;
     const Expr *map;      /* the index map whose outputs are being hashed */
 } Hasher;
+
+typedef struct Hash2 {
+    uint64_t text, shape;
+} Hash2;
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -1810,11 +2322,36 @@ static uint64_t mix_sym(uint64_t h, const Sym *s)
     return s ? mix_str(h, s->str, s->len) : mix(h, 0);
 }
 
-static uint64_t mix_double(uint64_t h, double d)
+/* The same value into both hashes (two chains the processor runs side by side). */
+static Hash2 mix2(Hash2 h, uint64_t v)
+{
+    for (int k = 0; k < 8; k++, v >>= 8) {
+        h.text = (h.text ^ (v & 0xff)) * 0x100000001b3ull;
+        h.shape = (h.shape ^ (v & 0xff)) * 0x100000001b3ull;
+    }
+    return h;
+}
+
+static Hash2 mix2_str(Hash2 h, const char *s, size_t n)
+{
+    h = mix2(h, n);
+    for (size_t k = 0; k < n; k++) {
+        h.text = (h.text ^ (unsigned char)s[k]) * 0x100000001b3ull;
+        h.shape = (h.shape ^ (unsigned char)s[k]) * 0x100000001b3ull;
+    }
+    return h;
+}
+
+static Hash2 mix2_sym(Hash2 h, const Sym *s)
+{
+    return s ? mix2_str(h, s->str, s->len) : mix2(h, 0);
+}
+
+static Hash2 mix2_double(Hash2 h, double d)
 {
     uint64_t v;
     memcpy(&v, &d, sizeof v);
-    return mix(h, v);
+    return mix2(h, v);
 }
 
 static void hash_define(Hasher *H, const Var *v)
@@ -1822,85 +2359,89 @@ static void hash_define(Hasher *H, const Var *v)
     ptrmap_put(&H->at, v, ++H->n);
 }
 
-static uint64_t mix_var(const Hasher *H, uint64_t h, const Var *v)
+/* text: the name; shape: a parameter of the map being hashed by its place,
+ * else the variable by where it is bound (by its name when free). */
+static Hash2 mix_var(const Hasher *H, Hash2 h, const Var *v)
 {
-    if (H->names)
-        return mix_sym(h, v->name);
+    h.text = mix_sym(h.text, v->name);
     for (int k = 0; H->map && k < H->map->u.map.nparams; k++)
-        if (H->map->u.map.params[k] == v)
-            return mix(h, (uint64_t)k + 1);
+        if (H->map->u.map.params[k] == v) {
+            h.shape = mix(h.shape, (uint64_t)k + 1);
+            return h;
+        }
     int at = ptrmap_get(&H->at, v, 0);
-    return at ? mix(h, (uint64_t)at << 20) : mix_sym(h, v->name);
+    h.shape = at ? mix(h.shape, (uint64_t)at << 20) : mix_sym(h.shape, v->name);
+    return h;
 }
 
-static uint64_t mix_expr(Hasher *H, uint64_t h, const Expr *e);
+static Hash2 mix_expr(Hasher *H, Hash2 h, const Expr *e);
 
-static uint64_t mix_sinfo(Hasher *H, uint64_t h, const StructInfo *s)
+static Hash2 mix_sinfo(Hasher *H, Hash2 h, const StructInfo *s)
 {
     if (!s)
-        return mix(h, 0xff);
-    h = mix(mix(mix(h, s->kind), (uint64_t)s->ndim), s->dtype);
+        return mix2(h, 0xff);
+    h = mix2(mix2(mix2(h, s->kind), (uint64_t)s->ndim), s->dtype);
     for (int d = 0; s->shape && d < s->ndim; d++)
         h = mix_expr(H, h, s->shape[d]);
-    h = s->vdevice ? mix_str(h, s->vdevice, strlen(s->vdevice)) : h;
+    h = s->vdevice ? mix2_str(h, s->vdevice, strlen(s->vdevice)) : h;
     for (int k = 0; k < s->nfields; k++)
         h = mix_sinfo(H, h, s->fields[k]);
     return h;
 }
 
-static uint64_t mix_exprs(Hasher *H, uint64_t h, Expr *const *v, int n)
+static Hash2 mix_exprs(Hasher *H, Hash2 h, Expr *const *v, int n)
 {
-    h = mix(h, (uint64_t)n);
+    h = mix2(h, (uint64_t)n);
     for (int k = 0; k < n; k++)
         h = mix_expr(H, h, v[k]);
     return h;
 }
 
-static uint64_t mix_expr(Hasher *H, uint64_t h, const Expr *e)
+static Hash2 mix_expr(Hasher *H, Hash2 h, const Expr *e)
 {
     if (!e)
-        return mix(h, 0xfe);
-    h = mix(h, e->kind);
+        return mix2(h, 0xfe);
+    h = mix2(h, e->kind);
     switch (e->kind) {
     case E_VAR:
         return mix_var(H, h, e->u.var);
     case E_INT:
-        return mix(mix(h, (uint64_t)e->u.i.v), e->u.i.dtype);
+        return mix2(mix2(h, (uint64_t)e->u.i.v), e->u.i.dtype);
     case E_FLOAT:
-        return mix(mix_double(h, e->u.f.v), e->u.f.dtype);
+        return mix2(mix2_double(h, e->u.f.v), e->u.f.dtype);
     case E_STR:
-        return mix_str(h, e->u.str.s, (size_t)e->u.str.len);
+        return mix2_str(h, e->u.str.s, (size_t)e->u.str.len);
     case E_BOOL:
-        return mix(h, (uint64_t)e->u.b);
+        return mix2(h, (uint64_t)e->u.b);
     case E_TUPLE:
     case E_LIST:
         return mix_exprs(H, h, e->u.list.items, e->u.list.n);
     case E_DICT:
         return mix_exprs(H, mix_exprs(H, h, e->u.dict.keys, e->u.dict.n), e->u.dict.vals, e->u.dict.n);
     case E_GETITEM:
-        return mix(mix_expr(H, h, e->u.get.tuple), (uint64_t)e->u.get.index);
+        return mix2(mix_expr(H, h, e->u.get.tuple), (uint64_t)e->u.get.index);
     case E_CALL:
-        h = mix_expr(H, mix_sym(h, e->u.call.op), e->u.call.callee);
+        h = mix_expr(H, mix2_sym(h, e->u.call.op), e->u.call.callee);
         for (int k = 0; k < e->u.call.nkw; k++)
-            h = mix_sym(h, e->u.call.kw[k]);
+            h = mix2_sym(h, e->u.call.kw[k]);
         return mix_exprs(H, h, e->u.call.args, e->u.call.nargs + e->u.call.nkw);
     case E_GLOBAL:
-        return mix_sym(h, e->u.global.name);
+        return mix2_sym(h, e->u.global.name);
     case E_BIN:
-        return mix_expr(H, mix_expr(H, mix(h, e->u.bin.op), e->u.bin.a), e->u.bin.b);
+        return mix_expr(H, mix_expr(H, mix2(h, e->u.bin.op), e->u.bin.a), e->u.bin.b);
     case E_UNARY:
-        return mix_expr(H, mix(h, e->u.un.op), e->u.un.a);
+        return mix_expr(H, mix2(h, e->u.un.op), e->u.un.a);
     case E_LOAD:
-        return mix_exprs(H, mix_sym(h, e->u.load.buf->name), e->u.load.idx, e->u.load.n);
+        return mix_exprs(H, mix2_sym(h, e->u.load.buf->name), e->u.load.idx, e->u.load.n);
     case E_CAST:
-        return mix_expr(H, mix(h, e->u.cast.dtype), e->u.cast.a);
+        return mix_expr(H, mix2(h, e->u.cast.dtype), e->u.cast.a);
     case E_SLICE:
         return mix_expr(H, mix_expr(H, h, e->u.slice.lo), e->u.slice.hi);
     case E_INDEXMAP: {
         const Expr *outer = H->map;
-        h = mix(h, (uint64_t)e->u.map.nparams);
-        for (int k = 0; H->names && k < e->u.map.nparams; k++)
-            h = mix_sym(h, e->u.map.params[k]->name);
+        h = mix2(h, (uint64_t)e->u.map.nparams);
+        for (int k = 0; k < e->u.map.nparams; k++)
+            h.text = mix_sym(h.text, e->u.map.params[k]->name);
         H->map = e;
         h = mix_exprs(H, h, e->u.map.out, e->u.map.nout);
         H->map = outer;
@@ -1909,27 +2450,34 @@ static uint64_t mix_expr(Hasher *H, uint64_t h, const Expr *e)
     case E_SINFO:
         return mix_sinfo(H, h, e->u.sinfo);
     case E_CONST:
-        h = mix(mix(h, e->u.cst.dtype), (uint64_t)e->u.cst.ndim);
+        h = mix2(mix2(h, e->u.cst.dtype), (uint64_t)e->u.cst.ndim);
         for (int d = 0; d < e->u.cst.ndim; d++)
-            h = mix(h, (uint64_t)e->u.cst.shape[d]);
+            h = mix2(h, (uint64_t)e->u.cst.shape[d]);
         for (int64_t k = 0; k < e->u.cst.count; k++)
-            h = mix_double(h, elem_getf(e->u.cst.dtype, e->u.cst.data, k));
+            h = mix2_double(h, elem_getf(e->u.cst.dtype, e->u.cst.data, k));
         return h;
     default:
         return h;
     }
 }
 
-/* A hash of m's Relax functions, with their names or without. */
-static uint64_t hash_module(const Module *m, int names)
+/* The two hashes of m's Relax functions, with their names and without. */
+static Hash2 hash_module(const Module *m)
 {
-    Hasher H = { .names = names };
-    uint64_t h = 0xcbf29ce484222325ull;
+    Hasher H = { 0 };
+    size_t vars = 0;   /* room for every variable at once */
+    for (int f = 0; f < m->nfuncs; f++)
+        for (int b = 0; m->funcs[f]->kind == F_RELAX && b < m->funcs[f]->nblocks; b++)
+            vars += (size_t)m->funcs[f]->blocks[b]->nbinds;
+    ptrmap_reserve(&H.at, vars);
+    Hash2 h = { 0xcbf29ce484222325ull, 0xcbf29ce484222325ull };
     for (int f = 0; f < m->nfuncs; f++) {
         const Func *fn = m->funcs[f];
-        h = mix(h, fn->kind);
-        if (fn->kind != F_RELAX || names)
-            h = mix_sym(h, fn->name);
+        h = mix2(h, fn->kind);
+        if (fn->kind != F_RELAX)
+            h = mix2_sym(h, fn->name);
+        else
+            h.text = mix_sym(h.text, fn->name);
         if (fn->kind != F_RELAX)
             continue;
         for (int k = 0; k < fn->nparams; k++) {
@@ -1938,7 +2486,7 @@ static uint64_t hash_module(const Module *m, int names)
         }
         for (int b = 0; b < fn->nblocks; b++) {
             const RBlock *rb = fn->blocks[b];
-            h = mix(mix(h, (uint64_t)rb->dataflow), (uint64_t)rb->nbinds);
+            h = mix2(mix2(h, (uint64_t)rb->dataflow), (uint64_t)rb->nbinds);
             for (int i = 0; i < rb->nbinds; i++) {
                 h = mix_expr(&H, h, rb->binds[i]->value);
                 hash_define(&H, rb->binds[i]->var);
@@ -1968,8 +2516,9 @@ static void measure(const Module *m, State *s)
 {
     s->funcs = NULL;
     s->nfuncs = 0;
-    s->text = hash_module(m, 1);
-    s->shape = hash_module(m, 0);
+    Hash2 h = hash_module(m);
+    s->text = h.text;
+    s->shape = h.shape;
     s->bytes = 0;
     s->count = 0;
     s->nprim = 0;
@@ -2023,7 +2572,7 @@ static int cheaper(const State *a, const State *b)
 static int fold_form(Module *m, PassCtx *quiet, State *s0)
 {
     State in, copy;
-    uint64_t text = hash_module(m, 1);
+    uint64_t text = hash_module(m).text;
     Func **orig = arena_array(&m->arena, (size_t)m->nfuncs + 1, sizeof *orig);
     int norig = m->nfuncs;
     memcpy(orig, m->funcs, (size_t)norig * sizeof *orig);

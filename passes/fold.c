@@ -414,8 +414,21 @@ static int is_output(const RBlock *rb, const Var *v)
 }
 
 /* y = x: later uses of y read x, unless y leaves its dataflow block. */
+/* Whether a binding of fn is a copy of another variable (not a block's
+ * output): what propagate substitutes; without one it changes nothing. */
+static int has_copies(const Func *fn)
+{
+    for (int b = 0; b < fn->nblocks; b++)
+        for (int i = 0; i < fn->blocks[b]->nbinds; i++)
+            if (fn->blocks[b]->binds[i]->value->kind == E_VAR && !is_output(fn->blocks[b], fn->blocks[b]->binds[i]->var))
+                return 1;
+    return 0;
+}
+
 static void propagate(Fold *F, Func *fn)
 {
+    if (!has_copies(fn))
+        return;
     PtrMap alias = { 0 };
     Binding **defs = NULL;
     int n = 0, cap = 0;
@@ -660,10 +673,14 @@ static int eval_const(Fold *F, Binding *bd, int dataflow)
  * and common rewrites, else only what cancels or composes rewrites
  * (compose, identity, pad and crop), which flow runs first. Returns how many
  * rules fired. */
-static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_bytes, int cancel_only)
+static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_bytes, int cancel_only, int *clean)
 {
     infer_types(m, fn);
     Fold F = { m, notes, { 0 }, NULL, 0, 0, { 0 }, NULL, max_bytes, cancel_only, fn };
+    size_t nbinds = 0;
+    for (int b = 0; b < fn->nblocks; b++)
+        nbinds += (size_t)fn->blocks[b]->nbinds;
+    ptrmap_reserve(&F.def, nbinds);   /* room for every binding at once */
     all = all && !cancel_only;
     int fired = 0;
     for (int b = 0; b < fn->nblocks; b++)
@@ -689,8 +706,13 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
     arena_free(&F.scratch);
     if (F.in)
         interp_free(F.in);
+    int copies = has_copies(fn);
     propagate(&F, fn);
-    remove_dead(fn);
+    /* *clean: an earlier sweep removed the dead bindings, and nothing changed
+     * since (no rule fired, no copy to propagate): none is dead */
+    if (!*clean || fired || copies)
+        remove_dead(fn);
+    *clean = 1;
     return fired;
 }
 
@@ -704,9 +726,10 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
  * three rewrites where A alone is the answer; model fuzzer seed 511321). */
 static void fold_func(Module *m, Func *fn, Notes *notes, int all, int64_t max_bytes)
 {
-    for (int k = 0; k < 8 && fold_sweep(m, fn, notes, all, max_bytes, 1); k++)
+    int clean = 0;
+    for (int k = 0; k < 8 && fold_sweep(m, fn, notes, all, max_bytes, 1, &clean); k++)
         ;
-    for (int k = 0; k < 8 && fold_sweep(m, fn, notes, all, max_bytes, 0); k++)
+    for (int k = 0; k < 8 && fold_sweep(m, fn, notes, all, max_bytes, 0, &clean); k++)
         ;
 }
 

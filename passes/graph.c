@@ -27,32 +27,57 @@ int ptrmap_get(const PtrMap *m, const void *k, int dflt)
     return m->keys[i] ? m->vals[i] : dflt;
 }
 
+/* Rehashes m into cap slots (a power of two above twice its entries). */
+static void ptrmap_grow(PtrMap *m, size_t cap)
+{
+    PtrMap g = { calloc(cap, sizeof(void *)), NULL, cap, 0 };
+    g.vals = calloc(g.cap, sizeof(int));
+    if (!g.keys || !g.vals) {
+        fprintf(stderr, "lopt: out of memory\n");
+        abort();
+    }
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->keys[i]) {
+            size_t j = slot_of(&g, m->keys[i]);
+            g.keys[j] = m->keys[i];
+            g.vals[j] = m->vals[i];
+            g.n++;
+        }
+    free(m->keys);
+    free(m->vals);
+    *m = g;
+}
+
+void ptrmap_reserve(PtrMap *m, size_t n)
+{
+    size_t cap = m->cap ? m->cap : 64;
+    while (2 * (n + 1) > cap)
+        cap *= 2;
+    if (cap > m->cap)
+        ptrmap_grow(m, cap);
+}
+
 void ptrmap_put(PtrMap *m, const void *k, int v)
 {
-    if (2 * (m->n + 1) > m->cap) {
-        PtrMap g = { calloc(m->cap ? 2 * m->cap : 64, sizeof(void *)), NULL, m->cap ? 2 * m->cap : 64, 0 };
-        g.vals = calloc(g.cap, sizeof(int));
-        if (!g.keys || !g.vals) {
-            fprintf(stderr, "lopt: out of memory\n");
-            abort();
-        }
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->keys[i]) {
-                size_t j = slot_of(&g, m->keys[i]);
-                g.keys[j] = m->keys[i];
-                g.vals[j] = m->vals[i];
-                g.n++;
-            }
-        free(m->keys);
-        free(m->vals);
-        *m = g;
-    }
+    if (2 * (m->n + 1) > m->cap)
+        ptrmap_grow(m, m->cap ? 2 * m->cap : 64);
     size_t i = slot_of(m, k);
     if (!m->keys[i]) {
         m->keys[i] = k;
         m->n++;
     }
     m->vals[i] = v;
+}
+
+int ptrmap_add(PtrMap *m, const void *k, int delta)
+{
+    if (m->cap) {
+        size_t i = slot_of(m, k);
+        if (m->keys[i])
+            return m->vals[i] += delta;
+    }
+    ptrmap_put(m, k, delta);
+    return delta;
 }
 
 void ptrmap_free(PtrMap *m)
@@ -72,7 +97,10 @@ Expr *call_kwarg(const Expr *call, const char *name)
 
 int is_call_to(const Expr *e, const char *op)
 {
-    return e && e->kind == E_CALL && !e->u.call.callee && strcmp(e->u.call.op->str, op) == 0;
+    if (!e || e->kind != E_CALL || e->u.call.callee)
+        return 0;
+    size_t n = strlen(op);   /* the interned length first: most calls differ there, without reading their name */
+    return e->u.call.op->len == n && memcmp(e->u.call.op->str, op, n) == 0;
 }
 
 int is_layout_transform(const Expr *e)
@@ -137,16 +165,26 @@ void func_set_frozen(Module *m, Func *f)
 static int count_var(const Expr *e, void *uses)
 {
     if (e->kind == E_VAR && e->u.var->kind == VAR_RELAX)
-        ptrmap_put(uses, e->u.var, ptrmap_get(uses, e->u.var, 0) + 1);
+        ptrmap_add(uses, e->u.var, 1);
     return 0;
+}
+
+/* The variables fn binds: its parameters and bindings. */
+static size_t bound_vars(const Func *fn)
+{
+    size_t n = (size_t)fn->nparams;
+    for (int b = 0; b < fn->nblocks; b++)
+        n += (size_t)fn->blocks[b]->nbinds;
+    return n;
 }
 
 void count_uses(const Func *fn, PtrMap *uses)
 {
+    ptrmap_reserve(uses, uses->n + bound_vars(fn));   /* about one entry per variable: no rehashing on the way */
     relax_walk_blocks(fn->blocks, fn->nblocks, count_var, uses);
     for (int b = 0; b < fn->nblocks; b++)
         for (int i = 0; i < fn->blocks[b]->noutputs; i++)
-            ptrmap_put(uses, fn->blocks[b]->outputs[i], ptrmap_get(uses, fn->blocks[b]->outputs[i], 0) + 1);
+            ptrmap_add(uses, fn->blocks[b]->outputs[i], 1);
     relax_walk(fn->result, count_var, uses);
 }
 
@@ -232,7 +270,7 @@ void remove_dead(Func *fn)
                 count_uses(&one, &sub);
                 for (size_t s = 0; s < sub.cap; s++)
                     if (sub.keys[s])
-                        ptrmap_put(&uses, sub.keys[s], ptrmap_get(&uses, sub.keys[s], 0) - sub.vals[s]);
+                        ptrmap_add(&uses, sub.keys[s], -sub.vals[s]);
                 ptrmap_free(&sub);
             }
         }
@@ -248,6 +286,7 @@ void remove_dead(Func *fn)
 
 void collect_names(const Func *fn, PtrMap *names)
 {
+    ptrmap_reserve(names, names->n + bound_vars(fn));
     for (int i = 0; i < fn->nparams; i++)
         ptrmap_put(names, fn->params[i]->name, 1);
     for (int b = 0; b < fn->nblocks; b++)
@@ -872,6 +911,7 @@ static Expr *clone_value(Clone *C, const Expr *e)
 Func *relax_clone(Module *m, const Func *fn)
 {
     Clone C = { .a = &m->arena };
+    ptrmap_reserve(&C.at, bound_vars(fn));
     Func *c = arena_alloc(C.a, sizeof *c);
     *c = *fn;
     c->params = arena_array(C.a, (size_t)fn->nparams + 1, sizeof *c->params);

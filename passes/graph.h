@@ -16,6 +16,10 @@ typedef struct PtrMap {
 
 int ptrmap_get(const PtrMap *m, const void *k, int dflt);
 void ptrmap_put(PtrMap *m, const void *k, int v);
+/* Makes room for n entries at once. */
+void ptrmap_reserve(PtrMap *m, size_t n);
+/* Adds delta to k's value (0 when absent) with one look-up; returns the sum. */
+int ptrmap_add(PtrMap *m, const void *k, int delta);
 void ptrmap_free(PtrMap *m);
 
 /* The keyword argument name of a call, or NULL. */
