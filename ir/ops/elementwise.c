@@ -1,6 +1,7 @@
 /* Elementwise operators: binary ones with broadcasting (R.add ... R.minimum,
- * R.floor_divide and R.floor_mod, rounding toward minus infinity, R.power), unary ones (R.nn.relu, R.exp, R.nn.gelu ...), R.astype, R.clip
- * and R.ewise_fma; all layout agnostic. */
+ * R.floor_divide and R.floor_mod, rounding toward minus infinity, R.power),
+ * unary ones (R.nn.relu, R.exp, R.log, R.round, R.sign, R.nn.gelu ...),
+ * R.astype, R.clip and R.ewise_fma; all layout agnostic. */
 #include <string.h>
 
 #include "internal.h"
@@ -35,7 +36,8 @@ static int infer_binary(const Op *o, const Expr *call, const TensorType *a, int 
 static int infer_unary(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
 {
     p->out = a[0];
-    if (!dtype_is_float(a[0].dtype) && o->code != U_RELU && o->code != U_NEGATIVE)
+    /* the table says which take only floats (transcendental ones) */
+    if (!dtype_is_float(a[0].dtype) && o->info.dtypes && strcmp(o->info.dtypes, "float") == 0)
         return fail(err, call->loc, "%s takes a float tensor", o->info.name);
     return 0;
 }
@@ -96,6 +98,27 @@ static void legal_unary(B *b, const Op *o, const Expr *call, Buffer **in, int ni
         break;
     }
     case U_SILU: val = bin(b, B_MUL, x, intrin(b, "T.sigmoid", load(b, in[0], t.x), NULL)); break;
+    case U_LOG: val = intrin(b, "T.log", x, NULL); break;
+    case U_ABS: val = intrin(b, "T.abs", x, NULL); break;
+    case U_RSQRT: val = intrin(b, "T.rsqrt", x, NULL); break;
+    case U_SIN: val = intrin(b, "T.sin", x, NULL); break;
+    case U_COS: val = intrin(b, "T.cos", x, NULL); break;
+    case U_ERF: val = intrin(b, "T.erf", x, NULL); break;
+    case U_FLOOR:
+    case U_CEIL:
+    case U_ROUND:
+        /* integers are whole already; T.round rounds halves to even */
+        val = !dtype_is_float(dt) ? x
+              : intrin(b, o->code == U_FLOOR ? "T.floor" : o->code == U_CEIL ? "T.ceil" : "T.round", x, NULL);
+        break;
+    case U_SQUARE: val = bin(b, B_MUL, x, load(b, in[0], t.x)); break;
+    case U_SIGN:
+        /* -1 below zero, 1 above, else x itself: a zero keeps its sign and
+         * NaN stays NaN, as NumPy's sign does */
+        val = select3(b, bin(b, B_LT, x, typed(b, 0, dt)), typed(b, -1, dt),
+                      select3(b, bin(b, B_GT, load(b, in[0], t.x), typed(b, 0, dt)), typed(b, 1, dt),
+                              load(b, in[0], t.x)));
+        break;
     default:
         val = expr_new(b->a, E_UNARY, b->loc);
         val->u.un.op = U_NEG;
@@ -198,6 +221,17 @@ static const Op ops[] = {
     { { "R.nn.gelu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_GELU, 0, 0, NULL },
     { { "R.nn.gelu_tanh", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_GELU_TANH, 0, 0, NULL },
     { { "R.nn.silu", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_SILU, 0, 0, NULL },
+    { { "R.log", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_LOG, 0, 0, NULL },
+    { { "R.abs", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, NULL, NULL }, infer_unary, legal_unary, U_ABS, 0, 0, NULL },
+    { { "R.rsqrt", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_RSQRT, 0, 0, NULL },
+    { { "R.floor", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, NULL, NULL }, infer_unary, legal_unary, U_FLOOR, 0, 0, NULL },
+    { { "R.ceil", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, NULL, NULL }, infer_unary, legal_unary, U_CEIL, 0, 0, NULL },
+    { { "R.round", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, NULL, NULL }, infer_unary, legal_unary, U_ROUND, 0, 0, NULL },
+    { { "R.sin", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_SIN, 0, 0, NULL },
+    { { "R.cos", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_COS, 0, 0, NULL },
+    { { "R.square", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, NULL, NULL }, infer_unary, legal_unary, U_SQUARE, 0, 0, NULL },
+    { { "R.sign", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, NULL, NULL }, infer_unary, legal_unary, U_SIGN, 0, 0, NULL },
+    { { "R.erf", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_ERF, 0, 0, NULL },
     { { "R.astype", LAYOUT_AGNOSTIC, 1, 1, astype_attrs, 0, 0, NULL, NULL }, infer_astype, legal_astype, 0, 0, 0, astype_attrs },
     { { "R.clip", LAYOUT_AGNOSTIC, 1, 1, clip_attrs, 0, 0, NULL, NULL }, infer_clip, legal_clip, 0, 0, 0, clip_attrs },
     { { "R.ewise_fma", LAYOUT_AGNOSTIC, 3, 3, no_attrs, 0, 0, NULL, NULL }, infer_fma, legal_fma, 0, 0, 0, NULL },
