@@ -619,6 +619,38 @@ def check_floor_div_mod():
             exact("%s %s %s %s" % (op[2:], dt, sa, sb), run(text, {"a": a, "b": b})[0], ref(a, b))
 
 
+def check_unary_math():
+    """log, abs, rsqrt, floor, ceil, round, sin, cos, square, sign and erf on
+    two shapes in two float dtypes (the integer-taking ones in two integer
+    dtypes too). abs, floor, ceil, round (halves to even: the data holds
+    halves), square and sign are bit-exact against NumPy in the same dtype:
+    one rounding of the same exact value, or none. log, rsqrt, sin, cos and
+    erf are computed by lopt in float64 (C's libm) and rounded once to the
+    dtype, as R.exp is; NumPy's float32 and float16 versions compute in
+    other ways, so the reference is NumPy's float64 value and the tolerance
+    one unit of the dtype's precision (2^-23 or 2^-10 relative): half a unit
+    from the one rounding, the rest for float64's own error."""
+    import math
+    erf = np.vectorize(math.erf)
+    for shape, dt in (((2, 3, 4), "float32"), ((5, 6), "float16"), ((3, 7), "float32"), ((4, 1, 3), "float16")):
+        x = (grid(*shape) * 8).astype(dt)            # multiples of 1/32 in [-8, 8): halves among them
+        pos = (np.abs(grid(*shape)) * 8 + 0.03125).astype(dt)
+        for op, ref in (("R.abs", np.abs), ("R.floor", np.floor), ("R.ceil", np.ceil), ("R.round", np.round),
+                        ("R.square", np.square), ("R.sign", np.sign)):
+            exact("%s %s %s" % (op[2:], dt, shape), run(one_op([("x", x)], "%s(x)" % op), {"x": x})[0], ref(x))
+        unit = 2.0 ** -23 if dt == "float32" else 2.0 ** -10
+        for op, ref, v in (("R.log", np.log, pos), ("R.rsqrt", lambda a: 1 / np.sqrt(a), pos), ("R.sin", np.sin, x),
+                           ("R.cos", np.cos, x), ("R.erf", erf, x)):
+            check("%s %s %s" % (op[2:], dt, shape), run(one_op([("x", v)], "%s(x)" % op), {"x": v})[0],
+                  ref(v.astype(np.float64)), atol=0, rtol=unit)
+    for shape, dt in (((3, 4), "int32"), ((2, 1, 5), "int64")):
+        x = np.random.default_rng(31).integers(-40, 41, size=shape).astype(dt)
+        for op, ref in (("R.abs", np.abs), ("R.floor", np.floor), ("R.ceil", np.ceil), ("R.round", np.round),
+                        ("R.square", np.square), ("R.sign", np.sign)):
+            want = ref(x).astype(dt)                 # NumPy's floor of an integer is a float; lopt keeps the dtype
+            exact("%s %s %s" % (op[2:], dt, shape), run(one_op([("x", x)], "%s(x)" % op), {"x": x})[0], want)
+
+
 def check_issue23_ops():
     check_collapse_sum()
     check_scatter()
@@ -626,6 +658,7 @@ def check_issue23_ops():
     check_conv2d_transpose()
     check_reverse_sequence()
     check_floor_div_mod()
+    check_unary_math()
 
 
 def main():

@@ -193,22 +193,30 @@ def sigmoid(x):
 
 
 UNARY = {"R.nn.relu": lambda x: np.maximum(x, 0), "R.exp": np.exp, "R.sigmoid": sigmoid, "R.tanh": np.tanh,
-         "R.sqrt": np.sqrt, "R.negative": np.negative}
+         "R.sqrt": np.sqrt, "R.negative": np.negative, "R.log": np.log, "R.abs": np.abs,
+         "R.rsqrt": lambda x: 1 / np.sqrt(x), "R.floor": np.floor, "R.ceil": np.ceil, "R.round": np.round,
+         "R.sin": np.sin, "R.cos": np.cos, "R.square": np.square, "R.sign": np.sign, "R.erf": lambda x: erf(x)}
+# exact: no rounding at all, or of an exact value NumPy also rounds once
+UNARY_EXACT = ("R.nn.relu", "R.negative", "R.abs", "R.floor", "R.ceil", "R.round", "R.sign")
+UNARY_INTS = UNARY_EXACT + ("R.square",)
 
 
 def gen_unary(g, op):
-    ints_ok = op in ("R.nn.relu", "R.negative")
+    ints_ok = op in UNARY_INTS
     dt = g.pick(["float32", "float16"] + (list(INTS) if ints_ok else []))
     s = g.shape(deep=True)
-    x = g.data(s, dt, 0.0 if op == "R.sqrt" else -3.0, 3.0)
+    lo = 0.0 if op == "R.sqrt" else 0.125 if op in ("R.log", "R.rsqrt") else -3.0
+    x = g.data(s, dt, lo, 3.0)
+    if op in ("R.floor", "R.ceil", "R.round") and is_float(dt) and g.chance(0.5):
+        x = (np.round(f64(x) * 4) / 4).astype(NP[dt])   # quarters: halves to round to even
     c = Case(op, "%s %s" % (dt, s))
     p = g.param(c, x)
     y = g.name("y")
     c.lines.append("%s = %s(%s)" % (y, op, p))
     if is_float(dt):
         want = UNARY[op](f64(x))
-        exact = op in ("R.nn.relu", "R.negative")
-        c.outs.append(Out(y, want, dt, 0.0 if exact else rounding_tol(dt, want)))
+        # the others: lopt evaluates in float64 and rounds once, as here
+        c.outs.append(Out(y, want, dt, 0.0 if op in UNARY_EXACT else rounding_tol(dt, want)))
     else:
         c.outs.append(Out(y, wrap_int(UNARY[op](x.astype(np.int64)), dt), dt))
     return c
