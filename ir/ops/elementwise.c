@@ -10,26 +10,47 @@ static const char *const no_attrs[] = { NULL };
 static const char *const astype_attrs[] = { "dtype", NULL };
 static const char *const clip_attrs[] = { "min", "max", NULL };
 
+/* The shape n tensors broadcast to (NumPy's rule: aligned at the last
+ * dimension, an extent 1 stretched); out's dtype is left to the caller. */
+static int broadcast(const Expr *call, const TensorType *a, int n, TensorType *out, OpError *err)
+{
+    char b1[96], b2[96];
+    int r = 0;
+    for (int k = 0; k < n; k++)
+        r = a[k].ndim > r ? a[k].ndim : r;
+    out->ndim = r;
+    for (int d = 0; d < r; d++) {
+        out->shape[d] = 1;
+        int from = -1;          /* the argument whose extent out took */
+        for (int k = 0; k < n; k++) {
+            int dk = d - (r - a[k].ndim);
+            int64_t e = dk >= 0 ? a[k].shape[dk] : 1;
+            if (e == 1)
+                continue;
+            if (from >= 0 && e != out->shape[d])
+                return fail(err, call->loc, "%s cannot broadcast shapes %s and %s", call->u.call.op->str,
+                            type_text(&a[from], b1, sizeof b1), type_text(&a[k], b2, sizeof b2));
+            out->shape[d] = e;
+            from = k;
+        }
+    }
+    return 0;
+}
+
 static int infer_binary(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
 {
     const TensorType *x = &a[0], *y = &a[1];
-    char b1[96], b2[96];
     if (x->dtype != y->dtype)
         return fail(err, call->loc, "%s of %s and %s tensors", call->u.call.op->str, dtype_name(x->dtype),
                     dtype_name(y->dtype));
     if (o->code == BIN_POWER && !dtype_is_float(x->dtype))
         return fail(err, call->loc, "R.power takes float tensors");
-    int r = x->ndim > y->ndim ? x->ndim : y->ndim;
-    p->out.ndim = r;
-    p->out.dtype = x->dtype;
-    for (int d = 0; d < r; d++) {
-        int dx = d - (r - x->ndim), dy = d - (r - y->ndim);
-        int64_t ex = dx >= 0 ? x->shape[dx] : 1, ey = dy >= 0 ? y->shape[dy] : 1;
-        if (ex != ey && ex != 1 && ey != 1)
-            return fail(err, call->loc, "%s cannot broadcast shapes %s and %s", call->u.call.op->str,
-                        type_text(x, b1, sizeof b1), type_text(y, b2, sizeof b2));
-        p->out.shape[d] = ex == 1 ? ey : ex;
-    }
+    if ((o->code == BIN_BOOL + B_AND || o->code == BIN_BOOL + B_OR) && x->dtype != DT_BOOL)
+        return fail(err, call->loc, "%s takes bool tensors, not %s", o->info.name, dtype_name(x->dtype));
+    if (broadcast(call, a, 2, &p->out, err))
+        return -1;
+    /* comparisons and logical and / or give bool */
+    p->out.dtype = o->code >= BIN_BOOL ? DT_BOOL : x->dtype;
     return 0;
 }
 
@@ -39,6 +60,8 @@ static int infer_unary(const Op *o, const Expr *call, const TensorType *a, int n
     /* the table says which take only floats (transcendental ones) */
     if (!dtype_is_float(a[0].dtype) && o->info.dtypes && strcmp(o->info.dtypes, "float") == 0)
         return fail(err, call->loc, "%s takes a float tensor", o->info.name);
+    if (o->code == U_LOGICAL_NOT && a[0].dtype != DT_BOOL)
+        return fail(err, call->loc, "%s takes a bool tensor, not %s", o->info.name, dtype_name(a[0].dtype));
     return 0;
 }
 
@@ -60,7 +83,8 @@ static void legal_binary(B *b, const Op *o, const Expr *call, Buffer **in, int n
         }
         v[k] = load(b, in[k], idx);
     }
-    Expr *val = o->code == B_GT        ? intrin(b, "T.max", v[0], v[1])
+    Expr *val = o->code >= BIN_BOOL    ? bin(b, (BinOp)(o->code - BIN_BOOL), v[0], v[1])
+                : o->code == B_GT      ? intrin(b, "T.max", v[0], v[1])
                 : o->code == B_LT      ? intrin(b, "T.min", v[0], v[1])
                 : o->code == BIN_POWER ? intrin(b, "T.pow", v[0], v[1])
                                        : bin(b, (BinOp)o->code, v[0], v[1]);
@@ -121,12 +145,46 @@ static void legal_unary(B *b, const Op *o, const Expr *call, Buffer **in, int ni
         break;
     default:
         val = expr_new(b->a, E_UNARY, b->loc);
-        val->u.un.op = U_NEG;
+        val->u.un.op = o->code == U_LOGICAL_NOT ? U_NOT : U_NEG;
         val->u.un.a = x;
         break;
     }
     const char *name = strrchr(o->info.name, '.') + 1;
     nest_end(b, &t, name, NULL, store(b, out, t.x, val));
+}
+
+/* where(cond, x, y): x where cond holds, else y; the three broadcast
+ * together, cond bool, x and y of one dtype (the result's) */
+static int infer_where(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    if (a[0].dtype != DT_BOOL)
+        return fail(err, call->loc, "R.where: the condition is a bool tensor, not %s", dtype_name(a[0].dtype));
+    if (a[1].dtype != a[2].dtype)
+        return fail(err, call->loc, "R.where of %s and %s tensors", dtype_name(a[1].dtype), dtype_name(a[2].dtype));
+    if (broadcast(call, a, 3, &p->out, err))
+        return -1;
+    p->out.dtype = a[1].dtype;
+    return 0;
+}
+
+static void legal_where(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    Expr *v[3];
+    for (int k = 0; k < 3; k++) {
+        Expr *idx[OP_MAX_RANK];
+        int off = p->out.ndim - in[k]->ndim;
+        for (int d = 0; d < in[k]->ndim; d++) {
+            int64_t e;
+            expr_const_int(in[k]->shape[d], &e);
+            idx[d] = e == 1 && p->out.shape[d + off] != 1 ? num(b, 0) : t.x[d + off];
+        }
+        v[k] = load(b, in[k], idx);
+    }
+    nest_end(b, &t, "where", NULL, store(b, outs[0], t.x, select3(b, v[0], v[1], v[2])));
 }
 
 /* astype(x, dtype): each element converted (floats to integers toward zero) */
@@ -232,6 +290,23 @@ static const Op ops[] = {
     { { "R.square", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, NULL, NULL }, infer_unary, legal_unary, U_SQUARE, 0, 0, NULL },
     { { "R.sign", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, NULL, NULL }, infer_unary, legal_unary, U_SIGN, 0, 0, NULL },
     { { "R.erf", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "float", NULL }, infer_unary, legal_unary, U_ERF, 0, 0, NULL },
+    { { "R.less", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, BIN_BOOL + B_LT, 0, 0, NULL },
+    { { "R.greater", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, BIN_BOOL + B_GT, 0, 0,
+      NULL },
+    { { "R.equal", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, BIN_BOOL + B_EQ, 0, 0, NULL },
+    { { "R.not_equal", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, BIN_BOOL + B_NE, 0,
+      0, NULL },
+    { { "R.less_equal", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, BIN_BOOL + B_LE, 0,
+      0, NULL },
+    { { "R.greater_equal", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, NULL, NULL }, infer_binary, legal_binary, BIN_BOOL + B_GE,
+      0, 0, NULL },
+    { { "R.logical_not", LAYOUT_AGNOSTIC, 1, 1, no_attrs, 0, 0, "bool", NULL }, infer_unary, legal_unary, U_LOGICAL_NOT, 0,
+      0, NULL },
+    { { "R.logical_and", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, "bool", NULL }, infer_binary, legal_binary,
+      BIN_BOOL + B_AND, 0, 0, NULL },
+    { { "R.logical_or", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, "bool", NULL }, infer_binary, legal_binary, BIN_BOOL + B_OR,
+      0, 0, NULL },
+    { { "R.where", LAYOUT_AGNOSTIC, 3, 3, no_attrs, 0, 0, NULL, NULL }, infer_where, legal_where, 0, 0, 0, NULL },
     { { "R.astype", LAYOUT_AGNOSTIC, 1, 1, astype_attrs, 0, 0, NULL, NULL }, infer_astype, legal_astype, 0, 0, 0, astype_attrs },
     { { "R.clip", LAYOUT_AGNOSTIC, 1, 1, clip_attrs, 0, 0, NULL, NULL }, infer_clip, legal_clip, 0, 0, 0, clip_attrs },
     { { "R.ewise_fma", LAYOUT_AGNOSTIC, 3, 3, no_attrs, 0, 0, NULL, NULL }, infer_fma, legal_fma, 0, 0, 0, NULL },
