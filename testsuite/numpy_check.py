@@ -651,6 +651,37 @@ def check_unary_math():
             exact("%s %s %s" % (op[2:], dt, shape), run(one_op([("x", x)], "%s(x)" % op), {"x": x})[0], want)
 
 
+def check_compare_where():
+    """The six comparisons (broadcasting, ties and a NaN among the floats),
+    logical_not / _and / _or on bool tensors, and where with its three
+    operands broadcast together, on two shape sets in two dtypes each:
+    exact (no arithmetic, a bool or a chosen element)."""
+    rng = np.random.default_rng(37)
+    for (sa, sb), dt in ((((3, 4), (4,)), "float32"), (((2, 1, 5), (3, 1)), "int32"),
+                         (((2, 1, 5), (3, 1)), "float16"), (((3, 4), (4,)), "int64")):
+        a = rng.integers(-3, 4, size=sa).astype(dt)
+        b = rng.integers(-3, 4, size=sb).astype(dt)
+        if dt.startswith("float"):
+            a.flat[1] = np.nan
+        for op, ref in (("R.less", np.less), ("R.greater", np.greater), ("R.equal", np.equal),
+                        ("R.not_equal", np.not_equal), ("R.less_equal", np.less_equal),
+                        ("R.greater_equal", np.greater_equal)):
+            exact("%s %s %s %s" % (op[2:], dt, sa, sb),
+                  run(one_op([("a", a), ("b", b)], "%s(a, b)" % op), {"a": a, "b": b})[0], ref(a, b))
+        p, q = a > 0, b < 1
+        exact("logical_not %s" % (sa,), run(one_op([("p", p)], "R.logical_not(p)"), {"p": p})[0], ~p)
+        for op, ref in (("R.logical_and", np.logical_and), ("R.logical_or", np.logical_or)):
+            exact("%s %s %s" % (op[2:], sa, sb),
+                  run(one_op([("p", p), ("q", q)], "%s(p, q)" % op), {"p": p, "q": q})[0], ref(p, q))
+        # where: the condition (sb), x (sa) and y (a column) broadcast three ways
+        y = rng.integers(10, 20, size=(sa[-2] if len(sa) > 1 else 1, 1)).astype(dt)
+        c = rng.integers(0, 2, size=sb).astype(bool)
+        x = np.where(np.isnan(a), 5, a).astype(dt)   # exact() takes NaN for unequal
+        exact("where %s %s %s %s" % (dt, sb, sa, y.shape),
+              run(one_op([("c", c), ("x", x), ("y", y)], "R.where(c, x, y)"), {"c": c, "x": x, "y": y})[0],
+              np.where(c, x, y))
+
+
 def check_issue23_ops():
     check_collapse_sum()
     check_scatter()
@@ -659,6 +690,7 @@ def check_issue23_ops():
     check_reverse_sequence()
     check_floor_div_mod()
     check_unary_math()
+    check_compare_where()
 
 
 def main():

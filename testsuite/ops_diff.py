@@ -34,7 +34,7 @@ UNIT = {"float32": 2.0 ** -24, "float16": 2.0 ** -11}     # unit roundoff
 TINY = {"float32": 2.0 ** -149, "float16": 2.0 ** -24}    # smallest subnormal
 INTS = ("int32", "int8", "int64", "uint8")
 NP = {"float32": np.float32, "float16": np.float16, "int32": np.int32, "int8": np.int8, "int64": np.int64,
-      "uint8": np.uint8}
+      "uint8": np.uint8, "bool": np.bool_}
 
 
 def is_float(dt):
@@ -185,6 +185,69 @@ def gen_binary(g, op):
         x1, x2 = a.astype(np.int64), b.astype(np.int64)
         want = trunc_div(x1, x2) if op == "R.divide" else BINARY[op](x1, x2)
         c.outs.append(Out(y, wrap_int(want, dt), dt))
+    return c
+
+
+def shapes_to(g, n):
+    """n shapes that broadcast together, and the shape they broadcast to."""
+    out = g.shape(deep=True)
+    shapes = []
+    for _ in range(n):
+        r = g.r(1, len(out))
+        s = list(out[len(out) - r:])
+        for d in range(r):
+            if g.chance(0.25):
+                s[d] = 1
+        shapes.append(tuple(s))
+    if g.chance(0.3):
+        shapes[g.r(0, n - 1)] = out
+    return shapes, np.broadcast_shapes(*shapes)
+
+
+COMPARE = {"R.less": np.less, "R.greater": np.greater, "R.equal": np.equal, "R.not_equal": np.not_equal,
+           "R.less_equal": np.less_equal, "R.greater_equal": np.greater_equal}
+LOGICAL = {"R.logical_and": np.logical_and, "R.logical_or": np.logical_or}
+
+
+def gen_compare(g, op):
+    dt = g.pick(["float32", "float16"] + list(INTS))
+    (sa, sb), _ = shapes_to(g, 2)
+    # halves in [-2, 2] (small integers for integer dtypes): ties are common
+    a, b = (np.round(f64(g.data(s, dt)) * 2) / (2 if is_float(dt) else 1) for s in (sa, sb))
+    a, b = a.astype(NP[dt]), b.astype(NP[dt])
+    if is_float(dt) and g.chance(0.2):
+        a.flat[g.r(0, a.size - 1)] = np.nan
+    c = Case(op, "%s %s %s" % (dt, sa, sb))
+    pa, pb = g.param(c, a), g.param(c, b)
+    y = g.name("y")
+    c.lines.append("%s = %s(%s, %s)" % (y, op, pa, pb))
+    c.outs.append(Out(y, COMPARE[op](a, b), "bool"))
+    return c
+
+
+def gen_logical(g, op):
+    n = 1 if op == "R.logical_not" else 2
+    shapes, _ = shapes_to(g, n)
+    xs = [g.rng.integers(0, 2, size=s).astype(bool) for s in shapes]
+    c = Case(op, " ".join(str(s) for s in shapes))
+    ps = [g.param(c, x) for x in xs]
+    y = g.name("y")
+    c.lines.append("%s = %s(%s)" % (y, op, ", ".join(ps)))
+    c.outs.append(Out(y, np.logical_not(xs[0]) if n == 1 else LOGICAL[op](*xs), "bool"))
+    return c
+
+
+def gen_where(g, op):
+    dt = g.pick(["float32", "float16"] + list(INTS))
+    (sc, sx, sy), _ = shapes_to(g, 3)
+    cond = g.rng.integers(0, 2, size=sc).astype(bool)
+    x, y0 = g.data(sx, dt), g.data(sy, dt)
+    c = Case(op, "%s %s %s %s" % (dt, sc, sx, sy))
+    pc, px, py = g.param(c, cond), g.param(c, x), g.param(c, y0)
+    y = g.name("y")
+    c.lines.append("%s = R.where(%s, %s, %s)" % (y, pc, px, py))
+    want = np.where(cond, x, y0)
+    c.outs.append(Out(y, f64(want) if is_float(dt) else want.astype(np.int64), dt))
     return c
 
 
@@ -1379,6 +1442,11 @@ for _op in BINARY:
     GENS[_op] = gen_binary
 for _op in UNARY:
     GENS[_op] = gen_unary
+for _op in COMPARE:
+    GENS[_op] = gen_compare
+for _op in ("R.logical_not", "R.logical_and", "R.logical_or"):
+    GENS[_op] = gen_logical
+GENS["R.where"] = gen_where
 for _op in ("R.sum", "R.mean", "R.max", "R.min"):
     GENS[_op] = gen_reduce
 GENS.update({
