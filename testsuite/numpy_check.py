@@ -682,6 +682,22 @@ def check_compare_where():
               np.where(c, x, y))
 
 
+def check_argmax():
+    """argmax and argmin along each axis (and a negative one) and over all,
+    keepdims or not, on two shapes in two dtypes; the values from a small
+    set, so ties are many and the first index is what is checked (exact)."""
+    rng = np.random.default_rng(41)
+    for shape, dt in (((3, 4, 5), "float32"), ((6, 2), "int32"), ((2, 3, 4), "int64"), ((5, 3), "float16")):
+        x = rng.integers(-3, 4, size=shape).astype(dt)
+        for op, fn in (("R.argmax", np.argmax), ("R.argmin", np.argmin)):
+            for axis in list(range(len(shape))) + [-1, None]:
+                for keep in (False, True):
+                    body = "%s(x, axis=%s, keepdims=%s)" % (op, axis, keep)
+                    want = fn(x, axis=axis, keepdims=keep) if axis is not None else fn(x, keepdims=keep)
+                    exact("%s %s %s axis=%s keep=%d" % (op[2:], dt, shape, axis, keep),
+                          run(one_op([("x", x)], body), {"x": x})[0], np.asarray(want, dtype=np.int64))
+
+
 def check_issue23_ops():
     check_collapse_sum()
     check_scatter()
@@ -691,6 +707,7 @@ def check_issue23_ops():
     check_floor_div_mod()
     check_unary_math()
     check_compare_where()
+    check_argmax()
 
 
 def main():

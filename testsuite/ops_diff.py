@@ -251,6 +251,34 @@ def gen_where(g, op):
     return c
 
 
+def gen_arg(g, op):
+    """argmax / argmin along one axis (either sign) or over all; ties
+    common (values in a small set), so the first index is what is checked."""
+    dt = g.pick(["float32", "float16"] + list(INTS))
+    s = g.shape(deep=True)
+    r = len(s)
+    x = g.data(s, dt)
+    if is_float(dt):
+        x = (np.round(f64(x) * 2) / 2).astype(NP[dt])
+    keep = g.chance(0.5)
+    axis = None if g.chance(0.3) else g.r(0, r - 1)
+    attrs = []
+    if axis is not None:
+        attrs.append("axis=%d" % (axis - r if g.chance(0.3) else axis))
+    elif g.chance(0.5):
+        attrs.append("axis=None")
+    if keep or g.chance(0.3):
+        attrs.append("keepdims=%s" % keep)
+    c = Case(op, "%s %s %s" % (dt, s, ", ".join(attrs)))
+    p = g.param(c, x)
+    y = g.name("y")
+    c.lines.append("%s = %s(%s%s)" % (y, op, p, "".join(", " + a for a in attrs)))
+    fn = np.argmax if op == "R.argmax" else np.argmin
+    want = fn(x, axis=axis, keepdims=keep) if axis is not None else fn(x, keepdims=keep)
+    c.outs.append(Out(y, np.asarray(want).astype(np.int64), "int64"))
+    return c
+
+
 def sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
@@ -1447,6 +1475,8 @@ for _op in COMPARE:
 for _op in ("R.logical_not", "R.logical_and", "R.logical_or"):
     GENS[_op] = gen_logical
 GENS["R.where"] = gen_where
+GENS["R.argmax"] = gen_arg
+GENS["R.argmin"] = gen_arg
 for _op in ("R.sum", "R.mean", "R.max", "R.min"):
     GENS[_op] = gen_reduce
 GENS.update({
