@@ -698,6 +698,25 @@ def check_argmax():
                           run(one_op([("x", x)], body), {"x": x})[0], np.asarray(want, dtype=np.int64))
 
 
+def check_prod():
+    """prod along axes, over all, keepdims, on two shapes in two float and
+    two integer dtypes. Exact: the floats are signed powers of two (1/2 to 2),
+    whose products are exact in any order while in range; the integers are
+    small and their products wrap the same in NumPy."""
+    rng = np.random.default_rng(43)
+    for shape, dt in (((3, 4, 5), "float32"), ((4, 6), "float16"), ((2, 3, 4), "int32"), ((5, 3), "int64")):
+        if dt.startswith("float"):
+            x = (rng.choice([-2.0, -1.0, -0.5, 0.5, 1.0, 2.0], size=shape)).astype(dt)
+        else:
+            x = rng.integers(-3, 4, size=shape).astype(dt)
+        r = len(shape)
+        for axis, keep in ((None, False), ([0], True), ([r - 1, 0], False), ([-1], True)):
+            body = "R.prod(x%s, keepdims=%s)" % ("" if axis is None else ", axis=%s" % axis, keep)
+            want = np.prod(x, axis=None if axis is None else tuple(axis), keepdims=keep).astype(dt)
+            exact("prod %s %s axis=%s keep=%d" % (dt, shape, axis, keep), run(one_op([("x", x)], body), {"x": x})[0],
+                  np.asarray(want))
+
+
 def check_issue23_ops():
     check_collapse_sum()
     check_scatter()
@@ -708,6 +727,7 @@ def check_issue23_ops():
     check_unary_math()
     check_compare_where()
     check_argmax()
+    check_prod()
 
 
 def main():

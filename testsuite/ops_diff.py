@@ -348,6 +348,13 @@ def gen_reduce(g, op):
         elif op == "R.mean":
             want = v.mean(axis=ax, keepdims=keep)
             tol = sum_tol(dt, n, np.abs(v).sum(axis=ax, keepdims=keep)) / n + rounding_tol(dt, want)
+        elif op == "R.prod":
+            # n roundings of a product, each within a unit of the partial product
+            want = v.prod(axis=ax, keepdims=keep)
+            tol = 2.0 * (n + 2) * UNIT[dt] * np.abs(v).prod(axis=ax, keepdims=keep) + (n + 2) * TINY[dt]
+            # a product past the dtype's range is inf in lopt (and not here)
+            c.outs.append(Out(y, want, dt, tol, np.abs(want) < float(np.finfo(NP[dt]).max) / 4))
+            return c
         elif op == "R.max":
             want, tol = v.max(axis=ax, keepdims=keep), 0.0
         else:
@@ -359,6 +366,8 @@ def gen_reduce(g, op):
             want = v.sum(axis=ax, keepdims=keep)
         elif op == "R.mean":
             want = trunc_div(wrap_int(v.sum(axis=ax, keepdims=keep), dt), n)
+        elif op == "R.prod":
+            want = v.prod(axis=ax, keepdims=keep)      # wraps modulo 2^64, so modulo the dtype's width too
         elif op == "R.max":
             want = v.max(axis=ax, keepdims=keep)
         else:
@@ -1477,7 +1486,7 @@ for _op in ("R.logical_not", "R.logical_and", "R.logical_or"):
 GENS["R.where"] = gen_where
 GENS["R.argmax"] = gen_arg
 GENS["R.argmin"] = gen_arg
-for _op in ("R.sum", "R.mean", "R.max", "R.min"):
+for _op in ("R.sum", "R.mean", "R.max", "R.min", "R.prod"):
     GENS[_op] = gen_reduce
 GENS.update({
     "R.permute_dims": gen_permute, "R.reshape": gen_reshape, "R.matmul": gen_matmul, "R.nn.conv2d": gen_conv2d,

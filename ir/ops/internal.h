@@ -85,7 +85,7 @@ enum {
 };
 enum { BIN_POWER = 100 };   /* a binary code past the BinOps: T.pow */
 enum { BIN_BOOL = 200 };    /* BIN_BOOL + a comparison or B_AND, B_OR: a bool result */
-enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN };
+enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN, R_PROD };
 
 /* ---- reading attributes (attrs.c, and read_axis in registry.c) ---- */
 

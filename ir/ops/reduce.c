@@ -1,4 +1,4 @@
-/* Reductions over some axes (R.sum, R.mean, R.max, R.min): one block with
+/* Reductions over some axes (R.sum, R.mean, R.max, R.min, R.prod): one block with
  * T.init, and for the mean a second one dividing by the count; R.argmax and
  * R.argmin along one axis or over all: the extreme value, then the first
  * index holding it. */
@@ -30,7 +30,9 @@ static int infer_reduce(const Op *o, const Expr *call, const TensorType *a, int 
             p->axes[d] = 1;
             p->list[p->nlist++] = d;
         }
-    p->keepdims = keep && keep->kind == E_BOOL && keep->u.b;
+    if (keep && keep->kind != E_BOOL)
+        return fail(err, keep->loc, "%s: keepdims is True or False", o->info.name);
+    p->keepdims = keep && keep->u.b;
     p->out.dtype = a->dtype;
     p->out.ndim = 0;
     for (int d = 0; d < a->ndim; d++)
@@ -69,6 +71,9 @@ static void legal_reduce(B *b, const Op *o, const Expr *call, Buffer **in, int n
     if (o->code == R_MAX || o->code == R_MIN) {
         init = intrin(b, o->code == R_MAX ? "T.min_value" : "T.max_value", str(b, dtype_name(dt)), NULL);
         val = intrin(b, o->code == R_MAX ? "T.max" : "T.min", acc, x);
+    } else if (o->code == R_PROD) {
+        init = typed(b, 1, dt);
+        val = bin(b, B_MUL, acc, x);
     } else {
         init = typed(b, 0, dt);
         val = bin(b, B_ADD, acc, x);
@@ -183,6 +188,8 @@ static const Op ops[] = {
     { { "R.mean", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_reduce, legal_reduce, R_MEAN, 0, 0, reduce_attrs },
     { { "R.max", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_reduce, legal_reduce, R_MAX, 0, 0, reduce_attrs },
     { { "R.min", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_reduce, legal_reduce, R_MIN, 0, 0, reduce_attrs },
+    { { "R.prod", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_reduce, legal_reduce, R_PROD, 0, 0,
+      reduce_attrs },
     { { "R.argmax", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_arg, legal_arg, R_ARGMAX, 0, 0,
       reduce_attrs },
     { { "R.argmin", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_arg, legal_arg, R_ARGMIN, 0, 0,
