@@ -717,6 +717,22 @@ def check_prod():
                   np.asarray(want))
 
 
+def check_log_softmax():
+    """log_softmax along each axis on two shapes in float32 and float16,
+    against x - max - log(sum(exp(x - max))) in float64; within 1e-5 (float32)
+    or 4e-3 (float16), absolute and relative: the exp, sum and log round in
+    the dtype, as softmax's."""
+    for shape, dt in (((3, 5, 4), "float32"), ((4, 6), "float16"), ((2, 7), "float32"), ((3, 2, 5), "float16")):
+        x = (grid(*shape) * 6).astype(dt)
+        v = x.astype(np.float64)
+        tol = 1e-5 if dt == "float32" else 4e-3
+        for axis in range(-1, len(shape)):
+            m = v.max(axis=axis, keepdims=True)
+            want = v - m - np.log(np.exp(v - m).sum(axis=axis, keepdims=True))
+            check("log_softmax %s %s axis=%d" % (dt, shape, axis),
+                  run(one_op([("x", x)], "R.nn.log_softmax(x, axis=%d)" % axis), {"x": x})[0], want, tol, tol)
+
+
 def check_issue23_ops():
     check_collapse_sum()
     check_scatter()
@@ -728,6 +744,7 @@ def check_issue23_ops():
     check_compare_where()
     check_argmax()
     check_prod()
+    check_log_softmax()
 
 
 def main():

@@ -747,11 +747,17 @@ def gen_softmax(g, op):
     c = Case(op, "%s %s %s" % (dt, s, attrs))
     p = g.param(c, x)
     y = g.name("y")
-    c.lines.append("%s = R.nn.softmax(%s%s)" % (y, p, "".join(", " + a for a in attrs)))
+    c.lines.append("%s = %s(%s%s)" % (y, op, p, "".join(", " + a for a in attrs)))
     v = f64(x)
     e = np.exp(v - v.max(axis=ax, keepdims=True))
-    want = e / e.sum(axis=ax, keepdims=True)
     n = s[ax]
+    if op == "R.nn.log_softmax":
+        # x - max - log(sum): the sum's n roundings are an absolute error of
+        # log(sum), the rest a few roundings of the result
+        want = v - v.max(axis=ax, keepdims=True) - np.log(e.sum(axis=ax, keepdims=True))
+        c.outs.append(Out(y, want, dt, (2 * n + 24) * UNIT[dt] * (np.abs(want) + 1) + TINY[dt]))
+        return c
+    want = e / e.sum(axis=ax, keepdims=True)
     c.outs.append(Out(y, want, dt, (2 * n + 24) * UNIT[dt] * want + (n + 2) * TINY[dt]))
     return c
 
@@ -1490,7 +1496,7 @@ for _op in ("R.sum", "R.mean", "R.max", "R.min", "R.prod"):
     GENS[_op] = gen_reduce
 GENS.update({
     "R.permute_dims": gen_permute, "R.reshape": gen_reshape, "R.matmul": gen_matmul, "R.nn.conv2d": gen_conv2d,
-    "R.nn.pad": gen_pad, "R.nn.max_pool2d": gen_pool, "R.nn.avg_pool2d": gen_pool, "R.nn.softmax": gen_softmax,
+    "R.nn.pad": gen_pad, "R.nn.max_pool2d": gen_pool, "R.nn.avg_pool2d": gen_pool, "R.nn.softmax": gen_softmax, "R.nn.log_softmax": gen_softmax,
     "R.strided_slice": gen_slice, "R.concat": gen_concat, "R.layout_transform": gen_layout, "R.split": gen_split,
     "R.nn.batch_norm": gen_batchnorm, "R.pad": gen_pad, "R.crop": gen_crop,
     "R.nn.layer_norm": gen_layernorm, "R.nn.adaptive_avg_pool2d": gen_adaptive,
