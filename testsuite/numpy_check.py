@@ -733,6 +733,30 @@ def check_log_softmax():
                   run(one_op([("x", x)], "R.nn.log_softmax(x, axis=%d)" % axis), {"x": x})[0], want, tol, tol)
 
 
+def check_leakyrelu_softplus():
+    """leakyrelu on two shapes in float32 and float16, exact against NumPy in
+    the dtype (x * alpha rounded once in both); softplus against
+    log1p(exp(beta x)) / beta in float64, where beta x (rounded in the dtype,
+    as lopt compares it) is at most threshold, else x: within 2e-6 (float32)
+    or 4e-3 (float16), absolute and relative, for the roundings of beta x,
+    exp, 1 +, log and / beta in the dtype."""
+    for shape, dt in (((2, 3, 4), "float32"), ((5, 6), "float16"), ((4, 5), "float32"), ((3, 1, 4), "float16")):
+        x = (grid(*shape) * 8).astype(dt)
+        for alpha in (0.01, 0.2):
+            a = np.asarray(alpha, dtype=dt)
+            exact("leakyrelu %s %s alpha=%g" % (dt, shape, alpha),
+                  run(one_op([("x", x)], "R.nn.leakyrelu(x, alpha=%r)" % alpha), {"x": x})[0],
+                  np.where(x > 0, x, x * a).astype(dt))
+        tol = 2e-6 if dt == "float32" else 4e-3
+        for beta, thr in ((1.0, 20.0), (2.0, 5.0), (0.5, 1.0)):
+            bx = (x * np.asarray(beta, dtype=dt)).astype(np.float64)
+            v = x.astype(np.float64)
+            want = np.where(bx > thr, v, np.log1p(np.exp(bx)) / beta)
+            check("softplus %s %s beta=%g thr=%g" % (dt, shape, beta, thr),
+                  run(one_op([("x", x)], "R.nn.softplus(x, beta=%r, threshold=%r)" % (beta, thr)), {"x": x})[0],
+                  want, tol, tol)
+
+
 def check_issue23_ops():
     check_collapse_sum()
     check_scatter()
@@ -745,6 +769,7 @@ def check_issue23_ops():
     check_argmax()
     check_prod()
     check_log_softmax()
+    check_leakyrelu_softplus()
 
 
 def main():

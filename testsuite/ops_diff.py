@@ -279,6 +279,41 @@ def gen_arg(g, op):
     return c
 
 
+def gen_act(g, op):
+    """leakyrelu (alpha) and softplus (beta, threshold), the numbers held in
+    x's dtype; the attributes given by keyword, in place or not at all."""
+    dt = g.pick(["float32", "float16"])
+    s = g.shape(deep=True)
+    x = g.data(s, dt, -3.0, 3.0)
+    names = ["alpha"] if op == "R.nn.leakyrelu" else ["beta", "threshold"]
+    vals = [g.pick([0.01, 0.25, 0.5, 2.0])] if op == "R.nn.leakyrelu" else [g.pick([1.0, 0.5, 2.0, -1.0]),
+                                                                          g.pick([20.0, 1.0, 2.5])]
+    given = g.r(0, len(names))
+    if given < len(names):
+        vals[given:] = [0.01] if op == "R.nn.leakyrelu" else [1.0, 20.0][given:]
+    inplace = g.chance(0.3)
+    attrs = [("%r" % v if inplace else "%s=%r" % (n, v)) for n, v in zip(names[:given], vals[:given])]
+    c = Case(op, "%s %s %s" % (dt, s, attrs))
+    p = g.param(c, x)
+    y = g.name("y")
+    c.lines.append("%s = %s(%s)" % (y, op, ", ".join([p] + attrs)))
+    one = lambda v: f64(np.asarray(v).astype(NP[dt]))   # a number held in the dtype
+    if op == "R.nn.leakyrelu":
+        # x * alpha of two dtype values is exact in float64: one rounding, as lopt's
+        want = np.where(x > 0, f64(x), (f64(x) * one(vals[0])).astype(NP[dt]))
+        c.outs.append(Out(y, f64(want), dt, 0.0))
+        return c
+    beta, thr = one(vals[0]), one(vals[1])
+    bx = f64((f64(x) * beta).astype(NP[dt]))             # rounded in the dtype, as lopt compares it
+    soft = np.log1p(np.exp(bx)) / beta
+    want = np.where(bx > thr, f64(x), soft)
+    # the roundings of beta x, exp, 1 +, log and / beta (each a unit), an
+    # absolute error of about (3 + |beta x|) units of log's result, over beta
+    tol = np.where(bx > thr, 0.0, 4 * UNIT[dt] * ((4 + np.abs(bx)) / abs(beta) + np.abs(want)) + TINY[dt])
+    c.outs.append(Out(y, want, dt, tol))
+    return c
+
+
 def sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
@@ -1491,6 +1526,8 @@ for _op in ("R.logical_not", "R.logical_and", "R.logical_or"):
     GENS[_op] = gen_logical
 GENS["R.where"] = gen_where
 GENS["R.argmax"] = gen_arg
+GENS["R.nn.leakyrelu"] = gen_act
+GENS["R.nn.softplus"] = gen_act
 GENS["R.argmin"] = gen_arg
 for _op in ("R.sum", "R.mean", "R.max", "R.min", "R.prod"):
     GENS[_op] = gen_reduce

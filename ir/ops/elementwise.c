@@ -9,6 +9,8 @@
 static const char *const no_attrs[] = { NULL };
 static const char *const astype_attrs[] = { "dtype", NULL };
 static const char *const clip_attrs[] = { "min", "max", NULL };
+static const char *const leakyrelu_attrs[] = { "alpha", NULL };
+static const char *const softplus_attrs[] = { "beta", "threshold", NULL };
 
 /* The shape n tensors broadcast to (NumPy's rule: aligned at the last
  * dimension, an extent 1 stretched); out's dtype is left to the caller. */
@@ -234,6 +236,53 @@ static void legal_clip(B *b, const Op *o, const Expr *call, Buffer **in, int nin
     nest_end(b, &t, "clip", NULL, store(b, outs[0], t.x, v));
 }
 
+/* leakyrelu(x, alpha=0.01): x above 0, else alpha * x; softplus(x, beta=1,
+ * threshold=20): log(1 + exp(beta x)) / beta, or x where beta x is above
+ * threshold (code 1). The numbers are held in x's dtype, as TVM's. */
+static int infer_act(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    int soft = o->code == 1;
+    const char *const *names = o->info.attrs;
+    double dflt[2] = { soft ? 1.0 : 0.01, 20.0 };
+    for (int k = 0; names[k]; k++) {
+        const Expr *e = attr(call, names[k]);
+        p->scalar[k] = dflt[k];
+        if (e && scalar_of(e, &p->scalar[k]))
+            return fail(err, e->loc, "%s: %s is a number", o->info.name, names[k]);
+    }
+    if (soft && p->scalar[0] == 0)
+        return fail(err, attr(call, "beta")->loc, "R.nn.softplus: beta is 0");
+    if (!dtype_is_float(a[0].dtype))
+        return fail(err, call->loc, "%s takes a float tensor", o->info.name);
+    p->out = a[0];
+    return 0;
+}
+
+static void legal_act(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    Nest t;
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    DType dt = p->out.dtype;
+    Expr *v;
+    if (o->code == 1) {
+        Expr *beta = typed(b, p->scalar[0], dt);
+        Expr *bx = bin(b, B_MUL, load(b, in[0], t.x), beta);
+        Expr *sp = bin(b, B_DIV,
+                       intrin(b, "T.log", bin(b, B_ADD, typed(b, 1, dt),
+                                              intrin(b, "T.exp", bin(b, B_MUL, load(b, in[0], t.x), typed(b, p->scalar[0], dt)),
+                                                     NULL)),
+                              NULL),
+                       typed(b, p->scalar[0], dt));
+        v = select3(b, bin(b, B_GT, bx, typed(b, p->scalar[1], dt)), load(b, in[0], t.x), sp);
+    } else {
+        v = select3(b, bin(b, B_GT, load(b, in[0], t.x), typed(b, 0, dt)), load(b, in[0], t.x),
+                    bin(b, B_MUL, load(b, in[0], t.x), typed(b, p->scalar[0], dt)));
+    }
+    nest_end(b, &t, strrchr(o->info.name, '.') + 1, NULL, store(b, outs[0], t.x, v));
+}
+
 /* ewise_fma(a, b, c): a * b + c, of one shape and dtype */
 static int infer_fma(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
 {
@@ -307,6 +356,10 @@ static const Op ops[] = {
     { { "R.logical_or", LAYOUT_AGNOSTIC, 2, 2, no_attrs, 0, 0, "bool", NULL }, infer_binary, legal_binary, BIN_BOOL + B_OR,
       0, 0, NULL },
     { { "R.where", LAYOUT_AGNOSTIC, 3, 3, no_attrs, 0, 0, NULL, NULL }, infer_where, legal_where, 0, 0, 0, NULL },
+    { { "R.nn.leakyrelu", LAYOUT_AGNOSTIC, 1, 1, leakyrelu_attrs, 0, 0, "float", NULL }, infer_act, legal_act, 0, 0, 0,
+      leakyrelu_attrs },
+    { { "R.nn.softplus", LAYOUT_AGNOSTIC, 1, 1, softplus_attrs, 0, 0, "float", NULL }, infer_act, legal_act, 1, 0, 0,
+      softplus_attrs },
     { { "R.astype", LAYOUT_AGNOSTIC, 1, 1, astype_attrs, 0, 0, NULL, NULL }, infer_astype, legal_astype, 0, 0, 0, astype_attrs },
     { { "R.clip", LAYOUT_AGNOSTIC, 1, 1, clip_attrs, 0, 0, NULL, NULL }, infer_clip, legal_clip, 0, 0, 0, clip_attrs },
     { { "R.ewise_fma", LAYOUT_AGNOSTIC, 3, 3, no_attrs, 0, 0, NULL, NULL }, infer_fma, legal_fma, 0, 0, 0, NULL },
