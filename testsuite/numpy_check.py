@@ -643,6 +643,13 @@ def check_unary_math():
                            ("R.cos", np.cos, x), ("R.erf", erf, x)):
             check("%s %s %s" % (op[2:], dt, shape), run(one_op([("x", v)], "%s(x)" % op), {"x": v})[0],
                   ref(v.astype(np.float64)), atol=0, rtol=unit)
+    # sign's zeros and NaN: array_equal takes -0 for 0 and NaN for unequal,
+    # so compare the sign bits and the NaNs
+    for dt in ("float32", "float16"):
+        x = np.array([-0.0, 0.0, np.nan, -2.5, 0.5], dtype=dt)
+        got, want = run(one_op([("x", x)], "R.sign(x)"), {"x": x})[0], np.sign(x)
+        exact("sign %s -0, 0, NaN: sign bits" % dt, np.signbit(got), np.signbit(want))
+        exact("sign %s -0, 0, NaN: NaNs" % dt, np.isnan(got), np.isnan(want))
     for shape, dt in (((3, 4), "int32"), ((2, 1, 5), "int64")):
         x = np.random.default_rng(31).integers(-40, 41, size=shape).astype(dt)
         for op, ref in (("R.abs", np.abs), ("R.floor", np.floor), ("R.ceil", np.ceil), ("R.round", np.round),

@@ -139,11 +139,13 @@ static void legal_unary(B *b, const Op *o, const Expr *call, Buffer **in, int ni
         break;
     case U_SQUARE: val = bin(b, B_MUL, x, load(b, in[0], t.x)); break;
     case U_SIGN:
-        /* -1 below zero, 1 above, else x itself: a zero keeps its sign and
-         * NaN stays NaN, as NumPy's sign does */
+        /* -1 below zero, 1 above, else x itself, as NumPy's sign: an
+         * integer's 0, a float's NaN; a float's zero (-0 too) gives 0 */
+        val = load(b, in[0], t.x);
+        if (dtype_is_float(dt))
+            val = select3(b, bin(b, B_EQ, load(b, in[0], t.x), typed(b, 0, dt)), typed(b, 0, dt), val);
         val = select3(b, bin(b, B_LT, x, typed(b, 0, dt)), typed(b, -1, dt),
-                      select3(b, bin(b, B_GT, load(b, in[0], t.x), typed(b, 0, dt)), typed(b, 1, dt),
-                              load(b, in[0], t.x)));
+                      select3(b, bin(b, B_GT, load(b, in[0], t.x), typed(b, 0, dt)), typed(b, 1, dt), val));
         break;
     default:
         val = expr_new(b->a, E_UNARY, b->loc);
