@@ -835,7 +835,7 @@ static Value *run_op(Env *E, const Expr *e, const OpInfo *info)
     Value *tuple = NULL;
     int n = info->ntensors;
     if (e->u.call.nargs < (info->tuple_arg ? 1 : n))
-        return rerr(E, e->loc, "%s takes %d arguments", info->name, info->nargs), NULL;
+        return rerr(E, e->loc, "%s takes %d argument%s", info->name, info->nargs, info->nargs == 1 ? "" : "s"), NULL;
     if (info->tuple_arg) {
         /* R.concat((a, b), axis=1): the tensors are the tuple's items */
         if (!(tuple = eval(E, e->u.call.args[0])))

@@ -2655,6 +2655,7 @@ static const Node *call(Compiled *c, const Expr *e)
         { "T.exp", exp }, { "T.log", log }, { "T.sqrt", sqrt }, { "T.rsqrt", rsqrt }, { "T.tanh", tanh },
         { "T.sigmoid", sigmoid }, { "T.fabs", fabs }, { "T.floor", floor }, { "T.ceil", ceil },
         { "T.round", nearbyint }, { "T.erf", erf }, { "T.exp2", exp2 }, { "T.log2", log2 }, { "T.trunc", trunc },
+        { "T.sin", sin }, { "T.cos", cos },
     };
     for (size_t i = 0; i < sizeof m1 / sizeof *m1; i++)
         if (strcmp(op, m1[i].name) == 0 && na == 1) {

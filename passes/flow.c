@@ -333,7 +333,7 @@ static Expr *reduce_axes(Module *m, const Expr *call, const Expr *omap, const Ex
 }
 
 
-/* softmax, batch_norm, split, pad, strided_slice, layer_norm, flip, repeat
+/* softmax, log_softmax, batch_norm, split, pad, strided_slice, layer_norm, flip, repeat
  * (along an axis), tile and reverse_sequence keep their form when the rewrite of the result and of the operand is the same
  * one-to-one map and keeps whole each dimension the operator acts on: the
  * attributes name the dimensions' new places (NHWC's softmax over C is axis
@@ -344,7 +344,8 @@ static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr
 {
     Module *m = S->m;
     const char *op = call->u.call.op->str;
-    int sm = !strcmp(op, "R.nn.softmax") || !strcmp(op, "R.nn.batch_norm") || !strcmp(op, "R.split") ||
+    int sm = !strcmp(op, "R.nn.softmax") || !strcmp(op, "R.nn.log_softmax") || !strcmp(op, "R.nn.batch_norm") ||
+             !strcmp(op, "R.split") ||
              !strcmp(op, "R.flip") || (!strcmp(op, "R.repeat") && call_kwarg(call, "axis") &&
                                        call_kwarg(call, "axis")->kind != E_NONE),
         pad = !strcmp(op, "R.nn.pad") || !strcmp(op, "R.pad"),
@@ -451,8 +452,8 @@ static Expr *keep_light(Sweep *S, const Expr *call, const Expr *omap, const Expr
  * reductions (reduce_axes), expand_dims and squeeze (keep_unit_axes) and
  * concat (flow_concat). lopt --list-ops reads it through flow_op_form. */
 static const char *const keeps_form[] = {
-    "R.nn.softmax", "R.nn.batch_norm", "R.split", "R.flip", "R.repeat", "R.nn.pad", "R.pad", "R.strided_slice",
-    "R.nn.layer_norm", "R.tile", "R.reverse_sequence", "R.sum", "R.mean", "R.max", "R.min", "R.expand_dims",
+    "R.nn.softmax", "R.nn.log_softmax", "R.nn.batch_norm", "R.split", "R.flip", "R.repeat", "R.nn.pad", "R.pad",
+    "R.strided_slice", "R.nn.layer_norm", "R.tile", "R.reverse_sequence", "R.sum", "R.mean", "R.max", "R.min", "R.expand_dims",
     "R.squeeze", "R.concat",
 };
 

@@ -619,6 +619,151 @@ def check_floor_div_mod():
             exact("%s %s %s %s" % (op[2:], dt, sa, sb), run(text, {"a": a, "b": b})[0], ref(a, b))
 
 
+def check_unary_math():
+    """log, abs, rsqrt, floor, ceil, round, sin, cos, square, sign and erf on
+    two shapes in two float dtypes (the integer-taking ones in two integer
+    dtypes too). abs, floor, ceil, round (halves to even: the data holds
+    halves), square and sign are bit-exact against NumPy in the same dtype:
+    one rounding of the same exact value, or none. log, rsqrt, sin, cos and
+    erf are computed by lopt in float64 (C's libm) and rounded once to the
+    dtype, as R.exp is; NumPy's float32 and float16 versions compute in
+    other ways, so the reference is NumPy's float64 value and the tolerance
+    one unit of the dtype's precision (2^-23 or 2^-10 relative): half a unit
+    from the one rounding, the rest for float64's own error."""
+    import math
+    erf = np.vectorize(math.erf)
+    for shape, dt in (((2, 3, 4), "float32"), ((5, 6), "float16"), ((3, 7), "float32"), ((4, 1, 3), "float16")):
+        x = (grid(*shape) * 8).astype(dt)            # multiples of 1/32 in [-8, 8): halves among them
+        pos = (np.abs(grid(*shape)) * 8 + 0.03125).astype(dt)
+        for op, ref in (("R.abs", np.abs), ("R.floor", np.floor), ("R.ceil", np.ceil), ("R.round", np.round),
+                        ("R.square", np.square), ("R.sign", np.sign)):
+            exact("%s %s %s" % (op[2:], dt, shape), run(one_op([("x", x)], "%s(x)" % op), {"x": x})[0], ref(x))
+        unit = 2.0 ** -23 if dt == "float32" else 2.0 ** -10
+        for op, ref, v in (("R.log", np.log, pos), ("R.rsqrt", lambda a: 1 / np.sqrt(a), pos), ("R.sin", np.sin, x),
+                           ("R.cos", np.cos, x), ("R.erf", erf, x)):
+            check("%s %s %s" % (op[2:], dt, shape), run(one_op([("x", v)], "%s(x)" % op), {"x": v})[0],
+                  ref(v.astype(np.float64)), atol=0, rtol=unit)
+    # sign's zeros and NaN: array_equal takes -0 for 0 and NaN for unequal,
+    # so compare the sign bits and the NaNs
+    for dt in ("float32", "float16"):
+        x = np.array([-0.0, 0.0, np.nan, -2.5, 0.5], dtype=dt)
+        got, want = run(one_op([("x", x)], "R.sign(x)"), {"x": x})[0], np.sign(x)
+        exact("sign %s -0, 0, NaN: sign bits" % dt, np.signbit(got), np.signbit(want))
+        exact("sign %s -0, 0, NaN: NaNs" % dt, np.isnan(got), np.isnan(want))
+    for shape, dt in (((3, 4), "int32"), ((2, 1, 5), "int64")):
+        x = np.random.default_rng(31).integers(-40, 41, size=shape).astype(dt)
+        for op, ref in (("R.abs", np.abs), ("R.floor", np.floor), ("R.ceil", np.ceil), ("R.round", np.round),
+                        ("R.square", np.square), ("R.sign", np.sign)):
+            want = ref(x).astype(dt)                 # NumPy's floor of an integer is a float; lopt keeps the dtype
+            exact("%s %s %s" % (op[2:], dt, shape), run(one_op([("x", x)], "%s(x)" % op), {"x": x})[0], want)
+
+
+def check_compare_where():
+    """The six comparisons (broadcasting, ties and a NaN among the floats),
+    logical_not / _and / _or on bool tensors, and where with its three
+    operands broadcast together, on two shape sets in two dtypes each:
+    exact (no arithmetic, a bool or a chosen element)."""
+    rng = np.random.default_rng(37)
+    for (sa, sb), dt in ((((3, 4), (4,)), "float32"), (((2, 1, 5), (3, 1)), "int32"),
+                         (((2, 1, 5), (3, 1)), "float16"), (((3, 4), (4,)), "int64")):
+        a = rng.integers(-3, 4, size=sa).astype(dt)
+        b = rng.integers(-3, 4, size=sb).astype(dt)
+        if dt.startswith("float"):
+            a.flat[1] = np.nan
+        for op, ref in (("R.less", np.less), ("R.greater", np.greater), ("R.equal", np.equal),
+                        ("R.not_equal", np.not_equal), ("R.less_equal", np.less_equal),
+                        ("R.greater_equal", np.greater_equal)):
+            exact("%s %s %s %s" % (op[2:], dt, sa, sb),
+                  run(one_op([("a", a), ("b", b)], "%s(a, b)" % op), {"a": a, "b": b})[0], ref(a, b))
+        p, q = a > 0, b < 1
+        exact("logical_not %s" % (sa,), run(one_op([("p", p)], "R.logical_not(p)"), {"p": p})[0], ~p)
+        for op, ref in (("R.logical_and", np.logical_and), ("R.logical_or", np.logical_or)):
+            exact("%s %s %s" % (op[2:], sa, sb),
+                  run(one_op([("p", p), ("q", q)], "%s(p, q)" % op), {"p": p, "q": q})[0], ref(p, q))
+        # where: the condition (sb), x (sa) and y (a column) broadcast three ways
+        y = rng.integers(10, 20, size=(sa[-2] if len(sa) > 1 else 1, 1)).astype(dt)
+        c = rng.integers(0, 2, size=sb).astype(bool)
+        x = np.where(np.isnan(a), 5, a).astype(dt)   # exact() takes NaN for unequal
+        exact("where %s %s %s %s" % (dt, sb, sa, y.shape),
+              run(one_op([("c", c), ("x", x), ("y", y)], "R.where(c, x, y)"), {"c": c, "x": x, "y": y})[0],
+              np.where(c, x, y))
+
+
+def check_argmax():
+    """argmax and argmin along each axis (and a negative one) and over all,
+    keepdims or not, on two shapes in two dtypes; the values from a small
+    set, so ties are many and the first index is what is checked (exact)."""
+    rng = np.random.default_rng(41)
+    for shape, dt in (((3, 4, 5), "float32"), ((6, 2), "int32"), ((2, 3, 4), "int64"), ((5, 3), "float16")):
+        x = rng.integers(-3, 4, size=shape).astype(dt)
+        for op, fn in (("R.argmax", np.argmax), ("R.argmin", np.argmin)):
+            for axis in list(range(len(shape))) + [-1, None]:
+                for keep in (False, True):
+                    body = "%s(x, axis=%s, keepdims=%s)" % (op, axis, keep)
+                    want = fn(x, axis=axis, keepdims=keep) if axis is not None else fn(x, keepdims=keep)
+                    exact("%s %s %s axis=%s keep=%d" % (op[2:], dt, shape, axis, keep),
+                          run(one_op([("x", x)], body), {"x": x})[0], np.asarray(want, dtype=np.int64))
+
+
+def check_prod():
+    """prod along axes, over all, keepdims, on two shapes in two float and
+    two integer dtypes. Exact: the floats are signed powers of two (1/2 to 2),
+    whose products are exact in any order while in range; the integers are
+    small and their products wrap the same in NumPy."""
+    rng = np.random.default_rng(43)
+    for shape, dt in (((3, 4, 5), "float32"), ((4, 6), "float16"), ((2, 3, 4), "int32"), ((5, 3), "int64")):
+        if dt.startswith("float"):
+            x = (rng.choice([-2.0, -1.0, -0.5, 0.5, 1.0, 2.0], size=shape)).astype(dt)
+        else:
+            x = rng.integers(-3, 4, size=shape).astype(dt)
+        r = len(shape)
+        for axis, keep in ((None, False), ([0], True), ([r - 1, 0], False), ([-1], True)):
+            body = "R.prod(x%s, keepdims=%s)" % ("" if axis is None else ", axis=%s" % axis, keep)
+            want = np.prod(x, axis=None if axis is None else tuple(axis), keepdims=keep).astype(dt)
+            exact("prod %s %s axis=%s keep=%d" % (dt, shape, axis, keep), run(one_op([("x", x)], body), {"x": x})[0],
+                  np.asarray(want))
+
+
+def check_log_softmax():
+    """log_softmax along each axis on two shapes in float32 and float16,
+    against x - max - log(sum(exp(x - max))) in float64; within 1e-5 (float32)
+    or 4e-3 (float16), absolute and relative: the exp, sum and log round in
+    the dtype, as softmax's."""
+    for shape, dt in (((3, 5, 4), "float32"), ((4, 6), "float16"), ((2, 7), "float32"), ((3, 2, 5), "float16")):
+        x = (grid(*shape) * 6).astype(dt)
+        v = x.astype(np.float64)
+        tol = 1e-5 if dt == "float32" else 4e-3
+        for axis in range(-1, len(shape)):
+            m = v.max(axis=axis, keepdims=True)
+            want = v - m - np.log(np.exp(v - m).sum(axis=axis, keepdims=True))
+            check("log_softmax %s %s axis=%d" % (dt, shape, axis),
+                  run(one_op([("x", x)], "R.nn.log_softmax(x, axis=%d)" % axis), {"x": x})[0], want, tol, tol)
+
+
+def check_leakyrelu_softplus():
+    """leakyrelu on two shapes in float32 and float16, exact against NumPy in
+    the dtype (x * alpha rounded once in both); softplus against
+    log1p(exp(beta x)) / beta in float64, where beta x (rounded in the dtype,
+    as lopt compares it) is at most threshold, else x: within 2e-6 (float32)
+    or 4e-3 (float16), absolute and relative, for the roundings of beta x,
+    exp, 1 +, log and / beta in the dtype."""
+    for shape, dt in (((2, 3, 4), "float32"), ((5, 6), "float16"), ((4, 5), "float32"), ((3, 1, 4), "float16")):
+        x = (grid(*shape) * 8).astype(dt)
+        for alpha in (0.01, 0.2):
+            a = np.asarray(alpha, dtype=dt)
+            exact("leakyrelu %s %s alpha=%g" % (dt, shape, alpha),
+                  run(one_op([("x", x)], "R.nn.leakyrelu(x, alpha=%r)" % alpha), {"x": x})[0],
+                  np.where(x > 0, x, x * a).astype(dt))
+        tol = 2e-6 if dt == "float32" else 4e-3
+        for beta, thr in ((1.0, 20.0), (2.0, 5.0), (0.5, 1.0)):
+            bx = (x * np.asarray(beta, dtype=dt)).astype(np.float64)
+            v = x.astype(np.float64)
+            want = np.where(bx > thr, v, np.log1p(np.exp(bx)) / beta)
+            check("softplus %s %s beta=%g thr=%g" % (dt, shape, beta, thr),
+                  run(one_op([("x", x)], "R.nn.softplus(x, beta=%r, threshold=%r)" % (beta, thr)), {"x": x})[0],
+                  want, tol, tol)
+
+
 def check_issue23_ops():
     check_collapse_sum()
     check_scatter()
@@ -626,6 +771,12 @@ def check_issue23_ops():
     check_conv2d_transpose()
     check_reverse_sequence()
     check_floor_div_mod()
+    check_unary_math()
+    check_compare_where()
+    check_argmax()
+    check_prod()
+    check_log_softmax()
+    check_leakyrelu_softplus()
 
 
 def main():

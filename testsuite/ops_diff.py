@@ -34,7 +34,7 @@ UNIT = {"float32": 2.0 ** -24, "float16": 2.0 ** -11}     # unit roundoff
 TINY = {"float32": 2.0 ** -149, "float16": 2.0 ** -24}    # smallest subnormal
 INTS = ("int32", "int8", "int64", "uint8")
 NP = {"float32": np.float32, "float16": np.float16, "int32": np.int32, "int8": np.int8, "int64": np.int64,
-      "uint8": np.uint8}
+      "uint8": np.uint8, "bool": np.bool_}
 
 
 def is_float(dt):
@@ -188,27 +188,161 @@ def gen_binary(g, op):
     return c
 
 
+def shapes_to(g, n):
+    """n shapes that broadcast together, and the shape they broadcast to."""
+    out = g.shape(deep=True)
+    shapes = []
+    for _ in range(n):
+        r = g.r(1, len(out))
+        s = list(out[len(out) - r:])
+        for d in range(r):
+            if g.chance(0.25):
+                s[d] = 1
+        shapes.append(tuple(s))
+    if g.chance(0.3):
+        shapes[g.r(0, n - 1)] = out
+    return shapes, np.broadcast_shapes(*shapes)
+
+
+COMPARE = {"R.less": np.less, "R.greater": np.greater, "R.equal": np.equal, "R.not_equal": np.not_equal,
+           "R.less_equal": np.less_equal, "R.greater_equal": np.greater_equal}
+LOGICAL = {"R.logical_and": np.logical_and, "R.logical_or": np.logical_or}
+
+
+def gen_compare(g, op):
+    dt = g.pick(["float32", "float16"] + list(INTS))
+    (sa, sb), _ = shapes_to(g, 2)
+    # halves in [-2, 2] (small integers for integer dtypes): ties are common
+    a, b = (np.round(f64(g.data(s, dt)) * 2) / (2 if is_float(dt) else 1) for s in (sa, sb))
+    a, b = a.astype(NP[dt]), b.astype(NP[dt])
+    if is_float(dt) and g.chance(0.2):
+        a.flat[g.r(0, a.size - 1)] = np.nan
+    c = Case(op, "%s %s %s" % (dt, sa, sb))
+    pa, pb = g.param(c, a), g.param(c, b)
+    y = g.name("y")
+    c.lines.append("%s = %s(%s, %s)" % (y, op, pa, pb))
+    c.outs.append(Out(y, COMPARE[op](a, b), "bool"))
+    return c
+
+
+def gen_logical(g, op):
+    n = 1 if op == "R.logical_not" else 2
+    shapes, _ = shapes_to(g, n)
+    xs = [g.rng.integers(0, 2, size=s).astype(bool) for s in shapes]
+    c = Case(op, " ".join(str(s) for s in shapes))
+    ps = [g.param(c, x) for x in xs]
+    y = g.name("y")
+    c.lines.append("%s = %s(%s)" % (y, op, ", ".join(ps)))
+    c.outs.append(Out(y, np.logical_not(xs[0]) if n == 1 else LOGICAL[op](*xs), "bool"))
+    return c
+
+
+def gen_where(g, op):
+    dt = g.pick(["float32", "float16"] + list(INTS))
+    (sc, sx, sy), _ = shapes_to(g, 3)
+    cond = g.rng.integers(0, 2, size=sc).astype(bool)
+    x, y0 = g.data(sx, dt), g.data(sy, dt)
+    c = Case(op, "%s %s %s %s" % (dt, sc, sx, sy))
+    pc, px, py = g.param(c, cond), g.param(c, x), g.param(c, y0)
+    y = g.name("y")
+    c.lines.append("%s = R.where(%s, %s, %s)" % (y, pc, px, py))
+    want = np.where(cond, x, y0)
+    c.outs.append(Out(y, f64(want) if is_float(dt) else want.astype(np.int64), dt))
+    return c
+
+
+def gen_arg(g, op):
+    """argmax / argmin along one axis (either sign) or over all; ties
+    common (values in a small set), so the first index is what is checked."""
+    dt = g.pick(["float32", "float16"] + list(INTS))
+    s = g.shape(deep=True)
+    r = len(s)
+    x = g.data(s, dt)
+    if is_float(dt):
+        x = (np.round(f64(x) * 2) / 2).astype(NP[dt])
+    keep = g.chance(0.5)
+    axis = None if g.chance(0.3) else g.r(0, r - 1)
+    attrs = []
+    if axis is not None:
+        attrs.append("axis=%d" % (axis - r if g.chance(0.3) else axis))
+    elif g.chance(0.5):
+        attrs.append("axis=None")
+    if keep or g.chance(0.3):
+        attrs.append("keepdims=%s" % keep)
+    c = Case(op, "%s %s %s" % (dt, s, ", ".join(attrs)))
+    p = g.param(c, x)
+    y = g.name("y")
+    c.lines.append("%s = %s(%s%s)" % (y, op, p, "".join(", " + a for a in attrs)))
+    fn = np.argmax if op == "R.argmax" else np.argmin
+    want = fn(x, axis=axis, keepdims=keep) if axis is not None else fn(x, keepdims=keep)
+    c.outs.append(Out(y, np.asarray(want).astype(np.int64), "int64"))
+    return c
+
+
+def gen_act(g, op):
+    """leakyrelu (alpha) and softplus (beta, threshold), the numbers held in
+    x's dtype; the attributes given by keyword, in place or not at all."""
+    dt = g.pick(["float32", "float16"])
+    s = g.shape(deep=True)
+    x = g.data(s, dt, -3.0, 3.0)
+    names = ["alpha"] if op == "R.nn.leakyrelu" else ["beta", "threshold"]
+    vals = [g.pick([0.01, 0.25, 0.5, 2.0])] if op == "R.nn.leakyrelu" else [g.pick([1.0, 0.5, 2.0, -1.0]),
+                                                                          g.pick([20.0, 1.0, 2.5])]
+    given = g.r(0, len(names))
+    if given < len(names):
+        vals[given:] = [0.01] if op == "R.nn.leakyrelu" else [1.0, 20.0][given:]
+    inplace = g.chance(0.3)
+    attrs = [("%r" % v if inplace else "%s=%r" % (n, v)) for n, v in zip(names[:given], vals[:given])]
+    c = Case(op, "%s %s %s" % (dt, s, attrs))
+    p = g.param(c, x)
+    y = g.name("y")
+    c.lines.append("%s = %s(%s)" % (y, op, ", ".join([p] + attrs)))
+    one = lambda v: f64(np.asarray(v).astype(NP[dt]))   # a number held in the dtype
+    if op == "R.nn.leakyrelu":
+        # x * alpha of two dtype values is exact in float64: one rounding, as lopt's
+        want = np.where(x > 0, f64(x), (f64(x) * one(vals[0])).astype(NP[dt]))
+        c.outs.append(Out(y, f64(want), dt, 0.0))
+        return c
+    beta, thr = one(vals[0]), one(vals[1])
+    bx = f64((f64(x) * beta).astype(NP[dt]))             # rounded in the dtype, as lopt compares it
+    soft = np.log1p(np.exp(bx)) / beta
+    want = np.where(bx > thr, f64(x), soft)
+    # the roundings of beta x, exp, 1 +, log and / beta (each a unit), an
+    # absolute error of about (3 + |beta x|) units of log's result, over beta
+    tol = np.where(bx > thr, 0.0, 4 * UNIT[dt] * ((4 + np.abs(bx)) / abs(beta) + np.abs(want)) + TINY[dt])
+    c.outs.append(Out(y, want, dt, tol))
+    return c
+
+
 def sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
 UNARY = {"R.nn.relu": lambda x: np.maximum(x, 0), "R.exp": np.exp, "R.sigmoid": sigmoid, "R.tanh": np.tanh,
-         "R.sqrt": np.sqrt, "R.negative": np.negative}
+         "R.sqrt": np.sqrt, "R.negative": np.negative, "R.log": np.log, "R.abs": np.abs,
+         "R.rsqrt": lambda x: 1 / np.sqrt(x), "R.floor": np.floor, "R.ceil": np.ceil, "R.round": np.round,
+         "R.sin": np.sin, "R.cos": np.cos, "R.square": np.square, "R.sign": np.sign, "R.erf": lambda x: erf(x)}
+# exact: no rounding at all, or of an exact value NumPy also rounds once
+UNARY_EXACT = ("R.nn.relu", "R.negative", "R.abs", "R.floor", "R.ceil", "R.round", "R.sign")
+UNARY_INTS = UNARY_EXACT + ("R.square",)
 
 
 def gen_unary(g, op):
-    ints_ok = op in ("R.nn.relu", "R.negative")
+    ints_ok = op in UNARY_INTS
     dt = g.pick(["float32", "float16"] + (list(INTS) if ints_ok else []))
     s = g.shape(deep=True)
-    x = g.data(s, dt, 0.0 if op == "R.sqrt" else -3.0, 3.0)
+    lo = 0.0 if op == "R.sqrt" else 0.125 if op in ("R.log", "R.rsqrt") else -3.0
+    x = g.data(s, dt, lo, 3.0)
+    if op in ("R.floor", "R.ceil", "R.round") and is_float(dt) and g.chance(0.5):
+        x = (np.round(f64(x) * 4) / 4).astype(NP[dt])   # quarters: halves to round to even
     c = Case(op, "%s %s" % (dt, s))
     p = g.param(c, x)
     y = g.name("y")
     c.lines.append("%s = %s(%s)" % (y, op, p))
     if is_float(dt):
         want = UNARY[op](f64(x))
-        exact = op in ("R.nn.relu", "R.negative")
-        c.outs.append(Out(y, want, dt, 0.0 if exact else rounding_tol(dt, want)))
+        # the others: lopt evaluates in float64 and rounds once, as here
+        c.outs.append(Out(y, want, dt, 0.0 if op in UNARY_EXACT else rounding_tol(dt, want)))
     else:
         c.outs.append(Out(y, wrap_int(UNARY[op](x.astype(np.int64)), dt), dt))
     return c
@@ -249,6 +383,13 @@ def gen_reduce(g, op):
         elif op == "R.mean":
             want = v.mean(axis=ax, keepdims=keep)
             tol = sum_tol(dt, n, np.abs(v).sum(axis=ax, keepdims=keep)) / n + rounding_tol(dt, want)
+        elif op == "R.prod":
+            # n roundings of a product, each within a unit of the partial product
+            want = v.prod(axis=ax, keepdims=keep)
+            tol = 2.0 * (n + 2) * UNIT[dt] * np.abs(v).prod(axis=ax, keepdims=keep) + (n + 2) * TINY[dt]
+            # a product past the dtype's range is inf in lopt (and not here)
+            c.outs.append(Out(y, want, dt, tol, np.abs(want) < float(np.finfo(NP[dt]).max) / 4))
+            return c
         elif op == "R.max":
             want, tol = v.max(axis=ax, keepdims=keep), 0.0
         else:
@@ -260,6 +401,8 @@ def gen_reduce(g, op):
             want = v.sum(axis=ax, keepdims=keep)
         elif op == "R.mean":
             want = trunc_div(wrap_int(v.sum(axis=ax, keepdims=keep), dt), n)
+        elif op == "R.prod":
+            want = v.prod(axis=ax, keepdims=keep)      # wraps modulo 2^64, so modulo the dtype's width too
         elif op == "R.max":
             want = v.max(axis=ax, keepdims=keep)
         else:
@@ -639,11 +782,17 @@ def gen_softmax(g, op):
     c = Case(op, "%s %s %s" % (dt, s, attrs))
     p = g.param(c, x)
     y = g.name("y")
-    c.lines.append("%s = R.nn.softmax(%s%s)" % (y, p, "".join(", " + a for a in attrs)))
+    c.lines.append("%s = %s(%s%s)" % (y, op, p, "".join(", " + a for a in attrs)))
     v = f64(x)
     e = np.exp(v - v.max(axis=ax, keepdims=True))
-    want = e / e.sum(axis=ax, keepdims=True)
     n = s[ax]
+    if op == "R.nn.log_softmax":
+        # x - max - log(sum): the sum's n roundings are an absolute error of
+        # log(sum), the rest a few roundings of the result
+        want = v - v.max(axis=ax, keepdims=True) - np.log(e.sum(axis=ax, keepdims=True))
+        c.outs.append(Out(y, want, dt, (2 * n + 24) * UNIT[dt] * (np.abs(want) + 1) + TINY[dt]))
+        return c
+    want = e / e.sum(axis=ax, keepdims=True)
     c.outs.append(Out(y, want, dt, (2 * n + 24) * UNIT[dt] * want + (n + 2) * TINY[dt]))
     return c
 
@@ -1371,11 +1520,20 @@ for _op in BINARY:
     GENS[_op] = gen_binary
 for _op in UNARY:
     GENS[_op] = gen_unary
-for _op in ("R.sum", "R.mean", "R.max", "R.min"):
+for _op in COMPARE:
+    GENS[_op] = gen_compare
+for _op in ("R.logical_not", "R.logical_and", "R.logical_or"):
+    GENS[_op] = gen_logical
+GENS["R.where"] = gen_where
+GENS["R.argmax"] = gen_arg
+GENS["R.nn.leakyrelu"] = gen_act
+GENS["R.nn.softplus"] = gen_act
+GENS["R.argmin"] = gen_arg
+for _op in ("R.sum", "R.mean", "R.max", "R.min", "R.prod"):
     GENS[_op] = gen_reduce
 GENS.update({
     "R.permute_dims": gen_permute, "R.reshape": gen_reshape, "R.matmul": gen_matmul, "R.nn.conv2d": gen_conv2d,
-    "R.nn.pad": gen_pad, "R.nn.max_pool2d": gen_pool, "R.nn.avg_pool2d": gen_pool, "R.nn.softmax": gen_softmax,
+    "R.nn.pad": gen_pad, "R.nn.max_pool2d": gen_pool, "R.nn.avg_pool2d": gen_pool, "R.nn.softmax": gen_softmax, "R.nn.log_softmax": gen_softmax,
     "R.strided_slice": gen_slice, "R.concat": gen_concat, "R.layout_transform": gen_layout, "R.split": gen_split,
     "R.nn.batch_norm": gen_batchnorm, "R.pad": gen_pad, "R.crop": gen_crop,
     "R.nn.layer_norm": gen_layernorm, "R.nn.adaptive_avg_pool2d": gen_adaptive,

@@ -79,9 +79,13 @@ typedef struct OpFamily {
 extern const OpFamily op_family_elementwise, op_family_reduce, op_family_manipulate, op_family_index,
     op_family_linalg, op_family_conv, op_family_pool, op_family_norm, op_family_creation, op_family_image;
 
-enum { U_RELU, U_EXP, U_SIGMOID, U_TANH, U_SQRT, U_NEGATIVE, U_GELU, U_GELU_TANH, U_SILU };
+enum {
+    U_RELU, U_EXP, U_SIGMOID, U_TANH, U_SQRT, U_NEGATIVE, U_GELU, U_GELU_TANH, U_SILU, U_LOG, U_ABS, U_RSQRT, U_FLOOR,
+    U_CEIL, U_ROUND, U_SIN, U_COS, U_SQUARE, U_SIGN, U_ERF, U_LOGICAL_NOT
+};
 enum { BIN_POWER = 100 };   /* a binary code past the BinOps: T.pow */
-enum { R_SUM, R_MEAN, R_MAX, R_MIN };
+enum { BIN_BOOL = 200 };    /* BIN_BOOL + a comparison or B_AND, B_OR: a bool result */
+enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN, R_PROD };
 
 /* ---- reading attributes (attrs.c, and read_axis in registry.c) ---- */
 

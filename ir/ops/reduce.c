@@ -1,5 +1,7 @@
-/* Reductions over some axes (R.sum, R.mean, R.max, R.min): one block with
- * T.init, and for the mean a second one dividing by the count. */
+/* Reductions over some axes (R.sum, R.mean, R.max, R.min, R.prod): one block with
+ * T.init, and for the mean a second one dividing by the count; R.argmax and
+ * R.argmin along one axis or over all: the extreme value, then the first
+ * index holding it. */
 #include <string.h>
 
 #include "internal.h"
@@ -28,7 +30,9 @@ static int infer_reduce(const Op *o, const Expr *call, const TensorType *a, int 
             p->axes[d] = 1;
             p->list[p->nlist++] = d;
         }
-    p->keepdims = keep && keep->kind == E_BOOL && keep->u.b;
+    if (keep && keep->kind != E_BOOL)
+        return fail(err, keep->loc, "%s: keepdims is True or False", o->info.name);
+    p->keepdims = keep && keep->u.b;
     p->out.dtype = a->dtype;
     p->out.ndim = 0;
     for (int d = 0; d < a->ndim; d++)
@@ -67,6 +71,9 @@ static void legal_reduce(B *b, const Op *o, const Expr *call, Buffer **in, int n
     if (o->code == R_MAX || o->code == R_MIN) {
         init = intrin(b, o->code == R_MAX ? "T.min_value" : "T.max_value", str(b, dtype_name(dt)), NULL);
         val = intrin(b, o->code == R_MAX ? "T.max" : "T.min", acc, x);
+    } else if (o->code == R_PROD) {
+        init = typed(b, 1, dt);
+        val = bin(b, B_MUL, acc, x);
     } else {
         init = typed(b, 0, dt);
         val = bin(b, B_ADD, acc, x);
@@ -89,11 +96,104 @@ static void legal_reduce(B *b, const Op *o, const Expr *call, Buffer **in, int n
     }
 }
 
+/* argmax(x, axis=None, keepdims=False): axis one integer, or None (or
+ * absent) for the index into x flattened; an int64 result */
+static int infer_arg(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
+{
+    const Expr *axis = attr(call, "axis"), *keep = attr(call, "keepdims");
+    int64_t v;
+    memset(p->axes, 0, sizeof p->axes);
+    if (axis && axis->kind != E_NONE) {
+        if (int_of(axis, &v))
+            return fail(err, axis->loc, "%s: axis is an integer or None", o->info.name);
+        if (v < -a->ndim || v >= a->ndim)
+            return fail(err, axis->loc, "%s: axis %lld is out of range for a tensor of rank %d", o->info.name,
+                        (long long)v, a->ndim);
+        v = v < 0 ? v + a->ndim : v;
+        p->axes[v] = 1;
+        p->list[0] = (int)v;
+        p->nlist = 1;
+    } else {
+        for (int d = 0; d < a->ndim; d++) {
+            p->axes[d] = 1;
+            p->list[d] = d;
+        }
+        p->nlist = a->ndim;
+    }
+    if (keep && keep->kind != E_BOOL)
+        return fail(err, keep->loc, "%s: keepdims is True or False", o->info.name);
+    p->keepdims = keep && keep->u.b;
+    for (int d = 0; d < a->ndim; d++)
+        if (p->axes[d] && a->shape[d] == 0)
+            return fail(err, call->loc, "%s of an empty dimension", o->info.name);
+    p->out.dtype = DT_INT64;
+    p->out.ndim = 0;
+    for (int d = 0; d < a->ndim; d++)
+        if (!p->axes[d])
+            p->out.shape[p->out.ndim++] = a->shape[d];
+        else if (p->keepdims)
+            p->out.shape[p->out.ndim++] = 1;
+    return 0;
+}
+
+static void legal_arg(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    int nd = in[0]->ndim, at[OP_MAX_RANK], mx = o->code == R_ARGMAX;
+    int64_t shape[OP_MAX_RANK] = { 0 }, count = 1;
+    for (int d = 0; d < nd; d++) {
+        expr_const_int(in[0]->shape[d], &shape[d]);
+        if (p->axes[d])
+            count *= shape[d];
+    }
+    TensorType vt = p->out;
+    vt.dtype = in[0]->dtype;
+    Buffer *best = scratch(b, mx ? "T_max" : "T_min", &vt);
+    DType dt = in[0]->dtype;
+    /* two passes in the same loop order: the extreme value, then the
+     * smallest index (row-major over the reduced dimensions) that holds it,
+     * as NumPy's first occurrence */
+    for (int step = 0; step < 2; step++) {
+        Nest t;
+        nest_reduce(b, &t, shape, nd, p->axes, p->list, p->nlist, at);
+        Expr *iidx[OP_MAX_RANK], *oidx[OP_MAX_RANK], *k = NULL;
+        int n = 0;
+        for (int d = 0; d < nd; d++) {
+            iidx[d] = t.x[at[d]];
+            if (!p->axes[d])
+                oidx[n++] = t.x[at[d]];
+            else {
+                if (p->keepdims)
+                    oidx[n++] = num(b, 0);
+                k = k ? bin(b, B_ADD, bin(b, B_MUL, k, num(b, shape[d])), t.x[at[d]]) : t.x[at[d]];
+            }
+        }
+        if (!k)
+            k = num(b, 0);
+        if (step == 0) {
+            Expr *init = intrin(b, mx ? "T.min_value" : "T.max_value", str(b, dtype_name(dt)), NULL);
+            nest_end(b, &t, mx ? "argmax_value" : "argmin_value", store(b, best, oidx, init),
+                     store(b, best, oidx, intrin(b, mx ? "T.max" : "T.min", load(b, best, oidx), load(b, in[0], iidx))));
+        } else {
+            Expr *hit = bin(b, B_EQ, load(b, in[0], iidx), load(b, best, oidx));
+            Expr *v = select3(b, hit, intrin(b, "T.min", load(b, outs[0], oidx), to_dtype(b, k, DT_INT64, DT_INT64)),
+                              load(b, outs[0], oidx));
+            nest_end(b, &t, mx ? "argmax" : "argmin", store(b, outs[0], oidx, typed(b, (double)count, DT_INT64)),
+                     store(b, outs[0], oidx, v));
+        }
+    }
+}
+
 static const Op ops[] = {
     { { "R.sum", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_reduce, legal_reduce, R_SUM, 0, 0, reduce_attrs },
     { { "R.mean", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_reduce, legal_reduce, R_MEAN, 0, 0, reduce_attrs },
     { { "R.max", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_reduce, legal_reduce, R_MAX, 0, 0, reduce_attrs },
     { { "R.min", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_reduce, legal_reduce, R_MIN, 0, 0, reduce_attrs },
+    { { "R.prod", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_reduce, legal_reduce, R_PROD, 0, 0,
+      reduce_attrs },
+    { { "R.argmax", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_arg, legal_arg, R_ARGMAX, 0, 0,
+      reduce_attrs },
+    { { "R.argmin", LAYOUT_LIGHT, 1, 1, reduce_attrs, 0, 0, NULL, NULL }, infer_arg, legal_arg, R_ARGMIN, 0, 0,
+      reduce_attrs },
 };
 
 const OpFamily op_family_reduce = { ops, sizeof ops / sizeof *ops };

@@ -1,4 +1,4 @@
-/* Normalizations: R.nn.softmax and R.nn.batch_norm (inference) along an
+/* Normalizations: R.nn.softmax, R.nn.log_softmax and R.nn.batch_norm (inference) along an
  * axis, R.nn.layer_norm over a set of axes, R.nn.group_norm over groups of
  * channels and a set of axes. */
 #include <string.h>
@@ -15,7 +15,7 @@ static int infer_softmax(const Op *o, const Expr *call, const TensorType *a, int
     if (read_axis(call, a->ndim, &p->axis, err))
         return -1;
     if (!dtype_is_float(a->dtype))
-        return fail(err, call->loc, "R.nn.softmax takes a float tensor");
+        return fail(err, call->loc, "%s takes a float tensor", o->info.name);
     p->out = *a;
     return 0;
 }
@@ -64,6 +64,13 @@ static void legal_softmax(B *b, const Op *o, const Expr *call, Buffer **in, int 
     Expr *ri[OP_MAX_RANK];
     for (int d = 0; d < r; d++)
         ri[d] = d == ax ? num(b, 0) : t.x[d];
+    if (o->code == 1) {
+        /* log_softmax: x - max - log(sum) */
+        Expr *v = bin(b, B_SUB, bin(b, B_SUB, load(b, in[0], t.x), load(b, mx, ri)),
+                      intrin(b, "T.log", load(b, sm, ri), NULL));
+        nest_end(b, &t, "log_softmax", NULL, store(b, out, t.x, v));
+        return;
+    }
     Expr *e = intrin(b, "T.exp", bin(b, B_SUB, load(b, in[0], t.x), load(b, mx, ri)), NULL);
     nest_end(b, &t, "softmax", NULL, store(b, out, t.x, bin(b, B_DIV, e, load(b, sm, ri))));
 }
@@ -354,6 +361,8 @@ static void legal_groupnorm(B *b, const Op *o, const Expr *call, Buffer **in, in
 
 static const Op ops[] = {
     { { "R.nn.softmax", LAYOUT_LIGHT, 1, 1, softmax_attrs, 0, 0, "float", NULL }, infer_softmax, legal_softmax, 0, 1, -1, softmax_attrs },
+    { { "R.nn.log_softmax", LAYOUT_LIGHT, 1, 1, softmax_attrs, 0, 0, "float", NULL }, infer_softmax, legal_softmax, 1, 1, -1,
+      softmax_attrs },
     { { "R.nn.batch_norm", LAYOUT_LIGHT, 5, 5, bn_attrs, 0, 1, "float", NULL }, infer_batchnorm, legal_batchnorm, 0, 1, 1, bn_attrs },
     { { "R.nn.layer_norm", LAYOUT_LIGHT, 3, 3, ln_attrs, 0, 0, "float", NULL }, infer_layernorm, legal_layernorm, 0, 0, 0, ln_attrs },
     { { "R.nn.group_norm", LAYOUT_LIGHT, 3, 3, gn_attrs, 0, 0, "float", NULL }, infer_groupnorm, legal_groupnorm, 0, 0, 0, gn_attrs },
