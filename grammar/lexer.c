@@ -30,6 +30,9 @@ void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
     lx->line = 1;
     lx->nindents = 1;
     lx->at_bol = 1;
+    /* A binding of a large module takes some 60 to 100 bytes and defines a
+     * name: sized ahead, the table is not rehashed as it fills. */
+    intern_reserve(names, src->len / 64);
     lx->const_name = intern_cstr(names, "R.const");
     lx->kept = lx->cur;
 }
@@ -631,7 +634,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 635 "grammar/lexer.c"
+#line 638 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -733,25 +736,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy1:
 	++lx->cur;
-#line 642 "grammar/lexer.re"
+#line 645 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 744 "grammar/lexer.c"
+#line 747 "grammar/lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 712 "grammar/lexer.re"
+#line 715 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 755 "grammar/lexer.c"
+#line 758 "grammar/lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -761,12 +764,12 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 648 "grammar/lexer.re"
+#line 651 "grammar/lexer.re"
 	{ continue; }
-#line 767 "grammar/lexer.c"
+#line 770 "grammar/lexer.c"
 yy6:
 	++lx->cur;
-#line 651 "grammar/lexer.re"
+#line 654 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -775,7 +778,7 @@ yy6:
             lx->at_bol = 1;
             return NEWLINE;
         }
-#line 779 "grammar/lexer.c"
+#line 782 "grammar/lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -783,9 +786,9 @@ yy7:
 		default: goto yy8;
 	}
 yy8:
-#line 659 "grammar/lexer.re"
+#line 662 "grammar/lexer.re"
 	{ continue; }
-#line 789 "grammar/lexer.c"
+#line 792 "grammar/lexer.c"
 yy9:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -794,9 +797,9 @@ yy9:
 	}
 yy10:
 	++lx->cur;
-#line 685 "grammar/lexer.re"
+#line 688 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 800 "grammar/lexer.c"
+#line 803 "grammar/lexer.c"
 yy11:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -805,18 +808,18 @@ yy11:
 		default: goto yy11;
 	}
 yy12:
-#line 649 "grammar/lexer.re"
+#line 652 "grammar/lexer.re"
 	{ continue; }
-#line 811 "grammar/lexer.c"
+#line 814 "grammar/lexer.c"
 yy13:
 	++lx->cur;
 yy14:
-#line 711 "grammar/lexer.re"
+#line 714 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 817 "grammar/lexer.c"
+#line 820 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 701 "grammar/lexer.re"
+#line 704 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -825,12 +828,12 @@ yy15:
             }
             return open_bracket(lx, '(');
         }
-#line 829 "grammar/lexer.c"
+#line 832 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 710 "grammar/lexer.re"
+#line 713 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 834 "grammar/lexer.c"
+#line 837 "grammar/lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -884,9 +887,9 @@ yy21:
 		default: goto yy22;
 	}
 yy22:
-#line 683 "grammar/lexer.re"
+#line 686 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 890 "grammar/lexer.c"
+#line 893 "grammar/lexer.c"
 yy23:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -977,13 +980,13 @@ yy27:
 		default: goto yy28;
 	}
 yy28:
-#line 678 "grammar/lexer.re"
+#line 681 "grammar/lexer.re"
 	{
             /* R.nn.conv2d is one name, as the parser would make it anyway. */
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 987 "grammar/lexer.c"
+#line 990 "grammar/lexer.c"
 yy29:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1007,7 +1010,7 @@ yy31:
 	}
 yy32:
 	++lx->cur;
-#line 693 "grammar/lexer.re"
+#line 696 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1016,7 +1019,7 @@ yy32:
             }
             return open_bracket(lx, '[');
         }
-#line 1020 "grammar/lexer.c"
+#line 1023 "grammar/lexer.c"
 yy33:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -1113,24 +1116,24 @@ yy45:
 	}
 yy46:
 	++lx->cur;
-#line 709 "grammar/lexer.re"
+#line 712 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 1119 "grammar/lexer.c"
+#line 1122 "grammar/lexer.c"
 yy47:
 	++lx->cur;
-#line 690 "grammar/lexer.re"
+#line 693 "grammar/lexer.re"
 	{ return NE; }
-#line 1124 "grammar/lexer.c"
+#line 1127 "grammar/lexer.c"
 yy48:
 	++lx->cur;
-#line 688 "grammar/lexer.re"
+#line 691 "grammar/lexer.re"
 	{ return POW; }
-#line 1129 "grammar/lexer.c"
+#line 1132 "grammar/lexer.c"
 yy49:
 	++lx->cur;
-#line 686 "grammar/lexer.re"
+#line 689 "grammar/lexer.re"
 	{ return ARROW; }
-#line 1134 "grammar/lexer.c"
+#line 1137 "grammar/lexer.c"
 yy50:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -1150,14 +1153,14 @@ yy50:
 		default: goto yy51;
 	}
 yy51:
-#line 684 "grammar/lexer.re"
+#line 687 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 1156 "grammar/lexer.c"
+#line 1159 "grammar/lexer.c"
 yy52:
 	++lx->cur;
-#line 687 "grammar/lexer.re"
+#line 690 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 1161 "grammar/lexer.c"
+#line 1164 "grammar/lexer.c"
 yy53:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1203,19 +1206,19 @@ yy54:
 	}
 yy55:
 	++lx->cur;
-#line 691 "grammar/lexer.re"
+#line 694 "grammar/lexer.re"
 	{ return LE; }
-#line 1209 "grammar/lexer.c"
+#line 1212 "grammar/lexer.c"
 yy56:
 	++lx->cur;
-#line 689 "grammar/lexer.re"
+#line 692 "grammar/lexer.re"
 	{ return EQ; }
-#line 1214 "grammar/lexer.c"
+#line 1217 "grammar/lexer.c"
 yy57:
 	++lx->cur;
-#line 692 "grammar/lexer.re"
+#line 695 "grammar/lexer.re"
 	{ return GE; }
-#line 1219 "grammar/lexer.c"
+#line 1222 "grammar/lexer.c"
 yy58:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1297,9 +1300,9 @@ yy61:
 	}
 yy62:
 	++lx->cur;
-#line 650 "grammar/lexer.re"
+#line 653 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 1303 "grammar/lexer.c"
+#line 1306 "grammar/lexer.c"
 yy63:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1384,9 +1387,9 @@ yy65:
 		default: goto yy66;
 	}
 yy66:
-#line 670 "grammar/lexer.re"
+#line 673 "grammar/lexer.re"
 	{ return AS; }
-#line 1390 "grammar/lexer.c"
+#line 1393 "grammar/lexer.c"
 yy67:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1487,9 +1490,9 @@ yy71:
 		default: goto yy72;
 	}
 yy72:
-#line 666 "grammar/lexer.re"
+#line 669 "grammar/lexer.re"
 	{ return IF; }
-#line 1493 "grammar/lexer.c"
+#line 1496 "grammar/lexer.c"
 yy73:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -1561,9 +1564,9 @@ yy73:
 		default: goto yy74;
 	}
 yy74:
-#line 665 "grammar/lexer.re"
+#line 668 "grammar/lexer.re"
 	{ return IN; }
-#line 1567 "grammar/lexer.c"
+#line 1570 "grammar/lexer.c"
 yy75:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1649,9 +1652,9 @@ yy77:
 		default: goto yy78;
 	}
 yy78:
-#line 673 "grammar/lexer.re"
+#line 676 "grammar/lexer.re"
 	{ return OR; }
-#line 1655 "grammar/lexer.c"
+#line 1658 "grammar/lexer.c"
 yy79:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1795,9 +1798,9 @@ yy87:
 		default: goto yy88;
 	}
 yy88:
-#line 672 "grammar/lexer.re"
+#line 675 "grammar/lexer.re"
 	{ return AND; }
-#line 1801 "grammar/lexer.c"
+#line 1804 "grammar/lexer.c"
 yy89:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1876,9 +1879,9 @@ yy90:
 		default: goto yy91;
 	}
 yy91:
-#line 660 "grammar/lexer.re"
+#line 663 "grammar/lexer.re"
 	{ return DEF; }
-#line 1882 "grammar/lexer.c"
+#line 1885 "grammar/lexer.c"
 yy92:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1964,9 +1967,9 @@ yy94:
 		default: goto yy95;
 	}
 yy95:
-#line 664 "grammar/lexer.re"
+#line 667 "grammar/lexer.re"
 	{ return FOR; }
-#line 1970 "grammar/lexer.c"
+#line 1973 "grammar/lexer.c"
 yy96:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2045,9 +2048,9 @@ yy97:
 		default: goto yy98;
 	}
 yy98:
-#line 674 "grammar/lexer.re"
+#line 677 "grammar/lexer.re"
 	{ return NOT; }
-#line 2051 "grammar/lexer.c"
+#line 2054 "grammar/lexer.c"
 yy99:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2147,9 +2150,9 @@ yy103:
 		default: goto yy104;
 	}
 yy104:
-#line 677 "grammar/lexer.re"
+#line 680 "grammar/lexer.re"
 	{ return NONE; }
-#line 2153 "grammar/lexer.c"
+#line 2156 "grammar/lexer.c"
 yy105:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -2221,9 +2224,9 @@ yy105:
 		default: goto yy106;
 	}
 yy106:
-#line 675 "grammar/lexer.re"
+#line 678 "grammar/lexer.re"
 	{ return TRUE; }
-#line 2227 "grammar/lexer.c"
+#line 2230 "grammar/lexer.c"
 yy107:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2302,9 +2305,9 @@ yy108:
 		default: goto yy109;
 	}
 yy109:
-#line 667 "grammar/lexer.re"
+#line 670 "grammar/lexer.re"
 	{ return ELIF; }
-#line 2308 "grammar/lexer.c"
+#line 2311 "grammar/lexer.c"
 yy110:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -2376,9 +2379,9 @@ yy110:
 		default: goto yy111;
 	}
 yy111:
-#line 668 "grammar/lexer.re"
+#line 671 "grammar/lexer.re"
 	{ return ELSE; }
-#line 2382 "grammar/lexer.c"
+#line 2385 "grammar/lexer.c"
 yy112:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2457,9 +2460,9 @@ yy113:
 		default: goto yy114;
 	}
 yy114:
-#line 663 "grammar/lexer.re"
+#line 666 "grammar/lexer.re"
 	{ return PASS; }
-#line 2463 "grammar/lexer.c"
+#line 2466 "grammar/lexer.c"
 yy115:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2538,9 +2541,9 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 669 "grammar/lexer.re"
+#line 672 "grammar/lexer.re"
 	{ return WITH; }
-#line 2544 "grammar/lexer.c"
+#line 2547 "grammar/lexer.c"
 yy118:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -2612,9 +2615,9 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 676 "grammar/lexer.re"
+#line 679 "grammar/lexer.re"
 	{ return FALSE; }
-#line 2618 "grammar/lexer.c"
+#line 2621 "grammar/lexer.c"
 yy120:
 	yyaccept = 19;
 	yych = *(lx->marker = ++lx->cur);
@@ -2686,9 +2689,9 @@ yy120:
 		default: goto yy121;
 	}
 yy121:
-#line 661 "grammar/lexer.re"
+#line 664 "grammar/lexer.re"
 	{ return CLASS; }
-#line 2692 "grammar/lexer.c"
+#line 2695 "grammar/lexer.c"
 yy122:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2774,9 +2777,9 @@ yy124:
 		default: goto yy125;
 	}
 yy125:
-#line 671 "grammar/lexer.re"
+#line 674 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 2780 "grammar/lexer.c"
+#line 2783 "grammar/lexer.c"
 yy126:
 	yyaccept = 21;
 	yych = *(lx->marker = ++lx->cur);
@@ -2848,11 +2851,11 @@ yy126:
 		default: goto yy127;
 	}
 yy127:
-#line 662 "grammar/lexer.re"
+#line 665 "grammar/lexer.re"
 	{ return RETURN; }
-#line 2854 "grammar/lexer.c"
+#line 2857 "grammar/lexer.c"
 }
-#line 718 "grammar/lexer.re"
+#line 721 "grammar/lexer.re"
 
     }
 }

@@ -28,6 +28,9 @@ void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
     lx->line = 1;
     lx->nindents = 1;
     lx->at_bol = 1;
+    /* A binding of a large module takes some 60 to 100 bytes and defines a
+     * name: sized ahead, the table is not rehashed as it fills. */
+    intern_reserve(names, src->len / 64);
     lx->const_name = intern_cstr(names, "R.const");
     lx->kept = lx->cur;
 }

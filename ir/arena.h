@@ -51,6 +51,8 @@ typedef struct Interner {
 void intern_init(Interner *in, Arena *a);
 Sym *intern(Interner *in, const char *s, size_t n);
 Sym *intern_cstr(Interner *in, const char *s);
+/* Sizes the table for about `names` names, so reading them rehashes nothing. */
+void intern_reserve(Interner *in, size_t names);
 void intern_free(Interner *in);
 
 #endif
