@@ -575,31 +575,34 @@ static int scan_const(Lexer *lx, YYSTYPE *val)
 static int ends_operand(int t)
 {
     return t == NAME || t == INT || t == FLOAT || t == STRING || t == ')' || t == ']' || t == '}' ||
-           t == TRUE || t == FALSE || t == NONE || t == CONST_DATA || t == INT_TUPLE;
+           t == TRUE || t == FALSE || t == NONE || t == CONST_DATA || t == INT_TUPLE || t == SIMPLE_CALL;
 }
 
-static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
+/* The node the parser would build for a parenthesized tuple of plain
+ * integers whose '(' is at `open`, with *end just past its ')'; NULL when
+ * the text is anything else, left to the tokens. */
+static Sx *int_tuple_at(Lexer *lx, const unsigned char *open, const unsigned char **end)
 {
     enum { MAX_ITEMS = 64 };
     int64_t v[MAX_ITEMS];
     int col[MAX_ITEMS], n = 0, comma = 0;
-    const unsigned char *p = lx->cur;
+    const unsigned char *p = open + 1;
     for (;;) {
         while (*p == ' ')
             p++;
         if (*p == ')' && n > 0)
             break;
         if (!is_digit(*p) || n == MAX_ITEMS)
-            return 0;
+            return NULL;
         col[n] = (int)(p - lx->line_start) + 1;
         int64_t x = 0;
         for (; is_digit(*p); p++) {
             if (x > (INT64_MAX - (*p - '0')) / 10)
-                return 0;   /* "integer literal too large", from the tokens */
+                return NULL;   /* "integer literal too large", from the tokens */
             x = x * 10 + (*p - '0');
         }
         if (*p == '.' || *p == 'e' || *p == 'E' || *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
-            return 0;
+            return NULL;
         v[n++] = x;
         while (*p == ' ')
             p++;
@@ -607,9 +610,9 @@ static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
         if (comma)
             p++;
         else if (*p != ')')
-            return 0;
+            return NULL;
     }
-    Loc open = here(lx, lx->tok);
+    Loc at = here(lx, open);
     Sx *items[MAX_ITEMS];
     for (int i = 0; i < n; i++) {
         Loc l = { lx->line, col[i] };
@@ -618,15 +621,167 @@ static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
     }
     Sx *e = items[0];
     if (n > 1 || comma) {
-        e = sx_new(lx->syn, SX_TUPLE, open);
+        e = sx_new(lx->syn, SX_TUPLE, at);
         for (int i = 0; i < n; i++)
             sx_push(lx->syn, &e->u.elems, NULL, items[i]);
         e->depth = 2;
     }
     e->paren = 1;
-    lx->cur = p + 1;
+    *end = p + 1;
+    return e;
+}
+
+static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
+{
+    Sx *e = int_tuple_at(lx, lx->tok, &lx->cur);
+    if (!e)
+        return 0;
     val->sx = e;
     return INT_TUPLE;
+}
+
+static int is_id_start(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static int is_id_char(unsigned char c)
+{
+    return is_id_start(c) || is_digit(c);
+}
+
+/* The end of a name as the lexer's NAME rule reads it (R.nn.conv2d), or p
+ * itself when none starts there. */
+static const unsigned char *name_end(const unsigned char *p)
+{
+    if (!is_id_start(*p))
+        return p;
+    for (;;) {
+        while (is_id_char(*p))
+            p++;
+        if (p[0] != '.' || !is_id_start(p[1]))
+            return p;
+        p++;
+    }
+}
+
+static int is_keyword(const unsigned char *p, size_t n)
+{
+    static const char *const kw[] = {
+        "def", "class", "return", "pass", "for", "in", "if", "elif", "else", "with", "as",
+        "lambda", "and", "or", "not", "True", "False", "None",
+    };
+    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
+        if (strlen(kw[i]) == n && memcmp(kw[i], p, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* One argument of a simple call at p: a name, a plain integer, a string
+ * without escapes or a tuple of plain integers, as the node the parser would
+ * make of its tokens; NULL for anything else. */
+static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end)
+{
+    Loc l = here(lx, p);
+    if (*p == '(')
+        return int_tuple_at(lx, p, end);
+    if (is_digit(*p)) {
+        int64_t x = 0;
+        for (; is_digit(*p); p++) {
+            if (x > (INT64_MAX - (*p - '0')) / 10)
+                return NULL;
+            x = x * 10 + (*p - '0');
+        }
+        if (*p == '.' || *p == 'e' || *p == 'E' || is_id_char(*p))
+            return NULL;
+        Sx *e = sx_new(lx->syn, SX_INT, l);
+        e->u.ival = x;
+        *end = p;
+        return e;
+    }
+    if (*p == '"' || *p == '\'') {
+        const unsigned char *q = p + 1;
+        while (*q != *p && *q != '\\' && *q != '\n' && *q != '\r' && *q != 0)
+            q++;
+        if (*q != *p || q == p + 1)
+            return NULL;   /* escapes, an empty or unterminated string: the tokens */
+        Sx *e = sx_new(lx->syn, SX_STR, l);
+        e->u.str.s = arena_strndup(lx->arena, (const char *)p + 1, (size_t)(q - p - 1));
+        e->u.str.len = (int)(q - p - 1);
+        *end = q + 1;
+        return e;
+    }
+    const unsigned char *q = name_end(p);
+    if (q == p || is_keyword(p, (size_t)(q - p)))
+        return NULL;
+    Sx *e = sx_new(lx->syn, SX_NAME, l);
+    e->u.name = intern(lx->names, (const char *)p, (size_t)(q - p));
+    *end = q;
+    return e;
+}
+
+/* A call such as R.add(lv0, x) or R.Tensor((1, 64), dtype="float32") on one
+ * line, whose arguments are names, plain integers, strings and tuples of
+ * plain integers, positional ones first and no trailing comma, is read as
+ * one SIMPLE_CALL token carrying the node the parser would build from its
+ * tokens (a bulk of the bindings of a large module is such calls). The
+ * name is already scanned (lx->cur is at its '('). Anything else is left to
+ * the tokens, which report its errors as before. */
+static int scan_call(Lexer *lx, YYSTYPE *val)
+{
+    enum { MAX_ARGS = 16 };
+    Sx *args[MAX_ARGS];
+    Sym *keys[MAX_ARGS];
+    int n = 0, nkw = 0;
+    const unsigned char *p = lx->cur + 1;
+    while (*p == ' ')
+        p++;
+    if (*p != ')') {
+        for (;;) {
+            if (n == MAX_ARGS)
+                return 0;
+            Sym *key = NULL;
+            const unsigned char *q = name_end(p), *r = q;
+            while (*r == ' ')
+                r++;
+            if (q != p && r[0] == '=' && r[1] != '=') {
+                if (is_keyword(p, (size_t)(q - p)))
+                    return 0;
+                key = intern(lx->names, (const char *)p, (size_t)(q - p));
+                p = r + 1;
+                while (*p == ' ')
+                    p++;
+                nkw++;
+            } else if (nkw > 0) {
+                return 0;   /* "positional argument follows keyword argument" */
+            }
+            Sx *a = simple_arg(lx, p, &p);
+            if (!a)
+                return 0;
+            args[n] = a;
+            keys[n++] = key;
+            while (*p == ' ')
+                p++;
+            if (*p == ')')
+                break;
+            if (*p != ',')
+                return 0;
+            p++;
+            while (*p == ' ')
+                p++;
+        }
+    }
+    Loc l = here(lx, lx->tok);
+    Sx *fn = sx_new(lx->syn, SX_NAME, l);
+    fn->u.name = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
+    Sx *e = sx_new(lx->syn, SX_CALL, l);
+    e->u.call.fn = fn;
+    for (int i = 0; i < n; i++)
+        sx_push(lx->syn, &e->u.call.args, keys[i], args[i]);
+    e->depth = (short)sx_depth(e);
+    lx->cur = p + 1;
+    val->sx = e;
+    return SIMPLE_CALL;
 }
 
 static int scan(Lexer *lx, YYSTYPE *val)
@@ -634,7 +789,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 638 "grammar/lexer.c"
+#line 793 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -736,25 +891,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy1:
 	++lx->cur;
-#line 645 "grammar/lexer.re"
+#line 800 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 747 "grammar/lexer.c"
+#line 902 "grammar/lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 715 "grammar/lexer.re"
+#line 875 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 758 "grammar/lexer.c"
+#line 913 "grammar/lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -764,12 +919,12 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 651 "grammar/lexer.re"
+#line 806 "grammar/lexer.re"
 	{ continue; }
-#line 770 "grammar/lexer.c"
+#line 925 "grammar/lexer.c"
 yy6:
 	++lx->cur;
-#line 654 "grammar/lexer.re"
+#line 809 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -778,7 +933,7 @@ yy6:
             lx->at_bol = 1;
             return NEWLINE;
         }
-#line 782 "grammar/lexer.c"
+#line 937 "grammar/lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -786,9 +941,9 @@ yy7:
 		default: goto yy8;
 	}
 yy8:
-#line 662 "grammar/lexer.re"
+#line 817 "grammar/lexer.re"
 	{ continue; }
-#line 792 "grammar/lexer.c"
+#line 947 "grammar/lexer.c"
 yy9:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -797,9 +952,9 @@ yy9:
 	}
 yy10:
 	++lx->cur;
-#line 688 "grammar/lexer.re"
+#line 848 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 803 "grammar/lexer.c"
+#line 958 "grammar/lexer.c"
 yy11:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -808,18 +963,18 @@ yy11:
 		default: goto yy11;
 	}
 yy12:
-#line 652 "grammar/lexer.re"
+#line 807 "grammar/lexer.re"
 	{ continue; }
-#line 814 "grammar/lexer.c"
+#line 969 "grammar/lexer.c"
 yy13:
 	++lx->cur;
 yy14:
-#line 714 "grammar/lexer.re"
+#line 874 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 820 "grammar/lexer.c"
+#line 975 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 704 "grammar/lexer.re"
+#line 864 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -828,12 +983,12 @@ yy15:
             }
             return open_bracket(lx, '(');
         }
-#line 832 "grammar/lexer.c"
+#line 987 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 713 "grammar/lexer.re"
+#line 873 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 837 "grammar/lexer.c"
+#line 992 "grammar/lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -887,9 +1042,9 @@ yy21:
 		default: goto yy22;
 	}
 yy22:
-#line 686 "grammar/lexer.re"
+#line 846 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 893 "grammar/lexer.c"
+#line 1048 "grammar/lexer.c"
 yy23:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -980,13 +1135,18 @@ yy27:
 		default: goto yy28;
 	}
 yy28:
-#line 681 "grammar/lexer.re"
+#line 836 "grammar/lexer.re"
 	{
+            if (*lx->cur == '(' && !lx->no_calls && lx->last != '.' && lx->depth + 2 < LEX_MAX_BRACKETS) {
+                int t = scan_call(lx, val);
+                if (t)
+                    return t;
+            }
             /* R.nn.conv2d is one name, as the parser would make it anyway. */
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 990 "grammar/lexer.c"
+#line 1150 "grammar/lexer.c"
 yy29:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1010,7 +1170,7 @@ yy31:
 	}
 yy32:
 	++lx->cur;
-#line 696 "grammar/lexer.re"
+#line 856 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1019,7 +1179,7 @@ yy32:
             }
             return open_bracket(lx, '[');
         }
-#line 1023 "grammar/lexer.c"
+#line 1183 "grammar/lexer.c"
 yy33:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -1116,24 +1276,24 @@ yy45:
 	}
 yy46:
 	++lx->cur;
-#line 712 "grammar/lexer.re"
+#line 872 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 1122 "grammar/lexer.c"
+#line 1282 "grammar/lexer.c"
 yy47:
 	++lx->cur;
-#line 693 "grammar/lexer.re"
+#line 853 "grammar/lexer.re"
 	{ return NE; }
-#line 1127 "grammar/lexer.c"
+#line 1287 "grammar/lexer.c"
 yy48:
 	++lx->cur;
-#line 691 "grammar/lexer.re"
+#line 851 "grammar/lexer.re"
 	{ return POW; }
-#line 1132 "grammar/lexer.c"
+#line 1292 "grammar/lexer.c"
 yy49:
 	++lx->cur;
-#line 689 "grammar/lexer.re"
+#line 849 "grammar/lexer.re"
 	{ return ARROW; }
-#line 1137 "grammar/lexer.c"
+#line 1297 "grammar/lexer.c"
 yy50:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -1153,14 +1313,14 @@ yy50:
 		default: goto yy51;
 	}
 yy51:
-#line 687 "grammar/lexer.re"
+#line 847 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 1159 "grammar/lexer.c"
+#line 1319 "grammar/lexer.c"
 yy52:
 	++lx->cur;
-#line 690 "grammar/lexer.re"
+#line 850 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 1164 "grammar/lexer.c"
+#line 1324 "grammar/lexer.c"
 yy53:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1206,19 +1366,19 @@ yy54:
 	}
 yy55:
 	++lx->cur;
-#line 694 "grammar/lexer.re"
+#line 854 "grammar/lexer.re"
 	{ return LE; }
-#line 1212 "grammar/lexer.c"
+#line 1372 "grammar/lexer.c"
 yy56:
 	++lx->cur;
-#line 692 "grammar/lexer.re"
+#line 852 "grammar/lexer.re"
 	{ return EQ; }
-#line 1217 "grammar/lexer.c"
+#line 1377 "grammar/lexer.c"
 yy57:
 	++lx->cur;
-#line 695 "grammar/lexer.re"
+#line 855 "grammar/lexer.re"
 	{ return GE; }
-#line 1222 "grammar/lexer.c"
+#line 1382 "grammar/lexer.c"
 yy58:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1300,9 +1460,9 @@ yy61:
 	}
 yy62:
 	++lx->cur;
-#line 653 "grammar/lexer.re"
+#line 808 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 1306 "grammar/lexer.c"
+#line 1466 "grammar/lexer.c"
 yy63:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1387,9 +1547,9 @@ yy65:
 		default: goto yy66;
 	}
 yy66:
-#line 673 "grammar/lexer.re"
+#line 828 "grammar/lexer.re"
 	{ return AS; }
-#line 1393 "grammar/lexer.c"
+#line 1553 "grammar/lexer.c"
 yy67:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1490,9 +1650,9 @@ yy71:
 		default: goto yy72;
 	}
 yy72:
-#line 669 "grammar/lexer.re"
+#line 824 "grammar/lexer.re"
 	{ return IF; }
-#line 1496 "grammar/lexer.c"
+#line 1656 "grammar/lexer.c"
 yy73:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -1564,9 +1724,9 @@ yy73:
 		default: goto yy74;
 	}
 yy74:
-#line 668 "grammar/lexer.re"
+#line 823 "grammar/lexer.re"
 	{ return IN; }
-#line 1570 "grammar/lexer.c"
+#line 1730 "grammar/lexer.c"
 yy75:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1652,9 +1812,9 @@ yy77:
 		default: goto yy78;
 	}
 yy78:
-#line 676 "grammar/lexer.re"
+#line 831 "grammar/lexer.re"
 	{ return OR; }
-#line 1658 "grammar/lexer.c"
+#line 1818 "grammar/lexer.c"
 yy79:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1798,9 +1958,9 @@ yy87:
 		default: goto yy88;
 	}
 yy88:
-#line 675 "grammar/lexer.re"
+#line 830 "grammar/lexer.re"
 	{ return AND; }
-#line 1804 "grammar/lexer.c"
+#line 1964 "grammar/lexer.c"
 yy89:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1879,9 +2039,9 @@ yy90:
 		default: goto yy91;
 	}
 yy91:
-#line 663 "grammar/lexer.re"
+#line 818 "grammar/lexer.re"
 	{ return DEF; }
-#line 1885 "grammar/lexer.c"
+#line 2045 "grammar/lexer.c"
 yy92:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1967,9 +2127,9 @@ yy94:
 		default: goto yy95;
 	}
 yy95:
-#line 667 "grammar/lexer.re"
+#line 822 "grammar/lexer.re"
 	{ return FOR; }
-#line 1973 "grammar/lexer.c"
+#line 2133 "grammar/lexer.c"
 yy96:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2048,9 +2208,9 @@ yy97:
 		default: goto yy98;
 	}
 yy98:
-#line 677 "grammar/lexer.re"
+#line 832 "grammar/lexer.re"
 	{ return NOT; }
-#line 2054 "grammar/lexer.c"
+#line 2214 "grammar/lexer.c"
 yy99:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2150,9 +2310,9 @@ yy103:
 		default: goto yy104;
 	}
 yy104:
-#line 680 "grammar/lexer.re"
+#line 835 "grammar/lexer.re"
 	{ return NONE; }
-#line 2156 "grammar/lexer.c"
+#line 2316 "grammar/lexer.c"
 yy105:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -2224,9 +2384,9 @@ yy105:
 		default: goto yy106;
 	}
 yy106:
-#line 678 "grammar/lexer.re"
+#line 833 "grammar/lexer.re"
 	{ return TRUE; }
-#line 2230 "grammar/lexer.c"
+#line 2390 "grammar/lexer.c"
 yy107:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2305,9 +2465,9 @@ yy108:
 		default: goto yy109;
 	}
 yy109:
-#line 670 "grammar/lexer.re"
+#line 825 "grammar/lexer.re"
 	{ return ELIF; }
-#line 2311 "grammar/lexer.c"
+#line 2471 "grammar/lexer.c"
 yy110:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -2379,9 +2539,9 @@ yy110:
 		default: goto yy111;
 	}
 yy111:
-#line 671 "grammar/lexer.re"
+#line 826 "grammar/lexer.re"
 	{ return ELSE; }
-#line 2385 "grammar/lexer.c"
+#line 2545 "grammar/lexer.c"
 yy112:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2460,9 +2620,9 @@ yy113:
 		default: goto yy114;
 	}
 yy114:
-#line 666 "grammar/lexer.re"
+#line 821 "grammar/lexer.re"
 	{ return PASS; }
-#line 2466 "grammar/lexer.c"
+#line 2626 "grammar/lexer.c"
 yy115:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2541,9 +2701,9 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 672 "grammar/lexer.re"
+#line 827 "grammar/lexer.re"
 	{ return WITH; }
-#line 2547 "grammar/lexer.c"
+#line 2707 "grammar/lexer.c"
 yy118:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -2615,9 +2775,9 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 679 "grammar/lexer.re"
+#line 834 "grammar/lexer.re"
 	{ return FALSE; }
-#line 2621 "grammar/lexer.c"
+#line 2781 "grammar/lexer.c"
 yy120:
 	yyaccept = 19;
 	yych = *(lx->marker = ++lx->cur);
@@ -2689,9 +2849,9 @@ yy120:
 		default: goto yy121;
 	}
 yy121:
-#line 664 "grammar/lexer.re"
+#line 819 "grammar/lexer.re"
 	{ return CLASS; }
-#line 2695 "grammar/lexer.c"
+#line 2855 "grammar/lexer.c"
 yy122:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2777,9 +2937,9 @@ yy124:
 		default: goto yy125;
 	}
 yy125:
-#line 674 "grammar/lexer.re"
+#line 829 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 2783 "grammar/lexer.c"
+#line 2943 "grammar/lexer.c"
 yy126:
 	yyaccept = 21;
 	yych = *(lx->marker = ++lx->cur);
@@ -2851,11 +3011,11 @@ yy126:
 		default: goto yy127;
 	}
 yy127:
-#line 665 "grammar/lexer.re"
+#line 820 "grammar/lexer.re"
 	{ return RETURN; }
-#line 2857 "grammar/lexer.c"
+#line 3017 "grammar/lexer.c"
 }
-#line 721 "grammar/lexer.re"
+#line 881 "grammar/lexer.re"
 
     }
 }
@@ -2917,6 +3077,12 @@ int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *P)
         lx->const_paren = lx->last == NAME && lx->last_name == lx->const_name;
     else if (t == NAME)
         lx->last_name = val->sym;
+    /* In a def or class header and a lambda's parameters a name is not an
+     * expression: no SIMPLE_CALL there until the line ends. */
+    if (t == DEF || t == CLASS || t == LAMBDA)
+        lx->no_calls = 1;
+    else if (t == NEWLINE)
+        lx->no_calls = 0;
     lx->last = t;
     return t;
 }

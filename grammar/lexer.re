@@ -573,31 +573,34 @@ static int scan_const(Lexer *lx, YYSTYPE *val)
 static int ends_operand(int t)
 {
     return t == NAME || t == INT || t == FLOAT || t == STRING || t == ')' || t == ']' || t == '}' ||
-           t == TRUE || t == FALSE || t == NONE || t == CONST_DATA || t == INT_TUPLE;
+           t == TRUE || t == FALSE || t == NONE || t == CONST_DATA || t == INT_TUPLE || t == SIMPLE_CALL;
 }
 
-static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
+/* The node the parser would build for a parenthesized tuple of plain
+ * integers whose '(' is at `open`, with *end just past its ')'; NULL when
+ * the text is anything else, left to the tokens. */
+static Sx *int_tuple_at(Lexer *lx, const unsigned char *open, const unsigned char **end)
 {
     enum { MAX_ITEMS = 64 };
     int64_t v[MAX_ITEMS];
     int col[MAX_ITEMS], n = 0, comma = 0;
-    const unsigned char *p = lx->cur;
+    const unsigned char *p = open + 1;
     for (;;) {
         while (*p == ' ')
             p++;
         if (*p == ')' && n > 0)
             break;
         if (!is_digit(*p) || n == MAX_ITEMS)
-            return 0;
+            return NULL;
         col[n] = (int)(p - lx->line_start) + 1;
         int64_t x = 0;
         for (; is_digit(*p); p++) {
             if (x > (INT64_MAX - (*p - '0')) / 10)
-                return 0;   /* "integer literal too large", from the tokens */
+                return NULL;   /* "integer literal too large", from the tokens */
             x = x * 10 + (*p - '0');
         }
         if (*p == '.' || *p == 'e' || *p == 'E' || *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
-            return 0;
+            return NULL;
         v[n++] = x;
         while (*p == ' ')
             p++;
@@ -605,9 +608,9 @@ static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
         if (comma)
             p++;
         else if (*p != ')')
-            return 0;
+            return NULL;
     }
-    Loc open = here(lx, lx->tok);
+    Loc at = here(lx, open);
     Sx *items[MAX_ITEMS];
     for (int i = 0; i < n; i++) {
         Loc l = { lx->line, col[i] };
@@ -616,15 +619,167 @@ static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
     }
     Sx *e = items[0];
     if (n > 1 || comma) {
-        e = sx_new(lx->syn, SX_TUPLE, open);
+        e = sx_new(lx->syn, SX_TUPLE, at);
         for (int i = 0; i < n; i++)
             sx_push(lx->syn, &e->u.elems, NULL, items[i]);
         e->depth = 2;
     }
     e->paren = 1;
-    lx->cur = p + 1;
+    *end = p + 1;
+    return e;
+}
+
+static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
+{
+    Sx *e = int_tuple_at(lx, lx->tok, &lx->cur);
+    if (!e)
+        return 0;
     val->sx = e;
     return INT_TUPLE;
+}
+
+static int is_id_start(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static int is_id_char(unsigned char c)
+{
+    return is_id_start(c) || is_digit(c);
+}
+
+/* The end of a name as the lexer's NAME rule reads it (R.nn.conv2d), or p
+ * itself when none starts there. */
+static const unsigned char *name_end(const unsigned char *p)
+{
+    if (!is_id_start(*p))
+        return p;
+    for (;;) {
+        while (is_id_char(*p))
+            p++;
+        if (p[0] != '.' || !is_id_start(p[1]))
+            return p;
+        p++;
+    }
+}
+
+static int is_keyword(const unsigned char *p, size_t n)
+{
+    static const char *const kw[] = {
+        "def", "class", "return", "pass", "for", "in", "if", "elif", "else", "with", "as",
+        "lambda", "and", "or", "not", "True", "False", "None",
+    };
+    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
+        if (strlen(kw[i]) == n && memcmp(kw[i], p, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* One argument of a simple call at p: a name, a plain integer, a string
+ * without escapes or a tuple of plain integers, as the node the parser would
+ * make of its tokens; NULL for anything else. */
+static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end)
+{
+    Loc l = here(lx, p);
+    if (*p == '(')
+        return int_tuple_at(lx, p, end);
+    if (is_digit(*p)) {
+        int64_t x = 0;
+        for (; is_digit(*p); p++) {
+            if (x > (INT64_MAX - (*p - '0')) / 10)
+                return NULL;
+            x = x * 10 + (*p - '0');
+        }
+        if (*p == '.' || *p == 'e' || *p == 'E' || is_id_char(*p))
+            return NULL;
+        Sx *e = sx_new(lx->syn, SX_INT, l);
+        e->u.ival = x;
+        *end = p;
+        return e;
+    }
+    if (*p == '"' || *p == '\'') {
+        const unsigned char *q = p + 1;
+        while (*q != *p && *q != '\\' && *q != '\n' && *q != '\r' && *q != 0)
+            q++;
+        if (*q != *p || q == p + 1)
+            return NULL;   /* escapes, an empty or unterminated string: the tokens */
+        Sx *e = sx_new(lx->syn, SX_STR, l);
+        e->u.str.s = arena_strndup(lx->arena, (const char *)p + 1, (size_t)(q - p - 1));
+        e->u.str.len = (int)(q - p - 1);
+        *end = q + 1;
+        return e;
+    }
+    const unsigned char *q = name_end(p);
+    if (q == p || is_keyword(p, (size_t)(q - p)))
+        return NULL;
+    Sx *e = sx_new(lx->syn, SX_NAME, l);
+    e->u.name = intern(lx->names, (const char *)p, (size_t)(q - p));
+    *end = q;
+    return e;
+}
+
+/* A call such as R.add(lv0, x) or R.Tensor((1, 64), dtype="float32") on one
+ * line, whose arguments are names, plain integers, strings and tuples of
+ * plain integers, positional ones first and no trailing comma, is read as
+ * one SIMPLE_CALL token carrying the node the parser would build from its
+ * tokens (a bulk of the bindings of a large module is such calls). The
+ * name is already scanned (lx->cur is at its '('). Anything else is left to
+ * the tokens, which report its errors as before. */
+static int scan_call(Lexer *lx, YYSTYPE *val)
+{
+    enum { MAX_ARGS = 16 };
+    Sx *args[MAX_ARGS];
+    Sym *keys[MAX_ARGS];
+    int n = 0, nkw = 0;
+    const unsigned char *p = lx->cur + 1;
+    while (*p == ' ')
+        p++;
+    if (*p != ')') {
+        for (;;) {
+            if (n == MAX_ARGS)
+                return 0;
+            Sym *key = NULL;
+            const unsigned char *q = name_end(p), *r = q;
+            while (*r == ' ')
+                r++;
+            if (q != p && r[0] == '=' && r[1] != '=') {
+                if (is_keyword(p, (size_t)(q - p)))
+                    return 0;
+                key = intern(lx->names, (const char *)p, (size_t)(q - p));
+                p = r + 1;
+                while (*p == ' ')
+                    p++;
+                nkw++;
+            } else if (nkw > 0) {
+                return 0;   /* "positional argument follows keyword argument" */
+            }
+            Sx *a = simple_arg(lx, p, &p);
+            if (!a)
+                return 0;
+            args[n] = a;
+            keys[n++] = key;
+            while (*p == ' ')
+                p++;
+            if (*p == ')')
+                break;
+            if (*p != ',')
+                return 0;
+            p++;
+            while (*p == ' ')
+                p++;
+        }
+    }
+    Loc l = here(lx, lx->tok);
+    Sx *fn = sx_new(lx->syn, SX_NAME, l);
+    fn->u.name = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
+    Sx *e = sx_new(lx->syn, SX_CALL, l);
+    e->u.call.fn = fn;
+    for (int i = 0; i < n; i++)
+        sx_push(lx->syn, &e->u.call.args, keys[i], args[i]);
+    e->depth = (short)sx_depth(e);
+    lx->cur = p + 1;
+    val->sx = e;
+    return SIMPLE_CALL;
 }
 
 static int scan(Lexer *lx, YYSTYPE *val)
@@ -679,6 +834,11 @@ static int scan(Lexer *lx, YYSTYPE *val)
         "False" { return FALSE; }
         "None" { return NONE; }
         id ("." id)* {
+            if (*lx->cur == '(' && !lx->no_calls && lx->last != '.' && lx->depth + 2 < LEX_MAX_BRACKETS) {
+                int t = scan_call(lx, val);
+                if (t)
+                    return t;
+            }
             /* R.nn.conv2d is one name, as the parser would make it anyway. */
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
@@ -779,6 +939,12 @@ int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *P)
         lx->const_paren = lx->last == NAME && lx->last_name == lx->const_name;
     else if (t == NAME)
         lx->last_name = val->sym;
+    /* In a def or class header and a lambda's parameters a name is not an
+     * expression: no SIMPLE_CALL there until the line ends. */
+    if (t == DEF || t == CLASS || t == LAMBDA)
+        lx->no_calls = 1;
+    else if (t == NEWLINE)
+        lx->no_calls = 0;
     lx->last = t;
     return t;
 }

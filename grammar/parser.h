@@ -65,35 +65,36 @@ typedef struct Parser Parser;
     STRING = 261,                  /* "string"  */
     CONST_DATA = 262,              /* "list of numbers"  */
     INT_TUPLE = 263,               /* "tuple of integers"  */
-    NEWLINE = 264,                 /* "end of line"  */
-    INDENT = 265,                  /* "indented block"  */
-    DEDENT = 266,                  /* "dedent"  */
-    DEF = 267,                     /* "'def'"  */
-    CLASS = 268,                   /* "'class'"  */
-    RETURN = 269,                  /* "'return'"  */
-    PASS = 270,                    /* "'pass'"  */
-    FOR = 271,                     /* "'for'"  */
-    IN = 272,                      /* "'in'"  */
-    IF = 273,                      /* "'if'"  */
-    ELIF = 274,                    /* "'elif'"  */
-    ELSE = 275,                    /* "'else'"  */
-    WITH = 276,                    /* "'with'"  */
-    AS = 277,                      /* "'as'"  */
-    LAMBDA = 278,                  /* "'lambda'"  */
-    AND = 279,                     /* "'and'"  */
-    OR = 280,                      /* "'or'"  */
-    NOT = 281,                     /* "'not'"  */
-    TRUE = 282,                    /* "'True'"  */
-    FALSE = 283,                   /* "'False'"  */
-    NONE = 284,                    /* "'None'"  */
-    ARROW = 285,                   /* "'->'"  */
-    FLOORDIV = 286,                /* "'//'"  */
-    POW = 287,                     /* "'**'"  */
-    EQ = 288,                      /* "'=='"  */
-    NE = 289,                      /* "'!='"  */
-    LE = 290,                      /* "'<='"  */
-    GE = 291,                      /* "'>='"  */
-    UMINUS = 292                   /* UMINUS  */
+    SIMPLE_CALL = 264,             /* "call"  */
+    NEWLINE = 265,                 /* "end of line"  */
+    INDENT = 266,                  /* "indented block"  */
+    DEDENT = 267,                  /* "dedent"  */
+    DEF = 268,                     /* "'def'"  */
+    CLASS = 269,                   /* "'class'"  */
+    RETURN = 270,                  /* "'return'"  */
+    PASS = 271,                    /* "'pass'"  */
+    FOR = 272,                     /* "'for'"  */
+    IN = 273,                      /* "'in'"  */
+    IF = 274,                      /* "'if'"  */
+    ELIF = 275,                    /* "'elif'"  */
+    ELSE = 276,                    /* "'else'"  */
+    WITH = 277,                    /* "'with'"  */
+    AS = 278,                      /* "'as'"  */
+    LAMBDA = 279,                  /* "'lambda'"  */
+    AND = 280,                     /* "'and'"  */
+    OR = 281,                      /* "'or'"  */
+    NOT = 282,                     /* "'not'"  */
+    TRUE = 283,                    /* "'True'"  */
+    FALSE = 284,                   /* "'False'"  */
+    NONE = 285,                    /* "'None'"  */
+    ARROW = 286,                   /* "'->'"  */
+    FLOORDIV = 287,                /* "'//'"  */
+    POW = 288,                     /* "'**'"  */
+    EQ = 289,                      /* "'=='"  */
+    NE = 290,                      /* "'!='"  */
+    LE = 291,                      /* "'<='"  */
+    GE = 292,                      /* "'>='"  */
+    UMINUS = 293                   /* UMINUS  */
   };
   typedef enum yytokentype yytoken_kind_t;
 #endif
