@@ -667,12 +667,15 @@ static const unsigned char *name_end(const unsigned char *p)
 
 static int is_keyword(const unsigned char *p, size_t n)
 {
-    static const char *const kw[] = {
-        "def", "class", "return", "pass", "for", "in", "if", "elif", "else", "with", "as",
-        "lambda", "and", "or", "not", "True", "False", "None",
+    static const struct { const char *s; size_t n; } kw[] = {
+        { "def", 3 }, { "class", 5 }, { "return", 6 }, { "pass", 4 }, { "for", 3 }, { "in", 2 },
+        { "if", 2 }, { "elif", 4 }, { "else", 4 }, { "with", 4 }, { "as", 2 }, { "lambda", 6 },
+        { "and", 3 }, { "or", 2 }, { "not", 3 }, { "True", 4 }, { "False", 5 }, { "None", 4 },
     };
+    if (n < 2 || n > 6)
+        return 0;
     for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
-        if (strlen(kw[i]) == n && memcmp(kw[i], p, n) == 0)
+        if (kw[i].n == n && kw[i].s[0] == p[0] && memcmp(kw[i].s, p, n) == 0)
             return 1;
     return 0;
 }
@@ -789,7 +792,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 793 "grammar/lexer.c"
+#line 796 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -891,25 +894,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy1:
 	++lx->cur;
-#line 800 "grammar/lexer.re"
+#line 803 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 902 "grammar/lexer.c"
+#line 905 "grammar/lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 875 "grammar/lexer.re"
+#line 878 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 913 "grammar/lexer.c"
+#line 916 "grammar/lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -919,12 +922,12 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 806 "grammar/lexer.re"
+#line 809 "grammar/lexer.re"
 	{ continue; }
-#line 925 "grammar/lexer.c"
+#line 928 "grammar/lexer.c"
 yy6:
 	++lx->cur;
-#line 809 "grammar/lexer.re"
+#line 812 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -933,7 +936,7 @@ yy6:
             lx->at_bol = 1;
             return NEWLINE;
         }
-#line 937 "grammar/lexer.c"
+#line 940 "grammar/lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -941,9 +944,9 @@ yy7:
 		default: goto yy8;
 	}
 yy8:
-#line 817 "grammar/lexer.re"
+#line 820 "grammar/lexer.re"
 	{ continue; }
-#line 947 "grammar/lexer.c"
+#line 950 "grammar/lexer.c"
 yy9:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -952,9 +955,9 @@ yy9:
 	}
 yy10:
 	++lx->cur;
-#line 848 "grammar/lexer.re"
+#line 851 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 958 "grammar/lexer.c"
+#line 961 "grammar/lexer.c"
 yy11:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -963,18 +966,18 @@ yy11:
 		default: goto yy11;
 	}
 yy12:
-#line 807 "grammar/lexer.re"
+#line 810 "grammar/lexer.re"
 	{ continue; }
-#line 969 "grammar/lexer.c"
+#line 972 "grammar/lexer.c"
 yy13:
 	++lx->cur;
 yy14:
-#line 874 "grammar/lexer.re"
+#line 877 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 975 "grammar/lexer.c"
+#line 978 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 864 "grammar/lexer.re"
+#line 867 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -983,12 +986,12 @@ yy15:
             }
             return open_bracket(lx, '(');
         }
-#line 987 "grammar/lexer.c"
+#line 990 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 873 "grammar/lexer.re"
+#line 876 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 992 "grammar/lexer.c"
+#line 995 "grammar/lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1042,9 +1045,9 @@ yy21:
 		default: goto yy22;
 	}
 yy22:
-#line 846 "grammar/lexer.re"
+#line 849 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1048 "grammar/lexer.c"
+#line 1051 "grammar/lexer.c"
 yy23:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1135,7 +1138,7 @@ yy27:
 		default: goto yy28;
 	}
 yy28:
-#line 836 "grammar/lexer.re"
+#line 839 "grammar/lexer.re"
 	{
             if (*lx->cur == '(' && !lx->no_calls && lx->last != '.' && lx->depth + 2 < LEX_MAX_BRACKETS) {
                 int t = scan_call(lx, val);
@@ -1146,7 +1149,7 @@ yy28:
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1150 "grammar/lexer.c"
+#line 1153 "grammar/lexer.c"
 yy29:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1170,7 +1173,7 @@ yy31:
 	}
 yy32:
 	++lx->cur;
-#line 856 "grammar/lexer.re"
+#line 859 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1179,7 +1182,7 @@ yy32:
             }
             return open_bracket(lx, '[');
         }
-#line 1183 "grammar/lexer.c"
+#line 1186 "grammar/lexer.c"
 yy33:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -1276,24 +1279,24 @@ yy45:
 	}
 yy46:
 	++lx->cur;
-#line 872 "grammar/lexer.re"
+#line 875 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 1282 "grammar/lexer.c"
+#line 1285 "grammar/lexer.c"
 yy47:
 	++lx->cur;
-#line 853 "grammar/lexer.re"
+#line 856 "grammar/lexer.re"
 	{ return NE; }
-#line 1287 "grammar/lexer.c"
+#line 1290 "grammar/lexer.c"
 yy48:
 	++lx->cur;
-#line 851 "grammar/lexer.re"
+#line 854 "grammar/lexer.re"
 	{ return POW; }
-#line 1292 "grammar/lexer.c"
+#line 1295 "grammar/lexer.c"
 yy49:
 	++lx->cur;
-#line 849 "grammar/lexer.re"
+#line 852 "grammar/lexer.re"
 	{ return ARROW; }
-#line 1297 "grammar/lexer.c"
+#line 1300 "grammar/lexer.c"
 yy50:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -1313,14 +1316,14 @@ yy50:
 		default: goto yy51;
 	}
 yy51:
-#line 847 "grammar/lexer.re"
+#line 850 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 1319 "grammar/lexer.c"
+#line 1322 "grammar/lexer.c"
 yy52:
 	++lx->cur;
-#line 850 "grammar/lexer.re"
+#line 853 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 1324 "grammar/lexer.c"
+#line 1327 "grammar/lexer.c"
 yy53:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1366,19 +1369,19 @@ yy54:
 	}
 yy55:
 	++lx->cur;
-#line 854 "grammar/lexer.re"
+#line 857 "grammar/lexer.re"
 	{ return LE; }
-#line 1372 "grammar/lexer.c"
+#line 1375 "grammar/lexer.c"
 yy56:
 	++lx->cur;
-#line 852 "grammar/lexer.re"
+#line 855 "grammar/lexer.re"
 	{ return EQ; }
-#line 1377 "grammar/lexer.c"
+#line 1380 "grammar/lexer.c"
 yy57:
 	++lx->cur;
-#line 855 "grammar/lexer.re"
+#line 858 "grammar/lexer.re"
 	{ return GE; }
-#line 1382 "grammar/lexer.c"
+#line 1385 "grammar/lexer.c"
 yy58:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1460,9 +1463,9 @@ yy61:
 	}
 yy62:
 	++lx->cur;
-#line 808 "grammar/lexer.re"
+#line 811 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 1466 "grammar/lexer.c"
+#line 1469 "grammar/lexer.c"
 yy63:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1547,9 +1550,9 @@ yy65:
 		default: goto yy66;
 	}
 yy66:
-#line 828 "grammar/lexer.re"
+#line 831 "grammar/lexer.re"
 	{ return AS; }
-#line 1553 "grammar/lexer.c"
+#line 1556 "grammar/lexer.c"
 yy67:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1650,9 +1653,9 @@ yy71:
 		default: goto yy72;
 	}
 yy72:
-#line 824 "grammar/lexer.re"
+#line 827 "grammar/lexer.re"
 	{ return IF; }
-#line 1656 "grammar/lexer.c"
+#line 1659 "grammar/lexer.c"
 yy73:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -1724,9 +1727,9 @@ yy73:
 		default: goto yy74;
 	}
 yy74:
-#line 823 "grammar/lexer.re"
+#line 826 "grammar/lexer.re"
 	{ return IN; }
-#line 1730 "grammar/lexer.c"
+#line 1733 "grammar/lexer.c"
 yy75:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1812,9 +1815,9 @@ yy77:
 		default: goto yy78;
 	}
 yy78:
-#line 831 "grammar/lexer.re"
+#line 834 "grammar/lexer.re"
 	{ return OR; }
-#line 1818 "grammar/lexer.c"
+#line 1821 "grammar/lexer.c"
 yy79:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1958,9 +1961,9 @@ yy87:
 		default: goto yy88;
 	}
 yy88:
-#line 830 "grammar/lexer.re"
+#line 833 "grammar/lexer.re"
 	{ return AND; }
-#line 1964 "grammar/lexer.c"
+#line 1967 "grammar/lexer.c"
 yy89:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2039,9 +2042,9 @@ yy90:
 		default: goto yy91;
 	}
 yy91:
-#line 818 "grammar/lexer.re"
+#line 821 "grammar/lexer.re"
 	{ return DEF; }
-#line 2045 "grammar/lexer.c"
+#line 2048 "grammar/lexer.c"
 yy92:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2127,9 +2130,9 @@ yy94:
 		default: goto yy95;
 	}
 yy95:
-#line 822 "grammar/lexer.re"
+#line 825 "grammar/lexer.re"
 	{ return FOR; }
-#line 2133 "grammar/lexer.c"
+#line 2136 "grammar/lexer.c"
 yy96:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2208,9 +2211,9 @@ yy97:
 		default: goto yy98;
 	}
 yy98:
-#line 832 "grammar/lexer.re"
+#line 835 "grammar/lexer.re"
 	{ return NOT; }
-#line 2214 "grammar/lexer.c"
+#line 2217 "grammar/lexer.c"
 yy99:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2310,9 +2313,9 @@ yy103:
 		default: goto yy104;
 	}
 yy104:
-#line 835 "grammar/lexer.re"
+#line 838 "grammar/lexer.re"
 	{ return NONE; }
-#line 2316 "grammar/lexer.c"
+#line 2319 "grammar/lexer.c"
 yy105:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -2384,9 +2387,9 @@ yy105:
 		default: goto yy106;
 	}
 yy106:
-#line 833 "grammar/lexer.re"
+#line 836 "grammar/lexer.re"
 	{ return TRUE; }
-#line 2390 "grammar/lexer.c"
+#line 2393 "grammar/lexer.c"
 yy107:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2465,9 +2468,9 @@ yy108:
 		default: goto yy109;
 	}
 yy109:
-#line 825 "grammar/lexer.re"
+#line 828 "grammar/lexer.re"
 	{ return ELIF; }
-#line 2471 "grammar/lexer.c"
+#line 2474 "grammar/lexer.c"
 yy110:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -2539,9 +2542,9 @@ yy110:
 		default: goto yy111;
 	}
 yy111:
-#line 826 "grammar/lexer.re"
+#line 829 "grammar/lexer.re"
 	{ return ELSE; }
-#line 2545 "grammar/lexer.c"
+#line 2548 "grammar/lexer.c"
 yy112:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2620,9 +2623,9 @@ yy113:
 		default: goto yy114;
 	}
 yy114:
-#line 821 "grammar/lexer.re"
+#line 824 "grammar/lexer.re"
 	{ return PASS; }
-#line 2626 "grammar/lexer.c"
+#line 2629 "grammar/lexer.c"
 yy115:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2701,9 +2704,9 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 827 "grammar/lexer.re"
+#line 830 "grammar/lexer.re"
 	{ return WITH; }
-#line 2707 "grammar/lexer.c"
+#line 2710 "grammar/lexer.c"
 yy118:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -2775,9 +2778,9 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 834 "grammar/lexer.re"
+#line 837 "grammar/lexer.re"
 	{ return FALSE; }
-#line 2781 "grammar/lexer.c"
+#line 2784 "grammar/lexer.c"
 yy120:
 	yyaccept = 19;
 	yych = *(lx->marker = ++lx->cur);
@@ -2849,9 +2852,9 @@ yy120:
 		default: goto yy121;
 	}
 yy121:
-#line 819 "grammar/lexer.re"
+#line 822 "grammar/lexer.re"
 	{ return CLASS; }
-#line 2855 "grammar/lexer.c"
+#line 2858 "grammar/lexer.c"
 yy122:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2937,9 +2940,9 @@ yy124:
 		default: goto yy125;
 	}
 yy125:
-#line 829 "grammar/lexer.re"
+#line 832 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 2943 "grammar/lexer.c"
+#line 2946 "grammar/lexer.c"
 yy126:
 	yyaccept = 21;
 	yych = *(lx->marker = ++lx->cur);
@@ -3011,11 +3014,11 @@ yy126:
 		default: goto yy127;
 	}
 yy127:
-#line 820 "grammar/lexer.re"
+#line 823 "grammar/lexer.re"
 	{ return RETURN; }
-#line 3017 "grammar/lexer.c"
+#line 3020 "grammar/lexer.c"
 }
-#line 881 "grammar/lexer.re"
+#line 884 "grammar/lexer.re"
 
     }
 }

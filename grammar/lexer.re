@@ -665,12 +665,15 @@ static const unsigned char *name_end(const unsigned char *p)
 
 static int is_keyword(const unsigned char *p, size_t n)
 {
-    static const char *const kw[] = {
-        "def", "class", "return", "pass", "for", "in", "if", "elif", "else", "with", "as",
-        "lambda", "and", "or", "not", "True", "False", "None",
+    static const struct { const char *s; size_t n; } kw[] = {
+        { "def", 3 }, { "class", 5 }, { "return", 6 }, { "pass", 4 }, { "for", 3 }, { "in", 2 },
+        { "if", 2 }, { "elif", 4 }, { "else", 4 }, { "with", 4 }, { "as", 2 }, { "lambda", 6 },
+        { "and", 3 }, { "or", 2 }, { "not", 3 }, { "True", 4 }, { "False", 5 }, { "None", 4 },
     };
+    if (n < 2 || n > 6)
+        return 0;
     for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
-        if (strlen(kw[i]) == n && memcmp(kw[i], p, n) == 0)
+        if (kw[i].n == n && kw[i].s[0] == p[0] && memcmp(kw[i].s, p, n) == 0)
             return 1;
     return 0;
 }
