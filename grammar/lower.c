@@ -28,6 +28,7 @@ enum { SHAPE_CACHE = 64 };
 typedef struct Reader {
     Expr **shapes[SHAPE_CACHE];   /* recent constant Relax shapes, shared */
     int shape_n[SHAPE_CACHE];
+    StructInfo *tensors[SHAPE_CACHE];  /* recent tensor annotations, shared */
     Source *src;
     Module *m;
     Arena *a;
@@ -1658,9 +1659,28 @@ static Expr **shared_shape(Reader *R, const Sx *e, int *ndim)
     return shape;
 }
 
+/* A tensor annotation repeats on nearly every binding of a large function;
+ * equal ones (the same shared shape, rank and dtype, no vdevice) share one
+ * StructInfo, which nothing changes once made. Its location is the first
+ * one's: a StructInfo's location is only reported for a non-tensor. */
+static StructInfo *shared_tensor_sinfo(Reader *R, const StructInfo *t)
+{
+    if (t->vdevice)
+        return NULL;
+    uint64_t h = ((uint64_t)(uintptr_t)t->shape >> 3) * 1000003u + (uint64_t)(t->ndim + 1) * 31u + (uint64_t)t->dtype;
+    int slot = (int)(h % SHAPE_CACHE);
+    StructInfo *old = R->tensors[slot];
+    if (old && old->shape == t->shape && old->ndim == t->ndim && old->dtype == t->dtype && !old->vdevice)
+        return old;
+    StructInfo *s = arena_alloc(R->a, sizeof *s);
+    *s = *t;
+    R->tensors[slot] = s;
+    return s;
+}
+
 static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
 {
-    StructInfo *s = sinfo_new(R, SI_TENSOR, e->loc);
+    StructInfo t = { .kind = SI_TENSOR, .loc = e->loc, .ndim = -1 }, *s = &t;
     Args a;
     if (split_args(R, e, &a) || want_args(R, e, &a, 0, 3, "R.Tensor"))
         return NULL;
@@ -1690,7 +1710,12 @@ static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
         return NULL;
     if (vd && !(s->vdevice = string_arg(R, vd, "vdevice")))
         return NULL;
-    return s;
+    StructInfo *shared = shared_tensor_sinfo(R, &t);
+    if (!shared) {
+        shared = arena_alloc(R->a, sizeof *shared);
+        *shared = t;
+    }
+    return shared;
 }
 
 static StructInfo *lower_sinfo(Reader *R, const Sx *e)
