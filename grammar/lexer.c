@@ -725,42 +725,41 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
 
 /* A call such as R.add(lv0, x) or R.Tensor((1, 64), dtype="float32") on one
  * line, whose arguments are names, plain integers, strings and tuples of
- * plain integers, positional ones first and no trailing comma, is read as
- * one SIMPLE_CALL token carrying the node the parser would build from its
- * tokens (a bulk of the bindings of a large module is such calls). The
- * name is already scanned (lx->cur is at its '('). Anything else is left to
- * the tokens, which report its errors as before. */
-static int scan_call(Lexer *lx, YYSTYPE *val)
+ * plain integers, positional ones first and no trailing comma, as the node
+ * the parser would build from its tokens; the callee's name runs from name
+ * to its '(' at open. NULL for anything else, left to the tokens, which
+ * report its errors as before. */
+static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end)
 {
     enum { MAX_ARGS = 16 };
     Sx *args[MAX_ARGS];
     Sym *keys[MAX_ARGS];
     int n = 0, nkw = 0;
-    const unsigned char *p = lx->cur + 1;
+    const unsigned char *p = open + 1;
     while (*p == ' ')
         p++;
     if (*p != ')') {
         for (;;) {
             if (n == MAX_ARGS)
-                return 0;
+                return NULL;
             Sym *key = NULL;
             const unsigned char *q = name_end(p), *r = q;
             while (*r == ' ')
                 r++;
             if (q != p && r[0] == '=' && r[1] != '=') {
                 if (is_keyword(p, (size_t)(q - p)))
-                    return 0;
+                    return NULL;
                 key = intern(lx->names, (const char *)p, (size_t)(q - p));
                 p = r + 1;
                 while (*p == ' ')
                     p++;
                 nkw++;
             } else if (nkw > 0) {
-                return 0;   /* "positional argument follows keyword argument" */
+                return NULL;   /* "positional argument follows keyword argument" */
             }
             Sx *a = simple_arg(lx, p, &p);
             if (!a)
-                return 0;
+                return NULL;
             args[n] = a;
             keys[n++] = key;
             while (*p == ' ')
@@ -768,23 +767,91 @@ static int scan_call(Lexer *lx, YYSTYPE *val)
             if (*p == ')')
                 break;
             if (*p != ',')
-                return 0;
+                return NULL;
             p++;
             while (*p == ' ')
                 p++;
         }
     }
-    Loc l = here(lx, lx->tok);
+    Loc l = here(lx, name);
     Sx *fn = sx_new(lx->syn, SX_NAME, l);
-    fn->u.name = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
+    fn->u.name = intern(lx->names, (const char *)name, (size_t)(open - name));
     Sx *e = sx_new(lx->syn, SX_CALL, l);
     e->u.call.fn = fn;
     for (int i = 0; i < n; i++)
         sx_push(lx->syn, &e->u.call.args, keys[i], args[i]);
     e->depth = (short)sx_depth(e);
-    lx->cur = p + 1;
+    *end = p + 1;
+    return e;
+}
+
+/* Such a call as one SIMPLE_CALL token (a bulk of the bindings of a large
+ * module is such calls); lx->cur is at the '(' after the callee's name. */
+static int scan_call(Lexer *lx, YYSTYPE *val)
+{
+    Sx *e = call_at(lx, lx->tok, lx->cur, &lx->cur);
+    if (!e)
+        return 0;
     val->sx = e;
     return SIMPLE_CALL;
+}
+
+/* A simple call at p (see call_at), or NULL. */
+static Sx *call_here(Lexer *lx, const unsigned char *p, const unsigned char **end)
+{
+    const unsigned char *q = name_end(p);
+    if (q == p || *q != '(' || is_keyword(p, (size_t)(q - p)))
+        return NULL;
+    return call_at(lx, p, q, end);
+}
+
+/* A statement `name: call = call` or `name = call` making up a line, with
+ * calls as call_at reads them, at the start of a line outside brackets: one
+ * BINDING token carrying the statement the parser would build, its newline
+ * included (each binding of a large function costs one token, not six and
+ * a dozen reductions). lx->cur is past the name. */
+static int scan_binding(Lexer *lx, YYSTYPE *val)
+{
+    const unsigned char *p = lx->cur;
+    Sx *annot = NULL, *value;
+    while (*p == ' ')
+        p++;
+    if (*p == ':') {
+        p++;
+        while (*p == ' ')
+            p++;
+        if (!(annot = call_here(lx, p, &p)))
+            return 0;
+        while (*p == ' ')
+            p++;
+    }
+    if (p[0] != '=' || p[1] == '=')
+        return 0;
+    p++;
+    while (*p == ' ')
+        p++;
+    if (!(value = call_here(lx, p, &p)))
+        return 0;
+    while (*p == ' ')
+        p++;
+    if (p[0] == '\r' && p[1] == '\n')
+        p++;
+    if (*p != '\n')
+        return 0;
+    Loc l = here(lx, lx->tok);
+    Sx *target = sx_new(lx->syn, SX_NAME, l);
+    target->u.name = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
+    St *st = st_new(lx->syn, ST_ASSIGN, l);
+    st->u.assign.target = target;
+    st->u.assign.annot = annot;
+    st->u.assign.value = value;
+    /* the newline, as the NEWLINE rule takes it */
+    lx->cur = p + 1;
+    lx->line++;
+    lx->line_start = lx->cur;
+    lx->at_bol = 1;
+    val->st = st;
+    return BINDING;
 }
 
 static int scan(Lexer *lx, YYSTYPE *val)
@@ -792,7 +859,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 796 "grammar/lexer.c"
+#line 863 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -894,25 +961,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy1:
 	++lx->cur;
-#line 803 "grammar/lexer.re"
+#line 870 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 905 "grammar/lexer.c"
+#line 972 "grammar/lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 878 "grammar/lexer.re"
+#line 952 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 916 "grammar/lexer.c"
+#line 983 "grammar/lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -922,12 +989,12 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 809 "grammar/lexer.re"
+#line 876 "grammar/lexer.re"
 	{ continue; }
-#line 928 "grammar/lexer.c"
+#line 995 "grammar/lexer.c"
 yy6:
 	++lx->cur;
-#line 812 "grammar/lexer.re"
+#line 879 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -936,7 +1003,7 @@ yy6:
             lx->at_bol = 1;
             return NEWLINE;
         }
-#line 940 "grammar/lexer.c"
+#line 1007 "grammar/lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -944,9 +1011,9 @@ yy7:
 		default: goto yy8;
 	}
 yy8:
-#line 820 "grammar/lexer.re"
+#line 887 "grammar/lexer.re"
 	{ continue; }
-#line 950 "grammar/lexer.c"
+#line 1017 "grammar/lexer.c"
 yy9:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -955,9 +1022,9 @@ yy9:
 	}
 yy10:
 	++lx->cur;
-#line 851 "grammar/lexer.re"
+#line 925 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 961 "grammar/lexer.c"
+#line 1028 "grammar/lexer.c"
 yy11:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -966,18 +1033,18 @@ yy11:
 		default: goto yy11;
 	}
 yy12:
-#line 810 "grammar/lexer.re"
+#line 877 "grammar/lexer.re"
 	{ continue; }
-#line 972 "grammar/lexer.c"
+#line 1039 "grammar/lexer.c"
 yy13:
 	++lx->cur;
 yy14:
-#line 877 "grammar/lexer.re"
+#line 951 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 978 "grammar/lexer.c"
+#line 1045 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 867 "grammar/lexer.re"
+#line 941 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -986,12 +1053,12 @@ yy15:
             }
             return open_bracket(lx, '(');
         }
-#line 990 "grammar/lexer.c"
+#line 1057 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 876 "grammar/lexer.re"
+#line 950 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 995 "grammar/lexer.c"
+#line 1062 "grammar/lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1045,9 +1112,9 @@ yy21:
 		default: goto yy22;
 	}
 yy22:
-#line 849 "grammar/lexer.re"
+#line 923 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1051 "grammar/lexer.c"
+#line 1118 "grammar/lexer.c"
 yy23:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1138,8 +1205,15 @@ yy27:
 		default: goto yy28;
 	}
 yy28:
-#line 839 "grammar/lexer.re"
+#line 906 "grammar/lexer.re"
 	{
+            if (lx->depth == 0 && !lx->no_calls &&
+                (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
+                 lx->last == DEDENT)) {
+                int t = scan_binding(lx, val);
+                if (t)
+                    return t;
+            }
             if (*lx->cur == '(' && !lx->no_calls && lx->last != '.' && lx->depth + 2 < LEX_MAX_BRACKETS) {
                 int t = scan_call(lx, val);
                 if (t)
@@ -1149,7 +1223,7 @@ yy28:
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1153 "grammar/lexer.c"
+#line 1227 "grammar/lexer.c"
 yy29:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1173,7 +1247,7 @@ yy31:
 	}
 yy32:
 	++lx->cur;
-#line 859 "grammar/lexer.re"
+#line 933 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1182,7 +1256,7 @@ yy32:
             }
             return open_bracket(lx, '[');
         }
-#line 1186 "grammar/lexer.c"
+#line 1260 "grammar/lexer.c"
 yy33:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -1279,24 +1353,24 @@ yy45:
 	}
 yy46:
 	++lx->cur;
-#line 875 "grammar/lexer.re"
+#line 949 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 1285 "grammar/lexer.c"
+#line 1359 "grammar/lexer.c"
 yy47:
 	++lx->cur;
-#line 856 "grammar/lexer.re"
+#line 930 "grammar/lexer.re"
 	{ return NE; }
-#line 1290 "grammar/lexer.c"
+#line 1364 "grammar/lexer.c"
 yy48:
 	++lx->cur;
-#line 854 "grammar/lexer.re"
+#line 928 "grammar/lexer.re"
 	{ return POW; }
-#line 1295 "grammar/lexer.c"
+#line 1369 "grammar/lexer.c"
 yy49:
 	++lx->cur;
-#line 852 "grammar/lexer.re"
+#line 926 "grammar/lexer.re"
 	{ return ARROW; }
-#line 1300 "grammar/lexer.c"
+#line 1374 "grammar/lexer.c"
 yy50:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -1316,14 +1390,14 @@ yy50:
 		default: goto yy51;
 	}
 yy51:
-#line 850 "grammar/lexer.re"
+#line 924 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 1322 "grammar/lexer.c"
+#line 1396 "grammar/lexer.c"
 yy52:
 	++lx->cur;
-#line 853 "grammar/lexer.re"
+#line 927 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 1327 "grammar/lexer.c"
+#line 1401 "grammar/lexer.c"
 yy53:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1369,19 +1443,19 @@ yy54:
 	}
 yy55:
 	++lx->cur;
-#line 857 "grammar/lexer.re"
+#line 931 "grammar/lexer.re"
 	{ return LE; }
-#line 1375 "grammar/lexer.c"
+#line 1449 "grammar/lexer.c"
 yy56:
 	++lx->cur;
-#line 855 "grammar/lexer.re"
+#line 929 "grammar/lexer.re"
 	{ return EQ; }
-#line 1380 "grammar/lexer.c"
+#line 1454 "grammar/lexer.c"
 yy57:
 	++lx->cur;
-#line 858 "grammar/lexer.re"
+#line 932 "grammar/lexer.re"
 	{ return GE; }
-#line 1385 "grammar/lexer.c"
+#line 1459 "grammar/lexer.c"
 yy58:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1463,9 +1537,9 @@ yy61:
 	}
 yy62:
 	++lx->cur;
-#line 811 "grammar/lexer.re"
+#line 878 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 1469 "grammar/lexer.c"
+#line 1543 "grammar/lexer.c"
 yy63:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1550,9 +1624,9 @@ yy65:
 		default: goto yy66;
 	}
 yy66:
-#line 831 "grammar/lexer.re"
+#line 898 "grammar/lexer.re"
 	{ return AS; }
-#line 1556 "grammar/lexer.c"
+#line 1630 "grammar/lexer.c"
 yy67:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1653,9 +1727,9 @@ yy71:
 		default: goto yy72;
 	}
 yy72:
-#line 827 "grammar/lexer.re"
+#line 894 "grammar/lexer.re"
 	{ return IF; }
-#line 1659 "grammar/lexer.c"
+#line 1733 "grammar/lexer.c"
 yy73:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -1727,9 +1801,9 @@ yy73:
 		default: goto yy74;
 	}
 yy74:
-#line 826 "grammar/lexer.re"
+#line 893 "grammar/lexer.re"
 	{ return IN; }
-#line 1733 "grammar/lexer.c"
+#line 1807 "grammar/lexer.c"
 yy75:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1815,9 +1889,9 @@ yy77:
 		default: goto yy78;
 	}
 yy78:
-#line 834 "grammar/lexer.re"
+#line 901 "grammar/lexer.re"
 	{ return OR; }
-#line 1821 "grammar/lexer.c"
+#line 1895 "grammar/lexer.c"
 yy79:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1961,9 +2035,9 @@ yy87:
 		default: goto yy88;
 	}
 yy88:
-#line 833 "grammar/lexer.re"
+#line 900 "grammar/lexer.re"
 	{ return AND; }
-#line 1967 "grammar/lexer.c"
+#line 2041 "grammar/lexer.c"
 yy89:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2042,9 +2116,9 @@ yy90:
 		default: goto yy91;
 	}
 yy91:
-#line 821 "grammar/lexer.re"
+#line 888 "grammar/lexer.re"
 	{ return DEF; }
-#line 2048 "grammar/lexer.c"
+#line 2122 "grammar/lexer.c"
 yy92:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2130,9 +2204,9 @@ yy94:
 		default: goto yy95;
 	}
 yy95:
-#line 825 "grammar/lexer.re"
+#line 892 "grammar/lexer.re"
 	{ return FOR; }
-#line 2136 "grammar/lexer.c"
+#line 2210 "grammar/lexer.c"
 yy96:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2211,9 +2285,9 @@ yy97:
 		default: goto yy98;
 	}
 yy98:
-#line 835 "grammar/lexer.re"
+#line 902 "grammar/lexer.re"
 	{ return NOT; }
-#line 2217 "grammar/lexer.c"
+#line 2291 "grammar/lexer.c"
 yy99:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2313,9 +2387,9 @@ yy103:
 		default: goto yy104;
 	}
 yy104:
-#line 838 "grammar/lexer.re"
+#line 905 "grammar/lexer.re"
 	{ return NONE; }
-#line 2319 "grammar/lexer.c"
+#line 2393 "grammar/lexer.c"
 yy105:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -2387,9 +2461,9 @@ yy105:
 		default: goto yy106;
 	}
 yy106:
-#line 836 "grammar/lexer.re"
+#line 903 "grammar/lexer.re"
 	{ return TRUE; }
-#line 2393 "grammar/lexer.c"
+#line 2467 "grammar/lexer.c"
 yy107:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2468,9 +2542,9 @@ yy108:
 		default: goto yy109;
 	}
 yy109:
-#line 828 "grammar/lexer.re"
+#line 895 "grammar/lexer.re"
 	{ return ELIF; }
-#line 2474 "grammar/lexer.c"
+#line 2548 "grammar/lexer.c"
 yy110:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -2542,9 +2616,9 @@ yy110:
 		default: goto yy111;
 	}
 yy111:
-#line 829 "grammar/lexer.re"
+#line 896 "grammar/lexer.re"
 	{ return ELSE; }
-#line 2548 "grammar/lexer.c"
+#line 2622 "grammar/lexer.c"
 yy112:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2623,9 +2697,9 @@ yy113:
 		default: goto yy114;
 	}
 yy114:
-#line 824 "grammar/lexer.re"
+#line 891 "grammar/lexer.re"
 	{ return PASS; }
-#line 2629 "grammar/lexer.c"
+#line 2703 "grammar/lexer.c"
 yy115:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2704,9 +2778,9 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 830 "grammar/lexer.re"
+#line 897 "grammar/lexer.re"
 	{ return WITH; }
-#line 2710 "grammar/lexer.c"
+#line 2784 "grammar/lexer.c"
 yy118:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -2778,9 +2852,9 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 837 "grammar/lexer.re"
+#line 904 "grammar/lexer.re"
 	{ return FALSE; }
-#line 2784 "grammar/lexer.c"
+#line 2858 "grammar/lexer.c"
 yy120:
 	yyaccept = 19;
 	yych = *(lx->marker = ++lx->cur);
@@ -2852,9 +2926,9 @@ yy120:
 		default: goto yy121;
 	}
 yy121:
-#line 822 "grammar/lexer.re"
+#line 889 "grammar/lexer.re"
 	{ return CLASS; }
-#line 2858 "grammar/lexer.c"
+#line 2932 "grammar/lexer.c"
 yy122:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2940,9 +3014,9 @@ yy124:
 		default: goto yy125;
 	}
 yy125:
-#line 832 "grammar/lexer.re"
+#line 899 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 2946 "grammar/lexer.c"
+#line 3020 "grammar/lexer.c"
 yy126:
 	yyaccept = 21;
 	yych = *(lx->marker = ++lx->cur);
@@ -3014,11 +3088,11 @@ yy126:
 		default: goto yy127;
 	}
 yy127:
-#line 823 "grammar/lexer.re"
+#line 890 "grammar/lexer.re"
 	{ return RETURN; }
-#line 3020 "grammar/lexer.c"
+#line 3094 "grammar/lexer.c"
 }
-#line 884 "grammar/lexer.re"
+#line 958 "grammar/lexer.re"
 
     }
 }
@@ -3032,7 +3106,7 @@ static int at_end(Lexer *lx, YYLTYPE *loc)
         Loc o = lx->bracket_locs[lx->depth - 1];
         return lex_error(lx, o, "'%c' is never closed", lx->brackets[lx->depth - 1]);
     }
-    if (lx->last != 0 && lx->last != NEWLINE && lx->last != DEDENT)
+    if (lx->last != 0 && lx->last != NEWLINE && lx->last != DEDENT && lx->last != BINDING)
         return NEWLINE;
     if (lx->nindents > 1) {
         lx->nindents--;
@@ -3057,6 +3131,12 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
     int t = scan(lx, val);
     if (t == YYEOF)
         return at_end(lx, loc);
+    if (t == BINDING) {
+        /* The line counter has moved past the statement's newline. */
+        loc->first_line = loc->last_line = val->st->loc.line;
+        loc->first_column = loc->last_column = val->st->loc.col;
+        return t;
+    }
     Loc l = t == CONST_DATA ? val->cst->loc : here(lx, lx->tok);
     if (t == NEWLINE) {
         /* The line counter has moved on; the newline belongs to the line it ends. */
@@ -3084,7 +3164,7 @@ int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *P)
      * expression: no SIMPLE_CALL there until the line ends. */
     if (t == DEF || t == CLASS || t == LAMBDA)
         lx->no_calls = 1;
-    else if (t == NEWLINE)
+    else if (t == NEWLINE || t == BINDING)
         lx->no_calls = 0;
     lx->last = t;
     return t;

@@ -723,42 +723,41 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
 
 /* A call such as R.add(lv0, x) or R.Tensor((1, 64), dtype="float32") on one
  * line, whose arguments are names, plain integers, strings and tuples of
- * plain integers, positional ones first and no trailing comma, is read as
- * one SIMPLE_CALL token carrying the node the parser would build from its
- * tokens (a bulk of the bindings of a large module is such calls). The
- * name is already scanned (lx->cur is at its '('). Anything else is left to
- * the tokens, which report its errors as before. */
-static int scan_call(Lexer *lx, YYSTYPE *val)
+ * plain integers, positional ones first and no trailing comma, as the node
+ * the parser would build from its tokens; the callee's name runs from name
+ * to its '(' at open. NULL for anything else, left to the tokens, which
+ * report its errors as before. */
+static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end)
 {
     enum { MAX_ARGS = 16 };
     Sx *args[MAX_ARGS];
     Sym *keys[MAX_ARGS];
     int n = 0, nkw = 0;
-    const unsigned char *p = lx->cur + 1;
+    const unsigned char *p = open + 1;
     while (*p == ' ')
         p++;
     if (*p != ')') {
         for (;;) {
             if (n == MAX_ARGS)
-                return 0;
+                return NULL;
             Sym *key = NULL;
             const unsigned char *q = name_end(p), *r = q;
             while (*r == ' ')
                 r++;
             if (q != p && r[0] == '=' && r[1] != '=') {
                 if (is_keyword(p, (size_t)(q - p)))
-                    return 0;
+                    return NULL;
                 key = intern(lx->names, (const char *)p, (size_t)(q - p));
                 p = r + 1;
                 while (*p == ' ')
                     p++;
                 nkw++;
             } else if (nkw > 0) {
-                return 0;   /* "positional argument follows keyword argument" */
+                return NULL;   /* "positional argument follows keyword argument" */
             }
             Sx *a = simple_arg(lx, p, &p);
             if (!a)
-                return 0;
+                return NULL;
             args[n] = a;
             keys[n++] = key;
             while (*p == ' ')
@@ -766,23 +765,91 @@ static int scan_call(Lexer *lx, YYSTYPE *val)
             if (*p == ')')
                 break;
             if (*p != ',')
-                return 0;
+                return NULL;
             p++;
             while (*p == ' ')
                 p++;
         }
     }
-    Loc l = here(lx, lx->tok);
+    Loc l = here(lx, name);
     Sx *fn = sx_new(lx->syn, SX_NAME, l);
-    fn->u.name = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
+    fn->u.name = intern(lx->names, (const char *)name, (size_t)(open - name));
     Sx *e = sx_new(lx->syn, SX_CALL, l);
     e->u.call.fn = fn;
     for (int i = 0; i < n; i++)
         sx_push(lx->syn, &e->u.call.args, keys[i], args[i]);
     e->depth = (short)sx_depth(e);
-    lx->cur = p + 1;
+    *end = p + 1;
+    return e;
+}
+
+/* Such a call as one SIMPLE_CALL token (a bulk of the bindings of a large
+ * module is such calls); lx->cur is at the '(' after the callee's name. */
+static int scan_call(Lexer *lx, YYSTYPE *val)
+{
+    Sx *e = call_at(lx, lx->tok, lx->cur, &lx->cur);
+    if (!e)
+        return 0;
     val->sx = e;
     return SIMPLE_CALL;
+}
+
+/* A simple call at p (see call_at), or NULL. */
+static Sx *call_here(Lexer *lx, const unsigned char *p, const unsigned char **end)
+{
+    const unsigned char *q = name_end(p);
+    if (q == p || *q != '(' || is_keyword(p, (size_t)(q - p)))
+        return NULL;
+    return call_at(lx, p, q, end);
+}
+
+/* A statement `name: call = call` or `name = call` making up a line, with
+ * calls as call_at reads them, at the start of a line outside brackets: one
+ * BINDING token carrying the statement the parser would build, its newline
+ * included (each binding of a large function costs one token, not six and
+ * a dozen reductions). lx->cur is past the name. */
+static int scan_binding(Lexer *lx, YYSTYPE *val)
+{
+    const unsigned char *p = lx->cur;
+    Sx *annot = NULL, *value;
+    while (*p == ' ')
+        p++;
+    if (*p == ':') {
+        p++;
+        while (*p == ' ')
+            p++;
+        if (!(annot = call_here(lx, p, &p)))
+            return 0;
+        while (*p == ' ')
+            p++;
+    }
+    if (p[0] != '=' || p[1] == '=')
+        return 0;
+    p++;
+    while (*p == ' ')
+        p++;
+    if (!(value = call_here(lx, p, &p)))
+        return 0;
+    while (*p == ' ')
+        p++;
+    if (p[0] == '\r' && p[1] == '\n')
+        p++;
+    if (*p != '\n')
+        return 0;
+    Loc l = here(lx, lx->tok);
+    Sx *target = sx_new(lx->syn, SX_NAME, l);
+    target->u.name = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
+    St *st = st_new(lx->syn, ST_ASSIGN, l);
+    st->u.assign.target = target;
+    st->u.assign.annot = annot;
+    st->u.assign.value = value;
+    /* the newline, as the NEWLINE rule takes it */
+    lx->cur = p + 1;
+    lx->line++;
+    lx->line_start = lx->cur;
+    lx->at_bol = 1;
+    val->st = st;
+    return BINDING;
 }
 
 static int scan(Lexer *lx, YYSTYPE *val)
@@ -837,6 +904,13 @@ static int scan(Lexer *lx, YYSTYPE *val)
         "False" { return FALSE; }
         "None" { return NONE; }
         id ("." id)* {
+            if (lx->depth == 0 && !lx->no_calls &&
+                (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
+                 lx->last == DEDENT)) {
+                int t = scan_binding(lx, val);
+                if (t)
+                    return t;
+            }
             if (*lx->cur == '(' && !lx->no_calls && lx->last != '.' && lx->depth + 2 < LEX_MAX_BRACKETS) {
                 int t = scan_call(lx, val);
                 if (t)
@@ -894,7 +968,7 @@ static int at_end(Lexer *lx, YYLTYPE *loc)
         Loc o = lx->bracket_locs[lx->depth - 1];
         return lex_error(lx, o, "'%c' is never closed", lx->brackets[lx->depth - 1]);
     }
-    if (lx->last != 0 && lx->last != NEWLINE && lx->last != DEDENT)
+    if (lx->last != 0 && lx->last != NEWLINE && lx->last != DEDENT && lx->last != BINDING)
         return NEWLINE;
     if (lx->nindents > 1) {
         lx->nindents--;
@@ -919,6 +993,12 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
     int t = scan(lx, val);
     if (t == YYEOF)
         return at_end(lx, loc);
+    if (t == BINDING) {
+        /* The line counter has moved past the statement's newline. */
+        loc->first_line = loc->last_line = val->st->loc.line;
+        loc->first_column = loc->last_column = val->st->loc.col;
+        return t;
+    }
     Loc l = t == CONST_DATA ? val->cst->loc : here(lx, lx->tok);
     if (t == NEWLINE) {
         /* The line counter has moved on; the newline belongs to the line it ends. */
@@ -946,7 +1026,7 @@ int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *P)
      * expression: no SIMPLE_CALL there until the line ends. */
     if (t == DEF || t == CLASS || t == LAMBDA)
         lx->no_calls = 1;
-    else if (t == NEWLINE)
+    else if (t == NEWLINE || t == BINDING)
         lx->no_calls = 0;
     lx->last = t;
     return t;

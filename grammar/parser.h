@@ -66,35 +66,36 @@ typedef struct Parser Parser;
     CONST_DATA = 262,              /* "list of numbers"  */
     INT_TUPLE = 263,               /* "tuple of integers"  */
     SIMPLE_CALL = 264,             /* "call"  */
-    NEWLINE = 265,                 /* "end of line"  */
-    INDENT = 266,                  /* "indented block"  */
-    DEDENT = 267,                  /* "dedent"  */
-    DEF = 268,                     /* "'def'"  */
-    CLASS = 269,                   /* "'class'"  */
-    RETURN = 270,                  /* "'return'"  */
-    PASS = 271,                    /* "'pass'"  */
-    FOR = 272,                     /* "'for'"  */
-    IN = 273,                      /* "'in'"  */
-    IF = 274,                      /* "'if'"  */
-    ELIF = 275,                    /* "'elif'"  */
-    ELSE = 276,                    /* "'else'"  */
-    WITH = 277,                    /* "'with'"  */
-    AS = 278,                      /* "'as'"  */
-    LAMBDA = 279,                  /* "'lambda'"  */
-    AND = 280,                     /* "'and'"  */
-    OR = 281,                      /* "'or'"  */
-    NOT = 282,                     /* "'not'"  */
-    TRUE = 283,                    /* "'True'"  */
-    FALSE = 284,                   /* "'False'"  */
-    NONE = 285,                    /* "'None'"  */
-    ARROW = 286,                   /* "'->'"  */
-    FLOORDIV = 287,                /* "'//'"  */
-    POW = 288,                     /* "'**'"  */
-    EQ = 289,                      /* "'=='"  */
-    NE = 290,                      /* "'!='"  */
-    LE = 291,                      /* "'<='"  */
-    GE = 292,                      /* "'>='"  */
-    UMINUS = 293                   /* UMINUS  */
+    BINDING = 265,                 /* "binding"  */
+    NEWLINE = 266,                 /* "end of line"  */
+    INDENT = 267,                  /* "indented block"  */
+    DEDENT = 268,                  /* "dedent"  */
+    DEF = 269,                     /* "'def'"  */
+    CLASS = 270,                   /* "'class'"  */
+    RETURN = 271,                  /* "'return'"  */
+    PASS = 272,                    /* "'pass'"  */
+    FOR = 273,                     /* "'for'"  */
+    IN = 274,                      /* "'in'"  */
+    IF = 275,                      /* "'if'"  */
+    ELIF = 276,                    /* "'elif'"  */
+    ELSE = 277,                    /* "'else'"  */
+    WITH = 278,                    /* "'with'"  */
+    AS = 279,                      /* "'as'"  */
+    LAMBDA = 280,                  /* "'lambda'"  */
+    AND = 281,                     /* "'and'"  */
+    OR = 282,                      /* "'or'"  */
+    NOT = 283,                     /* "'not'"  */
+    TRUE = 284,                    /* "'True'"  */
+    FALSE = 285,                   /* "'False'"  */
+    NONE = 286,                    /* "'None'"  */
+    ARROW = 287,                   /* "'->'"  */
+    FLOORDIV = 288,                /* "'//'"  */
+    POW = 289,                     /* "'**'"  */
+    EQ = 290,                      /* "'=='"  */
+    NE = 291,                      /* "'!='"  */
+    LE = 292,                      /* "'<='"  */
+    GE = 293,                      /* "'>='"  */
+    UMINUS = 294                   /* UMINUS  */
   };
   typedef enum yytokentype yytoken_kind_t;
 #endif

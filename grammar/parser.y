@@ -101,6 +101,7 @@ static SxList list1(Parser *P, Sx *e)
 %token <cst> CONST_DATA "list of numbers"
 %token <sx> INT_TUPLE "tuple of integers"
 %token <sx> SIMPLE_CALL "call"
+%token <st> BINDING "binding"
 %token NEWLINE "end of line" INDENT "indented block" DEDENT "dedent"
 %token DEF "'def'" CLASS "'class'" RETURN "'return'" PASS "'pass'" FOR "'for'" IN "'in'"
 %token IF "'if'" ELIF "'elif'" ELSE "'else'" WITH "'with'" AS "'as'" LAMBDA "'lambda'"
@@ -152,6 +153,7 @@ stmts: stmt {
      ;
 
 stmt: simple NEWLINE    { $$ = $1; }
+    | BINDING           { $$ = $1; }
     | compound          { $$ = $1; }
     ;
 
@@ -518,15 +520,16 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *P)
     size_t len = 0;
     buf[0] = 0;
     yysymbol_kind_t got = yypcontext_token(ctx);
-    /* A SIMPLE_CALL is the lexer's shortcut for a name and the rest of a
-     * call: it is reported as the name it starts with, and wherever it is
-     * expected an identifier is too, so it is not listed. */
-    if (got == YYSYMBOL_SIMPLE_CALL)
+    /* A SIMPLE_CALL or a BINDING is the lexer's shortcut for a name and
+     * the rest of a call or a statement: it is reported as the name it
+     * starts with, and wherever it is expected an identifier is too, so it
+     * is not listed. */
+    if (got == YYSYMBOL_SIMPLE_CALL || got == YYSYMBOL_BINDING)
         got = YYSYMBOL_NAME;
     yysymbol_kind_t all[YYNTOKENS], expected[MAX_EXPECTED];
     int nall = yypcontext_expected_tokens(ctx, all, YYNTOKENS), n = 0;
     for (int i = 0; i < nall && n <= MAX_EXPECTED; i++)
-        if (all[i] != YYSYMBOL_SIMPLE_CALL) {
+        if (all[i] != YYSYMBOL_SIMPLE_CALL && all[i] != YYSYMBOL_BINDING) {
             if (n < MAX_EXPECTED)
                 expected[n] = all[i];
             n++;
