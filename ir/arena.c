@@ -19,12 +19,6 @@
 #define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-struct ArenaChunk {
-    ArenaChunk *next;
-    size_t cap, used;
-    uint64_t data[];
-};
-
 /* Every node holds at most 8-byte members (pointers, int64, double). */
 enum { ALIGN = 8, CHUNK_MIN = 64 * 1024, HUGE_PAGE = 2 * 1024 * 1024 };
 
@@ -63,7 +57,7 @@ static void *oom(void)
     abort();
 }
 
-void *arena_alloc(Arena *a, size_t size)
+void *arena_alloc_slow(Arena *a, size_t size)
 {
     size = (size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
     ArenaChunk *c = a->head;
@@ -94,13 +88,6 @@ void *arena_alloc(Arena *a, size_t size)
     UNPOISON(p, size);
     c->used += size;
     a->used += size;
-    return p;
-}
-
-void *arena_zalloc(Arena *a, size_t size)
-{
-    void *p = arena_alloc(a, size);
-    memset(p, 0, size);
     return p;
 }
 
