@@ -55,9 +55,18 @@ static const Op *find_op(const char *name)
             }
         filled = 1;
     }
+    /* Verifying one call asks for its operator several times by the same
+     * (interned) name: the last one found, per thread, is compared first. */
+    static _Thread_local const char *last_name;
+    static _Thread_local const Op *last_op;
+    if (name == last_name && streq(last_op->info.name, name))
+        return last_op;
     for (uint32_t h = name_hash(name) % OP_SLOTS; slot[h]; h = (h + 1) % OP_SLOTS)
-        if (streq(slot[h]->info.name, name))
+        if (streq(slot[h]->info.name, name)) {
+            last_name = name;
+            last_op = slot[h];
             return slot[h];
+        }
     return NULL;
 }
 
