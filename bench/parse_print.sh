@@ -6,7 +6,8 @@
 # N arith.addf on tensors (both texts generated here, each tool verifying
 # and printing its module back), run alternately.
 # Usage: sh bench/parse_print.sh [N] [runs]   (defaults 100000 and 7)
-# Prints medians. Needs GNU time (/usr/bin/time) for peak memory, and
+# Prints medians (and, with perf, the chain's CPU times: minimum and median).
+# Needs GNU time (/usr/bin/time) for peak memory, and
 # mlir-opt-15 (Debian's mlir-15-tools) for the comparison: run as root
 # outside CI, the script installs it when it is missing.
 set -eu
@@ -95,3 +96,19 @@ awk -v n="$n" -v lc="$lc" -v mc="$mc" -v same="$same" -v adds="$adds" -v lb="$(w
     printf "  mlir-opt (arith.addf) %.3f s median (%.1f MB, %d additions printed back)\n", mc, mb / 1e6, adds
     printf "  mlir-opt / lopt   %.1fx\n", mc / lc
 }'
+# The same runs by CPU time (user + system, from perf stat's task-clock), which
+# other load on the machine disturbs less than the wall clock: minimum and median.
+if command -v perf >/dev/null 2>&1 && perf stat -x, -e task-clock -o "$tmp/p" true >/dev/null 2>&1; then
+    cpu() { perf stat -x, -e task-clock -o "$tmp/p" "$@" > /dev/null && grep task-clock "$tmp/p" | cut -d, -f1; }
+    : > "$tmp/lcpu.t"; : > "$tmp/mcpu.t"
+    for r in $(seq "$runs"); do
+        cpu "$LOPT" "$tmp/chain.tir" >> "$tmp/lcpu.t"
+        cpu "$MLIR_OPT" "$tmp/chain.mlir" >> "$tmp/mcpu.t"
+    done
+    lmin=$(sort -g "$tmp/lcpu.t" | head -n 1); lmed=$(median < "$tmp/lcpu.t")
+    mmin=$(sort -g "$tmp/mcpu.t" | head -n 1); mmed=$(median < "$tmp/mcpu.t")
+    awk -v lmin="$lmin" -v lmed="$lmed" -v mmin="$mmin" -v mmed="$mmed" 'BEGIN {
+        printf "  CPU time (ms)     lopt min %.1f median %.1f, mlir-opt min %.1f median %.1f\n", lmin, lmed, mmin, mmed
+        printf "  mlir-opt / lopt   %.1fx by minimum CPU time, %.1fx by median\n", mmin / lmin, mmed / lmed
+    }'
+fi

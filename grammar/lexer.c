@@ -30,6 +30,9 @@ void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
     lx->line = 1;
     lx->nindents = 1;
     lx->at_bol = 1;
+    /* A binding of a large module takes some 60 to 100 bytes and defines a
+     * name: sized ahead, the table is not rehashed as it fills. */
+    intern_reserve(names, src->len / 64);
     lx->const_name = intern_cstr(names, "R.const");
     lx->kept = lx->cur;
 }
@@ -572,31 +575,34 @@ static int scan_const(Lexer *lx, YYSTYPE *val)
 static int ends_operand(int t)
 {
     return t == NAME || t == INT || t == FLOAT || t == STRING || t == ')' || t == ']' || t == '}' ||
-           t == TRUE || t == FALSE || t == NONE || t == CONST_DATA || t == INT_TUPLE;
+           t == TRUE || t == FALSE || t == NONE || t == CONST_DATA || t == INT_TUPLE || t == SIMPLE_CALL;
 }
 
-static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
+/* The node the parser would build for a parenthesized tuple of plain
+ * integers whose '(' is at `open`, with *end just past its ')'; NULL when
+ * the text is anything else, left to the tokens. */
+static Sx *int_tuple_at(Lexer *lx, const unsigned char *open, const unsigned char **end)
 {
     enum { MAX_ITEMS = 64 };
     int64_t v[MAX_ITEMS];
     int col[MAX_ITEMS], n = 0, comma = 0;
-    const unsigned char *p = lx->cur;
+    const unsigned char *p = open + 1;
     for (;;) {
         while (*p == ' ')
             p++;
         if (*p == ')' && n > 0)
             break;
         if (!is_digit(*p) || n == MAX_ITEMS)
-            return 0;
+            return NULL;
         col[n] = (int)(p - lx->line_start) + 1;
         int64_t x = 0;
         for (; is_digit(*p); p++) {
             if (x > (INT64_MAX - (*p - '0')) / 10)
-                return 0;   /* "integer literal too large", from the tokens */
+                return NULL;   /* "integer literal too large", from the tokens */
             x = x * 10 + (*p - '0');
         }
         if (*p == '.' || *p == 'e' || *p == 'E' || *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
-            return 0;
+            return NULL;
         v[n++] = x;
         while (*p == ' ')
             p++;
@@ -604,9 +610,9 @@ static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
         if (comma)
             p++;
         else if (*p != ')')
-            return 0;
+            return NULL;
     }
-    Loc open = here(lx, lx->tok);
+    Loc at = here(lx, open);
     Sx *items[MAX_ITEMS];
     for (int i = 0; i < n; i++) {
         Loc l = { lx->line, col[i] };
@@ -615,15 +621,237 @@ static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
     }
     Sx *e = items[0];
     if (n > 1 || comma) {
-        e = sx_new(lx->syn, SX_TUPLE, open);
+        e = sx_new(lx->syn, SX_TUPLE, at);
         for (int i = 0; i < n; i++)
             sx_push(lx->syn, &e->u.elems, NULL, items[i]);
         e->depth = 2;
     }
     e->paren = 1;
-    lx->cur = p + 1;
+    *end = p + 1;
+    return e;
+}
+
+static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
+{
+    Sx *e = int_tuple_at(lx, lx->tok, &lx->cur);
+    if (!e)
+        return 0;
     val->sx = e;
     return INT_TUPLE;
+}
+
+static int is_id_start(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static int is_id_char(unsigned char c)
+{
+    return is_id_start(c) || is_digit(c);
+}
+
+/* The end of a name as the lexer's NAME rule reads it (R.nn.conv2d), or p
+ * itself when none starts there. */
+static const unsigned char *name_end(const unsigned char *p)
+{
+    if (!is_id_start(*p))
+        return p;
+    for (;;) {
+        while (is_id_char(*p))
+            p++;
+        if (p[0] != '.' || !is_id_start(p[1]))
+            return p;
+        p++;
+    }
+}
+
+static int is_keyword(const unsigned char *p, size_t n)
+{
+    static const struct { const char *s; size_t n; } kw[] = {
+        { "def", 3 }, { "class", 5 }, { "return", 6 }, { "pass", 4 }, { "for", 3 }, { "in", 2 },
+        { "if", 2 }, { "elif", 4 }, { "else", 4 }, { "with", 4 }, { "as", 2 }, { "lambda", 6 },
+        { "and", 3 }, { "or", 2 }, { "not", 3 }, { "True", 4 }, { "False", 5 }, { "None", 4 },
+    };
+    if (n < 2 || n > 6)
+        return 0;
+    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
+        if (kw[i].n == n && kw[i].s[0] == p[0] && memcmp(kw[i].s, p, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* One argument of a simple call at p: a name, a plain integer, a string
+ * without escapes or a tuple of plain integers, as the node the parser would
+ * make of its tokens; NULL for anything else. */
+static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end)
+{
+    Loc l = here(lx, p);
+    if (*p == '(')
+        return int_tuple_at(lx, p, end);
+    if (is_digit(*p)) {
+        int64_t x = 0;
+        for (; is_digit(*p); p++) {
+            if (x > (INT64_MAX - (*p - '0')) / 10)
+                return NULL;
+            x = x * 10 + (*p - '0');
+        }
+        if (*p == '.' || *p == 'e' || *p == 'E' || is_id_char(*p))
+            return NULL;
+        Sx *e = sx_new(lx->syn, SX_INT, l);
+        e->u.ival = x;
+        *end = p;
+        return e;
+    }
+    if (*p == '"' || *p == '\'') {
+        const unsigned char *q = p + 1;
+        while (*q != *p && *q != '\\' && *q != '\n' && *q != '\r' && *q != 0)
+            q++;
+        if (*q != *p || q == p + 1)
+            return NULL;   /* escapes, an empty or unterminated string: the tokens */
+        Sx *e = sx_new(lx->syn, SX_STR, l);
+        e->u.str.s = arena_strndup(lx->arena, (const char *)p + 1, (size_t)(q - p - 1));
+        e->u.str.len = (int)(q - p - 1);
+        *end = q + 1;
+        return e;
+    }
+    const unsigned char *q = name_end(p);
+    if (q == p || is_keyword(p, (size_t)(q - p)))
+        return NULL;
+    Sx *e = sx_new(lx->syn, SX_NAME, l);
+    e->u.name = intern(lx->names, (const char *)p, (size_t)(q - p));
+    *end = q;
+    return e;
+}
+
+/* A call such as R.add(lv0, x) or R.Tensor((1, 64), dtype="float32") on one
+ * line, whose arguments are names, plain integers, strings and tuples of
+ * plain integers, positional ones first and no trailing comma, as the node
+ * the parser would build from its tokens; the callee's name runs from name
+ * to its '(' at open. NULL for anything else, left to the tokens, which
+ * report its errors as before. */
+static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end)
+{
+    enum { MAX_ARGS = 16 };
+    Sx *args[MAX_ARGS];
+    Sym *keys[MAX_ARGS];
+    int n = 0, nkw = 0;
+    const unsigned char *p = open + 1;
+    while (*p == ' ')
+        p++;
+    if (*p != ')') {
+        for (;;) {
+            if (n == MAX_ARGS)
+                return NULL;
+            Sym *key = NULL;
+            const unsigned char *q = name_end(p), *r = q;
+            while (*r == ' ')
+                r++;
+            if (q != p && r[0] == '=' && r[1] != '=') {
+                if (is_keyword(p, (size_t)(q - p)))
+                    return NULL;
+                key = intern(lx->names, (const char *)p, (size_t)(q - p));
+                p = r + 1;
+                while (*p == ' ')
+                    p++;
+                nkw++;
+            } else if (nkw > 0) {
+                return NULL;   /* "positional argument follows keyword argument" */
+            }
+            Sx *a = simple_arg(lx, p, &p);
+            if (!a)
+                return NULL;
+            args[n] = a;
+            keys[n++] = key;
+            while (*p == ' ')
+                p++;
+            if (*p == ')')
+                break;
+            if (*p != ',')
+                return NULL;
+            p++;
+            while (*p == ' ')
+                p++;
+        }
+    }
+    Loc l = here(lx, name);
+    Sx *fn = sx_new(lx->syn, SX_NAME, l);
+    fn->u.name = intern(lx->names, (const char *)name, (size_t)(open - name));
+    Sx *e = sx_new(lx->syn, SX_CALL, l);
+    e->u.call.fn = fn;
+    for (int i = 0; i < n; i++)
+        sx_push(lx->syn, &e->u.call.args, keys[i], args[i]);
+    e->depth = (short)sx_depth(e);
+    *end = p + 1;
+    return e;
+}
+
+/* Such a call as one SIMPLE_CALL token (a bulk of the bindings of a large
+ * module is such calls); lx->cur is at the '(' after the callee's name. */
+static int scan_call(Lexer *lx, YYSTYPE *val)
+{
+    Sx *e = call_at(lx, lx->tok, lx->cur, &lx->cur);
+    if (!e)
+        return 0;
+    val->sx = e;
+    return SIMPLE_CALL;
+}
+
+/* A simple call at p (see call_at), or NULL. */
+static Sx *call_here(Lexer *lx, const unsigned char *p, const unsigned char **end)
+{
+    const unsigned char *q = name_end(p);
+    if (q == p || *q != '(' || is_keyword(p, (size_t)(q - p)))
+        return NULL;
+    return call_at(lx, p, q, end);
+}
+
+/* A statement `name: call = call` or `name = call` making up a line, with
+ * calls as call_at reads them, at the start of a line outside brackets: one
+ * BINDING token carrying the statement the parser would build, its newline
+ * included (each binding of a large function costs one token, not six and
+ * a dozen reductions). lx->cur is past the name. */
+static int scan_binding(Lexer *lx, YYSTYPE *val)
+{
+    const unsigned char *p = lx->cur;
+    Sx *annot = NULL, *value;
+    while (*p == ' ')
+        p++;
+    if (*p == ':') {
+        p++;
+        while (*p == ' ')
+            p++;
+        if (!(annot = call_here(lx, p, &p)))
+            return 0;
+        while (*p == ' ')
+            p++;
+    }
+    if (p[0] != '=' || p[1] == '=')
+        return 0;
+    p++;
+    while (*p == ' ')
+        p++;
+    if (!(value = call_here(lx, p, &p)))
+        return 0;
+    while (*p == ' ')
+        p++;
+    if (p[0] == '\r' && p[1] == '\n')
+        p++;
+    if (*p != '\n')
+        return 0;
+    Loc l = here(lx, lx->tok);
+    Sx *target = sx_new(lx->syn, SX_NAME, l);
+    target->u.name = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
+    St *st = st_new(lx->syn, ST_ASSIGN, l);
+    st->u.assign.target = target;
+    st->u.assign.annot = annot;
+    st->u.assign.value = value;
+    /* the newline, as the NEWLINE rule takes it */
+    lx->cur = p + 1;
+    lx->line++;
+    lx->line_start = lx->cur;
+    lx->at_bol = 1;
+    val->st = st;
+    return BINDING;
 }
 
 static int scan(Lexer *lx, YYSTYPE *val)
@@ -631,7 +859,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 635 "grammar/lexer.c"
+#line 863 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -733,25 +961,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy1:
 	++lx->cur;
-#line 642 "grammar/lexer.re"
+#line 870 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 744 "grammar/lexer.c"
+#line 972 "grammar/lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 712 "grammar/lexer.re"
+#line 952 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 755 "grammar/lexer.c"
+#line 983 "grammar/lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -761,12 +989,12 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 648 "grammar/lexer.re"
+#line 876 "grammar/lexer.re"
 	{ continue; }
-#line 767 "grammar/lexer.c"
+#line 995 "grammar/lexer.c"
 yy6:
 	++lx->cur;
-#line 651 "grammar/lexer.re"
+#line 879 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -775,7 +1003,7 @@ yy6:
             lx->at_bol = 1;
             return NEWLINE;
         }
-#line 779 "grammar/lexer.c"
+#line 1007 "grammar/lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -783,9 +1011,9 @@ yy7:
 		default: goto yy8;
 	}
 yy8:
-#line 659 "grammar/lexer.re"
+#line 887 "grammar/lexer.re"
 	{ continue; }
-#line 789 "grammar/lexer.c"
+#line 1017 "grammar/lexer.c"
 yy9:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -794,9 +1022,9 @@ yy9:
 	}
 yy10:
 	++lx->cur;
-#line 685 "grammar/lexer.re"
+#line 925 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 800 "grammar/lexer.c"
+#line 1028 "grammar/lexer.c"
 yy11:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -805,18 +1033,18 @@ yy11:
 		default: goto yy11;
 	}
 yy12:
-#line 649 "grammar/lexer.re"
+#line 877 "grammar/lexer.re"
 	{ continue; }
-#line 811 "grammar/lexer.c"
+#line 1039 "grammar/lexer.c"
 yy13:
 	++lx->cur;
 yy14:
-#line 711 "grammar/lexer.re"
+#line 951 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 817 "grammar/lexer.c"
+#line 1045 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 701 "grammar/lexer.re"
+#line 941 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -825,12 +1053,12 @@ yy15:
             }
             return open_bracket(lx, '(');
         }
-#line 829 "grammar/lexer.c"
+#line 1057 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 710 "grammar/lexer.re"
+#line 950 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 834 "grammar/lexer.c"
+#line 1062 "grammar/lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -884,9 +1112,9 @@ yy21:
 		default: goto yy22;
 	}
 yy22:
-#line 683 "grammar/lexer.re"
+#line 923 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 890 "grammar/lexer.c"
+#line 1118 "grammar/lexer.c"
 yy23:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -977,13 +1205,25 @@ yy27:
 		default: goto yy28;
 	}
 yy28:
-#line 678 "grammar/lexer.re"
+#line 906 "grammar/lexer.re"
 	{
+            if (lx->depth == 0 && !lx->no_calls &&
+                (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
+                 lx->last == DEDENT)) {
+                int t = scan_binding(lx, val);
+                if (t)
+                    return t;
+            }
+            if (*lx->cur == '(' && !lx->no_calls && lx->last != '.' && lx->depth + 2 < LEX_MAX_BRACKETS) {
+                int t = scan_call(lx, val);
+                if (t)
+                    return t;
+            }
             /* R.nn.conv2d is one name, as the parser would make it anyway. */
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 987 "grammar/lexer.c"
+#line 1227 "grammar/lexer.c"
 yy29:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1007,7 +1247,7 @@ yy31:
 	}
 yy32:
 	++lx->cur;
-#line 693 "grammar/lexer.re"
+#line 933 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1016,7 +1256,7 @@ yy32:
             }
             return open_bracket(lx, '[');
         }
-#line 1020 "grammar/lexer.c"
+#line 1260 "grammar/lexer.c"
 yy33:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -1113,24 +1353,24 @@ yy45:
 	}
 yy46:
 	++lx->cur;
-#line 709 "grammar/lexer.re"
+#line 949 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 1119 "grammar/lexer.c"
+#line 1359 "grammar/lexer.c"
 yy47:
 	++lx->cur;
-#line 690 "grammar/lexer.re"
+#line 930 "grammar/lexer.re"
 	{ return NE; }
-#line 1124 "grammar/lexer.c"
+#line 1364 "grammar/lexer.c"
 yy48:
 	++lx->cur;
-#line 688 "grammar/lexer.re"
+#line 928 "grammar/lexer.re"
 	{ return POW; }
-#line 1129 "grammar/lexer.c"
+#line 1369 "grammar/lexer.c"
 yy49:
 	++lx->cur;
-#line 686 "grammar/lexer.re"
+#line 926 "grammar/lexer.re"
 	{ return ARROW; }
-#line 1134 "grammar/lexer.c"
+#line 1374 "grammar/lexer.c"
 yy50:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -1150,14 +1390,14 @@ yy50:
 		default: goto yy51;
 	}
 yy51:
-#line 684 "grammar/lexer.re"
+#line 924 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 1156 "grammar/lexer.c"
+#line 1396 "grammar/lexer.c"
 yy52:
 	++lx->cur;
-#line 687 "grammar/lexer.re"
+#line 927 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 1161 "grammar/lexer.c"
+#line 1401 "grammar/lexer.c"
 yy53:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1203,19 +1443,19 @@ yy54:
 	}
 yy55:
 	++lx->cur;
-#line 691 "grammar/lexer.re"
+#line 931 "grammar/lexer.re"
 	{ return LE; }
-#line 1209 "grammar/lexer.c"
+#line 1449 "grammar/lexer.c"
 yy56:
 	++lx->cur;
-#line 689 "grammar/lexer.re"
+#line 929 "grammar/lexer.re"
 	{ return EQ; }
-#line 1214 "grammar/lexer.c"
+#line 1454 "grammar/lexer.c"
 yy57:
 	++lx->cur;
-#line 692 "grammar/lexer.re"
+#line 932 "grammar/lexer.re"
 	{ return GE; }
-#line 1219 "grammar/lexer.c"
+#line 1459 "grammar/lexer.c"
 yy58:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1297,9 +1537,9 @@ yy61:
 	}
 yy62:
 	++lx->cur;
-#line 650 "grammar/lexer.re"
+#line 878 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 1303 "grammar/lexer.c"
+#line 1543 "grammar/lexer.c"
 yy63:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1384,9 +1624,9 @@ yy65:
 		default: goto yy66;
 	}
 yy66:
-#line 670 "grammar/lexer.re"
+#line 898 "grammar/lexer.re"
 	{ return AS; }
-#line 1390 "grammar/lexer.c"
+#line 1630 "grammar/lexer.c"
 yy67:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1487,9 +1727,9 @@ yy71:
 		default: goto yy72;
 	}
 yy72:
-#line 666 "grammar/lexer.re"
+#line 894 "grammar/lexer.re"
 	{ return IF; }
-#line 1493 "grammar/lexer.c"
+#line 1733 "grammar/lexer.c"
 yy73:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -1561,9 +1801,9 @@ yy73:
 		default: goto yy74;
 	}
 yy74:
-#line 665 "grammar/lexer.re"
+#line 893 "grammar/lexer.re"
 	{ return IN; }
-#line 1567 "grammar/lexer.c"
+#line 1807 "grammar/lexer.c"
 yy75:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1649,9 +1889,9 @@ yy77:
 		default: goto yy78;
 	}
 yy78:
-#line 673 "grammar/lexer.re"
+#line 901 "grammar/lexer.re"
 	{ return OR; }
-#line 1655 "grammar/lexer.c"
+#line 1895 "grammar/lexer.c"
 yy79:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1795,9 +2035,9 @@ yy87:
 		default: goto yy88;
 	}
 yy88:
-#line 672 "grammar/lexer.re"
+#line 900 "grammar/lexer.re"
 	{ return AND; }
-#line 1801 "grammar/lexer.c"
+#line 2041 "grammar/lexer.c"
 yy89:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1876,9 +2116,9 @@ yy90:
 		default: goto yy91;
 	}
 yy91:
-#line 660 "grammar/lexer.re"
+#line 888 "grammar/lexer.re"
 	{ return DEF; }
-#line 1882 "grammar/lexer.c"
+#line 2122 "grammar/lexer.c"
 yy92:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1964,9 +2204,9 @@ yy94:
 		default: goto yy95;
 	}
 yy95:
-#line 664 "grammar/lexer.re"
+#line 892 "grammar/lexer.re"
 	{ return FOR; }
-#line 1970 "grammar/lexer.c"
+#line 2210 "grammar/lexer.c"
 yy96:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2045,9 +2285,9 @@ yy97:
 		default: goto yy98;
 	}
 yy98:
-#line 674 "grammar/lexer.re"
+#line 902 "grammar/lexer.re"
 	{ return NOT; }
-#line 2051 "grammar/lexer.c"
+#line 2291 "grammar/lexer.c"
 yy99:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2147,9 +2387,9 @@ yy103:
 		default: goto yy104;
 	}
 yy104:
-#line 677 "grammar/lexer.re"
+#line 905 "grammar/lexer.re"
 	{ return NONE; }
-#line 2153 "grammar/lexer.c"
+#line 2393 "grammar/lexer.c"
 yy105:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -2221,9 +2461,9 @@ yy105:
 		default: goto yy106;
 	}
 yy106:
-#line 675 "grammar/lexer.re"
+#line 903 "grammar/lexer.re"
 	{ return TRUE; }
-#line 2227 "grammar/lexer.c"
+#line 2467 "grammar/lexer.c"
 yy107:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2302,9 +2542,9 @@ yy108:
 		default: goto yy109;
 	}
 yy109:
-#line 667 "grammar/lexer.re"
+#line 895 "grammar/lexer.re"
 	{ return ELIF; }
-#line 2308 "grammar/lexer.c"
+#line 2548 "grammar/lexer.c"
 yy110:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -2376,9 +2616,9 @@ yy110:
 		default: goto yy111;
 	}
 yy111:
-#line 668 "grammar/lexer.re"
+#line 896 "grammar/lexer.re"
 	{ return ELSE; }
-#line 2382 "grammar/lexer.c"
+#line 2622 "grammar/lexer.c"
 yy112:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2457,9 +2697,9 @@ yy113:
 		default: goto yy114;
 	}
 yy114:
-#line 663 "grammar/lexer.re"
+#line 891 "grammar/lexer.re"
 	{ return PASS; }
-#line 2463 "grammar/lexer.c"
+#line 2703 "grammar/lexer.c"
 yy115:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2538,9 +2778,9 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 669 "grammar/lexer.re"
+#line 897 "grammar/lexer.re"
 	{ return WITH; }
-#line 2544 "grammar/lexer.c"
+#line 2784 "grammar/lexer.c"
 yy118:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -2612,9 +2852,9 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 676 "grammar/lexer.re"
+#line 904 "grammar/lexer.re"
 	{ return FALSE; }
-#line 2618 "grammar/lexer.c"
+#line 2858 "grammar/lexer.c"
 yy120:
 	yyaccept = 19;
 	yych = *(lx->marker = ++lx->cur);
@@ -2686,9 +2926,9 @@ yy120:
 		default: goto yy121;
 	}
 yy121:
-#line 661 "grammar/lexer.re"
+#line 889 "grammar/lexer.re"
 	{ return CLASS; }
-#line 2692 "grammar/lexer.c"
+#line 2932 "grammar/lexer.c"
 yy122:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2774,9 +3014,9 @@ yy124:
 		default: goto yy125;
 	}
 yy125:
-#line 671 "grammar/lexer.re"
+#line 899 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 2780 "grammar/lexer.c"
+#line 3020 "grammar/lexer.c"
 yy126:
 	yyaccept = 21;
 	yych = *(lx->marker = ++lx->cur);
@@ -2848,11 +3088,11 @@ yy126:
 		default: goto yy127;
 	}
 yy127:
-#line 662 "grammar/lexer.re"
+#line 890 "grammar/lexer.re"
 	{ return RETURN; }
-#line 2854 "grammar/lexer.c"
+#line 3094 "grammar/lexer.c"
 }
-#line 718 "grammar/lexer.re"
+#line 958 "grammar/lexer.re"
 
     }
 }
@@ -2866,7 +3106,7 @@ static int at_end(Lexer *lx, YYLTYPE *loc)
         Loc o = lx->bracket_locs[lx->depth - 1];
         return lex_error(lx, o, "'%c' is never closed", lx->brackets[lx->depth - 1]);
     }
-    if (lx->last != 0 && lx->last != NEWLINE && lx->last != DEDENT)
+    if (lx->last != 0 && lx->last != NEWLINE && lx->last != DEDENT && lx->last != BINDING)
         return NEWLINE;
     if (lx->nindents > 1) {
         lx->nindents--;
@@ -2891,6 +3131,12 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
     int t = scan(lx, val);
     if (t == YYEOF)
         return at_end(lx, loc);
+    if (t == BINDING) {
+        /* The line counter has moved past the statement's newline. */
+        loc->first_line = loc->last_line = val->st->loc.line;
+        loc->first_column = loc->last_column = val->st->loc.col;
+        return t;
+    }
     Loc l = t == CONST_DATA ? val->cst->loc : here(lx, lx->tok);
     if (t == NEWLINE) {
         /* The line counter has moved on; the newline belongs to the line it ends. */
@@ -2914,6 +3160,12 @@ int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *P)
         lx->const_paren = lx->last == NAME && lx->last_name == lx->const_name;
     else if (t == NAME)
         lx->last_name = val->sym;
+    /* In a def or class header and a lambda's parameters a name is not an
+     * expression: no SIMPLE_CALL there until the line ends. */
+    if (t == DEF || t == CLASS || t == LAMBDA)
+        lx->no_calls = 1;
+    else if (t == NEWLINE || t == BINDING)
+        lx->no_calls = 0;
     lx->last = t;
     return t;
 }

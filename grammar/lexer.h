@@ -28,6 +28,7 @@ typedef struct Lexer {
     Sym *const_name;      /* R.const */
     Sym *last_name;       /* the last NAME returned */
     int const_paren;      /* the last '(' opened R.const's arguments */
+    int no_calls;         /* in a def, class or lambda header: no SIMPLE_CALL */
     const unsigned char *kept;  /* a mapped source's pages from here on are resident */
 } Lexer;
 

@@ -28,6 +28,9 @@ void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
     lx->line = 1;
     lx->nindents = 1;
     lx->at_bol = 1;
+    /* A binding of a large module takes some 60 to 100 bytes and defines a
+     * name: sized ahead, the table is not rehashed as it fills. */
+    intern_reserve(names, src->len / 64);
     lx->const_name = intern_cstr(names, "R.const");
     lx->kept = lx->cur;
 }
@@ -570,31 +573,34 @@ static int scan_const(Lexer *lx, YYSTYPE *val)
 static int ends_operand(int t)
 {
     return t == NAME || t == INT || t == FLOAT || t == STRING || t == ')' || t == ']' || t == '}' ||
-           t == TRUE || t == FALSE || t == NONE || t == CONST_DATA || t == INT_TUPLE;
+           t == TRUE || t == FALSE || t == NONE || t == CONST_DATA || t == INT_TUPLE || t == SIMPLE_CALL;
 }
 
-static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
+/* The node the parser would build for a parenthesized tuple of plain
+ * integers whose '(' is at `open`, with *end just past its ')'; NULL when
+ * the text is anything else, left to the tokens. */
+static Sx *int_tuple_at(Lexer *lx, const unsigned char *open, const unsigned char **end)
 {
     enum { MAX_ITEMS = 64 };
     int64_t v[MAX_ITEMS];
     int col[MAX_ITEMS], n = 0, comma = 0;
-    const unsigned char *p = lx->cur;
+    const unsigned char *p = open + 1;
     for (;;) {
         while (*p == ' ')
             p++;
         if (*p == ')' && n > 0)
             break;
         if (!is_digit(*p) || n == MAX_ITEMS)
-            return 0;
+            return NULL;
         col[n] = (int)(p - lx->line_start) + 1;
         int64_t x = 0;
         for (; is_digit(*p); p++) {
             if (x > (INT64_MAX - (*p - '0')) / 10)
-                return 0;   /* "integer literal too large", from the tokens */
+                return NULL;   /* "integer literal too large", from the tokens */
             x = x * 10 + (*p - '0');
         }
         if (*p == '.' || *p == 'e' || *p == 'E' || *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
-            return 0;
+            return NULL;
         v[n++] = x;
         while (*p == ' ')
             p++;
@@ -602,9 +608,9 @@ static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
         if (comma)
             p++;
         else if (*p != ')')
-            return 0;
+            return NULL;
     }
-    Loc open = here(lx, lx->tok);
+    Loc at = here(lx, open);
     Sx *items[MAX_ITEMS];
     for (int i = 0; i < n; i++) {
         Loc l = { lx->line, col[i] };
@@ -613,15 +619,237 @@ static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
     }
     Sx *e = items[0];
     if (n > 1 || comma) {
-        e = sx_new(lx->syn, SX_TUPLE, open);
+        e = sx_new(lx->syn, SX_TUPLE, at);
         for (int i = 0; i < n; i++)
             sx_push(lx->syn, &e->u.elems, NULL, items[i]);
         e->depth = 2;
     }
     e->paren = 1;
-    lx->cur = p + 1;
+    *end = p + 1;
+    return e;
+}
+
+static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
+{
+    Sx *e = int_tuple_at(lx, lx->tok, &lx->cur);
+    if (!e)
+        return 0;
     val->sx = e;
     return INT_TUPLE;
+}
+
+static int is_id_start(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static int is_id_char(unsigned char c)
+{
+    return is_id_start(c) || is_digit(c);
+}
+
+/* The end of a name as the lexer's NAME rule reads it (R.nn.conv2d), or p
+ * itself when none starts there. */
+static const unsigned char *name_end(const unsigned char *p)
+{
+    if (!is_id_start(*p))
+        return p;
+    for (;;) {
+        while (is_id_char(*p))
+            p++;
+        if (p[0] != '.' || !is_id_start(p[1]))
+            return p;
+        p++;
+    }
+}
+
+static int is_keyword(const unsigned char *p, size_t n)
+{
+    static const struct { const char *s; size_t n; } kw[] = {
+        { "def", 3 }, { "class", 5 }, { "return", 6 }, { "pass", 4 }, { "for", 3 }, { "in", 2 },
+        { "if", 2 }, { "elif", 4 }, { "else", 4 }, { "with", 4 }, { "as", 2 }, { "lambda", 6 },
+        { "and", 3 }, { "or", 2 }, { "not", 3 }, { "True", 4 }, { "False", 5 }, { "None", 4 },
+    };
+    if (n < 2 || n > 6)
+        return 0;
+    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
+        if (kw[i].n == n && kw[i].s[0] == p[0] && memcmp(kw[i].s, p, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* One argument of a simple call at p: a name, a plain integer, a string
+ * without escapes or a tuple of plain integers, as the node the parser would
+ * make of its tokens; NULL for anything else. */
+static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end)
+{
+    Loc l = here(lx, p);
+    if (*p == '(')
+        return int_tuple_at(lx, p, end);
+    if (is_digit(*p)) {
+        int64_t x = 0;
+        for (; is_digit(*p); p++) {
+            if (x > (INT64_MAX - (*p - '0')) / 10)
+                return NULL;
+            x = x * 10 + (*p - '0');
+        }
+        if (*p == '.' || *p == 'e' || *p == 'E' || is_id_char(*p))
+            return NULL;
+        Sx *e = sx_new(lx->syn, SX_INT, l);
+        e->u.ival = x;
+        *end = p;
+        return e;
+    }
+    if (*p == '"' || *p == '\'') {
+        const unsigned char *q = p + 1;
+        while (*q != *p && *q != '\\' && *q != '\n' && *q != '\r' && *q != 0)
+            q++;
+        if (*q != *p || q == p + 1)
+            return NULL;   /* escapes, an empty or unterminated string: the tokens */
+        Sx *e = sx_new(lx->syn, SX_STR, l);
+        e->u.str.s = arena_strndup(lx->arena, (const char *)p + 1, (size_t)(q - p - 1));
+        e->u.str.len = (int)(q - p - 1);
+        *end = q + 1;
+        return e;
+    }
+    const unsigned char *q = name_end(p);
+    if (q == p || is_keyword(p, (size_t)(q - p)))
+        return NULL;
+    Sx *e = sx_new(lx->syn, SX_NAME, l);
+    e->u.name = intern(lx->names, (const char *)p, (size_t)(q - p));
+    *end = q;
+    return e;
+}
+
+/* A call such as R.add(lv0, x) or R.Tensor((1, 64), dtype="float32") on one
+ * line, whose arguments are names, plain integers, strings and tuples of
+ * plain integers, positional ones first and no trailing comma, as the node
+ * the parser would build from its tokens; the callee's name runs from name
+ * to its '(' at open. NULL for anything else, left to the tokens, which
+ * report its errors as before. */
+static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end)
+{
+    enum { MAX_ARGS = 16 };
+    Sx *args[MAX_ARGS];
+    Sym *keys[MAX_ARGS];
+    int n = 0, nkw = 0;
+    const unsigned char *p = open + 1;
+    while (*p == ' ')
+        p++;
+    if (*p != ')') {
+        for (;;) {
+            if (n == MAX_ARGS)
+                return NULL;
+            Sym *key = NULL;
+            const unsigned char *q = name_end(p), *r = q;
+            while (*r == ' ')
+                r++;
+            if (q != p && r[0] == '=' && r[1] != '=') {
+                if (is_keyword(p, (size_t)(q - p)))
+                    return NULL;
+                key = intern(lx->names, (const char *)p, (size_t)(q - p));
+                p = r + 1;
+                while (*p == ' ')
+                    p++;
+                nkw++;
+            } else if (nkw > 0) {
+                return NULL;   /* "positional argument follows keyword argument" */
+            }
+            Sx *a = simple_arg(lx, p, &p);
+            if (!a)
+                return NULL;
+            args[n] = a;
+            keys[n++] = key;
+            while (*p == ' ')
+                p++;
+            if (*p == ')')
+                break;
+            if (*p != ',')
+                return NULL;
+            p++;
+            while (*p == ' ')
+                p++;
+        }
+    }
+    Loc l = here(lx, name);
+    Sx *fn = sx_new(lx->syn, SX_NAME, l);
+    fn->u.name = intern(lx->names, (const char *)name, (size_t)(open - name));
+    Sx *e = sx_new(lx->syn, SX_CALL, l);
+    e->u.call.fn = fn;
+    for (int i = 0; i < n; i++)
+        sx_push(lx->syn, &e->u.call.args, keys[i], args[i]);
+    e->depth = (short)sx_depth(e);
+    *end = p + 1;
+    return e;
+}
+
+/* Such a call as one SIMPLE_CALL token (a bulk of the bindings of a large
+ * module is such calls); lx->cur is at the '(' after the callee's name. */
+static int scan_call(Lexer *lx, YYSTYPE *val)
+{
+    Sx *e = call_at(lx, lx->tok, lx->cur, &lx->cur);
+    if (!e)
+        return 0;
+    val->sx = e;
+    return SIMPLE_CALL;
+}
+
+/* A simple call at p (see call_at), or NULL. */
+static Sx *call_here(Lexer *lx, const unsigned char *p, const unsigned char **end)
+{
+    const unsigned char *q = name_end(p);
+    if (q == p || *q != '(' || is_keyword(p, (size_t)(q - p)))
+        return NULL;
+    return call_at(lx, p, q, end);
+}
+
+/* A statement `name: call = call` or `name = call` making up a line, with
+ * calls as call_at reads them, at the start of a line outside brackets: one
+ * BINDING token carrying the statement the parser would build, its newline
+ * included (each binding of a large function costs one token, not six and
+ * a dozen reductions). lx->cur is past the name. */
+static int scan_binding(Lexer *lx, YYSTYPE *val)
+{
+    const unsigned char *p = lx->cur;
+    Sx *annot = NULL, *value;
+    while (*p == ' ')
+        p++;
+    if (*p == ':') {
+        p++;
+        while (*p == ' ')
+            p++;
+        if (!(annot = call_here(lx, p, &p)))
+            return 0;
+        while (*p == ' ')
+            p++;
+    }
+    if (p[0] != '=' || p[1] == '=')
+        return 0;
+    p++;
+    while (*p == ' ')
+        p++;
+    if (!(value = call_here(lx, p, &p)))
+        return 0;
+    while (*p == ' ')
+        p++;
+    if (p[0] == '\r' && p[1] == '\n')
+        p++;
+    if (*p != '\n')
+        return 0;
+    Loc l = here(lx, lx->tok);
+    Sx *target = sx_new(lx->syn, SX_NAME, l);
+    target->u.name = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
+    St *st = st_new(lx->syn, ST_ASSIGN, l);
+    st->u.assign.target = target;
+    st->u.assign.annot = annot;
+    st->u.assign.value = value;
+    /* the newline, as the NEWLINE rule takes it */
+    lx->cur = p + 1;
+    lx->line++;
+    lx->line_start = lx->cur;
+    lx->at_bol = 1;
+    val->st = st;
+    return BINDING;
 }
 
 static int scan(Lexer *lx, YYSTYPE *val)
@@ -676,6 +904,18 @@ static int scan(Lexer *lx, YYSTYPE *val)
         "False" { return FALSE; }
         "None" { return NONE; }
         id ("." id)* {
+            if (lx->depth == 0 && !lx->no_calls &&
+                (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
+                 lx->last == DEDENT)) {
+                int t = scan_binding(lx, val);
+                if (t)
+                    return t;
+            }
+            if (*lx->cur == '(' && !lx->no_calls && lx->last != '.' && lx->depth + 2 < LEX_MAX_BRACKETS) {
+                int t = scan_call(lx, val);
+                if (t)
+                    return t;
+            }
             /* R.nn.conv2d is one name, as the parser would make it anyway. */
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
@@ -728,7 +968,7 @@ static int at_end(Lexer *lx, YYLTYPE *loc)
         Loc o = lx->bracket_locs[lx->depth - 1];
         return lex_error(lx, o, "'%c' is never closed", lx->brackets[lx->depth - 1]);
     }
-    if (lx->last != 0 && lx->last != NEWLINE && lx->last != DEDENT)
+    if (lx->last != 0 && lx->last != NEWLINE && lx->last != DEDENT && lx->last != BINDING)
         return NEWLINE;
     if (lx->nindents > 1) {
         lx->nindents--;
@@ -753,6 +993,12 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
     int t = scan(lx, val);
     if (t == YYEOF)
         return at_end(lx, loc);
+    if (t == BINDING) {
+        /* The line counter has moved past the statement's newline. */
+        loc->first_line = loc->last_line = val->st->loc.line;
+        loc->first_column = loc->last_column = val->st->loc.col;
+        return t;
+    }
     Loc l = t == CONST_DATA ? val->cst->loc : here(lx, lx->tok);
     if (t == NEWLINE) {
         /* The line counter has moved on; the newline belongs to the line it ends. */
@@ -776,6 +1022,12 @@ int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *P)
         lx->const_paren = lx->last == NAME && lx->last_name == lx->const_name;
     else if (t == NAME)
         lx->last_name = val->sym;
+    /* In a def or class header and a lambda's parameters a name is not an
+     * expression: no SIMPLE_CALL there until the line ends. */
+    if (t == DEF || t == CLASS || t == LAMBDA)
+        lx->no_calls = 1;
+    else if (t == NEWLINE || t == BINDING)
+        lx->no_calls = 0;
     lx->last = t;
     return t;
 }

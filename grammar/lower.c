@@ -28,6 +28,7 @@ enum { SHAPE_CACHE = 64 };
 typedef struct Reader {
     Expr **shapes[SHAPE_CACHE];   /* recent constant Relax shapes, shared */
     int shape_n[SHAPE_CACHE];
+    StructInfo *tensors[SHAPE_CACHE];  /* recent tensor annotations, shared */
     Source *src;
     Module *m;
     Arena *a;
@@ -106,7 +107,7 @@ static int is_call_of(Reader *R, const Sx *e, const char *name)
     if (!e || e->kind != SX_CALL)
         return 0;
     const char *d = dotted(R, e->u.call.fn);
-    return d && strcmp(d, name) == 0;
+    return d && streq(d, name);
 }
 
 static const char *call_name(Reader *R, const Sx *e)
@@ -147,7 +148,7 @@ static int split_args(Reader *R, const Sx *call, Args *out)
 static Sx *kwarg(Args *a, const char *name)
 {
     for (int i = 0; i < a->nkw; i++)
-        if (strcmp(a->kw[i]->str, name) == 0) {
+        if (streq(a->kw[i]->str, name)) {
             a->used[i] = 1;
             return a->kwv[i];
         }
@@ -328,7 +329,7 @@ static int is_sym_ctor(Reader *R, const Sx *v, DType *t)
 static int is_meta_var(Reader *R, const Sx *v)
 {
     const char *n = call_name(R, v);
-    return n && (strcmp(n, "I.meta_var") == 0 || strcmp(n, "T.meta_var") == 0 || strcmp(n, "R.meta_var") == 0);
+    return n && (streq(n, "I.meta_var") || streq(n, "T.meta_var") || streq(n, "R.meta_var"));
 }
 
 /* Whether st declares names rather than computing: `n = T.int64()`,
@@ -474,11 +475,11 @@ static Expr *lower_load(Reader *R, const Sx *e)
  * literal, in T.float32("nan") and in R.const's lists. */
 static int special_float(const char *s, double *d)
 {
-    if (strcmp(s, "inf") == 0)
+    if (streq(s, "inf"))
         *d = INFINITY;
-    else if (strcmp(s, "-inf") == 0)
+    else if (streq(s, "-inf"))
         *d = -INFINITY;
-    else if (strcmp(s, "nan") == 0)
+    else if (streq(s, "nan"))
         *d = NAN;
     else
         return -1;
@@ -529,7 +530,7 @@ static int statement_only(const char *name)
     if (strncmp(name, "T.axis.", 7) == 0)
         return 1;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i]) == 0)
+        if (streq(name, names[i]))
             return 1;
     return 0;
 }
@@ -557,7 +558,7 @@ static Expr *lower_tcall(Reader *R, const Sx *e)
         x->u.cast.dtype = t;
         return (x->u.cast.a = lower_texpr(R, a.pos[0])) ? x : NULL;
     }
-    if (strcmp(name, "T.Cast") == 0) {
+    if (streq(name, "T.Cast")) {
         if (want_args(R, e, &a, 2, 2, name) || check_kwargs(R, &a, name))
             return NULL;
         Expr *x = expr_new(R->a, E_CAST, e->loc);
@@ -761,7 +762,7 @@ static Buffer *lower_buffer(Reader *R, Sym *name, Loc loc, BufKind kind, Args *a
         return ERR(R, lay->loc, "layout= of %s must be None (the default, row-major layout)", what), NULL;
     if (sc && !(b->scope = string_arg(R, sc, "scope")))
         return NULL;
-    if (b->scope && strcmp(b->scope, "global") == 0)
+    if (b->scope && streq(b->scope, "global"))
         b->scope = NULL;
     Sx *sep = kwarg(a, "axis_separators");
     if (sep) {
@@ -784,12 +785,12 @@ static Buffer *lower_buffer(Reader *R, Sym *name, Loc loc, BufKind kind, Args *a
             continue;
         int ok = 0;
         for (size_t j = 0; j < sizeof extra / sizeof extra[0]; j++)
-            ok |= strcmp(a->kw[i]->str, extra[j]) == 0;
+            ok |= streq(a->kw[i]->str, extra[j]);
         if (!ok)
             return ERR(R, a->kwv[i]->loc, "unknown keyword argument '%s' to %s", a->kw[i]->str, what), NULL;
         /* strides and offsets are index expressions: symbolic ones name variables */
         const Sx *v = a->kwv[i];
-        int index = strcmp(a->kw[i]->str, "strides") == 0 || strcmp(a->kw[i]->str, "elem_offset") == 0;
+        int index = streq(a->kw[i]->str, "strides") || streq(a->kw[i]->str, "elem_offset");
         if (index && (v->kind == SX_LIST || v->kind == SX_TUPLE))
             b->extra_vals[b->nextra] = lower_seq(R, v, v->kind == SX_LIST ? E_LIST : E_TUPLE, lower_texpr);
         else if (index && v->kind != SX_NONE)
@@ -845,7 +846,7 @@ static int loop_kind(const char *name, ForKind *fk)
         { "T.unroll", FOR_UNROLLED }, { "T.thread_binding", FOR_THREAD },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strcmp(name, kinds[i].name) == 0) {
+        if (streq(name, kinds[i].name)) {
             *fk = kinds[i].fk;
             return 0;
         }
@@ -880,7 +881,7 @@ static Stmt *lower_for(Reader *R, const St *st)
         return NULL;
     int mark = R->nundo;
     Stmt *outer = NULL, *inner = NULL;
-    if (strcmp(name, "T.grid") == 0) {
+    if (streq(name, "T.grid")) {
         int nt = tg->kind == SX_TUPLE ? tg->u.elems.n : 1;
         if (check_kwargs(R, &a, name))
             return NULL;
@@ -1061,9 +1062,9 @@ static int lower_remap(Reader *R, Block *b, int *cap, const St *st, const Sx *ca
 
 static int lower_axis(Reader *R, Block *b, int *cap, const St *st, const Sx *call, const char *name)
 {
-    char kind = strcmp(name, "T.axis.spatial") == 0 || strcmp(name, "T.axis.S") == 0 ? 'S'
-              : strcmp(name, "T.axis.reduce") == 0 || strcmp(name, "T.axis.R") == 0 ? 'R'
-              : strcmp(name, "T.axis.opaque") == 0 ? 'O' : 0;
+    char kind = streq(name, "T.axis.spatial") || streq(name, "T.axis.S") ? 'S'
+              : streq(name, "T.axis.reduce") || streq(name, "T.axis.R") ? 'R'
+              : streq(name, "T.axis.opaque") ? 'O' : 0;
     if (!kind)
         return ERR(R, call->loc, "unknown block iterator '%s'; expected T.axis.spatial, T.axis.reduce, T.axis.opaque or T.axis.remap", name);
     Args a;
@@ -1094,7 +1095,7 @@ static int block_iters(Reader *R, Block *b, const StList *body)
         const char *ax = axis_call(R, x);
         if (!ax)
             break;
-        int r = strcmp(ax, "T.axis.remap") == 0 ? lower_remap(R, b, &cap, x, x->u.assign.value)
+        int r = streq(ax, "T.axis.remap") ? lower_remap(R, b, &cap, x, x->u.assign.value)
               : lower_axis(R, b, &cap, x, x->u.assign.value, ax);
         if (r)
             return -1;
@@ -1109,7 +1110,7 @@ static int block_annotation(Reader *R, Block *b, const St *x)
     const char *cn = x->kind == ST_EXPR ? call_name(R, x->u.expr) : NULL;
     if (axis_call(R, x))
         return ERR(R, x->loc, "block iterators must come first in the block");
-    if (cn && (strcmp(cn, "T.reads") == 0 || strcmp(cn, "T.writes") == 0)) {
+    if (cn && (streq(cn, "T.reads") || streq(cn, "T.writes"))) {
         int rd = cn[2] == 'r';
         int *has = rd ? &b->has_reads : &b->has_writes;
         if (*has)
@@ -1117,9 +1118,9 @@ static int block_annotation(Reader *R, Block *b, const St *x)
         *has = 1;
         return lower_regions(R, x->u.expr, rd ? &b->reads : &b->writes, rd ? &b->nreads : &b->nwrites);
     }
-    if (cn && (strcmp(cn, "T.block_attr") == 0 || strcmp(cn, "T.sblock_attr") == 0))
+    if (cn && (streq(cn, "T.block_attr") || streq(cn, "T.sblock_attr")))
         return (b->attrs = lower_attr_dict(R, x->u.expr, cn)) ? 0 : -1;
-    if (cn && strcmp(cn, "T.where") == 0) {
+    if (cn && streq(cn, "T.where")) {
         Args w;
         if (split_args(R, x->u.expr, &w) || want_args(R, x->u.expr, &w, 1, 1, cn))
             return -1;
@@ -1195,7 +1196,7 @@ static Stmt *lower_alloc(Reader *R, const St *st, const char *cn)
     Args a;
     if (split_args(R, st->u.assign.value, &a))
         return NULL;
-    int match = strcmp(cn, "T.match_buffer") == 0;
+    int match = streq(cn, "T.match_buffer");
     Buffer *b;
     Var *h = NULL;
     if (match) {
@@ -1292,9 +1293,9 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
     }
     case ST_WITH: {
         const char *cn = call_name(R, st->u.with.ctx);
-        if (cn && (strcmp(cn, "T.block") == 0 || strcmp(cn, "T.sblock") == 0))
+        if (cn && (streq(cn, "T.block") || streq(cn, "T.sblock")))
             return lower_block(R, st, st->u.with.ctx);
-        if (cn && strcmp(cn, "T.init") == 0)
+        if (cn && streq(cn, "T.init"))
             return ERR(R, st->loc, "T.init() belongs directly inside a block"), NULL;
         return ERR(R, st->u.with.ctx->loc, "expected T.block(\"name\") after 'with'"), NULL;
     }
@@ -1303,10 +1304,10 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
         const char *cn = call_name(R, st->u.assign.value);
         if (t->kind == SX_INDEX)
             return lower_store(R, st);
-        if (cn && (strcmp(cn, "T.alloc_buffer") == 0 || strcmp(cn, "T.sblock_alloc_buffer") == 0 ||
-                   strcmp(cn, "T.match_buffer") == 0))
+        if (cn && (streq(cn, "T.alloc_buffer") || streq(cn, "T.sblock_alloc_buffer") ||
+                   streq(cn, "T.match_buffer")))
             return lower_alloc(R, st, cn);
-        if (cn && (strcmp(cn, "T.Buffer") == 0 || strcmp(cn, "T.decl_buffer") == 0))
+        if (cn && (streq(cn, "T.Buffer") || streq(cn, "T.decl_buffer")))
             return lower_alias(R, st, cn);
         if (cn && strncmp(cn, "T.axis.", 7) == 0)
             return ERR(R, st->loc, "block iterators belong directly inside a block"), NULL;
@@ -1317,13 +1318,13 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
     case ST_EXPR: {
         const Sx *e = st->u.expr;
         const char *cn = call_name(R, e);
-        if (cn && (strcmp(cn, "T.reads") == 0 || strcmp(cn, "T.writes") == 0 || strcmp(cn, "T.block_attr") == 0 ||
-                   strcmp(cn, "T.sblock_attr") == 0 || strcmp(cn, "T.where") == 0))
+        if (cn && (streq(cn, "T.reads") || streq(cn, "T.writes") || streq(cn, "T.block_attr") ||
+                   streq(cn, "T.sblock_attr") || streq(cn, "T.where")))
             return ERR(R, st->loc, "%s belongs directly inside a block", cn), NULL;
-        if (cn && strcmp(cn, "T.func_attr") == 0)
+        if (cn && streq(cn, "T.func_attr"))
             return ERR(R, st->loc, "T.func_attr belongs at the top of the function body"), NULL;
         Stmt *s = stmt_new(R->a, S_EVAL, st->loc);
-        if (cn && strcmp(cn, "T.evaluate") == 0) {
+        if (cn && streq(cn, "T.evaluate")) {
             Args a;
             if (split_args(R, e, &a) || want_args(R, e, &a, 1, 1, cn))
                 return NULL;
@@ -1402,7 +1403,7 @@ static int lower_prim_func(Reader *R, Func *f, const St *def)
         const char *an = p->annot->kind == SX_CALL ? call_name(R, p->annot)
                        : p->annot->kind == SX_INDEX ? dotted(R, p->annot->u.index.obj) : dotted(R, p->annot);
         DType t;
-        if (an && strcmp(an, "T.Buffer") == 0 && p->annot->kind != SX_ATTR) {
+        if (an && streq(an, "T.Buffer") && p->annot->kind != SX_ATTR) {
             Buffer *b = lower_buffer_type(R, p->name, p->loc, p->annot);
             if (!b)
                 return -1;
@@ -1658,9 +1659,28 @@ static Expr **shared_shape(Reader *R, const Sx *e, int *ndim)
     return shape;
 }
 
+/* A tensor annotation repeats on nearly every binding of a large function;
+ * equal ones (the same shared shape, rank and dtype, no vdevice) share one
+ * StructInfo, which nothing changes once made. Its location is the first
+ * one's: a StructInfo's location is only reported for a non-tensor. */
+static StructInfo *shared_tensor_sinfo(Reader *R, const StructInfo *t)
+{
+    if (t->vdevice)
+        return NULL;
+    uint64_t h = ((uint64_t)(uintptr_t)t->shape >> 3) * 1000003u + (uint64_t)(t->ndim + 1) * 31u + (uint64_t)t->dtype;
+    int slot = (int)(h % SHAPE_CACHE);
+    StructInfo *old = R->tensors[slot];
+    if (old && old->shape == t->shape && old->ndim == t->ndim && old->dtype == t->dtype && !old->vdevice)
+        return old;
+    StructInfo *s = arena_alloc(R->a, sizeof *s);
+    *s = *t;
+    R->tensors[slot] = s;
+    return s;
+}
+
 static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
 {
-    StructInfo *s = sinfo_new(R, SI_TENSOR, e->loc);
+    StructInfo t = { .kind = SI_TENSOR, .loc = e->loc, .ndim = -1 }, *s = &t;
     Args a;
     if (split_args(R, e, &a) || want_args(R, e, &a, 0, 3, "R.Tensor"))
         return NULL;
@@ -1690,7 +1710,12 @@ static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
         return NULL;
     if (vd && !(s->vdevice = string_arg(R, vd, "vdevice")))
         return NULL;
-    return s;
+    StructInfo *shared = shared_tensor_sinfo(R, &t);
+    if (!shared) {
+        shared = arena_alloc(R->a, sizeof *shared);
+        *shared = t;
+    }
+    return shared;
 }
 
 static StructInfo *lower_sinfo(Reader *R, const Sx *e)
@@ -1700,19 +1725,19 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
         name += 2;
     if (!name)
         return ERR(R, e->loc, "expected struct info such as R.Tensor((4,), dtype=\"float32\")"), NULL;
-    if (strcmp(name, "Object") == 0)
+    if (streq(name, "Object"))
         return sinfo_new(R, SI_OBJECT, e->loc);
     /* bare R.Tensor and R.Tuple: any tensor, a tuple of unknown fields */
-    if (e->kind != SX_CALL && strcmp(name, "Tensor") == 0)
+    if (e->kind != SX_CALL && streq(name, "Tensor"))
         return sinfo_new(R, SI_TENSOR, e->loc);
-    if (e->kind != SX_CALL && strcmp(name, "Tuple") == 0) {
+    if (e->kind != SX_CALL && streq(name, "Tuple")) {
         StructInfo *s = sinfo_new(R, SI_TUPLE, e->loc);
         s->nfields = -1;
         return s;
     }
-    if (e->kind == SX_CALL && strcmp(name, "Tensor") == 0)
+    if (e->kind == SX_CALL && streq(name, "Tensor"))
         return lower_tensor_sinfo(R, e);
-    if (e->kind == SX_CALL && strcmp(name, "Tuple") == 0) {
+    if (e->kind == SX_CALL && streq(name, "Tuple")) {
         StructInfo *s = sinfo_new(R, SI_TUPLE, e->loc);
         const SxList *l = &e->u.call.args;
         /* R.Tuple([A, B]) as well as R.Tuple(A, B) */
@@ -1725,7 +1750,7 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
                 return l->keys && l->keys[i] ? ERR(R, l->items[i]->loc, "R.Tuple takes struct info fields"), NULL : NULL;
         return s;
     }
-    if (e->kind == SX_CALL && strcmp(name, "Shape") == 0) {
+    if (e->kind == SX_CALL && streq(name, "Shape")) {
         StructInfo *s = sinfo_new(R, SI_SHAPE, e->loc);
         Args a;
         if (split_args(R, e, &a) || want_args(R, e, &a, 0, 1, "R.Shape"))
@@ -1741,7 +1766,7 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
             return ERR(R, nd->loc, "ndim must be an integer"), NULL;
         return s;
     }
-    if (e->kind == SX_CALL && strcmp(name, "Prim") == 0) {
+    if (e->kind == SX_CALL && streq(name, "Prim")) {
         StructInfo *s = sinfo_new(R, SI_PRIM, e->loc);
         Args a;
         if (split_args(R, e, &a) || want_args(R, e, &a, 0, 1, "R.Prim"))
@@ -1764,8 +1789,8 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
 
 static int is_sinfo_name(const char *n)
 {
-    return n && (strcmp(n, "R.Tensor") == 0 || strcmp(n, "R.Tuple") == 0 || strcmp(n, "R.Shape") == 0 ||
-                 strcmp(n, "R.Prim") == 0 || strcmp(n, "R.Object") == 0);
+    return n && (streq(n, "R.Tensor") || streq(n, "R.Tuple") || streq(n, "R.Shape") ||
+                 streq(n, "R.Prim") || streq(n, "R.Object"));
 }
 
 /* Nested lists of numbers, row-major, with their shape checked to be a box. */
@@ -1899,7 +1924,7 @@ static int is_metadata_ref(Reader *R, const Sx *e)
         return 0;
     const char *d = dotted(R, o->u.index.obj);
     const Sx *key = o->u.index.items.items[0];
-    return d && strcmp(d, "metadata") == 0 && key->kind == SX_STR && key->u.str.len == 19 &&
+    return d && streq(d, "metadata") && key->kind == SX_STR && key->u.str.len == 19 &&
            memcmp(key->u.str.s, "relax.expr.Constant", 19) == 0;
 }
 
@@ -2044,7 +2069,7 @@ static Expr *lower_call_tir(Reader *R, const Sx *e)
         Sym *k = l->keys ? l->keys[i] : NULL;
         if (!k && npos++ == 2)
             k = out;
-        else if (k && strcmp(k->str, "out_ty") == 0)
+        else if (k && streq(k->str, "out_ty"))
             k = out;
         for (int j = 0; k && j < c->u.call.args.n; j++)
             if (c->u.call.args.keys && c->u.call.args.keys[j] == k)
@@ -2098,7 +2123,7 @@ static Expr *lower_tvm_device(Reader *R, const Sx *e, const char *name)
     };
     int type = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strcmp(name, kinds[i].name) == 0)
+        if (streq(name, kinds[i].name))
             type = kinds[i].type;
     if (!type)
         return ERR(R, e->loc, "unknown device '%s'; expected tvm.cpu(), tvm.cuda(), tvm.opencl(), ... or R.device(dev_type=N, dev_id=I)", name), NULL;
@@ -2143,9 +2168,9 @@ static Expr *lower_rcall(Reader *R, const Sx *e)
             x->u.call.callee = callee;
         return x;
     }
-    if (strcmp(name, "R.const") == 0)
+    if (streq(name, "R.const"))
         return lower_const(R, e);
-    if (strcmp(name, "R.call_tir") == 0 || strcmp(name, "relax.call_tir") == 0)
+    if (streq(name, "R.call_tir") || streq(name, "relax.call_tir"))
         return lower_call_tir(R, e);
     if (strncmp(name, "tvm.", 4) == 0)
         return lower_tvm_device(R, e, name);
@@ -2153,7 +2178,7 @@ static Expr *lower_rcall(Reader *R, const Sx *e)
         Expr *x = expr_new(R->a, E_SINFO, e->loc);
         return (x->u.sinfo = lower_sinfo(R, e)) ? x : NULL;
     }
-    if (strcmp(name, "T.index_map") == 0)
+    if (streq(name, "T.index_map"))
         return index_map_call(R, e);
     DType t;
     if (dtype_of_ctor(name, &t) == 0) {
@@ -2174,7 +2199,7 @@ static Expr *lower_rcall(Reader *R, const Sx *e)
      * pad value: the number itself */
     for (int i = 0; x && i < x->u.call.nkw; i++) {
         Expr **v = &x->u.call.args[x->u.call.nargs + i];
-        if (strcmp(x->u.call.kw[i]->str, "pad_value") == 0 && (*v)->kind == E_CALL &&
+        if (streq(x->u.call.kw[i]->str, "pad_value") && (*v)->kind == E_CALL &&
             strcmp((*v)->u.call.op->str, "R.prim_value") == 0 && (*v)->u.call.nargs == 1 && (*v)->u.call.nkw == 0 &&
             ((*v)->u.call.args[0]->kind == E_INT || (*v)->u.call.args[0]->kind == E_FLOAT))
             *v = (*v)->u.call.args[0];
@@ -2243,7 +2268,7 @@ static Expr *lower_rexpr(Reader *R, const Sx *e)
             return meta_use(R, s, e->loc);
         if (global_name(R, e))
             return lower_global(R, e);
-        if (strcmp(s->str, "R.Object") == 0 || strcmp(s->str, "R.Tensor") == 0 || strcmp(s->str, "R.Tuple") == 0) {
+        if (streq(s->str, "R.Object") || streq(s->str, "R.Tensor") || streq(s->str, "R.Tuple")) {
             Expr *x = expr_new(R->a, E_SINFO, e->loc);
             return (x->u.sinfo = lower_sinfo(R, e)) ? x : NULL;
         }
@@ -2287,7 +2312,7 @@ static Expr *lower_rexpr(Reader *R, const Sx *e)
         if (it->n != 1 || it->items[0]->kind != SX_INT || it->items[0]->u.ival > INT32_MAX)
         {
             const char *d = dotted(R, e->u.index.obj);
-            if (d && strcmp(d, "metadata") == 0)
+            if (d && streq(d, "metadata"))
                 return ERR(R, e->loc, "the constant's data is in TVM's metadata section, which the text does not hold; "
                                       "print the module with show_meta=True or write the constant as R.const(...)"), NULL;
             return ERR(R, e->loc, "only a tuple item with a constant index, as in t[0], can be taken"), NULL;
@@ -2588,7 +2613,7 @@ static int relax_stmt(Reader *R, Ctx *c, const St *st)
     if (is_decl(R, st))
         return lower_decl(R, st);
     if (st->kind == ST_ASSIGN && st->u.assign.target->kind == SX_NAME && !st->u.assign.annot &&
-        strcmp(st->u.assign.target->u.name->str, "cls") == 0 && st->u.assign.value->kind == SX_NAME) {
+        streq(st->u.assign.target->u.name->str, "cls") && st->u.assign.value->kind == SX_NAME) {
         if (st->u.assign.value->u.name != R->m->name)
             return ERR(R, st->u.assign.value->loc, "cls must name the module class '%s'", R->m->name->str);
         return 0;
@@ -2669,9 +2694,9 @@ static int decorator_kind(Reader *R, const Sx *d, Func *f)
 {
     const char *n = d->kind == SX_CALL ? call_name(R, d) : dotted(R, d);
     FuncKind *k = &f->kind;
-    if (n && (strcmp(n, "R.function") == 0 || strcmp(n, "tvm.script.relax.function") == 0))
+    if (n && (streq(n, "R.function") || streq(n, "tvm.script.relax.function")))
         *k = F_RELAX;
-    else if (n && (strcmp(n, "T.prim_func") == 0 || strcmp(n, "tvm.script.tir.prim_func") == 0))
+    else if (n && (streq(n, "T.prim_func") || streq(n, "tvm.script.tir.prim_func")))
         *k = F_PRIM;
     else
         return ERR(R, d->loc, "unknown decorator '@%s'; expected @R.function or @T.prim_func", n ? n : "...");
@@ -2732,7 +2757,7 @@ static int lower_class(Reader *R, const St *cls)
         const char *cn = st->kind == ST_EXPR ? call_name(R, st->u.expr) : NULL;
         if (st->kind == ST_LOWERED) {
             continue;
-        } else if (cn && (strcmp(cn, "I.module_global_infos") == 0 || strcmp(cn, "I.module_attrs") == 0)) {
+        } else if (cn && (streq(cn, "I.module_global_infos") || streq(cn, "I.module_attrs"))) {
             Expr **slot = cn[2] == 'm' && cn[9] == 'g' ? &R->m->global_infos : &R->m->module_attrs;
             if (*slot)
                 return ERR(R, st->loc, "%s given twice", cn);

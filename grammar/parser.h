@@ -65,35 +65,37 @@ typedef struct Parser Parser;
     STRING = 261,                  /* "string"  */
     CONST_DATA = 262,              /* "list of numbers"  */
     INT_TUPLE = 263,               /* "tuple of integers"  */
-    NEWLINE = 264,                 /* "end of line"  */
-    INDENT = 265,                  /* "indented block"  */
-    DEDENT = 266,                  /* "dedent"  */
-    DEF = 267,                     /* "'def'"  */
-    CLASS = 268,                   /* "'class'"  */
-    RETURN = 269,                  /* "'return'"  */
-    PASS = 270,                    /* "'pass'"  */
-    FOR = 271,                     /* "'for'"  */
-    IN = 272,                      /* "'in'"  */
-    IF = 273,                      /* "'if'"  */
-    ELIF = 274,                    /* "'elif'"  */
-    ELSE = 275,                    /* "'else'"  */
-    WITH = 276,                    /* "'with'"  */
-    AS = 277,                      /* "'as'"  */
-    LAMBDA = 278,                  /* "'lambda'"  */
-    AND = 279,                     /* "'and'"  */
-    OR = 280,                      /* "'or'"  */
-    NOT = 281,                     /* "'not'"  */
-    TRUE = 282,                    /* "'True'"  */
-    FALSE = 283,                   /* "'False'"  */
-    NONE = 284,                    /* "'None'"  */
-    ARROW = 285,                   /* "'->'"  */
-    FLOORDIV = 286,                /* "'//'"  */
-    POW = 287,                     /* "'**'"  */
-    EQ = 288,                      /* "'=='"  */
-    NE = 289,                      /* "'!='"  */
-    LE = 290,                      /* "'<='"  */
-    GE = 291,                      /* "'>='"  */
-    UMINUS = 292                   /* UMINUS  */
+    SIMPLE_CALL = 264,             /* "call"  */
+    BINDING = 265,                 /* "binding"  */
+    NEWLINE = 266,                 /* "end of line"  */
+    INDENT = 267,                  /* "indented block"  */
+    DEDENT = 268,                  /* "dedent"  */
+    DEF = 269,                     /* "'def'"  */
+    CLASS = 270,                   /* "'class'"  */
+    RETURN = 271,                  /* "'return'"  */
+    PASS = 272,                    /* "'pass'"  */
+    FOR = 273,                     /* "'for'"  */
+    IN = 274,                      /* "'in'"  */
+    IF = 275,                      /* "'if'"  */
+    ELIF = 276,                    /* "'elif'"  */
+    ELSE = 277,                    /* "'else'"  */
+    WITH = 278,                    /* "'with'"  */
+    AS = 279,                      /* "'as'"  */
+    LAMBDA = 280,                  /* "'lambda'"  */
+    AND = 281,                     /* "'and'"  */
+    OR = 282,                      /* "'or'"  */
+    NOT = 283,                     /* "'not'"  */
+    TRUE = 284,                    /* "'True'"  */
+    FALSE = 285,                   /* "'False'"  */
+    NONE = 286,                    /* "'None'"  */
+    ARROW = 287,                   /* "'->'"  */
+    FLOORDIV = 288,                /* "'//'"  */
+    POW = 289,                     /* "'**'"  */
+    EQ = 290,                      /* "'=='"  */
+    NE = 291,                      /* "'!='"  */
+    LE = 292,                      /* "'<='"  */
+    GE = 293,                      /* "'>='"  */
+    UMINUS = 294                   /* UMINUS  */
   };
   typedef enum yytokentype yytoken_kind_t;
 #endif

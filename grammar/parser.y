@@ -100,6 +100,8 @@ static SxList list1(Parser *P, Sx *e)
 %token <str> STRING "string"
 %token <cst> CONST_DATA "list of numbers"
 %token <sx> INT_TUPLE "tuple of integers"
+%token <sx> SIMPLE_CALL "call"
+%token <st> BINDING "binding"
 %token NEWLINE "end of line" INDENT "indented block" DEDENT "dedent"
 %token DEF "'def'" CLASS "'class'" RETURN "'return'" PASS "'pass'" FOR "'for'" IN "'in'"
 %token IF "'if'" ELIF "'elif'" ELSE "'else'" WITH "'with'" AS "'as'" LAMBDA "'lambda'"
@@ -151,6 +153,7 @@ stmts: stmt {
      ;
 
 stmt: simple NEWLINE    { $$ = $1; }
+    | BINDING           { $$ = $1; }
     | compound          { $$ = $1; }
     ;
 
@@ -457,6 +460,7 @@ atom_expr: NAME                     { $$ = sx_new(A, SX_NAME, L(@1)); $$->u.name
     | '(' test_seq opt_comma ')'    { CHECK($$ = seq_or_single(P, $2, $3, L(@1))); $$->paren = 1; }
     | CONST_DATA                    { $$ = sx_new(A, SX_CONST, $1->loc); $$->u.cst = $1; }
     | INT_TUPLE                     { $$ = $1; }
+    | SIMPLE_CALL                   { $$ = $1; }
     | '[' ']'                       { $$ = sx_new(A, SX_LIST, L(@1)); }
     | '[' test_seq opt_comma ']'    { $$ = sx_new(A, SX_LIST, L(@1)); $$->u.elems = $2; CHECK($$ = deep(P, $$)); }
     | '{' '}'                       { $$ = sx_new(A, SX_DICT, L(@1)); }
@@ -516,8 +520,22 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *P)
     size_t len = 0;
     buf[0] = 0;
     yysymbol_kind_t got = yypcontext_token(ctx);
-    yysymbol_kind_t expected[MAX_EXPECTED];
-    int n = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+    /* A SIMPLE_CALL or a BINDING is the lexer's shortcut for a name and
+     * the rest of a call or a statement: it is reported as the name it
+     * starts with, and wherever it is expected an identifier is too, so it
+     * is not listed. */
+    if (got == YYSYMBOL_SIMPLE_CALL || got == YYSYMBOL_BINDING)
+        got = YYSYMBOL_NAME;
+    yysymbol_kind_t all[YYNTOKENS], expected[MAX_EXPECTED];
+    int nall = yypcontext_expected_tokens(ctx, all, YYNTOKENS), n = 0;
+    for (int i = 0; i < nall && n <= MAX_EXPECTED; i++)
+        if (all[i] != YYSYMBOL_SIMPLE_CALL && all[i] != YYSYMBOL_BINDING) {
+            if (n < MAX_EXPECTED)
+                expected[n] = all[i];
+            n++;
+        }
+    if (n > MAX_EXPECTED)
+        n = 0;   /* too many to list, as yypcontext_expected_tokens says */
     if (got == YYSYMBOL_INDENT) {
         put_str(buf, sizeof buf, &len, "unexpected indent");
     } else {

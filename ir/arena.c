@@ -19,12 +19,6 @@
 #define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-struct ArenaChunk {
-    ArenaChunk *next;
-    size_t cap, used;
-    uint64_t data[];
-};
-
 /* Every node holds at most 8-byte members (pointers, int64, double). */
 enum { ALIGN = 8, CHUNK_MIN = 64 * 1024, HUGE_PAGE = 2 * 1024 * 1024 };
 
@@ -63,7 +57,7 @@ static void *oom(void)
     abort();
 }
 
-void *arena_alloc(Arena *a, size_t size)
+void *arena_alloc_slow(Arena *a, size_t size)
 {
     size = (size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
     ArenaChunk *c = a->head;
@@ -94,13 +88,6 @@ void *arena_alloc(Arena *a, size_t size)
     UNPOISON(p, size);
     c->used += size;
     a->used += size;
-    return p;
-}
-
-void *arena_zalloc(Arena *a, size_t size)
-{
-    void *p = arena_alloc(a, size);
-    memset(p, 0, size);
     return p;
 }
 
@@ -166,12 +153,23 @@ void arena_release(Arena *a, ArenaMark m)
     }
 }
 
+/* FNV-1a over the name without its trailing digits, plus the number they
+ * spell: lv0, lv1, lv2, ... (a module's bindings, defined in order) land in
+ * neighbouring slots, so looking up a new one reads the cache line the one
+ * before it brought in, not a random line of a table of megabytes. Chains
+ * make the runs harmless: a name hashed into the run shares one slot.
+ * (lv1 and lv01 hash alike; the comparison tells them apart.) */
 static uint32_t hash_bytes(const char *s, size_t n)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
+    size_t k = n;
+    while (k > 0 && n - k < 9 && s[k - 1] >= '0' && s[k - 1] <= '9')
+        k--;
+    uint32_t h = 2166136261u, num = 0;
+    for (size_t i = 0; i < k; i++)
         h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
+    for (size_t i = k; i < n; i++)
+        num = num * 10 + (uint32_t)(s[i] - '0');
+    return h + num;
 }
 
 void intern_init(Interner *in, Arena *a)
@@ -184,9 +182,9 @@ void intern_init(Interner *in, Arena *a)
         oom();
 }
 
-static void grow(Interner *in)
+/* Rehashes into n slots (a power of two). */
+static void resize(Interner *in, size_t n)
 {
-    size_t n = in->nslots * 2;
     Sym **slots = calloc(n, sizeof *slots);
     if (!slots)
         oom();
@@ -204,6 +202,15 @@ static void grow(Interner *in)
     in->nslots = n;
 }
 
+void intern_reserve(Interner *in, size_t names)
+{
+    size_t n = in->nslots;
+    while (n / 2 < names && n < ((size_t)1 << 40))
+        n *= 2;
+    if (n > in->nslots)
+        resize(in, n);
+}
+
 Sym *intern(Interner *in, const char *s, size_t n)
 {
     uint32_t h = hash_bytes(s, n);
@@ -211,7 +218,7 @@ Sym *intern(Interner *in, const char *s, size_t n)
         if (p->hash == h && p->len == n && memcmp(p->str, s, n) == 0)
             return p;
     if (in->count * 2 > in->nslots)
-        grow(in);
+        resize(in, in->nslots * 2);
     Sym *p = arena_zalloc(in->arena, sizeof *p);
     p->str = arena_strndup(in->arena, s, n);
     p->len = (uint32_t)n;

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct ArenaChunk ArenaChunk;
 
@@ -15,8 +16,39 @@ typedef struct Arena {
     size_t grown;    /* the capacity of the last chunk grown by doubling */
 } Arena;
 
-void *arena_alloc(Arena *a, size_t size);
-void *arena_zalloc(Arena *a, size_t size);
+/* A chunk: blocks are handed out from data[used], up to cap bytes. */
+struct ArenaChunk {
+    ArenaChunk *next;
+    size_t cap, used;
+    uint64_t data[];
+};
+
+void *arena_alloc_slow(Arena *a, size_t size);
+
+/* The common case, a block that fits the current chunk, inline (reading a
+ * large module allocates several nodes per binding). Under AddressSanitizer
+ * every block goes through arena_alloc_slow, which unpoisons it. */
+static inline void *arena_alloc(Arena *a, size_t size)
+{
+#if !defined(__SANITIZE_ADDRESS__)
+    size = (size + 7) & ~(size_t)7;
+    ArenaChunk *c = a->head;
+    if (c && c->cap - c->used >= size) {
+        void *p = (char *)c->data + c->used;
+        c->used += size;
+        a->used += size;
+        return p;
+    }
+#endif
+    return arena_alloc_slow(a, size);
+}
+
+static inline void *arena_zalloc(Arena *a, size_t size)
+{
+    void *p = arena_alloc(a, size);
+    memset(p, 0, size);
+    return p;
+}
 /* Allocates n elements of size each, or NULL when n * size overflows. */
 void *arena_array(Arena *a, size_t n, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
@@ -51,6 +83,8 @@ typedef struct Interner {
 void intern_init(Interner *in, Arena *a);
 Sym *intern(Interner *in, const char *s, size_t n);
 Sym *intern_cstr(Interner *in, const char *s);
+/* Sizes the table for about `names` names, so reading them rehashes nothing. */
+void intern_reserve(Interner *in, size_t names);
 void intern_free(Interner *in);
 
 #endif

@@ -21,7 +21,7 @@ const char *dtype_name(DType t)
 int dtype_parse(const char *s, DType *out)
 {
     for (int t = 1; t < DT_COUNT; t++)
-        if (s[0] == dtype_names[t][0] && strcmp(s, dtype_names[t]) == 0) {   /* read on every annotation */
+        if (s[0] == dtype_names[t][0] && streq(s, dtype_names[t])) {   /* read on every annotation */
             *out = (DType)t;
             return 0;
         }
@@ -272,7 +272,7 @@ DType tir_dtype(const Expr *e)
     case E_CALL: {
         const char *op = e->u.call.op->str;
         DType t;
-        if ((strcmp(op, "T.if_then_else") == 0 || strcmp(op, "T.Select") == 0) && e->u.call.nargs == 3)
+        if ((streq(op, "T.if_then_else") || streq(op, "T.Select")) && e->u.call.nargs == 3)
             return tir_dtype(e->u.call.args[1]);
         if (e->u.call.nargs > 0 && e->u.call.args[0]->kind == E_STR && dtype_parse(e->u.call.args[0]->u.str.s, &t) == 0)
             return t;   /* T.call_extern("float32", ...) and friends */

@@ -310,4 +310,15 @@ int ir_verify(Module *m, Source *src);
  * a mistake in an input, such as an R.* call of an unknown name. */
 int ir_verify_input(Module *m, Source *src, int strict);
 
+/* strcmp(a, b) == 0 as a loop the compiler inlines: names compared on
+ * every binding are a few bytes long, shorter than strcmp's setup. */
+static inline int streq(const char *a, const char *b)
+{
+    while (*a && *a == *b) {
+        a++;
+        b++;
+    }
+    return *a == *b;
+}
+
 #endif

@@ -188,7 +188,7 @@ static void texpr(Verifier *V, const Expr *e)
     case E_TUPLE: case E_LIST: texprs(V, e->u.list.items, e->u.list.n); break;
     case E_CALL: {
         int sel = e->u.call.nargs == 3 &&
-                  (strcmp(e->u.call.op->str, "T.if_then_else") == 0 || strcmp(e->u.call.op->str, "T.Select") == 0);
+                  (streq(e->u.call.op->str, "T.if_then_else") || streq(e->u.call.op->str, "T.Select"));
         if (sel) {
             texpr(V, e->u.call.args[0]);
             V->guarded++;
@@ -401,9 +401,9 @@ static const StructInfo *sinfo_of(const Expr *e)
         int i = e->u.get.index;
         return t && t->kind == SI_TUPLE && i >= 0 && i < t->nfields ? t->fields[i] : NULL;
     }
-    if (e->kind == E_CALL && strcmp(e->u.call.op->str, "R.call_tir") == 0)
+    if (e->kind == E_CALL && streq(e->u.call.op->str, "R.call_tir"))
         for (int i = 0; i < e->u.call.nkw; i++)
-            if (strcmp(e->u.call.kw[i]->str, "out_sinfo") == 0 && call_kwv(e)[i]->kind == E_SINFO)
+            if (streq(e->u.call.kw[i]->str, "out_sinfo") && call_kwv(e)[i]->kind == E_SINFO)
                 return call_kwv(e)[i]->u.sinfo;
     return NULL;
 }
@@ -462,7 +462,7 @@ static void call_tir(Verifier *V, const Expr *e)
     const StructInfo *out = sinfo_of(e);
     const Expr *list = NULL;
     for (int i = 0; i < e->u.call.nkw; i++)
-        if (strcmp(e->u.call.kw[i]->str, "out_sinfo") == 0 && call_kwv(e)[i]->kind == E_LIST)
+        if (streq(e->u.call.kw[i]->str, "out_sinfo") && call_kwv(e)[i]->kind == E_LIST)
             list = call_kwv(e)[i];
     if (fn->kind != E_GLOBAL)
         return (void)VERR(V, fn->loc, "R.call_tir calls a function of the module, as in cls.f");
@@ -496,7 +496,7 @@ static void call_tir(Verifier *V, const Expr *e)
     int nin = args->u.list.n, ntv = 0;
     const Expr *tv = NULL;
     for (int i = 0; i < e->u.call.nkw; i++)
-        if (strcmp(e->u.call.kw[i]->str, "tir_vars") == 0)
+        if (streq(e->u.call.kw[i]->str, "tir_vars"))
             tv = call_kwv(e)[i];
     if (tv) {
         /* tir_vars=R.shape([n]): values for the PrimFunc's trailing scalar parameters */
@@ -592,7 +592,7 @@ static void rexpr(Verifier *V, const Expr *e)
                 VERR(V, e->loc, "'%s' is a prim_func; call it with R.call_tir", e->u.call.callee->u.global.name->str);
         }
         rexprs(V, e->u.call.args, e->u.call.nargs + e->u.call.nkw);
-        if (strcmp(e->u.call.op->str, "R.call_tir") == 0)
+        if (streq(e->u.call.op->str, "R.call_tir"))
             call_tir(V, e);
         else if (!e->u.call.callee)
             op_call(V, e);
@@ -642,7 +642,7 @@ static int check_layout_map(Verifier *V, const Expr *e, const TensorType *t)
 {
     const Expr *map = NULL;
     for (int i = 0; i < e->u.call.nkw; i++)
-        if (strcmp(e->u.call.kw[i]->str, "index_map") == 0)
+        if (streq(e->u.call.kw[i]->str, "index_map"))
             map = call_kwv(e)[i];
     if (!map || map->kind != E_INDEXMAP || map->u.map.nparams != t->ndim)
         return 0;   /* op_infer says what is wrong */
@@ -693,7 +693,7 @@ static const StructInfo *op_result(Verifier *V, const Expr *e)
     for (int k = 0; k < n; k++)
         if (arg_type(items[k], &args[k]))
             return NULL;
-    if (strcmp(op->name, "R.layout_transform") == 0 && check_layout_map(V, e, &args[0]))
+    if (streq(op->name, "R.layout_transform") && check_layout_map(V, e, &args[0]))
         return NULL;
     if (op_infer(e, args, n, outs, &nout, &err)) {
         if (!err.unknown)
@@ -733,7 +733,7 @@ static StructInfo *shape_sinfo(Module *m, int ndim, const int64_t *dims, Loc loc
 /* The type of the shape value the argument e gives, or NULL. */
 static const StructInfo *shape_type(Module *m, const Expr *e)
 {
-    if (e->kind == E_CALL && !e->u.call.callee && strcmp(e->u.call.op->str, "R.shape") == 0 && e->u.call.nargs == 1 &&
+    if (e->kind == E_CALL && !e->u.call.callee && streq(e->u.call.op->str, "R.shape") && e->u.call.nargs == 1 &&
         (e->u.call.args[0]->kind == E_LIST || e->u.call.args[0]->kind == E_TUPLE))
         return shape_sinfo(m, e->u.call.args[0]->u.list.n, NULL, e->loc);
     return sinfo_of(e);
@@ -749,21 +749,20 @@ static const StructInfo *shape_op_result(Verifier *V, const Expr *e)
     const char *op = e->u.call.op->str;
     const Expr *x = e->u.call.nargs >= 1 ? e->u.call.args[0] : NULL;
     const StructInfo *a = x ? shape_type(V->m, x) : NULL;
-    if (strcmp(op, "R.match_cast") == 0) {
+    if (streq(op, "R.match_cast")) {
         if (e->u.call.nargs != 2 || e->u.call.nkw || e->u.call.args[1]->kind != E_SINFO)
             return VERR(V, e->loc, "R.match_cast takes a value and a struct info, as in R.match_cast(x, "
                         "R.Tensor((n, 3), dtype=\"float32\"))"), NULL;
         return e->u.call.args[1]->u.sinfo;   /* what the run checks the value against */
     }
-    if (strcmp(op, "R.shape") == 0 && e->u.call.nargs == 1 &&
-        (x->kind == E_LIST || x->kind == E_TUPLE)) {
+    if (streq(op, "R.shape") && e->u.call.nargs == 1 && (x->kind == E_LIST || x->kind == E_TUPLE)) {
         /* R.shape([2, n]) is R.Shape([2, n]) */
         StructInfo *s = shape_sinfo(V->m, x->u.list.n, NULL, e->loc);
         s->shape = x->u.list.items;
         return s;
     }
-    int shape_of = strcmp(op, "R.shape_of") == 0, to_tensor = strcmp(op, "R.shape_to_tensor") == 0,
-        to_shape = strcmp(op, "R.tensor_to_shape") == 0;
+    int shape_of = streq(op, "R.shape_of"), to_tensor = streq(op, "R.shape_to_tensor"),
+        to_shape = streq(op, "R.tensor_to_shape");
     if (!shape_of && !to_tensor && !to_shape)
         return NULL;
     if (e->u.call.nargs != 1 || e->u.call.nkw)

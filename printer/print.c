@@ -18,6 +18,10 @@ typedef struct Printer {
     int tvm;          /* --print-style=tvm: the spellings current TVM reads */
     const Module *m;  /* the module being printed (local functions need its name) */
     size_t len;
+    unsigned long flushes;
+    const StructInfo *si_last;   /* the last tensor type printed, whose text is si_text */
+    size_t si_len;
+    char si_text[128];
     char buf[1 << 15];
 } Printer;
 
@@ -25,6 +29,7 @@ static void flush(Printer *p)
 {
     fwrite(p->buf, 1, p->len, p->out);
     p->len = 0;
+    p->flushes++;
 }
 
 static void put_n(Printer *p, const char *s, size_t n)
@@ -439,6 +444,17 @@ static void sinfo(Printer *p, const StructInfo *s)
 {
     switch (s->kind) {
     case SI_TENSOR: {
+        /* Bindings share one annotation (grammar/lower.c): its text, when
+         * it has constant dimensions only, depends on nothing else. */
+        if (s == p->si_last) {
+            put_n(p, p->si_text, p->si_len);
+            break;
+        }
+        int constant = 1;
+        for (int i = 0; s->shape && i < s->ndim; i++)
+            constant &= s->shape[i]->kind == E_INT;
+        size_t start = p->len;
+        unsigned long flushes = p->flushes;
         int any = 0;
         put(p, "R.Tensor(");
         if (s->shape) {
@@ -460,6 +476,11 @@ static void sinfo(Printer *p, const StructInfo *s)
             print_str(p, s->vdevice, (int)strlen(s->vdevice));
         }
         put(p, ")");
+        if (constant && p->flushes == flushes && p->len - start <= sizeof p->si_text) {
+            p->si_last = s;
+            p->si_len = p->len - start;
+            memcpy(p->si_text, p->buf + start, p->si_len);
+        }
         break;
     }
     case SI_TUPLE:
@@ -1173,6 +1194,8 @@ static Printer *printer_new(FILE *out)
     p->m = NULL;
     p->indent = 0;
     p->len = 0;
+    p->flushes = 0;
+    p->si_last = NULL;
     return p;
 }
 

@@ -55,9 +55,18 @@ static const Op *find_op(const char *name)
             }
         filled = 1;
     }
+    /* Verifying one call asks for its operator several times by the same
+     * (interned) name: the last one found, per thread, is compared first. */
+    static _Thread_local const char *last_name;
+    static _Thread_local const Op *last_op;
+    if (name == last_name && streq(last_op->info.name, name))
+        return last_op;
     for (uint32_t h = name_hash(name) % OP_SLOTS; slot[h]; h = (h + 1) % OP_SLOTS)
-        if (strcmp(slot[h]->info.name, name) == 0)
+        if (streq(slot[h]->info.name, name)) {
+            last_name = name;
+            last_op = slot[h];
             return slot[h];
+        }
     return NULL;
 }
 
@@ -142,7 +151,7 @@ static int check_attrs(const Op *o, const Expr *call, OpError *err)
         const char *k = call->u.call.kw[i]->str;
         int ok = 0;
         for (const char *const *a = o->info.attrs; *a; a++)
-            ok |= strcmp(*a, k) == 0;
+            ok |= streq(*a, k);
         if (!ok)
             return fail(err, call_kwv(call)[i]->loc, "%s has no attribute '%s'", o->info.name, k);
     }
@@ -330,7 +339,7 @@ const char *op_nearest(const char *name)
 int op_is_special(const char *name)
 {
     for (int i = 0; i < NSPECIAL; i++)
-        if (strcmp(name, special[i]) == 0)
+        if (streq(name, special[i]))
             return 1;
     return 0;
 }
@@ -356,7 +365,7 @@ static int runtime_shape(const Expr *x)
         return x->u.var->kind == VAR_RELAX && x->u.var->sinfo && x->u.var->sinfo->kind == SI_SHAPE;
     if (x->kind != E_CALL || x->u.call.callee)
         return 0;
-    if (strcmp(x->u.call.op->str, "R.shape_of") == 0 || strcmp(x->u.call.op->str, "R.tensor_to_shape") == 0)
+    if (streq(x->u.call.op->str, "R.shape_of") || streq(x->u.call.op->str, "R.tensor_to_shape"))
         return 1;   /* written in place: R.reshape(x, R.shape_of(y)) */
     if (strcmp(x->u.call.op->str, "R.shape") || x->u.call.nargs != 1)
         return 0;

@@ -44,6 +44,20 @@ static void test_intern(void)
         CHECK(strcmp(s->str, buf) == 0, "symbol text %s != %s", s->str, buf);
     }
     CHECK(in.count == 5000, "expected 5000 symbols, have %zu", in.count);
+    /* Names differing only in their trailing number hash to neighbouring
+     * slots, and lv1 and lv01 alike: all stay distinct names. */
+    static const char *const alike[] = { "lv1", "lv01", "lv001", "lv1234567890", "lv234567890", "1", "01", "" };
+    Sym *seen[8];
+    intern_reserve(&in, 100000);
+    for (int i = 0; i < 8; i++) {
+        seen[i] = intern_cstr(&in, alike[i]);
+        CHECK(strcmp(seen[i]->str, alike[i]) == 0, "symbol text %s != %s", seen[i]->str, alike[i]);
+        for (int j = 0; j < i; j++)
+            CHECK(seen[i] != seen[j], "%s and %s gave one symbol", alike[i], alike[j]);
+    }
+    for (int i = 0; i < 8; i++)
+        CHECK(intern_cstr(&in, alike[i]) == seen[i], "interning %s again gave another symbol", alike[i]);
+    CHECK(intern_cstr(&in, "name42") == first[42], "name42 was lost when the table was resized");
     CHECK(arena_array(&a, SIZE_MAX / 4, 8) == NULL, "arena_array did not refuse an overflowing size");
     intern_free(&in);
     arena_free(&a);
