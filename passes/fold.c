@@ -220,18 +220,11 @@ static int rewrite_const(Fold *F, Binding *bd)
     Expr *r = const_new(F->m, c->u.cst.dtype, im->nout, im->obox, count, e->loc);
     DType dt = c->u.cst.dtype;
     size_t size = (size_t)dtype_size(dt);
-    for (int64_t i = 0; i < count; i++)
-        elem_setf(dt, r->u.cst.data, i, pad);
-    int64_t idx[IM_MAX_RANK] = { 0 }, y[IM_MAX_RANK];
-    for (int64_t i = 0; i < c->u.cst.count; i++) {
-        im_apply(im, idx, y);
-        int64_t off = 0;
-        for (int d = 0; d < im->nout; d++)
-            off = off * im->obox[d] + y[d];
-        memcpy((char *)r->u.cst.data + off * (int64_t)size, (const char *)c->u.cst.data + i * (int64_t)size, size);
-        for (int d = c->u.cst.ndim - 1; d >= 0 && ++idx[d] == c->u.cst.shape[d]; d--)
-            idx[d] = 0;
+    if (count > 0) {
+        elem_setf(dt, r->u.cst.data, 0, pad);
+        elem_repeat(r->u.cst.data, count, size);
     }
+    im_move(im, c->u.cst.data, r->u.cst.data, size);
     bd->value = r;
     note_add(F->notes, bd->loc, "folded into the constant");
     return 1;
