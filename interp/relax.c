@@ -251,8 +251,7 @@ static Tensor *alloc_from_sinfo(Env *E, const StructInfo *s, Loc loc)
         return NULL;
     }
     /* what the PrimFunc does not write stays undefined, and shows */
-    for (int64_t i = 0; i < t->count; i++)
-        tensor_fill_poison(t, i);
+    tensor_fill_poison_all(t);
     return t;
 }
 
@@ -868,8 +867,7 @@ static Value *run_op(Env *E, const Expr *e, const OpInfo *info)
                 tensor_free(all[n + j]);
             return rerr(E, e->loc, "cannot allocate the result of %s", info->name), NULL;
         }
-        for (int64_t i = 0; i < out->count; i++)
-            tensor_fill_poison(out, i);
+        tensor_fill_poison_all(out);
         all[n + k] = out;
     }
     if (interp_call_prim(E->in, f, all, n + nout, E->err)) {

@@ -629,7 +629,12 @@ void im_move(const IndexMap *m, const void *src, void *dst, size_t size)
             off = off * m->obox[k] + y[k];
         /* the walk over inputs inner.. from idx (all zero there) */
         do {
-            memcpy(to + off * (int64_t)size, from + i * (int64_t)size, size);
+            switch (size) {   /* a copy of constant length is a move */
+            case 4: memcpy(to + off * 4, from + i * 4, 4); break;
+            case 8: memcpy(to + off * 8, from + i * 8, 8); break;
+            case 2: memcpy(to + off * 2, from + i * 2, 2); break;
+            default: memcpy(to + off * (int64_t)size, from + i * (int64_t)size, size); break;
+            }
             i++;
             int d = m->nin - 1;
             for (; d >= inner && ++idx[d] == m->box[d]; d--) {
