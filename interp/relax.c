@@ -251,8 +251,7 @@ static Tensor *alloc_from_sinfo(Env *E, const StructInfo *s, Loc loc)
         return NULL;
     }
     /* what the PrimFunc does not write stays undefined, and shows */
-    for (int64_t i = 0; i < t->count; i++)
-        tensor_fill_poison(t, i);
+    tensor_fill_poison_all(t);
     return t;
 }
 
@@ -455,24 +454,13 @@ static Value *layout_transform(Env *E, const Expr *e)
         rerr(E, e->loc, "cannot allocate the result of R.layout_transform");
         goto done;
     }
-    for (int64_t i = 0; i < o->count; i++) {
-        if (has_pad)
-            tensor_setf(o, i, padv);
-        else
-            tensor_fill_poison(o, i);
+    if (has_pad && o->count > 0) {
+        tensor_setf(o, 0, padv);
+        elem_repeat(o->data, o->count, (size_t)dtype_size(o->dtype));
+    } else {
+        tensor_fill_poison_all(o);
     }
-    int64_t idx[IM_MAX_RANK], y[IM_MAX_RANK];
-    int size = dtype_size(t->dtype);
-    memset(idx, 0, sizeof idx);
-    for (int64_t i = 0; i < t->count; i++) {
-        im_apply(im, idx, y);
-        int64_t off = 0;
-        for (int d = 0; d < im->nout; d++)
-            off = off * o->shape[d] + y[d];
-        memcpy((char *)o->data + off * size, (const char *)t->data + i * size, (size_t)size);
-        for (int d = t->ndim - 1; d >= 0 && ++idx[d] == t->shape[d]; d--)
-            idx[d] = 0;
-    }
+    im_move(im, t->data, o->data, (size_t)dtype_size(t->dtype));
     result = own(E, value_tensor(o));
 done:
     arena_free(&a);
@@ -879,8 +867,7 @@ static Value *run_op(Env *E, const Expr *e, const OpInfo *info)
                 tensor_free(all[n + j]);
             return rerr(E, e->loc, "cannot allocate the result of %s", info->name), NULL;
         }
-        for (int64_t i = 0; i < out->count; i++)
-            tensor_fill_poison(out, i);
+        tensor_fill_poison_all(out);
         all[n + k] = out;
     }
     if (interp_call_prim(E->in, f, all, n + nout, E->err)) {

@@ -84,6 +84,14 @@ void tensor_fill_poison(Tensor *t, int64_t i)
     }
 }
 
+void tensor_fill_poison_all(Tensor *t)
+{
+    if (t->count > 0) {
+        tensor_fill_poison(t, 0);
+        elem_repeat(t->data, t->count, (size_t)dtype_size(t->dtype));
+    }
+}
+
 int tensor_is_poison(const Tensor *t, int64_t i)
 {
     const char *p = (const char *)t->data + i * dtype_size(t->dtype);

@@ -36,6 +36,8 @@ void tensor_seti(Tensor *t, int64_t i, int64_t v);
  * integer dtypes a fixed pattern. */
 void tensor_fill_poison(Tensor *t, int64_t i);
 int tensor_is_poison(const Tensor *t, int64_t i);
+/* Every element of t poison. */
+void tensor_fill_poison_all(Tensor *t);
 
 /* Fills t from a seeded generator: floats in [-1, 1) on a 1/256 grid, ints
  * in a small range, bools 0/1. The same seed and name give the same data. */

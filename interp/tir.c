@@ -556,8 +556,7 @@ static void s_alloc(const SNode *s, Frame *fr)
     }
     if (!t)
         fail(fr, s->loc, "cannot allocate buffer %s", s->decl->name->str);
-    for (int64_t i = 0; i < t->count; i++)
-        tensor_fill_poison(t, i);   /* reading it before writing shows */
+    tensor_fill_poison_all(t);   /* reading it before writing shows */
     fr->buf[s->slot] = t;
 }
 

@@ -122,6 +122,17 @@ void elem_setf(DType t, void *data, int64_t i, double v)
     }
 }
 
+void elem_repeat(void *data, int64_t count, size_t size)
+{
+    /* doubling copies: a few memcpy calls instead of one store per element */
+    size_t total = (size_t)count * size, done = count > 0 ? size : total;
+    while (done < total) {
+        size_t n = done < total - done ? done : total - done;
+        memcpy((char *)data + done, data, n);
+        done += n;
+    }
+}
+
 void elem_seti(DType t, void *data, int64_t i, int64_t v)
 {
     switch (t) {

@@ -15,6 +15,9 @@ int64_t elem_geti(DType t, const void *data, int64_t i);
 void elem_setf(DType t, void *data, int64_t i, double v);
 void elem_seti(DType t, void *data, int64_t i, int64_t v);
 
+/* Copies the first element (size bytes) of data over all count of them. */
+void elem_repeat(void *data, int64_t count, size_t size);
+
 /* The value a float dtype rounds v to (float32: (float)v; float16: half). */
 double round_to(DType t, double v);
 

@@ -569,6 +569,88 @@ void im_apply(const IndexMap *m, const int64_t *in, int64_t *out)
         out[k] = im_eval_sum(m->out[k], in);
 }
 
+/* Whether s reads input v other than as a plain coef * v term. */
+static int reads_var_nonlinearly(const ImSum *s, int v)
+{
+    for (int i = 0; i < s->n; i++) {
+        const ImTerm *t = &s->t[i];
+        if (t->var == v ? t->lo != 1 || t->hi != 0 : t->var < 0 && im_sum_reads(t->arg, v))
+            return 1;
+    }
+    return 0;
+}
+
+int im_sum_reads(const ImSum *s, int v)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->t[i].var == v || (s->t[i].var < 0 && im_sum_reads(s->t[i].arg, v)))
+            return 1;
+    return 0;
+}
+
+/* The change of the row-major offset in m->obox of m's image when input v
+ * grows by one, in *step; 0 when that change is the same everywhere (v
+ * enters every output as a plain coef * v), else -1. */
+static int offset_step(const IndexMap *m, int v, int64_t *step)
+{
+    int64_t s = 0, stride = 1;
+    for (int k = m->nout - 1; k >= 0; k--) {
+        if (reads_var_nonlinearly(m->out[k], v))
+            return -1;
+        int64_t c = 0;
+        for (int i = 0; i < m->out[k]->n; i++)
+            if (m->out[k]->t[i].var == v)
+                c = wadd(c, m->out[k]->t[i].coef);
+        s = wadd(s, wmul(c, stride));
+        stride = wmul(stride, m->obox[k]);
+    }
+    *step = s;
+    return 0;
+}
+
+void im_move(const IndexMap *m, const void *src, void *dst, size_t size)
+{
+    /* the inputs from `inner` on move the image by a constant step each:
+     * m is evaluated once per point of the outer ones, the rest is a walk */
+    int64_t step[IM_MAX_RANK];
+    int inner = m->nin;
+    while (inner > 0 && offset_step(m, inner - 1, &step[inner - 1]) == 0)
+        inner--;
+    int64_t idx[IM_MAX_RANK] = { 0 }, y[IM_MAX_RANK];
+    int64_t count = 1;
+    for (int d = 0; d < m->nin; d++)
+        count *= m->box[d];
+    const char *from = src;
+    char *to = dst;
+    for (int64_t i = 0; i < count;) {
+        im_apply(m, idx, y);
+        int64_t off = 0;
+        for (int k = 0; k < m->nout; k++)
+            off = off * m->obox[k] + y[k];
+        /* the walk over inputs inner.. from idx (all zero there) */
+        do {
+            switch (size) {   /* a copy of constant length is a move */
+            case 4: memcpy(to + off * 4, from + i * 4, 4); break;
+            case 8: memcpy(to + off * 8, from + i * 8, 8); break;
+            case 2: memcpy(to + off * 2, from + i * 2, 2); break;
+            default: memcpy(to + off * (int64_t)size, from + i * (int64_t)size, size); break;
+            }
+            i++;
+            int d = m->nin - 1;
+            for (; d >= inner && ++idx[d] == m->box[d]; d--) {
+                idx[d] = 0;
+                off -= (m->box[d] - 1) * step[d];
+            }
+            if (d < inner) {
+                for (; d >= 0 && ++idx[d] == m->box[d]; d--)
+                    idx[d] = 0;
+                break;
+            }
+            off += step[d];
+        } while (i < count);
+    }
+}
+
 /* ---- reading a map ---- */
 
 static void set_err(ImError *err, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);

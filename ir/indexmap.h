@@ -90,6 +90,15 @@ int im_layout_check(const char *layout, const int64_t *shape, int rank, ImError 
 void im_apply(const IndexMap *m, const int64_t *in, int64_t *out);
 int64_t im_eval_sum(const ImSum *s, const int64_t *in);
 
+/* Whether s reads input v. */
+int im_sum_reads(const ImSum *s, int v);
+
+/* Moves each element (size bytes) of src, row-major over m->box, to where m
+ * sends it in dst, row-major over m->obox: what a loop over the inputs with
+ * im_apply does, in the same order, with m evaluated only where the image
+ * does not move by a constant step (once per row or per block of rows). */
+void im_move(const IndexMap *m, const void *src, void *dst, size_t size);
+
 /* Whether the map is the identity on its box, onto a box of the same
  * extents (decided on the normal form). */
 int im_is_identity(const IndexMap *m);

@@ -2377,6 +2377,24 @@ static Hash2 mix_var(const Hasher *H, Hash2 h, const Var *v)
 
 static Hash2 mix_expr(Hasher *H, Hash2 h, const Expr *e);
 
+/* A digest of a constant's bytes, eight at a time: a weight has millions of
+ * elements, and the module is hashed after every run of flow,fold. */
+static uint64_t data_digest(const void *p, size_t len)
+{
+    const unsigned char *b = p;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    for (; i < len; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
 static Hash2 mix_sinfo(Hasher *H, Hash2 h, const StructInfo *s)
 {
     if (!s)
@@ -2454,9 +2472,7 @@ static Hash2 mix_expr(Hasher *H, Hash2 h, const Expr *e)
         h = mix2(mix2(h, e->u.cst.dtype), (uint64_t)e->u.cst.ndim);
         for (int d = 0; d < e->u.cst.ndim; d++)
             h = mix2(h, (uint64_t)e->u.cst.shape[d]);
-        for (int64_t k = 0; k < e->u.cst.count; k++)
-            h = mix2_double(h, elem_getf(e->u.cst.dtype, e->u.cst.data, k));
-        return h;
+        return mix2(h, data_digest(e->u.cst.data, (size_t)e->u.cst.count * (size_t)dtype_size(e->u.cst.dtype)));
     default:
         return h;
     }

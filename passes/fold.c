@@ -191,7 +191,8 @@ static int identity(Fold *F, Binding *bd)
     return 1;
 }
 
-/* A constant of the given type, its count values zero (for the caller to fill). */
+/* A constant of the given type, its count values for the caller to fill
+ * (not zeroed first: weights are large, and every caller writes them all). */
 static Expr *const_new(Module *m, DType dt, int ndim, const int64_t *shape, int64_t count, Loc loc)
 {
     Expr *r = expr_new(&m->arena, E_CONST, loc);
@@ -200,7 +201,9 @@ static Expr *const_new(Module *m, DType dt, int ndim, const int64_t *shape, int6
     r->u.cst.shape = arena_array(&m->arena, (size_t)ndim + 1, sizeof(int64_t));
     memcpy(r->u.cst.shape, shape, (size_t)ndim * sizeof(int64_t));
     r->u.cst.count = count;
-    r->u.cst.data = arena_array(&m->arena, (size_t)count + 1, (size_t)dtype_size(dt));
+    size_t size = (size_t)dtype_size(dt);
+    r->u.cst.data = arena_alloc(&m->arena, ((size_t)count + 1) * size);
+    memset((char *)r->u.cst.data + (size_t)count * size, 0, size);
     return r;
 }
 
@@ -220,18 +223,11 @@ static int rewrite_const(Fold *F, Binding *bd)
     Expr *r = const_new(F->m, c->u.cst.dtype, im->nout, im->obox, count, e->loc);
     DType dt = c->u.cst.dtype;
     size_t size = (size_t)dtype_size(dt);
-    for (int64_t i = 0; i < count; i++)
-        elem_setf(dt, r->u.cst.data, i, pad);
-    int64_t idx[IM_MAX_RANK] = { 0 }, y[IM_MAX_RANK];
-    for (int64_t i = 0; i < c->u.cst.count; i++) {
-        im_apply(im, idx, y);
-        int64_t off = 0;
-        for (int d = 0; d < im->nout; d++)
-            off = off * im->obox[d] + y[d];
-        memcpy((char *)r->u.cst.data + off * (int64_t)size, (const char *)c->u.cst.data + i * (int64_t)size, size);
-        for (int d = c->u.cst.ndim - 1; d >= 0 && ++idx[d] == c->u.cst.shape[d]; d--)
-            idx[d] = 0;
+    if (count > 0) {
+        elem_setf(dt, r->u.cst.data, 0, pad);
+        elem_repeat(r->u.cst.data, count, size);
     }
+    im_move(im, c->u.cst.data, r->u.cst.data, size);
     bd->value = r;
     note_add(F->notes, bd->loc, "folded into the constant");
     return 1;
@@ -546,8 +542,8 @@ static int run_on_consts(Fold *F, Binding *bd, Func *f, const Expr *const *cs, i
         ok = (args[k] = interp_const_tensor(cs[k])) != NULL;
     for (int k = 0; ok && k < nout; k++) {
         ok = (args[nin + k] = tensor_new(outs[k].dtype, outs[k].ndim, outs[k].shape)) != NULL;
-        for (int64_t i = 0; ok && i < args[nin + k]->count; i++)
-            tensor_fill_poison(args[nin + k], i);
+        if (ok)
+            tensor_fill_poison_all(args[nin + k]);
     }
     InterpError ierr;
     if (ok)

@@ -23,6 +23,14 @@ typedef struct Printer {
     size_t si_len;
     char si_text[128];
     char buf[1 << 15];
+    /* the spelling of float constant elements met lately, by value and
+     * dtype: weights repeat values, and finding the shortest digits costs */
+    struct {
+        uint64_t bits;
+        DType dt;
+        unsigned char len;   /* 0: empty */
+        char s[30];
+    } seen[256];
 } Printer;
 
 static void flush(Printer *p)
@@ -384,22 +392,39 @@ static void const_float(Printer *p, double v, DType dt)
         float_lit(p, v, DT_VOID);
         return;
     }
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    unsigned slot = (unsigned)(((bits ^ (uint64_t)dt) * 0x9e3779b97f4a7c15ull) >> 56);
+    if (p->seen[slot].len && p->seen[slot].bits == bits && p->seen[slot].dt == dt) {
+        put_n(p, p->seen[slot].s, p->seen[slot].len);
+        return;
+    }
     char buf[40];
     int n = shortest_digits(buf, v, dt);
     if (n) {
-        put_n(p, buf, (size_t)n);
-        if (!memchr(buf, '.', (size_t)n) && !memchr(buf, 'e', (size_t)n))
-            put_n(p, ".0", 2);
-        return;
+        if (!memchr(buf, '.', (size_t)n) && !memchr(buf, 'e', (size_t)n)) {
+            memcpy(buf + n, ".0", 2);
+            n += 2;
+        }
+    } else {
+        for (int prec = 1; prec <= 9; prec++) {
+            snprintf(buf, sizeof buf, "%.*g", prec, v);
+            if (round_to(dt, strtod(buf, NULL)) == v)
+                break;
+        }
+        n = (int)strlen(buf);
+        if (!strpbrk(buf, ".en")) {
+            memcpy(buf + n, ".0", 2);
+            n += 2;
+        }
     }
-    for (int prec = 1; prec <= 9; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (round_to(dt, strtod(buf, NULL)) == v)
-            break;
+    put_n(p, buf, (size_t)n);
+    if ((size_t)n <= sizeof p->seen[slot].s) {
+        p->seen[slot].bits = bits;
+        p->seen[slot].dt = dt;
+        p->seen[slot].len = (unsigned char)n;
+        memcpy(p->seen[slot].s, buf, (size_t)n);
     }
-    put(p, buf);
-    if (!strpbrk(buf, ".en"))
-        put(p, ".0");
 }
 
 static int mentions_var(const Expr *e)
@@ -527,28 +552,35 @@ static void sinfo(Printer *p, const StructInfo *s)
     }
 }
 
+static void const_elem(Printer *p, const Expr *e, int64_t i)
+{
+    DType dt = e->u.cst.dtype;
+    if (dtype_is_float(dt))
+        const_float(p, elem_getf(dt, e->u.cst.data, i), dt);
+    else if (dt == DT_BOOL)
+        put(p, elem_geti(dt, e->u.cst.data, i) ? "True" : "False");
+    else if (dt == DT_UINT64)
+        putf(p, "%llu", (unsigned long long)elem_geti(dt, e->u.cst.data, i));
+    else
+        put_int(p, (long long)elem_geti(dt, e->u.cst.data, i));
+}
+
 static void const_data(Printer *p, const Expr *e, int d, int64_t *at)
 {
     if (d == e->u.cst.ndim) {
-        DType dt = e->u.cst.dtype;
-        int64_t i = (*at)++;
-        if (dtype_is_float(dt))
-            const_float(p, elem_getf(dt, e->u.cst.data, i), dt);
-        else if (dt == DT_BOOL)
-            put(p, elem_geti(dt, e->u.cst.data, i) ? "True" : "False");
-        else if (dt == DT_UINT64)
-            putf(p, "%llu", (unsigned long long)elem_geti(dt, e->u.cst.data, i));
-        else
-            put_int(p, (long long)elem_geti(dt, e->u.cst.data, i));
+        const_elem(p, e, (*at)++);
         return;
     }
-    put(p, "[");
+    put_c(p, '[');
     for (int64_t i = 0; i < e->u.cst.shape[d]; i++) {
         if (i)
-            put(p, ", ");
-        const_data(p, e, d + 1, at);
+            put_n(p, ", ", 2);
+        if (d + 1 == e->u.cst.ndim)
+            const_elem(p, e, (*at)++);
+        else
+            const_data(p, e, d + 1, at);
     }
-    put(p, "]");
+    put_c(p, ']');
 }
 
 static void call(Printer *p, const Expr *e)
@@ -1196,6 +1228,8 @@ static Printer *printer_new(FILE *out)
     p->len = 0;
     p->flushes = 0;
     p->si_last = NULL;
+    for (size_t i = 0; i < sizeof p->seen / sizeof p->seen[0]; i++)
+        p->seen[i].len = 0;
     return p;
 }
 

@@ -201,6 +201,28 @@ static IndexMap *check(Module *m, const Expr *e, const int64_t *box, int strict,
     int64_t image = 0;
     for (int64_t o = 0; o < ovol; o++)
         image += seen[o];
+    /* im_move puts each input where im_apply sends it (the later of two
+     * on one point), walking the inputs whose image moves by a step */
+    if (vol <= (1 << 20)) {
+        int64_t *src = malloc((size_t)vol * sizeof *src), *moved = malloc((size_t)ovol * sizeof *moved),
+                *naive = malloc((size_t)ovol * sizeof *naive);
+        for (int64_t r = 0; r < vol; r++)
+            src[r] = r;
+        for (int64_t o = 0; o < ovol; o++)
+            moved[o] = naive[o] = -1;
+        for (int64_t r = 0; r < vol; r++) {
+            unrank(r, im->box, nin, x);
+            im_apply(im, x, y);
+            naive[rank_of(y, im->obox, nout)] = r;
+        }
+        im_move(im, src, moved, sizeof *src);
+        checks++;
+        if (memcmp(moved, naive, (size_t)ovol * sizeof *moved) != 0)
+            FAIL("move: %s over %s: im_move differs from im_apply", map_text(e), show(im->box, nin, b1));
+        free(src);
+        free(moved);
+        free(naive);
+    }
     ImKind want = !injective ? IM_NOT_INJECTIVE : image == ovol ? IM_BIJECTIVE : IM_PADDED;
     int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
     ImKind sym = im_classify_symbolic(im, wa, wb);
