@@ -151,14 +151,18 @@ static void legal_arg(B *b, const Op *o, const Expr *call, Buffer **in, int nin,
     DType dt = in[0]->dtype;
     /* two passes in the same loop order: the extreme value, then the
      * smallest index (row-major over the reduced dimensions) that holds it,
-     * as NumPy's first occurrence */
+     * as NumPy's first occurrence. A NaN is NumPy's extreme either way: the
+     * first pass keeps the first NaN it meets, and the second finds the
+     * first NaN (which compares equal to nothing) */
+    int fl = dtype_is_float(dt);
     for (int step = 0; step < 2; step++) {
         Nest t;
         nest_reduce(b, &t, shape, nd, p->axes, p->list, p->nlist, at);
-        Expr *iidx[OP_MAX_RANK], *oidx[OP_MAX_RANK], *k = NULL;
+        Expr *iidx[OP_MAX_RANK], *oidx[OP_MAX_RANK], *first[OP_MAX_RANK], *k = NULL;
         int n = 0;
         for (int d = 0; d < nd; d++) {
             iidx[d] = t.x[at[d]];
+            first[d] = p->axes[d] ? num(b, 0) : t.x[at[d]];
             if (!p->axes[d])
                 oidx[n++] = t.x[at[d]];
             else {
@@ -170,11 +174,20 @@ static void legal_arg(B *b, const Op *o, const Expr *call, Buffer **in, int nin,
         if (!k)
             k = num(b, 0);
         if (step == 0) {
-            Expr *init = intrin(b, mx ? "T.min_value" : "T.max_value", str(b, dtype_name(dt)), NULL);
-            nest_end(b, &t, mx ? "argmax_value" : "argmin_value", store(b, best, oidx, init),
-                     store(b, best, oidx, intrin(b, mx ? "T.max" : "T.min", load(b, best, oidx), load(b, in[0], iidx))));
+            /* the first element, not the dtype's lowest value: -inf is
+             * below every finite float, and a row of -inf has its argmax */
+            Expr *init = load(b, in[0], first);
+            Expr *x = load(b, in[0], iidx), *cur = load(b, best, oidx);
+            Expr *v = intrin(b, mx ? "T.max" : "T.min", cur, x);
+            if (fl)
+                v = select3(b, bin(b, B_NE, load(b, best, oidx), load(b, best, oidx)), load(b, best, oidx),
+                            select3(b, bin(b, B_NE, load(b, in[0], iidx), load(b, in[0], iidx)), load(b, in[0], iidx), v));
+            nest_end(b, &t, mx ? "argmax_value" : "argmin_value", store(b, best, oidx, init), store(b, best, oidx, v));
         } else {
             Expr *hit = bin(b, B_EQ, load(b, in[0], iidx), load(b, best, oidx));
+            if (fl)
+                hit = bin(b, B_OR, hit, bin(b, B_AND, bin(b, B_NE, load(b, best, oidx), load(b, best, oidx)),
+                                            bin(b, B_NE, load(b, in[0], iidx), load(b, in[0], iidx))));
             Expr *v = select3(b, hit, intrin(b, "T.min", load(b, outs[0], oidx), to_dtype(b, k, DT_INT64, DT_INT64)),
                               load(b, outs[0], oidx));
             nest_end(b, &t, mx ? "argmax" : "argmin", store(b, outs[0], oidx, typed(b, (double)count, DT_INT64)),
