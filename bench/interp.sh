@@ -4,10 +4,14 @@
 #   matmul 512x512x512, and conv2d NCHW 1x64x56x56 by 64x64x3x3 (pad 1);
 # then the conv2d operator in NCHW and in NCHW4c, side by side.
 # Usage: sh bench/interp.sh [runs]   (LOPT names the binary; default ./lopt)
+# lopt runs single-threaded (-j1), as cc's code does; JOBS=2 gives it two
+# threads, and JOBS= passes no -j (a binary from before -j).
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 LOPT=${LOPT:-$top/lopt}
 runs=${1:-3}
+jobs=${JOBS-1}
+jopt=${jobs:+-j$jobs}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -97,7 +101,7 @@ for k in matmul conv; do
     : >"$tmp/ti"; : >"$tmp/tc"
     i=0
     while [ $i -lt "$runs" ]; do
-        s=$(date +%s.%N); "$LOPT" --run "$tmp/$k.tir" >/dev/null; e=$(date +%s.%N)
+        s=$(date +%s.%N); "$LOPT" --run $jopt "$tmp/$k.tir" >/dev/null; e=$(date +%s.%N)
         echo "$s $e" | awk '{ printf "%.4f\n", $2 - $1 }' >>"$tmp/ti"
         "$tmp/kernels" $k | awk '{ print $1 }' >>"$tmp/tc"
         i=$((i + 1))
@@ -128,7 +132,7 @@ TIR
 i=0
 while [ $i -lt "$runs" ]; do
     for f in nchw nchw4c; do
-        s=$(date +%s.%N); "$LOPT" --run "$tmp/op_$f.tir" >/dev/null; e=$(date +%s.%N)
+        s=$(date +%s.%N); "$LOPT" --run $jopt "$tmp/op_$f.tir" >/dev/null; e=$(date +%s.%N)
         echo "$s $e" | awk '{ printf "%.4f\n", $2 - $1 }' >>"$tmp/t$([ $f = nchw ] && echo 1 || echo 4)"
     done
     i=$((i + 1))
