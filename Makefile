@@ -37,7 +37,7 @@ OBJ_COV   = $(SRC:%.c=build/cov/%.o)
 LIBOBJ_CHECK = $(LIBSRC:%.c=build/check/%.o)
 LIBOBJ_COV   = $(LIBSRC:%.c=build/cov/%.o)
 SANFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-COVFLAGS = -O0 -g --coverage
+COVFLAGS = -O0 -g --coverage -fprofile-update=atomic
 
 all: lopt
 
