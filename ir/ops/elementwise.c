@@ -67,6 +67,21 @@ static int infer_unary(const Op *o, const Expr *call, const TensorType *a, int n
     return 0;
 }
 
+/* x read at the output's index t under NumPy broadcasting: x's dimensions
+ * align with the output's last ones, and an extent 1 against a larger one
+ * reads index 0 */
+static Expr *broadcast_load(B *b, Buffer *x, const Nest *t, const Plan *p)
+{
+    Expr *idx[OP_MAX_RANK];
+    int off = p->out.ndim - x->ndim;
+    for (int d = 0; d < x->ndim; d++) {
+        int64_t e;
+        expr_const_int(x->shape[d], &e);
+        idx[d] = e == 1 && p->out.shape[d + off] != 1 ? num(b, 0) : t->x[d + off];
+    }
+    return load(b, x, idx);
+}
+
 static void legal_binary(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
 {
     Buffer *out = outs[0];
@@ -74,17 +89,7 @@ static void legal_binary(B *b, const Op *o, const Expr *call, Buffer **in, int n
     char kinds[OP_MAX_RANK + 1];
     memset(kinds, 'S', sizeof kinds);
     nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
-    Expr *v[2];
-    for (int k = 0; k < 2; k++) {
-        Expr *idx[OP_MAX_RANK];
-        int off = p->out.ndim - in[k]->ndim;
-        for (int d = 0; d < in[k]->ndim; d++) {
-            int64_t e;
-            expr_const_int(in[k]->shape[d], &e);
-            idx[d] = e == 1 && p->out.shape[d + off] != 1 ? num(b, 0) : t.x[d + off];
-        }
-        v[k] = load(b, in[k], idx);
-    }
+    Expr *v[2] = { broadcast_load(b, in[0], &t, p), broadcast_load(b, in[1], &t, p) };
     Expr *val = o->code >= BIN_BOOL    ? bin(b, (BinOp)(o->code - BIN_BOOL), v[0], v[1])
                 : o->code == B_GT      ? intrin(b, "T.max", v[0], v[1])
                 : o->code == B_LT      ? intrin(b, "T.min", v[0], v[1])
@@ -178,16 +183,8 @@ static void legal_where(B *b, const Op *o, const Expr *call, Buffer **in, int ni
     memset(kinds, 'S', sizeof kinds);
     nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
     Expr *v[3];
-    for (int k = 0; k < 3; k++) {
-        Expr *idx[OP_MAX_RANK];
-        int off = p->out.ndim - in[k]->ndim;
-        for (int d = 0; d < in[k]->ndim; d++) {
-            int64_t e;
-            expr_const_int(in[k]->shape[d], &e);
-            idx[d] = e == 1 && p->out.shape[d + off] != 1 ? num(b, 0) : t.x[d + off];
-        }
-        v[k] = load(b, in[k], idx);
-    }
+    for (int k = 0; k < 3; k++)
+        v[k] = broadcast_load(b, in[k], &t, p);
     nest_end(b, &t, "where", NULL, store(b, outs[0], t.x, select3(b, v[0], v[1], v[2])));
 }
 

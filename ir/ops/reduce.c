@@ -8,6 +8,18 @@
 
 static const char *const reduce_attrs[] = { "axis", "keepdims", NULL };
 
+/* The result's shape: a's dimensions outside p->axes, and with keepdims an
+ * extent 1 for each of p->axes. */
+static void reduced_shape(const TensorType *a, Plan *p)
+{
+    p->out.ndim = 0;
+    for (int d = 0; d < a->ndim; d++)
+        if (!p->axes[d])
+            p->out.shape[p->out.ndim++] = a->shape[d];
+        else if (p->keepdims)
+            p->out.shape[p->out.ndim++] = 1;
+}
+
 static int infer_reduce(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
 {
     int64_t ax[OP_MAX_RANK];
@@ -34,12 +46,7 @@ static int infer_reduce(const Op *o, const Expr *call, const TensorType *a, int 
         return fail(err, keep->loc, "%s: keepdims is True or False", o->info.name);
     p->keepdims = keep && keep->u.b;
     p->out.dtype = a->dtype;
-    p->out.ndim = 0;
-    for (int d = 0; d < a->ndim; d++)
-        if (!p->axes[d])
-            p->out.shape[p->out.ndim++] = a->shape[d];
-        else if (p->keepdims)
-            p->out.shape[p->out.ndim++] = 1;
+    reduced_shape(a, p);
     return 0;
 }
 
@@ -127,12 +134,7 @@ static int infer_arg(const Op *o, const Expr *call, const TensorType *a, int nar
         if (p->axes[d] && a->shape[d] == 0)
             return fail(err, call->loc, "%s of an empty dimension", o->info.name);
     p->out.dtype = DT_INT64;
-    p->out.ndim = 0;
-    for (int d = 0; d < a->ndim; d++)
-        if (!p->axes[d])
-            p->out.shape[p->out.ndim++] = a->shape[d];
-        else if (p->keepdims)
-            p->out.shape[p->out.ndim++] = 1;
+    reduced_shape(a, p);
     return 0;
 }
 
