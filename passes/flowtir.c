@@ -669,6 +669,16 @@ typedef struct PadEval {
 
 static int pad_of(Plan *P, int i, double q, int depth, double *out);
 
+/* Whether an element of dtype t holds the number q exactly (NaN in floats) */
+static int holds(DType t, double q)
+{
+    if (dtype_is_float(t))
+        return isnan(q) || (round_to(t, q) == q);
+    if (t == DT_BOOL)
+        return q == 0 || q == 1;
+    return q == trunc(q);
+}
+
 static int peval(PadEval *c, const Expr *e, double *v)
 {
     double a, b;
@@ -691,6 +701,10 @@ static int peval(PadEval *c, const Expr *e, double *v)
         if (i < 0 || c->P->kind[i] != IM_PADDED)
             return -1;
         if (e->u.load.buf->kind == BUF_PARAM) {
+            /* the input's padding holds q only if its dtype holds q: 1.5
+             * padding a bool input would be True, read back as 1 */
+            if (!holds(e->u.load.buf->dtype, c->q))
+                return -1;
             *v = c->q;
             return 0;
         }

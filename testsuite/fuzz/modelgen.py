@@ -253,6 +253,24 @@ UNARY = ("R.nn.relu", "R.exp", "R.sigmoid", "R.tanh", "R.sqrt", "R.negative")
 ACT = ("R.nn.gelu", "R.nn.gelu_tanh", "R.nn.silu")
 LIKE = ("R.zeros_like", "R.ones_like", "R.full_like")
 REDUCE = ("R.sum", "R.mean", "R.max", "R.min")
+MATH = ("R.log", "R.abs", "R.rsqrt", "R.floor", "R.ceil", "R.round", "R.sin", "R.cos", "R.square",
+        "R.sign", "R.erf")
+COMPARE = ("R.less", "R.greater", "R.equal", "R.not_equal", "R.less_equal", "R.greater_equal")
+LOGIC = ("R.logical_and", "R.logical_or")
+ARGEXT = ("R.argmax", "R.argmin")
+
+
+def broadcast(ts):
+    """The shape the operands broadcast to (numpy rules), or Invalid."""
+    r = max(t.rank for t in ts)
+    out = []
+    for d in range(r):
+        es = [t.shape[d - (r - t.rank)] if d - (r - t.rank) >= 0 else 1 for t in ts]
+        big = {e for e in es if e != 1}
+        if len(big) > 1:
+            raise Invalid("broadcast")
+        out.append(big.pop() if big else 1)
+    return out
 
 
 def infer(op, args, attrs):
@@ -297,6 +315,36 @@ def infer(op, args, attrs):
         return TT(out, x.dtype)
     if op in UNARY or op in ACT or op in LIKE or op == "R.clip":
         return args[0]
+    if op in MATH or op in ("R.nn.leakyrelu", "R.nn.softplus", "R.nn.log_softmax"):
+        if not args[0].dtype.startswith("float"):
+            raise Invalid("float op")
+        a = attrs.get("axis", -1)
+        if op == "R.nn.log_softmax" and not -args[0].rank <= a < args[0].rank:
+            raise Invalid("axis")
+        return args[0]
+    if op in COMPARE or op in LOGIC:
+        x, y = args
+        if x.dtype != y.dtype or (op in LOGIC) != (x.dtype == "bool"):
+            raise Invalid("dtype")
+        return TT(broadcast(args), "bool")
+    if op == "R.logical_not":
+        if args[0].dtype != "bool":
+            raise Invalid("dtype")
+        return args[0]
+    if op == "R.where":
+        c, x, y = args
+        if c.dtype != "bool" or x.dtype != y.dtype:
+            raise Invalid("dtype")
+        return TT(broadcast(args), x.dtype)
+    if op in ARGEXT:
+        x, a = args[0], attrs.get("axis")
+        keep = attrs.get("keepdims") is True
+        if a is None:
+            return TT([1] * x.rank if keep else [], "int64")
+        if not -x.rank <= a < x.rank:
+            raise Invalid("axis")
+        a %= x.rank
+        return TT([1 if d == a else e for d, e in enumerate(x.shape) if keep or d != a], "int64")
     x = args[0] if op != "R.concat" else None
     if op == "R.ewise_fma":
         if not all(a == x for a in args):
@@ -410,7 +458,7 @@ def infer(op, args, attrs):
         if x.rank != 4 or oh < 1 or ow < 1:
             raise Invalid("window")
         return TT(x.shape[:2] + (oh, ow), x.dtype)
-    if op in REDUCE:
+    if op in REDUCE or op == "R.prod":
         ax = attrs.get("axis")
         axes = [] if ax is None else ([ax] if isinstance(ax, int) else list(ax))
         red = set()
@@ -1465,6 +1513,114 @@ class Gen:
         z = self.const_or_param(t.shape)
         return self.add("R.ewise_fma", [x, y, z])
 
+    def g_math(self):
+        """One of the newer unary float operators.  log and rsqrt take a
+        positive operand most of the time; on the rest NaN and inf come out,
+        which --verify-exec compares bit-exactly like any other value."""
+        r = self.r
+        op = r.choice(MATH)
+        x = None
+        if op in ("R.log", "R.rsqrt") and r.random() < 0.75:
+            x = self.operand(pred=lambda n: "pos" in self.flags[n])
+        x = x or self.operand()
+        fl = {"R.abs": {"nonneg"}, "R.square": {"nonneg"}}.get(op, set())
+        if op == "R.rsqrt" and "pos" in self.flags[x]:
+            fl = {"pos", "nonneg"}
+        return self.add(op, [x], flags=fl)
+
+    def g_act2(self):
+        r = self.r
+        x = self.operand()
+        t = self.env[x]
+        k = r.random()
+        if k < 0.35:
+            attrs = {"alpha": r.choice((0.01, 0.1, 0.25, 0.5))} if r.random() < 0.6 else {}
+            return self.add("R.nn.leakyrelu", [x], attrs)
+        if k < 0.7:
+            attrs = {}
+            if r.random() < 0.5:
+                attrs["beta"] = r.choice((0.5, 1.0, 2.0))
+            if r.random() < 0.5:
+                attrs["threshold"] = r.choice((1.0, 5.0, 20.0))
+            return self.add("R.nn.softplus", [x], attrs, flags={"nonneg"})
+        attrs = {}
+        if r.random() < 0.7:
+            attrs["axis"] = r.randint(-t.rank, t.rank - 1)
+        return self.add("R.nn.log_softmax", [x], attrs)
+
+    def _other(self, t):
+        """A second operand broadcasting against t: a value of the same type,
+        a constant of a broadcast shape or a scalar constant."""
+        r = self.r
+        y = self.operand(pred=lambda n: self.env[n] == t) if r.random() < 0.4 else None
+        if y is None:
+            k = r.random()
+            s = () if k < 0.3 else tuple(d if r.random() < 0.5 else 1 for d in t.shape)
+            y = self.const(s)
+        return y
+
+    def _hidden(self, n):
+        """A bool or integer value: not offered to the generators that take
+        operands of the module's float dtype."""
+        self.order.remove(n)
+        return n
+
+    def g_compare(self):
+        """A comparison (bool), maybe combined with a second one or negated,
+        consumed by R.where or cast back to the float dtype."""
+        r = self.r
+        x = self.operand()
+        t = self.env[x]
+        y = self._other(t)
+        args = [x, y] if r.random() < 0.8 else [y, x]
+        inline = {i for i, a in enumerate(args) if self._is_const(a) and r.random() < 0.7}
+        c = self._hidden(self.add(r.choice(COMPARE), args, inline=inline, base="m"))
+        k = r.random()
+        if k < 0.25:
+            x2 = self.operand(pred=lambda n: self.env[n].rank <= t.rank)
+            y2 = self._other(self.env[x2])
+            c2 = self._hidden(self.add(r.choice(COMPARE), [x2, y2], base="m"))
+            c = self._hidden(self.add(r.choice(LOGIC), [c, c2] if r.random() < 0.5 else [c2, c], base="m"))
+        elif k < 0.4:
+            c = self._hidden(self.add("R.logical_not", [c], base="m"))
+        if r.random() < 0.25:
+            return self.add("R.astype", [c], {"dtype": t.dtype}, base="cast",
+                            flags={"nonneg"})
+        a = x if r.random() < 0.5 else self.operand()
+        b = self._other(self.env[a])
+        args = [c, a, b] if r.random() < 0.7 else [c, b, a]
+        return self.add("R.where", args)
+
+    def g_argext(self):
+        """argmax / argmin (int64), cast back to the float dtype."""
+        r = self.r
+        x = self.operand()
+        t = self.env[x]
+        attrs = {}
+        if r.random() < 0.85:
+            attrs["axis"] = r.randint(-t.rank, t.rank - 1)
+        elif r.random() < 0.5:
+            attrs["axis"] = None
+        if r.random() < 0.6:
+            attrs["keepdims"] = r.random() < 0.5
+        i = self._hidden(self.add(r.choice(ARGEXT), [x], attrs, base="idx"))
+        return self.add("R.astype", [i], {"dtype": t.dtype}, base="cast", flags={"nonneg"})
+
+    def g_prod(self):
+        r = self.r
+        x = self.operand()
+        t = self.env[x]
+        attrs = {}
+        keep = r.random() < 0.5
+        if r.random() < 0.8 or not keep:
+            n = r.randint(1, max(1, min(2, t.rank - (0 if keep else 1))))
+            axes = sorted(r.sample(range(t.rank), n))
+            axes = [a - t.rank if r.random() < 0.2 else a for a in axes]
+            attrs["axis"] = axes[0] if len(axes) == 1 and r.random() < 0.5 else axes
+        if keep or r.random() < 0.3:
+            attrs["keepdims"] = keep
+        return self.add("R.prod", [x], attrs, flags=self.flags[x] & {"nonneg"})
+
     def g_astype(self):
         """To the other float dtype and back; the value in between is not
         offered to the other generators (their operands share one dtype)."""
@@ -1783,7 +1939,8 @@ WEIGHTS = [("binary", 14), ("unary", 9), ("reduce", 5), ("permute", 4), ("reshap
            ("conv2d", 6), ("pool", 4), ("pad", 3), ("softmax", 3), ("slice", 3), ("concat", 3),
            ("split", 3), ("batch_norm", 3), ("crop", 2), ("layout_pair", 6), ("layout_one", 2), ("tir", 5),
            ("act", 2), ("clip", 1), ("power", 1), ("fma", 1), ("astype", 1), ("move", 4), ("create", 2),
-           ("index", 2), ("norm2", 2), ("image", 2), ("collapse", 1), ("scatter", 2), ("conv_transpose", 1)]
+           ("index", 2), ("norm2", 2), ("image", 2), ("collapse", 1), ("scatter", 2), ("conv_transpose", 1),
+           ("math", 5), ("act2", 2), ("compare", 4), ("argext", 2), ("prod", 1)]
 
 
 def generate(seed, max_bindings=None):
