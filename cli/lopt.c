@@ -234,7 +234,8 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
 {
     const char *seed = NULL, *input = NULL, *steps = NULL, *list = NULL, *jobs = NULL;
     const char *a = argv[*i];
-    if (o->usage_error[0] && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "--version") == 0))
+    if (o->usage_error[0] && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "--version") == 0 ||
+                              strcmp(a, "--list-ops") == 0))
         return EXIT_USAGE;   /* the error comes first, as it did when it ended the reading */
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
         help(stdout);
