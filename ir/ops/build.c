@@ -102,7 +102,7 @@ void nest_begin(B *b, Nest *t, int n, const int64_t *ext, const char *kinds)
         t->iv[i] = var_new(b->a, intern_cstr(&b->m->names, name), VAR_TIR, b->loc);
         t->x[i] = ref(b, t->iv[i]);
         t->ext[i] = ext[i];
-        t->kind[i] = kinds[i];
+        t->kind[i] = kinds ? kinds[i] : 'S';
     }
 }
 

@@ -73,9 +73,7 @@ static int infer_like(const Op *o, const Expr *call, const TensorType *a, int na
 static void legal_fill(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
 {
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     nest_end(b, &t, strrchr(o->info.name, '.') + 1, NULL, store(b, outs[0], t.x, typed(b, p->pad_value, p->out.dtype)));
 }
 

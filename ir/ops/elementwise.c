@@ -86,9 +86,7 @@ static void legal_binary(B *b, const Op *o, const Expr *call, Buffer **in, int n
 {
     Buffer *out = outs[0];
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     Expr *v[2] = { broadcast_load(b, in[0], &t, p), broadcast_load(b, in[1], &t, p) };
     Expr *val = o->code >= BIN_BOOL    ? bin(b, (BinOp)(o->code - BIN_BOOL), v[0], v[1])
                 : o->code == B_GT      ? intrin(b, "T.max", v[0], v[1])
@@ -102,9 +100,7 @@ static void legal_unary(B *b, const Op *o, const Expr *call, Buffer **in, int ni
 {
     Buffer *out = outs[0];
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     Expr *x = load(b, in[0], t.x), *val;
     DType dt = p->out.dtype;
     switch (o->code) {
@@ -179,9 +175,7 @@ static int infer_where(const Op *o, const Expr *call, const TensorType *a, int n
 static void legal_where(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
 {
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     Expr *v[3];
     for (int k = 0; k < 3; k++)
         v[k] = broadcast_load(b, in[k], &t, p);
@@ -200,9 +194,7 @@ static int infer_astype(const Op *o, const Expr *call, const TensorType *a, int 
 static void legal_astype(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
 {
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     Expr *x = load(b, in[0], t.x);
     nest_end(b, &t, "astype", NULL, store(b, outs[0], t.x, to_dtype(b, x, in[0]->dtype, p->out.dtype)));
 }
@@ -226,9 +218,7 @@ static int infer_clip(const Op *o, const Expr *call, const TensorType *a, int na
 static void legal_clip(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
 {
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     DType dt = p->out.dtype;
     Expr *v = intrin(b, "T.min", intrin(b, "T.max", load(b, in[0], t.x), typed(b, p->scalar[0], dt)),
                      typed(b, p->scalar[1], dt));
@@ -260,9 +250,7 @@ static int infer_act(const Op *o, const Expr *call, const TensorType *a, int nar
 static void legal_act(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
 {
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     DType dt = p->out.dtype;
     Expr *v;
     if (o->code == 1) {
@@ -299,9 +287,7 @@ static int infer_fma(const Op *o, const Expr *call, const TensorType *a, int nar
 static void legal_fma(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
 {
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     Expr *v = bin(b, B_ADD, bin(b, B_MUL, load(b, in[0], t.x), load(b, in[1], t.x)), load(b, in[2], t.x));
     nest_end(b, &t, "ewise_fma", NULL, store(b, outs[0], t.x, v));
 }

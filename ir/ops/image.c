@@ -296,9 +296,7 @@ static void legal_resize(B *b, const Op *o, const Expr *call, Buffer **in, int n
         return;
     }
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     DType dt = p->out.dtype;
     Expr *val;
     if (p->mode[0] == M_NEAREST) {

@@ -70,9 +70,7 @@ static void legal_slice(B *b, const Op *o, const Expr *call, Buffer **in, int ni
 {
     Buffer *out = outs[0];
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     Expr *idx[OP_MAX_RANK];
     for (int d = 0; d < p->out.ndim; d++) {
         Expr *v = p->step[d] != 1 ? bin(b, B_MUL, t.x[d], num(b, p->step[d])) : t.x[d];
@@ -129,9 +127,7 @@ static int infer_take(const Op *o, const Expr *call, const TensorType *a, int na
 static void legal_take(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
 {
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     int k = in[1]->ndim, ax = p->axis < 0 ? 0 : p->axis;
     int64_t e = p->before[0];
     Expr *ii[OP_MAX_RANK], *xi[OP_MAX_RANK];
@@ -200,9 +196,7 @@ static int infer_gather(const Op *o, const Expr *call, const TensorType *a, int 
 static void legal_gather(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
 {
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     Expr *i = to_dtype(b, load(b, in[1], t.x), in[1]->dtype, DT_INT64), *xi[OP_MAX_RANK];
     Expr *neg = bin(b, B_LT, i, typed(b, 0, DT_INT64));
     for (int d = 0; d < p->out.ndim; d++)
@@ -337,9 +331,7 @@ static void scatter_nests(B *b, Buffer **in, Buffer *out, const Plan *p, const c
     }
     /* the copy first: it is the nest the caller began after this one */
     Nest c;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &c, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &c, p->out.ndim, p->out.shape, NULL);
     if (cnt) {
         Stmt *seq = stmt_new(b->a, S_SEQ, b->loc);
         seq->u.seq.n = 2;
@@ -354,7 +346,7 @@ static void scatter_nests(B *b, Buffer **in, Buffer *out, const Plan *p, const c
         s2->u.seq.items[1] = store(b, cnt, oi, bin(b, B_ADD, load(b, cnt, oi), typed(b, 1, DT_INT64)));
         nest_end(b, t, name, NULL, s2);
         Nest d;
-        nest_begin(b, &d, p->out.ndim, p->out.shape, kinds);
+        nest_begin(b, &d, p->out.ndim, p->out.shape, NULL);
         Expr *n = to_dtype(b, load(b, cnt, d.x), DT_INT64, dt);
         nest_end(b, &d, "scatter_mean", NULL,
                  store(b, out, d.x, bin(b, dtype_is_float(dt) ? B_DIV : B_FLOORDIV, load(b, out, d.x), n)));

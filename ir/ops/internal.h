@@ -142,6 +142,7 @@ Expr *str(B *b, const char *s);
 Buffer *buffer(B *b, const char *name, const TensorType *t, BufKind kind);
 Expr *load(B *b, Buffer *buf, Expr **idx);
 Stmt *store(B *b, Buffer *buf, Expr **idx, Expr *value);
+/* n loops over ext, their block iterators of kinds ('S', 'R'; NULL: all spatial) */
 void nest_begin(B *b, Nest *t, int n, const int64_t *ext, const char *kinds);
 void emit(B *b, Stmt *s);
 void nest_end(B *b, Nest *t, const char *name, Stmt *init, Stmt *body);

@@ -45,9 +45,7 @@ static void legal_permute(B *b, const Op *o, const Expr *call, Buffer **in, int 
 {
     Buffer *out = outs[0];
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     Expr *idx[OP_MAX_RANK];
     for (int d = 0; d < p->out.ndim; d++)
         idx[p->axes[d]] = t.x[d];
@@ -93,9 +91,7 @@ static void legal_reshape(B *b, const Op *o, const Expr *call, Buffer **in, int 
 {
     Buffer *out = outs[0];
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     /* flat = the output index in row-major order; the input index from it */
     Expr *flat = NULL;
     for (int d = 0; d < p->out.ndim; d++)
@@ -136,9 +132,7 @@ static void legal_concat(B *b, const Op *o, const Expr *call, Buffer **in, int n
 {
     Buffer *out = outs[0];
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     /* the last input, then each earlier one where the index is below its end */
     Expr *val = NULL;
     for (int k = nin - 1; k >= 0; k--) {
@@ -367,9 +361,7 @@ static void legal_pad(B *b, const Op *o, const Expr *call, Buffer **in, int nin,
 {
     Buffer *out = outs[0];
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     Expr *idx[OP_MAX_RANK], *cond = NULL;
     for (int d = 0; d < p->out.ndim; d++) {
         int64_t e;
@@ -403,9 +395,7 @@ static int64_t extent(const Buffer *buf, int d)
 static void gather(B *b, const char *name, Buffer *in, Buffer *out, const Plan *p, IndexFn *index)
 {
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     Expr *idx[OP_MAX_RANK];
     index(b, p, in, t.x, idx);
     nest_end(b, &t, name, NULL, store(b, out, t.x, load(b, in, idx)));
@@ -668,9 +658,7 @@ static int infer_revseq(const Op *o, const Expr *call, const TensorType *a, int 
 static void legal_revseq(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
 {
     Nest t;
-    char kinds[OP_MAX_RANK + 1];
-    memset(kinds, 'S', sizeof kinds);
-    nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
+    nest_begin(b, &t, p->out.ndim, p->out.shape, NULL);
     Expr *bi[1] = { t.x[p->axes[0]] }, *idx[OP_MAX_RANK];
     Expr *len = to_dtype(b, load(b, in[1], bi), in[1]->dtype, DT_INT64);
     Expr *l = intrin(b, "T.min", len, typed(b, (double)extent(in[0], p->axis), DT_INT64));
