@@ -154,17 +154,7 @@ BINARY = {"R.add": np.add, "R.subtract": np.subtract, "R.multiply": np.multiply,
 
 def gen_binary(g, op):
     dt = g.pick(["float32", "float16", "float32", "float16"] + list(INTS))
-    out = g.shape(deep=True)
-    shapes = []
-    for _ in range(2):
-        r = g.r(1, len(out))
-        s = list(out[len(out) - r:])
-        for d in range(r):
-            if g.chance(0.25):
-                s[d] = 1
-        shapes.append(tuple(s))
-    if g.chance(0.3):
-        shapes[g.r(0, 1)] = out
+    shapes, _ = shapes_to(g, 2)
     c = Case(op, "%s %s %s" % (dt, shapes[0], shapes[1]))
     a = g.data(shapes[0], dt)
     b = g.data(shapes[1], dt)
