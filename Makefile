@@ -17,14 +17,10 @@ BISON   ?= bison
 PREFIX  ?= /usr/local
 LIBS     = -lm -pthread
 
-SRC = grammar/lexer.c grammar/parser.c grammar/syntax.c grammar/lower.c \
-      ir/arena.c ir/diag.c ir/ir.c ir/elem.c ir/clone.c ir/indexmap.c ir/verify.c ir/vdevice.c ir/access.c \
-      ir/ops/registry.c ir/ops/attrs.c ir/ops/layout.c ir/ops/build.c ir/ops/elementwise.c ir/ops/reduce.c \
-      ir/ops/manipulate.c ir/ops/index.c ir/ops/linalg.c ir/ops/nn/conv.c ir/ops/nn/pool.c ir/ops/nn/norm.c \
-      ir/ops/creation.c ir/ops/image.c \
-      interp/tensor.c interp/npz.c interp/tir.c interp/par.c interp/relax.c interp/memo.c \
-      printer/print.c printer/dot.c passes/pass.c passes/graph.c passes/flowtir.c passes/flow.c passes/plan.c passes/plan_solve.c passes/convert.c passes/fold.c passes/hoist.c passes/legalize.c passes/test_perturb.c passes/annotate_scope.c passes/realize_vdevice.c passes/fold_scope.c passes/physical.c passes/flatten.c passes/transform_layout.c passes/block_layout.c passes/weight_layout.c cli/lopt.c
-SRC += passes/diff.c cli/expect.c
+# Every source of the tree; the generated lexer and parser are committed.
+SRCDIRS = grammar ir ir/ops ir/ops/nn interp printer passes passes/layout passes/physical passes/texture \
+          passes/weights passes/lower cli
+SRC = $(sort grammar/lexer.c grammar/parser.c $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c)))
 LIBSRC = $(filter-out cli/lopt.c,$(SRC))
 HDR = $(wildcard */*.h */*/*.h)
 
@@ -84,7 +80,7 @@ build/unit: build/check/testsuite/unit/unit.o $(LIBOBJ_CHECK)
 build/unit-indexmap: build/check/testsuite/unit/maps.o $(LIBOBJ_CHECK)
 	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
-build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/plan_solve.o
+build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/layout/plan_solve.o
 	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
 check: build/lopt-check build/unit build/unit-indexmap build/unit-plan

@@ -16,6 +16,7 @@
 #include "../interp/npz.h"
 #include "../ir/indexmap.h"
 #include "../passes/graph.h"
+#include "../passes/layout/flow.h"
 #include "../passes/pass.h"
 #include "../printer/dot.h"
 #include "../printer/print.h"

@@ -132,55 +132,7 @@ typedef struct Notes {
     int n, cap;
 } Notes;
 
-/* The part of fold that cancels rewrites (fold.c): composes adjacent
- * rewrites, removes identities and pad/crop pairs, then dead bindings. Flow
- * runs it first, so it never moves one of a pair that fold would cancel. */
-void fold_rewrites(Module *m, Func *fn, Notes *notes);
-/* lt(lt(x, M1, p1), M2, p2), y the inner and e the outer rewrite, x of shape
- * xsh, as one value: lt(x, M2 . M1, p) (the padding of either survives;
- * where both pad, the values must agree; *ident, when not NULL, says
- * whether it is the identity), or the R.nn.pad of x when the composite keeps
- * every point in a larger box. NULL, with why filled, when one value cannot
- * write it (why empty when y and e are not both one-to-one rewrites). */
-Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xsh, int xnd, int *ident, char *why,
-                      size_t cap);
 
-/* What plan asks of flow (flow.c). flow_probe: whether flow can move the
- * rewrite map (over e's result, or its result item when item >= 0) through
- * the call e, and the rewrite it then
- * asks of each operand (opmaps[k], in keep; NULL: read as written) of the
- * operands *items[0..*n). flow_realize: moves a rewrite to the layout
- * maps[k - 1] through each call whose variable plan maps to k, and lets
- * fold cancel what meets. */
-int flow_probe(Module *m, Arena *scratch, Arena *keep, const Expr *e, int item, const Expr *map, Expr **opmaps,
-               Expr *const **items, int *n, char *why, size_t cap);
-void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap *plan, Expr *const *maps,
-                  const PtrMap *reads);
-/* What flow does with a call of a registered operator, in a word (lopt
- * --list-ops): "keeps form" (layout agnostic: moves through, the operator
- * kept), "renumbers" (moves through, the operator kept with renumbered
- * attributes where the layout keeps whole the dimensions it acts on, else a
- * call_tir of its rewritten PrimFunc), "call_tir" (moves through as a
- * call_tir of its rewritten PrimFunc, where its reads allow), and for the
- * heavily layout sensitive ones "convert-layout" (flow stops there;
- * convert-layout chooses its layouts) or "stops". */
-const char *flow_op_form(const OpInfo *op);
-/* Whether convert-layout chooses layouts for calls of the operator name. */
-int convert_layout_knows(const char *name);
-/* One run of a planning pass over m (flow's sweeps, plan's choice). */
-typedef void (*FlowRound)(Module *m, PassCtx *ctx, Notes *notes, void *data);
-/* Runs round,fold from fold's form of m until a module comes back and
- * keeps the cheapest of that cycle, so that pass,fold run again changes
- * nothing (flow's search, shared with plan); pass names it in notes. */
-int flow_fixed_point(Module *m, PassCtx *ctx, FlowRound round, void *data, const char *pass);
-
-/* The reduction e (result type yt) reading its operand (type pt) through
- * the permutation pmap, its axes renumbered and its result as it was; NULL
- * when it cannot. flow_realize does this where reads maps a reduction's
- * variable to k (the layout maps[k - 1]). */
-struct TensorType;
-Expr *flow_reduce_reading(Module *m, const Expr *e, const Expr *pmap, const struct TensorType *pt,
-                          const struct TensorType *yt, Loc loc);
 
 void note_add(Notes *ns, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
 /* How --explain names a Relax variable: a pass-made one by what it stands

@@ -7,7 +7,7 @@
  * take (an operator that cannot compute in that layout); labels that store
  * the value alike and differ only in what their users are asked. For each problem
  * every assignment is enumerated and costed by this file's own reading of
- * the definition in plan.h; the solver must return an assignment of that
+ * the definition in plan_solve.h; the solver must return an assignment of that
  * minimal cost, say it is exact, and plan_cost must agree. A second solve
  * with tables of at most 4 cells (the fallback) must return a possible
  * assignment whose cost plan_cost and this file agree on, at least the
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../passes/plan.h"
+#include "../../passes/layout/plan_solve.h"
 
 static uint64_t rng_state;
 

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../interp/tensor.h"
-#include "../ir/clone.h"
-#include "../ir/indexmap.h"
+#include "../../interp/tensor.h"
+#include "../../ir/clone.h"
+#include "../../ir/indexmap.h"
+#include "../graph.h"
 #include "flowtir.h"
-#include "graph.h"
 
 enum { MAXB = 32, MAXN = 64 };
 

@@ -19,13 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ir/clone.h"
-#include "../ir/indexmap.h"
-#include "../ir/ops.h"
-#include "../printer/print.h"
-#include "flowtir.h"
-#include "graph.h"
-#include "plan.h"
+#include "../../ir/clone.h"
+#include "../../ir/indexmap.h"
+#include "../../ir/ops.h"
+#include "../../printer/print.h"
+#include "../graph.h"
+#include "flow.h"
+#include "fold.h"
+#include "plan_solve.h"
 
 enum { MAX_LABELS = 4, MAX_KEYS = 24 };
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ir/indexmap.h"
+#include "../../ir/indexmap.h"
 
 void scope_push(Scope *sc, Var *v, const Expr *extent, const Expr *min)
 {

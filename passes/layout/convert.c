@@ -15,9 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../ir/indexmap.h"
-#include "../ir/ops.h"
-#include "graph.h"
+#include "../../ir/indexmap.h"
+#include "../../ir/ops.h"
+#include "../graph.h"
+#include "convert.h"
 
 enum { CONV, MAXPOOL, AVGPOOL, ADAPTIVEPOOL, RESIZE, NKINDS };
 

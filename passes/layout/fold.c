@@ -9,10 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../interp/interp.h"
-#include "../ir/indexmap.h"
-#include "../ir/ops.h"
-#include "graph.h"
+#include "../../interp/interp.h"
+#include "../../ir/indexmap.h"
+#include "../../ir/ops.h"
+#include "../graph.h"
+#include "fold.h"
 
 typedef struct Fold {
     Module *m;

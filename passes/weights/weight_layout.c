@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ir/clone.h"
-#include "../ir/indexmap.h"
-#include "../ir/ops.h"
-#include "../printer/print.h"
-#include "graph.h"
+#include "../../ir/clone.h"
+#include "../../ir/indexmap.h"
+#include "../../ir/ops.h"
+#include "../../printer/print.h"
+#include "../graph.h"
 
 /* A weight padded by the steps may grow at most MAX_GROWTH times: what a
  * schedule tiles is not mostly padding. */

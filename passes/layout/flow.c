@@ -17,13 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../interp/tensor.h"
-#include "../ir/clone.h"
-#include "../ir/indexmap.h"
-#include "../ir/ops.h"
-#include "../printer/print.h"
+#include "../../interp/tensor.h"
+#include "../../ir/clone.h"
+#include "../../ir/indexmap.h"
+#include "../../ir/ops.h"
+#include "../../printer/print.h"
+#include "../graph.h"
+#include "convert.h"
+#include "flow.h"
 #include "flowtir.h"
-#include "graph.h"
+#include "fold.h"
 
 typedef struct Demand {
     Expr *map;

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ir/access.h"
-#include "../ir/ops.h"
-#include "../ir/vdevice.h"
-#include "graph.h"
-#include "pass.h"
+#include "../../ir/access.h"
+#include "../../ir/ops.h"
+#include "../../ir/vdevice.h"
+#include "../graph.h"
+#include "../pass.h"
 
 enum { OPENCL = 4 };
 

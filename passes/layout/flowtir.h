@@ -5,7 +5,7 @@
 #ifndef LOPT_FLOWTIR_H
 #define LOPT_FLOWTIR_H
 
-#include "../ir/ir.h"
+#include "../../ir/ir.h"
 
 enum { FLOW_MAX_ARGS = 16, FLOW_MAX_OUT = 16 };
 

@@ -3,7 +3,7 @@
 #ifndef LOPT_SCOPE_H
 #define LOPT_SCOPE_H
 
-#include "graph.h"
+#include "../graph.h"
 
 /* Gives each PrimFunc's buffer parameters the memory scopes of the values
  * its call sites pass and receive (their vdevices' scopes; a texture scope
@@ -11,5 +11,8 @@
  * PrimFunc whose call sites disagree is cloned, one copy per set of scopes.
  * Call sites that place nothing leave their callee as it is. */
 void scope_follow_calls(Module *m, Notes *notes);
+
+/* The memory scope of a tensor's vdevice, or NULL when it has none. */
+const char *sinfo_scope(const StructInfo *si);
 
 #endif

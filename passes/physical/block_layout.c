@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../ir/clone.h"
-#include "../ir/indexmap.h"
-#include "graph.h"
-#include "pass.h"
+#include "../../ir/clone.h"
+#include "../../ir/indexmap.h"
+#include "../graph.h"
+#include "../pass.h"
 #include "physical.h"
 
 typedef struct BL {

@@ -22,8 +22,8 @@
  * elimination order, exact) while its tables stay under a limit; past it,
  * it improves the best assignment it has found by local moves and says the
  * answer is not proven optimal. */
-#ifndef LOPT_PLAN_H
-#define LOPT_PLAN_H
+#ifndef LOPT_PLAN_SOLVE_H
+#define LOPT_PLAN_SOLVE_H
 
 #include <stdint.h>
 

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ir/clone.h"
-#include "../ir/vdevice.h"
-#include "graph.h"
-#include "pass.h"
+#include "../../ir/clone.h"
+#include "../../ir/vdevice.h"
+#include "../graph.h"
+#include "../pass.h"
 #include "scope.h"
 
 /* Where a placement came from, for the error that finds two. */

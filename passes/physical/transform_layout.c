@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ir/clone.h"
-#include "../ir/indexmap.h"
-#include "../printer/print.h"
-#include "graph.h"
-#include "pass.h"
+#include "../../ir/clone.h"
+#include "../../ir/indexmap.h"
+#include "../../printer/print.h"
+#include "../graph.h"
+#include "../pass.h"
 #include "physical.h"
 
 typedef struct TL {

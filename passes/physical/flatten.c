@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../ir/indexmap.h"
-#include "graph.h"
-#include "pass.h"
+#include "../../ir/indexmap.h"
+#include "../graph.h"
+#include "../pass.h"
 #include "physical.h"
 
 typedef struct Flat {

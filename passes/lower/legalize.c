@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../ir/ops.h"
-#include "graph.h"
-#include "pass.h"
-#include "scope.h"
+#include "../../ir/ops.h"
+#include "../graph.h"
+#include "../pass.h"
+#include "../texture/scope.h"
 
 typedef struct Env {
     const Var **vars;

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ir/clone.h"
-#include "../ir/indexmap.h"
-#include "graph.h"
+#include "../../ir/clone.h"
+#include "../../ir/indexmap.h"
+#include "../graph.h"
 
 enum { MAXP = 16 };
 

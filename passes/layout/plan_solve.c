@@ -1,5 +1,5 @@
-/* Solving the layout plan's problem (plan.h) exactly: a minimum cut where
- * the problem is one (two labels, the payments of the forms plan.h names),
+/* Solving the layout plan's problem (plan_solve.h) exactly: a minimum cut where
+ * the problem is one (two labels, the payments of the forms plan_solve.h names),
  * else variable elimination.
  * Every term is a table over a few variables (a unary cost, or a value's
  * payment for its rewrites over the value and its users). Eliminating a
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan_solve.h"
 
 static int64_t add_cost(int64_t a, int64_t b)
 {

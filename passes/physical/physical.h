@@ -5,8 +5,8 @@
 #ifndef LOPT_PHYSICAL_H
 #define LOPT_PHYSICAL_H
 
-#include "../ir/ir.h"
-#include "graph.h"
+#include "../../ir/ir.h"
+#include "../graph.h"
 
 /* The loop variables and block iterators around a statement; ext[i] is the
  * extent of a variable that ranges over [0, ext[i]), or -1 when unknown. */

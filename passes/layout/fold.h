@@ -1,0 +1,21 @@
+/* What fold promises the other layout passes (fold.c): cancelling and
+ * composing rewrites in place, so a pass that moves rewrites never moves
+ * one of a pair fold would cancel. */
+#ifndef LOPT_FOLD_H
+#define LOPT_FOLD_H
+
+#include "../graph.h"
+
+/* Composes adjacent rewrites of fn, removes identities and pad/crop pairs,
+ * then dead bindings; notes what it did. */
+void fold_rewrites(Module *m, Func *fn, Notes *notes);
+/* lt(lt(x, M1, p1), M2, p2), y the inner and e the outer rewrite, x of shape
+ * xsh, as one value: lt(x, M2 . M1, p) (the padding of either survives;
+ * where both pad, the values must agree; *ident, when not NULL, says
+ * whether it is the identity), or the R.nn.pad of x when the composite keeps
+ * every point in a larger box. NULL, with why filled, when one value cannot
+ * write it (why empty when y and e are not both one-to-one rewrites). */
+Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xsh, int xnd, int *ident, char *why,
+                      size_t cap);
+
+#endif
