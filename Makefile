@@ -97,6 +97,7 @@ check: build/lopt-check build/unit build/unit-indexmap build/unit-plan
 	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then $(PYTHON) testsuite/ops_diff.py build/lopt-check --seed 1 --cases 3000; \
 	else echo "ops_diff: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
 	$(PYTHON) testsuite/int8_conv_check.py build/lopt-check
+	$(PYTHON) testsuite/report/check_report.py build/lopt-check
 	$(PYTHON) testsuite/fuzz/fuzz_weight_layout.py --lopt build/lopt-check --cases 100
 	LOPT_FLOW_CACHE=check $(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --check-slice
 

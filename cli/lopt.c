@@ -383,9 +383,11 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
         return usage(o, "--emit takes text or dot, as in --emit=dot; not '%s'", a);
     } else if (strcmp(a, "--explain") == 0) {
         o->explain = 1;
-    } else if (map_option(a, "--report", &o->report, argc, argv, i)) {
-        if (*i == argc || !o->report[0])
-            return usage(o, "%s", "--report needs a file name, as in --report=pipeline.html");
+    } else if (strncmp(a, "--report", 8) == 0 && (a[8] == '=' || a[8] == 0)) {
+        /* only --report=FILE: "--report model.tir" must not write over the model */
+        o->report = a[8] ? a + 9 : "";
+        if (!o->report[0])
+            return usage(o, "%s", "--report needs a file name after '=', as in --report=pipeline.html");
     } else if (a[0] == '-' && a[1] != 0) {
         return usage(o, "unknown option '%s'", a);
     } else {

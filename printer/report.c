@@ -214,6 +214,7 @@ typedef struct W {
     const char **note_keys;   /* the notes' keys, sorted */
     int nkeys;
     int dot_missing;
+    int graphs;           /* SVGs drawn so far */
 } W;
 
 static int mark_key_cmp(const void *a, const void *b)
@@ -670,8 +671,11 @@ static void write_summary(W *w)
 }
 
 /* Runs Graphviz on a graph; returns the SVG (malloc'd), or NULL, with
- * *missing set when the program could not be started at all. */
-static char *run_dot(const char *graph, int *missing)
+ * *missing set when the program could not be started at all. The SVG's
+ * element ids start with id (Graphviz prefixes the graph's id; set last,
+ * so that the clusters do not take it too), so that the page's graphs do
+ * not share ids. */
+static char *run_dot(const char *graph, const char *id, int *missing)
 {
     const char *dot = getenv("LOPT_DOT"), *tmp = getenv("TMPDIR");
     char in[4096], outp[4096];
@@ -685,8 +689,11 @@ static char *run_dot(const char *graph, int *missing)
     char *svg = NULL;
     if (fo < 0)
         goto done;
-    size_t len = strlen(graph);
-    if (write(fi, graph, len) != (ssize_t)len || lseek(fi, 0, SEEK_SET) != 0)
+    const char *end = strrchr(graph, '}');
+    size_t len = end ? (size_t)(end - graph) : strlen(graph);
+    char tail[64];
+    int nt = snprintf(tail, sizeof tail, "  id=\"%s\";\n}\n", id);
+    if (write(fi, graph, len) != (ssize_t)len || write(fi, tail, (size_t)nt) != nt || lseek(fi, 0, SEEK_SET) != 0)
         goto done;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -728,11 +735,18 @@ done:
     return svg;
 }
 
+/* The nodes of a graph print_dot_func wrote: the lines with a label and no edge. */
 static int graph_nodes(const char *graph)
 {
-    int n = 0;
-    for (const char *p = graph; (p = strstr(p, "[label=")); p++)
-        n++;
+    int n = 0, label = 0, edge = 0;
+    for (const char *p = graph; p && *p; p++) {
+        if (*p == '\n') {
+            n += label && !edge;
+            label = edge = 0;
+        }
+        label |= strncmp(p, " [label=", 8) == 0;
+        edge |= !label && strncmp(p, " -> ", 4) == 0;
+    }
     return n;
 }
 
@@ -744,7 +758,9 @@ static void write_svg(W *w, const char *graph, int k, const char *what)
         fputs("<p class=\"same\">not in this module</p></figure>\n", out);
         return;
     }
-    char *svg = w->dot_missing ? NULL : run_dot(graph, &w->dot_missing);
+    char id[32];
+    snprintf(id, sizeof id, "g%d", w->graphs++);
+    char *svg = w->dot_missing ? NULL : run_dot(graph, id, &w->dot_missing);
     const char *start = svg ? strstr(svg, "<svg") : NULL;
     if (start) {
         fprintf(out, "<button type=\"button\" class=\"zoom\">actual size</button><div class=\"svg\" data-s=\"%d\">", k);
@@ -766,7 +782,9 @@ static void write_graphs(W *w)
     fputs("<p>Each Relax function before and after the pipeline, laid out by Graphviz: layout rewrites are green "
           "boxes labelled with their map and the bytes they write, frozen calls orange, values filled by layout "
           "(the legend's notes) and outlined by texture scope. Click a node to see its binding.</p>\n", out);
-    int missing_said = 0;
+    int missing_said = 0, last = r->n;
+    while (last > 0 && !r->steps[last - 1].mod.text)
+        last--;
     for (int g = 0; g < r->ngraphs; g++) {
         const ReportGraph *G = &r->graphs[g];
         int nodes = graph_nodes(G->after ? G->after : G->before);
@@ -774,7 +792,7 @@ static void write_graphs(W *w)
         html_str(out, G->func);
         fprintf(out, " (%d nodes after)</summary>\n<div class=\"pair\">\n", nodes);
         write_svg(w, G->before, 0, "before");
-        write_svg(w, G->after, report_last(r) == &r->input ? 0 : r->n, "after");
+        write_svg(w, G->after, last, "after");
         fputs("</div>\n</details>\n", out);
         if (w->dot_missing && !missing_said) {
             fputs("<p class=\"bad\" id=\"nodot\">Graphviz's dot (or the program LOPT_DOT names) could not be run, so "
@@ -870,7 +888,7 @@ static const char script[] =
 
 int report_write(const Report *r, FILE *out)
 {
-    W w = { out, r, NULL, NULL, 0, NULL, 0, 0 };
+    W w = { out, r, NULL, NULL, 0, NULL, 0, 0, 0 };
     w.views = malloc(((size_t)r->n + 1) * sizeof *w.views);
     if (!w.views)
         abort();
