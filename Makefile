@@ -3,6 +3,7 @@
 #   make check      build with -Werror and sanitizers, run the tests (a few minutes)
 #   make check-slow the slow cases make check leaves out (testsuite/slow.list),
 #                   and the execution tests under ThreadSanitizer (check-threads)
+#   make check-browser  the HTML report (--report) in headless Chromium, screenshots in build/browser/
 #   make check-flatten  every PrimFunc of testsuite/ and examples/ through flatten
 #   make check-transform-layout  every buffer parameter of the suite through transform-layout
 #   make coverage   line coverage of grammar/ ir/ printer/ passes/ cli/ with lcov
@@ -104,6 +105,11 @@ check: build/lopt-check build/unit build/unit-indexmap build/unit-plan
 # The cases too slow for the loop above (testsuite/slow.list: the texture
 # convolutions, about 5 minutes under the sanitizers); CI runs them too.
 # Every PrimFunc of the suite through flatten (about a minute with ./lopt).
+# the report in headless Chromium (apt-get install chromium graphviz; .ci/run does):
+# every example's and ResNet-50's page, its DOM, console, requests and a screenshot
+check-browser: build/lopt-check
+	$(PYTHON) testsuite/report/browser.py build/lopt-check build/browser
+
 check-flatten: lopt
 	LOPT=$(CURDIR)/lopt sh testsuite/flatten_all.sh
 
@@ -187,4 +193,4 @@ install: lopt
 clean:
 	rm -rf lopt build
 
-.PHONY: all check check-flatten check-transform-layout check-slow check-threads coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
+.PHONY: all check check-browser check-flatten check-transform-layout check-slow check-threads coverage fuzz fuzz-map fuzz-models fuzz-ops install clean

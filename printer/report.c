@@ -850,9 +850,7 @@ static const char script[] =
     "var lit=null;\n"
     "function show(el){openTo(el);if(lit)lit.classList.remove('hit');lit=el;el.classList.add('hit');"
     "el.scrollIntoView({block:'center'});}\n"
-    "function go(){var id=decodeURIComponent(location.hash.slice(1));var el=id&&document.getElementById(id);"
-    "if(el)show(el);}\n"
-    "window.addEventListener('hashchange',go);go();\n"
+
     "var pop=document.getElementById('pop');\n"
     "function notes(key){pop.textContent='';var h=document.createElement('h3');"
     "var xs=[].filter.call(document.querySelectorAll('.x[data-b]'),function(x){return x.dataset.b===key;});"
@@ -881,6 +879,12 @@ static const char script[] =
     "q.addEventListener('input',find);\n"
     "q.addEventListener('keydown',function(e){if(e.key==='Enter'&&res.firstChild&&res.firstChild.onclick)"
     "res.firstChild.onclick();});\n"
+    /* #s2:main.lv2 shows a binding, #find=lv2 searches, #notes=main.lv2 lists its explanations */
+    "function go(){var id=decodeURIComponent(location.hash.slice(1));"
+    "if(id.indexOf('find=')===0){q.value=id.slice(5);find();return;}"
+    "if(id.indexOf('notes=')===0){notes(id.slice(6));return;}"
+    "var el=id&&document.getElementById(id);if(el)show(el);}\n"
+    "window.addEventListener('hashchange',go);go();\n"
     "function all(open){[].forEach.call(document.querySelectorAll('details'),function(d){d.open=open;});}\n"
     "document.getElementById('expand').onclick=function(){all(true);};\n"
     "document.getElementById('collapse').onclick=function(){all(false);};\n"
