@@ -92,7 +92,7 @@ build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/layout/pla
 # make check: the stages below run side by side (make's -j), each printing
 # its progress; the golden tests (testsuite/run.sh) share themselves out
 # among the cores too.
-CHECKS = check-unit check-golden check-fixed-point check-ops-table check-batch check-numpy check-ops-diff \
+CHECKS = check-unit check-golden check-fixed-point check-ops-table check-man check-batch check-numpy check-ops-diff \
          check-int8 check-weight-layout check-models
 check: $(CHECKS)
 	@echo "make check: all passed"
@@ -111,6 +111,15 @@ check-fixed-point: build/lopt-check
 
 check-ops-table: build/lopt-check
 	sh man/ops-table.sh build/lopt-check --check
+
+# The manual pages render at 80 columns without a troff warning.
+check-man:
+	@if command -v man >/dev/null 2>&1; then \
+	  for p in man/lopt.1 man/lopt-format.5; do \
+	    w=$$(MANWIDTH=80 man --warnings=all -l $$p 2>&1 >/dev/null); \
+	    if [ -n "$$w" ]; then echo "FAIL $$p at 80 columns:"; echo "$$w"; exit 1; fi; \
+	  done; echo "man: lopt.1 and lopt-format.5 render at 80 columns without warnings"; \
+	else echo "man: skipped: man-db is not installed (.ci/run installs it)"; fi
 
 check-batch: build/lopt-check
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/batch_diff.sh 300
