@@ -382,7 +382,7 @@ static void html_str(FILE *out, const char *s)
 
 static void bytes_text(FILE *out, long long b)
 {
-    if (b >= 10 * 1024 * 1024)
+    if (b >= 1024 * 1024)
         fprintf(out, "%.1f MiB", (double)b / (1024 * 1024));
     else if (b >= 10 * 1024)
         fprintf(out, "%.1f KiB", (double)b / 1024);

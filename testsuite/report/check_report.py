@@ -256,6 +256,19 @@ def check_failure(tmp):
     check(html_escape(err) in text.split('id="s2"')[1], "fail: the error is not in the pass's section")
     check(module_of(p, "s2") == lopt(["--pass=flow,test-perturb", STRINGS]).stdout,
           "fail: the failing pass's module is not shown")
+    # a pass that fails itself: its error, no module (it may be half changed), the graph of the one before
+    r, text, p = report(["--pass=flow,transform-layout{func=nope,buffer=B,map=NCHW:NHWC},fold", STRINGS],
+                        os.path.join(tmp, "passfail.html"), rc=1)
+    self_contained(text, p, "passfail")
+    s2 = text.split('id="s2"')[1]
+    check("s3" not in p.ids and "The pass failed; the pipeline stopped here." in s2,
+          "passfail: the failed pass is not marked")
+    check(html_escape(r.stderr.strip()) in s2, "passfail: the pass's error is not shown")
+    check(not p.lines.get("s2") and module_of(p, "s1") == lopt(["--pass=flow", STRINGS]).stdout,
+          "passfail: a module is shown after the failed pass, or not before it")
+    if p.svgs:
+        check('data-s="1"' in text.split("after</figcaption>")[1][:200],
+              "passfail: the graph after is not that of the last module")
 
 
 def html_escape(s):
