@@ -7,10 +7,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dot.h"
@@ -23,7 +25,9 @@ enum {
     LONG_LINE = 240,      /* characters of a line shown before "more" */
     OPEN_LINES = 400,     /* a module view longer than this starts collapsed */
     OPEN_NOTES = 60,      /* so does a longer list of --explain lines */
-    OPEN_GRAPH = 80,      /* and the graph of a function of more bindings */
+    OPEN_GRAPH = 80,      /* and the graph of a function of more nodes */
+    MAX_GRAPH = 1200,     /* a graph of more nodes is not laid out (a chain of 2000 takes dot 18 s) */
+    DOT_SECONDS = 60,     /* and dot is stopped after this long on one graph */
 };
 
 static char *dup_str(const char *s)
@@ -213,6 +217,7 @@ typedef struct W {
     int nnotes;
     const char **note_keys;   /* the notes' keys, sorted */
     int nkeys;
+    const ReportMark **by_loc;   /* the input's marks, by source location */
     int dot_missing;
     int graphs;           /* SVGs drawn so far */
 } W;
@@ -282,19 +287,33 @@ static void view_open(View *v, const ReportText *t)
             v->lines[v->by_key[i]->line].first = 1;
 }
 
-/* The key of the input's function or binding at loc: the one written
- * there, else the first on its line. */
-static const char *input_key(const ReportText *in, Loc loc)
+static int loc_cmp(const void *a, const void *b)
 {
-    const char *line = NULL;
-    for (int i = 0; i < in->nmarks; i++) {
-        const ReportMark *k = &in->marks[i];
-        if (k->loc.line == loc.line && k->loc.col == loc.col)
-            return k->key;
-        if (k->loc.line == loc.line && !line)
-            line = k->key;
+    const ReportMark *const *x = a, *const *y = b;
+    if ((*x)->loc.line != (*y)->loc.line)
+        return (*x)->loc.line < (*y)->loc.line ? -1 : 1;
+    if ((*x)->loc.col != (*y)->loc.col)
+        return (*x)->loc.col < (*y)->loc.col ? -1 : 1;
+    return (*x)->line - (*y)->line;
+}
+
+/* The key of the input's function or binding at loc (by_loc: the input's
+ * marks sorted by loc): the one written there, else the first on its line. */
+static const char *input_key(const ReportMark *const *by_loc, int n, Loc loc)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {   /* the first mark at or after the line's start */
+        int mid = (lo + hi) / 2;
+        if (by_loc[mid]->loc.line < loc.line)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return line;
+    const char *first = lo < n && by_loc[lo]->loc.line == loc.line ? by_loc[lo]->key : NULL;
+    for (int i = lo; i < n && by_loc[i]->loc.line == loc.line; i++)
+        if (by_loc[i]->loc.col == loc.col)
+            return by_loc[i]->key;
+    return first;
 }
 
 /* Parses step k's --explain text: "SOURCE:L:C: PASS: text" or "SOURCE: PASS: text". */
@@ -329,7 +348,7 @@ static void read_notes(W *w, int k, const char *pass)
             n.len = (size_t)(e - q);
         }
         if (n.loc.line)
-            n.key = input_key(&w->r->input, n.loc);
+            n.key = input_key(w->by_loc, w->r->input.nmarks, n.loc);
         w->notes = grow(w->notes, (size_t)w->nnotes + 1, sizeof *w->notes);
         w->notes[w->nnotes++] = n;
         p = e + 1;
@@ -674,8 +693,8 @@ static void write_summary(W *w)
  * *missing set when the program could not be started at all. The SVG's
  * element ids start with id (Graphviz prefixes the graph's id; set last,
  * so that the clusters do not take it too), so that the page's graphs do
- * not share ids. */
-static char *run_dot(const char *graph, const char *id, int *missing)
+ * not share ids. *slow is set when dot was stopped after DOT_SECONDS. */
+static char *run_dot(const char *graph, const char *id, int *missing, int *slow)
 {
     const char *dot = getenv("LOPT_DOT"), *tmp = getenv("TMPDIR");
     char in[4096], outp[4096];
@@ -708,8 +727,19 @@ static char *run_dot(const char *graph, const char *id, int *missing)
         *missing = 1;
         goto done;
     }
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
+    struct timespec tick = { 0, 10 * 1000 * 1000 };
+    int waited = 0;
+    for (pid_t got = 0; got == 0 || (got < 0 && errno == EINTR);) {
+        got = waitpid(pid, &st, WNOHANG);
+        if (got == 0 && waited++ == DOT_SECONDS * 100) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            *slow = 1;
+            goto done;
+        }
+        if (got == 0)
+            nanosleep(&tick, NULL);
+    }
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         *missing = WIFEXITED(st) && WEXITSTATUS(st) == 127;
         goto done;
@@ -758,17 +788,27 @@ static void write_svg(W *w, const char *graph, int k, const char *what)
         fputs("<p class=\"same\">not in this module</p></figure>\n", out);
         return;
     }
+    int nodes = graph_nodes(graph);
+    if (nodes > MAX_GRAPH) {
+        fprintf(out, "<p class=\"bad\">not drawn: %d nodes, more than the %d Graphviz lays out in a report (lopt "
+                "--emit=dot writes the graph)</p></figure>\n", nodes, MAX_GRAPH);
+        return;
+    }
     char id[32];
     snprintf(id, sizeof id, "g%d", w->graphs++);
-    char *svg = w->dot_missing ? NULL : run_dot(graph, id, &w->dot_missing);
+    int slow = 0;
+    char *svg = w->dot_missing ? NULL : run_dot(graph, id, &w->dot_missing, &slow);
     const char *start = svg ? strstr(svg, "<svg") : NULL;
     if (start) {
         fprintf(out, "<button type=\"button\" class=\"zoom\">actual size</button><div class=\"svg\" data-s=\"%d\">", k);
         fputs(start, out);
         fputs("</div>", out);
     } else {
-        fputs(w->dot_missing ? "<p class=\"bad\">not drawn: Graphviz is not installed</p>" :
-              "<p class=\"bad\">not drawn: Graphviz's dot failed on this graph</p>", out);
+        if (slow)
+            fprintf(out, "<p class=\"bad\">not drawn: Graphviz took more than %d s</p>", DOT_SECONDS);
+        else
+            fputs(w->dot_missing ? "<p class=\"bad\">not drawn: Graphviz is not installed</p>" :
+                  "<p class=\"bad\">not drawn: Graphviz's dot failed on this graph</p>", out);
     }
     fputs("</figure>\n", out);
     free(svg);
@@ -892,10 +932,14 @@ static const char script[] =
 
 int report_write(const Report *r, FILE *out)
 {
-    W w = { out, r, NULL, NULL, 0, NULL, 0, 0, 0 };
+    W w = { out, r, NULL, NULL, 0, NULL, 0, NULL, 0, 0 };
     w.views = malloc(((size_t)r->n + 1) * sizeof *w.views);
-    if (!w.views)
+    w.by_loc = malloc((size_t)r->input.nmarks * sizeof *w.by_loc + 1);
+    if (!w.views || !w.by_loc)
         abort();
+    for (int i = 0; i < r->input.nmarks; i++)
+        w.by_loc[i] = &r->input.marks[i];
+    qsort(w.by_loc, (size_t)r->input.nmarks, sizeof *w.by_loc, loc_cmp);
     view_open(&w.views[0], &r->input);
     for (int k = 1; k <= r->n; k++) {
         view_open(&w.views[k], &r->steps[k - 1].mod);
@@ -949,6 +993,7 @@ int report_write(const Report *r, FILE *out)
         free(w.views[k].by_key);
     }
     free(w.views);
+    free(w.by_loc);
     free(w.notes);
     free(w.note_keys);
     return ferror(out) ? -1 : 0;

@@ -302,6 +302,13 @@ def check_linear(tmp):
         self_contained(text, p, "chain%d" % n)
         check(len(p.lines["s0"]) == n + 8, "chain%d: the input shows %d lines" % (n, len(p.lines["s0"])))
         sizes.append((os.path.getsize(src), os.path.getsize(path)))
+    # a graph too large for Graphviz in reasonable time is not drawn, and the page says why
+    src = os.path.join(tmp, "chain1250.tir")
+    with open(src, "w") as f:
+        f.write(chain(1250))
+    _, text, p = report(["--pass=fold", src], os.path.join(tmp, "chain1250.html"))
+    check(p.svgs == 0 and text.count("not drawn: 1254 nodes, more than the 1200") == 2,
+          "chain1250: the graphs too large to draw are not said so")
     r1 = sizes[1][1] / sizes[0][1]
     r2 = sizes[2][1] / sizes[1][1]
     m1 = sizes[1][0] / sizes[0][0]
