@@ -904,6 +904,7 @@ static const char script[] =
     "if(t.classList&&t.classList.contains('mb')){t.parentElement.classList.add('open');return;}"
     "if(t.classList&&t.classList.contains('zoom')){var z=t.nextElementSibling.classList.toggle('full');"
     "t.textContent=z?'fit to width':'actual size';return;}"
+    "if(!t.closest('#pop'))pop.classList.remove('on');"
     "if(t.closest('a'))return;var l=t.closest('.l[data-b]');if(l){if(lit)lit.classList.remove('hit');"
     "lit=l;l.classList.add('hit');notes(l.dataset.b);return;}"
     "var g=t.closest('g.node');var box=t.closest('.svg');if(g&&box){var ti=g.querySelector('title');"
