@@ -616,7 +616,55 @@ static void first_diag(FILE *out, const ReportStep *s)
     html(out, p, (size_t)(e - p));
 }
 
-static void write_summary(W *w)
+/* What --verify-exec (PassCtx.after_pass) said of step s, in its summary row. */
+static void check_cell(FILE *out, const ReportStep *s)
+{
+    if (s->status == STEP_CHECK_FAILED) {
+        fputs("<span class=\"bad\">failed</span>", out);
+        first_diag(out, s);
+    } else if (s->status != STEP_OK) {
+        fprintf(out, "<span class=\"bad\">%s</span>", status_text[s->status]);
+        first_diag(out, s);
+    } else if (s->checked) {
+        fputs("<span class=\"good\">same outputs</span>", out);
+        if (s->check[0]) {
+            fputs(": ", out);
+            html_str(out, s->check);
+        }
+        fprintf(out, " (%.3f ms)", s->check_seconds * 1e3);
+    } else {
+        fputs("not run", out);
+    }
+}
+
+static void summary_row(W *w, int k)
+{
+    FILE *out = w->out;
+    const ReportStep *s = &w->r->steps[k - 1];
+    int added = 0, removed = 0, notes = 0;
+    for (size_t i = 0; i < s->nops; i++) {
+        added += s->ops[i] == '+';
+        removed += s->ops[i] == '-';
+    }
+    for (int i = 0; i < w->nnotes; i++)
+        notes += w->notes[i].step == k;
+    fprintf(out, "<tr class=\"%s\"><td>%d</td><td><a href=\"#s%d\">", s->status ? "bad" : "ok", k, k);
+    html_str(out, s->name);
+    fprintf(out, "</a></td><td>%.3f ms</td>", s->seconds * 1e3);
+    if (s->mod.text) {
+        fprintf(out, "<td>%d</td><td>", s->mod.rewrites);
+        bytes_text(out, s->mod.bytes);
+        fprintf(out, "</td><td>+%d &#8722;%d</td>", added, removed);
+    } else {
+        fputs("<td></td><td></td><td></td>", out);
+    }
+    fprintf(out, "<td>%d</td><td>", notes);
+    check_cell(out, s);
+    fputs("</td></tr>\n", out);
+}
+
+/* The summary's first paragraph: passes, total time, rewrites before and after, the outcome. */
+static void summary_headline(W *w)
 {
     FILE *out = w->out;
     const Report *r = w->r;
@@ -629,8 +677,7 @@ static void write_summary(W *w)
             failed = k;
     }
     const ReportText *last = report_last(r);
-    fputs("<section id=\"summary\"><h2>Summary</h2>\n<p>", out);
-    fprintf(out, "%d pass%s in %.3f ms. Layout rewrites: %d (", r->n, r->n == 1 ? "" : "es", total * 1e3,
+    fprintf(out, "<p>%d pass%s in %.3f ms. Layout rewrites: %d (", r->n, r->n == 1 ? "" : "es", total * 1e3,
             r->input.rewrites);
     bytes_text(out, r->input.bytes);
     fprintf(out, ") before, %d (", last->rewrites);
@@ -642,50 +689,22 @@ static void write_summary(W *w)
         fputs("--verify-exec: the outputs of main stayed the same after every pass.", out);
     else
         fputs("--verify-exec did not run.", out);
-    fputs("</p>\n<table class=\"sum\"><thead><tr><th>#</th><th>pass</th><th>time</th><th>rewrites</th>"
+    fputs("</p>\n", out);
+}
+
+static void write_summary(W *w)
+{
+    FILE *out = w->out;
+    const Report *r = w->r;
+    fputs("<section id=\"summary\"><h2>Summary</h2>\n", out);
+    summary_headline(w);
+    fputs("<table class=\"sum\"><thead><tr><th>#</th><th>pass</th><th>time</th><th>rewrites</th>"
           "<th>bytes rewritten</th><th>lines</th><th>--explain</th><th>--verify-exec</th></tr></thead><tbody>\n", out);
-    fputs("<tr><td>0</td><td><a href=\"#s0\">input</a></td><td></td>", out);
-    fprintf(out, "<td>%d</td><td>", r->input.rewrites);
+    fprintf(out, "<tr><td>0</td><td><a href=\"#s0\">input</a></td><td></td><td>%d</td><td>", r->input.rewrites);
     bytes_text(out, r->input.bytes);
     fprintf(out, "</td><td>%d</td><td></td><td></td></tr>\n", w->views[0].n);
-    for (int k = 1; k <= r->n; k++) {
-        const ReportStep *s = &r->steps[k - 1];
-        int added = 0, removed = 0, notes = 0;
-        for (size_t i = 0; i < s->nops; i++) {
-            added += s->ops[i] == '+';
-            removed += s->ops[i] == '-';
-        }
-        for (int i = 0; i < w->nnotes; i++)
-            notes += w->notes[i].step == k;
-        fprintf(out, "<tr class=\"%s\"><td>%d</td><td><a href=\"#s%d\">", s->status ? "bad" : "ok", k, k);
-        html_str(out, s->name);
-        fprintf(out, "</a></td><td>%.3f ms</td>", s->seconds * 1e3);
-        if (s->mod.text) {
-            fprintf(out, "<td>%d</td><td>", s->mod.rewrites);
-            bytes_text(out, s->mod.bytes);
-            fprintf(out, "</td><td>+%d &#8722;%d</td>", added, removed);
-        } else {
-            fputs("<td></td><td></td><td></td>", out);
-        }
-        fprintf(out, "<td>%d</td><td>", notes);
-        if (s->status == STEP_CHECK_FAILED) {
-            fputs("<span class=\"bad\">failed</span>", out);
-            first_diag(out, s);
-        } else if (s->status != STEP_OK) {
-            fprintf(out, "<span class=\"bad\">%s</span>", status_text[s->status]);
-            first_diag(out, s);
-        } else if (s->checked) {
-            fputs("<span class=\"good\">same outputs</span>", out);
-            if (s->check[0]) {
-                fputs(": ", out);
-                html_str(out, s->check);
-            }
-            fprintf(out, " (%.3f ms)", s->check_seconds * 1e3);
-        } else {
-            fputs("not run", out);
-        }
-        fputs("</td></tr>\n", out);
-    }
+    for (int k = 1; k <= r->n; k++)
+        summary_row(w, k);
     fputs("</tbody></table>\n</section>\n", out);
 }
 
@@ -931,32 +950,51 @@ static const char script[] =
     "document.getElementById('collapse').onclick=function(){all(false);};\n"
     "})();\n";
 
-int report_write(const Report *r, FILE *out)
+/* Splits the texts into lines and sorts what the writer looks up. */
+static void w_open(W *w)
 {
-    W w = { out, r, NULL, NULL, 0, NULL, 0, NULL, 0, 0 };
-    w.views = malloc(((size_t)r->n + 1) * sizeof *w.views);
-    w.by_loc = malloc((size_t)r->input.nmarks * sizeof *w.by_loc + 1);
-    if (!w.views || !w.by_loc)
+    const Report *r = w->r;
+    w->views = malloc(((size_t)r->n + 1) * sizeof *w->views);
+    w->by_loc = malloc((size_t)r->input.nmarks * sizeof *w->by_loc + 1);
+    if (!w->views || !w->by_loc)
         abort();
     for (int i = 0; i < r->input.nmarks; i++)
-        w.by_loc[i] = &r->input.marks[i];
-    qsort(w.by_loc, (size_t)r->input.nmarks, sizeof *w.by_loc, loc_cmp);
-    view_open(&w.views[0], &r->input);
+        w->by_loc[i] = &r->input.marks[i];
+    qsort(w->by_loc, (size_t)r->input.nmarks, sizeof *w->by_loc, loc_cmp);
+    view_open(&w->views[0], &r->input);
     for (int k = 1; k <= r->n; k++) {
-        view_open(&w.views[k], &r->steps[k - 1].mod);
+        view_open(&w->views[k], &r->steps[k - 1].mod);
         const char *name = r->steps[k - 1].name;
         char pass[128];
         snprintf(pass, sizeof pass, "%.*s", (int)strcspn(name, "{"), name);
-        read_notes(&w, k, pass);
+        read_notes(w, k, pass);
     }
-    w.note_keys = malloc((size_t)w.nnotes * sizeof *w.note_keys + 1);
-    if (!w.note_keys)
+    w->note_keys = malloc((size_t)w->nnotes * sizeof *w->note_keys + 1);
+    if (!w->note_keys)
         abort();
-    for (int i = 0; i < w.nnotes; i++)
-        if (w.notes[i].key)
-            w.note_keys[w.nkeys++] = w.notes[i].key;
-    qsort(w.note_keys, (size_t)w.nkeys, sizeof *w.note_keys, str_cmp);
+    for (int i = 0; i < w->nnotes; i++)
+        if (w->notes[i].key)
+            w->note_keys[w->nkeys++] = w->notes[i].key;
+    qsort(w->note_keys, (size_t)w->nkeys, sizeof *w->note_keys, str_cmp);
+}
 
+static void w_close(W *w)
+{
+    for (int k = 0; k <= w->r->n; k++) {
+        free(w->views[k].lines);
+        free(w->views[k].by_key);
+    }
+    free(w->views);
+    free(w->by_loc);
+    free(w->notes);
+    free(w->note_keys);
+}
+
+/* The head, and the header that stays at the top: the search box and the sections. */
+static void write_head(W *w)
+{
+    FILE *out = w->out;
+    const Report *r = w->r;
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
           "script-src 'unsafe-inline'; img-src data:\">\n"
@@ -973,7 +1011,15 @@ int report_write(const Report *r, FILE *out)
         html(out, r->steps[k - 1].name, strcspn(r->steps[k - 1].name, "{"));
         fputs("</a>", out);
     }
-    fputs("</nav><div id=\"results\"></div></header>\n<main>\n<p class=\"same\">pipeline: <code>", out);
+    fputs("</nav><div id=\"results\"></div></header>\n", out);
+}
+
+int report_write(const Report *r, FILE *out)
+{
+    W w = { out, r, NULL, NULL, 0, NULL, 0, NULL, 0, 0 };
+    w_open(&w);
+    write_head(&w);
+    fputs("<main>\n<p class=\"same\">pipeline: <code>", out);
     for (int k = 1; k <= r->n; k++) {
         if (k > 1)
             fputc(',', out);
@@ -988,14 +1034,6 @@ int report_write(const Report *r, FILE *out)
     for (int k = 1; k <= r->n; k++)
         write_step(&w, k);
     fprintf(out, "</main>\n<div id=\"pop\" role=\"dialog\"></div>\n<script>\n%s</script>\n</body></html>\n", script);
-
-    for (int k = 0; k <= r->n; k++) {
-        free(w.views[k].lines);
-        free(w.views[k].by_key);
-    }
-    free(w.views);
-    free(w.by_loc);
-    free(w.notes);
-    free(w.note_keys);
+    w_close(&w);
     return ferror(out) ? -1 : 0;
 }
