@@ -441,6 +441,9 @@ static int parse_args(int argc, char **argv, Options *o)
     if (o->report && (o->map || o->split_input))
         return usage(o, "%s", o->map ? "--report shows a pipeline: --map reads no module" :
                      "--report cannot be combined with --split-input-file: it shows one module's pipeline");
+    if (o->report && ((o->input && strcmp(o->report, o->input) == 0) ||
+                      (o->output && strcmp(o->report, o->output) == 0)))
+        return usage(o, "--report=%s would write over the input or the output", o->report);
     if (o->split_input && o->output_dir)
         return usage(o, "%s", "--output-dir cannot be combined with --split-input-file: every module would write "
                      "the same files");
