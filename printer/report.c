@@ -22,7 +22,7 @@ extern char **environ;
 
 enum {
     CONTEXT = 3,          /* unchanged lines shown around a change */
-    LONG_LINE = 240,      /* characters of a line shown before "more" */
+    LONG_LINE = 320,      /* characters of a line shown before "more" (constants run to megabytes) */
     OPEN_LINES = 400,     /* a module view longer than this starts collapsed */
     OPEN_NOTES = 60,      /* so does a longer list of --explain lines */
     OPEN_GRAPH = 80,      /* and the graph of a function of more nodes */
@@ -415,7 +415,7 @@ static void write_line(W *w, int k, const View *v, int i, int number, char kind)
     FILE *out = w->out;
     const Line *l = &v->lines[i];
     const char *key = l->mark >= 0 ? v->t->marks[l->mark].key : NULL;
-    fputs(kind == '+' ? "<div class=\"l a\"" : kind == '-' ? "<div class=\"l d\"" : "<div class=\"l\"", out);
+    fprintf(out, "<div class=\"l%s%s\"", kind == '+' ? " a" : kind == '-' ? " d" : "", l->n > LONG_LINE ? " long" : "");
     if (key && kind != '-' && l->first) {
         fprintf(out, " id=\"s%d:", k);
         html_str(out, key);
@@ -887,7 +887,7 @@ static const char style[] =
     ".l.a{background:#dafbe1}.l.d{background:#ffebe9}.l.a .n::after{content:'+'}.l.d .n::after{content:'-'}"
     ".l:target,.l.hit{background:#fff8c5;outline:1px solid #d4a72c}"
     ".l .k{background:#0969da;color:#fff;border-radius:8px;padding:0 5px;margin-left:8px;font-size:10px}"
-    ".more{display:none}.l.open .more{display:inline}.l.open .mb{display:none}"
+    ".l.long{white-space:pre-wrap;word-break:break-all}.more{display:none}.l.open .more{display:inline}.l.open .mb{display:none}"
     ".mb{font-size:10px;margin-left:4px;padding:0 4px}"
     "details.fold{background:#f6f8fa}details.fold>summary{font-style:italic;padding-left:5.5em;color:#59636e}"
     ".notes .x{font:12px/1.5 monospace;white-space:pre-wrap}"
