@@ -256,6 +256,12 @@ def check_failure(tmp):
     check(html_escape(err) in text.split('id="s2"')[1], "fail: the error is not in the pass's section")
     check(module_of(p, "s2") == lopt(["--pass=flow,test-perturb", STRINGS]).stdout,
           "fail: the failing pass's module is not shown")
+    # within a ULP bound: the passes after the perturbation say so, the one before is bit-exact
+    _, text, p = report(["--pass=flow,test-perturb,fold", "--verify-exec=ulp:8", STRINGS],
+                        os.path.join(tmp, "ulp.html"))
+    said = re.findall(r"same outputs</span>: ([^<(]*)", text)
+    check([x.strip() for x in said] == ["1 output, bit-exact", "1 output, within 8 ULP", "1 output, within 8 ULP"],
+          "ulp: --verify-exec's findings per pass are %s" % said)
     # a pass that fails itself: its error, no module (it may be half changed), the graph of the one before
     r, text, p = report(["--pass=flow,transform-layout{func=nope,buffer=B,map=NCHW:NHWC},fold", STRINGS],
                         os.path.join(tmp, "passfail.html"), rc=1)
