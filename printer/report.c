@@ -547,7 +547,7 @@ static void write_notes(W *w, int k)
         if (x->step != k)
             continue;
         int at = x->key ? note_target(w, k, x->key) : -1;
-        fputs("<div class=\"x\"", out);
+        fputs(x->loc.line ? "<div class=\"x\"" : "<div class=\"x t\"", out);   /* t: the pass's table */
         if (x->key) {
             fputs(" data-b=\"", out);
             html_str(out, x->key);
@@ -890,7 +890,7 @@ static const char style[] =
     ".l.long{white-space:pre-wrap;word-break:break-all}.more{display:none}.l.open .more{display:inline}.l.open .mb{display:none}"
     ".mb{font-size:10px;margin-left:4px;padding:0 4px}"
     "details.fold{background:#f6f8fa}details.fold>summary{font-style:italic;padding-left:5.5em;color:#59636e}"
-    ".notes .x{font:12px/1.5 monospace;white-space:pre-wrap}"
+    ".notes .x{font:12px/1.5 monospace;white-space:pre-wrap}.x.t{color:#59636e}"
     ".x a,.loc{display:inline-block;min-width:5em}"
     "pre.diag{background:#ffebe9;padding:6px;white-space:pre-wrap}"
     ".pair{display:flex;gap:12px;align-items:flex-start}"
