@@ -90,11 +90,11 @@ build/unit-indexmap: build/check/testsuite/unit/maps.o $(LIBOBJ_CHECK)
 build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/layout/plan_solve.o
 	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
-# make check: the stages below run side by side (make's -j), each printing
-# its progress; the golden tests (testsuite/run.sh) share themselves out
+# make check: the stages below run side by side (make's -j), the longest
+# first, each printing its progress; the golden tests (testsuite/run.sh) share themselves out
 # among the cores too.
-CHECKS = check-unit check-golden check-fixed-point check-ops-table check-man check-batch check-numpy check-ops-diff \
-         check-int8 check-report check-weight-layout check-models
+CHECKS = check-golden check-models check-unit check-fixed-point check-ops-table check-man check-batch check-numpy \
+         check-ops-diff check-int8 check-report check-weight-layout
 check: $(CHECKS)
 	@echo "make check: all passed"
 
