@@ -13,6 +13,7 @@
  * copy until the module comes back, and answers the cheapest module of that
  * cycle: flow,fold run again then changes nothing (pass_flow). */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -843,13 +844,18 @@ static Func *callee_of(Module *m, const Expr *e, int tuple, const OpInfo **opp, 
  * stops with an internal error when the two differ (make check runs so). */
 enum { ANSWERS_MAX_BYTES = 64 << 20 };   /* the cache stops growing there */
 
+static int mode;   /* 0 off, 1 on, 2 check: read once, before any thread reads it */
+static pthread_once_t mode_once = PTHREAD_ONCE_INIT;
+
+static void read_cache_mode(void)
+{
+    const char *v = getenv("LOPT_FLOW_CACHE");
+    mode = v && strcmp(v, "off") == 0 ? 0 : v && strcmp(v, "check") == 0 ? 2 : 1;
+}
+
 static int cache_mode(void)
 {
-    static int mode = -1;   /* 0 off, 1 on, 2 check */
-    if (mode < 0) {
-        const char *v = getenv("LOPT_FLOW_CACHE");
-        mode = v && strcmp(v, "off") == 0 ? 0 : v && strcmp(v, "check") == 0 ? 2 : 1;
-    }
+    pthread_once(&mode_once, read_cache_mode);
     return mode;
 }
 
