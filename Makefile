@@ -1,5 +1,7 @@
 # lopt: one Makefile, no configure step.
 #   make            build ./lopt
+#   make lib        build liblopt.a and liblopt.so (api/lopt.h)
+#   make python     build the Python module lopt in build/python (python3-dev)
 #   make check      build with -Werror and sanitizers, run the tests (a few minutes)
 #   make check-slow the slow cases make check leaves out (testsuite/slow.list),
 #                   and the execution tests under ThreadSanitizer (check-threads)
@@ -10,7 +12,7 @@
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-WARN     = -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter -D_POSIX_C_SOURCE=200809L
+WARN     = -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter -D_POSIX_C_SOURCE=200809L -fvisibility=hidden
 RE2C    ?= re2c
 PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 BISON   ?= bison
@@ -19,7 +21,7 @@ LIBS     = -lm -pthread
 
 # Every source of the tree; the generated lexer and parser are committed.
 SRCDIRS = grammar ir ir/ops ir/ops/nn interp printer passes passes/layout passes/physical passes/texture \
-          passes/weights passes/lower cli
+          passes/weights passes/lower api cli
 SRC = $(sort grammar/lexer.c grammar/parser.c $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c)))
 LIBSRC = $(filter-out cli/lopt.c,$(SRC))
 HDR = $(wildcard */*.h */*/*.h)
@@ -70,6 +72,65 @@ grammar/parser.c grammar/parser.h: grammar/parser.y
 	  $(BISON) -Wall -Werror --no-lines -o grammar/parser.c --header=grammar/parser.h grammar/parser.y; \
 	else echo "note: $(BISON) not found; using the committed parser"; touch grammar/parser.c grammar/parser.h; fi
 
+# The library: every source but the command line's, behind api/lopt.h
+# (-fvisibility=hidden: only the lopt_ functions are exported from the .so).
+# The shared library's objects, and the Python module's, are position-independent.
+LIBOBJ_PLAIN = $(LIBSRC:%.c=build/obj/%.o)
+LIBOBJ_PIC   = $(LIBSRC:%.c=build/pic/%.o)
+-include $(LIBOBJ_PIC:.o=.d)
+
+build/pic/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -fPIC -MMD -MP -c -o $@ $<
+
+liblopt.a: $(LIBOBJ_PLAIN)
+	rm -f $@
+	$(AR) rcs $@ $(LIBOBJ_PLAIN)
+
+liblopt.so: $(LIBOBJ_PIC)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,liblopt.so.0 -o $@ $(LIBOBJ_PIC) $(LIBS)
+
+build/liblopt-pic.a: $(LIBOBJ_PIC)
+	rm -f $@
+	$(AR) rcs $@ $(LIBOBJ_PIC)
+
+lib: liblopt.a liblopt.so
+
+# The C API under AddressSanitizer: errors, handles reused, two threads.
+build/api-test: build/check/testsuite/api/api_test.o $(LIBOBJ_CHECK)
+	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
+-include build/check/testsuite/api/api_test.d
+
+check-api: build/api-test liblopt.so
+	./build/api-test
+	@# the shared library exports lopt_* alone
+	@bad=$$(nm -D --defined-only liblopt.so | awk '$$2 ~ /^[TDBRVW]$$/ && $$3 !~ /^lopt_/ && $$3 !~ /^_/ { print $$3 }'); \
+	  if [ -n "$$bad" ]; then echo "liblopt.so exports symbols without the lopt_ prefix:"; echo "$$bad"; exit 1; fi; \
+	  echo "liblopt.so: $$(nm -D --defined-only liblopt.so | grep -c ' lopt_') symbols, all lopt_"
+
+# The Python module lopt (python/), over the library, with Debian's
+# python3-dev; NumPy arrays in and out (python3-numpy at run time).
+PYINC    = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
+PYEXT    = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
+PYSITE  ?= $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("platlib", vars={"platbase": "$(PREFIX)"}))' 2>/dev/null)
+PYMOD    = build/python/lopt$(PYEXT)
+HAVE_PYDEV = $(shell test -n "$(PYINC)" && test -f "$(PYINC)/Python.h" && echo yes)
+
+python: $(PYMOD)
+
+$(PYMOD): python/lopt_module.c api/lopt.h build/liblopt-pic.a
+	@if [ "$(HAVE_PYDEV)" != yes ]; then echo "make python: Python.h not found: install python3-dev"; exit 1; fi
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -Wno-missing-field-initializers $(CFLAGS) -fPIC -shared -I$(PYINC) -o $@ python/lopt_module.c \
+	  build/liblopt-pic.a $(LIBS)
+
+install-python: $(PYMOD)
+	install -d $(DESTDIR)$(PYSITE)
+	install -m 644 $(PYMOD) $(DESTDIR)$(PYSITE)/
+
+check-python: python
+	PYTHONPATH=$(CURDIR)/build/python LOPT=$(CURDIR)/lopt $(PYTHON) -m pytest -q python/test_lopt.py
+
 # The test build: warnings are errors, AddressSanitizer and UBSan on.
 build/lopt-check: $(OBJ_CHECK)
 	$(CC) $(SANFLAGS) -o $@ $(OBJ_CHECK) $(LIBS)
@@ -83,7 +144,7 @@ build/unit-indexmap: build/check/testsuite/unit/maps.o $(LIBOBJ_CHECK)
 build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/layout/plan_solve.o
 	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
-check: build/lopt-check build/unit build/unit-indexmap build/unit-plan
+check: build/lopt-check build/unit build/unit-indexmap build/unit-plan check-api
 	./build/unit
 	./build/unit-indexmap
 	./build/unit-plan 600 1
@@ -99,6 +160,8 @@ check: build/lopt-check build/unit build/unit-indexmap build/unit-plan
 	$(PYTHON) testsuite/int8_conv_check.py build/lopt-check
 	$(PYTHON) testsuite/fuzz/fuzz_weight_layout.py --lopt build/lopt-check --cases 100
 	LOPT_FLOW_CACHE=check $(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --check-slice
+	@if [ "$(HAVE_PYDEV)" = yes ] && $(PYTHON) -c 'import numpy, pytest' 2>/dev/null; then $(MAKE) --no-print-directory check-python; \
+	else echo "check-python: skipped: python3-dev, python3-numpy or python3-pytest is not installed (.ci/run installs them)"; fi
 
 # The cases too slow for the loop above (testsuite/slow.list: the texture
 # convolutions, about 5 minutes under the sanitizers); CI runs them too.
@@ -125,7 +188,7 @@ check-threads: build/lopt-tsan
 	LOPT=$(CURDIR)/build/lopt-tsan sh testsuite/run.sh exec/
 
 # Coverage: an instrumented build runs the same tests, lcov sums the lines.
-COVDIRS = grammar ir interp printer passes cli
+COVDIRS = grammar ir interp printer passes api cli
 build/cov/lopt: $(OBJ_COV)
 	$(CC) $(COVFLAGS) -o $@ $(OBJ_COV) $(LIBS)
 
@@ -177,13 +240,17 @@ fuzz-map: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_map.c testsuite/unit/maps.c
 fuzz-ops: lopt
 	$(PYTHON) testsuite/ops_diff.py ./lopt --seconds $(FUZZ_SECONDS)
 
-install: lopt
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+install: lopt liblopt.a liblopt.so
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
+	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
 	install -m 755 lopt $(DESTDIR)$(PREFIX)/bin/lopt
+	install -m 644 api/lopt.h $(DESTDIR)$(PREFIX)/include/lopt.h
+	install -m 644 liblopt.a $(DESTDIR)$(PREFIX)/lib/liblopt.a
+	install -m 755 liblopt.so $(DESTDIR)$(PREFIX)/lib/liblopt.so
 	install -m 644 man/lopt.1 $(DESTDIR)$(PREFIX)/share/man/man1/lopt.1
 	install -m 644 man/lopt-format.5 $(DESTDIR)$(PREFIX)/share/man/man5/lopt-format.5
 
 clean:
-	rm -rf lopt build
+	rm -rf lopt liblopt.a liblopt.so build
 
-.PHONY: all check check-flatten check-transform-layout check-slow check-threads coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
+.PHONY: all lib python install-python check-api check-python check check-flatten check-transform-layout check-slow check-threads coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
