@@ -128,7 +128,7 @@ install-python: $(PYMOD)
 	install -d $(DESTDIR)$(PYSITE)
 	install -m 644 $(PYMOD) $(DESTDIR)$(PYSITE)/
 
-check-python: python
+check-python: python lopt
 	PYTHONPATH=$(CURDIR)/build/python LOPT=$(CURDIR)/lopt $(PYTHON) -m pytest -q python/test_lopt.py
 
 # The test build: warnings are errors, AddressSanitizer and UBSan on.
