@@ -184,8 +184,13 @@ check-slow: build/lopt-check build/unit-plan check-threads
 build/lopt-tsan: $(SRC) $(HDR)
 	$(CC) $(WARN) -Werror -O1 -g -fsanitize=thread -o $@ $(SRC) $(LIBS)
 
-check-threads: build/lopt-tsan
+check-threads: build/lopt-tsan build/api-test-tsan
 	LOPT=$(CURDIR)/build/lopt-tsan sh testsuite/run.sh exec/
+	./build/api-test-tsan
+
+# The C API's test under ThreadSanitizer: two threads on two modules.
+build/api-test-tsan: $(LIBSRC) $(HDR) testsuite/api/api_test.c
+	$(CC) $(WARN) -Werror -O1 -g -fsanitize=thread -o $@ testsuite/api/api_test.c $(LIBSRC) $(LIBS)
 
 # Coverage: an instrumented build runs the same tests, lcov sums the lines.
 COVDIRS = grammar ir interp printer passes api cli

@@ -291,3 +291,12 @@ def test_gil_released():
     t.join()
     # with the GIL held through the run, the pause would be the whole run
     assert gap < once / 2, (gap, once)
+
+
+def test_readme_example(capsys):
+    # the README's Python block runs as it is, on a module of the shapes it names
+    readme = read(os.path.join(TOP, "README.md"))
+    block = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    text = read(os.path.join(TOP, "examples", "conv_add_conv_nchwc.tir"))
+    exec(compile(block, "README.md", "exec"), {"text": text})
+    assert "lambda n, c, h, w: (n, c // 4, h, w, c % 4)" in capsys.readouterr().out
