@@ -10,6 +10,12 @@
 #   make coverage   line coverage of grammar/ ir/ printer/ passes/ cli/ with lcov
 #   make install PREFIX=/usr/local DESTDIR=
 
+# Builds and tests use every core unless -j says how many.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(NPROC)
+endif
+
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter -D_POSIX_C_SOURCE=200809L -fvisibility=hidden
@@ -144,22 +150,60 @@ build/unit-indexmap: build/check/testsuite/unit/maps.o $(LIBOBJ_CHECK)
 build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/layout/plan_solve.o
 	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
-check: build/lopt-check build/unit build/unit-indexmap build/unit-plan check-api
+# make check: the stages below run side by side (make's -j), each printing
+# its progress; the golden tests (testsuite/run.sh) share themselves out
+# among the cores too.
+CHECKS = check-unit check-golden check-fixed-point check-ops-table check-man check-batch check-numpy check-ops-diff \
+         check-int8 check-weight-layout check-models check-api check-py
+check: $(CHECKS)
+	@echo "make check: all passed"
+
+check-unit: build/unit build/unit-indexmap build/unit-plan
 	./build/unit
 	./build/unit-indexmap
 	./build/unit-plan 600 1
-	@# LOPT_FLOW_CACHE=check: flow computes again each answer it finds kept, and stops on a difference
+
+# LOPT_FLOW_CACHE=check: flow computes again each answer it finds kept, and stops on a difference
+check-golden: build/lopt-check
 	LOPT_FLOW_CACHE=check LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
+
+check-fixed-point: build/lopt-check
 	LOPT_FLOW_CACHE=check LOPT=$(CURDIR)/build/lopt-check sh testsuite/fixed_point.sh
+
+check-ops-table: build/lopt-check
 	sh man/ops-table.sh build/lopt-check --check
+
+# The manual pages render at 80 columns without a troff warning.
+check-man:
+	@if command -v man >/dev/null 2>&1; then \
+	  for p in man/lopt.1 man/lopt-format.5; do \
+	    w=$$(MANWIDTH=80 man --warnings=all -l $$p 2>&1 >/dev/null); \
+	    if [ -n "$$w" ]; then echo "FAIL $$p at 80 columns:"; echo "$$w"; exit 1; fi; \
+	  done; echo "man: lopt.1 and lopt-format.5 render at 80 columns without warnings"; \
+	else echo "man: skipped: man-db is not installed (.ci/run installs it)"; fi
+
+check-batch: build/lopt-check
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/batch_diff.sh 300
+
+check-numpy: build/lopt-check
 	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then $(PYTHON) testsuite/numpy_check.py build/lopt-check; \
 	else echo "numpy_check: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
+
+check-ops-diff: build/lopt-check
 	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then $(PYTHON) testsuite/ops_diff.py build/lopt-check --seed 1 --cases 3000; \
 	else echo "ops_diff: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
+
+check-int8: build/lopt-check
 	$(PYTHON) testsuite/int8_conv_check.py build/lopt-check
+
+check-weight-layout: build/lopt-check
 	$(PYTHON) testsuite/fuzz/fuzz_weight_layout.py --lopt build/lopt-check --cases 100
-	LOPT_FLOW_CACHE=check $(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --check-slice
+
+check-models: build/lopt-check
+	LOPT_FLOW_CACHE=check $(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --check-slice --jobs $(NPROC)
+
+# The Python module's tests, when python3-dev, NumPy and pytest are there.
+check-py:
 	@if [ "$(HAVE_PYDEV)" = yes ] && $(PYTHON) -c 'import numpy, pytest' 2>/dev/null; then $(MAKE) --no-print-directory check-python; \
 	else echo "check-python: skipped: python3-dev, python3-numpy or python3-pytest is not installed (.ci/run installs them)"; fi
 
@@ -258,4 +302,4 @@ install: lopt liblopt.a liblopt.so
 clean:
 	rm -rf lopt liblopt.a liblopt.so build
 
-.PHONY: all lib python install-python check-api check-python check check-flatten check-transform-layout check-slow check-threads coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
+.PHONY: all lib python install-python check-python check $(CHECKS) check-flatten check-transform-layout check-slow check-threads coverage fuzz fuzz-map fuzz-models fuzz-ops install clean

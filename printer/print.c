@@ -116,19 +116,37 @@ static void print_str(Printer *out, const char *s, int len)
     put_c(out, '"');
 }
 
-/* The shortest decimal that reads back as the same double, with a '.' or an
- * exponent so that it reads back as a float. */
-static void print_double(Printer *out, double v)
+static int g_format(char *buf, int neg, uint64_t q, int p, int x);
+
+/* The shortest decimal that reads back as v through back (the identity for
+ * a double, the rounding to a narrower dtype for a constant's element),
+ * written by g_format. */
+static int shortest_decimal(char *buf, double v, DType dt, int maxprec)
 {
-    char buf[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
+    char e[40];
+    int prec = 1;
+    for (; prec < maxprec; prec++) {
+        snprintf(e, sizeof e, "%.*e", prec - 1, v);
+        double r = strtod(e, NULL);
+        if ((dt == DT_VOID ? r : round_to(dt, r)) == v)
             break;
     }
+    snprintf(e, sizeof e, "%.*e", prec - 1, v);
+    const char *c = e;
+    int neg = *c == '-';
+    c += neg;
+    uint64_t q = 0;
+    for (; *c && *c != 'e'; c++)
+        if (*c >= '0' && *c <= '9')
+            q = q * 10 + (uint64_t)(*c - '0');
+    return g_format(buf, neg, q, prec, *c == 'e' ? atoi(c + 1) : 0);
+}
+
+static void print_double(Printer *out, double v)
+{
+    char buf[48];
+    shortest_decimal(buf, v, DT_VOID, 17);
     put(out, buf);
-    if (!strpbrk(buf, ".eninf"))
-        put(out, ".0");
 }
 
 static int prec_of(const Expr *e)
@@ -292,7 +310,7 @@ static int g_format(char *buf, int neg, uint64_t q, int p, int x)
         n--;
     if (neg)
         buf[len++] = '-';
-    if (x < -4 || x >= p) {
+    if (x < -4 || x >= 16) {
         buf[len++] = d[0];
         if (n > 1) {
             buf[len++] = '.';
@@ -316,11 +334,12 @@ static int g_format(char *buf, int neg, uint64_t q, int p, int x)
     } else {
         for (int i = 0; i <= x; i++)
             buf[len++] = i < n ? d[i] : '0';
-        if (n > x + 1) {
-            buf[len++] = '.';
+        buf[len++] = '.';
+        if (n > x + 1)
             for (int i = x + 1; i < n; i++)
                 buf[len++] = d[i];
-        }
+        else
+            buf[len++] = '0';
     }
     buf[len] = 0;
     return len;
@@ -401,25 +420,10 @@ static void const_float(Printer *p, double v, DType dt)
         put_n(p, p->seen[slot].s, p->seen[slot].len);
         return;
     }
-    char buf[40];
+    char buf[48];
     int n = shortest_digits(buf, v, dt);
-    if (n) {
-        if (!memchr(buf, '.', (size_t)n) && !memchr(buf, 'e', (size_t)n)) {
-            memcpy(buf + n, ".0", 2);
-            n += 2;
-        }
-    } else {
-        for (int prec = 1; prec <= 9; prec++) {
-            snprintf(buf, sizeof buf, "%.*g", prec, v);
-            if (round_to(dt, strtod(buf, NULL)) == v)
-                break;
-        }
-        n = (int)strlen(buf);
-        if (!strpbrk(buf, ".en")) {
-            memcpy(buf + n, ".0", 2);
-            n += 2;
-        }
-    }
+    if (!n)
+        n = shortest_decimal(buf, v, dt, 9);
     put_n(p, buf, (size_t)n);
     if ((size_t)n <= sizeof p->seen[slot].s) {
         p->seen[slot].bits = bits;

@@ -11,7 +11,8 @@
 # Usage: sh testsuite/run.sh [filter]   (LOPT names the binary under test)
 # The cases listed in testsuite/slow.list (tests, and examples whose --run is
 # slow under the sanitizers) are skipped unless SLOW=all; SLOW=only runs only
-# them (make check-slow). A line per area reports progress.
+# them (make check-slow). The work runs on JOBS workers at once (default:
+# the machine's cores), with a progress line every five seconds.
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 LOPT=${LOPT:-$top/lopt}
@@ -118,58 +119,104 @@ skip() {
     [ "$slow" = only ]
 }
 
-area=
-mark=0
-progress() {
-    if [ -n "$area" ] && [ "$1" != "$area" ] && [ $((pass + fail)) -ne "$mark" ]; then
-        echo "  $area done: $pass passed, $fail failed in all ($(( $(date +%s) - start )) s)"
-        mark=$((pass + fail))
-    fi
-    [ "$1" != "$area" ] && mark=$((pass + fail))
-    area=$1
-}
+progress() { echo "  $1 ($(( $(date +%s) - start )) s)"; }
 
+# The work, one item a line ("kind path"), shared out among $jobs workers
+# that run at once; the main process prints a progress line every few
+# seconds until they are done.
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 1)}
 cd "$top/testsuite" || exit 2
 for t in $(find . -name '*.tir' | sed 's|^\./||' | LC_ALL=C sort); do
     case "$t" in *"$filter"*) ;; *) continue ;; esac
     case "$t" in fuzz/*) continue ;; esac
     skip "testsuite/$t" && continue
-    progress "${t%%/*}"
-    run_one "$t"
-done
-progress "round trips"
+    echo "test $t"
+done >"$tmp/work"
 cd "$top" || exit 2
 for f in $(find testsuite examples -name '*.tir' | LC_ALL=C sort); do
     case "$f" in *"$filter"*) ;; *) continue ;; esac
     [ "$slow" = only ] && continue
-    roundtrip_one "$f"
-done
-progress "runs of examples"
-# Every example runs on seeded inputs.
+    echo "roundtrip $f"
+done >>"$tmp/work"
+# Every example runs on seeded inputs, and is accepted as it is.
 for f in $(find examples -name '*.tir' | LC_ALL=C sort); do
     case "$f" in *"$filter"*) ;; *) continue ;; esac
-    skip "$f" && continue
-    if "$LOPT" --run "$f" >"$tmp/out" 2>"$tmp/err"; then
+    skip "$f" || echo "run $f"
+    [ "$slow" = only ] || echo "read $f"
+done >>"$tmp/work"
+
+run_example() {
+    if "$LOPT" --run "$1" >"$tmp/out" 2>"$tmp/err"; then
         pass=$((pass + 1))
     else
-        echo "FAIL run $f"
+        echo "FAIL run $1"
         head -n 5 "$tmp/err"
         fail=$((fail + 1))
     fi
-done
-progress "reads of examples"
-# Every example must be accepted as it is.
-for f in $(find examples -name '*.tir' | LC_ALL=C sort); do
-    case "$f" in *"$filter"*) ;; *) continue ;; esac
-    [ "$slow" = only ] && continue
-    if "$LOPT" "$f" >/dev/null 2>"$tmp/err"; then
+}
+
+read_example() {
+    if "$LOPT" "$1" >/dev/null 2>"$tmp/err"; then
         pass=$((pass + 1))
     else
-        echo "FAIL example $f"
+        echo "FAIL example $1"
         head -n 5 "$tmp/err"
         fail=$((fail + 1))
     fi
+}
+
+# Worker k of $jobs takes every item whose line number is k modulo $jobs,
+# in a scratch directory of its own; it writes what fails to its log, a
+# byte per item done to its tally, and its counts at the end.
+worker() {
+    k=$1
+    tmp=$tmp/w$k
+    mkdir -p "$tmp"
+    awk -v k="$k" -v n="$jobs" 'NR % n == k' "$tmp/../work" | {
+        while read -r kind path; do
+            case $kind in
+                test) cd "$top/testsuite" && run_one "$path"; cd "$top" ;;
+                roundtrip) roundtrip_one "$path" ;;
+                run) run_example "$path" ;;
+                read) read_example "$path" ;;
+            esac
+            printf . >>"$tmp/tally"
+        done
+        echo "$pass $fail" >"$tmp/counts"
+    } >"$tmp/log"
+}
+
+total=$(wc -l <"$tmp/work")
+k=0
+while [ "$k" -lt "$jobs" ]; do
+    worker "$k" &
+    k=$((k + 1))
 done
+# A progress line every five seconds while the workers run.
+last=$start
+while :; do
+    sleep 1
+    finished=$(ls "$tmp"/w*/counts 2>/dev/null | wc -l)
+    [ "$finished" -ge "$jobs" ] && break
+    now=$(date +%s)
+    if [ $((now - last)) -ge 5 ]; then
+        echo "  $(cat "$tmp"/w*/tally 2>/dev/null | wc -c) of $total golden tests, round trips and examples done ($((now - start)) s)"
+        last=$now
+    fi
+done
+wait
+k=0
+while [ "$k" -lt "$jobs" ]; do
+    cat "$tmp/w$k/log"
+    if read -r p f <"$tmp/w$k/counts"; then
+        pass=$((pass + p)); fail=$((fail + f))
+    else
+        echo "FAIL run.sh: worker $k did not finish"
+        fail=$((fail + 1))
+    fi
+    k=$((k + 1))
+done
+echo "  $total golden tests, round trips and examples: $pass passed, $fail failed ($(( $(date +%s) - start )) s)"
 
 progress "examples of the manual and the README"
 # Every command the manual's EXAMPLES and the README's code blocks show runs
@@ -263,7 +310,6 @@ if [ -z "$filter" ] || [ "$filter" = man ]; then
     fi
 fi
 
-progress end
 [ "$skipped" -gt 0 ] && echo "  $skipped slow cases skipped (make check-slow runs them)"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

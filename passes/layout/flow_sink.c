@@ -1,0 +1,275 @@
+/* flow's sinking: before the backward sweep, a rewrite moves forward past
+ * an elementwise operator (or into a reduction, its axes renumbered).
+ *
+ * y = g(lt(p, B), lt(q, B), c) with every rewrite used only here and every
+ * other operand a constant is the same as lt(g'(p, q, c'), B). Sinking writes
+ * it as y0 = g(...); y_t = lt(y0, B^-1); y = lt(y_t, B): the backward sweep
+ * then carries B^-1 into g, where it meets the operands' B and fold cancels
+ * them. Two rewrites become one, and a rewrite that meets its inverse
+ * further on (the next convolution's) cancels there. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../ir/indexmap.h"
+#include "flow_internal.h"
+
+static int sink_operands(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses, const PtrMap *rwuses,
+                         const Expr *e, const OpInfo *op, const Expr **map, const Expr **inner)
+{
+    int nrw = 0;
+    for (int k = 0; k < op->ntensors; k++) {
+        const Expr *a = e->u.call.args[k];
+        if (a->kind == E_CONST)
+            continue;
+        if (a->kind != E_VAR)
+            return 0;
+        int i = ptrmap_get(def, a->u.var, 0);
+        const Binding *b = i ? binds[i - 1] : NULL;
+        if (b && b->value->kind == E_CONST)
+            continue;
+        /* its other uses, if any, are rewrites, which fold composes with it */
+        if (!b || !is_layout_transform(b->value) ||
+            ptrmap_get(uses, a->u.var, 0) != 1 + ptrmap_get(rwuses, a->u.var, 0))
+            return 0;
+        const Expr *m = call_kwarg(b->value, "index_map"), *p = b->value->u.call.args[0];
+        if (p->kind != E_VAR || !a->u.var->sinfo || !p->u.var->sinfo)
+            return 0;
+        if (nrw && !(same_rewrite(&S->scratch, *map, m, p->u.var->sinfo) &&
+                     sinfo_same_tensor((*inner)->u.var->sinfo, p->u.var->sinfo)))
+            return 0;
+        *map = m;
+        *inner = p;
+        nrw++;
+    }
+    return nrw;
+}
+
+/* mean(lt(p, B), axis) with B a permutation is mean(p, axis') when the kept
+ * axes come out in the same order: the rewrite disappears into the reduction
+ * (NHWC's mean over axes [1, 2] gives the same (N, C) as NCHW's over [2, 3]). */
+static int sink_reduce(Sweep *S, Binding *bd, const Expr *map, const Expr *inner)
+{
+    Module *m = S->m;
+    Expr *e = bd->value;
+    TensorType pt, yt;
+    if (value_type(inner, &pt) || sinfo_shape(bd->var->sinfo, &yt.dtype, &yt.ndim, yt.shape))
+        return 0;
+    Expr *c = reduce_through(m, e, map, &pt, &yt, bd->loc);
+    if (!c)
+        return 0;
+    c->u.call.args[0] = (Expr *)inner;
+    bd->value = c;
+    note_add(S->notes, bd->loc, "sank the rewrite of %s's operand into %s", var_said(bd->var), e->u.call.op->str);
+    return 2;
+}
+
+/* What sinking looks ahead on: the block's bindings as written, where each
+ * value is bound, who reads it (a list per binding: first[i], then next[]),
+ * and what is known of each binding. */
+typedef struct Ahead {
+    const RBlock *rb;
+    PtrMap at;             /* var -> 1 + index of its binding */
+    int *first, *next, *who, nlinks, caplinks;
+    signed char *pays;     /* per binding: -1 unknown, 0 or 1 */
+} Ahead;
+
+static void ahead_link(Ahead *A, int i, int j)
+{
+    if (A->nlinks == A->caplinks) {
+        A->caplinks = A->caplinks ? 2 * A->caplinks : 64;
+        A->next = realloc(A->next, (size_t)A->caplinks * sizeof *A->next);
+        A->who = realloc(A->who, (size_t)A->caplinks * sizeof *A->who);
+        if (!A->next || !A->who)
+            abort();
+    }
+    A->who[A->nlinks] = j;
+    A->next[A->nlinks] = A->first[i];
+    A->first[i] = A->nlinks++;
+}
+
+static void ahead_init(Ahead *A, const RBlock *rb)
+{
+    int n = rb->nbinds;
+    A->rb = rb;
+    A->pays = malloc((size_t)n + 1);
+    A->first = malloc(((size_t)n + 1) * sizeof *A->first);
+    if (!A->pays || !A->first)
+        abort();
+    memset(A->pays, -1, (size_t)n + 1);
+    ptrmap_reserve(&A->at, (size_t)n);
+    for (int j = 0; j < n; j++) {
+        A->first[j] = -1;
+        const Expr *e = rb->binds[j]->value;
+        if (e->kind == E_GETITEM)
+            e = e->u.get.tuple;
+        int na = e->kind == E_CALL ? e->u.call.nargs : e->kind == E_VAR ? 1 : 0;
+        for (int k = 0; k < na; k++) {
+            const Expr *a = e->kind == E_VAR ? e : e->u.call.args[k];
+            int d = a->kind == E_VAR ? ptrmap_get(&A->at, a->u.var, 0) - 1 : -1;
+            if (d >= 0 && (A->first[d] < 0 || A->who[A->first[d]] != j))
+                ahead_link(A, d, j);
+        }
+        ptrmap_put(&A->at, rb->binds[j]->var, j + 1);
+    }
+}
+
+static void ahead_free(Ahead *A)
+{
+    ptrmap_free(&A->at);
+    free(A->first);
+    free(A->next);
+    free(A->who);
+    free(A->pays);
+}
+
+/* Whether reader e of y, rewritten by map, takes the rewrite somewhere
+ * better: a rewrite composes with it; an elementwise call with another
+ * operand rewritten by the same map merges the two (1); one of y and
+ * constants carries it on (2, ask that call's readers); anything else keeps
+ * it (0). */
+static int sink_reader(Sweep *S, const Ahead *A, const PtrMap *uses, const PtrMap *rwuses, const Var *y,
+                       const Expr *e, const Expr *map, const StructInfo *si)
+{
+    if (is_layout_transform(e))
+        return 1;
+    const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
+    int perm[16];
+    if (op && op->category == LAYOUT_LIGHT && op->ntensors == 1 && map->u.map.nparams <= 16 && !perm_of(map, perm))
+        return 1;   /* a light operator carries a permutation: a reduction in its axes
+                     * (sink_reduce), the others in renumbered attributes (keep_light) */
+    if (!op || op->category != LAYOUT_AGNOSTIC || op->tuple_arg || op->tuple_out || e->u.call.nargs < op->ntensors)
+        return 0;
+    int merge = 0;
+    for (int k = 0; k < op->ntensors; k++) {
+        const Expr *a = e->u.call.args[k];
+        if (a->kind == E_CONST || (a->kind == E_VAR && a->u.var == y))
+            continue;
+        int d = a->kind == E_VAR ? ptrmap_get(&A->at, a->u.var, 0) - 1 : -1;
+        const Expr *v = d >= 0 ? A->rb->binds[d]->value : NULL;
+        if (v && v->kind == E_CONST)
+            continue;
+        if (!v || !is_layout_transform(v) || ptrmap_get(uses, a->u.var, 0) != 1 + ptrmap_get(rwuses, a->u.var, 0) ||
+            !same_rewrite(&S->scratch, call_kwarg(v, "index_map"), map, si))
+            return 0;
+        merge = 1;
+    }
+    return merge ? 1 : 2;
+}
+
+/* Whether a rewrite by map sunk past binding i ends anywhere better: one of
+ * its readers composes or merges it, or carries it on to where that pays.
+ * One rewrite moved forward past a call is one still, which the backward
+ * sweep would carry back up on the next run: sinking it would make
+ * flow,fold toggle. */
+static int sink_pays(Sweep *S, Ahead *A, const PtrMap *uses, const PtrMap *rwuses, int i, const Expr *map,
+                     const StructInfo *si, int depth)
+{
+    if (A->pays[i] >= 0)
+        return A->pays[i];
+    int r = 0;
+    for (int l = A->first[i]; l >= 0 && !r && depth < 64; l = A->next[l]) {
+        int j = A->who[l];
+        int k = sink_reader(S, A, uses, rwuses, A->rb->binds[i]->var, A->rb->binds[j]->value, map, si);
+        r = k == 1 || (k == 2 && sink_pays(S, A, uses, rwuses, j, map, si, depth + 1));
+    }
+    if (depth < 64)
+        A->pays[i] = (signed char)r;
+    return r;
+}
+
+static int sink(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses, const PtrMap *rwuses, Binding *bd,
+                const RBlock *rb, Binding **made, Ahead *A, int at)
+{
+    Module *m = S->m;
+    Expr *e = bd->value, *call = e;
+    if (e->kind == E_GETITEM && e->u.get.index == 0 && e->u.get.tuple->kind == E_VAR &&
+        ptrmap_get(def, e->u.get.tuple->u.var, 0) && ptrmap_get(uses, e->u.get.tuple->u.var, 0) == 1) {
+        /* y = bn(lt(p, B), constants)[0]: batch_norm is elementwise in its
+         * data, per channel in the rest, which fold rewrites */
+        call = binds[ptrmap_get(def, e->u.get.tuple->u.var, 0) - 1]->value;
+        if (!is_call_to(call, "R.nn.batch_norm"))
+            return 0;
+    }
+    const OpInfo *op = call->kind == E_CALL && !call->u.call.callee ? op_find(call->u.call.op->str) : NULL;
+    if (!op || op->tuple_arg || (op->tuple_out && call == e) || call->u.call.nargs < op->ntensors)
+        return 0;
+    const Expr *map = NULL, *inner = NULL;
+    if (op->category == LAYOUT_LIGHT && op->ntensors == 1 &&
+        sink_operands(S, def, binds, uses, rwuses, e, op, &map, &inner))
+        return sink_reduce(S, bd, map, inner);
+    int nrw;
+    if ((op->category != LAYOUT_AGNOSTIC && call == e) ||
+        !(nrw = sink_operands(S, def, binds, uses, rwuses, call, op, &map, &inner)))
+        return 0;
+    if (nrw == 1 && !sink_pays(S, A, uses, rwuses, at, map, inner->u.var->sinfo, 0))
+        return 0;
+    TensorType pt, yt;
+    if (!bd->var->sinfo || value_type(inner, &pt) || sinfo_shape(bd->var->sinfo, &yt.dtype, &yt.ndim, yt.shape))
+        return 0;
+    /* the result must have the shape of the rewritten operands (no broadcast up) */
+    const Expr *a0 = NULL;
+    for (int k = 0; k < op->ntensors && !a0; k++)
+        if (call->u.call.args[k]->kind == E_VAR && ptrmap_get(def, call->u.call.args[k]->u.var, 0) &&
+            is_layout_transform(binds[ptrmap_get(def, call->u.call.args[k]->u.var, 0) - 1]->value))
+            a0 = call->u.call.args[k];
+    if (!a0 || !sinfo_same_tensor(a0->u.var->sinfo, bd->var->sinfo))
+        return 0;
+    ArenaMark mark = arena_mark(&S->scratch);
+    ImError err;
+    IndexMap *im = im_from_expr(&S->scratch, map, pt.shape, &err);
+    ImCond *pred;
+    int npred = 0;
+    IndexMap *inv = im && im_classify(im, NULL, NULL) == IM_BIJECTIVE
+                        ? im_inverse(&S->scratch, im, &pred, &npred, &err) : NULL;
+    Expr *back = inv ? im_to_expr(&m->arena, &m->names, inv) : NULL;
+    arena_release(&S->scratch, mark);
+    if (!back)
+        return 0;
+    char nm[160];
+    snprintf(nm, sizeof nm, "%.120s_s", bd->var->name->str);
+    made[0] = binding_fresh(m, &S->names, nm, rb->dataflow, bd->var->sinfo, e, bd->loc);
+    var_say(m, made[0]->var, "the form of ", bd->var, " in its operands' layout");
+    snprintf(nm, sizeof nm, "%.120s_t", bd->var->name->str);
+    made[1] = binding_fresh(m, &S->names, nm, rb->dataflow, inner->u.var->sinfo,
+                            layout_transform_new(m, var_ref(&m->arena, made[0]->var, bd->loc), back, NULL, bd->loc),
+                            bd->loc);
+    var_say(m, made[1]->var, "the form of ", bd->var, " before its rewrite");
+    bd->value = layout_transform_new(m, var_ref(&m->arena, made[1]->var, bd->loc), (Expr *)map, NULL, bd->loc);
+    note_add(S->notes, bd->loc, "sank the rewrite of the operands of %s past %s", var_said(bd->var), op->name);
+    return 1;
+}
+
+void sink_block(Sweep *S, RBlock *rb)
+{
+    PtrMap uses = { 0 }, def = { 0 }, rwuses = { 0 };
+    count_uses(S->fn, &uses);
+    for (int i = 0; i < rb->nbinds; i++) {
+        const Expr *e = rb->binds[i]->value;
+        if (is_layout_transform(e) && e->u.call.args[0]->kind == E_VAR)
+            ptrmap_put(&rwuses, e->u.call.args[0]->u.var, ptrmap_get(&rwuses, e->u.call.args[0]->u.var, 0) + 1);
+    }
+    Binding **out = NULL;
+    int n = 0, cap = 0;
+    Ahead A = { 0 };
+    ahead_init(&A, rb);
+    ptrmap_reserve(&def, (size_t)rb->nbinds);
+    for (int i = 0; i < rb->nbinds; i++) {
+        Binding *bd = rb->binds[i], *made[2];
+        if (sink(S, &def, out, &uses, &rwuses, bd, rb, made, &A, i) == 1) {
+            ptrmap_put(&S->sunk, made[1]->var, 1);
+            for (int k = 0; k < 2; k++) {
+                vec_push(&S->m->arena, &out, &n, &cap, made[k]);
+                ptrmap_put(&def, made[k]->var, n);
+            }
+        }
+        vec_push(&S->m->arena, &out, &n, &cap, bd);
+        ptrmap_put(&def, bd->var, n);
+    }
+    ahead_free(&A);
+    rb->binds = out;
+    rb->nbinds = n;
+    ptrmap_free(&uses);
+    ptrmap_free(&def);
+    ptrmap_free(&rwuses);
+}
