@@ -118,7 +118,8 @@ check-api: build/api-test liblopt.so
 # python3-dev; NumPy arrays in and out (python3-numpy at run time).
 PYINC    = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
 PYEXT    = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
-PYSITE  ?= $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("platlib", vars={"platbase": "$(PREFIX)"}))' 2>/dev/null)
+# where Debian's python3 looks for modules installed under PREFIX (/usr/local)
+PYSITE  ?= $(PREFIX)/lib/python$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)/dist-packages
 PYMOD    = build/python/lopt$(PYEXT)
 HAVE_PYDEV = $(shell test -n "$(PYINC)" && test -f "$(PYINC)/Python.h" && echo yes)
 

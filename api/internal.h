@@ -49,6 +49,7 @@ struct lopt_module {
     Source src;
     char *text;           /* owned (NULL when borrowed) */
     char *name;
+    char *constants;      /* the constants it was read with (lopt_set_constants), or NULL */
     int changed;          /* a pipeline ran on it */
 };
 

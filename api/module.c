@@ -16,6 +16,7 @@ static lopt_module *parse(lopt_context *ctx, const char *text, size_t len, const
     if (!mod)
         return NULL;
     mod->name = api_strdup(name ? name : "<string>");
+    mod->constants = ctx->constants ? api_strdup(ctx->constants) : NULL;
     if (!(flags & (LOPT_PARSE_BORROW | LOPT_PARSE_MAPPED))) {
         if (!(mod->text = malloc(len + 1)))
             abort();
@@ -59,6 +60,7 @@ void lopt_module_free(lopt_module *mod)
     module_free(mod->m);
     free(mod->text);
     free(mod->name);
+    free(mod->constants);
     free(mod);
 }
 
@@ -70,8 +72,14 @@ int lopt_verify(lopt_context *ctx, lopt_module *mod)
 
 lopt_module *lopt_module_clone(lopt_context *ctx, const lopt_module *mod)
 {
-    if (!mod->changed)
-        return parse(ctx, mod->src.text, mod->src.len, mod->name, 0);
+    if (!mod->changed) {
+        /* read again as it was read: with its constants */
+        char *mine = ctx->constants;
+        ctx->constants = mod->constants;
+        lopt_module *c = parse(ctx, mod->src.text, mod->src.len, mod->name, 0);
+        ctx->constants = mine;
+        return c;
+    }
     char *text = lopt_module_print(mod, LOPT_STYLE_CANONICAL);
     if (!text)
         return NULL;

@@ -300,3 +300,13 @@ def test_readme_example(capsys):
     text = read(os.path.join(TOP, "examples", "conv_add_conv_nchwc.tir"))
     exec(compile(block, "README.md", "exec"), {"text": text})
     assert "lambda n, c, h, w: (n, c // 4, h, w, c % 4)" in capsys.readouterr().out
+
+
+def test_apply_keeps_constants():
+    # a module read with its metadata constants copies with them
+    path = os.path.join(SUITE, "exec", "metadata_npz.tir")
+    m = lopt.parse(read(path), constants=os.path.join(SUITE, "exec", "data", "consts.npz"))
+    out = m.apply("legalize", verify_exec=True)
+    a, b = flatten(out.run()), flatten(m.run())
+    assert len(a) == len(b) == 3
+    assert all(x.dtype == y.dtype and x.tobytes() == y.tobytes() for x, y in zip(a, b))
