@@ -50,7 +50,17 @@ lopt: $(OBJ_PLAIN)
 
 build/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(WARN) $(CFLAGS) -fPIC -MMD -MP -c -o $@ $<
+
+# A tree's objects are compiled again when its flags change (the file
+# changes only then, so make sees it new only then).
+build/obj/.flags: FORCE
+	@mkdir -p $(@D); echo '$(CC) $(WARN) $(CFLAGS) -fPIC' | cmp -s - $@ || echo '$(CC) $(WARN) $(CFLAGS) -fPIC' > $@
+build/check/.flags: FORCE
+	@mkdir -p $(@D); echo '$(CC) $(WARN) -Werror $(SANFLAGS)' | cmp -s - $@ || echo '$(CC) $(WARN) -Werror $(SANFLAGS)' > $@
+$(OBJ_PLAIN): build/obj/.flags
+$(OBJ_CHECK) build/check/testsuite/api/api_test.o: build/check/.flags
+FORCE:
 
 build/check/%.o: %.c
 	@mkdir -p $(@D)
@@ -80,25 +90,16 @@ grammar/parser.c grammar/parser.h: grammar/parser.y
 
 # The library: every source but the command line's, behind api/lopt.h
 # (-fvisibility=hidden: only the lopt_ functions are exported from the .so).
-# The shared library's objects, and the Python module's, are position-independent.
+# ./lopt, liblopt.a, liblopt.so and the Python module share one tree of
+# position-independent objects (hidden symbols make -fPIC cost nothing).
 LIBOBJ_PLAIN = $(LIBSRC:%.c=build/obj/%.o)
-LIBOBJ_PIC   = $(LIBSRC:%.c=build/pic/%.o)
--include $(LIBOBJ_PIC:.o=.d)
-
-build/pic/%.o: %.c
-	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -fPIC -MMD -MP -c -o $@ $<
 
 liblopt.a: $(LIBOBJ_PLAIN)
 	rm -f $@
 	$(AR) rcs $@ $(LIBOBJ_PLAIN)
 
-liblopt.so: $(LIBOBJ_PIC)
-	$(CC) $(CFLAGS) -shared -Wl,-soname,liblopt.so.0 -o $@ $(LIBOBJ_PIC) $(LIBS)
-
-build/liblopt-pic.a: $(LIBOBJ_PIC)
-	rm -f $@
-	$(AR) rcs $@ $(LIBOBJ_PIC)
+liblopt.so: $(LIBOBJ_PLAIN)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,liblopt.so.0 -o $@ $(LIBOBJ_PLAIN) $(LIBS)
 
 lib: liblopt.a liblopt.so
 
@@ -125,11 +126,11 @@ HAVE_PYDEV = $(shell test -n "$(PYINC)" && test -f "$(PYINC)/Python.h" && echo y
 
 python: $(PYMOD)
 
-$(PYMOD): python/lopt_module.c api/lopt.h build/liblopt-pic.a
+$(PYMOD): python/lopt_module.c api/lopt.h liblopt.a
 	@if [ "$(HAVE_PYDEV)" != yes ]; then echo "make python: Python.h not found: install python3-dev"; exit 1; fi
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -Wno-missing-field-initializers $(CFLAGS) -fPIC -shared -I$(PYINC) -o $@ python/lopt_module.c \
-	  build/liblopt-pic.a $(LIBS)
+	  liblopt.a $(LIBS)
 
 install-python: $(PYMOD)
 	install -d $(DESTDIR)$(PYSITE)
