@@ -72,21 +72,18 @@ int lopt_verify(lopt_context *ctx, lopt_module *mod)
 
 lopt_module *lopt_module_clone(lopt_context *ctx, const lopt_module *mod)
 {
-    if (!mod->changed) {
-        /* read again as it was read: with its constants */
-        char *mine = ctx->constants;
-        ctx->constants = mod->constants;
-        lopt_module *c = parse(ctx, mod->src.text, mod->src.len, mod->name, 0);
-        ctx->constants = mine;
-        return c;
-    }
-    char *text = lopt_module_print(mod, LOPT_STYLE_CANONICAL);
-    if (!text)
-        return NULL;
-    lopt_module *c = parse(ctx, text, strlen(text), mod->name, 0);
-    free(text);
-    if (c)
+    /* read again as it was read, with its constants; or its printed text,
+     * which holds every constant's data */
+    char *mine = ctx->constants, *text = NULL;
+    lopt_module *c = NULL;
+    ctx->constants = mod->changed ? NULL : mod->constants;
+    if (!mod->changed)
+        c = parse(ctx, mod->src.text, mod->src.len, mod->name, 0);
+    else if ((text = lopt_module_print(mod, LOPT_STYLE_CANONICAL)) &&
+             (c = parse(ctx, text, strlen(text), mod->name, 0)))
         c->changed = 1;
+    ctx->constants = mine;
+    free(text);
     return c;
 }
 

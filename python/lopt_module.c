@@ -805,7 +805,7 @@ static PyMethodDef functions[] = {
 };
 
 PyDoc_STRVAR(lopt_doc,
-"lopt: tensor data-layout planning on TVMScript-like text.\n\n"
+"Tensor data-layout planning on TVMScript-like text (the library of lopt(1)).\n\n"
 "    import lopt\n"
 "    mod = lopt.parse(text)               # text from tvm's mod.script()\n"
 "    out = mod.apply('convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold')\n"
@@ -814,8 +814,10 @@ PyDoc_STRVAR(lopt_doc,
 "parse reads a Module; Module.apply runs a pipeline of passes and returns a\n"
 "new Module, Module.script prints, Module.run executes, Module.explain says\n"
 "what the layout passes did. IndexMap answers index-map questions. Errors\n"
-"raise lopt.Error, whose .diagnostics are Diagnostic records. The passes and\n"
-"their options are those of lopt(1).");
+"raise lopt.Error, whose .diagnostics are Diagnostic records. lopt.passes()\n"
+"lists the passes; they and their options are those of lopt(1). Each call\n"
+"works on its own, so modules may be used from several threads; the long\n"
+"calls (parse, apply, run, script) release the GIL.");
 
 static struct PyModuleDef lopt_module_def = {
     PyModuleDef_HEAD_INIT, "lopt", lopt_doc, -1, functions, NULL, NULL, NULL, NULL,
