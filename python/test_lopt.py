@@ -310,3 +310,29 @@ def test_apply_keeps_constants():
     a, b = flatten(out.run()), flatten(m.run())
     assert len(a) == len(b) == 3
     assert all(x.dtype == y.dtype and x.tobytes() == y.tobytes() for x, y in zip(a, b))
+
+
+def test_threads_same_results():
+    # two threads on two modules give what one thread gives
+    jobs = [("conv_add_conv_nchwc.tir", "hoist,flow,fold"),
+            ("conv_relu_conv_nhwc.tir", "convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold")]
+
+    def work(example, pipeline):
+        m = lopt.parse(read(os.path.join(TOP, "examples", example)), name=example)
+        out = m.apply(pipeline, verify_exec=True)
+        return out.script(style="tvm"), out.run().tobytes()
+
+    serial = [work(*j) for j in jobs]
+    results = [[], []]
+
+    def loop(k):
+        for _ in range(5):
+            results[k].append(work(*jobs[k]))
+
+    threads = [threading.Thread(target=loop, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(2):
+        assert len(results[k]) == 5 and all(r == serial[k] for r in results[k])
