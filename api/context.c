@@ -66,6 +66,7 @@ void lopt_context_free(lopt_context *ctx)
     lopt_clear_inputs(ctx);
     free(ctx->inputs);
     free(ctx->constants);
+    free(ctx->html_report);
     free(ctx);
 }
 
@@ -103,16 +104,22 @@ void api_bind(lopt_context *ctx, Source *src)
     src->sink_data = ctx;
 }
 
-int api_fail(lopt_context *ctx, const char *fmt, ...)
+int api_vfail(lopt_context *ctx, FILE *out, const char *fmt, va_list ap)
 {
     char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    add_diag(ctx, NULL, 0, 0, "error", msg, NULL, 0);
+    if (out)
+        fprintf(out, "lopt: error: %s\n", msg);
+    return -1;
+}
+
+int api_fail(lopt_context *ctx, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    api_vfail(ctx, ctx->diag_out, fmt, ap);
     va_end(ap);
-    add_diag(ctx, NULL, 0, 0, "error", msg, NULL, 0);
-    if (ctx->diag_out)
-        fprintf(ctx->diag_out, "lopt: error: %s\n", msg);
     return -1;
 }
 
@@ -202,6 +209,12 @@ void lopt_set_constants(lopt_context *ctx, const char *path)
 {
     free(ctx->constants);
     ctx->constants = path ? api_strdup(path) : NULL;
+}
+
+void lopt_set_html_report(lopt_context *ctx, const char *path)
+{
+    free(ctx->html_report);
+    ctx->html_report = path ? api_strdup(path) : NULL;
 }
 
 void lopt_set_verify_exec(lopt_context *ctx, int on, int64_t ulp)

@@ -3,6 +3,8 @@
 #ifndef LOPT_API_INTERNAL_H
 #define LOPT_API_INTERNAL_H
 
+#include <stdarg.h>
+
 #include "../interp/interp.h"
 #include "../passes/pass.h"
 #include "lopt.h"
@@ -30,6 +32,7 @@ struct lopt_context {
 
     int strict;
     char *constants;
+    char *html_report;    /* --report=FILE.html, or NULL */
     int verify_each, print_after_all, print_changed, explain;
     unsigned print_before, print_after;
     int verify_exec, exec_cache;
@@ -69,10 +72,15 @@ struct lopt_value {
 void api_bind(lopt_context *ctx, Source *src);
 /* An error about the call as a whole ("lopt: error: ..."); returns -1. */
 int api_fail(lopt_context *ctx, const char *fmt, ...) LOPT_PRINTF(2, 3);
+/* The same, printed to out (a module's Source.out, which the pass manager
+ * takes for its report during a step) rather than the context's stream. */
+int api_vfail(lopt_context *ctx, FILE *out, const char *fmt, va_list ap);
 /* Where reports go: the caller's stream or the context's buffer. */
 FILE *api_report(lopt_context *ctx);
 char *api_strdup(const char *s);
-/* Runs the pipeline's --verify-exec runs; in run.c. */
-int api_apply_checked(lopt_context *ctx, lopt_module *m, PassCtx *pc, lopt_pipeline *p);
+/* Runs the pipeline with --verify-exec's runs (in run.c); finish is called
+ * after the pipeline, before the summary: 0, or -1 after reporting. */
+int api_apply_checked(lopt_context *ctx, lopt_module *m, PassCtx *pc, lopt_pipeline *p,
+                      int (*finish)(lopt_context *ctx, PassCtx *pc));
 
 #endif

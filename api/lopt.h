@@ -88,6 +88,9 @@ LOPT_API void lopt_set_explain(lopt_context *ctx, int on);
  * returns -1 (an error recorded) for an unknown or empty name. */
 LOPT_API int lopt_add_print_before(lopt_context *ctx, const char *passes);
 LOPT_API int lopt_add_print_after(lopt_context *ctx, const char *passes);
+/* --report=FILE.html: each lopt_apply also writes one self-contained HTML
+ * page of its pipeline to path (NULL: none). */
+LOPT_API void lopt_set_html_report(lopt_context *ctx, const char *path);
 /* --verify-exec[=ulp:N]: run main before the pipeline and after every pass */
 LOPT_API void lopt_set_verify_exec(lopt_context *ctx, int on, int64_t ulp);
 LOPT_API void lopt_set_exec_cache(lopt_context *ctx, int on);

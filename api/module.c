@@ -1,5 +1,6 @@
 /* Modules and pipelines: reading a module from text, verifying, copying and
  * printing it, and running a pipeline of passes over it. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "../passes/layout/flow.h"
 #include "../printer/dot.h"
 #include "../printer/print.h"
+#include "../printer/report.h"
 #include "internal.h"
 
 static lopt_module *parse(lopt_context *ctx, const char *text, size_t len, const char *name, unsigned flags)
@@ -231,18 +233,38 @@ static Expr *read_option_map(const PassCtx *pc, Module *m, const char *text, con
     return read_index_map(&src, m);
 }
 
+/* --report: the page of what the pass manager recorded, written once the pipeline ran. */
+static int write_html_report(lopt_context *ctx, PassCtx *pc)
+{
+    if (!pc->report)
+        return 0;
+    FILE *f = fopen(ctx->html_report, "w");
+    int bad = !f || report_write(pc->report, f);
+    if ((f && fclose(f)) || bad)
+        return api_fail(ctx, "cannot write the report '%s': %s", ctx->html_report, strerror(errno));
+    return 0;
+}
+
 int lopt_apply(lopt_context *ctx, lopt_module *mod, lopt_pipeline *p)
 {
     api_bind(ctx, &mod->src);
-    FILE *report = api_report(ctx);
-    PassCtx pc = { .src = &mod->src, .dump = report, .verify_each = ctx->verify_each,
+    FILE *dump = api_report(ctx);
+    Report report = { 0 };
+    PassCtx pc = { .src = &mod->src, .dump = dump, .verify_each = ctx->verify_each,
                    .print_after_all = ctx->print_after_all, .print_before = ctx->print_before,
                    .print_after = ctx->print_after, .print_changed = ctx->print_changed,
-                   .times = p->times, .explain = ctx->explain ? report : NULL, .read_map = read_option_map };
+                   .times = p->times, .explain = ctx->explain ? dump : NULL, .read_map = read_option_map,
+                   .report = ctx->html_report ? &report : NULL };
     mod->changed = 1;
-    if (ctx->verify_exec)
-        return api_apply_checked(ctx, mod, &pc, p);
-    return pipeline_run(&p->p, mod->m, &pc) ? -1 : 0;
+    int r;
+    if (ctx->verify_exec) {
+        r = api_apply_checked(ctx, mod, &pc, p, write_html_report);
+    } else {
+        r = pipeline_run(&p->p, mod->m, &pc) ? -1 : 0;
+        r = write_html_report(ctx, &pc) || r ? -1 : 0;
+    }
+    report_free(&report);
+    return r;
 }
 
 /* ---- --explain's records ---- */

@@ -26,7 +26,20 @@ typedef struct Exec {
     int outputs;          /* tensors compared after each */
     int inexact;          /* some matched within the ulp tolerance only */
     Memo *memo;           /* --verify-exec: calls of earlier runs, replayed (interp/memo.h) */
+    char *note;           /* where check_exec says what it compared (PassCtx.after_note), or NULL */
+    size_t note_cap;
 } Exec;
+
+/* An error about the run as a whole, where the module's diagnostics go. */
+static int fail(Exec *x, const char *fmt, ...) LOPT_PRINTF(2, 3);
+static int fail(Exec *x, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    api_vfail(x->ctx, x->src->out, fmt, ap);
+    va_end(ap);
+    return -1;
+}
 
 /* ---- inputs ---- */
 
@@ -185,7 +198,7 @@ static int names_params(Exec *x, const Func *f, int shapes)
         for (int i = 0; i < f->nparams; i++)
             found |= strcmp(f->params[i]->name->str, in->name) == 0;
         if (!found)
-            return api_fail(x->ctx, "%s %s: %s has no parameter '%s'", what_of(in), in->spec, x->entry, in->name);
+            return fail(x, "%s %s: %s has no parameter '%s'", what_of(in), in->spec, x->entry, in->name);
     }
     return 0;
 }
@@ -240,11 +253,11 @@ static Tensor *given_tensor(Exec *x, const Var *p, const Input *in)
     if (in->kind == IN_FILE) {
         char err[512];
         if (!(t = tensor_read_npy(in->arg, err, sizeof err))) {
-            api_fail(x->ctx, "--input %s: %s", p->name->str, err);
+            fail(x, "--input %s: %s", p->name->str, err);
             return NULL;
         }
     } else if (!(t = tensor_clone(in->t))) {
-        api_fail(x->ctx, "out of memory");
+        fail(x, "out of memory");
         return NULL;
     }
     DType dt;
@@ -259,7 +272,7 @@ static Tensor *given_tensor(Exec *x, const Var *p, const Input *in)
             type_str(want, sizeof want, dtype_name(dt), nd, shape);
         else
             snprintf(want, sizeof want, "%s", dtype_name(p->sinfo->dtype));
-        api_fail(x->ctx, "%s %s: the %s holds %s, but %s declares %s", what_of(in), p->name->str,
+        fail(x, "%s %s: the %s holds %s, but %s declares %s", what_of(in), p->name->str,
                  in->kind == IN_FILE ? "file" : "array", have, x->entry, want);
         tensor_free(t);
         return NULL;
@@ -284,7 +297,7 @@ static int make_inputs(Exec *x, Func *f)
         const Var *p = f->params[i];
         const Input *in = input_for(ctx, 0, p->name->str), *given = input_for(ctx, 1, p->name->str);
         if (in && given)
-            return api_fail(ctx, "--shape %s=%s: '%s' is read from a file with --input already", p->name->str,
+            return fail(x, "--shape %s=%s: '%s' is read from a file with --input already", p->name->str,
                             given->arg, p->name->str);
         if (in) {
             Tensor *t = given_tensor(x, p, in);
@@ -297,7 +310,7 @@ static int make_inputs(Exec *x, Func *f)
             int64_t shape[TENSOR_MAX_RANK];
             int nd = strcmp(given->arg, "") == 0 ? 0 : parse_ints(given->arg, shape, TENSOR_MAX_RANK, 0);
             if (nd < 0)
-                return api_fail(ctx, "--shape %s=%s: expected up to %d extents separated by commas, as in 2,3,8,8",
+                return fail(x, "--shape %s=%s: expected up to %d extents separated by commas, as in 2,3,8,8",
                                 p->name->str, given->arg, TENSOR_MAX_RANK);
             if (bind_shape(x, &D, p, "--shape", nd, shape))
                 return -1;
@@ -356,7 +369,7 @@ static int run_entry(Exec *x, Module *m, Value **out)
 {
     Func *f = find_relax(m, x->entry);
     if (!f)
-        return api_fail(x->ctx, "the module has no Relax function '%s' to run", x->entry);
+        return fail(x, "the module has no Relax function '%s' to run", x->entry);
     if (!x->inputs && make_inputs(x, f))
         return -1;
     Interp *in = interp_new(m);
@@ -372,7 +385,7 @@ static int run_entry(Exec *x, Module *m, Value **out)
         if (err.loc.line)
             diag_error(x->src, err.loc, "%s", err.msg);
         else
-            api_fail(x->ctx, "%s", err.msg);
+            fail(x, "%s", err.msg);
     }
     return r;
 }
@@ -601,14 +614,14 @@ static int check_exec(Module *m, const char *pass, void *data)
     Exec *x = data;
     Value *now = NULL;
     if (run_entry(x, m, &now))
-        return api_fail(x->ctx, "main no longer runs after pass '%s'", pass);
+        return fail(x, "main no longer runs after pass '%s'", pass);
     int na, nb;
     Tensor **a = flat_tensors(x->reference, &na), **b = flat_tensors(now, &nb);
-    int status = 0;
+    int status = 0, inexact = 0;
     if (!a || !b)
-        status = api_fail(x->ctx, "out of memory");
+        status = fail(x, "out of memory");
     else if (na != nb)
-        status = api_fail(x->ctx, "pass '%s' changed the number of outputs of main from %d to %d", pass, na, nb);
+        status = fail(x, "pass '%s' changed the number of outputs of main from %d to %d", pass, na, nb);
     for (int i = 0; i < na && !status; i++) {
         int64_t at = 0;
         char name[32], idx[256];
@@ -616,13 +629,13 @@ static int check_exec(Module *m, const char *pass, void *data)
         int r = tensor_compare(a[i], b[i], 0, &at);
         if (r == 1 && x->ctx->ulp > 0 && tensor_compare(a[i], b[i], x->ctx->ulp, &at) == 0) {
             r = 0;
-            x->inexact = 1;
+            x->inexact = inexact = 1;
         }
         if (r == 2) {
-            status = api_fail(x->ctx, "pass '%s' changed the shape or dtype of %s", pass, name);
+            status = fail(x, "pass '%s' changed the shape or dtype of %s", pass, name);
         } else if (r == 1) {
             tensor_index_text(a[i], at, idx, sizeof idx);
-            status = api_fail(x->ctx, "pass '%s' changed %s%s: %.9g before, %.9g after%s", pass, name, idx,
+            status = fail(x, "pass '%s' changed %s%s: %.9g before, %.9g after%s", pass, name, idx,
                               tensor_getf(a[i], at), tensor_getf(b[i], at),
                               tensor_is_poison(b[i], at) ? " (undefined padding)" : "");
         }
@@ -633,6 +646,11 @@ static int check_exec(Module *m, const char *pass, void *data)
     if (!status) {
         x->checked++;
         x->outputs = na;
+        if (x->note && inexact)
+            snprintf(x->note, x->note_cap, "%d output%s, within %lld ULP", na, na == 1 ? "" : "s",
+                     (long long)x->ctx->ulp);
+        else if (x->note)
+            snprintf(x->note, x->note_cap, "%d output%s, bit-exact", na, na == 1 ? "" : "s");
     }
     return status;
 }
@@ -656,15 +674,22 @@ static void exec_summary(const Exec *x, FILE *f, double t0)
             x->checked, x->checked == 1 ? "" : "es", x->outputs, x->outputs == 1 ? "" : "s", how, seconds() - t0);
 }
 
-int api_apply_checked(lopt_context *ctx, lopt_module *mod, PassCtx *pc, lopt_pipeline *p)
+int api_apply_checked(lopt_context *ctx, lopt_module *mod, PassCtx *pc, lopt_pipeline *p,
+                      int (*finish)(lopt_context *ctx, PassCtx *pc))
 {
-    Exec x = { .ctx = ctx, .src = &mod->src, .entry = "main" };
+    Exec x = { .ctx = ctx, .src = &mod->src, .entry = "main", .note = pc->after_note,
+               .note_cap = sizeof pc->after_note };
     double t0 = seconds();
     pc->after_pass = check_exec;
     pc->after_data = &x;
     if (ctx->exec_cache)
         x.memo = memo_new(EXEC_CACHE_BYTES);
-    int r = run_entry(&x, mod->m, &x.reference) || pipeline_run(&p->p, mod->m, pc) ? -1 : 0;
+    int r = -1;
+    if (!run_entry(&x, mod->m, &x.reference)) {
+        r = pipeline_run(&p->p, mod->m, pc) ? -1 : 0;
+        x.note = NULL;
+        r = finish(ctx, pc) || r ? -1 : 0;
+    }
     if (!r) {
         Tensor *ts[1];
         x.outputs = flatten(x.reference, ts, 0, 1);

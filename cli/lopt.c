@@ -33,6 +33,7 @@ typedef struct Options {
     const char *apply;
     int inverse;
     lopt_style style;         /* --emit=dot, --print-style=tvm */
+    const char *report;       /* --report=FILE.html: the page of the pipeline */
     int emit_given;
     int run;                  /* --run: execute main instead of printing */
     int verify_exec;          /* --verify-exec[=ulp:N] */
@@ -53,7 +54,7 @@ static void help(FILE *out)
           "Reads standard input when the file is '-' or absent.\n"
           "\n"
           "options (a value follows '=' or comes as the next argument: --pass=fold,\n"
-          "--pass fold):\n"
+          "--pass fold; --report and --verify-exec take theirs after '=' only):\n"
           "  -o FILE             write the module to FILE instead of standard output\n"
           "                      ('-': standard output)\n"
           "  --pass=PIPELINE     run passes in order: a,b{key=value,...},c (repeatable);\n"
@@ -88,6 +89,10 @@ static void help(FILE *out)
           "                      s_tir=True, the import header)\n"
           "  --explain           the layout passes print to standard error, for every\n"
           "                      rewrite they moved, folded or left, where and why\n"
+          "  --report=FILE.html  also write one self-contained HTML page of the pipeline:\n"
+          "                      times, rewrites, each pass's module as a diff, --explain\n"
+          "                      lines linked to bindings, --verify-exec results, and the\n"
+          "                      graphs before and after (drawn when Graphviz is installed)\n"
           "  --run               run main (after the passes) and print its outputs\n"
           "                      (shape, dtype, checksum, first values) instead of the module\n"
           "  --seed N            seed for the inputs that --input does not give (default 1)\n"
@@ -351,6 +356,12 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
     } else if (strcmp(a, "--explain") == 0) {
         o->reads_module = 1;
         lopt_set_explain(o->ctx, 1);
+    } else if (strncmp(a, "--report", 8) == 0 && (a[8] == '=' || a[8] == 0)) {
+        /* only --report=FILE: "--report model.tir" must not write over the model */
+        o->report = a[8] ? a + 9 : "";
+        if (!o->report[0])
+            return usage(o, "%s", "--report needs a file name after '=', as in --report=pipeline.html");
+        lopt_set_html_report(o->ctx, o->report);
     } else if (a[0] == '-' && a[1] != 0) {
         return usage(o, "unknown option '%s'", a);
     } else {
@@ -394,6 +405,12 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage(o, "--print-before names '%s', which the pipeline (--pass) does not run", unrun);
     if ((unrun = lopt_pipeline_missing(o->ctx, o->pipeline, 1)))
         return usage(o, "--print-after names '%s', which the pipeline (--pass) does not run", unrun);
+    if (o->report && (o->map || o->split_input))
+        return usage(o, "%s", o->map ? "--report shows a pipeline: --map reads no module" :
+                     "--report cannot be combined with --split-input-file: it shows one module's pipeline");
+    if (o->report && ((o->input && strcmp(o->report, o->input) == 0) ||
+                      (o->output && strcmp(o->report, o->output) == 0)))
+        return usage(o, "--report=%s would write over the input or the output", o->report);
     if (o->split_input && o->output_dir)
         return usage(o, "%s", "--output-dir cannot be combined with --split-input-file: every module would write "
                      "the same files");

@@ -290,26 +290,28 @@ static lopt_module *applied(ModuleObject *self, lopt_context *ctx, const char *p
 }
 
 PyDoc_STRVAR(apply_doc,
-"apply(pipeline, verify_exec=False, ulp=0) -> Module\n\n"
+"apply(pipeline, verify_exec=False, ulp=0, report=None) -> Module\n\n"
 "A new module: this one with the passes of pipeline run over it, as\n"
 "lopt --pass=PIPELINE does ('convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold').\n"
 "This module is left as it is. verify_exec runs main on seeded inputs before\n"
 "the pipeline and after every pass and raises at the first pass that changes\n"
-"an output (bit-exact, or within ulp units in the last place).\n"
+"an output (bit-exact, or within ulp units in the last place). report names\n"
+"a file to write the pipeline's HTML page to, as lopt --report=FILE does.\n"
 "Raises lopt.Error with the diagnostics when a pass fails.");
 
 static PyObject *module_apply(ModuleObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = { "pipeline", "verify_exec", "ulp", NULL };
-    const char *pipeline;
+    static char *kwlist[] = { "pipeline", "verify_exec", "ulp", "report", NULL };
+    const char *pipeline, *report = NULL;
     int verify_exec = 0;
     long long ulp = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "s|pL", kwlist, &pipeline, &verify_exec, &ulp))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "s|pLz", kwlist, &pipeline, &verify_exec, &ulp, &report))
         return NULL;
     lopt_context *ctx = new_context();
     if (!ctx)
         return NULL;
     lopt_set_verify_exec(ctx, verify_exec, ulp);
+    lopt_set_html_report(ctx, report);
     lopt_module *m = applied(self, ctx, pipeline);
     PyObject *r = m ? (PyObject *)module_wrap(m) : NULL;
     lopt_context_free(ctx);

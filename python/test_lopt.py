@@ -336,3 +336,12 @@ def test_threads_same_results():
         t.join()
     for k in range(2):
         assert len(results[k]) == 5 and all(r == serial[k] for r in results[k])
+
+
+def test_apply_report(tmp_path):
+    path = os.path.join(TOP, "examples", "conv_add_conv_nchwc.tir")
+    m = lopt.parse(read(path), name="conv.tir")
+    page = tmp_path / "p.html"
+    m.apply("hoist,flow,fold", verify_exec=True, report=str(page))
+    text = page.read_text()
+    assert text.startswith("<!DOCTYPE html>") and "fold" in text

@@ -128,6 +128,32 @@ static void test_run(lopt_context *ctx)
             CHECK(o[i] == x[i] + y[i]);
         lopt_value_free(v);
     }
+    /* the HTML report of a pipeline whose pass fails (add has no constant to perturb),
+     * with the diagnostics printed nowhere */
+    char page[] = "/tmp/lopt-api-test-XXXXXX";
+    int fd = mkstemp(page);
+    CHECK(fd >= 0);
+    close(fd);
+    lopt_pipeline *bad = lopt_pipeline_new();
+    CHECK(lopt_pipeline_append(ctx, bad, "test-perturb") == 0);
+    lopt_set_html_report(ctx, page);
+    lopt_set_verify_exec(ctx, 1, 0);
+    lopt_diag_clear(ctx);
+    lopt_module *copy = lopt_module_clone(ctx, m);
+    CHECK(copy && lopt_apply(ctx, copy, bad) == -1);
+    CHECK(lopt_last_error(ctx) && strstr(lopt_last_error(ctx), "test-perturb: main has no float constant") != NULL);
+    lopt_set_verify_exec(ctx, 0, 0);
+    lopt_set_html_report(ctx, NULL);
+    FILE *f = fopen(page, "r");
+    char head[64] = "";
+    CHECK(f && fgets(head, sizeof head, f) && strstr(head, "<!DOCTYPE html>") != NULL);
+    if (f)
+        fclose(f);
+    unlink(page);
+    lopt_module_free(copy);
+    lopt_pipeline_free(bad);
+    lopt_diag_clear(ctx);
+    lopt_report_clear(ctx);
     char *text = lopt_module_print(m, LOPT_STYLE_CANONICAL);
     CHECK(text && strstr(text, "R.call_tir(cls.add") != NULL);
     lopt_free(text);
