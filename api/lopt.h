@@ -178,7 +178,8 @@ LOPT_API const char *lopt_pipeline_missing(const lopt_context *ctx, const lopt_p
  * --explain, --verify-exec): 0, or -1 after reporting. */
 LOPT_API int lopt_apply(lopt_context *ctx, lopt_module *m, lopt_pipeline *p);
 
-/* --explain's records: each line it wrote, split into its parts. */
+/* --explain's records: each line it wrote, split into its parts (a line
+ * of another form is kept whole as the message, with file and pass ""). */
 typedef struct lopt_explain_record {
     const char *file;
     int line, column;          /* 0: about the pass as a whole */

@@ -319,7 +319,16 @@ int lopt_explain_parse(const char *text, lopt_explain_record **out)
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         lopt_explain_record r;
-        if (len && explain_line(p, len, &r) == 0) {
+        if (len && explain_line(p, len, &r) != 0) {
+            /* a line of another form is kept whole, as its message */
+            char *msg = malloc(len + 1);
+            if (!msg)
+                abort();
+            memcpy(msg, p, len);
+            msg[len] = 0;
+            r = (lopt_explain_record){ api_strdup(""), 0, 0, api_strdup(""), msg };
+        }
+        if (len) {
             if (n == cap) {
                 cap = cap ? 2 * cap : 16;
                 lopt_explain_record *g = realloc(v, (size_t)cap * sizeof *g);

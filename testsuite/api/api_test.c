@@ -232,6 +232,12 @@ static void test_explain(lopt_context *ctx, const char *text, size_t len)
     CHECK(flow >= 1);
     lopt_explain_free(r, n);
     lopt_report_clear(ctx);
+    n = lopt_explain_parse("a table line\nf.tir:3:4: flow: left: x\nf.tir: fold: 1 moved\n", &r);
+    CHECK(n == 3 && strcmp(r[0].message, "a table line") == 0 && r[0].pass[0] == 0);
+    CHECK(n == 3 && r[1].line == 3 && r[1].column == 4 && strcmp(r[1].pass, "flow") == 0 &&
+          strcmp(r[1].message, "left: x") == 0 && strcmp(r[1].file, "f.tir") == 0);
+    CHECK(n == 3 && r[2].line == 0 && strcmp(r[2].message, "1 moved") == 0);
+    lopt_explain_free(r, n);
     /* the original is untouched; the copy changed, and copies again */
     char *a = lopt_module_print(m, LOPT_STYLE_CANONICAL), *b = lopt_module_print(copy, LOPT_STYLE_CANONICAL);
     CHECK(a && b && strcmp(a, b) != 0);
