@@ -99,8 +99,12 @@ liblopt.a: $(LIBOBJ_PLAIN)
 	rm -f $@
 	$(AR) rcs $@ $(LIBOBJ_PLAIN)
 
-liblopt.so: $(LIBOBJ_PLAIN)
+# liblopt.so.0 (its soname: programs linked with -llopt ask for it) and liblopt.so, a link to it
+liblopt.so.0: $(LIBOBJ_PLAIN)
 	$(CC) $(CFLAGS) -shared -Wl,-soname,liblopt.so.0 -o $@ $(LIBOBJ_PLAIN) $(LIBS)
+
+liblopt.so: liblopt.so.0
+	ln -sf liblopt.so.0 $@
 
 lib: liblopt.a liblopt.so
 
@@ -109,12 +113,12 @@ build/api-test: build/check/testsuite/api/api_test.o $(LIBOBJ_CHECK)
 	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 -include build/check/testsuite/api/api_test.d
 
-check-api: build/api-test liblopt.so
+check-api: build/api-test liblopt.so.0
 	./build/api-test
 	@# the shared library exports lopt_* alone
-	@bad=$$(nm -D --defined-only liblopt.so | awk '$$2 ~ /^[TDBRVW]$$/ && $$3 !~ /^lopt_/ && $$3 !~ /^_/ { print $$3 }'); \
+	@bad=$$(nm -D --defined-only liblopt.so.0 | awk '$$2 ~ /^[TDBRVW]$$/ && $$3 !~ /^lopt_/ && $$3 !~ /^_/ { print $$3 }'); \
 	  if [ -n "$$bad" ]; then echo "liblopt.so exports symbols without the lopt_ prefix:"; echo "$$bad"; exit 1; fi; \
-	  echo "liblopt.so: $$(nm -D --defined-only liblopt.so | grep -c ' lopt_') symbols, all lopt_"
+	  echo "liblopt.so: $$(nm -D --defined-only liblopt.so.0 | grep -c ' lopt_') symbols, all lopt_"
 
 # The Python module lopt (python/), over the library, with Debian's
 # python3-dev; NumPy arrays in and out (python3-numpy at run time).
@@ -306,11 +310,12 @@ install: lopt liblopt.a liblopt.so
 	install -m 755 lopt $(DESTDIR)$(PREFIX)/bin/lopt
 	install -m 644 api/lopt.h $(DESTDIR)$(PREFIX)/include/lopt.h
 	install -m 644 liblopt.a $(DESTDIR)$(PREFIX)/lib/liblopt.a
-	install -m 755 liblopt.so $(DESTDIR)$(PREFIX)/lib/liblopt.so
+	install -m 755 liblopt.so.0 $(DESTDIR)$(PREFIX)/lib/liblopt.so.0
+	ln -sf liblopt.so.0 $(DESTDIR)$(PREFIX)/lib/liblopt.so
 	install -m 644 man/lopt.1 $(DESTDIR)$(PREFIX)/share/man/man1/lopt.1
 	install -m 644 man/lopt-format.5 $(DESTDIR)$(PREFIX)/share/man/man5/lopt-format.5
 
 clean:
-	rm -rf lopt liblopt.a liblopt.so build
+	rm -rf lopt liblopt.a liblopt.so liblopt.so.0 build
 
 .PHONY: all lib python install-python check-python check $(CHECKS) check-browser check-flatten check-transform-layout check-slow check-threads coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
