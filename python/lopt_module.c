@@ -369,6 +369,19 @@ static int add_input(lopt_context *ctx, PyObject *numpy, PyObject *name, PyObjec
     PyObject *a = PyObject_CallMethod(numpy, "ascontiguousarray", "O", x);
     if (!a)
         return -1;
+    /* lopt reads elements in the machine's byte order */
+    PyObject *native = PyObject_GetAttrString(a, "dtype");
+    PyObject *isnative = native ? PyObject_GetAttrString(native, "isnative") : NULL;
+    if (isnative && !PyObject_IsTrue(isnative)) {
+        PyObject *nd = PyObject_CallMethod(native, "newbyteorder", "s", "=");
+        PyObject *b = nd ? PyObject_CallMethod(a, "astype", "O", nd) : NULL;
+        Py_XDECREF(nd);
+        Py_SETREF(a, b);
+    }
+    Py_XDECREF(isnative);
+    Py_XDECREF(native);
+    if (!a)
+        return -1;
     PyObject *dt = PyObject_GetAttrString(a, "dtype");
     PyObject *dname = dt ? PyObject_GetAttrString(dt, "name") : NULL;
     PyObject *shape = PyObject_GetAttrString(a, "shape");

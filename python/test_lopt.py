@@ -231,16 +231,34 @@ def test_index_map_as_cli():
         m.apply((0, 6, 0, 0))
 
 
+ADD = """@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32"), y: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        gv: R.Tensor((2, 3), dtype="float32") = R.add(x, y)
+        return gv
+"""
+
+
 def test_run_inputs():
-    text = read(os.path.join(SUITE, "exec", "add_const.tir"))
-    m = lopt.parse(text)
+    m = lopt.parse(ADD)
     default = m.run()
-    assert isinstance(default, np.ndarray)
-    assert np.array_equal(m.run(seed=1), default)
-    x = np.arange(default.size, dtype=default.dtype).reshape(default.shape)
+    assert isinstance(default, np.ndarray) and default.shape == (2, 3)
+    assert np.array_equal(m.run(seed=1), default) and not np.array_equal(m.run(seed=2), default)
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    y = np.full((2, 3), 0.5, dtype="float32")
+    assert np.array_equal(m.run(inputs={"x": x, "y": y}), x + y)
     with pytest.raises(lopt.Error) as e:
         m.run(inputs={"nosuch": x})
     assert "has no parameter 'nosuch'" in str(e.value)
+    # the array's byte order and strides are the caller's business
+    assert np.array_equal(m.run(inputs={"x": x.astype(">f4"), "y": np.asfortranarray(y)}), x + y)
+    with pytest.raises(lopt.Error) as e:
+        m.run(inputs={"x": x.astype("complex64")})
+    assert "lopt has no dtype 'complex64'" in str(e.value)
+    with pytest.raises(lopt.Error) as e:
+        m.run(inputs={"x": x.reshape(3, 2)})
+    assert e.value.diagnostics[0].message == "input x: the array holds float32 (3, 2), but main declares float32 (2, 3)"
 
 
 def rss_kb():
