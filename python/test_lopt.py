@@ -13,6 +13,9 @@ import pytest
 
 import lopt
 
+# modules with unknown operators warn; test_warnings checks that they do
+pytestmark = pytest.mark.filterwarnings("ignore:.*lopt does not know:UserWarning")
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITE = os.path.join(TOP, "testsuite")
 LOPT = os.environ.get("LOPT", os.path.join(TOP, "lopt"))
@@ -363,3 +366,12 @@ def test_apply_report(tmp_path):
     m.apply("hoist,flow,fold", verify_exec=True, report=str(page))
     text = page.read_text()
     assert text.startswith("<!DOCTYPE html>") and "fold" in text
+
+
+def test_warnings():
+    text = read(os.path.join(SUITE, "errors", "vf_unknown_op_warning.tir"))
+    with pytest.warns(UserWarning, match="lopt does not know R.nn.selu"):
+        lopt.parse(text)
+    with pytest.raises(lopt.Error) as e:
+        lopt.parse(text, strict=True)
+    assert all(d.severity == "error" and "lopt does not know" in d.message for d in e.value.diagnostics)
