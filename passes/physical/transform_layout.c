@@ -34,6 +34,7 @@ typedef struct TL {
     Expr *map;                 /* without separators */
     int sep[IM_MAX_RANK], nsep;
     IndexMap *im, *inv;
+    IndexMap *binv;            /* the inverse for the way back from the new shape (a result) */
     ImCond *pred;
     int npred;
     int padded;
@@ -814,7 +815,7 @@ static StructInfo *new_sinfo(TL *T, Loc loc)
  * a crop to the old shape where the map pads. */
 static Expr *back_value(TL *T, Expr *x, StructInfo **mid, Loc loc)
 {
-    Expr *inv = im_to_expr(T->a, &T->m->names, T->inv);
+    Expr *inv = im_to_expr(T->a, &T->m->names, T->binv);
     Expr *e = layout_transform_new(T->m, x, inv, NULL, loc);
     /* the inverse's image of the new shape: larger than the old shape where
      * the map pads (the padding lands past its end) */
@@ -1090,6 +1091,42 @@ static int find_buffer(TL *T, const char *func, const char *buf)
     return 0;
 }
 
+/* Whether inverse inv, read over the new shape, is one to one there: the
+ * way back from a result then loses nothing. */
+static int back_injective(TL *T, const IndexMap *inv)
+{
+    ImError e;
+    IndexMap *img = im_from_expr(T->scratch, im_to_expr(T->scratch, &T->m->names, inv), T->im->obox, &e);
+    ImKind ik = img ? im_classify(img, NULL, NULL) : IM_UNKNOWN;
+    return ik == IM_BIJECTIVE || ik == IM_PADDED;
+}
+
+/* The inverse of the map read over a box as large as the new shape's
+ * volume on every axis. Over the old shape an axis of extent 1 makes c % 4
+ * the constant 0, and the inverse then forgets the tile's lanes; over the
+ * wider box the map keeps its form and its inverse sends each padded point
+ * past the old shape, where the crop drops it. NULL when none is found. */
+static IndexMap *wide_inverse(TL *T)
+{
+    int64_t box[IM_MAX_RANK], vol = 1;
+    for (int q = 0; q < T->im->nout; q++)
+        if (T->im->obox[q] > 0 && vol <= INT64_C(1) << 20)
+            vol *= T->im->obox[q];
+    for (int d = 0; d < T->oldn; d++)
+        box[d] = T->old[d] > vol ? T->old[d] : vol;
+    ImError e;
+    IndexMap *w = im_from_expr(T->scratch, T->map, box, &e);
+    if (!w || im_classify(w, NULL, NULL) == IM_NOT_INJECTIVE)
+        return NULL;
+    ImCond *pred;
+    int npred;
+    IndexMap *inv = im_inverse(T->scratch, w, &pred, &npred, &e);
+    if (!inv)
+        return NULL;
+    /* read again over the new shape, where it is used */
+    return im_from_expr(T->scratch, im_to_expr(T->scratch, &T->m->names, inv), T->im->obox, &e);
+}
+
 static int classify(TL *T, int assume)
 {
     ImError e;
@@ -1124,9 +1161,10 @@ static int classify(TL *T, int assume)
             return err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
         /* the inverse is simplified over the old shape, so on the padding it
          * may send two points to one (i % 3 of a 1-long axis is i) */
-        IndexMap *img = im_from_expr(T->scratch, im_to_expr(T->scratch, &T->m->names, T->inv), T->im->obox, &e);
-        ImKind ik = img ? im_classify(img, NULL, NULL) : IM_UNKNOWN;
-        T->back = ik == IM_BIJECTIVE || ik == IM_PADDED;
+        T->binv = T->inv;
+        T->back = back_injective(T, T->inv);
+        if (!T->back && (T->binv = wide_inverse(T)))
+            T->back = back_injective(T, T->binv);
     }
     return 0;
 }
