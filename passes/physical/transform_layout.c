@@ -43,6 +43,7 @@ typedef struct TL {
     Expr *rpad;                /* the same as a Relax literal (pad_value=0.0) */
     Expr *padmap;              /* a pad value of the new indices (lambda), or NULL */
     int64_t old[IM_MAX_RANK];
+    int64_t shift[IM_MAX_RANK];  /* a map of i + c pads c points before the data: c per old axis */
     int oldn;
     Scope sc;
     PtrMap names;
@@ -823,7 +824,7 @@ static Expr *back_value(TL *T, Expr *x, StructInfo **mid, Loc loc)
     IndexMap *img = im_from_expr(T->scratch, inv, T->im->obox, &er);
     int crop = 0;
     for (int d = 0; img && d < T->oldn; d++)
-        crop |= img->obox[d] != T->old[d];
+        crop |= img->obox[d] != T->old[d] || T->shift[d];
     *mid = NULL;
     if (!crop)
         return e;
@@ -834,8 +835,7 @@ static Expr *back_value(TL *T, Expr *x, StructInfo **mid, Loc loc)
 static Expr *crop_value(TL *T, Expr *x, Loc loc)
 {
     static const char *const keys[] = { "start_indices", "slice_sizes" };
-    int64_t zero[IM_MAX_RANK] = { 0 };
-    Expr *vals[2] = { int_list(T->a, zero, T->oldn, loc), int_list(T->a, T->old, T->oldn, loc) };
+    Expr *vals[2] = { int_list(T->a, T->shift, T->oldn, loc), int_list(T->a, T->old, T->oldn, loc) };
     return call_new(T->m, "R.crop", x, keys, vals, 2, loc);
 }
 
@@ -1127,6 +1127,76 @@ static IndexMap *wide_inverse(TL *T)
     return im_from_expr(T->scratch, im_to_expr(T->scratch, &T->m->names, inv), T->im->obox, &e);
 }
 
+/* The offset of input v in the map's normal form: c when the map reads v
+ * as (v + c) // d or (v + c) % d, padding c points before the data. */
+static int64_t offset_of(const IndexMap *im, int v)
+{
+    for (int o = 0; o < im->nout; o++)
+        for (int i = 0; i < im->out[o]->n; i++) {
+            const ImTerm *t = &im->out[o]->t[i];
+            const ImSum *a = t->var < 0 ? t->arg : NULL;
+            if (a && a->k > 0 && a->n == 1 && a->t[0].var == v && a->t[0].coef == 1 && a->t[0].lo == 1 &&
+                a->t[0].hi == 0)
+                return a->k;
+        }
+    return 0;
+}
+
+/* The inverse of a map that shifts its inputs before splitting them,
+ * lambda i: ((i + 1) // 8, (i + 1) % 8): the map of i' = i + 1 over the
+ * shifted box is a split, whose inverse less the shift is the inverse, and
+ * whose points before the shift are padding too. The way back from a result
+ * is the split's inverse, then a crop from the shift. 1 when derived. */
+static int shifted_inverse(TL *T)
+{
+    int64_t box[IM_MAX_RANK];
+    int any = 0;
+    Subst S = { 0 };
+    for (int d = 0; d < T->oldn; d++) {
+        T->shift[d] = offset_of(T->im, d);
+        box[d] = T->old[d] + T->shift[d];
+        any |= T->shift[d] != 0;
+        Var *x = T->map->u.map.params[d];
+        subst_var(T->a, &S, x, bin(T, B_SUB, tvar(T, x), expr_int(T->a, T->shift[d], DT_VOID, T->B->loc)));
+    }
+    if (!any)
+        return 0;
+    Expr *w = arena_alloc(T->a, sizeof *w);
+    *w = *T->map;
+    w->u.map.out = arena_array(T->a, (size_t)T->map->u.map.nout + 1, sizeof(Expr *));
+    for (int q = 0; q < T->map->u.map.nout; q++)
+        w->u.map.out[q] = clone_expr(T->a, &S, T->map->u.map.out[q]);
+    ImError e;
+    ImCond *pred;
+    int npred;
+    IndexMap *sm = im_from_expr(T->scratch, w, box, &e), *inv = sm ? im_inverse(T->scratch, sm, &pred, &npred, &e) : NULL;
+    if (!inv || memcmp(sm->obox, T->im->obox, (size_t)sm->nout * sizeof *sm->obox)) {
+        memset(T->shift, 0, sizeof T->shift);
+        return 0;
+    }
+    IndexMap *un = arena_alloc(T->scratch, sizeof *un);
+    *un = *inv;
+    un->box = T->im->obox;
+    un->obox = T->old;
+    un->out = arena_array(T->scratch, (size_t)T->oldn + 1, sizeof *un->out);
+    ImCond *conds = arena_array(T->scratch, (size_t)(npred + T->oldn + 1), sizeof *conds);
+    memcpy(conds, pred, (size_t)npred * sizeof *conds);
+    for (int d = 0; d < T->oldn; d++) {
+        ImSum *o = arena_alloc(T->scratch, sizeof *o), *c = arena_zalloc(T->scratch, sizeof *c);
+        *o = *inv->out[d];
+        o->k -= T->shift[d];
+        un->out[d] = o;
+        c->k = T->shift[d];
+        if (T->shift[d])
+            conds[npred++] = (ImCond){ inv->out[d], B_LT, c };
+    }
+    T->inv = un;
+    T->binv = inv;
+    T->pred = conds;
+    T->npred = npred;
+    return 1;
+}
+
 static int classify(TL *T, int assume)
 {
     ImError e;
@@ -1157,8 +1227,10 @@ static int classify(TL *T, int assume)
                    "give assume-injective=1 to take it as such", T->B->name->str);
     T->padded = k == IM_PADDED;
     if (T->padded || k == IM_BIJECTIVE) {
-        if (!(T->inv = im_inverse(T->scratch, T->im, &T->pred, &T->npred, &e)))
+        if (!(T->inv = im_inverse(T->scratch, T->im, &T->pred, &T->npred, &e)) && !shifted_inverse(T))
             return err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
+        if (T->binv)
+            return T->back = back_injective(T, T->binv), 0;
         /* the inverse is simplified over the old shape, so on the padding it
          * may send two points to one (i % 3 of a 1-long axis is i) */
         T->binv = T->inv;
