@@ -148,15 +148,77 @@ Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xs
     return pad_high(m, x, c->nin, more, (Expr *)pad, e->loc);
 }
 
+static int ints(const Expr *e, int64_t *v, int max);
+
+/* R.permute_dims(x, axes) as the rewrite it is: R.layout_transform of x by
+ * lambda i0, i1, ...: (i[axes[0]], i[axes[1]], ...) (no axes: reversed).
+ * NULL when e is not one, or x's rank or the axes are not known. */
+static Expr *perm_as_rewrite(const Fold *F, const Expr *e)
+{
+    if (!is_call_to(e, "R.permute_dims") || e->u.call.nargs < 1)
+        return NULL;
+    DType dt;
+    int nd;
+    int64_t sh[IM_MAX_RANK], axes[IM_MAX_RANK];
+    if (shape_of(F, e->u.call.args[0], &dt, &nd, sh))
+        return NULL;
+    const Expr *ax = call_kwarg(e, "axes");
+    if (ax && ax->kind != E_NONE) {
+        if (ints(ax, axes, IM_MAX_RANK) != nd)
+            return NULL;
+    } else {
+        for (int d = 0; d < nd; d++)
+            axes[d] = nd - 1 - d;
+    }
+    int seen[IM_MAX_RANK] = { 0 };
+    for (int d = 0; d < nd; d++) {
+        if (axes[d] < 0)
+            axes[d] += nd;
+        if (axes[d] < 0 || axes[d] >= nd || seen[axes[d]]++)
+            return NULL;
+    }
+    Arena *a = &F->m->arena;
+    Expr *map = identity_map(a, &F->m->names, nd, e->loc);
+    for (int d = 0; d < nd; d++)
+        map->u.map.out[d] = var_ref(a, map->u.map.params[axes[d]], e->loc);
+    return layout_transform_new(F->m, e->u.call.args[0], map, NULL, e->loc);
+}
+
+/* A composite that only permutes the axes, written as TVM writes it:
+ * R.permute_dims(x, axes=[...]). r itself otherwise. */
+static Expr *as_permute(Module *m, Expr *r)
+{
+    const Expr *map = is_layout_transform(r) ? call_kwarg(r, "index_map") : NULL;
+    if (!map || map->kind != E_INDEXMAP || map->u.map.nout != map->u.map.nparams || call_kwarg(r, "pad_value"))
+        return r;
+    int64_t axes[IM_MAX_RANK];
+    for (int q = 0; q < map->u.map.nout; q++) {
+        const Expr *o = map->u.map.out[q];
+        int k = 0;
+        while (k < map->u.map.nparams && !(o->kind == E_VAR && o->u.var == map->u.map.params[k]))
+            k++;
+        if (k == map->u.map.nparams)
+            return r;
+        axes[q] = k;
+    }
+    static const char *const key[] = { "axes" };
+    Expr *v = int_list(&m->arena, axes, map->u.map.nout, r->loc);
+    return call_new(m, "R.permute_dims", r->u.call.args[0], key, &v, 1, r->loc);
+}
+
 /* z = lt(y, M2, p2) with y = lt(x, M1, p1): z = lt(x, M2 . M1, p) (see
- * rewrite_compose). */
+ * rewrite_compose). A permute_dims on either side is the rewrite it is, and
+ * two permutations give a permute_dims. */
 static int compose(Fold *F, Binding *bd)
 {
-    Expr *e = bd->value;
+    Expr *e = bd->value, *pe = perm_as_rewrite(F, e);
+    if (pe)
+        e = pe;
     const Binding *yb = def_of(F, e->u.call.args[0]);
-    if (!yb || !is_layout_transform(yb->value))
+    Expr *py = yb ? perm_as_rewrite(F, yb->value) : NULL;
+    if (!yb || (!is_layout_transform(yb->value) && !py))
         return 0;
-    const Expr *y = yb->value;
+    const Expr *y = py ? py : yb->value;
     DType dt;
     int nd;
     int64_t sh[IM_MAX_RANK];
@@ -172,9 +234,11 @@ static int compose(Fold *F, Binding *bd)
             note_add(F->notes, bd->loc, "kept: composed with %s, %s", var_said(yb->var), why);
         return 0;
     }
+    if (!ident && (pe || py))
+        r = as_permute(F->m, r);
     bd->value = r;
     note_add(F->notes, bd->loc, "composed with %s at line %d%s", var_said(yb->var), yb->loc.line,
-             is_layout_transform(r) ? "" : ": a pad");
+             is_call_to(r, "R.nn.pad") || is_call_to(r, "R.pad") ? ": a pad" : "");
     return 1;
 }
 
@@ -690,7 +754,8 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
                         fired++;
                         continue;
                     }
-                } else if (pad_crop(&F, bd) || (all && eval_const(&F, bd, fn->blocks[b]->dataflow))) {
+                } else if ((is_call_to(bd->value, "R.permute_dims") && compose(&F, bd)) || pad_crop(&F, bd) ||
+                           (all && eval_const(&F, bd, fn->blocks[b]->dataflow))) {
                     fired++;
                     continue;
                 }
