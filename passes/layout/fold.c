@@ -572,8 +572,11 @@ static int same_as_earlier(Fold *F, Binding *bd)
  * R.call_tir of constants, on its PrimFunc. A call returning a tuple
  * becomes a tuple of constants, and an item of one the constant. This is
  * how a kernel padded by convert-layout (R.nn.pad of a weight) ends up a
- * constant. As TVM's FoldConstant, only inside dataflow blocks (where every
- * call is pure), and a creation operator (R.zeros, R.full_like ...) only
+ * constant. As TVM's FoldConstant, an R.call_tir in any block of a pure
+ * function (of an impure one only inside dataflow blocks, since a call
+ * outside may write a constant through a parameter), an operator only inside
+ * dataflow blocks (TVM's test_do_not_fold_ops_outside_dataflow keeps R.add
+ * of constants there), and a creation operator (R.zeros, R.full_like ...) only
  * when its result takes at most max_bytes: it is cheaper to run than to
  * store. */
 enum { FOLD_MAX_ELEMS = 1 << 22, FOLD_MAX_BYTES_DEFAULT = 4096 };
@@ -725,9 +728,13 @@ static int item_of_consts(Fold *F, Binding *bd)
 
 static int eval_const(Fold *F, Binding *bd, int dataflow)
 {
-    if (!dataflow)
+    if (!dataflow && F->fn->is_impure)
         return 0;
-    return item_of_consts(F, bd) || (is_call_to(bd->value, "R.call_tir") ? eval_call_tir(F, bd) : eval_op(F, bd));
+    if (item_of_consts(F, bd))
+        return 1;
+    if (is_call_to(bd->value, "R.call_tir"))
+        return eval_call_tir(F, bd);
+    return dataflow && eval_op(F, bd);
 }
 
 /* One sweep of the rules over fn's bindings in order; all: also constants
