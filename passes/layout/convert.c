@@ -52,6 +52,11 @@ typedef struct Conv {
      * padding) of the same operand: the layout it comes from is part of it */
     struct Made { const Var *x; const Expr *value; Expr *v; } *made;
     int nmade, capmade;
+    /* the values computed in a converted layout and rewritten back (a
+     * converted call's, and an elementwise call's of one): 1 + the index of
+     * the layout in layouts, which a pool the user did not name follows */
+    PtrMap in_layout;
+    Want layouts[NKINDS];
 } Conv;
 
 static void emit(Conv *C, Binding *b)
@@ -384,13 +389,12 @@ static Expr *sym_bind(Conv *C, const RBlock *rb, const char *base, Expr *value, 
 /* convert() for operands whose shapes are symbolic or unknown: the same
  * rewrites, typed by moving the extents with their axes. 1 when converted,
  * 0 with a note why not. */
-static int convert_symbolic(Conv *C, const RBlock *rb, Binding *bd, int kind, const char *dl, const char *kl,
-                            const char *ol)
+static int convert_symbolic(Conv *C, const RBlock *rb, Binding *bd, int kind, const Want *w, const char *dl,
+                            const char *kl, const char *ol)
 {
     Module *m = C->m;
     Arena *a = &m->arena;
     Expr *e = bd->value;
-    const Want *w = &C->want[kind];
     Loc loc = bd->loc;
     const char *y = var_said(bd->var);
     int conv = kind == CONV, nt = conv ? 2 : 1;
@@ -448,18 +452,18 @@ static int convert_symbolic(Conv *C, const RBlock *rb, Binding *bd, int kind, co
     var_say(m, r->u.var, form, bd->var, "");
     bd->value = layout_transform_new(m, r, omap, NULL, loc);
     emit(C, bd);
-    note_add(C->notes, loc, "converted %s: %s to %s%s%s (its shapes not static: the extents move with their axes)",
-             y, op_names[kind], w->data, conv ? "/" : "", conv ? w->kernel : "");
+    note_add(C->notes, loc, "converted %s: %s to %s%s%s (its shapes not static: the extents move with their axes)%s",
+             y, op_names[kind], w->data, conv ? "/" : "", conv ? w->kernel : "",
+             w != &C->want[kind] ? ", the layout of its data" : "");
     return 1;
 }
 
 /* Converts the call bd computes; returns 1 when it did (its new bindings
  * emitted), 0 when it left it (with a note why). */
-static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
+static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind, const Want *w)
 {
     Module *m = C->m;
     Expr *e = bd->value;
-    const Want *w = &C->want[kind];
     Loc loc = bd->loc;
     const char *y = var_said(bd->var);
     char b1[32], b2[32], b3[32], nm[160];
@@ -475,7 +479,7 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
     TensorType in[2], xt, wt = { 0 }, yt;   /* wt: the kernel's, for a convolution */
     for (int k = 0; k < nt; k++)
         if (k >= e->u.call.nargs || value_type(e->u.call.args[k], &in[k]))
-            return convert_symbolic(C, rb, bd, kind, dl, kl, ol);
+            return convert_symbolic(C, rb, bd, kind, w, dl, kl, ol);
     int xpad = 0, wpad = 0, opad = 0;
     Expr *xmap = layout_map(C, dl, w->data, &in[0], &xt, &xpad);
     if (!xmap)
@@ -587,9 +591,49 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
                  ", output channels padded from %lld to %lld with zero filters and cropped back", (long long)oc,
                  (long long)(oc + opadn));
+    if (w != &C->want[kind])
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", the layout of its data (%s is not named)",
+                 opt_names[kind]);
     note_add(C->notes, loc, "converted %s: %s to %s%s%s%s", y, op_names[kind], w->data, conv ? "/" : "",
              conv ? w->kernel : "", extra);
     return 1;
+}
+
+/* The layout a pool, resize or adaptive pool the user did not name takes:
+ * its data's, when a converted call computes it in a converted layout (TVM's
+ * ConvertLayout has such an operator follow its producer); NULL otherwise. */
+static const Want *follows(Conv *C, const Expr *e)
+{
+    const Expr *x = e->u.call.nargs ? e->u.call.args[0] : NULL;
+    int i = x && x->kind == E_VAR ? ptrmap_get(&C->in_layout, x->u.var, 0) : 0;
+    return i ? &C->layouts[i - 1] : NULL;
+}
+
+static int layout_index(const Conv *C, const Want *w)
+{
+    int j = 0;
+    while (j + 1 < NKINDS && strcmp(C->layouts[j].data, w->data) != 0)
+        j++;
+    return j;
+}
+
+/* An elementwise call (a layout-agnostic operator) of a value in a
+ * converted layout computes in that layout once flow has moved the rewrite
+ * back past it: a pool after it follows that layout too. */
+static void carry_layout(Conv *C, const Binding *bd)
+{
+    const Expr *e = bd->value;
+    const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
+    if (!op || op->category != LAYOUT_AGNOSTIC || ptrmap_get(&C->in_layout, bd->var, 0))
+        return;
+    for (int k = 0; k < op->ntensors && k < e->u.call.nargs; k++) {
+        const Expr *a = e->u.call.args[k];
+        int i = a->kind == E_VAR ? ptrmap_get(&C->in_layout, a->u.var, 0) : 0;
+        if (i) {
+            ptrmap_put(&C->in_layout, bd->var, i);
+            return;
+        }
+    }
 }
 
 int pass_convert_layout_check(const PassOpt *opts, int nopts, char *err, size_t cap)
@@ -611,7 +655,16 @@ int pass_convert_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         Func *fn = m->funcs[f];
         if (!is_plannable(fn))
             continue;
-        Conv C = { m, fn, { 0 }, &notes, want, NULL, 0, 0, NULL, 0, 0 };
+        Conv C = { m, fn, { 0 }, &notes, want, NULL, 0, 0, NULL, 0, 0, { 0 }, { { 0 } } };
+        memcpy(C.layouts, want, sizeof C.layouts);
+        /* a followed pool takes the data layout of the first call the user named */
+        for (int k = 0; k < NKINDS; k++)
+            if (!C.layouts[k].set)
+                for (int j = 0; j < NKINDS && !C.layouts[k].set; j++)
+                    if (want[j].set) {
+                        C.layouts[k] = want[j];
+                        C.layouts[k].kernel[0] = 0;
+                    }
         infer_types(m, fn);
         collect_names(fn, &C.names);
         for (int b = 0; b < fn->nblocks; b++) {
@@ -628,13 +681,18 @@ int pass_convert_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
                         k++;
                 else
                     k = NKINDS;
-                if (k == NKINDS || !want[k].set || !convert(&C, rb, bd, k))
+                const Want *w = k < NKINDS && want[k].set ? &want[k] : k < NKINDS && k != CONV ? follows(&C, e) : NULL;
+                if (!w || !convert(&C, rb, bd, k, w))
                     emit(&C, bd);
+                else
+                    ptrmap_put(&C.in_layout, bd->var, 1 + layout_index(&C, w));
+                carry_layout(&C, bd);
             }
             rb->binds = C.out;
             rb->nbinds = C.nout;
         }
         ptrmap_free(&C.names);
+        ptrmap_free(&C.in_layout);
     }
     notes_flush(&notes, ctx, "convert-layout");
     return 0;
