@@ -24,6 +24,11 @@
 #include "../pass.h"
 #include "physical.h"
 
+/* What a symbolic extent stands for in the index-map algebra, which works
+ * over constant boxes: an axis the map keeps whole reads the same whatever
+ * its extent. */
+enum { SYM_STANDIN = 7 };
+
 typedef struct TL {
     Module *m;
     PassCtx *ctx;
@@ -44,6 +49,9 @@ typedef struct TL {
     Expr *padmap;              /* a pad value of the new indices (lambda), or NULL */
     int64_t old[IM_MAX_RANK];
     int64_t shift[IM_MAX_RANK];  /* a map of i + c pads c points before the data: c per old axis */
+    Expr *sym[IM_MAX_RANK];    /* a symbolic old extent (old[] then holds SYM_STANDIN), or NULL */
+    Expr *next[IM_MAX_RANK];   /* the new extent of an axis that keeps a symbolic one, or NULL */
+    int nsym;
     int oldn;
     Scope sc;
     PtrMap names;
@@ -365,6 +373,11 @@ static int out_bounds(TL *T, const Expr *e, Expr *const *plo, Expr *const *phi, 
  * axis, the smallest range that holds the map's image of the region where
  * out_bounds can tell (the image of a box need not be a box, so this is the
  * box around it), and the whole new extent elsewhere. */
+static Expr *new_extent(TL *T, int q, Loc loc)
+{
+    return T->next[q] ? T->next[q] : expr_int(T->a, T->im->obox[q], DT_VOID, loc);
+}
+
 static void rw_region(TL *T, Region *r)
 {
     if (r->buf != T->B)
@@ -399,7 +412,7 @@ static void rw_region(TL *T, Region *r)
             s->u.slice.hi = scope_simplify(&T->sc, T->a, T->scratch, ix_add(T->a, hi, expr_int(T->a, 1, DT_VOID, r->loc)));
         } else {
             s->u.slice.lo = expr_int(T->a, 0, DT_VOID, r->loc);
-            s->u.slice.hi = expr_int(T->a, T->im->obox[q], DT_VOID, r->loc);
+            s->u.slice.hi = new_extent(T, q, r->loc);
         }
         r->idx[q] = s;
     }
@@ -529,14 +542,15 @@ static Stmt *nest_new(TL *T, const char *name, Var **y, Block **out)
         lv[q] = fresh_tvar(T, nm);
         snprintf(nm, sizeof nm, "v_ax%d", q);
         y[q] = fresh_tvar(T, nm);
-        b->iters[q] = (BlockIter){ y[q], 'S', expr_int(T->a, T->im->obox[q], DT_VOID, T->B->loc), tvar(T, lv[q]),
-                                   T->B->loc };
+        b->iters[q] = (BlockIter){ y[q], 'S', new_extent(T, q, T->B->loc), tvar(T, lv[q]), T->B->loc };
     }
     b->has_reads = b->has_writes = 1;
     Stmt *s = stmt_new(T->a, S_BLOCK, T->B->loc);
     s->u.block = b;
-    for (int q = n - 1; q >= 0; q--)
+    for (int q = n - 1; q >= 0; q--) {
         s = loop_serial(T->a, lv[q], T->im->obox[q], s);
+        s->u.loop.extent = new_extent(T, q, T->B->loc);
+    }
     *out = b;
     return s;
 }
@@ -642,12 +656,13 @@ static Block *in_order_writer(TL *T, Stmt *s)
         return NULL;
     int ns = 0;
     for (int k = 0; k < b->niters; k++) {
-        int64_t d;
-        if (b->iters[k].kind == 'O' || expr_const_int(b->iters[k].dom, &d))
+        int64_t d = 0;
+        if (b->iters[k].kind == 'O' || (expr_const_int(b->iters[k].dom, &d) && !(ns < T->oldn && T->sym[ns])))
             return NULL;
         if (b->iters[k].kind != 'S')
             continue;
-        if (ns >= T->oldn || d != T->old[ns] || st->u.store.idx[ns]->kind != E_VAR ||
+        if (ns >= T->oldn || (T->sym[ns] ? !expr_equal(b->iters[k].dom, T->sym[ns]) : d != T->old[ns]) ||
+            st->u.store.idx[ns]->kind != E_VAR ||
             st->u.store.idx[ns]->u.var != b->iters[k].var)
             return NULL;
         if (in && !expr_equal(in->u.store.idx[ns], st->u.store.idx[ns]))
@@ -807,9 +822,31 @@ static int pad_plan(TL *T, Padding *P)
 
 /* ---- call sites ---- */
 
-static StructInfo *new_sinfo(TL *T, Loc loc)
+/* The type of a call site's operand or result of type old in the new
+ * layout: over old's own shape where it is static (a symbolic buffer called
+ * on a tensor of known shape), else the new shape with old's extents where
+ * the map keeps a symbolic axis. */
+static StructInfo *new_sinfo(TL *T, const StructInfo *old, Loc loc)
 {
-    return tensor_sinfo_new(T->a, T->B->dtype, T->map->u.map.nout, T->im->obox, loc);
+    DType dt;
+    int nd;
+    int64_t sh[IM_MAX_RANK];
+    if (!T->nsym)
+        return tensor_sinfo_new(T->a, T->B->dtype, T->map->u.map.nout, T->im->obox, loc);
+    ImError e;
+    IndexMap *im = old && old->ndim == T->oldn && old->ndim <= IM_MAX_RANK && sinfo_shape(old, &dt, &nd, sh) == 0
+                       ? im_from_expr(T->scratch, T->map, sh, &e) : NULL;
+    if (im)
+        return tensor_sinfo_new(T->a, T->B->dtype, im->nout, im->obox, loc);
+    StructInfo *si = tensor_sinfo_new(T->a, T->B->dtype, T->map->u.map.nout, T->im->obox, loc);
+    for (int q = 0; q < T->map->u.map.nout; q++)
+        if (T->next[q]) {
+            int d = 0;
+            while (d < T->oldn && T->sym[d] != T->next[q])
+                d++;
+            si->shape[q] = old && old->shape && d < old->ndim ? old->shape[d] : T->next[q];
+        }
+    return si;
 }
 
 /* The rewrite back from the new layout of a result: the inverse map, then
@@ -874,7 +911,8 @@ static int fix_block(TL *T, RBlock *rb, PtrMap *names)
             Expr *x = tup->u.list.items[T->param];
             snprintf(base, sizeof base, "%.120s_%s", x->kind == E_VAR ? x->u.var->name->str : "arg",
                      T->B->name->str);
-            Binding *lt = binding_fresh(T->m, names, base, rb->dataflow, new_sinfo(T, call->loc),
+            Binding *lt = binding_fresh(T->m, names, base, rb->dataflow,
+                                        new_sinfo(T, x->kind == E_VAR ? x->u.var->sinfo : NULL, call->loc),
                                         layout_transform_new(T->m, x, T->map, T->padded ? T->rpad : NULL, call->loc),
                                         call->loc);
             out[n++] = lt;
@@ -900,7 +938,10 @@ static int fix_block(TL *T, RBlock *rb, PtrMap *names)
             return err(T, call->loc, "transform-layout of %s: the inverse of the map is not one to one on the new "
                        "shape, so this call's result cannot be rewritten back", T->B->name->str);
         Expr *ns = expr_new(T->a, E_SINFO, os->loc);
-        ns->u.sinfo = new_sinfo(T, os->loc);
+        if (T->nsym && (T->padded || T->shift[0]))
+            return err(T, call->loc, "transform-layout of %s: a result with a symbolic shape comes back only "
+                       "through a map that does not pad", T->B->name->str);
+        ns->u.sinfo = new_sinfo(T, res[r], os->loc);
         StructInfo *callsi = ns->u.sinfo;
         if (tuple) {
             /* the same results with result r in its new layout, spelled as given */
@@ -931,7 +972,8 @@ static int fix_block(TL *T, RBlock *rb, PtrMap *names)
             g->u.get.tuple = from;
             g->u.get.index = r;
             snprintf(base, sizeof base, "%.120s_%s_%d", bd->var->name->str, T->B->name->str, r);
-            Binding *item = binding_fresh(T->m, names, base, rb->dataflow, new_sinfo(T, call->loc), g, call->loc);
+            Binding *item = binding_fresh(T->m, names, base, rb->dataflow, new_sinfo(T, res[r], call->loc), g,
+                                          call->loc);
             out[n++] = item;
             from = var_ref(T->a, item->var, call->loc);
         }
@@ -1085,9 +1127,16 @@ static int find_buffer(TL *T, const char *func, const char *buf)
     if (T->B->ndim > IM_MAX_RANK)
         return err(T, T->B->loc, "transform-layout: %s has more than %d dimensions", buf, IM_MAX_RANK);
     T->oldn = T->B->ndim;
-    for (int d = 0; d < T->oldn; d++)
-        if (expr_const_int(T->B->shape[d], &T->old[d]) || T->old[d] < 1)
-            return err(T, T->B->loc, "transform-layout: %s needs a constant shape of positive extents", buf);
+    for (int d = 0; d < T->oldn; d++) {
+        if (expr_const_int(T->B->shape[d], &T->old[d]) == 0) {
+            if (T->old[d] < 1)
+                return err(T, T->B->loc, "transform-layout: %s needs a shape of positive extents", buf);
+            continue;
+        }
+        T->sym[d] = T->B->shape[d];
+        T->old[d] = SYM_STANDIN;
+        T->nsym++;
+    }
     return 0;
 }
 
@@ -1197,6 +1246,33 @@ static int shifted_inverse(TL *T)
     return 1;
 }
 
+/* A symbolic extent is kept whole: the map's output for it is the
+ * parameter alone, read by no other output; that output's extent is the
+ * symbolic one. */
+static int keep_symbolic(TL *T)
+{
+    for (int d = 0; d < T->oldn; d++) {
+        if (!T->sym[d])
+            continue;
+        Var *x = T->map->u.map.params[d];
+        int at = -1, other = 0;
+        for (int q = 0; q < T->map->u.map.nout; q++) {
+            const Expr *o = T->map->u.map.out[q];
+            if (o->kind == E_VAR && o->u.var == x && at < 0)
+                at = q;
+            else
+                other |= expr_mentions(o, x);
+        }
+        char ext[120];
+        if (at < 0 || other)
+            return err(T, T->B->loc, "transform-layout of %s: dimension %d is symbolic (%s), so the map must keep it "
+                       "whole, as an output that is %s alone", T->B->name->str, d,
+                       expr_text(T->sym[d], ext, sizeof ext), x->name->str);
+        T->next[at] = T->sym[d];
+    }
+    return 0;
+}
+
 static int classify(TL *T, int assume)
 {
     ImError e;
@@ -1205,6 +1281,8 @@ static int classify(TL *T, int assume)
                    T->map->u.map.nparams, T->B->name->str, T->oldn);
     if (!(T->im = im_from_expr(T->scratch, T->map, T->old, &e)))
         return err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
+    if (keep_symbolic(T))
+        return -1;
     int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK], y[IM_MAX_RANK];
     ImKind k = im_classify(T->im, wa, wb);
     if (k == IM_NOT_INJECTIVE) {
@@ -1332,7 +1410,7 @@ static int transform(TL *T, const Request *r)
     B->ndim = T->map->u.map.nout;
     B->shape = arena_array(T->a, (size_t)B->ndim + 1, sizeof *B->shape);
     for (int q = 0; q < B->ndim; q++)
-        B->shape[q] = expr_int(T->a, T->im->obox[q], DT_VOID, B->loc);
+        B->shape[q] = new_extent(T, q, B->loc);
     B->nsep = T->nsep;
     B->axis_sep = arena_array(T->a, (size_t)T->nsep + 1, sizeof(int));
     memcpy(B->axis_sep, T->sep, (size_t)T->nsep * sizeof(int));
