@@ -47,6 +47,7 @@ typedef struct TL {
     Expr *pad;                 /* the pad value: a constant, or NULL */
     Expr *rpad;                /* the same as a Relax literal (pad_value=0.0) */
     Expr *padmap;              /* a pad value of the new indices (lambda), or NULL */
+    int padreads;              /* padmap reads B itself (in its new layout): a padding block after the writer */
     int64_t old[IM_MAX_RANK];
     int64_t shift[IM_MAX_RANK];  /* a map of i + c pads c points before the data: c per old axis */
     Expr *sym[IM_MAX_RANK];    /* a symbolic old extent (old[] then holds SYM_STANDIN), or NULL */
@@ -219,8 +220,79 @@ static const Buffer *reads_buffer(TL *T, const char *text)
     return NULL;
 }
 
+/* A pad value that repeats an element of the buffer itself, in its new
+ * layout (TVM's pad_value=lambda io, ii: B[io, 0]): lambda PARAMS: B[ARGS]
+ * read as the index map lambda PARAMS: (ARGS), and padmap the load of B
+ * there. Every padding point must read a point that is no padding. 1 when
+ * text is such a lambda, -1 on error, 0 when it is not one. */
+static int read_pad_load(TL *T, const char *text)
+{
+    const char *colon = strncmp(text, "lambda", 6) == 0 ? strchr(text, ':') : NULL;
+    if (!colon)
+        return 0;
+    const char *b = colon + 1;
+    while (*b == ' ')
+        b++;
+    size_t nl = strlen(T->B->name->str), len = strlen(text);
+    if (strncmp(b, T->B->name->str, nl) != 0 || b[nl] != '[' || len < 2 || text[len - 1] != ']' ||
+        memchr(b + nl + 1, '[', (size_t)(text + len - 1 - (b + nl + 1))))
+        return 0;
+    char *mt = arena_alloc(T->scratch, len + 4);
+    int n = snprintf(mt, len + 4, "%.*s(%.*s)", (int)(b - text), text, (int)(text + len - 1 - (b + nl + 1)), b + nl + 1);
+    (void)n;
+    Expr *x = T->ctx->read_map ? T->ctx->read_map(T->m, mt, "transform-layout pad-value") : NULL;
+    if (!x)
+        return -1;
+    int nn = T->map->u.map.nout;
+    if (x->u.map.nparams != nn || x->u.map.nout != nn)
+        return err(T, T->B->loc, "transform-layout of %s: the pad value %s[...] takes the %d new indices and reads "
+                   "%s at %d", T->B->name->str, T->B->name->str, nn, T->B->name->str, nn);
+    /* each padding point reads a point of the data, inside the new shape */
+    ImError e;
+    IndexMap *f = im_from_expr(T->scratch, x, T->im->obox, &e);
+    int64_t vol = 1, y[IM_MAX_RANK], z[IM_MAX_RANK];
+    for (int q = 0; q < nn && vol <= INT64_C(1) << 22; q++)
+        vol *= T->im->obox[q];
+    if (!f)
+        return err(T, T->B->loc, "transform-layout of %s: where the pad value reads %s: %s", T->B->name->str,
+                   T->B->name->str, e.msg);
+    if (vol > INT64_C(1) << 22)
+        return err(T, T->B->loc, "transform-layout of %s: the new shape is too large for lopt to check where the pad "
+                   "value reads %s", T->B->name->str, T->B->name->str);
+    for (int64_t i = 0; i < vol; i++) {
+        int64_t r = i;
+        for (int q = nn - 1; q >= 0; q--) {
+            y[q] = r % T->im->obox[q];
+            r /= T->im->obox[q];
+        }
+        if (!im_pred_eval(T->pred, T->npred, y))
+            continue;
+        im_apply(f, y, z);
+        int bad = im_pred_eval(T->pred, T->npred, z);
+        for (int q = 0; q < nn; q++)
+            bad |= z[q] < 0 || z[q] >= T->im->obox[q];
+        if (bad)
+            return err(T, T->B->loc, "transform-layout of %s: the pad value reads %s at padding or outside it "
+                       "(from the padding point %lld of the new shape, row-major)", T->B->name->str,
+                       T->B->name->str, (long long)i);
+    }
+    Expr *ld = expr_new(T->a, E_LOAD, T->B->loc);
+    ld->u.load.buf = T->B;
+    ld->u.load.n = nn;
+    ld->u.load.idx = x->u.map.out;
+    x->u.map.nout = 1;
+    x->u.map.out = arena_array(T->a, 2, sizeof(Expr *));
+    x->u.map.out[0] = ld;
+    T->padmap = x;
+    T->padreads = 1;
+    return 1;
+}
+
 static int read_pad(TL *T, const char *text)
 {
+    int pl = T->padded ? read_pad_load(T, text) : 0;
+    if (pl)
+        return pl < 0 ? -1 : 0;
     const Buffer *r = reads_buffer(T, text);
     if (r)
         return err(T, T->B->loc, "transform-layout of %s: the pad value reads buffer %s; it may use only the new indices",
@@ -584,6 +656,15 @@ static Stmt *pad_block(TL *T)
     st->u.store.n = b->writes->n;
     st->u.store.value = pad_value(T, y);
     b->body = st;
+    if (T->padreads) {
+        Region *r = arena_zalloc(T->a, sizeof *r);
+        r->buf = T->B;
+        r->n = st->u.store.value->u.load.n;
+        r->idx = st->u.store.value->u.load.idx;
+        r->loc = T->B->loc;
+        b->reads = r;
+        b->nreads = 1;
+    }
     return s;
 }
 
@@ -803,7 +884,7 @@ static int pad_plan(TL *T, Padding *P)
         }
         return 0;
     }
-    Block *w = count == 1 ? in_order_writer(T, stmt_single(items[last])) : NULL;
+    Block *w = count == 1 && !T->padreads ? in_order_writer(T, stmt_single(items[last])) : NULL;
     if (w) {
         Stmt *s = reiterate(T, w);
         Stmt *in = s;
