@@ -245,8 +245,8 @@ static int read_pad_load(TL *T, const char *text)
         return -1;
     int nn = T->map->u.map.nout;
     if (x->u.map.nparams != nn || x->u.map.nout != nn)
-        return err(T, T->B->loc, "transform-layout of %s: the pad value %s[...] takes the %d new indices and reads "
-                   "%s at %d", T->B->name->str, T->B->name->str, nn, T->B->name->str, nn);
+        return err(T, T->B->loc, "transform-layout of %s: a pad value %s[...] is a lambda of the %d new indices "
+                   "that indexes %s with %d", T->B->name->str, T->B->name->str, nn, T->B->name->str, nn);
     /* each padding point reads a point of the data, inside the new shape */
     ImError e;
     IndexMap *f = im_from_expr(T->scratch, x, T->im->obox, &e);
