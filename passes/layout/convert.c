@@ -451,6 +451,12 @@ static int convert_symbolic(Conv *C, const RBlock *rb, Binding *bd, int kind, co
     snprintf(form, sizeof form, "the %.30s form of ", w->data);
     var_say(m, r->u.var, form, bd->var, "");
     bd->value = layout_transform_new(m, r, omap, NULL, loc);
+    if (!ys) {
+        /* its rank and dtype are known now, for the calls that read it */
+        Axes OL;
+        parse_axes(ol, &OL);
+        bd->var->sinfo = sym_sinfo(a, ydt, OL.n, NULL, loc);
+    }
     emit(C, bd);
     note_add(C->notes, loc, "converted %s: %s to %s%s%s (its shapes not static: the extents move with their axes)%s",
              y, op_names[kind], w->data, conv ? "/" : "", conv ? w->kernel : "",

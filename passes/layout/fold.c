@@ -206,6 +206,57 @@ static Expr *as_permute(Module *m, Expr *r)
     return call_new(m, "R.permute_dims", r->u.call.args[0], key, &v, 1, r->loc);
 }
 
+/* The permutation map is (each output a parameter, none twice, as many as
+ * the parameters): perm[q] = the parameter at output q. -1 otherwise. */
+static int map_perm(const Expr *map, int *perm)
+{
+    if (!map || map->kind != E_INDEXMAP || map->u.map.nout != map->u.map.nparams || map->u.map.nout > IM_MAX_RANK)
+        return -1;
+    int seen[IM_MAX_RANK] = { 0 };
+    for (int q = 0; q < map->u.map.nout; q++) {
+        const Expr *o = map->u.map.out[q];
+        perm[q] = -1;
+        for (int p = 0; o->kind == E_VAR && p < map->u.map.nparams; p++)
+            if (map->u.map.params[p] == o->u.var)
+                perm[q] = p;
+        if (perm[q] < 0 || seen[perm[q]]++)
+            return -1;
+    }
+    return 0;
+}
+
+/* Two permutations compose without the extents (a value of symbolic or
+ * unknown shape): e's permutation of y's, the identity when they cancel. */
+static int compose_perms(Fold *F, Binding *bd, const Binding *yb, const Expr *y, const Expr *e)
+{
+    int p1[IM_MAX_RANK], p2[IM_MAX_RANK], c[IM_MAX_RANK];
+    const Expr *m1 = call_kwarg(y, "index_map"), *m2 = call_kwarg(e, "index_map");
+    if (call_kwarg(y, "pad_value") || call_kwarg(e, "pad_value") || map_perm(m1, p1) || map_perm(m2, p2) ||
+        m1->u.map.nout != m2->u.map.nparams)
+        return 0;
+    int n = m2->u.map.nout, ident = 1;
+    for (int q = 0; q < n; q++) {
+        c[q] = p1[p2[q]];
+        ident &= c[q] == q;
+    }
+    Arena *a = &F->m->arena;
+    Expr *x = y->u.call.args[0];
+    if (ident) {
+        bd->value = x;
+        note_add(F->notes, bd->loc, "composed with %s at line %d: the identity", var_said(yb->var), yb->loc.line);
+        return 1;
+    }
+    if (F->cancel_only)
+        return 0;
+    Expr *map = identity_map(a, &F->m->names, n, bd->loc);
+    for (int q = 0; q < n; q++)
+        map->u.map.out[q] = var_ref(a, map->u.map.params[c[q]], bd->loc);
+    Expr *r = layout_transform_new(F->m, x, map, NULL, bd->loc);
+    bd->value = is_call_to(e, "R.permute_dims") || is_call_to(y, "R.permute_dims") ? as_permute(F->m, r) : r;
+    note_add(F->notes, bd->loc, "composed with %s at line %d", var_said(yb->var), yb->loc.line);
+    return 1;
+}
+
 /* z = lt(y, M2, p2) with y = lt(x, M1, p1): z = lt(x, M2 . M1, p) (see
  * rewrite_compose). A permute_dims on either side is the rewrite it is, and
  * two permutations give a permute_dims. */
@@ -224,7 +275,7 @@ static int compose(Fold *F, Binding *bd)
     int64_t sh[IM_MAX_RANK];
     char why[120];
     if (shape_of(F, y->u.call.args[0], &dt, &nd, sh))
-        return 0;
+        return compose_perms(F, bd, yb, y, e);
     int ident = 0;
     Expr *r = rewrite_compose(F->m, y, e, sh, nd, &ident, why, sizeof why);
     if (F->cancel_only && r && !ident && is_layout_transform(r))
