@@ -601,6 +601,14 @@ static int sink_one(Annot *A, Func *fn, RBlock *rb, int at, const PtrMap *def, B
     if (!tb || !is_layout_transform(tb->value) || call_kwarg(tb->value, "pad_value") ||
         ptrmap_get(uses, t->u.var, 0) != 1 || !sinfo_same_tensor(t->u.var->sinfo, bd->var->sinfo))
         return 0;
+    /* the rewrite goes: it must be bound in this block, and no output of it */
+    int here = 0;
+    for (int i = 0; i < at; i++)
+        here |= rb->binds[i] == tb;
+    for (int i = 0; i < rb->noutputs; i++)
+        here &= rb->outputs[i] != t->u.var;
+    if (!here)
+        return 0;
     Expr *a = tb->value->u.call.args[0];
     TensorType at_;
     char why[200];
