@@ -240,7 +240,7 @@ static int read_pad_load(TL *T, const char *text)
     char *mt = arena_alloc(T->scratch, len + 4);
     int n = snprintf(mt, len + 4, "%.*s(%.*s)", (int)(b - text), text, (int)(text + len - 1 - (b + nl + 1)), b + nl + 1);
     (void)n;
-    Expr *x = T->ctx->read_map ? T->ctx->read_map(T->m, mt, "transform-layout pad-value") : NULL;
+    Expr *x = T->ctx->read_map ? T->ctx->read_map(T->ctx, T->m, mt, "transform-layout pad-value") : NULL;
     if (!x)
         return -1;
     int nn = T->map->u.map.nout;
