@@ -807,27 +807,44 @@ static int run_main(Exec *x, Module *m, Value **out)
 }
 
 /* The tensors of a result, flattened, named output, output0, output1, ...
- * (a shape as the int64 tensor of its dimensions) */
-static int flatten(Value *v, Tensor **ts, int n, int cap)
+ * (a shape as the int64 tensor of its dimensions); the values they are of
+ * go to leaves when it is not NULL. */
+static int flatten_leaves(Value *v, Tensor **ts, const Value **leaves, int n, int cap)
 {
     if (v->kind != VAL_TUPLE) {
-        if (n < cap)
+        if (n < cap) {
             ts[n] = v->t;
+            if (leaves)
+                leaves[n] = v;
+        }
         return n + 1;
     }
     for (int i = 0; i < v->n; i++)
-        n = flatten(v->items[i], ts, n, cap);
+        n = flatten_leaves(v->items[i], ts, leaves, n, cap);
     return n;
 }
 
+static int flatten(Value *v, Tensor **ts, int n, int cap)
+{
+    return flatten_leaves(v, ts, NULL, n, cap);
+}
+
 /* The tensors of v in order, as many as it has (malloc'd; NULL when out of
- * memory), their count in *n. */
-static Tensor **flat_tensors(Value *v, int *n)
+ * memory), their count in *n; with leaves, the values they are of (malloc'd
+ * too). */
+static Tensor **flat_tensors(Value *v, int *n, const Value ***leaves)
 {
     *n = flatten(v, NULL, 0, 0);
     Tensor **ts = malloc(((size_t)*n + 1) * sizeof *ts);
-    if (ts)
-        flatten(v, ts, 0, *n);
+    const Value **ls = leaves ? malloc(((size_t)*n + 1) * sizeof *ls) : NULL;
+    if (!ts || (leaves && !ls)) {
+        free(ts);
+        free(ls);
+        return NULL;
+    }
+    flatten_leaves(v, ts, ls, 0, *n);
+    if (leaves)
+        *leaves = ls;
     return ts;
 }
 
@@ -841,23 +858,11 @@ static void output_name(char *buf, size_t cap, int i, const Value *v)
         snprintf(buf, cap, "output%d", i);
 }
 
-/* The i-th value flattened (the order of flatten), or NULL. */
-static const Value *leaf(const Value *v, int *i)
-{
-    if (v->kind != VAL_TUPLE)
-        return (*i)-- == 0 ? v : NULL;
-    for (int k = 0; k < v->n; k++) {
-        const Value *l = leaf(v->items[k], i);
-        if (l)
-            return l;
-    }
-    return NULL;
-}
-
 static int print_outputs(Exec *x, Value *v)
 {
     int n;
-    Tensor **ts = flat_tensors(v, &n);
+    const Value **leaves;
+    Tensor **ts = flat_tensors(v, &n, &leaves);
     if (!ts) {
         fail(x->src, "out of memory");
         return -1;
@@ -865,10 +870,9 @@ static int print_outputs(Exec *x, Value *v)
     for (int i = 0; i < n; i++) {
         char name[32];
         output_name(name, sizeof name, i, v);
-        int at = i;
-        const Value *l = leaf(v, &at);
+        const Value *l = leaves[i];
         char text[512];
-        if (l && (l->kind == VAL_SHAPE || l->kind == VAL_PRIM)) {
+        if ((l->kind == VAL_SHAPE || l->kind == VAL_PRIM)) {
             if (l->kind == VAL_SHAPE)
                 value_shape_text(l, text, sizeof text);
             else
@@ -884,11 +888,13 @@ static int print_outputs(Exec *x, Value *v)
                 fail(x->src, "cannot write '%s': %s", path, ts[i]->dtype == DT_BFLOAT16 ?
                         "NumPy has no bfloat16" : strerror(errno));
                 free(ts);
+                free(leaves);
                 return -1;
             }
         }
     }
     free(ts);
+    free(leaves);
     return 0;
 }
 
@@ -931,7 +937,7 @@ static int check_exec(Module *m, const char *pass, void *data)
         return -1;
     }
     int na, nb;
-    Tensor **a = flat_tensors(x->reference, &na), **b = flat_tensors(now, &nb);
+    Tensor **a = flat_tensors(x->reference, &na, NULL), **b = flat_tensors(now, &nb, NULL);
     int status = 0;
     if (!a || !b) {
         fail(x->src, "out of memory");

@@ -40,7 +40,6 @@ typedef struct Reader {
     int in_class;
     Undo *undo;
     int nundo, capundo;
-    int nfuncs_cap;
     const Constants *consts;      /* --constants: what metadata[...] references read */
     Arena *syn;                   /* the parser's syntax nodes, released statement by statement */
 } Reader;
@@ -2729,7 +2728,7 @@ static Func *declare_func(Reader *R, const St *def)
     Func *old = module_find(R->m, f->name);
     if (old)
         return ERR(R, f->loc, "duplicate function '%s' (first defined at line %d)", f->name->str, old->loc.line), NULL;
-    vec_push(R->a, &R->m->funcs, &R->m->nfuncs, &R->nfuncs_cap, f);
+    module_add(R->m, f);
     return f;
 }
 
