@@ -536,7 +536,10 @@ typedef struct Exec {
     int inexact;          /* some matched within the ulp tolerance only */
     Memo *memo;           /* --verify-exec: calls of earlier runs, replayed (interp/memo.h) */
     int64_t par_loops;    /* loops the runs split over threads (-j) */
+    double making, running;   /* --run: seconds making the inputs and running main */
 } Exec;
+
+static double seconds(void);
 
 static Func *find_main(Module *m)
 {
@@ -786,8 +789,11 @@ static int run_main(Exec *x, Module *m, Value **out)
         fail(x->src, "the module has no Relax function 'main' to run");
         return -1;
     }
+    double t = seconds();
     if (!x->inputs && make_inputs(x, f))
         return -1;
+    x->making += seconds() - t;
+    t = seconds();
     Interp *in = interp_new(m);
     interp_set_max_steps(in, x->o->max_steps);
     interp_set_threads(in, x->o->jobs);
@@ -797,6 +803,7 @@ static int run_main(Exec *x, Module *m, Value **out)
     int r = interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
     x->par_loops += interp_par_loops(in);
     interp_free(in);
+    x->running += seconds() - t;
     if (r) {
         if (err.loc.line)
             diag_error(x->src, err.loc, "%s", err.msg);
@@ -998,6 +1005,7 @@ static void exec_summary(const Exec *x, double t0)
 /* Wall time spent on each part of the work, over all the modules of the input (--time-passes). */
 typedef struct Timing {
     double start, read, output;
+    double making, running;   /* --run: the parts of output making the inputs and running main */
     double *steps;        /* per pipeline step */
     int64_t replayed, executed;   /* --verify-exec's PrimFunc calls */
     int64_t par_loops;    /* loops run on threads (-j) */
@@ -1090,7 +1098,7 @@ static int process(Options *o, Source *src, Timing *tm, FILE **out)
     constants_close(&k);
     int status = !m || ir_verify_input(m, src, o->strict) ? EXIT_INPUT : 0;
     tm->read += seconds() - t;
-    Exec x = { o, src, NULL, 0, NULL, 0, 0, 0, NULL, 0 };
+    Exec x = { o, src, NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, 0 };
     if (!status)
         status = run_pipeline(o, src, m, &x, tm);
     exec_cache_done(&x, tm);
@@ -1098,6 +1106,10 @@ static int process(Options *o, Source *src, Timing *tm, FILE **out)
     if (!status)
         status = emit(o, &x, m, out);
     tm->output += seconds() - t;
+    if (o->run) {
+        tm->making += x.making;
+        tm->running += x.running;
+    }
     tm->par_loops += x.par_loops;
     for (int i = 0; i < x.ninputs; i++)
         value_free(x.inputs[i]);
@@ -1200,7 +1212,13 @@ static void time_report(const Options *o, const Timing *tm)
         fprintf(stderr, "  %10.6f  %d. %s\n", tm->steps[i], i + 1, o->pipeline.steps[i].pass->name);
         rest -= tm->steps[i];
     }
-    fprintf(stderr, "  %10.6f  %s\n", tm->output, o->run ? "running main" : "printing the result");
+    if (o->run) {
+        fprintf(stderr, "  %10.6f  making the inputs\n", tm->making);
+        fprintf(stderr, "  %10.6f  running main\n", tm->running);
+        fprintf(stderr, "  %10.6f  printing the outputs\n", tm->output - tm->making - tm->running);
+    } else {
+        fprintf(stderr, "  %10.6f  printing the result\n", tm->output);
+    }
     fprintf(stderr, "  %10.6f  the rest (verification, dumps, --verify-exec)\n", rest > 0 ? rest : 0);
     fprintf(stderr, "  %10.6f  total\n", total);
     if (o->verify_exec && !o->no_exec_cache)
@@ -1212,7 +1230,7 @@ static void time_report(const Options *o, const Timing *tm)
 
 static int run(Options *o)
 {
-    Timing tm = { seconds(), 0, 0, calloc((size_t)o->pipeline.n + 1, sizeof(double)), 0, 0, 0 };
+    Timing tm = { seconds(), 0, 0, 0, 0, calloc((size_t)o->pipeline.n + 1, sizeof(double)), 0, 0, 0 };
     if (!tm.steps)
         abort();
     int stdin_input = strcmp(o->input, "-") == 0;
