@@ -67,7 +67,21 @@ struct VOp {
     const struct VOp *sub;
     const int64_t *glo, *ghi;
     int ng;
+    const struct TAcc *ta; /* an access checked once per tile (v_ld_tile, a store) */
 };
+
+/* An access whose every index is an affine function of the lanes, or a
+ * value the same for every lane of a tile (c // 4 over an outer loop's c):
+ * checked against the buffer once per tile from the range of each index
+ * over the lanes, its flat offset a per-tile base plus a per-lane part. */
+typedef struct TAcc {
+    int nd;
+    VOp *dim;              /* per index: its affine part (k, outer terms, rel) */
+    const Node **uni;      /* per index: the value the same for every lane, or NULL */
+    int64_t *rmin, *rmax;  /* per index: the range of rel over the lanes */
+    int64_t *shape, *stride;   /* the buffer as declared */
+    int64_t *flat;         /* per lane: sum of stride * rel */
+} TAcc;
 
 struct Batch {
     /* the band's loops, outermost first; the outermost runs in tiles of
@@ -89,7 +103,13 @@ struct Batch {
     int e2;                /* a float32 a + b * c reduction: c's register, else -1 */
     const Node *root;      /* a reduction's combining node, or NULL */
     int acc;               /* inter: the register of the T accumulators */
+    /* inter, float32, its e (and c) float32 loads proven in bounds: folded
+     * from memory, lane r * T + s of a load at base + c0 * s + R[r] */
+    int fused;
+    struct FLoad { const VOp *op; int64_t c0; int64_t *R; } fl[2];
     const SNode *init;
+    int init_const;        /* a float32 T.init storing a constant: init_value, so written */
+    float init_value;
     int64_t *initlanes;    /* lanes where the band's reduction iterators are all 0 */
     int ninit;
     int orslot[16];        /* reduction iterators outside the band */
@@ -478,6 +498,48 @@ static int v_guard(const VOp *o, const VRun *R)
     return 0;
 }
 
+/* The flat offset of a tile access at the tile's first lane, or -1 when
+ * some lane would fall outside the buffer (or it is not as declared). */
+static int tile_base(const TAcc *ta, Frame *fr, const Tensor *tn, int64_t *base)
+{
+    if (!tn || tn->ndim != ta->nd)
+        return -1;
+    int64_t off = 0;
+    for (int d = 0; d < ta->nd; d++) {
+        int64_t v = ta->uni[d] ? I(ta->uni[d]) : vbase(&ta->dim[d], fr);
+        if (tn->shape[d] != ta->shape[d] || v < -(INT64_C(1) << 40) || v > (INT64_C(1) << 40) ||
+            v + ta->rmin[d] < 0 || v + ta->rmax[d] >= ta->shape[d])
+            return -1;
+        off += v * ta->stride[d];
+    }
+    *base = off;
+    return 0;
+}
+
+static int v_ld_tile(const VOp *o, const VRun *R)
+{
+    const Tensor *tn = R->fr->buf[o->n->slot];
+    int64_t base;
+    if (tile_base(o->ta, R->fr, tn, &base))
+        return -1;
+    const int64_t *flat = o->ta->flat;
+    if (o->n->f == ld_f32 && tn->dtype == DT_FLOAT32) {
+        double *x = VREG(R, o->out);
+        const float *d = (const float *)tn->data + base;
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = d[flat[t]];
+    } else if (o->n->f) {
+        double *x = VREG(R, o->out);
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = tensor_getf(tn, base + flat[t]);
+    } else {
+        int64_t *x = VINT(R, o->out);
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = tensor_geti(tn, base + flat[t]);
+    }
+    return 0;
+}
+
 /* ---- compiling a band ---- */
 
 static int is_load(const Node *n)
@@ -559,6 +621,180 @@ static int split_aff(Compiled *c, Batch *b, VOp *o, int64_t k, int n, const int 
 
 static int vnode(Compiled *c, Batch *b, const Node *n, int m);
 
+static int aff_reads_band(const Batch *b, const Node *n)
+{
+    for (int j = 0; j < n->naff; j++)
+        if (band_loop(b, n->aff_var[j]) >= 0 && n->aff_coef[j])
+            return 1;
+    return 0;
+}
+
+/* Whether n is integer arithmetic that reads no loop of the band and
+ * cannot fail (a division by a nonzero constant): its value is the same at
+ * every lane of a tile, and evaluating it once there is harmless. */
+static int uniform(const Batch *b, const Node *n, int depth)
+{
+    if (!n || depth > 32)
+        return 0;
+    if (n->i == i_const)
+        return 1;
+    if (n->i == i_var)
+        return band_loop(b, n->slot) < 0;
+    if (n->i == i_aff || n->i == i_aff1)
+        return !aff_reads_band(b, n);
+    if (n->i == i_div)
+        return n->b->i == i_const && n->b->k != 0 && uniform(b, n->a, depth + 1);
+    if (n->i == i_add || n->i == i_sub || n->i == i_mul || n->i == i_min || n->i == i_max)
+        return uniform(b, n->a, depth + 1) && uniform(b, n->b, depth + 1);
+    if (n->i == i_neg || n->i == i_wrap)
+        return uniform(b, n->a, depth + 1);
+    return 0;
+}
+
+/* Whether n is integer arithmetic that cannot fail over the band's loops
+ * alone, each with the same values at every tile (the outermost only when
+ * one tile covers it): its value at each lane is known when compiling. */
+static int lane_only(const Batch *b, const Node *n, int depth)
+{
+    if (!n || depth > 32)
+        return 0;
+    if (n->i == i_const)
+        return 1;
+    if (n->i == i_var) {
+        int l = band_loop(b, n->slot);
+        return l > 0 || (l == 0 && b->T == b->ext[0]);
+    }
+    if (n->i == i_aff || n->i == i_aff1) {
+        for (int j = 0; j < n->naff; j++) {
+            int l = band_loop(b, n->aff_var[j]);
+            if (n->aff_coef[j] && !(l > 0 || (l == 0 && b->T == b->ext[0])))
+                return 0;
+        }
+        return 1;
+    }
+    if (n->i == i_div)
+        return n->b->i == i_const && n->b->k != 0 && lane_only(b, n->a, depth + 1);
+    if (n->i == i_add || n->i == i_sub || n->i == i_mul || n->i == i_min || n->i == i_max)
+        return lane_only(b, n->a, depth + 1) && lane_only(b, n->b, depth + 1);
+    if (n->i == i_neg || n->i == i_wrap)
+        return lane_only(b, n->a, depth + 1);
+    return 0;
+}
+
+/* n's value at lane t, where lane_only(b, n) holds. */
+static int64_t lane_value(const Batch *b, const Node *n, int64_t t)
+{
+    if (n->i == i_const)
+        return n->k;
+    if (n->i == i_var) {
+        int l = band_loop(b, n->slot);
+        return b->lane[l][t] + (l ? 0 : b->lo[0]);
+    }
+    if (n->i == i_aff || n->i == i_aff1) {
+        uint64_t v = (uint64_t)n->k;
+        for (int j = 0; j < n->naff; j++) {
+            int l = band_loop(b, n->aff_var[j]);
+            if (l >= 0)
+                v += (uint64_t)n->aff_coef[j] * (uint64_t)(b->lane[l][t] + (l ? 0 : b->lo[0]));
+        }
+        return (int64_t)v;
+    }
+    int64_t x = lane_value(b, n->a, t), y = n->b ? lane_value(b, n->b, t) : 0;
+    if (n->i == i_div) {
+        if (y == -1)
+            return n->k == B_FLOORDIV || n->k == B_DIV ? W(0 - (uint64_t)x) : 0;
+        switch (n->k) {
+        case B_FLOORDIV: return floordiv64(x, y);
+        case B_FLOORMOD: return floormod64(x, y);
+        case B_DIV: return x / y;
+        default: return x % y;
+        }
+    }
+    if (n->i == i_add)
+        return W((uint64_t)x + (uint64_t)y);
+    if (n->i == i_sub)
+        return W((uint64_t)x - (uint64_t)y);
+    if (n->i == i_mul)
+        return W((uint64_t)x * (uint64_t)y);
+    if (n->i == i_min)
+        return x < y ? x : y;
+    if (n->i == i_max)
+        return x > y ? x : y;
+    if (n->i == i_neg)
+        return W(0 - (uint64_t)x);
+    return wrap(n->dt, x);
+}
+
+static int const_shape(const Buffer *decl, int nd, int64_t *shape)
+{
+    if (!decl || decl->ndim != nd)
+        return -1;
+    for (int d = 0; d < nd; d++)
+        if (expr_const_int(decl->shape[d], &shape[d]) || shape[d] <= 0 || shape[d] > (INT64_C(1) << 40))
+            return -1;
+    return 0;
+}
+
+/* The indices idx of an access to decl as a tile access, or NULL when one
+ * is neither affine nor uniform, or the buffer's shape is not constant. */
+static const TAcc *tile_access(Compiled *c, Batch *b, const Node *const *idx, int nd, const Buffer *decl)
+{
+    if (nd < 1 || nd > TENSOR_MAX_RANK)
+        return NULL;
+    TAcc *ta = arena_zalloc(&c->arena, sizeof *ta);
+    ta->nd = nd;
+    ta->dim = arena_array(&c->arena, (size_t)nd, sizeof *ta->dim);
+    ta->uni = arena_array(&c->arena, (size_t)nd, sizeof *ta->uni);
+    ta->rmin = arena_array(&c->arena, (size_t)nd, sizeof *ta->rmin);
+    ta->rmax = arena_array(&c->arena, (size_t)nd, sizeof *ta->rmax);
+    ta->shape = arena_array(&c->arena, (size_t)nd, sizeof *ta->shape);
+    ta->stride = arena_array(&c->arena, (size_t)nd, sizeof *ta->stride);
+    ta->flat = arena_array(&c->arena, (size_t)b->n, sizeof *ta->flat);
+    if (const_shape(decl, nd, ta->shape))
+        return NULL;
+    int64_t st = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        ta->stride[d] = st;
+        if (__builtin_mul_overflow(st, ta->shape[d], &st) || st > (INT64_C(1) << 40))
+            return NULL;
+    }
+    for (int d = 0; d < nd; d++) {
+        const Node *x = idx[d];
+        VOp *o = &ta->dim[d];
+        ta->uni[d] = NULL;
+        if (x->i == i_const || x->i == i_var || x->i == i_aff || x->i == i_aff1) {
+            int ok = x->i == i_const ? split_aff(c, b, o, x->k, 0, NULL, NULL)
+                   : x->i == i_var ? split_aff(c, b, o, 0, 1, &x->slot, &(int64_t){ 1 })
+                   : split_aff(c, b, o, x->k, x->naff, x->aff_var, x->aff_coef);
+            if (ok)
+                return NULL;
+        } else if (uniform(b, x, 0)) {
+            ta->uni[d] = x;
+            o->rel = NULL;
+        } else if (lane_only(b, x, 0)) {
+            int64_t *rel = arena_array(&c->arena, (size_t)b->n, sizeof *rel);
+            for (int64_t t = 0; t < b->n; t++)
+                rel[t] = lane_value(b, x, t);
+            memset(o, 0, sizeof *o);
+            o->rel = rel;
+        } else {
+            return NULL;
+        }
+        int64_t lo = 0, hi = 0;
+        for (int64_t t = 0; o->rel && t < b->n; t++) {
+            lo = o->rel[t] < lo || t == 0 ? o->rel[t] : lo;
+            hi = o->rel[t] > hi || t == 0 ? o->rel[t] : hi;
+        }
+        if (lo < -(INT64_C(1) << 40) || hi > (INT64_C(1) << 40))
+            return NULL;
+        ta->rmin[d] = lo;
+        ta->rmax[d] = hi;
+        for (int64_t t = 0; o->rel && t < b->n; t++)
+            ta->flat[t] += o->rel[t] * ta->stride[d];
+    }
+    return ta;
+}
+
 static int vbin(Compiled *c, Batch *b, VFn run, const Node *n, int m)
 {
     int a = vnode(c, b, n->a, m), x = a < 0 ? -1 : vnode(c, b, n->b, m);
@@ -600,6 +836,12 @@ static int vload(Compiled *c, Batch *b, const Node *n, int m)
     }
     if (n->st || n->nidx > TENSOR_MAX_RANK)
         return -1;
+    const TAcc *ta = m < 0 ? tile_access(c, b, n->idx, n->nidx, n->decl) : NULL;
+    if (ta) {
+        VOp *o = vop(c, b, v_ld_tile, n, m);
+        o->ta = ta;
+        return o->out;
+    }
     int *dreg = arena_array(&c->arena, (size_t)n->nidx + 1, sizeof *dreg);
     for (int d = 0; d < n->nidx; d++)
         if ((dreg[d] = vnode(c, b, n->idx[d], m)) < 0)
@@ -913,19 +1155,79 @@ static void fold_f32_inter(const Batch *b, const VRun *R, float *acc)
                 acc[q] = acc[q] + (float)(e[t + q] * e2[t + q]);
         return;
     }
+    if (op == f_max) {
+        for (int64_t s = 0; s < T; s++) {
+            float a = acc[s];
+            for (int64_t t = s; t < R->n; t += T)
+                a = (float)(a > e[t] ? (double)a : e[t]);
+            acc[s] = a;
+        }
+        return;
+    }
+    if (op == f_min) {
+        for (int64_t s = 0; s < T; s++) {
+            float a = acc[s];
+            for (int64_t t = s; t < R->n; t += T)
+                a = (float)(a < e[t] ? (double)a : e[t]);
+            acc[s] = a;
+        }
+        return;
+    }
     for (int64_t s = 0; s < T; s++) {
         float a = acc[s];
         for (int64_t t = s; t < R->n; t += T) {
             double p = e[t];
             float q = (float)p;
-            if (op == f_add32)
-                a = (double)q == p ? a + q : (float)(a + p);
-            else if (op == f_max)
-                a = (float)(a > p ? (double)a : p);
-            else
-                a = (float)(a < p ? (double)a : p);
+            a = (double)q == p ? a + q : (float)(a + p);
         }
         acc[s] = a;
+    }
+}
+
+/* fold_f32_inter with the loads folded in: for each position r of the
+ * inner loops, the T reductions take one element each, in the same order
+ * as the lanes (r * T + s), without a register in between. Eight (or one)
+ * reductions at a time, in locals, so their chains of additions overlap. */
+#define FOLD_CHAINS(W, STEP) \
+    for (; s + W <= T; s += W) { \
+        float a[W]; \
+        for (int q = 0; q < W; q++) \
+            a[q] = acc[s + q]; \
+        for (int64_t r = 0; r < K; r++) { \
+            const float *p = px + x->R[r] + cx * s, *u = py + (two ? y->R[r] + cy * s : 0); \
+            (void)u; \
+            for (int q = 0; q < W; q++) \
+                a[q] = STEP(a[q], p[cx * q], u[cy * q]); \
+        } \
+        for (int q = 0; q < W; q++) \
+            acc[s + q] = a[q]; \
+    }
+#define MULADD(a, p, u) ((a) + (p) * (u))
+#define FMAX(a, p, u) ((a) > (p) ? (a) : (p))
+#define FMIN(a, p, u) ((a) < (p) ? (a) : (p))
+#define FADD(a, p, u) ((a) + (p))
+
+static void fold_f32_fused(const Batch *b, Frame *fr, float *acc)
+{
+    int64_t T = b->T, K = b->K, s = 0;
+    FFn op = b->root->f;
+    const struct FLoad *x = &b->fl[0], *y = &b->fl[1];
+    int two = op == f_muladd32;
+    const float *px = (const float *)fr->buf[x->op->n->slot]->data + vbase(x->op, fr);
+    const float *py = two ? (const float *)fr->buf[y->op->n->slot]->data + vbase(y->op, fr) : px;
+    int64_t cx = x->c0, cy = two ? y->c0 : 0;
+    if (op == f_muladd32) {
+        FOLD_CHAINS(8, MULADD)
+        FOLD_CHAINS(1, MULADD)
+    } else if (op == f_max) {
+        FOLD_CHAINS(8, FMAX)
+        FOLD_CHAINS(1, FMAX)
+    } else if (op == f_min) {
+        FOLD_CHAINS(8, FMIN)
+        FOLD_CHAINS(1, FMIN)
+    } else {
+        FOLD_CHAINS(8, FADD)
+        FOLD_CHAINS(1, FADD)
     }
 }
 
@@ -963,14 +1265,21 @@ static void reduce_inter(const Batch *b, Frame *fr, const VRun *R)
 {
     Tensor *out = fr->buf[b->st->slot];
     int64_t base = vbase(&b->addr, fr), T = b->T;
-    if (init_runs(b, fr))
+    if (init_runs(b, fr) && !(b->init_const && b->st->run == st_f32_aff && b->root->f != f_add))
         for (int64_t s = 0; s < T; s++)
             batch_init(b, fr, s);
     if (b->st->run == st_f32_aff && b->root->f != f_add) {
         float *acc = (float *)VREG(R, b->acc), *d = out->data;
-        for (int64_t s = 0; s < T; s++)
-            acc[s] = d[base + b->addr.rel[s]];
-        fold_f32_inter(b, R, acc);
+        if (b->init_const && init_runs(b, fr))
+            for (int64_t s = 0; s < T; s++)
+                acc[s] = b->init_value;
+        else
+            for (int64_t s = 0; s < T; s++)
+                acc[s] = d[base + b->addr.rel[s]];
+        if (b->fused)
+            fold_f32_fused(b, fr, acc);
+        else
+            fold_f32_inter(b, R, acc);
         for (int64_t s = 0; s < T; s++)
             d[base + b->addr.rel[s]] = acc[s];
         return;
@@ -1014,6 +1323,12 @@ static int scatter(const Batch *b, Frame *fr, const VRun *R)
         int64_t base = vbase(&b->addr, fr);
         for (int64_t t = 0; t < R->n; t++)
             off[t] = base + (b->addr.rel ? b->addr.rel[t] : 0);
+    } else if (b->addr.ta) {
+        int64_t base;
+        if (tile_base(b->addr.ta, fr, out, &base))
+            return -1;
+        for (int64_t t = 0; t < R->n; t++)
+            off[t] = base + b->addr.ta->flat[t];
     } else if (checked_offsets(&b->addr, R, out, off)) {
         return -1;
     }
@@ -1059,7 +1374,7 @@ static int run_batch(const Batch *b, Frame *fr)
         fr->vcap = need;
     }
     VRun R = { fr, b->n, fr->vreg };
-    for (int i = 0; i < b->nops; i++)
+    for (int i = 0; i < b->nops && !b->fused; i++)
         if (b->ops[i].run(&b->ops[i], &R))
             return -1;
     if (b->root)
@@ -1209,7 +1524,43 @@ static int batch_inits(Compiled *c, Batch *b, const SNode *blk, int red)
     if (b->inter && (b->ninit != b->T || b->initlanes[b->T - 1] != b->T - 1))
         return -1;
     b->init = in;
+    if (in->run == st_f32_aff && in->value->f == f_const) {
+        /* interleaved float32 reductions start in their registers */
+        b->init_const = 1;
+        b->init_value = (float)in->value->d;
+    }
     return 0;
+}
+
+/* The lanes of a proven float32 load as base + c0 * s + R[r] (lane r * T + s). */
+static int fused_load(Compiled *c, const Batch *b, const VOp *o, struct FLoad *f)
+{
+    if (!o || o->run != v_ld_aff || o->n->f != ld_f32_aff || o->m >= 0 || !o->rel)
+        return -1;
+    f->op = o;
+    f->c0 = b->T > 1 ? o->rel[1] - o->rel[0] : 0;
+    f->R = arena_array(&c->arena, (size_t)b->K, sizeof *f->R);
+    for (int64_t r = 0; r < b->K; r++) {
+        f->R[r] = o->rel[r * b->T];
+        for (int64_t s = 0; s < b->T; s++)
+            if (o->rel[r * b->T + s] != f->R[r] + f->c0 * s)
+                return -1;
+    }
+    return 0;
+}
+
+/* Whether an interleaved float32 reduction folds its loads from memory:
+ * its value a load, or (a + b * c) a product of two, and nothing else. */
+static void fuse_loads(Compiled *c, Batch *b)
+{
+    int two = b->root->f == f_muladd32;
+    if (!b->inter || b->st->run != st_f32_aff || b->root->f == f_add || b->nops != 1 + two)
+        return;
+    const VOp *x = &b->ops[0], *y = two ? &b->ops[1] : NULL;
+    if (x->out != b->val || (two && y->out != b->e2) || fused_load(c, b, x, &b->fl[0]) ||
+        (two && fused_load(c, b, y, &b->fl[1])))
+        return;
+    b->fused = 1;
 }
 
 const Batch *batch_compile(Compiled *c, const SNode *s)
@@ -1269,10 +1620,11 @@ const Batch *batch_compile(Compiled *c, const SNode *s)
             (root->f == f_muladd32 && (b->e2 = vnode(c, b, root->c, -1)) < 0))
             return NULL;
         b->acc = b->nregs++;
+        fuse_loads(c, b);
     } else {
         if ((b->val = vnode(c, b, x->value, -1)) < 0)
             return NULL;
-        if (!b->proven) {
+        if (!b->proven && !(b->addr.ta = tile_access(c, b, x->idx, x->nidx, x->decl))) {
             b->addr.dreg = arena_array(&c->arena, (size_t)x->nidx + 1, sizeof *b->addr.dreg);
             b->addr.nd = x->nidx;
             for (int d = 0; d < x->nidx; d++)
@@ -1287,7 +1639,7 @@ const Batch *batch_compile(Compiled *c, const SNode *s)
         const VOp *o = &b->ops[i];
         int sel = o->run == v_ld_f32_sel || o->run == v_ld_f32_guard;
         const Node *ld = sel ? o->n->b : o->n;
-        if ((o->run == v_ld_aff || o->run == v_ld_checked || sel) && ld->slot == x->slot &&
+        if ((o->run == v_ld_aff || o->run == v_ld_checked || o->run == v_ld_tile || sel) && ld->slot == x->slot &&
             (root || o->run != v_ld_aff || !b->proven || !same_aff(ld, x->idx[0]) || b->T != b->ext[0] ||
              !injective(c, b, b->addr.rel)))
             return NULL;
