@@ -106,7 +106,17 @@ struct Batch {
     /* inter, float32, its e (and c) float32 loads proven in bounds: folded
      * from memory, lane r * T + s of a load at base + c0 * s + R[r] */
     int fused;
-    struct FLoad { const VOp *op; int64_t c0; int64_t *R; } fl[2];
+    struct FLoad {
+        const VOp *op;
+        int64_t c0;
+        int64_t *R;
+        /* a padding guard's load (v_ld_f32_guard): its two groups of
+         * terms, each at gc0 * s + GR[r] from the tile's base, and the
+         * value where the guard fails */
+        int guarded;
+        int64_t gc0[2], *GR[2];
+        float pad;
+    } fl[2];
     const SNode *init;
     int init_const;        /* a float32 T.init storing a constant: init_value, so written */
     float init_value;
@@ -1207,8 +1217,76 @@ static void fold_f32_inter(const Batch *b, const VRun *R, float *acc)
 #define FMIN(a, p, u) ((a) < (p) ? (a) : (p))
 #define FADD(a, p, u) ((a) + (p))
 
+/* The lanes s in [0, T) of position r where a guarded load's guard holds:
+ * [*from, *to) (each group's terms an affine function of s). */
+static void guard_span(const Batch *b, const struct FLoad *f, const int64_t *base, int64_t r, int64_t *from,
+                       int64_t *to)
+{
+    int64_t lo = 0, hi = b->T;   /* s in [lo, hi) */
+    for (int g = 0; g < 2; g++) {
+        /* glo <= base + gc * s + GR[r] <= ghi */
+        int64_t a = f->op->glo[g] - base[g] - f->GR[g][r], z = f->op->ghi[g] - base[g] - f->GR[g][r], c = f->gc0[g];
+        if (c == 0) {
+            if (a > 0 || z < 0)
+                hi = lo;
+            continue;
+        }
+        if (c < 0) {
+            int64_t t = -z;
+            z = -a;
+            a = t;
+            c = -c;
+        }
+        /* a <= c * s <= z */
+        int64_t s0 = a <= 0 ? 0 : (a + c - 1) / c, s1 = z < 0 ? -1 : z / c;
+        if (s0 > lo)
+            lo = s0;
+        if (s1 + 1 < hi)
+            hi = s1 + 1;
+    }
+    *from = lo;
+    *to = hi > lo ? hi : lo;
+}
+
+/* A float32 a + b * c reduction whose b is a guarded load: for each r, the
+ * lanes where the guard fails take the pad value, the others the load. */
+static void fold_f32_guarded(const Batch *b, Frame *fr, float *acc)
+{
+    int64_t T = b->T, K = b->K;
+    const struct FLoad *x = &b->fl[0], *y = &b->fl[1];
+    const float *px = (const float *)fr->buf[x->op->n->b->slot]->data + vbase(x->op, fr);
+    const float *py = (const float *)fr->buf[y->op->n->slot]->data + vbase(y->op, fr);
+    int64_t cx = x->c0, cy = y->c0, base[2] = { vbase(&x->op->sub[0], fr), vbase(&x->op->sub[1], fr) };
+    float pad = x->pad;
+    for (int64_t r = 0; r < K; r++) {
+        const float *p = px + x->R[r], *q = py + y->R[r];
+        int64_t from, to, s = 0;
+        guard_span(b, x, base, r, &from, &to);
+        if (cy == 0) {
+            float w = *q;
+            for (; s < from; s++)
+                acc[s] = acc[s] + pad * w;
+            for (; s < to; s++)
+                acc[s] = acc[s] + p[cx * s] * w;
+            for (; s < T; s++)
+                acc[s] = acc[s] + pad * w;
+        } else {
+            for (; s < from; s++)
+                acc[s] = acc[s] + pad * q[cy * s];
+            for (; s < to; s++)
+                acc[s] = acc[s] + p[cx * s] * q[cy * s];
+            for (; s < T; s++)
+                acc[s] = acc[s] + pad * q[cy * s];
+        }
+    }
+}
+
 static void fold_f32_fused(const Batch *b, Frame *fr, float *acc)
 {
+    if (b->fl[0].guarded) {
+        fold_f32_guarded(b, fr, acc);
+        return;
+    }
     int64_t T = b->T, K = b->K, s = 0;
     FFn op = b->root->f;
     const struct FLoad *x = &b->fl[0], *y = &b->fl[1];
@@ -1533,20 +1611,36 @@ static int batch_inits(Compiled *c, Batch *b, const SNode *blk, int red)
 }
 
 /* The lanes of a proven float32 load as base + c0 * s + R[r] (lane r * T + s). */
-static int fused_load(Compiled *c, const Batch *b, const VOp *o, struct FLoad *f)
+static int lanes_2d(Compiled *c, const Batch *b, const int64_t *rel, int64_t *c0, int64_t **R)
 {
-    if (!o || o->run != v_ld_aff || o->n->f != ld_f32_aff || o->m >= 0 || !o->rel)
-        return -1;
-    f->op = o;
-    f->c0 = b->T > 1 ? o->rel[1] - o->rel[0] : 0;
-    f->R = arena_array(&c->arena, (size_t)b->K, sizeof *f->R);
+    *c0 = b->T > 1 ? rel[1] - rel[0] : 0;
+    *R = arena_array(&c->arena, (size_t)b->K, sizeof **R);
     for (int64_t r = 0; r < b->K; r++) {
-        f->R[r] = o->rel[r * b->T];
+        (*R)[r] = rel[r * b->T];
         for (int64_t s = 0; s < b->T; s++)
-            if (o->rel[r * b->T + s] != f->R[r] + f->c0 * s)
+            if (rel[r * b->T + s] != (*R)[r] + *c0 * s)
                 return -1;
     }
     return 0;
+}
+
+static int fused_load(Compiled *c, const Batch *b, const VOp *o, struct FLoad *f, int guard_ok)
+{
+    if (!o || o->m >= 0 || !o->rel)
+        return -1;
+    f->op = o;
+    if (o->run == v_ld_f32_guard && guard_ok) {
+        double k = o->n->c->d;
+        if ((double)(float)k != k || lanes_2d(c, b, o->sub[0].rel, &f->gc0[0], &f->GR[0]) ||
+            lanes_2d(c, b, o->sub[1].rel, &f->gc0[1], &f->GR[1]) || o->glo[0] > o->ghi[0] || o->glo[1] > o->ghi[1])
+            return -1;
+        f->guarded = 1;
+        f->pad = (float)k;
+        return lanes_2d(c, b, o->rel, &f->c0, &f->R);
+    }
+    if (o->run != v_ld_aff || o->n->f != ld_f32_aff)
+        return -1;
+    return lanes_2d(c, b, o->rel, &f->c0, &f->R);
 }
 
 /* Whether an interleaved float32 reduction folds its loads from memory:
@@ -1557,8 +1651,8 @@ static void fuse_loads(Compiled *c, Batch *b)
     if (!b->inter || b->st->run != st_f32_aff || b->root->f == f_add || b->nops != 1 + two)
         return;
     const VOp *x = &b->ops[0], *y = two ? &b->ops[1] : NULL;
-    if (x->out != b->val || (two && y->out != b->e2) || fused_load(c, b, x, &b->fl[0]) ||
-        (two && fused_load(c, b, y, &b->fl[1])))
+    if (x->out != b->val || (two && y->out != b->e2) || fused_load(c, b, x, &b->fl[0], two) ||
+        (two && fused_load(c, b, y, &b->fl[1], 0)))
         return;
     b->fused = 1;
 }
