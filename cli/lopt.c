@@ -790,6 +790,8 @@ static int run_main(Exec *x, Module *m, Value **out)
         return -1;
     }
     double t = seconds();
+    if (x->memo)
+        memo_new_run(x->memo);
     if (!x->inputs && make_inputs(x, f))
         return -1;
     x->making += seconds() - t;

@@ -20,6 +20,7 @@ typedef struct Entry {
     int n;
     Blob **before;         /* every buffer as the call found it */
     Blob **after;          /* as it left it; NULL where unchanged */
+    int used;              /* the last run of main that made or replayed it */
     struct Entry *next;
 } Entry;
 
@@ -29,6 +30,7 @@ struct Memo {
     Blob **blobs;          /* nslots chains too */
     size_t bytes, max_bytes;   /* bytes: of the blobs */
     int64_t hits, misses;
+    int run;               /* runs of main begun */
 };
 
 /* A call under way: the blobs of its buffers as it found them. */
@@ -77,6 +79,30 @@ static void blobs_release(Memo *mc, Blob **bs, int n)
     free(bs);
 }
 
+static void entry_free(Memo *mc, Entry *e)
+{
+    blobs_release(mc, e->before, e->n);
+    blobs_release(mc, e->after, e->n);
+    free(e->text);
+    free(e);
+    mc->count--;
+}
+
+void memo_new_run(Memo *mc)
+{
+    mc->run++;
+    for (size_t s = 0; s < mc->nslots; s++)
+        for (Entry **p = &mc->slots[s]; *p;) {
+            Entry *e = *p;
+            if (e->used < mc->run - 1) {
+                *p = e->next;
+                entry_free(mc, e);
+            } else {
+                p = &e->next;
+            }
+        }
+}
+
 void memo_free(Memo *mc)
 {
     if (!mc)
@@ -84,10 +110,7 @@ void memo_free(Memo *mc)
     for (size_t s = 0; s < mc->nslots; s++)
         for (Entry *e = mc->slots[s], *next; e; e = next) {
             next = e->next;
-            blobs_release(mc, e->before, e->n);
-            blobs_release(mc, e->after, e->n);
-            free(e->text);
-            free(e);
+            entry_free(mc, e);
         }
     free(mc->slots);
     free(mc->blobs);
@@ -187,6 +210,7 @@ int memo_replay(Memo *mc, const char *text, Tensor **args, int n)
         for (int i = 0; i < n; i++)
             if (e->after[i])
                 memcpy(args[i]->data, e->after[i]->t->data, tensor_bytes(args[i]));
+        e->used = mc->run;
         found = 1;
     }
     if (hp != hs)
@@ -255,6 +279,7 @@ void memo_record(Memo *mc, const char *text, MemoCall *call, Tensor *const *args
     e->n = n;
     e->before = before;
     e->after = after;
+    e->used = mc->run;
     e->next = mc->slots[e->hash % mc->nslots];
     mc->slots[e->hash % mc->nslots] = e;
     mc->count++;

@@ -7,7 +7,9 @@
  * run and add in the next is one function) and a copy of every buffer as
  * the call found it, compared byte for byte; a hash only finds the slot.
  * Copies of the same bytes are one copy.
- * The cache holds at most max_bytes of tensors and then stops growing. */
+ * The cache holds at most max_bytes of tensors and then stops growing; it
+ * keeps only the calls the last run of main made or replayed (a pass rarely
+ * brings back what the pass before it changed), so it holds about one run. */
 #ifndef LOPT_MEMO_H
 #define LOPT_MEMO_H
 
@@ -35,6 +37,10 @@ MemoCall *memo_before(Memo *mc, Tensor *const *args, int n);
 /* Records the call's effect: call (from memo_before, taken over) and args
  * as the call left them. ok 0 (the call failed) drops call instead. */
 void memo_record(Memo *mc, const char *text, MemoCall *call, Tensor *const *args, int n, int ok);
+
+/* A run of main begins: the calls the run before it neither made nor
+ * replayed go. */
+void memo_new_run(Memo *mc);
 
 /* Calls replayed and calls executed (and recorded or not) so far. */
 void memo_counts(const Memo *mc, int64_t *hits, int64_t *misses);
