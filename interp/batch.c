@@ -539,11 +539,11 @@ static int tile_base(const TAcc *ta, Frame *fr, const Tensor *tn, int64_t *base)
         return -1;
     int64_t off = 0;
     for (int d = 0; d < ta->nd; d++) {
-        int64_t v = ta->uni[d] ? I(ta->uni[d]) : vbase(&ta->dim[d], fr);
+        int64_t v = ta->uni[d] ? I(ta->uni[d]) : vbase(&ta->dim[d], fr), vs;
         if (tn->shape[d] != ta->shape[d] || v < -(INT64_C(1) << 40) || v > (INT64_C(1) << 40) ||
-            v + ta->rmin[d] < 0 || v + ta->rmax[d] >= ta->shape[d])
+            v + ta->rmin[d] < 0 || v + ta->rmax[d] >= ta->shape[d] || __builtin_mul_overflow(v, ta->stride[d], &vs) ||
+            __builtin_add_overflow(off, vs, &off))
             return -1;
-        off += v * ta->stride[d];
     }
     *base = off;
     return 0;
@@ -822,8 +822,12 @@ static const TAcc *tile_access(Compiled *c, Batch *b, const Node *const *idx, in
             return NULL;
         ta->rmin[d] = lo;
         ta->rmax[d] = hi;
-        for (int64_t t = 0; o->rel && t < b->n; t++)
-            ta->flat[t] += o->rel[t] * ta->stride[d];
+        for (int64_t t = 0; o->rel && t < b->n; t++) {
+            int64_t part;
+            if (__builtin_mul_overflow(o->rel[t], ta->stride[d], &part) ||
+                __builtin_add_overflow(ta->flat[t], part, &ta->flat[t]))
+                return NULL;
+        }
     }
     return ta;
 }
