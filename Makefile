@@ -93,7 +93,7 @@ build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/layout/pla
 # its progress; the golden tests (testsuite/run.sh) share themselves out
 # among the cores too.
 CHECKS = check-unit check-golden check-fixed-point check-ops-table check-man check-batch check-numpy check-ops-diff \
-         check-int8 check-weight-layout check-models
+         check-int8 check-weight-layout check-models check-plan-accounts
 check: $(CHECKS)
 	@echo "make check: all passed"
 
@@ -140,6 +140,14 @@ check-weight-layout: build/lopt-check
 
 check-models: build/lopt-check
 	LOPT_FLOW_CACHE=check $(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --check-slice --jobs $(NPROC)
+
+# What plan says its plan leaves is what the printed module holds, counted
+# apart from plan: on every golden test whose pipeline ends with plan, and
+# on the example models under both conversions.
+check-plan-accounts: build/lopt-check
+	$(PYTHON) testsuite/plan_accounts.py build/lopt-check
+	$(PYTHON) testsuite/plan_accounts.py build/lopt-check --pipeline 'convert-layout{conv2d=NHWC:HWIO},plan,fold' \
+	  --pipeline 'convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold' examples/models/*.tir
 
 # The cases too slow for the loop above (testsuite/slow.list: the texture
 # convolutions, about 5 minutes under the sanitizers); CI runs them too.
