@@ -55,12 +55,12 @@ typedef struct Node {
     const Expr *call;     /* what flow looks into: the value, or the tuple call of item */
     int item;
     TensorType t;
-    Key keys[MAX_KEYS];   /* labels first */
-    int nlab, nkey;
+    Key *keys;            /* labels first; room for capkey, in the planner's arena */
+    int nlab, nkey, capkey;
     int probed[MAX_LABELS], ok[MAX_LABELS];
     int store[MAX_LABELS];   /* the key label l stores the value in: l, or 0 for a reading label */
     Expr *reads[MAX_LABELS]; /* a reading label: a reduction reads its operand in this layout, its result as written */
-    Expr *opmaps[MAX_LABELS][FLOW_MAX_ARGS];
+    Expr **opmaps[MAX_LABELS];   /* [FLOW_MAX_ARGS] each, once label l is probed */
     Expr *const *items;
     int nitems;
 } Node;
@@ -73,6 +73,28 @@ typedef struct View {
     int has_pad;          /* a rewrite on the way pads with pad */
     double pad;
 } View;
+
+/* flow's answer for a call plan probed, found again for a call of the same
+ * operator on the same operand types and attributes asked the same layout:
+ * a chain of calls, or the blocks of a model, ask flow the same question
+ * many times, and its answer depends on nothing else (op_call_same is what
+ * legalize shares a PrimFunc on). */
+typedef struct Answer {
+    uint64_t h;
+    const Expr *call;
+    TensorType *args;
+    int nargs, item;
+    IndexMap *im;         /* the layout asked (NULL: the identity of rank) */
+    int rank;
+    int ok;
+    Expr **opmaps;        /* [FLOW_MAX_ARGS], in the planner's arena */
+    struct Answer *next;
+} Answer;
+
+typedef struct Answers {
+    Answer **slots;
+    size_t cap, n;
+} Answers;
 
 typedef struct Planner {
     Module *m;
@@ -87,6 +109,8 @@ typedef struct Planner {
     int nviews, capviews;
     Notes *notes;
     int64_t max_cells;    /* plan{max-cells=N} */
+    Answers *answers;     /* kept across the blocks and rounds of one function */
+    Arena *answer_arena;
 } Planner;
 
 static int64_t tensor_bytes(const TensorType *t)
@@ -119,6 +143,8 @@ static int add_node(Planner *P, Var *v, Binding *bd)
     nd->var = v;
     nd->bd = bd;
     nd->nlab = nd->nkey = 1;
+    nd->capkey = 2;
+    nd->keys = arena_array(&P->a, (size_t)nd->capkey, sizeof *nd->keys);
     for (int l = 0; l < MAX_LABELS; l++)
         nd->store[l] = l;
     if (sinfo_shape(v->sinfo, &nd->t.dtype, &nd->t.ndim, nd->t.shape) || nd->t.ndim > OP_MAX_RANK)
@@ -162,6 +188,17 @@ static IndexMap *through(Planner *P, const View *w, const Expr *d, int *bad)
     return c && im_is_identity(c) ? NULL : c;
 }
 
+/* Room for one key more in nd->keys. */
+static void key_room(Planner *P, Node *nd)
+{
+    if (nd->nkey < nd->capkey)
+        return;
+    Key *k = arena_array(&P->a, (size_t)nd->capkey * 2, sizeof *k);
+    memcpy(k, nd->keys, (size_t)nd->nkey * sizeof *k);
+    nd->keys = k;
+    nd->capkey *= 2;
+}
+
 /* The key of im among node's, added when new (a label when as_label and
  * the map is one to one and onto, and there is room); -1 when full. */
 static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, int as_label)
@@ -179,6 +216,7 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
     if (as_label) {
         if (!nd->plannable || nd->nlab >= MAX_LABELS || nd->nkey > nd->nlab || im_classify(im, wa, wb) != IM_BIJECTIVE)
             return -1;
+        key_room(P, nd);
         nd->keys[nd->nlab] = (Key){ im, 0, 0, im_to_expr(&P->a, &P->m->names, im), nd->keys[0].bytes };
         nd->store[nd->nlab] = nd->nlab;
         nd->nkey = ++nd->nlab;
@@ -189,8 +227,109 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
     int64_t bytes = dtype_size(nd->t.dtype);
     for (int d = 0; d < im->nout; d++)
         bytes *= im->obox[d];
+    key_room(P, nd);
     nd->keys[nd->nkey] = (Key){ im, has_pad, pad, NULL, bytes };
     return nd->nkey++;
+}
+
+static uint64_t im_key(const IndexMap *im, int rank)
+{
+    uint64_t h = im ? (uint64_t)im->nin * 131 + (uint64_t)im->nout : (uint64_t)rank;
+    for (int d = 0; im && d < im->nout; d++)
+        h = h * 1000003 + (uint64_t)im->obox[d];
+    return h;
+}
+
+/* The key of a call's answer, or 0 with *nargs = -1 when it is not kept
+ * (call_tir, an unknown operator, an operand without a static type). */
+static uint64_t answer_key(const Expr *e, TensorType *args, int *nargs)
+{
+    *nargs = -1;
+    if (e->kind != E_CALL || !e->u.call.op || !op_find(e->u.call.op->str) || is_call_to(e, "R.call_tir") ||
+        e->u.call.nargs > OP_MAX_ARGS)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < e->u.call.nargs; i++) {
+        if (e->u.call.args[i]->kind != E_VAR)
+            break;   /* the operands lead; attributes follow */
+        if (value_type(e->u.call.args[i], &args[n]))
+            return 0;
+        n++;
+    }
+    *nargs = n;
+    return op_call_hash(e, args, n);
+}
+
+static Answer *answer_find(Planner *P, const Expr *e, int item, IndexMap *im, int rank, Answer *key)
+{
+    key->nargs = -1;
+    if (!P->answers)
+        return NULL;
+    TensorType args[OP_MAX_ARGS];
+    int nargs;
+    uint64_t h = answer_key(e, args, &nargs);
+    if (nargs < 0)
+        return NULL;
+    h = h * 31 + im_key(im, rank) + (uint64_t)(item + 1) * 0x9E3779B97F4A7C15ull;
+    *key = (Answer){ .h = h, .call = e, .nargs = nargs, .item = item, .im = im, .rank = rank };
+    key->args = arena_array(P->answer_arena, (size_t)nargs + 1, sizeof *key->args);
+    memcpy(key->args, args, (size_t)nargs * sizeof *args);
+    for (Answer *x = P->answers->cap ? P->answers->slots[h & (P->answers->cap - 1)] : NULL; x; x = x->next)
+        if (x->h == h && x->item == item && x->nargs == nargs && x->rank == rank && !x->im == !im &&
+            (!im || (x->im->nin == im->nin && x->im->nout == im->nout &&
+                     memcmp(x->im->obox, im->obox, (size_t)im->nout * sizeof *im->obox) == 0 && im_equal(x->im, im))) &&
+            op_call_same(x->call, x->args, e, args, nargs))
+            return x;
+    return NULL;
+}
+
+static void answer_add(Planner *P, const Answer *key, int ok, Expr **opmaps)
+{
+    Answers *A = P->answers;
+    if (!A || key->nargs < 0)
+        return;
+    if (2 * (A->n + 1) > A->cap) {
+        size_t cap = A->cap ? 2 * A->cap : 64;
+        Answer **slots = calloc(cap, sizeof *slots);
+        for (size_t i = 0; i < A->cap; i++)
+            for (Answer *x = A->slots[i], *next; x; x = next) {
+                next = x->next;
+                x->next = slots[x->h & (cap - 1)];
+                slots[x->h & (cap - 1)] = x;
+            }
+        free(A->slots);
+        A->slots = slots;
+        A->cap = cap;
+    }
+    Answer *x = arena_zalloc(P->answer_arena, sizeof *x);
+    *x = *key;
+    x->ok = ok;
+    x->opmaps = opmaps;
+    x->next = A->slots[x->h & (A->cap - 1)];
+    A->slots[x->h & (A->cap - 1)] = x;
+    A->n++;
+}
+
+/* flow_probe through P's answers. */
+static int probe_call(Planner *P, const Expr *call, int item, IndexMap *im, int rank, const Expr *map, Expr **opmaps,
+                      Expr *const **items, int *n, char *why, size_t cap)
+{
+    Answer key;
+    Answer *x = answer_find(P, call, item, im, rank, &key);
+    if (x) {
+        memcpy(opmaps, x->opmaps, FLOW_MAX_ARGS * sizeof *opmaps);
+        *items = call->u.call.args;
+        *n = key.nargs;
+        snprintf(why, cap, "%s", "as before");
+        return x->ok ? 0 : -1;
+    }
+    int rc = flow_probe(P->m, &P->scratch, P->answer_arena, call, item, map, opmaps, items, n, why, cap);
+    if (key.nargs >= 0 && (rc != 0 || (*n == key.nargs && *items == call->u.call.args))) {
+        Expr **keep = arena_array(P->answer_arena, FLOW_MAX_ARGS, sizeof *keep);
+        memcpy(keep, opmaps, FLOW_MAX_ARGS * sizeof *keep);
+        answer_add(P, &key, rc == 0, keep);
+    }
+    return rc;
 }
 
 static int probe(Planner *P, Node *nd, int l)
@@ -201,8 +340,9 @@ static int probe(Planner *P, Node *nd, int l)
     Expr *const *items;
     int n;
     nd->probed[l] = 1;
-    nd->ok[l] = flow_probe(P->m, &P->scratch, &P->a, nd->call, nd->item, nd->keys[l].map, nd->opmaps[l], &items, &n, why,
-                           sizeof why) == 0;
+    nd->opmaps[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nd->opmaps[l]);
+    nd->ok[l] = probe_call(P, nd->call, nd->item, nd->keys[l].im, nd->t.ndim, nd->keys[l].map, nd->opmaps[l], &items,
+                           &n, why, sizeof why) == 0;
     return nd->ok[l];
 }
 
@@ -296,7 +436,9 @@ static int reading_label(Planner *P, Node *nc, IndexMap *cand, const int64_t *sh
         if (nc->reads[l] && expr_equal(nc->reads[l], pm))
             return 0;
     int l = nc->nlab;
+    key_room(P, nc);
     nc->keys[l] = (Key){ NULL, 0, 0, NULL, nc->keys[0].bytes };
+    nc->opmaps[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nc->opmaps[l]);
     nc->store[l] = 0;
     nc->reads[l] = pm;
     nc->probed[l] = nc->ok[l] = 1;
@@ -491,7 +633,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             int64_t box[IM_MAX_RANK];
             memcpy(box, nd->t.shape, (size_t)nd->t.ndim * sizeof *box);
             Expr *id = identity_map(&a, &m->names, nd->t.ndim, e->loc);
-            nd->plannable = id && flow_probe(m, &P->scratch, &a, nd->call, nd->item, id, opm, &nd->items, &nd->nitems,
+            nd->plannable = id && probe_call(P, nd->call, nd->item, NULL, nd->t.ndim, id, opm, &nd->items, &nd->nitems,
                                              why, sizeof why) == 0;
             arena_free(&a);
             if (!nd->plannable && nd->item < 0 && e->u.call.nargs == 1 && e->u.call.args[0]->kind == E_VAR) {
@@ -631,13 +773,16 @@ static void plan_round(Module *m, PassCtx *ctx, Notes *notes, void *data)
         if (!is_plannable(fn))
             continue;
         PtrMap plan = { 0 }, reads = { 0 };
+        Answers answers = { 0 };
+        Arena answer_arena = { 0 };
         Expr **maps = NULL;
         int nmaps = 0, capmaps = 0;
         /* fold's form first: pairs that cancel and dead values cost nothing */
         fold_rewrites(m, fn, notes);
         infer_types(m, fn);
         for (int b = 0; b < fn->nblocks; b++) {
-            Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .notes = notes, .max_cells = max_cells };
+            Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .notes = notes, .max_cells = max_cells,
+                          .answers = &answers, .answer_arena = &answer_arena };
             plan_block(&P, ctx, &plan, &reads, &maps, &nmaps, &capmaps);
             ptrmap_free(&P.at);
             free(P.nodes);
@@ -648,6 +793,8 @@ static void plan_round(Module *m, PassCtx *ctx, Notes *notes, void *data)
         if (nmaps)
             flow_realize(m, fn, ctx, notes, &plan, maps, &reads);
         free(maps);
+        free(answers.slots);
+        arena_free(&answer_arena);
         ptrmap_free(&plan);
         ptrmap_free(&reads);
     }

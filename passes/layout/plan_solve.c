@@ -78,6 +78,8 @@ typedef struct Solver {
     Table *t;
     int nt, cap;
     int64_t max_cells;
+    int **of;             /* per variable: the tables that mention it (dead ones dropped as met) */
+    int *nof, *capof;
 } Solver;
 
 static int64_t cells(const PlanProblem *p, const int *scope, int n, int64_t limit)
@@ -96,6 +98,14 @@ static Table *table_add(Solver *S, int *scope, int n)
     if (S->nt == S->cap) {
         S->cap = S->cap ? S->cap * 2 : 64;
         S->t = realloc(S->t, (size_t)S->cap * sizeof *S->t);
+    }
+    for (int i = 0; i < n; i++) {
+        int v = scope[i];
+        if (S->nof[v] == S->capof[v]) {
+            S->capof[v] = S->capof[v] ? 2 * S->capof[v] : 4;
+            S->of[v] = realloc(S->of[v], (size_t)S->capof[v] * sizeof *S->of[v]);
+        }
+        S->of[v][S->nof[v]++] = S->nt;
     }
     Table *t = &S->t[S->nt++];
     t->scope = scope;
@@ -118,18 +128,21 @@ static int step(const PlanProblem *p, const int *scope, int n, int *a)
 }
 
 /* The value b's payment as a table over b and its users. */
-static int payment_table(Solver *S, int b, int *label)
+static int payment_table(Solver *S, int b, int *label, char *in)
 {
     const PlanVar *v = &S->p->vars[b];
     int *scope = malloc(((size_t)v->nuses + 1) * sizeof *scope), n = 0;
     scope[n++] = b;
+    in[b] = 1;
     for (int u = 0; u < v->nuses; u++) {
-        int w = v->uses[u].user, dup = 0;
-        for (int j = 0; j < n; j++)
-            dup |= scope[j] == w;
-        if (w >= 0 && !dup)
+        int w = v->uses[u].user;
+        if (w >= 0 && !in[w]) {
+            in[w] = 1;
             scope[n++] = w;
+        }
     }
+    for (int j = 0; j < n; j++)
+        in[scope[j]] = 0;
     if (cells(S->p, scope, n, S->max_cells) > S->max_cells) {
         free(scope);
         return -1;
@@ -157,23 +170,30 @@ static int64_t table_min(const Table *t)
     return m;
 }
 
-/* The union of the scopes of the live tables that mention x, x left out. */
-static int joined_scope(const Solver *S, int x, int *out, char *in)
+/* The live tables that mention x, its list compacted on the way. */
+static int live_tables(Solver *S, int x)
 {
     int n = 0;
-    for (int k = 0; k < S->nt; k++) {
-        const Table *t = &S->t[k];
-        int has = 0;
-        for (int i = 0; i < t->n && !t->dead; i++)
-            has |= t->scope[i] == x;
-        if (!has)
-            continue;
+    for (int k = 0; k < S->nof[x]; k++)
+        if (!S->t[S->of[x][k]].dead)
+            S->of[x][n++] = S->of[x][k];
+    return S->nof[x] = n;
+}
+
+/* The union of the scopes of the live tables that mention x, x left out. */
+static int joined_scope(Solver *S, int x, int *out, char *in)
+{
+    int n = 0, nt = live_tables(S, x);
+    in[x] = 1;
+    for (int k = 0; k < nt; k++) {
+        const Table *t = &S->t[S->of[x][k]];
         for (int i = 0; i < t->n; i++)
-            if (t->scope[i] != x && !in[t->scope[i]]) {
+            if (!in[t->scope[i]]) {
                 in[t->scope[i]] = 1;
                 out[n++] = t->scope[i];
             }
     }
+    in[x] = 0;
     for (int i = 0; i < n; i++)
         in[out[i]] = 0;
     return n;
@@ -193,17 +213,13 @@ static int64_t index_of(const PlanProblem *p, const Table *t, const int *label)
 static void eliminate(Solver *S, int x, int *scope, int n, Elim *e, int *label)
 {
     const PlanProblem *p = S->p;
-    int *join = malloc((size_t)S->nt * sizeof *join), nj = 0;
-    for (int k = 0; k < S->nt; k++) {
-        const Table *t = &S->t[k];
-        for (int i = 0; i < t->n && !t->dead; i++)
-            if (t->scope[i] == x) {
-                join[nj++] = k;
-                break;
-            }
-    }
+    int nj = live_tables(S, x);
+    int *join = malloc(((size_t)nj + 1) * sizeof *join);
+    memcpy(join, S->of[x], (size_t)nj * sizeof *join);
     int *nscope = malloc(((size_t)n + 1) * sizeof *nscope);
     memcpy(nscope, scope, (size_t)n * sizeof *nscope);
+    for (int k = 0; k < nj; k++)
+        S->t[join[k]].dead = 1;
     Table *r = table_add(S, nscope, n);   /* may move S->t: index, not pointers, above */
     e->x = x;
     e->n = n;
@@ -230,10 +246,61 @@ static void eliminate(Solver *S, int x, int *scope, int n, Elim *e, int *label)
         r->cost[i] = best;
         e->best[i++] = (unsigned char)arg;
     } while (step(p, scope, n, a));
-    for (int k = 0; k < nj; k++)
-        S->t[join[k]].dead = 1;
     free(a);
     free(join);
+}
+
+/* ---- the elimination order: a heap of (joined table cells, variable) ---- */
+
+typedef struct HeapItem {
+    int64_t c;
+    int v;
+} HeapItem;
+
+typedef struct Heap {
+    HeapItem *h;
+    int n, cap;
+} Heap;
+
+static int heap_less(HeapItem a, HeapItem b)
+{
+    return a.c < b.c || (a.c == b.c && a.v < b.v);
+}
+
+static void heap_push(Heap *H, int64_t c, int v)
+{
+    if (H->n == H->cap) {
+        H->cap = H->cap ? 2 * H->cap : 64;
+        H->h = realloc(H->h, (size_t)H->cap * sizeof *H->h);
+    }
+    int i = H->n++;
+    H->h[i] = (HeapItem){ c, v };
+    while (i > 0 && heap_less(H->h[i], H->h[(i - 1) / 2])) {
+        HeapItem t = H->h[i];
+        H->h[i] = H->h[(i - 1) / 2];
+        H->h[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+static HeapItem heap_pop(Heap *H)
+{
+    HeapItem top = H->h[0];
+    H->h[0] = H->h[--H->n];
+    for (int i = 0;;) {
+        int l = 2 * i + 1, m = i;
+        if (l < H->n && heap_less(H->h[l], H->h[m]))
+            m = l;
+        if (l + 1 < H->n && heap_less(H->h[l + 1], H->h[m]))
+            m = l + 1;
+        if (m == i)
+            break;
+        HeapItem t = H->h[i];
+        H->h[i] = H->h[m];
+        H->h[m] = t;
+        i = m;
+    }
+    return top;
 }
 
 /* Local moves from label[]: each variable takes its best label with the
@@ -262,33 +329,44 @@ static int64_t improve(const PlanProblem *p, int *label)
     return cur;
 }
 
+/* Eliminates every variable, the one with the smallest joined table first
+ * (ties: the first variable); only a variable's neighbours change their
+ * table, so each is put back in the heap with its new size and the stale
+ * entries are skipped. -1 when a table would pass S->max_cells. */
 static int exact(Solver *S, int *label, int64_t *opt)
 {
     const PlanProblem *p = S->p;
     Elim *el = calloc((size_t)p->n + 1, sizeof *el);
-    int *scope = malloc(((size_t)p->n + 1) * sizeof *scope);
+    int *scope = malloc(((size_t)p->n + 1) * sizeof *scope), *other = malloc(((size_t)p->n + 1) * sizeof *other);
     char *in = calloc((size_t)p->n + 1, 1), *done = calloc((size_t)p->n + 1, 1);
+    int64_t *size = malloc(((size_t)p->n + 1) * sizeof *size);
+    Heap H = { 0 };
     int ne = 0, ok = 1;
-    for (; ne < p->n && ok; ne++) {
-        int x = -1;
-        int64_t best = 0;
-        for (int v = 0; v < p->n; v++) {
-            if (done[v])
-                continue;
-            int n = joined_scope(S, v, scope, in);
-            int64_t c = cells(p, scope, n, S->max_cells);
-            if (x < 0 || c < best) {
-                x = v;
-                best = c;
-            }
-        }
-        if (best > S->max_cells) {
+    for (int v = 0; v < p->n; v++) {
+        int n = joined_scope(S, v, scope, in);
+        size[v] = cells(p, scope, n, S->max_cells);
+        heap_push(&H, size[v], v);
+    }
+    while (ne < p->n) {
+        HeapItem it = heap_pop(&H);
+        if (done[it.v] || it.c != size[it.v])
+            continue;
+        if (it.c > S->max_cells) {
             ok = 0;
             break;
         }
+        int x = it.v;
         int n = joined_scope(S, x, scope, in);
-        eliminate(S, x, scope, n, &el[ne], label);
+        eliminate(S, x, scope, n, &el[ne++], label);
         done[x] = 1;
+        for (int j = 0; j < n; j++) {
+            int y = scope[j];
+            int64_t c = cells(p, other, joined_scope(S, y, other, in), S->max_cells);
+            if (c != size[y]) {
+                size[y] = c;
+                heap_push(&H, c, y);
+            }
+        }
     }
     if (ok) {
         int64_t c = 0;
@@ -307,8 +385,11 @@ static int exact(Solver *S, int *label, int64_t *opt)
     }
     free(el);
     free(scope);
+    free(other);
     free(in);
     free(done);
+    free(size);
+    free(H.h);
     return ok ? 0 : -1;
 }
 
@@ -520,52 +601,89 @@ static int cut_solve(const PlanProblem *p, int *label)
     return ok ? 0 : -1;
 }
 
-int plan_solve(const PlanProblem *p, int64_t max_cells, PlanResult *r)
+/* Variable elimination with tables of at most max_cells: 0 and the
+ * optimum in label[] and *opt, or -1 when a table would be wider; *bound
+ * is then a lower bound: the sum of the minima of the terms built. */
+static int elimination(const PlanProblem *p, int64_t max_cells, int *label, int64_t *opt, int64_t *bound)
 {
-    Solver S = { .p = p, .max_cells = max_cells > 0 ? max_cells : (int64_t)1 << 22 };
-    int *label = calloc((size_t)p->n + 1, sizeof *label);
-    if (cut_solve(p, label) == 0) {
-        r->label = label;
-        r->cost = r->bound = plan_cost(p, label);
-        r->exact = 1;
-        r->method = PLAN_CUT;
-        return r->cost >= PLAN_INF ? -1 : 0;
-    }
+    Solver S = { .p = p, .max_cells = max_cells };
+    S.of = calloc((size_t)p->n + 1, sizeof *S.of);
+    S.nof = calloc((size_t)p->n + 1, sizeof *S.nof);
+    S.capof = calloc((size_t)p->n + 1, sizeof *S.capof);
+    char *in = calloc((size_t)p->n + 1, 1);
     int built = 1;
-    int64_t bound = 0;
+    *bound = 0;
     for (int v = 0; v < p->n; v++) {
         int *scope = malloc(sizeof *scope);
         scope[0] = v;
         Table *t = table_add(&S, scope, 1);
         memcpy(t->cost, p->vars[v].unary, (size_t)p->vars[v].nlab * sizeof *t->cost);
-        bound = add_cost(bound, table_min(t));
+        *bound = add_cost(*bound, table_min(t));
     }
     for (int v = 0; v < p->n && built; v++)
         if (p->vars[v].nuses) {
-            if (payment_table(&S, v, label))
+            if (payment_table(&S, v, label, in))
                 built = 0;
             else
-                bound = add_cost(bound, table_min(&S.t[S.nt - 1]));
+                *bound = add_cost(*bound, table_min(&S.t[S.nt - 1]));
         }
-    int64_t opt = PLAN_INF;
-    r->exact = built && exact(&S, label, &opt) == 0;
-    r->method = r->exact ? PLAN_ELIMINATION : PLAN_LOCAL;
-    if (!r->exact) {
-        for (int v = 0; v < p->n; v++) {   /* start from the cheapest possible label of each */
-            label[v] = 0;
-            for (int l = 1; l < p->vars[v].nlab; l++)
-                if (p->vars[v].unary[l] < p->vars[v].unary[label[v]])
-                    label[v] = l;
-        }
-        opt = improve(p, label);
-    }
+    int rc = built ? exact(&S, label, opt) : -1;
     for (int k = 0; k < S.nt; k++) {
         free(S.t[k].scope);
         free(S.t[k].cost);
     }
+    for (int v = 0; v < p->n; v++)
+        free(S.of[v]);
     free(S.t);
+    free(S.of);
+    free(S.nof);
+    free(S.capof);
+    free(in);
+    return rc;
+}
+
+/* Elimination first while its tables stay small (linear in the values on
+ * the graphs of models); a minimum cut where it applies; elimination with
+ * the tables max_cells allows; local moves. */
+int plan_solve_by(const PlanProblem *p, int64_t max_cells, int method, PlanResult *r)
+{
+    max_cells = max_cells > 0 ? max_cells : (int64_t)1 << 22;
+    int64_t small = max_cells < PLAN_SMALL_CELLS ? max_cells : PLAN_SMALL_CELLS;
+    int *label = calloc((size_t)p->n + 1, sizeof *label);
+    int64_t opt = PLAN_INF, bound = 0;
     r->label = label;
+    r->exact = 1;
+    r->method = PLAN_ELIMINATION;
+    if (method != PLAN_CUT && elimination(p, small, label, &opt, &bound) == 0)
+        goto done;
+    if (method != PLAN_ELIMINATION) {
+        int rc = cut_solve(p, label);
+        if (rc == 0) {
+            opt = plan_cost(p, label);
+            r->method = PLAN_CUT;
+            goto done;
+        }
+        if (method == PLAN_CUT)
+            return r->cost = r->bound = PLAN_INF, r->exact = 0, -2;
+    }
+    if (max_cells > small && elimination(p, max_cells, label, &opt, &bound) == 0)
+        goto done;
+    r->exact = 0;
+    r->method = PLAN_LOCAL;
+    for (int v = 0; v < p->n; v++) {   /* start from the cheapest possible label of each */
+        label[v] = 0;
+        for (int l = 1; l < p->vars[v].nlab; l++)
+            if (p->vars[v].unary[l] < p->vars[v].unary[label[v]])
+                label[v] = l;
+    }
+    opt = improve(p, label);
+done:
     r->cost = opt;
     r->bound = r->exact ? opt : bound;
     return opt >= PLAN_INF ? -1 : 0;
+}
+
+int plan_solve(const PlanProblem *p, int64_t max_cells, PlanResult *r)
+{
+    return plan_solve_by(p, max_cells, 0, r);
 }

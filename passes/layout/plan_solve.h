@@ -61,10 +61,18 @@ typedef struct PlanResult {
 
 enum { PLAN_CUT = 1, PLAN_ELIMINATION, PLAN_LOCAL };
 
-/* Solves p with tables of at most max_cells entries (0: a default of 2^22).
- * Fills r (r->label is malloc'd; free it). Returns 0, or -1 when no
- * assignment has a finite cost. */
+/* The widest table elimination builds before the cut is tried. */
+#define PLAN_SMALL_CELLS ((int64_t)1 << 12)
+
+/* Solves p with tables of at most max_cells entries (0: a default of 2^22):
+ * elimination while its tables stay under PLAN_SMALL_CELLS, else a minimum
+ * cut where the problem is one, else elimination up to max_cells, else
+ * local moves. Fills r (r->label is malloc'd; free it). Returns 0, or -1
+ * when no assignment has a finite cost. */
 int plan_solve(const PlanProblem *p, int64_t max_cells, PlanResult *r);
+/* The same by one method only (PLAN_CUT: -2 when p is not a cut problem;
+ * PLAN_ELIMINATION: no cut), or any (0). */
+int plan_solve_by(const PlanProblem *p, int64_t max_cells, int method, PlanResult *r);
 
 /* The cost of an assignment, by the definition above. */
 int64_t plan_cost(const PlanProblem *p, const int *label);
