@@ -341,8 +341,12 @@ static int probe(Planner *P, Node *nd, int l)
     int n;
     nd->probed[l] = 1;
     nd->opmaps[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nd->opmaps[l]);
-    nd->ok[l] = probe_call(P, nd->call, nd->item, nd->keys[l].im, nd->t.ndim, nd->keys[l].map, nd->opmaps[l], &items,
-                           &n, why, sizeof why) == 0;
+    if (nd->store[l] == 0)   /* a unit label: its map, not its normal form, says what is read */
+        nd->ok[l] = flow_probe(P->m, &P->scratch, &P->a, nd->call, nd->item, nd->keys[l].map, nd->opmaps[l], &items,
+                               &n, why, sizeof why) == 0;
+    else
+        nd->ok[l] = probe_call(P, nd->call, nd->item, nd->keys[l].im, nd->t.ndim, nd->keys[l].map, nd->opmaps[l],
+                               &items, &n, why, sizeof why) == 0;
     return nd->ok[l];
 }
 
@@ -447,6 +451,34 @@ static int reading_label(Planner *P, Node *nc, IndexMap *cand, const int64_t *sh
     return 1;
 }
 
+/* A layout that is the identity on the value's box (a permutation of
+ * extent-1 dimensions: any layout of a (1, 1, 1, 1) value) stores it as
+ * written, yet the call computing "in" it reads its operands in that
+ * layout: a label that stores as label 0 does and asks what flow says of
+ * the map. Returns 1 when added. */
+static int unit_label(Planner *P, Node *nc, IndexMap *cand)
+{
+    if (!nc->plannable || nc->nlab >= MAX_LABELS || nc->nkey > nc->nlab)
+        return 0;
+    Expr *map = im_to_expr(&P->a, &P->m->names, cand);
+    int plain = map && map->u.map.nout == map->u.map.nparams;
+    for (int q = 0; plain && q < map->u.map.nout; q++)
+        plain = map->u.map.out[q]->kind == E_VAR && map->u.map.out[q]->u.var == map->u.map.params[q];
+    if (!map || plain)
+        return 0;   /* as written in every box */
+    char text[400], other[400];
+    expr_text(map, text, sizeof text);
+    for (int l = 1; l < nc->nlab; l++)
+        if (nc->store[l] == 0 && !nc->reads[l] && strcmp(expr_text(nc->keys[l].map, other, sizeof other), text) == 0)
+            return 0;
+    int l = nc->nlab;
+    key_room(P, nc);
+    nc->keys[l] = (Key){ cand, 0, 0, map, nc->keys[0].bytes };
+    nc->store[l] = 0;
+    nc->nkey = ++nc->nlab;
+    return 1;
+}
+
 /* Forward candidates: a call whose result has an operand's shape may
  * compute in the layout that operand is stored in (seen through its view),
  * so that an elementwise chain after a frozen call can stay in its layout. */
@@ -484,7 +516,11 @@ static void forward_candidates(Planner *P, int c, Walk *W)
                 memcpy(box, nc->t.shape, (size_t)nc->t.ndim * sizeof *box);
                 cand = im_from_expr(&P->a, im_to_expr(&P->a, &P->m->names, cand), box, &err);
             }
-            if (!cand || im_is_identity(cand))
+            if (cand && im_is_identity(cand) && nc->nitems > 0) {
+                W->changed |= unit_label(P, nc, cand);
+                continue;
+            }
+            if (!cand)
                 continue;
             int before = nc->nlab;
             key_of(P, nc, cand, 0, 0, 1);
