@@ -93,7 +93,7 @@ build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/layout/pla
 # its progress; the golden tests (testsuite/run.sh) share themselves out
 # among the cores too.
 CHECKS = check-unit check-golden check-fixed-point check-ops-table check-man check-batch check-numpy check-ops-diff \
-         check-int8 check-weight-layout check-models check-plan-accounts
+         check-int8 check-weight-layout check-models check-plan-accounts check-plan-exhaustive
 check: $(CHECKS)
 	@echo "make check: all passed"
 
@@ -149,6 +149,12 @@ check-plan-accounts: build/lopt-check
 	$(PYTHON) testsuite/plan_accounts.py build/lopt-check --pipeline 'convert-layout{conv2d=NHWC:HWIO},plan,fold' \
 	  --pipeline 'convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold' examples/models/*.tir
 
+# plan against every combination of layouts of up to 4 values (as written,
+# NHWC, NCHW4c), each realized by the same machinery and executed, on small
+# random graphs: a slice here, thousands in check-slow.
+check-plan-exhaustive: build/lopt-check
+	$(PYTHON) testsuite/fuzz/plan_exhaustive.py build/lopt-check --graphs 6 --jobs $(NPROC)
+
 # The cases too slow for the loop above (testsuite/slow.list: the texture
 # convolutions, about 5 minutes under the sanitizers); CI runs them too.
 # Every PrimFunc of the suite through flatten (about a minute with ./lopt).
@@ -159,8 +165,9 @@ check-flatten: lopt
 check-transform-layout: lopt
 	$(PYTHON) testsuite/transform_layout_all.py $(CURDIR)/lopt
 
-check-slow: build/lopt-check build/unit-plan check-threads
+check-slow: build/lopt-check build/unit-plan check-threads lopt
 	./build/unit-plan 10000 2
+	$(PYTHON) testsuite/fuzz/plan_exhaustive.py ./lopt --graphs 3000 --seed 100000 --jobs $(NPROC)
 	SLOW=only LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 
 # ThreadSanitizer cannot join AddressSanitizer in one build: a build of its

@@ -792,10 +792,97 @@ static int max_cells_of(const PassOpt *opts, int nopts, int64_t *v, char *err, s
     return 0;
 }
 
+/* plan{layouts="v=L w=M ..."}: the values named move to layout L of their
+ * NCHW form (rank 4), with no search. */
+static const char *layouts_of(const PassOpt *opts, int nopts)
+{
+    for (int i = 0; i < nopts; i++)
+        if (strcmp(opts[i].key, "layouts") == 0)
+            return opts[i].val;
+    return NULL;
+}
+
+/* The next "name=LAYOUT" of spec at *pos into name and lay; 0 at the end,
+ * -1 when malformed. */
+static int next_assignment(const char *spec, size_t *pos, char *name, char *lay, size_t cap)
+{
+    while (spec[*pos] == ' ')
+        (*pos)++;
+    if (!spec[*pos])
+        return 0;
+    size_t n = strcspn(spec + *pos, " ");
+    const char *eq = memchr(spec + *pos, '=', n);
+    if (!eq || eq == spec + *pos || (size_t)(eq - spec - *pos) >= cap || n - (size_t)(eq - spec - *pos) > cap)
+        return -1;
+    memcpy(name, spec + *pos, (size_t)(eq - spec - *pos));
+    name[eq - spec - *pos] = 0;
+    memcpy(lay, eq + 1, n - (size_t)(eq - spec - *pos) - 1);
+    lay[n - (size_t)(eq - spec - *pos) - 1] = 0;
+    *pos += n;
+    return 1;
+}
+
 int pass_plan_check(const PassOpt *opts, int nopts, char *err, size_t cap)
 {
     int64_t v;
-    return max_cells_of(opts, nopts, &v, err, cap);
+    if (max_cells_of(opts, nopts, &v, err, cap))
+        return -1;
+    const char *spec = layouts_of(opts, nopts);
+    char name[64], lay[64];
+    size_t pos = 0;
+    for (int rc; spec && (rc = next_assignment(spec, &pos, name, lay, sizeof name)) != 0;) {
+        ImError e;
+        Interner names;
+        Arena a = { 0 };
+        intern_init(&names, &a);
+        int bad = rc < 0 || !im_layout_map(&a, &names, "NCHW", lay, NULL, &e);
+        intern_free(&names);
+        arena_free(&a);
+        if (bad)
+            return snprintf(err, cap, "plan: layouts=%s: expected value=LAYOUT pairs (a layout of NCHW, such as NHWC "
+                            "or NCHW4c) separated by spaces", spec), -1;
+    }
+    return 0;
+}
+
+/* Realizes the assignment spec in every plannable function of m: no search. */
+static void plan_assigned(Module *m, PassCtx *ctx, const char *spec)
+{
+    Notes notes = { 0 };
+    for (int f = 0; f < m->nfuncs; f++) {
+        Func *fn = m->funcs[f];
+        if (!is_plannable(fn))
+            continue;
+        fold_rewrites(m, fn, &notes);
+        infer_types(m, fn);
+        PtrMap plan = { 0 }, reads = { 0 };
+        Expr **maps = NULL;
+        int nmaps = 0;
+        char name[64], lay[64];
+        size_t pos = 0;
+        while (next_assignment(spec, &pos, name, lay, sizeof name) > 0)
+            for (int b = 0; b < fn->nblocks; b++)
+                for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
+                    Var *v = fn->blocks[b]->binds[i]->var;
+                    TensorType t;
+                    ImError e;
+                    if (strlen(name) != (size_t)v->name->len || memcmp(name, v->name->str, v->name->len) != 0 ||
+                        sinfo_shape(v->sinfo, &t.dtype, &t.ndim, t.shape) || t.ndim != 4)
+                        continue;
+                    Expr *map = im_layout_map(&m->arena, &m->names, "NCHW", lay, NULL, &e);
+                    if (!map || ptrmap_get(&plan, v, 0))
+                        continue;
+                    maps = realloc(maps, (size_t)(nmaps + 1) * sizeof *maps);
+                    maps[nmaps++] = map;
+                    ptrmap_put(&plan, v, nmaps);
+                }
+        if (nmaps)
+            flow_realize(m, fn, ctx, &notes, &plan, maps, &reads);
+        free(maps);
+        ptrmap_free(&plan);
+        ptrmap_free(&reads);
+    }
+    notes_emit(&notes, ctx, "plan", 0);
 }
 
 /* One run of plan over every plannable function (flow_fixed_point runs
@@ -842,5 +929,9 @@ int pass_plan(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     char err[256];
     if (max_cells_of(opts, nopts, &max_cells, err, sizeof err))
         return diag_error(ctx->src, (Loc){ 0, 0 }, "%s", err);   /* the pipeline's check has refused it already */
+    if (layouts_of(opts, nopts)) {
+        plan_assigned(m, ctx, layouts_of(opts, nopts));
+        return 0;
+    }
     return flow_fixed_point(m, ctx, plan_round, &max_cells, "plan");
 }
