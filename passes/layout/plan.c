@@ -51,7 +51,9 @@ typedef struct Node {
     Binding *bd;          /* its binding in the block, or NULL */
     int plannable, constant;
     int readable;         /* not plannable, but a one-operand call that may take reading labels */
-    int absorbed;         /* a tuple call whose one item is planned: its item node reads its operands */
+    int absorbed;         /* a tuple call whose items are planned: its item nodes read its operands */
+    int leader;           /* an item of a tuple: the node of the tuple's first item planned (itself for that one); -1 */
+    int first_item;       /* a tuple call absorbed: its first item's node */
     const Expr *call;     /* what flow looks into: the value, or the tuple call of item */
     int item;
     TensorType t;
@@ -144,6 +146,7 @@ static int add_node(Planner *P, Var *v, Binding *bd)
     nd->bd = bd;
     nd->nlab = nd->nkey = 1;
     nd->capkey = 2;
+    nd->leader = nd->first_item = -1;
     nd->keys = arena_array(&P->a, (size_t)nd->capkey, sizeof *nd->keys);
     for (int l = 0; l < MAX_LABELS; l++)
         nd->store[l] = l;
@@ -604,6 +607,63 @@ static void outside(Planner *P, const Expr *e, void *data)
         add_node(P, e->u.var, NULL);
 }
 
+/* The label of nd whose layout is written as text, or -1 (0: as written). */
+static int label_written(Planner *P, const Node *nd, const char *text)
+{
+    char buf[400];
+    if (!*text)
+        return 0;
+    for (int l = 1; l < nd->nlab; l++)
+        if (nd->store[l] == l && nd->keys[l].map && strcmp(expr_text(nd->keys[l].map, buf, sizeof buf), text) == 0)
+            return l;
+    return -1;
+}
+
+/* The items of one tuple move through its call together: each takes every
+ * layout another can (over its own shape), as a label. */
+static void share_item_labels(Planner *P)
+{
+    char text[400];
+    for (int c = 0; c < P->n; c++) {
+        Node *nd = &P->nodes[c];
+        if (nd->leader < 0)
+            continue;
+        for (int o = 0; o < P->n; o++) {
+            Node *od = &P->nodes[o];
+            if (o == c || od->leader != nd->leader || od->t.ndim != nd->t.ndim)
+                continue;
+            for (int l = 1; l < od->nlab; l++) {
+                if (od->store[l] != l || !od->keys[l].map ||
+                    label_written(P, nd, expr_text(od->keys[l].map, text, sizeof text)) >= 0)
+                    continue;
+                ImError err;
+                IndexMap *im = im_from_expr(&P->a, od->keys[l].map, nd->t.shape, &err);
+                if (im && !im_is_identity(im))
+                    key_of(P, nd, im, 0, 0, 1);
+            }
+        }
+    }
+}
+
+/* An item in another layout than the tuple's first item pays a rewrite
+ * from that layout to its own (what moving the items together leaves): a
+ * use of the item by the first item's node asking the item's label of
+ * the same layout. */
+static void items_together(Planner *P, UseList *ul)
+{
+    char text[400];
+    for (int c = 0; c < P->n; c++) {
+        Node *nd = &P->nodes[c];
+        if (nd->leader < 0 || nd->leader == c)
+            continue;
+        Node *ld = &P->nodes[nd->leader];
+        int keys[MAX_LABELS];
+        for (int l = 0; l < ld->nlab; l++)
+            keys[l] = ld->store[l] != l ? -1 : l == 0 ? 0 : label_written(P, nd, expr_text(ld->keys[l].map, text, sizeof text));
+        use_add(P, &ul[c], nd->leader, keys, ld->nlab);
+    }
+}
+
 static const char *layout_text(Planner *P, const Key *k, char *buf, size_t cap)
 {
     if (!k->im)
@@ -615,8 +675,11 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
 {
     RBlock *rb = P->rb;
     Module *m = P->m;
-    PtrMap uses = { 0 }, inreads = { 0 };
+    PtrMap uses = { 0 }, inreads = { 0 }, getitems = { 0 };
     count_uses(P->fn, &uses);
+    for (int i = 0; i < rb->nbinds; i++)   /* the items read of each tuple */
+        if (rb->binds[i]->value->kind == E_GETITEM && rb->binds[i]->value->u.get.tuple->kind == E_VAR)
+            ptrmap_add(&getitems, rb->binds[i]->value->u.get.tuple->u.var, 1);
     for (int i = 0; i < rb->nbinds; i++)
         if (!is_layout_transform(rb->binds[i]->value))
             operands_walk(rb->binds[i]->value, count_read, P, &inreads);
@@ -654,12 +717,13 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         Expr *opm[FLOW_MAX_ARGS];
         nd->call = e;
         nd->item = -1;
-        /* an item of a tuple that a call of the block returns and nothing
-         * else reads: flow looks into that call */
+        /* an item of a tuple that a call of the block returns and only its
+         * items read (batch_norm's result, split's parts): flow looks into
+         * that call, and the items move through it together */
         int tk = e->kind == E_GETITEM && e->u.get.tuple->kind == E_VAR ? ptrmap_get(&P->at, e->u.get.tuple->u.var, 0) : 0;
         Node *tn = tk ? &P->nodes[P->views[tk - 1].node] : NULL;
         if (tn && tn->bd && tn->var == e->u.get.tuple->u.var && tn->bd->value->kind == E_CALL &&
-            ptrmap_get(&uses, tn->var, 0) == 1) {
+            ptrmap_get(&uses, tn->var, 0) == ptrmap_get(&getitems, tn->var, 0)) {
             nd->call = tn->bd->value;
             nd->item = e->u.get.index;
         }
@@ -677,8 +741,12 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
                 nd->nitems = 1;
                 nd->readable = 1;
             }
-            if (nd->plannable && nd->item >= 0)
+            if (nd->plannable && nd->item >= 0) {
                 tn->absorbed = 1;
+                if (tn->first_item < 0)
+                    tn->first_item = c;
+                nd->leader = tn->first_item;
+            }
         }
     }
     /* candidates, backwards to a fixed point */
@@ -689,10 +757,12 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         if (!W.changed)
             break;
     }
+    share_item_labels(P);
     /* the problem */
     UseList *ul = calloc((size_t)P->n + 1, sizeof *ul);
     W = (Walk){ .uses = ul, .phase = 1 };
     walk_block(P, &W, &uses, &inreads);
+    items_together(P, ul);
     PlanProblem pb = { calloc((size_t)P->n + 1, sizeof *pb.vars), P->n };
     for (int c = 0; c < P->n; c++) {
         Node *nd = &P->nodes[c];
@@ -773,6 +843,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
     free(ul);
     ptrmap_free(&uses);
     ptrmap_free(&inreads);
+    ptrmap_free(&getitems);
 }
 
 /* plan{max-cells=N}: the largest table the exact search builds */
