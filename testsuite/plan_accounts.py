@@ -7,8 +7,11 @@ pipeline with --explain; the bytes and rewrites plan says its plan leaves
 must be what the printed module holds, counted apart from plan: the module,
 folded once more, is legalized, and every call of a PrimFunc whose "op"
 attribute is R.layout_transform is one rewrite moving the bytes of its
-input and output buffers. A rewrite of a constant is not counted (fold
-evaluates it), as plan says.
+input and output buffers; so is each R.nn.pad and R.crop past those of the
+module plan was given (fold writes a padded rewrite that keeps every point
+where it is as a pad; a pad or crop plan moves counts as its new bytes
+less its old). A rewrite of a constant is not counted (fold evaluates it),
+as plan says.
 Usage: plan_accounts.py LOPT [--pipeline P ...] [FILE ...]
 Exit status 1 when any account differs."""
 import os
@@ -37,8 +40,8 @@ def nbytes(shape, dtype):
     return n
 
 
-def held(lopt, module):
-    """The rewrites a printed module holds and the bytes they move."""
+def held(lopt, module, ops=("R.layout_transform",)):
+    """The rewrites a printed module holds (calls of the operators ops) and the bytes they move."""
     folded = subprocess.run([lopt, "--pass=fold,legalize", "-"], input=module, capture_output=True, text=True)
     if folded.returncode:
         return None
@@ -46,7 +49,7 @@ def held(lopt, module):
     rewrites = {}
     for i, line in enumerate(lines):
         m = PRIM.match(line)
-        if m and i + 1 < len(lines) and '"op": "R.layout_transform"' in lines[i + 1]:
+        if m and i + 1 < len(lines) and any('"op": "%s"' % o in lines[i + 1] for o in ops):
             bufs = BUF.findall(m.group(2))
             rewrites[m.group(1)] = sum(nbytes(s, d) for s, d in bufs[:2])
     consts = set()
@@ -81,6 +84,16 @@ def check(lopt, path, args):
     got = held(lopt, run.stdout)
     if got is None:
         return "%s: the printed module does not fold and legalize" % path
+    # a padded rewrite fold writes as R.nn.pad or R.crop is a rewrite too:
+    # the pads and crops the module holds past those plan was given
+    pipe = [a for a in args if a.startswith("--pass=")][0][len("--pass="):]
+    before = re.sub(r"(^|,)plan(\{[^}]*\})?(,fold)?$", "", pipe)
+    given = subprocess.run([lopt, "--pass=" + (before + "," if before else "") + "fold", path], capture_output=True,
+                           text=True)
+    pads = held(lopt, run.stdout, ("R.nn.pad", "R.crop"))
+    pads0 = held(lopt, given.stdout, ("R.nn.pad", "R.crop")) if given.returncode == 0 else None
+    if pads and pads0:
+        got = (got[0] + pads[0] - pads0[0], got[1] + pads[1] - pads0[1])
     want = (sum(b for b, _ in said), sum(r for _, r in said))
     kept = KEPT.search(run.stderr)
     if kept:   # plan,fold run again did better, and says so: what it says must hold

@@ -28,7 +28,11 @@
 #include "fold.h"
 #include "plan_solve.h"
 
-enum { MAX_LABELS = 4, MAX_KEYS = 24 };
+/* At most MAX_LABELS layouts a value may be stored in (as written, then the
+ * candidates in the order found: the layouts asked of it, those carried from
+ * its users and operands), and MAX_KEYS layouts asked of it: the exact
+ * search's tables grow as the labels to the power of a value's users and one. */
+enum { MAX_LABELS = 8, MAX_KEYS = 32 };
 
 /* The cost the solver minimizes: the bytes the rewrites left read and
  * write, then their number, then the number of values moved out of the
