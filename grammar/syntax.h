@@ -1,5 +1,6 @@
 /* The syntax tree the parser builds: a small Python subset (expressions,
- * assignments, for/if/with/def/class). grammar/lower.c gives it meaning as IR. */
+ * assignments, for/if/with/def/class). grammar/lower.c, lower_tir.c and
+ * lower_relax.c give it meaning as IR. */
 #ifndef LOPT_SYNTAX_H
 #define LOPT_SYNTAX_H
 

@@ -199,17 +199,56 @@ static void test_parentheses(void)
     }
 }
 
-/* What the printer wrote for an element before it had its own digit
- * generation: the shortest %.{p}g that strtod reads back as v in dt. */
+/* The reference the printer's fast path must agree with, by plain search:
+ * the fewest significant digits (%.{p-1}e) that strtod reads back as v in
+ * dt, written as Python's repr writes a float: positional with a point when
+ * the decimal exponent is from -4 to 15, else d.ddde+XX. */
 static void reference_float(char *buf, size_t cap, double v, DType dt)
 {
-    for (int prec = 1; prec <= 9; prec++) {
-        snprintf(buf, cap, "%.*g", prec, v);
-        if (round_to(dt, strtod(buf, NULL)) == v)
+    char e[64], dig[32];
+    int prec = 1;
+    for (; prec < 9; prec++) {
+        snprintf(e, sizeof e, "%.*e", prec - 1, v);
+        if (round_to(dt, strtod(e, NULL)) == v)
             break;
     }
-    if (!strpbrk(buf, ".en"))
-        strcat(buf, ".0");
+    snprintf(e, sizeof e, "%.*e", prec - 1, v);
+    int nd = 0, x = atoi(strchr(e, 'e') + 1);
+    for (const char *c = e; *c != 'e'; c++)
+        if (*c >= '0' && *c <= '9')
+            dig[nd++] = *c;
+    while (nd > 1 && dig[nd - 1] == '0')
+        nd--;
+    size_t len = 0;
+    if (v < 0 || (v == 0 && signbit(v)))
+        buf[len++] = '-';
+    if (x < -4 || x >= 16) {
+        buf[len++] = dig[0];
+        if (nd > 1) {
+            buf[len++] = '.';
+            memcpy(buf + len, dig + 1, (size_t)nd - 1);
+            len += (size_t)nd - 1;
+        }
+        snprintf(buf + len, cap - len, "e%c%02d", x < 0 ? '-' : '+', x < 0 ? -x : x);
+        return;
+    }
+    if (x < 0) {
+        len += (size_t)snprintf(buf + len, cap - len, "0.");
+        for (int k = -1; k > x; k--)
+            buf[len++] = '0';
+        memcpy(buf + len, dig, (size_t)nd);
+        len += (size_t)nd;
+    } else {
+        for (int k = 0; k <= x; k++)
+            buf[len++] = k < nd ? dig[k] : '0';
+        buf[len++] = '.';
+        if (nd > x + 1) {
+            memcpy(buf + len, dig + x + 1, (size_t)(nd - x - 1));
+            len += (size_t)(nd - x - 1);
+        } else
+            buf[len++] = '0';
+    }
+    buf[len] = 0;
 }
 
 /* A constant of n values of dt, written with enough digits to read back
@@ -240,7 +279,7 @@ static void const_round_trip(DType dt, const double *vals, int n)
         p += i ? 2 : 9;
         size_t k = strcspn(p, ",]");
         reference_float(ref, sizeof ref, round_to(dt, vals[i]), dt);
-        CHECK(strlen(ref) == k && memcmp(ref, p, k) == 0, "%s element %.17g printed as %.*s, printf gives %s",
+        CHECK(strlen(ref) == k && memcmp(ref, p, k) == 0, "%s element %.17g printed as %.*s, the reference gives %s",
               dtype_name(dt), vals[i], (int)k, p, ref);
         p += k;
     }

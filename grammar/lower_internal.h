@@ -1,0 +1,132 @@
+/* What the three parts of lowering share: lower.c (scopes, names, arguments,
+ * literal values, the module and the parser's stream_* hooks), lower_tir.c
+ * and lower_relax.c. Internal to grammar/; reader.h is the public face. */
+#ifndef LOPT_LOWER_INTERNAL_H
+#define LOPT_LOWER_INTERNAL_H
+
+#include "reader.h"
+#include "syntax.h"
+
+/* What a name is bound to in the scope being read (Sym.bind_kind). */
+enum { BK_NONE, BK_RVAR, BK_TVAR, BK_BUF, BK_SYM, BK_LOCAL, BK_META };
+
+typedef struct Undo {
+    Sym *sym;
+    void *bind;
+    int kind;
+} Undo;
+
+enum { SHAPE_CACHE = 64 };
+
+typedef struct Reader {
+    Expr **shapes[SHAPE_CACHE];   /* recent constant Relax shapes, shared */
+    int shape_n[SHAPE_CACHE];
+    StructInfo *tensors[SHAPE_CACHE];  /* recent tensor annotations, shared */
+    Source *src;
+    Module *m;
+    Arena *a;
+    Func *fn;
+    Expr **fixups;                /* cls.f references read before f was */
+    int nfixups, capfixups;
+    struct Ctx *ctx;              /* functions and dataflow blocks being read */
+    int nctx;
+    int in_class;
+    Undo *undo;
+    int nundo, capundo;
+    int nfuncs_cap;
+    const Constants *consts;      /* --constants: what metadata[...] references read */
+    Arena *syn;                   /* the parser's syntax nodes, released statement by statement */
+} Reader;
+
+static const Loc NOWHERE = { 0, 0 };
+
+#define ERR(R, loc, ...) diag_error((R)->src, (loc), __VA_ARGS__)
+
+/* What is being read: a function, or a dataflow block inside a Relax function.
+ * Statements at `depth` belong to it and are lowered as the parser reduces them. */
+enum { CTX_RELAX, CTX_PRIM, CTX_DATAFLOW, MAX_CTX = 4 };
+
+typedef struct Ctx {
+    int kind;
+    int depth;
+    ArenaMark mark;       /* the syntax arena just after the header */
+    int undo;             /* the scope when it began */
+    Func *f;
+    const St *header;
+    int params_done;
+    RBlock *block;        /* the open block: plain bindings, or the dataflow block */
+    int cap;
+    int closed;           /* the dataflow block has seen R.output */
+} Ctx;
+
+/* Positional and keyword arguments of a call, looked up by position or name. */
+typedef struct Args {
+    Sx *pos[16];
+    int npos;
+    Sym *kw[16];
+    Sx *kwv[16];
+    int nkw;
+    int used[16];
+} Args;
+
+typedef Expr *(*LowerFn)(Reader *R, const Sx *e);
+
+/* ---- lower.c: names and scopes ---- */
+
+void bind_sym(Reader *R, Sym *s, int kind, void *p);
+void unbind_to(Reader *R, int mark);
+Sym *S(Reader *R, const char *s);
+const char *dotted(Reader *R, const Sx *e);
+int is_call_of(Reader *R, const Sx *e, const char *name);
+const char *call_name(Reader *R, const Sx *e);
+Sym *global_name(Reader *R, const Sx *e);
+
+/* ---- lower.c: call arguments ---- */
+
+int split_args(Reader *R, const Sx *call, Args *out);
+Sx *kwarg(Args *a, const char *name);
+Sx *arg(Args *a, int i, const char *name);
+int check_kwargs(Reader *R, Args *a, const char *what);
+int want_args(Reader *R, const Sx *call, Args *a, int lo, int hi, const char *what);
+const char *string_arg(Reader *R, const Sx *e, const char *what);
+int dtype_arg(Reader *R, const Sx *e, DType *out);
+int dtype_of_ctor(const char *name, DType *out);
+
+/* ---- lower.c: values both dialects read ---- */
+
+Expr *lower_literal(Reader *R, const Sx *e);
+Expr *lower_seq(Reader *R, const Sx *e, ExprKind k, LowerFn f);
+Expr *lower_dict(Reader *R, const Sx *e, LowerFn f);
+Expr *lower_call(Reader *R, const Sx *e, const char *name, LowerFn f);
+int special_float(const char *s, double *d);
+Expr *typed_literal(Reader *R, const Sx *e, DType t, const Sx *v);
+Expr *lower_arith(Reader *R, const Sx *e, LowerFn f);
+Expr **lower_shape(Reader *R, const Sx *e, int *ndim, LowerFn f);
+
+/* ---- lower.c: declarations of symbolic and meta variables ---- */
+
+Var *sym_var(Reader *R, Sym *name, Loc loc, DType t);
+int is_decl(Reader *R, const St *st);
+int lower_decl(Reader *R, const St *st);
+Expr *meta_use(Reader *R, const Sym *s, Loc loc);
+
+/* ---- lower_tir.c ---- */
+
+Expr *lower_texpr(Reader *R, const Sx *e);
+Expr *lower_index_map(Reader *R, const Sx *lam);
+Expr *index_map_call(Reader *R, const Sx *e);
+Expr *lower_attr_value(Reader *R, const Sx *e);
+Expr *lower_attr_dict(Reader *R, const Sx *call, const char *what);
+int lower_prim_func(Reader *R, Func *f, const St *def);
+
+/* ---- lower_relax.c ---- */
+
+RBlock *new_block(Reader *R, Func *f, int dataflow, Loc loc);
+void df_begin(Reader *R, Ctx *d, Func *f, Loc loc);
+int df_stmt(Reader *R, Ctx *d, const St *x);
+void df_end(Reader *R, Ctx *d);
+int relax_params(Reader *R, Ctx *c);
+int relax_stmt(Reader *R, Ctx *c, const St *st);
+int relax_end(Reader *R, Ctx *c);
+
+#endif

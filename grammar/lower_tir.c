@@ -1,0 +1,943 @@
+/* Lowers a T.prim_func: TIR expressions and loads, buffers and their
+ * declarations, loops, blocks and the other statements, and the values of
+ * annotations (attribute dictionaries, T.index_map). Relies on lower_internal.h. */
+#include "lower_internal.h"
+
+#include <string.h>
+
+/* ---- TIR expressions ---- */
+
+static Buffer *find_buffer(Reader *R, const Sx *e)
+{
+    if (e->kind != SX_NAME) {
+        ERR(R, e->loc, "expected a buffer name");
+        return NULL;
+    }
+    Sym *s = e->u.name;
+    if (s->bind_kind == BK_BUF)
+        return s->bind;
+    if (s->bind_kind == BK_NONE)
+        ERR(R, e->loc, "unknown buffer '%s'", s->str);
+    else
+        ERR(R, e->loc, "'%s' is not a buffer", s->str);
+    return NULL;
+}
+
+/* The indices of A[i, j], and their count in *n: none for A[()], as TVM
+ * writes a rank-0 buffer's only element. */
+static Expr **lower_indices(Reader *R, const SxList *items, int slices, int *n)
+{
+    *n = items->n;
+    if (items->n == 1 && items->items[0]->kind == SX_TUPLE && items->items[0]->u.elems.n == 0)
+        *n = 0;
+    Expr **idx = arena_array(R->a, (size_t)*n + 1, sizeof(Expr *));
+    for (int i = 0; i < *n; i++) {
+        const Sx *it = items->items[i];
+        if (it->kind == SX_SLICE) {
+            if (!slices) {
+                ERR(R, it->loc, "a slice is only allowed in T.reads and T.writes regions");
+                return NULL;
+            }
+            if (!it->u.slice.lo || !it->u.slice.hi) {
+                ERR(R, it->loc, "a region slice needs both bounds, as in 0:16");
+                return NULL;
+            }
+            Expr *x = expr_new(R->a, E_SLICE, it->loc);
+            if (!(x->u.slice.lo = lower_texpr(R, it->u.slice.lo)) || !(x->u.slice.hi = lower_texpr(R, it->u.slice.hi)))
+                return NULL;
+            idx[i] = x;
+        } else if (!(idx[i] = lower_texpr(R, it))) {
+            return NULL;
+        }
+    }
+    return idx;
+}
+
+static Expr *lower_load(Reader *R, const Sx *e)
+{
+    Buffer *b = find_buffer(R, e->u.index.obj);
+    if (!b)
+        return NULL;
+    Expr *x = expr_new(R->a, E_LOAD, e->loc);
+    x->u.load.buf = b;
+    if (!(x->u.load.idx = lower_indices(R, &e->u.index.items, 0, &x->u.load.n)))
+        return NULL;
+    return x;
+}
+
+/* Constructs with a statement of their own, never values inside an expression. */
+static int statement_only(const char *name)
+{
+    static const char *const names[] = {
+        "T.alloc_buffer", "T.sblock_alloc_buffer", "T.match_buffer", "T.reads", "T.writes",
+        "T.block_attr", "T.sblock_attr", "T.where", "T.init", "T.func_attr", "T.block", "T.sblock",
+        "T.grid", "T.serial", "T.parallel", "T.vectorized", "T.unroll", "T.thread_binding",
+        "T.index_map", "T.prim_func",
+    };
+    if (strncmp(name, "T.axis.", 7) == 0)
+        return 1;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (streq(name, names[i]))
+            return 1;
+    return 0;
+}
+
+static Expr *lower_tcall(Reader *R, const Sx *e)
+{
+    const char *name = call_name(R, e);
+    if (!name)
+        return ERR(R, e->loc, "cannot call this expression"), NULL;
+    DType t;
+    Args a;
+    if (split_args(R, e, &a))
+        return NULL;
+    if (dtype_of_ctor(name, &t) == 0 && t != DT_HANDLE) {
+        if (want_args(R, e, &a, 1, 1, name) || check_kwargs(R, &a, name))
+            return NULL;
+        Expr *x = typed_literal(R, e, t, a.pos[0]);
+        if (x)
+            return x;
+        if (R->src->errors)
+            return NULL;
+        x = expr_new(R->a, E_CAST, e->loc);
+        x->u.cast.dtype = t;
+        return (x->u.cast.a = lower_texpr(R, a.pos[0])) ? x : NULL;
+    }
+    if (streq(name, "T.Cast")) {
+        if (want_args(R, e, &a, 2, 2, name) || check_kwargs(R, &a, name))
+            return NULL;
+        Expr *x = expr_new(R->a, E_CAST, e->loc);
+        if (dtype_arg(R, a.pos[0], &x->u.cast.dtype))
+            return NULL;
+        return (x->u.cast.a = lower_texpr(R, a.pos[1])) ? x : NULL;
+    }
+    if (strncmp(name, "T.", 2) != 0 && global_name(R, e->u.call.fn)) {
+        /* Module.f(x[i]): a call of a function of the module, kept opaque */
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s.%s", R->m->name ? R->m->name->str : "Module", global_name(R, e->u.call.fn)->str);
+        return lower_call(R, e, S(R, buf)->str, lower_texpr);
+    }
+    if (strncmp(name, "T.", 2) != 0)
+        return ERR(R, e->loc, "unknown function '%s' in a prim_func", name), NULL;
+    if (statement_only(name))
+        return ERR(R, e->loc, "%s is not a value; it has a place of its own in a prim_func", name), NULL;
+    return lower_call(R, e, name, lower_texpr);
+}
+
+Expr *lower_texpr(Reader *R, const Sx *e)
+{
+    switch (e->kind) {
+    case SX_NAME: {
+        Sym *s = e->u.name;
+        if (s->bind_kind == BK_TVAR || s->bind_kind == BK_SYM) {
+            Expr *x = expr_new(R->a, E_VAR, e->loc);
+            x->u.var = s->bind;
+            return x;
+        }
+        if (s->bind_kind == BK_META)
+            return meta_use(R, s, e->loc);
+        if (strchr(s->str, '.'))
+            return ERR(R, e->loc, "expected a TIR expression, found '%s'", s->str), NULL;
+        if (s->bind_kind == BK_BUF)
+            return ERR(R, e->loc, "buffer '%s' used as a value; index it, as in %s[i]", s->str, s->str), NULL;
+        return ERR(R, e->loc, "undefined variable '%s'", s->str), NULL;
+    }
+    case SX_INT: case SX_FLOAT: case SX_STR: case SX_TRUE: case SX_FALSE:
+        return lower_literal(R, e);
+    case SX_INDEX: return lower_load(R, e);
+    case SX_BINOP:
+    case SX_UNARY: return lower_arith(R, e, lower_texpr);
+    case SX_CALL: return lower_tcall(R, e);
+    case SX_TUPLE: return lower_seq(R, e, E_TUPLE, lower_texpr);
+    case SX_LIST: return lower_seq(R, e, E_LIST, lower_texpr);
+    default:
+        return ERR(R, e->loc, "expected a TIR expression"), NULL;
+    }
+}
+
+/* ---- index maps and annotation values ---- */
+
+/* lambda i, j: (j, i // 4, i % 4), bare or inside T.index_map(...) */
+Expr *lower_index_map(Reader *R, const Sx *lam)
+{
+    if (lam->kind != SX_LAMBDA)
+        return ERR(R, lam->loc, "T.index_map takes a lambda, as in lambda i, j: (j, i)"), NULL;
+    Expr *x = expr_new(R->a, E_INDEXMAP, lam->loc);
+    int mark = R->nundo;
+    const SxList *ps = &lam->u.lambda.params;
+    x->u.map.nparams = ps->n;
+    x->u.map.params = arena_array(R->a, (size_t)ps->n, sizeof(Var *));
+    for (int i = 0; i < ps->n; i++) {
+        Sym *s = ps->items[i]->u.name;
+        for (int k = 0; k < i; k++)
+            if (x->u.map.params[k]->name == s) {
+                unbind_to(R, mark);
+                return ERR(R, ps->items[i]->loc, "duplicate lambda parameter '%s'", s->str), NULL;
+            }
+        x->u.map.params[i] = var_new(R->a, s, VAR_TIR, ps->items[i]->loc);
+        bind_sym(R, s, BK_TVAR, x->u.map.params[i]);
+    }
+    const Sx *body = lam->u.lambda.body;
+    int tuple = body->kind == SX_TUPLE || body->kind == SX_LIST;
+    x->u.map.nout = tuple ? body->u.elems.n : 1;
+    x->u.map.out = arena_array(R->a, (size_t)x->u.map.nout, sizeof(Expr *));
+    for (int i = 0; i < x->u.map.nout; i++)
+        if (!(x->u.map.out[i] = lower_texpr(R, tuple ? body->u.elems.items[i] : body))) {
+            unbind_to(R, mark);
+            return NULL;
+        }
+    unbind_to(R, mark);
+    return x;
+}
+
+/* Attribute dictionaries and other annotation values: literals, lists, dicts. */
+
+/* T.index_map(lambda i, j: (j, i)), with TVM's index_dtype="int32" or
+ * "int64": lopt's index arithmetic is 64-bit whichever is named. */
+Expr *index_map_call(Reader *R, const Sx *e)
+{
+    Args a;
+    if (split_args(R, e, &a) || want_args(R, e, &a, 1, 1, "T.index_map"))
+        return NULL;
+    Sx *dt = kwarg(&a, "index_dtype");
+    if (check_kwargs(R, &a, "T.index_map"))
+        return NULL;
+    if (dt) {
+        const char *s = string_arg(R, dt, "index_dtype");
+        if (!s)
+            return NULL;
+        if (strcmp(s, "int32") != 0 && strcmp(s, "int64") != 0)
+            return ERR(R, dt->loc, "index_dtype must be \"int32\" or \"int64\""), NULL;
+    }
+    return lower_index_map(R, a.pos[0]);
+}
+
+Expr *lower_attr_value(Reader *R, const Sx *e)
+{
+    switch (e->kind) {
+    case SX_LIST: return lower_seq(R, e, E_LIST, lower_attr_value);
+    case SX_TUPLE: return lower_seq(R, e, E_TUPLE, lower_attr_value);
+    case SX_DICT: return lower_dict(R, e, lower_attr_value);
+    default: break;
+    }
+    Expr *x = lower_literal(R, e);
+    if (x)
+        return x;
+    /* an index map is a value in attributes: {"index_map": T.index_map(...)} */
+    if (e->kind == SX_CALL && call_name(R, e) && strcmp(call_name(R, e), "T.index_map") == 0)
+        return index_map_call(R, e);
+    if (e->kind == SX_CALL && dotted(R, e->u.call.fn) && strncmp(call_name(R, e), "T.", 2) == 0)
+        return lower_texpr(R, e);
+    if (e->kind == SX_CALL && call_name(R, e))
+        return lower_call(R, e, call_name(R, e), lower_attr_value);
+    return ERR(R, e->loc, "expected a constant value"), NULL;
+}
+
+Expr *lower_attr_dict(Reader *R, const Sx *call, const char *what)
+{
+    Args a;
+    if (split_args(R, call, &a) || want_args(R, call, &a, 1, 1, what) || check_kwargs(R, &a, what))
+        return NULL;
+    if (a.pos[0]->kind != SX_DICT)
+        return ERR(R, a.pos[0]->loc, "%s takes a dictionary, as in {\"key\": value}", what), NULL;
+    return lower_dict(R, a.pos[0], lower_attr_value);
+}
+
+/* ---- buffers ---- */
+
+/* A buffer dimension: a TIR expression; TIR has no string dimensions. */
+static Expr *lower_tdim(Reader *R, const Sx *e)
+{
+    if (e->kind == SX_STR)
+        return ERR(R, e->loc, "a buffer dimension is an expression, not a string; declare %s = T.int64() first in the body and write %s",
+                   e->u.str.s, e->u.str.s), NULL;
+    return lower_texpr(R, e);
+}
+
+/* Shape, dtype and options shared by T.Buffer, T.alloc_buffer and T.match_buffer. */
+static Buffer *lower_buffer(Reader *R, Sym *name, Loc loc, BufKind kind, Args *a, int first, const char *what)
+{
+    Buffer *b = arena_zalloc(R->a, sizeof *b);
+    b->name = name;
+    b->loc = loc;
+    b->kind = kind;
+    b->dtype = DT_FLOAT32;
+    Sx *shape = arg(a, first, "shape");
+    if (!shape)
+        return ERR(R, loc, "%s needs a shape", what), NULL;
+    if (!(b->shape = lower_shape(R, shape, &b->ndim, lower_tdim)))
+        return NULL;
+    Sx *dt = arg(a, first + 1, "dtype");
+    if (dt && dtype_arg(R, dt, &b->dtype))
+        return NULL;
+    if (a->npos > first + 2)
+        return ERR(R, a->pos[first + 2]->loc, "unexpected argument to %s; use keywords for options", what), NULL;
+    Sx *sc = kwarg(a, "scope"), *lay = kwarg(a, "layout");
+    /* TVM writes layout=None for a buffer with the default (row-major) layout */
+    if (lay && lay->kind != SX_NONE)
+        return ERR(R, lay->loc, "layout= of %s must be None (the default, row-major layout)", what), NULL;
+    if (sc && !(b->scope = string_arg(R, sc, "scope")))
+        return NULL;
+    if (b->scope && streq(b->scope, "global"))
+        b->scope = NULL;
+    Sx *sep = kwarg(a, "axis_separators");
+    if (sep) {
+        if (sep->kind != SX_LIST && sep->kind != SX_TUPLE)
+            return ERR(R, sep->loc, "axis_separators must be a list of integers"), NULL;
+        b->nsep = sep->u.elems.n;
+        b->axis_sep = arena_array(R->a, (size_t)b->nsep, sizeof(int));
+        for (int i = 0; i < b->nsep; i++) {
+            Sx *it = sep->u.elems.items[i];
+            if (it->kind != SX_INT || it->u.ival < 1 || it->u.ival >= b->ndim || (i && it->u.ival <= b->axis_sep[i - 1]))
+                return ERR(R, it->loc, "axis separators must increase and lie between 1 and %d", b->ndim - 1), NULL;
+            b->axis_sep[i] = (int)it->u.ival;
+        }
+    }
+    static const char *const extra[] = { "data", "strides", "elem_offset", "align", "offset_factor", "buffer_type" };
+    b->extra_keys = arena_array(R->a, (size_t)a->nkw, sizeof(Sym *));
+    b->extra_vals = arena_array(R->a, (size_t)a->nkw, sizeof(Expr *));
+    for (int i = 0; i < a->nkw; i++) {
+        if (a->used[i])
+            continue;
+        int ok = 0;
+        for (size_t j = 0; j < sizeof extra / sizeof extra[0]; j++)
+            ok |= streq(a->kw[i]->str, extra[j]);
+        if (!ok)
+            return ERR(R, a->kwv[i]->loc, "unknown keyword argument '%s' to %s", a->kw[i]->str, what), NULL;
+        /* strides and offsets are index expressions: symbolic ones name variables */
+        const Sx *v = a->kwv[i];
+        int index = streq(a->kw[i]->str, "strides") || streq(a->kw[i]->str, "elem_offset");
+        if (index && (v->kind == SX_LIST || v->kind == SX_TUPLE))
+            b->extra_vals[b->nextra] = lower_seq(R, v, v->kind == SX_LIST ? E_LIST : E_TUPLE, lower_texpr);
+        else if (index && v->kind != SX_NONE)
+            b->extra_vals[b->nextra] = lower_texpr(R, v);
+        else
+            b->extra_vals[b->nextra] = lower_attr_value(R, v);
+        if (!b->extra_vals[b->nextra])
+            return NULL;
+        b->extra_keys[b->nextra++] = a->kw[i];
+        a->used[i] = 1;
+    }
+    return b;
+}
+
+/* T.Buffer((4, 8), "float32") or the older T.Buffer[(4, 8), "float32"]. */
+static Buffer *lower_buffer_type(Reader *R, Sym *name, Loc loc, const Sx *annot)
+{
+    Args a;
+    if (annot->kind == SX_INDEX) {
+        const char *d = dotted(R, annot->u.index.obj);
+        if (!d || strcmp(d, "T.Buffer") != 0)
+            return NULL;
+        memset(&a, 0, sizeof a);
+        for (int i = 0; i < annot->u.index.items.n && i < 16; i++)
+            a.pos[a.npos++] = annot->u.index.items.items[i];
+        return lower_buffer(R, name, loc, BUF_PARAM, &a, 0, "T.Buffer");
+    }
+    if (split_args(R, annot, &a))
+        return NULL;
+    return lower_buffer(R, name, loc, BUF_PARAM, &a, 0, "T.Buffer");
+}
+
+/* ---- TIR statements ---- */
+
+static Stmt *lower_tstmts(Reader *R, const StList *l);
+static Stmt *lower_tstmt(Reader *R, const St *st);
+
+static Stmt *seq_of(Reader *R, Loc loc, Stmt **items, int n)
+{
+    if (n == 1)
+        return items[0];
+    Stmt *s = stmt_new(R->a, S_SEQ, loc);
+    s->u.seq.items = items;
+    s->u.seq.n = n;
+    return s;
+}
+
+static int loop_kind(const char *name, ForKind *fk)
+{
+    static const struct { const char *name; ForKind fk; } kinds[] = {
+        { "range", FOR_SERIAL }, { "T.serial", FOR_SERIAL }, { "T.grid", FOR_SERIAL },
+        { "T.parallel", FOR_PARALLEL }, { "T.vectorized", FOR_VECTORIZED },
+        { "T.unroll", FOR_UNROLLED }, { "T.thread_binding", FOR_THREAD },
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (streq(name, kinds[i].name)) {
+            *fk = kinds[i].fk;
+            return 0;
+        }
+    return -1;
+}
+
+static Stmt *make_loop(Reader *R, const Sx *target, ForKind fk, Expr *min, Expr *extent, Loc loc)
+{
+    if (target->kind != SX_NAME)
+        return ERR(R, target->loc, "a loop variable must be a name"), NULL;
+    Stmt *s = stmt_new(R->a, S_FOR, loc);
+    Var *v = var_new(R->a, target->u.name, VAR_TIR, target->loc);
+    v->dtype = tir_dtype(extent);
+    v->loop = s;
+    s->u.loop.var = v;
+    s->u.loop.fk = fk;
+    s->u.loop.min = min;
+    s->u.loop.extent = extent;
+    bind_sym(R, target->u.name, BK_TVAR, v);
+    return s;
+}
+
+static Stmt *lower_for(Reader *R, const St *st)
+{
+    const Sx *it = st->u.loop.iter, *tg = st->u.loop.target;
+    const char *name = call_name(R, it);
+    ForKind fk;
+    if (!name || loop_kind(name, &fk))
+        return ERR(R, it->loc, "expected range(...), T.grid(...), T.serial(...), T.parallel(...), T.vectorized(...), T.unroll(...) or T.thread_binding(...)"), NULL;
+    Args a;
+    if (split_args(R, it, &a))
+        return NULL;
+    int mark = R->nundo;
+    Stmt *outer = NULL, *inner = NULL;
+    if (streq(name, "T.grid")) {
+        int nt = tg->kind == SX_TUPLE ? tg->u.elems.n : 1;
+        if (check_kwargs(R, &a, name))
+            return NULL;
+        if (a.npos != nt)
+            return ERR(R, it->loc, "T.grid has %d extent%s for %d loop variable%s", a.npos, a.npos == 1 ? "" : "s", nt, nt == 1 ? "" : "s"), NULL;
+        for (int i = 0; i < nt; i++) {
+            Expr *ext = lower_texpr(R, a.pos[i]);
+            if (!ext)
+                return NULL;
+            Stmt *s = make_loop(R, nt == 1 ? tg : tg->u.elems.items[i], FOR_SERIAL, expr_int(R->a, 0, DT_VOID, it->loc), ext, st->loc);
+            if (!s)
+                return NULL;
+            if (inner)
+                inner->u.loop.body = s;
+            else
+                outer = s;
+            inner = s;
+        }
+    } else {
+        if (tg->kind != SX_NAME)
+            return ERR(R, tg->loc, "%s defines one loop variable", name), NULL;
+        Sx *thread = fk == FOR_THREAD ? kwarg(&a, "thread") : NULL;
+        if (fk == FOR_THREAD && !thread)
+            return ERR(R, it->loc, "T.thread_binding needs thread=\"...\""), NULL;
+        if (want_args(R, it, &a, 1, 2, name) || check_kwargs(R, &a, name))
+            return NULL;
+        Expr *lo = a.npos == 2 ? lower_texpr(R, a.pos[0]) : expr_int(R->a, 0, DT_VOID, it->loc);
+        Expr *hi = lower_texpr(R, a.pos[a.npos - 1]);
+        if (!lo || !hi)
+            return NULL;
+        Expr *ext = hi;
+        int64_t l, h;
+        if (a.npos == 2 && expr_const_int(lo, &l) == 0 && expr_const_int(hi, &h) == 0) {
+            int64_t d;
+            if (__builtin_sub_overflow(h, l, &d))
+                return ERR(R, it->loc, "the loop from %lld to %lld has more iterations than an int64 counts", (long long)l, (long long)h), NULL;
+            ext = expr_int(R->a, d, hi->u.i.dtype, hi->loc);
+        } else if (a.npos == 2 && !(expr_const_int(lo, &l) == 0 && l == 0)) {
+            ext = expr_new(R->a, E_BIN, hi->loc);
+            ext->u.bin.op = B_SUB;
+            ext->u.bin.a = hi;
+            ext->u.bin.b = lo;
+        }
+        outer = inner = make_loop(R, tg, fk, lo, ext, st->loc);
+        if (!outer)
+            return NULL;
+        if (thread && !(outer->u.loop.thread = string_arg(R, thread, "thread")))
+            return NULL;
+    }
+    Stmt *body = lower_tstmts(R, &st->u.loop.body);
+    unbind_to(R, mark);
+    if (!body)
+        return NULL;
+    inner->u.loop.body = body;
+    return outer;
+}
+
+static int lower_region(Reader *R, const Sx *e, Region **out, int *n, int *cap)
+{
+    if (e->kind == SX_LIST || e->kind == SX_TUPLE) {
+        for (int i = 0; i < e->u.elems.n; i++)
+            if (lower_region(R, e->u.elems.items[i], out, n, cap))
+                return -1;
+        return 0;
+    }
+    if (e->kind != SX_INDEX)
+        return ERR(R, e->loc, "expected a buffer region, as in A[i, 0:4]");
+    Buffer *b = find_buffer(R, e->u.index.obj);
+    if (!b)
+        return -1;
+    int nidx;
+    Expr **idx = lower_indices(R, &e->u.index.items, 1, &nidx);
+    if (!idx)
+        return -1;
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 4;
+        Region *g = arena_array(R->a, (size_t)*cap, sizeof *g);
+        if (*n)
+            memcpy(g, *out, (size_t)*n * sizeof *g);
+        *out = g;
+    }
+    Region *r = &(*out)[(*n)++];
+    r->buf = b;
+    r->idx = idx;
+    r->n = nidx;
+    r->loc = e->loc;
+    return 0;
+}
+
+static int lower_regions(Reader *R, const Sx *call, Region **out, int *n)
+{
+    int cap = 0;
+    *n = 0;
+    const SxList *l = &call->u.call.args;
+    for (int i = 0; i < l->n; i++) {
+        if (l->keys && l->keys[i])
+            return ERR(R, l->items[i]->loc, "unexpected keyword argument");
+        if (lower_region(R, l->items[i], out, n, &cap))
+            return -1;
+    }
+    return 0;
+}
+
+static int new_iter(Reader *R, Block *b, int *cap, const Sx *name, char kind, Expr *dom, Expr *binding)
+{
+    if (name->kind != SX_NAME)
+        return ERR(R, name->loc, "a block iterator must be a name");
+    if (b->niters == *cap) {
+        *cap = *cap ? *cap * 2 : 4;
+        BlockIter *g = arena_array(R->a, (size_t)*cap, sizeof *g);
+        if (b->niters)
+            memcpy(g, b->iters, (size_t)b->niters * sizeof *g);
+        b->iters = g;
+    }
+    BlockIter *it = &b->iters[b->niters++];
+    it->var = var_new(R->a, name->u.name, VAR_TIR, name->loc);
+    it->var->dtype = tir_dtype(binding);
+    it->kind = kind;
+    it->dom = dom;
+    it->binding = binding;
+    it->loc = name->loc;
+    return 0;
+}
+
+static int is_zero_const(const Expr *e)
+{
+    int64_t v;
+    return expr_const_int(e, &v) == 0 && v == 0;
+}
+
+/* vi, vj = T.axis.remap("SS", [i, j]) */
+static int lower_remap(Reader *R, Block *b, int *cap, const St *st, const Sx *call)
+{
+    Args a;
+    if (split_args(R, call, &a) || want_args(R, call, &a, 2, 2, "T.axis.remap") || check_kwargs(R, &a, "T.axis.remap"))
+        return -1;
+    const char *kinds = string_arg(R, a.pos[0], "the iterator kinds of T.axis.remap");
+    if (!kinds)
+        return -1;
+    const Sx *vars = a.pos[1], *tg = st->u.assign.target;
+    if (vars->kind != SX_LIST && vars->kind != SX_TUPLE)
+        return ERR(R, vars->loc, "T.axis.remap takes a list of loop variables");
+    int n = vars->u.elems.n, nt = tg->kind == SX_TUPLE ? tg->u.elems.n : 1;
+    if ((int)strlen(kinds) != n || nt != n)
+        return ERR(R, call->loc, "T.axis.remap has %d kinds, %d loop variables and %d targets; they must agree", (int)strlen(kinds), n, nt);
+    for (int i = 0; i < n; i++) {
+        if (kinds[i] != 'S' && kinds[i] != 'R')
+            return ERR(R, a.pos[0]->loc, "unknown iterator kind '%c'; expected 'S' (spatial) or 'R' (reduce)", kinds[i]);
+        const Sx *lv = vars->u.elems.items[i];
+        Expr *binding = lower_texpr(R, lv);
+        if (!binding)
+            return -1;
+        if (binding->kind != E_VAR || !binding->u.var->loop)
+            return lv->kind == SX_NAME ? ERR(R, lv->loc, "T.axis.remap binds loop variables; '%s' is not one", lv->u.name->str)
+                                       : ERR(R, lv->loc, "T.axis.remap binds loop variables; bind an expression with T.axis.spatial(extent, value)");
+        /* the domain covers the loop's range: [0, min + extent) when the loop
+         * starts past 0, as T.serial(1, 3) does */
+        const Stmt *loop = binding->u.var->loop;
+        Expr *dom = loop->u.loop.extent;
+        int64_t lo, ext;
+        if (!is_zero_const(loop->u.loop.min)) {
+            int64_t end;
+            if (expr_const_int(loop->u.loop.min, &lo) == 0 && expr_const_int(dom, &ext) == 0 &&
+                !__builtin_add_overflow(lo, ext, &end)) {
+                dom = expr_int(R->a, end, loop->u.loop.extent->kind == E_INT ? loop->u.loop.extent->u.i.dtype : DT_VOID, lv->loc);
+            } else {
+                dom = expr_new(R->a, E_BIN, lv->loc);
+                dom->u.bin.op = B_ADD;
+                dom->u.bin.a = loop->u.loop.min;
+                dom->u.bin.b = loop->u.loop.extent;
+            }
+        }
+        if (new_iter(R, b, cap, nt == 1 ? tg : tg->u.elems.items[i], kinds[i], dom, binding))
+            return -1;
+    }
+    return 0;
+}
+
+static int lower_axis(Reader *R, Block *b, int *cap, const St *st, const Sx *call, const char *name)
+{
+    char kind = streq(name, "T.axis.spatial") || streq(name, "T.axis.S") ? 'S'
+              : streq(name, "T.axis.reduce") || streq(name, "T.axis.R") ? 'R'
+              : streq(name, "T.axis.opaque") ? 'O' : 0;
+    if (!kind)
+        return ERR(R, call->loc, "unknown block iterator '%s'; expected T.axis.spatial, T.axis.reduce, T.axis.opaque or T.axis.remap", name);
+    Args a;
+    if (split_args(R, call, &a) || want_args(R, call, &a, 2, 2, name) || check_kwargs(R, &a, name))
+        return -1;
+    Expr *dom = lower_texpr(R, a.pos[0]), *binding = dom ? lower_texpr(R, a.pos[1]) : NULL;
+    if (!binding)
+        return -1;
+    return new_iter(R, b, cap, st->u.assign.target, kind, dom, binding);
+}
+
+static const char *axis_call(Reader *R, const St *st)
+{
+    if (st->kind != ST_ASSIGN || st->u.assign.annot)
+        return NULL;
+    const char *n = call_name(R, st->u.assign.value);
+    return n && strncmp(n, "T.axis.", 7) == 0 ? n : NULL;
+}
+
+/* The block's iterators, which come first. They are bound only after all
+ * are read: their bindings refer to loop variables, never to each other.
+ * Returns the index of the first statement after them, or -1. */
+static int block_iters(Reader *R, Block *b, const StList *body)
+{
+    int cap = 0, i = 0;
+    for (; i < body->n; i++) {
+        const St *x = body->items[i];
+        const char *ax = axis_call(R, x);
+        if (!ax)
+            break;
+        int r = streq(ax, "T.axis.remap") ? lower_remap(R, b, &cap, x, x->u.assign.value)
+              : lower_axis(R, b, &cap, x, x->u.assign.value, ax);
+        if (r)
+            return -1;
+    }
+    return i;
+}
+
+/* T.reads, T.writes, T.block_attr, T.where or T.init, into b. Returns 1
+ * when x is none of them (a statement of the body), 0 or -1 otherwise. */
+static int block_annotation(Reader *R, Block *b, const St *x)
+{
+    const char *cn = x->kind == ST_EXPR ? call_name(R, x->u.expr) : NULL;
+    if (axis_call(R, x))
+        return ERR(R, x->loc, "block iterators must come first in the block");
+    if (cn && (streq(cn, "T.reads") || streq(cn, "T.writes"))) {
+        int rd = cn[2] == 'r';
+        int *has = rd ? &b->has_reads : &b->has_writes;
+        if (*has)
+            return ERR(R, x->loc, "%s given twice", cn);
+        *has = 1;
+        return lower_regions(R, x->u.expr, rd ? &b->reads : &b->writes, rd ? &b->nreads : &b->nwrites);
+    }
+    if (cn && (streq(cn, "T.block_attr") || streq(cn, "T.sblock_attr")))
+        return (b->attrs = lower_attr_dict(R, x->u.expr, cn)) ? 0 : -1;
+    if (cn && streq(cn, "T.where")) {
+        Args w;
+        if (split_args(R, x->u.expr, &w) || want_args(R, x->u.expr, &w, 1, 1, cn))
+            return -1;
+        return (b->where = lower_texpr(R, w.pos[0])) ? 0 : -1;
+    }
+    if (x->kind == ST_WITH && is_call_of(R, x->u.with.ctx, "T.init")) {
+        if (b->init)
+            return ERR(R, x->loc, "a block has one T.init()");
+        return (b->init = lower_tstmts(R, &x->u.with.body)) ? 0 : -1;
+    }
+    return 1;
+}
+
+static Stmt *lower_block(Reader *R, const St *st, const Sx *ctx)
+{
+    Args a;
+    const char *name = call_name(R, ctx);
+    if (split_args(R, ctx, &a) || want_args(R, ctx, &a, 0, 1, name) || check_kwargs(R, &a, name))
+        return NULL;
+    Block *b = arena_zalloc(R->a, sizeof *b);
+    Stmt *s = stmt_new(R->a, S_BLOCK, st->loc);
+    s->u.block = b;
+    const char *bn = a.npos ? string_arg(R, a.pos[0], "the block name") : "";
+    if (!bn)
+        return NULL;
+    b->name = S(R, bn);
+    const StList *body = &st->u.with.body;
+    int i = block_iters(R, b, body);
+    if (i < 0)
+        return NULL;
+    /* Iterators, allocations and lets are in scope until the block ends. */
+    int mark = R->nundo, r = 0;
+    for (int k = 0; k < b->niters; k++)
+        bind_sym(R, b->iters[k].var->name, BK_TVAR, b->iters[k].var);
+    Stmt **items = NULL;
+    int n = 0, ncap = 0;
+    for (; i < body->n && r >= 0; i++) {
+        r = block_annotation(R, b, body->items[i]);
+        if (r != 1)
+            continue;
+        Stmt *y = lower_tstmt(R, body->items[i]);
+        r = y ? 0 : -1;
+        if (y && !(y->kind == S_SEQ && y->u.seq.n == 0))
+            vec_push(R->a, &items, &n, &ncap, y);
+    }
+    unbind_to(R, mark);
+    if (r < 0)
+        return NULL;
+    b->body = n ? seq_of(R, st->loc, items, n) : stmt_new(R->a, S_SEQ, st->loc);
+    return s;
+}
+
+static Stmt *lower_store(Reader *R, const St *st)
+{
+    const Sx *t = st->u.assign.target;
+    Buffer *b = find_buffer(R, t->u.index.obj);
+    if (!b)
+        return NULL;
+    Stmt *s = stmt_new(R->a, S_STORE, st->loc);
+    s->u.store.buf = b;
+    if (!(s->u.store.idx = lower_indices(R, &t->u.index.items, 0, &s->u.store.n)))
+        return NULL;
+    if (!(s->u.store.value = lower_texpr(R, st->u.assign.value)))
+        return NULL;
+    return s;
+}
+
+static Stmt *lower_alloc(Reader *R, const St *st, const char *cn)
+{
+    const Sx *t = st->u.assign.target;
+    if (t->kind != SX_NAME)
+        return ERR(R, t->loc, "%s must be assigned to a name", cn), NULL;
+    Args a;
+    if (split_args(R, st->u.assign.value, &a))
+        return NULL;
+    int match = streq(cn, "T.match_buffer");
+    Buffer *b;
+    Var *h = NULL;
+    if (match) {
+        if (a.npos < 1 || a.pos[0]->kind != SX_NAME || a.pos[0]->u.name->bind_kind != BK_TVAR ||
+            ((Var *)a.pos[0]->u.name->bind)->dtype != DT_HANDLE)
+            return ERR(R, st->u.assign.value->loc, "T.match_buffer takes a T.handle parameter first"), NULL;
+        h = a.pos[0]->u.name->bind;
+    }
+    if (!(b = lower_buffer(R, t->u.name, t->loc, match ? BUF_MATCH : BUF_ALLOC, &a, match, cn)))
+        return NULL;
+    b->handle = h;
+    Stmt *s = stmt_new(R->a, S_ALLOC, st->loc);
+    s->u.alloc = b;
+    bind_sym(R, t->u.name, BK_BUF, b);
+    return s;
+}
+
+/* A_1 = T.Buffer((256,), "float32", data=A.data): a view of A's storage
+ * (T.decl_buffer is read the same way). */
+static Stmt *lower_alias(Reader *R, const St *st, const char *cn)
+{
+    const Sx *t = st->u.assign.target;
+    if (t->kind != SX_NAME)
+        return ERR(R, t->loc, "%s must be assigned to a name", cn), NULL;
+    Args a;
+    if (split_args(R, st->u.assign.value, &a))
+        return NULL;
+    Sx *data = kwarg(&a, "data");
+    if (!data)
+        return ERR(R, st->u.assign.value->loc, "%s in a body declares a view of a buffer: give data=B.data", cn), NULL;
+    const char *d = data->kind == SX_NAME ? data->u.name->str : NULL;
+    size_t n = d ? strlen(d) : 0;
+    if (!d || n < 6 || strcmp(d + n - 5, ".data") != 0)
+        return ERR(R, data->loc, "data= of %s must be B.data, B a buffer in scope", cn), NULL;
+    Sym *bs = intern(&R->m->names, d, n - 5);
+    if (bs->bind_kind != BK_BUF)
+        return ERR(R, data->loc, "'%s' is not a buffer in scope", bs->str), NULL;
+    Buffer *b = lower_buffer(R, t->u.name, t->loc, BUF_ALIAS, &a, 0, cn);
+    if (!b)
+        return NULL;
+    b->base = bs->bind;
+    if (b->dtype != b->base->dtype)
+        return ERR(R, st->u.assign.value->loc, "the view %s has dtype %s but %s holds %s", t->u.name->str,
+                   dtype_name(b->dtype), bs->str, dtype_name(b->base->dtype)), NULL;
+    Stmt *s = stmt_new(R->a, S_ALLOC, st->loc);
+    s->u.alloc = b;
+    bind_sym(R, t->u.name, BK_BUF, b);
+    return s;
+}
+
+static Stmt *lower_let(Reader *R, const St *st)
+{
+    const Sx *t = st->u.assign.target;
+    if (t->kind != SX_NAME)
+        return ERR(R, t->loc, "cannot assign to this target in a prim_func"), NULL;
+    Expr *v = lower_texpr(R, st->u.assign.value);
+    if (!v)
+        return NULL;
+    Var *x = var_new(R->a, t->u.name, VAR_TIR, t->loc);
+    x->dtype = tir_dtype(v);
+    if (st->u.assign.annot) {
+        const char *an = dotted(R, st->u.assign.annot);
+        if (dtype_of_ctor(an, &x->dtype) != 0)
+            return ERR(R, st->u.assign.annot->loc, "expected a scalar type such as T.int32"), NULL;
+    }
+    Stmt *s = stmt_new(R->a, S_LET, st->loc);
+    s->u.let.var = x;
+    s->u.let.value = v;
+    bind_sym(R, t->u.name, BK_TVAR, x);
+    return s;
+}
+
+static Stmt *lower_tstmt(Reader *R, const St *st)
+{
+    switch (st->kind) {
+    case ST_FOR: return lower_for(R, st);
+    case ST_PASS: return stmt_new(R->a, S_SEQ, st->loc);
+    case ST_IF: {
+        Stmt *s = stmt_new(R->a, S_IF, st->loc);
+        int mark = R->nundo;
+        if (!(s->u.branch.cond = lower_texpr(R, st->u.branch.cond)))
+            return NULL;
+        s->u.branch.then = lower_tstmts(R, &st->u.branch.then);
+        unbind_to(R, mark);
+        if (!s->u.branch.then)
+            return NULL;
+        if (st->u.branch.orelse.n) {
+            s->u.branch.orelse = lower_tstmts(R, &st->u.branch.orelse);
+            unbind_to(R, mark);
+            if (!s->u.branch.orelse)
+                return NULL;
+        }
+        return s;
+    }
+    case ST_WITH: {
+        const char *cn = call_name(R, st->u.with.ctx);
+        if (cn && (streq(cn, "T.block") || streq(cn, "T.sblock")))
+            return lower_block(R, st, st->u.with.ctx);
+        if (cn && streq(cn, "T.init"))
+            return ERR(R, st->loc, "T.init() belongs directly inside a block"), NULL;
+        return ERR(R, st->u.with.ctx->loc, "expected T.block(\"name\") after 'with'"), NULL;
+    }
+    case ST_ASSIGN: {
+        const Sx *t = st->u.assign.target;
+        const char *cn = call_name(R, st->u.assign.value);
+        if (t->kind == SX_INDEX)
+            return lower_store(R, st);
+        if (cn && (streq(cn, "T.alloc_buffer") || streq(cn, "T.sblock_alloc_buffer") ||
+                   streq(cn, "T.match_buffer")))
+            return lower_alloc(R, st, cn);
+        if (cn && (streq(cn, "T.Buffer") || streq(cn, "T.decl_buffer")))
+            return lower_alias(R, st, cn);
+        if (cn && strncmp(cn, "T.axis.", 7) == 0)
+            return ERR(R, st->loc, "block iterators belong directly inside a block"), NULL;
+        if (is_decl(R, st))
+            return lower_decl(R, st) ? NULL : stmt_new(R->a, S_SEQ, st->loc);
+        return lower_let(R, st);
+    }
+    case ST_EXPR: {
+        const Sx *e = st->u.expr;
+        const char *cn = call_name(R, e);
+        if (cn && (streq(cn, "T.reads") || streq(cn, "T.writes") || streq(cn, "T.block_attr") ||
+                   streq(cn, "T.sblock_attr") || streq(cn, "T.where")))
+            return ERR(R, st->loc, "%s belongs directly inside a block", cn), NULL;
+        if (cn && streq(cn, "T.func_attr"))
+            return ERR(R, st->loc, "T.func_attr belongs at the top of the function body"), NULL;
+        Stmt *s = stmt_new(R->a, S_EVAL, st->loc);
+        if (cn && streq(cn, "T.evaluate")) {
+            Args a;
+            if (split_args(R, e, &a) || want_args(R, e, &a, 1, 1, cn))
+                return NULL;
+            e = a.pos[0];
+        }
+        return (s->u.eval = lower_texpr(R, e)) ? s : NULL;
+    }
+    case ST_RETURN: {
+        /* return v in a PrimFunc that returns a scalar: T.ret(v) */
+        if (R->fn->tret == DT_VOID || !st->u.expr)
+            return ERR(R, st->loc, "a prim_func without a return type (-> T.float32) does not return a value; write to an output buffer"), NULL;
+        Stmt *s = stmt_new(R->a, S_EVAL, st->loc);
+        Expr *x = expr_new(R->a, E_CALL, st->loc);
+        x->u.call.op = S(R, "T.ret");
+        x->u.call.nargs = 1;
+        x->u.call.args = arena_array(R->a, 1, sizeof(Expr *));
+        s->u.eval = x;
+        return (x->u.call.args[0] = lower_texpr(R, st->u.expr)) ? s : NULL;
+    }
+    default: return ERR(R, st->loc, "this statement is not allowed in a prim_func"), NULL;
+    }
+}
+
+/* Statements in order; an allocation or let is in scope until the end of the
+ * list, so the caller restores the scope. */
+static Stmt *lower_tstmts(Reader *R, const StList *l)
+{
+    Stmt **items = NULL;
+    int n = 0, cap = 0;
+    for (int i = 0; i < l->n; i++) {
+        Stmt *s = lower_tstmt(R, l->items[i]);
+        if (!s)
+            return NULL;
+        if (s->kind == S_SEQ && s->u.seq.n == 0 && l->n > 1)
+            continue;
+        vec_push(R->a, &items, &n, &cap, s);
+    }
+    if (n == 0)
+        return stmt_new(R->a, S_SEQ, l->n ? l->items[0]->loc : NOWHERE);
+    return seq_of(R, l->items[0]->loc, items, n);
+}
+
+int lower_prim_func(Reader *R, Func *f, const St *def)
+{
+    int mark = R->nundo;
+    /* The body's leading attributes and declarations come first: the
+     * signature may use the symbolic variables declared there. */
+    const StList *body = &def->u.def.body;
+    StList rest = *body;
+    for (; rest.n > 0; rest.items++, rest.n--) {
+        const St *x = rest.items[0];
+        if (x->kind == ST_EXPR && is_call_of(R, x->u.expr, "T.func_attr")) {
+            if (f->attrs)
+                return ERR(R, x->loc, "T.func_attr given twice");
+            if (!(f->attrs = lower_attr_dict(R, x->u.expr, "T.func_attr")))
+                return -1;
+        } else if (is_decl(R, x)) {
+            if (lower_decl(R, x))
+                return -1;
+        } else {
+            break;
+        }
+    }
+    f->npparams = def->u.def.nparams;
+    f->pparams = arena_array(R->a, (size_t)f->npparams, sizeof(PParam));
+    for (int i = 0; i < f->npparams; i++) {
+        SxParam *p = def->u.def.params[i];
+        if (p->name->bind_kind == BK_BUF || p->name->bind_kind == BK_TVAR)
+            return ERR(R, p->loc, "duplicate parameter '%s'", p->name->str);
+        if (p->name->bind_kind == BK_SYM || p->name->bind_kind == BK_META)
+            return ERR(R, p->loc, "parameter '%s' is also declared in the function's body", p->name->str);
+        if (!p->annot)
+            return ERR(R, p->loc, "parameter '%s' needs a type, such as T.Buffer((16,), \"float32\") or T.handle", p->name->str);
+        if (p->dflt)
+            return ERR(R, p->dflt->loc, "parameters have no default values");
+        const char *an = p->annot->kind == SX_CALL ? call_name(R, p->annot)
+                       : p->annot->kind == SX_INDEX ? dotted(R, p->annot->u.index.obj) : dotted(R, p->annot);
+        DType t;
+        if (an && streq(an, "T.Buffer") && p->annot->kind != SX_ATTR) {
+            Buffer *b = lower_buffer_type(R, p->name, p->loc, p->annot);
+            if (!b)
+                return -1;
+            f->pparams[i].buf = b;
+            bind_sym(R, p->name, BK_BUF, b);
+        } else if (p->annot->kind == SX_NAME && dtype_of_ctor(an, &t) == 0) {
+            Var *v = var_new(R->a, p->name, VAR_TIR, p->loc);
+            v->dtype = t;
+            f->pparams[i].var = v;
+            bind_sym(R, p->name, BK_TVAR, v);
+        } else {
+            return ERR(R, p->annot->loc, "expected T.Buffer(...), T.handle or a scalar type such as T.int32");
+        }
+    }
+    const Sx *ret = def->u.def.ret;
+    if (ret && ret->kind != SX_NONE && (dtype_of_ctor(dotted(R, ret), &f->tret) != 0 || f->tret == DT_HANDLE))
+        return ERR(R, ret->loc, "a prim_func returns None or a scalar type such as T.float32");
+    f->body = lower_tstmts(R, &rest);
+    unbind_to(R, mark);
+    return f->body ? 0 : -1;
+}

@@ -1,0 +1,1298 @@
+/* The batch engine: a band of innermost loops whose body is one store also
+ * compiles into vector operations over all its iterations at once. It reads
+ * the closure tree interp/tir.c compiled (through tir_internal.h), and falls
+ * back to those closures for whatever a batch cannot do. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tir_internal.h"
+
+/* ---- batches ----
+ *
+ * A band of perfectly nested innermost loops with constant bounds, whose
+ * body is one store (in a block whose iterators are the loops' variables),
+ * also runs as a batch: the closure tree of the store's value is compiled
+ * once more into a list of vector operations, each of which evaluates one
+ * closure node for every iteration of the band (a lane) at once, so a node
+ * costs one indirect call per band instead of one per iteration. An op
+ * computes exactly what its closure node computes, lane by lane, with the
+ * same rounding. Lanes are the band's iterations (the outermost loop is
+ * cut into tiles of at most BATCH_MAX lanes); an affine index is an offset
+ * computed from the outer loops once per tile plus a per-lane offset
+ * computed once at compile time.
+ *
+ * A tile never writes before it knows it will finish: every op that can
+ * fail (a load whose bounds were not proven, a division, T.assume) reports
+ * failure instead, and the closures then run the loop from that tile on,
+ * giving the error with its location exactly as before; so do they when
+ * the step budget would run out inside the tile. Loads under a condition
+ * (T.if_then_else, and/or) read only the lanes where it holds. A value
+ * may read the stored buffer only at the element it writes.
+ *
+ * A store whose address does not depend on the band is a reduction: its
+ * value, C[...] + e (or T.max, T.min), is folded over the lanes in order,
+ * in a register for float32, so every rounding happens as before. When the
+ * address moves with the outermost loop only (C[i, j] over j, k), a tile
+ * holds T reductions, folded interleaved, each in its own order. The state
+ * of a run (registers, accumulators) lives in its Frame. */
+
+enum { BATCH_MAX = 4096, BATCH_MIN = 8, BATCH_LOOPS = 8 };
+
+typedef struct VOp VOp;
+
+typedef struct VRun {
+    Frame *fr;
+    int64_t n;
+    unsigned char *reg;    /* register r: lanes at reg + r * n * 8 */
+} VRun;
+
+typedef int (*VFn)(const VOp *, const VRun *);
+
+struct VOp {
+    VFn run;
+    int out, a, b, c, m;   /* registers (-1: none); m holds the active lanes */
+    const Node *n;         /* the closure node it evaluates */
+    /* an affine value: k + sum ocoef * iv[ovar] over outer slots, + rel[lane] */
+    int64_t k;
+    int nov;
+    int ovar[8];
+    int64_t ocoef[8];
+    const int64_t *rel;    /* NULL: the same for every lane */
+    int *dreg;             /* a load not proven in bounds: its index registers */
+    int nd;
+    /* a conjunction of comparisons of affine indices with constants: per
+     * group of identical terms (in sub, whose k is 0), the interval
+     * [glo, ghi] the terms' value must lie in */
+    const struct VOp *sub;
+    const int64_t *glo, *ghi;
+    int ng;
+};
+
+struct Batch {
+    /* the band's loops, outermost first; the outermost runs in tiles of
+     * T iterations (all of them when they fit), the others entirely:
+     * a tile has n = T * K lanes */
+    int nloop;
+    int slot[BATCH_LOOPS];
+    int64_t lo[BATCH_LOOPS], ext[BATCH_LOOPS];
+    int64_t T, K, n, steps;   /* steps: the loop iterations of one tile */
+    /* lanes in loop order, or (inter) the outermost loop varying fastest:
+     * lane r * T + s is iteration s of the tile at position r of the others */
+    int inter;
+    VOp *ops;
+    int nops, cap, nregs;
+    const SNode *st;       /* the store */
+    VOp addr;              /* its address when proven (affine), else dreg */
+    int proven;
+    int val;               /* the value's register; a reduction's e */
+    int e2;                /* a float32 a + b * c reduction: c's register, else -1 */
+    const Node *root;      /* a reduction's combining node, or NULL */
+    int acc;               /* inter: the register of the T accumulators */
+    const SNode *init;
+    int64_t *initlanes;    /* lanes where the band's reduction iterators are all 0 */
+    int ninit;
+    int orslot[16];        /* reduction iterators outside the band */
+    int norslot;
+    int lslot[32];         /* buffers the value reads, checked for overlap */
+    int nl;
+    /* each loop's value per lane (the outermost's offset in its tile) */
+    int64_t *lane[BATCH_LOOPS];
+};
+
+#define VREG(R, r) ((double *)(void *)((R)->reg + (size_t)(r) * (size_t)(R)->n * 8))
+#define VINT(R, r) ((int64_t *)(void *)((R)->reg + (size_t)(r) * (size_t)(R)->n * 8))
+#define ACTIVE(M, t) (!(M) || (M)[t])
+
+static int64_t vbase(const VOp *o, const Frame *fr)
+{
+    uint64_t v = (uint64_t)o->k;
+    for (int j = 0; j < o->nov; j++)
+        v += (uint64_t)o->ocoef[j] * (uint64_t)fr->iv[o->ovar[j]];
+    return (int64_t)v;
+}
+
+/* ---- vector ops ---- */
+
+static int v_iaff(const VOp *o, const VRun *R)
+{
+    int64_t *x = VINT(R, o->out), base = vbase(o, R->fr);
+    if (!o->rel)
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = base;
+    else
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = W((uint64_t)base + (uint64_t)o->rel[t]);
+    return 0;
+}
+
+#define V_AFFCMP(name, test) \
+    static int name(const VOp *o, const VRun *R) \
+    { \
+        int64_t *x = VINT(R, o->out), base = vbase(o, R->fr); \
+        for (int64_t t = 0; t < R->n; t++) { \
+            int64_t v = W((uint64_t)base + (uint64_t)(o->rel ? o->rel[t] : 0)); \
+            x[t] = v test 0; \
+        } \
+        return 0; \
+    }
+V_AFFCMP(v_aff_lt, <)
+V_AFFCMP(v_aff_le, <=)
+V_AFFCMP(v_aff_gt, >)
+V_AFFCMP(v_aff_ge, >=)
+V_AFFCMP(v_aff_eq, ==)
+V_AFFCMP(v_aff_ne, !=)
+
+static int v_ffill(const VOp *o, const VRun *R)
+{
+    double *x = VREG(R, o->out), v = o->n->f == f_var ? R->fr->fv[o->n->slot] : o->n->d;
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = v;
+    return 0;
+}
+
+/* the active lanes of a branch: m and (not) a */
+static int v_mask(const VOp *o, const VRun *R)
+{
+    int64_t *x = VINT(R, o->out);
+    const int64_t *a = VINT(R, o->a), *m = o->m >= 0 ? VINT(R, o->m) : NULL;
+    int neg = (int)o->k;
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = ACTIVE(m, t) && (neg ? !a[t] : a[t] != 0);
+    return 0;
+}
+
+#define V_IBIN(name, expr) \
+    static int name(const VOp *o, const VRun *R) \
+    { \
+        int64_t *x = VINT(R, o->out); \
+        const int64_t *A = VINT(R, o->a), *B = VINT(R, o->b); \
+        for (int64_t t = 0; t < R->n; t++) { \
+            int64_t a = A[t], b = B[t]; \
+            x[t] = (expr); \
+        } \
+        return 0; \
+    }
+V_IBIN(v_iadd, W((uint64_t)a + (uint64_t)b))
+V_IBIN(v_isub, W((uint64_t)a - (uint64_t)b))
+V_IBIN(v_imul, W((uint64_t)a * (uint64_t)b))
+V_IBIN(v_imin, a < b ? a : b)
+V_IBIN(v_imax, a > b ? a : b)
+V_IBIN(v_ilt, a < b)
+V_IBIN(v_ile, a <= b)
+V_IBIN(v_igt, a > b)
+V_IBIN(v_ige, a >= b)
+V_IBIN(v_ieq, a == b)
+V_IBIN(v_ine, a != b)
+V_IBIN(v_iand, (a != 0) & (b != 0))
+V_IBIN(v_ior, (a != 0) | (b != 0))
+
+#define V_FCMP(name, test) \
+    static int name(const VOp *o, const VRun *R) \
+    { \
+        int64_t *x = VINT(R, o->out); \
+        const double *A = VREG(R, o->a), *B = VREG(R, o->b); \
+        for (int64_t t = 0; t < R->n; t++) \
+            x[t] = A[t] test B[t]; \
+        return 0; \
+    }
+V_FCMP(v_flt, <)
+V_FCMP(v_fle, <=)
+V_FCMP(v_fgt, >)
+V_FCMP(v_fge, >=)
+V_FCMP(v_feq, ==)
+V_FCMP(v_fne, !=)
+
+#define V_IUN(name, expr) \
+    static int name(const VOp *o, const VRun *R) \
+    { \
+        int64_t *x = VINT(R, o->out); \
+        const int64_t *A = VINT(R, o->a); \
+        const Node *n = o->n; \
+        (void)n; \
+        for (int64_t t = 0; t < R->n; t++) { \
+            int64_t a = A[t]; \
+            x[t] = (expr); \
+        } \
+        return 0; \
+    }
+V_IUN(v_inot, !a)
+V_IUN(v_ineg, W(0 - (uint64_t)a))
+V_IUN(v_iwrap, wrap(n->dt, a))
+
+static int v_ifromf(const VOp *o, const VRun *R)
+{
+    int64_t *x = VINT(R, o->out);
+    const double *A = VREG(R, o->a);
+    for (int64_t t = 0; t < R->n; t++) {
+        double v = A[t];
+        x[t] = !(v > -9.2e18 && v < 9.2e18) ? 0 : wrap(o->n->dt, (int64_t)v);
+    }
+    return 0;
+}
+
+static int v_iselect(const VOp *o, const VRun *R)
+{
+    int64_t *x = VINT(R, o->out);
+    const int64_t *C = VINT(R, o->a), *A = VINT(R, o->b), *B = VINT(R, o->c);
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = C[t] ? A[t] : B[t];
+    return 0;
+}
+
+/* integer division and T.assume can fail: a lane that would is left to the closures */
+static int v_idiv(const VOp *o, const VRun *R)
+{
+    int64_t *x = VINT(R, o->out);
+    const int64_t *A = VINT(R, o->a), *B = VINT(R, o->b), *m = o->m >= 0 ? VINT(R, o->m) : NULL;
+    for (int64_t t = 0; t < R->n; t++) {
+        int64_t a = A[t], b = B[t];
+        if (!ACTIVE(m, t)) {
+            x[t] = 0;
+            continue;
+        }
+        if (b == 0)
+            return -1;
+        if (b == -1)
+            x[t] = o->n->k == B_FLOORDIV || o->n->k == B_DIV ? W(0 - (uint64_t)a) : 0;
+        else
+            switch (o->n->k) {
+            case B_FLOORDIV: x[t] = floordiv64(a, b); break;
+            case B_FLOORMOD: x[t] = floormod64(a, b); break;
+            case B_DIV: x[t] = a / b; break;
+            default: x[t] = a % b; break;
+            }
+    }
+    return 0;
+}
+
+static int v_assume(const VOp *o, const VRun *R)
+{
+    int64_t *x = VINT(R, o->out);
+    const int64_t *A = VINT(R, o->a), *m = o->m >= 0 ? VINT(R, o->m) : NULL;
+    for (int64_t t = 0; t < R->n; t++) {
+        if (ACTIVE(m, t) && !A[t])
+            return -1;
+        x[t] = 1;
+    }
+    return 0;
+}
+
+#define V_FBIN(name, expr) \
+    static int name(const VOp *o, const VRun *R) \
+    { \
+        double *x = VREG(R, o->out); \
+        const double *A = VREG(R, o->a), *B = VREG(R, o->b); \
+        const Node *n = o->n; \
+        (void)n; \
+        for (int64_t t = 0; t < R->n; t++) { \
+            double a = A[t], b = B[t]; \
+            x[t] = (expr); \
+        } \
+        return 0; \
+    }
+V_FBIN(v_fadd32, (float)(a + b))
+V_FBIN(v_fsub32, (float)(a - b))
+V_FBIN(v_fmul32, (float)(a * b))
+V_FBIN(v_fdiv32, (float)(a / b))
+V_FBIN(v_fadd, rnd(n, a + b))
+V_FBIN(v_fsub, rnd(n, a - b))
+V_FBIN(v_fmul, rnd(n, a * b))
+V_FBIN(v_fdiv, rnd(n, a / b))
+V_FBIN(v_fmin, a < b ? a : b)
+V_FBIN(v_fmax, a > b ? a : b)
+V_FBIN(v_fpow, rnd(n, pow(a, b)))
+V_FBIN(v_ffloordiv, rnd(n, floor(a / b)))
+V_FBIN(v_ffloormod, rnd(n, a - floor(a / b) * b))
+
+static int v_fmuladd32(const VOp *o, const VRun *R)
+{
+    double *x = VREG(R, o->out);
+    const double *A = VREG(R, o->a), *B = VREG(R, o->b), *C = VREG(R, o->c);
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = (float)(A[t] + (float)(B[t] * C[t]));
+    return 0;
+}
+
+#define V_FUN(name, expr) \
+    static int name(const VOp *o, const VRun *R) \
+    { \
+        double *x = VREG(R, o->out); \
+        const double *A = VREG(R, o->a); \
+        const Node *n = o->n; \
+        (void)n; \
+        for (int64_t t = 0; t < R->n; t++) { \
+            double a = A[t]; \
+            x[t] = (expr); \
+        } \
+        return 0; \
+    }
+V_FUN(v_fneg, -a)
+V_FUN(v_fround, rnd(n, a))
+V_FUN(v_fmath1, rnd(n, ((Math1)(uintptr_t)n->k)(a)))
+
+static int v_ffromi(const VOp *o, const VRun *R)
+{
+    double *x = VREG(R, o->out);
+    const int64_t *A = VINT(R, o->a);
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = rnd(o->n, (double)A[t]);
+    return 0;
+}
+
+static int v_fselect(const VOp *o, const VRun *R)
+{
+    double *x = VREG(R, o->out);
+    const int64_t *C = VINT(R, o->a);
+    const double *A = VREG(R, o->b), *B = VREG(R, o->c);
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = C[t] ? A[t] : B[t];
+    return 0;
+}
+
+/* T.if_then_else(c, X[...], k) with X's access proven where c holds: the
+ * load touches only the lanes where c holds */
+static int v_ld_f32_sel(const VOp *o, const VRun *R)
+{
+    double *x = VREG(R, o->out), k = o->n->c->d;
+    const int64_t *C = VINT(R, o->a), *m = o->m >= 0 ? VINT(R, o->m) : NULL;
+    const float *d = R->fr->buf[o->n->b->slot]->data;
+    int64_t base = vbase(o, R->fr);
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = ACTIVE(m, t) && C[t] ? d[base + (o->rel ? o->rel[t] : 0)] : k;
+    return 0;
+}
+
+/* the same with the guard's comparisons (v_guard's fields) made inline */
+static int v_ld_f32_guard(const VOp *o, const VRun *R)
+{
+    double *x = VREG(R, o->out), k = o->n->c->d;
+    const int64_t *m = o->m >= 0 ? VINT(R, o->m) : NULL, *rel = o->rel, *r0 = o->sub[0].rel, *r1 = o->sub[1].rel;
+    const float *d = R->fr->buf[o->n->b->slot]->data;
+    int64_t base = vbase(o, R->fr);
+    uint64_t lo0 = (uint64_t)o->glo[0] - (uint64_t)vbase(&o->sub[0], R->fr), span0 = (uint64_t)o->ghi[0] - (uint64_t)o->glo[0];
+    uint64_t lo1 = (uint64_t)o->glo[1] - (uint64_t)vbase(&o->sub[1], R->fr), span1 = (uint64_t)o->ghi[1] - (uint64_t)o->glo[1];
+    for (int64_t t = 0; t < R->n; t++)
+        x[t] = ACTIVE(m, t) && (uint64_t)r0[t] - lo0 <= span0 && (uint64_t)r1[t] - lo1 <= span1 ? d[base + rel[t]] : k;
+    return 0;
+}
+
+/* a load proven in bounds (where its mask holds) */
+static int v_ld_aff(const VOp *o, const VRun *R)
+{
+    const Tensor *tn = R->fr->buf[o->n->slot];
+    int64_t base = vbase(o, R->fr);
+    const int64_t *m = o->m >= 0 ? VINT(R, o->m) : NULL, *rel = o->rel;
+    if (o->n->f == ld_f32_aff) {
+        double *x = VREG(R, o->out);
+        const float *d = tn->data;
+        if (!m && rel)
+            for (int64_t t = 0; t < R->n; t++)
+                x[t] = d[base + rel[t]];
+        else
+            for (int64_t t = 0; t < R->n; t++)
+                x[t] = ACTIVE(m, t) ? d[base + (rel ? rel[t] : 0)] : 0;
+    } else if (o->n->f) {
+        double *x = VREG(R, o->out);
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = ACTIVE(m, t) ? tensor_getf(tn, base + (rel ? rel[t] : 0)) : 0;
+    } else {
+        int64_t *x = VINT(R, o->out);
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = ACTIVE(m, t) ? tensor_geti(tn, base + (rel ? rel[t] : 0)) : 0;
+    }
+    return 0;
+}
+
+/* the flat offsets of an access checked lane by lane, into x (-1: inactive);
+ * -1 when an active lane is outside the buffer */
+static int checked_offsets(const VOp *o, const VRun *R, const Tensor *tn, int64_t *x)
+{
+    const int64_t *m = o->m >= 0 ? VINT(R, o->m) : NULL;
+    for (int64_t t = 0; t < R->n; t++) {
+        if (!ACTIVE(m, t)) {
+            x[t] = -1;
+            continue;
+        }
+        int64_t off = 0;
+        for (int d = 0; d < o->nd; d++) {
+            int64_t v = VINT(R, o->dreg[d])[t];
+            if ((uint64_t)v >= (uint64_t)tn->shape[d])
+                return -1;
+            off = off * tn->shape[d] + v;
+        }
+        x[t] = off;
+    }
+    return 0;
+}
+
+static int v_ld_checked(const VOp *o, const VRun *R)
+{
+    const Tensor *tn = R->fr->buf[o->n->slot];
+    int64_t *off = VINT(R, o->c);
+    if (checked_offsets(o, R, tn, off))
+        return -1;
+    if (o->n->f) {
+        double *x = VREG(R, o->out);
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = off[t] < 0 ? 0 : tn->dtype == DT_FLOAT32 ? ((const float *)tn->data)[off[t]] : tensor_getf(tn, off[t]);
+    } else {
+        int64_t *x = VINT(R, o->out);
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = off[t] < 0 ? 0 : tensor_geti(tn, off[t]);
+    }
+    return 0;
+}
+
+/* a padding guard, 1 <= y + ky and y + ky < 57 and ...: each group of
+ * terms tested against its interval with one unsigned comparison */
+static int v_guard(const VOp *o, const VRun *R)
+{
+    int64_t *x = VINT(R, o->out), lo[8];
+    uint64_t span[8];
+    const int64_t *rel[8];
+    for (int g = 0; g < o->ng; g++) {
+        int64_t base = vbase(&o->sub[g], R->fr);
+        /* terms = base + rel in [glo, ghi]: rel - (glo - base) <= ghi - glo, unsigned */
+        lo[g] = W((uint64_t)o->glo[g] - (uint64_t)base);
+        span[g] = (uint64_t)o->ghi[g] - (uint64_t)o->glo[g];
+        rel[g] = o->sub[g].rel;
+    }
+    for (int g = 0; g < o->ng; g++)
+        if (o->glo[g] > o->ghi[g]) {     /* never holds */
+            for (int64_t t = 0; t < R->n; t++)
+                x[t] = 0;
+            return 0;
+        }
+    if (o->ng == 2 && rel[0] && rel[1]) {
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = ((uint64_t)rel[0][t] - (uint64_t)lo[0] <= span[0]) & ((uint64_t)rel[1][t] - (uint64_t)lo[1] <= span[1]);
+        return 0;
+    }
+    for (int64_t t = 0; t < R->n; t++) {
+        int64_t ok = 1;
+        for (int g = 0; g < o->ng; g++)
+            ok &= (uint64_t)(rel[g] ? rel[g][t] : 0) - (uint64_t)lo[g] <= span[g];
+        x[t] = ok;
+    }
+    return 0;
+}
+
+/* ---- compiling a band ---- */
+
+static int is_load(const Node *n)
+{
+    return n->f == ld_f32 || n->f == ld_f64 || n->f == ld_fany || n->i == ld_i32 || n->i == ld_i8 ||
+           n->i == ld_iany || n->f == ld_f32_aff || n->f == ld_fany_aff || n->i == ld_iany_aff;
+}
+
+static int is_aff_load(const Node *n)
+{
+    return n->f == ld_f32_aff || n->f == ld_fany_aff || n->i == ld_iany_aff;
+}
+
+/* whether evaluating n can fail or touch memory, so that it must run only
+ * on the lanes where its conditions hold */
+static int fallible(const Node *n)
+{
+    if (!n)
+        return 0;
+    if (is_load(n) || n->i == i_div || n->i == i_assume)
+        return 1;
+    return fallible(n->a) || fallible(n->b) || fallible(n->c);
+}
+
+static int band_loop(const Batch *b, int slot)
+{
+    for (int j = 0; j < b->nloop; j++)
+        if (b->slot[j] == slot)
+            return j;
+    return -1;
+}
+
+static VOp *vop(Compiled *c, Batch *b, VFn run, const Node *n, int m)
+{
+    if (b->nops == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 16;
+        VOp *v = arena_array(&c->arena, (size_t)cap, sizeof *v);
+        if (b->nops)
+            memcpy(v, b->ops, (size_t)b->nops * sizeof *v);
+        b->ops = v;
+        b->cap = cap;
+    }
+    VOp *o = &b->ops[b->nops++];
+    memset(o, 0, sizeof *o);
+    o->run = run;
+    o->n = n;
+    o->out = b->nregs++;
+    o->a = o->b = o->c = -1;
+    o->m = m;
+    return o;
+}
+
+/* Splits k + sum coef * slot into the part outside the band (in o) and the
+ * per-lane part (o->rel, NULL when no band loop appears). */
+static int split_aff(Compiled *c, Batch *b, VOp *o, int64_t k, int n, const int *var, const int64_t *coef)
+{
+    o->k = k;
+    o->nov = 0;
+    o->rel = NULL;
+    int64_t *rel = NULL;
+    for (int j = 0; j < n; j++) {
+        int l = band_loop(b, var[j]);
+        if (l <= 0) {     /* the outermost loop's tile starts at iv[slot] */
+            if (o->nov == 8)
+                return -1;
+            o->ovar[o->nov] = var[j];
+            o->ocoef[o->nov++] = coef[j];
+            if (l < 0)
+                continue;
+        }
+        if (!rel)
+            rel = arena_array(&c->arena, (size_t)b->n, sizeof *rel);
+        for (int64_t t = 0; t < b->n; t++)
+            rel[t] = W((uint64_t)rel[t] + (uint64_t)coef[j] * (uint64_t)b->lane[l][t]);
+    }
+    o->rel = rel;
+    return 0;
+}
+
+static int vnode(Compiled *c, Batch *b, const Node *n, int m);
+
+static int vbin(Compiled *c, Batch *b, VFn run, const Node *n, int m)
+{
+    int a = vnode(c, b, n->a, m), x = a < 0 ? -1 : vnode(c, b, n->b, m);
+    if (x < 0)
+        return -1;
+    VOp *o = vop(c, b, run, n, m);
+    o->a = a;
+    o->b = x;
+    return o->out;
+}
+
+static int vun(Compiled *c, Batch *b, VFn run, const Node *n, int m)
+{
+    int a = vnode(c, b, n->a, m);
+    if (a < 0)
+        return -1;
+    VOp *o = vop(c, b, run, n, m);
+    o->a = a;
+    return o->out;
+}
+
+/* the lanes of m where register a holds (neg: does not hold) */
+static int vmask(Compiled *c, Batch *b, int m, int a, int neg)
+{
+    VOp *o = vop(c, b, v_mask, NULL, m);
+    o->a = a;
+    o->k = neg;
+    return o->out;
+}
+
+static int vload(Compiled *c, Batch *b, const Node *n, int m)
+{
+    if (b->nl == 32)
+        return -1;
+    b->lslot[b->nl++] = n->slot;
+    if (is_aff_load(n)) {
+        VOp *o = vop(c, b, v_ld_aff, n, m);
+        return split_aff(c, b, o, n->k, n->naff, n->aff_var, n->aff_coef) ? -1 : o->out;
+    }
+    if (n->st || n->nidx > TENSOR_MAX_RANK)
+        return -1;
+    int *dreg = arena_array(&c->arena, (size_t)n->nidx + 1, sizeof *dreg);
+    for (int d = 0; d < n->nidx; d++)
+        if ((dreg[d] = vnode(c, b, n->idx[d], m)) < 0)
+            return -1;
+    VOp *o = vop(c, b, v_ld_checked, n, m);
+    o->dreg = dreg;
+    o->nd = n->nidx;
+    o->c = b->nregs++;     /* the offsets */
+    return o->out;
+}
+
+static int vselect(Compiled *c, Batch *b, const Node *n, int m)
+{
+    int cond = vnode(c, b, n->a, m);
+    if (cond < 0)
+        return -1;
+    if (n->f == f_select && n->b->f == ld_f32_aff && n->c->f == f_const) {
+        /* the padding guard of a convolution, in one op */
+        if (b->nl == 32)
+            return -1;
+        const VOp *g = &b->ops[b->nops - 1];
+        if (g->out == cond && g->run == v_guard && g->ng == 2 && g->sub[0].rel && g->sub[1].rel && g->m == m &&
+            g->glo[0] <= g->ghi[0] && g->glo[1] <= g->ghi[1]) {
+            /* and its comparisons with it, when they vary with the lanes */
+            VOp gv = *g;
+            b->nops--;
+            b->lslot[b->nl++] = n->b->slot;
+            VOp *o = vop(c, b, v_ld_f32_guard, n, m);
+            o->sub = gv.sub;
+            o->glo = gv.glo;
+            o->ghi = gv.ghi;
+            o->ng = 2;
+            if (split_aff(c, b, o, n->b->k, n->b->naff, n->b->aff_var, n->b->aff_coef) || !o->rel)
+                return -1;
+            return o->out;
+        }
+        b->lslot[b->nl++] = n->b->slot;
+        VOp *o = vop(c, b, v_ld_f32_sel, n, m);
+        o->a = cond;
+        return split_aff(c, b, o, n->b->k, n->b->naff, n->b->aff_var, n->b->aff_coef) ? -1 : o->out;
+    }
+    int mb = fallible(n->b) ? vmask(c, b, m, cond, 0) : m;
+    int x = vnode(c, b, n->b, mb);
+    int mc = x >= 0 && fallible(n->c) ? vmask(c, b, m, cond, 1) : m;
+    int y = x < 0 ? -1 : vnode(c, b, n->c, mc);
+    if (y < 0)
+        return -1;
+    VOp *o = vop(c, b, n->f ? v_fselect : v_iselect, n, m);
+    o->a = cond;
+    o->b = x;
+    o->c = y;
+    return o->out;
+}
+
+/* a && b, a || b: b runs only where a leaves the answer open */
+static int vlogic(Compiled *c, Batch *b, const Node *n, int m)
+{
+    int a = vnode(c, b, n->a, m);
+    if (a < 0)
+        return -1;
+    int mb = fallible(n->b) ? vmask(c, b, m, a, n->i == i_or) : m;
+    int x = vnode(c, b, n->b, mb);
+    if (x < 0)
+        return -1;
+    VOp *o = vop(c, b, n->i == i_and ? v_iand : v_ior, n, m);
+    o->a = a;
+    o->b = x;
+    return o->out;
+}
+
+/* the comparisons of a tree of ands, when all compare affine terms with a
+ * constant (as an interval), into leaves; -1 otherwise */
+static int guard_leaves(const Node *n, const Node **leaf, int *nleaf)
+{
+    if (n->i == i_and)
+        return guard_leaves(n->a, leaf, nleaf) || guard_leaves(n->b, leaf, nleaf) ? -1 : 0;
+    if (n->i != i_aff_lt && n->i != i_aff_le && n->i != i_aff_gt && n->i != i_aff_ge && n->i != i_aff_eq)
+        return -1;
+    if (*nleaf == 8)
+        return -1;
+    leaf[(*nleaf)++] = n;
+    return 0;
+}
+
+/* a && b && ... over affine comparisons in one op (-2: not that form) */
+static int vguard(Compiled *c, Batch *b, const Node *n, int m)
+{
+    const Node *leaf[8];
+    int nleaf = 0;
+    if (guard_leaves(n, leaf, &nleaf))
+        return -2;
+    VOp *sub = arena_array(&c->arena, 8, sizeof *sub);
+    int64_t *glo = arena_array(&c->arena, 8, sizeof *glo), *ghi = arena_array(&c->arena, 8, sizeof *ghi);
+    const Node *terms[8];
+    int ng = 0;
+    for (int i = 0; i < nleaf; i++) {
+        const Node *l = leaf[i];
+        int g = 0;
+        while (g < ng && !(terms[g]->naff == l->naff &&
+                           memcmp(terms[g]->aff_var, l->aff_var, (size_t)l->naff * sizeof *l->aff_var) == 0 &&
+                           memcmp(terms[g]->aff_coef, l->aff_coef, (size_t)l->naff * sizeof *l->aff_coef) == 0))
+            g++;
+        if (g == ng) {
+            if (split_aff(c, b, &sub[g], 0, l->naff, l->aff_var, l->aff_coef))
+                return -1;
+            terms[ng++] = l;
+            glo[g] = INT64_MIN / 4;
+            ghi[g] = INT64_MAX / 4;
+        }
+        /* k + terms op 0, with |k| < 2^40 */
+        int64_t lo = INT64_MIN / 4, hi = INT64_MAX / 4, k = -l->k;
+        if (l->i == i_aff_lt)
+            hi = k - 1;
+        else if (l->i == i_aff_le)
+            hi = k;
+        else if (l->i == i_aff_gt)
+            lo = k + 1;
+        else if (l->i == i_aff_ge)
+            lo = k;
+        else
+            lo = hi = k;
+        if (lo > glo[g])
+            glo[g] = lo;
+        if (hi < ghi[g])
+            ghi[g] = hi;
+    }
+    VOp *o = vop(c, b, v_guard, n, m);
+    o->sub = sub;
+    o->glo = glo;
+    o->ghi = ghi;
+    o->ng = ng;
+    return o->out;
+}
+
+static int vnode(Compiled *c, Batch *b, const Node *n, int m)
+{
+    static const struct { IFn fn; VFn v; } ibin[] = {
+        { i_add, v_iadd }, { i_sub, v_isub }, { i_mul, v_imul }, { i_min, v_imin }, { i_max, v_imax },
+        { i_lt, v_ilt }, { i_le, v_ile }, { i_gt, v_igt }, { i_ge, v_ige }, { i_eq, v_ieq }, { i_ne, v_ine },
+        { f_lt, v_flt }, { f_le, v_fle }, { f_gt, v_fgt }, { f_ge, v_fge }, { f_eq, v_feq }, { f_ne, v_fne },
+        { i_div, v_idiv },
+    };
+    static const struct { IFn fn; VFn v; } affcmp[] = {
+        { i_aff_lt, v_aff_lt }, { i_aff_le, v_aff_le }, { i_aff_gt, v_aff_gt },
+        { i_aff_ge, v_aff_ge }, { i_aff_eq, v_aff_eq }, { i_aff_ne, v_aff_ne },
+    };
+    static const struct { IFn fn; VFn v; } iun[] = {
+        { i_not, v_inot }, { i_neg, v_ineg }, { i_wrap, v_iwrap }, { i_from_f, v_ifromf }, { i_assume, v_assume },
+    };
+    static const struct { FFn fn; VFn v; } fbin[] = {
+        { f_add32, v_fadd32 }, { f_sub32, v_fsub32 }, { f_mul32, v_fmul32 }, { f_div32, v_fdiv32 },
+        { f_add, v_fadd }, { f_sub, v_fsub }, { f_mul, v_fmul }, { f_div, v_fdiv }, { f_min, v_fmin },
+        { f_max, v_fmax }, { f_pow, v_fpow }, { f_floordiv, v_ffloordiv }, { f_floormod, v_ffloormod },
+    };
+    static const struct { FFn fn; VFn v; } fun[] = {
+        { f_neg, v_fneg }, { f_round, v_fround }, { f_math1, v_fmath1 }, { f_from_i, v_ffromi },
+    };
+    if (!n)
+        return -1;
+    if (is_load(n))
+        return vload(c, b, n, m);
+    if (n->i == i_const || n->i == i_var || n->i == i_aff || n->i == i_aff1) {
+        VOp *o = vop(c, b, v_iaff, n, m);
+        if (n->i == i_const)
+            return split_aff(c, b, o, n->k, 0, NULL, NULL) ? -1 : o->out;
+        if (n->i == i_var)
+            return split_aff(c, b, o, 0, 1, &n->slot, &(int64_t){ 1 }) ? -1 : o->out;
+        return split_aff(c, b, o, n->k, n->naff, n->aff_var, n->aff_coef) ? -1 : o->out;
+    }
+    for (size_t i = 0; i < sizeof affcmp / sizeof *affcmp; i++)
+        if (n->i == affcmp[i].fn) {
+            VOp *o = vop(c, b, affcmp[i].v, n, m);
+            return split_aff(c, b, o, n->k, n->naff, n->aff_var, n->aff_coef) ? -1 : o->out;
+        }
+    if (n->f == f_const || n->f == f_var)
+        return vop(c, b, v_ffill, n, m)->out;
+    if (n->i == i_select || n->f == f_select)
+        return vselect(c, b, n, m);
+    if (n->i == i_and) {
+        int g = vguard(c, b, n, m);
+        if (g != -2)
+            return g;
+    }
+    if (n->i == i_and || n->i == i_or)
+        return vlogic(c, b, n, m);
+    for (size_t i = 0; i < sizeof ibin / sizeof *ibin; i++)
+        if (n->i == ibin[i].fn)
+            return vbin(c, b, ibin[i].v, n, m);
+    for (size_t i = 0; i < sizeof iun / sizeof *iun; i++)
+        if (n->i == iun[i].fn)
+            return vun(c, b, iun[i].v, n, m);
+    for (size_t i = 0; i < sizeof fbin / sizeof *fbin; i++)
+        if (n->f == fbin[i].fn)
+            return vbin(c, b, fbin[i].v, n, m);
+    for (size_t i = 0; i < sizeof fun / sizeof *fun; i++)
+        if (n->f == fun[i].fn)
+            return vun(c, b, fun[i].v, n, m);
+    if (n->f == f_muladd32) {
+        int a = vnode(c, b, n->a, m), x = a < 0 ? -1 : vnode(c, b, n->b, m), y = x < 0 ? -1 : vnode(c, b, n->c, m);
+        if (y < 0)
+            return -1;
+        VOp *o = vop(c, b, v_fmuladd32, n, m);
+        o->a = a;
+        o->b = x;
+        o->c = y;
+        return o->out;
+    }
+    return -1;
+}
+
+/* ---- running a band ---- */
+
+static int is_store(const SNode *s)
+{
+    return s->run == st_f32_aff || s->run == st_fany_aff || s->run == st_iany_aff || s->run == st_f32 ||
+           s->run == st_fany || s->run == st_iany;
+}
+
+static int is_aff_store(const SNode *s)
+{
+    return s->run == st_f32_aff || s->run == st_fany_aff || s->run == st_iany_aff;
+}
+
+static int same_aff(const Node *x, const Node *y)
+{
+    if (x->k != y->k || x->naff != y->naff)
+        return 0;
+    for (int j = 0; j < x->naff; j++)
+        if (x->aff_var[j] != y->aff_var[j] || x->aff_coef[j] != y->aff_coef[j])
+            return 0;
+    return 1;
+}
+
+static int overlaps(const Tensor *a, const Tensor *b)
+{
+    const char *p = a->data, *q = b->data;
+    return p < q + b->count * dtype_size(b->dtype) && q < p + a->count * dtype_size(a->dtype);
+}
+
+/* the init runs at lane t: the band's variables take their values there */
+static void batch_init(const Batch *b, Frame *fr, int64_t t)
+{
+    int64_t start = fr->iv[b->slot[0]];
+    for (int j = 0; j < b->nloop; j++)
+        fr->iv[b->slot[j]] = b->lane[j][t] + (j ? 0 : start);
+    b->init->run(b->init, fr);
+    fr->iv[b->slot[0]] = start;
+}
+
+static int init_runs(const Batch *b, const Frame *fr)
+{
+    if (!b->init || !b->ninit)
+        return 0;
+    for (int i = 0; i < b->norslot; i++)
+        if (fr->iv[b->orslot[i]] != 0)
+            return 0;
+    return 1;
+}
+
+/* The lanes [t, end) of a float32 reduction in a register: a float32 sum
+ * of a float32 value rounds as the double sum rounded to float32 does. */
+static float fold_f32(const Batch *b, const VRun *R, float acc, int64_t t, int64_t end)
+{
+    const double *e = VREG(R, b->val);
+    FFn op = b->root->f;
+    if (op == f_muladd32) {
+        const double *e2 = VREG(R, b->e2);
+        for (; t < end; t++)
+            acc = acc + (float)(e[t] * e2[t]);
+    } else if (op == f_add32) {
+        for (; t < end; t++) {
+            double p = e[t];
+            float q = (float)p;
+            acc = (double)q == p ? acc + q : (float)(acc + p);
+        }
+    } else if (op == f_max) {
+        for (; t < end; t++)
+            acc = (float)(acc > e[t] ? (double)acc : e[t]);
+    } else {
+        for (; t < end; t++)
+            acc = (float)(acc < e[t] ? (double)acc : e[t]);
+    }
+    return acc;
+}
+
+/* The same over T interleaved reductions, lane r * T + s into acc[s]:
+ * each keeps its own order, and T chains of additions overlap. */
+static void fold_f32_inter(const Batch *b, const VRun *R, float *acc)
+{
+    const double *e = VREG(R, b->val);
+    int64_t T = b->T;
+    FFn op = b->root->f;
+    if (op == f_muladd32) {
+        const double *e2 = VREG(R, b->e2);
+        int64_t s = 0;
+        for (; s + 4 <= T; s += 4) {     /* four chains in registers */
+            float a0 = acc[s], a1 = acc[s + 1], a2 = acc[s + 2], a3 = acc[s + 3];
+            for (int64_t t = s; t < R->n; t += T) {
+                a0 = a0 + (float)(e[t] * e2[t]);
+                a1 = a1 + (float)(e[t + 1] * e2[t + 1]);
+                a2 = a2 + (float)(e[t + 2] * e2[t + 2]);
+                a3 = a3 + (float)(e[t + 3] * e2[t + 3]);
+            }
+            acc[s] = a0;
+            acc[s + 1] = a1;
+            acc[s + 2] = a2;
+            acc[s + 3] = a3;
+        }
+        for (int64_t t = 0; s < T && t < R->n; t += T)
+            for (int64_t q = s; q < T; q++)
+                acc[q] = acc[q] + (float)(e[t + q] * e2[t + q]);
+        return;
+    }
+    for (int64_t s = 0; s < T; s++) {
+        float a = acc[s];
+        for (int64_t t = s; t < R->n; t += T) {
+            double p = e[t];
+            float q = (float)p;
+            if (op == f_add32)
+                a = (double)q == p ? a + q : (float)(a + p);
+            else if (op == f_max)
+                a = (float)(a > p ? (double)a : p);
+            else
+                a = (float)(a < p ? (double)a : p);
+        }
+        acc[s] = a;
+    }
+}
+
+/* One lane of a reduction kept in memory, as the closures run it. */
+static void fold_cell(const Batch *b, const VRun *R, Tensor *out, int64_t off, int64_t t)
+{
+    const Node *r = b->root;
+    if (b->st->run == st_iany_aff) {
+        int64_t a = tensor_geti(out, off), e = VINT(R, b->val)[t];
+        int64_t v = r->i == i_add ? W((uint64_t)a + (uint64_t)e) : r->i == i_max ? (a > e ? a : e) : (a < e ? a : e);
+        tensor_seti(out, off, v);
+        return;
+    }
+    double a = b->st->run == st_f32_aff ? ((const float *)out->data)[off] : tensor_getf(out, off), e = VREG(R, b->val)[t], v;
+    if (r->f == f_muladd32)
+        v = (float)(a + (float)(e * VREG(R, b->e2)[t]));
+    else if (r->f == f_add32)
+        v = (float)(a + e);
+    else if (r->f == f_add)
+        v = rnd(r, a + e);
+    else if (r->f == f_max)
+        v = a > e ? a : e;
+    else
+        v = a < e ? a : e;
+    if (b->st->run == st_f32_aff)
+        ((float *)out->data)[off] = (float)v;
+    else
+        tensor_setf(out, off, v);
+}
+
+/* T reductions at once (inter): their T distinct elements are folded lane
+ * r * T + s into element s, each in its own order; T.init, which writes
+ * only its own element, runs first for each. */
+static void reduce_inter(const Batch *b, Frame *fr, const VRun *R)
+{
+    Tensor *out = fr->buf[b->st->slot];
+    int64_t base = vbase(&b->addr, fr), T = b->T;
+    if (init_runs(b, fr))
+        for (int64_t s = 0; s < T; s++)
+            batch_init(b, fr, s);
+    if (b->st->run == st_f32_aff && b->root->f != f_add) {
+        float *acc = (float *)VREG(R, b->acc), *d = out->data;
+        for (int64_t s = 0; s < T; s++)
+            acc[s] = d[base + b->addr.rel[s]];
+        fold_f32_inter(b, R, acc);
+        for (int64_t s = 0; s < T; s++)
+            d[base + b->addr.rel[s]] = acc[s];
+        return;
+    }
+    for (int64_t t = 0; t < R->n; t++)
+        fold_cell(b, R, out, base + b->addr.rel[t % T], t);
+}
+
+static void reduce(const Batch *b, Frame *fr, const VRun *R)
+{
+    if (b->inter) {
+        reduce_inter(b, fr, R);
+        return;
+    }
+    Tensor *out = fr->buf[b->st->slot];
+    int64_t off = vbase(&b->addr, fr), k = 0, t = 0;
+    int init = init_runs(b, fr), reg = b->st->run == st_f32_aff && b->root->f != f_add;
+    while (t < R->n) {
+        if (init && k < b->ninit && b->initlanes[k] == t) {
+            batch_init(b, fr, t);
+            k++;
+        }
+        int64_t end = init && k < b->ninit ? b->initlanes[k] : R->n;
+        if (reg) {
+            float *cell = (float *)out->data + off;
+            *cell = fold_f32(b, R, *cell, t, end);
+            t = end;
+        } else {
+            for (; t < end; t++)
+                fold_cell(b, R, out, off, t);
+        }
+    }
+}
+
+/* An elementwise store: every lane's offset is checked before any is written. */
+static int scatter(const Batch *b, Frame *fr, const VRun *R)
+{
+    Tensor *out = fr->buf[b->st->slot];
+    int64_t *off = VINT(R, b->addr.c);
+    if (b->proven) {
+        int64_t base = vbase(&b->addr, fr);
+        for (int64_t t = 0; t < R->n; t++)
+            off[t] = base + (b->addr.rel ? b->addr.rel[t] : 0);
+    } else if (checked_offsets(&b->addr, R, out, off)) {
+        return -1;
+    }
+    SFn run = b->st->run;
+    if (run == st_f32_aff || run == st_f32) {
+        const double *v = VREG(R, b->val);
+        float *d = out->data;
+        for (int64_t t = 0; t < R->n; t++)
+            d[off[t]] = (float)v[t];
+    } else if (run == st_fany_aff || run == st_fany) {
+        const double *v = VREG(R, b->val);
+        for (int64_t t = 0; t < R->n; t++)
+            tensor_setf(out, off[t], v[t]);
+    } else {
+        const int64_t *v = VINT(R, b->val);
+        for (int64_t t = 0; t < R->n; t++)
+            tensor_seti(out, off[t], v[t]);
+    }
+    return 0;
+}
+
+/* Runs one tile of the band (the outermost loop's variable holds the
+ * tile's first value); -1, having written nothing, when the closures must
+ * run it instead: the step budget, overlapping buffers, or a lane that
+ * would fail. */
+static int run_batch(const Batch *b, Frame *fr)
+{
+    if (*fr->steps > fr->max_steps - b->steps)
+        return -1;
+    const Tensor *out = fr->buf[b->st->slot];
+    if (!out)
+        return -1;
+    for (int i = 0; i < b->nl; i++) {
+        const Tensor *t = fr->buf[b->lslot[i]];
+        if (!t || (b->lslot[i] != b->st->slot && overlaps(t, out)))
+            return -1;
+    }
+    size_t need = (size_t)b->nregs * (size_t)b->n * 8;
+    if (fr->vcap < need) {
+        free(fr->vreg);
+        if (!(fr->vreg = malloc(need)))
+            abort();
+        fr->vcap = need;
+    }
+    VRun R = { fr, b->n, fr->vreg };
+    for (int i = 0; i < b->nops; i++)
+        if (b->ops[i].run(&b->ops[i], &R))
+            return -1;
+    if (b->root)
+        reduce(b, fr, &R);
+    else if (scatter(b, fr, &R))
+        return -1;
+    *fr->steps += b->steps;
+    return 0;
+}
+
+int64_t batch_tiles(const SNode *s, Frame *fr, int64_t from, int64_t to)
+{
+    const Batch *b = s->batch;
+    int64_t v = from;
+    for (; to - v >= b->T; v += b->T) {
+        fr->iv[s->slot] = v;
+        if (run_batch(b, fr))
+            break;
+    }
+    return v;
+}
+
+/* The loop in tiles; from the first tile that cannot run as a batch (and
+ * for the iterations no whole tile covers) the closures run the rest. */
+void s_for_batch(const SNode *s, Frame *fr)
+{
+    const Batch *b = s->batch;
+    int64_t lo = b->lo[0], end = lo + b->ext[0];
+    if (par_pays(s, fr, lo, b->ext[0])) {
+        run_par(s, fr, lo, b->ext[0]);
+        return;
+    }
+    int64_t v = batch_tiles(s, fr, lo, end);
+    if (v < end)
+        for_range(s, fr, v, lo, b->ext[0]);
+}
+
+/* C[...] = C[...] + e (T.max, T.min): the combining node, or NULL */
+static const Node *reduction_root(const SNode *st)
+{
+    const Node *r = st->value;
+    static const FFn froots[] = { f_add32, f_muladd32, f_add, f_max, f_min };
+    static const IFn iroots[] = { i_add, i_max, i_min };
+    int ok = 0;
+    for (size_t i = 0; i < sizeof froots / sizeof *froots; i++)
+        ok |= r->f == froots[i] && st->run != st_iany_aff;
+    for (size_t i = 0; i < sizeof iroots / sizeof *iroots; i++)
+        ok |= r->i == iroots[i] && st->run == st_iany_aff;
+    if (!ok || !r->a || !is_aff_load(r->a) || r->a->slot != st->slot || !same_aff(r->a, st->idx[0]))
+        return NULL;
+    return r;
+}
+
+/* whether the band reaches a different element at every lane */
+static int injective(Compiled *c, const Batch *b, const int64_t *rel)
+{
+    if (!rel)
+        return b->n == 1;
+    int64_t *v = arena_array(&c->arena, (size_t)b->n, sizeof *v);
+    memcpy(v, rel, (size_t)b->n * sizeof *v);
+    for (int64_t i = 1; i < b->n; i++) {     /* insertion sort of a few thousand: compile time only */
+        int64_t x = v[i], j = i - 1;
+        while (j >= 0 && v[j] > x) {
+            v[j + 1] = v[j];
+            j--;
+        }
+        v[j + 1] = x;
+    }
+    for (int64_t i = 1; i < b->n; i++)
+        if (v[i] == v[i - 1])
+            return 0;
+    return 1;
+}
+
+/* whether n reads buffer slot */
+static int reads(const Node *n, int slot)
+{
+    if (!n)
+        return 0;
+    if (is_load(n) && n->slot == slot)
+        return 1;
+    for (int d = 0; is_load(n) && !is_aff_load(n) && d < n->nidx; d++)
+        if (reads(n->idx[d], slot))
+            return 1;
+    return reads(n->a, slot) || reads(n->b, slot) || reads(n->c, slot);
+}
+
+/* which of the band's loops the proven store's address depends on */
+static unsigned addr_loops(const Batch *b, const SNode *st)
+{
+    unsigned mask = 0;
+    const Node *a = st->idx[0];
+    for (int j = 0; j < a->naff; j++) {
+        int l = band_loop(b, a->aff_var[j]);
+        if (l >= 0 && a->aff_coef[j])
+            mask |= 1u << l;
+    }
+    return mask;
+}
+
+static void fill_lanes(Compiled *c, Batch *b)
+{
+    for (int j = 0; j < b->nloop; j++) {
+        int64_t *v = b->lane[j] = arena_array(&c->arena, (size_t)b->n, sizeof *v);
+        int64_t inner = 1;
+        for (int i = j + 1; i < b->nloop; i++)
+            inner *= b->ext[i];
+        for (int64_t t = 0; t < b->n; t++) {
+            int64_t s = b->inter ? t % b->T : t / b->K, r = b->inter ? t / b->T : t % b->K;
+            v[t] = j == 0 ? s : b->lo[j] + r / inner % b->ext[j];
+        }
+    }
+}
+
+/* T.init runs where every reduction iterator is 0: at the lanes of a tile
+ * where the band's are, when the others are (checked as it runs) */
+static int batch_inits(Compiled *c, Batch *b, const SNode *blk, int red)
+{
+    if (!blk || !blk->init)
+        return 0;
+    b->initlanes = arena_array(&c->arena, (size_t)b->n, sizeof *b->initlanes);
+    for (int i = 0; i < blk->nidx; i++) {
+        int l = band_loop(b, blk->rslot[i]);
+        if (l < 0) {
+            if (b->norslot == 16)
+                return -1;
+            b->orslot[b->norslot++] = blk->rslot[i];
+        } else if (l == 0 && (b->T != b->ext[0] || b->inter)) {
+            return -1;     /* the outermost loop's value differs from tile to tile */
+        }
+    }
+    for (int64_t t = 0; t < b->n; t++) {
+        int zero = 1;
+        for (int i = 0; i < blk->nidx && zero; i++) {
+            int l = band_loop(b, blk->rslot[i]);
+            zero = l < 0 || b->lane[l][t] + (l ? 0 : b->lo[0]) == 0;
+        }
+        if (zero)
+            b->initlanes[b->ninit++] = t;
+    }
+    if (!b->ninit)
+        return 0;
+    const SNode *in = blk->init, *x = b->st;
+    if (!red || !is_aff_store(in) || in->slot != x->slot || !same_aff(in->idx[0], x->idx[0]) || reads(in->value, x->slot))
+        return -1;
+    /* interleaved reductions start together: T.init only at their first lanes */
+    if (b->inter && (b->ninit != b->T || b->initlanes[b->T - 1] != b->T - 1))
+        return -1;
+    b->init = in;
+    return 0;
+}
+
+const Batch *batch_compile(Compiled *c, const SNode *s)
+{
+    Batch *b = arena_zalloc(&c->arena, sizeof *b);
+    const SNode *x = s;
+    b->K = 1;
+    for (; x->run == s_for || x->run == s_for_batch; x = x->body) {
+        if (b->nloop == BATCH_LOOPS || x->lo->i != i_const || x->ext->i != i_const || band_loop(b, x->slot) >= 0)
+            return NULL;
+        int64_t lo = x->lo->k, ext = x->ext->k;
+        if (ext <= 0 || lo < -(1 << 30) || lo > (1 << 30) || ext > (1 << 30) ||
+            (b->nloop && (ext > BATCH_MAX || b->K * ext > BATCH_MAX)))
+            return NULL;
+        if (b->nloop)
+            b->K *= ext;
+        b->slot[b->nloop] = x->slot;
+        b->lo[b->nloop] = lo;
+        b->ext[b->nloop++] = ext;
+    }
+    const SNode *blk = NULL;
+    if (x->run == s_block_plain) {
+        blk = x;
+        x = x->body;
+    }
+    if (!is_store(x) || x->st)
+        return NULL;
+    b->st = x;
+    b->proven = is_aff_store(x);
+    b->T = b->ext[0] < BATCH_MAX / b->K ? b->ext[0] : BATCH_MAX / b->K;
+    b->n = b->T * b->K;
+    if (b->n < BATCH_MIN)
+        return NULL;
+    int64_t per = 1, prod = 1;     /* loop iterations per iteration of the outermost */
+    for (int j = 1; j < b->nloop; j++)
+        per += prod *= b->ext[j];
+    b->steps = b->T * per;
+    /* a reduction: the address depends on no loop of the band, or only on
+     * the outermost, whose iterations then interleave */
+    const Node *root = b->proven ? reduction_root(x) : NULL;
+    unsigned loops = b->proven ? addr_loops(b, x) : ~0u;
+    if (root && loops == 1 && b->nloop > 1)
+        b->inter = 1;
+    else if (loops != 0)
+        root = NULL;
+    fill_lanes(c, b);
+    b->addr.m = -1;
+    if (b->proven) {
+        const Node *a = x->idx[0];
+        if (split_aff(c, b, &b->addr, a->k, a->naff, a->aff_var, a->aff_coef))
+            return NULL;
+    }
+    if (root) {
+        b->root = root;
+        b->e2 = -1;
+        if ((b->val = vnode(c, b, root->b, -1)) < 0 ||
+            (root->f == f_muladd32 && (b->e2 = vnode(c, b, root->c, -1)) < 0))
+            return NULL;
+        b->acc = b->nregs++;
+    } else {
+        if ((b->val = vnode(c, b, x->value, -1)) < 0)
+            return NULL;
+        if (!b->proven) {
+            b->addr.dreg = arena_array(&c->arena, (size_t)x->nidx + 1, sizeof *b->addr.dreg);
+            b->addr.nd = x->nidx;
+            for (int d = 0; d < x->nidx; d++)
+                if ((b->addr.dreg[d] = vnode(c, b, x->idx[d], -1)) < 0)
+                    return NULL;
+        }
+        b->addr.c = b->nregs++;
+    }
+    /* what the value reads of the stored buffer: for an elementwise store
+     * only the element it writes, a different one at every lane of the loop */
+    for (int i = 0; i < b->nops; i++) {
+        const VOp *o = &b->ops[i];
+        int sel = o->run == v_ld_f32_sel || o->run == v_ld_f32_guard;
+        const Node *ld = sel ? o->n->b : o->n;
+        if ((o->run == v_ld_aff || o->run == v_ld_checked || sel) && ld->slot == x->slot &&
+            (root || o->run != v_ld_aff || !b->proven || !same_aff(ld, x->idx[0]) || b->T != b->ext[0] ||
+             !injective(c, b, b->addr.rel)))
+            return NULL;
+    }
+    if (batch_inits(c, b, blk, root != NULL))
+        return NULL;
+    return b;
+}
