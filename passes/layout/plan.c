@@ -675,6 +675,58 @@ static const char *layout_text(Planner *P, const Key *k, char *buf, size_t cap)
     return expr_text(k->map ? k->map : im_to_expr(&P->a, &P->m->names, k->im), buf, cap);
 }
 
+/* What a rewrite of nd from label l to key k leaves: one rewrite, or two
+ * when one value cannot write the composite (fold_one_rewrite: from a
+ * stored layout to a padded layout of another box), which then goes
+ * through the layout as written; *bytes, what they read and write. */
+static int rewrite_of(Planner *P, const Node *nd, int l, int k, int64_t *bytes)
+{
+    const Key *a = &nd->keys[nd->store[l]], *b = &nd->keys[k];
+    *bytes = a->bytes + b->bytes;
+    if (!a->im || !b->im || nd->store[l] == k)
+        return 1;
+    ImCond *pred = NULL;
+    int npred = 0;
+    ImError err;
+    IndexMap *inv = im_inverse(&P->scratch, a->im, &pred, &npred, &err);
+    IndexMap *c = inv && !npred ? im_compose(&P->scratch, b->im, inv) : NULL;
+    if (!c || fold_one_rewrite(P->m, c))
+        return 1;
+    *bytes = a->bytes + 2 * nd->keys[0].bytes + b->bytes;
+    return 2;
+}
+
+/* The bytes of a view's node seen through im (NULL: as the view is). */
+static int64_t view_bytes(Planner *P, const View *v, const IndexMap *im)
+{
+    const Node *nd = &P->nodes[v->node];
+    if (!im)
+        return nd->keys[0].bytes;
+    int64_t n = dtype_size(nd->t.dtype);
+    for (int d = 0; d < im->nout; d++)
+        n *= im->obox[d];
+    return n;
+}
+
+/* A pad or crop (a rewrite the graph holds as an operator) computed in
+ * label l reads and writes its bytes in that layout: what it moves there
+ * past what it moves as written (a pad into a padded layout moves more). */
+static int64_t moved_more(Planner *P, Node *nd, int l)
+{
+    if (nd->item >= 0 || nd->nitems < 1 || !nd->opmaps[l] ||
+        !(is_call_to(nd->call, "R.nn.pad") || is_call_to(nd->call, "R.pad") || is_call_to(nd->call, "R.crop")))
+        return 0;
+    int64_t more = nd->keys[nd->store[l]].bytes - nd->keys[0].bytes;
+    int w = view_of(P, nd->items[0]), bad = 0;
+    if (w >= 0) {
+        View v = P->views[w];
+        IndexMap *im = through(P, &v, nd->opmaps[l][0], &bad);
+        if (!bad)
+            more += view_bytes(P, &v, im) - view_bytes(P, &v, v.im);
+    }
+    return more > 0 ? more : 0;
+}
+
 static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Expr ***maps, int *nmaps, int *capmaps)
 {
     RBlock *rb = P->rb;
@@ -775,11 +827,14 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         v->nkey = nd->nkey;
         v->unary = calloc((size_t)nd->nlab, sizeof *v->unary);
         for (int l = 1; l < nd->nlab; l++)
-            v->unary[l] = probe(P, nd, l) ? COST_MOVE : PLAN_INF;
+            v->unary[l] = probe(P, nd, l) ? COST_MOVE + moved_more(P, nd, l) * COST_BYTE : PLAN_INF;
         v->rewrite = calloc((size_t)(nd->nlab * nd->nkey), sizeof *v->rewrite);
         for (int l = 0; l < nd->nlab; l++)
-            for (int k = 0; k < nd->nkey; k++)
-                v->rewrite[l * nd->nkey + k] = nd->constant ? 0 : (nd->keys[l].bytes + nd->keys[k].bytes) * COST_BYTE + COST_REWRITE;
+            for (int k = 0; k < nd->nkey; k++) {
+                int64_t bytes;
+                int count = rewrite_of(P, nd, l, k, &bytes);
+                v->rewrite[l * nd->nkey + k] = nd->constant ? 0 : bytes * COST_BYTE + count * COST_REWRITE;
+            }
         v->store = malloc((size_t)nd->nlab * sizeof *v->store);
         memcpy(v->store, nd->store, (size_t)nd->nlab * sizeof *v->store);
         v->uses = ul[c].v;
@@ -819,10 +874,12 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
                 if (k < 0 || k == nd->store[r.label[c]] || seen[k])
                     continue;
                 seen[k] = 1;
-                int64_t bytes = nd->constant ? 0 : nd->keys[r.label[c]].bytes + nd->keys[k].bytes;
-                note_add(P->notes, nd->bd ? nd->bd->loc : P->fn->loc, "a rewrite of %s from %s to %s: %lld bytes%s",
+                int64_t bytes;
+                int two = rewrite_of(P, nd, r.label[c], k, &bytes) == 2;
+                note_add(P->notes, nd->bd ? nd->bd->loc : P->fn->loc, "a rewrite of %s from %s to %s: %lld bytes%s%s",
                          var_said(nd->var), layout_text(P, &nd->keys[r.label[c]], buf, sizeof buf),
-                         layout_text(P, &nd->keys[k], buf2, sizeof buf2), (long long)bytes,
+                         layout_text(P, &nd->keys[k], buf2, sizeof buf2), nd->constant ? 0 : (long long)bytes,
+                         two ? " in two, through the layout as written (one would not give the padded shape)" : "",
                          nd->constant ? " (a constant: fold evaluates it)" : "");
             }
         }
