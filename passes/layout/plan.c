@@ -57,7 +57,8 @@ typedef struct Node {
     int readable;         /* not plannable, but a one-operand call that may take reading labels */
     int absorbed;         /* a tuple call whose items are planned: its item nodes read its operands */
     int leader;           /* an item of a tuple: the node of the tuple's first item planned (itself for that one); -1 */
-    int first_item;       /* a tuple call absorbed: its first item's node */
+    int next_item;        /* an item of a tuple: the node of the tuple's next item, or -1 */
+    int first_item, last_item;   /* a tuple call absorbed: its first and last items' nodes */
     const Expr *call;     /* what flow looks into: the value, or the tuple call of item */
     int item;
     TensorType t;
@@ -150,7 +151,7 @@ static int add_node(Planner *P, Var *v, Binding *bd)
     nd->bd = bd;
     nd->nlab = nd->nkey = 1;
     nd->capkey = 2;
-    nd->leader = nd->first_item = -1;
+    nd->leader = nd->next_item = nd->first_item = nd->last_item = -1;
     nd->keys = arena_array(&P->a, (size_t)nd->capkey, sizeof *nd->keys);
     for (int l = 0; l < MAX_LABELS; l++)
         nd->store[l] = l;
@@ -632,9 +633,9 @@ static void share_item_labels(Planner *P)
         Node *nd = &P->nodes[c];
         if (nd->leader < 0)
             continue;
-        for (int o = 0; o < P->n; o++) {
+        for (int o = nd->leader; o >= 0; o = P->nodes[o].next_item) {
             Node *od = &P->nodes[o];
-            if (o == c || od->leader != nd->leader || od->t.ndim != nd->t.ndim)
+            if (o == c || od->t.ndim != nd->t.ndim)
                 continue;
             for (int l = 1; l < od->nlab; l++) {
                 if (od->store[l] != l || !od->keys[l].map ||
@@ -801,6 +802,9 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
                 tn->absorbed = 1;
                 if (tn->first_item < 0)
                     tn->first_item = c;
+                else
+                    P->nodes[tn->last_item].next_item = c;
+                tn->last_item = c;
                 nd->leader = tn->first_item;
             }
         }

@@ -75,18 +75,21 @@ typedef struct Elim {
 
 typedef struct Solver {
     const PlanProblem *p;
+    int nv, capv;         /* variables: the problem's, then the auxiliary ones of wide payments */
+    int *nlab;            /* [nv] */
     Table *t;
     int nt, cap;
     int64_t max_cells;
+    int *pos;             /* [p->n]: a user's place in payment_chain's list, else -1 */
     int **of;             /* per variable: the tables that mention it (dead ones dropped as met) */
     int *nof, *capof;
 } Solver;
 
-static int64_t cells(const PlanProblem *p, const int *scope, int n, int64_t limit)
+static int64_t cells(const int *nlab, const int *scope, int n, int64_t limit)
 {
     int64_t s = 1;
     for (int i = 0; i < n; i++) {
-        s *= p->vars[scope[i]].nlab;
+        s *= nlab[scope[i]];
         if (s > limit)
             return limit + 1;
     }
@@ -110,24 +113,127 @@ static Table *table_add(Solver *S, int *scope, int n)
     Table *t = &S->t[S->nt++];
     t->scope = scope;
     t->n = n;
-    t->size = cells(S->p, scope, n, INT64_MAX / 4);
+    t->size = cells(S->nlab, scope, n, INT64_MAX / 4);
     t->cost = calloc((size_t)t->size, sizeof *t->cost);
     t->dead = 0;
     return t;
 }
 
 /* Steps the mixed-radix counter a over scope; returns 0 after the last. */
-static int step(const PlanProblem *p, const int *scope, int n, int *a)
+static int step(const int *nlab, const int *scope, int n, int *a)
 {
     for (int i = 0; i < n; i++) {
-        if (++a[i] < p->vars[scope[i]].nlab)
+        if (++a[i] < nlab[scope[i]])
             return 1;
         a[i] = 0;
     }
     return 0;
 }
 
-/* The value b's payment as a table over b and its users. */
+/* A variable more: an auxiliary one of nlab labels. */
+static int var_add(Solver *S, int nlab)
+{
+    if (S->nv == S->capv) {
+        S->capv = S->capv ? 2 * S->capv : 64;
+        S->nlab = realloc(S->nlab, (size_t)S->capv * sizeof *S->nlab);
+        S->of = realloc(S->of, (size_t)S->capv * sizeof *S->of);
+        S->nof = realloc(S->nof, (size_t)S->capv * sizeof *S->nof);
+        S->capof = realloc(S->capof, (size_t)S->capv * sizeof *S->capof);
+    }
+    S->nlab[S->nv] = nlab;
+    S->of[S->nv] = NULL;
+    S->nof[S->nv] = S->capof[S->nv] = 0;
+    return S->nv++;
+}
+
+static int *scope_of(int n, int a, int b, int c)
+{
+    int *scope = malloc(3 * sizeof *scope), v[3] = { a, b, c };
+    memcpy(scope, v, (size_t)n * sizeof *scope);
+    return scope;
+}
+
+/* The value b's payment when a table over b and all its users would be too
+ * wide (a parameter read by many calls): per key k, whether a user asks it
+ * is an OR carried along a chain of two-label auxiliary variables, y_j =
+ * y_(j-1) OR (user j asks k), each a table of three variables (the
+ * impossible combinations cost PLAN_INF), and the last y pays b's rewrite
+ * to k. Tables of at most 2 * 2 * labels cells: a value's many users no
+ * longer make a wide table. */
+static int payment_chain(Solver *S, int b)
+{
+    const PlanVar *v = &S->p->vars[b];
+    int *users = malloc(((size_t)v->nuses + 1) * sizeof *users), nu = 0;
+    unsigned *asks = calloc((size_t)v->nuses + 1, sizeof *asks);   /* per user: the labels under which it asks k */
+    for (int u = 0; u < v->nuses; u++) {
+        int w = v->uses[u].user;
+        if (w >= 0 && S->pos[w] < 0) {
+            S->pos[w] = nu;
+            users[nu++] = w;
+        }
+    }
+    for (int j = 0; j < nu; j++)
+        if (4 * (int64_t)S->nlab[users[j]] > S->max_cells || 2 * (int64_t)v->nlab > S->max_cells) {
+            for (int q = 0; q < nu; q++)
+                S->pos[users[q]] = -1;
+            free(users);
+            free(asks);
+            return -1;
+        }
+    for (int k = 0; k < v->nkey; k++) {
+        int always = 0, some = 0;
+        for (int u = 0; u < v->nuses; u++) {
+            const PlanUse *use = &v->uses[u];
+            int w = use->user;
+            for (int l = 0; l < (w < 0 ? 1 : S->nlab[w]); l++)
+                if (use->key[l] == k) {
+                    always |= w < 0;
+                    some |= w >= 0;
+                }
+        }
+        int stored = 1;   /* k is where every label of b stores it: never paid */
+        for (int lb = 0; lb < v->nlab; lb++)
+            stored &= k == (v->store ? v->store[lb] : lb);
+        if ((!always && !some) || stored)
+            continue;
+        memset(asks, 0, (size_t)nu * sizeof *asks);
+        for (int u = 0; u < v->nuses; u++)
+            for (int l = 0; v->uses[u].user >= 0 && l < S->nlab[v->uses[u].user]; l++)
+                if (v->uses[u].key[l] == k)
+                    asks[S->pos[v->uses[u].user]] |= 1u << l;
+        int y = -1;   /* the OR so far */
+        for (int j = 0; !always && j < nu; j++) {
+            int w = users[j], ny = var_add(S, 2);
+            Table *t = y < 0 ? table_add(S, scope_of(2, w, ny, 0), 2) : table_add(S, scope_of(3, y, w, ny), 3);
+            int64_t i = 0;
+            for (int c = 0; c < t->size; c++, i++) {   /* scope order: y (fastest), w, ny */
+                int r = c, prev = 0, lw, out;
+                if (y >= 0) {
+                    prev = r % 2;
+                    r /= 2;
+                }
+                lw = r % S->nlab[w];
+                out = r / S->nlab[w];
+                t->cost[i] = out == (prev | (int)(asks[j] >> lw & 1)) ? 0 : PLAN_INF;
+            }
+            y = ny;
+        }
+        /* b pays its rewrite to k when k is asked and is not where it stores */
+        Table *t = always ? table_add(S, scope_of(1, b, 0, 0), 1) : table_add(S, scope_of(2, b, y, 0), 2);
+        for (int c = 0; c < t->size; c++) {
+            int lb = c % v->nlab, on = always || c / v->nlab;
+            t->cost[c] = on && k != (v->store ? v->store[lb] : lb) ? v->rewrite[lb * v->nkey + k] : 0;
+        }
+    }
+    for (int j = 0; j < nu; j++)
+        S->pos[users[j]] = -1;
+    free(users);
+    free(asks);
+    return 0;
+}
+
+/* The value b's payment as a table over b and its users, or as chains
+ * (payment_chain) when that table would pass S->max_cells. */
 static int payment_table(Solver *S, int b, int *label, char *in)
 {
     const PlanVar *v = &S->p->vars[b];
@@ -143,9 +249,9 @@ static int payment_table(Solver *S, int b, int *label, char *in)
     }
     for (int j = 0; j < n; j++)
         in[scope[j]] = 0;
-    if (cells(S->p, scope, n, S->max_cells) > S->max_cells) {
+    if (cells(S->nlab, scope, n, S->max_cells) > S->max_cells) {
         free(scope);
-        return -1;
+        return payment_chain(S, b);
     }
     Table *t = table_add(S, scope, n);
     int *a = calloc((size_t)n, sizeof *a);
@@ -155,7 +261,7 @@ static int payment_table(Solver *S, int b, int *label, char *in)
         for (int j = 0; j < n; j++)
             label[scope[j]] = a[j];
         t->cost[i++] = payment(v, a[0], label, seen);
-    } while (step(S->p, scope, n, a));
+    } while (step(S->nlab, scope, n, a));
     free(a);
     free(seen);
     return 0;
@@ -200,19 +306,18 @@ static int joined_scope(Solver *S, int x, int *out, char *in)
 }
 
 /* The index into t of the assignment label[] gives its scope. */
-static int64_t index_of(const PlanProblem *p, const Table *t, const int *label)
+static int64_t index_of(const int *nlab, const Table *t, const int *label)
 {
     int64_t idx = 0, mul = 1;
     for (int i = 0; i < t->n; i++) {
         idx += label[t->scope[i]] * mul;
-        mul *= p->vars[t->scope[i]].nlab;
+        mul *= nlab[t->scope[i]];
     }
     return idx;
 }
 
 static void eliminate(Solver *S, int x, int *scope, int n, Elim *e, int *label)
 {
-    const PlanProblem *p = S->p;
     int nj = live_tables(S, x);
     int *join = malloc(((size_t)nj + 1) * sizeof *join);
     memcpy(join, S->of[x], (size_t)nj * sizeof *join);
@@ -233,11 +338,11 @@ static void eliminate(Solver *S, int x, int *scope, int n, Elim *e, int *label)
             label[scope[j]] = a[j];
         int64_t best = PLAN_INF;
         int arg = 0;
-        for (int l = 0; l < p->vars[x].nlab; l++) {
+        for (int l = 0; l < S->nlab[x]; l++) {
             label[x] = l;
             int64_t c = 0;
             for (int k = 0; k < nj && c < PLAN_INF; k++)
-                c = add_cost(c, S->t[join[k]].cost[index_of(p, &S->t[join[k]], label)]);
+                c = add_cost(c, S->t[join[k]].cost[index_of(S->nlab, &S->t[join[k]], label)]);
             if (c < best) {
                 best = c;
                 arg = l;
@@ -245,7 +350,7 @@ static void eliminate(Solver *S, int x, int *scope, int n, Elim *e, int *label)
         }
         r->cost[i] = best;
         e->best[i++] = (unsigned char)arg;
-    } while (step(p, scope, n, a));
+    } while (step(S->nlab, scope, n, a));
     free(a);
     free(join);
 }
@@ -335,19 +440,19 @@ static int64_t improve(const PlanProblem *p, int *label)
  * entries are skipped. -1 when a table would pass S->max_cells. */
 static int exact(Solver *S, int *label, int64_t *opt)
 {
-    const PlanProblem *p = S->p;
-    Elim *el = calloc((size_t)p->n + 1, sizeof *el);
-    int *scope = malloc(((size_t)p->n + 1) * sizeof *scope), *other = malloc(((size_t)p->n + 1) * sizeof *other);
-    char *in = calloc((size_t)p->n + 1, 1), *done = calloc((size_t)p->n + 1, 1);
-    int64_t *size = malloc(((size_t)p->n + 1) * sizeof *size);
+    int nv = S->nv;
+    Elim *el = calloc((size_t)nv + 1, sizeof *el);
+    int *scope = malloc(((size_t)nv + 1) * sizeof *scope), *other = malloc(((size_t)nv + 1) * sizeof *other);
+    char *in = calloc((size_t)nv + 1, 1), *done = calloc((size_t)nv + 1, 1);
+    int64_t *size = malloc(((size_t)nv + 1) * sizeof *size);
     Heap H = { 0 };
     int ne = 0, ok = 1;
-    for (int v = 0; v < p->n; v++) {
+    for (int v = 0; v < nv; v++) {
         int n = joined_scope(S, v, scope, in);
-        size[v] = cells(p, scope, n, S->max_cells);
+        size[v] = cells(S->nlab, scope, n, S->max_cells);
         heap_push(&H, size[v], v);
     }
-    while (ne < p->n) {
+    while (ne < nv) {
         HeapItem it = heap_pop(&H);
         if (done[it.v] || it.c != size[it.v])
             continue;
@@ -361,7 +466,7 @@ static int exact(Solver *S, int *label, int64_t *opt)
         done[x] = 1;
         for (int j = 0; j < n; j++) {
             int y = scope[j];
-            int64_t c = cells(p, other, joined_scope(S, y, other, in), S->max_cells);
+            int64_t c = cells(S->nlab, other, joined_scope(S, y, other, in), S->max_cells);
             if (c != size[y]) {
                 size[y] = c;
                 heap_push(&H, c, y);
@@ -376,7 +481,7 @@ static int exact(Solver *S, int *label, int64_t *opt)
         *opt = c;
         for (int k = ne - 1; k >= 0; k--) {
             Table t = { .scope = el[k].scope, .n = el[k].n };
-            label[el[k].x] = el[k].best[index_of(p, &t, label)];
+            label[el[k].x] = el[k].best[index_of(S->nlab, &t, label)];
         }
     }
     for (int k = 0; k < ne; k++) {
@@ -607,10 +712,13 @@ static int cut_solve(const PlanProblem *p, int *label)
 static int elimination(const PlanProblem *p, int64_t max_cells, int *label, int64_t *opt, int64_t *bound)
 {
     Solver S = { .p = p, .max_cells = max_cells };
-    S.of = calloc((size_t)p->n + 1, sizeof *S.of);
-    S.nof = calloc((size_t)p->n + 1, sizeof *S.nof);
-    S.capof = calloc((size_t)p->n + 1, sizeof *S.capof);
+    for (int v = 0; v < p->n; v++)
+        var_add(&S, p->vars[v].nlab);
+    S.pos = malloc(((size_t)p->n + 1) * sizeof *S.pos);
+    for (int v = 0; v < p->n; v++)
+        S.pos[v] = -1;
     char *in = calloc((size_t)p->n + 1, 1);
+    int *work = calloc((size_t)p->n + 1, sizeof *work);
     int built = 1;
     *bound = 0;
     for (int v = 0; v < p->n; v++) {
@@ -622,23 +730,34 @@ static int elimination(const PlanProblem *p, int64_t max_cells, int *label, int6
     }
     for (int v = 0; v < p->n && built; v++)
         if (p->vars[v].nuses) {
-            if (payment_table(&S, v, label, in))
+            int before = S.nt;
+            if (payment_table(&S, v, work, in))
                 built = 0;
-            else
+            else if (S.nt == before + 1)
                 *bound = add_cost(*bound, table_min(&S.t[S.nt - 1]));
         }
-    int rc = built ? exact(&S, label, opt) : -1;
+    int rc = -1;
+    if (built) {
+        int *all = calloc((size_t)S.nv + 1, sizeof *all);
+        rc = exact(&S, all, opt);
+        if (rc == 0)
+            memcpy(label, all, (size_t)p->n * sizeof *label);
+        free(all);
+    }
     for (int k = 0; k < S.nt; k++) {
         free(S.t[k].scope);
         free(S.t[k].cost);
     }
-    for (int v = 0; v < p->n; v++)
+    for (int v = 0; v < S.nv; v++)
         free(S.of[v]);
     free(S.t);
     free(S.of);
     free(S.nof);
     free(S.capof);
+    free(S.nlab);
+    free(S.pos);
     free(in);
+    free(work);
     return rc;
 }
 

@@ -9,7 +9,10 @@
  * every assignment is enumerated and costed by this file's own reading of
  * the definition in plan_solve.h; the solver must return an assignment of that
  * minimal cost, say it is exact, and plan_cost must agree; so must the minimum
- * cut alone where the problem is one, and elimination alone. A second solve
+ * cut alone where the problem is one, and elimination alone, and elimination
+ * over tables of 16 cells where it succeeds (a value's payment is then
+ * carried by chains of OR variables; a quarter of the problems have a value
+ * every other one reads). A second solve
  * with tables of at most 4 cells (the fallback) must return a possible
  * assignment whose cost plan_cost and this file agree on, at least the
  * minimum, with a bound at most the minimum.
@@ -51,7 +54,7 @@ static int64_t brute_cost(const PlanProblem *p, const int *label)
     return c;
 }
 
-static void make(PlanProblem *p, int n, int width, int graphlike)
+static void make(PlanProblem *p, int n, int width, int graphlike, int hub)
 {
     p->n = n;
     p->vars = calloc((size_t)n, sizeof *p->vars);
@@ -71,12 +74,12 @@ static void make(PlanProblem *p, int n, int width, int graphlike)
         int64_t bytes = rnd(5) == 0 ? 0 : 1 + rnd(64);   /* 0: a constant, rewritten for free */
         for (int i = 0; i < v->nlab * v->nkey; i++)
             v->rewrite[i] = bytes ? (bytes + rnd(32)) * 4096 + 1 : 0;
-        int nu = (int)rnd(4);
+        int nu = hub && b == 0 ? n - 1 : (int)rnd(4);   /* a hub: a value every other one reads */
         v->uses = calloc((size_t)nu + 1, sizeof *v->uses);
         for (int u = 0; u < nu; u++) {
             PlanUse *use = &v->uses[v->nuses];
             int later = n - 1 - b;
-            use->user = later > 0 && rnd(5) != 0 ? b + 1 + (int)rnd((uint32_t)later) : -1;
+            use->user = hub && b == 0 ? 1 + u : later > 0 && rnd(5) != 0 ? b + 1 + (int)rnd((uint32_t)later) : -1;
             int nl = use->user < 0 ? 1 : width;
             use->key = calloc((size_t)nl, sizeof *use->key);
             for (int l = 0; l < nl; l++)
@@ -106,12 +109,12 @@ int main(int argc, char **argv)
 {
     int count = argc > 1 ? atoi(argv[1]) : 600;
     rng_state = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
-    int fails = 0, nexact = 0, infeasible = 0, fallback_worse = 0, by_cut = 0;
+    int fails = 0, nexact = 0, infeasible = 0, fallback_worse = 0, by_cut = 0, by_chain = 0;
     long long assignments = 0;
     for (int t = 0; t < count; t++) {
         PlanProblem p;
-        int n = 1 + (int)rnd(12), width = 2 + (int)rnd(2), graphlike = rnd(2);
-        make(&p, n, width, graphlike);
+        int n = 1 + (int)rnd(12), width = 2 + (int)rnd(2), graphlike = rnd(2), hub = rnd(4) == 0;
+        make(&p, n, width, graphlike, hub);
         int *a = calloc((size_t)n, sizeof *a), *best = calloc((size_t)n, sizeof *best);
         int64_t min = PLAN_INF;
         for (;;) {
@@ -162,6 +165,18 @@ int main(int argc, char **argv)
             by_cut += !k && min < PLAN_INF;
             free(r.label);
         }
+        /* elimination with tables of 16 cells: a value's payment over it and
+         * its users is then mostly the chain of OR variables */
+        rc = plan_solve_by(&p, 16, PLAN_ELIMINATION, &r);
+        if (rc == 0 && r.exact) {
+            by_chain++;
+            if (r.cost != min || brute_cost(&p, r.label) != min) {
+                printf("problem %d: minimum %lld, elimination over 16-cell tables %lld (its labels cost %lld)\n", t,
+                       (long long)min, (long long)r.cost, (long long)brute_cost(&p, r.label));
+                fails++;
+            }
+        }
+        free(r.label);
         PlanResult f;
         rc = plan_solve(&p, 4, &f);
         if (min < PLAN_INF) {
@@ -180,7 +195,8 @@ int main(int argc, char **argv)
         drop(&p);
     }
     printf("unit-plan: %d problems (%lld assignments enumerated): %d optimal and proven (%d of them also "
-           "by a minimum cut alone, all by elimination alone), %d with no possible assignment, %d failures; the fallback (4-cell tables) was "
-           "above the minimum on %d\n", count, assignments, nexact, by_cut, infeasible, fails, fallback_worse);
+           "by a minimum cut alone, all by elimination alone, %d by elimination over 16-cell tables), %d with no "
+           "possible assignment, %d failures; the fallback (4-cell tables) was "
+           "above the minimum on %d\n", count, assignments, nexact, by_cut, by_chain, infeasible, fails, fallback_worse);
     return fails != 0;
 }
