@@ -1,13 +1,16 @@
-/* Solving the layout plan's problem (plan_solve.h) exactly: a minimum cut where
- * the problem is one (two labels, the payments of the forms plan_solve.h names),
- * else variable elimination.
+/* Solving the layout plan's problem (plan_solve.h) exactly: variable
+ * elimination while its tables stay small, a minimum cut where the problem is
+ * one (two labels, the payments of the forms plan_solve.h names), else
+ * elimination with the tables the caller allows.
  * Every term is a table over a few variables (a unary cost, or a value's
- * payment for its rewrites over the value and its users). Eliminating a
- * variable x joins the tables that mention x and keeps, for each assignment
- * of the others, the best label of x and its cost: the last table is the
- * optimum, and walking the eliminations backwards reads the labels off. The
- * order is greedy, smallest joined table first; on the graphs of models
- * (chains, diamonds, residual blocks) the tables stay a few labels wide. */
+ * payment for its rewrites over the value and its users; for a value with
+ * many users, chains of auxiliary OR variables). Eliminating a variable x
+ * joins the tables that mention x and keeps, for each assignment of the
+ * others, the best label of x and its cost: the last table is the optimum,
+ * and walking the eliminations backwards reads the labels off. The order is
+ * greedy, smallest joined table first, kept in a heap; on the graphs of
+ * models (chains, diamonds, residual blocks) the tables stay a few labels
+ * wide and the work is linear in the values. */
 #include <stdlib.h>
 #include <string.h>
 

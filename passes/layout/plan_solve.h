@@ -15,12 +15,13 @@
  * asked when its user takes its label 1 (or every one when it takes label
  * 0, as when users ask their own layout), the payment of a shared rewrite
  * is c * (value in the other label) * OR(users): a term a minimum s-t cut
- * represents with one extra node per value and layout, so the solver
- * computes a maximum flow (Dinic). Otherwise the payment is a term over a
- * value and all its users that no cut represents, and the solver
- * eliminates variables one at a time (dynamic programming over an
- * elimination order, exact) while its tables stay under a limit; past it,
- * it improves the best assignment it has found by local moves and says the
+ * represents with one extra node per value and layout, and a maximum flow
+ * (Dinic) finds the optimum. Otherwise the payment is a term over a value
+ * and all its users that no cut represents. The solver first eliminates
+ * variables one at a time (dynamic programming over an elimination order,
+ * exact, linear on the graphs of models) while its tables stay small, then
+ * tries the cut, then elimination with wider tables; past the limit, it
+ * improves the best assignment it has found by local moves and says the
  * answer is not proven optimal. */
 #ifndef LOPT_PLAN_SOLVE_H
 #define LOPT_PLAN_SOLVE_H
