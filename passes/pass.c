@@ -50,16 +50,16 @@ static const PassInfo passes[] = {
       "spatial-limit=16384 and depth-limit=2048) from what its consumers read; mark operands with "
       "R.hint_on_device and results with vdevices", annotate_options, pass_annotate_scope,
       pass_annotate_scope_check },
-    { "convert-layout", "give conv2d, pooling and resize2d calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC), "
-      "with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
+    { "convert-layout", "give conv2d, pooling and resize2d calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC; "
+      "a pool not named follows its data), with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
       pass_convert_layout_check },
     { "flatten", "make every PrimFunc buffer physical: axes between axis separators fuse row-major (1-d without "
       "separators); parameters keep their shape and get a flat view", func_option, pass_flatten, NULL },
     { "flow", "move each layout rewrite from a call's result to its operands, through the callee's TIR",
       no_options, pass_flow, NULL },
-    { "fold", "compose adjacent rewrites, remove identities and pad/crop pairs, rewrite constants, evaluate calls "
-      "of constants in dataflow blocks (creation operators up to max-bytes=4096), remove dead bindings and "
-      "uncalled PrimFuncs", fold_options, pass_fold, pass_fold_check },
+    { "fold", "compose adjacent rewrites (permute_dims too), remove identities and pad/crop pairs, rewrite "
+      "constants, evaluate R.call_tir of constants and, in dataflow blocks, operators of constants (creation "
+      "operators up to max-bytes=4096), remove dead bindings and uncalled PrimFuncs", fold_options, pass_fold, pass_fold_check },
     { "fold-scope-change", "let a call whose texture result is only copied to global memory write global memory "
       "directly; PrimFunc buffers take their call sites' scopes", no_options, pass_fold_scope_change, NULL },
     { "hoist", "lift layout-rewrite blocks at a PrimFunc's start or end into R.layout_transform in the graph; "
@@ -160,6 +160,18 @@ static int accepts(const PassInfo *p, const char *key)
     return 0;
 }
 
+/* Appends to err (of len bytes so far) the options p takes, or that it takes none. */
+static void known_options(const PassInfo *p, char *err, size_t cap, size_t len)
+{
+    if (!p->options[0]) {
+        if (len < cap)
+            snprintf(err + len, cap - len, ": it takes no options");
+        return;
+    }
+    for (const char *const *o = p->options; *o && len < cap; o++)
+        len += (size_t)snprintf(err + len, cap - len, "%s%s", o == p->options ? "; its options: " : ", ", *o);
+}
+
 /* Parses "{k=v,k2=v2}" at *s into step options, NUL-terminating in place. */
 static int parse_options(PassStep *st, char **s, char *err, size_t cap)
 {
@@ -209,7 +221,8 @@ static int parse_options(PassStep *st, char **s, char *err, size_t cap)
         char end = *p;
         *p++ = 0;
         if (!accepts(st->pass, key)) {
-            snprintf(err, cap, "pass '%s' has no option '%s'", st->pass->name, key);
+            size_t len = (size_t)snprintf(err, cap, "pass '%s' has no option '%s'", st->pass->name, key);
+            known_options(st->pass, err, cap, len);
             return -1;
         }
         if (st->nopts == optcap) {
@@ -270,8 +283,11 @@ int pipeline_parse(Pipeline *pl, const char *text, char *err, size_t cap)
         *s = sep;
         if (*s == '{' && parse_options(st, &s, err, cap))
             return -1;
-        if (p->check && p->check(st->opts, st->nopts, err, cap))
+        if (p->check && p->check(st->opts, st->nopts, err, cap)) {
+            if (st->nopts == 0)   /* a pass that needs options says which it takes */
+                known_options(p, err, cap, strlen(err));
             return -1;
+        }
         if (*s == 0)
             return 0;
         if (*s != ',') {
@@ -426,7 +442,8 @@ static int run_step(const PassStep *st, int i, Module *m, PassCtx *ctx, char **b
     ctx->src->out = out;
     if (explain)
         fwrite(rs->explain, 1, rs->explain_len, explain);
-    fwrite(rs->diags, 1, rs->diags_len, out);
+    if (out)   /* the library may print diagnostics nowhere (api/) */
+        fwrite(rs->diags, 1, rs->diags_len, out);
     if (rs->status != STEP_PASS_FAILED) {
         /* a failed pass may leave the module half changed: it is not printed */
         const ReportText *last = report_last(ctx->report);
