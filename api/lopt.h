@@ -247,6 +247,11 @@ LOPT_API char *lopt_indexmap_padding(const lopt_indexmap *m);
  * when index is outside the box. */
 LOPT_API int lopt_indexmap_apply(lopt_context *ctx, const lopt_indexmap *m, const int64_t *index, int64_t *out);
 
+/* Reads s, integers separated by commas ("1,6,8,8": the form of a shape or
+ * an index on the command line), into v: their count, or -1 when s is not
+ * such a list, holds more than max, or an integer below min. */
+LOPT_API int lopt_parse_ints(const char *s, int64_t *v, int max, int64_t min);
+
 /* ---- expected diagnostics (--verify-diagnostics) ---- */
 
 /* Reads the comments `# expected-error@+1 {{text}}` of text. NULL after reporting. */

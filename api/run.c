@@ -128,8 +128,7 @@ static Func *find_relax(Module *m, const char *name)
     return NULL;
 }
 
-/* Parses D,D,... into v; returns the count, or -1. */
-static int parse_ints(const char *s, int64_t *v, int max, int64_t min)
+int lopt_parse_ints(const char *s, int64_t *v, int max, int64_t min)
 {
     int n = 0;
     for (;;) {
@@ -308,7 +307,7 @@ static int make_inputs(Exec *x, Func *f)
                 return -1;
         } else if (given) {
             int64_t shape[TENSOR_MAX_RANK];
-            int nd = strcmp(given->arg, "") == 0 ? 0 : parse_ints(given->arg, shape, TENSOR_MAX_RANK, 0);
+            int nd = strcmp(given->arg, "") == 0 ? 0 : lopt_parse_ints(given->arg, shape, TENSOR_MAX_RANK, 0);
             if (nd < 0)
                 return fail(x, "--shape %s=%s: expected up to %d extents separated by commas, as in 2,3,8,8",
                                 p->name->str, given->arg, TENSOR_MAX_RANK);
@@ -342,7 +341,7 @@ static int make_inputs(Exec *x, Func *f)
         const Input *given = input_for(ctx, 1, p->name->str);
         int nd = s->ndim;
         if (given) {
-            nd = strcmp(given->arg, "") == 0 ? 0 : parse_ints(given->arg, shape, TENSOR_MAX_RANK, 0);
+            nd = strcmp(given->arg, "") == 0 ? 0 : lopt_parse_ints(given->arg, shape, TENSOR_MAX_RANK, 0);
         } else {
             for (int d = 0; d < nd; d++) {
                 const Var *unbound = NULL;

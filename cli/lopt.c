@@ -732,27 +732,6 @@ static int run(Options *o)
 
 /* ---- the index-map calculator ---- */
 
-/* Parses D,D,... into v; returns the count, or -1. */
-static int parse_ints(const char *s, int64_t *v, int max, int64_t min)
-{
-    int n = 0;
-    for (;;) {
-        char *end;
-        errno = 0;
-        if (n == max || !(*s >= '0' && *s <= '9'))
-            return -1;
-        long long x = strtoll(s, &end, 10);
-        if (errno || x < min)
-            return -1;
-        v[n++] = x;
-        if (*end == 0)
-            return n;
-        if (*end != ',')
-            return -1;
-        s = end + 1;
-    }
-}
-
 static void print_tuple(FILE *f, const int64_t *v, int n)
 {
     fputc('(', f);
@@ -835,11 +814,11 @@ static int print_kind(Options *o, const lopt_indexmap *m)
 static int map_report(Options *o)
 {
     int64_t box[MAX_RANK], at[MAX_RANK], y[MAX_RANK];
-    int rank = parse_ints(o->shape, box, MAX_RANK, 1);
+    int rank = lopt_parse_ints(o->shape, box, MAX_RANK, 1);
     if (rank < 0)
         return usage(o, "--shape expects 1 to 16 positive integers separated by commas, as in 1,3,8,8; not '%s'",
                      o->shape);
-    int napply = o->apply ? parse_ints(o->apply, at, MAX_RANK, 0) : 0;
+    int napply = o->apply ? lopt_parse_ints(o->apply, at, MAX_RANK, 0) : 0;
     if (napply < 0)
         return usage(o, "--apply expects non-negative integers separated by commas, as in 0,2,3,4; not '%s'",
                      o->apply);
