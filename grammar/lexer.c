@@ -26,6 +26,9 @@ void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
     lx->names = names;
     lx->cur = (const unsigned char *)src->text;
     lx->lim = lx->cur + src->len;
+    /* a UTF-8 byte-order mark, as some editors start a file with */
+    if (src->len >= 3 && lx->cur[0] == 0xef && lx->cur[1] == 0xbb && lx->cur[2] == 0xbf)
+        lx->cur += 3;
     lx->line_start = lx->cur;
     lx->line = 1;
     lx->nindents = 1;
@@ -66,6 +69,27 @@ static void keep_header(Lexer *lx, const unsigned char *p, const unsigned char *
              arena_strndup(lx->arena, (const char *)p, n));
 }
 
+/* Whether the line at p (column 0) is a Python import, `import tvm` or
+ * `from tvm.script import relax as R`, as a file pasted from Python starts
+ * with: names, dots, commas and `as`, nothing else. Returns its end. */
+static const unsigned char *import_line(const unsigned char *p)
+{
+    int from = strncmp((const char *)p, "from ", 5) == 0;
+    if (!from && strncmp((const char *)p, "import ", 7) != 0)
+        return NULL;
+    const unsigned char *e = p;
+    int seen_import = !from;
+    while (*e != '\n' && *e != 0 && *e != '#') {
+        if (strncmp((const char *)e, " import ", 8) == 0)
+            seen_import = 1;
+        unsigned char c = *e++;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+              c == ',' || c == ' ' || c == '\r' || c == '*'))
+            return NULL;
+    }
+    return seen_import ? e : NULL;
+}
+
 /* Skips blank and comment-only lines, then turns the indentation of the next
  * line into INDENT, DEDENTs or nothing. Returns a token, or 0 for none. */
 static int indentation(Lexer *lx, YYLTYPE *loc)
@@ -84,6 +108,10 @@ static int indentation(Lexer *lx, YYLTYPE *loc)
             if (col == 0)
                 keep_header(lx, p, e);
             p = e;
+        } else if (col == 0 && lx->nindents == 1 && import_line(p)) {
+            p = import_line(p);
+            while (*p != '\n' && *p != 0)
+                p++;
         }
         if (*p == '\r' && p[1] == '\n')
             p++;
@@ -128,17 +156,22 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
 {
     Loc start = here(lx, lx->tok);
     const unsigned char *p = lx->cur;
-    if (p[0] == quote && p[1] == quote)
-        return lex_error(lx, start, "triple-quoted strings are not supported");
+    int triple = p[0] == quote && p[1] == quote;
+    if (triple)
+        p += 2;
     size_t cap = 16, n = 0;
     char *buf = malloc(cap);
     if (!buf)
         abort();
     for (;;) {
         unsigned char c = *p;
-        if (c == quote)
+        if (c == quote && (!triple || (p[1] == quote && p[2] == quote)))
             break;
-        if (c == '\n' || c == '\r' || (c == 0 && p >= lx->lim)) {
+        if (triple && c == '\n') {
+            /* a docstring's lines */
+            lx->line++;
+            lx->line_start = p + 1;
+        } else if ((c == '\n' && !triple) || (c == '\r' && !triple) || (c == 0 && p >= lx->lim)) {
             free(buf);
             return lex_error(lx, start, "unterminated string");
         }
@@ -150,6 +183,10 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
             case '0': c = 0; break;
             case '\\': case '\'': case '"': c = p[1]; break;
             default:
+                if (triple) {   /* a docstring keeps what it does not escape */
+                    p--;
+                    break;
+                }
                 free(buf);
                 return lex_error(lx, here(lx, p), "unknown escape sequence '\\%c' in string", p[1] >= 32 && p[1] < 127 ? p[1] : '?');
             }
@@ -165,7 +202,7 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
         buf[n++] = (char)c;
         p++;
     }
-    lx->cur = p + 1;
+    lx->cur = p + (triple ? 3 : 1);
     val->str.s = arena_strndup(lx->arena, buf, n);
     val->str.len = (int)n;
     free(buf);
@@ -198,13 +235,23 @@ static int close_bracket(Lexer *lx, char c)
     return (unsigned char)c;
 }
 
+/* Python's integer literals: 1_000, 0xFF, 0o17, 0b101. */
 static int scan_int(Lexer *lx, YYSTYPE *val)
 {
     int64_t v = 0;
-    for (const unsigned char *p = lx->tok; p < lx->cur; p++) {
-        if (v > (INT64_MAX - (*p - '0')) / 10)
+    int base = 10;
+    const unsigned char *p = lx->tok;
+    if (p[0] == '0' && p + 1 < lx->cur && ((p[1] | 32) == 'x' || (p[1] | 32) == 'o' || (p[1] | 32) == 'b')) {
+        base = (p[1] | 32) == 'x' ? 16 : (p[1] | 32) == 'o' ? 8 : 2;
+        p += 2;
+    }
+    for (; p < lx->cur; p++) {
+        if (*p == '_')
+            continue;
+        int d = *p <= '9' ? *p - '0' : (*p | 32) - 'a' + 10;
+        if (v > (INT64_MAX - d) / base)
             return lex_error(lx, here(lx, lx->tok), "integer literal too large");
-        v = v * 10 + (*p - '0');
+        v = v * base + d;
     }
     val->ival = v;
     return INT;
@@ -859,7 +906,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 863 "grammar/lexer.c"
+#line 910 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -888,7 +935,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case '-': goto yy18;
 		case '.': goto yy19;
 		case '/': goto yy20;
-		case '0':
+		case '0': goto yy21;
 		case '1':
 		case '2':
 		case '3':
@@ -897,10 +944,10 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy21;
-		case '<': goto yy23;
-		case '=': goto yy24;
-		case '>': goto yy25;
+		case '9': goto yy23;
+		case '<': goto yy25;
+		case '=': goto yy26;
+		case '>': goto yy27;
 		case 'A':
 		case 'B':
 		case 'C':
@@ -938,48 +985,48 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case 'v':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
-		case 'F': goto yy29;
-		case 'N': goto yy30;
-		case 'T': goto yy31;
-		case '[': goto yy32;
-		case '\\': goto yy33;
-		case 'a': goto yy34;
-		case 'c': goto yy35;
-		case 'd': goto yy36;
-		case 'e': goto yy37;
-		case 'f': goto yy38;
-		case 'i': goto yy39;
-		case 'l': goto yy40;
-		case 'n': goto yy41;
-		case 'o': goto yy42;
-		case 'p': goto yy43;
-		case 'r': goto yy44;
-		case 'w': goto yy45;
-		case '{': goto yy46;
+		case 'z': goto yy28;
+		case 'F': goto yy31;
+		case 'N': goto yy32;
+		case 'T': goto yy33;
+		case '[': goto yy34;
+		case '\\': goto yy35;
+		case 'a': goto yy36;
+		case 'c': goto yy37;
+		case 'd': goto yy38;
+		case 'e': goto yy39;
+		case 'f': goto yy40;
+		case 'i': goto yy41;
+		case 'l': goto yy42;
+		case 'n': goto yy43;
+		case 'o': goto yy44;
+		case 'p': goto yy45;
+		case 'r': goto yy46;
+		case 'w': goto yy47;
+		case '{': goto yy48;
 		default: goto yy2;
 	}
 yy1:
 	++lx->cur;
-#line 870 "grammar/lexer.re"
+#line 918 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 972 "grammar/lexer.c"
+#line 1019 "grammar/lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 952 "grammar/lexer.re"
+#line 1000 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 983 "grammar/lexer.c"
+#line 1030 "grammar/lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -989,12 +1036,12 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 876 "grammar/lexer.re"
+#line 924 "grammar/lexer.re"
 	{ continue; }
-#line 995 "grammar/lexer.c"
+#line 1042 "grammar/lexer.c"
 yy6:
 	++lx->cur;
-#line 879 "grammar/lexer.re"
+#line 927 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -1003,7 +1050,7 @@ yy6:
             lx->at_bol = 1;
             return NEWLINE;
         }
-#line 1007 "grammar/lexer.c"
+#line 1054 "grammar/lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1011,20 +1058,20 @@ yy7:
 		default: goto yy8;
 	}
 yy8:
-#line 887 "grammar/lexer.re"
+#line 935 "grammar/lexer.re"
 	{ continue; }
-#line 1017 "grammar/lexer.c"
+#line 1064 "grammar/lexer.c"
 yy9:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy47;
+		case '=': goto yy49;
 		default: goto yy3;
 	}
 yy10:
 	++lx->cur;
-#line 925 "grammar/lexer.re"
+#line 973 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1028 "grammar/lexer.c"
+#line 1075 "grammar/lexer.c"
 yy11:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1033,18 +1080,18 @@ yy11:
 		default: goto yy11;
 	}
 yy12:
-#line 877 "grammar/lexer.re"
+#line 925 "grammar/lexer.re"
 	{ continue; }
-#line 1039 "grammar/lexer.c"
+#line 1086 "grammar/lexer.c"
 yy13:
 	++lx->cur;
 yy14:
-#line 951 "grammar/lexer.re"
+#line 999 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1045 "grammar/lexer.c"
+#line 1092 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 941 "grammar/lexer.re"
+#line 989 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1053,22 +1100,22 @@ yy15:
             }
             return open_bracket(lx, '(');
         }
-#line 1057 "grammar/lexer.c"
+#line 1104 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 950 "grammar/lexer.re"
+#line 998 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1062 "grammar/lexer.c"
+#line 1109 "grammar/lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '*': goto yy48;
+		case '*': goto yy50;
 		default: goto yy14;
 	}
 yy18:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '>': goto yy49;
+		case '>': goto yy51;
 		default: goto yy14;
 	}
 yy19:
@@ -1083,20 +1130,37 @@ yy19:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy50;
+		case '9': goto yy52;
 		default: goto yy14;
 	}
 yy20:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '/': goto yy52;
+		case '/': goto yy54;
 		default: goto yy14;
 	}
 yy21:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy50;
+		case 'B':
+		case 'b': goto yy55;
+		case 'O':
+		case 'o': goto yy58;
+		case 'X':
+		case 'x': goto yy59;
+		default: goto yy24;
+	}
+yy22:
+#line 971 "grammar/lexer.re"
+	{ return scan_int(lx, val); }
+#line 1158 "grammar/lexer.c"
+yy23:
+	yyaccept = 0;
+	yych = *(lx->marker = ++lx->cur);
+yy24:
+	switch (yych) {
+		case '.': goto yy52;
 		case '0':
 		case '1':
 		case '2':
@@ -1106,39 +1170,36 @@ yy21:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy21;
+		case '9': goto yy23;
 		case 'E':
-		case 'e': goto yy53;
+		case 'e': goto yy57;
+		case '_': goto yy60;
 		default: goto yy22;
-	}
-yy22:
-#line 923 "grammar/lexer.re"
-	{ return scan_int(lx, val); }
-#line 1118 "grammar/lexer.c"
-yy23:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '=': goto yy55;
-		default: goto yy14;
-	}
-yy24:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '=': goto yy56;
-		default: goto yy14;
 	}
 yy25:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy57;
+		case '=': goto yy61;
 		default: goto yy14;
 	}
 yy26:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy62;
+		default: goto yy14;
+	}
+yy27:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy63;
+		default: goto yy14;
+	}
+yy28:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
-yy27:
+yy29:
 	switch (yych) {
-		case '.': goto yy58;
+		case '.': goto yy64;
 		case '0':
 		case '1':
 		case '2':
@@ -1201,11 +1262,11 @@ yy27:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
-		default: goto yy28;
+		case 'z': goto yy28;
+		default: goto yy30;
 	}
-yy28:
-#line 906 "grammar/lexer.re"
+yy30:
+#line 954 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1223,31 +1284,31 @@ yy28:
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1227 "grammar/lexer.c"
-yy29:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'a': goto yy59;
-		default: goto yy27;
-	}
-yy30:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'o': goto yy60;
-		default: goto yy27;
-	}
+#line 1288 "grammar/lexer.c"
 yy31:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy61;
-		default: goto yy27;
+		case 'a': goto yy65;
+		default: goto yy29;
 	}
 yy32:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'o': goto yy66;
+		default: goto yy29;
+	}
+yy33:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'r': goto yy67;
+		default: goto yy29;
+	}
+yy34:
 	++lx->cur;
-#line 933 "grammar/lexer.re"
+#line 981 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1256,122 +1317,122 @@ yy32:
             }
             return open_bracket(lx, '[');
         }
-#line 1260 "grammar/lexer.c"
-yy33:
+#line 1321 "grammar/lexer.c"
+yy35:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '\n': goto yy62;
-		case '\r': goto yy63;
+		case '\n': goto yy68;
+		case '\r': goto yy69;
 		default: goto yy3;
-	}
-yy34:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'n': goto yy64;
-		case 's': goto yy65;
-		default: goto yy27;
-	}
-yy35:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'l': goto yy67;
-		default: goto yy27;
 	}
 yy36:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy68;
-		default: goto yy27;
+		case 'n': goto yy70;
+		case 's': goto yy71;
+		default: goto yy29;
 	}
 yy37:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'l': goto yy69;
-		default: goto yy27;
+		case 'l': goto yy73;
+		default: goto yy29;
 	}
 yy38:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy70;
-		default: goto yy27;
+		case 'e': goto yy74;
+		default: goto yy29;
 	}
 yy39:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy71;
-		case 'n': goto yy73;
-		default: goto yy27;
+		case 'l': goto yy75;
+		default: goto yy29;
 	}
 yy40:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy75;
-		default: goto yy27;
+		case 'o': goto yy76;
+		default: goto yy29;
 	}
 yy41:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy76;
-		default: goto yy27;
+		case 'f': goto yy77;
+		case 'n': goto yy79;
+		default: goto yy29;
 	}
 yy42:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy77;
-		default: goto yy27;
+		case 'a': goto yy81;
+		default: goto yy29;
 	}
 yy43:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy79;
-		default: goto yy27;
+		case 'o': goto yy82;
+		default: goto yy29;
 	}
 yy44:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy80;
-		default: goto yy27;
+		case 'r': goto yy83;
+		default: goto yy29;
 	}
 yy45:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'i': goto yy81;
-		default: goto yy27;
+		case 'a': goto yy85;
+		default: goto yy29;
 	}
 yy46:
-	++lx->cur;
-#line 949 "grammar/lexer.re"
-	{ return open_bracket(lx, '{'); }
-#line 1359 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy86;
+		default: goto yy29;
+	}
 yy47:
-	++lx->cur;
-#line 930 "grammar/lexer.re"
-	{ return NE; }
-#line 1364 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'i': goto yy87;
+		default: goto yy29;
+	}
 yy48:
 	++lx->cur;
-#line 928 "grammar/lexer.re"
-	{ return POW; }
-#line 1369 "grammar/lexer.c"
+#line 997 "grammar/lexer.re"
+	{ return open_bracket(lx, '{'); }
+#line 1420 "grammar/lexer.c"
 yy49:
 	++lx->cur;
-#line 926 "grammar/lexer.re"
-	{ return ARROW; }
-#line 1374 "grammar/lexer.c"
+#line 978 "grammar/lexer.re"
+	{ return NE; }
+#line 1425 "grammar/lexer.c"
 yy50:
+	++lx->cur;
+#line 976 "grammar/lexer.re"
+	{ return POW; }
+#line 1430 "grammar/lexer.c"
+yy51:
+	++lx->cur;
+#line 974 "grammar/lexer.re"
+	{ return ARROW; }
+#line 1435 "grammar/lexer.c"
+yy52:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
@@ -1384,25 +1445,59 @@ yy50:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy50;
+		case '9': goto yy52;
 		case 'E':
-		case 'e': goto yy53;
-		default: goto yy51;
+		case 'e': goto yy57;
+		default: goto yy53;
 	}
-yy51:
-#line 924 "grammar/lexer.re"
-	{ return scan_float(lx, val); }
-#line 1396 "grammar/lexer.c"
-yy52:
-	++lx->cur;
-#line 927 "grammar/lexer.re"
-	{ return FLOORDIV; }
-#line 1401 "grammar/lexer.c"
 yy53:
+#line 972 "grammar/lexer.re"
+	{ return scan_float(lx, val); }
+#line 1457 "grammar/lexer.c"
+yy54:
+	++lx->cur;
+#line 975 "grammar/lexer.re"
+	{ return FLOORDIV; }
+#line 1462 "grammar/lexer.c"
+yy55:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1': goto yy88;
+		case '_': goto yy89;
+		default: goto yy56;
+	}
+yy56:
+	lx->cur = lx->marker;
+	switch (yyaccept) {
+		case 0: goto yy22;
+		case 1: goto yy30;
+		case 2: goto yy3;
+		case 3: goto yy53;
+		case 4: goto yy72;
+		case 5: goto yy78;
+		case 6: goto yy80;
+		case 7: goto yy84;
+		case 8: goto yy101;
+		case 9: goto yy104;
+		case 10: goto yy108;
+		case 11: goto yy111;
+		case 12: goto yy117;
+		case 13: goto yy119;
+		case 14: goto yy122;
+		case 15: goto yy124;
+		case 16: goto yy127;
+		case 17: goto yy130;
+		case 18: goto yy132;
+		case 19: goto yy134;
+		case 20: goto yy138;
+		default: goto yy140;
+	}
+yy57:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '+':
-		case '-': goto yy82;
+		case '-': goto yy90;
 		case '0':
 		case '1':
 		case '2':
@@ -1412,152 +1507,26 @@ yy53:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy83;
-		default: goto yy54;
+		case '9': goto yy91;
+		default: goto yy56;
 	}
-yy54:
-	lx->cur = lx->marker;
-	switch (yyaccept) {
-		case 0: goto yy22;
-		case 1: goto yy28;
-		case 2: goto yy3;
-		case 3: goto yy51;
-		case 4: goto yy66;
-		case 5: goto yy72;
-		case 6: goto yy74;
-		case 7: goto yy78;
-		case 8: goto yy88;
-		case 9: goto yy91;
-		case 10: goto yy95;
-		case 11: goto yy98;
-		case 12: goto yy104;
-		case 13: goto yy106;
-		case 14: goto yy109;
-		case 15: goto yy111;
-		case 16: goto yy114;
-		case 17: goto yy117;
-		case 18: goto yy119;
-		case 19: goto yy121;
-		case 20: goto yy125;
-		default: goto yy127;
-	}
-yy55:
-	++lx->cur;
-#line 931 "grammar/lexer.re"
-	{ return LE; }
-#line 1449 "grammar/lexer.c"
-yy56:
-	++lx->cur;
-#line 929 "grammar/lexer.re"
-	{ return EQ; }
-#line 1454 "grammar/lexer.c"
-yy57:
-	++lx->cur;
-#line 932 "grammar/lexer.re"
-	{ return GE; }
-#line 1459 "grammar/lexer.c"
 yy58:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy54;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7': goto yy92;
+		case '_': goto yy93;
+		default: goto yy56;
 	}
 yy59:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'l': goto yy84;
-		default: goto yy27;
-	}
-yy60:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'n': goto yy85;
-		default: goto yy27;
-	}
-yy61:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'u': goto yy86;
-		default: goto yy27;
-	}
-yy62:
-	++lx->cur;
-#line 878 "grammar/lexer.re"
-	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 1543 "grammar/lexer.c"
-yy63:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '\n': goto yy62;
-		default: goto yy54;
-	}
-yy64:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'd': goto yy87;
-		default: goto yy27;
-	}
-yy65:
-	yyaccept = 4;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -1574,6 +1543,54 @@ yy65:
 		case 'D':
 		case 'E':
 		case 'F':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f': goto yy94;
+		case '_': goto yy95;
+		default: goto yy56;
+	}
+yy60:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy96;
+		default: goto yy56;
+	}
+yy61:
+	++lx->cur;
+#line 979 "grammar/lexer.re"
+	{ return LE; }
+#line 1575 "grammar/lexer.c"
+yy62:
+	++lx->cur;
+#line 977 "grammar/lexer.re"
+	{ return EQ; }
+#line 1580 "grammar/lexer.c"
+yy63:
+	++lx->cur;
+#line 980 "grammar/lexer.re"
+	{ return GE; }
+#line 1585 "grammar/lexer.c"
+yy64:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
 		case 'G':
 		case 'H':
 		case 'I':
@@ -1620,47 +1637,53 @@ yy65:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
-		default: goto yy66;
+		case 'z': goto yy28;
+		default: goto yy56;
+	}
+yy65:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'l': goto yy97;
+		default: goto yy29;
 	}
 yy66:
-#line 898 "grammar/lexer.re"
-	{ return AS; }
-#line 1630 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'n': goto yy98;
+		default: goto yy29;
+	}
 yy67:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy89;
-		default: goto yy27;
+		case 'u': goto yy99;
+		default: goto yy29;
 	}
 yy68:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'f': goto yy90;
-		default: goto yy27;
-	}
+	++lx->cur;
+#line 926 "grammar/lexer.re"
+	{ lx->line++; lx->line_start = lx->cur; continue; }
+#line 1669 "grammar/lexer.c"
 yy69:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case 'i': goto yy92;
-		case 's': goto yy93;
-		default: goto yy27;
+		case '\n': goto yy68;
+		default: goto yy56;
 	}
 yy70:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy94;
-		default: goto yy27;
+		case 'd': goto yy100;
+		default: goto yy29;
 	}
 yy71:
-	yyaccept = 5;
+	yyaccept = 4;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
+		case '.': goto yy64;
 		case '0':
 		case '1':
 		case '2':
@@ -1723,106 +1746,47 @@ yy71:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
+		case 'z': goto yy28;
 		default: goto yy72;
 	}
 yy72:
-#line 894 "grammar/lexer.re"
-	{ return IF; }
-#line 1733 "grammar/lexer.c"
+#line 946 "grammar/lexer.re"
+	{ return AS; }
+#line 1756 "grammar/lexer.c"
 yy73:
-	yyaccept = 6;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy74;
+		case 'a': goto yy102;
+		default: goto yy29;
 	}
 yy74:
-#line 893 "grammar/lexer.re"
-	{ return IN; }
-#line 1807 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'f': goto yy103;
+		default: goto yy29;
+	}
 yy75:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'm': goto yy96;
-		default: goto yy27;
+		case 'i': goto yy105;
+		case 's': goto yy106;
+		default: goto yy29;
 	}
 yy76:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy97;
-		default: goto yy27;
+		case 'r': goto yy107;
+		default: goto yy29;
 	}
 yy77:
-	yyaccept = 7;
+	yyaccept = 5;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
+		case '.': goto yy64;
 		case '0':
 		case '1':
 		case '2':
@@ -1885,171 +1849,215 @@ yy77:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
+		case 'z': goto yy28;
 		default: goto yy78;
 	}
 yy78:
-#line 901 "grammar/lexer.re"
-	{ return OR; }
-#line 1895 "grammar/lexer.c"
+#line 942 "grammar/lexer.re"
+	{ return IF; }
+#line 1859 "grammar/lexer.c"
 yy79:
-	yyaccept = 1;
+	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy99;
-		default: goto yy27;
+		case '.': goto yy64;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy28;
+		default: goto yy80;
 	}
 yy80:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 't': goto yy100;
-		default: goto yy27;
-	}
+#line 941 "grammar/lexer.re"
+	{ return IN; }
+#line 1933 "grammar/lexer.c"
 yy81:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy101;
-		default: goto yy27;
+		case 'm': goto yy109;
+		default: goto yy29;
 	}
 yy82:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy83;
-		default: goto yy54;
-	}
-yy83:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy83;
-		default: goto yy51;
-	}
-yy84:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy102;
-		default: goto yy27;
+		case 't': goto yy110;
+		default: goto yy29;
 	}
+yy83:
+	yyaccept = 7;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy64;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy28;
+		default: goto yy84;
+	}
+yy84:
+#line 949 "grammar/lexer.re"
+	{ return OR; }
+#line 2021 "grammar/lexer.c"
 yy85:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy103;
-		default: goto yy27;
+		case 's': goto yy112;
+		default: goto yy29;
 	}
 yy86:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy105;
-		default: goto yy27;
+		case 't': goto yy113;
+		default: goto yy29;
 	}
 yy87:
-	yyaccept = 8;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy88;
+		case 't': goto yy114;
+		default: goto yy29;
 	}
 yy88:
-#line 900 "grammar/lexer.re"
-	{ return AND; }
-#line 2041 "grammar/lexer.c"
-yy89:
-	yyaccept = 1;
+	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy107;
-		default: goto yy27;
+		case '0':
+		case '1': goto yy88;
+		case '_': goto yy89;
+		default: goto yy22;
+	}
+yy89:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1': goto yy88;
+		default: goto yy56;
 	}
 yy90:
-	yyaccept = 9;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2059,85 +2067,56 @@ yy90:
 		case '6':
 		case '7':
 		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy91;
+		case '9': goto yy91;
+		default: goto yy56;
 	}
 yy91:
-#line 888 "grammar/lexer.re"
-	{ return DEF; }
-#line 2122 "grammar/lexer.c"
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy91;
+		default: goto yy53;
+	}
 yy92:
-	yyaccept = 1;
+	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy108;
-		default: goto yy27;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7': goto yy92;
+		case '_': goto yy93;
+		default: goto yy22;
 	}
 yy93:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case 'e': goto yy110;
-		default: goto yy27;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7': goto yy92;
+		default: goto yy56;
 	}
 yy94:
-	yyaccept = 10;
+	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2154,173 +2133,166 @@ yy94:
 		case 'D':
 		case 'E':
 		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
 		case 'a':
 		case 'b':
 		case 'c':
 		case 'd':
 		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy95;
+		case 'f': goto yy94;
+		case '_': goto yy95;
+		default: goto yy22;
 	}
 yy95:
-#line 892 "grammar/lexer.re"
-	{ return FOR; }
-#line 2210 "grammar/lexer.c"
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f': goto yy94;
+		default: goto yy56;
+	}
 yy96:
+	yyaccept = 0;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy96;
+		case '_': goto yy60;
+		default: goto yy22;
+	}
+yy97:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'b': goto yy112;
-		default: goto yy27;
-	}
-yy97:
-	yyaccept = 11;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy98;
+		case 's': goto yy115;
+		default: goto yy29;
 	}
 yy98:
-#line 902 "grammar/lexer.re"
-	{ return NOT; }
-#line 2291 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy116;
+		default: goto yy29;
+	}
 yy99:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy113;
-		default: goto yy27;
+		case 'e': goto yy118;
+		default: goto yy29;
 	}
 yy100:
-	yyaccept = 1;
+	yyaccept = 8;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'u': goto yy115;
-		default: goto yy27;
+		case '.': goto yy64;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy28;
+		default: goto yy101;
 	}
 yy101:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'h': goto yy116;
-		default: goto yy27;
-	}
+#line 948 "grammar/lexer.re"
+	{ return AND; }
+#line 2284 "grammar/lexer.c"
 yy102:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy118;
-		default: goto yy27;
+		case 's': goto yy120;
+		default: goto yy29;
 	}
 yy103:
-	yyaccept = 12;
+	yyaccept = 9;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
+		case '.': goto yy64;
 		case '0':
 		case '1':
 		case '2':
@@ -2383,173 +2355,113 @@ yy103:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
+		case 'z': goto yy28;
 		default: goto yy104;
 	}
 yy104:
-#line 905 "grammar/lexer.re"
-	{ return NONE; }
-#line 2393 "grammar/lexer.c"
+#line 936 "grammar/lexer.re"
+	{ return DEF; }
+#line 2365 "grammar/lexer.c"
 yy105:
-	yyaccept = 13;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy106;
-	}
-yy106:
-#line 903 "grammar/lexer.re"
-	{ return TRUE; }
-#line 2467 "grammar/lexer.c"
-yy107:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy120;
-		default: goto yy27;
+		case 'f': goto yy121;
+		default: goto yy29;
+	}
+yy106:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy123;
+		default: goto yy29;
+	}
+yy107:
+	yyaccept = 10;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy64;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy28;
+		default: goto yy108;
 	}
 yy108:
-	yyaccept = 14;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy109;
-	}
+#line 940 "grammar/lexer.re"
+	{ return FOR; }
+#line 2453 "grammar/lexer.c"
 yy109:
-#line 895 "grammar/lexer.re"
-	{ return ELIF; }
-#line 2548 "grammar/lexer.c"
-yy110:
-	yyaccept = 15;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
+		case 'b': goto yy125;
+		default: goto yy29;
+	}
+yy110:
+	yyaccept = 11;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy64;
 		case '0':
 		case '1':
 		case '2':
@@ -2612,106 +2524,46 @@ yy110:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
+		case 'z': goto yy28;
 		default: goto yy111;
 	}
 yy111:
-#line 896 "grammar/lexer.re"
-	{ return ELSE; }
-#line 2622 "grammar/lexer.c"
+#line 950 "grammar/lexer.re"
+	{ return NOT; }
+#line 2534 "grammar/lexer.c"
 yy112:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'd': goto yy122;
-		default: goto yy27;
+		case 's': goto yy126;
+		default: goto yy29;
 	}
 yy113:
-	yyaccept = 16;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy114;
+		case 'u': goto yy128;
+		default: goto yy29;
 	}
 yy114:
-#line 891 "grammar/lexer.re"
-	{ return PASS; }
-#line 2703 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'h': goto yy129;
+		default: goto yy29;
+	}
 yy115:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy123;
-		default: goto yy27;
+		case 'e': goto yy131;
+		default: goto yy29;
 	}
 yy116:
-	yyaccept = 17;
+	yyaccept = 12;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
+		case '.': goto yy64;
 		case '0':
 		case '1':
 		case '2':
@@ -2774,18 +2626,18 @@ yy116:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
+		case 'z': goto yy28;
 		default: goto yy117;
 	}
 yy117:
-#line 897 "grammar/lexer.re"
-	{ return WITH; }
-#line 2784 "grammar/lexer.c"
+#line 953 "grammar/lexer.re"
+	{ return NONE; }
+#line 2636 "grammar/lexer.c"
 yy118:
-	yyaccept = 18;
+	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
+		case '.': goto yy64;
 		case '0':
 		case '1':
 		case '2':
@@ -2848,180 +2700,180 @@ yy118:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
+		case 'z': goto yy28;
 		default: goto yy119;
 	}
 yy119:
-#line 904 "grammar/lexer.re"
-	{ return FALSE; }
-#line 2858 "grammar/lexer.c"
+#line 951 "grammar/lexer.re"
+	{ return TRUE; }
+#line 2710 "grammar/lexer.c"
 yy120:
-	yyaccept = 19;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy121;
+		case 's': goto yy133;
+		default: goto yy29;
 	}
 yy121:
-#line 889 "grammar/lexer.re"
-	{ return CLASS; }
-#line 2932 "grammar/lexer.c"
-yy122:
-	yyaccept = 1;
+	yyaccept = 14;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy124;
-		default: goto yy27;
+		case '.': goto yy64;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy28;
+		default: goto yy122;
 	}
+yy122:
+#line 943 "grammar/lexer.re"
+	{ return ELIF; }
+#line 2791 "grammar/lexer.c"
 yy123:
-	yyaccept = 1;
+	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy126;
-		default: goto yy27;
+		case '.': goto yy64;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy28;
+		default: goto yy124;
 	}
 yy124:
-	yyaccept = 20;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy125;
-	}
+#line 944 "grammar/lexer.re"
+	{ return ELSE; }
+#line 2865 "grammar/lexer.c"
 yy125:
-#line 899 "grammar/lexer.re"
-	{ return LAMBDA; }
-#line 3020 "grammar/lexer.c"
-yy126:
-	yyaccept = 21;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
+		case 'd': goto yy135;
+		default: goto yy29;
+	}
+yy126:
+	yyaccept = 16;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy64;
 		case '0':
 		case '1':
 		case '2':
@@ -3084,15 +2936,406 @@ yy126:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
+		case 'z': goto yy28;
 		default: goto yy127;
 	}
 yy127:
-#line 890 "grammar/lexer.re"
+#line 939 "grammar/lexer.re"
+	{ return PASS; }
+#line 2946 "grammar/lexer.c"
+yy128:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'r': goto yy136;
+		default: goto yy29;
+	}
+yy129:
+	yyaccept = 17;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy64;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy28;
+		default: goto yy130;
+	}
+yy130:
+#line 945 "grammar/lexer.re"
+	{ return WITH; }
+#line 3027 "grammar/lexer.c"
+yy131:
+	yyaccept = 18;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy64;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy28;
+		default: goto yy132;
+	}
+yy132:
+#line 952 "grammar/lexer.re"
+	{ return FALSE; }
+#line 3101 "grammar/lexer.c"
+yy133:
+	yyaccept = 19;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy64;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy28;
+		default: goto yy134;
+	}
+yy134:
+#line 937 "grammar/lexer.re"
+	{ return CLASS; }
+#line 3175 "grammar/lexer.c"
+yy135:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'a': goto yy137;
+		default: goto yy29;
+	}
+yy136:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'n': goto yy139;
+		default: goto yy29;
+	}
+yy137:
+	yyaccept = 20;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy64;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy28;
+		default: goto yy138;
+	}
+yy138:
+#line 947 "grammar/lexer.re"
+	{ return LAMBDA; }
+#line 3263 "grammar/lexer.c"
+yy139:
+	yyaccept = 21;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy64;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy28;
+		default: goto yy140;
+	}
+yy140:
+#line 938 "grammar/lexer.re"
 	{ return RETURN; }
-#line 3094 "grammar/lexer.c"
+#line 3337 "grammar/lexer.c"
 }
-#line 958 "grammar/lexer.re"
+#line 1006 "grammar/lexer.re"
 
     }
 }

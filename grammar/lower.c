@@ -76,6 +76,12 @@ int is_call_of(Reader *R, const Sx *e, const char *name)
     return d && streq(d, name);
 }
 
+/* A string on a line of its own: a docstring, which TVM's parser ignores too. */
+int is_docstring(const St *st)
+{
+    return st->kind == ST_EXPR && st->u.expr->kind == SX_STR;
+}
+
 const char *call_name(Reader *R, const Sx *e)
 {
     return e && e->kind == SX_CALL ? dotted(R, e->u.call.fn) : NULL;
@@ -562,7 +568,7 @@ static int lower_class(Reader *R, const St *cls)
     for (int i = 0; i < body->n; i++) {
         const St *st = body->items[i];
         const char *cn = st->kind == ST_EXPR ? call_name(R, st->u.expr) : NULL;
-        if (st->kind == ST_LOWERED) {
+        if (st->kind == ST_LOWERED || is_docstring(st)) {
             continue;
         } else if (cn && (streq(cn, "I.module_global_infos") || streq(cn, "I.module_attrs"))) {
             Expr **slot = cn[2] == 'm' && cn[9] == 'g' ? &R->m->global_infos : &R->m->module_attrs;
@@ -584,12 +590,18 @@ static int lower_class(Reader *R, const St *cls)
 
 static int lower_file(Reader *R, const SyntaxFile *file)
 {
-    const StList *body = &file->body;
-    if (body->n == 0)
+    /* a module's docstrings aside */
+    const St *st = NULL;
+    for (int i = 0; i < file->body.n; i++) {
+        const St *x = file->body.items[i];
+        if (is_docstring(x))
+            continue;
+        if (st)
+            return ERR(R, x->loc, "a file holds one module or one function; this is a second");
+        st = x;
+    }
+    if (!st)
         return ERR(R, FIRST_LINE, "empty input: expected an @I.ir_module class or a function");
-    if (body->n > 1)
-        return ERR(R, body->items[1]->loc, "a file holds one module or one function; this is a second");
-    const St *st = body->items[0];
     if (st->kind == ST_CLASS)
         return lower_class(R, st);
     if (st->kind == ST_LOWERED) {

@@ -78,6 +78,7 @@ void unbind_to(Reader *R, int mark);
 Sym *S(Reader *R, const char *s);
 const char *dotted(Reader *R, const Sx *e);
 int is_call_of(Reader *R, const Sx *e, const char *name);
+int is_docstring(const St *st);
 const char *call_name(Reader *R, const Sx *e);
 Sym *global_name(Reader *R, const Sx *e);
 

@@ -1126,7 +1126,7 @@ int relax_stmt(Reader *R, Ctx *c, const St *st)
     Func *f = c->f;
     if (f->result)
         return ERR(R, st->loc, "statement after return");
-    if (st->kind == ST_PASS)
+    if (st->kind == ST_PASS || is_docstring(st))
         return 0;
     if (is_decl(R, st))
         return lower_decl(R, st);

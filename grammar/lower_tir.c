@@ -834,6 +834,8 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
     case ST_EXPR: {
         const Sx *e = st->u.expr;
         const char *cn = call_name(R, e);
+        if (is_docstring(st))
+            return stmt_new(R->a, S_SEQ, st->loc);
         if (cn && (streq(cn, "T.reads") || streq(cn, "T.writes") || streq(cn, "T.block_attr") ||
                    streq(cn, "T.sblock_attr") || streq(cn, "T.where")))
             return ERR(R, st->loc, "%s belongs directly inside a block", cn), NULL;
