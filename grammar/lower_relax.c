@@ -300,6 +300,26 @@ static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
     return shared;
 }
 
+static int is_sinfo_name(const char *n);
+
+/* The arguments of R.Callable and R.DTensor, kept as written: struct info,
+ * lists and tuples of it, and literals. */
+static Expr *lower_sinfo_arg(Reader *R, const Sx *e)
+{
+    const char *n = e->kind == SX_CALL ? call_name(R, e) : e->kind == SX_NAME ? e->u.name->str : NULL;
+    if (is_sinfo_name(n)) {
+        Expr *x = expr_new(R->a, E_SINFO, e->loc);
+        return (x->u.sinfo = lower_sinfo(R, e)) ? x : NULL;
+    }
+    switch (e->kind) {
+    case SX_LIST: return lower_seq(R, e, E_LIST, lower_sinfo_arg);
+    case SX_TUPLE: return lower_seq(R, e, E_TUPLE, lower_sinfo_arg);
+    default: break;
+    }
+    Expr *x = lower_literal(R, e);
+    return x ? x : (ERR(R, e->loc, "expected struct info or a constant"), NULL);
+}
+
 static StructInfo *lower_sinfo(Reader *R, const Sx *e)
 {
     const char *name = e->kind == SX_CALL ? call_name(R, e) : dotted(R, e);
@@ -307,8 +327,24 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
         name += 2;
     if (!name)
         return ERR(R, e->loc, "expected struct info such as R.Tensor((4,), dtype=\"float32\")"), NULL;
-    if (streq(name, "Object"))
+    /* R.Any is TVM's new name for R.Object */
+    if (streq(name, "Object") || streq(name, "Any")) {
+        if (e->kind == SX_CALL && e->u.call.args.n)
+            return ERR(R, e->loc, "R.%s takes no arguments", name), NULL;
         return sinfo_new(R, SI_OBJECT, e->loc);
+    }
+    if (streq(name, "Callable") || streq(name, "DTensor")) {
+        /* a function's or a distributed tensor's type: kept as written,
+         * and to lopt's checks and --run any value */
+        if (e->kind != SX_CALL)
+            return ERR(R, e->loc, "R.%s takes arguments, as in %s", name, streq(name, "Callable")
+                       ? "R.Callable([R.Tensor((4,), \"float32\")], R.Tensor((4,), \"float32\"))"
+                       : "R.DTensor((4, 8), \"float32\", device_mesh=\"mesh[0]\", placement=\"R\")"), NULL;
+        StructInfo *s = sinfo_new(R, SI_OBJECT, e->loc);
+        return (s->written = lower_call(R, e, streq(name, "Callable") ? "R.Callable" : "R.DTensor", lower_sinfo_arg)) ? s : NULL;
+    }
+    if (e->kind != SX_CALL && streq(name, "Shape"))
+        return sinfo_new(R, SI_SHAPE, e->loc);   /* a shape of any rank */
     /* bare R.Tensor and R.Tuple: any tensor, a tuple of unknown fields */
     if (e->kind != SX_CALL && streq(name, "Tensor"))
         return sinfo_new(R, SI_TENSOR, e->loc);
@@ -366,13 +402,14 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
             return NULL;
         return s;
     }
-    return ERR(R, e->loc, "unknown struct info '%s'; expected R.Tensor, R.Tuple, R.Shape, R.Prim or R.Object", name), NULL;
+    return ERR(R, e->loc, "unknown struct info '%s'; expected R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object (R.Any), "
+                          "R.Callable or R.DTensor", name), NULL;
 }
 
 static int is_sinfo_name(const char *n)
 {
-    return n && (streq(n, "R.Tensor") || streq(n, "R.Tuple") || streq(n, "R.Shape") ||
-                 streq(n, "R.Prim") || streq(n, "R.Object"));
+    return n && (streq(n, "R.Tensor") || streq(n, "R.Tuple") || streq(n, "R.Shape") || streq(n, "R.Prim") ||
+                 streq(n, "R.Object") || streq(n, "R.Any") || streq(n, "R.Callable") || streq(n, "R.DTensor"));
 }
 
 /* Nested lists of numbers, row-major, with their shape checked to be a box. */
@@ -587,8 +624,30 @@ static Expr *lower_global(Reader *R, const Sx *e)
     return x;
 }
 
+/* The arguments of R.call_tir as a tuple: TVM takes a list, and a single
+ * value that is not a tuple, as the tuple of it. */
+static Sx *call_tir_args(Reader *R, Sx *a)
+{
+    if (a->kind == SX_TUPLE)
+        return a;
+    if (a->kind == SX_NAME && a->u.name->bind_kind == BK_RVAR) {
+        const StructInfo *s = ((Var *)a->u.name->bind)->sinfo;
+        if (!s || s->kind == SI_TUPLE)
+            return a;   /* a tuple value, or one whose type only the verifier knows */
+    }
+    Sx *t = sx_new(R->syn, SX_TUPLE, a->loc);
+    if (a->kind == SX_LIST)
+        t->u.elems = a->u.elems;
+    else
+        sx_push(R->syn, &t->u.elems, NULL, a);
+    t->depth = (short)sx_depth(t);
+    return t;
+}
+
 /* R.call_tir(cls.f, (x,), R.Tensor(...)), relax.call_tir and out_ty=: the
- * older spellings, read as R.call_tir(cls.f, (x,), out_sinfo=R.Tensor(...)). */
+ * older spellings, read as R.call_tir(cls.f, (x,), out_sinfo=R.Tensor(...)).
+ * A list of one output's struct info is that struct info, as in TVM (two or
+ * more are a tuple of outputs). */
 static Expr *lower_call_tir(Reader *R, const Sx *e)
 {
     const SxList *l = &e->u.call.args;
@@ -609,7 +668,12 @@ static Expr *lower_call_tir(Reader *R, const Sx *e)
         for (int j = 0; k && j < c->u.call.args.n; j++)
             if (c->u.call.args.keys && c->u.call.args.keys[j] == k)
                 return ERR(R, l->items[i]->loc, "R.call_tir is given its out_sinfo twice"), NULL;
-        sx_push(syn, &c->u.call.args, k, l->items[i]);
+        Sx *v = l->items[i];
+        if (k == out && v->kind == SX_LIST && v->u.elems.n == 1)
+            v = v->u.elems.items[0];
+        else if (!k && npos == 2)
+            v = call_tir_args(R, v);
+        sx_push(syn, &c->u.call.args, k, v);
     }
     return lower_call(R, c, "R.call_tir", lower_rexpr);
 }
@@ -803,7 +867,8 @@ static Expr *lower_rexpr(Reader *R, const Sx *e)
             return meta_use(R, s, e->loc);
         if (global_name(R, e))
             return lower_global(R, e);
-        if (streq(s->str, "R.Object") || streq(s->str, "R.Tensor") || streq(s->str, "R.Tuple")) {
+        if (streq(s->str, "R.Object") || streq(s->str, "R.Any") || streq(s->str, "R.Tensor") ||
+            streq(s->str, "R.Tuple") || streq(s->str, "R.Shape")) {
             Expr *x = expr_new(R->a, E_SINFO, e->loc);
             return (x->u.sinfo = lower_sinfo(R, e)) ? x : NULL;
         }

@@ -79,6 +79,8 @@ struct StructInfo {
     StructInfo **fields;  /* SI_TUPLE */
     int nfields;          /* -1: a tuple of unknown fields (a bare R.Tuple) */
     Expr *value;          /* SI_PRIM: the value when known, R.Prim(value="n"), or NULL */
+    Expr *written;        /* SI_OBJECT: R.Callable(...) or R.DTensor(...) as written (a call),
+                           * kept and printed, and checked as an object; NULL for R.Object */
 };
 
 typedef enum {

@@ -552,7 +552,12 @@ static void sinfo(Printer *p, const StructInfo *s)
         dim(p, s->value);
         put(p, ")");
         break;
-    case SI_OBJECT: put(p, "R.Object"); break;
+    case SI_OBJECT:
+        if (s->written)
+            expr(p, s->written, 0);
+        else
+            put(p, p->tvm ? "R.Any" : "R.Object");
+        break;
     }
 }
 
@@ -595,10 +600,12 @@ static void call(Printer *p, const Expr *e)
         put(p, e->u.call.op->str);
     put(p, "(");
     exprs(p, e->u.call.args, e->u.call.nargs);
+    /* TVM names R.call_tir's output types out_ty */
+    int out_ty = p->tvm && !e->u.call.callee && streq(e->u.call.op->str, "R.call_tir");
     for (int i = 0; i < e->u.call.nkw; i++) {
         if (i || e->u.call.nargs)
             put(p, ", ");
-        put(p, e->u.call.kw[i]->str);
+        put(p, out_ty && streq(e->u.call.kw[i]->str, "out_sinfo") ? "out_ty" : e->u.call.kw[i]->str);
         put(p, "=");
         expr(p, call_kwv(e)[i], 0);
     }
@@ -1186,13 +1193,53 @@ static void func(Printer *p, const Module *m, const Func *f)
         prim_func(p, f);
 }
 
+/* Whether a Relax expression is written with T.: a typed literal
+ * (T.int64(4)), an index map, a cast. */
+static int spelled_with_t(const Expr *e, void *found)
+{
+    if ((e->kind == E_INT && e->u.i.dtype != DT_VOID) || (e->kind == E_FLOAT && e->u.f.dtype != DT_VOID) ||
+        e->kind == E_INDEXMAP || e->kind == E_CAST || (e->kind == E_CALL && !e->u.call.callee &&
+                                                       strncmp(e->u.call.op->str, "T.", 2) == 0))
+        *(int *)found = 1;
+    return *(int *)found;
+}
+
+/* Which of TVM's script modules the module's text names: I, T, R. */
+static void modules_used(const Module *m, int *ir, int *tir, int *relax)
+{
+    *ir = !(m->bare && m->nfuncs == 1 && !m->global_infos && !m->module_attrs);
+    *tir = *relax = 0;
+    for (int i = 0; i < m->nfuncs; i++) {
+        const Func *f = m->funcs[i];
+        if (f->kind == F_PRIM) {
+            *tir = 1;
+            continue;
+        }
+        *relax = 1;
+        *tir |= f->nsyms > 0;
+        relax_walk_blocks(f->blocks, f->nblocks, spelled_with_t, tir);
+        relax_walk(f->result, spelled_with_t, tir);
+        if (f->attrs)
+            relax_walk(f->attrs, spelled_with_t, tir);
+    }
+}
+
 static void print_module_to(Printer *p, const Module *m)
 {
     p->m = m;
     if (p->tvm) {
-        /* TVM's printer writes the imports its parser needs */
-        put(p, "# from tvm.script import ir as I\n# from tvm.script import tir as T\n"
-               "# from tvm.script import relax as R\n\n");
+        /* TVM's printer writes the imports its parser needs; its TIR
+         * script module is tirx */
+        int ir, tir, relax;
+        modules_used(m, &ir, &tir, &relax);
+        if (ir)
+            put(p, "# from tvm.script import ir as I\n");
+        if (tir)
+            put(p, "# from tvm.script import tirx as T\n");
+        if (relax)
+            put(p, "# from tvm.script import relax as R\n");
+        if (ir || tir || relax)
+            put(p, "\n");
     } else {
         for (int i = 0; i < m->nheaders; i++) {
             put(p, m->headers[i]);
