@@ -718,8 +718,9 @@ static int is_keyword(const unsigned char *p, size_t n)
         { "def", 3 }, { "class", 5 }, { "return", 6 }, { "pass", 4 }, { "for", 3 }, { "in", 2 },
         { "if", 2 }, { "elif", 4 }, { "else", 4 }, { "with", 4 }, { "as", 2 }, { "lambda", 6 },
         { "and", 3 }, { "or", 2 }, { "not", 3 }, { "True", 4 }, { "False", 5 }, { "None", 4 },
+        { "while", 5 }, { "break", 5 }, { "continue", 8 }, { "assert", 6 },
     };
-    if (n < 2 || n > 6)
+    if (n < 2 || n > 8)
         return 0;
     for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
         if (kw[i].n == n && kw[i].s[0] == p[0] && memcmp(kw[i].s, p, n) == 0)
@@ -906,7 +907,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 910 "grammar/lexer.c"
+#line 911 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -922,20 +923,20 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case '"':
 		case '\'': goto yy10;
 		case '#': goto yy11;
-		case '%':
-		case '+':
-		case ',':
-		case ':':
-		case '@': goto yy13;
+		case '%': goto yy13;
 		case '(': goto yy15;
 		case ')':
 		case ']':
 		case '}': goto yy16;
 		case '*': goto yy17;
-		case '-': goto yy18;
-		case '.': goto yy19;
-		case '/': goto yy20;
-		case '0': goto yy21;
+		case '+': goto yy18;
+		case ',':
+		case ':':
+		case '@': goto yy19;
+		case '-': goto yy20;
+		case '.': goto yy21;
+		case '/': goto yy22;
+		case '0': goto yy23;
 		case '1':
 		case '2':
 		case '3':
@@ -944,10 +945,10 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy23;
-		case '<': goto yy25;
-		case '=': goto yy26;
-		case '>': goto yy27;
+		case '9': goto yy25;
+		case '<': goto yy27;
+		case '=': goto yy28;
+		case '>': goto yy29;
 		case 'A':
 		case 'B':
 		case 'C':
@@ -972,7 +973,6 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case 'Y':
 		case 'Z':
 		case '_':
-		case 'b':
 		case 'g':
 		case 'h':
 		case 'j':
@@ -985,48 +985,49 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case 'v':
 		case 'x':
 		case 'y':
-		case 'z': goto yy28;
-		case 'F': goto yy31;
-		case 'N': goto yy32;
-		case 'T': goto yy33;
-		case '[': goto yy34;
-		case '\\': goto yy35;
-		case 'a': goto yy36;
-		case 'c': goto yy37;
-		case 'd': goto yy38;
-		case 'e': goto yy39;
-		case 'f': goto yy40;
-		case 'i': goto yy41;
-		case 'l': goto yy42;
-		case 'n': goto yy43;
-		case 'o': goto yy44;
-		case 'p': goto yy45;
-		case 'r': goto yy46;
-		case 'w': goto yy47;
-		case '{': goto yy48;
+		case 'z': goto yy30;
+		case 'F': goto yy33;
+		case 'N': goto yy34;
+		case 'T': goto yy35;
+		case '[': goto yy36;
+		case '\\': goto yy37;
+		case 'a': goto yy38;
+		case 'b': goto yy39;
+		case 'c': goto yy40;
+		case 'd': goto yy41;
+		case 'e': goto yy42;
+		case 'f': goto yy43;
+		case 'i': goto yy44;
+		case 'l': goto yy45;
+		case 'n': goto yy46;
+		case 'o': goto yy47;
+		case 'p': goto yy48;
+		case 'r': goto yy49;
+		case 'w': goto yy50;
+		case '{': goto yy51;
 		default: goto yy2;
 	}
 yy1:
 	++lx->cur;
-#line 918 "grammar/lexer.re"
+#line 919 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 1019 "grammar/lexer.c"
+#line 1020 "grammar/lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 1000 "grammar/lexer.re"
+#line 1011 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 1030 "grammar/lexer.c"
+#line 1031 "grammar/lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1036,12 +1037,12 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 924 "grammar/lexer.re"
+#line 925 "grammar/lexer.re"
 	{ continue; }
-#line 1042 "grammar/lexer.c"
+#line 1043 "grammar/lexer.c"
 yy6:
 	++lx->cur;
-#line 927 "grammar/lexer.re"
+#line 928 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -1050,7 +1051,7 @@ yy6:
             lx->at_bol = 1;
             return NEWLINE;
         }
-#line 1054 "grammar/lexer.c"
+#line 1055 "grammar/lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1058,20 +1059,20 @@ yy7:
 		default: goto yy8;
 	}
 yy8:
-#line 935 "grammar/lexer.re"
+#line 936 "grammar/lexer.re"
 	{ continue; }
-#line 1064 "grammar/lexer.c"
+#line 1065 "grammar/lexer.c"
 yy9:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy49;
+		case '=': goto yy52;
 		default: goto yy3;
 	}
 yy10:
 	++lx->cur;
-#line 973 "grammar/lexer.re"
+#line 978 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1075 "grammar/lexer.c"
+#line 1076 "grammar/lexer.c"
 yy11:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1080,18 +1081,22 @@ yy11:
 		default: goto yy11;
 	}
 yy12:
-#line 925 "grammar/lexer.re"
+#line 926 "grammar/lexer.re"
 	{ continue; }
-#line 1086 "grammar/lexer.c"
+#line 1087 "grammar/lexer.c"
 yy13:
-	++lx->cur;
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy53;
+		default: goto yy14;
+	}
 yy14:
-#line 999 "grammar/lexer.re"
+#line 1010 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1092 "grammar/lexer.c"
+#line 1097 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 989 "grammar/lexer.re"
+#line 1000 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1100,25 +1105,36 @@ yy15:
             }
             return open_bracket(lx, '(');
         }
-#line 1104 "grammar/lexer.c"
+#line 1109 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 998 "grammar/lexer.re"
+#line 1009 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1109 "grammar/lexer.c"
+#line 1114 "grammar/lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '*': goto yy50;
+		case '*': goto yy54;
+		case '=': goto yy55;
 		default: goto yy14;
 	}
 yy18:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '>': goto yy51;
+		case '=': goto yy56;
 		default: goto yy14;
 	}
 yy19:
+	++lx->cur;
+	goto yy14;
+yy20:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy57;
+		case '>': goto yy58;
+		default: goto yy14;
+	}
+yy21:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -1130,37 +1146,38 @@ yy19:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy52;
+		case '9': goto yy59;
 		default: goto yy14;
 	}
-yy20:
+yy22:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '/': goto yy54;
+		case '/': goto yy61;
+		case '=': goto yy63;
 		default: goto yy14;
 	}
-yy21:
+yy23:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
 		case 'B':
-		case 'b': goto yy55;
+		case 'b': goto yy64;
 		case 'O':
-		case 'o': goto yy58;
+		case 'o': goto yy67;
 		case 'X':
-		case 'x': goto yy59;
-		default: goto yy24;
+		case 'x': goto yy68;
+		default: goto yy26;
 	}
-yy22:
-#line 971 "grammar/lexer.re"
+yy24:
+#line 976 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1158 "grammar/lexer.c"
-yy23:
+#line 1175 "grammar/lexer.c"
+yy25:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
-yy24:
+yy26:
 	switch (yych) {
-		case '.': goto yy52;
+		case '.': goto yy59;
 		case '0':
 		case '1':
 		case '2':
@@ -1170,36 +1187,36 @@ yy24:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy23;
+		case '9': goto yy25;
 		case 'E':
-		case 'e': goto yy57;
-		case '_': goto yy60;
-		default: goto yy22;
-	}
-yy25:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '=': goto yy61;
-		default: goto yy14;
-	}
-yy26:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '=': goto yy62;
-		default: goto yy14;
+		case 'e': goto yy66;
+		case '_': goto yy69;
+		default: goto yy24;
 	}
 yy27:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy63;
+		case '=': goto yy70;
 		default: goto yy14;
 	}
 yy28:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy71;
+		default: goto yy14;
+	}
+yy29:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy72;
+		default: goto yy14;
+	}
+yy30:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
-yy29:
+yy31:
 	switch (yych) {
-		case '.': goto yy64;
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -1262,11 +1279,11 @@ yy29:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy28;
-		default: goto yy30;
+		case 'z': goto yy30;
+		default: goto yy32;
 	}
-yy30:
-#line 954 "grammar/lexer.re"
+yy32:
+#line 959 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1284,31 +1301,31 @@ yy30:
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1288 "grammar/lexer.c"
-yy31:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'a': goto yy65;
-		default: goto yy29;
-	}
-yy32:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'o': goto yy66;
-		default: goto yy29;
-	}
+#line 1305 "grammar/lexer.c"
 yy33:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy67;
-		default: goto yy29;
+		case 'a': goto yy74;
+		default: goto yy31;
 	}
 yy34:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'o': goto yy75;
+		default: goto yy31;
+	}
+yy35:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'r': goto yy76;
+		default: goto yy31;
+	}
+yy36:
 	++lx->cur;
-#line 981 "grammar/lexer.re"
+#line 992 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1317,122 +1334,151 @@ yy34:
             }
             return open_bracket(lx, '[');
         }
-#line 1321 "grammar/lexer.c"
-yy35:
+#line 1338 "grammar/lexer.c"
+yy37:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '\n': goto yy68;
-		case '\r': goto yy69;
+		case '\n': goto yy77;
+		case '\r': goto yy78;
 		default: goto yy3;
-	}
-yy36:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'n': goto yy70;
-		case 's': goto yy71;
-		default: goto yy29;
-	}
-yy37:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'l': goto yy73;
-		default: goto yy29;
 	}
 yy38:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy74;
-		default: goto yy29;
+		case 'n': goto yy79;
+		case 's': goto yy80;
+		default: goto yy31;
 	}
 yy39:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'l': goto yy75;
-		default: goto yy29;
+		case 'r': goto yy82;
+		default: goto yy31;
 	}
 yy40:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy76;
-		default: goto yy29;
+		case 'l': goto yy83;
+		case 'o': goto yy84;
+		default: goto yy31;
 	}
 yy41:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy77;
-		case 'n': goto yy79;
-		default: goto yy29;
+		case 'e': goto yy85;
+		default: goto yy31;
 	}
 yy42:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy81;
-		default: goto yy29;
+		case 'l': goto yy86;
+		default: goto yy31;
 	}
 yy43:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy82;
-		default: goto yy29;
+		case 'o': goto yy87;
+		default: goto yy31;
 	}
 yy44:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy83;
-		default: goto yy29;
+		case 'f': goto yy88;
+		case 'n': goto yy90;
+		default: goto yy31;
 	}
 yy45:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy85;
-		default: goto yy29;
+		case 'a': goto yy92;
+		default: goto yy31;
 	}
 yy46:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy86;
-		default: goto yy29;
+		case 'o': goto yy93;
+		default: goto yy31;
 	}
 yy47:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'i': goto yy87;
-		default: goto yy29;
+		case 'r': goto yy94;
+		default: goto yy31;
 	}
 yy48:
-	++lx->cur;
-#line 997 "grammar/lexer.re"
-	{ return open_bracket(lx, '{'); }
-#line 1420 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'a': goto yy96;
+		default: goto yy31;
+	}
 yy49:
-	++lx->cur;
-#line 978 "grammar/lexer.re"
-	{ return NE; }
-#line 1425 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy97;
+		default: goto yy31;
+	}
 yy50:
-	++lx->cur;
-#line 976 "grammar/lexer.re"
-	{ return POW; }
-#line 1430 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'h': goto yy98;
+		case 'i': goto yy99;
+		default: goto yy31;
+	}
 yy51:
 	++lx->cur;
-#line 974 "grammar/lexer.re"
-	{ return ARROW; }
-#line 1435 "grammar/lexer.c"
+#line 1008 "grammar/lexer.re"
+	{ return open_bracket(lx, '{'); }
+#line 1446 "grammar/lexer.c"
 yy52:
+	++lx->cur;
+#line 989 "grammar/lexer.re"
+	{ return NE; }
+#line 1451 "grammar/lexer.c"
+yy53:
+	++lx->cur;
+#line 985 "grammar/lexer.re"
+	{ val->op = OP_MOD; return AUGASSIGN; }
+#line 1456 "grammar/lexer.c"
+yy54:
+	++lx->cur;
+#line 987 "grammar/lexer.re"
+	{ return POW; }
+#line 1461 "grammar/lexer.c"
+yy55:
+	++lx->cur;
+#line 982 "grammar/lexer.re"
+	{ val->op = OP_MUL; return AUGASSIGN; }
+#line 1466 "grammar/lexer.c"
+yy56:
+	++lx->cur;
+#line 980 "grammar/lexer.re"
+	{ val->op = OP_ADD; return AUGASSIGN; }
+#line 1471 "grammar/lexer.c"
+yy57:
+	++lx->cur;
+#line 981 "grammar/lexer.re"
+	{ val->op = OP_SUB; return AUGASSIGN; }
+#line 1476 "grammar/lexer.c"
+yy58:
+	++lx->cur;
+#line 979 "grammar/lexer.re"
+	{ return ARROW; }
+#line 1481 "grammar/lexer.c"
+yy59:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
@@ -1445,245 +1491,102 @@ yy52:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy52;
+		case '9': goto yy59;
 		case 'E':
-		case 'e': goto yy57;
-		default: goto yy53;
-	}
-yy53:
-#line 972 "grammar/lexer.re"
-	{ return scan_float(lx, val); }
-#line 1457 "grammar/lexer.c"
-yy54:
-	++lx->cur;
-#line 975 "grammar/lexer.re"
-	{ return FLOORDIV; }
-#line 1462 "grammar/lexer.c"
-yy55:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1': goto yy88;
-		case '_': goto yy89;
-		default: goto yy56;
-	}
-yy56:
-	lx->cur = lx->marker;
-	switch (yyaccept) {
-		case 0: goto yy22;
-		case 1: goto yy30;
-		case 2: goto yy3;
-		case 3: goto yy53;
-		case 4: goto yy72;
-		case 5: goto yy78;
-		case 6: goto yy80;
-		case 7: goto yy84;
-		case 8: goto yy101;
-		case 9: goto yy104;
-		case 10: goto yy108;
-		case 11: goto yy111;
-		case 12: goto yy117;
-		case 13: goto yy119;
-		case 14: goto yy122;
-		case 15: goto yy124;
-		case 16: goto yy127;
-		case 17: goto yy130;
-		case 18: goto yy132;
-		case 19: goto yy134;
-		case 20: goto yy138;
-		default: goto yy140;
-	}
-yy57:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '+':
-		case '-': goto yy90;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy91;
-		default: goto yy56;
-	}
-yy58:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7': goto yy92;
-		case '_': goto yy93;
-		default: goto yy56;
-	}
-yy59:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy94;
-		case '_': goto yy95;
-		default: goto yy56;
+		case 'e': goto yy66;
+		default: goto yy60;
 	}
 yy60:
+#line 977 "grammar/lexer.re"
+	{ return scan_float(lx, val); }
+#line 1503 "grammar/lexer.c"
+yy61:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy96;
-		default: goto yy56;
+		case '=': goto yy100;
+		default: goto yy62;
 	}
-yy61:
-	++lx->cur;
-#line 979 "grammar/lexer.re"
-	{ return LE; }
-#line 1575 "grammar/lexer.c"
 yy62:
-	++lx->cur;
-#line 977 "grammar/lexer.re"
-	{ return EQ; }
-#line 1580 "grammar/lexer.c"
+#line 986 "grammar/lexer.re"
+	{ return FLOORDIV; }
+#line 1513 "grammar/lexer.c"
 yy63:
 	++lx->cur;
-#line 980 "grammar/lexer.re"
-	{ return GE; }
-#line 1585 "grammar/lexer.c"
+#line 983 "grammar/lexer.re"
+	{ val->op = OP_DIV; return AUGASSIGN; }
+#line 1518 "grammar/lexer.c"
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy28;
-		default: goto yy56;
+		case '0':
+		case '1': goto yy101;
+		case '_': goto yy102;
+		default: goto yy65;
 	}
 yy65:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'l': goto yy97;
-		default: goto yy29;
+	lx->cur = lx->marker;
+	switch (yyaccept) {
+		case 0: goto yy24;
+		case 1: goto yy32;
+		case 2: goto yy3;
+		case 3: goto yy60;
+		case 4: goto yy81;
+		case 5: goto yy89;
+		case 6: goto yy91;
+		case 7: goto yy95;
+		case 8: goto yy114;
+		case 9: goto yy120;
+		case 10: goto yy124;
+		case 11: goto yy127;
+		case 12: goto yy134;
+		case 13: goto yy136;
+		case 14: goto yy142;
+		case 15: goto yy144;
+		case 16: goto yy147;
+		case 17: goto yy151;
+		case 18: goto yy153;
+		case 19: goto yy156;
+		case 20: goto yy158;
+		case 21: goto yy163;
+		case 22: goto yy165;
+		case 23: goto yy168;
+		case 24: goto yy170;
+		default: goto yy173;
 	}
 yy66:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'n': goto yy98;
-		default: goto yy29;
-	}
-yy67:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'u': goto yy99;
-		default: goto yy29;
-	}
-yy68:
-	++lx->cur;
-#line 926 "grammar/lexer.re"
-	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 1669 "grammar/lexer.c"
-yy69:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '\n': goto yy68;
-		default: goto yy56;
+		case '+':
+		case '-': goto yy103;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy104;
+		default: goto yy65;
 	}
-yy70:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
+yy67:
+	yych = *++lx->cur;
 	switch (yych) {
-		case 'd': goto yy100;
-		default: goto yy29;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7': goto yy105;
+		case '_': goto yy106;
+		default: goto yy65;
 	}
-yy71:
-	yyaccept = 4;
-	yych = *(lx->marker = ++lx->cur);
+yy68:
+	yych = *++lx->cur;
 	switch (yych) {
-		case '.': goto yy64;
 		case '0':
 		case '1':
 		case '2':
@@ -1700,6 +1603,54 @@ yy71:
 		case 'D':
 		case 'E':
 		case 'F':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f': goto yy107;
+		case '_': goto yy108;
+		default: goto yy65;
+	}
+yy69:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy109;
+		default: goto yy65;
+	}
+yy70:
+	++lx->cur;
+#line 990 "grammar/lexer.re"
+	{ return LE; }
+#line 1635 "grammar/lexer.c"
+yy71:
+	++lx->cur;
+#line 988 "grammar/lexer.re"
+	{ return EQ; }
+#line 1640 "grammar/lexer.c"
+yy72:
+	++lx->cur;
+#line 991 "grammar/lexer.re"
+	{ return GE; }
+#line 1645 "grammar/lexer.c"
+yy73:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
 		case 'G':
 		case 'H':
 		case 'I':
@@ -1746,318 +1697,244 @@ yy71:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy28;
-		default: goto yy72;
-	}
-yy72:
-#line 946 "grammar/lexer.re"
-	{ return AS; }
-#line 1756 "grammar/lexer.c"
-yy73:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'a': goto yy102;
-		default: goto yy29;
+		case 'z': goto yy30;
+		default: goto yy65;
 	}
 yy74:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy103;
-		default: goto yy29;
+		case 'l': goto yy110;
+		default: goto yy31;
 	}
 yy75:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'i': goto yy105;
-		case 's': goto yy106;
-		default: goto yy29;
+		case 'n': goto yy111;
+		default: goto yy31;
 	}
 yy76:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy107;
-		default: goto yy29;
+		case 'u': goto yy112;
+		default: goto yy31;
 	}
 yy77:
-	yyaccept = 5;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy64;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy28;
-		default: goto yy78;
-	}
+	++lx->cur;
+#line 927 "grammar/lexer.re"
+	{ lx->line++; lx->line_start = lx->cur; continue; }
+#line 1729 "grammar/lexer.c"
 yy78:
-#line 942 "grammar/lexer.re"
-	{ return IF; }
-#line 1859 "grammar/lexer.c"
-yy79:
-	yyaccept = 6;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case '.': goto yy64;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy28;
-		default: goto yy80;
+		case '\n': goto yy77;
+		default: goto yy65;
 	}
-yy80:
-#line 941 "grammar/lexer.re"
-	{ return IN; }
-#line 1933 "grammar/lexer.c"
-yy81:
+yy79:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'm': goto yy109;
-		default: goto yy29;
+		case 'd': goto yy113;
+		default: goto yy31;
 	}
+yy80:
+	yyaccept = 4;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		case 's': goto yy115;
+		default: goto yy81;
+	}
+yy81:
+#line 947 "grammar/lexer.re"
+	{ return AS; }
+#line 1816 "grammar/lexer.c"
 yy82:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy110;
-		default: goto yy29;
+		case 'e': goto yy116;
+		default: goto yy31;
 	}
 yy83:
-	yyaccept = 7;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy64;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy28;
-		default: goto yy84;
+		case 'a': goto yy117;
+		default: goto yy31;
 	}
 yy84:
-#line 949 "grammar/lexer.re"
-	{ return OR; }
-#line 2021 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'n': goto yy118;
+		default: goto yy31;
+	}
 yy85:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy112;
-		default: goto yy29;
+		case 'f': goto yy119;
+		default: goto yy31;
 	}
 yy86:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy113;
-		default: goto yy29;
+		case 'i': goto yy121;
+		case 's': goto yy122;
+		default: goto yy31;
 	}
 yy87:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy114;
-		default: goto yy29;
+		case 'r': goto yy123;
+		default: goto yy31;
 	}
 yy88:
-	yyaccept = 0;
+	yyaccept = 5;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
+		case '.': goto yy73;
 		case '0':
-		case '1': goto yy88;
-		case '_': goto yy89;
-		default: goto yy22;
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy89;
 	}
 yy89:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1': goto yy88;
-		default: goto yy56;
-	}
+#line 943 "grammar/lexer.re"
+	{ return IF; }
+#line 1933 "grammar/lexer.c"
 yy90:
-	yych = *++lx->cur;
+	yyaccept = 6;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -2067,56 +1944,85 @@ yy90:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy91;
-		default: goto yy56;
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy91;
 	}
 yy91:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy91;
-		default: goto yy53;
-	}
+#line 942 "grammar/lexer.re"
+	{ return IN; }
+#line 2007 "grammar/lexer.c"
 yy92:
-	yyaccept = 0;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7': goto yy92;
-		case '_': goto yy93;
-		default: goto yy22;
+		case 'm': goto yy125;
+		default: goto yy31;
 	}
 yy93:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7': goto yy92;
-		default: goto yy56;
+		case 't': goto yy126;
+		default: goto yy31;
 	}
 yy94:
-	yyaccept = 0;
+	yyaccept = 7;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -2133,166 +2039,111 @@ yy94:
 		case 'D':
 		case 'E':
 		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
 		case 'a':
 		case 'b':
 		case 'c':
 		case 'd':
 		case 'e':
-		case 'f': goto yy94;
-		case '_': goto yy95;
-		default: goto yy22;
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy95;
 	}
 yy95:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy94;
-		default: goto yy56;
-	}
+#line 950 "grammar/lexer.re"
+	{ return OR; }
+#line 2095 "grammar/lexer.c"
 yy96:
-	yyaccept = 0;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy96;
-		case '_': goto yy60;
-		default: goto yy22;
+		case 's': goto yy128;
+		default: goto yy31;
 	}
 yy97:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy115;
-		default: goto yy29;
+		case 't': goto yy129;
+		default: goto yy31;
 	}
 yy98:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy116;
-		default: goto yy29;
+		case 'i': goto yy130;
+		default: goto yy31;
 	}
 yy99:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy118;
-		default: goto yy29;
+		case 't': goto yy131;
+		default: goto yy31;
 	}
 yy100:
-	yyaccept = 8;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy64;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy28;
-		default: goto yy101;
-	}
+	++lx->cur;
+#line 984 "grammar/lexer.re"
+	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
+#line 2128 "grammar/lexer.c"
 yy101:
-#line 948 "grammar/lexer.re"
-	{ return AND; }
-#line 2284 "grammar/lexer.c"
-yy102:
-	yyaccept = 1;
+	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy120;
-		default: goto yy29;
+		case '0':
+		case '1': goto yy101;
+		case '_': goto yy102;
+		default: goto yy24;
+	}
+yy102:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1': goto yy101;
+		default: goto yy65;
 	}
 yy103:
-	yyaccept = 9;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case '.': goto yy64;
 		case '0':
 		case '1':
 		case '2':
@@ -2302,85 +2153,56 @@ yy103:
 		case '6':
 		case '7':
 		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy28;
-		default: goto yy104;
+		case '9': goto yy104;
+		default: goto yy65;
 	}
 yy104:
-#line 936 "grammar/lexer.re"
-	{ return DEF; }
-#line 2365 "grammar/lexer.c"
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy104;
+		default: goto yy60;
+	}
 yy105:
-	yyaccept = 1;
+	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy121;
-		default: goto yy29;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7': goto yy105;
+		case '_': goto yy106;
+		default: goto yy24;
 	}
 yy106:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case 'e': goto yy123;
-		default: goto yy29;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7': goto yy105;
+		default: goto yy65;
 	}
 yy107:
-	yyaccept = 10;
+	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy64;
 		case '0':
 		case '1':
 		case '2':
@@ -2397,328 +2219,187 @@ yy107:
 		case 'D':
 		case 'E':
 		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
 		case 'a':
 		case 'b':
 		case 'c':
 		case 'd':
 		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy28;
-		default: goto yy108;
+		case 'f': goto yy107;
+		case '_': goto yy108;
+		default: goto yy24;
 	}
 yy108:
-#line 940 "grammar/lexer.re"
-	{ return FOR; }
-#line 2453 "grammar/lexer.c"
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f': goto yy107;
+		default: goto yy65;
+	}
 yy109:
+	yyaccept = 0;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy109;
+		case '_': goto yy69;
+		default: goto yy24;
+	}
+yy110:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'b': goto yy125;
-		default: goto yy29;
-	}
-yy110:
-	yyaccept = 11;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy64;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy28;
-		default: goto yy111;
+		case 's': goto yy132;
+		default: goto yy31;
 	}
 yy111:
-#line 950 "grammar/lexer.re"
-	{ return NOT; }
-#line 2534 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy133;
+		default: goto yy31;
+	}
 yy112:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy126;
-		default: goto yy29;
+		case 'e': goto yy135;
+		default: goto yy31;
 	}
 yy113:
-	yyaccept = 1;
+	yyaccept = 8;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'u': goto yy128;
-		default: goto yy29;
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy114;
 	}
 yy114:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'h': goto yy129;
-		default: goto yy29;
-	}
+#line 949 "grammar/lexer.re"
+	{ return AND; }
+#line 2370 "grammar/lexer.c"
 yy115:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy131;
-		default: goto yy29;
+		case 'e': goto yy137;
+		default: goto yy31;
 	}
 yy116:
-	yyaccept = 12;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy64;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy28;
-		default: goto yy117;
-	}
-yy117:
-#line 953 "grammar/lexer.re"
-	{ return NONE; }
-#line 2636 "grammar/lexer.c"
-yy118:
-	yyaccept = 13;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy64;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy28;
-		default: goto yy119;
-	}
-yy119:
-#line 951 "grammar/lexer.re"
-	{ return TRUE; }
-#line 2710 "grammar/lexer.c"
-yy120:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy133;
-		default: goto yy29;
+		case 'a': goto yy138;
+		default: goto yy31;
 	}
-yy121:
-	yyaccept = 14;
+yy117:
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy64;
+		case 's': goto yy139;
+		default: goto yy31;
+	}
+yy118:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 't': goto yy140;
+		default: goto yy31;
+	}
+yy119:
+	yyaccept = 9;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -2781,18 +2462,32 @@ yy121:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy28;
-		default: goto yy122;
+		case 'z': goto yy30;
+		default: goto yy120;
+	}
+yy120:
+#line 937 "grammar/lexer.re"
+	{ return DEF; }
+#line 2472 "grammar/lexer.c"
+yy121:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'f': goto yy141;
+		default: goto yy31;
 	}
 yy122:
-#line 943 "grammar/lexer.re"
-	{ return ELIF; }
-#line 2791 "grammar/lexer.c"
-yy123:
-	yyaccept = 15;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy64;
+		case 'e': goto yy143;
+		default: goto yy31;
+	}
+yy123:
+	yyaccept = 10;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -2855,25 +2550,25 @@ yy123:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy28;
+		case 'z': goto yy30;
 		default: goto yy124;
 	}
 yy124:
-#line 944 "grammar/lexer.re"
-	{ return ELSE; }
-#line 2865 "grammar/lexer.c"
+#line 941 "grammar/lexer.re"
+	{ return FOR; }
+#line 2560 "grammar/lexer.c"
 yy125:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'd': goto yy135;
-		default: goto yy29;
+		case 'b': goto yy145;
+		default: goto yy31;
 	}
 yy126:
-	yyaccept = 16;
+	yyaccept = 11;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy64;
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -2936,173 +2631,53 @@ yy126:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy28;
+		case 'z': goto yy30;
 		default: goto yy127;
 	}
 yy127:
-#line 939 "grammar/lexer.re"
-	{ return PASS; }
-#line 2946 "grammar/lexer.c"
+#line 951 "grammar/lexer.re"
+	{ return NOT; }
+#line 2641 "grammar/lexer.c"
 yy128:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy136;
-		default: goto yy29;
+		case 's': goto yy146;
+		default: goto yy31;
 	}
 yy129:
-	yyaccept = 17;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy64;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy28;
-		default: goto yy130;
+		case 'u': goto yy148;
+		default: goto yy31;
 	}
 yy130:
-#line 945 "grammar/lexer.re"
-	{ return WITH; }
-#line 3027 "grammar/lexer.c"
-yy131:
-	yyaccept = 18;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy64;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy28;
-		default: goto yy132;
+		case 'l': goto yy149;
+		default: goto yy31;
+	}
+yy131:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'h': goto yy150;
+		default: goto yy31;
 	}
 yy132:
-#line 952 "grammar/lexer.re"
-	{ return FALSE; }
-#line 3101 "grammar/lexer.c"
-yy133:
-	yyaccept = 19;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy64;
+		case 'e': goto yy152;
+		default: goto yy31;
+	}
+yy133:
+	yyaccept = 12;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -3165,32 +2740,592 @@ yy133:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy28;
+		case 'z': goto yy30;
 		default: goto yy134;
 	}
 yy134:
-#line 937 "grammar/lexer.re"
-	{ return CLASS; }
-#line 3175 "grammar/lexer.c"
+#line 954 "grammar/lexer.re"
+	{ return NONE; }
+#line 2750 "grammar/lexer.c"
 yy135:
-	yyaccept = 1;
+	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy137;
-		default: goto yy29;
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy136;
 	}
 yy136:
+#line 952 "grammar/lexer.re"
+	{ return TRUE; }
+#line 2824 "grammar/lexer.c"
+yy137:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy139;
-		default: goto yy29;
+		case 'r': goto yy154;
+		default: goto yy31;
 	}
-yy137:
+yy138:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'k': goto yy155;
+		default: goto yy31;
+	}
+yy139:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 's': goto yy157;
+		default: goto yy31;
+	}
+yy140:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'i': goto yy159;
+		default: goto yy31;
+	}
+yy141:
+	yyaccept = 14;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy142;
+	}
+yy142:
+#line 944 "grammar/lexer.re"
+	{ return ELIF; }
+#line 2926 "grammar/lexer.c"
+yy143:
+	yyaccept = 15;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy144;
+	}
+yy144:
+#line 945 "grammar/lexer.re"
+	{ return ELSE; }
+#line 3000 "grammar/lexer.c"
+yy145:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'd': goto yy160;
+		default: goto yy31;
+	}
+yy146:
+	yyaccept = 16;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy147;
+	}
+yy147:
+#line 940 "grammar/lexer.re"
+	{ return PASS; }
+#line 3081 "grammar/lexer.c"
+yy148:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'r': goto yy161;
+		default: goto yy31;
+	}
+yy149:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy162;
+		default: goto yy31;
+	}
+yy150:
+	yyaccept = 17;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy151;
+	}
+yy151:
+#line 946 "grammar/lexer.re"
+	{ return WITH; }
+#line 3169 "grammar/lexer.c"
+yy152:
+	yyaccept = 18;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy153;
+	}
+yy153:
+#line 953 "grammar/lexer.re"
+	{ return FALSE; }
+#line 3243 "grammar/lexer.c"
+yy154:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 't': goto yy164;
+		default: goto yy31;
+	}
+yy155:
+	yyaccept = 19;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy156;
+	}
+yy156:
+#line 956 "grammar/lexer.re"
+	{ return BREAK; }
+#line 3324 "grammar/lexer.c"
+yy157:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy64;
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -3253,18 +3388,39 @@ yy137:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy28;
-		default: goto yy138;
+		case 'z': goto yy30;
+		default: goto yy158;
 	}
-yy138:
-#line 947 "grammar/lexer.re"
-	{ return LAMBDA; }
-#line 3263 "grammar/lexer.c"
-yy139:
+yy158:
+#line 938 "grammar/lexer.re"
+	{ return CLASS; }
+#line 3398 "grammar/lexer.c"
+yy159:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'n': goto yy166;
+		default: goto yy31;
+	}
+yy160:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'a': goto yy167;
+		default: goto yy31;
+	}
+yy161:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'n': goto yy169;
+		default: goto yy31;
+	}
+yy162:
 	yyaccept = 21;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy64;
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -3327,15 +3483,325 @@ yy139:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy28;
-		default: goto yy140;
+		case 'z': goto yy30;
+		default: goto yy163;
 	}
-yy140:
-#line 938 "grammar/lexer.re"
+yy163:
+#line 955 "grammar/lexer.re"
+	{ return WHILE; }
+#line 3493 "grammar/lexer.c"
+yy164:
+	yyaccept = 22;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy165;
+	}
+yy165:
+#line 958 "grammar/lexer.re"
+	{ return ASSERT; }
+#line 3567 "grammar/lexer.c"
+yy166:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'u': goto yy171;
+		default: goto yy31;
+	}
+yy167:
+	yyaccept = 23;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy168;
+	}
+yy168:
+#line 948 "grammar/lexer.re"
+	{ return LAMBDA; }
+#line 3648 "grammar/lexer.c"
+yy169:
+	yyaccept = 24;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy170;
+	}
+yy170:
+#line 939 "grammar/lexer.re"
 	{ return RETURN; }
-#line 3337 "grammar/lexer.c"
+#line 3722 "grammar/lexer.c"
+yy171:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy172;
+		default: goto yy31;
+	}
+yy172:
+	yyaccept = 25;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy173;
+	}
+yy173:
+#line 957 "grammar/lexer.re"
+	{ return CONTINUE; }
+#line 3803 "grammar/lexer.c"
 }
-#line 1006 "grammar/lexer.re"
+#line 1017 "grammar/lexer.re"
 
     }
 }

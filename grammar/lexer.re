@@ -716,8 +716,9 @@ static int is_keyword(const unsigned char *p, size_t n)
         { "def", 3 }, { "class", 5 }, { "return", 6 }, { "pass", 4 }, { "for", 3 }, { "in", 2 },
         { "if", 2 }, { "elif", 4 }, { "else", 4 }, { "with", 4 }, { "as", 2 }, { "lambda", 6 },
         { "and", 3 }, { "or", 2 }, { "not", 3 }, { "True", 4 }, { "False", 5 }, { "None", 4 },
+        { "while", 5 }, { "break", 5 }, { "continue", 8 }, { "assert", 6 },
     };
-    if (n < 2 || n > 6)
+    if (n < 2 || n > 8)
         return 0;
     for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
         if (kw[i].n == n && kw[i].s[0] == p[0] && memcmp(kw[i].s, p, n) == 0)
@@ -951,6 +952,10 @@ static int scan(Lexer *lx, YYSTYPE *val)
         "True" { return TRUE; }
         "False" { return FALSE; }
         "None" { return NONE; }
+        "while" { return WHILE; }
+        "break" { return BREAK; }
+        "continue" { return CONTINUE; }
+        "assert" { return ASSERT; }
         id ("." id)* {
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -972,6 +977,12 @@ static int scan(Lexer *lx, YYSTYPE *val)
         flt { return scan_float(lx, val); }
         ["'] { return scan_string(lx, val, lx->tok[0]); }
         "->" { return ARROW; }
+        "+=" { val->op = OP_ADD; return AUGASSIGN; }
+        "-=" { val->op = OP_SUB; return AUGASSIGN; }
+        "*=" { val->op = OP_MUL; return AUGASSIGN; }
+        "/=" { val->op = OP_DIV; return AUGASSIGN; }
+        "//=" { val->op = OP_FLOORDIV; return AUGASSIGN; }
+        "%=" { val->op = OP_MOD; return AUGASSIGN; }
         "//" { return FLOORDIV; }
         "**" { return POW; }
         "==" { return EQ; }

@@ -94,13 +94,16 @@ int split_args(Reader *R, const Sx *call, Args *out)
     for (int i = 0; i < l->n; i++) {
         Sym *k = l->keys ? l->keys[i] : NULL;
         if (k) {
-            if (out->nkw == 16)
-                return ERR(R, l->items[i]->loc, "too many keyword arguments (limit 16)");
+            if (out->nkw == MAX_CALL_ARGS)
+                return ERR(R, l->items[i]->loc, "too many keyword arguments (limit %d)", MAX_CALL_ARGS);
             out->kw[out->nkw] = k;
             out->kwv[out->nkw++] = l->items[i];
         } else {
-            if (out->npos == 16)
-                return ERR(R, l->items[i]->loc, "too many arguments (limit 16)");
+            if (l->items[i]->kind == SX_STAR)
+                return ERR(R, l->items[i]->loc, "*%s: an argument is unpacked only in T.grid(*B.shape)",
+                           l->items[i]->u.bin.a->kind == SX_NAME ? l->items[i]->u.bin.a->u.name->str : "...");
+            if (out->npos == MAX_CALL_ARGS)
+                return ERR(R, l->items[i]->loc, "too many arguments (limit %d)", MAX_CALL_ARGS);
             out->pos[out->npos++] = l->items[i];
         }
     }

@@ -1535,6 +1535,8 @@ static const SNode *stmt(Compiled *c, const Stmt *st)
         *list = g;
         return s;
     }
+    case S_LOWERED:
+        break;   /* compile refuses the function first */
     }
     return cerr(c, st->loc, "the interpreter cannot run this statement"), NULL;
 }
@@ -1599,6 +1601,9 @@ static Compiled *compile(Func *f, int batches, InterpError *err)
         if (c->param_buf[i] < 0)
             cerr(c, f->pparams[i].var ? f->pparams[i].var->loc : f->loc,
                  "the interpreter passes buffers only; parameter %d of %s is a scalar", i, f->name->str);
+    const char *what = tir_unhandled(f);
+    if (what)
+        cerr(c, f->loc, "the interpreter does not run %s (in %s); lopt reads and prints it", what, f->name->str);
     if (!c->failed)
         c->body = f->body ? stmt(c, f->body) : snode(c, s_nop, f->loc);
     if (c->failed || !c->body) {

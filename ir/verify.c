@@ -215,6 +215,8 @@ static void texpr(Verifier *V, const Expr *e)
 static void declare_buffer(Verifier *V, Buffer *b)
 {
     b->mark = V->live;
+    if (b->data)
+        b->data->mark = V->live;   /* B.data is in scope with B */
     for (int i = 0; i < b->ndim; i++)
         texpr(V, b->shape[i]);
     /* the reader's rule, kept by every pass that reshapes a buffer */
@@ -342,6 +344,11 @@ static void tstmt(Verifier *V, const Stmt *s)
     case S_LET:
         texpr(V, s->u.let.value);
         enter(V, s->u.let.var);
+        break;
+    case S_LOWERED:
+        texprs(V, s->u.low.args, s->u.low.nargs);
+        if (s->u.low.body)
+            tstmt(V, s->u.low.body);
         break;
     }
 }
