@@ -524,8 +524,10 @@ static int decorator_kind(Reader *R, const Sx *d, Func *f)
         /* s_tir=True marks a PrimFunc of schedulable blocks (TVM's tvm.s_tir);
          * every PrimFunc lopt reads may hold blocks, so it only needs checking. */
         Sx *stir = *k == F_PRIM ? kwarg(&a, "s_tir") : NULL;
+        /* check_well_formed=False: lopt verifies every function it reads either way */
+        Sx *wf = kwarg(&a, "check_well_formed");
         if (check_kwargs(R, &a, n) || bool_kwarg(R, p, "private") || bool_kwarg(R, stir, "s_tir") ||
-            bool_kwarg(R, pure, "pure"))
+            bool_kwarg(R, pure, "pure") || bool_kwarg(R, wf, "check_well_formed"))
             return -1;
         f->is_private = p && p->kind == SX_TRUE;
         f->is_impure = pure && pure->kind == SX_FALSE;

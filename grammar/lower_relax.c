@@ -459,6 +459,17 @@ static int const_store(Reader *R, Expr *c, int64_t i, const Expr *lit, Loc loc)
     return 0;
 }
 
+/* float("inf"), float("-inf"), float("nan"): Python's spelling of the
+ * floats without a literal, as the string inside it. */
+static const Sx *python_float(Reader *R, const Sx *e)
+{
+    const char *fn = call_name(R, e);
+    if (fn && streq(fn, "float") && e->u.call.args.n == 1 && !(e->u.call.args.keys && e->u.call.args.keys[0]) &&
+        e->u.call.args.items[0]->kind == SX_STR)
+        return e->u.call.args.items[0];
+    return e;
+}
+
 static int const_fill(Reader *R, const Sx *e, Expr *c, int64_t *at)
 {
     if (e->kind == SX_LIST || e->kind == SX_TUPLE) {
@@ -469,6 +480,7 @@ static int const_fill(Reader *R, const Sx *e, Expr *c, int64_t *at)
     }
     /* the literal on the stack: an element costs no node of the module's arena */
     Expr lit;
+    e = python_float(R, e);
     const Sx *v = e->kind == SX_UNARY && e->u.bin.op == OP_NEG ? e->u.bin.a : e;
     double sign = v == e ? 1 : -1, special;
     memset(&lit, 0, sizeof lit);
@@ -498,6 +510,7 @@ static Expr *lower_const(Reader *R, const Sx *e)
     Sx *v = a.pos[0], *dt = arg(&a, 1, "dtype");
     if (check_kwargs(R, &a, "R.const"))
         return NULL;
+    v = (Sx *)python_float(R, v);
     Expr *x = expr_new(R->a, E_CONST, e->loc);
     int64_t shape[OP_MAX_RANK], n = 0;
     int ndim = 0;
@@ -746,6 +759,20 @@ static Expr *lower_tvm_device(Reader *R, const Sx *e, const char *name)
     return x;
 }
 
+/* R.prim_value(3) as 3, in an attribute and in its tuples and lists. */
+static void unwrap_prim_values(Expr **v)
+{
+    Expr *x = *v;
+    if (x->kind == E_TUPLE || x->kind == E_LIST) {
+        for (int i = 0; i < x->u.list.n; i++)
+            unwrap_prim_values(&x->u.list.items[i]);
+    } else if (x->kind == E_CALL && !x->u.call.callee && strcmp(x->u.call.op->str, "R.prim_value") == 0 &&
+               x->u.call.nargs == 1 && x->u.call.nkw == 0 &&
+               (x->u.call.args[0]->kind == E_INT || x->u.call.args[0]->kind == E_FLOAT)) {
+        *v = x->u.call.args[0];
+    }
+}
+
 static Expr *lower_rcall(Reader *R, const Sx *e)
 {
     const char *name = call_name(R, e);
@@ -794,15 +821,10 @@ static Expr *lower_rcall(Reader *R, const Sx *e)
     Expr *x = lower_call(R, e, name, lower_rexpr);
     if (x && positional_attrs(R, x))
         return NULL;
-    /* pad_value=R.prim_value(T.float32(0)), as TVM prints a layout_transform's
-     * pad value: the number itself */
-    for (int i = 0; x && i < x->u.call.nkw; i++) {
-        Expr **v = &x->u.call.args[x->u.call.nargs + i];
-        if (streq(x->u.call.kw[i]->str, "pad_value") && (*v)->kind == E_CALL &&
-            strcmp((*v)->u.call.op->str, "R.prim_value") == 0 && (*v)->u.call.nargs == 1 && (*v)->u.call.nkw == 0 &&
-            ((*v)->u.call.args[0]->kind == E_INT || (*v)->u.call.args[0]->kind == E_FLOAT))
-            *v = (*v)->u.call.args[0];
-    }
+    /* pad_value=R.prim_value(T.float32(0)), begin=(R.prim_value(1),): how
+     * TVM prints an operator's attributes, read as the numbers themselves */
+    for (int i = 0; x && op_find(name) && i < x->u.call.nkw; i++)
+        unwrap_prim_values(&x->u.call.args[x->u.call.nargs + i]);
     return x;
 }
 
@@ -1236,9 +1258,10 @@ int relax_stmt(Reader *R, Ctx *c, const St *st)
         return ERR(R, st->loc, "R.output(...) is only allowed at the end of a dataflow block");
     if (st->kind == ST_EXPR && st->u.expr->kind == SX_CALL) {
         /* a call made for its effect: bound to _, as in _ = cls.f(x, y) */
-        if (!f->is_impure)
+        if (!f->is_impure && !func_force_pure(f))
             return ERR(R, st->loc, "a call whose value is not bound has no effect in a pure function; "
-                                   "bind it, or declare the function @R.function(pure=False)");
+                                   "bind it, declare the function @R.function(pure=False), or give it "
+                                   "R.func_attr({\"relax.force_pure\": True})");
         if (!c->block) {
             c->block = new_block(R, f, 0, st->loc);
             c->cap = 0;

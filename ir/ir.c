@@ -427,3 +427,15 @@ const char *tir_unhandled(const Func *f)
 {
     return f->kind == F_PRIM ? stmt_unhandled(f->body) : NULL;
 }
+
+int func_force_pure(const Func *f)
+{
+    const Expr *d = f->attrs;
+    if (!d || d->kind != E_DICT)
+        return 0;
+    for (int i = 0; i < d->u.dict.n; i++)
+        if (d->u.dict.keys[i]->kind == E_STR && streq(d->u.dict.keys[i]->u.str.s, "relax.force_pure"))
+            return d->u.dict.vals[i]->kind == E_BOOL ? d->u.dict.vals[i]->u.b
+                 : d->u.dict.vals[i]->kind == E_INT && d->u.dict.vals[i]->u.i.v != 0;
+    return 0;
+}

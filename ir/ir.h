@@ -342,6 +342,10 @@ StructInfo *tensor_sinfo_new(Arena *a, DType dt, int ndim, const int64_t *shape,
  * loop with step=, B.data, a match_buffer of a region, ...), as its
  * TVMScript spelling, or NULL. */
 const char *tir_unhandled(const Func *f);
+/* Whether a Relax function says R.func_attr({"relax.force_pure": True}):
+ * pure to its callers, though it may call for effects inside (a PrimFunc
+ * called directly on its outputs, a call not bound). */
+int func_force_pure(const Func *f);
 
 int ir_verify(Module *m, Source *src);
 /* ir_verify, and warnings (errors when strict) of what is legal but likely

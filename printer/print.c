@@ -407,6 +407,11 @@ static int shortest_digits(char *buf, double v, DType dt)
  * float64 as any double). */
 static void const_float(Printer *p, double v, DType dt)
 {
+    if (p->tvm && (isnan(v) || isinf(v))) {
+        /* TVM reads Python: float("inf") */
+        put(p, isnan(v) ? "float(\"nan\")" : v < 0 ? "float(\"-inf\")" : "float(\"inf\")");
+        return;
+    }
     if (dt == DT_FLOAT64 || isnan(v) || isinf(v)) {
         float_lit(p, v, DT_VOID);
         return;
