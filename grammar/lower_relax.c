@@ -1274,6 +1274,9 @@ int relax_stmt(Reader *R, Ctx *c, const St *st)
         as.u.assign.value = st->u.expr;
         return lower_binding(R, c->block, &c->cap, &as, 0);
     }
+    if (st->kind == ST_WHILE || st->kind == ST_BREAK || st->kind == ST_CONTINUE || st->kind == ST_ASSERT)
+        return ERR(R, st->loc, "'%s' is a statement of a prim_func (lowered TIR), not of a Relax function",
+                   st->kind == ST_WHILE ? "while" : st->kind == ST_BREAK ? "break" : st->kind == ST_CONTINUE ? "continue" : "assert");
     return ERR(R, st->loc, "expected a binding, a dataflow block or return in a Relax function");
 }
 
