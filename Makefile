@@ -3,6 +3,7 @@
 #   make check      build with -Werror and sanitizers, run the tests (a few minutes)
 #   make check-slow the slow cases make check leaves out (testsuite/slow.list),
 #                   and the execution tests under ThreadSanitizer (check-threads)
+#   make check-browser  the HTML report (--report) in headless Chromium, screenshots in build/browser/
 #   make check-flatten  every PrimFunc of testsuite/ and examples/ through flatten
 #   make check-transform-layout  every buffer parameter of the suite through transform-layout
 #   make coverage   line coverage of grammar/ ir/ printer/ passes/ cli/ with lcov
@@ -93,7 +94,7 @@ build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/layout/pla
 # its progress; the golden tests (testsuite/run.sh) share themselves out
 # among the cores too.
 CHECKS = check-unit check-golden check-fixed-point check-ops-table check-man check-batch check-numpy check-ops-diff \
-         check-int8 check-weight-layout check-models
+         check-int8 check-report check-weight-layout check-models
 check: $(CHECKS)
 	@echo "make check: all passed"
 
@@ -135,6 +136,9 @@ check-ops-diff: build/lopt-check
 check-int8: build/lopt-check
 	$(PYTHON) testsuite/int8_conv_check.py build/lopt-check
 
+check-report: build/lopt-check
+	$(PYTHON) testsuite/report/check_report.py build/lopt-check
+
 check-weight-layout: build/lopt-check
 	$(PYTHON) testsuite/fuzz/fuzz_weight_layout.py --lopt build/lopt-check --cases 100
 
@@ -144,6 +148,11 @@ check-models: build/lopt-check
 # The cases too slow for the loop above (testsuite/slow.list: the texture
 # convolutions, about 5 minutes under the sanitizers); CI runs them too.
 # Every PrimFunc of the suite through flatten (about a minute with ./lopt).
+# the report in headless Chromium (apt-get install chromium graphviz; .ci/run does):
+# every example's and ResNet-50's page, its DOM, console, requests and a screenshot
+check-browser: build/lopt-check
+	$(PYTHON) testsuite/report/browser.py build/lopt-check build/browser
+
 check-flatten: lopt
 	LOPT=$(CURDIR)/lopt sh testsuite/flatten_all.sh
 
@@ -227,4 +236,4 @@ install: lopt
 clean:
 	rm -rf lopt build
 
-.PHONY: all check $(CHECKS) check-flatten check-transform-layout check-slow check-threads coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
+.PHONY: all check $(CHECKS) check-browser check-flatten check-transform-layout check-slow check-threads coverage fuzz fuzz-map fuzz-models fuzz-ops install clean

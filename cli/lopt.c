@@ -20,6 +20,7 @@
 #include "../passes/pass.h"
 #include "../printer/dot.h"
 #include "../printer/print.h"
+#include "../printer/report.h"
 #include "expect.h"
 
 #ifndef LOPT_VERSION
@@ -50,6 +51,7 @@ typedef struct Options {
     int tvm_style;            /* --print-style=tvm */
     int emit_given;
     int explain;              /* --explain: passes say what they moved, folded or left */
+    const char *report;       /* --report=FILE.html: the page of the pipeline */
     int run;                  /* --run: execute main instead of printing */
     int verify_exec;          /* --verify-exec[=ulp:N] */
     int no_exec_cache;        /* --no-exec-cache: every run of main executes every call */
@@ -127,6 +129,10 @@ static void help(FILE *out)
           "                      s_tir=True, the import header)\n"
           "  --explain           the layout passes print to standard error, for every\n"
           "                      rewrite they moved, folded or left, where and why\n"
+          "  --report=FILE.html  also write one self-contained HTML page of the pipeline:\n"
+          "                      times, rewrites, each pass's module as a diff, --explain\n"
+          "                      lines linked to bindings, --verify-exec results, and the\n"
+          "                      graphs before and after (drawn when Graphviz is installed)\n"
           "  --run               run main (after the passes) and print its outputs\n"
           "                      (shape, dtype, checksum, first values) instead of the module\n"
           "  --seed N            seed for the inputs that --input does not give (default 1)\n"
@@ -377,6 +383,11 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
         return usage(o, "--emit takes text or dot, as in --emit=dot; not '%s'", a);
     } else if (strcmp(a, "--explain") == 0) {
         o->explain = 1;
+    } else if (strncmp(a, "--report", 8) == 0 && (a[8] == '=' || a[8] == 0)) {
+        /* only --report=FILE: "--report model.tir" must not write over the model */
+        o->report = a[8] ? a + 9 : "";
+        if (!o->report[0])
+            return usage(o, "%s", "--report needs a file name after '=', as in --report=pipeline.html");
     } else if (a[0] == '-' && a[1] != 0) {
         return usage(o, "unknown option '%s'", a);
     } else {
@@ -427,6 +438,12 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage(o, "--print-before names '%s', which the pipeline (--pass) does not run", unrun);
     if ((unrun = not_run(o->print_after, o)))
         return usage(o, "--print-after names '%s', which the pipeline (--pass) does not run", unrun);
+    if (o->report && (o->map || o->split_input))
+        return usage(o, "%s", o->map ? "--report shows a pipeline: --map reads no module" :
+                     "--report cannot be combined with --split-input-file: it shows one module's pipeline");
+    if (o->report && ((o->input && strcmp(o->report, o->input) == 0) ||
+                      (o->output && strcmp(o->report, o->output) == 0)))
+        return usage(o, "--report=%s would write over the input or the output", o->report);
     if (o->split_input && o->output_dir)
         return usage(o, "%s", "--output-dir cannot be combined with --split-input-file: every module would write "
                      "the same files");
@@ -535,6 +552,8 @@ typedef struct Exec {
     int outputs;          /* tensors compared after each */
     int inexact;          /* some matched within the ulp tolerance only */
     Memo *memo;           /* --verify-exec: calls of earlier runs, replayed (interp/memo.h) */
+    char *note;           /* where check_exec says what it compared (PassCtx.after_note), or NULL */
+    size_t note_cap;
     int64_t par_loops;    /* loops the runs split over threads (-j) */
 } Exec;
 
@@ -932,7 +951,7 @@ static int check_exec(Module *m, const char *pass, void *data)
     }
     int na, nb;
     Tensor **a = flat_tensors(x->reference, &na), **b = flat_tensors(now, &nb);
-    int status = 0;
+    int status = 0, inexact = 0;
     if (!a || !b) {
         fail(x->src, "out of memory");
         status = -1;
@@ -947,7 +966,7 @@ static int check_exec(Module *m, const char *pass, void *data)
         int r = tensor_compare(a[i], b[i], 0, &at);
         if (r == 1 && x->o->ulp > 0 && tensor_compare(a[i], b[i], x->o->ulp, &at) == 0) {
             r = 0;
-            x->inexact = 1;
+            x->inexact = inexact = 1;
         }
         if (r == 2) {
             fail(x->src, "pass '%s' changed the shape or dtype of %s", pass, name);
@@ -966,6 +985,11 @@ static int check_exec(Module *m, const char *pass, void *data)
     if (!status) {
         x->checked++;
         x->outputs = na;
+        if (x->note)
+            snprintf(x->note, x->note_cap, "%d output%s, within %lld ULP", na, na == 1 ? "" : "s",
+                     inexact ? (long long)x->o->ulp : 0LL);
+        if (x->note && !inexact)
+            snprintf(x->note, x->note_cap, "%d output%s, bit-exact", na, na == 1 ? "" : "s");
     }
     return status;
 }
@@ -1013,6 +1037,10 @@ static int run_pipeline(Options *o, Source *src, Module *m, Exec *x, Timing *tm)
                     .print_after = o->print_after, .print_changed = o->print_changed,
                     .times = tm->steps, .explain = o->explain ? stderr : NULL, .read_map = read_option_map };
     double t0 = seconds();
+    Report report = { 0 };
+    ctx.report = o->report ? &report : NULL;
+    x->note = ctx.after_note;
+    x->note_cap = sizeof ctx.after_note;
     if (o->verify_exec) {
         ctx.after_pass = check_exec;
         ctx.after_data = x;
@@ -1021,7 +1049,18 @@ static int run_pipeline(Options *o, Source *src, Module *m, Exec *x, Timing *tm)
         if (run_main(x, m, &x->reference))
             return EXIT_INPUT;
     }
-    if (pipeline_run(&o->pipeline, m, &ctx))
+    int failed = pipeline_run(&o->pipeline, m, &ctx);
+    x->note = NULL;
+    if (o->report) {
+        FILE *f = fopen(o->report, "w");
+        int bad = !f || report_write(&report, f);
+        if ((f && fclose(f)) || bad) {
+            fail(src, "cannot write the report '%s': %s", o->report, strerror(errno));
+            failed = 1;
+        }
+        report_free(&report);
+    }
+    if (failed)
         return EXIT_INPUT;
     if (o->verify_exec) {
         Tensor *ts[1];
@@ -1084,7 +1123,7 @@ static int process(Options *o, Source *src, Timing *tm, FILE **out)
     constants_close(&k);
     int status = !m || ir_verify_input(m, src, o->strict) ? EXIT_INPUT : 0;
     tm->read += seconds() - t;
-    Exec x = { o, src, NULL, 0, NULL, 0, 0, 0, NULL, 0 };
+    Exec x = { o, src, NULL, 0, NULL, 0, 0, 0, NULL, NULL, 0, 0 };
     if (!status)
         status = run_pipeline(o, src, m, &x, tm);
     exec_cache_done(&x, tm);

@@ -17,7 +17,10 @@ typedef struct Printer {
     int indent;
     int tvm;          /* --print-style=tvm: the spellings current TVM reads */
     const Module *m;  /* the module being printed (local functions need its name) */
+    const Func *func; /* the Relax function being printed */
     size_t len;
+    size_t flushed;   /* bytes written to out before buf */
+    PrintMarks *marks;   /* print_module_marked: where bindings and functions start */
     unsigned long flushes;
     const StructInfo *si_last;   /* the last tensor type printed, whose text is si_text */
     size_t si_len;
@@ -36,6 +39,7 @@ typedef struct Printer {
 static void flush(Printer *p)
 {
     fwrite(p->buf, 1, p->len, p->out);
+    p->flushed += p->len;
     p->len = 0;
     p->flushes++;
 }
@@ -46,6 +50,7 @@ static void put_n(Printer *p, const char *s, size_t n)
         flush(p);
         if (n > sizeof p->buf) {
             fwrite(s, 1, n, p->out);
+            p->flushed += n;
             return;
         }
     }
@@ -95,6 +100,23 @@ static void line(Printer *p)
 {
     for (int i = 0; i < p->indent; i++)
         put_n(p, "    ", 4);
+}
+
+/* print_module_marked: the line about to be written starts f (var NULL) or
+ * binds var, written at loc in the input. */
+static void mark(Printer *p, const Func *f, const Var *var, Loc loc)
+{
+    PrintMarks *k = p->marks;
+    if (!k)
+        return;
+    if (k->n == k->cap) {
+        k->cap = k->cap ? 2 * k->cap : 64;
+        PrintMark *g = realloc(k->v, (size_t)k->cap * sizeof *g);
+        if (!g)
+            abort();
+        k->v = g;
+    }
+    k->v[k->n++] = (PrintMark){ p->flushed + p->len, f, var, loc };
 }
 
 static void print_str(Printer *out, const char *s, int len)
@@ -1139,6 +1161,7 @@ static void sym_decls(Printer *p, const Func *f)
 static void prim_func(Printer *p, const Func *f)
 {
     decorator(p, "T.prim_func", f);
+    mark(p, f, NULL, f->loc);
     line(p);
     putf(p, "def %s(", f->name->str);
     for (int i = 0; i < f->npparams; i++) {
@@ -1225,6 +1248,8 @@ static void relax_func(Printer *p, const Module *m, const Func *f);
 
 static void binding(Printer *p, const Binding *b)
 {
+    if (b->value->kind != E_FUNC)
+        mark(p, p->func, b->var, b->loc);
     if (b->value->kind == E_FUNC) {
         /* a local function: its definition binds its name */
         relax_func(p, p->m, b->value->u.global.fn);
@@ -1247,7 +1272,10 @@ static void binding(Printer *p, const Binding *b)
 
 static void relax_func(Printer *p, const Module *m, const Func *f)
 {
+    const Func *outer = p->func;
     decorator(p, "R.function", f);
+    mark(p, f, NULL, f->loc);
+    p->func = f;
     line(p);
     putf(p, "def %s(", f->name->str);
     for (int i = 0; i < f->nparams; i++) {
@@ -1291,6 +1319,7 @@ static void relax_func(Printer *p, const Module *m, const Func *f)
     expr(p, f->result, 0);
     put(p, "\n");
     p->indent--;
+    p->func = outer;
 }
 
 static void func(Printer *p, const Module *m, const Func *f)
@@ -1385,6 +1414,9 @@ static Printer *printer_new(FILE *out)
     p->m = NULL;
     p->indent = 0;
     p->len = 0;
+    p->flushed = 0;
+    p->marks = NULL;
+    p->func = NULL;
     p->flushes = 0;
     p->si_last = NULL;
     for (size_t i = 0; i < sizeof p->seen / sizeof p->seen[0]; i++)
@@ -1401,6 +1433,14 @@ static void printer_done(Printer *p)
 void print_module(FILE *out, const Module *m)
 {
     Printer *p = printer_new(out);
+    print_module_to(p, m);
+    printer_done(p);
+}
+
+void print_module_marked(FILE *out, const Module *m, PrintMarks *marks)
+{
+    Printer *p = printer_new(out);
+    p->marks = marks;
     print_module_to(p, m);
     printer_done(p);
 }
