@@ -383,7 +383,7 @@ static const char *expr_unhandled(const Expr *e)
     }
 }
 
-static const char *stmt_unhandled(const Stmt *s)
+static const char *stmt_unhandled(const Stmt *s, int run)
 {
     static const char *const low[] = {
         [LOW_ATTR] = "T.attr", [LOW_WHILE] = "while", [LOW_ASSERT] = "assert",
@@ -395,28 +395,28 @@ static const char *stmt_unhandled(const Stmt *s)
     switch (s->kind) {
     case S_SEQ:
         for (int i = 0; i < s->u.seq.n && !r; i++)
-            r = stmt_unhandled(s->u.seq.items[i]);
+            r = stmt_unhandled(s->u.seq.items[i], run);
         return r;
     case S_FOR:
         if (s->u.loop.step)
             return "a loop with step=";
-        return (r = expr_unhandled(s->u.loop.extent)) ? r : stmt_unhandled(s->u.loop.body);
+        return (r = expr_unhandled(s->u.loop.extent)) ? r : stmt_unhandled(s->u.loop.body, run);
     case S_BLOCK: {
         const Block *b = s->u.block;
-        if ((r = stmt_unhandled(b->init)))
+        if ((r = stmt_unhandled(b->init, run)))
             return r;
-        return stmt_unhandled(b->body);
+        return stmt_unhandled(b->body, run);
     }
     case S_STORE:
         for (int i = 0; i < s->u.store.n && !r; i++)
             r = expr_unhandled(s->u.store.idx[i]);
         return r ? r : expr_unhandled(s->u.store.value);
     case S_IF:
-        if ((r = expr_unhandled(s->u.branch.cond)) || (r = stmt_unhandled(s->u.branch.then)))
+        if ((r = expr_unhandled(s->u.branch.cond)) || (r = stmt_unhandled(s->u.branch.then, run)))
             return r;
-        return stmt_unhandled(s->u.branch.orelse);
+        return stmt_unhandled(s->u.branch.orelse, run);
     case S_EVAL: return expr_unhandled(s->u.eval);
-    case S_ALLOC: return s->u.alloc->region ? "T.match_buffer of a region" : NULL;
+    case S_ALLOC: return s->u.alloc->region && !run ? "T.match_buffer of a region" : NULL;
     case S_LET: return expr_unhandled(s->u.let.value);
     case S_LOWERED: return low[s->u.low.k];
     }
@@ -425,7 +425,12 @@ static const char *stmt_unhandled(const Stmt *s)
 
 const char *tir_unhandled(const Func *f)
 {
-    return f->kind == F_PRIM ? stmt_unhandled(f->body) : NULL;
+    return f->kind == F_PRIM ? stmt_unhandled(f->body, 0) : NULL;
+}
+
+const char *tir_unrunnable(const Func *f)
+{
+    return f->kind == F_PRIM ? stmt_unhandled(f->body, 1) : NULL;
 }
 
 int func_force_pure(const Func *f)

@@ -342,6 +342,8 @@ StructInfo *tensor_sinfo_new(Arena *a, DType dt, int ndim, const int64_t *shape,
  * loop with step=, B.data, a match_buffer of a region, ...), as its
  * TVMScript spelling, or NULL. */
 const char *tir_unhandled(const Func *f);
+/* The same for the interpreter, which runs a match_buffer of a region. */
+const char *tir_unrunnable(const Func *f);
 /* Whether a Relax function says R.func_attr({"relax.force_pure": True}):
  * pure to its callers, though it may call for effects inside (a PrimFunc
  * called directly on its outputs, a call not bound). */
