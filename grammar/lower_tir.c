@@ -569,7 +569,10 @@ static Stmt *lower_for(Reader *R, const St *st)
         if (fk == FOR_THREAD && !thread)
             return ERR(R, it->loc, "T.thread_binding needs thread=\"...\""), NULL;
         Sx *an = kwarg(&a, "annotations"), *step = kwarg(&a, "step"), *dt = kwarg(&a, "dtype");
-        (void)an, (void)step, (void)dt;   /* read by loop_keywords once the loop is made */
+        (void)an, (void)dt;   /* read by loop_keywords once the loop is made */
+        Sx *pstep = NULL;
+        if (streq(name, "range") && a.npos == 3 && !step)
+            pstep = a.pos[--a.npos];   /* range(lo, hi, step), as Python writes it */
         if (want_args(R, it, &a, 1, 2, name) || check_kwargs(R, &a, name))
             return NULL;
         Expr *lo = a.npos == 2 ? lower_texpr(R, a.pos[0]) : expr_int(R->a, 0, DT_VOID, it->loc);
@@ -595,6 +598,12 @@ static Stmt *lower_for(Reader *R, const St *st)
         if (thread && !(outer->u.loop.thread = string_arg(R, thread, "thread")))
             return NULL;
         if (loop_keywords(R, outer, &a, name))
+            return NULL;
+        int64_t one;
+        if (pstep && (!(outer->u.loop.step = lower_texpr(R, pstep)) ||
+                      (expr_const_int(outer->u.loop.step, &one) == 0 && one == 1)))
+            outer->u.loop.step = NULL;
+        if (pstep && R->src->errors)
             return NULL;
     }
     Stmt *body = lower_tstmts(R, &st->u.loop.body);
