@@ -159,6 +159,18 @@ static int accepts(const PassInfo *p, const char *key)
     return 0;
 }
 
+/* Appends to err (of len bytes so far) the options p takes, or that it takes none. */
+static void known_options(const PassInfo *p, char *err, size_t cap, size_t len)
+{
+    if (!p->options[0]) {
+        if (len < cap)
+            snprintf(err + len, cap - len, ": it takes no options");
+        return;
+    }
+    for (const char *const *o = p->options; *o && len < cap; o++)
+        len += (size_t)snprintf(err + len, cap - len, "%s%s", o == p->options ? "; its options: " : ", ", *o);
+}
+
 /* Parses "{k=v,k2=v2}" at *s into step options, NUL-terminating in place. */
 static int parse_options(PassStep *st, char **s, char *err, size_t cap)
 {
@@ -208,7 +220,8 @@ static int parse_options(PassStep *st, char **s, char *err, size_t cap)
         char end = *p;
         *p++ = 0;
         if (!accepts(st->pass, key)) {
-            snprintf(err, cap, "pass '%s' has no option '%s'", st->pass->name, key);
+            size_t len = (size_t)snprintf(err, cap, "pass '%s' has no option '%s'", st->pass->name, key);
+            known_options(st->pass, err, cap, len);
             return -1;
         }
         if (st->nopts == optcap) {
@@ -269,8 +282,11 @@ int pipeline_parse(Pipeline *pl, const char *text, char *err, size_t cap)
         *s = sep;
         if (*s == '{' && parse_options(st, &s, err, cap))
             return -1;
-        if (p->check && p->check(st->opts, st->nopts, err, cap))
+        if (p->check && p->check(st->opts, st->nopts, err, cap)) {
+            if (st->nopts == 0)   /* a pass that needs options says which it takes */
+                known_options(p, err, cap, strlen(err));
             return -1;
+        }
         if (*s == 0)
             return 0;
         if (*s != ',') {
@@ -425,7 +441,8 @@ static int run_step(const PassStep *st, int i, Module *m, PassCtx *ctx, char **b
     ctx->src->out = out;
     if (explain)
         fwrite(rs->explain, 1, rs->explain_len, explain);
-    fwrite(rs->diags, 1, rs->diags_len, out);
+    if (out)   /* the library may print diagnostics nowhere (api/) */
+        fwrite(rs->diags, 1, rs->diags_len, out);
     if (rs->status != STEP_PASS_FAILED) {
         /* a failed pass may leave the module half changed: it is not printed */
         const ReportText *last = report_last(ctx->report);

@@ -35,8 +35,9 @@ typedef struct PassCtx {
     struct Report *report;
     /* Reads an option's text as an index map, lambda i, j: (...), into m
      * (the reader, which passes do not link against, is the driver's);
-     * NULL after reporting, what naming the text in the diagnostic. */
-    Expr *(*read_map)(Module *m, const char *text, const char *what);
+     * NULL after reporting (where ctx->src reports), what naming the text
+     * in the diagnostic. */
+    Expr *(*read_map)(const struct PassCtx *ctx, Module *m, const char *text, const char *what);
 } PassCtx;
 
 typedef struct PassInfo {

@@ -4,6 +4,7 @@
 #include "print.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,7 +238,9 @@ static void float_lit(Printer *p, double v, DType t)
 
 __extension__ typedef unsigned __int128 U128;
 
+/* 5^i, filled once (pthread_once) before any thread reads it */
 static U128 five[51];
+static pthread_once_t five_once = PTHREAD_ONCE_INIT;
 
 static void init_five(void)
 {
@@ -399,8 +402,7 @@ static int shortest_digits(char *buf, double v, DType dt)
     /* the power of ten of a's first digit, from its power of two
      * (2^b <= a < 2^(b+1)): floor(b log10(2)), or one more */
     int b = e + 63 - __builtin_clzll(m), x = (int)(((int64_t)b * 78913) >> 18), r;
-    if (!five[1])
-        init_five();
+    pthread_once(&five_once, init_five);
     uint64_t d;
     int sticky;
     for (int tries = 0; (r = first_digits(m, e, x, &d, &sticky)) != 0; tries++) {

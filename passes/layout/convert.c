@@ -376,6 +376,10 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
 
 int pass_convert_layout_check(const PassOpt *opts, int nopts, char *err, size_t cap)
 {
+    if (nopts == 0) {
+        snprintf(err, cap, "convert-layout needs the layouts to convert to, as in convert-layout{conv2d=NCHW4c:OIHW4o}");
+        return -1;
+    }
     Want want[NKINDS];
     memset(want, 0, sizeof want);
     return parse_options(opts, nopts, want, err, cap);

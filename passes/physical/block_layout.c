@@ -150,7 +150,7 @@ static int run(BL *L, const PassOpt *opts, int nopts)
     int64_t dom[IM_MAX_RANK];
     if (check_nest(L, dom))
         return -1;
-    Expr *M = L->ctx->read_map ? L->ctx->read_map(L->m, map, "transform-block-layout map") : NULL;
+    Expr *M = L->ctx->read_map ? L->ctx->read_map(L->ctx, L->m, map, "transform-block-layout map") : NULL;
     if (!M)
         return -1;
     Loc at = b->iters[0].loc;

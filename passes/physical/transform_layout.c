@@ -82,7 +82,7 @@ static Expr *read_map(TL *T, const char *text)
 {
     ImError e = { { 0, 0 }, "" };
     if (!layout_pair(text))
-        return T->ctx->read_map ? T->ctx->read_map(T->m, text, "transform-layout map") : NULL;
+        return T->ctx->read_map ? T->ctx->read_map(T->ctx, T->m, text, "transform-layout map") : NULL;
     char from[64], to[64];
     const char *colon = strchr(text, ':');
     if (colon - text >= 60 || strlen(colon + 1) >= 60)
@@ -217,7 +217,7 @@ static int read_pad(TL *T, const char *text)
                    T->B->name->str, r->name->str);
     DType dt = T->B->dtype;
     if (strncmp(text, "lambda", 6) == 0) {
-        Expr *x = T->ctx->read_map ? T->ctx->read_map(T->m, text, "transform-layout pad-value") : NULL;
+        Expr *x = T->ctx->read_map ? T->ctx->read_map(T->ctx, T->m, text, "transform-layout pad-value") : NULL;
         if (!x)
             return -1;
         if (x->u.map.nparams != T->map->u.map.nout || x->u.map.nout != 1)
