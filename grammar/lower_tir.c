@@ -802,6 +802,8 @@ static int block_annotation(Reader *R, Block *b, const St *x)
     if (cn && (streq(cn, "T.block_attr") || streq(cn, "T.sblock_attr")))
         return (b->attrs = lower_attr_dict(R, x->u.expr, cn)) ? 0 : -1;
     if (cn && streq(cn, "T.where")) {
+        if (b->where)
+            return ERR(R, x->loc, "T.where given twice");
         Args w;
         if (split_args(R, x->u.expr, &w) || want_args(R, x->u.expr, &w, 1, 1, cn))
             return -1;
@@ -1066,6 +1068,12 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
             return lower_attr_stmt(R, st);
         if (cn && streq(cn, "T.init"))
             return ERR(R, st->loc, "T.init() belongs directly inside a block"), NULL;
+        if (cn && streq(cn, "T.launch_thread"))
+            return ERR(R, st->u.with.ctx->loc, "with T.launch_thread(v, n) (after v = T.env_thread(...)) is not read; "
+                                               "write v = T.launch_thread(\"threadIdx.x\", n), as TVM prints it today"), NULL;
+        if (cn && strncmp(cn, "T.", 2) == 0)
+            return ERR(R, st->u.with.ctx->loc, "with %s is not read in a prim_func; lopt reads with T.sblock (T.block), "
+                                               "T.init and T.attr", cn), NULL;
         return ERR(R, st->u.with.ctx->loc, "expected T.block(\"name\") after 'with'"), NULL;
     }
     case ST_ASSIGN: {
@@ -1080,6 +1088,10 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
             return lower_alias(R, st, cn);
         if (cn && strncmp(cn, "T.axis.", 7) == 0)
             return ERR(R, st->loc, "block iterators belong directly inside a block"), NULL;
+        if (cn && (streq(cn, "T.allocate") || streq(cn, "T.env_thread")))
+            return ERR(R, st->u.assign.value->loc, "%s (TVM's older lowered TIR) is not read; write %s", cn,
+                       streq(cn, "T.allocate") ? "B = T.decl_buffer(shape, dtype, scope=...), as TVM prints it today"
+                                               : "v = T.launch_thread(\"threadIdx.x\", n), as TVM prints it today"), NULL;
         if (is_decl(R, st))
             return lower_decl(R, st) ? NULL : stmt_new(R->a, S_SEQ, st->loc);
         return lower_let(R, st);
