@@ -171,6 +171,8 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
             /* a docstring's lines */
             lx->line++;
             lx->line_start = p + 1;
+            lx->multi_loc = start;
+            lx->multi = 1;
         } else if ((c == '\n' && !triple) || (c == '\r' && !triple) || (c == 0 && p >= lx->lim)) {
             free(buf);
             return lex_error(lx, start, "unterminated string");
@@ -907,7 +909,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 911 "grammar/lexer.c"
+#line 913 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -1009,25 +1011,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy1:
 	++lx->cur;
-#line 919 "grammar/lexer.re"
+#line 921 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 1020 "grammar/lexer.c"
+#line 1022 "grammar/lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 1011 "grammar/lexer.re"
+#line 1013 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 1031 "grammar/lexer.c"
+#line 1033 "grammar/lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1037,12 +1039,12 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 925 "grammar/lexer.re"
+#line 927 "grammar/lexer.re"
 	{ continue; }
-#line 1043 "grammar/lexer.c"
+#line 1045 "grammar/lexer.c"
 yy6:
 	++lx->cur;
-#line 928 "grammar/lexer.re"
+#line 930 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -1051,7 +1053,7 @@ yy6:
             lx->at_bol = 1;
             return NEWLINE;
         }
-#line 1055 "grammar/lexer.c"
+#line 1057 "grammar/lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1059,9 +1061,9 @@ yy7:
 		default: goto yy8;
 	}
 yy8:
-#line 936 "grammar/lexer.re"
+#line 938 "grammar/lexer.re"
 	{ continue; }
-#line 1065 "grammar/lexer.c"
+#line 1067 "grammar/lexer.c"
 yy9:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1070,9 +1072,9 @@ yy9:
 	}
 yy10:
 	++lx->cur;
-#line 978 "grammar/lexer.re"
+#line 980 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1076 "grammar/lexer.c"
+#line 1078 "grammar/lexer.c"
 yy11:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1081,9 +1083,9 @@ yy11:
 		default: goto yy11;
 	}
 yy12:
-#line 926 "grammar/lexer.re"
+#line 928 "grammar/lexer.re"
 	{ continue; }
-#line 1087 "grammar/lexer.c"
+#line 1089 "grammar/lexer.c"
 yy13:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1091,12 +1093,12 @@ yy13:
 		default: goto yy14;
 	}
 yy14:
-#line 1010 "grammar/lexer.re"
+#line 1012 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1097 "grammar/lexer.c"
+#line 1099 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 1000 "grammar/lexer.re"
+#line 1002 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1105,12 +1107,12 @@ yy15:
             }
             return open_bracket(lx, '(');
         }
-#line 1109 "grammar/lexer.c"
+#line 1111 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 1009 "grammar/lexer.re"
+#line 1011 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1114 "grammar/lexer.c"
+#line 1116 "grammar/lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1169,9 +1171,9 @@ yy23:
 		default: goto yy26;
 	}
 yy24:
-#line 976 "grammar/lexer.re"
+#line 978 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1175 "grammar/lexer.c"
+#line 1177 "grammar/lexer.c"
 yy25:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -1283,7 +1285,7 @@ yy31:
 		default: goto yy32;
 	}
 yy32:
-#line 959 "grammar/lexer.re"
+#line 961 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1301,7 +1303,7 @@ yy32:
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1305 "grammar/lexer.c"
+#line 1307 "grammar/lexer.c"
 yy33:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1325,7 +1327,7 @@ yy35:
 	}
 yy36:
 	++lx->cur;
-#line 992 "grammar/lexer.re"
+#line 994 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1334,7 +1336,7 @@ yy36:
             }
             return open_bracket(lx, '[');
         }
-#line 1338 "grammar/lexer.c"
+#line 1340 "grammar/lexer.c"
 yy37:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -1440,44 +1442,44 @@ yy50:
 	}
 yy51:
 	++lx->cur;
-#line 1008 "grammar/lexer.re"
+#line 1010 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 1446 "grammar/lexer.c"
+#line 1448 "grammar/lexer.c"
 yy52:
 	++lx->cur;
-#line 989 "grammar/lexer.re"
+#line 991 "grammar/lexer.re"
 	{ return NE; }
-#line 1451 "grammar/lexer.c"
+#line 1453 "grammar/lexer.c"
 yy53:
 	++lx->cur;
-#line 985 "grammar/lexer.re"
+#line 987 "grammar/lexer.re"
 	{ val->op = OP_MOD; return AUGASSIGN; }
-#line 1456 "grammar/lexer.c"
+#line 1458 "grammar/lexer.c"
 yy54:
 	++lx->cur;
-#line 987 "grammar/lexer.re"
+#line 989 "grammar/lexer.re"
 	{ return POW; }
-#line 1461 "grammar/lexer.c"
+#line 1463 "grammar/lexer.c"
 yy55:
 	++lx->cur;
-#line 982 "grammar/lexer.re"
+#line 984 "grammar/lexer.re"
 	{ val->op = OP_MUL; return AUGASSIGN; }
-#line 1466 "grammar/lexer.c"
+#line 1468 "grammar/lexer.c"
 yy56:
 	++lx->cur;
-#line 980 "grammar/lexer.re"
+#line 982 "grammar/lexer.re"
 	{ val->op = OP_ADD; return AUGASSIGN; }
-#line 1471 "grammar/lexer.c"
+#line 1473 "grammar/lexer.c"
 yy57:
 	++lx->cur;
-#line 981 "grammar/lexer.re"
+#line 983 "grammar/lexer.re"
 	{ val->op = OP_SUB; return AUGASSIGN; }
-#line 1476 "grammar/lexer.c"
+#line 1478 "grammar/lexer.c"
 yy58:
 	++lx->cur;
-#line 979 "grammar/lexer.re"
+#line 981 "grammar/lexer.re"
 	{ return ARROW; }
-#line 1481 "grammar/lexer.c"
+#line 1483 "grammar/lexer.c"
 yy59:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -1497,9 +1499,9 @@ yy59:
 		default: goto yy60;
 	}
 yy60:
-#line 977 "grammar/lexer.re"
+#line 979 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 1503 "grammar/lexer.c"
+#line 1505 "grammar/lexer.c"
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1507,14 +1509,14 @@ yy61:
 		default: goto yy62;
 	}
 yy62:
-#line 986 "grammar/lexer.re"
+#line 988 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 1513 "grammar/lexer.c"
+#line 1515 "grammar/lexer.c"
 yy63:
 	++lx->cur;
-#line 983 "grammar/lexer.re"
+#line 985 "grammar/lexer.re"
 	{ val->op = OP_DIV; return AUGASSIGN; }
-#line 1518 "grammar/lexer.c"
+#line 1520 "grammar/lexer.c"
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1629,19 +1631,19 @@ yy69:
 	}
 yy70:
 	++lx->cur;
-#line 990 "grammar/lexer.re"
+#line 992 "grammar/lexer.re"
 	{ return LE; }
-#line 1635 "grammar/lexer.c"
+#line 1637 "grammar/lexer.c"
 yy71:
 	++lx->cur;
-#line 988 "grammar/lexer.re"
+#line 990 "grammar/lexer.re"
 	{ return EQ; }
-#line 1640 "grammar/lexer.c"
+#line 1642 "grammar/lexer.c"
 yy72:
 	++lx->cur;
-#line 991 "grammar/lexer.re"
+#line 993 "grammar/lexer.re"
 	{ return GE; }
-#line 1645 "grammar/lexer.c"
+#line 1647 "grammar/lexer.c"
 yy73:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1723,9 +1725,9 @@ yy76:
 	}
 yy77:
 	++lx->cur;
-#line 927 "grammar/lexer.re"
+#line 929 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 1729 "grammar/lexer.c"
+#line 1731 "grammar/lexer.c"
 yy78:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1810,9 +1812,9 @@ yy80:
 		default: goto yy81;
 	}
 yy81:
-#line 947 "grammar/lexer.re"
+#line 949 "grammar/lexer.re"
 	{ return AS; }
-#line 1816 "grammar/lexer.c"
+#line 1818 "grammar/lexer.c"
 yy82:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1927,9 +1929,9 @@ yy88:
 		default: goto yy89;
 	}
 yy89:
-#line 943 "grammar/lexer.re"
+#line 945 "grammar/lexer.re"
 	{ return IF; }
-#line 1933 "grammar/lexer.c"
+#line 1935 "grammar/lexer.c"
 yy90:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -2001,9 +2003,9 @@ yy90:
 		default: goto yy91;
 	}
 yy91:
-#line 942 "grammar/lexer.re"
+#line 944 "grammar/lexer.re"
 	{ return IN; }
-#line 2007 "grammar/lexer.c"
+#line 2009 "grammar/lexer.c"
 yy92:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2089,9 +2091,9 @@ yy94:
 		default: goto yy95;
 	}
 yy95:
-#line 950 "grammar/lexer.re"
+#line 952 "grammar/lexer.re"
 	{ return OR; }
-#line 2095 "grammar/lexer.c"
+#line 2097 "grammar/lexer.c"
 yy96:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2122,9 +2124,9 @@ yy99:
 	}
 yy100:
 	++lx->cur;
-#line 984 "grammar/lexer.re"
+#line 986 "grammar/lexer.re"
 	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
-#line 2128 "grammar/lexer.c"
+#line 2130 "grammar/lexer.c"
 yy101:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -2364,9 +2366,9 @@ yy113:
 		default: goto yy114;
 	}
 yy114:
-#line 949 "grammar/lexer.re"
+#line 951 "grammar/lexer.re"
 	{ return AND; }
-#line 2370 "grammar/lexer.c"
+#line 2372 "grammar/lexer.c"
 yy115:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2466,9 +2468,9 @@ yy119:
 		default: goto yy120;
 	}
 yy120:
-#line 937 "grammar/lexer.re"
+#line 939 "grammar/lexer.re"
 	{ return DEF; }
-#line 2472 "grammar/lexer.c"
+#line 2474 "grammar/lexer.c"
 yy121:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2554,9 +2556,9 @@ yy123:
 		default: goto yy124;
 	}
 yy124:
-#line 941 "grammar/lexer.re"
+#line 943 "grammar/lexer.re"
 	{ return FOR; }
-#line 2560 "grammar/lexer.c"
+#line 2562 "grammar/lexer.c"
 yy125:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2635,9 +2637,9 @@ yy126:
 		default: goto yy127;
 	}
 yy127:
-#line 951 "grammar/lexer.re"
+#line 953 "grammar/lexer.re"
 	{ return NOT; }
-#line 2641 "grammar/lexer.c"
+#line 2643 "grammar/lexer.c"
 yy128:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2744,9 +2746,9 @@ yy133:
 		default: goto yy134;
 	}
 yy134:
-#line 954 "grammar/lexer.re"
+#line 956 "grammar/lexer.re"
 	{ return NONE; }
-#line 2750 "grammar/lexer.c"
+#line 2752 "grammar/lexer.c"
 yy135:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -2818,9 +2820,9 @@ yy135:
 		default: goto yy136;
 	}
 yy136:
-#line 952 "grammar/lexer.re"
+#line 954 "grammar/lexer.re"
 	{ return TRUE; }
-#line 2824 "grammar/lexer.c"
+#line 2826 "grammar/lexer.c"
 yy137:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2920,9 +2922,9 @@ yy141:
 		default: goto yy142;
 	}
 yy142:
-#line 944 "grammar/lexer.re"
+#line 946 "grammar/lexer.re"
 	{ return ELIF; }
-#line 2926 "grammar/lexer.c"
+#line 2928 "grammar/lexer.c"
 yy143:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -2994,9 +2996,9 @@ yy143:
 		default: goto yy144;
 	}
 yy144:
-#line 945 "grammar/lexer.re"
+#line 947 "grammar/lexer.re"
 	{ return ELSE; }
-#line 3000 "grammar/lexer.c"
+#line 3002 "grammar/lexer.c"
 yy145:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3075,9 +3077,9 @@ yy146:
 		default: goto yy147;
 	}
 yy147:
-#line 940 "grammar/lexer.re"
+#line 942 "grammar/lexer.re"
 	{ return PASS; }
-#line 3081 "grammar/lexer.c"
+#line 3083 "grammar/lexer.c"
 yy148:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3163,9 +3165,9 @@ yy150:
 		default: goto yy151;
 	}
 yy151:
-#line 946 "grammar/lexer.re"
+#line 948 "grammar/lexer.re"
 	{ return WITH; }
-#line 3169 "grammar/lexer.c"
+#line 3171 "grammar/lexer.c"
 yy152:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -3237,9 +3239,9 @@ yy152:
 		default: goto yy153;
 	}
 yy153:
-#line 953 "grammar/lexer.re"
+#line 955 "grammar/lexer.re"
 	{ return FALSE; }
-#line 3243 "grammar/lexer.c"
+#line 3245 "grammar/lexer.c"
 yy154:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3318,9 +3320,9 @@ yy155:
 		default: goto yy156;
 	}
 yy156:
-#line 956 "grammar/lexer.re"
+#line 958 "grammar/lexer.re"
 	{ return BREAK; }
-#line 3324 "grammar/lexer.c"
+#line 3326 "grammar/lexer.c"
 yy157:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
@@ -3392,9 +3394,9 @@ yy157:
 		default: goto yy158;
 	}
 yy158:
-#line 938 "grammar/lexer.re"
+#line 940 "grammar/lexer.re"
 	{ return CLASS; }
-#line 3398 "grammar/lexer.c"
+#line 3400 "grammar/lexer.c"
 yy159:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3487,9 +3489,9 @@ yy162:
 		default: goto yy163;
 	}
 yy163:
-#line 955 "grammar/lexer.re"
+#line 957 "grammar/lexer.re"
 	{ return WHILE; }
-#line 3493 "grammar/lexer.c"
+#line 3495 "grammar/lexer.c"
 yy164:
 	yyaccept = 22;
 	yych = *(lx->marker = ++lx->cur);
@@ -3561,9 +3563,9 @@ yy164:
 		default: goto yy165;
 	}
 yy165:
-#line 958 "grammar/lexer.re"
+#line 960 "grammar/lexer.re"
 	{ return ASSERT; }
-#line 3567 "grammar/lexer.c"
+#line 3569 "grammar/lexer.c"
 yy166:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3642,9 +3644,9 @@ yy167:
 		default: goto yy168;
 	}
 yy168:
-#line 948 "grammar/lexer.re"
+#line 950 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 3648 "grammar/lexer.c"
+#line 3650 "grammar/lexer.c"
 yy169:
 	yyaccept = 24;
 	yych = *(lx->marker = ++lx->cur);
@@ -3716,9 +3718,9 @@ yy169:
 		default: goto yy170;
 	}
 yy170:
-#line 939 "grammar/lexer.re"
+#line 941 "grammar/lexer.re"
 	{ return RETURN; }
-#line 3722 "grammar/lexer.c"
+#line 3724 "grammar/lexer.c"
 yy171:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3797,11 +3799,11 @@ yy172:
 		default: goto yy173;
 	}
 yy173:
-#line 957 "grammar/lexer.re"
+#line 959 "grammar/lexer.re"
 	{ return CONTINUE; }
-#line 3803 "grammar/lexer.c"
+#line 3805 "grammar/lexer.c"
 }
-#line 1017 "grammar/lexer.re"
+#line 1019 "grammar/lexer.re"
 
     }
 }
@@ -3847,6 +3849,11 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
         return t;
     }
     Loc l = t == CONST_DATA ? val->cst->loc : here(lx, lx->tok);
+    if (t == STRING && lx->multi) {
+        /* a string over several lines is where it started */
+        l = lx->multi_loc;
+        lx->multi = 0;
+    }
     if (t == NEWLINE) {
         /* The line counter has moved on; the newline belongs to the line it ends. */
         l.line = lx->line - 1;

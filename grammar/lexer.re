@@ -169,6 +169,8 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
             /* a docstring's lines */
             lx->line++;
             lx->line_start = p + 1;
+            lx->multi_loc = start;
+            lx->multi = 1;
         } else if ((c == '\n' && !triple) || (c == '\r' && !triple) || (c == 0 && p >= lx->lim)) {
             free(buf);
             return lex_error(lx, start, "unterminated string");
@@ -1059,6 +1061,11 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
         return t;
     }
     Loc l = t == CONST_DATA ? val->cst->loc : here(lx, lx->tok);
+    if (t == STRING && lx->multi) {
+        /* a string over several lines is where it started */
+        l = lx->multi_loc;
+        lx->multi = 0;
+    }
     if (t == NEWLINE) {
         /* The line counter has moved on; the newline belongs to the line it ends. */
         l.line = lx->line - 1;
