@@ -77,7 +77,8 @@ typedef struct Buffer {
     Var *handle;          /* BUF_MATCH: the handle parameter it matches */
     struct Buffer *base;  /* BUF_ALIAS: the buffer whose storage it views */
     struct Region *region;  /* BUF_MATCH of a region, A_sub = T.match_buffer(A[vi * 4:vi * 4 + 4, 0:16], (4, 16)) */
-    int decl;             /* BUF_MATCH or BUF_ALIAS spelled T.decl_buffer(..., data=...) */
+    int decl;             /* a view spelled T.decl_buffer(..., data=...) (1), or a BUF_MATCH over a
+                           * handle spelled T.Buffer(..., data=h) (2); 0 as T.match_buffer or T.Buffer */
     Var *data;            /* B.data once read, else NULL */
     unsigned mark;
 } Buffer;
