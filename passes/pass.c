@@ -50,16 +50,16 @@ static const PassInfo passes[] = {
       "spatial-limit=16384 and depth-limit=2048) from what its consumers read; mark operands with "
       "R.hint_on_device and results with vdevices", annotate_options, pass_annotate_scope,
       pass_annotate_scope_check },
-    { "convert-layout", "give conv2d, pooling and resize2d calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC), "
-      "with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
+    { "convert-layout", "give conv2d, pooling and resize2d calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC; "
+      "a pool not named follows its data), with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
       pass_convert_layout_check },
     { "flatten", "make every PrimFunc buffer physical: axes between axis separators fuse row-major (1-d without "
       "separators); parameters keep their shape and get a flat view", func_option, pass_flatten, NULL },
     { "flow", "move each layout rewrite from a call's result to its operands, through the callee's TIR",
       no_options, pass_flow, NULL },
-    { "fold", "compose adjacent rewrites, remove identities and pad/crop pairs, rewrite constants, evaluate calls "
-      "of constants in dataflow blocks (creation operators up to max-bytes=4096), remove dead bindings and "
-      "uncalled PrimFuncs", fold_options, pass_fold, pass_fold_check },
+    { "fold", "compose adjacent rewrites (permute_dims too), remove identities and pad/crop pairs, rewrite "
+      "constants, evaluate R.call_tir of constants and, in dataflow blocks, operators of constants (creation "
+      "operators up to max-bytes=4096), remove dead bindings and uncalled PrimFuncs", fold_options, pass_fold, pass_fold_check },
     { "fold-scope-change", "let a call whose texture result is only copied to global memory write global memory "
       "directly; PrimFunc buffers take their call sites' scopes", no_options, pass_fold_scope_change, NULL },
     { "hoist", "lift layout-rewrite blocks at a PrimFunc's start or end into R.layout_transform in the graph; "
