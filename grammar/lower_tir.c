@@ -493,12 +493,10 @@ static Stmt *lower_launch(Reader *R, const St *st, const StList *rest)
     return s->u.loop.body ? s : NULL;
 }
 
-/* T.serial(0, 16, annotations={...}, step=2, dtype="int64") and
- * T.thread_binding(0, 128, thread="threadIdx.x") or (128, "threadIdx.x"):
- * the keywords every loop kind takes. */
-static int loop_keywords(Reader *R, Stmt *s, Args *a, const char *name)
+/* T.serial(0, 16, annotations={...}, step=2, dtype="int64"): what every
+ * loop kind takes besides its range, given or NULL. */
+static int loop_keywords(Reader *R, Stmt *s, const Sx *an, const Sx *step, const Sx *dt, const char *name)
 {
-    Sx *an = kwarg(a, "annotations"), *step = kwarg(a, "step"), *dt = kwarg(a, "dtype");
     if (an && an->kind != SX_NONE) {
         if (an->kind != SX_DICT)
             return ERR(R, an->loc, "annotations= of %s is a dictionary, as in {\"pragma_unroll_explicit\": 1}", name);
@@ -569,10 +567,8 @@ static Stmt *lower_for(Reader *R, const St *st)
         if (fk == FOR_THREAD && !thread)
             return ERR(R, it->loc, "T.thread_binding needs thread=\"...\""), NULL;
         Sx *an = kwarg(&a, "annotations"), *step = kwarg(&a, "step"), *dt = kwarg(&a, "dtype");
-        (void)an, (void)dt;   /* read by loop_keywords once the loop is made */
-        Sx *pstep = NULL;
         if (streq(name, "range") && a.npos == 3 && !step)
-            pstep = a.pos[--a.npos];   /* range(lo, hi, step), as Python writes it */
+            step = a.pos[--a.npos];   /* range(lo, hi, step), as Python writes it */
         if (want_args(R, it, &a, 1, 2, name) || check_kwargs(R, &a, name))
             return NULL;
         Expr *lo = a.npos == 2 ? lower_texpr(R, a.pos[0]) : expr_int(R->a, 0, DT_VOID, it->loc);
@@ -597,13 +593,7 @@ static Stmt *lower_for(Reader *R, const St *st)
             return NULL;
         if (thread && !(outer->u.loop.thread = string_arg(R, thread, "thread")))
             return NULL;
-        if (loop_keywords(R, outer, &a, name))
-            return NULL;
-        int64_t one;
-        if (pstep && (!(outer->u.loop.step = lower_texpr(R, pstep)) ||
-                      (expr_const_int(outer->u.loop.step, &one) == 0 && one == 1)))
-            outer->u.loop.step = NULL;
-        if (pstep && R->src->errors)
+        if (loop_keywords(R, outer, an, step, dt, name))
             return NULL;
     }
     Stmt *body = lower_tstmts(R, &st->u.loop.body);
