@@ -294,7 +294,7 @@ fuzz: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_parse.c
 	@mkdir -p build/fuzz-corpus
 	clang $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -o build/fuzz_parse \
 	  testsuite/fuzz/fuzz_parse.c $(LIBSRC) $(LIBS)
-	cp testsuite/roundtrip/*.tir testsuite/roundtrip/tvm/*.tir testsuite/spellings/*.tir \
+	cp testsuite/roundtrip/*.tir testsuite/roundtrip/tvm/*.tir testsuite/roundtrip/read/*.tir testsuite/spellings/*.tir \
 	  testsuite/fuzz/tvm/*.tir examples/*.tir build/fuzz-corpus/ 2>/dev/null || true
 	cat testsuite/fuzz/tir.dict testsuite/fuzz/tvm/tvm.dict > build/fuzz.dict
 	./build/fuzz_parse -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \

@@ -26,6 +26,9 @@ void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
     lx->names = names;
     lx->cur = (const unsigned char *)src->text;
     lx->lim = lx->cur + src->len;
+    /* a UTF-8 byte-order mark, as some editors start a file with */
+    if (src->len >= 3 && lx->cur[0] == 0xef && lx->cur[1] == 0xbb && lx->cur[2] == 0xbf)
+        lx->cur += 3;
     lx->line_start = lx->cur;
     lx->line = 1;
     lx->nindents = 1;
@@ -66,6 +69,27 @@ static void keep_header(Lexer *lx, const unsigned char *p, const unsigned char *
              arena_strndup(lx->arena, (const char *)p, n));
 }
 
+/* Whether the line at p (column 0) is a Python import, `import tvm` or
+ * `from tvm.script import relax as R`, as a file pasted from Python starts
+ * with: names, dots, commas and `as`, nothing else. Returns its end. */
+static const unsigned char *import_line(const unsigned char *p)
+{
+    int from = strncmp((const char *)p, "from ", 5) == 0;
+    if (!from && strncmp((const char *)p, "import ", 7) != 0)
+        return NULL;
+    const unsigned char *e = p;
+    int seen_import = !from;
+    while (*e != '\n' && *e != 0 && *e != '#') {
+        if (strncmp((const char *)e, " import ", 8) == 0)
+            seen_import = 1;
+        unsigned char c = *e++;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+              c == ',' || c == ' ' || c == '\r' || c == '*'))
+            return NULL;
+    }
+    return seen_import ? e : NULL;
+}
+
 /* Skips blank and comment-only lines, then turns the indentation of the next
  * line into INDENT, DEDENTs or nothing. Returns a token, or 0 for none. */
 static int indentation(Lexer *lx, YYLTYPE *loc)
@@ -84,6 +108,10 @@ static int indentation(Lexer *lx, YYLTYPE *loc)
             if (col == 0)
                 keep_header(lx, p, e);
             p = e;
+        } else if (col == 0 && lx->nindents == 1 && import_line(p)) {
+            p = import_line(p);
+            while (*p != '\n' && *p != 0)
+                p++;
         }
         if (*p == '\r' && p[1] == '\n')
             p++;
@@ -128,17 +156,24 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
 {
     Loc start = here(lx, lx->tok);
     const unsigned char *p = lx->cur;
-    if (p[0] == quote && p[1] == quote)
-        return lex_error(lx, start, "triple-quoted strings are not supported");
+    int triple = p[0] == quote && p[1] == quote;
+    if (triple)
+        p += 2;
     size_t cap = 16, n = 0;
     char *buf = malloc(cap);
     if (!buf)
         abort();
     for (;;) {
         unsigned char c = *p;
-        if (c == quote)
+        if (c == quote && (!triple || (p[1] == quote && p[2] == quote)))
             break;
-        if (c == '\n' || c == '\r' || (c == 0 && p >= lx->lim)) {
+        if (triple && c == '\n') {
+            /* a docstring's lines */
+            lx->line++;
+            lx->line_start = p + 1;
+            lx->multi_loc = start;
+            lx->multi = 1;
+        } else if ((c == '\n' && !triple) || (c == '\r' && !triple) || (c == 0 && p >= lx->lim)) {
             free(buf);
             return lex_error(lx, start, "unterminated string");
         }
@@ -150,6 +185,10 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
             case '0': c = 0; break;
             case '\\': case '\'': case '"': c = p[1]; break;
             default:
+                if (triple) {   /* a docstring keeps what it does not escape */
+                    p--;
+                    break;
+                }
                 free(buf);
                 return lex_error(lx, here(lx, p), "unknown escape sequence '\\%c' in string", p[1] >= 32 && p[1] < 127 ? p[1] : '?');
             }
@@ -165,7 +204,7 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
         buf[n++] = (char)c;
         p++;
     }
-    lx->cur = p + 1;
+    lx->cur = p + (triple ? 3 : 1);
     val->str.s = arena_strndup(lx->arena, buf, n);
     val->str.len = (int)n;
     free(buf);
@@ -198,13 +237,23 @@ static int close_bracket(Lexer *lx, char c)
     return (unsigned char)c;
 }
 
+/* Python's integer literals: 1_000, 0xFF, 0o17, 0b101. */
 static int scan_int(Lexer *lx, YYSTYPE *val)
 {
     int64_t v = 0;
-    for (const unsigned char *p = lx->tok; p < lx->cur; p++) {
-        if (v > (INT64_MAX - (*p - '0')) / 10)
+    int base = 10;
+    const unsigned char *p = lx->tok;
+    if (p[0] == '0' && p + 1 < lx->cur && ((p[1] | 32) == 'x' || (p[1] | 32) == 'o' || (p[1] | 32) == 'b')) {
+        base = (p[1] | 32) == 'x' ? 16 : (p[1] | 32) == 'o' ? 8 : 2;
+        p += 2;
+    }
+    for (; p < lx->cur; p++) {
+        if (*p == '_')
+            continue;
+        int d = *p <= '9' ? *p - '0' : (*p | 32) - 'a' + 10;
+        if (v > (INT64_MAX - d) / base)
             return lex_error(lx, here(lx, lx->tok), "integer literal too large");
-        v = v * 10 + (*p - '0');
+        v = v * base + d;
     }
     val->ival = v;
     return INT;
@@ -671,8 +720,9 @@ static int is_keyword(const unsigned char *p, size_t n)
         { "def", 3 }, { "class", 5 }, { "return", 6 }, { "pass", 4 }, { "for", 3 }, { "in", 2 },
         { "if", 2 }, { "elif", 4 }, { "else", 4 }, { "with", 4 }, { "as", 2 }, { "lambda", 6 },
         { "and", 3 }, { "or", 2 }, { "not", 3 }, { "True", 4 }, { "False", 5 }, { "None", 4 },
+        { "while", 5 }, { "break", 5 }, { "continue", 8 }, { "assert", 6 },
     };
-    if (n < 2 || n > 6)
+    if (n < 2 || n > 8)
         return 0;
     for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
         if (kw[i].n == n && kw[i].s[0] == p[0] && memcmp(kw[i].s, p, n) == 0)
@@ -859,7 +909,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 863 "grammar/lexer.c"
+#line 913 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -875,20 +925,20 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case '"':
 		case '\'': goto yy10;
 		case '#': goto yy11;
-		case '%':
-		case '+':
-		case ',':
-		case ':':
-		case '@': goto yy13;
+		case '%': goto yy13;
 		case '(': goto yy15;
 		case ')':
 		case ']':
 		case '}': goto yy16;
 		case '*': goto yy17;
-		case '-': goto yy18;
-		case '.': goto yy19;
-		case '/': goto yy20;
-		case '0':
+		case '+': goto yy18;
+		case ',':
+		case ':':
+		case '@': goto yy19;
+		case '-': goto yy20;
+		case '.': goto yy21;
+		case '/': goto yy22;
+		case '0': goto yy23;
 		case '1':
 		case '2':
 		case '3':
@@ -897,10 +947,10 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy21;
-		case '<': goto yy23;
-		case '=': goto yy24;
-		case '>': goto yy25;
+		case '9': goto yy25;
+		case '<': goto yy27;
+		case '=': goto yy28;
+		case '>': goto yy29;
 		case 'A':
 		case 'B':
 		case 'C':
@@ -925,7 +975,6 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case 'Y':
 		case 'Z':
 		case '_':
-		case 'b':
 		case 'g':
 		case 'h':
 		case 'j':
@@ -938,48 +987,49 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case 'v':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
-		case 'F': goto yy29;
-		case 'N': goto yy30;
-		case 'T': goto yy31;
-		case '[': goto yy32;
-		case '\\': goto yy33;
-		case 'a': goto yy34;
-		case 'c': goto yy35;
-		case 'd': goto yy36;
-		case 'e': goto yy37;
-		case 'f': goto yy38;
-		case 'i': goto yy39;
-		case 'l': goto yy40;
-		case 'n': goto yy41;
-		case 'o': goto yy42;
-		case 'p': goto yy43;
-		case 'r': goto yy44;
-		case 'w': goto yy45;
-		case '{': goto yy46;
+		case 'z': goto yy30;
+		case 'F': goto yy33;
+		case 'N': goto yy34;
+		case 'T': goto yy35;
+		case '[': goto yy36;
+		case '\\': goto yy37;
+		case 'a': goto yy38;
+		case 'b': goto yy39;
+		case 'c': goto yy40;
+		case 'd': goto yy41;
+		case 'e': goto yy42;
+		case 'f': goto yy43;
+		case 'i': goto yy44;
+		case 'l': goto yy45;
+		case 'n': goto yy46;
+		case 'o': goto yy47;
+		case 'p': goto yy48;
+		case 'r': goto yy49;
+		case 'w': goto yy50;
+		case '{': goto yy51;
 		default: goto yy2;
 	}
 yy1:
 	++lx->cur;
-#line 870 "grammar/lexer.re"
+#line 921 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 972 "grammar/lexer.c"
+#line 1022 "grammar/lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 952 "grammar/lexer.re"
+#line 1013 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 983 "grammar/lexer.c"
+#line 1033 "grammar/lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -989,12 +1039,12 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 876 "grammar/lexer.re"
+#line 927 "grammar/lexer.re"
 	{ continue; }
-#line 995 "grammar/lexer.c"
+#line 1045 "grammar/lexer.c"
 yy6:
 	++lx->cur;
-#line 879 "grammar/lexer.re"
+#line 930 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -1003,7 +1053,7 @@ yy6:
             lx->at_bol = 1;
             return NEWLINE;
         }
-#line 1007 "grammar/lexer.c"
+#line 1057 "grammar/lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1011,20 +1061,20 @@ yy7:
 		default: goto yy8;
 	}
 yy8:
-#line 887 "grammar/lexer.re"
+#line 938 "grammar/lexer.re"
 	{ continue; }
-#line 1017 "grammar/lexer.c"
+#line 1067 "grammar/lexer.c"
 yy9:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy47;
+		case '=': goto yy52;
 		default: goto yy3;
 	}
 yy10:
 	++lx->cur;
-#line 925 "grammar/lexer.re"
+#line 980 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1028 "grammar/lexer.c"
+#line 1078 "grammar/lexer.c"
 yy11:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1033,18 +1083,22 @@ yy11:
 		default: goto yy11;
 	}
 yy12:
-#line 877 "grammar/lexer.re"
+#line 928 "grammar/lexer.re"
 	{ continue; }
-#line 1039 "grammar/lexer.c"
+#line 1089 "grammar/lexer.c"
 yy13:
-	++lx->cur;
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy53;
+		default: goto yy14;
+	}
 yy14:
-#line 951 "grammar/lexer.re"
+#line 1012 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1045 "grammar/lexer.c"
+#line 1099 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 941 "grammar/lexer.re"
+#line 1002 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1053,92 +1107,118 @@ yy15:
             }
             return open_bracket(lx, '(');
         }
-#line 1057 "grammar/lexer.c"
+#line 1111 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 950 "grammar/lexer.re"
+#line 1011 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1062 "grammar/lexer.c"
+#line 1116 "grammar/lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '*': goto yy48;
+		case '*': goto yy54;
+		case '=': goto yy55;
 		default: goto yy14;
 	}
 yy18:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '>': goto yy49;
-		default: goto yy14;
-	}
-yy19:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy50;
-		default: goto yy14;
-	}
-yy20:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '/': goto yy52;
-		default: goto yy14;
-	}
-yy21:
-	yyaccept = 0;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy50;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy21;
-		case 'E':
-		case 'e': goto yy53;
-		default: goto yy22;
-	}
-yy22:
-#line 923 "grammar/lexer.re"
-	{ return scan_int(lx, val); }
-#line 1118 "grammar/lexer.c"
-yy23:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '=': goto yy55;
-		default: goto yy14;
-	}
-yy24:
-	yych = *++lx->cur;
-	switch (yych) {
 		case '=': goto yy56;
 		default: goto yy14;
 	}
-yy25:
+yy19:
+	++lx->cur;
+	goto yy14;
+yy20:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '=': goto yy57;
+		case '>': goto yy58;
 		default: goto yy14;
 	}
+yy21:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy59;
+		default: goto yy14;
+	}
+yy22:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '/': goto yy61;
+		case '=': goto yy63;
+		default: goto yy14;
+	}
+yy23:
+	yyaccept = 0;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'B':
+		case 'b': goto yy64;
+		case 'O':
+		case 'o': goto yy67;
+		case 'X':
+		case 'x': goto yy68;
+		default: goto yy26;
+	}
+yy24:
+#line 978 "grammar/lexer.re"
+	{ return scan_int(lx, val); }
+#line 1177 "grammar/lexer.c"
+yy25:
+	yyaccept = 0;
+	yych = *(lx->marker = ++lx->cur);
 yy26:
+	switch (yych) {
+		case '.': goto yy59;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy25;
+		case 'E':
+		case 'e': goto yy66;
+		case '_': goto yy69;
+		default: goto yy24;
+	}
+yy27:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy70;
+		default: goto yy14;
+	}
+yy28:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy71;
+		default: goto yy14;
+	}
+yy29:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy72;
+		default: goto yy14;
+	}
+yy30:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
-yy27:
+yy31:
 	switch (yych) {
-		case '.': goto yy58;
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -1201,11 +1281,11 @@ yy27:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
-		default: goto yy28;
+		case 'z': goto yy30;
+		default: goto yy32;
 	}
-yy28:
-#line 906 "grammar/lexer.re"
+yy32:
+#line 961 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1223,31 +1303,31 @@ yy28:
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1227 "grammar/lexer.c"
-yy29:
+#line 1307 "grammar/lexer.c"
+yy33:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy59;
-		default: goto yy27;
+		case 'a': goto yy74;
+		default: goto yy31;
 	}
-yy30:
+yy34:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy60;
-		default: goto yy27;
+		case 'o': goto yy75;
+		default: goto yy31;
 	}
-yy31:
+yy35:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy61;
-		default: goto yy27;
+		case 'r': goto yy76;
+		default: goto yy31;
 	}
-yy32:
+yy36:
 	++lx->cur;
-#line 933 "grammar/lexer.re"
+#line 994 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1256,122 +1336,151 @@ yy32:
             }
             return open_bracket(lx, '[');
         }
-#line 1260 "grammar/lexer.c"
-yy33:
+#line 1340 "grammar/lexer.c"
+yy37:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '\n': goto yy62;
-		case '\r': goto yy63;
+		case '\n': goto yy77;
+		case '\r': goto yy78;
 		default: goto yy3;
-	}
-yy34:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'n': goto yy64;
-		case 's': goto yy65;
-		default: goto yy27;
-	}
-yy35:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'l': goto yy67;
-		default: goto yy27;
-	}
-yy36:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'e': goto yy68;
-		default: goto yy27;
-	}
-yy37:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'l': goto yy69;
-		default: goto yy27;
 	}
 yy38:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy70;
-		default: goto yy27;
+		case 'n': goto yy79;
+		case 's': goto yy80;
+		default: goto yy31;
 	}
 yy39:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy71;
-		case 'n': goto yy73;
-		default: goto yy27;
+		case 'r': goto yy82;
+		default: goto yy31;
 	}
 yy40:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy75;
-		default: goto yy27;
+		case 'l': goto yy83;
+		case 'o': goto yy84;
+		default: goto yy31;
 	}
 yy41:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy76;
-		default: goto yy27;
+		case 'e': goto yy85;
+		default: goto yy31;
 	}
 yy42:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy77;
-		default: goto yy27;
+		case 'l': goto yy86;
+		default: goto yy31;
 	}
 yy43:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy79;
-		default: goto yy27;
+		case 'o': goto yy87;
+		default: goto yy31;
 	}
 yy44:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy80;
-		default: goto yy27;
+		case 'f': goto yy88;
+		case 'n': goto yy90;
+		default: goto yy31;
 	}
 yy45:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'i': goto yy81;
-		default: goto yy27;
+		case 'a': goto yy92;
+		default: goto yy31;
 	}
 yy46:
-	++lx->cur;
-#line 949 "grammar/lexer.re"
-	{ return open_bracket(lx, '{'); }
-#line 1359 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'o': goto yy93;
+		default: goto yy31;
+	}
 yy47:
-	++lx->cur;
-#line 930 "grammar/lexer.re"
-	{ return NE; }
-#line 1364 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'r': goto yy94;
+		default: goto yy31;
+	}
 yy48:
-	++lx->cur;
-#line 928 "grammar/lexer.re"
-	{ return POW; }
-#line 1369 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'a': goto yy96;
+		default: goto yy31;
+	}
 yy49:
-	++lx->cur;
-#line 926 "grammar/lexer.re"
-	{ return ARROW; }
-#line 1374 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy97;
+		default: goto yy31;
+	}
 yy50:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'h': goto yy98;
+		case 'i': goto yy99;
+		default: goto yy31;
+	}
+yy51:
+	++lx->cur;
+#line 1010 "grammar/lexer.re"
+	{ return open_bracket(lx, '{'); }
+#line 1448 "grammar/lexer.c"
+yy52:
+	++lx->cur;
+#line 991 "grammar/lexer.re"
+	{ return NE; }
+#line 1453 "grammar/lexer.c"
+yy53:
+	++lx->cur;
+#line 987 "grammar/lexer.re"
+	{ val->op = OP_MOD; return AUGASSIGN; }
+#line 1458 "grammar/lexer.c"
+yy54:
+	++lx->cur;
+#line 989 "grammar/lexer.re"
+	{ return POW; }
+#line 1463 "grammar/lexer.c"
+yy55:
+	++lx->cur;
+#line 984 "grammar/lexer.re"
+	{ val->op = OP_MUL; return AUGASSIGN; }
+#line 1468 "grammar/lexer.c"
+yy56:
+	++lx->cur;
+#line 982 "grammar/lexer.re"
+	{ val->op = OP_ADD; return AUGASSIGN; }
+#line 1473 "grammar/lexer.c"
+yy57:
+	++lx->cur;
+#line 983 "grammar/lexer.re"
+	{ val->op = OP_SUB; return AUGASSIGN; }
+#line 1478 "grammar/lexer.c"
+yy58:
+	++lx->cur;
+#line 981 "grammar/lexer.re"
+	{ return ARROW; }
+#line 1483 "grammar/lexer.c"
+yy59:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
@@ -1384,25 +1493,73 @@ yy50:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy50;
+		case '9': goto yy59;
 		case 'E':
-		case 'e': goto yy53;
-		default: goto yy51;
+		case 'e': goto yy66;
+		default: goto yy60;
 	}
-yy51:
-#line 924 "grammar/lexer.re"
+yy60:
+#line 979 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 1396 "grammar/lexer.c"
-yy52:
-	++lx->cur;
-#line 927 "grammar/lexer.re"
+#line 1505 "grammar/lexer.c"
+yy61:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '=': goto yy100;
+		default: goto yy62;
+	}
+yy62:
+#line 988 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 1401 "grammar/lexer.c"
-yy53:
+#line 1515 "grammar/lexer.c"
+yy63:
+	++lx->cur;
+#line 985 "grammar/lexer.re"
+	{ val->op = OP_DIV; return AUGASSIGN; }
+#line 1520 "grammar/lexer.c"
+yy64:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1': goto yy101;
+		case '_': goto yy102;
+		default: goto yy65;
+	}
+yy65:
+	lx->cur = lx->marker;
+	switch (yyaccept) {
+		case 0: goto yy24;
+		case 1: goto yy32;
+		case 2: goto yy3;
+		case 3: goto yy60;
+		case 4: goto yy81;
+		case 5: goto yy89;
+		case 6: goto yy91;
+		case 7: goto yy95;
+		case 8: goto yy114;
+		case 9: goto yy120;
+		case 10: goto yy124;
+		case 11: goto yy127;
+		case 12: goto yy134;
+		case 13: goto yy136;
+		case 14: goto yy142;
+		case 15: goto yy144;
+		case 16: goto yy147;
+		case 17: goto yy151;
+		case 18: goto yy153;
+		case 19: goto yy156;
+		case 20: goto yy158;
+		case 21: goto yy163;
+		case 22: goto yy165;
+		case 23: goto yy168;
+		case 24: goto yy170;
+		default: goto yy173;
+	}
+yy66:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '+':
-		case '-': goto yy82;
+		case '-': goto yy103;
 		case '0':
 		case '1':
 		case '2':
@@ -1412,417 +1569,183 @@ yy53:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy83;
-		default: goto yy54;
+		case '9': goto yy104;
+		default: goto yy65;
 	}
-yy54:
-	lx->cur = lx->marker;
-	switch (yyaccept) {
-		case 0: goto yy22;
-		case 1: goto yy28;
-		case 2: goto yy3;
-		case 3: goto yy51;
-		case 4: goto yy66;
-		case 5: goto yy72;
-		case 6: goto yy74;
-		case 7: goto yy78;
-		case 8: goto yy88;
-		case 9: goto yy91;
-		case 10: goto yy95;
-		case 11: goto yy98;
-		case 12: goto yy104;
-		case 13: goto yy106;
-		case 14: goto yy109;
-		case 15: goto yy111;
-		case 16: goto yy114;
-		case 17: goto yy117;
-		case 18: goto yy119;
-		case 19: goto yy121;
-		case 20: goto yy125;
-		default: goto yy127;
-	}
-yy55:
-	++lx->cur;
-#line 931 "grammar/lexer.re"
-	{ return LE; }
-#line 1449 "grammar/lexer.c"
-yy56:
-	++lx->cur;
-#line 929 "grammar/lexer.re"
-	{ return EQ; }
-#line 1454 "grammar/lexer.c"
-yy57:
-	++lx->cur;
-#line 932 "grammar/lexer.re"
-	{ return GE; }
-#line 1459 "grammar/lexer.c"
-yy58:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy54;
-	}
-yy59:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'l': goto yy84;
-		default: goto yy27;
-	}
-yy60:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'n': goto yy85;
-		default: goto yy27;
-	}
-yy61:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'u': goto yy86;
-		default: goto yy27;
-	}
-yy62:
-	++lx->cur;
-#line 878 "grammar/lexer.re"
-	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 1543 "grammar/lexer.c"
-yy63:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '\n': goto yy62;
-		default: goto yy54;
-	}
-yy64:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'd': goto yy87;
-		default: goto yy27;
-	}
-yy65:
-	yyaccept = 4;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy66;
-	}
-yy66:
-#line 898 "grammar/lexer.re"
-	{ return AS; }
-#line 1630 "grammar/lexer.c"
 yy67:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case 'a': goto yy89;
-		default: goto yy27;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7': goto yy105;
+		case '_': goto yy106;
+		default: goto yy65;
 	}
 yy68:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case 'f': goto yy90;
-		default: goto yy27;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f': goto yy107;
+		case '_': goto yy108;
+		default: goto yy65;
 	}
 yy69:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case 'i': goto yy92;
-		case 's': goto yy93;
-		default: goto yy27;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy109;
+		default: goto yy65;
 	}
 yy70:
+	++lx->cur;
+#line 992 "grammar/lexer.re"
+	{ return LE; }
+#line 1637 "grammar/lexer.c"
+yy71:
+	++lx->cur;
+#line 990 "grammar/lexer.re"
+	{ return EQ; }
+#line 1642 "grammar/lexer.c"
+yy72:
+	++lx->cur;
+#line 993 "grammar/lexer.re"
+	{ return GE; }
+#line 1647 "grammar/lexer.c"
+yy73:
+	yych = *++lx->cur;
+	switch (yych) {
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy65;
+	}
+yy74:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy94;
-		default: goto yy27;
+		case 'l': goto yy110;
+		default: goto yy31;
 	}
-yy71:
-	yyaccept = 5;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy72;
-	}
-yy72:
-#line 894 "grammar/lexer.re"
-	{ return IF; }
-#line 1733 "grammar/lexer.c"
-yy73:
-	yyaccept = 6;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy74;
-	}
-yy74:
-#line 893 "grammar/lexer.re"
-	{ return IN; }
-#line 1807 "grammar/lexer.c"
 yy75:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'm': goto yy96;
-		default: goto yy27;
+		case 'n': goto yy111;
+		default: goto yy31;
 	}
 yy76:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy97;
-		default: goto yy27;
+		case 'u': goto yy112;
+		default: goto yy31;
 	}
 yy77:
-	yyaccept = 7;
+	++lx->cur;
+#line 929 "grammar/lexer.re"
+	{ lx->line++; lx->line_start = lx->cur; continue; }
+#line 1731 "grammar/lexer.c"
+yy78:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '\n': goto yy77;
+		default: goto yy65;
+	}
+yy79:
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
+		case 'd': goto yy113;
+		default: goto yy31;
+	}
+yy80:
+	yyaccept = 4;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -1878,178 +1801,68 @@ yy77:
 		case 'p':
 		case 'q':
 		case 'r':
-		case 's':
 		case 't':
 		case 'u':
 		case 'v':
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
-		default: goto yy78;
-	}
-yy78:
-#line 901 "grammar/lexer.re"
-	{ return OR; }
-#line 1895 "grammar/lexer.c"
-yy79:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 's': goto yy99;
-		default: goto yy27;
-	}
-yy80:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 't': goto yy100;
-		default: goto yy27;
+		case 'z': goto yy30;
+		case 's': goto yy115;
+		default: goto yy81;
 	}
 yy81:
+#line 949 "grammar/lexer.re"
+	{ return AS; }
+#line 1818 "grammar/lexer.c"
+yy82:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy101;
-		default: goto yy27;
-	}
-yy82:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy83;
-		default: goto yy54;
+		case 'e': goto yy116;
+		default: goto yy31;
 	}
 yy83:
-	yych = *++lx->cur;
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy83;
-		default: goto yy51;
+		case 'a': goto yy117;
+		default: goto yy31;
 	}
 yy84:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy102;
-		default: goto yy27;
+		case 'n': goto yy118;
+		default: goto yy31;
 	}
 yy85:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy103;
-		default: goto yy27;
+		case 'f': goto yy119;
+		default: goto yy31;
 	}
 yy86:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy105;
-		default: goto yy27;
+		case 'i': goto yy121;
+		case 's': goto yy122;
+		default: goto yy31;
 	}
 yy87:
-	yyaccept = 8;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy88;
-	}
-yy88:
-#line 900 "grammar/lexer.re"
-	{ return AND; }
-#line 2041 "grammar/lexer.c"
-yy89:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy107;
-		default: goto yy27;
+		case 'r': goto yy123;
+		default: goto yy31;
 	}
-yy90:
-	yyaccept = 9;
+yy88:
+	yyaccept = 5;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -2112,32 +1925,106 @@ yy90:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
+		case 'z': goto yy30;
+		default: goto yy89;
+	}
+yy89:
+#line 945 "grammar/lexer.re"
+	{ return IF; }
+#line 1935 "grammar/lexer.c"
+yy90:
+	yyaccept = 6;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
 		default: goto yy91;
 	}
 yy91:
-#line 888 "grammar/lexer.re"
-	{ return DEF; }
-#line 2122 "grammar/lexer.c"
+#line 944 "grammar/lexer.re"
+	{ return IN; }
+#line 2009 "grammar/lexer.c"
 yy92:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy108;
-		default: goto yy27;
+		case 'm': goto yy125;
+		default: goto yy31;
 	}
 yy93:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy110;
-		default: goto yy27;
+		case 't': goto yy126;
+		default: goto yy31;
 	}
 yy94:
-	yyaccept = 10;
+	yyaccept = 7;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -2200,127 +2087,65 @@ yy94:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
+		case 'z': goto yy30;
 		default: goto yy95;
 	}
 yy95:
-#line 892 "grammar/lexer.re"
-	{ return FOR; }
-#line 2210 "grammar/lexer.c"
+#line 952 "grammar/lexer.re"
+	{ return OR; }
+#line 2097 "grammar/lexer.c"
 yy96:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'b': goto yy112;
-		default: goto yy27;
+		case 's': goto yy128;
+		default: goto yy31;
 	}
 yy97:
-	yyaccept = 11;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy98;
+		case 't': goto yy129;
+		default: goto yy31;
 	}
 yy98:
-#line 902 "grammar/lexer.re"
-	{ return NOT; }
-#line 2291 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'i': goto yy130;
+		default: goto yy31;
+	}
 yy99:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy113;
-		default: goto yy27;
+		case 't': goto yy131;
+		default: goto yy31;
 	}
 yy100:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'u': goto yy115;
-		default: goto yy27;
-	}
+	++lx->cur;
+#line 986 "grammar/lexer.re"
+	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
+#line 2130 "grammar/lexer.c"
 yy101:
-	yyaccept = 1;
+	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'h': goto yy116;
-		default: goto yy27;
+		case '0':
+		case '1': goto yy101;
+		case '_': goto yy102;
+		default: goto yy24;
 	}
 yy102:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case 'e': goto yy118;
-		default: goto yy27;
+		case '0':
+		case '1': goto yy101;
+		default: goto yy65;
 	}
 yy103:
-	yyaccept = 12;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case '.': goto yy58;
 		case '0':
 		case '1':
 		case '2':
@@ -2330,71 +2155,56 @@ yy103:
 		case '6':
 		case '7':
 		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy104;
+		case '9': goto yy104;
+		default: goto yy65;
 	}
 yy104:
-#line 905 "grammar/lexer.re"
-	{ return NONE; }
-#line 2393 "grammar/lexer.c"
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy104;
+		default: goto yy60;
+	}
 yy105:
-	yyaccept = 13;
+	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7': goto yy105;
+		case '_': goto yy106;
+		default: goto yy24;
+	}
+yy106:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7': goto yy105;
+		default: goto yy65;
+	}
+yy107:
+	yyaccept = 0;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
 		case '0':
 		case '1':
 		case '2':
@@ -2411,226 +2221,85 @@ yy105:
 		case 'D':
 		case 'E':
 		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
 		case 'a':
 		case 'b':
 		case 'c':
 		case 'd':
 		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy106;
+		case 'f': goto yy107;
+		case '_': goto yy108;
+		default: goto yy24;
 	}
-yy106:
-#line 903 "grammar/lexer.re"
-	{ return TRUE; }
-#line 2467 "grammar/lexer.c"
-yy107:
+yy108:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f': goto yy107;
+		default: goto yy65;
+	}
+yy109:
+	yyaccept = 0;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy109;
+		case '_': goto yy69;
+		default: goto yy24;
+	}
+yy110:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy120;
-		default: goto yy27;
-	}
-yy108:
-	yyaccept = 14;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy109;
-	}
-yy109:
-#line 895 "grammar/lexer.re"
-	{ return ELIF; }
-#line 2548 "grammar/lexer.c"
-yy110:
-	yyaccept = 15;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy111;
+		case 's': goto yy132;
+		default: goto yy31;
 	}
 yy111:
-#line 896 "grammar/lexer.re"
-	{ return ELSE; }
-#line 2622 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy133;
+		default: goto yy31;
+	}
 yy112:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'd': goto yy122;
-		default: goto yy27;
+		case 'e': goto yy135;
+		default: goto yy31;
 	}
 yy113:
-	yyaccept = 16;
+	yyaccept = 8;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -2693,173 +2362,46 @@ yy113:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
+		case 'z': goto yy30;
 		default: goto yy114;
 	}
 yy114:
-#line 891 "grammar/lexer.re"
-	{ return PASS; }
-#line 2703 "grammar/lexer.c"
+#line 951 "grammar/lexer.re"
+	{ return AND; }
+#line 2372 "grammar/lexer.c"
 yy115:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy123;
-		default: goto yy27;
+		case 'e': goto yy137;
+		default: goto yy31;
 	}
 yy116:
-	yyaccept = 17;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy117;
+		case 'a': goto yy138;
+		default: goto yy31;
 	}
 yy117:
-#line 897 "grammar/lexer.re"
-	{ return WITH; }
-#line 2784 "grammar/lexer.c"
-yy118:
-	yyaccept = 18;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy119;
+		case 's': goto yy139;
+		default: goto yy31;
+	}
+yy118:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 't': goto yy140;
+		default: goto yy31;
 	}
 yy119:
-#line 904 "grammar/lexer.re"
-	{ return FALSE; }
-#line 2858 "grammar/lexer.c"
-yy120:
-	yyaccept = 19;
+	yyaccept = 9;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -2922,106 +2464,113 @@ yy120:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
-		default: goto yy121;
+		case 'z': goto yy30;
+		default: goto yy120;
 	}
+yy120:
+#line 939 "grammar/lexer.re"
+	{ return DEF; }
+#line 2474 "grammar/lexer.c"
 yy121:
-#line 889 "grammar/lexer.re"
-	{ return CLASS; }
-#line 2932 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'f': goto yy141;
+		default: goto yy31;
+	}
 yy122:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy124;
-		default: goto yy27;
+		case 'e': goto yy143;
+		default: goto yy31;
 	}
 yy123:
+	yyaccept = 10;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy124;
+	}
+yy124:
+#line 943 "grammar/lexer.re"
+	{ return FOR; }
+#line 2562 "grammar/lexer.c"
+yy125:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy126;
-		default: goto yy27;
+		case 'b': goto yy145;
+		default: goto yy31;
 	}
-yy124:
-	yyaccept = 20;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy58;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy26;
-		default: goto yy125;
-	}
-yy125:
-#line 899 "grammar/lexer.re"
-	{ return LAMBDA; }
-#line 3020 "grammar/lexer.c"
 yy126:
-	yyaccept = 21;
+	yyaccept = 11;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy58;
+		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -3084,15 +2633,1177 @@ yy126:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy26;
+		case 'z': goto yy30;
 		default: goto yy127;
 	}
 yy127:
-#line 890 "grammar/lexer.re"
-	{ return RETURN; }
-#line 3094 "grammar/lexer.c"
-}
+#line 953 "grammar/lexer.re"
+	{ return NOT; }
+#line 2643 "grammar/lexer.c"
+yy128:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 's': goto yy146;
+		default: goto yy31;
+	}
+yy129:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'u': goto yy148;
+		default: goto yy31;
+	}
+yy130:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'l': goto yy149;
+		default: goto yy31;
+	}
+yy131:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'h': goto yy150;
+		default: goto yy31;
+	}
+yy132:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy152;
+		default: goto yy31;
+	}
+yy133:
+	yyaccept = 12;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy134;
+	}
+yy134:
+#line 956 "grammar/lexer.re"
+	{ return NONE; }
+#line 2752 "grammar/lexer.c"
+yy135:
+	yyaccept = 13;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy136;
+	}
+yy136:
+#line 954 "grammar/lexer.re"
+	{ return TRUE; }
+#line 2826 "grammar/lexer.c"
+yy137:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'r': goto yy154;
+		default: goto yy31;
+	}
+yy138:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'k': goto yy155;
+		default: goto yy31;
+	}
+yy139:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 's': goto yy157;
+		default: goto yy31;
+	}
+yy140:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'i': goto yy159;
+		default: goto yy31;
+	}
+yy141:
+	yyaccept = 14;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy142;
+	}
+yy142:
+#line 946 "grammar/lexer.re"
+	{ return ELIF; }
+#line 2928 "grammar/lexer.c"
+yy143:
+	yyaccept = 15;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy144;
+	}
+yy144:
+#line 947 "grammar/lexer.re"
+	{ return ELSE; }
+#line 3002 "grammar/lexer.c"
+yy145:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'd': goto yy160;
+		default: goto yy31;
+	}
+yy146:
+	yyaccept = 16;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy147;
+	}
+yy147:
+#line 942 "grammar/lexer.re"
+	{ return PASS; }
+#line 3083 "grammar/lexer.c"
+yy148:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'r': goto yy161;
+		default: goto yy31;
+	}
+yy149:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy162;
+		default: goto yy31;
+	}
+yy150:
+	yyaccept = 17;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy151;
+	}
+yy151:
+#line 948 "grammar/lexer.re"
+	{ return WITH; }
+#line 3171 "grammar/lexer.c"
+yy152:
+	yyaccept = 18;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy153;
+	}
+yy153:
+#line 955 "grammar/lexer.re"
+	{ return FALSE; }
+#line 3245 "grammar/lexer.c"
+yy154:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 't': goto yy164;
+		default: goto yy31;
+	}
+yy155:
+	yyaccept = 19;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy156;
+	}
+yy156:
 #line 958 "grammar/lexer.re"
+	{ return BREAK; }
+#line 3326 "grammar/lexer.c"
+yy157:
+	yyaccept = 20;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy158;
+	}
+yy158:
+#line 940 "grammar/lexer.re"
+	{ return CLASS; }
+#line 3400 "grammar/lexer.c"
+yy159:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'n': goto yy166;
+		default: goto yy31;
+	}
+yy160:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'a': goto yy167;
+		default: goto yy31;
+	}
+yy161:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'n': goto yy169;
+		default: goto yy31;
+	}
+yy162:
+	yyaccept = 21;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy163;
+	}
+yy163:
+#line 957 "grammar/lexer.re"
+	{ return WHILE; }
+#line 3495 "grammar/lexer.c"
+yy164:
+	yyaccept = 22;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy165;
+	}
+yy165:
+#line 960 "grammar/lexer.re"
+	{ return ASSERT; }
+#line 3569 "grammar/lexer.c"
+yy166:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'u': goto yy171;
+		default: goto yy31;
+	}
+yy167:
+	yyaccept = 23;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy168;
+	}
+yy168:
+#line 950 "grammar/lexer.re"
+	{ return LAMBDA; }
+#line 3650 "grammar/lexer.c"
+yy169:
+	yyaccept = 24;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy170;
+	}
+yy170:
+#line 941 "grammar/lexer.re"
+	{ return RETURN; }
+#line 3724 "grammar/lexer.c"
+yy171:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy172;
+		default: goto yy31;
+	}
+yy172:
+	yyaccept = 25;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy73;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy30;
+		default: goto yy173;
+	}
+yy173:
+#line 959 "grammar/lexer.re"
+	{ return CONTINUE; }
+#line 3805 "grammar/lexer.c"
+}
+#line 1019 "grammar/lexer.re"
 
     }
 }
@@ -3138,6 +3849,11 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
         return t;
     }
     Loc l = t == CONST_DATA ? val->cst->loc : here(lx, lx->tok);
+    if (t == STRING && lx->multi) {
+        /* a string over several lines is where it started */
+        l = lx->multi_loc;
+        lx->multi = 0;
+    }
     if (t == NEWLINE) {
         /* The line counter has moved on; the newline belongs to the line it ends. */
         l.line = lx->line - 1;

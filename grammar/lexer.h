@@ -30,6 +30,8 @@ typedef struct Lexer {
     int const_paren;      /* the last '(' opened R.const's arguments */
     int no_calls;         /* in a def, class or lambda header: no SIMPLE_CALL */
     const unsigned char *kept;  /* a mapped source's pages from here on are resident */
+    Loc multi_loc;        /* where a string that spans lines started */
+    int multi;            /* the last string spanned lines */
 } Lexer;
 
 struct Reader;

@@ -24,6 +24,9 @@ void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
     lx->names = names;
     lx->cur = (const unsigned char *)src->text;
     lx->lim = lx->cur + src->len;
+    /* a UTF-8 byte-order mark, as some editors start a file with */
+    if (src->len >= 3 && lx->cur[0] == 0xef && lx->cur[1] == 0xbb && lx->cur[2] == 0xbf)
+        lx->cur += 3;
     lx->line_start = lx->cur;
     lx->line = 1;
     lx->nindents = 1;
@@ -64,6 +67,27 @@ static void keep_header(Lexer *lx, const unsigned char *p, const unsigned char *
              arena_strndup(lx->arena, (const char *)p, n));
 }
 
+/* Whether the line at p (column 0) is a Python import, `import tvm` or
+ * `from tvm.script import relax as R`, as a file pasted from Python starts
+ * with: names, dots, commas and `as`, nothing else. Returns its end. */
+static const unsigned char *import_line(const unsigned char *p)
+{
+    int from = strncmp((const char *)p, "from ", 5) == 0;
+    if (!from && strncmp((const char *)p, "import ", 7) != 0)
+        return NULL;
+    const unsigned char *e = p;
+    int seen_import = !from;
+    while (*e != '\n' && *e != 0 && *e != '#') {
+        if (strncmp((const char *)e, " import ", 8) == 0)
+            seen_import = 1;
+        unsigned char c = *e++;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+              c == ',' || c == ' ' || c == '\r' || c == '*'))
+            return NULL;
+    }
+    return seen_import ? e : NULL;
+}
+
 /* Skips blank and comment-only lines, then turns the indentation of the next
  * line into INDENT, DEDENTs or nothing. Returns a token, or 0 for none. */
 static int indentation(Lexer *lx, YYLTYPE *loc)
@@ -82,6 +106,10 @@ static int indentation(Lexer *lx, YYLTYPE *loc)
             if (col == 0)
                 keep_header(lx, p, e);
             p = e;
+        } else if (col == 0 && lx->nindents == 1 && import_line(p)) {
+            p = import_line(p);
+            while (*p != '\n' && *p != 0)
+                p++;
         }
         if (*p == '\r' && p[1] == '\n')
             p++;
@@ -126,17 +154,24 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
 {
     Loc start = here(lx, lx->tok);
     const unsigned char *p = lx->cur;
-    if (p[0] == quote && p[1] == quote)
-        return lex_error(lx, start, "triple-quoted strings are not supported");
+    int triple = p[0] == quote && p[1] == quote;
+    if (triple)
+        p += 2;
     size_t cap = 16, n = 0;
     char *buf = malloc(cap);
     if (!buf)
         abort();
     for (;;) {
         unsigned char c = *p;
-        if (c == quote)
+        if (c == quote && (!triple || (p[1] == quote && p[2] == quote)))
             break;
-        if (c == '\n' || c == '\r' || (c == 0 && p >= lx->lim)) {
+        if (triple && c == '\n') {
+            /* a docstring's lines */
+            lx->line++;
+            lx->line_start = p + 1;
+            lx->multi_loc = start;
+            lx->multi = 1;
+        } else if ((c == '\n' && !triple) || (c == '\r' && !triple) || (c == 0 && p >= lx->lim)) {
             free(buf);
             return lex_error(lx, start, "unterminated string");
         }
@@ -148,6 +183,10 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
             case '0': c = 0; break;
             case '\\': case '\'': case '"': c = p[1]; break;
             default:
+                if (triple) {   /* a docstring keeps what it does not escape */
+                    p--;
+                    break;
+                }
                 free(buf);
                 return lex_error(lx, here(lx, p), "unknown escape sequence '\\%c' in string", p[1] >= 32 && p[1] < 127 ? p[1] : '?');
             }
@@ -163,7 +202,7 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
         buf[n++] = (char)c;
         p++;
     }
-    lx->cur = p + 1;
+    lx->cur = p + (triple ? 3 : 1);
     val->str.s = arena_strndup(lx->arena, buf, n);
     val->str.len = (int)n;
     free(buf);
@@ -196,13 +235,23 @@ static int close_bracket(Lexer *lx, char c)
     return (unsigned char)c;
 }
 
+/* Python's integer literals: 1_000, 0xFF, 0o17, 0b101. */
 static int scan_int(Lexer *lx, YYSTYPE *val)
 {
     int64_t v = 0;
-    for (const unsigned char *p = lx->tok; p < lx->cur; p++) {
-        if (v > (INT64_MAX - (*p - '0')) / 10)
+    int base = 10;
+    const unsigned char *p = lx->tok;
+    if (p[0] == '0' && p + 1 < lx->cur && ((p[1] | 32) == 'x' || (p[1] | 32) == 'o' || (p[1] | 32) == 'b')) {
+        base = (p[1] | 32) == 'x' ? 16 : (p[1] | 32) == 'o' ? 8 : 2;
+        p += 2;
+    }
+    for (; p < lx->cur; p++) {
+        if (*p == '_')
+            continue;
+        int d = *p <= '9' ? *p - '0' : (*p | 32) - 'a' + 10;
+        if (v > (INT64_MAX - d) / base)
             return lex_error(lx, here(lx, lx->tok), "integer literal too large");
-        v = v * 10 + (*p - '0');
+        v = v * base + d;
     }
     val->ival = v;
     return INT;
@@ -669,8 +718,9 @@ static int is_keyword(const unsigned char *p, size_t n)
         { "def", 3 }, { "class", 5 }, { "return", 6 }, { "pass", 4 }, { "for", 3 }, { "in", 2 },
         { "if", 2 }, { "elif", 4 }, { "else", 4 }, { "with", 4 }, { "as", 2 }, { "lambda", 6 },
         { "and", 3 }, { "or", 2 }, { "not", 3 }, { "True", 4 }, { "False", 5 }, { "None", 4 },
+        { "while", 5 }, { "break", 5 }, { "continue", 8 }, { "assert", 6 },
     };
-    if (n < 2 || n > 6)
+    if (n < 2 || n > 8)
         return 0;
     for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
         if (kw[i].n == n && kw[i].s[0] == p[0] && memcmp(kw[i].s, p, n) == 0)
@@ -863,7 +913,8 @@ static int scan(Lexer *lx, YYSTYPE *val)
         re2c:yyfill:enable = 0;
 
         id = [a-zA-Z_][a-zA-Z0-9_]*;
-        dec = [0-9]+;
+        dec = [0-9]+ ("_" [0-9]+)*;
+        based = "0" [xX] ("_"? [0-9a-fA-F])+ | "0" [oO] ("_"? [0-7])+ | "0" [bB] ("_"? [01])+;
         exp = [eE] [+-]? [0-9]+;
         flt = [0-9]+ "." [0-9]* exp? | "." [0-9]+ exp? | [0-9]+ exp;
 
@@ -903,6 +954,10 @@ static int scan(Lexer *lx, YYSTYPE *val)
         "True" { return TRUE; }
         "False" { return FALSE; }
         "None" { return NONE; }
+        "while" { return WHILE; }
+        "break" { return BREAK; }
+        "continue" { return CONTINUE; }
+        "assert" { return ASSERT; }
         id ("." id)* {
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -920,10 +975,16 @@ static int scan(Lexer *lx, YYSTYPE *val)
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-        dec { return scan_int(lx, val); }
+        dec | based { return scan_int(lx, val); }
         flt { return scan_float(lx, val); }
         ["'] { return scan_string(lx, val, lx->tok[0]); }
         "->" { return ARROW; }
+        "+=" { val->op = OP_ADD; return AUGASSIGN; }
+        "-=" { val->op = OP_SUB; return AUGASSIGN; }
+        "*=" { val->op = OP_MUL; return AUGASSIGN; }
+        "/=" { val->op = OP_DIV; return AUGASSIGN; }
+        "//=" { val->op = OP_FLOORDIV; return AUGASSIGN; }
+        "%=" { val->op = OP_MOD; return AUGASSIGN; }
         "//" { return FLOORDIV; }
         "**" { return POW; }
         "==" { return EQ; }
@@ -1000,6 +1061,11 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
         return t;
     }
     Loc l = t == CONST_DATA ? val->cst->loc : here(lx, lx->tok);
+    if (t == STRING && lx->multi) {
+        /* a string over several lines is where it started */
+        l = lx->multi_loc;
+        lx->multi = 0;
+    }
     if (t == NEWLINE) {
         /* The line counter has moved on; the newline belongs to the line it ends. */
         l.line = lx->line - 1;

@@ -76,6 +76,12 @@ int is_call_of(Reader *R, const Sx *e, const char *name)
     return d && streq(d, name);
 }
 
+/* A string on a line of its own: a docstring, which TVM's parser ignores too. */
+int is_docstring(const St *st)
+{
+    return st->kind == ST_EXPR && st->u.expr->kind == SX_STR;
+}
+
 const char *call_name(Reader *R, const Sx *e)
 {
     return e && e->kind == SX_CALL ? dotted(R, e->u.call.fn) : NULL;
@@ -88,13 +94,16 @@ int split_args(Reader *R, const Sx *call, Args *out)
     for (int i = 0; i < l->n; i++) {
         Sym *k = l->keys ? l->keys[i] : NULL;
         if (k) {
-            if (out->nkw == 16)
-                return ERR(R, l->items[i]->loc, "too many keyword arguments (limit 16)");
+            if (out->nkw == MAX_CALL_ARGS)
+                return ERR(R, l->items[i]->loc, "too many keyword arguments (limit %d)", MAX_CALL_ARGS);
             out->kw[out->nkw] = k;
             out->kwv[out->nkw++] = l->items[i];
         } else {
-            if (out->npos == 16)
-                return ERR(R, l->items[i]->loc, "too many arguments (limit 16)");
+            if (l->items[i]->kind == SX_STAR)
+                return ERR(R, l->items[i]->loc, "*%s: an argument is unpacked only in T.grid(*B.shape)",
+                           l->items[i]->u.bin.a->kind == SX_NAME ? l->items[i]->u.bin.a->u.name->str : "...");
+            if (out->npos == MAX_CALL_ARGS)
+                return ERR(R, l->items[i]->loc, "too many arguments (limit %d)", MAX_CALL_ARGS);
             out->pos[out->npos++] = l->items[i];
         }
     }
@@ -515,8 +524,10 @@ static int decorator_kind(Reader *R, const Sx *d, Func *f)
         /* s_tir=True marks a PrimFunc of schedulable blocks (TVM's tvm.s_tir);
          * every PrimFunc lopt reads may hold blocks, so it only needs checking. */
         Sx *stir = *k == F_PRIM ? kwarg(&a, "s_tir") : NULL;
+        /* check_well_formed=False: lopt verifies every function it reads either way */
+        Sx *wf = kwarg(&a, "check_well_formed");
         if (check_kwargs(R, &a, n) || bool_kwarg(R, p, "private") || bool_kwarg(R, stir, "s_tir") ||
-            bool_kwarg(R, pure, "pure"))
+            bool_kwarg(R, pure, "pure") || bool_kwarg(R, wf, "check_well_formed"))
             return -1;
         f->is_private = p && p->kind == SX_TRUE;
         f->is_impure = pure && pure->kind == SX_FALSE;
@@ -562,7 +573,7 @@ static int lower_class(Reader *R, const St *cls)
     for (int i = 0; i < body->n; i++) {
         const St *st = body->items[i];
         const char *cn = st->kind == ST_EXPR ? call_name(R, st->u.expr) : NULL;
-        if (st->kind == ST_LOWERED) {
+        if (st->kind == ST_LOWERED || is_docstring(st)) {
             continue;
         } else if (cn && (streq(cn, "I.module_global_infos") || streq(cn, "I.module_attrs"))) {
             Expr **slot = cn[2] == 'm' && cn[9] == 'g' ? &R->m->global_infos : &R->m->module_attrs;
@@ -584,12 +595,18 @@ static int lower_class(Reader *R, const St *cls)
 
 static int lower_file(Reader *R, const SyntaxFile *file)
 {
-    const StList *body = &file->body;
-    if (body->n == 0)
+    /* a module's docstrings aside */
+    const St *st = NULL;
+    for (int i = 0; i < file->body.n; i++) {
+        const St *x = file->body.items[i];
+        if (is_docstring(x))
+            continue;
+        if (st)
+            return ERR(R, x->loc, "a file holds one module or one function; this is a second");
+        st = x;
+    }
+    if (!st)
         return ERR(R, FIRST_LINE, "empty input: expected an @I.ir_module class or a function");
-    if (body->n > 1)
-        return ERR(R, body->items[1]->loc, "a file holds one module or one function; this is a second");
-    const St *st = body->items[0];
     if (st->kind == ST_CLASS)
         return lower_class(R, st);
     if (st->kind == ST_LOWERED) {

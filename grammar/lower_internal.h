@@ -59,13 +59,14 @@ typedef struct Ctx {
 } Ctx;
 
 /* Positional and keyword arguments of a call, looked up by position or name. */
+enum { MAX_CALL_ARGS = 64 };
 typedef struct Args {
-    Sx *pos[16];
+    Sx *pos[MAX_CALL_ARGS];
     int npos;
-    Sym *kw[16];
-    Sx *kwv[16];
+    Sym *kw[MAX_CALL_ARGS];
+    Sx *kwv[MAX_CALL_ARGS];
     int nkw;
-    int used[16];
+    int used[MAX_CALL_ARGS];
 } Args;
 
 typedef Expr *(*LowerFn)(Reader *R, const Sx *e);
@@ -77,6 +78,7 @@ void unbind_to(Reader *R, int mark);
 Sym *S(Reader *R, const char *s);
 const char *dotted(Reader *R, const Sx *e);
 int is_call_of(Reader *R, const Sx *e, const char *name);
+int is_docstring(const St *st);
 const char *call_name(Reader *R, const Sx *e);
 Sym *global_name(Reader *R, const Sx *e);
 

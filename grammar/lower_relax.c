@@ -300,6 +300,26 @@ static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
     return shared;
 }
 
+static int is_sinfo_name(const char *n);
+
+/* The arguments of R.Callable and R.DTensor, kept as written: struct info,
+ * lists and tuples of it, and literals. */
+static Expr *lower_sinfo_arg(Reader *R, const Sx *e)
+{
+    const char *n = e->kind == SX_CALL ? call_name(R, e) : e->kind == SX_NAME ? e->u.name->str : NULL;
+    if (is_sinfo_name(n)) {
+        Expr *x = expr_new(R->a, E_SINFO, e->loc);
+        return (x->u.sinfo = lower_sinfo(R, e)) ? x : NULL;
+    }
+    switch (e->kind) {
+    case SX_LIST: return lower_seq(R, e, E_LIST, lower_sinfo_arg);
+    case SX_TUPLE: return lower_seq(R, e, E_TUPLE, lower_sinfo_arg);
+    default: break;
+    }
+    Expr *x = lower_literal(R, e);
+    return x ? x : (ERR(R, e->loc, "expected struct info or a constant"), NULL);
+}
+
 static StructInfo *lower_sinfo(Reader *R, const Sx *e)
 {
     const char *name = e->kind == SX_CALL ? call_name(R, e) : dotted(R, e);
@@ -307,8 +327,24 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
         name += 2;
     if (!name)
         return ERR(R, e->loc, "expected struct info such as R.Tensor((4,), dtype=\"float32\")"), NULL;
-    if (streq(name, "Object"))
+    /* R.Any is TVM's new name for R.Object */
+    if (streq(name, "Object") || streq(name, "Any")) {
+        if (e->kind == SX_CALL && e->u.call.args.n)
+            return ERR(R, e->loc, "R.%s takes no arguments", name), NULL;
         return sinfo_new(R, SI_OBJECT, e->loc);
+    }
+    if (streq(name, "Callable") || streq(name, "DTensor")) {
+        /* a function's or a distributed tensor's type: kept as written,
+         * and to lopt's checks and --run any value */
+        if (e->kind != SX_CALL)
+            return ERR(R, e->loc, "R.%s takes arguments, as in %s", name, streq(name, "Callable")
+                       ? "R.Callable([R.Tensor((4,), \"float32\")], R.Tensor((4,), \"float32\"))"
+                       : "R.DTensor((4, 8), \"float32\", device_mesh=\"mesh[0]\", placement=\"R\")"), NULL;
+        StructInfo *s = sinfo_new(R, SI_OBJECT, e->loc);
+        return (s->written = lower_call(R, e, streq(name, "Callable") ? "R.Callable" : "R.DTensor", lower_sinfo_arg)) ? s : NULL;
+    }
+    if (e->kind != SX_CALL && streq(name, "Shape"))
+        return sinfo_new(R, SI_SHAPE, e->loc);   /* a shape of any rank */
     /* bare R.Tensor and R.Tuple: any tensor, a tuple of unknown fields */
     if (e->kind != SX_CALL && streq(name, "Tensor"))
         return sinfo_new(R, SI_TENSOR, e->loc);
@@ -366,13 +402,14 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
             return NULL;
         return s;
     }
-    return ERR(R, e->loc, "unknown struct info '%s'; expected R.Tensor, R.Tuple, R.Shape, R.Prim or R.Object", name), NULL;
+    return ERR(R, e->loc, "unknown struct info '%s'; expected R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object (R.Any), "
+                          "R.Callable or R.DTensor", name), NULL;
 }
 
 static int is_sinfo_name(const char *n)
 {
-    return n && (streq(n, "R.Tensor") || streq(n, "R.Tuple") || streq(n, "R.Shape") ||
-                 streq(n, "R.Prim") || streq(n, "R.Object"));
+    return n && (streq(n, "R.Tensor") || streq(n, "R.Tuple") || streq(n, "R.Shape") || streq(n, "R.Prim") ||
+                 streq(n, "R.Object") || streq(n, "R.Any") || streq(n, "R.Callable") || streq(n, "R.DTensor"));
 }
 
 /* Nested lists of numbers, row-major, with their shape checked to be a box. */
@@ -422,6 +459,17 @@ static int const_store(Reader *R, Expr *c, int64_t i, const Expr *lit, Loc loc)
     return 0;
 }
 
+/* float("inf"), float("-inf"), float("nan"): Python's spelling of the
+ * floats without a literal, as the string inside it. */
+static const Sx *python_float(Reader *R, const Sx *e)
+{
+    const char *fn = call_name(R, e);
+    if (fn && streq(fn, "float") && e->u.call.args.n == 1 && !(e->u.call.args.keys && e->u.call.args.keys[0]) &&
+        e->u.call.args.items[0]->kind == SX_STR)
+        return e->u.call.args.items[0];
+    return e;
+}
+
 static int const_fill(Reader *R, const Sx *e, Expr *c, int64_t *at)
 {
     if (e->kind == SX_LIST || e->kind == SX_TUPLE) {
@@ -432,6 +480,7 @@ static int const_fill(Reader *R, const Sx *e, Expr *c, int64_t *at)
     }
     /* the literal on the stack: an element costs no node of the module's arena */
     Expr lit;
+    e = python_float(R, e);
     const Sx *v = e->kind == SX_UNARY && e->u.bin.op == OP_NEG ? e->u.bin.a : e;
     double sign = v == e ? 1 : -1, special;
     memset(&lit, 0, sizeof lit);
@@ -461,6 +510,7 @@ static Expr *lower_const(Reader *R, const Sx *e)
     Sx *v = a.pos[0], *dt = arg(&a, 1, "dtype");
     if (check_kwargs(R, &a, "R.const"))
         return NULL;
+    v = (Sx *)python_float(R, v);
     Expr *x = expr_new(R->a, E_CONST, e->loc);
     int64_t shape[OP_MAX_RANK], n = 0;
     int ndim = 0;
@@ -587,8 +637,30 @@ static Expr *lower_global(Reader *R, const Sx *e)
     return x;
 }
 
+/* The arguments of R.call_tir as a tuple: TVM takes a list, and a single
+ * value that is not a tuple, as the tuple of it. */
+static Sx *call_tir_args(Reader *R, Sx *a)
+{
+    if (a->kind == SX_TUPLE)
+        return a;
+    if (a->kind == SX_NAME && a->u.name->bind_kind == BK_RVAR) {
+        const StructInfo *s = ((Var *)a->u.name->bind)->sinfo;
+        if (!s || s->kind == SI_TUPLE)
+            return a;   /* a tuple value, or one whose type only the verifier knows */
+    }
+    Sx *t = sx_new(R->syn, SX_TUPLE, a->loc);
+    if (a->kind == SX_LIST)
+        t->u.elems = a->u.elems;
+    else
+        sx_push(R->syn, &t->u.elems, NULL, a);
+    t->depth = (short)sx_depth(t);
+    return t;
+}
+
 /* R.call_tir(cls.f, (x,), R.Tensor(...)), relax.call_tir and out_ty=: the
- * older spellings, read as R.call_tir(cls.f, (x,), out_sinfo=R.Tensor(...)). */
+ * older spellings, read as R.call_tir(cls.f, (x,), out_sinfo=R.Tensor(...)).
+ * A list of one output's struct info is that struct info, as in TVM (two or
+ * more are a tuple of outputs). */
 static Expr *lower_call_tir(Reader *R, const Sx *e)
 {
     const SxList *l = &e->u.call.args;
@@ -609,7 +681,12 @@ static Expr *lower_call_tir(Reader *R, const Sx *e)
         for (int j = 0; k && j < c->u.call.args.n; j++)
             if (c->u.call.args.keys && c->u.call.args.keys[j] == k)
                 return ERR(R, l->items[i]->loc, "R.call_tir is given its out_sinfo twice"), NULL;
-        sx_push(syn, &c->u.call.args, k, l->items[i]);
+        Sx *v = l->items[i];
+        if (k == out && v->kind == SX_LIST && v->u.elems.n == 1)
+            v = v->u.elems.items[0];
+        else if (!k && npos == 2)
+            v = call_tir_args(R, v);
+        sx_push(syn, &c->u.call.args, k, v);
     }
     return lower_call(R, c, "R.call_tir", lower_rexpr);
 }
@@ -682,6 +759,20 @@ static Expr *lower_tvm_device(Reader *R, const Sx *e, const char *name)
     return x;
 }
 
+/* R.prim_value(3) as 3, in an attribute and in its tuples and lists. */
+static void unwrap_prim_values(Expr **v)
+{
+    Expr *x = *v;
+    if (x->kind == E_TUPLE || x->kind == E_LIST) {
+        for (int i = 0; i < x->u.list.n; i++)
+            unwrap_prim_values(&x->u.list.items[i]);
+    } else if (x->kind == E_CALL && !x->u.call.callee && strcmp(x->u.call.op->str, "R.prim_value") == 0 &&
+               x->u.call.nargs == 1 && x->u.call.nkw == 0 &&
+               (x->u.call.args[0]->kind == E_INT || x->u.call.args[0]->kind == E_FLOAT)) {
+        *v = x->u.call.args[0];
+    }
+}
+
 static Expr *lower_rcall(Reader *R, const Sx *e)
 {
     const char *name = call_name(R, e);
@@ -730,15 +821,10 @@ static Expr *lower_rcall(Reader *R, const Sx *e)
     Expr *x = lower_call(R, e, name, lower_rexpr);
     if (x && positional_attrs(R, x))
         return NULL;
-    /* pad_value=R.prim_value(T.float32(0)), as TVM prints a layout_transform's
-     * pad value: the number itself */
-    for (int i = 0; x && i < x->u.call.nkw; i++) {
-        Expr **v = &x->u.call.args[x->u.call.nargs + i];
-        if (streq(x->u.call.kw[i]->str, "pad_value") && (*v)->kind == E_CALL &&
-            strcmp((*v)->u.call.op->str, "R.prim_value") == 0 && (*v)->u.call.nargs == 1 && (*v)->u.call.nkw == 0 &&
-            ((*v)->u.call.args[0]->kind == E_INT || (*v)->u.call.args[0]->kind == E_FLOAT))
-            *v = (*v)->u.call.args[0];
-    }
+    /* pad_value=R.prim_value(T.float32(0)), begin=(R.prim_value(1),): how
+     * TVM prints an operator's attributes, read as the numbers themselves */
+    for (int i = 0; x && op_find(name) && i < x->u.call.nkw; i++)
+        unwrap_prim_values(&x->u.call.args[x->u.call.nargs + i]);
     return x;
 }
 
@@ -803,7 +889,8 @@ static Expr *lower_rexpr(Reader *R, const Sx *e)
             return meta_use(R, s, e->loc);
         if (global_name(R, e))
             return lower_global(R, e);
-        if (streq(s->str, "R.Object") || streq(s->str, "R.Tensor") || streq(s->str, "R.Tuple")) {
+        if (streq(s->str, "R.Object") || streq(s->str, "R.Any") || streq(s->str, "R.Tensor") ||
+            streq(s->str, "R.Tuple") || streq(s->str, "R.Shape")) {
             Expr *x = expr_new(R->a, E_SINFO, e->loc);
             return (x->u.sinfo = lower_sinfo(R, e)) ? x : NULL;
         }
@@ -1126,7 +1213,7 @@ int relax_stmt(Reader *R, Ctx *c, const St *st)
     Func *f = c->f;
     if (f->result)
         return ERR(R, st->loc, "statement after return");
-    if (st->kind == ST_PASS)
+    if (st->kind == ST_PASS || is_docstring(st))
         return 0;
     if (is_decl(R, st))
         return lower_decl(R, st);
@@ -1171,9 +1258,10 @@ int relax_stmt(Reader *R, Ctx *c, const St *st)
         return ERR(R, st->loc, "R.output(...) is only allowed at the end of a dataflow block");
     if (st->kind == ST_EXPR && st->u.expr->kind == SX_CALL) {
         /* a call made for its effect: bound to _, as in _ = cls.f(x, y) */
-        if (!f->is_impure)
+        if (!f->is_impure && !func_force_pure(f))
             return ERR(R, st->loc, "a call whose value is not bound has no effect in a pure function; "
-                                   "bind it, or declare the function @R.function(pure=False)");
+                                   "bind it, declare the function @R.function(pure=False), or give it "
+                                   "R.func_attr({\"relax.force_pure\": True})");
         if (!c->block) {
             c->block = new_block(R, f, 0, st->loc);
             c->cap = 0;
@@ -1186,6 +1274,9 @@ int relax_stmt(Reader *R, Ctx *c, const St *st)
         as.u.assign.value = st->u.expr;
         return lower_binding(R, c->block, &c->cap, &as, 0);
     }
+    if (st->kind == ST_WHILE || st->kind == ST_BREAK || st->kind == ST_CONTINUE || st->kind == ST_ASSERT)
+        return ERR(R, st->loc, "'%s' is a statement of a prim_func (lowered TIR), not of a Relax function",
+                   st->kind == ST_WHILE ? "while" : st->kind == ST_BREAK ? "break" : st->kind == ST_CONTINUE ? "continue" : "assert");
     return ERR(R, st->loc, "expected a binding, a dataflow block or return in a Relax function");
 }
 

@@ -65,6 +65,35 @@ static Expr *lower_load(Reader *R, const Sx *e)
     return x;
 }
 
+/* The buffer B of a name B.data or B.access_ptr (member, with its dot), or NULL. */
+static Buffer *buffer_of_member(Reader *R, const Sym *s, const char *member)
+{
+    size_t n = strlen(member);
+    if (s->len <= n || strcmp(s->str + s->len - n, member) != 0)
+        return NULL;
+    Sym *bs = intern(&R->m->names, s->str, s->len - n);
+    return bs->bind_kind == BK_BUF ? bs->bind : NULL;
+}
+
+/* B.data: the handle of B's storage, one variable per buffer. */
+static Var *buffer_data(Reader *R, Buffer *b)
+{
+    if (!b->data) {
+        char name[300];
+        snprintf(name, sizeof name, "%s.data", b->name->str);
+        b->data = var_new(R->a, S(R, name), VAR_TIR, b->loc);
+        b->data->dtype = DT_HANDLE;
+        b->data->data_of = b;
+    }
+    return b->data;
+}
+
+/* T.comm_reducer(lambda x, y: x + y, [T.float32(0)]): its combiner is a lambda. */
+static Expr *lower_texpr_or_lambda(Reader *R, const Sx *e)
+{
+    return e->kind == SX_LAMBDA ? lower_index_map(R, e) : lower_texpr(R, e);
+}
+
 /* Constructs with a statement of their own, never values inside an expression. */
 static int statement_only(const char *name)
 {
@@ -111,6 +140,22 @@ static Expr *lower_tcall(Reader *R, const Sx *e)
             return NULL;
         return (x->u.cast.a = lower_texpr(R, a.pos[1])) ? x : NULL;
     }
+    Buffer *b = e->u.call.fn->kind == SX_NAME ? buffer_of_member(R, e->u.call.fn->u.name, ".access_ptr") : NULL;
+    if (b) {
+        /* B.access_ptr("r"): T.access_ptr(B.data, "r"), printed back as written */
+        Expr *x = lower_call(R, e, "T.access_ptr", lower_texpr);
+        if (!x)
+            return NULL;
+        Expr **args = arena_array(R->a, (size_t)(x->u.call.nargs + x->u.call.nkw + 1), sizeof *args);
+        args[0] = expr_new(R->a, E_VAR, e->loc);
+        args[0]->u.var = buffer_data(R, b);
+        memcpy(args + 1, x->u.call.args, (size_t)(x->u.call.nargs + x->u.call.nkw) * sizeof *args);
+        x->u.call.args = args;
+        x->u.call.nargs++;
+        return x;
+    }
+    if (streq(name, "T.comm_reducer"))
+        return lower_call(R, e, name, lower_texpr_or_lambda);
     if (strncmp(name, "T.", 2) != 0 && global_name(R, e->u.call.fn)) {
         /* Module.f(x[i]): a call of a function of the module, kept opaque */
         char buf[256];
@@ -136,6 +181,12 @@ Expr *lower_texpr(Reader *R, const Sx *e)
         }
         if (s->bind_kind == BK_META)
             return meta_use(R, s, e->loc);
+        Buffer *b = buffer_of_member(R, s, ".data");
+        if (b) {
+            Expr *x = expr_new(R->a, E_VAR, e->loc);
+            x->u.var = buffer_data(R, b);
+            return x;
+        }
         if (strchr(s->str, '.'))
             return ERR(R, e->loc, "expected a TIR expression, found '%s'", s->str), NULL;
         if (s->bind_kind == BK_BUF)
@@ -385,6 +436,98 @@ static Stmt *make_loop(Reader *R, const Sx *target, ForKind fk, Expr *min, Expr 
     return s;
 }
 
+/* The extents of T.grid(16, n, *B.shape): B's dimensions in place of *B.shape. */
+static Expr **grid_extents(Reader *R, const Sx *call, int *n)
+{
+    const SxList *l = &call->u.call.args;
+    Expr **ext = NULL;
+    int cap = 0;
+    *n = 0;
+    for (int i = 0; i < l->n; i++) {
+        const Sx *x = l->items[i];
+        if (l->keys && l->keys[i])
+            return ERR(R, x->loc, "unknown keyword argument '%s' to T.grid", l->keys[i]->str), NULL;
+        if (x->kind != SX_STAR) {
+            Expr *e = lower_texpr(R, x);
+            if (!e)
+                return NULL;
+            vec_push(R->a, &ext, n, &cap, e);
+            continue;
+        }
+        const char *d = x->u.bin.a->kind == SX_NAME ? x->u.bin.a->u.name->str : NULL;
+        size_t len = d ? strlen(d) : 0;
+        Sym *bs = len > 6 && strcmp(d + len - 6, ".shape") == 0 ? intern(&R->m->names, d, len - 6) : NULL;
+        if (!bs || bs->bind_kind != BK_BUF)
+            return ERR(R, x->loc, "T.grid unpacks a buffer's shape, as in *B.shape"), NULL;
+        const Buffer *b = bs->bind;
+        for (int k = 0; k < b->ndim; k++) {
+            Expr *e = expr_new(R->a, b->shape[k]->kind, x->loc);
+            e->u = b->shape[k]->u;
+            vec_push(R->a, &ext, n, &cap, e);
+        }
+    }
+    return ext;
+}
+
+/* v = T.launch_thread("threadIdx.x", 64): a thread loop over the rest of
+ * the statements, rest. */
+static Stmt *lower_launch(Reader *R, const St *st, const StList *rest)
+{
+    Args a;
+    const Sx *t = st->u.assign.target;
+    if (split_args(R, st->u.assign.value, &a) || want_args(R, st->u.assign.value, &a, 2, 2, "T.launch_thread") ||
+        check_kwargs(R, &a, "T.launch_thread"))
+        return NULL;
+    const char *thread = string_arg(R, a.pos[0], "the thread of T.launch_thread");
+    Expr *ext = thread ? lower_texpr(R, a.pos[1]) : NULL;
+    if (!ext)
+        return NULL;
+    int mark = R->nundo;
+    Stmt *s = make_loop(R, t, FOR_THREAD, expr_int(R->a, 0, DT_VOID, st->loc), ext, st->loc);
+    if (!s)
+        return NULL;
+    s->u.loop.thread = thread;
+    s->u.loop.launch = 1;
+    s->u.loop.body = lower_tstmts(R, rest);
+    unbind_to(R, mark);
+    return s->u.loop.body ? s : NULL;
+}
+
+/* T.serial(0, 16, annotations={...}, step=2, dtype="int64"): what every
+ * loop kind takes besides its range, given or NULL. */
+static int loop_keywords(Reader *R, Stmt *s, const Sx *an, const Sx *step, const Sx *dt, const char *name)
+{
+    if (an && an->kind != SX_NONE) {
+        if (an->kind != SX_DICT)
+            return ERR(R, an->loc, "annotations= of %s is a dictionary, as in {\"pragma_unroll_explicit\": 1}", name);
+        if (!(s->u.loop.annot = lower_dict(R, an, lower_attr_value)))
+            return -1;
+        if (s->u.loop.annot->u.dict.n == 0)
+            s->u.loop.annot = NULL;
+    }
+    if (step && step->kind != SX_NONE) {
+        int64_t one;
+        if (!(s->u.loop.step = lower_texpr(R, step)))
+            return -1;
+        if (expr_const_int(s->u.loop.step, &one) == 0 && one == 1)
+            s->u.loop.step = NULL;
+    }
+    if (dt) {
+        DType t;
+        if (dtype_arg(R, dt, &t))
+            return -1;
+        if (!dtype_is_int(t))
+            return ERR(R, dt->loc, "dtype= of %s is an integer dtype", name);
+        /* the loop's bounds are of that dtype, and so is its variable */
+        Expr *b[2] = { s->u.loop.min, s->u.loop.extent };
+        for (int i = 0; i < 2; i++)
+            if (b[i]->kind == E_INT && b[i]->u.i.dtype == DT_VOID)
+                b[i]->u.i.dtype = t;
+        s->u.loop.var->dtype = t;
+    }
+    return 0;
+}
+
 static Stmt *lower_for(Reader *R, const St *st)
 {
     const Sx *it = st->u.loop.iter, *tg = st->u.loop.target;
@@ -393,20 +536,17 @@ static Stmt *lower_for(Reader *R, const St *st)
     if (!name || loop_kind(name, &fk))
         return ERR(R, it->loc, "expected range(...), T.grid(...), T.serial(...), T.parallel(...), T.vectorized(...), T.unroll(...) or T.thread_binding(...)"), NULL;
     Args a;
-    if (split_args(R, it, &a))
-        return NULL;
     int mark = R->nundo;
     Stmt *outer = NULL, *inner = NULL;
     if (streq(name, "T.grid")) {
-        int nt = tg->kind == SX_TUPLE ? tg->u.elems.n : 1;
-        if (check_kwargs(R, &a, name))
+        int nt = tg->kind == SX_TUPLE ? tg->u.elems.n : 1, next;
+        Expr **exts = grid_extents(R, it, &next);
+        if (!exts && R->src->errors)
             return NULL;
-        if (a.npos != nt)
-            return ERR(R, it->loc, "T.grid has %d extent%s for %d loop variable%s", a.npos, a.npos == 1 ? "" : "s", nt, nt == 1 ? "" : "s"), NULL;
+        if (next != nt)
+            return ERR(R, it->loc, "T.grid has %d extent%s for %d loop variable%s", next, next == 1 ? "" : "s", nt, nt == 1 ? "" : "s"), NULL;
         for (int i = 0; i < nt; i++) {
-            Expr *ext = lower_texpr(R, a.pos[i]);
-            if (!ext)
-                return NULL;
+            Expr *ext = exts[i];
             Stmt *s = make_loop(R, nt == 1 ? tg : tg->u.elems.items[i], FOR_SERIAL, expr_int(R->a, 0, DT_VOID, it->loc), ext, st->loc);
             if (!s)
                 return NULL;
@@ -417,11 +557,18 @@ static Stmt *lower_for(Reader *R, const St *st)
             inner = s;
         }
     } else {
+        if (split_args(R, it, &a))
+            return NULL;
         if (tg->kind != SX_NAME)
             return ERR(R, tg->loc, "%s defines one loop variable", name), NULL;
         Sx *thread = fk == FOR_THREAD ? kwarg(&a, "thread") : NULL;
+        if (fk == FOR_THREAD && !thread && a.npos >= 2 && a.pos[a.npos - 1]->kind == SX_STR)
+            thread = a.pos[--a.npos];   /* T.thread_binding(128, "threadIdx.x") */
         if (fk == FOR_THREAD && !thread)
             return ERR(R, it->loc, "T.thread_binding needs thread=\"...\""), NULL;
+        Sx *an = kwarg(&a, "annotations"), *step = kwarg(&a, "step"), *dt = kwarg(&a, "dtype");
+        if (streq(name, "range") && a.npos == 3 && !step)
+            step = a.pos[--a.npos];   /* range(lo, hi, step), as Python writes it */
         if (want_args(R, it, &a, 1, 2, name) || check_kwargs(R, &a, name))
             return NULL;
         Expr *lo = a.npos == 2 ? lower_texpr(R, a.pos[0]) : expr_int(R->a, 0, DT_VOID, it->loc);
@@ -445,6 +592,8 @@ static Stmt *lower_for(Reader *R, const St *st)
         if (!outer)
             return NULL;
         if (thread && !(outer->u.loop.thread = string_arg(R, thread, "thread")))
+            return NULL;
+        if (loop_keywords(R, outer, an, step, dt, name))
             return NULL;
     }
     Stmt *body = lower_tstmts(R, &st->u.loop.body);
@@ -603,12 +752,18 @@ static const char *axis_call(Reader *R, const St *st)
 /* The block's iterators, which come first. They are bound only after all
  * are read: their bindings refer to loop variables, never to each other.
  * Returns the index of the first statement after them, or -1. */
-static int block_iters(Reader *R, Block *b, const StList *body)
+static int block_iters(Reader *R, Block *b, const StList *body, const St **where)
 {
     int cap = 0, i = 0;
+    *where = NULL;
     for (; i < body->n; i++) {
         const St *x = body->items[i];
         const char *ax = axis_call(R, x);
+        if (!ax && !*where && x->kind == ST_EXPR && is_call_of(R, x->u.expr, "T.where") && i + 1 < body->n &&
+            axis_call(R, body->items[i + 1])) {
+            *where = x;   /* T.where before the iterators, as TVM may write it: read once they are bound */
+            continue;
+        }
         if (!ax)
             break;
         int r = streq(ax, "T.axis.remap") ? lower_remap(R, b, &cap, x, x->u.assign.value)
@@ -637,6 +792,8 @@ static int block_annotation(Reader *R, Block *b, const St *x)
     if (cn && (streq(cn, "T.block_attr") || streq(cn, "T.sblock_attr")))
         return (b->attrs = lower_attr_dict(R, x->u.expr, cn)) ? 0 : -1;
     if (cn && streq(cn, "T.where")) {
+        if (b->where)
+            return ERR(R, x->loc, "T.where given twice");
         Args w;
         if (split_args(R, x->u.expr, &w) || want_args(R, x->u.expr, &w, 1, 1, cn))
             return -1;
@@ -664,13 +821,16 @@ static Stmt *lower_block(Reader *R, const St *st, const Sx *ctx)
         return NULL;
     b->name = S(R, bn);
     const StList *body = &st->u.with.body;
-    int i = block_iters(R, b, body);
+    const St *where;
+    int i = block_iters(R, b, body, &where);
     if (i < 0)
         return NULL;
     /* Iterators, allocations and lets are in scope until the block ends. */
     int mark = R->nundo, r = 0;
     for (int k = 0; k < b->niters; k++)
         bind_sym(R, b->iters[k].var->name, BK_TVAR, b->iters[k].var);
+    if (where)
+        r = block_annotation(R, b, where);
     Stmt **items = NULL;
     int n = 0, ncap = 0;
     for (; i < body->n && r >= 0; i++) {
@@ -704,6 +864,15 @@ static Stmt *lower_store(Reader *R, const St *st)
     return s;
 }
 
+static int has_kwarg(const Sx *call, const char *name)
+{
+    const SxList *l = &call->u.call.args;
+    for (int i = 0; i < l->n; i++)
+        if (l->keys && l->keys[i] && streq(l->keys[i]->str, name))
+            return 1;
+    return 0;
+}
+
 static Stmt *lower_alloc(Reader *R, const St *st, const char *cn)
 {
     const Sx *t = st->u.assign.target;
@@ -715,15 +884,24 @@ static Stmt *lower_alloc(Reader *R, const St *st, const char *cn)
     int match = streq(cn, "T.match_buffer");
     Buffer *b;
     Var *h = NULL;
-    if (match) {
+    Region *region = NULL;
+    if (match && a.npos >= 1 && a.pos[0]->kind == SX_INDEX) {
+        /* a region of a buffer, inside a block: A_sub = T.match_buffer(A[0:4, j], (4,)) */
+        int n = 0, cap = 0;
+        if (lower_region(R, a.pos[0], &region, &n, &cap))
+            return NULL;
+    } else if (match) {
         if (a.npos < 1 || a.pos[0]->kind != SX_NAME || a.pos[0]->u.name->bind_kind != BK_TVAR ||
             ((Var *)a.pos[0]->u.name->bind)->dtype != DT_HANDLE)
-            return ERR(R, st->u.assign.value->loc, "T.match_buffer takes a T.handle parameter first"), NULL;
+            return ERR(R, st->u.assign.value->loc, "T.match_buffer takes a T.handle parameter or a buffer region first"), NULL;
         h = a.pos[0]->u.name->bind;
     }
-    if (!(b = lower_buffer(R, t->u.name, t->loc, match ? BUF_MATCH : BUF_ALLOC, &a, match, cn)))
+    BufKind kind = match ? BUF_MATCH : streq(cn, "T.sblock_alloc_buffer") ? BUF_SBLOCK
+                 : streq(cn, "T.decl_buffer") ? BUF_DECL : BUF_ALLOC;
+    if (!(b = lower_buffer(R, t->u.name, t->loc, kind, &a, match, cn)))
         return NULL;
     b->handle = h;
+    b->region = region;
     Stmt *s = stmt_new(R->a, S_ALLOC, st->loc);
     s->u.alloc = b;
     bind_sym(R, t->u.name, BK_BUF, b);
@@ -745,8 +923,21 @@ static Stmt *lower_alias(Reader *R, const St *st, const char *cn)
         return ERR(R, st->u.assign.value->loc, "%s in a body declares a view of a buffer: give data=B.data", cn), NULL;
     const char *d = data->kind == SX_NAME ? data->u.name->str : NULL;
     size_t n = d ? strlen(d) : 0;
+    int decl = streq(cn, "T.decl_buffer") ? 1 : 2;
+    if (d && data->u.name->bind_kind == BK_TVAR && ((Var *)data->u.name->bind)->dtype == DT_HANDLE) {
+        /* data=h, h a handle parameter: the buffer over the storage it points to, as T.match_buffer(h, ...) */
+        Buffer *b = lower_buffer(R, t->u.name, t->loc, BUF_MATCH, &a, 0, cn);
+        if (!b)
+            return NULL;
+        b->handle = data->u.name->bind;
+        b->decl = decl;
+        Stmt *s = stmt_new(R->a, S_ALLOC, st->loc);
+        s->u.alloc = b;
+        bind_sym(R, t->u.name, BK_BUF, b);
+        return s;
+    }
     if (!d || n < 6 || strcmp(d + n - 5, ".data") != 0)
-        return ERR(R, data->loc, "data= of %s must be B.data, B a buffer in scope", cn), NULL;
+        return ERR(R, data->loc, "data= of %s must be B.data, B a buffer in scope, or a T.handle parameter", cn), NULL;
     Sym *bs = intern(&R->m->names, d, n - 5);
     if (bs->bind_kind != BK_BUF)
         return ERR(R, data->loc, "'%s' is not a buffer in scope", bs->str), NULL;
@@ -754,6 +945,7 @@ static Stmt *lower_alias(Reader *R, const St *st, const char *cn)
     if (!b)
         return NULL;
     b->base = bs->bind;
+    b->decl = decl == 1;
     if (b->dtype != b->base->dtype)
         return ERR(R, st->u.assign.value->loc, "the view %s has dtype %s but %s holds %s", t->u.name->str,
                    dtype_name(b->dtype), bs->str, dtype_name(b->base->dtype)), NULL;
@@ -773,16 +965,46 @@ static Stmt *lower_let(Reader *R, const St *st)
         return NULL;
     Var *x = var_new(R->a, t->u.name, VAR_TIR, t->loc);
     x->dtype = tir_dtype(v);
-    if (st->u.assign.annot) {
-        const char *an = dotted(R, st->u.assign.annot);
-        if (dtype_of_ctor(an, &x->dtype) != 0)
-            return ERR(R, st->u.assign.annot->loc, "expected a scalar type such as T.int32"), NULL;
+    const Sx *an = st->u.assign.annot;
+    if (an && an->kind == SX_INDEX) {
+        /* v: T.let[T.float32] = ..., as TVM writes a let statement */
+        const char *d = dotted(R, an->u.index.obj);
+        if (!d || !streq(d, "T.let") || an->u.index.items.n != 1)
+            return ERR(R, an->loc, "expected a scalar type such as T.int32, or T.let[T.int32]"), NULL;
+        an = an->u.index.items.items[0];
     }
+    if (an && dtype_of_ctor(dotted(R, an), &x->dtype) != 0)
+        return ERR(R, an->loc, "expected a scalar type such as T.int32"), NULL;
     Stmt *s = stmt_new(R->a, S_LET, st->loc);
     s->u.let.var = x;
     s->u.let.value = v;
     bind_sym(R, t->u.name, BK_TVAR, x);
     return s;
+}
+
+static Stmt *lowered_stmt(Reader *R, const St *st, LowKind k)
+{
+    Stmt *s = stmt_new(R->a, S_LOWERED, st->loc);
+    s->u.low.k = k;
+    return s;
+}
+
+/* with T.attr(node, "key", value): body */
+static Stmt *lower_attr_stmt(Reader *R, const St *st)
+{
+    Args a;
+    const Sx *c = st->u.with.ctx;
+    if (split_args(R, c, &a) || want_args(R, c, &a, 3, 3, "T.attr") || check_kwargs(R, &a, "T.attr"))
+        return NULL;
+    Stmt *s = lowered_stmt(R, st, LOW_ATTR);
+    for (int i = 0; i < 3; i++)
+        if (!(s->u.low.args[i] = lower_texpr_or_lambda(R, a.pos[i])))
+            return NULL;
+    s->u.low.nargs = 3;
+    int mark = R->nundo;
+    s->u.low.body = lower_tstmts(R, &st->u.with.body);
+    unbind_to(R, mark);
+    return s->u.low.body ? s : NULL;
 }
 
 static Stmt *lower_tstmt(Reader *R, const St *st)
@@ -807,12 +1029,41 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
         }
         return s;
     }
+    case ST_WHILE: {
+        Stmt *s = lowered_stmt(R, st, LOW_WHILE);
+        int mark = R->nundo;
+        if (!s || !(s->u.low.args[0] = lower_texpr(R, st->u.loop.iter)))
+            return NULL;
+        s->u.low.nargs = 1;
+        s->u.low.body = lower_tstmts(R, &st->u.loop.body);
+        unbind_to(R, mark);
+        return s->u.low.body ? s : NULL;
+    }
+    case ST_BREAK: return lowered_stmt(R, st, LOW_BREAK);
+    case ST_CONTINUE: return lowered_stmt(R, st, LOW_CONTINUE);
+    case ST_ASSERT: {
+        Stmt *s = lowered_stmt(R, st, LOW_ASSERT);
+        if (!s || !(s->u.low.args[0] = lower_texpr(R, st->u.assign.target)))
+            return NULL;
+        s->u.low.nargs = 1;
+        if (st->u.assign.value && !(s->u.low.args[s->u.low.nargs++] = lower_texpr(R, st->u.assign.value)))
+            return NULL;
+        return s;
+    }
     case ST_WITH: {
         const char *cn = call_name(R, st->u.with.ctx);
         if (cn && (streq(cn, "T.block") || streq(cn, "T.sblock")))
             return lower_block(R, st, st->u.with.ctx);
+        if (cn && streq(cn, "T.attr") && !st->u.with.as)
+            return lower_attr_stmt(R, st);
         if (cn && streq(cn, "T.init"))
             return ERR(R, st->loc, "T.init() belongs directly inside a block"), NULL;
+        if (cn && streq(cn, "T.launch_thread"))
+            return ERR(R, st->u.with.ctx->loc, "with T.launch_thread(v, n) (after v = T.env_thread(...)) is not read; "
+                                               "write v = T.launch_thread(\"threadIdx.x\", n), as TVM prints it today"), NULL;
+        if (cn && strncmp(cn, "T.", 2) == 0)
+            return ERR(R, st->u.with.ctx->loc, "with %s is not read in a prim_func; lopt reads with T.sblock (T.block), "
+                                               "T.init and T.attr", cn), NULL;
         return ERR(R, st->u.with.ctx->loc, "expected T.block(\"name\") after 'with'"), NULL;
     }
     case ST_ASSIGN: {
@@ -821,12 +1072,16 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
         if (t->kind == SX_INDEX)
             return lower_store(R, st);
         if (cn && (streq(cn, "T.alloc_buffer") || streq(cn, "T.sblock_alloc_buffer") ||
-                   streq(cn, "T.match_buffer")))
+                   streq(cn, "T.match_buffer") || (streq(cn, "T.decl_buffer") && !has_kwarg(st->u.assign.value, "data"))))
             return lower_alloc(R, st, cn);
         if (cn && (streq(cn, "T.Buffer") || streq(cn, "T.decl_buffer")))
             return lower_alias(R, st, cn);
         if (cn && strncmp(cn, "T.axis.", 7) == 0)
             return ERR(R, st->loc, "block iterators belong directly inside a block"), NULL;
+        if (cn && (streq(cn, "T.allocate") || streq(cn, "T.env_thread")))
+            return ERR(R, st->u.assign.value->loc, "%s (TVM's older lowered TIR) is not read; write %s", cn,
+                       streq(cn, "T.allocate") ? "B = T.decl_buffer(shape, dtype, scope=...), as TVM prints it today"
+                                               : "v = T.launch_thread(\"threadIdx.x\", n), as TVM prints it today"), NULL;
         if (is_decl(R, st))
             return lower_decl(R, st) ? NULL : stmt_new(R->a, S_SEQ, st->loc);
         return lower_let(R, st);
@@ -834,6 +1089,8 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
     case ST_EXPR: {
         const Sx *e = st->u.expr;
         const char *cn = call_name(R, e);
+        if (is_docstring(st))
+            return stmt_new(R->a, S_SEQ, st->loc);
         if (cn && (streq(cn, "T.reads") || streq(cn, "T.writes") || streq(cn, "T.block_attr") ||
                    streq(cn, "T.sblock_attr") || streq(cn, "T.where")))
             return ERR(R, st->loc, "%s belongs directly inside a block", cn), NULL;
@@ -871,7 +1128,16 @@ static Stmt *lower_tstmts(Reader *R, const StList *l)
     Stmt **items = NULL;
     int n = 0, cap = 0;
     for (int i = 0; i < l->n; i++) {
-        Stmt *s = lower_tstmt(R, l->items[i]);
+        const St *x = l->items[i];
+        if (x->kind == ST_ASSIGN && !x->u.assign.annot && is_call_of(R, x->u.assign.value, "T.launch_thread")) {
+            StList rest = { l->items + i + 1, l->n - i - 1, 0 };
+            Stmt *s = lower_launch(R, x, &rest);
+            if (!s)
+                return NULL;
+            vec_push(R->a, &items, &n, &cap, s);
+            break;
+        }
+        Stmt *s = lower_tstmt(R, x);
         if (!s)
             return NULL;
         if (s->kind == S_SEQ && s->u.seq.n == 0 && l->n > 1)
@@ -928,6 +1194,14 @@ int lower_prim_func(Reader *R, Func *f, const St *def)
         } else if (p->annot->kind == SX_NAME && dtype_of_ctor(an, &t) == 0) {
             Var *v = var_new(R->a, p->name, VAR_TIR, p->loc);
             v->dtype = t;
+            f->pparams[i].var = v;
+            bind_sym(R, p->name, BK_TVAR, v);
+        } else if (p->annot->kind == SX_CALL && an && streq(an, "T.handle")) {
+            /* a typed pointer, T.handle("float32") or T.handle("float32", "global"): kept as written */
+            Var *v = var_new(R->a, p->name, VAR_TIR, p->loc);
+            v->dtype = DT_HANDLE;
+            if (!(f->pparams[i].handle_type = lower_call(R, p->annot, "T.handle", lower_attr_value)))
+                return -1;
             f->pparams[i].var = v;
             bind_sym(R, p->name, BK_TVAR, v);
         } else {

@@ -95,7 +95,12 @@ typedef struct Parser Parser;
     NE = 291,                      /* "'!='"  */
     LE = 292,                      /* "'<='"  */
     GE = 293,                      /* "'>='"  */
-    UMINUS = 294                   /* UMINUS  */
+    WHILE = 294,                   /* "'while'"  */
+    BREAK = 295,                   /* "'break'"  */
+    CONTINUE = 296,                /* "'continue'"  */
+    ASSERT = 297,                  /* "'assert'"  */
+    AUGASSIGN = 298,               /* "augmented assignment"  */
+    UMINUS = 299                   /* UMINUS  */
   };
   typedef enum yytokentype yytoken_kind_t;
 #endif

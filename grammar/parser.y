@@ -107,11 +107,13 @@ static SxList list1(Parser *P, Sx *e)
 %token IF "'if'" ELIF "'elif'" ELSE "'else'" WITH "'with'" AS "'as'" LAMBDA "'lambda'"
 %token AND "'and'" OR "'or'" NOT "'not'" TRUE "'True'" FALSE "'False'" NONE "'None'"
 %token ARROW "'->'" FLOORDIV "'//'" POW "'**'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
+%token WHILE "'while'" BREAK "'break'" CONTINUE "'continue'" ASSERT "'assert'"
+%token <op> AUGASSIGN "augmented assignment"
 
 %type <sx> test expr atom_expr
 %type <sx> testlist exprlist lambdef subscript opt_test opt_ret decorator
 %type <list> test_seq expr_seq args arglist subscripts sub_seq dict_items lparams decorators
-%type <st> stmt simple compound funcdef classdef for_stmt if_stmt with_stmt
+%type <st> stmt simple compound funcdef classdef for_stmt if_stmt with_stmt while_stmt
 %type <stl> stmts suite elifs
 %type <params> params param_list
 %type <param> param
@@ -169,12 +171,26 @@ simple: testlist        { $$ = st_new(A, ST_EXPR, L(@1)); $$->u.expr = $1; }
             $$->u.assign.annot = $3;
             $$->u.assign.value = $5;
         }
+      | testlist AUGASSIGN testlist {
+            /* B[i] += x is B[i] = B[i] + x */
+            $$ = st_new(A, ST_ASSIGN, L(@1));
+            $$->u.assign.target = $1;
+            CHECK($$->u.assign.value = binop(P, $2, $1, $3, L(@2)));
+        }
+      | BREAK           { $$ = st_new(A, ST_BREAK, L(@1)); }
+      | CONTINUE        { $$ = st_new(A, ST_CONTINUE, L(@1)); }
+      | ASSERT test     { $$ = st_new(A, ST_ASSERT, L(@1)); $$->u.assign.target = $2; }
+      | ASSERT test ',' test {
+            $$ = st_new(A, ST_ASSERT, L(@1));
+            $$->u.assign.target = $2;
+            $$->u.assign.value = $4;
+        }
       | RETURN          { $$ = st_new(A, ST_RETURN, L(@1)); }
       | RETURN testlist { $$ = st_new(A, ST_RETURN, L(@1)); $$->u.expr = $2; }
       | PASS            { $$ = st_new(A, ST_PASS, L(@1)); }
       ;
 
-compound: for_stmt | if_stmt | with_stmt
+compound: for_stmt | if_stmt | with_stmt | while_stmt
         | funcdef                   { $$ = $1; }
         | decorators funcdef        { $$ = $2; $$->u.def.decorators = $1; $$->loc = L(@1); }
         | classdef                  { $$ = $1; }
@@ -256,6 +272,13 @@ for_stmt: FOR exprlist IN testlist ':' suite {
             $$->u.loop.body = $6;
         }
         ;
+
+while_stmt: WHILE test ':' suite {
+            $$ = st_new(A, ST_WHILE, L(@1));
+            $$->u.loop.iter = $2;
+            $$->u.loop.body = $4;
+        }
+          ;
 
 if_stmt: IF test ':' suite elifs {
             $$ = st_new(A, ST_IF, L(@1));
@@ -419,6 +442,18 @@ args: %empty                        { memset(&$$, 0, sizeof $$); }
     ;
 
 arglist: test                       { $$ = list1(P, $1); }
+       | '*' test                   { Sx *s = sx_new(A, SX_STAR, L(@1)); s->u.bin.a = $2; CHECK(s = deep(P, s)); $$ = list1(P, s); }
+       | arglist ',' '*' test {
+            if ($1.keys) {
+                diag_error(P->lx.src, L(@3), "positional argument follows keyword argument");
+                YYABORT;
+            }
+            Sx *s = sx_new(A, SX_STAR, L(@3));
+            s->u.bin.a = $4;
+            CHECK(s = deep(P, s));
+            $$ = $1;
+            sx_push(A, &$$, NULL, s);
+        }
        | NAME '=' test              { memset(&$$, 0, sizeof $$); sx_push(A, &$$, $1, $3); }
        | arglist ',' test {
             if ($1.keys) {

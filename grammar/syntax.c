@@ -62,7 +62,7 @@ int sx_depth(const Sx *e)
     case SX_TUPLE: case SX_LIST: d = list_depth(&e->u.elems); break;
     case SX_DICT: d = list_depth(&e->u.pairs); break;
     case SX_BINOP: d = e->u.bin.a->depth; if (e->u.bin.b && e->u.bin.b->depth > d) d = e->u.bin.b->depth; break;
-    case SX_UNARY: d = e->u.bin.a->depth; break;
+    case SX_UNARY: case SX_STAR: d = e->u.bin.a->depth; break;
     case SX_LAMBDA: d = e->u.lambda.body->depth; break;
     default: break;
     }

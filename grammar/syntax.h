@@ -16,7 +16,8 @@ typedef enum {
     SX_SLICE,     /* lo:hi inside a subscript */
     SX_TUPLE, SX_LIST, SX_DICT,
     SX_BINOP, SX_UNARY, SX_LAMBDA,
-    SX_CONST      /* the list of numbers of R.const([...], "dtype"), already typed */
+    SX_CONST,     /* the list of numbers of R.const([...], "dtype"), already typed */
+    SX_STAR       /* *a, an argument unpacked (u.bin.a) */
 } SxKind;
 
 typedef enum {
@@ -68,6 +69,9 @@ struct Sx {
 
 typedef enum {
     ST_EXPR, ST_ASSIGN, ST_RETURN, ST_PASS, ST_FOR, ST_IF, ST_WITH, ST_DEF, ST_CLASS,
+    ST_WHILE,         /* u.loop: iter is the condition */
+    ST_BREAK, ST_CONTINUE,
+    ST_ASSERT,        /* u.assign: target is the condition, value the message or NULL */
     ST_LOWERED        /* a def or with the reader has already lowered */
 } StKind;
 

@@ -197,6 +197,8 @@ static int64_t stmt_scan(Scan *s, const Stmt *st, int reads)
     case S_LET:
         expr_scan(s, st->u.let.value, reads);
         return 0;
+    case S_LOWERED:
+        break;
     case S_ALLOC: {
         /* an allocation in the body is made once per run and its storage
          * lives on to the next run of the loop: threads would each need

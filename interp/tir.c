@@ -422,13 +422,19 @@ static void s_alloc(const SNode *s, Frame *fr)
 }
 
 /* A view shares its base's storage under its own shape (flatten's aliases). */
+/* The buffer whose storage a view shares. */
+static const Buffer *view_base(const Buffer *b)
+{
+    return b->region ? b->region->buf : b->base;
+}
+
 static void s_alias(const SNode *s, Frame *fr)
 {
     if (fr->buf[s->slot])
         return;
     const Tensor *base = fr->buf[s->n];
     if (!base)
-        fail(fr, s->loc, "buffer %s has no storage here", s->decl->base->name->str);
+        fail(fr, s->loc, "buffer %s has no storage here", view_base(s->decl)->name->str);
     /* filled before it is allocated, so that a failure leaks nothing */
     Tensor v = { 0 };
     v.dtype = s->dt;
@@ -445,11 +451,11 @@ static void s_alias(const SNode *s, Frame *fr)
         int64_t span = strided_span(s, fr, v.shape);
         if (span > base->count)
             fail(fr, s->loc, "the strided view %s reaches element %lld but %s holds %lld", s->decl->name->str,
-                 (long long)span - 1, s->decl->base->name->str, (long long)base->count);
+                 (long long)span - 1, view_base(s->decl)->name->str, (long long)base->count);
         v.count = base->count;
     } else if (v.count > base->count) {
         fail(fr, s->loc, "the view %s holds %lld elements but %s holds %lld", s->decl->name->str, (long long)v.count,
-             s->decl->base->name->str, (long long)base->count);
+             view_base(s->decl)->name->str, (long long)base->count);
     }
     Tensor *t = malloc(sizeof *t);
     if (!t)
@@ -1021,8 +1027,59 @@ static const Expr *extra_opt(const Buffer *b, const char *key)
 /* The strides and elem_offset of a buffer declared with strides= or a
  * nonzero elem_offset= (an offset alone keeps row-major strides); *st stays
  * NULL for a plain row-major buffer. Returns -1 after an error. */
+static int strides_of(Compiled *c, const Buffer *b, const Node ***st, const Node **eoff);
+
+static Node *int_op(Compiled *c, Loc loc, int64_t (*op)(const Node *, Frame *), const Node *a, const Node *b)
+{
+    Node *m = node(c, loc);
+    m->i = op;
+    m->a = a;
+    m->b = b;
+    m->dt = DT_INT64;
+    return m;
+}
+
+/* A_sub = T.match_buffer(A[lo0:hi0, lo1], (n,)): a strided view of A whose
+ * dimensions are the region's ranges (its points dropped when the view has
+ * fewer dimensions), at offset sum lo * stride in A's storage. */
+static int region_strides(Compiled *c, const Buffer *b, const Node ***st, const Node **eoff)
+{
+    const Region *r = b->region;
+    const Buffer *a = r->buf;
+    const Node **ast, *aoff;
+    int nslice = 0;
+    for (int d = 0; d < r->n; d++)
+        nslice += r->idx[d]->kind == E_SLICE;
+    if (r->n != a->ndim || (b->ndim != r->n && b->ndim != nslice))
+        return cerr(c, b->loc, "the interpreter runs a match_buffer of a region with one dimension per range of it; "
+                    "%s has %d for %d ranges", b->name->str, b->ndim, nslice);
+    if (strides_of(c, a, &ast, &aoff))
+        return -1;
+    const Node **v = arena_array(&c->arena, (size_t)a->ndim + 1, sizeof *v);
+    /* the row-major strides of a plain base */
+    for (int d = a->ndim - 1; d >= 0; d--)
+        v[d] = ast ? ast[d] : d == a->ndim - 1 ? iconst(c, 1)
+             : int_op(c, b->loc, i_mul, v[d + 1], as_int(c, expr(c, a->shape[d + 1]), DT_INT64));
+    const Node *off = ast ? aoff : iconst(c, 0);
+    const Node **bs = arena_array(&c->arena, (size_t)b->ndim + 1, sizeof *bs);
+    for (int d = 0, k = 0; d < r->n; d++) {
+        const Expr *lo = r->idx[d]->kind == E_SLICE ? r->idx[d]->u.slice.lo : r->idx[d];
+        const Node *l = as_int(c, expr(c, lo), DT_INT64);
+        if (!l || !v[d])
+            return -1;
+        off = int_op(c, b->loc, i_add, off, int_op(c, b->loc, i_mul, l, v[d]));
+        if (b->ndim == r->n || r->idx[d]->kind == E_SLICE)
+            bs[k++] = v[d];
+    }
+    *st = bs;
+    *eoff = off;
+    return 0;
+}
+
 static int strides_of(Compiled *c, const Buffer *b, const Node ***st, const Node **eoff)
 {
+    if (b->region)
+        return region_strides(c, b, st, eoff);
     const Expr *se = extra_opt(b, "strides"), *oe = extra_opt(b, "elem_offset");
     int64_t k;
     *st = NULL;
@@ -1508,14 +1565,16 @@ static const SNode *stmt(Compiled *c, const Stmt *st)
     }
     case S_ALLOC: {
         const Buffer *b = st->u.alloc;
-        if (b->kind == BUF_MATCH) {
+        if (b->kind == BUF_MATCH && !b->region) {
             /* bound at the call, from the handle parameter */
             return snode(c, s_nop, st->loc);
         }
+        /* a view: of a buffer's storage (B.data), or of a region of it */
+        const Buffer *of = b->region ? b->region->buf : b->kind == BUF_ALIAS ? b->base : NULL;
         int base = -1;
-        if (b->kind == BUF_ALIAS && (base = find(c->bufs, c->nbufs, b->base)) < 0)
-            return cerr(c, st->loc, "buffer %s is not bound here", b->base->name->str), NULL;
-        s = snode(c, b->kind == BUF_ALIAS ? s_alias : s_alloc, st->loc);
+        if (of && (base = find(c->bufs, c->nbufs, of)) < 0)
+            return cerr(c, st->loc, "buffer %s is not bound here", of->name->str), NULL;
+        s = snode(c, of ? s_alias : s_alloc, st->loc);
         s->n = base;
         s->decl = b;
         s->dt = b->dtype;
@@ -1527,7 +1586,7 @@ static const SNode *stmt(Compiled *c, const Stmt *st)
         if (strides_of(c, b, &s->st, &s->eoff))
             return NULL;
         s->slot = add_slot(c, &c->bufs, &c->nbufs, b, &c->nbuf);
-        int **list = b->kind == BUF_ALIAS ? &c->views : &c->allocs, *n = b->kind == BUF_ALIAS ? &c->nviews : &c->nallocs;
+        int **list = of ? &c->views : &c->allocs, *n = of ? &c->nviews : &c->nallocs;
         int *g = arena_array(&c->arena, (size_t)*n + 1, sizeof *g);
         if (*n)
             memcpy(g, *list, (size_t)*n * sizeof *g);
@@ -1535,6 +1594,8 @@ static const SNode *stmt(Compiled *c, const Stmt *st)
         *list = g;
         return s;
     }
+    case S_LOWERED:
+        break;   /* compile refuses the function first */
     }
     return cerr(c, st->loc, "the interpreter cannot run this statement"), NULL;
 }
@@ -1599,6 +1660,9 @@ static Compiled *compile(Func *f, int batches, InterpError *err)
         if (c->param_buf[i] < 0)
             cerr(c, f->pparams[i].var ? f->pparams[i].var->loc : f->loc,
                  "the interpreter passes buffers only; parameter %d of %s is a scalar", i, f->name->str);
+    const char *what = tir_unrunnable(f);
+    if (what)
+        cerr(c, f->loc, "the interpreter does not run %s (in %s); lopt reads and prints it", what, f->name->str);
     if (!c->failed)
         c->body = f->body ? stmt(c, f->body) : snode(c, s_nop, f->loc);
     if (c->failed || !c->body) {

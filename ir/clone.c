@@ -239,6 +239,11 @@ Stmt *clone_stmt(Arena *a, Subst *s, const Stmt *st)
         c->u.let.value = clone_expr(a, s, st->u.let.value);
         c->u.let.var = fresh_var(a, s, st->u.let.var);
         break;
+    case S_LOWERED:
+        for (int i = 0; i < st->u.low.nargs; i++)
+            c->u.low.args[i] = clone_expr(a, s, st->u.low.args[i]);
+        c->u.low.body = clone_stmt(a, s, st->u.low.body);
+        break;
     }
     return c;
 }

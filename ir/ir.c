@@ -411,3 +411,96 @@ void relax_walk(const Expr *e, ExprVisit visit, void *data)
         break;
     }
 }
+
+/* ---- what the passes and the interpreter leave alone ---- */
+
+static const char *expr_unhandled(const Expr *e)
+{
+    if (!e)
+        return NULL;
+    const char *r = NULL;
+    switch (e->kind) {
+    case E_VAR: return e->u.var->data_of ? "B.data" : NULL;
+    case E_BIN:
+        return (r = expr_unhandled(e->u.bin.a)) ? r : expr_unhandled(e->u.bin.b);
+    case E_UNARY: return expr_unhandled(e->u.un.a);
+    case E_CAST: return expr_unhandled(e->u.cast.a);
+    case E_LOAD:
+        for (int i = 0; i < e->u.load.n && !r; i++)
+            r = expr_unhandled(e->u.load.idx[i]);
+        return r;
+    case E_CALL:
+        if (streq(e->u.call.op->str, "T.comm_reducer"))
+            return "T.comm_reducer";
+        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw && !r; i++)
+            r = expr_unhandled(e->u.call.args[i]);
+        return r;
+    case E_TUPLE: case E_LIST:
+        for (int i = 0; i < e->u.list.n && !r; i++)
+            r = expr_unhandled(e->u.list.items[i]);
+        return r;
+    default: return NULL;
+    }
+}
+
+static const char *stmt_unhandled(const Stmt *s, int run)
+{
+    static const char *const low[] = {
+        [LOW_ATTR] = "T.attr", [LOW_WHILE] = "while", [LOW_ASSERT] = "assert",
+        [LOW_BREAK] = "break", [LOW_CONTINUE] = "continue",
+    };
+    const char *r = NULL;
+    if (!s)
+        return NULL;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n && !r; i++)
+            r = stmt_unhandled(s->u.seq.items[i], run);
+        return r;
+    case S_FOR:
+        if (s->u.loop.step)
+            return "a loop with step=";
+        return (r = expr_unhandled(s->u.loop.extent)) ? r : stmt_unhandled(s->u.loop.body, run);
+    case S_BLOCK: {
+        const Block *b = s->u.block;
+        if ((r = stmt_unhandled(b->init, run)))
+            return r;
+        return stmt_unhandled(b->body, run);
+    }
+    case S_STORE:
+        for (int i = 0; i < s->u.store.n && !r; i++)
+            r = expr_unhandled(s->u.store.idx[i]);
+        return r ? r : expr_unhandled(s->u.store.value);
+    case S_IF:
+        if ((r = expr_unhandled(s->u.branch.cond)) || (r = stmt_unhandled(s->u.branch.then, run)))
+            return r;
+        return stmt_unhandled(s->u.branch.orelse, run);
+    case S_EVAL: return expr_unhandled(s->u.eval);
+    case S_ALLOC: return s->u.alloc->region && !run ? "T.match_buffer of a region" : NULL;
+    case S_LET: return expr_unhandled(s->u.let.value);
+    case S_LOWERED: return low[s->u.low.k];
+    }
+    return NULL;
+}
+
+const char *tir_unhandled(const Func *f)
+{
+    return f->kind == F_PRIM ? stmt_unhandled(f->body, 0) : NULL;
+}
+
+const char *tir_unrunnable(const Func *f)
+{
+    return f->kind == F_PRIM ? stmt_unhandled(f->body, 1) : NULL;
+}
+
+int func_force_pure(const Func *f)
+{
+    const Expr *d = f->attrs;
+    if (!d || d->kind != E_DICT)
+        return 0;
+    for (int i = 0; i < d->u.dict.n; i++)
+        if (d->u.dict.keys[i]->kind == E_STR && streq(d->u.dict.keys[i]->u.str.s, "relax.force_pure"))
+            return d->u.dict.vals[i]->kind == E_BOOL ? d->u.dict.vals[i]->u.b
+                 : d->u.dict.vals[i]->kind == E_INT && d->u.dict.vals[i]->u.i.v != 0;
+    return 0;
+}

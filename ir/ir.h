@@ -41,13 +41,25 @@ typedef struct Var {
     StructInfo *sinfo;    /* Relax vars: declared or inferred, may be NULL */
     int dataflow;         /* bound inside a dataflow block */
     Stmt *loop;           /* the For that defines a loop variable */
+    struct Buffer *data_of;  /* B.data: the handle of buffer B's storage (named "B.data") */
     unsigned mark;        /* scope stamp, owned by whoever walks scopes */
     Sym *said;            /* made by a pass: what it stands for, in the input's names (--explain) */
 } Var;
 
 /* BUF_ALIAS: A_1 = T.Buffer((256,), "float32", data=A.data), another view of
- * the storage of buffer `base` (flatten gives parameters such a flat alias). */
-typedef enum { BUF_PARAM, BUF_ALLOC, BUF_MATCH, BUF_ALIAS } BufKind;
+ * the storage of buffer `base` (flatten gives parameters such a flat alias).
+ * Three allocations, one meaning to lopt, kept apart as TVM keeps them:
+ * BUF_ALLOC T.alloc_buffer (a statement: the buffer lives to the end of the
+ * statements around it), BUF_SBLOCK T.sblock_alloc_buffer (owned by the
+ * block it opens, or the function's root block), BUF_DECL T.decl_buffer
+ * without data= (an allocation and its declaration). */
+typedef enum { BUF_PARAM, BUF_ALLOC, BUF_MATCH, BUF_ALIAS, BUF_SBLOCK, BUF_DECL } BufKind;
+
+/* Whether a buffer of this kind is storage of its own that a statement allocates. */
+static inline int buf_allocates(BufKind k)
+{
+    return k == BUF_ALLOC || k == BUF_SBLOCK || k == BUF_DECL;
+}
 
 typedef struct Buffer {
     Sym *name;
@@ -64,6 +76,10 @@ typedef struct Buffer {
     int nextra;
     Var *handle;          /* BUF_MATCH: the handle parameter it matches */
     struct Buffer *base;  /* BUF_ALIAS: the buffer whose storage it views */
+    struct Region *region;  /* BUF_MATCH of a region, A_sub = T.match_buffer(A[vi * 4:vi * 4 + 4, 0:16], (4, 16)) */
+    int decl;             /* a view spelled T.decl_buffer(..., data=...) (1), or a BUF_MATCH over a
+                           * handle spelled T.Buffer(..., data=h) (2); 0 as T.match_buffer or T.Buffer */
+    Var *data;            /* B.data once read, else NULL */
     unsigned mark;
 } Buffer;
 
@@ -79,6 +95,8 @@ struct StructInfo {
     StructInfo **fields;  /* SI_TUPLE */
     int nfields;          /* -1: a tuple of unknown fields (a bare R.Tuple) */
     Expr *value;          /* SI_PRIM: the value when known, R.Prim(value="n"), or NULL */
+    Expr *written;        /* SI_OBJECT: R.Callable(...) or R.DTensor(...) as written (a call),
+                           * kept and printed, and checked as an object; NULL for R.Object */
 };
 
 typedef enum {
@@ -155,12 +173,13 @@ typedef struct BlockIter {
     Loc loc;
 } BlockIter;
 
-typedef struct Region {
+typedef struct Region Region;
+struct Region {
     Buffer *buf;
     Expr **idx;           /* points or E_SLICE ranges */
     int n;
     Loc loc;
-} Region;
+};
 
 typedef struct Block {
     Sym *name;
@@ -175,7 +194,16 @@ typedef struct Block {
     Stmt *body;
 } Block;
 
-typedef enum { S_SEQ, S_FOR, S_BLOCK, S_STORE, S_IF, S_EVAL, S_ALLOC, S_LET } StmtKind;
+/* S_LOWERED: the statements of lowered TIR, which lopt reads and prints but
+ * whose meaning its passes and interpreter leave alone (tir_lowered_stmt). */
+typedef enum { S_SEQ, S_FOR, S_BLOCK, S_STORE, S_IF, S_EVAL, S_ALLOC, S_LET, S_LOWERED } StmtKind;
+
+typedef enum {
+    LOW_ATTR,       /* with T.attr(node, "key", value): body */
+    LOW_WHILE,      /* while cond: body */
+    LOW_ASSERT,     /* assert cond, "message" */
+    LOW_BREAK, LOW_CONTINUE
+} LowKind;
 
 struct Stmt {
     StmtKind kind;
@@ -188,6 +216,9 @@ struct Stmt {
             Expr *min, *extent;
             const char *thread;   /* FOR_THREAD */
             Stmt *body;
+            Expr *annot;          /* annotations={...} (E_DICT), or NULL */
+            Expr *step;           /* step=..., or NULL for 1 */
+            int launch;           /* v = T.launch_thread("threadIdx.x", n): the rest of the statements are its body */
         } loop;
         Block *block;
         struct { Buffer *buf; Expr **idx; int n; Expr *value; } store;
@@ -195,6 +226,7 @@ struct Stmt {
         Expr *eval;
         Buffer *alloc;            /* T.alloc_buffer, or T.match_buffer when kind is BUF_MATCH */
         struct { Var *var; Expr *value; } let;
+        struct { LowKind k; Expr *args[3]; int nargs; Stmt *body; } low;
     } u;
 };
 
@@ -218,6 +250,7 @@ typedef struct RBlock {
 typedef struct PParam {
     Var *var;             /* scalar or handle parameter */
     Buffer *buf;          /* buffer parameter */
+    Expr *handle_type;    /* a typed pointer, T.handle("float32", "global"), as written; else NULL */
 } PParam;
 
 typedef enum { F_RELAX, F_PRIM } FuncKind;
@@ -322,6 +355,18 @@ void relax_walk_blocks(struct RBlock *const *blocks, int nblocks, ExprVisit visi
 
 /* R.Tensor(shape, dtype) with a constant shape, in a. */
 StructInfo *tensor_sinfo_new(Arena *a, DType dt, int ndim, const int64_t *shape, Loc loc);
+
+/* The first construct in a PrimFunc's body that the layout passes and the
+ * interpreter do not handle (lowered TIR: "T.attr", "while", "assert", a
+ * loop with step=, B.data, a match_buffer of a region, ...), as its
+ * TVMScript spelling, or NULL. */
+const char *tir_unhandled(const Func *f);
+/* The same for the interpreter, which runs a match_buffer of a region. */
+const char *tir_unrunnable(const Func *f);
+/* Whether a Relax function says R.func_attr({"relax.force_pure": True}):
+ * pure to its callers, though it may call for effects inside (a PrimFunc
+ * called directly on its outputs, a call not bound). */
+int func_force_pure(const Func *f);
 
 int ir_verify(Module *m, Source *src);
 /* ir_verify, and warnings (errors when strict) of what is legal but likely

@@ -215,6 +215,8 @@ static void texpr(Verifier *V, const Expr *e)
 static void declare_buffer(Verifier *V, Buffer *b)
 {
     b->mark = V->live;
+    if (b->data)
+        b->data->mark = V->live;   /* B.data is in scope with B */
     for (int i = 0; i < b->ndim; i++)
         texpr(V, b->shape[i]);
     /* the reader's rule, kept by every pass that reshapes a buffer */
@@ -342,6 +344,11 @@ static void tstmt(Verifier *V, const Stmt *s)
     case S_LET:
         texpr(V, s->u.let.value);
         enter(V, s->u.let.var);
+        break;
+    case S_LOWERED:
+        texprs(V, s->u.low.args, s->u.low.nargs);
+        if (s->u.low.body)
+            tstmt(V, s->u.low.body);
         break;
     }
 }
@@ -588,7 +595,8 @@ static void rexpr(Verifier *V, const Expr *e)
             if (e->u.call.callee->kind == E_VAR && cs && cs->kind != SI_OBJECT)
                 VERR(V, e->u.call.callee->loc, "'%s' is not a function: it is a %s", e->u.call.callee->u.var->name->str,
                      cs->kind == SI_TENSOR ? "tensor" : cs->kind == SI_TUPLE ? "tuple" : cs->kind == SI_SHAPE ? "shape" : "scalar");
-            if (e->u.call.callee->kind == E_GLOBAL && e->u.call.callee->u.global.fn->kind != F_RELAX && !V->fn->is_impure)
+            if (e->u.call.callee->kind == E_GLOBAL && e->u.call.callee->u.global.fn->kind != F_RELAX && !V->fn->is_impure &&
+                !func_force_pure(V->fn))
                 VERR(V, e->loc, "'%s' is a prim_func; call it with R.call_tir", e->u.call.callee->u.global.name->str);
         }
         rexprs(V, e->u.call.args, e->u.call.nargs + e->u.call.nkw);

@@ -431,6 +431,11 @@ static int shortest_digits(char *buf, double v, DType dt)
  * float64 as any double). */
 static void const_float(Printer *p, double v, DType dt)
 {
+    if (p->tvm && (isnan(v) || isinf(v))) {
+        /* TVM reads Python: float("inf") */
+        put(p, isnan(v) ? "float(\"nan\")" : v < 0 ? "float(\"-inf\")" : "float(\"inf\")");
+        return;
+    }
     if (dt == DT_FLOAT64 || isnan(v) || isinf(v)) {
         float_lit(p, v, DT_VOID);
         return;
@@ -576,7 +581,12 @@ static void sinfo(Printer *p, const StructInfo *s)
         dim(p, s->value);
         put(p, ")");
         break;
-    case SI_OBJECT: put(p, "R.Object"); break;
+    case SI_OBJECT:
+        if (s->written)
+            expr(p, s->written, 0);
+        else
+            put(p, p->tvm ? "R.Any" : "R.Object");
+        break;
     }
 }
 
@@ -611,18 +621,47 @@ static void const_data(Printer *p, const Expr *e, int d, int64_t *at)
     put_c(p, ']');
 }
 
+/* lambda x, y: x + y, as T.comm_reducer takes its combiner */
+static void lambda(Printer *p, const Expr *m)
+{
+    put(p, "lambda ");
+    for (int i = 0; i < m->u.map.nparams; i++)
+        putf(p, "%s%s", i ? ", " : "", m->u.map.params[i]->name->str);
+    put(p, ": ");
+    if (m->u.map.nout == 1)
+        expr(p, m->u.map.out[0], 0);
+    else
+        tuple(p, m->u.map.out, m->u.map.nout);
+}
+
 static void call(Printer *p, const Expr *e)
 {
-    if (e->u.call.callee)
+    int first = 0;
+    if (e->u.call.callee) {
         expr(p, e->u.call.callee, 8);
-    else
+    } else if (streq(e->u.call.op->str, "T.access_ptr") && e->u.call.nargs > 0 && e->u.call.args[0]->kind == E_VAR &&
+               e->u.call.args[0]->u.var->data_of) {
+        /* B.access_ptr("r"): the method of buffer B, held as its data */
+        putf(p, "%s.access_ptr", e->u.call.args[0]->u.var->data_of->name->str);
+        first = 1;
+    } else {
         put(p, e->u.call.op->str);
+    }
     put(p, "(");
-    exprs(p, e->u.call.args, e->u.call.nargs);
-    for (int i = 0; i < e->u.call.nkw; i++) {
-        if (i || e->u.call.nargs)
+    if (first == 0 && e->u.call.nargs > 0 && e->u.call.args[0]->kind == E_INDEXMAP &&
+        streq(e->u.call.op->str, "T.comm_reducer")) {
+        lambda(p, e->u.call.args[0]);
+        first = 1;
+        if (e->u.call.nargs > 1)
             put(p, ", ");
-        put(p, e->u.call.kw[i]->str);
+    }
+    exprs(p, e->u.call.args + first, e->u.call.nargs - first);
+    /* TVM names R.call_tir's output types out_ty */
+    int out_ty = p->tvm && !e->u.call.callee && streq(e->u.call.op->str, "R.call_tir");
+    for (int i = 0; i < e->u.call.nkw; i++) {
+        if (i || e->u.call.nargs > first)
+            put(p, ", ");
+        put(p, out_ty && streq(e->u.call.kw[i]->str, "out_sinfo") ? "out_ty" : e->u.call.kw[i]->str);
         put(p, "=");
         expr(p, call_kwv(e)[i], 0);
     }
@@ -732,6 +771,8 @@ static void buffer_opts(Printer *p, const Buffer *b)
     putf(p, ", \"%s\"", dtype_name(b->dtype));
     if (b->kind == BUF_ALIAS)
         putf(p, ", data=%s.data", b->base->name->str);
+    else if (b->kind == BUF_MATCH && b->decl)
+        putf(p, ", data=%s", b->handle->name->str);
     if (b->scope) {
         put(p, ", scope=");
         print_str(p, b->scope, (int)strlen(b->scope));
@@ -769,7 +810,8 @@ static int is_zero(const Expr *e)
 
 static int grid_step(const Stmt *s)
 {
-    return s->kind == S_FOR && s->u.loop.fk == FOR_SERIAL && is_zero(s->u.loop.min);
+    return s->kind == S_FOR && s->u.loop.fk == FOR_SERIAL && is_zero(s->u.loop.min) && !s->u.loop.annot &&
+           !s->u.loop.step && !s->u.loop.launch;
 }
 
 /* The end of a loop's range as written: min + extent. */
@@ -788,6 +830,23 @@ static void loop_end(Printer *p, const Stmt *s)
     }
 }
 
+/* The loop's keywords past its range: thread=, step=, annotations=. */
+static void loop_opts(Printer *p, const Stmt *s)
+{
+    if (s->u.loop.fk == FOR_THREAD) {
+        put(p, ", thread=");
+        print_str(p, s->u.loop.thread, (int)strlen(s->u.loop.thread));
+    }
+    if (s->u.loop.step) {
+        put(p, ", step=");
+        expr(p, s->u.loop.step, 0);
+    }
+    if (s->u.loop.annot) {
+        put(p, ", annotations=");
+        expr(p, s->u.loop.annot, 0);
+    }
+}
+
 static void loop(Printer *p, const Stmt *s)
 {
     static const char *const kinds[] = {
@@ -795,6 +854,16 @@ static void loop(Printer *p, const Stmt *s)
         [FOR_UNROLLED] = "T.unroll", [FOR_THREAD] = "T.thread_binding",
     };
     line(p);
+    if (s->u.loop.launch) {
+        /* tx = T.launch_thread("threadIdx.x", 64): the statements after it are its body */
+        putf(p, "%s = T.launch_thread(", s->u.loop.var->name->str);
+        print_str(p, s->u.loop.thread, (int)strlen(s->u.loop.thread));
+        put(p, ", ");
+        expr(p, s->u.loop.extent, 0);
+        put(p, ")\n");
+        stmt(p, s->u.loop.body);
+        return;
+    }
     if (grid_step(s) && grid_step(s->u.loop.body)) {
         const Stmt *l = s;
         put(p, "for ");
@@ -810,7 +879,8 @@ static void loop(Printer *p, const Stmt *s)
         body(p, l);
         return;
     }
-    putf(p, "for %s in %s(", s->u.loop.var->name->str, kinds[s->u.loop.fk]);
+    int serial_opts = s->u.loop.fk == FOR_SERIAL && (s->u.loop.annot || s->u.loop.step);
+    putf(p, "for %s in %s(", s->u.loop.var->name->str, serial_opts ? "T.serial" : kinds[s->u.loop.fk]);
     if (is_zero(s->u.loop.min)) {
         expr(p, s->u.loop.extent, 0);
     } else {
@@ -818,10 +888,7 @@ static void loop(Printer *p, const Stmt *s)
         put(p, ", ");
         loop_end(p, s);
     }
-    if (s->u.loop.fk == FOR_THREAD) {
-        put(p, ", thread=");
-        print_str(p, s->u.loop.thread, (int)strlen(s->u.loop.thread));
-    }
+    loop_opts(p, s);
     put(p, "):\n");
     body(p, s->u.loop.body);
 }
@@ -841,16 +908,23 @@ static int remappable(const Block *b)
     return 1;
 }
 
+static void region(Printer *p, const Region *r)
+{
+    putf(p, "%s[", r->buf->name->str);
+    if (r->n == 0)
+        put(p, "()");
+    exprs(p, r->idx, r->n);
+    put(p, "]");
+}
+
 static void regions(Printer *p, const char *what, const Region *r, int n)
 {
     line(p);
     putf(p, "%s(", what);
     for (int i = 0; i < n; i++) {
-        putf(p, "%s%s[", i ? ", " : "", r[i].buf->name->str);
-        if (r[i].n == 0)
-            put(p, "()");
-        exprs(p, r[i].idx, r[i].n);
-        put(p, "]");
+        if (i)
+            put(p, ", ");
+        region(p, &r[i]);
     }
     put(p, ")\n");
 }
@@ -932,6 +1006,32 @@ static void branch(Printer *p, const Stmt *s, int elif)
     body(p, e);
 }
 
+static void lowered(Printer *p, const Stmt *s)
+{
+    line(p);
+    switch (s->u.low.k) {
+    case LOW_ATTR:
+        put(p, "with T.attr(");
+        exprs(p, s->u.low.args, s->u.low.nargs);
+        put(p, "):\n");
+        body(p, s->u.low.body);
+        return;
+    case LOW_WHILE:
+        put(p, "while ");
+        expr(p, s->u.low.args[0], 0);
+        put(p, ":\n");
+        body(p, s->u.low.body);
+        return;
+    case LOW_ASSERT:
+        put(p, "assert ");
+        exprs(p, s->u.low.args, s->u.low.nargs);
+        break;
+    case LOW_BREAK: put(p, "break"); break;
+    case LOW_CONTINUE: put(p, "continue"); break;
+    }
+    put(p, "\n");
+}
+
 static void stmt(Printer *p, const Stmt *s)
 {
     switch (s->kind) {
@@ -966,22 +1066,34 @@ static void stmt(Printer *p, const Stmt *s)
     case S_ALLOC: {
         const Buffer *b = s->u.alloc;
         line(p);
-        if (b->kind == BUF_MATCH)
+        if (b->kind == BUF_MATCH && b->region) {
+            putf(p, "%s = T.match_buffer(", b->name->str);
+            region(p, b->region);
+            put(p, ", ");
+        } else if (b->kind == BUF_MATCH && !b->decl) {
             putf(p, "%s = T.match_buffer(%s, ", b->name->str, b->handle->name->str);
-        else if (b->kind == BUF_ALIAS)
+        } else if (b->kind == BUF_ALIAS && !b->decl) {
             putf(p, "%s = T.Buffer(", b->name->str);
-        else
-            putf(p, "%s = T.alloc_buffer(", b->name->str);
+        } else {
+            /* a view of a handle's or a buffer's storage is T.decl_buffer or T.Buffer as written */
+            static const char *const ctor[] = {
+                [BUF_ALLOC] = "T.alloc_buffer", [BUF_SBLOCK] = "T.sblock_alloc_buffer", [BUF_DECL] = "T.decl_buffer",
+                [BUF_MATCH] = "T.Buffer", [BUF_ALIAS] = "T.Buffer", [BUF_PARAM] = "T.Buffer",
+            };
+            putf(p, "%s = %s(", b->name->str, b->decl == 1 ? "T.decl_buffer" : ctor[b->kind]);
+        }
         buffer_opts(p, b);
         put(p, ")\n");
         break;
     }
     case S_LET:
         line(p);
-        putf(p, "%s: T.%s = ", s->u.let.var->name->str, dtype_name(s->u.let.var->dtype));
+        /* TVM writes a let statement v: T.let[T.float32] = ... */
+        putf(p, p->tvm ? "%s: T.let[T.%s] = " : "%s: T.%s = ", s->u.let.var->name->str, dtype_name(s->u.let.var->dtype));
         expr(p, s->u.let.value, 0);
         put(p, "\n");
         break;
+    case S_LOWERED: lowered(p, s); break;
     }
 }
 
@@ -1062,6 +1174,9 @@ static void prim_func(Printer *p, const Func *f)
             putf(p, "%s: T.Buffer(", pp->buf->name->str);
             buffer_opts(p, pp->buf);
             put(p, ")");
+        } else if (pp->handle_type) {
+            putf(p, "%s: ", pp->var->name->str);
+            expr(p, pp->handle_type, 0);
         } else {
             putf(p, "%s: T.%s", pp->var->name->str, dtype_name(pp->var->dtype));
         }
@@ -1217,13 +1332,53 @@ static void func(Printer *p, const Module *m, const Func *f)
         prim_func(p, f);
 }
 
+/* Whether a Relax expression is written with T.: a typed literal
+ * (T.int64(4)), an index map, a cast. */
+static int spelled_with_t(const Expr *e, void *found)
+{
+    if ((e->kind == E_INT && e->u.i.dtype != DT_VOID) || (e->kind == E_FLOAT && e->u.f.dtype != DT_VOID) ||
+        e->kind == E_INDEXMAP || e->kind == E_CAST || (e->kind == E_CALL && !e->u.call.callee &&
+                                                       strncmp(e->u.call.op->str, "T.", 2) == 0))
+        *(int *)found = 1;
+    return *(int *)found;
+}
+
+/* Which of TVM's script modules the module's text names: I, T, R. */
+static void modules_used(const Module *m, int *ir, int *tir, int *relax)
+{
+    *ir = !(m->bare && m->nfuncs == 1 && !m->global_infos && !m->module_attrs);
+    *tir = *relax = 0;
+    for (int i = 0; i < m->nfuncs; i++) {
+        const Func *f = m->funcs[i];
+        if (f->kind == F_PRIM) {
+            *tir = 1;
+            continue;
+        }
+        *relax = 1;
+        *tir |= f->nsyms > 0;
+        relax_walk_blocks(f->blocks, f->nblocks, spelled_with_t, tir);
+        relax_walk(f->result, spelled_with_t, tir);
+        if (f->attrs)
+            relax_walk(f->attrs, spelled_with_t, tir);
+    }
+}
+
 static void print_module_to(Printer *p, const Module *m)
 {
     p->m = m;
     if (p->tvm) {
-        /* TVM's printer writes the imports its parser needs */
-        put(p, "# from tvm.script import ir as I\n# from tvm.script import tir as T\n"
-               "# from tvm.script import relax as R\n\n");
+        /* TVM's printer writes the imports its parser needs; its TIR
+         * script module is tirx */
+        int ir, tir, relax;
+        modules_used(m, &ir, &tir, &relax);
+        if (ir)
+            put(p, "# from tvm.script import ir as I\n");
+        if (tir)
+            put(p, "# from tvm.script import tirx as T\n");
+        if (relax)
+            put(p, "# from tvm.script import relax as R\n");
+        if (ir || tir || relax)
+            put(p, "\n");
     } else {
         for (int i = 0; i < m->nheaders; i++) {
             put(p, m->headers[i]);

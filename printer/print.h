@@ -25,9 +25,11 @@ typedef struct PrintMarks {
 
 /* print_module, adding to marks where each function and Relax binding starts. */
 void print_module_marked(FILE *out, const Module *m, PrintMarks *marks);
-/* The module as current TVM reads it (--print-style=tvm): the import header,
- * T.sblock for blocks, s_tir=True on PrimFuncs with blocks and on their
- * module, symbolic expressions in signatures as strings. lopt reads it too. */
+/* The module as current TVM reads it (--print-style=tvm): the imports of
+ * ir, tirx and relax it uses, T.sblock for blocks, s_tir=True on PrimFuncs
+ * with blocks and on their module, out_ty= for R.call_tir, R.Any,
+ * T.let[...], float("inf"), symbolic expressions in signatures as strings.
+ * lopt reads it too. */
 void print_module_tvm(FILE *out, const Module *m);
 void print_expr(FILE *out, const Expr *e);
 /* One PrimFunc as the module printer writes it (its text identifies what it

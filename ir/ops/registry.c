@@ -462,18 +462,18 @@ Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs
         char iname[16];
         snprintf(iname, sizeof iname, i < 26 ? "%c" : "A%d", i < 26 ? 'A' + i : i);
         in[i] = buffer(&b, iname, &args[i], BUF_PARAM);
-        f->pparams[i] = (PParam){ NULL, in[i] };
+        f->pparams[i] = (PParam){ NULL, in[i], NULL };
     }
     Buffer *outs[OP_MAX_ARGS];
     f->npparams = nargs + p.nout;
     f->pparams = arena_array(b.a, (size_t)(nargs + p.nout + 1), sizeof *f->pparams);
     for (int i = 0; i < nargs; i++)
-        f->pparams[i] = (PParam){ NULL, in[i] };
+        f->pparams[i] = (PParam){ NULL, in[i], NULL };
     for (int k = 0; k < p.nout; k++) {
         char oname[32];
         snprintf(oname, sizeof oname, k ? "T_out%d" : "T_out", k);
         outs[k] = buffer(&b, oname, k ? &p.more[k - 1] : &p.out, BUF_PARAM);
-        f->pparams[nargs + k] = (PParam){ NULL, outs[k] };
+        f->pparams[nargs + k] = (PParam){ NULL, outs[k], NULL };
     }
     /* T.func_attr({"op": "R.add", ...the call's attributes}) */
     Expr *d = expr_new(b.a, E_DICT, b.loc);

@@ -435,7 +435,15 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
             }
         }
     }
-    /* each item's first rewrite now reads the new tuple; the others alias it */
+    /* One result left is the tensor itself, as in TVM, where out_sinfo=[X]
+     * is X: no call_tir returns a tuple of one. */
+    int single = !light && r.nout == 1;
+    if (single) {
+        call->u.call.args[2] = si->u.list.items[0];
+        tup = fields[0];
+    }
+    /* each item's first rewrite now reads the new tuple (or the one result);
+     * the others alias it */
     for (ItemDem *it = S->items[i]; it; it = it->next) {
         int at = 0;
         for (int k = 0; k < it->item; k++)
@@ -446,9 +454,13 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
         nb->var = first->var;
         nb->annot = first->var->sinfo ? first->var->sinfo : tup->fields[at];
         first->var->sinfo = nb->annot;
-        nb->value = expr_new(&m->arena, E_GETITEM, it->get->value->loc);
-        nb->value->u.get.tuple = var_ref(&m->arena, bd->var, it->get->value->loc);
-        nb->value->u.get.index = at;
+        if (single) {
+            nb->value = var_ref(&m->arena, bd->var, it->get->value->loc);
+        } else {
+            nb->value = expr_new(&m->arena, E_GETITEM, it->get->value->loc);
+            nb->value->u.get.tuple = var_ref(&m->arena, bd->var, it->get->value->loc);
+            nb->value->u.get.index = at;
+        }
         S->out[it->slot] = nb;
         for (int k = 0; k < it->nslots; k++) {
             Binding *b = S->out[it->slots[k]];

@@ -1113,6 +1113,9 @@ static int flow_plan(Plan *P, Module *m, const Func *f0, int nout, const Expr *c
     P->a = &m->arena;
     P->why = r->why;
     int nin = f0->npparams - nout;
+    const char *low = tir_unhandled(f0);
+    if (low)
+        return FAIL(P, "%s holds %s, which flow does not read", f0->name->str, low);
     if (nout < 1 || nout > FLOW_MAX_OUT || nin < 1 || nin > FLOW_MAX_ARGS)
         return FAIL(P, "%s takes %d parameters", f0->name->str, f0->npparams);
     for (int k = 0; k < f0->npparams; k++)

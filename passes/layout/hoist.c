@@ -355,7 +355,7 @@ static int rewrite_nest(const Func *f, Stmt *seq, int i, const Lift *lifts, int 
         return snprintf(why, cap, "its buffers do not have constant shapes"), -1;
     int p = param_index(f, t.ld), o = param_index(f, t.st);
     const char *w;
-    if (p >= 0 && p < f->npparams - 1 && t.st->kind == BUF_ALLOC) {
+    if (p >= 0 && p < f->npparams - 1 && buf_allocates(t.st->kind)) {
         if (!only_here(seq, i, t.ld))
             return snprintf(why, cap, "its input %s is also used elsewhere in %s", t.ld->name->str, f->name->str), -1;
         if ((w = prologue_stays(seq, i, t.st)))
@@ -364,7 +364,7 @@ static int rewrite_nest(const Func *f, Stmt *seq, int i, const Lift *lifts, int 
         *param = t.ld;
         return p;
     }
-    if (o == f->npparams - 1 && t.ld->kind == BUF_ALLOC) {
+    if (o == f->npparams - 1 && buf_allocates(t.ld->kind)) {
         if (i != seq->u.seq.n - 1)
             return snprintf(why, cap, "it writes the result but is not the last statement of %s", f->name->str), -1;
         if (!only_here(seq, i, t.st))
@@ -479,7 +479,7 @@ static int find_lifts(Module *m, Func *f, Lift *lifts, Notes *notes)
         }
         int p = param_index(f, src);
         const char *w = NULL;
-        if (p >= 0 && p < f->npparams - 1 && dst->kind == BUF_ALLOC && only_here(seq, i, src) &&
+        if (p >= 0 && p < f->npparams - 1 && buf_allocates(dst->kind) && only_here(seq, i, src) &&
             is_mapped(map, src) && !(w = prologue_stays(seq, i, dst))) {
             lifts[n++] = (Lift){ p, dst, map, NULL, src };
             note_add(notes, f->loc, "lifted block %s: %s now takes %s", b->name->str, f->name->str, dst->name->str);
@@ -489,7 +489,7 @@ static int find_lifts(Module *m, Func *f, Lift *lifts, Notes *notes)
             continue;
         }
         int o = param_index(f, dst);
-        if (o == f->npparams - 1 && src->kind == BUF_ALLOC && i == seq->u.seq.n - 1 && only_here(seq, i, dst) &&
+        if (o == f->npparams - 1 && buf_allocates(src->kind) && i == seq->u.seq.n - 1 && only_here(seq, i, dst) &&
             is_mapped(map, src) && !(w = epilogue_stays(seq, i, src, lifts, n))) {
             lifts[n++] = (Lift){ o, src, map, NULL, dst };
             note_add(notes, f->loc, "lifted block %s: %s now returns %s", b->name->str, f->name->str, src->name->str);
@@ -617,7 +617,7 @@ int pass_hoist(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     for (int i = 0; i < m->nfuncs; i++) {
         Func *f = m->funcs[i];
         Lift lifts[MAXP];
-        if (f->kind != F_PRIM || ptrmap_get(&branchy, f, 0))
+        if (f->kind != F_PRIM || ptrmap_get(&branchy, f, 0) || tir_unhandled(f))
             continue;
         int nl = find_lifts(m, f, lifts, &notes);
         if (!nl)

@@ -114,7 +114,8 @@ static StructInfo *tuple_sinfo(Module *m, const TensorType *outs, int n, Loc loc
 }
 
 /* R.call_tir(cls.f, (args), out_sinfo=...): one tensor, or a list of them
- * when the operator returns a tuple (ntuple > 0). */
+ * when the operator returns a tuple (ntuple > 0). A list of one is the
+ * tensor itself, as in TVM: a tuple of one is (R.call_tir(...),). */
 static Expr *call_tir(Module *m, Func *f, Expr *const *items, int ntensors, const TensorType *out, int ntuple,
                       Loc loc)
 {
@@ -133,7 +134,13 @@ static Expr *call_tir(Module *m, Func *f, Expr *const *items, int ntensors, cons
         si = expr_new(a, E_SINFO, loc);
         si->u.sinfo = tensor_sinfo(m, out, loc);
     }
-    return call_tir_new(m, f, items, ntensors, si, loc);
+    if (ntuple != 1)
+        return call_tir_new(m, f, items, ntensors, si, loc);
+    Expr *t = expr_new(a, E_TUPLE, loc);
+    t->u.list.n = 1;
+    t->u.list.items = arena_array(a, 1, sizeof(Expr *));
+    t->u.list.items[0] = call_tir_new(m, f, items, ntensors, si->u.list.items[0], loc);
+    return t;
 }
 
 static int legalize_func(Module *m, Legal *L, Func *fn, PassCtx *ctx)

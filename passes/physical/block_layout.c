@@ -149,6 +149,9 @@ static int run(BL *L, const PassOpt *opts, int nopts)
     L->f = module_find(L->m, intern_cstr(&L->m->names, func));
     if (!L->f || L->f->kind != F_PRIM || !L->f->body)
         return err(L, (Loc){ 0, 0 }, "transform-block-layout: no prim_func named '%s'", func);
+    if (tir_unhandled(L->f))
+        return err(L, L->f->loc, "transform-block-layout: %s holds %s, which it does not rewrite", func,
+                   tir_unhandled(L->f));
     Stmt **nest = NULL;
     L->b = find_block(&L->f->body, intern_cstr(&L->m->names, block), &nest);
     if (!L->b)

@@ -332,6 +332,7 @@ static void stmt_flat(Flat *F, Stmt *s)
         for (int k = 0; k < s->u.seq.n; k++)
             stmt_flat(F, s->u.seq.items[k]);
         break;
+    case S_LOWERED: break;
     case S_FOR: {
         int mark = F->sc.n;
         expr_flat(F, s->u.loop.min);
@@ -467,6 +468,13 @@ int pass_flatten(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         Func *f = m->funcs[i];
         if (f->kind != F_PRIM || !f->body || (only && strcmp(f->name->str, only) != 0))
             continue;
+        if (tir_unhandled(f)) {
+            /* lowered TIR is left as it is, and said so when it was asked for */
+            if (only)
+                return diag_error(ctx->src, f->loc, "flatten: %s holds %s, which flatten does not rewrite",
+                                  f->name->str, tir_unhandled(f));
+            continue;
+        }
         Flat F = { .m = m, .scratch = &scratch };
         PtrMap used = { 0 }, names = { 0 };
         prim_names(f, &names);

@@ -535,6 +535,7 @@ static void rw_stmt(TL *T, Stmt *s)
     case S_EVAL: rw_expr(T, s->u.eval); break;
     case S_LET: rw_expr(T, s->u.let.value); break;
     case S_ALLOC: break;
+    case S_LOWERED: break;
     }
     T->sc.n = mark;
 }
@@ -1173,6 +1174,9 @@ static int find_buffer(TL *T, const char *func, const char *buf)
     Func *f = module_find(T->m, intern_cstr(&T->m->names, func));
     if (!f || f->kind != F_PRIM || !f->body)
         return err(T, (Loc){ 0, 0 }, "transform-layout: no prim_func named '%s'", func);
+    if (tir_unhandled(f))
+        return err(T, f->loc, "transform-layout: %s holds %s, which transform-layout does not rewrite", func,
+                   tir_unhandled(f));
     T->f = f;
     Sym *name = intern_cstr(&T->m->names, buf);
     T->param = -1;
@@ -1550,7 +1554,7 @@ static int map_pad_pair(Module *m, const Expr *e, const Expr **map, const char *
 static int run_recorded(Module *m, PassCtx *ctx, Func *f)
 {
     Expr *d = f->attrs;
-    if (!d || d->kind != E_DICT)
+    if (!d || d->kind != E_DICT || tir_unhandled(f))
         return 0;
     int at = -1;
     for (int i = 0; i < d->u.dict.n; i++)

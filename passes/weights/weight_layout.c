@@ -1385,12 +1385,15 @@ int pass_weight_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         Func *f = module_find(m, intern_cstr(&m->names, fname));
         if (!f || f->kind != F_PRIM)
             r = diag_error(ctx->src, (Loc){ 0, 0 }, "weight-layout: no PrimFunc named '%s'", fname);
+        else if (tir_unhandled(f))
+            r = diag_error(ctx->src, f->loc, "weight-layout: %s holds %s, which weight-layout does not rewrite", fname,
+                           tir_unhandled(f));
         else
             r = apply(m, ctx, f, bname, &S, NULL, &notes);
     } else {
         int n = m->nfuncs;
         for (int i = 0; i < n && !r; i++)
-            if (m->funcs[i]->kind == F_PRIM)
+            if (m->funcs[i]->kind == F_PRIM && !tir_unhandled(m->funcs[i]))
                 r = apply_attr(m, ctx, m->funcs[i], &S, &notes);
     }
     notes_flush(&notes, ctx, "weight-layout");
