@@ -975,6 +975,8 @@ static const StructInfo *shape_operand_result(Verifier *V, const Expr *e)
     return s;
 }
 
+static int fits(const StructInfo *want, const StructInfo *got);
+
 static void sinfo_text(char *buf, size_t cap, const StructInfo *s)
 {
     if (s->kind == SI_TUPLE) {
@@ -1000,9 +1002,32 @@ static void sinfo_text(char *buf, size_t cap, const StructInfo *s)
     snprintf(buf, cap, "%s %s", shape, dtype_name(s->dtype));
 }
 
+/* Where want and got first differ: in tuples of as many fields, the first
+ * field that does not fit, said in path ("field 1 of "), and the texts of
+ * the two there. */
+static void misfit_text(char *path, char *w, char *h, size_t cap, const StructInfo *want, const StructInfo *got)
+{
+    size_t len = 0;
+    path[0] = 0;
+    while (want->kind == SI_TUPLE && got->kind == SI_TUPLE && want->nfields == got->nfields && len < cap - 24) {
+        int i = 0;
+        while (i < want->nfields && fits(want->fields[i], got->fields[i]))
+            i++;
+        if (i == want->nfields)
+            break;
+        len += (size_t)snprintf(path + len, cap - len, "field %d of ", i);
+        want = want->fields[i];
+        got = got->fields[i];
+    }
+    sinfo_text(w, cap, want);
+    sinfo_text(h, cap, got);
+}
+
 /* Whether what a binding declares can hold what its value is; unknown parts agree. */
 static int fits(const StructInfo *want, const StructInfo *got)
 {
+    if (got->kind == SI_OBJECT)
+        return 1;   /* nothing known of it (an item of a tuple written out, of unknown type) */
     if (want->kind == SI_TUPLE && got->kind == SI_TUPLE) {
         if (want->nfields < 0 || got->nfields < 0)
             return 1;   /* a bare R.Tuple */
@@ -1078,10 +1103,9 @@ static void check_declared(Verifier *V, const StructInfo *want, const Expr *e, c
     V->types = &V->scratch;
     const StructInfo *got = declared_value(V, e);
     if (got && !fits(want, got)) {
-        char w[160], h[160];
-        sinfo_text(w, sizeof w, want);
-        sinfo_text(h, sizeof h, got);
-        VERR(V, e->loc, "%s is declared %s but %s is %s", who, w, what, h);
+        char path[160], w[160], h[160];
+        misfit_text(path, w, h, sizeof w, want, got);
+        VERR(V, e->loc, "%s%s is declared %s but %s is %s", path, who, w, what, h);
     }
     V->types = types;
     arena_release(&V->scratch, mark);
@@ -1133,14 +1157,13 @@ static void relax_blocks(Verifier *V, RBlock **blocks, int nblocks)
             if (!got && bd->annot && op_const_type(bd->value, &ct) == 0)
                 got = type_sinfo(V->types, &ct, bd->value->loc);   /* checked only: an unannotated name keeps no type */
             if (bd->annot && got && !fits(bd->annot, got)) {
-                char want[160], have[160];
-                sinfo_text(want, sizeof want, bd->annot);
-                sinfo_text(have, sizeof have, got);
+                char path[160], want[160], have[160];
+                misfit_text(path, want, have, sizeof want, bd->annot, got);
                 if (op)
-                    VERR(V, bd->loc, "'%s' is declared %s but %s gives %s", bd->var->name->str, want,
+                    VERR(V, bd->loc, "%s'%s' is declared %s but %s gives %s", path, bd->var->name->str, want,
                          bd->value->u.call.op->str, have);
                 else
-                    VERR(V, bd->loc, "'%s' is declared %s but its value is %s", bd->var->name->str, want, have);
+                    VERR(V, bd->loc, "%s'%s' is declared %s but its value is %s", path, bd->var->name->str, want, have);
             }
             if (!bd->annot)
                 bd->var->sinfo = (StructInfo *)got;
