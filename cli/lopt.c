@@ -60,6 +60,7 @@ typedef struct Options {
     int64_t max_steps;        /* --max-steps: loop iterations per run of main */
     int jobs;                 /* -j: threads for loops proven parallel (0: the machine's cores) */
     const char *output_dir;
+    const char *entry;        /* --entry=F: run F, not main */
     const char *constants;    /* --constants=PATH: TVM's metadata constants */
     const char **inputs;      /* --input name=file.npy */
     int ninputs;
@@ -135,6 +136,9 @@ static void help(FILE *out)
           "  --shape NAME=D,D,...  the shape of the seeded input NAME, binding its symbolic\n"
           "                      dimensions (repeatable)\n"
           "  --output-dir DIR    with --run, also write each output as DIR/NAME.npy\n"
+          "  --entry=F           with --run or --verify-exec: run the function F, not main\n"
+          "                      (a PrimFunc runs on seeded buffers; its outputs are the\n"
+          "                      buffers it writes)\n"
           "  --max-steps N       with --run or --verify-exec: stop a run of main with an\n"
           "                      error after N loop iterations (default 1000000000)\n"
           "  -j N, --jobs=N      with --run or --verify-exec: run the iterations of loops\n"
@@ -302,6 +306,7 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
         o->ulp = u;
     } else if (map_option(a, "--seed", &seed, argc, argv, i) ||
                map_option(a, "--output-dir", &o->output_dir, argc, argv, i) ||
+               map_option(a, "--entry", &o->entry, argc, argv, i) ||
                map_option(a, "--input", &input, argc, argv, i) ||
                map_option(a, "--max-steps", &steps, argc, argv, i) ||
                map_option(a, "--jobs", &jobs, argc, argv, i) || map_option(a, "-j", &jobs, argc, argv, i)) {
@@ -440,8 +445,8 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage(o, "%s", "--run prints outputs, not the module: --emit cannot be combined with it");
     if (!o->run && !o->verify_exec && (o->seed_given || o->ninputs || o->nshapes || o->steps_given || o->jobs_given))
         return usage(o, "%s", "--seed, --input, --shape NAME=..., --max-steps and -j go with --run or --verify-exec");
-    if (o->no_batch && !o->run && !o->verify_exec)
-        return usage(o, "%s", "--no-batch goes with --run or --verify-exec");
+    if ((o->no_batch || o->entry) && !o->run && !o->verify_exec)
+        return usage(o, "%s goes with --run or --verify-exec", o->entry ? "--entry" : "--no-batch");
     if (o->run && o->output)
         return usage(o, "%s", "--run prints outputs, not the module: -o cannot be combined with it");
     if (!o->input)
@@ -743,6 +748,11 @@ static int make_inputs(Exec *x, Func *f)
             }
             continue;
         }
+        char why[320];
+        if (s && s->kind == SI_TUPLE && !(x->inputs[i] = interp_seed_tuple(f, i, o->seed, why, sizeof why)))
+            return diag_error(x->src, p->loc, "cannot make an input for '%s': %s", p->name->str, why), -1;
+        if (x->inputs[i])
+            continue;
         if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim > TENSOR_MAX_RANK) {
             diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type with a shape and a "
                        "dtype (or give it with --input)", p->name->str);
@@ -773,7 +783,7 @@ static int make_inputs(Exec *x, Func *f)
             diag_error(x->src, p->loc, "input '%s' is too large to make", p->name->str);
             return -1;
         }
-        tensor_fill_seeded(t, o->seed, p->name->str);
+        interp_fill_param(f, i, t, o->seed);
         x->inputs[i] = value_tensor(t);
     }
     return 0;
@@ -781,12 +791,14 @@ static int make_inputs(Exec *x, Func *f)
 
 static int run_main(Exec *x, Module *m, Value **out)
 {
-    Func *f = find_main(m);
-    if (!f) {
-        fail(x->src, "the module has no Relax function 'main' to run");
+    Func *f = x->o->entry ? module_find(m, intern_cstr(&m->names, x->o->entry)) : find_main(m);
+    if (!f || (f->kind == F_PRIM && (x->o->ninputs || x->o->nshapes))) {
+        fail(x->src, !f && x->o->entry ? "--entry: the module has no function '%s'" : !f ?
+             "the module has no Relax function 'main' to run" : "--entry: '%s' is a PrimFunc, which runs on seeded "
+             "buffers: --input and --shape go with a Relax function", x->o->entry);
         return -1;
     }
-    if (!x->inputs && make_inputs(x, f))
+    if (f->kind == F_RELAX && !x->inputs && make_inputs(x, f))
         return -1;
     Interp *in = interp_new(m);
     interp_set_max_steps(in, x->o->max_steps);
@@ -794,7 +806,8 @@ static int run_main(Exec *x, Module *m, Value **out)
     interp_set_batches(in, !x->o->no_batch);
     interp_set_memo(in, x->memo);
     InterpError err = { { 0, 0 }, "" };
-    int r = interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
+    int r = f->kind == F_PRIM ? interp_run_prim_seeded(in, f, x->o->seed, out, &err)
+                              : interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
     x->par_loops += interp_par_loops(in);
     interp_free(in);
     if (r) {
@@ -927,7 +940,7 @@ static int check_exec(Module *m, const char *pass, void *data)
     Exec *x = data;
     Value *now = NULL;
     if (run_main(x, m, &now)) {
-        fail(x->src, "main no longer runs after pass '%s'", pass);
+        fail(x->src, "%s no longer runs after pass '%s'", x->o->entry ? x->o->entry : "main", pass);
         return -1;
     }
     int na, nb;

@@ -1495,6 +1495,10 @@ static const SNode *stmt(Compiled *c, const Stmt *st)
             return NULL;
         return s;
     case S_EVAL:
+        /* T.attr(node, key, value), as TVM prints an attribute over the
+         * statements after it: a hint to a compiler, no value to compute */
+        if (st->u.eval->kind == E_CALL && !strcmp(st->u.eval->u.call.op->str, "T.attr"))
+            return snode(c, s_nop, st->loc);
         s = snode(c, s_eval, st->loc);
         return (s->value = expr(c, st->u.eval)) ? s : NULL;
     case S_LET: {

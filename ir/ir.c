@@ -351,3 +351,18 @@ void relax_walk(const Expr *e, ExprVisit visit, void *data)
         break;
     }
 }
+
+Buffer *prim_param_buffer(const Func *f, int i)
+{
+    const PParam *p = &f->pparams[i];
+    if (p->buf)
+        return p->buf;
+    const Stmt *b = f->body;
+    int n = b->kind == S_SEQ ? b->u.seq.n : 1;
+    for (int k = 0; k < n; k++) {
+        const Stmt *s = b->kind == S_SEQ ? b->u.seq.items[k] : b;
+        if (s->kind == S_ALLOC && s->u.alloc->handle == p->var)
+            return s->u.alloc;
+    }
+    return NULL;
+}

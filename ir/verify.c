@@ -367,23 +367,6 @@ static void rexprs(Verifier *V, Expr *const *items, int n)
         rexpr(V, items[i]);
 }
 
-/* The buffer a prim_func parameter stands for: the buffer itself, or the
- * buffer its handle is matched to at the top of the body. */
-static const Buffer *param_buffer(const Func *f, int i)
-{
-    const PParam *p = &f->pparams[i];
-    if (p->buf)
-        return p->buf;
-    const Stmt *b = f->body;
-    int n = b->kind == S_SEQ ? b->u.seq.n : 1;
-    for (int k = 0; k < n; k++) {
-        const Stmt *s = b->kind == S_SEQ ? b->u.seq.items[k] : b;
-        if (s->kind == S_ALLOC && s->u.alloc->handle == p->var)
-            return s->u.alloc;
-    }
-    return NULL;
-}
-
 static int same_tensor(const StructInfo *a, const StructInfo *b);
 
 static const StructInfo *sinfo_of(const Expr *e)
@@ -562,13 +545,13 @@ static void call_tir(Verifier *V, const Expr *e)
                               i - nin - nout + 1, i + 1, f->name->str);
     for (int i = 0; i < nin; i++) {
         int kind;
-        if (param_buffer(f, i) && !maybe_tensor(args->u.list.items[i], &kind))
+        if (prim_param_buffer(f, i) && !maybe_tensor(args->u.list.items[i], &kind))
             VERR(V, args->u.list.items[i]->loc, "argument %d of the call to '%s' is %s, but buffer '%s' is a tensor", i + 1,
-                 f->name->str, kind_names[kind], param_buffer(f, i)->name->str);
-        match_tensor(V, sinfo_of(args->u.list.items[i]), param_buffer(f, i), f, "argument", i + 1, args->u.list.items[i]->loc);
+                 f->name->str, kind_names[kind], prim_param_buffer(f, i)->name->str);
+        match_tensor(V, sinfo_of(args->u.list.items[i]), prim_param_buffer(f, i), f, "argument", i + 1, args->u.list.items[i]->loc);
     }
     for (int i = 0; i < nout; i++)
-        match_tensor(V, outs[i], param_buffer(f, nin + i), f, "output", i + 1, outs[i]->loc);
+        match_tensor(V, outs[i], prim_param_buffer(f, nin + i), f, "output", i + 1, outs[i]->loc);
 }
 
 static void relax_branch(Verifier *V, const RSeq *q);
