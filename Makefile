@@ -1,8 +1,11 @@
 # lopt: one Makefile, no configure step.
 #   make            build ./lopt
+#   make lib        build liblopt.a and liblopt.so (api/lopt.h)
+#   make python     build the Python module lopt in build/python (python3-dev)
 #   make check      build with -Werror and sanitizers, run the tests (a few minutes)
 #   make check-slow the slow cases make check leaves out (testsuite/slow.list),
 #                   and the execution tests under ThreadSanitizer (check-threads)
+#   make check-browser  the HTML report (--report) in headless Chromium, screenshots in build/browser/
 #   make check-flatten  every PrimFunc of testsuite/ and examples/ through flatten
 #   make check-transform-layout  every buffer parameter of the suite through transform-layout
 #   make coverage   line coverage of grammar/ ir/ printer/ passes/ cli/ with lcov
@@ -16,7 +19,7 @@ endif
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-WARN     = -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter -D_POSIX_C_SOURCE=200809L
+WARN     = -std=c11 -Wall -Wextra -Wshadow -Wno-unused-parameter -D_POSIX_C_SOURCE=200809L -fvisibility=hidden
 RE2C    ?= re2c
 PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 BISON   ?= bison
@@ -25,7 +28,7 @@ LIBS     = -lm -pthread
 
 # Every source of the tree; the generated lexer and parser are committed.
 SRCDIRS = grammar ir ir/ops ir/ops/nn interp printer passes passes/layout passes/physical passes/texture \
-          passes/weights passes/lower cli
+          passes/weights passes/lower api cli
 SRC = $(sort grammar/lexer.c grammar/parser.c $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c)))
 LIBSRC = $(filter-out cli/lopt.c,$(SRC))
 HDR = $(wildcard */*.h */*/*.h)
@@ -48,7 +51,17 @@ lopt: $(OBJ_PLAIN)
 
 build/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(WARN) $(CFLAGS) -fPIC -MMD -MP -c -o $@ $<
+
+# A tree's objects are compiled again when its flags change (the file
+# changes only then, so make sees it new only then).
+build/obj/.flags: FORCE
+	@mkdir -p $(@D); echo '$(CC) $(WARN) $(CFLAGS) -fPIC' | cmp -s - $@ || echo '$(CC) $(WARN) $(CFLAGS) -fPIC' > $@
+build/check/.flags: FORCE
+	@mkdir -p $(@D); echo '$(CC) $(WARN) -Werror $(SANFLAGS)' | cmp -s - $@ || echo '$(CC) $(WARN) -Werror $(SANFLAGS)' > $@
+$(OBJ_PLAIN): build/obj/.flags
+$(OBJ_CHECK) build/check/testsuite/api/api_test.o: build/check/.flags
+FORCE:
 
 build/check/%.o: %.c
 	@mkdir -p $(@D)
@@ -76,6 +89,61 @@ grammar/parser.c grammar/parser.h: grammar/parser.y
 	  $(BISON) -Wall -Werror --no-lines -o grammar/parser.c --header=grammar/parser.h grammar/parser.y; \
 	else echo "note: $(BISON) not found; using the committed parser"; touch grammar/parser.c grammar/parser.h; fi
 
+# The library: every source but the command line's, behind api/lopt.h
+# (-fvisibility=hidden: only the lopt_ functions are exported from the .so).
+# ./lopt, liblopt.a, liblopt.so and the Python module share one tree of
+# position-independent objects (hidden symbols make -fPIC cost nothing).
+LIBOBJ_PLAIN = $(LIBSRC:%.c=build/obj/%.o)
+
+liblopt.a: $(LIBOBJ_PLAIN)
+	rm -f $@
+	$(AR) rcs $@ $(LIBOBJ_PLAIN)
+
+# liblopt.so.0 (its soname: programs linked with -llopt ask for it) and liblopt.so, a link to it
+liblopt.so.0: $(LIBOBJ_PLAIN)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,liblopt.so.0 -o $@ $(LIBOBJ_PLAIN) $(LIBS)
+
+liblopt.so: liblopt.so.0
+	ln -sf liblopt.so.0 $@
+
+lib: liblopt.a liblopt.so
+
+# The C API under AddressSanitizer: errors, handles reused, two threads.
+build/api-test: build/check/testsuite/api/api_test.o $(LIBOBJ_CHECK)
+	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
+-include build/check/testsuite/api/api_test.d
+
+check-api: build/api-test liblopt.so.0
+	./build/api-test
+	@# the shared library exports lopt_* alone
+	@bad=$$(nm -D --defined-only liblopt.so.0 | awk '$$2 ~ /^[TDBRVW]$$/ && $$3 !~ /^lopt_/ && $$3 !~ /^_/ { print $$3 }'); \
+	  if [ -n "$$bad" ]; then echo "liblopt.so exports symbols without the lopt_ prefix:"; echo "$$bad"; exit 1; fi; \
+	  echo "liblopt.so: $$(nm -D --defined-only liblopt.so.0 | grep -c ' lopt_') symbols, all lopt_"
+
+# The Python module lopt (python/), over the library, with Debian's
+# python3-dev; NumPy arrays in and out (python3-numpy at run time).
+PYINC    = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
+PYEXT    = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
+# where Debian's python3 looks for modules installed under PREFIX (/usr/local)
+PYSITE  ?= $(PREFIX)/lib/python$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)/dist-packages
+PYMOD    = build/python/lopt$(PYEXT)
+HAVE_PYDEV = $(shell test -n "$(PYINC)" && test -f "$(PYINC)/Python.h" && echo yes)
+
+python: $(PYMOD)
+
+$(PYMOD): python/lopt_module.c api/lopt.h liblopt.a
+	@if [ "$(HAVE_PYDEV)" != yes ]; then echo "make python: Python.h not found: install python3-dev"; exit 1; fi
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -Wno-missing-field-initializers $(CFLAGS) -fPIC -shared -I$(PYINC) -o $@ python/lopt_module.c \
+	  liblopt.a $(LIBS)
+
+install-python: $(PYMOD)
+	install -d $(DESTDIR)$(PYSITE)
+	install -m 644 $(PYMOD) $(DESTDIR)$(PYSITE)/
+
+check-python: python lopt
+	PYTHONPATH=$(CURDIR)/build/python LOPT=$(CURDIR)/lopt $(PYTHON) -m pytest -q python/test_lopt.py
+
 # The test build: warnings are errors, AddressSanitizer and UBSan on.
 build/lopt-check: $(OBJ_CHECK)
 	$(CC) $(SANFLAGS) -o $@ $(OBJ_CHECK) $(LIBS)
@@ -89,11 +157,11 @@ build/unit-indexmap: build/check/testsuite/unit/maps.o $(LIBOBJ_CHECK)
 build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/layout/plan_solve.o
 	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
-# make check: the stages below run side by side (make's -j), each printing
-# its progress; the golden tests (testsuite/run.sh) share themselves out
+# make check: the stages below run side by side (make's -j), the longest
+# first, each printing its progress; the golden tests (testsuite/run.sh) share themselves out
 # among the cores too.
-CHECKS = check-unit check-golden check-fixed-point check-ops-table check-man check-batch check-numpy check-ops-diff \
-         check-int8 check-weight-layout check-models
+CHECKS = check-golden check-models check-unit check-fixed-point check-ops-table check-man check-batch check-numpy \
+         check-ops-diff check-int8 check-report check-weight-layout check-api check-py
 check: $(CHECKS)
 	@echo "make check: all passed"
 
@@ -135,15 +203,28 @@ check-ops-diff: build/lopt-check
 check-int8: build/lopt-check
 	$(PYTHON) testsuite/int8_conv_check.py build/lopt-check
 
+check-report: build/lopt-check
+	$(PYTHON) testsuite/report/check_report.py build/lopt-check
+
 check-weight-layout: build/lopt-check
 	$(PYTHON) testsuite/fuzz/fuzz_weight_layout.py --lopt build/lopt-check --cases 100
 
 check-models: build/lopt-check
 	LOPT_FLOW_CACHE=check $(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --check-slice --jobs $(NPROC)
 
+# The Python module's tests, when python3-dev, NumPy and pytest are there.
+check-py:
+	@if [ "$(HAVE_PYDEV)" = yes ] && $(PYTHON) -c 'import numpy, pytest' 2>/dev/null; then $(MAKE) --no-print-directory check-python; \
+	else echo "check-python: skipped: python3-dev, python3-numpy or python3-pytest is not installed (.ci/run installs them)"; fi
+
 # The cases too slow for the loop above (testsuite/slow.list: the texture
 # convolutions, about 5 minutes under the sanitizers); CI runs them too.
 # Every PrimFunc of the suite through flatten (about a minute with ./lopt).
+# the report in headless Chromium (apt-get install chromium graphviz; .ci/run does):
+# every example's and ResNet-50's page, its DOM, console, requests and a screenshot
+check-browser: build/lopt-check
+	$(PYTHON) testsuite/report/browser.py build/lopt-check build/browser
+
 check-flatten: lopt
 	LOPT=$(CURDIR)/lopt sh testsuite/flatten_all.sh
 
@@ -162,11 +243,16 @@ check-slow: build/lopt-check build/unit-plan check-threads
 build/lopt-tsan: $(SRC) $(HDR)
 	$(CC) $(WARN) -Werror -O1 -g -fsanitize=thread -o $@ $(SRC) $(LIBS)
 
-check-threads: build/lopt-tsan
+check-threads: build/lopt-tsan build/api-test-tsan
 	LOPT=$(CURDIR)/build/lopt-tsan sh testsuite/run.sh exec/
+	./build/api-test-tsan
+
+# The C API's test under ThreadSanitizer: two threads on two modules.
+build/api-test-tsan: $(LIBSRC) $(HDR) testsuite/api/api_test.c
+	$(CC) $(WARN) -Werror -O1 -g -fsanitize=thread -o $@ testsuite/api/api_test.c $(LIBSRC) $(LIBS)
 
 # Coverage: an instrumented build runs the same tests, lcov sums the lines.
-COVDIRS = grammar ir interp printer passes cli
+COVDIRS = grammar ir interp printer passes api cli
 build/cov/lopt: $(OBJ_COV)
 	$(CC) $(COVFLAGS) -o $@ $(OBJ_COV) $(LIBS)
 
@@ -218,13 +304,18 @@ fuzz-map: $(LIBSRC) $(HDR) testsuite/fuzz/fuzz_map.c testsuite/unit/maps.c
 fuzz-ops: lopt
 	$(PYTHON) testsuite/ops_diff.py ./lopt --seconds $(FUZZ_SECONDS)
 
-install: lopt
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+install: lopt liblopt.a liblopt.so
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
+	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
 	install -m 755 lopt $(DESTDIR)$(PREFIX)/bin/lopt
+	install -m 644 api/lopt.h $(DESTDIR)$(PREFIX)/include/lopt.h
+	install -m 644 liblopt.a $(DESTDIR)$(PREFIX)/lib/liblopt.a
+	install -m 755 liblopt.so.0 $(DESTDIR)$(PREFIX)/lib/liblopt.so.0
+	ln -sf liblopt.so.0 $(DESTDIR)$(PREFIX)/lib/liblopt.so
 	install -m 644 man/lopt.1 $(DESTDIR)$(PREFIX)/share/man/man1/lopt.1
 	install -m 644 man/lopt-format.5 $(DESTDIR)$(PREFIX)/share/man/man5/lopt-format.5
 
 clean:
-	rm -rf lopt build
+	rm -rf lopt liblopt.a liblopt.so liblopt.so.0 build
 
-.PHONY: all check $(CHECKS) check-flatten check-transform-layout check-slow check-threads coverage fuzz fuzz-map fuzz-models fuzz-ops install clean
+.PHONY: all lib python install-python check-python check $(CHECKS) check-browser check-flatten check-transform-layout check-slow check-threads coverage fuzz fuzz-map fuzz-models fuzz-ops install clean

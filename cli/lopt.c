@@ -1,7 +1,8 @@
 /* lopt: reads a module, verifies it, runs a pass pipeline, prints the result.
+ * The command line over the library (api/lopt.h), which it uses alone: it
+ * reads the arguments and the input file, and says what the library found.
  * Exit status: 0 success, 1 bad input, 2 bad usage. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,92 +11,53 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../grammar/reader.h"
-#include "../interp/interp.h"
-#include "../interp/memo.h"
-#include "../interp/npz.h"
-#include "../ir/indexmap.h"
-#include "../passes/graph.h"
-#include "../passes/layout/flow.h"
-#include "../passes/pass.h"
-#include "../printer/dot.h"
-#include "../printer/print.h"
-#include "expect.h"
-
-#ifndef LOPT_VERSION
-#define LOPT_VERSION "0.1.0"
-#endif
+#include "../api/lopt.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 enum { MAX_INPUT = 1 << 30 };
+enum { MAX_RANK = 16 };   /* of an index map's inputs and outputs */
 
 typedef struct Options {
+    lopt_context *ctx;
+    lopt_pipeline *pipeline;
     const char *input;
     const char *output;
-    Pipeline pipeline;
-    int verify_each;
-    int strict;               /* --strict: warnings are errors */
-    int print_after_all;
     int print_changed;        /* --print-changed: what each pass changed, as a diff */
-    unsigned print_before, print_after;   /* --print-before/--print-after: sets of passes */
     int time_passes;          /* --time-passes: a table of wall times at the end */
     int split_input;          /* --split-input-file: modules separated by "# -----" lines */
     int verify_diagnostics;   /* --verify-diagnostics: check the diagnostics the comments expect */
+    int reads_module;         /* an option that reads a module (not --map) was given */
     const char *map;          /* --map: the index-map calculator instead of a module */
     const char *shape;
     const char *compose;
     const char *apply;
     int inverse;
-    int dot;                  /* --emit=dot: the graph instead of the text */
-    int tvm_style;            /* --print-style=tvm */
+    lopt_style style;         /* --emit=dot, --print-style=tvm */
+    const char *report;       /* --report=FILE.html: the page of the pipeline */
     int emit_given;
-    int explain;              /* --explain: passes say what they moved, folded or left */
     int run;                  /* --run: execute main instead of printing */
     int verify_exec;          /* --verify-exec[=ulp:N] */
-    int no_exec_cache;        /* --no-exec-cache: every run of main executes every call */
-    int no_batch;             /* --no-batch: every loop one iteration at a time */
-    int64_t ulp;
-    uint64_t seed;
-    int seed_given, steps_given, jobs_given;
-    int64_t max_steps;        /* --max-steps: loop iterations per run of main */
-    int jobs;                 /* -j: threads for loops proven parallel (0: the machine's cores) */
+    int no_exec_cache;
+    int no_batch;
+    int seed_given, steps_given, jobs_given, ninputs, nshapes;
+    int jobs;
     const char *output_dir;
     const char *entry;        /* --entry=F: run F, not main */
-    const char *constants;    /* --constants=PATH: TVM's metadata constants */
-    const char **inputs;      /* --input name=file.npy */
-    int ninputs;
-    char usage_error[4096];    /* the first usage error, reported once the line is read */
-    const char **shapes;      /* --shape name=d,d,...: a seeded input's shape */
-    int nshapes;
+    char usage_error[4096];   /* the first usage error, reported once the line is read */
 } Options;
-
-/* The operator table, from the registry: each operator's layout category,
- * the dtypes its inference takes, what flow does with it and the data
- * layouts its layout attributes take. The manual's
- * table (man/lopt.1, OPERATORS) is this output, checked by make check. */
-static void list_ops(FILE *out)
-{
-    static const char *const cat[] = { "agnostic", "light", "heavy" };
-    int n;
-    const OpInfo *ops = op_registry(&n);
-    fprintf(out, "%-26s %-9s %-20s %-15s %s\n", "operator", "layout", "dtypes", "flow", "layouts");
-    for (int i = 0; i < n; i++)
-        fprintf(out, "%-26s %-9s %-20s %-15s %s\n", ops[i].name, cat[ops[i].category],
-                ops[i].dtypes ? ops[i].dtypes : "any", flow_op_form(&ops[i]), ops[i].layouts ? ops[i].layouts : "-");
-}
 
 static void help(FILE *out)
 {
-    int n;
-    const PassInfo *p = pass_registry(&n);
     fputs("usage: lopt [options] [file | -]\n"
           "\n"
           "Reads a TVMScript-like module (Relax functions calling TIR prim_funcs),\n"
           "verifies it, runs the pass pipeline and prints the result canonically.\n"
           "Reads standard input when the file is '-' or absent.\n"
           "\n"
-          "options:\n"
+          "options (a value follows '=' or comes as the next argument: --pass=fold,\n"
+          "--pass fold; --report and --verify-exec take theirs after '=' only):\n"
           "  -o FILE             write the module to FILE instead of standard output\n"
+          "                      ('-': standard output)\n"
           "  --pass=PIPELINE     run passes in order: a,b{key=value,...},c (repeatable);\n"
           "                      a value may be quoted, \"...\" or '...', to hold commas\n"
           "  --verify-each       verify the module after every pass\n"
@@ -128,6 +90,10 @@ static void help(FILE *out)
           "                      s_tir=True, the import header)\n"
           "  --explain           the layout passes print to standard error, for every\n"
           "                      rewrite they moved, folded or left, where and why\n"
+          "  --report=FILE.html  also write one self-contained HTML page of the pipeline:\n"
+          "                      times, rewrites, each pass's module as a diff, --explain\n"
+          "                      lines linked to bindings, --verify-exec results, and the\n"
+          "                      graphs before and after (drawn when Graphviz is installed)\n"
           "  --run               run main (after the passes) and print its outputs\n"
           "                      (shape, dtype, checksum, first values) instead of the module\n"
           "  --seed N            seed for the inputs that --input does not give (default 1)\n"
@@ -167,8 +133,8 @@ static void help(FILE *out)
           "                      what flow does with them, data layouts) and exit\n"
           "\n"
           "passes:\n", out);
-    for (int i = 0; i < n; i++)
-        fprintf(out, "  %-19s %s\n", p[i].name, p[i].summary);
+    for (int i = 0; i < lopt_pass_count(); i++)
+        fprintf(out, "  %-19s %s\n", lopt_pass_name(i), lopt_pass_summary(i));
     fputs("\nexit status: 0 success, 1 bad input, 2 bad usage\n", out);
 }
 
@@ -186,23 +152,8 @@ static int usage_report(const Options *o)
     return EXIT_USAGE;
 }
 
-/* PassCtx.read_map: a pass option's lambda, diagnosed against its own text. */
-static Expr *read_option_map(Module *m, const char *text, const char *what)
-{
-    Source src = { what, text, strlen(text), 0, stderr, 0 };
-    return read_index_map(&src, m);
-}
-
-static int add_pipeline(Options *o, const char *text)
-{
-    char err[512];
-    if (pipeline_parse(&o->pipeline, text, err, sizeof err))
-        return usage(o, "%s", err);
-    return 0;
-}
-
 /* Matches --name VALUE and --name=VALUE; leaves *i at argc when the value is missing. */
-static int map_option(const char *a, const char *name, const char **val, int argc, char **argv, int *i)
+static int value_option(const char *a, const char *name, const char **val, int argc, char **argv, int *i)
 {
     size_t n = strlen(name);
     if (strncmp(a, name, n) != 0 || (a[n] != 0 && a[n] != '='))
@@ -214,30 +165,142 @@ static int map_option(const char *a, const char *name, const char **val, int arg
     return 1;
 }
 
-/* -j's default: the cores this process may run on. */
-static int default_jobs(void)
+/* Parses a whole decimal number from s within [lo, hi]; 0, or -1. */
+static int whole_number(const char *s, long long lo, long long hi, long long *v)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (errno || end == s || *end || x < lo || x > hi)
+        return -1;
+    *v = x;
+    return 0;
 }
 
-/* The name of a pass in set that the pipeline does not run, or NULL. */
-static const char *not_run(unsigned set, const Options *o)
+static int set_jobs(Options *o, const char *v)
 {
-    int n;
-    const PassInfo *p = pass_registry(&n);
-    unsigned missing = set & ~pipeline_passes(&o->pipeline);
-    for (int i = 0; i < n; i++)
-        if (missing & pass_bit(&p[i]))
-            return p[i].name;
-    return NULL;
+    long long n;
+    if (whole_number(v, 1, 1024, &n))
+        return usage(o, "-j takes a number of threads from 1 to 1024; not '%s'", v);
+    o->jobs = (int)n;
+    o->jobs_given = 1;
+    return 0;
+}
+
+/* NAME=VALUE with a name before the '='. */
+static const char *named(const char *v)
+{
+    const char *eq = strchr(v, '=');
+    return eq && eq != v ? eq : NULL;
+}
+
+/* An option with a value: returns -1 when a is none, else 0 or EXIT_USAGE. */
+static int parse_value(int argc, char **argv, int *i, Options *o)
+{
+    const char *a = argv[*i], *v = NULL;
+    static const char *const names[] = { "-o", "--pass", "--print-before", "--print-after", "--constants",
+                                         "--emit", "--print-style", "--seed", "--input", "--shape", "--output-dir", "--entry",
+                                         "--max-steps", "--jobs", "-j", "--map", "--compose", "--apply" };
+    size_t k = 0;
+    while (k < sizeof names / sizeof *names && !value_option(a, names[k], &v, argc, argv, i))
+        k++;
+    if (k == sizeof names / sizeof *names)
+        return -1;
+    const char *name = names[k];
+    if (*i == argc) {
+        if (strcmp(name, "-o") == 0)
+            return usage(o, "%s", "-o needs a file name");
+        if (strcmp(name, "--pass") == 0)
+            return usage(o, "%s", "--pass needs a pipeline, as in --pass=verify,print");
+        if (strcmp(name, "--print-before") == 0 || strcmp(name, "--print-after") == 0)
+            return usage(o, "%s needs the names of passes, as in --print-after=fold", name);
+        if (strcmp(name, "--constants") == 0)
+            return usage(o, "%s", "--constants needs a path: an .npz archive or a directory of .npy files");
+        return usage(o, "%s needs a value", name);
+    }
+    long long n;
+    if (strcmp(name, "-o") == 0) {
+        o->output = v;
+    } else if (strcmp(name, "--pass") == 0) {
+        if (lopt_pipeline_append(o->ctx, o->pipeline, v))
+            return usage(o, "%s", lopt_last_error(o->ctx));
+    } else if (strcmp(name, "--print-before") == 0 || strcmp(name, "--print-after") == 0) {
+        int after = name[8] == 'a';
+        o->reads_module = 1;
+        if (after ? lopt_add_print_after(o->ctx, v) : lopt_add_print_before(o->ctx, v)) {
+            char msg[700];
+            snprintf(msg, sizeof msg, "%s: %s", name, lopt_last_error(o->ctx));
+            return usage(o, "%s", msg);
+        }
+    } else if (strcmp(name, "--constants") == 0) {
+        if (!v[0])
+            return usage(o, "%s", "--constants needs a path: an .npz archive or a directory of .npy files");
+        lopt_set_constants(o->ctx, v);
+    } else if (strcmp(name, "--emit") == 0) {
+        if (strcmp(v, "text") != 0 && strcmp(v, "dot") != 0)
+            return usage(o, "--emit takes text or dot, as in --emit=dot; not '%s'", v);
+        o->style = v[0] == 'd' ? LOPT_STYLE_DOT : o->style == LOPT_STYLE_DOT ? LOPT_STYLE_CANONICAL : o->style;
+        o->emit_given = 1;
+    } else if (strcmp(name, "--print-style") == 0) {
+        if (strcmp(v, "canonical") != 0 && strcmp(v, "tvm") != 0)
+            return usage(o, "--print-style takes canonical or tvm, as in --print-style=tvm; not '%s'", v);
+        if (o->style != LOPT_STYLE_DOT)
+            o->style = v[0] == 't' ? LOPT_STYLE_TVM : LOPT_STYLE_CANONICAL;
+    } else if (strcmp(name, "--seed") == 0) {
+        char *end;
+        errno = 0;
+        unsigned long long s = strtoull(v, &end, 10);
+        if (errno || end == v || *end || v[0] == '-')
+            return usage(o, "--seed takes a non-negative integer; not '%s'", v);
+        lopt_set_seed(o->ctx, s);
+        o->seed_given = 1;
+    } else if (strcmp(name, "--max-steps") == 0) {
+        if (whole_number(v, 1, INT64_MAX, &n))
+            return usage(o, "--max-steps takes a positive integer; not '%s'", v);
+        lopt_set_max_steps(o->ctx, n);
+        o->steps_given = 1;
+    } else if (strcmp(name, "--jobs") == 0 || strcmp(name, "-j") == 0) {
+        return set_jobs(o, v);
+    } else if (strcmp(name, "--input") == 0) {
+        const char *eq = named(v);
+        if (!eq)
+            return usage(o, "--input takes NAME=FILE.npy; not '%s'", v);
+        char param[4096];
+        snprintf(param, sizeof param, "%.*s", (int)(eq - v), v);
+        lopt_add_input_file(o->ctx, param, eq + 1);
+        o->ninputs++;
+    } else if (strcmp(name, "--output-dir") == 0) {
+        o->output_dir = v;
+    } else if (strcmp(name, "--entry") == 0) {
+        o->entry = v;
+        lopt_set_entry(o->ctx, v);
+    } else if (strcmp(name, "--shape") == 0) {
+        if (!strchr(v, '=')) {
+            o->shape = v;   /* D,D,...: the box of --map */
+        } else {
+            /* --shape NAME=D,D,...: for --run, not --map */
+            const char *eq = named(v);
+            if (!eq)
+                return usage(o, "--shape takes NAME=D,D,... (or D,D,... with --map); not '%s'", v);
+            char param[4096];
+            snprintf(param, sizeof param, "%.*s", (int)(eq - v), v);
+            lopt_add_input_shape(o->ctx, param, eq + 1);
+            o->nshapes++;
+        }
+    } else if (strcmp(name, "--map") == 0) {
+        o->map = v;
+    } else if (strcmp(name, "--compose") == 0) {
+        o->compose = v;
+    } else {
+        o->apply = v;
+    }
+    return 0;
 }
 
 /* Reads argv[*i] and the value it takes; returns -1 to go on, 0 to exit
  * (--help, --version), or EXIT_USAGE once usage() has recorded why. */
 static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
 {
-    const char *seed = NULL, *input = NULL, *steps = NULL, *list = NULL, *jobs = NULL;
     const char *a = argv[*i];
     if (o->usage_error[0] && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "--version") == 0 ||
                               strcmp(a, "--list-ops") == 0))
@@ -247,141 +310,65 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
         return 0;
     }
     if (strcmp(a, "--version") == 0) {
-        printf("lopt %s\n", LOPT_VERSION);
+        printf("lopt %s\n", lopt_version());
         return 0;
     }
     if (strcmp(a, "--list-ops") == 0) {
-        list_ops(stdout);
+        char *t = lopt_ops_table();
+        fputs(t ? t : "", stdout);
+        lopt_free(t);
         return 0;
     }
-    if (strcmp(a, "-o") == 0) {
-        if (++*i == argc)
-            return usage(o, "%s", "-o needs a file name");
-        o->output = argv[*i];
-    } else if (strncmp(a, "--pass=", 7) == 0) {
-        if (add_pipeline(o, a + 7))
-            return EXIT_USAGE;
-    } else if (strcmp(a, "--pass") == 0) {
-        if (++*i == argc)
-            return usage(o, "%s", "--pass needs a pipeline, as in --pass=verify,print");
-        if (add_pipeline(o, argv[*i]))
-            return EXIT_USAGE;
-    } else if (a[0] == '-' && a[1] == 'j' && a[2] >= '0' && a[2] <= '9') {
-        /* -j4, as make spells it */
-        char *end;
-        long v = strtol(a + 2, &end, 10);
-        if (*end || v < 1 || v > 1024)
-            return usage(o, "-j takes a number of threads from 1 to 1024; not '%s'", a + 2);
-        o->jobs = (int)v;
-        o->jobs_given = 1;
-    } else if (strcmp(a, "--inverse") == 0) {
+    int r = a[0] == '-' && a[1] == 'j' && a[2] >= '0' && a[2] <= '9' ? set_jobs(o, a + 2)   /* -j4, as make spells it */
+                                                                    : parse_value(argc, argv, i, o);
+    if (r >= 0)
+        return r ? EXIT_USAGE : -1;
+    if (strcmp(a, "--inverse") == 0) {
         o->inverse = 1;
-    } else if (map_option(a, "--map", &o->map, argc, argv, i) ||
-               map_option(a, "--shape", &o->shape, argc, argv, i) ||
-               map_option(a, "--compose", &o->compose, argc, argv, i) ||
-               map_option(a, "--apply", &o->apply, argc, argv, i)) {
-        if (*i == argc)
-            return usage(o, "%s needs a value", a);
-        if (o->shape && strchr(o->shape, '=')) {
-            /* --shape NAME=d,d,...: for --run, not --map */
-            if (o->shape[0] == '=')
-                return usage(o, "--shape takes NAME=D,D,... (or D,D,... with --map); not '%s'", o->shape);
-            o->shapes[o->nshapes++] = o->shape;
-            o->shape = NULL;
-        }
     } else if (strcmp(a, "--run") == 0) {
         o->run = 1;
     } else if (strcmp(a, "--no-batch") == 0) {
         o->no_batch = 1;
+        lopt_set_batch(o->ctx, 0);
     } else if (strcmp(a, "--no-exec-cache") == 0) {
         o->no_exec_cache = 1;
+        lopt_set_exec_cache(o->ctx, 0);
     } else if (strcmp(a, "--verify-exec") == 0) {
         o->verify_exec = 1;
+        lopt_set_verify_exec(o->ctx, 1, 0);
     } else if (strncmp(a, "--verify-exec=", 14) == 0) {
         char *end;
         long long u = strncmp(a + 14, "ulp:", 4) == 0 ? strtoll(a + 18, &end, 10) : -1;
         if (u < 0 || strncmp(a + 14, "ulp:", 4) != 0 || end == a + 18 || *end)
             return usage(o, "--verify-exec takes ulp:N with N >= 0, as in --verify-exec=ulp:4; not '%s'", a + 14);
         o->verify_exec = 1;
-        o->ulp = u;
-    } else if (map_option(a, "--seed", &seed, argc, argv, i) ||
-               map_option(a, "--output-dir", &o->output_dir, argc, argv, i) ||
-               map_option(a, "--entry", &o->entry, argc, argv, i) ||
-               map_option(a, "--input", &input, argc, argv, i) ||
-               map_option(a, "--max-steps", &steps, argc, argv, i) ||
-               map_option(a, "--jobs", &jobs, argc, argv, i) || map_option(a, "-j", &jobs, argc, argv, i)) {
-        if (*i == argc)
-            return usage(o, "%s needs a value", a);
-        if (seed) {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(seed, &end, 10);
-            if (errno || end == seed || *end || seed[0] == '-')
-                return usage(o, "--seed takes a non-negative integer; not '%s'", seed);
-            o->seed = v;
-            o->seed_given = 1;
-        }
-        if (steps) {
-            char *end;
-            errno = 0;
-            long long v = strtoll(steps, &end, 10);
-            if (errno || end == steps || *end || v < 1)
-                return usage(o, "--max-steps takes a positive integer; not '%s'", steps);
-            o->max_steps = v;
-            o->steps_given = 1;
-        }
-        if (jobs) {
-            char *end;
-            errno = 0;
-            long v = strtol(jobs, &end, 10);
-            if (errno || end == jobs || *end || v < 1 || v > 1024)
-                return usage(o, "-j takes a number of threads from 1 to 1024; not '%s'", jobs);
-            o->jobs = (int)v;
-            o->jobs_given = 1;
-        }
-        if (input) {
-            if (!strchr(input, '=') || input[0] == '=')
-                return usage(o, "--input takes NAME=FILE.npy; not '%s'", input);
-            o->inputs[o->ninputs++] = input;
-        }
-    } else if (map_option(a, "--constants", &o->constants, argc, argv, i)) {
-        if (*i == argc || !o->constants[0])
-            return usage(o, "%s", "--constants needs a path: an .npz archive or a directory of .npy files");
+        lopt_set_verify_exec(o->ctx, 1, u);
     } else if (strcmp(a, "--verify-each") == 0) {
-        o->verify_each = 1;
+        o->reads_module = 1;
+        lopt_set_verify_each(o->ctx, 1);
     } else if (strcmp(a, "--strict") == 0) {
-        o->strict = 1;
+        lopt_set_strict(o->ctx, 1);
     } else if (strcmp(a, "--print-after-all") == 0) {
-        o->print_after_all = 1;
+        o->reads_module = 1;
+        lopt_set_print_after_all(o->ctx, 1);
     } else if (strcmp(a, "--print-changed") == 0) {
         o->print_changed = 1;
-    } else if (map_option(a, "--print-before", &list, argc, argv, i) ||
-               map_option(a, "--print-after", &list, argc, argv, i)) {
-        char err[512];
-        if (*i == argc)
-            return usage(o, "%s needs the names of passes, as in --print-after=fold", a);
-        if (pass_set_parse(a[8] == 'b' ? &o->print_before : &o->print_after, list, err, sizeof err)) {
-            char msg[600];
-            snprintf(msg, sizeof msg, "%.*s: %s", a[8] == 'b' ? 14 : 13, a, err);
-            return usage(o, "%s", msg);
-        }
+        lopt_set_print_changed(o->ctx, 1);
     } else if (strcmp(a, "--time-passes") == 0) {
         o->time_passes = 1;
     } else if (strcmp(a, "--split-input-file") == 0) {
         o->split_input = 1;
     } else if (strcmp(a, "--verify-diagnostics") == 0) {
         o->verify_diagnostics = 1;
-    } else if (strcmp(a, "--emit=text") == 0 || strcmp(a, "--emit=dot") == 0) {
-        o->dot = a[7] == 'd';
-        o->emit_given = 1;
-    } else if (strcmp(a, "--print-style=canonical") == 0 || strcmp(a, "--print-style=tvm") == 0) {
-        o->tvm_style = a[14] == 't';
-    } else if (strncmp(a, "--print-style", 13) == 0) {
-        return usage(o, "--print-style takes canonical or tvm, as in --print-style=tvm; not '%s'", a);
-    } else if (strncmp(a, "--emit", 6) == 0) {
-        return usage(o, "--emit takes text or dot, as in --emit=dot; not '%s'", a);
     } else if (strcmp(a, "--explain") == 0) {
-        o->explain = 1;
+        o->reads_module = 1;
+        lopt_set_explain(o->ctx, 1);
+    } else if (strncmp(a, "--report", 8) == 0 && (a[8] == '=' || a[8] == 0)) {
+        /* only --report=FILE: "--report model.tir" must not write over the model */
+        o->report = a[8] ? a + 9 : "";
+        if (!o->report[0])
+            return usage(o, "%s", "--report needs a file name after '=', as in --report=pipeline.html");
+        lopt_set_html_report(o->ctx, o->report);
     } else if (a[0] == '-' && a[1] != 0) {
         return usage(o, "unknown option '%s'", a);
     } else {
@@ -398,13 +385,6 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
 static int parse_args(int argc, char **argv, Options *o)
 {
     int files = 0;
-    o->seed = 1;
-    o->max_steps = INTERP_DEFAULT_MAX_STEPS;
-    o->jobs = default_jobs();
-    o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
-    o->shapes = calloc((size_t)argc + 1, sizeof *o->shapes);
-    if (!o->inputs || !o->shapes)
-        abort();
     for (int i = 1; i < argc; i++) {
         int r = parse_arg(argc, argv, &i, &files, o);
         if (r == 0)
@@ -412,9 +392,9 @@ static int parse_args(int argc, char **argv, Options *o)
     }
     if (o->usage_error[0])
         return EXIT_USAGE;
+    int passes = lopt_pipeline_length(o->pipeline);
     if (o->map) {
-        if (files || o->output || o->pipeline.n || o->verify_each || o->print_after_all || o->print_changed ||
-            o->print_before || o->print_after || o->time_passes || o->explain)
+        if (files || o->output || passes || o->reads_module || o->print_changed || o->time_passes)
             return usage(o, "%s", "--map reads no module: it takes no file, -o or pass options");
         if (o->split_input || o->verify_diagnostics)
             return usage(o, "%s", "--map reads no module: --split-input-file and --verify-diagnostics need one");
@@ -427,15 +407,21 @@ static int parse_args(int argc, char **argv, Options *o)
     }
     if (o->map && (o->run || o->verify_exec || o->ninputs || o->output_dir))
         return usage(o, "%s", "--map reads no module: it cannot be combined with --run or --verify-exec");
-    const char *unrun = not_run(o->print_before, o);
+    const char *unrun = lopt_pipeline_missing(o->ctx, o->pipeline, 0);
     if (unrun)
         return usage(o, "--print-before names '%s', which the pipeline (--pass) does not run", unrun);
-    if ((unrun = not_run(o->print_after, o)))
+    if ((unrun = lopt_pipeline_missing(o->ctx, o->pipeline, 1)))
         return usage(o, "--print-after names '%s', which the pipeline (--pass) does not run", unrun);
+    if (o->report && (o->map || o->split_input))
+        return usage(o, "%s", o->map ? "--report shows a pipeline: --map reads no module" :
+                     "--report cannot be combined with --split-input-file: it shows one module's pipeline");
+    if (o->report && ((o->input && strcmp(o->report, o->input) == 0) ||
+                      (o->output && strcmp(o->report, o->output) == 0)))
+        return usage(o, "--report=%s would write over the input or the output", o->report);
     if (o->split_input && o->output_dir)
         return usage(o, "%s", "--output-dir cannot be combined with --split-input-file: every module would write "
                      "the same files");
-    if (!o->map && o->print_changed && !o->pipeline.n)
+    if (!o->map && o->print_changed && !passes)
         return usage(o, "%s", "--print-changed shows what passes change: it needs a pipeline, as in --pass=fold");
     if (o->output_dir && !o->run)
         return usage(o, "%s", "--output-dir goes with --run");
@@ -453,6 +439,8 @@ static int parse_args(int argc, char **argv, Options *o)
         o->input = "-";
     return -1;
 }
+
+/* ---- reading the input ---- */
 
 static char *read_all(FILE *f, size_t *len)
 {
@@ -509,480 +497,6 @@ static char *map_file(FILE *f, size_t *len)
     return p;
 }
 
-/* Reports an error about the module as a whole, which has no place in it
- * (main is missing, a run-time error, --input, --verify-exec), where src's
- * diagnostics go, so that --verify-diagnostics sees it; returns -1. */
-static int fail(Source *src, const char *fmt, ...) LOPT_PRINTF(2, 3);
-static int fail(Source *src, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("lopt: error: ", src->out);
-    vfprintf(src->out, fmt, ap);
-    fputc('\n', src->out);
-    va_end(ap);
-    src->errors++;
-    return -1;
-}
-
-/* ---- running main ---- */
-
-/* The most memory --verify-exec's call cache takes (tensors it keeps). */
-#define EXEC_CACHE_BYTES ((size_t)1 << 30)
-
-typedef struct Exec {
-    Options *o;
-    Source *src;
-    Value **inputs;
-    int ninputs;
-    Value *reference;     /* --verify-exec: main's outputs before the pipeline */
-    int checked;          /* --verify-exec: passes after which the outputs matched */
-    int outputs;          /* tensors compared after each */
-    int inexact;          /* some matched within the ulp tolerance only */
-    Memo *memo;           /* --verify-exec: calls of earlier runs, replayed (interp/memo.h) */
-    int64_t par_loops;    /* loops the runs split over threads (-j) */
-} Exec;
-
-static Func *find_main(Module *m)
-{
-    for (int i = 0; i < m->nfuncs; i++)
-        if (m->funcs[i]->kind == F_RELAX && strcmp(m->funcs[i]->name->str, "main") == 0)
-            return m->funcs[i];
-    return NULL;
-}
-
-static int parse_ints(const char *s, int64_t *v, int max, int64_t min);
-
-/* The symbolic dimensions of main's parameters bound so far, from the
- * shapes of --input files and --shape options. */
-typedef struct Dims {
-    const Var *var[64];
-    int64_t val[64];
-    const char *from[64];     /* the parameter that bound it */
-    int n;
-} Dims;
-
-/* The value of a dimension of a declared shape: an integer, a bound
- * symbolic variable, or arithmetic on them; -1 (with *unbound the first
- * variable not bound) otherwise. */
-static int dim_of(const Dims *D, const Expr *e, int64_t *v, const Var **unbound)
-{
-    int64_t a, b;
-    switch (e->kind) {
-    case E_INT: *v = e->u.i.v; return 0;
-    case E_VAR:
-        for (int i = 0; i < D->n; i++)
-            if (D->var[i] == e->u.var)
-                return *v = D->val[i], 0;
-        if (!*unbound)
-            *unbound = e->u.var;
-        return -1;
-    case E_BIN:
-        if (dim_of(D, e->u.bin.a, &a, unbound) || dim_of(D, e->u.bin.b, &b, unbound))
-            return -1;
-        switch (e->u.bin.op) {
-        case B_ADD: return __builtin_add_overflow(a, b, v) ? -1 : 0;
-        case B_SUB: return __builtin_sub_overflow(a, b, v) ? -1 : 0;
-        case B_MUL: return __builtin_mul_overflow(a, b, v) ? -1 : 0;
-        case B_FLOORDIV: return b > 0 && a >= 0 ? (*v = a / b, 0) : -1;
-        default: return -1;
-        }
-    default: return -1;
-    }
-}
-
-/* The value of option opt (NAME=...) for parameter name, or NULL. */
-static const char *option_for(const char *const *opts, int n, const char *name)
-{
-    for (int k = 0; k < n; k++) {
-        const char *eq = strchr(opts[k], '=');
-        if (strlen(name) == (size_t)(eq - opts[k]) && strncmp(name, opts[k], (size_t)(eq - opts[k])) == 0)
-            return eq + 1;
-    }
-    return NULL;
-}
-
-static int names_params(Source *src, const char *const *opts, int n, const char *what, const Func *f)
-{
-    for (int k = 0; k < n; k++) {
-        const char *eq = strchr(opts[k], '=');
-        int found = 0;
-        for (int i = 0; i < f->nparams; i++)
-            found |= strlen(f->params[i]->name->str) == (size_t)(eq - opts[k]) &&
-                     strncmp(f->params[i]->name->str, opts[k], (size_t)(eq - opts[k])) == 0;
-        if (!found) {
-            fail(src, "%s %s: main has no parameter '%.*s'", what, opts[k], (int)(eq - opts[k]),
-                    opts[k]);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* Binds the symbolic dimensions of p's declared shape to shape (what
- * --input or --shape gave), checking the constant ones and those bound
- * already. */
-static int bind_shape(Source *src, Dims *D, const Var *p, const char *what, int nd, const int64_t *shape)
-{
-    const StructInfo *s = p->sinfo;
-    char have[160];
-    size_t len = (size_t)snprintf(have, sizeof have, "(");
-    for (int d = 0; d < nd && len < sizeof have; d++)
-        len += (size_t)snprintf(have + len, sizeof have - len, "%s%lld", d ? ", " : "", (long long)shape[d]);
-    if (len < sizeof have)
-        snprintf(have + len, sizeof have - len, "%s)", nd == 1 ? "," : "");
-    if (!s || s->kind != SI_TENSOR || !s->shape)
-        return 0;
-    if (s->ndim != nd) {
-        return diag_error(src, p->loc, "%s %s: the shape %s has rank %d, but main declares '%s' of rank %d", what,
-                          p->name->str, have, nd, p->name->str, s->ndim);
-    }
-    for (int d = 0; d < nd; d++) {
-        const Expr *e = s->shape[d];
-        const Var *unbound = NULL;
-        int64_t v;
-        if (dim_of(D, e, &v, &unbound) == 0) {
-            if (v != shape[d]) {
-                const char *from = NULL;
-                for (int i = 0; e->kind == E_VAR && i < D->n; i++)
-                    if (D->var[i] == e->u.var)
-                        from = D->from[i];
-                if (from)
-                    return diag_error(src, p->loc, "%s %s: dimension %d is %lld, but %s is %lld (from '%s')", what,
-                                      p->name->str, d, (long long)shape[d], e->u.var->name->str, (long long)v, from);
-                return diag_error(src, p->loc, "%s %s: dimension %d is %lld, but main declares %lld there", what,
-                                  p->name->str, d, (long long)shape[d], (long long)v);
-            }
-        } else if (e->kind == E_VAR && e->u.var->kind == VAR_SYM && D->n < 64) {
-            D->var[D->n] = e->u.var;
-            D->val[D->n] = shape[d];
-            D->from[D->n++] = p->name->str;
-        }
-    }
-    return 0;
-}
-
-/* The inputs of main: from --input files, of the --shape given, else of the
- * declared shape, whose symbolic dimensions the files and --shape bind. */
-static int make_inputs(Exec *x, Func *f)
-{
-    const Options *o = x->o;
-    Dims D = { .n = 0 };
-    x->ninputs = f->nparams;
-    x->inputs = calloc((size_t)f->nparams + 1, sizeof *x->inputs);
-    if (!x->inputs)
-        abort();
-    if (names_params(x->src, o->inputs, o->ninputs, "--input", f) ||
-        names_params(x->src, o->shapes, o->nshapes, "--shape", f))
-        return -1;
-    /* the files and the --shape options first: they bind the dimensions */
-    for (int i = 0; i < f->nparams; i++) {
-        const Var *p = f->params[i];
-        const char *file = option_for(o->inputs, o->ninputs, p->name->str);
-        const char *given = option_for(o->shapes, o->nshapes, p->name->str);
-        if (file && given) {
-            fail(x->src, "--shape %s=%s: '%s' is read from a file with --input already",
-                    p->name->str, given, p->name->str);
-            return -1;
-        }
-        if (file) {
-            char err[512];
-            Tensor *t = tensor_read_npy(file, err, sizeof err);
-            if (!t) {
-                fail(x->src, "--input %s: %s", p->name->str, err);
-                return -1;
-            }
-            x->inputs[i] = value_tensor(t);
-            DType dt;
-            int nd;
-            int64_t shape[TENSOR_MAX_RANK];
-            int known = interp_param_shape(p, &dt, &nd, shape) == 0;
-            if ((known && (t->ndim != nd || memcmp(t->shape, shape, (size_t)nd * sizeof *shape))) ||
-                (p->sinfo && p->sinfo->kind == SI_TENSOR && p->sinfo->dtype != DT_VOID && t->dtype != p->sinfo->dtype)) {
-                char have[160], want[160];
-                type_str(have, sizeof have, dtype_name(t->dtype), t->ndim, t->shape);
-                if (known)
-                    type_str(want, sizeof want, dtype_name(dt), nd, shape);
-                else
-                    snprintf(want, sizeof want, "%s", dtype_name(p->sinfo->dtype));
-                fail(x->src, "--input %s: the file holds %s, but main declares %s", p->name->str,
-                        have, want);
-                return -1;
-            }
-            if (bind_shape(x->src, &D, p, "--input", t->ndim, t->shape))
-                return -1;
-        } else if (given) {
-            int64_t shape[TENSOR_MAX_RANK];
-            int nd = strcmp(given, "") == 0 ? 0 : parse_ints(given, shape, TENSOR_MAX_RANK, 0);
-            if (nd < 0) {
-                fail(x->src, "--shape %s=%s: expected up to %d extents separated by commas, as in "
-                        "2,3,8,8", p->name->str, given, TENSOR_MAX_RANK);
-                return -1;
-            }
-            if (bind_shape(x->src, &D, p, "--shape", nd, shape))
-                return -1;
-        }
-    }
-    for (int i = 0; i < f->nparams; i++) {
-        const Var *p = f->params[i];
-        const StructInfo *s = p->sinfo;
-        if (x->inputs[i])
-            continue;
-        if (s && s->kind == SI_TENSOR && s->ndim > TENSOR_MAX_RANK) {
-            diag_error(x->src, p->loc, "cannot make an input for '%s': its rank %d is above the limit of %d",
-                       p->name->str, s->ndim, TENSOR_MAX_RANK);
-            return -1;
-        }
-        if (s && s->kind == SI_PRIM && s->value && !dtype_is_float(s->dtype)) {
-            /* R.Prim(value=n): n's value, from what the tensors' shapes bound */
-            int64_t v;
-            const Var *unbound = NULL;
-            if (dim_of(&D, s->value, &v, &unbound)) {
-                diag_error(x->src, p->loc, "cannot make an input for '%s': its value %s is not bound by the other "
-                           "inputs' shapes", p->name->str, unbound ? unbound->name->str : "expression");
-                return -1;
-            }
-            if (!(x->inputs[i] = value_prim_int(s->dtype == DT_VOID ? DT_INT64 : s->dtype, v))) {
-                diag_error(x->src, p->loc, "cannot make an input for '%s'", p->name->str);
-                return -1;
-            }
-            continue;
-        }
-        char why[320];
-        if (s && s->kind == SI_TUPLE && !(x->inputs[i] = interp_seed_tuple(f, i, o->seed, why, sizeof why)))
-            return diag_error(x->src, p->loc, "cannot make an input for '%s': %s", p->name->str, why), -1;
-        if (x->inputs[i])
-            continue;
-        if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim > TENSOR_MAX_RANK) {
-            diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type with a shape and a "
-                       "dtype (or give it with --input)", p->name->str);
-            return -1;
-        }
-        int64_t shape[TENSOR_MAX_RANK];
-        const char *given = option_for(o->shapes, o->nshapes, p->name->str);
-        int nd = s->ndim;
-        if (given) {
-            nd = strcmp(given, "") == 0 ? 0 : parse_ints(given, shape, TENSOR_MAX_RANK, 0);
-        } else {
-            for (int d = 0; d < nd; d++) {
-                const Var *unbound = NULL;
-                if (dim_of(&D, s->shape[d], &shape[d], &unbound) || shape[d] < 0) {
-                    if (unbound)
-                        diag_error(x->src, p->loc, "cannot make an input for '%s': its dimension %s is not bound; "
-                                   "give --shape %s=D,D,... or --input %s=FILE.npy", p->name->str,
-                                   unbound->name->str, p->name->str, p->name->str);
-                    else
-                        diag_error(x->src, p->loc, "cannot make an input for '%s': dimension %d has no value",
-                                   p->name->str, d);
-                    return -1;
-                }
-            }
-        }
-        Tensor *t = tensor_new(s->dtype, nd, shape);
-        if (!t) {
-            diag_error(x->src, p->loc, "input '%s' is too large to make", p->name->str);
-            return -1;
-        }
-        interp_fill_param(f, i, t, o->seed);
-        x->inputs[i] = value_tensor(t);
-    }
-    return 0;
-}
-
-static int run_main(Exec *x, Module *m, Value **out)
-{
-    Func *f = x->o->entry ? module_find(m, intern_cstr(&m->names, x->o->entry)) : find_main(m);
-    if (!f || (f->kind == F_PRIM && (x->o->ninputs || x->o->nshapes))) {
-        fail(x->src, !f && x->o->entry ? "--entry: the module has no function '%s'" : !f ?
-             "the module has no Relax function 'main' to run" : "--entry: '%s' is a PrimFunc, which runs on seeded "
-             "buffers: --input and --shape go with a Relax function", x->o->entry);
-        return -1;
-    }
-    if (f->kind == F_RELAX && !x->inputs && make_inputs(x, f))
-        return -1;
-    Interp *in = interp_new(m);
-    interp_set_max_steps(in, x->o->max_steps);
-    interp_set_threads(in, x->o->jobs);
-    interp_set_batches(in, !x->o->no_batch);
-    interp_set_memo(in, x->memo);
-    InterpError err = { { 0, 0 }, "" };
-    int r = f->kind == F_PRIM ? interp_run_prim_seeded(in, f, x->o->seed, out, &err)
-                              : interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
-    x->par_loops += interp_par_loops(in);
-    interp_free(in);
-    if (r) {
-        if (err.loc.line)
-            diag_error(x->src, err.loc, "%s", err.msg);
-        else
-            fail(x->src, "%s", err.msg);
-    }
-    return r;
-}
-
-/* The tensors of a result, flattened, named output, output0, output1, ...
- * (a shape as the int64 tensor of its dimensions) */
-static int flatten(Value *v, Tensor **ts, int n, int cap)
-{
-    if (v->kind != VAL_TUPLE) {
-        if (n < cap)
-            ts[n] = v->t;
-        return n + 1;
-    }
-    for (int i = 0; i < v->n; i++)
-        n = flatten(v->items[i], ts, n, cap);
-    return n;
-}
-
-/* The tensors of v in order, as many as it has (malloc'd; NULL when out of
- * memory), their count in *n. */
-static Tensor **flat_tensors(Value *v, int *n)
-{
-    *n = flatten(v, NULL, 0, 0);
-    Tensor **ts = malloc(((size_t)*n + 1) * sizeof *ts);
-    if (ts)
-        flatten(v, ts, 0, *n);
-    return ts;
-}
-
-/* A tensor result is output; the tensors of a tuple result, even of one,
- * are output0, output1, ... */
-static void output_name(char *buf, size_t cap, int i, const Value *v)
-{
-    if (v->kind != VAL_TUPLE)
-        snprintf(buf, cap, "output");
-    else
-        snprintf(buf, cap, "output%d", i);
-}
-
-/* The i-th value flattened (the order of flatten), or NULL. */
-static const Value *leaf(const Value *v, int *i)
-{
-    if (v->kind != VAL_TUPLE)
-        return (*i)-- == 0 ? v : NULL;
-    for (int k = 0; k < v->n; k++) {
-        const Value *l = leaf(v->items[k], i);
-        if (l)
-            return l;
-    }
-    return NULL;
-}
-
-static int print_outputs(Exec *x, Value *v)
-{
-    int n;
-    Tensor **ts = flat_tensors(v, &n);
-    if (!ts) {
-        fail(x->src, "out of memory");
-        return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        char name[32];
-        output_name(name, sizeof name, i, v);
-        int at = i;
-        const Value *l = leaf(v, &at);
-        char text[512];
-        if (l && (l->kind == VAL_SHAPE || l->kind == VAL_PRIM)) {
-            if (l->kind == VAL_SHAPE)
-                value_shape_text(l, text, sizeof text);
-            else
-                value_prim_text(l, text, sizeof text);
-            printf("%s: %s\n", name, text);
-        } else {
-            tensor_summary(stdout, name, ts[i]);
-        }
-        if (x->o->output_dir) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s.npy", x->o->output_dir, name);
-            if (tensor_write_npy(ts[i], path)) {
-                fail(x->src, "cannot write '%s': %s", path, ts[i]->dtype == DT_BFLOAT16 ?
-                        "NumPy has no bfloat16" : strerror(errno));
-                free(ts);
-                return -1;
-            }
-        }
-    }
-    free(ts);
-    return 0;
-}
-
-/* mkdir -p: dir and the directories above it that do not exist. */
-static int make_dirs(const char *dir)
-{
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (char *p = path + 1;; p++) {
-        if (*p != '/' && *p != 0)
-            continue;
-        char c = *p;
-        *p = 0;
-        if (mkdir(path, 0777) != 0 && errno != EEXIST)
-            return -1;
-        *p = c;
-        if (!c)
-            break;
-    }
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return -1;
-    if (!S_ISDIR(st.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
-}
-
-/* --verify-exec: after each pass, main's outputs must equal the reference. */
-static int check_exec(Module *m, const char *pass, void *data)
-{
-    Exec *x = data;
-    Value *now = NULL;
-    if (run_main(x, m, &now)) {
-        fail(x->src, "%s no longer runs after pass '%s'", x->o->entry ? x->o->entry : "main", pass);
-        return -1;
-    }
-    int na, nb;
-    Tensor **a = flat_tensors(x->reference, &na), **b = flat_tensors(now, &nb);
-    int status = 0;
-    if (!a || !b) {
-        fail(x->src, "out of memory");
-        status = -1;
-    } else if (na != nb) {
-        fail(x->src, "pass '%s' changed the number of outputs of main from %d to %d", pass, na, nb);
-        status = -1;
-    }
-    for (int i = 0; i < na && !status; i++) {
-        int64_t at = 0;
-        char name[32], idx[256];
-        output_name(name, sizeof name, i, x->reference);
-        int r = tensor_compare(a[i], b[i], 0, &at);
-        if (r == 1 && x->o->ulp > 0 && tensor_compare(a[i], b[i], x->o->ulp, &at) == 0) {
-            r = 0;
-            x->inexact = 1;
-        }
-        if (r == 2) {
-            fail(x->src, "pass '%s' changed the shape or dtype of %s", pass, name);
-            status = -1;
-        } else if (r == 1) {
-            tensor_index_text(a[i], at, idx, sizeof idx);
-            fail(x->src, "pass '%s' changed %s%s: %.9g before, %.9g after%s", pass, name, idx,
-                    tensor_getf(a[i], at), tensor_getf(b[i], at),
-                    tensor_is_poison(b[i], at) ? " (undefined padding)" : "");
-            status = -1;
-        }
-    }
-    free(a);
-    free(b);
-    value_free(now);
-    if (!status) {
-        x->checked++;
-        x->outputs = na;
-    }
-    return status;
-}
-
 static double seconds(void)
 {
     struct timespec t;
@@ -990,157 +504,97 @@ static double seconds(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* --verify-exec's last word on success: what was compared, how, and how long it took. */
-static void exec_summary(const Exec *x, double t0)
-{
-    char how[64];
-    if (x->inexact)
-        snprintf(how, sizeof how, "within %lld ULP", (long long)x->o->ulp);
-    else
-        snprintf(how, sizeof how, "bit-exact");
-    fprintf(stderr, "lopt: verify-exec: %d pass%s checked, %d output%s compared after each, %s, in %.3f s\n",
-            x->checked, x->checked == 1 ? "" : "es", x->outputs, x->outputs == 1 ? "" : "s", how, seconds() - t0);
-}
-
-/* Wall time spent on each part of the work, over all the modules of the input (--time-passes). */
+/* Wall time spent reading and printing, over all the modules of the input (--time-passes). */
 typedef struct Timing {
     double start, read, output;
-    double *steps;        /* per pipeline step */
-    int64_t replayed, executed;   /* --verify-exec's PrimFunc calls */
-    int64_t par_loops;    /* loops run on threads (-j) */
 } Timing;
 
-/* The stream modules and outputs go to: standard output, or -o's file opened at first use. */
+/* One module of the input: its text and how the library may hold it. */
+typedef struct Text {
+    const char *name, *text;
+    size_t len;
+    unsigned flags;
+} Text;
+
+/* The stream modules and outputs go to: standard output (also for -o -),
+ * or -o's file opened at first use. */
+static int to_file(const Options *o)
+{
+    return o->output && strcmp(o->output, "-") != 0;
+}
+
 static FILE *output(Options *o, FILE **out)
 {
-    if (!*out && !(*out = o->output ? fopen(o->output, "w") : stdout))
+    if (!*out && !(*out = to_file(o) ? fopen(o->output, "w") : stdout))
         fprintf(stderr, "lopt: cannot write '%s': %s\n", o->output, strerror(errno));
     return *out;
 }
 
-/* Runs the pipeline on m, checking main's outputs after each pass with --verify-exec. */
-static int run_pipeline(Options *o, Source *src, Module *m, Exec *x, Timing *tm)
-{
-    PassCtx ctx = { .src = src, .dump = stderr, .verify_each = o->verify_each,
-                    .print_after_all = o->print_after_all, .print_before = o->print_before,
-                    .print_after = o->print_after, .print_changed = o->print_changed,
-                    .times = tm->steps, .explain = o->explain ? stderr : NULL, .read_map = read_option_map };
-    double t0 = seconds();
-    if (o->verify_exec) {
-        ctx.after_pass = check_exec;
-        ctx.after_data = x;
-        if (!o->no_exec_cache)
-            x->memo = memo_new(EXEC_CACHE_BYTES);
-        if (run_main(x, m, &x->reference))
-            return EXIT_INPUT;
-    }
-    if (pipeline_run(&o->pipeline, m, &ctx))
-        return EXIT_INPUT;
-    if (o->verify_exec) {
-        Tensor *ts[1];
-        x->outputs = flatten(x->reference, ts, 0, 1);
-        exec_summary(x, t0);
-    }
-    return 0;
-}
-
-/* The call cache's counts go to --time-passes; its memory goes. */
-static void exec_cache_done(Exec *x, Timing *tm)
-{
-    if (!x->memo)
-        return;
-    int64_t hits, misses;
-    memo_counts(x->memo, &hits, &misses);
-    tm->replayed += hits;
-    tm->executed += misses;
-    memo_free(x->memo);
-    x->memo = NULL;
-}
-
 /* After the passes: run main and print its outputs, or print the module. */
-static int emit(Options *o, Exec *x, Module *m, FILE **out)
+static int emit(Options *o, lopt_module *m, FILE **out)
 {
     if (o->run) {
-        if (o->output_dir && make_dirs(o->output_dir)) {
-            fail(x->src, "cannot create the directory '%s': %s", o->output_dir, strerror(errno));
-            return EXIT_INPUT;
-        }
-        Value *v = NULL;
-        int bad = run_main(x, m, &v) || print_outputs(x, v);
-        value_free(v);
+        lopt_value *v = NULL;
+        int bad = lopt_run(o->ctx, m, o->entry, &v) || lopt_value_report(o->ctx, v, stdout, o->output_dir);
+        lopt_value_free(v);
         return bad ? EXIT_INPUT : 0;
     }
     FILE *f = output(o, out);
     if (!f)
         return EXIT_INPUT;
-    if (o->dot)
-        print_dot(f, m);
-    else if (o->tvm_style)
-        print_module_tvm(f, m);
-    else
-        print_module(f, m);
+    lopt_module_write(m, o->style, f);
     return 0;
 }
 
-/* Reads, verifies, transforms and prints (or runs) the module in src. */
-static int process(Options *o, Source *src, Timing *tm, FILE **out)
+/* Reads, verifies, transforms and prints (or runs) the module of t. */
+static int process(Options *o, const Text *t, Timing *tm, FILE **out)
 {
-    double t = seconds();
-    Constants k = { NULL, 0, NULL, NULL };
-    char err[1400];
-    if (o->constants && constants_open(&k, o->constants, err, sizeof err)) {
-        constants_close(&k);
-        fail(src, "%s", err);
-        return EXIT_INPUT;
-    }
-    Module *m = read_module_with(src, o->constants ? &k : NULL);
-    constants_close(&k);
-    int status = !m || ir_verify_input(m, src, o->strict) ? EXIT_INPUT : 0;
-    tm->read += seconds() - t;
-    Exec x = { o, src, NULL, 0, NULL, 0, 0, 0, NULL, 0 };
+    double start = seconds();
+    lopt_module *m = lopt_parse_ex(o->ctx, t->text, t->len, t->name, t->flags);
+    int status = !m || lopt_verify(o->ctx, m) ? EXIT_INPUT : 0;
+    tm->read += seconds() - start;
+    if (!status && lopt_apply(o->ctx, m, o->pipeline))
+        status = EXIT_INPUT;
+    start = seconds();
     if (!status)
-        status = run_pipeline(o, src, m, &x, tm);
-    exec_cache_done(&x, tm);
-    t = seconds();
-    if (!status)
-        status = emit(o, &x, m, out);
-    tm->output += seconds() - t;
-    tm->par_loops += x.par_loops;
-    for (int i = 0; i < x.ninputs; i++)
-        value_free(x.inputs[i]);
-    free(x.inputs);
-    value_free(x.reference);
-    module_free(m);
+        status = emit(o, m, out);
+    tm->output += seconds() - start;
+    lopt_module_free(m);
     return status;
 }
 
-/* --verify-diagnostics: process src with its diagnostics caught, then match
+/* --verify-diagnostics: process t with its diagnostics caught, then match
  * them against the comments that expect them. */
-static int process_checked(Options *o, Source *src, Timing *tm, FILE **out)
+static int process_checked(Options *o, const Text *t, Timing *tm, FILE **out)
 {
-    ExpectSet want = { NULL, 0, 0 };
-    if (expect_read(&want, src)) {
-        expect_free(&want);
+    lopt_expect *want = lopt_expect_read(o->ctx, t->text, t->len, t->name);
+    if (!want)
         return EXIT_INPUT;
-    }
     char *log = NULL;
     size_t len = 0;
-    src->out = open_memstream(&log, &len);
-    if (!src->out)
+    FILE *mem = open_memstream(&log, &len);
+    if (!mem)
         abort();
-    int errors = src->errors;
-    int status = o->usage_error[0] ? (fail(src, "%s", o->usage_error), EXIT_USAGE) : process(o, src, tm, out);
-    errors = src->errors - errors;
-    fclose(src->out);
-    src->out = stderr;
-    int bad = expect_check(&want, src, log, len);
+    lopt_set_diag_stream(o->ctx, mem);
+    int errors = lopt_error_count(o->ctx), status, usage_errors = 0;
+    if (o->usage_error[0]) {
+        fprintf(mem, "lopt: error: %s\n", o->usage_error);
+        usage_errors = 1;
+        status = EXIT_USAGE;
+    } else {
+        status = process(o, t, tm, out);
+    }
+    errors = lopt_error_count(o->ctx) - errors + usage_errors;
+    fclose(mem);
+    lopt_set_diag_stream(o->ctx, stderr);
+    int bad = lopt_expect_check(o->ctx, want, log, len);
     if (status && errors == 0) {
         fprintf(stderr, "lopt: error: --verify-diagnostics: '%s' failed with an error that is not a "
-                "diagnostic (above), which no comment can expect\n", src->name);
+                "diagnostic (above), which no comment can expect\n", t->name);
         bad++;
     }
     free(log);
-    expect_free(&want);
+    lopt_expect_free(want);
     return bad ? EXIT_INPUT : 0;
 }
 
@@ -1155,6 +609,11 @@ static int is_separator(const char *p, const char *e)
     return 1;
 }
 
+static int process_one(Options *o, const Text *t, Timing *tm, FILE **out)
+{
+    return o->verify_diagnostics ? process_checked(o, t, tm, out) : process(o, t, tm, out);
+}
+
 /* The module of lines [first, ...) at text, up to end: a copy in which the
  * lines before it are empty, so that diagnostics count lines in the whole file. */
 static int process_part(Options *o, const char *name, int first, const char *text, const char *end, Timing *tm,
@@ -1167,8 +626,8 @@ static int process_part(Options *o, const char *name, int first, const char *tex
     memset(buf, '\n', pad);
     memcpy(buf + pad, text, n);
     buf[pad + n] = 0;
-    Source src = { name, buf, pad + n, 0, stderr, 0 };
-    int status = o->verify_diagnostics ? process_checked(o, &src, tm, out) : process(o, &src, tm, out);
+    Text t = { name, buf, pad + n, LOPT_PARSE_BORROW };
+    int status = process_one(o, &t, tm, out);
     free(buf);
     return status;
 }
@@ -1203,64 +662,63 @@ static void time_report(const Options *o, const Timing *tm)
     double total = seconds() - tm->start, rest = total - tm->read - tm->output;
     fprintf(stderr, "lopt: time-passes: wall time in seconds\n");
     fprintf(stderr, "  %10.6f  reading and verifying the input\n", tm->read);
-    for (int i = 0; i < o->pipeline.n; i++) {
-        fprintf(stderr, "  %10.6f  %d. %s\n", tm->steps[i], i + 1, o->pipeline.steps[i].pass->name);
-        rest -= tm->steps[i];
+    for (int i = 0; i < lopt_pipeline_length(o->pipeline); i++) {
+        double t = lopt_pipeline_step_time(o->pipeline, i);
+        fprintf(stderr, "  %10.6f  %d. %s\n", t, i + 1, lopt_pipeline_step_name(o->pipeline, i));
+        rest -= t;
     }
     fprintf(stderr, "  %10.6f  %s\n", tm->output, o->run ? "running main" : "printing the result");
     fprintf(stderr, "  %10.6f  the rest (verification, dumps, --verify-exec)\n", rest > 0 ? rest : 0);
     fprintf(stderr, "  %10.6f  total\n", total);
+    int64_t replayed, executed, par_loops;
+    lopt_counters(o->ctx, &replayed, &executed, &par_loops);
     if (o->verify_exec && !o->no_exec_cache)
         fprintf(stderr, "lopt: time-passes: --verify-exec replayed %lld PrimFunc calls from its cache and "
-                "executed %lld\n", (long long)tm->replayed, (long long)tm->executed);
+                "executed %lld\n", (long long)replayed, (long long)executed);
     if ((o->run || o->verify_exec) && o->jobs_given)
-        fprintf(stderr, "lopt: time-passes: -j %d: loops run on threads: %lld\n", o->jobs, (long long)tm->par_loops);
+        fprintf(stderr, "lopt: time-passes: -j %d: loops run on threads: %lld\n", o->jobs, (long long)par_loops);
 }
 
 static int run(Options *o)
 {
-    Timing tm = { seconds(), 0, 0, calloc((size_t)o->pipeline.n + 1, sizeof(double)), 0, 0, 0 };
-    if (!tm.steps)
-        abort();
+    Timing tm = { seconds(), 0, 0 };
     int stdin_input = strcmp(o->input, "-") == 0;
     FILE *in = stdin_input ? stdin : fopen(o->input, "rb");
     if (!in) {
         fprintf(stderr, "lopt: cannot open '%s': %s\n", o->input, strerror(errno));
-        free(tm.steps);
         return EXIT_INPUT;
     }
     size_t len = 0;
-    char *mapped = stdin_input ? NULL : map_file(in, &len);
+    char *mapped = stdin_input || o->split_input ? NULL : map_file(in, &len);
     char *text = mapped ? mapped : read_all(in, &len);
     int err = errno;
     if (!stdin_input)
         fclose(in);
     if (!text) {
         fprintf(stderr, "lopt: cannot read '%s': %s\n", o->input, strerror(err));
-        free(tm.steps);
         return EXIT_INPUT;
     }
     const char *name = stdin_input ? "<stdin>" : o->input;
-    Source src = { name, text, len, 0, stderr, mapped != NULL };
     FILE *out = NULL;
     int status;
-    if (o->split_input)
+    if (o->split_input) {
         status = process_parts(o, name, text, len, &tm, &out);
-    else
-        status = o->verify_diagnostics ? process_checked(o, &src, &tm, &out) : process(o, &src, &tm, &out);
+    } else {
+        Text t = { name, text, len, mapped ? LOPT_PARSE_MAPPED : LOPT_PARSE_BORROW };
+        status = process_one(o, &t, &tm, &out);
+    }
     if (o->run && fflush(stdout) != 0)
         status = EXIT_INPUT;
     if (out) {
         int bad = ferror(out);
-        bad |= o->output ? fclose(out) != 0 : fflush(out) != 0;
+        bad |= to_file(o) ? fclose(out) != 0 : fflush(out) != 0;
         if (bad) {
-            fprintf(stderr, "lopt: error writing '%s'\n", o->output ? o->output : "<stdout>");
+            fprintf(stderr, "lopt: error writing '%s'\n", to_file(o) ? o->output : "<stdout>");
             status = EXIT_INPUT;
         }
     }
     if (o->time_passes)
         time_report(o, &tm);
-    free(tm.steps);
     if (mapped)
         munmap(mapped, len);
     else
@@ -1291,85 +749,6 @@ static int parse_ints(const char *s, int64_t *v, int max, int64_t min)
     }
 }
 
-/* FROM:TO names two layouts; anything that is not a lambda and has one colon. */
-static int is_layout_pair(const char *s)
-{
-    while (*s == ' ')
-        s++;
-    const char *colon = strchr(s, ':');
-    return strncmp(s, "lambda", 6) != 0 && colon && !strchr(colon + 1, ':') && !strchr(s, '\n');
-}
-
-static int map_error(Source *src, const ImError *err)
-{
-    if (err->loc.line)
-        diag_error(src, err->loc, "%s", err->msg);
-    else
-        fprintf(stderr, "lopt: error: %s\n", err->msg);
-    return EXIT_INPUT;
-}
-
-/* Reads MAP over box (rank inputs). Returns NULL after reporting. */
-static IndexMap *read_map(Module *m, const char *text, const char *what, const int64_t *box, int rank,
-                          int *status)
-{
-    ImError err = { { 0, 0 }, "" };
-    Source src = { what, text, strlen(text), 0, stderr, 0 };
-    Sym *names[IM_MAX_RANK];
-    Expr *e;
-    *status = EXIT_INPUT;
-    if (is_layout_pair(text)) {
-        char from[64], to[64];
-        const char *colon = strchr(text, ':');
-        snprintf(from, sizeof from, "%.*s", (int)(colon - text), text);
-        snprintf(to, sizeof to, "%s", colon + 1);
-        if (strlen(text) > 100) {
-            fprintf(stderr, "lopt: error: layout names longer than 50 characters\n");
-            return NULL;
-        }
-        e = im_layout_map(&m->arena, &m->names, from, to, names, &err);
-        if (e && im_layout_check(from, box, rank, &err))
-            e = NULL;
-    } else {
-        e = read_index_map(&src, m);
-        if (!e)
-            return NULL;
-    }
-    if (!e) {
-        map_error(&src, &err);
-        return NULL;
-    }
-    if (e->u.map.nparams != rank) {
-        fprintf(stderr, "lopt: error: %s has %d input%s but the shape has %d extent%s\n", what,
-                e->u.map.nparams, e->u.map.nparams == 1 ? "" : "s", rank, rank == 1 ? "" : "s");
-        return NULL;
-    }
-    IndexMap *im = im_from_expr(&m->arena, e, box, &err);
-    if (!im) {
-        map_error(&src, &err);
-        return NULL;
-    }
-    if (is_layout_pair(text))
-        memcpy(im->out_names, names, (size_t)im->nout * sizeof *names);
-    *status = 0;
-    return im;
-}
-
-static void print_lambda(Module *m, const char *label, const IndexMap *im)
-{
-    Expr *e = im_to_expr(&m->arena, &m->names, im);
-    Loc none = { 0, 0 };
-    Expr *t = expr_new(&m->arena, E_TUPLE, none);
-    t->u.list.items = e->u.map.out;
-    t->u.list.n = e->u.map.nout;
-    printf("%s: lambda ", label);
-    for (int i = 0; i < im->nin; i++)
-        printf("%s%s", i ? ", " : "", im->in_names[i]->str);
-    printf(": ");
-    print_expr(stdout, t);
-    printf("\n");
-}
-
 static void print_tuple(FILE *f, const int64_t *v, int n)
 {
     fputc('(', f);
@@ -1378,126 +757,136 @@ static void print_tuple(FILE *f, const int64_t *v, int n)
     fputs(n == 1 ? ",)" : ")", f);
 }
 
-static void print_shape(const IndexMap *im)
+static void print_map(const char *label, const lopt_indexmap *m)
+{
+    char *t = lopt_indexmap_text(m);
+    printf("%s: %s\n", label, t);
+    lopt_free(t);
+}
+
+static void print_shape(const lopt_indexmap *m)
 {
     printf("shape: ");
-    print_tuple(stdout, im->box, im->nin);
+    print_tuple(stdout, lopt_indexmap_shape(m, 0), lopt_indexmap_rank(m, 0));
     printf(" -> ");
-    print_tuple(stdout, im->obox, im->nout);
+    print_tuple(stdout, lopt_indexmap_shape(m, 1), lopt_indexmap_rank(m, 1));
     printf("\n");
 }
 
-static void print_pred(Module *m, const IndexMap *over, const ImCond *pred, int npred)
+static void print_padding(const lopt_indexmap *m)
 {
-    printf("padding: ");
-    if (npred == 0) {
-        printf("none\n");
-        return;
-    }
-    print_expr(stdout, im_pred_to_expr(&m->arena, &m->names, over, pred, npred));
-    printf("\n");
+    char *p = lopt_indexmap_padding(m);
+    printf("padding: %s\n", p ? p : "none");
+    lopt_free(p);
 }
 
-static int map_report(Options *o)
+/* What --apply asks, checked against the map's box; 0, or EXIT_INPUT after saying why. */
+static int check_apply(const lopt_indexmap *m, const int64_t *at, int napply)
 {
-    int64_t box[IM_MAX_RANK], at[IM_MAX_RANK];
-    int rank = parse_ints(o->shape, box, IM_MAX_RANK, 1);
-    if (rank < 0)
-        return usage(o, "--shape expects 1 to 16 positive integers separated by commas, as in 1,3,8,8; not '%s'",
-                     o->shape);
-    int napply = o->apply ? parse_ints(o->apply, at, IM_MAX_RANK, 0) : 0;
-    if (napply < 0)
-        return usage(o, "--apply expects non-negative integers separated by commas, as in 0,2,3,4; not '%s'",
-                     o->apply);
-    Module *m = module_new();
-    int status;
-    IndexMap *im = read_map(m, o->map, "<map>", box, rank, &status);
-    if (im && o->compose) {
-        IndexMap *g = read_map(m, o->compose, "<compose>", im->obox, im->nout, &status);
-        im = g ? im_compose(&m->arena, g, im) : NULL;
-        if (g && !im) {
-            fprintf(stderr, "lopt: error: index map arithmetic overflows 2^60 in the composition\n");
-            status = EXIT_INPUT;
-        }
-    }
-    if (!im)
-        goto done;
-    if (o->apply && napply != im->nin) {
-        fprintf(stderr, "lopt: error: --apply has %d indices but the map has %d inputs\n", napply, im->nin);
-        status = EXIT_INPUT;
-        goto done;
+    int rank = lopt_indexmap_rank(m, 0);
+    const int64_t *box = lopt_indexmap_shape(m, 0);
+    if (napply != rank) {
+        fprintf(stderr, "lopt: error: --apply has %d indices but the map has %d inputs\n", napply, rank);
+        return EXIT_INPUT;
     }
     for (int i = 0; i < napply; i++)
-        if (at[i] >= im->box[i]) {
-            fprintf(stderr, "lopt: error: --apply index %lld of '%s' is outside its extent %lld\n",
-                    (long long)at[i], im->in_names[i]->str, (long long)im->box[i]);
-            status = EXIT_INPUT;
-            goto done;
+        if (at[i] >= box[i]) {
+            fprintf(stderr, "lopt: error: --apply index %lld of '%s' is outside its extent %lld\n", (long long)at[i],
+                    lopt_indexmap_input_name(m, i), (long long)box[i]);
+            return EXIT_INPUT;
         }
-    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK], y[IM_MAX_RANK];
-    ImKind kind = im_classify(im, wa, wb);
-    ImCond *pred = NULL;
-    int npred = 0;
-    ImError err = { { 0, 0 }, "" };
-    IndexMap *inv = kind == IM_BIJECTIVE || kind == IM_PADDED ?
-        im_inverse(&m->arena, im, &pred, &npred, &err) : NULL;
-    if (o->inverse && inv) {
-        print_lambda(m, "map", inv);
-        print_shape(inv);
-        print_pred(m, inv, pred, npred);
-        goto done;
-    }
-    print_lambda(m, "map", im);
-    print_shape(im);
-    if (o->apply) {
-        im_apply(im, at, y);
-        printf("apply: ");
-        print_tuple(stdout, at, im->nin);
-        printf(" -> ");
-        print_tuple(stdout, y, im->nout);
-        printf("\n");
-    }
-    if (kind == IM_NOT_INJECTIVE) {
+    return 0;
+}
+
+/* The kind of the map, and the error when it is no layout rewrite. */
+static int print_kind(Options *o, const lopt_indexmap *m)
+{
+    int64_t wa[MAX_RANK], wb[MAX_RANK], y[MAX_RANK];
+    int rank = lopt_indexmap_rank(m, 0);
+    switch (lopt_indexmap_kind(m, wa, wb)) {
+    case LOPT_MAP_NOT_INJECTIVE:
         printf("kind: not injective\n");
         fflush(stdout);
-        im_apply(im, wa, y);
+        lopt_indexmap_apply(o->ctx, m, wa, y);
         fprintf(stderr, "lopt: error: the map is not injective, so it is not a layout rewrite: ");
-        print_tuple(stderr, wa, im->nin);
+        print_tuple(stderr, wa, rank);
         fputs(" and ", stderr);
-        print_tuple(stderr, wb, im->nin);
+        print_tuple(stderr, wb, rank);
         fputs(" both map to ", stderr);
-        print_tuple(stderr, y, im->nout);
+        print_tuple(stderr, y, lopt_indexmap_rank(m, 1));
         fputc('\n', stderr);
-        status = EXIT_INPUT;
-        goto done;
-    }
-    if (kind == IM_UNKNOWN) {
+        return EXIT_INPUT;
+    case LOPT_MAP_UNKNOWN:
         printf("kind: unknown\n");
         fflush(stdout);
         fprintf(stderr, "lopt: error: cannot decide whether the map is injective: its outputs are not sums of "
                 "distinct digits of its inputs and its box is too large to enumerate\n");
-        status = EXIT_INPUT;
+        return EXIT_INPUT;
+    case LOPT_MAP_IDENTITY: printf("kind: identity\n"); return 0;
+    case LOPT_MAP_BIJECTIVE: printf("kind: bijective\n"); return 0;
+    default: printf("kind: injective with padding\n"); return 0;
+    }
+}
+
+static int map_report(Options *o)
+{
+    int64_t box[MAX_RANK], at[MAX_RANK], y[MAX_RANK];
+    int rank = parse_ints(o->shape, box, MAX_RANK, 1);
+    if (rank < 0)
+        return usage(o, "--shape expects 1 to 16 positive integers separated by commas, as in 1,3,8,8; not '%s'",
+                     o->shape);
+    int napply = o->apply ? parse_ints(o->apply, at, MAX_RANK, 0) : 0;
+    if (napply < 0)
+        return usage(o, "--apply expects non-negative integers separated by commas, as in 0,2,3,4; not '%s'",
+                     o->apply);
+    lopt_set_diag_stream(o->ctx, stderr);
+    lopt_indexmap *m = lopt_indexmap_new(o->ctx, o->map, box, rank, "<map>"), *g = NULL, *inv = NULL;
+    int status = EXIT_INPUT;
+    if (m && o->compose) {
+        g = lopt_indexmap_new(o->ctx, o->compose, lopt_indexmap_shape(m, 1), lopt_indexmap_rank(m, 1), "<compose>");
+        lopt_indexmap *c = g ? lopt_indexmap_compose(o->ctx, m, g) : NULL;
+        lopt_indexmap_free(m);
+        m = c;
+    }
+    if (!m || (o->apply && check_apply(m, at, napply)))
+        goto done;
+    const char *why = lopt_indexmap_no_inverse(m);
+    int invertible = lopt_indexmap_kind(m, NULL, NULL) <= LOPT_MAP_PADDED;
+    if (o->inverse && invertible && !why && (inv = lopt_indexmap_inverse(o->ctx, m))) {
+        print_map("map", inv);
+        print_shape(inv);
+        print_padding(inv);
+        status = 0;
         goto done;
     }
-    if (im_is_identity(im))
-        printf("kind: identity\n");
-    else if (kind == IM_BIJECTIVE)
-        printf("kind: bijective\n");
-    else
-        printf("kind: injective with padding\n");
-    if (!inv) {
-        printf("inverse: not derived (%s)\n", err.msg);
+    print_map("map", m);
+    print_shape(m);
+    if (o->apply) {
+        lopt_indexmap_apply(o->ctx, m, at, y);
+        printf("apply: ");
+        print_tuple(stdout, at, napply);
+        printf(" -> ");
+        print_tuple(stdout, y, lopt_indexmap_rank(m, 1));
+        printf("\n");
+    }
+    if (print_kind(o, m))
+        goto done;
+    status = 0;
+    if (why) {
+        printf("inverse: not derived (%s)\n", why);
         if (o->inverse) {
             fflush(stdout);
-            fprintf(stderr, "lopt: error: %s\n", err.msg);
+            fprintf(stderr, "lopt: error: %s\n", why);
             status = EXIT_INPUT;
         }
         goto done;
     }
-    print_lambda(m, "inverse", inv);
-    print_pred(m, inv, pred, npred);
+    print_map("inverse", (inv = lopt_indexmap_inverse(o->ctx, m)));
+    print_padding(m);
 done:
-    module_free(m);
+    lopt_indexmap_free(m);
+    lopt_indexmap_free(g);
+    lopt_indexmap_free(inv);
     return status;
 }
 
@@ -1507,14 +896,20 @@ int main(int argc, char **argv)
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     Options o;
     memset(&o, 0, sizeof o);
+    o.ctx = lopt_context_new();
+    o.pipeline = lopt_pipeline_new();
+    if (!o.ctx || !o.pipeline)
+        abort();
     int status = parse_args(argc, argv, &o);
+    lopt_set_threads(o.ctx, o.jobs_given ? o.jobs : 0);
+    lopt_set_diag_stream(o.ctx, stderr);
+    lopt_set_report_stream(o.ctx, stderr);
     /* with --verify-diagnostics, the file's comments may expect a usage error */
     if (status < 0 || (status == EXIT_USAGE && o.verify_diagnostics && o.input && !o.map))
         status = o.map ? map_report(&o) : run(&o);
     if (status == EXIT_USAGE)
         usage_report(&o);
-    pipeline_free(&o.pipeline);
-    free(o.inputs);
-    free(o.shapes);
+    lopt_pipeline_free(o.pipeline);
+    lopt_context_free(o.ctx);
     return status;
 }

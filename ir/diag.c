@@ -98,8 +98,37 @@ static void show_line(Source *src, Loc loc)
     fputs("^\n", src->out);
 }
 
+/* The text of line `line` of src, its length in *len; NULL when there is none. */
+static const char *line_text(const Source *src, int line, size_t *len)
+{
+    if (!src->text || line <= 0)
+        return NULL;
+    const char *p = src->text, *end = src->text + src->len;
+    for (int l = 1; l < line && p < end; p++)
+        if (*p == '\n')
+            l++;
+    const char *e = p;
+    while (e < end && *e != '\n' && *e != '\r')
+        e++;
+    *len = (size_t)(e - p);
+    return p;
+}
+
 static void report(Source *src, Loc loc, const char *kind, const char *fmt, va_list ap)
 {
+    if (src->sink) {
+        char msg[2048];
+        va_list aq;
+        va_copy(aq, ap);
+        vsnprintf(msg, sizeof msg, fmt, aq);
+        va_end(aq);
+        Diag d = { src->name, loc, kind, msg, NULL, 0 };
+        if (loc.line > 0)
+            d.line = line_text(src, loc.line, &d.line_len);
+        src->sink(src->sink_data, &d);
+    }
+    if (!src->out)
+        return;
     if (loc.line > 0)
         fprintf(src->out, "%s:%d:%d: %s: ", src->name, loc.line, loc.col, kind);
     else

@@ -9,6 +9,18 @@ typedef struct Loc {
     int line, col;   /* 1-based; line 0 means "no location" */
 } Loc;
 
+/* One diagnostic as a record, for a sink that keeps it (the library's
+ * handles): the message formatted, and the source line it points into
+ * (not NUL-terminated; NULL without a location). */
+typedef struct Diag {
+    const char *file;
+    Loc loc;
+    const char *severity;   /* "error", "warning" or "note" */
+    const char *message;
+    const char *line;
+    size_t line_len;
+} Diag;
+
 typedef struct Source {
     const char *name;   /* as given on the command line, "<stdin>" for - */
     const char *text;   /* NUL-terminated copy of the whole input */
@@ -18,6 +30,10 @@ typedef struct Source {
     int mapped;         /* text is a read-only private mapping of the file, whose
                            pages the lexer may give back once read (they read
                            back from the file) */
+    /* When set, each diagnostic is also handed to sink as a record; out
+     * may then be NULL, and nothing is printed. */
+    void (*sink)(void *data, const Diag *d);
+    void *sink_data;
 } Source;
 
 #if defined(__GNUC__)

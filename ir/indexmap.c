@@ -15,6 +15,7 @@
  * Within a sum, terms of one input are refined at each other's places, equal
  * digits are added, and adjacent runs whose coefficients continue each other
  * are merged back (c // 4 * 4 + c % 4 -> c), so that the form is canonical. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -787,7 +788,9 @@ static Sym **default_names(Arena *a, int n, const char *prefix)
  * lambda n, c: ... and lambda a, b: ... of the same shape are one) and the
  * box, and answers a repeat from it. The sums are immutable (const), so the
  * kept ones are shared; the cache lives as long as the process and stops
- * growing at MEMO_MAX entries. */
+ * growing at MEMO_MAX entries. It is the library's one state shared by its
+ * handles: a pure function's answers, behind a lock, so no result depends
+ * on what another thread or module did. */
 
 enum { MEMO_SLOTS = 4096, MEMO_MAX = 1 << 16, KEY_MAX = 512 };
 
@@ -805,7 +808,8 @@ static struct {
     MemoMap *slot[MEMO_SLOTS];
     int count;
     Arena arena;
-} memo;
+    pthread_mutex_t lock;   /* modules read on several threads share the cache */
+} memo = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* The map and box as integers: tokens of the expression in prefix order,
  * parameters by position. Returns the length, or -1 when it does not fit. */
@@ -878,6 +882,7 @@ static const ImSum *sum_copy(Arena *a, const ImSum *s)
 }
 
 static IndexMap *from_expr(Arena *a, const Expr *map, const int64_t *box, ImError *err);
+static void memo_keep(const IndexMap *m, const int64_t *key, int nk, uint64_t h);
 
 IndexMap *im_from_expr(Arena *a, const Expr *map, const int64_t *box, ImError *err)
 {
@@ -887,9 +892,12 @@ IndexMap *im_from_expr(Arena *a, const Expr *map, const int64_t *box, ImError *e
     if (nk < 0)
         return from_expr(a, map, box, err);
     uint64_t h = key_hash(key, nk);
-    for (MemoMap *e = memo.slot[h % MEMO_SLOTS]; e; e = e->next) {
-        if (e->hash != h || e->nkey != nk || memcmp(e->key, key, (size_t)nk * sizeof *key))
-            continue;
+    pthread_mutex_lock(&memo.lock);
+    MemoMap *e = memo.slot[h % MEMO_SLOTS];
+    while (e && (e->hash != h || e->nkey != nk || memcmp(e->key, key, (size_t)nk * sizeof *key)))
+        e = e->next;
+    pthread_mutex_unlock(&memo.lock);
+    if (e) {
         IndexMap *m = arena_zalloc(a, sizeof *m);
         m->nin = nin;
         m->nout = nout;
@@ -906,8 +914,21 @@ IndexMap *im_from_expr(Arena *a, const Expr *map, const int64_t *box, ImError *e
         return m;
     }
     IndexMap *m = from_expr(a, map, box, err);
-    if (!m || memo.count >= MEMO_MAX)
-        return m;
+    if (m)
+        memo_keep(m, key, nk, h);
+    return m;
+}
+
+/* Keeps m's normal form under key (another thread may have kept it first:
+ * then there are two equal entries, and the first found answers). */
+static void memo_keep(const IndexMap *m, const int64_t *key, int nk, uint64_t h)
+{
+    int nin = m->nin, nout = m->nout;
+    pthread_mutex_lock(&memo.lock);
+    if (memo.count >= MEMO_MAX) {
+        pthread_mutex_unlock(&memo.lock);
+        return;
+    }
     MemoMap *e = arena_zalloc(&memo.arena, sizeof *e);
     e->hash = h;
     e->nkey = nk;
@@ -923,7 +944,7 @@ IndexMap *im_from_expr(Arena *a, const Expr *map, const int64_t *box, ImError *e
     e->next = memo.slot[h % MEMO_SLOTS];
     memo.slot[h % MEMO_SLOTS] = e;
     memo.count++;
-    return m;
+    pthread_mutex_unlock(&memo.lock);
 }
 
 static IndexMap *from_expr(Arena *a, const Expr *map, const int64_t *box, ImError *err)

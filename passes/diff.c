@@ -169,13 +169,9 @@ static void write_hunks(FILE *out, const char *ops, size_t len, const Line *a, c
     }
 }
 
-int diff_unified(FILE *out, const char *at, size_t alen, const char *bt, size_t blen, const char *from,
-                 const char *to)
+/* The edit script of lines a[0..n) to b[0..m), in a malloc'd string of *len ops. */
+static char *script(const Line *a, int n, const Line *b, int m, size_t *len)
 {
-    if (alen == blen && memcmp(at, bt, alen) == 0)
-        return 0;
-    int n, m;
-    Line *a = split_lines(at, alen, &n), *b = split_lines(bt, blen, &m);
     int pre = 0, suf = 0;
     while (pre < n && pre < m && same(&a[pre], &b[pre]))
         pre++;
@@ -185,10 +181,33 @@ int diff_unified(FILE *out, const char *at, size_t alen, const char *bt, size_t 
     if (!ops)
         abort();
     memset(ops, '=', (size_t)pre);
-    size_t len = (size_t)pre;
-    len += myers(a + pre, n - pre - suf, b + pre, m - pre - suf, ops + len);
-    memset(ops + len, '=', (size_t)suf);
-    len += (size_t)suf;
+    *len = (size_t)pre;
+    *len += myers(a + pre, n - pre - suf, b + pre, m - pre - suf, ops + *len);
+    memset(ops + *len, '=', (size_t)suf);
+    *len += (size_t)suf;
+    ops[*len] = 0;
+    return ops;
+}
+
+char *diff_script(const char *at, size_t alen, const char *bt, size_t blen, size_t *len)
+{
+    int n, m;
+    Line *a = split_lines(at, alen, &n), *b = split_lines(bt, blen, &m);
+    char *ops = script(a, n, b, m, len);
+    free(a);
+    free(b);
+    return ops;
+}
+
+int diff_unified(FILE *out, const char *at, size_t alen, const char *bt, size_t blen, const char *from,
+                 const char *to)
+{
+    if (alen == blen && memcmp(at, bt, alen) == 0)
+        return 0;
+    int n, m;
+    size_t len;
+    Line *a = split_lines(at, alen, &n), *b = split_lines(bt, blen, &m);
+    char *ops = script(a, n, b, m, &len);
     fprintf(out, "--- %s\n+++ %s\n", from, to);
     write_hunks(out, ops, len, a, b);
     free(ops);

@@ -11,4 +11,10 @@
 int diff_unified(FILE *out, const char *a, size_t alen, const char *b, size_t blen, const char *from,
                  const char *to);
 
+/* The line edit script that turns text a into text b: one op per line in
+ * order, '=' a line of both, '-' a line of a only, '+' a line of b only
+ * (the script diff_unified writes), as a malloc'd string of *len ops. A
+ * last line without a newline counts as a line. */
+char *diff_script(const char *a, size_t alen, const char *b, size_t blen, size_t *len);
+
 #endif

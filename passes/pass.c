@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../printer/print.h"
+#include "../printer/report.h"
 #include "diff.h"
 
 static int run_verify(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
@@ -49,16 +50,16 @@ static const PassInfo passes[] = {
       "spatial-limit=16384 and depth-limit=2048) from what its consumers read; mark operands with "
       "R.hint_on_device and results with vdevices", annotate_options, pass_annotate_scope,
       pass_annotate_scope_check },
-    { "convert-layout", "give conv2d, pooling and resize2d calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC), "
-      "with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
+    { "convert-layout", "give conv2d, pooling and resize2d calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC; "
+      "a pool not named follows its data), with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
       pass_convert_layout_check },
     { "flatten", "make every PrimFunc buffer physical: axes between axis separators fuse row-major (1-d without "
       "separators); parameters keep their shape and get a flat view", func_option, pass_flatten, NULL },
     { "flow", "move each layout rewrite from a call's result to its operands, through the callee's TIR",
       no_options, pass_flow, NULL },
-    { "fold", "compose adjacent rewrites, remove identities and pad/crop pairs, rewrite constants, evaluate calls "
-      "of constants in dataflow blocks (creation operators up to max-bytes=4096), remove dead bindings and "
-      "uncalled PrimFuncs", fold_options, pass_fold, pass_fold_check },
+    { "fold", "compose adjacent rewrites (permute_dims too), remove identities and pad/crop pairs, rewrite "
+      "constants, evaluate R.call_tir of constants and, in dataflow blocks, operators of constants (creation "
+      "operators up to max-bytes=4096), remove dead bindings and uncalled PrimFuncs", fold_options, pass_fold, pass_fold_check },
     { "fold-scope-change", "let a call whose texture result is only copied to global memory write global memory "
       "directly; PrimFunc buffers take their call sites' scopes", no_options, pass_fold_scope_change, NULL },
     { "hoist", "lift layout-rewrite blocks at a PrimFunc's start or end into R.layout_transform in the graph; "
@@ -158,6 +159,18 @@ static int accepts(const PassInfo *p, const char *key)
     return 0;
 }
 
+/* Appends to err (of len bytes so far) the options p takes, or that it takes none. */
+static void known_options(const PassInfo *p, char *err, size_t cap, size_t len)
+{
+    if (!p->options[0]) {
+        if (len < cap)
+            snprintf(err + len, cap - len, ": it takes no options");
+        return;
+    }
+    for (const char *const *o = p->options; *o && len < cap; o++)
+        len += (size_t)snprintf(err + len, cap - len, "%s%s", o == p->options ? "; its options: " : ", ", *o);
+}
+
 /* Parses "{k=v,k2=v2}" at *s into step options, NUL-terminating in place. */
 static int parse_options(PassStep *st, char **s, char *err, size_t cap)
 {
@@ -207,7 +220,8 @@ static int parse_options(PassStep *st, char **s, char *err, size_t cap)
         char end = *p;
         *p++ = 0;
         if (!accepts(st->pass, key)) {
-            snprintf(err, cap, "pass '%s' has no option '%s'", st->pass->name, key);
+            size_t len = (size_t)snprintf(err, cap, "pass '%s' has no option '%s'", st->pass->name, key);
+            known_options(st->pass, err, cap, len);
             return -1;
         }
         if (st->nopts == optcap) {
@@ -268,8 +282,11 @@ int pipeline_parse(Pipeline *pl, const char *text, char *err, size_t cap)
         *s = sep;
         if (*s == '{' && parse_options(st, &s, err, cap))
             return -1;
-        if (p->check && p->check(st->opts, st->nopts, err, cap))
+        if (p->check && p->check(st->opts, st->nopts, err, cap)) {
+            if (st->nopts == 0)   /* a pass that needs options says which it takes */
+                known_options(p, err, cap, strlen(err));
             return -1;
+        }
         if (*s == 0)
             return 0;
         if (*s != ',') {
@@ -336,7 +353,8 @@ static void dump(PassCtx *ctx, Module *m, const char *when, const char *pass)
     print_module(ctx->dump, m);
 }
 
-static int run_step(const PassStep *st, int i, Module *m, PassCtx *ctx, char **before, size_t *len)
+/* Runs one step; with rs (--report), says in it how the step ended. */
+static int step(const PassStep *st, int i, Module *m, PassCtx *ctx, char **before, size_t *len, ReportStep *rs)
 {
     const char *name = st->pass->name;
     unsigned bit = pass_bit(st->pass);
@@ -344,21 +362,95 @@ static int run_step(const PassStep *st, int i, Module *m, PassCtx *ctx, char **b
         dump(ctx, m, "before", name);
     double t0 = now();
     int r = st->pass->run(m, ctx, st->opts, st->nopts);
+    double t = now() - t0;
     if (ctx->times)
-        ctx->times[i] += now() - t0;
-    if (r)
+        ctx->times[i] += t;
+    if (rs)
+        rs->seconds = t;
+    if (r) {
+        if (rs)
+            rs->status = STEP_PASS_FAILED;
         return -1;
+    }
     if (ctx->verify_each && ir_verify(m, ctx->src)) {
         diag_error(ctx->src, (Loc){ 0, 0 }, "the module does not verify after pass '%s'", name);
+        if (rs)
+            rs->status = STEP_VERIFY_FAILED;
         return -1;
     }
     if (ctx->print_after_all || (ctx->print_after & bit))
         dump(ctx, m, "after", name);
     if (ctx->print_changed)
         print_changed(m, name, ctx->dump, before, len);
-    if (ctx->after_pass && ctx->after_pass(m, name, ctx->after_data))
-        return -1;
+    if (ctx->after_pass) {
+        ctx->after_note[0] = 0;
+        t0 = now();
+        r = ctx->after_pass(m, name, ctx->after_data);
+        if (rs) {
+            rs->check_seconds = now() - t0;
+            rs->checked = 1;
+            rs->status = r ? STEP_CHECK_FAILED : STEP_OK;
+            snprintf(rs->check, sizeof rs->check, "%s", ctx->after_note);
+        }
+        if (r)
+            return -1;
+    }
     return 0;
+}
+
+/* The step as the pipeline string gives it: name{key=value,...}, a value
+ * quoted when it holds a comma or a brace. */
+static char *step_text(const PassStep *st)
+{
+    char *s = NULL;
+    size_t n;
+    FILE *f = open_memstream(&s, &n);
+    if (!f)
+        abort();
+    fputs(st->pass->name, f);
+    for (int i = 0; i < st->nopts; i++) {
+        const char *v = st->opts[i].val;
+        const char *q = strpbrk(v, ",{}") ? (strchr(v, '"') ? "'" : "\"") : "";
+        fprintf(f, "%c%s=%s%s%s", i ? ',' : '{', st->opts[i].key, q, v, q);
+    }
+    if (st->nopts)
+        fputc('}', f);
+    if (fclose(f) != 0)
+        abort();
+    return s;
+}
+
+/* step, recorded in ctx->report: what the pass explains and the errors of
+ * the step are kept (and still written where they go), then the module. */
+static int run_step(const PassStep *st, int i, Module *m, PassCtx *ctx, char **before, size_t *len)
+{
+    if (!ctx->report)
+        return step(st, i, m, ctx, before, len, NULL);
+    char *name = step_text(st);
+    ReportStep *rs = report_step(ctx->report, name);
+    free(name);
+    FILE *explain = ctx->explain, *out = ctx->src->out;
+    ctx->explain = open_memstream(&rs->explain, &rs->explain_len);
+    ctx->src->out = open_memstream(&rs->diags, &rs->diags_len);
+    if (!ctx->explain || !ctx->src->out)
+        abort();
+    int r = step(st, i, m, ctx, before, len, rs);
+    if (fclose(ctx->explain) != 0 || fclose(ctx->src->out) != 0)
+        abort();
+    ctx->explain = explain;
+    ctx->src->out = out;
+    if (explain)
+        fwrite(rs->explain, 1, rs->explain_len, explain);
+    if (out)   /* the library may print diagnostics nowhere (api/) */
+        fwrite(rs->diags, 1, rs->diags_len, out);
+    if (rs->status != STEP_PASS_FAILED) {
+        /* a failed pass may leave the module half changed: it is not printed */
+        const ReportText *last = report_last(ctx->report);
+        report_text(&rs->mod, m);
+        rs->ops = diff_script(last->text, last->len, rs->mod.text, rs->mod.len, &rs->nops);
+        report_graphs_after(ctx->report, m);
+    }
+    return r;
 }
 
 int pipeline_run(const Pipeline *pl, Module *m, PassCtx *ctx)
@@ -366,6 +458,8 @@ int pipeline_run(const Pipeline *pl, Module *m, PassCtx *ctx)
     size_t len = 0;
     char *before = ctx->print_changed ? print_to_string(m, &len) : NULL;
     int status = 0;
+    if (ctx->report)
+        report_input(ctx->report, m, ctx->src->name);
     for (int i = 0; i < pl->n && !status; i++)
         status = run_step(&pl->steps[i], i, m, ctx, &before, &len);
     free(before);

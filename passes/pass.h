@@ -26,10 +26,18 @@ typedef struct PassCtx {
      * a nonzero return stops the pipeline with that failure. */
     int (*after_pass)(Module *m, const char *pass, void *data);
     void *after_data;
+    /* What after_pass found, in a line, for the report (it may write here;
+     * the pass manager empties it before each call). */
+    char after_note[200];
+    /* --report: where the pass manager records the pipeline as it runs (the
+     * module before and after each pass, times, --explain lines, errors and
+     * after_pass's findings), or NULL. */
+    struct Report *report;
     /* Reads an option's text as an index map, lambda i, j: (...), into m
      * (the reader, which passes do not link against, is the driver's);
-     * NULL after reporting, what naming the text in the diagnostic. */
-    Expr *(*read_map)(Module *m, const char *text, const char *what);
+     * NULL after reporting (where ctx->src reports), what naming the text
+     * in the diagnostic. */
+    Expr *(*read_map)(const struct PassCtx *ctx, Module *m, const char *text, const char *what);
 } PassCtx;
 
 typedef struct PassInfo {

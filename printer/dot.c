@@ -275,12 +275,40 @@ static void func_graph(FILE *out, const Func *fn)
     fputs("  }\n", out);
 }
 
+/* top to bottom: a deep model grows downwards, as a page scrolls */
+static const char graph_head[] = "digraph lopt {\n  rankdir=TB;\n  node [fontname=\"Helvetica\"];\n";
+
 void print_dot(FILE *out, const Module *m)
 {
-    /* top to bottom: a deep model grows downwards, as a page scrolls */
-    fputs("digraph lopt {\n  rankdir=TB;\n  node [fontname=\"Helvetica\"];\n", out);
+    fputs(graph_head, out);
     for (int i = 0; i < m->nfuncs; i++)
         if (m->funcs[i]->kind == F_RELAX)
             func_graph(out, m->funcs[i]);
     fputs("}\n", out);
+}
+
+void print_dot_func(FILE *out, const Func *fn)
+{
+    fputs(graph_head, out);
+    func_graph(out, fn);
+    fputs("}\n", out);
+}
+
+int dot_rewrites(const Module *m, long long *bytes)
+{
+    int n = 0;
+    *bytes = 0;
+    for (int f = 0; f < m->nfuncs; f++) {
+        const Func *fn = m->funcs[f];
+        for (int b = 0; fn->kind == F_RELAX && b < fn->nblocks; b++)
+            for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
+                const Binding *bd = fn->blocks[b]->binds[i];
+                if (!is_rewrite(bd->value))
+                    continue;
+                long long k = tensor_bytes(bd->var->sinfo ? bd->var->sinfo : bd->annot);
+                n++;
+                *bytes += k > 0 ? k : 0;
+            }
+    }
+    return n;
 }

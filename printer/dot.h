@@ -7,5 +7,11 @@
 #include "../ir/ir.h"
 
 void print_dot(FILE *out, const Module *m);
+/* The graph of one Relax function, as a digraph of its own. */
+void print_dot_func(FILE *out, const Func *fn);
+/* The layout rewrites the graph draws green (R.layout_transform, R.pad,
+ * R.crop) in the module's Relax functions, and in *bytes what they write
+ * (those of unknown shape count none). */
+int dot_rewrites(const Module *m, long long *bytes);
 
 #endif

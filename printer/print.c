@@ -4,6 +4,7 @@
 #include "print.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,10 @@ typedef struct Printer {
     int indent;
     int tvm;          /* --print-style=tvm: the spellings current TVM reads */
     const Module *m;  /* the module being printed (local functions need its name) */
+    const Func *func; /* the Relax function being printed */
     size_t len;
+    size_t flushed;   /* bytes written to out before buf */
+    PrintMarks *marks;   /* print_module_marked: where bindings and functions start */
     unsigned long flushes;
     const StructInfo *si_last;   /* the last tensor type printed, whose text is si_text */
     size_t si_len;
@@ -36,6 +40,7 @@ typedef struct Printer {
 static void flush(Printer *p)
 {
     fwrite(p->buf, 1, p->len, p->out);
+    p->flushed += p->len;
     p->len = 0;
     p->flushes++;
 }
@@ -46,6 +51,7 @@ static void put_n(Printer *p, const char *s, size_t n)
         flush(p);
         if (n > sizeof p->buf) {
             fwrite(s, 1, n, p->out);
+            p->flushed += n;
             return;
         }
     }
@@ -95,6 +101,23 @@ static void line(Printer *p)
 {
     for (int i = 0; i < p->indent; i++)
         put_n(p, "    ", 4);
+}
+
+/* print_module_marked: the line about to be written starts f (var NULL) or
+ * binds var, written at loc in the input. */
+static void mark(Printer *p, const Func *f, const Var *var, Loc loc)
+{
+    PrintMarks *k = p->marks;
+    if (!k)
+        return;
+    if (k->n == k->cap) {
+        k->cap = k->cap ? 2 * k->cap : 64;
+        PrintMark *g = realloc(k->v, (size_t)k->cap * sizeof *g);
+        if (!g)
+            abort();
+        k->v = g;
+    }
+    k->v[k->n++] = (PrintMark){ p->flushed + p->len, f, var, loc };
 }
 
 static void print_str(Printer *out, const char *s, int len)
@@ -215,7 +238,9 @@ static void float_lit(Printer *p, double v, DType t)
 
 __extension__ typedef unsigned __int128 U128;
 
+/* 5^i, filled once (pthread_once) before any thread reads it */
 static U128 five[51];
+static pthread_once_t five_once = PTHREAD_ONCE_INIT;
 
 static void init_five(void)
 {
@@ -377,8 +402,7 @@ static int shortest_digits(char *buf, double v, DType dt)
     /* the power of ten of a's first digit, from its power of two
      * (2^b <= a < 2^(b+1)): floor(b log10(2)), or one more */
     int b = e + 63 - __builtin_clzll(m), x = (int)(((int64_t)b * 78913) >> 18), r;
-    if (!five[1])
-        init_five();
+    pthread_once(&five_once, init_five);
     uint64_t d;
     int sticky;
     for (int tries = 0; (r = first_digits(m, e, x, &d, &sticky)) != 0; tries++) {
@@ -1027,6 +1051,7 @@ static void sym_decls(Printer *p, const Func *f)
 static void prim_func(Printer *p, const Func *f)
 {
     decorator(p, "T.prim_func", f);
+    mark(p, f, NULL, f->loc);
     line(p);
     putf(p, "def %s(", f->name->str);
     for (int i = 0; i < f->npparams; i++) {
@@ -1110,6 +1135,8 @@ static void relax_func(Printer *p, const Module *m, const Func *f);
 
 static void binding(Printer *p, const Binding *b)
 {
+    if (b->value->kind != E_FUNC)
+        mark(p, p->func, b->var, b->loc);
     if (b->value->kind == E_FUNC) {
         /* a local function: its definition binds its name */
         relax_func(p, p->m, b->value->u.global.fn);
@@ -1132,7 +1159,10 @@ static void binding(Printer *p, const Binding *b)
 
 static void relax_func(Printer *p, const Module *m, const Func *f)
 {
+    const Func *outer = p->func;
     decorator(p, "R.function", f);
+    mark(p, f, NULL, f->loc);
+    p->func = f;
     line(p);
     putf(p, "def %s(", f->name->str);
     for (int i = 0; i < f->nparams; i++) {
@@ -1176,6 +1206,7 @@ static void relax_func(Printer *p, const Module *m, const Func *f)
     expr(p, f->result, 0);
     put(p, "\n");
     p->indent--;
+    p->func = outer;
 }
 
 static void func(Printer *p, const Module *m, const Func *f)
@@ -1230,6 +1261,9 @@ static Printer *printer_new(FILE *out)
     p->m = NULL;
     p->indent = 0;
     p->len = 0;
+    p->flushed = 0;
+    p->marks = NULL;
+    p->func = NULL;
     p->flushes = 0;
     p->si_last = NULL;
     for (size_t i = 0; i < sizeof p->seen / sizeof p->seen[0]; i++)
@@ -1246,6 +1280,14 @@ static void printer_done(Printer *p)
 void print_module(FILE *out, const Module *m)
 {
     Printer *p = printer_new(out);
+    print_module_to(p, m);
+    printer_done(p);
+}
+
+void print_module_marked(FILE *out, const Module *m, PrintMarks *marks)
+{
+    Printer *p = printer_new(out);
+    p->marks = marks;
     print_module_to(p, m);
     printer_done(p);
 }

@@ -8,6 +8,23 @@
 #include "../ir/ir.h"
 
 void print_module(FILE *out, const Module *m);
+/* Where a printed line starts a function (var NULL) or a Relax binding of
+ * var in func (the if of a binding made by an if), with the source location
+ * of that function or binding (a pass-made one has its origin's). */
+typedef struct PrintMark {
+    size_t offset;
+    const Func *func;
+    const Var *var;
+    Loc loc;
+} PrintMark;
+
+typedef struct PrintMarks {
+    PrintMark *v;     /* malloc'd, in the order printed */
+    int n, cap;
+} PrintMarks;
+
+/* print_module, adding to marks where each function and Relax binding starts. */
+void print_module_marked(FILE *out, const Module *m, PrintMarks *marks);
 /* The module as current TVM reads it (--print-style=tvm): the import header,
  * T.sblock for blocks, s_tir=True on PrimFuncs with blocks and on their
  * module, symbolic expressions in signatures as strings. lopt reads it too. */

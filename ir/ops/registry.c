@@ -4,6 +4,7 @@
  * family (elementwise.c, reduce.c, nn/conv.c ...); adding one touches that
  * file alone. */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -18,14 +19,23 @@ static const OpFamily *const families[] = {
 };
 enum { NFAMILIES = sizeof families / sizeof *families, OP_MAX_OPS = 256 };
 
+/* The registry's tables are filled once, before any thread reads them
+ * (pthread_once): two modules may be verified on two threads at once. */
+static OpInfo infos[OP_MAX_OPS];
+static int ninfos;
+static pthread_once_t infos_once = PTHREAD_ONCE_INIT;
+
+static void fill_infos(void)
+{
+    for (int f = 0; f < NFAMILIES; f++)
+        for (int i = 0; i < families[f]->n && ninfos < OP_MAX_OPS; i++)
+            infos[ninfos++] = families[f]->ops[i].info;
+}
+
 const OpInfo *op_registry(int *n)
 {
-    static OpInfo infos[OP_MAX_OPS];
-    int k = 0;
-    for (int f = 0; f < NFAMILIES; f++)
-        for (int i = 0; i < families[f]->n && k < OP_MAX_OPS; i++)
-            infos[k++] = families[f]->ops[i].info;
-    *n = k;
+    pthread_once(&infos_once, fill_infos);
+    *n = ninfos;
     return infos;
 }
 
@@ -41,20 +51,23 @@ static uint32_t name_hash(const char *s)
     return h;
 }
 
+static const Op *slot[OP_SLOTS];
+static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
+
+static void fill_slots(void)
+{
+    for (int f = 0; f < NFAMILIES; f++)
+        for (int i = 0; i < families[f]->n; i++) {
+            uint32_t h = name_hash(families[f]->ops[i].info.name) % OP_SLOTS;
+            while (slot[h])
+                h = (h + 1) % OP_SLOTS;
+            slot[h] = &families[f]->ops[i];
+        }
+}
+
 static const Op *find_op(const char *name)
 {
-    static const Op *slot[OP_SLOTS];
-    static int filled;
-    if (!filled) {
-        for (int f = 0; f < NFAMILIES; f++)
-            for (int i = 0; i < families[f]->n; i++) {
-                uint32_t h = name_hash(families[f]->ops[i].info.name) % OP_SLOTS;
-                while (slot[h])
-                    h = (h + 1) % OP_SLOTS;
-                slot[h] = &families[f]->ops[i];
-            }
-        filled = 1;
-    }
+    pthread_once(&slots_once, fill_slots);
     /* Verifying one call asks for its operator several times by the same
      * (interned) name: the last one found, per thread, is compared first. */
     static _Thread_local const char *last_name;

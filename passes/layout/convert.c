@@ -52,6 +52,11 @@ typedef struct Conv {
      * padding) of the same operand: the layout it comes from is part of it */
     struct Made { const Var *x; const Expr *value; Expr *v; } *made;
     int nmade, capmade;
+    /* the values computed in a converted layout and rewritten back (a
+     * converted call's, and an elementwise call's of one): 1 + the index of
+     * the layout in layouts, which a pool the user did not name follows */
+    PtrMap in_layout;
+    Want layouts[NKINDS];
 } Conv;
 
 static void emit(Conv *C, Binding *b)
@@ -235,13 +240,236 @@ static Expr *rewrite_operand(Conv *C, const RBlock *rb, Expr *x, Expr *value, co
     return v;
 }
 
+/* ---- operands without static shapes ----
+ *
+ * A layout change needs no extents when it only permutes axes (NCHW to
+ * NHWC): the shapes, symbolic or unknown, move with their axes. A split
+ * (NCHW4c) needs the split axis's extent to be a multiple of the factor,
+ * which lopt sees in the extent as written: a constant, or a product with a
+ * constant factor (C4 * 4, from a match_cast or the signature). */
+
+/* A layout as its axes: an upper-case letter is a primal axis, a
+ * lower-case one with its factor the inner part of a split. */
+typedef struct Axes {
+    int n;
+    char ax[16];
+    int64_t fac[16];
+} Axes;
+
+static int parse_axes(const char *l, Axes *A)
+{
+    A->n = 0;
+    for (const char *s = l; *s; s++) {
+        if (A->n == 16)
+            return -1;
+        int64_t f = 0;
+        while (*s >= '0' && *s <= '9')
+            f = f * 10 + (*s++ - '0');
+        if (!*s)
+            return -1;
+        A->ax[A->n] = *s;
+        A->fac[A->n++] = f;
+    }
+    return 0;
+}
+
+static int axis_at(const Axes *A, char c)
+{
+    for (int i = 0; i < A->n; i++)
+        if (A->ax[i] == c)
+            return i;
+    return -1;
+}
+
+static int has_split(const Axes *A)
+{
+    for (int i = 0; i < A->n; i++)
+        if (A->fac[i])
+            return 1;
+    return 0;
+}
+
+static Expr *sym_mul(Arena *a, Expr *e, int64_t f, Loc loc)
+{
+    int64_t v;
+    if (f == 1)
+        return e;
+    if (expr_const_int(e, &v) == 0)
+        return expr_int(a, v * f, DT_VOID, loc);
+    Expr *r = expr_new(a, E_BIN, loc);
+    r->u.bin.op = B_MUL;
+    r->u.bin.a = e;
+    r->u.bin.b = expr_int(a, f, DT_VOID, loc);
+    return r;
+}
+
+/* e / f where e is provably a multiple of f, or NULL. */
+static Expr *sym_div(Arena *a, Expr *e, int64_t f, Loc loc)
+{
+    int64_t v;
+    if (expr_const_int(e, &v) == 0)
+        return v % f == 0 ? expr_int(a, v / f, DT_VOID, loc) : NULL;
+    if (e->kind != E_BIN || e->u.bin.op != B_MUL)
+        return NULL;
+    for (int k = 0; k < 2; k++) {
+        Expr *c = k ? e->u.bin.b : e->u.bin.a, *o = k ? e->u.bin.a : e->u.bin.b;
+        if (expr_const_int(c, &v) == 0 && v % f == 0)
+            return sym_mul(a, o, v / f, loc);
+        Expr *d = sym_div(a, c, f, loc);
+        if (d) {
+            Expr *r = expr_new(a, E_BIN, loc);
+            r->u.bin.op = B_MUL;
+            r->u.bin.a = k ? o : d;
+            r->u.bin.b = k ? d : o;
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* The shape in layout `to` of a tensor of shape in (n extents, or NULL
+ * when only the rank is known) in layout `from`: *out (NULL for an unknown
+ * shape). -1, with why, when it cannot be said. */
+static int sym_layout(Arena *a, const char *from, const char *to, int n, Expr **in, Expr ***out, Loc loc,
+                      char *why, size_t cap)
+{
+    Axes F, T;
+    if (parse_axes(from, &F) || parse_axes(to, &T) || F.n != n)
+        return snprintf(why, cap, "%s is not a layout of its rank", from), -1;
+    *out = NULL;
+    if (!in) {
+        if (has_split(&F) || has_split(&T))
+            return snprintf(why, cap, "only its rank is known, and %s splits an axis", has_split(&T) ? to : from), -1;
+        return 0;
+    }
+    Expr **o = arena_array(a, (size_t)T.n + 1, sizeof *o);
+    for (int i = 0; i < T.n; i++) {
+        char c = T.ax[i];
+        if (T.fac[i]) {
+            o[i] = expr_int(a, T.fac[i], DT_VOID, loc);
+            continue;
+        }
+        int at = axis_at(&F, c), inner = axis_at(&F, (char)(c - 'A' + 'a'));
+        if (at < 0)
+            return snprintf(why, cap, "%s has no axis %c", from, c), -1;
+        Expr *e = inner >= 0 ? sym_mul(a, in[at], F.fac[inner], loc) : in[at];
+        int tin = axis_at(&T, (char)(c - 'A' + 'a'));
+        int64_t v;
+        if (tin >= 0 && expr_const_int(e, &v) == 0 && v % T.fac[tin])
+            return snprintf(why, cap, "its %c extent %lld is not a multiple of %lld, and padding it needs static "
+                            "shapes", c, (long long)v, (long long)T.fac[tin]), -1;
+        if (tin >= 0 && !(e = sym_div(a, e, T.fac[tin], loc)))
+            return snprintf(why, cap, "its %c extent is symbolic and nothing proves it a multiple of %lld (a "
+                            "match_cast to a shape such as %c4 * %lld would)", c, (long long)T.fac[tin], c,
+                            (long long)T.fac[tin]), -1;
+        o[i] = e;
+    }
+    *out = o;
+    return 0;
+}
+
+static StructInfo *sym_sinfo(Arena *a, DType dt, int nd, Expr **shape, Loc loc)
+{
+    StructInfo *si = arena_zalloc(a, sizeof *si);
+    si->kind = SI_TENSOR;
+    si->loc = loc;
+    si->ndim = nd;
+    si->shape = shape;
+    si->dtype = dt;
+    return si;
+}
+
+static Expr *sym_bind(Conv *C, const RBlock *rb, const char *base, Expr *value, StructInfo *si, Loc loc)
+{
+    Binding *b = binding_fresh(C->m, &C->names, base, rb->dataflow, si, value, loc);
+    emit(C, b);
+    return var_ref(&C->m->arena, b->var, loc);
+}
+
+/* convert() for operands whose shapes are symbolic or unknown: the same
+ * rewrites, typed by moving the extents with their axes. 1 when converted,
+ * 0 with a note why not. */
+static int convert_symbolic(Conv *C, const RBlock *rb, Binding *bd, int kind, const Want *w, const char *dl,
+                            const char *kl, const char *ol)
+{
+    Module *m = C->m;
+    Arena *a = &m->arena;
+    Expr *e = bd->value;
+    Loc loc = bd->loc;
+    const char *y = var_said(bd->var);
+    int conv = kind == CONV, nt = conv ? 2 : 1;
+    const char *from[2] = { dl, kl }, *to[2] = { w->data, w->kernel };
+    Expr *newx[2];
+    char why[200];
+    for (int k = 0; k < nt; k++) {
+        Expr *x = k < e->u.call.nargs ? e->u.call.args[k] : NULL;
+        const StructInfo *si = x && x->kind == E_VAR ? x->u.var->sinfo : NULL;
+        if (!si || si->kind != SI_TENSOR || si->ndim < 0 || si->dtype == DT_VOID)
+            return note_add(C->notes, loc, "left %s: the operands of %s have no rank or dtype", y, op_names[kind]), 0;
+        Expr **sh;
+        if (sym_layout(a, from[k], to[k], si->ndim, si->shape, &sh, loc, why, sizeof why))
+            return note_add(C->notes, loc, "left %s: %s %s: %s", y, k ? "its kernel" : "its data",
+                            var_said(x->u.var), why), 0;
+        ImError err;
+        Expr *map = im_layout_map(a, &m->names, from[k], to[k], NULL, &err);
+        if (!map)
+            return note_add(C->notes, loc, "left %s: %s does not map to %s", y, from[k], to[k]), 0;
+        char nm[160];
+        snprintf(nm, sizeof nm, "%.100s_%.30s", x->u.var->name->str, to[k]);
+        Axes T;
+        parse_axes(to[k], &T);
+        newx[k] = sym_bind(C, rb, nm, layout_transform_new(m, x, map, NULL, loc),
+                           sym_sinfo(a, si->dtype, T.n, sh, loc), loc);
+        char post[48];
+        snprintf(post, sizeof post, " to %.30s", to[k]);
+        var_say(m, newx[k]->u.var, "the rewrite of ", x->u.var, post);
+    }
+    /* the result: its declared type, its extents moved to the new layout */
+    const StructInfo *ys = bd->var->sinfo;
+    Axes YT;
+    parse_axes(w->data, &YT);
+    Expr **ysh = NULL;
+    if (ys && ys->kind == SI_TENSOR && ys->ndim >= 0 &&
+        sym_layout(a, ol, w->data, ys->ndim, ys->shape, &ysh, loc, why, sizeof why))
+        return note_add(C->notes, loc, "left %s: its result: %s", y, why), 0;
+    ImError err;
+    Expr *omap = im_layout_map(a, &m->names, w->data, ol, NULL, &err);
+    if (!omap)
+        return note_add(C->notes, loc, "left %s: the result does not map back from %s to %s", y, w->data, ol), 0;
+    Expr *vals[3] = { expr_str(a, w->data, loc), expr_str(a, conv ? w->kernel : w->data, loc), expr_str(a, w->data, loc) };
+    static const char *const conv_keys[3] = { "data_layout", "kernel_layout", "out_layout" };
+    static const char *const pool_keys[2] = { "layout", "out_layout" };
+    Expr *nc = conv ? call_with_attrs(m, e, conv_keys, vals, 3)
+                    : call_with_attrs(m, e, pool_keys, (Expr *[]){ vals[0], vals[2] }, kind == RESIZE ? 1 : 2);
+    for (int k = 0; k < nt; k++)
+        nc->u.call.args[k] = newx[k];
+    char nm[160];
+    snprintf(nm, sizeof nm, "%.100s_%.30s", y, w->data);
+    DType ydt = ys && ys->kind == SI_TENSOR ? ys->dtype : newx[0]->u.var->sinfo->dtype;
+    Expr *r = sym_bind(C, rb, nm, nc, sym_sinfo(a, ydt, YT.n, ysh, loc), loc);
+    char form[64];
+    snprintf(form, sizeof form, "the %.30s form of ", w->data);
+    var_say(m, r->u.var, form, bd->var, "");
+    bd->value = layout_transform_new(m, r, omap, NULL, loc);
+    if (!ys) {
+        /* its rank and dtype are known now, for the calls that read it */
+        Axes OL;
+        parse_axes(ol, &OL);
+        bd->var->sinfo = sym_sinfo(a, ydt, OL.n, NULL, loc);
+    }
+    emit(C, bd);
+    note_add(C->notes, loc, "converted %s: %s to %s%s%s (its shapes not static: the extents move with their axes)%s",
+             y, op_names[kind], w->data, conv ? "/" : "", conv ? w->kernel : "",
+             w != &C->want[kind] ? ", the layout of its data" : "");
+    return 1;
+}
+
 /* Converts the call bd computes; returns 1 when it did (its new bindings
  * emitted), 0 when it left it (with a note why). */
-static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
+static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind, const Want *w)
 {
     Module *m = C->m;
     Expr *e = bd->value;
-    const Want *w = &C->want[kind];
     Loc loc = bd->loc;
     const char *y = var_said(bd->var);
     char b1[32], b2[32], b3[32], nm[160];
@@ -257,7 +485,7 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
     TensorType in[2], xt, wt = { 0 }, yt;   /* wt: the kernel's, for a convolution */
     for (int k = 0; k < nt; k++)
         if (k >= e->u.call.nargs || value_type(e->u.call.args[k], &in[k]))
-            return note_add(C->notes, loc, "left %s: the operands of %s have no static shape", y, op_names[kind]), 0;
+            return convert_symbolic(C, rb, bd, kind, w, dl, kl, ol);
     int xpad = 0, wpad = 0, opad = 0;
     Expr *xmap = layout_map(C, dl, w->data, &in[0], &xt, &xpad);
     if (!xmap)
@@ -369,13 +597,57 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind)
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
                  ", output channels padded from %lld to %lld with zero filters and cropped back", (long long)oc,
                  (long long)(oc + opadn));
+    if (w != &C->want[kind])
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", the layout of its data (%s is not named)",
+                 opt_names[kind]);
     note_add(C->notes, loc, "converted %s: %s to %s%s%s%s", y, op_names[kind], w->data, conv ? "/" : "",
              conv ? w->kernel : "", extra);
     return 1;
 }
 
+/* The layout a pool, resize or adaptive pool the user did not name takes:
+ * its data's, when a converted call computes it in a converted layout (TVM's
+ * ConvertLayout has such an operator follow its producer); NULL otherwise. */
+static const Want *follows(Conv *C, const Expr *e)
+{
+    const Expr *x = e->u.call.nargs ? e->u.call.args[0] : NULL;
+    int i = x && x->kind == E_VAR ? ptrmap_get(&C->in_layout, x->u.var, 0) : 0;
+    return i ? &C->layouts[i - 1] : NULL;
+}
+
+static int layout_index(const Conv *C, const Want *w)
+{
+    int j = 0;
+    while (j + 1 < NKINDS && strcmp(C->layouts[j].data, w->data) != 0)
+        j++;
+    return j;
+}
+
+/* An elementwise call (a layout-agnostic operator) of a value in a
+ * converted layout computes in that layout once flow has moved the rewrite
+ * back past it: a pool after it follows that layout too. */
+static void carry_layout(Conv *C, const Binding *bd)
+{
+    const Expr *e = bd->value;
+    const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
+    if (!op || op->category != LAYOUT_AGNOSTIC || ptrmap_get(&C->in_layout, bd->var, 0))
+        return;
+    for (int k = 0; k < op->ntensors && k < e->u.call.nargs; k++) {
+        const Expr *a = e->u.call.args[k];
+        int i = a->kind == E_VAR ? ptrmap_get(&C->in_layout, a->u.var, 0) : 0;
+        if (i) {
+            ptrmap_put(&C->in_layout, bd->var, i);
+            return;
+        }
+    }
+}
+
 int pass_convert_layout_check(const PassOpt *opts, int nopts, char *err, size_t cap)
 {
+    if (nopts == 0) {
+        snprintf(err, cap, "convert-layout needs the layouts to convert to, as in convert-layout{conv2d=NCHW4c:OIHW4o}");
+        return -1;
+    }
     Want want[NKINDS];
     memset(want, 0, sizeof want);
     return parse_options(opts, nopts, want, err, cap);
@@ -393,7 +665,16 @@ int pass_convert_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         Func *fn = m->funcs[f];
         if (!is_plannable(fn))
             continue;
-        Conv C = { m, fn, { 0 }, &notes, want, NULL, 0, 0, NULL, 0, 0 };
+        Conv C = { m, fn, { 0 }, &notes, want, NULL, 0, 0, NULL, 0, 0, { 0 }, { { 0 } } };
+        memcpy(C.layouts, want, sizeof C.layouts);
+        /* a followed pool takes the data layout of the first call the user named */
+        for (int k = 0; k < NKINDS; k++)
+            if (!C.layouts[k].set)
+                for (int j = 0; j < NKINDS && !C.layouts[k].set; j++)
+                    if (want[j].set) {
+                        C.layouts[k] = want[j];
+                        C.layouts[k].kernel[0] = 0;
+                    }
         infer_types(m, fn);
         collect_names(fn, &C.names);
         for (int b = 0; b < fn->nblocks; b++) {
@@ -410,13 +691,18 @@ int pass_convert_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
                         k++;
                 else
                     k = NKINDS;
-                if (k == NKINDS || !want[k].set || !convert(&C, rb, bd, k))
+                const Want *w = k < NKINDS && want[k].set ? &want[k] : k < NKINDS && k != CONV ? follows(&C, e) : NULL;
+                if (!w || !convert(&C, rb, bd, k, w))
                     emit(&C, bd);
+                else
+                    ptrmap_put(&C.in_layout, bd->var, 1 + layout_index(&C, w));
+                carry_layout(&C, bd);
             }
             rb->binds = C.out;
             rb->nbinds = C.nout;
         }
         ptrmap_free(&C.names);
+        ptrmap_free(&C.in_layout);
     }
     notes_flush(&notes, ctx, "convert-layout");
     return 0;

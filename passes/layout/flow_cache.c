@@ -13,6 +13,7 @@
  * the module (not keeping its form) builds its own. LOPT_FLOW_CACHE=off in
  * the environment keeps nothing; =check recomputes each answer found and
  * stops with an internal error when the two differ (make check runs so). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +23,18 @@
 #include "../../printer/print.h"
 #include "flow_internal.h"
 
+static int mode;   /* 0 off, 1 on, 2 check: read once, before any thread reads it */
+static pthread_once_t mode_once = PTHREAD_ONCE_INIT;
+
+static void read_cache_mode(void)
+{
+    const char *v = getenv("LOPT_FLOW_CACHE");
+    mode = v && strcmp(v, "off") == 0 ? 0 : v && strcmp(v, "check") == 0 ? 2 : 1;
+}
+
 int flow_cache_mode(void)
 {
-    static int mode = -1;   /* 0 off, 1 on, 2 check */
-    if (mode < 0) {
-        const char *v = getenv("LOPT_FLOW_CACHE");
-        mode = v && strcmp(v, "off") == 0 ? 0 : v && strcmp(v, "check") == 0 ? 2 : 1;
-    }
+    pthread_once(&mode_once, read_cache_mode);
     return mode;
 }
 

@@ -538,14 +538,89 @@ Expr *split_stacked(Module *m, Arena *scratch, const Expr *e, Expr *x_t, const E
     return c;
 }
 
+/* reduce(lt(p, map), axis) where map fuses axes of p into the reduced ones
+ * (NCHW4c back to NCHW under a sum over C and H) and keeps each other axis
+ * whole and in order: the reduction of p over every axis the reduced ones
+ * read, each fused group from its most significant axis down, so the terms
+ * are added in the order they were (sum(x, axis=[1, 2]) of the NCHW form of
+ * x4 is sum(x4, axis=[1, 4, 2])). The new axis list, or NULL. */
+static Expr *reduce_fused(Module *m, const Expr *e, const Expr *map, const TensorType *pt, Loc loc)
+{
+    const Expr *ax = call_kwarg(e, "axis"), *kd = call_kwarg(e, "keepdims");
+    int r = pt->ndim, n = map->u.map.nout;
+    if (!is_reduction(e) || (kd && !(kd->kind == E_BOOL && !kd->u.b)) || !ax ||
+        (ax->kind != E_LIST && ax->kind != E_TUPLE) || r > IM_MAX_RANK || n > IM_MAX_RANK || map->u.map.nparams != r)
+        return NULL;
+    int red[IM_MAX_RANK] = { 0 }, owner[IM_MAX_RANK], order[IM_MAX_RANK], no = 0;
+    int64_t v;
+    for (int i = 0; i < ax->u.list.n; i++) {
+        if (attr_int(ax->u.list.items[i], &v) || (v < 0 ? v += n : v) < 0 || v >= n || red[v])
+            return NULL;
+        red[v] = 1;
+    }
+    Arena tmp = { 0 };
+    ImError err;
+    IndexMap *im = im_from_expr(&tmp, map, pt->shape, &err);
+    int ok = im && im->nout == n && im_classify(im, NULL, NULL) == IM_BIJECTIVE;
+    for (int d = 0; d < r; d++)
+        owner[d] = -1;
+    /* which output reads each axis of p: one, wholly for a kept output */
+    for (int q = 0; ok && q < n; q++) {
+        const ImSum *o = im->out[q];
+        for (int i = 0; ok && i < o->n; i++) {
+            int d = o->t[i].var;
+            ok = d >= 0 && owner[d] < 0;
+            if (ok)
+                owner[d] = q;
+        }
+        ok = ok && (red[q] || (o->k == 0 && o->n == 1 && o->t[0].coef == 1 && o->t[0].lo == 1 &&
+                               (o->t[0].hi == 0 || o->t[0].hi >= pt->shape[o->t[0].var])));
+    }
+    for (int d = 0, last = -1; ok && d < r; d++) {
+        ok = owner[d] >= 0;
+        if (ok && !red[owner[d]]) {
+            ok = owner[d] > last;   /* the kept axes in the same order */
+            last = owner[d];
+        }
+    }
+    for (int i = 0; ok && i < ax->u.list.n; i++) {
+        attr_int(ax->u.list.items[i], &v);
+        if (v < 0)
+            v += n;
+        /* the axes output v reads, the largest coefficient first */
+        const ImSum *o = im->out[v];
+        int used[IM_MAX_RANK] = { 0 };
+        for (int k = 0; k < o->n; k++) {
+            int best = -1;
+            for (int j = 0; j < o->n; j++)
+                if (!used[j] && (best < 0 || o->t[j].coef > o->t[best].coef))
+                    best = j;
+            used[best] = 1;
+            order[no++] = o->t[best].var;
+        }
+    }
+    arena_free(&tmp);
+    if (!ok)
+        return NULL;
+    int64_t list[IM_MAX_RANK];
+    for (int i = 0; i < no; i++)
+        list[i] = order[i];
+    return int_list(&m->arena, list, no, loc);
+}
+
 /* The reduction e (result type yt) reading lt(p, map) instead of p (of
- * type pt), map a permutation: e with its axes renumbered, reading the
- * rewritten operand; NULL when that cannot be said. */
+ * type pt), map a permutation or a fusion into the reduced axes: e with
+ * its axes renumbered, reading the rewritten operand; NULL when that
+ * cannot be said. */
 Expr *reduce_through(Module *m, const Expr *e, const Expr *map, const TensorType *pt, const TensorType *yt, Loc loc)
 {
     int perm[16];
-    if (pt->ndim > 16 || perm_of(map, perm))
+    if (pt->ndim > 16)
         return NULL;
+    if (perm_of(map, perm)) {
+        Expr *axes = reduce_fused(m, e, map, pt, loc);
+        return axes ? call_with_attrs(m, e, (const char *[]){ "axis" }, &axes, 1) : NULL;
+    }
     /* the inverse permutation, as the map from the rewritten operand back to p */
     Expr *inv = expr_new(&m->arena, E_INDEXMAP, loc);
     inv->u.map.nparams = inv->u.map.nout = pt->ndim;

@@ -148,21 +148,134 @@ Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xs
     return pad_high(m, x, c->nin, more, (Expr *)pad, e->loc);
 }
 
+static int ints(const Expr *e, int64_t *v, int max);
+
+/* R.permute_dims(x, axes) as the rewrite it is: R.layout_transform of x by
+ * lambda i0, i1, ...: (i[axes[0]], i[axes[1]], ...) (no axes: reversed).
+ * NULL when e is not one, or x's rank or the axes are not known. */
+static Expr *perm_as_rewrite(const Fold *F, const Expr *e)
+{
+    if (!is_call_to(e, "R.permute_dims") || e->u.call.nargs < 1)
+        return NULL;
+    DType dt;
+    int nd;
+    int64_t sh[IM_MAX_RANK], axes[IM_MAX_RANK];
+    if (shape_of(F, e->u.call.args[0], &dt, &nd, sh))
+        return NULL;
+    const Expr *ax = call_kwarg(e, "axes");
+    if (ax && ax->kind != E_NONE) {
+        if (ints(ax, axes, IM_MAX_RANK) != nd)
+            return NULL;
+    } else {
+        for (int d = 0; d < nd; d++)
+            axes[d] = nd - 1 - d;
+    }
+    int seen[IM_MAX_RANK] = { 0 };
+    for (int d = 0; d < nd; d++) {
+        if (axes[d] < 0)
+            axes[d] += nd;
+        if (axes[d] < 0 || axes[d] >= nd || seen[axes[d]]++)
+            return NULL;
+    }
+    Arena *a = &F->m->arena;
+    Expr *map = identity_map(a, &F->m->names, nd, e->loc);
+    for (int d = 0; d < nd; d++)
+        map->u.map.out[d] = var_ref(a, map->u.map.params[axes[d]], e->loc);
+    return layout_transform_new(F->m, e->u.call.args[0], map, NULL, e->loc);
+}
+
+/* A composite that only permutes the axes, written as TVM writes it:
+ * R.permute_dims(x, axes=[...]). r itself otherwise. */
+static Expr *as_permute(Module *m, Expr *r)
+{
+    const Expr *map = is_layout_transform(r) ? call_kwarg(r, "index_map") : NULL;
+    if (!map || map->kind != E_INDEXMAP || map->u.map.nout != map->u.map.nparams || call_kwarg(r, "pad_value"))
+        return r;
+    int64_t axes[IM_MAX_RANK];
+    for (int q = 0; q < map->u.map.nout; q++) {
+        const Expr *o = map->u.map.out[q];
+        int k = 0;
+        while (k < map->u.map.nparams && !(o->kind == E_VAR && o->u.var == map->u.map.params[k]))
+            k++;
+        if (k == map->u.map.nparams)
+            return r;
+        axes[q] = k;
+    }
+    static const char *const key[] = { "axes" };
+    Expr *v = int_list(&m->arena, axes, map->u.map.nout, r->loc);
+    return call_new(m, "R.permute_dims", r->u.call.args[0], key, &v, 1, r->loc);
+}
+
+/* The permutation map is (each output a parameter, none twice, as many as
+ * the parameters): perm[q] = the parameter at output q. -1 otherwise. */
+static int map_perm(const Expr *map, int *perm)
+{
+    if (!map || map->kind != E_INDEXMAP || map->u.map.nout != map->u.map.nparams || map->u.map.nout > IM_MAX_RANK)
+        return -1;
+    int seen[IM_MAX_RANK] = { 0 };
+    for (int q = 0; q < map->u.map.nout; q++) {
+        const Expr *o = map->u.map.out[q];
+        perm[q] = -1;
+        for (int p = 0; o->kind == E_VAR && p < map->u.map.nparams; p++)
+            if (map->u.map.params[p] == o->u.var)
+                perm[q] = p;
+        if (perm[q] < 0 || seen[perm[q]]++)
+            return -1;
+    }
+    return 0;
+}
+
+/* Two permutations compose without the extents (a value of symbolic or
+ * unknown shape): e's permutation of y's, the identity when they cancel. */
+static int compose_perms(Fold *F, Binding *bd, const Binding *yb, const Expr *y, const Expr *e)
+{
+    int p1[IM_MAX_RANK], p2[IM_MAX_RANK], c[IM_MAX_RANK];
+    const Expr *m1 = call_kwarg(y, "index_map"), *m2 = call_kwarg(e, "index_map");
+    if (call_kwarg(y, "pad_value") || call_kwarg(e, "pad_value") || map_perm(m1, p1) || map_perm(m2, p2) ||
+        m1->u.map.nout != m2->u.map.nparams)
+        return 0;
+    int n = m2->u.map.nout, ident = 1;
+    for (int q = 0; q < n; q++) {
+        c[q] = p1[p2[q]];
+        ident &= c[q] == q;
+    }
+    Arena *a = &F->m->arena;
+    Expr *x = y->u.call.args[0];
+    if (ident) {
+        bd->value = x;
+        note_add(F->notes, bd->loc, "composed with %s at line %d: the identity", var_said(yb->var), yb->loc.line);
+        return 1;
+    }
+    if (F->cancel_only)
+        return 0;
+    Expr *map = identity_map(a, &F->m->names, n, bd->loc);
+    for (int q = 0; q < n; q++)
+        map->u.map.out[q] = var_ref(a, map->u.map.params[c[q]], bd->loc);
+    Expr *r = layout_transform_new(F->m, x, map, NULL, bd->loc);
+    bd->value = is_call_to(e, "R.permute_dims") || is_call_to(y, "R.permute_dims") ? as_permute(F->m, r) : r;
+    note_add(F->notes, bd->loc, "composed with %s at line %d", var_said(yb->var), yb->loc.line);
+    return 1;
+}
+
 /* z = lt(y, M2, p2) with y = lt(x, M1, p1): z = lt(x, M2 . M1, p) (see
- * rewrite_compose). */
+ * rewrite_compose). A permute_dims on either side is the rewrite it is, and
+ * two permutations give a permute_dims. */
 static int compose(Fold *F, Binding *bd)
 {
-    Expr *e = bd->value;
+    Expr *e = bd->value, *pe = perm_as_rewrite(F, e);
+    if (pe)
+        e = pe;
     const Binding *yb = def_of(F, e->u.call.args[0]);
-    if (!yb || !is_layout_transform(yb->value))
+    Expr *py = yb ? perm_as_rewrite(F, yb->value) : NULL;
+    if (!yb || (!is_layout_transform(yb->value) && !py))
         return 0;
-    const Expr *y = yb->value;
+    const Expr *y = py ? py : yb->value;
     DType dt;
     int nd;
     int64_t sh[IM_MAX_RANK];
     char why[120];
     if (shape_of(F, y->u.call.args[0], &dt, &nd, sh))
-        return 0;
+        return compose_perms(F, bd, yb, y, e);
     int ident = 0;
     Expr *r = rewrite_compose(F->m, y, e, sh, nd, &ident, why, sizeof why);
     if (F->cancel_only && r && !ident && is_layout_transform(r))
@@ -172,9 +285,11 @@ static int compose(Fold *F, Binding *bd)
             note_add(F->notes, bd->loc, "kept: composed with %s, %s", var_said(yb->var), why);
         return 0;
     }
+    if (!ident && (pe || py))
+        r = as_permute(F->m, r);
     bd->value = r;
     note_add(F->notes, bd->loc, "composed with %s at line %d%s", var_said(yb->var), yb->loc.line,
-             is_layout_transform(r) ? "" : ": a pad");
+             is_call_to(r, "R.nn.pad") || is_call_to(r, "R.pad") ? ": a pad" : "");
     return 1;
 }
 
@@ -508,8 +623,11 @@ static int same_as_earlier(Fold *F, Binding *bd)
  * R.call_tir of constants, on its PrimFunc. A call returning a tuple
  * becomes a tuple of constants, and an item of one the constant. This is
  * how a kernel padded by convert-layout (R.nn.pad of a weight) ends up a
- * constant. As TVM's FoldConstant, only inside dataflow blocks (where every
- * call is pure), and a creation operator (R.zeros, R.full_like ...) only
+ * constant. As TVM's FoldConstant, an R.call_tir in any block of a pure
+ * function (of an impure one only inside dataflow blocks, since a call
+ * outside may write a constant through a parameter), an operator only inside
+ * dataflow blocks (TVM's test_do_not_fold_ops_outside_dataflow keeps R.add
+ * of constants there), and a creation operator (R.zeros, R.full_like ...) only
  * when its result takes at most max_bytes: it is cheaper to run than to
  * store. */
 enum { FOLD_MAX_ELEMS = 1 << 22, FOLD_MAX_BYTES_DEFAULT = 4096 };
@@ -661,9 +779,13 @@ static int item_of_consts(Fold *F, Binding *bd)
 
 static int eval_const(Fold *F, Binding *bd, int dataflow)
 {
-    if (!dataflow)
+    if (!dataflow && F->fn->is_impure)
         return 0;
-    return item_of_consts(F, bd) || (is_call_to(bd->value, "R.call_tir") ? eval_call_tir(F, bd) : eval_op(F, bd));
+    if (item_of_consts(F, bd))
+        return 1;
+    if (is_call_to(bd->value, "R.call_tir"))
+        return eval_call_tir(F, bd);
+    return dataflow && eval_op(F, bd);
 }
 
 /* One sweep of the rules over fn's bindings in order; all: also constants
@@ -690,7 +812,8 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
                         fired++;
                         continue;
                     }
-                } else if (pad_crop(&F, bd) || (all && eval_const(&F, bd, fn->blocks[b]->dataflow))) {
+                } else if ((is_call_to(bd->value, "R.permute_dims") && compose(&F, bd)) || pad_crop(&F, bd) ||
+                           (all && eval_const(&F, bd, fn->blocks[b]->dataflow))) {
                     fired++;
                     continue;
                 }

@@ -73,19 +73,34 @@ static Block *find_block(Stmt **slot, Sym *name, Stmt ***nest)
     }
 }
 
-/* The loops of the nest bind the block's iterators one to one, in order. */
-static int check_nest(BL *L, int64_t *dom)
+/* What a symbolic domain stands for in the index-map algebra: an iterator
+ * the map keeps whole reads the same whatever its extent. */
+enum { SYM_STANDIN = 7 };
+
+/* The loops of the nest bind the block's iterators one to one, in order;
+ * a symbolic domain (sym[k], dom[k] then SYM_STANDIN) must be the loop's
+ * extent as written. */
+static int check_nest(BL *L, int64_t *dom, Expr **sym)
 {
     Stmt *s = *L->slot;
     Block *b = L->b;
     for (int k = 0; k < b->niters; k++) {
-        int64_t ext, lo;
+        int64_t ext = 0, lo;
         s = stmt_single(s);
-        if (s->kind != S_FOR || b->iters[k].binding->kind != E_VAR || b->iters[k].binding->u.var != s->u.loop.var ||
-            expr_const_int(s->u.loop.extent, &ext) || expr_const_int(s->u.loop.min, &lo) || lo != 0 ||
-            expr_const_int(b->iters[k].dom, &dom[k]) || dom[k] != ext || b->iters[k].kind == 'O')
+        sym[k] = NULL;
+        int bound = s->kind == S_FOR && b->iters[k].binding->kind == E_VAR &&
+                    b->iters[k].binding->u.var == s->u.loop.var && expr_const_int(s->u.loop.min, &lo) == 0 &&
+                    lo == 0 && b->iters[k].kind != 'O';
+        if (bound && expr_const_int(b->iters[k].dom, &dom[k])) {
+            sym[k] = b->iters[k].dom;
+            dom[k] = ext = SYM_STANDIN;
+            bound = expr_equal(s->u.loop.extent, b->iters[k].dom);
+        } else if (bound) {
+            bound = expr_const_int(s->u.loop.extent, &ext) == 0 && dom[k] == ext;
+        }
+        if (!bound)
             return err(L, b->iters[k].loc, "transform-block-layout: the loops around block %s must bind its iterators "
-                       "one to one, in order, over their constant domains", b->name->str);
+                       "one to one, in order, over their domains", b->name->str);
         s = s->u.loop.body;
     }
     s = stmt_single(s);
@@ -145,15 +160,34 @@ static int run(BL *L, const PassOpt *opts, int nopts)
                    "transform-block-layout: block %s has %d iterators (1 to %d are handled)", block, b->niters,
                    IM_MAX_RANK);
     int64_t dom[IM_MAX_RANK];
-    if (check_nest(L, dom))
+    Expr *sym[IM_MAX_RANK], *next[IM_MAX_RANK] = { 0 };
+    if (check_nest(L, dom, sym))
         return -1;
-    Expr *M = L->ctx->read_map ? L->ctx->read_map(L->m, map, "transform-block-layout map") : NULL;
+    Expr *M = L->ctx->read_map ? L->ctx->read_map(L->ctx, L->m, map, "transform-block-layout map") : NULL;
     if (!M)
         return -1;
     Loc at = b->iters[0].loc;
     if (M->u.map.nparams != b->niters)
         return err(L, at, "transform-block-layout: the map takes %d indices but block %s has %d iterators",
                    M->u.map.nparams, block, b->niters);
+    /* a symbolic iterator is kept whole: an output that is it alone, and no other */
+    for (int k = 0; k < b->niters; k++) {
+        if (!sym[k])
+            continue;
+        int whole = -1, other = 0;
+        for (int q = 0; q < M->u.map.nout && q < IM_MAX_RANK; q++) {
+            const Expr *o = M->u.map.out[q];
+            if (o->kind == E_VAR && o->u.var == M->u.map.params[k] && whole < 0)
+                whole = q;
+            else
+                other |= expr_mentions(o, M->u.map.params[k]);
+        }
+        if (whole < 0 || other)
+            return err(L, b->iters[k].loc, "transform-block-layout of block %s: iterator %s has a symbolic domain, so "
+                       "the map must keep it whole, as an output that is %s alone", block,
+                       b->iters[k].var->name->str, M->u.map.params[k]->name->str);
+        next[whole] = sym[k];
+    }
     ImError e;
     IndexMap *im = im_from_expr(L->scratch, M, dom, &e);
     if (!im)
@@ -183,7 +217,8 @@ static int run(BL *L, const PassOpt *opts, int nopts)
         snprintf(nm, sizeof nm, "v_ax%d", q);
         y[q] = var_new(L->a, fresh_name(&L->m->names, &L->names, nm), VAR_TIR, at);
         y[q]->dtype = DT_INT32;
-        it[q] = (BlockIter){ y[q], kind[q], expr_int(L->a, im->obox[q], DT_VOID, at), tvar(L->a, lv[q]), at };
+        it[q] = (BlockIter){ y[q], kind[q], next[q] ? next[q] : expr_int(L->a, im->obox[q], DT_VOID, at),
+                             tvar(L->a, lv[q]), at };
     }
     Subst S = { 0 };
     for (int p = 0; p < b->niters; p++)
@@ -206,8 +241,11 @@ static int run(BL *L, const PassOpt *opts, int nopts)
     }
     Stmt *s = stmt_new(L->a, S_BLOCK, (*L->slot)->loc);
     s->u.block = nb;
-    for (int q = n - 1; q >= 0; q--)
+    for (int q = n - 1; q >= 0; q--) {
         s = loop_serial(L->a, lv[q], im->obox[q], s);
+        if (next[q])
+            s->u.loop.extent = next[q];
+    }
     *L->slot = s;
     return 0;
 }

@@ -24,6 +24,11 @@
 #include "../pass.h"
 #include "physical.h"
 
+/* What a symbolic extent stands for in the index-map algebra, which works
+ * over constant boxes: an axis the map keeps whole reads the same whatever
+ * its extent. */
+enum { SYM_STANDIN = 7 };
+
 typedef struct TL {
     Module *m;
     PassCtx *ctx;
@@ -34,6 +39,7 @@ typedef struct TL {
     Expr *map;                 /* without separators */
     int sep[IM_MAX_RANK], nsep;
     IndexMap *im, *inv;
+    IndexMap *binv;            /* the inverse for the way back from the new shape (a result) */
     ImCond *pred;
     int npred;
     int padded;
@@ -41,7 +47,12 @@ typedef struct TL {
     Expr *pad;                 /* the pad value: a constant, or NULL */
     Expr *rpad;                /* the same as a Relax literal (pad_value=0.0) */
     Expr *padmap;              /* a pad value of the new indices (lambda), or NULL */
+    int padreads;              /* padmap reads B itself (in its new layout): a padding block after the writer */
     int64_t old[IM_MAX_RANK];
+    int64_t shift[IM_MAX_RANK];  /* a map of i + c pads c points before the data: c per old axis */
+    Expr *sym[IM_MAX_RANK];    /* a symbolic old extent (old[] then holds SYM_STANDIN), or NULL */
+    Expr *next[IM_MAX_RANK];   /* the new extent of an axis that keeps a symbolic one, or NULL */
+    int nsym;
     int oldn;
     Scope sc;
     PtrMap names;
@@ -82,7 +93,7 @@ static Expr *read_map(TL *T, const char *text)
 {
     ImError e = { { 0, 0 }, "" };
     if (!layout_pair(text))
-        return T->ctx->read_map ? T->ctx->read_map(T->m, text, "transform-layout map") : NULL;
+        return T->ctx->read_map ? T->ctx->read_map(T->ctx, T->m, text, "transform-layout map") : NULL;
     char from[64], to[64];
     const char *colon = strchr(text, ':');
     if (colon - text >= 60 || strlen(colon + 1) >= 60)
@@ -209,15 +220,86 @@ static const Buffer *reads_buffer(TL *T, const char *text)
     return NULL;
 }
 
+/* A pad value that repeats an element of the buffer itself, in its new
+ * layout (TVM's pad_value=lambda io, ii: B[io, 0]): lambda PARAMS: B[ARGS]
+ * read as the index map lambda PARAMS: (ARGS), and padmap the load of B
+ * there. Every padding point must read a point that is no padding. 1 when
+ * text is such a lambda, -1 on error, 0 when it is not one. */
+static int read_pad_load(TL *T, const char *text)
+{
+    const char *colon = strncmp(text, "lambda", 6) == 0 ? strchr(text, ':') : NULL;
+    if (!colon)
+        return 0;
+    const char *b = colon + 1;
+    while (*b == ' ')
+        b++;
+    size_t nl = strlen(T->B->name->str), len = strlen(text);
+    if (strncmp(b, T->B->name->str, nl) != 0 || b[nl] != '[' || len < 2 || text[len - 1] != ']' ||
+        memchr(b + nl + 1, '[', (size_t)(text + len - 1 - (b + nl + 1))))
+        return 0;
+    char *mt = arena_alloc(T->scratch, len + 4);
+    int n = snprintf(mt, len + 4, "%.*s(%.*s)", (int)(b - text), text, (int)(text + len - 1 - (b + nl + 1)), b + nl + 1);
+    (void)n;
+    Expr *x = T->ctx->read_map ? T->ctx->read_map(T->ctx, T->m, mt, "transform-layout pad-value") : NULL;
+    if (!x)
+        return -1;
+    int nn = T->map->u.map.nout;
+    if (x->u.map.nparams != nn || x->u.map.nout != nn)
+        return err(T, T->B->loc, "transform-layout of %s: a pad value %s[...] is a lambda of the %d new indices "
+                   "that indexes %s with %d", T->B->name->str, T->B->name->str, nn, T->B->name->str, nn);
+    /* each padding point reads a point of the data, inside the new shape */
+    ImError e;
+    IndexMap *f = im_from_expr(T->scratch, x, T->im->obox, &e);
+    int64_t vol = 1, y[IM_MAX_RANK], z[IM_MAX_RANK];
+    for (int q = 0; q < nn && vol <= INT64_C(1) << 22; q++)
+        vol *= T->im->obox[q];
+    if (!f)
+        return err(T, T->B->loc, "transform-layout of %s: where the pad value reads %s: %s", T->B->name->str,
+                   T->B->name->str, e.msg);
+    if (vol > INT64_C(1) << 22)
+        return err(T, T->B->loc, "transform-layout of %s: the new shape is too large for lopt to check where the pad "
+                   "value reads %s", T->B->name->str, T->B->name->str);
+    for (int64_t i = 0; i < vol; i++) {
+        int64_t r = i;
+        for (int q = nn - 1; q >= 0; q--) {
+            y[q] = r % T->im->obox[q];
+            r /= T->im->obox[q];
+        }
+        if (!im_pred_eval(T->pred, T->npred, y))
+            continue;
+        im_apply(f, y, z);
+        int bad = im_pred_eval(T->pred, T->npred, z);
+        for (int q = 0; q < nn; q++)
+            bad |= z[q] < 0 || z[q] >= T->im->obox[q];
+        if (bad)
+            return err(T, T->B->loc, "transform-layout of %s: the pad value reads %s at padding or outside it "
+                       "(from the padding point %lld of the new shape, row-major)", T->B->name->str,
+                       T->B->name->str, (long long)i);
+    }
+    Expr *ld = expr_new(T->a, E_LOAD, T->B->loc);
+    ld->u.load.buf = T->B;
+    ld->u.load.n = nn;
+    ld->u.load.idx = x->u.map.out;
+    x->u.map.nout = 1;
+    x->u.map.out = arena_array(T->a, 2, sizeof(Expr *));
+    x->u.map.out[0] = ld;
+    T->padmap = x;
+    T->padreads = 1;
+    return 1;
+}
+
 static int read_pad(TL *T, const char *text)
 {
+    int pl = T->padded ? read_pad_load(T, text) : 0;
+    if (pl)
+        return pl < 0 ? -1 : 0;
     const Buffer *r = reads_buffer(T, text);
     if (r)
         return err(T, T->B->loc, "transform-layout of %s: the pad value reads buffer %s; it may use only the new indices",
                    T->B->name->str, r->name->str);
     DType dt = T->B->dtype;
     if (strncmp(text, "lambda", 6) == 0) {
-        Expr *x = T->ctx->read_map ? T->ctx->read_map(T->m, text, "transform-layout pad-value") : NULL;
+        Expr *x = T->ctx->read_map ? T->ctx->read_map(T->ctx, T->m, text, "transform-layout pad-value") : NULL;
         if (!x)
             return -1;
         if (x->u.map.nparams != T->map->u.map.nout || x->u.map.nout != 1)
@@ -363,6 +445,11 @@ static int out_bounds(TL *T, const Expr *e, Expr *const *plo, Expr *const *phi, 
  * axis, the smallest range that holds the map's image of the region where
  * out_bounds can tell (the image of a box need not be a box, so this is the
  * box around it), and the whole new extent elsewhere. */
+static Expr *new_extent(TL *T, int q, Loc loc)
+{
+    return T->next[q] ? T->next[q] : expr_int(T->a, T->im->obox[q], DT_VOID, loc);
+}
+
 static void rw_region(TL *T, Region *r)
 {
     if (r->buf != T->B)
@@ -397,7 +484,7 @@ static void rw_region(TL *T, Region *r)
             s->u.slice.hi = scope_simplify(&T->sc, T->a, T->scratch, ix_add(T->a, hi, expr_int(T->a, 1, DT_VOID, r->loc)));
         } else {
             s->u.slice.lo = expr_int(T->a, 0, DT_VOID, r->loc);
-            s->u.slice.hi = expr_int(T->a, T->im->obox[q], DT_VOID, r->loc);
+            s->u.slice.hi = new_extent(T, q, r->loc);
         }
         r->idx[q] = s;
     }
@@ -527,14 +614,15 @@ static Stmt *nest_new(TL *T, const char *name, Var **y, Block **out)
         lv[q] = fresh_tvar(T, nm);
         snprintf(nm, sizeof nm, "v_ax%d", q);
         y[q] = fresh_tvar(T, nm);
-        b->iters[q] = (BlockIter){ y[q], 'S', expr_int(T->a, T->im->obox[q], DT_VOID, T->B->loc), tvar(T, lv[q]),
-                                   T->B->loc };
+        b->iters[q] = (BlockIter){ y[q], 'S', new_extent(T, q, T->B->loc), tvar(T, lv[q]), T->B->loc };
     }
     b->has_reads = b->has_writes = 1;
     Stmt *s = stmt_new(T->a, S_BLOCK, T->B->loc);
     s->u.block = b;
-    for (int q = n - 1; q >= 0; q--)
+    for (int q = n - 1; q >= 0; q--) {
         s = loop_serial(T->a, lv[q], T->im->obox[q], s);
+        s->u.loop.extent = new_extent(T, q, T->B->loc);
+    }
     *out = b;
     return s;
 }
@@ -568,6 +656,15 @@ static Stmt *pad_block(TL *T)
     st->u.store.n = b->writes->n;
     st->u.store.value = pad_value(T, y);
     b->body = st;
+    if (T->padreads) {
+        Region *r = arena_zalloc(T->a, sizeof *r);
+        r->buf = T->B;
+        r->n = st->u.store.value->u.load.n;
+        r->idx = st->u.store.value->u.load.idx;
+        r->loc = T->B->loc;
+        b->reads = r;
+        b->nreads = 1;
+    }
     return s;
 }
 
@@ -640,12 +737,13 @@ static Block *in_order_writer(TL *T, Stmt *s)
         return NULL;
     int ns = 0;
     for (int k = 0; k < b->niters; k++) {
-        int64_t d;
-        if (b->iters[k].kind == 'O' || expr_const_int(b->iters[k].dom, &d))
+        int64_t d = 0;
+        if (b->iters[k].kind == 'O' || (expr_const_int(b->iters[k].dom, &d) && !(ns < T->oldn && T->sym[ns])))
             return NULL;
         if (b->iters[k].kind != 'S')
             continue;
-        if (ns >= T->oldn || d != T->old[ns] || st->u.store.idx[ns]->kind != E_VAR ||
+        if (ns >= T->oldn || (T->sym[ns] ? !expr_equal(b->iters[k].dom, T->sym[ns]) : d != T->old[ns]) ||
+            st->u.store.idx[ns]->kind != E_VAR ||
             st->u.store.idx[ns]->u.var != b->iters[k].var)
             return NULL;
         if (in && !expr_equal(in->u.store.idx[ns], st->u.store.idx[ns]))
@@ -786,7 +884,7 @@ static int pad_plan(TL *T, Padding *P)
         }
         return 0;
     }
-    Block *w = count == 1 ? in_order_writer(T, stmt_single(items[last])) : NULL;
+    Block *w = count == 1 && !T->padreads ? in_order_writer(T, stmt_single(items[last])) : NULL;
     if (w) {
         Stmt *s = reiterate(T, w);
         Stmt *in = s;
@@ -805,16 +903,38 @@ static int pad_plan(TL *T, Padding *P)
 
 /* ---- call sites ---- */
 
-static StructInfo *new_sinfo(TL *T, Loc loc)
+/* The type of a call site's operand or result of type old in the new
+ * layout: over old's own shape where it is static (a symbolic buffer called
+ * on a tensor of known shape), else the new shape with old's extents where
+ * the map keeps a symbolic axis. */
+static StructInfo *new_sinfo(TL *T, const StructInfo *old, Loc loc)
 {
-    return tensor_sinfo_new(T->a, T->B->dtype, T->map->u.map.nout, T->im->obox, loc);
+    DType dt;
+    int nd;
+    int64_t sh[IM_MAX_RANK];
+    if (!T->nsym)
+        return tensor_sinfo_new(T->a, T->B->dtype, T->map->u.map.nout, T->im->obox, loc);
+    ImError e;
+    IndexMap *im = old && old->ndim == T->oldn && old->ndim <= IM_MAX_RANK && sinfo_shape(old, &dt, &nd, sh) == 0
+                       ? im_from_expr(T->scratch, T->map, sh, &e) : NULL;
+    if (im)
+        return tensor_sinfo_new(T->a, T->B->dtype, im->nout, im->obox, loc);
+    StructInfo *si = tensor_sinfo_new(T->a, T->B->dtype, T->map->u.map.nout, T->im->obox, loc);
+    for (int q = 0; q < T->map->u.map.nout; q++)
+        if (T->next[q]) {
+            int d = 0;
+            while (d < T->oldn && T->sym[d] != T->next[q])
+                d++;
+            si->shape[q] = old && old->shape && d < old->ndim ? old->shape[d] : T->next[q];
+        }
+    return si;
 }
 
 /* The rewrite back from the new layout of a result: the inverse map, then
  * a crop to the old shape where the map pads. */
 static Expr *back_value(TL *T, Expr *x, StructInfo **mid, Loc loc)
 {
-    Expr *inv = im_to_expr(T->a, &T->m->names, T->inv);
+    Expr *inv = im_to_expr(T->a, &T->m->names, T->binv);
     Expr *e = layout_transform_new(T->m, x, inv, NULL, loc);
     /* the inverse's image of the new shape: larger than the old shape where
      * the map pads (the padding lands past its end) */
@@ -822,7 +942,7 @@ static Expr *back_value(TL *T, Expr *x, StructInfo **mid, Loc loc)
     IndexMap *img = im_from_expr(T->scratch, inv, T->im->obox, &er);
     int crop = 0;
     for (int d = 0; img && d < T->oldn; d++)
-        crop |= img->obox[d] != T->old[d];
+        crop |= img->obox[d] != T->old[d] || T->shift[d];
     *mid = NULL;
     if (!crop)
         return e;
@@ -833,8 +953,7 @@ static Expr *back_value(TL *T, Expr *x, StructInfo **mid, Loc loc)
 static Expr *crop_value(TL *T, Expr *x, Loc loc)
 {
     static const char *const keys[] = { "start_indices", "slice_sizes" };
-    int64_t zero[IM_MAX_RANK] = { 0 };
-    Expr *vals[2] = { int_list(T->a, zero, T->oldn, loc), int_list(T->a, T->old, T->oldn, loc) };
+    Expr *vals[2] = { int_list(T->a, T->shift, T->oldn, loc), int_list(T->a, T->old, T->oldn, loc) };
     return call_new(T->m, "R.crop", x, keys, vals, 2, loc);
 }
 
@@ -873,7 +992,8 @@ static int fix_block(TL *T, RBlock *rb, PtrMap *names)
             Expr *x = tup->u.list.items[T->param];
             snprintf(base, sizeof base, "%.120s_%s", x->kind == E_VAR ? x->u.var->name->str : "arg",
                      T->B->name->str);
-            Binding *lt = binding_fresh(T->m, names, base, rb->dataflow, new_sinfo(T, call->loc),
+            Binding *lt = binding_fresh(T->m, names, base, rb->dataflow,
+                                        new_sinfo(T, x->kind == E_VAR ? x->u.var->sinfo : NULL, call->loc),
                                         layout_transform_new(T->m, x, T->map, T->padded ? T->rpad : NULL, call->loc),
                                         call->loc);
             out[n++] = lt;
@@ -899,7 +1019,10 @@ static int fix_block(TL *T, RBlock *rb, PtrMap *names)
             return err(T, call->loc, "transform-layout of %s: the inverse of the map is not one to one on the new "
                        "shape, so this call's result cannot be rewritten back", T->B->name->str);
         Expr *ns = expr_new(T->a, E_SINFO, os->loc);
-        ns->u.sinfo = new_sinfo(T, os->loc);
+        if (T->nsym && (T->padded || T->shift[0]))
+            return err(T, call->loc, "transform-layout of %s: a result with a symbolic shape comes back only "
+                       "through a map that does not pad", T->B->name->str);
+        ns->u.sinfo = new_sinfo(T, res[r], os->loc);
         StructInfo *callsi = ns->u.sinfo;
         if (tuple) {
             /* the same results with result r in its new layout, spelled as given */
@@ -930,7 +1053,8 @@ static int fix_block(TL *T, RBlock *rb, PtrMap *names)
             g->u.get.tuple = from;
             g->u.get.index = r;
             snprintf(base, sizeof base, "%.120s_%s_%d", bd->var->name->str, T->B->name->str, r);
-            Binding *item = binding_fresh(T->m, names, base, rb->dataflow, new_sinfo(T, call->loc), g, call->loc);
+            Binding *item = binding_fresh(T->m, names, base, rb->dataflow, new_sinfo(T, res[r], call->loc), g,
+                                          call->loc);
             out[n++] = item;
             from = var_ref(T->a, item->var, call->loc);
         }
@@ -1084,9 +1208,149 @@ static int find_buffer(TL *T, const char *func, const char *buf)
     if (T->B->ndim > IM_MAX_RANK)
         return err(T, T->B->loc, "transform-layout: %s has more than %d dimensions", buf, IM_MAX_RANK);
     T->oldn = T->B->ndim;
+    for (int d = 0; d < T->oldn; d++) {
+        if (expr_const_int(T->B->shape[d], &T->old[d]) == 0) {
+            if (T->old[d] < 1)
+                return err(T, T->B->loc, "transform-layout: %s needs a shape of positive extents", buf);
+            continue;
+        }
+        T->sym[d] = T->B->shape[d];
+        T->old[d] = SYM_STANDIN;
+        T->nsym++;
+    }
+    return 0;
+}
+
+/* Whether inverse inv, read over the new shape, is one to one there: the
+ * way back from a result then loses nothing. */
+static int back_injective(TL *T, const IndexMap *inv)
+{
+    ImError e;
+    IndexMap *img = im_from_expr(T->scratch, im_to_expr(T->scratch, &T->m->names, inv), T->im->obox, &e);
+    ImKind ik = img ? im_classify(img, NULL, NULL) : IM_UNKNOWN;
+    return ik == IM_BIJECTIVE || ik == IM_PADDED;
+}
+
+/* The inverse of the map read over a box as large as the new shape's
+ * volume on every axis. Over the old shape an axis of extent 1 makes c % 4
+ * the constant 0, and the inverse then forgets the tile's lanes; over the
+ * wider box the map keeps its form and its inverse sends each padded point
+ * past the old shape, where the crop drops it. NULL when none is found. */
+static IndexMap *wide_inverse(TL *T)
+{
+    int64_t box[IM_MAX_RANK], vol = 1;
+    for (int q = 0; q < T->im->nout; q++)
+        if (T->im->obox[q] > 0 && vol <= INT64_C(1) << 20)
+            vol *= T->im->obox[q];
     for (int d = 0; d < T->oldn; d++)
-        if (expr_const_int(T->B->shape[d], &T->old[d]) || T->old[d] < 1)
-            return err(T, T->B->loc, "transform-layout: %s needs a constant shape of positive extents", buf);
+        box[d] = T->old[d] > vol ? T->old[d] : vol;
+    ImError e;
+    IndexMap *w = im_from_expr(T->scratch, T->map, box, &e);
+    if (!w || im_classify(w, NULL, NULL) == IM_NOT_INJECTIVE)
+        return NULL;
+    ImCond *pred;
+    int npred;
+    IndexMap *inv = im_inverse(T->scratch, w, &pred, &npred, &e);
+    if (!inv)
+        return NULL;
+    /* read again over the new shape, where it is used */
+    return im_from_expr(T->scratch, im_to_expr(T->scratch, &T->m->names, inv), T->im->obox, &e);
+}
+
+/* The offset of input v in the map's normal form: c when the map reads v
+ * as (v + c) // d or (v + c) % d, padding c points before the data. */
+static int64_t offset_of(const IndexMap *im, int v)
+{
+    for (int o = 0; o < im->nout; o++)
+        for (int i = 0; i < im->out[o]->n; i++) {
+            const ImTerm *t = &im->out[o]->t[i];
+            const ImSum *a = t->var < 0 ? t->arg : NULL;
+            if (a && a->k > 0 && a->n == 1 && a->t[0].var == v && a->t[0].coef == 1 && a->t[0].lo == 1 &&
+                a->t[0].hi == 0)
+                return a->k;
+        }
+    return 0;
+}
+
+/* The inverse of a map that shifts its inputs before splitting them,
+ * lambda i: ((i + 1) // 8, (i + 1) % 8): the map of i' = i + 1 over the
+ * shifted box is a split, whose inverse less the shift is the inverse, and
+ * whose points before the shift are padding too. The way back from a result
+ * is the split's inverse, then a crop from the shift. 1 when derived. */
+static int shifted_inverse(TL *T)
+{
+    int64_t box[IM_MAX_RANK];
+    int any = 0;
+    Subst S = { 0 };
+    for (int d = 0; d < T->oldn; d++) {
+        T->shift[d] = offset_of(T->im, d);
+        box[d] = T->old[d] + T->shift[d];
+        any |= T->shift[d] != 0;
+        Var *x = T->map->u.map.params[d];
+        subst_var(T->a, &S, x, bin(T, B_SUB, tvar(T, x), expr_int(T->a, T->shift[d], DT_VOID, T->B->loc)));
+    }
+    if (!any)
+        return 0;
+    Expr *w = arena_alloc(T->a, sizeof *w);
+    *w = *T->map;
+    w->u.map.out = arena_array(T->a, (size_t)T->map->u.map.nout + 1, sizeof(Expr *));
+    for (int q = 0; q < T->map->u.map.nout; q++)
+        w->u.map.out[q] = clone_expr(T->a, &S, T->map->u.map.out[q]);
+    ImError e;
+    ImCond *pred;
+    int npred;
+    IndexMap *sm = im_from_expr(T->scratch, w, box, &e), *inv = sm ? im_inverse(T->scratch, sm, &pred, &npred, &e) : NULL;
+    if (!inv || memcmp(sm->obox, T->im->obox, (size_t)sm->nout * sizeof *sm->obox)) {
+        memset(T->shift, 0, sizeof T->shift);
+        return 0;
+    }
+    IndexMap *un = arena_alloc(T->scratch, sizeof *un);
+    *un = *inv;
+    un->box = T->im->obox;
+    un->obox = T->old;
+    un->out = arena_array(T->scratch, (size_t)T->oldn + 1, sizeof *un->out);
+    ImCond *conds = arena_array(T->scratch, (size_t)(npred + T->oldn + 1), sizeof *conds);
+    memcpy(conds, pred, (size_t)npred * sizeof *conds);
+    for (int d = 0; d < T->oldn; d++) {
+        ImSum *o = arena_alloc(T->scratch, sizeof *o), *c = arena_zalloc(T->scratch, sizeof *c);
+        *o = *inv->out[d];
+        o->k -= T->shift[d];
+        un->out[d] = o;
+        c->k = T->shift[d];
+        if (T->shift[d])
+            conds[npred++] = (ImCond){ inv->out[d], B_LT, c };
+    }
+    T->inv = un;
+    T->binv = inv;
+    T->pred = conds;
+    T->npred = npred;
+    return 1;
+}
+
+/* A symbolic extent is kept whole: the map's output for it is the
+ * parameter alone, read by no other output; that output's extent is the
+ * symbolic one. */
+static int keep_symbolic(TL *T)
+{
+    for (int d = 0; d < T->oldn; d++) {
+        if (!T->sym[d])
+            continue;
+        Var *x = T->map->u.map.params[d];
+        int at = -1, other = 0;
+        for (int q = 0; q < T->map->u.map.nout; q++) {
+            const Expr *o = T->map->u.map.out[q];
+            if (o->kind == E_VAR && o->u.var == x && at < 0)
+                at = q;
+            else
+                other |= expr_mentions(o, x);
+        }
+        char ext[120];
+        if (at < 0 || other)
+            return err(T, T->B->loc, "transform-layout of %s: dimension %d is symbolic (%s), so the map must keep it "
+                       "whole, as an output that is %s alone", T->B->name->str, d,
+                       expr_text(T->sym[d], ext, sizeof ext), x->name->str);
+        T->next[at] = T->sym[d];
+    }
     return 0;
 }
 
@@ -1098,6 +1362,8 @@ static int classify(TL *T, int assume)
                    T->map->u.map.nparams, T->B->name->str, T->oldn);
     if (!(T->im = im_from_expr(T->scratch, T->map, T->old, &e)))
         return err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
+    if (keep_symbolic(T))
+        return -1;
     int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK], y[IM_MAX_RANK];
     ImKind k = im_classify(T->im, wa, wb);
     if (k == IM_NOT_INJECTIVE) {
@@ -1120,13 +1386,16 @@ static int classify(TL *T, int assume)
                    "give assume-injective=1 to take it as such", T->B->name->str);
     T->padded = k == IM_PADDED;
     if (T->padded || k == IM_BIJECTIVE) {
-        if (!(T->inv = im_inverse(T->scratch, T->im, &T->pred, &T->npred, &e)))
+        if (!(T->inv = im_inverse(T->scratch, T->im, &T->pred, &T->npred, &e)) && !shifted_inverse(T))
             return err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
+        if (T->binv)
+            return T->back = back_injective(T, T->binv), 0;
         /* the inverse is simplified over the old shape, so on the padding it
          * may send two points to one (i % 3 of a 1-long axis is i) */
-        IndexMap *img = im_from_expr(T->scratch, im_to_expr(T->scratch, &T->m->names, T->inv), T->im->obox, &e);
-        ImKind ik = img ? im_classify(img, NULL, NULL) : IM_UNKNOWN;
-        T->back = ik == IM_BIJECTIVE || ik == IM_PADDED;
+        T->binv = T->inv;
+        T->back = back_injective(T, T->inv);
+        if (!T->back && (T->binv = wide_inverse(T)))
+            T->back = back_injective(T, T->binv);
     }
     return 0;
 }
@@ -1222,7 +1491,7 @@ static int transform(TL *T, const Request *r)
     B->ndim = T->map->u.map.nout;
     B->shape = arena_array(T->a, (size_t)B->ndim + 1, sizeof *B->shape);
     for (int q = 0; q < B->ndim; q++)
-        B->shape[q] = expr_int(T->a, T->im->obox[q], DT_VOID, B->loc);
+        B->shape[q] = new_extent(T, q, B->loc);
     B->nsep = T->nsep;
     B->axis_sep = arena_array(T->a, (size_t)T->nsep + 1, sizeof(int));
     memcpy(B->axis_sep, T->sep, (size_t)T->nsep * sizeof(int));

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../ir/access.h"
+#include "../../ir/indexmap.h"
 #include "../../ir/ops.h"
 #include "../../ir/vdevice.h"
 #include "../graph.h"
@@ -329,7 +330,9 @@ static void consumer_demands(FnPlan *P, Annot *A)
  * caller's, in global memory. Otherwise the consumers decide: when they all
  * want global memory, or all a texture, no copy is needed; when they
  * disagree, either choice copies the tensor once (a copy serves every
- * consumer of the other scope), and the texture is kept. */
+ * consumer of the other scope), and the scope more of them read is kept,
+ * texture on a tie. (TVM's AnnotateCustomMemoryScope means to count them
+ * too, but its count never grows, so the first scope in hash order wins.) */
 static void decide(FnPlan *P, Annot *A)
 {
     for (int i = 0; i < P->n; i++) {
@@ -339,7 +342,7 @@ static void decide(FnPlan *P, Annot *A)
             snprintf(what, sizeof what, "%s[%d]", s->name, s->field);
         else
             snprintf(what, sizeof what, "%s", s->name);
-        s->chosen = s->param || s->output || !s->ntex ? TEX_NONE : s->tex;
+        s->chosen = s->param || s->output || !s->ntex || s->nglob > s->ntex ? TEX_NONE : s->tex;
         if (s->ndim < 0)
             continue;
         if (s->chosen != TEX_NONE) {
@@ -356,6 +359,10 @@ static void decide(FnPlan *P, Annot *A)
             note_add(&A->notes, s->loc, "%s: global memory: it is %s%s%s", what,
                      s->param ? "a parameter" : "a result of the function",
                      s->ntex ? "; a copy in texture serves " : "", s->ntex ? s->tex_by : "");
+        } else if (s->ntex && s->chosen == TEX_NONE) {
+            note_add(&A->notes, s->loc, "%s: global memory: %d consumers read it there, %d from texture (%s); the "
+                     "scope more of them read is kept, and a copy in texture serves the others", what, s->nglob,
+                     s->ntex, s->tex_by);
         } else if (!s->ntex) {
             note_add(&A->notes, s->loc, "%s: global memory: %s%s%s", what,
                      s->tex == TEX_NONE ? s->shape_why : "no consumer reads texture (",
@@ -554,6 +561,147 @@ static int opt_int(const PassOpt *opts, int nopts, const char *key, int64_t dflt
     return 0;
 }
 
+/* ---- a tie in rewrites goes to texture ----
+ *
+ * y = f(lt(a, M)) with f elementwise (its other operands scalar constants)
+ * and M one to one is lt(f(a), M): one rewrite either way, of the same
+ * bytes. Written the second way, a is read by f, which reads texture, where
+ * the rewrite would have read it from global memory; TVM's ConvertLayout
+ * computes f in the converted layout so. Done when a is no parameter (a
+ * parameter stays in global memory) and fits a texture. */
+static int scalar_const(const PtrMap *def, Binding **binds, const Expr *e)
+{
+    int i = e->kind == E_VAR ? ptrmap_get(def, e->u.var, 0) : 0;
+    const Expr *c = i ? binds[i - 1]->value : e;
+    return c->kind == E_CONST && c->u.cst.ndim == 0;
+}
+
+static int sink_one(Annot *A, Func *fn, RBlock *rb, int at, const PtrMap *def, Binding **binds, const PtrMap *uses,
+                    const Binding **gone)
+{
+    Module *m = A->m;
+    Binding *bd = rb->binds[at];
+    Expr *e = bd->value;
+    const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
+    if (!op || op->category != LAYOUT_AGNOSTIC || op->tuple_arg || op->tuple_out || op->ntensors < 1 ||
+        e->u.call.nargs < op->ntensors || !bd->var->sinfo)
+        return 0;
+    int k0 = -1;
+    for (int k = 0; k < op->ntensors; k++) {
+        const Expr *a = e->u.call.args[k];
+        if (scalar_const(def, binds, a))
+            continue;
+        if (k0 >= 0 || a->kind != E_VAR)
+            return 0;
+        k0 = k;
+    }
+    const Expr *t = k0 >= 0 ? e->u.call.args[k0] : NULL;
+    int ti = t ? ptrmap_get(def, t->u.var, 0) : 0;
+    const Binding *tb = ti ? binds[ti - 1] : NULL;
+    if (!tb || !is_layout_transform(tb->value) || call_kwarg(tb->value, "pad_value") ||
+        ptrmap_get(uses, t->u.var, 0) != 1 || !sinfo_same_tensor(t->u.var->sinfo, bd->var->sinfo))
+        return 0;
+    /* the rewrite goes: it must be bound in this block, and no output of it */
+    int here = 0;
+    for (int i = 0; i < at; i++)
+        here |= rb->binds[i] == tb;
+    for (int i = 0; i < rb->noutputs; i++)
+        here &= rb->outputs[i] != t->u.var;
+    if (!here)
+        return 0;
+    Expr *a = tb->value->u.call.args[0];
+    TensorType at_;
+    char why[200];
+    if (a->kind != E_VAR || value_type(a, &at_) ||
+        texture_choose(at_.ndim, at_.shape, A->S, A->D, why, sizeof why) == TEX_NONE)
+        return 0;
+    for (int p = 0; p < fn->nparams; p++)
+        if (fn->params[p] == a->u.var)
+            return 0;
+    const Expr *map = call_kwarg(tb->value, "index_map");
+    Arena tmp = { 0 };
+    ImError err;
+    IndexMap *im = map && map->kind == E_INDEXMAP ? im_from_expr(&tmp, map, at_.shape, &err) : NULL;
+    int bij = im && im_classify(im, NULL, NULL) == IM_BIJECTIVE;
+    arena_free(&tmp);
+    if (!bij)
+        return 0;
+    /* y_t = f(a, ...) in a's layout; y = lt(y_t, M) */
+    Expr *c = call_with_attrs(m, e, NULL, NULL, 0);
+    c->u.call.args[k0] = a;
+    StructInfo *si = tensor_sinfo_new(&m->arena, bd->var->sinfo->dtype, at_.ndim, at_.shape, bd->loc);
+    char nm[160];
+    snprintf(nm, sizeof nm, "%.120s_t", bd->var->name->str);
+    Binding *nb = binding_fresh(m, &A->names, nm, rb->dataflow, si, c, bd->loc);
+    var_say(m, nb->var, "the form of ", bd->var, " in its operand's layout");
+    bd->value = layout_transform_new(m, var_ref(&m->arena, nb->var, bd->loc), (Expr *)map, NULL, bd->loc);
+    note_add(&A->notes, bd->loc, "sank the rewrite of %s's operand past %s: one rewrite either way, and %s can be "
+             "read from texture", var_said(bd->var), op->name, var_said(a->u.var));
+    /* the new binding goes before bd */
+    Binding **nbinds = arena_array(&m->arena, (size_t)rb->nbinds + 2, sizeof *nbinds);
+    memcpy(nbinds, rb->binds, (size_t)at * sizeof *nbinds);
+    nbinds[at] = nb;
+    memcpy(nbinds + at + 1, rb->binds + at, (size_t)(rb->nbinds - at) * sizeof *nbinds);
+    rb->binds = nbinds;
+    rb->nbinds++;
+    *gone = tb;
+    return 1;
+}
+
+/* Removes binding gone (the rewrite sinking left unused) from fn. */
+static void drop_binding(Func *fn, const Binding *gone)
+{
+    for (int b = 0; b < fn->nblocks; b++) {
+        RBlock *rb = fn->blocks[b];
+        int n = 0;
+        for (int i = 0; i < rb->nbinds; i++)
+            if (rb->binds[i] != gone)
+                rb->binds[n++] = rb->binds[i];
+        rb->nbinds = n;
+    }
+}
+
+typedef struct Defs {
+    PtrMap def, uses;
+    Binding **binds;
+    int n, cap;
+} Defs;
+
+static void defs_build(Module *m, Func *fn, Defs *D)
+{
+    ptrmap_free(&D->def);
+    ptrmap_free(&D->uses);
+    D->n = 0;
+    for (int b = 0; b < fn->nblocks; b++)
+        for (int j = 0; j < fn->blocks[b]->nbinds; j++) {
+            vec_push(&m->arena, &D->binds, &D->n, &D->cap, fn->blocks[b]->binds[j]);
+            ptrmap_put(&D->def, fn->blocks[b]->binds[j]->var, D->n);
+        }
+    count_uses(fn, &D->uses);
+}
+
+static void sink_for_texture(Annot *A, Func *fn)
+{
+    infer_types(A->m, fn);
+    collect_names(fn, &A->names);
+    Defs D = { 0 };
+    defs_build(A->m, fn, &D);
+    for (int b = 0; b < fn->nblocks; b++) {
+        RBlock *rb = fn->blocks[b];
+        for (int i = 0; i < rb->nbinds; i++) {
+            const Binding *gone = NULL;
+            if (!sink_one(A, fn, rb, i, &D.def, D.binds, &D.uses, &gone))
+                continue;
+            drop_binding(fn, gone);
+            defs_build(A->m, fn, &D);
+            /* the same binding again: its rewrite may sink further */
+            i = -1;
+        }
+    }
+    ptrmap_free(&D.def);
+    ptrmap_free(&D.uses);
+}
+
 int pass_annotate_scope_check(const PassOpt *opts, int nopts, char *err, size_t cap)
 {
     int64_t v;
@@ -585,7 +733,7 @@ int pass_annotate_scope(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
                      !is_plannable(fn) ? "it has control flow or effects" : "it places values on devices already");
             continue;
         }
-        infer_types(m, fn);
+        sink_for_texture(&A, fn);
         FnPlan *P = &plans[np++];
         A.used |= 1u << TEX_NONE;   /* parameters and results are in global memory */
         P->fn = fn;

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data, size);
     text[size] = 0;
     Module *m = module_new();
-    Source src = { "<fuzz>", text, size, 0, sink, 0 };
+    Source src = { .name = "<fuzz>", .text = text, .len = size, .out = sink };
     Expr *e = read_index_map(&src, m);
     if (e && e->u.map.nparams <= 6) {
         /* extents 1-9 from the input's bytes, at most 4096 points */

@@ -492,7 +492,9 @@ def main():
                     seen[f.sig] = (f, seed)
                     if not a.quiet:
                         print("new: seed %d %s [%s] %s" % (seed, f.cls, f.pipe, f.symptom), flush=True)
-            if a.progress and nmod % a.progress == 0:
+            # make check's progress: a line every a.progress modules or five seconds
+            if a.progress and (nmod % a.progress == 0 or time.time() - last > 5):
+                last = time.time()
                 print("fuzz-models: %d/%d modules, %d failing" % (nmod, len(seeds), len(failed_seeds)), flush=True)
             if not a.quiet and not a.progress and time.time() - last > 10:
                 last = time.time()

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = malloc(size + 1);
     memcpy(text, data, size);
     text[size] = 0;
-    Source src = { "<fuzz>", text, size, 0, sink, 0 };
+    Source src = { .name = "<fuzz>", .text = text, .len = size, .out = sink };
     Module *m = read_module(&src);
     if (m && ir_verify(m, &src) == 0) {
         size_t n1, n2;

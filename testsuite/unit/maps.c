@@ -371,7 +371,7 @@ static void check_simplify(Module *m, const Expr *e, const int64_t *box, Stats *
 
 static Expr *read_text(Module *m, const char *text)
 {
-    Source src = { "<unit>", text, strlen(text), 0, stderr, 0 };
+    Source src = { .name = "<unit>", .text = text, .len = strlen(text), .out = stderr };
     Expr *e = read_index_map(&src, m);
     if (!e)
         FAIL("cannot read %s", text);

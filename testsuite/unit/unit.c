@@ -155,7 +155,7 @@ static int64_t eval(const Expr *e, const int64_t *env)
 
 static Module *parse_text(const char *text)
 {
-    Source src = { "<unit>", text, strlen(text), 0, stderr, 0 };
+    Source src = { .name = "<unit>", .text = text, .len = strlen(text), .out = stderr };
     return read_module(&src);
 }
 

@@ -1,7 +1,8 @@
 /* --verify-diagnostics: reads what a test file expects from its comments and
  * matches it against the diagnostics lopt wrote, read back from their text
- * (file:line:col: kind: message) so that ir/diag.c needs no hook. */
+ * (file:line:col: kind: message), as a diagnostic stream shows them. */
 #include "expect.h"
+#include "internal.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -223,4 +224,45 @@ void expect_free(ExpectSet *set)
 {
     free(set->v);
     memset(set, 0, sizeof *set);
+}
+
+/* ---- the library's handle ---- */
+
+struct lopt_expect {
+    ExpectSet set;
+    Source src;
+    char *text, *name;
+};
+
+lopt_expect *lopt_expect_read(lopt_context *ctx, const char *text, size_t len, const char *name)
+{
+    lopt_expect *e = calloc(1, sizeof *e);
+    if (!e || !(e->text = malloc(len + 1)))
+        abort();
+    memcpy(e->text, text, len);
+    e->text[len] = 0;
+    e->name = api_strdup(name ? name : "<string>");
+    e->src = (Source){ .name = e->name, .text = e->text, .len = len };
+    api_bind(ctx, &e->src);
+    if (expect_read(&e->set, &e->src)) {
+        lopt_expect_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+int lopt_expect_check(lopt_context *ctx, lopt_expect *e, const char *log, size_t len)
+{
+    api_bind(ctx, &e->src);
+    return expect_check(&e->set, &e->src, log, len);
+}
+
+void lopt_expect_free(lopt_expect *e)
+{
+    if (!e)
+        return;
+    expect_free(&e->set);
+    free(e->text);
+    free(e->name);
+    free(e);
 }

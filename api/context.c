@@ -1,0 +1,268 @@
+/* Contexts: the options of the calls made with them, the diagnostics those
+ * calls reported (kept as records, printed only to a stream asked for), and
+ * the reports of --explain and the dumps. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifndef LOPT_VERSION
+#define LOPT_VERSION "0.1.0"
+#endif
+
+const char *lopt_version(void)
+{
+    return LOPT_VERSION;
+}
+
+void lopt_free(void *p)
+{
+    free(p);
+}
+
+char *api_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (!c)
+        abort();
+    return memcpy(c, s, n);
+}
+
+static char *strndup_or_die(const char *s, size_t n)
+{
+    char *c = malloc(n + 1);
+    if (!c)
+        abort();
+    memcpy(c, s, n);
+    c[n] = 0;
+    return c;
+}
+
+lopt_context *lopt_context_new(void)
+{
+    lopt_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return NULL;
+    ctx->seed = 1;
+    ctx->max_steps = INTERP_DEFAULT_MAX_STEPS;
+    ctx->threads = 1;
+    ctx->batch = 1;
+    ctx->exec_cache = 1;
+    return ctx;
+}
+
+void lopt_context_free(lopt_context *ctx)
+{
+    if (!ctx)
+        return;
+    lopt_diag_clear(ctx);
+    free(ctx->diags);
+    if (ctx->report_mem)
+        fclose(ctx->report_mem);
+    free(ctx->report_buf);
+    lopt_clear_inputs(ctx);
+    free(ctx->inputs);
+    free(ctx->constants);
+    free(ctx->html_report);
+    free(ctx->entry);
+    free(ctx);
+}
+
+static void add_diag(lopt_context *ctx, const char *file, int line, int col, const char *severity,
+                     const char *msg, const char *text, size_t len)
+{
+    if (ctx->ndiags == ctx->capdiags) {
+        ctx->capdiags = ctx->capdiags ? 2 * ctx->capdiags : 8;
+        lopt_diag *g = realloc(ctx->diags, (size_t)ctx->capdiags * sizeof *g);
+        if (!g)
+            abort();
+        ctx->diags = g;
+    }
+    lopt_diag *d = &ctx->diags[ctx->ndiags++];
+    d->file = file ? api_strdup(file) : NULL;
+    d->line = line;
+    d->column = col;
+    d->severity = strcmp(severity, "error") == 0 ? LOPT_ERROR : strcmp(severity, "warning") == 0 ? LOPT_WARNING
+                                                                                                  : LOPT_NOTE;
+    d->message = api_strdup(msg);
+    d->source_line = strndup_or_die(text ? text : "", text ? len : 0);
+    ctx->errors += d->severity == LOPT_ERROR;
+}
+
+static void sink(void *data, const Diag *d)
+{
+    add_diag(data, d->file, d->loc.line, d->loc.line ? d->loc.col : 0, d->severity, d->message, d->line,
+             d->line_len);
+}
+
+void api_bind(lopt_context *ctx, Source *src)
+{
+    src->out = ctx->diag_out;
+    src->sink = sink;
+    src->sink_data = ctx;
+}
+
+int api_vfail(lopt_context *ctx, FILE *out, const char *fmt, va_list ap)
+{
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    add_diag(ctx, NULL, 0, 0, "error", msg, NULL, 0);
+    if (out)
+        fprintf(out, "lopt: error: %s\n", msg);
+    return -1;
+}
+
+int api_fail(lopt_context *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    api_vfail(ctx, ctx->diag_out, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int lopt_diag_count(const lopt_context *ctx)
+{
+    return ctx->ndiags;
+}
+
+const lopt_diag *lopt_diag_get(const lopt_context *ctx, int i)
+{
+    return i >= 0 && i < ctx->ndiags ? &ctx->diags[i] : NULL;
+}
+
+int lopt_error_count(const lopt_context *ctx)
+{
+    return ctx->errors;
+}
+
+const char *lopt_last_error(const lopt_context *ctx)
+{
+    for (int i = ctx->ndiags - 1; i >= 0; i--)
+        if (ctx->diags[i].severity == LOPT_ERROR)
+            return ctx->diags[i].message;
+    return NULL;
+}
+
+void lopt_diag_clear(lopt_context *ctx)
+{
+    for (int i = 0; i < ctx->ndiags; i++) {
+        free((char *)ctx->diags[i].file);
+        free((char *)ctx->diags[i].message);
+        free((char *)ctx->diags[i].source_line);
+    }
+    ctx->ndiags = 0;
+    ctx->errors = 0;
+}
+
+void lopt_set_diag_stream(lopt_context *ctx, FILE *f)
+{
+    ctx->diag_out = f;
+}
+
+void lopt_set_report_stream(lopt_context *ctx, FILE *f)
+{
+    ctx->report_out = f;
+}
+
+FILE *api_report(lopt_context *ctx)
+{
+    if (ctx->report_out)
+        return ctx->report_out;
+    if (!ctx->report_mem && !(ctx->report_mem = open_memstream(&ctx->report_buf, &ctx->report_len)))
+        abort();
+    return ctx->report_mem;
+}
+
+const char *lopt_report_text(lopt_context *ctx)
+{
+    if (!ctx->report_mem)
+        return "";
+    fflush(ctx->report_mem);
+    return ctx->report_buf;
+}
+
+void lopt_report_clear(lopt_context *ctx)
+{
+    if (ctx->report_mem) {
+        fclose(ctx->report_mem);
+        ctx->report_mem = NULL;
+    }
+    free(ctx->report_buf);
+    ctx->report_buf = NULL;
+    ctx->report_len = 0;
+}
+
+void lopt_set_strict(lopt_context *ctx, int on) { ctx->strict = on; }
+void lopt_set_verify_each(lopt_context *ctx, int on) { ctx->verify_each = on; }
+void lopt_set_print_after_all(lopt_context *ctx, int on) { ctx->print_after_all = on; }
+void lopt_set_print_changed(lopt_context *ctx, int on) { ctx->print_changed = on; }
+void lopt_set_explain(lopt_context *ctx, int on) { ctx->explain = on; }
+void lopt_set_exec_cache(lopt_context *ctx, int on) { ctx->exec_cache = on; }
+void lopt_set_seed(lopt_context *ctx, uint64_t seed) { ctx->seed = seed; }
+
+void lopt_set_entry(lopt_context *ctx, const char *entry)
+{
+    free(ctx->entry);
+    ctx->entry = entry ? api_strdup(entry) : NULL;
+}
+void lopt_set_max_steps(lopt_context *ctx, int64_t steps) { ctx->max_steps = steps; }
+void lopt_set_batch(lopt_context *ctx, int on) { ctx->batch = on; }
+
+void lopt_set_constants(lopt_context *ctx, const char *path)
+{
+    free(ctx->constants);
+    ctx->constants = path ? api_strdup(path) : NULL;
+}
+
+void lopt_set_html_report(lopt_context *ctx, const char *path)
+{
+    free(ctx->html_report);
+    ctx->html_report = path ? api_strdup(path) : NULL;
+}
+
+void lopt_set_verify_exec(lopt_context *ctx, int on, int64_t ulp)
+{
+    ctx->verify_exec = on;
+    ctx->ulp = ulp;
+}
+
+void lopt_set_threads(lopt_context *ctx, int threads)
+{
+    if (threads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+    }
+    ctx->threads = threads;
+}
+
+static int add_print_set(lopt_context *ctx, unsigned *set, const char *passes)
+{
+    char err[512];
+    if (pass_set_parse(set, passes, err, sizeof err))
+        return api_fail(ctx, "%s", err);
+    return 0;
+}
+
+int lopt_add_print_before(lopt_context *ctx, const char *passes)
+{
+    return add_print_set(ctx, &ctx->print_before, passes);
+}
+
+int lopt_add_print_after(lopt_context *ctx, const char *passes)
+{
+    return add_print_set(ctx, &ctx->print_after, passes);
+}
+
+void lopt_counters(const lopt_context *ctx, int64_t *replayed, int64_t *executed, int64_t *par_loops)
+{
+    if (replayed)
+        *replayed = ctx->replayed;
+    if (executed)
+        *executed = ctx->executed;
+    if (par_loops)
+        *par_loops = ctx->par_loops;
+}

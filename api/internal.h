@@ -1,0 +1,87 @@
+/* What the library's files share behind api/lopt.h: the handles' structs
+ * and the helpers that report through a context. */
+#ifndef LOPT_API_INTERNAL_H
+#define LOPT_API_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "../interp/interp.h"
+#include "../passes/pass.h"
+#include "lopt.h"
+
+/* An input of a run, by parameter name: a tensor given, a file read when
+ * the run starts (--input), or the shape of a seeded input (--shape). */
+typedef enum { IN_TENSOR, IN_FILE, IN_SHAPE } InputKind;
+
+typedef struct Input {
+    InputKind kind;
+    char *name;
+    char *spec;           /* how messages name it: "x=file.npy", "x=1,3" or "x" */
+    char *arg;            /* IN_FILE: the path; IN_SHAPE: "D,D,..." */
+    Tensor *t;            /* IN_TENSOR */
+} Input;
+
+struct lopt_context {
+    lopt_diag *diags;
+    int ndiags, capdiags, errors;
+    FILE *diag_out;
+    FILE *report_out;     /* NULL: report_mem */
+    FILE *report_mem;
+    char *report_buf;
+    size_t report_len;
+
+    int strict;
+    char *constants;
+    char *html_report;    /* --report=FILE.html, or NULL */
+    int verify_each, print_after_all, print_changed, explain;
+    unsigned print_before, print_after;
+    int verify_exec, exec_cache;
+    int64_t ulp;
+
+    uint64_t seed;
+    char *entry;          /* --entry: the function --verify-exec runs (NULL: main) */
+    int64_t max_steps;
+    int threads, batch;
+    Input *inputs;
+    int ninputs, capinputs;
+
+    int64_t replayed, executed, par_loops;
+};
+
+struct lopt_module {
+    Module *m;
+    Source src;
+    char *text;           /* owned (NULL when borrowed) */
+    char *name;
+    char *constants;      /* the constants it was read with (lopt_set_constants), or NULL */
+    int changed;          /* a pipeline ran on it */
+};
+
+struct lopt_pipeline {
+    Pipeline p;
+    double *times;        /* per step, grown with p */
+    int ntimes;
+};
+
+struct lopt_value {
+    Value *v;
+    int owned;            /* the root owns the Value tree */
+    struct lopt_value *items;
+};
+
+/* The sink of diagnostics for src (ir/diag.h), and where they print. */
+void api_bind(lopt_context *ctx, Source *src);
+/* An error about the call as a whole ("lopt: error: ..."); returns -1. */
+int api_fail(lopt_context *ctx, const char *fmt, ...) LOPT_PRINTF(2, 3);
+/* The same, printed to out (a module's Source.out, which the pass manager
+ * takes for its report during a step) rather than the context's stream. */
+int api_vfail(lopt_context *ctx, FILE *out, const char *fmt, va_list ap);
+/* Where reports go: the caller's stream or the context's buffer. */
+FILE *api_report(lopt_context *ctx);
+char *api_strdup(const char *s);
+/* Runs the pipeline with --verify-exec's runs (in run.c); finish is called
+ * after the pipeline, before the summary: 0, or -1 after reporting. */
+int api_apply_checked(lopt_context *ctx, lopt_module *m, PassCtx *pc, lopt_pipeline *p,
+                      int (*finish)(lopt_context *ctx, PassCtx *pc));
+
+#endif

@@ -1,0 +1,709 @@
+/* Running a module's Relax function: its inputs (given, read from .npy
+ * files, or seeded, with the symbolic dimensions they bind), the run, the
+ * outputs as values, and --verify-exec's runs after every pass. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../interp/memo.h"
+#include "internal.h"
+
+/* The most memory --verify-exec's call cache takes (tensors it keeps). */
+#define EXEC_CACHE_BYTES ((size_t)1 << 30)
+
+/* One call's runs: the module's source for diagnostics, the inputs made
+ * once, and --verify-exec's reference outputs and cache. */
+typedef struct Exec {
+    lopt_context *ctx;
+    Source *src;
+    const char *entry;
+    Value **inputs;
+    int ninputs;
+    Value *reference;     /* --verify-exec: the outputs before the pipeline */
+    int checked;          /* --verify-exec: passes after which the outputs matched */
+    int outputs;          /* tensors compared after each */
+    int inexact;          /* some matched within the ulp tolerance only */
+    Memo *memo;           /* --verify-exec: calls of earlier runs, replayed (interp/memo.h) */
+    char *note;           /* where check_exec says what it compared (PassCtx.after_note), or NULL */
+    size_t note_cap;
+} Exec;
+
+/* An error about the run as a whole, where the module's diagnostics go. */
+static int fail(Exec *x, const char *fmt, ...) LOPT_PRINTF(2, 3);
+static int fail(Exec *x, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    api_vfail(x->ctx, x->src->out, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* ---- inputs ---- */
+
+static Input *new_input(lopt_context *ctx, InputKind kind, const char *name, const char *arg)
+{
+    if (ctx->ninputs == ctx->capinputs) {
+        ctx->capinputs = ctx->capinputs ? 2 * ctx->capinputs : 4;
+        Input *g = realloc(ctx->inputs, (size_t)ctx->capinputs * sizeof *g);
+        if (!g)
+            abort();
+        ctx->inputs = g;
+    }
+    Input *in = &ctx->inputs[ctx->ninputs++];
+    size_t n = strlen(name) + (arg ? strlen(arg) : 0) + 2;
+    in->kind = kind;
+    in->name = api_strdup(name);
+    in->arg = arg ? api_strdup(arg) : NULL;
+    if (!(in->spec = malloc(n)))
+        abort();
+    snprintf(in->spec, n, arg ? "%s=%s" : "%s", name, arg);
+    in->t = NULL;
+    return in;
+}
+
+int lopt_add_input(lopt_context *ctx, const char *name, const lopt_tensor *t)
+{
+    DType dt;
+    if (dtype_parse(t->dtype, &dt) || dtype_size(dt) == 0)
+        return api_fail(ctx, "input %s: lopt has no dtype '%s'", name, t->dtype);
+    if (t->ndim < 0 || t->ndim > TENSOR_MAX_RANK)
+        return api_fail(ctx, "input %s: rank %d is above the limit of %d", name, t->ndim, TENSOR_MAX_RANK);
+    Tensor *x = tensor_new(dt, t->ndim, t->shape);
+    if (!x)
+        return api_fail(ctx, "input %s is too large", name);
+    if ((size_t)x->count * (size_t)dtype_size(dt) != t->nbytes) {
+        tensor_free(x);
+        return api_fail(ctx, "input %s: %zu bytes of data for %lld elements of %s", name, t->nbytes,
+                        (long long)x->count, t->dtype);
+    }
+    if (t->nbytes)
+        memcpy(x->data, t->data, t->nbytes);
+    new_input(ctx, IN_TENSOR, name, NULL)->t = x;
+    return 0;
+}
+
+void lopt_add_input_file(lopt_context *ctx, const char *name, const char *path)
+{
+    new_input(ctx, IN_FILE, name, path);
+}
+
+void lopt_add_input_shape(lopt_context *ctx, const char *name, const char *dims)
+{
+    new_input(ctx, IN_SHAPE, name, dims);
+}
+
+void lopt_clear_inputs(lopt_context *ctx)
+{
+    for (int i = 0; i < ctx->ninputs; i++) {
+        free(ctx->inputs[i].name);
+        free(ctx->inputs[i].spec);
+        free(ctx->inputs[i].arg);
+        tensor_free(ctx->inputs[i].t);
+    }
+    ctx->ninputs = 0;
+}
+
+static const char *what_of(const Input *in)
+{
+    return in->kind == IN_FILE ? "--input" : in->kind == IN_SHAPE ? "--shape" : "input";
+}
+
+/* The input of kind (IN_SHAPE, or a file or tensor) for parameter name, or NULL. */
+static const Input *input_for(const lopt_context *ctx, int shape, const char *name)
+{
+    for (int k = 0; k < ctx->ninputs; k++)
+        if ((ctx->inputs[k].kind == IN_SHAPE) == shape && strcmp(ctx->inputs[k].name, name) == 0)
+            return &ctx->inputs[k];
+    return NULL;
+}
+
+static Func *find_func(Module *m, const char *name)
+{
+    for (int i = 0; i < m->nfuncs; i++)
+        if (strcmp(m->funcs[i]->name->str, name) == 0)
+            return m->funcs[i];
+    return NULL;
+}
+
+/* Parses D,D,... into v; returns the count, or -1. */
+static int parse_ints(const char *s, int64_t *v, int max, int64_t min)
+{
+    int n = 0;
+    for (;;) {
+        char *end;
+        errno = 0;
+        if (n == max || !(*s >= '0' && *s <= '9'))
+            return -1;
+        long long x = strtoll(s, &end, 10);
+        if (errno || x < min)
+            return -1;
+        v[n++] = x;
+        if (*end == 0)
+            return n;
+        if (*end != ',')
+            return -1;
+        s = end + 1;
+    }
+}
+
+/* The symbolic dimensions of the parameters bound so far, from the shapes
+ * of the inputs given and of --shape options. */
+typedef struct Dims {
+    const Var *var[64];
+    int64_t val[64];
+    const char *from[64];     /* the parameter that bound it */
+    int n;
+} Dims;
+
+/* The value of a dimension of a declared shape: an integer, a bound
+ * symbolic variable, or arithmetic on them; -1 (with *unbound the first
+ * variable not bound) otherwise. */
+static int dim_of(const Dims *D, const Expr *e, int64_t *v, const Var **unbound)
+{
+    int64_t a, b;
+    switch (e->kind) {
+    case E_INT: *v = e->u.i.v; return 0;
+    case E_VAR:
+        for (int i = 0; i < D->n; i++)
+            if (D->var[i] == e->u.var)
+                return *v = D->val[i], 0;
+        if (!*unbound)
+            *unbound = e->u.var;
+        return -1;
+    case E_BIN:
+        if (dim_of(D, e->u.bin.a, &a, unbound) || dim_of(D, e->u.bin.b, &b, unbound))
+            return -1;
+        switch (e->u.bin.op) {
+        case B_ADD: return __builtin_add_overflow(a, b, v) ? -1 : 0;
+        case B_SUB: return __builtin_sub_overflow(a, b, v) ? -1 : 0;
+        case B_MUL: return __builtin_mul_overflow(a, b, v) ? -1 : 0;
+        case B_FLOORDIV: return b > 0 && a >= 0 ? (*v = a / b, 0) : -1;
+        default: return -1;
+        }
+    default: return -1;
+    }
+}
+
+/* Every input given names a parameter of f (those of shapes second). */
+static int names_params(Exec *x, const Func *f, int shapes)
+{
+    for (int k = 0; k < x->ctx->ninputs; k++) {
+        const Input *in = &x->ctx->inputs[k];
+        if ((in->kind == IN_SHAPE) != shapes)
+            continue;
+        int found = 0;
+        for (int i = 0; i < f->nparams; i++)
+            found |= strcmp(f->params[i]->name->str, in->name) == 0;
+        if (!found)
+            return fail(x, "%s %s: %s has no parameter '%s'", what_of(in), in->spec, x->entry, in->name);
+    }
+    return 0;
+}
+
+/* Binds the symbolic dimensions of p's declared shape to shape (what an
+ * input or --shape gave), checking the constant ones and those bound already. */
+static int bind_shape(Exec *x, Dims *D, const Var *p, const char *what, int nd, const int64_t *shape)
+{
+    Source *src = x->src;
+    const StructInfo *s = p->sinfo;
+    char have[160];
+    size_t len = (size_t)snprintf(have, sizeof have, "(");
+    for (int d = 0; d < nd && len < sizeof have; d++)
+        len += (size_t)snprintf(have + len, sizeof have - len, "%s%lld", d ? ", " : "", (long long)shape[d]);
+    if (len < sizeof have)
+        snprintf(have + len, sizeof have - len, "%s)", nd == 1 ? "," : "");
+    if (!s || s->kind != SI_TENSOR || !s->shape)
+        return 0;
+    if (s->ndim != nd)
+        return diag_error(src, p->loc, "%s %s: the shape %s has rank %d, but %s declares '%s' of rank %d", what,
+                          p->name->str, have, nd, x->entry, p->name->str, s->ndim);
+    for (int d = 0; d < nd; d++) {
+        const Expr *e = s->shape[d];
+        const Var *unbound = NULL;
+        int64_t v;
+        if (dim_of(D, e, &v, &unbound) == 0) {
+            if (v != shape[d]) {
+                const char *from = NULL;
+                for (int i = 0; e->kind == E_VAR && i < D->n; i++)
+                    if (D->var[i] == e->u.var)
+                        from = D->from[i];
+                if (from)
+                    return diag_error(src, p->loc, "%s %s: dimension %d is %lld, but %s is %lld (from '%s')", what,
+                                      p->name->str, d, (long long)shape[d], e->u.var->name->str, (long long)v, from);
+                return diag_error(src, p->loc, "%s %s: dimension %d is %lld, but %s declares %lld there", what,
+                                  p->name->str, d, (long long)shape[d], x->entry, (long long)v);
+            }
+        } else if (e->kind == E_VAR && e->u.var->kind == VAR_SYM && D->n < 64) {
+            D->var[D->n] = e->u.var;
+            D->val[D->n] = shape[d];
+            D->from[D->n++] = p->name->str;
+        }
+    }
+    return 0;
+}
+
+/* A given tensor (from a file or the caller) for parameter p, checked
+ * against p's declared type; NULL after reporting. */
+static Tensor *given_tensor(Exec *x, const Var *p, const Input *in)
+{
+    Tensor *t;
+    if (in->kind == IN_FILE) {
+        char err[512];
+        if (!(t = tensor_read_npy(in->arg, err, sizeof err))) {
+            fail(x, "--input %s: %s", p->name->str, err);
+            return NULL;
+        }
+    } else if (!(t = tensor_clone(in->t))) {
+        fail(x, "out of memory");
+        return NULL;
+    }
+    DType dt;
+    int nd;
+    int64_t shape[TENSOR_MAX_RANK];
+    int known = interp_param_shape(p, &dt, &nd, shape) == 0;
+    if ((known && (t->ndim != nd || memcmp(t->shape, shape, (size_t)nd * sizeof *shape))) ||
+        (p->sinfo && p->sinfo->kind == SI_TENSOR && p->sinfo->dtype != DT_VOID && t->dtype != p->sinfo->dtype)) {
+        char have[160], want[160];
+        type_str(have, sizeof have, dtype_name(t->dtype), t->ndim, t->shape);
+        if (known)
+            type_str(want, sizeof want, dtype_name(dt), nd, shape);
+        else
+            snprintf(want, sizeof want, "%s", dtype_name(p->sinfo->dtype));
+        fail(x, "%s %s: the %s holds %s, but %s declares %s", what_of(in), p->name->str,
+                 in->kind == IN_FILE ? "file" : "array", have, x->entry, want);
+        tensor_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* The inputs of f: given, of the --shape given, else of the declared
+ * shape, whose symbolic dimensions the given ones and --shape bind. */
+static int make_inputs(Exec *x, Func *f)
+{
+    lopt_context *ctx = x->ctx;
+    Dims D = { .n = 0 };
+    x->ninputs = f->nparams;
+    x->inputs = calloc((size_t)f->nparams + 1, sizeof *x->inputs);
+    if (!x->inputs)
+        abort();
+    if (names_params(x, f, 0) || names_params(x, f, 1))
+        return -1;
+    /* the inputs given and the --shape options first: they bind the dimensions */
+    for (int i = 0; i < f->nparams; i++) {
+        const Var *p = f->params[i];
+        const Input *in = input_for(ctx, 0, p->name->str), *given = input_for(ctx, 1, p->name->str);
+        if (in && given)
+            return fail(x, "--shape %s=%s: '%s' is read from a file with --input already", p->name->str,
+                            given->arg, p->name->str);
+        if (in) {
+            Tensor *t = given_tensor(x, p, in);
+            if (!t)
+                return -1;
+            x->inputs[i] = value_tensor(t);
+            if (bind_shape(x, &D, p, what_of(in), t->ndim, t->shape))
+                return -1;
+        } else if (given) {
+            int64_t shape[TENSOR_MAX_RANK];
+            int nd = strcmp(given->arg, "") == 0 ? 0 : parse_ints(given->arg, shape, TENSOR_MAX_RANK, 0);
+            if (nd < 0)
+                return fail(x, "--shape %s=%s: expected up to %d extents separated by commas, as in 2,3,8,8",
+                                p->name->str, given->arg, TENSOR_MAX_RANK);
+            if (bind_shape(x, &D, p, "--shape", nd, shape))
+                return -1;
+        }
+    }
+    for (int i = 0; i < f->nparams; i++) {
+        const Var *p = f->params[i];
+        const StructInfo *s = p->sinfo;
+        if (x->inputs[i])
+            continue;
+        if (s && s->kind == SI_TENSOR && s->ndim > TENSOR_MAX_RANK)
+            return diag_error(x->src, p->loc, "cannot make an input for '%s': its rank %d is above the limit of %d",
+                              p->name->str, s->ndim, TENSOR_MAX_RANK);
+        if (s && s->kind == SI_PRIM && s->value && !dtype_is_float(s->dtype)) {
+            /* R.Prim(value=n): n's value, from what the tensors' shapes bound */
+            int64_t v;
+            const Var *unbound = NULL;
+            if (dim_of(&D, s->value, &v, &unbound))
+                return diag_error(x->src, p->loc, "cannot make an input for '%s': its value %s is not bound by the "
+                                  "other inputs' shapes", p->name->str, unbound ? unbound->name->str : "expression");
+            if (!(x->inputs[i] = value_prim_int(s->dtype == DT_VOID ? DT_INT64 : s->dtype, v)))
+                return diag_error(x->src, p->loc, "cannot make an input for '%s'", p->name->str);
+            continue;
+        }
+        char why[320];
+        if (s && s->kind == SI_TUPLE && !(x->inputs[i] = interp_seed_tuple(f, i, ctx->seed, why, sizeof why)))
+            return diag_error(x->src, p->loc, "cannot make an input for '%s': %s", p->name->str, why);
+        if (x->inputs[i])
+            continue;
+        if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim > TENSOR_MAX_RANK)
+            return diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type with a shape "
+                              "and a dtype (or give it with --input)", p->name->str);
+        int64_t shape[TENSOR_MAX_RANK];
+        const Input *given = input_for(ctx, 1, p->name->str);
+        int nd = s->ndim;
+        if (given) {
+            nd = strcmp(given->arg, "") == 0 ? 0 : parse_ints(given->arg, shape, TENSOR_MAX_RANK, 0);
+        } else {
+            for (int d = 0; d < nd; d++) {
+                const Var *unbound = NULL;
+                if (dim_of(&D, s->shape[d], &shape[d], &unbound) || shape[d] < 0) {
+                    if (unbound)
+                        return diag_error(x->src, p->loc, "cannot make an input for '%s': its dimension %s is not "
+                                          "bound; give --shape %s=D,D,... or --input %s=FILE.npy", p->name->str,
+                                          unbound->name->str, p->name->str, p->name->str);
+                    return diag_error(x->src, p->loc, "cannot make an input for '%s': dimension %d has no value",
+                                      p->name->str, d);
+                }
+            }
+        }
+        Tensor *t = tensor_new(s->dtype, nd, shape);
+        if (!t)
+            return diag_error(x->src, p->loc, "input '%s' is too large to make", p->name->str);
+        interp_fill_param(f, i, t, ctx->seed);
+        x->inputs[i] = value_tensor(t);
+    }
+    return 0;
+}
+
+static int run_entry(Exec *x, Module *m, Value **out)
+{
+    Func *f = find_func(m, x->entry);
+    if (!f)
+        return fail(x, "the module has no function '%s' to run", x->entry);
+    if (f->kind == F_PRIM && x->ctx->ninputs)
+        return fail(x, "'%s' is a PrimFunc, which runs on seeded buffers: inputs and --shape go with a Relax function",
+                    x->entry);
+    if (f->kind == F_RELAX && !x->inputs && make_inputs(x, f))
+        return -1;
+    Interp *in = interp_new(m);
+    interp_set_max_steps(in, x->ctx->max_steps);
+    interp_set_threads(in, x->ctx->threads);
+    interp_set_batches(in, x->ctx->batch);
+    interp_set_memo(in, x->memo);
+    InterpError err = { { 0, 0 }, "" };
+    int r = f->kind == F_PRIM ? interp_run_prim_seeded(in, f, x->ctx->seed, out, &err)
+                              : interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
+    x->ctx->par_loops += interp_par_loops(in);
+    interp_free(in);
+    if (r) {
+        if (err.loc.line)
+            diag_error(x->src, err.loc, "%s", err.msg);
+        else
+            fail(x, "%s", err.msg);
+    }
+    return r;
+}
+
+static void exec_done(Exec *x)
+{
+    if (x->memo) {
+        int64_t hits, misses;
+        memo_counts(x->memo, &hits, &misses);
+        x->ctx->replayed += hits;
+        x->ctx->executed += misses;
+        memo_free(x->memo);
+    }
+    for (int i = 0; i < x->ninputs; i++)
+        value_free(x->inputs[i]);
+    free(x->inputs);
+    value_free(x->reference);
+}
+
+/* ---- values ---- */
+
+static lopt_value *wrap(lopt_value *w, Value *v)
+{
+    w->v = v;
+    w->items = NULL;
+    if (v->kind == VAL_TUPLE && v->n) {
+        if (!(w->items = calloc((size_t)v->n, sizeof *w->items)))
+            abort();
+        for (int i = 0; i < v->n; i++)
+            wrap(&w->items[i], v->items[i]);
+    }
+    return w;
+}
+
+static void unwrap(lopt_value *w)
+{
+    if (w->items)
+        for (int i = 0; i < w->v->n; i++)
+            unwrap(&w->items[i]);
+    free(w->items);
+}
+
+int lopt_run(lopt_context *ctx, lopt_module *mod, const char *entry, lopt_value **out)
+{
+    api_bind(ctx, &mod->src);
+    Exec x = { .ctx = ctx, .src = &mod->src, .entry = entry ? entry : "main" };
+    Value *v = NULL;
+    int r = run_entry(&x, mod->m, &v);
+    exec_done(&x);
+    *out = NULL;
+    if (r)
+        return -1;
+    lopt_value *w = malloc(sizeof *w);
+    if (!w)
+        abort();
+    wrap(w, v)->owned = 1;
+    *out = w;
+    return 0;
+}
+
+void lopt_value_free(lopt_value *w)
+{
+    if (!w)
+        return;
+    Value *v = w->v;
+    unwrap(w);
+    value_free(v);
+    free(w);
+}
+
+lopt_value_kind lopt_value_kind_of(const lopt_value *w)
+{
+    switch (w->v->kind) {
+    case VAL_TUPLE: return LOPT_VALUE_TUPLE;
+    case VAL_SHAPE: return LOPT_VALUE_SHAPE;
+    case VAL_PRIM: return LOPT_VALUE_PRIM;
+    default: return LOPT_VALUE_TENSOR;
+    }
+}
+
+int lopt_value_tuple_size(const lopt_value *w)
+{
+    return w->v->kind == VAL_TUPLE ? w->v->n : 0;
+}
+
+const lopt_value *lopt_value_tuple_item(const lopt_value *w, int i)
+{
+    return w->v->kind == VAL_TUPLE && i >= 0 && i < w->v->n ? &w->items[i] : NULL;
+}
+
+int lopt_value_tensor(const lopt_value *w, lopt_tensor *t)
+{
+    const Tensor *x = w->v->kind == VAL_TUPLE ? NULL : w->v->t;
+    if (!x)
+        return -1;
+    t->dtype = dtype_name(x->dtype);
+    t->ndim = x->ndim;
+    t->shape = x->shape;
+    t->data = x->data;
+    t->nbytes = (size_t)x->count * (size_t)dtype_size(x->dtype);
+    return 0;
+}
+
+/* The tensors of a result, flattened, named output, output0, output1, ...
+ * (a shape as the int64 tensor of its dimensions) */
+static int flatten(Value *v, Tensor **ts, int n, int cap)
+{
+    if (v->kind != VAL_TUPLE) {
+        if (n < cap)
+            ts[n] = v->t;
+        return n + 1;
+    }
+    for (int i = 0; i < v->n; i++)
+        n = flatten(v->items[i], ts, n, cap);
+    return n;
+}
+
+/* The tensors of v in order, as many as it has (malloc'd; NULL when out of
+ * memory), their count in *n. */
+static Tensor **flat_tensors(Value *v, int *n)
+{
+    *n = flatten(v, NULL, 0, 0);
+    Tensor **ts = malloc(((size_t)*n + 1) * sizeof *ts);
+    if (ts)
+        flatten(v, ts, 0, *n);
+    return ts;
+}
+
+/* A tensor result is output; the tensors of a tuple result, even of one,
+ * are output0, output1, ... */
+static void output_name(char *buf, size_t cap, int i, const Value *v)
+{
+    if (v->kind != VAL_TUPLE)
+        snprintf(buf, cap, "output");
+    else
+        snprintf(buf, cap, "output%d", i);
+}
+
+/* The i-th value flattened (the order of flatten), or NULL. */
+static const Value *leaf(const Value *v, int *i)
+{
+    if (v->kind != VAL_TUPLE)
+        return (*i)-- == 0 ? v : NULL;
+    for (int k = 0; k < v->n; k++) {
+        const Value *l = leaf(v->items[k], i);
+        if (l)
+            return l;
+    }
+    return NULL;
+}
+
+/* mkdir -p: dir and the directories above it that do not exist. */
+static int make_dirs(const char *dir)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != 0)
+            continue;
+        char c = *p;
+        *p = 0;
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = c;
+        if (!c)
+            break;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
+int lopt_value_report(lopt_context *ctx, const lopt_value *w, FILE *f, const char *dir)
+{
+    Value *v = w->v;
+    if (dir && make_dirs(dir))
+        return api_fail(ctx, "cannot create the directory '%s': %s", dir, strerror(errno));
+    int n;
+    Tensor **ts = flat_tensors(v, &n);
+    if (!ts)
+        return api_fail(ctx, "out of memory");
+    for (int i = 0; i < n; i++) {
+        char name[32];
+        output_name(name, sizeof name, i, v);
+        int at = i;
+        const Value *l = leaf(v, &at);
+        char text[512];
+        if (l && (l->kind == VAL_SHAPE || l->kind == VAL_PRIM)) {
+            if (l->kind == VAL_SHAPE)
+                value_shape_text(l, text, sizeof text);
+            else
+                value_prim_text(l, text, sizeof text);
+            if (f)
+                fprintf(f, "%s: %s\n", name, text);
+        } else if (f) {
+            tensor_summary(f, name, ts[i]);
+        }
+        if (dir) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s.npy", dir, name);
+            if (tensor_write_npy(ts[i], path)) {
+                api_fail(ctx, "cannot write '%s': %s", path,
+                         ts[i]->dtype == DT_BFLOAT16 ? "NumPy has no bfloat16" : strerror(errno));
+                free(ts);
+                return -1;
+            }
+        }
+    }
+    free(ts);
+    return 0;
+}
+
+/* ---- --verify-exec ---- */
+
+/* After each pass, main's outputs must equal the reference. */
+static int check_exec(Module *m, const char *pass, void *data)
+{
+    Exec *x = data;
+    Value *now = NULL;
+    if (run_entry(x, m, &now))
+        return fail(x, "%s no longer runs after pass '%s'", x->entry, pass);
+    int na, nb;
+    Tensor **a = flat_tensors(x->reference, &na), **b = flat_tensors(now, &nb);
+    int status = 0, inexact = 0;
+    if (!a || !b)
+        status = fail(x, "out of memory");
+    else if (na != nb)
+        status = fail(x, "pass '%s' changed the number of outputs of %s from %d to %d", pass, x->entry, na, nb);
+    for (int i = 0; i < na && !status; i++) {
+        int64_t at = 0;
+        char name[32], idx[256];
+        output_name(name, sizeof name, i, x->reference);
+        int r = tensor_compare(a[i], b[i], 0, &at);
+        if (r == 1 && x->ctx->ulp > 0 && tensor_compare(a[i], b[i], x->ctx->ulp, &at) == 0) {
+            r = 0;
+            x->inexact = inexact = 1;
+        }
+        if (r == 2) {
+            status = fail(x, "pass '%s' changed the shape or dtype of %s", pass, name);
+        } else if (r == 1) {
+            tensor_index_text(a[i], at, idx, sizeof idx);
+            status = fail(x, "pass '%s' changed %s%s: %.9g before, %.9g after%s", pass, name, idx,
+                              tensor_getf(a[i], at), tensor_getf(b[i], at),
+                              tensor_is_poison(b[i], at) ? " (undefined padding)" : "");
+        }
+    }
+    free(a);
+    free(b);
+    value_free(now);
+    if (!status) {
+        x->checked++;
+        x->outputs = na;
+        if (x->note && inexact)
+            snprintf(x->note, x->note_cap, "%d output%s, within %lld ULP", na, na == 1 ? "" : "s",
+                     (long long)x->ctx->ulp);
+        else if (x->note)
+            snprintf(x->note, x->note_cap, "%d output%s, bit-exact", na, na == 1 ? "" : "s");
+    }
+    return status;
+}
+
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* --verify-exec's last word on success: what was compared, how, and how long it took. */
+static void exec_summary(const Exec *x, FILE *f, double t0)
+{
+    char how[64];
+    if (x->inexact)
+        snprintf(how, sizeof how, "within %lld ULP", (long long)x->ctx->ulp);
+    else
+        snprintf(how, sizeof how, "bit-exact");
+    fprintf(f, "lopt: verify-exec: %d pass%s checked, %d output%s compared after each, %s, in %.3f s\n",
+            x->checked, x->checked == 1 ? "" : "es", x->outputs, x->outputs == 1 ? "" : "s", how, seconds() - t0);
+}
+
+int api_apply_checked(lopt_context *ctx, lopt_module *mod, PassCtx *pc, lopt_pipeline *p,
+                      int (*finish)(lopt_context *ctx, PassCtx *pc))
+{
+    Exec x = { .ctx = ctx, .src = &mod->src, .entry = ctx->entry ? ctx->entry : "main", .note = pc->after_note,
+               .note_cap = sizeof pc->after_note };
+    double t0 = seconds();
+    pc->after_pass = check_exec;
+    pc->after_data = &x;
+    if (ctx->exec_cache)
+        x.memo = memo_new(EXEC_CACHE_BYTES);
+    int r = -1;
+    if (!run_entry(&x, mod->m, &x.reference)) {
+        r = pipeline_run(&p->p, mod->m, pc) ? -1 : 0;
+        x.note = NULL;
+        r = finish(ctx, pc) || r ? -1 : 0;
+    }
+    if (!r) {
+        Tensor *ts[1];
+        x.outputs = flatten(x.reference, ts, 0, 1);
+        exec_summary(&x, pc->dump, t0);
+    }
+    exec_done(&x);
+    return r;
+}

@@ -1,0 +1,377 @@
+"""Tests of the Python module lopt against the command line (LOPT names the
+binary, ./lopt by default): the same text, the same diagnostics, the same
+outputs byte for byte on every execution test."""
+import glob
+import os
+import shlex
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import lopt
+
+# modules with unknown operators warn; test_warnings checks that they do
+pytestmark = pytest.mark.filterwarnings("ignore:.*lopt does not know:UserWarning")
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SUITE = os.path.join(TOP, "testsuite")
+LOPT = os.environ.get("LOPT", os.path.join(TOP, "lopt"))
+
+
+def cli(*args, cwd=SUITE):
+    return subprocess.run([LOPT, *args], cwd=cwd, capture_output=True, text=True)
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def test_version_and_help():
+    assert lopt.__version__ == cli("--version").stdout.split()[1]
+    for obj in (lopt, lopt.parse, lopt.passes, lopt.Module, lopt.Module.apply, lopt.Module.script,
+                lopt.Module.run, lopt.Module.explain, lopt.IndexMap, lopt.IndexMap.inverse,
+                lopt.IndexMap.compose, lopt.IndexMap.apply, lopt.Error):
+        assert obj.__doc__ and len(obj.__doc__) > 20, obj
+    names = [p[0] for p in lopt.passes()]
+    assert "plan" in names and "fold" in names
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(TOP, "examples", "*.tir"))))
+def test_print_as_cli(path):
+    m = lopt.parse(read(path), name=path)
+    assert str(m) == cli(path).stdout
+    assert m.script(style="tvm") == cli("--print-style=tvm", path).stdout
+
+
+def test_tvm_round_trip():
+    # the TVM user's round trip: text from mod.script() in, TVM's spelling out, read back the same
+    for path in sorted(glob.glob(os.path.join(SUITE, "roundtrip", "tvm", "*.tir")))[:20]:
+        m = lopt.parse(read(path), name=path)
+        back = lopt.parse(m.script(style="tvm"))
+        strip = lambda s: "\n".join(l for l in s.splitlines() if not l.startswith("# from tvm.script")).strip()
+        assert strip(str(back)) == strip(str(m)), path
+
+
+@pytest.mark.parametrize("pipeline,example", [
+    ("hoist,flow,fold", "conv_add_conv_nchwc.tir"),
+    ("convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold", "conv_relu_conv_nhwc.tir"),
+    ("legalize", "conv_sum_nhwc.tir"),
+])
+def test_apply_as_cli(pipeline, example):
+    path = os.path.join(TOP, "examples", example)
+    m = lopt.parse(read(path), name=path)
+    before = str(m)
+    out = m.apply(pipeline, verify_exec=True)
+    assert str(out) == cli("--pass=" + pipeline, path).stdout
+    assert str(m) == before
+    # the result applies again, and its own copies are equal
+    assert str(out.apply("verify")) == str(out)
+
+
+def test_explain_records():
+    path = os.path.join(TOP, "examples", "conv_add_conv_nchwc.tir")
+    m = lopt.parse(read(path), name="conv.tir")
+    records = m.explain("hoist,flow,fold")
+    lines = cli("--pass=hoist,flow,fold", "--explain", path, cwd=TOP).stderr.splitlines()
+    assert len(records) == len(lines)
+    for r, line in zip(records, lines):
+        where = "conv.tir:%d:%d" % (r.line, r.column) if r.line else "conv.tir"
+        assert line.replace(path, "conv.tir") == "%s: %s: %s" % (where, r.pass_name, r.message)
+
+
+def first_error(stderr):
+    for line in stderr.splitlines():
+        if ": error: " in line:
+            return line
+    return None
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(SUITE, "errors", "*.tir"))))
+def test_errors_as_cli(path):
+    with open(path, "rb") as f:
+        args = f.readline().decode()
+    if args.strip() != "# lopt: %s":
+        pytest.skip("not a plain read")
+    got = cli(os.path.relpath(path, SUITE))
+    name = os.path.relpath(path, SUITE)
+    with open(path, "rb") as f:
+        text = f.read()
+    if got.returncode == 0:
+        lopt.parse(text, name=name)
+        return
+    with pytest.raises(lopt.Error) as e:
+        lopt.parse(text, name=name)
+    d = e.value.diagnostics[0]
+    assert first_error(str(e.value)) == first_error(got.stderr)
+    assert d.severity == "error" and d.file == name
+    if d.line:
+        # the command line shows the line, or a window of a long one
+        shown = got.stderr.splitlines()[1]
+        shown = shown[3:] if shown.startswith("...") else shown
+        shown = shown[:-3] if shown.endswith("...") else shown
+        assert shown in d.source_line or "\\x" in shown
+
+
+def run_args(path):
+    """The arguments of an exec test as keyword arguments of parse, apply and run; None when it is not one."""
+    words = shlex.split(read(path).splitlines()[0][len("# lopt: "):])
+    if "--run" not in words or "--split-input-file" in words:
+        return None
+    parse, run, pipeline, verify = {}, {"inputs": {}, "shapes": {}}, [], False
+    i = 0
+    while i < len(words):
+        w = words[i]
+        value = lambda: words[i + 1]
+        if w in ("--run", "%s", "--time-passes", "--no-batch", "--no-exec-cache"):
+            pass
+        elif w.startswith("--verify-exec"):
+            verify = True
+        elif w.startswith("--pass="):
+            pipeline.append(w[7:])
+        elif w == "--pass":
+            pipeline.append(value()); i += 1
+        elif w.startswith("--constants="):
+            parse["constants"] = os.path.join(SUITE, w[12:])
+        elif w.startswith("-j"):
+            if w == "-j":
+                i += 1
+            run["threads"] = 2
+        elif w in ("--seed", "--max-steps", "--input", "--shape", "--output-dir") or w.split("=")[0] in (
+                "--seed", "--max-steps", "--input", "--shape", "--output-dir"):
+            key, val = (w.split("=", 1) if "=" in w and w.startswith("--") else (w, None))
+            if val is None:
+                val = value(); i += 1
+            if key == "--seed":
+                run["seed"] = int(val)
+            elif key == "--max-steps":
+                run["max_steps"] = int(val)
+            elif key == "--input":
+                name, f = val.split("=", 1)
+                run["inputs"][name] = np.load(os.path.join(SUITE, f))
+            elif key == "--shape":
+                name, dims = val.split("=", 1)
+                run["shapes"][name] = [int(d) for d in dims.split(",") if d]
+        else:
+            return None
+        i += 1
+    return parse, run, ",".join(pipeline), verify
+
+
+def flatten(value):
+    if isinstance(value, tuple):
+        out = []
+        for v in value:
+            out.extend(flatten(v))
+        return out
+    return [value]
+
+
+EXEC = sorted(glob.glob(os.path.join(SUITE, "exec", "*.tir")))
+
+
+@pytest.mark.parametrize("path", EXEC, ids=[os.path.basename(p) for p in EXEC])
+def test_run_as_cli(path, tmp_path):
+    try:
+        spec = run_args(path)
+    except (OSError, ValueError):
+        spec = None   # an input file that is not there, a malformed one: the test is about the error
+    if spec is None:
+        pytest.skip("arguments the module does not take: " + read(path).splitlines()[0])
+    parse, run, pipeline, verify = spec
+    name = os.path.relpath(path, SUITE)
+    words = shlex.split(read(path).splitlines()[0][len("# lopt: "):])
+    words = [w for i, w in enumerate(words) if w != "%s" and not w.startswith("--output-dir")
+             and (i == 0 or words[i - 1] != "--output-dir")]
+    got = cli(*words, "--output-dir", str(tmp_path), name)
+    try:
+        m = lopt.parse(read(path), name=name, **parse)
+        if pipeline:
+            m = m.apply(pipeline, verify_exec=verify)
+        result = m.run(**run)
+    except lopt.Error as e:
+        assert got.returncode != 0, str(e)
+        # an array given is "input x: the array", a file "--input x: the file"
+        same = lambda s: s and s.replace("--input", "input").replace("--shape", "shape").replace(
+            "the file holds", "the array holds")
+        want = first_error(got.stderr)
+        assert same(first_error(str(e))) == same(want) or want is None
+        return
+    assert got.returncode == 0, got.stderr
+    outs = flatten(result)
+    files = sorted(os.listdir(tmp_path))
+    assert len(files) == len(outs)
+    for i, out in enumerate(outs):
+        fname = "output.npy" if not isinstance(result, tuple) else "output%d.npy" % i
+        want = np.load(os.path.join(tmp_path, fname))
+        assert want.dtype == out.dtype and want.shape == out.shape
+        assert want.tobytes() == out.tobytes(), fname
+
+
+def test_index_map_as_cli():
+    m = lopt.IndexMap("NCHW:NCHW4c", shape=(1, 6, 8, 8))
+    lines = cli("--map", "NCHW:NCHW4c", "--shape", "1,6,8,8", "--apply", "0,5,1,2").stdout.splitlines()
+    assert lines[0] == "map: " + str(m)
+    assert lines[2] == "apply: (0, 5, 1, 2) -> %s" % (m.apply((0, 5, 1, 2)),)
+    assert lines[3] == "kind: " + m.kind
+    assert lines[4] == "inverse: " + str(m.inverse())
+    assert lines[5] == "padding: " + m.padding
+    assert m.output_shape == (1, 2, 8, 8, 4) and m.shape == (1, 6, 8, 8)
+    inv = cli("--map", "NCHW:NCHW4c", "--shape", "1,6,8,8", "--inverse").stdout.splitlines()
+    assert inv[0] == "map: " + str(m.inverse()) and inv[2] == "padding: " + m.inverse().padding
+    nhwc = lopt.IndexMap("NCHW:NHWC", shape=(1, 8, 2, 3))
+    back = lopt.IndexMap("NHWC:NCHW", shape=nhwc.output_shape)
+    assert nhwc.compose(back).kind == "identity" and nhwc.compose(back).padding is None
+    with pytest.raises(lopt.Error):
+        lopt.IndexMap("lambda i, j: (i + j,)", shape=(4, 4)).inverse()
+    with pytest.raises(lopt.Error) as e:
+        lopt.IndexMap("lambda i: (i // 0,)", shape=(4,))
+    assert e.value.diagnostics[0].file == "<map>"
+    with pytest.raises(lopt.Error):
+        m.apply((0, 6, 0, 0))
+
+
+ADD = """@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32"), y: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        gv: R.Tensor((2, 3), dtype="float32") = R.add(x, y)
+        return gv
+"""
+
+
+def test_run_inputs():
+    m = lopt.parse(ADD)
+    default = m.run()
+    assert isinstance(default, np.ndarray) and default.shape == (2, 3)
+    assert np.array_equal(m.run(seed=1), default) and not np.array_equal(m.run(seed=2), default)
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    y = np.full((2, 3), 0.5, dtype="float32")
+    assert np.array_equal(m.run(inputs={"x": x, "y": y}), x + y)
+    with pytest.raises(lopt.Error) as e:
+        m.run(inputs={"nosuch": x})
+    assert "has no parameter 'nosuch'" in str(e.value)
+    # the array's byte order and strides are the caller's business
+    assert np.array_equal(m.run(inputs={"x": x.astype(">f4"), "y": np.asfortranarray(y)}), x + y)
+    with pytest.raises(lopt.Error) as e:
+        m.run(inputs={"x": x.astype("complex64")})
+    assert "lopt has no dtype 'complex64'" in str(e.value)
+    with pytest.raises(lopt.Error) as e:
+        m.run(inputs={"x": x.reshape(3, 2)})
+    assert e.value.diagnostics[0].message == "input x: the array holds float32 (3, 2), but main declares float32 (2, 3)"
+
+
+def rss_kb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def test_memory_flat():
+    # 10,000 rounds of parse, apply and run: memory stays where the first rounds left it
+    text = read(os.path.join(TOP, "examples", "relu_nchwc.tir"))
+    for i in range(10000):
+        m = lopt.parse(text, name="relu.tir")
+        out = m.apply("legalize,flow,fold").run()
+        if i == 1000:
+            start = rss_kb()
+        try:
+            m.apply("fold{depth=1}")
+        except lopt.Error:
+            pass
+    grown = rss_kb() - start
+    assert grown < 4096, "memory grew by %d kB over 9,000 rounds" % grown
+    assert out is not None
+
+
+def test_gil_released():
+    # another Python thread runs while one long call is in progress: the
+    # longest pause the main thread sees is well under the call's time
+    text = read(os.path.join(TOP, "examples", "texture_conv_nchw4c.tir"))
+    m = lopt.parse(text)
+    t0 = time.time()
+    m.run()
+    once = time.time() - t0
+    done = threading.Event()
+
+    def work():
+        m.run()
+        done.set()
+
+    t = threading.Thread(target=work)
+    last = time.time()
+    gap = 0.0
+    t.start()
+    while not done.is_set():
+        now = time.time()
+        gap = max(gap, now - last)
+        last = now
+    gap = max(gap, time.time() - last)
+    t.join()
+    # with the GIL held through the run, the pause would be the whole run
+    assert gap < once / 2, (gap, once)
+
+
+def test_readme_example(capsys):
+    # the README's Python block runs as it is, on a module of the shapes it names
+    readme = read(os.path.join(TOP, "README.md"))
+    block = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    text = read(os.path.join(TOP, "examples", "conv_add_conv_nchwc.tir"))
+    exec(compile(block, "README.md", "exec"), {"text": text})
+    assert "lambda n, c, h, w: (n, c // 4, h, w, c % 4)" in capsys.readouterr().out
+
+
+def test_apply_keeps_constants():
+    # a module read with its metadata constants copies with them
+    path = os.path.join(SUITE, "exec", "metadata_npz.tir")
+    m = lopt.parse(read(path), constants=os.path.join(SUITE, "exec", "data", "consts.npz"))
+    out = m.apply("legalize", verify_exec=True)
+    a, b = flatten(out.run()), flatten(m.run())
+    assert len(a) == len(b) == 3
+    assert all(x.dtype == y.dtype and x.tobytes() == y.tobytes() for x, y in zip(a, b))
+
+
+def test_threads_same_results():
+    # two threads on two modules give what one thread gives
+    jobs = [("conv_add_conv_nchwc.tir", "hoist,flow,fold"),
+            ("conv_relu_conv_nhwc.tir", "convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold")]
+
+    def work(example, pipeline):
+        m = lopt.parse(read(os.path.join(TOP, "examples", example)), name=example)
+        out = m.apply(pipeline, verify_exec=True)
+        return out.script(style="tvm"), out.run().tobytes()
+
+    serial = [work(*j) for j in jobs]
+    results = [[], []]
+
+    def loop(k):
+        for _ in range(5):
+            results[k].append(work(*jobs[k]))
+
+    threads = [threading.Thread(target=loop, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(2):
+        assert len(results[k]) == 5 and all(r == serial[k] for r in results[k])
+
+
+def test_apply_report(tmp_path):
+    path = os.path.join(TOP, "examples", "conv_add_conv_nchwc.tir")
+    m = lopt.parse(read(path), name="conv.tir")
+    page = tmp_path / "p.html"
+    m.apply("hoist,flow,fold", verify_exec=True, report=str(page))
+    text = page.read_text()
+    assert text.startswith("<!DOCTYPE html>") and "fold" in text
+
+
+def test_warnings():
+    text = read(os.path.join(SUITE, "errors", "vf_unknown_op_warning.tir"))
+    with pytest.warns(UserWarning, match="lopt does not know R.nn.selu"):
+        lopt.parse(text)
+    with pytest.raises(lopt.Error) as e:
+        lopt.parse(text, strict=True)
+    assert all(d.severity == "error" and "lopt does not know" in d.message for d in e.value.diagnostics)

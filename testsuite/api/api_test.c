@@ -1,0 +1,371 @@
+/* The C library through its public header alone, under AddressSanitizer:
+ * reading, errors as records, pipelines, runs, index maps, handles reused,
+ * and two threads on two modules giving what one thread gives. Nothing may
+ * be printed: the library prints only to a stream it is given. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../api/lopt.h"
+
+static int failures;
+static FILE *report;   /* the real standard error, while fd 2 is a file */
+
+#define CHECK(c) \
+    do { \
+        if (!(c)) { \
+            fprintf(report ? report : stderr, "api_test.c:%d: check failed: %s\n", __LINE__, #c); \
+            failures++; \
+        } \
+    } while (0)
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "api_test: cannot open %s\n", path);
+        exit(2);
+    }
+    char *buf = malloc(1 << 20);
+    *len = fread(buf, 1, (1 << 20) - 1, f);
+    buf[*len] = 0;
+    fclose(f);
+    return buf;
+}
+
+static const char *ADD =
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @R.function\n"
+    "    def main(x: R.Tensor((2, 3), dtype=\"float32\"), y: R.Tensor((2, 3), dtype=\"float32\")) -> R.Tensor((2, 3), dtype=\"float32\"):\n"
+    "        gv: R.Tensor((2, 3), dtype=\"float32\") = R.add(x, y)\n"
+    "        return gv\n";
+
+static void test_errors(lopt_context *ctx)
+{
+    const char *bad = "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((2,), \"float32\")):\n"
+                      "        return zz\n";
+    lopt_module *m = lopt_parse(ctx, bad, strlen(bad), "bad.tir");
+    if (m && lopt_verify(ctx, m) == 0)
+        CHECK(!"an undefined name verifies");
+    lopt_module_free(m);
+    CHECK(lopt_error_count(ctx) >= 1);
+    const lopt_diag *d = lopt_diag_get(ctx, 0);
+    CHECK(d && d->severity == LOPT_ERROR);
+    CHECK(d && d->file && strcmp(d->file, "bad.tir") == 0);
+    CHECK(d && d->line == 5 && d->column == 16);
+    CHECK(d && strstr(d->message, "zz") != NULL);
+    CHECK(d && strcmp(d->source_line, "        return zz") == 0);
+    CHECK(lopt_last_error(ctx) != NULL);
+    lopt_diag_clear(ctx);
+    CHECK(lopt_diag_count(ctx) == 0 && lopt_last_error(ctx) == NULL);
+
+    /* a syntax error, with the same context */
+    const char *syntax = "@I.ir_module\nclass Module:\n    def (:\n";
+    m = lopt_parse(ctx, syntax, strlen(syntax), NULL);
+    CHECK(m == NULL);
+    CHECK(lopt_diag_count(ctx) >= 1 && strcmp(lopt_diag_get(ctx, 0)->file, "<string>") == 0);
+    lopt_diag_clear(ctx);
+
+    /* a pipeline error names the options the pass takes */
+    lopt_pipeline *p = lopt_pipeline_new();
+    CHECK(lopt_pipeline_append(ctx, p, "fold{depth=1}") == -1);
+    CHECK(strcmp(lopt_last_error(ctx), "pass 'fold' has no option 'depth'; its options: max-bytes") == 0);
+    CHECK(lopt_pipeline_append(ctx, p, "nosuchpass") == -1);
+    CHECK(lopt_pipeline_append(ctx, p, "legalize,fold") == 0 && lopt_pipeline_length(p) == 2);
+    CHECK(strcmp(lopt_pipeline_step_name(p, 1), "fold") == 0);
+    lopt_pipeline_free(p);
+    lopt_diag_clear(ctx);
+
+    /* a run error: no such function, an input of the wrong shape */
+    m = lopt_parse(ctx, ADD, strlen(ADD), "add.tir");
+    CHECK(m && lopt_verify(ctx, m) == 0);
+    lopt_value *v = NULL;
+    CHECK(lopt_run(ctx, m, "nosuch", &v) == -1 && v == NULL);
+    CHECK(strcmp(lopt_last_error(ctx), "the module has no Relax function 'nosuch' to run") == 0);
+    CHECK(lopt_diag_get(ctx, 0)->file == NULL);
+    float data[4] = { 1, 2, 3, 4 };
+    int64_t shape[2] = { 2, 2 };
+    lopt_tensor t = { "float32", 2, shape, data, sizeof data };
+    CHECK(lopt_add_input(ctx, "x", &t) == 0);
+    CHECK(lopt_run(ctx, m, NULL, &v) == -1);
+    CHECK(strstr(lopt_last_error(ctx), "the array holds float32 (2, 2), but main declares float32 (2, 3)") != NULL);
+    t.dtype = "float33";
+    CHECK(lopt_add_input(ctx, "y", &t) == -1);
+    lopt_clear_inputs(ctx);
+    lopt_module_free(m);
+    lopt_diag_clear(ctx);
+}
+
+static void test_run(lopt_context *ctx)
+{
+    lopt_module *m = lopt_parse(ctx, ADD, strlen(ADD), "add.tir");
+    CHECK(m != NULL);
+    float x[6] = { 1, 2, 3, 4, 5, 6 }, y[6] = { 0.5f, 0.5f, 0.5f, -1, -1, -1 };
+    int64_t shape[2] = { 2, 3 };
+    lopt_tensor tx = { "float32", 2, shape, x, sizeof x }, ty = { "float32", 2, shape, y, sizeof y };
+    CHECK(lopt_add_input(ctx, "x", &tx) == 0 && lopt_add_input(ctx, "y", &ty) == 0);
+    /* the same handles, run three times, and once after a pipeline */
+    for (int round = 0; round < 4; round++) {
+        if (round == 3) {
+            lopt_pipeline *p = lopt_pipeline_new();
+            CHECK(lopt_pipeline_append(ctx, p, "legalize") == 0);
+            lopt_set_verify_exec(ctx, 1, 0);
+            CHECK(lopt_apply(ctx, m, p) == 0);
+            lopt_set_verify_exec(ctx, 0, 0);
+            CHECK(strstr(lopt_report_text(ctx), "lopt: verify-exec: 1 pass checked, 1 output compared") != NULL);
+            lopt_pipeline_free(p);
+        }
+        lopt_value *v = NULL;
+        CHECK(lopt_run(ctx, m, "main", &v) == 0);
+        lopt_tensor out;
+        CHECK(v && lopt_value_kind_of(v) == LOPT_VALUE_TENSOR && lopt_value_tensor(v, &out) == 0);
+        CHECK(strcmp(out.dtype, "float32") == 0 && out.ndim == 2 && out.shape[1] == 3 && out.nbytes == 24);
+        const float *o = out.data;
+        for (int i = 0; i < 6; i++)
+            CHECK(o[i] == x[i] + y[i]);
+        lopt_value_free(v);
+    }
+    /* the HTML report of a pipeline whose pass fails (add has no constant to perturb),
+     * with the diagnostics printed nowhere */
+    char page[] = "/tmp/lopt-api-test-XXXXXX";
+    int fd = mkstemp(page);
+    CHECK(fd >= 0);
+    close(fd);
+    lopt_pipeline *bad = lopt_pipeline_new();
+    CHECK(lopt_pipeline_append(ctx, bad, "test-perturb") == 0);
+    lopt_set_html_report(ctx, page);
+    lopt_set_verify_exec(ctx, 1, 0);
+    lopt_diag_clear(ctx);
+    lopt_module *copy = lopt_module_clone(ctx, m);
+    CHECK(copy && lopt_apply(ctx, copy, bad) == -1);
+    CHECK(lopt_last_error(ctx) && strstr(lopt_last_error(ctx), "test-perturb: main has no float constant") != NULL);
+    lopt_set_verify_exec(ctx, 0, 0);
+    lopt_set_html_report(ctx, NULL);
+    FILE *f = fopen(page, "r");
+    char head[64] = "";
+    CHECK(f && fgets(head, sizeof head, f) && strstr(head, "<!DOCTYPE html>") != NULL);
+    if (f)
+        fclose(f);
+    unlink(page);
+    lopt_module_free(copy);
+    lopt_pipeline_free(bad);
+    lopt_diag_clear(ctx);
+    lopt_report_clear(ctx);
+    char *text = lopt_module_print(m, LOPT_STYLE_CANONICAL);
+    CHECK(text && strstr(text, "R.call_tir(cls.add") != NULL);
+    lopt_free(text);
+    lopt_clear_inputs(ctx);
+    lopt_report_clear(ctx);
+    lopt_module_free(m);
+}
+
+static void test_maps(lopt_context *ctx)
+{
+    int64_t box[4] = { 1, 6, 8, 8 };
+    lopt_indexmap *m = lopt_indexmap_new(ctx, "NCHW:NCHW4c", box, 4, NULL);
+    CHECK(m != NULL);
+    char *t = lopt_indexmap_text(m);
+    CHECK(strcmp(t, "lambda n, c, h, w: (n, c // 4, h, w, c % 4)") == 0);
+    lopt_free(t);
+    CHECK(lopt_indexmap_kind(m, NULL, NULL) == LOPT_MAP_PADDED);
+    CHECK(lopt_indexmap_rank(m, 1) == 5 && lopt_indexmap_shape(m, 1)[1] == 2);
+    char *pad = lopt_indexmap_padding(m);
+    CHECK(pad && strstr(pad, "c4") != NULL);
+    lopt_free(pad);
+    int64_t at[4] = { 0, 5, 1, 2 }, y[5];
+    CHECK(lopt_indexmap_apply(ctx, m, at, y) == 0 && y[1] == 1 && y[4] == 1);
+    at[1] = 6;
+    CHECK(lopt_indexmap_apply(ctx, m, at, y) == -1);
+    lopt_indexmap *inv = lopt_indexmap_inverse(ctx, m);
+    CHECK(inv && lopt_indexmap_rank(inv, 0) == 5 && lopt_indexmap_rank(inv, 1) == 4);
+    /* NCHW4c and back is the identity, but onto a box padded to 8 channels */
+    lopt_indexmap *back = lopt_indexmap_new(ctx, "NCHW4c:NCHW", lopt_indexmap_shape(m, 1), 5, NULL);
+    lopt_indexmap *id = back ? lopt_indexmap_compose(ctx, m, back) : NULL;
+    CHECK(id && lopt_indexmap_kind(id, NULL, NULL) == LOPT_MAP_PADDED && lopt_indexmap_shape(id, 1)[1] == 8);
+    t = id ? lopt_indexmap_text(id) : NULL;
+    CHECK(t && strcmp(t, "lambda n, c, h, w: (n, c, h, w)") == 0);
+    lopt_free(t);
+    int64_t nhwc_box[4] = { 1, 8, 2, 3 };
+    lopt_indexmap *nhwc = lopt_indexmap_new(ctx, "NCHW:NHWC", nhwc_box, 4, NULL);
+    lopt_indexmap *nchw = nhwc ? lopt_indexmap_new(ctx, "NHWC:NCHW", lopt_indexmap_shape(nhwc, 1), 4, NULL) : NULL;
+    lopt_indexmap *same = nchw ? lopt_indexmap_compose(ctx, nhwc, nchw) : NULL;
+    CHECK(same && lopt_indexmap_kind(same, NULL, NULL) == LOPT_MAP_IDENTITY);
+    CHECK(lopt_indexmap_compose(ctx, nhwc, m) == NULL);   /* boxes that do not meet */
+    lopt_indexmap_free(same);
+    lopt_indexmap_free(nchw);
+    lopt_indexmap_free(nhwc);
+    int64_t small[2] = { 4, 4 };
+    lopt_indexmap *dup = lopt_indexmap_new(ctx, "lambda i, j: (i + j,)", small, 2, NULL);
+    int64_t a[2], b[2];
+    CHECK(dup && lopt_indexmap_kind(dup, a, b) == LOPT_MAP_NOT_INJECTIVE && a[0] + a[1] == b[0] + b[1]);
+    CHECK(dup && lopt_indexmap_no_inverse(dup) != NULL && lopt_indexmap_inverse(ctx, dup) == NULL);
+    lopt_diag_clear(ctx);
+    CHECK(lopt_indexmap_new(ctx, "lambda i: (i // 0,)", small, 1, "<map>") == NULL);
+    CHECK(lopt_error_count(ctx) == 1);
+    lopt_diag_clear(ctx);
+    lopt_indexmap_free(dup);
+    lopt_indexmap_free(id);
+    lopt_indexmap_free(back);
+    lopt_indexmap_free(inv);
+    lopt_indexmap_free(m);
+}
+
+static void test_explain(lopt_context *ctx, const char *text, size_t len)
+{
+    lopt_module *m = lopt_parse(ctx, text, len, "conv.tir");
+    CHECK(m && lopt_verify(ctx, m) == 0);
+    lopt_module *copy = lopt_module_clone(ctx, m);
+    lopt_pipeline *p = lopt_pipeline_new();
+    CHECK(lopt_pipeline_append(ctx, p, "hoist,flow,fold") == 0);
+    lopt_set_explain(ctx, 1);
+    CHECK(lopt_apply(ctx, copy, p) == 0);
+    lopt_set_explain(ctx, 0);
+    lopt_explain_record *r;
+    int n = lopt_explain_parse(lopt_report_text(ctx), &r);
+    CHECK(n >= 3);
+    int flow = 0;
+    for (int i = 0; i < n; i++)
+        flow += strcmp(r[i].pass, "flow") == 0 && strcmp(r[i].file, "conv.tir") == 0;
+    CHECK(flow >= 1);
+    lopt_explain_free(r, n);
+    lopt_report_clear(ctx);
+    n = lopt_explain_parse("a table line\nf.tir:3:4: flow: left: x\nf.tir: fold: 1 moved\n", &r);
+    CHECK(n == 3 && strcmp(r[0].message, "a table line") == 0 && r[0].pass[0] == 0);
+    CHECK(n == 3 && r[1].line == 3 && r[1].column == 4 && strcmp(r[1].pass, "flow") == 0 &&
+          strcmp(r[1].message, "left: x") == 0 && strcmp(r[1].file, "f.tir") == 0);
+    CHECK(n == 3 && r[2].line == 0 && strcmp(r[2].message, "1 moved") == 0);
+    lopt_explain_free(r, n);
+    /* the original is untouched; the copy changed, and copies again */
+    char *a = lopt_module_print(m, LOPT_STYLE_CANONICAL), *b = lopt_module_print(copy, LOPT_STYLE_CANONICAL);
+    CHECK(a && b && strcmp(a, b) != 0);
+    lopt_module *again = lopt_module_clone(ctx, copy);
+    char *c = again ? lopt_module_print(again, LOPT_STYLE_CANONICAL) : NULL;
+    CHECK(c && strcmp(b, c) == 0);
+    lopt_free(a);
+    lopt_free(b);
+    lopt_free(c);
+    lopt_module_free(again);
+    lopt_module_free(copy);
+    lopt_module_free(m);
+    lopt_pipeline_free(p);
+}
+
+/* One thread's work on one module: read, pipeline, print, run; the outputs printed. */
+typedef struct Work {
+    const char *text, *pipeline;
+    size_t len;
+    char *result;
+} Work;
+
+static char *work(const Work *w)
+{
+    lopt_context *ctx = lopt_context_new();
+    lopt_module *m = lopt_parse(ctx, w->text, w->len, "w.tir");
+    lopt_pipeline *p = lopt_pipeline_new();
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    lopt_value *v = NULL;
+    if (m && !lopt_verify(ctx, m) && !lopt_pipeline_append(ctx, p, w->pipeline) && !lopt_apply(ctx, m, p) &&
+        !lopt_module_write(m, LOPT_STYLE_TVM, f) && !lopt_run(ctx, m, NULL, &v))
+        lopt_value_report(ctx, v, f, NULL);
+    fprintf(f, "errors: %d\n", lopt_error_count(ctx));
+    fclose(f);
+    lopt_value_free(v);
+    lopt_pipeline_free(p);
+    lopt_module_free(m);
+    lopt_context_free(ctx);
+    return out;
+}
+
+static void *thread_main(void *arg)
+{
+    Work *w = arg;
+    for (int i = 0; i < 3; i++) {
+        char *r = work(w);
+        if (!w->result)
+            w->result = r;
+        else {
+            CHECK(strcmp(r, w->result) == 0);
+            free(r);
+        }
+    }
+    return NULL;
+}
+
+static void test_threads(const char *t1, size_t n1, const char *t2, size_t n2)
+{
+    Work a = { t1, "convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold", n1, NULL };
+    Work b = { t2, "legalize,flow,fold", n2, NULL };
+    char *ra = work(&a), *rb = work(&b);
+    CHECK(strstr(ra, "errors: 0") && strstr(rb, "errors: 0"));
+    pthread_t ta, tb;
+    pthread_create(&ta, NULL, thread_main, &a);
+    pthread_create(&tb, NULL, thread_main, &b);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    CHECK(a.result && strcmp(a.result, ra) == 0);
+    CHECK(b.result && strcmp(b.result, rb) == 0);
+    free(a.result);
+    free(b.result);
+    free(ra);
+    free(rb);
+}
+
+int main(int argc, char **argv)
+{
+    const char *top = argc > 1 ? argv[1] : ".";
+    char path[4096];
+    size_t n1, n2;
+    snprintf(path, sizeof path, "%s/examples/conv_add_conv_nchwc.tir", top);
+    char *conv = slurp(path, &n1);
+    snprintf(path, sizeof path, "%s/examples/conv_relu_conv_nhwc.tir", top);
+    char *nhwc = slurp(path, &n2);
+    /* standard error to a file: the library must write nothing to it */
+    FILE *err = tmpfile();
+    int saved = dup(2);
+    fflush(stderr);
+    report = fdopen(dup(saved), "w");
+    setvbuf(report, NULL, _IONBF, 0);
+    dup2(fileno(err), 2);
+
+    CHECK(strcmp(lopt_version(), "0.1.0") == 0);
+    CHECK(lopt_pass_count() > 10 && strcmp(lopt_pass_name(0), "annotate-scope") == 0);
+    char *ops = lopt_ops_table();
+    CHECK(ops && strncmp(ops, "operator", 8) == 0);
+    lopt_free(ops);
+    lopt_context *ctx = lopt_context_new();
+    test_errors(ctx);
+    test_run(ctx);
+    test_maps(ctx);
+    test_explain(ctx, conv, n1);
+    test_threads(nhwc, n2, conv, n1);
+    lopt_context_free(ctx);
+
+    fflush(stderr);
+    long written = ftell(err) >= 0 ? (long)lseek(2, 0, SEEK_END) : -1;
+    dup2(saved, 2);
+    close(saved);
+    fclose(report);
+    report = NULL;
+    if (written != 0) {
+        fprintf(stderr, "api_test: the library wrote %ld bytes to standard error:\n", written);
+        rewind(err);
+        char buf[512];
+        size_t got;
+        while ((got = fread(buf, 1, sizeof buf, err)) > 0)
+            fwrite(buf, 1, got, stderr);
+        failures++;
+    }
+    fclose(err);
+    free(conv);
+    free(nhwc);
+    if (failures)
+        fprintf(stderr, "api_test: %d checks failed\n", failures);
+    else
+        printf("api_test: all checks passed\n");
+    return failures != 0;
+}

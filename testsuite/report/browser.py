@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""The report in a real browser (make check-browser): headless Chromium opens
+lopt's --report page of every example and of ResNet-50, and for each
+- dumps the DOM after the page's script ran and checks it: every pass of the
+  pipeline has its section, every graph is an SVG, the script ran (a link
+  #sK:func.var marks its binding, #find= lists bindings, #notes= lists the
+  explanations of one);
+- reads the browser's console: no message at all (the page logs nothing, so a
+  message is an error: a script error, a blocked request);
+- reads the browser's network log: no request from the page (the browser's
+  own background requests aside, which no host resolves here);
+- takes a screenshot and checks that it is not blank.
+First it checks itself on a probe page that logs an error and requests an
+image, which it must report. Python's standard library only.
+Usage: browser.py LOPT OUTDIR [CHROMIUM]"""
+import glob
+import html.parser
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# the pipeline each example's report shows (hoist,flow,fold when not named)
+PIPELINES = {
+    "conv7x7_int8": "weight-layout,fold",
+    "conv_sum_nhwc": "legalize,flow,fold",
+    "conv_relu_conv_nhwc": "convert-layout{conv2d=NCHW:OIHW},flow,fold",
+    "flatten_elementwise": "flatten",
+    "texture_axis_separator": 'transform-layout{func=relu,buffer=B,map="lambda n, h, w, c: '
+                              '(n, c // 4, h, T.axis_separator(), w, c % 4)"},flatten',
+    "texture_conv_nchw4c": "convert-layout{conv2d=NCHW4c:OIHW4o},flow,fold,annotate-scope,realize-vdevice,"
+                           "fold-scope-change",
+    "resnet50": "convert-layout{conv2d=NCHW4c:OIHW4o},flow,fold",
+}
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+def find_chromium():
+    for name in (sys.argv[3] if len(sys.argv) > 3 else None, "chromium", "chromium-browser", "google-chrome"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def chromium(url, out, extra, tag):
+    """Runs headless Chromium on url; returns (stdout, console lines, page requests)."""
+    netlog = os.path.join(out, tag + ".netlog.json")
+    profile = os.path.join(out, "profile")
+    args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + profile,
+            "--no-first-run", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--disable-default-apps", "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--enable-logging=stderr", "--v=0", "--log-net-log=" + netlog] + extra + [url]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=180)
+    console = [line for line in r.stderr.splitlines() if ":CONSOLE" in line]
+    requests = []
+    try:
+        with open(netlog) as f:
+            log = json.load(f)
+    except (OSError, ValueError):
+        # the log of a browser that exits at once may lack its closing bracket
+        with open(netlog) as f:
+            text = f.read().rstrip().rstrip(",")
+        log = json.loads(text + "]}")
+    types = {v: k for k, v in log["constants"]["logEventTypes"].items()}
+    for e in log["events"]:
+        p = e.get("params", {})
+        if types.get(e["type"]) == "URL_REQUEST_START_JOB" and "file://" in p.get("network_isolation_key", ""):
+            requests.append(p.get("url"))
+    os.remove(netlog)
+    return r.stdout, console, requests
+
+
+def png_pixels(path):
+    """The rows of an 8-bit RGB or RGBA PNG, as bytes per row (filters undone)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    check(data[:8] == b"\x89PNG\r\n\x1a\n", path + ": not a PNG")
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, color = struct.unpack(">IIBB", body[:10])
+            check(depth == 8 and color in (2, 6), path + ": not 8-bit RGB(A)")
+            bpp = 3 if color == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    rows, prev, stride = [], bytearray(w * bpp), w * bpp
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return rows, bpp
+
+
+def not_blank(path):
+    """Some tenth of the rows hold two colours or more, and the page is not one colour."""
+    rows, bpp = png_pixels(path)
+    busy = sum(1 for r in rows[::4] if len(set(r[i:i + 3] for i in range(0, len(r), bpp * 7))) > 1)
+    colours = set()
+    for r in rows[::16]:
+        colours.update(r[i:i + 3] for i in range(0, len(r), bpp * 5))
+    return busy * 4 > len(rows) // 10 and len(colours) > 8, busy, len(colours)
+
+
+class Dom(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.sections, self.svgs, self.figures, self.hit, self.results, self.pop = {}, 0, 0, [], 0, False
+        self.in_results = self.in_figure = False
+        self.figure_svg, self.bad_figures = False, 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = (a.get("class") or "").split()
+        if tag == "section" and a.get("id"):
+            self.sections[a["id"]] = a.get("data-title", "")
+        if tag == "svg":
+            self.svgs += 1
+            self.figure_svg = True
+        if tag == "figure":
+            self.figures += 1
+            self.in_figure, self.figure_svg = True, False
+        if "hit" in cls:
+            self.hit.append(a.get("id"))
+        if a.get("id") == "results":
+            self.in_results = True
+        elif self.in_results and tag == "div":
+            self.results += 1
+        if a.get("id") == "pop" and "on" in cls:
+            self.pop = True
+
+    def handle_endtag(self, tag):
+        if tag == "header":
+            self.in_results = False
+        if tag == "figure":
+            self.bad_figures += not self.figure_svg
+            self.in_figure = False
+
+
+def dom_of(text):
+    d = Dom()
+    d.feed(text)
+    d.close()
+    return d
+
+
+def pass_names(pipeline):
+    """The passes of a pipeline string: commas inside braces and quotes aside."""
+    names, depth, quote, cur = [], 0, None, ""
+    for c in pipeline + ",":
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c in "{}":
+            depth += 1 if c == "{" else -1
+        elif c == "," and depth == 0:
+            names.append(cur)
+            cur = ""
+            continue
+        if depth == 0 and not quote and c not in "{}":
+            cur += c
+    return names
+
+
+def self_test(out):
+    """The checks catch a console error and a request on a page made to fail them."""
+    probe = os.path.join(out, "probe.html")
+    with open(probe, "w") as f:
+        f.write("<!DOCTYPE html><p>probe</p><img src=\"http://127.0.0.1:9/probe.png\">"
+                "<script>console.error('probe'); no_such_function();</script>\n")
+    _, console, requests = chromium("file://" + probe, out, ["--dump-dom"], "probe")
+    check(len(console) >= 2, "self-test: the console messages of the probe page were not seen: %s" % console)
+    check(any("127.0.0.1:9/probe.png" in u for u in requests),
+          "self-test: the probe page's request was not seen: %s" % requests)
+    blank = os.path.join(out, "blank.png")
+    with open(os.path.join(out, "blank.html"), "w") as f:
+        f.write("<!DOCTYPE html><body style='background:#fff'></body>")
+    chromium("file://" + os.path.join(out, "blank.html"), out, ["--screenshot=" + blank, "--window-size=640,480"],
+             "blank")
+    check(not not_blank(blank)[0], "self-test: a blank page does not look blank")
+
+
+def one(src, name, out):
+    pipeline = PIPELINES.get(name, "hoist,flow,fold")
+    page = os.path.join(out, name + ".html")
+    r = subprocess.run([LOPT, "--pass=" + pipeline, "--explain", "--verify-exec", "--report=" + page, src],
+                       capture_output=True, text=True)
+    if not check(r.returncode == 0, "%s: lopt failed: %s" % (name, r.stderr[-500:])):
+        return None
+    with open(page, encoding="utf-8") as f:
+        static = f.read()
+    names = pass_names(pipeline)
+    steps = len(names)
+    # a binding of the last module, to visit by its link
+    last = static.split('id="s%d"' % steps)[-1]
+    target = last.split('<div class="l" id="', 1)[1].split('"', 1)[0] if '<div class="l" id="' in last else None
+    key = target.split(":", 1)[1] if target else None
+    url = "file://" + os.path.abspath(page)
+    dom_text, console, requests = chromium(url + ("#" + target if target else ""), out, ["--dump-dom"], name)
+    dom = dom_of(dom_text)
+    check(not console, "%s: console messages: %s" % (name, console[:3]))
+    check(not requests, "%s: requests leave the page: %s" % (name, requests[:3]))
+    want = ["graphs", "summary"] + ["s%d" % k for k in range(steps + 1)]
+    check(sorted(dom.sections) == sorted(want), "%s: sections %s, expected %s" % (name, sorted(dom.sections), want))
+    for k, n in enumerate(names, 1):
+        check(dom.sections.get("s%d" % k, "").startswith("%d. %s" % (k, n)),
+              "%s: section s%d is %r, not pass %s" % (name, k, dom.sections.get("s%d" % k), n))
+    check(dom.figures >= 2 and dom.bad_figures == 0 and dom.svgs == dom.figures,
+          "%s: %d figures, %d SVGs, %d without one" % (name, dom.figures, dom.svgs, dom.bad_figures))
+    check(not target or dom.hit == [target], "%s: #%s did not mark its binding (%s)" % (name, target, dom.hit))
+    if key:
+        find, _, _ = chromium(url + "#find=" + key.split(".")[-1], out, ["--dump-dom"], name + "-find")
+        check(dom_of(find).results >= 1, "%s: #find=%s found nothing" % (name, key))
+        notes, _, _ = chromium(url + "#notes=" + key, out, ["--dump-dom"], name + "-notes")
+        check(dom_of(notes).pop, "%s: #notes=%s shows no list" % (name, key))
+    shot = os.path.join(out, name + ".png")
+    _, console, _ = chromium(url, out, ["--screenshot=" + shot, "--window-size=1280,1600",
+                                        "--hide-scrollbars"], name + "-shot")
+    check(os.path.exists(shot), "%s: no screenshot" % name)
+    ok, busy, colours = not_blank(shot) if os.path.exists(shot) else (False, 0, 0)
+    check(ok, "%s: the screenshot looks blank (%d busy rows, %d colours)" % (name, busy, colours))
+    check(not console, "%s: console messages while drawing: %s" % (name, console[:3]))
+    return os.path.getsize(page), steps, dom.svgs
+
+
+LOPT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "lopt"))
+OUT = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(TOP, "build", "browser"))
+CHROMIUM = find_chromium()
+if not CHROMIUM:
+    print("check-browser: no chromium (apt-get install chromium; .ci/run installs it)")
+    sys.exit(1)
+if not shutil.which("dot"):
+    print("check-browser: no Graphviz dot (apt-get install graphviz; .ci/run installs it)")
+    sys.exit(1)
+os.makedirs(OUT, exist_ok=True)
+self_test(OUT)
+pages = sorted(glob.glob(os.path.join(TOP, "examples", "*.tir"))) + [
+    os.path.join(TOP, "examples", "models", "resnet50.tir")]
+passed = 0
+for src in pages:
+    name = os.path.basename(src)[:-4]
+    before = len(failures)
+    got = one(src, name, OUT)
+    if got and len(failures) == before:
+        passed += 1
+        print("  %-28s %2d passes, %d SVGs, %8d bytes, screenshot %s" % (name, got[1], got[2], got[0],
+                                                                     os.path.join(OUT, name + ".png")))
+shutil.rmtree(os.path.join(OUT, "profile"), ignore_errors=True)
+for f in failures:
+    print("FAIL browser: " + f)
+print("%d passed, %d failed" % (passed, len(pages) - passed))
+sys.exit(1 if failures else 0)
