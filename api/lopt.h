@@ -198,8 +198,10 @@ LOPT_API void lopt_explain_free(lopt_explain_record *r, int n);
 
 typedef enum { LOPT_VALUE_TENSOR, LOPT_VALUE_TUPLE, LOPT_VALUE_SHAPE, LOPT_VALUE_PRIM } lopt_value_kind;
 
-/* Runs the Relax function entry ("main" when NULL) on the context's inputs:
- * 0 and the result in *out (to lopt_value_free), or -1 after reporting. */
+/* Runs the function entry ("main" when NULL): a Relax function on the
+ * context's inputs (the others seeded), or a PrimFunc alone on seeded
+ * buffers, its result the buffers it writes. 0 and the result in *out (to
+ * lopt_value_free), or -1 after reporting. */
 LOPT_API int lopt_run(lopt_context *ctx, lopt_module *m, const char *entry, lopt_value **out);
 LOPT_API void lopt_value_free(lopt_value *v);
 LOPT_API lopt_value_kind lopt_value_kind_of(const lopt_value *v);
