@@ -374,7 +374,7 @@ static int run_entry(Exec *x, Module *m, Value **out)
 {
     Func *f = find_func(m, x->entry);
     if (!f)
-        return fail(x, "the module has no function '%s' to run", x->entry);
+        return fail(x, "the module has no Relax function '%s' to run", x->entry);
     if (f->kind == F_PRIM && x->ctx->ninputs)
         return fail(x, "'%s' is a PrimFunc, which runs on seeded buffers: inputs and --shape go with a Relax function",
                     x->entry);
