@@ -161,7 +161,8 @@ build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/layout/pla
 # first, each printing its progress; the golden tests (testsuite/run.sh) share themselves out
 # among the cores too.
 CHECKS = check-golden check-models check-unit check-fixed-point check-ops-table check-man check-batch check-numpy \
-         check-ops-diff check-int8 check-report check-weight-layout check-api check-py
+         check-ops-diff check-int8 check-report check-weight-layout check-api check-py check-plan-accounts \
+         check-plan-exhaustive
 check: $(CHECKS)
 	@echo "make check: all passed"
 
@@ -212,6 +213,20 @@ check-weight-layout: build/lopt-check
 check-models: build/lopt-check
 	LOPT_FLOW_CACHE=check $(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --check-slice --jobs $(NPROC)
 
+# What plan says its plan leaves is what the printed module holds, counted
+# apart from plan: on every golden test whose pipeline ends with plan, and
+# on the example models under both conversions.
+check-plan-accounts: build/lopt-check
+	$(PYTHON) testsuite/plan_accounts.py build/lopt-check
+	$(PYTHON) testsuite/plan_accounts.py build/lopt-check --pipeline 'convert-layout{conv2d=NHWC:HWIO},plan,fold' \
+	  --pipeline 'convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold' examples/models/*.tir
+
+# plan against every combination of layouts of up to 4 values (as written,
+# NHWC, NCHW4c), each realized by the same machinery and executed, on small
+# random graphs: a slice here, thousands in check-slow.
+check-plan-exhaustive: build/lopt-check
+	$(PYTHON) testsuite/fuzz/plan_exhaustive.py build/lopt-check --graphs 6 --jobs $(NPROC)
+
 # The Python module's tests, when python3-dev, NumPy and pytest are there.
 check-py:
 	@if [ "$(HAVE_PYDEV)" = yes ] && $(PYTHON) -c 'import numpy, pytest' 2>/dev/null; then $(MAKE) --no-print-directory check-python; \
@@ -232,8 +247,9 @@ check-flatten: lopt
 check-transform-layout: lopt
 	$(PYTHON) testsuite/transform_layout_all.py $(CURDIR)/lopt
 
-check-slow: build/lopt-check build/unit-plan check-threads
+check-slow: build/lopt-check build/unit-plan check-threads lopt
 	./build/unit-plan 10000 2
+	$(PYTHON) testsuite/fuzz/plan_exhaustive.py ./lopt --graphs 3000 --seed 100000 --jobs $(NPROC)
 	SLOW=only LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 
 # ThreadSanitizer cannot join AddressSanitizer in one build: a build of its

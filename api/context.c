@@ -257,6 +257,11 @@ int lopt_add_print_after(lopt_context *ctx, const char *passes)
     return add_print_set(ctx, &ctx->print_after, passes);
 }
 
+double lopt_input_seconds(const lopt_context *ctx)
+{
+    return ctx->input_seconds;
+}
+
 void lopt_counters(const lopt_context *ctx, int64_t *replayed, int64_t *executed, int64_t *par_loops)
 {
     if (replayed)

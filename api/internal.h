@@ -46,6 +46,7 @@ struct lopt_context {
     int ninputs, capinputs;
 
     int64_t replayed, executed, par_loops;
+    double input_seconds;
 };
 
 struct lopt_module {

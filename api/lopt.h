@@ -128,6 +128,9 @@ LOPT_API void lopt_clear_inputs(lopt_context *ctx);
 /* What the runs of the context counted: PrimFunc calls --verify-exec
  * replayed from its cache and executed, loops run on threads. */
 LOPT_API void lopt_counters(const lopt_context *ctx, int64_t *replayed, int64_t *executed, int64_t *par_loops);
+/* Seconds the runs of the context spent making seeded inputs (part of the
+ * time lopt_run takes). */
+LOPT_API double lopt_input_seconds(const lopt_context *ctx);
 
 /* ---- modules ---- */
 

@@ -378,8 +378,14 @@ static int run_entry(Exec *x, Module *m, Value **out)
     if (f->kind == F_PRIM && x->ctx->ninputs)
         return fail(x, "'%s' is a PrimFunc, which runs on seeded buffers: inputs and --shape go with a Relax function",
                     x->entry);
+    if (x->memo)
+        memo_new_run(x->memo);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (f->kind == F_RELAX && !x->inputs && make_inputs(x, f))
         return -1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    x->ctx->input_seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     Interp *in = interp_new(m);
     interp_set_max_steps(in, x->ctx->max_steps);
     interp_set_threads(in, x->ctx->threads);
@@ -499,27 +505,39 @@ int lopt_value_tensor(const lopt_value *w, lopt_tensor *t)
 }
 
 /* The tensors of a result, flattened, named output, output0, output1, ...
- * (a shape as the int64 tensor of its dimensions) */
-static int flatten(Value *v, Tensor **ts, int n, int cap)
+ * (a shape as the int64 tensor of its dimensions); the values they are of
+ * go to leaves when it is not NULL. */
+static int flatten_leaves(Value *v, Tensor **ts, const Value **leaves, int n, int cap)
 {
     if (v->kind != VAL_TUPLE) {
-        if (n < cap)
+        if (n < cap) {
             ts[n] = v->t;
+            if (leaves)
+                leaves[n] = v;
+        }
         return n + 1;
     }
     for (int i = 0; i < v->n; i++)
-        n = flatten(v->items[i], ts, n, cap);
+        n = flatten_leaves(v->items[i], ts, leaves, n, cap);
     return n;
 }
 
 /* The tensors of v in order, as many as it has (malloc'd; NULL when out of
- * memory), their count in *n. */
-static Tensor **flat_tensors(Value *v, int *n)
+ * memory), their count in *n; with leaves, the values they are of (malloc'd
+ * too). */
+static Tensor **flat_tensors(Value *v, int *n, const Value ***leaves)
 {
-    *n = flatten(v, NULL, 0, 0);
+    *n = flatten_leaves(v, NULL, NULL, 0, 0);
     Tensor **ts = malloc(((size_t)*n + 1) * sizeof *ts);
-    if (ts)
-        flatten(v, ts, 0, *n);
+    const Value **ls = leaves ? malloc(((size_t)*n + 1) * sizeof *ls) : NULL;
+    if (!ts || (leaves && !ls)) {
+        free(ts);
+        free(ls);
+        return NULL;
+    }
+    flatten_leaves(v, ts, ls, 0, *n);
+    if (leaves)
+        *leaves = ls;
     return ts;
 }
 
@@ -531,19 +549,6 @@ static void output_name(char *buf, size_t cap, int i, const Value *v)
         snprintf(buf, cap, "output");
     else
         snprintf(buf, cap, "output%d", i);
-}
-
-/* The i-th value flattened (the order of flatten), or NULL. */
-static const Value *leaf(const Value *v, int *i)
-{
-    if (v->kind != VAL_TUPLE)
-        return (*i)-- == 0 ? v : NULL;
-    for (int k = 0; k < v->n; k++) {
-        const Value *l = leaf(v->items[k], i);
-        if (l)
-            return l;
-    }
-    return NULL;
 }
 
 /* mkdir -p: dir and the directories above it that do not exist. */
@@ -581,16 +586,16 @@ int lopt_value_report(lopt_context *ctx, const lopt_value *w, FILE *f, const cha
     if (dir && make_dirs(dir))
         return api_fail(ctx, "cannot create the directory '%s': %s", dir, strerror(errno));
     int n;
-    Tensor **ts = flat_tensors(v, &n);
+    const Value **leaves;
+    Tensor **ts = flat_tensors(v, &n, &leaves);
     if (!ts)
         return api_fail(ctx, "out of memory");
     for (int i = 0; i < n; i++) {
         char name[32];
         output_name(name, sizeof name, i, v);
-        int at = i;
-        const Value *l = leaf(v, &at);
+        const Value *l = leaves[i];
         char text[512];
-        if (l && (l->kind == VAL_SHAPE || l->kind == VAL_PRIM)) {
+        if ((l->kind == VAL_SHAPE || l->kind == VAL_PRIM)) {
             if (l->kind == VAL_SHAPE)
                 value_shape_text(l, text, sizeof text);
             else
@@ -607,11 +612,13 @@ int lopt_value_report(lopt_context *ctx, const lopt_value *w, FILE *f, const cha
                 api_fail(ctx, "cannot write '%s': %s", path,
                          ts[i]->dtype == DT_BFLOAT16 ? "NumPy has no bfloat16" : strerror(errno));
                 free(ts);
+                free(leaves);
                 return -1;
             }
         }
     }
     free(ts);
+    free(leaves);
     return 0;
 }
 
@@ -625,7 +632,7 @@ static int check_exec(Module *m, const char *pass, void *data)
     if (run_entry(x, m, &now))
         return fail(x, "%s no longer runs after pass '%s'", x->entry, pass);
     int na, nb;
-    Tensor **a = flat_tensors(x->reference, &na), **b = flat_tensors(now, &nb);
+    Tensor **a = flat_tensors(x->reference, &na, NULL), **b = flat_tensors(now, &nb, NULL);
     int status = 0, inexact = 0;
     if (!a || !b)
         status = fail(x, "out of memory");
@@ -701,7 +708,7 @@ int api_apply_checked(lopt_context *ctx, lopt_module *mod, PassCtx *pc, lopt_pip
     }
     if (!r) {
         Tensor *ts[1];
-        x.outputs = flatten(x.reference, ts, 0, 1);
+        x.outputs = flatten_leaves(x.reference, ts, NULL, 0, 1);
         exec_summary(&x, pc->dump, t0);
     }
     exec_done(&x);

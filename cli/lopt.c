@@ -23,6 +23,7 @@ typedef struct Options {
     const char *input;
     const char *output;
     int print_changed;        /* --print-changed: what each pass changed, as a diff */
+    double running;           /* --run: seconds in lopt_run (--time-passes) */
     int time_passes;          /* --time-passes: a table of wall times at the end */
     int split_input;          /* --split-input-file: modules separated by "# -----" lines */
     int verify_diagnostics;   /* --verify-diagnostics: check the diagnostics the comments expect */
@@ -535,7 +536,10 @@ static int emit(Options *o, lopt_module *m, FILE **out)
 {
     if (o->run) {
         lopt_value *v = NULL;
-        int bad = lopt_run(o->ctx, m, o->entry, &v) || lopt_value_report(o->ctx, v, stdout, o->output_dir);
+        double start = seconds();
+        int bad = lopt_run(o->ctx, m, o->entry, &v);
+        o->running += seconds() - start;
+        bad = bad || lopt_value_report(o->ctx, v, stdout, o->output_dir);
         lopt_value_free(v);
         return bad ? EXIT_INPUT : 0;
     }
@@ -667,7 +671,14 @@ static void time_report(const Options *o, const Timing *tm)
         fprintf(stderr, "  %10.6f  %d. %s\n", t, i + 1, lopt_pipeline_step_name(o->pipeline, i));
         rest -= t;
     }
-    fprintf(stderr, "  %10.6f  %s\n", tm->output, o->run ? "running main" : "printing the result");
+    if (o->run) {
+        double making = lopt_input_seconds(o->ctx);
+        fprintf(stderr, "  %10.6f  making the inputs\n", making);
+        fprintf(stderr, "  %10.6f  running main\n", o->running - making);
+        fprintf(stderr, "  %10.6f  printing the outputs\n", tm->output - o->running);
+    } else {
+        fprintf(stderr, "  %10.6f  printing the result\n", tm->output);
+    }
     fprintf(stderr, "  %10.6f  the rest (verification, dumps, --verify-exec)\n", rest > 0 ? rest : 0);
     fprintf(stderr, "  %10.6f  total\n", total);
     int64_t replayed, executed, par_loops;

@@ -536,7 +536,7 @@ static Func *declare_func(Reader *R, const St *def)
     Func *old = module_find(R->m, f->name);
     if (old)
         return ERR(R, f->loc, "duplicate function '%s' (first defined at line %d)", f->name->str, old->loc.line), NULL;
-    vec_push(R->a, &R->m->funcs, &R->m->nfuncs, &R->nfuncs_cap, f);
+    module_add(R->m, f);
     return f;
 }
 

@@ -33,7 +33,6 @@ typedef struct Reader {
     int in_class;
     Undo *undo;
     int nundo, capundo;
-    int nfuncs_cap;
     const Constants *consts;      /* --constants: what metadata[...] references read */
     Arena *syn;                   /* the parser's syntax nodes, released statement by statement */
 } Reader;

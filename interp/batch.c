@@ -67,7 +67,21 @@ struct VOp {
     const struct VOp *sub;
     const int64_t *glo, *ghi;
     int ng;
+    const struct TAcc *ta; /* an access checked once per tile (v_ld_tile, a store) */
 };
+
+/* An access whose every index is an affine function of the lanes, or a
+ * value the same for every lane of a tile (c // 4 over an outer loop's c):
+ * checked against the buffer once per tile from the range of each index
+ * over the lanes, its flat offset a per-tile base plus a per-lane part. */
+typedef struct TAcc {
+    int nd;
+    VOp *dim;              /* per index: its affine part (k, outer terms, rel) */
+    const Node **uni;      /* per index: the value the same for every lane, or NULL */
+    int64_t *rmin, *rmax;  /* per index: the range of rel over the lanes */
+    int64_t *shape, *stride;   /* the buffer as declared */
+    int64_t *flat;         /* per lane: sum of stride * rel */
+} TAcc;
 
 struct Batch {
     /* the band's loops, outermost first; the outermost runs in tiles of
@@ -89,7 +103,23 @@ struct Batch {
     int e2;                /* a float32 a + b * c reduction: c's register, else -1 */
     const Node *root;      /* a reduction's combining node, or NULL */
     int acc;               /* inter: the register of the T accumulators */
+    /* inter, float32, its e (and c) float32 loads proven in bounds: folded
+     * from memory, lane r * T + s of a load at base + c0 * s + R[r] */
+    int fused;
+    struct FLoad {
+        const VOp *op;
+        int64_t c0;
+        int64_t *R;
+        /* a padding guard's load (v_ld_f32_guard): its two groups of
+         * terms, each at gc0 * s + GR[r] from the tile's base, and the
+         * value where the guard fails */
+        int guarded;
+        int64_t gc0[2], *GR[2];
+        float pad;
+    } fl[2];
     const SNode *init;
+    int init_const;        /* a float32 T.init storing a constant: init_value, so written */
+    float init_value;
     int64_t *initlanes;    /* lanes where the band's reduction iterators are all 0 */
     int ninit;
     int orslot[16];        /* reduction iterators outside the band */
@@ -103,6 +133,21 @@ struct Batch {
 #define VREG(R, r) ((double *)(void *)((R)->reg + (size_t)(r) * (size_t)(R)->n * 8))
 #define VINT(R, r) ((int64_t *)(void *)((R)->reg + (size_t)(r) * (size_t)(R)->n * 8))
 #define ACTIVE(M, t) (!(M) || (M)[t])
+
+/* Runs STMT for every lane t below n: in groups of eight first, which cc
+ * vectorizes at -O2 (a loop of a known count over restrict registers). */
+#define EACH_LANE(n, STMT) \
+    do { \
+        int64_t t0_ = 0, n_ = (n); \
+        for (; t0_ + 8 <= n_; t0_ += 8) \
+            for (int q_ = 0; q_ < 8; q_++) { \
+                int64_t t = t0_ + q_; \
+                STMT; \
+            } \
+        for (int64_t t = t0_; t < n_; t++) { \
+            STMT; \
+        } \
+    } while (0)
 
 static int64_t vbase(const VOp *o, const Frame *fr)
 {
@@ -163,14 +208,13 @@ static int v_mask(const VOp *o, const VRun *R)
 }
 
 #define V_IBIN(name, expr) \
+    static void name##_lanes(int64_t *restrict x, const int64_t *restrict A, const int64_t *restrict B, int64_t n) \
+    { \
+        EACH_LANE(n, int64_t a = A[t]; int64_t b = B[t]; x[t] = (expr)); \
+    } \
     static int name(const VOp *o, const VRun *R) \
     { \
-        int64_t *x = VINT(R, o->out); \
-        const int64_t *A = VINT(R, o->a), *B = VINT(R, o->b); \
-        for (int64_t t = 0; t < R->n; t++) { \
-            int64_t a = A[t], b = B[t]; \
-            x[t] = (expr); \
-        } \
+        name##_lanes(VINT(R, o->out), VINT(R, o->a), VINT(R, o->b), R->n); \
         return 0; \
     }
 V_IBIN(v_iadd, W((uint64_t)a + (uint64_t)b))
@@ -188,12 +232,13 @@ V_IBIN(v_iand, (a != 0) & (b != 0))
 V_IBIN(v_ior, (a != 0) | (b != 0))
 
 #define V_FCMP(name, test) \
+    static void name##_lanes(int64_t *restrict x, const double *restrict A, const double *restrict B, int64_t n) \
+    { \
+        EACH_LANE(n, x[t] = A[t] test B[t]); \
+    } \
     static int name(const VOp *o, const VRun *R) \
     { \
-        int64_t *x = VINT(R, o->out); \
-        const double *A = VREG(R, o->a), *B = VREG(R, o->b); \
-        for (int64_t t = 0; t < R->n; t++) \
-            x[t] = A[t] test B[t]; \
+        name##_lanes(VINT(R, o->out), VREG(R, o->a), VREG(R, o->b), R->n); \
         return 0; \
     }
 V_FCMP(v_flt, <)
@@ -279,16 +324,15 @@ static int v_assume(const VOp *o, const VRun *R)
 }
 
 #define V_FBIN(name, expr) \
+    static void name##_lanes(double *restrict x, const double *restrict A, const double *restrict B, int64_t len, \
+                             const Node *n) \
+    { \
+        (void)n; \
+        EACH_LANE(len, double a = A[t]; double b = B[t]; x[t] = (expr)); \
+    } \
     static int name(const VOp *o, const VRun *R) \
     { \
-        double *x = VREG(R, o->out); \
-        const double *A = VREG(R, o->a), *B = VREG(R, o->b); \
-        const Node *n = o->n; \
-        (void)n; \
-        for (int64_t t = 0; t < R->n; t++) { \
-            double a = A[t], b = B[t]; \
-            x[t] = (expr); \
-        } \
+        name##_lanes(VREG(R, o->out), VREG(R, o->a), VREG(R, o->b), R->n, o->n); \
         return 0; \
     }
 V_FBIN(v_fadd32, (float)(a + b))
@@ -305,12 +349,15 @@ V_FBIN(v_fpow, rnd(n, pow(a, b)))
 V_FBIN(v_ffloordiv, rnd(n, floor(a / b)))
 V_FBIN(v_ffloormod, rnd(n, a - floor(a / b) * b))
 
+static void muladd32_lanes(double *restrict x, const double *restrict A, const double *restrict B,
+                           const double *restrict C, int64_t n)
+{
+    EACH_LANE(n, x[t] = (float)(A[t] + (float)(B[t] * C[t])));
+}
+
 static int v_fmuladd32(const VOp *o, const VRun *R)
 {
-    double *x = VREG(R, o->out);
-    const double *A = VREG(R, o->a), *B = VREG(R, o->b), *C = VREG(R, o->c);
-    for (int64_t t = 0; t < R->n; t++)
-        x[t] = (float)(A[t] + (float)(B[t] * C[t]));
+    muladd32_lanes(VREG(R, o->out), VREG(R, o->a), VREG(R, o->b), VREG(R, o->c), R->n);
     return 0;
 }
 
@@ -340,13 +387,15 @@ static int v_ffromi(const VOp *o, const VRun *R)
     return 0;
 }
 
+static void fselect_lanes(double *restrict x, const int64_t *restrict C, const double *restrict A,
+                          const double *restrict B, int64_t n)
+{
+    EACH_LANE(n, x[t] = C[t] ? A[t] : B[t]);
+}
+
 static int v_fselect(const VOp *o, const VRun *R)
 {
-    double *x = VREG(R, o->out);
-    const int64_t *C = VINT(R, o->a);
-    const double *A = VREG(R, o->b), *B = VREG(R, o->c);
-    for (int64_t t = 0; t < R->n; t++)
-        x[t] = C[t] ? A[t] : B[t];
+    fselect_lanes(VREG(R, o->out), VINT(R, o->a), VREG(R, o->b), VREG(R, o->c), R->n);
     return 0;
 }
 
@@ -377,6 +426,11 @@ static int v_ld_f32_guard(const VOp *o, const VRun *R)
     return 0;
 }
 
+static void gather_f32(double *restrict x, const float *restrict d, const int64_t *restrict rel, int64_t n)
+{
+    EACH_LANE(n, x[t] = d[rel[t]]);
+}
+
 /* a load proven in bounds (where its mask holds) */
 static int v_ld_aff(const VOp *o, const VRun *R)
 {
@@ -387,8 +441,7 @@ static int v_ld_aff(const VOp *o, const VRun *R)
         double *x = VREG(R, o->out);
         const float *d = tn->data;
         if (!m && rel)
-            for (int64_t t = 0; t < R->n; t++)
-                x[t] = d[base + rel[t]];
+            gather_f32(x, d + base, rel, R->n);
         else
             for (int64_t t = 0; t < R->n; t++)
                 x[t] = ACTIVE(m, t) ? d[base + (rel ? rel[t] : 0)] : 0;
@@ -478,6 +531,48 @@ static int v_guard(const VOp *o, const VRun *R)
     return 0;
 }
 
+/* The flat offset of a tile access at the tile's first lane, or -1 when
+ * some lane would fall outside the buffer (or it is not as declared). */
+static int tile_base(const TAcc *ta, Frame *fr, const Tensor *tn, int64_t *base)
+{
+    if (!tn || tn->ndim != ta->nd)
+        return -1;
+    int64_t off = 0;
+    for (int d = 0; d < ta->nd; d++) {
+        int64_t v = ta->uni[d] ? I(ta->uni[d]) : vbase(&ta->dim[d], fr), vs;
+        if (tn->shape[d] != ta->shape[d] || v < -(INT64_C(1) << 40) || v > (INT64_C(1) << 40) ||
+            v + ta->rmin[d] < 0 || v + ta->rmax[d] >= ta->shape[d] || __builtin_mul_overflow(v, ta->stride[d], &vs) ||
+            __builtin_add_overflow(off, vs, &off))
+            return -1;
+    }
+    *base = off;
+    return 0;
+}
+
+static int v_ld_tile(const VOp *o, const VRun *R)
+{
+    const Tensor *tn = R->fr->buf[o->n->slot];
+    int64_t base;
+    if (tile_base(o->ta, R->fr, tn, &base))
+        return -1;
+    const int64_t *flat = o->ta->flat;
+    if (o->n->f == ld_f32 && tn->dtype == DT_FLOAT32) {
+        double *x = VREG(R, o->out);
+        const float *d = (const float *)tn->data + base;
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = d[flat[t]];
+    } else if (o->n->f) {
+        double *x = VREG(R, o->out);
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = tensor_getf(tn, base + flat[t]);
+    } else {
+        int64_t *x = VINT(R, o->out);
+        for (int64_t t = 0; t < R->n; t++)
+            x[t] = tensor_geti(tn, base + flat[t]);
+    }
+    return 0;
+}
+
 /* ---- compiling a band ---- */
 
 static int is_load(const Node *n)
@@ -559,6 +654,184 @@ static int split_aff(Compiled *c, Batch *b, VOp *o, int64_t k, int n, const int 
 
 static int vnode(Compiled *c, Batch *b, const Node *n, int m);
 
+static int aff_reads_band(const Batch *b, const Node *n)
+{
+    for (int j = 0; j < n->naff; j++)
+        if (band_loop(b, n->aff_var[j]) >= 0 && n->aff_coef[j])
+            return 1;
+    return 0;
+}
+
+/* Whether n is integer arithmetic that reads no loop of the band and
+ * cannot fail (a division by a nonzero constant): its value is the same at
+ * every lane of a tile, and evaluating it once there is harmless. */
+static int uniform(const Batch *b, const Node *n, int depth)
+{
+    if (!n || depth > 32)
+        return 0;
+    if (n->i == i_const)
+        return 1;
+    if (n->i == i_var)
+        return band_loop(b, n->slot) < 0;
+    if (n->i == i_aff || n->i == i_aff1)
+        return !aff_reads_band(b, n);
+    if (n->i == i_div)
+        return n->b->i == i_const && n->b->k != 0 && uniform(b, n->a, depth + 1);
+    if (n->i == i_add || n->i == i_sub || n->i == i_mul || n->i == i_min || n->i == i_max)
+        return uniform(b, n->a, depth + 1) && uniform(b, n->b, depth + 1);
+    if (n->i == i_neg || n->i == i_wrap)
+        return uniform(b, n->a, depth + 1);
+    return 0;
+}
+
+/* Whether n is integer arithmetic that cannot fail over the band's loops
+ * alone, each with the same values at every tile (the outermost only when
+ * one tile covers it): its value at each lane is known when compiling. */
+static int lane_only(const Batch *b, const Node *n, int depth)
+{
+    if (!n || depth > 32)
+        return 0;
+    if (n->i == i_const)
+        return 1;
+    if (n->i == i_var) {
+        int l = band_loop(b, n->slot);
+        return l > 0 || (l == 0 && b->T == b->ext[0]);
+    }
+    if (n->i == i_aff || n->i == i_aff1) {
+        for (int j = 0; j < n->naff; j++) {
+            int l = band_loop(b, n->aff_var[j]);
+            if (n->aff_coef[j] && !(l > 0 || (l == 0 && b->T == b->ext[0])))
+                return 0;
+        }
+        return 1;
+    }
+    if (n->i == i_div)
+        return n->b->i == i_const && n->b->k != 0 && lane_only(b, n->a, depth + 1);
+    if (n->i == i_add || n->i == i_sub || n->i == i_mul || n->i == i_min || n->i == i_max)
+        return lane_only(b, n->a, depth + 1) && lane_only(b, n->b, depth + 1);
+    if (n->i == i_neg || n->i == i_wrap)
+        return lane_only(b, n->a, depth + 1);
+    return 0;
+}
+
+/* n's value at lane t, where lane_only(b, n) holds. */
+static int64_t lane_value(const Batch *b, const Node *n, int64_t t)
+{
+    if (n->i == i_const)
+        return n->k;
+    if (n->i == i_var) {
+        int l = band_loop(b, n->slot);
+        return b->lane[l][t] + (l ? 0 : b->lo[0]);
+    }
+    if (n->i == i_aff || n->i == i_aff1) {
+        uint64_t v = (uint64_t)n->k;
+        for (int j = 0; j < n->naff; j++) {
+            int l = band_loop(b, n->aff_var[j]);
+            if (l >= 0)
+                v += (uint64_t)n->aff_coef[j] * (uint64_t)(b->lane[l][t] + (l ? 0 : b->lo[0]));
+        }
+        return (int64_t)v;
+    }
+    int64_t x = lane_value(b, n->a, t), y = n->b ? lane_value(b, n->b, t) : 0;
+    if (n->i == i_div) {
+        if (y == -1)
+            return n->k == B_FLOORDIV || n->k == B_DIV ? W(0 - (uint64_t)x) : 0;
+        switch (n->k) {
+        case B_FLOORDIV: return floordiv64(x, y);
+        case B_FLOORMOD: return floormod64(x, y);
+        case B_DIV: return x / y;
+        default: return x % y;
+        }
+    }
+    if (n->i == i_add)
+        return W((uint64_t)x + (uint64_t)y);
+    if (n->i == i_sub)
+        return W((uint64_t)x - (uint64_t)y);
+    if (n->i == i_mul)
+        return W((uint64_t)x * (uint64_t)y);
+    if (n->i == i_min)
+        return x < y ? x : y;
+    if (n->i == i_max)
+        return x > y ? x : y;
+    if (n->i == i_neg)
+        return W(0 - (uint64_t)x);
+    return wrap(n->dt, x);
+}
+
+static int const_shape(const Buffer *decl, int nd, int64_t *shape)
+{
+    if (!decl || decl->ndim != nd)
+        return -1;
+    for (int d = 0; d < nd; d++)
+        if (expr_const_int(decl->shape[d], &shape[d]) || shape[d] <= 0 || shape[d] > (INT64_C(1) << 40))
+            return -1;
+    return 0;
+}
+
+/* The indices idx of an access to decl as a tile access, or NULL when one
+ * is neither affine nor uniform, or the buffer's shape is not constant. */
+static const TAcc *tile_access(Compiled *c, Batch *b, const Node *const *idx, int nd, const Buffer *decl)
+{
+    if (nd < 1 || nd > TENSOR_MAX_RANK)
+        return NULL;
+    TAcc *ta = arena_zalloc(&c->arena, sizeof *ta);
+    ta->nd = nd;
+    ta->dim = arena_array(&c->arena, (size_t)nd, sizeof *ta->dim);
+    ta->uni = arena_array(&c->arena, (size_t)nd, sizeof *ta->uni);
+    ta->rmin = arena_array(&c->arena, (size_t)nd, sizeof *ta->rmin);
+    ta->rmax = arena_array(&c->arena, (size_t)nd, sizeof *ta->rmax);
+    ta->shape = arena_array(&c->arena, (size_t)nd, sizeof *ta->shape);
+    ta->stride = arena_array(&c->arena, (size_t)nd, sizeof *ta->stride);
+    ta->flat = arena_array(&c->arena, (size_t)b->n, sizeof *ta->flat);
+    if (const_shape(decl, nd, ta->shape))
+        return NULL;
+    int64_t st = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        ta->stride[d] = st;
+        if (__builtin_mul_overflow(st, ta->shape[d], &st) || st > (INT64_C(1) << 40))
+            return NULL;
+    }
+    for (int d = 0; d < nd; d++) {
+        const Node *x = idx[d];
+        VOp *o = &ta->dim[d];
+        ta->uni[d] = NULL;
+        if (x->i == i_const || x->i == i_var || x->i == i_aff || x->i == i_aff1) {
+            int ok = x->i == i_const ? split_aff(c, b, o, x->k, 0, NULL, NULL)
+                   : x->i == i_var ? split_aff(c, b, o, 0, 1, &x->slot, &(int64_t){ 1 })
+                   : split_aff(c, b, o, x->k, x->naff, x->aff_var, x->aff_coef);
+            if (ok)
+                return NULL;
+        } else if (uniform(b, x, 0)) {
+            ta->uni[d] = x;
+            o->rel = NULL;
+        } else if (lane_only(b, x, 0)) {
+            int64_t *rel = arena_array(&c->arena, (size_t)b->n, sizeof *rel);
+            for (int64_t t = 0; t < b->n; t++)
+                rel[t] = lane_value(b, x, t);
+            memset(o, 0, sizeof *o);
+            o->rel = rel;
+        } else {
+            return NULL;
+        }
+        int64_t lo = 0, hi = 0;
+        for (int64_t t = 0; o->rel && t < b->n; t++) {
+            lo = o->rel[t] < lo || t == 0 ? o->rel[t] : lo;
+            hi = o->rel[t] > hi || t == 0 ? o->rel[t] : hi;
+        }
+        if (lo < -(INT64_C(1) << 40) || hi > (INT64_C(1) << 40))
+            return NULL;
+        ta->rmin[d] = lo;
+        ta->rmax[d] = hi;
+        for (int64_t t = 0; o->rel && t < b->n; t++) {
+            int64_t part;
+            if (__builtin_mul_overflow(o->rel[t], ta->stride[d], &part) ||
+                __builtin_add_overflow(ta->flat[t], part, &ta->flat[t]))
+                return NULL;
+        }
+    }
+    return ta;
+}
+
 static int vbin(Compiled *c, Batch *b, VFn run, const Node *n, int m)
 {
     int a = vnode(c, b, n->a, m), x = a < 0 ? -1 : vnode(c, b, n->b, m);
@@ -600,6 +873,12 @@ static int vload(Compiled *c, Batch *b, const Node *n, int m)
     }
     if (n->st || n->nidx > TENSOR_MAX_RANK)
         return -1;
+    const TAcc *ta = m < 0 ? tile_access(c, b, n->idx, n->nidx, n->decl) : NULL;
+    if (ta) {
+        VOp *o = vop(c, b, v_ld_tile, n, m);
+        o->ta = ta;
+        return o->out;
+    }
     int *dreg = arena_array(&c->arena, (size_t)n->nidx + 1, sizeof *dreg);
     for (int d = 0; d < n->nidx; d++)
         if ((dreg[d] = vnode(c, b, n->idx[d], m)) < 0)
@@ -913,19 +1192,147 @@ static void fold_f32_inter(const Batch *b, const VRun *R, float *acc)
                 acc[q] = acc[q] + (float)(e[t + q] * e2[t + q]);
         return;
     }
+    if (op == f_max) {
+        for (int64_t s = 0; s < T; s++) {
+            float a = acc[s];
+            for (int64_t t = s; t < R->n; t += T)
+                a = (float)(a > e[t] ? (double)a : e[t]);
+            acc[s] = a;
+        }
+        return;
+    }
+    if (op == f_min) {
+        for (int64_t s = 0; s < T; s++) {
+            float a = acc[s];
+            for (int64_t t = s; t < R->n; t += T)
+                a = (float)(a < e[t] ? (double)a : e[t]);
+            acc[s] = a;
+        }
+        return;
+    }
     for (int64_t s = 0; s < T; s++) {
         float a = acc[s];
         for (int64_t t = s; t < R->n; t += T) {
             double p = e[t];
             float q = (float)p;
-            if (op == f_add32)
-                a = (double)q == p ? a + q : (float)(a + p);
-            else if (op == f_max)
-                a = (float)(a > p ? (double)a : p);
-            else
-                a = (float)(a < p ? (double)a : p);
+            a = (double)q == p ? a + q : (float)(a + p);
         }
         acc[s] = a;
+    }
+}
+
+/* fold_f32_inter with the loads folded in: for each position r of the
+ * inner loops, the T reductions take one element each, in the same order
+ * as the lanes (r * T + s), without a register in between. Eight (or one)
+ * reductions at a time, in locals, so their chains of additions overlap. */
+#define FOLD_CHAINS(W, STEP) \
+    for (; s + W <= T; s += W) { \
+        float a[W]; \
+        for (int q = 0; q < W; q++) \
+            a[q] = acc[s + q]; \
+        for (int64_t r = 0; r < K; r++) { \
+            const float *p = px + x->R[r] + cx * s, *u = py + (two ? y->R[r] + cy * s : 0); \
+            (void)u; \
+            for (int q = 0; q < W; q++) \
+                a[q] = STEP(a[q], p[cx * q], u[cy * q]); \
+        } \
+        for (int q = 0; q < W; q++) \
+            acc[s + q] = a[q]; \
+    }
+#define MULADD(a, p, u) ((a) + (p) * (u))
+#define FMAX(a, p, u) ((a) > (p) ? (a) : (p))
+#define FMIN(a, p, u) ((a) < (p) ? (a) : (p))
+#define FADD(a, p, u) ((a) + (p))
+
+/* The lanes s in [0, T) of position r where a guarded load's guard holds:
+ * [*from, *to) (each group's terms an affine function of s). */
+static void guard_span(const Batch *b, const struct FLoad *f, const int64_t *base, int64_t r, int64_t *from,
+                       int64_t *to)
+{
+    int64_t lo = 0, hi = b->T;   /* s in [lo, hi) */
+    for (int g = 0; g < 2; g++) {
+        /* glo <= base + gc * s + GR[r] <= ghi */
+        int64_t a = f->op->glo[g] - base[g] - f->GR[g][r], z = f->op->ghi[g] - base[g] - f->GR[g][r], c = f->gc0[g];
+        if (c == 0) {
+            if (a > 0 || z < 0)
+                hi = lo;
+            continue;
+        }
+        if (c < 0) {
+            int64_t t = -z;
+            z = -a;
+            a = t;
+            c = -c;
+        }
+        /* a <= c * s <= z */
+        int64_t s0 = a <= 0 ? 0 : (a + c - 1) / c, s1 = z < 0 ? -1 : z / c;
+        if (s0 > lo)
+            lo = s0;
+        if (s1 + 1 < hi)
+            hi = s1 + 1;
+    }
+    *from = lo;
+    *to = hi > lo ? hi : lo;
+}
+
+/* A float32 a + b * c reduction whose b is a guarded load: for each r, the
+ * lanes where the guard fails take the pad value, the others the load. */
+static void fold_f32_guarded(const Batch *b, Frame *fr, float *acc)
+{
+    int64_t T = b->T, K = b->K;
+    const struct FLoad *x = &b->fl[0], *y = &b->fl[1];
+    const float *px = (const float *)fr->buf[x->op->n->b->slot]->data + vbase(x->op, fr);
+    const float *py = (const float *)fr->buf[y->op->n->slot]->data + vbase(y->op, fr);
+    int64_t cx = x->c0, cy = y->c0, base[2] = { vbase(&x->op->sub[0], fr), vbase(&x->op->sub[1], fr) };
+    float pad = x->pad;
+    for (int64_t r = 0; r < K; r++) {
+        const float *p = px + x->R[r], *q = py + y->R[r];
+        int64_t from, to, s = 0;
+        guard_span(b, x, base, r, &from, &to);
+        if (cy == 0) {
+            float w = *q;
+            for (; s < from; s++)
+                acc[s] = acc[s] + pad * w;
+            for (; s < to; s++)
+                acc[s] = acc[s] + p[cx * s] * w;
+            for (; s < T; s++)
+                acc[s] = acc[s] + pad * w;
+        } else {
+            for (; s < from; s++)
+                acc[s] = acc[s] + pad * q[cy * s];
+            for (; s < to; s++)
+                acc[s] = acc[s] + p[cx * s] * q[cy * s];
+            for (; s < T; s++)
+                acc[s] = acc[s] + pad * q[cy * s];
+        }
+    }
+}
+
+static void fold_f32_fused(const Batch *b, Frame *fr, float *acc)
+{
+    if (b->fl[0].guarded) {
+        fold_f32_guarded(b, fr, acc);
+        return;
+    }
+    int64_t T = b->T, K = b->K, s = 0;
+    FFn op = b->root->f;
+    const struct FLoad *x = &b->fl[0], *y = &b->fl[1];
+    int two = op == f_muladd32;
+    const float *px = (const float *)fr->buf[x->op->n->slot]->data + vbase(x->op, fr);
+    const float *py = two ? (const float *)fr->buf[y->op->n->slot]->data + vbase(y->op, fr) : px;
+    int64_t cx = x->c0, cy = two ? y->c0 : 0;
+    if (op == f_muladd32) {
+        FOLD_CHAINS(8, MULADD)
+        FOLD_CHAINS(1, MULADD)
+    } else if (op == f_max) {
+        FOLD_CHAINS(8, FMAX)
+        FOLD_CHAINS(1, FMAX)
+    } else if (op == f_min) {
+        FOLD_CHAINS(8, FMIN)
+        FOLD_CHAINS(1, FMIN)
+    } else {
+        FOLD_CHAINS(8, FADD)
+        FOLD_CHAINS(1, FADD)
     }
 }
 
@@ -963,14 +1370,21 @@ static void reduce_inter(const Batch *b, Frame *fr, const VRun *R)
 {
     Tensor *out = fr->buf[b->st->slot];
     int64_t base = vbase(&b->addr, fr), T = b->T;
-    if (init_runs(b, fr))
+    if (init_runs(b, fr) && !(b->init_const && b->st->run == st_f32_aff && b->root->f != f_add))
         for (int64_t s = 0; s < T; s++)
             batch_init(b, fr, s);
     if (b->st->run == st_f32_aff && b->root->f != f_add) {
         float *acc = (float *)VREG(R, b->acc), *d = out->data;
-        for (int64_t s = 0; s < T; s++)
-            acc[s] = d[base + b->addr.rel[s]];
-        fold_f32_inter(b, R, acc);
+        if (b->init_const && init_runs(b, fr))
+            for (int64_t s = 0; s < T; s++)
+                acc[s] = b->init_value;
+        else
+            for (int64_t s = 0; s < T; s++)
+                acc[s] = d[base + b->addr.rel[s]];
+        if (b->fused)
+            fold_f32_fused(b, fr, acc);
+        else
+            fold_f32_inter(b, R, acc);
         for (int64_t s = 0; s < T; s++)
             d[base + b->addr.rel[s]] = acc[s];
         return;
@@ -1014,6 +1428,12 @@ static int scatter(const Batch *b, Frame *fr, const VRun *R)
         int64_t base = vbase(&b->addr, fr);
         for (int64_t t = 0; t < R->n; t++)
             off[t] = base + (b->addr.rel ? b->addr.rel[t] : 0);
+    } else if (b->addr.ta) {
+        int64_t base;
+        if (tile_base(b->addr.ta, fr, out, &base))
+            return -1;
+        for (int64_t t = 0; t < R->n; t++)
+            off[t] = base + b->addr.ta->flat[t];
     } else if (checked_offsets(&b->addr, R, out, off)) {
         return -1;
     }
@@ -1059,7 +1479,7 @@ static int run_batch(const Batch *b, Frame *fr)
         fr->vcap = need;
     }
     VRun R = { fr, b->n, fr->vreg };
-    for (int i = 0; i < b->nops; i++)
+    for (int i = 0; i < b->nops && !b->fused; i++)
         if (b->ops[i].run(&b->ops[i], &R))
             return -1;
     if (b->root)
@@ -1209,7 +1629,59 @@ static int batch_inits(Compiled *c, Batch *b, const SNode *blk, int red)
     if (b->inter && (b->ninit != b->T || b->initlanes[b->T - 1] != b->T - 1))
         return -1;
     b->init = in;
+    if (in->run == st_f32_aff && in->value->f == f_const) {
+        /* interleaved float32 reductions start in their registers */
+        b->init_const = 1;
+        b->init_value = (float)in->value->d;
+    }
     return 0;
+}
+
+/* The lanes of a proven float32 load as base + c0 * s + R[r] (lane r * T + s). */
+static int lanes_2d(Compiled *c, const Batch *b, const int64_t *rel, int64_t *c0, int64_t **R)
+{
+    *c0 = b->T > 1 ? rel[1] - rel[0] : 0;
+    *R = arena_array(&c->arena, (size_t)b->K, sizeof **R);
+    for (int64_t r = 0; r < b->K; r++) {
+        (*R)[r] = rel[r * b->T];
+        for (int64_t s = 0; s < b->T; s++)
+            if (rel[r * b->T + s] != (*R)[r] + *c0 * s)
+                return -1;
+    }
+    return 0;
+}
+
+static int fused_load(Compiled *c, const Batch *b, const VOp *o, struct FLoad *f, int guard_ok)
+{
+    if (!o || o->m >= 0 || !o->rel)
+        return -1;
+    f->op = o;
+    if (o->run == v_ld_f32_guard && guard_ok) {
+        double k = o->n->c->d;
+        if ((double)(float)k != k || lanes_2d(c, b, o->sub[0].rel, &f->gc0[0], &f->GR[0]) ||
+            lanes_2d(c, b, o->sub[1].rel, &f->gc0[1], &f->GR[1]) || o->glo[0] > o->ghi[0] || o->glo[1] > o->ghi[1])
+            return -1;
+        f->guarded = 1;
+        f->pad = (float)k;
+        return lanes_2d(c, b, o->rel, &f->c0, &f->R);
+    }
+    if (o->run != v_ld_aff || o->n->f != ld_f32_aff)
+        return -1;
+    return lanes_2d(c, b, o->rel, &f->c0, &f->R);
+}
+
+/* Whether an interleaved float32 reduction folds its loads from memory:
+ * its value a load, or (a + b * c) a product of two, and nothing else. */
+static void fuse_loads(Compiled *c, Batch *b)
+{
+    int two = b->root->f == f_muladd32;
+    if (!b->inter || b->st->run != st_f32_aff || b->root->f == f_add || b->nops != 1 + two)
+        return;
+    const VOp *x = &b->ops[0], *y = two ? &b->ops[1] : NULL;
+    if (x->out != b->val || (two && y->out != b->e2) || fused_load(c, b, x, &b->fl[0], two) ||
+        (two && fused_load(c, b, y, &b->fl[1], 0)))
+        return;
+    b->fused = 1;
 }
 
 const Batch *batch_compile(Compiled *c, const SNode *s)
@@ -1269,10 +1741,11 @@ const Batch *batch_compile(Compiled *c, const SNode *s)
             (root->f == f_muladd32 && (b->e2 = vnode(c, b, root->c, -1)) < 0))
             return NULL;
         b->acc = b->nregs++;
+        fuse_loads(c, b);
     } else {
         if ((b->val = vnode(c, b, x->value, -1)) < 0)
             return NULL;
-        if (!b->proven) {
+        if (!b->proven && !(b->addr.ta = tile_access(c, b, x->idx, x->nidx, x->decl))) {
             b->addr.dreg = arena_array(&c->arena, (size_t)x->nidx + 1, sizeof *b->addr.dreg);
             b->addr.nd = x->nidx;
             for (int d = 0; d < x->nidx; d++)
@@ -1287,7 +1760,7 @@ const Batch *batch_compile(Compiled *c, const SNode *s)
         const VOp *o = &b->ops[i];
         int sel = o->run == v_ld_f32_sel || o->run == v_ld_f32_guard;
         const Node *ld = sel ? o->n->b : o->n;
-        if ((o->run == v_ld_aff || o->run == v_ld_checked || sel) && ld->slot == x->slot &&
+        if ((o->run == v_ld_aff || o->run == v_ld_checked || o->run == v_ld_tile || sel) && ld->slot == x->slot &&
             (root || o->run != v_ld_aff || !b->proven || !same_aff(ld, x->idx[0]) || b->T != b->ext[0] ||
              !injective(c, b, b->addr.rel)))
             return NULL;

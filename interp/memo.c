@@ -4,20 +4,39 @@
 
 #include "memo.h"
 
+/* A copy of a buffer's contents, shared by every entry that saw the same
+ * bytes: a call's output as it left it is the next call's input as it
+ * found it, and every fresh output of one shape holds the same poison. */
+typedef struct Blob {
+    uint64_t hash;         /* of the dtype, the shape and the bytes */
+    Tensor *t;
+    int refs;
+    struct Blob *next;
+} Blob;
+
 typedef struct Entry {
     uint64_t hash;
     char *text;
     int n;
-    Tensor **before;       /* every buffer as the call found it */
-    Tensor **after;        /* as it left it; NULL where unchanged */
+    Blob **before;         /* every buffer as the call found it */
+    Blob **after;          /* as it left it; NULL where unchanged */
+    int used;              /* the last run of main that made or replayed it */
     struct Entry *next;
 } Entry;
 
 struct Memo {
     Entry **slots;
     size_t nslots, count;
-    size_t bytes, max_bytes;
+    Blob **blobs;          /* nslots chains too */
+    size_t bytes, max_bytes;   /* bytes: of the blobs */
     int64_t hits, misses;
+    int run;               /* runs of main begun */
+};
+
+/* A call under way: the blobs of its buffers as it found them. */
+struct MemoCall {
+    int n;
+    Blob **before;
 };
 
 enum { MEMO_SLOTS = 1024 };
@@ -25,20 +44,63 @@ enum { MEMO_SLOTS = 1024 };
 Memo *memo_new(size_t max_bytes)
 {
     Memo *mc = calloc(1, sizeof *mc);
-    if (!mc || !(mc->slots = calloc(MEMO_SLOTS, sizeof *mc->slots)))
+    if (!mc || !(mc->slots = calloc(MEMO_SLOTS, sizeof *mc->slots)) ||
+        !(mc->blobs = calloc(MEMO_SLOTS, sizeof *mc->blobs)))
         abort();
     mc->nslots = MEMO_SLOTS;
     mc->max_bytes = max_bytes;
     return mc;
 }
 
-static void tensors_free(Tensor **ts, int n)
+static size_t tensor_bytes(const Tensor *t)
 {
-    if (!ts)
+    return (size_t)t->count * (size_t)dtype_size(t->dtype);
+}
+
+static void blob_release(Memo *mc, Blob *b)
+{
+    if (!b || --b->refs > 0)
+        return;
+    Blob **p = &mc->blobs[b->hash % mc->nslots];
+    while (*p != b)
+        p = &(*p)->next;
+    *p = b->next;
+    mc->bytes -= tensor_bytes(b->t);
+    tensor_free(b->t);
+    free(b);
+}
+
+static void blobs_release(Memo *mc, Blob **bs, int n)
+{
+    if (!bs)
         return;
     for (int i = 0; i < n; i++)
-        tensor_free(ts[i]);
-    free(ts);
+        blob_release(mc, bs[i]);
+    free(bs);
+}
+
+static void entry_free(Memo *mc, Entry *e)
+{
+    blobs_release(mc, e->before, e->n);
+    blobs_release(mc, e->after, e->n);
+    free(e->text);
+    free(e);
+    mc->count--;
+}
+
+void memo_new_run(Memo *mc)
+{
+    mc->run++;
+    for (size_t s = 0; s < mc->nslots; s++)
+        for (Entry **p = &mc->slots[s]; *p;) {
+            Entry *e = *p;
+            if (e->used < mc->run - 1) {
+                *p = e->next;
+                entry_free(mc, e);
+            } else {
+                p = &e->next;
+            }
+        }
 }
 
 void memo_free(Memo *mc)
@@ -48,18 +110,11 @@ void memo_free(Memo *mc)
     for (size_t s = 0; s < mc->nslots; s++)
         for (Entry *e = mc->slots[s], *next; e; e = next) {
             next = e->next;
-            tensors_free(e->before, e->n);
-            tensors_free(e->after, e->n);
-            free(e->text);
-            free(e);
+            entry_free(mc, e);
         }
     free(mc->slots);
+    free(mc->blobs);
     free(mc);
-}
-
-static size_t tensor_bytes(const Tensor *t)
-{
-    return (size_t)t->count * (size_t)dtype_size(t->dtype);
 }
 
 /* 64-bit words mixed by multiply and shift (the tail byte by byte): it only
@@ -95,15 +150,16 @@ static uint64_t mix(uint64_t h, const void *p, size_t len)
     return h;
 }
 
-static uint64_t key_hash(const char *text, Tensor *const *args, int n)
+static uint64_t tensor_hash(const Tensor *t)
 {
-    uint64_t h = mix(0xcbf29ce484222325ull, text, strlen(text));
-    for (int i = 0; i < n; i++) {
-        h = mix(h, &args[i]->dtype, sizeof args[i]->dtype);
-        h = mix(h, args[i]->shape, (size_t)args[i]->ndim * sizeof *args[i]->shape);
-        h = mix(h, args[i]->data, tensor_bytes(args[i]));
-    }
-    return h;
+    uint64_t h = mix(0xcbf29ce484222325ull, &t->dtype, sizeof t->dtype);
+    h = mix(h, t->shape, (size_t)t->ndim * sizeof *t->shape);
+    return mix(h, t->data, tensor_bytes(t));
+}
+
+static uint64_t key_hash(const char *text, const uint64_t *hs, int n)
+{
+    return mix(mix(0xcbf29ce484222325ull, text, strlen(text)), hs, (size_t)n * sizeof *hs);
 }
 
 static int same_tensor(const Tensor *a, const Tensor *b)
@@ -113,82 +169,120 @@ static int same_tensor(const Tensor *a, const Tensor *b)
            memcmp(a->data, b->data, tensor_bytes(a)) == 0;
 }
 
+/* The blob holding t's contents (hash h), shared or copied; NULL when out of memory. */
+static Blob *blob_get(Memo *mc, const Tensor *t, uint64_t h)
+{
+    for (Blob *b = mc->blobs[h % mc->nslots]; b; b = b->next)
+        if (b->hash == h && same_tensor(b->t, t)) {
+            b->refs++;
+            return b;
+        }
+    Blob *b = calloc(1, sizeof *b);
+    if (!b || !(b->t = tensor_clone(t))) {
+        free(b);
+        return NULL;
+    }
+    b->hash = h;
+    b->refs = 1;
+    b->next = mc->blobs[h % mc->nslots];
+    mc->blobs[h % mc->nslots] = b;
+    mc->bytes += tensor_bytes(t);
+    return b;
+}
+
 int memo_replay(Memo *mc, const char *text, Tensor **args, int n)
 {
-    uint64_t h = key_hash(text, args, n);
-    for (Entry *e = mc->slots[h % mc->nslots]; e; e = e->next) {
+    uint64_t hs[64] = { 0 }, *hp = n <= 64 ? hs : malloc((size_t)n * sizeof *hp);
+    if (!hp)
+        abort();
+    for (int i = 0; i < n; i++)
+        hp[i] = tensor_hash(args[i]);
+    uint64_t h = key_hash(text, hp, n);
+    int found = 0;
+    for (Entry *e = mc->slots[h % mc->nslots]; e && !found; e = e->next) {
         if (e->hash != h || e->n != n || strcmp(e->text, text))
             continue;
         int same = 1;
         for (int i = 0; i < n && same; i++)
-            same = same_tensor(e->before[i], args[i]);
+            same = e->before[i]->hash == hp[i] && same_tensor(e->before[i]->t, args[i]);
         if (!same)
             continue;
         for (int i = 0; i < n; i++)
             if (e->after[i])
-                memcpy(args[i]->data, e->after[i]->data, tensor_bytes(args[i]));
-        mc->hits++;
-        return 1;
+                memcpy(args[i]->data, e->after[i]->t->data, tensor_bytes(args[i]));
+        e->used = mc->run;
+        found = 1;
     }
-    mc->misses++;
-    return 0;
+    if (hp != hs)
+        free(hp);
+    if (found)
+        mc->hits++;
+    else
+        mc->misses++;
+    return found;
 }
 
-Tensor **memo_before(Memo *mc, Tensor *const *args, int n)
+MemoCall *memo_before(Memo *mc, Tensor *const *args, int n)
 {
     size_t need = 0;
     for (int i = 0; i < n; i++)
         need += 2 * tensor_bytes(args[i]);   /* before, and after at most */
     if (mc->bytes + need > mc->max_bytes)
         return NULL;
-    Tensor **b = calloc((size_t)n + 1, sizeof *b);
-    if (!b)
+    MemoCall *call = calloc(1, sizeof *call);
+    Blob **b = calloc((size_t)n + 1, sizeof *b);
+    if (!call || !b)
         abort();
     for (int i = 0; i < n; i++)
-        if (!(b[i] = tensor_clone(args[i]))) {
-            tensors_free(b, i);
+        if (!(b[i] = blob_get(mc, args[i], tensor_hash(args[i])))) {
+            blobs_release(mc, b, i);
+            free(call);
             return NULL;
         }
-    return b;
+    call->n = n;
+    call->before = b;
+    return call;
 }
 
-void memo_record(Memo *mc, const char *text, Tensor **before, Tensor *const *args, int n, int ok)
+void memo_record(Memo *mc, const char *text, MemoCall *call, Tensor *const *args, int n, int ok)
 {
-    if (!before)
+    if (!call)
         return;
+    Blob **before = call->before;
+    free(call);
     Entry *e = ok ? calloc(1, sizeof *e) : NULL;
-    Tensor **after = ok ? calloc((size_t)n + 1, sizeof *after) : NULL;
+    Blob **after = ok ? calloc((size_t)n + 1, sizeof *after) : NULL;
     char *t = ok ? strdup(text) : NULL;
-    if (!e || !after || !t) {
+    uint64_t *hs = ok ? malloc(((size_t)n + 1) * sizeof *hs) : NULL;
+    if (!e || !after || !t || !hs) {
         free(e);
         free(after);
         free(t);
-        tensors_free(before, n);
+        free(hs);
+        blobs_release(mc, before, n);
         return;
     }
-    size_t bytes = 0;
     for (int i = 0; i < n; i++) {
-        bytes += tensor_bytes(before[i]);
-        if (!same_tensor(before[i], args[i])) {
-            if (!(after[i] = tensor_clone(args[i]))) {
-                tensors_free(after, i);
-                tensors_free(before, n);
-                free(e);
-                free(t);
-                return;
-            }
-            bytes += tensor_bytes(after[i]);
+        hs[i] = before[i]->hash;
+        if (!same_tensor(before[i]->t, args[i]) && !(after[i] = blob_get(mc, args[i], tensor_hash(args[i])))) {
+            blobs_release(mc, after, i);
+            blobs_release(mc, before, n);
+            free(e);
+            free(t);
+            free(hs);
+            return;
         }
     }
-    e->hash = key_hash(text, before, n);
+    e->hash = key_hash(text, hs, n);
+    free(hs);
     e->text = t;
     e->n = n;
     e->before = before;
     e->after = after;
+    e->used = mc->run;
     e->next = mc->slots[e->hash % mc->nslots];
     mc->slots[e->hash % mc->nslots] = e;
     mc->count++;
-    mc->bytes += bytes;
 }
 
 void memo_counts(const Memo *mc, int64_t *hits, int64_t *misses)

@@ -4,9 +4,12 @@
  * leaves them as it did before, so the second run replays the first run's
  * effect instead of executing the loops again. The key is exact: the text of
  * the PrimFunc (its name left out, so a legalized operator named add_1 in one
- * run and add in the next is one function) and a full copy of every buffer
- * as the call found it, compared byte for byte; a hash only finds the slot.
- * The cache holds at most max_bytes of tensors and then stops growing. */
+ * run and add in the next is one function) and a copy of every buffer as
+ * the call found it, compared byte for byte; a hash only finds the slot.
+ * Copies of the same bytes are one copy.
+ * The cache holds at most max_bytes of tensors and then stops growing; it
+ * keeps only the calls the last run of main made or replayed (a pass rarely
+ * brings back what the pass before it changed), so it holds about one run. */
 #ifndef LOPT_MEMO_H
 #define LOPT_MEMO_H
 
@@ -16,6 +19,7 @@
 #include "tensor.h"
 
 typedef struct Memo Memo;
+typedef struct MemoCall MemoCall;
 
 Memo *memo_new(size_t max_bytes);
 void memo_free(Memo *mc);
@@ -25,12 +29,18 @@ void memo_free(Memo *mc);
 int memo_replay(Memo *mc, const char *text, Tensor **args, int n);
 
 /* Copies of args as a call is about to find them, or NULL when the cache is
- * full (the call is then not recorded). */
-Tensor **memo_before(Memo *mc, Tensor *const *args, int n);
+ * full (the call is then not recorded). A copy is shared with every entry
+ * that holds the same bytes (another call's output, a fresh buffer's
+ * poison), and counts against max_bytes once. */
+MemoCall *memo_before(Memo *mc, Tensor *const *args, int n);
 
-/* Records the call's effect: before (from memo_before, taken over) and args
- * as the call left them. ok 0 (the call failed) drops before instead. */
-void memo_record(Memo *mc, const char *text, Tensor **before, Tensor *const *args, int n, int ok);
+/* Records the call's effect: call (from memo_before, taken over) and args
+ * as the call left them. ok 0 (the call failed) drops call instead. */
+void memo_record(Memo *mc, const char *text, MemoCall *call, Tensor *const *args, int n, int ok);
+
+/* A run of main begins: the calls the run before it neither made nor
+ * replayed go. */
+void memo_new_run(Memo *mc);
 
 /* Calls replayed and calls executed (and recorded or not) so far. */
 void memo_counts(const Memo *mc, int64_t *hits, int64_t *misses);

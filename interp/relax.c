@@ -110,9 +110,9 @@ typedef struct Env {
     Func *fn;
     const struct Env *caller;  /* the Relax call this one runs inside, or NULL */
     int depth;                 /* Relax calls from main to here */
-    const Var **keys;
+    const Var **keys;  /* each variable's latest value, open addressing over cap slots */
     Value **vals;      /* borrowed from owned or from the arguments */
-    int n, cap;
+    size_t n, cap;
     Value **owned;
     int nowned, capowned;
     const Var *syms[64];       /* symbolic dimensions bound from the arguments' shapes */
@@ -134,19 +134,40 @@ static Value *own(Env *E, Value *v)
     return v;
 }
 
+static size_t slot(const Env *E, const Var *k)
+{
+    size_t mask = E->cap - 1, i = ((uintptr_t)k >> 4) * 0x9E3779B97F4A7C15u & mask;
+    while (E->keys[i] && E->keys[i] != k)
+        i = (i + 1) & mask;
+    return i;
+}
+
 static void bind(Env *E, const Var *k, Value *v)
 {
-    if (E->n == E->cap) {
-        E->cap = E->cap ? 2 * E->cap : 16;
-        const Var **gk = realloc(E->keys, (size_t)E->cap * sizeof *gk);
-        Value **gv = realloc(E->vals, (size_t)E->cap * sizeof *gv);
-        if (!gk || !gv)
+    if (2 * (E->n + 1) > E->cap) {
+        const Var **ok = E->keys;
+        Value **ov = E->vals;
+        size_t ocap = E->cap;
+        E->cap = ocap ? 2 * ocap : 32;
+        E->keys = calloc(E->cap, sizeof *E->keys);
+        E->vals = malloc(E->cap * sizeof *E->vals);
+        if (!E->keys || !E->vals)
             abort();
-        E->keys = gk;
-        E->vals = gv;
+        for (size_t i = 0; i < ocap; i++)
+            if (ok[i]) {
+                size_t at = slot(E, ok[i]);
+                E->keys[at] = ok[i];
+                E->vals[at] = ov[i];
+            }
+        free(ok);
+        free(ov);
     }
-    E->keys[E->n] = k;
-    E->vals[E->n++] = v;
+    size_t at = slot(E, k);
+    if (!E->keys[at]) {
+        E->keys[at] = k;
+        E->n++;
+    }
+    E->vals[at] = v;
 }
 
 static int rerr(Env *E, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
@@ -908,9 +929,11 @@ static Value *eval(Env *E, const Expr *e)
 {
     switch (e->kind) {
     case E_VAR:
-        for (int i = E->n - 1; i >= 0; i--)
-            if (E->keys[i] == e->u.var)
-                return E->vals[i];
+        if (E->cap) {
+            size_t at = slot(E, e->u.var);
+            if (E->keys[at])
+                return E->vals[at];
+        }
         return rerr(E, e->loc, "'%s' has no value", e->u.var->name->str), NULL;
     case E_TUPLE: {
         Value **items = calloc((size_t)e->u.list.n + 1, sizeof *items);

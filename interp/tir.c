@@ -1872,7 +1872,7 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
     const char *text = in->memo ? func_text(in, f) : NULL;
     if (text && memo_replay(in->memo, text, args, nargs))
         return 0;
-    Tensor **before = text ? memo_before(in->memo, args, nargs) : NULL;
+    MemoCall *before = text ? memo_before(in->memo, args, nargs) : NULL;
     Frame *fr = calloc(1, sizeof *fr);
     if (!fr)
         abort();

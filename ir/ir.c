@@ -2,6 +2,7 @@
  * structural equality of expressions, and the dtype of TIR expressions. */
 #include "ir.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,15 +78,74 @@ void module_free(Module *m)
         return;
     intern_free(&m->names);
     arena_free(&m->arena);
+    free(m->index.keys);
+    free(m->index.pos);
     free(m);
+}
+
+static size_t index_slot(const Module *m, const Sym *name)
+{
+    size_t mask = m->index.cap - 1, i = ((uintptr_t)name >> 4) * 0x9E3779B97F4A7C15u & mask;
+    while (m->index.keys[i] && m->index.keys[i] != name)
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* Enters funcs[i] unless an earlier function has its name (the first wins). */
+static void index_put(Module *m, int i)
+{
+    size_t at = index_slot(m, m->funcs[i]->name);
+    if (!m->index.keys[at]) {
+        m->index.keys[at] = m->funcs[i]->name;
+        m->index.pos[at] = i;
+    }
+}
+
+static void index_build(Module *m, size_t want)
+{
+    size_t cap = 16;
+    while (cap < 2 * want)
+        cap *= 2;
+    if (cap != m->index.cap) {
+        free(m->index.keys);
+        free(m->index.pos);
+        m->index.keys = malloc(cap * sizeof *m->index.keys);
+        m->index.pos = malloc(cap * sizeof *m->index.pos);
+        if (!m->index.keys || !m->index.pos)
+            abort();
+        m->index.cap = cap;
+    }
+    memset(m->index.keys, 0, cap * sizeof *m->index.keys);
+    for (int i = 0; i < m->nfuncs; i++)
+        index_put(m, i);
+    m->index.funcs = m->funcs;
+    m->index.nfuncs = m->nfuncs;
 }
 
 Func *module_find(Module *m, Sym *name)
 {
-    for (int i = 0; i < m->nfuncs; i++)
-        if (m->funcs[i]->name == name)
-            return m->funcs[i];
-    return NULL;
+    if (m->index.funcs != m->funcs || m->index.nfuncs != m->nfuncs || !m->index.cap)
+        index_build(m, (size_t)m->nfuncs);
+    size_t at = index_slot(m, name);
+    return m->index.keys[at] ? m->funcs[m->index.pos[at]] : NULL;
+}
+
+void module_add(Module *m, Func *f)
+{
+    int current = m->index.cap && m->index.funcs == m->funcs && m->index.nfuncs == m->nfuncs;
+    if (m->funcs_room != m->funcs)
+        m->funcs_cap = m->nfuncs;   /* an array a pass made: no room known past its count */
+    vec_push(&m->arena, &m->funcs, &m->nfuncs, &m->funcs_cap, f);
+    m->funcs_room = m->funcs;
+    if (!current)
+        return;
+    if (2 * (size_t)m->nfuncs > m->index.cap) {
+        index_build(m, (size_t)m->nfuncs);
+        return;
+    }
+    index_put(m, m->nfuncs - 1);
+    m->index.funcs = m->funcs;
+    m->index.nfuncs = m->nfuncs;
 }
 
 void vec_push(Arena *a, void *itemsp, int *n, int *cap, void *item)

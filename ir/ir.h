@@ -258,11 +258,29 @@ typedef struct Module {
     Func **funcs;
     int nfuncs;
     unsigned stamp;       /* the last scope stamp handed out (see Var.mark) */
+    /* module_find's index: the position of each name in funcs as it was
+     * when indexed (funcs, nfuncs), rebuilt when they differ; module_add
+     * keeps it current, and funcs_cap is the room of funcs_room's array */
+    struct {
+        Sym **keys;
+        int *pos;
+        size_t cap;
+        Func **funcs;
+        int nfuncs;
+    } index;
+    Func **funcs_room;
+    int funcs_cap;
 } Module;
 
 Module *module_new(void);
 void module_free(Module *m);
+/* The first function named name, or NULL; constant time over an index that a
+ * pass editing m->funcs by hand (a new array or a new count) makes stale, and
+ * the next look-up rebuilds. A pass that puts another function in place of
+ * one, with the same count in the same array, names the same function. */
 Func *module_find(Module *m, Sym *name);
+/* Appends f to m->funcs (amortized constant time, the index kept current). */
+void module_add(Module *m, Func *f);
 /* The buffer PrimFunc f's parameter i stands for: the buffer itself, or the
  * buffer its handle is matched to at the top of the body; NULL for a scalar. */
 Buffer *prim_param_buffer(const Func *f, int i);

@@ -788,7 +788,7 @@ Sym *fresh_func(Module *m, const char *base)
 
 void module_add_func(Module *m, Func *f)
 {
-    vec_push(&m->arena, &m->funcs, &m->nfuncs, &(int){ m->nfuncs }, f);
+    module_add(m, f);
     m->bare = 0;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../indexmap.h"
 
 Expr *num(B *b, int64_t v)
 {
@@ -111,8 +112,81 @@ void emit(B *b, Stmt *s)
     vec_push(b->a, &b->stmts, &b->n, &b->cap, s);
 }
 
+static void simplify_stmt(B *b, const Nest *t, Stmt *s);
+
+static int expr_size(const Expr *e)
+{
+    switch (e->kind) {
+    case E_BIN: return 1 + expr_size(e->u.bin.a) + expr_size(e->u.bin.b);
+    case E_UNARY: return 1 + expr_size(e->u.un.a);
+    default: return 1;
+    }
+}
+
+/* e's normal form when it is smaller than e (v1 // 1 * 1 + v4 is v1 + v4),
+ * else e as the operator wrote it (v2 + v5 * 2 stays). */
+static Expr *simplify_index(B *b, const Nest *t, Expr *e)
+{
+    Expr *r = im_simplify(b->a, &b->scratch, e, t->iv, t->ext, t->n);
+    return expr_size(r) < expr_size(e) ? r : e;
+}
+
+/* The indices of e's loads in normal form over the nest's iterators: an
+ * operator composes them from pieces (the group of a channel, a layout's
+ * split), and A[v1 // 1 * 1 + v4] would be read at run time as written. */
+static void simplify_expr(B *b, const Nest *t, Expr *e)
+{
+    switch (e->kind) {
+    case E_LOAD:
+        for (int i = 0; i < e->u.load.n; i++) {
+            simplify_expr(b, t, e->u.load.idx[i]);
+            e->u.load.idx[i] = simplify_index(b, t, e->u.load.idx[i]);
+        }
+        break;
+    case E_BIN:
+        simplify_expr(b, t, e->u.bin.a);
+        simplify_expr(b, t, e->u.bin.b);
+        break;
+    case E_UNARY: simplify_expr(b, t, e->u.un.a); break;
+    case E_CAST: simplify_expr(b, t, e->u.cast.a); break;
+    case E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            simplify_expr(b, t, e->u.call.args[i]);
+        break;
+    default: break;
+    }
+}
+
+static void simplify_stmt(B *b, const Nest *t, Stmt *s)
+{
+    switch (s->kind) {
+    case S_STORE:
+        for (int i = 0; i < s->u.store.n; i++) {
+            simplify_expr(b, t, s->u.store.idx[i]);
+            s->u.store.idx[i] = simplify_index(b, t, s->u.store.idx[i]);
+        }
+        simplify_expr(b, t, s->u.store.value);
+        break;
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            simplify_stmt(b, t, s->u.seq.items[i]);
+        break;
+    case S_IF:
+        simplify_expr(b, t, s->u.branch.cond);
+        simplify_stmt(b, t, s->u.branch.then);
+        if (s->u.branch.orelse)
+            simplify_stmt(b, t, s->u.branch.orelse);
+        break;
+    case S_EVAL: simplify_expr(b, t, s->u.eval); break;
+    default: break;
+    }
+}
+
 void nest_end(B *b, Nest *t, const char *name, Stmt *init, Stmt *body)
 {
+    if (init)
+        simplify_stmt(b, t, init);
+    simplify_stmt(b, t, body);
     Block *blk = arena_zalloc(b->a, sizeof *blk);
     blk->name = intern_cstr(&b->m->names, name);
     blk->niters = t->n;

@@ -42,13 +42,15 @@ typedef struct Plan {
     TensorType more[OP_MAX_ARGS];
 } Plan;
 
-/* The PrimFunc being built: its statements in order. */
+/* The PrimFunc being built: its statements in order, and an arena for the
+ * index algebra that nest_end frees as it goes. */
 typedef struct B {
     Module *m;
     Arena *a;
     Loc loc;
     Stmt **stmts;
     int n, cap;
+    Arena scratch;
 } B;
 
 /* ---- an operator's table entry ---- */

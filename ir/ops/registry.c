@@ -451,7 +451,7 @@ Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs
         return fail(err, call->loc, "%s is not a registered operator", call->u.call.op->str), NULL;
     if (plan(o, call, args, nargs, &p, err))
         return NULL;
-    B b = { m, &m->arena, call->loc, NULL, 0, 0 };
+    B b = { m, &m->arena, call->loc, NULL, 0, 0, { 0 } };
     Func *f = arena_zalloc(b.a, sizeof *f);
     f->kind = F_PRIM;
     f->name = name;
@@ -491,6 +491,7 @@ Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs
     }
     f->attrs = d;
     o->legal(&b, o, call, in, nargs, outs, &p);
+    arena_free(&b.scratch);
     if (b.n == 1) {
         f->body = b.stmts[0];
     } else {

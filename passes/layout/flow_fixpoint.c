@@ -417,6 +417,11 @@ int flow_fixed_point(Module *m, PassCtx *ctx, FlowRound round, void *data, const
     else if (pick > 1)
         note_add(&notes, main->loc, "%s,fold changed its own result again: kept the module %d runs of %s,fold "
                  "reach", pass, pick, pass);
+    /* what plan's first run said it leaves is not what is kept: say what is */
+    if (strcmp(pass, "flow") != 0 && pick != 1 && (s[pick].bytes != s[1].bytes || s[pick].count != s[1].count))
+        note_add(&notes, main->loc, "the module kept holds rewrites moving %lld bytes (%d rewrites), not the %lld "
+                 "bytes (%d rewrites) of the first run of %s,fold", (long long)s[pick].bytes, s[pick].count,
+                 (long long)s[1].bytes, s[1].count, pass);
     notes_emit(&notes, ctx, pass, strcmp(pass, "flow") == 0);   /* flow's table of moved and left rewrites */
     return 0;
 }

@@ -19,7 +19,7 @@
 #include "../graph.h"
 #include "flowtir.h"
 
-enum { MAXB = 32, MAXN = 64 };
+enum { MAXB = 32, MAXN = 64, MAXW = 4 };
 
 typedef struct Nest {
     Stmt **slot;          /* where the nest's outermost statement sits */
@@ -38,7 +38,9 @@ typedef struct Plan {
     Expr *map[MAXB];
     IndexMap *im[MAXB];
     ImKind kind[MAXB];
-    int writer[MAXB];     /* nest index, or -1 */
+    int writer[MAXB];     /* the first writer's nest index, or -1 */
+    int writers[MAXB][MAXW];   /* every nest that writes the buffer, in order (the sum, then the division in place) */
+    int nwriters[MAXB];
     int nb;
     char *why;
     Arena *scratch;       /* the index-map algebra's working memory, released at the end */
@@ -234,6 +236,7 @@ static int plan_add(Plan *P, Buffer *b, Expr *map)
     P->im[P->nb] = im;
     P->kind[P->nb] = kind;
     P->writer[P->nb] = -1;
+    P->nwriters[P->nb] = 0;
     P->nb++;
     return 0;
 }
@@ -601,35 +604,27 @@ static int block_loads(Plan *P, const Block *b, LoadList *L)
     return L->n == 64 ? FAIL(P, "block %s reads more than 64 values", b->name->str) : 0;
 }
 
-/* Gives the writer of buffer i its place in the plan and derives its reads. */
-static int plan_writer(Plan *P, int i)
+/* Whether the spatial iterators of nest n's block run over the whole of
+ * the buffer it writes (a later writer that wrote a part would, re-iterated
+ * over the new layout, write the whole). */
+static int writes_whole(const Nest *n, const int *wit)
+{
+    const Block *b = n->blk;
+    int64_t shape[IM_MAX_RANK], d;
+    if (buf_shape(n->out, shape))
+        return 0;
+    for (int p = 0; p < n->out->ndim; p++)
+        if (wit[p] >= 0 && (expr_const_int(b->iters[wit[p]].dom, &d) || d != shape[p]))
+            return 0;
+    return 1;
+}
+
+/* Derives the maps of what writer w of buffer i reads. */
+static int plan_reads(Plan *P, int i, int w)
 {
     Buffer *B = P->buf[i];
-    int w = -1;
-    for (int k = 0; k < P->nnest; k++)
-        if (P->nest[k].out == B) {
-            if (w >= 0)
-                return FAIL(P, "%s is written by more than one block", B->name->str);
-            w = k;
-        }
-    if (w < 0)
-        return 0;
-    P->writer[i] = w;
     const Block *b = P->nest[w].blk;
     int *wit = P->nest[w].wit;
-    if (B->ndim > IM_MAX_RANK || writer_shape(P, &P->nest[w], wit))
-        return -1;
-    if (P->kind[i] == IM_PADDED) {
-        ImCond *pred;
-        int npred;
-        ImError err;
-        IndexMap *inv = im_inverse(P->scratch, P->im[i], &pred, &npred, &err);
-        if (!inv)
-            return FAIL(P, "the map for %s: %s", B->name->str, err.msg);
-        IndexMap *round = im_compose(P->scratch, P->im[i], inv);
-        if (!round || !im_is_identity(round))
-            return FAIL(P, "the padding of %s does not lie outside the image of its map", B->name->str);
-    }
     LoadList L;
     if (block_loads(P, b, &L))
         return -1;
@@ -655,6 +650,50 @@ static int plan_writer(Plan *P, int i)
         if (map && plan_add(P, ld->u.load.buf, map))
             return -1;
     }
+    return 0;
+}
+
+/* Gives the writers of buffer i their place in the plan and derives their
+ * reads. Blocks that write the buffer one after another (a mean's sum,
+ * then its division in place) are each re-iterated over the new layout. */
+static int plan_writer(Plan *P, int i)
+{
+    Buffer *B = P->buf[i];
+    int nw = 0;
+    for (int k = 0; k < P->nnest; k++)
+        if (P->nest[k].out == B) {
+            if (nw == MAXW)
+                return FAIL(P, "%s is written by more than %d blocks", B->name->str, MAXW);
+            P->writers[i][nw++] = k;
+        }
+    if (!nw)
+        return 0;
+    P->writer[i] = P->writers[i][0];
+    P->nwriters[i] = nw;
+    if (B->ndim > IM_MAX_RANK)
+        return FAIL(P, "buffer %s has more than %d dimensions", B->name->str, IM_MAX_RANK);
+    for (int k = 0; k < nw; k++) {
+        Nest *n = &P->nest[P->writers[i][k]];
+        if (writer_shape(P, n, n->wit))
+            return -1;
+        if (nw > 1 && !writes_whole(n, n->wit))
+            return FAIL(P, "block %s writes a part of %s, which other blocks also write", n->blk->name->str,
+                        B->name->str);
+    }
+    if (P->kind[i] == IM_PADDED) {
+        ImCond *pred;
+        int npred;
+        ImError err;
+        IndexMap *inv = im_inverse(P->scratch, P->im[i], &pred, &npred, &err);
+        if (!inv)
+            return FAIL(P, "the map for %s: %s", B->name->str, err.msg);
+        IndexMap *round = im_compose(P->scratch, P->im[i], inv);
+        if (!round || !im_is_identity(round))
+            return FAIL(P, "the padding of %s does not lie outside the image of its map", B->name->str);
+    }
+    for (int k = 0; k < nw; k++)
+        if (plan_reads(P, i, P->writers[i][k]))
+            return -1;
     return 0;
 }
 
@@ -782,29 +821,32 @@ static int peval(PadEval *c, const Expr *e, double *v)
     }
 }
 
-/* The value the padding of buffer i holds when every padded input holds q. */
+/* The value the padding of buffer i holds when every padded input holds q:
+ * its writers in order, each reading what the one before left. */
 static int pad_of(Plan *P, int i, double q, int depth, double *out)
 {
     if (P->writer[i] < 0 || depth > MAXB)
         return -1;
-    const Block *b = P->nest[P->writer[i]].blk;
     PadEval c = { P, P->buf[i], 0, q, depth };
-    int64_t steps = 1, d;
-    for (int k = 0; k < b->niters; k++)
-        if (b->iters[k].kind == 'R' && expr_const_int(b->iters[k].dom, &d) == 0)
-            steps *= d;
-    if (steps > (1 << 20) || b->where)
-        return -1;
-    if (b->init && peval(&c, stmt_single(b->init)->u.store.value, &c.acc))
-        return -1;
-    if (!b->init)
-        steps = 1;
     DType dt = P->buf[i]->dtype;
-    for (int64_t s = 0; s < steps; s++) {
-        if (peval(&c, stmt_single(b->body)->u.store.value, &c.acc))
+    for (int w = 0; w < P->nwriters[i]; w++) {
+        const Block *b = P->nest[P->writers[i][w]].blk;
+        int64_t steps = 1, d;
+        for (int k = 0; k < b->niters; k++)
+            if (b->iters[k].kind == 'R' && expr_const_int(b->iters[k].dom, &d) == 0)
+                steps *= d;
+        if (steps > (1 << 20) || b->where)
             return -1;
-        if (dtype_is_float(dt))
-            c.acc = round_to(dt, c.acc);
+        if (b->init && peval(&c, stmt_single(b->init)->u.store.value, &c.acc))
+            return -1;
+        if (!b->init)
+            steps = 1;
+        for (int64_t s = 0; s < steps; s++) {
+            if (peval(&c, stmt_single(b->body)->u.store.value, &c.acc))
+                return -1;
+            if (dtype_is_float(dt))
+                c.acc = round_to(dt, c.acc);
+        }
     }
     *out = c.acc;
     return 0;
@@ -981,11 +1023,12 @@ static Region *subst_regions(Plan *P, Subst *S, const Region *r, int n)
     return out;
 }
 
-/* Replaces the nest of buffer i's writer by loops over the new layout (then
- * the reduction iterators); old spatial iterators become the inverse map. */
-static Var **reiterate(Plan *P, int i)
+/* Replaces the nest of buffer i's writer w by loops over the new layout
+ * (then the reduction iterators); old spatial iterators become the inverse
+ * map. */
+static Var **reiterate(Plan *P, int i, int w)
 {
-    Nest *n = &P->nest[P->writer[i]];
+    Nest *n = &P->nest[w];
     Block *b = n->blk;
     const IndexMap *M = P->im[i];
     ImCond *pred;
@@ -1124,9 +1167,9 @@ static int flow_plan(Plan *P, Module *m, const Func *f0, int nout, const Expr *c
             b->shape[d] = expr_int(P->a, P->im[k]->obox[d], DT_VOID, b->loc);
     }
     for (int k = 0; k < P->nb; k++)
-        if (P->writer[k] >= 0) {
-            Var **y = reiterate(P, k);
-            if (k == 0)
+        for (int w = P->nwriters[k] - 1; w >= 0; w--) {
+            Var **y = reiterate(P, k, P->writers[k][w]);
+            if (k == 0 && w == 0)
                 for (int d = 0; d < P->im[0]->nout && d < 16; d++)
                     r->yvars[d] = y[d];
         }

@@ -107,6 +107,27 @@ static int pads_only(const IndexMap *c)
     return im_is_identity(&same);
 }
 
+/* Whether one rewrite by cm (c written out) over the shape xsh gives the
+ * box c reaches (a map's outputs reach a box of their own). */
+static int rewrite_fills(const Expr *cm, const IndexMap *c, const int64_t *xsh)
+{
+    ImError err;
+    Arena tmp = { 0 };
+    IndexMap *back = im_from_expr(&tmp, cm, xsh, &err);
+    int fills = back && back->nout == c->nout && memcmp(back->obox, c->obox, (size_t)c->nout * sizeof *c->obox) == 0;
+    arena_free(&tmp);
+    return fills;
+}
+
+int fold_one_rewrite(Module *m, const IndexMap *c)
+{
+    Arena tmp = { 0 };
+    Expr *cm = im_to_expr(&tmp, &m->names, c);
+    int one = cm && (rewrite_fills(cm, c, c->box) || pads_only(c));
+    arena_free(&tmp);
+    return one;
+}
+
 Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xsh, int xnd, int *ident, char *why,
                       size_t cap)
 {
@@ -129,12 +150,7 @@ Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xs
     Expr *cm = c ? im_to_expr(a, &m->names, c) : NULL;
     if (!cm)
         return snprintf(why, cap, "the maps do not chain"), NULL;
-    /* one rewrite by cm gives the box its map reaches on x's shape */
-    ImError err;
-    Arena tmp = { 0 };
-    IndexMap *back = im_from_expr(&tmp, cm, xsh, &err);
-    int fills = back && back->nout == c->nout && memcmp(back->obox, c->obox, (size_t)c->nout * sizeof *c->obox) == 0;
-    arena_free(&tmp);
+    int fills = rewrite_fills(cm, c, xsh);
     if (ident)
         *ident = fills && im_is_identity(c);
     if (fills)

@@ -17,5 +17,11 @@ void fold_rewrites(Module *m, Func *fn, Notes *notes);
  * write it (why empty when y and e are not both one-to-one rewrites). */
 Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xsh, int xnd, int *ident, char *why,
                       size_t cap);
+/* Whether one value writes the composite rewrite c: a rewrite whose map
+ * reaches c's box, or the R.nn.pad of a composite that keeps every point
+ * where it is in a larger box (rewrite_compose's test); else fold leaves
+ * two. */
+struct IndexMap;
+int fold_one_rewrite(Module *m, const struct IndexMap *c);
 
 #endif

@@ -28,7 +28,11 @@
 #include "fold.h"
 #include "plan_solve.h"
 
-enum { MAX_LABELS = 4, MAX_KEYS = 24 };
+/* At most MAX_LABELS layouts a value may be stored in (as written, then the
+ * candidates in the order found: the layouts asked of it, those carried from
+ * its users and operands), and MAX_KEYS layouts asked of it: the exact
+ * search's tables grow as the labels to the power of a value's users and one. */
+enum { MAX_LABELS = 8, MAX_KEYS = 32 };
 
 /* The cost the solver minimizes: the bytes the rewrites left read and
  * write, then their number, then the number of values moved out of the
@@ -51,16 +55,19 @@ typedef struct Node {
     Binding *bd;          /* its binding in the block, or NULL */
     int plannable, constant;
     int readable;         /* not plannable, but a one-operand call that may take reading labels */
-    int absorbed;         /* a tuple call whose one item is planned: its item node reads its operands */
+    int absorbed;         /* a tuple call whose items are planned: its item nodes read its operands */
+    int leader;           /* an item of a tuple: the node of the tuple's first item planned (itself for that one); -1 */
+    int next_item;        /* an item of a tuple: the node of the tuple's next item, or -1 */
+    int first_item, last_item;   /* a tuple call absorbed: its first and last items' nodes */
     const Expr *call;     /* what flow looks into: the value, or the tuple call of item */
     int item;
     TensorType t;
-    Key keys[MAX_KEYS];   /* labels first */
-    int nlab, nkey;
+    Key *keys;            /* labels first; room for capkey, in the planner's arena */
+    int nlab, nkey, capkey;
     int probed[MAX_LABELS], ok[MAX_LABELS];
     int store[MAX_LABELS];   /* the key label l stores the value in: l, or 0 for a reading label */
     Expr *reads[MAX_LABELS]; /* a reading label: a reduction reads its operand in this layout, its result as written */
-    Expr *opmaps[MAX_LABELS][FLOW_MAX_ARGS];
+    Expr **opmaps[MAX_LABELS];   /* [FLOW_MAX_ARGS] each, once label l is probed */
     Expr *const *items;
     int nitems;
 } Node;
@@ -73,6 +80,28 @@ typedef struct View {
     int has_pad;          /* a rewrite on the way pads with pad */
     double pad;
 } View;
+
+/* flow's answer for a call plan probed, found again for a call of the same
+ * operator on the same operand types and attributes asked the same layout:
+ * a chain of calls, or the blocks of a model, ask flow the same question
+ * many times, and its answer depends on nothing else (op_call_same is what
+ * legalize shares a PrimFunc on). */
+typedef struct Answer {
+    uint64_t h;
+    const Expr *call;
+    TensorType *args;
+    int nargs, item;
+    IndexMap *im;         /* the layout asked (NULL: the identity of rank) */
+    int rank;
+    int ok;
+    Expr **opmaps;        /* [FLOW_MAX_ARGS], in the planner's arena */
+    struct Answer *next;
+} Answer;
+
+typedef struct Answers {
+    Answer **slots;
+    size_t cap, n;
+} Answers;
 
 typedef struct Planner {
     Module *m;
@@ -87,6 +116,8 @@ typedef struct Planner {
     int nviews, capviews;
     Notes *notes;
     int64_t max_cells;    /* plan{max-cells=N} */
+    Answers *answers;     /* kept across the blocks and rounds of one function */
+    Arena *answer_arena;
 } Planner;
 
 static int64_t tensor_bytes(const TensorType *t)
@@ -119,6 +150,9 @@ static int add_node(Planner *P, Var *v, Binding *bd)
     nd->var = v;
     nd->bd = bd;
     nd->nlab = nd->nkey = 1;
+    nd->capkey = 2;
+    nd->leader = nd->next_item = nd->first_item = nd->last_item = -1;
+    nd->keys = arena_array(&P->a, (size_t)nd->capkey, sizeof *nd->keys);
     for (int l = 0; l < MAX_LABELS; l++)
         nd->store[l] = l;
     if (sinfo_shape(v->sinfo, &nd->t.dtype, &nd->t.ndim, nd->t.shape) || nd->t.ndim > OP_MAX_RANK)
@@ -162,6 +196,17 @@ static IndexMap *through(Planner *P, const View *w, const Expr *d, int *bad)
     return c && im_is_identity(c) ? NULL : c;
 }
 
+/* Room for one key more in nd->keys. */
+static void key_room(Planner *P, Node *nd)
+{
+    if (nd->nkey < nd->capkey)
+        return;
+    Key *k = arena_array(&P->a, (size_t)nd->capkey * 2, sizeof *k);
+    memcpy(k, nd->keys, (size_t)nd->nkey * sizeof *k);
+    nd->keys = k;
+    nd->capkey *= 2;
+}
+
 /* The key of im among node's, added when new (a label when as_label and
  * the map is one to one and onto, and there is room); -1 when full. */
 static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, int as_label)
@@ -179,6 +224,7 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
     if (as_label) {
         if (!nd->plannable || nd->nlab >= MAX_LABELS || nd->nkey > nd->nlab || im_classify(im, wa, wb) != IM_BIJECTIVE)
             return -1;
+        key_room(P, nd);
         nd->keys[nd->nlab] = (Key){ im, 0, 0, im_to_expr(&P->a, &P->m->names, im), nd->keys[0].bytes };
         nd->store[nd->nlab] = nd->nlab;
         nd->nkey = ++nd->nlab;
@@ -189,8 +235,109 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
     int64_t bytes = dtype_size(nd->t.dtype);
     for (int d = 0; d < im->nout; d++)
         bytes *= im->obox[d];
+    key_room(P, nd);
     nd->keys[nd->nkey] = (Key){ im, has_pad, pad, NULL, bytes };
     return nd->nkey++;
+}
+
+static uint64_t im_key(const IndexMap *im, int rank)
+{
+    uint64_t h = im ? (uint64_t)im->nin * 131 + (uint64_t)im->nout : (uint64_t)rank;
+    for (int d = 0; im && d < im->nout; d++)
+        h = h * 1000003 + (uint64_t)im->obox[d];
+    return h;
+}
+
+/* The key of a call's answer, or 0 with *nargs = -1 when it is not kept
+ * (call_tir, an unknown operator, an operand without a static type). */
+static uint64_t answer_key(const Expr *e, TensorType *args, int *nargs)
+{
+    *nargs = -1;
+    if (e->kind != E_CALL || !e->u.call.op || !op_find(e->u.call.op->str) || is_call_to(e, "R.call_tir") ||
+        e->u.call.nargs > OP_MAX_ARGS)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < e->u.call.nargs; i++) {
+        if (e->u.call.args[i]->kind != E_VAR)
+            break;   /* the operands lead; attributes follow */
+        if (value_type(e->u.call.args[i], &args[n]))
+            return 0;
+        n++;
+    }
+    *nargs = n;
+    return op_call_hash(e, args, n);
+}
+
+static Answer *answer_find(Planner *P, const Expr *e, int item, IndexMap *im, int rank, Answer *key)
+{
+    key->nargs = -1;
+    if (!P->answers)
+        return NULL;
+    TensorType args[OP_MAX_ARGS];
+    int nargs;
+    uint64_t h = answer_key(e, args, &nargs);
+    if (nargs < 0)
+        return NULL;
+    h = h * 31 + im_key(im, rank) + (uint64_t)(item + 1) * 0x9E3779B97F4A7C15ull;
+    *key = (Answer){ .h = h, .call = e, .nargs = nargs, .item = item, .im = im, .rank = rank };
+    key->args = arena_array(P->answer_arena, (size_t)nargs + 1, sizeof *key->args);
+    memcpy(key->args, args, (size_t)nargs * sizeof *args);
+    for (Answer *x = P->answers->cap ? P->answers->slots[h & (P->answers->cap - 1)] : NULL; x; x = x->next)
+        if (x->h == h && x->item == item && x->nargs == nargs && x->rank == rank && !x->im == !im &&
+            (!im || (x->im->nin == im->nin && x->im->nout == im->nout &&
+                     memcmp(x->im->obox, im->obox, (size_t)im->nout * sizeof *im->obox) == 0 && im_equal(x->im, im))) &&
+            op_call_same(x->call, x->args, e, args, nargs))
+            return x;
+    return NULL;
+}
+
+static void answer_add(Planner *P, const Answer *key, int ok, Expr **opmaps)
+{
+    Answers *A = P->answers;
+    if (!A || key->nargs < 0)
+        return;
+    if (2 * (A->n + 1) > A->cap) {
+        size_t cap = A->cap ? 2 * A->cap : 64;
+        Answer **slots = calloc(cap, sizeof *slots);
+        for (size_t i = 0; i < A->cap; i++)
+            for (Answer *x = A->slots[i], *next; x; x = next) {
+                next = x->next;
+                x->next = slots[x->h & (cap - 1)];
+                slots[x->h & (cap - 1)] = x;
+            }
+        free(A->slots);
+        A->slots = slots;
+        A->cap = cap;
+    }
+    Answer *x = arena_zalloc(P->answer_arena, sizeof *x);
+    *x = *key;
+    x->ok = ok;
+    x->opmaps = opmaps;
+    x->next = A->slots[x->h & (A->cap - 1)];
+    A->slots[x->h & (A->cap - 1)] = x;
+    A->n++;
+}
+
+/* flow_probe through P's answers. */
+static int probe_call(Planner *P, const Expr *call, int item, IndexMap *im, int rank, const Expr *map, Expr **opmaps,
+                      Expr *const **items, int *n, char *why, size_t cap)
+{
+    Answer key;
+    Answer *x = answer_find(P, call, item, im, rank, &key);
+    if (x) {
+        memcpy(opmaps, x->opmaps, FLOW_MAX_ARGS * sizeof *opmaps);
+        *items = call->u.call.args;
+        *n = key.nargs;
+        snprintf(why, cap, "%s", "as before");
+        return x->ok ? 0 : -1;
+    }
+    int rc = flow_probe(P->m, &P->scratch, P->answer_arena, call, item, map, opmaps, items, n, why, cap);
+    if (key.nargs >= 0 && (rc != 0 || (*n == key.nargs && *items == call->u.call.args))) {
+        Expr **keep = arena_array(P->answer_arena, FLOW_MAX_ARGS, sizeof *keep);
+        memcpy(keep, opmaps, FLOW_MAX_ARGS * sizeof *keep);
+        answer_add(P, &key, rc == 0, keep);
+    }
+    return rc;
 }
 
 static int probe(Planner *P, Node *nd, int l)
@@ -201,8 +348,13 @@ static int probe(Planner *P, Node *nd, int l)
     Expr *const *items;
     int n;
     nd->probed[l] = 1;
-    nd->ok[l] = flow_probe(P->m, &P->scratch, &P->a, nd->call, nd->item, nd->keys[l].map, nd->opmaps[l], &items, &n, why,
-                           sizeof why) == 0;
+    nd->opmaps[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nd->opmaps[l]);
+    if (nd->store[l] == 0)   /* a unit label: its map, not its normal form, says what is read */
+        nd->ok[l] = flow_probe(P->m, &P->scratch, &P->a, nd->call, nd->item, nd->keys[l].map, nd->opmaps[l], &items,
+                               &n, why, sizeof why) == 0;
+    else
+        nd->ok[l] = probe_call(P, nd->call, nd->item, nd->keys[l].im, nd->t.ndim, nd->keys[l].map, nd->opmaps[l],
+                               &items, &n, why, sizeof why) == 0;
     return nd->ok[l];
 }
 
@@ -296,11 +448,41 @@ static int reading_label(Planner *P, Node *nc, IndexMap *cand, const int64_t *sh
         if (nc->reads[l] && expr_equal(nc->reads[l], pm))
             return 0;
     int l = nc->nlab;
+    key_room(P, nc);
     nc->keys[l] = (Key){ NULL, 0, 0, NULL, nc->keys[0].bytes };
+    nc->opmaps[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nc->opmaps[l]);
     nc->store[l] = 0;
     nc->reads[l] = pm;
     nc->probed[l] = nc->ok[l] = 1;
     nc->opmaps[l][0] = pm;
+    nc->nkey = ++nc->nlab;
+    return 1;
+}
+
+/* A layout that is the identity on the value's box (a permutation of
+ * extent-1 dimensions: any layout of a (1, 1, 1, 1) value) stores it as
+ * written, yet the call computing "in" it reads its operands in that
+ * layout: a label that stores as label 0 does and asks what flow says of
+ * the map. Returns 1 when added. */
+static int unit_label(Planner *P, Node *nc, IndexMap *cand)
+{
+    if (!nc->plannable || nc->nlab >= MAX_LABELS || nc->nkey > nc->nlab)
+        return 0;
+    Expr *map = im_to_expr(&P->a, &P->m->names, cand);
+    int plain = map && map->u.map.nout == map->u.map.nparams;
+    for (int q = 0; plain && q < map->u.map.nout; q++)
+        plain = map->u.map.out[q]->kind == E_VAR && map->u.map.out[q]->u.var == map->u.map.params[q];
+    if (!map || plain)
+        return 0;   /* as written in every box */
+    char text[400], other[400];
+    expr_text(map, text, sizeof text);
+    for (int l = 1; l < nc->nlab; l++)
+        if (nc->store[l] == 0 && !nc->reads[l] && strcmp(expr_text(nc->keys[l].map, other, sizeof other), text) == 0)
+            return 0;
+    int l = nc->nlab;
+    key_room(P, nc);
+    nc->keys[l] = (Key){ cand, 0, 0, map, nc->keys[0].bytes };
+    nc->store[l] = 0;
     nc->nkey = ++nc->nlab;
     return 1;
 }
@@ -342,7 +524,11 @@ static void forward_candidates(Planner *P, int c, Walk *W)
                 memcpy(box, nc->t.shape, (size_t)nc->t.ndim * sizeof *box);
                 cand = im_from_expr(&P->a, im_to_expr(&P->a, &P->m->names, cand), box, &err);
             }
-            if (!cand || im_is_identity(cand))
+            if (cand && im_is_identity(cand) && nc->nitems > 0) {
+                W->changed |= unit_label(P, nc, cand);
+                continue;
+            }
+            if (!cand)
                 continue;
             int before = nc->nlab;
             key_of(P, nc, cand, 0, 0, 1);
@@ -426,6 +612,63 @@ static void outside(Planner *P, const Expr *e, void *data)
         add_node(P, e->u.var, NULL);
 }
 
+/* The label of nd whose layout is written as text, or -1 (0: as written). */
+static int label_written(Planner *P, const Node *nd, const char *text)
+{
+    char buf[400];
+    if (!*text)
+        return 0;
+    for (int l = 1; l < nd->nlab; l++)
+        if (nd->store[l] == l && nd->keys[l].map && strcmp(expr_text(nd->keys[l].map, buf, sizeof buf), text) == 0)
+            return l;
+    return -1;
+}
+
+/* The items of one tuple move through its call together: each takes every
+ * layout another can (over its own shape), as a label. */
+static void share_item_labels(Planner *P)
+{
+    char text[400];
+    for (int c = 0; c < P->n; c++) {
+        Node *nd = &P->nodes[c];
+        if (nd->leader < 0)
+            continue;
+        for (int o = nd->leader; o >= 0; o = P->nodes[o].next_item) {
+            Node *od = &P->nodes[o];
+            if (o == c || od->t.ndim != nd->t.ndim)
+                continue;
+            for (int l = 1; l < od->nlab; l++) {
+                if (od->store[l] != l || !od->keys[l].map ||
+                    label_written(P, nd, expr_text(od->keys[l].map, text, sizeof text)) >= 0)
+                    continue;
+                ImError err;
+                IndexMap *im = im_from_expr(&P->a, od->keys[l].map, nd->t.shape, &err);
+                if (im && !im_is_identity(im))
+                    key_of(P, nd, im, 0, 0, 1);
+            }
+        }
+    }
+}
+
+/* An item in another layout than the tuple's first item pays a rewrite
+ * from that layout to its own (what moving the items together leaves): a
+ * use of the item by the first item's node asking the item's label of
+ * the same layout. */
+static void items_together(Planner *P, UseList *ul)
+{
+    char text[400];
+    for (int c = 0; c < P->n; c++) {
+        Node *nd = &P->nodes[c];
+        if (nd->leader < 0 || nd->leader == c)
+            continue;
+        Node *ld = &P->nodes[nd->leader];
+        int keys[MAX_LABELS];
+        for (int l = 0; l < ld->nlab; l++)
+            keys[l] = ld->store[l] != l ? -1 : l == 0 ? 0 : label_written(P, nd, expr_text(ld->keys[l].map, text, sizeof text));
+        use_add(P, &ul[c], nd->leader, keys, ld->nlab);
+    }
+}
+
 static const char *layout_text(Planner *P, const Key *k, char *buf, size_t cap)
 {
     if (!k->im)
@@ -433,12 +676,67 @@ static const char *layout_text(Planner *P, const Key *k, char *buf, size_t cap)
     return expr_text(k->map ? k->map : im_to_expr(&P->a, &P->m->names, k->im), buf, cap);
 }
 
+/* What a rewrite of nd from label l to key k leaves: one rewrite, or two
+ * when one value cannot write the composite (fold_one_rewrite: from a
+ * stored layout to a padded layout of another box), which then goes
+ * through the layout as written; *bytes, what they read and write. */
+static int rewrite_of(Planner *P, const Node *nd, int l, int k, int64_t *bytes)
+{
+    const Key *a = &nd->keys[nd->store[l]], *b = &nd->keys[k];
+    *bytes = a->bytes + b->bytes;
+    if (!a->im || !b->im || nd->store[l] == k)
+        return 1;
+    ImCond *pred = NULL;
+    int npred = 0;
+    ImError err;
+    IndexMap *inv = im_inverse(&P->scratch, a->im, &pred, &npred, &err);
+    IndexMap *c = inv && !npred ? im_compose(&P->scratch, b->im, inv) : NULL;
+    if (!c || fold_one_rewrite(P->m, c))
+        return 1;
+    *bytes = a->bytes + 2 * nd->keys[0].bytes + b->bytes;
+    return 2;
+}
+
+/* The bytes of a view's node seen through im (NULL: as the view is). */
+static int64_t view_bytes(Planner *P, const View *v, const IndexMap *im)
+{
+    const Node *nd = &P->nodes[v->node];
+    if (!im)
+        return nd->keys[0].bytes;
+    int64_t n = dtype_size(nd->t.dtype);
+    for (int d = 0; d < im->nout; d++)
+        n *= im->obox[d];
+    return n;
+}
+
+/* A pad or crop (a rewrite the graph holds as an operator) computed in
+ * label l reads and writes its bytes in that layout: what it moves there
+ * past what it moves as written (a pad into a padded layout moves more). */
+static int64_t moved_more(Planner *P, Node *nd, int l)
+{
+    if (nd->item >= 0 || nd->nitems < 1 || !nd->opmaps[l] ||
+        !(is_call_to(nd->call, "R.nn.pad") || is_call_to(nd->call, "R.pad") || is_call_to(nd->call, "R.crop")))
+        return 0;
+    int64_t more = nd->keys[nd->store[l]].bytes - nd->keys[0].bytes;
+    int w = view_of(P, nd->items[0]), bad = 0;
+    if (w >= 0) {
+        View v = P->views[w];
+        IndexMap *im = through(P, &v, nd->opmaps[l][0], &bad);
+        if (!bad)
+            more += view_bytes(P, &v, im) - view_bytes(P, &v, v.im);
+    }
+    return more > 0 ? more : 0;
+}
+
 static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Expr ***maps, int *nmaps, int *capmaps)
 {
     RBlock *rb = P->rb;
     Module *m = P->m;
-    PtrMap uses = { 0 }, inreads = { 0 };
+    PtrMap uses = { 0 }, inreads = { 0 }, getitems = { 0 };
     count_uses(P->fn, &uses);
+    for (int i = 0; i < rb->nbinds; i++)   /* the items read of each tuple */
+        if (rb->binds[i]->value->kind == E_GETITEM && rb->binds[i]->value->u.get.tuple->kind == E_VAR)
+            ptrmap_add(&getitems, rb->binds[i]->value->u.get.tuple->u.var, 1);
     for (int i = 0; i < rb->nbinds; i++)
         if (!is_layout_transform(rb->binds[i]->value))
             operands_walk(rb->binds[i]->value, count_read, P, &inreads);
@@ -476,12 +774,13 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         Expr *opm[FLOW_MAX_ARGS];
         nd->call = e;
         nd->item = -1;
-        /* an item of a tuple that a call of the block returns and nothing
-         * else reads: flow looks into that call */
+        /* an item of a tuple that a call of the block returns and only its
+         * items read (batch_norm's result, split's parts): flow looks into
+         * that call, and the items move through it together */
         int tk = e->kind == E_GETITEM && e->u.get.tuple->kind == E_VAR ? ptrmap_get(&P->at, e->u.get.tuple->u.var, 0) : 0;
         Node *tn = tk ? &P->nodes[P->views[tk - 1].node] : NULL;
         if (tn && tn->bd && tn->var == e->u.get.tuple->u.var && tn->bd->value->kind == E_CALL &&
-            ptrmap_get(&uses, tn->var, 0) == 1) {
+            ptrmap_get(&uses, tn->var, 0) == ptrmap_get(&getitems, tn->var, 0)) {
             nd->call = tn->bd->value;
             nd->item = e->u.get.index;
         }
@@ -491,7 +790,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             int64_t box[IM_MAX_RANK];
             memcpy(box, nd->t.shape, (size_t)nd->t.ndim * sizeof *box);
             Expr *id = identity_map(&a, &m->names, nd->t.ndim, e->loc);
-            nd->plannable = id && flow_probe(m, &P->scratch, &a, nd->call, nd->item, id, opm, &nd->items, &nd->nitems,
+            nd->plannable = id && probe_call(P, nd->call, nd->item, NULL, nd->t.ndim, id, opm, &nd->items, &nd->nitems,
                                              why, sizeof why) == 0;
             arena_free(&a);
             if (!nd->plannable && nd->item < 0 && e->u.call.nargs == 1 && e->u.call.args[0]->kind == E_VAR) {
@@ -499,8 +798,15 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
                 nd->nitems = 1;
                 nd->readable = 1;
             }
-            if (nd->plannable && nd->item >= 0)
+            if (nd->plannable && nd->item >= 0) {
                 tn->absorbed = 1;
+                if (tn->first_item < 0)
+                    tn->first_item = c;
+                else
+                    P->nodes[tn->last_item].next_item = c;
+                tn->last_item = c;
+                nd->leader = tn->first_item;
+            }
         }
     }
     /* candidates, backwards to a fixed point */
@@ -511,10 +817,12 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         if (!W.changed)
             break;
     }
+    share_item_labels(P);
     /* the problem */
     UseList *ul = calloc((size_t)P->n + 1, sizeof *ul);
     W = (Walk){ .uses = ul, .phase = 1 };
     walk_block(P, &W, &uses, &inreads);
+    items_together(P, ul);
     PlanProblem pb = { calloc((size_t)P->n + 1, sizeof *pb.vars), P->n };
     for (int c = 0; c < P->n; c++) {
         Node *nd = &P->nodes[c];
@@ -523,11 +831,14 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         v->nkey = nd->nkey;
         v->unary = calloc((size_t)nd->nlab, sizeof *v->unary);
         for (int l = 1; l < nd->nlab; l++)
-            v->unary[l] = probe(P, nd, l) ? COST_MOVE : PLAN_INF;
+            v->unary[l] = probe(P, nd, l) ? COST_MOVE + moved_more(P, nd, l) * COST_BYTE : PLAN_INF;
         v->rewrite = calloc((size_t)(nd->nlab * nd->nkey), sizeof *v->rewrite);
         for (int l = 0; l < nd->nlab; l++)
-            for (int k = 0; k < nd->nkey; k++)
-                v->rewrite[l * nd->nkey + k] = nd->constant ? 0 : (nd->keys[l].bytes + nd->keys[k].bytes) * COST_BYTE + COST_REWRITE;
+            for (int k = 0; k < nd->nkey; k++) {
+                int64_t bytes;
+                int count = rewrite_of(P, nd, l, k, &bytes);
+                v->rewrite[l * nd->nkey + k] = nd->constant ? 0 : bytes * COST_BYTE + count * COST_REWRITE;
+            }
         v->store = malloc((size_t)nd->nlab * sizeof *v->store);
         memcpy(v->store, nd->store, (size_t)nd->nlab * sizeof *v->store);
         v->uses = ul[c].v;
@@ -567,16 +878,18 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
                 if (k < 0 || k == nd->store[r.label[c]] || seen[k])
                     continue;
                 seen[k] = 1;
-                int64_t bytes = nd->constant ? 0 : nd->keys[r.label[c]].bytes + nd->keys[k].bytes;
-                note_add(P->notes, nd->bd ? nd->bd->loc : P->fn->loc, "a rewrite of %s from %s to %s: %lld bytes%s",
+                int64_t bytes;
+                int two = rewrite_of(P, nd, r.label[c], k, &bytes) == 2;
+                note_add(P->notes, nd->bd ? nd->bd->loc : P->fn->loc, "a rewrite of %s from %s to %s: %lld bytes%s%s",
                          var_said(nd->var), layout_text(P, &nd->keys[r.label[c]], buf, sizeof buf),
-                         layout_text(P, &nd->keys[k], buf2, sizeof buf2), (long long)bytes,
+                         layout_text(P, &nd->keys[k], buf2, sizeof buf2), nd->constant ? 0 : (long long)bytes,
+                         two ? " in two, through the layout as written (one would not give the padded shape)" : "",
                          nd->constant ? " (a constant: fold evaluates it)" : "");
             }
         }
         note_add(P->notes, rb->loc, "the plan leaves rewrites moving %lld bytes (%lld rewrites), %s; as written: "
                  "%lld bytes (%lld rewrites); lower bound %lld bytes", (long long)(r.cost / COST_BYTE),
-                 (long long)(r.cost % COST_BYTE / COST_REWRITE), r.method == PLAN_CUT ? "optimal (a minimum cut)" : r.exact ? "optimal (variable elimination)" : "not proven optimal: the problem was too wide "
+                 (long long)(r.cost % COST_BYTE / COST_REWRITE), r.method == PLAN_CUT ? "optimal over its candidate layouts (a minimum cut)" : r.exact ? "optimal over its candidate layouts (variable elimination)" : "not proven optimal: the problem was too wide "
                  "for the exact search (plan{max-cells=N}), the best assignment local moves found is used", (long long)(before / COST_BYTE),
                  (long long)(before % COST_BYTE / COST_REWRITE), (long long)(r.bound / COST_BYTE));
     }
@@ -595,6 +908,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
     free(ul);
     ptrmap_free(&uses);
     ptrmap_free(&inreads);
+    ptrmap_free(&getitems);
 }
 
 /* plan{max-cells=N}: the largest table the exact search builds */
@@ -614,10 +928,97 @@ static int max_cells_of(const PassOpt *opts, int nopts, int64_t *v, char *err, s
     return 0;
 }
 
+/* plan{layouts="v=L w=M ..."}: the values named move to layout L of their
+ * NCHW form (rank 4), with no search. */
+static const char *layouts_of(const PassOpt *opts, int nopts)
+{
+    for (int i = 0; i < nopts; i++)
+        if (strcmp(opts[i].key, "layouts") == 0)
+            return opts[i].val;
+    return NULL;
+}
+
+/* The next "name=LAYOUT" of spec at *pos into name and lay; 0 at the end,
+ * -1 when malformed. */
+static int next_assignment(const char *spec, size_t *pos, char *name, char *lay, size_t cap)
+{
+    while (spec[*pos] == ' ')
+        (*pos)++;
+    if (!spec[*pos])
+        return 0;
+    size_t n = strcspn(spec + *pos, " ");
+    const char *eq = memchr(spec + *pos, '=', n);
+    if (!eq || eq == spec + *pos || (size_t)(eq - spec - *pos) >= cap || n - (size_t)(eq - spec - *pos) > cap)
+        return -1;
+    memcpy(name, spec + *pos, (size_t)(eq - spec - *pos));
+    name[eq - spec - *pos] = 0;
+    memcpy(lay, eq + 1, n - (size_t)(eq - spec - *pos) - 1);
+    lay[n - (size_t)(eq - spec - *pos) - 1] = 0;
+    *pos += n;
+    return 1;
+}
+
 int pass_plan_check(const PassOpt *opts, int nopts, char *err, size_t cap)
 {
     int64_t v;
-    return max_cells_of(opts, nopts, &v, err, cap);
+    if (max_cells_of(opts, nopts, &v, err, cap))
+        return -1;
+    const char *spec = layouts_of(opts, nopts);
+    char name[64], lay[64];
+    size_t pos = 0;
+    for (int rc; spec && (rc = next_assignment(spec, &pos, name, lay, sizeof name)) != 0;) {
+        ImError e;
+        Interner names;
+        Arena a = { 0 };
+        intern_init(&names, &a);
+        int bad = rc < 0 || !im_layout_map(&a, &names, "NCHW", lay, NULL, &e);
+        intern_free(&names);
+        arena_free(&a);
+        if (bad)
+            return snprintf(err, cap, "plan: layouts=%s: expected value=LAYOUT pairs (a layout of NCHW, such as NHWC "
+                            "or NCHW4c) separated by spaces", spec), -1;
+    }
+    return 0;
+}
+
+/* Realizes the assignment spec in every plannable function of m: no search. */
+static void plan_assigned(Module *m, PassCtx *ctx, const char *spec)
+{
+    Notes notes = { 0 };
+    for (int f = 0; f < m->nfuncs; f++) {
+        Func *fn = m->funcs[f];
+        if (!is_plannable(fn))
+            continue;
+        fold_rewrites(m, fn, &notes);
+        infer_types(m, fn);
+        PtrMap plan = { 0 }, reads = { 0 };
+        Expr **maps = NULL;
+        int nmaps = 0;
+        char name[64], lay[64];
+        size_t pos = 0;
+        while (next_assignment(spec, &pos, name, lay, sizeof name) > 0)
+            for (int b = 0; b < fn->nblocks; b++)
+                for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
+                    Var *v = fn->blocks[b]->binds[i]->var;
+                    TensorType t;
+                    ImError e;
+                    if (strlen(name) != (size_t)v->name->len || memcmp(name, v->name->str, v->name->len) != 0 ||
+                        sinfo_shape(v->sinfo, &t.dtype, &t.ndim, t.shape) || t.ndim != 4)
+                        continue;
+                    Expr *map = im_layout_map(&m->arena, &m->names, "NCHW", lay, NULL, &e);
+                    if (!map || ptrmap_get(&plan, v, 0))
+                        continue;
+                    maps = realloc(maps, (size_t)(nmaps + 1) * sizeof *maps);
+                    maps[nmaps++] = map;
+                    ptrmap_put(&plan, v, nmaps);
+                }
+        if (nmaps)
+            flow_realize(m, fn, ctx, &notes, &plan, maps, &reads);
+        free(maps);
+        ptrmap_free(&plan);
+        ptrmap_free(&reads);
+    }
+    notes_emit(&notes, ctx, "plan", 0);
 }
 
 /* One run of plan over every plannable function (flow_fixed_point runs
@@ -631,13 +1032,16 @@ static void plan_round(Module *m, PassCtx *ctx, Notes *notes, void *data)
         if (!is_plannable(fn))
             continue;
         PtrMap plan = { 0 }, reads = { 0 };
+        Answers answers = { 0 };
+        Arena answer_arena = { 0 };
         Expr **maps = NULL;
         int nmaps = 0, capmaps = 0;
         /* fold's form first: pairs that cancel and dead values cost nothing */
         fold_rewrites(m, fn, notes);
         infer_types(m, fn);
         for (int b = 0; b < fn->nblocks; b++) {
-            Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .notes = notes, .max_cells = max_cells };
+            Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .notes = notes, .max_cells = max_cells,
+                          .answers = &answers, .answer_arena = &answer_arena };
             plan_block(&P, ctx, &plan, &reads, &maps, &nmaps, &capmaps);
             ptrmap_free(&P.at);
             free(P.nodes);
@@ -648,6 +1052,8 @@ static void plan_round(Module *m, PassCtx *ctx, Notes *notes, void *data)
         if (nmaps)
             flow_realize(m, fn, ctx, notes, &plan, maps, &reads);
         free(maps);
+        free(answers.slots);
+        arena_free(&answer_arena);
         ptrmap_free(&plan);
         ptrmap_free(&reads);
     }
@@ -659,5 +1065,9 @@ int pass_plan(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     char err[256];
     if (max_cells_of(opts, nopts, &max_cells, err, sizeof err))
         return diag_error(ctx->src, (Loc){ 0, 0 }, "%s", err);   /* the pipeline's check has refused it already */
+    if (layouts_of(opts, nopts)) {
+        plan_assigned(m, ctx, layouts_of(opts, nopts));
+        return 0;
+    }
     return flow_fixed_point(m, ctx, plan_round, &max_cells, "plan");
 }

@@ -1,13 +1,16 @@
-/* Solving the layout plan's problem (plan_solve.h) exactly: a minimum cut where
- * the problem is one (two labels, the payments of the forms plan_solve.h names),
- * else variable elimination.
+/* Solving the layout plan's problem (plan_solve.h) exactly: variable
+ * elimination while its tables stay small, a minimum cut where the problem is
+ * one (two labels, the payments of the forms plan_solve.h names), else
+ * elimination with the tables the caller allows.
  * Every term is a table over a few variables (a unary cost, or a value's
- * payment for its rewrites over the value and its users). Eliminating a
- * variable x joins the tables that mention x and keeps, for each assignment
- * of the others, the best label of x and its cost: the last table is the
- * optimum, and walking the eliminations backwards reads the labels off. The
- * order is greedy, smallest joined table first; on the graphs of models
- * (chains, diamonds, residual blocks) the tables stay a few labels wide. */
+ * payment for its rewrites over the value and its users; for a value with
+ * many users, chains of auxiliary OR variables). Eliminating a variable x
+ * joins the tables that mention x and keeps, for each assignment of the
+ * others, the best label of x and its cost: the last table is the optimum,
+ * and walking the eliminations backwards reads the labels off. The order is
+ * greedy, smallest joined table first, kept in a heap; on the graphs of
+ * models (chains, diamonds, residual blocks) the tables stay a few labels
+ * wide and the work is linear in the values. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,16 +78,21 @@ typedef struct Elim {
 
 typedef struct Solver {
     const PlanProblem *p;
+    int nv, capv;         /* variables: the problem's, then the auxiliary ones of wide payments */
+    int *nlab;            /* [nv] */
     Table *t;
     int nt, cap;
     int64_t max_cells;
+    int *pos;             /* [p->n]: a user's place in payment_chain's list, else -1 */
+    int **of;             /* per variable: the tables that mention it (dead ones dropped as met) */
+    int *nof, *capof;
 } Solver;
 
-static int64_t cells(const PlanProblem *p, const int *scope, int n, int64_t limit)
+static int64_t cells(const int *nlab, const int *scope, int n, int64_t limit)
 {
     int64_t s = 1;
     for (int i = 0; i < n; i++) {
-        s *= p->vars[scope[i]].nlab;
+        s *= nlab[scope[i]];
         if (s > limit)
             return limit + 1;
     }
@@ -97,42 +105,156 @@ static Table *table_add(Solver *S, int *scope, int n)
         S->cap = S->cap ? S->cap * 2 : 64;
         S->t = realloc(S->t, (size_t)S->cap * sizeof *S->t);
     }
+    for (int i = 0; i < n; i++) {
+        int v = scope[i];
+        if (S->nof[v] == S->capof[v]) {
+            S->capof[v] = S->capof[v] ? 2 * S->capof[v] : 4;
+            S->of[v] = realloc(S->of[v], (size_t)S->capof[v] * sizeof *S->of[v]);
+        }
+        S->of[v][S->nof[v]++] = S->nt;
+    }
     Table *t = &S->t[S->nt++];
     t->scope = scope;
     t->n = n;
-    t->size = cells(S->p, scope, n, INT64_MAX / 4);
+    t->size = cells(S->nlab, scope, n, INT64_MAX / 4);
     t->cost = calloc((size_t)t->size, sizeof *t->cost);
     t->dead = 0;
     return t;
 }
 
 /* Steps the mixed-radix counter a over scope; returns 0 after the last. */
-static int step(const PlanProblem *p, const int *scope, int n, int *a)
+static int step(const int *nlab, const int *scope, int n, int *a)
 {
     for (int i = 0; i < n; i++) {
-        if (++a[i] < p->vars[scope[i]].nlab)
+        if (++a[i] < nlab[scope[i]])
             return 1;
         a[i] = 0;
     }
     return 0;
 }
 
-/* The value b's payment as a table over b and its users. */
-static int payment_table(Solver *S, int b, int *label)
+/* A variable more: an auxiliary one of nlab labels. */
+static int var_add(Solver *S, int nlab)
+{
+    if (S->nv == S->capv) {
+        S->capv = S->capv ? 2 * S->capv : 64;
+        S->nlab = realloc(S->nlab, (size_t)S->capv * sizeof *S->nlab);
+        S->of = realloc(S->of, (size_t)S->capv * sizeof *S->of);
+        S->nof = realloc(S->nof, (size_t)S->capv * sizeof *S->nof);
+        S->capof = realloc(S->capof, (size_t)S->capv * sizeof *S->capof);
+    }
+    S->nlab[S->nv] = nlab;
+    S->of[S->nv] = NULL;
+    S->nof[S->nv] = S->capof[S->nv] = 0;
+    return S->nv++;
+}
+
+static int *scope_of(int n, int a, int b, int c)
+{
+    int *scope = malloc(3 * sizeof *scope), v[3] = { a, b, c };
+    memcpy(scope, v, (size_t)n * sizeof *scope);
+    return scope;
+}
+
+/* The value b's payment when a table over b and all its users would be too
+ * wide (a parameter read by many calls): per key k, whether a user asks it
+ * is an OR carried along a chain of two-label auxiliary variables, y_j =
+ * y_(j-1) OR (user j asks k), each a table of three variables (the
+ * impossible combinations cost PLAN_INF), and the last y pays b's rewrite
+ * to k. Tables of at most 2 * 2 * labels cells: a value's many users no
+ * longer make a wide table. */
+static int payment_chain(Solver *S, int b)
+{
+    const PlanVar *v = &S->p->vars[b];
+    int *users = malloc(((size_t)v->nuses + 1) * sizeof *users), nu = 0;
+    unsigned *asks = calloc((size_t)v->nuses + 1, sizeof *asks);   /* per user: the labels under which it asks k */
+    for (int u = 0; u < v->nuses; u++) {
+        int w = v->uses[u].user;
+        if (w >= 0 && S->pos[w] < 0) {
+            S->pos[w] = nu;
+            users[nu++] = w;
+        }
+    }
+    for (int j = 0; j < nu; j++)
+        if (4 * (int64_t)S->nlab[users[j]] > S->max_cells || 2 * (int64_t)v->nlab > S->max_cells) {
+            for (int q = 0; q < nu; q++)
+                S->pos[users[q]] = -1;
+            free(users);
+            free(asks);
+            return -1;
+        }
+    for (int k = 0; k < v->nkey; k++) {
+        int always = 0, some = 0;
+        for (int u = 0; u < v->nuses; u++) {
+            const PlanUse *use = &v->uses[u];
+            int w = use->user;
+            for (int l = 0; l < (w < 0 ? 1 : S->nlab[w]); l++)
+                if (use->key[l] == k) {
+                    always |= w < 0;
+                    some |= w >= 0;
+                }
+        }
+        int stored = 1;   /* k is where every label of b stores it: never paid */
+        for (int lb = 0; lb < v->nlab; lb++)
+            stored &= k == (v->store ? v->store[lb] : lb);
+        if ((!always && !some) || stored)
+            continue;
+        memset(asks, 0, (size_t)nu * sizeof *asks);
+        for (int u = 0; u < v->nuses; u++)
+            for (int l = 0; v->uses[u].user >= 0 && l < S->nlab[v->uses[u].user]; l++)
+                if (v->uses[u].key[l] == k)
+                    asks[S->pos[v->uses[u].user]] |= 1u << l;
+        int y = -1;   /* the OR so far */
+        for (int j = 0; !always && j < nu; j++) {
+            int w = users[j], ny = var_add(S, 2);
+            Table *t = y < 0 ? table_add(S, scope_of(2, w, ny, 0), 2) : table_add(S, scope_of(3, y, w, ny), 3);
+            int64_t i = 0;
+            for (int c = 0; c < t->size; c++, i++) {   /* scope order: y (fastest), w, ny */
+                int r = c, prev = 0, lw, out;
+                if (y >= 0) {
+                    prev = r % 2;
+                    r /= 2;
+                }
+                lw = r % S->nlab[w];
+                out = r / S->nlab[w];
+                t->cost[i] = out == (prev | (int)(asks[j] >> lw & 1)) ? 0 : PLAN_INF;
+            }
+            y = ny;
+        }
+        /* b pays its rewrite to k when k is asked and is not where it stores */
+        Table *t = always ? table_add(S, scope_of(1, b, 0, 0), 1) : table_add(S, scope_of(2, b, y, 0), 2);
+        for (int c = 0; c < t->size; c++) {
+            int lb = c % v->nlab, on = always || c / v->nlab;
+            t->cost[c] = on && k != (v->store ? v->store[lb] : lb) ? v->rewrite[lb * v->nkey + k] : 0;
+        }
+    }
+    for (int j = 0; j < nu; j++)
+        S->pos[users[j]] = -1;
+    free(users);
+    free(asks);
+    return 0;
+}
+
+/* The value b's payment as a table over b and its users, or as chains
+ * (payment_chain) when that table would pass S->max_cells. */
+static int payment_table(Solver *S, int b, int *label, char *in)
 {
     const PlanVar *v = &S->p->vars[b];
     int *scope = malloc(((size_t)v->nuses + 1) * sizeof *scope), n = 0;
     scope[n++] = b;
+    in[b] = 1;
     for (int u = 0; u < v->nuses; u++) {
-        int w = v->uses[u].user, dup = 0;
-        for (int j = 0; j < n; j++)
-            dup |= scope[j] == w;
-        if (w >= 0 && !dup)
+        int w = v->uses[u].user;
+        if (w >= 0 && !in[w]) {
+            in[w] = 1;
             scope[n++] = w;
+        }
     }
-    if (cells(S->p, scope, n, S->max_cells) > S->max_cells) {
+    for (int j = 0; j < n; j++)
+        in[scope[j]] = 0;
+    if (cells(S->nlab, scope, n, S->max_cells) > S->max_cells) {
         free(scope);
-        return -1;
+        return payment_chain(S, b);
     }
     Table *t = table_add(S, scope, n);
     int *a = calloc((size_t)n, sizeof *a);
@@ -142,7 +264,7 @@ static int payment_table(Solver *S, int b, int *label)
         for (int j = 0; j < n; j++)
             label[scope[j]] = a[j];
         t->cost[i++] = payment(v, a[0], label, seen);
-    } while (step(S->p, scope, n, a));
+    } while (step(S->nlab, scope, n, a));
     free(a);
     free(seen);
     return 0;
@@ -157,53 +279,55 @@ static int64_t table_min(const Table *t)
     return m;
 }
 
-/* The union of the scopes of the live tables that mention x, x left out. */
-static int joined_scope(const Solver *S, int x, int *out, char *in)
+/* The live tables that mention x, its list compacted on the way. */
+static int live_tables(Solver *S, int x)
 {
     int n = 0;
-    for (int k = 0; k < S->nt; k++) {
-        const Table *t = &S->t[k];
-        int has = 0;
-        for (int i = 0; i < t->n && !t->dead; i++)
-            has |= t->scope[i] == x;
-        if (!has)
-            continue;
+    for (int k = 0; k < S->nof[x]; k++)
+        if (!S->t[S->of[x][k]].dead)
+            S->of[x][n++] = S->of[x][k];
+    return S->nof[x] = n;
+}
+
+/* The union of the scopes of the live tables that mention x, x left out. */
+static int joined_scope(Solver *S, int x, int *out, char *in)
+{
+    int n = 0, nt = live_tables(S, x);
+    in[x] = 1;
+    for (int k = 0; k < nt; k++) {
+        const Table *t = &S->t[S->of[x][k]];
         for (int i = 0; i < t->n; i++)
-            if (t->scope[i] != x && !in[t->scope[i]]) {
+            if (!in[t->scope[i]]) {
                 in[t->scope[i]] = 1;
                 out[n++] = t->scope[i];
             }
     }
+    in[x] = 0;
     for (int i = 0; i < n; i++)
         in[out[i]] = 0;
     return n;
 }
 
 /* The index into t of the assignment label[] gives its scope. */
-static int64_t index_of(const PlanProblem *p, const Table *t, const int *label)
+static int64_t index_of(const int *nlab, const Table *t, const int *label)
 {
     int64_t idx = 0, mul = 1;
     for (int i = 0; i < t->n; i++) {
         idx += label[t->scope[i]] * mul;
-        mul *= p->vars[t->scope[i]].nlab;
+        mul *= nlab[t->scope[i]];
     }
     return idx;
 }
 
 static void eliminate(Solver *S, int x, int *scope, int n, Elim *e, int *label)
 {
-    const PlanProblem *p = S->p;
-    int *join = malloc((size_t)S->nt * sizeof *join), nj = 0;
-    for (int k = 0; k < S->nt; k++) {
-        const Table *t = &S->t[k];
-        for (int i = 0; i < t->n && !t->dead; i++)
-            if (t->scope[i] == x) {
-                join[nj++] = k;
-                break;
-            }
-    }
+    int nj = live_tables(S, x);
+    int *join = malloc(((size_t)nj + 1) * sizeof *join);
+    memcpy(join, S->of[x], (size_t)nj * sizeof *join);
     int *nscope = malloc(((size_t)n + 1) * sizeof *nscope);
     memcpy(nscope, scope, (size_t)n * sizeof *nscope);
+    for (int k = 0; k < nj; k++)
+        S->t[join[k]].dead = 1;
     Table *r = table_add(S, nscope, n);   /* may move S->t: index, not pointers, above */
     e->x = x;
     e->n = n;
@@ -217,11 +341,11 @@ static void eliminate(Solver *S, int x, int *scope, int n, Elim *e, int *label)
             label[scope[j]] = a[j];
         int64_t best = PLAN_INF;
         int arg = 0;
-        for (int l = 0; l < p->vars[x].nlab; l++) {
+        for (int l = 0; l < S->nlab[x]; l++) {
             label[x] = l;
             int64_t c = 0;
             for (int k = 0; k < nj && c < PLAN_INF; k++)
-                c = add_cost(c, S->t[join[k]].cost[index_of(p, &S->t[join[k]], label)]);
+                c = add_cost(c, S->t[join[k]].cost[index_of(S->nlab, &S->t[join[k]], label)]);
             if (c < best) {
                 best = c;
                 arg = l;
@@ -229,11 +353,62 @@ static void eliminate(Solver *S, int x, int *scope, int n, Elim *e, int *label)
         }
         r->cost[i] = best;
         e->best[i++] = (unsigned char)arg;
-    } while (step(p, scope, n, a));
-    for (int k = 0; k < nj; k++)
-        S->t[join[k]].dead = 1;
+    } while (step(S->nlab, scope, n, a));
     free(a);
     free(join);
+}
+
+/* ---- the elimination order: a heap of (joined table cells, variable) ---- */
+
+typedef struct HeapItem {
+    int64_t c;
+    int v;
+} HeapItem;
+
+typedef struct Heap {
+    HeapItem *h;
+    int n, cap;
+} Heap;
+
+static int heap_less(HeapItem a, HeapItem b)
+{
+    return a.c < b.c || (a.c == b.c && a.v < b.v);
+}
+
+static void heap_push(Heap *H, int64_t c, int v)
+{
+    if (H->n == H->cap) {
+        H->cap = H->cap ? 2 * H->cap : 64;
+        H->h = realloc(H->h, (size_t)H->cap * sizeof *H->h);
+    }
+    int i = H->n++;
+    H->h[i] = (HeapItem){ c, v };
+    while (i > 0 && heap_less(H->h[i], H->h[(i - 1) / 2])) {
+        HeapItem t = H->h[i];
+        H->h[i] = H->h[(i - 1) / 2];
+        H->h[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+static HeapItem heap_pop(Heap *H)
+{
+    HeapItem top = H->h[0];
+    H->h[0] = H->h[--H->n];
+    for (int i = 0;;) {
+        int l = 2 * i + 1, m = i;
+        if (l < H->n && heap_less(H->h[l], H->h[m]))
+            m = l;
+        if (l + 1 < H->n && heap_less(H->h[l + 1], H->h[m]))
+            m = l + 1;
+        if (m == i)
+            break;
+        HeapItem t = H->h[i];
+        H->h[i] = H->h[m];
+        H->h[m] = t;
+        i = m;
+    }
+    return top;
 }
 
 /* Local moves from label[]: each variable takes its best label with the
@@ -262,33 +437,44 @@ static int64_t improve(const PlanProblem *p, int *label)
     return cur;
 }
 
+/* Eliminates every variable, the one with the smallest joined table first
+ * (ties: the first variable); only a variable's neighbours change their
+ * table, so each is put back in the heap with its new size and the stale
+ * entries are skipped. -1 when a table would pass S->max_cells. */
 static int exact(Solver *S, int *label, int64_t *opt)
 {
-    const PlanProblem *p = S->p;
-    Elim *el = calloc((size_t)p->n + 1, sizeof *el);
-    int *scope = malloc(((size_t)p->n + 1) * sizeof *scope);
-    char *in = calloc((size_t)p->n + 1, 1), *done = calloc((size_t)p->n + 1, 1);
+    int nv = S->nv;
+    Elim *el = calloc((size_t)nv + 1, sizeof *el);
+    int *scope = malloc(((size_t)nv + 1) * sizeof *scope), *other = malloc(((size_t)nv + 1) * sizeof *other);
+    char *in = calloc((size_t)nv + 1, 1), *done = calloc((size_t)nv + 1, 1);
+    int64_t *size = malloc(((size_t)nv + 1) * sizeof *size);
+    Heap H = { 0 };
     int ne = 0, ok = 1;
-    for (; ne < p->n && ok; ne++) {
-        int x = -1;
-        int64_t best = 0;
-        for (int v = 0; v < p->n; v++) {
-            if (done[v])
-                continue;
-            int n = joined_scope(S, v, scope, in);
-            int64_t c = cells(p, scope, n, S->max_cells);
-            if (x < 0 || c < best) {
-                x = v;
-                best = c;
-            }
-        }
-        if (best > S->max_cells) {
+    for (int v = 0; v < nv; v++) {
+        int n = joined_scope(S, v, scope, in);
+        size[v] = cells(S->nlab, scope, n, S->max_cells);
+        heap_push(&H, size[v], v);
+    }
+    while (ne < nv) {
+        HeapItem it = heap_pop(&H);
+        if (done[it.v] || it.c != size[it.v])
+            continue;
+        if (it.c > S->max_cells) {
             ok = 0;
             break;
         }
+        int x = it.v;
         int n = joined_scope(S, x, scope, in);
-        eliminate(S, x, scope, n, &el[ne], label);
+        eliminate(S, x, scope, n, &el[ne++], label);
         done[x] = 1;
+        for (int j = 0; j < n; j++) {
+            int y = scope[j];
+            int64_t c = cells(S->nlab, other, joined_scope(S, y, other, in), S->max_cells);
+            if (c != size[y]) {
+                size[y] = c;
+                heap_push(&H, c, y);
+            }
+        }
     }
     if (ok) {
         int64_t c = 0;
@@ -298,7 +484,7 @@ static int exact(Solver *S, int *label, int64_t *opt)
         *opt = c;
         for (int k = ne - 1; k >= 0; k--) {
             Table t = { .scope = el[k].scope, .n = el[k].n };
-            label[el[k].x] = el[k].best[index_of(p, &t, label)];
+            label[el[k].x] = el[k].best[index_of(S->nlab, &t, label)];
         }
     }
     for (int k = 0; k < ne; k++) {
@@ -307,8 +493,11 @@ static int exact(Solver *S, int *label, int64_t *opt)
     }
     free(el);
     free(scope);
+    free(other);
     free(in);
     free(done);
+    free(size);
+    free(H.h);
     return ok ? 0 : -1;
 }
 
@@ -520,52 +709,103 @@ static int cut_solve(const PlanProblem *p, int *label)
     return ok ? 0 : -1;
 }
 
-int plan_solve(const PlanProblem *p, int64_t max_cells, PlanResult *r)
+/* Variable elimination with tables of at most max_cells: 0 and the
+ * optimum in label[] and *opt, or -1 when a table would be wider; *bound
+ * is then a lower bound: the sum of the minima of the terms built. */
+static int elimination(const PlanProblem *p, int64_t max_cells, int *label, int64_t *opt, int64_t *bound)
 {
-    Solver S = { .p = p, .max_cells = max_cells > 0 ? max_cells : (int64_t)1 << 22 };
-    int *label = calloc((size_t)p->n + 1, sizeof *label);
-    if (cut_solve(p, label) == 0) {
-        r->label = label;
-        r->cost = r->bound = plan_cost(p, label);
-        r->exact = 1;
-        r->method = PLAN_CUT;
-        return r->cost >= PLAN_INF ? -1 : 0;
-    }
+    Solver S = { .p = p, .max_cells = max_cells };
+    for (int v = 0; v < p->n; v++)
+        var_add(&S, p->vars[v].nlab);
+    S.pos = malloc(((size_t)p->n + 1) * sizeof *S.pos);
+    for (int v = 0; v < p->n; v++)
+        S.pos[v] = -1;
+    char *in = calloc((size_t)p->n + 1, 1);
+    int *work = calloc((size_t)p->n + 1, sizeof *work);
     int built = 1;
-    int64_t bound = 0;
+    *bound = 0;
     for (int v = 0; v < p->n; v++) {
         int *scope = malloc(sizeof *scope);
         scope[0] = v;
         Table *t = table_add(&S, scope, 1);
         memcpy(t->cost, p->vars[v].unary, (size_t)p->vars[v].nlab * sizeof *t->cost);
-        bound = add_cost(bound, table_min(t));
+        *bound = add_cost(*bound, table_min(t));
     }
     for (int v = 0; v < p->n && built; v++)
         if (p->vars[v].nuses) {
-            if (payment_table(&S, v, label))
+            int before = S.nt;
+            if (payment_table(&S, v, work, in))
                 built = 0;
-            else
-                bound = add_cost(bound, table_min(&S.t[S.nt - 1]));
+            else if (S.nt == before + 1)
+                *bound = add_cost(*bound, table_min(&S.t[S.nt - 1]));
         }
-    int64_t opt = PLAN_INF;
-    r->exact = built && exact(&S, label, &opt) == 0;
-    r->method = r->exact ? PLAN_ELIMINATION : PLAN_LOCAL;
-    if (!r->exact) {
-        for (int v = 0; v < p->n; v++) {   /* start from the cheapest possible label of each */
-            label[v] = 0;
-            for (int l = 1; l < p->vars[v].nlab; l++)
-                if (p->vars[v].unary[l] < p->vars[v].unary[label[v]])
-                    label[v] = l;
-        }
-        opt = improve(p, label);
+    int rc = -1;
+    if (built) {
+        int *all = calloc((size_t)S.nv + 1, sizeof *all);
+        rc = exact(&S, all, opt);
+        if (rc == 0)
+            memcpy(label, all, (size_t)p->n * sizeof *label);
+        free(all);
     }
     for (int k = 0; k < S.nt; k++) {
         free(S.t[k].scope);
         free(S.t[k].cost);
     }
+    for (int v = 0; v < S.nv; v++)
+        free(S.of[v]);
     free(S.t);
+    free(S.of);
+    free(S.nof);
+    free(S.capof);
+    free(S.nlab);
+    free(S.pos);
+    free(in);
+    free(work);
+    return rc;
+}
+
+/* Elimination first while its tables stay small (linear in the values on
+ * the graphs of models); a minimum cut where it applies; elimination with
+ * the tables max_cells allows; local moves. */
+int plan_solve_by(const PlanProblem *p, int64_t max_cells, int method, PlanResult *r)
+{
+    max_cells = max_cells > 0 ? max_cells : (int64_t)1 << 22;
+    int64_t small = max_cells < PLAN_SMALL_CELLS ? max_cells : PLAN_SMALL_CELLS;
+    int *label = calloc((size_t)p->n + 1, sizeof *label);
+    int64_t opt = PLAN_INF, bound = 0;
     r->label = label;
+    r->exact = 1;
+    r->method = PLAN_ELIMINATION;
+    if (method != PLAN_CUT && elimination(p, small, label, &opt, &bound) == 0)
+        goto done;
+    if (method != PLAN_ELIMINATION) {
+        int rc = cut_solve(p, label);
+        if (rc == 0) {
+            opt = plan_cost(p, label);
+            r->method = PLAN_CUT;
+            goto done;
+        }
+        if (method == PLAN_CUT)
+            return r->cost = r->bound = PLAN_INF, r->exact = 0, -2;
+    }
+    if (max_cells > small && elimination(p, max_cells, label, &opt, &bound) == 0)
+        goto done;
+    r->exact = 0;
+    r->method = PLAN_LOCAL;
+    for (int v = 0; v < p->n; v++) {   /* start from the cheapest possible label of each */
+        label[v] = 0;
+        for (int l = 1; l < p->vars[v].nlab; l++)
+            if (p->vars[v].unary[l] < p->vars[v].unary[label[v]])
+                label[v] = l;
+    }
+    opt = improve(p, label);
+done:
     r->cost = opt;
     r->bound = r->exact ? opt : bound;
     return opt >= PLAN_INF ? -1 : 0;
+}
+
+int plan_solve(const PlanProblem *p, int64_t max_cells, PlanResult *r)
+{
+    return plan_solve_by(p, max_cells, 0, r);
 }

@@ -15,12 +15,13 @@
  * asked when its user takes its label 1 (or every one when it takes label
  * 0, as when users ask their own layout), the payment of a shared rewrite
  * is c * (value in the other label) * OR(users): a term a minimum s-t cut
- * represents with one extra node per value and layout, so the solver
- * computes a maximum flow (Dinic). Otherwise the payment is a term over a
- * value and all its users that no cut represents, and the solver
- * eliminates variables one at a time (dynamic programming over an
- * elimination order, exact) while its tables stay under a limit; past it,
- * it improves the best assignment it has found by local moves and says the
+ * represents with one extra node per value and layout, and a maximum flow
+ * (Dinic) finds the optimum. Otherwise the payment is a term over a value
+ * and all its users that no cut represents. The solver first eliminates
+ * variables one at a time (dynamic programming over an elimination order,
+ * exact, linear on the graphs of models) while its tables stay small, then
+ * tries the cut, then elimination with wider tables; past the limit, it
+ * improves the best assignment it has found by local moves and says the
  * answer is not proven optimal. */
 #ifndef LOPT_PLAN_SOLVE_H
 #define LOPT_PLAN_SOLVE_H
@@ -61,10 +62,18 @@ typedef struct PlanResult {
 
 enum { PLAN_CUT = 1, PLAN_ELIMINATION, PLAN_LOCAL };
 
-/* Solves p with tables of at most max_cells entries (0: a default of 2^22).
- * Fills r (r->label is malloc'd; free it). Returns 0, or -1 when no
- * assignment has a finite cost. */
+/* The widest table elimination builds before the cut is tried. */
+#define PLAN_SMALL_CELLS ((int64_t)1 << 12)
+
+/* Solves p with tables of at most max_cells entries (0: a default of 2^22):
+ * elimination while its tables stay under PLAN_SMALL_CELLS, else a minimum
+ * cut where the problem is one, else elimination up to max_cells, else
+ * local moves. Fills r (r->label is malloc'd; free it). Returns 0, or -1
+ * when no assignment has a finite cost. */
 int plan_solve(const PlanProblem *p, int64_t max_cells, PlanResult *r);
+/* The same by one method only (PLAN_CUT: -2 when p is not a cut problem;
+ * PLAN_ELIMINATION: no cut), or any (0). */
+int plan_solve_by(const PlanProblem *p, int64_t max_cells, int method, PlanResult *r);
 
 /* The cost of an assignment, by the definition above. */
 int64_t plan_cost(const PlanProblem *p, const int *label);

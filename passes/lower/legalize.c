@@ -90,7 +90,7 @@ static Func *primfunc_for(Module *m, Legal *L, const Expr *call, const OpInfo *o
         return f;
     if (!(f = op_legalize(m, call, args, n, op_func_name(m, L, op->name), err)))
         return NULL;
-    vec_push(&m->arena, &m->funcs, &m->nfuncs, &(int){ m->nfuncs }, f);
+    module_add(m, f);
     op_table_add(&L->made, call, args, n, f);
     return f;
 }

@@ -1959,7 +1959,7 @@ def generate(seed, max_bindings=None):
     kinds = [k for k, w in WEIGHTS for _ in range(w)]
     steps = 0
     tries = 0
-    while steps < n and tries < 100:
+    while steps < n and tries < max(100, 4 * n):   # 100 for the fuzzer's small models
         tries += 1
         k = r.choice(kinds)
         save = (m.copy(), dict(g.env), dict(g.flags), list(g.order), set(g.used), list(g.tuple_outputs))

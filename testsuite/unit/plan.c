@@ -8,7 +8,11 @@
  * the value alike and differ only in what their users are asked. For each problem
  * every assignment is enumerated and costed by this file's own reading of
  * the definition in plan_solve.h; the solver must return an assignment of that
- * minimal cost, say it is exact, and plan_cost must agree. A second solve
+ * minimal cost, say it is exact, and plan_cost must agree; so must the minimum
+ * cut alone where the problem is one, and elimination alone, and elimination
+ * over tables of 16 cells where it succeeds (a value's payment is then
+ * carried by chains of OR variables; a quarter of the problems have a value
+ * every other one reads). A second solve
  * with tables of at most 4 cells (the fallback) must return a possible
  * assignment whose cost plan_cost and this file agree on, at least the
  * minimum, with a bound at most the minimum.
@@ -50,7 +54,7 @@ static int64_t brute_cost(const PlanProblem *p, const int *label)
     return c;
 }
 
-static void make(PlanProblem *p, int n, int width, int graphlike)
+static void make(PlanProblem *p, int n, int width, int graphlike, int hub)
 {
     p->n = n;
     p->vars = calloc((size_t)n, sizeof *p->vars);
@@ -70,12 +74,12 @@ static void make(PlanProblem *p, int n, int width, int graphlike)
         int64_t bytes = rnd(5) == 0 ? 0 : 1 + rnd(64);   /* 0: a constant, rewritten for free */
         for (int i = 0; i < v->nlab * v->nkey; i++)
             v->rewrite[i] = bytes ? (bytes + rnd(32)) * 4096 + 1 : 0;
-        int nu = (int)rnd(4);
+        int nu = hub && b == 0 ? n - 1 : (int)rnd(4);   /* a hub: a value every other one reads */
         v->uses = calloc((size_t)nu + 1, sizeof *v->uses);
         for (int u = 0; u < nu; u++) {
             PlanUse *use = &v->uses[v->nuses];
             int later = n - 1 - b;
-            use->user = later > 0 && rnd(5) != 0 ? b + 1 + (int)rnd((uint32_t)later) : -1;
+            use->user = hub && b == 0 ? 1 + u : later > 0 && rnd(5) != 0 ? b + 1 + (int)rnd((uint32_t)later) : -1;
             int nl = use->user < 0 ? 1 : width;
             use->key = calloc((size_t)nl, sizeof *use->key);
             for (int l = 0; l < nl; l++)
@@ -105,12 +109,12 @@ int main(int argc, char **argv)
 {
     int count = argc > 1 ? atoi(argv[1]) : 600;
     rng_state = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
-    int fails = 0, nexact = 0, infeasible = 0, fallback_worse = 0, by_cut = 0;
+    int fails = 0, nexact = 0, infeasible = 0, fallback_worse = 0, by_cut = 0, by_chain = 0;
     long long assignments = 0;
     for (int t = 0; t < count; t++) {
         PlanProblem p;
-        int n = 1 + (int)rnd(12), width = 2 + (int)rnd(2), graphlike = rnd(2);
-        make(&p, n, width, graphlike);
+        int n = 1 + (int)rnd(12), width = 2 + (int)rnd(2), graphlike = rnd(2), hub = rnd(4) == 0;
+        make(&p, n, width, graphlike, hub);
         int *a = calloc((size_t)n, sizeof *a), *best = calloc((size_t)n, sizeof *best);
         int64_t min = PLAN_INF;
         for (;;) {
@@ -142,7 +146,35 @@ int main(int argc, char **argv)
             fails++;
         } else {
             nexact++;
-            by_cut += r.method == PLAN_CUT;
+        }
+        free(r.label);
+        /* each exact method alone: the cut where it applies, elimination with no cut */
+        for (int k = 0; k < 2; k++) {
+            int method = k ? PLAN_ELIMINATION : PLAN_CUT;
+            rc = plan_solve_by(&p, 0, method, &r);
+            if (rc == -2) {
+                free(r.label);
+                continue;
+            }
+            if (min >= PLAN_INF ? rc != -1 : rc != 0 || !r.exact || r.cost != min || brute_cost(&p, r.label) != min) {
+                printf("problem %d (%d values, width %d): minimum %lld, %s alone %lld (exact %d, its labels cost "
+                       "%lld)\n", t, n, width, (long long)min, k ? "elimination" : "the cut", (long long)r.cost, r.exact,
+                       (long long)brute_cost(&p, r.label));
+                fails++;
+            }
+            by_cut += !k && min < PLAN_INF;
+            free(r.label);
+        }
+        /* elimination with tables of 16 cells: a value's payment over it and
+         * its users is then mostly the chain of OR variables */
+        rc = plan_solve_by(&p, 16, PLAN_ELIMINATION, &r);
+        if (rc == 0 && r.exact) {
+            by_chain++;
+            if (r.cost != min || brute_cost(&p, r.label) != min) {
+                printf("problem %d: minimum %lld, elimination over 16-cell tables %lld (its labels cost %lld)\n", t,
+                       (long long)min, (long long)r.cost, (long long)brute_cost(&p, r.label));
+                fails++;
+            }
         }
         free(r.label);
         PlanResult f;
@@ -162,8 +194,9 @@ int main(int argc, char **argv)
         free(best);
         drop(&p);
     }
-    printf("unit-plan: %d problems (%lld assignments enumerated): %d optimal and proven (%d by a minimum cut, the "
-           "others by elimination), %d with no possible assignment, %d failures; the fallback (4-cell tables) was "
-           "above the minimum on %d\n", count, assignments, nexact, by_cut, infeasible, fails, fallback_worse);
+    printf("unit-plan: %d problems (%lld assignments enumerated): %d optimal and proven (%d of them also "
+           "by a minimum cut alone, all by elimination alone, %d by elimination over 16-cell tables), %d with no "
+           "possible assignment, %d failures; the fallback (4-cell tables) was "
+           "above the minimum on %d\n", count, assignments, nexact, by_cut, by_chain, infeasible, fails, fallback_worse);
     return fails != 0;
 }
