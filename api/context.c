@@ -67,6 +67,7 @@ void lopt_context_free(lopt_context *ctx)
     free(ctx->inputs);
     free(ctx->constants);
     free(ctx->html_report);
+    free(ctx->entry);
     free(ctx);
 }
 
@@ -202,6 +203,12 @@ void lopt_set_print_changed(lopt_context *ctx, int on) { ctx->print_changed = on
 void lopt_set_explain(lopt_context *ctx, int on) { ctx->explain = on; }
 void lopt_set_exec_cache(lopt_context *ctx, int on) { ctx->exec_cache = on; }
 void lopt_set_seed(lopt_context *ctx, uint64_t seed) { ctx->seed = seed; }
+
+void lopt_set_entry(lopt_context *ctx, const char *entry)
+{
+    free(ctx->entry);
+    ctx->entry = entry ? api_strdup(entry) : NULL;
+}
 void lopt_set_max_steps(lopt_context *ctx, int64_t steps) { ctx->max_steps = steps; }
 void lopt_set_batch(lopt_context *ctx, int on) { ctx->batch = on; }
 

@@ -39,6 +39,7 @@ struct lopt_context {
     int64_t ulp;
 
     uint64_t seed;
+    char *entry;          /* --entry: the function --verify-exec runs (NULL: main) */
     int64_t max_steps;
     int threads, batch;
     Input *inputs;

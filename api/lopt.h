@@ -97,6 +97,9 @@ LOPT_API void lopt_set_exec_cache(lopt_context *ctx, int on);
 
 /* Options of running a function (lopt_run, and --verify-exec's runs). */
 LOPT_API void lopt_set_seed(lopt_context *ctx, uint64_t seed);
+/* --entry=F: the function --verify-exec runs before and after the passes
+ * (NULL: main); lopt_run takes its own. */
+LOPT_API void lopt_set_entry(lopt_context *ctx, const char *entry);
 LOPT_API void lopt_set_max_steps(lopt_context *ctx, int64_t steps);
 LOPT_API void lopt_set_threads(lopt_context *ctx, int threads);   /* 0: the machine's cores */
 LOPT_API void lopt_set_batch(lopt_context *ctx, int on);
@@ -198,8 +201,10 @@ LOPT_API void lopt_explain_free(lopt_explain_record *r, int n);
 
 typedef enum { LOPT_VALUE_TENSOR, LOPT_VALUE_TUPLE, LOPT_VALUE_SHAPE, LOPT_VALUE_PRIM } lopt_value_kind;
 
-/* Runs the Relax function entry ("main" when NULL) on the context's inputs:
- * 0 and the result in *out (to lopt_value_free), or -1 after reporting. */
+/* Runs the function entry ("main" when NULL): a Relax function on the
+ * context's inputs (the others seeded), or a PrimFunc alone on seeded
+ * buffers, its result the buffers it writes. 0 and the result in *out (to
+ * lopt_value_free), or -1 after reporting. */
 LOPT_API int lopt_run(lopt_context *ctx, lopt_module *m, const char *entry, lopt_value **out);
 LOPT_API void lopt_value_free(lopt_value *v);
 LOPT_API lopt_value_kind lopt_value_kind_of(const lopt_value *v);

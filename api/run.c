@@ -120,10 +120,10 @@ static const Input *input_for(const lopt_context *ctx, int shape, const char *na
     return NULL;
 }
 
-static Func *find_relax(Module *m, const char *name)
+static Func *find_func(Module *m, const char *name)
 {
     for (int i = 0; i < m->nfuncs; i++)
-        if (m->funcs[i]->kind == F_RELAX && strcmp(m->funcs[i]->name->str, name) == 0)
+        if (strcmp(m->funcs[i]->name->str, name) == 0)
             return m->funcs[i];
     return NULL;
 }
@@ -334,6 +334,11 @@ static int make_inputs(Exec *x, Func *f)
                 return diag_error(x->src, p->loc, "cannot make an input for '%s'", p->name->str);
             continue;
         }
+        char why[320];
+        if (s && s->kind == SI_TUPLE && !(x->inputs[i] = interp_seed_tuple(f, i, ctx->seed, why, sizeof why)))
+            return diag_error(x->src, p->loc, "cannot make an input for '%s': %s", p->name->str, why);
+        if (x->inputs[i])
+            continue;
         if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim > TENSOR_MAX_RANK)
             return diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type with a shape "
                               "and a dtype (or give it with --input)", p->name->str);
@@ -358,7 +363,7 @@ static int make_inputs(Exec *x, Func *f)
         Tensor *t = tensor_new(s->dtype, nd, shape);
         if (!t)
             return diag_error(x->src, p->loc, "input '%s' is too large to make", p->name->str);
-        tensor_fill_seeded(t, ctx->seed, p->name->str);
+        interp_fill_param(f, i, t, ctx->seed);
         x->inputs[i] = value_tensor(t);
     }
     return 0;
@@ -366,14 +371,17 @@ static int make_inputs(Exec *x, Func *f)
 
 static int run_entry(Exec *x, Module *m, Value **out)
 {
-    Func *f = find_relax(m, x->entry);
+    Func *f = find_func(m, x->entry);
     if (!f)
         return fail(x, "the module has no Relax function '%s' to run", x->entry);
+    if (f->kind == F_PRIM && x->ctx->ninputs)
+        return fail(x, "'%s' is a PrimFunc, which runs on seeded buffers: inputs and --shape go with a Relax function",
+                    x->entry);
     if (x->memo)
         memo_new_run(x->memo);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (!x->inputs && make_inputs(x, f))
+    if (f->kind == F_RELAX && !x->inputs && make_inputs(x, f))
         return -1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     x->ctx->input_seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
@@ -383,7 +391,8 @@ static int run_entry(Exec *x, Module *m, Value **out)
     interp_set_batches(in, x->ctx->batch);
     interp_set_memo(in, x->memo);
     InterpError err = { { 0, 0 }, "" };
-    int r = interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
+    int r = f->kind == F_PRIM ? interp_run_prim_seeded(in, f, x->ctx->seed, out, &err)
+                              : interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
     x->ctx->par_loops += interp_par_loops(in);
     interp_free(in);
     if (r) {
@@ -620,14 +629,14 @@ static int check_exec(Module *m, const char *pass, void *data)
     Exec *x = data;
     Value *now = NULL;
     if (run_entry(x, m, &now))
-        return fail(x, "main no longer runs after pass '%s'", pass);
+        return fail(x, "%s no longer runs after pass '%s'", x->entry, pass);
     int na, nb;
     Tensor **a = flat_tensors(x->reference, &na, NULL), **b = flat_tensors(now, &nb, NULL);
     int status = 0, inexact = 0;
     if (!a || !b)
         status = fail(x, "out of memory");
     else if (na != nb)
-        status = fail(x, "pass '%s' changed the number of outputs of main from %d to %d", pass, na, nb);
+        status = fail(x, "pass '%s' changed the number of outputs of %s from %d to %d", pass, x->entry, na, nb);
     for (int i = 0; i < na && !status; i++) {
         int64_t at = 0;
         char name[32], idx[256];
@@ -683,7 +692,7 @@ static void exec_summary(const Exec *x, FILE *f, double t0)
 int api_apply_checked(lopt_context *ctx, lopt_module *mod, PassCtx *pc, lopt_pipeline *p,
                       int (*finish)(lopt_context *ctx, PassCtx *pc))
 {
-    Exec x = { .ctx = ctx, .src = &mod->src, .entry = "main", .note = pc->after_note,
+    Exec x = { .ctx = ctx, .src = &mod->src, .entry = ctx->entry ? ctx->entry : "main", .note = pc->after_note,
                .note_cap = sizeof pc->after_note };
     double t0 = seconds();
     pc->after_pass = check_exec;

@@ -7,7 +7,8 @@ weights are constants, small enough for --verify-exec.
   resnet18     stem, max pool, 4 stages of 2 basic blocks (conv/relu/conv,
                residual add, projection shortcut when the stage narrows), mean
   resnet50     the same with bottleneck blocks (1x1, 3x3, 1x1 x4), each
-               convolution followed by R.nn.batch_norm (inference form)
+               convolution followed by R.nn.batch_norm (inference form,
+               training=False)
   mobilenetv2  inverted residuals: 1x1 expand, 3x3 depthwise (groups), 1x1
                project, each with R.nn.batch_norm; residual add when the
                shape allows
@@ -82,7 +83,7 @@ def positive(shape):
 def bn_relu(x, c, relu=True):
     """batch_norm in inference form (moving mean and variance constants);
     item 0 of its tuple is the normalized tensor."""
-    t = emit("R.nn.batch_norm(%s, %s, %s, %s, %s, axis=1, epsilon=1e-05)"
+    t = emit("R.nn.batch_norm(%s, %s, %s, %s, %s, axis=1, epsilon=1e-05, training=False)"
              % (x, positive((c,)), const((c,)), const((c,)), positive((c,))), "bn")
     y = emit("%s[0]" % t)
     return emit("R.nn.relu(%s)" % y) if relu else y

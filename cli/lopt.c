@@ -43,6 +43,7 @@ typedef struct Options {
     int seed_given, steps_given, jobs_given, ninputs, nshapes;
     int jobs;
     const char *output_dir;
+    const char *entry;        /* --entry=F: run F, not main */
     char usage_error[4096];   /* the first usage error, reported once the line is read */
 } Options;
 
@@ -102,6 +103,9 @@ static void help(FILE *out)
           "  --shape NAME=D,D,...  the shape of the seeded input NAME, binding its symbolic\n"
           "                      dimensions (repeatable)\n"
           "  --output-dir DIR    with --run, also write each output as DIR/NAME.npy\n"
+          "  --entry=F           with --run or --verify-exec: run the function F, not main\n"
+          "                      (a PrimFunc runs on seeded buffers; its outputs are the\n"
+          "                      buffers it writes)\n"
           "  --max-steps N       with --run or --verify-exec: stop a run of main with an\n"
           "                      error after N loop iterations (default 1000000000)\n"
           "  -j N, --jobs=N      with --run or --verify-exec: run the iterations of loops\n"
@@ -196,7 +200,7 @@ static int parse_value(int argc, char **argv, int *i, Options *o)
 {
     const char *a = argv[*i], *v = NULL;
     static const char *const names[] = { "-o", "--pass", "--print-before", "--print-after", "--constants",
-                                         "--emit", "--print-style", "--seed", "--input", "--shape", "--output-dir",
+                                         "--emit", "--print-style", "--seed", "--input", "--shape", "--output-dir", "--entry",
                                          "--max-steps", "--jobs", "-j", "--map", "--compose", "--apply" };
     size_t k = 0;
     while (k < sizeof names / sizeof *names && !value_option(a, names[k], &v, argc, argv, i))
@@ -268,6 +272,9 @@ static int parse_value(int argc, char **argv, int *i, Options *o)
         o->ninputs++;
     } else if (strcmp(name, "--output-dir") == 0) {
         o->output_dir = v;
+    } else if (strcmp(name, "--entry") == 0) {
+        o->entry = v;
+        lopt_set_entry(o->ctx, v);
     } else if (strcmp(name, "--shape") == 0) {
         if (!strchr(v, '=')) {
             o->shape = v;   /* D,D,...: the box of --map */
@@ -425,8 +432,8 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage(o, "%s", "--run prints outputs, not the module: --emit cannot be combined with it");
     if (!o->run && !o->verify_exec && (o->seed_given || o->ninputs || o->nshapes || o->steps_given || o->jobs_given))
         return usage(o, "%s", "--seed, --input, --shape NAME=..., --max-steps and -j go with --run or --verify-exec");
-    if (o->no_batch && !o->run && !o->verify_exec)
-        return usage(o, "%s", "--no-batch goes with --run or --verify-exec");
+    if ((o->no_batch || o->entry) && !o->run && !o->verify_exec)
+        return usage(o, "%s goes with --run or --verify-exec", o->entry ? "--entry" : "--no-batch");
     if (o->run && o->output)
         return usage(o, "%s", "--run prints outputs, not the module: -o cannot be combined with it");
     if (!o->input)
@@ -530,7 +537,7 @@ static int emit(Options *o, lopt_module *m, FILE **out)
     if (o->run) {
         lopt_value *v = NULL;
         double start = seconds();
-        int bad = lopt_run(o->ctx, m, "main", &v);
+        int bad = lopt_run(o->ctx, m, o->entry, &v);
         o->running += seconds() - start;
         bad = bad || lopt_value_report(o->ctx, v, stdout, o->output_dir);
         lopt_value_free(v);

@@ -97,4 +97,20 @@ Tensor *interp_const_tensor(const Expr *e);
  * Returns -1 when it is not a tensor of known constant shape. */
 int interp_param_shape(const Var *v, DType *dt, int *ndim, int64_t *shape);
 
+/* Fills t, the input for parameter i of the Relax function f, from the
+ * seed: as tensor_fill_seeded does, except that integers which f's calls
+ * read as indices (found in the PrimFuncs the values reach, legalized for a
+ * registered operator: R.take, R.gather_elements, R.scatter_nd ...) are
+ * drawn in [0, the least extent they index). */
+void interp_fill_param(const Func *f, int i, Tensor *t, uint64_t seed);
+/* The seeded input for parameter i of f when it is a tuple (of tensors of
+ * constant shape, or tuples of them): item k of p is filled as "p[k]". NULL
+ * with err filled otherwise. */
+Value *interp_seed_tuple(const Func *f, int i, uint64_t seed, char *err, size_t cap);
+/* Runs the PrimFunc f alone: each buffer it reads seeded (indices in their
+ * extent, as above), each it only writes undefined; *out is the buffer it
+ * writes, or the tuple of them in parameter order. Returns 0, or -1 with
+ * err filled (a scalar parameter, a shape not constant, nothing written). */
+int interp_run_prim_seeded(Interp *in, Func *f, uint64_t seed, Value **out, InterpError *err);
+
 #endif

@@ -189,7 +189,10 @@ static int64_t stmt_scan(Scan *s, const Stmt *st, int reads)
         expr_scan(s, st->u.branch.cond, reads);
         return add_sat(stmt_scan(s, st->u.branch.then, reads), stmt_scan(s, st->u.branch.orelse, reads));
     case S_EVAL:
-        /* T.evaluate(0) and the like; a call may have an effect */
+        /* T.evaluate(0) and the like; a call may have an effect, except
+         * T.attr, a hint the interpreter skips */
+        if (st->u.eval->kind == E_CALL && !strcmp(st->u.eval->u.call.op->str, "T.attr"))
+            return 0;
         if (st->u.eval->kind == E_CALL)
             s->ok = 0;
         expr_scan(s, st->u.eval, reads);
@@ -198,6 +201,8 @@ static int64_t stmt_scan(Scan *s, const Stmt *st, int reads)
         expr_scan(s, st->u.let.value, reads);
         return 0;
     case S_LOWERED:
+        if (st->u.low.k == LOW_ATTR && st->u.low.body)
+            return stmt_scan(s, st->u.low.body, reads);    /* a hint over its body */
         break;
     case S_ALLOC: {
         /* an allocation in the body is made once per run and its storage

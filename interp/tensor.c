@@ -118,11 +118,24 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-void tensor_fill_seeded(Tensor *t, uint64_t seed, const char *name)
+static uint64_t seed_of(uint64_t seed, const char *name)
 {
     uint64_t h = mix(seed + 0x9e3779b97f4a7c15u);
     for (const char *p = name; *p; p++)
         h = mix(h ^ (unsigned char)*p);
+    return h;
+}
+
+void tensor_fill_seeded_below(Tensor *t, uint64_t seed, const char *name, int64_t n)
+{
+    uint64_t h = seed_of(seed, name);
+    for (int64_t i = 0; i < t->count; i++)
+        tensor_seti(t, i, (int64_t)(mix(h + (uint64_t)i) % (uint64_t)n));
+}
+
+void tensor_fill_seeded(Tensor *t, uint64_t seed, const char *name)
+{
+    uint64_t h = seed_of(seed, name);
     for (int64_t i = 0; i < t->count; i++) {
         uint64_t r = mix(h + (uint64_t)i);
         if (dtype_is_float(t->dtype))

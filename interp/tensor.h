@@ -42,6 +42,8 @@ void tensor_fill_poison_all(Tensor *t);
 /* Fills t from a seeded generator: floats in [-1, 1) on a 1/256 grid, ints
  * in a small range, bools 0/1. The same seed and name give the same data. */
 void tensor_fill_seeded(Tensor *t, uint64_t seed, const char *name);
+/* The same with the integers in [0, n): indices into an extent n. */
+void tensor_fill_seeded_below(Tensor *t, uint64_t seed, const char *name, int64_t n);
 
 /* NumPy's .npy format, version 1.0, little-endian, C order. */
 int tensor_write_npy(const Tensor *t, const char *path);

@@ -1552,6 +1552,10 @@ static const SNode *stmt(Compiled *c, const Stmt *st)
             return NULL;
         return s;
     case S_EVAL:
+        /* T.attr(node, key, value), as TVM prints an attribute over the
+         * statements after it: a hint to a compiler, no value to compute */
+        if (st->u.eval->kind == E_CALL && !strcmp(st->u.eval->u.call.op->str, "T.attr"))
+            return snode(c, s_nop, st->loc);
         s = snode(c, s_eval, st->loc);
         return (s->value = expr(c, st->u.eval)) ? s : NULL;
     case S_LET: {
@@ -1595,7 +1599,12 @@ static const SNode *stmt(Compiled *c, const Stmt *st)
         return s;
     }
     case S_LOWERED:
-        break;   /* compile refuses the function first */
+        /* with T.attr(node, key, value): a hint to a compiler over its
+         * body, which runs as it is; the other lowered statements are
+         * refused before compiling (tir_unrunnable) */
+        if (st->u.low.k == LOW_ATTR && st->u.low.body)
+            return stmt(c, st->u.low.body);
+        break;
     }
     return cerr(c, st->loc, "the interpreter cannot run this statement"), NULL;
 }

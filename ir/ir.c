@@ -478,7 +478,12 @@ static const char *stmt_unhandled(const Stmt *s, int run)
     case S_EVAL: return expr_unhandled(s->u.eval);
     case S_ALLOC: return s->u.alloc->region && !run ? "T.match_buffer of a region" : NULL;
     case S_LET: return expr_unhandled(s->u.let.value);
-    case S_LOWERED: return low[s->u.low.k];
+    case S_LOWERED:
+        /* with T.attr(...): a hint the interpreter runs through; the passes
+         * leave a function holding one as it is */
+        if (run && s->u.low.k == LOW_ATTR && s->u.low.body)
+            return stmt_unhandled(s->u.low.body, run);
+        return low[s->u.low.k];
     }
     return NULL;
 }
@@ -503,4 +508,19 @@ int func_force_pure(const Func *f)
             return d->u.dict.vals[i]->kind == E_BOOL ? d->u.dict.vals[i]->u.b
                  : d->u.dict.vals[i]->kind == E_INT && d->u.dict.vals[i]->u.i.v != 0;
     return 0;
+}
+
+Buffer *prim_param_buffer(const Func *f, int i)
+{
+    const PParam *p = &f->pparams[i];
+    if (p->buf)
+        return p->buf;
+    const Stmt *b = f->body;
+    int n = b->kind == S_SEQ ? b->u.seq.n : 1;
+    for (int k = 0; k < n; k++) {
+        const Stmt *s = b->kind == S_SEQ ? b->u.seq.items[k] : b;
+        if (s->kind == S_ALLOC && s->u.alloc->handle == p->var)
+            return s->u.alloc;
+    }
+    return NULL;
 }

@@ -314,6 +314,9 @@ void module_free(Module *m);
 Func *module_find(Module *m, Sym *name);
 /* Appends f to m->funcs (amortized constant time, the index kept current). */
 void module_add(Module *m, Func *f);
+/* The buffer PrimFunc f's parameter i stands for: the buffer itself, or the
+ * buffer its handle is matched to at the top of the body; NULL for a scalar. */
+Buffer *prim_param_buffer(const Func *f, int i);
 
 /* Grows an arena array of pointers by one: *items has room for *cap. */
 void vec_push(Arena *a, void *itemsp, int *n, int *cap, void *item);

@@ -66,8 +66,12 @@ int op_const_type(const Expr *e, TensorType *t);
  * R.split acts on, in [0, rank): its axis attribute, or the operator's
  * default when the call omits it. Every reader of the attribute goes
  * through here. Returns 0, or -1 (no such operator, axis not a constant
- * in range). */
+ * in range, or omitted where there is no default: batch_norm). */
 int op_axis(const Expr *call, int rank, int *axis);
+/* Whether a call of R.nn.batch_norm normalizes by the batch's own mean and
+ * variance (training, TVM's default) rather than by its moving statistics
+ * (training=False), which makes it elementwise in its data. */
+int op_batch_norm_training(const Expr *call);
 const OpInfo *op_registry(int *n);
 
 /* Checks that every keyword of a call of a registered operator is one of

@@ -374,23 +374,6 @@ static void rexprs(Verifier *V, Expr *const *items, int n)
         rexpr(V, items[i]);
 }
 
-/* The buffer a prim_func parameter stands for: the buffer itself, or the
- * buffer its handle is matched to at the top of the body. */
-static const Buffer *param_buffer(const Func *f, int i)
-{
-    const PParam *p = &f->pparams[i];
-    if (p->buf)
-        return p->buf;
-    const Stmt *b = f->body;
-    int n = b->kind == S_SEQ ? b->u.seq.n : 1;
-    for (int k = 0; k < n; k++) {
-        const Stmt *s = b->kind == S_SEQ ? b->u.seq.items[k] : b;
-        if (s->kind == S_ALLOC && s->u.alloc->handle == p->var)
-            return s->u.alloc;
-    }
-    return NULL;
-}
-
 static int same_tensor(const StructInfo *a, const StructInfo *b);
 
 static const StructInfo *sinfo_of(const Expr *e)
@@ -413,6 +396,48 @@ static const StructInfo *sinfo_of(const Expr *e)
             if (streq(e->u.call.kw[i]->str, "out_sinfo") && call_kwv(e)[i]->kind == E_SINFO)
                 return call_kwv(e)[i]->u.sinfo;
     return NULL;
+}
+
+static const char *const kind_names[] = { "a tensor", "a tuple", "a shape", "a prim value", "an object" };
+
+/* The kind of value e is (SI_TENSOR, SI_TUPLE, ...), as its type or its form
+ * says (a call written in place: the operator's or the function's result);
+ * -1 when neither says. */
+static int value_kind(const Expr *e)
+{
+    const StructInfo *s = sinfo_of(e);
+    if (s)
+        return s->kind;
+    if (e->kind == E_TUPLE)
+        return SI_TUPLE;
+    if (e->kind == E_CONST)
+        return SI_TENSOR;
+    if (e->kind != E_CALL)
+        return -1;
+    if (e->u.call.callee) {
+        const Func *f = e->u.call.callee->kind == E_GLOBAL ? e->u.call.callee->u.global.fn : NULL;
+        return f && f->kind == F_RELAX && f->ret ? (int)f->ret->kind : -1;
+    }
+    const char *op = e->u.call.op->str;
+    const OpInfo *info = op_find(op);
+    if (info)
+        return info->tuple_out ? SI_TUPLE : SI_TENSOR;
+    if (streq(op, "R.shape") || streq(op, "R.shape_of") || streq(op, "R.tensor_to_shape"))
+        return SI_SHAPE;
+    if (streq(op, "R.shape_to_tensor"))
+        return SI_TENSOR;
+    if (streq(op, "R.prim_value"))
+        return SI_PRIM;
+    if (streq(op, "R.match_cast") && e->u.call.nargs == 2 && e->u.call.args[1]->kind == E_SINFO)
+        return e->u.call.args[1]->u.sinfo->kind;
+    return -1;
+}
+
+/* Whether e may be a tensor: it is one, or nothing says what it is. */
+static int maybe_tensor(const Expr *e, int *kind)
+{
+    *kind = value_kind(e);
+    return *kind < 0 || *kind == SI_TENSOR || *kind == SI_OBJECT;
 }
 
 static void shape_text(char *buf, size_t cap, Expr *const *shape, int n)
@@ -525,22 +550,60 @@ static void call_tir(Verifier *V, const Expr *e)
         if (!f->pparams[i].var || !dtype_is_int(f->pparams[i].var->dtype))
             return (void)VERR(V, tv->loc, "tir_vars value %d goes to parameter %d of '%s', which is not an integer scalar",
                               i - nin - nout + 1, i + 1, f->name->str);
-    for (int i = 0; i < nin; i++)
-        match_tensor(V, sinfo_of(args->u.list.items[i]), param_buffer(f, i), f, "argument", i + 1, args->u.list.items[i]->loc);
+    for (int i = 0; i < nin; i++) {
+        int kind;
+        if (prim_param_buffer(f, i) && !maybe_tensor(args->u.list.items[i], &kind))
+            VERR(V, args->u.list.items[i]->loc, "argument %d of the call to '%s' is %s, but buffer '%s' is a tensor", i + 1,
+                 f->name->str, kind_names[kind], prim_param_buffer(f, i)->name->str);
+        match_tensor(V, sinfo_of(args->u.list.items[i]), prim_param_buffer(f, i), f, "argument", i + 1, args->u.list.items[i]->loc);
+    }
     for (int i = 0; i < nout; i++)
-        match_tensor(V, outs[i], param_buffer(f, nin + i), f, "output", i + 1, outs[i]->loc);
+        match_tensor(V, outs[i], prim_param_buffer(f, nin + i), f, "output", i + 1, outs[i]->loc);
 }
 
 static void relax_branch(Verifier *V, const RSeq *q);
 static void relax_func(Verifier *V, Func *f);
+static void relax_call(Verifier *V, const Expr *e);
+/* The operands the registry says are tensors (the first ntensors, or the
+ * items of the tuple R.concat takes) are not tuples, shapes or prim values. */
+static void op_operands(Verifier *V, const Expr *e, const OpInfo *op)
+{
+    int kind;
+    if (!op->tuple_arg) {
+        for (int k = 0; k < op->ntensors && k < e->u.call.nargs; k++)
+            if (!maybe_tensor(e->u.call.args[k], &kind))
+                VERR(V, e->u.call.args[k]->loc, "argument %d of %s is %s, not a tensor", k + 1, op->name,
+                     kind_names[kind]);
+        return;
+    }
+    if (e->u.call.nargs < 1)
+        return;
+    const Expr *t = e->u.call.args[0];
+    kind = value_kind(t);
+    if (kind >= 0 && kind != SI_TUPLE && kind != SI_OBJECT) {
+        VERR(V, t->loc, "argument 1 of %s is %s; it takes a tuple of tensors", op->name, kind_names[kind]);
+        return;
+    }
+    const StructInfo *s = t->kind == E_TUPLE ? NULL : sinfo_of(t);
+    int n = t->kind == E_TUPLE ? t->u.list.n : s && s->kind == SI_TUPLE ? s->nfields : 0;
+    for (int i = 0; i < n; i++) {
+        kind = t->kind == E_TUPLE ? value_kind(t->u.list.items[i]) : (int)s->fields[i]->kind;
+        if (kind >= 0 && kind != SI_TENSOR && kind != SI_OBJECT)
+            VERR(V, t->kind == E_TUPLE ? t->u.list.items[i]->loc : t->loc, "item %d of the tuple %s takes is %s, "
+                 "not a tensor", i, op->name, kind_names[kind]);
+    }
+}
+
 /* A registered operator's keywords; an unknown R.* name, on the input. */
 static void op_call(Verifier *V, const Expr *e)
 {
     const char *name = e->u.call.op->str;
     OpError err;
-    if (op_find(name)) {
+    const OpInfo *info = op_find(name);
+    if (info) {
         if (op_check_attrs(e, &err))
             VERR(V, err.loc, "%s", err.msg);
+        op_operands(V, e, info);
         return;
     }
     if (!V->input || op_is_special(name) || strncmp(name, "R.", 2) != 0)
@@ -604,6 +667,8 @@ static void rexpr(Verifier *V, const Expr *e)
             call_tir(V, e);
         else if (!e->u.call.callee)
             op_call(V, e);
+        else if (e->u.call.callee->kind == E_GLOBAL)
+            relax_call(V, e);
         break;
     default: break;
     }
@@ -901,6 +966,8 @@ static const StructInfo *shape_operand_result(Verifier *V, const Expr *e)
     return s;
 }
 
+static int fits(const StructInfo *want, const StructInfo *got);
+
 static void sinfo_text(char *buf, size_t cap, const StructInfo *s)
 {
     if (s->kind == SI_TUPLE) {
@@ -926,10 +993,35 @@ static void sinfo_text(char *buf, size_t cap, const StructInfo *s)
     snprintf(buf, cap, "%s %s", shape, dtype_name(s->dtype));
 }
 
+/* Where want and got first differ: in tuples of as many fields, the first
+ * field that does not fit, said in path ("field 1 of "), and the texts of
+ * the two there. */
+static void misfit_text(char *path, char *w, char *h, size_t cap, const StructInfo *want, const StructInfo *got)
+{
+    size_t len = 0;
+    path[0] = 0;
+    while (want->kind == SI_TUPLE && got->kind == SI_TUPLE && want->nfields == got->nfields && len < cap - 24) {
+        int i = 0;
+        while (i < want->nfields && fits(want->fields[i], got->fields[i]))
+            i++;
+        if (i == want->nfields)
+            break;
+        len += (size_t)snprintf(path + len, cap - len, "field %d of ", i);
+        want = want->fields[i];
+        got = got->fields[i];
+    }
+    sinfo_text(w, cap, want);
+    sinfo_text(h, cap, got);
+}
+
 /* Whether what a binding declares can hold what its value is; unknown parts agree. */
 static int fits(const StructInfo *want, const StructInfo *got)
 {
+    if (got->kind == SI_OBJECT)
+        return 1;   /* nothing known of it (an item of a tuple written out, of unknown type) */
     if (want->kind == SI_TUPLE && got->kind == SI_TUPLE) {
+        if (want->nfields < 0 || got->nfields < 0)
+            return 1;   /* a bare R.Tuple */
         if (want->nfields != got->nfields)
             return 0;
         for (int i = 0; i < want->nfields; i++)
@@ -957,6 +1049,79 @@ static int fits(const StructInfo *want, const StructInfo *got)
     return same_tensor(want, got);
 }
 
+/* The type of a tuple written out, (x, y): a field of unknown type is an object. */
+static StructInfo *tuple_type(Verifier *V, const Expr *e)
+{
+    StructInfo *s = arena_zalloc(V->types, sizeof *s);
+    s->kind = SI_TUPLE;
+    s->loc = e->loc;
+    s->ndim = -1;
+    s->nfields = e->u.list.n;
+    s->fields = arena_array(V->types, (size_t)s->nfields + 1, sizeof *s->fields);
+    for (int i = 0; i < s->nfields; i++) {
+        const Expr *x = e->u.list.items[i];
+        TensorType ct;
+        s->fields[i] = (StructInfo *)sinfo_of(x);
+        if (!s->fields[i] && x->kind == E_TUPLE)
+            s->fields[i] = tuple_type(V, x);
+        else if (!s->fields[i] && op_const_type(x, &ct) == 0)
+            s->fields[i] = type_sinfo(V->types, &ct, x->loc);
+        else if (!s->fields[i]) {
+            s->fields[i] = arena_zalloc(V->types, sizeof *s->fields[i]);
+            s->fields[i]->kind = SI_OBJECT;
+            s->fields[i]->loc = x->loc;
+            s->fields[i]->ndim = -1;
+            s->fields[i]->nfields = -1;
+        }
+    }
+    return s;
+}
+
+/* The type of a value that is compared with a declared one: its own, or that of
+ * the tuple it writes out (in V->types); NULL when unknown. */
+static const StructInfo *declared_value(Verifier *V, const Expr *e)
+{
+    const StructInfo *s = sinfo_of(e);
+    return s ? s : e->kind == E_TUPLE ? tuple_type(V, e) : NULL;
+}
+
+/* A value against what a parameter or a result declares: what is wrong goes
+ * to the user as "WHO is declared WANT but ... is HAVE". */
+static void check_declared(Verifier *V, const StructInfo *want, const Expr *e, const char *who, const char *what)
+{
+    ArenaMark mark = arena_mark(&V->scratch);
+    Arena *types = V->types;
+    V->types = &V->scratch;
+    const StructInfo *got = declared_value(V, e);
+    if (got && !fits(want, got)) {
+        char path[160], w[160], h[160];
+        misfit_text(path, w, h, sizeof w, want, got);
+        VERR(V, e->loc, "%s%s is declared %s but %s is %s", path, who, w, what, h);
+    }
+    V->types = types;
+    arena_release(&V->scratch, mark);
+}
+
+/* cls.g(a, b): as many arguments as g has parameters, each of its type. */
+static void relax_call(Verifier *V, const Expr *e)
+{
+    const Func *f = e->u.call.callee->u.global.fn;
+    if (f->kind != F_RELAX)
+        return;
+    if (e->u.call.nargs != f->nparams || e->u.call.nkw) {
+        VERR(V, e->loc, "'%s' takes %d argument%s; this call passes %d%s", f->name->str, f->nparams,
+             f->nparams == 1 ? "" : "s", e->u.call.nargs, e->u.call.nkw ? " and keywords" : "");
+        return;
+    }
+    for (int i = 0; i < f->nparams; i++)
+        if (f->params[i]->sinfo) {
+            char who[160], what[64];
+            snprintf(who, sizeof who, "parameter '%s' of '%s'", f->params[i]->name->str, f->name->str);
+            snprintf(what, sizeof what, "argument %d", i + 1);
+            check_declared(V, f->params[i]->sinfo, e->u.call.args[i], who, what);
+        }
+}
+
 /* The bindings of blocks in order, each checked and then in scope. */
 static void relax_blocks(Verifier *V, RBlock **blocks, int nblocks)
 {
@@ -977,18 +1142,19 @@ static void relax_blocks(Verifier *V, RBlock **blocks, int nblocks)
                 got = op = shape_op_result(V, bd->value);
             if (!got && V->errors == before)
                 got = op = shape_operand_result(V, bd->value);
+            if (!got && bd->value->kind == E_TUPLE)
+                got = tuple_type(V, bd->value);
             TensorType ct;
             if (!got && bd->annot && op_const_type(bd->value, &ct) == 0)
                 got = type_sinfo(V->types, &ct, bd->value->loc);   /* checked only: an unannotated name keeps no type */
             if (bd->annot && got && !fits(bd->annot, got)) {
-                char want[160], have[160];
-                sinfo_text(want, sizeof want, bd->annot);
-                sinfo_text(have, sizeof have, got);
+                char path[160], want[160], have[160];
+                misfit_text(path, want, have, sizeof want, bd->annot, got);
                 if (op)
-                    VERR(V, bd->loc, "'%s' is declared %s but %s gives %s", bd->var->name->str, want,
+                    VERR(V, bd->loc, "%s'%s' is declared %s but %s gives %s", path, bd->var->name->str, want,
                          bd->value->u.call.op->str, have);
                 else
-                    VERR(V, bd->loc, "'%s' is declared %s but its value is %s", bd->var->name->str, want, have);
+                    VERR(V, bd->loc, "%s'%s' is declared %s but its value is %s", path, bd->var->name->str, want, have);
             }
             if (!bd->annot)
                 bd->var->sinfo = (StructInfo *)got;
@@ -1019,7 +1185,13 @@ static void relax_func(Verifier *V, Func *f)
     for (int i = 0; i < f->nparams; i++)
         enter(V, f->params[i]);
     relax_blocks(V, f->blocks, f->nblocks);
+    int before = V->errors;
     rexpr(V, f->result);
+    if (f->ret && f->result && V->errors == before) {
+        char who[160];
+        snprintf(who, sizeof who, "the result of '%s'", f->name->str);
+        check_declared(V, f->ret, f->result, who, "its value");
+    }
 }
 
 static int verify(Module *m, Source *src, int input, int strict)

@@ -829,13 +829,15 @@ int expr_mentions(const Expr *e, const Var *v)
     }
 }
 
-/* ---- a copy of a Relax function that the passes can change freely ---- */
+/* ---- copies of Relax functions that the passes can change freely ---- */
 
 typedef struct Clone {
     Arena *a;
     PtrMap at;            /* old Var -> 1 + index into vars */
     Var **vars;
     int n, cap;
+    const PtrMap *funcs;  /* old Func -> 1 + index into copies, for the functions copied together */
+    Func *const *copies;
 } Clone;
 
 static Var *clone_var(Clone *C, Var *v)
@@ -854,6 +856,7 @@ static Var *cloned(const Clone *C, Var *v)
 }
 
 static Expr *clone_value(Clone *C, const Expr *e);
+static void clone_body(Clone *C, Func *c, const Func *fn);
 
 static Expr **clone_values(Clone *C, Expr *const *items, int n)
 {
@@ -863,8 +866,41 @@ static Expr **clone_values(Clone *C, Expr *const *items, int n)
     return out;
 }
 
-/* The nodes a pass may change in place are new; the rest (literals, index
- * maps, constants, struct info, callees) are shared. */
+static RBlock **clone_blocks(Clone *C, RBlock *const *blocks, int n)
+{
+    RBlock **out = arena_array(C->a, (size_t)n + 1, sizeof *out);
+    for (int b = 0; b < n; b++) {
+        const RBlock *rb = blocks[b];
+        RBlock *nb = arena_alloc(C->a, sizeof *nb);
+        *nb = *rb;
+        nb->binds = arena_array(C->a, (size_t)rb->nbinds + 1, sizeof *nb->binds);
+        for (int i = 0; i < rb->nbinds; i++) {
+            Binding *bd = arena_alloc(C->a, sizeof *bd);
+            *bd = *rb->binds[i];
+            bd->var = clone_var(C, bd->var);   /* first: a local function may call itself */
+            bd->value = clone_value(C, bd->value);
+            nb->binds[i] = bd;
+        }
+        nb->outputs = arena_array(C->a, (size_t)rb->noutputs + 1, sizeof *nb->outputs);
+        for (int i = 0; i < rb->noutputs; i++)
+            nb->outputs[i] = cloned(C, rb->outputs[i]);
+        out[b] = nb;
+    }
+    return out;
+}
+
+static RSeq *clone_seq(Clone *C, const RSeq *q)
+{
+    RSeq *c = arena_alloc(C->a, sizeof *c);
+    *c = *q;
+    c->blocks = clone_blocks(C, q->blocks, q->nblocks);
+    c->result = clone_value(C, q->result);
+    return c;
+}
+
+/* The nodes a pass may change in place are new, and so is a reference to a
+ * function copied together with this one, which then names the copy; the
+ * rest (literals, index maps, constants, struct info) is shared. */
 static Expr *clone_value(Clone *C, const Expr *e)
 {
     if (!e)
@@ -877,9 +913,20 @@ static Expr *clone_value(Clone *C, const Expr *e)
     case E_DICT:
     case E_GETITEM:
     case E_CALL:
+    case E_IF:
+    case E_FUNC:
         c = arena_alloc(C->a, sizeof *c);
         *c = *e;
         break;
+    case E_GLOBAL: {
+        int to = C->funcs ? ptrmap_get(C->funcs, e->u.global.fn, 0) : 0;
+        if (!to)
+            return (Expr *)e;
+        c = arena_alloc(C->a, sizeof *c);
+        *c = *e;
+        c->u.global.fn = C->copies[to - 1];
+        return c;
+    }
     default:
         return (Expr *)e;
     }
@@ -898,7 +945,17 @@ static Expr *clone_value(Clone *C, const Expr *e)
     case E_GETITEM:
         c->u.get.tuple = clone_value(C, e->u.get.tuple);
         break;
+    case E_IF:
+        c->u.rif.cond = clone_value(C, e->u.rif.cond);
+        c->u.rif.then = clone_seq(C, e->u.rif.then);
+        c->u.rif.orelse = clone_seq(C, e->u.rif.orelse);
+        break;
+    case E_FUNC:
+        c->u.global.fn = arena_alloc(C->a, sizeof *c->u.global.fn);
+        clone_body(C, c->u.global.fn, e->u.global.fn);
+        break;
     default:
+        c->u.call.callee = clone_value(C, e->u.call.callee);
         c->u.call.args = clone_values(C, e->u.call.args, e->u.call.nargs + e->u.call.nkw);
         c->u.call.kw = arena_array(C->a, (size_t)e->u.call.nkw + 1, sizeof *c->u.call.kw);
         if (e->u.call.nkw)
@@ -908,36 +965,38 @@ static Expr *clone_value(Clone *C, const Expr *e)
     return c;
 }
 
-Func *relax_clone(Module *m, const Func *fn)
+static void clone_body(Clone *C, Func *c, const Func *fn)
 {
-    Clone C = { .a = &m->arena };
-    ptrmap_reserve(&C.at, bound_vars(fn));
-    Func *c = arena_alloc(C.a, sizeof *c);
     *c = *fn;
-    c->params = arena_array(C.a, (size_t)fn->nparams + 1, sizeof *c->params);
+    c->params = arena_array(C->a, (size_t)fn->nparams + 1, sizeof *c->params);
     for (int i = 0; i < fn->nparams; i++)
-        c->params[i] = clone_var(&C, fn->params[i]);
-    c->blocks = arena_array(C.a, (size_t)fn->nblocks + 1, sizeof *c->blocks);
-    for (int b = 0; b < fn->nblocks; b++) {
-        const RBlock *rb = fn->blocks[b];
-        RBlock *nb = arena_alloc(C.a, sizeof *nb);
-        *nb = *rb;
-        nb->binds = arena_array(C.a, (size_t)rb->nbinds + 1, sizeof *nb->binds);
-        for (int i = 0; i < rb->nbinds; i++) {
-            Binding *bd = arena_alloc(C.a, sizeof *bd);
-            *bd = *rb->binds[i];
-            bd->value = clone_value(&C, bd->value);
-            bd->var = clone_var(&C, bd->var);
-            nb->binds[i] = bd;
-        }
-        nb->outputs = arena_array(C.a, (size_t)rb->noutputs + 1, sizeof *nb->outputs);
-        for (int i = 0; i < rb->noutputs; i++)
-            nb->outputs[i] = cloned(&C, rb->outputs[i]);
-        c->blocks[b] = nb;
-    }
-    c->result = clone_value(&C, fn->result);
+        c->params[i] = clone_var(C, fn->params[i]);
+    c->blocks = clone_blocks(C, fn->blocks, fn->nblocks);
+    c->result = clone_value(C, fn->result);
+}
+
+static void clone_into(Module *m, Func *c, const Func *fn, const PtrMap *funcs, Func *const *copies)
+{
+    Clone C = { .a = &m->arena, .funcs = funcs, .copies = copies };
+    ptrmap_reserve(&C.at, bound_vars(fn));
+    clone_body(&C, c, fn);
     ptrmap_free(&C.at);
-    return c;
+}
+
+Func **relax_clone_funcs(Module *m, Func *const *funcs, int n)
+{
+    Func **out = arena_array(&m->arena, (size_t)n + 1, sizeof *out);
+    PtrMap copies = { 0 };
+    for (int f = 0; f < n; f++) {
+        out[f] = funcs[f]->kind == F_RELAX ? arena_alloc(&m->arena, sizeof *out[f]) : funcs[f];
+        if (out[f] != funcs[f])
+            ptrmap_put(&copies, funcs[f], f + 1);
+    }
+    for (int f = 0; f < n; f++)
+        if (out[f] != funcs[f])
+            clone_into(m, out[f], funcs[f], &copies, out);
+    ptrmap_free(&copies);
+    return out;
 }
 
 Expr *identity_map(Arena *a, Interner *names, int rank, Loc loc)

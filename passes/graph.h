@@ -81,11 +81,14 @@ int expr_mentions(const Expr *e, const Var *v);
 int same_rewrite(Arena *scratch, const Expr *a, const Expr *b, const StructInfo *si);
 /* base when no function of m has that name, else base_1, base_2, ... */
 Sym *fresh_func(Module *m, const char *base);
-/* A copy of the Relax function fn in m's arena whose variables, blocks,
- * bindings and values are its own, so a pass can change it without touching
- * fn; what passes never change in place (index maps, constants, struct info,
- * callees) is shared. */
-Func *relax_clone(Module *m, const Func *fn);
+/* The n functions with each Relax one copied into m's arena: its variables,
+ * blocks, bindings and values (branches and local functions too) are its
+ * own, so a pass can change it without touching the original, and a
+ * reference to another of the n names that one's copy, so the copies make a
+ * module (a copy calling the original would call a function not in it).
+ * What passes never change in place (index maps, constants, struct info,
+ * PrimFuncs) is shared. */
+Func **relax_clone_funcs(Module *m, Func *const *funcs, int n);
 /* Appends f to m (which then prints as a class). */
 void module_add_func(Module *m, Func *f);
 /* R.call_tir(cls.f, (items...), out_sinfo=out_sinfo) */

@@ -455,7 +455,8 @@ static PyObject *to_python(PyObject *numpy, const lopt_value *v)
 
 PyDoc_STRVAR(run_doc,
 "run(inputs=None, seed=1, entry='main', shapes=None, max_steps=None, threads=1)\n\n"
-"Runs the Relax function entry, as lopt --run does, and returns its result\n"
+"Runs the function entry (a Relax function, or a PrimFunc alone on seeded\n"
+"buffers), as lopt --run --entry does, and returns its result\n"
 "as NumPy arrays: an array for a tensor (a shape value as the int64 array of\n"
 "its dimensions, a prim value as a 0-d array), a tuple for a tuple. inputs\n"
 "maps parameter names to arrays (anything numpy.ascontiguousarray takes);\n"

@@ -565,6 +565,62 @@ def check_take_group_norm():
             check("group_norm %s %s groups=%d" % (dt, shape, groups), run(text, {"x": x, "g": g, "b": b})[0],
                   want, tol, tol)
 
+def batch_norm_ref(x, g, b, mm, mv, axis, eps, training, momentum, center, scale):
+    """TVM's batch_norm in float64: by the batch's mean and (biased) variance over
+    every axis but axis when training, else by the moving ones; then the moving
+    statistics, updated with momentum when training, else as they came."""
+    x = x.astype(np.float64)
+    bs = [1] * x.ndim
+    bs[axis] = x.shape[axis]
+    g, b, mm, mv = (t.astype(np.float64) for t in (g, b, mm, mv))
+    rest = tuple(d for d in range(x.ndim) if d != axis)
+    if training:
+        mean, var = x.mean(axis=rest), x.var(axis=rest)
+    else:
+        mean, var = mm, mv
+    y = (x - mean.reshape(bs)) / np.sqrt(var.reshape(bs) + eps)
+    y = y * g.reshape(bs) if scale else y
+    y = y + b.reshape(bs) if center else y
+    if not training:
+        return y, mm, mv
+    return y, mm * (1 - momentum) + mean * momentum, mv * (1 - momentum) + var * momentum
+
+
+def check_batch_norm():
+    """batch_norm in both modes (training, TVM's default when the call does
+    not say, and training=False), three shapes and axes, float32 and
+    float16, center and scale off in turn, and its three results."""
+    cases = (((2, 3, 4, 4), 1, 1e-5, None, True, True),
+             ((4, 6), -1, 1e-3, 0.25, True, True),
+             ((3, 2, 5), 0, 0.5, None, False, True),
+             ((2, 5, 3), 2, 1e-5, 0.5, True, False))
+    for shape, axis, eps, mom, center, scale in cases:
+        c = shape[axis]
+        more = "" if eps == 1e-5 else ", epsilon=%r" % eps
+        more += "" if mom is None else ", momentum=%r" % mom
+        more += "" if center else ", center=False"
+        more += "" if scale else ", scale=False"
+        mom = 0.1 if mom is None else mom
+        for training in (None, True, False):
+            for dt, tol in (("float32", 1e-5), ("float16", 3e-3)):
+                x, g, b, mm = ((grid(*shape) * 2).astype(dt), grid(c).astype(dt), grid(c).astype(dt),
+                               grid(c).astype(dt))
+                mv = (np.abs(grid(c)) + 0.25).astype(dt)
+                tr = "" if training is None else ", training=%s" % training
+                ps = ", ".join("%s: %s" % (n, tensor(s, dt)) for n, s in
+                               (("x", shape), ("g", (c,)), ("b", (c,)), ("m", (c,)), ("v", (c,))))
+                text = ("@I.ir_module\nclass Module:\n    @R.function\n    def main(%s):\n"
+                        "        t = R.nn.batch_norm(x, g, b, m, v, axis=%d%s%s)\n        return t\n"
+                        % (ps, axis, more, tr))
+                got = run(text, {"x": x, "g": g, "b": b, "m": mm, "v": mv})
+                want = batch_norm_ref(x, g, b, mm, mv, axis % len(shape), eps, training is not False, mom,
+                                      center, scale)
+                for k, what in enumerate(("out", "moving_mean", "moving_var")):
+                    check("batch_norm %s %s axis=%d %s %s" % (dt, shape, axis,
+                                                             "training" if training is not False else "inference",
+                                                             what), got[k], want[k], tol, tol)
+
+
 def reverse_sequence_ref(x, lens, seq_axis, batch_axis):
     """Relay's reverse_sequence: along seq_axis, the first lens[b] elements
     of batch index b reversed (all of them past the extent, none below 2)."""
@@ -843,6 +899,7 @@ def main():
     check_limits()
     check_issue23_ops()
     check_take_group_norm()
+    check_batch_norm()
     print("numpy_check: %d failure%s" % (failures, "" if failures == 1 else "s"))
     return 1 if failures else 0
 

@@ -946,11 +946,8 @@ def gen_batchnorm(g, op):
     dt = g.pick(["float32", "float16"])
     s = g.shape()
     r = len(s)
-    ax = 1 if r > 1 else 0
-    attrs = []
-    if g.chance(0.6) or r == 1:
-        ax = g.r(0, r - 1)
-        attrs.append("axis=%d" % (ax - r if g.chance(0.3) else ax))
+    ax = g.r(0, r - 1)
+    attrs = ["axis=%d" % (ax - r if g.chance(0.3) else ax)]   # axis has no default
     eps = 1e-5
     if g.chance(0.6):
         eps = g.pick([0.0, 1e-3, 0.1, 1e-5])
@@ -962,14 +959,21 @@ def gen_batchnorm(g, op):
     if g.chance(0.4):
         scale = g.chance(0.5)
         attrs.append("scale=%s" % scale)
-    if g.chance(0.1):
-        attrs.append("momentum=0.9")
-    if g.chance(0.1):
-        attrs.append("training=False")
+    momentum = 0.1
+    if g.chance(0.3):
+        momentum = g.pick([0.9, 0.5, 0.0, 1.0])
+        attrs.append("momentum=%r" % momentum)
+    training = g.chance(0.6)              # the default, or said
+    if not training or g.chance(0.3):
+        attrs.append("training=%s" % training)
     C = s[ax]
+    rest = tuple(d for d in range(r) if d != ax)
+    n = int(np.prod([s[d] for d in rest]))
     x = g.data(s, dt)
-    gamma, beta, mean = g.data((C,), dt), g.data((C,), dt), g.data((C,), dt)
-    var = g.data((C,), dt, 0.25, 2.0)
+    if training and n == 1 and eps == 0.0:
+        eps = 1e-3                        # a batch of one has variance 0: 0 / 0 without epsilon
+        attrs = [a if not a.startswith("epsilon=") else "epsilon=%r" % eps for a in attrs]
+    gamma, beta, mean, var = g.data((C,), dt), g.data((C,), dt), g.data((C,), dt), g.data((C,), dt, 0.25, 2.0)
     c = Case(op, "%s %s %s" % (dt, s, ", ".join(attrs)))
     ps = [g.param(c, a) for a in (x, gamma, beta, mean, var)]
     t = g.name("t")
@@ -978,13 +982,32 @@ def gen_batchnorm(g, op):
     bshape[ax] = C
     b = lambda v: f64(v).reshape(bshape)
     epsd = float(NP[dt](eps))          # epsilon as the dtype holds it
-    q = (f64(x) - b(mean)) / np.sqrt(b(var) + epsd)
+    v = f64(x)
+    if training:
+        # the batch's mean and biased variance, sums of n terms in the dtype:
+        # their error, relative to the deviation's scale, carries into every result
+        bm, bv = v.mean(axis=rest), v.var(axis=rest)
+        q = (v - b(bm)) / np.sqrt(b(bv) + epsd)
+        sc = (np.abs(v).max() + 1) / np.sqrt(b(bv) + epsd)
+        unit = (4 * n + 16) * UNIT[dt]
+    else:
+        q = (v - b(mean)) / np.sqrt(b(var) + epsd)
+        sc = 0.0
+        unit = 8 * UNIT[dt]
     want = q * b(gamma) if scale else q
-    m = np.abs(want)
+    m = np.abs(want) + (np.abs(b(gamma)) if scale else 1.0) * sc
     if center:
         want = want + b(beta)
         m = m + np.abs(b(beta))
-    for i, (wv, tol) in enumerate(((want, 8 * UNIT[dt] * m + 4 * TINY[dt]), (f64(mean), 0.0), (f64(var), 0.0))):
+    outs = [(want, unit * m + 4 * TINY[dt]), (f64(mean), 0.0), (f64(var), 0.0)]
+    if training:
+        mom = float(NP[dt](momentum))
+        keep = float(NP[dt](1.0 - momentum))   # 1 - momentum as the dtype holds it
+        for k, (old, new) in enumerate(((mean, bm), (var, bv))):
+            w = f64(old) * keep + new * mom
+            mag = np.abs(f64(old)) + np.abs(new) + np.abs(v).max() ** 2 + 1
+            outs[k + 1] = (w, (4 * n + 16) * UNIT[dt] * mag + 4 * TINY[dt])
+    for i, (wv, tol) in enumerate(outs):
         y = g.name("y")
         c.lines.append("%s = %s[%d]" % (y, t, i))
         c.outs.append(Out(y, wv, dt, tol))

@@ -31,9 +31,11 @@ typedef struct Plan {
     int64_t before[OP_MAX_ARGS > OP_MAX_RANK ? OP_MAX_ARGS : OP_MAX_RANK], step[OP_MAX_RANK];
     int64_t pool[2];
     double pad_value;          /* pad, layout_transform: the pad value; norms: epsilon; fills: the value */
-    double scalar[2];          /* arange: start and step; clip: min and max; resize: cubic_alpha */
+    double scalar[2];          /* arange: start and step; clip: min and max; resize: cubic_alpha;
+                                * batch_norm: momentum */
     int axis;
     int center, scale;         /* batch_norm, layer_norm: add beta, multiply by gamma; pools: center is ceil_mode */
+    int training;              /* batch_norm: normalize by the batch's statistics */
     int list[OP_MAX_RANK], nlist;   /* layer_norm: the normalized axes in the call's order */
     int mode[3];               /* resize2d: method, coordinate transformation, rounding */
     int nout;                  /* outputs: out, then more[0], more[1], ... */
@@ -66,11 +68,14 @@ struct Op {
     OpInferFn *infer;
     OpLegalFn *legal;
     int code;              /* which member of a shared builder: a BinOp, a U_ or an R_ code */
-    int has_axis;          /* the call has one axis attribute, axis when omitted (-1: the last) */
+    int has_axis;          /* the call has one axis attribute, axis when omitted (-1: the last);
+                            * AXIS_REQUIRED: the call must give it */
     int axis;
     const char *const *positional;   /* attributes a call may give positionally after its
                                       * info.nargs arguments, in order (NULL: none) */
 };
+
+enum { AXIS_REQUIRED = 2 };
 
 /* One file's operators; registry.c lists the families. */
 typedef struct OpFamily {

@@ -131,9 +131,9 @@ const OpInfo *op_find(const char *name)
 }
 
 /* The axis attribute in [0, rank), or the default its table entry gives
- * (R.nn.softmax the last dimension, R.nn.batch_norm the channels, R.concat
- * and R.split the first). One place, read by shape inference and by every
- * pass that renumbers or inspects the attribute. */
+ * (R.nn.softmax the last dimension, R.concat and R.split the first;
+ * R.nn.batch_norm has none, as in TVM). One place, read by shape inference
+ * and by every pass that renumbers or inspects the attribute. */
 int read_axis(const Expr *call, int rank, int *axis, OpError *err)
 {
     const Op *o = find_op(call->u.call.op->str);
@@ -142,6 +142,8 @@ int read_axis(const Expr *call, int rank, int *axis, OpError *err)
         return fail(err, call->loc, "%s has no axis", call->u.call.op->str);
     v = o->axis;
     const Expr *e = attr(call, "axis");
+    if (!e && o->has_axis == AXIS_REQUIRED)
+        return fail(err, call->loc, "%s needs axis=, the dimension of the channels (it has no default)", o->info.name);
     if (e && int_of(e, &v))
         return fail(err, e->loc, "axis is an integer");
     if (v < 0)

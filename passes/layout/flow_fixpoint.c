@@ -299,9 +299,7 @@ static void measure(const Module *m, State *s)
 /* Keeps a copy of m's functions that later passes leave alone. */
 static void snapshot(Module *m, State *s)
 {
-    s->funcs = arena_array(&m->arena, (size_t)m->nfuncs + 1, sizeof *s->funcs);
-    for (int f = 0; f < m->nfuncs; f++)
-        s->funcs[f] = is_plannable(m->funcs[f]) ? relax_clone(m, m->funcs[f]) : m->funcs[f];   /* flow leaves the others */
+    s->funcs = relax_clone_funcs(m, m->funcs, m->nfuncs);
     s->nfuncs = m->nfuncs;
 }
 

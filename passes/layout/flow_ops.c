@@ -196,7 +196,8 @@ Expr *reduce_axes(Module *m, const Expr *call, const Expr *omap, const Expr *ima
 
 /* softmax, log_softmax, batch_norm, split, pad, strided_slice, layer_norm, flip, repeat
  * (along an axis), tile and reverse_sequence keep their form when the rewrite of the result and of the operand is the same
- * one-to-one map and keeps whole each dimension the operator acts on: the
+ * one-to-one map and keeps whole each dimension the operator acts on (all of
+ * them, in their order, for batch_norm in training): the
  * attributes name the dimensions' new places (NHWC's softmax over C is axis
  * 3; NCHW4c's pad of H and W pads dimensions 2 and 3 of five; layer_norm's
  * axes keep their order, so its gamma and beta keep their shape). Returns
@@ -234,6 +235,15 @@ Expr *keep_light(Module *m, Arena *scratch, const Expr *call, const Expr *omap, 
     if (sm) {
         if (op_axis(call, r, &ax) || q[ax] < 0)
             return NULL;
+        /* batch_norm in training sums over the other dimensions in their
+         * order: they stay whole and in order, or its sums would add in
+         * another order (and round otherwise) */
+        for (int p = 0, last = -1; !strcmp(op, "R.nn.batch_norm") && op_batch_norm_training(call) && p < r; p++)
+            if (p != ax) {
+                if (nout != r || q[p] <= last)
+                    return NULL;
+                last = q[p];
+            }
         keys[nset] = "axis";
         vals[nset++] = expr_int(&m->arena, q[ax], DT_VOID, call->loc);
     }

@@ -185,10 +185,11 @@ static int sink(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses
     Expr *e = bd->value, *call = e;
     if (e->kind == E_GETITEM && e->u.get.index == 0 && e->u.get.tuple->kind == E_VAR &&
         ptrmap_get(def, e->u.get.tuple->u.var, 0) && ptrmap_get(uses, e->u.get.tuple->u.var, 0) == 1) {
-        /* y = bn(lt(p, B), constants)[0]: batch_norm is elementwise in its
-         * data, per channel in the rest, which fold rewrites */
+        /* y = bn(lt(p, B), constants)[0]: batch_norm with training=False is
+         * elementwise in its data, per channel in the rest, which fold
+         * rewrites (training, it reads the whole batch for each channel) */
         call = binds[ptrmap_get(def, e->u.get.tuple->u.var, 0) - 1]->value;
-        if (!is_call_to(call, "R.nn.batch_norm"))
+        if (!is_call_to(call, "R.nn.batch_norm") || op_batch_norm_training(call))
             return 0;
     }
     const OpInfo *op = call->kind == E_CALL && !call->u.call.callee ? op_find(call->u.call.op->str) : NULL;

@@ -1447,11 +1447,8 @@ class Gen:
         if x is None:
             x = self.rank4()
         t = self.env[x]
-        attrs = {}
-        a = 1
-        if r.random() < 0.5:
-            a = r.randrange(t.rank)
-            attrs["axis"] = a
+        a = 1 if r.random() < 0.5 else r.randrange(t.rank)
+        attrs = {"axis": a}                  # it has no default
         C = t.shape[a]
         vecs = [self.const_or_param((C,)), self.const_or_param((C,)), self.const_or_param((C,)),
                 self.const_or_param((C,), positive=True)]
@@ -1463,6 +1460,12 @@ class Gen:
             attrs["center"] = r.random() < 0.5
         if r.random() < 0.15:
             attrs["scale"] = r.random() < 0.5
+        # training (the default) normalizes by the batch's statistics, or by
+        # the moving ones (training=False, what a model for inference says)
+        if r.random() < 0.5:
+            attrs["training"] = False
+        elif r.random() < 0.2:
+            attrs["momentum"] = r.choice((0.5, 0.9))
         bn = self.add("R.nn.batch_norm", [x] + vecs, attrs, base="bn",
                       inline={i for i in range(1, 5) if self._is_const(vecs[i - 1]) and r.random() < 0.5})
         y = self.add("getitem", [bn], {"index": 0}, base="y")

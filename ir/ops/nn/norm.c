@@ -1,6 +1,7 @@
-/* Normalizations: R.nn.softmax, R.nn.log_softmax and R.nn.batch_norm (inference) along an
- * axis, R.nn.layer_norm over a set of axes, R.nn.group_norm over groups of
- * channels and a set of axes. */
+/* Normalizations: R.nn.softmax, R.nn.log_softmax and R.nn.batch_norm (by the
+ * batch's statistics, or the moving ones when training=False) along an axis,
+ * R.nn.layer_norm over a set of axes, R.nn.group_norm over groups of channels
+ * and a set of axes. */
 #include <string.h>
 
 #include "../internal.h"
@@ -75,22 +76,26 @@ static void legal_softmax(B *b, const Op *o, const Expr *call, Buffer **in, int 
     nest_end(b, &t, "softmax", NULL, store(b, out, t.x, bin(b, B_DIV, e, load(b, sm, ri))));
 }
 
+static int norm_attrs(const Expr *call, Plan *p, OpError *err);
+
+int op_batch_norm_training(const Expr *call)
+{
+    const Expr *tr = attr(call, "training");
+    return !tr || tr->kind != E_BOOL || tr->u.b;
+}
+
 static int infer_batchnorm(const Op *o, const Expr *call, const TensorType *a, int nargs, Plan *p, OpError *err)
 {
-    const Expr *eps = attr(call, "epsilon"), *tr = attr(call, "training"), *ce = attr(call, "center"),
-               *sc = attr(call, "scale");
-    if (read_axis(call, a[0].ndim, &p->axis, err))
+    const Expr *tr = attr(call, "training"), *mo = attr(call, "momentum");
+    if (read_axis(call, a[0].ndim, &p->axis, err) || norm_attrs(call, p, err))
         return -1;
     int ax = p->axis;
-    if (tr && tr->kind == E_BOOL && tr->u.b)
-        return fail(err, tr->loc, "R.nn.batch_norm runs in inference mode only");
-    p->pad_value = 1e-5;
-    if (eps && num_of(eps, &p->pad_value))
-        return fail(err, eps->loc, "epsilon is a number");
-    if ((ce && ce->kind != E_BOOL) || (sc && sc->kind != E_BOOL))
-        return fail(err, (ce && ce->kind != E_BOOL ? ce : sc)->loc, "center and scale are True or False");
-    p->center = !ce || ce->u.b;
-    p->scale = !sc || sc->u.b;
+    if (tr && tr->kind != E_BOOL)
+        return fail(err, tr->loc, "training is True or False");
+    p->training = op_batch_norm_training(call);
+    p->scalar[0] = 0.1;
+    if (mo && num_of(mo, &p->scalar[0]))
+        return fail(err, mo->loc, "momentum is a number");
     for (int i = 1; i < 5; i++)
         if (a[i].ndim != 1 || a[i].shape[0] != a[0].shape[ax] || a[i].dtype != a[0].dtype)
             return fail(err, call->loc, "R.nn.batch_norm: argument %d is not a vector of the %lld channels", i + 1,
@@ -101,30 +106,106 @@ static int infer_batchnorm(const Op *o, const Expr *call, const TensorType *a, i
     p->nout = 3;
     p->more[0] = a[3];
     p->more[1] = a[4];
+    for (int d = 0; d < a[0].ndim; d++)
+        if (d != ax)
+            p->list[p->nlist++] = d;
     return 0;
 }
 
-static void legal_batchnorm(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+/* (x - mean) / sqrt(var + epsilon), times gamma when scale, plus beta when center */
+static Expr *bn_value(B *b, const Plan *p, Buffer **in, Expr *x, Expr *mean, Expr *var, Expr **c)
+{
+    Expr *val = bin(b, B_DIV, bin(b, B_SUB, x, mean),
+                    intrin(b, "T.sqrt", bin(b, B_ADD, var, typed(b, p->pad_value, p->out.dtype)), NULL));
+    if (p->scale)
+        val = bin(b, B_MUL, val, load(b, in[1], c));
+    if (p->center)
+        val = bin(b, B_ADD, val, load(b, in[2], c));
+    return val;
+}
+
+/* training=False: the moving statistics normalize, and come out as they went in */
+static void legal_bn_inference(B *b, Buffer **in, Buffer **outs, const Plan *p)
 {
     char kinds[OP_MAX_RANK + 1];
     memset(kinds, 'S', sizeof kinds);
     Nest t;
     nest_begin(b, &t, p->out.ndim, p->out.shape, kinds);
     Expr *c[1] = { t.x[p->axis] };
-    DType dt = p->out.dtype;
-    /* (x - mean) / sqrt(var + epsilon), times gamma when scale, plus beta when center */
-    Expr *val = bin(b, B_DIV, bin(b, B_SUB, load(b, in[0], t.x), load(b, in[3], c)),
-                    intrin(b, "T.sqrt", bin(b, B_ADD, load(b, in[4], c), typed(b, p->pad_value, dt)), NULL));
-    if (p->scale)
-        val = bin(b, B_MUL, val, load(b, in[1], c));
-    if (p->center)
-        val = bin(b, B_ADD, val, load(b, in[2], c));
-    nest_end(b, &t, "batch_norm", NULL, store(b, outs[0], t.x, val));
+    nest_end(b, &t, "batch_norm", NULL,
+             store(b, outs[0], t.x, bn_value(b, p, in, load(b, in[0], t.x), load(b, in[3], c), load(b, in[4], c), c)));
     for (int k = 1; k < 3; k++) {
         Nest u;
         nest_begin(b, &u, 1, p->more[k - 1].shape, kinds);
         nest_end(b, &u, k == 1 ? "batch_norm_mean" : "batch_norm_var", NULL, store(b, outs[k], u.x, load(b, in[k + 2], u.x)));
     }
+}
+
+/* training: the batch's mean and (biased) variance over every dimension but
+ * the channels' normalize, as layer_norm's do over its axes (the sums add in
+ * dimension order); the moving statistics come out as moving * (1 -
+ * momentum) + batch * momentum */
+static void legal_bn_training(B *b, Buffer **in, Buffer **outs, const Plan *p)
+{
+    int r = p->out.ndim, ax = p->axis;
+    DType dt = p->out.dtype;
+    TensorType red = p->out;
+    int64_t count = 1;
+    int axes[OP_MAX_RANK] = { 0 };
+    for (int i = 0; i < p->nlist; i++) {
+        axes[p->list[i]] = 1;
+        count *= red.shape[p->list[i]];
+        red.shape[p->list[i]] = 1;
+    }
+    Buffer *sum = scratch(b, "T_sum", &red), *var = scratch(b, "T_sq_dev", &red);
+    int at[OP_MAX_RANK];
+    Expr *xi[OP_MAX_RANK], *ri[OP_MAX_RANK];
+    for (int step = 0; step < 2; step++) {
+        Nest t;
+        nest_reduce(b, &t, p->out.shape, r, axes, p->list, p->nlist, at);
+        for (int d = 0; d < r; d++) {
+            xi[d] = t.x[at[d]];
+            ri[d] = axes[d] ? num(b, 0) : t.x[at[d]];
+        }
+        Buffer *acc = step ? var : sum;
+        Expr *x = load(b, in[0], xi);
+        if (step) {
+            Expr *dev[2];
+            for (int k = 0; k < 2; k++)
+                dev[k] = bin(b, B_SUB, load(b, in[0], xi), bin(b, B_DIV, load(b, sum, ri), typed(b, (double)count, dt)));
+            x = bin(b, B_MUL, dev[0], dev[1]);
+        }
+        nest_end(b, &t, step ? "batch_norm_sq_dev" : "batch_norm_sum", store(b, acc, ri, typed(b, 0, dt)),
+                 store(b, acc, ri, bin(b, B_ADD, load(b, acc, ri), x)));
+    }
+    char kinds[OP_MAX_RANK + 1];
+    memset(kinds, 'S', sizeof kinds);
+    Nest t;
+    nest_begin(b, &t, r, p->out.shape, kinds);
+    Expr *c[1] = { t.x[ax] };
+    for (int d = 0; d < r; d++)
+        ri[d] = axes[d] ? num(b, 0) : t.x[d];
+    Expr *mean = bin(b, B_DIV, load(b, sum, ri), typed(b, (double)count, dt)),
+         *v = bin(b, B_DIV, load(b, var, ri), typed(b, (double)count, dt));
+    nest_end(b, &t, "batch_norm", NULL, store(b, outs[0], t.x, bn_value(b, p, in, load(b, in[0], t.x), mean, v, c)));
+    for (int k = 1; k < 3; k++) {
+        Nest u;
+        nest_begin(b, &u, 1, p->more[k - 1].shape, kinds);
+        for (int d = 0; d < r; d++)
+            ri[d] = d == ax ? u.x[0] : num(b, 0);
+        Expr *batch = bin(b, B_DIV, load(b, k == 1 ? sum : var, ri), typed(b, (double)count, dt));
+        Expr *val = bin(b, B_ADD, bin(b, B_MUL, load(b, in[k + 2], u.x), typed(b, 1.0 - p->scalar[0], dt)),
+                        bin(b, B_MUL, batch, typed(b, p->scalar[0], dt)));
+        nest_end(b, &u, k == 1 ? "batch_norm_mean" : "batch_norm_var", NULL, store(b, outs[k], u.x, val));
+    }
+}
+
+static void legal_batchnorm(B *b, const Op *o, const Expr *call, Buffer **in, int nin, Buffer **outs, const Plan *p)
+{
+    if (p->training)
+        legal_bn_training(b, in, outs, p);
+    else
+        legal_bn_inference(b, in, outs, p);
 }
 
 /* epsilon (a number, default 1e-5), center and scale (True or False, default True) */
@@ -363,7 +444,8 @@ static const Op ops[] = {
     { { "R.nn.softmax", LAYOUT_LIGHT, 1, 1, softmax_attrs, 0, 0, "float", NULL }, infer_softmax, legal_softmax, 0, 1, -1, softmax_attrs },
     { { "R.nn.log_softmax", LAYOUT_LIGHT, 1, 1, softmax_attrs, 0, 0, "float", NULL }, infer_softmax, legal_softmax, 1, 1, -1,
       softmax_attrs },
-    { { "R.nn.batch_norm", LAYOUT_LIGHT, 5, 5, bn_attrs, 0, 1, "float", NULL }, infer_batchnorm, legal_batchnorm, 0, 1, 1, bn_attrs },
+    { { "R.nn.batch_norm", LAYOUT_LIGHT, 5, 5, bn_attrs, 0, 1, "float", NULL }, infer_batchnorm, legal_batchnorm, 0,
+      AXIS_REQUIRED, 0, bn_attrs },
     { { "R.nn.layer_norm", LAYOUT_LIGHT, 3, 3, ln_attrs, 0, 0, "float", NULL }, infer_layernorm, legal_layernorm, 0, 0, 0, ln_attrs },
     { { "R.nn.group_norm", LAYOUT_LIGHT, 3, 3, gn_attrs, 0, 0, "float", NULL }, infer_groupnorm, legal_groupnorm, 0, 0, 0, gn_attrs },
 };

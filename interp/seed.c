@@ -1,0 +1,383 @@
+/* Seeded inputs for --run and --verify-exec: an integer tensor that a
+ * function reads as indices is drawn inside the extent it indexes (read from
+ * the PrimFuncs the values reach, legalized for a registered operator, not
+ * from a table of operators), a tuple parameter gets seeded items, and a
+ * PrimFunc runs alone on seeded buffers (--entry). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp.h"
+
+enum { MAX_CALL_DEPTH = 8 };
+
+/* ---- the extent an index buffer indexes, in one PrimFunc ---- */
+
+/* The buffer whose storage b is: b, or what it views (flatten's flat views). */
+static const Buffer *storage(const Buffer *b)
+{
+    for (int depth = 0; b && b->kind == BUF_ALIAS && b->base && depth < 16; depth++)
+        b = b->base;
+    return b;
+}
+
+typedef struct Bound {
+    const Buffer *idx;    /* the buffer whose values are indices */
+    int64_t extent;       /* the least extent they index; 0: none found */
+} Bound;
+
+/* Whether e is the value of a load of b as an index takes it: the load,
+ * converted, clamped (T.max, T.min) or with negative values wrapped
+ * (T.if_then_else(x < 0, x + n, x)), all of which leave [0, extent) alone. */
+static int plain_index(const Expr *e, const Buffer *b)
+{
+    switch (e->kind) {
+    case E_LOAD:
+        return storage(e->u.load.buf) == b;
+    case E_CAST:
+        return plain_index(e->u.cast.a, b);
+    case E_CALL: {
+        const char *op = e->u.call.op->str;
+        if (!strcmp(op, "T.if_then_else") && e->u.call.nargs == 3)
+            return plain_index(e->u.call.args[2], b);
+        if ((!strcmp(op, "T.max") || !strcmp(op, "T.min")) && e->u.call.nargs == 2)
+            return plain_index(e->u.call.args[0], b) || plain_index(e->u.call.args[1], b);
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+static void bound_expr(Bound *B, const Expr *e);
+
+/* An access of buf at idx: each index that is a plain load of B->idx bounds
+ * it by the extent of that dimension. */
+static void bound_access(Bound *B, const Buffer *buf, Expr *const *idx, int n)
+{
+    for (int d = 0; d < n; d++) {
+        int64_t ext;
+        if (storage(buf) != B->idx && d < buf->ndim && plain_index(idx[d], B->idx) && expr_const_int(buf->shape[d], &ext) == 0 &&
+            ext > 0 && (B->extent == 0 || ext < B->extent))
+            B->extent = ext;
+        bound_expr(B, idx[d]);
+    }
+}
+
+static void bound_expr(Bound *B, const Expr *e)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case E_LOAD: bound_access(B, e->u.load.buf, e->u.load.idx, e->u.load.n); break;
+    case E_BIN: bound_expr(B, e->u.bin.a); bound_expr(B, e->u.bin.b); break;
+    case E_UNARY: bound_expr(B, e->u.un.a); break;
+    case E_CAST: bound_expr(B, e->u.cast.a); break;
+    case E_CALL:
+        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
+            bound_expr(B, e->u.call.args[i]);
+        break;
+    default: break;
+    }
+}
+
+static void bound_stmt(Bound *B, const Stmt *s)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            bound_stmt(B, s->u.seq.items[i]);
+        break;
+    case S_FOR: bound_stmt(B, s->u.loop.body); break;
+    case S_BLOCK:
+        for (int i = 0; i < s->u.block->niters; i++)
+            bound_expr(B, s->u.block->iters[i].binding);
+        bound_expr(B, s->u.block->where);
+        bound_stmt(B, s->u.block->init);
+        bound_stmt(B, s->u.block->body);
+        break;
+    case S_STORE:
+        bound_access(B, s->u.store.buf, s->u.store.idx, s->u.store.n);
+        bound_expr(B, s->u.store.value);
+        break;
+    case S_IF:
+        bound_expr(B, s->u.branch.cond);
+        bound_stmt(B, s->u.branch.then);
+        bound_stmt(B, s->u.branch.orelse);
+        break;
+    case S_EVAL: bound_expr(B, s->u.eval); break;
+    case S_LET: bound_expr(B, s->u.let.value); break;
+    case S_LOWERED: bound_stmt(B, s->u.low.body); break;
+    default: break;
+    }
+}
+
+/* The least extent the values of PrimFunc f's parameter k index, or 0. */
+static int64_t prim_bound(const Func *f, int k)
+{
+    Bound B = { prim_param_buffer(f, k), 0 };
+    if (B.idx)
+        bound_stmt(&B, f->body);
+    return B.extent;
+}
+
+/* ---- where a Relax function's parameter goes ---- */
+
+typedef struct Uses {
+    const Var *v;
+    int64_t extent;       /* the least found; 0: none */
+    int depth;
+} Uses;
+
+static void take_bound(Uses *U, int64_t ext)
+{
+    if (ext > 0 && (U->extent == 0 || ext < U->extent))
+        U->extent = ext;
+}
+
+static int64_t relax_bound(const Func *f, const Var *v, int depth);
+
+static int is_v(const Expr *e, const Var *v)
+{
+    return e && e->kind == E_VAR && e->u.var == v;
+}
+
+/* A registered operator's call with v among its tensors: the PrimFunc it
+ * legalizes to, for the operands' declared types, says what v indexes. */
+static void op_use(Uses *U, const Expr *e, const OpInfo *op)
+{
+    Expr *const *items = e->u.call.args;
+    int n = op->ntensors;
+    if (op->tuple_arg) {
+        if (e->u.call.nargs < 1 || e->u.call.args[0]->kind != E_TUPLE)
+            return;
+        items = e->u.call.args[0]->u.list.items;
+        n = e->u.call.args[0]->u.list.n;
+    }
+    if (n > OP_MAX_ARGS || e->u.call.nargs < (op->tuple_arg ? 1 : n))
+        return;
+    TensorType types[OP_MAX_ARGS];
+    int at = -1;
+    for (int k = 0; k < n; k++) {
+        if (is_v(items[k], U->v))
+            at = at < 0 ? k : at;
+        if (items[k]->kind == E_CONST ? op_const_type(items[k], &types[k])
+                                       : items[k]->kind != E_VAR || op_sinfo_type(items[k]->u.var->sinfo, &types[k]))
+            return;
+    }
+    if (at < 0)
+        return;
+    Module *scratch = module_new();
+    OpError err;
+    Func *g = op_legalize(scratch, e, types, n, intern_cstr(&scratch->names, "seed"), &err);
+    for (int k = 0; g && k < n; k++)
+        if (is_v(items[k], U->v))
+            take_bound(U, prim_bound(g, k));
+    module_free(scratch);
+}
+
+static int use_visit(const Expr *e, void *data)
+{
+    Uses *U = data;
+    if (e->kind != E_CALL)
+        return 0;
+    const Expr *callee = e->u.call.callee;
+    if (callee && callee->kind == E_GLOBAL && callee->u.global.fn->kind == F_RELAX) {
+        for (int k = 0; k < e->u.call.nargs && k < callee->u.global.fn->nparams; k++)
+            if (is_v(e->u.call.args[k], U->v) && U->depth < MAX_CALL_DEPTH)
+                take_bound(U, relax_bound(callee->u.global.fn, callee->u.global.fn->params[k], U->depth + 1));
+        return 0;
+    }
+    if (callee)
+        return 0;
+    if (!strcmp(e->u.call.op->str, "R.call_tir")) {
+        const Expr *fn = e->u.call.nargs >= 2 ? e->u.call.args[0] : NULL, *args = fn ? e->u.call.args[1] : NULL;
+        if (!fn || fn->kind != E_GLOBAL || fn->u.global.fn->kind != F_PRIM || args->kind != E_TUPLE)
+            return 0;
+        for (int k = 0; k < args->u.list.n && k < fn->u.global.fn->npparams; k++)
+            if (is_v(args->u.list.items[k], U->v))
+                take_bound(U, prim_bound(fn->u.global.fn, k));
+        return 0;
+    }
+    const OpInfo *op = op_find(e->u.call.op->str);
+    if (op)
+        op_use(U, e, op);
+    return 0;
+}
+
+static int64_t relax_bound(const Func *f, const Var *v, int depth)
+{
+    Uses U = { v, 0, depth };
+    relax_walk_blocks(f->blocks, f->nblocks, use_visit, &U);
+    return U.extent;
+}
+
+/* ---- filling ---- */
+
+static void fill(Tensor *t, uint64_t seed, const char *name, int64_t extent)
+{
+    if (extent > 0 && dtype_is_int(t->dtype))
+        tensor_fill_seeded_below(t, seed, name, extent);
+    else
+        tensor_fill_seeded(t, seed, name);
+}
+
+void interp_fill_param(const Func *f, int i, Tensor *t, uint64_t seed)
+{
+    const Var *p = f->params[i];
+    fill(t, seed, p->name->str, dtype_is_int(t->dtype) ? relax_bound(f, p, 0) : 0);
+}
+
+static Value *seed_sinfo(const StructInfo *s, uint64_t seed, const char *name, char *err, size_t cap, int depth)
+{
+    if (s && s->kind == SI_TUPLE && s->nfields >= 0 && depth < 16) {
+        Value **items = calloc((size_t)s->nfields + 1, sizeof *items);
+        if (!items)
+            abort();
+        for (int k = 0; k < s->nfields; k++) {
+            char sub[256];
+            snprintf(sub, sizeof sub, "%s[%d]", name, k);
+            if (!(items[k] = seed_sinfo(s->fields[k], seed, sub, err, cap, depth + 1))) {
+                while (k--)
+                    value_free(items[k]);
+                free(items);
+                return NULL;
+            }
+        }
+        Value *v = value_tuple(items, s->nfields);
+        free(items);
+        return v;
+    }
+    int64_t shape[TENSOR_MAX_RANK];
+    int ok = s && s->kind == SI_TENSOR && s->shape && s->dtype != DT_VOID && s->ndim <= TENSOR_MAX_RANK;
+    for (int d = 0; ok && d < s->ndim; d++)
+        ok = expr_const_int(s->shape[d], &shape[d]) == 0 && shape[d] >= 0;
+    Tensor *t = ok ? tensor_new(s->dtype, s->ndim, shape) : NULL;
+    if (!t) {
+        snprintf(err, cap, ok ? "%s is too large to make" : "%s needs a tensor type with a constant shape and a dtype "
+                 "(or a tuple of them)", name);
+        return NULL;
+    }
+    tensor_fill_seeded(t, seed, name);
+    return value_tensor(t);
+}
+
+Value *interp_seed_tuple(const Func *f, int i, uint64_t seed, char *err, size_t cap)
+{
+    const Var *p = f->params[i];
+    return seed_sinfo(p->sinfo, seed, p->name->str, err, cap, 0);
+}
+
+/* ---- a PrimFunc alone ---- */
+
+static int reads_visit(const Buffer *b, const Expr *e)
+{
+    if (!e)
+        return 0;
+    switch (e->kind) {
+    case E_LOAD:
+        if (storage(e->u.load.buf) == b)
+            return 1;
+        for (int d = 0; d < e->u.load.n; d++)
+            if (reads_visit(b, e->u.load.idx[d]))
+                return 1;
+        return 0;
+    case E_BIN: return reads_visit(b, e->u.bin.a) || reads_visit(b, e->u.bin.b);
+    case E_UNARY: return reads_visit(b, e->u.un.a);
+    case E_CAST: return reads_visit(b, e->u.cast.a);
+    case E_CALL:
+        for (int i = 0; i < e->u.call.nargs + e->u.call.nkw; i++)
+            if (reads_visit(b, e->u.call.args[i]))
+                return 1;
+        return 0;
+    default: return 0;
+    }
+}
+
+/* Whether s reads b (want 'r') or writes it (want 'w'). */
+static int touches(const Stmt *s, const Buffer *b, char want)
+{
+    if (!s)
+        return 0;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            if (touches(s->u.seq.items[i], b, want))
+                return 1;
+        return 0;
+    case S_FOR: return touches(s->u.loop.body, b, want);
+    case S_BLOCK:
+        if (want == 'r' && reads_visit(b, s->u.block->where))
+            return 1;
+        return touches(s->u.block->init, b, want) || touches(s->u.block->body, b, want);
+    case S_STORE:
+        if (want == 'w')
+            return storage(s->u.store.buf) == b;
+        for (int d = 0; d < s->u.store.n; d++)
+            if (reads_visit(b, s->u.store.idx[d]))
+                return 1;
+        return reads_visit(b, s->u.store.value);
+    case S_IF:
+        return (want == 'r' && reads_visit(b, s->u.branch.cond)) || touches(s->u.branch.then, b, want) ||
+               touches(s->u.branch.orelse, b, want);
+    case S_EVAL: return want == 'r' && reads_visit(b, s->u.eval);
+    case S_LET: return want == 'r' && reads_visit(b, s->u.let.value);
+    case S_LOWERED: return touches(s->u.low.body, b, want);
+    default: return 0;
+    }
+}
+
+int interp_run_prim_seeded(Interp *in, Func *f, uint64_t seed, Value **out, InterpError *err)
+{
+    int n = f->npparams;
+    Tensor **args = calloc((size_t)n + 1, sizeof *args);
+    Value **outs = calloc((size_t)n + 1, sizeof *outs);
+    int nout = 0, status = -1;
+    if (!args || !outs)
+        abort();
+    for (int k = 0; k < n; k++) {
+        const Buffer *b = prim_param_buffer(f, k);
+        int64_t shape[TENSOR_MAX_RANK];
+        int ok = b && b->ndim <= TENSOR_MAX_RANK;
+        for (int d = 0; ok && d < b->ndim; d++)
+            ok = expr_const_int(b->shape[d], &shape[d]) == 0 && shape[d] >= 0;
+        const char *name = b ? b->name->str : f->pparams[k].var->name->str;
+        if (!ok || !(args[k] = tensor_new(b->dtype, b->ndim, shape))) {
+            err->loc = b ? b->loc : f->pparams[k].var->loc;
+            snprintf(err->msg, sizeof err->msg, "cannot make a buffer for parameter '%s' of '%s': %s", name,
+                     f->name->str, !b ? "it is a scalar, not a buffer" : ok ? "it is too large" :
+                     "its shape is not constant");
+            goto done;
+        }
+        /* what the function reads is seeded; what it only writes starts undefined */
+        if (touches(f->body, b, 'r'))
+            fill(args[k], seed, name, dtype_is_int(b->dtype) ? prim_bound(f, k) : 0);
+        else
+            tensor_fill_poison_all(args[k]);
+    }
+    if (interp_call_prim(in, f, args, n, err))
+        goto done;
+    for (int k = 0; k < n; k++)
+        if (touches(f->body, prim_param_buffer(f, k), 'w')) {
+            outs[nout++] = value_tensor(args[k]);
+            args[k] = NULL;
+        }
+    if (nout == 0) {
+        err->loc = f->loc;
+        snprintf(err->msg, sizeof err->msg, "'%s' writes none of its buffers: there is nothing to show", f->name->str);
+        goto done;
+    }
+    *out = nout == 1 ? outs[0] : value_tuple(outs, nout);
+    status = 0;
+done:
+    for (int k = 0; k < n; k++)
+        tensor_free(args[k]);
+    if (status && nout)
+        for (int k = 0; k < nout; k++)
+            value_free(outs[k]);
+    free(args);
+    free(outs);
+    return status;
+}
