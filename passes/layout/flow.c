@@ -773,6 +773,16 @@ void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap 
                 vec_push(&m->arena, &out, &n, &cap, bd);
                 continue;
             }
+            Expr *back = im_to_expr(&m->arena, &m->names, inv);
+            IndexMap *bim = padded ? im_from_expr(&S.scratch, back, im->obox, &err) : NULL;
+            int back_ok = bim && im_classify(bim, wa, wb) == IM_BIJECTIVE && bim->nout == t.ndim;
+            for (int d = 0; back_ok && d < t.ndim; d++)
+                back_ok = bim->obox[d] >= t.shape[d];
+            if (padded && !back_ok) {   /* the inverse holds only on the image (C < 4 folds c // 4 to 0) */
+                arena_release(&S.scratch, mark);
+                vec_push(&m->arena, &out, &n, &cap, bd);
+                continue;
+            }
             /* v = f(...) becomes v0 = f(...); v_p = lt(v0, L); v = lt(v_p, L^-1):
              * the sweep moves L through f, and fold cancels what meets; a
              * padded L (NCHW4c on 6 channels) pads with 0 and comes back as
@@ -789,8 +799,6 @@ void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap 
                                                              padded ? expr_float(&m->arena, 0, DT_VOID, bd->loc) : NULL,
                                                              bd->loc), bd->loc);
             var_say(m, bp->var, "the planned layout of ", v, "");
-            Expr *back = im_to_expr(&m->arena, &m->names, inv);
-            IndexMap *bim = padded ? im_from_expr(&S.scratch, back, im->obox, &err) : NULL;
             Binding *bb = NULL;
             if (bim) {   /* the padded form as written, which the crop cuts to v */
                 snprintf(nm, sizeof nm, "%.120s_b", v->name->str);
