@@ -424,6 +424,16 @@ Expr *layout_transform_new(Module *m, Expr *x, Expr *map, Expr *pad, Loc loc)
     return call_new(m, "R.layout_transform", x, keys, (Expr *[]){ map, pad }, pad ? 2 : 1, loc);
 }
 
+/* R.crop(x, start_indices=[0, ...], slice_sizes=t's shape, cropped_value=0.0). */
+Expr *crop_new(Module *m, Expr *x, const TensorType *t, Loc loc)
+{
+    static const int64_t zeros[OP_MAX_RANK];
+    static const char *const keys[] = { "start_indices", "slice_sizes", "cropped_value" };
+    Expr *vals[] = { int_list(&m->arena, zeros, t->ndim, loc), int_list(&m->arena, t->shape, t->ndim, loc),
+                     expr_float(&m->arena, 0, DT_VOID, loc) };
+    return call_new(m, "R.crop", x, keys, vals, 3, loc);
+}
+
 void note_add(Notes *ns, Loc loc, const char *fmt, ...)
 {
     if (ns->n == ns->cap) {

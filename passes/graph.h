@@ -110,6 +110,9 @@ Expr *call_with_attrs(Module *m, const Expr *call, const char *const *keys, Expr
 Expr *int_list(Arena *a, const int64_t *v, int n, Loc loc);
 
 Expr *layout_transform_new(Module *m, Expr *x, Expr *map, Expr *pad, Loc loc);
+/* R.crop(x, start_indices=[0, ...], slice_sizes=t's shape, cropped_value=0.0). */
+struct TensorType;
+Expr *crop_new(Module *m, Expr *x, const struct TensorType *t, Loc loc);
 /* lambda i0, i1, ...: (i0, i1, ...) of rank dimensions, in a. */
 Expr *identity_map(Arena *a, Interner *names, int rank, Loc loc);
 

@@ -69,7 +69,7 @@ static const PassInfo passes[] = {
     { "plan", "choose every value's layout so that the rewrites left move the fewest bytes (exact), and move the "
       "rewrites there with flow's rewrites; fold then cancels the pairs that meet (max-cells=N: the largest table "
       "the exact search builds, 2^22 by default; layouts=\"v=NHWC w=NCHW4c ...\": no search, each value named is moved "
-      "to that layout of its NCHW form, for testing the plan against every assignment)", plan_options, pass_plan, pass_plan_check },
+      "to that layout of its NCHW form, a padded one padding with 0, for testing the plan against every assignment)", plan_options, pass_plan, pass_plan_check },
     { "print", "print the module to standard error at this point of the pipeline", no_options, run_print, NULL },
     { "realize-vdevice", "give every value the vdevice of the values computed with it; turn each "
       "R.hint_on_device into a plain binding or an R.to_vdevice copy; PrimFunc buffers take their call sites' "

@@ -190,16 +190,6 @@ static int64_t groups_of(const Expr *call)
     return g;
 }
 
-/* R.crop(x, start_indices=[0, ...], slice_sizes=t's shape, cropped_value=0.0). */
-static Expr *crop_new(Module *m, Expr *x, const TensorType *t, Loc loc)
-{
-    static const int64_t zeros[OP_MAX_RANK];
-    static const char *const keys[] = { "start_indices", "slice_sizes", "cropped_value" };
-    Expr *vals[] = { int_list(&m->arena, zeros, t->ndim, loc), int_list(&m->arena, t->shape, t->ndim, loc),
-                     expr_float(&m->arena, 0, DT_VOID, loc) };
-    return call_new(m, "R.crop", x, keys, vals, 3, loc);
-}
-
 /* Whether two rewrites of x are one: the same map on x's shape and the
  * same padding, or the same expression. */
 static int same_value(const Expr *x, const Expr *a, const Expr *b)

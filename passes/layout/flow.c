@@ -766,13 +766,27 @@ void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap 
             IndexMap *im = k && sinfo_shape(bd->var->sinfo, &t.dtype, &t.ndim, t.shape) == 0
                                ? im_from_expr(&S.scratch, maps[k - 1], t.shape, &err) : NULL;
             IndexMap *inv = im ? im_inverse(&S.scratch, im, &pred, &npred, &err) : NULL;
-            if (!inv || npred) {
+            int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+            int padded = inv && npred && im_classify(im, wa, wb) == IM_PADDED;
+            if (!inv || (npred && !padded)) {
+                arena_release(&S.scratch, mark);
+                vec_push(&m->arena, &out, &n, &cap, bd);
+                continue;
+            }
+            Expr *back = im_to_expr(&m->arena, &m->names, inv);
+            IndexMap *bim = padded ? im_from_expr(&S.scratch, back, im->obox, &err) : NULL;
+            int back_ok = bim && im_classify(bim, wa, wb) == IM_BIJECTIVE && bim->nout == t.ndim;
+            for (int d = 0; back_ok && d < t.ndim; d++)
+                back_ok = bim->obox[d] >= t.shape[d];
+            if (padded && !back_ok) {   /* the inverse holds only on the image (C < 4 folds c // 4 to 0) */
                 arena_release(&S.scratch, mark);
                 vec_push(&m->arena, &out, &n, &cap, bd);
                 continue;
             }
             /* v = f(...) becomes v0 = f(...); v_p = lt(v0, L); v = lt(v_p, L^-1):
-             * the sweep moves L through f, and fold cancels what meets */
+             * the sweep moves L through f, and fold cancels what meets; a
+             * padded L (NCHW4c on 6 channels) pads with 0 and comes back as
+             * L^-1 over the padded box, then the crop to v's shape */
             Var *v = bd->var;
             Binding *b0 = binding_fresh(m, &S.names, v->name->str, v->dataflow || rb->dataflow, v->sinfo, bd->value,
                                         bd->loc);
@@ -781,18 +795,30 @@ void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap 
             char nm[160];
             snprintf(nm, sizeof nm, "%.120s_p", v->name->str);
             Binding *bp = binding_fresh(m, &S.names, nm, v->dataflow || rb->dataflow, ps,
-                                        layout_transform_new(m, var_ref(&m->arena, b0->var, bd->loc), maps[k - 1], NULL,
+                                        layout_transform_new(m, var_ref(&m->arena, b0->var, bd->loc), maps[k - 1],
+                                                             padded ? expr_float(&m->arena, 0, DT_VOID, bd->loc) : NULL,
                                                              bd->loc), bd->loc);
             var_say(m, bp->var, "the planned layout of ", v, "");
-            Expr *back = im_to_expr(&m->arena, &m->names, inv);
+            Binding *bb = NULL;
+            if (bim) {   /* the padded form as written, which the crop cuts to v */
+                snprintf(nm, sizeof nm, "%.120s_b", v->name->str);
+                bb = binding_fresh(m, &S.names, nm, v->dataflow || rb->dataflow,
+                                   tensor_sinfo_new(&m->arena, t.dtype, bim->nout, bim->obox, bd->loc),
+                                   layout_transform_new(m, var_ref(&m->arena, bp->var, bd->loc), back, NULL, bd->loc),
+                                   bd->loc);
+                var_say(m, bb->var, "the padded form of ", v, "");
+            }
             arena_release(&S.scratch, mark);
             Binding *bv = arena_zalloc(&m->arena, sizeof *bv);
             *bv = *bd;
-            bv->value = layout_transform_new(m, var_ref(&m->arena, bp->var, bd->loc), back, NULL, bd->loc);
+            bv->value = bb ? crop_new(m, var_ref(&m->arena, bb->var, bd->loc), &t, bd->loc)
+                           : layout_transform_new(m, var_ref(&m->arena, bp->var, bd->loc), back, NULL, bd->loc);
             ptrmap_put(&S.sunk, bp->var, 1);
             ptrmap_put(&moved, b0->var, 1);
             vec_push(&m->arena, &out, &n, &cap, b0);
             vec_push(&m->arena, &out, &n, &cap, bp);
+            if (bb)
+                vec_push(&m->arena, &out, &n, &cap, bb);
             vec_push(&m->arena, &out, &n, &cap, bv);
         }
         rb->binds = out;

@@ -5,9 +5,10 @@ converted to NHWC and to NCHW4c (channels that need padding included): the
 rank-4 values plan may move (operator calls other than the converted
 convolutions and pools, in the module convert-layout,fold leaves) each take
 every layout of a menu (as written, NHWC, NCHW4c: padded where C is not a
-multiple of 4), and every combination is realized through the same
-machinery plan uses (plan{layouts="v=NHWC ..."},fold: flow's rewrites, then
-fold) and executed (--verify-exec: the outputs are those of the module as
+multiple of 4, with 0 in the padding), and every combination is realized
+through the same machinery plan uses (plan{layouts="v=NHWC ..."},fold:
+flow's rewrites, then fold; a padded layout moves only through calls that
+keep its padding 0, else the value stays as written) and executed (--verify-exec: the outputs are those of the module as
 written). The bytes the R.layout_transform calls left read and write are
 counted apart from plan (plan_accounts.py); plan,fold on the same module
 must leave no more than the cheapest combination.
