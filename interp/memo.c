@@ -9,7 +9,8 @@
  * found it, and every fresh output of one shape holds the same poison. */
 typedef struct Blob {
     uint64_t hash;         /* of the dtype, the shape and the bytes */
-    Tensor *t;
+    Tensor *t;             /* its data the module's when borrowed */
+    int borrowed;          /* t->data is a module constant's (Tensor.origin), not a copy */
     int refs;
     struct Blob *next;
 } Blob;
@@ -65,8 +66,12 @@ static void blob_release(Memo *mc, Blob *b)
     while (*p != b)
         p = &(*p)->next;
     *p = b->next;
-    mc->bytes -= tensor_bytes(b->t);
-    tensor_free(b->t);
+    if (b->borrowed) {
+        free(b->t);
+    } else {
+        mc->bytes -= tensor_bytes(b->t);
+        tensor_free(b->t);
+    }
     free(b);
 }
 
@@ -178,7 +183,16 @@ static Blob *blob_get(Memo *mc, const Tensor *t, uint64_t h)
             return b;
         }
     Blob *b = calloc(1, sizeof *b);
-    if (!b || !(b->t = tensor_clone(t))) {
+    if (!b)
+        return NULL;
+    /* a module constant's bytes as they were made: read in place, not copied */
+    b->borrowed = t->origin && memcmp(t->data, t->origin, tensor_bytes(t)) == 0;
+    if (b->borrowed) {
+        if (!(b->t = malloc(sizeof *b->t)))
+            abort();
+        *b->t = *t;
+        b->t->data = (void *)t->origin;
+    } else if (!(b->t = tensor_clone(t))) {
         free(b);
         return NULL;
     }
@@ -186,7 +200,8 @@ static Blob *blob_get(Memo *mc, const Tensor *t, uint64_t h)
     b->refs = 1;
     b->next = mc->blobs[h % mc->nslots];
     mc->blobs[h % mc->nslots] = b;
-    mc->bytes += tensor_bytes(t);
+    if (!b->borrowed)
+        mc->bytes += tensor_bytes(t);
     return b;
 }
 
