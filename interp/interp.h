@@ -70,6 +70,8 @@ void interp_set_batches(Interp *in, int on);
  * what it does not; the cache outlives the interpreter (NULL: none). */
 struct Memo;
 void interp_set_memo(Interp *in, struct Memo *memo);
+/* The module in runs. */
+Module *interp_module(const Interp *in);
 int64_t interp_steps(const Interp *in);
 
 /* Runs the PrimFunc f on args (one per parameter: buffers as tensors, in

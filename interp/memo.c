@@ -9,7 +9,12 @@
  * found it, and every fresh output of one shape holds the same poison. */
 typedef struct Blob {
     uint64_t hash;         /* of the dtype, the shape and the bytes */
-    Tensor *t;
+    Tensor *t;             /* t->data as kind says */
+    enum {
+        BLOB_COPY,         /* t->data is a copy, the cache's */
+        BLOB_CONST,        /* t->data is a module constant's (Tensor.origin), read in place */
+        BLOB_POISON        /* every element poison (a fresh output): t->data is NULL */
+    } kind;
     int refs;
     struct Blob *next;
 } Blob;
@@ -65,8 +70,12 @@ static void blob_release(Memo *mc, Blob *b)
     while (*p != b)
         p = &(*p)->next;
     *p = b->next;
-    mc->bytes -= tensor_bytes(b->t);
-    tensor_free(b->t);
+    if (b->kind != BLOB_COPY) {
+        free(b->t);
+    } else {
+        mc->bytes -= tensor_bytes(b->t);
+        tensor_free(b->t);
+    }
     free(b);
 }
 
@@ -162,23 +171,49 @@ static uint64_t key_hash(const char *text, const uint64_t *hs, int n)
     return mix(mix(0xcbf29ce484222325ull, text, strlen(text)), hs, (size_t)n * sizeof *hs);
 }
 
-static int same_tensor(const Tensor *a, const Tensor *b)
+/* Whether every element of t is poison: the first is, and each equals the one before. */
+static int all_poison(const Tensor *t)
+{
+    size_t size = (size_t)dtype_size(t->dtype), bytes = tensor_bytes(t);
+    return t->count > 0 && tensor_is_poison(t, 0) &&
+           memcmp(t->data, (const char *)t->data + size, bytes - size) == 0;
+}
+
+static int same_type(const Tensor *a, const Tensor *b)
 {
     return a->dtype == b->dtype && a->ndim == b->ndim &&
-           memcmp(a->shape, b->shape, (size_t)a->ndim * sizeof *a->shape) == 0 &&
-           memcmp(a->data, b->data, tensor_bytes(a)) == 0;
+           memcmp(a->shape, b->shape, (size_t)a->ndim * sizeof *a->shape) == 0;
+}
+
+/* Whether t holds the bytes of blob b. */
+static int blob_holds(const Blob *b, const Tensor *t)
+{
+    if (!same_type(b->t, t))
+        return 0;
+    return b->kind == BLOB_POISON ? all_poison(t) : memcmp(b->t->data, t->data, tensor_bytes(t)) == 0;
 }
 
 /* The blob holding t's contents (hash h), shared or copied; NULL when out of memory. */
 static Blob *blob_get(Memo *mc, const Tensor *t, uint64_t h)
 {
     for (Blob *b = mc->blobs[h % mc->nslots]; b; b = b->next)
-        if (b->hash == h && same_tensor(b->t, t)) {
+        if (b->hash == h && blob_holds(b, t)) {
             b->refs++;
             return b;
         }
     Blob *b = calloc(1, sizeof *b);
-    if (!b || !(b->t = tensor_clone(t))) {
+    if (!b)
+        return NULL;
+    /* a module constant's bytes as they were made: read in place, not
+     * copied; a fresh output's poison: known without its bytes */
+    b->kind = t->origin && memcmp(t->data, t->origin, tensor_bytes(t)) == 0 ? BLOB_CONST
+              : all_poison(t) ? BLOB_POISON : BLOB_COPY;
+    if (b->kind != BLOB_COPY) {
+        if (!(b->t = malloc(sizeof *b->t)))
+            abort();
+        *b->t = *t;
+        b->t->data = b->kind == BLOB_CONST ? (void *)t->origin : NULL;
+    } else if (!(b->t = tensor_clone(t))) {
         free(b);
         return NULL;
     }
@@ -186,7 +221,8 @@ static Blob *blob_get(Memo *mc, const Tensor *t, uint64_t h)
     b->refs = 1;
     b->next = mc->blobs[h % mc->nslots];
     mc->blobs[h % mc->nslots] = b;
-    mc->bytes += tensor_bytes(t);
+    if (b->kind == BLOB_COPY)
+        mc->bytes += tensor_bytes(t);
     return b;
 }
 
@@ -204,11 +240,13 @@ int memo_replay(Memo *mc, const char *text, Tensor **args, int n)
             continue;
         int same = 1;
         for (int i = 0; i < n && same; i++)
-            same = e->before[i]->hash == hp[i] && same_tensor(e->before[i]->t, args[i]);
+            same = e->before[i]->hash == hp[i] && blob_holds(e->before[i], args[i]);
         if (!same)
             continue;
         for (int i = 0; i < n; i++)
-            if (e->after[i])
+            if (e->after[i] && e->after[i]->kind == BLOB_POISON)
+                tensor_fill_poison_all(args[i]);
+            else if (e->after[i])
                 memcpy(args[i]->data, e->after[i]->t->data, tensor_bytes(args[i]));
         e->used = mc->run;
         found = 1;
@@ -264,7 +302,7 @@ void memo_record(Memo *mc, const char *text, MemoCall *call, Tensor *const *args
     }
     for (int i = 0; i < n; i++) {
         hs[i] = before[i]->hash;
-        if (!same_tensor(before[i]->t, args[i]) && !(after[i] = blob_get(mc, args[i], tensor_hash(args[i])))) {
+        if (!blob_holds(before[i], args[i]) && !(after[i] = blob_get(mc, args[i], tensor_hash(args[i])))) {
             blobs_release(mc, after, i);
             blobs_release(mc, before, n);
             free(e);

@@ -31,7 +31,10 @@ int memo_replay(Memo *mc, const char *text, Tensor **args, int n);
 /* Copies of args as a call is about to find them, or NULL when the cache is
  * full (the call is then not recorded). A copy is shared with every entry
  * that holds the same bytes (another call's output, a fresh buffer's
- * poison), and counts against max_bytes once. */
+ * poison), and counts against max_bytes once; a module constant's bytes as
+ * they were made (Tensor.origin) are read in place, neither copied nor
+ * counted (no pass writes a constant's data, and the module outlives the
+ * cache). */
 MemoCall *memo_before(Memo *mc, Tensor *const *args, int n);
 
 /* Records the call's effect: call (from memo_before, taken over) and args

@@ -503,6 +503,10 @@ static Value *constant(Env *E, const Expr *e)
     Tensor *t = interp_const_tensor(e);
     if (!t)
         return rerr(E, e->loc, "cannot make this constant"), NULL;
+    /* a constant of the module (not one the interpreter wrote in its own
+     * arena): --verify-exec's call cache reads its data in place */
+    if (arena_holds(&interp_module(E->in)->arena, e->u.cst.data))
+        t->origin = e->u.cst.data;
     return own(E, value_tensor(t));
 }
 

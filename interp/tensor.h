@@ -18,6 +18,10 @@ typedef struct Tensor {
     int64_t shape[TENSOR_MAX_RANK];
     int64_t count;        /* number of elements */
     void *data;           /* count * dtype_size(dtype) bytes */
+    /* the data of the module's constant this tensor was made from, which
+     * no one writes and which lives as long as the module, or NULL; the
+     * tensor's own bytes may have changed since (a call wrote them) */
+    const void *origin;
 } Tensor;
 
 

@@ -1811,6 +1811,11 @@ static Compiled *compiled(Interp *in, Func *f, InterpError *err)
     return c;
 }
 
+Module *interp_module(const Interp *in)
+{
+    return in->m;
+}
+
 void interp_set_memo(Interp *in, Memo *memo)
 {
     in->memo = memo;

@@ -124,6 +124,14 @@ void arena_free(Arena *a)
     a->grown = 0;
 }
 
+int arena_holds(const Arena *a, const void *p)
+{
+    for (const ArenaChunk *c = a->head; c; c = c->next)
+        if ((const char *)p >= (const char *)c->data && (const char *)p < (const char *)c->data + c->used)
+            return 1;
+    return 0;
+}
+
 ArenaMark arena_mark(const Arena *a)
 {
     ArenaMark m = { a->head, a->head ? a->head->used : 0 };

@@ -53,6 +53,8 @@ static inline void *arena_zalloc(Arena *a, size_t size)
 void *arena_array(Arena *a, size_t n, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 void arena_free(Arena *a);
+/* Whether p lies in a block a handed out (a walk over its chunks). */
+int arena_holds(const Arena *a, const void *p);
 
 /* A position in an arena; releasing to it frees everything allocated since. */
 typedef struct ArenaMark {

@@ -303,6 +303,12 @@ typedef struct Module {
     } index;
     Func **funcs_room;
     int funcs_cap;
+    /* the constants fold rewrote (passes/layout/fold.c), found by the data
+     * read and the map: the same rewrite of the same data again (flow's
+     * search folds copies of the module) shares the data written the first
+     * time. Open addressing over the data pointer, in the arena. */
+    struct ConstFold **folds;
+    size_t folds_cap, nfolds;
 } Module;
 
 Module *module_new(void);

@@ -9,10 +9,16 @@
 #include "pass.h"
 
 /* Element 0 of the float constant c, one unit in the last place of its
- * dtype up: float16 and bfloat16 step their 16 bits. */
-static void const_next_up(Expr *c)
+ * dtype up: float16 and bfloat16 step their 16 bits. The data is copied
+ * first: a constant's data is never written once made, as copies of the
+ * module, fold's rewritten constants and --verify-exec's call cache share it. */
+static void const_next_up(Module *m, Expr *c)
 {
     DType dt = c->u.cst.dtype;
+    size_t bytes = (size_t)c->u.cst.count * (size_t)dtype_size(dt);
+    void *data = arena_alloc(&m->arena, bytes);
+    memcpy(data, c->u.cst.data, bytes);
+    c->u.cst.data = data;
     double v = elem_getf(dt, c->u.cst.data, 0);
     if (dt == DT_FLOAT32) {
         elem_setf(dt, c->u.cst.data, 0, nextafterf((float)v, INFINITY));
@@ -65,7 +71,7 @@ int pass_test_perturb(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
                 Expr *c = first_const(f->blocks[b]->binds[k]->value);
                 if (!c)
                     continue;
-                const_next_up(c);
+                const_next_up(m, c);
                 return 0;
             }
     }

@@ -326,21 +326,30 @@ static int cheaper(const State *a, const State *b)
  * first run starts from the input as written, and the runs from its result). */
 static int fold_form(Module *m, PassCtx *quiet, State *s0)
 {
-    State in, copy;
+    State copy;
     uint64_t text = hash_module(m).text;
     Func **orig = arena_array(&m->arena, (size_t)m->nfuncs + 1, sizeof *orig);
     int norig = m->nfuncs;
     memcpy(orig, m->funcs, (size_t)norig * sizeof *orig);
-    snapshot(m, &in);
     snapshot(m, &copy);
     install(m, &copy);
     pass_fold(m, quiet, NULL, 0);
     measure(m, s0);
-    s0->funcs = in.funcs;
-    s0->nfuncs = in.nfuncs;
     m->funcs = orig;
     m->nfuncs = norig;
-    return s0->text == text ? 0 : 1;
+    /* the input as written: the folded copy when fold left it as it was
+     * (the usual case, and one copy of a large module fewer), else a copy
+     * of the input, which fold's run on the other copy left alone */
+    if (s0->text == text) {
+        s0->funcs = copy.funcs;
+        s0->nfuncs = copy.nfuncs;
+        return 0;
+    }
+    State in;
+    snapshot(m, &in);
+    s0->funcs = in.funcs;
+    s0->nfuncs = in.nfuncs;
+    return 1;
 }
 
 /* Runs flow,fold from the input until a module of s[first..] comes back,

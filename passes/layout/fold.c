@@ -323,9 +323,10 @@ static int identity(Fold *F, Binding *bd)
     return 1;
 }
 
-/* A constant of the given type, its count values for the caller to fill
- * (not zeroed first: weights are large, and every caller writes them all). */
-static Expr *const_new(Module *m, DType dt, int ndim, const int64_t *shape, int64_t count, Loc loc)
+/* A constant of the given type holding data, or when data is NULL its count
+ * values for the caller to fill (not zeroed first: weights are large, and
+ * every caller writes them all). */
+static Expr *const_new(Module *m, DType dt, int ndim, const int64_t *shape, int64_t count, void *data, Loc loc)
 {
     Expr *r = expr_new(&m->arena, E_CONST, loc);
     r->u.cst.dtype = dt;
@@ -334,9 +335,66 @@ static Expr *const_new(Module *m, DType dt, int ndim, const int64_t *shape, int6
     memcpy(r->u.cst.shape, shape, (size_t)ndim * sizeof(int64_t));
     r->u.cst.count = count;
     size_t size = (size_t)dtype_size(dt);
-    r->u.cst.data = arena_alloc(&m->arena, ((size_t)count + 1) * size);
-    memset((char *)r->u.cst.data + (size_t)count * size, 0, size);
+    r->u.cst.data = data;
+    if (!data) {
+        r->u.cst.data = arena_alloc(&m->arena, ((size_t)count + 1) * size);
+        memset((char *)r->u.cst.data + (size_t)count * size, 0, size);
+    }
     return r;
+}
+
+/* A rewritten constant: src's data under im with padding pad gave data. */
+struct ConstFold {
+    const void *src;
+    const IndexMap *im;
+    double pad;
+    void *data;
+};
+
+static size_t fold_slot(const Module *m, const void *src)
+{
+    return ((uintptr_t)src >> 4) * 0x9E3779B97F4A7C15u & (m->folds_cap - 1);
+}
+
+static int same_fold(const struct ConstFold *f, const void *src, const IndexMap *im, double pad)
+{
+    return f->src == src && f->im->nin == im->nin &&
+           memcmp(f->im->box, im->box, (size_t)im->nin * sizeof *im->box) == 0 && im_equal(f->im, im) &&
+           memcmp(&f->pad, &pad, sizeof pad) == 0;
+}
+
+/* The data an earlier fold wrote for src under im, or NULL. */
+static void *fold_found(const Module *m, const void *src, const IndexMap *im, double pad)
+{
+    if (!m->nfolds)
+        return NULL;
+    for (size_t i = fold_slot(m, src); m->folds[i]; i = (i + 1) & (m->folds_cap - 1))
+        if (same_fold(m->folds[i], src, im, pad))
+            return m->folds[i]->data;
+    return NULL;
+}
+
+static void fold_put(Module *m, struct ConstFold *f)
+{
+    if (2 * (m->nfolds + 1) > m->folds_cap) {
+        struct ConstFold **old = m->folds;
+        size_t cap = m->folds_cap;
+        m->folds_cap = cap ? 2 * cap : 16;
+        m->folds = arena_array(&m->arena, m->folds_cap, sizeof *m->folds);
+        memset(m->folds, 0, m->folds_cap * sizeof *m->folds);
+        for (size_t i = 0; i < cap; i++)
+            if (old[i]) {
+                size_t j = fold_slot(m, old[i]->src);
+                while (m->folds[j])
+                    j = (j + 1) & (m->folds_cap - 1);
+                m->folds[j] = old[i];
+            }
+    }
+    size_t j = fold_slot(m, f->src);
+    while (m->folds[j])
+        j = (j + 1) & (m->folds_cap - 1);
+    m->folds[j] = f;
+    m->nfolds++;
 }
 
 static int rewrite_const(Fold *F, Binding *bd)
@@ -352,14 +410,20 @@ static int rewrite_const(Fold *F, Binding *bd)
     int64_t count = 1;
     for (int d = 0; d < im->nout; d++)
         count *= im->obox[d];
-    Expr *r = const_new(F->m, c->u.cst.dtype, im->nout, im->obox, count, e->loc);
-    DType dt = c->u.cst.dtype;
-    size_t size = (size_t)dtype_size(dt);
-    if (count > 0) {
-        elem_setf(dt, r->u.cst.data, 0, pad);
-        elem_repeat(r->u.cst.data, count, size);
+    void *data = fold_found(F->m, c->u.cst.data, im, pad);
+    Expr *r = const_new(F->m, c->u.cst.dtype, im->nout, im->obox, count, data, e->loc);
+    if (!data) {
+        DType dt = c->u.cst.dtype;
+        size_t size = (size_t)dtype_size(dt);
+        if (count > 0) {
+            elem_setf(dt, r->u.cst.data, 0, pad);
+            elem_repeat(r->u.cst.data, count, size);
+        }
+        im_move(im, c->u.cst.data, r->u.cst.data, size);
+        struct ConstFold *f = arena_alloc(&F->m->arena, sizeof *f);
+        *f = (struct ConstFold){ c->u.cst.data, im, pad, r->u.cst.data };
+        fold_put(F->m, f);
     }
-    im_move(im, c->u.cst.data, r->u.cst.data, size);
     bd->value = r;
     note_add(F->notes, bd->loc, "folded into the constant");
     return 1;
@@ -654,7 +718,7 @@ static Expr *consts_of(Module *m, Tensor **ts, int n, int tuple, Loc loc)
     Expr *items[OP_MAX_ARGS];
     for (int k = 0; k < n; k++) {
         Tensor *t = ts[k];
-        items[k] = const_new(m, t->dtype, t->ndim, t->shape, t->count, loc);
+        items[k] = const_new(m, t->dtype, t->ndim, t->shape, t->count, NULL, loc);
         memcpy(items[k]->u.cst.data, t->data, (size_t)t->count * (size_t)dtype_size(t->dtype));
     }
     if (!tuple)
