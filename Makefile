@@ -13,7 +13,8 @@
 
 # Builds and tests use every core unless -j says how many.
 NPROC := $(shell nproc 2>/dev/null || echo 1)
-ifeq ($(filter -j%,$(MAKEFLAGS)),)
+# (a make that make starts shares its parent's jobs)
+ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS)),0)
 MAKEFLAGS += -j$(NPROC)
 endif
 
