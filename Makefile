@@ -250,7 +250,7 @@ check-transform-layout: lopt
 
 check-slow: build/lopt-check build/unit-plan check-threads lopt
 	./build/unit-plan 10000 2
-	$(PYTHON) testsuite/fuzz/plan_exhaustive.py ./lopt --graphs 3000 --seed 100000 --jobs $(NPROC)
+	$(PYTHON) testsuite/fuzz/plan_exhaustive.py ./lopt --graphs 3000 --seed 100000 --jobs $(NPROC) --known testsuite/fuzz/plan_known_worse.txt
 	SLOW=only LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 
 # ThreadSanitizer cannot join AddressSanitizer in one build: a build of its

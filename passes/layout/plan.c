@@ -889,7 +889,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         }
         note_add(P->notes, rb->loc, "the plan leaves rewrites moving %lld bytes (%lld rewrites), %s; as written: "
                  "%lld bytes (%lld rewrites); lower bound %lld bytes", (long long)(r.cost / COST_BYTE),
-                 (long long)(r.cost % COST_BYTE / COST_REWRITE), r.method == PLAN_CUT ? "optimal over its candidate layouts (a minimum cut)" : r.exact ? "optimal over its candidate layouts (variable elimination)" : "not proven optimal: the problem was too wide "
+                 (long long)(r.cost % COST_BYTE / COST_REWRITE), r.method == PLAN_CUT ? "the solver's optimum over its candidate layouts (a minimum cut)" : r.exact ? "the solver's optimum over its candidate layouts (variable elimination)" : "not proven optimal: the problem was too wide "
                  "for the exact search (plan{max-cells=N}), the best assignment local moves found is used", (long long)(before / COST_BYTE),
                  (long long)(before % COST_BYTE / COST_REWRITE), (long long)(r.bound / COST_BYTE));
     }
