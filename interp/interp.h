@@ -70,6 +70,11 @@ void interp_set_batches(Interp *in, int on);
  * what it does not; the cache outlives the interpreter (NULL: none). */
 struct Memo;
 void interp_set_memo(Interp *in, struct Memo *memo);
+/* When each Relax function's values die (interp/relax.c), worked out on
+ * the function's first call and kept by the interpreter. */
+struct RelaxPlans;
+struct RelaxPlans **interp_plans(Interp *in);
+void relax_plans_free(struct RelaxPlans *plans);
 /* The module in runs. */
 Module *interp_module(const Interp *in);
 int64_t interp_steps(const Interp *in);

@@ -4,6 +4,7 @@
  * filled with pad_value, or with poison when it is absent), shape values
  * (R.shape, R.shape_of, R.shape_to_tensor, R.tensor_to_shape) and
  * R.match_cast, which binds the symbolic variables of its annotation. */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +104,182 @@ int interp_param_shape(const Var *v, DType *dt, int *ndim, int64_t *shape)
     return 0;
 }
 
-/* ---- the environment: every value made during a call, freed at its end ---- */
+/* ---- when a function's values die: computed once per function ---- */
+
+/* The last top-level binding of f that reads each variable (nbind for the
+ * result, its own binding for one never read), and the variables whose
+ * last reader each binding is. A value dies after the last binding that
+ * reads a variable holding it, so a run keeps the values still to be read,
+ * not every value it made. */
+struct RelaxPlan {
+    const Func *fn;
+    int nbind;
+    const Var **keys;     /* open addressing over cap slots */
+    int *last;
+    size_t cap;
+    int *dies;            /* dies[dstart[i] .. dstart[i + 1]): vars last read at binding i */
+    const Var **dvars;
+};
+
+/* The plans of the functions run so far, open addressing by function. */
+struct RelaxPlans {
+    struct RelaxPlan **slots;
+    size_t n, cap;
+};
+
+static size_t plan_slot(const struct RelaxPlan *P, const Var *k)
+{
+    size_t mask = P->cap - 1, i = ((uintptr_t)k >> 4) * 0x9E3779B97F4A7C15u & mask;
+    while (P->keys[i] && P->keys[i] != k)
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* The last binding that reads v (nbind: the result), or -1 when f binds
+ * and reads it nowhere at top level (a branch's own variable). */
+static int plan_last(const struct RelaxPlan *P, const Var *v)
+{
+    size_t at = plan_slot(P, v);
+    return P->keys[at] ? P->last[at] : -1;
+}
+
+typedef struct PlanWalk {
+    struct RelaxPlan *P;
+    int at;
+    int count;            /* 1: count variable references only */
+    int nrefs;
+} PlanWalk;
+
+static void plan_note(struct RelaxPlan *P, const Var *v, int at)
+{
+    size_t i = plan_slot(P, v);
+    if (!P->keys[i]) {
+        P->keys[i] = v;
+        P->last[i] = at;
+    } else if (P->last[i] < at) {
+        P->last[i] = at;
+    }
+}
+
+static int plan_visit(const Expr *e, void *data)
+{
+    PlanWalk *w = data;
+    if (e->kind == E_VAR) {
+        if (w->count)
+            w->nrefs++;
+        else
+            plan_note(w->P, e->u.var, w->at);
+    }
+    return 0;
+}
+
+static struct RelaxPlan *plan_new(const Func *f)
+{
+    struct RelaxPlan *P = calloc(1, sizeof *P);
+    if (!P)
+        abort();
+    P->fn = f;
+    PlanWalk w = { .P = P, .count = 1 };
+    relax_walk_blocks(f->blocks, f->nblocks, plan_visit, &w);
+    relax_walk(f->result, plan_visit, &w);
+    for (int b = 0; b < f->nblocks; b++)
+        P->nbind += f->blocks[b]->nbinds;
+    size_t need = (size_t)w.nrefs + (size_t)P->nbind + 1;
+    P->cap = 16;
+    while (P->cap < 2 * need)
+        P->cap *= 2;
+    P->keys = calloc(P->cap, sizeof *P->keys);
+    P->last = calloc(P->cap, sizeof *P->last);
+    if (!P->keys || !P->last)
+        abort();
+    w.count = 0;
+    int i = 0;
+    for (int b = 0; b < f->nblocks; b++)
+        for (int k = 0; k < f->blocks[b]->nbinds; k++, i++) {
+            w.at = i;
+            plan_note(P, f->blocks[b]->binds[k]->var, i);
+            relax_walk(f->blocks[b]->binds[k]->value, plan_visit, &w);
+        }
+    w.at = P->nbind;
+    relax_walk(f->result, plan_visit, &w);
+    /* the variables dying at each binding, grouped by binding */
+    P->dies = calloc((size_t)P->nbind + 2, sizeof *P->dies);
+    P->dvars = calloc(P->cap + 1, sizeof *P->dvars);
+    if (!P->dies || !P->dvars)
+        abort();
+    for (size_t s = 0; s < P->cap; s++)
+        if (P->keys[s] && P->last[s] < P->nbind)
+            P->dies[P->last[s] + 1]++;
+    for (int j = 0; j < P->nbind; j++)
+        P->dies[j + 1] += P->dies[j];
+    int *fill = calloc((size_t)P->nbind + 1, sizeof *fill);
+    if (!fill)
+        abort();
+    for (size_t s = 0; s < P->cap; s++)
+        if (P->keys[s] && P->last[s] < P->nbind) {
+            int j = P->last[s];
+            P->dvars[P->dies[j] + fill[j]++] = P->keys[s];
+        }
+    free(fill);
+    return P;
+}
+
+void relax_plans_free(struct RelaxPlans *T)
+{
+    if (!T)
+        return;
+    for (size_t i = 0; i < T->cap; i++) {
+        struct RelaxPlan *P = T->slots[i];
+        if (P) {
+            free(P->keys);
+            free(P->last);
+            free(P->dies);
+            free(P->dvars);
+            free(P);
+        }
+    }
+    free(T->slots);
+    free(T);
+}
+
+static size_t plans_slot(const struct RelaxPlans *T, const Func *f)
+{
+    size_t mask = T->cap - 1, i = ((uintptr_t)f >> 4) * 0x9E3779B97F4A7C15u & mask;
+    while (T->slots[i] && T->slots[i]->fn != f)
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* f's plan, made on its first call in this interpreter. */
+static const struct RelaxPlan *plan_of(Interp *in, const Func *f)
+{
+    struct RelaxPlans **tp = interp_plans(in), *T = *tp;
+    if (!T && !(T = *tp = calloc(1, sizeof *T)))
+        abort();
+    if (T->cap) {
+        size_t at = plans_slot(T, f);
+        if (T->slots[at])
+            return T->slots[at];
+    }
+    if (2 * (T->n + 1) > T->cap) {
+        struct RelaxPlan **old = T->slots;
+        size_t ocap = T->cap;
+        T->cap = ocap ? 2 * ocap : 16;
+        if (!(T->slots = calloc(T->cap, sizeof *T->slots)))
+            abort();
+        for (size_t i = 0; i < ocap; i++)
+            if (old[i])
+                T->slots[plans_slot(T, old[i]->fn)] = old[i];
+        free(old);
+    }
+    struct RelaxPlan *P = plan_new(f);
+    T->slots[plans_slot(T, f)] = P;
+    T->n++;
+    return P;
+}
+
+/* ---- the environment: the values made during a call, each freed after
+ * the last binding that reads it ---- */
 
 typedef struct Env {
     Interp *in;
@@ -111,28 +287,123 @@ typedef struct Env {
     const struct Env *caller;  /* the Relax call this one runs inside, or NULL */
     int depth;                 /* Relax calls from main to here */
     const Var **keys;  /* each variable's latest value, open addressing over cap slots */
-    Value **vals;      /* borrowed from owned or from the arguments */
+    Value **vals;      /* borrowed from owned or from the arguments; NULL once dead */
     size_t n, cap;
-    Value **owned;
+    Value **owned;     /* NULL once freed */
+    int *death;        /* the binding after which owned[i] is freed */
     int nowned, capowned;
+    const struct RelaxPlan *plan;
+    int cur;           /* the top-level binding running (plan->nbind: the result) */
+    int *dying;        /* dying[j]: the first node of a list of entries that may die after binding j */
+    int *node_entry, *node_next;  /* the lists' nodes: an entry, the next node or -1 */
+    int nnodes, capnodes;
+    const Value **okeys;  /* owned values and their items: which entry holds each */
+    int *oval;         /* the entry, or -1 once freed */
+    size_t on, ocap;
     const Var *syms[64];       /* symbolic dimensions bound from the arguments' shapes */
     int64_t symv[64];
     int nsyms;
     InterpError *err;
 } Env;
 
+static size_t owner_slot(const Env *E, const Value *v)
+{
+    size_t mask = E->ocap - 1, i = ((uintptr_t)v >> 4) * 0x9E3779B97F4A7C15u & mask;
+    while (E->okeys[i] && E->okeys[i] != v)
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* Records that entry k holds v and the items inside it (k -1: none does). */
+static void set_owner(Env *E, const Value *v, int k)
+{
+    if (2 * (E->on + 1) > E->ocap) {
+        const Value **ok = E->okeys;
+        int *ov = E->oval;
+        size_t ocap = E->ocap;
+        E->ocap = ocap ? 2 * ocap : 64;
+        E->okeys = calloc(E->ocap, sizeof *E->okeys);
+        E->oval = malloc(E->ocap * sizeof *E->oval);
+        if (!E->okeys || !E->oval)
+            abort();
+        for (size_t i = 0; i < ocap; i++)
+            if (ok[i]) {
+                size_t at = owner_slot(E, ok[i]);
+                E->okeys[at] = ok[i];
+                E->oval[at] = ov[i];
+            }
+        free(ok);
+        free(ov);
+    }
+    size_t at = owner_slot(E, v);
+    if (!E->okeys[at]) {
+        E->okeys[at] = v;
+        E->on++;
+    }
+    E->oval[at] = k;
+    if (v->kind == VAL_TUPLE)
+        for (int i = 0; i < v->n; i++)
+            set_owner(E, v->items[i], k);
+}
+
+/* Entry k may die after binding j. */
+static void die_after(Env *E, int k, int j)
+{
+    E->death[k] = j;
+    if (!E->dying || j >= E->plan->nbind)
+        return;
+    if (E->nnodes == E->capnodes) {
+        E->capnodes = E->capnodes ? 2 * E->capnodes : 32;
+        int *a = realloc(E->node_entry, (size_t)E->capnodes * sizeof *a);
+        int *b = realloc(E->node_next, (size_t)E->capnodes * sizeof *b);
+        if (!a || !b)
+            abort();
+        E->node_entry = a;
+        E->node_next = b;
+    }
+    E->node_entry[E->nnodes] = k;
+    E->node_next[E->nnodes] = E->dying[j];
+    E->dying[j] = E->nnodes++;
+}
+
 static Value *own(Env *E, Value *v)
 {
     if (E->nowned == E->capowned) {
         E->capowned = E->capowned ? 2 * E->capowned : 16;
         Value **g = realloc(E->owned, (size_t)E->capowned * sizeof *g);
-        if (!g)
+        int *d = realloc(E->death, (size_t)E->capowned * sizeof *d);
+        if (!g || !d)
             abort();
         E->owned = g;
+        E->death = d;
     }
-    E->owned[E->nowned++] = v;
+    int k = E->nowned++;
+    E->owned[k] = v;
+    set_owner(E, v, k);
+    die_after(E, k, E->cur);
     return v;
 }
+
+/* The entry holding v, or -1 (an argument, or one of its items). */
+static int owner_of(const Env *E, const Value *v)
+{
+    if (!E->ocap)
+        return -1;
+    size_t at = owner_slot(E, v);
+    return E->okeys[at] ? E->oval[at] : -1;
+}
+
+/* Variable x now holds v: v lives until x's last reader. */
+static void keep_for(Env *E, const Var *x, const Value *v)
+{
+    int k = owner_of(E, v), last = E->plan ? plan_last(E->plan, x) : -1;
+    if (k >= 0 && last > E->death[k])
+        die_after(E, k, last);
+}
+
+/* After binding j: the values no binding after it reads are freed, and the
+ * variables last read there forget them. */
+static void release(Env *E, int j);
 
 static size_t slot(const Env *E, const Var *k)
 {
@@ -168,6 +439,30 @@ static void bind(Env *E, const Var *k, Value *v)
         E->n++;
     }
     E->vals[at] = v;
+    keep_for(E, k, v);
+}
+
+static void free_entry(Env *E, int k)
+{
+    set_owner(E, E->owned[k], -1);
+    value_free(E->owned[k]);
+    E->owned[k] = NULL;
+}
+
+static void release(Env *E, int j)
+{
+    const struct RelaxPlan *P = E->plan;
+    for (int d = P->dies[j]; d < P->dies[j + 1]; d++) {
+        size_t at = slot(E, P->dvars[d]);
+        if (E->keys[at])
+            E->vals[at] = NULL;
+    }
+    for (int node = E->dying[j]; node >= 0; node = E->node_next[node]) {
+        int k = E->node_entry[node];
+        if (E->death[k] == j && E->owned[k])
+            free_entry(E, k);
+    }
+    E->dying[j] = -1;
 }
 
 static int rerr(Env *E, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
@@ -935,6 +1230,8 @@ static Value *eval(Env *E, const Expr *e)
     case E_VAR:
         if (E->cap) {
             size_t at = slot(E, e->u.var);
+            /* a variable is forgotten after its last reader (release) */
+            assert(!E->keys[at] || E->vals[at]);
             if (E->keys[at])
                 return E->vals[at];
         }
@@ -1154,7 +1451,7 @@ static int misfit(Env *E, Loc loc, const char *what, const Value *v, const Struc
 }
 
 /* The bindings of blocks in order, each value bound to its variable. */
-static int run_blocks(Env *E, RBlock *const *blocks, int nblocks)
+static int run_blocks(Env *E, RBlock *const *blocks, int nblocks, int top)
 {
     for (int b = 0; b < nblocks; b++)
         for (int i = 0; i < blocks[b]->nbinds; i++) {
@@ -1169,6 +1466,8 @@ static int run_blocks(Env *E, RBlock *const *blocks, int nblocks)
             if (placed_ok(E, bd->loc, what, v, bd->annot))
                 return -1;
             bind(E, bd->var, v);
+            if (top)
+                release(E, E->cur++);
         }
     return 0;
 }
@@ -1182,9 +1481,20 @@ static Value *run_if(Env *E, const Expr *e)
     if (c->kind != VAL_TENSOR || c->t->ndim != 0)
         return rerr(E, e->u.rif.cond->loc, "the condition of an if is a scalar tensor"), NULL;
     const RSeq *q = tensor_getf(c->t, 0) != 0 ? e->u.rif.then : e->u.rif.orelse;
-    if (run_blocks(E, q->blocks, q->nblocks))
+    if (run_blocks(E, q->blocks, q->nblocks, 0))
         return NULL;
     return eval(E, q->result);
+}
+
+/* The result r of the call, for the caller: the value itself when the call
+ * made it (nothing reads it after), else a copy. */
+static Value *take(Env *E, Value *r)
+{
+    int k = owner_of(E, r);
+    if (k < 0 || E->owned[k] != r)
+        return value_clone(r);
+    E->owned[k] = NULL;
+    return r;
 }
 
 int interp_call_relax(Interp *in, Func *f, Value **args, int nargs, Value **out, InterpError *err)
@@ -1200,7 +1510,13 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
         snprintf(err->msg, sizeof err->msg, "%s takes %d arguments; it was given %d", f->name->str, f->nparams, nargs);
         return -1;
     }
-    Env E = { .in = in, .fn = f, .caller = caller, .depth = caller ? caller->depth + 1 : 0, .err = err };
+    Env E = { .in = in, .fn = f, .caller = caller, .depth = caller ? caller->depth + 1 : 0, .err = err,
+              .plan = plan_of(in, f) };
+    E.dying = malloc(((size_t)E.plan->nbind + 1) * sizeof *E.dying);
+    if (!E.dying)
+        abort();
+    for (int j = 0; j <= E.plan->nbind; j++)
+        E.dying[j] = -1;
     int status = 0;
     for (int i = 0; i < nargs; i++) {
         DType dt;
@@ -1228,7 +1544,7 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
         bind(&E, f->params[i], args[i]);
     }
     if (!status)
-        status = run_blocks(&E, f->blocks, f->nblocks);
+        status = run_blocks(&E, f->blocks, f->nblocks, 1);
     if (!status) {
         Value *r = f->result ? eval(&E, f->result) : NULL;
         char what[160];
@@ -1238,11 +1554,17 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
         else if (!value_fits(&E, r, f->ret))
             status = misfit(&E, f->ret->loc.line ? f->ret->loc : f->result->loc, what, r, f->ret);
         else
-            *out = value_clone(r);
+            *out = take(&E, r);
     }
     for (int i = 0; i < E.nowned; i++)
         value_free(E.owned[i]);
     free(E.owned);
+    free(E.death);
+    free(E.node_entry);
+    free(E.node_next);
+    free(E.dying);
+    free(E.okeys);
+    free(E.oval);
     free(E.keys);
     free(E.vals);
     return status;

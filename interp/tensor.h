@@ -22,6 +22,9 @@ typedef struct Tensor {
      * no one writes and which lives as long as the module, or NULL; the
      * tensor's own bytes may have changed since (a call wrote them) */
     const void *origin;
+    /* the bytes of data mapped from the system for it alone (a large
+     * tensor), or 0 when data came from malloc */
+    size_t mapped;
 } Tensor;
 
 

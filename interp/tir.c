@@ -1713,6 +1713,7 @@ struct Interp {
     int threads;           /* -j */
     int64_t par_loops;     /* runs of loops split over threads */
     int no_batches;        /* --no-batch */
+    struct RelaxPlans *plans;  /* when the values of each Relax function die */
 };
 
 Func *interp_legalized(Interp *in, const Expr *call, const TensorType *args, int nargs, OpError *err)
@@ -1772,6 +1773,11 @@ void interp_set_batches(Interp *in, int on)
     in->no_batches = !on;
 }
 
+struct RelaxPlans **interp_plans(Interp *in)
+{
+    return &in->plans;
+}
+
 int64_t interp_steps(const Interp *in)
 {
     return in->steps;
@@ -1787,6 +1793,7 @@ void interp_free(Interp *in)
     }
     free(in->cache);
     op_table_free(&in->legal);
+    relax_plans_free(in->plans);
     if (in->scratch)
         module_free(in->scratch);
     free(in);
