@@ -13,8 +13,10 @@ typedef struct Blob {
     enum {
         BLOB_COPY,         /* t->data is a copy, the cache's */
         BLOB_CONST,        /* t->data is a module constant's (Tensor.origin), read in place */
-        BLOB_POISON        /* every element poison (a fresh output): t->data is NULL */
+        BLOB_POISON,       /* every element poison (a fresh output): t->data is NULL */
+        BLOB_MADE          /* made again from a constant when compared (Tensor.recipe): t->data is NULL */
     } kind;
+    TensorRecipe *recipe;  /* BLOB_MADE */
     int refs;
     struct Blob *next;
 } Blob;
@@ -71,6 +73,7 @@ static void blob_release(Memo *mc, Blob *b)
         p = &(*p)->next;
     *p = b->next;
     if (b->kind != BLOB_COPY) {
+        recipe_release(b->recipe);
         free(b->t);
     } else {
         mc->bytes -= tensor_bytes(b->t);
@@ -190,6 +193,8 @@ static int blob_holds(const Blob *b, const Tensor *t)
 {
     if (!same_type(b->t, t))
         return 0;
+    if (b->kind == BLOB_MADE)
+        return recipe_holds(b->recipe, t);
     return b->kind == BLOB_POISON ? all_poison(t) : memcmp(b->t->data, t->data, tensor_bytes(t)) == 0;
 }
 
@@ -205,14 +210,19 @@ static Blob *blob_get(Memo *mc, const Tensor *t, uint64_t h)
     if (!b)
         return NULL;
     /* a module constant's bytes as they were made: read in place, not
-     * copied; a fresh output's poison: known without its bytes */
+     * copied; a fresh output's poison: known without its bytes; a constant
+     * rewritten as it was made: made again when compared */
     b->kind = t->origin && memcmp(t->data, t->origin, tensor_bytes(t)) == 0 ? BLOB_CONST
-              : all_poison(t) ? BLOB_POISON : BLOB_COPY;
+              : all_poison(t) ? BLOB_POISON
+              : t->recipe && recipe_holds(t->recipe, t) ? BLOB_MADE : BLOB_COPY;
     if (b->kind != BLOB_COPY) {
         if (!(b->t = malloc(sizeof *b->t)))
             abort();
         *b->t = *t;
         b->t->data = b->kind == BLOB_CONST ? (void *)t->origin : NULL;
+        b->t->mapped = 0;
+        b->t->recipe = NULL;
+        b->recipe = b->kind == BLOB_MADE ? recipe_hold(t->recipe) : NULL;
     } else if (!(b->t = tensor_clone(t))) {
         free(b);
         return NULL;
@@ -246,6 +256,8 @@ int memo_replay(Memo *mc, const char *text, Tensor **args, int n)
         for (int i = 0; i < n; i++)
             if (e->after[i] && e->after[i]->kind == BLOB_POISON)
                 tensor_fill_poison_all(args[i]);
+            else if (e->after[i] && e->after[i]->kind == BLOB_MADE)
+                recipe_make(e->after[i]->recipe, args[i]);
             else if (e->after[i])
                 memcpy(args[i]->data, e->after[i]->t->data, tensor_bytes(args[i]));
         e->used = mc->run;
@@ -282,12 +294,17 @@ MemoCall *memo_before(Memo *mc, Tensor *const *args, int n)
     return call;
 }
 
-void memo_record(Memo *mc, const char *text, MemoCall *call, Tensor *const *args, int n, int ok)
+void memo_record(Memo *mc, const char *text, MemoCall *call, Tensor *const *args, int n, int ok, int64_t steps)
 {
     if (!call)
         return;
     Blob **before = call->before;
     free(call);
+    int64_t elems = 0;
+    for (int i = 0; i < n; i++)
+        elems += args[i]->count;
+    if (steps < elems)
+        ok = 0;   /* running it again costs about what replaying it would */
     Entry *e = ok ? calloc(1, sizeof *e) : NULL;
     Blob **after = ok ? calloc((size_t)n + 1, sizeof *after) : NULL;
     char *t = ok ? strdup(text) : NULL;

@@ -6,7 +6,8 @@
  * the PrimFunc (its name left out, so a legalized operator named add_1 in one
  * run and add in the next is one function) and a copy of every buffer as
  * the call found it, compared byte for byte; a hash only finds the slot.
- * Copies of the same bytes are one copy.
+ * Copies of the same bytes are one copy; bytes R.layout_transform made of a
+ * module constant (Tensor.recipe) are not copied but made again to compare.
  * The cache holds at most max_bytes of tensors and then stops growing; it
  * keeps only the calls the last run of main made or replayed (a pass rarely
  * brings back what the pass before it changed), so it holds about one run. */
@@ -38,8 +39,12 @@ int memo_replay(Memo *mc, const char *text, Tensor **args, int n);
 MemoCall *memo_before(Memo *mc, Tensor *const *args, int n);
 
 /* Records the call's effect: call (from memo_before, taken over) and args
- * as the call left them. ok 0 (the call failed) drops call instead. */
-void memo_record(Memo *mc, const char *text, MemoCall *call, Tensor *const *args, int n, int ok);
+ * as the call left them. ok 0 (the call failed) drops call instead, and so
+ * does a call whose loops took fewer steps than its buffers hold elements
+ * (an elementwise operator): replaying it, which hashes and compares its
+ * inputs and copies its outputs, would cost about what running it again
+ * does, and keeping it would cost a copy of its output. */
+void memo_record(Memo *mc, const char *text, MemoCall *call, Tensor *const *args, int n, int ok, int64_t steps);
 
 /* A run of main begins: the calls the run before it neither made nor
  * replayed go. */

@@ -770,13 +770,15 @@ static Value *layout_transform(Env *E, const Expr *e)
         rerr(E, e->loc, "cannot allocate the result of R.layout_transform");
         goto done;
     }
-    if (has_pad && o->count > 0) {
-        tensor_setf(o, 0, padv);
-        elem_repeat(o->data, o->count, (size_t)dtype_size(o->dtype));
-    } else {
-        tensor_fill_poison_all(o);
-    }
-    im_move(im, t->data, o->data, (size_t)dtype_size(t->dtype));
+    /* from a module constant as it was made, o keeps how it was made:
+     * --verify-exec's call cache then need not keep its bytes */
+    int from_const = t->origin && memcmp(t->data, t->origin, (size_t)t->count * (size_t)dtype_size(t->dtype)) == 0;
+    TensorRecipe *r = recipe_new(from_const ? t->origin : t->data, t->dtype, &a, im, has_pad, padv);
+    recipe_make(r, o);
+    if (from_const)
+        o->recipe = r;
+    else
+        recipe_release(r);
     result = own(E, value_tensor(o));
 done:
     arena_free(&a);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../ir/indexmap.h"
 #include "tensor.h"
 
 /* A large tensor's data is mapped for it alone and unmapped when it is
@@ -62,8 +63,74 @@ void tensor_free(Tensor *t)
             munmap(t->data, t->mapped);
         else
             free(t->data);
+        recipe_release(t->recipe);
         free(t);
     }
+}
+
+struct TensorRecipe {
+    int refs;
+    const void *from;
+    DType dtype;
+    Arena arena;          /* holds im */
+    const IndexMap *im;
+    int has_fill;
+    double fill;
+};
+
+TensorRecipe *recipe_new(const void *from, DType dt, Arena *im_arena, const IndexMap *im, int has_fill, double fill)
+{
+    TensorRecipe *r = calloc(1, sizeof *r);
+    if (!r)
+        abort();
+    r->refs = 1;
+    r->from = from;
+    r->dtype = dt;
+    r->arena = *im_arena;
+    memset(im_arena, 0, sizeof *im_arena);
+    r->im = im;
+    r->has_fill = has_fill;
+    r->fill = fill;
+    return r;
+}
+
+TensorRecipe *recipe_hold(TensorRecipe *r)
+{
+    r->refs++;
+    return r;
+}
+
+void recipe_release(TensorRecipe *r)
+{
+    if (!r || --r->refs > 0)
+        return;
+    arena_free(&r->arena);
+    free(r);
+}
+
+void recipe_make(const TensorRecipe *r, Tensor *t)
+{
+    if (r->has_fill && t->count > 0) {
+        tensor_setf(t, 0, r->fill);
+        elem_repeat(t->data, t->count, (size_t)dtype_size(t->dtype));
+    } else {
+        tensor_fill_poison_all(t);
+    }
+    im_move(r->im, r->from, t->data, (size_t)dtype_size(t->dtype));
+}
+
+int recipe_holds(const TensorRecipe *r, const Tensor *t)
+{
+    if (t->dtype != r->dtype || t->ndim != r->im->nout ||
+        memcmp(t->shape, r->im->obox, (size_t)t->ndim * sizeof *t->shape) != 0)
+        return 0;
+    Tensor *made = tensor_new(t->dtype, t->ndim, t->shape);
+    if (!made)
+        return 0;
+    recipe_make(r, made);
+    int same = memcmp(made->data, t->data, (size_t)t->count * (size_t)dtype_size(t->dtype)) == 0;
+    tensor_free(made);
+    return same;
 }
 
 Tensor *tensor_clone(const Tensor *t)

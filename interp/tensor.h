@@ -12,6 +12,12 @@
 
 enum { TENSOR_MAX_RANK = 16 };
 
+/* How the interpreter made a tensor from a module constant's data, which no
+ * one writes and which lives as long as the module: that data rewritten by
+ * an index map (R.layout_transform). Its bytes can be made again instead of
+ * kept (--verify-exec's call cache, interp/memo.h). */
+typedef struct TensorRecipe TensorRecipe;
+
 typedef struct Tensor {
     DType dtype;
     int ndim;
@@ -25,7 +31,24 @@ typedef struct Tensor {
     /* the bytes of data mapped from the system for it alone (a large
      * tensor), or 0 when data came from malloc */
     size_t mapped;
+    /* how the bytes were made, when they can be made again, or NULL; the
+     * tensor's own bytes may have changed since */
+    TensorRecipe *recipe;
 } Tensor;
+
+struct IndexMap;
+/* A recipe: the constant data from (of dtype dt) moved by im, over fill
+ * (the padding's value, or poison when has_fill is 0). It takes over the
+ * arena im lives in. */
+TensorRecipe *recipe_new(const void *from, DType dt, struct Arena *im_arena, const struct IndexMap *im,
+                         int has_fill, double fill);
+/* Another holder of r: r lives until each has let it go. */
+TensorRecipe *recipe_hold(TensorRecipe *r);
+void recipe_release(TensorRecipe *r);
+/* Writes the bytes r makes into t (of the type r makes). */
+void recipe_make(const TensorRecipe *r, Tensor *t);
+/* Whether t holds the bytes r makes (made into a scratch tensor and compared). */
+int recipe_holds(const TensorRecipe *r, const Tensor *t);
 
 
 /* NULL when the shape is negative or too large (the caller reports). */

@@ -1954,6 +1954,7 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
     if (text && memo_replay(in->memo, text, args, nargs))
         return 0;
     MemoCall *before = text ? memo_before(in->memo, args, nargs) : NULL;
+    int64_t steps0 = in->steps;
     Frame *fr = calloc(1, sizeof *fr);
     if (!fr)
         abort();
@@ -1990,6 +1991,6 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
     free(fr->vreg);
     free(fr);
     if (before)
-        memo_record(in->memo, text, before, args, nargs, status == 0);
+        memo_record(in->memo, text, before, args, nargs, status == 0, in->steps - steps0);
     return status;
 }
