@@ -2,7 +2,8 @@
 # --verify-exec against one --run, and the call cache's gain, on one model:
 # the ResNet-18 of bench/gen-models.py (32 channels at 56x56 by default)
 # through convert-layout{conv2d=NCHW4c:OIHW4o},flow,fold. Prints the median
-# wall time of each, side by side in one run, and the ratios.
+# wall time and peak resident memory (GNU time's %M) of each, side by side in
+# one run, and the ratios.
 # Usage: sh bench/verify_exec.sh [runs] [channels] [size]   (LOPT: the binary)
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,23 +13,29 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 "$top/bench/gen-models.py" resnet18 "${2:-32}" "${3:-56}" >"$tmp/m.tir"
 pipe='convert-layout{conv2d=NCHW4c:OIHW4o},flow,fold'
-t() {   # wall seconds of one command
+t() {   # wall seconds and peak RSS in KB of one command, in $tmp/$key.t and $tmp/$key.m
+    key=$1; shift
     s=$(date +%s.%N)
-    "$@" >/dev/null 2>&1
+    /usr/bin/time -f %M -o "$tmp/rss" "$@" >/dev/null 2>&1
     e=$(date +%s.%N)
-    echo "$e - $s" | bc
+    echo "$e - $s" | bc >>"$tmp/$key.t"
+    tail -n 1 "$tmp/rss" >>"$tmp/$key.m"
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-: >"$tmp/run"; : >"$tmp/cache"; : >"$tmp/nocache"
+: >"$tmp/run.t"; : >"$tmp/cache.t"; : >"$tmp/nocache.t"
+: >"$tmp/run.m"; : >"$tmp/cache.m"; : >"$tmp/nocache.m"
 i=0
 while [ $i -lt "$runs" ]; do
-    t "$LOPT" --run "$tmp/m.tir" >>"$tmp/run"
-    t "$LOPT" --pass="$pipe" --verify-exec "$tmp/m.tir" >>"$tmp/cache"
-    t "$LOPT" --pass="$pipe" --verify-exec --no-exec-cache "$tmp/m.tir" >>"$tmp/nocache"
+    t run "$LOPT" --run "$tmp/m.tir"
+    t cache "$LOPT" --pass="$pipe" --verify-exec "$tmp/m.tir"
+    t nocache "$LOPT" --pass="$pipe" --verify-exec --no-exec-cache "$tmp/m.tir"
     i=$((i + 1))
 done
-r=$(median <"$tmp/run"); c=$(median <"$tmp/cache"); n=$(median <"$tmp/nocache")
-printf 'one --run                        %8.2f s\n' "$r"
-printf -- '--verify-exec (call cache)       %8.2f s  %5.2fx the run\n' "$c" "$(echo "$c / $r" | bc -l)"
-printf -- '--verify-exec --no-exec-cache    %8.2f s  %5.2fx the run\n' "$n" "$(echo "$n / $r" | bc -l)"
-printf 'the cache saves                  %8.2fx\n' "$(echo "$n / $c" | bc -l)"
+r=$(median <"$tmp/run.t"); c=$(median <"$tmp/cache.t"); n=$(median <"$tmp/nocache.t")
+rm=$(median <"$tmp/run.m"); cm=$(median <"$tmp/cache.m"); nm=$(median <"$tmp/nocache.m")
+printf 'one --run                        %8.2f s  %7.1f MB\n' "$r" "$(echo "$rm / 1000" | bc -l)"
+printf -- '--verify-exec (call cache)       %8.2f s  %7.1f MB  %5.2fx / %5.2fx the run\n' "$c" \
+    "$(echo "$cm / 1000" | bc -l)" "$(echo "$c / $r" | bc -l)" "$(echo "$cm / $rm" | bc -l)"
+printf -- '--verify-exec --no-exec-cache    %8.2f s  %7.1f MB  %5.2fx / %5.2fx the run\n' "$n" \
+    "$(echo "$nm / 1000" | bc -l)" "$(echo "$n / $r" | bc -l)" "$(echo "$nm / $rm" | bc -l)"
+printf 'the cache saves                  %8.2fx time\n' "$(echo "$n / $c" | bc -l)"
