@@ -681,7 +681,8 @@ static const ImSum *lower(Ctx *c, const Expr *e, const Expr *map, const ImSum *c
         for (int i = 0; i < map->u.map.nparams; i++)
             if (map->u.map.params[i] == e->u.var)
                 return env[i];
-        return set_err(err, e->loc, "'%s' is not a parameter of the index map", e->u.var->name->str), NULL;
+        return set_err(err, e->loc, "'%s' is not a parameter of the index map; a symbol such as a shape "
+                       "variable is read only by transform-layout and transform-block-layout", e->u.var->name->str), NULL;
     case E_UNARY:
         if (e->u.un.op == U_NEG) {
             const ImSum *a = lower(c, e->u.un.a, map, env, err);

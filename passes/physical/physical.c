@@ -266,3 +266,67 @@ void buffer_drop_strides(Arena *a, Buffer *b)
     b->extra_vals = v;
     b->nextra = n;
 }
+
+static void syms_expr(const Expr *e, Var **out, int cap, int *n)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case E_VAR:
+        for (int i = 0; i < *n; i++)
+            if (out[i] == e->u.var)
+                return;
+        if (*n < cap)
+            out[(*n)++] = e->u.var;
+        break;
+    case E_BIN: syms_expr(e->u.bin.a, out, cap, n); syms_expr(e->u.bin.b, out, cap, n); break;
+    case E_UNARY: syms_expr(e->u.un.a, out, cap, n); break;
+    case E_CAST: syms_expr(e->u.cast.a, out, cap, n); break;
+    default: break;
+    }
+}
+
+static void syms_buffer(const Buffer *b, Var **out, int cap, int *n)
+{
+    for (int d = 0; d < b->ndim; d++)
+        syms_expr(b->shape[d], out, cap, n);
+}
+
+static void syms_stmt(const Stmt *s, Var **out, int cap, int *n)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            syms_stmt(s->u.seq.items[i], out, cap, n);
+        break;
+    case S_FOR: syms_stmt(s->u.loop.body, out, cap, n); break;
+    case S_BLOCK:
+        syms_stmt(s->u.block->init, out, cap, n);
+        syms_stmt(s->u.block->body, out, cap, n);
+        break;
+    case S_IF:
+        syms_stmt(s->u.branch.then, out, cap, n);
+        syms_stmt(s->u.branch.orelse, out, cap, n);
+        break;
+    case S_ALLOC: syms_buffer(s->u.alloc, out, cap, n); break;
+    default: break;
+    }
+}
+
+int prim_shape_syms(const Func *f, Var **out, int cap)
+{
+    int n = 0;
+    for (int i = 0; i < f->npparams; i++)
+        if (f->pparams[i].buf)
+            syms_buffer(f->pparams[i].buf, out, cap, &n);
+    syms_stmt(f->body, out, cap, &n);
+    return n;
+}
+
+int expr_syms(const Expr *e, Var **out, int cap, int n)
+{
+    syms_expr(e, out, cap, &n);
+    return n;
+}

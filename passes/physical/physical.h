@@ -31,6 +31,11 @@ Stmt *loop_serial(Arena *a, Var *v, int64_t extent, Stmt *body);
 
 /* Records the names of f's parameters, buffers and variables (for fresh_name). */
 void prim_names(const Func *f, PtrMap *names);
+/* The variables the shapes of f's buffers read (its shape variables, n of
+ * T.match_buffer(a, (n, 64))), at most cap of them, into out; their count. */
+int prim_shape_syms(const Func *f, Var **out, int cap);
+/* Adds the variables e reads to out[0 .. n) (at most cap); the new count. */
+int expr_syms(const Expr *e, Var **out, int cap, int n);
 /* Marks (value 1) every buffer s loads, stores or names in a region. */
 void prim_used_buffers(const Stmt *s, PtrMap *used);
 
