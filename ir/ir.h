@@ -52,13 +52,14 @@ typedef struct Var {
  * BUF_ALLOC T.alloc_buffer (a statement: the buffer lives to the end of the
  * statements around it), BUF_SBLOCK T.sblock_alloc_buffer (owned by the
  * block it opens, or the function's root block), BUF_DECL T.decl_buffer
- * without data= (an allocation and its declaration). */
-typedef enum { BUF_PARAM, BUF_ALLOC, BUF_MATCH, BUF_ALIAS, BUF_SBLOCK, BUF_DECL } BufKind;
+ * without data= (an allocation and its declaration), and BUF_LOCAL
+ * T.alloc_local (T.alloc_buffer in scope "local", which its scope holds). */
+typedef enum { BUF_PARAM, BUF_ALLOC, BUF_MATCH, BUF_ALIAS, BUF_SBLOCK, BUF_DECL, BUF_LOCAL } BufKind;
 
 /* Whether a buffer of this kind is storage of its own that a statement allocates. */
 static inline int buf_allocates(BufKind k)
 {
-    return k == BUF_ALLOC || k == BUF_SBLOCK || k == BUF_DECL;
+    return k == BUF_ALLOC || k == BUF_SBLOCK || k == BUF_DECL || k == BUF_LOCAL;
 }
 
 typedef struct Buffer {

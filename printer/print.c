@@ -773,7 +773,7 @@ static void buffer_opts(Printer *p, const Buffer *b)
         putf(p, ", data=%s.data", b->base->name->str);
     else if (b->kind == BUF_MATCH && b->decl)
         putf(p, ", data=%s", b->handle->name->str);
-    if (b->scope) {
+    if (b->scope && b->kind != BUF_LOCAL) {
         put(p, ", scope=");
         print_str(p, b->scope, (int)strlen(b->scope));
     }
@@ -1078,6 +1078,7 @@ static void stmt(Printer *p, const Stmt *s)
             /* a view of a handle's or a buffer's storage is T.decl_buffer or T.Buffer as written */
             static const char *const ctor[] = {
                 [BUF_ALLOC] = "T.alloc_buffer", [BUF_SBLOCK] = "T.sblock_alloc_buffer", [BUF_DECL] = "T.decl_buffer",
+                [BUF_LOCAL] = "T.alloc_local",
                 [BUF_MATCH] = "T.Buffer", [BUF_ALIAS] = "T.Buffer", [BUF_PARAM] = "T.Buffer",
             };
             putf(p, "%s = %s(", b->name->str, b->decl == 1 ? "T.decl_buffer" : ctor[b->kind]);
