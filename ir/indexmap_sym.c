@@ -139,6 +139,14 @@ static Expr *unbind_int(Arena *a, int64_t v, const ImSyms *s, Loc loc)
     return e;
 }
 
+/* x * f, f a product read back: x * n * 32 rather than x * (n * 32). */
+static Expr *mul_into(Arena *a, Expr *x, Expr *f)
+{
+    if (f->kind == E_BIN && f->u.bin.op == B_MUL)
+        return mul(a, mul_into(a, x, f->u.bin.a), f->u.bin.b, f->loc);
+    return mul(a, x, f, f->loc);
+}
+
 static Expr *unbind(Arena *a, const Expr *e, const ImSyms *s)
 {
     Expr *c;
@@ -146,6 +154,10 @@ static Expr *unbind(Arena *a, const Expr *e, const ImSyms *s)
     case E_INT:
         return unbind_int(a, e->u.i.v, s, e->loc);
     case E_BIN:
+        if (e->u.bin.op == B_MUL && e->u.bin.b->kind == E_INT) {
+            Expr *x = unbind(a, e->u.bin.a, s), *f = x ? unbind(a, e->u.bin.b, s) : NULL;
+            return f ? mul_into(a, x, f) : NULL;
+        }
         c = arena_alloc(a, sizeof *c);
         *c = *e;
         if (!(c->u.bin.a = unbind(a, e->u.bin.a, s)) || !(c->u.bin.b = unbind(a, e->u.bin.b, s)))
@@ -168,7 +180,9 @@ static Expr *unbind(Arena *a, const Expr *e, const ImSyms *s)
                 return NULL;
         return c;
     case E_VAR:
-        return (Expr *)e;
+        c = arena_alloc(a, sizeof *c);
+        *c = *e;
+        return c;
     default:
         return NULL;
     }

@@ -13,7 +13,13 @@
 typedef struct Scope {
     Var **vars;
     int64_t *ext;
+    const Expr **extx;     /* the extent as written, for a variable from 0; else NULL */
     int n, cap;
+    /* Shape variables to read at their stand-ins (NULL: none): a symbolic
+     * extent counts at its stand-in value, and scope_simplify keeps a
+     * simplified index only where it equals the index as written at every
+     * small value of them (im_sym_check's bindings). */
+    const struct ImSyms *syms;
 } Scope;
 
 /* Pushes v ranging from min (NULL: 0) over extent; pop by resetting n. */

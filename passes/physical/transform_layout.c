@@ -1570,6 +1570,8 @@ static int transform(TL *T, const Request *r)
         return -1;
     if (check_separators(T) || classify(T, assume))
         return -1;
+    if (T->nsym)
+        T->sc.syms = &T->syms;
     int nout = T->map->u.map.nout;
     if (T->B->scope && strncmp(T->B->scope, "global.texture", 14) == 0 &&
         (nout != T->oldn || T->im->obox[nout - 1] != T->old[T->oldn - 1]))
