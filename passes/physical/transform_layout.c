@@ -958,9 +958,9 @@ static Expr *site_map(TL *T, const Expr *call, const StructInfo *old, Loc loc)
     }
     for (int k = 0; k < b.n; k++)
         if (!(known & 1u << k))
-            return err(T, loc, "transform-layout of %s: the shape variable %s is not fixed by this call of %s: the map "
-                       "reading it needs a tensor of known shape where %s names an extent", T->B->name->str,
-                       b.var[k]->name->str, T->f->name->str, b.var[k]->name->str), NULL;
+            return err(T, loc, "transform-layout of %s: the map at this call of %s needs a value of %s (which the map "
+                       "or the shapes read), and no tensor of known shape here gives one", T->B->name->str,
+                       T->f->name->str, b.var[k]->name->str), NULL;
     return im_bind(T->a, T->map, &b);
 }
 
