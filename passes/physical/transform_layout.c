@@ -92,8 +92,15 @@ static Expr *read_map(TL *T, const char *text)
 {
     ImError e = { { 0, 0 }, "" };
     if (!layout_pair(text)) {
-        Var *scope[IM_MAX_SYMS * 4];
+        /* the shape variables and the integer scalar parameters (TVM's
+         * lambda i: (i // n, i % n) with n: T.int32) */
+        Var *scope[IM_MAX_SYMS * 4 + 8];
         int n = prim_shape_syms(T->f, scope, IM_MAX_SYMS * 4);
+        for (int i = 0; i < T->f->npparams && n < IM_MAX_SYMS * 4 + 8; i++) {
+            Var *v = T->f->pparams[i].buf ? NULL : T->f->pparams[i].var;
+            if (v && dtype_is_int(v->dtype))
+                scope[n++] = v;
+        }
         return T->ctx->read_map ? T->ctx->read_map(T->ctx, T->m, text, "transform-layout map", scope, n) : NULL;
     }
     char from[64], to[64];
@@ -1478,7 +1485,7 @@ static int new_symbolic(TL *T)
         T->next[q] = x->kind == E_INT ? NULL : x;
     }
     if (T->msym && T->im && T->padded)
-        return err(T, T->B->loc, "transform-layout of %s: the map reads a shape variable and pads; lopt transforms "
+        return err(T, T->B->loc, "transform-layout of %s: the map reads a variable of the function and pads; lopt transforms "
                    "by such a map only where it is one to one onto its new shape", T->B->name->str);
     Expr *nw[IM_MAX_RANK];
     for (int q = 0; q < T->im->nout; q++)
