@@ -274,3 +274,33 @@ void sink_block(Sweep *S, RBlock *rb)
     ptrmap_free(&def);
     ptrmap_free(&rwuses);
 }
+
+/* y = lt(p, B) at binding i, read only by the reduction s = red(y) at binding
+ * j, where B keeps the reduced dimensions whole (reduce_split): y's binding
+ * becomes y_s = red(p, axis') and s's s = lt(y_s, B'), a rewrite of the
+ * smaller tensor (TVM's sum over H and W of an NCHW4c convolution's result
+ * rewritten to NCHW). Returns 1 when done. */
+int sink_reduction(Sweep *S, RBlock *rb, int i, int j)
+{
+    Module *m = S->m;
+    Binding *s = rb->binds[j];
+    const Expr *rw = rb->binds[i]->value;
+    Expr *e = s->value, *kept = NULL, *p = rw->u.call.args[0];
+    TensorType pt, yt, rt;
+    if (call_kwarg(rw, "pad_value") || value_type(p, &pt) ||
+        sinfo_shape(s->var->sinfo, &yt.dtype, &yt.ndim, yt.shape))
+        return 0;
+    Expr *c = reduce_split(m, &S->scratch, e, call_kwarg(rw, "index_map"), &pt, &yt, &kept, &rt, s->loc);
+    if (!c || !kept)   /* B into the reduction whole: sink_block's (reduce_through) */
+        return 0;
+    c->u.call.args[0] = p;
+    char nm[160];
+    snprintf(nm, sizeof nm, "%.120s_s", s->var->name->str);
+    Binding *ys = binding_fresh(m, &S->names, nm, rb->binds[i]->var->dataflow || rb->dataflow,
+                                tensor_sinfo_new(&m->arena, rt.dtype, rt.ndim, rt.shape, s->loc), c, s->loc);
+    var_say(m, ys->var, "the form of ", s->var, " in its operand's layout");
+    rb->binds[i] = ys;
+    s->value = layout_transform_new(m, var_ref(&m->arena, ys->var, s->loc), kept, NULL, s->loc);
+    note_add(S->notes, s->loc, "sank the rewrite of %s's operand past %s", var_said(s->var), e->u.call.op->str);
+    return 1;
+}
