@@ -79,15 +79,14 @@ static int is_constant(const Sweep *S, const Expr *x)
     return d && S->rb->binds[d - 1]->value->kind == E_CONST;
 }
 
-/* Whether the call e reads constants only: fold evaluates it, rewrite and
- * all, so the rewrite stays with it (in a dataflow block: fold evaluates
- * nothing outside one). */
+/* Whether the call e reads constants only and fold evaluates it there,
+ * rewrite and all (fold_evaluates_in), so the rewrite stays with it. */
 static int from_constants(const Sweep *S, const Expr *e)
 {
     const OpInfo *op;
     Expr *const *items;
     int n;
-    if (!S->rb->dataflow || e->kind != E_CALL || e->u.call.callee)
+    if (e->kind != E_CALL || e->u.call.callee || !fold_evaluates_in(S->fn, S->rb->dataflow, e))
         return 0;
     if (is_call_to(e, "R.call_tir")) {
         const Func *f = call_tir_callee(e);
