@@ -485,14 +485,14 @@ static void visit(Sweep *S, Binding *bd, int i)
     }
 }
 
-/* Before the visits: a rewrite y = lt(p, B) that only a reduction reads,
- * and that the sweep would leave where it is (further up it would stay on
- * more than one producer, or stop for good at a convolution), moves past the
- * reduction onto its smaller result (sink_reduction). Where it could go up
+/* Before the visits: a rewrite y = lt(p, B) that only a reduction or a
+ * slice reads, and that the sweep would leave where it is (further up it
+ * would stay on more than one producer, or stop for good at a convolution),
+ * moves past the call onto its smaller result (sink_smaller). Where it could go up
  * and cancel, or stay on one producer (a parameter, a value others read),
  * the sweep decides as before: a rewrite sunk there would be carried back up.
  * Returns how many moved. */
-static int sink_past_reductions(Sweep *S, RBlock *rb)
+static int sink_to_smaller(Sweep *S, RBlock *rb)
 {
     int moved = 0;
     for (int j = 0; j < rb->nbinds; j++) {
@@ -515,7 +515,7 @@ static int sink_past_reductions(Sweep *S, RBlock *rb)
         int left = left_behind(S, rw->u.call.args[0], def_of(S, rw->u.call.args[0]), 1, 0, S->memo);
         ptrmap_free(&S->inputs);
         Var *y = rb->binds[i]->var;
-        if (left <= 1 || !sink_reduction(S, rb, i, j))
+        if (left <= 1 || !sink_smaller(S, rb, i, j))
             continue;
         moved++;
         if (rb->binds[i]->var != y) {   /* y_s took y's place */
@@ -545,7 +545,7 @@ static void sweep_block(Sweep *S, RBlock *rb)
     for (int i = 0; i < rb->nbinds; i++)
         S->nuses[i] = ptrmap_get(&S->uses, rb->binds[i]->var, 0);
     producers_read(S, rb);
-    if (!S->plan && sink_past_reductions(S, rb)) {
+    if (!S->plan && sink_to_smaller(S, rb)) {
         free(S->defs);
         producers_read(S, rb);
     }

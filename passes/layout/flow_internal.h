@@ -144,8 +144,8 @@ Expr *map_share(Module *m, FlowAnswer *x, int k);
 
 /* Rewrites sink forward past elementwise calls before the sweep (flow_sink.c). */
 void sink_block(Sweep *S, RBlock *rb);
-/* A rewrite read only by a reduction moves past it, onto the smaller result
- * (flow.c asks when the sweep would leave it where it is). */
-int sink_reduction(Sweep *S, RBlock *rb, int i, int j);
+/* A rewrite read only by a reduction or a slice moves past it, onto the
+ * smaller result (flow.c asks when the sweep would leave it where it is). */
+int sink_smaller(Sweep *S, RBlock *rb, int i, int j);
 
 #endif
