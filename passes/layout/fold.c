@@ -857,15 +857,22 @@ static int item_of_consts(Fold *F, Binding *bd)
     return 1;
 }
 
+int fold_evaluates_in(const Func *fn, int dataflow, const Expr *e)
+{
+    if (is_call_to(e, "R.call_tir"))
+        return dataflow || !fn->is_impure;
+    return dataflow;
+}
+
 static int eval_const(Fold *F, Binding *bd, int dataflow)
 {
     if (!dataflow && F->fn->is_impure)
         return 0;
     if (item_of_consts(F, bd))
         return 1;
-    if (is_call_to(bd->value, "R.call_tir"))
-        return eval_call_tir(F, bd);
-    return dataflow && eval_op(F, bd);
+    if (!fold_evaluates_in(F->fn, dataflow, bd->value))
+        return 0;
+    return is_call_to(bd->value, "R.call_tir") ? eval_call_tir(F, bd) : eval_op(F, bd);
 }
 
 /* One sweep of the rules over fn's bindings in order; all: also constants
