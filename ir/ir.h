@@ -34,16 +34,18 @@ typedef struct StructInfo StructInfo;
 typedef enum { VAR_RELAX, VAR_TIR, VAR_SYM } VarKind;
 
 typedef struct Var {
+    /* pointers first, then the 4-byte members: no padding (a large module
+     * holds a Var per binding) */
     Sym *name;
-    VarKind kind;
-    Loc loc;
-    DType dtype;          /* TIR and symbolic vars */
     StructInfo *sinfo;    /* Relax vars: declared or inferred, may be NULL */
-    int dataflow;         /* bound inside a dataflow block */
     Stmt *loop;           /* the For that defines a loop variable */
     struct Buffer *data_of;  /* B.data: the handle of buffer B's storage (named "B.data") */
-    unsigned mark;        /* scope stamp, owned by whoever walks scopes */
     Sym *said;            /* made by a pass: what it stands for, in the input's names (--explain) */
+    Loc loc;
+    VarKind kind;
+    DType dtype;          /* TIR and symbolic vars */
+    int dataflow;         /* bound inside a dataflow block */
+    unsigned mark;        /* scope stamp, owned by whoever walks scopes */
 } Var;
 
 /* BUF_ALIAS: A_1 = T.Buffer((256,), "float32", data=A.data), another view of
