@@ -30,14 +30,14 @@ enum { ALIGN = 8, CHUNK_MIN = 64 * 1024, HUGE_PAGE = 2 * 1024 * 1024 };
  * one large block (exact) is not rounded up to whole huge pages. */
 static ArenaChunk *new_chunk(size_t cap, int exact)
 {
-    size_t bytes = sizeof(ArenaChunk) + cap;
+    size_t bytes = sizeof(ArenaChunk) + cap + ARENA_TAIL;
     void *p = NULL;
     if (bytes >= HUGE_PAGE) {
         if (!exact)
             bytes = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
         if (posix_memalign(&p, HUGE_PAGE, bytes) != 0)
             p = NULL;
-        cap = bytes - sizeof(ArenaChunk);
+        cap = bytes - sizeof(ArenaChunk) - ARENA_TAIL;
     } else {
         p = malloc(bytes);
     }

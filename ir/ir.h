@@ -133,6 +133,12 @@ typedef enum {
 
 typedef enum { U_NEG, U_NOT } UnOp;
 
+/* expr_new makes an E_VAR, E_SINFO, E_GLOBAL, E_TUPLE or E_LIST only as long
+ * as its member of u (a large module holds several per binding): an
+ * expression's kind never changes in place, no member of u but its kind's is
+ * read, and a whole Expr is written only over one allocated whole
+ * (arena_alloc(sizeof(Expr)), as copies are). A copy of a short one reads
+ * past its end, which the arena's chunks leave room for (ARENA_TAIL). */
 struct Expr {
     ExprKind kind;
     Loc loc;
