@@ -14,6 +14,7 @@ typedef struct Arena {
     ArenaChunk *spare;   /* the largest chunk released, kept for reuse */
     size_t used;     /* bytes handed out, for statistics */
     size_t grown;    /* the capacity of the last chunk grown by doubling */
+    size_t advised;  /* bytes of chunks advised to be huge pages (arena.c) */
 } Arena;
 
 /* A chunk: blocks are handed out from data[used], up to cap bytes; the
