@@ -32,21 +32,30 @@ trap 'rm -rf "$tmp"' EXIT
 
 now() { date +%s.%N; }
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-# wall seconds and peak RSS (kB) of one run: "seconds kB"
+have_perf=no
+if command -v perf >/dev/null 2>&1 && perf stat -x, -e task-clock -o "$tmp/p" true >/dev/null 2>&1; then
+    have_perf=yes
+fi
+# wall seconds, peak RSS (kB) and CPU ms (task-clock, 0 without perf) of
+# one run; the CPU time from a run of its own under perf stat, whose start
+# would lengthen the wall time
 timed() {
     out=$1
     shift
+    echo 0 > "$tmp/rss"
+    t0=$(now)
     if [ -x /usr/bin/time ]; then
-        t0=$(now)
         /usr/bin/time -f %M -o "$tmp/rss" "$@" > "$out"
-        t1=$(now)
-        echo "$(echo "$t1 - $t0" | bc -l) $(tail -n 1 "$tmp/rss")"
     else
-        t0=$(now)
         "$@" > "$out"
-        t1=$(now)
-        echo "$(echo "$t1 - $t0" | bc -l) 0"
     fi
+    t1=$(now)
+    c=0
+    if [ "$have_perf" = yes ]; then
+        perf stat -x, -e task-clock -o "$tmp/p" "$@" > "$out"
+        c=$(grep task-clock "$tmp/p" | cut -d, -f1)
+    fi
+    echo "$(echo "$t1 - $t0" | bc -l) $(tail -n 1 "$tmp/rss") $c"
 }
 
 if ! command -v "$MLIR_OPT" >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && [ -z "${CI:-}" ] &&
@@ -58,8 +67,9 @@ fi
 have_mlir=no
 command -v "$MLIR_OPT" >/dev/null 2>&1 && have_mlir=yes
 
-echo "parse+print, wall-clock medians of $runs runs (lopt: $LOPT${LOPT_OLD:+, old: $LOPT_OLD})"
-printf '%-9s %8s %8s %9s %9s %8s %8s %14s %14s\n' bindings "file MB" "cat s" "old s" "new s" "new/old" "new/cat" "old RSS/file" "new RSS/file"
+echo "parse+print, medians of $runs runs side by side (lopt: $LOPT${LOPT_OLD:+, old: $LOPT_OLD})"
+echo "(wall seconds; CPU ms of user and system time from perf stat's task-clock, which other load disturbs less)"
+printf '%-8s %6s %7s %7s %7s %7s %9s %9s %7s %12s %12s\n' bindings "MB" "cat s" "old s" "new s" "new/cat" "old CPU" "new CPU" new/old "old RSS/file" "new RSS/file"
 for n in "$@"; do
     awk -v n="$n" -f "$top/bench/gen_bindings.awk" > "$tmp/big.tir"
     bytes=$(wc -c < "$tmp/big.tir")
@@ -76,30 +86,31 @@ for n in "$@"; do
     if [ -n "$LOPT_OLD" ] && ! cmp -s "$tmp/old.tir" "$tmp/new.tir"; then
         echo "  N=$n: the old and the new lopt print different bytes"
     fi
-    nt=$(cut -d' ' -f1 "$tmp/new.t" | median); nm=$(cut -d' ' -f2 "$tmp/new.t" | median)
-    ot=0; om=0
+    col() { cut -d' ' -f"$2" "$tmp/$1.t" | median; }
+    nt=$(col new 1); nm=$(col new 2); nc=$(col new 3)
+    ot=0; om=0; oc=0
     if [ -n "$LOPT_OLD" ]; then
-        ot=$(cut -d' ' -f1 "$tmp/old.t" | median); om=$(cut -d' ' -f2 "$tmp/old.t" | median)
+        ot=$(col old 1); om=$(col old 2); oc=$(col old 3)
     fi
     ct=$(median < "$tmp/cat.t")
-    awk -v n="$n" -v b="$bytes" -v nt="$nt" -v nm="$nm" -v ot="$ot" -v om="$om" -v ct="$ct" 'BEGIN {
-        old = ot > 0 ? sprintf("%9.3f", ot) : sprintf("%9s", "-")
-        ratio = ot > 0 ? sprintf("%7.2fx", nt / ot) : sprintf("%8s", "-")
-        orss = om > 0 ? sprintf("%6.0f MB %4.1fx", om / 1024, om * 1024 / b) : sprintf("%14s", "-")
-        nrss = nm > 0 ? sprintf("%6.0f MB %4.1fx", nm / 1024, nm * 1024 / b) : sprintf("%14s", "-")
-        printf "%-9d %8.1f %8.4f %s %9.3f %s %7.1fx %s %s\n", n, b / 1e6, ct, old, nt, ratio, nt / ct, orss, nrss
+    awk -v n="$n" -v b="$bytes" -v nt="$nt" -v nm="$nm" -v nc="$nc" -v ot="$ot" -v om="$om" -v oc="$oc" -v ct="$ct" 'BEGIN {
+        old = ot > 0 ? sprintf("%7.3f", ot) : sprintf("%7s", "-")
+        ocpu = oc > 0 ? sprintf("%9.1f", oc) : sprintf("%9s", "-")
+        ncpu = nc > 0 ? sprintf("%9.1f", nc) : sprintf("%9s", "-")
+        ratio = oc > 0 && nc > 0 ? sprintf("%6.2fx", nc / oc) : ot > 0 ? sprintf("%6.2fx", nt / ot) : sprintf("%7s", "-")
+        orss = om > 0 ? sprintf("%4.0f MB %4.1fx", om / 1024, om * 1024 / b) : sprintf("%12s", "-")
+        nrss = nm > 0 ? sprintf("%4.0f MB %4.1fx", nm / 1024, nm * 1024 / b) : sprintf("%12s", "-")
+        printf "%-8d %6.1f %7.4f %s %7.3f %6.1fx %s %s %s %s %s\n", n, b / 1e6, ct, old, nt, nt / ct, ocpu, ncpu, ratio, orss, nrss
     }'
 done
+echo "(new/old: CPU time when perf is there, else wall)"
 
 # The chain of additions, in both tools' texts.
 if [ "$have_mlir" = no ]; then
     echo "mlir-opt: skipped, $MLIR_OPT not found (apt-get install mlir-15-tools)"
     exit 0
 fi
-cpu_ok=no
-if command -v perf >/dev/null 2>&1 && perf stat -x, -e task-clock -o "$tmp/p" true >/dev/null 2>&1; then
-    cpu_ok=yes
-fi
+cpu_ok=$have_perf
 cpu() { perf stat -x, -e task-clock -o "$tmp/p" "$@" > /dev/null && grep task-clock "$tmp/p" | cut -d, -f1; }
 echo "chain of N additions in one function, lopt (R.add) against $MLIR_OPT (arith.addf), medians of $runs"
 printf '%-9s %9s %9s %10s %12s %12s %10s\n' N "lopt s" "mlir s" "mlir/lopt" "lopt CPU ms" "mlir CPU ms" "mlir/lopt"
