@@ -34,16 +34,18 @@ typedef struct StructInfo StructInfo;
 typedef enum { VAR_RELAX, VAR_TIR, VAR_SYM } VarKind;
 
 typedef struct Var {
+    /* pointers first, then the 4-byte members: no padding (a large module
+     * holds a Var per binding) */
     Sym *name;
-    VarKind kind;
-    Loc loc;
-    DType dtype;          /* TIR and symbolic vars */
     StructInfo *sinfo;    /* Relax vars: declared or inferred, may be NULL */
-    int dataflow;         /* bound inside a dataflow block */
     Stmt *loop;           /* the For that defines a loop variable */
     struct Buffer *data_of;  /* B.data: the handle of buffer B's storage (named "B.data") */
-    unsigned mark;        /* scope stamp, owned by whoever walks scopes */
     Sym *said;            /* made by a pass: what it stands for, in the input's names (--explain) */
+    Loc loc;
+    VarKind kind;
+    DType dtype;          /* TIR and symbolic vars */
+    int dataflow;         /* bound inside a dataflow block */
+    unsigned mark;        /* scope stamp, owned by whoever walks scopes */
 } Var;
 
 /* BUF_ALIAS: A_1 = T.Buffer((256,), "float32", data=A.data), another view of
@@ -132,6 +134,12 @@ typedef enum {
 
 typedef enum { U_NEG, U_NOT } UnOp;
 
+/* expr_new makes an E_VAR, E_SINFO, E_GLOBAL, E_TUPLE or E_LIST only as long
+ * as its member of u (a large module holds several per binding): an
+ * expression's kind never changes in place, no member of u but its kind's is
+ * read, and a whole Expr is written only over one allocated whole
+ * (arena_alloc(sizeof(Expr)), as copies are). A copy of a short one reads
+ * past its end, which the arena's chunks leave room for (ARENA_TAIL). */
 struct Expr {
     ExprKind kind;
     Loc loc;
