@@ -185,7 +185,7 @@ static int view_of(Planner *P, const Expr *e)
  * read, the same reductions tried. Their answers are kept under the
  * pointers they depend on (maps, expressions and keys are never changed
  * once made, so an answer kept is the answer computed again), in P->a. */
-enum { MEMO_THROUGH, MEMO_INVERSE, MEMO_COMPOSE, MEMO_REBOX, MEMO_READING };
+enum { MEMO_THROUGH, MEMO_INVERSE, MEMO_COMPOSE, MEMO_REBOX, MEMO_READING, MEMO_SHAPE, MEMO_EXPR };
 
 typedef struct Memo {
     int tag;
@@ -258,6 +258,26 @@ static IndexMap *compose_of(Planner *P, IndexMap *a, IndexMap *b)
     return x ? x->v : memo_add(P, MEMO_COMPOSE, a, b, 0, im_compose(&P->a, a, b), 0);
 }
 
+/* The first node of the block with node c's rank and shape: a chain's
+ * values read through the same map share one answer. */
+static int shape_rep(Planner *P, int c)
+{
+    const TensorType *t = &P->nodes[c].t;
+    uint64_t h = (uint64_t)t->ndim + 1;
+    for (int d = 0; d < t->ndim; d++)
+        h = h * 1000003 + (uint64_t)t->shape[d];
+    for (int64_t k = (int64_t)(h >> 1);; k++) {
+        Memo *x = memo_find(P, MEMO_SHAPE, NULL, NULL, k);
+        if (!x) {
+            memo_add(P, MEMO_SHAPE, NULL, NULL, k, NULL, c);
+            return c;
+        }
+        const TensorType *r = &P->nodes[x->flag].t;
+        if (r->ndim == t->ndim && (t->ndim <= 0 || memcmp(r->shape, t->shape, (size_t)t->ndim * sizeof *t->shape) == 0))
+            return x->flag;
+    }
+}
+
 static IndexMap *through_map(Planner *P, const View *w, const Expr *d, int *bad);
 
 /* d . im: a layout asked of the view's node, NULL for as written. */
@@ -266,11 +286,19 @@ static IndexMap *through(Planner *P, const View *w, const Expr *d, int *bad)
     *bad = 0;
     if (!d)
         return w->im;
-    Memo *x = memo_find(P, MEMO_THROUGH, w->im, d, w->node);
+    int rep = shape_rep(P, w->node);
+    Memo *x = memo_find(P, MEMO_THROUGH, w->im, d, rep);
     if (x)
         return *bad = x->flag, x->v;
     IndexMap *c = through_map(P, w, d, bad);
-    return memo_add(P, MEMO_THROUGH, w->im, d, w->node, c, *bad);
+    return memo_add(P, MEMO_THROUGH, w->im, d, rep, c, *bad);
+}
+
+/* im as an index map expression, one per map. */
+static Expr *map_expr(Planner *P, IndexMap *im)
+{
+    Memo *x = memo_find(P, MEMO_EXPR, im, NULL, 0);
+    return x ? x->v : memo_add(P, MEMO_EXPR, im, NULL, 0, im_to_expr(&P->a, &P->m->names, im), 0);
 }
 
 static IndexMap *through_map(Planner *P, const View *w, const Expr *d, int *bad)
@@ -318,7 +346,7 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
         if (!nd->plannable || nd->nlab >= MAX_LABELS || nd->nkey > nd->nlab || im_classify(im, wa, wb) != IM_BIJECTIVE)
             return -1;
         key_room(P, nd);
-        nd->keys[nd->nlab] = (Key){ im, 0, 0, im_to_expr(&P->a, &P->m->names, im), nd->keys[0].bytes };
+        nd->keys[nd->nlab] = (Key){ im, 0, 0, map_expr(P, im), nd->keys[0].bytes };
         nd->store[nd->nlab] = nd->nlab;
         nd->nkey = ++nd->nlab;
         return nd->nlab - 1;
@@ -361,20 +389,19 @@ static uint64_t answer_key(const Expr *e, TensorType *args, int *nargs)
     return op_call_hash(e, args, n);
 }
 
-static Answer *answer_find(Planner *P, const Expr *e, int item, IndexMap *im, int rank, Answer *key)
+/* key->args is args, the caller's (answer_add keeps a copy). */
+static Answer *answer_find(Planner *P, const Expr *e, int item, IndexMap *im, int rank, Answer *key, TensorType *args)
 {
     key->nargs = -1;
     if (!P->answers)
         return NULL;
-    TensorType args[OP_MAX_ARGS];
     int nargs;
     uint64_t h = answer_key(e, args, &nargs);
     if (nargs < 0)
         return NULL;
     h = h * 31 + im_key(im, rank) + (uint64_t)(item + 1) * 0x9E3779B97F4A7C15ull;
     *key = (Answer){ .h = h, .call = e, .nargs = nargs, .item = item, .im = im, .rank = rank };
-    key->args = arena_array(P->answer_arena, (size_t)nargs + 1, sizeof *key->args);
-    memcpy(key->args, args, (size_t)nargs * sizeof *args);
+    key->args = args;
     for (Answer *x = P->answers->cap ? P->answers->slots[h & (P->answers->cap - 1)] : NULL; x; x = x->next)
         if (x->h == h && x->item == item && x->nargs == nargs && x->rank == rank && !x->im == !im &&
             (!im || (x->im->nin == im->nin && x->im->nout == im->nout &&
@@ -404,6 +431,8 @@ static void answer_add(Planner *P, const Answer *key, int ok, Expr **opmaps)
     }
     Answer *x = arena_zalloc(P->answer_arena, sizeof *x);
     *x = *key;
+    x->args = arena_array(P->answer_arena, (size_t)key->nargs + 1, sizeof *x->args);
+    memcpy(x->args, key->args, (size_t)key->nargs * sizeof *x->args);
     x->ok = ok;
     x->opmaps = opmaps;
     x->next = A->slots[x->h & (A->cap - 1)];
@@ -416,7 +445,8 @@ static int probe_call(Planner *P, const Expr *call, int item, IndexMap *im, int 
                       Expr *const **items, int *n, char *why, size_t cap)
 {
     Answer key;
-    Answer *x = answer_find(P, call, item, im, rank, &key);
+    TensorType args[OP_MAX_ARGS];
+    Answer *x = answer_find(P, call, item, im, rank, &key, args);
     if (x) {
         memcpy(opmaps, x->opmaps, FLOW_MAX_ARGS * sizeof *opmaps);
         *items = call->u.call.args;
