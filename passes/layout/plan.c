@@ -107,7 +107,7 @@ typedef struct Planner {
     Module *m;
     Func *fn;
     RBlock *rb;
-    Arena a;              /* maps and keys: kept while the block is planned */
+    Arena a;              /* maps and keys: kept while the function is planned (its answers keep maps) */
     Arena scratch;
     Node *nodes;
     int n, cap;
@@ -1215,14 +1215,14 @@ static void plan_round(Module *m, PassCtx *ctx, Notes *notes, void *data)
             continue;
         PtrMap plan = { 0 }, reads = { 0 };
         Answers answers = { 0 };
-        Arena answer_arena = { 0 };
+        Arena answer_arena = { 0 }, kept = { 0 };
         Expr **maps = NULL;
         int nmaps = 0, capmaps = 0;
         /* fold's form first: pairs that cancel and dead values cost nothing */
         fold_rewrites(m, fn, notes);
         infer_types(m, fn);
         for (int b = 0; b < fn->nblocks; b++) {
-            Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .notes = notes, .max_cells = max_cells,
+            Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .a = kept, .notes = notes, .max_cells = max_cells,
                           .answers = &answers, .answer_arena = &answer_arena };
             plan_block(&P, ctx, &plan, &reads, &maps, &nmaps, &capmaps);
             ptrmap_free(&P.at);
@@ -1230,7 +1230,7 @@ static void plan_round(Module *m, PassCtx *ctx, Notes *notes, void *data)
             free(P.memo);
             free(P.nodes);
             free(P.views);
-            arena_free(&P.a);
+            kept = P.a;   /* an answer of this block keeps the map it was asked, which a later block may compare */
             arena_free(&P.scratch);
         }
         if (nmaps)
@@ -1238,6 +1238,7 @@ static void plan_round(Module *m, PassCtx *ctx, Notes *notes, void *data)
         free(maps);
         free(answers.slots);
         arena_free(&answer_arena);
+        arena_free(&kept);
         ptrmap_free(&plan);
         ptrmap_free(&reads);
     }
