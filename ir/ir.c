@@ -81,6 +81,8 @@ void module_free(Module *m)
     arena_free(&m->arena);
     free(m->index.keys);
     free(m->index.pos);
+    free(m->fresh.keys);
+    free(m->fresh.next);
     free(m);
 }
 
@@ -121,6 +123,7 @@ static void index_build(Module *m, size_t want)
         index_put(m, i);
     m->index.funcs = m->funcs;
     m->index.nfuncs = m->nfuncs;
+    m->index.gen++;
 }
 
 Func *module_find(Module *m, Sym *name)
@@ -138,8 +141,10 @@ void module_add(Module *m, Func *f)
         m->funcs_cap = m->nfuncs;   /* an array a pass made: no room known past its count */
     vec_push(&m->arena, &m->funcs, &m->nfuncs, &m->funcs_cap, f);
     m->funcs_room = m->funcs;
-    if (!current)
+    if (!current) {
+        m->index.gen++;
         return;
+    }
     if (2 * (size_t)m->nfuncs > m->index.cap) {
         index_build(m, (size_t)m->nfuncs);
         return;

@@ -309,7 +309,17 @@ typedef struct Module {
         size_t cap;
         Func **funcs;
         int nfuncs;
+        unsigned gen;     /* counts the rebuilds and the changes module_add did not follow */
     } index;
+    /* fresh_func's search (passes/graph.c): per base name, the suffix below
+     * which every name is taken, while index.gen is gen (functions only
+     * added since); malloc'd, open addressing */
+    struct {
+        Sym **keys;
+        int *next;
+        size_t cap, n;
+        unsigned gen;
+    } fresh;
     Func **funcs_room;
     int funcs_cap;
     /* the constants fold rewrote (passes/layout/fold.c), found by the data
