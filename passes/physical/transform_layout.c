@@ -306,6 +306,10 @@ static int read_pad(TL *T, const char *text)
     if (pl)
         return pl < 0 ? -1 : 0;
     const Buffer *r = reads_buffer(T, text);
+    if (r == T->B && T->spad)
+        return err(T, T->B->loc, "transform-layout of %s: the pad value reads %s, and the map pads by a variable of "
+                   "the function; lopt checks such a pad value only over a shape of constant extents",
+                   T->B->name->str, r->name->str);
     if (r)
         return err(T, T->B->loc, "transform-layout of %s: the pad value reads buffer %s; it may use only the new indices",
                    T->B->name->str, r->name->str);
