@@ -298,6 +298,11 @@ static int check_at(Arena *scratch, const Expr *map, Expr *const *old, Expr *con
         goto fail;
     int same = 1;
     for (int q = 0; q < nout; q++) {
+        if (pred && im_sym_eval(new[q], b, &nbox[q]) == 0 && nbox[q] < 1) {
+            snprintf(err->msg, sizeof err->msg, "at %.40s the new extent of axis %d is %lld", at, q,
+                     (long long)nbox[q]);
+            return -1;
+        }
         if (im_sym_eval(new[q], b, &nbox[q]) || nbox[q] < 1 || __builtin_mul_overflow(nvol, nbox[q], &nvol))
             return 0;
         /* a map that pads by a symbol may leave the image short of the
