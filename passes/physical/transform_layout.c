@@ -1558,9 +1558,15 @@ static int pad_symbolic(TL *T)
     ImCond *conds = arena_array(T->scratch, (size_t)(npred + nin + 1), sizeof *conds);
     memcpy(conds, pred, (size_t)npred * sizeof *conds);
     for (int d = 0; d < nin; d++) {
+        /* an axis the map keeps whole (y1 of a constant extent 3) never leaves it */
+        const ImSum *o = inv->out[d];
+        int q = o->n == 1 && o->k == 0 && o->t[0].var >= 0 && o->t[0].coef == 1 && o->t[0].lo == 1 &&
+                o->t[0].hi == 0 ? o->t[0].var : -1;
+        if (q >= 0 && !T->next[q] && T->im->obox[q] <= T->old[d])
+            continue;
         ImSum *c = arena_zalloc(T->scratch, sizeof *c);
         c->k = T->old[d];
-        conds[npred++] = (ImCond){ inv->out[d], B_GE, c };
+        conds[npred++] = (ImCond){ o, B_GE, c };
     }
     T->inv = T->binv = inv;
     T->pred = conds;
