@@ -1178,8 +1178,16 @@ int lower_prim_func(Reader *R, Func *f, const St *def)
     }
     f->npparams = def->u.def.nparams;
     f->pparams = arena_array(R->a, (size_t)f->npparams, sizeof(PParam));
+    /* the scalar parameters first: a buffer's shape may read one given
+     * after it (buf: T.Buffer(((16 + n - 1) // n, n), "int32"), n: T.int32) */
+    for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < f->npparams; i++) {
         SxParam *p = def->u.def.params[i];
+        const char *an0 = p->annot && p->annot->kind == SX_NAME ? dotted(R, p->annot) : NULL;
+        DType t0;
+        int scalar = an0 && dtype_of_ctor(an0, &t0) == 0 && !p->dflt;
+        if (scalar != (pass == 0))
+            continue;
         if (p->name->bind_kind == BK_BUF || p->name->bind_kind == BK_TVAR)
             return ERR(R, p->loc, "duplicate parameter '%s'", p->name->str);
         if (p->name->bind_kind == BK_SYM || p->name->bind_kind == BK_META)

@@ -184,4 +184,19 @@ Expr *im_unbind(Arena *a, const Expr *e, const ImSyms *s);
 int im_sym_check(Arena *scratch, const Expr *map, Expr *const *old, Expr *const *new, const Expr *inv,
                  const ImSyms *s, int pads, ImError *err);
 
+/* The same for a map that pads by a symbol (lambda i: (i // n, i % n) over
+ * 16 points): at each binding of the symbols to 1 .. IM_SYM_CHECK and to
+ * values around and past the largest constant extent of old (15, 16, 17,
+ * 35 for 16), the map is one to one into the box new (whose extents may
+ * exceed the image's), inv sends each image back, and pred (a lambda of the
+ * new indices giving one condition) holds exactly on the points of new the
+ * map does not reach. */
+int im_sym_check_pad(Arena *scratch, const Expr *map, Expr *const *old, Expr *const *new, const Expr *inv,
+                     const Expr *pred, const ImSyms *s, ImError *err);
+/* The new extent of an output of map over the box old (expressions), read
+ * from its form where it divides by a symbol: x // d gives (E + d - 1) // d
+ * and x % d gives d, x an input of extent E (x + c: E + c); d an expression
+ * of the symbols. NULL for any other output. */
+Expr *im_sym_extent(Arena *a, const Expr *map, const Expr *out, Expr *const *old);
+
 #endif

@@ -225,9 +225,67 @@ static int eval_box(Expr *const *ext, int n, const ImSyms *s, int64_t *box, int6
     return 0;
 }
 
+/* e at the values x of the parameters of lam and the symbols of b, with
+ * comparisons and logic giving 0 or 1; -1 when it reads anything else. */
+static int eval_pt(const Expr *e, const Expr *lam, const int64_t *x, const ImSyms *b, int64_t *v)
+{
+    int64_t l, r;
+    if (e->kind == E_VAR)
+        for (int p = 0; p < lam->u.map.nparams; p++)
+            if (lam->u.map.params[p] == e->u.var)
+                return *v = x[p], 0;
+    if (e->kind == E_CAST)
+        return eval_pt(e->u.cast.a, lam, x, b, v);
+    if (e->kind != E_BIN)
+        return im_sym_eval(e, b, v);
+    if (eval_pt(e->u.bin.a, lam, x, b, &l) || eval_pt(e->u.bin.b, lam, x, b, &r))
+        return -1;
+    switch (e->u.bin.op) {
+    case B_LT: return *v = l < r, 0;
+    case B_LE: return *v = l <= r, 0;
+    case B_GT: return *v = l > r, 0;
+    case B_GE: return *v = l >= r, 0;
+    case B_EQ: return *v = l == r, 0;
+    case B_NE: return *v = l != r, 0;
+    case B_AND: return *v = l && r, 0;
+    case B_OR: return *v = l || r, 0;
+    default: break;
+    }
+    /* the arithmetic, on the two values */
+    Expr x2 = *e, ea = { .kind = E_INT }, eb = { .kind = E_INT };
+    ea.u.i.v = l;
+    eb.u.i.v = r;
+    x2.u.bin.a = &ea;
+    x2.u.bin.b = &eb;
+    return im_sym_eval(&x2, b, v);
+}
+
+/* The padding predicate pred (lambda over the new indices) holds exactly
+ * where seen (the image over the new box nbox, nvol points) has no point. */
+static int pred_check(const Expr *pred, const ImSyms *b, const int64_t *nbox, const unsigned char *seen, int64_t nvol,
+                      const char *at, ImError *err)
+{
+    int n = pred->u.map.nparams;
+    int64_t y[IM_MAX_RANK], v;
+    char py[160];
+    for (int64_t r = 0; r < nvol; r++) {
+        for (int64_t rem = r, q = n - 1; q >= 0; q--) {
+            y[q] = rem % nbox[q];
+            rem /= nbox[q];
+        }
+        if (eval_pt(pred->u.map.out[0], pred, y, b, &v) == 0 && (v != 0) == !seen[r])
+            continue;
+        text_point(y, n, py, sizeof py);
+        snprintf(err->msg, sizeof err->msg, "at %.40s the padding predicate is %s at (%.50s), which %s", at,
+                 v ? "true" : "false or unknown", py, seen[r] ? "the map reaches" : "is padding");
+        return -1;
+    }
+    return 0;
+}
+
 /* One binding: 1 when checked, 0 when too large to enumerate, -1 on a failure. */
 static int check_at(Arena *scratch, const Expr *map, Expr *const *old, Expr *const *new, const Expr *inv,
-                    const ImSyms *b, int pads, ImError *err)
+                    const Expr *pred, const ImSyms *b, int pads, ImError *err)
 {
     int nin = map->u.map.nparams, nout = map->u.map.nout;
     int64_t box[IM_MAX_RANK], nbox[IM_MAX_RANK], vol, nvol = 1;
@@ -240,9 +298,16 @@ static int check_at(Arena *scratch, const Expr *map, Expr *const *old, Expr *con
         goto fail;
     int same = 1;
     for (int q = 0; q < nout; q++) {
+        if (pred && im_sym_eval(new[q], b, &nbox[q]) == 0 && nbox[q] < 1) {
+            snprintf(err->msg, sizeof err->msg, "at %.40s the new extent of axis %d is %lld", at, q,
+                     (long long)nbox[q]);
+            return -1;
+        }
         if (im_sym_eval(new[q], b, &nbox[q]) || nbox[q] < 1 || __builtin_mul_overflow(nvol, nbox[q], &nvol))
             return 0;
-        same &= nbox[q] == m->obox[q];
+        /* a map that pads by a symbol may leave the image short of the
+         * new extent (i % n over 16 points when n > 16) */
+        same &= pred ? nbox[q] >= m->obox[q] : nbox[q] == m->obox[q];
     }
     if (!same) {
         /* the extent read back at the stand-ins is a constant or product that
@@ -293,6 +358,8 @@ static int check_at(Arena *scratch, const Expr *map, Expr *const *old, Expr *con
             }
         }
     }
+    if (pred && pred_check(pred, b, nbox, seen, nvol, at, err))
+        return -1;
     if (vol != nvol && !pads) {
         snprintf(err->msg, sizeof err->msg, "at %.40s the map pads: %lld points onto a new shape of %lld", at,
                  (long long)vol, (long long)nvol);
@@ -317,7 +384,7 @@ int im_sym_check(Arena *scratch, const Expr *map, Expr *const *old, Expr *const 
     for (int i = 0; i < total; i++) {
         for (int k = 0, r = i; k < s->n; k++, r /= IM_SYM_CHECK)
             b.val[k] = 1 + r % IM_SYM_CHECK;
-        int rc = check_at(scratch, map, old, new, inv, &b, pads, err);
+        int rc = check_at(scratch, map, old, new, inv, NULL, &b, pads, err);
         if (rc < 0)
             return -1;
         checked += rc;
@@ -328,4 +395,109 @@ int im_sym_check(Arena *scratch, const Expr *map, Expr *const *old, Expr *const 
         return -1;
     }
     return 0;
+}
+
+/* The values a map that pads by a symbol is checked at, beyond 1 .. IM_SYM_CHECK:
+ * around and past the largest constant extent c of the old shape (a symbol
+ * that divides it, one that does not, one larger than it). */
+static int pad_values(Expr *const *old, int n, int64_t *val)
+{
+    int64_t c = 1, x;
+    for (int d = 0; d < n; d++)
+        if (expr_const_int(old[d], &x) == 0 && x > c && x <= 1024)
+            c = x;
+    int k = 0;
+    for (int64_t v = 1; v <= IM_SYM_CHECK; v++)
+        val[k++] = v;
+    const int64_t more[] = { IM_SYM_CHECK + 1, c - 1, c, c + 1, 2 * c + 3 };
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
+        int dup = 0;
+        for (int j = 0; j < k; j++)
+            dup |= val[j] == more[i];
+        if (!dup && more[i] > 0)
+            val[k++] = more[i];
+    }
+    return k;
+}
+
+int im_sym_check_pad(Arena *scratch, const Expr *map, Expr *const *old, Expr *const *new, const Expr *inv,
+                     const Expr *pred, const ImSyms *s, ImError *err)
+{
+    int64_t val[IM_SYM_CHECK + 5];
+    int nval = pad_values(old, map->u.map.nparams, val);
+    ImSyms b = *s;
+    int total = 1, checked = 0;
+    err->loc = map->loc;
+    for (int k = 0; k < s->n; k++)
+        total *= nval;
+    for (int i = 0; i < total; i++) {
+        for (int k = 0, r = i; k < s->n; k++, r /= nval)
+            b.val[k] = val[r % nval];
+        int rc = check_at(scratch, map, old, new, inv, pred, &b, 1, err);
+        if (rc < 0)
+            return -1;
+        checked += rc;
+    }
+    if (!checked) {
+        snprintf(err->msg, sizeof err->msg, "the shapes are too large to check the map at small values of its "
+                 "symbols");
+        return -1;
+    }
+    return 0;
+}
+
+static Expr *bin_new(Arena *a, BinOp op, Expr *x, Expr *y, Loc loc)
+{
+    Expr *e = expr_new(a, E_BIN, loc);
+    e->u.bin.op = op;
+    e->u.bin.a = x;
+    e->u.bin.b = y;
+    return e;
+}
+
+/* Whether e reads variable v. */
+static int reads(const Expr *e, const Var *v)
+{
+    switch (e->kind) {
+    case E_VAR: return e->u.var == v;
+    case E_CAST: return reads(e->u.cast.a, v);
+    case E_UNARY: return reads(e->u.un.a, v);
+    case E_BIN: return reads(e->u.bin.a, v) || reads(e->u.bin.b, v);
+    case E_INT: return 0;
+    default: return 1;
+    }
+}
+
+/* The extent of output out of a map over the box old, where out is x // d
+ * or x % d, x an input (plus a constant c >= 0) and d an expression of the
+ * symbols alone: (E + c + d - 1) // d and d. NULL for any other form. */
+Expr *im_sym_extent(Arena *a, const Expr *map, const Expr *out, Expr *const *old)
+{
+    if (out->kind != E_BIN || (out->u.bin.op != B_FLOORDIV && out->u.bin.op != B_FLOORMOD))
+        return NULL;
+    const Expr *x = out->u.bin.a, *d = out->u.bin.b;
+    for (int p = 0; p < map->u.map.nparams; p++)
+        if (reads(d, map->u.map.params[p]))
+            return NULL;
+    int64_t c = 0;
+    if (x->kind == E_BIN && x->u.bin.op == B_ADD && expr_const_int(x->u.bin.b, &c) == 0 && c >= 0)
+        x = x->u.bin.a;
+    int p = 0;
+    while (p < map->u.map.nparams && !(x->kind == E_VAR && x->u.var == map->u.map.params[p]))
+        p++;
+    if (p == map->u.map.nparams)
+        return NULL;
+    Loc loc = out->loc;
+    Subst S = { 0 };
+    if (out->u.bin.op == B_FLOORMOD)
+        return clone_expr(a, &S, d);
+    Expr *e = old[p];
+    int64_t k;
+    if (expr_const_int(e, &k) == 0) {
+        e = expr_int(a, k + c, DT_VOID, loc);
+    } else if (c) {
+        e = bin_new(a, B_ADD, e, expr_int(a, c, DT_VOID, loc), loc);
+    }
+    e = bin_new(a, B_SUB, bin_new(a, B_ADD, e, clone_expr(a, &S, d), loc), expr_int(a, 1, DT_VOID, loc), loc);
+    return bin_new(a, B_FLOORDIV, e, clone_expr(a, &S, d), loc);
 }

@@ -355,12 +355,13 @@ static void tstmt(Verifier *V, const Stmt *s)
 
 static void prim_func(Verifier *V, Func *f)
 {
-    for (int i = 0; i < f->npparams; i++) {
+    /* the scalars first: a buffer's shape may read one given after it */
+    for (int i = 0; i < f->npparams; i++)
+        if (!f->pparams[i].buf)
+            enter(V, f->pparams[i].var);
+    for (int i = 0; i < f->npparams; i++)
         if (f->pparams[i].buf)
             declare_buffer(V, f->pparams[i].buf);
-        else
-            enter(V, f->pparams[i].var);
-    }
     tstmt(V, f->body);
 }
 

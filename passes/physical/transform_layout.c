@@ -50,6 +50,7 @@ typedef struct TL {
     int nsym;                  /* symbols read by the shape or the map */
     ImSyms syms;               /* the shape variables the shape and the map read, at their stand-ins */
     int msym;                  /* the map reads a symbol (lambda i, j: (i * n + j,)) */
+    int spad;                  /* the map pads by a symbol: next[] read from its form, inv and pred at the stand-ins */
     Expr *bmap;                /* the map at the stand-ins */
     Expr **oshape;             /* B's shape as written */
     int oldn;
@@ -299,10 +300,16 @@ static int read_pad_load(TL *T, const char *text)
 
 static int read_pad(TL *T, const char *text)
 {
-    int pl = T->padded ? read_pad_load(T, text) : 0;
+    /* a load of B as pad value is checked over the new shape at the
+     * stand-ins, which a map padding by a symbol does not read */
+    int pl = T->padded && !T->spad ? read_pad_load(T, text) : 0;
     if (pl)
         return pl < 0 ? -1 : 0;
     const Buffer *r = reads_buffer(T, text);
+    if (r == T->B && T->spad)
+        return err(T, T->B->loc, "transform-layout of %s: the pad value reads %s, and the map pads by a variable of "
+                   "the function; lopt checks such a pad value only over a shape of constant extents",
+                   T->B->name->str, r->name->str);
     if (r)
         return err(T, T->B->loc, "transform-layout of %s: the pad value reads buffer %s; it may use only the new indices",
                    T->B->name->str, r->name->str);
@@ -575,12 +582,20 @@ static Expr *bin(TL *T, BinOp op, Expr *x, Expr *y)
     return e;
 }
 
+/* A sum of the normal form over y, its constants read back as products of
+ * the symbols where the map reads any (65521 -> n). */
+static Expr *sum_expr(TL *T, const ImSum *s, Var *const *y)
+{
+    Expr *x = im_sum_to_expr(T->a, s, y), *u = T->nsym ? im_unbind(T->a, x, &T->syms) : NULL;
+    return u ? u : x;
+}
+
 /* The padding predicate over the new indices y: true exactly on padding. */
 static Expr *pad_pred(TL *T, Var *const *y)
 {
     Expr *e = NULL;
     for (int i = 0; i < T->npred; i++) {
-        Expr *c = bin(T, T->pred[i].op, im_sum_to_expr(T->a, T->pred[i].lhs, y), im_sum_to_expr(T->a, T->pred[i].rhs, y));
+        Expr *c = bin(T, T->pred[i].op, sum_expr(T, T->pred[i].lhs, y), sum_expr(T, T->pred[i].rhs, y));
         e = e ? bin(T, B_OR, e, c) : c;
     }
     return e;
@@ -790,7 +805,7 @@ static Stmt *reiterate(TL *T, Block *b)
     int sp = 0;
     for (int k = 0; k < b->niters; k++) {
         if (b->iters[k].kind == 'S') {
-            subst_var(T->a, &S, b->iters[k].var, im_sum_to_expr(T->a, T->inv->out[sp++], y));
+            subst_var(T->a, &S, b->iters[k].var, sum_expr(T, T->inv->out[sp++], y));
             continue;
         }
         char nm[32];
@@ -968,7 +983,28 @@ static Expr *site_map(TL *T, const Expr *call, const StructInfo *old, Loc loc)
             return err(T, loc, "transform-layout of %s: the map at this call of %s needs a value of %s (which the map "
                        "or the shapes read), and no tensor of known shape here gives one", T->B->name->str,
                        T->f->name->str, b.var[k]->name->str), NULL;
-    return im_bind(T->a, T->map, &b);
+    Expr *M = im_bind(T->a, T->map, &b);
+    DType dt;
+    int nd;
+    int64_t sh[IM_MAX_RANK], ext;
+    ImError e;
+    IndexMap *im;
+    if (!T->spad)
+        return M;
+    /* R.layout_transform pads to the box that holds the image, which falls
+     * short of the new shape where the symbol exceeds the data (n > 16) */
+    if (!old || old->ndim != T->oldn || sinfo_shape(old, &dt, &nd, sh) || !(im = im_from_expr(T->scratch, M, sh, &e)))
+        return err(T, loc, "transform-layout of %s: the map pads by a variable of the function, and this call does "
+                   "not give %s a static shape to pad", T->B->name->str, T->B->name->str), NULL;
+    for (int q = 0; q < im->nout; q++) {
+        char x[100];
+        if (im_sym_eval(new_extent(T, q, loc), &b, &ext) || ext != im->obox[q])
+            return err(T, loc, "transform-layout of %s: at this call the new extent %s of axis %d is %lld, but the map "
+                       "sends the operand into %lld there; lopt pads a call's operand only where they agree",
+                       T->B->name->str, expr_text(new_extent(T, q, loc), x, sizeof x), q, (long long)ext,
+                       (long long)im->obox[q]), NULL;
+    }
+    return M;
 }
 
 /* The type of a call site's operand or result of type old in the new
@@ -1475,25 +1511,112 @@ static int read_symbols(TL *T)
     return 0;
 }
 
-static int new_symbolic(TL *T)
+/* A map that pads by a symbol (TVM's lambda i: (i // n, i % n) over 16
+ * points): at the stand-ins 16 points fit in one row, so the new extents
+ * are read from the map's form instead ((16 + n - 1) // n and n,
+ * im_sym_extent), the inverse from a reading over a box as many times wider
+ * as the stand-ins' product (where the map splits whole rows: y0 * n + y1),
+ * and the padding is where the inverse leaves the old shape, or where the
+ * wide reading pads; all three are checked at small and larger values of
+ * the symbols (im_sym_check_pad). */
+static int pad_symbolic(TL *T)
 {
-    for (int q = 0; q < T->im->nout; q++) {
-        Expr *x = im_unbind(T->a, expr_int(T->scratch, T->im->obox[q], DT_VOID, T->B->loc), &T->syms);
+    int nin = T->oldn, nout = T->map->u.map.nout;
+    int64_t p = 1, box[IM_MAX_RANK];
+    for (int k = 0; k < T->syms.n; k++)
+        for (int q = 0; q < nout; q++)
+            if (expr_mentions(T->map->u.map.out[q], T->syms.var[k])) {
+                p *= T->syms.val[k];
+                break;
+            }
+    for (int d = 0; d < nin; d++)
+        if (__builtin_mul_overflow(T->old[d], p, &box[d]) || box[d] > INT64_C(1) << 50)
+            return err(T, T->B->loc, "transform-layout of %s: the map pads by a variable of the function, and its "
+                       "shape is too large for lopt to read the map there", T->B->name->str);
+    for (int q = 0; q < nout; q++) {
+        Expr *x = im_sym_extent(T->a, T->map, T->map->u.map.out[q], T->oshape);
+        int sym = 0;
+        for (int k = 0; k < T->syms.n; k++)
+            sym |= expr_mentions(T->map->u.map.out[q], T->syms.var[k]);
+        if (!x && !sym)
+            x = im_unbind(T->a, expr_int(T->scratch, T->im->obox[q], DT_VOID, T->B->loc), &T->syms);
         if (!x)
-            return err(T, T->B->loc, "transform-layout of %s: the new extent of axis %d is not a product of integers "
-                       "and the shape variables, which is all lopt writes", T->B->name->str, q);
+            return err(T, T->B->loc, "transform-layout of %s: the map pads by a variable of the function, and its "
+                       "output %d is not an input divided (//) or reduced (%%) by the variables, whose new extent lopt "
+                       "writes", T->B->name->str, q);
         T->next[q] = x->kind == E_INT ? NULL : x;
     }
-    if (T->msym && T->im && T->padded)
-        return err(T, T->B->loc, "transform-layout of %s: the map reads a variable of the function and pads; lopt transforms "
-                   "by such a map only where it is one to one onto its new shape", T->B->name->str);
-    Expr *nw[IM_MAX_RANK];
-    for (int q = 0; q < T->im->nout; q++)
-        nw[q] = new_extent(T, q, T->B->loc);
     ImError e;
-    if (im_sym_check(T->scratch, T->map, T->oshape, nw, NULL, &T->syms, T->padded, &e))
+    ImCond *pred;
+    int npred;
+    IndexMap *w = im_from_expr(T->scratch, T->bmap, box, &e);
+    IndexMap *inv = w ? im_inverse(T->scratch, w, &pred, &npred, &e) : NULL;
+    if (!inv)
+        return err(T, T->B->loc, "transform-layout of %s: the map pads by a variable of the function: %s",
+                   T->B->name->str, e.msg);
+    /* the padding: the wide reading's, and where the inverse leaves the old shape */
+    ImCond *conds = arena_array(T->scratch, (size_t)(npred + nin + 1), sizeof *conds);
+    memcpy(conds, pred, (size_t)npred * sizeof *conds);
+    for (int d = 0; d < nin; d++) {
+        /* an axis the map keeps whole (y1 of a constant extent 3) never leaves it */
+        const ImSum *o = inv->out[d];
+        int q = o->n == 1 && o->k == 0 && o->t[0].var >= 0 && o->t[0].coef == 1 && o->t[0].lo == 1 &&
+                o->t[0].hi == 0 ? o->t[0].var : -1;
+        if (q >= 0 && !T->next[q] && T->im->obox[q] <= T->old[d])
+            continue;
+        ImSum *c = arena_zalloc(T->scratch, sizeof *c);
+        c->k = T->old[d];
+        conds[npred++] = (ImCond){ o, B_GE, c };
+    }
+    T->inv = T->binv = inv;
+    T->pred = conds;
+    T->npred = npred;
+    T->padded = T->spad = 1;
+    /* a result of symbolic shape is refused where it is called (fix_block) */
+    T->back = 1;
+    /* the inverse and the predicate written with the symbols, and checked */
+    Expr *ix = im_to_expr(T->scratch, &T->m->names, inv);
+    Expr *px = arena_alloc(T->scratch, sizeof *px);
+    *px = *ix;
+    px->u.map.nout = 1;
+    px->u.map.out = arena_array(T->scratch, 2, sizeof(Expr *));
+    px->u.map.out[0] = pad_pred(T, ix->u.map.params);
+    Expr *iu = im_unbind(T->scratch, ix, &T->syms), *nw[IM_MAX_RANK];
+    if (!iu)
+        return err(T, T->B->loc, "transform-layout of %s: the map pads by a variable of the function and its inverse "
+                   "is not written with products of integers and the variables", T->B->name->str);
+    for (int q = 0; q < nout; q++)
+        nw[q] = new_extent(T, q, T->B->loc);
+    if (im_sym_check_pad(T->scratch, T->map, T->oshape, nw, iu, px, &T->syms, &e))
         return err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
     return 0;
+}
+
+static int new_symbolic(TL *T)
+{
+    Expr *nw[IM_MAX_RANK];
+    ImError e;
+    int product = 1;
+    for (int q = 0; q < T->im->nout; q++) {
+        Expr *x = im_unbind(T->a, expr_int(T->scratch, T->im->obox[q], DT_VOID, T->B->loc), &T->syms);
+        if (!x && !T->msym)
+            return err(T, T->B->loc, "transform-layout of %s: the new extent of axis %d is not a product of integers "
+                       "and the shape variables, which is all lopt writes", T->B->name->str, q);
+        product &= x != NULL;
+        T->next[q] = !x || x->kind == E_INT ? NULL : x;
+    }
+    if (product && !(T->msym && T->padded)) {
+        for (int q = 0; q < T->im->nout; q++)
+            nw[q] = new_extent(T, q, T->B->loc);
+        if (im_sym_check(T->scratch, T->map, T->oshape, nw, NULL, &T->syms, T->padded, &e) == 0)
+            return 0;
+        if (!T->msym)
+            return err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
+    }
+    /* the reading at the stand-ins does not hold at small values: the map
+     * pads by a symbol */
+    memset(T->next, 0, sizeof T->next);
+    return pad_symbolic(T);
 }
 
 static int classify(TL *T, int assume)
@@ -1529,6 +1652,8 @@ static int classify(TL *T, int assume)
     T->padded = k == IM_PADDED;
     if (T->nsym && new_symbolic(T))
         return -1;
+    if (T->spad)
+        return 0;
     if (T->padded || k == IM_BIJECTIVE) {
         if (!(T->inv = im_inverse(T->scratch, T->im, &T->pred, &T->npred, &e)) && !shifted_inverse(T))
             return err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
@@ -1589,10 +1714,13 @@ static int transform(TL *T, const Request *r)
     if (T->padded && !ptext && !assume) {
         char pred[200];
         Expr *p = im_pred_to_expr(T->a, &T->m->names, T->inv, T->pred, T->npred);
-        char shape[120];
+        Expr *u = T->nsym ? im_unbind(T->a, p, &T->syms) : NULL;
+        p = u ? u : p;
+        char shape[120], ext[100];
         int len = 0;
-        for (int q = 0; q < T->im->nout && len < 100; q++)
-            len += snprintf(shape + len, sizeof shape - (size_t)len, "%s%lld", q ? ", " : "", (long long)T->im->obox[q]);
+        for (int q = 0; q < T->map->u.map.nout && len < 100; q++)
+            len += snprintf(shape + len, sizeof shape - (size_t)len, "%s%s", q ? ", " : "",
+                            expr_text(new_extent(T, q, T->B->loc), ext, sizeof ext));
         if (r->recorded)
             return err(T, T->B->loc,
                        "transform-layout of %s: the map pads it to (%s); the padding is where %s; record the map "

@@ -91,6 +91,14 @@ static int64_t eval(const Expr *e, const Expr *map, const int64_t *x)
         case B_MUL: o = __builtin_mul_overflow(a, b, &r); break;
         case B_FLOORDIV: r = fdiv(a, b); break;
         case B_FLOORMOD: r = a - fdiv(a, b) * b; break;
+        case B_LT: r = a < b; break;
+        case B_LE: r = a <= b; break;
+        case B_GT: r = a > b; break;
+        case B_GE: r = a >= b; break;
+        case B_EQ: r = a == b; break;
+        case B_NE: r = a != b; break;
+        case B_AND: r = a && b; break;
+        case B_OR: r = a || b; break;
         default: abort();
         }
         eval_overflow |= o;
@@ -936,6 +944,139 @@ static void part3(Stats *st)
     }
 }
 
+/* ---- part 4: maps that pad by a symbol ----
+ * TVM's lambda i: (i // n, i % n) over 16 points pads to
+ * ((16 + n - 1) // n, n). Each case claims a new shape, an inverse and a
+ * padding predicate; im_sym_check_pad must accept the claim exactly when
+ * brute force finds it holds at every n in 1 .. 40 (m in 1 .. 4): the map
+ * one to one into the shape, the inverse sending each point back, and the
+ * predicate true exactly off the image. Where the claim is lopt's, the new
+ * shape must be what im_sym_extent reads from the map. */
+typedef struct PadCase {
+    const char *map, *old, *shape, *inv, *pred;
+    int ok;                     /* the claim holds */
+    int lopt;                   /* the shape is im_sym_extent's */
+} PadCase;
+
+static const PadCase pad_cases[] = {
+    { "lambda i: (i // n, i % n)", "lambda q: (16,)", "((16 + n - 1) // n, n)", "lambda a, b: (a * n + b,)",
+      "lambda a, b: (a * n + b >= 16,)", 1, 1 },
+    { "lambda i: (i % n, i // n)", "lambda q: (16,)", "(n, (16 + n - 1) // n)", "lambda a, b: (b * n + a,)",
+      "lambda a, b: (b * n + a >= 16,)", 1, 1 },
+    { "lambda i: (i // (n * 2), i % (n * 2))", "lambda q: (13,)", "((13 + n * 2 - 1) // (n * 2), n * 2)",
+      "lambda a, b: (a * (n * 2) + b,)", "lambda a, b: (a * (n * 2) + b >= 13,)", 1, 1 },
+    { "lambda i, j: (i, j // n, j % n)", "lambda q: (m, 10)", "(m, (10 + n - 1) // n, n)",
+      "lambda a, b, c: (a, b * n + c)", "lambda a, b, c: (b * n + c >= 10,)", 1, 1 },
+    { "lambda i, j: (j // n, i, j % n)", "lambda q: (3, m * 2)", "((m * 2 + n - 1) // n, 3, n)",
+      "lambda a, b, c: (b, a * n + c)", "lambda a, b, c: (a * n + c >= m * 2,)", 1, 1 },
+    /* claims that do not hold */
+    { "lambda i: (i // n, i % n)", "lambda q: (16,)", "(16 // n, n)", "lambda a, b: (a * n + b,)",
+      "lambda a, b: (a * n + b >= 16,)", 0, 0 },
+    { "lambda i: (i // n, i % n)", "lambda q: (16,)", "((16 + n - 1) // n, n)", "lambda a, b: (a * n + b,)",
+      "lambda a, b: (a * n + b > 16,)", 0, 0 },
+    { "lambda i: (i // n, i % n)", "lambda q: (16,)", "((16 + n - 1) // n, n)", "lambda a, b: (a * n,)",
+      "lambda a, b: (a * n + b >= 16,)", 0, 0 },
+    { "lambda i: (i // n, i % n)", "lambda q: (16,)", "((16 + n - 1) // n, n)", "lambda a, b: (a * n + b,)",
+      "lambda a, b: (a * n + b >= 16 or a > 20,)", 1, 0 },
+    /* wrong only where n > 17 (the point (0, 17) is padding): the check finds it at n = 35 */
+    { "lambda i: (i // n, i % n)", "lambda q: (16,)", "((16 + n - 1) // n, n)", "lambda a, b: (a * n + b,)",
+      "lambda a, b: (a * n + b >= 16 and b < 17,)", 0, 0 },
+    /* a new extent below 1 where the map has points is no reading that holds */
+    { "lambda i: (i // n, i % n)", "lambda q: (16,)", "((16 + n - 1) // n, n % 17)", "lambda a, b: (a * n + b,)",
+      "lambda a, b: (a * n + b >= 16,)", 0, 0 },
+};
+
+/* Brute force at the binding in `bound`. */
+static int pad_brute(const Expr *map, const Expr *old, const Expr *shape, const Expr *inv, const Expr *pred)
+{
+    int nin = map->u.map.nparams, nout = map->u.map.nout;
+    int64_t box[IM_MAX_RANK], nbox[IM_MAX_RANK], x[IM_MAX_RANK], y[IM_MAX_RANK];
+    for (int d = 0; d < nin; d++)
+        box[d] = eval(old->u.map.out[d], old, x);
+    for (int q = 0; q < nout; q++)
+        if ((nbox[q] = eval(shape->u.map.out[q], shape, x)) < 1)
+            return 0;
+    int64_t vol = volume(box, nin), nvol = volume(nbox, nout);
+    unsigned char *seen = calloc((size_t)nvol + 1, 1);
+    int ok = 1;
+    for (int64_t r = 0; r < vol && ok; r++) {
+        unrank(r, box, nin, x);
+        for (int q = 0; q < nout; q++) {
+            y[q] = eval(map->u.map.out[q], map, x);
+            ok &= y[q] >= 0 && y[q] < nbox[q];
+        }
+        if (!ok)
+            break;
+        int64_t at = rank_of(y, nbox, nout);
+        ok &= !seen[at];
+        seen[at] = 1;
+        for (int d = 0; d < nin; d++)
+            ok &= eval(inv->u.map.out[d], inv, y) == x[d];
+        checks++;
+    }
+    for (int64_t r = 0; r < nvol && ok; r++) {
+        unrank(r, nbox, nout, y);
+        ok &= (eval(pred->u.map.out[0], pred, y) != 0) == !seen[r];
+        checks++;
+    }
+    free(seen);
+    return ok;
+}
+
+static void part4(Stats *st)
+{
+    for (size_t c = 0; c < sizeof pad_cases / sizeof pad_cases[0]; c++) {
+        const PadCase *k = &pad_cases[c];
+        Module *m = module_new();
+        Var *scope[2] = { var_new(&m->arena, intern_cstr(&m->names, "m"), VAR_SYM, (Loc){ 0, 0 }),
+                          var_new(&m->arena, intern_cstr(&m->names, "n"), VAR_SYM, (Loc){ 0, 0 }) };
+        char stext[256];
+        snprintf(stext, sizeof stext, "lambda q: %.200s", k->shape);
+        Expr *map = read_sym(m, k->map, scope), *old = read_sym(m, k->old, scope);
+        Expr *shape = read_sym(m, stext, scope), *inv = read_sym(m, k->inv, scope), *pred = read_sym(m, k->pred, scope);
+        st->maps++;
+        if (!map || !old || !shape || !inv || !pred) {
+            module_free(m);
+            continue;
+        }
+        ImSyms s = { 0 };
+        im_sym_add(&s, scope[0]);
+        im_sym_add(&s, scope[1]);
+        im_sym_standins(&s);
+        ImError err;
+        int said = im_sym_check_pad(&m->arena, map, old->u.map.out, shape->u.map.out, inv, pred, &s, &err) == 0;
+        int brute = 1;
+        for (int b = 0; brute && b < 4 * 40; b++) {
+            bound = s;
+            bound.val[0] = 1 + b % 4;
+            bound.val[1] = 1 + b / 4;
+            brute = pad_brute(map, old, shape, inv, pred);
+        }
+        bound.n = 0;
+        if (said != brute || said != k->ok)
+            FAIL("padding symbols: %s over %s as %s by %s where %s: im_sym_check_pad says %s (%s), brute force %s, "
+                 "expected %s", k->map, k->old, k->shape, k->inv, k->pred, said ? "yes" : "no", said ? "" : err.msg,
+                 brute ? "yes" : "no", k->ok ? "yes" : "no");
+        if (k->lopt) {
+            char got[256] = "(", t[96];
+            for (int q = 0; q < map->u.map.nout; q++) {
+                Expr *x = im_sym_extent(&m->arena, map, map->u.map.out[q], old->u.map.out);
+                /* an output that is an input keeps its extent */
+                for (int p = 0; !x && p < map->u.map.nparams; p++)
+                    if (map->u.map.out[q]->kind == E_VAR && map->u.map.out[q]->u.var == map->u.map.params[p])
+                        x = old->u.map.out[p];
+                snprintf(got + strlen(got), sizeof got - strlen(got), "%s%.90s", q ? ", " : "",
+                         x ? text_of(x, t, sizeof t) : "?");
+            }
+            strcat(got, ")");
+            if (strcmp(got, k->shape))
+                FAIL("padding symbols: %s over %s: im_sym_extent reads %s, expected %s", k->map, k->old, got, k->shape);
+        }
+        st->symbolic += said;
+        module_free(m);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -948,6 +1089,8 @@ int main(int argc, char **argv)
     part2(want, &b);
     Stats sy = { 0 };
     part3(&sy);
+    Stats sp = { 0 };
+    part4(&sp);
     printf("unit-indexmap: layout family: %ld maps (%ld bijective, %ld padded, %ld not injective), "
            "%ld decided symbolically, %ld inverted, %ld identities, %ld compositions\n",
            a.maps, a.bijective, a.padded, a.notinj, a.symbolic, a.inverted, a.identities, a.composed);
@@ -959,6 +1102,8 @@ int main(int argc, char **argv)
            b.symbolic, b.inverted, b.composed, b.simplified);
     printf("unit-indexmap: maps with symbols: %ld maps, %ld accepted (each checked at %d bindings)\n", sy.maps,
            sy.symbolic, IM_SYM_CHECK * IM_SYM_CHECK);
+    printf("unit-indexmap: maps padding by a symbol: %ld claims, %ld accepted (brute force at n = 1 .. 40)\n",
+           sp.maps, sp.symbolic);
     printf("unit-indexmap: %ld point checks, %d failures\n", checks, failures);
     return failures != 0;
 }
