@@ -27,6 +27,8 @@ typedef struct Verifier {
     int guarded;          /* inside a condition (if, T.if_then_else, T.where): ranges overstate */
     Arena *types;         /* where op_result puts the types it infers */
     Arena scratch;        /* for an inferred type that is only compared with an annotation */
+    StructInfo *kept[64]; /* types kept in the module's arena (inferred), by a hash of kept_t */
+    TensorType kept_t[64];
 } Verifier;
 
 #define VERR(V, loc, ...) ((V)->errors++ < MAX_ERRORS ? diag_error((V)->src, (loc), __VA_ARGS__) : -1)
@@ -701,6 +703,28 @@ static StructInfo *type_sinfo(Arena *a, const TensorType *t, Loc loc)
     return tensor_sinfo_new(a, t->dtype, t->ndim, t->shape, loc);
 }
 
+/* The type op_result gives a binding without annotation, which the binding
+ * keeps (in the module's arena): bindings of one tensor type share one
+ * StructInfo (no one changes struct info in place), where each had a copy
+ * of its own, its shape's integers included; a chain of 100,000 bindings
+ * held 100,000 of them, about 270 bytes each, which every pass after reads
+ * from as many places. One only compared (in scratch) is made as before. */
+static StructInfo *inferred_type(Verifier *V, const TensorType *t, Loc loc)
+{
+    if (V->types != &V->m->arena)
+        return type_sinfo(V->types, t, loc);
+    uint64_t h = (uint64_t)t->dtype * 31 + (uint64_t)t->ndim;
+    for (int i = 0; i < t->ndim; i++)
+        h = h * 0x100000001B3ull + (uint64_t)t->shape[i];
+    int k = (int)((h * 0x9E3779B97F4A7C15ull) >> 58);
+    const TensorType *o = &V->kept_t[k];
+    if (V->kept[k] && o->dtype == t->dtype && o->ndim == t->ndim &&
+        memcmp(o->shape, t->shape, (size_t)t->ndim * sizeof *t->shape) == 0)
+        return V->kept[k];
+    V->kept_t[k] = *t;
+    return V->kept[k] = type_sinfo(V->types, t, loc);
+}
+
 static void tuple_text(char *buf, size_t cap, const int64_t *v, int n)
 {
     size_t len = (size_t)snprintf(buf, cap, "(");
@@ -775,7 +799,7 @@ static const StructInfo *op_result(Verifier *V, const Expr *e)
         return NULL;
     }
     if (!op->tuple_out)
-        return type_sinfo(V->types, &outs[0], e->loc);
+        return inferred_type(V, &outs[0], e->loc);
     StructInfo *s = arena_zalloc(V->types, sizeof *s);
     s->kind = SI_TUPLE;
     s->loc = e->loc;
@@ -783,7 +807,7 @@ static const StructInfo *op_result(Verifier *V, const Expr *e)
     s->nfields = nout;
     s->fields = arena_array(V->types, (size_t)nout + 1, sizeof *s->fields);
     for (int i = 0; i < nout; i++)
-        s->fields[i] = type_sinfo(V->types, &outs[i], e->loc);
+        s->fields[i] = inferred_type(V, &outs[i], e->loc);
     return s;
 }
 
