@@ -426,10 +426,10 @@ static void fixed_use(Planner *P, const Expr *e, void *data)
     use_add(P, &W->uses[v.node], -1, &k, 1);
 }
 
-/* A reduction may read its operand in the layout cand (over the operand's
- * shape sh) with its axes renumbered and its result as written: a label
- * that stores as label 0 does and asks cand of the operand. Returns 1 when
- * added. */
+/* A reduction or permute_dims may read its operand in the layout cand
+ * (over the operand's shape sh) with its axes renumbered and its result as
+ * written: a label that stores as label 0 does and asks cand of the
+ * operand. Returns 1 when added. */
 static int reading_label(Planner *P, Node *nc, IndexMap *cand, const int64_t *sh, int rank)
 {
     int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
