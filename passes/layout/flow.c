@@ -704,46 +704,9 @@ int flow_probe(Module *m, Arena *scratch, Arena *keep, const Expr *e, int item, 
     return failed ? -1 : 0;
 }
 
-/* permute_dims(x, axes) reading lt(x, pmap) instead of x, pmap a
- * permutation (its dimension q is x's dimension b[q]): the same result with
- * the axes renumbered, what fold writes when it composes the two; NULL when
- * pmap or the axes are not a permutation of x's rank. */
-static Expr *permute_reading(Module *m, const Expr *e, const Expr *pmap, int rank, Loc loc)
-{
-    int b[16];
-    int64_t axes[16], out[16];
-    if (rank > 16 || pmap->kind != E_INDEXMAP || pmap->u.map.nparams != rank || perm_of(pmap, b))
-        return NULL;
-    const Expr *ax = call_kwarg(e, "axes");
-    if (ax && ax->kind != E_NONE) {
-        if ((ax->kind != E_LIST && ax->kind != E_TUPLE) || ax->u.list.n != rank)
-            return NULL;
-        for (int d = 0; d < rank; d++)
-            if (expr_const_int(ax->u.list.items[d], &axes[d]))
-                return NULL;
-    } else {
-        for (int d = 0; d < rank; d++)
-            axes[d] = rank - 1 - d;
-    }
-    for (int d = 0; d < rank; d++) {
-        if (axes[d] < 0)
-            axes[d] += rank;
-        out[d] = -1;
-        for (int q = 0; q < rank; q++)
-            if (b[q] == axes[d])
-                out[d] = q;
-        if (out[d] < 0)
-            return NULL;
-    }
-    Expr *list = int_list(&m->arena, out, rank, loc);
-    return call_with_attrs(m, e, (const char *[]){ "axes" }, &list, 1);
-}
-
 Expr *flow_reduce_reading(Module *m, const Expr *e, const Expr *pmap, const TensorType *pt, const TensorType *yt,
                           Loc loc)
 {
-    if (is_call_to(e, "R.permute_dims"))
-        return e->u.call.nargs == 1 ? permute_reading(m, e, pmap, pt->ndim, loc) : NULL;
     Arena tmp = { 0 };
     ImError err;
     ImCond *pred = NULL;

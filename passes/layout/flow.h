@@ -20,9 +20,9 @@ int flow_probe(Module *m, Arena *scratch, Arena *keep, const Expr *e, int item, 
  * whose variable reads maps to k reads its operand in layout maps[k - 1]. */
 void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap *plan, Expr *const *maps,
                   const PtrMap *reads);
-/* The reduction or permute_dims e (result type yt) reading its operand
- * (type pt) through the permutation pmap, its axes renumbered and its
- * result as it was; NULL when it cannot. */
+/* The reduction e (result type yt) reading its operand (type pt) through
+ * the permutation pmap, its axes renumbered and its result as it was; NULL
+ * when it cannot. */
 struct TensorType;
 Expr *flow_reduce_reading(Module *m, const Expr *e, const Expr *pmap, const struct TensorType *pt,
                           const struct TensorType *yt, Loc loc);

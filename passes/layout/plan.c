@@ -12,7 +12,9 @@
  * frozen and opaque calls, tuples and values of other blocks keep the
  * layout they are written in. A value pays one rewrite per distinct layout
  * asked of it other than its own (uses asking the same share it), of its
- * bytes in and out; rewrites of constants are free (fold evaluates them).
+ * bytes in and out; rewrites of constants are free (fold evaluates them),
+ * and so is a rewrite that only permutes the axes where a permute_dims
+ * reads it or computes the value (fold composes the two).
  * plan_solve.c finds the cheapest choice; flow_realize moves the rewrites
  * and fold cancels the pairs that meet. */
 #include <stdio.h>
@@ -48,12 +50,16 @@ typedef struct Key {
     double pad;
     Expr *map;            /* the same as an index map (labels only) */
     int64_t bytes;
+    int absorbed;         /* asked by a permute_dims: fold composes a rewrite
+                           * that only permutes the axes into the call */
 } Key;
 
 typedef struct Node {
     Var *var;
     Binding *bd;          /* its binding in the block, or NULL */
     int plannable, constant;
+    int permute;          /* an R.permute_dims: fold composes a rewrite of its
+                           * result that only permutes the axes into it */
     int readable;         /* not plannable, but a one-operand call that may take reading labels */
     int absorbed;         /* a tuple call whose items are planned: its item nodes read its operands */
     int leader;           /* an item of a tuple: the node of the tuple's first item planned (itself for that one); -1 */
@@ -208,24 +214,26 @@ static void key_room(Planner *P, Node *nd)
 }
 
 /* The key of im among node's, added when new (a label when as_label and
- * the map is one to one and onto, and there is room); -1 when full. */
-static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, int as_label)
+ * the map is one to one and onto, and there is room; a key apart from the
+ * others when absorbed: a permute_dims asks it); -1 when full. */
+static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, int as_label, int absorbed)
 {
-    if (!im)
+    if (!im && !absorbed)
         return 0;
     if (has_pad && as_label)
         return -1;
     for (int k = 1; k < nd->nkey; k++)
-        if (nd->keys[k].im && nd->keys[k].im->nout == im->nout && nd->keys[k].has_pad == has_pad &&
+        if (nd->keys[k].absorbed == absorbed && !nd->keys[k].im == !im &&
+            (!im || (nd->keys[k].im->nout == im->nout && nd->keys[k].has_pad == has_pad &&
             (!has_pad || nd->keys[k].pad == pad) &&
-            memcmp(nd->keys[k].im->obox, im->obox, (size_t)im->nout * sizeof *im->obox) == 0 && im_equal(nd->keys[k].im, im))
+            memcmp(nd->keys[k].im->obox, im->obox, (size_t)im->nout * sizeof *im->obox) == 0 && im_equal(nd->keys[k].im, im))))
             return k;
     int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
     if (as_label) {
         if (!nd->plannable || nd->nlab >= MAX_LABELS || nd->nkey > nd->nlab || im_classify(im, wa, wb) != IM_BIJECTIVE)
             return -1;
         key_room(P, nd);
-        nd->keys[nd->nlab] = (Key){ im, 0, 0, im_to_expr(&P->a, &P->m->names, im), nd->keys[0].bytes };
+        nd->keys[nd->nlab] = (Key){ im, 0, 0, im_to_expr(&P->a, &P->m->names, im), nd->keys[0].bytes, 0 };
         nd->store[nd->nlab] = nd->nlab;
         nd->nkey = ++nd->nlab;
         return nd->nlab - 1;
@@ -233,10 +241,10 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
     if (nd->nkey >= MAX_KEYS)
         return -1;
     int64_t bytes = dtype_size(nd->t.dtype);
-    for (int d = 0; d < im->nout; d++)
+    for (int d = 0; im && d < im->nout; d++)
         bytes *= im->obox[d];
     key_room(P, nd);
-    nd->keys[nd->nkey] = (Key){ im, has_pad, pad, NULL, bytes };
+    nd->keys[nd->nkey] = (Key){ im, has_pad, pad, NULL, im ? bytes : nd->keys[0].bytes, absorbed };
     return nd->nkey++;
 }
 
@@ -418,18 +426,18 @@ static void fixed_use(Planner *P, const Expr *e, void *data)
     Node *nd = &P->nodes[v.node];
     if (W->phase == 0) {
         int before = nd->nlab;
-        key_of(P, nd, v.im, v.has_pad, v.pad, 1);
+        key_of(P, nd, v.im, v.has_pad, v.pad, 1, 0);
         W->changed |= nd->nlab != before;
         return;
     }
-    int k = key_of(P, nd, v.im, v.has_pad, v.pad, 0);
+    int k = key_of(P, nd, v.im, v.has_pad, v.pad, 0, 0);
     use_add(P, &W->uses[v.node], -1, &k, 1);
 }
 
-/* A reduction or permute_dims may read its operand in the layout cand
- * (over the operand's shape sh) with its axes renumbered and its result as
- * written: a label that stores as label 0 does and asks cand of the
- * operand. Returns 1 when added. */
+/* A reduction may read its operand in the layout cand (over the operand's
+ * shape sh) with its axes renumbered and its result as written: a label
+ * that stores as label 0 does and asks cand of the operand. Returns 1 when
+ * added. */
 static int reading_label(Planner *P, Node *nc, IndexMap *cand, const int64_t *sh, int rank)
 {
     int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
@@ -449,7 +457,7 @@ static int reading_label(Planner *P, Node *nc, IndexMap *cand, const int64_t *sh
             return 0;
     int l = nc->nlab;
     key_room(P, nc);
-    nc->keys[l] = (Key){ NULL, 0, 0, NULL, nc->keys[0].bytes };
+    nc->keys[l] = (Key){ NULL, 0, 0, NULL, nc->keys[0].bytes, 0 };
     nc->opmaps[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nc->opmaps[l]);
     nc->store[l] = 0;
     nc->reads[l] = pm;
@@ -481,7 +489,7 @@ static int unit_label(Planner *P, Node *nc, IndexMap *cand)
             return 0;
     int l = nc->nlab;
     key_room(P, nc);
-    nc->keys[l] = (Key){ cand, 0, 0, map, nc->keys[0].bytes };
+    nc->keys[l] = (Key){ cand, 0, 0, map, nc->keys[0].bytes, 0 };
     nc->store[l] = 0;
     nc->nkey = ++nc->nlab;
     return 1;
@@ -531,7 +539,7 @@ static void forward_candidates(Planner *P, int c, Walk *W)
             if (!cand)
                 continue;
             int before = nc->nlab;
-            key_of(P, nc, cand, 0, 0, 1);
+            key_of(P, nc, cand, 0, 0, 1, 0);
             W->changed |= nc->nlab != before;
         }
     }
@@ -560,11 +568,11 @@ static void call_uses(Planner *P, int c, Walk *W)
             if (W->phase == 0) {
                 int before = nd->nlab;
                 if (!bad)
-                    key_of(P, nd, im, v.has_pad, v.pad, 1);
+                    key_of(P, nd, im, v.has_pad, v.pad, 1, 0);
                 W->changed |= nd->nlab != before;
                 keys[l] = 0;
             } else {
-                keys[l] = bad ? -1 : key_of(P, nd, im, v.has_pad, v.pad, 0);
+                keys[l] = bad ? -1 : key_of(P, nd, im, v.has_pad, v.pad, 0, nc->permute);
             }
         }
         if (W->phase == 1)
@@ -644,7 +652,7 @@ static void share_item_labels(Planner *P)
                 ImError err;
                 IndexMap *im = im_from_expr(&P->a, od->keys[l].map, nd->t.shape, &err);
                 if (im && !im_is_identity(im))
-                    key_of(P, nd, im, 0, 0, 1);
+                    key_of(P, nd, im, 0, 0, 1, 0);
             }
         }
     }
@@ -676,21 +684,54 @@ static const char *layout_text(Planner *P, const Key *k, char *buf, size_t cap)
     return expr_text(k->map ? k->map : im_to_expr(&P->a, &P->m->names, k->im), buf, cap);
 }
 
-/* What a rewrite of nd from label l to key k leaves: one rewrite, or two
- * when one value cannot write the composite (fold_one_rewrite: from a
- * stored layout to a padded layout of another box), which then goes
- * through the layout as written; *bytes, what they read and write. */
+/* Whether im only permutes the axes: each output one whole input, none
+ * twice (what fold writes as a permute_dims). */
+static int only_permutes(const IndexMap *im)
+{
+    int seen[IM_MAX_RANK] = { 0 };
+    if (im->nin != im->nout)
+        return 0;
+    for (int q = 0; q < im->nout; q++) {
+        const ImSum *s = im->out[q];
+        const ImTerm *t = s->n == 1 ? &s->t[0] : NULL;
+        if (!t || s->k || t->var < 0 || t->coef != 1 || t->lo != 1 || (t->hi && t->hi < im->box[t->var]) ||
+            seen[t->var]++)
+            return 0;
+    }
+    return 1;
+}
+
+/* The map from a node's layout a to b, neither as written both, or NULL
+ * when it cannot be said. */
+static IndexMap *between(Planner *P, const Key *a, const Key *b)
+{
+    ImCond *pred = NULL;
+    int npred = 0;
+    ImError err;
+    IndexMap *inv = a->im ? im_inverse(&P->scratch, a->im, &pred, &npred, &err) : NULL;
+    if (a->im && (!inv || npred))
+        return NULL;
+    return !b->im ? inv : !inv ? b->im : im_compose(&P->scratch, b->im, inv);
+}
+
+/* What a rewrite of nd from label l to key k leaves: none when fold
+ * composes it into a permute_dims (it only permutes the axes, and a
+ * permute_dims asks it or computes nd); one rewrite, or two when one value
+ * cannot write the composite (fold_one_rewrite: from a stored layout to a
+ * padded layout of another box), which then goes through the layout as
+ * written; *bytes, what they read and write. */
 static int rewrite_of(Planner *P, const Node *nd, int l, int k, int64_t *bytes)
 {
     const Key *a = &nd->keys[nd->store[l]], *b = &nd->keys[k];
     *bytes = a->bytes + b->bytes;
+    if ((b->absorbed || nd->permute) && !b->has_pad && nd->store[l] != k) {
+        IndexMap *c = !a->im && !b->im ? NULL : between(P, a, b);
+        if ((!a->im && !b->im) || (c && only_permutes(c)))
+            return *bytes = 0, 0;
+    }
     if (!a->im || !b->im || nd->store[l] == k)
         return 1;
-    ImCond *pred = NULL;
-    int npred = 0;
-    ImError err;
-    IndexMap *inv = im_inverse(&P->scratch, a->im, &pred, &npred, &err);
-    IndexMap *c = inv && !npred ? im_compose(&P->scratch, b->im, inv) : NULL;
+    IndexMap *c = between(P, a, b);
     if (!c || fold_one_rewrite(P->m, c))
         return 1;
     *bytes = a->bytes + 2 * nd->keys[0].bytes + b->bytes;
@@ -798,6 +839,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
                 nd->nitems = 1;
                 nd->readable = 1;
             }
+            nd->permute = nd->item < 0 && is_call_to(nd->call, "R.permute_dims");
             if (nd->plannable && nd->item >= 0) {
                 tn->absorbed = 1;
                 if (tn->first_item < 0)
@@ -879,7 +921,9 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
                     continue;
                 seen[k] = 1;
                 int64_t bytes;
-                int two = rewrite_of(P, nd, r.label[c], k, &bytes) == 2;
+                int count = rewrite_of(P, nd, r.label[c], k, &bytes), two = count == 2;
+                if (!count)
+                    continue;   /* fold composes it into a permute_dims */
                 note_add(P->notes, nd->bd ? nd->bd->loc : P->fn->loc, "a rewrite of %s from %s to %s: %lld bytes%s%s",
                          var_said(nd->var), layout_text(P, &nd->keys[r.label[c]], buf, sizeof buf),
                          layout_text(P, &nd->keys[k], buf2, sizeof buf2), nd->constant ? 0 : (long long)bytes,
