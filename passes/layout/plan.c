@@ -17,6 +17,7 @@
  * reads it or computes the value (fold composes the two).
  * plan_solve.c finds the cheapest choice; flow_realize moves the rewrites
  * and fold cancels the pairs that meet. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,8 @@ typedef struct Key {
     int64_t bytes;
     int absorbed;         /* asked by a permute_dims: fold composes a rewrite
                            * that only permutes the axes into the call */
+    int64_t back_bytes;   /* a padded label: the padded box as written, which
+                           * the rewrite back writes before the crop */
 } Key;
 
 typedef struct Node {
@@ -60,6 +63,12 @@ typedef struct Node {
     int plannable, constant;
     int permute;          /* an R.permute_dims: fold composes a rewrite of its
                            * result that only permutes the axes into it */
+    int crop_of;          /* a crop from 0 of a value that fold lets a padding
+                           * read instead (pad_of_crop): 1 + that value's view */
+    double cropped;       /* what the crop dropped held */
+    int gone;             /* the label under which nothing reads the crop (0: none) */
+    int64_t crop_bytes;   /* what the crop reads and writes */
+    double *inpad[MAX_LABELS];   /* a padded label: what each operand's padding must hold (NAN: none) */
     int readable;         /* not plannable, but a one-operand call that may take reading labels */
     int absorbed;         /* a tuple call whose items are planned: its item nodes read its operands */
     int leader;           /* an item of a tuple: the node of the tuple's first item planned (itself for that one); -1 */
@@ -213,6 +222,30 @@ static void key_room(Planner *P, Node *nd)
     nd->capkey *= 2;
 }
 
+/* A padded layout im of nd as flow_realize writes it: the bytes of the
+ * padded box as written that its inverse gives, or 0 when its inverse is
+ * not one to one over the padded box or does not cover the value (NCHW4c
+ * on 1 channel, where c // 4 is 0). */
+static int64_t padded_back(Planner *P, const Node *nd, IndexMap *im)
+{
+    ImCond *pred = NULL;
+    int npred = 0;
+    ImError err;
+    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+    IndexMap *inv = im_inverse(&P->scratch, im, &pred, &npred, &err);
+    Expr *back = inv ? im_to_expr(&P->a, &P->m->names, inv) : NULL;
+    IndexMap *bim = back ? im_from_expr(&P->scratch, back, im->obox, &err) : NULL;
+    if (!bim || im_classify(bim, wa, wb) != IM_BIJECTIVE || bim->nout != nd->t.ndim)
+        return 0;
+    int64_t n = dtype_size(nd->t.dtype);
+    for (int d = 0; d < nd->t.ndim; d++) {
+        if (bim->obox[d] < nd->t.shape[d])
+            return 0;
+        n *= bim->obox[d];
+    }
+    return n;
+}
+
 /* The key of im among node's, added when new (a label when as_label and
  * the map is one to one and onto, and there is room; a key apart from the
  * others when absorbed: a permute_dims asks it); -1 when full. */
@@ -220,8 +253,8 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
 {
     if (!im && !absorbed)
         return 0;
-    if (has_pad && as_label)
-        return -1;
+    if (has_pad && as_label && (pad != 0 || signbit(pad) || nd->item >= 0 || nd->leader >= 0))
+        return -1;   /* flow_realize pads with 0 */
     for (int k = 1; k < nd->nkey; k++)
         if (nd->keys[k].absorbed == absorbed && !nd->keys[k].im == !im &&
             (!im || (nd->keys[k].im->nout == im->nout && nd->keys[k].has_pad == has_pad &&
@@ -230,10 +263,17 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
             return k;
     int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
     if (as_label) {
-        if (!nd->plannable || nd->nlab >= MAX_LABELS || nd->nkey > nd->nlab || im_classify(im, wa, wb) != IM_BIJECTIVE)
+        if (!nd->plannable || nd->nlab >= MAX_LABELS || nd->nkey > nd->nlab ||
+            im_classify(im, wa, wb) != (has_pad ? IM_PADDED : IM_BIJECTIVE))
             return -1;
+        int64_t back = has_pad ? padded_back(P, nd, im) : 0;
+        if (has_pad && !back)
+            return -1;
+        int64_t bytes = dtype_size(nd->t.dtype);
+        for (int d = 0; d < im->nout; d++)
+            bytes *= im->obox[d];
         key_room(P, nd);
-        nd->keys[nd->nlab] = (Key){ im, 0, 0, im_to_expr(&P->a, &P->m->names, im), nd->keys[0].bytes, 0 };
+        nd->keys[nd->nlab] = (Key){ im, has_pad, pad, im_to_expr(&P->a, &P->m->names, im), bytes, 0, back };
         nd->store[nd->nlab] = nd->nlab;
         nd->nkey = ++nd->nlab;
         return nd->nlab - 1;
@@ -244,7 +284,7 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
     for (int d = 0; im && d < im->nout; d++)
         bytes *= im->obox[d];
     key_room(P, nd);
-    nd->keys[nd->nkey] = (Key){ im, has_pad, pad, NULL, im ? bytes : nd->keys[0].bytes, absorbed };
+    nd->keys[nd->nkey] = (Key){ im, has_pad, pad, NULL, im ? bytes : nd->keys[0].bytes, absorbed, 0 };
     return nd->nkey++;
 }
 
@@ -357,7 +397,11 @@ static int probe(Planner *P, Node *nd, int l)
     int n;
     nd->probed[l] = 1;
     nd->opmaps[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nd->opmaps[l]);
-    if (nd->store[l] == 0)   /* a unit label: its map, not its normal form, says what is read */
+    if (nd->keys[l].has_pad) {   /* a padded label: what keeps its padding pad, and what that asks */
+        nd->inpad[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nd->inpad[l]);
+        nd->ok[l] = flow_probe_pad(P->m, &P->scratch, &P->a, nd->call, nd->item, nd->keys[l].map, &nd->keys[l].pad,
+                                   nd->opmaps[l], nd->inpad[l], &items, &n, why, sizeof why) == 0;
+    } else if (nd->store[l] == 0)   /* a unit label: its map, not its normal form, says what is read */
         nd->ok[l] = flow_probe(P->m, &P->scratch, &P->a, nd->call, nd->item, nd->keys[l].map, nd->opmaps[l], &items,
                                &n, why, sizeof why) == 0;
     else
@@ -415,6 +459,35 @@ typedef struct Walk {
     int changed;
 } Walk;
 
+/* A padding of a crop's result that restores what the crop dropped reads
+ * the uncropped value instead (fold's pad_of_crop): the view *v asking im
+ * padded with pad becomes the crop's operand's view asking its layout im
+ * (one to one there). Returns 1 when redirected (*v, *im updated). */
+static int past_crop(Planner *P, View *v, IndexMap **im, int has_pad, double pad)
+{
+    const Node *nd = &P->nodes[v->node];
+    if (!nd->crop_of || !has_pad || !*im || pad != nd->cropped || signbit(pad) != signbit(nd->cropped))
+        return 0;
+    const View *z = &P->views[nd->crop_of - 1];
+    const Node *zn = &P->nodes[z->node];
+    ImError err;
+    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK], box[IM_MAX_RANK];
+    int rank = z->im ? z->im->nout : zn->t.ndim;
+    memcpy(box, z->im ? z->im->obox : zn->t.shape, (size_t)rank * sizeof *box);
+    Expr *map = im_to_expr(&P->a, &P->m->names, *im);
+    IndexMap *zm = map && map->u.map.nparams == rank ? im_from_expr(&P->a, map, box, &err) : NULL;
+    if (!zm || zm->nout != (*im)->nout || im_classify(zm, wa, wb) != IM_BIJECTIVE ||
+        memcmp(zm->obox, (*im)->obox, (size_t)zm->nout * sizeof *zm->obox) != 0)
+        return 0;
+    int bad = 0;
+    IndexMap *c = through(P, z, map, &bad);
+    if (bad)
+        return 0;
+    *v = *z;
+    *im = c;
+    return 1;
+}
+
 /* A use of operand e as it is written, by a value that keeps its layout. */
 static void fixed_use(Planner *P, const Expr *e, void *data)
 {
@@ -423,6 +496,9 @@ static void fixed_use(Planner *P, const Expr *e, void *data)
     if (w < 0)
         return;
     View v = P->views[w];
+    IndexMap *vim = v.im;
+    if (past_crop(P, &v, &vim, v.has_pad, v.pad))
+        v.im = vim;
     Node *nd = &P->nodes[v.node];
     if (W->phase == 0) {
         int before = nd->nlab;
@@ -457,7 +533,7 @@ static int reading_label(Planner *P, Node *nc, IndexMap *cand, const int64_t *sh
             return 0;
     int l = nc->nlab;
     key_room(P, nc);
-    nc->keys[l] = (Key){ NULL, 0, 0, NULL, nc->keys[0].bytes, 0 };
+    nc->keys[l] = (Key){ NULL, 0, 0, NULL, nc->keys[0].bytes, 0, 0 };
     nc->opmaps[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nc->opmaps[l]);
     nc->store[l] = 0;
     nc->reads[l] = pm;
@@ -489,7 +565,7 @@ static int unit_label(Planner *P, Node *nc, IndexMap *cand)
             return 0;
     int l = nc->nlab;
     key_room(P, nc);
-    nc->keys[l] = (Key){ cand, 0, 0, map, nc->keys[0].bytes, 0 };
+    nc->keys[l] = (Key){ cand, 0, 0, map, nc->keys[0].bytes, 0, 0 };
     nc->store[l] = 0;
     nc->nkey = ++nc->nlab;
     return 1;
@@ -521,8 +597,11 @@ static void forward_candidates(Planner *P, int c, Walk *W)
         }
         for (int l = 0; l < nd->nlab; l++) {
             IndexMap *lb = nd->keys[l].im;
+            int lpad = nd->keys[l].has_pad;
+            if ((l && l == nd->gone) || (lpad && (v.im || !same)))
+                continue;   /* a padded layout carries over the same shape only */
             IndexMap *cand = !lb ? inv : !inv ? lb : im_compose(&P->a, lb, inv);
-            if (nc->nitems == 1 && cand && !im_is_identity(cand))
+            if (nc->nitems == 1 && cand && !lpad && !im_is_identity(cand))
                 W->changed |= reading_label(P, nc, cand, sh, rank);
             if (rank != nc->t.ndim)
                 continue;
@@ -532,14 +611,14 @@ static void forward_candidates(Planner *P, int c, Walk *W)
                 memcpy(box, nc->t.shape, (size_t)nc->t.ndim * sizeof *box);
                 cand = im_from_expr(&P->a, im_to_expr(&P->a, &P->m->names, cand), box, &err);
             }
-            if (cand && im_is_identity(cand) && nc->nitems > 0) {
+            if (cand && !lpad && im_is_identity(cand) && nc->nitems > 0) {
                 W->changed |= unit_label(P, nc, cand);
                 continue;
             }
             if (!cand)
                 continue;
             int before = nc->nlab;
-            key_of(P, nc, cand, 0, 0, 1, 0);
+            key_of(P, nc, cand, lpad, nd->keys[l].pad, 1, 0);
             W->changed |= nc->nlab != before;
         }
     }
@@ -555,28 +634,51 @@ static void call_uses(Planner *P, int c, Walk *W)
         int w = view_of(P, nc->items[s]);
         if (w < 0)
             continue;
-        View v = P->views[w];
-        Node *nd = &P->nodes[v.node];
-        int keys[MAX_LABELS];
+        /* keys: what each label asks of the operand's node; past: of the
+         * node of the crop's operand, where a padding reads past a crop */
+        int keys[MAX_LABELS], past[MAX_LABELS], zn = -1;
         for (int l = 0; l < nc->nlab; l++) {
-            int bad = 0;
-            IndexMap *im = l == 0 ? v.im : nc->ok[l] ? through(P, &v, nc->opmaps[l][s], &bad) : NULL;
-            if (l && !nc->ok[l]) {
-                keys[l] = -1;
+            View v = P->views[w];
+            keys[l] = past[l] = -1;
+            if (l && (!nc->ok[l] || l == nc->gone))
+                continue;
+            int bad = 0, hp = v.has_pad;
+            double pv = v.pad;
+            IndexMap *im = l == 0 ? v.im : through(P, &v, nc->opmaps[l][s], &bad);
+            int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+            if (!bad && l && nc->inpad[l] && !isnan(nc->inpad[l][s]) && im && im_classify(im, wa, wb) == IM_PADDED) {
+                /* a padded label reads this operand padded with inpad */
+                bad = v.has_pad;
+                hp = 1;
+                pv = nc->inpad[l][s];
+            }
+            if (bad) {
+                if (nc->keys[l].has_pad)
+                    nc->ok[l] = 0;
                 continue;
             }
+            int redirected = past_crop(P, &v, &im, hp, pv);
+            if (redirected) {
+                hp = v.has_pad;
+                pv = v.pad;
+            }
+            Node *nd = &P->nodes[v.node];
             if (W->phase == 0) {
                 int before = nd->nlab;
-                if (!bad)
-                    key_of(P, nd, im, v.has_pad, v.pad, 1, 0);
+                key_of(P, nd, im, hp, pv, 1, 0);
                 W->changed |= nd->nlab != before;
-                keys[l] = 0;
+            } else if (redirected) {
+                past[l] = key_of(P, nd, im, hp, pv, 0, 0);
+                zn = v.node;
             } else {
-                keys[l] = bad ? -1 : key_of(P, nd, im, v.has_pad, v.pad, 0, nc->permute);
+                keys[l] = key_of(P, nd, im, hp, pv, 0, nc->permute);
             }
         }
-        if (W->phase == 1)
-            use_add(P, &W->uses[v.node], c, keys, nc->nlab);
+        if (W->phase == 1) {
+            use_add(P, &W->uses[P->views[w].node], c, keys, nc->nlab);
+            if (zn >= 0)
+                use_add(P, &W->uses[zn], c, past, nc->nlab);
+        }
     }
 }
 
@@ -627,7 +729,8 @@ static int label_written(Planner *P, const Node *nd, const char *text)
     if (!*text)
         return 0;
     for (int l = 1; l < nd->nlab; l++)
-        if (nd->store[l] == l && nd->keys[l].map && strcmp(expr_text(nd->keys[l].map, buf, sizeof buf), text) == 0)
+        if (nd->store[l] == l && !nd->keys[l].has_pad && nd->keys[l].map &&
+            strcmp(expr_text(nd->keys[l].map, buf, sizeof buf), text) == 0)
             return l;
     return -1;
 }
@@ -646,7 +749,7 @@ static void share_item_labels(Planner *P)
             if (o == c || od->t.ndim != nd->t.ndim)
                 continue;
             for (int l = 1; l < od->nlab; l++) {
-                if (od->store[l] != l || !od->keys[l].map ||
+                if (od->store[l] != l || !od->keys[l].map || od->keys[l].has_pad ||
                     label_written(P, nd, expr_text(od->keys[l].map, text, sizeof text)) >= 0)
                     continue;
                 ImError err;
@@ -724,6 +827,16 @@ static int rewrite_of(Planner *P, const Node *nd, int l, int k, int64_t *bytes)
 {
     const Key *a = &nd->keys[nd->store[l]], *b = &nd->keys[k];
     *bytes = a->bytes + b->bytes;
+    if (l == nd->gone && l)
+        return nd->store[l] == k ? 1 : -1;   /* nothing may read a crop that is gone */
+    if (a->has_pad && nd->store[l] != k) {
+        /* a padded label as written: the rewrite back over the padded box,
+         * then the crop; to any other layout, not modelled */
+        if (b->im || b->absorbed)
+            return -1;
+        *bytes = a->bytes + 2 * a->back_bytes + b->bytes;
+        return 2;
+    }
     if ((b->absorbed || nd->permute) && !b->has_pad && nd->store[l] != k) {
         IndexMap *c = !a->im && !b->im ? NULL : between(P, a, b);
         if ((!a->im && !b->im) || (c && only_permutes(c)))
@@ -767,6 +880,44 @@ static int64_t moved_more(Planner *P, Node *nd, int l)
             more += view_bytes(P, &v, im) - view_bytes(P, &v, v.im);
     }
     return more > 0 ? more : 0;
+}
+
+/* R.crop(z, start_indices=[0, ...], cropped_value=p) of a static shape:
+ * a padding with p that restores what it dropped reads z instead (fold's
+ * pad_of_crop), and when every reader does, the crop goes. */
+static void crop_node(Planner *P, Node *nd)
+{
+    const Expr *e = nd->call, *st = call_kwarg(e, "start_indices");
+    double cv;
+    int w = e->u.call.nargs == 1 ? view_of(P, e->u.call.args[0]) : -1;
+    if (nd->item >= 0 || !is_call_to(e, "R.crop") || w < 0 || !st || (st->kind != E_LIST && st->kind != E_TUPLE) ||
+        const_number(call_kwarg(e, "cropped_value"), &cv) != 1)
+        return;
+    for (int d = 0; d < st->u.list.n; d++) {
+        int64_t v;
+        if (expr_const_int(st->u.list.items[d], &v) || v != 0)
+            return;
+    }
+    nd->crop_of = w + 1;
+    nd->cropped = cv;
+    nd->crop_bytes = view_bytes(P, &P->views[w], P->views[w].im) + nd->keys[0].bytes;
+}
+
+/* The label of a crop node under which nothing reads it (every reader reads
+ * past it): added last, before any key, so that a remaining use finds it
+ * dearer than any other. */
+static void gone_label(Planner *P, Node *nd)
+{
+    if (!nd->crop_of || nd->gone || !(nd->plannable || nd->readable) || nd->nlab >= MAX_LABELS || nd->nkey > nd->nlab)
+        return;
+    int l = nd->nlab;
+    key_room(P, nd);
+    nd->keys[l] = (Key){ NULL, 0, 0, NULL, nd->keys[0].bytes, 0, 0 };
+    nd->store[l] = l;
+    nd->probed[l] = nd->ok[l] = 1;
+    nd->opmaps[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nd->opmaps[l]);
+    nd->gone = l;
+    nd->nkey = ++nd->nlab;
 }
 
 static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Expr ***maps, int *nmaps, int *capmaps)
@@ -840,6 +991,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
                 nd->readable = 1;
             }
             nd->permute = nd->item < 0 && is_call_to(nd->call, "R.permute_dims");
+            crop_node(P, nd);
             if (nd->plannable && nd->item >= 0) {
                 tn->absorbed = 1;
                 if (tn->first_item < 0)
@@ -860,12 +1012,15 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             break;
     }
     share_item_labels(P);
+    for (int c = 0; c < P->n; c++)
+        gone_label(P, &P->nodes[c]);
     /* the problem */
     UseList *ul = calloc((size_t)P->n + 1, sizeof *ul);
     W = (Walk){ .uses = ul, .phase = 1 };
     walk_block(P, &W, &uses, &inreads);
     items_together(P, ul);
     PlanProblem pb = { calloc((size_t)P->n + 1, sizeof *pb.vars), P->n };
+    int64_t offset = 0;   /* the crops as written, which the costs below count */
     for (int c = 0; c < P->n; c++) {
         Node *nd = &P->nodes[c];
         PlanVar *v = &pb.vars[c];
@@ -874,12 +1029,18 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         v->unary = calloc((size_t)nd->nlab, sizeof *v->unary);
         for (int l = 1; l < nd->nlab; l++)
             v->unary[l] = probe(P, nd, l) ? COST_MOVE + moved_more(P, nd, l) * COST_BYTE : PLAN_INF;
+        if (nd->gone) {   /* a crop computed pays its bytes; the offset takes them off again */
+            int64_t crop = nd->crop_bytes * COST_BYTE + COST_REWRITE;
+            for (int l = 0; l < nd->nlab; l++)
+                v->unary[l] = l == nd->gone ? COST_MOVE : v->unary[l] >= PLAN_INF ? PLAN_INF : v->unary[l] + crop;
+            offset += crop;
+        }
         v->rewrite = calloc((size_t)(nd->nlab * nd->nkey), sizeof *v->rewrite);
         for (int l = 0; l < nd->nlab; l++)
             for (int k = 0; k < nd->nkey; k++) {
                 int64_t bytes;
                 int count = rewrite_of(P, nd, l, k, &bytes);
-                v->rewrite[l * nd->nkey + k] = nd->constant ? 0 : bytes * COST_BYTE + count * COST_REWRITE;
+                v->rewrite[l * nd->nkey + k] = count < 0 ? PLAN_INF : nd->constant ? 0 : bytes * COST_BYTE + count * COST_REWRITE;
             }
         v->store = malloc((size_t)nd->nlab * sizeof *v->store);
         memcpy(v->store, nd->store, (size_t)nd->nlab * sizeof *v->store);
@@ -894,7 +1055,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
     if (rc == 0) {
         for (int c = 0; c < P->n; c++) {
             Node *nd = &P->nodes[c];
-            if (r.label[c] == 0)
+            if (r.label[c] == 0 || r.label[c] == nd->gone)
                 continue;
             Expr *keep = nd->reads[r.label[c]] ? nd->reads[r.label[c]] : nd->keys[r.label[c]].map;
             if (*nmaps == *capmaps) {
@@ -921,8 +1082,8 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
                     continue;
                 seen[k] = 1;
                 int64_t bytes;
-                int count = rewrite_of(P, nd, r.label[c], k, &bytes), two = count == 2;
-                if (!count)
+                int count = rewrite_of(P, nd, r.label[c], k, &bytes), two = count == 2 && !nd->keys[r.label[c]].has_pad;
+                if (count <= 0)
                     continue;   /* fold composes it into a permute_dims */
                 note_add(P->notes, nd->bd ? nd->bd->loc : P->fn->loc, "a rewrite of %s from %s to %s: %lld bytes%s%s",
                          var_said(nd->var), layout_text(P, &nd->keys[r.label[c]], buf, sizeof buf),
@@ -932,10 +1093,11 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             }
         }
         note_add(P->notes, rb->loc, "the plan leaves rewrites moving %lld bytes (%lld rewrites), %s; as written: "
-                 "%lld bytes (%lld rewrites); lower bound %lld bytes", (long long)(r.cost / COST_BYTE),
-                 (long long)(r.cost % COST_BYTE / COST_REWRITE), r.method == PLAN_CUT ? "the solver's optimum over its candidate layouts (a minimum cut)" : r.exact ? "the solver's optimum over its candidate layouts (variable elimination)" : "not proven optimal: the problem was too wide "
-                 "for the exact search (plan{max-cells=N}), the best assignment local moves found is used", (long long)(before / COST_BYTE),
-                 (long long)(before % COST_BYTE / COST_REWRITE), (long long)(r.bound / COST_BYTE));
+                 "%lld bytes (%lld rewrites); lower bound %lld bytes", (long long)(r.cost / COST_BYTE - offset / COST_BYTE),
+                 (long long)(r.cost % COST_BYTE / COST_REWRITE - offset % COST_BYTE / COST_REWRITE), r.method == PLAN_CUT ? "the solver's optimum over its candidate layouts (a minimum cut)" : r.exact ? "the solver's optimum over its candidate layouts (variable elimination)" : "not proven optimal: the problem was too wide "
+                 "for the exact search (plan{max-cells=N}), the best assignment local moves found is used", (long long)(before / COST_BYTE - offset / COST_BYTE),
+                 (long long)(before % COST_BYTE / COST_REWRITE - offset % COST_BYTE / COST_REWRITE),
+                 (long long)(r.bound / COST_BYTE - offset / COST_BYTE));
     }
     (void)ctx;
     free(as_written);
