@@ -571,6 +571,40 @@ static int unit_label(Planner *P, Node *nc, IndexMap *cand)
     return 1;
 }
 
+/* A call reading a crop (nd) may compute in the layouts of the crop's
+ * operand padded with what the crop dropped, reading the crop's operand
+ * past it (past_crop): padded candidates of nc. */
+static void padded_past_crop(Planner *P, Node *nc, const Node *nd, Walk *W)
+{
+    const View *z = &P->views[nd->crop_of - 1];
+    const Node *zn = &P->nodes[z->node];
+    IndexMap *inv = NULL;
+    if (z->im) {
+        ImCond *pred = NULL;
+        int npred = 0;
+        ImError err;
+        inv = im_inverse(&P->a, z->im, &pred, &npred, &err);
+        if (!inv || npred)
+            return;
+    }
+    int64_t box[IM_MAX_RANK], wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+    memcpy(box, nc->t.shape, (size_t)nc->t.ndim * sizeof *box);
+    for (int l = 0; l < zn->nlab; l++) {
+        IndexMap *lb = zn->keys[l].im;
+        if ((l && l == zn->gone) || zn->keys[l].has_pad || zn->store[l] != l)
+            continue;
+        IndexMap *cand = !lb ? inv : !inv ? lb : im_compose(&P->a, lb, inv);
+        ImError err;
+        Expr *map = cand ? im_to_expr(&P->a, &P->m->names, cand) : NULL;
+        cand = map && map->u.map.nparams == nc->t.ndim ? im_from_expr(&P->a, map, box, &err) : NULL;
+        if (!cand || im_classify(cand, wa, wb) != IM_PADDED)
+            continue;
+        int before = nc->nlab;
+        key_of(P, nc, cand, 1, nd->cropped, 1, 0);
+        W->changed |= nc->nlab != before;
+    }
+}
+
 /* Forward candidates: a call whose result has an operand's shape may
  * compute in the layout that operand is stored in (seen through its view),
  * so that an elementwise chain after a frozen call can stay in its layout. */
@@ -617,10 +651,15 @@ static void forward_candidates(Planner *P, int c, Walk *W)
             }
             if (!cand)
                 continue;
+            int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+            if (!lpad && !same && im_classify(cand, wa, wb) == IM_PADDED)
+                lpad = 1;   /* the parts' layout pads the result: a padded candidate, padding 0 */
             int before = nc->nlab;
-            key_of(P, nc, cand, lpad, nd->keys[l].pad, 1, 0);
+            key_of(P, nc, cand, lpad, lpad && nd->keys[l].has_pad ? nd->keys[l].pad : 0, 1, 0);
             W->changed |= nc->nlab != before;
         }
+        if (nd->crop_of && !v.im && same)
+            padded_past_crop(P, nc, nd, W);
     }
 }
 
@@ -871,8 +910,10 @@ static int64_t moved_more(Planner *P, Node *nd, int l)
     if (nd->item >= 0 || nd->nitems < 1 || !nd->opmaps[l] ||
         !(is_call_to(nd->call, "R.nn.pad") || is_call_to(nd->call, "R.pad") || is_call_to(nd->call, "R.crop")))
         return 0;
-    int64_t more = nd->keys[nd->store[l]].bytes - nd->keys[0].bytes;
     int w = view_of(P, nd->items[0]), bad = 0;
+    if (nd->items[0]->kind == E_CONST || (w >= 0 && P->nodes[P->views[w].node].constant))
+        return 0;   /* of a constant: fold evaluates it */
+    int64_t more = nd->keys[nd->store[l]].bytes - nd->keys[0].bytes;
     if (w >= 0) {
         View v = P->views[w];
         IndexMap *im = through(P, &v, nd->opmaps[l][0], &bad);
@@ -1088,7 +1129,8 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
                 note_add(P->notes, nd->bd ? nd->bd->loc : P->fn->loc, "a rewrite of %s from %s to %s: %lld bytes%s%s",
                          var_said(nd->var), layout_text(P, &nd->keys[r.label[c]], buf, sizeof buf),
                          layout_text(P, &nd->keys[k], buf2, sizeof buf2), nd->constant ? 0 : (long long)bytes,
-                         two ? " in two, through the layout as written (one would not give the padded shape)" : "",
+                         two ? " in two, through the layout as written (one would not give the padded shape)"
+                             : count == 2 ? " in two, back over the padded box and the crop" : "",
                          nd->constant ? " (a constant: fold evaluates it)" : "");
             }
         }
