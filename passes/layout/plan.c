@@ -658,7 +658,7 @@ static void forward_candidates(Planner *P, int c, Walk *W)
             key_of(P, nc, cand, lpad, lpad && nd->keys[l].has_pad ? nd->keys[l].pad : 0, 1, 0);
             W->changed |= nc->nlab != before;
         }
-        if (nd->crop_of && !v.im && same)
+        if (nd->crop_of && !v.im && rank == nc->t.ndim)
             padded_past_crop(P, nc, nd, W);
     }
 }
