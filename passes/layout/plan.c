@@ -14,7 +14,11 @@
  * asked of it other than its own (uses asking the same share it), of its
  * bytes in and out; rewrites of constants are free (fold evaluates them),
  * and so is a rewrite that only permutes the axes where a permute_dims
- * reads it or computes the value (fold composes the two).
+ * reads it or computes the value (fold composes the two). A padded layout
+ * (NCHW4c on 6 channels) is a candidate with a padding of 0 where flow's
+ * reading keeps it so; a padding of a crop that restores what the crop
+ * dropped asks the crop's operand instead (fold's pad_of_crop), and a crop
+ * nothing reads then goes.
  * plan_solve.c finds the cheapest choice; flow_realize moves the rewrites
  * and fold cancels the pairs that meet. */
 #include <math.h>
