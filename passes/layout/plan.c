@@ -273,11 +273,19 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
         int64_t back = has_pad ? padded_back(P, nd, im) : 0;
         if (has_pad && !back)
             return -1;
+        Expr *map = im_to_expr(&P->a, &P->m->names, im);
+        if (has_pad) {   /* the map as written must give the padded box (not so where the box came from elsewhere) */
+            ImError err;
+            IndexMap *rt = map ? im_from_expr(&P->scratch, map, nd->t.shape, &err) : NULL;
+            if (!rt || rt->nout != im->nout || memcmp(rt->obox, im->obox, (size_t)im->nout * sizeof *im->obox) != 0 ||
+                im_classify(rt, wa, wb) != IM_PADDED)
+                return -1;
+        }
         int64_t bytes = dtype_size(nd->t.dtype);
         for (int d = 0; d < im->nout; d++)
             bytes *= im->obox[d];
         key_room(P, nd);
-        nd->keys[nd->nlab] = (Key){ im, has_pad, pad, im_to_expr(&P->a, &P->m->names, im), bytes, 0, back };
+        nd->keys[nd->nlab] = (Key){ im, has_pad, pad, map, bytes, 0, back };
         nd->store[nd->nlab] = nd->nlab;
         nd->nkey = ++nd->nlab;
         return nd->nlab - 1;
