@@ -250,6 +250,33 @@ static int64_t padded_back(Planner *P, const Node *nd, IndexMap *im)
     return n;
 }
 
+/* The padded layout im of nd written as a map that gives its padded box
+ * when read over nd's shape, or NULL. The normal form forgets a box larger
+ * than its image (c % 4 over 3 channels is c, of extent 3): such an output
+ * is written x % extent. */
+static Expr *padded_map(Planner *P, const Node *nd, const IndexMap *im)
+{
+    ImError err;
+    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+    Expr *map = im_to_expr(&P->a, &P->m->names, im);
+    IndexMap *rt = map && map->u.map.nparams == nd->t.ndim ? im_from_expr(&P->scratch, map, nd->t.shape, &err) : NULL;
+    if (!rt || rt->nout != im->nout)
+        return NULL;
+    for (int q = 0; q < im->nout; q++)
+        if (rt->obox[q] < im->obox[q]) {
+            Expr *e = expr_new(&P->a, E_BIN, map->loc);
+            e->u.bin.op = B_FLOORMOD;
+            e->u.bin.a = map->u.map.out[q];
+            e->u.bin.b = expr_int(&P->a, im->obox[q], DT_VOID, map->loc);
+            map->u.map.out[q] = e;
+        }
+    rt = im_from_expr(&P->scratch, map, nd->t.shape, &err);
+    if (!rt || rt->nout != im->nout || memcmp(rt->obox, im->obox, (size_t)im->nout * sizeof *im->obox) != 0 ||
+        im_classify(rt, wa, wb) != IM_PADDED || !im_equal(rt, im))
+        return NULL;
+    return map;
+}
+
 /* The key of im among node's, added when new (a label when as_label and
  * the map is one to one and onto, and there is room; a key apart from the
  * others when absorbed: a permute_dims asks it); -1 when full. */
@@ -273,14 +300,9 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
         int64_t back = has_pad ? padded_back(P, nd, im) : 0;
         if (has_pad && !back)
             return -1;
-        Expr *map = im_to_expr(&P->a, &P->m->names, im);
-        if (has_pad) {   /* the map as written must give the padded box (not so where the box came from elsewhere) */
-            ImError err;
-            IndexMap *rt = map ? im_from_expr(&P->scratch, map, nd->t.shape, &err) : NULL;
-            if (!rt || rt->nout != im->nout || memcmp(rt->obox, im->obox, (size_t)im->nout * sizeof *im->obox) != 0 ||
-                im_classify(rt, wa, wb) != IM_PADDED)
-                return -1;
-        }
+        Expr *map = has_pad ? padded_map(P, nd, im) : im_to_expr(&P->a, &P->m->names, im);
+        if (!map)
+            return -1;
         int64_t bytes = dtype_size(nd->t.dtype);
         for (int d = 0; d < im->nout; d++)
             bytes *= im->obox[d];
