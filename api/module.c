@@ -226,11 +226,12 @@ const char *lopt_pipeline_missing(const lopt_context *ctx, const lopt_pipeline *
 
 /* PassCtx.read_map: a pass option's lambda, diagnosed against its own text
  * where the module's diagnostics go. */
-static Expr *read_option_map(const PassCtx *pc, Module *m, const char *text, const char *what)
+static Expr *read_option_map(const PassCtx *pc, Module *m, const char *text, const char *what, Var *const *scope,
+                             int n)
 {
     Source src = { .name = what, .text = text, .len = strlen(text), .out = pc->src->out,
                    .sink = pc->src->sink, .sink_data = pc->src->sink_data };
-    return read_index_map(&src, m);
+    return read_index_map_in(&src, m, scope, n);
 }
 
 /* --report: the page of what the pass manager recorded, written once the pipeline ran. */

@@ -288,9 +288,10 @@ static int scan_float(Lexer *lx, YYSTYPE *val)
  * the error or the value. */
 
 /* Past the pages of a mapped source the lexer has read, in steps of 256 kB
- * (now: at once):
- * they read back from the file if a diagnostic needs them again, so a large
- * constant costs its typed bytes rather than its text too. */
+ * (now: at once), at the end of each logical line and inside a constant's
+ * list: they read back from the file if a diagnostic (or a string token
+ * still pointing into them) needs them again, so a large module costs its
+ * IR rather than its text too, and a large constant its typed bytes. */
 static void give_back(Lexer *lx, const unsigned char *p, int now)
 {
     if (!lx->src->mapped || p - lx->kept < (now ? 1 : 1 << 18))
@@ -900,6 +901,7 @@ static int scan_binding(Lexer *lx, YYSTYPE *val)
     lx->line++;
     lx->line_start = lx->cur;
     lx->at_bol = 1;
+    give_back(lx, lx->cur, 0);
     val->st = st;
     return BINDING;
 }
@@ -909,7 +911,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 913 "grammar/lexer.c"
+#line 915 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -1011,25 +1013,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy1:
 	++lx->cur;
-#line 921 "grammar/lexer.re"
+#line 923 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 1022 "grammar/lexer.c"
+#line 1024 "grammar/lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 1013 "grammar/lexer.re"
+#line 1016 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 1033 "grammar/lexer.c"
+#line 1035 "grammar/lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1039,21 +1041,22 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 927 "grammar/lexer.re"
+#line 929 "grammar/lexer.re"
 	{ continue; }
-#line 1045 "grammar/lexer.c"
+#line 1047 "grammar/lexer.c"
 yy6:
 	++lx->cur;
-#line 930 "grammar/lexer.re"
+#line 932 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
             if (lx->depth > 0)
                 continue;
             lx->at_bol = 1;
+            give_back(lx, lx->cur, 0);
             return NEWLINE;
         }
-#line 1057 "grammar/lexer.c"
+#line 1060 "grammar/lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1061,9 +1064,9 @@ yy7:
 		default: goto yy8;
 	}
 yy8:
-#line 938 "grammar/lexer.re"
+#line 941 "grammar/lexer.re"
 	{ continue; }
-#line 1067 "grammar/lexer.c"
+#line 1070 "grammar/lexer.c"
 yy9:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1072,9 +1075,9 @@ yy9:
 	}
 yy10:
 	++lx->cur;
-#line 980 "grammar/lexer.re"
+#line 983 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1078 "grammar/lexer.c"
+#line 1081 "grammar/lexer.c"
 yy11:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1083,9 +1086,9 @@ yy11:
 		default: goto yy11;
 	}
 yy12:
-#line 928 "grammar/lexer.re"
+#line 930 "grammar/lexer.re"
 	{ continue; }
-#line 1089 "grammar/lexer.c"
+#line 1092 "grammar/lexer.c"
 yy13:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1093,12 +1096,12 @@ yy13:
 		default: goto yy14;
 	}
 yy14:
-#line 1012 "grammar/lexer.re"
+#line 1015 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1099 "grammar/lexer.c"
+#line 1102 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 1002 "grammar/lexer.re"
+#line 1005 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1107,12 +1110,12 @@ yy15:
             }
             return open_bracket(lx, '(');
         }
-#line 1111 "grammar/lexer.c"
+#line 1114 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 1011 "grammar/lexer.re"
+#line 1014 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1116 "grammar/lexer.c"
+#line 1119 "grammar/lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1171,9 +1174,9 @@ yy23:
 		default: goto yy26;
 	}
 yy24:
-#line 978 "grammar/lexer.re"
+#line 981 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1177 "grammar/lexer.c"
+#line 1180 "grammar/lexer.c"
 yy25:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -1285,7 +1288,7 @@ yy31:
 		default: goto yy32;
 	}
 yy32:
-#line 961 "grammar/lexer.re"
+#line 964 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1303,7 +1306,7 @@ yy32:
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1307 "grammar/lexer.c"
+#line 1310 "grammar/lexer.c"
 yy33:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1327,7 +1330,7 @@ yy35:
 	}
 yy36:
 	++lx->cur;
-#line 994 "grammar/lexer.re"
+#line 997 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1336,7 +1339,7 @@ yy36:
             }
             return open_bracket(lx, '[');
         }
-#line 1340 "grammar/lexer.c"
+#line 1343 "grammar/lexer.c"
 yy37:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -1442,44 +1445,44 @@ yy50:
 	}
 yy51:
 	++lx->cur;
-#line 1010 "grammar/lexer.re"
+#line 1013 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 1448 "grammar/lexer.c"
+#line 1451 "grammar/lexer.c"
 yy52:
 	++lx->cur;
-#line 991 "grammar/lexer.re"
+#line 994 "grammar/lexer.re"
 	{ return NE; }
-#line 1453 "grammar/lexer.c"
+#line 1456 "grammar/lexer.c"
 yy53:
 	++lx->cur;
-#line 987 "grammar/lexer.re"
+#line 990 "grammar/lexer.re"
 	{ val->op = OP_MOD; return AUGASSIGN; }
-#line 1458 "grammar/lexer.c"
+#line 1461 "grammar/lexer.c"
 yy54:
 	++lx->cur;
-#line 989 "grammar/lexer.re"
+#line 992 "grammar/lexer.re"
 	{ return POW; }
-#line 1463 "grammar/lexer.c"
+#line 1466 "grammar/lexer.c"
 yy55:
 	++lx->cur;
-#line 984 "grammar/lexer.re"
+#line 987 "grammar/lexer.re"
 	{ val->op = OP_MUL; return AUGASSIGN; }
-#line 1468 "grammar/lexer.c"
+#line 1471 "grammar/lexer.c"
 yy56:
 	++lx->cur;
-#line 982 "grammar/lexer.re"
+#line 985 "grammar/lexer.re"
 	{ val->op = OP_ADD; return AUGASSIGN; }
-#line 1473 "grammar/lexer.c"
+#line 1476 "grammar/lexer.c"
 yy57:
 	++lx->cur;
-#line 983 "grammar/lexer.re"
+#line 986 "grammar/lexer.re"
 	{ val->op = OP_SUB; return AUGASSIGN; }
-#line 1478 "grammar/lexer.c"
+#line 1481 "grammar/lexer.c"
 yy58:
 	++lx->cur;
-#line 981 "grammar/lexer.re"
+#line 984 "grammar/lexer.re"
 	{ return ARROW; }
-#line 1483 "grammar/lexer.c"
+#line 1486 "grammar/lexer.c"
 yy59:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -1499,9 +1502,9 @@ yy59:
 		default: goto yy60;
 	}
 yy60:
-#line 979 "grammar/lexer.re"
+#line 982 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 1505 "grammar/lexer.c"
+#line 1508 "grammar/lexer.c"
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1509,14 +1512,14 @@ yy61:
 		default: goto yy62;
 	}
 yy62:
-#line 988 "grammar/lexer.re"
+#line 991 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 1515 "grammar/lexer.c"
+#line 1518 "grammar/lexer.c"
 yy63:
 	++lx->cur;
-#line 985 "grammar/lexer.re"
+#line 988 "grammar/lexer.re"
 	{ val->op = OP_DIV; return AUGASSIGN; }
-#line 1520 "grammar/lexer.c"
+#line 1523 "grammar/lexer.c"
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1631,19 +1634,19 @@ yy69:
 	}
 yy70:
 	++lx->cur;
-#line 992 "grammar/lexer.re"
+#line 995 "grammar/lexer.re"
 	{ return LE; }
-#line 1637 "grammar/lexer.c"
+#line 1640 "grammar/lexer.c"
 yy71:
 	++lx->cur;
-#line 990 "grammar/lexer.re"
+#line 993 "grammar/lexer.re"
 	{ return EQ; }
-#line 1642 "grammar/lexer.c"
+#line 1645 "grammar/lexer.c"
 yy72:
 	++lx->cur;
-#line 993 "grammar/lexer.re"
+#line 996 "grammar/lexer.re"
 	{ return GE; }
-#line 1647 "grammar/lexer.c"
+#line 1650 "grammar/lexer.c"
 yy73:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1725,9 +1728,9 @@ yy76:
 	}
 yy77:
 	++lx->cur;
-#line 929 "grammar/lexer.re"
+#line 931 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 1731 "grammar/lexer.c"
+#line 1734 "grammar/lexer.c"
 yy78:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1812,9 +1815,9 @@ yy80:
 		default: goto yy81;
 	}
 yy81:
-#line 949 "grammar/lexer.re"
+#line 952 "grammar/lexer.re"
 	{ return AS; }
-#line 1818 "grammar/lexer.c"
+#line 1821 "grammar/lexer.c"
 yy82:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1929,9 +1932,9 @@ yy88:
 		default: goto yy89;
 	}
 yy89:
-#line 945 "grammar/lexer.re"
+#line 948 "grammar/lexer.re"
 	{ return IF; }
-#line 1935 "grammar/lexer.c"
+#line 1938 "grammar/lexer.c"
 yy90:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -2003,9 +2006,9 @@ yy90:
 		default: goto yy91;
 	}
 yy91:
-#line 944 "grammar/lexer.re"
+#line 947 "grammar/lexer.re"
 	{ return IN; }
-#line 2009 "grammar/lexer.c"
+#line 2012 "grammar/lexer.c"
 yy92:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2091,9 +2094,9 @@ yy94:
 		default: goto yy95;
 	}
 yy95:
-#line 952 "grammar/lexer.re"
+#line 955 "grammar/lexer.re"
 	{ return OR; }
-#line 2097 "grammar/lexer.c"
+#line 2100 "grammar/lexer.c"
 yy96:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2124,9 +2127,9 @@ yy99:
 	}
 yy100:
 	++lx->cur;
-#line 986 "grammar/lexer.re"
+#line 989 "grammar/lexer.re"
 	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
-#line 2130 "grammar/lexer.c"
+#line 2133 "grammar/lexer.c"
 yy101:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -2366,9 +2369,9 @@ yy113:
 		default: goto yy114;
 	}
 yy114:
-#line 951 "grammar/lexer.re"
+#line 954 "grammar/lexer.re"
 	{ return AND; }
-#line 2372 "grammar/lexer.c"
+#line 2375 "grammar/lexer.c"
 yy115:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2468,9 +2471,9 @@ yy119:
 		default: goto yy120;
 	}
 yy120:
-#line 939 "grammar/lexer.re"
+#line 942 "grammar/lexer.re"
 	{ return DEF; }
-#line 2474 "grammar/lexer.c"
+#line 2477 "grammar/lexer.c"
 yy121:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2556,9 +2559,9 @@ yy123:
 		default: goto yy124;
 	}
 yy124:
-#line 943 "grammar/lexer.re"
+#line 946 "grammar/lexer.re"
 	{ return FOR; }
-#line 2562 "grammar/lexer.c"
+#line 2565 "grammar/lexer.c"
 yy125:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2637,9 +2640,9 @@ yy126:
 		default: goto yy127;
 	}
 yy127:
-#line 953 "grammar/lexer.re"
+#line 956 "grammar/lexer.re"
 	{ return NOT; }
-#line 2643 "grammar/lexer.c"
+#line 2646 "grammar/lexer.c"
 yy128:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2746,9 +2749,9 @@ yy133:
 		default: goto yy134;
 	}
 yy134:
-#line 956 "grammar/lexer.re"
+#line 959 "grammar/lexer.re"
 	{ return NONE; }
-#line 2752 "grammar/lexer.c"
+#line 2755 "grammar/lexer.c"
 yy135:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -2820,9 +2823,9 @@ yy135:
 		default: goto yy136;
 	}
 yy136:
-#line 954 "grammar/lexer.re"
+#line 957 "grammar/lexer.re"
 	{ return TRUE; }
-#line 2826 "grammar/lexer.c"
+#line 2829 "grammar/lexer.c"
 yy137:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2922,9 +2925,9 @@ yy141:
 		default: goto yy142;
 	}
 yy142:
-#line 946 "grammar/lexer.re"
+#line 949 "grammar/lexer.re"
 	{ return ELIF; }
-#line 2928 "grammar/lexer.c"
+#line 2931 "grammar/lexer.c"
 yy143:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -2996,9 +2999,9 @@ yy143:
 		default: goto yy144;
 	}
 yy144:
-#line 947 "grammar/lexer.re"
+#line 950 "grammar/lexer.re"
 	{ return ELSE; }
-#line 3002 "grammar/lexer.c"
+#line 3005 "grammar/lexer.c"
 yy145:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3077,9 +3080,9 @@ yy146:
 		default: goto yy147;
 	}
 yy147:
-#line 942 "grammar/lexer.re"
+#line 945 "grammar/lexer.re"
 	{ return PASS; }
-#line 3083 "grammar/lexer.c"
+#line 3086 "grammar/lexer.c"
 yy148:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3165,9 +3168,9 @@ yy150:
 		default: goto yy151;
 	}
 yy151:
-#line 948 "grammar/lexer.re"
+#line 951 "grammar/lexer.re"
 	{ return WITH; }
-#line 3171 "grammar/lexer.c"
+#line 3174 "grammar/lexer.c"
 yy152:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -3239,9 +3242,9 @@ yy152:
 		default: goto yy153;
 	}
 yy153:
-#line 955 "grammar/lexer.re"
+#line 958 "grammar/lexer.re"
 	{ return FALSE; }
-#line 3245 "grammar/lexer.c"
+#line 3248 "grammar/lexer.c"
 yy154:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3320,9 +3323,9 @@ yy155:
 		default: goto yy156;
 	}
 yy156:
-#line 958 "grammar/lexer.re"
+#line 961 "grammar/lexer.re"
 	{ return BREAK; }
-#line 3326 "grammar/lexer.c"
+#line 3329 "grammar/lexer.c"
 yy157:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
@@ -3394,9 +3397,9 @@ yy157:
 		default: goto yy158;
 	}
 yy158:
-#line 940 "grammar/lexer.re"
+#line 943 "grammar/lexer.re"
 	{ return CLASS; }
-#line 3400 "grammar/lexer.c"
+#line 3403 "grammar/lexer.c"
 yy159:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3489,9 +3492,9 @@ yy162:
 		default: goto yy163;
 	}
 yy163:
-#line 957 "grammar/lexer.re"
+#line 960 "grammar/lexer.re"
 	{ return WHILE; }
-#line 3495 "grammar/lexer.c"
+#line 3498 "grammar/lexer.c"
 yy164:
 	yyaccept = 22;
 	yych = *(lx->marker = ++lx->cur);
@@ -3563,9 +3566,9 @@ yy164:
 		default: goto yy165;
 	}
 yy165:
-#line 960 "grammar/lexer.re"
+#line 963 "grammar/lexer.re"
 	{ return ASSERT; }
-#line 3569 "grammar/lexer.c"
+#line 3572 "grammar/lexer.c"
 yy166:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3644,9 +3647,9 @@ yy167:
 		default: goto yy168;
 	}
 yy168:
-#line 950 "grammar/lexer.re"
+#line 953 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 3650 "grammar/lexer.c"
+#line 3653 "grammar/lexer.c"
 yy169:
 	yyaccept = 24;
 	yych = *(lx->marker = ++lx->cur);
@@ -3718,9 +3721,9 @@ yy169:
 		default: goto yy170;
 	}
 yy170:
-#line 941 "grammar/lexer.re"
+#line 944 "grammar/lexer.re"
 	{ return RETURN; }
-#line 3724 "grammar/lexer.c"
+#line 3727 "grammar/lexer.c"
 yy171:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3799,11 +3802,11 @@ yy172:
 		default: goto yy173;
 	}
 yy173:
-#line 959 "grammar/lexer.re"
+#line 962 "grammar/lexer.re"
 	{ return CONTINUE; }
-#line 3805 "grammar/lexer.c"
+#line 3808 "grammar/lexer.c"
 }
-#line 1019 "grammar/lexer.re"
+#line 1022 "grammar/lexer.re"
 
     }
 }

@@ -286,9 +286,10 @@ static int scan_float(Lexer *lx, YYSTYPE *val)
  * the error or the value. */
 
 /* Past the pages of a mapped source the lexer has read, in steps of 256 kB
- * (now: at once):
- * they read back from the file if a diagnostic needs them again, so a large
- * constant costs its typed bytes rather than its text too. */
+ * (now: at once), at the end of each logical line and inside a constant's
+ * list: they read back from the file if a diagnostic (or a string token
+ * still pointing into them) needs them again, so a large module costs its
+ * IR rather than its text too, and a large constant its typed bytes. */
 static void give_back(Lexer *lx, const unsigned char *p, int now)
 {
     if (!lx->src->mapped || p - lx->kept < (now ? 1 : 1 << 18))
@@ -898,6 +899,7 @@ static int scan_binding(Lexer *lx, YYSTYPE *val)
     lx->line++;
     lx->line_start = lx->cur;
     lx->at_bol = 1;
+    give_back(lx, lx->cur, 0);
     val->st = st;
     return BINDING;
 }
@@ -933,6 +935,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
             if (lx->depth > 0)
                 continue;
             lx->at_bol = 1;
+            give_back(lx, lx->cur, 0);
             return NEWLINE;
         }
         "\r" { continue; }

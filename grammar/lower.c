@@ -820,6 +820,11 @@ Module *read_module_with(Source *src, const Constants *k)
  * is parsed as a file of one expression statement. */
 Expr *read_index_map(Source *src, Module *m)
 {
+    return read_index_map_in(src, m, NULL, 0);
+}
+
+Expr *read_index_map_in(Source *src, Module *m, Var *const *scope, int n)
+{
     Parser P;
     memset(&P, 0, sizeof P);
     lexer_init(&P.lx, src, &m->arena, &m->names);
@@ -828,6 +833,8 @@ Expr *read_index_map(Source *src, Module *m)
     P.R = &R;
     R.syn = &P.syn;
     Expr *x = NULL;
+    for (int i = 0; i < n; i++)
+        bind_sym(&R, scope[i]->name, BK_TVAR, scope[i]);
     if (yyparse(&P) == 0 && src->errors == 0) {
         const StList *body = &P.file.body;
         if (body->n == 0)

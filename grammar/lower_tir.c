@@ -98,7 +98,7 @@ static Expr *lower_texpr_or_lambda(Reader *R, const Sx *e)
 static int statement_only(const char *name)
 {
     static const char *const names[] = {
-        "T.alloc_buffer", "T.sblock_alloc_buffer", "T.match_buffer", "T.reads", "T.writes",
+        "T.alloc_buffer", "T.sblock_alloc_buffer", "T.alloc_local", "T.match_buffer", "T.reads", "T.writes",
         "T.block_attr", "T.sblock_attr", "T.where", "T.init", "T.func_attr", "T.block", "T.sblock",
         "T.grid", "T.serial", "T.parallel", "T.vectorized", "T.unroll", "T.thread_binding",
         "T.index_map", "T.prim_func",
@@ -897,9 +897,15 @@ static Stmt *lower_alloc(Reader *R, const St *st, const char *cn)
         h = a.pos[0]->u.name->bind;
     }
     BufKind kind = match ? BUF_MATCH : streq(cn, "T.sblock_alloc_buffer") ? BUF_SBLOCK
-                 : streq(cn, "T.decl_buffer") ? BUF_DECL : BUF_ALLOC;
+                 : streq(cn, "T.decl_buffer") ? BUF_DECL : streq(cn, "T.alloc_local") ? BUF_LOCAL : BUF_ALLOC;
+    Sx *sc = kind == BUF_LOCAL ? kwarg(&a, "scope") : NULL;
+    if (sc)
+        return ERR(R, sc->loc, "T.alloc_local allocates in scope \"local\"; for another scope write "
+                   "T.alloc_buffer(shape, dtype, scope=...)"), NULL;
     if (!(b = lower_buffer(R, t->u.name, t->loc, kind, &a, match, cn)))
         return NULL;
+    if (kind == BUF_LOCAL)
+        b->scope = "local";
     b->handle = h;
     b->region = region;
     Stmt *s = stmt_new(R->a, S_ALLOC, st->loc);
@@ -1071,7 +1077,7 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
         const char *cn = call_name(R, st->u.assign.value);
         if (t->kind == SX_INDEX)
             return lower_store(R, st);
-        if (cn && (streq(cn, "T.alloc_buffer") || streq(cn, "T.sblock_alloc_buffer") ||
+        if (cn && (streq(cn, "T.alloc_buffer") || streq(cn, "T.sblock_alloc_buffer") || streq(cn, "T.alloc_local") ||
                    streq(cn, "T.match_buffer") || (streq(cn, "T.decl_buffer") && !has_kwarg(st->u.assign.value, "data"))))
             return lower_alloc(R, st, cn);
         if (cn && (streq(cn, "T.Buffer") || streq(cn, "T.decl_buffer")))

@@ -23,5 +23,8 @@ Module *read_module_with(Source *src, const Constants *k);
 /* Reads the text of src as one index map, lambda i, j: (...), into m's
  * arena and names. Returns NULL after reporting errors through src. */
 Expr *read_index_map(Source *src, Module *m);
+/* The same where the variables of scope (n of them) may be named in the
+ * map's outputs, as symbols (lambda i, j: (i * n + j,)). */
+Expr *read_index_map_in(Source *src, Module *m, Var *const *scope, int n);
 
 #endif

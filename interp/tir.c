@@ -1870,7 +1870,46 @@ static int bind_var(Compiled *c, Frame *fr, const Var *v, int64_t value, const B
     return -1;
 }
 
-static int bind_shape(Compiled *c, Frame *fr, const Buffer *b, const Tensor *t, InterpError *err)
+/* The value of an extent over the shape variables bound so far (n * m, as
+ * transform-layout writes a fused symbolic axis); -1 when it reads one not
+ * yet bound or anything else. */
+static int shape_eval(Compiled *c, Frame *fr, const Expr *e, int64_t *v)
+{
+    int64_t x, y;
+    switch (e->kind) {
+    case E_INT: *v = e->u.i.v; return 0;
+    case E_VAR: {
+        int s = find(c->vars, c->nvars, e->u.var);
+        if (s < 0 || fr->iv[s] == INT64_MIN)
+            return -1;
+        *v = fr->iv[s];
+        return 0;
+    }
+    case E_CAST: return shape_eval(c, fr, e->u.cast.a, v);
+    case E_BIN:
+        if (shape_eval(c, fr, e->u.bin.a, &x) || shape_eval(c, fr, e->u.bin.b, &y))
+            return -1;
+        switch (e->u.bin.op) {
+        case B_ADD: return __builtin_add_overflow(x, y, v) ? -1 : 0;
+        case B_SUB: return __builtin_sub_overflow(x, y, v) ? -1 : 0;
+        case B_MUL: return __builtin_mul_overflow(x, y, v) ? -1 : 0;
+        case B_FLOORDIV:
+        case B_FLOORMOD:
+            if (y <= 0)
+                return -1;
+            *v = x / y - (x % y < 0);
+            if (e->u.bin.op == B_FLOORMOD)
+                *v = x - *v * y;
+            return 0;
+        default: return -1;
+        }
+    default: return -1;
+    }
+}
+
+/* Binds the shape variables b's extents name alone; an extent computed from
+ * them (n * m) is checked once every parameter is bound (last set). */
+static int bind_shape(Compiled *c, Frame *fr, const Buffer *b, const Tensor *t, int last, InterpError *err)
 {
     if (t->dtype != b->dtype || t->ndim != b->ndim) {
         err->loc = b->loc;
@@ -1883,18 +1922,26 @@ static int bind_shape(Compiled *c, Frame *fr, const Buffer *b, const Tensor *t, 
         if (expr_const_int(b->shape[d], &want) == 0) {
             if (want == t->shape[d])
                 continue;
-        } else if (b->shape[d]->kind == E_VAR) {
+        } else if (last) {
+            if (b->shape[d]->kind == E_VAR)
+                continue;
+            if (shape_eval(c, fr, b->shape[d], &want)) {
+                err->loc = b->shape[d]->loc;
+                snprintf(err->msg, sizeof err->msg, "the interpreter needs extents of %s that are constants, "
+                         "variables or computed from variables other extents bind", b->name->str);
+                return -1;
+            }
+            if (want == t->shape[d])
+                continue;
+        } else if (b->shape[d]->kind != E_VAR) {
+            continue;
+        } else {
             int s = find(c->vars, c->nvars, b->shape[d]->u.var);
             if (fr->iv[s] == INT64_MIN)
                 fr->iv[s] = t->shape[d];
             if (fr->iv[s] == t->shape[d])
                 continue;
             want = fr->iv[s];
-        } else {
-            err->loc = b->shape[d]->loc;
-            snprintf(err->msg, sizeof err->msg, "the interpreter needs constant or symbolic extents in %s",
-                     b->name->str);
-            return -1;
         }
         err->loc = b->loc;
         snprintf(err->msg, sizeof err->msg, "dimension %d of %s is %lld; the call passes %lld", d, b->name->str,
@@ -1969,8 +2016,10 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
     int status = 0;
     for (int i = 0; i < nargs && !status; i++) {
         fr->buf[c->param_buf[i]] = args[i];
-        status = bind_shape(c, fr, c->bufs[c->param_buf[i]].key, args[i], err);
+        status = bind_shape(c, fr, c->bufs[c->param_buf[i]].key, args[i], 0, err);
     }
+    for (int i = 0; i < nargs && !status; i++)
+        status = bind_shape(c, fr, c->bufs[c->param_buf[i]].key, args[i], 1, err);
     if (!status)
         status = run_body(c->body, fr);
     for (int i = 0; i < c->nallocs; i++)

@@ -20,15 +20,20 @@
 #endif
 
 /* Every node holds at most 8-byte members (pointers, int64, double). */
-enum { ALIGN = 8, CHUNK_MIN = 64 * 1024, HUGE_PAGE = 2 * 1024 * 1024 };
+enum { ALIGN = 8, CHUNK_MIN = 64 * 1024, HUGE_PAGE = 2 * 1024 * 1024, HUGE_ADVISED = 64 * 1024 * 1024 };
 
-/* Large chunks are aligned to huge pages and advised as such: a big module
- * then costs a few hundred page faults instead of tens of thousands. A
- * chunk of its own for one large block (exact) is not rounded up to whole
- * huge pages: its last, partial one would be resident for a few bytes. */
-static ArenaChunk *new_chunk(size_t cap, int exact)
+/* Large chunks are aligned to huge pages. The first HUGE_ADVISED bytes of
+ * them an arena takes are advised as such (MADV_HUGEPAGE): a module of
+ * 100,000 bindings (38 MB) then takes a few hundred page faults instead of
+ * ten thousand, and reads in 20% less time. Past that they are not: where
+ * huge pages are given only on advice, a fault on an advised chunk zeroes
+ * 2 MB at once and may first compact memory to find them, and with 360 MB
+ * of them (1,000,000 bindings) reading took 1.1 to 1.6 s of CPU time with
+ * the machine's load against a steady 1.05 s in small pages. A chunk of its
+ * own for one large block (exact) is not rounded up to whole huge pages. */
+static ArenaChunk *new_chunk(Arena *a, size_t cap, int exact)
 {
-    size_t bytes = sizeof(ArenaChunk) + cap;
+    size_t bytes = sizeof(ArenaChunk) + cap + ARENA_TAIL;
     void *p = NULL;
     if (bytes >= HUGE_PAGE) {
         if (!exact)
@@ -36,10 +41,12 @@ static ArenaChunk *new_chunk(size_t cap, int exact)
         if (posix_memalign(&p, HUGE_PAGE, bytes) != 0)
             p = NULL;
 #ifdef MADV_HUGEPAGE
-        if (p)
+        if (p && a->advised + bytes <= HUGE_ADVISED) {
             madvise(p, bytes, MADV_HUGEPAGE);
+            a->advised += bytes;
+        }
 #endif
-        cap = bytes - sizeof(ArenaChunk);
+        cap = bytes - sizeof(ArenaChunk) - ARENA_TAIL;
     } else {
         p = malloc(bytes);
     }
@@ -75,7 +82,7 @@ void *arena_alloc_slow(Arena *a, size_t size)
             a->spare = NULL;
             c->used = 0;
         } else {
-            c = new_chunk(cap, own);
+            c = new_chunk(a, cap, own);
             if (c && !own)
                 a->grown = c->cap;
         }
@@ -122,6 +129,7 @@ void arena_free(Arena *a)
     a->head = NULL;
     a->used = 0;
     a->grown = 0;
+    a->advised = 0;
 }
 
 int arena_holds(const Arena *a, const void *p)

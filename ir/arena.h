@@ -14,9 +14,14 @@ typedef struct Arena {
     ArenaChunk *spare;   /* the largest chunk released, kept for reuse */
     size_t used;     /* bytes handed out, for statistics */
     size_t grown;    /* the capacity of the last chunk grown by doubling */
+    size_t advised;  /* bytes of chunks advised to be huge pages (arena.c) */
 } Arena;
 
-/* A chunk: blocks are handed out from data[used], up to cap bytes. */
+/* A chunk: blocks are handed out from data[used], up to cap bytes; the
+ * ARENA_TAIL bytes after cap are allocated but never handed out, so that a
+ * block may be read a little past its end (a short expression, ir.h, copied
+ * whole as an Expr). */
+enum { ARENA_TAIL = 64 };
 struct ArenaChunk {
     ArenaChunk *next;
     size_t cap, used;

@@ -681,7 +681,8 @@ static const ImSum *lower(Ctx *c, const Expr *e, const Expr *map, const ImSum *c
         for (int i = 0; i < map->u.map.nparams; i++)
             if (map->u.map.params[i] == e->u.var)
                 return env[i];
-        return set_err(err, e->loc, "'%s' is not a parameter of the index map", e->u.var->name->str), NULL;
+        return set_err(err, e->loc, "'%s' is not a parameter of the index map; a symbol such as a shape "
+                       "variable is read only by transform-layout and transform-block-layout", e->u.var->name->str), NULL;
     case E_UNARY:
         if (e->u.un.op == U_NEG) {
             const ImSum *a = lower(c, e->u.un.a, map, env, err);
@@ -766,10 +767,24 @@ static void places(const ImSum *s, int64_t *lcm)
     }
 }
 
+/* The names of a map's outputs, i0, i1, ...: the first IM_MAX_RANK are
+ * shared (no one interns or binds them; the array is the map's own), since
+ * a map read again from the memo otherwise printed them anew each time. */
+static Sym output_names[IM_MAX_RANK] = {
+    { "i0", 2, 0, 0, 0, 0 }, { "i1", 2, 0, 0, 0, 0 }, { "i2", 2, 0, 0, 0, 0 }, { "i3", 2, 0, 0, 0, 0 },
+    { "i4", 2, 0, 0, 0, 0 }, { "i5", 2, 0, 0, 0, 0 }, { "i6", 2, 0, 0, 0, 0 }, { "i7", 2, 0, 0, 0, 0 },
+    { "i8", 2, 0, 0, 0, 0 }, { "i9", 2, 0, 0, 0, 0 }, { "i10", 3, 0, 0, 0, 0 }, { "i11", 3, 0, 0, 0, 0 },
+    { "i12", 3, 0, 0, 0, 0 }, { "i13", 3, 0, 0, 0, 0 }, { "i14", 3, 0, 0, 0, 0 }, { "i15", 3, 0, 0, 0, 0 },
+};
+
 static Sym **default_names(Arena *a, int n, const char *prefix)
 {
     Sym **s = arena_array(a, (size_t)n + 1, sizeof *s);
     for (int i = 0; i < n; i++) {
+        if (i < IM_MAX_RANK && strcmp(prefix, "i") == 0) {
+            s[i] = &output_names[i];
+            continue;
+        }
         char buf[32];
         int len = snprintf(buf, sizeof buf, "%s%d", prefix, i);
         Sym *y = arena_zalloc(a, sizeof *y);

@@ -142,4 +142,46 @@ Expr *im_simplify(Arena *a, Arena *scratch, Expr *e, Var *const *vars, const int
 /* One normal-form sum as an expression over the given variables (one per input). */
 Expr *im_sum_to_expr(Arena *a, const ImSum *s, Var *const *vars);
 
+/* ---- symbols ----
+ * A map may read variables other than its parameters: a shape variable n of
+ * the PrimFunc, as in lambda i, j: (i * n + j,). The algebra works over
+ * integers, so a symbol is read at a value. A symbolic map is derived at a
+ * stand-in value per symbol (a prime near 2^16, so that the coefficients,
+ * divisors and extents the normal form computes factor back into products of
+ * an integer and the symbols) and then checked at every binding of its
+ * symbols to 1 .. IM_SYM_CHECK by enumeration. Compose, inverse and classify
+ * take maps read at values; a map with an unbound symbol is refused where it
+ * is read (im_from_expr names the variable). */
+enum { IM_MAX_SYMS = 3, IM_SYM_CHECK = 6 };
+
+typedef struct ImSyms {
+    int n;
+    Var *var[IM_MAX_SYMS];
+    int64_t val[IM_MAX_SYMS];
+} ImSyms;
+
+/* Adds v to s unless it is there: its index, or -1 when s is full. */
+int im_sym_add(ImSyms *s, Var *v);
+/* Gives each symbol its stand-in value. */
+void im_sym_standins(ImSyms *s);
+/* e (an index map, a shape or an index) with each symbol replaced by its
+ * value in s. */
+Expr *im_bind(Arena *a, const Expr *e, const ImSyms *s);
+/* The value of an integer expression of constants and the symbols of s,
+ * with floor division; -1 when e reads anything else. */
+int im_sym_eval(const Expr *e, const ImSyms *s, int64_t *v);
+/* e, computed at the stand-ins, with each constant read back as a product
+ * of an integer and powers of the symbols (2096672 -> n * 32); NULL when a
+ * constant looks like a stand-in off by a little (n - 1), which lopt does
+ * not read back. */
+Expr *im_unbind(Arena *a, const Expr *e, const ImSyms *s);
+/* Checks a symbolic map at every binding of the symbols of s to
+ * 1 .. IM_SYM_CHECK: over the box old (rank map's inputs, expressions of the
+ * symbols) map is one to one into the box new (its outputs) and its output
+ * box is new (the image fills it unless pads), and inv (an index map from
+ * new to old, or NULL) sends each image back. 0, or -1 with err saying at
+ * which binding and point it fails. */
+int im_sym_check(Arena *scratch, const Expr *map, Expr *const *old, Expr *const *new, const Expr *inv,
+                 const ImSyms *s, int pads, ImError *err);
+
 #endif

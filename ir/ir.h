@@ -34,16 +34,18 @@ typedef struct StructInfo StructInfo;
 typedef enum { VAR_RELAX, VAR_TIR, VAR_SYM } VarKind;
 
 typedef struct Var {
+    /* pointers first, then the 4-byte members: no padding (a large module
+     * holds a Var per binding) */
     Sym *name;
-    VarKind kind;
-    Loc loc;
-    DType dtype;          /* TIR and symbolic vars */
     StructInfo *sinfo;    /* Relax vars: declared or inferred, may be NULL */
-    int dataflow;         /* bound inside a dataflow block */
     Stmt *loop;           /* the For that defines a loop variable */
     struct Buffer *data_of;  /* B.data: the handle of buffer B's storage (named "B.data") */
-    unsigned mark;        /* scope stamp, owned by whoever walks scopes */
     Sym *said;            /* made by a pass: what it stands for, in the input's names (--explain) */
+    Loc loc;
+    VarKind kind;
+    DType dtype;          /* TIR and symbolic vars */
+    int dataflow;         /* bound inside a dataflow block */
+    unsigned mark;        /* scope stamp, owned by whoever walks scopes */
 } Var;
 
 /* BUF_ALIAS: A_1 = T.Buffer((256,), "float32", data=A.data), another view of
@@ -52,13 +54,14 @@ typedef struct Var {
  * BUF_ALLOC T.alloc_buffer (a statement: the buffer lives to the end of the
  * statements around it), BUF_SBLOCK T.sblock_alloc_buffer (owned by the
  * block it opens, or the function's root block), BUF_DECL T.decl_buffer
- * without data= (an allocation and its declaration). */
-typedef enum { BUF_PARAM, BUF_ALLOC, BUF_MATCH, BUF_ALIAS, BUF_SBLOCK, BUF_DECL } BufKind;
+ * without data= (an allocation and its declaration), and BUF_LOCAL
+ * T.alloc_local (T.alloc_buffer in scope "local", which its scope holds). */
+typedef enum { BUF_PARAM, BUF_ALLOC, BUF_MATCH, BUF_ALIAS, BUF_SBLOCK, BUF_DECL, BUF_LOCAL } BufKind;
 
 /* Whether a buffer of this kind is storage of its own that a statement allocates. */
 static inline int buf_allocates(BufKind k)
 {
-    return k == BUF_ALLOC || k == BUF_SBLOCK || k == BUF_DECL;
+    return k == BUF_ALLOC || k == BUF_SBLOCK || k == BUF_DECL || k == BUF_LOCAL;
 }
 
 typedef struct Buffer {
@@ -131,6 +134,12 @@ typedef enum {
 
 typedef enum { U_NEG, U_NOT } UnOp;
 
+/* expr_new makes an E_VAR, E_SINFO, E_GLOBAL, E_TUPLE or E_LIST only as long
+ * as its member of u (a large module holds several per binding): an
+ * expression's kind never changes in place, no member of u but its kind's is
+ * read, and a whole Expr is written only over one allocated whole
+ * (arena_alloc(sizeof(Expr)), as copies are). A copy of a short one reads
+ * past its end, which the arena's chunks leave room for (ARENA_TAIL). */
 struct Expr {
     ExprKind kind;
     Loc loc;
@@ -300,7 +309,17 @@ typedef struct Module {
         size_t cap;
         Func **funcs;
         int nfuncs;
+        unsigned gen;     /* counts the rebuilds and the changes module_add did not follow */
     } index;
+    /* fresh_func's search (passes/graph.c): per base name, the suffix below
+     * which every name is taken, while index.gen is gen (functions only
+     * added since); malloc'd, open addressing */
+    struct {
+        Sym **keys;
+        int *next;
+        size_t cap, n;
+        unsigned gen;
+    } fresh;
     Func **funcs_room;
     int funcs_cap;
     /* the constants fold rewrote (passes/layout/fold.c), found by the data

@@ -294,17 +294,26 @@ void collect_names(const Func *fn, PtrMap *names)
             ptrmap_put(names, fn->blocks[b]->binds[i]->var->name, 1);
 }
 
+/* names only grows, so once base1 .. base(k-1) are taken they stay taken:
+ * base's own entry keeps that k (at least 1), where the next search for
+ * base starts instead of at 1 (a pass asking for the same base n times
+ * made n^2 / 2 candidate names, each interned for good). */
 Sym *fresh_name(Interner *in, PtrMap *names, const char *base)
 {
     char buf[160];
-    for (int k = 0;; k++) {
-        if (k)
-            snprintf(buf, sizeof buf, "%.120s%d", base, k);
-        else
-            snprintf(buf, sizeof buf, "%.120s", base);
+    snprintf(buf, sizeof buf, "%.120s", base);
+    Sym *b = intern_cstr(in, buf);
+    int k = ptrmap_get(names, b, 0);
+    if (!k) {
+        ptrmap_put(names, b, 1);
+        return b;
+    }
+    for (;; k++) {
+        snprintf(buf, sizeof buf, "%.120s%d", base, k);
         Sym *s = intern_cstr(in, buf);
         if (!ptrmap_get(names, s, 0)) {
             ptrmap_put(names, s, 1);
+            ptrmap_put(names, b, k + 1);
             return s;
         }
     }
@@ -799,14 +808,65 @@ Binding *binding_fresh(Module *m, PtrMap *names, const char *base, int dataflow,
     return b;
 }
 
+/* The slot of base in m's table of fresh_func's searches, emptied first
+ * when functions went since it was filled (it holds only while the names
+ * taken only grow); NULL when base has none. */
+static size_t fresh_slot(Module *m, Sym *base, int grow)
+{
+    if (m->fresh.gen != m->index.gen || (grow && 2 * (m->fresh.n + 1) > m->fresh.cap)) {
+        size_t cap = m->fresh.cap ? m->fresh.cap : 16;
+        while (2 * (m->fresh.n + 1) > cap)
+            cap *= 2;
+        Sym **keys = m->fresh.keys;
+        int *next = m->fresh.next;
+        size_t old = m->fresh.cap;
+        int keep = m->fresh.gen == m->index.gen;
+        m->fresh.keys = calloc(cap, sizeof *m->fresh.keys);
+        m->fresh.next = malloc(cap * sizeof *m->fresh.next);
+        if (!m->fresh.keys || !m->fresh.next)
+            abort();
+        m->fresh.cap = cap;
+        m->fresh.n = 0;
+        m->fresh.gen = m->index.gen;
+        for (size_t i = 0; keep && i < old; i++)
+            if (keys[i]) {
+                size_t at = fresh_slot(m, keys[i], 0);
+                m->fresh.keys[at] = keys[i];
+                m->fresh.next[at] = next[i];
+                m->fresh.n++;
+            }
+        free(keys);
+        free(next);
+    }
+    size_t mask = m->fresh.cap - 1, i = ((uintptr_t)base >> 4) * 0x9E3779B97F4A7C15u & mask;
+    while (m->fresh.keys[i] && m->fresh.keys[i] != base)
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* A name asked for again starts where the last search for its base ended
+ * (base_k was free then, and base_1 .. base_(k-1) taken): a pass naming n
+ * copies of one callee made n^2 / 2 names before. */
 Sym *fresh_func(Module *m, const char *base)
 {
     char buf[160];
-    Sym *s = intern_cstr(&m->names, base);
-    for (int k = 1; module_find(m, s); k++) {
+    Sym *b = intern_cstr(&m->names, base), *s = b;
+    if (!module_find(m, s))
+        return s;
+    size_t at = fresh_slot(m, b, 1);
+    int k = m->fresh.keys[at] ? m->fresh.next[at] : 1;
+    for (;; k++) {
         snprintf(buf, sizeof buf, "%.120s_%d", base, k);
         s = intern_cstr(&m->names, buf);
+        if (!module_find(m, s))
+            break;
     }
+    at = fresh_slot(m, b, 1);
+    if (!m->fresh.keys[at]) {
+        m->fresh.keys[at] = b;
+        m->fresh.n++;
+    }
+    m->fresh.next[at] = k;
     return s;
 }
 

@@ -38,7 +38,7 @@ static const char *const block_layout_options[] = { "func", "block", "map", NULL
 static const char *const fold_options[] = { "max-bytes", NULL };
 static const char *const plan_options[] = { "max-cells", "layouts", NULL };
 static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "resize2d",
-                                               NULL };
+                                               "conv2d_transpose", NULL };
 
 static const char *const annotate_options[] = { "spatial-limit", "depth-limit", NULL };
 
@@ -50,7 +50,7 @@ static const PassInfo passes[] = {
       "spatial-limit=16384 and depth-limit=2048) from what its consumers read; mark operands with "
       "R.hint_on_device and results with vdevices", annotate_options, pass_annotate_scope,
       pass_annotate_scope_check },
-    { "convert-layout", "give conv2d, pooling and resize2d calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC; "
+    { "convert-layout", "give conv2d, conv2d_transpose, pooling and resize2d calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC; "
       "a pool not named follows its data), with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
       pass_convert_layout_check },
     { "flatten", "make every PrimFunc buffer physical: axes between axis separators fuse row-major (1-d without "

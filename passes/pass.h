@@ -36,8 +36,10 @@ typedef struct PassCtx {
     /* Reads an option's text as an index map, lambda i, j: (...), into m
      * (the reader, which passes do not link against, is the driver's);
      * NULL after reporting (where ctx->src reports), what naming the text
-     * in the diagnostic. */
-    Expr *(*read_map)(const struct PassCtx *ctx, Module *m, const char *text, const char *what);
+     * in the diagnostic. The variables of scope (n of them: a PrimFunc's
+     * shape variables) may be named in the map's outputs. */
+    Expr *(*read_map)(const struct PassCtx *ctx, Module *m, const char *text, const char *what, Var *const *scope,
+                      int n);
 } PassCtx;
 
 typedef struct PassInfo {

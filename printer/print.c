@@ -238,8 +238,11 @@ static void float_lit(Printer *p, double v, DType t)
 
 __extension__ typedef unsigned __int128 U128;
 
-/* 5^i, filled once (pthread_once) before any thread reads it */
+/* 5^i, and 10^n as the double nearest it for n in -P10_LOW .. P10_HIGH,
+ * filled once (pthread_once) before any thread reads them */
+enum { P10_LOW = 30, P10_HIGH = 70 };
 static U128 five[51];
+static double p10_near[P10_LOW + P10_HIGH + 1];
 static pthread_once_t five_once = PTHREAD_ONCE_INIT;
 
 static void init_five(void)
@@ -247,6 +250,11 @@ static void init_five(void)
     five[0] = 1;
     for (int i = 1; i < 51; i++)
         five[i] = five[i - 1] * 5;
+    for (int n = -P10_LOW; n <= P10_HIGH; n++) {
+        char e[16];
+        snprintf(e, sizeof e, "1e%d", n);
+        p10_near[n + P10_LOW] = strtod(e, NULL);
+    }
 }
 
 static const uint64_t pow10_u64[] = {
@@ -302,12 +310,16 @@ static int first_digits(uint64_t m, int e, int x, uint64_t *d, int *sticky)
 
 /* %.{p}g's p digits of a from its first 19 (d, sticky; lead[p] = d's first
  * p digits): to nearest, ties to even, as printf rounds the exact value.
- * Returns them, and the power of ten of the first in *qx. */
-static uint64_t round_digits(uint64_t d, const uint64_t *lead, int sticky, int p, int x, int *qx)
+ * Returns them, the power of ten of the first in *qx, and in *err a lower
+ * bound of the distance from them to a, in units of d's last digit. */
+static uint64_t round_digits(uint64_t d, const uint64_t *lead, int sticky, int p, int x, int *qx, uint64_t *err)
 {
     uint64_t unit = pow10_u64[19 - p], q = lead[p], rest = d - q * unit, half = unit / 2;
-    if (rest > half || (rest == half && (sticky || (q & 1))))
+    *err = rest;
+    if (rest > half || (rest == half && (sticky || (q & 1)))) {
         q++;
+        *err = unit - rest - 1;
+    }
     *qx = x;
     if (q == pow10_u64[p]) {     /* 9.99 rounded up to 10.0 */
         q /= 10;
@@ -390,10 +402,15 @@ static int shortest_digits(char *buf, double v, DType dt)
     double a = neg ? -v : v;
     if (!(a > 0) || isinf(a))
         return 0;
-    int e;
-    double f = frexp(a, &e);                 /* a = f * 2^e, f in [0.5, 1) */
-    uint64_t m = (uint64_t)ldexp(f, 53);
-    e -= 53;
+    /* a = m * 2^e, from the fields of the double (a subnormal one is no
+     * narrower float's value) */
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    int field = (int)(bits >> 52) & 0x7ff;
+    if (field == 0)
+        return 0;
+    uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+    int e = field - 1075;
     int z = __builtin_ctzll(m);             /* m > 0 */
     m >>= z;
     e += z;
@@ -410,14 +427,37 @@ static int shortest_digits(char *buf, double v, DType dt)
             return 0;
         x += r == 1 ? 1 : -1;
     }
+    /* d's first p digits, each a division by a constant of its own (a
+     * multiplication), none waiting for another */
     uint64_t lead[10];
+    lead[1] = d / 1000000000000000000ull;
+    lead[2] = d / 100000000000000000ull;
+    lead[3] = d / 10000000000000000ull;
+    lead[4] = d / 1000000000000000ull;
+    lead[5] = d / 100000000000000ull;
+    lead[6] = d / 10000000000000ull;
+    lead[7] = d / 1000000000000ull;
+    lead[8] = d / 100000000000ull;
     lead[9] = d / 10000000000ull;
-    for (int p = 8; p >= 1; p--)
-        lead[p] = lead[p + 1] / 10;
+    /* A normal float32 a in [2^b, 2^(b+1)) is what reads back from within
+     * half its unit in the last place above, 2^(b-24), of it, and the
+     * decimal's rounding to a double moves it by far less (2^(b-52)). So
+     * digits further from a than that, in units of d's last digit (10^(x-18)):
+     * 2^(b-24) * 10^(18-x), with room for the double's error, cannot read
+     * back, and are passed over without the double operations. */
+    double far = -1;
+    if (dt == DT_FLOAT32 && b >= -126 && 18 - x >= -P10_LOW && 18 - x <= P10_HIGH) {
+        uint64_t two_bits = (uint64_t)(b - 24 + 1023) << 52;   /* 2^(b-24), a normal double */
+        double two;
+        memcpy(&two, &two_bits, sizeof two);
+        far = p10_near[18 - x + P10_LOW] * two * (1 + 1e-6);
+    }
     for (int p = 1; p <= 9; p++) {
         int qx;
         double back;
-        uint64_t q = round_digits(d, lead, sticky, p, x, &qx);
+        uint64_t err, q = round_digits(d, lead, sticky, p, x, &qx, &err);
+        if (far >= 0 && (double)err > far)
+            continue;
         if (decimal_value(q, qx - p + 1, &back))
             return 0;
         if (round_to(dt, neg ? -back : back) == v)
@@ -773,7 +813,7 @@ static void buffer_opts(Printer *p, const Buffer *b)
         putf(p, ", data=%s.data", b->base->name->str);
     else if (b->kind == BUF_MATCH && b->decl)
         putf(p, ", data=%s", b->handle->name->str);
-    if (b->scope) {
+    if (b->scope && b->kind != BUF_LOCAL) {
         put(p, ", scope=");
         print_str(p, b->scope, (int)strlen(b->scope));
     }
@@ -1078,6 +1118,7 @@ static void stmt(Printer *p, const Stmt *s)
             /* a view of a handle's or a buffer's storage is T.decl_buffer or T.Buffer as written */
             static const char *const ctor[] = {
                 [BUF_ALLOC] = "T.alloc_buffer", [BUF_SBLOCK] = "T.sblock_alloc_buffer", [BUF_DECL] = "T.decl_buffer",
+                [BUF_LOCAL] = "T.alloc_local",
                 [BUF_MATCH] = "T.Buffer", [BUF_ALIAS] = "T.Buffer", [BUF_PARAM] = "T.Buffer",
             };
             putf(p, "%s = %s(", b->name->str, b->decl == 1 ? "T.decl_buffer" : ctor[b->kind]);

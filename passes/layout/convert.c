@@ -1,6 +1,6 @@
 /* convert-layout: gives heavily layout-sensitive calls the layouts the user
  * desires (seed 002). `convert-layout{conv2d=NHWC:HWIO,max_pool2d=NHWC}`
- * (also avg_pool2d, adaptive_avg_pool2d and resize2d)
+ * (also avg_pool2d, adaptive_avg_pool2d, resize2d and conv2d_transpose)
  * rewrites each such call in place: its operands get R.layout_transform into
  * the desired layouts, its layout attributes change, and its result is
  * rewritten back to the layout it had. Nothing else moves here: `flow` then
@@ -20,12 +20,20 @@
 #include "../graph.h"
 #include "convert.h"
 
-enum { CONV, MAXPOOL, AVGPOOL, ADAPTIVEPOOL, RESIZE, NKINDS };
+enum { CONV, MAXPOOL, AVGPOOL, ADAPTIVEPOOL, RESIZE, CONVT, NKINDS };
 
 static const char *const op_names[NKINDS] = { "R.nn.conv2d", "R.nn.max_pool2d", "R.nn.avg_pool2d",
-                                              "R.nn.adaptive_avg_pool2d", "R.image.resize2d" };
+                                              "R.nn.adaptive_avg_pool2d", "R.image.resize2d",
+                                              "R.nn.conv2d_transpose" };
 static const char *const opt_names[NKINDS] = { "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
-                                               "resize2d" };
+                                               "resize2d", "conv2d_transpose" };
+
+/* The calls with a kernel (and a kernel layout): conv2d and conv2d_transpose,
+ * whose kernel is I, O, H, W as written by default (TVM's IOHW). */
+static int has_kernel(int kind)
+{
+    return kind == CONV || kind == CONVT;
+}
 
 int convert_layout_knows(const char *name)
 {
@@ -117,7 +125,7 @@ static int parse_options(const PassOpt *opts, int nopts, Want *want, char *err, 
         if (check_layout("NCHW", w->data, why, sizeof why))
             return snprintf(err, cap, "convert-layout: %s=%s: '%s' is not a layout of the axes "
                               "N, C, H, W (such as NHWC or NCHW4c): %s", opts[i].key, opts[i].val, w->data, why), -1;
-        if (k != CONV) {
+        if (!has_kernel(k)) {
             if (colon)
                 return snprintf(err, cap, "convert-layout: %s=%s: %s takes one layout, not a "
                                   "kernel layout", opts[i].key, opts[i].val, opts[i].key), -1;
@@ -387,7 +395,7 @@ static int convert_symbolic(Conv *C, const RBlock *rb, Binding *bd, int kind, co
     Expr *e = bd->value;
     Loc loc = bd->loc;
     const char *y = var_said(bd->var);
-    int conv = kind == CONV, nt = conv ? 2 : 1;
+    int conv = has_kernel(kind), nt = conv ? 2 : 1;
     const char *from[2] = { dl, kl }, *to[2] = { w->data, w->kernel };
     Expr *newx[2];
     char why[200];
@@ -463,10 +471,11 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind, const Want 
     Loc loc = bd->loc;
     const char *y = var_said(bd->var);
     char b1[32], b2[32], b3[32], nm[160];
-    int conv = kind == CONV;
+    int conv = has_kernel(kind);
     const char *dkey = conv ? "data_layout" : "layout";
     const char *dl = str_attr(e, dkey, op_layout_default(dkey), b1, sizeof b1);
-    const char *kl = conv ? str_attr(e, "kernel_layout", op_layout_default("kernel_layout"), b2, sizeof b2) : "";
+    const char *kl = conv ? str_attr(e, "kernel_layout", kind == CONVT ? "IOHW" : op_layout_default("kernel_layout"),
+                                     b2, sizeof b2) : "";
     const char *ol = str_attr(e, "out_layout", dl, b3, sizeof b3);
     if (strcmp(dl, w->data) == 0 && strcmp(ol, w->data) == 0 && (!conv || strcmp(kl, w->kernel) == 0))
         return note_add(C->notes, loc, "left %s: %s is already in %s%s%s", y, op_names[kind], w->data,
@@ -681,7 +690,7 @@ int pass_convert_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
                         k++;
                 else
                     k = NKINDS;
-                const Want *w = k < NKINDS && want[k].set ? &want[k] : k < NKINDS && k != CONV ? follows(&C, e) : NULL;
+                const Want *w = k < NKINDS && want[k].set ? &want[k] : k < NKINDS && !has_kernel(k) ? follows(&C, e) : NULL;
                 if (!w || !convert(&C, rb, bd, k, w))
                     emit(&C, bd);
                 else

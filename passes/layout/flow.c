@@ -80,15 +80,14 @@ static int is_constant(const Sweep *S, const Expr *x)
     return d && S->rb->binds[d - 1]->value->kind == E_CONST;
 }
 
-/* Whether the call e reads constants only: fold evaluates it, rewrite and
- * all, so the rewrite stays with it (in a dataflow block: fold evaluates
- * nothing outside one). */
+/* Whether the call e reads constants only and fold evaluates it there,
+ * rewrite and all (fold_evaluates_in), so the rewrite stays with it. */
 static int from_constants(const Sweep *S, const Expr *e)
 {
     const OpInfo *op;
     Expr *const *items;
     int n;
-    if (!S->rb->dataflow || e->kind != E_CALL || e->u.call.callee)
+    if (e->kind != E_CALL || e->u.call.callee || !fold_evaluates_in(S->fn, S->rb->dataflow, e))
         return 0;
     if (is_call_to(e, "R.call_tir")) {
         const Func *f = call_tir_callee(e);
@@ -487,6 +486,47 @@ static void visit(Sweep *S, Binding *bd, int i)
     }
 }
 
+/* Before the visits: a rewrite y = lt(p, B) that only a reduction or a
+ * slice reads, and that the sweep would leave where it is (further up it
+ * would stay on more than one producer, or stop for good at a convolution),
+ * moves past the call onto its smaller result (sink_smaller). Where it could go up
+ * and cancel, or stay on one producer (a parameter, a value others read),
+ * the sweep decides as before: a rewrite sunk there would be carried back up.
+ * Returns how many moved. */
+static int sink_to_smaller(Sweep *S, RBlock *rb)
+{
+    int moved = 0;
+    for (int j = 0; j < rb->nbinds; j++) {
+        const Expr *e = rb->binds[j]->value;
+        if (e->kind != E_CALL || e->u.call.callee || e->u.call.nargs < 1)
+            continue;
+        int i = def_of(S, e->u.call.args[0]) - 1;
+        const Expr *rw = i >= 0 ? rb->binds[i]->value : NULL;
+        if (!rw || !is_layout_transform(rw) || S->nuses[i] != 1 || !def_of(S, rw->u.call.args[0]))
+            continue;
+        DType dt;
+        int nd;
+        int64_t sh[16];
+        S->size = 1;
+        if (sinfo_shape(rb->binds[j]->var->sinfo, &dt, &nd, sh) == 0 && nd <= 16)
+            for (int k = 0; k < nd; k++)
+                S->size *= sh[k];
+        ptrmap_free(&S->inputs);
+        S->gen++;
+        int left = left_behind(S, rw->u.call.args[0], def_of(S, rw->u.call.args[0]), 1, 0, S->memo);
+        ptrmap_free(&S->inputs);
+        Var *y = rb->binds[i]->var;
+        if (left <= 1 || !sink_smaller(S, rb, i, j))
+            continue;
+        moved++;
+        if (rb->binds[i]->var != y) {   /* y_s took y's place */
+            ptrmap_put(&S->def, rb->binds[i]->var, i + 1);
+            ptrmap_put(&S->uses, rb->binds[i]->var, 1);
+        }
+    }
+    return moved;
+}
+
 static void sweep_block(Sweep *S, RBlock *rb)
 {
     ptrmap_free(&S->def);
@@ -506,6 +546,10 @@ static void sweep_block(Sweep *S, RBlock *rb)
     for (int i = 0; i < rb->nbinds; i++)
         S->nuses[i] = ptrmap_get(&S->uses, rb->binds[i]->var, 0);
     producers_read(S, rb);
+    if (!S->plan && sink_to_smaller(S, rb)) {
+        free(S->defs);
+        producers_read(S, rb);
+    }
     S->nout = 0;
     for (int i = rb->nbinds - 1; i >= 0; i--)
         visit(S, rb->binds[i], i);

@@ -355,20 +355,14 @@ int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc
     return 0;
 }
 
-/* Binding bd (t = a call returning a tuple) has every use an item whose
- * rewrites wait in S->items[i]: flows them all through the call at once.
- * Results nothing reads are dropped from the rewritten function. */
-int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
+/* The maps of the items of the tuple binding i computes (bd, through f's
+ * nout results) that wait in S->items[i], flowed through f in the staging
+ * arena; 0 and r filled, or -1 with why filled. */
+static int tuple_maps(Sweep *S, Binding *bd, int i, const Func *f, int nout, FlowTir *r, char *why, size_t cap)
 {
     Module *m = S->m;
-    Expr *e = bd->value;
-    const OpInfo *op;
-    Expr *const *items;
-    int n, nout, count = 0;
-    Func *f = callee_of(m, e, 1, &op, &items, &n, &nout, why, cap);
-    if (!f)
-        return -1;
     const Expr *maps[FLOW_MAX_OUT] = { 0 }, *pad = NULL;
+    int count = 0;
     if (nout > FLOW_MAX_OUT)
         return snprintf(why, cap, "%s returns more than %d results", f->name->str, FLOW_MAX_OUT), -1;
     for (ItemDem *it = S->items[i]; it; it = it->next, count++) {
@@ -387,9 +381,52 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
                         uses - count == 1 ? "" : "s"), -1;
     double padv = 0;
     int has_pad = const_number(pad, &padv) == 1;
+    Sym *name = fresh_func(m, f->name->str);
+    Module sm = *m;
+    sm.arena = S->stage;
+    int failed = flow_tir(&sm, &S->scratch, f, nout, maps, has_pad, padv, name, r);
+    S->stage = sm.arena;
+    m->names = sm.names;
+    m->stamp = sm.stamp;
+    if (failed)
+        return snprintf(why, cap, "%s", r->why), -1;
+    return 0;
+}
+
+/* Binding bd (t = a call returning a tuple) has every use an item whose
+ * rewrites wait in S->items[i]: flows them all through the call at once.
+ * Results nothing reads are dropped from the rewritten function. */
+int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
+{
+    Module *m = S->m;
+    Expr *e = bd->value;
+    const OpInfo *op;
+    Expr *const *items;
+    int n, nout;
+    /* the legalized operator and its flowed copy are built in the staging
+     * arena, as flow_call's: only the copy a call_tir keeps goes into m */
+    ArenaMark smark = arena_mark(&S->stage);
+    Module sm = *m;
+    sm.arena = S->stage;
+    Func *f = callee_of(&sm, e, 1, &op, &items, &n, &nout, why, cap);
+    S->stage = sm.arena;
+    m->names = sm.names;
+    m->stamp = sm.stamp;
     FlowTir r;
-    if (flow_tir(m, &S->scratch, f, nout, maps, has_pad, padv, fresh_func(m, f->name->str), &r))
-        return snprintf(why, cap, "%s", r.why), -1;
+    if (!f || tuple_maps(S, bd, i, f, nout, &r, why, cap)) {
+        arena_release(&S->stage, smark);
+        return -1;
+    }
+    for (int k = 0; k < n && k < FLOW_MAX_ARGS; k++)
+        if (r.map[k])
+            r.map[k] = map_copy(&m->arena, r.map[k]);
+    const Expr *maps[FLOW_MAX_OUT] = { 0 }, *pad = NULL;
+    for (ItemDem *it = S->items[i]; it; it = it->next) {
+        maps[it->item] = it->map;
+        pad = it->pad;
+    }
+    double padv = 0;
+    int has_pad = const_number(pad, &padv) == 1;
     Loc loc = bd->loc;
     Expr **args = arena_array(&m->arena, (size_t)n + 1, sizeof *args);
     Binding *pre[FLOW_MAX_ARGS];
@@ -405,7 +442,7 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
         si->u.list.items[k] = x;
     }
     StructInfo *tup = tuple_sinfo_new(&m->arena, fields, r.nout, loc);
-    Expr *call = call_tir_new(m, r.f, args, n, si, e->loc);
+    Expr *call = NULL;
     /* the operator itself, when its attributes can say the new layout:
      * batch_norm's (C,) operands keep theirs, split's parts share one map */
     TensorType in0;
@@ -435,6 +472,12 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
             }
         }
     }
+    Func *g = NULL;
+    if (!light) {
+        g = clone_prim(&m->arena, r.f, r.f->name);
+        call = call_tir_new(m, g, args, n, si, e->loc);
+    }
+    arena_release(&S->stage, smark);
     /* One result left is the tensor itself, as in TVM, where out_sinfo=[X]
      * is X: no call_tir returns a tuple of one. */
     int single = !light && r.nout == 1;
@@ -474,8 +517,8 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
             }
         }
     }
-    if (!light)
-        module_add_func(m, r.f);
+    if (g)
+        module_add_func(m, g);
     bd->var->sinfo = tup;
     TensorType unused = { 0 };
     commit_flow(S, bd, bd->var, call, &unused, pre, npre, loc);

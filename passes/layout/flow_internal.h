@@ -118,6 +118,8 @@ int broadcast_stmt(const Stmt *s, const FlowTir *r, int *ok);
 int perm_of(const Expr *map, int *perm);
 Expr *reduce_axes(Module *m, const Expr *call, const Expr *omap, const Expr *imap, int rank, Loc loc);
 Expr *reduce_through(Module *m, const Expr *e, const Expr *map, const TensorType *pt, const TensorType *yt, Loc loc);
+Expr *reduce_split(Module *m, Arena *scratch, const Expr *e, const Expr *map, const TensorType *pt,
+                   const TensorType *yt, Expr **kept, TensorType *rt, Loc loc);
 Expr *keep_light(Module *m, Arena *scratch, const Expr *call, const Expr *omap, const Expr *imap,
                  const TensorType *in);
 Expr *keep_unit_axes(Module *m, const Expr *call, const Expr *omap, const Expr *imap, const TensorType *in,
@@ -142,5 +144,8 @@ Expr *map_share(Module *m, FlowAnswer *x, int k);
 
 /* Rewrites sink forward past elementwise calls before the sweep (flow_sink.c). */
 void sink_block(Sweep *S, RBlock *rb);
+/* A rewrite read only by a reduction or a slice moves past it, onto the
+ * smaller result (flow.c asks when the sweep would leave it where it is). */
+int sink_smaller(Sweep *S, RBlock *rb, int i, int j);
 
 #endif

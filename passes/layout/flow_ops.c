@@ -608,6 +608,93 @@ static Expr *reduce_fused(Module *m, const Expr *e, const Expr *map, const Tenso
     return int_list(&m->arena, list, no, loc);
 }
 
+/* reduce(lt(p, map), axis) where each reduced dimension of the rewrite
+ * reads whole axes of p that no kept dimension reads (NCHW4c back to NCHW
+ * under a sum over H and W): the reduction of p over those axes, each fused
+ * group from its most significant axis down so the terms are added in the
+ * order they were, then what map does to the kept axes (the rewrite of a
+ * tensor the reduction made smaller). Returns the reduction (its operand
+ * still e's), its result type in *rt, and in *kept the rewrite of that
+ * result to e's (NULL: none is needed); NULL when that cannot be said. */
+Expr *reduce_split(Module *m, Arena *scratch, const Expr *e, const Expr *map, const TensorType *pt,
+                   const TensorType *yt, Expr **kept, TensorType *rt, Loc loc)
+{
+    const Expr *ax = call_kwarg(e, "axis"), *kd = call_kwarg(e, "keepdims");
+    int r = pt->ndim, n = map->u.map.nout, keep = kd && kd->kind == E_BOOL && kd->u.b;
+    if (!is_reduction(e) || (kd && kd->kind != E_BOOL) || !ax || (ax->kind != E_LIST && ax->kind != E_TUPLE) ||
+        r > IM_MAX_RANK || n > IM_MAX_RANK || map->u.map.nparams != r || yt->ndim != (keep ? n : n - ax->u.list.n))
+        return NULL;
+    int red[IM_MAX_RANK] = { 0 }, owner[IM_MAX_RANK], order[IM_MAX_RANK], no = 0;
+    int64_t v, list[IM_MAX_RANK];
+    for (int i = 0; i < ax->u.list.n; i++) {
+        if (attr_int(ax->u.list.items[i], &v) || (v < 0 ? v += n : v) < 0 || v >= n || red[v])
+            return NULL;
+        red[v] = 1;
+    }
+    ArenaMark mark = arena_mark(scratch);
+    ImError err;
+    IndexMap *im = im_from_expr(scratch, map, pt->shape, &err);
+    int ok = im && im->nout == n && im_classify(im, NULL, NULL) == IM_BIJECTIVE;
+    for (int d = 0; d < r; d++)
+        owner[d] = -1;
+    for (int q = 0; ok && q < n; q++)
+        for (int i = 0; ok && i < im->out[q]->n; i++) {
+            int d = im->out[q]->t[i].var;
+            if ((ok = d >= 0 && owner[d] < 0))
+                owner[d] = q;
+        }
+    for (int d = 0; ok && d < r; d++)
+        ok = owner[d] >= 0;
+    for (int i = 0; ok && i < ax->u.list.n; i++) {
+        attr_int(ax->u.list.items[i], &v);
+        const ImSum *o = im->out[v < 0 ? v + n : v];
+        int used[IM_MAX_RANK] = { 0 };
+        for (int k = 0; k < o->n; k++) {
+            int best = -1;
+            for (int j = 0; j < o->n; j++)
+                if (!used[j] && (best < 0 || o->t[j].coef > o->t[best].coef))
+                    best = j;
+            used[best] = 1;
+            order[no++] = o->t[best].var;
+        }
+    }
+    /* the kept map: over p's kept axes (all of them, the reduced ones of
+     * extent 1, under keepdims), map's kept dimensions (all, under keepdims) */
+    Var *vars[IM_MAX_RANK];
+    Expr *km = ok ? expr_new(&m->arena, E_INDEXMAP, loc) : NULL;
+    if (km) {
+        km->u.map.params = arena_array(&m->arena, (size_t)r + 1, sizeof(Var *));
+        km->u.map.out = arena_array(&m->arena, (size_t)n + 1, sizeof(Expr *));
+        rt->dtype = yt->dtype;
+        rt->ndim = 0;
+        for (int d = 0; d < r; d++) {
+            vars[d] = NULL;
+            if (!keep && red[owner[d]])
+                continue;
+            vars[d] = var_new(&m->arena, map->u.map.params[d]->name, VAR_TIR, loc);
+            vars[d]->dtype = DT_INT32;
+            km->u.map.params[km->u.map.nparams++] = vars[d];
+            rt->shape[rt->ndim++] = red[owner[d]] ? 1 : pt->shape[d];
+        }
+        for (int q = 0; q < n; q++)
+            if (keep || !red[q])
+                km->u.map.out[km->u.map.nout++] = im_sum_to_expr(&m->arena, im->out[q], vars);
+        /* the kept map must take the reduction of p onto e's result, one to one */
+        IndexMap *k = im_from_expr(scratch, km, rt->shape, &err);
+        ok = k && k->nout == yt->ndim && im_classify(k, NULL, NULL) == IM_BIJECTIVE;
+        for (int q = 0; ok && q < yt->ndim; q++)
+            ok = k->obox[q] == yt->shape[q];
+        *kept = ok && im_is_identity(k) ? NULL : km;
+    }
+    arena_release(scratch, mark);
+    if (!ok)
+        return NULL;
+    for (int i = 0; i < no; i++)
+        list[i] = order[i];
+    Expr *axes = int_list(&m->arena, list, no, loc);
+    return call_with_attrs(m, e, (const char *[]){ "axis" }, &axes, 1);
+}
+
 /* The reduction e (result type yt) reading lt(p, map) instead of p (of
  * type pt), map a permutation or a fusion into the reduced axes: e with
  * its axes renumbered, reading the rewritten operand; NULL when that

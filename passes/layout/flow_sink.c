@@ -274,3 +274,77 @@ void sink_block(Sweep *S, RBlock *rb)
     ptrmap_free(&def);
     ptrmap_free(&rwuses);
 }
+
+/* s = op(lt(p, B)) for a light operator whose result is smaller than its
+ * operand (strided_slice) and that keeps its form under B's inverse
+ * (keep_light): op'(p) in p's layout, of type *rt, and B after it (*kept).
+ * NULL when that cannot be said. */
+static Expr *slice_split(Sweep *S, const Expr *e, const Expr *map, const TensorType *pt, const TensorType *st,
+                         Expr **kept, TensorType *rt)
+{
+    Module *m = S->m;
+    TensorType yt;
+    int64_t np = 1, ns = 1;
+    for (int d = 0; d < pt->ndim; d++)
+        np *= pt->shape[d];
+    for (int d = 0; d < st->ndim; d++)
+        ns *= st->shape[d];
+    if (ns >= np || value_type(e->u.call.args[0], &yt))
+        return NULL;
+    ArenaMark mark = arena_mark(&S->scratch);
+    ImError err;
+    ImCond *pred = NULL;
+    int npred = 0;
+    IndexMap *im = im_from_expr(&S->scratch, map, pt->shape, &err);
+    IndexMap *inv = im && im_classify(im, NULL, NULL) == IM_BIJECTIVE
+                        ? im_inverse(&S->scratch, im, &pred, &npred, &err) : NULL;
+    Expr *back = inv && !npred ? im_to_expr(&m->arena, &m->names, inv) : NULL;
+    Expr *c = back ? keep_light(m, &S->scratch, e, back, back, &yt) : NULL;
+    IndexMap *r = c ? im_from_expr(&S->scratch, back, st->shape, &err) : NULL;
+    IndexMap *k = r && im_classify(r, NULL, NULL) == IM_BIJECTIVE ? im_from_expr(&S->scratch, map, r->obox, &err)
+                                                                   : NULL;
+    int ok = k && k->nout == st->ndim && im_classify(k, NULL, NULL) == IM_BIJECTIVE;
+    for (int q = 0; ok && q < st->ndim; q++)
+        ok = k->obox[q] == st->shape[q];
+    if (ok) {
+        rt->dtype = st->dtype;
+        rt->ndim = r->nout;
+        memcpy(rt->shape, r->obox, (size_t)r->nout * sizeof *rt->shape);
+        *kept = (Expr *)map;
+    }
+    arena_release(&S->scratch, mark);
+    return ok ? c : NULL;
+}
+
+/* y = lt(p, B) at binding i, read only by s = op(y) at binding j, a
+ * reduction that keeps the reduced dimensions whole under B (reduce_split)
+ * or a slice that keeps its form (slice_split): y's binding becomes
+ * y_s = op'(p) and s's s = lt(y_s, B'), a rewrite of the smaller tensor
+ * (TVM's sum over H and W of an NCHW4c convolution's result rewritten to
+ * NCHW, its strided_slice of an NHWC one). Returns 1 when done. */
+int sink_smaller(Sweep *S, RBlock *rb, int i, int j)
+{
+    Module *m = S->m;
+    Binding *s = rb->binds[j];
+    const Expr *rw = rb->binds[i]->value;
+    Expr *e = s->value, *kept = NULL, *p = rw->u.call.args[0], *map = call_kwarg(rw, "index_map");
+    TensorType pt, yt, rt;
+    if (call_kwarg(rw, "pad_value") || value_type(p, &pt) ||
+        sinfo_shape(s->var->sinfo, &yt.dtype, &yt.ndim, yt.shape))
+        return 0;
+    Expr *c = reduce_split(m, &S->scratch, e, map, &pt, &yt, &kept, &rt, s->loc);
+    if (!c)
+        c = slice_split(S, e, map, &pt, &yt, &kept, &rt);
+    if (!c || !kept)   /* B into the reduction whole: sink_block's (reduce_through) */
+        return 0;
+    c->u.call.args[0] = p;
+    char nm[160];
+    snprintf(nm, sizeof nm, "%.120s_s", s->var->name->str);
+    Binding *ys = binding_fresh(m, &S->names, nm, rb->binds[i]->var->dataflow || rb->dataflow,
+                                tensor_sinfo_new(&m->arena, rt.dtype, rt.ndim, rt.shape, s->loc), c, s->loc);
+    var_say(m, ys->var, "the form of ", s->var, " in its operand's layout");
+    rb->binds[i] = ys;
+    s->value = layout_transform_new(m, var_ref(&m->arena, ys->var, s->loc), kept, NULL, s->loc);
+    note_add(S->notes, s->loc, "sank the rewrite of %s's operand past %s", var_said(s->var), e->u.call.op->str);
+    return 1;
+}

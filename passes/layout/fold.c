@@ -21,6 +21,8 @@ typedef struct Fold {
     PtrMap def;           /* Var -> index + 1 into defs */
     Binding **defs;
     int ndefs, cap;
+    PtrMap last_rw;       /* Var x -> index + 1 into defs of the last rewrite of x */
+    int *prev_rw;         /* per defs index: index + 1 of the rewrite of the same value before it */
     Arena scratch;        /* the index-map algebra's working memory */
     Interp *in;           /* evaluates operators over constants; made when first needed */
     int64_t max_bytes;    /* the largest result of a creation operator folded */
@@ -36,17 +38,33 @@ static Binding *def_of(const Fold *F, const Expr *e)
     return i ? F->defs[i - 1] : NULL;
 }
 
+/* The variable a binding rewrites (x in lt(x, M)), or NULL. */
+static const Var *rewritten(const Binding *b)
+{
+    if (!is_layout_transform(b->value) || b->value->u.call.args[0]->kind != E_VAR)
+        return NULL;
+    return b->value->u.call.args[0]->u.var;
+}
+
+/* A binding's value is final once added (the rules change the binding they
+ * look at), so the rewrites of each value are chained as they come. */
 static void def_add(Fold *F, Binding *b)
 {
     if (F->ndefs == F->cap) {
         F->cap = F->cap ? 2 * F->cap : 64;
         Binding **d = realloc(F->defs, (size_t)F->cap * sizeof *d);
-        if (!d)
+        int *p = realloc(F->prev_rw, (size_t)F->cap * sizeof *p);
+        if (!d || !p)
             abort();
         F->defs = d;
+        F->prev_rw = p;
     }
+    const Var *x = rewritten(b);
+    F->prev_rw[F->ndefs] = x ? ptrmap_get(&F->last_rw, x, 0) : 0;
     F->defs[F->ndefs++] = b;
     ptrmap_put(&F->def, b->var, F->ndefs);
+    if (x)
+        ptrmap_put(&F->last_rw, x, F->ndefs);
 }
 
 /* The value behind a variable bound to a constant, or the constant itself. */
@@ -682,10 +700,9 @@ static int same_as_earlier(Fold *F, Binding *bd)
     const Expr *x = e->u.call.args[0];
     if (x->kind != E_VAR)
         return 0;
-    for (int i = F->ndefs - 1; i >= 0; i--) {
-        Binding *o = F->defs[i];
-        if (o == bd || !is_layout_transform(o->value) || o->value->u.call.args[0]->kind != E_VAR ||
-            o->value->u.call.args[0]->u.var != x->u.var)
+    for (int i = ptrmap_get(&F->last_rw, x->u.var, 0); i; i = F->prev_rw[i - 1]) {
+        Binding *o = F->defs[i - 1];
+        if (o == bd)
             continue;
         if (!same_pad(call_kwarg(o->value, "pad_value"), call_kwarg(e, "pad_value")) ||
             !same_rewrite(&F->scratch, call_kwarg(o->value, "index_map"), call_kwarg(e, "index_map"), x->u.var->sinfo))
@@ -857,15 +874,22 @@ static int item_of_consts(Fold *F, Binding *bd)
     return 1;
 }
 
+int fold_evaluates_in(const Func *fn, int dataflow, const Expr *e)
+{
+    if (is_call_to(e, "R.call_tir"))
+        return dataflow || !fn->is_impure;
+    return dataflow;
+}
+
 static int eval_const(Fold *F, Binding *bd, int dataflow)
 {
     if (!dataflow && F->fn->is_impure)
         return 0;
     if (item_of_consts(F, bd))
         return 1;
-    if (is_call_to(bd->value, "R.call_tir"))
-        return eval_call_tir(F, bd);
-    return dataflow && eval_op(F, bd);
+    if (!fold_evaluates_in(F->fn, dataflow, bd->value))
+        return 0;
+    return is_call_to(bd->value, "R.call_tir") ? eval_call_tir(F, bd) : eval_op(F, bd);
 }
 
 /* One sweep of the rules over fn's bindings in order; all: also constants
@@ -875,7 +899,7 @@ static int eval_const(Fold *F, Binding *bd, int dataflow)
 static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_bytes, int cancel_only, int *clean)
 {
     infer_types(m, fn);
-    Fold F = { m, notes, { 0 }, NULL, 0, 0, { 0 }, NULL, max_bytes, cancel_only, fn };
+    Fold F = { m, notes, { 0 }, NULL, 0, 0, { 0 }, NULL, { 0 }, NULL, max_bytes, cancel_only, fn };
     size_t nbinds = 0;
     for (int b = 0; b < fn->nblocks; b++)
         nbinds += (size_t)fn->blocks[b]->nbinds;
@@ -902,7 +926,9 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
             def_add(&F, bd);
         }
     ptrmap_free(&F.def);
+    ptrmap_free(&F.last_rw);
     free(F.defs);
+    free(F.prev_rw);
     arena_free(&F.scratch);
     if (F.in)
         interp_free(F.in);

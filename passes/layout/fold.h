@@ -21,6 +21,11 @@ Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xs
  * reaches c's box, or the R.nn.pad of a composite that keeps every point
  * where it is in a larger box (rewrite_compose's test); else fold leaves
  * two. */
+/* Whether fold evaluates a call like e, its operands all constants, in a
+ * block of fn (dataflow or not): as TVM's FoldConstant, an R.call_tir in any
+ * block of a pure function (of an impure one inside dataflow blocks only),
+ * an operator inside dataflow blocks only. */
+int fold_evaluates_in(const Func *fn, int dataflow, const Expr *e);
 struct IndexMap;
 int fold_one_rewrite(Module *m, const struct IndexMap *c);
 

@@ -126,7 +126,7 @@ typedef struct Planner {
     Module *m;
     Func *fn;
     RBlock *rb;
-    Arena a;              /* maps and keys: kept while the block is planned */
+    Arena a;              /* maps and keys: kept while the function is planned (its answers keep maps) */
     Arena scratch;
     Node *nodes;
     int n, cap;
@@ -137,6 +137,10 @@ typedef struct Planner {
     int64_t max_cells;    /* plan{max-cells=N} */
     Answers *answers;     /* kept across the blocks and rounds of one function */
     Arena *answer_arena;
+    struct RwMemo **rw;   /* rewrite_of's answers by their two maps, in a */
+    size_t rwcap, nrw;
+    struct Memo **memo;   /* what the walk's rounds ask again (memo_find) */
+    size_t memocap, nmemo;
 } Planner;
 
 static int64_t tensor_bytes(const TensorType *t)
@@ -195,13 +199,130 @@ static int view_of(Planner *P, const Expr *e)
     return P->nodes[P->views[k - 1].node].t.ndim < 0 ? -1 : k - 1;
 }
 
+/* The walk over a block runs to a fixed point, up to 16 rounds, and each
+ * asks again what the last computed: the same maps composed, inverted and
+ * read, the same reductions tried. Their answers are kept under the
+ * pointers they depend on (maps, expressions and keys are never changed
+ * once made, so an answer kept is the answer computed again), in P->a. */
+enum { MEMO_THROUGH, MEMO_INVERSE, MEMO_COMPOSE, MEMO_REBOX, MEMO_READING, MEMO_SHAPE, MEMO_EXPR };
+
+typedef struct Memo {
+    int tag;
+    const void *k1, *k2;
+    int64_t k3;
+    void *v;
+    int flag;
+    struct Memo *next;
+} Memo;
+
+static size_t memo_slot(const Planner *P, int tag, const void *k1, const void *k2, int64_t k3)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)k1 * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(uintptr_t)k2 * 0xC2B2AE3D27D4EB4Full) ^
+                 ((uint64_t)k3 * 0x165667B19E3779F9ull) ^ (uint64_t)tag;
+    return (size_t)(h ^ h >> 29) & (P->memocap - 1);
+}
+
+static Memo *memo_find(const Planner *P, int tag, const void *k1, const void *k2, int64_t k3)
+{
+    if (!P->memocap)
+        return NULL;
+    for (Memo *x = P->memo[memo_slot(P, tag, k1, k2, k3)]; x; x = x->next)
+        if (x->tag == tag && x->k1 == k1 && x->k2 == k2 && x->k3 == k3)
+            return x;
+    return NULL;
+}
+
+static void *memo_add(Planner *P, int tag, const void *k1, const void *k2, int64_t k3, void *v, int flag)
+{
+    if (2 * (P->nmemo + 1) > P->memocap) {
+        size_t old = P->memocap;
+        Memo **slots = P->memo;
+        P->memocap = old ? 2 * old : 256;
+        P->memo = calloc(P->memocap, sizeof *P->memo);
+        if (!P->memo)
+            abort();
+        for (size_t i = 0; i < old; i++)
+            for (Memo *x = slots[i], *next; x; x = next) {
+                next = x->next;
+                size_t at = memo_slot(P, x->tag, x->k1, x->k2, x->k3);
+                x->next = P->memo[at];
+                P->memo[at] = x;
+            }
+        free(slots);
+    }
+    Memo *x = arena_alloc(&P->a, sizeof *x);
+    size_t at = memo_slot(P, tag, k1, k2, k3);
+    *x = (Memo){ tag, k1, k2, k3, v, flag, P->memo[at] };
+    P->memo[at] = x;
+    P->nmemo++;
+    return v;
+}
+
+/* The inverse of im when it has no padding predicate, else NULL. */
+static IndexMap *inverse_of(Planner *P, IndexMap *im)
+{
+    Memo *x = memo_find(P, MEMO_INVERSE, im, NULL, 0);
+    if (x)
+        return x->v;
+    ImCond *pred = NULL;
+    int npred = 0;
+    ImError err;
+    IndexMap *inv = im_inverse(&P->a, im, &pred, &npred, &err);
+    return memo_add(P, MEMO_INVERSE, im, NULL, 0, inv && !npred ? inv : NULL, 0);
+}
+
+static IndexMap *compose_of(Planner *P, IndexMap *a, IndexMap *b)
+{
+    Memo *x = memo_find(P, MEMO_COMPOSE, a, b, 0);
+    return x ? x->v : memo_add(P, MEMO_COMPOSE, a, b, 0, im_compose(&P->a, a, b), 0);
+}
+
+/* The first node of the block with node c's rank and shape: a chain's
+ * values read through the same map share one answer. */
+static int shape_rep(Planner *P, int c)
+{
+    const TensorType *t = &P->nodes[c].t;
+    uint64_t h = (uint64_t)t->ndim + 1;
+    for (int d = 0; d < t->ndim; d++)
+        h = h * 1000003 + (uint64_t)t->shape[d];
+    for (int64_t k = (int64_t)(h >> 1);; k++) {
+        Memo *x = memo_find(P, MEMO_SHAPE, NULL, NULL, k);
+        if (!x) {
+            memo_add(P, MEMO_SHAPE, NULL, NULL, k, NULL, c);
+            return c;
+        }
+        const TensorType *r = &P->nodes[x->flag].t;
+        if (r->ndim == t->ndim && (t->ndim <= 0 || memcmp(r->shape, t->shape, (size_t)t->ndim * sizeof *t->shape) == 0))
+            return x->flag;
+    }
+}
+
+static IndexMap *through_map(Planner *P, const View *w, const Expr *d, int *bad);
+
 /* d . im: a layout asked of the view's node, NULL for as written. */
 static IndexMap *through(Planner *P, const View *w, const Expr *d, int *bad)
 {
-    const Node *nd = &P->nodes[w->node];
     *bad = 0;
     if (!d)
         return w->im;
+    int rep = shape_rep(P, w->node);
+    Memo *x = memo_find(P, MEMO_THROUGH, w->im, d, rep);
+    if (x)
+        return *bad = x->flag, x->v;
+    IndexMap *c = through_map(P, w, d, bad);
+    return memo_add(P, MEMO_THROUGH, w->im, d, rep, c, *bad);
+}
+
+/* im as an index map expression, one per map. */
+static Expr *map_expr(Planner *P, IndexMap *im)
+{
+    Memo *x = memo_find(P, MEMO_EXPR, im, NULL, 0);
+    return x ? x->v : memo_add(P, MEMO_EXPR, im, NULL, 0, im_to_expr(&P->a, &P->m->names, im), 0);
+}
+
+static IndexMap *through_map(Planner *P, const View *w, const Expr *d, int *bad)
+{
+    const Node *nd = &P->nodes[w->node];
     ImError err;
     int64_t box[IM_MAX_RANK];
     const int64_t *in = w->im ? w->im->obox : nd->t.shape;
@@ -300,7 +421,7 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
         int64_t back = has_pad ? padded_back(P, nd, im) : 0;
         if (has_pad && !back)
             return -1;
-        Expr *map = has_pad ? padded_map(P, nd, im) : im_to_expr(&P->a, &P->m->names, im);
+        Expr *map = has_pad ? padded_map(P, nd, im) : map_expr(P, im);
         if (!map)
             return -1;
         int64_t bytes = dtype_size(nd->t.dtype);
@@ -350,20 +471,19 @@ static uint64_t answer_key(const Expr *e, TensorType *args, int *nargs)
     return op_call_hash(e, args, n);
 }
 
-static Answer *answer_find(Planner *P, const Expr *e, int item, IndexMap *im, int rank, Answer *key)
+/* key->args is args, the caller's (answer_add keeps a copy). */
+static Answer *answer_find(Planner *P, const Expr *e, int item, IndexMap *im, int rank, Answer *key, TensorType *args)
 {
     key->nargs = -1;
     if (!P->answers)
         return NULL;
-    TensorType args[OP_MAX_ARGS];
     int nargs;
     uint64_t h = answer_key(e, args, &nargs);
     if (nargs < 0)
         return NULL;
     h = h * 31 + im_key(im, rank) + (uint64_t)(item + 1) * 0x9E3779B97F4A7C15ull;
     *key = (Answer){ .h = h, .call = e, .nargs = nargs, .item = item, .im = im, .rank = rank };
-    key->args = arena_array(P->answer_arena, (size_t)nargs + 1, sizeof *key->args);
-    memcpy(key->args, args, (size_t)nargs * sizeof *args);
+    key->args = args;
     for (Answer *x = P->answers->cap ? P->answers->slots[h & (P->answers->cap - 1)] : NULL; x; x = x->next)
         if (x->h == h && x->item == item && x->nargs == nargs && x->rank == rank && !x->im == !im &&
             (!im || (x->im->nin == im->nin && x->im->nout == im->nout &&
@@ -393,6 +513,8 @@ static void answer_add(Planner *P, const Answer *key, int ok, Expr **opmaps)
     }
     Answer *x = arena_zalloc(P->answer_arena, sizeof *x);
     *x = *key;
+    x->args = arena_array(P->answer_arena, (size_t)key->nargs + 1, sizeof *x->args);
+    memcpy(x->args, key->args, (size_t)key->nargs * sizeof *x->args);
     x->ok = ok;
     x->opmaps = opmaps;
     x->next = A->slots[x->h & (A->cap - 1)];
@@ -405,7 +527,8 @@ static int probe_call(Planner *P, const Expr *call, int item, IndexMap *im, int 
                       Expr *const **items, int *n, char *why, size_t cap)
 {
     Answer key;
-    Answer *x = answer_find(P, call, item, im, rank, &key);
+    TensorType args[OP_MAX_ARGS];
+    Answer *x = answer_find(P, call, item, im, rank, &key, args);
     if (x) {
         memcpy(opmaps, x->opmaps, FLOW_MAX_ARGS * sizeof *opmaps);
         *items = call->u.call.args;
@@ -655,29 +778,38 @@ static void forward_candidates(Planner *P, int c, Walk *W)
         int rank = v.im ? v.im->nout : nd->t.ndim;
         int same = rank == nc->t.ndim && memcmp(sh, nc->t.shape, (size_t)rank * sizeof *sh) == 0;
         IndexMap *inv = NULL;
-        if (v.im) {
-            ImCond *pred = NULL;
-            int npred = 0;
-            ImError err;
-            inv = im_inverse(&P->a, v.im, &pred, &npred, &err);
-            if (!inv || npred)
-                continue;
-        }
+        if (v.im && !(inv = inverse_of(P, v.im)))
+            continue;
         for (int l = 0; l < nd->nlab; l++) {
             IndexMap *lb = nd->keys[l].im;
             int lpad = nd->keys[l].has_pad;
             if ((l && l == nd->gone) || (lpad && (v.im || !same)))
                 continue;   /* a padded layout carries over the same shape only */
-            IndexMap *cand = !lb ? inv : !inv ? lb : im_compose(&P->a, lb, inv);
-            if (nc->nitems == 1 && cand && !lpad && !im_is_identity(cand))
+            IndexMap *cand = !lb ? inv : !inv ? lb : compose_of(P, lb, inv);
+            /* once per candidate: reading_label tells its labels apart by
+             * expr_equal, which compares index maps by identity, so asked
+             * again it added the same label once more each round (a random
+             * graph of 1,000 operators: 35 reading labels for 7, and the walk
+             * ran 11 rounds instead of 6); the first of equal labels wins the
+             * solver's ties, so the plan is the same, unless the copies filled
+             * the labels a value may take, which now stay for other candidates */
+            if (nc->nitems == 1 && cand && !lpad && !im_is_identity(cand) && !memo_find(P, MEMO_READING, cand, sh, c)) {
+                memo_add(P, MEMO_READING, cand, sh, c, NULL, 0);
                 W->changed |= reading_label(P, nc, cand, sh, rank);
+            }
             if (rank != nc->t.ndim)
                 continue;
             if (cand && !same) {   /* the same map read over the result's shape (a concat's parts) */
-                ImError err;
-                int64_t box[IM_MAX_RANK];
-                memcpy(box, nc->t.shape, (size_t)nc->t.ndim * sizeof *box);
-                cand = im_from_expr(&P->a, im_to_expr(&P->a, &P->m->names, cand), box, &err);
+                Memo *x = memo_find(P, MEMO_REBOX, cand, NULL, c);
+                if (x) {
+                    cand = x->v;
+                } else {
+                    ImError err;
+                    int64_t box[IM_MAX_RANK];
+                    memcpy(box, nc->t.shape, (size_t)nc->t.ndim * sizeof *box);
+                    cand = memo_add(P, MEMO_REBOX, cand, NULL, c,
+                                    im_from_expr(&P->a, im_to_expr(&P->a, &P->m->names, cand), box, &err), 0);
+                }
             }
             if (cand && !lpad && im_is_identity(cand) && nc->nitems > 0) {
                 W->changed |= unit_label(P, nc, cand);
@@ -890,6 +1022,69 @@ static IndexMap *between(Planner *P, const Key *a, const Key *b)
     return !b->im ? inv : !inv ? b->im : im_compose(&P->scratch, b->im, inv);
 }
 
+/* Whether the rewrite from a to b goes in two (fold_one_rewrite), kept by
+ * the two maps: the values of a model share a few layouts, and inverting
+ * and composing them again for every value, label and key was a quarter of
+ * plan's time on a random graph of 1,000 operators. */
+typedef struct RwMemo {
+    const IndexMap *a, *b;
+    uint64_t h;
+    int two;
+    struct RwMemo *next;
+} RwMemo;
+
+static uint64_t im_shape_hash(const IndexMap *im, uint64_t h)
+{
+    h = h * 131 + (uint64_t)im->nin * 17 + (uint64_t)im->nout;
+    for (int d = 0; d < im->nin; d++)
+        h = h * 1000003 + (uint64_t)im->box[d];
+    for (int d = 0; d < im->nout; d++)
+        h = h * 1000003 + (uint64_t)im->obox[d];
+    return h;
+}
+
+static int im_same(const IndexMap *x, const IndexMap *y)
+{
+    return x == y || (x->nin == y->nin && x->nout == y->nout &&
+                      memcmp(x->box, y->box, (size_t)x->nin * sizeof *x->box) == 0 && im_equal(x, y));
+}
+
+static int two_rewrites(Planner *P, const IndexMap *a, const IndexMap *b)
+{
+    uint64_t h = im_shape_hash(b, im_shape_hash(a, 0));
+    for (RwMemo *x = P->rwcap ? P->rw[h & (P->rwcap - 1)] : NULL; x; x = x->next)
+        if (x->h == h && im_same(x->a, a) && im_same(x->b, b))
+            return x->two;
+    ArenaMark mark = arena_mark(&P->scratch);
+    ImCond *pred = NULL;
+    int npred = 0;
+    ImError err;
+    IndexMap *inv = im_inverse(&P->scratch, a, &pred, &npred, &err);
+    IndexMap *c = inv && !npred ? im_compose(&P->scratch, b, inv) : NULL;
+    int two = c && !fold_one_rewrite(P->m, c);
+    arena_release(&P->scratch, mark);
+    if (2 * (P->nrw + 1) > P->rwcap) {
+        size_t cap = P->rwcap ? 2 * P->rwcap : 64;
+        RwMemo **slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            abort();
+        for (size_t i = 0; i < P->rwcap; i++)
+            for (RwMemo *x = P->rw[i], *next; x; x = next) {
+                next = x->next;
+                x->next = slots[x->h & (cap - 1)];
+                slots[x->h & (cap - 1)] = x;
+            }
+        free(P->rw);
+        P->rw = slots;
+        P->rwcap = cap;
+    }
+    RwMemo *x = arena_alloc(&P->a, sizeof *x);
+    *x = (RwMemo){ a, b, h, two, P->rw[h & (P->rwcap - 1)] };
+    P->rw[h & (P->rwcap - 1)] = x;
+    P->nrw++;
+    return two;
+}
+
 /* What a rewrite of nd from label l to key k leaves: none when fold
  * composes it into a permute_dims (it only permutes the axes, and a
  * permute_dims asks it or computes nd); one rewrite, or two when one value
@@ -911,14 +1106,14 @@ static int rewrite_of(Planner *P, const Node *nd, int l, int k, int64_t *bytes)
         return 2;
     }
     if ((b->absorbed || nd->permute) && !b->has_pad && nd->store[l] != k) {
+        ArenaMark mark = arena_mark(&P->scratch);
         IndexMap *c = !a->im && !b->im ? NULL : between(P, a, b);
-        if ((!a->im && !b->im) || (c && only_permutes(c)))
+        int free_ = (!a->im && !b->im) || (c && only_permutes(c));
+        arena_release(&P->scratch, mark);
+        if (free_)
             return *bytes = 0, 0;
     }
-    if (!a->im || !b->im || nd->store[l] == k)
-        return 1;
-    IndexMap *c = between(P, a, b);
-    if (!c || fold_one_rewrite(P->m, c))
+    if (!a->im || !b->im || nd->store[l] == k || !two_rewrites(P, a->im, b->im))
         return 1;
     *bytes = a->bytes + 2 * nd->keys[0].bytes + b->bytes;
     return 2;
@@ -1315,20 +1510,22 @@ static void plan_round(Module *m, PassCtx *ctx, Notes *notes, void *data)
             continue;
         PtrMap plan = { 0 }, reads = { 0 };
         Answers answers = { 0 };
-        Arena answer_arena = { 0 };
+        Arena answer_arena = { 0 }, kept = { 0 };
         Expr **maps = NULL;
         int nmaps = 0, capmaps = 0;
         /* fold's form first: pairs that cancel and dead values cost nothing */
         fold_rewrites(m, fn, notes);
         infer_types(m, fn);
         for (int b = 0; b < fn->nblocks; b++) {
-            Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .notes = notes, .max_cells = max_cells,
+            Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .a = kept, .notes = notes, .max_cells = max_cells,
                           .answers = &answers, .answer_arena = &answer_arena };
             plan_block(&P, ctx, &plan, &reads, &maps, &nmaps, &capmaps);
             ptrmap_free(&P.at);
+            free(P.rw);
+            free(P.memo);
             free(P.nodes);
             free(P.views);
-            arena_free(&P.a);
+            kept = P.a;   /* an answer of this block keeps the map it was asked, which a later block may compare */
             arena_free(&P.scratch);
         }
         if (nmaps)
@@ -1336,6 +1533,7 @@ static void plan_round(Module *m, PassCtx *ctx, Notes *notes, void *data)
         free(maps);
         free(answers.slots);
         arena_free(&answer_arena);
+        arena_free(&kept);
         ptrmap_free(&plan);
         ptrmap_free(&reads);
     }

@@ -259,14 +259,43 @@ static int payment_table(Solver *S, int b, int *label, char *in)
     Table *t = table_add(S, scope, n);
     int *a = calloc((size_t)n, sizeof *a);
     char *seen = malloc((size_t)v->nkey);
+    int *asked = malloc(((size_t)v->nkey + 1) * sizeof *asked);
+    int self = 0;
+    for (int u = 0; u < v->nuses; u++)
+        self |= v->uses[u].user == b;
     int64_t i = 0;
     do {
         for (int j = 0; j < n; j++)
             label[scope[j]] = a[j];
-        t->cost[i++] = payment(v, a[0], label, seen);
+        if (self) {
+            t->cost[i++] = payment(v, a[0], label, seen);
+            continue;
+        }
+        /* b varies fastest: the keys its users ask, found once for all its
+         * labels (payment's sum, in the same order) */
+        int nk = 0;
+        memset(seen, 0, (size_t)v->nkey);
+        for (int u = 0; u < v->nuses; u++) {
+            const PlanUse *use = &v->uses[u];
+            int k = use->user < 0 ? use->key[0] : use->key[label[use->user]];
+            if (k >= 0 && !seen[k]) {
+                seen[k] = 1;
+                asked[nk++] = k;
+            }
+        }
+        for (int lb = 0; lb < v->nlab; lb++) {
+            int64_t c = 0;
+            int st = v->store ? v->store[lb] : lb;
+            for (int q = 0; q < nk; q++)
+                if (asked[q] != st)
+                    c = add_cost(c, v->rewrite[lb * v->nkey + asked[q]]);
+            t->cost[i++] = c;
+        }
+        a[0] = v->nlab - 1;
     } while (step(S->nlab, scope, n, a));
     free(a);
     free(seen);
+    free(asked);
     return 0;
 }
 
@@ -335,27 +364,48 @@ static void eliminate(Solver *S, int x, int *scope, int n, Elim *e, int *label)
     memcpy(e->scope, scope, (size_t)n * sizeof *e->scope);
     e->best = malloc((size_t)r->size);
     int *a = calloc((size_t)n + 1, sizeof *a);
+    /* per joined table: its cells, where x's label 0 is under the others'
+     * labels, and how far apart x's labels are */
+    const int64_t **cost = malloc(((size_t)nj + 1) * sizeof *cost);
+    int64_t *base = malloc(((size_t)nj + 1) * sizeof *base), *stride = malloc(((size_t)nj + 1) * sizeof *stride);
+    for (int k = 0; k < nj; k++) {
+        const Table *t = &S->t[join[k]];
+        int64_t mul = 1;
+        cost[k] = t->cost;
+        stride[k] = 0;
+        for (int q = 0; q < t->n; q++) {
+            if (t->scope[q] == x)
+                stride[k] = mul;
+            mul *= S->nlab[t->scope[q]];
+        }
+    }
     int64_t i = 0;
     do {
         for (int j = 0; j < n; j++)
             label[scope[j]] = a[j];
+        label[x] = 0;
+        for (int k = 0; k < nj; k++)
+            base[k] = index_of(S->nlab, &S->t[join[k]], label);
         int64_t best = PLAN_INF;
         int arg = 0;
         for (int l = 0; l < S->nlab[x]; l++) {
-            label[x] = l;
             int64_t c = 0;
             for (int k = 0; k < nj && c < PLAN_INF; k++)
-                c = add_cost(c, S->t[join[k]].cost[index_of(S->nlab, &S->t[join[k]], label)]);
+                c = add_cost(c, cost[k][base[k] + l * stride[k]]);
             if (c < best) {
                 best = c;
                 arg = l;
             }
         }
+        label[x] = S->nlab[x] - 1;
         r->cost[i] = best;
         e->best[i++] = (unsigned char)arg;
     } while (step(S->nlab, scope, n, a));
     free(a);
     free(join);
+    free(cost);
+    free(base);
+    free(stride);
 }
 
 /* ---- the elimination order: a heap of (joined table cells, variable) ---- */

@@ -9,6 +9,7 @@
 
 #include "../../ir/clone.h"
 #include "../../ir/indexmap.h"
+#include "../../printer/print.h"
 #include "../graph.h"
 #include "../pass.h"
 #include "physical.h"
@@ -73,13 +74,9 @@ static Block *find_block(Stmt **slot, Sym *name, Stmt ***nest)
     }
 }
 
-/* What a symbolic domain stands for in the index-map algebra: an iterator
- * the map keeps whole reads the same whatever its extent. */
-enum { SYM_STANDIN = 7 };
-
 /* The loops of the nest bind the block's iterators one to one, in order;
- * a symbolic domain (sym[k], dom[k] then SYM_STANDIN) must be the loop's
- * extent as written. */
+ * a symbolic domain (sym[k]; dom[k] is set later, at the stand-ins) must be
+ * the loop's extent as written. */
 static int check_nest(BL *L, int64_t *dom, Expr **sym)
 {
     Stmt *s = *L->slot;
@@ -93,7 +90,7 @@ static int check_nest(BL *L, int64_t *dom, Expr **sym)
                     lo == 0 && b->iters[k].kind != 'O';
         if (bound && expr_const_int(b->iters[k].dom, &dom[k])) {
             sym[k] = b->iters[k].dom;
-            dom[k] = ext = SYM_STANDIN;
+            dom[k] = ext = 1;
             bound = expr_equal(s->u.loop.extent, b->iters[k].dom);
         } else if (bound) {
             bound = expr_const_int(s->u.loop.extent, &ext) == 0 && dom[k] == ext;
@@ -135,6 +132,75 @@ static Expr *tvar(Arena *a, Var *v)
     return e;
 }
 
+/* The symbols of the domains and the map (n in lambda i, j: (i * n + j,)),
+ * at their stand-ins; dom[k] of a symbolic domain its value there. */
+static int read_symbols(BL *L, const Expr *M, Expr *const *sym, int64_t *dom, ImSyms *s)
+{
+    Var *v[IM_MAX_SYMS * 4];
+    int n = 0;
+    Loc at = L->b->iters[0].loc;
+    for (int k = 0; k < L->b->niters; k++)
+        if (sym[k])
+            n = expr_syms(sym[k], v, IM_MAX_SYMS * 4, n);
+    for (int q = 0; q < M->u.map.nout; q++)
+        n = expr_syms(M->u.map.out[q], v, IM_MAX_SYMS * 4, n);
+    for (int i = 0; i < n; i++) {
+        int param = 0;
+        for (int p = 0; p < M->u.map.nparams; p++)
+            param |= M->u.map.params[p] == v[i];
+        if (!param && im_sym_add(s, v[i]) < 0)
+            return err(L, at, "transform-block-layout of block %s: the domains and the map read more than %d symbols",
+                       L->b->name->str, IM_MAX_SYMS);
+    }
+    im_sym_standins(s);
+    for (int k = 0; k < L->b->niters; k++) {
+        char ext[120];
+        if (sym[k] && (im_sym_eval(sym[k], s, &dom[k]) || dom[k] < 1))
+            return err(L, L->b->iters[k].loc, "transform-block-layout of block %s: the domain of %s (%s) is not a "
+                       "product of integers and shape variables", L->b->name->str, L->b->iters[k].var->name->str,
+                       expr_text(sym[k], ext, sizeof ext));
+    }
+    return 0;
+}
+
+/* The new extents and the old iterators in terms of the new ones (y), read
+ * back from the stand-ins as products of the symbols, then checked at every
+ * small binding: the map is one to one onto the new extents and the inverse
+ * sends each point back. Without symbols, the inverse as it is. */
+static int symbolic(BL *L, const Expr *M, Expr *const *sym, const ImSyms *s, const IndexMap *im,
+                    const IndexMap *inv, Var *const *y, Expr **next, Expr **back)
+{
+    Loc at = L->b->iters[0].loc;
+    for (int p = 0; p < im->nin; p++)
+        back[p] = im_sum_to_expr(L->a, inv->out[p], y);
+    if (!s->n)
+        return 0;
+    Expr *old[IM_MAX_RANK], *nw[IM_MAX_RANK];
+    for (int q = 0; q < im->nout; q++) {
+        Expr *x = im_unbind(L->a, expr_int(L->scratch, im->obox[q], DT_VOID, at), s);
+        if (!x)
+            return err(L, at, "transform-block-layout of block %s: the new extent of axis %d is not a product of "
+                       "integers and the shape variables, which is all lopt writes", L->b->name->str, q);
+        next[q] = x->kind == E_INT ? NULL : x;
+        nw[q] = x;
+    }
+    Expr *invmap = expr_new(L->scratch, E_INDEXMAP, at);
+    invmap->u.map.nparams = im->nout;
+    invmap->u.map.params = (Var **)y;
+    invmap->u.map.nout = im->nin;
+    invmap->u.map.out = back;
+    for (int p = 0; p < im->nin; p++) {
+        old[p] = L->b->iters[p].dom;
+        if (!(back[p] = im_unbind(L->a, back[p], s)))
+            return err(L, at, "transform-block-layout of block %s: the inverse of the map reads a constant lopt "
+                       "cannot write as a product of the shape variables", L->b->name->str);
+    }
+    ImError e;
+    if (im_sym_check(L->scratch, M, old, nw, invmap, s, 0, &e))
+        return err(L, at, "transform-block-layout of block %s: %s", L->b->name->str, e.msg);
+    return 0;
+}
+
 static int run(BL *L, const PassOpt *opts, int nopts)
 {
     const char *func = NULL, *block = NULL, *map = NULL;
@@ -166,33 +232,25 @@ static int run(BL *L, const PassOpt *opts, int nopts)
     Expr *sym[IM_MAX_RANK], *next[IM_MAX_RANK] = { 0 };
     if (check_nest(L, dom, sym))
         return -1;
-    Expr *M = L->ctx->read_map ? L->ctx->read_map(L->ctx, L->m, map, "transform-block-layout map") : NULL;
+    Var *scope[IM_MAX_SYMS * 4];
+    int nscope = prim_shape_syms(L->f, scope, IM_MAX_SYMS * 4);
+    for (int k = 0; k < b->niters; k++)
+        if (sym[k])
+            nscope = expr_syms(sym[k], scope, IM_MAX_SYMS * 4, nscope);
+    Expr *M = L->ctx->read_map ? L->ctx->read_map(L->ctx, L->m, map, "transform-block-layout map", scope, nscope)
+                               : NULL;
     if (!M)
         return -1;
     Loc at = b->iters[0].loc;
     if (M->u.map.nparams != b->niters)
         return err(L, at, "transform-block-layout: the map takes %d indices but block %s has %d iterators",
                    M->u.map.nparams, block, b->niters);
-    /* a symbolic iterator is kept whole: an output that is it alone, and no other */
-    for (int k = 0; k < b->niters; k++) {
-        if (!sym[k])
-            continue;
-        int whole = -1, other = 0;
-        for (int q = 0; q < M->u.map.nout && q < IM_MAX_RANK; q++) {
-            const Expr *o = M->u.map.out[q];
-            if (o->kind == E_VAR && o->u.var == M->u.map.params[k] && whole < 0)
-                whole = q;
-            else
-                other |= expr_mentions(o, M->u.map.params[k]);
-        }
-        if (whole < 0 || other)
-            return err(L, b->iters[k].loc, "transform-block-layout of block %s: iterator %s has a symbolic domain, so "
-                       "the map must keep it whole, as an output that is %s alone", block,
-                       b->iters[k].var->name->str, M->u.map.params[k]->name->str);
-        next[whole] = sym[k];
-    }
+    ImSyms syms = { 0 };
+    if (read_symbols(L, M, sym, dom, &syms))
+        return -1;
+    Expr *bm = syms.n ? im_bind(L->scratch, M, &syms) : M;
     ImError e;
-    IndexMap *im = im_from_expr(L->scratch, M, dom, &e);
+    IndexMap *im = im_from_expr(L->scratch, bm, dom, &e);
     if (!im)
         return err(L, at, "transform-block-layout of block %s: the map is not affine: %s", block, e.msg);
     if (im_classify(im, NULL, NULL) != IM_BIJECTIVE)
@@ -220,12 +278,16 @@ static int run(BL *L, const PassOpt *opts, int nopts)
         snprintf(nm, sizeof nm, "v_ax%d", q);
         y[q] = var_new(L->a, fresh_name(&L->m->names, &L->names, nm), VAR_TIR, at);
         y[q]->dtype = DT_INT32;
+    }
+    Expr *back[IM_MAX_RANK];
+    if (symbolic(L, M, sym, &syms, im, inv, y, next, back))
+        return -1;
+    for (int q = 0; q < n; q++)
         it[q] = (BlockIter){ y[q], kind[q], next[q] ? next[q] : expr_int(L->a, im->obox[q], DT_VOID, at),
                              tvar(L->a, lv[q]), at };
-    }
     Subst S = { 0 };
     for (int p = 0; p < b->niters; p++)
-        subst_var(L->a, &S, b->iters[p].var, im_sum_to_expr(L->a, inv->out[p], y));
+        subst_var(L->a, &S, b->iters[p].var, back[p]);
     Block *nb = arena_alloc(L->a, sizeof *nb);
     *nb = *b;
     nb->iters = it;

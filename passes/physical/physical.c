@@ -11,16 +11,21 @@ void scope_push(Scope *sc, Var *v, const Expr *extent, const Expr *min)
     if (sc->n == sc->cap) {
         sc->cap = sc->cap ? 2 * sc->cap : 16;
         Var **nv = realloc(sc->vars, (size_t)sc->cap * sizeof *nv);
+        sc->vars = nv ? nv : sc->vars;
         int64_t *ne = nv ? realloc(sc->ext, (size_t)sc->cap * sizeof *ne) : NULL;
-        if (!nv || !ne)
+        sc->ext = ne ? ne : sc->ext;
+        const Expr **nx = ne ? realloc(sc->extx, (size_t)sc->cap * sizeof *nx) : NULL;
+        if (!nv || !ne || !nx)
             abort();
-        sc->vars = nv;
-        sc->ext = ne;
+        sc->extx = nx;
     }
     int64_t lo = 0, ext;
-    if (expr_const_int(extent, &ext) || ext < 1 || (min && (expr_const_int(min, &lo) || lo != 0)))
+    int from0 = !min || (expr_const_int(min, &lo) == 0 && lo == 0);
+    if (!from0 || ((expr_const_int(extent, &ext) || ext < 1) &&
+                   (!sc->syms || im_sym_eval(extent, sc->syms, &ext) || ext < 1)))
         ext = -1;
     sc->vars[sc->n] = v;
+    sc->extx[sc->n] = from0 ? extent : NULL;
     sc->ext[sc->n++] = ext;
 }
 
@@ -28,7 +33,85 @@ void scope_free(Scope *sc)
 {
     free(sc->vars);
     free(sc->ext);
+    free(sc->extx);
     memset(sc, 0, sizeof *sc);
+}
+
+/* e at the values vals of the variables vars and the symbols of s; -1 when
+ * it reads anything else. */
+static int eval_at(const Expr *e, Var *const *vars, const int64_t *vals, int n, const ImSyms *s, int64_t *v)
+{
+    int64_t x, y;
+    switch (e->kind) {
+    case E_VAR:
+        for (int i = 0; i < n; i++)
+            if (vars[i] == e->u.var)
+                return *v = vals[i], 0;
+        return im_sym_eval(e, s, v);
+    case E_CAST: return eval_at(e->u.cast.a, vars, vals, n, s, v);
+    case E_BIN:
+        if (eval_at(e->u.bin.a, vars, vals, n, s, &x) || eval_at(e->u.bin.b, vars, vals, n, s, &y))
+            return -1;
+        switch (e->u.bin.op) {
+        case B_ADD: return __builtin_add_overflow(x, y, v) ? -1 : 0;
+        case B_SUB: return __builtin_sub_overflow(x, y, v) ? -1 : 0;
+        case B_MUL: return __builtin_mul_overflow(x, y, v) ? -1 : 0;
+        case B_FLOORDIV:
+        case B_FLOORMOD:
+            if (y <= 0)
+                return -1;
+            *v = x / y - (x % y < 0);
+            if (e->u.bin.op == B_FLOORMOD)
+                *v = x - *v * y;
+            return 0;
+        default: return -1;
+        }
+    default: return im_sym_eval(e, s, v);
+    }
+}
+
+/* Whether a and b agree at every point of the variables in scope they read,
+ * at every binding of the symbols to 1 .. IM_SYM_CHECK. */
+static int agree(const Scope *sc, const Expr *a, const Expr *b)
+{
+    Var *used[IM_MAX_RANK * 2];
+    int64_t x[IM_MAX_RANK * 2], ext[IM_MAX_RANK * 2];
+    const Expr *extx[IM_MAX_RANK * 2];
+    int n = 0;
+    for (int i = sc->n - 1; i >= 0; i--) {
+        if (!expr_mentions(a, sc->vars[i]) && !expr_mentions(b, sc->vars[i]))
+            continue;
+        if (!sc->extx[i] || n == IM_MAX_RANK * 2)
+            return 0;
+        used[n] = sc->vars[i];
+        extx[n++] = sc->extx[i];
+    }
+    ImSyms bd = *sc->syms;
+    int total = 1, checked = 0;
+    for (int k = 0; k < bd.n; k++)
+        total *= IM_SYM_CHECK;
+    for (int t = 0; t < total; t++) {
+        for (int k = 0, r = t; k < bd.n; k++, r /= IM_SYM_CHECK)
+            bd.val[k] = 1 + r % IM_SYM_CHECK;
+        int64_t vol = 1;
+        int ok = 1;
+        for (int i = 0; i < n && ok; i++)
+            ok = im_sym_eval(extx[i], &bd, &ext[i]) == 0 && ext[i] >= 1 &&
+                 !__builtin_mul_overflow(vol, ext[i], &vol) && vol <= (1 << 16);
+        if (!ok)
+            continue;
+        for (int64_t r = 0; r < vol; r++) {
+            for (int64_t rem = r, i = n - 1; i >= 0; i--) {
+                x[i] = rem % ext[i];
+                rem /= ext[i];
+            }
+            int64_t va, vb;
+            if (eval_at(a, used, x, n, &bd, &va) || eval_at(b, used, x, n, &bd, &vb) || va != vb)
+                return 0;
+        }
+        checked = 1;
+    }
+    return checked;
 }
 
 Expr *scope_simplify(const Scope *sc, Arena *a, Arena *scratch, Expr *e)
@@ -42,9 +125,19 @@ Expr *scope_simplify(const Scope *sc, Arena *a, Arena *scratch, Expr *e)
             v[n] = sc->vars[i];
             ext[n++] = sc->ext[i];
         }
-    Expr *r = im_simplify(a, scratch, e, v, ext, n);
+    if (!sc->syms || !sc->syms->n) {
+        Expr *r = im_simplify(a, scratch, e, v, ext, n);
+        arena_release(scratch, mark);
+        return r;
+    }
+    /* at the stand-ins, read back, and kept where it holds at small values */
+    Expr *b = im_bind(scratch, e, sc->syms);
+    Expr *r = im_simplify(a, scratch, b, v, ext, n);
+    Expr *u = r != b ? im_unbind(a, r, sc->syms) : NULL;
+    if (!u || !agree(sc, e, u))
+        u = e;
     arena_release(scratch, mark);
-    return r;
+    return u;
 }
 
 static Expr *ix_bin(Arena *a, BinOp op, Expr *x, Expr *y)
@@ -265,4 +358,68 @@ void buffer_drop_strides(Arena *a, Buffer *b)
     b->extra_keys = k;
     b->extra_vals = v;
     b->nextra = n;
+}
+
+static void syms_expr(const Expr *e, Var **out, int cap, int *n)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case E_VAR:
+        for (int i = 0; i < *n; i++)
+            if (out[i] == e->u.var)
+                return;
+        if (*n < cap)
+            out[(*n)++] = e->u.var;
+        break;
+    case E_BIN: syms_expr(e->u.bin.a, out, cap, n); syms_expr(e->u.bin.b, out, cap, n); break;
+    case E_UNARY: syms_expr(e->u.un.a, out, cap, n); break;
+    case E_CAST: syms_expr(e->u.cast.a, out, cap, n); break;
+    default: break;
+    }
+}
+
+static void syms_buffer(const Buffer *b, Var **out, int cap, int *n)
+{
+    for (int d = 0; d < b->ndim; d++)
+        syms_expr(b->shape[d], out, cap, n);
+}
+
+static void syms_stmt(const Stmt *s, Var **out, int cap, int *n)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            syms_stmt(s->u.seq.items[i], out, cap, n);
+        break;
+    case S_FOR: syms_stmt(s->u.loop.body, out, cap, n); break;
+    case S_BLOCK:
+        syms_stmt(s->u.block->init, out, cap, n);
+        syms_stmt(s->u.block->body, out, cap, n);
+        break;
+    case S_IF:
+        syms_stmt(s->u.branch.then, out, cap, n);
+        syms_stmt(s->u.branch.orelse, out, cap, n);
+        break;
+    case S_ALLOC: syms_buffer(s->u.alloc, out, cap, n); break;
+    default: break;
+    }
+}
+
+int prim_shape_syms(const Func *f, Var **out, int cap)
+{
+    int n = 0;
+    for (int i = 0; i < f->npparams; i++)
+        if (f->pparams[i].buf)
+            syms_buffer(f->pparams[i].buf, out, cap, &n);
+    syms_stmt(f->body, out, cap, &n);
+    return n;
+}
+
+int expr_syms(const Expr *e, Var **out, int cap, int n)
+{
+    syms_expr(e, out, cap, &n);
+    return n;
 }

@@ -13,7 +13,13 @@
 typedef struct Scope {
     Var **vars;
     int64_t *ext;
+    const Expr **extx;     /* the extent as written, for a variable from 0; else NULL */
     int n, cap;
+    /* Shape variables to read at their stand-ins (NULL: none): a symbolic
+     * extent counts at its stand-in value, and scope_simplify keeps a
+     * simplified index only where it equals the index as written at every
+     * small value of them (im_sym_check's bindings). */
+    const struct ImSyms *syms;
 } Scope;
 
 /* Pushes v ranging from min (NULL: 0) over extent; pop by resetting n. */
@@ -31,6 +37,11 @@ Stmt *loop_serial(Arena *a, Var *v, int64_t extent, Stmt *body);
 
 /* Records the names of f's parameters, buffers and variables (for fresh_name). */
 void prim_names(const Func *f, PtrMap *names);
+/* The variables the shapes of f's buffers read (its shape variables, n of
+ * T.match_buffer(a, (n, 64))), at most cap of them, into out; their count. */
+int prim_shape_syms(const Func *f, Var **out, int cap);
+/* Adds the variables e reads to out[0 .. n) (at most cap); the new count. */
+int expr_syms(const Expr *e, Var **out, int cap, int n);
 /* Marks (value 1) every buffer s loads, stores or names in a region. */
 void prim_used_buffers(const Stmt *s, PtrMap *used);
 

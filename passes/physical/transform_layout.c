@@ -24,11 +24,6 @@
 #include "../pass.h"
 #include "physical.h"
 
-/* What a symbolic extent stands for in the index-map algebra, which works
- * over constant boxes: an axis the map keeps whole reads the same whatever
- * its extent. */
-enum { SYM_STANDIN = 7 };
-
 typedef struct TL {
     Module *m;
     PassCtx *ctx;
@@ -50,9 +45,13 @@ typedef struct TL {
     int padreads;              /* padmap reads B itself (in its new layout): a padding block after the writer */
     int64_t old[IM_MAX_RANK];
     int64_t shift[IM_MAX_RANK];  /* a map of i + c pads c points before the data: c per old axis */
-    Expr *sym[IM_MAX_RANK];    /* a symbolic old extent (old[] then holds SYM_STANDIN), or NULL */
-    Expr *next[IM_MAX_RANK];   /* the new extent of an axis that keeps a symbolic one, or NULL */
-    int nsym;
+    Expr *sym[IM_MAX_RANK];    /* a symbolic old extent (old[] then holds its value at the stand-ins), or NULL */
+    Expr *next[IM_MAX_RANK];   /* a symbolic new extent, or NULL */
+    int nsym;                  /* symbols read by the shape or the map */
+    ImSyms syms;               /* the shape variables the shape and the map read, at their stand-ins */
+    int msym;                  /* the map reads a symbol (lambda i, j: (i * n + j,)) */
+    Expr *bmap;                /* the map at the stand-ins */
+    Expr **oshape;             /* B's shape as written */
     int oldn;
     Scope sc;
     PtrMap names;
@@ -92,8 +91,18 @@ static int layout_pair(const char *s)
 static Expr *read_map(TL *T, const char *text)
 {
     ImError e = { { 0, 0 }, "" };
-    if (!layout_pair(text))
-        return T->ctx->read_map ? T->ctx->read_map(T->ctx, T->m, text, "transform-layout map") : NULL;
+    if (!layout_pair(text)) {
+        /* the shape variables and the integer scalar parameters (TVM's
+         * lambda i: (i // n, i % n) with n: T.int32) */
+        Var *scope[IM_MAX_SYMS * 4 + 8];
+        int n = prim_shape_syms(T->f, scope, IM_MAX_SYMS * 4);
+        for (int i = 0; i < T->f->npparams && n < IM_MAX_SYMS * 4 + 8; i++) {
+            Var *v = T->f->pparams[i].buf ? NULL : T->f->pparams[i].var;
+            if (v && dtype_is_int(v->dtype))
+                scope[n++] = v;
+        }
+        return T->ctx->read_map ? T->ctx->read_map(T->ctx, T->m, text, "transform-layout map", scope, n) : NULL;
+    }
     char from[64], to[64];
     const char *colon = strchr(text, ':');
     if (colon - text >= 60 || strlen(colon + 1) >= 60)
@@ -240,7 +249,7 @@ static int read_pad_load(TL *T, const char *text)
     char *mt = arena_alloc(T->scratch, len + 4);
     int n = snprintf(mt, len + 4, "%.*s(%.*s)", (int)(b - text), text, (int)(text + len - 1 - (b + nl + 1)), b + nl + 1);
     (void)n;
-    Expr *x = T->ctx->read_map ? T->ctx->read_map(T->ctx, T->m, mt, "transform-layout pad-value") : NULL;
+    Expr *x = T->ctx->read_map ? T->ctx->read_map(T->ctx, T->m, mt, "transform-layout pad-value", NULL, 0) : NULL;
     if (!x)
         return -1;
     int nn = T->map->u.map.nout;
@@ -299,7 +308,7 @@ static int read_pad(TL *T, const char *text)
                    T->B->name->str, r->name->str);
     DType dt = T->B->dtype;
     if (strncmp(text, "lambda", 6) == 0) {
-        Expr *x = T->ctx->read_map ? T->ctx->read_map(T->ctx, T->m, text, "transform-layout pad-value") : NULL;
+        Expr *x = T->ctx->read_map ? T->ctx->read_map(T->ctx, T->m, text, "transform-layout pad-value", NULL, 0) : NULL;
         if (!x)
             return -1;
         if (x->u.map.nparams != T->map->u.map.nout || x->u.map.nout != 1)
@@ -904,11 +913,69 @@ static int pad_plan(TL *T, Padding *P)
 
 /* ---- call sites ---- */
 
+/* The type the call gives parameter i of T->f: an operand's, or a result's
+ * in out_sinfo; NULL when it does not say. */
+static const StructInfo *param_sinfo(const Expr *call, int i)
+{
+    const Expr *args = call->u.call.args[1], *os = call_kwarg(call, "out_sinfo");
+    int nin = args->u.list.n;
+    if (i < nin)
+        return args->u.list.items[i]->kind == E_VAR ? args->u.list.items[i]->u.var->sinfo : NULL;
+    i -= nin;
+    if (os && (os->kind == E_LIST || os->kind == E_TUPLE))
+        return i < os->u.list.n && os->u.list.items[i]->kind == E_SINFO ? os->u.list.items[i]->u.sinfo : NULL;
+    if (!os || os->kind != E_SINFO)
+        return NULL;
+    if (os->u.sinfo->kind == SI_TUPLE)
+        return i < os->u.sinfo->nfields ? os->u.sinfo->fields[i] : NULL;
+    return i == 0 ? os->u.sinfo : NULL;
+}
+
+/* Binds the symbols a buffer's extents name alone to the call's extents. */
+static void bind_from(TL *T, ImSyms *b, unsigned *known, const Buffer *buf, Expr **shape, const StructInfo *si)
+{
+    DType dt;
+    int nd;
+    int64_t sh[IM_MAX_RANK];
+    if (!si || si->ndim != buf->ndim || si->ndim > IM_MAX_RANK || sinfo_shape(si, &dt, &nd, sh))
+        return;
+    for (int d = 0; d < buf->ndim; d++)
+        for (int k = 0; k < b->n; k++)
+            if (shape[d]->kind == E_VAR && shape[d]->u.var == b->var[k] && !(*known & 1u << k)) {
+                b->val[k] = sh[d];
+                *known |= 1u << k;
+            }
+}
+
+/* The map at a call site: where it reads a shape variable, that variable
+ * bound to the extent the call gives it (B's own tensor first, then the
+ * other operands and results of the call). NULL after an error when the
+ * call does not give it a value. */
+static Expr *site_map(TL *T, const Expr *call, const StructInfo *old, Loc loc)
+{
+    if (!T->msym)
+        return T->map;
+    ImSyms b = T->syms;
+    unsigned known = 0;
+    bind_from(T, &b, &known, T->B, T->oshape, old);
+    for (int i = 0; i < T->f->npparams; i++) {
+        Buffer *p = prim_param_buffer(T->f, i);
+        if (p && i != T->param)
+            bind_from(T, &b, &known, p, p->shape, param_sinfo(call, i));
+    }
+    for (int k = 0; k < b.n; k++)
+        if (!(known & 1u << k))
+            return err(T, loc, "transform-layout of %s: the map at this call of %s needs a value of %s (which the map "
+                       "or the shapes read), and no tensor of known shape here gives one", T->B->name->str,
+                       T->f->name->str, b.var[k]->name->str), NULL;
+    return im_bind(T->a, T->map, &b);
+}
+
 /* The type of a call site's operand or result of type old in the new
- * layout: over old's own shape where it is static (a symbolic buffer called
- * on a tensor of known shape), else the new shape with old's extents where
- * the map keeps a symbolic axis. */
-static StructInfo *new_sinfo(TL *T, const StructInfo *old, Loc loc)
+ * layout, M the map there: over old's own shape where it is static (a
+ * symbolic buffer called on a tensor of known shape), else the new shape
+ * with B's shape variables replaced by old's extents. */
+static StructInfo *new_sinfo(TL *T, const Expr *M, const StructInfo *old, Loc loc)
 {
     DType dt;
     int nd;
@@ -917,34 +984,48 @@ static StructInfo *new_sinfo(TL *T, const StructInfo *old, Loc loc)
         return tensor_sinfo_new(T->a, T->B->dtype, T->map->u.map.nout, T->im->obox, loc);
     ImError e;
     IndexMap *im = old && old->ndim == T->oldn && old->ndim <= IM_MAX_RANK && sinfo_shape(old, &dt, &nd, sh) == 0
-                       ? im_from_expr(T->scratch, T->map, sh, &e) : NULL;
+                       ? im_from_expr(T->scratch, M, sh, &e) : NULL;
     if (im)
         return tensor_sinfo_new(T->a, T->B->dtype, im->nout, im->obox, loc);
     StructInfo *si = tensor_sinfo_new(T->a, T->B->dtype, T->map->u.map.nout, T->im->obox, loc);
+    Subst S = { 0 };
+    for (int d = 0; old && old->shape && d < old->ndim && d < T->oldn; d++)
+        if (T->oshape[d]->kind == E_VAR)
+            subst_var(T->a, &S, T->oshape[d]->u.var, old->shape[d]);
     for (int q = 0; q < T->map->u.map.nout; q++)
-        if (T->next[q]) {
-            int d = 0;
-            while (d < T->oldn && T->sym[d] != T->next[q])
-                d++;
-            si->shape[q] = old && old->shape && d < old->ndim ? old->shape[d] : T->next[q];
-        }
+        if (T->next[q])
+            si->shape[q] = clone_expr(T->a, &S, T->next[q]);
     return si;
 }
 
 /* The rewrite back from the new layout of a result: the inverse map, then
  * a crop to the old shape where the map pads. */
-static Expr *back_value(TL *T, Expr *x, StructInfo **mid, Loc loc)
+static Expr *back_value(TL *T, const Expr *M, const StructInfo *old, Expr *x, StructInfo **mid, Loc loc)
 {
+    DType dt;
+    int nd;
+    int64_t sh[IM_MAX_RANK];
+    ImError er;
+    *mid = NULL;
+    if (T->msym) {
+        /* the map at this call, one to one onto its new shape (new_symbolic) */
+        IndexMap *im = sinfo_shape(old, &dt, &nd, sh) == 0 ? im_from_expr(T->scratch, M, sh, &er) : NULL;
+        ImCond *pred;
+        int npred;
+        IndexMap *inv = im ? im_inverse(T->scratch, im, &pred, &npred, &er) : NULL;
+        if (!inv)
+            return err(T, loc, "transform-layout of %s: the map at this call has no inverse: %s", T->B->name->str,
+                       im ? er.msg : "the call's result has no static shape"), NULL;
+        return layout_transform_new(T->m, x, im_to_expr(T->a, &T->m->names, inv), NULL, loc);
+    }
     Expr *inv = im_to_expr(T->a, &T->m->names, T->binv);
     Expr *e = layout_transform_new(T->m, x, inv, NULL, loc);
     /* the inverse's image of the new shape: larger than the old shape where
      * the map pads (the padding lands past its end) */
-    ImError er;
     IndexMap *img = im_from_expr(T->scratch, inv, T->im->obox, &er);
     int crop = 0;
     for (int d = 0; img && d < T->oldn; d++)
         crop |= img->obox[d] != T->old[d] || T->shift[d];
-    *mid = NULL;
     if (!crop)
         return e;
     *mid = tensor_sinfo_new(T->a, T->B->dtype, T->oldn, img->obox, loc);
@@ -991,11 +1072,15 @@ static int fix_block(TL *T, RBlock *rb, PtrMap *names)
                 return err(T, call->loc, "transform-layout of %s: R.layout_transform takes a constant pad value, "
                            "not a lambda of the indices", T->B->name->str);
             Expr *x = tup->u.list.items[T->param];
+            const StructInfo *xs = x->kind == E_VAR ? x->u.var->sinfo : NULL;
+            Expr *M = site_map(T, call, xs, call->loc);
+            if (!M)
+                return -1;
             snprintf(base, sizeof base, "%.120s_%s", x->kind == E_VAR ? x->u.var->name->str : "arg",
                      T->B->name->str);
-            Binding *lt = binding_fresh(T->m, names, base, rb->dataflow,
-                                        new_sinfo(T, x->kind == E_VAR ? x->u.var->sinfo : NULL, call->loc),
-                                        layout_transform_new(T->m, x, T->map, T->padded ? T->rpad : NULL, call->loc),
+            Binding *lt = binding_fresh(T->m, names, base, rb->dataflow, new_sinfo(T, M, xs, call->loc),
+                                        layout_transform_new(T->m, x, M, T->padded ? T->rpad : NULL,
+                                                             call->loc),
                                         call->loc);
             out[n++] = lt;
             tup->u.list.items[T->param] = var_ref(T->a, lt->var, call->loc);
@@ -1023,7 +1108,10 @@ static int fix_block(TL *T, RBlock *rb, PtrMap *names)
         if (T->nsym && (T->padded || T->shift[0]))
             return err(T, call->loc, "transform-layout of %s: a result with a symbolic shape comes back only "
                        "through a map that does not pad", T->B->name->str);
-        ns->u.sinfo = new_sinfo(T, res[r], os->loc);
+        Expr *M = site_map(T, call, res[r], call->loc);
+        if (!M)
+            return -1;
+        ns->u.sinfo = new_sinfo(T, M, res[r], os->loc);
         StructInfo *callsi = ns->u.sinfo;
         if (tuple) {
             /* the same results with result r in its new layout, spelled as given */
@@ -1054,13 +1142,15 @@ static int fix_block(TL *T, RBlock *rb, PtrMap *names)
             g->u.get.tuple = from;
             g->u.get.index = r;
             snprintf(base, sizeof base, "%.120s_%s_%d", bd->var->name->str, T->B->name->str, r);
-            Binding *item = binding_fresh(T->m, names, base, rb->dataflow, new_sinfo(T, res[r], call->loc), g,
+            Binding *item = binding_fresh(T->m, names, base, rb->dataflow, new_sinfo(T, M, res[r], call->loc), g,
                                           call->loc);
             out[n++] = item;
             from = var_ref(T->a, item->var, call->loc);
         }
         StructInfo *mid;
-        Expr *back = back_value(T, from, &mid, call->loc);
+        Expr *back = back_value(T, M, res[r], from, &mid, call->loc);
+        if (!back)
+            return -1;
         if (mid) {
             snprintf(base, sizeof base, "%.120s_full", bd->var->name->str);
             Binding *full = binding_fresh(T->m, names, base, rb->dataflow, mid, back, call->loc);
@@ -1169,6 +1259,35 @@ static const Expr *called_in_result(TL *T, const Func **where)
 
 /* ---- the pass ---- */
 
+/* Adds the variables e reads to T->syms and gives them their stand-ins. */
+static int add_syms(TL *T, const Expr *e, Loc loc)
+{
+    Var *v[IM_MAX_SYMS * 4];
+    int n = expr_syms(e, v, IM_MAX_SYMS * 4, 0);
+    for (int i = 0; i < n; i++)
+        if (im_sym_add(&T->syms, v[i]) < 0)
+            return err(T, loc, "transform-layout of %s: the shape and the map read more than %d symbols",
+                       T->B->name->str, IM_MAX_SYMS);
+    im_sym_standins(&T->syms);
+    T->nsym = T->syms.n;
+    return 0;
+}
+
+/* The symbolic extents of B read at the stand-ins of their variables. */
+static int shape_syms(TL *T)
+{
+    for (int d = 0; d < T->oldn; d++)
+        if (T->sym[d] && add_syms(T, T->sym[d], T->B->loc))
+            return -1;
+    for (int d = 0; d < T->oldn; d++) {
+        char ext[120];
+        if (T->sym[d] && (im_sym_eval(T->sym[d], &T->syms, &T->old[d]) || T->old[d] < 1))
+            return err(T, T->B->loc, "transform-layout of %s: dimension %d (%s) is not a product of integers and "
+                       "shape variables", T->B->name->str, d, expr_text(T->sym[d], ext, sizeof ext));
+    }
+    return 0;
+}
+
 static int find_buffer(TL *T, const char *func, const char *buf)
 {
     Func *f = module_find(T->m, intern_cstr(&T->m->names, func));
@@ -1219,10 +1338,9 @@ static int find_buffer(TL *T, const char *func, const char *buf)
             continue;
         }
         T->sym[d] = T->B->shape[d];
-        T->old[d] = SYM_STANDIN;
-        T->nsym++;
     }
-    return 0;
+    T->oshape = T->B->shape;
+    return shape_syms(T);
 }
 
 /* Whether inverse inv, read over the new shape, is one to one there: the
@@ -1249,7 +1367,7 @@ static IndexMap *wide_inverse(TL *T)
     for (int d = 0; d < T->oldn; d++)
         box[d] = T->old[d] > vol ? T->old[d] : vol;
     ImError e;
-    IndexMap *w = im_from_expr(T->scratch, T->map, box, &e);
+    IndexMap *w = im_from_expr(T->scratch, T->bmap, box, &e);
     if (!w || im_classify(w, NULL, NULL) == IM_NOT_INJECTIVE)
         return NULL;
     ImCond *pred;
@@ -1290,16 +1408,16 @@ static int shifted_inverse(TL *T)
         T->shift[d] = offset_of(T->im, d);
         box[d] = T->old[d] + T->shift[d];
         any |= T->shift[d] != 0;
-        Var *x = T->map->u.map.params[d];
+        Var *x = T->bmap->u.map.params[d];
         subst_var(T->a, &S, x, bin(T, B_SUB, tvar(T, x), expr_int(T->a, T->shift[d], DT_VOID, T->B->loc)));
     }
     if (!any)
         return 0;
     Expr *w = arena_alloc(T->a, sizeof *w);
-    *w = *T->map;
-    w->u.map.out = arena_array(T->a, (size_t)T->map->u.map.nout + 1, sizeof(Expr *));
-    for (int q = 0; q < T->map->u.map.nout; q++)
-        w->u.map.out[q] = clone_expr(T->a, &S, T->map->u.map.out[q]);
+    *w = *T->bmap;
+    w->u.map.out = arena_array(T->a, (size_t)T->bmap->u.map.nout + 1, sizeof(Expr *));
+    for (int q = 0; q < T->bmap->u.map.nout; q++)
+        w->u.map.out[q] = clone_expr(T->a, &S, T->bmap->u.map.out[q]);
     ImError e;
     ImCond *pred;
     int npred;
@@ -1331,30 +1449,50 @@ static int shifted_inverse(TL *T)
     return 1;
 }
 
-/* A symbolic extent is kept whole: the map's output for it is the
- * parameter alone, read by no other output; that output's extent is the
- * symbolic one. */
-static int keep_symbolic(TL *T)
+/* The map's symbols, its reading at the stand-ins, and the new extents
+ * read back from there as products of the symbols (n * 5 for a fused axis);
+ * the reading is then checked at every small binding. */
+static int read_symbols(TL *T)
 {
-    for (int d = 0; d < T->oldn; d++) {
-        if (!T->sym[d])
-            continue;
-        Var *x = T->map->u.map.params[d];
-        int at = -1, other = 0;
-        for (int q = 0; q < T->map->u.map.nout; q++) {
-            const Expr *o = T->map->u.map.out[q];
-            if (o->kind == E_VAR && o->u.var == x && at < 0)
-                at = q;
-            else
-                other |= expr_mentions(o, x);
+    int nin = T->map->u.map.nparams;
+    for (int q = 0; q < T->map->u.map.nout; q++) {
+        Var *v[IM_MAX_SYMS * 4];
+        int n = expr_syms(T->map->u.map.out[q], v, IM_MAX_SYMS * 4, 0);
+        for (int i = 0; i < n; i++) {
+            int param = 0;
+            for (int p = 0; p < nin; p++)
+                param |= T->map->u.map.params[p] == v[i];
+            if (param)
+                continue;
+            Expr *x = expr_new(T->scratch, E_VAR, T->map->u.map.out[q]->loc);
+            x->u.var = v[i];
+            if (add_syms(T, x, T->B->loc))
+                return -1;
+            T->msym = 1;
         }
-        char ext[120];
-        if (at < 0 || other)
-            return err(T, T->B->loc, "transform-layout of %s: dimension %d is symbolic (%s), so the map must keep it "
-                       "whole, as an output that is %s alone", T->B->name->str, d,
-                       expr_text(T->sym[d], ext, sizeof ext), x->name->str);
-        T->next[at] = T->sym[d];
     }
+    T->bmap = T->nsym ? im_bind(T->a, T->map, &T->syms) : T->map;
+    return 0;
+}
+
+static int new_symbolic(TL *T)
+{
+    for (int q = 0; q < T->im->nout; q++) {
+        Expr *x = im_unbind(T->a, expr_int(T->scratch, T->im->obox[q], DT_VOID, T->B->loc), &T->syms);
+        if (!x)
+            return err(T, T->B->loc, "transform-layout of %s: the new extent of axis %d is not a product of integers "
+                       "and the shape variables, which is all lopt writes", T->B->name->str, q);
+        T->next[q] = x->kind == E_INT ? NULL : x;
+    }
+    if (T->msym && T->im && T->padded)
+        return err(T, T->B->loc, "transform-layout of %s: the map reads a variable of the function and pads; lopt transforms "
+                   "by such a map only where it is one to one onto its new shape", T->B->name->str);
+    Expr *nw[IM_MAX_RANK];
+    for (int q = 0; q < T->im->nout; q++)
+        nw[q] = new_extent(T, q, T->B->loc);
+    ImError e;
+    if (im_sym_check(T->scratch, T->map, T->oshape, nw, NULL, &T->syms, T->padded, &e))
+        return err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
     return 0;
 }
 
@@ -1364,10 +1502,10 @@ static int classify(TL *T, int assume)
     if (T->map->u.map.nparams != T->oldn)
         return err(T, T->B->loc, "transform-layout: the map takes %d indices but %s has %d dimensions",
                    T->map->u.map.nparams, T->B->name->str, T->oldn);
-    if (!(T->im = im_from_expr(T->scratch, T->map, T->old, &e)))
-        return err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
-    if (keep_symbolic(T))
+    if (read_symbols(T))
         return -1;
+    if (!(T->im = im_from_expr(T->scratch, T->bmap, T->old, &e)))
+        return err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
     int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK], y[IM_MAX_RANK];
     ImKind k = im_classify(T->im, wa, wb);
     if (k == IM_NOT_INJECTIVE) {
@@ -1389,6 +1527,8 @@ static int classify(TL *T, int assume)
         return err(T, T->B->loc, "transform-layout of %s: lopt cannot decide whether the map is injective; "
                    "give assume-injective=1 to take it as such", T->B->name->str);
     T->padded = k == IM_PADDED;
+    if (T->nsym && new_symbolic(T))
+        return -1;
     if (T->padded || k == IM_BIJECTIVE) {
         if (!(T->inv = im_inverse(T->scratch, T->im, &T->pred, &T->npred, &e)) && !shifted_inverse(T))
             return err(T, T->B->loc, "transform-layout of %s: %s", T->B->name->str, e.msg);
@@ -1437,6 +1577,8 @@ static int transform(TL *T, const Request *r)
         return -1;
     if (check_separators(T) || classify(T, assume))
         return -1;
+    if (T->nsym)
+        T->sc.syms = &T->syms;
     int nout = T->map->u.map.nout;
     if (T->B->scope && strncmp(T->B->scope, "global.texture", 14) == 0 &&
         (nout != T->oldn || T->im->obox[nout - 1] != T->old[T->oldn - 1]))

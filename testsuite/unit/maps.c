@@ -62,6 +62,9 @@ static int64_t fdiv(int64_t a, int64_t b)
 /* Set when the map as written overflows 64 bits somewhere (fuzzed constants). */
 static int eval_overflow;
 
+/* The symbols of part 3 and their values at the binding being checked. */
+static ImSyms bound;
+
 static int64_t eval(const Expr *e, const Expr *map, const int64_t *x)
 {
     int64_t r;
@@ -71,6 +74,9 @@ static int64_t eval(const Expr *e, const Expr *map, const int64_t *x)
         for (int i = 0; i < map->u.map.nparams; i++)
             if (map->u.map.params[i] == e->u.var)
                 return x[i];
+        for (int k = 0; k < bound.n; k++)
+            if (bound.var[k] == e->u.var)
+                return bound.val[k];
         abort();
     case E_UNARY:
         if (__builtin_sub_overflow(0, eval(e->u.un.a, map, x), &r))
@@ -759,6 +765,177 @@ static void part2(long want, Stats *st)
 }
 
 #ifndef IMCHECK_NO_MAIN
+/* ---- part 3: maps with symbols ----
+ * A map that reads shape variables (lambda i, j: (i * n + j,) over (m, n))
+ * is read at the stand-ins, its new shape and inverse read back as products
+ * of the symbols, and the reading checked by im_sym_check. Here brute force
+ * binds m and n to every value 1 .. IM_SYM_CHECK, enumerates the old shape
+ * and checks that the map as written is one to one onto a claimed new shape
+ * and that a claimed inverse sends each point back; im_sym_check must give
+ * the same verdict on the same claim. Where lopt accepts the map, the claim
+ * is what it must read back; the refused maps carry a plausible claim (TVM's
+ * (64 + n - 1) // n for a split by n) that both must refuse. */
+typedef struct SymCase {
+    const char *map, *old;      /* the old shape as a lambda's outputs */
+    const char *shape, *inv;    /* the claim: a new shape and an inverse */
+    int ok;                     /* the claim holds */
+    int lopt;                   /* 1: lopt reads the map as the claim; 0: as nothing that holds; -1: not asked */
+} SymCase;
+
+static const SymCase sym_cases[] = {
+    { "lambda i, j: (i * n + j,)", "lambda q: (m, n)", "(m * n,)", "lambda i0: (i0 // n, i0 % n)", 1, 1 },
+    { "lambda x, y, z: (x * 32 * n + y * 32 + z,)", "lambda q: (m, n, 32)", "(m * n * 32,)",
+      "lambda i0: (i0 // (n * 32), i0 // 32 % n, i0 % 32)", 1, 1 },
+    { "lambda k: (k // n, k % n)", "lambda q: (m * n,)", "(m, n)", "lambda i0, i1: (i0 * n + i1,)", 1, 1 },
+    { "lambda i, j: (j * m + i,)", "lambda q: (m, n)", "(m * n,)", "lambda i0: (i0 % m, i0 // m)", 1, 1 },
+    { "lambda i, j: (j, i)", "lambda q: (m, n)", "(n, m)", "lambda i0, i1: (i1, i0)", 1, 1 },
+    { "lambda i, j: (i, j // 4, j % 4)", "lambda q: (n, 64)", "(n, 16, 4)",
+      "lambda i0, i1, i2: (i0, i1 * 4 + i2)", 1, 1 },
+    { "lambda i, j, k: (k * m * n + i * n + j,)", "lambda q: (m, n, 3)", "(m * n * 3,)",
+      "lambda i0: (i0 // n % m, i0 % n, i0 // (m * n))", 1, 1 },
+    /* refused: padding, not one to one, extents that are not products */
+    { "lambda i: (i // n, i % n)", "lambda q: (64,)", "((64 + n - 1) // n, n)", "lambda a, b: (a * n + b,)", 0, 0 },
+    { "lambda i, j: (i * n + j,)", "lambda q: (m, 2)", "(m * n,)", "lambda a: (a // n, a % n)", 0, 0 },
+    { "lambda i, j: (i * n + j,)", "lambda q: (m, 2)", "(m * n + 1,)", "lambda a: (a // n, a % n)", 0, 0 },
+    { "lambda i: (i // 4, i % 4)", "lambda q: (n,)", "(n // 4, 4)", "lambda a, b: (a * 4 + b,)", 0, 0 },
+    { "lambda i, j: (i + j,)", "lambda q: (n, n)", "(n * 2 - 1,)", "lambda a: (a, 0)", 0, 0 },
+    { "lambda i, j: (i * n + j,)", "lambda q: (m, n)", "(m * n,)", "lambda a: (a // n, a % n + 0 * a // 5)", 1, -1 },
+    { "lambda i, j: (i * n + j,)", "lambda q: (m, n)", "(m * n,)", "lambda a: (a // n, (a + 1) % n)", 0, -1 },
+};
+
+static char *text_of(const Expr *e, char *buf, size_t cap)
+{
+    FILE *f = fmemopen(buf, cap, "w");
+    print_expr(f, e);
+    fclose(f);
+    return buf;
+}
+
+/* Brute force at the binding in `bound`: 1 when map is one to one onto
+ * shape and inv sends each point back. */
+static int sym_brute(const Expr *map, const Expr *old, const Expr *shape, const Expr *inv)
+{
+    int nin = map->u.map.nparams, nout = map->u.map.nout;
+    int64_t box[IM_MAX_RANK], nbox[IM_MAX_RANK], x[IM_MAX_RANK], y[IM_MAX_RANK];
+    for (int d = 0; d < nin; d++)
+        box[d] = eval(old->u.map.out[d], old, x);
+    for (int q = 0; q < nout; q++)
+        if ((nbox[q] = eval(shape->u.map.out[q], shape, x)) < 1)
+            return 0;
+    int64_t vol = volume(box, nin), nvol = volume(nbox, nout);
+    unsigned char *seen = calloc((size_t)nvol + 1, 1);
+    int ok = vol == nvol;
+    for (int64_t r = 0; r < vol && ok; r++) {
+        unrank(r, box, nin, x);
+        for (int q = 0; q < nout; q++) {
+            y[q] = eval(map->u.map.out[q], map, x);
+            ok &= y[q] >= 0 && y[q] < nbox[q];
+        }
+        if (!ok)
+            break;
+        int64_t at = rank_of(y, nbox, nout);
+        ok &= !seen[at];
+        seen[at] = 1;
+        for (int d = 0; d < nin; d++)
+            ok &= eval(inv->u.map.out[d], inv, y) == x[d];
+        checks++;
+    }
+    free(seen);
+    return ok;
+}
+
+static Expr *read_sym(Module *m, const char *text, Var **scope)
+{
+    Source src = { .name = "<unit>", .text = text, .len = strlen(text), .out = stderr };
+    Expr *e = read_index_map_in(&src, m, scope, 2);
+    if (!e)
+        FAIL("symbols: cannot read %s", text);
+    return e;
+}
+
+/* What lopt reads back for map over old at the stand-ins: the new shape's
+ * text into shape, the inverse's into inv; 0 when it reads none. */
+static int sym_reading(Module *m, const Expr *map, const Expr *old, const ImSyms *s, char *shape, char *inv)
+{
+    int nin = map->u.map.nparams, nout = map->u.map.nout;
+    int64_t box[IM_MAX_RANK];
+    for (int d = 0; d < nin; d++)
+        im_sym_eval(old->u.map.out[d], s, &box[d]);
+    ImError err;
+    ImCond *pred;
+    int npred;
+    IndexMap *im = im_from_expr(&m->arena, im_bind(&m->arena, map, s), box, &err);
+    IndexMap *iv = im && im_classify(im, NULL, NULL) == IM_BIJECTIVE ? im_inverse(&m->arena, im, &pred, &npred, &err)
+                                                                    : NULL;
+    Expr *ie = iv ? im_unbind(&m->arena, im_to_expr(&m->arena, &m->names, iv), s) : NULL;
+    if (!ie)
+        return 0;
+    char t[96];
+    strcpy(shape, "(");
+    for (int q = 0; q < nout; q++) {
+        Expr *x = im_unbind(&m->arena, expr_int(&m->arena, im->obox[q], DT_VOID, map->loc), s);
+        if (!x)
+            return 0;
+        snprintf(shape + strlen(shape), 256 - strlen(shape), "%s%.90s", q ? ", " : "", text_of(x, t, sizeof t));
+    }
+    snprintf(shape + strlen(shape), 256 - strlen(shape), nout == 1 ? ",)" : ")");
+    char t2[256];
+    text_of(ie, t2, sizeof t2);
+    /* T.index_map(lambda ...) -> lambda ... */
+    snprintf(inv, 256, "%.*s", (int)strlen(t2) - 13, t2 + 12);
+    return 1;
+}
+
+static void part3(Stats *st)
+{
+    for (size_t c = 0; c < sizeof sym_cases / sizeof sym_cases[0]; c++) {
+        const SymCase *k = &sym_cases[c];
+        Module *m = module_new();
+        Var *scope[2] = { var_new(&m->arena, intern_cstr(&m->names, "m"), VAR_SYM, (Loc){ 0, 0 }),
+                          var_new(&m->arena, intern_cstr(&m->names, "n"), VAR_SYM, (Loc){ 0, 0 }) };
+        char stext[256];
+        snprintf(stext, sizeof stext, "lambda q: %.200s", k->shape);
+        Expr *map = read_sym(m, k->map, scope), *old = read_sym(m, k->old, scope);
+        Expr *shape = read_sym(m, stext, scope), *inv = read_sym(m, k->inv, scope);
+        st->maps++;
+        if (!map || !old || !shape || !inv) {
+            module_free(m);
+            continue;
+        }
+        ImSyms s = { 0 };
+        im_sym_add(&s, scope[0]);
+        im_sym_add(&s, scope[1]);
+        im_sym_standins(&s);
+        ImError err;
+        int said = im_sym_check(&m->arena, map, old->u.map.out, shape->u.map.out, inv, &s, 0, &err) == 0;
+        int brute = 1;
+        for (int b = 0; brute && b < IM_SYM_CHECK * IM_SYM_CHECK; b++) {
+            bound = s;
+            bound.val[0] = 1 + b % IM_SYM_CHECK;
+            bound.val[1] = 1 + b / IM_SYM_CHECK;
+            brute = sym_brute(map, old, shape, inv);
+        }
+        bound.n = 0;
+        if (said != brute || said != k->ok)
+            FAIL("symbols: %s over %s as %s by %s: im_sym_check says %s (%s), brute force %s, expected %s", k->map,
+                 k->old, k->shape, k->inv, said ? "yes" : "no", said ? "" : err.msg, brute ? "yes" : "no",
+                 k->ok ? "yes" : "no");
+        char rs[256], ri[256];
+        int read = sym_reading(m, map, old, &s, rs, ri);
+        if (k->lopt == 1 && (!read || strcmp(rs, k->shape) || strcmp(ri, k->inv)))
+            FAIL("symbols: %s over %s: read back as %s by %s, expected %s by %s", k->map, k->old, read ? rs : "-",
+                 read ? ri : "-", k->shape, k->inv);
+        /* a map lopt refuses is not read back as one it accepts */
+        if (k->lopt == 0 && read && im_sym_check(&m->arena, map, old->u.map.out,
+                                           read_sym(m, (snprintf(stext, sizeof stext, "lambda q: %.200s", rs), stext),
+                                                    scope)->u.map.out,
+                                           read_sym(m, ri, scope), &s, 0, &err) == 0)
+            FAIL("symbols: %s over %s: read back as %s by %s, which the check accepts", k->map, k->old, rs, ri);
+        st->symbolic += said;
+        module_free(m);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -769,6 +946,8 @@ int main(int argc, char **argv)
     Stats r = { 0 };
     reshapes(&r);
     part2(want, &b);
+    Stats sy = { 0 };
+    part3(&sy);
     printf("unit-indexmap: layout family: %ld maps (%ld bijective, %ld padded, %ld not injective), "
            "%ld decided symbolically, %ld inverted, %ld identities, %ld compositions\n",
            a.maps, a.bijective, a.padded, a.notinj, a.symbolic, a.inverted, a.identities, a.composed);
@@ -778,6 +957,8 @@ int main(int argc, char **argv)
            "%ld inverted, %ld compositions, %ld outputs simplified\n",
            b.maps, b.rejected, b.skipped, b.maps - b.rejected - b.skipped, b.bijective, b.padded, b.notinj,
            b.symbolic, b.inverted, b.composed, b.simplified);
+    printf("unit-indexmap: maps with symbols: %ld maps, %ld accepted (each checked at %d bindings)\n", sy.maps,
+           sy.symbolic, IM_SYM_CHECK * IM_SYM_CHECK);
     printf("unit-indexmap: %ld point checks, %d failures\n", checks, failures);
     return failures != 0;
 }

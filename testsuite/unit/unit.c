@@ -4,6 +4,7 @@
  * print -> parse), and constants' elements read by the lexer and printed
  * by the fast shortest-digits path against printf and strtod. Seeded, so
  * failures reproduce. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,6 +321,22 @@ static void test_const_floats(void)
         }
         const_round_trip(DT_FLOAT32, v, n);
     }
+    /* float32 at the ends of its binades, where the unit in the last place
+     * below is half the one above (the printer passes over digits further
+     * from the value than half the one above), and the subnormals' edge */
+    n = 0;
+    for (int b = -149; b <= 127; b++) {
+        float f = ldexpf(1.0f, b);
+        v[n++] = f;
+        v[n++] = nextafterf(f, 0);
+        v[n++] = nextafterf(f, INFINITY);
+        v[n++] = -nextafterf(nextafterf(f, 0), 0);
+        v[n++] = nextafterf(nextafterf(f, INFINITY), INFINITY);
+    }
+    v[n++] = FLT_MAX;
+    v[n++] = FLT_MIN;
+    v[n++] = nextafterf(FLT_MIN, 0);
+    const_round_trip(DT_FLOAT32, v, n);
     free(v);
 }
 

@@ -1,0 +1,331 @@
+/* Symbols in index maps: a map that reads a shape variable (lambda i, j:
+ * (i * n + j,)) is read at values of its symbols. The normal form stays the
+ * one of indexmap.c; this file binds symbols to values, reads constants
+ * computed at stand-in values back as products of symbols, and checks a
+ * symbolic reading at every small binding by enumeration. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clone.h"
+#include "indexmap.h"
+
+/* Primes near 2^16: a product of an integer below them and their powers
+ * factors one way, and an extent, coefficient or divisor the normal form
+ * computes from them shows which symbols it is made of. */
+static const int64_t standin[IM_MAX_SYMS] = { 65521, 65519, 65497 };
+
+/* How far from a multiple of a stand-in a constant may lie before it is
+ * taken for an expression such as n - 1 that lopt does not read back. */
+enum { NEAR = 64 };
+
+int im_sym_add(ImSyms *s, Var *v)
+{
+    for (int k = 0; k < s->n; k++)
+        if (s->var[k] == v)
+            return k;
+    if (s->n == IM_MAX_SYMS)
+        return -1;
+    s->var[s->n] = v;
+    s->val[s->n] = 0;
+    return s->n++;
+}
+
+void im_sym_standins(ImSyms *s)
+{
+    for (int k = 0; k < s->n; k++)
+        s->val[k] = standin[k];
+}
+
+Expr *im_bind(Arena *a, const Expr *e, const ImSyms *s)
+{
+    Subst S = { 0 };
+    for (int k = 0; k < s->n; k++)
+        subst_var(a, &S, s->var[k], expr_int(a, s->val[k], DT_VOID, e->loc));
+    return clone_expr(a, &S, e);
+}
+
+static int64_t floordiv(int64_t x, int64_t d)
+{
+    int64_t q = x / d;
+    return (x % d != 0 && (x < 0) != (d < 0)) ? q - 1 : q;
+}
+
+int im_sym_eval(const Expr *e, const ImSyms *s, int64_t *v)
+{
+    int64_t x, y;
+    switch (e->kind) {
+    case E_INT:
+        *v = e->u.i.v;
+        return 0;
+    case E_VAR:
+        for (int k = 0; k < s->n; k++)
+            if (s->var[k] == e->u.var)
+                return *v = s->val[k], 0;
+        return -1;
+    case E_CAST:
+        return im_sym_eval(e->u.cast.a, s, v);
+    case E_BIN:
+        if (im_sym_eval(e->u.bin.a, s, &x) || im_sym_eval(e->u.bin.b, s, &y))
+            return -1;
+        switch (e->u.bin.op) {
+        case B_ADD: return __builtin_add_overflow(x, y, v) ? -1 : 0;
+        case B_SUB: return __builtin_sub_overflow(x, y, v) ? -1 : 0;
+        case B_MUL: return __builtin_mul_overflow(x, y, v) ? -1 : 0;
+        case B_FLOORDIV:
+            if (y == 0 || (y == -1 && x == INT64_MIN))
+                return -1;
+            *v = floordiv(x, y);
+            return 0;
+        case B_FLOORMOD:
+            if (y == 0 || (y == -1 && x == INT64_MIN))
+                return -1;
+            *v = x - floordiv(x, y) * y;
+            return 0;
+        default: return -1;
+        }
+    default:
+        return -1;
+    }
+}
+
+/* Whether m looks like a stand-in's multiple moved by a little. */
+static int near_standin(int64_t m, const ImSyms *s)
+{
+    for (int k = 0; k < s->n; k++) {
+        int64_t r = m % standin[k];
+        if (m >= standin[k] - NEAR && (r <= NEAR || r >= standin[k] - NEAR))
+            return 1;
+    }
+    return 0;
+}
+
+static Expr *var_expr(Arena *a, Var *v, Loc loc)
+{
+    Expr *e = expr_new(a, E_VAR, loc);
+    e->u.var = v;
+    return e;
+}
+
+static Expr *mul(Arena *a, Expr *x, Expr *y, Loc loc)
+{
+    if (!x)
+        return y;
+    Expr *e = expr_new(a, E_BIN, loc);
+    e->u.bin.op = B_MUL;
+    e->u.bin.a = x;
+    e->u.bin.b = y;
+    return e;
+}
+
+/* v as c * n ** e1 * m ** e2 ..., or NULL when it does not read back. */
+static Expr *unbind_int(Arena *a, int64_t v, const ImSyms *s, Loc loc)
+{
+    if (v == INT64_MIN)
+        return NULL;
+    int64_t m = v < 0 ? -v : v;
+    Expr *e = NULL;
+    for (int k = 0; k < s->n && m; k++)
+        while (m % standin[k] == 0) {
+            m /= standin[k];
+            e = mul(a, e, var_expr(a, s->var[k], loc), loc);
+        }
+    if (near_standin(m, s))
+        return NULL;
+    if (!e)
+        return expr_int(a, v, DT_VOID, loc);
+    if (m != 1 || v < 0)
+        e = mul(a, e, expr_int(a, v < 0 ? -m : m, DT_VOID, loc), loc);
+    return e;
+}
+
+/* x * f, f a product read back: x * n * 32 rather than x * (n * 32). */
+static Expr *mul_into(Arena *a, Expr *x, Expr *f)
+{
+    if (f->kind == E_BIN && f->u.bin.op == B_MUL)
+        return mul(a, mul_into(a, x, f->u.bin.a), f->u.bin.b, f->loc);
+    return mul(a, x, f, f->loc);
+}
+
+static Expr *unbind(Arena *a, const Expr *e, const ImSyms *s)
+{
+    Expr *c;
+    switch (e->kind) {
+    case E_INT:
+        return unbind_int(a, e->u.i.v, s, e->loc);
+    case E_BIN:
+        if (e->u.bin.op == B_MUL && e->u.bin.b->kind == E_INT) {
+            Expr *x = unbind(a, e->u.bin.a, s), *f = x ? unbind(a, e->u.bin.b, s) : NULL;
+            return f ? mul_into(a, x, f) : NULL;
+        }
+        c = arena_alloc(a, sizeof *c);
+        *c = *e;
+        if (!(c->u.bin.a = unbind(a, e->u.bin.a, s)) || !(c->u.bin.b = unbind(a, e->u.bin.b, s)))
+            return NULL;
+        return c;
+    case E_UNARY:
+        c = arena_alloc(a, sizeof *c);
+        *c = *e;
+        return (c->u.un.a = unbind(a, e->u.un.a, s)) ? c : NULL;
+    case E_CAST:
+        c = arena_alloc(a, sizeof *c);
+        *c = *e;
+        return (c->u.cast.a = unbind(a, e->u.cast.a, s)) ? c : NULL;
+    case E_INDEXMAP:
+        c = arena_alloc(a, sizeof *c);
+        *c = *e;
+        c->u.map.out = arena_array(a, (size_t)e->u.map.nout + 1, sizeof(Expr *));
+        for (int q = 0; q < e->u.map.nout; q++)
+            if (!(c->u.map.out[q] = unbind(a, e->u.map.out[q], s)))
+                return NULL;
+        return c;
+    case E_VAR:
+        c = arena_alloc(a, sizeof *c);
+        *c = *e;
+        return c;
+    default:
+        return NULL;
+    }
+}
+
+Expr *im_unbind(Arena *a, const Expr *e, const ImSyms *s)
+{
+    return unbind(a, e, s);
+}
+
+/* ---- the check at small bindings ---- */
+
+static int text_binding(const ImSyms *s, char *buf, size_t cap)
+{
+    int len = 0;
+    for (int k = 0; k < s->n && len < (int)cap; k++)
+        len += snprintf(buf + len, cap - (size_t)len, "%s%s = %lld", k ? ", " : "", s->var[k]->name->str,
+                        (long long)s->val[k]);
+    return len;
+}
+
+static int text_point(const int64_t *x, int n, char *buf, size_t cap)
+{
+    int len = 0;
+    for (int d = 0; d < n && len < (int)cap; d++)
+        len += snprintf(buf + len, cap - (size_t)len, "%s%lld", d ? ", " : "", (long long)x[d]);
+    return len;
+}
+
+/* The largest box a binding is enumerated over. */
+#define CHECK_MAX (INT64_C(1) << 22)
+
+static int eval_box(Expr *const *ext, int n, const ImSyms *s, int64_t *box, int64_t *vol)
+{
+    *vol = 1;
+    for (int d = 0; d < n; d++)
+        if (im_sym_eval(ext[d], s, &box[d]) || box[d] < 1 || __builtin_mul_overflow(*vol, box[d], vol) ||
+            *vol > CHECK_MAX)
+            return -1;
+    return 0;
+}
+
+/* One binding: 1 when checked, 0 when too large to enumerate, -1 on a failure. */
+static int check_at(Arena *scratch, const Expr *map, Expr *const *old, Expr *const *new, const Expr *inv,
+                    const ImSyms *b, int pads, ImError *err)
+{
+    int nin = map->u.map.nparams, nout = map->u.map.nout;
+    int64_t box[IM_MAX_RANK], nbox[IM_MAX_RANK], vol, nvol = 1;
+    if (eval_box(old, nin, b, box, &vol))
+        return 0;
+    char at[96], px[160], py[160];
+    text_binding(b, at, sizeof at);
+    IndexMap *m = im_from_expr(scratch, im_bind(scratch, map, b), box, err);
+    if (!m)
+        goto fail;
+    int same = 1;
+    for (int q = 0; q < nout; q++) {
+        if (im_sym_eval(new[q], b, &nbox[q]) || nbox[q] < 1 || __builtin_mul_overflow(nvol, nbox[q], &nvol))
+            return 0;
+        same &= nbox[q] == m->obox[q];
+    }
+    if (!same) {
+        /* the extent read back at the stand-ins is a constant or product that
+         * holds there only: n // 2, n + 1 and the like are not read back */
+        text_point(m->obox, nout, px, sizeof px);
+        snprintf(err->msg, sizeof err->msg, "at %.40s the new shape is (%.50s): an extent that is not a product of "
+                 "integers and shape variables, which is all lopt writes", at, px);
+        return -1;
+    }
+    if (nvol > CHECK_MAX)
+        return 0;
+    IndexMap *iv = inv ? im_from_expr(scratch, im_bind(scratch, inv, b), nbox, err) : NULL;
+    if (inv && !iv)
+        goto fail;
+    unsigned char *seen = arena_zalloc(scratch, (size_t)nvol);
+    int64_t x[IM_MAX_RANK] = { 0 }, y[IM_MAX_RANK], z[IM_MAX_RANK];
+    for (int64_t r = 0; r < vol; r++) {
+        for (int64_t rem = r, d = nin - 1; d >= 0; d--) {
+            x[d] = rem % box[d];
+            rem /= box[d];
+        }
+        im_apply(m, x, y);
+        int64_t at_y = 0;
+        int out = 0;
+        for (int q = 0; q < nout; q++) {
+            out |= y[q] < 0 || y[q] >= nbox[q];
+            at_y = at_y * nbox[q] + y[q];
+        }
+        text_point(x, nin, px, sizeof px);
+        text_point(y, nout, py, sizeof py);
+        if (out) {
+            snprintf(err->msg, sizeof err->msg, "at %.40s the map sends (%.50s) to (%.50s), outside the new shape", at,
+                     px, py);
+            return -1;
+        }
+        if (seen[at_y]) {
+            snprintf(err->msg, sizeof err->msg, "at %.40s the map is not one to one: (%.50s) goes to (%.50s), where "
+                     "another point goes", at, px, py);
+            return -1;
+        }
+        seen[at_y] = 1;
+        if (iv) {
+            im_apply(iv, y, z);
+            if (memcmp(z, x, (size_t)nin * sizeof *x)) {
+                snprintf(err->msg, sizeof err->msg, "at %.40s the inverse does not send (%.50s) back to (%.50s)", at,
+                         py, px);
+                return -1;
+            }
+        }
+    }
+    if (vol != nvol && !pads) {
+        snprintf(err->msg, sizeof err->msg, "at %.40s the map pads: %lld points onto a new shape of %lld", at,
+                 (long long)vol, (long long)nvol);
+        return -1;
+    }
+    return 1;
+fail:;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    snprintf(err->msg, sizeof err->msg, "at %.40s: %.190s", at, msg);
+    return -1;
+}
+
+int im_sym_check(Arena *scratch, const Expr *map, Expr *const *old, Expr *const *new, const Expr *inv,
+                 const ImSyms *s, int pads, ImError *err)
+{
+    ImSyms b = *s;
+    int total = 1, checked = 0;
+    err->loc = map->loc;
+    for (int k = 0; k < s->n; k++)
+        total *= IM_SYM_CHECK;
+    for (int i = 0; i < total; i++) {
+        for (int k = 0, r = i; k < s->n; k++, r /= IM_SYM_CHECK)
+            b.val[k] = 1 + r % IM_SYM_CHECK;
+        int rc = check_at(scratch, map, old, new, inv, &b, pads, err);
+        if (rc < 0)
+            return -1;
+        checked += rc;
+    }
+    if (!checked) {
+        snprintf(err->msg, sizeof err->msg, "the shapes are too large to check the map at small values of its "
+                 "symbols");
+        return -1;
+    }
+    return 0;
+}
