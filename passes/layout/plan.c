@@ -112,8 +112,11 @@ typedef struct Answer {
     int nargs, item;
     IndexMap *im;         /* the layout asked (NULL: the identity of rank) */
     int rank;
+    int has_pad;          /* a padded layout whose padding holds pad */
+    double pad;
     int ok;
     Expr **opmaps;        /* [FLOW_MAX_ARGS], in the planner's arena */
+    double *inpad;        /* has_pad: [FLOW_MAX_ARGS], what each operand's padding must hold */
     struct Answer *next;
 } Answer;
 
@@ -472,7 +475,8 @@ static uint64_t answer_key(const Expr *e, TensorType *args, int *nargs)
 }
 
 /* key->args is args, the caller's (answer_add keeps a copy). */
-static Answer *answer_find(Planner *P, const Expr *e, int item, IndexMap *im, int rank, Answer *key, TensorType *args)
+static Answer *answer_find(Planner *P, const Expr *e, int item, IndexMap *im, int rank, const double *pad, Answer *key,
+                           TensorType *args)
 {
     key->nargs = -1;
     if (!P->answers)
@@ -481,11 +485,13 @@ static Answer *answer_find(Planner *P, const Expr *e, int item, IndexMap *im, in
     uint64_t h = answer_key(e, args, &nargs);
     if (nargs < 0)
         return NULL;
-    h = h * 31 + im_key(im, rank) + (uint64_t)(item + 1) * 0x9E3779B97F4A7C15ull;
-    *key = (Answer){ .h = h, .call = e, .nargs = nargs, .item = item, .im = im, .rank = rank };
+    h = h * 31 + im_key(im, rank) + (uint64_t)(item + 1) * 0x9E3779B97F4A7C15ull + (pad ? 7 : 0);
+    *key = (Answer){ .h = h, .call = e, .nargs = nargs, .item = item, .im = im, .rank = rank, .has_pad = pad != NULL,
+                     .pad = pad ? *pad : 0 };
     key->args = args;
     for (Answer *x = P->answers->cap ? P->answers->slots[h & (P->answers->cap - 1)] : NULL; x; x = x->next)
         if (x->h == h && x->item == item && x->nargs == nargs && x->rank == rank && !x->im == !im &&
+            x->has_pad == (pad != NULL) && (!pad || (x->pad == *pad && signbit(x->pad) == signbit(*pad))) &&
             (!im || (x->im->nin == im->nin && x->im->nout == im->nout &&
                      memcmp(x->im->obox, im->obox, (size_t)im->nout * sizeof *im->obox) == 0 && im_equal(x->im, im))) &&
             op_call_same(x->call, x->args, e, args, nargs))
@@ -493,7 +499,7 @@ static Answer *answer_find(Planner *P, const Expr *e, int item, IndexMap *im, in
     return NULL;
 }
 
-static void answer_add(Planner *P, const Answer *key, int ok, Expr **opmaps)
+static void answer_add(Planner *P, const Answer *key, int ok, Expr **opmaps, const double *inpad)
 {
     Answers *A = P->answers;
     if (!A || key->nargs < 0)
@@ -517,30 +523,41 @@ static void answer_add(Planner *P, const Answer *key, int ok, Expr **opmaps)
     memcpy(x->args, key->args, (size_t)key->nargs * sizeof *x->args);
     x->ok = ok;
     x->opmaps = opmaps;
+    if (inpad) {
+        x->inpad = arena_array(P->answer_arena, FLOW_MAX_ARGS, sizeof *x->inpad);
+        memcpy(x->inpad, inpad, FLOW_MAX_ARGS * sizeof *x->inpad);
+    }
     x->next = A->slots[x->h & (A->cap - 1)];
     A->slots[x->h & (A->cap - 1)] = x;
     A->n++;
 }
 
-/* flow_probe through P's answers. */
-static int probe_call(Planner *P, const Expr *call, int item, IndexMap *im, int rank, const Expr *map, Expr **opmaps,
-                      Expr *const **items, int *n, char *why, size_t cap)
+/* flow_probe_pad through P's answers (pad NULL: no padding asked; inpad
+ * is filled when pad is not NULL). */
+static int probe_call(Planner *P, const Expr *call, int item, IndexMap *im, int rank, const Expr *map, const double *pad,
+                      Expr **opmaps, double *inpad, Expr *const **items, int *n, char *why, size_t cap)
 {
     Answer key;
     TensorType args[OP_MAX_ARGS];
-    Answer *x = answer_find(P, call, item, im, rank, &key, args);
+    Answer *x = answer_find(P, call, item, im, rank, pad, &key, args);
     if (x) {
         memcpy(opmaps, x->opmaps, FLOW_MAX_ARGS * sizeof *opmaps);
+        if (pad && x->inpad)
+            memcpy(inpad, x->inpad, FLOW_MAX_ARGS * sizeof *inpad);
         *items = call->u.call.args;
         *n = key.nargs;
         snprintf(why, cap, "%s", "as before");
         return x->ok ? 0 : -1;
     }
-    int rc = flow_probe(P->m, &P->scratch, P->answer_arena, call, item, map, opmaps, items, n, why, cap);
+    if (pad)
+        for (int k = 0; k < FLOW_MAX_ARGS; k++)
+            inpad[k] = NAN;
+    int rc = flow_probe_pad(P->m, &P->scratch, P->answer_arena, call, item, map, pad, opmaps, pad ? inpad : NULL, items,
+                            n, why, cap);
     if (key.nargs >= 0 && (rc != 0 || (*n == key.nargs && *items == call->u.call.args))) {
         Expr **keep = arena_array(P->answer_arena, FLOW_MAX_ARGS, sizeof *keep);
         memcpy(keep, opmaps, FLOW_MAX_ARGS * sizeof *keep);
-        answer_add(P, &key, rc == 0, keep);
+        answer_add(P, &key, rc == 0, keep, pad ? inpad : NULL);
     }
     return rc;
 }
@@ -556,13 +573,13 @@ static int probe(Planner *P, Node *nd, int l)
     nd->opmaps[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nd->opmaps[l]);
     if (nd->keys[l].has_pad) {   /* a padded label: what keeps its padding pad, and what that asks */
         nd->inpad[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nd->inpad[l]);
-        nd->ok[l] = flow_probe_pad(P->m, &P->scratch, &P->a, nd->call, nd->item, nd->keys[l].map, &nd->keys[l].pad,
-                                   nd->opmaps[l], nd->inpad[l], &items, &n, why, sizeof why) == 0;
+        nd->ok[l] = probe_call(P, nd->call, nd->item, nd->keys[l].im, nd->t.ndim, nd->keys[l].map, &nd->keys[l].pad,
+                               nd->opmaps[l], nd->inpad[l], &items, &n, why, sizeof why) == 0;
     } else if (nd->store[l] == 0)   /* a unit label: its map, not its normal form, says what is read */
         nd->ok[l] = flow_probe(P->m, &P->scratch, &P->a, nd->call, nd->item, nd->keys[l].map, nd->opmaps[l], &items,
                                &n, why, sizeof why) == 0;
     else
-        nd->ok[l] = probe_call(P, nd->call, nd->item, nd->keys[l].im, nd->t.ndim, nd->keys[l].map, nd->opmaps[l],
+        nd->ok[l] = probe_call(P, nd->call, nd->item, nd->keys[l].im, nd->t.ndim, nd->keys[l].map, NULL, nd->opmaps[l], NULL,
                                &items, &n, why, sizeof why) == 0;
     return nd->ok[l];
 }
@@ -1252,7 +1269,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             int64_t box[IM_MAX_RANK];
             memcpy(box, nd->t.shape, (size_t)nd->t.ndim * sizeof *box);
             Expr *id = identity_map(&a, &m->names, nd->t.ndim, e->loc);
-            nd->plannable = id && probe_call(P, nd->call, nd->item, NULL, nd->t.ndim, id, opm, &nd->items, &nd->nitems,
+            nd->plannable = id && probe_call(P, nd->call, nd->item, NULL, nd->t.ndim, id, NULL, opm, NULL, &nd->items, &nd->nitems,
                                              why, sizeof why) == 0;
             arena_free(&a);
             if (!nd->plannable && nd->item < 0 && e->u.call.nargs == 1 && e->u.call.args[0]->kind == E_VAR) {
