@@ -728,8 +728,22 @@ void infer_types(Module *m, Func *fn)
     for (int b = 0; b < fn->nblocks; b++)
         for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
             Binding *bd = fn->blocks[b]->binds[i];
-            if (!bd->var->sinfo)
+            StructInfo *s = bd->var->sinfo;
+            if (!s) {
                 bd->var->sinfo = infer_one(m, bd->value);
+            } else if (s->kind == SI_TENSOR && s->dtype == DT_VOID) {
+                /* a shape without its dtype (the reader's type of
+                 * R.broadcast_to(c, R.shape(...)) on a constant it had not
+                 * typed): the dtype the operator gives, so that the bytes
+                 * the value holds are known */
+                StructInfo *t = infer_one(m, bd->value);
+                if (t && t->kind == SI_TENSOR && t->dtype != DT_VOID && t->ndim == s->ndim) {
+                    StructInfo *c = arena_alloc(&m->arena, sizeof *c);
+                    *c = *s;
+                    c->dtype = t->dtype;
+                    bd->var->sinfo = c;
+                }
+            }
         }
 }
 

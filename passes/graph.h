@@ -68,7 +68,8 @@ int sinfo_shape(const StructInfo *s, DType *dt, int *ndim, int64_t *shape);
 /* Whether two tensor struct infos have the same known dtype and static shape. */
 int sinfo_same_tensor(const StructInfo *a, const StructInfo *b);
 /* Gives the variables of fn without struct info the type their value has,
- * where it is known (call_tir's out_sinfo, operators, rewrites, constants). */
+ * where it is known (call_tir's out_sinfo, operators, rewrites, constants),
+ * and a tensor type without a dtype the dtype its value has. */
 void infer_types(Module *m, Func *fn);
 /* Whether two pad values (NULL or None: undefined) are the same. */
 int same_pad(const Expr *a, const Expr *b);

@@ -15,6 +15,7 @@
  * sweep, the rounds and what plan asks (flow.h); one call is moved through
  * in flow_call.c, operators keep their form in flow_ops.c, answers are kept
  * in flow_cache.c, sinking is flow_sink.c, the search flow_fixpoint.c. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -716,8 +717,17 @@ static int probe_concat(Module *m, Arena *scratch, Arena *keep, const Expr *e, c
 int flow_probe(Module *m, Arena *scratch, Arena *keep, const Expr *e, int item, const Expr *map, Expr **opmaps,
                Expr *const **items, int *n, char *why, size_t cap)
 {
-    if (item < 0 && is_call_to(e, "R.concat"))
+    return flow_probe_pad(m, scratch, keep, e, item, map, NULL, opmaps, NULL, items, n, why, cap);
+}
+
+int flow_probe_pad(Module *m, Arena *scratch, Arena *keep, const Expr *e, int item, const Expr *map,
+                   const double *pad, Expr **opmaps, double *inpad, Expr *const **items, int *n, char *why, size_t cap)
+{
+    if (item < 0 && is_call_to(e, "R.concat")) {
+        if (pad)
+            return snprintf(why, cap, "R.concat into a padded layout"), -1;
         return probe_concat(m, scratch, keep, e, map, opmaps, items, n, why, cap);
+    }
     Arena stage = { 0 };
     Module sm = *m;
     sm.arena = stage;
@@ -737,13 +747,16 @@ int flow_probe(Module *m, Arena *scratch, Arena *keep, const Expr *e, int item, 
     Sym *fname = f ? fresh_func(m, f->name->str) : NULL;
     sm.names = m->names;
     sm.stamp = m->stamp;
-    int failed = !f || *n > FLOW_MAX_ARGS || flow_tir(&sm, scratch, f, nout, maps, 0, 0, fname, &r);
+    int failed = !f || *n > FLOW_MAX_ARGS || flow_tir(&sm, scratch, f, nout, maps, pad != NULL, pad ? *pad : 0, fname, &r);
     m->names = sm.names;
     m->stamp = sm.stamp;
     if (failed && f)
         snprintf(why, cap, "%s", *n > FLOW_MAX_ARGS ? "too many operands" : r.why);
-    for (int k = 0; !failed && k < *n; k++)
+    for (int k = 0; !failed && k < *n; k++) {
         opmaps[k] = r.map[k] ? clone_expr(keep, &(Subst){ 0 }, r.map[k]) : NULL;
+        if (inpad)   /* NAN: operand k is read with no padding */
+            inpad[k] = r.map[k] && r.padded[k] && r.has_pad ? r.pad : NAN;
+    }
     arena_free(&sm.arena);
     return failed ? -1 : 0;
 }

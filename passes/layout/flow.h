@@ -15,6 +15,11 @@
  * *items[0..*n); why says why not. */
 int flow_probe(Module *m, Arena *scratch, Arena *keep, const Expr *e, int item, const Expr *map, Expr **opmaps,
                Expr *const **items, int *n, char *why, size_t cap);
+/* The same for a padded map whose padding must hold *pad (pad NULL: no
+ * padding asked); inpad[k], when not NULL, is the value operand k's padding
+ * must then hold, or NAN when it is read with no padding. */
+int flow_probe_pad(Module *m, Arena *scratch, Arena *keep, const Expr *e, int item, const Expr *map,
+                   const double *pad, Expr **opmaps, double *inpad, Expr *const **items, int *n, char *why, size_t cap);
 /* Moves a rewrite to the layout maps[k - 1] through each call whose
  * variable plan maps to k, and lets fold cancel what meets; a reduction
  * whose variable reads maps to k reads its operand in layout maps[k - 1]. */

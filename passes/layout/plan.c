@@ -12,9 +12,16 @@
  * frozen and opaque calls, tuples and values of other blocks keep the
  * layout they are written in. A value pays one rewrite per distinct layout
  * asked of it other than its own (uses asking the same share it), of its
- * bytes in and out; rewrites of constants are free (fold evaluates them).
+ * bytes in and out; rewrites of constants are free (fold evaluates them),
+ * and so is a rewrite that only permutes the axes where a permute_dims
+ * reads it or computes the value (fold composes the two). A padded layout
+ * (NCHW4c on 6 channels) is a candidate with a padding of 0 where flow's
+ * reading keeps it so; a padding of a crop that restores what the crop
+ * dropped asks the crop's operand instead (fold's pad_of_crop), and a crop
+ * nothing reads then goes.
  * plan_solve.c finds the cheapest choice; flow_realize moves the rewrites
  * and fold cancels the pairs that meet. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,12 +55,24 @@ typedef struct Key {
     double pad;
     Expr *map;            /* the same as an index map (labels only) */
     int64_t bytes;
+    int absorbed;         /* asked by a permute_dims: fold composes a rewrite
+                           * that only permutes the axes into the call */
+    int64_t back_bytes;   /* a padded label: the padded box as written, which
+                           * the rewrite back writes before the crop */
 } Key;
 
 typedef struct Node {
     Var *var;
     Binding *bd;          /* its binding in the block, or NULL */
     int plannable, constant;
+    int permute;          /* an R.permute_dims: fold composes a rewrite of its
+                           * result that only permutes the axes into it */
+    int crop_of;          /* a crop from 0 of a value that fold lets a padding
+                           * read instead (pad_of_crop): 1 + that value's view */
+    double cropped;       /* what the crop dropped held */
+    int gone;             /* the label under which nothing reads the crop (0: none) */
+    int64_t crop_bytes;   /* what the crop reads and writes */
+    double *inpad[MAX_LABELS];   /* a padded label: what each operand's padding must hold (NAN: none) */
     int readable;         /* not plannable, but a one-operand call that may take reading labels */
     int absorbed;         /* a tuple call whose items are planned: its item nodes read its operands */
     int leader;           /* an item of a tuple: the node of the tuple's first item planned (itself for that one); -1 */
@@ -93,8 +112,11 @@ typedef struct Answer {
     int nargs, item;
     IndexMap *im;         /* the layout asked (NULL: the identity of rank) */
     int rank;
+    int has_pad;          /* a padded layout whose padding holds pad */
+    double pad;
     int ok;
     Expr **opmaps;        /* [FLOW_MAX_ARGS], in the planner's arena */
+    double *inpad;        /* has_pad: [FLOW_MAX_ARGS], what each operand's padding must hold */
     struct Answer *next;
 } Answer;
 
@@ -328,25 +350,88 @@ static void key_room(Planner *P, Node *nd)
     nd->capkey *= 2;
 }
 
-/* The key of im among node's, added when new (a label when as_label and
- * the map is one to one and onto, and there is room); -1 when full. */
-static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, int as_label)
+/* A padded layout im of nd as flow_realize writes it: the bytes of the
+ * padded box as written that its inverse gives, or 0 when its inverse is
+ * not one to one over the padded box or does not cover the value (NCHW4c
+ * on 1 channel, where c // 4 is 0). */
+static int64_t padded_back(Planner *P, const Node *nd, IndexMap *im)
 {
-    if (!im)
+    ImCond *pred = NULL;
+    int npred = 0;
+    ImError err;
+    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+    IndexMap *inv = im_inverse(&P->scratch, im, &pred, &npred, &err);
+    Expr *back = inv ? im_to_expr(&P->a, &P->m->names, inv) : NULL;
+    IndexMap *bim = back ? im_from_expr(&P->scratch, back, im->obox, &err) : NULL;
+    if (!bim || im_classify(bim, wa, wb) != IM_BIJECTIVE || bim->nout != nd->t.ndim)
         return 0;
-    if (has_pad && as_label)
-        return -1;
+    int64_t n = dtype_size(nd->t.dtype);
+    for (int d = 0; d < nd->t.ndim; d++) {
+        if (bim->obox[d] < nd->t.shape[d])
+            return 0;
+        n *= bim->obox[d];
+    }
+    return n;
+}
+
+/* The padded layout im of nd written as a map that gives its padded box
+ * when read over nd's shape, or NULL. The normal form forgets a box larger
+ * than its image (c % 4 over 3 channels is c, of extent 3): such an output
+ * is written x % extent. */
+static Expr *padded_map(Planner *P, const Node *nd, const IndexMap *im)
+{
+    ImError err;
+    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+    Expr *map = im_to_expr(&P->a, &P->m->names, im);
+    IndexMap *rt = map && map->u.map.nparams == nd->t.ndim ? im_from_expr(&P->scratch, map, nd->t.shape, &err) : NULL;
+    if (!rt || rt->nout != im->nout)
+        return NULL;
+    for (int q = 0; q < im->nout; q++)
+        if (rt->obox[q] < im->obox[q]) {
+            Expr *e = expr_new(&P->a, E_BIN, map->loc);
+            e->u.bin.op = B_FLOORMOD;
+            e->u.bin.a = map->u.map.out[q];
+            e->u.bin.b = expr_int(&P->a, im->obox[q], DT_VOID, map->loc);
+            map->u.map.out[q] = e;
+        }
+    rt = im_from_expr(&P->scratch, map, nd->t.shape, &err);
+    if (!rt || rt->nout != im->nout || memcmp(rt->obox, im->obox, (size_t)im->nout * sizeof *im->obox) != 0 ||
+        im_classify(rt, wa, wb) != IM_PADDED || !im_equal(rt, im))
+        return NULL;
+    return map;
+}
+
+/* The key of im among node's, added when new (a label when as_label and
+ * the map is one to one and onto, and there is room; a key apart from the
+ * others when absorbed: a permute_dims asks it); -1 when full. */
+static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, int as_label, int absorbed)
+{
+    if (!im && !absorbed)
+        return 0;
+    if (has_pad && as_label && (pad != 0 || signbit(pad) || nd->item >= 0 || nd->leader >= 0))
+        return -1;   /* flow_realize pads with 0 */
     for (int k = 1; k < nd->nkey; k++)
-        if (nd->keys[k].im && nd->keys[k].im->nout == im->nout && nd->keys[k].has_pad == has_pad &&
+        if (nd->keys[k].absorbed == absorbed && !nd->keys[k].im == !im &&
+            (!im || (nd->keys[k].im->nout == im->nout && nd->keys[k].has_pad == has_pad &&
             (!has_pad || nd->keys[k].pad == pad) &&
-            memcmp(nd->keys[k].im->obox, im->obox, (size_t)im->nout * sizeof *im->obox) == 0 && im_equal(nd->keys[k].im, im))
+            memcmp(nd->keys[k].im->obox, im->obox, (size_t)im->nout * sizeof *im->obox) == 0 && im_equal(nd->keys[k].im, im))))
             return k;
     int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
     if (as_label) {
-        if (!nd->plannable || nd->nlab >= MAX_LABELS || nd->nkey > nd->nlab || im_classify(im, wa, wb) != IM_BIJECTIVE)
+        if (!nd->plannable || nd->nlab >= MAX_LABELS || nd->nkey > nd->nlab ||
+            im_classify(im, wa, wb) != (has_pad ? IM_PADDED : IM_BIJECTIVE))
             return -1;
+        int64_t back = has_pad ? padded_back(P, nd, im) : 0;
+        if (has_pad && !back)
+            return -1;
+        Expr *map = has_pad ? padded_map(P, nd, im) : map_expr(P, im);
+        if (!map)
+            return -1;
+        int64_t bytes = dtype_size(nd->t.dtype);
+        for (int d = 0; d < im->nout; d++)
+            bytes *= im->obox[d];
         key_room(P, nd);
-        nd->keys[nd->nlab] = (Key){ im, 0, 0, map_expr(P, im), nd->keys[0].bytes };
+        nd->keys[nd->nlab] = (Key){ im, has_pad, pad, map, bytes, 0, back };
         nd->store[nd->nlab] = nd->nlab;
         nd->nkey = ++nd->nlab;
         return nd->nlab - 1;
@@ -354,10 +439,10 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
     if (nd->nkey >= MAX_KEYS)
         return -1;
     int64_t bytes = dtype_size(nd->t.dtype);
-    for (int d = 0; d < im->nout; d++)
+    for (int d = 0; im && d < im->nout; d++)
         bytes *= im->obox[d];
     key_room(P, nd);
-    nd->keys[nd->nkey] = (Key){ im, has_pad, pad, NULL, bytes };
+    nd->keys[nd->nkey] = (Key){ im, has_pad, pad, NULL, im ? bytes : nd->keys[0].bytes, absorbed, 0 };
     return nd->nkey++;
 }
 
@@ -390,7 +475,8 @@ static uint64_t answer_key(const Expr *e, TensorType *args, int *nargs)
 }
 
 /* key->args is args, the caller's (answer_add keeps a copy). */
-static Answer *answer_find(Planner *P, const Expr *e, int item, IndexMap *im, int rank, Answer *key, TensorType *args)
+static Answer *answer_find(Planner *P, const Expr *e, int item, IndexMap *im, int rank, const double *pad, Answer *key,
+                           TensorType *args)
 {
     key->nargs = -1;
     if (!P->answers)
@@ -399,11 +485,13 @@ static Answer *answer_find(Planner *P, const Expr *e, int item, IndexMap *im, in
     uint64_t h = answer_key(e, args, &nargs);
     if (nargs < 0)
         return NULL;
-    h = h * 31 + im_key(im, rank) + (uint64_t)(item + 1) * 0x9E3779B97F4A7C15ull;
-    *key = (Answer){ .h = h, .call = e, .nargs = nargs, .item = item, .im = im, .rank = rank };
+    h = h * 31 + im_key(im, rank) + (uint64_t)(item + 1) * 0x9E3779B97F4A7C15ull + (pad ? 7 : 0);
+    *key = (Answer){ .h = h, .call = e, .nargs = nargs, .item = item, .im = im, .rank = rank, .has_pad = pad != NULL,
+                     .pad = pad ? *pad : 0 };
     key->args = args;
     for (Answer *x = P->answers->cap ? P->answers->slots[h & (P->answers->cap - 1)] : NULL; x; x = x->next)
         if (x->h == h && x->item == item && x->nargs == nargs && x->rank == rank && !x->im == !im &&
+            x->has_pad == (pad != NULL) && (!pad || (x->pad == *pad && signbit(x->pad) == signbit(*pad))) &&
             (!im || (x->im->nin == im->nin && x->im->nout == im->nout &&
                      memcmp(x->im->obox, im->obox, (size_t)im->nout * sizeof *im->obox) == 0 && im_equal(x->im, im))) &&
             op_call_same(x->call, x->args, e, args, nargs))
@@ -411,7 +499,7 @@ static Answer *answer_find(Planner *P, const Expr *e, int item, IndexMap *im, in
     return NULL;
 }
 
-static void answer_add(Planner *P, const Answer *key, int ok, Expr **opmaps)
+static void answer_add(Planner *P, const Answer *key, int ok, Expr **opmaps, const double *inpad)
 {
     Answers *A = P->answers;
     if (!A || key->nargs < 0)
@@ -435,30 +523,41 @@ static void answer_add(Planner *P, const Answer *key, int ok, Expr **opmaps)
     memcpy(x->args, key->args, (size_t)key->nargs * sizeof *x->args);
     x->ok = ok;
     x->opmaps = opmaps;
+    if (inpad) {
+        x->inpad = arena_array(P->answer_arena, FLOW_MAX_ARGS, sizeof *x->inpad);
+        memcpy(x->inpad, inpad, FLOW_MAX_ARGS * sizeof *x->inpad);
+    }
     x->next = A->slots[x->h & (A->cap - 1)];
     A->slots[x->h & (A->cap - 1)] = x;
     A->n++;
 }
 
-/* flow_probe through P's answers. */
-static int probe_call(Planner *P, const Expr *call, int item, IndexMap *im, int rank, const Expr *map, Expr **opmaps,
-                      Expr *const **items, int *n, char *why, size_t cap)
+/* flow_probe_pad through P's answers (pad NULL: no padding asked; inpad
+ * is filled when pad is not NULL). */
+static int probe_call(Planner *P, const Expr *call, int item, IndexMap *im, int rank, const Expr *map, const double *pad,
+                      Expr **opmaps, double *inpad, Expr *const **items, int *n, char *why, size_t cap)
 {
     Answer key;
     TensorType args[OP_MAX_ARGS];
-    Answer *x = answer_find(P, call, item, im, rank, &key, args);
+    Answer *x = answer_find(P, call, item, im, rank, pad, &key, args);
     if (x) {
         memcpy(opmaps, x->opmaps, FLOW_MAX_ARGS * sizeof *opmaps);
+        if (pad && x->inpad)
+            memcpy(inpad, x->inpad, FLOW_MAX_ARGS * sizeof *inpad);
         *items = call->u.call.args;
         *n = key.nargs;
         snprintf(why, cap, "%s", "as before");
         return x->ok ? 0 : -1;
     }
-    int rc = flow_probe(P->m, &P->scratch, P->answer_arena, call, item, map, opmaps, items, n, why, cap);
+    if (pad)
+        for (int k = 0; k < FLOW_MAX_ARGS; k++)
+            inpad[k] = NAN;
+    int rc = flow_probe_pad(P->m, &P->scratch, P->answer_arena, call, item, map, pad, opmaps, pad ? inpad : NULL, items,
+                            n, why, cap);
     if (key.nargs >= 0 && (rc != 0 || (*n == key.nargs && *items == call->u.call.args))) {
         Expr **keep = arena_array(P->answer_arena, FLOW_MAX_ARGS, sizeof *keep);
         memcpy(keep, opmaps, FLOW_MAX_ARGS * sizeof *keep);
-        answer_add(P, &key, rc == 0, keep);
+        answer_add(P, &key, rc == 0, keep, pad ? inpad : NULL);
     }
     return rc;
 }
@@ -472,11 +571,15 @@ static int probe(Planner *P, Node *nd, int l)
     int n;
     nd->probed[l] = 1;
     nd->opmaps[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nd->opmaps[l]);
-    if (nd->store[l] == 0)   /* a unit label: its map, not its normal form, says what is read */
+    if (nd->keys[l].has_pad) {   /* a padded label: what keeps its padding pad, and what that asks */
+        nd->inpad[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nd->inpad[l]);
+        nd->ok[l] = probe_call(P, nd->call, nd->item, nd->keys[l].im, nd->t.ndim, nd->keys[l].map, &nd->keys[l].pad,
+                               nd->opmaps[l], nd->inpad[l], &items, &n, why, sizeof why) == 0;
+    } else if (nd->store[l] == 0)   /* a unit label: its map, not its normal form, says what is read */
         nd->ok[l] = flow_probe(P->m, &P->scratch, &P->a, nd->call, nd->item, nd->keys[l].map, nd->opmaps[l], &items,
                                &n, why, sizeof why) == 0;
     else
-        nd->ok[l] = probe_call(P, nd->call, nd->item, nd->keys[l].im, nd->t.ndim, nd->keys[l].map, nd->opmaps[l],
+        nd->ok[l] = probe_call(P, nd->call, nd->item, nd->keys[l].im, nd->t.ndim, nd->keys[l].map, NULL, nd->opmaps[l], NULL,
                                &items, &n, why, sizeof why) == 0;
     return nd->ok[l];
 }
@@ -530,6 +633,35 @@ typedef struct Walk {
     int changed;
 } Walk;
 
+/* A padding of a crop's result that restores what the crop dropped reads
+ * the uncropped value instead (fold's pad_of_crop): the view *v asking im
+ * padded with pad becomes the crop's operand's view asking its layout im
+ * (one to one there). Returns 1 when redirected (*v, *im updated). */
+static int past_crop(Planner *P, View *v, IndexMap **im, int has_pad, double pad)
+{
+    const Node *nd = &P->nodes[v->node];
+    if (!nd->crop_of || !has_pad || !*im || pad != nd->cropped || signbit(pad) != signbit(nd->cropped))
+        return 0;
+    const View *z = &P->views[nd->crop_of - 1];
+    const Node *zn = &P->nodes[z->node];
+    ImError err;
+    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK], box[IM_MAX_RANK];
+    int rank = z->im ? z->im->nout : zn->t.ndim;
+    memcpy(box, z->im ? z->im->obox : zn->t.shape, (size_t)rank * sizeof *box);
+    Expr *map = im_to_expr(&P->a, &P->m->names, *im);
+    IndexMap *zm = map && map->u.map.nparams == rank ? im_from_expr(&P->a, map, box, &err) : NULL;
+    if (!zm || zm->nout != (*im)->nout || im_classify(zm, wa, wb) != IM_BIJECTIVE ||
+        memcmp(zm->obox, (*im)->obox, (size_t)zm->nout * sizeof *zm->obox) != 0)
+        return 0;
+    int bad = 0;
+    IndexMap *c = through(P, z, map, &bad);
+    if (bad)
+        return 0;
+    *v = *z;
+    *im = c;
+    return 1;
+}
+
 /* A use of operand e as it is written, by a value that keeps its layout. */
 static void fixed_use(Planner *P, const Expr *e, void *data)
 {
@@ -538,14 +670,17 @@ static void fixed_use(Planner *P, const Expr *e, void *data)
     if (w < 0)
         return;
     View v = P->views[w];
+    IndexMap *vim = v.im;
+    if (past_crop(P, &v, &vim, v.has_pad, v.pad))
+        v.im = vim;
     Node *nd = &P->nodes[v.node];
     if (W->phase == 0) {
         int before = nd->nlab;
-        key_of(P, nd, v.im, v.has_pad, v.pad, 1);
+        key_of(P, nd, v.im, v.has_pad, v.pad, 1, 0);
         W->changed |= nd->nlab != before;
         return;
     }
-    int k = key_of(P, nd, v.im, v.has_pad, v.pad, 0);
+    int k = key_of(P, nd, v.im, v.has_pad, v.pad, 0, 0);
     use_add(P, &W->uses[v.node], -1, &k, 1);
 }
 
@@ -572,7 +707,7 @@ static int reading_label(Planner *P, Node *nc, IndexMap *cand, const int64_t *sh
             return 0;
     int l = nc->nlab;
     key_room(P, nc);
-    nc->keys[l] = (Key){ NULL, 0, 0, NULL, nc->keys[0].bytes };
+    nc->keys[l] = (Key){ NULL, 0, 0, NULL, nc->keys[0].bytes, 0, 0 };
     nc->opmaps[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nc->opmaps[l]);
     nc->store[l] = 0;
     nc->reads[l] = pm;
@@ -604,10 +739,44 @@ static int unit_label(Planner *P, Node *nc, IndexMap *cand)
             return 0;
     int l = nc->nlab;
     key_room(P, nc);
-    nc->keys[l] = (Key){ cand, 0, 0, map, nc->keys[0].bytes };
+    nc->keys[l] = (Key){ cand, 0, 0, map, nc->keys[0].bytes, 0, 0 };
     nc->store[l] = 0;
     nc->nkey = ++nc->nlab;
     return 1;
+}
+
+/* A call reading a crop (nd) may compute in the layouts of the crop's
+ * operand padded with what the crop dropped, reading the crop's operand
+ * past it (past_crop): padded candidates of nc. */
+static void padded_past_crop(Planner *P, Node *nc, const Node *nd, Walk *W)
+{
+    const View *z = &P->views[nd->crop_of - 1];
+    const Node *zn = &P->nodes[z->node];
+    IndexMap *inv = NULL;
+    if (z->im) {
+        ImCond *pred = NULL;
+        int npred = 0;
+        ImError err;
+        inv = im_inverse(&P->a, z->im, &pred, &npred, &err);
+        if (!inv || npred)
+            return;
+    }
+    int64_t box[IM_MAX_RANK], wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+    memcpy(box, nc->t.shape, (size_t)nc->t.ndim * sizeof *box);
+    for (int l = 0; l < zn->nlab; l++) {
+        IndexMap *lb = zn->keys[l].im;
+        if ((l && l == zn->gone) || zn->keys[l].has_pad || zn->store[l] != l)
+            continue;
+        IndexMap *cand = !lb ? inv : !inv ? lb : im_compose(&P->a, lb, inv);
+        ImError err;
+        Expr *map = cand ? im_to_expr(&P->a, &P->m->names, cand) : NULL;
+        cand = map && map->u.map.nparams == nc->t.ndim ? im_from_expr(&P->a, map, box, &err) : NULL;
+        if (!cand || im_classify(cand, wa, wb) != IM_PADDED)
+            continue;
+        int before = nc->nlab;
+        key_of(P, nc, cand, 1, nd->cropped, 1, 0);
+        W->changed |= nc->nlab != before;
+    }
 }
 
 /* Forward candidates: a call whose result has an operand's shape may
@@ -630,6 +799,9 @@ static void forward_candidates(Planner *P, int c, Walk *W)
             continue;
         for (int l = 0; l < nd->nlab; l++) {
             IndexMap *lb = nd->keys[l].im;
+            int lpad = nd->keys[l].has_pad;
+            if ((l && l == nd->gone) || (lpad && (v.im || !same)))
+                continue;   /* a padded layout carries over the same shape only */
             IndexMap *cand = !lb ? inv : !inv ? lb : compose_of(P, lb, inv);
             /* once per candidate: reading_label tells its labels apart by
              * expr_equal, which compares index maps by identity, so asked
@@ -638,7 +810,7 @@ static void forward_candidates(Planner *P, int c, Walk *W)
              * ran 11 rounds instead of 6); the first of equal labels wins the
              * solver's ties, so the plan is the same, unless the copies filled
              * the labels a value may take, which now stay for other candidates */
-            if (nc->nitems == 1 && cand && !im_is_identity(cand) && !memo_find(P, MEMO_READING, cand, sh, c)) {
+            if (nc->nitems == 1 && cand && !lpad && !im_is_identity(cand) && !memo_find(P, MEMO_READING, cand, sh, c)) {
                 memo_add(P, MEMO_READING, cand, sh, c, NULL, 0);
                 W->changed |= reading_label(P, nc, cand, sh, rank);
             }
@@ -656,16 +828,21 @@ static void forward_candidates(Planner *P, int c, Walk *W)
                                     im_from_expr(&P->a, im_to_expr(&P->a, &P->m->names, cand), box, &err), 0);
                 }
             }
-            if (cand && im_is_identity(cand) && nc->nitems > 0) {
+            if (cand && !lpad && im_is_identity(cand) && nc->nitems > 0) {
                 W->changed |= unit_label(P, nc, cand);
                 continue;
             }
             if (!cand)
                 continue;
+            int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+            if (!lpad && !same && im_classify(cand, wa, wb) == IM_PADDED)
+                lpad = 1;   /* the parts' layout pads the result: a padded candidate, padding 0 */
             int before = nc->nlab;
-            key_of(P, nc, cand, 0, 0, 1);
+            key_of(P, nc, cand, lpad, lpad && nd->keys[l].has_pad ? nd->keys[l].pad : 0, 1, 0);
             W->changed |= nc->nlab != before;
         }
+        if (nd->crop_of && !v.im && rank == nc->t.ndim)
+            padded_past_crop(P, nc, nd, W);
     }
 }
 
@@ -679,28 +856,51 @@ static void call_uses(Planner *P, int c, Walk *W)
         int w = view_of(P, nc->items[s]);
         if (w < 0)
             continue;
-        View v = P->views[w];
-        Node *nd = &P->nodes[v.node];
-        int keys[MAX_LABELS];
+        /* keys: what each label asks of the operand's node; past: of the
+         * node of the crop's operand, where a padding reads past a crop */
+        int keys[MAX_LABELS], past[MAX_LABELS], zn = -1;
         for (int l = 0; l < nc->nlab; l++) {
-            int bad = 0;
-            IndexMap *im = l == 0 ? v.im : nc->ok[l] ? through(P, &v, nc->opmaps[l][s], &bad) : NULL;
-            if (l && !nc->ok[l]) {
-                keys[l] = -1;
+            View v = P->views[w];
+            keys[l] = past[l] = -1;
+            if (l && (!nc->ok[l] || l == nc->gone))
+                continue;
+            int bad = 0, hp = v.has_pad;
+            double pv = v.pad;
+            IndexMap *im = l == 0 ? v.im : through(P, &v, nc->opmaps[l][s], &bad);
+            int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+            if (!bad && l && nc->inpad[l] && !isnan(nc->inpad[l][s]) && im && im_classify(im, wa, wb) == IM_PADDED) {
+                /* a padded label reads this operand padded with inpad */
+                bad = v.has_pad;
+                hp = 1;
+                pv = nc->inpad[l][s];
+            }
+            if (bad) {
+                if (nc->keys[l].has_pad)
+                    nc->ok[l] = 0;
                 continue;
             }
+            int redirected = past_crop(P, &v, &im, hp, pv);
+            if (redirected) {
+                hp = v.has_pad;
+                pv = v.pad;
+            }
+            Node *nd = &P->nodes[v.node];
             if (W->phase == 0) {
                 int before = nd->nlab;
-                if (!bad)
-                    key_of(P, nd, im, v.has_pad, v.pad, 1);
+                key_of(P, nd, im, hp, pv, 1, 0);
                 W->changed |= nd->nlab != before;
-                keys[l] = 0;
+            } else if (redirected) {
+                past[l] = key_of(P, nd, im, hp, pv, 0, 0);
+                zn = v.node;
             } else {
-                keys[l] = bad ? -1 : key_of(P, nd, im, v.has_pad, v.pad, 0);
+                keys[l] = key_of(P, nd, im, hp, pv, 0, nc->permute);
             }
         }
-        if (W->phase == 1)
-            use_add(P, &W->uses[v.node], c, keys, nc->nlab);
+        if (W->phase == 1) {
+            use_add(P, &W->uses[P->views[w].node], c, keys, nc->nlab);
+            if (zn >= 0)
+                use_add(P, &W->uses[zn], c, past, nc->nlab);
+        }
     }
 }
 
@@ -751,7 +951,8 @@ static int label_written(Planner *P, const Node *nd, const char *text)
     if (!*text)
         return 0;
     for (int l = 1; l < nd->nlab; l++)
-        if (nd->store[l] == l && nd->keys[l].map && strcmp(expr_text(nd->keys[l].map, buf, sizeof buf), text) == 0)
+        if (nd->store[l] == l && !nd->keys[l].has_pad && nd->keys[l].map &&
+            strcmp(expr_text(nd->keys[l].map, buf, sizeof buf), text) == 0)
             return l;
     return -1;
 }
@@ -770,13 +971,13 @@ static void share_item_labels(Planner *P)
             if (o == c || od->t.ndim != nd->t.ndim)
                 continue;
             for (int l = 1; l < od->nlab; l++) {
-                if (od->store[l] != l || !od->keys[l].map ||
+                if (od->store[l] != l || !od->keys[l].map || od->keys[l].has_pad ||
                     label_written(P, nd, expr_text(od->keys[l].map, text, sizeof text)) >= 0)
                     continue;
                 ImError err;
                 IndexMap *im = im_from_expr(&P->a, od->keys[l].map, nd->t.shape, &err);
                 if (im && !im_is_identity(im))
-                    key_of(P, nd, im, 0, 0, 1);
+                    key_of(P, nd, im, 0, 0, 1, 0);
             }
         }
     }
@@ -808,10 +1009,36 @@ static const char *layout_text(Planner *P, const Key *k, char *buf, size_t cap)
     return expr_text(k->map ? k->map : im_to_expr(&P->a, &P->m->names, k->im), buf, cap);
 }
 
-/* What a rewrite of nd from label l to key k leaves: one rewrite, or two
- * when one value cannot write the composite (fold_one_rewrite: from a
- * stored layout to a padded layout of another box), which then goes
- * through the layout as written; *bytes, what they read and write. */
+/* Whether im only permutes the axes: each output one whole input, none
+ * twice (what fold writes as a permute_dims). */
+static int only_permutes(const IndexMap *im)
+{
+    int seen[IM_MAX_RANK] = { 0 };
+    if (im->nin != im->nout)
+        return 0;
+    for (int q = 0; q < im->nout; q++) {
+        const ImSum *s = im->out[q];
+        const ImTerm *t = s->n == 1 ? &s->t[0] : NULL;
+        if (!t || s->k || t->var < 0 || t->coef != 1 || t->lo != 1 || (t->hi && t->hi < im->box[t->var]) ||
+            seen[t->var]++)
+            return 0;
+    }
+    return 1;
+}
+
+/* The map from a node's layout a to b, neither as written both, or NULL
+ * when it cannot be said. */
+static IndexMap *between(Planner *P, const Key *a, const Key *b)
+{
+    ImCond *pred = NULL;
+    int npred = 0;
+    ImError err;
+    IndexMap *inv = a->im ? im_inverse(&P->scratch, a->im, &pred, &npred, &err) : NULL;
+    if (a->im && (!inv || npred))
+        return NULL;
+    return !b->im ? inv : !inv ? b->im : im_compose(&P->scratch, b->im, inv);
+}
+
 /* Whether the rewrite from a to b goes in two (fold_one_rewrite), kept by
  * the two maps: the values of a model share a few layouts, and inverting
  * and composing them again for every value, label and key was a quarter of
@@ -875,10 +1102,34 @@ static int two_rewrites(Planner *P, const IndexMap *a, const IndexMap *b)
     return two;
 }
 
+/* What a rewrite of nd from label l to key k leaves: none when fold
+ * composes it into a permute_dims (it only permutes the axes, and a
+ * permute_dims asks it or computes nd); one rewrite, or two when one value
+ * cannot write the composite (fold_one_rewrite: from a stored layout to a
+ * padded layout of another box), which then goes through the layout as
+ * written; *bytes, what they read and write. */
 static int rewrite_of(Planner *P, const Node *nd, int l, int k, int64_t *bytes)
 {
     const Key *a = &nd->keys[nd->store[l]], *b = &nd->keys[k];
     *bytes = a->bytes + b->bytes;
+    if (l == nd->gone && l)
+        return nd->store[l] == k ? 1 : -1;   /* nothing may read a crop that is gone */
+    if (a->has_pad && nd->store[l] != k) {
+        /* a padded label as written: the rewrite back over the padded box,
+         * then the crop; to any other layout, not modelled */
+        if (b->im || b->absorbed)
+            return -1;
+        *bytes = a->bytes + 2 * a->back_bytes + b->bytes;
+        return 2;
+    }
+    if ((b->absorbed || nd->permute) && !b->has_pad && nd->store[l] != k) {
+        ArenaMark mark = arena_mark(&P->scratch);
+        IndexMap *c = !a->im && !b->im ? NULL : between(P, a, b);
+        int free_ = (!a->im && !b->im) || (c && only_permutes(c));
+        arena_release(&P->scratch, mark);
+        if (free_)
+            return *bytes = 0, 0;
+    }
     if (!a->im || !b->im || nd->store[l] == k || !two_rewrites(P, a->im, b->im))
         return 1;
     *bytes = a->bytes + 2 * nd->keys[0].bytes + b->bytes;
@@ -905,8 +1156,10 @@ static int64_t moved_more(Planner *P, Node *nd, int l)
     if (nd->item >= 0 || nd->nitems < 1 || !nd->opmaps[l] ||
         !(is_call_to(nd->call, "R.nn.pad") || is_call_to(nd->call, "R.pad") || is_call_to(nd->call, "R.crop")))
         return 0;
-    int64_t more = nd->keys[nd->store[l]].bytes - nd->keys[0].bytes;
     int w = view_of(P, nd->items[0]), bad = 0;
+    if (nd->items[0]->kind == E_CONST || (w >= 0 && P->nodes[P->views[w].node].constant))
+        return 0;   /* of a constant: fold evaluates it */
+    int64_t more = nd->keys[nd->store[l]].bytes - nd->keys[0].bytes;
     if (w >= 0) {
         View v = P->views[w];
         IndexMap *im = through(P, &v, nd->opmaps[l][0], &bad);
@@ -914,6 +1167,44 @@ static int64_t moved_more(Planner *P, Node *nd, int l)
             more += view_bytes(P, &v, im) - view_bytes(P, &v, v.im);
     }
     return more > 0 ? more : 0;
+}
+
+/* R.crop(z, start_indices=[0, ...], cropped_value=p) of a static shape:
+ * a padding with p that restores what it dropped reads z instead (fold's
+ * pad_of_crop), and when every reader does, the crop goes. */
+static void crop_node(Planner *P, Node *nd)
+{
+    const Expr *e = nd->call, *st = call_kwarg(e, "start_indices");
+    double cv;
+    int w = e->u.call.nargs == 1 ? view_of(P, e->u.call.args[0]) : -1;
+    if (nd->item >= 0 || !is_call_to(e, "R.crop") || w < 0 || !st || (st->kind != E_LIST && st->kind != E_TUPLE) ||
+        const_number(call_kwarg(e, "cropped_value"), &cv) != 1)
+        return;
+    for (int d = 0; d < st->u.list.n; d++) {
+        int64_t v;
+        if (expr_const_int(st->u.list.items[d], &v) || v != 0)
+            return;
+    }
+    nd->crop_of = w + 1;
+    nd->cropped = cv;
+    nd->crop_bytes = view_bytes(P, &P->views[w], P->views[w].im) + nd->keys[0].bytes;
+}
+
+/* The label of a crop node under which nothing reads it (every reader reads
+ * past it): added last, before any key, so that a remaining use finds it
+ * dearer than any other. */
+static void gone_label(Planner *P, Node *nd)
+{
+    if (!nd->crop_of || nd->gone || !(nd->plannable || nd->readable) || nd->nlab >= MAX_LABELS || nd->nkey > nd->nlab)
+        return;
+    int l = nd->nlab;
+    key_room(P, nd);
+    nd->keys[l] = (Key){ NULL, 0, 0, NULL, nd->keys[0].bytes, 0, 0 };
+    nd->store[l] = l;
+    nd->probed[l] = nd->ok[l] = 1;
+    nd->opmaps[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nd->opmaps[l]);
+    nd->gone = l;
+    nd->nkey = ++nd->nlab;
 }
 
 static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Expr ***maps, int *nmaps, int *capmaps)
@@ -978,7 +1269,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             int64_t box[IM_MAX_RANK];
             memcpy(box, nd->t.shape, (size_t)nd->t.ndim * sizeof *box);
             Expr *id = identity_map(&a, &m->names, nd->t.ndim, e->loc);
-            nd->plannable = id && probe_call(P, nd->call, nd->item, NULL, nd->t.ndim, id, opm, &nd->items, &nd->nitems,
+            nd->plannable = id && probe_call(P, nd->call, nd->item, NULL, nd->t.ndim, id, NULL, opm, NULL, &nd->items, &nd->nitems,
                                              why, sizeof why) == 0;
             arena_free(&a);
             if (!nd->plannable && nd->item < 0 && e->u.call.nargs == 1 && e->u.call.args[0]->kind == E_VAR) {
@@ -986,6 +1277,8 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
                 nd->nitems = 1;
                 nd->readable = 1;
             }
+            nd->permute = nd->item < 0 && is_call_to(nd->call, "R.permute_dims");
+            crop_node(P, nd);
             if (nd->plannable && nd->item >= 0) {
                 tn->absorbed = 1;
                 if (tn->first_item < 0)
@@ -1006,12 +1299,15 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             break;
     }
     share_item_labels(P);
+    for (int c = 0; c < P->n; c++)
+        gone_label(P, &P->nodes[c]);
     /* the problem */
     UseList *ul = calloc((size_t)P->n + 1, sizeof *ul);
     W = (Walk){ .uses = ul, .phase = 1 };
     walk_block(P, &W, &uses, &inreads);
     items_together(P, ul);
     PlanProblem pb = { calloc((size_t)P->n + 1, sizeof *pb.vars), P->n };
+    int64_t offset = 0;   /* the crops as written, which the costs below count */
     for (int c = 0; c < P->n; c++) {
         Node *nd = &P->nodes[c];
         PlanVar *v = &pb.vars[c];
@@ -1020,12 +1316,18 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         v->unary = calloc((size_t)nd->nlab, sizeof *v->unary);
         for (int l = 1; l < nd->nlab; l++)
             v->unary[l] = probe(P, nd, l) ? COST_MOVE + moved_more(P, nd, l) * COST_BYTE : PLAN_INF;
+        if (nd->gone) {   /* a crop computed pays its bytes; the offset takes them off again */
+            int64_t crop = nd->crop_bytes * COST_BYTE + COST_REWRITE;
+            for (int l = 0; l < nd->nlab; l++)
+                v->unary[l] = l == nd->gone ? COST_MOVE : v->unary[l] >= PLAN_INF ? PLAN_INF : v->unary[l] + crop;
+            offset += crop;
+        }
         v->rewrite = calloc((size_t)(nd->nlab * nd->nkey), sizeof *v->rewrite);
         for (int l = 0; l < nd->nlab; l++)
             for (int k = 0; k < nd->nkey; k++) {
                 int64_t bytes;
                 int count = rewrite_of(P, nd, l, k, &bytes);
-                v->rewrite[l * nd->nkey + k] = nd->constant ? 0 : bytes * COST_BYTE + count * COST_REWRITE;
+                v->rewrite[l * nd->nkey + k] = count < 0 ? PLAN_INF : nd->constant ? 0 : bytes * COST_BYTE + count * COST_REWRITE;
             }
         v->store = malloc((size_t)nd->nlab * sizeof *v->store);
         memcpy(v->store, nd->store, (size_t)nd->nlab * sizeof *v->store);
@@ -1040,7 +1342,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
     if (rc == 0) {
         for (int c = 0; c < P->n; c++) {
             Node *nd = &P->nodes[c];
-            if (r.label[c] == 0)
+            if (r.label[c] == 0 || r.label[c] == nd->gone)
                 continue;
             Expr *keep = nd->reads[r.label[c]] ? nd->reads[r.label[c]] : nd->keys[r.label[c]].map;
             if (*nmaps == *capmaps) {
@@ -1067,19 +1369,23 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
                     continue;
                 seen[k] = 1;
                 int64_t bytes;
-                int two = rewrite_of(P, nd, r.label[c], k, &bytes) == 2;
+                int count = rewrite_of(P, nd, r.label[c], k, &bytes), two = count == 2 && !nd->keys[r.label[c]].has_pad;
+                if (count <= 0)
+                    continue;   /* fold composes it into a permute_dims */
                 note_add(P->notes, nd->bd ? nd->bd->loc : P->fn->loc, "a rewrite of %s from %s to %s: %lld bytes%s%s",
                          var_said(nd->var), layout_text(P, &nd->keys[r.label[c]], buf, sizeof buf),
                          layout_text(P, &nd->keys[k], buf2, sizeof buf2), nd->constant ? 0 : (long long)bytes,
-                         two ? " in two, through the layout as written (one would not give the padded shape)" : "",
+                         two ? " in two, through the layout as written (one would not give the padded shape)"
+                             : count == 2 ? " in two, back over the padded box and the crop" : "",
                          nd->constant ? " (a constant: fold evaluates it)" : "");
             }
         }
         note_add(P->notes, rb->loc, "the plan leaves rewrites moving %lld bytes (%lld rewrites), %s; as written: "
-                 "%lld bytes (%lld rewrites); lower bound %lld bytes", (long long)(r.cost / COST_BYTE),
-                 (long long)(r.cost % COST_BYTE / COST_REWRITE), r.method == PLAN_CUT ? "the solver's optimum over its candidate layouts (a minimum cut)" : r.exact ? "the solver's optimum over its candidate layouts (variable elimination)" : "not proven optimal: the problem was too wide "
-                 "for the exact search (plan{max-cells=N}), the best assignment local moves found is used", (long long)(before / COST_BYTE),
-                 (long long)(before % COST_BYTE / COST_REWRITE), (long long)(r.bound / COST_BYTE));
+                 "%lld bytes (%lld rewrites); lower bound %lld bytes", (long long)(r.cost / COST_BYTE - offset / COST_BYTE),
+                 (long long)(r.cost % COST_BYTE / COST_REWRITE - offset % COST_BYTE / COST_REWRITE), r.method == PLAN_CUT ? "the solver's optimum over its candidate layouts (a minimum cut)" : r.exact ? "the solver's optimum over its candidate layouts (variable elimination)" : "not proven optimal: the problem was too wide "
+                 "for the exact search (plan{max-cells=N}), the best assignment local moves found is used", (long long)(before / COST_BYTE - offset / COST_BYTE),
+                 (long long)(before % COST_BYTE / COST_REWRITE - offset % COST_BYTE / COST_REWRITE),
+                 (long long)(r.bound / COST_BYTE - offset / COST_BYTE));
     }
     (void)ctx;
     free(as_written);
