@@ -19,14 +19,20 @@ static const Loc FIRST_LINE = { 1, 1 };
 
 void bind_sym(Reader *R, Sym *s, int kind, void *p)
 {
-    Undo u = { s, s->bind, s->bind_kind };
-    if (R->nundo == R->capundo) {
+    int words = s->bind || s->bind_kind != BK_NONE ? 3 : 1;
+    if (R->nundo + words > R->capundo) {
         R->capundo = R->capundo ? R->capundo * 2 : 64;
         R->undo = realloc(R->undo, (size_t)R->capundo * sizeof *R->undo);
         if (!R->undo)
             abort();
     }
-    R->undo[R->nundo++] = u;
+    if (words == 3) {
+        R->undo[R->nundo++] = (uintptr_t)s->bind;
+        R->undo[R->nundo++] = (uintptr_t)s->bind_kind;
+        R->undo[R->nundo++] = (uintptr_t)s | 1;
+    } else {
+        R->undo[R->nundo++] = (uintptr_t)s;
+    }
     s->bind = p;
     s->bind_kind = kind;
 }
@@ -34,9 +40,15 @@ void bind_sym(Reader *R, Sym *s, int kind, void *p)
 void unbind_to(Reader *R, int mark)
 {
     while (R->nundo > mark) {
-        Undo *u = &R->undo[--R->nundo];
-        u->sym->bind = u->bind;
-        u->sym->bind_kind = u->kind;
+        uintptr_t w = R->undo[--R->nundo];
+        Sym *s = (Sym *)(w & ~(uintptr_t)1);
+        if (w & 1) {
+            s->bind_kind = (int)R->undo[--R->nundo];
+            s->bind = (void *)R->undo[--R->nundo];
+        } else {
+            s->bind = NULL;
+            s->bind_kind = BK_NONE;
+        }
     }
 }
 

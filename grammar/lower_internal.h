@@ -10,12 +10,6 @@
 /* What a name is bound to in the scope being read (Sym.bind_kind). */
 enum { BK_NONE, BK_RVAR, BK_TVAR, BK_BUF, BK_SYM, BK_LOCAL, BK_META };
 
-typedef struct Undo {
-    Sym *sym;
-    void *bind;
-    int kind;
-} Undo;
-
 enum { SHAPE_CACHE = 64 };
 
 typedef struct Reader {
@@ -31,7 +25,12 @@ typedef struct Reader {
     struct Ctx *ctx;              /* functions and dataflow blocks being read */
     int nctx;
     int in_class;
-    Undo *undo;
+    /* How to undo the bindings of the scopes being read, most recent last:
+     * a name that was unbound is one word, the Sym (a large function binds
+     * a fresh name per binding); one that was bound is three, its previous
+     * binding and kind, then the Sym with its low bit set (bind_sym). A
+     * scope's mark is the number of words when it began. */
+    uintptr_t *undo;
     int nundo, capundo;
     const Constants *consts;      /* --constants: what metadata[...] references read */
     Arena *syn;                   /* the parser's syntax nodes, released statement by statement */

@@ -1020,7 +1020,7 @@ static int lower_binding(Reader *R, RBlock *b, int *cap, const St *st, int dataf
         check_metadata_annot(R, bd, st->u.assign.value))
         return -1;
     bd->var = var_new(R->a, t->u.name, VAR_RELAX, t->loc);
-    bd->var->dataflow = dataflow;
+    bd->var->dataflow = dataflow != 0;
     bd->var->sinfo = bd->annot;
     bind_sym(R, t->u.name, BK_RVAR, bd->var);
     vec_push(R->a, &b->binds, &b->nbinds, cap, bd);

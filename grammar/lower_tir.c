@@ -979,8 +979,10 @@ static Stmt *lower_let(Reader *R, const St *st)
             return ERR(R, an->loc, "expected a scalar type such as T.int32, or T.let[T.int32]"), NULL;
         an = an->u.index.items.items[0];
     }
-    if (an && dtype_of_ctor(dotted(R, an), &x->dtype) != 0)
+    DType dt = x->dtype;
+    if (an && dtype_of_ctor(dotted(R, an), &dt) != 0)
         return ERR(R, an->loc, "expected a scalar type such as T.int32"), NULL;
+    x->dtype = dt;
     Stmt *s = stmt_new(R->a, S_LET, st->loc);
     s->u.let.var = x;
     s->u.let.value = v;

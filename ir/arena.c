@@ -235,8 +235,11 @@ Sym *intern(Interner *in, const char *s, size_t n)
             return p;
     if (in->count * 2 > in->nslots)
         resize(in, in->nslots * 2);
-    Sym *p = arena_zalloc(in->arena, sizeof *p);
-    p->str = arena_strndup(in->arena, s, n);
+    Sym *p = arena_alloc(in->arena, offsetof(Sym, text) + n + 1);
+    memset(p, 0, offsetof(Sym, text));
+    memcpy(p->text, s, n);
+    p->text[n] = 0;
+    p->str = p->text;
     p->len = (uint32_t)n;
     p->hash = h;
     p->next = in->slots[h & (in->nslots - 1)];

@@ -79,6 +79,9 @@ typedef struct Sym {
     struct Sym *next;
     void *bind;
     int bind_kind;
+    char text[];    /* an interned name's characters, which str points to,
+                     * in the padding and past it (a large module interns a
+                     * name per binding) */
 } Sym;
 
 typedef struct Interner {

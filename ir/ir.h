@@ -34,18 +34,19 @@ typedef struct StructInfo StructInfo;
 typedef enum { VAR_RELAX, VAR_TIR, VAR_SYM } VarKind;
 
 typedef struct Var {
-    /* pointers first, then the 4-byte members: no padding (a large module
-     * holds a Var per binding) */
+    /* pointers first, then the 4-byte members, then kind, dtype and dataflow
+     * in one word: 56 bytes, no padding (a large module holds a Var per
+     * binding). */
     Sym *name;
     StructInfo *sinfo;    /* Relax vars: declared or inferred, may be NULL */
     Stmt *loop;           /* the For that defines a loop variable */
     struct Buffer *data_of;  /* B.data: the handle of buffer B's storage (named "B.data") */
     Sym *said;            /* made by a pass: what it stands for, in the input's names (--explain) */
     Loc loc;
-    VarKind kind;
-    DType dtype;          /* TIR and symbolic vars */
-    int dataflow;         /* bound inside a dataflow block */
     unsigned mark;        /* scope stamp, owned by whoever walks scopes */
+    VarKind kind : 8;
+    DType dtype : 8;      /* TIR and symbolic vars */
+    unsigned dataflow : 1;  /* bound inside a dataflow block */
 } Var;
 
 /* BUF_ALIAS: A_1 = T.Buffer((256,), "float32", data=A.data), another view of

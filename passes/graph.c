@@ -798,7 +798,7 @@ Binding *binding_fresh(Module *m, PtrMap *names, const char *base, int dataflow,
                        Loc loc)
 {
     Var *v = var_new(&m->arena, fresh_name(&m->names, names, base), VAR_RELAX, loc);
-    v->dataflow = dataflow;
+    v->dataflow = dataflow != 0;
     v->sinfo = si;
     Binding *b = arena_zalloc(&m->arena, sizeof *b);
     b->loc = loc;
