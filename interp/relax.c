@@ -640,8 +640,16 @@ static Value *call_tir(Env *E, const Expr *e)
     if (e->u.call.nargs < 2 || fn->kind != E_GLOBAL || args->kind != E_TUPLE || !out ||
         (out->kind != E_SINFO && out->kind != E_LIST))
         return rerr(E, e->loc, "R.call_tir takes cls.f, a tuple of arguments and out_sinfo"), NULL;
-    if (kwarg(e, "tir_vars"))
-        return rerr(E, kwarg(e, "tir_vars")->loc, "--run does not pass tir_vars to a PrimFunc yet"), NULL;
+    /* tir_vars=R.shape([n]): the PrimFunc's integer scalar parameters,
+     * which follow its inputs and outputs */
+    const Expr *tv = kwarg(e, "tir_vars");
+    const Value *tvv = NULL;
+    if (tv) {
+        if (!(tvv = eval(E, tv)))
+            return NULL;
+        if (tvv->kind != VAL_SHAPE)
+            return rerr(E, tv->loc, "tir_vars of R.call_tir is a shape, as in R.shape([n])"), NULL;
+    }
     const StructInfo *o = out->kind == E_SINFO ? out->u.sinfo : NULL;
     const StructInfo *const *outs = &o;
     const StructInfo *from_list[64];
@@ -662,7 +670,11 @@ static Value *call_tir(Env *E, const Expr *e)
         nout = o->nfields;
         tuple = 1;
     }
-    int nin = args->u.list.n, n = nin + nout;
+    int nin = args->u.list.n, nvars = tvv ? (int)tvv->t->shape[0] : 0, n = nin + nout + nvars;
+    const Func *callee = fn->u.global.fn;
+    if (callee->kind == F_PRIM && n != callee->npparams)
+        return rerr(E, tv ? tv->loc : e->loc, "%s takes %d parameters; R.call_tir passes %d inputs, %d outputs and "
+                    "%d tir_vars", callee->name->str, callee->npparams, nin, nout, nvars), NULL;
     Tensor **ts = calloc((size_t)n + 1, sizeof *ts);
     Value **res = calloc((size_t)nout + 1, sizeof *res);
     if (!ts || !res)
@@ -693,6 +705,15 @@ static Value *call_tir(Env *E, const Expr *e)
             goto done;
         res[i] = value_tensor(ts[nin + i]);
     }
+    for (int i = 0; i < nvars; i++) {
+        const Var *p = callee->pparams[nin + nout + i].var;
+        int64_t none = 0;
+        if (!(ts[nin + nout + i] = tensor_new(p && dtype_is_int(p->dtype) ? p->dtype : DT_INT64, 0, &none))) {
+            rerr(E, tv->loc, "cannot allocate tir_vars of R.call_tir");
+            goto done;
+        }
+        tensor_seti(ts[nin + nout + i], 0, tensor_geti(tvv->t, i));
+    }
     for (int i = 0; i < n && i < fn->u.global.fn->npparams; i++) {
         const Buffer *b = fn->u.global.fn->pparams[i].buf;
         char what[160];
@@ -713,6 +734,8 @@ done:
     for (int i = 0; i < nin; i++)
         if (copied[i])
             tensor_free(ts[i]);
+    for (int i = 0; i < nvars; i++)
+        tensor_free(ts[nin + nout + i]);
     free(copied);
     free(ts);
     free(res);

@@ -329,6 +329,48 @@ static int touches(const Stmt *s, const Buffer *b, char want)
     }
 }
 
+/* An integer scalar parameter of an entry PrimFunc, or NULL. */
+static const Var *int_param(const Func *f, int k)
+{
+    const Var *v = f->pparams[k].var;
+    return !f->pparams[k].buf && !prim_param_buffer(f, k) && v && !f->pparams[k].handle_type && dtype_is_int(v->dtype)
+           ? v : NULL;
+}
+
+/* An extent of an entry PrimFunc's buffer over its scalar parameters'
+ * values ((16 + n - 1) // n); -1 when it reads anything else. */
+static int entry_dim(const Func *f, Tensor *const *args, const Expr *e, int64_t *v)
+{
+    int64_t x, y;
+    switch (e->kind) {
+    case E_INT: *v = e->u.i.v; return 0;
+    case E_CAST: return entry_dim(f, args, e->u.cast.a, v);
+    case E_VAR:
+        for (int k = 0; k < f->npparams; k++)
+            if (int_param(f, k) == e->u.var && args[k]) {
+                *v = tensor_geti(args[k], 0);
+                return 0;
+            }
+        return -1;
+    case E_BIN:
+        if (entry_dim(f, args, e->u.bin.a, &x) || entry_dim(f, args, e->u.bin.b, &y))
+            return -1;
+        switch (e->u.bin.op) {
+        case B_ADD: return __builtin_add_overflow(x, y, v) ? -1 : 0;
+        case B_SUB: return __builtin_sub_overflow(x, y, v) ? -1 : 0;
+        case B_MUL: return __builtin_mul_overflow(x, y, v) ? -1 : 0;
+        case B_FLOORDIV:
+        case B_FLOORMOD:
+            if (y <= 0)
+                return -1;
+            *v = e->u.bin.op == B_FLOORDIV ? floordiv64(x, y) : x - floordiv64(x, y) * y;
+            return 0;
+        default: return -1;
+        }
+    default: return -1;
+    }
+}
+
 int interp_run_prim_seeded(Interp *in, Func *f, uint64_t seed, Value **out, InterpError *err)
 {
     int n = f->npparams;
@@ -337,18 +379,38 @@ int interp_run_prim_seeded(Interp *in, Func *f, uint64_t seed, Value **out, Inte
     int nout = 0, status = -1;
     if (!args || !outs)
         abort();
+    /* An integer scalar parameter (n: T.int32) has nothing outside to bind
+     * it: the buffers are made from their declared shapes, which are written
+     * with it, not the other way round. It is drawn from 1 to 8 by the seed
+     * and its name, the same in both runs of --verify-exec, before the
+     * buffers' shapes are computed from it. */
+    for (int k = 0; k < n; k++) {
+        const Var *v = int_param(f, k);
+        int64_t none = 0;
+        if (!v)
+            continue;
+        if (!(args[k] = tensor_new(v->dtype, 0, &none)))
+            abort();
+        tensor_fill_seeded_below(args[k], seed, v->name->str, 8);
+        tensor_seti(args[k], 0, tensor_geti(args[k], 0) + 1);
+    }
     for (int k = 0; k < n; k++) {
         const Buffer *b = prim_param_buffer(f, k);
+        if (!b && args[k])
+            continue;
         int64_t shape[TENSOR_MAX_RANK];
         int ok = b && b->ndim <= TENSOR_MAX_RANK;
         for (int d = 0; ok && d < b->ndim; d++)
-            ok = expr_const_int(b->shape[d], &shape[d]) == 0 && shape[d] >= 0;
+            ok = entry_dim(f, args, b->shape[d], &shape[d]) == 0 && shape[d] >= 0;
         const char *name = b ? b->name->str : f->pparams[k].var->name->str;
         if (!ok || !(args[k] = tensor_new(b->dtype, b->ndim, shape))) {
             err->loc = b ? b->loc : f->pparams[k].var->loc;
-            snprintf(err->msg, sizeof err->msg, "cannot make a buffer for parameter '%s' of '%s': %s", name,
-                     f->name->str, !b ? "it is a scalar, not a buffer" : ok ? "it is too large" :
-                     "its shape is not constant");
+            const Var *v = f->pparams[k].var;
+            snprintf(err->msg, sizeof err->msg, "cannot make a %s for parameter '%s' of '%s': %s%s%s", b ? "buffer" :
+                     "value", name, f->name->str, b ? "" : v->dtype == DT_HANDLE ? "a handle no T.match_buffer reads" :
+                     "it is a ", b || v->dtype == DT_HANDLE ? "" : dtype_name(v->dtype),
+                     b ? (ok ? "it is too large" : "its shape is not constant, nor computed from integer scalar "
+                          "parameters") : v->dtype == DT_HANDLE ? "" : " scalar; --entry draws integer scalars only");
             goto done;
         }
         /* what the function reads is seeded; what it only writes starts undefined */
@@ -360,7 +422,7 @@ int interp_run_prim_seeded(Interp *in, Func *f, uint64_t seed, Value **out, Inte
     if (interp_call_prim(in, f, args, n, err))
         goto done;
     for (int k = 0; k < n; k++)
-        if (touches(f->body, prim_param_buffer(f, k), 'w')) {
+        if (prim_param_buffer(f, k) && touches(f->body, prim_param_buffer(f, k), 'w')) {
             outs[nout++] = value_tensor(args[k]);
             args[k] = NULL;
         }

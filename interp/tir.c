@@ -1645,8 +1645,9 @@ static Compiled *compile(Func *f, int batches, InterpError *err)
     c->batches = batches;
     c->err = err;
     c->param_buf = arena_array(&c->arena, (size_t)f->npparams + 1, sizeof *c->param_buf);
+    c->param_int = arena_array(&c->arena, (size_t)f->npparams + 1, sizeof *c->param_int);
     for (int i = 0; i < f->npparams; i++) {
-        c->param_buf[i] = -1;
+        c->param_buf[i] = c->param_int[i] = -1;
         if (f->pparams[i].buf)
             c->param_buf[i] = add_slot(c, &c->bufs, &c->nbufs, f->pparams[i].buf, &c->nbuf);
     }
@@ -1665,10 +1666,19 @@ static Compiled *compile(Func *f, int batches, InterpError *err)
         if (oe && oe->kind == E_VAR)
             int_var(c, oe->u.var);
     }
-    for (int i = 0; i < f->npparams; i++)
-        if (c->param_buf[i] < 0)
-            cerr(c, f->pparams[i].var ? f->pparams[i].var->loc : f->loc,
-                 "the interpreter passes buffers only; parameter %d of %s is a scalar", i, f->name->str);
+    /* an integer scalar parameter (n: T.int32) is an integer variable the
+     * call binds: R.call_tir's tir_vars, or --entry's seeded value */
+    for (int i = 0; i < f->npparams; i++) {
+        const Var *v = f->pparams[i].var;
+        if (c->param_buf[i] >= 0)
+            continue;
+        if (v && !f->pparams[i].handle_type && dtype_is_int(v->dtype))
+            c->param_int[i] = int_var(c, v);
+        else
+            cerr(c, v ? v->loc : f->loc, "the interpreter passes buffers and integer scalars only; parameter %d of %s "
+                 "is %s", i, f->name->str, v && v->dtype == DT_HANDLE ? "a handle no T.match_buffer reads" :
+                 "a scalar that is not an integer");
+    }
     const char *what = tir_unrunnable(f);
     if (what)
         cerr(c, f->loc, "the interpreter does not run %s (in %s); lopt reads and prints it", what, f->name->str);
@@ -1972,6 +1982,21 @@ static int bind_shape(Compiled *c, Frame *fr, const Buffer *b, const Tensor *t, 
     return 0;
 }
 
+/* An integer scalar parameter takes the call's value: a rank-0 tensor, as
+ * Relax holds a prim value, one element of tir_vars. */
+static int bind_scalar(const Func *f, int i, Frame *fr, int slot, const Tensor *t, InterpError *err)
+{
+    const Var *v = f->pparams[i].var;
+    if (t->ndim != 0 || !dtype_is_int(t->dtype)) {
+        err->loc = v->loc;
+        snprintf(err->msg, sizeof err->msg, "%s is an integer scalar parameter of %s; the call passes a %dd %s tensor",
+                 v->name->str, f->name->str, t->ndim, dtype_name(t->dtype));
+        return -1;
+    }
+    fr->iv[slot] = tensor_geti(t, 0);
+    return 0;
+}
+
 /* Runtime errors come back here. */
 static int run_body(const SNode *body, Frame *fr)
 {
@@ -2022,12 +2047,20 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
     for (int i = 0; i < c->niv; i++)
         fr->iv[i] = INT64_MIN;
     int status = 0;
+    /* scalars first: an extent written with one ((16 + n - 1) // n) is
+     * checked against the value the call passes */
+    for (int i = 0; i < nargs && !status; i++)
+        if (c->param_int[i] >= 0)
+            status = bind_scalar(f, i, fr, c->param_int[i], args[i], err);
     for (int i = 0; i < nargs && !status; i++) {
+        if (c->param_buf[i] < 0)
+            continue;
         fr->buf[c->param_buf[i]] = args[i];
         status = bind_shape(c, fr, c->bufs[c->param_buf[i]].key, args[i], 0, err);
     }
     for (int i = 0; i < nargs && !status; i++)
-        status = bind_shape(c, fr, c->bufs[c->param_buf[i]].key, args[i], 1, err);
+        if (c->param_buf[i] >= 0)
+            status = bind_shape(c, fr, c->bufs[c->param_buf[i]].key, args[i], 1, err);
     if (!status)
         status = run_body(c->body, fr);
     for (int i = 0; i < c->nallocs; i++)

@@ -106,6 +106,7 @@ typedef struct Compiled {
     /* per parameter: its buffer slot (or -1) and, for handles, the slot the
      * matched buffer takes */
     int *param_buf;
+    int *param_int;        /* an integer scalar parameter's slot, or -1 */
     int *allocs;           /* buffer slots that alloc_buffer fills */
     int nallocs;
     int *views;            /* buffer slots of views (T.Buffer(..., data=B.data)): freed, not their data */
