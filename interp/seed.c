@@ -337,38 +337,29 @@ static const Var *int_param(const Func *f, int k)
            ? v : NULL;
 }
 
+/* The scalar parameters of an entry PrimFunc with their seeded values. */
+typedef struct Entry {
+    const Func *f;
+    Tensor *const *args;
+} Entry;
+
+static int scalar_value(const Var *v, void *data, int64_t *out)
+{
+    const Entry *en = data;
+    for (int k = 0; k < en->f->npparams; k++)
+        if (int_param(en->f, k) == v && en->args[k]) {
+            *out = tensor_geti(en->args[k], 0);
+            return 0;
+        }
+    return -1;
+}
+
 /* An extent of an entry PrimFunc's buffer over its scalar parameters'
  * values ((16 + n - 1) // n); -1 when it reads anything else. */
 static int entry_dim(const Func *f, Tensor *const *args, const Expr *e, int64_t *v)
 {
-    int64_t x, y;
-    switch (e->kind) {
-    case E_INT: *v = e->u.i.v; return 0;
-    case E_CAST: return entry_dim(f, args, e->u.cast.a, v);
-    case E_VAR:
-        for (int k = 0; k < f->npparams; k++)
-            if (int_param(f, k) == e->u.var && args[k]) {
-                *v = tensor_geti(args[k], 0);
-                return 0;
-            }
-        return -1;
-    case E_BIN:
-        if (entry_dim(f, args, e->u.bin.a, &x) || entry_dim(f, args, e->u.bin.b, &y))
-            return -1;
-        switch (e->u.bin.op) {
-        case B_ADD: return __builtin_add_overflow(x, y, v) ? -1 : 0;
-        case B_SUB: return __builtin_sub_overflow(x, y, v) ? -1 : 0;
-        case B_MUL: return __builtin_mul_overflow(x, y, v) ? -1 : 0;
-        case B_FLOORDIV:
-        case B_FLOORMOD:
-            if (y <= 0)
-                return -1;
-            *v = e->u.bin.op == B_FLOORDIV ? floordiv64(x, y) : x - floordiv64(x, y) * y;
-            return 0;
-        default: return -1;
-        }
-    default: return -1;
-    }
+    Entry en = { f, args };
+    return expr_eval_int(e, scalar_value, &en, v);
 }
 
 int interp_run_prim_seeded(Interp *in, Func *f, uint64_t seed, Value **out, InterpError *err)

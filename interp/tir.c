@@ -1887,41 +1887,28 @@ static int bind_var(Compiled *c, Frame *fr, const Var *v, int64_t value, const B
     return -1;
 }
 
+typedef struct Bound {
+    Compiled *c;
+    Frame *fr;
+} Bound;
+
+static int bound_value(const Var *v, void *data, int64_t *out)
+{
+    const Bound *b = data;
+    int s = find(b->c->vars, b->c->nvars, v);
+    if (s < 0 || b->fr->iv[s] == INT64_MIN)
+        return -1;
+    *out = b->fr->iv[s];
+    return 0;
+}
+
 /* The value of an extent over the shape variables bound so far (n * m, as
  * transform-layout writes a fused symbolic axis); -1 when it reads one not
  * yet bound or anything else. */
 static int shape_eval(Compiled *c, Frame *fr, const Expr *e, int64_t *v)
 {
-    int64_t x, y;
-    switch (e->kind) {
-    case E_INT: *v = e->u.i.v; return 0;
-    case E_VAR: {
-        int s = find(c->vars, c->nvars, e->u.var);
-        if (s < 0 || fr->iv[s] == INT64_MIN)
-            return -1;
-        *v = fr->iv[s];
-        return 0;
-    }
-    case E_CAST: return shape_eval(c, fr, e->u.cast.a, v);
-    case E_BIN:
-        if (shape_eval(c, fr, e->u.bin.a, &x) || shape_eval(c, fr, e->u.bin.b, &y))
-            return -1;
-        switch (e->u.bin.op) {
-        case B_ADD: return __builtin_add_overflow(x, y, v) ? -1 : 0;
-        case B_SUB: return __builtin_sub_overflow(x, y, v) ? -1 : 0;
-        case B_MUL: return __builtin_mul_overflow(x, y, v) ? -1 : 0;
-        case B_FLOORDIV:
-        case B_FLOORMOD:
-            if (y <= 0)
-                return -1;
-            *v = x / y - (x % y < 0);
-            if (e->u.bin.op == B_FLOORMOD)
-                *v = x - *v * y;
-            return 0;
-        default: return -1;
-        }
-    default: return -1;
-    }
+    Bound b = { c, fr };
+    return expr_eval_int(e, bound_value, &b, v);
 }
 
 /* Binds the shape variables b's extents name alone; an extent computed from

@@ -45,48 +45,18 @@ Expr *im_bind(Arena *a, const Expr *e, const ImSyms *s)
     return clone_expr(a, &S, e);
 }
 
-static int64_t floordiv(int64_t x, int64_t d)
+static int sym_value(const Var *v, void *data, int64_t *out)
 {
-    int64_t q = x / d;
-    return (x % d != 0 && (x < 0) != (d < 0)) ? q - 1 : q;
+    const ImSyms *s = data;
+    for (int k = 0; k < s->n; k++)
+        if (s->var[k] == v)
+            return *out = s->val[k], 0;
+    return -1;
 }
 
 int im_sym_eval(const Expr *e, const ImSyms *s, int64_t *v)
 {
-    int64_t x, y;
-    switch (e->kind) {
-    case E_INT:
-        *v = e->u.i.v;
-        return 0;
-    case E_VAR:
-        for (int k = 0; k < s->n; k++)
-            if (s->var[k] == e->u.var)
-                return *v = s->val[k], 0;
-        return -1;
-    case E_CAST:
-        return im_sym_eval(e->u.cast.a, s, v);
-    case E_BIN:
-        if (im_sym_eval(e->u.bin.a, s, &x) || im_sym_eval(e->u.bin.b, s, &y))
-            return -1;
-        switch (e->u.bin.op) {
-        case B_ADD: return __builtin_add_overflow(x, y, v) ? -1 : 0;
-        case B_SUB: return __builtin_sub_overflow(x, y, v) ? -1 : 0;
-        case B_MUL: return __builtin_mul_overflow(x, y, v) ? -1 : 0;
-        case B_FLOORDIV:
-            if (y == 0 || (y == -1 && x == INT64_MIN))
-                return -1;
-            *v = floordiv(x, y);
-            return 0;
-        case B_FLOORMOD:
-            if (y == 0 || (y == -1 && x == INT64_MIN))
-                return -1;
-            *v = x - floordiv(x, y) * y;
-            return 0;
-        default: return -1;
-        }
-    default:
-        return -1;
-    }
+    return expr_eval_int(e, sym_value, (void *)s, v);
 }
 
 /* Whether m looks like a stand-in's multiple moved by a little. */

@@ -379,6 +379,36 @@ int expr_const_int(const Expr *e, int64_t *out)
     return 0;
 }
 
+int expr_eval_int(const Expr *e, VarValue value, void *data, int64_t *out)
+{
+    int64_t x, y;
+    switch (e->kind) {
+    case E_INT:
+        *out = e->u.i.v;
+        return 0;
+    case E_VAR:
+        return value(e->u.var, data, out) ? -1 : 0;
+    case E_CAST:
+        return expr_eval_int(e->u.cast.a, value, data, out);
+    case E_BIN:
+        if (expr_eval_int(e->u.bin.a, value, data, &x) || expr_eval_int(e->u.bin.b, value, data, &y))
+            return -1;
+        switch (e->u.bin.op) {
+        case B_ADD: return __builtin_add_overflow(x, y, out) ? -1 : 0;
+        case B_SUB: return __builtin_sub_overflow(x, y, out) ? -1 : 0;
+        case B_MUL: return __builtin_mul_overflow(x, y, out) ? -1 : 0;
+        case B_FLOORDIV:
+        case B_FLOORMOD:
+            if (y == 0 || (y == -1 && x == INT64_MIN))
+                return -1;
+            *out = e->u.bin.op == B_FLOORDIV ? floordiv64(x, y) : floormod64(x, y);
+            return 0;
+        default: return -1;
+        }
+    default: return -1;
+    }
+}
+
 StructInfo *tensor_sinfo_new(Arena *a, DType dt, int ndim, const int64_t *shape, Loc loc)
 {
     StructInfo *s = arena_zalloc(a, sizeof *s);

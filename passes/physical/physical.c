@@ -37,37 +37,24 @@ void scope_free(Scope *sc)
     memset(sc, 0, sizeof *sc);
 }
 
-/* e at the values vals of the variables vars and the symbols of s; -1 when
- * it reads anything else. */
-static int eval_at(const Expr *e, Var *const *vars, const int64_t *vals, int n, const ImSyms *s, int64_t *v)
+/* The values of the variables vars, then the symbols of s. */
+typedef struct At {
+    Var *const *vars;
+    const int64_t *vals;
+    int n;
+    const ImSyms *s;
+} At;
+
+static int value_at(const Var *v, void *data, int64_t *out)
 {
-    int64_t x, y;
-    switch (e->kind) {
-    case E_VAR:
-        for (int i = 0; i < n; i++)
-            if (vars[i] == e->u.var)
-                return *v = vals[i], 0;
-        return im_sym_eval(e, s, v);
-    case E_CAST: return eval_at(e->u.cast.a, vars, vals, n, s, v);
-    case E_BIN:
-        if (eval_at(e->u.bin.a, vars, vals, n, s, &x) || eval_at(e->u.bin.b, vars, vals, n, s, &y))
-            return -1;
-        switch (e->u.bin.op) {
-        case B_ADD: return __builtin_add_overflow(x, y, v) ? -1 : 0;
-        case B_SUB: return __builtin_sub_overflow(x, y, v) ? -1 : 0;
-        case B_MUL: return __builtin_mul_overflow(x, y, v) ? -1 : 0;
-        case B_FLOORDIV:
-        case B_FLOORMOD:
-            if (y <= 0)
-                return -1;
-            *v = x / y - (x % y < 0);
-            if (e->u.bin.op == B_FLOORMOD)
-                *v = x - *v * y;
-            return 0;
-        default: return -1;
-        }
-    default: return im_sym_eval(e, s, v);
-    }
+    const At *at = data;
+    for (int i = 0; i < at->n; i++)
+        if (at->vars[i] == v)
+            return *out = at->vals[i], 0;
+    for (int k = 0; k < at->s->n; k++)
+        if (at->s->var[k] == v)
+            return *out = at->s->val[k], 0;
+    return -1;
 }
 
 /* Whether a and b agree at every point of the variables in scope they read,
@@ -106,7 +93,8 @@ static int agree(const Scope *sc, const Expr *a, const Expr *b)
                 rem /= ext[i];
             }
             int64_t va, vb;
-            if (eval_at(a, used, x, n, &bd, &va) || eval_at(b, used, x, n, &bd, &vb) || va != vb)
+            At at = { used, x, n, &bd };
+            if (expr_eval_int(a, value_at, &at, &va) || expr_eval_int(b, value_at, &at, &vb) || va != vb)
                 return 0;
         }
         checked = 1;
