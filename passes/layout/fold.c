@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../../interp/interp.h"
+#include "../../ir/clone.h"
 #include "../../ir/indexmap.h"
 #include "../../ir/ops.h"
 #include "../graph.h"
@@ -137,11 +138,33 @@ static int rewrite_fills(const Expr *cm, const IndexMap *c, const int64_t *xsh)
     return fills;
 }
 
-int fold_one_rewrite(Module *m, const IndexMap *c)
+/* The map of z = lt(lt(x, M1), M2) written as M2's outputs over M1's: the
+ * bounds a padded output reads (w // 4 of a w below 2 still spans a box of
+ * 4 in w % 4) stay as the maps say them, where the composite written out
+ * from its IndexMap is simplified over the smaller box it reaches. NULL
+ * when the maps do not chain. */
+static Expr *map_substituted(Arena *a, const Expr *m1, const Expr *m2)
+{
+    if (!m1 || !m2 || m1->kind != E_INDEXMAP || m2->kind != E_INDEXMAP || m1->u.map.nout != m2->u.map.nparams)
+        return NULL;
+    Expr *first = clone_expr(a, &(Subst){ 0 }, m1);
+    Subst s = { 0 };
+    for (int i = 0; i < m2->u.map.nparams; i++)
+        subst_var(a, &s, m2->u.map.params[i], first->u.map.out[i]);
+    Expr *c = arena_alloc(a, sizeof *c);
+    *c = *first;
+    c->u.map.out = arena_array(a, (size_t)m2->u.map.nout + 1, sizeof(Expr *));
+    for (int j = 0; j < m2->u.map.nout; j++)
+        c->u.map.out[j] = clone_expr(a, &s, m2->u.map.out[j]);
+    c->u.map.nout = m2->u.map.nout;
+    return c;
+}
+
+int fold_one_rewrite(Module *m, const IndexMap *c, const Expr *m1, const Expr *m2)
 {
     Arena tmp = { 0 };
-    Expr *cm = im_to_expr(&tmp, &m->names, c);
-    int one = cm && (rewrite_fills(cm, c, c->box) || pads_only(c));
+    Expr *cm = im_to_expr(&tmp, &m->names, c), *cs = m1 && m2 ? map_substituted(&tmp, m1, m2) : NULL;
+    int one = cm && (rewrite_fills(cm, c, c->box) || (cs && rewrite_fills(cs, c, c->box)) || pads_only(c));
     arena_free(&tmp);
     return one;
 }
@@ -169,6 +192,8 @@ Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xs
     if (!cm)
         return snprintf(why, cap, "the maps do not chain"), NULL;
     int fills = rewrite_fills(cm, c, xsh);
+    if (!fills && (cm = map_substituted(a, call_kwarg(y, "index_map"), call_kwarg(e, "index_map"))) != NULL)
+        fills = rewrite_fills(cm, c, xsh);   /* written out, the composite was simplified to a smaller box */
     if (ident)
         *ident = fills && im_is_identity(c);
     if (fills)

@@ -27,6 +27,6 @@ Expr *rewrite_compose(Module *m, const Expr *y, const Expr *e, const int64_t *xs
  * an operator inside dataflow blocks only. */
 int fold_evaluates_in(const Func *fn, int dataflow, const Expr *e);
 struct IndexMap;
-int fold_one_rewrite(Module *m, const struct IndexMap *c);
+int fold_one_rewrite(Module *m, const struct IndexMap *c, const Expr *m1, const Expr *m2);
 
 #endif

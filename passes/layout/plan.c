@@ -1066,7 +1066,7 @@ static int im_same(const IndexMap *x, const IndexMap *y)
                       memcmp(x->box, y->box, (size_t)x->nin * sizeof *x->box) == 0 && im_equal(x, y));
 }
 
-static int two_rewrites(Planner *P, const IndexMap *a, const IndexMap *b)
+static int two_rewrites(Planner *P, const IndexMap *a, const IndexMap *b, const Expr *bmap)
 {
     uint64_t h = im_shape_hash(b, im_shape_hash(a, 0));
     for (RwMemo *x = P->rwcap ? P->rw[h & (P->rwcap - 1)] : NULL; x; x = x->next)
@@ -1078,7 +1078,7 @@ static int two_rewrites(Planner *P, const IndexMap *a, const IndexMap *b)
     ImError err;
     IndexMap *inv = im_inverse(&P->scratch, a, &pred, &npred, &err);
     IndexMap *c = inv && !npred ? im_compose(&P->scratch, b, inv) : NULL;
-    int two = c && !fold_one_rewrite(P->m, c);
+    int two = c && !fold_one_rewrite(P->m, c, bmap ? im_to_expr(&P->scratch, &P->m->names, inv) : NULL, bmap);
     arena_release(&P->scratch, mark);
     if (2 * (P->nrw + 1) > P->rwcap) {
         size_t cap = P->rwcap ? 2 * P->rwcap : 64;
@@ -1130,7 +1130,7 @@ static int rewrite_of(Planner *P, const Node *nd, int l, int k, int64_t *bytes)
         if (free_)
             return *bytes = 0, 0;
     }
-    if (!a->im || !b->im || nd->store[l] == k || !two_rewrites(P, a->im, b->im))
+    if (!a->im || !b->im || nd->store[l] == k || !two_rewrites(P, a->im, b->im, b->map))
         return 1;
     *bytes = a->bytes + 2 * nd->keys[0].bytes + b->bytes;
     return 2;
