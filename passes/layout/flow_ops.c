@@ -538,6 +538,22 @@ Expr *split_stacked(Module *m, Arena *scratch, const Expr *e, Expr *x_t, const E
     return c;
 }
 
+/* Appends to order the axes output o reads, the largest coefficient first
+ * (c before c4 for c * 4 + c4); returns the new count. */
+static int push_by_coef(const ImSum *o, int *order, int no)
+{
+    int used[IM_MAX_RANK] = { 0 };
+    for (int k = 0; k < o->n; k++) {
+        int best = -1;
+        for (int j = 0; j < o->n; j++)
+            if (!used[j] && (best < 0 || o->t[j].coef > o->t[best].coef))
+                best = j;
+        used[best] = 1;
+        order[no++] = o->t[best].var;
+    }
+    return no;
+}
+
 /* reduce(lt(p, map), axis) where map fuses axes of p into the reduced ones
  * (NCHW4c back to NCHW under a sum over C and H) and keeps each other axis
  * whole and in order: the reduction of p over every axis the reduced ones
@@ -589,15 +605,7 @@ static Expr *reduce_fused(Module *m, const Expr *e, const Expr *map, const Tenso
             v += n;
         /* the axes output v reads, the largest coefficient first */
         const ImSum *o = im->out[v];
-        int used[IM_MAX_RANK] = { 0 };
-        for (int k = 0; k < o->n; k++) {
-            int best = -1;
-            for (int j = 0; j < o->n; j++)
-                if (!used[j] && (best < 0 || o->t[j].coef > o->t[best].coef))
-                    best = j;
-            used[best] = 1;
-            order[no++] = o->t[best].var;
-        }
+        no = push_by_coef(o, order, no);
     }
     arena_free(&tmp);
     if (!ok)
@@ -648,15 +656,7 @@ Expr *reduce_split(Module *m, Arena *scratch, const Expr *e, const Expr *map, co
     for (int i = 0; ok && i < ax->u.list.n; i++) {
         attr_int(ax->u.list.items[i], &v);
         const ImSum *o = im->out[v < 0 ? v + n : v];
-        int used[IM_MAX_RANK] = { 0 };
-        for (int k = 0; k < o->n; k++) {
-            int best = -1;
-            for (int j = 0; j < o->n; j++)
-                if (!used[j] && (best < 0 || o->t[j].coef > o->t[best].coef))
-                    best = j;
-            used[best] = 1;
-            order[no++] = o->t[best].var;
-        }
+        no = push_by_coef(o, order, no);
     }
     /* the kept map: over p's kept axes (all of them, the reduced ones of
      * extent 1, under keepdims), map's kept dimensions (all, under keepdims) */
