@@ -10,11 +10,15 @@
 #include "../ir/ops.h"
 #include "graph.h"
 
+/* The address in 16-byte units, plus its bits above the table's scattered:
+ * keys allocated one after another take slots one after another (a few
+ * apart), and each span of addresses as large as the table starts at a
+ * slot of its own, so the spans do not pile up in one run of slots. */
 static size_t slot_of(const PtrMap *m, const void *k)
 {
-    size_t h = ((uintptr_t)k >> 4) * 0x9E3779B97F4A7C15ull;
-    size_t i = h & (m->cap - 1);
-    while (m->keys[i] && m->keys[i] != k)
+    size_t x = (size_t)((uintptr_t)k >> 4);
+    size_t i = (x + (x >> m->bits) * 0x9E3779B97F4A7C15ull) & (m->cap - 1);
+    while (m->slots[i].key && m->slots[i].key != k)
         i = (i + 1) & (m->cap - 1);
     return i;
 }
@@ -24,27 +28,25 @@ int ptrmap_get(const PtrMap *m, const void *k, int dflt)
     if (!m->cap)
         return dflt;
     size_t i = slot_of(m, k);
-    return m->keys[i] ? m->vals[i] : dflt;
+    return m->slots[i].key ? m->slots[i].val : dflt;
 }
 
 /* Rehashes m into cap slots (a power of two above twice its entries). */
 static void ptrmap_grow(PtrMap *m, size_t cap)
 {
-    PtrMap g = { calloc(cap, sizeof(void *)), NULL, cap, 0 };
-    g.vals = calloc(g.cap, sizeof(int));
-    if (!g.keys || !g.vals) {
+    PtrMap g = { calloc(cap, sizeof(PtrSlot)), cap, 0, 0 };
+    if (!g.slots) {
         fprintf(stderr, "lopt: out of memory\n");
         abort();
     }
+    while (((size_t)1 << g.bits) < cap)
+        g.bits++;
     for (size_t i = 0; i < m->cap; i++)
-        if (m->keys[i]) {
-            size_t j = slot_of(&g, m->keys[i]);
-            g.keys[j] = m->keys[i];
-            g.vals[j] = m->vals[i];
+        if (m->slots[i].key) {
+            g.slots[slot_of(&g, m->slots[i].key)] = m->slots[i];
             g.n++;
         }
-    free(m->keys);
-    free(m->vals);
+    free(m->slots);
     *m = g;
 }
 
@@ -62,19 +64,19 @@ void ptrmap_put(PtrMap *m, const void *k, int v)
     if (2 * (m->n + 1) > m->cap)
         ptrmap_grow(m, m->cap ? 2 * m->cap : 64);
     size_t i = slot_of(m, k);
-    if (!m->keys[i]) {
-        m->keys[i] = k;
+    if (!m->slots[i].key) {
+        m->slots[i].key = k;
         m->n++;
     }
-    m->vals[i] = v;
+    m->slots[i].val = v;
 }
 
 int ptrmap_add(PtrMap *m, const void *k, int delta)
 {
     if (m->cap) {
         size_t i = slot_of(m, k);
-        if (m->keys[i])
-            return m->vals[i] += delta;
+        if (m->slots[i].key)
+            return m->slots[i].val += delta;
     }
     ptrmap_put(m, k, delta);
     return delta;
@@ -82,8 +84,7 @@ int ptrmap_add(PtrMap *m, const void *k, int delta)
 
 void ptrmap_free(PtrMap *m)
 {
-    free(m->keys);
-    free(m->vals);
+    free(m->slots);
     memset(m, 0, sizeof *m);
 }
 
@@ -269,8 +270,8 @@ void remove_dead(Func *fn)
                 one.nblocks = 1;
                 count_uses(&one, &sub);
                 for (size_t s = 0; s < sub.cap; s++)
-                    if (sub.keys[s])
-                        ptrmap_add(&uses, sub.keys[s], -sub.vals[s]);
+                    if (sub.slots[s].key)
+                        ptrmap_add(&uses, sub.slots[s].key, -sub.slots[s].val);
                 ptrmap_free(&sub);
             }
         }

@@ -7,11 +7,21 @@
 #include "../ir/ops.h"
 #include "pass.h"
 
-/* A pointer-keyed hash map to ints (malloc'd; free with ptrmap_free). */
+/* A pointer-keyed hash map to ints (malloc'd; free with ptrmap_free). Its
+ * keys are mostly nodes of one arena, looked up in the order they were
+ * allocated (a sweep over a block's bindings): the slot of a key follows its
+ * address (graph.c), so such a walk reads the table front to back, each key
+ * beside its value, instead of one cache miss per look-up once the table no
+ * longer fits the cache. */
+typedef struct PtrSlot {
+    const void *key;
+    int val;
+} PtrSlot;
+
 typedef struct PtrMap {
-    const void **keys;
-    int *vals;
+    PtrSlot *slots;
     size_t cap, n;
+    int bits;             /* cap is 1 << bits */
 } PtrMap;
 
 int ptrmap_get(const PtrMap *m, const void *k, int dflt);
