@@ -444,8 +444,18 @@ Expr *crop_new(Module *m, Expr *x, const TensorType *t, Loc loc)
     return call_new(m, "R.crop", x, keys, vals, 3, loc);
 }
 
+int note_is_stop(const char *text)
+{
+    return strncmp(text, "left:", 5) == 0 || strncmp(text, "flow stopped", 12) == 0 ||
+           strncmp(text, "kept:", 5) == 0;
+}
+
 void note_add(Notes *ns, Loc loc, const char *fmt, ...)
 {
+    if (ns->mute) {
+        ns->acts += !note_is_stop(fmt);
+        return;
+    }
     if (ns->n == ns->cap) {
         int cap = ns->cap ? 2 * ns->cap : 16;
         Note *v = realloc(ns->v, (size_t)cap * sizeof *v);
@@ -464,8 +474,10 @@ void note_add(Notes *ns, Loc loc, const char *fmt, ...)
     n->seq = ns->n;
     n->text = strdup(buf);
     n->again = 0;
-    if (n->text)
+    if (n->text) {
         ns->n++;
+        ns->acts += !note_is_stop(buf);
+    }
 }
 
 const char *var_said(const Var *v)
@@ -475,6 +487,8 @@ const char *var_said(const Var *v)
 
 void var_say(Module *m, Var *v, const char *pre, const Var *of, const char *post)
 {
+    if (!m->say)
+        return;   /* a phrase interned per made variable, which no one would read */
     char buf[400];
     snprintf(buf, sizeof buf, "%s%s%s", pre, of ? var_said(of) : "a constant", post);
     v->said = intern_cstr(&m->names, buf);

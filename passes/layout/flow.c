@@ -579,13 +579,6 @@ static void sweep_block(Sweep *S, RBlock *rb)
     S->items = NULL;
 }
 
-/* A note that says why a rewrite stayed, not what moved. */
-static int is_stop(const char *text)
-{
-    return strncmp(text, "left:", 5) == 0 || strncmp(text, "flow stopped", 12) == 0 ||
-           strncmp(text, "kept:", 5) == 0;
-}
-
 /* The rewrites left in fn: R.layout_transform bindings. */
 static int count_rewrites(const Func *fn)
 {
@@ -615,6 +608,7 @@ static void sweep_free(Sweep *S)
 static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink)
 {
     Sweep S = { .m = m, .fn = fn, .ctx = ctx, .notes = notes };
+    int acts = notes->acts;
     /* a dead consumer must not stop a rewrite, nor may one of a pair
      * that cancels move alone */
     fold_rewrites(m, fn, notes);
@@ -626,10 +620,7 @@ static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink)
     for (int b = 0; b < fn->nblocks; b++)
         sweep_block(&S, fn->blocks[b]);
     sweep_free(&S);
-    int acts = 0;
-    for (int i = 0; i < notes->n; i++)
-        acts += !is_stop(notes->v[i].text);
-    return acts;
+    return notes->acts - acts;
 }
 
 /* Rounds until one changes nothing (a rewrite a round moved may let another
@@ -646,13 +637,13 @@ static void flow_funcs(Module *m, PassCtx *ctx, Notes *all)
             continue;
         int before = count_rewrites(fn), sink = 1;
         for (int round = 0; round < 8; round++) {
-            Notes notes = { 0 };
+            Notes notes = { .mute = all->mute };
             int acts = flow_round(m, fn, ctx, &notes, sink);
             int after = count_rewrites(fn);
             sink = after < before;   /* sinking again only while rewrites go */
             before = after;
             for (int i = 0; i < notes.n; i++) {
-                if (!acts || round == 7 || !is_stop(notes.v[i].text))
+                if (!acts || round == 7 || !note_is_stop(notes.v[i].text))
                     note_add(all, notes.v[i].loc, "%s", notes.v[i].text);
                 free(notes.v[i].text);
             }

@@ -368,7 +368,7 @@ static int search(Module *m, PassCtx *ctx, PassCtx *quiet, State *s, int first, 
             round(m, ctx, notes, data);
             snapshot(m, &flowed);
         } else {
-            Notes quiet_notes = { 0 };
+            Notes quiet_notes = { .mute = 1 };
             if (n > 2)
                 snapshot(m, &s[n - 1]);
             round(m, quiet, &quiet_notes, data);
@@ -403,7 +403,7 @@ int flow_fixed_point(Module *m, PassCtx *ctx, FlowRound round, void *data, const
         return 0;
     PassCtx quiet = *ctx;
     quiet.explain = NULL;
-    Notes notes = { 0 };
+    Notes notes = { .mute = !ctx->explain };
     State s[FIXED_RUNS + 1];
     int first = fold_form(m, &quiet, &s[0]), lo;
     int n = search(m, ctx, &quiet, s, first, &notes, &lo, round, data);

@@ -1018,7 +1018,7 @@ int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     char err[256];
     if (max_bytes_of(opts, nopts, &max_bytes, err, sizeof err))
         return diag_error(ctx->src, (Loc){ 0, 0 }, "%s", err);   /* the pipeline's check has refused it already */
-    Notes notes = { 0 };
+    Notes notes = { .mute = !ctx->explain };
     for (int f = 0; f < m->nfuncs; f++) {
         Func *fn = m->funcs[f];
         if (!is_plannable(fn))
