@@ -84,6 +84,9 @@ typedef struct Sweep {
     int *defs;            /* the places of the producers' operands */
     int *nuses;           /* per binding index: its variable's uses (S->uses, kept alike) */
     int *memo_gen, gen;
+    int link_gen;         /* left_behind's runs of links (Producer.links) hold while it is unchanged */
+    int jump;             /* left_behind crosses a run of links at once (not while checking that) */
+    int check;            /* LOPT_FLOW_CACHE=check (flow_cache_mode() == 2) */
     PtrMap inputs;        /* left_behind: the graph inputs one guess has counted */
     PtrMap sunk;          /* the rewrites y_t that sinking made */
     int64_t size;         /* left_behind: the elements of the value whose rewrite moves */
