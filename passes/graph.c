@@ -933,7 +933,7 @@ int expr_mentions(const Expr *e, const Var *v)
 typedef struct Clone {
     Arena *a;
     PtrMap at;            /* old Var -> 1 + index into vars */
-    Var **vars;
+    Var **vars;           /* the copies (malloc'd: the module keeps only the variables) */
     int n, cap;
     const PtrMap *funcs;  /* old Func -> 1 + index into copies, for the functions copied together */
     Func *const *copies;
@@ -943,7 +943,14 @@ static Var *clone_var(Clone *C, Var *v)
 {
     Var *c = arena_alloc(C->a, sizeof *c);
     *c = *v;
-    vec_push(C->a, &C->vars, &C->n, &C->cap, c);
+    if (C->n == C->cap) {
+        C->cap = C->cap ? 2 * C->cap : 64;
+        Var **vars = realloc(C->vars, (size_t)C->cap * sizeof *vars);
+        if (!vars)
+            abort();
+        C->vars = vars;
+    }
+    C->vars[C->n++] = c;
     ptrmap_put(&C->at, v, C->n);
     return c;
 }
@@ -1080,6 +1087,7 @@ static void clone_into(Module *m, Func *c, const Func *fn, const PtrMap *funcs, 
     ptrmap_reserve(&C.at, bound_vars(fn));
     clone_body(&C, c, fn);
     ptrmap_free(&C.at);
+    free(C.vars);
 }
 
 Func **relax_clone_funcs(Module *m, Func *const *funcs, int n)

@@ -366,7 +366,15 @@ static int search(Module *m, PassCtx *ctx, PassCtx *quiet, State *s, int first, 
         State flowed = { 0 };
         if (n == 1) {
             round(m, ctx, notes, data);
-            snapshot(m, &flowed);
+            /* flow's result stays as it is, and the runs go on with a copy:
+             * the sweep left the functions' nodes in reverse order among
+             * what it made and dropped, the copy has them in binding order,
+             * close together, for every walk of the runs that follow */
+            State work;
+            snapshot(m, &work);
+            flowed.funcs = m->funcs;
+            flowed.nfuncs = m->nfuncs;
+            install(m, &work);
         } else {
             Notes quiet_notes = { .mute = 1 };
             if (n > 2)
