@@ -699,9 +699,18 @@ static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink)
     fold_rewrites(m, fn, notes);
     infer_types(m, fn);
     collect_names(fn, &S.names);
-    for (int b = 0; sink && b < fn->nblocks; b++)
-        sink_block(&S, fn->blocks[b]);
-    count_uses(fn, &S.uses);
+    int stale = 1;   /* S.uses is to be counted: sinking changed a binding since */
+    for (int b = 0; sink && b < fn->nblocks; b++) {
+        if (stale) {
+            ptrmap_free(&S.uses);
+            count_uses(fn, &S.uses);
+        }
+        stale = sink_block(&S, fn->blocks[b]) != 0;
+    }
+    if (stale) {
+        ptrmap_free(&S.uses);
+        count_uses(fn, &S.uses);
+    }
     for (int b = 0; b < fn->nblocks; b++)
         sweep_block(&S, fn->blocks[b]);
     sweep_free(&S);

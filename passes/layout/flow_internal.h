@@ -145,8 +145,11 @@ void flow_cache_free(FlowCache *C);
 Expr *map_copy(Arena *a, const Expr *map);
 Expr *map_share(Module *m, FlowAnswer *x, int k);
 
-/* Rewrites sink forward past elementwise calls before the sweep (flow_sink.c). */
-void sink_block(Sweep *S, RBlock *rb);
+/* Rewrites sink forward past elementwise calls before the sweep
+ * (flow_sink.c), judged by the uses S->uses counts (counted before, left as
+ * they were); returns how many bindings changed, after which the uses are
+ * to be counted again. */
+int sink_block(Sweep *S, RBlock *rb);
 /* A rewrite read only by a reduction or a slice moves past it, onto the
  * smaller result (flow.c asks when the sweep would leave it where it is). */
 int sink_smaller(Sweep *S, RBlock *rb, int i, int j);

@@ -241,10 +241,11 @@ static int sink(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses
     return 1;
 }
 
-void sink_block(Sweep *S, RBlock *rb)
+int sink_block(Sweep *S, RBlock *rb)
 {
-    PtrMap uses = { 0 }, def = { 0 }, rwuses = { 0 };
-    count_uses(S->fn, &uses);
+    PtrMap def = { 0 }, rwuses = { 0 };
+    const PtrMap *uses = &S->uses;
+    int changed = 0;
     for (int i = 0; i < rb->nbinds; i++) {
         const Expr *e = rb->binds[i]->value;
         if (is_layout_transform(e) && e->u.call.args[0]->kind == E_VAR)
@@ -269,7 +270,9 @@ void sink_block(Sweep *S, RBlock *rb)
                 abort();
             out = o;
         }
-        if (sink(S, &def, out, &uses, &rwuses, bd, rb, made, &A, i) == 1) {
+        int did = sink(S, &def, out, uses, &rwuses, bd, rb, made, &A, i);
+        changed += did != 0;
+        if (did == 1) {
             ptrmap_put(&S->sunk, made[1]->var, 1);
             for (int k = 0; k < 2; k++) {
                 out[n++] = made[k];
@@ -286,9 +289,9 @@ void sink_block(Sweep *S, RBlock *rb)
         rb->nbinds = n;
     }
     free(out);
-    ptrmap_free(&uses);
     ptrmap_free(&def);
     ptrmap_free(&rwuses);
+    return changed;
 }
 
 /* s = op(lt(p, B)) for a light operator whose result is smaller than its
