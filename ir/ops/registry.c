@@ -68,16 +68,19 @@ static void fill_slots(void)
 static const Op *find_op(const char *name)
 {
     pthread_once(&slots_once, fill_slots);
-    /* Verifying one call asks for its operator several times by the same
-     * (interned) name: the last one found, per thread, is compared first. */
-    static _Thread_local const char *last_name;
-    static _Thread_local const Op *last_op;
-    if (name == last_name && streq(last_op->info.name, name))
-        return last_op;
+    /* Passes ask by interned names, the same few pointers over and over (a
+     * chain alternating R.nn.relu and R.negative asks for both in turn): a
+     * small table per thread, by the name's address, is looked in first,
+     * its operator's name compared in case the address now holds another. */
+    enum { RECENT = 32 };
+    static _Thread_local struct { const char *name; const Op *op; } recent[RECENT];
+    unsigned r = (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)name >> 9)) % RECENT;
+    if (recent[r].name == name && streq(recent[r].op->info.name, name))
+        return recent[r].op;
     for (uint32_t h = name_hash(name) % OP_SLOTS; slot[h]; h = (h + 1) % OP_SLOTS)
         if (streq(slot[h]->info.name, name)) {
-            last_name = name;
-            last_op = slot[h];
+            recent[r].name = name;
+            recent[r].op = slot[h];
             return slot[h];
         }
     return NULL;

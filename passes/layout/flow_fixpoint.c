@@ -32,10 +32,12 @@ typedef struct State {
 } State;
 
 /* Both hashes of a module are taken in one walk: text (with the names)
- * and shape (each variable by where it is bound). */
+ * and shape (each variable by where it is bound). A variable's place is
+ * kept in its mark, base + its order of definition, from a range of scope
+ * stamps the walk takes for itself (no look-up in a table per use). */
 typedef struct Hasher {
-    PtrMap at;            /* Relax var -> order of definition */
-    int n;
+    unsigned base;        /* the stamp before the range */
+    unsigned n;           /* the variables defined so far */
     const Expr *map;      /* the index map whose outputs are being hashed */
 } Hasher;
 
@@ -95,9 +97,9 @@ static Hash2 mix2_double(Hash2 h, double d)
     return mix2(h, v);
 }
 
-static void hash_define(Hasher *H, const Var *v)
+static void hash_define(Hasher *H, Var *v)
 {
-    ptrmap_put(&H->at, v, ++H->n);
+    v->mark = H->base + ++H->n;
 }
 
 /* text: the name; shape: a parameter of the map being hashed by its place,
@@ -110,8 +112,8 @@ static Hash2 mix_var(const Hasher *H, Hash2 h, const Var *v)
             h.shape = mix(h.shape, (uint64_t)k + 1);
             return h;
         }
-    int at = ptrmap_get(&H->at, v, 0);
-    h.shape = at ? mix(h.shape, (uint64_t)at << 20) : mix_sym(h.shape, v->name);
+    unsigned at = v->mark - H->base;   /* below the range: wraps past n */
+    h.shape = at >= 1 && at <= H->n ? mix(h.shape, (uint64_t)at << 20) : mix_sym(h.shape, v->name);
     return h;
 }
 
@@ -218,15 +220,20 @@ static Hash2 mix_expr(Hasher *H, Hash2 h, const Expr *e)
     }
 }
 
-/* The two hashes of m's Relax functions, with their names and without. */
-static Hash2 hash_module(const Module *m)
+/* The two hashes of m's Relax functions, with their names and without
+ * (the variables' marks are left stamped). */
+static Hash2 hash_module(Module *m)
 {
-    Hasher H = { 0 };
-    size_t vars = 0;   /* room for every variable at once */
-    for (int f = 0; f < m->nfuncs; f++)
-        for (int b = 0; m->funcs[f]->kind == F_RELAX && b < m->funcs[f]->nblocks; b++)
+    Hasher H = { .base = m->stamp };
+    size_t vars = 0;   /* the stamps the walk takes: one per definition */
+    for (int f = 0; f < m->nfuncs; f++) {
+        if (m->funcs[f]->kind != F_RELAX)
+            continue;
+        vars += (size_t)m->funcs[f]->nparams;
+        for (int b = 0; b < m->funcs[f]->nblocks; b++)
             vars += (size_t)m->funcs[f]->blocks[b]->nbinds;
-    ptrmap_reserve(&H.at, vars);
+    }
+    m->stamp += (unsigned)vars;
     Hash2 h = { 0xcbf29ce484222325ull, 0xcbf29ce484222325ull };
     for (int f = 0; f < m->nfuncs; f++) {
         const Func *fn = m->funcs[f];
@@ -254,7 +261,6 @@ static Hash2 hash_module(const Module *m)
         }
         h = mix_expr(&H, h, fn->result);
     }
-    ptrmap_free(&H.at);
     return h;
 }
 
@@ -269,7 +275,7 @@ static int64_t elements(const TensorType *t)
 
 /* m's hashes and the cost of the rewrites its Relax functions leave (a
  * rewrite of a constant costs nothing: fold evaluates it). */
-static void measure(const Module *m, State *s)
+static void measure(Module *m, State *s)
 {
     s->funcs = NULL;
     s->nfuncs = 0;
