@@ -696,8 +696,8 @@ static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink)
     int acts = notes->acts;
     /* a dead consumer must not stop a rewrite, nor may one of a pair
      * that cancels move alone */
-    if (!fold_rewrites(m, fn, notes))
-        infer_types(m, fn);   /* else fold's last sweep left them inferred */
+    fold_rewrites(m, fn, notes);
+    infer_types(m, fn);
     collect_names(fn, &S.names);
     int stale = 1;   /* S.uses is to be counted: sinking changed a binding since */
     for (int b = 0; sink && b < fn->nblocks; b++) {

@@ -979,19 +979,18 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
  * would otherwise compose a chain's first two rewrites into one that no
  * longer cancels with the third (x -> A -> tile -> untile -> crop keeps
  * three rewrites where A alone is the answer; model fuzzer seed 511321). */
-static int fold_func(Module *m, Func *fn, Notes *notes, int all, int64_t max_bytes)
+static void fold_func(Module *m, Func *fn, Notes *notes, int all, int64_t max_bytes)
 {
     int clean = 0, typed = 0;
     for (int k = 0; k < 8 && fold_sweep(m, fn, notes, all, max_bytes, 1, &clean, &typed); k++)
         ;
     for (int k = 0; k < 8 && fold_sweep(m, fn, notes, all, max_bytes, 0, &clean, &typed); k++)
         ;
-    return typed;   /* the last sweep's types still hold */
 }
 
-int fold_rewrites(Module *m, Func *fn, Notes *notes)
+void fold_rewrites(Module *m, Func *fn, Notes *notes)
 {
-    return fold_func(m, fn, notes, 0, FOLD_MAX_BYTES_DEFAULT);
+    fold_func(m, fn, notes, 0, FOLD_MAX_BYTES_DEFAULT);
 }
 
 /* fold{max-bytes=N}: N a non-negative integer */

@@ -7,10 +7,8 @@
 #include "../graph.h"
 
 /* Composes adjacent rewrites of fn, removes identities and pad/crop pairs,
- * then dead bindings; notes what it did. Returns 1 when fn's types are
- * settled (inferred after the last value changed: infer_types would add
- * nothing), else 0. */
-int fold_rewrites(Module *m, Func *fn, Notes *notes);
+ * then dead bindings; notes what it did. */
+void fold_rewrites(Module *m, Func *fn, Notes *notes);
 /* lt(lt(x, M1, p1), M2, p2), y the inner and e the outer rewrite, x of shape
  * xsh, as one value: lt(x, M2 . M1, p) (the padding of either survives;
  * where both pad, the values must agree; *ident, when not NULL, says
