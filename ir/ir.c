@@ -197,6 +197,14 @@ Expr *expr_new(Arena *a, ExprKind k, Loc loc)
     return e;
 }
 
+Expr *expr_copy(Arena *a, const Expr *e)
+{
+    size_t n = expr_size(e->kind);
+    Expr *c = arena_alloc(a, n);
+    memcpy(c, e, n);
+    return c;
+}
+
 Expr *expr_int(Arena *a, int64_t v, DType dt, Loc loc)
 {
     Expr *e = expr_new(a, E_INT, loc);

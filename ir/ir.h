@@ -139,7 +139,8 @@ typedef enum { U_NEG, U_NOT } UnOp;
  * as its member of u (a large module holds several per binding): an
  * expression's kind never changes in place, no member of u but its kind's is
  * read, and a whole Expr is written only over one allocated whole
- * (arena_alloc(sizeof(Expr)), as copies are). A copy of a short one reads
+ * (arena_alloc(sizeof(Expr)), as copies made field by field are; expr_copy
+ * makes a short one of a short kind). A whole copy of a short one reads
  * past its end, which the arena's chunks leave room for (ARENA_TAIL). */
 struct Expr {
     ExprKind kind;
@@ -356,6 +357,8 @@ static inline Expr **call_kwv(const Expr *e)
 }
 
 Expr *expr_new(Arena *a, ExprKind k, Loc loc);
+/* A copy of e in a, as long as expr_new makes one of its kind. */
+Expr *expr_copy(Arena *a, const Expr *e);
 Expr *expr_int(Arena *a, int64_t v, DType dt, Loc loc);
 /* dt DT_VOID: a bare literal (0.5), else a typed one (T.float32(0.5)). */
 Expr *expr_float(Arena *a, double v, DType dt, Loc loc);

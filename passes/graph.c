@@ -1021,15 +1021,13 @@ static Expr *clone_value(Clone *C, const Expr *e)
     case E_CALL:
     case E_IF:
     case E_FUNC:
-        c = arena_alloc(C->a, sizeof *c);
-        *c = *e;
+        c = expr_copy(C->a, e);   /* a variable's reference short, as the reader makes it */
         break;
     case E_GLOBAL: {
         int to = C->funcs ? ptrmap_get(C->funcs, e->u.global.fn, 0) : 0;
         if (!to)
             return (Expr *)e;
-        c = arena_alloc(C->a, sizeof *c);
-        *c = *e;
+        c = expr_copy(C->a, e);
         c->u.global.fn = C->copies[to - 1];
         return c;
     }
