@@ -74,6 +74,7 @@ build/cov/%.o: %.c
 
 -include $(OBJ_PLAIN:.o=.d) $(OBJ_CHECK:.o=.d) $(OBJ_COV:.o=.d) \
          build/check/testsuite/unit/unit.d build/check/testsuite/unit/maps.d build/check/testsuite/unit/plan.d \
+         build/check/testsuite/unit/exp.d build/obj/testsuite/unit/exp.d \
          build/cov/testsuite/unit/unit.d build/cov/testsuite/unit/maps.d
 
 # Generated sources are committed; they are rebuilt only when the grammar is
@@ -158,6 +159,14 @@ build/unit-indexmap: build/check/testsuite/unit/maps.o $(LIBOBJ_CHECK)
 build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/layout/plan_solve.o
 	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
+# The batch engine's exp against libm's: a sample under the sanitizers in
+# make check, every float32 input in the optimized build in check-slow.
+build/unit-exp-check: build/check/testsuite/unit/exp.o build/check/interp/vexp.o
+	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
+
+build/unit-exp: build/obj/testsuite/unit/exp.o build/obj/interp/vexp.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+
 # make check: the stages below run side by side (make's -j), the longest
 # first, each printing its progress; the golden tests (testsuite/run.sh) share themselves out
 # among the cores too.
@@ -167,8 +176,9 @@ CHECKS = check-golden check-models check-unit check-fixed-point check-ops-table 
 check: $(CHECKS)
 	@echo "make check: all passed"
 
-check-unit: build/unit build/unit-indexmap build/unit-plan
+check-unit: build/unit build/unit-indexmap build/unit-plan build/unit-exp-check
 	./build/unit
+	./build/unit-exp-check 4099
 	./build/unit-indexmap
 	./build/unit-plan 600 1
 
@@ -248,8 +258,9 @@ check-flatten: lopt
 check-transform-layout: lopt
 	$(PYTHON) testsuite/transform_layout_all.py $(CURDIR)/lopt
 
-check-slow: build/lopt-check build/unit-plan check-threads lopt
+check-slow: build/lopt-check build/unit-plan build/unit-exp check-threads lopt
 	./build/unit-plan 10000 2
+	./build/unit-exp
 	$(PYTHON) testsuite/fuzz/plan_exhaustive.py ./lopt --graphs 3000 --seed 100000 --jobs $(NPROC) --known testsuite/fuzz/plan_known_worse.txt
 	SLOW=only LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 
