@@ -60,6 +60,8 @@ struct VOp {
     int ovar[8];
     int64_t ocoef[8];
     const int64_t *rel;    /* NULL: the same for every lane */
+    int unit;              /* rel[t] = rel[0] + t */
+    int64_t runlen;        /* else rel constant over runs of this many lanes (0: not so, or runs too short) */
     int *dreg;             /* a load not proven in bounds: its index registers */
     int nd;
     /* a conjunction of comparisons of affine indices with constants: per
@@ -439,6 +441,16 @@ static void gather_f32(double *restrict x, const float *restrict d, const int64_
     EACH_LANE(n, x[t] = d[rel[t]]);
 }
 
+static void widen_f32(double *restrict x, const float *restrict d, int64_t n)
+{
+    EACH_LANE(n, x[t] = d[t]);
+}
+
+static void fill_f64(double *restrict x, double v, int64_t n)
+{
+    EACH_LANE(n, x[t] = v);
+}
+
 /* a load proven in bounds (where its mask holds) */
 static int v_ld_aff(const VOp *o, const VRun *R)
 {
@@ -448,7 +460,12 @@ static int v_ld_aff(const VOp *o, const VRun *R)
     if (o->n->f == ld_f32_aff) {
         double *x = VREG(R, o->out);
         const float *d = tn->data;
-        if (!m && rel)
+        if (!m && o->unit)
+            widen_f32(x, d + base + rel[0], R->n);
+        else if (!m && o->runlen)
+            for (int64_t t = 0; t < R->n; t += o->runlen)
+                fill_f64(x + t, d[base + rel[t]], o->runlen);
+        else if (!m && rel)
             gather_f32(x, d + base, rel, R->n);
         else
             for (int64_t t = 0; t < R->n; t++)
@@ -633,6 +650,33 @@ static VOp *vop(Compiled *c, Batch *b, VFn run, const Node *n, int m)
     return o;
 }
 
+/* Whether the lanes of o's per-lane part lie one after another in memory,
+ * or in runs of equal offsets (a value indexed by an outer loop of the
+ * band only), which loads and stores then take without an index each. */
+static void rel_shape(const Batch *b, VOp *o)
+{
+    const int64_t *rel = o->rel;
+    o->unit = 0;
+    o->runlen = 0;
+    if (!rel)
+        return;
+    int64_t t = 1, len;
+    while (t < b->n && rel[t] == W((uint64_t)rel[0] + (uint64_t)t))
+        t++;
+    if (t == b->n) {
+        o->unit = 1;
+        return;
+    }
+    for (len = 1; len < b->n && rel[len] == rel[0]; len++)
+        ;
+    if (len < BATCH_MIN || b->n % len)
+        return;
+    for (t = 0; t < b->n; t++)
+        if (rel[t] != rel[t - t % len])
+            return;
+    o->runlen = len;
+}
+
 /* Splits k + sum coef * slot into the part outside the band (in o) and the
  * per-lane part (o->rel, NULL when no band loop appears). */
 static int split_aff(Compiled *c, Batch *b, VOp *o, int64_t k, int n, const int *var, const int64_t *coef)
@@ -657,6 +701,7 @@ static int split_aff(Compiled *c, Batch *b, VOp *o, int64_t k, int n, const int 
             rel[t] = W((uint64_t)rel[t] + (uint64_t)coef[j] * (uint64_t)b->lane[l][t]);
     }
     o->rel = rel;
+    rel_shape(b, o);
     return 0;
 }
 
@@ -1429,11 +1474,20 @@ static void reduce(const Batch *b, Frame *fr, const VRun *R)
     }
 }
 
+static void narrow_f32(float *restrict d, const double *restrict v, int64_t n)
+{
+    EACH_LANE(n, d[t] = (float)v[t]);
+}
+
 /* An elementwise store: every lane's offset is checked before any is written. */
 static int scatter(const Batch *b, Frame *fr, const VRun *R)
 {
     Tensor *out = fr->buf[b->st->slot];
     int64_t *off = VINT(R, b->addr.c);
+    if (b->proven && b->addr.unit && b->st->run == st_f32_aff) {
+        narrow_f32((float *)out->data + vbase(&b->addr, fr) + b->addr.rel[0], VREG(R, b->val), R->n);
+        return 0;
+    }
     if (b->proven) {
         int64_t base = vbase(&b->addr, fr);
         for (int64_t t = 0; t < R->n; t++)
