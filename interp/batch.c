@@ -97,6 +97,9 @@ struct Batch {
     /* lanes in loop order, or (inter) the outermost loop varying fastest:
      * lane r * T + s is iteration s of the tile at position r of the others */
     int inter;
+    /* inter, but lanes in loop order (s * K + r): when the value is more
+     * than the loads a fused fold takes, its loads then run along memory */
+    int blocked;
     VOp *ops;
     int nops, cap, nregs;
     const SNode *st;       /* the store */
@@ -1418,16 +1421,61 @@ static void fold_cell(const Batch *b, const VRun *R, Tensor *out, int64_t off, i
         tensor_setf(out, off, v);
 }
 
+/* The same over blocked lanes: reduction s takes lanes s * K .. s * K + K - 1,
+ * four reductions at a time so that their chains overlap. */
+#define BLOCK_CHAINS(STEP) \
+    for (; s + 4 <= T; s += 4) { \
+        float a0 = acc[s], a1 = acc[s + 1], a2 = acc[s + 2], a3 = acc[s + 3]; \
+        for (int64_t t = s * K; t < s * K + K; t++) { \
+            a0 = STEP(a0, t); \
+            a1 = STEP(a1, t + K); \
+            a2 = STEP(a2, t + 2 * K); \
+            a3 = STEP(a3, t + 3 * K); \
+        } \
+        acc[s] = a0; \
+        acc[s + 1] = a1; \
+        acc[s + 2] = a2; \
+        acc[s + 3] = a3; \
+    }
+#define B_MULADD(a, t) ((a) + (float)(e[t] * e2[t]))
+#define B_ADD(a, t) ((double)(float)e[t] == e[t] ? (a) + (float)e[t] : (float)((a) + e[t]))
+#define B_MAX(a, t) ((float)((a) > e[t] ? (double)(a) : e[t]))
+#define B_MIN(a, t) ((float)((a) < e[t] ? (double)(a) : e[t]))
+
+static void fold_f32_blocked(const Batch *b, const VRun *R, float *acc)
+{
+    const double *e = VREG(R, b->val), *e2 = b->e2 >= 0 ? VREG(R, b->e2) : NULL;
+    int64_t T = b->T, K = b->K, s = 0;
+    FFn op = b->root->f;
+    if (op == f_muladd32) {
+        BLOCK_CHAINS(B_MULADD)
+    } else if (op == f_add32) {
+        BLOCK_CHAINS(B_ADD)
+    } else if (op == f_max) {
+        BLOCK_CHAINS(B_MAX)
+    } else {
+        BLOCK_CHAINS(B_MIN)
+    }
+    for (; s < T; s++)
+        acc[s] = fold_f32(b, R, acc[s], s * K, s * K + K);
+}
+
+/* the first lane of reduction s */
+static int64_t red_lane(const Batch *b, int64_t s)
+{
+    return b->blocked ? s * b->K : s;
+}
+
 /* T reductions at once (inter): their T distinct elements are folded lane
- * r * T + s into element s, each in its own order; T.init, which writes
- * only its own element, runs first for each. */
+ * r * T + s (blocked: s * K + r) into element s, each in its own order;
+ * T.init, which writes only its own element, runs first for each. */
 static void reduce_inter(const Batch *b, Frame *fr, const VRun *R)
 {
     Tensor *out = fr->buf[b->st->slot];
     int64_t base = vbase(&b->addr, fr), T = b->T;
     if (init_runs(b, fr) && !(b->init_const && b->st->run == st_f32_aff && b->root->f != f_add))
         for (int64_t s = 0; s < T; s++)
-            batch_init(b, fr, s);
+            batch_init(b, fr, red_lane(b, s));
     if (b->st->run == st_f32_aff && b->root->f != f_add) {
         float *acc = (float *)VREG(R, b->acc), *d = out->data;
         if (b->init_const && init_runs(b, fr))
@@ -1435,17 +1483,19 @@ static void reduce_inter(const Batch *b, Frame *fr, const VRun *R)
                 acc[s] = b->init_value;
         else
             for (int64_t s = 0; s < T; s++)
-                acc[s] = d[base + b->addr.rel[s]];
+                acc[s] = d[base + b->addr.rel[red_lane(b, s)]];
         if (b->fused)
             fold_f32_fused(b, fr, acc);
+        else if (b->blocked)
+            fold_f32_blocked(b, R, acc);
         else
             fold_f32_inter(b, R, acc);
         for (int64_t s = 0; s < T; s++)
-            d[base + b->addr.rel[s]] = acc[s];
+            d[base + b->addr.rel[red_lane(b, s)]] = acc[s];
         return;
     }
     for (int64_t t = 0; t < R->n; t++)
-        fold_cell(b, R, out, base + b->addr.rel[t % T], t);
+        fold_cell(b, R, out, base + b->addr.rel[t], t);
 }
 
 static void reduce(const Batch *b, Frame *fr, const VRun *R)
@@ -1652,7 +1702,8 @@ static void fill_lanes(Compiled *c, Batch *b)
         for (int i = j + 1; i < b->nloop; i++)
             inner *= b->ext[i];
         for (int64_t t = 0; t < b->n; t++) {
-            int64_t s = b->inter ? t % b->T : t / b->K, r = b->inter ? t / b->T : t % b->K;
+            int il = b->inter && !b->blocked;
+            int64_t s = il ? t % b->T : t / b->K, r = il ? t / b->T : t % b->K;
             v[t] = j == 0 ? s : b->lo[j] + r / inner % b->ext[j];
         }
     }
@@ -1690,8 +1741,11 @@ static int batch_inits(Compiled *c, Batch *b, const SNode *blk, int red)
     if (!red || !is_aff_store(in) || in->slot != x->slot || !same_aff(in->idx[0], x->idx[0]) || reads(in->value, x->slot))
         return -1;
     /* interleaved reductions start together: T.init only at their first lanes */
-    if (b->inter && (b->ninit != b->T || b->initlanes[b->T - 1] != b->T - 1))
+    if (b->inter && b->ninit != b->T)
         return -1;
+    for (int64_t s = 0; b->inter && s < b->T; s++)
+        if (b->initlanes[s] != red_lane(b, s))
+            return -1;
     b->init = in;
     if (in->run == st_f32_aff && in->value->f == f_const) {
         /* interleaved float32 reductions start in their registers */
@@ -1734,12 +1788,22 @@ static int fused_load(Compiled *c, const Batch *b, const VOp *o, struct FLoad *f
     return lanes_2d(c, b, o->rel, &f->c0, &f->R);
 }
 
+/* Whether a reduction's value has the shape fuse_loads takes: a load (or
+ * a padding guard's select of one), or a product of two. */
+static int may_fuse(const Node *root)
+{
+    const Node *e = root->b;
+    if (!is_load(e) && e->f != f_select)
+        return 0;
+    return root->f != f_muladd32 || is_load(root->c);
+}
+
 /* Whether an interleaved float32 reduction folds its loads from memory:
  * its value a load, or (a + b * c) a product of two, and nothing else. */
 static void fuse_loads(Compiled *c, Batch *b)
 {
     int two = b->root->f == f_muladd32;
-    if (!b->inter || b->st->run != st_f32_aff || b->root->f == f_add || b->nops != 1 + two)
+    if (!b->inter || b->blocked || b->st->run != st_f32_aff || b->root->f == f_add || b->nops != 1 + two)
         return;
     const VOp *x = &b->ops[0], *y = two ? &b->ops[1] : NULL;
     if (x->out != b->val || (two && y->out != b->e2) || fused_load(c, b, x, &b->fl[0], two) ||
@@ -1787,8 +1851,10 @@ const Batch *batch_compile(Compiled *c, const SNode *s)
      * the outermost, whose iterations then interleave */
     const Node *root = b->proven ? reduction_root(x) : NULL;
     unsigned loops = b->proven ? addr_loops(b, x) : ~0u;
-    if (root && loops == 1 && b->nloop > 1)
+    if (root && loops == 1 && b->nloop > 1) {
         b->inter = 1;
+        b->blocked = !may_fuse(root);
+    }
     else if (loops != 0)
         root = NULL;
     fill_lanes(c, b);
