@@ -1529,6 +1529,11 @@ static void narrow_f32(float *restrict d, const double *restrict v, int64_t n)
     EACH_LANE(n, d[t] = (float)v[t]);
 }
 
+static void scatter_f32(float *restrict d, const int64_t *restrict flat, const double *restrict v, int64_t n)
+{
+    EACH_LANE(n, d[flat[t]] = (float)v[t]);
+}
+
 /* An elementwise store: every lane's offset is checked before any is written. */
 static int scatter(const Batch *b, Frame *fr, const VRun *R)
 {
@@ -1546,6 +1551,10 @@ static int scatter(const Batch *b, Frame *fr, const VRun *R)
         int64_t base;
         if (tile_base(b->addr.ta, fr, out, &base))
             return -1;
+        if (b->st->run == st_f32) {     /* checked whole: no offset per lane to keep */
+            scatter_f32((float *)out->data + base, b->addr.ta->flat, VREG(R, b->val), R->n);
+            return 0;
+        }
         for (int64_t t = 0; t < R->n; t++)
             off[t] = base + b->addr.ta->flat[t];
     } else if (checked_offsets(&b->addr, R, out, off)) {
