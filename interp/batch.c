@@ -1366,6 +1366,36 @@ static void fold_f32_guarded(const Batch *b, Frame *fr, float *acc)
     }
 }
 
+typedef float V4F __attribute__((vector_size(16)));
+
+/* MULADD over eight reductions at a time whose product is one value of
+ * their position r (w, stride 0) by consecutive elements (u, stride 1), as
+ * matmul's A[i, k] * B[k, j] over j: the eight chains in two vectors, each
+ * lane rounding the product and then the sum as MULADD does. Returns the
+ * first reduction left to FOLD_CHAINS. */
+static int64_t fold_f32_bcast(int64_t T, int64_t K, const float *pw, const int64_t *Rw, const float *pu,
+                              const int64_t *Ru, float *acc)
+{
+    int64_t s = 0;
+    for (; s + 8 <= T; s += 8) {
+        V4F a0, a1;
+        memcpy(&a0, acc + s, sizeof a0);
+        memcpy(&a1, acc + s + 4, sizeof a1);
+        for (int64_t r = 0; r < K; r++) {
+            float w = pw[Rw[r]];
+            V4F u0, u1;
+            memcpy(&u0, pu + Ru[r] + s, sizeof u0);
+            memcpy(&u1, pu + Ru[r] + s + 4, sizeof u1);
+            V4F m0 = w * u0, m1 = w * u1;     /* apart: no compiler may fuse them into one rounding */
+            a0 = a0 + m0;
+            a1 = a1 + m1;
+        }
+        memcpy(acc + s, &a0, sizeof a0);
+        memcpy(acc + s + 4, &a1, sizeof a1);
+    }
+    return s;
+}
+
 static void fold_f32_fused(const Batch *b, Frame *fr, float *acc)
 {
     if (b->fl[0].guarded) {
@@ -1380,6 +1410,10 @@ static void fold_f32_fused(const Batch *b, Frame *fr, float *acc)
     const float *py = two ? (const float *)fr->buf[y->op->n->slot]->data + vbase(y->op, fr) : px;
     int64_t cx = x->c0, cy = two ? y->c0 : 0;
     if (op == f_muladd32) {
+        if (cx == 0 && cy == 1)
+            s = fold_f32_bcast(T, K, px, x->R, py, y->R, acc);
+        else if (cx == 1 && cy == 0)     /* (a product of two floats is the same either way round) */
+            s = fold_f32_bcast(T, K, py, y->R, px, x->R, acc);
         FOLD_CHAINS(8, MULADD)
         FOLD_CHAINS(1, MULADD)
     } else if (op == f_max) {
