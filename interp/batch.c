@@ -38,7 +38,7 @@
  * holds T reductions, folded interleaved, each in its own order. The state
  * of a run (registers, accumulators) lives in its Frame. */
 
-enum { BATCH_MAX = 4096, BATCH_MIN = 8, BATCH_LOOPS = 8 };
+enum { BATCH_MAX = 4096, BATCH_MIN = 8, BATCH_LOOPS = 8, FUSED_MAX = 32768 };
 
 typedef struct VOp VOp;
 
@@ -1855,9 +1855,10 @@ static void fuse_loads(Compiled *c, Batch *b)
     b->fused = 1;
 }
 
-const Batch *batch_compile(Compiled *c, const SNode *s)
+static const Batch *band_compile(Compiled *c, const SNode *s, int64_t cap, int *big)
 {
     Batch *b = arena_zalloc(&c->arena, sizeof *b);
+    *big = 0;
     const SNode *x = s;
     b->K = 1;
     for (; x->run == s_for || x->run == s_for_batch; x = x->body) {
@@ -1882,14 +1883,6 @@ const Batch *batch_compile(Compiled *c, const SNode *s)
         return NULL;
     b->st = x;
     b->proven = is_aff_store(x);
-    b->T = b->ext[0] < BATCH_MAX / b->K ? b->ext[0] : BATCH_MAX / b->K;
-    b->n = b->T * b->K;
-    if (b->n < BATCH_MIN)
-        return NULL;
-    int64_t per = 1, prod = 1;     /* loop iterations per iteration of the outermost */
-    for (int j = 1; j < b->nloop; j++)
-        per += prod *= b->ext[j];
-    b->steps = b->T * per;
     /* a reduction: the address depends on no loop of the band, or only on
      * the outermost, whose iterations then interleave */
     const Node *root = b->proven ? reduction_root(x) : NULL;
@@ -1897,9 +1890,23 @@ const Batch *batch_compile(Compiled *c, const SNode *s)
     if (root && loops == 1 && b->nloop > 1) {
         b->inter = 1;
         b->blocked = !may_fuse(root);
-    }
-    else if (loops != 0)
+    } else if (loops != 0) {
         root = NULL;
+    }
+    /* a fold that takes its loads from memory keeps no lanes in registers:
+     * its tiles may be longer, each position r set up for more reductions */
+    int64_t max = BATCH_MAX;
+    if (cap > BATCH_MAX && b->inter && !b->blocked && x->run == st_f32_aff && root->f != f_add)
+        max = cap;
+    *big = max > BATCH_MAX;
+    b->T = b->ext[0] < max / b->K ? b->ext[0] : max / b->K;
+    b->n = b->T * b->K;
+    if (b->n < BATCH_MIN)
+        return NULL;
+    int64_t per = 1, prod = 1;     /* loop iterations per iteration of the outermost */
+    for (int j = 1; j < b->nloop; j++)
+        per += prod *= b->ext[j];
+    b->steps = b->T * per;
     fill_lanes(c, b);
     b->addr.m = -1;
     if (b->proven) {
@@ -1940,5 +1947,16 @@ const Batch *batch_compile(Compiled *c, const SNode *s)
     }
     if (batch_inits(c, b, blk, root != NULL))
         return NULL;
+    return b;
+}
+
+/* A band's batch, with tiles up to FUSED_MAX lanes when its fold takes its
+ * loads from memory, else (or when it turns out not to) BATCH_MAX. */
+const Batch *batch_compile(Compiled *c, const SNode *s)
+{
+    int big;
+    const Batch *b = band_compile(c, s, FUSED_MAX, &big);
+    if (big && !(b && b->fused))
+        b = band_compile(c, s, BATCH_MAX, &big);
     return b;
 }
