@@ -19,9 +19,10 @@
  * costs one indirect call per band instead of one per iteration. An op
  * computes exactly what its closure node computes, lane by lane, with the
  * same rounding. Lanes are the band's iterations (the outermost loop is
- * cut into tiles of at most BATCH_MAX lanes); an affine index is an offset
- * computed from the outer loops once per tile plus a per-lane offset
- * computed once at compile time.
+ * cut into tiles of at most BATCH_MAX lanes, FUSED_MAX for a fold that
+ * takes its loads from memory); an affine index is an offset computed from
+ * the outer loops once per tile plus a per-lane offset computed once at
+ * compile time.
  *
  * A tile never writes before it knows it will finish: every op that can
  * fail (a load whose bounds were not proven, a division, T.assume) reports
