@@ -731,14 +731,92 @@ static int is_keyword(const unsigned char *p, size_t n)
     return 0;
 }
 
+/* The fast path reads calls, tuples and lists nested this deep at most. */
+enum { SIMPLE_NEST = 6, SIMPLE_ITEMS = 64 };
+
+static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end, int level, int in_const);
+static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end, int level);
+
+/* The list a bracketed sequence or a call's arguments makes, its arrays
+ * allocated once at their size (the parser's grow as items come). */
+static void simple_list(Lexer *lx, SxList *l, Sx **items, Sym **keys, int n, int nkw)
+{
+    memset(l, 0, sizeof *l);
+    if (n == 0)
+        return;
+    l->items = arena_array(lx->syn, (size_t)n, sizeof *l->items);
+    memcpy(l->items, items, (size_t)n * sizeof *items);
+    l->n = l->cap = n;
+    if (nkw > 0) {
+        l->keys = arena_array(lx->syn, (size_t)n, sizeof *l->keys);
+        memcpy(l->keys, keys, (size_t)n * sizeof *keys);
+        l->kcap = n;
+    }
+}
+
+/* The items of a tuple or list whose bracket opens at `open` and closes with
+ * `close`: simple arguments, commas between them and one allowed after the
+ * last; *comma says whether one was written. The count, or -1. */
+static int simple_seq(Lexer *lx, const unsigned char *open, unsigned char close, const unsigned char **end,
+                      int level, Sx **items, int *comma)
+{
+    const unsigned char *p = open + 1;
+    int n = 0;
+    *comma = 0;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (*p == close)
+            break;
+        if (n == SIMPLE_ITEMS || (n > 0 && !*comma))
+            return -1;
+        if (!(items[n++] = simple_arg(lx, p, &p, level + 1, 0)))
+            return -1;
+        while (*p == ' ')
+            p++;
+        *comma = *p == ',';
+        if (*comma)
+            p++;
+        else if (*p != close)
+            return -1;
+    }
+    *end = p + 1;
+    return n;
+}
+
 /* One argument of a simple call at p: a name, a plain integer, a string
- * without escapes or a tuple of plain integers, as the node the parser would
- * make of its tokens; NULL for anything else. */
-static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end)
+ * without escapes, a simple call, or a tuple or list of such arguments, as
+ * the node the parser would make of its tokens; NULL for anything else. A
+ * list as an argument of R.const (in_const) is the lexer's CONST_DATA, not
+ * read here. */
+static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end, int level, int in_const)
 {
     Loc l = here(lx, p);
-    if (*p == '(')
-        return int_tuple_at(lx, p, end);
+    if (*p == '(' || *p == '[') {
+        Sx *items[SIMPLE_ITEMS];
+        int comma, n;
+        if (level >= SIMPLE_NEST || lx->depth + level + 2 >= LEX_MAX_BRACKETS || (*p == '[' && in_const) ||
+            (n = simple_seq(lx, p, *p == '(' ? ')' : ']', end, level, items, &comma)) < 0)
+            return NULL;
+        Sx *e;
+        if (*p == '(') {
+            if (n == 0)
+                return NULL;   /* (), which the parser does not mark parenthesized */
+            if (n == 1 && !comma) {
+                e = items[0];
+            } else {
+                e = sx_new(lx->syn, SX_TUPLE, l);
+                simple_list(lx, &e->u.elems, items, NULL, n, 0);
+                e->depth = (short)sx_depth(e);
+            }
+            e->paren = 1;
+        } else {
+            e = sx_new(lx->syn, SX_LIST, l);
+            simple_list(lx, &e->u.elems, items, NULL, n, 0);
+            e->depth = (short)sx_depth(e);
+        }
+        return e;
+    }
     if (is_digit(*p)) {
         int64_t x = 0;
         for (; is_digit(*p); p++) {
@@ -768,24 +846,32 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
     const unsigned char *q = name_end(p);
     if (q == p || is_keyword(p, (size_t)(q - p)))
         return NULL;
+    if (*q == '(') {
+        if (level >= SIMPLE_NEST || lx->depth + level + 2 >= LEX_MAX_BRACKETS)
+            return NULL;
+        return call_at(lx, p, q, end, level + 1);
+    }
     Sx *e = sx_new(lx->syn, SX_NAME, l);
     e->u.name = intern(lx->names, (const char *)p, (size_t)(q - p));
     *end = q;
     return e;
 }
 
-/* A call such as R.add(lv0, x) or R.Tensor((1, 64), dtype="float32") on one
- * line, whose arguments are names, plain integers, strings and tuples of
- * plain integers, positional ones first and no trailing comma, as the node
- * the parser would build from its tokens; the callee's name runs from name
- * to its '(' at open. NULL for anything else, left to the tokens, which
- * report its errors as before. */
-static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end)
+/* A call such as R.add(lv0, x) or R.call_tir(cls.relu, (lv1,),
+ * out_sinfo=R.Tensor((1, 64), dtype="float32")) on one line, whose arguments
+ * are simple (simple_arg), positional ones first and no trailing comma, as
+ * the node the parser would build from its tokens; the callee's name runs
+ * from name to its '(' at open, `level` brackets inside the outermost call.
+ * NULL for anything else, left to the tokens, which report its errors as
+ * before. */
+static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end, int level)
 {
     enum { MAX_ARGS = 16 };
     Sx *args[MAX_ARGS];
     Sym *keys[MAX_ARGS];
     int n = 0, nkw = 0;
+    Loc l = here(lx, name);
+    Sym *fname = intern(lx->names, (const char *)name, (size_t)(open - name));
     const unsigned char *p = open + 1;
     while (*p == ' ')
         p++;
@@ -808,7 +894,7 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
             } else if (nkw > 0) {
                 return NULL;   /* "positional argument follows keyword argument" */
             }
-            Sx *a = simple_arg(lx, p, &p);
+            Sx *a = simple_arg(lx, p, &p, level, fname == lx->const_name);
             if (!a)
                 return NULL;
             args[n] = a;
@@ -824,13 +910,11 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
                 p++;
         }
     }
-    Loc l = here(lx, name);
     Sx *fn = sx_new(lx->syn, SX_NAME, l);
-    fn->u.name = intern(lx->names, (const char *)name, (size_t)(open - name));
+    fn->u.name = fname;
     Sx *e = sx_new(lx->syn, SX_CALL, l);
     e->u.call.fn = fn;
-    for (int i = 0; i < n; i++)
-        sx_push(lx->syn, &e->u.call.args, keys[i], args[i]);
+    simple_list(lx, &e->u.call.args, args, keys, n, nkw);
     e->depth = (short)sx_depth(e);
     *end = p + 1;
     return e;
@@ -840,7 +924,7 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
  * module is such calls); lx->cur is at the '(' after the callee's name. */
 static int scan_call(Lexer *lx, YYSTYPE *val)
 {
-    Sx *e = call_at(lx, lx->tok, lx->cur, &lx->cur);
+    Sx *e = call_at(lx, lx->tok, lx->cur, &lx->cur, 0);
     if (!e)
         return 0;
     val->sx = e;
@@ -853,7 +937,7 @@ static Sx *call_here(Lexer *lx, const unsigned char *p, const unsigned char **en
     const unsigned char *q = name_end(p);
     if (q == p || *q != '(' || is_keyword(p, (size_t)(q - p)))
         return NULL;
-    return call_at(lx, p, q, end);
+    return call_at(lx, p, q, end, 0);
 }
 
 /* A statement `name: call = call` or `name = call` making up a line, with
@@ -911,7 +995,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 915 "grammar/lexer.c"
+#line 999 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -1013,25 +1097,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy1:
 	++lx->cur;
-#line 923 "grammar/lexer.re"
+#line 1007 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 1024 "grammar/lexer.c"
+#line 1108 "grammar/lexer.c"
 yy2:
 	++lx->cur;
 yy3:
-#line 1016 "grammar/lexer.re"
+#line 1100 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 1035 "grammar/lexer.c"
+#line 1119 "grammar/lexer.c"
 yy4:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1041,12 +1125,12 @@ yy4:
 		default: goto yy5;
 	}
 yy5:
-#line 929 "grammar/lexer.re"
+#line 1013 "grammar/lexer.re"
 	{ continue; }
-#line 1047 "grammar/lexer.c"
+#line 1131 "grammar/lexer.c"
 yy6:
 	++lx->cur;
-#line 932 "grammar/lexer.re"
+#line 1016 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -1056,7 +1140,7 @@ yy6:
             give_back(lx, lx->cur, 0);
             return NEWLINE;
         }
-#line 1060 "grammar/lexer.c"
+#line 1144 "grammar/lexer.c"
 yy7:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1064,9 +1148,9 @@ yy7:
 		default: goto yy8;
 	}
 yy8:
-#line 941 "grammar/lexer.re"
+#line 1025 "grammar/lexer.re"
 	{ continue; }
-#line 1070 "grammar/lexer.c"
+#line 1154 "grammar/lexer.c"
 yy9:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1075,9 +1159,9 @@ yy9:
 	}
 yy10:
 	++lx->cur;
-#line 983 "grammar/lexer.re"
+#line 1067 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1081 "grammar/lexer.c"
+#line 1165 "grammar/lexer.c"
 yy11:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1086,9 +1170,9 @@ yy11:
 		default: goto yy11;
 	}
 yy12:
-#line 930 "grammar/lexer.re"
+#line 1014 "grammar/lexer.re"
 	{ continue; }
-#line 1092 "grammar/lexer.c"
+#line 1176 "grammar/lexer.c"
 yy13:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1096,12 +1180,12 @@ yy13:
 		default: goto yy14;
 	}
 yy14:
-#line 1015 "grammar/lexer.re"
+#line 1099 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1102 "grammar/lexer.c"
+#line 1186 "grammar/lexer.c"
 yy15:
 	++lx->cur;
-#line 1005 "grammar/lexer.re"
+#line 1089 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1110,12 +1194,12 @@ yy15:
             }
             return open_bracket(lx, '(');
         }
-#line 1114 "grammar/lexer.c"
+#line 1198 "grammar/lexer.c"
 yy16:
 	++lx->cur;
-#line 1014 "grammar/lexer.re"
+#line 1098 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1119 "grammar/lexer.c"
+#line 1203 "grammar/lexer.c"
 yy17:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1174,9 +1258,9 @@ yy23:
 		default: goto yy26;
 	}
 yy24:
-#line 981 "grammar/lexer.re"
+#line 1065 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1180 "grammar/lexer.c"
+#line 1264 "grammar/lexer.c"
 yy25:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -1288,7 +1372,7 @@ yy31:
 		default: goto yy32;
 	}
 yy32:
-#line 964 "grammar/lexer.re"
+#line 1048 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1306,7 +1390,7 @@ yy32:
             val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1310 "grammar/lexer.c"
+#line 1394 "grammar/lexer.c"
 yy33:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1330,7 +1414,7 @@ yy35:
 	}
 yy36:
 	++lx->cur;
-#line 997 "grammar/lexer.re"
+#line 1081 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1339,7 +1423,7 @@ yy36:
             }
             return open_bracket(lx, '[');
         }
-#line 1343 "grammar/lexer.c"
+#line 1427 "grammar/lexer.c"
 yy37:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -1445,44 +1529,44 @@ yy50:
 	}
 yy51:
 	++lx->cur;
-#line 1013 "grammar/lexer.re"
+#line 1097 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 1451 "grammar/lexer.c"
+#line 1535 "grammar/lexer.c"
 yy52:
 	++lx->cur;
-#line 994 "grammar/lexer.re"
+#line 1078 "grammar/lexer.re"
 	{ return NE; }
-#line 1456 "grammar/lexer.c"
+#line 1540 "grammar/lexer.c"
 yy53:
 	++lx->cur;
-#line 990 "grammar/lexer.re"
+#line 1074 "grammar/lexer.re"
 	{ val->op = OP_MOD; return AUGASSIGN; }
-#line 1461 "grammar/lexer.c"
+#line 1545 "grammar/lexer.c"
 yy54:
 	++lx->cur;
-#line 992 "grammar/lexer.re"
+#line 1076 "grammar/lexer.re"
 	{ return POW; }
-#line 1466 "grammar/lexer.c"
+#line 1550 "grammar/lexer.c"
 yy55:
 	++lx->cur;
-#line 987 "grammar/lexer.re"
+#line 1071 "grammar/lexer.re"
 	{ val->op = OP_MUL; return AUGASSIGN; }
-#line 1471 "grammar/lexer.c"
+#line 1555 "grammar/lexer.c"
 yy56:
 	++lx->cur;
-#line 985 "grammar/lexer.re"
+#line 1069 "grammar/lexer.re"
 	{ val->op = OP_ADD; return AUGASSIGN; }
-#line 1476 "grammar/lexer.c"
+#line 1560 "grammar/lexer.c"
 yy57:
 	++lx->cur;
-#line 986 "grammar/lexer.re"
+#line 1070 "grammar/lexer.re"
 	{ val->op = OP_SUB; return AUGASSIGN; }
-#line 1481 "grammar/lexer.c"
+#line 1565 "grammar/lexer.c"
 yy58:
 	++lx->cur;
-#line 984 "grammar/lexer.re"
+#line 1068 "grammar/lexer.re"
 	{ return ARROW; }
-#line 1486 "grammar/lexer.c"
+#line 1570 "grammar/lexer.c"
 yy59:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -1502,9 +1586,9 @@ yy59:
 		default: goto yy60;
 	}
 yy60:
-#line 982 "grammar/lexer.re"
+#line 1066 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 1508 "grammar/lexer.c"
+#line 1592 "grammar/lexer.c"
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1512,14 +1596,14 @@ yy61:
 		default: goto yy62;
 	}
 yy62:
-#line 991 "grammar/lexer.re"
+#line 1075 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 1518 "grammar/lexer.c"
+#line 1602 "grammar/lexer.c"
 yy63:
 	++lx->cur;
-#line 988 "grammar/lexer.re"
+#line 1072 "grammar/lexer.re"
 	{ val->op = OP_DIV; return AUGASSIGN; }
-#line 1523 "grammar/lexer.c"
+#line 1607 "grammar/lexer.c"
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1634,19 +1718,19 @@ yy69:
 	}
 yy70:
 	++lx->cur;
-#line 995 "grammar/lexer.re"
+#line 1079 "grammar/lexer.re"
 	{ return LE; }
-#line 1640 "grammar/lexer.c"
+#line 1724 "grammar/lexer.c"
 yy71:
 	++lx->cur;
-#line 993 "grammar/lexer.re"
+#line 1077 "grammar/lexer.re"
 	{ return EQ; }
-#line 1645 "grammar/lexer.c"
+#line 1729 "grammar/lexer.c"
 yy72:
 	++lx->cur;
-#line 996 "grammar/lexer.re"
+#line 1080 "grammar/lexer.re"
 	{ return GE; }
-#line 1650 "grammar/lexer.c"
+#line 1734 "grammar/lexer.c"
 yy73:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1728,9 +1812,9 @@ yy76:
 	}
 yy77:
 	++lx->cur;
-#line 931 "grammar/lexer.re"
+#line 1015 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 1734 "grammar/lexer.c"
+#line 1818 "grammar/lexer.c"
 yy78:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1815,9 +1899,9 @@ yy80:
 		default: goto yy81;
 	}
 yy81:
-#line 952 "grammar/lexer.re"
+#line 1036 "grammar/lexer.re"
 	{ return AS; }
-#line 1821 "grammar/lexer.c"
+#line 1905 "grammar/lexer.c"
 yy82:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1932,9 +2016,9 @@ yy88:
 		default: goto yy89;
 	}
 yy89:
-#line 948 "grammar/lexer.re"
+#line 1032 "grammar/lexer.re"
 	{ return IF; }
-#line 1938 "grammar/lexer.c"
+#line 2022 "grammar/lexer.c"
 yy90:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -2006,9 +2090,9 @@ yy90:
 		default: goto yy91;
 	}
 yy91:
-#line 947 "grammar/lexer.re"
+#line 1031 "grammar/lexer.re"
 	{ return IN; }
-#line 2012 "grammar/lexer.c"
+#line 2096 "grammar/lexer.c"
 yy92:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2094,9 +2178,9 @@ yy94:
 		default: goto yy95;
 	}
 yy95:
-#line 955 "grammar/lexer.re"
+#line 1039 "grammar/lexer.re"
 	{ return OR; }
-#line 2100 "grammar/lexer.c"
+#line 2184 "grammar/lexer.c"
 yy96:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2127,9 +2211,9 @@ yy99:
 	}
 yy100:
 	++lx->cur;
-#line 989 "grammar/lexer.re"
+#line 1073 "grammar/lexer.re"
 	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
-#line 2133 "grammar/lexer.c"
+#line 2217 "grammar/lexer.c"
 yy101:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -2369,9 +2453,9 @@ yy113:
 		default: goto yy114;
 	}
 yy114:
-#line 954 "grammar/lexer.re"
+#line 1038 "grammar/lexer.re"
 	{ return AND; }
-#line 2375 "grammar/lexer.c"
+#line 2459 "grammar/lexer.c"
 yy115:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2471,9 +2555,9 @@ yy119:
 		default: goto yy120;
 	}
 yy120:
-#line 942 "grammar/lexer.re"
+#line 1026 "grammar/lexer.re"
 	{ return DEF; }
-#line 2477 "grammar/lexer.c"
+#line 2561 "grammar/lexer.c"
 yy121:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2559,9 +2643,9 @@ yy123:
 		default: goto yy124;
 	}
 yy124:
-#line 946 "grammar/lexer.re"
+#line 1030 "grammar/lexer.re"
 	{ return FOR; }
-#line 2565 "grammar/lexer.c"
+#line 2649 "grammar/lexer.c"
 yy125:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2640,9 +2724,9 @@ yy126:
 		default: goto yy127;
 	}
 yy127:
-#line 956 "grammar/lexer.re"
+#line 1040 "grammar/lexer.re"
 	{ return NOT; }
-#line 2646 "grammar/lexer.c"
+#line 2730 "grammar/lexer.c"
 yy128:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2749,9 +2833,9 @@ yy133:
 		default: goto yy134;
 	}
 yy134:
-#line 959 "grammar/lexer.re"
+#line 1043 "grammar/lexer.re"
 	{ return NONE; }
-#line 2755 "grammar/lexer.c"
+#line 2839 "grammar/lexer.c"
 yy135:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -2823,9 +2907,9 @@ yy135:
 		default: goto yy136;
 	}
 yy136:
-#line 957 "grammar/lexer.re"
+#line 1041 "grammar/lexer.re"
 	{ return TRUE; }
-#line 2829 "grammar/lexer.c"
+#line 2913 "grammar/lexer.c"
 yy137:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2925,9 +3009,9 @@ yy141:
 		default: goto yy142;
 	}
 yy142:
-#line 949 "grammar/lexer.re"
+#line 1033 "grammar/lexer.re"
 	{ return ELIF; }
-#line 2931 "grammar/lexer.c"
+#line 3015 "grammar/lexer.c"
 yy143:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -2999,9 +3083,9 @@ yy143:
 		default: goto yy144;
 	}
 yy144:
-#line 950 "grammar/lexer.re"
+#line 1034 "grammar/lexer.re"
 	{ return ELSE; }
-#line 3005 "grammar/lexer.c"
+#line 3089 "grammar/lexer.c"
 yy145:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3080,9 +3164,9 @@ yy146:
 		default: goto yy147;
 	}
 yy147:
-#line 945 "grammar/lexer.re"
+#line 1029 "grammar/lexer.re"
 	{ return PASS; }
-#line 3086 "grammar/lexer.c"
+#line 3170 "grammar/lexer.c"
 yy148:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3168,9 +3252,9 @@ yy150:
 		default: goto yy151;
 	}
 yy151:
-#line 951 "grammar/lexer.re"
+#line 1035 "grammar/lexer.re"
 	{ return WITH; }
-#line 3174 "grammar/lexer.c"
+#line 3258 "grammar/lexer.c"
 yy152:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -3242,9 +3326,9 @@ yy152:
 		default: goto yy153;
 	}
 yy153:
-#line 958 "grammar/lexer.re"
+#line 1042 "grammar/lexer.re"
 	{ return FALSE; }
-#line 3248 "grammar/lexer.c"
+#line 3332 "grammar/lexer.c"
 yy154:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3323,9 +3407,9 @@ yy155:
 		default: goto yy156;
 	}
 yy156:
-#line 961 "grammar/lexer.re"
+#line 1045 "grammar/lexer.re"
 	{ return BREAK; }
-#line 3329 "grammar/lexer.c"
+#line 3413 "grammar/lexer.c"
 yy157:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
@@ -3397,9 +3481,9 @@ yy157:
 		default: goto yy158;
 	}
 yy158:
-#line 943 "grammar/lexer.re"
+#line 1027 "grammar/lexer.re"
 	{ return CLASS; }
-#line 3403 "grammar/lexer.c"
+#line 3487 "grammar/lexer.c"
 yy159:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3492,9 +3576,9 @@ yy162:
 		default: goto yy163;
 	}
 yy163:
-#line 960 "grammar/lexer.re"
+#line 1044 "grammar/lexer.re"
 	{ return WHILE; }
-#line 3498 "grammar/lexer.c"
+#line 3582 "grammar/lexer.c"
 yy164:
 	yyaccept = 22;
 	yych = *(lx->marker = ++lx->cur);
@@ -3566,9 +3650,9 @@ yy164:
 		default: goto yy165;
 	}
 yy165:
-#line 963 "grammar/lexer.re"
+#line 1047 "grammar/lexer.re"
 	{ return ASSERT; }
-#line 3572 "grammar/lexer.c"
+#line 3656 "grammar/lexer.c"
 yy166:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3647,9 +3731,9 @@ yy167:
 		default: goto yy168;
 	}
 yy168:
-#line 953 "grammar/lexer.re"
+#line 1037 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 3653 "grammar/lexer.c"
+#line 3737 "grammar/lexer.c"
 yy169:
 	yyaccept = 24;
 	yych = *(lx->marker = ++lx->cur);
@@ -3721,9 +3805,9 @@ yy169:
 		default: goto yy170;
 	}
 yy170:
-#line 944 "grammar/lexer.re"
+#line 1028 "grammar/lexer.re"
 	{ return RETURN; }
-#line 3727 "grammar/lexer.c"
+#line 3811 "grammar/lexer.c"
 yy171:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3802,11 +3886,11 @@ yy172:
 		default: goto yy173;
 	}
 yy173:
-#line 962 "grammar/lexer.re"
+#line 1046 "grammar/lexer.re"
 	{ return CONTINUE; }
-#line 3808 "grammar/lexer.c"
+#line 3892 "grammar/lexer.c"
 }
-#line 1022 "grammar/lexer.re"
+#line 1106 "grammar/lexer.re"
 
     }
 }

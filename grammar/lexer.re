@@ -729,14 +729,92 @@ static int is_keyword(const unsigned char *p, size_t n)
     return 0;
 }
 
+/* The fast path reads calls, tuples and lists nested this deep at most. */
+enum { SIMPLE_NEST = 6, SIMPLE_ITEMS = 64 };
+
+static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end, int level, int in_const);
+static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end, int level);
+
+/* The list a bracketed sequence or a call's arguments makes, its arrays
+ * allocated once at their size (the parser's grow as items come). */
+static void simple_list(Lexer *lx, SxList *l, Sx **items, Sym **keys, int n, int nkw)
+{
+    memset(l, 0, sizeof *l);
+    if (n == 0)
+        return;
+    l->items = arena_array(lx->syn, (size_t)n, sizeof *l->items);
+    memcpy(l->items, items, (size_t)n * sizeof *items);
+    l->n = l->cap = n;
+    if (nkw > 0) {
+        l->keys = arena_array(lx->syn, (size_t)n, sizeof *l->keys);
+        memcpy(l->keys, keys, (size_t)n * sizeof *keys);
+        l->kcap = n;
+    }
+}
+
+/* The items of a tuple or list whose bracket opens at `open` and closes with
+ * `close`: simple arguments, commas between them and one allowed after the
+ * last; *comma says whether one was written. The count, or -1. */
+static int simple_seq(Lexer *lx, const unsigned char *open, unsigned char close, const unsigned char **end,
+                      int level, Sx **items, int *comma)
+{
+    const unsigned char *p = open + 1;
+    int n = 0;
+    *comma = 0;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (*p == close)
+            break;
+        if (n == SIMPLE_ITEMS || (n > 0 && !*comma))
+            return -1;
+        if (!(items[n++] = simple_arg(lx, p, &p, level + 1, 0)))
+            return -1;
+        while (*p == ' ')
+            p++;
+        *comma = *p == ',';
+        if (*comma)
+            p++;
+        else if (*p != close)
+            return -1;
+    }
+    *end = p + 1;
+    return n;
+}
+
 /* One argument of a simple call at p: a name, a plain integer, a string
- * without escapes or a tuple of plain integers, as the node the parser would
- * make of its tokens; NULL for anything else. */
-static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end)
+ * without escapes, a simple call, or a tuple or list of such arguments, as
+ * the node the parser would make of its tokens; NULL for anything else. A
+ * list as an argument of R.const (in_const) is the lexer's CONST_DATA, not
+ * read here. */
+static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end, int level, int in_const)
 {
     Loc l = here(lx, p);
-    if (*p == '(')
-        return int_tuple_at(lx, p, end);
+    if (*p == '(' || *p == '[') {
+        Sx *items[SIMPLE_ITEMS];
+        int comma, n;
+        if (level >= SIMPLE_NEST || lx->depth + level + 2 >= LEX_MAX_BRACKETS || (*p == '[' && in_const) ||
+            (n = simple_seq(lx, p, *p == '(' ? ')' : ']', end, level, items, &comma)) < 0)
+            return NULL;
+        Sx *e;
+        if (*p == '(') {
+            if (n == 0)
+                return NULL;   /* (), which the parser does not mark parenthesized */
+            if (n == 1 && !comma) {
+                e = items[0];
+            } else {
+                e = sx_new(lx->syn, SX_TUPLE, l);
+                simple_list(lx, &e->u.elems, items, NULL, n, 0);
+                e->depth = (short)sx_depth(e);
+            }
+            e->paren = 1;
+        } else {
+            e = sx_new(lx->syn, SX_LIST, l);
+            simple_list(lx, &e->u.elems, items, NULL, n, 0);
+            e->depth = (short)sx_depth(e);
+        }
+        return e;
+    }
     if (is_digit(*p)) {
         int64_t x = 0;
         for (; is_digit(*p); p++) {
@@ -766,24 +844,32 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
     const unsigned char *q = name_end(p);
     if (q == p || is_keyword(p, (size_t)(q - p)))
         return NULL;
+    if (*q == '(') {
+        if (level >= SIMPLE_NEST || lx->depth + level + 2 >= LEX_MAX_BRACKETS)
+            return NULL;
+        return call_at(lx, p, q, end, level + 1);
+    }
     Sx *e = sx_new(lx->syn, SX_NAME, l);
     e->u.name = intern(lx->names, (const char *)p, (size_t)(q - p));
     *end = q;
     return e;
 }
 
-/* A call such as R.add(lv0, x) or R.Tensor((1, 64), dtype="float32") on one
- * line, whose arguments are names, plain integers, strings and tuples of
- * plain integers, positional ones first and no trailing comma, as the node
- * the parser would build from its tokens; the callee's name runs from name
- * to its '(' at open. NULL for anything else, left to the tokens, which
- * report its errors as before. */
-static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end)
+/* A call such as R.add(lv0, x) or R.call_tir(cls.relu, (lv1,),
+ * out_sinfo=R.Tensor((1, 64), dtype="float32")) on one line, whose arguments
+ * are simple (simple_arg), positional ones first and no trailing comma, as
+ * the node the parser would build from its tokens; the callee's name runs
+ * from name to its '(' at open, `level` brackets inside the outermost call.
+ * NULL for anything else, left to the tokens, which report its errors as
+ * before. */
+static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end, int level)
 {
     enum { MAX_ARGS = 16 };
     Sx *args[MAX_ARGS];
     Sym *keys[MAX_ARGS];
     int n = 0, nkw = 0;
+    Loc l = here(lx, name);
+    Sym *fname = intern(lx->names, (const char *)name, (size_t)(open - name));
     const unsigned char *p = open + 1;
     while (*p == ' ')
         p++;
@@ -806,7 +892,7 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
             } else if (nkw > 0) {
                 return NULL;   /* "positional argument follows keyword argument" */
             }
-            Sx *a = simple_arg(lx, p, &p);
+            Sx *a = simple_arg(lx, p, &p, level, fname == lx->const_name);
             if (!a)
                 return NULL;
             args[n] = a;
@@ -822,13 +908,11 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
                 p++;
         }
     }
-    Loc l = here(lx, name);
     Sx *fn = sx_new(lx->syn, SX_NAME, l);
-    fn->u.name = intern(lx->names, (const char *)name, (size_t)(open - name));
+    fn->u.name = fname;
     Sx *e = sx_new(lx->syn, SX_CALL, l);
     e->u.call.fn = fn;
-    for (int i = 0; i < n; i++)
-        sx_push(lx->syn, &e->u.call.args, keys[i], args[i]);
+    simple_list(lx, &e->u.call.args, args, keys, n, nkw);
     e->depth = (short)sx_depth(e);
     *end = p + 1;
     return e;
@@ -838,7 +922,7 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
  * module is such calls); lx->cur is at the '(' after the callee's name. */
 static int scan_call(Lexer *lx, YYSTYPE *val)
 {
-    Sx *e = call_at(lx, lx->tok, lx->cur, &lx->cur);
+    Sx *e = call_at(lx, lx->tok, lx->cur, &lx->cur, 0);
     if (!e)
         return 0;
     val->sx = e;
@@ -851,7 +935,7 @@ static Sx *call_here(Lexer *lx, const unsigned char *p, const unsigned char **en
     const unsigned char *q = name_end(p);
     if (q == p || *q != '(' || is_keyword(p, (size_t)(q - p)))
         return NULL;
-    return call_at(lx, p, q, end);
+    return call_at(lx, p, q, end, 0);
 }
 
 /* A statement `name: call = call` or `name = call` making up a line, with
