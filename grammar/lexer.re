@@ -150,6 +150,8 @@ static int indentation(Lexer *lx, YYLTYPE *loc)
     }
 }
 
+static const char *lex_string(Lexer *lx, const char *p, size_t n);
+
 static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
 {
     Loc start = here(lx, lx->tok);
@@ -203,7 +205,7 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
         p++;
     }
     lx->cur = p + (triple ? 3 : 1);
-    val->str.s = arena_strndup(lx->arena, buf, n);
+    val->str.s = lex_string(lx, buf, n);
     val->str.len = (int)n;
     free(buf);
     return STRING;
@@ -688,14 +690,26 @@ static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
     return INT_TUPLE;
 }
 
+/* The characters of names: 1 where one may start, 2 where one goes on. */
+static const unsigned char id_chars[256] = {
+    ['_'] = 3,
+    ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2, ['7'] = 2, ['8'] = 2, ['9'] = 2,
+    ['a'] = 3, ['b'] = 3, ['c'] = 3, ['d'] = 3, ['e'] = 3, ['f'] = 3, ['g'] = 3, ['h'] = 3, ['i'] = 3,
+    ['j'] = 3, ['k'] = 3, ['l'] = 3, ['m'] = 3, ['n'] = 3, ['o'] = 3, ['p'] = 3, ['q'] = 3, ['r'] = 3,
+    ['s'] = 3, ['t'] = 3, ['u'] = 3, ['v'] = 3, ['w'] = 3, ['x'] = 3, ['y'] = 3, ['z'] = 3,
+    ['A'] = 3, ['B'] = 3, ['C'] = 3, ['D'] = 3, ['E'] = 3, ['F'] = 3, ['G'] = 3, ['H'] = 3, ['I'] = 3,
+    ['J'] = 3, ['K'] = 3, ['L'] = 3, ['M'] = 3, ['N'] = 3, ['O'] = 3, ['P'] = 3, ['Q'] = 3, ['R'] = 3,
+    ['S'] = 3, ['T'] = 3, ['U'] = 3, ['V'] = 3, ['W'] = 3, ['X'] = 3, ['Y'] = 3, ['Z'] = 3,
+};
+
 static int is_id_start(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    return id_chars[c] & 1;
 }
 
 static int is_id_char(unsigned char c)
 {
-    return is_id_start(c) || is_digit(c);
+    return id_chars[c] != 0;
 }
 
 /* The end of a name as the lexer's NAME rule reads it (R.nn.conv2d), or p
@@ -713,20 +727,46 @@ static const unsigned char *name_end(const unsigned char *p)
     }
 }
 
+/* Whether the n characters at p (a name as name_end reads it, in the
+ * source) are a keyword: the keyword rules of scan() below, run on them. */
 static int is_keyword(const unsigned char *p, size_t n)
 {
-    static const struct { const char *s; size_t n; } kw[] = {
-        { "def", 3 }, { "class", 5 }, { "return", 6 }, { "pass", 4 }, { "for", 3 }, { "in", 2 },
-        { "if", 2 }, { "elif", 4 }, { "else", 4 }, { "with", 4 }, { "as", 2 }, { "lambda", 6 },
-        { "and", 3 }, { "or", 2 }, { "not", 3 }, { "True", 4 }, { "False", 5 }, { "None", 4 },
-        { "while", 5 }, { "break", 5 }, { "continue", 8 }, { "assert", 6 },
-    };
-    if (n < 2 || n > 8)
-        return 0;
-    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
-        if (kw[i].n == n && kw[i].s[0] == p[0] && memcmp(kw[i].s, p, n) == 0)
-            return 1;
-    return 0;
+    const unsigned char *c = p, *m = p;
+    /*!local:re2c
+    re2c:define:YYCTYPE = "unsigned char";
+    re2c:define:YYCURSOR = c;
+    re2c:define:YYMARKER = m;
+    re2c:yyfill:enable = 0;
+
+    "def" | "class" | "return" | "pass" | "for" | "in" | "if" | "elif" | "else" | "with" | "as" |
+    "lambda" | "and" | "or" | "not" | "True" | "False" | "None" | "while" | "break" | "continue" |
+    "assert" { return c == p + n; }
+    * { return 0; }
+    */
+}
+
+/* A name interned, through the names met lately: most of a large module's
+ * names are ones its previous lines wrote (R.Tensor, R.add, dtype, x). */
+static Sym *lex_intern(Lexer *lx, const unsigned char *p, size_t n)
+{
+    unsigned k = ((unsigned)n * 7 + p[0] * 31 + p[n - 1] * 17) & 63;
+    Sym *s = lx->recent[k];
+    if (s && s->len == n && memcmp(s->str, p, n) == 0)
+        return s;
+    return lx->recent[k] = intern(lx->names, (const char *)p, n);
+}
+
+/* A string's characters in the module's arena, a copy shared with an equal
+ * string met lately ("float32" on every line costs its bytes once). */
+static const char *lex_string(Lexer *lx, const char *p, size_t n)
+{
+    if (n == 0 || n > 64)
+        return arena_strndup(lx->arena, p, n);
+    unsigned k = ((unsigned)n * 7 + (unsigned char)p[0] * 31 + (unsigned char)p[n - 1] * 17) & 15;
+    if (lx->recent_str[k] && lx->recent_len[k] == (int)n && memcmp(lx->recent_str[k], p, n) == 0)
+        return lx->recent_str[k];
+    lx->recent_len[k] = (int)n;
+    return lx->recent_str[k] = arena_strndup(lx->arena, p, n);
 }
 
 /* The fast path reads calls, tuples and lists nested this deep at most. */
@@ -836,7 +876,7 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
         if (*q != *p || q == p + 1)
             return NULL;   /* escapes, an empty or unterminated string: the tokens */
         Sx *e = sx_new(lx->syn, SX_STR, l);
-        e->u.str.s = arena_strndup(lx->arena, (const char *)p + 1, (size_t)(q - p - 1));
+        e->u.str.s = lex_string(lx, (const char *)p + 1, (size_t)(q - p - 1));
         e->u.str.len = (int)(q - p - 1);
         *end = q + 1;
         return e;
@@ -850,7 +890,7 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
         return call_at(lx, p, q, end, level + 1);
     }
     Sx *e = sx_new(lx->syn, SX_NAME, l);
-    e->u.name = intern(lx->names, (const char *)p, (size_t)(q - p));
+    e->u.name = lex_intern(lx, p, (size_t)(q - p));
     *end = q;
     return e;
 }
@@ -869,7 +909,7 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
     Sym *keys[MAX_ARGS];
     int n = 0, nkw = 0;
     Loc l = here(lx, name);
-    Sym *fname = intern(lx->names, (const char *)name, (size_t)(open - name));
+    Sym *fname = lex_intern(lx, name, (size_t)(open - name));
     const unsigned char *p = open + 1;
     while (*p == ' ')
         p++;
@@ -884,7 +924,7 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
             if (q != p && r[0] == '=' && r[1] != '=') {
                 if (is_keyword(p, (size_t)(q - p)))
                     return NULL;
-                key = intern(lx->names, (const char *)p, (size_t)(q - p));
+                key = lex_intern(lx, p, (size_t)(q - p));
                 p = r + 1;
                 while (*p == ' ')
                     p++;
@@ -973,7 +1013,7 @@ static int scan_binding(Lexer *lx, YYSTYPE *val)
         return 0;
     Loc l = here(lx, lx->tok);
     Sx *target = sx_new(lx->syn, SX_NAME, l);
-    target->u.name = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
+    target->u.name = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
     St *st = st_new(lx->syn, ST_ASSIGN, l);
     st->u.assign.target = target;
     st->u.assign.annot = annot;
@@ -1059,7 +1099,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
                     return t;
             }
             /* R.nn.conv2d is one name, as the parser would make it anyway. */
-            val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
+            val->sym = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
         dec | based { return scan_int(lx, val); }
