@@ -37,6 +37,28 @@ void bind_sym(Reader *R, Sym *s, int kind, void *p)
     s->bind_kind = kind;
 }
 
+void bind_top(Reader *R, Sym *s, int kind, void *p)
+{
+    if (s->bind || s->bind_kind != BK_NONE) {
+        bind_sym(R, s, kind, p);
+        return;
+    }
+    s->bind = p;
+    s->bind_kind = kind;
+}
+
+void unbind_relax(Func *f)
+{
+    for (int i = 0; i < f->nblocks; i++)
+        for (int k = 0; k < f->blocks[i]->nbinds; k++) {
+            Var *v = f->blocks[i]->binds[k]->var;
+            if (v->name->bind == v) {
+                v->name->bind = NULL;
+                v->name->bind_kind = BK_NONE;
+            }
+        }
+}
+
 void unbind_to(Reader *R, int mark)
 {
     while (R->nundo > mark) {
@@ -719,6 +741,7 @@ int stream_def_end(Parser *P, St *header, StList *body)
         if (r == 0)
             r = relax_end(R, c);
         unbind_to(R, c->undo);
+        unbind_relax(c->f);
     }
     Func *f = c->f;
     pop_ctx(P);

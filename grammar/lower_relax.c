@@ -957,7 +957,22 @@ RBlock *new_block(Reader *R, Func *f, int dataflow, Loc loc)
     return b;
 }
 
+/* lower_binding's last argument: 1 in a dataflow block, with TOP_BINDING
+ * directly in a function's body or dataflow block (bind_top). */
+enum { TOP_BINDING = 2 };
 static int lower_binding(Reader *R, RBlock *b, int *cap, const St *st, int dataflow);
+
+/* Appends a binding to a block. The arrays a block of a large function
+ * outgrows give their pages back: they held as much again as the last. */
+static void push_binding(Reader *R, RBlock *b, int *cap, Binding *bd)
+{
+    Binding **old = b->binds;
+    int oldcap = *cap;
+    vec_push(R->a, &b->binds, &b->nbinds, cap, bd);
+    if (b->binds != old && (size_t)oldcap * sizeof *old >= 65536)
+        arena_discard(old, (size_t)oldcap * sizeof *old);
+}
+
 
 /* a, b = value: value bound to a name of its own (unless it is a variable),
  * then a = t[0], b = t[1]. The name joins the targets': a_b. */
@@ -1020,10 +1035,13 @@ static int lower_binding(Reader *R, RBlock *b, int *cap, const St *st, int dataf
         check_metadata_annot(R, bd, st->u.assign.value))
         return -1;
     bd->var = var_new(R->a, t->u.name, VAR_RELAX, t->loc);
-    bd->var->dataflow = dataflow != 0;
+    bd->var->dataflow = (dataflow & 1) != 0;
     bd->var->sinfo = bd->annot;
-    bind_sym(R, t->u.name, BK_RVAR, bd->var);
-    vec_push(R->a, &b->binds, &b->nbinds, cap, bd);
+    if (dataflow & TOP_BINDING)
+        bind_top(R, t->u.name, BK_RVAR, bd->var);
+    else
+        bind_sym(R, t->u.name, BK_RVAR, bd->var);
+    push_binding(R, b, cap, bd);
     return 0;
 }
 
@@ -1110,7 +1128,7 @@ static Var *lower_relax_if(Reader *R, RBlock *b, int *cap, const St *st)
     bd->var = var_new(R->a, n1->u.name, VAR_RELAX, n1->loc);
     bd->var->sinfo = bd->annot;
     bind_sym(R, n1->u.name, BK_RVAR, bd->var);
-    vec_push(R->a, &b->binds, &b->nbinds, cap, bd);
+    push_binding(R, b, cap, bd);
     return bd->var;
 }
 
@@ -1150,7 +1168,7 @@ int df_stmt(Reader *R, Ctx *d, const St *x)
     if (is_decl(R, x))
         return lower_decl(R, x);
     if (x->kind == ST_ASSIGN)
-        return lower_binding(R, d->block, &d->cap, x, 1);
+        return lower_binding(R, d->block, &d->cap, x, 1 | TOP_BINDING);
     if (x->kind == ST_EXPR && is_call_of(R, x->u.expr, "R.output")) {
         d->closed = 1;
         return df_output(R, d->block, x);
@@ -1165,8 +1183,13 @@ void df_end(Reader *R, Ctx *d)
 {
     RBlock *b = d->block;
     unbind_to(R, d->undo);
-    for (int k = 0; k < b->nbinds; k++)
-        bind_sym(R, b->binds[k]->var->name, BK_LOCAL, b->binds[k]->var);
+    for (int k = 0; k < b->nbinds; k++) {
+        Var *v = b->binds[k]->var;
+        if (v->name->bind == v)
+            v->name->bind_kind = BK_LOCAL;   /* bound by bind_top, unbound by unbind_relax */
+        else
+            bind_sym(R, v->name, BK_LOCAL, v);
+    }
     for (int k = 0; k < b->noutputs; k++) {
         b->outputs[k]->dataflow = 0;
         bind_sym(R, b->outputs[k]->name, BK_RVAR, b->outputs[k]);
@@ -1247,7 +1270,7 @@ int relax_stmt(Reader *R, Ctx *c, const St *st)
         }
         if (st->kind == ST_IF)
             return lower_relax_if(R, c->block, &c->cap, st) ? 0 : -1;
-        return lower_binding(R, c->block, &c->cap, st, 0);
+        return lower_binding(R, c->block, &c->cap, st, TOP_BINDING);
     }
     if (st->kind == ST_RETURN) {
         if (!st->u.expr)
@@ -1272,7 +1295,7 @@ int relax_stmt(Reader *R, Ctx *c, const St *st)
         as.u.assign.target->u.name = S(R, "_");
         as.u.assign.annot = NULL;
         as.u.assign.value = st->u.expr;
-        return lower_binding(R, c->block, &c->cap, &as, 0);
+        return lower_binding(R, c->block, &c->cap, &as, TOP_BINDING);
     }
     if (st->kind == ST_WHILE || st->kind == ST_BREAK || st->kind == ST_CONTINUE || st->kind == ST_ASSERT)
         return ERR(R, st->loc, "'%s' is a statement of a prim_func (lowered TIR), not of a Relax function",
