@@ -275,6 +275,34 @@ Expr *lower_dict(Reader *R, const Sx *e, LowerFn f)
     return x;
 }
 
+/* The keywords of a call's arguments l (nkw of them), in order: an array
+ * equal to one of a call read lately is that array (no one writes into a
+ * call's keywords; a call of a large module, R.call_tir's out_sinfo, has the
+ * same ones as the line before). */
+static Sym **shared_keywords(Reader *R, const SxList *l, int nkw)
+{
+    Sym *first = NULL;
+    for (int i = 0; i < l->n && !first; i++)
+        first = l->keys[i];
+    int slot = (int)(((uintptr_t)first >> 4) * 7 + (uintptr_t)nkw) & 7;
+    Sym **kw = R->kws[slot];
+    if (kw && R->nkws[slot] == nkw) {
+        int k = 0;
+        for (int i = 0; i < l->n && kw; i++)
+            if (l->keys[i] && l->keys[i] != kw[k++])
+                kw = NULL;
+        if (kw)
+            return kw;
+    }
+    kw = arena_array(R->a, (size_t)nkw, sizeof(Sym *));
+    for (int i = 0, k = 0; i < l->n; i++)
+        if (l->keys[i])
+            kw[k++] = l->keys[i];
+    R->kws[slot] = kw;
+    R->nkws[slot] = nkw;
+    return kw;
+}
+
 /* A generic call: the operator by name, arguments lowered by f. */
 Expr *lower_call(Reader *R, const Sx *e, const char *name, LowerFn f)
 {
@@ -288,18 +316,16 @@ Expr *lower_call(Reader *R, const Sx *e, const char *name, LowerFn f)
     x->u.call.nkw = nkw;
     x->u.call.args = arena_array(R->a, (size_t)l->n, sizeof(Expr *));
     if (nkw)
-        x->u.call.kw = arena_array(R->a, (size_t)nkw, sizeof(Sym *));
+        x->u.call.kw = shared_keywords(R, l, nkw);
     int p = 0, k = 0;
     for (int i = 0; i < l->n; i++) {
         Expr *v = f(R, l->items[i]);
         if (!v)
             return NULL;
-        if (l->keys && l->keys[i]) {
-            x->u.call.kw[k] = l->keys[i];
+        if (l->keys && l->keys[i])
             x->u.call.args[x->u.call.nargs + k++] = v;
-        } else {
+        else
             x->u.call.args[p++] = v;
-        }
     }
     return x;
 }

@@ -37,6 +37,8 @@ typedef struct Reader {
     int nundo, capundo;
     const Constants *consts;      /* --constants: what metadata[...] references read */
     Arena *syn;                   /* the parser's syntax nodes, released statement by statement */
+    Sym **kws[8];                 /* keyword lists of calls read lately, shared (lower_call) */
+    int nkws[8];
 } Reader;
 
 static const Loc NOWHERE = { 0, 0 };

@@ -926,8 +926,7 @@ typedef struct Clone {
 
 static Var *clone_var(Clone *C, Var *v)
 {
-    Var *c = arena_alloc(C->a, sizeof *c);
-    *c = *v;
+    Var *c = var_copy(C->a, v);
     vec_push(C->a, &C->vars, &C->n, &C->cap, c);
     ptrmap_put(&C->at, v, C->n);
     return c;
