@@ -74,9 +74,16 @@ void unbind_to(Reader *R, int mark)
     }
 }
 
+/* The names the reader asks for by a constant ("R.call_tir", "out_sinfo")
+ * come back from a small table keyed by their address, checked by content
+ * (an address may be a buffer's). */
 Sym *S(Reader *R, const char *s)
 {
-    return intern_cstr(&R->m->names, s);
+    int k = (int)(((uintptr_t)s >> 3) & 31);
+    if (R->names[k].s == s && strcmp(R->names[k].sym->str, s) == 0)
+        return R->names[k].sym;
+    R->names[k].s = s;
+    return R->names[k].sym = intern_cstr(&R->m->names, s);
 }
 
 /* "R.nn.conv2d" for a chain of attribute accesses on a name, else NULL. */
@@ -560,7 +567,11 @@ Sym *global_name(Reader *R, const Sx *e)
     size_t n = (size_t)(dot - s);
     if (!((n == 3 && strncmp(s, "cls", 3) == 0) || (n == R->m->name->len && strncmp(s, R->m->name->str, n) == 0)))
         return NULL;
-    return intern_cstr(&R->m->names, dot + 1);
+    if (R->dotted_in != e->u.name) {
+        R->dotted_in = e->u.name;
+        R->global_out = intern_cstr(&R->m->names, dot + 1);
+    }
+    return R->global_out;
 }
 
 /* A keyword argument that must be True or False, when given. */

@@ -39,6 +39,8 @@ typedef struct Reader {
     Arena *syn;                   /* the parser's syntax nodes, released statement by statement */
     Sym **kws[8];                 /* keyword lists of calls read lately, shared (lower_call) */
     int nkws[8];
+    struct { const char *s; Sym *sym; } names[32];   /* S()'s names met lately, by address */
+    Sym *dotted_in, *global_out;  /* global_name's last answer */
 } Reader;
 
 static const Loc NOWHERE = { 0, 0 };

@@ -408,7 +408,8 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
 
 static int is_sinfo_name(const char *n)
 {
-    return n && (streq(n, "R.Tensor") || streq(n, "R.Tuple") || streq(n, "R.Shape") || streq(n, "R.Prim") ||
+    /* each starts R. and an upper-case letter; R.add and T.max do not */
+    return n && n[0] == 'R' && n[1] == '.' && n[2] >= 'A' && n[2] <= 'Z' && (streq(n, "R.Tensor") || streq(n, "R.Tuple") || streq(n, "R.Shape") || streq(n, "R.Prim") ||
                  streq(n, "R.Object") || streq(n, "R.Any") || streq(n, "R.Callable") || streq(n, "R.DTensor"));
 }
 

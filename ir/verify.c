@@ -708,11 +708,11 @@ static StructInfo *type_sinfo(Arena *a, const TensorType *t, Loc loc)
  * StructInfo (no one changes struct info in place), where each had a copy
  * of its own, its shape's integers included; a chain of 100,000 bindings
  * held 100,000 of them, about 270 bytes each, which every pass after reads
- * from as many places. One only compared (in scratch) is made as before. */
+ * from as many places. A type only compared with an annotation is the kept
+ * one too (one per type in the module: made in scratch, each was made anew
+ * for every binding). */
 static StructInfo *inferred_type(Verifier *V, const TensorType *t, Loc loc)
 {
-    if (V->types != &V->m->arena)
-        return type_sinfo(V->types, t, loc);
     uint64_t h = (uint64_t)t->dtype * 31 + (uint64_t)t->ndim;
     for (int i = 0; i < t->ndim; i++)
         h = h * 0x100000001B3ull + (uint64_t)t->shape[i];
@@ -722,7 +722,7 @@ static StructInfo *inferred_type(Verifier *V, const TensorType *t, Loc loc)
         memcmp(o->shape, t->shape, (size_t)t->ndim * sizeof *t->shape) == 0)
         return V->kept[k];
     V->kept_t[k] = *t;
-    return V->kept[k] = type_sinfo(V->types, t, loc);
+    return V->kept[k] = type_sinfo(&V->m->arena, t, loc);
 }
 
 static void tuple_text(char *buf, size_t cap, const int64_t *v, int n)
