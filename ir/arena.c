@@ -1,5 +1,5 @@
-/* Bump allocation in large chunks, freed all at once; a chained hash table
- * of interned identifiers whose storage lives in the arena. */
+/* Bump allocation in large chunks, freed all at once; an open hash table of
+ * interned identifiers whose storage lives in the arena. */
 #define _DEFAULT_SOURCE   /* madvise and MADV_HUGEPAGE */
 #include "arena.h"
 
