@@ -327,6 +327,8 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
         name += 2;
     if (!name)
         return ERR(R, e->loc, "expected struct info such as R.Tensor((4,), dtype=\"float32\")"), NULL;
+    if (e->kind == SX_CALL && streq(name, "Tensor"))
+        return lower_tensor_sinfo(R, e);   /* nearly every annotation: asked first */
     /* R.Any is TVM's new name for R.Object */
     if (streq(name, "Object") || streq(name, "Any")) {
         if (e->kind == SX_CALL && e->u.call.args.n)
@@ -353,8 +355,6 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
         s->nfields = -1;
         return s;
     }
-    if (e->kind == SX_CALL && streq(name, "Tensor"))
-        return lower_tensor_sinfo(R, e);
     if (e->kind == SX_CALL && streq(name, "Tuple")) {
         StructInfo *s = sinfo_new(R, SI_TUPLE, e->loc);
         const SxList *l = &e->u.call.args;
