@@ -260,9 +260,37 @@ static StructInfo *shared_tensor_sinfo(Reader *R, const StructInfo *t)
     return s;
 }
 
+/* R.Tensor((1, 64, 56, 56), dtype="float32") or R.Tensor((4,), "int32"),
+ * a shape of plain integers and a known dtype, as lower_tensor_sinfo reads
+ * it, without sorting its arguments: 1 with *out (NULL after an error in
+ * the shape, reported), 0 for any other form. */
+static int plain_tensor_sinfo(Reader *R, const Sx *e, StructInfo **out)
+{
+    const SxList *l = &e->u.call.args;
+    if (l->n != 2 || l->items[0]->kind != SX_TUPLE || l->items[1]->kind != SX_STR ||
+        (l->keys && (l->keys[0] || (l->keys[1] && l->keys[1] != S(R, "dtype")))))
+        return 0;
+    DType dt;
+    if (dtype_parse(l->items[1]->u.str.s, &dt) != 0 || dt == DT_HANDLE)
+        return 0;
+    StructInfo t = { .kind = SI_TENSOR, .loc = e->loc, .ndim = -1, .dtype = dt };
+    if (!(t.shape = shared_shape(R, l->items[0], &t.ndim))) {
+        *out = NULL;
+        return 1;
+    }
+    if (!(*out = shared_tensor_sinfo(R, &t))) {
+        *out = arena_alloc(R->a, sizeof **out);
+        **out = t;
+    }
+    return 1;
+}
+
 static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
 {
     StructInfo t = { .kind = SI_TENSOR, .loc = e->loc, .ndim = -1 }, *s = &t;
+    StructInfo *plain;
+    if (plain_tensor_sinfo(R, e, &plain))
+        return plain;
     Args a;
     if (split_args(R, e, &a) || want_args(R, e, &a, 0, 3, "R.Tensor"))
         return NULL;
