@@ -615,6 +615,15 @@ static int scan_const(Lexer *lx, YYSTYPE *val)
     return CONST_DATA;
 }
 
+/* x * 10 + d into x, or -1 when it passes INT64_MAX (x is left as it was). */
+static int add_digit(int64_t *x, int d)
+{
+    if (*x >= INT64_MAX / 10 && (*x > INT64_MAX / 10 || d > INT64_MAX % 10))
+        return -1;
+    *x = *x * 10 + d;
+    return 0;
+}
+
 /* ---- tuples of integers ----
  *
  * Shapes, (1, 64, 56, 56), are on nearly every line of a model. Where '('
@@ -648,11 +657,9 @@ static Sx *int_tuple_at(Lexer *lx, const unsigned char *open, const unsigned cha
             return NULL;
         col[n] = (int)(p - lx->line_start) + 1;
         int64_t x = 0;
-        for (; is_digit(*p); p++) {
-            if (x > (INT64_MAX - (*p - '0')) / 10)
+        for (; is_digit(*p); p++)
+            if (add_digit(&x, *p - '0'))
                 return NULL;   /* "integer literal too large", from the tokens */
-            x = x * 10 + (*p - '0');
-        }
         if (*p == '.' || *p == 'e' || *p == 'E' || *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
             return NULL;
         v[n++] = x;
@@ -735,7 +742,7 @@ static int is_keyword(const unsigned char *p, size_t n)
 {
     const unsigned char *c = p, *m = p;
     
-#line 739 "grammar/lexer.c"
+#line 746 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -762,9 +769,9 @@ static int is_keyword(const unsigned char *p, size_t n)
 yy1:
 	++c;
 yy2:
-#line 744 "grammar/lexer.re"
+#line 751 "grammar/lexer.re"
 	{ return 0; }
-#line 768 "grammar/lexer.c"
+#line 775 "grammar/lexer.c"
 yy3:
 	yyaccept = 0;
 	yych = *(m = ++c);
@@ -918,9 +925,9 @@ yy24:
 		default: goto yy25;
 	}
 yy25:
-#line 743 "grammar/lexer.re"
+#line 750 "grammar/lexer.re"
 	{ return c == p + n; }
-#line 924 "grammar/lexer.c"
+#line 931 "grammar/lexer.c"
 yy26:
 	yych = *++c;
 	switch (yych) {
@@ -1106,7 +1113,7 @@ yy56:
 		default: goto yy20;
 	}
 }
-#line 745 "grammar/lexer.re"
+#line 752 "grammar/lexer.re"
 
 }
 
@@ -1222,11 +1229,9 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
     }
     if (is_digit(*p)) {
         int64_t x = 0;
-        for (; is_digit(*p); p++) {
-            if (x > (INT64_MAX - (*p - '0')) / 10)
+        for (; is_digit(*p); p++)
+            if (add_digit(&x, *p - '0'))
                 return NULL;
-            x = x * 10 + (*p - '0');
-        }
         if (*p == '.' || *p == 'e' || *p == 'E' || is_id_char(*p))
             return NULL;
         Sx *e = sx_new(lx->syn, SX_INT, l);
@@ -1398,7 +1403,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 1402 "grammar/lexer.c"
+#line 1407 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -1500,25 +1505,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy58:
 	++lx->cur;
-#line 1047 "grammar/lexer.re"
+#line 1052 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 1511 "grammar/lexer.c"
+#line 1516 "grammar/lexer.c"
 yy59:
 	++lx->cur;
 yy60:
-#line 1140 "grammar/lexer.re"
+#line 1145 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 1522 "grammar/lexer.c"
+#line 1527 "grammar/lexer.c"
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1528,12 +1533,12 @@ yy61:
 		default: goto yy62;
 	}
 yy62:
-#line 1053 "grammar/lexer.re"
+#line 1058 "grammar/lexer.re"
 	{ continue; }
-#line 1534 "grammar/lexer.c"
+#line 1539 "grammar/lexer.c"
 yy63:
 	++lx->cur;
-#line 1056 "grammar/lexer.re"
+#line 1061 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -1543,7 +1548,7 @@ yy63:
             give_back(lx, lx->cur, 0);
             return NEWLINE;
         }
-#line 1547 "grammar/lexer.c"
+#line 1552 "grammar/lexer.c"
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1551,9 +1556,9 @@ yy64:
 		default: goto yy65;
 	}
 yy65:
-#line 1065 "grammar/lexer.re"
+#line 1070 "grammar/lexer.re"
 	{ continue; }
-#line 1557 "grammar/lexer.c"
+#line 1562 "grammar/lexer.c"
 yy66:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1562,9 +1567,9 @@ yy66:
 	}
 yy67:
 	++lx->cur;
-#line 1107 "grammar/lexer.re"
+#line 1112 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1568 "grammar/lexer.c"
+#line 1573 "grammar/lexer.c"
 yy68:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1573,9 +1578,9 @@ yy68:
 		default: goto yy68;
 	}
 yy69:
-#line 1054 "grammar/lexer.re"
+#line 1059 "grammar/lexer.re"
 	{ continue; }
-#line 1579 "grammar/lexer.c"
+#line 1584 "grammar/lexer.c"
 yy70:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1583,12 +1588,12 @@ yy70:
 		default: goto yy71;
 	}
 yy71:
-#line 1139 "grammar/lexer.re"
+#line 1144 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1589 "grammar/lexer.c"
+#line 1594 "grammar/lexer.c"
 yy72:
 	++lx->cur;
-#line 1129 "grammar/lexer.re"
+#line 1134 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1597,12 +1602,12 @@ yy72:
             }
             return open_bracket(lx, '(');
         }
-#line 1601 "grammar/lexer.c"
+#line 1606 "grammar/lexer.c"
 yy73:
 	++lx->cur;
-#line 1138 "grammar/lexer.re"
+#line 1143 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1606 "grammar/lexer.c"
+#line 1611 "grammar/lexer.c"
 yy74:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1661,9 +1666,9 @@ yy80:
 		default: goto yy83;
 	}
 yy81:
-#line 1105 "grammar/lexer.re"
+#line 1110 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1667 "grammar/lexer.c"
+#line 1672 "grammar/lexer.c"
 yy82:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -1775,7 +1780,7 @@ yy88:
 		default: goto yy89;
 	}
 yy89:
-#line 1088 "grammar/lexer.re"
+#line 1093 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1793,7 +1798,7 @@ yy89:
             val->sym = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1797 "grammar/lexer.c"
+#line 1802 "grammar/lexer.c"
 yy90:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1817,7 +1822,7 @@ yy92:
 	}
 yy93:
 	++lx->cur;
-#line 1121 "grammar/lexer.re"
+#line 1126 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1826,7 +1831,7 @@ yy93:
             }
             return open_bracket(lx, '[');
         }
-#line 1830 "grammar/lexer.c"
+#line 1835 "grammar/lexer.c"
 yy94:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -1932,44 +1937,44 @@ yy107:
 	}
 yy108:
 	++lx->cur;
-#line 1137 "grammar/lexer.re"
+#line 1142 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 1938 "grammar/lexer.c"
+#line 1943 "grammar/lexer.c"
 yy109:
 	++lx->cur;
-#line 1118 "grammar/lexer.re"
+#line 1123 "grammar/lexer.re"
 	{ return NE; }
-#line 1943 "grammar/lexer.c"
+#line 1948 "grammar/lexer.c"
 yy110:
 	++lx->cur;
-#line 1114 "grammar/lexer.re"
+#line 1119 "grammar/lexer.re"
 	{ val->op = OP_MOD; return AUGASSIGN; }
-#line 1948 "grammar/lexer.c"
+#line 1953 "grammar/lexer.c"
 yy111:
 	++lx->cur;
-#line 1116 "grammar/lexer.re"
+#line 1121 "grammar/lexer.re"
 	{ return POW; }
-#line 1953 "grammar/lexer.c"
+#line 1958 "grammar/lexer.c"
 yy112:
 	++lx->cur;
-#line 1111 "grammar/lexer.re"
+#line 1116 "grammar/lexer.re"
 	{ val->op = OP_MUL; return AUGASSIGN; }
-#line 1958 "grammar/lexer.c"
+#line 1963 "grammar/lexer.c"
 yy113:
 	++lx->cur;
-#line 1109 "grammar/lexer.re"
+#line 1114 "grammar/lexer.re"
 	{ val->op = OP_ADD; return AUGASSIGN; }
-#line 1963 "grammar/lexer.c"
+#line 1968 "grammar/lexer.c"
 yy114:
 	++lx->cur;
-#line 1110 "grammar/lexer.re"
+#line 1115 "grammar/lexer.re"
 	{ val->op = OP_SUB; return AUGASSIGN; }
-#line 1968 "grammar/lexer.c"
+#line 1973 "grammar/lexer.c"
 yy115:
 	++lx->cur;
-#line 1108 "grammar/lexer.re"
+#line 1113 "grammar/lexer.re"
 	{ return ARROW; }
-#line 1973 "grammar/lexer.c"
+#line 1978 "grammar/lexer.c"
 yy116:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -1989,9 +1994,9 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 1106 "grammar/lexer.re"
+#line 1111 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 1995 "grammar/lexer.c"
+#line 2000 "grammar/lexer.c"
 yy118:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1999,14 +2004,14 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 1115 "grammar/lexer.re"
+#line 1120 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 2005 "grammar/lexer.c"
+#line 2010 "grammar/lexer.c"
 yy120:
 	++lx->cur;
-#line 1112 "grammar/lexer.re"
+#line 1117 "grammar/lexer.re"
 	{ val->op = OP_DIV; return AUGASSIGN; }
-#line 2010 "grammar/lexer.c"
+#line 2015 "grammar/lexer.c"
 yy121:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2121,19 +2126,19 @@ yy126:
 	}
 yy127:
 	++lx->cur;
-#line 1119 "grammar/lexer.re"
+#line 1124 "grammar/lexer.re"
 	{ return LE; }
-#line 2127 "grammar/lexer.c"
+#line 2132 "grammar/lexer.c"
 yy128:
 	++lx->cur;
-#line 1117 "grammar/lexer.re"
+#line 1122 "grammar/lexer.re"
 	{ return EQ; }
-#line 2132 "grammar/lexer.c"
+#line 2137 "grammar/lexer.c"
 yy129:
 	++lx->cur;
-#line 1120 "grammar/lexer.re"
+#line 1125 "grammar/lexer.re"
 	{ return GE; }
-#line 2137 "grammar/lexer.c"
+#line 2142 "grammar/lexer.c"
 yy130:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2215,9 +2220,9 @@ yy133:
 	}
 yy134:
 	++lx->cur;
-#line 1055 "grammar/lexer.re"
+#line 1060 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 2221 "grammar/lexer.c"
+#line 2226 "grammar/lexer.c"
 yy135:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2302,9 +2307,9 @@ yy137:
 		default: goto yy138;
 	}
 yy138:
-#line 1076 "grammar/lexer.re"
+#line 1081 "grammar/lexer.re"
 	{ return AS; }
-#line 2308 "grammar/lexer.c"
+#line 2313 "grammar/lexer.c"
 yy139:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2419,9 +2424,9 @@ yy145:
 		default: goto yy146;
 	}
 yy146:
-#line 1072 "grammar/lexer.re"
+#line 1077 "grammar/lexer.re"
 	{ return IF; }
-#line 2425 "grammar/lexer.c"
+#line 2430 "grammar/lexer.c"
 yy147:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -2493,9 +2498,9 @@ yy147:
 		default: goto yy148;
 	}
 yy148:
-#line 1071 "grammar/lexer.re"
+#line 1076 "grammar/lexer.re"
 	{ return IN; }
-#line 2499 "grammar/lexer.c"
+#line 2504 "grammar/lexer.c"
 yy149:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2581,9 +2586,9 @@ yy151:
 		default: goto yy152;
 	}
 yy152:
-#line 1079 "grammar/lexer.re"
+#line 1084 "grammar/lexer.re"
 	{ return OR; }
-#line 2587 "grammar/lexer.c"
+#line 2592 "grammar/lexer.c"
 yy153:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2614,9 +2619,9 @@ yy156:
 	}
 yy157:
 	++lx->cur;
-#line 1113 "grammar/lexer.re"
+#line 1118 "grammar/lexer.re"
 	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
-#line 2620 "grammar/lexer.c"
+#line 2625 "grammar/lexer.c"
 yy158:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -2856,9 +2861,9 @@ yy170:
 		default: goto yy171;
 	}
 yy171:
-#line 1078 "grammar/lexer.re"
+#line 1083 "grammar/lexer.re"
 	{ return AND; }
-#line 2862 "grammar/lexer.c"
+#line 2867 "grammar/lexer.c"
 yy172:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2958,9 +2963,9 @@ yy176:
 		default: goto yy177;
 	}
 yy177:
-#line 1066 "grammar/lexer.re"
+#line 1071 "grammar/lexer.re"
 	{ return DEF; }
-#line 2964 "grammar/lexer.c"
+#line 2969 "grammar/lexer.c"
 yy178:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3046,9 +3051,9 @@ yy180:
 		default: goto yy181;
 	}
 yy181:
-#line 1070 "grammar/lexer.re"
+#line 1075 "grammar/lexer.re"
 	{ return FOR; }
-#line 3052 "grammar/lexer.c"
+#line 3057 "grammar/lexer.c"
 yy182:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3127,9 +3132,9 @@ yy183:
 		default: goto yy184;
 	}
 yy184:
-#line 1080 "grammar/lexer.re"
+#line 1085 "grammar/lexer.re"
 	{ return NOT; }
-#line 3133 "grammar/lexer.c"
+#line 3138 "grammar/lexer.c"
 yy185:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3236,9 +3241,9 @@ yy190:
 		default: goto yy191;
 	}
 yy191:
-#line 1083 "grammar/lexer.re"
+#line 1088 "grammar/lexer.re"
 	{ return NONE; }
-#line 3242 "grammar/lexer.c"
+#line 3247 "grammar/lexer.c"
 yy192:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -3310,9 +3315,9 @@ yy192:
 		default: goto yy193;
 	}
 yy193:
-#line 1081 "grammar/lexer.re"
+#line 1086 "grammar/lexer.re"
 	{ return TRUE; }
-#line 3316 "grammar/lexer.c"
+#line 3321 "grammar/lexer.c"
 yy194:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3412,9 +3417,9 @@ yy198:
 		default: goto yy199;
 	}
 yy199:
-#line 1073 "grammar/lexer.re"
+#line 1078 "grammar/lexer.re"
 	{ return ELIF; }
-#line 3418 "grammar/lexer.c"
+#line 3423 "grammar/lexer.c"
 yy200:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -3486,9 +3491,9 @@ yy200:
 		default: goto yy201;
 	}
 yy201:
-#line 1074 "grammar/lexer.re"
+#line 1079 "grammar/lexer.re"
 	{ return ELSE; }
-#line 3492 "grammar/lexer.c"
+#line 3497 "grammar/lexer.c"
 yy202:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3567,9 +3572,9 @@ yy203:
 		default: goto yy204;
 	}
 yy204:
-#line 1069 "grammar/lexer.re"
+#line 1074 "grammar/lexer.re"
 	{ return PASS; }
-#line 3573 "grammar/lexer.c"
+#line 3578 "grammar/lexer.c"
 yy205:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3655,9 +3660,9 @@ yy207:
 		default: goto yy208;
 	}
 yy208:
-#line 1075 "grammar/lexer.re"
+#line 1080 "grammar/lexer.re"
 	{ return WITH; }
-#line 3661 "grammar/lexer.c"
+#line 3666 "grammar/lexer.c"
 yy209:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -3729,9 +3734,9 @@ yy209:
 		default: goto yy210;
 	}
 yy210:
-#line 1082 "grammar/lexer.re"
+#line 1087 "grammar/lexer.re"
 	{ return FALSE; }
-#line 3735 "grammar/lexer.c"
+#line 3740 "grammar/lexer.c"
 yy211:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3810,9 +3815,9 @@ yy212:
 		default: goto yy213;
 	}
 yy213:
-#line 1085 "grammar/lexer.re"
+#line 1090 "grammar/lexer.re"
 	{ return BREAK; }
-#line 3816 "grammar/lexer.c"
+#line 3821 "grammar/lexer.c"
 yy214:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
@@ -3884,9 +3889,9 @@ yy214:
 		default: goto yy215;
 	}
 yy215:
-#line 1067 "grammar/lexer.re"
+#line 1072 "grammar/lexer.re"
 	{ return CLASS; }
-#line 3890 "grammar/lexer.c"
+#line 3895 "grammar/lexer.c"
 yy216:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3979,9 +3984,9 @@ yy219:
 		default: goto yy220;
 	}
 yy220:
-#line 1084 "grammar/lexer.re"
+#line 1089 "grammar/lexer.re"
 	{ return WHILE; }
-#line 3985 "grammar/lexer.c"
+#line 3990 "grammar/lexer.c"
 yy221:
 	yyaccept = 22;
 	yych = *(lx->marker = ++lx->cur);
@@ -4053,9 +4058,9 @@ yy221:
 		default: goto yy222;
 	}
 yy222:
-#line 1087 "grammar/lexer.re"
+#line 1092 "grammar/lexer.re"
 	{ return ASSERT; }
-#line 4059 "grammar/lexer.c"
+#line 4064 "grammar/lexer.c"
 yy223:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4134,9 +4139,9 @@ yy224:
 		default: goto yy225;
 	}
 yy225:
-#line 1077 "grammar/lexer.re"
+#line 1082 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 4140 "grammar/lexer.c"
+#line 4145 "grammar/lexer.c"
 yy226:
 	yyaccept = 24;
 	yych = *(lx->marker = ++lx->cur);
@@ -4208,9 +4213,9 @@ yy226:
 		default: goto yy227;
 	}
 yy227:
-#line 1068 "grammar/lexer.re"
+#line 1073 "grammar/lexer.re"
 	{ return RETURN; }
-#line 4214 "grammar/lexer.c"
+#line 4219 "grammar/lexer.c"
 yy228:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4289,11 +4294,11 @@ yy229:
 		default: goto yy230;
 	}
 yy230:
-#line 1086 "grammar/lexer.re"
+#line 1091 "grammar/lexer.re"
 	{ return CONTINUE; }
-#line 4295 "grammar/lexer.c"
+#line 4300 "grammar/lexer.c"
 }
-#line 1146 "grammar/lexer.re"
+#line 1151 "grammar/lexer.re"
 
     }
 }

@@ -613,6 +613,15 @@ static int scan_const(Lexer *lx, YYSTYPE *val)
     return CONST_DATA;
 }
 
+/* x * 10 + d into x, or -1 when it passes INT64_MAX (x is left as it was). */
+static int add_digit(int64_t *x, int d)
+{
+    if (*x >= INT64_MAX / 10 && (*x > INT64_MAX / 10 || d > INT64_MAX % 10))
+        return -1;
+    *x = *x * 10 + d;
+    return 0;
+}
+
 /* ---- tuples of integers ----
  *
  * Shapes, (1, 64, 56, 56), are on nearly every line of a model. Where '('
@@ -646,11 +655,9 @@ static Sx *int_tuple_at(Lexer *lx, const unsigned char *open, const unsigned cha
             return NULL;
         col[n] = (int)(p - lx->line_start) + 1;
         int64_t x = 0;
-        for (; is_digit(*p); p++) {
-            if (x > (INT64_MAX - (*p - '0')) / 10)
+        for (; is_digit(*p); p++)
+            if (add_digit(&x, *p - '0'))
                 return NULL;   /* "integer literal too large", from the tokens */
-            x = x * 10 + (*p - '0');
-        }
         if (*p == '.' || *p == 'e' || *p == 'E' || *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
             return NULL;
         v[n++] = x;
@@ -857,11 +864,9 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
     }
     if (is_digit(*p)) {
         int64_t x = 0;
-        for (; is_digit(*p); p++) {
-            if (x > (INT64_MAX - (*p - '0')) / 10)
+        for (; is_digit(*p); p++)
+            if (add_digit(&x, *p - '0'))
                 return NULL;
-            x = x * 10 + (*p - '0');
-        }
         if (*p == '.' || *p == 'e' || *p == 'E' || is_id_char(*p))
             return NULL;
         Sx *e = sx_new(lx->syn, SX_INT, l);
