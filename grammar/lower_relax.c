@@ -852,8 +852,9 @@ static Expr *lower_rcall(Reader *R, const Sx *e)
         return NULL;
     /* pad_value=R.prim_value(T.float32(0)), begin=(R.prim_value(1),): how
      * TVM prints an operator's attributes, read as the numbers themselves */
-    for (int i = 0; x && op_find(name) && i < x->u.call.nkw; i++)
-        unwrap_prim_values(&x->u.call.args[x->u.call.nargs + i]);
+    if (x && x->u.call.nkw && op_find(name))
+        for (int i = 0; i < x->u.call.nkw; i++)
+            unwrap_prim_values(&x->u.call.args[x->u.call.nargs + i]);
     return x;
 }
 

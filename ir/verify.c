@@ -798,7 +798,7 @@ static const StructInfo *op_result(Verifier *V, const Expr *e)
         items = e->u.call.args[0]->u.list.items;
         n = e->u.call.args[0]->u.list.n;
     }
-    if (e->u.call.nargs < (op->tuple_arg ? 1 : n) || op_check_attrs(e, &err))
+    if (e->u.call.nargs < (op->tuple_arg ? 1 : n) || (e->u.call.nkw && op_check_attrs(e, &err)))
         return NULL;
     for (int k = 0; k < n; k++)
         if (arg_type(items[k], &args[k]))
