@@ -13,7 +13,13 @@
 # median printed with the medians of the times.
 # Usage: sh bench/interp.sh [runs] [kernel...]   (LOPT names the binary;
 # default ./lopt). lopt runs single-threaded (-j1), as cc's code does; JOBS=2
-# gives it two threads.
+# gives it two threads. LOPT_OLD=other/lopt runs a second build in the same
+# pairs (old, new, cc in turn), each ratio to the cc run beside it.
+# The C is the reference the issue names, not a copy of lopt's arithmetic:
+# softmax's C calls expf, where T.exp of float32 in lopt is, as the closures
+# have always computed it, (float)exp((double)x) (the two differ on 170,648
+# float32 inputs); the same C with that exp is slower, so the ratio to
+# expf is the stricter one.
 # Then the conv2d operator in NCHW and in NCHW4c, side by side: what a
 # layout costs the interpreter (skipped when kernels are named).
 set -e
@@ -199,19 +205,25 @@ C
 ${CC:-cc} -O2 -o "$tmp/kernels" "$tmp/kernels.c" -lm
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-lopt_time() {
-    "$LOPT" --run $jopt --time-passes "$1" 2>&1 >/dev/null | awk '/running main/ { print $1 }'
+lopt_time() {     # binary, file
+    "$1" --run $jopt --time-passes "$2" 2>&1 >/dev/null | awk '/running main/ { print $1 }'
 }
 for k in $kernels; do
-    : >"$tmp/ti"; : >"$tmp/tc"; : >"$tmp/tr"
+    : >"$tmp/ti"; : >"$tmp/tc"; : >"$tmp/tr"; : >"$tmp/to"; : >"$tmp/tor"
     i=0
     while [ $i -lt "$runs" ]; do
-        ti=$(lopt_time "$tmp/$k.tir")
+        [ -n "$LOPT_OLD" ] && to=$(lopt_time "$LOPT_OLD" "$tmp/$k.tir")
+        ti=$(lopt_time "$LOPT" "$tmp/$k.tir")
         tc=$("$tmp/kernels" $k | awk '{ print $1 }')
         echo "$ti" >>"$tmp/ti"; echo "$tc" >>"$tmp/tc"
         echo "$ti $tc" | awk '{ printf "%.3f\n", $1 / $2 }' >>"$tmp/tr"
+        if [ -n "$LOPT_OLD" ]; then
+            echo "$to" >>"$tmp/to"
+            echo "$to $tc" | awk '{ printf "%.3f\n", $1 / $2 }' >>"$tmp/tor"
+        fi
         i=$((i + 1))
     done
+    [ -n "$LOPT_OLD" ] && echo "$k (old): lopt --run $(median <"$tmp/to")s, ratio min $(sort -n "$tmp/tor" | head -1)x median $(median <"$tmp/tor")x"
     echo "$k: lopt --run $(median <"$tmp/ti")s, cc -O2 $(median <"$tmp/tc")s, ratio min $(sort -n "$tmp/tr" | head -1)x median $(median <"$tmp/tr")x ($runs runs)"
 done
 [ $# -gt 0 ] && exit 0
@@ -225,8 +237,8 @@ op "X: $(f32 '1, 16, 56, 56, 4'), W: $(f32 '16, 64, 3, 3, 4')" "$(f32 '1, 16, 56
 : >"$tmp/t1"; : >"$tmp/t4"
 i=0
 while [ $i -lt "$runs" ]; do
-    lopt_time "$tmp/op_nchw.tir" >>"$tmp/t1"
-    lopt_time "$tmp/op_nchw4c.tir" >>"$tmp/t4"
+    lopt_time "$LOPT" "$tmp/op_nchw.tir" >>"$tmp/t1"
+    lopt_time "$LOPT" "$tmp/op_nchw4c.tir" >>"$tmp/t4"
     i=$((i + 1))
 done
 t1=$(median <"$tmp/t1"); t4=$(median <"$tmp/t4")

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tir_internal.h"
+#include "vexp.h"
 
 /* ---- batches ----
  *
@@ -18,9 +19,10 @@
  * costs one indirect call per band instead of one per iteration. An op
  * computes exactly what its closure node computes, lane by lane, with the
  * same rounding. Lanes are the band's iterations (the outermost loop is
- * cut into tiles of at most BATCH_MAX lanes); an affine index is an offset
- * computed from the outer loops once per tile plus a per-lane offset
- * computed once at compile time.
+ * cut into tiles of at most BATCH_MAX lanes, FUSED_MAX for a fold that
+ * takes its loads from memory); an affine index is an offset computed from
+ * the outer loops once per tile plus a per-lane offset computed once at
+ * compile time.
  *
  * A tile never writes before it knows it will finish: every op that can
  * fail (a load whose bounds were not proven, a division, T.assume) reports
@@ -37,7 +39,7 @@
  * holds T reductions, folded interleaved, each in its own order. The state
  * of a run (registers, accumulators) lives in its Frame. */
 
-enum { BATCH_MAX = 4096, BATCH_MIN = 8, BATCH_LOOPS = 8 };
+enum { BATCH_MAX = 4096, BATCH_MIN = 8, BATCH_LOOPS = 8, FUSED_MAX = 32768 };
 
 typedef struct VOp VOp;
 
@@ -59,6 +61,8 @@ struct VOp {
     int ovar[8];
     int64_t ocoef[8];
     const int64_t *rel;    /* NULL: the same for every lane */
+    int unit;              /* rel[t] = rel[0] + t */
+    int64_t runlen;        /* else rel constant over runs of this many lanes (0: not so, or runs too short) */
     int *dreg;             /* a load not proven in bounds: its index registers */
     int nd;
     /* a conjunction of comparisons of affine indices with constants: per
@@ -94,6 +98,9 @@ struct Batch {
     /* lanes in loop order, or (inter) the outermost loop varying fastest:
      * lane r * T + s is iteration s of the tile at position r of the others */
     int inter;
+    /* inter, but lanes in loop order (s * K + r): when the value is more
+     * than the loads a fused fold takes, its loads then run along memory */
+    int blocked;
     VOp *ops;
     int nops, cap, nregs;
     const SNode *st;       /* the store */
@@ -378,6 +385,13 @@ V_FUN(v_fneg, -a)
 V_FUN(v_fround, rnd(n, a))
 V_FUN(v_fmath1, rnd(n, ((Math1)(uintptr_t)n->k)(a)))
 
+/* T.exp into float32: as v_fmath1 computes it, faster (interp/vexp.c) */
+static int v_fexp32(const VOp *o, const VRun *R)
+{
+    vexp_f32(VREG(R, o->out), VREG(R, o->a), R->n);
+    return 0;
+}
+
 static int v_ffromi(const VOp *o, const VRun *R)
 {
     double *x = VREG(R, o->out);
@@ -431,6 +445,16 @@ static void gather_f32(double *restrict x, const float *restrict d, const int64_
     EACH_LANE(n, x[t] = d[rel[t]]);
 }
 
+static void widen_f32(double *restrict x, const float *restrict d, int64_t n)
+{
+    EACH_LANE(n, x[t] = d[t]);
+}
+
+static void fill_f64(double *restrict x, double v, int64_t n)
+{
+    EACH_LANE(n, x[t] = v);
+}
+
 /* a load proven in bounds (where its mask holds) */
 static int v_ld_aff(const VOp *o, const VRun *R)
 {
@@ -440,7 +464,12 @@ static int v_ld_aff(const VOp *o, const VRun *R)
     if (o->n->f == ld_f32_aff) {
         double *x = VREG(R, o->out);
         const float *d = tn->data;
-        if (!m && rel)
+        if (!m && o->unit)
+            widen_f32(x, d + base + rel[0], R->n);
+        else if (!m && o->runlen)
+            for (int64_t t = 0; t < R->n; t += o->runlen)
+                fill_f64(x + t, d[base + rel[t]], o->runlen);
+        else if (!m && rel)
             gather_f32(x, d + base, rel, R->n);
         else
             for (int64_t t = 0; t < R->n; t++)
@@ -625,6 +654,33 @@ static VOp *vop(Compiled *c, Batch *b, VFn run, const Node *n, int m)
     return o;
 }
 
+/* Whether the lanes of o's per-lane part lie one after another in memory,
+ * or in runs of equal offsets (a value indexed by an outer loop of the
+ * band only), which loads and stores then take without an index each. */
+static void rel_shape(const Batch *b, VOp *o)
+{
+    const int64_t *rel = o->rel;
+    o->unit = 0;
+    o->runlen = 0;
+    if (!rel)
+        return;
+    int64_t t = 1, len;
+    while (t < b->n && rel[t] == W((uint64_t)rel[0] + (uint64_t)t))
+        t++;
+    if (t == b->n) {
+        o->unit = 1;
+        return;
+    }
+    for (len = 1; len < b->n && rel[len] == rel[0]; len++)
+        ;
+    if (len < BATCH_MIN || b->n % len)
+        return;
+    for (t = 0; t < b->n; t++)
+        if (rel[t] != rel[t - t % len])
+            return;
+    o->runlen = len;
+}
+
 /* Splits k + sum coef * slot into the part outside the band (in o) and the
  * per-lane part (o->rel, NULL when no band loop appears). */
 static int split_aff(Compiled *c, Batch *b, VOp *o, int64_t k, int n, const int *var, const int64_t *coef)
@@ -649,6 +705,7 @@ static int split_aff(Compiled *c, Batch *b, VOp *o, int64_t k, int n, const int 
             rel[t] = W((uint64_t)rel[t] + (uint64_t)coef[j] * (uint64_t)b->lane[l][t]);
     }
     o->rel = rel;
+    rel_shape(b, o);
     return 0;
 }
 
@@ -1073,6 +1130,8 @@ static int vnode(Compiled *c, Batch *b, const Node *n, int m)
     for (size_t i = 0; i < sizeof fbin / sizeof *fbin; i++)
         if (n->f == fbin[i].fn)
             return vbin(c, b, fbin[i].v, n, m);
+    if (n->f == f_math1 && (Math1)(uintptr_t)n->k == exp && n->dt == DT_FLOAT32)
+        return vun(c, b, v_fexp32, n, m);
     for (size_t i = 0; i < sizeof fun / sizeof *fun; i++)
         if (n->f == fun[i].fn)
             return vun(c, b, fun[i].v, n, m);
@@ -1308,6 +1367,36 @@ static void fold_f32_guarded(const Batch *b, Frame *fr, float *acc)
     }
 }
 
+typedef float V4F __attribute__((vector_size(16)));
+
+/* MULADD over eight reductions at a time whose product is one value of
+ * their position r (w, stride 0) by consecutive elements (u, stride 1), as
+ * matmul's A[i, k] * B[k, j] over j: the eight chains in two vectors, each
+ * lane rounding the product and then the sum as MULADD does. Returns the
+ * first reduction left to FOLD_CHAINS. */
+static int64_t fold_f32_bcast(int64_t T, int64_t K, const float *pw, const int64_t *Rw, const float *pu,
+                              const int64_t *Ru, float *acc)
+{
+    int64_t s = 0;
+    for (; s + 8 <= T; s += 8) {
+        V4F a0, a1;
+        memcpy(&a0, acc + s, sizeof a0);
+        memcpy(&a1, acc + s + 4, sizeof a1);
+        for (int64_t r = 0; r < K; r++) {
+            float w = pw[Rw[r]];
+            V4F u0, u1;
+            memcpy(&u0, pu + Ru[r] + s, sizeof u0);
+            memcpy(&u1, pu + Ru[r] + s + 4, sizeof u1);
+            V4F m0 = w * u0, m1 = w * u1;     /* apart: no compiler may fuse them into one rounding */
+            a0 = a0 + m0;
+            a1 = a1 + m1;
+        }
+        memcpy(acc + s, &a0, sizeof a0);
+        memcpy(acc + s + 4, &a1, sizeof a1);
+    }
+    return s;
+}
+
 static void fold_f32_fused(const Batch *b, Frame *fr, float *acc)
 {
     if (b->fl[0].guarded) {
@@ -1322,6 +1411,10 @@ static void fold_f32_fused(const Batch *b, Frame *fr, float *acc)
     const float *py = two ? (const float *)fr->buf[y->op->n->slot]->data + vbase(y->op, fr) : px;
     int64_t cx = x->c0, cy = two ? y->c0 : 0;
     if (op == f_muladd32) {
+        if (cx == 0 && cy == 1)
+            s = fold_f32_bcast(T, K, px, x->R, py, y->R, acc);
+        else if (cx == 1 && cy == 0)     /* (a product of two floats is the same either way round) */
+            s = fold_f32_bcast(T, K, py, y->R, px, x->R, acc);
         FOLD_CHAINS(8, MULADD)
         FOLD_CHAINS(1, MULADD)
     } else if (op == f_max) {
@@ -1363,16 +1456,61 @@ static void fold_cell(const Batch *b, const VRun *R, Tensor *out, int64_t off, i
         tensor_setf(out, off, v);
 }
 
+/* The same over blocked lanes: reduction s takes lanes s * K .. s * K + K - 1,
+ * four reductions at a time so that their chains overlap. */
+#define BLOCK_CHAINS(STEP) \
+    for (; s + 4 <= T; s += 4) { \
+        float a0 = acc[s], a1 = acc[s + 1], a2 = acc[s + 2], a3 = acc[s + 3]; \
+        for (int64_t t = s * K; t < s * K + K; t++) { \
+            a0 = STEP(a0, t); \
+            a1 = STEP(a1, t + K); \
+            a2 = STEP(a2, t + 2 * K); \
+            a3 = STEP(a3, t + 3 * K); \
+        } \
+        acc[s] = a0; \
+        acc[s + 1] = a1; \
+        acc[s + 2] = a2; \
+        acc[s + 3] = a3; \
+    }
+#define B_MULADD(a, t) ((a) + (float)(e[t] * e2[t]))
+#define B_ADD(a, t) ((double)(float)e[t] == e[t] ? (a) + (float)e[t] : (float)((a) + e[t]))
+#define B_MAX(a, t) ((float)((a) > e[t] ? (double)(a) : e[t]))
+#define B_MIN(a, t) ((float)((a) < e[t] ? (double)(a) : e[t]))
+
+static void fold_f32_blocked(const Batch *b, const VRun *R, float *acc)
+{
+    const double *e = VREG(R, b->val), *e2 = b->e2 >= 0 ? VREG(R, b->e2) : NULL;
+    int64_t T = b->T, K = b->K, s = 0;
+    FFn op = b->root->f;
+    if (op == f_muladd32) {
+        BLOCK_CHAINS(B_MULADD)
+    } else if (op == f_add32) {
+        BLOCK_CHAINS(B_ADD)
+    } else if (op == f_max) {
+        BLOCK_CHAINS(B_MAX)
+    } else {
+        BLOCK_CHAINS(B_MIN)
+    }
+    for (; s < T; s++)
+        acc[s] = fold_f32(b, R, acc[s], s * K, s * K + K);
+}
+
+/* the first lane of reduction s */
+static int64_t red_lane(const Batch *b, int64_t s)
+{
+    return b->blocked ? s * b->K : s;
+}
+
 /* T reductions at once (inter): their T distinct elements are folded lane
- * r * T + s into element s, each in its own order; T.init, which writes
- * only its own element, runs first for each. */
+ * r * T + s (blocked: s * K + r) into element s, each in its own order;
+ * T.init, which writes only its own element, runs first for each. */
 static void reduce_inter(const Batch *b, Frame *fr, const VRun *R)
 {
     Tensor *out = fr->buf[b->st->slot];
     int64_t base = vbase(&b->addr, fr), T = b->T;
     if (init_runs(b, fr) && !(b->init_const && b->st->run == st_f32_aff && b->root->f != f_add))
         for (int64_t s = 0; s < T; s++)
-            batch_init(b, fr, s);
+            batch_init(b, fr, red_lane(b, s));
     if (b->st->run == st_f32_aff && b->root->f != f_add) {
         float *acc = (float *)VREG(R, b->acc), *d = out->data;
         if (b->init_const && init_runs(b, fr))
@@ -1380,17 +1518,19 @@ static void reduce_inter(const Batch *b, Frame *fr, const VRun *R)
                 acc[s] = b->init_value;
         else
             for (int64_t s = 0; s < T; s++)
-                acc[s] = d[base + b->addr.rel[s]];
+                acc[s] = d[base + b->addr.rel[red_lane(b, s)]];
         if (b->fused)
             fold_f32_fused(b, fr, acc);
+        else if (b->blocked)
+            fold_f32_blocked(b, R, acc);
         else
             fold_f32_inter(b, R, acc);
         for (int64_t s = 0; s < T; s++)
-            d[base + b->addr.rel[s]] = acc[s];
+            d[base + b->addr.rel[red_lane(b, s)]] = acc[s];
         return;
     }
     for (int64_t t = 0; t < R->n; t++)
-        fold_cell(b, R, out, base + b->addr.rel[t % T], t);
+        fold_cell(b, R, out, base + b->addr.rel[t], t);
 }
 
 static void reduce(const Batch *b, Frame *fr, const VRun *R)
@@ -1419,11 +1559,25 @@ static void reduce(const Batch *b, Frame *fr, const VRun *R)
     }
 }
 
+static void narrow_f32(float *restrict d, const double *restrict v, int64_t n)
+{
+    EACH_LANE(n, d[t] = (float)v[t]);
+}
+
+static void scatter_f32(float *restrict d, const int64_t *restrict flat, const double *restrict v, int64_t n)
+{
+    EACH_LANE(n, d[flat[t]] = (float)v[t]);
+}
+
 /* An elementwise store: every lane's offset is checked before any is written. */
 static int scatter(const Batch *b, Frame *fr, const VRun *R)
 {
     Tensor *out = fr->buf[b->st->slot];
     int64_t *off = VINT(R, b->addr.c);
+    if (b->proven && b->addr.unit && b->st->run == st_f32_aff) {
+        narrow_f32((float *)out->data + vbase(&b->addr, fr) + b->addr.rel[0], VREG(R, b->val), R->n);
+        return 0;
+    }
     if (b->proven) {
         int64_t base = vbase(&b->addr, fr);
         for (int64_t t = 0; t < R->n; t++)
@@ -1432,6 +1586,10 @@ static int scatter(const Batch *b, Frame *fr, const VRun *R)
         int64_t base;
         if (tile_base(b->addr.ta, fr, out, &base))
             return -1;
+        if (b->st->run == st_f32) {     /* checked whole: no offset per lane to keep */
+            scatter_f32((float *)out->data + base, b->addr.ta->flat, VREG(R, b->val), R->n);
+            return 0;
+        }
         for (int64_t t = 0; t < R->n; t++)
             off[t] = base + b->addr.ta->flat[t];
     } else if (checked_offsets(&b->addr, R, out, off)) {
@@ -1588,7 +1746,8 @@ static void fill_lanes(Compiled *c, Batch *b)
         for (int i = j + 1; i < b->nloop; i++)
             inner *= b->ext[i];
         for (int64_t t = 0; t < b->n; t++) {
-            int64_t s = b->inter ? t % b->T : t / b->K, r = b->inter ? t / b->T : t % b->K;
+            int il = b->inter && !b->blocked;
+            int64_t s = il ? t % b->T : t / b->K, r = il ? t / b->T : t % b->K;
             v[t] = j == 0 ? s : b->lo[j] + r / inner % b->ext[j];
         }
     }
@@ -1626,8 +1785,11 @@ static int batch_inits(Compiled *c, Batch *b, const SNode *blk, int red)
     if (!red || !is_aff_store(in) || in->slot != x->slot || !same_aff(in->idx[0], x->idx[0]) || reads(in->value, x->slot))
         return -1;
     /* interleaved reductions start together: T.init only at their first lanes */
-    if (b->inter && (b->ninit != b->T || b->initlanes[b->T - 1] != b->T - 1))
+    if (b->inter && b->ninit != b->T)
         return -1;
+    for (int64_t s = 0; b->inter && s < b->T; s++)
+        if (b->initlanes[s] != red_lane(b, s))
+            return -1;
     b->init = in;
     if (in->run == st_f32_aff && in->value->f == f_const) {
         /* interleaved float32 reductions start in their registers */
@@ -1670,12 +1832,22 @@ static int fused_load(Compiled *c, const Batch *b, const VOp *o, struct FLoad *f
     return lanes_2d(c, b, o->rel, &f->c0, &f->R);
 }
 
+/* Whether a reduction's value has the shape fuse_loads takes: a load (or
+ * a padding guard's select of one), or a product of two. */
+static int may_fuse(const Node *root)
+{
+    const Node *e = root->b;
+    if (!is_load(e) && e->f != f_select)
+        return 0;
+    return root->f != f_muladd32 || is_load(root->c);
+}
+
 /* Whether an interleaved float32 reduction folds its loads from memory:
  * its value a load, or (a + b * c) a product of two, and nothing else. */
 static void fuse_loads(Compiled *c, Batch *b)
 {
     int two = b->root->f == f_muladd32;
-    if (!b->inter || b->st->run != st_f32_aff || b->root->f == f_add || b->nops != 1 + two)
+    if (!b->inter || b->blocked || b->st->run != st_f32_aff || b->root->f == f_add || b->nops != 1 + two)
         return;
     const VOp *x = &b->ops[0], *y = two ? &b->ops[1] : NULL;
     if (x->out != b->val || (two && y->out != b->e2) || fused_load(c, b, x, &b->fl[0], two) ||
@@ -1684,9 +1856,10 @@ static void fuse_loads(Compiled *c, Batch *b)
     b->fused = 1;
 }
 
-const Batch *batch_compile(Compiled *c, const SNode *s)
+static const Batch *band_compile(Compiled *c, const SNode *s, int64_t cap, int *big)
 {
     Batch *b = arena_zalloc(&c->arena, sizeof *b);
+    *big = 0;
     const SNode *x = s;
     b->K = 1;
     for (; x->run == s_for || x->run == s_for_batch; x = x->body) {
@@ -1711,7 +1884,23 @@ const Batch *batch_compile(Compiled *c, const SNode *s)
         return NULL;
     b->st = x;
     b->proven = is_aff_store(x);
-    b->T = b->ext[0] < BATCH_MAX / b->K ? b->ext[0] : BATCH_MAX / b->K;
+    /* a reduction: the address depends on no loop of the band, or only on
+     * the outermost, whose iterations then interleave */
+    const Node *root = b->proven ? reduction_root(x) : NULL;
+    unsigned loops = b->proven ? addr_loops(b, x) : ~0u;
+    if (root && loops == 1 && b->nloop > 1) {
+        b->inter = 1;
+        b->blocked = !may_fuse(root);
+    } else if (loops != 0) {
+        root = NULL;
+    }
+    /* a fold that takes its loads from memory keeps no lanes in registers:
+     * its tiles may be longer, each position r set up for more reductions */
+    int64_t max = BATCH_MAX;
+    if (cap > BATCH_MAX && b->inter && !b->blocked && x->run == st_f32_aff && root->f != f_add)
+        max = cap;
+    *big = max > BATCH_MAX;
+    b->T = b->ext[0] < max / b->K ? b->ext[0] : max / b->K;
     b->n = b->T * b->K;
     if (b->n < BATCH_MIN)
         return NULL;
@@ -1719,14 +1908,6 @@ const Batch *batch_compile(Compiled *c, const SNode *s)
     for (int j = 1; j < b->nloop; j++)
         per += prod *= b->ext[j];
     b->steps = b->T * per;
-    /* a reduction: the address depends on no loop of the band, or only on
-     * the outermost, whose iterations then interleave */
-    const Node *root = b->proven ? reduction_root(x) : NULL;
-    unsigned loops = b->proven ? addr_loops(b, x) : ~0u;
-    if (root && loops == 1 && b->nloop > 1)
-        b->inter = 1;
-    else if (loops != 0)
-        root = NULL;
     fill_lanes(c, b);
     b->addr.m = -1;
     if (b->proven) {
@@ -1767,5 +1948,16 @@ const Batch *batch_compile(Compiled *c, const SNode *s)
     }
     if (batch_inits(c, b, blk, root != NULL))
         return NULL;
+    return b;
+}
+
+/* A band's batch, with tiles up to FUSED_MAX lanes when its fold takes its
+ * loads from memory, else (or when it turns out not to) BATCH_MAX. */
+const Batch *batch_compile(Compiled *c, const SNode *s)
+{
+    int big;
+    const Batch *b = band_compile(c, s, FUSED_MAX, &big);
+    if (big && !(b && b->fused))
+        b = band_compile(c, s, BATCH_MAX, &big);
     return b;
 }

@@ -296,6 +296,8 @@ typedef struct Module {
     Interner names;
     Sym *name;            /* the class name, "Module" by default */
     int bare;             /* the file held a single function, no class */
+    int say;              /* a pass explains (--explain, --report): var_say names what pass-made variables
+                           * stand for; else nothing would print it, and it is not made */
     const char **headers; /* kept `# from tvm.script import` lines */
     int nheaders;
     Expr *global_infos;   /* I.module_global_infos({...}) or NULL */

@@ -10,11 +10,15 @@
 #include "../ir/ops.h"
 #include "graph.h"
 
+/* The address in 16-byte units, plus its bits above the table's scattered:
+ * keys allocated one after another take slots one after another (a few
+ * apart), and each span of addresses as large as the table starts at a
+ * slot of its own, so the spans do not pile up in one run of slots. */
 static size_t slot_of(const PtrMap *m, const void *k)
 {
-    size_t h = ((uintptr_t)k >> 4) * 0x9E3779B97F4A7C15ull;
-    size_t i = h & (m->cap - 1);
-    while (m->keys[i] && m->keys[i] != k)
+    size_t x = (size_t)((uintptr_t)k >> 4);
+    size_t i = (x + (x >> m->bits) * 0x9E3779B97F4A7C15ull) & (m->cap - 1);
+    while (m->slots[i].key && m->slots[i].key != k)
         i = (i + 1) & (m->cap - 1);
     return i;
 }
@@ -24,27 +28,25 @@ int ptrmap_get(const PtrMap *m, const void *k, int dflt)
     if (!m->cap)
         return dflt;
     size_t i = slot_of(m, k);
-    return m->keys[i] ? m->vals[i] : dflt;
+    return m->slots[i].key ? m->slots[i].val : dflt;
 }
 
 /* Rehashes m into cap slots (a power of two above twice its entries). */
 static void ptrmap_grow(PtrMap *m, size_t cap)
 {
-    PtrMap g = { calloc(cap, sizeof(void *)), NULL, cap, 0 };
-    g.vals = calloc(g.cap, sizeof(int));
-    if (!g.keys || !g.vals) {
+    PtrMap g = { calloc(cap, sizeof(PtrSlot)), cap, 0, 0 };
+    if (!g.slots) {
         fprintf(stderr, "lopt: out of memory\n");
         abort();
     }
+    while (((size_t)1 << g.bits) < cap)
+        g.bits++;
     for (size_t i = 0; i < m->cap; i++)
-        if (m->keys[i]) {
-            size_t j = slot_of(&g, m->keys[i]);
-            g.keys[j] = m->keys[i];
-            g.vals[j] = m->vals[i];
+        if (m->slots[i].key) {
+            g.slots[slot_of(&g, m->slots[i].key)] = m->slots[i];
             g.n++;
         }
-    free(m->keys);
-    free(m->vals);
+    free(m->slots);
     *m = g;
 }
 
@@ -62,19 +64,19 @@ void ptrmap_put(PtrMap *m, const void *k, int v)
     if (2 * (m->n + 1) > m->cap)
         ptrmap_grow(m, m->cap ? 2 * m->cap : 64);
     size_t i = slot_of(m, k);
-    if (!m->keys[i]) {
-        m->keys[i] = k;
+    if (!m->slots[i].key) {
+        m->slots[i].key = k;
         m->n++;
     }
-    m->vals[i] = v;
+    m->slots[i].val = v;
 }
 
 int ptrmap_add(PtrMap *m, const void *k, int delta)
 {
     if (m->cap) {
         size_t i = slot_of(m, k);
-        if (m->keys[i])
-            return m->vals[i] += delta;
+        if (m->slots[i].key)
+            return m->slots[i].val += delta;
     }
     ptrmap_put(m, k, delta);
     return delta;
@@ -82,8 +84,7 @@ int ptrmap_add(PtrMap *m, const void *k, int delta)
 
 void ptrmap_free(PtrMap *m)
 {
-    free(m->keys);
-    free(m->vals);
+    free(m->slots);
     memset(m, 0, sizeof *m);
 }
 
@@ -269,8 +270,8 @@ void remove_dead(Func *fn)
                 one.nblocks = 1;
                 count_uses(&one, &sub);
                 for (size_t s = 0; s < sub.cap; s++)
-                    if (sub.keys[s])
-                        ptrmap_add(&uses, sub.keys[s], -sub.vals[s]);
+                    if (sub.slots[s].key)
+                        ptrmap_add(&uses, sub.slots[s].key, -sub.slots[s].val);
                 ptrmap_free(&sub);
             }
         }
@@ -443,8 +444,18 @@ Expr *crop_new(Module *m, Expr *x, const TensorType *t, Loc loc)
     return call_new(m, "R.crop", x, keys, vals, 3, loc);
 }
 
+int note_is_stop(const char *text)
+{
+    return strncmp(text, "left:", 5) == 0 || strncmp(text, "flow stopped", 12) == 0 ||
+           strncmp(text, "kept:", 5) == 0;
+}
+
 void note_add(Notes *ns, Loc loc, const char *fmt, ...)
 {
+    if (ns->mute) {
+        ns->acts += !note_is_stop(fmt);
+        return;
+    }
     if (ns->n == ns->cap) {
         int cap = ns->cap ? 2 * ns->cap : 16;
         Note *v = realloc(ns->v, (size_t)cap * sizeof *v);
@@ -463,8 +474,10 @@ void note_add(Notes *ns, Loc loc, const char *fmt, ...)
     n->seq = ns->n;
     n->text = strdup(buf);
     n->again = 0;
-    if (n->text)
+    if (n->text) {
         ns->n++;
+        ns->acts += !note_is_stop(buf);
+    }
 }
 
 const char *var_said(const Var *v)
@@ -474,6 +487,8 @@ const char *var_said(const Var *v)
 
 void var_say(Module *m, Var *v, const char *pre, const Var *of, const char *post)
 {
+    if (!m->say)
+        return;   /* a phrase interned per made variable, which no one would read */
     char buf[400];
     snprintf(buf, sizeof buf, "%s%s%s", pre, of ? var_said(of) : "a constant", post);
     v->said = intern_cstr(&m->names, buf);
@@ -918,7 +933,7 @@ int expr_mentions(const Expr *e, const Var *v)
 typedef struct Clone {
     Arena *a;
     PtrMap at;            /* old Var -> 1 + index into vars */
-    Var **vars;
+    Var **vars;           /* the copies (malloc'd: the module keeps only the variables) */
     int n, cap;
     const PtrMap *funcs;  /* old Func -> 1 + index into copies, for the functions copied together */
     Func *const *copies;
@@ -927,7 +942,14 @@ typedef struct Clone {
 static Var *clone_var(Clone *C, Var *v)
 {
     Var *c = var_copy(C->a, v);
-    vec_push(C->a, &C->vars, &C->n, &C->cap, c);
+    if (C->n == C->cap) {
+        C->cap = C->cap ? 2 * C->cap : 64;
+        Var **vars = realloc(C->vars, (size_t)C->cap * sizeof *vars);
+        if (!vars)
+            abort();
+        C->vars = vars;
+    }
+    C->vars[C->n++] = c;
     ptrmap_put(&C->at, v, C->n);
     return c;
 }
@@ -1064,6 +1086,7 @@ static void clone_into(Module *m, Func *c, const Func *fn, const PtrMap *funcs, 
     ptrmap_reserve(&C.at, bound_vars(fn));
     clone_body(&C, c, fn);
     ptrmap_free(&C.at);
+    free(C.vars);
 }
 
 Func **relax_clone_funcs(Module *m, Func *const *funcs, int n)

@@ -7,11 +7,21 @@
 #include "../ir/ops.h"
 #include "pass.h"
 
-/* A pointer-keyed hash map to ints (malloc'd; free with ptrmap_free). */
+/* A pointer-keyed hash map to ints (malloc'd; free with ptrmap_free). Its
+ * keys are mostly nodes of one arena, looked up in the order they were
+ * allocated (a sweep over a block's bindings): the slot of a key follows its
+ * address (graph.c), so such a walk reads the table front to back, each key
+ * beside its value, instead of one cache miss per look-up once the table no
+ * longer fits the cache. */
+typedef struct PtrSlot {
+    const void *key;
+    int val;
+} PtrSlot;
+
 typedef struct PtrMap {
-    const void **keys;
-    int *vals;
+    PtrSlot *slots;
     size_t cap, n;
+    int bits;             /* cap is 1 << bits */
 } PtrMap;
 
 int ptrmap_get(const PtrMap *m, const void *k, int dflt);
@@ -137,10 +147,15 @@ typedef struct Note {
 typedef struct Notes {
     Note *v;
     int n, cap;
+    int mute;             /* nothing will print them (no --explain): counted, not kept */
+    int acts;             /* the notes added that say something changed (not note_is_stop) */
 } Notes;
 
-
-
+/* A note that says why a rewrite stayed ("left:", "flow stopped", "kept:"),
+ * not what changed. */
+int note_is_stop(const char *text);
+/* A note at loc; a muted ns only counts it (by fmt's first words, which
+ * every note spells out before any argument). */
 void note_add(Notes *ns, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
 /* How --explain names a Relax variable: a pass-made one by what it stands
  * for ("the rewrite of lv2 to NCHW4c"), which names only values of the
@@ -148,7 +163,9 @@ void note_add(Notes *ns, Loc loc, const char *fmt, ...) LOPT_PRINTF(3, 4);
 const char *var_said(const Var *v);
 /* Sets what v, made by a pass, stands for: pre, then how --explain names of
  * (or "a constant" when of is NULL), then post; pre starts with "the " (so
- * that --explain's table reads the phrase as one value). */
+ * that --explain's table reads the phrase as one value). Only while a pass
+ * explains (m->say, set by the pass manager): a pass run without --explain
+ * leaves its variables to be named by their names. */
 void var_say(Module *m, Var *v, const char *pre, const Var *of, const char *post);
 /* Prints the notes to ctx->explain (when set) as file:line:col: pass: text, and frees them. */
 void notes_flush(Notes *ns, PassCtx *ctx, const char *pass);

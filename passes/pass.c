@@ -362,6 +362,7 @@ static int step(const PassStep *st, int i, Module *m, PassCtx *ctx, char **befor
     if (ctx->print_before & bit)
         dump(ctx, m, "before", name);
     double t0 = now();
+    m->say = ctx->explain != NULL;
     int r = st->pass->run(m, ctx, st->opts, st->nopts);
     double t = now() - t0;
     if (ctx->times)

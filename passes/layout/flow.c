@@ -233,11 +233,16 @@ typedef struct Producer {
     int n;
     Expr *const *items;   /* PROD_CALL: the operands */
     int *defs;            /* PROD_CALL: def_of each operand; PROD_ITEM: of the tuple */
+    /* when this binding is a link (is_link) and link_gen is the sweep's:
+     * the links from it on, up to and including it (at most LINKS_MAX),
+     * and the operand the last one reads, at end_d (see links_from) */
+    int link_gen, links, end_d;
+    const Expr *end_x;
 } Producer;
 
 static Producer producer_of(const Sweep *S, const Expr *e)
 {
-    Producer p = { PROD_STOP, 0, NULL, NULL };
+    Producer p = { PROD_STOP, 0, NULL, NULL, 0, 0, 0, NULL };
     if (e->kind == E_CONST || is_layout_transform(e) || from_constants(S, e))
         p.kind = PROD_FREE;
     else if (e->kind == E_GETITEM && e->u.get.tuple->kind == E_VAR)
@@ -292,6 +297,65 @@ static void check_producer(const Sweep *S, const Expr *x, int d)
     }
 }
 
+/* A link of a chain (y = relu(negative(x))): a call of one operand that only
+ * one call reads. left_behind passes through it to its operand one level
+ * deeper, and reaches it only from that reader, so at most once per guess. */
+static int is_link(const Sweep *S, int d)
+{
+    const Producer *p = &S->prod[d - 1];
+    return p->kind == PROD_CALL && p->n == 1 && S->nuses[d - 1] == 1;
+}
+
+/* Past 64 levels left_behind stops (one rewrite left): a run of that many
+ * links ends the same however long it goes on. */
+enum { LINKS_MAX = 65 };
+
+/* The links from d (a link) on, at most LINKS_MAX, and what the last one
+ * reads (*xe, bound at *de): so left_behind crosses a chain in one step
+ * instead of one level per link, per binding the sweep visits (a chain of n
+ * calls cost 64 n steps). Kept in the producers until a use count changes. */
+static int links_from(Sweep *S, int d, const Expr **xe, int *de)
+{
+    int path[LINKS_MAX], np = 0, e = d;
+    while (np < LINKS_MAX && e && S->prod[e - 1].link_gen != S->link_gen && is_link(S, e)) {
+        path[np++] = e;
+        e = S->prod[e - 1].defs[0];
+    }
+    /* e: known already, not a link (or not of this block), or past the most counted */
+    int capped = np == LINKS_MAX && e && S->prod[e - 1].link_gen != S->link_gen && is_link(S, e);
+    for (int j = np - 1; j >= 0; j--) {
+        Producer *p = &S->prod[path[j] - 1];
+        int next = p->defs[0];
+        const Producer *q = next ? &S->prod[next - 1] : NULL;
+        if (q && q->link_gen == S->link_gen && q->links) {
+            p->links = q->links + 1 > LINKS_MAX ? LINKS_MAX : q->links + 1;
+            p->end_x = q->end_x;
+            p->end_d = q->end_d;
+        } else {
+            p->links = capped && j == np - 1 ? LINKS_MAX : 1;
+            p->end_x = p->items[0];
+            p->end_d = next;
+        }
+        p->link_gen = S->link_gen;
+    }
+    const Producer *p = &S->prod[d - 1];
+    *xe = p->end_x;
+    *de = p->end_d;
+    return p->links;
+}
+
+/* left_behind of the link d at depth: the first link past 64 levels leaves
+ * one rewrite, else it is what the run's last link reads leaves. The links
+ * are not memoized: each is reached once per guess (is_link). */
+static int chain_left(Sweep *S, int d, int depth, int *memo)
+{
+    if (S->memo_gen[d - 1] == S->gen)
+        return memo[d - 1];
+    const Expr *xe;
+    int de, n = links_from(S, d, &xe, &de);
+    return depth + n - 1 > 64 ? 1 : left_behind(S, xe, de, 1, depth + n, memo);
+}
+
 /* d: def_of(x). */
 static int left_behind(Sweep *S, const Expr *x, int d, int occ, int depth, int *memo)
 {
@@ -303,7 +367,7 @@ static int left_behind(Sweep *S, const Expr *x, int d, int occ, int depth, int *
         return memo[d - 1];
     const Producer *p = &S->prod[d - 1];
     int cost = 0;
-    if (flow_cache_mode() == 2)
+    if (S->check)
         check_producer(S, x, d);
     if (p->kind == PROD_FREE)
         cost = 0;
@@ -313,12 +377,37 @@ static int left_behind(Sweep *S, const Expr *x, int d, int occ, int depth, int *
         cost = left_behind(S, S->rb->binds[d - 1]->value->u.get.tuple, p->defs[0], 1, depth + 1, memo);
     else if (p->kind != PROD_CALL)
         cost = HARD;   /* it stops here for good */
+    else if (p->n == 1 && p->defs[0] && p->items[0]->kind == E_VAR && S->jump && is_link(S, p->defs[0]))
+        cost = chain_left(S, p->defs[0], depth + 1, memo);
     else
         cost = operands_left(S, p->items, p->defs, p->n, depth + 1, memo);
     if (cost > 1 << 28)
         cost = 1 << 28;
     memo[d - 1] = cost;
     S->memo_gen[d - 1] = S->gen;
+    return cost;
+}
+
+/* One guess: left_behind summed over the operands of a call whose value
+ * has S->size elements. */
+static int guess(Sweep *S, Expr *const *items, int n)
+{
+    ptrmap_free(&S->inputs);
+    S->gen++;   /* a guess of its own: inputs are counted once in it */
+    int cost = operands_left(S, items, NULL, n, 0, S->memo);
+    ptrmap_free(&S->inputs);
+    if (S->check) {   /* LOPT_FLOW_CACHE=check: the same guess one level at a time */
+        S->jump = 0;
+        S->gen++;
+        int walked = operands_left(S, items, NULL, n, 0, S->memo);
+        ptrmap_free(&S->inputs);
+        S->jump = 1;
+        if (walked != cost) {
+            fprintf(stderr, "lopt: internal error: LOPT_FLOW_CACHE=check: a guess across runs of calls leaves %d "
+                    "rewrites, one call at a time %d\n", cost, walked);
+            abort();
+        }
+    }
     return cost;
 }
 
@@ -334,11 +423,7 @@ static int worse(Sweep *S, const Binding *bd)
     if (sinfo_shape(bd->var->sinfo, &dt, &nd, sh) == 0 && nd <= 16)
         for (int k = 0; k < nd; k++)
             S->size *= sh[k];
-    ptrmap_free(&S->inputs);
-    S->gen++;   /* a guess of its own: inputs are counted once in it */
-    int cost = operands_left(S, items, NULL, n, 0, S->memo);
-    ptrmap_free(&S->inputs);
-    return cost;
+    return guess(S, items, n);
 }
 
 /* y = lt(x, M1) read only by rewrites lt(y, M2) (its demand D): each reader
@@ -369,8 +454,10 @@ static int compose_demand(Sweep *S, Binding *bd, Demand *D)
      * x also read by a tuple lost its binding when two readers of y made
      * two demands on x and its two uses looked all rewritten) */
     ptrmap_put(&S->uses, x->u.var, ptrmap_get(&S->uses, x->u.var, 0) - 1 + D->nslots);
-    if (def_of(S, x))
+    if (def_of(S, x)) {
         S->nuses[def_of(S, x) - 1] = ptrmap_get(&S->uses, x->u.var, 0);
+        S->link_gen++;   /* x may have become a link, or stopped being one */
+    }
     for (int k = 0; k < D->nslots; k++) {
         Binding *b = arena_zalloc(&S->m->arena, sizeof *b);
         *b = *S->out[D->slots[k]];
@@ -511,10 +598,7 @@ static int sink_to_smaller(Sweep *S, RBlock *rb)
         if (sinfo_shape(rb->binds[j]->var->sinfo, &dt, &nd, sh) == 0 && nd <= 16)
             for (int k = 0; k < nd; k++)
                 S->size *= sh[k];
-        ptrmap_free(&S->inputs);
-        S->gen++;
-        int left = left_behind(S, rw->u.call.args[0], def_of(S, rw->u.call.args[0]), 1, 0, S->memo);
-        ptrmap_free(&S->inputs);
+        int left = guess(S, rw->u.call.args, 1);
         Var *y = rb->binds[i]->var;
         if (left <= 1 || !sink_smaller(S, rb, i, j))
             continue;
@@ -537,6 +621,7 @@ static void sweep_block(Sweep *S, RBlock *rb)
     S->memo = malloc(((size_t)rb->nbinds + 1) * sizeof *S->memo);
     S->memo_gen = calloc((size_t)rb->nbinds + 1, sizeof *S->memo_gen);
     S->gen = 1;
+    S->link_gen = 1;   /* the producers read below know no runs of links */
     S->dem = calloc((size_t)rb->nbinds + 1, sizeof *S->dem);
     S->items = calloc((size_t)rb->nbinds + 1, sizeof *S->items);
     S->prod = malloc(((size_t)rb->nbinds + 1) * sizeof *S->prod);
@@ -579,13 +664,6 @@ static void sweep_block(Sweep *S, RBlock *rb)
     S->items = NULL;
 }
 
-/* A note that says why a rewrite stayed, not what moved. */
-static int is_stop(const char *text)
-{
-    return strncmp(text, "left:", 5) == 0 || strncmp(text, "flow stopped", 12) == 0 ||
-           strncmp(text, "kept:", 5) == 0;
-}
-
 /* The rewrites left in fn: R.layout_transform bindings. */
 static int count_rewrites(const Func *fn)
 {
@@ -614,22 +692,29 @@ static void sweep_free(Sweep *S)
  * Returns how many notes it wrote that say it changed something. */
 static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink)
 {
-    Sweep S = { .m = m, .fn = fn, .ctx = ctx, .notes = notes };
+    Sweep S = { .m = m, .fn = fn, .ctx = ctx, .notes = notes, .jump = 1, .check = flow_cache_mode() == 2 };
+    int acts = notes->acts;
     /* a dead consumer must not stop a rewrite, nor may one of a pair
      * that cancels move alone */
     fold_rewrites(m, fn, notes);
     infer_types(m, fn);
     collect_names(fn, &S.names);
-    for (int b = 0; sink && b < fn->nblocks; b++)
-        sink_block(&S, fn->blocks[b]);
-    count_uses(fn, &S.uses);
+    int stale = 1;   /* S.uses is to be counted: sinking changed a binding since */
+    for (int b = 0; sink && b < fn->nblocks; b++) {
+        if (stale) {
+            ptrmap_free(&S.uses);
+            count_uses(fn, &S.uses);
+        }
+        stale = sink_block(&S, fn->blocks[b]) != 0;
+    }
+    if (stale) {
+        ptrmap_free(&S.uses);
+        count_uses(fn, &S.uses);
+    }
     for (int b = 0; b < fn->nblocks; b++)
         sweep_block(&S, fn->blocks[b]);
     sweep_free(&S);
-    int acts = 0;
-    for (int i = 0; i < notes->n; i++)
-        acts += !is_stop(notes->v[i].text);
-    return acts;
+    return notes->acts - acts;
 }
 
 /* Rounds until one changes nothing (a rewrite a round moved may let another
@@ -646,13 +731,13 @@ static void flow_funcs(Module *m, PassCtx *ctx, Notes *all)
             continue;
         int before = count_rewrites(fn), sink = 1;
         for (int round = 0; round < 8; round++) {
-            Notes notes = { 0 };
+            Notes notes = { .mute = all->mute };
             int acts = flow_round(m, fn, ctx, &notes, sink);
             int after = count_rewrites(fn);
             sink = after < before;   /* sinking again only while rewrites go */
             before = after;
             for (int i = 0; i < notes.n; i++) {
-                if (!acts || round == 7 || !is_stop(notes.v[i].text))
+                if (!acts || round == 7 || !note_is_stop(notes.v[i].text))
                     note_add(all, notes.v[i].loc, "%s", notes.v[i].text);
                 free(notes.v[i].text);
             }
@@ -779,7 +864,8 @@ void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap 
                   const PtrMap *reads)
 {
     PtrMap moved = { 0 };
-    Sweep S = { .m = m, .fn = fn, .ctx = ctx, .notes = notes, .plan = &moved };
+    Sweep S = { .m = m, .fn = fn, .ctx = ctx, .notes = notes, .plan = &moved, .jump = 1,
+                .check = flow_cache_mode() == 2 };
     infer_types(m, fn);
     collect_names(fn, &S.names);
     for (int b = 0; b < fn->nblocks; b++) {

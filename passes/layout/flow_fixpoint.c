@@ -366,9 +366,17 @@ static int search(Module *m, PassCtx *ctx, PassCtx *quiet, State *s, int first, 
         State flowed = { 0 };
         if (n == 1) {
             round(m, ctx, notes, data);
-            snapshot(m, &flowed);
+            /* flow's result stays as it is, and the runs go on with a copy:
+             * the sweep left the functions' nodes in reverse order among
+             * what it made and dropped, the copy has them in binding order,
+             * close together, for every walk of the runs that follow */
+            State work;
+            snapshot(m, &work);
+            flowed.funcs = m->funcs;
+            flowed.nfuncs = m->nfuncs;
+            install(m, &work);
         } else {
-            Notes quiet_notes = { 0 };
+            Notes quiet_notes = { .mute = 1 };
             if (n > 2)
                 snapshot(m, &s[n - 1]);
             round(m, quiet, &quiet_notes, data);
@@ -403,7 +411,7 @@ int flow_fixed_point(Module *m, PassCtx *ctx, FlowRound round, void *data, const
         return 0;
     PassCtx quiet = *ctx;
     quiet.explain = NULL;
-    Notes notes = { 0 };
+    Notes notes = { .mute = !ctx->explain };
     State s[FIXED_RUNS + 1];
     int first = fold_form(m, &quiet, &s[0]), lo;
     int n = search(m, ctx, &quiet, s, first, &notes, &lo, round, data);

@@ -84,6 +84,9 @@ typedef struct Sweep {
     int *defs;            /* the places of the producers' operands */
     int *nuses;           /* per binding index: its variable's uses (S->uses, kept alike) */
     int *memo_gen, gen;
+    int link_gen;         /* left_behind's runs of links (Producer.links) hold while it is unchanged */
+    int jump;             /* left_behind crosses a run of links at once (not while checking that) */
+    int check;            /* LOPT_FLOW_CACHE=check (flow_cache_mode() == 2) */
     PtrMap inputs;        /* left_behind: the graph inputs one guess has counted */
     PtrMap sunk;          /* the rewrites y_t that sinking made */
     int64_t size;         /* left_behind: the elements of the value whose rewrite moves */
@@ -142,8 +145,11 @@ void flow_cache_free(FlowCache *C);
 Expr *map_copy(Arena *a, const Expr *map);
 Expr *map_share(Module *m, FlowAnswer *x, int k);
 
-/* Rewrites sink forward past elementwise calls before the sweep (flow_sink.c). */
-void sink_block(Sweep *S, RBlock *rb);
+/* Rewrites sink forward past elementwise calls before the sweep
+ * (flow_sink.c), judged by the uses S->uses counts (counted before, left as
+ * they were); returns how many bindings changed, after which the uses are
+ * to be counted again. */
+int sink_block(Sweep *S, RBlock *rb);
 /* A rewrite read only by a reduction or a slice moves past it, onto the
  * smaller result (flow.c asks when the sweep would leave it where it is). */
 int sink_smaller(Sweep *S, RBlock *rb, int i, int j);

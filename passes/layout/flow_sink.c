@@ -241,38 +241,57 @@ static int sink(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses
     return 1;
 }
 
-void sink_block(Sweep *S, RBlock *rb)
+int sink_block(Sweep *S, RBlock *rb)
 {
-    PtrMap uses = { 0 }, def = { 0 }, rwuses = { 0 };
-    count_uses(S->fn, &uses);
+    PtrMap def = { 0 }, rwuses = { 0 };
+    const PtrMap *uses = &S->uses;
+    int changed = 0;
     for (int i = 0; i < rb->nbinds; i++) {
         const Expr *e = rb->binds[i]->value;
         if (is_layout_transform(e) && e->u.call.args[0]->kind == E_VAR)
             ptrmap_put(&rwuses, e->u.call.args[0]->u.var, ptrmap_get(&rwuses, e->u.call.args[0]->u.var, 0) + 1);
     }
-    Binding **out = NULL;
-    int n = 0, cap = 0;
+    /* the bindings as they come out, with what sinking makes: in the
+     * module only when something sank (a sweep usually sinks nothing, and
+     * the block's array then stays) */
+    int n = 0, cap = rb->nbinds + 16;
+    Binding **out = malloc((size_t)cap * sizeof *out);
+    if (!out)
+        abort();
     Ahead A = { 0 };
     ahead_init(&A, rb);
     ptrmap_reserve(&def, (size_t)rb->nbinds);
     for (int i = 0; i < rb->nbinds; i++) {
         Binding *bd = rb->binds[i], *made[2];
-        if (sink(S, &def, out, &uses, &rwuses, bd, rb, made, &A, i) == 1) {
+        if (n + 3 > cap) {
+            cap *= 2;
+            Binding **o = realloc(out, (size_t)cap * sizeof *out);
+            if (!o)
+                abort();
+            out = o;
+        }
+        int did = sink(S, &def, out, uses, &rwuses, bd, rb, made, &A, i);
+        changed += did != 0;
+        if (did == 1) {
             ptrmap_put(&S->sunk, made[1]->var, 1);
             for (int k = 0; k < 2; k++) {
-                vec_push(&S->m->arena, &out, &n, &cap, made[k]);
+                out[n++] = made[k];
                 ptrmap_put(&def, made[k]->var, n);
             }
         }
-        vec_push(&S->m->arena, &out, &n, &cap, bd);
+        out[n++] = bd;
         ptrmap_put(&def, bd->var, n);
     }
     ahead_free(&A);
-    rb->binds = out;
-    rb->nbinds = n;
-    ptrmap_free(&uses);
+    if (n != rb->nbinds) {   /* else out holds rb's bindings as they were */
+        rb->binds = arena_array(&S->m->arena, (size_t)n + 1, sizeof *rb->binds);
+        memcpy(rb->binds, out, (size_t)n * sizeof *out);
+        rb->nbinds = n;
+    }
+    free(out);
     ptrmap_free(&def);
     ptrmap_free(&rwuses);
+    return changed;
 }
 
 /* s = op(lt(p, B)) for a light operator whose result is smaller than its

@@ -660,10 +660,9 @@ static int has_copies(const Func *fn)
     return 0;
 }
 
+/* Substitutes the copies of fn (has_copies: call it only when there are). */
 static void propagate(Fold *F, Func *fn)
 {
-    if (!has_copies(fn))
-        return;
     PtrMap alias = { 0 };
     Binding **defs = NULL;
     int n = 0, cap = 0;
@@ -920,10 +919,13 @@ static int eval_const(Fold *F, Binding *bd, int dataflow)
 /* One sweep of the rules over fn's bindings in order; all: also constants
  * and common rewrites, else only what cancels or composes rewrites
  * (compose, identity, pad and crop), which flow runs first. Returns how many
- * rules fired. */
-static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_bytes, int cancel_only, int *clean)
+ * rules fired. *clean and *typed (0 before the first sweep) say what the
+ * sweeps before found settled: no dead binding, no type left to infer. */
+static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_bytes, int cancel_only, int *clean,
+                      int *typed)
 {
-    infer_types(m, fn);
+    if (!*typed)
+        infer_types(m, fn);
     Fold F = { m, notes, { 0 }, NULL, 0, 0, { 0 }, NULL, { 0 }, NULL, max_bytes, cancel_only, fn };
     size_t nbinds = 0;
     for (int b = 0; b < fn->nblocks; b++)
@@ -958,12 +960,14 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
     if (F.in)
         interp_free(F.in);
     int copies = has_copies(fn);
-    propagate(&F, fn);
+    if (copies)
+        propagate(&F, fn);
     /* *clean: an earlier sweep removed the dead bindings, and nothing changed
      * since (no rule fired, no copy to propagate): none is dead */
     if (!*clean || fired || copies)
         remove_dead(fn);
     *clean = 1;
+    *typed = !fired && !copies;   /* no value changed: infer_types would find nothing to add */
     return fired;
 }
 
@@ -977,10 +981,10 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
  * three rewrites where A alone is the answer; model fuzzer seed 511321). */
 static void fold_func(Module *m, Func *fn, Notes *notes, int all, int64_t max_bytes)
 {
-    int clean = 0;
-    for (int k = 0; k < 8 && fold_sweep(m, fn, notes, all, max_bytes, 1, &clean); k++)
+    int clean = 0, typed = 0;
+    for (int k = 0; k < 8 && fold_sweep(m, fn, notes, all, max_bytes, 1, &clean, &typed); k++)
         ;
-    for (int k = 0; k < 8 && fold_sweep(m, fn, notes, all, max_bytes, 0, &clean); k++)
+    for (int k = 0; k < 8 && fold_sweep(m, fn, notes, all, max_bytes, 0, &clean, &typed); k++)
         ;
 }
 
@@ -1018,7 +1022,7 @@ int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     char err[256];
     if (max_bytes_of(opts, nopts, &max_bytes, err, sizeof err))
         return diag_error(ctx->src, (Loc){ 0, 0 }, "%s", err);   /* the pipeline's check has refused it already */
-    Notes notes = { 0 };
+    Notes notes = { .mute = !ctx->explain };
     for (int f = 0; f < m->nfuncs; f++) {
         Func *fn = m->funcs[f];
         if (!is_plannable(fn))

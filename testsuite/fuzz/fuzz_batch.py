@@ -6,11 +6,11 @@ a 32x32 input A of a random dtype (float32, float64, float16, int32, int8)
 and output B, whose body is one store: an elementwise expression of loads
 with indices such as i + 1, j // 2, k % 3 or i + j (a few out of bounds,
 some under a T.if_then_else guard, some reading B itself, as in place),
-constants (some inexact, as 0.1), casts, +, -, *, / or //, and T.max; or,
-in a block, a reduction B[i, 0] = B[i, 0] + e (often e = a * b), or T.max,
-with T.init; B first holds A transposed. It is run with `--run` and with
-`--run --no-batch`: the two must print the same outputs and the same error,
-with the same exit status. Anything else fails.
+constants (some inexact, as 0.1), casts, +, -, *, / or //, T.max and (for
+floats) T.exp; or, in a block, a reduction B[i, 0] = B[i, 0] + e (often
+e = a * b), or T.max, with T.init; B first holds A transposed. It is run
+with `--run` and with `--run --no-batch`: the two must print the same
+outputs and the same error, with the same exit status. Anything else fails.
 
 usage: fuzz_batch.py [--lopt PATH] [--cases N] [--seed S]"""
 import argparse
@@ -58,6 +58,8 @@ def expr(rng, dt, loops, depth):
         return 'T.Cast("%s", %s)' % (dt, rng.choice(loops))
     if rng.random() < 0.15:
         return "T.max(%s, %s)" % (expr(rng, dt, loops, depth - 1), expr(rng, dt, loops, depth - 1))
+    if isf and rng.random() < 0.15:
+        return "T.exp(%s)" % expr(rng, dt, loops, depth - 1)
     op = rng.choice([" + ", " - ", " * ", " / " if isf else " // "])
     return "(" + expr(rng, dt, loops, depth - 1) + op + expr(rng, dt, loops, depth - 1) + ")"
 
