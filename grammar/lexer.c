@@ -1123,8 +1123,13 @@ static Sym *lex_intern(Lexer *lx, const unsigned char *p, size_t n)
 {
     unsigned k = ((unsigned)n * 7 + p[0] * 31 + p[n - 1] * 17) & 63;
     Sym *s = lx->recent[k];
-    if (s && s->len == n && memcmp(s->str, p, n) == 0)
-        return s;
+    if (s && s->len == n) {
+        size_t i = 0;
+        while (i < n && (unsigned char)s->str[i] == p[i])
+            i++;
+        if (i == n)
+            return s;
+    }
     return lx->recent[k] = intern(lx->names, (const char *)p, n);
 }
 
@@ -1154,11 +1159,11 @@ static void simple_list(Lexer *lx, SxList *l, Sx **items, Sym **keys, int n, int
     memset(l, 0, sizeof *l);
     if (n == 0)
         return;
-    l->items = arena_array(lx->syn, (size_t)n, sizeof *l->items);
+    l->items = arena_alloc(lx->syn, (size_t)n * sizeof *l->items);
     memcpy(l->items, items, (size_t)n * sizeof *items);
     l->n = l->cap = n;
     if (nkw > 0) {
-        l->keys = arena_array(lx->syn, (size_t)n, sizeof *l->keys);
+        l->keys = arena_alloc(lx->syn, (size_t)n * sizeof *l->keys);
         memcpy(l->keys, keys, (size_t)n * sizeof *keys);
         l->kcap = n;
     }
@@ -1403,7 +1408,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 1407 "grammar/lexer.c"
+#line 1412 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -1505,25 +1510,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy58:
 	++lx->cur;
-#line 1052 "grammar/lexer.re"
+#line 1057 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 1516 "grammar/lexer.c"
+#line 1521 "grammar/lexer.c"
 yy59:
 	++lx->cur;
 yy60:
-#line 1145 "grammar/lexer.re"
+#line 1150 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 1527 "grammar/lexer.c"
+#line 1532 "grammar/lexer.c"
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1533,12 +1538,12 @@ yy61:
 		default: goto yy62;
 	}
 yy62:
-#line 1058 "grammar/lexer.re"
+#line 1063 "grammar/lexer.re"
 	{ continue; }
-#line 1539 "grammar/lexer.c"
+#line 1544 "grammar/lexer.c"
 yy63:
 	++lx->cur;
-#line 1061 "grammar/lexer.re"
+#line 1066 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -1548,7 +1553,7 @@ yy63:
             give_back(lx, lx->cur, 0);
             return NEWLINE;
         }
-#line 1552 "grammar/lexer.c"
+#line 1557 "grammar/lexer.c"
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1556,9 +1561,9 @@ yy64:
 		default: goto yy65;
 	}
 yy65:
-#line 1070 "grammar/lexer.re"
+#line 1075 "grammar/lexer.re"
 	{ continue; }
-#line 1562 "grammar/lexer.c"
+#line 1567 "grammar/lexer.c"
 yy66:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1567,9 +1572,9 @@ yy66:
 	}
 yy67:
 	++lx->cur;
-#line 1112 "grammar/lexer.re"
+#line 1117 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1573 "grammar/lexer.c"
+#line 1578 "grammar/lexer.c"
 yy68:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1578,9 +1583,9 @@ yy68:
 		default: goto yy68;
 	}
 yy69:
-#line 1059 "grammar/lexer.re"
+#line 1064 "grammar/lexer.re"
 	{ continue; }
-#line 1584 "grammar/lexer.c"
+#line 1589 "grammar/lexer.c"
 yy70:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1588,12 +1593,12 @@ yy70:
 		default: goto yy71;
 	}
 yy71:
-#line 1144 "grammar/lexer.re"
+#line 1149 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1594 "grammar/lexer.c"
+#line 1599 "grammar/lexer.c"
 yy72:
 	++lx->cur;
-#line 1134 "grammar/lexer.re"
+#line 1139 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1602,12 +1607,12 @@ yy72:
             }
             return open_bracket(lx, '(');
         }
-#line 1606 "grammar/lexer.c"
+#line 1611 "grammar/lexer.c"
 yy73:
 	++lx->cur;
-#line 1143 "grammar/lexer.re"
+#line 1148 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1611 "grammar/lexer.c"
+#line 1616 "grammar/lexer.c"
 yy74:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1666,9 +1671,9 @@ yy80:
 		default: goto yy83;
 	}
 yy81:
-#line 1110 "grammar/lexer.re"
+#line 1115 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1672 "grammar/lexer.c"
+#line 1677 "grammar/lexer.c"
 yy82:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -1780,7 +1785,7 @@ yy88:
 		default: goto yy89;
 	}
 yy89:
-#line 1093 "grammar/lexer.re"
+#line 1098 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1798,7 +1803,7 @@ yy89:
             val->sym = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1802 "grammar/lexer.c"
+#line 1807 "grammar/lexer.c"
 yy90:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1822,7 +1827,7 @@ yy92:
 	}
 yy93:
 	++lx->cur;
-#line 1126 "grammar/lexer.re"
+#line 1131 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1831,7 +1836,7 @@ yy93:
             }
             return open_bracket(lx, '[');
         }
-#line 1835 "grammar/lexer.c"
+#line 1840 "grammar/lexer.c"
 yy94:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -1937,44 +1942,44 @@ yy107:
 	}
 yy108:
 	++lx->cur;
-#line 1142 "grammar/lexer.re"
+#line 1147 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 1943 "grammar/lexer.c"
+#line 1948 "grammar/lexer.c"
 yy109:
 	++lx->cur;
-#line 1123 "grammar/lexer.re"
+#line 1128 "grammar/lexer.re"
 	{ return NE; }
-#line 1948 "grammar/lexer.c"
+#line 1953 "grammar/lexer.c"
 yy110:
 	++lx->cur;
-#line 1119 "grammar/lexer.re"
+#line 1124 "grammar/lexer.re"
 	{ val->op = OP_MOD; return AUGASSIGN; }
-#line 1953 "grammar/lexer.c"
+#line 1958 "grammar/lexer.c"
 yy111:
 	++lx->cur;
-#line 1121 "grammar/lexer.re"
+#line 1126 "grammar/lexer.re"
 	{ return POW; }
-#line 1958 "grammar/lexer.c"
+#line 1963 "grammar/lexer.c"
 yy112:
 	++lx->cur;
-#line 1116 "grammar/lexer.re"
+#line 1121 "grammar/lexer.re"
 	{ val->op = OP_MUL; return AUGASSIGN; }
-#line 1963 "grammar/lexer.c"
+#line 1968 "grammar/lexer.c"
 yy113:
 	++lx->cur;
-#line 1114 "grammar/lexer.re"
+#line 1119 "grammar/lexer.re"
 	{ val->op = OP_ADD; return AUGASSIGN; }
-#line 1968 "grammar/lexer.c"
+#line 1973 "grammar/lexer.c"
 yy114:
 	++lx->cur;
-#line 1115 "grammar/lexer.re"
+#line 1120 "grammar/lexer.re"
 	{ val->op = OP_SUB; return AUGASSIGN; }
-#line 1973 "grammar/lexer.c"
+#line 1978 "grammar/lexer.c"
 yy115:
 	++lx->cur;
-#line 1113 "grammar/lexer.re"
+#line 1118 "grammar/lexer.re"
 	{ return ARROW; }
-#line 1978 "grammar/lexer.c"
+#line 1983 "grammar/lexer.c"
 yy116:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -1994,9 +1999,9 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 1111 "grammar/lexer.re"
+#line 1116 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 2000 "grammar/lexer.c"
+#line 2005 "grammar/lexer.c"
 yy118:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2004,14 +2009,14 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 1120 "grammar/lexer.re"
+#line 1125 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 2010 "grammar/lexer.c"
+#line 2015 "grammar/lexer.c"
 yy120:
 	++lx->cur;
-#line 1117 "grammar/lexer.re"
+#line 1122 "grammar/lexer.re"
 	{ val->op = OP_DIV; return AUGASSIGN; }
-#line 2015 "grammar/lexer.c"
+#line 2020 "grammar/lexer.c"
 yy121:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2126,19 +2131,19 @@ yy126:
 	}
 yy127:
 	++lx->cur;
-#line 1124 "grammar/lexer.re"
+#line 1129 "grammar/lexer.re"
 	{ return LE; }
-#line 2132 "grammar/lexer.c"
+#line 2137 "grammar/lexer.c"
 yy128:
 	++lx->cur;
-#line 1122 "grammar/lexer.re"
+#line 1127 "grammar/lexer.re"
 	{ return EQ; }
-#line 2137 "grammar/lexer.c"
+#line 2142 "grammar/lexer.c"
 yy129:
 	++lx->cur;
-#line 1125 "grammar/lexer.re"
+#line 1130 "grammar/lexer.re"
 	{ return GE; }
-#line 2142 "grammar/lexer.c"
+#line 2147 "grammar/lexer.c"
 yy130:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2220,9 +2225,9 @@ yy133:
 	}
 yy134:
 	++lx->cur;
-#line 1060 "grammar/lexer.re"
+#line 1065 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 2226 "grammar/lexer.c"
+#line 2231 "grammar/lexer.c"
 yy135:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2307,9 +2312,9 @@ yy137:
 		default: goto yy138;
 	}
 yy138:
-#line 1081 "grammar/lexer.re"
+#line 1086 "grammar/lexer.re"
 	{ return AS; }
-#line 2313 "grammar/lexer.c"
+#line 2318 "grammar/lexer.c"
 yy139:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2424,9 +2429,9 @@ yy145:
 		default: goto yy146;
 	}
 yy146:
-#line 1077 "grammar/lexer.re"
+#line 1082 "grammar/lexer.re"
 	{ return IF; }
-#line 2430 "grammar/lexer.c"
+#line 2435 "grammar/lexer.c"
 yy147:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -2498,9 +2503,9 @@ yy147:
 		default: goto yy148;
 	}
 yy148:
-#line 1076 "grammar/lexer.re"
+#line 1081 "grammar/lexer.re"
 	{ return IN; }
-#line 2504 "grammar/lexer.c"
+#line 2509 "grammar/lexer.c"
 yy149:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2586,9 +2591,9 @@ yy151:
 		default: goto yy152;
 	}
 yy152:
-#line 1084 "grammar/lexer.re"
+#line 1089 "grammar/lexer.re"
 	{ return OR; }
-#line 2592 "grammar/lexer.c"
+#line 2597 "grammar/lexer.c"
 yy153:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2619,9 +2624,9 @@ yy156:
 	}
 yy157:
 	++lx->cur;
-#line 1118 "grammar/lexer.re"
+#line 1123 "grammar/lexer.re"
 	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
-#line 2625 "grammar/lexer.c"
+#line 2630 "grammar/lexer.c"
 yy158:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -2861,9 +2866,9 @@ yy170:
 		default: goto yy171;
 	}
 yy171:
-#line 1083 "grammar/lexer.re"
+#line 1088 "grammar/lexer.re"
 	{ return AND; }
-#line 2867 "grammar/lexer.c"
+#line 2872 "grammar/lexer.c"
 yy172:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2963,9 +2968,9 @@ yy176:
 		default: goto yy177;
 	}
 yy177:
-#line 1071 "grammar/lexer.re"
+#line 1076 "grammar/lexer.re"
 	{ return DEF; }
-#line 2969 "grammar/lexer.c"
+#line 2974 "grammar/lexer.c"
 yy178:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3051,9 +3056,9 @@ yy180:
 		default: goto yy181;
 	}
 yy181:
-#line 1075 "grammar/lexer.re"
+#line 1080 "grammar/lexer.re"
 	{ return FOR; }
-#line 3057 "grammar/lexer.c"
+#line 3062 "grammar/lexer.c"
 yy182:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3132,9 +3137,9 @@ yy183:
 		default: goto yy184;
 	}
 yy184:
-#line 1085 "grammar/lexer.re"
+#line 1090 "grammar/lexer.re"
 	{ return NOT; }
-#line 3138 "grammar/lexer.c"
+#line 3143 "grammar/lexer.c"
 yy185:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3241,9 +3246,9 @@ yy190:
 		default: goto yy191;
 	}
 yy191:
-#line 1088 "grammar/lexer.re"
+#line 1093 "grammar/lexer.re"
 	{ return NONE; }
-#line 3247 "grammar/lexer.c"
+#line 3252 "grammar/lexer.c"
 yy192:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -3315,9 +3320,9 @@ yy192:
 		default: goto yy193;
 	}
 yy193:
-#line 1086 "grammar/lexer.re"
+#line 1091 "grammar/lexer.re"
 	{ return TRUE; }
-#line 3321 "grammar/lexer.c"
+#line 3326 "grammar/lexer.c"
 yy194:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3417,9 +3422,9 @@ yy198:
 		default: goto yy199;
 	}
 yy199:
-#line 1078 "grammar/lexer.re"
+#line 1083 "grammar/lexer.re"
 	{ return ELIF; }
-#line 3423 "grammar/lexer.c"
+#line 3428 "grammar/lexer.c"
 yy200:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -3491,9 +3496,9 @@ yy200:
 		default: goto yy201;
 	}
 yy201:
-#line 1079 "grammar/lexer.re"
+#line 1084 "grammar/lexer.re"
 	{ return ELSE; }
-#line 3497 "grammar/lexer.c"
+#line 3502 "grammar/lexer.c"
 yy202:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3572,9 +3577,9 @@ yy203:
 		default: goto yy204;
 	}
 yy204:
-#line 1074 "grammar/lexer.re"
+#line 1079 "grammar/lexer.re"
 	{ return PASS; }
-#line 3578 "grammar/lexer.c"
+#line 3583 "grammar/lexer.c"
 yy205:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3660,9 +3665,9 @@ yy207:
 		default: goto yy208;
 	}
 yy208:
-#line 1080 "grammar/lexer.re"
+#line 1085 "grammar/lexer.re"
 	{ return WITH; }
-#line 3666 "grammar/lexer.c"
+#line 3671 "grammar/lexer.c"
 yy209:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -3734,9 +3739,9 @@ yy209:
 		default: goto yy210;
 	}
 yy210:
-#line 1087 "grammar/lexer.re"
+#line 1092 "grammar/lexer.re"
 	{ return FALSE; }
-#line 3740 "grammar/lexer.c"
+#line 3745 "grammar/lexer.c"
 yy211:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3815,9 +3820,9 @@ yy212:
 		default: goto yy213;
 	}
 yy213:
-#line 1090 "grammar/lexer.re"
+#line 1095 "grammar/lexer.re"
 	{ return BREAK; }
-#line 3821 "grammar/lexer.c"
+#line 3826 "grammar/lexer.c"
 yy214:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
@@ -3889,9 +3894,9 @@ yy214:
 		default: goto yy215;
 	}
 yy215:
-#line 1072 "grammar/lexer.re"
+#line 1077 "grammar/lexer.re"
 	{ return CLASS; }
-#line 3895 "grammar/lexer.c"
+#line 3900 "grammar/lexer.c"
 yy216:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3984,9 +3989,9 @@ yy219:
 		default: goto yy220;
 	}
 yy220:
-#line 1089 "grammar/lexer.re"
+#line 1094 "grammar/lexer.re"
 	{ return WHILE; }
-#line 3990 "grammar/lexer.c"
+#line 3995 "grammar/lexer.c"
 yy221:
 	yyaccept = 22;
 	yych = *(lx->marker = ++lx->cur);
@@ -4058,9 +4063,9 @@ yy221:
 		default: goto yy222;
 	}
 yy222:
-#line 1092 "grammar/lexer.re"
+#line 1097 "grammar/lexer.re"
 	{ return ASSERT; }
-#line 4064 "grammar/lexer.c"
+#line 4069 "grammar/lexer.c"
 yy223:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4139,9 +4144,9 @@ yy224:
 		default: goto yy225;
 	}
 yy225:
-#line 1082 "grammar/lexer.re"
+#line 1087 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 4145 "grammar/lexer.c"
+#line 4150 "grammar/lexer.c"
 yy226:
 	yyaccept = 24;
 	yych = *(lx->marker = ++lx->cur);
@@ -4213,9 +4218,9 @@ yy226:
 		default: goto yy227;
 	}
 yy227:
-#line 1073 "grammar/lexer.re"
+#line 1078 "grammar/lexer.re"
 	{ return RETURN; }
-#line 4219 "grammar/lexer.c"
+#line 4224 "grammar/lexer.c"
 yy228:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4294,11 +4299,11 @@ yy229:
 		default: goto yy230;
 	}
 yy230:
-#line 1091 "grammar/lexer.re"
+#line 1096 "grammar/lexer.re"
 	{ return CONTINUE; }
-#line 4300 "grammar/lexer.c"
+#line 4305 "grammar/lexer.c"
 }
-#line 1151 "grammar/lexer.re"
+#line 1156 "grammar/lexer.re"
 
     }
 }

@@ -758,8 +758,13 @@ static Sym *lex_intern(Lexer *lx, const unsigned char *p, size_t n)
 {
     unsigned k = ((unsigned)n * 7 + p[0] * 31 + p[n - 1] * 17) & 63;
     Sym *s = lx->recent[k];
-    if (s && s->len == n && memcmp(s->str, p, n) == 0)
-        return s;
+    if (s && s->len == n) {
+        size_t i = 0;
+        while (i < n && (unsigned char)s->str[i] == p[i])
+            i++;
+        if (i == n)
+            return s;
+    }
     return lx->recent[k] = intern(lx->names, (const char *)p, n);
 }
 
@@ -789,11 +794,11 @@ static void simple_list(Lexer *lx, SxList *l, Sx **items, Sym **keys, int n, int
     memset(l, 0, sizeof *l);
     if (n == 0)
         return;
-    l->items = arena_array(lx->syn, (size_t)n, sizeof *l->items);
+    l->items = arena_alloc(lx->syn, (size_t)n * sizeof *l->items);
     memcpy(l->items, items, (size_t)n * sizeof *items);
     l->n = l->cap = n;
     if (nkw > 0) {
-        l->keys = arena_array(lx->syn, (size_t)n, sizeof *l->keys);
+        l->keys = arena_alloc(lx->syn, (size_t)n * sizeof *l->keys);
         memcpy(l->keys, keys, (size_t)n * sizeof *keys);
         l->kcap = n;
     }
