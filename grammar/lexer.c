@@ -152,6 +152,8 @@ static int indentation(Lexer *lx, YYLTYPE *loc)
     }
 }
 
+static const char *lex_string(Lexer *lx, const char *p, size_t n);
+
 static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
 {
     Loc start = here(lx, lx->tok);
@@ -205,7 +207,7 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
         p++;
     }
     lx->cur = p + (triple ? 3 : 1);
-    val->str.s = arena_strndup(lx->arena, buf, n);
+    val->str.s = lex_string(lx, buf, n);
     val->str.len = (int)n;
     free(buf);
     return STRING;
@@ -613,6 +615,15 @@ static int scan_const(Lexer *lx, YYSTYPE *val)
     return CONST_DATA;
 }
 
+/* x * 10 + d into x, or -1 when it passes INT64_MAX (x is left as it was). */
+static int add_digit(int64_t *x, int d)
+{
+    if (*x >= INT64_MAX / 10 && (*x > INT64_MAX / 10 || d > INT64_MAX % 10))
+        return -1;
+    *x = *x * 10 + d;
+    return 0;
+}
+
 /* ---- tuples of integers ----
  *
  * Shapes, (1, 64, 56, 56), are on nearly every line of a model. Where '('
@@ -646,11 +657,9 @@ static Sx *int_tuple_at(Lexer *lx, const unsigned char *open, const unsigned cha
             return NULL;
         col[n] = (int)(p - lx->line_start) + 1;
         int64_t x = 0;
-        for (; is_digit(*p); p++) {
-            if (x > (INT64_MAX - (*p - '0')) / 10)
+        for (; is_digit(*p); p++)
+            if (add_digit(&x, *p - '0'))
                 return NULL;   /* "integer literal too large", from the tokens */
-            x = x * 10 + (*p - '0');
-        }
         if (*p == '.' || *p == 'e' || *p == 'E' || *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
             return NULL;
         v[n++] = x;
@@ -690,14 +699,26 @@ static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
     return INT_TUPLE;
 }
 
+/* The characters of names: 1 where one may start, 2 where one goes on. */
+static const unsigned char id_chars[256] = {
+    ['_'] = 3,
+    ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2, ['7'] = 2, ['8'] = 2, ['9'] = 2,
+    ['a'] = 3, ['b'] = 3, ['c'] = 3, ['d'] = 3, ['e'] = 3, ['f'] = 3, ['g'] = 3, ['h'] = 3, ['i'] = 3,
+    ['j'] = 3, ['k'] = 3, ['l'] = 3, ['m'] = 3, ['n'] = 3, ['o'] = 3, ['p'] = 3, ['q'] = 3, ['r'] = 3,
+    ['s'] = 3, ['t'] = 3, ['u'] = 3, ['v'] = 3, ['w'] = 3, ['x'] = 3, ['y'] = 3, ['z'] = 3,
+    ['A'] = 3, ['B'] = 3, ['C'] = 3, ['D'] = 3, ['E'] = 3, ['F'] = 3, ['G'] = 3, ['H'] = 3, ['I'] = 3,
+    ['J'] = 3, ['K'] = 3, ['L'] = 3, ['M'] = 3, ['N'] = 3, ['O'] = 3, ['P'] = 3, ['Q'] = 3, ['R'] = 3,
+    ['S'] = 3, ['T'] = 3, ['U'] = 3, ['V'] = 3, ['W'] = 3, ['X'] = 3, ['Y'] = 3, ['Z'] = 3,
+};
+
 static int is_id_start(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    return id_chars[c] & 1;
 }
 
 static int is_id_char(unsigned char c)
 {
-    return is_id_start(c) || is_digit(c);
+    return id_chars[c] != 0;
 }
 
 /* The end of a name as the lexer's NAME rule reads it (R.nn.conv2d), or p
@@ -715,37 +736,507 @@ static const unsigned char *name_end(const unsigned char *p)
     }
 }
 
+/* Whether the n characters at p (a name as name_end reads it, in the
+ * source) are a keyword: the keyword rules of scan() below, run on them. */
 static int is_keyword(const unsigned char *p, size_t n)
 {
-    static const struct { const char *s; size_t n; } kw[] = {
-        { "def", 3 }, { "class", 5 }, { "return", 6 }, { "pass", 4 }, { "for", 3 }, { "in", 2 },
-        { "if", 2 }, { "elif", 4 }, { "else", 4 }, { "with", 4 }, { "as", 2 }, { "lambda", 6 },
-        { "and", 3 }, { "or", 2 }, { "not", 3 }, { "True", 4 }, { "False", 5 }, { "None", 4 },
-        { "while", 5 }, { "break", 5 }, { "continue", 8 }, { "assert", 6 },
-    };
-    if (n < 2 || n > 8)
-        return 0;
-    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
-        if (kw[i].n == n && kw[i].s[0] == p[0] && memcmp(kw[i].s, p, n) == 0)
-            return 1;
-    return 0;
+    const unsigned char *c = p, *m = p;
+    
+#line 746 "grammar/lexer.c"
+{
+	unsigned char yych;
+	unsigned int yyaccept = 0;
+	yych = *c;
+	switch (yych) {
+		case 'F': goto yy3;
+		case 'N': goto yy4;
+		case 'T': goto yy5;
+		case 'a': goto yy6;
+		case 'b': goto yy7;
+		case 'c': goto yy8;
+		case 'd': goto yy9;
+		case 'e': goto yy10;
+		case 'f': goto yy11;
+		case 'i': goto yy12;
+		case 'l': goto yy13;
+		case 'n': goto yy14;
+		case 'o': goto yy15;
+		case 'p': goto yy16;
+		case 'r': goto yy17;
+		case 'w': goto yy18;
+		default: goto yy1;
+	}
+yy1:
+	++c;
+yy2:
+#line 751 "grammar/lexer.re"
+	{ return 0; }
+#line 775 "grammar/lexer.c"
+yy3:
+	yyaccept = 0;
+	yych = *(m = ++c);
+	switch (yych) {
+		case 'a': goto yy19;
+		default: goto yy2;
+	}
+yy4:
+	yyaccept = 0;
+	yych = *(m = ++c);
+	switch (yych) {
+		case 'o': goto yy21;
+		default: goto yy2;
+	}
+yy5:
+	yyaccept = 0;
+	yych = *(m = ++c);
+	switch (yych) {
+		case 'r': goto yy22;
+		default: goto yy2;
+	}
+yy6:
+	yyaccept = 0;
+	yych = *(m = ++c);
+	switch (yych) {
+		case 'n': goto yy23;
+		case 's': goto yy24;
+		default: goto yy2;
+	}
+yy7:
+	yyaccept = 0;
+	yych = *(m = ++c);
+	switch (yych) {
+		case 'r': goto yy26;
+		default: goto yy2;
+	}
+yy8:
+	yyaccept = 0;
+	yych = *(m = ++c);
+	switch (yych) {
+		case 'l': goto yy27;
+		case 'o': goto yy28;
+		default: goto yy2;
+	}
+yy9:
+	yyaccept = 0;
+	yych = *(m = ++c);
+	switch (yych) {
+		case 'e': goto yy29;
+		default: goto yy2;
+	}
+yy10:
+	yyaccept = 0;
+	yych = *(m = ++c);
+	switch (yych) {
+		case 'l': goto yy30;
+		default: goto yy2;
+	}
+yy11:
+	yyaccept = 0;
+	yych = *(m = ++c);
+	switch (yych) {
+		case 'o': goto yy31;
+		default: goto yy2;
+	}
+yy12:
+	yych = *++c;
+	switch (yych) {
+		case 'f':
+		case 'n': goto yy32;
+		default: goto yy2;
+	}
+yy13:
+	yyaccept = 0;
+	yych = *(m = ++c);
+	switch (yych) {
+		case 'a': goto yy33;
+		default: goto yy2;
+	}
+yy14:
+	yyaccept = 0;
+	yych = *(m = ++c);
+	switch (yych) {
+		case 'o': goto yy34;
+		default: goto yy2;
+	}
+yy15:
+	yych = *++c;
+	switch (yych) {
+		case 'r': goto yy32;
+		default: goto yy2;
+	}
+yy16:
+	yyaccept = 0;
+	yych = *(m = ++c);
+	switch (yych) {
+		case 'a': goto yy35;
+		default: goto yy2;
+	}
+yy17:
+	yyaccept = 0;
+	yych = *(m = ++c);
+	switch (yych) {
+		case 'e': goto yy36;
+		default: goto yy2;
+	}
+yy18:
+	yyaccept = 0;
+	yych = *(m = ++c);
+	switch (yych) {
+		case 'h': goto yy37;
+		case 'i': goto yy38;
+		default: goto yy2;
+	}
+yy19:
+	yych = *++c;
+	switch (yych) {
+		case 'l': goto yy39;
+		default: goto yy20;
+	}
+yy20:
+	c = m;
+	if (yyaccept == 0) {
+		goto yy2;
+	} else {
+		goto yy25;
+	}
+yy21:
+	yych = *++c;
+	switch (yych) {
+		case 'n': goto yy40;
+		default: goto yy20;
+	}
+yy22:
+	yych = *++c;
+	switch (yych) {
+		case 'u': goto yy40;
+		default: goto yy20;
+	}
+yy23:
+	yych = *++c;
+	switch (yych) {
+		case 'd': goto yy32;
+		default: goto yy20;
+	}
+yy24:
+	yyaccept = 1;
+	yych = *(m = ++c);
+	switch (yych) {
+		case 's': goto yy41;
+		default: goto yy25;
+	}
+yy25:
+#line 750 "grammar/lexer.re"
+	{ return c == p + n; }
+#line 931 "grammar/lexer.c"
+yy26:
+	yych = *++c;
+	switch (yych) {
+		case 'e': goto yy42;
+		default: goto yy20;
+	}
+yy27:
+	yych = *++c;
+	switch (yych) {
+		case 'a': goto yy35;
+		default: goto yy20;
+	}
+yy28:
+	yych = *++c;
+	switch (yych) {
+		case 'n': goto yy43;
+		default: goto yy20;
+	}
+yy29:
+	yych = *++c;
+	switch (yych) {
+		case 'f': goto yy32;
+		default: goto yy20;
+	}
+yy30:
+	yych = *++c;
+	switch (yych) {
+		case 'i': goto yy29;
+		case 's': goto yy40;
+		default: goto yy20;
+	}
+yy31:
+	yych = *++c;
+	switch (yych) {
+		case 'r': goto yy32;
+		default: goto yy20;
+	}
+yy32:
+	++c;
+	goto yy25;
+yy33:
+	yych = *++c;
+	switch (yych) {
+		case 'm': goto yy44;
+		default: goto yy20;
+	}
+yy34:
+	yych = *++c;
+	switch (yych) {
+		case 't': goto yy32;
+		default: goto yy20;
+	}
+yy35:
+	yych = *++c;
+	switch (yych) {
+		case 's': goto yy45;
+		default: goto yy20;
+	}
+yy36:
+	yych = *++c;
+	switch (yych) {
+		case 't': goto yy46;
+		default: goto yy20;
+	}
+yy37:
+	yych = *++c;
+	switch (yych) {
+		case 'i': goto yy47;
+		default: goto yy20;
+	}
+yy38:
+	yych = *++c;
+	switch (yych) {
+		case 't': goto yy48;
+		default: goto yy20;
+	}
+yy39:
+	yych = *++c;
+	switch (yych) {
+		case 's': goto yy40;
+		default: goto yy20;
+	}
+yy40:
+	yych = *++c;
+	switch (yych) {
+		case 'e': goto yy32;
+		default: goto yy20;
+	}
+yy41:
+	yych = *++c;
+	switch (yych) {
+		case 'e': goto yy49;
+		default: goto yy20;
+	}
+yy42:
+	yych = *++c;
+	switch (yych) {
+		case 'a': goto yy50;
+		default: goto yy20;
+	}
+yy43:
+	yych = *++c;
+	switch (yych) {
+		case 't': goto yy51;
+		default: goto yy20;
+	}
+yy44:
+	yych = *++c;
+	switch (yych) {
+		case 'b': goto yy52;
+		default: goto yy20;
+	}
+yy45:
+	yych = *++c;
+	switch (yych) {
+		case 's': goto yy32;
+		default: goto yy20;
+	}
+yy46:
+	yych = *++c;
+	switch (yych) {
+		case 'u': goto yy53;
+		default: goto yy20;
+	}
+yy47:
+	yych = *++c;
+	switch (yych) {
+		case 'l': goto yy40;
+		default: goto yy20;
+	}
+yy48:
+	yych = *++c;
+	switch (yych) {
+		case 'h': goto yy32;
+		default: goto yy20;
+	}
+yy49:
+	yych = *++c;
+	switch (yych) {
+		case 'r': goto yy34;
+		default: goto yy20;
+	}
+yy50:
+	yych = *++c;
+	switch (yych) {
+		case 'k': goto yy32;
+		default: goto yy20;
+	}
+yy51:
+	yych = *++c;
+	switch (yych) {
+		case 'i': goto yy54;
+		default: goto yy20;
+	}
+yy52:
+	yych = *++c;
+	switch (yych) {
+		case 'd': goto yy55;
+		default: goto yy20;
+	}
+yy53:
+	yych = *++c;
+	switch (yych) {
+		case 'r': goto yy56;
+		default: goto yy20;
+	}
+yy54:
+	yych = *++c;
+	switch (yych) {
+		case 'n': goto yy22;
+		default: goto yy20;
+	}
+yy55:
+	yych = *++c;
+	switch (yych) {
+		case 'a': goto yy32;
+		default: goto yy20;
+	}
+yy56:
+	yych = *++c;
+	switch (yych) {
+		case 'n': goto yy32;
+		default: goto yy20;
+	}
+}
+#line 752 "grammar/lexer.re"
+
+}
+
+/* A name interned, through the names met lately: most of a large module's
+ * names are ones its previous lines wrote (R.Tensor, R.add, dtype, x). */
+static Sym *lex_intern(Lexer *lx, const unsigned char *p, size_t n)
+{
+    unsigned k = ((unsigned)n * 7 + p[0] * 31 + p[n - 1] * 17) & 63;
+    Sym *s = lx->recent[k];
+    if (s && s->len == n) {
+        size_t i = 0;
+        while (i < n && (unsigned char)s->str[i] == p[i])
+            i++;
+        if (i == n)
+            return s;
+    }
+    return lx->recent[k] = intern(lx->names, (const char *)p, n);
+}
+
+/* A string's characters in the module's arena, a copy shared with an equal
+ * string met lately ("float32" on every line costs its bytes once). */
+static const char *lex_string(Lexer *lx, const char *p, size_t n)
+{
+    if (n == 0 || n > 64)
+        return arena_strndup(lx->arena, p, n);
+    unsigned k = ((unsigned)n * 7 + (unsigned char)p[0] * 31 + (unsigned char)p[n - 1] * 17) & 15;
+    if (lx->recent_str[k] && lx->recent_len[k] == (int)n && memcmp(lx->recent_str[k], p, n) == 0)
+        return lx->recent_str[k];
+    lx->recent_len[k] = (int)n;
+    return lx->recent_str[k] = arena_strndup(lx->arena, p, n);
+}
+
+/* The fast path reads calls, tuples and lists nested this deep at most. */
+enum { SIMPLE_NEST = 6, SIMPLE_ITEMS = 64 };
+
+static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end, int level, int in_const);
+static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end, int level);
+
+/* The list a bracketed sequence or a call's arguments makes, its arrays
+ * allocated once at their size (the parser's grow as items come). */
+static void simple_list(Lexer *lx, SxList *l, Sx **items, Sym **keys, int n, int nkw)
+{
+    memset(l, 0, sizeof *l);
+    if (n == 0)
+        return;
+    l->items = arena_alloc(lx->syn, (size_t)n * sizeof *l->items);
+    memcpy(l->items, items, (size_t)n * sizeof *items);
+    l->n = l->cap = n;
+    if (nkw > 0) {
+        l->keys = arena_alloc(lx->syn, (size_t)n * sizeof *l->keys);
+        memcpy(l->keys, keys, (size_t)n * sizeof *keys);
+        l->kcap = n;
+    }
+}
+
+/* The items of a tuple or list whose bracket opens at `open` and closes with
+ * `close`: simple arguments, commas between them and one allowed after the
+ * last; *comma says whether one was written. The count, or -1. */
+static int simple_seq(Lexer *lx, const unsigned char *open, unsigned char close, const unsigned char **end,
+                      int level, Sx **items, int *comma)
+{
+    const unsigned char *p = open + 1;
+    int n = 0;
+    *comma = 0;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (*p == close)
+            break;
+        if (n == SIMPLE_ITEMS || (n > 0 && !*comma))
+            return -1;
+        if (!(items[n++] = simple_arg(lx, p, &p, level + 1, 0)))
+            return -1;
+        while (*p == ' ')
+            p++;
+        *comma = *p == ',';
+        if (*comma)
+            p++;
+        else if (*p != close)
+            return -1;
+    }
+    *end = p + 1;
+    return n;
 }
 
 /* One argument of a simple call at p: a name, a plain integer, a string
- * without escapes or a tuple of plain integers, as the node the parser would
- * make of its tokens; NULL for anything else. */
-static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end)
+ * without escapes, a simple call, or a tuple or list of such arguments, as
+ * the node the parser would make of its tokens; NULL for anything else. A
+ * list as an argument of R.const (in_const) is the lexer's CONST_DATA, not
+ * read here. */
+static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end, int level, int in_const)
 {
     Loc l = here(lx, p);
-    if (*p == '(')
-        return int_tuple_at(lx, p, end);
+    if (*p == '(' || *p == '[') {
+        Sx *items[SIMPLE_ITEMS];
+        int comma, n;
+        if (level >= SIMPLE_NEST || lx->depth + level + 2 >= LEX_MAX_BRACKETS || (*p == '[' && in_const) ||
+            (n = simple_seq(lx, p, *p == '(' ? ')' : ']', end, level, items, &comma)) < 0)
+            return NULL;
+        Sx *e;
+        if (*p == '(') {
+            if (n == 0)
+                return NULL;   /* (), which the parser does not mark parenthesized */
+            if (n == 1 && !comma) {
+                e = items[0];
+            } else {
+                e = sx_new(lx->syn, SX_TUPLE, l);
+                simple_list(lx, &e->u.elems, items, NULL, n, 0);
+                e->depth = (short)sx_depth(e);
+            }
+            e->paren = 1;
+        } else {
+            e = sx_new(lx->syn, SX_LIST, l);
+            simple_list(lx, &e->u.elems, items, NULL, n, 0);
+            e->depth = (short)sx_depth(e);
+        }
+        return e;
+    }
     if (is_digit(*p)) {
         int64_t x = 0;
-        for (; is_digit(*p); p++) {
-            if (x > (INT64_MAX - (*p - '0')) / 10)
+        for (; is_digit(*p); p++)
+            if (add_digit(&x, *p - '0'))
                 return NULL;
-            x = x * 10 + (*p - '0');
-        }
         if (*p == '.' || *p == 'e' || *p == 'E' || is_id_char(*p))
             return NULL;
         Sx *e = sx_new(lx->syn, SX_INT, l);
@@ -760,7 +1251,7 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
         if (*q != *p || q == p + 1)
             return NULL;   /* escapes, an empty or unterminated string: the tokens */
         Sx *e = sx_new(lx->syn, SX_STR, l);
-        e->u.str.s = arena_strndup(lx->arena, (const char *)p + 1, (size_t)(q - p - 1));
+        e->u.str.s = lex_string(lx, (const char *)p + 1, (size_t)(q - p - 1));
         e->u.str.len = (int)(q - p - 1);
         *end = q + 1;
         return e;
@@ -768,24 +1259,32 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
     const unsigned char *q = name_end(p);
     if (q == p || is_keyword(p, (size_t)(q - p)))
         return NULL;
+    if (*q == '(') {
+        if (level >= SIMPLE_NEST || lx->depth + level + 2 >= LEX_MAX_BRACKETS)
+            return NULL;
+        return call_at(lx, p, q, end, level + 1);
+    }
     Sx *e = sx_new(lx->syn, SX_NAME, l);
-    e->u.name = intern(lx->names, (const char *)p, (size_t)(q - p));
+    e->u.name = lex_intern(lx, p, (size_t)(q - p));
     *end = q;
     return e;
 }
 
-/* A call such as R.add(lv0, x) or R.Tensor((1, 64), dtype="float32") on one
- * line, whose arguments are names, plain integers, strings and tuples of
- * plain integers, positional ones first and no trailing comma, as the node
- * the parser would build from its tokens; the callee's name runs from name
- * to its '(' at open. NULL for anything else, left to the tokens, which
- * report its errors as before. */
-static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end)
+/* A call such as R.add(lv0, x) or R.call_tir(cls.relu, (lv1,),
+ * out_sinfo=R.Tensor((1, 64), dtype="float32")) on one line, whose arguments
+ * are simple (simple_arg), positional ones first and no trailing comma, as
+ * the node the parser would build from its tokens; the callee's name runs
+ * from name to its '(' at open, `level` brackets inside the outermost call.
+ * NULL for anything else, left to the tokens, which report its errors as
+ * before. */
+static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end, int level)
 {
     enum { MAX_ARGS = 16 };
     Sx *args[MAX_ARGS];
     Sym *keys[MAX_ARGS];
     int n = 0, nkw = 0;
+    Loc l = here(lx, name);
+    Sym *fname = lex_intern(lx, name, (size_t)(open - name));
     const unsigned char *p = open + 1;
     while (*p == ' ')
         p++;
@@ -800,7 +1299,7 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
             if (q != p && r[0] == '=' && r[1] != '=') {
                 if (is_keyword(p, (size_t)(q - p)))
                     return NULL;
-                key = intern(lx->names, (const char *)p, (size_t)(q - p));
+                key = lex_intern(lx, p, (size_t)(q - p));
                 p = r + 1;
                 while (*p == ' ')
                     p++;
@@ -808,7 +1307,7 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
             } else if (nkw > 0) {
                 return NULL;   /* "positional argument follows keyword argument" */
             }
-            Sx *a = simple_arg(lx, p, &p);
+            Sx *a = simple_arg(lx, p, &p, level, fname == lx->const_name);
             if (!a)
                 return NULL;
             args[n] = a;
@@ -824,13 +1323,11 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
                 p++;
         }
     }
-    Loc l = here(lx, name);
     Sx *fn = sx_new(lx->syn, SX_NAME, l);
-    fn->u.name = intern(lx->names, (const char *)name, (size_t)(open - name));
+    fn->u.name = fname;
     Sx *e = sx_new(lx->syn, SX_CALL, l);
     e->u.call.fn = fn;
-    for (int i = 0; i < n; i++)
-        sx_push(lx->syn, &e->u.call.args, keys[i], args[i]);
+    simple_list(lx, &e->u.call.args, args, keys, n, nkw);
     e->depth = (short)sx_depth(e);
     *end = p + 1;
     return e;
@@ -840,7 +1337,7 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
  * module is such calls); lx->cur is at the '(' after the callee's name. */
 static int scan_call(Lexer *lx, YYSTYPE *val)
 {
-    Sx *e = call_at(lx, lx->tok, lx->cur, &lx->cur);
+    Sx *e = call_at(lx, lx->tok, lx->cur, &lx->cur, 0);
     if (!e)
         return 0;
     val->sx = e;
@@ -853,7 +1350,7 @@ static Sx *call_here(Lexer *lx, const unsigned char *p, const unsigned char **en
     const unsigned char *q = name_end(p);
     if (q == p || *q != '(' || is_keyword(p, (size_t)(q - p)))
         return NULL;
-    return call_at(lx, p, q, end);
+    return call_at(lx, p, q, end, 0);
 }
 
 /* A statement `name: call = call` or `name = call` making up a line, with
@@ -891,7 +1388,7 @@ static int scan_binding(Lexer *lx, YYSTYPE *val)
         return 0;
     Loc l = here(lx, lx->tok);
     Sx *target = sx_new(lx->syn, SX_NAME, l);
-    target->u.name = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
+    target->u.name = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
     St *st = st_new(lx->syn, ST_ASSIGN, l);
     st->u.assign.target = target;
     st->u.assign.annot = annot;
@@ -911,36 +1408,36 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 915 "grammar/lexer.c"
+#line 1412 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
 	yych = *lx->cur;
 	switch (yych) {
-		case 0x00: goto yy1;
+		case 0x00: goto yy58;
 		case '\t':
 		case '\f':
-		case ' ': goto yy4;
-		case '\n': goto yy6;
-		case '\r': goto yy7;
-		case '!': goto yy9;
+		case ' ': goto yy61;
+		case '\n': goto yy63;
+		case '\r': goto yy64;
+		case '!': goto yy66;
 		case '"':
-		case '\'': goto yy10;
-		case '#': goto yy11;
-		case '%': goto yy13;
-		case '(': goto yy15;
+		case '\'': goto yy67;
+		case '#': goto yy68;
+		case '%': goto yy70;
+		case '(': goto yy72;
 		case ')':
 		case ']':
-		case '}': goto yy16;
-		case '*': goto yy17;
-		case '+': goto yy18;
+		case '}': goto yy73;
+		case '*': goto yy74;
+		case '+': goto yy75;
 		case ',':
 		case ':':
-		case '@': goto yy19;
-		case '-': goto yy20;
-		case '.': goto yy21;
-		case '/': goto yy22;
-		case '0': goto yy23;
+		case '@': goto yy76;
+		case '-': goto yy77;
+		case '.': goto yy78;
+		case '/': goto yy79;
+		case '0': goto yy80;
 		case '1':
 		case '2':
 		case '3':
@@ -949,10 +1446,10 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy25;
-		case '<': goto yy27;
-		case '=': goto yy28;
-		case '>': goto yy29;
+		case '9': goto yy82;
+		case '<': goto yy84;
+		case '=': goto yy85;
+		case '>': goto yy86;
 		case 'A':
 		case 'B':
 		case 'C':
@@ -989,64 +1486,64 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case 'v':
 		case 'x':
 		case 'y':
-		case 'z': goto yy30;
-		case 'F': goto yy33;
-		case 'N': goto yy34;
-		case 'T': goto yy35;
-		case '[': goto yy36;
-		case '\\': goto yy37;
-		case 'a': goto yy38;
-		case 'b': goto yy39;
-		case 'c': goto yy40;
-		case 'd': goto yy41;
-		case 'e': goto yy42;
-		case 'f': goto yy43;
-		case 'i': goto yy44;
-		case 'l': goto yy45;
-		case 'n': goto yy46;
-		case 'o': goto yy47;
-		case 'p': goto yy48;
-		case 'r': goto yy49;
-		case 'w': goto yy50;
-		case '{': goto yy51;
-		default: goto yy2;
+		case 'z': goto yy87;
+		case 'F': goto yy90;
+		case 'N': goto yy91;
+		case 'T': goto yy92;
+		case '[': goto yy93;
+		case '\\': goto yy94;
+		case 'a': goto yy95;
+		case 'b': goto yy96;
+		case 'c': goto yy97;
+		case 'd': goto yy98;
+		case 'e': goto yy99;
+		case 'f': goto yy100;
+		case 'i': goto yy101;
+		case 'l': goto yy102;
+		case 'n': goto yy103;
+		case 'o': goto yy104;
+		case 'p': goto yy105;
+		case 'r': goto yy106;
+		case 'w': goto yy107;
+		case '{': goto yy108;
+		default: goto yy59;
 	}
-yy1:
+yy58:
 	++lx->cur;
-#line 923 "grammar/lexer.re"
+#line 1057 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 1024 "grammar/lexer.c"
-yy2:
+#line 1521 "grammar/lexer.c"
+yy59:
 	++lx->cur;
-yy3:
-#line 1016 "grammar/lexer.re"
+yy60:
+#line 1150 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 1035 "grammar/lexer.c"
-yy4:
+#line 1532 "grammar/lexer.c"
+yy61:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '\t':
 		case '\f':
-		case ' ': goto yy4;
-		default: goto yy5;
+		case ' ': goto yy61;
+		default: goto yy62;
 	}
-yy5:
-#line 929 "grammar/lexer.re"
+yy62:
+#line 1063 "grammar/lexer.re"
 	{ continue; }
-#line 1047 "grammar/lexer.c"
-yy6:
+#line 1544 "grammar/lexer.c"
+yy63:
 	++lx->cur;
-#line 932 "grammar/lexer.re"
+#line 1066 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -1056,52 +1553,52 @@ yy6:
             give_back(lx, lx->cur, 0);
             return NEWLINE;
         }
-#line 1060 "grammar/lexer.c"
-yy7:
+#line 1557 "grammar/lexer.c"
+yy64:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '\n': goto yy6;
-		default: goto yy8;
+		case '\n': goto yy63;
+		default: goto yy65;
 	}
-yy8:
-#line 941 "grammar/lexer.re"
+yy65:
+#line 1075 "grammar/lexer.re"
 	{ continue; }
-#line 1070 "grammar/lexer.c"
-yy9:
+#line 1567 "grammar/lexer.c"
+yy66:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy52;
-		default: goto yy3;
+		case '=': goto yy109;
+		default: goto yy60;
 	}
-yy10:
+yy67:
 	++lx->cur;
-#line 983 "grammar/lexer.re"
+#line 1117 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1081 "grammar/lexer.c"
-yy11:
+#line 1578 "grammar/lexer.c"
+yy68:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 0x00:
-		case '\n': goto yy12;
-		default: goto yy11;
+		case '\n': goto yy69;
+		default: goto yy68;
 	}
-yy12:
-#line 930 "grammar/lexer.re"
+yy69:
+#line 1064 "grammar/lexer.re"
 	{ continue; }
-#line 1092 "grammar/lexer.c"
-yy13:
+#line 1589 "grammar/lexer.c"
+yy70:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy53;
-		default: goto yy14;
+		case '=': goto yy110;
+		default: goto yy71;
 	}
-yy14:
-#line 1015 "grammar/lexer.re"
+yy71:
+#line 1149 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1102 "grammar/lexer.c"
-yy15:
+#line 1599 "grammar/lexer.c"
+yy72:
 	++lx->cur;
-#line 1005 "grammar/lexer.re"
+#line 1139 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1110,36 +1607,36 @@ yy15:
             }
             return open_bracket(lx, '(');
         }
-#line 1114 "grammar/lexer.c"
-yy16:
+#line 1611 "grammar/lexer.c"
+yy73:
 	++lx->cur;
-#line 1014 "grammar/lexer.re"
+#line 1148 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1119 "grammar/lexer.c"
-yy17:
+#line 1616 "grammar/lexer.c"
+yy74:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '*': goto yy54;
-		case '=': goto yy55;
-		default: goto yy14;
+		case '*': goto yy111;
+		case '=': goto yy112;
+		default: goto yy71;
 	}
-yy18:
+yy75:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy56;
-		default: goto yy14;
+		case '=': goto yy113;
+		default: goto yy71;
 	}
-yy19:
+yy76:
 	++lx->cur;
-	goto yy14;
-yy20:
+	goto yy71;
+yy77:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy57;
-		case '>': goto yy58;
-		default: goto yy14;
+		case '=': goto yy114;
+		case '>': goto yy115;
+		default: goto yy71;
 	}
-yy21:
+yy78:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
@@ -1151,38 +1648,38 @@ yy21:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy59;
-		default: goto yy14;
+		case '9': goto yy116;
+		default: goto yy71;
 	}
-yy22:
+yy79:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '/': goto yy61;
-		case '=': goto yy63;
-		default: goto yy14;
+		case '/': goto yy118;
+		case '=': goto yy120;
+		default: goto yy71;
 	}
-yy23:
+yy80:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
 		case 'B':
-		case 'b': goto yy64;
+		case 'b': goto yy121;
 		case 'O':
-		case 'o': goto yy67;
+		case 'o': goto yy124;
 		case 'X':
-		case 'x': goto yy68;
-		default: goto yy26;
+		case 'x': goto yy125;
+		default: goto yy83;
 	}
-yy24:
-#line 981 "grammar/lexer.re"
+yy81:
+#line 1115 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1180 "grammar/lexer.c"
-yy25:
+#line 1677 "grammar/lexer.c"
+yy82:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
-yy26:
+yy83:
 	switch (yych) {
-		case '.': goto yy59;
+		case '.': goto yy116;
 		case '0':
 		case '1':
 		case '2':
@@ -1192,36 +1689,36 @@ yy26:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy25;
+		case '9': goto yy82;
 		case 'E':
-		case 'e': goto yy66;
-		case '_': goto yy69;
-		default: goto yy24;
+		case 'e': goto yy123;
+		case '_': goto yy126;
+		default: goto yy81;
 	}
-yy27:
+yy84:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy70;
-		default: goto yy14;
+		case '=': goto yy127;
+		default: goto yy71;
 	}
-yy28:
+yy85:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy71;
-		default: goto yy14;
+		case '=': goto yy128;
+		default: goto yy71;
 	}
-yy29:
+yy86:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy72;
-		default: goto yy14;
+		case '=': goto yy129;
+		default: goto yy71;
 	}
-yy30:
+yy87:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
-yy31:
+yy88:
 	switch (yych) {
-		case '.': goto yy73;
+		case '.': goto yy130;
 		case '0':
 		case '1':
 		case '2':
@@ -1284,11 +1781,11 @@ yy31:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy30;
-		default: goto yy32;
+		case 'z': goto yy87;
+		default: goto yy89;
 	}
-yy32:
-#line 964 "grammar/lexer.re"
+yy89:
+#line 1098 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1303,34 +1800,34 @@ yy32:
                     return t;
             }
             /* R.nn.conv2d is one name, as the parser would make it anyway. */
-            val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
+            val->sym = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1310 "grammar/lexer.c"
-yy33:
+#line 1807 "grammar/lexer.c"
+yy90:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy74;
-		default: goto yy31;
+		case 'a': goto yy131;
+		default: goto yy88;
 	}
-yy34:
+yy91:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy75;
-		default: goto yy31;
+		case 'o': goto yy132;
+		default: goto yy88;
 	}
-yy35:
+yy92:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy76;
-		default: goto yy31;
+		case 'r': goto yy133;
+		default: goto yy88;
 	}
-yy36:
+yy93:
 	++lx->cur;
-#line 997 "grammar/lexer.re"
+#line 1131 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1339,151 +1836,151 @@ yy36:
             }
             return open_bracket(lx, '[');
         }
-#line 1343 "grammar/lexer.c"
-yy37:
+#line 1840 "grammar/lexer.c"
+yy94:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '\n': goto yy77;
-		case '\r': goto yy78;
-		default: goto yy3;
+		case '\n': goto yy134;
+		case '\r': goto yy135;
+		default: goto yy60;
 	}
-yy38:
+yy95:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy79;
-		case 's': goto yy80;
-		default: goto yy31;
+		case 'n': goto yy136;
+		case 's': goto yy137;
+		default: goto yy88;
 	}
-yy39:
+yy96:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy82;
-		default: goto yy31;
+		case 'r': goto yy139;
+		default: goto yy88;
 	}
-yy40:
+yy97:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'l': goto yy83;
-		case 'o': goto yy84;
-		default: goto yy31;
+		case 'l': goto yy140;
+		case 'o': goto yy141;
+		default: goto yy88;
 	}
-yy41:
+yy98:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy85;
-		default: goto yy31;
+		case 'e': goto yy142;
+		default: goto yy88;
 	}
-yy42:
+yy99:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'l': goto yy86;
-		default: goto yy31;
+		case 'l': goto yy143;
+		default: goto yy88;
 	}
-yy43:
+yy100:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy87;
-		default: goto yy31;
+		case 'o': goto yy144;
+		default: goto yy88;
 	}
-yy44:
+yy101:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy88;
-		case 'n': goto yy90;
-		default: goto yy31;
+		case 'f': goto yy145;
+		case 'n': goto yy147;
+		default: goto yy88;
 	}
-yy45:
+yy102:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy92;
-		default: goto yy31;
+		case 'a': goto yy149;
+		default: goto yy88;
 	}
-yy46:
+yy103:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy93;
-		default: goto yy31;
+		case 'o': goto yy150;
+		default: goto yy88;
 	}
-yy47:
+yy104:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy94;
-		default: goto yy31;
+		case 'r': goto yy151;
+		default: goto yy88;
 	}
-yy48:
+yy105:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy96;
-		default: goto yy31;
+		case 'a': goto yy153;
+		default: goto yy88;
 	}
-yy49:
+yy106:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy97;
-		default: goto yy31;
+		case 'e': goto yy154;
+		default: goto yy88;
 	}
-yy50:
+yy107:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'h': goto yy98;
-		case 'i': goto yy99;
-		default: goto yy31;
+		case 'h': goto yy155;
+		case 'i': goto yy156;
+		default: goto yy88;
 	}
-yy51:
+yy108:
 	++lx->cur;
-#line 1013 "grammar/lexer.re"
+#line 1147 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 1451 "grammar/lexer.c"
-yy52:
+#line 1948 "grammar/lexer.c"
+yy109:
 	++lx->cur;
-#line 994 "grammar/lexer.re"
+#line 1128 "grammar/lexer.re"
 	{ return NE; }
-#line 1456 "grammar/lexer.c"
-yy53:
+#line 1953 "grammar/lexer.c"
+yy110:
 	++lx->cur;
-#line 990 "grammar/lexer.re"
+#line 1124 "grammar/lexer.re"
 	{ val->op = OP_MOD; return AUGASSIGN; }
-#line 1461 "grammar/lexer.c"
-yy54:
+#line 1958 "grammar/lexer.c"
+yy111:
 	++lx->cur;
-#line 992 "grammar/lexer.re"
+#line 1126 "grammar/lexer.re"
 	{ return POW; }
-#line 1466 "grammar/lexer.c"
-yy55:
+#line 1963 "grammar/lexer.c"
+yy112:
 	++lx->cur;
-#line 987 "grammar/lexer.re"
+#line 1121 "grammar/lexer.re"
 	{ val->op = OP_MUL; return AUGASSIGN; }
-#line 1471 "grammar/lexer.c"
-yy56:
+#line 1968 "grammar/lexer.c"
+yy113:
 	++lx->cur;
-#line 985 "grammar/lexer.re"
+#line 1119 "grammar/lexer.re"
 	{ val->op = OP_ADD; return AUGASSIGN; }
-#line 1476 "grammar/lexer.c"
-yy57:
+#line 1973 "grammar/lexer.c"
+yy114:
 	++lx->cur;
-#line 986 "grammar/lexer.re"
+#line 1120 "grammar/lexer.re"
 	{ val->op = OP_SUB; return AUGASSIGN; }
-#line 1481 "grammar/lexer.c"
-yy58:
+#line 1978 "grammar/lexer.c"
+yy115:
 	++lx->cur;
-#line 984 "grammar/lexer.re"
+#line 1118 "grammar/lexer.re"
 	{ return ARROW; }
-#line 1486 "grammar/lexer.c"
-yy59:
+#line 1983 "grammar/lexer.c"
+yy116:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
@@ -1496,73 +1993,73 @@ yy59:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy59;
+		case '9': goto yy116;
 		case 'E':
-		case 'e': goto yy66;
-		default: goto yy60;
+		case 'e': goto yy123;
+		default: goto yy117;
 	}
-yy60:
-#line 982 "grammar/lexer.re"
+yy117:
+#line 1116 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 1508 "grammar/lexer.c"
-yy61:
+#line 2005 "grammar/lexer.c"
+yy118:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy100;
-		default: goto yy62;
+		case '=': goto yy157;
+		default: goto yy119;
 	}
-yy62:
-#line 991 "grammar/lexer.re"
+yy119:
+#line 1125 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 1518 "grammar/lexer.c"
-yy63:
+#line 2015 "grammar/lexer.c"
+yy120:
 	++lx->cur;
-#line 988 "grammar/lexer.re"
+#line 1122 "grammar/lexer.re"
 	{ val->op = OP_DIV; return AUGASSIGN; }
-#line 1523 "grammar/lexer.c"
-yy64:
+#line 2020 "grammar/lexer.c"
+yy121:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
-		case '1': goto yy101;
-		case '_': goto yy102;
-		default: goto yy65;
+		case '1': goto yy158;
+		case '_': goto yy159;
+		default: goto yy122;
 	}
-yy65:
+yy122:
 	lx->cur = lx->marker;
 	switch (yyaccept) {
-		case 0: goto yy24;
-		case 1: goto yy32;
-		case 2: goto yy3;
-		case 3: goto yy60;
-		case 4: goto yy81;
-		case 5: goto yy89;
-		case 6: goto yy91;
-		case 7: goto yy95;
-		case 8: goto yy114;
-		case 9: goto yy120;
-		case 10: goto yy124;
-		case 11: goto yy127;
-		case 12: goto yy134;
-		case 13: goto yy136;
-		case 14: goto yy142;
-		case 15: goto yy144;
-		case 16: goto yy147;
-		case 17: goto yy151;
-		case 18: goto yy153;
-		case 19: goto yy156;
-		case 20: goto yy158;
-		case 21: goto yy163;
-		case 22: goto yy165;
-		case 23: goto yy168;
-		case 24: goto yy170;
-		default: goto yy173;
+		case 0: goto yy81;
+		case 1: goto yy89;
+		case 2: goto yy60;
+		case 3: goto yy117;
+		case 4: goto yy138;
+		case 5: goto yy146;
+		case 6: goto yy148;
+		case 7: goto yy152;
+		case 8: goto yy171;
+		case 9: goto yy177;
+		case 10: goto yy181;
+		case 11: goto yy184;
+		case 12: goto yy191;
+		case 13: goto yy193;
+		case 14: goto yy199;
+		case 15: goto yy201;
+		case 16: goto yy204;
+		case 17: goto yy208;
+		case 18: goto yy210;
+		case 19: goto yy213;
+		case 20: goto yy215;
+		case 21: goto yy220;
+		case 22: goto yy222;
+		case 23: goto yy225;
+		case 24: goto yy227;
+		default: goto yy230;
 	}
-yy66:
+yy123:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '+':
-		case '-': goto yy103;
+		case '-': goto yy160;
 		case '0':
 		case '1':
 		case '2':
@@ -1572,1008 +2069,26 @@ yy66:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy104;
-		default: goto yy65;
-	}
-yy67:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7': goto yy105;
-		case '_': goto yy106;
-		default: goto yy65;
-	}
-yy68:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy107;
-		case '_': goto yy108;
-		default: goto yy65;
-	}
-yy69:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy109;
-		default: goto yy65;
-	}
-yy70:
-	++lx->cur;
-#line 995 "grammar/lexer.re"
-	{ return LE; }
-#line 1640 "grammar/lexer.c"
-yy71:
-	++lx->cur;
-#line 993 "grammar/lexer.re"
-	{ return EQ; }
-#line 1645 "grammar/lexer.c"
-yy72:
-	++lx->cur;
-#line 996 "grammar/lexer.re"
-	{ return GE; }
-#line 1650 "grammar/lexer.c"
-yy73:
-	yych = *++lx->cur;
-	switch (yych) {
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy30;
-		default: goto yy65;
-	}
-yy74:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'l': goto yy110;
-		default: goto yy31;
-	}
-yy75:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'n': goto yy111;
-		default: goto yy31;
-	}
-yy76:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'u': goto yy112;
-		default: goto yy31;
-	}
-yy77:
-	++lx->cur;
-#line 931 "grammar/lexer.re"
-	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 1734 "grammar/lexer.c"
-yy78:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '\n': goto yy77;
-		default: goto yy65;
-	}
-yy79:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'd': goto yy113;
-		default: goto yy31;
-	}
-yy80:
-	yyaccept = 4;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy73;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy30;
-		case 's': goto yy115;
-		default: goto yy81;
-	}
-yy81:
-#line 952 "grammar/lexer.re"
-	{ return AS; }
-#line 1821 "grammar/lexer.c"
-yy82:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'e': goto yy116;
-		default: goto yy31;
-	}
-yy83:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'a': goto yy117;
-		default: goto yy31;
-	}
-yy84:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'n': goto yy118;
-		default: goto yy31;
-	}
-yy85:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'f': goto yy119;
-		default: goto yy31;
-	}
-yy86:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'i': goto yy121;
-		case 's': goto yy122;
-		default: goto yy31;
-	}
-yy87:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'r': goto yy123;
-		default: goto yy31;
-	}
-yy88:
-	yyaccept = 5;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy73;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy30;
-		default: goto yy89;
-	}
-yy89:
-#line 948 "grammar/lexer.re"
-	{ return IF; }
-#line 1938 "grammar/lexer.c"
-yy90:
-	yyaccept = 6;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy73;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy30;
-		default: goto yy91;
-	}
-yy91:
-#line 947 "grammar/lexer.re"
-	{ return IN; }
-#line 2012 "grammar/lexer.c"
-yy92:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'm': goto yy125;
-		default: goto yy31;
-	}
-yy93:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 't': goto yy126;
-		default: goto yy31;
-	}
-yy94:
-	yyaccept = 7;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy73;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy30;
-		default: goto yy95;
-	}
-yy95:
-#line 955 "grammar/lexer.re"
-	{ return OR; }
-#line 2100 "grammar/lexer.c"
-yy96:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 's': goto yy128;
-		default: goto yy31;
-	}
-yy97:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 't': goto yy129;
-		default: goto yy31;
-	}
-yy98:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'i': goto yy130;
-		default: goto yy31;
-	}
-yy99:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 't': goto yy131;
-		default: goto yy31;
-	}
-yy100:
-	++lx->cur;
-#line 989 "grammar/lexer.re"
-	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
-#line 2133 "grammar/lexer.c"
-yy101:
-	yyaccept = 0;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '0':
-		case '1': goto yy101;
-		case '_': goto yy102;
-		default: goto yy24;
-	}
-yy102:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1': goto yy101;
-		default: goto yy65;
-	}
-yy103:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy104;
-		default: goto yy65;
-	}
-yy104:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy104;
-		default: goto yy60;
-	}
-yy105:
-	yyaccept = 0;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7': goto yy105;
-		case '_': goto yy106;
-		default: goto yy24;
-	}
-yy106:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7': goto yy105;
-		default: goto yy65;
-	}
-yy107:
-	yyaccept = 0;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy107;
-		case '_': goto yy108;
-		default: goto yy24;
-	}
-yy108:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy107;
-		default: goto yy65;
-	}
-yy109:
-	yyaccept = 0;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy109;
-		case '_': goto yy69;
-		default: goto yy24;
-	}
-yy110:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 's': goto yy132;
-		default: goto yy31;
-	}
-yy111:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'e': goto yy133;
-		default: goto yy31;
-	}
-yy112:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'e': goto yy135;
-		default: goto yy31;
-	}
-yy113:
-	yyaccept = 8;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy73;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy30;
-		default: goto yy114;
-	}
-yy114:
-#line 954 "grammar/lexer.re"
-	{ return AND; }
-#line 2375 "grammar/lexer.c"
-yy115:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'e': goto yy137;
-		default: goto yy31;
-	}
-yy116:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'a': goto yy138;
-		default: goto yy31;
-	}
-yy117:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 's': goto yy139;
-		default: goto yy31;
-	}
-yy118:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 't': goto yy140;
-		default: goto yy31;
-	}
-yy119:
-	yyaccept = 9;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy73;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy30;
-		default: goto yy120;
-	}
-yy120:
-#line 942 "grammar/lexer.re"
-	{ return DEF; }
-#line 2477 "grammar/lexer.c"
-yy121:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'f': goto yy141;
-		default: goto yy31;
-	}
-yy122:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'e': goto yy143;
-		default: goto yy31;
-	}
-yy123:
-	yyaccept = 10;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy73;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy30;
-		default: goto yy124;
+		case '9': goto yy161;
+		default: goto yy122;
 	}
 yy124:
-#line 946 "grammar/lexer.re"
-	{ return FOR; }
-#line 2565 "grammar/lexer.c"
-yy125:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case 'b': goto yy145;
-		default: goto yy31;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7': goto yy162;
+		case '_': goto yy163;
+		default: goto yy122;
 	}
-yy126:
-	yyaccept = 11;
-	yych = *(lx->marker = ++lx->cur);
+yy125:
+	yych = *++lx->cur;
 	switch (yych) {
-		case '.': goto yy73;
 		case '0':
 		case '1':
 		case '2':
@@ -2584,6 +2099,54 @@ yy126:
 		case '7':
 		case '8':
 		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f': goto yy164;
+		case '_': goto yy165;
+		default: goto yy122;
+	}
+yy126:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy166;
+		default: goto yy122;
+	}
+yy127:
+	++lx->cur;
+#line 1129 "grammar/lexer.re"
+	{ return LE; }
+#line 2137 "grammar/lexer.c"
+yy128:
+	++lx->cur;
+#line 1127 "grammar/lexer.re"
+	{ return EQ; }
+#line 2142 "grammar/lexer.c"
+yy129:
+	++lx->cur;
+#line 1130 "grammar/lexer.re"
+	{ return GE; }
+#line 2147 "grammar/lexer.c"
+yy130:
+	yych = *++lx->cur;
+	switch (yych) {
 		case 'A':
 		case 'B':
 		case 'C':
@@ -2636,127 +2199,53 @@ yy126:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy30;
-		default: goto yy127;
-	}
-yy127:
-#line 956 "grammar/lexer.re"
-	{ return NOT; }
-#line 2646 "grammar/lexer.c"
-yy128:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 's': goto yy146;
-		default: goto yy31;
-	}
-yy129:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'u': goto yy148;
-		default: goto yy31;
-	}
-yy130:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'l': goto yy149;
-		default: goto yy31;
+		case 'z': goto yy87;
+		default: goto yy122;
 	}
 yy131:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'h': goto yy150;
-		default: goto yy31;
+		case 'l': goto yy167;
+		default: goto yy88;
 	}
 yy132:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy152;
-		default: goto yy31;
+		case 'n': goto yy168;
+		default: goto yy88;
 	}
 yy133:
-	yyaccept = 12;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy73;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy30;
-		default: goto yy134;
+		case 'u': goto yy169;
+		default: goto yy88;
 	}
 yy134:
-#line 959 "grammar/lexer.re"
-	{ return NONE; }
-#line 2755 "grammar/lexer.c"
+	++lx->cur;
+#line 1065 "grammar/lexer.re"
+	{ lx->line++; lx->line_start = lx->cur; continue; }
+#line 2231 "grammar/lexer.c"
 yy135:
-	yyaccept = 13;
+	yych = *++lx->cur;
+	switch (yych) {
+		case '\n': goto yy134;
+		default: goto yy122;
+	}
+yy136:
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy73;
+		case 'd': goto yy170;
+		default: goto yy88;
+	}
+yy137:
+	yyaccept = 4;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy130;
 		case '0':
 		case '1':
 		case '2':
@@ -2812,208 +2301,68 @@ yy135:
 		case 'p':
 		case 'q':
 		case 'r':
-		case 's':
 		case 't':
 		case 'u':
 		case 'v':
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy30;
-		default: goto yy136;
-	}
-yy136:
-#line 957 "grammar/lexer.re"
-	{ return TRUE; }
-#line 2829 "grammar/lexer.c"
-yy137:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'r': goto yy154;
-		default: goto yy31;
+		case 'z': goto yy87;
+		case 's': goto yy172;
+		default: goto yy138;
 	}
 yy138:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'k': goto yy155;
-		default: goto yy31;
-	}
+#line 1086 "grammar/lexer.re"
+	{ return AS; }
+#line 2318 "grammar/lexer.c"
 yy139:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy157;
-		default: goto yy31;
+		case 'e': goto yy173;
+		default: goto yy88;
 	}
 yy140:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'i': goto yy159;
-		default: goto yy31;
+		case 'a': goto yy174;
+		default: goto yy88;
 	}
 yy141:
-	yyaccept = 14;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy73;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy30;
-		default: goto yy142;
+		case 'n': goto yy175;
+		default: goto yy88;
 	}
 yy142:
-#line 949 "grammar/lexer.re"
-	{ return ELIF; }
-#line 2931 "grammar/lexer.c"
-yy143:
-	yyaccept = 15;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy73;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy30;
-		default: goto yy144;
+		case 'f': goto yy176;
+		default: goto yy88;
+	}
+yy143:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'i': goto yy178;
+		case 's': goto yy179;
+		default: goto yy88;
 	}
 yy144:
-#line 950 "grammar/lexer.re"
-	{ return ELSE; }
-#line 3005 "grammar/lexer.c"
-yy145:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'd': goto yy160;
-		default: goto yy31;
+		case 'r': goto yy180;
+		default: goto yy88;
 	}
-yy146:
-	yyaccept = 16;
+yy145:
+	yyaccept = 5;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy73;
+		case '.': goto yy130;
 		case '0':
 		case '1':
 		case '2':
@@ -3076,106 +2425,106 @@ yy146:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy30;
-		default: goto yy147;
+		case 'z': goto yy87;
+		default: goto yy146;
 	}
+yy146:
+#line 1082 "grammar/lexer.re"
+	{ return IF; }
+#line 2435 "grammar/lexer.c"
 yy147:
-#line 945 "grammar/lexer.re"
-	{ return PASS; }
-#line 3086 "grammar/lexer.c"
-yy148:
-	yyaccept = 1;
+	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy161;
-		default: goto yy31;
+		case '.': goto yy130;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy148;
 	}
+yy148:
+#line 1081 "grammar/lexer.re"
+	{ return IN; }
+#line 2509 "grammar/lexer.c"
 yy149:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy162;
-		default: goto yy31;
+		case 'm': goto yy182;
+		default: goto yy88;
 	}
 yy150:
-	yyaccept = 17;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy73;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy30;
-		default: goto yy151;
+		case 't': goto yy183;
+		default: goto yy88;
 	}
 yy151:
-#line 951 "grammar/lexer.re"
-	{ return WITH; }
-#line 3174 "grammar/lexer.c"
-yy152:
-	yyaccept = 18;
+	yyaccept = 7;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy73;
+		case '.': goto yy130;
 		case '0':
 		case '1':
 		case '2':
@@ -3238,25 +2587,1173 @@ yy152:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy30;
-		default: goto yy153;
+		case 'z': goto yy87;
+		default: goto yy152;
 	}
+yy152:
+#line 1089 "grammar/lexer.re"
+	{ return OR; }
+#line 2597 "grammar/lexer.c"
 yy153:
-#line 958 "grammar/lexer.re"
-	{ return FALSE; }
-#line 3248 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 's': goto yy185;
+		default: goto yy88;
+	}
 yy154:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy164;
-		default: goto yy31;
+		case 't': goto yy186;
+		default: goto yy88;
 	}
 yy155:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'i': goto yy187;
+		default: goto yy88;
+	}
+yy156:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 't': goto yy188;
+		default: goto yy88;
+	}
+yy157:
+	++lx->cur;
+#line 1123 "grammar/lexer.re"
+	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
+#line 2630 "grammar/lexer.c"
+yy158:
+	yyaccept = 0;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '0':
+		case '1': goto yy158;
+		case '_': goto yy159;
+		default: goto yy81;
+	}
+yy159:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1': goto yy158;
+		default: goto yy122;
+	}
+yy160:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy161;
+		default: goto yy122;
+	}
+yy161:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy161;
+		default: goto yy117;
+	}
+yy162:
+	yyaccept = 0;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7': goto yy162;
+		case '_': goto yy163;
+		default: goto yy81;
+	}
+yy163:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7': goto yy162;
+		default: goto yy122;
+	}
+yy164:
+	yyaccept = 0;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f': goto yy164;
+		case '_': goto yy165;
+		default: goto yy81;
+	}
+yy165:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f': goto yy164;
+		default: goto yy122;
+	}
+yy166:
+	yyaccept = 0;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy166;
+		case '_': goto yy126;
+		default: goto yy81;
+	}
+yy167:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 's': goto yy189;
+		default: goto yy88;
+	}
+yy168:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy190;
+		default: goto yy88;
+	}
+yy169:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy192;
+		default: goto yy88;
+	}
+yy170:
+	yyaccept = 8;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy130;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy171;
+	}
+yy171:
+#line 1088 "grammar/lexer.re"
+	{ return AND; }
+#line 2872 "grammar/lexer.c"
+yy172:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy194;
+		default: goto yy88;
+	}
+yy173:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'a': goto yy195;
+		default: goto yy88;
+	}
+yy174:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 's': goto yy196;
+		default: goto yy88;
+	}
+yy175:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 't': goto yy197;
+		default: goto yy88;
+	}
+yy176:
+	yyaccept = 9;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy130;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy177;
+	}
+yy177:
+#line 1076 "grammar/lexer.re"
+	{ return DEF; }
+#line 2974 "grammar/lexer.c"
+yy178:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'f': goto yy198;
+		default: goto yy88;
+	}
+yy179:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy200;
+		default: goto yy88;
+	}
+yy180:
+	yyaccept = 10;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy130;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy181;
+	}
+yy181:
+#line 1080 "grammar/lexer.re"
+	{ return FOR; }
+#line 3062 "grammar/lexer.c"
+yy182:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'b': goto yy202;
+		default: goto yy88;
+	}
+yy183:
+	yyaccept = 11;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy130;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy184;
+	}
+yy184:
+#line 1090 "grammar/lexer.re"
+	{ return NOT; }
+#line 3143 "grammar/lexer.c"
+yy185:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 's': goto yy203;
+		default: goto yy88;
+	}
+yy186:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'u': goto yy205;
+		default: goto yy88;
+	}
+yy187:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'l': goto yy206;
+		default: goto yy88;
+	}
+yy188:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'h': goto yy207;
+		default: goto yy88;
+	}
+yy189:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy209;
+		default: goto yy88;
+	}
+yy190:
+	yyaccept = 12;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy130;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy191;
+	}
+yy191:
+#line 1093 "grammar/lexer.re"
+	{ return NONE; }
+#line 3252 "grammar/lexer.c"
+yy192:
+	yyaccept = 13;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy130;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy193;
+	}
+yy193:
+#line 1091 "grammar/lexer.re"
+	{ return TRUE; }
+#line 3326 "grammar/lexer.c"
+yy194:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'r': goto yy211;
+		default: goto yy88;
+	}
+yy195:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'k': goto yy212;
+		default: goto yy88;
+	}
+yy196:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 's': goto yy214;
+		default: goto yy88;
+	}
+yy197:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'i': goto yy216;
+		default: goto yy88;
+	}
+yy198:
+	yyaccept = 14;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy130;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy199;
+	}
+yy199:
+#line 1083 "grammar/lexer.re"
+	{ return ELIF; }
+#line 3428 "grammar/lexer.c"
+yy200:
+	yyaccept = 15;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy130;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy201;
+	}
+yy201:
+#line 1084 "grammar/lexer.re"
+	{ return ELSE; }
+#line 3502 "grammar/lexer.c"
+yy202:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'd': goto yy217;
+		default: goto yy88;
+	}
+yy203:
+	yyaccept = 16;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy130;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy204;
+	}
+yy204:
+#line 1079 "grammar/lexer.re"
+	{ return PASS; }
+#line 3583 "grammar/lexer.c"
+yy205:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'r': goto yy218;
+		default: goto yy88;
+	}
+yy206:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy219;
+		default: goto yy88;
+	}
+yy207:
+	yyaccept = 17;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy130;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy208;
+	}
+yy208:
+#line 1085 "grammar/lexer.re"
+	{ return WITH; }
+#line 3671 "grammar/lexer.c"
+yy209:
+	yyaccept = 18;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy130;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy210;
+	}
+yy210:
+#line 1092 "grammar/lexer.re"
+	{ return FALSE; }
+#line 3745 "grammar/lexer.c"
+yy211:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 't': goto yy221;
+		default: goto yy88;
+	}
+yy212:
 	yyaccept = 19;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy73;
+		case '.': goto yy130;
 		case '0':
 		case '1':
 		case '2':
@@ -3319,18 +3816,18 @@ yy155:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy30;
-		default: goto yy156;
+		case 'z': goto yy87;
+		default: goto yy213;
 	}
-yy156:
-#line 961 "grammar/lexer.re"
+yy213:
+#line 1095 "grammar/lexer.re"
 	{ return BREAK; }
-#line 3329 "grammar/lexer.c"
-yy157:
+#line 3826 "grammar/lexer.c"
+yy214:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy73;
+		case '.': goto yy130;
 		case '0':
 		case '1':
 		case '2':
@@ -3393,39 +3890,39 @@ yy157:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy30;
-		default: goto yy158;
+		case 'z': goto yy87;
+		default: goto yy215;
 	}
-yy158:
-#line 943 "grammar/lexer.re"
+yy215:
+#line 1077 "grammar/lexer.re"
 	{ return CLASS; }
-#line 3403 "grammar/lexer.c"
-yy159:
+#line 3900 "grammar/lexer.c"
+yy216:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy166;
-		default: goto yy31;
+		case 'n': goto yy223;
+		default: goto yy88;
 	}
-yy160:
+yy217:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy167;
-		default: goto yy31;
+		case 'a': goto yy224;
+		default: goto yy88;
 	}
-yy161:
+yy218:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy169;
-		default: goto yy31;
+		case 'n': goto yy226;
+		default: goto yy88;
 	}
-yy162:
+yy219:
 	yyaccept = 21;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy73;
+		case '.': goto yy130;
 		case '0':
 		case '1':
 		case '2':
@@ -3488,18 +3985,18 @@ yy162:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy30;
-		default: goto yy163;
+		case 'z': goto yy87;
+		default: goto yy220;
 	}
-yy163:
-#line 960 "grammar/lexer.re"
+yy220:
+#line 1094 "grammar/lexer.re"
 	{ return WHILE; }
-#line 3498 "grammar/lexer.c"
-yy164:
+#line 3995 "grammar/lexer.c"
+yy221:
 	yyaccept = 22;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy73;
+		case '.': goto yy130;
 		case '0':
 		case '1':
 		case '2':
@@ -3562,25 +4059,25 @@ yy164:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy30;
-		default: goto yy165;
+		case 'z': goto yy87;
+		default: goto yy222;
 	}
-yy165:
-#line 963 "grammar/lexer.re"
+yy222:
+#line 1097 "grammar/lexer.re"
 	{ return ASSERT; }
-#line 3572 "grammar/lexer.c"
-yy166:
+#line 4069 "grammar/lexer.c"
+yy223:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'u': goto yy171;
-		default: goto yy31;
+		case 'u': goto yy228;
+		default: goto yy88;
 	}
-yy167:
+yy224:
 	yyaccept = 23;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy73;
+		case '.': goto yy130;
 		case '0':
 		case '1':
 		case '2':
@@ -3643,18 +4140,18 @@ yy167:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy30;
-		default: goto yy168;
+		case 'z': goto yy87;
+		default: goto yy225;
 	}
-yy168:
-#line 953 "grammar/lexer.re"
+yy225:
+#line 1087 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 3653 "grammar/lexer.c"
-yy169:
+#line 4150 "grammar/lexer.c"
+yy226:
 	yyaccept = 24;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy73;
+		case '.': goto yy130;
 		case '0':
 		case '1':
 		case '2':
@@ -3717,25 +4214,25 @@ yy169:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy30;
-		default: goto yy170;
+		case 'z': goto yy87;
+		default: goto yy227;
 	}
-yy170:
-#line 944 "grammar/lexer.re"
+yy227:
+#line 1078 "grammar/lexer.re"
 	{ return RETURN; }
-#line 3727 "grammar/lexer.c"
-yy171:
+#line 4224 "grammar/lexer.c"
+yy228:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy172;
-		default: goto yy31;
+		case 'e': goto yy229;
+		default: goto yy88;
 	}
-yy172:
+yy229:
 	yyaccept = 25;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy73;
+		case '.': goto yy130;
 		case '0':
 		case '1':
 		case '2':
@@ -3798,15 +4295,15 @@ yy172:
 		case 'w':
 		case 'x':
 		case 'y':
-		case 'z': goto yy30;
-		default: goto yy173;
+		case 'z': goto yy87;
+		default: goto yy230;
 	}
-yy173:
-#line 962 "grammar/lexer.re"
+yy230:
+#line 1096 "grammar/lexer.re"
 	{ return CONTINUE; }
-#line 3808 "grammar/lexer.c"
+#line 4305 "grammar/lexer.c"
 }
-#line 1022 "grammar/lexer.re"
+#line 1156 "grammar/lexer.re"
 
     }
 }

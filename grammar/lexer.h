@@ -32,6 +32,11 @@ typedef struct Lexer {
     const unsigned char *kept;  /* a mapped source's pages from here on are resident */
     Loc multi_loc;        /* where a string that spans lines started */
     int multi;            /* the last string spanned lines */
+    /* Names and short strings met lately (lexer.re: lex_intern, lex_string):
+     * a large module writes R.Tensor, dtype and "float32" on every line. */
+    Sym *recent[64];
+    const char *recent_str[16];
+    int recent_len[16];
 } Lexer;
 
 struct Reader;

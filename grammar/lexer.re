@@ -150,6 +150,8 @@ static int indentation(Lexer *lx, YYLTYPE *loc)
     }
 }
 
+static const char *lex_string(Lexer *lx, const char *p, size_t n);
+
 static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
 {
     Loc start = here(lx, lx->tok);
@@ -203,7 +205,7 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
         p++;
     }
     lx->cur = p + (triple ? 3 : 1);
-    val->str.s = arena_strndup(lx->arena, buf, n);
+    val->str.s = lex_string(lx, buf, n);
     val->str.len = (int)n;
     free(buf);
     return STRING;
@@ -611,6 +613,15 @@ static int scan_const(Lexer *lx, YYSTYPE *val)
     return CONST_DATA;
 }
 
+/* x * 10 + d into x, or -1 when it passes INT64_MAX (x is left as it was). */
+static int add_digit(int64_t *x, int d)
+{
+    if (*x >= INT64_MAX / 10 && (*x > INT64_MAX / 10 || d > INT64_MAX % 10))
+        return -1;
+    *x = *x * 10 + d;
+    return 0;
+}
+
 /* ---- tuples of integers ----
  *
  * Shapes, (1, 64, 56, 56), are on nearly every line of a model. Where '('
@@ -644,11 +655,9 @@ static Sx *int_tuple_at(Lexer *lx, const unsigned char *open, const unsigned cha
             return NULL;
         col[n] = (int)(p - lx->line_start) + 1;
         int64_t x = 0;
-        for (; is_digit(*p); p++) {
-            if (x > (INT64_MAX - (*p - '0')) / 10)
+        for (; is_digit(*p); p++)
+            if (add_digit(&x, *p - '0'))
                 return NULL;   /* "integer literal too large", from the tokens */
-            x = x * 10 + (*p - '0');
-        }
         if (*p == '.' || *p == 'e' || *p == 'E' || *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
             return NULL;
         v[n++] = x;
@@ -688,14 +697,26 @@ static int scan_int_tuple(Lexer *lx, YYSTYPE *val)
     return INT_TUPLE;
 }
 
+/* The characters of names: 1 where one may start, 2 where one goes on. */
+static const unsigned char id_chars[256] = {
+    ['_'] = 3,
+    ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2, ['7'] = 2, ['8'] = 2, ['9'] = 2,
+    ['a'] = 3, ['b'] = 3, ['c'] = 3, ['d'] = 3, ['e'] = 3, ['f'] = 3, ['g'] = 3, ['h'] = 3, ['i'] = 3,
+    ['j'] = 3, ['k'] = 3, ['l'] = 3, ['m'] = 3, ['n'] = 3, ['o'] = 3, ['p'] = 3, ['q'] = 3, ['r'] = 3,
+    ['s'] = 3, ['t'] = 3, ['u'] = 3, ['v'] = 3, ['w'] = 3, ['x'] = 3, ['y'] = 3, ['z'] = 3,
+    ['A'] = 3, ['B'] = 3, ['C'] = 3, ['D'] = 3, ['E'] = 3, ['F'] = 3, ['G'] = 3, ['H'] = 3, ['I'] = 3,
+    ['J'] = 3, ['K'] = 3, ['L'] = 3, ['M'] = 3, ['N'] = 3, ['O'] = 3, ['P'] = 3, ['Q'] = 3, ['R'] = 3,
+    ['S'] = 3, ['T'] = 3, ['U'] = 3, ['V'] = 3, ['W'] = 3, ['X'] = 3, ['Y'] = 3, ['Z'] = 3,
+};
+
 static int is_id_start(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    return id_chars[c] & 1;
 }
 
 static int is_id_char(unsigned char c)
 {
-    return is_id_start(c) || is_digit(c);
+    return id_chars[c] != 0;
 }
 
 /* The end of a name as the lexer's NAME rule reads it (R.nn.conv2d), or p
@@ -713,37 +734,144 @@ static const unsigned char *name_end(const unsigned char *p)
     }
 }
 
+/* Whether the n characters at p (a name as name_end reads it, in the
+ * source) are a keyword: the keyword rules of scan() below, run on them. */
 static int is_keyword(const unsigned char *p, size_t n)
 {
-    static const struct { const char *s; size_t n; } kw[] = {
-        { "def", 3 }, { "class", 5 }, { "return", 6 }, { "pass", 4 }, { "for", 3 }, { "in", 2 },
-        { "if", 2 }, { "elif", 4 }, { "else", 4 }, { "with", 4 }, { "as", 2 }, { "lambda", 6 },
-        { "and", 3 }, { "or", 2 }, { "not", 3 }, { "True", 4 }, { "False", 5 }, { "None", 4 },
-        { "while", 5 }, { "break", 5 }, { "continue", 8 }, { "assert", 6 },
-    };
-    if (n < 2 || n > 8)
-        return 0;
-    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
-        if (kw[i].n == n && kw[i].s[0] == p[0] && memcmp(kw[i].s, p, n) == 0)
-            return 1;
-    return 0;
+    const unsigned char *c = p, *m = p;
+    /*!local:re2c
+    re2c:define:YYCTYPE = "unsigned char";
+    re2c:define:YYCURSOR = c;
+    re2c:define:YYMARKER = m;
+    re2c:yyfill:enable = 0;
+
+    "def" | "class" | "return" | "pass" | "for" | "in" | "if" | "elif" | "else" | "with" | "as" |
+    "lambda" | "and" | "or" | "not" | "True" | "False" | "None" | "while" | "break" | "continue" |
+    "assert" { return c == p + n; }
+    * { return 0; }
+    */
+}
+
+/* A name interned, through the names met lately: most of a large module's
+ * names are ones its previous lines wrote (R.Tensor, R.add, dtype, x). */
+static Sym *lex_intern(Lexer *lx, const unsigned char *p, size_t n)
+{
+    unsigned k = ((unsigned)n * 7 + p[0] * 31 + p[n - 1] * 17) & 63;
+    Sym *s = lx->recent[k];
+    if (s && s->len == n) {
+        size_t i = 0;
+        while (i < n && (unsigned char)s->str[i] == p[i])
+            i++;
+        if (i == n)
+            return s;
+    }
+    return lx->recent[k] = intern(lx->names, (const char *)p, n);
+}
+
+/* A string's characters in the module's arena, a copy shared with an equal
+ * string met lately ("float32" on every line costs its bytes once). */
+static const char *lex_string(Lexer *lx, const char *p, size_t n)
+{
+    if (n == 0 || n > 64)
+        return arena_strndup(lx->arena, p, n);
+    unsigned k = ((unsigned)n * 7 + (unsigned char)p[0] * 31 + (unsigned char)p[n - 1] * 17) & 15;
+    if (lx->recent_str[k] && lx->recent_len[k] == (int)n && memcmp(lx->recent_str[k], p, n) == 0)
+        return lx->recent_str[k];
+    lx->recent_len[k] = (int)n;
+    return lx->recent_str[k] = arena_strndup(lx->arena, p, n);
+}
+
+/* The fast path reads calls, tuples and lists nested this deep at most. */
+enum { SIMPLE_NEST = 6, SIMPLE_ITEMS = 64 };
+
+static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end, int level, int in_const);
+static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end, int level);
+
+/* The list a bracketed sequence or a call's arguments makes, its arrays
+ * allocated once at their size (the parser's grow as items come). */
+static void simple_list(Lexer *lx, SxList *l, Sx **items, Sym **keys, int n, int nkw)
+{
+    memset(l, 0, sizeof *l);
+    if (n == 0)
+        return;
+    l->items = arena_alloc(lx->syn, (size_t)n * sizeof *l->items);
+    memcpy(l->items, items, (size_t)n * sizeof *items);
+    l->n = l->cap = n;
+    if (nkw > 0) {
+        l->keys = arena_alloc(lx->syn, (size_t)n * sizeof *l->keys);
+        memcpy(l->keys, keys, (size_t)n * sizeof *keys);
+        l->kcap = n;
+    }
+}
+
+/* The items of a tuple or list whose bracket opens at `open` and closes with
+ * `close`: simple arguments, commas between them and one allowed after the
+ * last; *comma says whether one was written. The count, or -1. */
+static int simple_seq(Lexer *lx, const unsigned char *open, unsigned char close, const unsigned char **end,
+                      int level, Sx **items, int *comma)
+{
+    const unsigned char *p = open + 1;
+    int n = 0;
+    *comma = 0;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (*p == close)
+            break;
+        if (n == SIMPLE_ITEMS || (n > 0 && !*comma))
+            return -1;
+        if (!(items[n++] = simple_arg(lx, p, &p, level + 1, 0)))
+            return -1;
+        while (*p == ' ')
+            p++;
+        *comma = *p == ',';
+        if (*comma)
+            p++;
+        else if (*p != close)
+            return -1;
+    }
+    *end = p + 1;
+    return n;
 }
 
 /* One argument of a simple call at p: a name, a plain integer, a string
- * without escapes or a tuple of plain integers, as the node the parser would
- * make of its tokens; NULL for anything else. */
-static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end)
+ * without escapes, a simple call, or a tuple or list of such arguments, as
+ * the node the parser would make of its tokens; NULL for anything else. A
+ * list as an argument of R.const (in_const) is the lexer's CONST_DATA, not
+ * read here. */
+static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **end, int level, int in_const)
 {
     Loc l = here(lx, p);
-    if (*p == '(')
-        return int_tuple_at(lx, p, end);
+    if (*p == '(' || *p == '[') {
+        Sx *items[SIMPLE_ITEMS];
+        int comma, n;
+        if (level >= SIMPLE_NEST || lx->depth + level + 2 >= LEX_MAX_BRACKETS || (*p == '[' && in_const) ||
+            (n = simple_seq(lx, p, *p == '(' ? ')' : ']', end, level, items, &comma)) < 0)
+            return NULL;
+        Sx *e;
+        if (*p == '(') {
+            if (n == 0)
+                return NULL;   /* (), which the parser does not mark parenthesized */
+            if (n == 1 && !comma) {
+                e = items[0];
+            } else {
+                e = sx_new(lx->syn, SX_TUPLE, l);
+                simple_list(lx, &e->u.elems, items, NULL, n, 0);
+                e->depth = (short)sx_depth(e);
+            }
+            e->paren = 1;
+        } else {
+            e = sx_new(lx->syn, SX_LIST, l);
+            simple_list(lx, &e->u.elems, items, NULL, n, 0);
+            e->depth = (short)sx_depth(e);
+        }
+        return e;
+    }
     if (is_digit(*p)) {
         int64_t x = 0;
-        for (; is_digit(*p); p++) {
-            if (x > (INT64_MAX - (*p - '0')) / 10)
+        for (; is_digit(*p); p++)
+            if (add_digit(&x, *p - '0'))
                 return NULL;
-            x = x * 10 + (*p - '0');
-        }
         if (*p == '.' || *p == 'e' || *p == 'E' || is_id_char(*p))
             return NULL;
         Sx *e = sx_new(lx->syn, SX_INT, l);
@@ -758,7 +886,7 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
         if (*q != *p || q == p + 1)
             return NULL;   /* escapes, an empty or unterminated string: the tokens */
         Sx *e = sx_new(lx->syn, SX_STR, l);
-        e->u.str.s = arena_strndup(lx->arena, (const char *)p + 1, (size_t)(q - p - 1));
+        e->u.str.s = lex_string(lx, (const char *)p + 1, (size_t)(q - p - 1));
         e->u.str.len = (int)(q - p - 1);
         *end = q + 1;
         return e;
@@ -766,24 +894,32 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
     const unsigned char *q = name_end(p);
     if (q == p || is_keyword(p, (size_t)(q - p)))
         return NULL;
+    if (*q == '(') {
+        if (level >= SIMPLE_NEST || lx->depth + level + 2 >= LEX_MAX_BRACKETS)
+            return NULL;
+        return call_at(lx, p, q, end, level + 1);
+    }
     Sx *e = sx_new(lx->syn, SX_NAME, l);
-    e->u.name = intern(lx->names, (const char *)p, (size_t)(q - p));
+    e->u.name = lex_intern(lx, p, (size_t)(q - p));
     *end = q;
     return e;
 }
 
-/* A call such as R.add(lv0, x) or R.Tensor((1, 64), dtype="float32") on one
- * line, whose arguments are names, plain integers, strings and tuples of
- * plain integers, positional ones first and no trailing comma, as the node
- * the parser would build from its tokens; the callee's name runs from name
- * to its '(' at open. NULL for anything else, left to the tokens, which
- * report its errors as before. */
-static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end)
+/* A call such as R.add(lv0, x) or R.call_tir(cls.relu, (lv1,),
+ * out_sinfo=R.Tensor((1, 64), dtype="float32")) on one line, whose arguments
+ * are simple (simple_arg), positional ones first and no trailing comma, as
+ * the node the parser would build from its tokens; the callee's name runs
+ * from name to its '(' at open, `level` brackets inside the outermost call.
+ * NULL for anything else, left to the tokens, which report its errors as
+ * before. */
+static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char **end, int level)
 {
     enum { MAX_ARGS = 16 };
     Sx *args[MAX_ARGS];
     Sym *keys[MAX_ARGS];
     int n = 0, nkw = 0;
+    Loc l = here(lx, name);
+    Sym *fname = lex_intern(lx, name, (size_t)(open - name));
     const unsigned char *p = open + 1;
     while (*p == ' ')
         p++;
@@ -798,7 +934,7 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
             if (q != p && r[0] == '=' && r[1] != '=') {
                 if (is_keyword(p, (size_t)(q - p)))
                     return NULL;
-                key = intern(lx->names, (const char *)p, (size_t)(q - p));
+                key = lex_intern(lx, p, (size_t)(q - p));
                 p = r + 1;
                 while (*p == ' ')
                     p++;
@@ -806,7 +942,7 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
             } else if (nkw > 0) {
                 return NULL;   /* "positional argument follows keyword argument" */
             }
-            Sx *a = simple_arg(lx, p, &p);
+            Sx *a = simple_arg(lx, p, &p, level, fname == lx->const_name);
             if (!a)
                 return NULL;
             args[n] = a;
@@ -822,13 +958,11 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
                 p++;
         }
     }
-    Loc l = here(lx, name);
     Sx *fn = sx_new(lx->syn, SX_NAME, l);
-    fn->u.name = intern(lx->names, (const char *)name, (size_t)(open - name));
+    fn->u.name = fname;
     Sx *e = sx_new(lx->syn, SX_CALL, l);
     e->u.call.fn = fn;
-    for (int i = 0; i < n; i++)
-        sx_push(lx->syn, &e->u.call.args, keys[i], args[i]);
+    simple_list(lx, &e->u.call.args, args, keys, n, nkw);
     e->depth = (short)sx_depth(e);
     *end = p + 1;
     return e;
@@ -838,7 +972,7 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
  * module is such calls); lx->cur is at the '(' after the callee's name. */
 static int scan_call(Lexer *lx, YYSTYPE *val)
 {
-    Sx *e = call_at(lx, lx->tok, lx->cur, &lx->cur);
+    Sx *e = call_at(lx, lx->tok, lx->cur, &lx->cur, 0);
     if (!e)
         return 0;
     val->sx = e;
@@ -851,7 +985,7 @@ static Sx *call_here(Lexer *lx, const unsigned char *p, const unsigned char **en
     const unsigned char *q = name_end(p);
     if (q == p || *q != '(' || is_keyword(p, (size_t)(q - p)))
         return NULL;
-    return call_at(lx, p, q, end);
+    return call_at(lx, p, q, end, 0);
 }
 
 /* A statement `name: call = call` or `name = call` making up a line, with
@@ -889,7 +1023,7 @@ static int scan_binding(Lexer *lx, YYSTYPE *val)
         return 0;
     Loc l = here(lx, lx->tok);
     Sx *target = sx_new(lx->syn, SX_NAME, l);
-    target->u.name = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
+    target->u.name = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
     St *st = st_new(lx->syn, ST_ASSIGN, l);
     st->u.assign.target = target;
     st->u.assign.annot = annot;
@@ -975,7 +1109,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
                     return t;
             }
             /* R.nn.conv2d is one name, as the parser would make it anyway. */
-            val->sym = intern(lx->names, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
+            val->sym = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
         dec | based { return scan_int(lx, val); }

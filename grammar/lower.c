@@ -37,6 +37,28 @@ void bind_sym(Reader *R, Sym *s, int kind, void *p)
     s->bind_kind = kind;
 }
 
+void bind_top(Reader *R, Sym *s, int kind, void *p)
+{
+    if (s->bind || s->bind_kind != BK_NONE) {
+        bind_sym(R, s, kind, p);
+        return;
+    }
+    s->bind = p;
+    s->bind_kind = kind;
+}
+
+void unbind_relax(Func *f)
+{
+    for (int i = 0; i < f->nblocks; i++)
+        for (int k = 0; k < f->blocks[i]->nbinds; k++) {
+            Var *v = f->blocks[i]->binds[k]->var;
+            if (v->name->bind == v) {
+                v->name->bind = NULL;
+                v->name->bind_kind = BK_NONE;
+            }
+        }
+}
+
 void unbind_to(Reader *R, int mark)
 {
     while (R->nundo > mark) {
@@ -52,9 +74,16 @@ void unbind_to(Reader *R, int mark)
     }
 }
 
+/* The names the reader asks for by a constant ("R.call_tir", "out_sinfo")
+ * come back from a small table keyed by their address, checked by content
+ * (an address may be a buffer's). */
 Sym *S(Reader *R, const char *s)
 {
-    return intern_cstr(&R->m->names, s);
+    int k = (int)(((uintptr_t)s >> 3) & 31);
+    if (R->names[k].s == s && strcmp(R->names[k].sym->str, s) == 0)
+        return R->names[k].sym;
+    R->names[k].s = s;
+    return R->names[k].sym = intern_cstr(&R->m->names, s);
 }
 
 /* "R.nn.conv2d" for a chain of attribute accesses on a name, else NULL. */
@@ -102,13 +131,18 @@ const char *call_name(Reader *R, const Sx *e)
 int split_args(Reader *R, const Sx *call, Args *out)
 {
     const SxList *l = &call->u.call.args;
-    memset(out, 0, sizeof *out);
+    /* Not the whole struct (1.8 kB, zeroed for each call of a large
+     * module): the counts, the marks as keywords come, and the first
+     * positions, which read NULL past npos as before. */
+    out->npos = out->nkw = 0;
+    out->pos[0] = out->pos[1] = out->pos[2] = out->pos[3] = NULL;
     for (int i = 0; i < l->n; i++) {
         Sym *k = l->keys ? l->keys[i] : NULL;
         if (k) {
             if (out->nkw == MAX_CALL_ARGS)
                 return ERR(R, l->items[i]->loc, "too many keyword arguments (limit %d)", MAX_CALL_ARGS);
             out->kw[out->nkw] = k;
+            out->used[out->nkw] = 0;
             out->kwv[out->nkw++] = l->items[i];
         } else {
             if (l->items[i]->kind == SX_STAR)
@@ -248,6 +282,34 @@ Expr *lower_dict(Reader *R, const Sx *e, LowerFn f)
     return x;
 }
 
+/* The keywords of a call's arguments l (nkw of them), in order: an array
+ * equal to one of a call read lately is that array (no one writes into a
+ * call's keywords; a call of a large module, R.call_tir's out_sinfo, has the
+ * same ones as the line before). */
+static Sym **shared_keywords(Reader *R, const SxList *l, int nkw)
+{
+    Sym *first = NULL;
+    for (int i = 0; i < l->n && !first; i++)
+        first = l->keys[i];
+    int slot = (int)(((uintptr_t)first >> 4) * 7 + (uintptr_t)nkw) & 7;
+    Sym **kw = R->kws[slot];
+    if (kw && R->nkws[slot] == nkw) {
+        int k = 0;
+        for (int i = 0; i < l->n && kw; i++)
+            if (l->keys[i] && l->keys[i] != kw[k++])
+                kw = NULL;
+        if (kw)
+            return kw;
+    }
+    kw = arena_array(R->a, (size_t)nkw, sizeof(Sym *));
+    for (int i = 0, k = 0; i < l->n; i++)
+        if (l->keys[i])
+            kw[k++] = l->keys[i];
+    R->kws[slot] = kw;
+    R->nkws[slot] = nkw;
+    return kw;
+}
+
 /* A generic call: the operator by name, arguments lowered by f. */
 Expr *lower_call(Reader *R, const Sx *e, const char *name, LowerFn f)
 {
@@ -261,18 +323,16 @@ Expr *lower_call(Reader *R, const Sx *e, const char *name, LowerFn f)
     x->u.call.nkw = nkw;
     x->u.call.args = arena_array(R->a, (size_t)l->n, sizeof(Expr *));
     if (nkw)
-        x->u.call.kw = arena_array(R->a, (size_t)nkw, sizeof(Sym *));
+        x->u.call.kw = shared_keywords(R, l, nkw);
     int p = 0, k = 0;
     for (int i = 0; i < l->n; i++) {
         Expr *v = f(R, l->items[i]);
         if (!v)
             return NULL;
-        if (l->keys && l->keys[i]) {
-            x->u.call.kw[k] = l->keys[i];
+        if (l->keys && l->keys[i])
             x->u.call.args[x->u.call.nargs + k++] = v;
-        } else {
+        else
             x->u.call.args[p++] = v;
-        }
     }
     return x;
 }
@@ -507,7 +567,11 @@ Sym *global_name(Reader *R, const Sx *e)
     size_t n = (size_t)(dot - s);
     if (!((n == 3 && strncmp(s, "cls", 3) == 0) || (n == R->m->name->len && strncmp(s, R->m->name->str, n) == 0)))
         return NULL;
-    return intern_cstr(&R->m->names, dot + 1);
+    if (R->dotted_in != e->u.name) {
+        R->dotted_in = e->u.name;
+        R->global_out = intern_cstr(&R->m->names, dot + 1);
+    }
+    return R->global_out;
 }
 
 /* A keyword argument that must be True or False, when given. */
@@ -714,6 +778,7 @@ int stream_def_end(Parser *P, St *header, StList *body)
         if (r == 0)
             r = relax_end(R, c);
         unbind_to(R, c->undo);
+        unbind_relax(c->f);
     }
     Func *f = c->f;
     pop_ctx(P);

@@ -29,11 +29,18 @@ typedef struct Reader {
      * a name that was unbound is one word, the Sym (a large function binds
      * a fresh name per binding); one that was bound is three, its previous
      * binding and kind, then the Sym with its low bit set (bind_sym). A
-     * scope's mark is the number of words when it began. */
+     * scope's mark is the number of words when it began. A binding directly
+     * in a Relax function's body or dataflow block of a name that was
+     * unbound takes no word: the function's end unbinds its bindings' names
+     * (bind_top, unbind_relax). */
     uintptr_t *undo;
     int nundo, capundo;
     const Constants *consts;      /* --constants: what metadata[...] references read */
     Arena *syn;                   /* the parser's syntax nodes, released statement by statement */
+    Sym **kws[8];                 /* keyword lists of calls read lately, shared (lower_call) */
+    int nkws[8];
+    struct { const char *s; Sym *sym; } names[32];   /* S()'s names met lately, by address */
+    Sym *dotted_in, *global_out;  /* global_name's last answer */
 } Reader;
 
 static const Loc NOWHERE = { 0, 0 };
@@ -73,7 +80,13 @@ typedef Expr *(*LowerFn)(Reader *R, const Sx *e);
 /* ---- lower.c: names and scopes ---- */
 
 void bind_sym(Reader *R, Sym *s, int kind, void *p);
+/* bind_sym for a binding directly in a Relax function's body or dataflow
+ * block, which records nothing for a name that was unbound. */
+void bind_top(Reader *R, Sym *s, int kind, void *p);
 void unbind_to(Reader *R, int mark);
+/* After unbind_to at the end of Relax function f: unbinds the names of the
+ * bindings bind_top did not record. */
+void unbind_relax(Func *f);
 Sym *S(Reader *R, const char *s);
 const char *dotted(Reader *R, const Sx *e);
 int is_call_of(Reader *R, const Sx *e, const char *name);

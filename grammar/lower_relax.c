@@ -260,9 +260,37 @@ static StructInfo *shared_tensor_sinfo(Reader *R, const StructInfo *t)
     return s;
 }
 
+/* R.Tensor((1, 64, 56, 56), dtype="float32") or R.Tensor((4,), "int32"),
+ * a shape of plain integers and a known dtype, as lower_tensor_sinfo reads
+ * it, without sorting its arguments: 1 with *out (NULL after an error in
+ * the shape, reported), 0 for any other form. */
+static int plain_tensor_sinfo(Reader *R, const Sx *e, StructInfo **out)
+{
+    const SxList *l = &e->u.call.args;
+    if (l->n != 2 || l->items[0]->kind != SX_TUPLE || l->items[1]->kind != SX_STR ||
+        (l->keys && (l->keys[0] || (l->keys[1] && l->keys[1] != S(R, "dtype")))))
+        return 0;
+    DType dt;
+    if (dtype_parse(l->items[1]->u.str.s, &dt) != 0 || dt == DT_HANDLE)
+        return 0;
+    StructInfo t = { .kind = SI_TENSOR, .loc = e->loc, .ndim = -1, .dtype = dt };
+    if (!(t.shape = shared_shape(R, l->items[0], &t.ndim))) {
+        *out = NULL;
+        return 1;
+    }
+    if (!(*out = shared_tensor_sinfo(R, &t))) {
+        *out = arena_alloc(R->a, sizeof **out);
+        **out = t;
+    }
+    return 1;
+}
+
 static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
 {
     StructInfo t = { .kind = SI_TENSOR, .loc = e->loc, .ndim = -1 }, *s = &t;
+    StructInfo *plain;
+    if (plain_tensor_sinfo(R, e, &plain))
+        return plain;
     Args a;
     if (split_args(R, e, &a) || want_args(R, e, &a, 0, 3, "R.Tensor"))
         return NULL;
@@ -327,6 +355,8 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
         name += 2;
     if (!name)
         return ERR(R, e->loc, "expected struct info such as R.Tensor((4,), dtype=\"float32\")"), NULL;
+    if (e->kind == SX_CALL && streq(name, "Tensor"))
+        return lower_tensor_sinfo(R, e);   /* nearly every annotation: asked first */
     /* R.Any is TVM's new name for R.Object */
     if (streq(name, "Object") || streq(name, "Any")) {
         if (e->kind == SX_CALL && e->u.call.args.n)
@@ -353,8 +383,6 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
         s->nfields = -1;
         return s;
     }
-    if (e->kind == SX_CALL && streq(name, "Tensor"))
-        return lower_tensor_sinfo(R, e);
     if (e->kind == SX_CALL && streq(name, "Tuple")) {
         StructInfo *s = sinfo_new(R, SI_TUPLE, e->loc);
         const SxList *l = &e->u.call.args;
@@ -408,7 +436,8 @@ static StructInfo *lower_sinfo(Reader *R, const Sx *e)
 
 static int is_sinfo_name(const char *n)
 {
-    return n && (streq(n, "R.Tensor") || streq(n, "R.Tuple") || streq(n, "R.Shape") || streq(n, "R.Prim") ||
+    /* each starts R. and an upper-case letter; R.add and T.max do not */
+    return n && n[0] == 'R' && n[1] == '.' && n[2] >= 'A' && n[2] <= 'Z' && (streq(n, "R.Tensor") || streq(n, "R.Tuple") || streq(n, "R.Shape") || streq(n, "R.Prim") ||
                  streq(n, "R.Object") || streq(n, "R.Any") || streq(n, "R.Callable") || streq(n, "R.DTensor"));
 }
 
@@ -823,8 +852,9 @@ static Expr *lower_rcall(Reader *R, const Sx *e)
         return NULL;
     /* pad_value=R.prim_value(T.float32(0)), begin=(R.prim_value(1),): how
      * TVM prints an operator's attributes, read as the numbers themselves */
-    for (int i = 0; x && op_find(name) && i < x->u.call.nkw; i++)
-        unwrap_prim_values(&x->u.call.args[x->u.call.nargs + i]);
+    if (x && x->u.call.nkw && op_find(name))
+        for (int i = 0; i < x->u.call.nkw; i++)
+            unwrap_prim_values(&x->u.call.args[x->u.call.nargs + i]);
     return x;
 }
 
@@ -957,7 +987,22 @@ RBlock *new_block(Reader *R, Func *f, int dataflow, Loc loc)
     return b;
 }
 
+/* lower_binding's last argument: 1 in a dataflow block, with TOP_BINDING
+ * directly in a function's body or dataflow block (bind_top). */
+enum { TOP_BINDING = 2 };
 static int lower_binding(Reader *R, RBlock *b, int *cap, const St *st, int dataflow);
+
+/* Appends a binding to a block. The arrays a block of a large function
+ * outgrows give their pages back: they held as much again as the last. */
+static void push_binding(Reader *R, RBlock *b, int *cap, Binding *bd)
+{
+    Binding **old = b->binds;
+    int oldcap = *cap;
+    vec_push(R->a, &b->binds, &b->nbinds, cap, bd);
+    if (b->binds != old && (size_t)oldcap * sizeof *old >= 65536)
+        arena_discard(old, (size_t)oldcap * sizeof *old);
+}
+
 
 /* a, b = value: value bound to a name of its own (unless it is a variable),
  * then a = t[0], b = t[1]. The name joins the targets': a_b. */
@@ -1020,10 +1065,13 @@ static int lower_binding(Reader *R, RBlock *b, int *cap, const St *st, int dataf
         check_metadata_annot(R, bd, st->u.assign.value))
         return -1;
     bd->var = var_new(R->a, t->u.name, VAR_RELAX, t->loc);
-    bd->var->dataflow = dataflow != 0;
+    bd->var->dataflow = (dataflow & 1) != 0;
     bd->var->sinfo = bd->annot;
-    bind_sym(R, t->u.name, BK_RVAR, bd->var);
-    vec_push(R->a, &b->binds, &b->nbinds, cap, bd);
+    if (dataflow & TOP_BINDING)
+        bind_top(R, t->u.name, BK_RVAR, bd->var);
+    else
+        bind_sym(R, t->u.name, BK_RVAR, bd->var);
+    push_binding(R, b, cap, bd);
     return 0;
 }
 
@@ -1110,7 +1158,7 @@ static Var *lower_relax_if(Reader *R, RBlock *b, int *cap, const St *st)
     bd->var = var_new(R->a, n1->u.name, VAR_RELAX, n1->loc);
     bd->var->sinfo = bd->annot;
     bind_sym(R, n1->u.name, BK_RVAR, bd->var);
-    vec_push(R->a, &b->binds, &b->nbinds, cap, bd);
+    push_binding(R, b, cap, bd);
     return bd->var;
 }
 
@@ -1150,7 +1198,7 @@ int df_stmt(Reader *R, Ctx *d, const St *x)
     if (is_decl(R, x))
         return lower_decl(R, x);
     if (x->kind == ST_ASSIGN)
-        return lower_binding(R, d->block, &d->cap, x, 1);
+        return lower_binding(R, d->block, &d->cap, x, 1 | TOP_BINDING);
     if (x->kind == ST_EXPR && is_call_of(R, x->u.expr, "R.output")) {
         d->closed = 1;
         return df_output(R, d->block, x);
@@ -1165,8 +1213,13 @@ void df_end(Reader *R, Ctx *d)
 {
     RBlock *b = d->block;
     unbind_to(R, d->undo);
-    for (int k = 0; k < b->nbinds; k++)
-        bind_sym(R, b->binds[k]->var->name, BK_LOCAL, b->binds[k]->var);
+    for (int k = 0; k < b->nbinds; k++) {
+        Var *v = b->binds[k]->var;
+        if (v->name->bind == v)
+            v->name->bind_kind = BK_LOCAL;   /* bound by bind_top, unbound by unbind_relax */
+        else
+            bind_sym(R, v->name, BK_LOCAL, v);
+    }
     for (int k = 0; k < b->noutputs; k++) {
         b->outputs[k]->dataflow = 0;
         bind_sym(R, b->outputs[k]->name, BK_RVAR, b->outputs[k]);
@@ -1247,7 +1300,7 @@ int relax_stmt(Reader *R, Ctx *c, const St *st)
         }
         if (st->kind == ST_IF)
             return lower_relax_if(R, c->block, &c->cap, st) ? 0 : -1;
-        return lower_binding(R, c->block, &c->cap, st, 0);
+        return lower_binding(R, c->block, &c->cap, st, TOP_BINDING);
     }
     if (st->kind == ST_RETURN) {
         if (!st->u.expr)
@@ -1272,7 +1325,7 @@ int relax_stmt(Reader *R, Ctx *c, const St *st)
         as.u.assign.target->u.name = S(R, "_");
         as.u.assign.annot = NULL;
         as.u.assign.value = st->u.expr;
-        return lower_binding(R, c->block, &c->cap, &as, 0);
+        return lower_binding(R, c->block, &c->cap, &as, TOP_BINDING);
     }
     if (st->kind == ST_WHILE || st->kind == ST_BREAK || st->kind == ST_CONTINUE || st->kind == ST_ASSERT)
         return ERR(R, st->loc, "'%s' is a statement of a prim_func (lowered TIR), not of a Relax function",

@@ -1,11 +1,12 @@
-/* Bump allocation in large chunks, freed all at once; a chained hash table
- * of interned identifiers whose storage lives in the arena. */
+/* Bump allocation in large chunks, freed all at once; an open hash table of
+ * interned identifiers whose storage lives in the arena. */
 #define _DEFAULT_SOURCE   /* madvise and MADV_HUGEPAGE */
 #include "arena.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* Under AddressSanitizer, memory given back by arena_release is poisoned
  * until it is handed out again, so a pointer kept into a released scratch
@@ -132,6 +133,21 @@ void arena_free(Arena *a)
     a->advised = 0;
 }
 
+void arena_discard(void *p, size_t n)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    POISON(p, n);
+#else
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0)
+        return;
+    uintptr_t from = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    uintptr_t to = ((uintptr_t)p + n) & ~((uintptr_t)page - 1);
+    if (to > from)
+        madvise((void *)from, to - from, MADV_DONTNEED);
+#endif
+}
+
 int arena_holds(const Arena *a, const void *p)
 {
     for (const ArenaChunk *c = a->head; c; c = c->next)
@@ -172,8 +188,10 @@ void arena_release(Arena *a, ArenaMark m)
 /* FNV-1a over the name without its trailing digits, plus the number they
  * spell: lv0, lv1, lv2, ... (a module's bindings, defined in order) land in
  * neighbouring slots, so looking up a new one reads the cache line the one
- * before it brought in, not a random line of a table of megabytes. Chains
- * make the runs harmless: a name hashed into the run shares one slot.
+ * before it brought in, not a random line of a table of megabytes. The
+ * table is open (a name is in the first empty slot of its probe sequence),
+ * and a sequence leaves its first slot by a stride drawn from the hash, so
+ * a name whose first slot falls in such a run does not walk along it.
  * (lv1 and lv01 hash alike; the comparison tells them apart.) */
 static uint32_t hash_bytes(const char *s, size_t n)
 {
@@ -186,6 +204,13 @@ static uint32_t hash_bytes(const char *s, size_t n)
     for (size_t i = k; i < n; i++)
         num = num * 10 + (uint32_t)(s[i] - '0');
     return h + num;
+}
+
+/* The stride of a probe sequence: odd, so that it visits every slot of the
+ * power-of-two table, and from the hash's high bits. */
+static size_t stride(uint32_t h)
+{
+    return ((size_t)((h * 2654435761u) >> 7) | 1);
 }
 
 void intern_init(Interner *in, Arena *a)
@@ -206,12 +231,12 @@ static void resize(Interner *in, size_t n)
         oom();
     for (size_t i = 0; i < in->nslots; i++) {
         Sym *s = in->slots[i];
-        while (s) {
-            Sym *next = s->next;
-            s->next = slots[s->hash & (n - 1)];
-            slots[s->hash & (n - 1)] = s;
-            s = next;
-        }
+        if (!s)
+            continue;
+        size_t k = s->hash & (n - 1), step = stride(s->hash);
+        while (slots[k])
+            k = (k + step) & (n - 1);
+        slots[k] = s;
     }
     free(in->slots);
     in->slots = slots;
@@ -227,14 +252,29 @@ void intern_reserve(Interner *in, size_t names)
         resize(in, n);
 }
 
+static int same_name(const Sym *p, const char *s, size_t n)
+{
+    if (p->len != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (p->text[i] != s[i])
+            return 0;
+    return 1;
+}
+
 Sym *intern(Interner *in, const char *s, size_t n)
 {
     uint32_t h = hash_bytes(s, n);
-    for (Sym *p = in->slots[h & (in->nslots - 1)]; p; p = p->next)
-        if (p->hash == h && p->len == n && memcmp(p->str, s, n) == 0)
+    size_t mask = in->nslots - 1, k = h & mask, step = stride(h);
+    for (Sym *p; (p = in->slots[k]); k = (k + step) & mask)
+        if (p->hash == h && same_name(p, s, n))
             return p;
-    if (in->count * 2 > in->nslots)
+    if ((in->count + 1) * 2 > in->nslots) {
         resize(in, in->nslots * 2);
+        mask = in->nslots - 1;
+        for (k = h & mask; in->slots[k]; k = (k + step) & mask)
+            ;
+    }
     Sym *p = arena_alloc(in->arena, offsetof(Sym, text) + n + 1);
     memset(p, 0, offsetof(Sym, text));
     memcpy(p->text, s, n);
@@ -242,8 +282,7 @@ Sym *intern(Interner *in, const char *s, size_t n)
     p->str = p->text;
     p->len = (uint32_t)n;
     p->hash = h;
-    p->next = in->slots[h & (in->nslots - 1)];
-    in->slots[h & (in->nslots - 1)] = p;
+    in->slots[k] = p;
     in->count++;
     return p;
 }

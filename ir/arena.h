@@ -58,6 +58,11 @@ static inline void *arena_zalloc(Arena *a, size_t size)
 void *arena_array(Arena *a, size_t n, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 void arena_free(Arena *a);
+/* The block p of n bytes, handed out by an arena, is not read again (an
+ * array outgrown): its whole pages go back to the system, which gives
+ * zeroed ones if they are touched again. Under AddressSanitizer they are
+ * poisoned instead, so that a read of them is reported. */
+void arena_discard(void *p, size_t n);
 /* Whether p lies in a block a handed out (a walk over its chunks). */
 int arena_holds(const Arena *a, const void *p);
 
@@ -76,12 +81,11 @@ typedef struct Sym {
     const char *str;
     uint32_t len;
     uint32_t hash;
-    struct Sym *next;
     void *bind;
     int bind_kind;
     char text[];    /* an interned name's characters, which str points to,
                      * in the padding and past it (a large module interns a
-                     * name per binding) */
+                     * name per binding: lv123456 takes 40 bytes) */
 } Sym;
 
 typedef struct Interner {

@@ -68,8 +68,7 @@ static Expr **clone_list(Arena *a, Subst *s, Expr *const *items, int n)
 /* A fresh copy of v, recorded so that later uses of v become the copy. */
 static Var *fresh_var(Arena *a, Subst *s, const Var *v)
 {
-    Var *c = arena_alloc(a, sizeof *c);
-    *c = *v;
+    Var *c = var_copy(a, v);
     Expr *e = expr_new(a, E_VAR, v->loc);
     e->u.var = c;
     subst_var(a, s, v, e);

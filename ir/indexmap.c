@@ -771,10 +771,10 @@ static void places(const ImSum *s, int64_t *lcm)
  * shared (no one interns or binds them; the array is the map's own), since
  * a map read again from the memo otherwise printed them anew each time. */
 static Sym output_names[IM_MAX_RANK] = {
-    { "i0", 2, 0, 0, 0, 0 }, { "i1", 2, 0, 0, 0, 0 }, { "i2", 2, 0, 0, 0, 0 }, { "i3", 2, 0, 0, 0, 0 },
-    { "i4", 2, 0, 0, 0, 0 }, { "i5", 2, 0, 0, 0, 0 }, { "i6", 2, 0, 0, 0, 0 }, { "i7", 2, 0, 0, 0, 0 },
-    { "i8", 2, 0, 0, 0, 0 }, { "i9", 2, 0, 0, 0, 0 }, { "i10", 3, 0, 0, 0, 0 }, { "i11", 3, 0, 0, 0, 0 },
-    { "i12", 3, 0, 0, 0, 0 }, { "i13", 3, 0, 0, 0, 0 }, { "i14", 3, 0, 0, 0, 0 }, { "i15", 3, 0, 0, 0, 0 },
+    { .str = "i0", .len = 2 }, { .str = "i1", .len = 2 }, { .str = "i2", .len = 2 }, { .str = "i3", .len = 2 },
+    { .str = "i4", .len = 2 }, { .str = "i5", .len = 2 }, { .str = "i6", .len = 2 }, { .str = "i7", .len = 2 },
+    { .str = "i8", .len = 2 }, { .str = "i9", .len = 2 }, { .str = "i10", .len = 3 }, { .str = "i11", .len = 3 },
+    { .str = "i12", .len = 3 }, { .str = "i13", .len = 3 }, { .str = "i14", .len = 3 }, { .str = "i15", .len = 3 },
 };
 
 static Sym **default_names(Arena *a, int n, const char *prefix)

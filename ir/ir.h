@@ -34,19 +34,21 @@ typedef struct StructInfo StructInfo;
 typedef enum { VAR_RELAX, VAR_TIR, VAR_SYM } VarKind;
 
 typedef struct Var {
-    /* pointers first, then the 4-byte members, then kind, dtype and dataflow
-     * in one word: 56 bytes, no padding (a large module holds a Var per
-     * binding). */
+    /* No padding: 56 bytes, of which a Relax variable (a large module holds
+     * one per binding) is given the 40 before `loop` (var_new); its kind
+     * never changes, `loop` and `data_of` are read only of a TIR variable,
+     * and a copy is made by var_copy. */
     Sym *name;
     StructInfo *sinfo;    /* Relax vars: declared or inferred, may be NULL */
-    Stmt *loop;           /* the For that defines a loop variable */
-    struct Buffer *data_of;  /* B.data: the handle of buffer B's storage (named "B.data") */
     Sym *said;            /* made by a pass: what it stands for, in the input's names (--explain) */
     Loc loc;
     unsigned mark;        /* scope stamp, owned by whoever walks scopes */
     VarKind kind : 8;
     DType dtype : 8;      /* TIR and symbolic vars */
     unsigned dataflow : 1;  /* bound inside a dataflow block */
+    /* VAR_TIR and VAR_SYM only: */
+    Stmt *loop;           /* the For that defines a loop variable */
+    struct Buffer *data_of;  /* B.data: the handle of buffer B's storage (named "B.data") */
 } Var;
 
 /* BUF_ALIAS: A_1 = T.Buffer((256,), "float32", data=A.data), another view of
@@ -366,6 +368,8 @@ Expr *expr_float(Arena *a, double v, DType dt, Loc loc);
 Expr *expr_str(Arena *a, const char *s, Loc loc);
 Stmt *stmt_new(Arena *a, StmtKind k, Loc loc);
 Var *var_new(Arena *a, Sym *name, VarKind k, Loc loc);
+/* A copy of v in a, whole (fields a short Relax variable lacks are zero). */
+Var *var_copy(Arena *a, const Var *v);
 
 int expr_equal(const Expr *a, const Expr *b);
 /* A hash that agrees with expr_equal (equal expressions hash alike); for

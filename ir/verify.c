@@ -29,6 +29,13 @@ typedef struct Verifier {
     Arena scratch;        /* for an inferred type that is only compared with an annotation */
     StructInfo *kept[64]; /* types kept in the module's arena (inferred), by a hash of kept_t */
     TensorType kept_t[64];
+    /* Results of operators without attributes met lately (op_result):
+     * their result is a function of the operator and the argument types. */
+    struct {
+        const Sym *op;
+        int n;
+        TensorType args[2], out;
+    } memo[32];
 } Verifier;
 
 #define VERR(V, loc, ...) ((V)->errors++ < MAX_ERRORS ? diag_error((V)->src, (loc), __VA_ARGS__) : -1)
@@ -698,6 +705,11 @@ static int arg_type(const Expr *e, TensorType *t)
     return e->kind == E_CONST ? op_const_type(e, t) : op_sinfo_type(sinfo_of(e), t);
 }
 
+static int type_equal(const TensorType *a, const TensorType *b)
+{
+    return a->dtype == b->dtype && a->ndim == b->ndim && memcmp(a->shape, b->shape, (size_t)a->ndim * sizeof *a->shape) == 0;
+}
+
 static StructInfo *type_sinfo(Arena *a, const TensorType *t, Loc loc)
 {
     return tensor_sinfo_new(a, t->dtype, t->ndim, t->shape, loc);
@@ -708,11 +720,11 @@ static StructInfo *type_sinfo(Arena *a, const TensorType *t, Loc loc)
  * StructInfo (no one changes struct info in place), where each had a copy
  * of its own, its shape's integers included; a chain of 100,000 bindings
  * held 100,000 of them, about 270 bytes each, which every pass after reads
- * from as many places. One only compared (in scratch) is made as before. */
+ * from as many places. A type only compared with an annotation is the kept
+ * one too (one per type in the module: made in scratch, each was made anew
+ * for every binding). */
 static StructInfo *inferred_type(Verifier *V, const TensorType *t, Loc loc)
 {
-    if (V->types != &V->m->arena)
-        return type_sinfo(V->types, t, loc);
     uint64_t h = (uint64_t)t->dtype * 31 + (uint64_t)t->ndim;
     for (int i = 0; i < t->ndim; i++)
         h = h * 0x100000001B3ull + (uint64_t)t->shape[i];
@@ -722,7 +734,7 @@ static StructInfo *inferred_type(Verifier *V, const TensorType *t, Loc loc)
         memcmp(o->shape, t->shape, (size_t)t->ndim * sizeof *t->shape) == 0)
         return V->kept[k];
     V->kept_t[k] = *t;
-    return V->kept[k] = type_sinfo(V->types, t, loc);
+    return V->kept[k] = type_sinfo(&V->m->arena, t, loc);
 }
 
 static void tuple_text(char *buf, size_t cap, const int64_t *v, int n)
@@ -786,17 +798,41 @@ static const StructInfo *op_result(Verifier *V, const Expr *e)
         items = e->u.call.args[0]->u.list.items;
         n = e->u.call.args[0]->u.list.n;
     }
-    if (e->u.call.nargs < (op->tuple_arg ? 1 : n) || op_check_attrs(e, &err))
+    if (e->u.call.nargs < (op->tuple_arg ? 1 : n) || (e->u.call.nkw && op_check_attrs(e, &err)))
         return NULL;
     for (int k = 0; k < n; k++)
         if (arg_type(items[k], &args[k]))
             return NULL;
     if (streq(op->name, "R.layout_transform") && check_layout_map(V, e, &args[0]))
         return NULL;
+    /* An operator of one or two tensors and no attributes (R.add, R.nn.relu)
+     * met before with these argument types gives the type it gave. */
+    int memo = !op->tuple_arg && !op->tuple_out && n <= 2 && e->u.call.nargs == n && e->u.call.nkw == 0 ? 0 : -1;
+    if (memo == 0) {
+        uint64_t h = (uint64_t)(uintptr_t)e->u.call.op;
+        for (int k = 0; k < n; k++) {
+            h = h * 31 + (uint64_t)args[k].dtype * 7 + (uint64_t)args[k].ndim;
+            for (int d = 0; d < args[k].ndim; d++)
+                h = h * 1000003 + (uint64_t)args[k].shape[d];
+        }
+        memo = (int)((h * 0x9E3779B97F4A7C15ull) >> 59);
+        int same = V->memo[memo].op == e->u.call.op && V->memo[memo].n == n;
+        for (int k = 0; k < n && same; k++)
+            same = type_equal(&V->memo[memo].args[k], &args[k]);
+        if (same)
+            return inferred_type(V, &V->memo[memo].out, e->loc);
+    }
     if (op_infer(e, args, n, outs, &nout, &err)) {
         if (!err.unknown)
             VERR(V, err.loc.line ? err.loc : e->loc, "%s", err.msg);
         return NULL;
+    }
+    if (memo >= 0) {
+        V->memo[memo].op = e->u.call.op;
+        V->memo[memo].n = n;
+        for (int k = 0; k < n; k++)
+            V->memo[memo].args[k] = args[k];
+        V->memo[memo].out = outs[0];
     }
     if (!op->tuple_out)
         return inferred_type(V, &outs[0], e->loc);

@@ -941,8 +941,7 @@ typedef struct Clone {
 
 static Var *clone_var(Clone *C, Var *v)
 {
-    Var *c = arena_alloc(C->a, sizeof *c);
-    *c = *v;
+    Var *c = var_copy(C->a, v);
     if (C->n == C->cap) {
         C->cap = C->cap ? 2 * C->cap : 64;
         Var **vars = realloc(C->vars, (size_t)C->cap * sizeof *vars);

@@ -680,7 +680,7 @@ static void call(Printer *p, const Expr *e)
     if (e->u.call.callee) {
         expr(p, e->u.call.callee, 8);
     } else if (streq(e->u.call.op->str, "T.access_ptr") && e->u.call.nargs > 0 && e->u.call.args[0]->kind == E_VAR &&
-               e->u.call.args[0]->u.var->data_of) {
+               e->u.call.args[0]->u.var->kind != VAR_RELAX && e->u.call.args[0]->u.var->data_of) {
         /* B.access_ptr("r"): the method of buffer B, held as its data */
         putf(p, "%s.access_ptr", e->u.call.args[0]->u.var->data_of->name->str);
         first = 1;
@@ -939,7 +939,7 @@ static int remappable(const Block *b)
         return 0;
     for (int i = 0; i < b->niters; i++) {
         const BlockIter *it = &b->iters[i];
-        if (it->kind == 'O' || it->binding->kind != E_VAR || !it->binding->u.var->loop)
+        if (it->kind == 'O' || it->binding->kind != E_VAR || it->binding->u.var->kind == VAR_RELAX || !it->binding->u.var->loop)
             return 0;
         const Stmt *l = it->binding->u.var->loop;
         if (!is_zero(l->u.loop.min) || !expr_equal(l->u.loop.extent, it->dom))

@@ -59,6 +59,29 @@ static void test_intern(void)
     for (int i = 0; i < 8; i++)
         CHECK(intern_cstr(&in, alike[i]) == seen[i], "interning %s again gave another symbol", alike[i]);
     CHECK(intern_cstr(&in, "name42") == first[42], "name42 was lost when the table was resized");
+    /* Numbered runs whose slots overlap (the table is open: a name whose
+     * first slot is taken steps away by a stride): every name found again. */
+    static const char *const runs[] = { "lvx", "v", "conv", "lv_" };
+    enum { RUN = 30000 };
+    Sym **run = calloc(4 * RUN, sizeof *run);
+    size_t before = in.count;
+    for (int i = 0; i < RUN; i++)
+        for (int r = 0; r < 4; r++) {
+            snprintf(buf, sizeof buf, "%s%d", runs[r], i);
+            run[r * RUN + i] = intern_cstr(&in, buf);
+        }
+    CHECK(in.count == before + 4 * RUN, "expected %zu symbols, have %zu", before + 4 * RUN, in.count);
+    for (int r = 0; r < 4; r++)
+        for (int i = 0; i < RUN; i++) {
+            snprintf(buf, sizeof buf, "%s%d", runs[r], i);
+            Sym *s = intern_cstr(&in, buf);
+            if (s != run[r * RUN + i] || strcmp(s->str, buf) != 0) {
+                CHECK(0, "interning %s again gave another symbol", buf);
+                r = 4;
+                break;
+            }
+        }
+    free(run);
     CHECK(arena_array(&a, SIZE_MAX / 4, 8) == NULL, "arena_array did not refuse an overflowing size");
     intern_free(&in);
     arena_free(&a);
