@@ -252,6 +252,25 @@ static Producer producer_of(const Sweep *S, const Expr *e)
     return p;
 }
 
+/* Reads again what left_behind reads of binding i, after sinking changed
+ * it while the producers read before stay in use (sink_to_smaller): its
+ * operands' places go in the module's arena, a few words per sinking. */
+static void producer_reread(Sweep *S, int i)
+{
+    const Expr *e = S->rb->binds[i]->value;
+    Producer *p = &S->prod[i];
+    *p = producer_of(S, e);
+    if (p->kind == PROD_ITEM) {
+        p->defs = arena_alloc(&S->m->arena, sizeof *p->defs);
+        p->defs[0] = def_of(S, e->u.get.tuple);
+    } else if (p->kind == PROD_CALL) {
+        p->defs = arena_array(&S->m->arena, (size_t)p->n, sizeof *p->defs);
+        for (int k = 0; k < p->n; k++)
+            p->defs[k] = def_of(S, p->items[k]);
+    }
+    S->nuses[i] = ptrmap_get(&S->uses, S->rb->binds[i]->var, 0);
+}
+
 /* The places the producers' operands (or tuples) are bound at, in S->defs. */
 static void producers_read(Sweep *S, const RBlock *rb)
 {
@@ -607,6 +626,11 @@ static int sink_to_smaller(Sweep *S, RBlock *rb)
             ptrmap_put(&S->def, rb->binds[i]->var, i + 1);
             ptrmap_put(&S->uses, rb->binds[i]->var, 1);
         }
+        /* the guesses of later bindings may reach i and j (seed 700030:
+         * a reshape of s read s's producer as the rewrite it was) */
+        producer_reread(S, i);
+        producer_reread(S, j);
+        S->link_gen++;
     }
     return moved;
 }
