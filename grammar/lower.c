@@ -561,7 +561,12 @@ Sym *global_name(Reader *R, const Sx *e)
 {
     if (e->kind != SX_NAME)
         return NULL;
-    const char *s = e->u.name->str, *dot = strchr(s, '.');
+    /* most names called are operators (R.add, R.nn.conv2d): the first
+     * letter tells them apart without a search for dots */
+    const char *s = e->u.name->str;
+    if (s[0] != 'c' && s[0] != R->m->name->str[0])
+        return NULL;
+    const char *dot = strchr(s, '.');
     if (!dot || strchr(dot + 1, '.'))
         return NULL;
     size_t n = (size_t)(dot - s);

@@ -64,6 +64,12 @@ static void put(Printer *p, const char *s)
     put_n(p, s, strlen(s));
 }
 
+/* A name, whose length the interner knows (no strlen per name printed). */
+static void put_sym(Printer *p, const Sym *s)
+{
+    put_n(p, s->str, s->len);
+}
+
 static void put_c(Printer *p, char c)
 {
     if (p->len == sizeof p->buf)
@@ -685,7 +691,7 @@ static void call(Printer *p, const Expr *e)
         putf(p, "%s.access_ptr", e->u.call.args[0]->u.var->data_of->name->str);
         first = 1;
     } else {
-        put(p, e->u.call.op->str);
+        put_sym(p, e->u.call.op);
     }
     put(p, "(");
     if (first == 0 && e->u.call.nargs > 0 && e->u.call.args[0]->kind == E_INDEXMAP &&
@@ -715,8 +721,8 @@ static void expr(Printer *p, const Expr *e, int ctx)
         put(p, "(");
     switch (e->kind) {
     case E_IF: put(p, "<if>"); break;   /* a binding's value only; binding() writes it */
-    case E_FUNC: put(p, e->u.global.name->str); break;
-    case E_VAR: put(p, e->u.var->name->str); break;
+    case E_FUNC: put_sym(p, e->u.global.name); break;
+    case E_VAR: put_sym(p, e->u.var->name); break;
     case E_INT:
         if (e->u.i.dtype != DT_VOID)
             typed(p, e->u.i.dtype);
@@ -752,7 +758,7 @@ static void expr(Printer *p, const Expr *e, int ctx)
     case E_CALL: call(p, e); break;
     case E_GLOBAL:
         put(p, "cls.");
-        put(p, e->u.global.name->str);
+        put_sym(p, e->u.global.name);
         break;
     case E_BIN: {
         int cmp = prec == 4;
@@ -1262,7 +1268,7 @@ static void binding(Printer *p, const Binding *b);
 static void binding_line(Printer *p, const Var *v, const StructInfo *annot, const Expr *value)
 {
     line(p);
-    put(p, v->name->str);
+    put_sym(p, v->name);
     if (annot) {
         put(p, ": ");
         sinfo(p, annot);
