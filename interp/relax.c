@@ -490,42 +490,23 @@ static Value *run_if(Env *E, const Expr *e);
 static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int nargs, Value **out,
                       InterpError *err);
 
+/* A symbolic variable's value, bound from the arguments' shapes. */
+static int sym_bound(const Var *v, void *data, int64_t *out)
+{
+    const Env *E = data;
+    for (int i = 0; i < E->nsyms; i++)
+        if (E->syms[i] == v) {
+            *out = E->symv[i];
+            return 0;
+        }
+    return -1;
+}
+
 /* The value of a dimension: an integer, or arithmetic on symbolic
  * variables bound from the arguments' shapes. -1 when unknown. */
 static int dim_value(const Env *E, const Expr *e, int64_t *v)
 {
-    int64_t a, b;
-    switch (e->kind) {
-    case E_INT: *v = e->u.i.v; return 0;
-    case E_VAR:
-        for (int i = 0; i < E->nsyms; i++)
-            if (E->syms[i] == e->u.var) {
-                *v = E->symv[i];
-                return 0;
-            }
-        return -1;
-    case E_UNARY:
-        if (e->u.un.op != U_NEG || dim_value(E, e->u.un.a, &a) || a == INT64_MIN)
-            return -1;
-        *v = -a;
-        return 0;
-    case E_BIN:
-        if (dim_value(E, e->u.bin.a, &a) || dim_value(E, e->u.bin.b, &b))
-            return -1;
-        switch (e->u.bin.op) {
-        case B_ADD: return __builtin_add_overflow(a, b, v) ? -1 : 0;
-        case B_SUB: return __builtin_sub_overflow(a, b, v) ? -1 : 0;
-        case B_MUL: return __builtin_mul_overflow(a, b, v) ? -1 : 0;
-        case B_FLOORDIV:
-        case B_FLOORMOD:
-            if (b == 0 || (a == INT64_MIN && b == -1))
-                return -1;
-            *v = e->u.bin.op == B_FLOORDIV ? floordiv64(a, b) : floormod64(a, b);
-            return 0;
-        default: return -1;
-        }
-    default: return -1;
-    }
+    return expr_eval_int(e, sym_bound, (void *)E, v);
 }
 
 /* Binds the symbolic dimensions of a parameter's type to its argument's

@@ -417,6 +417,11 @@ int expr_eval_int(const Expr *e, VarValue value, void *data, int64_t *out)
         return value(e->u.var, data, out) ? -1 : 0;
     case E_CAST:
         return expr_eval_int(e->u.cast.a, value, data, out);
+    case E_UNARY:
+        if (e->u.un.op != U_NEG || expr_eval_int(e->u.un.a, value, data, &x) || x == INT64_MIN)
+            return -1;
+        *out = -x;
+        return 0;
     case E_BIN:
         if (expr_eval_int(e->u.bin.a, value, data, &x) || expr_eval_int(e->u.bin.b, value, data, &y))
             return -1;

@@ -379,11 +379,12 @@ uint64_t expr_hash(const Expr *e);
 DType tir_dtype(const Expr *e);
 /* Constant value of an integer expression, or -1 when it is not constant. */
 int expr_const_int(const Expr *e, int64_t *out);
-/* The value of an integer expression of constants, casts and + - * // %
+/* The value of an integer expression of constants, casts, negation and + - * // %
  * (TIR's floor division) over variables whose values value gives (nonzero
  * when it has none); -1 when it reads anything else, overflows or divides
  * by zero. One rule for every extent computed from symbols: the index-map
- * algebra's stand-ins, transform-layout's checks, the interpreter's shapes. */
+ * algebra's stand-ins, transform-layout's checks, the interpreters' shapes (TIR
+ * extents, Relax dimensions). */
 typedef int (*VarValue)(const Var *v, void *data, int64_t *out);
 int expr_eval_int(const Expr *e, VarValue value, void *data, int64_t *out);
 
