@@ -48,9 +48,24 @@ int push_out(Sweep *S, Binding *b)
     return S->nout++;
 }
 
+/* 1 + the index of v's binding in the block swept, or 0: sweep_block
+ * stamps each variable it binds with a mark of its own range (a look-up in
+ * a table per use touched a table as large as the block, out of cache at
+ * 100,000 bindings; the variable is read beside its binding). */
+static int def_at(const Sweep *S, const Var *v)
+{
+    unsigned at = v->mark - S->def_base;   /* below the range: wraps past def_n */
+    return at - 1 < (unsigned)S->def_n ? (int)at : 0;
+}
+
+static void def_set(Sweep *S, Var *v, int i)
+{
+    v->mark = S->def_base + (unsigned)i + 1;
+}
+
 void demand_add(Sweep *S, Var *x, Expr *map, const Expr *pad, int slot)
 {
-    int d = ptrmap_get(&S->def, x, 0) - 1;
+    int d = def_at(S, x) - 1;
     if (d < 0)
         return;
     Demand *D = &S->dem[d];
@@ -76,7 +91,7 @@ static int is_constant(const Sweep *S, const Expr *x)
 {
     if (x->kind == E_CONST)
         return 1;
-    int d = x->kind == E_VAR ? ptrmap_get(&S->def, x->u.var, 0) : 0;
+    int d = x->kind == E_VAR ? def_at(S, x->u.var) : 0;
     return d && S->rb->binds[d - 1]->value->kind == E_CONST;
 }
 
@@ -140,7 +155,7 @@ static int tuple_producer(Sweep *S, const Expr *e)
 {
     if (e->kind != E_GETITEM || e->u.get.tuple->kind != E_VAR)
         return -1;
-    return ptrmap_get(&S->def, e->u.get.tuple->u.var, 0) - 1;
+    return def_at(S, e->u.get.tuple->u.var) - 1;
 }
 
 /* The tensor operands of a call flow can look into (none: it stops there). */
@@ -180,7 +195,7 @@ static int left_behind(Sweep *S, const Expr *x, int d, int occ, int depth, int *
 /* The place of x in the block: 1 + its binding's index, or 0. */
 static int def_of(const Sweep *S, const Expr *x)
 {
-    return x->kind == E_VAR ? ptrmap_get(&S->def, x->u.var, 0) : 0;
+    return x->kind == E_VAR ? def_at(S, x->u.var) : 0;
 }
 
 /* left_behind summed over a call's operands, each value once (concat((a, a))
@@ -582,7 +597,7 @@ static void visit(Sweep *S, Binding *bd, int i)
     Expr *e = bd->value;
     if (is_layout_transform(e)) {
         Expr *x = e->u.call.args[0];
-        if (x->kind == E_VAR && ptrmap_get(&S->def, x->u.var, 0))
+        if (x->kind == E_VAR && def_at(S, x->u.var))
             demand_add(S, x->u.var, call_kwarg(e, "index_map"), call_kwarg(e, "pad_value"), slot);
         else if (x->kind == E_VAR)
             note_add(S->notes, bd->loc, "left: %s is %s", var_said(x->u.var),
@@ -623,7 +638,7 @@ static int sink_to_smaller(Sweep *S, RBlock *rb)
             continue;
         moved++;
         if (rb->binds[i]->var != y) {   /* y_s took y's place */
-            ptrmap_put(&S->def, rb->binds[i]->var, i + 1);
+            def_set(S, rb->binds[i]->var, i);
             ptrmap_put(&S->uses, rb->binds[i]->var, 1);
         }
         /* the guesses of later bindings may reach i and j (seed 700030:
@@ -637,10 +652,11 @@ static int sink_to_smaller(Sweep *S, RBlock *rb)
 
 static void sweep_block(Sweep *S, RBlock *rb)
 {
-    ptrmap_free(&S->def);
-    ptrmap_reserve(&S->def, (size_t)rb->nbinds);
+    S->def_base = S->m->stamp;
+    S->def_n = rb->nbinds;
+    S->m->stamp += (unsigned)rb->nbinds;
     for (int i = 0; i < rb->nbinds; i++)
-        ptrmap_put(&S->def, rb->binds[i]->var, i + 1);
+        def_set(S, rb->binds[i]->var, i);
     S->rb = rb;
     S->memo = malloc(((size_t)rb->nbinds + 1) * sizeof *S->memo);
     S->memo_gen = calloc((size_t)rb->nbinds + 1, sizeof *S->memo_gen);
@@ -703,7 +719,6 @@ static void sweep_free(Sweep *S)
 {
     ptrmap_free(&S->uses);
     ptrmap_free(&S->sunk);
-    ptrmap_free(&S->def);
     ptrmap_free(&S->names);
     free(S->out);
     free(S->dead);

@@ -76,7 +76,8 @@ typedef struct Sweep {
     PassCtx *ctx;
     Notes *notes;
     PtrMap uses;          /* Var -> uses in fn */
-    PtrMap def;           /* Var -> 1 + index of its binding in the block */
+    unsigned def_base;    /* a variable bound at index i of the block has mark def_base + i + 1 (def_at) */
+    int def_n;            /* the block's bindings, the marks def_base + 1 .. def_base + def_n */
     PtrMap names;
     RBlock *rb;           /* the block being swept */
     int *memo;            /* per binding index: left_behind's answer in guess memo_gen */

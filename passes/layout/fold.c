@@ -19,7 +19,7 @@
 typedef struct Fold {
     Module *m;
     Notes *notes;
-    PtrMap def;           /* Var -> index + 1 into defs */
+    unsigned base;        /* the variable of defs[i] has mark base + i + 1 (def_of) */
     Binding **defs;
     int ndefs, cap;
     PtrMap last_rw;       /* Var x -> index + 1 into defs of the last rewrite of x */
@@ -35,8 +35,8 @@ static Binding *def_of(const Fold *F, const Expr *e)
 {
     if (!e || e->kind != E_VAR)
         return NULL;
-    int i = ptrmap_get(&F->def, e->u.var, 0);
-    return i ? F->defs[i - 1] : NULL;
+    unsigned at = e->u.var->mark - F->base;   /* below the range: wraps past ndefs */
+    return at - 1 < (unsigned)F->ndefs ? F->defs[at - 1] : NULL;
 }
 
 /* The variable a binding rewrites (x in lt(x, M)), or NULL. */
@@ -63,7 +63,7 @@ static void def_add(Fold *F, Binding *b)
     const Var *x = rewritten(b);
     F->prev_rw[F->ndefs] = x ? ptrmap_get(&F->last_rw, x, 0) : 0;
     F->defs[F->ndefs++] = b;
-    ptrmap_put(&F->def, b->var, F->ndefs);
+    b->var->mark = F->base + (unsigned)F->ndefs;
     if (x)
         ptrmap_put(&F->last_rw, x, F->ndefs);
 }
@@ -926,11 +926,12 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
 {
     if (!*typed)
         infer_types(m, fn);
-    Fold F = { m, notes, { 0 }, NULL, 0, 0, { 0 }, NULL, { 0 }, NULL, max_bytes, cancel_only, fn };
-    size_t nbinds = 0;
+    Fold F = { m, notes, m->stamp, NULL, 0, 0, { 0 }, NULL, { 0 }, NULL, max_bytes, cancel_only, fn };
+    /* the marks of the bindings' variables, a range of scope stamps: the
+     * rules change a binding's value, never add one */
     for (int b = 0; b < fn->nblocks; b++)
-        nbinds += (size_t)fn->blocks[b]->nbinds;
-    ptrmap_reserve(&F.def, nbinds);   /* room for every binding at once */
+        m->stamp += (unsigned)fn->blocks[b]->nbinds;
+    unsigned range = m->stamp - F.base;
     all = all && !cancel_only;
     int fired = 0;
     for (int b = 0; b < fn->nblocks; b++)
@@ -952,7 +953,10 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
             }
             def_add(&F, bd);
         }
-    ptrmap_free(&F.def);
+    if ((unsigned)F.ndefs > range) {
+        fprintf(stderr, "lopt: internal error: fold added bindings during a sweep\n");
+        abort();
+    }
     ptrmap_free(&F.last_rw);
     free(F.defs);
     free(F.prev_rw);
