@@ -65,6 +65,17 @@ static uint64_t mix_sym(uint64_t h, const Sym *s)
     return s ? mix_str(h, s->str, s->len) : mix(h, 0);
 }
 
+/* A name into the text hash by its interned address: one name, one Sym of
+ * m's interner, so equal texts still hash alike, and the walk does not read
+ * each variable's name (a line of memory apart from the variable's). Only
+ * the text hash may: the shape hash orders the candidates (cheaper), and an
+ * address differs from run to run. */
+static uint64_t mix_name(uint64_t h, const Sym *s)
+{
+    h = (h ^ (uint64_t)(uintptr_t)s) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 31);
+}
+
 /* The same value into both hashes (two chains the processor runs side by side). */
 static Hash2 mix2(Hash2 h, uint64_t v)
 {
@@ -106,7 +117,7 @@ static void hash_define(Hasher *H, Var *v)
  * else the variable by where it is bound (by its name when free). */
 static Hash2 mix_var(const Hasher *H, Hash2 h, const Var *v)
 {
-    h.text = mix_sym(h.text, v->name);
+    h.text = mix_name(h.text, v->name);
     for (int k = 0; H->map && k < H->map->u.map.nparams; k++)
         if (H->map->u.map.params[k] == v) {
             h.shape = mix(h.shape, (uint64_t)k + 1);
