@@ -81,6 +81,37 @@ static void test_intern(void)
                 break;
             }
         }
+    /* The same with characters after the number (v1_t, v2_t, ... as flow
+     * names rewrites), which hash by the number too: runs that differ only
+     * there, or in where the digits end, stay distinct and are found again. */
+    static const char *const pre[] = { "v", "v", "v", "lv", "w1" }, *const post[] = { "_t", "_s", "_t1", "_t", "_t" };
+    before = in.count;
+    for (int i = 0; i < RUN; i++)
+        for (int r = 0; r < 5; r++) {
+            snprintf(buf, sizeof buf, "%s%d%s", pre[r], i, post[r]);
+            (void)intern_cstr(&in, buf);
+        }
+    CHECK(in.count == before + 5 * RUN, "expected %zu symbols, have %zu", before + 5 * RUN, in.count);
+    for (int r = 0; r < 5; r++)
+        for (int i = 0; i < RUN; i++) {
+            snprintf(buf, sizeof buf, "%s%d%s", pre[r], i, post[r]);
+            Sym *s = intern_cstr(&in, buf);
+            if (strcmp(s->str, buf) != 0 || intern_cstr(&in, buf) != s) {
+                CHECK(0, "interning %s again gave another symbol", buf);
+                r = 5;
+                break;
+            }
+        }
+    static const char *const after[] = { "lv1_t", "lv01_t", "lv1_t1", "lv1_t01", "1_t", "01_t", "_t", "lv1__t__" };
+    Sym *got[8];
+    for (int i = 0; i < 8; i++) {
+        got[i] = intern_cstr(&in, after[i]);
+        CHECK(strcmp(got[i]->str, after[i]) == 0, "symbol text %s != %s", got[i]->str, after[i]);
+        for (int j = 0; j < i; j++)
+            CHECK(got[i] != got[j], "%s and %s gave one symbol", after[i], after[j]);
+    }
+    for (int i = 0; i < 8; i++)
+        CHECK(intern_cstr(&in, after[i]) == got[i], "interning %s again gave another symbol", after[i]);
     free(run);
     CHECK(arena_array(&a, SIZE_MAX / 4, 8) == NULL, "arena_array did not refuse an overflowing size");
     intern_free(&in);
