@@ -684,8 +684,10 @@ static void sweep_block(Sweep *S, RBlock *rb)
     Binding **nb = arena_array(&S->m->arena, (size_t)n + 1, sizeof *nb);
     int j = 0;
     for (int k = S->nout - 1; k >= 0; k--)
-        if (!S->dead[k])
+        if (!S->dead[k]) {
             nb[j++] = S->out[k];
+            S->rewrites += is_layout_transform(S->out[k]->value);
+        }
     rb->binds = nb;
     rb->nbinds = n;
     free(S->dem);
@@ -728,8 +730,10 @@ static void sweep_free(Sweep *S)
 }
 
 /* One round over fn: fold's cancelling part, sinking, the backward sweep.
- * Returns how many notes it wrote that say it changed something. */
-static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink)
+ * Returns how many notes it wrote that say it changed something, and sets
+ * *rewrites to the rewrites it leaves (count_rewrites, read as the sweep
+ * puts the bindings back). */
+static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink, int *rewrites)
 {
     Sweep S = { .m = m, .fn = fn, .ctx = ctx, .notes = notes, .jump = 1, .check = flow_cache_mode() == 2 };
     int acts = notes->acts;
@@ -753,6 +757,7 @@ static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink)
     for (int b = 0; b < fn->nblocks; b++)
         sweep_block(&S, fn->blocks[b]);
     sweep_free(&S);
+    *rewrites = S.rewrites;
     return notes->acts - acts;
 }
 
@@ -771,8 +776,8 @@ static void flow_funcs(Module *m, PassCtx *ctx, Notes *all)
         int before = count_rewrites(fn), sink = 1;
         for (int round = 0; round < 8; round++) {
             Notes notes = { .mute = all->mute };
-            int acts = flow_round(m, fn, ctx, &notes, sink);
-            int after = count_rewrites(fn);
+            int after;
+            int acts = flow_round(m, fn, ctx, &notes, sink, &after);
             sink = after < before;   /* sinking again only while rewrites go */
             before = after;
             for (int i = 0; i < notes.n; i++) {

@@ -97,6 +97,7 @@ typedef struct Sweep {
     char *dead;
     int nout, cap;
     int moved;
+    int rewrites;         /* the rewrites the swept blocks keep (count_rewrites of the function after them) */
     Arena scratch;        /* the index-map algebra's working memory, reused call after call */
     Arena stage;          /* legalized operators and flowed copies until they are kept */
     FlowCache cache;      /* flow_call's answers, for the calls of this sweep */

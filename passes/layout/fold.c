@@ -649,18 +649,8 @@ static int is_output(const RBlock *rb, const Var *v)
 }
 
 /* y = x: later uses of y read x, unless y leaves its dataflow block. */
-/* Whether a binding of fn is a copy of another variable (not a block's
- * output): what propagate substitutes; without one it changes nothing. */
-static int has_copies(const Func *fn)
-{
-    for (int b = 0; b < fn->nblocks; b++)
-        for (int i = 0; i < fn->blocks[b]->nbinds; i++)
-            if (fn->blocks[b]->binds[i]->value->kind == E_VAR && !is_output(fn->blocks[b], fn->blocks[b]->binds[i]->var))
-                return 1;
-    return 0;
-}
-
-/* Substitutes the copies of fn (has_copies: call it only when there are). */
+/* Substitutes the copies of fn (a binding that is a copy of another
+ * variable, not a block's output: call it only when there is one). */
 static void propagate(Fold *F, Func *fn)
 {
     PtrMap alias = { 0 };
@@ -933,7 +923,7 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
         m->stamp += (unsigned)fn->blocks[b]->nbinds;
     unsigned range = m->stamp - F.base;
     all = all && !cancel_only;
-    int fired = 0;
+    int fired = 0, copies = 0;
     for (int b = 0; b < fn->nblocks; b++)
         for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
             Binding *bd = fn->blocks[b]->binds[i];
@@ -952,6 +942,10 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
                 break;
             }
             def_add(&F, bd);
+            /* a binding's value is final once added (promise_crops changes
+             * a crop into a crop): whether a copy is left, read here where
+             * the value was just read, not in a walk of its own */
+            copies = copies || (bd->value->kind == E_VAR && !is_output(fn->blocks[b], bd->var));
         }
     if ((unsigned)F.ndefs > range) {
         fprintf(stderr, "lopt: internal error: fold added bindings during a sweep\n");
@@ -963,7 +957,6 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
     arena_free(&F.scratch);
     if (F.in)
         interp_free(F.in);
-    int copies = has_copies(fn);
     if (copies)
         propagate(&F, fn);
     /* *clean: an earlier sweep removed the dead bindings, and nothing changed
