@@ -509,7 +509,12 @@ static int compose_demand(Sweep *S, Binding *bd, Demand *D)
 static void visit(Sweep *S, Binding *bd, int i)
 {
     Demand *D = &S->dem[i];
-    int uses = ptrmap_get(&S->uses, bd->var, 0), left = 0;
+    int uses = S->nuses[i], left = 0;   /* kept alike with S->uses: no look-up in a table per binding */
+    if (S->check && uses != ptrmap_get(&S->uses, bd->var, 0)) {
+        fprintf(stderr, "lopt: internal error: LOPT_FLOW_CACHE=check: the uses of %s kept for the sweep are %d, "
+                "not %d\n", bd->var->name->str, uses, ptrmap_get(&S->uses, bd->var, 0));
+        abort();
+    }
     char why[400];
     ItemDem *waiting = NULL;
     if (S->items[i]) {
