@@ -657,9 +657,8 @@ static int sink_to_smaller(Sweep *S, RBlock *rb)
 
 static void sweep_block(Sweep *S, RBlock *rb)
 {
-    S->def_base = S->m->stamp;
+    S->def_base = module_stamps(S->m, (size_t)rb->nbinds);
     S->def_n = rb->nbinds;
-    S->m->stamp += (unsigned)rb->nbinds;
     for (int i = 0; i < rb->nbinds; i++)
         def_set(S, rb->binds[i]->var, i);
     S->rb = rb;

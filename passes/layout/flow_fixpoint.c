@@ -235,7 +235,7 @@ static Hash2 mix_expr(Hasher *H, Hash2 h, const Expr *e)
  * (the variables' marks are left stamped). */
 static Hash2 hash_module(Module *m)
 {
-    Hasher H = { .base = m->stamp };
+    Hasher H = { 0 };
     size_t vars = 0;   /* the stamps the walk takes: one per definition */
     for (int f = 0; f < m->nfuncs; f++) {
         if (m->funcs[f]->kind != F_RELAX)
@@ -244,7 +244,7 @@ static Hash2 hash_module(Module *m)
         for (int b = 0; b < m->funcs[f]->nblocks; b++)
             vars += (size_t)m->funcs[f]->blocks[b]->nbinds;
     }
-    m->stamp += (unsigned)vars;
+    H.base = module_stamps(m, vars);
     Hash2 h = { 0xcbf29ce484222325ull, 0xcbf29ce484222325ull };
     for (int f = 0; f < m->nfuncs; f++) {
         const Func *fn = m->funcs[f];

@@ -281,8 +281,7 @@ int sink_block(Sweep *S, RBlock *rb)
     Binding **out = malloc((size_t)cap * sizeof *out);
     if (!out)
         abort();
-    Ahead A = { .base = S->m->stamp };
-    S->m->stamp += (unsigned)rb->nbinds;
+    Ahead A = { .base = module_stamps(S->m, (size_t)rb->nbinds) };
     ahead_init(&A, rb);
     A.out = malloc(((size_t)rb->nbinds + 1) * sizeof *A.out);
     if (!A.out)

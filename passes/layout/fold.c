@@ -916,12 +916,13 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
 {
     if (!*typed)
         infer_types(m, fn);
-    Fold F = { m, notes, m->stamp, NULL, 0, 0, { 0 }, NULL, { 0 }, NULL, max_bytes, cancel_only, fn };
     /* the marks of the bindings' variables, a range of scope stamps: the
      * rules change a binding's value, never add one */
+    size_t nbinds = 0;
     for (int b = 0; b < fn->nblocks; b++)
-        m->stamp += (unsigned)fn->blocks[b]->nbinds;
-    unsigned range = m->stamp - F.base;
+        nbinds += (size_t)fn->blocks[b]->nbinds;
+    Fold F = { m, notes, module_stamps(m, nbinds), NULL, 0, 0, { 0 }, NULL, { 0 }, NULL, max_bytes, cancel_only, fn };
+    unsigned range = (unsigned)nbinds;
     all = all && !cancel_only;
     int fired = 0, copies = 0;
     for (int b = 0; b < fn->nblocks; b++)

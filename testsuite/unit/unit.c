@@ -2,9 +2,11 @@
  * interning, float printing that reads back exactly, the printer's
  * minimal parentheses (random expressions keep their value through
  * print -> parse), and constants' elements read by the lexer and printed
- * by the fast shortest-digits path against printf and strtod. Seeded, so
- * failures reproduce. */
+ * by the fast shortest-digits path against printf and strtod, and fold
+ * across the wrap of the scope-stamp counter. Seeded, so failures
+ * reproduce. */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 
 #include "../../grammar/reader.h"
 #include "../../ir/elem.h"
+#include "../../passes/pass.h"
 #include "../../printer/print.h"
 
 static int failures;
@@ -394,12 +397,60 @@ static void test_const_floats(void)
     free(v);
 }
 
+/* Scope stamps (module_stamps) across the 32-bit counter's wrap. Reading
+ * leaves the verifier's mark (stamp 1) on main's parameters; fold then takes
+ * a range of stamps for the bindings. Had the range wrapped without the
+ * marks cleared, it would run UINT_MAX + 1 .. 4, x's mark would read as
+ * the second binding's, and fold would compose e = x's transpose with b =
+ * a's transpose into e = a. The module printed after fold must be the one
+ * fold gives with the counter far from its end, at each start near it. */
+static void test_stamps_wrap(void)
+{
+    static const char text[] =
+        "@R.function\n"
+        "def main(x: R.Tensor((2, 2), \"float32\"), y: R.Tensor((2, 2), \"float32\")):\n"
+        "    with R.dataflow():\n"
+        "        a = R.add(y, y)\n"
+        "        b = R.layout_transform(a, index_map=T.index_map(lambda i, j: (j, i)))\n"
+        "        c = R.add(b, b)\n"
+        "        e = R.layout_transform(x, index_map=T.index_map(lambda i, j: (j, i)))\n"
+        "        gv = (c, e)\n"
+        "        R.output(gv)\n"
+        "    return gv\n";
+    char *want = NULL, *got = NULL;
+    size_t wlen = 0, glen = 0;
+    for (unsigned back = 0; back <= 8; back++) {
+        Module *m = parse_text(text);
+        CHECK(m != NULL, "stamps: the module did not read");
+        if (!m)
+            return;
+        if (back)
+            m->stamp = UINT_MAX - (back - 1);
+        unsigned before = m->stamp;
+        Source src = { .name = "<unit>", .text = text, .len = strlen(text), .out = stderr };
+        PassCtx ctx = { .src = &src };
+        CHECK(pass_fold(m, &ctx, NULL, 0) == 0, "stamps: fold failed");
+        CHECK(!back || m->stamp < before, "stamps: from %u the counter did not start again (%u)", before, m->stamp);
+        FILE *f = open_memstream(back ? &got : &want, back ? &glen : &wlen);
+        print_module(f, m);
+        fclose(f);
+        CHECK(!back || strcmp(want, got) == 0, "stamps: fold from stamp %u printed\n%s\nnot\n%s", before, got, want);
+        module_free(m);
+        if (back) {
+            free(got);
+            got = NULL;
+        }
+    }
+    free(want);
+}
+
 int main(void)
 {
     test_intern();
     test_floats();
     test_parentheses();
     test_const_floats();
+    test_stamps_wrap();
     if (failures) {
         fprintf(stderr, "unit: %d failures\n", failures);
         return 1;
