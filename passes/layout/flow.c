@@ -731,6 +731,7 @@ static void sweep_free(Sweep *S)
     arena_free(&S->scratch);
     arena_free(&S->stage);
     flow_cache_free(&S->cache);
+    flow_place_free(S);
 }
 
 /* One round over fn: fold's cancelling part, sinking, the backward sweep.

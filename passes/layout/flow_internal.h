@@ -101,6 +101,12 @@ typedef struct Sweep {
     Arena scratch;        /* the index-map algebra's working memory, reused call after call */
     Arena stage;          /* legalized operators and flowed copies until they are kept */
     FlowCache cache;      /* flow_call's answers, for the calls of this sweep */
+    struct Placed {       /* the flowed copies this sweep put into the module (flow_place) */
+        uint64_t *h;
+        char **text;
+        Func **f;
+        size_t n, cap;
+    } placed;
     StructInfo *last_sinfo;   /* the type of the last rewrite made (rewrite_sinfo) */
     const PtrMap *plan;   /* realizing a plan: the calls to move through, and no others */
 } Sweep;
@@ -146,6 +152,11 @@ void answer_check(const FlowAnswer *x, const Expr *e, int failed, const FlowTir 
 void flow_cache_free(FlowCache *C);
 Expr *map_copy(Arena *a, const Expr *map);
 Expr *map_share(Module *m, FlowAnswer *x, int k);
+/* The PrimFunc of the module a call is to take for the flowed copy f: one
+ * this sweep placed before that prints as f does (*made 0), else a copy of
+ * f in the module's arena, for the caller to add (*made 1). */
+Func *flow_place(Sweep *S, const Func *f, int *made);
+void flow_place_free(Sweep *S);
 
 /* Rewrites sink forward past elementwise calls before the sweep
  * (flow_sink.c), judged by the uses S->uses counts (counted before, left as
