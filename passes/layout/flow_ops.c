@@ -608,7 +608,10 @@ static Expr *reduce_fused(Module *m, const Expr *e, const Expr *map, const Tenso
         no = push_by_coef(o, order, no);
     }
     arena_free(&tmp);
-    if (!ok)
+    /* reduced outputs that read no axis of p (extent-1 dimensions, w // 4
+     * of a w of 4) leave no axis to name: an empty list reads as every
+     * axis, and a sum over the one element is not p itself (0.0 + -0.0) */
+    if (!ok || no == 0)
         return NULL;
     int64_t list[IM_MAX_RANK];
     for (int i = 0; i < no; i++)
