@@ -42,7 +42,7 @@ void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
 
 static Loc here(Lexer *lx, const unsigned char *p)
 {
-    Loc l = { lx->line, (int)(p - lx->line_start) + 1 };
+    Loc l = { lx->line, loc_col(p - lx->line_start + 1) };
     return l;
 }
 
@@ -674,7 +674,7 @@ static Sx *int_tuple_at(Lexer *lx, const unsigned char *open, const unsigned cha
     Loc at = here(lx, open);
     Sx *items[MAX_ITEMS];
     for (int i = 0; i < n; i++) {
-        Loc l = { lx->line, col[i] };
+        Loc l = { lx->line, loc_col(col[i]) };
         items[i] = sx_new(lx->syn, SX_INT, l);
         items[i]->u.ival = v[i];
     }
@@ -4357,7 +4357,7 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
     if (t == NEWLINE) {
         /* The line counter has moved on; the newline belongs to the line it ends. */
         l.line = lx->line - 1;
-        l.col = loc->last_column + 1;
+        l.col = loc_col(loc->last_column + 1);
     }
     loc->first_line = loc->last_line = l.line;
     loc->first_column = l.col;

@@ -143,9 +143,11 @@ typedef enum { U_NEG, U_NOT } UnOp;
  * read, and a whole Expr is written only over one allocated whole
  * (arena_alloc(sizeof(Expr)), as copies made field by field are; expr_copy
  * makes a short one of a short kind). A whole copy of a short one reads
- * past its end, which the arena's chunks leave room for (ARENA_TAIL). */
+ * past its end, which the arena's chunks leave room for (ARENA_TAIL). The
+ * kind and the location take the first eight bytes (a Loc is seven): an
+ * E_VAR is 16 bytes, an E_CALL 48. */
 struct Expr {
-    ExprKind kind;
+    ExprKind kind : 8;    /* with loc, eight bytes before u */
     Loc loc;
     union {
         Var *var;
