@@ -257,7 +257,7 @@ static int same_name(const Sym *p, const char *s, size_t n)
     if (p->len != n)
         return 0;
     for (size_t i = 0; i < n; i++)
-        if (p->text[i] != s[i])
+        if (p->str[i] != s[i])
             return 0;
     return 1;
 }
@@ -275,15 +275,20 @@ Sym *intern(Interner *in, const char *s, size_t n)
         for (k = h & mask; in->slots[k]; k = (k + step) & mask)
             ;
     }
-    Sym *p = arena_alloc(in->arena, offsetof(Sym, text) + n + 1);
-    memset(p, 0, offsetof(Sym, text));
-    memcpy(p->text, s, n);
-    p->text[n] = 0;
-    p->str = p->text;
-    p->len = (uint32_t)n;
+    Sym *p = sym_new(in->arena, s, n);
     p->hash = h;
     in->slots[k] = p;
     in->count++;
+    return p;
+}
+
+Sym *sym_new(Arena *a, const char *s, size_t n)
+{
+    Sym *p = arena_alloc(a, offsetof(Sym, str) + n + 1);
+    memset(p, 0, offsetof(Sym, str));
+    memcpy(p->str, s, n);
+    p->str[n] = 0;
+    p->len = (uint32_t)n;
     return p;
 }
 
