@@ -1064,7 +1064,7 @@ static int lower_binding(Reader *R, RBlock *b, int *cap, const St *st, int dataf
     if (st->u.assign.value->kind == SX_INDEX && is_metadata_ref(R, st->u.assign.value) &&
         check_metadata_annot(R, bd, st->u.assign.value))
         return -1;
-    bd->var = var_new(R->a, t->u.name, VAR_RELAX, t->loc);
+    bd->var = var_read(R->a, t->u.name, t->loc);
     bd->var->dataflow = (dataflow & 1) != 0;
     bd->var->sinfo = bd->annot;
     if (dataflow & TOP_BINDING)
@@ -1155,7 +1155,7 @@ static Var *lower_relax_if(Reader *R, RBlock *b, int *cap, const St *st)
     const Sx *an = a1 ? a1 : a2;
     if (an && !(bd->annot = lower_sinfo(R, an)))
         return NULL;
-    bd->var = var_new(R->a, n1->u.name, VAR_RELAX, n1->loc);
+    bd->var = var_read(R->a, n1->u.name, n1->loc);
     bd->var->sinfo = bd->annot;
     bind_sym(R, n1->u.name, BK_RVAR, bd->var);
     push_binding(R, b, cap, bd);
