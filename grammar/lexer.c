@@ -18,6 +18,18 @@
 #include "../ir/ops.h"
 #include "parser.h"
 
+/* The bytes the arena may take still while the rest of the input is read,
+ * at the rate the part read took them (Arena.expect); as good as unbounded
+ * before the first 64 kB. */
+size_t lex_expect(const void *data)
+{
+    const Lexer *lx = data;
+    size_t done = (size_t)(lx->cur - (const unsigned char *)lx->src->text), left = (size_t)(lx->lim - lx->cur);
+    if (done < 65536)
+        return SIZE_MAX;
+    return (size_t)((double)left * ((double)lx->arena->used / (double)done));
+}
+
 void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
 {
     memset(lx, 0, sizeof *lx);
@@ -742,7 +754,7 @@ static int is_keyword(const unsigned char *p, size_t n)
 {
     const unsigned char *c = p, *m = p;
     
-#line 746 "grammar/lexer.c"
+#line 758 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -769,9 +781,9 @@ static int is_keyword(const unsigned char *p, size_t n)
 yy1:
 	++c;
 yy2:
-#line 751 "grammar/lexer.re"
+#line 763 "grammar/lexer.re"
 	{ return 0; }
-#line 775 "grammar/lexer.c"
+#line 787 "grammar/lexer.c"
 yy3:
 	yyaccept = 0;
 	yych = *(m = ++c);
@@ -925,9 +937,9 @@ yy24:
 		default: goto yy25;
 	}
 yy25:
-#line 750 "grammar/lexer.re"
+#line 762 "grammar/lexer.re"
 	{ return c == p + n; }
-#line 931 "grammar/lexer.c"
+#line 943 "grammar/lexer.c"
 yy26:
 	yych = *++c;
 	switch (yych) {
@@ -1113,7 +1125,7 @@ yy56:
 		default: goto yy20;
 	}
 }
-#line 752 "grammar/lexer.re"
+#line 764 "grammar/lexer.re"
 
 }
 
@@ -1408,7 +1420,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 1412 "grammar/lexer.c"
+#line 1424 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -1510,25 +1522,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy58:
 	++lx->cur;
-#line 1057 "grammar/lexer.re"
+#line 1069 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 1521 "grammar/lexer.c"
+#line 1533 "grammar/lexer.c"
 yy59:
 	++lx->cur;
 yy60:
-#line 1150 "grammar/lexer.re"
+#line 1162 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 1532 "grammar/lexer.c"
+#line 1544 "grammar/lexer.c"
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1538,12 +1550,12 @@ yy61:
 		default: goto yy62;
 	}
 yy62:
-#line 1063 "grammar/lexer.re"
+#line 1075 "grammar/lexer.re"
 	{ continue; }
-#line 1544 "grammar/lexer.c"
+#line 1556 "grammar/lexer.c"
 yy63:
 	++lx->cur;
-#line 1066 "grammar/lexer.re"
+#line 1078 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -1553,7 +1565,7 @@ yy63:
             give_back(lx, lx->cur, 0);
             return NEWLINE;
         }
-#line 1557 "grammar/lexer.c"
+#line 1569 "grammar/lexer.c"
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1561,9 +1573,9 @@ yy64:
 		default: goto yy65;
 	}
 yy65:
-#line 1075 "grammar/lexer.re"
+#line 1087 "grammar/lexer.re"
 	{ continue; }
-#line 1567 "grammar/lexer.c"
+#line 1579 "grammar/lexer.c"
 yy66:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1572,9 +1584,9 @@ yy66:
 	}
 yy67:
 	++lx->cur;
-#line 1117 "grammar/lexer.re"
+#line 1129 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1578 "grammar/lexer.c"
+#line 1590 "grammar/lexer.c"
 yy68:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1583,9 +1595,9 @@ yy68:
 		default: goto yy68;
 	}
 yy69:
-#line 1064 "grammar/lexer.re"
+#line 1076 "grammar/lexer.re"
 	{ continue; }
-#line 1589 "grammar/lexer.c"
+#line 1601 "grammar/lexer.c"
 yy70:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1593,12 +1605,12 @@ yy70:
 		default: goto yy71;
 	}
 yy71:
-#line 1149 "grammar/lexer.re"
+#line 1161 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1599 "grammar/lexer.c"
+#line 1611 "grammar/lexer.c"
 yy72:
 	++lx->cur;
-#line 1139 "grammar/lexer.re"
+#line 1151 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1607,12 +1619,12 @@ yy72:
             }
             return open_bracket(lx, '(');
         }
-#line 1611 "grammar/lexer.c"
+#line 1623 "grammar/lexer.c"
 yy73:
 	++lx->cur;
-#line 1148 "grammar/lexer.re"
+#line 1160 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1616 "grammar/lexer.c"
+#line 1628 "grammar/lexer.c"
 yy74:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1671,9 +1683,9 @@ yy80:
 		default: goto yy83;
 	}
 yy81:
-#line 1115 "grammar/lexer.re"
+#line 1127 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1677 "grammar/lexer.c"
+#line 1689 "grammar/lexer.c"
 yy82:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -1785,7 +1797,7 @@ yy88:
 		default: goto yy89;
 	}
 yy89:
-#line 1098 "grammar/lexer.re"
+#line 1110 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1803,7 +1815,7 @@ yy89:
             val->sym = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1807 "grammar/lexer.c"
+#line 1819 "grammar/lexer.c"
 yy90:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1827,7 +1839,7 @@ yy92:
 	}
 yy93:
 	++lx->cur;
-#line 1131 "grammar/lexer.re"
+#line 1143 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1836,7 +1848,7 @@ yy93:
             }
             return open_bracket(lx, '[');
         }
-#line 1840 "grammar/lexer.c"
+#line 1852 "grammar/lexer.c"
 yy94:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -1942,44 +1954,44 @@ yy107:
 	}
 yy108:
 	++lx->cur;
-#line 1147 "grammar/lexer.re"
+#line 1159 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 1948 "grammar/lexer.c"
+#line 1960 "grammar/lexer.c"
 yy109:
 	++lx->cur;
-#line 1128 "grammar/lexer.re"
+#line 1140 "grammar/lexer.re"
 	{ return NE; }
-#line 1953 "grammar/lexer.c"
+#line 1965 "grammar/lexer.c"
 yy110:
 	++lx->cur;
-#line 1124 "grammar/lexer.re"
+#line 1136 "grammar/lexer.re"
 	{ val->op = OP_MOD; return AUGASSIGN; }
-#line 1958 "grammar/lexer.c"
+#line 1970 "grammar/lexer.c"
 yy111:
 	++lx->cur;
-#line 1126 "grammar/lexer.re"
+#line 1138 "grammar/lexer.re"
 	{ return POW; }
-#line 1963 "grammar/lexer.c"
+#line 1975 "grammar/lexer.c"
 yy112:
 	++lx->cur;
-#line 1121 "grammar/lexer.re"
+#line 1133 "grammar/lexer.re"
 	{ val->op = OP_MUL; return AUGASSIGN; }
-#line 1968 "grammar/lexer.c"
+#line 1980 "grammar/lexer.c"
 yy113:
 	++lx->cur;
-#line 1119 "grammar/lexer.re"
+#line 1131 "grammar/lexer.re"
 	{ val->op = OP_ADD; return AUGASSIGN; }
-#line 1973 "grammar/lexer.c"
+#line 1985 "grammar/lexer.c"
 yy114:
 	++lx->cur;
-#line 1120 "grammar/lexer.re"
+#line 1132 "grammar/lexer.re"
 	{ val->op = OP_SUB; return AUGASSIGN; }
-#line 1978 "grammar/lexer.c"
+#line 1990 "grammar/lexer.c"
 yy115:
 	++lx->cur;
-#line 1118 "grammar/lexer.re"
+#line 1130 "grammar/lexer.re"
 	{ return ARROW; }
-#line 1983 "grammar/lexer.c"
+#line 1995 "grammar/lexer.c"
 yy116:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -1999,9 +2011,9 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 1116 "grammar/lexer.re"
+#line 1128 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 2005 "grammar/lexer.c"
+#line 2017 "grammar/lexer.c"
 yy118:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2009,14 +2021,14 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 1125 "grammar/lexer.re"
+#line 1137 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 2015 "grammar/lexer.c"
+#line 2027 "grammar/lexer.c"
 yy120:
 	++lx->cur;
-#line 1122 "grammar/lexer.re"
+#line 1134 "grammar/lexer.re"
 	{ val->op = OP_DIV; return AUGASSIGN; }
-#line 2020 "grammar/lexer.c"
+#line 2032 "grammar/lexer.c"
 yy121:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2131,19 +2143,19 @@ yy126:
 	}
 yy127:
 	++lx->cur;
-#line 1129 "grammar/lexer.re"
+#line 1141 "grammar/lexer.re"
 	{ return LE; }
-#line 2137 "grammar/lexer.c"
+#line 2149 "grammar/lexer.c"
 yy128:
 	++lx->cur;
-#line 1127 "grammar/lexer.re"
+#line 1139 "grammar/lexer.re"
 	{ return EQ; }
-#line 2142 "grammar/lexer.c"
+#line 2154 "grammar/lexer.c"
 yy129:
 	++lx->cur;
-#line 1130 "grammar/lexer.re"
+#line 1142 "grammar/lexer.re"
 	{ return GE; }
-#line 2147 "grammar/lexer.c"
+#line 2159 "grammar/lexer.c"
 yy130:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2225,9 +2237,9 @@ yy133:
 	}
 yy134:
 	++lx->cur;
-#line 1065 "grammar/lexer.re"
+#line 1077 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 2231 "grammar/lexer.c"
+#line 2243 "grammar/lexer.c"
 yy135:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2312,9 +2324,9 @@ yy137:
 		default: goto yy138;
 	}
 yy138:
-#line 1086 "grammar/lexer.re"
+#line 1098 "grammar/lexer.re"
 	{ return AS; }
-#line 2318 "grammar/lexer.c"
+#line 2330 "grammar/lexer.c"
 yy139:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2429,9 +2441,9 @@ yy145:
 		default: goto yy146;
 	}
 yy146:
-#line 1082 "grammar/lexer.re"
+#line 1094 "grammar/lexer.re"
 	{ return IF; }
-#line 2435 "grammar/lexer.c"
+#line 2447 "grammar/lexer.c"
 yy147:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -2503,9 +2515,9 @@ yy147:
 		default: goto yy148;
 	}
 yy148:
-#line 1081 "grammar/lexer.re"
+#line 1093 "grammar/lexer.re"
 	{ return IN; }
-#line 2509 "grammar/lexer.c"
+#line 2521 "grammar/lexer.c"
 yy149:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2591,9 +2603,9 @@ yy151:
 		default: goto yy152;
 	}
 yy152:
-#line 1089 "grammar/lexer.re"
+#line 1101 "grammar/lexer.re"
 	{ return OR; }
-#line 2597 "grammar/lexer.c"
+#line 2609 "grammar/lexer.c"
 yy153:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2624,9 +2636,9 @@ yy156:
 	}
 yy157:
 	++lx->cur;
-#line 1123 "grammar/lexer.re"
+#line 1135 "grammar/lexer.re"
 	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
-#line 2630 "grammar/lexer.c"
+#line 2642 "grammar/lexer.c"
 yy158:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -2866,9 +2878,9 @@ yy170:
 		default: goto yy171;
 	}
 yy171:
-#line 1088 "grammar/lexer.re"
+#line 1100 "grammar/lexer.re"
 	{ return AND; }
-#line 2872 "grammar/lexer.c"
+#line 2884 "grammar/lexer.c"
 yy172:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2968,9 +2980,9 @@ yy176:
 		default: goto yy177;
 	}
 yy177:
-#line 1076 "grammar/lexer.re"
+#line 1088 "grammar/lexer.re"
 	{ return DEF; }
-#line 2974 "grammar/lexer.c"
+#line 2986 "grammar/lexer.c"
 yy178:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3056,9 +3068,9 @@ yy180:
 		default: goto yy181;
 	}
 yy181:
-#line 1080 "grammar/lexer.re"
+#line 1092 "grammar/lexer.re"
 	{ return FOR; }
-#line 3062 "grammar/lexer.c"
+#line 3074 "grammar/lexer.c"
 yy182:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3137,9 +3149,9 @@ yy183:
 		default: goto yy184;
 	}
 yy184:
-#line 1090 "grammar/lexer.re"
+#line 1102 "grammar/lexer.re"
 	{ return NOT; }
-#line 3143 "grammar/lexer.c"
+#line 3155 "grammar/lexer.c"
 yy185:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3246,9 +3258,9 @@ yy190:
 		default: goto yy191;
 	}
 yy191:
-#line 1093 "grammar/lexer.re"
+#line 1105 "grammar/lexer.re"
 	{ return NONE; }
-#line 3252 "grammar/lexer.c"
+#line 3264 "grammar/lexer.c"
 yy192:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -3320,9 +3332,9 @@ yy192:
 		default: goto yy193;
 	}
 yy193:
-#line 1091 "grammar/lexer.re"
+#line 1103 "grammar/lexer.re"
 	{ return TRUE; }
-#line 3326 "grammar/lexer.c"
+#line 3338 "grammar/lexer.c"
 yy194:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3422,9 +3434,9 @@ yy198:
 		default: goto yy199;
 	}
 yy199:
-#line 1083 "grammar/lexer.re"
+#line 1095 "grammar/lexer.re"
 	{ return ELIF; }
-#line 3428 "grammar/lexer.c"
+#line 3440 "grammar/lexer.c"
 yy200:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -3496,9 +3508,9 @@ yy200:
 		default: goto yy201;
 	}
 yy201:
-#line 1084 "grammar/lexer.re"
+#line 1096 "grammar/lexer.re"
 	{ return ELSE; }
-#line 3502 "grammar/lexer.c"
+#line 3514 "grammar/lexer.c"
 yy202:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3577,9 +3589,9 @@ yy203:
 		default: goto yy204;
 	}
 yy204:
-#line 1079 "grammar/lexer.re"
+#line 1091 "grammar/lexer.re"
 	{ return PASS; }
-#line 3583 "grammar/lexer.c"
+#line 3595 "grammar/lexer.c"
 yy205:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3665,9 +3677,9 @@ yy207:
 		default: goto yy208;
 	}
 yy208:
-#line 1085 "grammar/lexer.re"
+#line 1097 "grammar/lexer.re"
 	{ return WITH; }
-#line 3671 "grammar/lexer.c"
+#line 3683 "grammar/lexer.c"
 yy209:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -3739,9 +3751,9 @@ yy209:
 		default: goto yy210;
 	}
 yy210:
-#line 1092 "grammar/lexer.re"
+#line 1104 "grammar/lexer.re"
 	{ return FALSE; }
-#line 3745 "grammar/lexer.c"
+#line 3757 "grammar/lexer.c"
 yy211:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3820,9 +3832,9 @@ yy212:
 		default: goto yy213;
 	}
 yy213:
-#line 1095 "grammar/lexer.re"
+#line 1107 "grammar/lexer.re"
 	{ return BREAK; }
-#line 3826 "grammar/lexer.c"
+#line 3838 "grammar/lexer.c"
 yy214:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
@@ -3894,9 +3906,9 @@ yy214:
 		default: goto yy215;
 	}
 yy215:
-#line 1077 "grammar/lexer.re"
+#line 1089 "grammar/lexer.re"
 	{ return CLASS; }
-#line 3900 "grammar/lexer.c"
+#line 3912 "grammar/lexer.c"
 yy216:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3989,9 +4001,9 @@ yy219:
 		default: goto yy220;
 	}
 yy220:
-#line 1094 "grammar/lexer.re"
+#line 1106 "grammar/lexer.re"
 	{ return WHILE; }
-#line 3995 "grammar/lexer.c"
+#line 4007 "grammar/lexer.c"
 yy221:
 	yyaccept = 22;
 	yych = *(lx->marker = ++lx->cur);
@@ -4063,9 +4075,9 @@ yy221:
 		default: goto yy222;
 	}
 yy222:
-#line 1097 "grammar/lexer.re"
+#line 1109 "grammar/lexer.re"
 	{ return ASSERT; }
-#line 4069 "grammar/lexer.c"
+#line 4081 "grammar/lexer.c"
 yy223:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4144,9 +4156,9 @@ yy224:
 		default: goto yy225;
 	}
 yy225:
-#line 1087 "grammar/lexer.re"
+#line 1099 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 4150 "grammar/lexer.c"
+#line 4162 "grammar/lexer.c"
 yy226:
 	yyaccept = 24;
 	yych = *(lx->marker = ++lx->cur);
@@ -4218,9 +4230,9 @@ yy226:
 		default: goto yy227;
 	}
 yy227:
-#line 1078 "grammar/lexer.re"
+#line 1090 "grammar/lexer.re"
 	{ return RETURN; }
-#line 4224 "grammar/lexer.c"
+#line 4236 "grammar/lexer.c"
 yy228:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4299,11 +4311,11 @@ yy229:
 		default: goto yy230;
 	}
 yy230:
-#line 1096 "grammar/lexer.re"
+#line 1108 "grammar/lexer.re"
 	{ return CONTINUE; }
-#line 4305 "grammar/lexer.c"
+#line 4317 "grammar/lexer.c"
 }
-#line 1156 "grammar/lexer.re"
+#line 1168 "grammar/lexer.re"
 
     }
 }

@@ -64,5 +64,7 @@ int stream_with_end(Parser *P, St *header, StList *body);
 int stream_stmt(Parser *P, St *st);
 
 void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names);
+/* What the arena lx reads into may take still (Arena.expect), as lx's data. */
+size_t lex_expect(const void *data);
 
 #endif

@@ -16,6 +16,18 @@
 #include "../ir/ops.h"
 #include "parser.h"
 
+/* The bytes the arena may take still while the rest of the input is read,
+ * at the rate the part read took them (Arena.expect); as good as unbounded
+ * before the first 64 kB. */
+size_t lex_expect(const void *data)
+{
+    const Lexer *lx = data;
+    size_t done = (size_t)(lx->cur - (const unsigned char *)lx->src->text), left = (size_t)(lx->lim - lx->cur);
+    if (done < 65536)
+        return SIZE_MAX;
+    return (size_t)((double)left * ((double)lx->arena->used / (double)done));
+}
+
 void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
 {
     memset(lx, 0, sizeof *lx);

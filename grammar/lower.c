@@ -879,11 +879,15 @@ Module *read_module_with(Source *src, const Constants *k)
     Parser P;
     memset(&P, 0, sizeof P);
     lexer_init(&P.lx, src, &m->arena, &m->names);
+    m->arena.expect = lex_expect;
+    m->arena.expect_data = &P.lx;
     Ctx ctx[MAX_CTX];
     Reader R = { .src = src, .m = m, .a = &m->arena, .ctx = ctx, .consts = k };
     P.R = &R;
     R.syn = &P.syn;
     int failed = yyparse(&P) != 0 || src->errors > 0;
+    m->arena.expect = NULL;
+    m->arena.expect_data = NULL;
     m->headers = P.lx.headers;
     m->nheaders = P.lx.nheaders;
     if (!failed)

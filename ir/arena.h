@@ -15,6 +15,11 @@ typedef struct Arena {
     size_t used;     /* bytes handed out, for statistics */
     size_t grown;    /* the capacity of the last chunk grown by doubling */
     size_t advised;  /* bytes of chunks advised to be huge pages (arena.c) */
+    /* While set (the reader, as it reads), the bytes the owner expects to
+     * allocate still: a new chunk is advised to be huge pages only as far
+     * as that (arena.c). */
+    size_t (*expect)(const void *data);
+    const void *expect_data;
 } Arena;
 
 /* A chunk: blocks are handed out from data[used], up to cap bytes; the
