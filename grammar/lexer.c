@@ -49,7 +49,13 @@ void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
      * name: sized ahead, the table is not rehashed as it fills. */
     intern_reserve(names, src->len / 64);
     lx->const_name = intern_cstr(names, "R.const");
+    lx->tensor_name = intern_cstr(names, "R.Tensor");
     lx->kept = lx->cur;
+}
+
+void lexer_done(Lexer *lx)
+{
+    arena_free(&lx->keep);
 }
 
 static Loc here(Lexer *lx, const unsigned char *p)
@@ -754,7 +760,7 @@ static int is_keyword(const unsigned char *p, size_t n)
 {
     const unsigned char *c = p, *m = p;
     
-#line 758 "grammar/lexer.c"
+#line 764 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -781,9 +787,9 @@ static int is_keyword(const unsigned char *p, size_t n)
 yy1:
 	++c;
 yy2:
-#line 763 "grammar/lexer.re"
+#line 769 "grammar/lexer.re"
 	{ return 0; }
-#line 787 "grammar/lexer.c"
+#line 793 "grammar/lexer.c"
 yy3:
 	yyaccept = 0;
 	yych = *(m = ++c);
@@ -937,9 +943,9 @@ yy24:
 		default: goto yy25;
 	}
 yy25:
-#line 762 "grammar/lexer.re"
+#line 768 "grammar/lexer.re"
 	{ return c == p + n; }
-#line 943 "grammar/lexer.c"
+#line 949 "grammar/lexer.c"
 yy26:
 	yych = *++c;
 	switch (yych) {
@@ -1125,7 +1131,7 @@ yy56:
 		default: goto yy20;
 	}
 }
-#line 764 "grammar/lexer.re"
+#line 770 "grammar/lexer.re"
 
 }
 
@@ -1282,6 +1288,63 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
     return e;
 }
 
+/* The R.Tensor(...) annotations of a large module repeat line after line,
+ * R.Tensor((1, 64, 56, 56), dtype="float32"), and as R.call_tir's
+ * out_sinfo: the first 256 different ones call_at reads outside brackets
+ * are kept with their text, and the same text (from its '(' at open, `level`
+ * deep) gives a copy of the kept call node at l, whose arguments' nodes are
+ * shared (no one writes into the nodes under a call; their locations are
+ * the first one's, as the struct info that the shared shape makes has). */
+static unsigned seen_slot(const unsigned char *open)
+{
+    unsigned h = 2166136261u;
+    for (int i = 0; i < 24 && open[i] && open[i] != '\n'; i++)
+        h = (h ^ open[i]) * 16777619u;
+    return (h >> 7) % 64;
+}
+
+static Sx *tensor_seen(Lexer *lx, const unsigned char *open, const unsigned char **end, int level, Loc l)
+{
+    unsigned s = seen_slot(open);
+    for (int w = 0; w < 4 && lx->seen[s][w].e; w++) {
+        const char *t = lx->seen[s][w].text;
+        int n = lx->seen[s][w].len, i = 0;
+        while (i < n && open[i] == (unsigned char)t[i])
+            i++;
+        if (i == n && lx->seen[s][w].level == level) {
+            Sx *e = sx_new(lx->syn, SX_CALL, l);
+            *e = *lx->seen[s][w].e;
+            e->loc = l;
+            *end = open + n;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+static void keep_tensor(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char *end,
+                        int level)
+{
+    unsigned s = seen_slot(open);
+    int w = 0;
+    while (w < 4 && lx->seen[s][w].e)
+        w++;
+    if (w == 4 || lx->nseen == 256 || end - open > 200)
+        return;
+    Arena *syn = lx->syn;
+    const unsigned char *kend;
+    lx->syn = &lx->keep;
+    Sx *e = call_at(lx, name, open, &kend, level);
+    lx->syn = syn;
+    if (!e || kend != end)
+        return;
+    lx->seen[s][w].text = arena_strndup(&lx->keep, (const char *)open, (size_t)(end - open));
+    lx->seen[s][w].len = (int)(end - open);
+    lx->seen[s][w].level = level;
+    lx->seen[s][w].e = e;
+    lx->nseen++;
+}
+
 /* A call such as R.add(lv0, x) or R.call_tir(cls.relu, (lv1,),
  * out_sinfo=R.Tensor((1, 64), dtype="float32")) on one line, whose arguments
  * are simple (simple_arg), positional ones first and no trailing comma, as
@@ -1297,6 +1360,12 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
     int n = 0, nkw = 0;
     Loc l = here(lx, name);
     Sym *fname = lex_intern(lx, name, (size_t)(open - name));
+    int tensor = fname == lx->tensor_name && level <= 1 && lx->depth == 0 && lx->syn != &lx->keep;
+    if (tensor) {
+        Sx *e = tensor_seen(lx, open, end, level, l);
+        if (e)
+            return e;
+    }
     const unsigned char *p = open + 1;
     while (*p == ' ')
         p++;
@@ -1342,6 +1411,8 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
     simple_list(lx, &e->u.call.args, args, keys, n, nkw);
     e->depth = (short)sx_depth(e);
     *end = p + 1;
+    if (tensor)
+        keep_tensor(lx, name, open, *end, level);
     return e;
 }
 
@@ -1420,7 +1491,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 1424 "grammar/lexer.c"
+#line 1495 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -1522,25 +1593,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy58:
 	++lx->cur;
-#line 1069 "grammar/lexer.re"
+#line 1140 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 1533 "grammar/lexer.c"
+#line 1604 "grammar/lexer.c"
 yy59:
 	++lx->cur;
 yy60:
-#line 1162 "grammar/lexer.re"
+#line 1233 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 1544 "grammar/lexer.c"
+#line 1615 "grammar/lexer.c"
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1550,12 +1621,12 @@ yy61:
 		default: goto yy62;
 	}
 yy62:
-#line 1075 "grammar/lexer.re"
+#line 1146 "grammar/lexer.re"
 	{ continue; }
-#line 1556 "grammar/lexer.c"
+#line 1627 "grammar/lexer.c"
 yy63:
 	++lx->cur;
-#line 1078 "grammar/lexer.re"
+#line 1149 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -1565,7 +1636,7 @@ yy63:
             give_back(lx, lx->cur, 0);
             return NEWLINE;
         }
-#line 1569 "grammar/lexer.c"
+#line 1640 "grammar/lexer.c"
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1573,9 +1644,9 @@ yy64:
 		default: goto yy65;
 	}
 yy65:
-#line 1087 "grammar/lexer.re"
+#line 1158 "grammar/lexer.re"
 	{ continue; }
-#line 1579 "grammar/lexer.c"
+#line 1650 "grammar/lexer.c"
 yy66:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1584,9 +1655,9 @@ yy66:
 	}
 yy67:
 	++lx->cur;
-#line 1129 "grammar/lexer.re"
+#line 1200 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1590 "grammar/lexer.c"
+#line 1661 "grammar/lexer.c"
 yy68:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1595,9 +1666,9 @@ yy68:
 		default: goto yy68;
 	}
 yy69:
-#line 1076 "grammar/lexer.re"
+#line 1147 "grammar/lexer.re"
 	{ continue; }
-#line 1601 "grammar/lexer.c"
+#line 1672 "grammar/lexer.c"
 yy70:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1605,12 +1676,12 @@ yy70:
 		default: goto yy71;
 	}
 yy71:
-#line 1161 "grammar/lexer.re"
+#line 1232 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1611 "grammar/lexer.c"
+#line 1682 "grammar/lexer.c"
 yy72:
 	++lx->cur;
-#line 1151 "grammar/lexer.re"
+#line 1222 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1619,12 +1690,12 @@ yy72:
             }
             return open_bracket(lx, '(');
         }
-#line 1623 "grammar/lexer.c"
+#line 1694 "grammar/lexer.c"
 yy73:
 	++lx->cur;
-#line 1160 "grammar/lexer.re"
+#line 1231 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1628 "grammar/lexer.c"
+#line 1699 "grammar/lexer.c"
 yy74:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1683,9 +1754,9 @@ yy80:
 		default: goto yy83;
 	}
 yy81:
-#line 1127 "grammar/lexer.re"
+#line 1198 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1689 "grammar/lexer.c"
+#line 1760 "grammar/lexer.c"
 yy82:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -1797,7 +1868,7 @@ yy88:
 		default: goto yy89;
 	}
 yy89:
-#line 1110 "grammar/lexer.re"
+#line 1181 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1815,7 +1886,7 @@ yy89:
             val->sym = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1819 "grammar/lexer.c"
+#line 1890 "grammar/lexer.c"
 yy90:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1839,7 +1910,7 @@ yy92:
 	}
 yy93:
 	++lx->cur;
-#line 1143 "grammar/lexer.re"
+#line 1214 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1848,7 +1919,7 @@ yy93:
             }
             return open_bracket(lx, '[');
         }
-#line 1852 "grammar/lexer.c"
+#line 1923 "grammar/lexer.c"
 yy94:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -1954,44 +2025,44 @@ yy107:
 	}
 yy108:
 	++lx->cur;
-#line 1159 "grammar/lexer.re"
+#line 1230 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 1960 "grammar/lexer.c"
+#line 2031 "grammar/lexer.c"
 yy109:
 	++lx->cur;
-#line 1140 "grammar/lexer.re"
+#line 1211 "grammar/lexer.re"
 	{ return NE; }
-#line 1965 "grammar/lexer.c"
+#line 2036 "grammar/lexer.c"
 yy110:
 	++lx->cur;
-#line 1136 "grammar/lexer.re"
+#line 1207 "grammar/lexer.re"
 	{ val->op = OP_MOD; return AUGASSIGN; }
-#line 1970 "grammar/lexer.c"
+#line 2041 "grammar/lexer.c"
 yy111:
 	++lx->cur;
-#line 1138 "grammar/lexer.re"
+#line 1209 "grammar/lexer.re"
 	{ return POW; }
-#line 1975 "grammar/lexer.c"
+#line 2046 "grammar/lexer.c"
 yy112:
 	++lx->cur;
-#line 1133 "grammar/lexer.re"
+#line 1204 "grammar/lexer.re"
 	{ val->op = OP_MUL; return AUGASSIGN; }
-#line 1980 "grammar/lexer.c"
+#line 2051 "grammar/lexer.c"
 yy113:
 	++lx->cur;
-#line 1131 "grammar/lexer.re"
+#line 1202 "grammar/lexer.re"
 	{ val->op = OP_ADD; return AUGASSIGN; }
-#line 1985 "grammar/lexer.c"
+#line 2056 "grammar/lexer.c"
 yy114:
 	++lx->cur;
-#line 1132 "grammar/lexer.re"
+#line 1203 "grammar/lexer.re"
 	{ val->op = OP_SUB; return AUGASSIGN; }
-#line 1990 "grammar/lexer.c"
+#line 2061 "grammar/lexer.c"
 yy115:
 	++lx->cur;
-#line 1130 "grammar/lexer.re"
+#line 1201 "grammar/lexer.re"
 	{ return ARROW; }
-#line 1995 "grammar/lexer.c"
+#line 2066 "grammar/lexer.c"
 yy116:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -2011,9 +2082,9 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 1128 "grammar/lexer.re"
+#line 1199 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 2017 "grammar/lexer.c"
+#line 2088 "grammar/lexer.c"
 yy118:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2021,14 +2092,14 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 1137 "grammar/lexer.re"
+#line 1208 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 2027 "grammar/lexer.c"
+#line 2098 "grammar/lexer.c"
 yy120:
 	++lx->cur;
-#line 1134 "grammar/lexer.re"
+#line 1205 "grammar/lexer.re"
 	{ val->op = OP_DIV; return AUGASSIGN; }
-#line 2032 "grammar/lexer.c"
+#line 2103 "grammar/lexer.c"
 yy121:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2143,19 +2214,19 @@ yy126:
 	}
 yy127:
 	++lx->cur;
-#line 1141 "grammar/lexer.re"
+#line 1212 "grammar/lexer.re"
 	{ return LE; }
-#line 2149 "grammar/lexer.c"
+#line 2220 "grammar/lexer.c"
 yy128:
 	++lx->cur;
-#line 1139 "grammar/lexer.re"
+#line 1210 "grammar/lexer.re"
 	{ return EQ; }
-#line 2154 "grammar/lexer.c"
+#line 2225 "grammar/lexer.c"
 yy129:
 	++lx->cur;
-#line 1142 "grammar/lexer.re"
+#line 1213 "grammar/lexer.re"
 	{ return GE; }
-#line 2159 "grammar/lexer.c"
+#line 2230 "grammar/lexer.c"
 yy130:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2237,9 +2308,9 @@ yy133:
 	}
 yy134:
 	++lx->cur;
-#line 1077 "grammar/lexer.re"
+#line 1148 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 2243 "grammar/lexer.c"
+#line 2314 "grammar/lexer.c"
 yy135:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2324,9 +2395,9 @@ yy137:
 		default: goto yy138;
 	}
 yy138:
-#line 1098 "grammar/lexer.re"
+#line 1169 "grammar/lexer.re"
 	{ return AS; }
-#line 2330 "grammar/lexer.c"
+#line 2401 "grammar/lexer.c"
 yy139:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2441,9 +2512,9 @@ yy145:
 		default: goto yy146;
 	}
 yy146:
-#line 1094 "grammar/lexer.re"
+#line 1165 "grammar/lexer.re"
 	{ return IF; }
-#line 2447 "grammar/lexer.c"
+#line 2518 "grammar/lexer.c"
 yy147:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -2515,9 +2586,9 @@ yy147:
 		default: goto yy148;
 	}
 yy148:
-#line 1093 "grammar/lexer.re"
+#line 1164 "grammar/lexer.re"
 	{ return IN; }
-#line 2521 "grammar/lexer.c"
+#line 2592 "grammar/lexer.c"
 yy149:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2603,9 +2674,9 @@ yy151:
 		default: goto yy152;
 	}
 yy152:
-#line 1101 "grammar/lexer.re"
+#line 1172 "grammar/lexer.re"
 	{ return OR; }
-#line 2609 "grammar/lexer.c"
+#line 2680 "grammar/lexer.c"
 yy153:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2636,9 +2707,9 @@ yy156:
 	}
 yy157:
 	++lx->cur;
-#line 1135 "grammar/lexer.re"
+#line 1206 "grammar/lexer.re"
 	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
-#line 2642 "grammar/lexer.c"
+#line 2713 "grammar/lexer.c"
 yy158:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -2878,9 +2949,9 @@ yy170:
 		default: goto yy171;
 	}
 yy171:
-#line 1100 "grammar/lexer.re"
+#line 1171 "grammar/lexer.re"
 	{ return AND; }
-#line 2884 "grammar/lexer.c"
+#line 2955 "grammar/lexer.c"
 yy172:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2980,9 +3051,9 @@ yy176:
 		default: goto yy177;
 	}
 yy177:
-#line 1088 "grammar/lexer.re"
+#line 1159 "grammar/lexer.re"
 	{ return DEF; }
-#line 2986 "grammar/lexer.c"
+#line 3057 "grammar/lexer.c"
 yy178:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3068,9 +3139,9 @@ yy180:
 		default: goto yy181;
 	}
 yy181:
-#line 1092 "grammar/lexer.re"
+#line 1163 "grammar/lexer.re"
 	{ return FOR; }
-#line 3074 "grammar/lexer.c"
+#line 3145 "grammar/lexer.c"
 yy182:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3149,9 +3220,9 @@ yy183:
 		default: goto yy184;
 	}
 yy184:
-#line 1102 "grammar/lexer.re"
+#line 1173 "grammar/lexer.re"
 	{ return NOT; }
-#line 3155 "grammar/lexer.c"
+#line 3226 "grammar/lexer.c"
 yy185:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3258,9 +3329,9 @@ yy190:
 		default: goto yy191;
 	}
 yy191:
-#line 1105 "grammar/lexer.re"
+#line 1176 "grammar/lexer.re"
 	{ return NONE; }
-#line 3264 "grammar/lexer.c"
+#line 3335 "grammar/lexer.c"
 yy192:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -3332,9 +3403,9 @@ yy192:
 		default: goto yy193;
 	}
 yy193:
-#line 1103 "grammar/lexer.re"
+#line 1174 "grammar/lexer.re"
 	{ return TRUE; }
-#line 3338 "grammar/lexer.c"
+#line 3409 "grammar/lexer.c"
 yy194:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3434,9 +3505,9 @@ yy198:
 		default: goto yy199;
 	}
 yy199:
-#line 1095 "grammar/lexer.re"
+#line 1166 "grammar/lexer.re"
 	{ return ELIF; }
-#line 3440 "grammar/lexer.c"
+#line 3511 "grammar/lexer.c"
 yy200:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -3508,9 +3579,9 @@ yy200:
 		default: goto yy201;
 	}
 yy201:
-#line 1096 "grammar/lexer.re"
+#line 1167 "grammar/lexer.re"
 	{ return ELSE; }
-#line 3514 "grammar/lexer.c"
+#line 3585 "grammar/lexer.c"
 yy202:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3589,9 +3660,9 @@ yy203:
 		default: goto yy204;
 	}
 yy204:
-#line 1091 "grammar/lexer.re"
+#line 1162 "grammar/lexer.re"
 	{ return PASS; }
-#line 3595 "grammar/lexer.c"
+#line 3666 "grammar/lexer.c"
 yy205:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3677,9 +3748,9 @@ yy207:
 		default: goto yy208;
 	}
 yy208:
-#line 1097 "grammar/lexer.re"
+#line 1168 "grammar/lexer.re"
 	{ return WITH; }
-#line 3683 "grammar/lexer.c"
+#line 3754 "grammar/lexer.c"
 yy209:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -3751,9 +3822,9 @@ yy209:
 		default: goto yy210;
 	}
 yy210:
-#line 1104 "grammar/lexer.re"
+#line 1175 "grammar/lexer.re"
 	{ return FALSE; }
-#line 3757 "grammar/lexer.c"
+#line 3828 "grammar/lexer.c"
 yy211:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3832,9 +3903,9 @@ yy212:
 		default: goto yy213;
 	}
 yy213:
-#line 1107 "grammar/lexer.re"
+#line 1178 "grammar/lexer.re"
 	{ return BREAK; }
-#line 3838 "grammar/lexer.c"
+#line 3909 "grammar/lexer.c"
 yy214:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
@@ -3906,9 +3977,9 @@ yy214:
 		default: goto yy215;
 	}
 yy215:
-#line 1089 "grammar/lexer.re"
+#line 1160 "grammar/lexer.re"
 	{ return CLASS; }
-#line 3912 "grammar/lexer.c"
+#line 3983 "grammar/lexer.c"
 yy216:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4001,9 +4072,9 @@ yy219:
 		default: goto yy220;
 	}
 yy220:
-#line 1106 "grammar/lexer.re"
+#line 1177 "grammar/lexer.re"
 	{ return WHILE; }
-#line 4007 "grammar/lexer.c"
+#line 4078 "grammar/lexer.c"
 yy221:
 	yyaccept = 22;
 	yych = *(lx->marker = ++lx->cur);
@@ -4075,9 +4146,9 @@ yy221:
 		default: goto yy222;
 	}
 yy222:
-#line 1109 "grammar/lexer.re"
+#line 1180 "grammar/lexer.re"
 	{ return ASSERT; }
-#line 4081 "grammar/lexer.c"
+#line 4152 "grammar/lexer.c"
 yy223:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4156,9 +4227,9 @@ yy224:
 		default: goto yy225;
 	}
 yy225:
-#line 1099 "grammar/lexer.re"
+#line 1170 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 4162 "grammar/lexer.c"
+#line 4233 "grammar/lexer.c"
 yy226:
 	yyaccept = 24;
 	yych = *(lx->marker = ++lx->cur);
@@ -4230,9 +4301,9 @@ yy226:
 		default: goto yy227;
 	}
 yy227:
-#line 1090 "grammar/lexer.re"
+#line 1161 "grammar/lexer.re"
 	{ return RETURN; }
-#line 4236 "grammar/lexer.c"
+#line 4307 "grammar/lexer.c"
 yy228:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4311,11 +4382,11 @@ yy229:
 		default: goto yy230;
 	}
 yy230:
-#line 1108 "grammar/lexer.re"
+#line 1179 "grammar/lexer.re"
 	{ return CONTINUE; }
-#line 4317 "grammar/lexer.c"
+#line 4388 "grammar/lexer.c"
 }
-#line 1168 "grammar/lexer.re"
+#line 1239 "grammar/lexer.re"
 
     }
 }

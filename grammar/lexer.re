@@ -47,7 +47,13 @@ void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
      * name: sized ahead, the table is not rehashed as it fills. */
     intern_reserve(names, src->len / 64);
     lx->const_name = intern_cstr(names, "R.const");
+    lx->tensor_name = intern_cstr(names, "R.Tensor");
     lx->kept = lx->cur;
+}
+
+void lexer_done(Lexer *lx)
+{
+    arena_free(&lx->keep);
 }
 
 static Loc here(Lexer *lx, const unsigned char *p)
@@ -917,6 +923,63 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
     return e;
 }
 
+/* The R.Tensor(...) annotations of a large module repeat line after line,
+ * R.Tensor((1, 64, 56, 56), dtype="float32"), and as R.call_tir's
+ * out_sinfo: the first 256 different ones call_at reads outside brackets
+ * are kept with their text, and the same text (from its '(' at open, `level`
+ * deep) gives a copy of the kept call node at l, whose arguments' nodes are
+ * shared (no one writes into the nodes under a call; their locations are
+ * the first one's, as the struct info that the shared shape makes has). */
+static unsigned seen_slot(const unsigned char *open)
+{
+    unsigned h = 2166136261u;
+    for (int i = 0; i < 24 && open[i] && open[i] != '\n'; i++)
+        h = (h ^ open[i]) * 16777619u;
+    return (h >> 7) % 64;
+}
+
+static Sx *tensor_seen(Lexer *lx, const unsigned char *open, const unsigned char **end, int level, Loc l)
+{
+    unsigned s = seen_slot(open);
+    for (int w = 0; w < 4 && lx->seen[s][w].e; w++) {
+        const char *t = lx->seen[s][w].text;
+        int n = lx->seen[s][w].len, i = 0;
+        while (i < n && open[i] == (unsigned char)t[i])
+            i++;
+        if (i == n && lx->seen[s][w].level == level) {
+            Sx *e = sx_new(lx->syn, SX_CALL, l);
+            *e = *lx->seen[s][w].e;
+            e->loc = l;
+            *end = open + n;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+static void keep_tensor(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char *end,
+                        int level)
+{
+    unsigned s = seen_slot(open);
+    int w = 0;
+    while (w < 4 && lx->seen[s][w].e)
+        w++;
+    if (w == 4 || lx->nseen == 256 || end - open > 200)
+        return;
+    Arena *syn = lx->syn;
+    const unsigned char *kend;
+    lx->syn = &lx->keep;
+    Sx *e = call_at(lx, name, open, &kend, level);
+    lx->syn = syn;
+    if (!e || kend != end)
+        return;
+    lx->seen[s][w].text = arena_strndup(&lx->keep, (const char *)open, (size_t)(end - open));
+    lx->seen[s][w].len = (int)(end - open);
+    lx->seen[s][w].level = level;
+    lx->seen[s][w].e = e;
+    lx->nseen++;
+}
+
 /* A call such as R.add(lv0, x) or R.call_tir(cls.relu, (lv1,),
  * out_sinfo=R.Tensor((1, 64), dtype="float32")) on one line, whose arguments
  * are simple (simple_arg), positional ones first and no trailing comma, as
@@ -932,6 +995,12 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
     int n = 0, nkw = 0;
     Loc l = here(lx, name);
     Sym *fname = lex_intern(lx, name, (size_t)(open - name));
+    int tensor = fname == lx->tensor_name && level <= 1 && lx->depth == 0 && lx->syn != &lx->keep;
+    if (tensor) {
+        Sx *e = tensor_seen(lx, open, end, level, l);
+        if (e)
+            return e;
+    }
     const unsigned char *p = open + 1;
     while (*p == ' ')
         p++;
@@ -977,6 +1046,8 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
     simple_list(lx, &e->u.call.args, args, keys, n, nkw);
     e->depth = (short)sx_depth(e);
     *end = p + 1;
+    if (tensor)
+        keep_tensor(lx, name, open, *end, level);
     return e;
 }
 

@@ -895,6 +895,7 @@ Module *read_module_with(Source *src, const Constants *k)
     unbind_to(&R, 0);
     free(R.undo);
     arena_free(&P.syn);
+    lexer_done(&P.lx);
     if (failed) {
         module_free(m);
         return NULL;
@@ -935,5 +936,6 @@ Expr *read_index_map_in(Source *src, Module *m, Var *const *scope, int n)
     unbind_to(&R, 0);
     free(R.undo);
     arena_free(&P.syn);
+    lexer_done(&P.lx);
     return src->errors ? NULL : x;
 }
