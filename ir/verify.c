@@ -36,6 +36,13 @@ typedef struct Verifier {
         int n;
         TensorType args[2], out;
     } memo[32];
+    /* The tensor types of the struct info of the variables arg_type read last. */
+    struct {
+        const StructInfo *si;
+        int bad;
+        TensorType t;
+    } argt[2];
+    int argt_next;
 } Verifier;
 
 #define VERR(V, loc, ...) ((V)->errors++ < MAX_ERRORS ? diag_error((V)->src, (loc), __VA_ARGS__) : -1)
@@ -700,9 +707,29 @@ static int same_tensor(const StructInfo *a, const StructInfo *b)
 
 /* ---- the types operators give ---- */
 
-static int arg_type(const Expr *e, TensorType *t)
+/* The tensor type of an operator's argument. A variable's comes from its
+ * struct info, and the last two met are kept: the bindings of a chain read
+ * one shared struct info (grammar/lower_relax.c) over and over, and nothing
+ * changes struct info in place or frees a variable's while the verifier
+ * runs (only the types compared with annotations are scratch). */
+static int arg_type(Verifier *V, const Expr *e, TensorType *t)
 {
-    return e->kind == E_CONST ? op_const_type(e, t) : op_sinfo_type(sinfo_of(e), t);
+    if (e->kind == E_CONST)
+        return op_const_type(e, t);
+    const StructInfo *s = sinfo_of(e);
+    if (e->kind != E_VAR || !s)
+        return op_sinfo_type(s, t);
+    int k = V->argt[0].si == s ? 0 : V->argt[1].si == s ? 1 : -1;
+    if (k < 0) {
+        k = V->argt_next;
+        V->argt_next ^= 1;
+        V->argt[k].si = s;
+        V->argt[k].bad = op_sinfo_type(s, &V->argt[k].t) != 0;
+    }
+    if (V->argt[k].bad)
+        return -1;
+    *t = V->argt[k].t;
+    return 0;
 }
 
 static int type_equal(const TensorType *a, const TensorType *b)
@@ -801,7 +828,7 @@ static const StructInfo *op_result(Verifier *V, const Expr *e)
     if (e->u.call.nargs < (op->tuple_arg ? 1 : n) || (e->u.call.nkw && op_check_attrs(e, &err)))
         return NULL;
     for (int k = 0; k < n; k++)
-        if (arg_type(items[k], &args[k]))
+        if (arg_type(V, items[k], &args[k]))
             return NULL;
     if (streq(op->name, "R.layout_transform") && check_layout_map(V, e, &args[0]))
         return NULL;
