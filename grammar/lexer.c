@@ -1290,11 +1290,12 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
 
 /* The R.Tensor(...) annotations of a large module repeat line after line,
  * R.Tensor((1, 64, 56, 56), dtype="float32"), and as R.call_tir's
- * out_sinfo: the first 256 different ones call_at reads outside brackets
- * are kept with their text, and the same text (from its '(' at open, `level`
- * deep) gives a copy of the kept call node at l, whose arguments' nodes are
- * shared (no one writes into the nodes under a call; their locations are
- * the first one's, as the struct info that the shared shape makes has). */
+ * out_sinfo: the first 256 different ones of constants (constant_args) that
+ * call_at reads outside brackets are kept with their text, and the same
+ * text (from its '(' at open, `level` deep) gives a copy of the kept call
+ * node at l, whose arguments' nodes are shared (no one writes into the
+ * nodes under a call; their locations are the first one's, as those of the
+ * shape they make, which grammar/lower_relax.c shares, are). */
 static unsigned seen_slot(const unsigned char *open)
 {
     unsigned h = 2166136261u;
@@ -1322,9 +1323,29 @@ static Sx *tensor_seen(Lexer *lx, const unsigned char *open, const unsigned char
     return NULL;
 }
 
-static void keep_tensor(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char *end,
-                        int level)
+/* Whether the arguments under a call are constants: integers, strings, and
+ * tuples and lists of them. A name (a symbolic dimension) makes an
+ * expression of its own wherever it is read, at its own place, which the
+ * copies of a kept call would not have. */
+static int constant_args(const SxList *l)
 {
+    for (int i = 0; i < l->n; i++) {
+        const Sx *a = l->items[i];
+        if (a->kind == SX_TUPLE || a->kind == SX_LIST) {
+            if (!constant_args(&a->u.elems))
+                return 0;
+        } else if (a->kind != SX_INT && a->kind != SX_STR) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void keep_tensor(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char *end,
+                        const Sx *read, int level)
+{
+    if (!constant_args(&read->u.call.args))
+        return;
     unsigned s = seen_slot(open);
     int w = 0;
     while (w < 4 && lx->seen[s][w].e)
@@ -1412,7 +1433,7 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
     e->depth = (short)sx_depth(e);
     *end = p + 1;
     if (tensor)
-        keep_tensor(lx, name, open, *end, level);
+        keep_tensor(lx, name, open, *end, e, level);
     return e;
 }
 
@@ -1491,7 +1512,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 1495 "grammar/lexer.c"
+#line 1516 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -1593,25 +1614,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy58:
 	++lx->cur;
-#line 1140 "grammar/lexer.re"
+#line 1161 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 1604 "grammar/lexer.c"
+#line 1625 "grammar/lexer.c"
 yy59:
 	++lx->cur;
 yy60:
-#line 1233 "grammar/lexer.re"
+#line 1254 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 1615 "grammar/lexer.c"
+#line 1636 "grammar/lexer.c"
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1621,12 +1642,12 @@ yy61:
 		default: goto yy62;
 	}
 yy62:
-#line 1146 "grammar/lexer.re"
+#line 1167 "grammar/lexer.re"
 	{ continue; }
-#line 1627 "grammar/lexer.c"
+#line 1648 "grammar/lexer.c"
 yy63:
 	++lx->cur;
-#line 1149 "grammar/lexer.re"
+#line 1170 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -1636,7 +1657,7 @@ yy63:
             give_back(lx, lx->cur, 0);
             return NEWLINE;
         }
-#line 1640 "grammar/lexer.c"
+#line 1661 "grammar/lexer.c"
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1644,9 +1665,9 @@ yy64:
 		default: goto yy65;
 	}
 yy65:
-#line 1158 "grammar/lexer.re"
+#line 1179 "grammar/lexer.re"
 	{ continue; }
-#line 1650 "grammar/lexer.c"
+#line 1671 "grammar/lexer.c"
 yy66:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1655,9 +1676,9 @@ yy66:
 	}
 yy67:
 	++lx->cur;
-#line 1200 "grammar/lexer.re"
+#line 1221 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1661 "grammar/lexer.c"
+#line 1682 "grammar/lexer.c"
 yy68:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1666,9 +1687,9 @@ yy68:
 		default: goto yy68;
 	}
 yy69:
-#line 1147 "grammar/lexer.re"
+#line 1168 "grammar/lexer.re"
 	{ continue; }
-#line 1672 "grammar/lexer.c"
+#line 1693 "grammar/lexer.c"
 yy70:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1676,12 +1697,12 @@ yy70:
 		default: goto yy71;
 	}
 yy71:
-#line 1232 "grammar/lexer.re"
+#line 1253 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1682 "grammar/lexer.c"
+#line 1703 "grammar/lexer.c"
 yy72:
 	++lx->cur;
-#line 1222 "grammar/lexer.re"
+#line 1243 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1690,12 +1711,12 @@ yy72:
             }
             return open_bracket(lx, '(');
         }
-#line 1694 "grammar/lexer.c"
+#line 1715 "grammar/lexer.c"
 yy73:
 	++lx->cur;
-#line 1231 "grammar/lexer.re"
+#line 1252 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1699 "grammar/lexer.c"
+#line 1720 "grammar/lexer.c"
 yy74:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1754,9 +1775,9 @@ yy80:
 		default: goto yy83;
 	}
 yy81:
-#line 1198 "grammar/lexer.re"
+#line 1219 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1760 "grammar/lexer.c"
+#line 1781 "grammar/lexer.c"
 yy82:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -1868,7 +1889,7 @@ yy88:
 		default: goto yy89;
 	}
 yy89:
-#line 1181 "grammar/lexer.re"
+#line 1202 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1886,7 +1907,7 @@ yy89:
             val->sym = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1890 "grammar/lexer.c"
+#line 1911 "grammar/lexer.c"
 yy90:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1910,7 +1931,7 @@ yy92:
 	}
 yy93:
 	++lx->cur;
-#line 1214 "grammar/lexer.re"
+#line 1235 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1919,7 +1940,7 @@ yy93:
             }
             return open_bracket(lx, '[');
         }
-#line 1923 "grammar/lexer.c"
+#line 1944 "grammar/lexer.c"
 yy94:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -2025,44 +2046,44 @@ yy107:
 	}
 yy108:
 	++lx->cur;
-#line 1230 "grammar/lexer.re"
+#line 1251 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 2031 "grammar/lexer.c"
+#line 2052 "grammar/lexer.c"
 yy109:
 	++lx->cur;
-#line 1211 "grammar/lexer.re"
+#line 1232 "grammar/lexer.re"
 	{ return NE; }
-#line 2036 "grammar/lexer.c"
+#line 2057 "grammar/lexer.c"
 yy110:
 	++lx->cur;
-#line 1207 "grammar/lexer.re"
+#line 1228 "grammar/lexer.re"
 	{ val->op = OP_MOD; return AUGASSIGN; }
-#line 2041 "grammar/lexer.c"
+#line 2062 "grammar/lexer.c"
 yy111:
 	++lx->cur;
-#line 1209 "grammar/lexer.re"
+#line 1230 "grammar/lexer.re"
 	{ return POW; }
-#line 2046 "grammar/lexer.c"
+#line 2067 "grammar/lexer.c"
 yy112:
 	++lx->cur;
-#line 1204 "grammar/lexer.re"
+#line 1225 "grammar/lexer.re"
 	{ val->op = OP_MUL; return AUGASSIGN; }
-#line 2051 "grammar/lexer.c"
+#line 2072 "grammar/lexer.c"
 yy113:
 	++lx->cur;
-#line 1202 "grammar/lexer.re"
+#line 1223 "grammar/lexer.re"
 	{ val->op = OP_ADD; return AUGASSIGN; }
-#line 2056 "grammar/lexer.c"
+#line 2077 "grammar/lexer.c"
 yy114:
 	++lx->cur;
-#line 1203 "grammar/lexer.re"
+#line 1224 "grammar/lexer.re"
 	{ val->op = OP_SUB; return AUGASSIGN; }
-#line 2061 "grammar/lexer.c"
+#line 2082 "grammar/lexer.c"
 yy115:
 	++lx->cur;
-#line 1201 "grammar/lexer.re"
+#line 1222 "grammar/lexer.re"
 	{ return ARROW; }
-#line 2066 "grammar/lexer.c"
+#line 2087 "grammar/lexer.c"
 yy116:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -2082,9 +2103,9 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 1199 "grammar/lexer.re"
+#line 1220 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 2088 "grammar/lexer.c"
+#line 2109 "grammar/lexer.c"
 yy118:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2092,14 +2113,14 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 1208 "grammar/lexer.re"
+#line 1229 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 2098 "grammar/lexer.c"
+#line 2119 "grammar/lexer.c"
 yy120:
 	++lx->cur;
-#line 1205 "grammar/lexer.re"
+#line 1226 "grammar/lexer.re"
 	{ val->op = OP_DIV; return AUGASSIGN; }
-#line 2103 "grammar/lexer.c"
+#line 2124 "grammar/lexer.c"
 yy121:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2214,19 +2235,19 @@ yy126:
 	}
 yy127:
 	++lx->cur;
-#line 1212 "grammar/lexer.re"
+#line 1233 "grammar/lexer.re"
 	{ return LE; }
-#line 2220 "grammar/lexer.c"
+#line 2241 "grammar/lexer.c"
 yy128:
 	++lx->cur;
-#line 1210 "grammar/lexer.re"
+#line 1231 "grammar/lexer.re"
 	{ return EQ; }
-#line 2225 "grammar/lexer.c"
+#line 2246 "grammar/lexer.c"
 yy129:
 	++lx->cur;
-#line 1213 "grammar/lexer.re"
+#line 1234 "grammar/lexer.re"
 	{ return GE; }
-#line 2230 "grammar/lexer.c"
+#line 2251 "grammar/lexer.c"
 yy130:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2308,9 +2329,9 @@ yy133:
 	}
 yy134:
 	++lx->cur;
-#line 1148 "grammar/lexer.re"
+#line 1169 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 2314 "grammar/lexer.c"
+#line 2335 "grammar/lexer.c"
 yy135:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2395,9 +2416,9 @@ yy137:
 		default: goto yy138;
 	}
 yy138:
-#line 1169 "grammar/lexer.re"
+#line 1190 "grammar/lexer.re"
 	{ return AS; }
-#line 2401 "grammar/lexer.c"
+#line 2422 "grammar/lexer.c"
 yy139:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2512,9 +2533,9 @@ yy145:
 		default: goto yy146;
 	}
 yy146:
-#line 1165 "grammar/lexer.re"
+#line 1186 "grammar/lexer.re"
 	{ return IF; }
-#line 2518 "grammar/lexer.c"
+#line 2539 "grammar/lexer.c"
 yy147:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -2586,9 +2607,9 @@ yy147:
 		default: goto yy148;
 	}
 yy148:
-#line 1164 "grammar/lexer.re"
+#line 1185 "grammar/lexer.re"
 	{ return IN; }
-#line 2592 "grammar/lexer.c"
+#line 2613 "grammar/lexer.c"
 yy149:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2674,9 +2695,9 @@ yy151:
 		default: goto yy152;
 	}
 yy152:
-#line 1172 "grammar/lexer.re"
+#line 1193 "grammar/lexer.re"
 	{ return OR; }
-#line 2680 "grammar/lexer.c"
+#line 2701 "grammar/lexer.c"
 yy153:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2707,9 +2728,9 @@ yy156:
 	}
 yy157:
 	++lx->cur;
-#line 1206 "grammar/lexer.re"
+#line 1227 "grammar/lexer.re"
 	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
-#line 2713 "grammar/lexer.c"
+#line 2734 "grammar/lexer.c"
 yy158:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -2949,9 +2970,9 @@ yy170:
 		default: goto yy171;
 	}
 yy171:
-#line 1171 "grammar/lexer.re"
+#line 1192 "grammar/lexer.re"
 	{ return AND; }
-#line 2955 "grammar/lexer.c"
+#line 2976 "grammar/lexer.c"
 yy172:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3051,9 +3072,9 @@ yy176:
 		default: goto yy177;
 	}
 yy177:
-#line 1159 "grammar/lexer.re"
+#line 1180 "grammar/lexer.re"
 	{ return DEF; }
-#line 3057 "grammar/lexer.c"
+#line 3078 "grammar/lexer.c"
 yy178:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3139,9 +3160,9 @@ yy180:
 		default: goto yy181;
 	}
 yy181:
-#line 1163 "grammar/lexer.re"
+#line 1184 "grammar/lexer.re"
 	{ return FOR; }
-#line 3145 "grammar/lexer.c"
+#line 3166 "grammar/lexer.c"
 yy182:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3220,9 +3241,9 @@ yy183:
 		default: goto yy184;
 	}
 yy184:
-#line 1173 "grammar/lexer.re"
+#line 1194 "grammar/lexer.re"
 	{ return NOT; }
-#line 3226 "grammar/lexer.c"
+#line 3247 "grammar/lexer.c"
 yy185:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3329,9 +3350,9 @@ yy190:
 		default: goto yy191;
 	}
 yy191:
-#line 1176 "grammar/lexer.re"
+#line 1197 "grammar/lexer.re"
 	{ return NONE; }
-#line 3335 "grammar/lexer.c"
+#line 3356 "grammar/lexer.c"
 yy192:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -3403,9 +3424,9 @@ yy192:
 		default: goto yy193;
 	}
 yy193:
-#line 1174 "grammar/lexer.re"
+#line 1195 "grammar/lexer.re"
 	{ return TRUE; }
-#line 3409 "grammar/lexer.c"
+#line 3430 "grammar/lexer.c"
 yy194:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3505,9 +3526,9 @@ yy198:
 		default: goto yy199;
 	}
 yy199:
-#line 1166 "grammar/lexer.re"
+#line 1187 "grammar/lexer.re"
 	{ return ELIF; }
-#line 3511 "grammar/lexer.c"
+#line 3532 "grammar/lexer.c"
 yy200:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -3579,9 +3600,9 @@ yy200:
 		default: goto yy201;
 	}
 yy201:
-#line 1167 "grammar/lexer.re"
+#line 1188 "grammar/lexer.re"
 	{ return ELSE; }
-#line 3585 "grammar/lexer.c"
+#line 3606 "grammar/lexer.c"
 yy202:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3660,9 +3681,9 @@ yy203:
 		default: goto yy204;
 	}
 yy204:
-#line 1162 "grammar/lexer.re"
+#line 1183 "grammar/lexer.re"
 	{ return PASS; }
-#line 3666 "grammar/lexer.c"
+#line 3687 "grammar/lexer.c"
 yy205:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3748,9 +3769,9 @@ yy207:
 		default: goto yy208;
 	}
 yy208:
-#line 1168 "grammar/lexer.re"
+#line 1189 "grammar/lexer.re"
 	{ return WITH; }
-#line 3754 "grammar/lexer.c"
+#line 3775 "grammar/lexer.c"
 yy209:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -3822,9 +3843,9 @@ yy209:
 		default: goto yy210;
 	}
 yy210:
-#line 1175 "grammar/lexer.re"
+#line 1196 "grammar/lexer.re"
 	{ return FALSE; }
-#line 3828 "grammar/lexer.c"
+#line 3849 "grammar/lexer.c"
 yy211:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3903,9 +3924,9 @@ yy212:
 		default: goto yy213;
 	}
 yy213:
-#line 1178 "grammar/lexer.re"
+#line 1199 "grammar/lexer.re"
 	{ return BREAK; }
-#line 3909 "grammar/lexer.c"
+#line 3930 "grammar/lexer.c"
 yy214:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
@@ -3977,9 +3998,9 @@ yy214:
 		default: goto yy215;
 	}
 yy215:
-#line 1160 "grammar/lexer.re"
+#line 1181 "grammar/lexer.re"
 	{ return CLASS; }
-#line 3983 "grammar/lexer.c"
+#line 4004 "grammar/lexer.c"
 yy216:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4072,9 +4093,9 @@ yy219:
 		default: goto yy220;
 	}
 yy220:
-#line 1177 "grammar/lexer.re"
+#line 1198 "grammar/lexer.re"
 	{ return WHILE; }
-#line 4078 "grammar/lexer.c"
+#line 4099 "grammar/lexer.c"
 yy221:
 	yyaccept = 22;
 	yych = *(lx->marker = ++lx->cur);
@@ -4146,9 +4167,9 @@ yy221:
 		default: goto yy222;
 	}
 yy222:
-#line 1180 "grammar/lexer.re"
+#line 1201 "grammar/lexer.re"
 	{ return ASSERT; }
-#line 4152 "grammar/lexer.c"
+#line 4173 "grammar/lexer.c"
 yy223:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4227,9 +4248,9 @@ yy224:
 		default: goto yy225;
 	}
 yy225:
-#line 1170 "grammar/lexer.re"
+#line 1191 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 4233 "grammar/lexer.c"
+#line 4254 "grammar/lexer.c"
 yy226:
 	yyaccept = 24;
 	yych = *(lx->marker = ++lx->cur);
@@ -4301,9 +4322,9 @@ yy226:
 		default: goto yy227;
 	}
 yy227:
-#line 1161 "grammar/lexer.re"
+#line 1182 "grammar/lexer.re"
 	{ return RETURN; }
-#line 4307 "grammar/lexer.c"
+#line 4328 "grammar/lexer.c"
 yy228:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4382,11 +4403,11 @@ yy229:
 		default: goto yy230;
 	}
 yy230:
-#line 1179 "grammar/lexer.re"
+#line 1200 "grammar/lexer.re"
 	{ return CONTINUE; }
-#line 4388 "grammar/lexer.c"
+#line 4409 "grammar/lexer.c"
 }
-#line 1239 "grammar/lexer.re"
+#line 1260 "grammar/lexer.re"
 
     }
 }

@@ -925,11 +925,12 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
 
 /* The R.Tensor(...) annotations of a large module repeat line after line,
  * R.Tensor((1, 64, 56, 56), dtype="float32"), and as R.call_tir's
- * out_sinfo: the first 256 different ones call_at reads outside brackets
- * are kept with their text, and the same text (from its '(' at open, `level`
- * deep) gives a copy of the kept call node at l, whose arguments' nodes are
- * shared (no one writes into the nodes under a call; their locations are
- * the first one's, as the struct info that the shared shape makes has). */
+ * out_sinfo: the first 256 different ones of constants (constant_args) that
+ * call_at reads outside brackets are kept with their text, and the same
+ * text (from its '(' at open, `level` deep) gives a copy of the kept call
+ * node at l, whose arguments' nodes are shared (no one writes into the
+ * nodes under a call; their locations are the first one's, as those of the
+ * shape they make, which grammar/lower_relax.c shares, are). */
 static unsigned seen_slot(const unsigned char *open)
 {
     unsigned h = 2166136261u;
@@ -957,9 +958,29 @@ static Sx *tensor_seen(Lexer *lx, const unsigned char *open, const unsigned char
     return NULL;
 }
 
-static void keep_tensor(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char *end,
-                        int level)
+/* Whether the arguments under a call are constants: integers, strings, and
+ * tuples and lists of them. A name (a symbolic dimension) makes an
+ * expression of its own wherever it is read, at its own place, which the
+ * copies of a kept call would not have. */
+static int constant_args(const SxList *l)
 {
+    for (int i = 0; i < l->n; i++) {
+        const Sx *a = l->items[i];
+        if (a->kind == SX_TUPLE || a->kind == SX_LIST) {
+            if (!constant_args(&a->u.elems))
+                return 0;
+        } else if (a->kind != SX_INT && a->kind != SX_STR) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void keep_tensor(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char *end,
+                        const Sx *read, int level)
+{
+    if (!constant_args(&read->u.call.args))
+        return;
     unsigned s = seen_slot(open);
     int w = 0;
     while (w < 4 && lx->seen[s][w].e)
@@ -1047,7 +1068,7 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
     e->depth = (short)sx_depth(e);
     *end = p + 1;
     if (tensor)
-        keep_tensor(lx, name, open, *end, level);
+        keep_tensor(lx, name, open, *end, e, level);
     return e;
 }
 
