@@ -882,7 +882,7 @@ Module *read_module_with(Source *src, const Constants *k)
     m->arena.expect = lex_expect;
     m->arena.expect_data = &P.lx;
     Ctx ctx[MAX_CTX];
-    Reader R = { .src = src, .m = m, .a = &m->arena, .ctx = ctx, .consts = k };
+    Reader R = { .src = src, .m = m, .a = &m->arena, .ctx = ctx, .consts = k, .keep = &P.lx.keep };
     P.R = &R;
     R.syn = &P.syn;
     int failed = yyparse(&P) != 0 || src->errors > 0;

@@ -29,7 +29,7 @@ static Sx *dim_sum(DimText *d);
 static Loc dim_loc(DimText *d)
 {
     Loc l = d->loc;
-    l.col += 1 + (int)(d->p - d->s);    /* past the opening quote */
+    l.col = loc_col((long)l.col + 1 + (d->p - d->s));    /* past the opening quote */
     return l;
 }
 
@@ -289,8 +289,22 @@ static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
 {
     StructInfo t = { .kind = SI_TENSOR, .loc = e->loc, .ndim = -1 }, *s = &t;
     StructInfo *plain;
-    if (plain_tensor_sinfo(R, e, &plain))
+    Sx *const *items = e->u.call.args.items;
+    for (int i = 0; i < 2; i++)
+        if (items && items == R->tensor_items[i])
+            return R->tensor_sinfo[i];
+    if (plain_tensor_sinfo(R, e, &plain)) {
+        /* a constant shape and a dtype mean the same in every scope: a
+         * kept call read again (its argument list lives to the end of the
+         * input, so the address is no other's) is the same struct info */
+        if (plain && items && R->keep && arena_holds(R->keep, items)) {
+            R->tensor_items[1] = R->tensor_items[0];
+            R->tensor_sinfo[1] = R->tensor_sinfo[0];
+            R->tensor_items[0] = items;
+            R->tensor_sinfo[0] = plain;
+        }
         return plain;
+    }
     Args a;
     if (split_args(R, e, &a) || want_args(R, e, &a, 0, 3, "R.Tensor"))
         return NULL;
