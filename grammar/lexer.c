@@ -1308,11 +1308,8 @@ static Sx *tensor_seen(Lexer *lx, const unsigned char *open, const unsigned char
 {
     unsigned s = seen_slot(open);
     for (int w = 0; w < 4 && lx->seen[s][w].e; w++) {
-        const char *t = lx->seen[s][w].text;
-        int n = lx->seen[s][w].len, i = 0;
-        while (i < n && open[i] == (unsigned char)t[i])
-            i++;
-        if (i == n && lx->seen[s][w].level == level) {
+        int n = lx->seen[s][w].len;
+        if (lx->lim - open >= n && memcmp(open, lx->seen[s][w].text, (size_t)n) == 0 && lx->seen[s][w].level == level) {
             Sx *e = sx_new(lx->syn, SX_CALL, l);
             *e = *lx->seen[s][w].e;
             e->loc = l;
@@ -1512,7 +1509,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 1516 "grammar/lexer.c"
+#line 1513 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -1614,25 +1611,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy58:
 	++lx->cur;
-#line 1161 "grammar/lexer.re"
+#line 1158 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 1625 "grammar/lexer.c"
+#line 1622 "grammar/lexer.c"
 yy59:
 	++lx->cur;
 yy60:
-#line 1254 "grammar/lexer.re"
+#line 1251 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 1636 "grammar/lexer.c"
+#line 1633 "grammar/lexer.c"
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1642,12 +1639,12 @@ yy61:
 		default: goto yy62;
 	}
 yy62:
-#line 1167 "grammar/lexer.re"
+#line 1164 "grammar/lexer.re"
 	{ continue; }
-#line 1648 "grammar/lexer.c"
+#line 1645 "grammar/lexer.c"
 yy63:
 	++lx->cur;
-#line 1170 "grammar/lexer.re"
+#line 1167 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -1657,7 +1654,7 @@ yy63:
             give_back(lx, lx->cur, 0);
             return NEWLINE;
         }
-#line 1661 "grammar/lexer.c"
+#line 1658 "grammar/lexer.c"
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1665,9 +1662,9 @@ yy64:
 		default: goto yy65;
 	}
 yy65:
-#line 1179 "grammar/lexer.re"
+#line 1176 "grammar/lexer.re"
 	{ continue; }
-#line 1671 "grammar/lexer.c"
+#line 1668 "grammar/lexer.c"
 yy66:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1676,9 +1673,9 @@ yy66:
 	}
 yy67:
 	++lx->cur;
-#line 1221 "grammar/lexer.re"
+#line 1218 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1682 "grammar/lexer.c"
+#line 1679 "grammar/lexer.c"
 yy68:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1687,9 +1684,9 @@ yy68:
 		default: goto yy68;
 	}
 yy69:
-#line 1168 "grammar/lexer.re"
+#line 1165 "grammar/lexer.re"
 	{ continue; }
-#line 1693 "grammar/lexer.c"
+#line 1690 "grammar/lexer.c"
 yy70:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1697,12 +1694,12 @@ yy70:
 		default: goto yy71;
 	}
 yy71:
-#line 1253 "grammar/lexer.re"
+#line 1250 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1703 "grammar/lexer.c"
+#line 1700 "grammar/lexer.c"
 yy72:
 	++lx->cur;
-#line 1243 "grammar/lexer.re"
+#line 1240 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1711,12 +1708,12 @@ yy72:
             }
             return open_bracket(lx, '(');
         }
-#line 1715 "grammar/lexer.c"
+#line 1712 "grammar/lexer.c"
 yy73:
 	++lx->cur;
-#line 1252 "grammar/lexer.re"
+#line 1249 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1720 "grammar/lexer.c"
+#line 1717 "grammar/lexer.c"
 yy74:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1775,9 +1772,9 @@ yy80:
 		default: goto yy83;
 	}
 yy81:
-#line 1219 "grammar/lexer.re"
+#line 1216 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1781 "grammar/lexer.c"
+#line 1778 "grammar/lexer.c"
 yy82:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -1889,7 +1886,7 @@ yy88:
 		default: goto yy89;
 	}
 yy89:
-#line 1202 "grammar/lexer.re"
+#line 1199 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1907,7 +1904,7 @@ yy89:
             val->sym = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1911 "grammar/lexer.c"
+#line 1908 "grammar/lexer.c"
 yy90:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1931,7 +1928,7 @@ yy92:
 	}
 yy93:
 	++lx->cur;
-#line 1235 "grammar/lexer.re"
+#line 1232 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1940,7 +1937,7 @@ yy93:
             }
             return open_bracket(lx, '[');
         }
-#line 1944 "grammar/lexer.c"
+#line 1941 "grammar/lexer.c"
 yy94:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -2046,44 +2043,44 @@ yy107:
 	}
 yy108:
 	++lx->cur;
-#line 1251 "grammar/lexer.re"
+#line 1248 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 2052 "grammar/lexer.c"
+#line 2049 "grammar/lexer.c"
 yy109:
 	++lx->cur;
-#line 1232 "grammar/lexer.re"
+#line 1229 "grammar/lexer.re"
 	{ return NE; }
-#line 2057 "grammar/lexer.c"
+#line 2054 "grammar/lexer.c"
 yy110:
 	++lx->cur;
-#line 1228 "grammar/lexer.re"
+#line 1225 "grammar/lexer.re"
 	{ val->op = OP_MOD; return AUGASSIGN; }
-#line 2062 "grammar/lexer.c"
+#line 2059 "grammar/lexer.c"
 yy111:
 	++lx->cur;
-#line 1230 "grammar/lexer.re"
+#line 1227 "grammar/lexer.re"
 	{ return POW; }
-#line 2067 "grammar/lexer.c"
+#line 2064 "grammar/lexer.c"
 yy112:
 	++lx->cur;
-#line 1225 "grammar/lexer.re"
+#line 1222 "grammar/lexer.re"
 	{ val->op = OP_MUL; return AUGASSIGN; }
-#line 2072 "grammar/lexer.c"
+#line 2069 "grammar/lexer.c"
 yy113:
 	++lx->cur;
-#line 1223 "grammar/lexer.re"
+#line 1220 "grammar/lexer.re"
 	{ val->op = OP_ADD; return AUGASSIGN; }
-#line 2077 "grammar/lexer.c"
+#line 2074 "grammar/lexer.c"
 yy114:
 	++lx->cur;
-#line 1224 "grammar/lexer.re"
+#line 1221 "grammar/lexer.re"
 	{ val->op = OP_SUB; return AUGASSIGN; }
-#line 2082 "grammar/lexer.c"
+#line 2079 "grammar/lexer.c"
 yy115:
 	++lx->cur;
-#line 1222 "grammar/lexer.re"
+#line 1219 "grammar/lexer.re"
 	{ return ARROW; }
-#line 2087 "grammar/lexer.c"
+#line 2084 "grammar/lexer.c"
 yy116:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -2103,9 +2100,9 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 1220 "grammar/lexer.re"
+#line 1217 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 2109 "grammar/lexer.c"
+#line 2106 "grammar/lexer.c"
 yy118:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2113,14 +2110,14 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 1229 "grammar/lexer.re"
+#line 1226 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 2119 "grammar/lexer.c"
+#line 2116 "grammar/lexer.c"
 yy120:
 	++lx->cur;
-#line 1226 "grammar/lexer.re"
+#line 1223 "grammar/lexer.re"
 	{ val->op = OP_DIV; return AUGASSIGN; }
-#line 2124 "grammar/lexer.c"
+#line 2121 "grammar/lexer.c"
 yy121:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2235,19 +2232,19 @@ yy126:
 	}
 yy127:
 	++lx->cur;
-#line 1233 "grammar/lexer.re"
+#line 1230 "grammar/lexer.re"
 	{ return LE; }
-#line 2241 "grammar/lexer.c"
+#line 2238 "grammar/lexer.c"
 yy128:
 	++lx->cur;
-#line 1231 "grammar/lexer.re"
+#line 1228 "grammar/lexer.re"
 	{ return EQ; }
-#line 2246 "grammar/lexer.c"
+#line 2243 "grammar/lexer.c"
 yy129:
 	++lx->cur;
-#line 1234 "grammar/lexer.re"
+#line 1231 "grammar/lexer.re"
 	{ return GE; }
-#line 2251 "grammar/lexer.c"
+#line 2248 "grammar/lexer.c"
 yy130:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2329,9 +2326,9 @@ yy133:
 	}
 yy134:
 	++lx->cur;
-#line 1169 "grammar/lexer.re"
+#line 1166 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 2335 "grammar/lexer.c"
+#line 2332 "grammar/lexer.c"
 yy135:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2416,9 +2413,9 @@ yy137:
 		default: goto yy138;
 	}
 yy138:
-#line 1190 "grammar/lexer.re"
+#line 1187 "grammar/lexer.re"
 	{ return AS; }
-#line 2422 "grammar/lexer.c"
+#line 2419 "grammar/lexer.c"
 yy139:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2533,9 +2530,9 @@ yy145:
 		default: goto yy146;
 	}
 yy146:
-#line 1186 "grammar/lexer.re"
+#line 1183 "grammar/lexer.re"
 	{ return IF; }
-#line 2539 "grammar/lexer.c"
+#line 2536 "grammar/lexer.c"
 yy147:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -2607,9 +2604,9 @@ yy147:
 		default: goto yy148;
 	}
 yy148:
-#line 1185 "grammar/lexer.re"
+#line 1182 "grammar/lexer.re"
 	{ return IN; }
-#line 2613 "grammar/lexer.c"
+#line 2610 "grammar/lexer.c"
 yy149:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2695,9 +2692,9 @@ yy151:
 		default: goto yy152;
 	}
 yy152:
-#line 1193 "grammar/lexer.re"
+#line 1190 "grammar/lexer.re"
 	{ return OR; }
-#line 2701 "grammar/lexer.c"
+#line 2698 "grammar/lexer.c"
 yy153:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2728,9 +2725,9 @@ yy156:
 	}
 yy157:
 	++lx->cur;
-#line 1227 "grammar/lexer.re"
+#line 1224 "grammar/lexer.re"
 	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
-#line 2734 "grammar/lexer.c"
+#line 2731 "grammar/lexer.c"
 yy158:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -2970,9 +2967,9 @@ yy170:
 		default: goto yy171;
 	}
 yy171:
-#line 1192 "grammar/lexer.re"
+#line 1189 "grammar/lexer.re"
 	{ return AND; }
-#line 2976 "grammar/lexer.c"
+#line 2973 "grammar/lexer.c"
 yy172:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3072,9 +3069,9 @@ yy176:
 		default: goto yy177;
 	}
 yy177:
-#line 1180 "grammar/lexer.re"
+#line 1177 "grammar/lexer.re"
 	{ return DEF; }
-#line 3078 "grammar/lexer.c"
+#line 3075 "grammar/lexer.c"
 yy178:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3160,9 +3157,9 @@ yy180:
 		default: goto yy181;
 	}
 yy181:
-#line 1184 "grammar/lexer.re"
+#line 1181 "grammar/lexer.re"
 	{ return FOR; }
-#line 3166 "grammar/lexer.c"
+#line 3163 "grammar/lexer.c"
 yy182:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3241,9 +3238,9 @@ yy183:
 		default: goto yy184;
 	}
 yy184:
-#line 1194 "grammar/lexer.re"
+#line 1191 "grammar/lexer.re"
 	{ return NOT; }
-#line 3247 "grammar/lexer.c"
+#line 3244 "grammar/lexer.c"
 yy185:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3350,9 +3347,9 @@ yy190:
 		default: goto yy191;
 	}
 yy191:
-#line 1197 "grammar/lexer.re"
+#line 1194 "grammar/lexer.re"
 	{ return NONE; }
-#line 3356 "grammar/lexer.c"
+#line 3353 "grammar/lexer.c"
 yy192:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -3424,9 +3421,9 @@ yy192:
 		default: goto yy193;
 	}
 yy193:
-#line 1195 "grammar/lexer.re"
+#line 1192 "grammar/lexer.re"
 	{ return TRUE; }
-#line 3430 "grammar/lexer.c"
+#line 3427 "grammar/lexer.c"
 yy194:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3526,9 +3523,9 @@ yy198:
 		default: goto yy199;
 	}
 yy199:
-#line 1187 "grammar/lexer.re"
+#line 1184 "grammar/lexer.re"
 	{ return ELIF; }
-#line 3532 "grammar/lexer.c"
+#line 3529 "grammar/lexer.c"
 yy200:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -3600,9 +3597,9 @@ yy200:
 		default: goto yy201;
 	}
 yy201:
-#line 1188 "grammar/lexer.re"
+#line 1185 "grammar/lexer.re"
 	{ return ELSE; }
-#line 3606 "grammar/lexer.c"
+#line 3603 "grammar/lexer.c"
 yy202:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3681,9 +3678,9 @@ yy203:
 		default: goto yy204;
 	}
 yy204:
-#line 1183 "grammar/lexer.re"
+#line 1180 "grammar/lexer.re"
 	{ return PASS; }
-#line 3687 "grammar/lexer.c"
+#line 3684 "grammar/lexer.c"
 yy205:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3769,9 +3766,9 @@ yy207:
 		default: goto yy208;
 	}
 yy208:
-#line 1189 "grammar/lexer.re"
+#line 1186 "grammar/lexer.re"
 	{ return WITH; }
-#line 3775 "grammar/lexer.c"
+#line 3772 "grammar/lexer.c"
 yy209:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -3843,9 +3840,9 @@ yy209:
 		default: goto yy210;
 	}
 yy210:
-#line 1196 "grammar/lexer.re"
+#line 1193 "grammar/lexer.re"
 	{ return FALSE; }
-#line 3849 "grammar/lexer.c"
+#line 3846 "grammar/lexer.c"
 yy211:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3924,9 +3921,9 @@ yy212:
 		default: goto yy213;
 	}
 yy213:
-#line 1199 "grammar/lexer.re"
+#line 1196 "grammar/lexer.re"
 	{ return BREAK; }
-#line 3930 "grammar/lexer.c"
+#line 3927 "grammar/lexer.c"
 yy214:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
@@ -3998,9 +3995,9 @@ yy214:
 		default: goto yy215;
 	}
 yy215:
-#line 1181 "grammar/lexer.re"
+#line 1178 "grammar/lexer.re"
 	{ return CLASS; }
-#line 4004 "grammar/lexer.c"
+#line 4001 "grammar/lexer.c"
 yy216:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4093,9 +4090,9 @@ yy219:
 		default: goto yy220;
 	}
 yy220:
-#line 1198 "grammar/lexer.re"
+#line 1195 "grammar/lexer.re"
 	{ return WHILE; }
-#line 4099 "grammar/lexer.c"
+#line 4096 "grammar/lexer.c"
 yy221:
 	yyaccept = 22;
 	yych = *(lx->marker = ++lx->cur);
@@ -4167,9 +4164,9 @@ yy221:
 		default: goto yy222;
 	}
 yy222:
-#line 1201 "grammar/lexer.re"
+#line 1198 "grammar/lexer.re"
 	{ return ASSERT; }
-#line 4173 "grammar/lexer.c"
+#line 4170 "grammar/lexer.c"
 yy223:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4248,9 +4245,9 @@ yy224:
 		default: goto yy225;
 	}
 yy225:
-#line 1191 "grammar/lexer.re"
+#line 1188 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 4254 "grammar/lexer.c"
+#line 4251 "grammar/lexer.c"
 yy226:
 	yyaccept = 24;
 	yych = *(lx->marker = ++lx->cur);
@@ -4322,9 +4319,9 @@ yy226:
 		default: goto yy227;
 	}
 yy227:
-#line 1182 "grammar/lexer.re"
+#line 1179 "grammar/lexer.re"
 	{ return RETURN; }
-#line 4328 "grammar/lexer.c"
+#line 4325 "grammar/lexer.c"
 yy228:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4403,11 +4400,11 @@ yy229:
 		default: goto yy230;
 	}
 yy230:
-#line 1200 "grammar/lexer.re"
+#line 1197 "grammar/lexer.re"
 	{ return CONTINUE; }
-#line 4409 "grammar/lexer.c"
+#line 4406 "grammar/lexer.c"
 }
-#line 1260 "grammar/lexer.re"
+#line 1257 "grammar/lexer.re"
 
     }
 }

@@ -943,11 +943,8 @@ static Sx *tensor_seen(Lexer *lx, const unsigned char *open, const unsigned char
 {
     unsigned s = seen_slot(open);
     for (int w = 0; w < 4 && lx->seen[s][w].e; w++) {
-        const char *t = lx->seen[s][w].text;
-        int n = lx->seen[s][w].len, i = 0;
-        while (i < n && open[i] == (unsigned char)t[i])
-            i++;
-        if (i == n && lx->seen[s][w].level == level) {
+        int n = lx->seen[s][w].len;
+        if (lx->lim - open >= n && memcmp(open, lx->seen[s][w].text, (size_t)n) == 0 && lx->seen[s][w].level == level) {
             Sx *e = sx_new(lx->syn, SX_CALL, l);
             *e = *lx->seen[s][w].e;
             e->loc = l;

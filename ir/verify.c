@@ -43,6 +43,8 @@ typedef struct Verifier {
         TensorType t;
     } argt[2];
     int argt_next;
+    const Sym *op_name;   /* the operator op_of looked up last, and what it found */
+    const OpInfo *op_info;
 } Verifier;
 
 #define VERR(V, loc, ...) ((V)->errors++ < MAX_ERRORS ? diag_error((V)->src, (loc), __VA_ARGS__) : -1)
@@ -611,12 +613,24 @@ static void op_operands(Verifier *V, const Expr *e, const OpInfo *op)
     }
 }
 
+/* The registered operator a call names, or NULL; the last one asked for is
+ * kept (each binding of a chain asks for its operator twice, op_call and
+ * op_result, and the next binding for the same). */
+static const OpInfo *op_of(Verifier *V, const Sym *name)
+{
+    if (name != V->op_name) {
+        V->op_name = name;
+        V->op_info = op_find(name->str);
+    }
+    return V->op_info;
+}
+
 /* A registered operator's keywords; an unknown R.* name, on the input. */
 static void op_call(Verifier *V, const Expr *e)
 {
     const char *name = e->u.call.op->str;
     OpError err;
-    const OpInfo *info = op_find(name);
+    const OpInfo *info = op_of(V, e->u.call.op);
     if (info) {
         if (op_check_attrs(e, &err))
             VERR(V, err.loc, "%s", err.msg);
@@ -812,7 +826,7 @@ static int check_layout_map(Verifier *V, const Expr *e, const TensorType *t)
  * are known; NULL otherwise, or after reporting why the call is wrong. */
 static const StructInfo *op_result(Verifier *V, const Expr *e)
 {
-    const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
+    const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_of(V, e->u.call.op) : NULL;
     if (!op)
         return NULL;
     TensorType args[OP_MAX_ARGS], outs[OP_MAX_ARGS];
