@@ -182,7 +182,7 @@ check-unit: build/unit build/unit-indexmap build/unit-plan build/unit-exp-check
 	./build/unit-indexmap
 	./build/unit-plan 600 1
 
-# LOPT_FLOW_CACHE=check: flow computes again each answer it finds kept, and each guess one call at a time, and stops on a difference
+# LOPT_FLOW_CACHE=check: flow computes again each answer it finds kept, and each guess one call at a time, compares the uses it keeps per binding with the function's, and stops on a difference
 check-golden: build/lopt-check
 	LOPT_FLOW_CACHE=check LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 

@@ -205,23 +205,33 @@ void arena_release(Arena *a, ArenaMark m)
     }
 }
 
-/* FNV-1a over the name without its trailing digits, plus the number they
+/* FNV-1a over the name without its last digits, plus the number they
  * spell: lv0, lv1, lv2, ... (a module's bindings, defined in order) land in
  * neighbouring slots, so looking up a new one reads the cache line the one
  * before it brought in, not a random line of a table of megabytes. The
- * table is open (a name is in the first empty slot of its probe sequence),
- * and a sequence leaves its first slot by a stride drawn from the hash, so
- * a name whose first slot falls in such a run does not walk along it.
- * (lv1 and lv01 hash alike; the comparison tells them apart.) */
+ * digits may be followed by up to four other characters, as the names a
+ * pass makes are (lv1_t, lv2_t, ... from lv1, lv2, ...); the hash then takes
+ * those after the digits' place. The table is open (a name is in the first
+ * empty slot of its probe sequence), and a sequence leaves its first slot
+ * by a stride drawn from the hash, so a name whose first slot falls in such
+ * a run does not walk along it. (lv1 and lv01 hash alike, so do lv1_t and
+ * lv01_t; the comparison tells them apart.) */
 static uint32_t hash_bytes(const char *s, size_t n)
 {
-    size_t k = n;
-    while (k > 0 && n - k < 9 && s[k - 1] >= '0' && s[k - 1] <= '9')
+    size_t e = n;   /* the end of the digits */
+    while (e > 0 && n - e < 4 && (s[e - 1] < '0' || s[e - 1] > '9'))
+        e--;
+    if (e == 0 || s[e - 1] < '0' || s[e - 1] > '9')
+        e = n;   /* no digits among the last five characters */
+    size_t k = e;
+    while (k > 0 && e - k < 9 && s[k - 1] >= '0' && s[k - 1] <= '9')
         k--;
     uint32_t h = 2166136261u, num = 0;
     for (size_t i = 0; i < k; i++)
         h = (h ^ (unsigned char)s[i]) * 16777619u;
-    for (size_t i = k; i < n; i++)
+    for (size_t i = e; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    for (size_t i = k; i < e; i++)
         num = num * 10 + (uint32_t)(s[i] - '0');
     return h + num;
 }

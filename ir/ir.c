@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +85,125 @@ void module_free(Module *m)
     free(m->fresh.keys);
     free(m->fresh.next);
     free(m);
+}
+
+/* ---- scope stamps ----
+ *
+ * A walk that marks variables (Var.mark) takes a range of stamps no mark
+ * left by an earlier walk lies in, and tells a variable it marked from one
+ * it did not by whether its mark falls in the range. The counter is 32
+ * bits: a module passed through flow,fold a few thousand times in one
+ * process (the library, the Python module) would wrap it, and a range
+ * handed out after that could hold marks left long before. So before the
+ * counter wraps, every mark in the module is cleared and counting starts
+ * again from 0. */
+
+static void clear_blocks(RBlock *const *blocks, int nblocks)
+{
+    for (int b = 0; b < nblocks; b++)
+        for (int i = 0; i < blocks[b]->nbinds; i++)
+            blocks[b]->binds[i]->var->mark = 0;
+}
+
+static void clear_func(Func *f)
+{
+    for (int k = 0; k < f->nparams; k++)
+        f->params[k]->mark = 0;
+    for (int k = 0; k < f->nsyms; k++)
+        f->syms[k]->mark = 0;
+    clear_blocks(f->blocks, f->nblocks);
+}
+
+static int clear_marks(const Expr *e, void *data)
+{
+    (void)data;
+    if (e->kind == E_VAR)
+        e->u.var->mark = 0;
+    else if (e->kind == E_FUNC)
+        clear_func(e->u.global.fn);
+    else if (e->kind == E_IF) {
+        clear_blocks(e->u.rif.then->blocks, e->u.rif.then->nblocks);
+        clear_blocks(e->u.rif.orelse->blocks, e->u.rif.orelse->nblocks);
+    }
+    return 0;
+}
+
+static void clear_var(Var *v)
+{
+    if (v)
+        v->mark = 0;
+}
+
+static void clear_buffer(Buffer *b)
+{
+    b->mark = 0;
+    clear_var(b->data);
+    clear_var(b->handle);
+}
+
+/* A PrimFunc's marks: of every variable and buffer its statements define. */
+static void clear_stmt(Stmt *s)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            clear_stmt(s->u.seq.items[i]);
+        break;
+    case S_FOR:
+        clear_var(s->u.loop.var);
+        clear_stmt(s->u.loop.body);
+        break;
+    case S_BLOCK:
+        for (int i = 0; i < s->u.block->niters; i++)
+            clear_var(s->u.block->iters[i].var);
+        clear_stmt(s->u.block->init);
+        clear_stmt(s->u.block->body);
+        break;
+    case S_IF:
+        clear_stmt(s->u.branch.then);
+        clear_stmt(s->u.branch.orelse);
+        break;
+    case S_ALLOC:
+        clear_buffer(s->u.alloc);
+        break;
+    case S_LET:
+        clear_var(s->u.let.var);
+        break;
+    case S_LOWERED:
+        clear_stmt(s->u.low.body);
+        break;
+    default:
+        break;
+    }
+}
+
+unsigned module_stamps(Module *m, size_t n)
+{
+    if (n > (size_t)(UINT_MAX - m->stamp)) {
+        for (int i = 0; i < m->nfuncs; i++) {
+            Func *f = m->funcs[i];
+            if (f->kind != F_RELAX) {
+                for (int k = 0; k < f->npparams; k++) {
+                    clear_var(f->pparams[k].var);
+                    if (f->pparams[k].buf)
+                        clear_buffer(f->pparams[k].buf);
+                }
+                clear_stmt(f->body);
+                continue;
+            }
+            clear_func(f);
+            relax_walk_blocks(f->blocks, f->nblocks, clear_marks, NULL);
+            relax_walk(f->result, clear_marks, NULL);
+        }
+        m->stamp = 0;
+        if (n > UINT_MAX)
+            abort();
+    }
+    unsigned base = m->stamp;
+    m->stamp += (unsigned)n;
+    return base;
 }
 
 static size_t index_slot(const Module *m, const Sym *name)

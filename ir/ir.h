@@ -343,6 +343,11 @@ typedef struct Module {
 
 Module *module_new(void);
 void module_free(Module *m);
+/* Takes n scope stamps for a walk that marks variables: its marks are
+ * base + 1 .. base + n, base returned, and no mark set before lies in that
+ * range (when the counter would wrap, every mark in the module is cleared
+ * first and it starts again from 0). */
+unsigned module_stamps(Module *m, size_t n);
 /* The first function named name, or NULL; constant time over an index that a
  * pass editing m->funcs by hand (a new array or a new count) makes stale, and
  * the next look-up rebuilds. A pass that puts another function in place of

@@ -1300,7 +1300,7 @@ static int verify(Module *m, Source *src, int input, int strict)
 {
     Verifier V = { .m = m, .src = src, .input = input, .strict = strict };
     for (int i = 0; i < m->nfuncs; i++) {
-        V.live = ++m->stamp;
+        V.live = module_stamps(m, 1) + 1;
         V.fn = m->funcs[i];
         if (m->funcs[i]->kind == F_RELAX)
             relax_func(&V, m->funcs[i]);

@@ -302,8 +302,8 @@ void collect_names(const Func *fn, PtrMap *names)
 Sym *fresh_name(Interner *in, PtrMap *names, const char *base)
 {
     char buf[160];
-    snprintf(buf, sizeof buf, "%.120s", base);
-    Sym *b = intern_cstr(in, buf);
+    size_t n = strnlen(base, 120);   /* at most 120 bytes of base, as below */
+    Sym *b = intern(in, base, n);
     int k = ptrmap_get(names, b, 0);
     if (!k) {
         ptrmap_put(names, b, 1);

@@ -48,9 +48,24 @@ int push_out(Sweep *S, Binding *b)
     return S->nout++;
 }
 
+/* 1 + the index of v's binding in the block swept, or 0: sweep_block
+ * stamps each variable it binds with a mark of its own range (a look-up in
+ * a table per use touched a table as large as the block, out of cache at
+ * 100,000 bindings; the variable is read beside its binding). */
+static int def_at(const Sweep *S, const Var *v)
+{
+    unsigned at = v->mark - S->def_base;   /* below the range: wraps past def_n */
+    return at - 1 < (unsigned)S->def_n ? (int)at : 0;
+}
+
+static void def_set(Sweep *S, Var *v, int i)
+{
+    v->mark = S->def_base + (unsigned)i + 1;
+}
+
 void demand_add(Sweep *S, Var *x, Expr *map, const Expr *pad, int slot)
 {
-    int d = ptrmap_get(&S->def, x, 0) - 1;
+    int d = def_at(S, x) - 1;
     if (d < 0)
         return;
     Demand *D = &S->dem[d];
@@ -76,7 +91,7 @@ static int is_constant(const Sweep *S, const Expr *x)
 {
     if (x->kind == E_CONST)
         return 1;
-    int d = x->kind == E_VAR ? ptrmap_get(&S->def, x->u.var, 0) : 0;
+    int d = x->kind == E_VAR ? def_at(S, x->u.var) : 0;
     return d && S->rb->binds[d - 1]->value->kind == E_CONST;
 }
 
@@ -140,7 +155,7 @@ static int tuple_producer(Sweep *S, const Expr *e)
 {
     if (e->kind != E_GETITEM || e->u.get.tuple->kind != E_VAR)
         return -1;
-    return ptrmap_get(&S->def, e->u.get.tuple->u.var, 0) - 1;
+    return def_at(S, e->u.get.tuple->u.var) - 1;
 }
 
 /* The tensor operands of a call flow can look into (none: it stops there). */
@@ -180,7 +195,7 @@ static int left_behind(Sweep *S, const Expr *x, int d, int occ, int depth, int *
 /* The place of x in the block: 1 + its binding's index, or 0. */
 static int def_of(const Sweep *S, const Expr *x)
 {
-    return x->kind == E_VAR ? ptrmap_get(&S->def, x->u.var, 0) : 0;
+    return x->kind == E_VAR ? def_at(S, x->u.var) : 0;
 }
 
 /* left_behind summed over a call's operands, each value once (concat((a, a))
@@ -494,7 +509,12 @@ static int compose_demand(Sweep *S, Binding *bd, Demand *D)
 static void visit(Sweep *S, Binding *bd, int i)
 {
     Demand *D = &S->dem[i];
-    int uses = ptrmap_get(&S->uses, bd->var, 0), left = 0;
+    int uses = S->nuses[i], left = 0;   /* kept alike with S->uses: no look-up in a table per binding */
+    if (S->check && uses != ptrmap_get(&S->uses, bd->var, 0)) {
+        fprintf(stderr, "lopt: internal error: LOPT_FLOW_CACHE=check: the uses of %s kept for the sweep are %d, "
+                "not %d\n", bd->var->name->str, uses, ptrmap_get(&S->uses, bd->var, 0));
+        abort();
+    }
     char why[400];
     ItemDem *waiting = NULL;
     if (S->items[i]) {
@@ -582,7 +602,7 @@ static void visit(Sweep *S, Binding *bd, int i)
     Expr *e = bd->value;
     if (is_layout_transform(e)) {
         Expr *x = e->u.call.args[0];
-        if (x->kind == E_VAR && ptrmap_get(&S->def, x->u.var, 0))
+        if (x->kind == E_VAR && def_at(S, x->u.var))
             demand_add(S, x->u.var, call_kwarg(e, "index_map"), call_kwarg(e, "pad_value"), slot);
         else if (x->kind == E_VAR)
             note_add(S->notes, bd->loc, "left: %s is %s", var_said(x->u.var),
@@ -623,7 +643,7 @@ static int sink_to_smaller(Sweep *S, RBlock *rb)
             continue;
         moved++;
         if (rb->binds[i]->var != y) {   /* y_s took y's place */
-            ptrmap_put(&S->def, rb->binds[i]->var, i + 1);
+            def_set(S, rb->binds[i]->var, i);
             ptrmap_put(&S->uses, rb->binds[i]->var, 1);
         }
         /* the guesses of later bindings may reach i and j (seed 700030:
@@ -637,10 +657,10 @@ static int sink_to_smaller(Sweep *S, RBlock *rb)
 
 static void sweep_block(Sweep *S, RBlock *rb)
 {
-    ptrmap_free(&S->def);
-    ptrmap_reserve(&S->def, (size_t)rb->nbinds);
+    S->def_base = module_stamps(S->m, (size_t)rb->nbinds);
+    S->def_n = rb->nbinds;
     for (int i = 0; i < rb->nbinds; i++)
-        ptrmap_put(&S->def, rb->binds[i]->var, i + 1);
+        def_set(S, rb->binds[i]->var, i);
     S->rb = rb;
     S->memo = malloc(((size_t)rb->nbinds + 1) * sizeof *S->memo);
     S->memo_gen = calloc((size_t)rb->nbinds + 1, sizeof *S->memo_gen);
@@ -668,8 +688,10 @@ static void sweep_block(Sweep *S, RBlock *rb)
     Binding **nb = arena_array(&S->m->arena, (size_t)n + 1, sizeof *nb);
     int j = 0;
     for (int k = S->nout - 1; k >= 0; k--)
-        if (!S->dead[k])
+        if (!S->dead[k]) {
             nb[j++] = S->out[k];
+            S->rewrites += is_layout_transform(S->out[k]->value);
+        }
     rb->binds = nb;
     rb->nbinds = n;
     free(S->dem);
@@ -703,18 +725,20 @@ static void sweep_free(Sweep *S)
 {
     ptrmap_free(&S->uses);
     ptrmap_free(&S->sunk);
-    ptrmap_free(&S->def);
     ptrmap_free(&S->names);
     free(S->out);
     free(S->dead);
     arena_free(&S->scratch);
     arena_free(&S->stage);
     flow_cache_free(&S->cache);
+    flow_place_free(S);
 }
 
 /* One round over fn: fold's cancelling part, sinking, the backward sweep.
- * Returns how many notes it wrote that say it changed something. */
-static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink)
+ * Returns how many notes it wrote that say it changed something, and sets
+ * *rewrites to the rewrites it leaves (count_rewrites, read as the sweep
+ * puts the bindings back). */
+static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink, int *rewrites)
 {
     Sweep S = { .m = m, .fn = fn, .ctx = ctx, .notes = notes, .jump = 1, .check = flow_cache_mode() == 2 };
     int acts = notes->acts;
@@ -738,6 +762,7 @@ static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink)
     for (int b = 0; b < fn->nblocks; b++)
         sweep_block(&S, fn->blocks[b]);
     sweep_free(&S);
+    *rewrites = S.rewrites;
     return notes->acts - acts;
 }
 
@@ -756,8 +781,8 @@ static void flow_funcs(Module *m, PassCtx *ctx, Notes *all)
         int before = count_rewrites(fn), sink = 1;
         for (int round = 0; round < 8; round++) {
             Notes notes = { .mute = all->mute };
-            int acts = flow_round(m, fn, ctx, &notes, sink);
-            int after = count_rewrites(fn);
+            int after;
+            int acts = flow_round(m, fn, ctx, &notes, sink, &after);
             sink = after < before;   /* sinking again only while rewrites go */
             before = after;
             for (int i = 0; i < notes.n; i++) {

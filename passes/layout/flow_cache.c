@@ -290,3 +290,78 @@ Expr *map_share(Module *m, FlowAnswer *x, int k)
     *e = *x->kept[k];
     return e;
 }
+
+/* ---- flowed copies shared ----
+ *
+ * Calls alike take alike copies: a chain of batch_norms a rewrite flows
+ * through gives each call the same PrimFunc but for its name. A call whose
+ * copy prints as one an earlier call of the sweep placed in the module
+ * calls that one, as TVM's block builder shares a function with one equal
+ * to it, so the module holds one PrimFunc where it held one per call. The
+ * copies are compared by their text printed under one name; a copy found
+ * must still be in the module. It does not depend on the answers kept
+ * above (LOPT_FLOW_CACHE=off shares alike). */
+
+static uint64_t text_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+static void placed_grow(struct Placed *P)
+{
+    size_t cap = P->cap ? 2 * P->cap : 16;
+    struct Placed Q = { calloc(cap, sizeof *Q.h), calloc(cap, sizeof *Q.text), calloc(cap, sizeof *Q.f), P->n, cap };
+    if (!Q.h || !Q.text || !Q.f)
+        abort();
+    for (size_t i = 0; i < P->cap; i++)
+        if (P->text[i]) {
+            size_t at = P->h[i] & (cap - 1);
+            while (Q.text[at])
+                at = (at + 1) & (cap - 1);
+            Q.h[at] = P->h[i];
+            Q.text[at] = P->text[i];
+            Q.f[at] = P->f[i];
+        }
+    free(P->h);
+    free(P->text);
+    free(P->f);
+    *P = Q;
+}
+
+Func *flow_place(Sweep *S, const Func *f, int *made)
+{
+    Module *m = S->m;
+    char *text = func_text(f, intern_cstr(&m->names, "flowed"));
+    uint64_t h = text_hash(text);
+    struct Placed *P = &S->placed;
+    if (2 * (P->n + 1) > P->cap)
+        placed_grow(P);
+    size_t at = h & (P->cap - 1);
+    for (; P->text[at]; at = (at + 1) & (P->cap - 1))
+        if (P->h[at] == h && strcmp(P->text[at], text) == 0 && module_find(m, P->f[at]->name) == P->f[at]) {
+            free(text);
+            *made = 0;
+            return P->f[at];
+        }
+    Func *g = clone_prim(&m->arena, f, f->name);
+    P->h[at] = h;
+    P->text[at] = text;
+    P->f[at] = g;
+    P->n++;
+    *made = 1;
+    return g;
+}
+
+void flow_place_free(Sweep *S)
+{
+    struct Placed *P = &S->placed;
+    for (size_t i = 0; i < P->cap; i++)
+        free(P->text[i]);
+    free(P->h);
+    free(P->text);
+    free(P->f);
+    memset(P, 0, sizeof *P);
+}

@@ -340,8 +340,10 @@ int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc
                     "again\n", e->loc.line, e->loc.col);
             abort();
         }
-        Func *g = clone_prim(&m->arena, fresh.f, fresh.f->name);
-        module_add_func(m, g);
+        int made;
+        Func *g = flow_place(S, fresh.f, &made);
+        if (made)
+            module_add_func(m, g);
         Expr *si = expr_new(&m->arena, E_SINFO, e->loc);
         si->u.sinfo = tensor_sinfo_new(&m->arena, r.out[0].dtype, r.out[0].ndim, r.out[0].shape, e->loc);
         bd->value = call_tir_new(m, g, args, n, si, e->loc);
@@ -473,8 +475,9 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
         }
     }
     Func *g = NULL;
+    int made = 0;
     if (!light) {
-        g = clone_prim(&m->arena, r.f, r.f->name);
+        g = flow_place(S, r.f, &made);
         call = call_tir_new(m, g, args, n, si, e->loc);
     }
     arena_release(&S->stage, smark);
@@ -517,7 +520,7 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
             }
         }
     }
-    if (g)
+    if (made)
         module_add_func(m, g);
     bd->var->sinfo = tup;
     TensorType unused = { 0 };

@@ -65,6 +65,17 @@ static uint64_t mix_sym(uint64_t h, const Sym *s)
     return s ? mix_str(h, s->str, s->len) : mix(h, 0);
 }
 
+/* A name into the text hash by its interned address: one name, one Sym of
+ * m's interner, so equal texts still hash alike, and the walk does not read
+ * each variable's name (a line of memory apart from the variable's). Only
+ * the text hash may: the shape hash orders the candidates (cheaper), and an
+ * address differs from run to run. */
+static uint64_t mix_name(uint64_t h, const Sym *s)
+{
+    h = (h ^ (uint64_t)(uintptr_t)s) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 31);
+}
+
 /* The same value into both hashes (two chains the processor runs side by side). */
 static Hash2 mix2(Hash2 h, uint64_t v)
 {
@@ -106,7 +117,7 @@ static void hash_define(Hasher *H, Var *v)
  * else the variable by where it is bound (by its name when free). */
 static Hash2 mix_var(const Hasher *H, Hash2 h, const Var *v)
 {
-    h.text = mix_sym(h.text, v->name);
+    h.text = mix_name(h.text, v->name);
     for (int k = 0; H->map && k < H->map->u.map.nparams; k++)
         if (H->map->u.map.params[k] == v) {
             h.shape = mix(h.shape, (uint64_t)k + 1);
@@ -224,7 +235,7 @@ static Hash2 mix_expr(Hasher *H, Hash2 h, const Expr *e)
  * (the variables' marks are left stamped). */
 static Hash2 hash_module(Module *m)
 {
-    Hasher H = { .base = m->stamp };
+    Hasher H = { 0 };
     size_t vars = 0;   /* the stamps the walk takes: one per definition */
     for (int f = 0; f < m->nfuncs; f++) {
         if (m->funcs[f]->kind != F_RELAX)
@@ -233,7 +244,7 @@ static Hash2 hash_module(Module *m)
         for (int b = 0; b < m->funcs[f]->nblocks; b++)
             vars += (size_t)m->funcs[f]->blocks[b]->nbinds;
     }
-    m->stamp += (unsigned)vars;
+    H.base = module_stamps(m, vars);
     Hash2 h = { 0xcbf29ce484222325ull, 0xcbf29ce484222325ull };
     for (int f = 0; f < m->nfuncs; f++) {
         const Func *fn = m->funcs[f];

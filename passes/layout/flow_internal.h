@@ -76,7 +76,8 @@ typedef struct Sweep {
     PassCtx *ctx;
     Notes *notes;
     PtrMap uses;          /* Var -> uses in fn */
-    PtrMap def;           /* Var -> 1 + index of its binding in the block */
+    unsigned def_base;    /* a variable bound at index i of the block has mark def_base + i + 1 (def_at) */
+    int def_n;            /* the block's bindings, the marks def_base + 1 .. def_base + def_n */
     PtrMap names;
     RBlock *rb;           /* the block being swept */
     int *memo;            /* per binding index: left_behind's answer in guess memo_gen */
@@ -96,9 +97,16 @@ typedef struct Sweep {
     char *dead;
     int nout, cap;
     int moved;
+    int rewrites;         /* the rewrites the swept blocks keep (count_rewrites of the function after them) */
     Arena scratch;        /* the index-map algebra's working memory, reused call after call */
     Arena stage;          /* legalized operators and flowed copies until they are kept */
     FlowCache cache;      /* flow_call's answers, for the calls of this sweep */
+    struct Placed {       /* the flowed copies this sweep put into the module (flow_place) */
+        uint64_t *h;
+        char **text;
+        Func **f;
+        size_t n, cap;
+    } placed;
     StructInfo *last_sinfo;   /* the type of the last rewrite made (rewrite_sinfo) */
     const PtrMap *plan;   /* realizing a plan: the calls to move through, and no others */
 } Sweep;
@@ -144,6 +152,11 @@ void answer_check(const FlowAnswer *x, const Expr *e, int failed, const FlowTir 
 void flow_cache_free(FlowCache *C);
 Expr *map_copy(Arena *a, const Expr *map);
 Expr *map_share(Module *m, FlowAnswer *x, int k);
+/* The PrimFunc of the module a call is to take for the flowed copy f: one
+ * this sweep placed before that prints as f does (*made 0), else a copy of
+ * f in the module's arena, for the caller to add (*made 1). */
+Func *flow_place(Sweep *S, const Func *f, int *made);
+void flow_place_free(Sweep *S);
 
 /* Rewrites sink forward past elementwise calls before the sweep
  * (flow_sink.c), judged by the uses S->uses counts (counted before, left as

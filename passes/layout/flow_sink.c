@@ -14,7 +14,39 @@
 #include "../../ir/indexmap.h"
 #include "flow_internal.h"
 
-static int sink_operands(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses, const PtrMap *rwuses,
+/* What sinking looks ahead on: the block's bindings as written, where each
+ * value is bound, who reads it (a list per binding: first[i], then next[]),
+ * and what is known of each binding; and where the bindings went in the
+ * block sinking writes out. The variable of binding j has mark base + j + 1
+ * (a range of scope stamps sink_block takes): a look-up in a table as large
+ * as the block, per operand, was out of cache at 100,000 bindings. */
+typedef struct Ahead {
+    const RBlock *rb;
+    unsigned base;
+    int *first, *next, *who, nlinks, caplinks;
+    signed char *pays;     /* per binding: -1 unknown, 0 or 1 */
+    int now;               /* the binding sinking is at */
+    int *out;              /* per binding before it: 1 + its place among those written out */
+    PtrMap made;           /* the variables sinking made -> 1 + their place */
+} Ahead;
+
+/* 1 + the index of v's binding in the block as written, or 0. */
+static int bound_at(const Ahead *A, const Var *v)
+{
+    unsigned at = v->mark - A->base;   /* below the range: wraps past nbinds */
+    return at - 1 < (unsigned)A->rb->nbinds ? (int)at : 0;
+}
+
+/* 1 + the place of v's binding among those written out so far, or 0. */
+static int written_at(const Ahead *A, const Var *v)
+{
+    int j = bound_at(A, v);
+    if (j && j - 1 < A->now)
+        return A->out[j - 1];
+    return A->made.n ? ptrmap_get(&A->made, v, 0) : 0;
+}
+
+static int sink_operands(Sweep *S, const Ahead *A, Binding **binds, const PtrMap *uses, const PtrMap *rwuses,
                          const Expr *e, const OpInfo *op, const Expr **map, const Expr **inner)
 {
     int nrw = 0;
@@ -24,7 +56,7 @@ static int sink_operands(Sweep *S, const PtrMap *def, Binding **binds, const Ptr
             continue;
         if (a->kind != E_VAR)
             return 0;
-        int i = ptrmap_get(def, a->u.var, 0);
+        int i = written_at(A, a->u.var);
         const Binding *b = i ? binds[i - 1] : NULL;
         if (b && b->value->kind == E_CONST)
             continue;
@@ -64,16 +96,6 @@ static int sink_reduce(Sweep *S, Binding *bd, const Expr *map, const Expr *inner
     return 2;
 }
 
-/* What sinking looks ahead on: the block's bindings as written, where each
- * value is bound, who reads it (a list per binding: first[i], then next[]),
- * and what is known of each binding. */
-typedef struct Ahead {
-    const RBlock *rb;
-    PtrMap at;             /* var -> 1 + index of its binding */
-    int *first, *next, *who, nlinks, caplinks;
-    signed char *pays;     /* per binding: -1 unknown, 0 or 1 */
-} Ahead;
-
 static void ahead_link(Ahead *A, int i, int j)
 {
     if (A->nlinks == A->caplinks) {
@@ -97,7 +119,8 @@ static void ahead_init(Ahead *A, const RBlock *rb)
     if (!A->pays || !A->first)
         abort();
     memset(A->pays, -1, (size_t)n + 1);
-    ptrmap_reserve(&A->at, (size_t)n);
+    for (int j = 0; j < n; j++)
+        rb->binds[j]->var->mark = A->base + (unsigned)j + 1;
     for (int j = 0; j < n; j++) {
         A->first[j] = -1;
         const Expr *e = rb->binds[j]->value;
@@ -106,17 +129,17 @@ static void ahead_init(Ahead *A, const RBlock *rb)
         int na = e->kind == E_CALL ? e->u.call.nargs : e->kind == E_VAR ? 1 : 0;
         for (int k = 0; k < na; k++) {
             const Expr *a = e->kind == E_VAR ? e : e->u.call.args[k];
-            int d = a->kind == E_VAR ? ptrmap_get(&A->at, a->u.var, 0) - 1 : -1;
-            if (d >= 0 && (A->first[d] < 0 || A->who[A->first[d]] != j))
+            int d = a->kind == E_VAR ? bound_at(A, a->u.var) - 1 : -1;   /* bound before j */
+            if (d >= 0 && d < j && (A->first[d] < 0 || A->who[A->first[d]] != j))
                 ahead_link(A, d, j);
         }
-        ptrmap_put(&A->at, rb->binds[j]->var, j + 1);
     }
 }
 
 static void ahead_free(Ahead *A)
 {
-    ptrmap_free(&A->at);
+    ptrmap_free(&A->made);
+    free(A->out);
     free(A->first);
     free(A->next);
     free(A->who);
@@ -145,7 +168,7 @@ static int sink_reader(Sweep *S, const Ahead *A, const PtrMap *uses, const PtrMa
         const Expr *a = e->u.call.args[k];
         if (a->kind == E_CONST || (a->kind == E_VAR && a->u.var == y))
             continue;
-        int d = a->kind == E_VAR ? ptrmap_get(&A->at, a->u.var, 0) - 1 : -1;
+        int d = a->kind == E_VAR ? bound_at(A, a->u.var) - 1 : -1;
         const Expr *v = d >= 0 ? A->rb->binds[d]->value : NULL;
         if (v && v->kind == E_CONST)
             continue;
@@ -178,17 +201,17 @@ static int sink_pays(Sweep *S, Ahead *A, const PtrMap *uses, const PtrMap *rwuse
     return r;
 }
 
-static int sink(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses, const PtrMap *rwuses, Binding *bd,
+static int sink(Sweep *S, Binding **binds, const PtrMap *uses, const PtrMap *rwuses, Binding *bd,
                 const RBlock *rb, Binding **made, Ahead *A, int at)
 {
     Module *m = S->m;
     Expr *e = bd->value, *call = e;
     if (e->kind == E_GETITEM && e->u.get.index == 0 && e->u.get.tuple->kind == E_VAR &&
-        ptrmap_get(def, e->u.get.tuple->u.var, 0) && ptrmap_get(uses, e->u.get.tuple->u.var, 0) == 1) {
+        written_at(A, e->u.get.tuple->u.var) && ptrmap_get(uses, e->u.get.tuple->u.var, 0) == 1) {
         /* y = bn(lt(p, B), constants)[0]: batch_norm with training=False is
          * elementwise in its data, per channel in the rest, which fold
          * rewrites (training, it reads the whole batch for each channel) */
-        call = binds[ptrmap_get(def, e->u.get.tuple->u.var, 0) - 1]->value;
+        call = binds[written_at(A, e->u.get.tuple->u.var) - 1]->value;
         if (!is_call_to(call, "R.nn.batch_norm") || op_batch_norm_training(call))
             return 0;
     }
@@ -197,11 +220,11 @@ static int sink(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses
         return 0;
     const Expr *map = NULL, *inner = NULL;
     if (op->category == LAYOUT_LIGHT && op->ntensors == 1 &&
-        sink_operands(S, def, binds, uses, rwuses, e, op, &map, &inner))
+        sink_operands(S, A, binds, uses, rwuses, e, op, &map, &inner))
         return sink_reduce(S, bd, map, inner);
     int nrw;
     if ((op->category != LAYOUT_AGNOSTIC && call == e) ||
-        !(nrw = sink_operands(S, def, binds, uses, rwuses, call, op, &map, &inner)))
+        !(nrw = sink_operands(S, A, binds, uses, rwuses, call, op, &map, &inner)))
         return 0;
     if (nrw == 1 && !sink_pays(S, A, uses, rwuses, at, map, inner->u.var->sinfo, 0))
         return 0;
@@ -211,8 +234,8 @@ static int sink(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses
     /* the result must have the shape of the rewritten operands (no broadcast up) */
     const Expr *a0 = NULL;
     for (int k = 0; k < op->ntensors && !a0; k++)
-        if (call->u.call.args[k]->kind == E_VAR && ptrmap_get(def, call->u.call.args[k]->u.var, 0) &&
-            is_layout_transform(binds[ptrmap_get(def, call->u.call.args[k]->u.var, 0) - 1]->value))
+        if (call->u.call.args[k]->kind == E_VAR && written_at(A, call->u.call.args[k]->u.var) &&
+            is_layout_transform(binds[written_at(A, call->u.call.args[k]->u.var) - 1]->value))
             a0 = call->u.call.args[k];
     if (!a0 || !sinfo_same_tensor(a0->u.var->sinfo, bd->var->sinfo))
         return 0;
@@ -243,7 +266,7 @@ static int sink(Sweep *S, const PtrMap *def, Binding **binds, const PtrMap *uses
 
 int sink_block(Sweep *S, RBlock *rb)
 {
-    PtrMap def = { 0 }, rwuses = { 0 };
+    PtrMap rwuses = { 0 };
     const PtrMap *uses = &S->uses;
     int changed = 0;
     for (int i = 0; i < rb->nbinds; i++) {
@@ -258,9 +281,11 @@ int sink_block(Sweep *S, RBlock *rb)
     Binding **out = malloc((size_t)cap * sizeof *out);
     if (!out)
         abort();
-    Ahead A = { 0 };
+    Ahead A = { .base = module_stamps(S->m, (size_t)rb->nbinds) };
     ahead_init(&A, rb);
-    ptrmap_reserve(&def, (size_t)rb->nbinds);
+    A.out = malloc(((size_t)rb->nbinds + 1) * sizeof *A.out);
+    if (!A.out)
+        abort();
     for (int i = 0; i < rb->nbinds; i++) {
         Binding *bd = rb->binds[i], *made[2];
         if (n + 3 > cap) {
@@ -270,17 +295,18 @@ int sink_block(Sweep *S, RBlock *rb)
                 abort();
             out = o;
         }
-        int did = sink(S, &def, out, uses, &rwuses, bd, rb, made, &A, i);
+        A.now = i;
+        int did = sink(S, out, uses, &rwuses, bd, rb, made, &A, i);
         changed += did != 0;
         if (did == 1) {
             ptrmap_put(&S->sunk, made[1]->var, 1);
             for (int k = 0; k < 2; k++) {
                 out[n++] = made[k];
-                ptrmap_put(&def, made[k]->var, n);
+                ptrmap_put(&A.made, made[k]->var, n);
             }
         }
         out[n++] = bd;
-        ptrmap_put(&def, bd->var, n);
+        A.out[i] = n;
     }
     ahead_free(&A);
     if (n != rb->nbinds) {   /* else out holds rb's bindings as they were */
@@ -289,7 +315,6 @@ int sink_block(Sweep *S, RBlock *rb)
         rb->nbinds = n;
     }
     free(out);
-    ptrmap_free(&def);
     ptrmap_free(&rwuses);
     return changed;
 }

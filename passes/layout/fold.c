@@ -19,7 +19,7 @@
 typedef struct Fold {
     Module *m;
     Notes *notes;
-    PtrMap def;           /* Var -> index + 1 into defs */
+    unsigned base;        /* the variable of defs[i] has mark base + i + 1 (def_of) */
     Binding **defs;
     int ndefs, cap;
     PtrMap last_rw;       /* Var x -> index + 1 into defs of the last rewrite of x */
@@ -35,8 +35,8 @@ static Binding *def_of(const Fold *F, const Expr *e)
 {
     if (!e || e->kind != E_VAR)
         return NULL;
-    int i = ptrmap_get(&F->def, e->u.var, 0);
-    return i ? F->defs[i - 1] : NULL;
+    unsigned at = e->u.var->mark - F->base;   /* below the range: wraps past ndefs */
+    return at - 1 < (unsigned)F->ndefs ? F->defs[at - 1] : NULL;
 }
 
 /* The variable a binding rewrites (x in lt(x, M)), or NULL. */
@@ -63,7 +63,7 @@ static void def_add(Fold *F, Binding *b)
     const Var *x = rewritten(b);
     F->prev_rw[F->ndefs] = x ? ptrmap_get(&F->last_rw, x, 0) : 0;
     F->defs[F->ndefs++] = b;
-    ptrmap_put(&F->def, b->var, F->ndefs);
+    b->var->mark = F->base + (unsigned)F->ndefs;
     if (x)
         ptrmap_put(&F->last_rw, x, F->ndefs);
 }
@@ -649,18 +649,8 @@ static int is_output(const RBlock *rb, const Var *v)
 }
 
 /* y = x: later uses of y read x, unless y leaves its dataflow block. */
-/* Whether a binding of fn is a copy of another variable (not a block's
- * output): what propagate substitutes; without one it changes nothing. */
-static int has_copies(const Func *fn)
-{
-    for (int b = 0; b < fn->nblocks; b++)
-        for (int i = 0; i < fn->blocks[b]->nbinds; i++)
-            if (fn->blocks[b]->binds[i]->value->kind == E_VAR && !is_output(fn->blocks[b], fn->blocks[b]->binds[i]->var))
-                return 1;
-    return 0;
-}
-
-/* Substitutes the copies of fn (has_copies: call it only when there are). */
+/* Substitutes the copies of fn (a binding that is a copy of another
+ * variable, not a block's output: call it only when there is one). */
 static void propagate(Fold *F, Func *fn)
 {
     PtrMap alias = { 0 };
@@ -926,13 +916,15 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
 {
     if (!*typed)
         infer_types(m, fn);
-    Fold F = { m, notes, { 0 }, NULL, 0, 0, { 0 }, NULL, { 0 }, NULL, max_bytes, cancel_only, fn };
+    /* the marks of the bindings' variables, a range of scope stamps: the
+     * rules change a binding's value, never add one */
     size_t nbinds = 0;
     for (int b = 0; b < fn->nblocks; b++)
         nbinds += (size_t)fn->blocks[b]->nbinds;
-    ptrmap_reserve(&F.def, nbinds);   /* room for every binding at once */
+    Fold F = { m, notes, module_stamps(m, nbinds), NULL, 0, 0, { 0 }, NULL, { 0 }, NULL, max_bytes, cancel_only, fn };
+    unsigned range = (unsigned)nbinds;
     all = all && !cancel_only;
-    int fired = 0;
+    int fired = 0, copies = 0;
     for (int b = 0; b < fn->nblocks; b++)
         for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
             Binding *bd = fn->blocks[b]->binds[i];
@@ -951,15 +943,21 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
                 break;
             }
             def_add(&F, bd);
+            /* a binding's value is final once added (promise_crops changes
+             * a crop into a crop): whether a copy is left, read here where
+             * the value was just read, not in a walk of its own */
+            copies = copies || (bd->value->kind == E_VAR && !is_output(fn->blocks[b], bd->var));
         }
-    ptrmap_free(&F.def);
+    if ((unsigned)F.ndefs > range) {
+        fprintf(stderr, "lopt: internal error: fold added bindings during a sweep\n");
+        abort();
+    }
     ptrmap_free(&F.last_rw);
     free(F.defs);
     free(F.prev_rw);
     arena_free(&F.scratch);
     if (F.in)
         interp_free(F.in);
-    int copies = has_copies(fn);
     if (copies)
         propagate(&F, fn);
     /* *clean: an earlier sweep removed the dead bindings, and nothing changed

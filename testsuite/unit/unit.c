@@ -2,9 +2,11 @@
  * interning, float printing that reads back exactly, the printer's
  * minimal parentheses (random expressions keep their value through
  * print -> parse), and constants' elements read by the lexer and printed
- * by the fast shortest-digits path against printf and strtod. Seeded, so
- * failures reproduce. */
+ * by the fast shortest-digits path against printf and strtod, and fold
+ * across the wrap of the scope-stamp counter. Seeded, so failures
+ * reproduce. */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 
 #include "../../grammar/reader.h"
 #include "../../ir/elem.h"
+#include "../../passes/pass.h"
 #include "../../printer/print.h"
 
 static int failures;
@@ -81,6 +84,37 @@ static void test_intern(void)
                 break;
             }
         }
+    /* The same with characters after the number (v1_t, v2_t, ... as flow
+     * names rewrites), which hash by the number too: runs that differ only
+     * there, or in where the digits end, stay distinct and are found again. */
+    static const char *const pre[] = { "v", "v", "v", "lv", "w1" }, *const post[] = { "_t", "_s", "_t1", "_t", "_t" };
+    before = in.count;
+    for (int i = 0; i < RUN; i++)
+        for (int r = 0; r < 5; r++) {
+            snprintf(buf, sizeof buf, "%s%d%s", pre[r], i, post[r]);
+            (void)intern_cstr(&in, buf);
+        }
+    CHECK(in.count == before + 5 * RUN, "expected %zu symbols, have %zu", before + 5 * RUN, in.count);
+    for (int r = 0; r < 5; r++)
+        for (int i = 0; i < RUN; i++) {
+            snprintf(buf, sizeof buf, "%s%d%s", pre[r], i, post[r]);
+            Sym *s = intern_cstr(&in, buf);
+            if (strcmp(s->str, buf) != 0 || intern_cstr(&in, buf) != s) {
+                CHECK(0, "interning %s again gave another symbol", buf);
+                r = 5;
+                break;
+            }
+        }
+    static const char *const after[] = { "lv1_t", "lv01_t", "lv1_t1", "lv1_t01", "1_t", "01_t", "_t", "lv1__t__" };
+    Sym *got[8];
+    for (int i = 0; i < 8; i++) {
+        got[i] = intern_cstr(&in, after[i]);
+        CHECK(strcmp(got[i]->str, after[i]) == 0, "symbol text %s != %s", got[i]->str, after[i]);
+        for (int j = 0; j < i; j++)
+            CHECK(got[i] != got[j], "%s and %s gave one symbol", after[i], after[j]);
+    }
+    for (int i = 0; i < 8; i++)
+        CHECK(intern_cstr(&in, after[i]) == got[i], "interning %s again gave another symbol", after[i]);
     free(run);
     CHECK(arena_array(&a, SIZE_MAX / 4, 8) == NULL, "arena_array did not refuse an overflowing size");
     intern_free(&in);
@@ -394,6 +428,53 @@ static void test_long_line_column(void)
     CHECK(l.col == 0 && r.col == LOC_COL_MAX, "loc_col keeps -1 as %d and 2^24 as %d", (int)l.col, (int)r.col);
 }
 
+/* Scope stamps (module_stamps) across the 32-bit counter's wrap. Reading
+ * leaves the verifier's mark (stamp 1) on main's parameters; fold then takes
+ * a range of stamps for the bindings. Had the range wrapped without the
+ * marks cleared, it would run UINT_MAX + 1 .. 4, x's mark would read as
+ * the second binding's, and fold would compose e = x's transpose with b =
+ * a's transpose into e = a. The module printed after fold must be the one
+ * fold gives with the counter far from its end, at each start near it. */
+static void test_stamps_wrap(void)
+{
+    static const char text[] =
+        "@R.function\n"
+        "def main(x: R.Tensor((2, 2), \"float32\"), y: R.Tensor((2, 2), \"float32\")):\n"
+        "    with R.dataflow():\n"
+        "        a = R.add(y, y)\n"
+        "        b = R.layout_transform(a, index_map=T.index_map(lambda i, j: (j, i)))\n"
+        "        c = R.add(b, b)\n"
+        "        e = R.layout_transform(x, index_map=T.index_map(lambda i, j: (j, i)))\n"
+        "        gv = (c, e)\n"
+        "        R.output(gv)\n"
+        "    return gv\n";
+    char *want = NULL, *got = NULL;
+    size_t wlen = 0, glen = 0;
+    for (unsigned back = 0; back <= 8; back++) {
+        Module *m = parse_text(text);
+        CHECK(m != NULL, "stamps: the module did not read");
+        if (!m)
+            return;
+        if (back)
+            m->stamp = UINT_MAX - (back - 1);
+        unsigned before = m->stamp;
+        Source src = { .name = "<unit>", .text = text, .len = strlen(text), .out = stderr };
+        PassCtx ctx = { .src = &src };
+        CHECK(pass_fold(m, &ctx, NULL, 0) == 0, "stamps: fold failed");
+        CHECK(!back || m->stamp < before, "stamps: from %u the counter did not start again (%u)", before, m->stamp);
+        FILE *f = open_memstream(back ? &got : &want, back ? &glen : &wlen);
+        print_module(f, m);
+        fclose(f);
+        CHECK(!back || strcmp(want, got) == 0, "stamps: fold from stamp %u printed\n%s\nnot\n%s", before, got, want);
+        module_free(m);
+        if (back) {
+            free(got);
+            got = NULL;
+        }
+    }
+    free(want);
+}
+
 int main(void)
 {
     test_long_line_column();
@@ -401,6 +482,7 @@ int main(void)
     test_floats();
     test_parentheses();
     test_const_floats();
+    test_stamps_wrap();
     if (failures) {
         fprintf(stderr, "unit: %d failures\n", failures);
         return 1;
