@@ -90,7 +90,7 @@ static int read_line(ExpectSet *set, Source *src, const char *start, const char 
         p = d + 9;
         if (!kind)
             continue;
-        Loc at = { line, (int)(d - start) + 1 };
+        Loc at = { line, loc_col(d - start + 1) };
         int target = line, placed = *q == '@' ? where(&q, line, &target) : 0;
         if (placed < 0)
             return diag_error(src, at, "after '@' in expected-%s comes +N, -N, N, above, below or unknown", kind);
@@ -161,7 +161,7 @@ static const char *header(const Source *src, const char *p, const char *e, Loc *
         loc->line = (int)strtol(s, &t, 10);
         if (*t != ':' || !isdigit((unsigned char)t[1]))
             return NULL;
-        loc->col = (int)strtol(t + 1, &t, 10);
+        loc->col = loc_col(strtol(t + 1, &t, 10));
         if (*t != ':')
             return NULL;
         s = t + 1;

@@ -18,6 +18,18 @@
 #include "../ir/ops.h"
 #include "parser.h"
 
+/* The bytes the arena may take still while the rest of the input is read,
+ * at the rate the part read took them (Arena.expect); as good as unbounded
+ * before the first 64 kB. */
+size_t lex_expect(const void *data)
+{
+    const Lexer *lx = data;
+    size_t done = (size_t)(lx->cur - (const unsigned char *)lx->src->text), left = (size_t)(lx->lim - lx->cur);
+    if (done < 65536)
+        return SIZE_MAX;
+    return (size_t)((double)left * ((double)lx->arena->used / (double)done));
+}
+
 void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
 {
     memset(lx, 0, sizeof *lx);
@@ -37,12 +49,18 @@ void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
      * name: sized ahead, the table is not rehashed as it fills. */
     intern_reserve(names, src->len / 64);
     lx->const_name = intern_cstr(names, "R.const");
+    lx->tensor_name = intern_cstr(names, "R.Tensor");
     lx->kept = lx->cur;
+}
+
+void lexer_done(Lexer *lx)
+{
+    arena_free(&lx->keep);
 }
 
 static Loc here(Lexer *lx, const unsigned char *p)
 {
-    Loc l = { lx->line, (int)(p - lx->line_start) + 1 };
+    Loc l = { lx->line, loc_col(p - lx->line_start + 1) };
     return l;
 }
 
@@ -674,7 +692,7 @@ static Sx *int_tuple_at(Lexer *lx, const unsigned char *open, const unsigned cha
     Loc at = here(lx, open);
     Sx *items[MAX_ITEMS];
     for (int i = 0; i < n; i++) {
-        Loc l = { lx->line, col[i] };
+        Loc l = { lx->line, loc_col(col[i]) };
         items[i] = sx_new(lx->syn, SX_INT, l);
         items[i]->u.ival = v[i];
     }
@@ -742,7 +760,7 @@ static int is_keyword(const unsigned char *p, size_t n)
 {
     const unsigned char *c = p, *m = p;
     
-#line 746 "grammar/lexer.c"
+#line 764 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -769,9 +787,9 @@ static int is_keyword(const unsigned char *p, size_t n)
 yy1:
 	++c;
 yy2:
-#line 751 "grammar/lexer.re"
+#line 769 "grammar/lexer.re"
 	{ return 0; }
-#line 775 "grammar/lexer.c"
+#line 793 "grammar/lexer.c"
 yy3:
 	yyaccept = 0;
 	yych = *(m = ++c);
@@ -925,9 +943,9 @@ yy24:
 		default: goto yy25;
 	}
 yy25:
-#line 750 "grammar/lexer.re"
+#line 768 "grammar/lexer.re"
 	{ return c == p + n; }
-#line 931 "grammar/lexer.c"
+#line 949 "grammar/lexer.c"
 yy26:
 	yych = *++c;
 	switch (yych) {
@@ -1113,7 +1131,7 @@ yy56:
 		default: goto yy20;
 	}
 }
-#line 752 "grammar/lexer.re"
+#line 770 "grammar/lexer.re"
 
 }
 
@@ -1270,6 +1288,81 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
     return e;
 }
 
+/* The R.Tensor(...) annotations of a large module repeat line after line,
+ * R.Tensor((1, 64, 56, 56), dtype="float32"), and as R.call_tir's
+ * out_sinfo: the first 256 different ones of constants (constant_args) that
+ * call_at reads outside brackets are kept with their text, and the same
+ * text (from its '(' at open, `level` deep) gives a copy of the kept call
+ * node at l, whose arguments' nodes are shared (no one writes into the
+ * nodes under a call; their locations are the first one's, as those of the
+ * shape they make, which grammar/lower_relax.c shares, are). */
+static unsigned seen_slot(const unsigned char *open)
+{
+    unsigned h = 2166136261u;
+    for (int i = 0; i < 24 && open[i] && open[i] != '\n'; i++)
+        h = (h ^ open[i]) * 16777619u;
+    return (h >> 7) % 64;
+}
+
+static Sx *tensor_seen(Lexer *lx, const unsigned char *open, const unsigned char **end, int level, Loc l)
+{
+    unsigned s = seen_slot(open);
+    for (int w = 0; w < 4 && lx->seen[s][w].e; w++) {
+        int n = lx->seen[s][w].len;
+        if (lx->lim - open >= n && memcmp(open, lx->seen[s][w].text, (size_t)n) == 0 && lx->seen[s][w].level == level) {
+            Sx *e = sx_new(lx->syn, SX_CALL, l);
+            *e = *lx->seen[s][w].e;
+            e->loc = l;
+            *end = open + n;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+/* Whether the arguments under a call are constants: integers, strings, and
+ * tuples and lists of them. A name (a symbolic dimension) makes an
+ * expression of its own wherever it is read, at its own place, which the
+ * copies of a kept call would not have. */
+static int constant_args(const SxList *l)
+{
+    for (int i = 0; i < l->n; i++) {
+        const Sx *a = l->items[i];
+        if (a->kind == SX_TUPLE || a->kind == SX_LIST) {
+            if (!constant_args(&a->u.elems))
+                return 0;
+        } else if (a->kind != SX_INT && a->kind != SX_STR) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void keep_tensor(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char *end,
+                        const Sx *read, int level)
+{
+    if (!constant_args(&read->u.call.args))
+        return;
+    unsigned s = seen_slot(open);
+    int w = 0;
+    while (w < 4 && lx->seen[s][w].e)
+        w++;
+    if (w == 4 || lx->nseen == 256 || end - open > 200)
+        return;
+    Arena *syn = lx->syn;
+    const unsigned char *kend;
+    lx->syn = &lx->keep;
+    Sx *e = call_at(lx, name, open, &kend, level);
+    lx->syn = syn;
+    if (!e || kend != end)
+        return;
+    lx->seen[s][w].text = arena_strndup(&lx->keep, (const char *)open, (size_t)(end - open));
+    lx->seen[s][w].len = (int)(end - open);
+    lx->seen[s][w].level = level;
+    lx->seen[s][w].e = e;
+    lx->nseen++;
+}
+
 /* A call such as R.add(lv0, x) or R.call_tir(cls.relu, (lv1,),
  * out_sinfo=R.Tensor((1, 64), dtype="float32")) on one line, whose arguments
  * are simple (simple_arg), positional ones first and no trailing comma, as
@@ -1285,6 +1378,12 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
     int n = 0, nkw = 0;
     Loc l = here(lx, name);
     Sym *fname = lex_intern(lx, name, (size_t)(open - name));
+    int tensor = fname == lx->tensor_name && level <= 1 && lx->depth == 0 && lx->syn != &lx->keep;
+    if (tensor) {
+        Sx *e = tensor_seen(lx, open, end, level, l);
+        if (e)
+            return e;
+    }
     const unsigned char *p = open + 1;
     while (*p == ' ')
         p++;
@@ -1330,6 +1429,8 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
     simple_list(lx, &e->u.call.args, args, keys, n, nkw);
     e->depth = (short)sx_depth(e);
     *end = p + 1;
+    if (tensor)
+        keep_tensor(lx, name, open, *end, e, level);
     return e;
 }
 
@@ -1408,7 +1509,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 1412 "grammar/lexer.c"
+#line 1513 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -1510,25 +1611,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy58:
 	++lx->cur;
-#line 1057 "grammar/lexer.re"
+#line 1158 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 1521 "grammar/lexer.c"
+#line 1622 "grammar/lexer.c"
 yy59:
 	++lx->cur;
 yy60:
-#line 1150 "grammar/lexer.re"
+#line 1251 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 1532 "grammar/lexer.c"
+#line 1633 "grammar/lexer.c"
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1538,12 +1639,12 @@ yy61:
 		default: goto yy62;
 	}
 yy62:
-#line 1063 "grammar/lexer.re"
+#line 1164 "grammar/lexer.re"
 	{ continue; }
-#line 1544 "grammar/lexer.c"
+#line 1645 "grammar/lexer.c"
 yy63:
 	++lx->cur;
-#line 1066 "grammar/lexer.re"
+#line 1167 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -1553,7 +1654,7 @@ yy63:
             give_back(lx, lx->cur, 0);
             return NEWLINE;
         }
-#line 1557 "grammar/lexer.c"
+#line 1658 "grammar/lexer.c"
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1561,9 +1662,9 @@ yy64:
 		default: goto yy65;
 	}
 yy65:
-#line 1075 "grammar/lexer.re"
+#line 1176 "grammar/lexer.re"
 	{ continue; }
-#line 1567 "grammar/lexer.c"
+#line 1668 "grammar/lexer.c"
 yy66:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1572,9 +1673,9 @@ yy66:
 	}
 yy67:
 	++lx->cur;
-#line 1117 "grammar/lexer.re"
+#line 1218 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1578 "grammar/lexer.c"
+#line 1679 "grammar/lexer.c"
 yy68:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1583,9 +1684,9 @@ yy68:
 		default: goto yy68;
 	}
 yy69:
-#line 1064 "grammar/lexer.re"
+#line 1165 "grammar/lexer.re"
 	{ continue; }
-#line 1589 "grammar/lexer.c"
+#line 1690 "grammar/lexer.c"
 yy70:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1593,12 +1694,12 @@ yy70:
 		default: goto yy71;
 	}
 yy71:
-#line 1149 "grammar/lexer.re"
+#line 1250 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1599 "grammar/lexer.c"
+#line 1700 "grammar/lexer.c"
 yy72:
 	++lx->cur;
-#line 1139 "grammar/lexer.re"
+#line 1240 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1607,12 +1708,12 @@ yy72:
             }
             return open_bracket(lx, '(');
         }
-#line 1611 "grammar/lexer.c"
+#line 1712 "grammar/lexer.c"
 yy73:
 	++lx->cur;
-#line 1148 "grammar/lexer.re"
+#line 1249 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1616 "grammar/lexer.c"
+#line 1717 "grammar/lexer.c"
 yy74:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1671,9 +1772,9 @@ yy80:
 		default: goto yy83;
 	}
 yy81:
-#line 1115 "grammar/lexer.re"
+#line 1216 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1677 "grammar/lexer.c"
+#line 1778 "grammar/lexer.c"
 yy82:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -1785,7 +1886,7 @@ yy88:
 		default: goto yy89;
 	}
 yy89:
-#line 1098 "grammar/lexer.re"
+#line 1199 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1803,7 +1904,7 @@ yy89:
             val->sym = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1807 "grammar/lexer.c"
+#line 1908 "grammar/lexer.c"
 yy90:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1827,7 +1928,7 @@ yy92:
 	}
 yy93:
 	++lx->cur;
-#line 1131 "grammar/lexer.re"
+#line 1232 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1836,7 +1937,7 @@ yy93:
             }
             return open_bracket(lx, '[');
         }
-#line 1840 "grammar/lexer.c"
+#line 1941 "grammar/lexer.c"
 yy94:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -1942,44 +2043,44 @@ yy107:
 	}
 yy108:
 	++lx->cur;
-#line 1147 "grammar/lexer.re"
+#line 1248 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 1948 "grammar/lexer.c"
+#line 2049 "grammar/lexer.c"
 yy109:
 	++lx->cur;
-#line 1128 "grammar/lexer.re"
+#line 1229 "grammar/lexer.re"
 	{ return NE; }
-#line 1953 "grammar/lexer.c"
+#line 2054 "grammar/lexer.c"
 yy110:
 	++lx->cur;
-#line 1124 "grammar/lexer.re"
+#line 1225 "grammar/lexer.re"
 	{ val->op = OP_MOD; return AUGASSIGN; }
-#line 1958 "grammar/lexer.c"
+#line 2059 "grammar/lexer.c"
 yy111:
 	++lx->cur;
-#line 1126 "grammar/lexer.re"
+#line 1227 "grammar/lexer.re"
 	{ return POW; }
-#line 1963 "grammar/lexer.c"
+#line 2064 "grammar/lexer.c"
 yy112:
 	++lx->cur;
-#line 1121 "grammar/lexer.re"
+#line 1222 "grammar/lexer.re"
 	{ val->op = OP_MUL; return AUGASSIGN; }
-#line 1968 "grammar/lexer.c"
+#line 2069 "grammar/lexer.c"
 yy113:
 	++lx->cur;
-#line 1119 "grammar/lexer.re"
+#line 1220 "grammar/lexer.re"
 	{ val->op = OP_ADD; return AUGASSIGN; }
-#line 1973 "grammar/lexer.c"
+#line 2074 "grammar/lexer.c"
 yy114:
 	++lx->cur;
-#line 1120 "grammar/lexer.re"
+#line 1221 "grammar/lexer.re"
 	{ val->op = OP_SUB; return AUGASSIGN; }
-#line 1978 "grammar/lexer.c"
+#line 2079 "grammar/lexer.c"
 yy115:
 	++lx->cur;
-#line 1118 "grammar/lexer.re"
+#line 1219 "grammar/lexer.re"
 	{ return ARROW; }
-#line 1983 "grammar/lexer.c"
+#line 2084 "grammar/lexer.c"
 yy116:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -1999,9 +2100,9 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 1116 "grammar/lexer.re"
+#line 1217 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 2005 "grammar/lexer.c"
+#line 2106 "grammar/lexer.c"
 yy118:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2009,14 +2110,14 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 1125 "grammar/lexer.re"
+#line 1226 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 2015 "grammar/lexer.c"
+#line 2116 "grammar/lexer.c"
 yy120:
 	++lx->cur;
-#line 1122 "grammar/lexer.re"
+#line 1223 "grammar/lexer.re"
 	{ val->op = OP_DIV; return AUGASSIGN; }
-#line 2020 "grammar/lexer.c"
+#line 2121 "grammar/lexer.c"
 yy121:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2131,19 +2232,19 @@ yy126:
 	}
 yy127:
 	++lx->cur;
-#line 1129 "grammar/lexer.re"
+#line 1230 "grammar/lexer.re"
 	{ return LE; }
-#line 2137 "grammar/lexer.c"
+#line 2238 "grammar/lexer.c"
 yy128:
 	++lx->cur;
-#line 1127 "grammar/lexer.re"
+#line 1228 "grammar/lexer.re"
 	{ return EQ; }
-#line 2142 "grammar/lexer.c"
+#line 2243 "grammar/lexer.c"
 yy129:
 	++lx->cur;
-#line 1130 "grammar/lexer.re"
+#line 1231 "grammar/lexer.re"
 	{ return GE; }
-#line 2147 "grammar/lexer.c"
+#line 2248 "grammar/lexer.c"
 yy130:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2225,9 +2326,9 @@ yy133:
 	}
 yy134:
 	++lx->cur;
-#line 1065 "grammar/lexer.re"
+#line 1166 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 2231 "grammar/lexer.c"
+#line 2332 "grammar/lexer.c"
 yy135:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2312,9 +2413,9 @@ yy137:
 		default: goto yy138;
 	}
 yy138:
-#line 1086 "grammar/lexer.re"
+#line 1187 "grammar/lexer.re"
 	{ return AS; }
-#line 2318 "grammar/lexer.c"
+#line 2419 "grammar/lexer.c"
 yy139:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2429,9 +2530,9 @@ yy145:
 		default: goto yy146;
 	}
 yy146:
-#line 1082 "grammar/lexer.re"
+#line 1183 "grammar/lexer.re"
 	{ return IF; }
-#line 2435 "grammar/lexer.c"
+#line 2536 "grammar/lexer.c"
 yy147:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -2503,9 +2604,9 @@ yy147:
 		default: goto yy148;
 	}
 yy148:
-#line 1081 "grammar/lexer.re"
+#line 1182 "grammar/lexer.re"
 	{ return IN; }
-#line 2509 "grammar/lexer.c"
+#line 2610 "grammar/lexer.c"
 yy149:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2591,9 +2692,9 @@ yy151:
 		default: goto yy152;
 	}
 yy152:
-#line 1089 "grammar/lexer.re"
+#line 1190 "grammar/lexer.re"
 	{ return OR; }
-#line 2597 "grammar/lexer.c"
+#line 2698 "grammar/lexer.c"
 yy153:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2624,9 +2725,9 @@ yy156:
 	}
 yy157:
 	++lx->cur;
-#line 1123 "grammar/lexer.re"
+#line 1224 "grammar/lexer.re"
 	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
-#line 2630 "grammar/lexer.c"
+#line 2731 "grammar/lexer.c"
 yy158:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -2866,9 +2967,9 @@ yy170:
 		default: goto yy171;
 	}
 yy171:
-#line 1088 "grammar/lexer.re"
+#line 1189 "grammar/lexer.re"
 	{ return AND; }
-#line 2872 "grammar/lexer.c"
+#line 2973 "grammar/lexer.c"
 yy172:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2968,9 +3069,9 @@ yy176:
 		default: goto yy177;
 	}
 yy177:
-#line 1076 "grammar/lexer.re"
+#line 1177 "grammar/lexer.re"
 	{ return DEF; }
-#line 2974 "grammar/lexer.c"
+#line 3075 "grammar/lexer.c"
 yy178:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3056,9 +3157,9 @@ yy180:
 		default: goto yy181;
 	}
 yy181:
-#line 1080 "grammar/lexer.re"
+#line 1181 "grammar/lexer.re"
 	{ return FOR; }
-#line 3062 "grammar/lexer.c"
+#line 3163 "grammar/lexer.c"
 yy182:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3137,9 +3238,9 @@ yy183:
 		default: goto yy184;
 	}
 yy184:
-#line 1090 "grammar/lexer.re"
+#line 1191 "grammar/lexer.re"
 	{ return NOT; }
-#line 3143 "grammar/lexer.c"
+#line 3244 "grammar/lexer.c"
 yy185:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3246,9 +3347,9 @@ yy190:
 		default: goto yy191;
 	}
 yy191:
-#line 1093 "grammar/lexer.re"
+#line 1194 "grammar/lexer.re"
 	{ return NONE; }
-#line 3252 "grammar/lexer.c"
+#line 3353 "grammar/lexer.c"
 yy192:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -3320,9 +3421,9 @@ yy192:
 		default: goto yy193;
 	}
 yy193:
-#line 1091 "grammar/lexer.re"
+#line 1192 "grammar/lexer.re"
 	{ return TRUE; }
-#line 3326 "grammar/lexer.c"
+#line 3427 "grammar/lexer.c"
 yy194:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3422,9 +3523,9 @@ yy198:
 		default: goto yy199;
 	}
 yy199:
-#line 1083 "grammar/lexer.re"
+#line 1184 "grammar/lexer.re"
 	{ return ELIF; }
-#line 3428 "grammar/lexer.c"
+#line 3529 "grammar/lexer.c"
 yy200:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -3496,9 +3597,9 @@ yy200:
 		default: goto yy201;
 	}
 yy201:
-#line 1084 "grammar/lexer.re"
+#line 1185 "grammar/lexer.re"
 	{ return ELSE; }
-#line 3502 "grammar/lexer.c"
+#line 3603 "grammar/lexer.c"
 yy202:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3577,9 +3678,9 @@ yy203:
 		default: goto yy204;
 	}
 yy204:
-#line 1079 "grammar/lexer.re"
+#line 1180 "grammar/lexer.re"
 	{ return PASS; }
-#line 3583 "grammar/lexer.c"
+#line 3684 "grammar/lexer.c"
 yy205:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3665,9 +3766,9 @@ yy207:
 		default: goto yy208;
 	}
 yy208:
-#line 1085 "grammar/lexer.re"
+#line 1186 "grammar/lexer.re"
 	{ return WITH; }
-#line 3671 "grammar/lexer.c"
+#line 3772 "grammar/lexer.c"
 yy209:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -3739,9 +3840,9 @@ yy209:
 		default: goto yy210;
 	}
 yy210:
-#line 1092 "grammar/lexer.re"
+#line 1193 "grammar/lexer.re"
 	{ return FALSE; }
-#line 3745 "grammar/lexer.c"
+#line 3846 "grammar/lexer.c"
 yy211:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3820,9 +3921,9 @@ yy212:
 		default: goto yy213;
 	}
 yy213:
-#line 1095 "grammar/lexer.re"
+#line 1196 "grammar/lexer.re"
 	{ return BREAK; }
-#line 3826 "grammar/lexer.c"
+#line 3927 "grammar/lexer.c"
 yy214:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
@@ -3894,9 +3995,9 @@ yy214:
 		default: goto yy215;
 	}
 yy215:
-#line 1077 "grammar/lexer.re"
+#line 1178 "grammar/lexer.re"
 	{ return CLASS; }
-#line 3900 "grammar/lexer.c"
+#line 4001 "grammar/lexer.c"
 yy216:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3989,9 +4090,9 @@ yy219:
 		default: goto yy220;
 	}
 yy220:
-#line 1094 "grammar/lexer.re"
+#line 1195 "grammar/lexer.re"
 	{ return WHILE; }
-#line 3995 "grammar/lexer.c"
+#line 4096 "grammar/lexer.c"
 yy221:
 	yyaccept = 22;
 	yych = *(lx->marker = ++lx->cur);
@@ -4063,9 +4164,9 @@ yy221:
 		default: goto yy222;
 	}
 yy222:
-#line 1097 "grammar/lexer.re"
+#line 1198 "grammar/lexer.re"
 	{ return ASSERT; }
-#line 4069 "grammar/lexer.c"
+#line 4170 "grammar/lexer.c"
 yy223:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4144,9 +4245,9 @@ yy224:
 		default: goto yy225;
 	}
 yy225:
-#line 1087 "grammar/lexer.re"
+#line 1188 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 4150 "grammar/lexer.c"
+#line 4251 "grammar/lexer.c"
 yy226:
 	yyaccept = 24;
 	yych = *(lx->marker = ++lx->cur);
@@ -4218,9 +4319,9 @@ yy226:
 		default: goto yy227;
 	}
 yy227:
-#line 1078 "grammar/lexer.re"
+#line 1179 "grammar/lexer.re"
 	{ return RETURN; }
-#line 4224 "grammar/lexer.c"
+#line 4325 "grammar/lexer.c"
 yy228:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4299,11 +4400,11 @@ yy229:
 		default: goto yy230;
 	}
 yy230:
-#line 1096 "grammar/lexer.re"
+#line 1197 "grammar/lexer.re"
 	{ return CONTINUE; }
-#line 4305 "grammar/lexer.c"
+#line 4406 "grammar/lexer.c"
 }
-#line 1156 "grammar/lexer.re"
+#line 1257 "grammar/lexer.re"
 
     }
 }
@@ -4357,7 +4458,7 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
     if (t == NEWLINE) {
         /* The line counter has moved on; the newline belongs to the line it ends. */
         l.line = lx->line - 1;
-        l.col = loc->last_column + 1;
+        l.col = loc_col(loc->last_column + 1);
     }
     loc->first_line = loc->last_line = l.line;
     loc->first_column = l.col;

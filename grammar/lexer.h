@@ -37,6 +37,12 @@ typedef struct Lexer {
     Sym *recent[64];
     const char *recent_str[16];
     int recent_len[16];
+    /* R.Tensor(...) calls read whole by the fast path (lexer.re: tensor_seen):
+     * their text and their nodes, kept in `keep` to the end of the input */
+    Sym *tensor_name;
+    Arena keep;
+    int nseen;
+    struct { const char *text; int len, level; Sx *e; } seen[64][4];
 } Lexer;
 
 struct Reader;
@@ -64,5 +70,9 @@ int stream_with_end(Parser *P, St *header, StList *body);
 int stream_stmt(Parser *P, St *st);
 
 void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names);
+/* Frees what lx keeps for itself (not the nodes it made in the arena it was given). */
+void lexer_done(Lexer *lx);
+/* What the arena lx reads into may take still (Arena.expect), as lx's data. */
+size_t lex_expect(const void *data);
 
 #endif

@@ -16,6 +16,18 @@
 #include "../ir/ops.h"
 #include "parser.h"
 
+/* The bytes the arena may take still while the rest of the input is read,
+ * at the rate the part read took them (Arena.expect); as good as unbounded
+ * before the first 64 kB. */
+size_t lex_expect(const void *data)
+{
+    const Lexer *lx = data;
+    size_t done = (size_t)(lx->cur - (const unsigned char *)lx->src->text), left = (size_t)(lx->lim - lx->cur);
+    if (done < 65536)
+        return SIZE_MAX;
+    return (size_t)((double)left * ((double)lx->arena->used / (double)done));
+}
+
 void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
 {
     memset(lx, 0, sizeof *lx);
@@ -35,12 +47,18 @@ void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names)
      * name: sized ahead, the table is not rehashed as it fills. */
     intern_reserve(names, src->len / 64);
     lx->const_name = intern_cstr(names, "R.const");
+    lx->tensor_name = intern_cstr(names, "R.Tensor");
     lx->kept = lx->cur;
+}
+
+void lexer_done(Lexer *lx)
+{
+    arena_free(&lx->keep);
 }
 
 static Loc here(Lexer *lx, const unsigned char *p)
 {
-    Loc l = { lx->line, (int)(p - lx->line_start) + 1 };
+    Loc l = { lx->line, loc_col(p - lx->line_start + 1) };
     return l;
 }
 
@@ -672,7 +690,7 @@ static Sx *int_tuple_at(Lexer *lx, const unsigned char *open, const unsigned cha
     Loc at = here(lx, open);
     Sx *items[MAX_ITEMS];
     for (int i = 0; i < n; i++) {
-        Loc l = { lx->line, col[i] };
+        Loc l = { lx->line, loc_col(col[i]) };
         items[i] = sx_new(lx->syn, SX_INT, l);
         items[i]->u.ival = v[i];
     }
@@ -905,6 +923,81 @@ static Sx *simple_arg(Lexer *lx, const unsigned char *p, const unsigned char **e
     return e;
 }
 
+/* The R.Tensor(...) annotations of a large module repeat line after line,
+ * R.Tensor((1, 64, 56, 56), dtype="float32"), and as R.call_tir's
+ * out_sinfo: the first 256 different ones of constants (constant_args) that
+ * call_at reads outside brackets are kept with their text, and the same
+ * text (from its '(' at open, `level` deep) gives a copy of the kept call
+ * node at l, whose arguments' nodes are shared (no one writes into the
+ * nodes under a call; their locations are the first one's, as those of the
+ * shape they make, which grammar/lower_relax.c shares, are). */
+static unsigned seen_slot(const unsigned char *open)
+{
+    unsigned h = 2166136261u;
+    for (int i = 0; i < 24 && open[i] && open[i] != '\n'; i++)
+        h = (h ^ open[i]) * 16777619u;
+    return (h >> 7) % 64;
+}
+
+static Sx *tensor_seen(Lexer *lx, const unsigned char *open, const unsigned char **end, int level, Loc l)
+{
+    unsigned s = seen_slot(open);
+    for (int w = 0; w < 4 && lx->seen[s][w].e; w++) {
+        int n = lx->seen[s][w].len;
+        if (lx->lim - open >= n && memcmp(open, lx->seen[s][w].text, (size_t)n) == 0 && lx->seen[s][w].level == level) {
+            Sx *e = sx_new(lx->syn, SX_CALL, l);
+            *e = *lx->seen[s][w].e;
+            e->loc = l;
+            *end = open + n;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+/* Whether the arguments under a call are constants: integers, strings, and
+ * tuples and lists of them. A name (a symbolic dimension) makes an
+ * expression of its own wherever it is read, at its own place, which the
+ * copies of a kept call would not have. */
+static int constant_args(const SxList *l)
+{
+    for (int i = 0; i < l->n; i++) {
+        const Sx *a = l->items[i];
+        if (a->kind == SX_TUPLE || a->kind == SX_LIST) {
+            if (!constant_args(&a->u.elems))
+                return 0;
+        } else if (a->kind != SX_INT && a->kind != SX_STR) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void keep_tensor(Lexer *lx, const unsigned char *name, const unsigned char *open, const unsigned char *end,
+                        const Sx *read, int level)
+{
+    if (!constant_args(&read->u.call.args))
+        return;
+    unsigned s = seen_slot(open);
+    int w = 0;
+    while (w < 4 && lx->seen[s][w].e)
+        w++;
+    if (w == 4 || lx->nseen == 256 || end - open > 200)
+        return;
+    Arena *syn = lx->syn;
+    const unsigned char *kend;
+    lx->syn = &lx->keep;
+    Sx *e = call_at(lx, name, open, &kend, level);
+    lx->syn = syn;
+    if (!e || kend != end)
+        return;
+    lx->seen[s][w].text = arena_strndup(&lx->keep, (const char *)open, (size_t)(end - open));
+    lx->seen[s][w].len = (int)(end - open);
+    lx->seen[s][w].level = level;
+    lx->seen[s][w].e = e;
+    lx->nseen++;
+}
+
 /* A call such as R.add(lv0, x) or R.call_tir(cls.relu, (lv1,),
  * out_sinfo=R.Tensor((1, 64), dtype="float32")) on one line, whose arguments
  * are simple (simple_arg), positional ones first and no trailing comma, as
@@ -920,6 +1013,12 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
     int n = 0, nkw = 0;
     Loc l = here(lx, name);
     Sym *fname = lex_intern(lx, name, (size_t)(open - name));
+    int tensor = fname == lx->tensor_name && level <= 1 && lx->depth == 0 && lx->syn != &lx->keep;
+    if (tensor) {
+        Sx *e = tensor_seen(lx, open, end, level, l);
+        if (e)
+            return e;
+    }
     const unsigned char *p = open + 1;
     while (*p == ' ')
         p++;
@@ -965,6 +1064,8 @@ static Sx *call_at(Lexer *lx, const unsigned char *name, const unsigned char *op
     simple_list(lx, &e->u.call.args, args, keys, n, nkw);
     e->depth = (short)sx_depth(e);
     *end = p + 1;
+    if (tensor)
+        keep_tensor(lx, name, open, *end, e, level);
     return e;
 }
 
@@ -1206,7 +1307,7 @@ static int next_token(Lexer *lx, YYSTYPE *val, YYLTYPE *loc)
     if (t == NEWLINE) {
         /* The line counter has moved on; the newline belongs to the line it ends. */
         l.line = lx->line - 1;
-        l.col = loc->last_column + 1;
+        l.col = loc_col(loc->last_column + 1);
     }
     loc->first_line = loc->last_line = l.line;
     loc->first_column = l.col;

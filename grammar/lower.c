@@ -873,17 +873,34 @@ Module *read_module(Source *src)
     return read_module_with(src, NULL);
 }
 
+/* What the module's arena may take still (Arena.expect): the lexer's guess
+ * from the input left, while the syntax read is lowered as it comes (a
+ * Relax function's statements); while a PrimFunc's is kept to be lowered
+ * whole at its end, the rate so far says nothing of it, and any amount
+ * may come. */
+static size_t read_expect(const void *data)
+{
+    const Parser *P = data;
+    if (P->syn.used > 65536)
+        return SIZE_MAX;
+    return lex_expect(&P->lx);
+}
+
 Module *read_module_with(Source *src, const Constants *k)
 {
     Module *m = module_new();
     Parser P;
     memset(&P, 0, sizeof P);
     lexer_init(&P.lx, src, &m->arena, &m->names);
+    m->arena.expect = read_expect;
+    m->arena.expect_data = &P;
     Ctx ctx[MAX_CTX];
-    Reader R = { .src = src, .m = m, .a = &m->arena, .ctx = ctx, .consts = k };
+    Reader R = { .src = src, .m = m, .a = &m->arena, .ctx = ctx, .consts = k, .keep = &P.lx.keep };
     P.R = &R;
     R.syn = &P.syn;
     int failed = yyparse(&P) != 0 || src->errors > 0;
+    m->arena.expect = NULL;
+    m->arena.expect_data = NULL;
     m->headers = P.lx.headers;
     m->nheaders = P.lx.nheaders;
     if (!failed)
@@ -891,6 +908,7 @@ Module *read_module_with(Source *src, const Constants *k)
     unbind_to(&R, 0);
     free(R.undo);
     arena_free(&P.syn);
+    lexer_done(&P.lx);
     if (failed) {
         module_free(m);
         return NULL;
@@ -931,5 +949,6 @@ Expr *read_index_map_in(Source *src, Module *m, Var *const *scope, int n)
     unbind_to(&R, 0);
     free(R.undo);
     arena_free(&P.syn);
+    lexer_done(&P.lx);
     return src->errors ? NULL : x;
 }

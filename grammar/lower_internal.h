@@ -41,6 +41,13 @@ typedef struct Reader {
     int nkws[8];
     struct { const char *s; Sym *sym; } names[32];   /* S()'s names met lately, by address */
     Sym *dotted_in, *global_out;  /* global_name's last answer */
+    /* The lexer's kept R.Tensor calls (lexer.re: tensor_seen), whose copies
+     * share one argument list: the last two such lists read as a constant
+     * tensor type (an annotation and an out_sinfo), and the struct info
+     * each gave */
+    const Arena *keep;
+    Sx *const *tensor_items[2];
+    StructInfo *tensor_sinfo[2];
 } Reader;
 
 static const Loc NOWHERE = { 0, 0 };

@@ -29,7 +29,7 @@ static Sx *dim_sum(DimText *d);
 static Loc dim_loc(DimText *d)
 {
     Loc l = d->loc;
-    l.col += 1 + (int)(d->p - d->s);    /* past the opening quote */
+    l.col = loc_col((long)l.col + 1 + (d->p - d->s));    /* past the opening quote */
     return l;
 }
 
@@ -289,8 +289,22 @@ static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
 {
     StructInfo t = { .kind = SI_TENSOR, .loc = e->loc, .ndim = -1 }, *s = &t;
     StructInfo *plain;
-    if (plain_tensor_sinfo(R, e, &plain))
+    Sx *const *items = e->u.call.args.items;
+    for (int i = 0; i < 2; i++)
+        if (items && items == R->tensor_items[i])
+            return R->tensor_sinfo[i];
+    if (plain_tensor_sinfo(R, e, &plain)) {
+        /* a constant shape and a dtype mean the same in every scope: a
+         * kept call read again (its argument list lives to the end of the
+         * input, so the address is no other's) is the same struct info */
+        if (plain && items && R->keep && arena_holds(R->keep, items)) {
+            R->tensor_items[1] = R->tensor_items[0];
+            R->tensor_sinfo[1] = R->tensor_sinfo[0];
+            R->tensor_items[0] = items;
+            R->tensor_sinfo[0] = plain;
+        }
         return plain;
+    }
     Args a;
     if (split_args(R, e, &a) || want_args(R, e, &a, 0, 3, "R.Tensor"))
         return NULL;
@@ -1064,7 +1078,7 @@ static int lower_binding(Reader *R, RBlock *b, int *cap, const St *st, int dataf
     if (st->u.assign.value->kind == SX_INDEX && is_metadata_ref(R, st->u.assign.value) &&
         check_metadata_annot(R, bd, st->u.assign.value))
         return -1;
-    bd->var = var_new(R->a, t->u.name, VAR_RELAX, t->loc);
+    bd->var = var_read(R->a, t->u.name, t->loc);
     bd->var->dataflow = (dataflow & 1) != 0;
     bd->var->sinfo = bd->annot;
     if (dataflow & TOP_BINDING)
@@ -1155,7 +1169,7 @@ static Var *lower_relax_if(Reader *R, RBlock *b, int *cap, const St *st)
     const Sx *an = a1 ? a1 : a2;
     if (an && !(bd->annot = lower_sinfo(R, an)))
         return NULL;
-    bd->var = var_new(R->a, n1->u.name, VAR_RELAX, n1->loc);
+    bd->var = var_read(R->a, n1->u.name, n1->loc);
     bd->var->sinfo = bd->annot;
     bind_sym(R, n1->u.name, BK_RVAR, bd->var);
     push_binding(R, b, cap, bd);

@@ -216,7 +216,7 @@ static void yyerror(YYLTYPE *loc, Parser *P, const char *msg);
 
 static Loc L(YYLTYPE l)
 {
-    Loc r = { l.first_line, l.first_column };
+    Loc r = { l.first_line, loc_col(l.first_column) };
     return r;
 }
 

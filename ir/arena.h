@@ -15,6 +15,11 @@ typedef struct Arena {
     size_t used;     /* bytes handed out, for statistics */
     size_t grown;    /* the capacity of the last chunk grown by doubling */
     size_t advised;  /* bytes of chunks advised to be huge pages (arena.c) */
+    /* While set (the reader, as it reads), the bytes the owner expects to
+     * allocate still: a new chunk is advised to be huge pages only as far
+     * as that (arena.c). */
+    size_t (*expect)(const void *data);
+    const void *expect_data;
 } Arena;
 
 /* A chunk: blocks are handed out from data[used], up to cap bytes; the
@@ -78,14 +83,13 @@ void arena_release(Arena *a, ArenaMark m);
 /* An interned identifier. `bind` and `bind_kind` belong to whoever resolves
  * names (the reader uses them as the current binding of the name). */
 typedef struct Sym {
-    const char *str;
     uint32_t len;
     uint32_t hash;
     void *bind;
     int bind_kind;
-    char text[];    /* an interned name's characters, which str points to,
-                     * in the padding and past it (a large module interns a
-                     * name per binding: lv123456 takes 40 bytes) */
+    char str[];     /* the name's characters and a NUL, in the padding and
+                     * past it (a large module interns a name per binding:
+                     * lv123456 takes 32 bytes) */
 } Sym;
 
 typedef struct Interner {
@@ -97,6 +101,8 @@ typedef struct Interner {
 void intern_init(Interner *in, Arena *a);
 Sym *intern(Interner *in, const char *s, size_t n);
 Sym *intern_cstr(Interner *in, const char *s);
+/* A name of n bytes at s in a, not interned (equal names are not the same Sym). */
+Sym *sym_new(Arena *a, const char *s, size_t n);
 /* Sizes the table for about `names` names, so reading them rehashes nothing. */
 void intern_reserve(Interner *in, size_t names);
 void intern_free(Interner *in);

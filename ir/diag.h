@@ -5,9 +5,22 @@
 
 #include <stdio.h>
 
-typedef struct Loc {
-    int line, col;   /* 1-based; line 0 means "no location" */
+/* 1-based; line 0 means "no location". Seven bytes, so that a node can
+ * keep its kind in one byte beside it (struct Expr): a column past
+ * LOC_COL_MAX, in a line longer than 16 MB, is kept as LOC_COL_MAX
+ * (loc_col). */
+typedef struct __attribute__((packed)) Loc {
+    int line;
+    unsigned col : 24;
 } Loc;
+
+enum { LOC_COL_MAX = (1 << 24) - 1 };
+
+/* A column as a location keeps it. */
+static inline unsigned loc_col(long col)
+{
+    return col > LOC_COL_MAX ? LOC_COL_MAX : col < 0 ? 0 : (unsigned)col;
+}
 
 /* One diagnostic as a record, for a sink that keeps it (the library's
  * handles): the message formatted, and the source line it points into

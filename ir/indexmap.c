@@ -770,27 +770,33 @@ static void places(const ImSum *s, int64_t *lcm)
 /* The names of a map's outputs, i0, i1, ...: the first IM_MAX_RANK are
  * shared (no one interns or binds them; the array is the map's own), since
  * a map read again from the memo otherwise printed them anew each time. */
-static Sym output_names[IM_MAX_RANK] = {
-    { .str = "i0", .len = 2 }, { .str = "i1", .len = 2 }, { .str = "i2", .len = 2 }, { .str = "i3", .len = 2 },
-    { .str = "i4", .len = 2 }, { .str = "i5", .len = 2 }, { .str = "i6", .len = 2 }, { .str = "i7", .len = 2 },
-    { .str = "i8", .len = 2 }, { .str = "i9", .len = 2 }, { .str = "i10", .len = 3 }, { .str = "i11", .len = 3 },
-    { .str = "i12", .len = 3 }, { .str = "i13", .len = 3 }, { .str = "i14", .len = 3 }, { .str = "i15", .len = 3 },
-};
+static Sym *output_names[IM_MAX_RANK];
+static pthread_once_t output_names_once = PTHREAD_ONCE_INIT;
+
+/* Made once for the process (threads may read maps at once), never freed. */
+static void make_output_names(void)
+{
+    for (int i = 0; i < IM_MAX_RANK; i++) {
+        Sym *s = calloc(1, sizeof *s + 4);
+        if (!s)
+            abort();
+        s->len = (uint32_t)snprintf(s->str, 4, "i%d", i);
+        output_names[i] = s;
+    }
+}
 
 static Sym **default_names(Arena *a, int n, const char *prefix)
 {
     Sym **s = arena_array(a, (size_t)n + 1, sizeof *s);
     for (int i = 0; i < n; i++) {
         if (i < IM_MAX_RANK && strcmp(prefix, "i") == 0) {
-            s[i] = &output_names[i];
+            pthread_once(&output_names_once, make_output_names);
+            s[i] = output_names[i];
             continue;
         }
         char buf[32];
         int len = snprintf(buf, sizeof buf, "%s%d", prefix, i);
-        Sym *y = arena_zalloc(a, sizeof *y);
-        y->str = arena_strndup(a, buf, (size_t)len);
-        y->len = len;
-        s[i] = y;
+        s[i] = sym_new(a, buf, (size_t)len);
     }
     return s;
 }

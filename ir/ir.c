@@ -358,33 +358,49 @@ Stmt *stmt_new(Arena *a, StmtKind k, Loc loc)
     return s;
 }
 
-/* The bytes of a variable of kind k: a Relax one ends before `loop` (see
- * struct Var), except under AddressSanitizer, where each is whole. */
-static size_t var_size(VarKind k)
+/* The bytes of a variable of kind k: a Relax one ends before `loop`, a
+ * brief one before `said` (see struct Var), except under AddressSanitizer,
+ * where each is whole. */
+static size_t var_size(VarKind k, int brief)
 {
 #if !defined(__SANITIZE_ADDRESS__)
+    if (brief)
+        return offsetof(Var, said);
     if (k == VAR_RELAX)
         return offsetof(Var, loop);
 #endif
     (void)k;
+    (void)brief;
     return sizeof(Var);
 }
 
 Var *var_copy(Arena *a, const Var *v)
 {
     Var *c = arena_zalloc(a, sizeof *c);
-    memcpy(c, v, var_size(v->kind));
+    memcpy(c, v, var_size(v->kind, v->brief));
+    c->brief = 0;
     return c;
 }
 
-Var *var_new(Arena *a, Sym *name, VarKind k, Loc loc)
+static Var *make_var(Arena *a, Sym *name, VarKind k, Loc loc, int brief)
 {
-    Var *v = arena_zalloc(a, var_size(k));
+    Var *v = arena_zalloc(a, var_size(k, brief));
     v->name = name;
     v->kind = k;
     v->loc = loc;
     v->dtype = k == VAR_RELAX ? DT_VOID : DT_INT32;
+    v->brief = brief != 0;
     return v;
+}
+
+Var *var_new(Arena *a, Sym *name, VarKind k, Loc loc)
+{
+    return make_var(a, name, k, loc, 0);
+}
+
+Var *var_read(Arena *a, Sym *name, Loc loc)
+{
+    return make_var(a, name, VAR_RELAX, loc, 1);
 }
 
 static int exprs_equal(Expr *const *a, Expr *const *b, int n)

@@ -34,18 +34,21 @@ typedef struct StructInfo StructInfo;
 typedef enum { VAR_RELAX, VAR_TIR, VAR_SYM } VarKind;
 
 typedef struct Var {
-    /* No padding: 56 bytes, of which a Relax variable (a large module holds
-     * one per binding) is given the 40 before `loop` (var_new); its kind
-     * never changes, `loop` and `data_of` are read only of a TIR variable,
-     * and a copy is made by var_copy. */
+    /* No padding: 56 bytes, of which a Relax variable is given the 40
+     * before `loop` (var_new), and one the reader binds (a large module
+     * holds one per binding) the 32 before `said` (var_read, `brief` set);
+     * its kind never changes, `said` is read only of a variable not brief,
+     * `loop` and `data_of` only of a TIR variable, and a copy is made by
+     * var_copy. */
     Sym *name;
     StructInfo *sinfo;    /* Relax vars: declared or inferred, may be NULL */
-    Sym *said;            /* made by a pass: what it stands for, in the input's names (--explain) */
     Loc loc;
-    unsigned mark;        /* scope stamp, owned by whoever walks scopes */
     VarKind kind : 8;
     DType dtype : 8;      /* TIR and symbolic vars */
     unsigned dataflow : 1;  /* bound inside a dataflow block */
+    unsigned brief : 1;   /* made by var_read: no room for `said` and what follows */
+    unsigned mark;        /* scope stamp, owned by whoever walks scopes */
+    Sym *said;            /* made by a pass: what it stands for, in the input's names (--explain) */
     /* VAR_TIR and VAR_SYM only: */
     Stmt *loop;           /* the For that defines a loop variable */
     struct Buffer *data_of;  /* B.data: the handle of buffer B's storage (named "B.data") */
@@ -143,9 +146,11 @@ typedef enum { U_NEG, U_NOT } UnOp;
  * read, and a whole Expr is written only over one allocated whole
  * (arena_alloc(sizeof(Expr)), as copies made field by field are; expr_copy
  * makes a short one of a short kind). A whole copy of a short one reads
- * past its end, which the arena's chunks leave room for (ARENA_TAIL). */
+ * past its end, which the arena's chunks leave room for (ARENA_TAIL). The
+ * kind and the location take the first eight bytes (a Loc is seven): an
+ * E_VAR is 16 bytes, an E_CALL 48. */
 struct Expr {
-    ExprKind kind;
+    ExprKind kind : 8;    /* with loc, eight bytes before u */
     Loc loc;
     union {
         Var *var;
@@ -373,6 +378,8 @@ Expr *expr_float(Arena *a, double v, DType dt, Loc loc);
 Expr *expr_str(Arena *a, const char *s, Loc loc);
 Stmt *stmt_new(Arena *a, StmtKind k, Loc loc);
 Var *var_new(Arena *a, Sym *name, VarKind k, Loc loc);
+/* A Relax variable the reader binds: var_new's, brief (no `said`). */
+Var *var_read(Arena *a, Sym *name, Loc loc);
 /* A copy of v in a, whole (fields a short Relax variable lacks are zero). */
 Var *var_copy(Arena *a, const Var *v);
 

@@ -36,6 +36,15 @@ typedef struct Verifier {
         int n;
         TensorType args[2], out;
     } memo[32];
+    /* The tensor types of the struct info of the variables arg_type read last. */
+    struct {
+        const StructInfo *si;
+        int bad;
+        TensorType t;
+    } argt[2];
+    int argt_next;
+    const Sym *op_name;   /* the operator op_of looked up last, and what it found */
+    const OpInfo *op_info;
 } Verifier;
 
 #define VERR(V, loc, ...) ((V)->errors++ < MAX_ERRORS ? diag_error((V)->src, (loc), __VA_ARGS__) : -1)
@@ -604,12 +613,24 @@ static void op_operands(Verifier *V, const Expr *e, const OpInfo *op)
     }
 }
 
+/* The registered operator a call names, or NULL; the last one asked for is
+ * kept (each binding of a chain asks for its operator twice, op_call and
+ * op_result, and the next binding for the same). */
+static const OpInfo *op_of(Verifier *V, const Sym *name)
+{
+    if (name != V->op_name) {
+        V->op_name = name;
+        V->op_info = op_find(name->str);
+    }
+    return V->op_info;
+}
+
 /* A registered operator's keywords; an unknown R.* name, on the input. */
 static void op_call(Verifier *V, const Expr *e)
 {
     const char *name = e->u.call.op->str;
     OpError err;
-    const OpInfo *info = op_find(name);
+    const OpInfo *info = op_of(V, e->u.call.op);
     if (info) {
         if (op_check_attrs(e, &err))
             VERR(V, err.loc, "%s", err.msg);
@@ -700,9 +721,29 @@ static int same_tensor(const StructInfo *a, const StructInfo *b)
 
 /* ---- the types operators give ---- */
 
-static int arg_type(const Expr *e, TensorType *t)
+/* The tensor type of an operator's argument. A variable's comes from its
+ * struct info, and the last two met are kept: the bindings of a chain read
+ * one shared struct info (grammar/lower_relax.c) over and over, and nothing
+ * changes struct info in place or frees a variable's while the verifier
+ * runs (only the types compared with annotations are scratch). */
+static int arg_type(Verifier *V, const Expr *e, TensorType *t)
 {
-    return e->kind == E_CONST ? op_const_type(e, t) : op_sinfo_type(sinfo_of(e), t);
+    if (e->kind == E_CONST)
+        return op_const_type(e, t);
+    const StructInfo *s = sinfo_of(e);
+    if (e->kind != E_VAR || !s)
+        return op_sinfo_type(s, t);
+    int k = V->argt[0].si == s ? 0 : V->argt[1].si == s ? 1 : -1;
+    if (k < 0) {
+        k = V->argt_next;
+        V->argt_next ^= 1;
+        V->argt[k].si = s;
+        V->argt[k].bad = op_sinfo_type(s, &V->argt[k].t) != 0;
+    }
+    if (V->argt[k].bad)
+        return -1;
+    *t = V->argt[k].t;
+    return 0;
 }
 
 static int type_equal(const TensorType *a, const TensorType *b)
@@ -785,7 +826,7 @@ static int check_layout_map(Verifier *V, const Expr *e, const TensorType *t)
  * are known; NULL otherwise, or after reporting why the call is wrong. */
 static const StructInfo *op_result(Verifier *V, const Expr *e)
 {
-    const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
+    const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_of(V, e->u.call.op) : NULL;
     if (!op)
         return NULL;
     TensorType args[OP_MAX_ARGS], outs[OP_MAX_ARGS];
@@ -801,7 +842,7 @@ static const StructInfo *op_result(Verifier *V, const Expr *e)
     if (e->u.call.nargs < (op->tuple_arg ? 1 : n) || (e->u.call.nkw && op_check_attrs(e, &err)))
         return NULL;
     for (int k = 0; k < n; k++)
-        if (arg_type(items[k], &args[k]))
+        if (arg_type(V, items[k], &args[k]))
             return NULL;
     if (streq(op->name, "R.layout_transform") && check_layout_map(V, e, &args[0]))
         return NULL;

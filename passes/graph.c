@@ -482,13 +482,14 @@ void note_add(Notes *ns, Loc loc, const char *fmt, ...)
 
 const char *var_said(const Var *v)
 {
-    return v->said ? v->said->str : v->name->str;
+    return !v->brief && v->said ? v->said->str : v->name->str;
 }
 
 void var_say(Module *m, Var *v, const char *pre, const Var *of, const char *post)
 {
-    if (!m->say)
-        return;   /* a phrase interned per made variable, which no one would read */
+    if (!m->say || v->brief)
+        return;   /* a phrase interned per made variable, which no one would read; a variable
+                   * the reader made (var_read) stands for itself */
     char buf[400];
     snprintf(buf, sizeof buf, "%s%s%s", pre, of ? var_said(of) : "a constant", post);
     v->said = intern_cstr(&m->names, buf);

@@ -397,6 +397,37 @@ static void test_const_floats(void)
     free(v);
 }
 
+static void keep_diag(void *data, const Diag *d)
+{
+    if (!((Diag *)data)->message)
+        *(Diag *)data = *d;
+}
+
+/* A location keeps a column of 24 bits: one past that, in a line longer
+ * than 16 MB, is reported as the largest, not wrapped to a small one. */
+static void test_long_line_column(void)
+{
+    static const char head[] = "@R.function\ndef main(x: R.Tensor((2,), \"float32\")):\n    return x";
+    size_t pad = (size_t)LOC_COL_MAX + 100, n = sizeof head - 1;
+    char *text = malloc(n + pad + 3);
+    if (!text)
+        abort();
+    memcpy(text, head, n);
+    memset(text + n, ' ', pad);
+    memcpy(text + n + pad, "$\n", 3);
+    Diag got = { 0 };
+    Source src = { .name = "<unit>", .text = text, .len = n + pad + 2, .sink = keep_diag, .sink_data = &got };
+    Module *m = read_module(&src);
+    CHECK(!m && got.message, "a '$' past column 2^24 read without an error");
+    CHECK(got.loc.line == 3 && got.loc.col == LOC_COL_MAX, "the error past column 2^24 is at %d:%d, not 3:%d",
+          got.loc.line, (int)got.loc.col, LOC_COL_MAX);
+    if (m)
+        module_free(m);
+    free(text);
+    Loc l = { 1, loc_col(-1) }, r = { 1, loc_col((long)LOC_COL_MAX + 1) };
+    CHECK(l.col == 0 && r.col == LOC_COL_MAX, "loc_col keeps -1 as %d and 2^24 as %d", (int)l.col, (int)r.col);
+}
+
 /* Scope stamps (module_stamps) across the 32-bit counter's wrap. Reading
  * leaves the verifier's mark (stamp 1) on main's parameters; fold then takes
  * a range of stamps for the bindings. Had the range wrapped without the
@@ -446,6 +477,7 @@ static void test_stamps_wrap(void)
 
 int main(void)
 {
+    test_long_line_column();
     test_intern();
     test_floats();
     test_parentheses();
