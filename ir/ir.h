@@ -346,7 +346,10 @@ void module_free(Module *m);
 /* Takes n scope stamps for a walk that marks variables: its marks are
  * base + 1 .. base + n, base returned, and no mark set before lies in that
  * range (when the counter would wrap, every mark in the module is cleared
- * first and it starts again from 0). */
+ * first and it starts again from 0). So a walk takes no stamps, nor calls
+ * anything that does, while it still reads the marks of its own range: the
+ * verifier, flow's and fold's sweeps, sinking and the module hash each run
+ * to their end before the next takes its range. */
 unsigned module_stamps(Module *m, size_t n);
 /* The first function named name, or NULL; constant time over an index that a
  * pass editing m->funcs by hand (a new array or a new count) makes stale, and

@@ -333,8 +333,9 @@ int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc
         memcpy(c->u.call.args, args, (size_t)n * sizeof(Expr *));
         bd->value = c;
     } else {
-        /* the copy goes into m: one made for another call carries that
-         * call's location, so this call's is built */
+        /* the copy goes into m, or one the sweep placed that prints alike
+         * (flow_place): a kept answer's copy carries the location of the
+         * call it was made for, so this call's is built and compared */
         if (!computed && flow_compute(m, &S->stage, &S->scratch, e, &ce, 1, maps, has_pad, padv, &fresh, why, cap)) {
             fprintf(stderr, "lopt: internal error: flow's kept answer for the call at %d:%d fails when computed "
                     "again\n", e->loc.line, e->loc.col);
