@@ -172,7 +172,7 @@ build/unit-exp: build/obj/testsuite/unit/exp.o build/obj/interp/vexp.o
 # among the cores too.
 CHECKS = check-golden check-golden-release check-models check-unit check-fixed-point check-ops-table check-man check-batch check-numpy \
          check-ops-diff check-int8 check-report check-weight-layout check-api check-py check-plan-accounts \
-         check-plan-exhaustive
+         check-plan-exhaustive check-outputs
 check: $(CHECKS)
 	@echo "make check: all passed"
 
@@ -191,6 +191,10 @@ check-golden: build/lopt-check
 # each whole), so a copy or read past a short node shows only in this run.
 check-golden-release: lopt
 	LOPT=$(CURDIR)/lopt sh testsuite/run.sh
+
+# Outputs appear whole or not at all and never over what the run reads (-o, --report, --output-dir, Ctrl-C).
+check-outputs: build/lopt-check
+	LOPT=$(CURDIR)/build/lopt-check sh testsuite/outputs.sh
 
 check-fixed-point: build/lopt-check
 	LOPT_FLOW_CACHE=check LOPT=$(CURDIR)/build/lopt-check sh testsuite/fixed_point.sh

@@ -257,6 +257,32 @@ LOPT_API int lopt_indexmap_apply(lopt_context *ctx, const lopt_indexmap *m, cons
  * such a list, holds more than max, or an integer below min. */
 LOPT_API int lopt_parse_ints(const char *s, int64_t *v, int max, int64_t min);
 
+/* ---- output files ---- */
+
+/* A file that appears whole or not at all, as the library writes its own
+ * (--report, --output-dir): the text goes to a temporary file in the
+ * target's folder, renamed over the target (keeping its permissions) only
+ * by lopt_output_commit, so a run that fails, a full disk or Ctrl-C leaves
+ * the target as it was. A target that exists and is not a regular file (a
+ * terminal, a pipe, /dev/null) is written directly. A symbolic link keeps
+ * pointing where it did: the file it points to is replaced. */
+typedef struct lopt_output lopt_output;
+/* NULL after reporting (the folder cannot be written, ...). */
+LOPT_API lopt_output *lopt_output_open(lopt_context *ctx, const char *path);
+LOPT_API FILE *lopt_output_stream(lopt_output *out);
+/* Flushes, syncs and renames the file into place: 0, or -1 after
+ * reporting, the target untouched. Frees out. */
+LOPT_API int lopt_output_commit(lopt_context *ctx, lopt_output *out);
+/* Removes the temporary file, the target untouched; frees out (NULL: nothing). */
+LOPT_API void lopt_output_discard(lopt_output *out);
+/* Removes the temporary files of every output of this process not yet
+ * committed or discarded. Async-signal-safe (it calls unlink(2) alone):
+ * for a SIGINT handler, which then ends the process. */
+LOPT_API void lopt_output_remove_pending(void);
+/* 1 when paths a and b name one file: the same device and inode, or, for
+ * a file not there yet, the same name in the same folder. */
+LOPT_API int lopt_same_file(const char *a, const char *b);
+
 /* ---- expected diagnostics (--verify-diagnostics) ---- */
 
 /* Reads the comments `# expected-error@+1 {{text}}` of text. NULL after reporting. */

@@ -6,6 +6,7 @@
 
 #include "../grammar/reader.h"
 #include "../interp/npz.h"
+#include "../ir/outfile.h"
 #include "../passes/layout/flow.h"
 #include "../printer/dot.h"
 #include "../printer/print.h"
@@ -239,16 +240,34 @@ static int write_html_report(lopt_context *ctx, PassCtx *pc)
 {
     if (!pc->report)
         return 0;
-    FILE *f = fopen(ctx->html_report, "w");
-    int bad = !f || report_write(pc->report, f);
-    if ((f && fclose(f)) || bad)
+    OutFile out;
+    if (outfile_open(&out, ctx->html_report))
         return api_fail(ctx, "cannot write the report '%s': %s", ctx->html_report, strerror(errno));
+    if (report_write(pc->report, out.f)) {
+        outfile_discard(&out);
+        return api_fail(ctx, "cannot write the report '%s'", ctx->html_report);
+    }
+    if (outfile_commit(&out))
+        return api_fail(ctx, "cannot write the report '%s': %s", ctx->html_report, strerror(errno));
+    return 0;
+}
+
+/* --report's file may not be one the module was read from. */
+static int report_clobbers(lopt_context *ctx, const lopt_module *mod)
+{
+    const char *r = ctx->html_report;
+    if (mod->name && outfile_same(r, mod->name))
+        return api_fail(ctx, "--report=%s would write over the input", r);
+    if (mod->constants && outfile_same(r, mod->constants))
+        return api_fail(ctx, "--report=%s would write over the constants file", r);
     return 0;
 }
 
 int lopt_apply(lopt_context *ctx, lopt_module *mod, lopt_pipeline *p)
 {
     api_bind(ctx, &mod->src);
+    if (ctx->html_report && report_clobbers(ctx, mod))
+        return -1;
     FILE *dump = api_report(ctx);
     Report report = { 0 };
     PassCtx pc = { .src = &mod->src, .dump = dump, .verify_each = ctx->verify_each,

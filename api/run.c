@@ -554,6 +554,10 @@ static void output_name(char *buf, size_t cap, int i, const Value *v)
 static int make_dirs(const char *dir)
 {
     char path[4096];
+    if (!dir[0]) {
+        errno = ENOENT;
+        return -1;
+    }
     if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
         errno = ENAMETOOLONG;
         return -1;

@@ -3,6 +3,7 @@
  * reads the arguments and the input file, and says what the library found.
  * Exit status: 0 success, 1 bad input, 2 bad usage. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,10 @@ typedef struct Options {
     int jobs;
     const char *output_dir;
     const char *entry;        /* --entry=F: run F, not main */
+    lopt_output *out_file;    /* -o's file, renamed into place once everything succeeded */
+    const char **reads;       /* the files read besides the input: --constants, --input's */
+    const char **read_what;   /* how the usage error names each */
+    int nreads;
     char usage_error[4096];   /* the first usage error, reported once the line is read */
 } Options;
 
@@ -58,7 +63,8 @@ static void help(FILE *out)
           "options (a value follows '=' or comes as the next argument: --pass=fold,\n"
           "--pass fold; --report and --verify-exec take theirs after '=' only):\n"
           "  -o FILE             write the module to FILE instead of standard output\n"
-          "                      ('-': standard output)\n"
+          "                      ('-': standard output); FILE is replaced only when\n"
+          "                      everything succeeded, and may not be a file lopt reads\n"
           "  --pass=PIPELINE     run passes in order: a,b{key=value,...},c (repeatable);\n"
           "                      a value may be quoted, \"...\" or '...', to hold commas\n"
           "  --verify-each       verify the module after every pass\n"
@@ -237,6 +243,8 @@ static int parse_value(int argc, char **argv, int *i, Options *o)
         if (!v[0])
             return usage(o, "%s", "--constants needs a path: an .npz archive or a directory of .npy files");
         lopt_set_constants(o->ctx, v);
+        o->reads[o->nreads] = v;
+        o->read_what[o->nreads++] = "the constants file";
     } else if (strcmp(name, "--emit") == 0) {
         if (strcmp(v, "text") != 0 && strcmp(v, "dot") != 0)
             return usage(o, "--emit takes text or dot, as in --emit=dot; not '%s'", v);
@@ -269,8 +277,12 @@ static int parse_value(int argc, char **argv, int *i, Options *o)
         char param[4096];
         snprintf(param, sizeof param, "%.*s", (int)(eq - v), v);
         lopt_add_input_file(o->ctx, param, eq + 1);
+        o->reads[o->nreads] = eq + 1;
+        o->read_what[o->nreads++] = "a file of --input";
         o->ninputs++;
     } else if (strcmp(name, "--output-dir") == 0) {
+        if (!v[0])
+            return usage(o, "%s", "--output-dir needs a directory, as in --output-dir=out");
         o->output_dir = v;
     } else if (strcmp(name, "--entry") == 0) {
         o->entry = v;
@@ -380,6 +392,79 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
     return -1;
 }
 
+/* A usage error when the output named opt (as "-o FILE") is a file the
+ * run reads; files are compared by identity, so ./in.tir, a link to it or
+ * its absolute path are the input as much as in.tir. */
+static int clobbers(Options *o, const char *path, const char *opt)
+{
+    char msg[2048];
+    if (strcmp(o->input, "-") != 0 && lopt_same_file(path, o->input)) {
+        snprintf(msg, sizeof msg, "%s would write over the input", opt);
+        return usage(o, "%s", msg);
+    }
+    for (int i = 0; i < o->nreads; i++)
+        if (lopt_same_file(path, o->reads[i])) {
+            snprintf(msg, sizeof msg, "%s would write over %s", opt, o->read_what[i]);
+            return usage(o, "%s", msg);
+        }
+    return 0;
+}
+
+/* Whether base is a name --output-dir writes: output.npy, output0.npy, ... */
+static int output_npy_name(const char *base)
+{
+    if (strncmp(base, "output", 6) != 0)
+        return 0;
+    base += 6;
+    while (*base >= '0' && *base <= '9')
+        base++;
+    return strcmp(base, ".npy") == 0;
+}
+
+/* A usage error when one of the files --output-dir writes is one the run reads. */
+static int output_dir_clobbers(Options *o)
+{
+    for (int i = -1; i < o->nreads; i++) {
+        const char *f = i < 0 ? o->input : o->reads[i];
+        const char *slash = strrchr(f, '/');
+        if (!output_npy_name(slash ? slash + 1 : f))
+            continue;
+        char dir[4096];
+        if (!slash)
+            snprintf(dir, sizeof dir, ".");
+        else
+            snprintf(dir, sizeof dir, "%.*s", slash == f ? 1 : (int)(slash - f), f);
+        if (lopt_same_file(dir, o->output_dir)) {
+            char msg[2048];
+            snprintf(msg, sizeof msg, "--output-dir=%s would write over %s", o->output_dir,
+                     i < 0 ? "the input" : o->read_what[i]);
+            return usage(o, "%s", msg);
+        }
+    }
+    return 0;
+}
+
+/* Refuses outputs that are the input, a file read, or one another. */
+static int check_outputs(Options *o)
+{
+    char opt[1024];
+    if (o->output && strcmp(o->output, "-") != 0) {
+        snprintf(opt, sizeof opt, "-o %s", o->output);
+        if (clobbers(o, o->output, opt))
+            return EXIT_USAGE;
+    }
+    if (o->report) {
+        snprintf(opt, sizeof opt, "--report=%s", o->report);
+        if (clobbers(o, o->report, opt))
+            return EXIT_USAGE;
+        if (o->output && strcmp(o->output, "-") != 0 && lopt_same_file(o->report, o->output))
+            return usage(o, "--report=%s would write over -o's file", o->report);
+    }
+    if (o->output_dir && output_dir_clobbers(o))
+        return EXIT_USAGE;
+    return -1;
+}
+
 /* Returns -1 to continue, or an exit status. A usage error stops nothing:
  * the rest of the line is read, so that --verify-diagnostics can find the
  * file that expects the error. */
@@ -416,9 +501,6 @@ static int parse_args(int argc, char **argv, Options *o)
     if (o->report && (o->map || o->split_input))
         return usage(o, "%s", o->map ? "--report shows a pipeline: --map reads no module" :
                      "--report cannot be combined with --split-input-file: it shows one module's pipeline");
-    if (o->report && ((o->input && strcmp(o->report, o->input) == 0) ||
-                      (o->output && strcmp(o->report, o->output) == 0)))
-        return usage(o, "--report=%s would write over the input or the output", o->report);
     if (o->split_input && o->output_dir)
         return usage(o, "%s", "--output-dir cannot be combined with --split-input-file: every module would write "
                      "the same files");
@@ -438,7 +520,7 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage(o, "%s", "--run prints outputs, not the module: -o cannot be combined with it");
     if (!o->input)
         o->input = "-";
-    return -1;
+    return check_outputs(o);
 }
 
 /* ---- reading the input ---- */
@@ -526,9 +608,13 @@ static int to_file(const Options *o)
 
 static FILE *output(Options *o, FILE **out)
 {
-    if (!*out && !(*out = to_file(o) ? fopen(o->output, "w") : stdout))
-        fprintf(stderr, "lopt: cannot write '%s': %s\n", o->output, strerror(errno));
-    return *out;
+    if (*out)
+        return *out;
+    if (!to_file(o))
+        return *out = stdout;
+    if (!o->out_file && !(o->out_file = lopt_output_open(o->ctx, o->output)))
+        return NULL;
+    return *out = lopt_output_stream(o->out_file);
 }
 
 /* After the passes: run main and print its outputs, or print the module. */
@@ -720,13 +806,16 @@ static int run(Options *o)
     }
     if (o->run && fflush(stdout) != 0)
         status = EXIT_INPUT;
-    if (out) {
-        int bad = ferror(out);
-        bad |= to_file(o) ? fclose(out) != 0 : fflush(out) != 0;
-        if (bad) {
-            fprintf(stderr, "lopt: error writing '%s'\n", to_file(o) ? o->output : "<stdout>");
+    if (o->out_file) {
+        /* -o's file replaces the target only when every module succeeded */
+        if (status)
+            lopt_output_discard(o->out_file);
+        else if (lopt_output_commit(o->ctx, o->out_file))
             status = EXIT_INPUT;
-        }
+        o->out_file = NULL;
+    } else if (out && (ferror(out) || fflush(out) != 0)) {
+        fprintf(stderr, "lopt: error writing '<stdout>'\n");
+        status = EXIT_INPUT;
     }
     if (o->time_passes)
         time_report(o, &tm);
@@ -880,16 +969,40 @@ done:
     return status;
 }
 
+/* Ctrl-C (or a kill) leaves no partial output: the temporary files of
+ * -o, --report and --output-dir go, the targets stay as they were. */
+static void on_signal(int sig)
+{
+    lopt_output_remove_pending();
+    _exit(128 + sig);
+}
+
+static void catch_signals(void)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        sigaction(sigs[i], &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    catch_signals();
     Options o;
     memset(&o, 0, sizeof o);
     o.ctx = lopt_context_new();
     o.pipeline = lopt_pipeline_new();
-    if (!o.ctx || !o.pipeline)
-        abort();
+    o.reads = calloc((size_t)argc, sizeof *o.reads);
+    o.read_what = calloc((size_t)argc, sizeof *o.read_what);
+    if (!o.ctx || !o.pipeline || !o.reads || !o.read_what) {
+        fprintf(stderr, "lopt: out of memory\n");
+        return EXIT_INPUT;
+    }
     int status = parse_args(argc, argv, &o);
     lopt_set_threads(o.ctx, o.jobs_given ? o.jobs : 0);
     lopt_set_diag_stream(o.ctx, stderr);
@@ -901,5 +1014,7 @@ int main(int argc, char **argv)
         usage_report(&o);
     lopt_pipeline_free(o.pipeline);
     lopt_context_free(o.ctx);
+    free(o.reads);
+    free(o.read_what);
     return status;
 }

@@ -1,11 +1,13 @@
 /* Tensor values: storage, conversions, .npy files, seeded data, comparison. */
 #define _DEFAULT_SOURCE   /* MAP_ANONYMOUS */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "../ir/indexmap.h"
+#include "../ir/outfile.h"
 #include "tensor.h"
 
 /* A large tensor's data is mapped for it alone and unmapped when it is
@@ -283,16 +285,22 @@ int tensor_write_npy(const Tensor *t, const char *path)
     memset(hdr + n, ' ', (size_t)pad);
     n += pad;
     hdr[n++] = '\n';
-    FILE *f = fopen(path, "wb");
-    if (!f)
+    OutFile out;
+    if (outfile_open(&out, path))
         return -1;
+    FILE *f = out.f;
     unsigned char magic[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 255),
                                 (unsigned char)(n >> 8) };
     int bad = fwrite(magic, 1, 10, f) != 10 || fwrite(hdr, 1, (size_t)n, f) != (size_t)n;
     size_t bytes = (size_t)t->count * (size_t)dtype_size(t->dtype);
     bad |= bytes && fwrite(t->data, 1, bytes, f) != bytes;
-    bad |= fclose(f) != 0;
-    return bad ? -1 : 0;
+    if (bad) {
+        int e = errno;
+        outfile_discard(&out);
+        errno = e ? e : EIO;
+        return -1;
+    }
+    return outfile_commit(&out);
 }
 
 static int parse_descr(const char *s, DType *t)
