@@ -63,7 +63,7 @@ static int find_directory(ConstFile *c, int64_t *entries, int64_t *dir_off, int6
     int64_t tail = end < 22 + 65535 ? end : 22 + 65535;
     unsigned char *buf = malloc((size_t)tail + 1);
     if (!buf)
-        abort();
+        return BAD("out of memory reading '%s'", c->path);
     int64_t at = -1;
     if (tail >= 22 && read_at(c->f, end - tail, buf, (size_t)tail) == 0)
         for (int64_t i = tail - 22; i >= 0 && at < 0; i--)
@@ -87,7 +87,10 @@ static int find_directory(ConstFile *c, int64_t *entries, int64_t *dir_off, int6
         *dir_size = (int64_t)le64(z + 40);
         *dir_off = (int64_t)le64(z + 48);
     }
-    if (*entries < 0 || *dir_off < 0 || *dir_size < 0 || *dir_off > end || *dir_size > end - *dir_off)
+    /* each member takes at least 46 bytes of the directory: a count that
+     * claims more is refused before anything is allocated for it */
+    if (*entries < 0 || *dir_off < 0 || *dir_size < 0 || *dir_off > end || *dir_size > end - *dir_off ||
+        *entries > *dir_size / 46)
         return BAD("'%s': bad zip directory", c->path);
     return 0;
 }
@@ -100,14 +103,16 @@ static int read_archive(ConstFile *c, int64_t *count, char *err, size_t errlen)
         return -1;
     unsigned char *d = malloc((size_t)size + 1);
     if (!d)
-        abort();
+        return BAD("out of memory reading '%s'", c->path);
     if (read_at(c->f, off, d, (size_t)size)) {
         free(d);
         return BAD("'%s': bad zip directory", c->path);
     }
     Member *all = calloc((size_t)(entries ? entries : 1), sizeof *all);
-    if (!all)
-        abort();
+    if (!all) {
+        free(d);
+        return BAD("out of memory reading '%s'", c->path);
+    }
     int64_t p = 0;
     int bad = 0;
     for (int64_t e = 0; e < entries && !bad; e++) {
@@ -149,7 +154,7 @@ static int read_archive(ConstFile *c, int64_t *count, char *err, size_t errlen)
                       c->path, shown, method);
         else if (flags & 1)
             bad = BAD("'%s': member '%s' is encrypted", c->path, shown);
-        else if (csize != usize || csize < 0 || local < 0)
+        else if (csize != usize || csize < 0 || local < 0 || local > c->size)
             bad = BAD("'%s': bad zip directory", c->path);
         int64_t i = member_index(name, nlen);
         if (bad || i < 0)
@@ -201,7 +206,9 @@ static int load(void *ctx, int64_t i, Arena *a, Expr *x, char *err, size_t errle
             fseeko(f, (off_t)(m->offset + 30 + le16(h + 26) + le16(h + 28)), SEEK_SET) != 0)
             return BAD("'%s': bad zip member header", what);
         limit = m->size;
-        if (m->offset + 30 + le16(h + 26) + le16(h + 28) + limit > c->size)
+        /* compared without adding: a size near 2^63 must not wrap around */
+        int64_t data = m->offset + 30 + le16(h + 26) + le16(h + 28);
+        if (data > c->size || limit > c->size - data)
             return BAD("'%s': the member runs past the end of the archive", what);
     }
     int64_t shape[TENSOR_MAX_RANK], count;
@@ -228,8 +235,10 @@ int constants_open(Constants *k, const char *path, char *err, size_t errlen)
     if (stat(path, &st) != 0)
         return BAD("cannot open the constants file '%s'", path);
     ConstFile *c = calloc(1, sizeof *c);
-    if (!c || !(c->path = strdup(path)))
-        abort();
+    if (!c || !(c->path = strdup(path))) {
+        free(c);
+        return BAD("out of memory reading '%s'", path);
+    }
     k->path = c->path;
     k->load = load;
     k->ctx = c;
@@ -238,7 +247,7 @@ int constants_open(Constants *k, const char *path, char *err, size_t errlen)
         size_t len = strlen(path) + 32;
         char *p = malloc(len);
         if (!p)
-            abort();
+            return BAD("out of memory reading '%s'", path);
         for (;; k->count++) {
             snprintf(p, len, "%s/%lld.npy", path, (long long)k->count);
             if (access(p, F_OK) != 0)

@@ -71,3 +71,25 @@ patched("consts_badlocal.npz", lambda b, cd: struct.pack_into("<I", b, cd + 42, 
 patched("consts_longmember.npz", lambda b, cd: struct.pack_into("<II", b, cd + 20, 5000, 5000))
 patched("consts_zip64.npz", lambda b, cd: struct.pack_into("<H", b, len(b) - 22 + 10, 0xffff))
 npz("consts_twice.npz", [("0.npy", B), ("arr_0.npy", B)])
+
+
+# Counts and sizes that would overflow: a zip64 end record claiming 2^62
+# members (each needs 46 bytes of the directory, which holds one), and a
+# member whose zip64 extra field says 2^63 - 1 bytes.
+def raw_npz(member_size=None, entries=None):
+    name, data = b"arr_0.npy", B
+    size32 = 0xffffffff if member_size else len(data)
+    extra = struct.pack("<HHQQ", 1, 16, member_size, member_size) if member_size else b""
+    local = struct.pack("<IHHHHHIIIHH", 0x04034b50, 45, 0, 0, 0, 0, 0, size32, size32, len(name), len(extra))
+    out = local + name + extra + data
+    cd = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 45, 45, 0, 0, 0, 0, 0, size32, size32, len(name),
+                     len(extra), 0, 0, 0, 0, 0) + name + extra
+    if entries is None:
+        return out + cd + struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 1, 1, len(cd), len(out), 0)
+    z64 = struct.pack("<IQHHIIQQQQ", 0x06064b50, 44, 45, 45, 0, 0, entries, entries, len(cd), len(out))
+    loc = struct.pack("<IIQI", 0x07064b50, 0, len(out) + len(cd), 1)
+    return out + cd + z64 + loc + struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 0xffff, 0xffff, len(cd), len(out), 0)
+
+
+write("consts_zip64_count.npz", raw_npz(entries=1 << 62))
+write("consts_member_huge.npz", raw_npz(member_size=(1 << 63) - 1))
