@@ -724,6 +724,10 @@ static void expr(Printer *p, const Expr *e, int ctx)
     case E_FUNC: put_sym(p, e->u.global.name); break;
     case E_VAR: put_sym(p, e->u.var->name); break;
     case E_INT:
+        if (e->u.i.dtype == DT_BOOL) {   /* as the reader gives it back, and as TVM prints it */
+            put(p, e->u.i.v ? "True" : "False");
+            break;
+        }
         if (e->u.i.dtype != DT_VOID)
             typed(p, e->u.i.dtype);
         put_int(p, e->u.i.v);
