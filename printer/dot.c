@@ -81,32 +81,108 @@ static int is_rewrite(const Expr *e)
     return strcmp(op, "R.layout_transform") == 0 || strcmp(op, "R.pad") == 0 || strcmp(op, "R.crop") == 0;
 }
 
-/* Edges from every variable or constant e mentions to node to. */
-static void edges(FILE *out, const Func *fn, const Expr *e, const char *to, int *nconst)
+/* A value read by more than MANY_USES bindings is drawn again beside each
+ * of its uses past the first: dot's layout grows with the number of edges
+ * that span many ranks times their length (a parameter read by each of
+ * 100 bindings in a chain took it 90 s), and the copies keep every edge
+ * short. The uses of each variable are counted first, in a sorted array. */
+enum { MANY_USES = 8 };
+
+typedef struct UseCount {
+    const Var *v;
+    int total, drawn;
+} UseCount;
+
+typedef struct Graph {
+    UseCount *u;
+    int n, cap;
+    int counting;   /* the first walk: record the uses, draw nothing */
+    int copies;     /* copies drawn so far, for their ids */
+} Graph;
+
+static int by_var(const void *a, const void *b)
+{
+    const Var *x = ((const UseCount *)a)->v, *y = ((const UseCount *)b)->v;
+    return x < y ? -1 : x > y;
+}
+
+static void use_record(Graph *G, const Var *v)
+{
+    if (G->n == G->cap) {
+        int cap = G->cap ? 2 * G->cap : 64;
+        UseCount *u = realloc(G->u, (size_t)cap * sizeof *u);
+        if (!u)
+            return;   /* an uncounted use is drawn as an edge like any other */
+        G->u = u;
+        G->cap = cap;
+    }
+    G->u[G->n++] = (UseCount){ v, 1, 0 };
+}
+
+/* Sorts the recorded uses and merges each variable's into one count. */
+static void uses_merge(Graph *G)
+{
+    qsort(G->u, (size_t)G->n, sizeof *G->u, by_var);
+    int k = 0;
+    for (int i = 0; i < G->n; i++)
+        if (k && G->u[k - 1].v == G->u[i].v)
+            G->u[k - 1].total++;
+        else
+            G->u[k++] = G->u[i];
+    G->n = k;
+    G->counting = 0;
+}
+
+static UseCount *uses_of(Graph *G, const Var *v)
+{
+    UseCount key = { v, 0, 0 };
+    return G->n ? bsearch(&key, G->u, (size_t)G->n, sizeof *G->u, by_var) : NULL;
+}
+
+/* Edges from every variable or constant e mentions to node "FN.TO" (ids
+ * written out whole, never formatted into a buffer, so names of any length
+ * keep their quotes). */
+static void edges(FILE *out, const Func *fn, const Expr *e, const char *to, int *nconst, Graph *G)
 {
     if (!e)
         return;
     switch (e->kind) {
-    case E_VAR:
-        fprintf(out, "    \"%s.%s\" -> %s [label=\"", fn->name->str, e->u.var->name->str, to);
-        shape_label(out, e->u.var->sinfo);
+    case E_VAR: {
+        const Var *v = e->u.var;
+        if (G->counting) {
+            use_record(G, v);
+            break;
+        }
+        UseCount *u = uses_of(G, v);
+        if (u && u->total > MANY_USES && u->drawn++ > 0) {
+            fprintf(out, "    \"%s.%s@%d\" [label=\"%s\", shape=ellipse, style=dotted, tooltip=\"%s: one of its %d uses\"];\n",
+                    fn->name->str, v->name->str, G->copies, v->name->str, v->name->str, u->total);
+            fprintf(out, "    \"%s.%s@%d\" -> \"%s.%s\" [label=\"", fn->name->str, v->name->str, G->copies++,
+                    fn->name->str, to);
+        } else {
+            fprintf(out, "    \"%s.%s\" -> \"%s.%s\" [label=\"", fn->name->str, v->name->str, fn->name->str, to);
+        }
+        shape_label(out, v->sinfo);
         fputs("\"];\n", out);
         break;
+    }
     case E_CONST:
+        if (G->counting)
+            break;
         fprintf(out, "    \"%s.const%d\" [label=\"const\", shape=ellipse, style=dashed];\n", fn->name->str, *nconst);
-        fprintf(out, "    \"%s.const%d\" -> %s;\n", fn->name->str, (*nconst)++, to);
+        fprintf(out, "    \"%s.const%d\" -> \"%s.%s\";\n", fn->name->str, (*nconst)++, fn->name->str, to);
         break;
     case E_TUPLE:
     case E_LIST:
         for (int i = 0; i < e->u.list.n; i++)
-            edges(out, fn, e->u.list.items[i], to, nconst);
+            edges(out, fn, e->u.list.items[i], to, nconst, G);
         break;
     case E_GETITEM:
-        edges(out, fn, e->u.get.tuple, to, nconst);
+        edges(out, fn, e->u.get.tuple, to, nconst, G);
         break;
     case E_CALL:
         for (int i = 0; i < e->u.call.nargs; i++)
-            edges(out, fn, e->u.call.args[i], to, nconst);
+            edges(out, fn, e->u.call.args[i], to, nconst, G);
         break;
     default:
         break;
@@ -199,11 +275,36 @@ static int layout_add(Layouts *L, const Var *v, const Expr *e)
     return which;
 }
 
+/* What the node of binding value e reads (the edges into it): a call_tir's
+ * arguments, an if's condition (its branches are not drawn: the node stands
+ * for the whole if), nothing for a constant or a local function. */
+static const Expr *drawn_args(const Expr *e)
+{
+    if (e->kind == E_CALL && e->u.call.nargs >= 2 && e->u.call.args[0]->kind == E_GLOBAL)
+        return e->u.call.args[1];
+    if (e->kind == E_CONST || e->kind == E_FUNC)
+        return NULL;
+    return e->kind == E_IF ? e->u.rif.cond : e;
+}
+
+/* The uses the graph of fn draws, counted (Graph). */
+static void count_drawn_uses(const Func *fn, Graph *G)
+{
+    int nconst = 0;
+    G->counting = 1;
+    for (int b = 0; b < fn->nblocks; b++)
+        for (int i = 0; i < fn->blocks[b]->nbinds; i++)
+            edges(NULL, fn, drawn_args(fn->blocks[b]->binds[i]->value), NULL, &nconst, G);
+    edges(NULL, fn, fn->result, NULL, &nconst, G);
+    uses_merge(G);
+}
+
 static void func_graph(FILE *out, const Func *fn)
 {
     int nconst = 0;
     Layouts L = { 0 };
-    char id[300];
+    Graph G = { 0 };
+    count_drawn_uses(fn, &G);
     fprintf(out, "  subgraph \"cluster_%s\" {\n    label=\"%s\";\n", fn->name->str, fn->name->str);
     for (int i = 0; i < fn->nparams; i++)
     {
@@ -217,15 +318,12 @@ static void func_graph(FILE *out, const Func *fn)
         for (int i = 0; i < fn->blocks[b]->nbinds; i++) {
             const Binding *bd = fn->blocks[b]->binds[i];
             const Expr *e = bd->value;
-            snprintf(id, sizeof id, "\"%s.%s\"", fn->name->str, bd->var->name->str);
             const char *what = "", *style = "shape=box";
-            const Expr *args = e;
             if (e->kind == E_CALL && e->u.call.nargs >= 2 && e->u.call.args[0]->kind == E_GLOBAL) {
                 const Func *g = e->u.call.args[0]->u.global.fn;
                 what = e->u.call.args[0]->u.global.name->str;
                 if (frozen(g))
                     style = "shape=box, style=filled, fillcolor=\"#ff9966\", penwidth=3";
-                args = e->u.call.args[1];
             } else if (e->kind == E_CALL && is_rewrite(e)) {
                 what = e->u.call.op->str;
                 style = "shape=box, style=filled, fillcolor=\"#16b522\", fontcolor=white";
@@ -237,15 +335,12 @@ static void func_graph(FILE *out, const Func *fn)
             } else if (e->kind == E_FUNC) {
                 what = "function";
                 style = "shape=box, style=rounded";
-                args = NULL;
             } else if (e->kind == E_IF) {
-                /* the branches are not drawn: the node stands for the whole if */
                 what = "if";
                 style = "shape=diamond";
-                args = e->u.rif.cond;
             }
             int lay = layout_add(&L, bd->var, e);
-            fprintf(out, "    %s [label=\"%s\\n%s", id, bd->var->name->str, what);
+            fprintf(out, "    \"%s.%s\" [label=\"%s\\n%s", fn->name->str, bd->var->name->str, bd->var->name->str, what);
             if (e->kind == E_CALL && is_rewrite(e))
                 rewrite_label(out, e, bd->var->sinfo ? bd->var->sinfo : bd->annot);
             const StructInfo *si = bd->annot ? bd->annot : bd->var->sinfo;
@@ -257,12 +352,11 @@ static void func_graph(FILE *out, const Func *fn)
                 fprintf(out, ", color=\"%s\"", palette[lay % 8]);
             scope_style(out, si);
             fputs("];\n", out);
-            if (e->kind != E_CONST)
-                edges(out, fn, args, id, &nconst);
+            edges(out, fn, drawn_args(e), bd->var->name->str, &nconst, &G);
         }
-    snprintf(id, sizeof id, "\"%s.result\"", fn->name->str);
-    fprintf(out, "    %s [label=\"result\", shape=doublecircle];\n", id);
-    edges(out, fn, fn->result, id, &nconst);
+    fprintf(out, "    \"%s.result\" [label=\"result\", shape=doublecircle];\n", fn->name->str);
+    edges(out, fn, fn->result, "result", &nconst, &G);
+    free(G.u);
     for (int k = 0; k < L.ntext; k++) {
         fprintf(out, "    \"%s.layout%d\" [label=\"layout ", fn->name->str, k);
         label_text(out, L.text[k]);

@@ -27,7 +27,7 @@ enum {
     OPEN_NOTES = 60,      /* so does a longer list of --explain lines */
     OPEN_GRAPH = 80,      /* and the graph of a function of more nodes */
     MAX_GRAPH = 1200,     /* a graph of more nodes is not laid out (a chain of 2000 takes dot 18 s) */
-    DOT_SECONDS = 60,     /* and dot is stopped after this long on one graph */
+    DOT_SECONDS = 25,     /* dot's time for all of a page's graphs, so that the page is written within 30 s */
 };
 
 static char *dup_str(const char *s)
@@ -220,6 +220,8 @@ typedef struct W {
     const ReportMark **by_loc;   /* the input's marks, by source location */
     int dot_missing;
     int graphs;           /* SVGs drawn so far */
+    double dot_budget;    /* seconds for all of the page's graphs: DOT_SECONDS, or LOPT_DOT_SECONDS */
+    double dot_left;      /* of which not yet spent */
 } W;
 
 static int mark_key_cmp(const void *a, const void *b)
@@ -708,12 +710,29 @@ static void write_summary(W *w)
     fputs("</tbody></table>\n</section>\n", out);
 }
 
+/* DOT_SECONDS, or the positive number of seconds LOPT_DOT_SECONDS gives. */
+static double dot_budget(void)
+{
+    const char *s = getenv("LOPT_DOT_SECONDS");
+    char *end;
+    double v = s && *s ? strtod(s, &end) : 0;
+    return s && *s && !*end && v > 0 && v <= 86400 ? v : DOT_SECONDS;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 /* Runs Graphviz on a graph; returns the SVG (malloc'd), or NULL, with
  * *missing set when the program could not be started at all. The SVG's
  * element ids start with id (Graphviz prefixes the graph's id; set last,
  * so that the clusters do not take it too), so that the page's graphs do
- * not share ids. *slow is set when dot was stopped after DOT_SECONDS. */
-static char *run_dot(const char *graph, const char *id, int *missing, int *slow)
+ * not share ids. *slow is set when dot was stopped after *left seconds;
+ * the time it took is taken from *left. */
+static char *run_dot(const char *graph, const char *id, int *missing, int *slow, double *left)
 {
     const char *dot = getenv("LOPT_DOT"), *tmp = getenv("TMPDIR");
     char in[4096], outp[4096];
@@ -747,18 +766,20 @@ static char *run_dot(const char *graph, const char *id, int *missing, int *slow)
         goto done;
     }
     struct timespec tick = { 0, 10 * 1000 * 1000 };
-    int waited = 0;
+    double start = now();
     for (pid_t got = 0; got == 0 || (got < 0 && errno == EINTR);) {
         got = waitpid(pid, &st, WNOHANG);
-        if (got == 0 && waited++ == DOT_SECONDS * 100) {
+        if (got == 0 && now() - start >= *left) {
             kill(pid, SIGKILL);
             waitpid(pid, &st, 0);
             *slow = 1;
+            *left = 0;
             goto done;
         }
         if (got == 0)
             nanosleep(&tick, NULL);
     }
+    *left -= now() - start;
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         *missing = WIFEXITED(st) && WEXITSTATUS(st) == 127;
         goto done;
@@ -816,7 +837,12 @@ static void write_svg(W *w, const char *graph, int k, const char *what)
     char id[32];
     snprintf(id, sizeof id, "g%d", w->graphs++);
     int slow = 0;
-    char *svg = w->dot_missing ? NULL : run_dot(graph, id, &w->dot_missing, &slow);
+    if (w->dot_left <= 0 && !w->dot_missing) {
+        fprintf(out, "<p class=\"bad\">not drawn: the page's %g s for Graphviz went to the graphs above (lopt "
+                "--emit=dot writes this one)</p></figure>\n", w->dot_budget);
+        return;
+    }
+    char *svg = w->dot_missing ? NULL : run_dot(graph, id, &w->dot_missing, &slow, &w->dot_left);
     const char *start = svg ? strstr(svg, "<svg") : NULL;
     if (start) {
         fprintf(out, "<button type=\"button\" class=\"zoom\">actual size</button><div class=\"svg\" data-s=\"%d\">", k);
@@ -824,7 +850,8 @@ static void write_svg(W *w, const char *graph, int k, const char *what)
         fputs("</div>", out);
     } else {
         if (slow)
-            fprintf(out, "<p class=\"bad\">not drawn: Graphviz took more than %d s</p>", DOT_SECONDS);
+            fprintf(out, "<p class=\"bad\">not drawn: Graphviz did not finish within what was left of the page's %g s "
+                    "for graphs (lopt --emit=dot writes this one)</p>", w->dot_budget);
         else
             fputs(w->dot_missing ? "<p class=\"bad\">not drawn: Graphviz is not installed</p>" :
                   "<p class=\"bad\">not drawn: Graphviz's dot failed on this graph</p>", out);
@@ -1016,7 +1043,8 @@ static void write_head(W *w)
 
 int report_write(const Report *r, FILE *out)
 {
-    W w = { out, r, NULL, NULL, 0, NULL, 0, NULL, 0, 0 };
+    W w = { out, r, NULL, NULL, 0, NULL, 0, NULL, 0, 0, dot_budget(), 0 };
+    w.dot_left = w.dot_budget;
     w_open(&w);
     write_head(&w);
     fputs("<main>\n<p class=\"same\">pipeline: <code>", out);

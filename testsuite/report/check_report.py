@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STRINGS = os.path.join(TOP, "testsuite", "report", "strings.tir")
@@ -323,10 +324,53 @@ def check_linear(tmp):
     return sizes
 
 
+def fanout(n, funcs=1):
+    """Functions of n bindings in a chain, each also reading the parameter x:
+    x's edges span the whole graph (dot took 91 s on one of 100)."""
+    lines = ["@I.ir_module", "class Module:"]
+    for f in range(funcs):
+        lines += ["    @R.function", '    def f%d(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), '
+                  'dtype="float32"):' % f, "        with R.dataflow():", "            lv0 = R.add(x, x)"]
+        lines += ["            lv%d = R.add(lv%d, x)" % (i, i - 1) for i in range(1, n)]
+        lines += ["            R.output(lv%d)" % (n - 1), "        return lv%d" % (n - 1)]
+    return "\n".join(lines + [""])
+
+
+def check_budget(tmp):
+    """All of a page's graphs share one budget of dot's time (LOPT_DOT_SECONDS):
+    a dot that never finishes stops the first graph at the budget, and the
+    graphs after it are said not drawn without running dot again."""
+    src = os.path.join(tmp, "fanout.tir")
+    with open(src, "w") as f:
+        f.write(fanout(100, funcs=3))
+    slow = os.path.join(tmp, "slow-dot")
+    with open(slow, "w") as f:
+        f.write("#!/bin/sh\nsleep 30\n")
+    os.chmod(slow, 0o755)
+    start = time.monotonic()
+    _, text, p = report(["--pass=fold", src], os.path.join(tmp, "budget.html"),
+                        dict(os.environ, LOPT_DOT=slow, LOPT_DOT_SECONDS="1"))
+    took = time.monotonic() - start
+    check(took < 10, "budget: the page took %.1f s with a budget of 1 s for graphs" % took)
+    check(text.count("did not finish within what was left of the page's 1 s") == 1,
+          "budget: the graph dot was stopped on is not said so")
+    check(text.count("the page's 1 s for Graphviz went to the graphs above") == 5,
+          "budget: the five graphs after the budget ran out are not said so")
+    # with Graphviz, the fan-out draws: each later use of x is drawn as a copy beside it
+    if shutil.which("dot") and not os.environ.get("LOPT_DOT"):
+        start = time.monotonic()
+        _, text, p = report(["--pass=fold", src], os.path.join(tmp, "fanout.html"))
+        took = time.monotonic() - start
+        check(took < 30, "fanout: the page took %.1f s (more than 30)" % took)
+        check(p.svgs == 6, "fanout: %d of 6 graphs drawn in %.1f s" % (p.svgs, took))
+        print("report: 3 functions of 100 bindings that all read x: page in %.1f s" % took)
+
+
 LOPT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "lopt")
 with tempfile.TemporaryDirectory() as tmp:
     check_strings(tmp)
     check_failure(tmp)
+    check_budget(tmp)
     sizes = check_linear(tmp)
 for f in failures:
     print("FAIL report: " + f)
