@@ -59,16 +59,19 @@ static char *resolved(const char *path)
 }
 
 /* "DIR/.NAME.lopt-PID-N": beside the target, so that the rename stays on
- * its file system; opened exclusively, with the mode a new file gets. */
+ * its file system; opened exclusively, with the mode a new file gets. A
+ * NAME too long to take the suffix is left out of the temporary's name. */
 static int open_temp(OutFile *o, mode_t mode)
 {
+    enum { SHORT_NAME = 200 };
     const char *slash = strrchr(o->path, '/');
     size_t dir = slash ? (size_t)(slash - o->path + 1) : 0, cap = strlen(o->path) + 64;
+    const char *base = strlen(o->path + dir) <= SHORT_NAME ? o->path + dir : "";
     for (int tries = 0; tries < 100; tries++) {
         if (!(o->tmp = malloc(cap)))
             return -1;
         unsigned n = atomic_fetch_add(&tmp_counter, 1);
-        snprintf(o->tmp, cap, "%.*s.%s.lopt-%ld-%u", (int)dir, o->path, o->path + dir, (long)getpid(), n);
+        snprintf(o->tmp, cap, "%.*s.%s.lopt-%ld-%u", (int)dir, o->path, base, (long)getpid(), n);
         int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
         if (fd >= 0) {
             pending_add(o->tmp);

@@ -81,6 +81,11 @@ expect 0 "" "$LOPT" --pass=fold -o old-link.tir in.tir
 cmp -s old.tir want.tir && ok || bad "-o through a link did not write its target"
 [ "$(stat -c %a old.tir)" = 640 ] && ok || bad "-o lost the file's mode: $(stat -c %a old.tir)"
 no_temps "a run that succeeded"
+# A name too long to take the temporary's suffix is written all the same.
+long=$(printf 'n%.0s' $(seq 1 250)).tir
+expect 0 "" "$LOPT" --pass=fold -o "$long" in.tir
+cmp -s "$long" want.tir && ok || bad "-o with a 250-character name"
+rm -f "$long"
 # A device is written as it is, never replaced.
 expect 0 "" "$LOPT" -o /dev/null in.tir
 [ -c /dev/null ] && ok || bad "/dev/null is no longer a device"
