@@ -95,7 +95,9 @@ LOPT_API const char *lopt_report_text(lopt_context *ctx);
 LOPT_API void lopt_report_clear(lopt_context *ctx);
 
 /* Options of reading (strict: warnings are errors; constants: the .npz or
- * directory TVM's metadata constants are read from, NULL for none). */
+ * directory TVM's metadata constants are read from, NULL for none: read by
+ * lopt_parse, once, into the module it makes). A NULL ctx is ignored by
+ * these and the other lopt_set_ functions. */
 LOPT_API void lopt_set_strict(lopt_context *ctx, int on);
 LOPT_API void lopt_set_constants(lopt_context *ctx, const char *path);
 
