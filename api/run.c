@@ -70,8 +70,8 @@ int lopt_add_input(lopt_context *ctx, const char *name, const lopt_tensor *t)
     API_NEED(ctx, name, -1);
     API_NEED(ctx, t, -1);
     API_NEED(ctx, t->dtype, -1);
-    API_NEED(ctx, t->shape || t->ndim == 0, -1);
-    API_NEED(ctx, t->data || t->nbytes == 0, -1);
+    if ((!t->shape && t->ndim > 0) || (!t->data && t->nbytes > 0))
+        return api_usage(ctx, "lopt_add_input: input %s: the tensor's %s is NULL", name, t->data ? "shape" : "data");
     DType dt;
     if (dtype_parse(t->dtype, &dt) || dtype_size(dt) == 0)
         return api_fail(ctx, "input %s: lopt has no dtype '%s'", name, t->dtype);

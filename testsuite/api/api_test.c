@@ -334,6 +334,10 @@ static void test_null_arguments(lopt_context *ctx)
     CHECK(lopt_pipeline_append(ctx, p, NULL) == -1 && lopt_pipeline_append(ctx, NULL, "fold") == -1);
     CHECK(lopt_apply(ctx, m, NULL) == -1 && lopt_apply(ctx, NULL, p) == -1);
     CHECK(lopt_add_input(ctx, NULL, NULL) == -1 && lopt_add_print_after(ctx, NULL) == -1);
+    int64_t dims[2] = { 2, 3 };
+    lopt_tensor no_data = { "float32", 2, dims, NULL, 24 };
+    CHECK(lopt_add_input(ctx, "x", &no_data) == -1 &&
+          strcmp(lopt_last_error(ctx), "lopt_add_input: input x: the tensor's data is NULL") == 0);
     int64_t box[2] = { 4, 4 };
     CHECK(lopt_indexmap_new(ctx, NULL, box, 2, NULL) == NULL && lopt_indexmap_new(ctx, "NCHW:NHWC", NULL, 4, NULL) == NULL);
     CHECK(lopt_indexmap_inverse(ctx, NULL) == NULL && lopt_indexmap_compose(ctx, NULL, NULL) == NULL);
@@ -342,7 +346,7 @@ static void test_null_arguments(lopt_context *ctx)
     int usage = 0;
     for (int i = 0; i < lopt_diag_count(ctx); i++)
         usage += lopt_diag_get(ctx, i)->status == LOPT_EUSAGE;
-    CHECK(usage == lopt_error_count(ctx) && usage == 20);
+    CHECK(usage == lopt_error_count(ctx) && usage == 21);
     /* the functions without a context, and a NULL context, do nothing */
     CHECK(lopt_module_print(NULL, LOPT_STYLE_CANONICAL) == NULL && lopt_module_write(NULL, 0, stdout) == -1);
     CHECK(lopt_pipeline_length(NULL) == 0 && lopt_pipeline_step_name(NULL, 0) == NULL);
