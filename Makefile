@@ -133,15 +133,17 @@ HAVE_PYDEV = $(shell test -n "$(PYINC)" && test -f "$(PYINC)/Python.h" && echo y
 
 python: $(PYMOD)
 
-$(PYMOD): python/lopt_module.c api/lopt.h liblopt.a
+$(PYMOD): python/lopt_module.c api/lopt.h liblopt.a python/lopt.pyi
 	@if [ "$(HAVE_PYDEV)" != yes ]; then echo "make python: Python.h not found: install python3-dev"; exit 1; fi
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -Wno-missing-field-initializers $(CFLAGS) -fPIC -shared -I$(PYINC) -o $@ python/lopt_module.c \
 	  liblopt.a $(LIBS)
+	cp python/lopt.pyi $(@D)/lopt.pyi
 
+# the module and its type stubs (lopt.pyi) beside it
 install-python: $(PYMOD)
 	install -d $(DESTDIR)$(PYSITE)
-	install -m 644 $(PYMOD) $(DESTDIR)$(PYSITE)/
+	install -m 644 $(PYMOD) python/lopt.pyi $(DESTDIR)$(PYSITE)/
 
 check-python: python lopt
 	PYTHONPATH=$(CURDIR)/build/python LOPT=$(CURDIR)/lopt $(PYTHON) -m pytest -q python/test_lopt.py

@@ -71,17 +71,23 @@ void lopt_context_free(lopt_context *ctx)
     free(ctx);
 }
 
+/* Each record is allocated by itself and never moved, so what
+ * lopt_diag_get and lopt_last_error returned stays valid while more are
+ * added: until lopt_diag_clear or lopt_context_free. */
 static void add_diag(lopt_context *ctx, const char *file, int line, int col, const char *severity,
-                     const char *msg, const char *text, size_t len)
+                     const char *msg, const char *text, size_t len, int status)
 {
     if (ctx->ndiags == ctx->capdiags) {
         ctx->capdiags = ctx->capdiags ? 2 * ctx->capdiags : 8;
-        lopt_diag *g = realloc(ctx->diags, (size_t)ctx->capdiags * sizeof *g);
+        lopt_diag **g = realloc(ctx->diags, (size_t)ctx->capdiags * sizeof *g);
         if (!g)
             abort();
         ctx->diags = g;
     }
-    lopt_diag *d = &ctx->diags[ctx->ndiags++];
+    lopt_diag *d = malloc(sizeof *d);
+    if (!d)
+        abort();
+    ctx->diags[ctx->ndiags++] = d;
     d->file = file ? api_strdup(file) : NULL;
     d->line = line;
     d->column = col;
@@ -89,13 +95,31 @@ static void add_diag(lopt_context *ctx, const char *file, int line, int col, con
                                                                                                   : LOPT_NOTE;
     d->message = api_strdup(msg);
     d->source_line = strndup_or_die(text ? text : "", text ? len : 0);
+    d->status = d->severity != LOPT_ERROR ? LOPT_OK : status;
     ctx->errors += d->severity == LOPT_ERROR;
+}
+
+static void diag_free(lopt_diag *d)
+{
+    free((char *)d->file);
+    free((char *)d->message);
+    free((char *)d->source_line);
+    free(d);
+}
+
+void api_diag_drop(lopt_context *ctx, int n)
+{
+    while (ctx->ndiags > n) {
+        lopt_diag *d = ctx->diags[--ctx->ndiags];
+        ctx->errors -= d->severity == LOPT_ERROR;
+        diag_free(d);
+    }
 }
 
 static void sink(void *data, const Diag *d)
 {
     add_diag(data, d->file, d->loc.line, d->loc.line ? d->loc.col : 0, d->severity, d->message, d->line,
-             d->line_len);
+             d->line_len, LOPT_EINPUT);
 }
 
 void api_bind(lopt_context *ctx, Source *src)
@@ -105,13 +129,29 @@ void api_bind(lopt_context *ctx, Source *src)
     src->sink_data = ctx;
 }
 
-int api_vfail(lopt_context *ctx, FILE *out, const char *fmt, va_list ap)
+static int vfail(lopt_context *ctx, FILE *out, int status, const char *fmt, va_list ap)
 {
     char msg[2048];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    add_diag(ctx, NULL, 0, 0, "error", msg, NULL, 0);
+    add_diag(ctx, NULL, 0, 0, "error", msg, NULL, 0, status);
     if (out)
         fprintf(out, "lopt: error: %s\n", msg);
+    return -1;
+}
+
+int api_vfail(lopt_context *ctx, FILE *out, const char *fmt, va_list ap)
+{
+    return vfail(ctx, out, LOPT_EINPUT, fmt, ap);
+}
+
+int api_usage(lopt_context *ctx, const char *fmt, ...)
+{
+    if (!ctx)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(ctx, ctx->diag_out, LOPT_EUSAGE, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
@@ -126,46 +166,43 @@ int api_fail(lopt_context *ctx, const char *fmt, ...)
 
 int lopt_diag_count(const lopt_context *ctx)
 {
-    return ctx->ndiags;
+    return ctx ? ctx->ndiags : 0;
 }
 
 const lopt_diag *lopt_diag_get(const lopt_context *ctx, int i)
 {
-    return i >= 0 && i < ctx->ndiags ? &ctx->diags[i] : NULL;
+    return ctx && i >= 0 && i < ctx->ndiags ? ctx->diags[i] : NULL;
 }
 
 int lopt_error_count(const lopt_context *ctx)
 {
-    return ctx->errors;
+    return ctx ? ctx->errors : 0;
 }
 
 const char *lopt_last_error(const lopt_context *ctx)
 {
-    for (int i = ctx->ndiags - 1; i >= 0; i--)
-        if (ctx->diags[i].severity == LOPT_ERROR)
-            return ctx->diags[i].message;
+    for (int i = ctx ? ctx->ndiags - 1 : -1; i >= 0; i--)
+        if (ctx->diags[i]->severity == LOPT_ERROR)
+            return ctx->diags[i]->message;
     return NULL;
 }
 
 void lopt_diag_clear(lopt_context *ctx)
 {
-    for (int i = 0; i < ctx->ndiags; i++) {
-        free((char *)ctx->diags[i].file);
-        free((char *)ctx->diags[i].message);
-        free((char *)ctx->diags[i].source_line);
-    }
-    ctx->ndiags = 0;
-    ctx->errors = 0;
+    if (ctx)
+        api_diag_drop(ctx, 0);
 }
 
 void lopt_set_diag_stream(lopt_context *ctx, FILE *f)
 {
-    ctx->diag_out = f;
+    if (ctx)
+        ctx->diag_out = f;
 }
 
 void lopt_set_report_stream(lopt_context *ctx, FILE *f)
 {
-    ctx->report_out = f;
+    if (ctx)
+        ctx->report_out = f;
 }
 
 FILE *api_report(lopt_context *ctx)
@@ -179,7 +216,7 @@ FILE *api_report(lopt_context *ctx)
 
 const char *lopt_report_text(lopt_context *ctx)
 {
-    if (!ctx->report_mem)
+    if (!ctx || !ctx->report_mem)
         return "";
     fflush(ctx->report_mem);
     return ctx->report_buf;
@@ -187,6 +224,8 @@ const char *lopt_report_text(lopt_context *ctx)
 
 void lopt_report_clear(lopt_context *ctx)
 {
+    if (!ctx)
+        return;
     if (ctx->report_mem) {
         fclose(ctx->report_mem);
         ctx->report_mem = NULL;
@@ -196,42 +235,52 @@ void lopt_report_clear(lopt_context *ctx)
     ctx->report_len = 0;
 }
 
-void lopt_set_strict(lopt_context *ctx, int on) { ctx->strict = on; }
-void lopt_set_verify_each(lopt_context *ctx, int on) { ctx->verify_each = on; }
-void lopt_set_print_after_all(lopt_context *ctx, int on) { ctx->print_after_all = on; }
-void lopt_set_print_changed(lopt_context *ctx, int on) { ctx->print_changed = on; }
-void lopt_set_explain(lopt_context *ctx, int on) { ctx->explain = on; }
-void lopt_set_exec_cache(lopt_context *ctx, int on) { ctx->exec_cache = on; }
-void lopt_set_seed(lopt_context *ctx, uint64_t seed) { ctx->seed = seed; }
+void lopt_set_strict(lopt_context *ctx, int on) { if (ctx) ctx->strict = on; }
+void lopt_set_verify_each(lopt_context *ctx, int on) { if (ctx) ctx->verify_each = on; }
+void lopt_set_print_after_all(lopt_context *ctx, int on) { if (ctx) ctx->print_after_all = on; }
+void lopt_set_print_changed(lopt_context *ctx, int on) { if (ctx) ctx->print_changed = on; }
+void lopt_set_explain(lopt_context *ctx, int on) { if (ctx) ctx->explain = on; }
+void lopt_set_exec_cache(lopt_context *ctx, int on) { if (ctx) ctx->exec_cache = on; }
+void lopt_set_seed(lopt_context *ctx, uint64_t seed) { if (ctx) ctx->seed = seed; }
 
 void lopt_set_entry(lopt_context *ctx, const char *entry)
 {
+    if (!ctx)
+        return;
     free(ctx->entry);
     ctx->entry = entry ? api_strdup(entry) : NULL;
 }
-void lopt_set_max_steps(lopt_context *ctx, int64_t steps) { ctx->max_steps = steps; }
-void lopt_set_batch(lopt_context *ctx, int on) { ctx->batch = on; }
+void lopt_set_max_steps(lopt_context *ctx, int64_t steps) { if (ctx) ctx->max_steps = steps; }
+void lopt_set_batch(lopt_context *ctx, int on) { if (ctx) ctx->batch = on; }
 
 void lopt_set_constants(lopt_context *ctx, const char *path)
 {
+    if (!ctx)
+        return;
     free(ctx->constants);
     ctx->constants = path ? api_strdup(path) : NULL;
 }
 
 void lopt_set_html_report(lopt_context *ctx, const char *path)
 {
+    if (!ctx)
+        return;
     free(ctx->html_report);
     ctx->html_report = path ? api_strdup(path) : NULL;
 }
 
 void lopt_set_verify_exec(lopt_context *ctx, int on, int64_t ulp)
 {
+    if (!ctx)
+        return;
     ctx->verify_exec = on;
     ctx->ulp = ulp;
 }
 
 void lopt_set_threads(lopt_context *ctx, int threads)
 {
+    if (!ctx)
+        return;
     if (threads <= 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
@@ -243,31 +292,35 @@ static int add_print_set(lopt_context *ctx, unsigned *set, const char *passes)
 {
     char err[512];
     if (pass_set_parse(set, passes, err, sizeof err))
-        return api_fail(ctx, "%s", err);
+        return api_usage(ctx, "%s", err);
     return 0;
 }
 
 int lopt_add_print_before(lopt_context *ctx, const char *passes)
 {
+    API_NEED(ctx, ctx, -1);
+    API_NEED(ctx, passes, -1);
     return add_print_set(ctx, &ctx->print_before, passes);
 }
 
 int lopt_add_print_after(lopt_context *ctx, const char *passes)
 {
+    API_NEED(ctx, ctx, -1);
+    API_NEED(ctx, passes, -1);
     return add_print_set(ctx, &ctx->print_after, passes);
 }
 
 double lopt_input_seconds(const lopt_context *ctx)
 {
-    return ctx->input_seconds;
+    return ctx ? ctx->input_seconds : 0;
 }
 
 void lopt_counters(const lopt_context *ctx, int64_t *replayed, int64_t *executed, int64_t *par_loops)
 {
     if (replayed)
-        *replayed = ctx->replayed;
+        *replayed = ctx ? ctx->replayed : 0;
     if (executed)
-        *executed = ctx->executed;
+        *executed = ctx ? ctx->executed : 0;
     if (par_loops)
-        *par_loops = ctx->par_loops;
+        *par_loops = ctx ? ctx->par_loops : 0;
 }

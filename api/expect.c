@@ -236,6 +236,8 @@ struct lopt_expect {
 
 lopt_expect *lopt_expect_read(lopt_context *ctx, const char *text, size_t len, const char *name)
 {
+    API_NEED(ctx, ctx, NULL);
+    API_NEED(ctx, text, NULL);
     lopt_expect *e = calloc(1, sizeof *e);
     if (!e || !(e->text = malloc(len + 1)))
         abort();
@@ -253,6 +255,9 @@ lopt_expect *lopt_expect_read(lopt_context *ctx, const char *text, size_t len, c
 
 int lopt_expect_check(lopt_context *ctx, lopt_expect *e, const char *log, size_t len)
 {
+    API_NEED(ctx, ctx, -1);
+    API_NEED(ctx, e, -1);
+    API_NEED(ctx, log, -1);
     api_bind(ctx, &e->src);
     return expect_check(&e->set, &e->src, log, len);
 }

@@ -22,7 +22,7 @@ typedef struct Input {
 } Input;
 
 struct lopt_context {
-    lopt_diag *diags;
+    lopt_diag **diags;    /* each record allocated alone: it stays put as more are added */
     int ndiags, capdiags, errors;
     FILE *diag_out;
     FILE *report_out;     /* NULL: report_mem */
@@ -54,8 +54,11 @@ struct lopt_module {
     Source src;
     char *text;           /* owned (NULL when borrowed) */
     char *name;
-    char *constants;      /* the constants it was read with (lopt_set_constants), or NULL */
+    char *constants;      /* the path of the constants it was read with, for messages, or NULL */
+    int64_t nconsts;      /* metadata constants 0 .. nconsts - 1 of that file */
+    const Expr **consts;  /* constant i as read, in m's arena (NULL: not referenced) */
     int changed;          /* a pipeline ran on it */
+    int verified, strict; /* lopt_verify passed, and with which strictness */
 };
 
 struct lopt_pipeline {
@@ -74,9 +77,23 @@ struct lopt_value {
 void api_bind(lopt_context *ctx, Source *src);
 /* An error about the call as a whole ("lopt: error: ..."); returns -1. */
 int api_fail(lopt_context *ctx, const char *fmt, ...) LOPT_PRINTF(2, 3);
+/* An error in how the library was called (LOPT_EUSAGE): a NULL argument
+ * among them. ctx may be NULL (then nothing is recorded); returns -1. */
+int api_usage(lopt_context *ctx, const char *fmt, ...) LOPT_PRINTF(2, 3);
+/* The contract of every entry point: a NULL where a handle or a string is
+ * needed is refused by the call that takes it, which returns ret. */
+#define API_NEED(ctx, arg, ret) \
+    do { \
+        if (!(arg)) { \
+            api_usage(ctx, "%s: the argument '%s' is NULL", __func__, #arg); \
+            return ret; \
+        } \
+    } while (0)
 /* The same, printed to out (a module's Source.out, which the pass manager
  * takes for its report during a step) rather than the context's stream. */
 int api_vfail(lopt_context *ctx, FILE *out, const char *fmt, va_list ap);
+/* Forgets the diagnostics past the first n (warnings a copy repeats). */
+void api_diag_drop(lopt_context *ctx, int n);
 /* Where reports go: the caller's stream or the context's buffer. */
 FILE *api_report(lopt_context *ctx);
 char *api_strdup(const char *s);

@@ -7,7 +7,19 @@
  * Errors are diagnostics, kept as records on the context (file, line,
  * column, severity, message, source line) and printed only to a stream the
  * caller names. A function that fails returns NULL or a nonzero status. A
- * context, and the modules used with it, belong to one thread at a time. */
+ * context, and the modules used with it, belong to one thread at a time.
+ *
+ * Arguments: a handle or a string a function needs may not be NULL; the
+ * comments say where NULL is allowed and what it means. A NULL where one is
+ * needed is refused by the call that takes it: it returns its failure (-1,
+ * NULL) with an error of status LOPT_EUSAGE recorded on the context (none
+ * when the context itself is NULL), and keeps nothing. A function without a
+ * context given a NULL handle returns NULL, -1 or 0 and does nothing; the
+ * _free functions take NULL.
+ *
+ * Lifetimes: a string or record the library returns as const belongs to the
+ * handle it came from and lives as long as the comment says; a string
+ * returned as char * is the caller's, to lopt_free. */
 #ifndef LOPT_API_H
 #define LOPT_API_H
 
@@ -51,12 +63,18 @@ typedef struct lopt_diag {
     lopt_severity severity;
     const char *message;
     const char *source_line;   /* the line it points into, "" when it has no place */
+    int status;                /* an error's LOPT_EUSAGE (how the library was called: a NULL
+                                  argument, a pipeline or pass list that does not read) or
+                                  LOPT_EINPUT (the input); LOPT_OK for a warning or a note */
 } lopt_diag;
 
 LOPT_API lopt_context *lopt_context_new(void);
 LOPT_API void lopt_context_free(lopt_context *ctx);
 
-/* The diagnostics reported since the context was made or last cleared. */
+/* The diagnostics reported since the context was made or last cleared.
+ * The record lopt_diag_get returns (NULL for i out of range), its strings,
+ * and the message lopt_last_error returns stay valid and unchanged while
+ * later calls add diagnostics: until lopt_diag_clear or lopt_context_free. */
 LOPT_API int lopt_diag_count(const lopt_context *ctx);
 LOPT_API const lopt_diag *lopt_diag_get(const lopt_context *ctx, int i);
 LOPT_API int lopt_error_count(const lopt_context *ctx);
@@ -70,12 +88,16 @@ LOPT_API void lopt_set_diag_stream(lopt_context *ctx, FILE *f);
  * --verify-exec's summary print: f, or (NULL, the default) a buffer that
  * lopt_report_text returns. */
 LOPT_API void lopt_set_report_stream(lopt_context *ctx, FILE *f);
-/* The reports written to the buffer since the last lopt_report_clear. */
+/* The reports written to the buffer since the last lopt_report_clear ("" when
+ * none): valid until the next call with ctx that reports, lopt_report_clear
+ * or lopt_context_free. */
 LOPT_API const char *lopt_report_text(lopt_context *ctx);
 LOPT_API void lopt_report_clear(lopt_context *ctx);
 
 /* Options of reading (strict: warnings are errors; constants: the .npz or
- * directory TVM's metadata constants are read from, NULL for none). */
+ * directory TVM's metadata constants are read from, NULL for none: read by
+ * lopt_parse, once, into the module it makes). A NULL ctx is ignored by
+ * these and the other lopt_set_ functions. */
 LOPT_API void lopt_set_strict(lopt_context *ctx, int on);
 LOPT_API void lopt_set_constants(lopt_context *ctx, const char *path);
 
@@ -119,10 +141,12 @@ typedef struct lopt_tensor {
  * name it by ("x", or "x=file.npy" as --input gives it). Returns -1 (an
  * error recorded) for a dtype lopt does not have or a size that disagrees. */
 LOPT_API int lopt_add_input(lopt_context *ctx, const char *name, const lopt_tensor *t);
-/* An input read from a .npy file when the run starts (--input NAME=FILE). */
-LOPT_API void lopt_add_input_file(lopt_context *ctx, const char *name, const char *path);
-/* The shape of a seeded input, "D,D,..." (--shape NAME=D,D,...). */
-LOPT_API void lopt_add_input_shape(lopt_context *ctx, const char *name, const char *dims);
+/* An input read from a .npy file when the run starts (--input NAME=FILE):
+ * 0, or -1 (a usage error recorded) for a NULL name or path. */
+LOPT_API int lopt_add_input_file(lopt_context *ctx, const char *name, const char *path);
+/* The shape of a seeded input, "D,D,..." ("" for rank 0; --shape
+ * NAME=D,D,...): 0, or -1 (a usage error recorded) for a NULL name or dims. */
+LOPT_API int lopt_add_input_shape(lopt_context *ctx, const char *name, const char *dims);
 LOPT_API void lopt_clear_inputs(lopt_context *ctx);
 
 /* What the runs of the context counted: PrimFunc calls --verify-exec
@@ -139,18 +163,35 @@ enum {
     LOPT_PARSE_MAPPED = 2,   /* ... and is a private read-only file mapping whose pages may be given back */
 };
 
-/* Reads a module from text, naming it name in diagnostics ("<string>" when
- * NULL). NULL after reporting errors. */
+/* Reads a module from text (len bytes, not NULL even when len is 0), naming
+ * it name in diagnostics ("<string>" when NULL). Text that is not UTF-8 is
+ * refused at its first bad byte. The constants lopt_set_constants names are
+ * read once, here: the module keeps their data. NULL after reporting errors. */
 LOPT_API lopt_module *lopt_parse(lopt_context *ctx, const char *text, size_t len, const char *name);
 LOPT_API lopt_module *lopt_parse_ex(lopt_context *ctx, const char *text, size_t len, const char *name,
                                     unsigned flags);
 LOPT_API void lopt_module_free(lopt_module *m);
 /* The verifier (with the context's strictness): 0, or -1 after reporting. */
 LOPT_API int lopt_verify(lopt_context *ctx, lopt_module *m);
-/* A module equal to m, sharing nothing with it (m read again, or, once a
- * pipeline changed it, its printed text read: then diagnostics point into
- * that text). NULL after reporting. */
+/* A module equal to m, sharing nothing with it, and verified when m was (as
+ * m was: a pipeline does on the copy what it does on m). It reads no file:
+ * m's text is read again with the constants m kept (the context's
+ * lopt_set_constants plays no part), or, once a pipeline changed m or when
+ * m was read with LOPT_PARSE_MAPPED, its printed text, which holds every
+ * constant's data; diagnostics then point into that text. NULL after
+ * reporting. */
 LOPT_API lopt_module *lopt_module_clone(lopt_context *ctx, const lopt_module *m);
+
+/* The name m was read under (lopt_parse's name); valid while m lives. */
+LOPT_API const char *lopt_module_name(const lopt_module *m);
+/* m's functions, Relax and TIR, in the module's order: their count, and
+ * the name of the i-th (NULL out of range); valid while m lives. */
+LOPT_API int lopt_module_function_count(const lopt_module *m);
+LOPT_API const char *lopt_module_function_name(const lopt_module *m, int i);
+/* The dtype ("float32") Relax function func declares for its parameter
+ * param (a tensor's or a prim value's), or NULL when it declares none or has
+ * no such parameter: what an input for it must hold. A static string. */
+LOPT_API const char *lopt_module_param_dtype(const lopt_module *m, const char *func, const char *param);
 
 typedef enum { LOPT_STYLE_CANONICAL, LOPT_STYLE_TVM, LOPT_STYLE_DOT } lopt_style;
 /* Prints m to f; 0, or -1 when f reports an error. */
@@ -195,6 +236,10 @@ typedef struct lopt_explain_record {
 /* Parses the --explain text (as lopt_report_text gives it) into records:
  * returns their count, the array in *out (to lopt_explain_free), or -1. */
 LOPT_API int lopt_explain_parse(const char *text, lopt_explain_record **out);
+/* The same for the lines about the module read under the name file (as
+ * lopt_module_name gives it): they are split after the name, so a name
+ * holding ": " or ":N:N" is kept whole. */
+LOPT_API int lopt_explain_parse_file(const char *text, const char *file, lopt_explain_record **out);
 LOPT_API void lopt_explain_free(lopt_explain_record *r, int n);
 
 /* ---- running ---- */

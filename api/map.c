@@ -163,6 +163,9 @@ static char **copy_strings(char *const *s, int n, char *const *t, int m)
 
 lopt_indexmap *lopt_indexmap_new(lopt_context *ctx, const char *text, const int64_t *shape, int rank, const char *what)
 {
+    API_NEED(ctx, ctx, NULL);
+    API_NEED(ctx, text, NULL);
+    API_NEED(ctx, shape, NULL);
     if (rank < 1 || rank > IM_MAX_RANK) {
         api_fail(ctx, "an index map has 1 to %d inputs; not %d", IM_MAX_RANK, rank);
         return NULL;
@@ -187,6 +190,9 @@ void lopt_indexmap_free(lopt_indexmap *h)
 
 lopt_indexmap *lopt_indexmap_compose(lopt_context *ctx, const lopt_indexmap *f, const lopt_indexmap *g)
 {
+    API_NEED(ctx, ctx, NULL);
+    API_NEED(ctx, f, NULL);
+    API_NEED(ctx, g, NULL);
     if (f->inverted || g->inverted) {
         api_fail(ctx, "an inverse cannot be composed; compose the maps, then invert");
         return NULL;
@@ -201,6 +207,8 @@ lopt_indexmap *lopt_indexmap_compose(lopt_context *ctx, const lopt_indexmap *f, 
 
 lopt_indexmap *lopt_indexmap_inverse(lopt_context *ctx, const lopt_indexmap *h)
 {
+    API_NEED(ctx, ctx, NULL);
+    API_NEED(ctx, h, NULL);
     if (h->inverted) {
         api_fail(ctx, "the inverse of an inverse is the map itself");
         return NULL;
@@ -215,22 +223,22 @@ lopt_indexmap *lopt_indexmap_inverse(lopt_context *ctx, const lopt_indexmap *h)
 
 const char *lopt_indexmap_no_inverse(const lopt_indexmap *h)
 {
-    return h->inv ? NULL : h->why;
+    return !h ? "no map was given" : h->inv ? NULL : h->why;
 }
 
 int lopt_indexmap_rank(const lopt_indexmap *h, int out)
 {
-    return out ? h->im->nout : h->im->nin;
+    return !h ? -1 : out ? h->im->nout : h->im->nin;
 }
 
 const int64_t *lopt_indexmap_shape(const lopt_indexmap *h, int out)
 {
-    return out ? h->im->obox : h->im->box;
+    return !h ? NULL : out ? h->im->obox : h->im->box;
 }
 
 const char *lopt_indexmap_input_name(const lopt_indexmap *h, int i)
 {
-    return i >= 0 && i < h->im->nin ? h->im->in_names[i]->str : NULL;
+    return h && i >= 0 && i < h->im->nin ? h->im->in_names[i]->str : NULL;
 }
 
 static char *expr_string(const Expr *e, const char *prefix)
@@ -248,6 +256,8 @@ static char *expr_string(const Expr *e, const char *prefix)
 
 char *lopt_indexmap_text(const lopt_indexmap *h)
 {
+    if (!h)
+        return NULL;
     Module *m = h->m;
     const IndexMap *im = h->im;
     Expr *e = im_to_expr(&m->arena, &m->names, im);
@@ -255,17 +265,29 @@ char *lopt_indexmap_text(const lopt_indexmap *h)
     Expr *t = expr_new(&m->arena, E_TUPLE, none);
     t->u.list.items = e->u.map.out;
     t->u.list.n = e->u.map.nout;
-    char head[1024];
-    size_t n = (size_t)snprintf(head, sizeof head, "lambda ");
-    for (int i = 0; i < im->nin && n < sizeof head; i++)
-        n += (size_t)snprintf(head + n, sizeof head - n, "%s%s", i ? ", " : "", im->in_names[i]->str);
-    if (n < sizeof head)
-        snprintf(head + n, sizeof head - n, ": ");
-    return expr_string(t, head);
+    /* the head as long as the names make it: a map's text reads back whole */
+    char *head = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&head, &len);
+    if (!f)
+        return NULL;
+    fputs("lambda ", f);
+    for (int i = 0; i < im->nin; i++)
+        fprintf(f, "%s%s", i ? ", " : "", im->in_names[i]->str);
+    fputs(": ", f);
+    if (fclose(f)) {
+        free(head);
+        return NULL;
+    }
+    char *r = expr_string(t, head);
+    free(head);
+    return r;
 }
 
 lopt_map_kind lopt_indexmap_kind(const lopt_indexmap *h, int64_t *a, int64_t *b)
 {
+    if (!h)
+        return LOPT_MAP_UNKNOWN;
     if (a)
         memcpy(a, h->wa, (size_t)h->im->nin * sizeof *a);
     if (b)
@@ -281,13 +303,17 @@ lopt_map_kind lopt_indexmap_kind(const lopt_indexmap *h, int64_t *a, int64_t *b)
 
 char *lopt_indexmap_padding(const lopt_indexmap *h)
 {
-    if (!h->over || h->npred == 0)
+    if (!h || !h->over || h->npred == 0)
         return NULL;
     return expr_string(im_pred_to_expr(&h->m->arena, &h->m->names, h->over, h->pred, h->npred), "");
 }
 
 int lopt_indexmap_apply(lopt_context *ctx, const lopt_indexmap *h, const int64_t *index, int64_t *out)
 {
+    API_NEED(ctx, ctx, -1);
+    API_NEED(ctx, h, -1);
+    API_NEED(ctx, index, -1);
+    API_NEED(ctx, out, -1);
     for (int i = 0; i < h->im->nin; i++)
         if (index[i] < 0 || index[i] >= h->im->box[i])
             return api_fail(ctx, "index %lld of '%s' is outside its extent %lld", (long long)index[i],

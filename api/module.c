@@ -13,47 +13,108 @@
 #include "../printer/report.h"
 #include "internal.h"
 
-static lopt_module *parse(lopt_context *ctx, const char *text, size_t len, const char *name, unsigned flags)
+/* While a module is read, each metadata constant it names is loaded from
+ * where (the --constants file, or the module a clone is made of) and kept:
+ * the module owns its constants from then on, so a clone reads no file. */
+typedef struct Keeping {
+    const Constants *where;
+    lopt_module *mod;
+} Keeping;
+
+static int keep_load(void *data, int64_t i, Arena *a, Expr *c, char *err, size_t errlen)
+{
+    Keeping *k = data;
+    if (k->where->load(k->where->ctx, i, a, c, err, errlen))
+        return -1;
+    k->mod->consts[i] = c;
+    return 0;
+}
+
+/* Constants.load of a module's kept constants: a copy in the new module's arena. */
+static int kept_load(void *data, int64_t i, Arena *a, Expr *c, char *err, size_t errlen)
+{
+    const lopt_module *from = data;
+    const Expr *o = from->consts[i];
+    if (!o) {
+        /* the text is the one from was read from, so it names the constants from read */
+        snprintf(err, errlen, "constant %lld was not read with the module", (long long)i);
+        return -1;
+    }
+    size_t bytes = (size_t)o->u.cst.count * (size_t)dtype_size(o->u.cst.dtype);
+    c->u.cst = o->u.cst;
+    c->u.cst.shape = arena_array(a, (size_t)o->u.cst.ndim + 1, sizeof(int64_t));
+    memcpy(c->u.cst.shape, o->u.cst.shape, (size_t)o->u.cst.ndim * sizeof(int64_t));
+    c->u.cst.data = arena_array(a, (size_t)o->u.cst.count + 1, (size_t)dtype_size(o->u.cst.dtype));
+    memcpy(c->u.cst.data, o->u.cst.data, bytes);
+    return 0;
+}
+
+/* Reads text into a new module whose metadata constants come from k (NULL: none). */
+static lopt_module *parse_with(lopt_context *ctx, const char *text, size_t len, const char *name, unsigned flags,
+                               const Constants *k)
 {
     lopt_module *mod = calloc(1, sizeof *mod);
     if (!mod)
         return NULL;
     mod->name = api_strdup(name ? name : "<string>");
-    mod->constants = ctx->constants ? api_strdup(ctx->constants) : NULL;
     if (!(flags & (LOPT_PARSE_BORROW | LOPT_PARSE_MAPPED))) {
-        if (!(mod->text = malloc(len + 1)))
-            abort();
+        if (!(mod->text = malloc(len + 1))) {
+            lopt_module_free(mod);
+            api_fail(ctx, "out of memory copying the text of '%s'", name ? name : "<string>");
+            return NULL;
+        }
         memcpy(mod->text, text, len);
         mod->text[len] = 0;
         text = mod->text;
     }
     mod->src = (Source){ .name = mod->name, .text = text, .len = len, .mapped = (flags & LOPT_PARSE_MAPPED) != 0 };
     api_bind(ctx, &mod->src);
-    Constants k = { NULL, 0, NULL, NULL };
-    char err[1400];
-    if (ctx->constants && constants_open(&k, ctx->constants, err, sizeof err)) {
-        constants_close(&k);
-        api_fail(ctx, "%s", err);
-        lopt_module_free(mod);
-        return NULL;
+    Keeping keeping = { k, mod };
+    Constants kept = { NULL, 0, keep_load, &keeping };
+    if (k) {
+        mod->constants = api_strdup(k->path);
+        mod->nconsts = k->count;
+        if (!(mod->consts = calloc((size_t)k->count + 1, sizeof *mod->consts))) {
+            lopt_module_free(mod);
+            api_fail(ctx, "out of memory for the %lld constants of '%s'", (long long)k->count, k->path);
+            return NULL;
+        }
+        kept.path = k->path;
+        kept.count = k->count;
     }
-    mod->m = read_module_with(&mod->src, ctx->constants ? &k : NULL);
-    constants_close(&k);
-    if (!mod->m) {
+    if (!(mod->m = read_module_with(&mod->src, k ? &kept : NULL))) {
         lopt_module_free(mod);
         return NULL;
     }
     return mod;
 }
 
+static lopt_module *parse(lopt_context *ctx, const char *text, size_t len, const char *name, unsigned flags)
+{
+    if (!ctx->constants)
+        return parse_with(ctx, text, len, name, flags, NULL);
+    Constants k = { NULL, 0, NULL, NULL };
+    char err[1400];
+    if (constants_open(&k, ctx->constants, err, sizeof err)) {
+        constants_close(&k);
+        api_fail(ctx, "%s", err);
+        return NULL;
+    }
+    lopt_module *mod = parse_with(ctx, text, len, name, flags, &k);
+    constants_close(&k);
+    return mod;
+}
+
 lopt_module *lopt_parse_ex(lopt_context *ctx, const char *text, size_t len, const char *name, unsigned flags)
 {
+    API_NEED(ctx, ctx, NULL);
+    API_NEED(ctx, text, NULL);
     return parse(ctx, text, len, name, flags);
 }
 
 lopt_module *lopt_parse(lopt_context *ctx, const char *text, size_t len, const char *name)
 {
-    return parse(ctx, text, len, name, 0);
+    return lopt_parse_ex(ctx, text, len, name, 0);
 }
 
 void lopt_module_free(lopt_module *mod)
@@ -64,34 +125,109 @@ void lopt_module_free(lopt_module *mod)
     free(mod->text);
     free(mod->name);
     free(mod->constants);
+    free(mod->consts);
     free(mod);
 }
 
 int lopt_verify(lopt_context *ctx, lopt_module *mod)
 {
+    API_NEED(ctx, ctx, -1);
+    API_NEED(ctx, mod, -1);
     api_bind(ctx, &mod->src);
-    return ir_verify_input(mod->m, &mod->src, ctx->strict) ? -1 : 0;
+    if (ir_verify_input(mod->m, &mod->src, ctx->strict))
+        return -1;
+    mod->verified = 1;
+    mod->strict = ctx->strict;
+    return 0;
 }
 
+/* The copy reads no file: the text mod was read from (borrowed text the
+ * caller keeps; a mapped file's pages may be read again from the file, so
+ * not that) with the constants mod kept, or once a pipeline changed mod,
+ * its printed text, which holds every constant's data. It is verified as
+ * mod was, so a pipeline lowers on it what it lowers on mod: the verifier
+ * completes what passes read (the types of tuple items among them). */
 lopt_module *lopt_module_clone(lopt_context *ctx, const lopt_module *mod)
 {
-    /* read again as it was read, with its constants; or its printed text,
-     * which holds every constant's data */
-    char *mine = ctx->constants, *text = NULL;
+    API_NEED(ctx, ctx, NULL);
+    API_NEED(ctx, mod, NULL);
+    char *text = NULL;
     lopt_module *c = NULL;
-    ctx->constants = mod->changed ? NULL : mod->constants;
-    if (!mod->changed)
-        c = parse(ctx, mod->src.text, mod->src.len, mod->name, 0);
-    else if ((text = lopt_module_print(mod, LOPT_STYLE_CANONICAL)) &&
-             (c = parse(ctx, text, strlen(text), mod->name, 0)))
+    int n0 = lopt_diag_count(ctx);
+    if (!mod->changed && !mod->src.mapped) {
+        Constants kept = { mod->constants, mod->nconsts, kept_load, (void *)mod };
+        c = parse_with(ctx, mod->src.text, mod->src.len, mod->name, 0, mod->constants ? &kept : NULL);
+    } else if (!(text = lopt_module_print(mod, LOPT_STYLE_CANONICAL))) {
+        api_fail(ctx, "out of memory printing '%s' to copy it", mod->name);
+    } else if ((c = parse_with(ctx, text, strlen(text), mod->name, 0, NULL))) {
         c->changed = 1;
-    ctx->constants = mine;
+    }
     free(text);
+    if (c && mod->verified) {
+        int strict = ctx->strict;
+        ctx->strict = mod->strict;
+        int bad = lopt_verify(ctx, c);
+        ctx->strict = strict;
+        if (bad) {
+            lopt_module_free(c);
+            return NULL;
+        }
+    }
+    /* the copy's warnings are mod's, given when mod was read */
+    if (c)
+        api_diag_drop(ctx, n0);
     return c;
+}
+
+const char *lopt_module_name(const lopt_module *mod)
+{
+    return mod ? mod->name : NULL;
+}
+
+/* The module's functions, in its order, local functions left out. */
+static const Func *nth_func(const lopt_module *mod, int i)
+{
+    for (int k = 0; mod && k < mod->m->nfuncs; k++)
+        if (!mod->m->funcs[k]->is_local && i-- == 0)
+            return mod->m->funcs[k];
+    return NULL;
+}
+
+int lopt_module_function_count(const lopt_module *mod)
+{
+    int n = 0;
+    while (nth_func(mod, n))
+        n++;
+    return n;
+}
+
+const char *lopt_module_function_name(const lopt_module *mod, int i)
+{
+    const Func *f = i >= 0 ? nth_func(mod, i) : NULL;
+    return f ? f->name->str : NULL;
+}
+
+const char *lopt_module_param_dtype(const lopt_module *mod, const char *func, const char *param)
+{
+    const Func *f = NULL;
+    for (int i = 0; func && param && (f = nth_func(mod, i)); i++)
+        if (strcmp(f->name->str, func) == 0)
+            break;
+    if (!f || f->kind != F_RELAX)
+        return NULL;
+    for (int i = 0; i < f->nparams; i++) {
+        const StructInfo *s = f->params[i]->sinfo;
+        if (strcmp(f->params[i]->name->str, param) == 0)
+            return s && (s->kind == SI_TENSOR || s->kind == SI_PRIM) && s->dtype != DT_VOID ? dtype_name(s->dtype)
+                                                                                            : NULL;
+    }
+    return NULL;
 }
 
 int lopt_module_write(const lopt_module *mod, lopt_style style, FILE *f)
 {
+    if (!mod || !f)
+        return -1;
     if (style == LOPT_STYLE_DOT)
         print_dot(f, mod->m);
     else if (style == LOPT_STYLE_TVM)
@@ -105,7 +241,7 @@ char *lopt_module_print(const lopt_module *mod, lopt_style style)
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    FILE *f = mod ? open_memstream(&buf, &len) : NULL;
     if (!f)
         return NULL;
     int bad = lopt_module_write(mod, style, f);
@@ -180,6 +316,9 @@ void lopt_pipeline_free(lopt_pipeline *p)
 
 int lopt_pipeline_append(lopt_context *ctx, lopt_pipeline *p, const char *text)
 {
+    API_NEED(ctx, ctx, -1);
+    API_NEED(ctx, p, -1);
+    API_NEED(ctx, text, -1);
     char err[1024];
     int n = p->p.n;
     if (pipeline_parse(&p->p, text, err, sizeof err)) {
@@ -187,7 +326,7 @@ int lopt_pipeline_append(lopt_context *ctx, lopt_pipeline *p, const char *text)
         for (int i = n; i < p->p.n; i++)
             free(p->p.steps[i].opts);
         p->p.n = n;
-        return api_fail(ctx, "%s", err);
+        return api_usage(ctx, "%s", err);
     }
     double *t = realloc(p->times, ((size_t)p->p.n + 1) * sizeof *t);
     if (!t)
@@ -201,21 +340,23 @@ int lopt_pipeline_append(lopt_context *ctx, lopt_pipeline *p, const char *text)
 
 int lopt_pipeline_length(const lopt_pipeline *p)
 {
-    return p->p.n;
+    return p ? p->p.n : 0;
 }
 
 const char *lopt_pipeline_step_name(const lopt_pipeline *p, int i)
 {
-    return i >= 0 && i < p->p.n ? p->p.steps[i].pass->name : NULL;
+    return p && i >= 0 && i < p->p.n ? p->p.steps[i].pass->name : NULL;
 }
 
 double lopt_pipeline_step_time(const lopt_pipeline *p, int i)
 {
-    return i >= 0 && i < p->ntimes ? p->times[i] : 0;
+    return p && i >= 0 && i < p->ntimes ? p->times[i] : 0;
 }
 
 const char *lopt_pipeline_missing(const lopt_context *ctx, const lopt_pipeline *p, int after)
 {
+    if (!ctx || !p)
+        return NULL;
     int n;
     const PassInfo *info = pass_registry(&n);
     unsigned missing = (after ? ctx->print_after : ctx->print_before) & ~pipeline_passes(&p->p);
@@ -265,6 +406,9 @@ static int report_clobbers(lopt_context *ctx, const lopt_module *mod)
 
 int lopt_apply(lopt_context *ctx, lopt_module *mod, lopt_pipeline *p)
 {
+    API_NEED(ctx, ctx, -1);
+    API_NEED(ctx, mod, -1);
+    API_NEED(ctx, p, -1);
     api_bind(ctx, &mod->src);
     if (ctx->html_report && report_clobbers(ctx, mod))
         return -1;
@@ -289,57 +433,97 @@ int lopt_apply(lopt_context *ctx, lopt_module *mod, lopt_pipeline *p)
 
 /* ---- --explain's records ---- */
 
-/* Splits "FILE:L:C: PASS: MSG" or "FILE: PASS: MSG" (FILE without ": ") into r. */
-static int explain_line(const char *s, size_t n, lopt_explain_record *r)
+/* Splits the PASS: MSG after a line's place into r, which has the rest. */
+static int explain_tail(const char *place_end, lopt_explain_record *r, const char *file, size_t flen)
+{
+    const char *pass = place_end, *msg = strstr(pass, ": ");
+    if (!msg)
+        return -1;
+    char *f = malloc(flen + 1), *p = malloc((size_t)(msg - pass) + 1);
+    if (!f || !p)
+        abort();
+    memcpy(f, file, flen);
+    f[flen] = 0;
+    memcpy(p, pass, (size_t)(msg - pass));
+    p[msg - pass] = 0;
+    r->file = f;
+    r->pass = p;
+    r->message = api_strdup(msg + 2);
+    return 0;
+}
+
+/* ":L:C: " at s: the place, and past it in *end. */
+static int explain_place(const char *s, int *line, int *col, const char **end)
+{
+    char *e;
+    if (s[0] != ':' || !(s[1] >= '0' && s[1] <= '9'))
+        return -1;
+    long l = strtol(s + 1, &e, 10);
+    if (e[0] != ':' || !(e[1] >= '0' && e[1] <= '9'))
+        return -1;
+    long c = strtol(e + 1, &e, 10);
+    if (e[0] != ':' || e[1] != ' ')
+        return -1;
+    *line = (int)l;
+    *col = (int)c;
+    *end = e + 2;
+    return 0;
+}
+
+/* Splits "FILE:L:C: PASS: MSG" or "FILE: PASS: MSG" into r. With the file's
+ * name known the line is split after it, whatever it holds; without, FILE
+ * ends at the first ": " and the two trailing numbers before are the place. */
+static int explain_line(const char *s, size_t n, const char *file, lopt_explain_record *r)
 {
     char *line = malloc(n + 1);
     if (!line)
         abort();
     memcpy(line, s, n);
     line[n] = 0;
-    char *sep = strstr(line, ": ");
-    if (!sep) {
-        free(line);
-        return -1;
-    }
-    *sep = 0;
-    char *pass = sep + 2, *msg = strstr(pass, ": ");
-    if (!msg) {
-        free(line);
-        return -1;
-    }
-    *msg = 0;
-    msg += 2;
     r->line = r->column = 0;
-    /* FILE:L:C: the two trailing numbers are the place */
-    char *c2 = strrchr(line, ':');
-    if (c2 && c2[1] >= '0' && c2[1] <= '9') {
-        *c2 = 0;
-        char *c1 = strrchr(line, ':');
-        if (c1 && c1[1] >= '0' && c1[1] <= '9') {
-            *c1 = 0;
-            r->line = atoi(c1 + 1);
-            r->column = atoi(c2 + 1);
-        } else {
-            *c2 = ':';
+    size_t flen = file ? strlen(file) : 0;
+    const char *end;
+    if (file && strncmp(line, file, flen) == 0) {
+        const char *rest = line + flen;
+        int ok = explain_place(rest, &r->line, &r->column, &end) == 0
+                     ? explain_tail(end, r, file, flen)
+                     : rest[0] == ':' && rest[1] == ' ' ? explain_tail(rest + 2, r, file, flen) : -1;
+        if (ok == 0) {
+            free(line);
+            return 0;
         }
+        r->line = r->column = 0;
     }
-    r->file = api_strdup(line);
-    r->pass = api_strdup(pass);
-    r->message = api_strdup(msg);
+    char *sep = strstr(line, ": ");
+    int r_ = -1;
+    if (sep) {
+        /* FILE:L:C: the two trailing numbers are the place */
+        char *c2 = NULL, *c1 = NULL;
+        for (char *p = line; p < sep; p++)
+            if (*p == ':') {
+                c1 = c2;
+                c2 = p;
+            }
+        if (c1 && explain_place(c1, &r->line, &r->column, &end) == 0 && end == sep + 2)
+            r_ = explain_tail(end, r, line, (size_t)(c1 - line));
+        else
+            r_ = explain_tail(sep + 2, r, line, (size_t)(sep - line));
+    }
     free(line);
-    return 0;
+    return r_;
 }
 
-int lopt_explain_parse(const char *text, lopt_explain_record **out)
+int lopt_explain_parse_file(const char *text, const char *file, lopt_explain_record **out)
 {
+    if (!text || !out)
+        return -1;
     int n = 0, cap = 0;
     lopt_explain_record *v = NULL;
     for (const char *p = text; *p;) {
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         lopt_explain_record r;
-        if (len && explain_line(p, len, &r) != 0) {
+        if (len && explain_line(p, len, file, &r) != 0) {
             /* a line of another form is kept whole, as its message */
             char *msg = malloc(len + 1);
             if (!msg)
@@ -362,6 +546,11 @@ int lopt_explain_parse(const char *text, lopt_explain_record **out)
     }
     *out = v;
     return n;
+}
+
+int lopt_explain_parse(const char *text, lopt_explain_record **out)
+{
+    return lopt_explain_parse_file(text, NULL, out);
 }
 
 void lopt_explain_free(lopt_explain_record *r, int n)

@@ -66,6 +66,12 @@ static Input *new_input(lopt_context *ctx, InputKind kind, const char *name, con
 
 int lopt_add_input(lopt_context *ctx, const char *name, const lopt_tensor *t)
 {
+    API_NEED(ctx, ctx, -1);
+    API_NEED(ctx, name, -1);
+    API_NEED(ctx, t, -1);
+    API_NEED(ctx, t->dtype, -1);
+    if ((!t->shape && t->ndim > 0) || (!t->data && t->nbytes > 0))
+        return api_usage(ctx, "lopt_add_input: input %s: the tensor's %s is NULL", name, t->data ? "shape" : "data");
     DType dt;
     if (dtype_parse(t->dtype, &dt) || dtype_size(dt) == 0)
         return api_fail(ctx, "input %s: lopt has no dtype '%s'", name, t->dtype);
@@ -85,18 +91,28 @@ int lopt_add_input(lopt_context *ctx, const char *name, const lopt_tensor *t)
     return 0;
 }
 
-void lopt_add_input_file(lopt_context *ctx, const char *name, const char *path)
+int lopt_add_input_file(lopt_context *ctx, const char *name, const char *path)
 {
+    API_NEED(ctx, ctx, -1);
+    API_NEED(ctx, name, -1);
+    API_NEED(ctx, path, -1);
     new_input(ctx, IN_FILE, name, path);
+    return 0;
 }
 
-void lopt_add_input_shape(lopt_context *ctx, const char *name, const char *dims)
+int lopt_add_input_shape(lopt_context *ctx, const char *name, const char *dims)
 {
+    API_NEED(ctx, ctx, -1);
+    API_NEED(ctx, name, -1);
+    API_NEED(ctx, dims, -1);
     new_input(ctx, IN_SHAPE, name, dims);
+    return 0;
 }
 
 void lopt_clear_inputs(lopt_context *ctx)
 {
+    if (!ctx)
+        return;
     for (int i = 0; i < ctx->ninputs; i++) {
         free(ctx->inputs[i].name);
         free(ctx->inputs[i].spec);
@@ -130,6 +146,8 @@ static Func *find_func(Module *m, const char *name)
 
 int lopt_parse_ints(const char *s, int64_t *v, int max, int64_t min)
 {
+    if (!s || !v)
+        return -1;
     int n = 0;
     for (;;) {
         char *end;
@@ -444,6 +462,10 @@ static void unwrap(lopt_value *w)
 
 int lopt_run(lopt_context *ctx, lopt_module *mod, const char *entry, lopt_value **out)
 {
+    API_NEED(ctx, ctx, -1);
+    API_NEED(ctx, out, -1);
+    *out = NULL;
+    API_NEED(ctx, mod, -1);
     api_bind(ctx, &mod->src);
     Exec x = { .ctx = ctx, .src = &mod->src, .entry = entry ? entry : "main" };
     Value *v = NULL;
@@ -472,6 +494,8 @@ void lopt_value_free(lopt_value *w)
 
 lopt_value_kind lopt_value_kind_of(const lopt_value *w)
 {
+    if (!w)
+        return (lopt_value_kind)-1;
     switch (w->v->kind) {
     case VAL_TUPLE: return LOPT_VALUE_TUPLE;
     case VAL_SHAPE: return LOPT_VALUE_SHAPE;
@@ -482,16 +506,18 @@ lopt_value_kind lopt_value_kind_of(const lopt_value *w)
 
 int lopt_value_tuple_size(const lopt_value *w)
 {
-    return w->v->kind == VAL_TUPLE ? w->v->n : 0;
+    return w && w->v->kind == VAL_TUPLE ? w->v->n : 0;
 }
 
 const lopt_value *lopt_value_tuple_item(const lopt_value *w, int i)
 {
-    return w->v->kind == VAL_TUPLE && i >= 0 && i < w->v->n ? &w->items[i] : NULL;
+    return w && w->v->kind == VAL_TUPLE && i >= 0 && i < w->v->n ? &w->items[i] : NULL;
 }
 
 int lopt_value_tensor(const lopt_value *w, lopt_tensor *t)
 {
+    if (!w || !t)
+        return -1;
     const Tensor *x = w->v->kind == VAL_TUPLE ? NULL : w->v->t;
     if (!x)
         return -1;
@@ -585,6 +611,9 @@ static int make_dirs(const char *dir)
 
 int lopt_value_report(lopt_context *ctx, const lopt_value *w, FILE *f, const char *dir)
 {
+    API_NEED(ctx, ctx, -1);
+    API_NEED(ctx, w, -1);
+    API_NEED(ctx, f, -1);
     Value *v = w->v;
     if (dir && make_dirs(dir))
         return api_fail(ctx, "cannot create the directory '%s': %s", dir, strerror(errno));

@@ -324,6 +324,68 @@ static void give_back(Lexer *lx, const unsigned char *p, int now)
     lx->kept = p;
 }
 
+/* The length of the UTF-8 character at p (before lim), 0 when the bytes
+ * are not one: a stray continuation byte, an overlong form, a surrogate,
+ * past U+10FFFF, or cut short. */
+static int utf8_char(const unsigned char *p, const unsigned char *lim)
+{
+    unsigned c = p[0], lo = 0x80, hi = 0xbf;
+    int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (c == 0xe0)
+        lo = 0xa0;
+    else if (c == 0xed)
+        hi = 0x9f;
+    else if (c == 0xf0)
+        lo = 0x90;
+    else if (c == 0xf4)
+        hi = 0x8f;
+    if (n == 0 || lim - p < n || p[1] < lo || p[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return n;
+}
+
+int lexer_check_utf8(Lexer *lx)
+{
+    const unsigned char *p = lx->cur, *lim = lx->lim;
+    while (p < lim) {
+        /* eight ASCII bytes at a time; a mapped source's pages given back as they are read */
+        const unsigned char *chunk = lim - p > (1 << 18) ? p + (1 << 18) : lim;
+        while (p < chunk) {
+            uint64_t w;
+            if (chunk - p >= 8 && (memcpy(&w, p, 8), (w & 0x8080808080808080ull) == 0)) {
+                p += 8;
+            } else if (*p < 0x80) {
+                p++;
+            } else {
+                int n = utf8_char(p, lim);
+                if (n == 0)
+                    goto bad;
+                p += n;
+            }
+        }
+        give_back(lx, p, 0);
+    }
+    give_back(lx, p, 1);
+    lx->kept = lx->cur;
+    return 0;
+bad:
+    lx->kept = lx->cur;
+    for (const unsigned char *q = lx->cur; q < p; q++)
+        if (*q == '\n') {
+            lx->line++;
+            lx->line_start = q + 1;
+        }
+    lex_error(lx, here(lx, p), "the text is not UTF-8: byte 0x%02x %s", *p,
+              *p <= 0xbf ? "continues no character" : *p < 0xc2 || *p > 0xf4 ? "starts no character"
+                                                    : "starts a character the bytes after it do not complete");
+    lx->line = 1;
+    lx->line_start = lx->cur;
+    return -1;
+}
+
 static const unsigned char *skip_blanks(Lexer *lx, const unsigned char *p)
 {
     for (;;) {
@@ -760,7 +822,7 @@ static int is_keyword(const unsigned char *p, size_t n)
 {
     const unsigned char *c = p, *m = p;
     
-#line 764 "grammar/lexer.c"
+#line 826 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -787,9 +849,9 @@ static int is_keyword(const unsigned char *p, size_t n)
 yy1:
 	++c;
 yy2:
-#line 769 "grammar/lexer.re"
+#line 831 "grammar/lexer.re"
 	{ return 0; }
-#line 793 "grammar/lexer.c"
+#line 855 "grammar/lexer.c"
 yy3:
 	yyaccept = 0;
 	yych = *(m = ++c);
@@ -943,9 +1005,9 @@ yy24:
 		default: goto yy25;
 	}
 yy25:
-#line 768 "grammar/lexer.re"
+#line 830 "grammar/lexer.re"
 	{ return c == p + n; }
-#line 949 "grammar/lexer.c"
+#line 1011 "grammar/lexer.c"
 yy26:
 	yych = *++c;
 	switch (yych) {
@@ -1131,7 +1193,7 @@ yy56:
 		default: goto yy20;
 	}
 }
-#line 770 "grammar/lexer.re"
+#line 832 "grammar/lexer.re"
 
 }
 
@@ -1509,7 +1571,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 1513 "grammar/lexer.c"
+#line 1575 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -1611,25 +1673,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy58:
 	++lx->cur;
-#line 1158 "grammar/lexer.re"
+#line 1220 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 1622 "grammar/lexer.c"
+#line 1684 "grammar/lexer.c"
 yy59:
 	++lx->cur;
 yy60:
-#line 1251 "grammar/lexer.re"
+#line 1313 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 1633 "grammar/lexer.c"
+#line 1695 "grammar/lexer.c"
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1639,12 +1701,12 @@ yy61:
 		default: goto yy62;
 	}
 yy62:
-#line 1164 "grammar/lexer.re"
+#line 1226 "grammar/lexer.re"
 	{ continue; }
-#line 1645 "grammar/lexer.c"
+#line 1707 "grammar/lexer.c"
 yy63:
 	++lx->cur;
-#line 1167 "grammar/lexer.re"
+#line 1229 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -1654,7 +1716,7 @@ yy63:
             give_back(lx, lx->cur, 0);
             return NEWLINE;
         }
-#line 1658 "grammar/lexer.c"
+#line 1720 "grammar/lexer.c"
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1662,9 +1724,9 @@ yy64:
 		default: goto yy65;
 	}
 yy65:
-#line 1176 "grammar/lexer.re"
+#line 1238 "grammar/lexer.re"
 	{ continue; }
-#line 1668 "grammar/lexer.c"
+#line 1730 "grammar/lexer.c"
 yy66:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1673,9 +1735,9 @@ yy66:
 	}
 yy67:
 	++lx->cur;
-#line 1218 "grammar/lexer.re"
+#line 1280 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1679 "grammar/lexer.c"
+#line 1741 "grammar/lexer.c"
 yy68:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1684,9 +1746,9 @@ yy68:
 		default: goto yy68;
 	}
 yy69:
-#line 1165 "grammar/lexer.re"
+#line 1227 "grammar/lexer.re"
 	{ continue; }
-#line 1690 "grammar/lexer.c"
+#line 1752 "grammar/lexer.c"
 yy70:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1694,12 +1756,12 @@ yy70:
 		default: goto yy71;
 	}
 yy71:
-#line 1250 "grammar/lexer.re"
+#line 1312 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1700 "grammar/lexer.c"
+#line 1762 "grammar/lexer.c"
 yy72:
 	++lx->cur;
-#line 1240 "grammar/lexer.re"
+#line 1302 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1708,12 +1770,12 @@ yy72:
             }
             return open_bracket(lx, '(');
         }
-#line 1712 "grammar/lexer.c"
+#line 1774 "grammar/lexer.c"
 yy73:
 	++lx->cur;
-#line 1249 "grammar/lexer.re"
+#line 1311 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1717 "grammar/lexer.c"
+#line 1779 "grammar/lexer.c"
 yy74:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1772,9 +1834,9 @@ yy80:
 		default: goto yy83;
 	}
 yy81:
-#line 1216 "grammar/lexer.re"
+#line 1278 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1778 "grammar/lexer.c"
+#line 1840 "grammar/lexer.c"
 yy82:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -1886,7 +1948,7 @@ yy88:
 		default: goto yy89;
 	}
 yy89:
-#line 1199 "grammar/lexer.re"
+#line 1261 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1904,7 +1966,7 @@ yy89:
             val->sym = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1908 "grammar/lexer.c"
+#line 1970 "grammar/lexer.c"
 yy90:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1928,7 +1990,7 @@ yy92:
 	}
 yy93:
 	++lx->cur;
-#line 1232 "grammar/lexer.re"
+#line 1294 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1937,7 +1999,7 @@ yy93:
             }
             return open_bracket(lx, '[');
         }
-#line 1941 "grammar/lexer.c"
+#line 2003 "grammar/lexer.c"
 yy94:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -2043,44 +2105,44 @@ yy107:
 	}
 yy108:
 	++lx->cur;
-#line 1248 "grammar/lexer.re"
+#line 1310 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 2049 "grammar/lexer.c"
+#line 2111 "grammar/lexer.c"
 yy109:
 	++lx->cur;
-#line 1229 "grammar/lexer.re"
+#line 1291 "grammar/lexer.re"
 	{ return NE; }
-#line 2054 "grammar/lexer.c"
+#line 2116 "grammar/lexer.c"
 yy110:
 	++lx->cur;
-#line 1225 "grammar/lexer.re"
+#line 1287 "grammar/lexer.re"
 	{ val->op = OP_MOD; return AUGASSIGN; }
-#line 2059 "grammar/lexer.c"
+#line 2121 "grammar/lexer.c"
 yy111:
 	++lx->cur;
-#line 1227 "grammar/lexer.re"
+#line 1289 "grammar/lexer.re"
 	{ return POW; }
-#line 2064 "grammar/lexer.c"
+#line 2126 "grammar/lexer.c"
 yy112:
 	++lx->cur;
-#line 1222 "grammar/lexer.re"
+#line 1284 "grammar/lexer.re"
 	{ val->op = OP_MUL; return AUGASSIGN; }
-#line 2069 "grammar/lexer.c"
+#line 2131 "grammar/lexer.c"
 yy113:
 	++lx->cur;
-#line 1220 "grammar/lexer.re"
+#line 1282 "grammar/lexer.re"
 	{ val->op = OP_ADD; return AUGASSIGN; }
-#line 2074 "grammar/lexer.c"
+#line 2136 "grammar/lexer.c"
 yy114:
 	++lx->cur;
-#line 1221 "grammar/lexer.re"
+#line 1283 "grammar/lexer.re"
 	{ val->op = OP_SUB; return AUGASSIGN; }
-#line 2079 "grammar/lexer.c"
+#line 2141 "grammar/lexer.c"
 yy115:
 	++lx->cur;
-#line 1219 "grammar/lexer.re"
+#line 1281 "grammar/lexer.re"
 	{ return ARROW; }
-#line 2084 "grammar/lexer.c"
+#line 2146 "grammar/lexer.c"
 yy116:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -2100,9 +2162,9 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 1217 "grammar/lexer.re"
+#line 1279 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 2106 "grammar/lexer.c"
+#line 2168 "grammar/lexer.c"
 yy118:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2110,14 +2172,14 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 1226 "grammar/lexer.re"
+#line 1288 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 2116 "grammar/lexer.c"
+#line 2178 "grammar/lexer.c"
 yy120:
 	++lx->cur;
-#line 1223 "grammar/lexer.re"
+#line 1285 "grammar/lexer.re"
 	{ val->op = OP_DIV; return AUGASSIGN; }
-#line 2121 "grammar/lexer.c"
+#line 2183 "grammar/lexer.c"
 yy121:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2232,19 +2294,19 @@ yy126:
 	}
 yy127:
 	++lx->cur;
-#line 1230 "grammar/lexer.re"
+#line 1292 "grammar/lexer.re"
 	{ return LE; }
-#line 2238 "grammar/lexer.c"
+#line 2300 "grammar/lexer.c"
 yy128:
 	++lx->cur;
-#line 1228 "grammar/lexer.re"
+#line 1290 "grammar/lexer.re"
 	{ return EQ; }
-#line 2243 "grammar/lexer.c"
+#line 2305 "grammar/lexer.c"
 yy129:
 	++lx->cur;
-#line 1231 "grammar/lexer.re"
+#line 1293 "grammar/lexer.re"
 	{ return GE; }
-#line 2248 "grammar/lexer.c"
+#line 2310 "grammar/lexer.c"
 yy130:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2326,9 +2388,9 @@ yy133:
 	}
 yy134:
 	++lx->cur;
-#line 1166 "grammar/lexer.re"
+#line 1228 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 2332 "grammar/lexer.c"
+#line 2394 "grammar/lexer.c"
 yy135:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2413,9 +2475,9 @@ yy137:
 		default: goto yy138;
 	}
 yy138:
-#line 1187 "grammar/lexer.re"
+#line 1249 "grammar/lexer.re"
 	{ return AS; }
-#line 2419 "grammar/lexer.c"
+#line 2481 "grammar/lexer.c"
 yy139:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2530,9 +2592,9 @@ yy145:
 		default: goto yy146;
 	}
 yy146:
-#line 1183 "grammar/lexer.re"
+#line 1245 "grammar/lexer.re"
 	{ return IF; }
-#line 2536 "grammar/lexer.c"
+#line 2598 "grammar/lexer.c"
 yy147:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -2604,9 +2666,9 @@ yy147:
 		default: goto yy148;
 	}
 yy148:
-#line 1182 "grammar/lexer.re"
+#line 1244 "grammar/lexer.re"
 	{ return IN; }
-#line 2610 "grammar/lexer.c"
+#line 2672 "grammar/lexer.c"
 yy149:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2692,9 +2754,9 @@ yy151:
 		default: goto yy152;
 	}
 yy152:
-#line 1190 "grammar/lexer.re"
+#line 1252 "grammar/lexer.re"
 	{ return OR; }
-#line 2698 "grammar/lexer.c"
+#line 2760 "grammar/lexer.c"
 yy153:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2725,9 +2787,9 @@ yy156:
 	}
 yy157:
 	++lx->cur;
-#line 1224 "grammar/lexer.re"
+#line 1286 "grammar/lexer.re"
 	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
-#line 2731 "grammar/lexer.c"
+#line 2793 "grammar/lexer.c"
 yy158:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -2967,9 +3029,9 @@ yy170:
 		default: goto yy171;
 	}
 yy171:
-#line 1189 "grammar/lexer.re"
+#line 1251 "grammar/lexer.re"
 	{ return AND; }
-#line 2973 "grammar/lexer.c"
+#line 3035 "grammar/lexer.c"
 yy172:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3069,9 +3131,9 @@ yy176:
 		default: goto yy177;
 	}
 yy177:
-#line 1177 "grammar/lexer.re"
+#line 1239 "grammar/lexer.re"
 	{ return DEF; }
-#line 3075 "grammar/lexer.c"
+#line 3137 "grammar/lexer.c"
 yy178:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3157,9 +3219,9 @@ yy180:
 		default: goto yy181;
 	}
 yy181:
-#line 1181 "grammar/lexer.re"
+#line 1243 "grammar/lexer.re"
 	{ return FOR; }
-#line 3163 "grammar/lexer.c"
+#line 3225 "grammar/lexer.c"
 yy182:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3238,9 +3300,9 @@ yy183:
 		default: goto yy184;
 	}
 yy184:
-#line 1191 "grammar/lexer.re"
+#line 1253 "grammar/lexer.re"
 	{ return NOT; }
-#line 3244 "grammar/lexer.c"
+#line 3306 "grammar/lexer.c"
 yy185:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3347,9 +3409,9 @@ yy190:
 		default: goto yy191;
 	}
 yy191:
-#line 1194 "grammar/lexer.re"
+#line 1256 "grammar/lexer.re"
 	{ return NONE; }
-#line 3353 "grammar/lexer.c"
+#line 3415 "grammar/lexer.c"
 yy192:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -3421,9 +3483,9 @@ yy192:
 		default: goto yy193;
 	}
 yy193:
-#line 1192 "grammar/lexer.re"
+#line 1254 "grammar/lexer.re"
 	{ return TRUE; }
-#line 3427 "grammar/lexer.c"
+#line 3489 "grammar/lexer.c"
 yy194:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3523,9 +3585,9 @@ yy198:
 		default: goto yy199;
 	}
 yy199:
-#line 1184 "grammar/lexer.re"
+#line 1246 "grammar/lexer.re"
 	{ return ELIF; }
-#line 3529 "grammar/lexer.c"
+#line 3591 "grammar/lexer.c"
 yy200:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -3597,9 +3659,9 @@ yy200:
 		default: goto yy201;
 	}
 yy201:
-#line 1185 "grammar/lexer.re"
+#line 1247 "grammar/lexer.re"
 	{ return ELSE; }
-#line 3603 "grammar/lexer.c"
+#line 3665 "grammar/lexer.c"
 yy202:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3678,9 +3740,9 @@ yy203:
 		default: goto yy204;
 	}
 yy204:
-#line 1180 "grammar/lexer.re"
+#line 1242 "grammar/lexer.re"
 	{ return PASS; }
-#line 3684 "grammar/lexer.c"
+#line 3746 "grammar/lexer.c"
 yy205:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3766,9 +3828,9 @@ yy207:
 		default: goto yy208;
 	}
 yy208:
-#line 1186 "grammar/lexer.re"
+#line 1248 "grammar/lexer.re"
 	{ return WITH; }
-#line 3772 "grammar/lexer.c"
+#line 3834 "grammar/lexer.c"
 yy209:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -3840,9 +3902,9 @@ yy209:
 		default: goto yy210;
 	}
 yy210:
-#line 1193 "grammar/lexer.re"
+#line 1255 "grammar/lexer.re"
 	{ return FALSE; }
-#line 3846 "grammar/lexer.c"
+#line 3908 "grammar/lexer.c"
 yy211:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3921,9 +3983,9 @@ yy212:
 		default: goto yy213;
 	}
 yy213:
-#line 1196 "grammar/lexer.re"
+#line 1258 "grammar/lexer.re"
 	{ return BREAK; }
-#line 3927 "grammar/lexer.c"
+#line 3989 "grammar/lexer.c"
 yy214:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
@@ -3995,9 +4057,9 @@ yy214:
 		default: goto yy215;
 	}
 yy215:
-#line 1178 "grammar/lexer.re"
+#line 1240 "grammar/lexer.re"
 	{ return CLASS; }
-#line 4001 "grammar/lexer.c"
+#line 4063 "grammar/lexer.c"
 yy216:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4090,9 +4152,9 @@ yy219:
 		default: goto yy220;
 	}
 yy220:
-#line 1195 "grammar/lexer.re"
+#line 1257 "grammar/lexer.re"
 	{ return WHILE; }
-#line 4096 "grammar/lexer.c"
+#line 4158 "grammar/lexer.c"
 yy221:
 	yyaccept = 22;
 	yych = *(lx->marker = ++lx->cur);
@@ -4164,9 +4226,9 @@ yy221:
 		default: goto yy222;
 	}
 yy222:
-#line 1198 "grammar/lexer.re"
+#line 1260 "grammar/lexer.re"
 	{ return ASSERT; }
-#line 4170 "grammar/lexer.c"
+#line 4232 "grammar/lexer.c"
 yy223:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4245,9 +4307,9 @@ yy224:
 		default: goto yy225;
 	}
 yy225:
-#line 1188 "grammar/lexer.re"
+#line 1250 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 4251 "grammar/lexer.c"
+#line 4313 "grammar/lexer.c"
 yy226:
 	yyaccept = 24;
 	yych = *(lx->marker = ++lx->cur);
@@ -4319,9 +4381,9 @@ yy226:
 		default: goto yy227;
 	}
 yy227:
-#line 1179 "grammar/lexer.re"
+#line 1241 "grammar/lexer.re"
 	{ return RETURN; }
-#line 4325 "grammar/lexer.c"
+#line 4387 "grammar/lexer.c"
 yy228:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4400,11 +4462,11 @@ yy229:
 		default: goto yy230;
 	}
 yy230:
-#line 1197 "grammar/lexer.re"
+#line 1259 "grammar/lexer.re"
 	{ return CONTINUE; }
-#line 4406 "grammar/lexer.c"
+#line 4468 "grammar/lexer.c"
 }
-#line 1257 "grammar/lexer.re"
+#line 1319 "grammar/lexer.re"
 
     }
 }

@@ -70,6 +70,9 @@ int stream_with_end(Parser *P, St *header, StList *body);
 int stream_stmt(Parser *P, St *st);
 
 void lexer_init(Lexer *lx, Source *src, Arena *a, Interner *names);
+/* Refuses text that is not UTF-8 at its first bad byte (file:line:col):
+ * 0, or -1 after reporting. */
+int lexer_check_utf8(Lexer *lx);
 /* Frees what lx keeps for itself (not the nodes it made in the arena it was given). */
 void lexer_done(Lexer *lx);
 /* What the arena lx reads into may take still (Arena.expect), as lx's data. */

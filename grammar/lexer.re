@@ -322,6 +322,68 @@ static void give_back(Lexer *lx, const unsigned char *p, int now)
     lx->kept = p;
 }
 
+/* The length of the UTF-8 character at p (before lim), 0 when the bytes
+ * are not one: a stray continuation byte, an overlong form, a surrogate,
+ * past U+10FFFF, or cut short. */
+static int utf8_char(const unsigned char *p, const unsigned char *lim)
+{
+    unsigned c = p[0], lo = 0x80, hi = 0xbf;
+    int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (c == 0xe0)
+        lo = 0xa0;
+    else if (c == 0xed)
+        hi = 0x9f;
+    else if (c == 0xf0)
+        lo = 0x90;
+    else if (c == 0xf4)
+        hi = 0x8f;
+    if (n == 0 || lim - p < n || p[1] < lo || p[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return n;
+}
+
+int lexer_check_utf8(Lexer *lx)
+{
+    const unsigned char *p = lx->cur, *lim = lx->lim;
+    while (p < lim) {
+        /* eight ASCII bytes at a time; a mapped source's pages given back as they are read */
+        const unsigned char *chunk = lim - p > (1 << 18) ? p + (1 << 18) : lim;
+        while (p < chunk) {
+            uint64_t w;
+            if (chunk - p >= 8 && (memcpy(&w, p, 8), (w & 0x8080808080808080ull) == 0)) {
+                p += 8;
+            } else if (*p < 0x80) {
+                p++;
+            } else {
+                int n = utf8_char(p, lim);
+                if (n == 0)
+                    goto bad;
+                p += n;
+            }
+        }
+        give_back(lx, p, 0);
+    }
+    give_back(lx, p, 1);
+    lx->kept = lx->cur;
+    return 0;
+bad:
+    lx->kept = lx->cur;
+    for (const unsigned char *q = lx->cur; q < p; q++)
+        if (*q == '\n') {
+            lx->line++;
+            lx->line_start = q + 1;
+        }
+    lex_error(lx, here(lx, p), "the text is not UTF-8: byte 0x%02x %s", *p,
+              *p <= 0xbf ? "continues no character" : *p < 0xc2 || *p > 0xf4 ? "starts no character"
+                                                    : "starts a character the bytes after it do not complete");
+    lx->line = 1;
+    lx->line_start = lx->cur;
+    return -1;
+}
+
 static const unsigned char *skip_blanks(Lexer *lx, const unsigned char *p)
 {
     for (;;) {

@@ -892,6 +892,11 @@ Module *read_module_with(Source *src, const Constants *k)
     Parser P;
     memset(&P, 0, sizeof P);
     lexer_init(&P.lx, src, &m->arena, &m->names);
+    if (lexer_check_utf8(&P.lx)) {
+        lexer_done(&P.lx);
+        module_free(m);
+        return NULL;
+    }
     m->arena.expect = read_expect;
     m->arena.expect_data = &P;
     Ctx ctx[MAX_CTX];

@@ -41,8 +41,10 @@ static const char *severity_name(lopt_severity s)
     return s == LOPT_ERROR ? "error" : s == LOPT_WARNING ? "warning" : "note";
 }
 
-/* Raises lopt.Error carrying ctx's diagnostics: str() is their text as the
- * command line prints them, .diagnostics the records. Returns NULL. */
+/* Raises lopt.Error carrying ctx's diagnostics: str() is their text, a
+ * diagnostic about a place as the command line prints it (file:line:col:
+ * error: message), one about the call as a whole its message alone;
+ * .diagnostics the records. Returns NULL. */
 static PyObject *raise_error(lopt_context *ctx, const char *fallback)
 {
     int n = lopt_diag_count(ctx);
@@ -62,8 +64,12 @@ static PyObject *raise_error(lopt_context *ctx, const char *fallback)
         PyList_Append(list, r);
         Py_DECREF(r);
         PyObject *line;
-        if (!d->file)
-            line = PyUnicode_FromFormat("%slopt: %s: %s", i ? "\n" : "", severity_name(d->severity), d->message);
+        /* an error about the call as a whole is its message alone (the
+         * command line's "lopt: error: " is the command line's) */
+        if (!d->file && d->severity == LOPT_ERROR)
+            line = PyUnicode_FromFormat("%s%s", i ? "\n" : "", d->message);
+        else if (!d->file)
+            line = PyUnicode_FromFormat("%s%s: %s", i ? "\n" : "", severity_name(d->severity), d->message);
         else if (d->line)
             line = PyUnicode_FromFormat("%s%s:%d:%d: %s: %s", i ? "\n" : "", d->file, d->line, d->column,
                                         severity_name(d->severity), d->message);
@@ -156,13 +162,16 @@ static lopt_context *new_context(void)
 }
 
 PyDoc_STRVAR(parse_doc,
-"parse(text, name='<string>', constants=None, strict=False) -> Module\n\n"
+"parse($module, /, text, name='<string>', constants=None, strict=False)\n--\n\n"
 "Reads a module from TVMScript-like text, str or bytes (what tvm's\n"
-"mod.script() prints, or lopt's canonical text) and verifies it. name is the file name diagnostics\n"
-"give; constants is the .npz archive or directory holding the constants TVM\n"
-"prints as metadata[\"relax.expr.Constant\"][i]; strict makes warnings errors.\n"
-"Raises lopt.Error with the diagnostics when the text does not read or verify;\n"
-"warnings go to Python's warnings.");
+"mod.script() prints, or lopt's canonical text) and verifies it: a Module.\n"
+"name is the file name diagnostics give; constants is the .npz archive or\n"
+"directory holding the constants TVM prints as\n"
+"metadata[\"relax.expr.Constant\"][i], read once, here: the module keeps\n"
+"their data, so apply and its results read the file no more; strict makes\n"
+"warnings errors. bytes that are not UTF-8 are refused at the first bad\n"
+"byte. Raises lopt.Error with the diagnostics when the text does not read\n"
+"or verify; warnings go to Python's warnings.");
 
 static PyObject *py_parse(PyObject *mod, PyObject *args, PyObject *kw)
 {
@@ -226,11 +235,11 @@ static void unlock(ModuleObject *self)
 }
 
 PyDoc_STRVAR(script_doc,
-"script(style='canonical') -> str\n\n"
+"script($self, /, style='canonical')\n--\n\n"
 "The module as text: 'canonical' is lopt's one spelling (what str(module)\n"
 "gives), 'tvm' the spelling current TVM reads back with\n"
 "tvm.script.from_source (T.sblock, s_tir=True, the import header), 'dot'\n"
-"the graph of each Relax function for Graphviz.");
+"the graph of each Relax function for Graphviz. Returns a str.");
 
 static PyObject *module_script(ModuleObject *self, PyObject *args, PyObject *kw)
 {
@@ -254,10 +263,7 @@ static PyObject *module_script(ModuleObject *self, PyObject *args, PyObject *kw)
     return r;
 }
 
-static PyObject *module_str(ModuleObject *self)
-{
-    return module_script(self, PyTuple_New(0), NULL);
-}
+
 
 /* A copy of self with pipeline run on it (ctx set up by the caller); NULL after raising. */
 static lopt_module *applied(ModuleObject *self, lopt_context *ctx, const char *pipeline)
@@ -290,10 +296,12 @@ static lopt_module *applied(ModuleObject *self, lopt_context *ctx, const char *p
 }
 
 PyDoc_STRVAR(apply_doc,
-"apply(pipeline, verify_exec=False, ulp=0, report=None) -> Module\n\n"
+"apply($self, /, pipeline, verify_exec=False, ulp=0, report=None)\n--\n\n"
 "A new module: this one with the passes of pipeline run over it, as\n"
 "lopt --pass=PIPELINE does ('convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold').\n"
-"This module is left as it is. verify_exec runs main on seeded inputs before\n"
+"This module is left as it is; the copy the passes run on is made from\n"
+"what it holds (its text and constants: no file is read but the report)\n"
+"and verified as it was, so the result is what the command line prints. verify_exec runs main on seeded inputs before\n"
 "the pipeline and after every pass and raises at the first pass that changes\n"
 "an output (bit-exact, or within ulp units in the last place). report names\n"
 "a file to write the pipeline's HTML page to, as lopt --report=FILE does.\n"
@@ -319,10 +327,11 @@ static PyObject *module_apply(ModuleObject *self, PyObject *args, PyObject *kw)
 }
 
 PyDoc_STRVAR(explain_doc,
-"explain(pipeline) -> list of ExplainRecord\n\n"
+"explain($self, pipeline, /)\n--\n\n"
 "Runs pipeline on a copy of the module with --explain and returns what the\n"
-"passes said, one record per line: file, line, column (0 for the pass as a\n"
-"whole), pass_name and message. Raises lopt.Error when a pass fails.");
+"passes said, a list of ExplainRecord, one per line: file (the module's\n"
+"name, whole), line, column (0 for the pass as a whole), pass_name and\n"
+"message. Raises lopt.Error when a pass fails.");
 
 static PyObject *module_explain(ModuleObject *self, PyObject *args)
 {
@@ -334,11 +343,10 @@ static PyObject *module_explain(ModuleObject *self, PyObject *args)
         return NULL;
     lopt_set_explain(ctx, 1);
     lopt_module *m = applied(self, ctx, pipeline);
-    lopt_module_free(m);
     PyObject *list = NULL;
     if (m) {
         lopt_explain_record *rec;
-        int n = lopt_explain_parse(lopt_report_text(ctx), &rec);
+        int n = lopt_explain_parse_file(lopt_report_text(ctx), lopt_module_name(self->m), &rec);
         list = PyList_New(0);
         for (int i = 0; list && i < n; i++) {
             PyObject *r = PyStructSequence_New(&ExplainType);
@@ -356,17 +364,33 @@ static PyObject *module_explain(ModuleObject *self, PyObject *args)
         }
         lopt_explain_free(rec, n);
     }
+    lopt_module_free(m);
     lopt_context_free(ctx);
     return list;
 }
 
-/* Gives the array x as input name of ctx; 0, or -1 after raising. */
-static int add_input(lopt_context *ctx, PyObject *numpy, PyObject *name, PyObject *x)
+/* x as the C-ordered array lopt takes for a parameter declaring dtype want
+ * (NULL: none): an array or NumPy scalar keeps its dtype (and its rank, 0
+ * among them) unless cast; a Python number or list, which has no dtype of
+ * its own, takes the parameter's, as NumPy's own arithmetic gives one. */
+static PyObject *as_input_array(PyObject *numpy, PyObject *x, const char *want, int cast)
 {
-    const char *pname = PyUnicode_AsUTF8(name);
-    if (!pname)
-        return -1;
-    PyObject *a = PyObject_CallMethod(numpy, "ascontiguousarray", "O", x);
+    int typed = PyObject_HasAttrString(x, "dtype");
+    PyObject *a = NULL;
+    if (want && (cast || !typed)) {
+        a = PyObject_CallMethod(numpy, "asarray", "Osz", x, want, "C");
+        if (!a && typed)
+            return NULL;
+        /* a dtype NumPy has not (bfloat16): the value as NumPy makes it, which lopt refuses by name */
+        PyErr_Clear();
+    }
+    return a ? a : PyObject_CallMethod(numpy, "asarray", "Ozz", x, NULL, "C");
+}
+
+/* Gives x as input name of ctx; 0, or -1 after raising. */
+static int add_input(lopt_context *ctx, PyObject *numpy, const char *pname, PyObject *x, const char *want, int cast)
+{
+    PyObject *a = as_input_array(numpy, x, want, cast);
     if (!a)
         return -1;
     /* lopt reads elements in the machine's byte order */
@@ -454,64 +478,124 @@ static PyObject *to_python(PyObject *numpy, const lopt_value *v)
 }
 
 PyDoc_STRVAR(run_doc,
-"run(inputs=None, seed=1, entry='main', shapes=None, max_steps=None, threads=1)\n\n"
+"run($self, /, inputs=None, seed=1, entry='main', shapes=None, max_steps=None, threads=1, cast=False)\n--\n\n"
 "Runs the function entry (a Relax function, or a PrimFunc alone on seeded\n"
 "buffers), as lopt --run --entry does, and returns its result\n"
 "as NumPy arrays: an array for a tensor (a shape value as the int64 array of\n"
 "its dimensions, a prim value as a 0-d array), a tuple for a tuple. inputs\n"
-"maps parameter names to arrays (anything numpy.ascontiguousarray takes);\n"
-"the parameters not given are filled from seed as lopt --seed fills them.\n"
-"shapes maps the names of seeded inputs to their shapes, binding symbolic\n"
-"dimensions as --shape does. max_steps bounds the loop iterations (10^9 by\n"
-"default); threads runs loops proven independent on that many threads (0:\n"
-"every core). Raises lopt.Error with the diagnostics when the run fails.");
+"maps parameter names to values: arrays of any rank (0-d for\n"
+"R.Tensor(()): np.array(3.0, 'float32') or np.float32(3)), any order or\n"
+"byte order, or Python numbers and lists, which take the dtype the\n"
+"parameter declares. An array or NumPy scalar must hold that dtype (a\n"
+"float64 array for a float32 parameter raises lopt.Error naming both)\n"
+"unless cast, which converts it as numpy.asarray(x, dtype) does.\n"
+"The parameters not given are filled from seed as lopt --seed fills them.\n"
+"shapes maps the names of seeded inputs to their shapes (sequences of\n"
+"integers), binding symbolic dimensions as --shape does. max_steps bounds\n"
+"the loop iterations (None: 10^9); threads runs loops proven independent\n"
+"on that many threads (0: every core). Raises TypeError for inputs or\n"
+"shapes that are not dicts keyed by str, lopt.Error with the diagnostics\n"
+"when the run fails.");
+
+/* The dtypes entry declares for the names of inputs (NULL where none), read under the module's lock. */
+static int input_dtypes(ModuleObject *self, const char *entry, PyObject *inputs, const char ***names,
+                        const char ***want)
+{
+    Py_ssize_t n = inputs == Py_None ? 0 : PyDict_Size(inputs), pos = 0, i = 0;
+    PyObject *key, *val;
+    *names = PyMem_Calloc((size_t)n + 1, sizeof **names);
+    *want = PyMem_Calloc((size_t)n + 1, sizeof **want);
+    if (!*names || !*want) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    while (n && PyDict_Next(inputs, &pos, &key, &val)) {
+        if (!PyUnicode_Check(key)) {
+            PyErr_Format(PyExc_TypeError, "inputs is keyed by parameter name (str), not %.100s",
+                         Py_TYPE(key)->tp_name);
+            return -1;
+        }
+        if (!((*names)[i++] = PyUnicode_AsUTF8(key)))
+            return -1;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    lock(self);
+    for (Py_ssize_t k = 0; k < n; k++)
+        (*want)[k] = lopt_module_param_dtype(self->m, entry, (*names)[k]);
+    unlock(self);
+    Py_END_ALLOW_THREADS
+    return 0;
+}
+
+/* shapes[key] as lopt's "D,D,..." and given to ctx; 0, or -1 after raising. */
+static int add_shape(lopt_context *ctx, PyObject *key, PyObject *val)
+{
+    if (!PyUnicode_Check(key)) {
+        PyErr_Format(PyExc_TypeError, "shapes is keyed by parameter name (str), not %.100s", Py_TYPE(key)->tp_name);
+        return -1;
+    }
+    const char *name = PyUnicode_AsUTF8(key);
+    PyObject *seq = name ? PySequence_Fast(val, "a shape is a sequence of integers") : NULL;
+    if (!seq)
+        return -1;
+    char dims[1024];
+    size_t n = 0;
+    dims[0] = 0;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq) && n < sizeof dims; i++)
+        n += (size_t)snprintf(dims + n, sizeof dims - n, "%s%lld", i ? "," : "",
+                              PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i)));
+    Py_DECREF(seq);
+    if (PyErr_Occurred())
+        return -1;
+    if (n >= sizeof dims) {
+        PyErr_Format(PyExc_ValueError, "shape of %s: too many extents", name);
+        return -1;
+    }
+    return lopt_add_input_shape(ctx, name, dims) ? (raise_error(ctx, NULL), -1) : 0;
+}
 
 static PyObject *module_run(ModuleObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = { "inputs", "seed", "entry", "shapes", "max_steps", "threads", NULL };
-    PyObject *inputs = Py_None, *shapes = Py_None;
+    static char *kwlist[] = { "inputs", "seed", "entry", "shapes", "max_steps", "threads", "cast", NULL };
+    PyObject *inputs = Py_None, *shapes = Py_None, *steps = Py_None;
     unsigned long long seed = 1;
     const char *entry = "main";
-    long long max_steps = 0;
-    int threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OKsOLi", kwlist, &inputs, &seed, &entry, &shapes, &max_steps,
-                                     &threads))
+    int threads = 1, cast = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OKsOOip", kwlist, &inputs, &seed, &entry, &shapes, &steps,
+                                     &threads, &cast))
         return NULL;
     if ((inputs != Py_None && !PyDict_Check(inputs)) || (shapes != Py_None && !PyDict_Check(shapes)))
         return PyErr_Format(PyExc_TypeError, "inputs and shapes are dicts by parameter name");
+    long long max_steps = 0;
+    if (steps != Py_None && (max_steps = PyLong_AsLongLong(steps)) == -1 && PyErr_Occurred())
+        return NULL;
     PyObject *numpy = PyImport_ImportModule("numpy");
     if (!numpy)
         return NULL;
-    lopt_context *ctx = new_context();
-    if (!ctx) {
+    const char **names = NULL, **want = NULL;
+    lopt_context *ctx = NULL;
+    PyObject *key, *val, *r = NULL;
+    /* a copy: the values' conversions run Python code, which may change the caller's dict */
+    if (inputs != Py_None && !(inputs = PyDict_Copy(inputs))) {
         Py_DECREF(numpy);
         return NULL;
     }
+    if (inputs == Py_None)
+        Py_INCREF(inputs);
+    if (input_dtypes(self, entry, inputs, &names, &want) || !(ctx = new_context()))
+        goto done;
     lopt_set_seed(ctx, seed);
     lopt_set_threads(ctx, threads);
     if (max_steps > 0)
         lopt_set_max_steps(ctx, max_steps);
-    PyObject *key, *val, *r = NULL;
     Py_ssize_t pos = 0;
-    while (inputs != Py_None && PyDict_Next(inputs, &pos, &key, &val))
-        if (add_input(ctx, numpy, key, val))
+    for (int i = 0; inputs != Py_None && PyDict_Next(inputs, &pos, &key, &val); i++)
+        if (add_input(ctx, numpy, names[i], val, want[i], cast))
             goto done;
     pos = 0;
-    while (shapes != Py_None && PyDict_Next(shapes, &pos, &key, &val)) {
-        PyObject *seq = PySequence_Fast(val, "a shape is a sequence of integers");
-        if (!seq || !PyUnicode_Check(key))
+    while (shapes != Py_None && PyDict_Next(shapes, &pos, &key, &val))
+        if (add_shape(ctx, key, val))
             goto done;
-        char dims[1024];
-        size_t n = 0;
-        dims[0] = 0;
-        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq) && n < sizeof dims; i++)
-            n += (size_t)snprintf(dims + n, sizeof dims - n, "%s%lld", i ? "," : "",
-                                  PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i)));
-        Py_DECREF(seq);
-        if (PyErr_Occurred())
-            goto done;
-        lopt_add_input_shape(ctx, PyUnicode_AsUTF8(key), dims);
-    }
     lopt_value *v = NULL;
     int bad;
     Py_BEGIN_ALLOW_THREADS
@@ -526,8 +610,92 @@ static PyObject *module_run(ModuleObject *self, PyObject *args, PyObject *kw)
     lopt_value_free(v);
 done:
     lopt_context_free(ctx);
+    PyMem_Free(names);
+    PyMem_Free(want);
+    Py_DECREF(inputs);
     Py_DECREF(numpy);
     return r;
+}
+
+/* <lopt.Module 'name': main, relu, add> */
+static PyObject *module_repr(ModuleObject *self)
+{
+    PyObject *names = PyList_New(0);
+    int n;
+    Py_BEGIN_ALLOW_THREADS
+    lock(self);
+    n = lopt_module_function_count(self->m);
+    unlock(self);
+    Py_END_ALLOW_THREADS
+    for (int i = 0; names && i < n; i++) {
+        /* a function's name lives as long as the module, which does not change */
+        PyObject *f = PyUnicode_FromString(lopt_module_function_name(self->m, i));
+        if (!f || PyList_Append(names, f))
+            Py_CLEAR(names);
+        Py_XDECREF(f);
+    }
+    PyObject *sep = names ? PyUnicode_FromString(", ") : NULL;
+    PyObject *joined = sep ? PyUnicode_Join(sep, names) : NULL;
+    PyObject *r = joined ? PyUnicode_FromFormat("<lopt.Module '%s': %U>", lopt_module_name(self->m), joined) : NULL;
+    Py_XDECREF(sep);
+    Py_XDECREF(joined);
+    Py_XDECREF(names);
+    return r;
+}
+
+/* The canonical text, as bytes; NULL after raising. */
+static char *canonical(ModuleObject *self)
+{
+    char *text;
+    Py_BEGIN_ALLOW_THREADS
+    lock(self);
+    text = lopt_module_print(self->m, LOPT_STYLE_CANONICAL);
+    unlock(self);
+    Py_END_ALLOW_THREADS
+    if (!text)
+        PyErr_NoMemory();
+    return text;
+}
+
+static PyObject *module_str(ModuleObject *self)
+{
+    char *text = canonical(self);
+    PyObject *r = text ? PyUnicode_FromString(text) : NULL;
+    lopt_free(text);
+    return r;
+}
+
+/* Two modules are equal when their canonical texts are: one spelling per
+ * construct, so equal texts are equal modules (the names they were read
+ * under apart). Modules do not change, so the hash is the text's. */
+static PyObject *module_richcompare(PyObject *a, PyObject *b, int op)
+{
+    if (!PyObject_TypeCheck(a, &ModuleType) || !PyObject_TypeCheck(b, &ModuleType) || (op != Py_EQ && op != Py_NE))
+        Py_RETURN_NOTIMPLEMENTED;
+    int same = a == b;
+    if (!same) {
+        char *x = canonical((ModuleObject *)a), *y = x ? canonical((ModuleObject *)b) : NULL;
+        if (!y) {
+            lopt_free(x);
+            return NULL;
+        }
+        same = strcmp(x, y) == 0;
+        lopt_free(x);
+        lopt_free(y);
+    }
+    return PyBool_FromLong(op == Py_EQ ? same : !same);
+}
+
+static Py_hash_t module_hash(ModuleObject *self)
+{
+    char *x = canonical(self);
+    if (!x)
+        return -1;
+    PyObject *b = PyBytes_FromString(x);
+    lopt_free(x);
+    Py_hash_t h = b ? PyObject_Hash(b) : -1;
+    Py_XDECREF(b);
+    return h;
 }
 
 static PyMethodDef module_methods[] = {
@@ -541,7 +709,9 @@ static PyMethodDef module_methods[] = {
 PyDoc_STRVAR(module_doc,
 "A module read by lopt.parse: Relax functions calling TIR prim_funcs.\n\n"
 "Modules do not change: apply returns a new one. str(module) is its\n"
-"canonical text.");
+"canonical text; two modules are == when their canonical texts are equal\n"
+"(whatever names they were read under), and hash by it. repr names the\n"
+"module and its functions.");
 
 static PyTypeObject ModuleType = {
     PyVarObject_HEAD_INIT(NULL, 0)
@@ -549,6 +719,9 @@ static PyTypeObject ModuleType = {
     .tp_basicsize = sizeof(ModuleObject),
     .tp_dealloc = (destructor)module_dealloc,
     .tp_str = (reprfunc)module_str,
+    .tp_repr = (reprfunc)module_repr,
+    .tp_richcompare = module_richcompare,
+    .tp_hash = (hashfunc)module_hash,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = module_doc,
     .tp_methods = module_methods,
@@ -671,10 +844,11 @@ static PyObject *map_repr(MapObject *self)
 }
 
 PyDoc_STRVAR(inverse_doc,
-"inverse() -> IndexMap\n\n"
+"inverse($self, /)\n--\n\n"
 "The inverse map, over this map's output box; its padding is the predicate\n"
 "on its inputs that holds on padding. Raises lopt.Error when the map has no\n"
-"inverse (it is not injective, or the inverse is not derived).");
+"inverse (it is not injective, or the inverse is not derived). Returns an\n"
+"IndexMap.");
 
 static PyObject *map_inverse(MapObject *self, PyObject *unused)
 {
@@ -690,8 +864,9 @@ static PyObject *map_inverse(MapObject *self, PyObject *unused)
 }
 
 PyDoc_STRVAR(compose_doc,
-"compose(other) -> IndexMap\n\n"
-"other applied after this map: other's shape must be this map's output shape.");
+"compose($self, other, /)\n--\n\n"
+"The IndexMap of other applied after this map: other's shape must be this\n"
+"map's output shape.");
 
 static PyObject *map_compose(MapObject *self, PyObject *arg)
 {
@@ -709,8 +884,8 @@ static PyObject *map_compose(MapObject *self, PyObject *arg)
 }
 
 PyDoc_STRVAR(apply_map_doc,
-"apply(index) -> tuple\n\n"
-"The image of index (one integer per input, inside the shape).");
+"apply($self, index, /)\n--\n\n"
+"The image of index (one integer per input, inside the shape), a tuple.");
 
 static PyObject *map_apply(MapObject *self, PyObject *arg)
 {
@@ -775,7 +950,7 @@ static PyGetSetDef map_getset[] = {
 };
 
 PyDoc_STRVAR(map_doc,
-"IndexMap(map, shape)\n\n"
+"IndexMap(map, shape)\n--\n\n"
 "An index map over the box shape: a lambda, 'lambda n, c, h, w: (n, c // 4,\n"
 "h, w, c % 4)', or two layouts, 'NCHW:NCHW4c'. str() is its normal form.\n"
 "Raises lopt.Error when the map does not read or does not fit the box.");
@@ -797,7 +972,7 @@ static PyTypeObject MapType = {
 
 /* ---- the module ---- */
 
-PyDoc_STRVAR(passes_doc, "passes() -> list of (name, summary): the passes a pipeline may name.");
+PyDoc_STRVAR(passes_doc, "passes($module, /)\n--\n\nThe passes a pipeline may name: a list of (name, summary).");
 
 static PyObject *py_passes(PyObject *mod, PyObject *unused)
 {

@@ -84,9 +84,19 @@ def test_explain_records():
 
 
 def first_error(stderr):
+    """The first error the command line printed, as lopt.Error's text gives it
+    (an error about the call as a whole without "lopt: error: ")."""
     for line in stderr.splitlines():
         if ": error: " in line:
-            return line
+            return line[len("lopt: error: "):] if line.startswith("lopt: error: ") else line
+    return None
+
+
+def py_first_error(e):
+    for d in e.diagnostics:
+        if d.severity == "error":
+            return "%s:%d:%d: error: %s" % (d.file, d.line, d.column, d.message) if d.file and d.line else \
+                "%s: error: %s" % (d.file, d.message) if d.file else d.message
     return None
 
 
@@ -106,7 +116,7 @@ def test_errors_as_cli(path):
     with pytest.raises(lopt.Error) as e:
         lopt.parse(text, name=name)
     d = e.value.diagnostics[0]
-    assert first_error(str(e.value)) == first_error(got.stderr)
+    assert py_first_error(e.value) == first_error(got.stderr)
     assert d.severity == "error" and d.file == name
     if d.line:
         # the command line shows the line, or a window of a long one
@@ -198,7 +208,7 @@ def test_run_as_cli(path, tmp_path):
         same = lambda s: s and s.replace("--input", "input").replace("--shape", "shape").replace(
             "the file holds", "the array holds")
         want = first_error(got.stderr)
-        assert same(first_error(str(e))) == same(want) or want is None
+        assert same(py_first_error(e)) == same(want) or want is None
         return
     assert got.returncode == 0, got.stderr
     outs = flatten(result)
@@ -375,3 +385,173 @@ def test_warnings():
     with pytest.raises(lopt.Error) as e:
         lopt.parse(text, strict=True)
     assert all(d.severity == "error" and "lopt does not know" in d.message for d in e.value.diagnostics)
+
+
+CONST_ADD = '''@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        with R.dataflow():
+            lv: R.Tensor((2, 3), dtype="float32") = R.add(x, metadata["relax.expr.Constant"][0])
+            R.output(lv)
+        return lv
+'''
+
+
+def test_apply_reads_no_constants_file(tmp_path, monkeypatch):
+    # a module owns its constants: after a chdir to where another c.npz is,
+    # and once its own file is gone, apply and its result run on its weights
+    monkeypatch.chdir(tmp_path)
+    os.mkdir("other")
+    np.savez("c.npz", np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.savez("other/c.npz", np.full((2, 3), 5, np.float32))
+    z = {"x": np.zeros((2, 3), "float32")}
+    m = lopt.parse(CONST_ADD, constants="c.npz")
+    monkeypatch.chdir("other")
+    want = m.run(inputs=z)
+    assert np.array_equal(want, np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert np.array_equal(m.apply("fold").run(inputs=z), want)
+    os.remove("c.npz")
+    os.remove("../c.npz")
+    out = m.apply("legalize,fold", verify_exec=True)
+    assert np.array_equal(out.run(inputs=z), want)
+    assert np.array_equal(out.apply("fold").run(inputs=z), want)
+
+
+def test_apply_lowers_tuple_items():
+    # apply lowers what the command line lowers: relu of a tuple's item too
+    path = os.path.join(SUITE, "passes", "legalize", "tuple_item_operand.tir")
+    m = lopt.parse(read(path), name=path)
+    out = m.apply("legalize")
+    assert str(out) == cli("--pass=legalize", path).stdout
+    assert "R.nn.relu(" not in str(out)
+
+
+SCALAR = '''@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((), dtype="float32")) -> R.Tensor((), dtype="float32"):
+        gv: R.Tensor((), dtype="float32") = R.add(x, x)
+        return gv
+'''
+
+
+def test_run_rank0_inputs():
+    # a 0-d array, a NumPy scalar and a Python number are values of R.Tensor(())
+    m = lopt.parse(SCALAR)
+    for x in (np.array(3.0, dtype="float32"), np.float32(3.0), 3.0, 3):
+        out = m.run(inputs={"x": x})
+        assert out.shape == () and out.dtype == np.float32 and out == 6.0, repr(x)
+
+
+def test_run_dtype_refused_or_cast():
+    # a float64 array for a float32 parameter is refused naming both, or cast when asked
+    m = lopt.parse(ADD)
+    x = np.arange(6, dtype="float64").reshape(2, 3)
+    with pytest.raises(lopt.Error) as e:
+        m.run(inputs={"x": x})
+    assert str(e.value) == "input x: the array holds float64 (2, 3), but main declares float32 (2, 3)"
+    y = np.ones((2, 3), "float32")
+    assert np.array_equal(m.run(inputs={"x": x, "y": y}, cast=True), x.astype("float32") + y)
+    # a list has no dtype of its own: it takes the parameter's
+    assert np.array_equal(m.run(inputs={"x": x.tolist(), "y": y}), x.astype("float32") + y)
+    s = lopt.parse(SCALAR)
+    assert s.run(inputs={"x": np.float64(1.5)}, cast=True) == 3.0
+    with pytest.raises(lopt.Error, match="holds float64 \\(\\), but main declares float32 \\(\\)"):
+        s.run(inputs={"x": np.float64(1.5)})
+
+
+def test_run_bad_keys_type_error():
+    m = lopt.parse(ADD)
+    with pytest.raises(TypeError, match="shapes is keyed by parameter name"):
+        m.run(shapes={1: (2, 3)})
+    with pytest.raises(TypeError, match="inputs is keyed by parameter name"):
+        m.run(inputs={1: np.zeros((2, 3), "float32")})
+    with pytest.raises(TypeError):
+        m.run(shapes={"x": 3})
+    assert m.run(max_steps=None).shape == (2, 3)
+
+
+def test_error_text_has_no_cli_prefix():
+    m = lopt.parse(ADD)
+    with pytest.raises(lopt.Error) as e:
+        m.run(entry="nosuch")
+    assert str(e.value) == "the module has no Relax function 'nosuch' to run"
+    with pytest.raises(lopt.Error) as e:
+        m.apply("nosuchpass")
+    assert not str(e.value).startswith("lopt:") and "nosuchpass" in str(e.value)
+    # an error about a place keeps the compiler's form
+    with pytest.raises(lopt.Error) as e:
+        lopt.parse("x", name="a.tir")
+    assert str(e.value).startswith("a.tir:1:1: error: ")
+
+
+@pytest.mark.parametrize("name", ["my: model.tir", "dir:7:3/conv.tir", "conv.tir"])
+def test_explain_record_file_names(name):
+    # the module's name is kept whole, whatever it holds
+    text = read(os.path.join(TOP, "examples", "conv_add_conv_nchwc.tir"))
+    want = lopt.parse(text, name="conv.tir").explain("hoist,flow,fold")
+    got = lopt.parse(text, name=name).explain("hoist,flow,fold")
+    assert len(got) == len(want) > 3
+    for w, g in zip(want, got):
+        assert (g.file, g.line, g.column, g.pass_name, g.message) == (name, w.line, w.column, w.pass_name, w.message)
+
+
+def test_parse_refuses_invalid_utf8():
+    src = ADD.encode().replace(b"return gv", b"return gv  # \xff")
+    with pytest.raises(lopt.Error) as e:
+        lopt.parse(src, name="u.tir")
+    d = e.value.diagnostics[0]
+    assert (d.file, d.line, d.column) == ("u.tir", 6, 22)
+    assert d.message == "the text is not UTF-8: byte 0xff starts no character"
+    assert lopt.parse(ADD.replace("return gv", "return gv  # é ∑ 🙂").encode()) == lopt.parse(ADD)
+
+
+def test_index_map_text_long_names():
+    # the lambda's head is not cut: 12 names of 94 characters read back
+    names = ["a%02d_" % i + "x" * 90 for i in range(12)]
+    m = lopt.IndexMap("lambda %s: (%s)" % (", ".join(names), ", ".join(reversed(names))), shape=[2] * 12)
+    text = str(m)
+    assert text.startswith("lambda " + ", ".join(names) + ": (")
+    assert str(lopt.IndexMap(text, shape=[2] * 12)) == text
+
+
+def test_module_repr_and_equality():
+    path = os.path.join(TOP, "examples", "conv_add_conv_nchwc.tir")
+    a = lopt.parse(read(path), name="conv.tir")
+    b = lopt.parse(str(a), name="other.tir")
+    assert repr(a).startswith("<lopt.Module 'conv.tir': main")
+    assert a == b and hash(a) == hash(b) and not (a != b)
+    out = a.apply("hoist,flow,fold")
+    assert out != a and out == out.apply("verify")
+    assert len({a, b, out}) == 2
+    assert (a == "text") is False
+
+
+def test_signatures_and_stubs():
+    # inspect.signature works on every function and method, and the stubs say the same
+    import ast
+    import inspect
+    funcs = {"parse": lopt.parse, "passes": lopt.passes, "IndexMap": lopt.IndexMap}
+    for cls in (lopt.Module, lopt.IndexMap):
+        for k, v in vars(cls).items():
+            if callable(v) and not k.startswith("_"):
+                funcs["%s.%s" % (cls.__name__, k)] = v
+    sigs = {k: inspect.signature(v) for k, v in funcs.items()}
+    assert list(sigs["Module.run"].parameters)[-1] == "cast"
+    stub = os.path.join(os.path.dirname(lopt.__file__), "lopt.pyi")
+    assert os.path.exists(stub), "the stubs are installed beside the module"
+    tree = ast.parse(read(stub))
+    declared = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            declared[node.name] = node
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef):
+                    declared["%s.%s" % (node.name, item.name)] = item
+    declared["IndexMap"] = declared.pop("IndexMap.__init__")
+    for k, sig in sigs.items():
+        node = declared[k]
+        names = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs if a.arg != "self"]
+        assert names == [p for p in sig.parameters if p != "self"], k

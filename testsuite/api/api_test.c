@@ -253,6 +253,132 @@ static void test_explain(lopt_context *ctx, const char *text, size_t len)
     lopt_pipeline_free(p);
 }
 
+/* A copy owns what it was read with: the constants file may be gone, or
+ * another one named on the context, and the copy runs on the module's own
+ * weights; it is verified as the module was, so legalize lowers on it what
+ * it lowers on the module (the items of a tuple among them). */
+static void test_clone(lopt_context *ctx, const char *top)
+{
+    static const char *consts =
+        "@I.ir_module\nclass Module:\n    @R.function\n"
+        "    def main(x: R.Tensor((2, 3), dtype=\"float32\")) -> R.Tensor((2, 3), dtype=\"float32\"):\n"
+        "        lv: R.Tensor((2, 3), dtype=\"float32\") = R.add(x, metadata[\"relax.expr.Constant\"][0])\n"
+        "        return lv\n";
+    char path[4096], npz[] = "/tmp/lopt-api-test-XXXXXX";
+    size_t n;
+    snprintf(path, sizeof path, "%s/testsuite/exec/data/consts.npz", top);
+    char *data = slurp(path, &n);
+    int fd = mkstemp(npz);
+    CHECK(fd >= 0 && write(fd, data, n) == (ssize_t)n);
+    close(fd);
+    free(data);
+    lopt_set_constants(ctx, npz);
+    lopt_module *m = lopt_parse(ctx, consts, strlen(consts), "c.tir");
+    CHECK(m && lopt_verify(ctx, m) == 0);
+    unlink(npz);
+    lopt_set_constants(ctx, "/nonexistent/other.npz");
+    lopt_module *c = m ? lopt_module_clone(ctx, m) : NULL;
+    lopt_module *cc = c ? lopt_module_clone(ctx, c) : NULL;
+    lopt_set_constants(ctx, NULL);
+    CHECK(c && cc && lopt_error_count(ctx) == 0);
+    lopt_value *a = NULL, *b = NULL;
+    lopt_tensor ta, tb;
+    CHECK(m && lopt_run(ctx, m, NULL, &a) == 0 && lopt_value_tensor(a, &ta) == 0);
+    CHECK(cc && lopt_run(ctx, cc, NULL, &b) == 0 && lopt_value_tensor(b, &tb) == 0);
+    CHECK(a && b && ta.nbytes == 24 && tb.nbytes == 24 && memcmp(ta.data, tb.data, 24) == 0);
+    lopt_value_free(a);
+    lopt_value_free(b);
+    lopt_module_free(cc);
+    lopt_module_free(c);
+    lopt_module_free(m);
+
+    static const char *items =
+        "@I.ir_module\nclass Module:\n    @R.function\n"
+        "    def main(x: R.Tensor((1, 2, 3, 3), dtype=\"float32\")):\n"
+        "        t = (x, x)\n        a = t[0]\n        b = R.nn.relu(a)\n        return b\n";
+    m = lopt_parse(ctx, items, strlen(items), "items.tir");
+    CHECK(m && lopt_verify(ctx, m) == 0);
+    c = m ? lopt_module_clone(ctx, m) : NULL;
+    lopt_pipeline *p = lopt_pipeline_new();
+    CHECK(lopt_pipeline_append(ctx, p, "legalize") == 0);
+    CHECK(c && lopt_apply(ctx, c, p) == 0);
+    char *text = c ? lopt_module_print(c, LOPT_STYLE_CANONICAL) : NULL;
+    CHECK(text && strstr(text, "b = R.call_tir(cls.relu, (a,)") != NULL);
+    lopt_free(text);
+    lopt_pipeline_free(p);
+    lopt_module_free(c);
+    lopt_module_free(m);
+    lopt_diag_clear(ctx);
+}
+
+/* A NULL where a handle or a string is needed is refused by the call that
+ * takes it, as a usage error; nothing of it is kept to fail later. */
+static void test_null_arguments(lopt_context *ctx)
+{
+    lopt_module *m = lopt_parse(ctx, ADD, strlen(ADD), "add.tir");
+    lopt_value *v = NULL;
+    CHECK(lopt_add_input_file(ctx, "x", NULL) == -1);
+    const lopt_diag *d = lopt_diag_get(ctx, 0);
+    CHECK(d && d->status == LOPT_EUSAGE && d->file == NULL &&
+          strcmp(d->message, "lopt_add_input_file: the argument 'path' is NULL") == 0);
+    CHECK(lopt_add_input_shape(ctx, "x", NULL) == -1 && lopt_add_input_shape(ctx, NULL, "2,3") == -1);
+    CHECK(lopt_error_count(ctx) == 3);
+    /* nothing was kept: the run seeds both inputs */
+    CHECK(lopt_run(ctx, m, NULL, &v) == 0 && v != NULL);
+    lopt_value_free(v);
+    CHECK(lopt_parse(ctx, NULL, 0, NULL) == NULL && strstr(lopt_last_error(ctx), "'text' is NULL"));
+    CHECK(lopt_parse(NULL, ADD, strlen(ADD), NULL) == NULL);
+    CHECK(lopt_verify(ctx, NULL) == -1 && lopt_module_clone(ctx, NULL) == NULL);
+    CHECK(lopt_run(ctx, NULL, NULL, &v) == -1 && v == NULL && lopt_run(ctx, m, NULL, NULL) == -1);
+    lopt_pipeline *p = lopt_pipeline_new();
+    CHECK(lopt_pipeline_append(ctx, p, NULL) == -1 && lopt_pipeline_append(ctx, NULL, "fold") == -1);
+    CHECK(lopt_apply(ctx, m, NULL) == -1 && lopt_apply(ctx, NULL, p) == -1);
+    CHECK(lopt_add_input(ctx, NULL, NULL) == -1 && lopt_add_print_after(ctx, NULL) == -1);
+    int64_t dims[2] = { 2, 3 };
+    lopt_tensor no_data = { "float32", 2, dims, NULL, 24 };
+    CHECK(lopt_add_input(ctx, "x", &no_data) == -1 &&
+          strcmp(lopt_last_error(ctx), "lopt_add_input: input x: the tensor's data is NULL") == 0);
+    int64_t box[2] = { 4, 4 };
+    CHECK(lopt_indexmap_new(ctx, NULL, box, 2, NULL) == NULL && lopt_indexmap_new(ctx, "NCHW:NHWC", NULL, 4, NULL) == NULL);
+    CHECK(lopt_indexmap_inverse(ctx, NULL) == NULL && lopt_indexmap_compose(ctx, NULL, NULL) == NULL);
+    CHECK(lopt_expect_read(ctx, NULL, 0, NULL) == NULL);
+    CHECK(lopt_value_report(ctx, NULL, stdout, NULL) == -1);
+    int usage = 0;
+    for (int i = 0; i < lopt_diag_count(ctx); i++)
+        usage += lopt_diag_get(ctx, i)->status == LOPT_EUSAGE;
+    CHECK(usage == lopt_error_count(ctx) && usage == 21);
+    /* the functions without a context, and a NULL context, do nothing */
+    CHECK(lopt_module_print(NULL, LOPT_STYLE_CANONICAL) == NULL && lopt_module_write(NULL, 0, stdout) == -1);
+    CHECK(lopt_pipeline_length(NULL) == 0 && lopt_pipeline_step_name(NULL, 0) == NULL);
+    CHECK(lopt_indexmap_text(NULL) == NULL && lopt_indexmap_rank(NULL, 0) == -1);
+    CHECK(lopt_value_tensor(NULL, NULL) == -1 && lopt_value_tuple_item(NULL, 0) == NULL);
+    CHECK(lopt_explain_parse(NULL, NULL) == -1 && lopt_parse_ints(NULL, NULL, 4, 0) == -1);
+    CHECK(lopt_diag_count(NULL) == 0 && lopt_last_error(NULL) == NULL && lopt_diag_get(NULL, 0) == NULL);
+    lopt_set_seed(NULL, 3);
+    lopt_diag_clear(NULL);
+    lopt_pipeline_free(p);
+    lopt_module_free(m);
+    lopt_diag_clear(ctx);
+}
+
+/* What lopt_diag_get and lopt_last_error return stays put while later
+ * calls add diagnostics, until lopt_diag_clear. */
+static void test_diag_lifetime(lopt_context *ctx)
+{
+    lopt_module *m = lopt_parse(ctx, "x", 1, "a.tir");
+    const lopt_diag *d = lopt_diag_get(ctx, 0);
+    const char *msg = lopt_last_error(ctx);
+    CHECK(m == NULL && d && msg);
+    char first[256];
+    snprintf(first, sizeof first, "%s:%d:%d: %s", d->file, d->line, d->column, msg);
+    for (int i = 0; i < 50; i++)
+        lopt_module_free(lopt_parse(ctx, "x", 1, "b.tir"));
+    char again[256];
+    snprintf(again, sizeof again, "%s:%d:%d: %s", d->file, d->line, d->column, msg);
+    CHECK(lopt_diag_count(ctx) >= 51 && lopt_diag_get(ctx, 0) == d && strcmp(first, again) == 0);
+    lopt_diag_clear(ctx);
+}
+
 /* One thread's work on one module: read, pipeline, print, run; the outputs printed. */
 typedef struct Work {
     const char *text, *pipeline;
@@ -342,6 +468,9 @@ int main(int argc, char **argv)
     test_run(ctx);
     test_maps(ctx);
     test_explain(ctx, conv, n1);
+    test_clone(ctx, top);
+    test_null_arguments(ctx);
+    test_diag_lifetime(ctx);
     test_threads(nhwc, n2, conv, n1);
     lopt_context_free(ctx);
 
