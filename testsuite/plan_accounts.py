@@ -7,13 +7,14 @@ pipeline with --explain; the bytes and rewrites plan says its plan leaves
 must be what the printed module holds, counted apart from plan: the module,
 folded once more, is legalized, and every call of a PrimFunc whose "op"
 attribute is R.layout_transform is one rewrite moving the bytes of its
-input and output buffers; so is each R.nn.pad and R.crop past those of the
+input and output buffers; so is each R.nn.pad, R.pad and R.crop past those of the
 module plan was given (fold writes a padded rewrite that keeps every point
 where it is as a pad; a pad or crop plan moves counts as its new bytes
 less its old). A rewrite of a constant is not counted (fold evaluates it),
 as plan says. When plan,fold run again keeps another module, --explain says
 what it holds in R.layout_transform calls (what plan,fold's fixed point
-compares), and that must hold.
+compares), and that must hold. A negative byte count anywhere in plan's
+--explain fails the run (a total below nothing is an account gone wrong).
 Usage: plan_accounts.py LOPT [--pipeline P ...] [FILE ...]
 Exit status 1 when any account differs."""
 import os
@@ -24,8 +25,10 @@ import sys
 
 SIZE = {"float32": 4, "float16": 2, "float64": 8, "int8": 1, "uint8": 1, "int16": 2,
         "int32": 4, "int64": 8, "bool": 1, "bfloat16": 2}
-SUMMARY = re.compile(r"plan: the plan leaves rewrites moving (\d+) bytes \((\d+) rewrites\)")
-KEPT = re.compile(r"plan: the module kept holds rewrites moving (\d+) bytes \((\d+) rewrites\)")
+SUMMARY = re.compile(r"plan: the plan leaves rewrites moving (-?\d+) bytes \((-?\d+) rewrites\)")
+KEPT = re.compile(r"plan: the module kept holds rewrites moving (-?\d+) bytes \((-?\d+) rewrites\)")
+NEGATIVE = re.compile(r"plan: .*?[ (](-\d+) bytes")
+PADS = ("R.nn.pad", "R.pad", "R.crop")
 PRIM = re.compile(r"^    def (\w+)\((.*)\):$")
 BUF = re.compile(r'T\.Buffer\(\(([0-9, ]*)\), "(\w+)"')
 CALL = re.compile(r"R\.call_tir\(cls\.(\w+), \(([^()]*)\)")
@@ -81,6 +84,9 @@ def check(lopt, path, args):
     if run.returncode:
         return None
     said = [tuple(int(x) for x in m.groups()) for m in SUMMARY.finditer(run.stderr)]
+    negative = NEGATIVE.search(run.stderr)
+    if negative:
+        return "%s (%s): --explain says a negative byte count: %s" % (path, " ".join(args), negative.group(0))
     if not said:
         return None
     got = held(lopt, run.stdout)
@@ -101,8 +107,8 @@ def check(lopt, path, args):
     before = re.sub(r"(^|,)plan(\{[^}]*\})?(,fold)?$", "", pipe)
     given = subprocess.run([lopt, "--pass=" + (before + "," if before else "") + "fold", path], capture_output=True,
                            text=True)
-    pads = held(lopt, run.stdout, ("R.nn.pad", "R.crop"))
-    pads0 = held(lopt, given.stdout, ("R.nn.pad", "R.crop")) if given.returncode == 0 else None
+    pads = held(lopt, run.stdout, PADS)
+    pads0 = held(lopt, given.stdout, PADS) if given.returncode == 0 else None
     if pads and pads0:
         got = (got[0] + pads[0] - pads0[0], got[1] + pads[1] - pads0[1])
     if got != want:

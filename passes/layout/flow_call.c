@@ -361,7 +361,8 @@ int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc
 /* The maps of the items of the tuple binding i computes (bd, through f's
  * nout results) that wait in S->items[i], flowed through f in the staging
  * arena; 0 and r filled, or -1 with why filled. */
-static int tuple_maps(Sweep *S, Binding *bd, int i, const Func *f, int nout, FlowTir *r, char *why, size_t cap)
+static int tuple_maps(Sweep *S, Binding *bd, int i, const Func *f, int nout, FlowTir *r, int *others, char *why,
+                      size_t cap)
 {
     Module *m = S->m;
     const Expr *maps[FLOW_MAX_OUT] = { 0 }, *pad = NULL;
@@ -371,15 +372,25 @@ static int tuple_maps(Sweep *S, Binding *bd, int i, const Func *f, int nout, Flo
     for (ItemDem *it = S->items[i]; it; it = it->next, count++) {
         if (it->item < 0 || it->item >= nout)
             return snprintf(why, cap, "%s has no item %d", bd->var->name->str, it->item), -1;
-        if (maps[it->item])
-            return snprintf(why, cap, "item %d of %s is read twice", it->item, bd->var->name->str), -1;
+        if (maps[it->item] && !(same_pad(pad, it->pad) &&
+                                same_rewrite(&S->scratch, maps[it->item], it->map, it->get->var->sinfo)))
+            return snprintf(why, cap, "item %d of %s is read twice in two layouts", it->item, bd->var->name->str), -1;
         if (count && !same_pad(pad, it->pad))
             return snprintf(why, cap, "the rewrites of %s's items pad with different values", bd->var->name->str), -1;
         maps[it->item] = it->map;
         pad = it->pad;
     }
     int uses = ptrmap_get(&S->uses, bd->var, 0);
-    if (uses != count)
+    /* batch_norm's statistics read as they are stay where they are
+     * (keep_light keeps the call's form; flow_tuple checks it does) */
+    *others = 0;
+    for (int k = 0; uses > count && is_call_to(bd->value, "R.nn.batch_norm") && k < S->rb->nbinds; k++) {
+        const Expr *g = S->rb->binds[k]->value;
+        if (g->kind == E_GETITEM && g->u.get.tuple->kind == E_VAR && g->u.get.tuple->u.var == bd->var &&
+            g->u.get.index > 0 && g->u.get.index < nout && !maps[g->u.get.index])
+            (*others)++;
+    }
+    if (uses != count + *others)
         return snprintf(why, cap, "%s has %d other consumer%s", bd->var->name->str, uses - count,
                         uses - count == 1 ? "" : "s"), -1;
     double padv = 0;
@@ -416,7 +427,8 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
     m->names = sm.names;
     m->stamp = sm.stamp;
     FlowTir r;
-    if (!f || tuple_maps(S, bd, i, f, nout, &r, why, cap)) {
+    int others;
+    if (!f || tuple_maps(S, bd, i, f, nout, &r, &others, why, cap)) {
         arena_release(&S->stage, smark);
         return -1;
     }
@@ -430,6 +442,22 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
     }
     double padv = 0;
     int has_pad = const_number(pad, &padv) == 1;
+    /* the operator itself, when its attributes can say the new layout:
+     * batch_norm's (C,) operands keep theirs, split's parts share one map */
+    TensorType in0;
+    const StructInfo *old = bd->var->sinfo;
+    int light = 0, same = op && maps[0] && old && old->kind == SI_TUPLE && old->nfields == nout &&
+                               items[0]->kind == E_VAR;
+    for (int k = 1; same && k < n; k++)
+        same = r.map[k] == NULL;
+    for (int k = 1; same && k < nout; k++)
+        same = maps[k] ? same_rewrite(&S->scratch, maps[k], maps[0], items[0]->u.var->sinfo)
+                       : is_call_to(e, "R.nn.batch_norm");
+    int typed = same && !has_pad && value_type(items[0], &in0) == 0;
+    if (others && !(typed && keep_light(S->m, &S->scratch, e, maps[0], r.map[0], &in0))) {
+        arena_release(&S->stage, smark);
+        return snprintf(why, cap, "%s has %d other consumer%s", bd->var->name->str, others, others == 1 ? "" : "s"), -1;
+    }
     Loc loc = bd->loc;
     Expr **args = arena_array(&m->arena, (size_t)n + 1, sizeof *args);
     Binding *pre[FLOW_MAX_ARGS];
@@ -446,18 +474,7 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
     }
     StructInfo *tup = tuple_sinfo_new(&m->arena, fields, r.nout, loc);
     Expr *call = NULL;
-    /* the operator itself, when its attributes can say the new layout:
-     * batch_norm's (C,) operands keep theirs, split's parts share one map */
-    TensorType in0;
-    const StructInfo *old = bd->var->sinfo;
-    int light = 0, same = op && maps[0] && old && old->kind == SI_TUPLE && old->nfields == nout &&
-                               items[0]->kind == E_VAR;
-    for (int k = 1; same && k < n; k++)
-        same = r.map[k] == NULL;
-    for (int k = 1; same && k < nout; k++)
-        same = maps[k] ? same_rewrite(&S->scratch, maps[k], maps[0], items[0]->u.var->sinfo)
-                       : is_call_to(e, "R.nn.batch_norm");
-    if (same && !has_pad && value_type(items[0], &in0) == 0) {
+    if (typed) {
         Expr *c = keep_light(S->m, &S->scratch, e, maps[0], r.map[0], &in0);
         if (c) {
             memcpy(c->u.call.args, args, (size_t)n * sizeof *args);

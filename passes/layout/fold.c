@@ -29,6 +29,8 @@ typedef struct Fold {
     int64_t max_bytes;    /* the largest result of a creation operator folded */
     int cancel_only;      /* compose only pairs that cancel (the first phase) */
     Func *fn;             /* the function swept */
+    PtrMap uses;          /* Var -> its uses, counted when a permute_dims first asks (have_uses) */
+    int have_uses;
 } Fold;
 
 static Binding *def_of(const Fold *F, const Expr *e)
@@ -346,6 +348,20 @@ static int compose(Fold *F, Binding *bd)
     }
     if (!ident && (pe || py))
         r = as_permute(F->m, r);
+    if (pe && !py && !ident && !is_call_to(r, "R.permute_dims")) {
+        /* a permute_dims of a rewrite that others read too stays one: composed,
+         * it would be a rewrite of its own beside the rewrite its other
+         * readers keep (plan counts a permute_dims reading a rewrite free) */
+        if (!F->have_uses) {
+            count_uses(F->fn, &F->uses);
+            F->have_uses = 1;
+        }
+        if (ptrmap_get(&F->uses, yb->var, 0) > 1)
+            return 0;
+        ptrmap_put(&F->uses, yb->var, 0);
+        if (y->u.call.args[0]->kind == E_VAR)
+            ptrmap_put(&F->uses, y->u.call.args[0]->u.var, ptrmap_get(&F->uses, y->u.call.args[0]->u.var, 0) + 1);
+    }
     bd->value = r;
     note_add(F->notes, bd->loc, "composed with %s at line %d%s", var_said(yb->var), yb->loc.line,
              is_call_to(r, "R.nn.pad") || is_call_to(r, "R.pad") ? ": a pad" : "");
@@ -706,8 +722,21 @@ static void drop_unused(Module *m, Notes *notes)
     ptrmap_free(&used);
 }
 
-/* A rewrite equal to an earlier one of the same value (the same map and pad
- * value) becomes a copy of it; copy propagation then removes it. */
+/* Whether rewrite e's map is onto its result: no padding, so its pad value
+ * is never written. */
+static int onto(Fold *F, const Expr *e)
+{
+    ImKind k;
+    ArenaMark mark = arena_mark(&F->scratch);
+    IndexMap *im = map_of(&F->scratch, F, e, &k);
+    int yes = im && k == IM_BIJECTIVE;
+    arena_release(&F->scratch, mark);
+    return yes;
+}
+
+/* A rewrite equal to an earlier one of the same value (the same map, and
+ * the same pad value unless the map pads nothing) becomes a copy of it;
+ * copy propagation then removes it. */
 static int same_as_earlier(Fold *F, Binding *bd)
 {
     Expr *e = bd->value;
@@ -718,8 +747,8 @@ static int same_as_earlier(Fold *F, Binding *bd)
         Binding *o = F->defs[i - 1];
         if (o == bd)
             continue;
-        if (!same_pad(call_kwarg(o->value, "pad_value"), call_kwarg(e, "pad_value")) ||
-            !same_rewrite(&F->scratch, call_kwarg(o->value, "index_map"), call_kwarg(e, "index_map"), x->u.var->sinfo))
+        if (!same_rewrite(&F->scratch, call_kwarg(o->value, "index_map"), call_kwarg(e, "index_map"), x->u.var->sinfo) ||
+            (!same_pad(call_kwarg(o->value, "pad_value"), call_kwarg(e, "pad_value")) && !onto(F, e)))
             continue;
         bd->value = var_ref(&F->m->arena, o->var, bd->loc);
         note_add(F->notes, bd->loc, "the same rewrite as %s", var_said(o->var));
@@ -921,7 +950,7 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
     size_t nbinds = 0;
     for (int b = 0; b < fn->nblocks; b++)
         nbinds += (size_t)fn->blocks[b]->nbinds;
-    Fold F = { m, notes, module_stamps(m, nbinds), NULL, 0, 0, { 0 }, NULL, { 0 }, NULL, max_bytes, cancel_only, fn };
+    Fold F = { m, notes, module_stamps(m, nbinds), NULL, 0, 0, { 0 }, NULL, { 0 }, NULL, max_bytes, cancel_only, fn, { 0 }, 0 };
     unsigned range = (unsigned)nbinds;
     all = all && !cancel_only;
     int fired = 0, copies = 0;
@@ -953,6 +982,7 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
         abort();
     }
     ptrmap_free(&F.last_rw);
+    ptrmap_free(&F.uses);
     free(F.defs);
     free(F.prev_rw);
     arena_free(&F.scratch);

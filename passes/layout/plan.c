@@ -89,6 +89,8 @@ typedef struct Node {
     Expr **opmaps[MAX_LABELS];   /* [FLOW_MAX_ARGS] each, once label l is probed */
     Expr *const *items;
     int nitems;
+    int own;              /* a rewrite kept as a value of its own (not a view): */
+    int64_t own_bytes;    /* the bytes it reads and writes (0: of a constant) */
 } Node;
 
 /* What a variable of the block stands for: node's value seen through im
@@ -98,6 +100,9 @@ typedef struct View {
     IndexMap *im;
     int has_pad;          /* a rewrite on the way pads with pad */
     double pad;
+    Expr *map;            /* im as written: the index map of the one rewrite of
+                           * the node as written it is (fold composes a
+                           * rewrite with it as written), or NULL */
 } View;
 
 /* flow's answer for a call plan probed, found again for a call of the same
@@ -144,6 +149,11 @@ typedef struct Planner {
     size_t rwcap, nrw;
     struct Memo **memo;   /* what the walk's rounds ask again (memo_find) */
     size_t memocap, nmemo;
+    struct Twin {         /* an item read again: stored as its first read's node */
+        Var *var;
+        int node;
+    } *twins;
+    int ntwins;
 } Planner;
 
 static int64_t tensor_bytes(const TensorType *t)
@@ -154,13 +164,13 @@ static int64_t tensor_bytes(const TensorType *t)
     return n;
 }
 
-static int add_view(Planner *P, Var *v, int node, IndexMap *im, int has_pad, double pad)
+static int add_view(Planner *P, Var *v, int node, IndexMap *im, int has_pad, double pad, Expr *map)
 {
     if (P->nviews == P->capviews) {
         P->capviews = P->capviews ? 2 * P->capviews : 64;
         P->views = realloc(P->views, (size_t)P->capviews * sizeof *P->views);
     }
-    P->views[P->nviews] = (View){ node, im, has_pad, pad };
+    P->views[P->nviews] = (View){ node, im, has_pad, pad, map };
     ptrmap_put(&P->at, v, ++P->nviews);
     return P->nviews - 1;
 }
@@ -186,7 +196,7 @@ static int add_node(Planner *P, Var *v, Binding *bd)
     else
         nd->keys[0].bytes = tensor_bytes(&nd->t);
     nd->constant = bd && bd->value->kind == E_CONST;
-    add_view(P, v, P->n, NULL, 0, 0);
+    add_view(P, v, P->n, NULL, 0, 0, NULL);
     return P->n++;
 }
 
@@ -681,6 +691,8 @@ static void fixed_use(Planner *P, const Expr *e, void *data)
         return;
     }
     int k = key_of(P, nd, v.im, v.has_pad, v.pad, 0, 0);
+    if (k >= nd->nlab && !nd->keys[k].map && v.map && v.im)
+        nd->keys[k].map = v.map;   /* what fold composes with: the map as written */
     use_add(P, &W->uses[v.node], -1, &k, 1);
 }
 
@@ -894,8 +906,12 @@ static void call_uses(Planner *P, int c, Walk *W)
                 zn = v.node;
             } else {
                 keys[l] = key_of(P, nd, im, hp, pv, 0, nc->permute);
+                if (l == 0 && keys[l] >= nd->nlab && !nd->keys[keys[l]].map && v.map && v.im)
+                    nd->keys[keys[l]].map = v.map;   /* read as written: fold composes with the map as written */
             }
         }
+        if (W->phase == 1 && nc->leader >= 0 && nc->leader != c)
+            continue;   /* the tuple's call reads its operands once, as its first item's label says */
         if (W->phase == 1) {
             use_add(P, &W->uses[P->views[w].node], c, keys, nc->nlab);
             if (zn >= 0)
@@ -1045,6 +1061,7 @@ static IndexMap *between(Planner *P, const Key *a, const Key *b)
  * plan's time on a random graph of 1,000 operators. */
 typedef struct RwMemo {
     const IndexMap *a, *b;
+    const Expr *bmap;
     uint64_t h;
     int two;
     struct RwMemo *next;
@@ -1070,7 +1087,7 @@ static int two_rewrites(Planner *P, const IndexMap *a, const IndexMap *b, const 
 {
     uint64_t h = im_shape_hash(b, im_shape_hash(a, 0));
     for (RwMemo *x = P->rwcap ? P->rw[h & (P->rwcap - 1)] : NULL; x; x = x->next)
-        if (x->h == h && im_same(x->a, a) && im_same(x->b, b))
+        if (x->h == h && x->bmap == bmap && im_same(x->a, a) && im_same(x->b, b))
             return x->two;
     ArenaMark mark = arena_mark(&P->scratch);
     ImCond *pred = NULL;
@@ -1096,7 +1113,7 @@ static int two_rewrites(Planner *P, const IndexMap *a, const IndexMap *b, const 
         P->rwcap = cap;
     }
     RwMemo *x = arena_alloc(&P->a, sizeof *x);
-    *x = (RwMemo){ a, b, h, two, P->rw[h & (P->rwcap - 1)] };
+    *x = (RwMemo){ a, b, bmap, h, two, P->rw[h & (P->rwcap - 1)] };
     P->rw[h & (P->rwcap - 1)] = x;
     P->nrw++;
     return two;
@@ -1125,7 +1142,8 @@ static int rewrite_of(Planner *P, const Node *nd, int l, int k, int64_t *bytes)
     if ((b->absorbed || nd->permute) && !b->has_pad && nd->store[l] != k) {
         ArenaMark mark = arena_mark(&P->scratch);
         IndexMap *c = !a->im && !b->im ? NULL : between(P, a, b);
-        int free_ = (!a->im && !b->im) || (c && only_permutes(c));
+        /* the same map asked apart (a permute_dims asks its own key) moves nothing */
+        int free_ = (!a->im && !b->im) || (a->im && b->im && im_same(a->im, b->im)) || (c && only_permutes(c));
         arena_release(&P->scratch, mark);
         if (free_)
             return *bytes = 0, 0;
@@ -1240,15 +1258,24 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             View *ow = w >= 0 ? &P->views[w] : NULL;
             if (!bad && ow && ow->has_pad && hp && ow->pad != pv)
                 bad = 1;   /* two paddings with different values: a value of its own */
+            int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+            int onto = !bad && (!im || im_classify(im, wa, wb) == IM_BIJECTIVE);   /* no padding: its value is moot */
+            if (!bad && !onto && ow->im && !fold_one_rewrite(m, im, ow->map, call_kwarg(e, "index_map")))
+                bad = 1;   /* a padded composite fold cannot write as one rewrite: it keeps this one */
             if (!bad) {
-                int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
-                int onto = !im || im_classify(im, wa, wb) == IM_BIJECTIVE;   /* no padding: its value is moot */
-                add_view(P, bd->var, ow->node, im, !onto && (ow->has_pad || hp), ow->has_pad ? ow->pad : pv);
+                add_view(P, bd->var, ow->node, im, !onto && (ow->has_pad || hp), ow->has_pad ? ow->pad : pv,
+                         ow->im ? NULL : (Expr *)call_kwarg(e, "index_map"));
                 continue;
             }
         }
         int c = add_node(P, bd->var, bd);
         Node *nd = &P->nodes[c];
+        if (hp >= 0) {   /* a rewrite kept as a value of its own: what it moves, unless of a constant */
+            int w = view_of(P, e->u.call.args[0]);
+            nd->own_bytes = w < 0 || P->nodes[P->views[w].node].constant ? 0
+                            : view_bytes(P, &P->views[w], P->views[w].im) + nd->keys[0].bytes;
+            nd->own = nd->t.ndim >= 0 && w >= 0;
+        }
         char why[320];
         Expr *opm[FLOW_MAX_ARGS];
         nd->call = e;
@@ -1258,6 +1285,17 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
          * that call, and the items move through it together */
         int tk = e->kind == E_GETITEM && e->u.get.tuple->kind == E_VAR ? ptrmap_get(&P->at, e->u.get.tuple->u.var, 0) : 0;
         Node *tn = tk ? &P->nodes[P->views[tk - 1].node] : NULL;
+        int twice = -1;   /* the same item read again is the same value: a view of the first read */
+        for (int o = 0; tn && tn->bd && o < c; o++)
+            if (P->nodes[o].item == e->u.get.index && P->nodes[o].call == tn->bd->value)
+                twice = o;
+        if (twice >= 0) {
+            P->n--;
+            add_view(P, bd->var, twice, NULL, 0, 0, NULL);
+            P->twins = realloc(P->twins, (size_t)(P->ntwins + 1) * sizeof *P->twins);
+            P->twins[P->ntwins++] = (struct Twin){ bd->var, twice };
+            continue;
+        }
         if (tn && tn->bd && tn->var == e->u.get.tuple->u.var && tn->bd->value->kind == E_CALL &&
             ptrmap_get(&uses, tn->var, 0) == ptrmap_get(&getitems, tn->var, 0)) {
             nd->call = tn->bd->value;
@@ -1272,7 +1310,8 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             nd->plannable = id && probe_call(P, nd->call, nd->item, NULL, nd->t.ndim, id, NULL, opm, NULL, &nd->items, &nd->nitems,
                                              why, sizeof why) == 0;
             arena_free(&a);
-            if (!nd->plannable && nd->item < 0 && e->u.call.nargs == 1 && e->u.call.args[0]->kind == E_VAR) {
+            if (!nd->plannable && nd->item < 0 && e->u.call.nargs == 1 && e->u.call.args[0]->kind == E_VAR &&
+                !is_layout_transform(e)) {
                 nd->items = e->u.call.args;
                 nd->nitems = 1;
                 nd->readable = 1;
@@ -1314,6 +1353,8 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         v->nlab = nd->nlab;
         v->nkey = nd->nkey;
         v->unary = calloc((size_t)nd->nlab, sizeof *v->unary);
+        if (nd->own)
+            v->unary[0] = nd->own_bytes * COST_BYTE + COST_REWRITE;
         for (int l = 1; l < nd->nlab; l++)
             v->unary[l] = probe(P, nd, l) ? COST_MOVE + moved_more(P, nd, l) * COST_BYTE : PLAN_INF;
         if (nd->gone) {   /* a crop computed pays its bytes; the offset takes them off again */
@@ -1351,6 +1392,9 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             }
             (*maps)[(*nmaps)++] = clone_expr(&m->arena, &(Subst){ 0 }, keep);
             ptrmap_put(nd->reads[r.label[c]] ? reads : plan, nd->var, *nmaps);
+            for (int t = 0; t < P->ntwins; t++)
+                if (P->twins[t].node == c)
+                    ptrmap_put(nd->reads[r.label[c]] ? reads : plan, P->twins[t].var, *nmaps);
             if (nd->reads[r.label[c]])
                 note_add(P->notes, nd->bd->loc, "%s reads its operand in layout %s", var_said(nd->var),
                          expr_text(keep, buf, sizeof buf));
@@ -1361,6 +1405,10 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         /* the rewrites the plan leaves */
         for (int c = 0; c < P->n; c++) {
             Node *nd = &P->nodes[c];
+            if (nd->own)
+                note_add(P->notes, nd->bd->loc, "a rewrite kept as %s (one rewrite with the one it reads would not "
+                         "give the padded shape): %lld bytes%s", var_said(nd->var), (long long)nd->own_bytes,
+                         nd->own_bytes ? "" : " (of a constant: fold evaluates it)");
             char seen[MAX_KEYS] = { 0 };
             for (int u = 0; u < pb.vars[c].nuses; u++) {
                 const PlanUse *use = &pb.vars[c].uses[u];
@@ -1540,6 +1588,7 @@ static void plan_round(Module *m, PassCtx *ctx, Notes *notes, void *data)
             ptrmap_free(&P.at);
             free(P.rw);
             free(P.memo);
+            free(P.twins);
             free(P.nodes);
             free(P.views);
             kept = P.a;   /* an answer of this block keeps the map it was asked, which a later block may compare */
