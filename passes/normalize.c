@@ -21,7 +21,9 @@ typedef struct Norm {
     PtrMap names;         /* its names, every scope's (collected at the first binding made) */
     int named;
     Notes *ns;
-    const char *in;       /* where the value being normalized stands, for the note */
+    /* where the value being normalized stands, for the note: in, then in_name */
+    const char *in;
+    const char *in_name;
     int made;
 } Norm;
 
@@ -116,7 +118,8 @@ static Expr *bind(Norm *N, Emit *E, Expr *v)
     char what[200] = "";
     if (!N->ns->mute)
         what_text(v, what, sizeof what);
-    note_add(N->ns, v->loc, "bound %s written inside %s to a variable of its own, %s", what, N->in, b->var->name->str);
+    note_add(N->ns, v->loc, "bound %s written inside %s%s to a variable of its own, %s", what, N->in, N->in_name,
+             b->var->name->str);
     return var_ref(&m->arena, b->var, v->loc);
 }
 
@@ -181,13 +184,15 @@ static void append_result_bindings(Norm *N, RBlock ***blocks, int *nblocks, cons
 /* A sequence's blocks, then its result: a function's as an operand (TVM
  * returns a variable), a branch's as a binding's value (the branch's last
  * line, y = value, is the value of the if's variable). */
-static Expr *norm_seq(Norm *N, RBlock ***blocks, int *nblocks, Expr *result, const char *in, int branch)
+static Expr *norm_seq(Norm *N, RBlock ***blocks, int *nblocks, Expr *result, const char *in, const char *name,
+                      int branch)
 {
     norm_blocks(N, *blocks, *nblocks);
     if (!result)
         return NULL;
     Emit E = { 0 };
     N->in = in;
+    N->in_name = name;
     Expr *r = branch ? norm_value(N, &E, result) : norm_arg(N, &E, result);
     append_result_bindings(N, blocks, nblocks, &E, result->loc);
     free(E.v);
@@ -226,22 +231,17 @@ static Expr *norm_value(Norm *N, Emit *E, Expr *e)
         return c;
     }
     case E_IF: {
-        const char *in = N->in;
-        char where[200];
+        const char *name = N->in_name;
+        N->in = "the condition of the if giving ";
         e->u.rif.cond = norm_arg(N, E, e->u.rif.cond);
-        snprintf(where, sizeof where, "a branch of %s", in);
         RSeq *q[2] = { e->u.rif.then, e->u.rif.orelse };
         for (int k = 0; k < 2; k++)
-            q[k]->result = norm_seq(N, &q[k]->blocks, &q[k]->nblocks, q[k]->result, where, 1);
-        N->in = in;
+            q[k]->result = norm_seq(N, &q[k]->blocks, &q[k]->nblocks, q[k]->result, "a branch of the value of ", name, 1);
         return e;
     }
-    case E_FUNC: {
-        const char *in = N->in;
+    case E_FUNC:
         norm_func(N, e->u.global.fn);
-        N->in = in;
         return e;
-    }
     default:
         return e;
     }
@@ -255,9 +255,8 @@ static void norm_blocks(Norm *N, RBlock **blocks, int nblocks)
         int made = 0;
         for (int i = 0; i < rb->nbinds; i++) {
             Binding *bd = rb->binds[i];
-            char in[200];
-            snprintf(in, sizeof in, "the value of %s", bd->var->name->str);
-            N->in = in;
+            N->in = "the value of ";
+            N->in_name = bd->var->name->str;
             int before = E.n;
             Expr *v = norm_value(N, &E, bd->value);
             if (E.n > before) {
@@ -281,9 +280,8 @@ static void norm_blocks(Norm *N, RBlock **blocks, int nblocks)
 
 static void norm_func(Norm *N, Func *f)
 {
-    char in[200];
-    snprintf(in, sizeof in, "the result of %s", f->name ? f->name->str : "a local function");
-    f->result = norm_seq(N, &f->blocks, &f->nblocks, f->result, in, 0);
+    f->result = norm_seq(N, &f->blocks, &f->nblocks, f->result, "the result of ",
+                         f->name ? f->name->str : "a local function", 0);
 }
 
 int bind_nested_calls(Module *m, Notes *ns)
