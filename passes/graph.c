@@ -739,6 +739,11 @@ static StructInfo *infer_one(Module *m, const Expr *e)
     return tensor_sinfo_new(&m->arena, outs[0].dtype, outs[0].ndim, outs[0].shape, e->loc);
 }
 
+StructInfo *infer_value(Module *m, const Expr *e)
+{
+    return infer_one(m, e);
+}
+
 void infer_types(Module *m, Func *fn)
 {
     for (int b = 0; b < fn->nblocks; b++)

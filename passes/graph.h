@@ -81,6 +81,8 @@ int sinfo_same_tensor(const StructInfo *a, const StructInfo *b);
  * where it is known (call_tir's out_sinfo, operators, rewrites, constants),
  * and a tensor type without a dtype the dtype its value has. */
 void infer_types(Module *m, Func *fn);
+/* The type infer_types gives a binding of value e (NULL when not known). */
+StructInfo *infer_value(Module *m, const Expr *e);
 /* Whether two pad values (NULL or None: undefined) are the same. */
 int same_pad(const Expr *a, const Expr *b);
 
@@ -172,5 +174,16 @@ void notes_flush(Notes *ns, PassCtx *ctx, const char *pass);
 /* notes_flush, with the table of moved, folded and left rewrites or without
  * it (a pass that does not move rewrites). */
 void notes_emit(Notes *ns, PassCtx *ctx, const char *pass, int table);
+
+/* Binds every call written inside another value of m's Relax functions (an
+ * operand, a tuple's field, a function's or a branch's result, an if's
+ * condition) to a variable of its own, named lv, lv1, ... by fresh_name
+ * and typed by infer_value, placed before the value that reads it, as
+ * TVM's block builder normalizes: the passes read operands as variables,
+ * so every call stands where they look. A note in ns says what was bound.
+ * Returns the number of bindings made (0: m is as it was); the caller
+ * then has the verifier type what is left unannotated (the pass manager
+ * does), as it types the module read with these bindings written out. */
+int bind_nested_calls(Module *m, Notes *ns);
 
 #endif

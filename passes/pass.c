@@ -10,6 +10,7 @@
 #include "../printer/print.h"
 #include "../printer/report.h"
 #include "diff.h"
+#include "graph.h"
 
 static int run_verify(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
@@ -23,6 +24,17 @@ static int run_print(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     (void)opts;
     (void)nopts;
     print_module(ctx->dump, m);
+    return 0;
+}
+
+/* The pass manager binds nested calls before every pass not as_written
+ * (step, below); normalize is that step alone. */
+static int run_normalize(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
+{
+    (void)m;
+    (void)ctx;
+    (void)opts;
+    (void)nopts;
     return 0;
 }
 
@@ -49,43 +61,46 @@ static const PassInfo passes[] = {
     { "annotate-scope", "choose each tensor's memory scope (global, or a texture its shape fits under "
       "spatial-limit=16384 and depth-limit=2048) from what its consumers read; mark operands with "
       "R.hint_on_device and results with vdevices", annotate_options, pass_annotate_scope,
-      pass_annotate_scope_check },
+      pass_annotate_scope_check, 0 },
     { "convert-layout", "give conv2d, conv2d_transpose, pooling and resize2d calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC; "
       "a pool not named follows its data), with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
-      pass_convert_layout_check },
+      pass_convert_layout_check, 0 },
     { "flatten", "make every PrimFunc buffer physical: axes between axis separators fuse row-major (1-d without "
-      "separators); parameters keep their shape and get a flat view", func_option, pass_flatten, NULL },
+      "separators); parameters keep their shape and get a flat view", func_option, pass_flatten, NULL, 0 },
     { "flow", "move each layout rewrite from a call's result to its operands, through the callee's TIR",
-      no_options, pass_flow, NULL },
+      no_options, pass_flow, NULL, 0 },
     { "fold", "compose adjacent rewrites (permute_dims too), remove identities and pad/crop pairs, rewrite "
       "constants, evaluate R.call_tir of constants and, in dataflow blocks, operators of constants (creation "
-      "operators up to max-bytes=4096), remove dead bindings and uncalled PrimFuncs", fold_options, pass_fold, pass_fold_check },
+      "operators up to max-bytes=4096), remove dead bindings and uncalled PrimFuncs", fold_options, pass_fold, pass_fold_check, 0 },
     { "fold-scope-change", "let a call whose texture result is only copied to global memory write global memory "
-      "directly; PrimFunc buffers take their call sites' scopes", no_options, pass_fold_scope_change, NULL },
+      "directly; PrimFunc buffers take their call sites' scopes", no_options, pass_fold_scope_change, NULL, 0 },
     { "hoist", "lift layout-rewrite blocks at a PrimFunc's start or end into R.layout_transform in the graph; "
-      "mark the PrimFunc frozen", no_options, pass_hoist, NULL },
+      "mark the PrimFunc frozen", no_options, pass_hoist, NULL, 0 },
     { "legalize", "lower calls of registered operators (R.add, R.nn.conv2d, ...) to R.call_tir of generated "
-      "PrimFuncs", no_options, pass_legalize, NULL },
+      "PrimFuncs", no_options, pass_legalize, NULL, 0 },
+    { "normalize", "bind every call written inside another value (an operand, a tuple's field, a result, an if's "
+      "condition) to a variable of its own, lv, lv1, ..., as every pass but print and verify does first",
+      no_options, run_normalize, NULL, 0 },
     { "plan", "choose every value's layout so that the rewrites left move the fewest bytes (exact), and move the "
       "rewrites there with flow's rewrites; fold then cancels the pairs that meet (max-cells=N: the largest table "
       "the exact search builds, 2^22 by default; layouts=\"v=NHWC w=NCHW4c ...\": no search, each value named is moved "
-      "to that layout of its NCHW form, a padded one padding with 0, for testing the plan against every assignment)", plan_options, pass_plan, pass_plan_check },
-    { "print", "print the module to standard error at this point of the pipeline", no_options, run_print, NULL },
+      "to that layout of its NCHW form, a padded one padding with 0, for testing the plan against every assignment)", plan_options, pass_plan, pass_plan_check, 0 },
+    { "print", "print the module to standard error at this point of the pipeline", no_options, run_print, NULL, 1 },
     { "realize-vdevice", "give every value the vdevice of the values computed with it; turn each "
       "R.hint_on_device into a plain binding or an R.to_vdevice copy; PrimFunc buffers take their call sites' "
-      "scopes", no_options, pass_realize_vdevice, NULL },
+      "scopes", no_options, pass_realize_vdevice, NULL, 0 },
     { "test-perturb", "(for testing --verify-exec) move main's first float constant up by one ULP", no_options,
-      pass_test_perturb, NULL },
+      pass_test_perturb, NULL, 0 },
     { "transform-block-layout", "rename a block's iterators by a bijective affine map (func=F,block=NAME,map=MAP); "
       "its loops iterate over the map's output box", block_layout_options, pass_transform_block_layout,
-      pass_transform_block_layout_check },
+      pass_transform_block_layout_check, 0 },
     { "transform-layout", "rewrite a PrimFunc buffer through an index map (func=F,buffer=B,map=MAP[,pad-value=V,"
       "assume-injective=1,axis-separators=K]): shape, accesses, regions, signature and call sites",
-      transform_layout_options, pass_transform_layout, pass_transform_layout_check },
-    { "verify", "check the module's invariants (scopes, call_tir, ranks, block bindings)", no_options, run_verify, NULL },
+      transform_layout_options, pass_transform_layout, pass_transform_layout_check, 0 },
+    { "verify", "check the module's invariants (scopes, call_tir, ranks, block bindings)", no_options, run_verify, NULL, 1 },
     { "weight-layout", "apply schedule steps (split=AXIS:FACTOR[:PAD], reorder=P0:P1:..., fuse=AXIS) to a PrimFunc's "
       "weight buffer (func=F,buffer=W, or its \"weight_layout\" attribute) and rewrite the weight before each call",
-      weight_layout_options, pass_weight_layout, pass_weight_layout_check },
+      weight_layout_options, pass_weight_layout, pass_weight_layout_check, 0 },
 };
 
 const PassInfo *pass_registry(int *n)
@@ -354,6 +369,24 @@ static void dump(PassCtx *ctx, Module *m, const char *when, const char *pass)
     print_module(ctx->dump, m);
 }
 
+/* Binds the calls written inside other values before pass `name`, saying
+ * so under --explain. The verifier then types the bindings left without an
+ * annotation, as it types the module read with them written out, and checks
+ * again the calls it could not type while their operands were written in
+ * place (an add of a conv2d of the wrong shape is an error now). */
+static int normalize(Module *m, PassCtx *ctx, const char *name)
+{
+    Notes ns = { .mute = !ctx->explain };
+    int made = bind_nested_calls(m, &ns);
+    notes_emit(&ns, ctx, name, 0);
+    if (made && ir_verify(m, ctx->src)) {
+        diag_error(ctx->src, (Loc){ 0, 0 }, "the module does not verify once the calls written inside other values "
+                   "are bound to variables of their own (before pass '%s')", name);
+        return -1;
+    }
+    return 0;
+}
+
 /* Runs one step; with rs (--report), says in it how the step ended. */
 static int step(const PassStep *st, int i, Module *m, PassCtx *ctx, char **before, size_t *len, ReportStep *rs)
 {
@@ -363,6 +396,11 @@ static int step(const PassStep *st, int i, Module *m, PassCtx *ctx, char **befor
         dump(ctx, m, "before", name);
     double t0 = now();
     m->say = ctx->explain != NULL;
+    if (!st->pass->as_written && normalize(m, ctx, name)) {
+        if (rs)
+            rs->status = STEP_VERIFY_FAILED;
+        return -1;
+    }
     int r = st->pass->run(m, ctx, st->opts, st->nopts);
     double t = now() - t0;
     if (ctx->times)

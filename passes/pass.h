@@ -51,6 +51,10 @@ typedef struct PassInfo {
     /* Checks the option values when the pipeline is parsed (NULL: any value):
      * returns 0, or -1 with the reason in err. */
     int (*check)(const PassOpt *opts, int nopts, char *err, size_t cap);
+    /* Reads the module as it stands (print, verify); every other pass first
+     * has each call written inside another value bound to a variable of its
+     * own (bind_nested_calls), so that it sees every call. */
+    int as_written;
 } PassInfo;
 
 typedef struct PassStep {

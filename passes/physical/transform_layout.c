@@ -1741,7 +1741,7 @@ static int transform(TL *T, const Request *r)
     const Func *rf = NULL;
     const Expr *rc = T->param >= 0 ? called_in_result(T, &rf) : NULL;
     if (rc)
-        return err(T, rc->loc, "transform-layout: %s is called in the result of %s, not in a binding of its own; its "
+        return err(T, rc->loc, "transform-layout: %s is named in the result of %s, not called in a binding of its own; its "
                    "signature must stay", T->f->name->str, rf->name->str);
     if (T->param >= 0 && !called_plainly(T))
         return err(T, T->B->loc, "transform-layout: %s is called directly, with tir_vars or from control flow; its "
