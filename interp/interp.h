@@ -47,14 +47,19 @@ Interp *interp_new(Module *m);
 void interp_free(Interp *in);
 
 /* A run's work is bounded: every loop iteration of every PrimFunc it calls
- * is a step, and the run stops with an error at max_steps. The default is
- * about six times what the largest example needs (texture_conv_nchw4c.tir,
- * 1.6e8 steps; the models in examples/models/ need under 1e6), about 40 s
- * of the plain build one iteration at a time, a few seconds in batches
- * (a batch adds its steps at once, and leaves a tile that would pass the
- * budget to the closures, which stop at the exact step). Relax calls nest at most INTERP_MAX_RELAX_DEPTH deep. */
-enum { INTERP_MAX_RELAX_DEPTH = 100 };
-#define INTERP_DEFAULT_MAX_STEPS ((int64_t)1000000000)
+ * is a step, every call of a Relax function by another counts as
+ * INTERP_RELAX_CALL_STEPS (what such a call costs in time next to a loop
+ * iteration in batches), and the run stops with an error at max_steps; so
+ * a recursion that doubles at every level, with no loop at all, stops too.
+ * The default is about three times what the largest model measured needs
+ * (bench/gen-models.py resnet50 64 224, 9.3e9 steps, 10 s; TVM's ResNet at
+ * 224, 2.6e9): in batches a run reaches it in about 45 s, a loop nest that
+ * runs one iteration at a time in about 30 min (a batch adds its steps at
+ * once, and leaves a tile that would pass the budget to the closures,
+ * which stop at the exact step). Relax calls nest at most
+ * INTERP_MAX_RELAX_DEPTH deep. */
+enum { INTERP_MAX_RELAX_DEPTH = 100, INTERP_RELAX_CALL_STEPS = 4000 };
+#define INTERP_DEFAULT_MAX_STEPS ((int64_t)30000000000)
 void interp_set_max_steps(Interp *in, int64_t max_steps);
 /* Loops whose iterations are proven independent (interp/par.h) run on up to
  * this many threads, with the results of running them in order; 1 (the
@@ -78,6 +83,10 @@ void relax_plans_free(struct RelaxPlans *plans);
 /* The module in runs. */
 Module *interp_module(const Interp *in);
 int64_t interp_steps(const Interp *in);
+int64_t interp_max_steps(const Interp *in);
+/* Counts a call of a Relax function against the budget: 0, or -1 (nothing
+ * counted) when it would pass max_steps. */
+int interp_count_relax_call(Interp *in);
 
 /* Runs the PrimFunc f on args (one per parameter: buffers as tensors, in
  * order). Returns 0, or -1 with err filled. */

@@ -1230,6 +1230,13 @@ static int too_deep(Env *E, const Expr *call, Func *f)
     return rerr(E, call->loc, "Relax calls nest deeper than %d: %s", INTERP_MAX_RELAX_DEPTH, text);
 }
 
+static int out_of_steps(Env *E, const Expr *call, const Func *f)
+{
+    return rerr(E, call->loc, "the run reached --max-steps %lld at this call of '%s' (a step is one loop iteration; "
+                "a call of a Relax function counts as %d)", (long long)interp_max_steps(E->in), f->name->str,
+                INTERP_RELAX_CALL_STEPS);
+}
+
 static Value *eval(Env *E, const Expr *e)
 {
     switch (e->kind) {
@@ -1294,6 +1301,7 @@ static Value *eval(Env *E, const Expr *e)
                 }
             Value *out = NULL;
             int r = E->depth == INTERP_MAX_RELAX_DEPTH ? too_deep(E, e, f) :
+                interp_count_relax_call(E->in) ? out_of_steps(E, e, f) :
                 call_relax(E->in, E, f, args, e->u.call.nargs, &out, E->err);
             free(args);
             return r ? NULL : own(E, out);
