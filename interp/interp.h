@@ -113,12 +113,26 @@ Tensor *interp_const_tensor(const Expr *e);
  * Returns -1 when it is not a tensor of known constant shape. */
 int interp_param_shape(const Var *v, DType *dt, int *ndim, int64_t *shape);
 
+/* A dimension of a parameter of f that nothing binds (no input nor --shape
+ * gives it) is drawn from the seed and its name: the multiples of m in
+ * [2, max(8, 2m)], where m is the least multiple of every constant that
+ * divides v in f's types (a // 2 and b % 3 make them even and a multiple of
+ * 3; m is 1 when they would pass INTERP_DRAWN_EXTENT_MAX); 2 to 8 when v is
+ * NULL (a dimension of a type that gives only its rank). Not 1, where a
+ * broadcast would hide what the function does with the dimension. */
+enum { INTERP_DRAWN_EXTENT_MAX = 64 };
+int64_t interp_draw_extent(const Func *f, const Var *v, const char *name, uint64_t seed);
+/* The first R.match_cast of the parameter p itself in f's bindings to a
+ * tensor type with a shape, or NULL: what it requires of the dimensions
+ * lopt draws for p. */
+const Expr *interp_param_cast(const Func *f, const Var *p);
 /* Fills t, the input for parameter i of the Relax function f, from the
  * seed: as tensor_fill_seeded does, except that integers which f's calls
  * read as indices (found in the PrimFuncs the values reach, legalized for a
  * registered operator: R.take, R.gather_elements, R.scatter_nd ...) are
- * drawn in [0, the least extent they index). */
-void interp_fill_param(const Func *f, int i, Tensor *t, uint64_t seed);
+ * drawn in [0, the least extent they index); dims gives the values of f's
+ * symbolic dimensions (given or drawn), which those extents may be. */
+void interp_fill_param(const Func *f, int i, Tensor *t, uint64_t seed, VarValue dims, void *data);
 /* The seeded input for parameter i of f when it is a tuple (of tensors of
  * constant shape, or tuples of them): item k of p is filled as "p[k]". NULL
  * with err filled otherwise. */

@@ -129,6 +129,8 @@ typedef struct Uses {
     const Var *v;
     int64_t extent;       /* the least found; 0: none */
     int depth;
+    VarValue value;       /* the values of main's symbolic dimensions (depth 0), or NULL */
+    void *data;
 } Uses;
 
 static void take_bound(Uses *U, int64_t ext)
@@ -137,7 +139,25 @@ static void take_bound(Uses *U, int64_t ext)
         U->extent = ext;
 }
 
-static int64_t relax_bound(const Func *f, const Var *v, int depth);
+static int64_t relax_bound(const Func *f, const Var *v, int depth, VarValue value, void *data);
+
+/* A tensor type of constant shape: as declared, or with the symbolic
+ * dimensions of the function the uses are in given their values. */
+static int use_type(const Uses *U, const StructInfo *s, TensorType *t)
+{
+    if (op_sinfo_type(s, t) == 0)
+        return 0;
+    if (!U->value || !s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim < 0 ||
+        s->ndim > OP_MAX_RANK)
+        return -1;
+    memset(t, 0, sizeof *t);
+    t->dtype = s->dtype;
+    t->ndim = s->ndim;
+    for (int i = 0; i < s->ndim; i++)
+        if (expr_eval_int(s->shape[i], U->value, U->data, &t->shape[i]) || t->shape[i] < 0)
+            return -1;
+    return 0;
+}
 
 static int is_v(const Expr *e, const Var *v)
 {
@@ -164,7 +184,7 @@ static void op_use(Uses *U, const Expr *e, const OpInfo *op)
         if (is_v(items[k], U->v))
             at = at < 0 ? k : at;
         if (items[k]->kind == E_CONST ? op_const_type(items[k], &types[k])
-                                       : items[k]->kind != E_VAR || op_sinfo_type(items[k]->u.var->sinfo, &types[k]))
+                                       : items[k]->kind != E_VAR || use_type(U, items[k]->u.var->sinfo, &types[k]))
             return;
     }
     if (at < 0)
@@ -187,7 +207,8 @@ static int use_visit(const Expr *e, void *data)
     if (callee && callee->kind == E_GLOBAL && callee->u.global.fn->kind == F_RELAX) {
         for (int k = 0; k < e->u.call.nargs && k < callee->u.global.fn->nparams; k++)
             if (is_v(e->u.call.args[k], U->v) && U->depth < MAX_CALL_DEPTH)
-                take_bound(U, relax_bound(callee->u.global.fn, callee->u.global.fn->params[k], U->depth + 1));
+                take_bound(U, relax_bound(callee->u.global.fn, callee->u.global.fn->params[k], U->depth + 1, NULL,
+                                          NULL));
         return 0;
     }
     if (callee)
@@ -207,11 +228,136 @@ static int use_visit(const Expr *e, void *data)
     return 0;
 }
 
-static int64_t relax_bound(const Func *f, const Var *v, int depth)
+static int64_t relax_bound(const Func *f, const Var *v, int depth, VarValue value, void *data)
 {
-    Uses U = { v, 0, depth };
+    Uses U = { v, 0, depth, value, data };
     relax_walk_blocks(f->blocks, f->nblocks, use_visit, &U);
     return U.extent;
+}
+
+/* ---- extents nothing binds ---- */
+
+typedef struct Divs {
+    const Var *v;
+    int64_t lcm;
+} Divs;
+
+static int mentions(const Expr *e, const Var *v)
+{
+    if (!e)
+        return 0;
+    switch (e->kind) {
+    case E_VAR: return e->u.var == v;
+    case E_BIN: return mentions(e->u.bin.a, v) || mentions(e->u.bin.b, v);
+    case E_UNARY: return mentions(e->u.un.a, v);
+    case E_CAST: return mentions(e->u.cast.a, v);
+    default: return 0;
+    }
+}
+
+static int64_t gcd(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Each e // k and e % k with e mentioning D->v makes v a multiple of k. */
+static void divs_expr(Divs *D, const Expr *e)
+{
+    if (!e)
+        return;
+    if (e->kind == E_BIN) {
+        const Expr *k = e->u.bin.b;
+        BinOp op = e->u.bin.op;
+        if ((op == B_FLOORDIV || op == B_FLOORMOD || op == B_DIV) && k->kind == E_INT && mentions(e->u.bin.a, D->v)) {
+            int64_t m = k->u.i.v < 0 ? -k->u.i.v : k->u.i.v;
+            if (m >= 2 && m <= INTERP_DRAWN_EXTENT_MAX)
+                D->lcm = D->lcm / gcd(D->lcm, m) * m;
+            if (D->lcm > INTERP_DRAWN_EXTENT_MAX)
+                D->lcm = 1;   /* no small extent has them all */
+        }
+        divs_expr(D, e->u.bin.a);
+        divs_expr(D, e->u.bin.b);
+    } else if (e->kind == E_UNARY) {
+        divs_expr(D, e->u.un.a);
+    } else if (e->kind == E_CAST) {
+        divs_expr(D, e->u.cast.a);
+    }
+}
+
+static void divs_sinfo(Divs *D, const StructInfo *s, int depth)
+{
+    if (!s || depth > 16)
+        return;
+    for (int d = 0; s->shape && d < s->ndim; d++)
+        divs_expr(D, s->shape[d]);
+    divs_expr(D, s->value);
+    for (int k = 0; s->kind == SI_TUPLE && k < s->nfields; k++)
+        divs_sinfo(D, s->fields[k], depth + 1);
+}
+
+static int divs_visit(const Expr *e, void *data)
+{
+    if (e->kind == E_SINFO)
+        divs_sinfo(data, e->u.sinfo, 0);
+    return 0;
+}
+
+/* The least multiple of every constant that divides v in f's types: its
+ * parameters', its result's, its bindings' and the types its calls take
+ * (R.match_cast, out_sinfo=). */
+static int64_t dim_multiple(const Func *f, const Var *v)
+{
+    Divs D = { v, 1 };
+    for (int i = 0; i < f->nparams; i++)
+        divs_sinfo(&D, f->params[i]->sinfo, 0);
+    divs_sinfo(&D, f->ret, 0);
+    for (int b = 0; b < f->nblocks; b++)
+        for (int k = 0; k < f->blocks[b]->nbinds; k++) {
+            divs_sinfo(&D, f->blocks[b]->binds[k]->annot, 0);
+            divs_sinfo(&D, f->blocks[b]->binds[k]->var->sinfo, 0);
+        }
+    relax_walk_blocks(f->blocks, f->nblocks, divs_visit, &D);
+    return D.lcm;
+}
+
+int64_t interp_draw_extent(const Func *f, const Var *v, const char *name, uint64_t seed)
+{
+    /* the multiples of m in [2, max(8, 2m)]: 2 to 8 when nothing divides v */
+    int64_t m = v ? dim_multiple(f, v) : 1, lo = m >= 2 ? 1 : 2, hi = m >= 4 ? 2 : 8 / m, none = 0;
+    Tensor *t = tensor_new(DT_INT64, 0, &none);
+    if (!t)
+        return lo * m;
+    tensor_fill_seeded_below(t, seed, name, hi - lo + 1);
+    int64_t k = lo + tensor_geti(t, 0);
+    tensor_free(t);
+    return k * m;
+}
+
+typedef struct Cast {
+    const Var *p;
+    const Expr *call;
+} Cast;
+
+static int cast_visit(const Expr *e, void *data)
+{
+    Cast *C = data;
+    if (!C->call && e->kind == E_CALL && !e->u.call.callee && !strcmp(e->u.call.op->str, "R.match_cast") &&
+        e->u.call.nargs == 2 && is_v(e->u.call.args[0], C->p) && e->u.call.args[1]->kind == E_SINFO &&
+        e->u.call.args[1]->u.sinfo->kind == SI_TENSOR && e->u.call.args[1]->u.sinfo->shape)
+        C->call = e;
+    return 0;
+}
+
+const Expr *interp_param_cast(const Func *f, const Var *p)
+{
+    Cast C = { p, NULL };
+    relax_walk_blocks(f->blocks, f->nblocks, cast_visit, &C);
+    return C.call;
 }
 
 /* ---- filling ---- */
@@ -224,10 +370,10 @@ static void fill(Tensor *t, uint64_t seed, const char *name, int64_t extent)
         tensor_fill_seeded(t, seed, name);
 }
 
-void interp_fill_param(const Func *f, int i, Tensor *t, uint64_t seed)
+void interp_fill_param(const Func *f, int i, Tensor *t, uint64_t seed, VarValue dims, void *data)
 {
     const Var *p = f->params[i];
-    fill(t, seed, p->name->str, dtype_is_int(t->dtype) ? relax_bound(f, p, 0) : 0);
+    fill(t, seed, p->name->str, dtype_is_int(t->dtype) ? relax_bound(f, p, 0, dims, data) : 0);
 }
 
 static Value *seed_sinfo(const StructInfo *s, uint64_t seed, const char *name, char *err, size_t cap, int depth)
