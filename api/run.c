@@ -334,9 +334,21 @@ static const StructInfo *seed_shape_of(const Func *f, const Var *p, const Expr *
  * variable), then drawn from the seed (interp_draw_extent), so that every
  * input's shape is known before any is filled (an index's bound may be a
  * dimension of another). */
+static void seed_fields(Exec *x, Dims *D, const Func *f, const Var *p, const StructInfo *s, int depth)
+{
+    for (int k = 0; s && s->kind == SI_TUPLE && k < s->nfields && depth < 16; k++) {
+        const StructInfo *t = s->fields[k];
+        for (int d = 0; t && t->kind == SI_TENSOR && t->shape && d < t->ndim; d++)
+            draw_vars(D, f, p, t->shape[d], x->ctx->seed, 0);
+        seed_fields(x, D, f, p, t, depth + 1);
+    }
+}
+
 static void seed_dims(Exec *x, Dims *D, const Func *f, const Var *p)
 {
     const StructInfo *s = p->sinfo;
+    if (s && s->kind == SI_TUPLE)
+        seed_fields(x, D, f, p, s, 0);
     if (!s || s->kind != SI_TENSOR || s->ndim < 0 || s->ndim > TENSOR_MAX_RANK)
         return;
     const Expr *cast;
@@ -356,7 +368,7 @@ static void seed_dims(Exec *x, Dims *D, const Func *f, const Var *p)
  * drew or took from a match_cast, and float32 for a type without a dtype. */
 static void seed_note(Exec *x, const Dims *D, const Var *p, const Tensor *t, int unnamed, int dtype)
 {
-    char text[600], type[160];
+    char text[600], type[160] = "a tuple";
     size_t len = 0;
     /* the constants of the match_cast first, then what the seed drew */
     for (int cast = 1; cast >= 0; cast--) {
@@ -380,9 +392,13 @@ static void seed_note(Exec *x, const Dims *D, const Var *p, const Tensor *t, int
         len += (size_t)snprintf(text + len, sizeof text - len, "%sits type gives no dtype", len ? "; " : "");
     if (!len)
         return;
-    type_str(type, sizeof type, dtype_name(t->dtype), t->ndim, t->shape);
-    diag_note(x->src, p->loc, "'%s' is seeded as %s: %s (--shape %s=D,... gives the shape)", p->name->str, type,
-              text, p->name->str);
+    if (t)
+        type_str(type, sizeof type, dtype_name(t->dtype), t->ndim, t->shape);
+    if (t)
+        diag_note(x->src, p->loc, "'%s' is seeded as %s: %s (--shape %s=D,... gives the shape)", p->name->str, type,
+                  text, p->name->str);
+    else
+        diag_note(x->src, p->loc, "'%s' is seeded as %s: %s", p->name->str, type, text);
 }
 
 /* The inputs of f: given, of the --shape given, else of the declared
@@ -444,10 +460,12 @@ static int make_inputs(Exec *x, Func *f)
             continue;
         }
         char why[320];
-        if (s && s->kind == SI_TUPLE && !(x->inputs[i] = interp_seed_tuple(f, i, ctx->seed, why, sizeof why)))
-            return diag_error(x->src, p->loc, "cannot make an input for '%s': %s", p->name->str, why);
-        if (x->inputs[i])
+        if (s && s->kind == SI_TUPLE) {
+            if (!(x->inputs[i] = interp_seed_tuple(f, i, ctx->seed, dims_value, &D, why, sizeof why)))
+                return diag_error(x->src, p->loc, "cannot make an input for '%s': %s", p->name->str, why);
+            seed_note(x, &D, p, NULL, 0, 0);
             continue;
+        }
         if (!s || s->kind != SI_TENSOR || s->ndim < 0 || s->ndim > TENSOR_MAX_RANK)
             return diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type with a rank "
                               "(or give it with --input)", p->name->str);

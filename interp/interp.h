@@ -134,9 +134,9 @@ const Expr *interp_param_cast(const Func *f, const Var *p);
  * symbolic dimensions (given or drawn), which those extents may be. */
 void interp_fill_param(const Func *f, int i, Tensor *t, uint64_t seed, VarValue dims, void *data);
 /* The seeded input for parameter i of f when it is a tuple (of tensors of
- * constant shape, or tuples of them): item k of p is filled as "p[k]". NULL
- * with err filled otherwise. */
-Value *interp_seed_tuple(const Func *f, int i, uint64_t seed, char *err, size_t cap);
+ * constant shape, or of shapes dims gives, or tuples of them): item k of p
+ * is filled as "p[k]". NULL with err filled otherwise. */
+Value *interp_seed_tuple(const Func *f, int i, uint64_t seed, VarValue dims, void *data, char *err, size_t cap);
 /* Runs the PrimFunc f alone: each buffer it reads seeded (indices in their
  * extent, as above), each it only writes undefined; *out is the buffer it
  * writes, or the tuple of them in parameter order. Returns 0, or -1 with

@@ -376,7 +376,8 @@ void interp_fill_param(const Func *f, int i, Tensor *t, uint64_t seed, VarValue 
     fill(t, seed, p->name->str, dtype_is_int(t->dtype) ? relax_bound(f, p, 0, dims, data) : 0);
 }
 
-static Value *seed_sinfo(const StructInfo *s, uint64_t seed, const char *name, char *err, size_t cap, int depth)
+static Value *seed_sinfo(const StructInfo *s, uint64_t seed, const char *name, char *err, size_t cap, int depth,
+                         VarValue dims, void *data)
 {
     if (s && s->kind == SI_TUPLE && s->nfields >= 0 && depth < 16) {
         Value **items = calloc((size_t)s->nfields + 1, sizeof *items);
@@ -385,7 +386,7 @@ static Value *seed_sinfo(const StructInfo *s, uint64_t seed, const char *name, c
         for (int k = 0; k < s->nfields; k++) {
             char sub[256];
             snprintf(sub, sizeof sub, "%s[%d]", name, k);
-            if (!(items[k] = seed_sinfo(s->fields[k], seed, sub, err, cap, depth + 1))) {
+            if (!(items[k] = seed_sinfo(s->fields[k], seed, sub, err, cap, depth + 1, dims, data))) {
                 while (k--)
                     value_free(items[k]);
                 free(items);
@@ -399,10 +400,11 @@ static Value *seed_sinfo(const StructInfo *s, uint64_t seed, const char *name, c
     int64_t shape[TENSOR_MAX_RANK];
     int ok = s && s->kind == SI_TENSOR && s->shape && s->dtype != DT_VOID && s->ndim <= TENSOR_MAX_RANK;
     for (int d = 0; ok && d < s->ndim; d++)
-        ok = expr_const_int(s->shape[d], &shape[d]) == 0 && shape[d] >= 0;
+        ok = (expr_const_int(s->shape[d], &shape[d]) == 0 ||
+              (dims && expr_eval_int(s->shape[d], dims, data, &shape[d]) == 0)) && shape[d] >= 0;
     Tensor *t = ok ? tensor_new(s->dtype, s->ndim, shape) : NULL;
     if (!t) {
-        snprintf(err, cap, ok ? "%s is too large to make" : "%s needs a tensor type with a constant shape and a dtype "
+        snprintf(err, cap, ok ? "%s is too large to make" : "%s needs a tensor type with a shape and a dtype "
                  "(or a tuple of them)", name);
         return NULL;
     }
@@ -410,10 +412,10 @@ static Value *seed_sinfo(const StructInfo *s, uint64_t seed, const char *name, c
     return value_tensor(t);
 }
 
-Value *interp_seed_tuple(const Func *f, int i, uint64_t seed, char *err, size_t cap)
+Value *interp_seed_tuple(const Func *f, int i, uint64_t seed, VarValue dims, void *data, char *err, size_t cap)
 {
     const Var *p = f->params[i];
-    return seed_sinfo(p->sinfo, seed, p->name->str, err, cap, 0);
+    return seed_sinfo(p->sinfo, seed, p->name->str, err, cap, 0, dims, data);
 }
 
 /* ---- a PrimFunc alone ---- */
