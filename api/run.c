@@ -324,7 +324,7 @@ static const StructInfo *seed_shape_of(const Func *f, const Var *p, const Expr *
 {
     const StructInfo *s = p->sinfo;
     *cast = interp_param_cast(f, p);
-    if (*cast && (*cast)->u.call.args[1]->u.sinfo->ndim != s->ndim)
+    if (*cast && s->ndim >= 0 && (*cast)->u.call.args[1]->u.sinfo->ndim != s->ndim)
         *cast = NULL;
     return s->shape ? s : *cast ? (*cast)->u.call.args[1]->u.sinfo : NULL;
 }
@@ -349,7 +349,7 @@ static void seed_dims(Exec *x, Dims *D, const Func *f, const Var *p)
     const StructInfo *s = p->sinfo;
     if (s && s->kind == SI_TUPLE)
         seed_fields(x, D, f, p, s, 0);
-    if (!s || s->kind != SI_TENSOR || s->ndim < 0 || s->ndim > TENSOR_MAX_RANK)
+    if (!s || s->kind != SI_TENSOR || s->ndim > TENSOR_MAX_RANK)
         return;
     const Expr *cast;
     const StructInfo *from = seed_shape_of(f, p, &cast);
@@ -360,13 +360,13 @@ static void seed_dims(Exec *x, Dims *D, const Func *f, const Var *p)
             expr_const_int(cast->u.call.args[1]->u.sinfo->shape[d], &k) == 0 && k >= 0)
             dims_bind(D, e->u.var, k, p, cast);
     }
-    for (int d = 0; from && d < s->ndim; d++)
+    for (int d = 0; from && d < from->ndim; d++)
         draw_vars(D, f, p, from->shape[d], x->ctx->seed, 0);
 }
 
 /* The note that says what lopt chose for p's input: each dimension it
  * drew or took from a match_cast, and float32 for a type without a dtype. */
-static void seed_note(Exec *x, const Dims *D, const Var *p, const Tensor *t, int unnamed, int dtype)
+static void seed_note(Exec *x, const Dims *D, const Var *p, const Tensor *t, int unnamed, int dtype, int rank)
 {
     char text[600], type[160] = "a tuple";
     size_t len = 0;
@@ -388,6 +388,9 @@ static void seed_note(Exec *x, const Dims *D, const Var *p, const Tensor *t, int
     if (unnamed && len < sizeof text - 120)
         len += (size_t)snprintf(text + len, sizeof text - len, "%sits type gives only the rank, the shape drawn by "
                                 "the seed", len ? "; " : "");
+    if (rank && len < sizeof text - 120)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%sits type gives no rank: a scalar, which broadcasts "
+                                "against any shape", len ? "; " : "");
     if (dtype && len < sizeof text - 120)
         len += (size_t)snprintf(text + len, sizeof text - len, "%sits type gives no dtype", len ? "; " : "");
     if (!len)
@@ -463,17 +466,18 @@ static int make_inputs(Exec *x, Func *f)
         if (s && s->kind == SI_TUPLE) {
             if (!(x->inputs[i] = interp_seed_tuple(f, i, ctx->seed, dims_value, &D, why, sizeof why)))
                 return diag_error(x->src, p->loc, "cannot make an input for '%s': %s", p->name->str, why);
-            seed_note(x, &D, p, NULL, 0, 0);
+            seed_note(x, &D, p, NULL, 0, 0, 0);
             continue;
         }
-        if (!s || s->kind != SI_TENSOR || s->ndim < 0 || s->ndim > TENSOR_MAX_RANK)
-            return diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type with a rank "
+        if (!s || s->kind != SI_TENSOR || s->ndim > TENSOR_MAX_RANK)
+            return diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type "
                               "(or give it with --input)", p->name->str);
         int64_t shape[TENSOR_MAX_RANK];
         const Input *given = input_for(ctx, 1, p->name->str);
         const Expr *cast;
         const StructInfo *from = seed_shape_of(f, p, &cast);
-        int nd = s->ndim;
+        /* a type of no rank and no R.match_cast: a scalar */
+        int nd = from ? from->ndim : s->ndim < 0 ? 0 : s->ndim;
         if (given) {
             nd = strcmp(given->arg, "") == 0 ? 0 : lopt_parse_ints(given->arg, shape, TENSOR_MAX_RANK, 0);
         } else {
@@ -496,7 +500,7 @@ static int make_inputs(Exec *x, Func *f)
         Tensor *t = tensor_new(s->dtype == DT_VOID ? DT_FLOAT32 : s->dtype, nd, shape);
         if (!t)
             return diag_error(x->src, p->loc, "input '%s' is too large to make", p->name->str);
-        seed_note(x, &D, p, t, !from && !given && nd > 0, s->dtype == DT_VOID);
+        seed_note(x, &D, p, t, !from && !given && nd > 0, s->dtype == DT_VOID, !from && !given && s->ndim < 0);
         interp_fill_param(f, i, t, ctx->seed, dims_value, &D);
         x->inputs[i] = value_tensor(t);
     }
