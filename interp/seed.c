@@ -49,6 +49,17 @@ static int plain_index(const Expr *e, const Buffer *b)
     }
 }
 
+static int reads_visit(const Buffer *b, const Expr *e);
+
+/* Whether the index e is computed from a load of b: plainly (above), or
+ * through arithmetic TVM's legalized operators write, such as
+ * (i * 4 + (x + T.Cast("int64", x < 0) * 4)) // 4, which indices in
+ * [0, extent) keep inside the dimension too. */
+static int reads_index(const Expr *e, const Buffer *b)
+{
+    return plain_index(e, b) || reads_visit(b, e);
+}
+
 static void bound_expr(Bound *B, const Expr *e);
 
 /* An access of buf at idx: each index that is a plain load of B->idx bounds
@@ -57,7 +68,7 @@ static void bound_access(Bound *B, const Buffer *buf, Expr *const *idx, int n)
 {
     for (int d = 0; d < n; d++) {
         int64_t ext;
-        if (storage(buf) != B->idx && d < buf->ndim && plain_index(idx[d], B->idx) && expr_const_int(buf->shape[d], &ext) == 0 &&
+        if (storage(buf) != B->idx && d < buf->ndim && reads_index(idx[d], B->idx) && expr_const_int(buf->shape[d], &ext) == 0 &&
             ext > 0 && (B->extent == 0 || ext < B->extent))
             B->extent = ext;
         bound_expr(B, idx[d]);
