@@ -21,8 +21,14 @@ static const Buffer *storage(const Buffer *b)
     return b;
 }
 
+enum { MAX_CARRIERS = 8 };
+
 typedef struct Bound {
-    const Buffer *idx;    /* the buffer whose values are indices */
+    /* the buffers holding the index values: the parameter's, and those a
+     * plain copy of one fills (TVM's legalized scatter_nd transposes its
+     * indices into a buffer of its own first) */
+    const Buffer *idx[MAX_CARRIERS];
+    int n;
     int64_t extent;       /* the least extent they index; 0: none found */
 } Bound;
 
@@ -60,15 +66,70 @@ static int reads_index(const Expr *e, const Buffer *b)
     return plain_index(e, b) || reads_visit(b, e);
 }
 
+static int carries(const Bound *B, const Buffer *b)
+{
+    b = storage(b);
+    for (int k = 0; k < B->n; k++)
+        if (B->idx[k] == b)
+            return 1;
+    return 0;
+}
+
+static int index_of(const Bound *B, const Expr *e)
+{
+    for (int k = 0; k < B->n; k++)
+        if (reads_index(e, B->idx[k]))
+            return 1;
+    return 0;
+}
+
+/* Whether e is a load of index values, as it is or converted. */
+static int copy_of(const Bound *B, const Expr *e)
+{
+    while (e->kind == E_CAST)
+        e = e->u.cast.a;
+    return e->kind == E_LOAD && carries(B, e->u.load.buf);
+}
+
+/* Adds each buffer that a store fills with a plain copy of index values. */
+static void carry_stmt(Bound *B, const Stmt *s, int *grew)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int i = 0; i < s->u.seq.n; i++)
+            carry_stmt(B, s->u.seq.items[i], grew);
+        break;
+    case S_FOR: carry_stmt(B, s->u.loop.body, grew); break;
+    case S_BLOCK:
+        carry_stmt(B, s->u.block->init, grew);
+        carry_stmt(B, s->u.block->body, grew);
+        break;
+    case S_STORE:
+        if (!carries(B, s->u.store.buf) && copy_of(B, s->u.store.value) && B->n < MAX_CARRIERS) {
+            B->idx[B->n++] = storage(s->u.store.buf);
+            *grew = 1;
+        }
+        break;
+    case S_IF:
+        carry_stmt(B, s->u.branch.then, grew);
+        carry_stmt(B, s->u.branch.orelse, grew);
+        break;
+    case S_LOWERED: carry_stmt(B, s->u.low.body, grew); break;
+    default: break;
+    }
+}
+
 static void bound_expr(Bound *B, const Expr *e);
 
-/* An access of buf at idx: each index that is a plain load of B->idx bounds
- * it by the extent of that dimension. */
+/* An access of buf at idx: each index computed from index values bounds
+ * them by the extent of that dimension. */
 static void bound_access(Bound *B, const Buffer *buf, Expr *const *idx, int n)
 {
     for (int d = 0; d < n; d++) {
         int64_t ext;
-        if (storage(buf) != B->idx && d < buf->ndim && reads_index(idx[d], B->idx) && expr_const_int(buf->shape[d], &ext) == 0 &&
+        if (!carries(B, buf) && d < buf->ndim && index_of(B, idx[d]) && expr_const_int(buf->shape[d], &ext) == 0 &&
             ext > 0 && (B->extent == 0 || ext < B->extent))
             B->extent = ext;
         bound_expr(B, idx[d]);
@@ -125,18 +186,42 @@ static void bound_stmt(Bound *B, const Stmt *s)
     }
 }
 
-/* The least extent the values of PrimFunc f's parameter k index, or 0. */
+/* The least extent the values of PrimFunc f's parameter k index, or 0;
+ * in B, the buffers that hold them (which of f's outputs copy them). */
+static int64_t prim_bound_in(Bound *B, const Func *f, int k)
+{
+    memset(B, 0, sizeof *B);
+    if (!(B->idx[0] = storage(prim_param_buffer(f, k))))
+        return 0;
+    B->n = 1;
+    for (int grew = 1, round = 0; grew && round < MAX_CARRIERS; round++) {
+        grew = 0;
+        carry_stmt(B, f->body, &grew);
+    }
+    bound_stmt(B, f->body);
+    return B->extent;
+}
+
 static int64_t prim_bound(const Func *f, int k)
 {
-    Bound B = { prim_param_buffer(f, k), 0 };
-    if (B.idx)
-        bound_stmt(&B, f->body);
-    return B.extent;
+    Bound B;
+    return prim_bound_in(&B, f, k);
+}
+
+/* Whether one of f's parameters from the first output on holds a copy of
+ * the index values B follows. */
+static int copied_out(const Bound *B, const Func *f, int first_out)
+{
+    for (int j = first_out; j < f->npparams; j++)
+        if (prim_param_buffer(f, j) && carries(B, prim_param_buffer(f, j)))
+            return 1;
+    return 0;
 }
 
 /* ---- where a Relax function's parameter goes ---- */
 
 typedef struct Uses {
+    const Func *f;        /* the function the uses are in */
     const Var *v;
     int64_t extent;       /* the least found; 0: none */
     int depth;
@@ -175,6 +260,29 @@ static int is_v(const Expr *e, const Var *v)
     return e && e->kind == E_VAR && e->u.var == v;
 }
 
+/* The variable the call e is bound to among f's bindings, or NULL. */
+static const Var *binding_of(const Func *f, const Expr *e)
+{
+    for (int b = 0; b < f->nblocks; b++)
+        for (int k = 0; k < f->blocks[b]->nbinds; k++)
+            if (f->blocks[b]->binds[k]->value == e)
+                return f->blocks[b]->binds[k]->var;
+    return NULL;
+}
+
+/* The uses of index values in PrimFunc g, the call e's, at parameter k:
+ * what they index there, and, when g copies them to an output (a
+ * permute_dims, a reshape, a layout_transform of them), what the result of
+ * e indexes in turn. */
+static void prim_use(Uses *U, const Expr *e, const Func *g, int k, int first_out)
+{
+    Bound B;
+    take_bound(U, prim_bound_in(&B, g, k));
+    const Var *y = copied_out(&B, g, first_out) ? binding_of(U->f, e) : NULL;
+    if (y && U->depth < MAX_CALL_DEPTH)
+        take_bound(U, relax_bound(U->f, y, U->depth + 1, U->value, U->data));
+}
+
 /* A registered operator's call with v among its tensors: the PrimFunc it
  * legalizes to, for the operands' declared types, says what v indexes. */
 static void op_use(Uses *U, const Expr *e, const OpInfo *op)
@@ -205,7 +313,7 @@ static void op_use(Uses *U, const Expr *e, const OpInfo *op)
     Func *g = op_legalize(scratch, e, types, n, intern_cstr(&scratch->names, "seed"), &err);
     for (int k = 0; g && k < n; k++)
         if (is_v(items[k], U->v))
-            take_bound(U, prim_bound(g, k));
+            prim_use(U, e, g, k, n);
     module_free(scratch);
 }
 
@@ -230,7 +338,7 @@ static int use_visit(const Expr *e, void *data)
             return 0;
         for (int k = 0; k < args->u.list.n && k < fn->u.global.fn->npparams; k++)
             if (is_v(args->u.list.items[k], U->v))
-                take_bound(U, prim_bound(fn->u.global.fn, k));
+                prim_use(U, e, fn->u.global.fn, k, args->u.list.n);
         return 0;
     }
     const OpInfo *op = op_find(e->u.call.op->str);
@@ -241,7 +349,7 @@ static int use_visit(const Expr *e, void *data)
 
 static int64_t relax_bound(const Func *f, const Var *v, int depth, VarValue value, void *data)
 {
-    Uses U = { v, 0, depth, value, data };
+    Uses U = { f, v, 0, depth, value, data };
     relax_walk_blocks(f->blocks, f->nblocks, use_visit, &U);
     return U.extent;
 }
