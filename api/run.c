@@ -172,8 +172,30 @@ typedef struct Dims {
     const Var *var[64];
     int64_t val[64];
     const char *from[64];     /* the parameter that bound it */
+    const Var *drawn[64];     /* the parameter lopt drew it for, or NULL (given) */
+    const Expr *cast[64];     /* the R.match_cast whose constant it is, or NULL (drawn from the seed) */
     int n;
 } Dims;
+
+static int dims_value(const Var *v, void *data, int64_t *out)
+{
+    const Dims *D = data;
+    for (int i = 0; i < D->n; i++)
+        if (D->var[i] == v)
+            return *out = D->val[i], 0;
+    return -1;
+}
+
+static void dims_bind(Dims *D, const Var *v, int64_t val, const Var *p, const Expr *cast)
+{
+    if (D->n == 64)
+        return;
+    D->var[D->n] = v;
+    D->val[D->n] = val;
+    D->from[D->n] = p->name->str;
+    D->drawn[D->n] = p;
+    D->cast[D->n++] = cast;
+}
 
 /* The value of a dimension of a declared shape: an integer, a bound
  * symbolic variable, or arithmetic on them; -1 (with *unbound the first
@@ -256,6 +278,7 @@ static int bind_shape(Exec *x, Dims *D, const Var *p, const char *what, int nd, 
         } else if (e->kind == E_VAR && e->u.var->kind == VAR_SYM && D->n < 64) {
             D->var[D->n] = e->u.var;
             D->val[D->n] = shape[d];
+            D->drawn[D->n] = NULL;
             D->from[D->n++] = p->name->str;
         }
     }
@@ -297,6 +320,108 @@ static Tensor *given_tensor(Exec *x, const Var *p, const Input *in)
     return t;
 }
 
+/* Draws each symbolic variable of e that nothing has bound, for p. */
+static void draw_vars(Dims *D, const Func *f, const Var *p, const Expr *e, uint64_t seed, int depth)
+{
+    int64_t v;
+    if (!e || depth > 32)
+        return;
+    if (e->kind == E_VAR && e->u.var->kind == VAR_SYM && dims_value(e->u.var, D, &v))
+        dims_bind(D, e->u.var, interp_draw_extent(f, e->u.var, e->u.var->name->str, seed), p, NULL);
+    else if (e->kind == E_BIN) {
+        draw_vars(D, f, p, e->u.bin.a, seed, depth + 1);
+        draw_vars(D, f, p, e->u.bin.b, seed, depth + 1);
+    } else if (e->kind == E_UNARY || e->kind == E_CAST)
+        draw_vars(D, f, p, e->kind == E_UNARY ? e->u.un.a : e->u.cast.a, seed, depth + 1);
+}
+
+/* The shape lopt makes p's input with when no input nor --shape gives it:
+ * its declared shape, or (a type that gives only its rank) the shape of
+ * p's R.match_cast, else one drawn from the seed. */
+static const StructInfo *seed_shape_of(const Func *f, const Var *p, const Expr **cast)
+{
+    const StructInfo *s = p->sinfo;
+    *cast = interp_param_cast(f, p);
+    if (*cast && s->ndim >= 0 && (*cast)->u.call.args[1]->u.sinfo->ndim != s->ndim)
+        *cast = NULL;
+    return s->shape ? s : *cast ? (*cast)->u.call.args[1]->u.sinfo : NULL;
+}
+
+/* Binds the symbolic dimensions of p that nothing gave: first to what p's
+ * R.match_cast requires of them (a constant where p's type names a
+ * variable), then drawn from the seed (interp_draw_extent), so that every
+ * input's shape is known before any is filled (an index's bound may be a
+ * dimension of another). */
+static void seed_fields(Exec *x, Dims *D, const Func *f, const Var *p, const StructInfo *s, int depth)
+{
+    for (int k = 0; s && s->kind == SI_TUPLE && k < s->nfields && depth < 16; k++) {
+        const StructInfo *t = s->fields[k];
+        for (int d = 0; t && t->kind == SI_TENSOR && t->shape && d < t->ndim; d++)
+            draw_vars(D, f, p, t->shape[d], x->ctx->seed, 0);
+        seed_fields(x, D, f, p, t, depth + 1);
+    }
+}
+
+static void seed_dims(Exec *x, Dims *D, const Func *f, const Var *p)
+{
+    const StructInfo *s = p->sinfo;
+    if (s && s->kind == SI_TUPLE)
+        seed_fields(x, D, f, p, s, 0);
+    if (!s || s->kind != SI_TENSOR || s->ndim > TENSOR_MAX_RANK)
+        return;
+    const Expr *cast;
+    const StructInfo *from = seed_shape_of(f, p, &cast);
+    int64_t v, k;
+    for (int d = 0; cast && s->shape && d < s->ndim; d++) {
+        const Expr *e = s->shape[d];
+        if (e->kind == E_VAR && e->u.var->kind == VAR_SYM && dims_value(e->u.var, D, &v) &&
+            expr_const_int(cast->u.call.args[1]->u.sinfo->shape[d], &k) == 0 && k >= 0)
+            dims_bind(D, e->u.var, k, p, cast);
+    }
+    for (int d = 0; from && d < from->ndim; d++)
+        draw_vars(D, f, p, from->shape[d], x->ctx->seed, 0);
+}
+
+/* The note that says what lopt chose for p's input: each dimension it
+ * drew or took from a match_cast, and float32 for a type without a dtype. */
+static void seed_note(Exec *x, const Dims *D, const Var *p, const Tensor *t, int unnamed, int dtype, int rank)
+{
+    char text[600], type[160] = "a tuple";
+    size_t len = 0;
+    /* the constants of the match_cast first, then what the seed drew */
+    for (int cast = 1; cast >= 0; cast--) {
+        size_t at = len;
+        unsigned line = 0;
+        for (int i = 0; i < D->n && len < sizeof text - 120; i++) {
+            if (D->drawn[i] != p || !D->cast[i] != !cast)
+                continue;
+            len += (size_t)snprintf(text + len, sizeof text - len, "%s%s = %lld", len == at ? (at ? "; " : "") : ", ",
+                                    D->var[i]->name->str, (long long)D->val[i]);
+            line = D->cast[i] ? D->cast[i]->loc.line : 0;
+        }
+        if (len > at && len < sizeof text - 120)
+            len += cast ? (size_t)snprintf(text + len, sizeof text - len, " as the R.match_cast at line %u requires", line)
+                        : (size_t)snprintf(text + len, sizeof text - len, " drawn by the seed");
+    }
+    if (unnamed && len < sizeof text - 120)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%sits type gives only the rank, the shape drawn by "
+                                "the seed", len ? "; " : "");
+    if (rank && len < sizeof text - 120)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%sits type gives no rank: a scalar, which broadcasts "
+                                "against any shape", len ? "; " : "");
+    if (dtype && len < sizeof text - 120)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%sits type gives no dtype", len ? "; " : "");
+    if (!len)
+        return;
+    if (t)
+        type_str(type, sizeof type, dtype_name(t->dtype), t->ndim, t->shape);
+    if (t)
+        diag_note(x->src, p->loc, "'%s' is seeded as %s: %s (--shape %s=D,... gives the shape)", p->name->str, type,
+                  text, p->name->str);
+    else
+        diag_note(x->src, p->loc, "'%s' is seeded as %s: %s", p->name->str, type, text);
+}
+
 /* The inputs of f: given, of the --shape given, else of the declared
  * shape, whose symbolic dimensions the given ones and --shape bind. */
 static int make_inputs(Exec *x, Func *f)
@@ -333,6 +458,9 @@ static int make_inputs(Exec *x, Func *f)
                 return -1;
         }
     }
+    for (int i = 0; i < f->nparams; i++)
+        if (!x->inputs[i] && !input_for(ctx, 1, f->params[i]->name->str))
+            seed_dims(x, &D, f, f->params[i]);
     for (int i = 0; i < f->nparams; i++) {
         const Var *p = f->params[i];
         const StructInfo *s = p->sinfo;
@@ -353,22 +481,31 @@ static int make_inputs(Exec *x, Func *f)
             continue;
         }
         char why[320];
-        if (s && s->kind == SI_TUPLE && !(x->inputs[i] = interp_seed_tuple(f, i, ctx->seed, why, sizeof why)))
-            return diag_error(x->src, p->loc, "cannot make an input for '%s': %s", p->name->str, why);
-        if (x->inputs[i])
+        if (s && s->kind == SI_TUPLE) {
+            if (!(x->inputs[i] = interp_seed_tuple(f, i, ctx->seed, dims_value, &D, why, sizeof why)))
+                return diag_error(x->src, p->loc, "cannot make an input for '%s': %s", p->name->str, why);
+            seed_note(x, &D, p, NULL, 0, 0, 0);
             continue;
-        if (!s || s->kind != SI_TENSOR || !s->shape || s->dtype == DT_VOID || s->ndim > TENSOR_MAX_RANK)
-            return diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type with a shape "
-                              "and a dtype (or give it with --input)", p->name->str);
+        }
+        if (!s || s->kind != SI_TENSOR || s->ndim > TENSOR_MAX_RANK)
+            return diag_error(x->src, p->loc, "cannot make an input for '%s': it needs a tensor type "
+                              "(or give it with --input)", p->name->str);
         int64_t shape[TENSOR_MAX_RANK];
         const Input *given = input_for(ctx, 1, p->name->str);
-        int nd = s->ndim;
+        const Expr *cast;
+        const StructInfo *from = seed_shape_of(f, p, &cast);
+        /* a type of no rank and no R.match_cast: a scalar */
+        int nd = from ? from->ndim : s->ndim < 0 ? 0 : s->ndim;
         if (given) {
             nd = strcmp(given->arg, "") == 0 ? 0 : lopt_parse_ints(given->arg, shape, TENSOR_MAX_RANK, 0);
         } else {
             for (int d = 0; d < nd; d++) {
                 const Var *unbound = NULL;
-                if (dim_of(&D, s->shape[d], &shape[d], &unbound) || shape[d] < 0) {
+                if (!from) {
+                    char name[300];
+                    snprintf(name, sizeof name, "%s.shape[%d]", p->name->str, d);
+                    shape[d] = interp_draw_extent(f, NULL, name, ctx->seed);
+                } else if (dim_of(&D, from->shape[d], &shape[d], &unbound) || shape[d] < 0) {
                     if (unbound)
                         return diag_error(x->src, p->loc, "cannot make an input for '%s': its dimension %s is not "
                                           "bound; give --shape %s=D,D,... or --input %s=FILE.npy", p->name->str,
@@ -378,10 +515,11 @@ static int make_inputs(Exec *x, Func *f)
                 }
             }
         }
-        Tensor *t = tensor_new(s->dtype, nd, shape);
+        Tensor *t = tensor_new(s->dtype == DT_VOID ? DT_FLOAT32 : s->dtype, nd, shape);
         if (!t)
             return diag_error(x->src, p->loc, "input '%s' is too large to make", p->name->str);
-        interp_fill_param(f, i, t, ctx->seed);
+        seed_note(x, &D, p, t, !from && !given && nd > 0, s->dtype == DT_VOID, !from && !given && s->ndim < 0);
+        interp_fill_param(f, i, t, ctx->seed, dims_value, &D);
         x->inputs[i] = value_tensor(t);
     }
     return 0;

@@ -47,14 +47,19 @@ Interp *interp_new(Module *m);
 void interp_free(Interp *in);
 
 /* A run's work is bounded: every loop iteration of every PrimFunc it calls
- * is a step, and the run stops with an error at max_steps. The default is
- * about six times what the largest example needs (texture_conv_nchw4c.tir,
- * 1.6e8 steps; the models in examples/models/ need under 1e6), about 40 s
- * of the plain build one iteration at a time, a few seconds in batches
- * (a batch adds its steps at once, and leaves a tile that would pass the
- * budget to the closures, which stop at the exact step). Relax calls nest at most INTERP_MAX_RELAX_DEPTH deep. */
-enum { INTERP_MAX_RELAX_DEPTH = 100 };
-#define INTERP_DEFAULT_MAX_STEPS ((int64_t)1000000000)
+ * is a step, every call of a Relax function by another counts as
+ * INTERP_RELAX_CALL_STEPS (what such a call costs in time next to a loop
+ * iteration in batches), and the run stops with an error at max_steps; so
+ * a recursion that doubles at every level, with no loop at all, stops too.
+ * The default is about three times what the largest model measured needs
+ * (bench/gen-models.py resnet50 64 224, 9.3e9 steps, 10 s; TVM's ResNet at
+ * 224, 2.6e9): in batches a run reaches it in about 45 s, a loop nest that
+ * runs one iteration at a time in about 30 min (a batch adds its steps at
+ * once, and leaves a tile that would pass the budget to the closures,
+ * which stop at the exact step). Relax calls nest at most
+ * INTERP_MAX_RELAX_DEPTH deep. */
+enum { INTERP_MAX_RELAX_DEPTH = 100, INTERP_RELAX_CALL_STEPS = 4000 };
+#define INTERP_DEFAULT_MAX_STEPS ((int64_t)30000000000)
 void interp_set_max_steps(Interp *in, int64_t max_steps);
 /* Loops whose iterations are proven independent (interp/par.h) run on up to
  * this many threads, with the results of running them in order; 1 (the
@@ -78,6 +83,10 @@ void relax_plans_free(struct RelaxPlans *plans);
 /* The module in runs. */
 Module *interp_module(const Interp *in);
 int64_t interp_steps(const Interp *in);
+int64_t interp_max_steps(const Interp *in);
+/* Counts a call of a Relax function against the budget: 0, or -1 (nothing
+ * counted) when it would pass max_steps. */
+int interp_count_relax_call(Interp *in);
 
 /* Runs the PrimFunc f on args (one per parameter: buffers as tensors, in
  * order). Returns 0, or -1 with err filled. */
@@ -104,16 +113,30 @@ Tensor *interp_const_tensor(const Expr *e);
  * Returns -1 when it is not a tensor of known constant shape. */
 int interp_param_shape(const Var *v, DType *dt, int *ndim, int64_t *shape);
 
+/* A dimension of a parameter of f that nothing binds (no input nor --shape
+ * gives it) is drawn from the seed and its name: the multiples of m in
+ * [2, max(8, 2m)], where m is the least multiple of every constant that
+ * divides v in f's types (a // 2 and b % 3 make them even and a multiple of
+ * 3; m is 1 when they would pass INTERP_DRAWN_EXTENT_MAX); 2 to 8 when v is
+ * NULL (a dimension of a type that gives only its rank). Not 1, where a
+ * broadcast would hide what the function does with the dimension. */
+enum { INTERP_DRAWN_EXTENT_MAX = 64 };
+int64_t interp_draw_extent(const Func *f, const Var *v, const char *name, uint64_t seed);
+/* The first R.match_cast of the parameter p itself in f's bindings to a
+ * tensor type with a shape, or NULL: what it requires of the dimensions
+ * lopt draws for p. */
+const Expr *interp_param_cast(const Func *f, const Var *p);
 /* Fills t, the input for parameter i of the Relax function f, from the
  * seed: as tensor_fill_seeded does, except that integers which f's calls
  * read as indices (found in the PrimFuncs the values reach, legalized for a
  * registered operator: R.take, R.gather_elements, R.scatter_nd ...) are
- * drawn in [0, the least extent they index). */
-void interp_fill_param(const Func *f, int i, Tensor *t, uint64_t seed);
+ * drawn in [0, the least extent they index); dims gives the values of f's
+ * symbolic dimensions (given or drawn), which those extents may be. */
+void interp_fill_param(const Func *f, int i, Tensor *t, uint64_t seed, VarValue dims, void *data);
 /* The seeded input for parameter i of f when it is a tuple (of tensors of
- * constant shape, or tuples of them): item k of p is filled as "p[k]". NULL
- * with err filled otherwise. */
-Value *interp_seed_tuple(const Func *f, int i, uint64_t seed, char *err, size_t cap);
+ * constant shape, or of shapes dims gives, or tuples of them): item k of p
+ * is filled as "p[k]". NULL with err filled otherwise. */
+Value *interp_seed_tuple(const Func *f, int i, uint64_t seed, VarValue dims, void *data, char *err, size_t cap);
 /* Runs the PrimFunc f alone: each buffer it reads seeded (indices in their
  * extent, as above), each it only writes undefined; *out is the buffer it
  * writes, or the tuple of them in parameter order. Returns 0, or -1 with

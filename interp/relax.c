@@ -511,9 +511,29 @@ static int dim_value(const Env *E, const Expr *e, int64_t *v)
 
 /* Binds the symbolic dimensions of a parameter's type to its argument's
  * shape; a dimension already known must agree. */
+static int bind_type_dims(Env *E, const Var *p, const StructInfo *s, const Tensor *t);
+
+/* A tuple argument binds the dimensions of its items' types. */
+static int bind_tuple_dims(Env *E, const Var *p, const StructInfo *s, const Value *v, int depth)
+{
+    if (!s || s->kind != SI_TUPLE || v->kind != VAL_TUPLE || s->nfields != v->n || depth > 16)
+        return 0;
+    for (int k = 0; k < v->n; k++) {
+        int r = v->items[k]->kind == VAL_TENSOR ? bind_type_dims(E, p, s->fields[k], v->items[k]->t)
+                                                : bind_tuple_dims(E, p, s->fields[k], v->items[k], depth + 1);
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
 static int bind_dims(Env *E, const Var *p, const Tensor *t)
 {
-    const StructInfo *s = p->sinfo;
+    return bind_type_dims(E, p, p->sinfo, t);
+}
+
+static int bind_type_dims(Env *E, const Var *p, const StructInfo *s, const Tensor *t)
+{
     if (!s || s->kind != SI_TENSOR || !s->shape || s->ndim != t->ndim)
         return 0;
     for (int d = 0; d < s->ndim; d++) {
@@ -615,6 +635,8 @@ static int writes_operand(const Func *f, int i)
     return i < f->npparams && stores_to(f->body, f->pparams[i].buf, f->pparams[i].buf ? NULL : f->pparams[i].var);
 }
 
+static const char *kind_text(const Value *v);
+
 static Value *call_tir(Env *E, const Expr *e)
 {
     const Expr *fn = e->u.call.args[0], *args = e->u.call.args[1], *out = kwarg(e, "out_sinfo");
@@ -668,8 +690,11 @@ static Value *call_tir(Env *E, const Expr *e)
         Value *v = eval(E, args->u.list.items[i]);
         if (!v)
             goto done;
-        if (v->kind != VAL_TENSOR) {
-            rerr(E, args->u.list.items[i]->loc, "argument %d of R.call_tir is a tuple, not a tensor", i + 1);
+        /* a prim value goes to an integer scalar parameter */
+        int scalar = v->kind == VAL_PRIM && callee->kind == F_PRIM && i < callee->npparams &&
+                     !prim_param_buffer(callee, i) && !callee->pparams[i].buf;
+        if (v->kind != VAL_TENSOR && !scalar) {
+            rerr(E, args->u.list.items[i]->loc, "argument %d of R.call_tir is %s, not a tensor", i + 1, kind_text(v));
             goto done;
         }
         ts[i] = v->t;
@@ -896,6 +921,23 @@ LOPT_NOINLINE static Value *prim_value(Env *E, const Expr *e)
     return own(E, v);
 }
 
+/* A symbolic variable where a Relax value goes (R.call_tir(cls.f, (x, n),
+ * ...) passes n to a scalar parameter): its value, as R.prim_value(n). */
+LOPT_NOINLINE static Value *sym_prim(Env *E, const Expr *e)
+{
+    int64_t n, none = 0;
+    if (dim_value(E, e, &n))
+        return rerr(E, e->loc, "'%s' has no value: the symbolic variable is not bound here", e->u.var->name->str),
+               NULL;
+    Tensor *t = tensor_new(e->u.var->dtype == DT_VOID ? DT_INT64 : e->u.var->dtype, 0, &none);
+    if (!t)
+        return rerr(E, e->loc, "cannot allocate a prim value"), NULL;
+    tensor_seti(t, 0, n);
+    Value *v = value_tensor(t);
+    v->kind = VAL_PRIM;
+    return own(E, v);
+}
+
 static Value *shape_of_op(Env *E, const Expr *e)
 {
     const Value *v = tensor_arg(E, e, "R.shape_of");
@@ -1081,8 +1123,38 @@ static Expr *tensor_const(Arena *a, const Tensor *t, Loc loc)
     return c;
 }
 
+/* A shape written as a tuple of dimensions, (a // 2, b * 2), with a
+ * symbolic variable among them: the list of their values, or NULL when it
+ * is not one or some variable has no value here. */
+static Expr *bare_shape(Env *E, const Expr *x)
+{
+    int64_t v;
+    int symbolic = 0;
+    if ((x->kind != E_TUPLE && x->kind != E_LIST) || x->u.list.n > TENSOR_MAX_RANK)
+        return NULL;
+    for (int d = 0; d < x->u.list.n; d++) {
+        if (expr_const_int(x->u.list.items[d], &v) == 0)
+            continue;
+        if (dim_value(E, x->u.list.items[d], &v))
+            return NULL;
+        symbolic = 1;
+    }
+    if (!symbolic)
+        return NULL;
+    Arena *a = interp_arena(E->in);
+    Expr *l = expr_new(a, E_LIST, x->loc);
+    l->u.list.n = x->u.list.n;
+    l->u.list.items = arena_array(a, (size_t)l->u.list.n + 1, sizeof *l->u.list.items);
+    for (int d = 0; d < l->u.list.n; d++) {
+        dim_value(E, x->u.list.items[d], &v);
+        l->u.list.items[d] = expr_int(a, v, DT_VOID, x->loc);
+    }
+    return l;
+}
+
 /* A registered operator's call with the shape values among its attributes
- * (R.reshape(x, s), R.zeros(R.shape([n, 3]), "float32")) and the tensors
+ * (R.reshape(x, s), R.zeros(R.shape([n, 3]), "float32"), a tuple of
+ * symbolic dimensions R.reshape(x, (a // 2, b * 2))) and the tensors
  * (R.dynamic_strided_slice's bounds) written in as constants, as
  * legalization reads them: the call itself when it has none.
  * The rewritten call lives in the interpreter's arena. */
@@ -1093,6 +1165,15 @@ static const Expr *with_shapes(Env *E, const Expr *e, int ntensors, const Expr *
     for (int i = ntensors; i < total; i++) {
         const Expr *x = e->u.call.args[i];
         int literal = x->kind == E_CALL && !x->u.call.callee && strcmp(x->u.call.op->str, "R.shape") == 0;
+        Expr *bare = bare_shape(E, x);
+        if (bare) {
+            if (!args) {
+                args = arena_array(interp_arena(E->in), (size_t)total, sizeof *args);
+                memcpy(args, e->u.call.args, (size_t)total * sizeof *args);
+            }
+            args[i] = bare;
+            continue;
+        }
         if (literal) {
             /* R.shape([2, 3]) reads as it is; R.shape([n * 3]) needs n's value */
             const Expr *l = x->u.call.nargs == 1 ? x->u.call.args[0] : NULL;
@@ -1230,6 +1311,13 @@ static int too_deep(Env *E, const Expr *call, Func *f)
     return rerr(E, call->loc, "Relax calls nest deeper than %d: %s", INTERP_MAX_RELAX_DEPTH, text);
 }
 
+static int out_of_steps(Env *E, const Expr *call, const Func *f)
+{
+    return rerr(E, call->loc, "the run reached --max-steps %lld at this call of '%s' (a step is one loop iteration; "
+                "a call of a Relax function counts as %d)", (long long)interp_max_steps(E->in), f->name->str,
+                INTERP_RELAX_CALL_STEPS);
+}
+
 static Value *eval(Env *E, const Expr *e)
 {
     switch (e->kind) {
@@ -1241,6 +1329,8 @@ static Value *eval(Env *E, const Expr *e)
             if (E->keys[at])
                 return E->vals[at];
         }
+        if (e->u.var->kind == VAR_SYM)
+            return sym_prim(E, e);
         return rerr(E, e->loc, "'%s' has no value", e->u.var->name->str), NULL;
     case E_TUPLE: {
         Value **items = calloc((size_t)e->u.list.n + 1, sizeof *items);
@@ -1294,6 +1384,7 @@ static Value *eval(Env *E, const Expr *e)
                 }
             Value *out = NULL;
             int r = E->depth == INTERP_MAX_RELAX_DEPTH ? too_deep(E, e, f) :
+                interp_count_relax_call(E->in) ? out_of_steps(E, e, f) :
                 call_relax(E->in, E, f, args, e->u.call.nargs, &out, E->err);
             free(args);
             return r ? NULL : own(E, out);
@@ -1536,6 +1627,8 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
             break;
         }
         if (args[i]->kind == VAL_TENSOR && (status = bind_dims(&E, f->params[i], args[i]->t)) != 0)
+            break;
+        if ((status = bind_tuple_dims(&E, f->params[i], f->params[i]->sinfo, args[i], 0)) != 0)
             break;
         /* a shape parameter, R.Shape([n, m]), binds n and m as R.match_cast
          * does; a prim parameter R.Prim(value=n) binds or checks n */

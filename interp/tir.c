@@ -1793,6 +1793,19 @@ int64_t interp_steps(const Interp *in)
     return in->steps;
 }
 
+int interp_count_relax_call(Interp *in)
+{
+    if (in->steps > in->max_steps - INTERP_RELAX_CALL_STEPS)
+        return -1;
+    in->steps += INTERP_RELAX_CALL_STEPS;
+    return 0;
+}
+
+int64_t interp_max_steps(const Interp *in)
+{
+    return in->max_steps;
+}
+
 void interp_free(Interp *in)
 {
     if (!in)
