@@ -492,7 +492,8 @@ PyDoc_STRVAR(run_doc,
 "The parameters not given are filled from seed as lopt --seed fills them.\n"
 "shapes maps the names of seeded inputs to their shapes (sequences of\n"
 "integers), binding symbolic dimensions as --shape does. max_steps bounds\n"
-"the loop iterations (None: 10^9); threads runs loops proven independent\n"
+"the loop iterations, a call of one Relax function by another counting\n"
+"4000 (None: 3*10^10, as --max-steps); threads runs loops proven independent\n"
 "on that many threads (0: every core). Raises TypeError for inputs or\n"
 "shapes that are not dicts keyed by str, lopt.Error with the diagnostics\n"
 "when the run fails.");
