@@ -30,7 +30,7 @@ struct lopt_context {
     char *report_buf;
     size_t report_len;
 
-    int strict;
+    int strict, allow_unregistered;
     char *constants;
     char *html_report;    /* --report=FILE.html, or NULL */
     int verify_each, print_after_all, print_changed, explain;

@@ -69,7 +69,7 @@ void lopt_module_free(lopt_module *mod)
 int lopt_verify(lopt_context *ctx, lopt_module *mod)
 {
     api_bind(ctx, &mod->src);
-    return ir_verify_input(mod->m, &mod->src, ctx->strict) ? -1 : 0;
+    return ir_verify_input(mod->m, &mod->src, ctx->strict, ctx->allow_unregistered) ? -1 : 0;
 }
 
 lopt_module *lopt_module_clone(lopt_context *ctx, const lopt_module *mod)

@@ -3,7 +3,7 @@
  * stay inside their domains, operators get only their attributes and the
  * arguments they take (ir/ops/), a binding's annotation agrees with the
  * type its value has, layout_transform maps are injective. Runs on the
- * reader's output and after passes; on the input it also warns of calls of
+ * reader's output and after passes; on the input it also refuses calls of
  * names neither lopt nor TVM defines (names.h). */
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +23,7 @@ typedef struct Verifier {
     const Func *fn;       /* the function being checked */
     int input;            /* checking the reader's output: check the names called */
     int strict;           /* warnings are errors */
+    int allow_unregistered;   /* a name neither lopt nor TVM defines is a warning, not an error */
     const BlockIter *iters[64];   /* the block iterators in scope, for ranges */
     int niters;
     int guarded;          /* inside a condition (if, T.if_then_else, T.where): ranges overstate */
@@ -629,8 +630,9 @@ static const OpInfo *op_of(Verifier *V, const Sym *name)
     return V->op_info;
 }
 
-/* A call of a name neither lopt nor TVM defines, on the input: a warning
- * naming the nearest known name, the call kept opaque. A name TVM has and
+/* A call of a name neither lopt nor TVM defines, on the input: an error
+ * naming the nearest known name, as TVM's parser refuses it; with
+ * --allow-unregistered a warning, the call kept opaque. A name TVM has and
  * lopt has no rule for is an opaque call without a word. */
 static void check_name(Verifier *V, const Expr *e)
 {
@@ -641,8 +643,10 @@ static void check_name(Verifier *V, const Expr *e)
     char hint[96] = "";
     if (near)
         snprintf(hint, sizeof hint, " (did you mean %s?)", near);
-    if (diag_warning(V->src, V->strict, e->loc, "lopt does not know %s: the call stays opaque, and no pass "
-                     "looks into it%s", name, hint))
+    if (!V->allow_unregistered)
+        VERR(V, e->loc, "neither lopt nor TVM defines %s%s; --allow-unregistered keeps it as an opaque call", name, hint);
+    else if (diag_warning(V->src, V->strict, e->loc, "lopt does not know %s: the call stays opaque, and no pass "
+                          "looks into it%s", name, hint))
         V->errors++;
 }
 
@@ -1308,9 +1312,9 @@ static void relax_func(Verifier *V, Func *f)
     }
 }
 
-static int verify(Module *m, Source *src, int input, int strict)
+static int verify(Module *m, Source *src, int input, int strict, int allow_unregistered)
 {
-    Verifier V = { .m = m, .src = src, .input = input, .strict = strict };
+    Verifier V = { .m = m, .src = src, .input = input, .strict = strict, .allow_unregistered = allow_unregistered };
     for (int i = 0; i < m->nfuncs; i++) {
         V.live = module_stamps(m, 1) + 1;
         V.fn = m->funcs[i];
@@ -1327,10 +1331,10 @@ static int verify(Module *m, Source *src, int input, int strict)
 
 int ir_verify(Module *m, Source *src)
 {
-    return verify(m, src, 0, 0);
+    return verify(m, src, 0, 0, 0);
 }
 
-int ir_verify_input(Module *m, Source *src, int strict)
+int ir_verify_input(Module *m, Source *src, int strict, int allow_unregistered)
 {
-    return verify(m, src, 1, strict);
+    return verify(m, src, 1, strict, allow_unregistered);
 }

@@ -156,22 +156,24 @@ static lopt_context *new_context(void)
 }
 
 PyDoc_STRVAR(parse_doc,
-"parse(text, name='<string>', constants=None, strict=False) -> Module\n\n"
+"parse(text, name='<string>', constants=None, strict=False, allow_unregistered=False) -> Module\n\n"
 "Reads a module from TVMScript-like text, str or bytes (what tvm's\n"
 "mod.script() prints, or lopt's canonical text) and verifies it. name is the file name diagnostics\n"
 "give; constants is the .npz archive or directory holding the constants TVM\n"
-"prints as metadata[\"relax.expr.Constant\"][i]; strict makes warnings errors.\n"
+"prints as metadata[\"relax.expr.Constant\"][i]; strict makes warnings errors;\n"
+"allow_unregistered keeps a call of a name neither lopt nor TVM defines as an\n"
+"opaque call (with a warning) instead of refusing it.\n"
 "Raises lopt.Error with the diagnostics when the text does not read or verify;\n"
 "warnings go to Python's warnings.");
 
 static PyObject *py_parse(PyObject *mod, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = { "text", "name", "constants", "strict", NULL };
+    static char *kwlist[] = { "text", "name", "constants", "strict", "allow_unregistered", NULL };
     const char *text, *name = "<string>", *constants = NULL;
     PyObject *src;
     Py_ssize_t len;
-    int strict = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|szp", kwlist, &src, &name, &constants, &strict))
+    int strict = 0, allow_unregistered = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|szpp", kwlist, &src, &name, &constants, &strict, &allow_unregistered))
         return NULL;
     if (PyBytes_Check(src)) {
         if (PyBytes_AsStringAndSize(src, (char **)&text, &len))
@@ -184,6 +186,7 @@ static PyObject *py_parse(PyObject *mod, PyObject *args, PyObject *kw)
         return NULL;
     lopt_set_constants(ctx, constants);
     lopt_set_strict(ctx, strict);
+    lopt_set_allow_unregistered(ctx, allow_unregistered);
     lopt_module *m;
     int bad;
     Py_BEGIN_ALLOW_THREADS
