@@ -236,6 +236,7 @@ void lopt_report_clear(lopt_context *ctx)
 }
 
 void lopt_set_strict(lopt_context *ctx, int on) { if (ctx) ctx->strict = on; }
+void lopt_set_allow_unregistered(lopt_context *ctx, int on) { if (ctx) ctx->allow_unregistered = on; }
 void lopt_set_verify_each(lopt_context *ctx, int on) { if (ctx) ctx->verify_each = on; }
 void lopt_set_print_after_all(lopt_context *ctx, int on) { if (ctx) ctx->print_after_all = on; }
 void lopt_set_print_changed(lopt_context *ctx, int on) { if (ctx) ctx->print_changed = on; }

@@ -30,7 +30,7 @@ struct lopt_context {
     char *report_buf;
     size_t report_len;
 
-    int strict;
+    int strict, allow_unregistered;
     char *constants;
     char *html_report;    /* --report=FILE.html, or NULL */
     int verify_each, print_after_all, print_changed, explain;
@@ -58,7 +58,7 @@ struct lopt_module {
     int64_t nconsts;      /* metadata constants 0 .. nconsts - 1 of that file */
     const Expr **consts;  /* constant i as read, in m's arena (NULL: not referenced) */
     int changed;          /* a pipeline ran on it */
-    int verified, strict; /* lopt_verify passed, and with which strictness */
+    int verified, strict, allow_unregistered; /* lopt_verify passed, and with which options */
 };
 
 struct lopt_pipeline {

@@ -94,11 +94,14 @@ LOPT_API void lopt_set_report_stream(lopt_context *ctx, FILE *f);
 LOPT_API const char *lopt_report_text(lopt_context *ctx);
 LOPT_API void lopt_report_clear(lopt_context *ctx);
 
-/* Options of reading (strict: warnings are errors; constants: the .npz or
- * directory TVM's metadata constants are read from, NULL for none: read by
+/* Options of reading (strict: warnings are errors; allow_unregistered: a
+ * call of a name neither lopt nor TVM defines is kept as an opaque call,
+ * with a warning, instead of refused; constants: the .npz or directory
+ * TVM's metadata constants are read from, NULL for none: read by
  * lopt_parse, once, into the module it makes). A NULL ctx is ignored by
  * these and the other lopt_set_ functions. */
 LOPT_API void lopt_set_strict(lopt_context *ctx, int on);
+LOPT_API void lopt_set_allow_unregistered(lopt_context *ctx, int on);
 LOPT_API void lopt_set_constants(lopt_context *ctx, const char *path);
 
 /* Options of running a pipeline: each as the command-line option of its name. */

@@ -134,10 +134,11 @@ int lopt_verify(lopt_context *ctx, lopt_module *mod)
     API_NEED(ctx, ctx, -1);
     API_NEED(ctx, mod, -1);
     api_bind(ctx, &mod->src);
-    if (ir_verify_input(mod->m, &mod->src, ctx->strict))
+    if (ir_verify_input(mod->m, &mod->src, ctx->strict, ctx->allow_unregistered))
         return -1;
     mod->verified = 1;
     mod->strict = ctx->strict;
+    mod->allow_unregistered = ctx->allow_unregistered;
     return 0;
 }
 
@@ -164,10 +165,12 @@ lopt_module *lopt_module_clone(lopt_context *ctx, const lopt_module *mod)
     }
     free(text);
     if (c && mod->verified) {
-        int strict = ctx->strict;
+        int strict = ctx->strict, allow = ctx->allow_unregistered;
         ctx->strict = mod->strict;
+        ctx->allow_unregistered = mod->allow_unregistered;
         int bad = lopt_verify(ctx, c);
         ctx->strict = strict;
+        ctx->allow_unregistered = allow;
         if (bad) {
             lopt_module_free(c);
             return NULL;

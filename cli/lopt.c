@@ -68,7 +68,9 @@ static void help(FILE *out)
           "  --pass=PIPELINE     run passes in order: a,b{key=value,...},c (repeatable);\n"
           "                      a value may be quoted, \"...\" or '...', to hold commas\n"
           "  --verify-each       verify the module after every pass\n"
-          "  --strict            treat warnings (such as an unknown R.* operator) as errors\n"
+          "  --strict            treat warnings as errors\n"
+          "  --allow-unregistered  keep a call of a name neither lopt nor TVM defines as an\n"
+          "                      opaque call, with a warning, instead of refusing it\n"
           "  --print-after-all   print the module to standard error after every pass\n"
           "  --print-before=PASS,...  print the module to standard error before each run\n"
           "                      of the passes named (repeatable)\n"
@@ -362,6 +364,8 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
         lopt_set_verify_each(o->ctx, 1);
     } else if (strcmp(a, "--strict") == 0) {
         lopt_set_strict(o->ctx, 1);
+    } else if (strcmp(a, "--allow-unregistered") == 0) {
+        lopt_set_allow_unregistered(o->ctx, 1);
     } else if (strcmp(a, "--print-after-all") == 0) {
         o->reads_module = 1;
         lopt_set_print_after_all(o->ctx, 1);

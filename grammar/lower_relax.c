@@ -680,10 +680,27 @@ static Expr *lower_global(Reader *R, const Sx *e)
     return x;
 }
 
+/* R.tuple(a, b), TVM's tuple constructor, as the tuple (a, b); other
+ * syntax as it is. */
+static Sx *tuple_of_call(Reader *R, Sx *e)
+{
+    const char *name = e->kind == SX_CALL ? call_name(R, e) : NULL;
+    if (!name || !streq(name, "R.tuple"))
+        return e;
+    for (int i = 0; e->u.call.args.keys && i < e->u.call.args.n; i++)
+        if (e->u.call.args.keys[i])
+            return e;
+    Sx *t = sx_new(R->syn, SX_TUPLE, e->loc);
+    t->u.elems = e->u.call.args;
+    t->depth = (short)sx_depth(t);
+    return t;
+}
+
 /* The arguments of R.call_tir as a tuple: TVM takes a list, and a single
  * value that is not a tuple, as the tuple of it. */
 static Sx *call_tir_args(Reader *R, Sx *a)
 {
+    a = tuple_of_call(R, a);
     if (a->kind == SX_TUPLE)
         return a;
     if (a->kind == SX_NAME && a->u.name->bind_kind == BK_RVAR) {
@@ -839,6 +856,10 @@ static Expr *lower_rcall(Reader *R, const Sx *e)
     }
     if (streq(name, "R.const"))
         return lower_const(R, e);
+    if (streq(name, "R.tuple")) {
+        Sx *t = tuple_of_call(R, (Sx *)e);
+        return t == e ? ERR(R, e->loc, "R.tuple takes its items as positional arguments"), NULL : lower_rexpr(R, t);
+    }
     if (streq(name, "R.call_tir") || streq(name, "relax.call_tir"))
         return lower_call_tir(R, e);
     if (strncmp(name, "tvm.", 4) == 0)

@@ -430,9 +430,10 @@ const char *tir_unrunnable(const Func *f);
 int func_force_pure(const Func *f);
 
 int ir_verify(Module *m, Source *src);
-/* ir_verify, and warnings (errors when strict) of what is legal but likely
- * a mistake in an input, such as an R.* call of an unknown name. */
-int ir_verify_input(Module *m, Source *src, int strict);
+/* ir_verify, and the checks of an input: a call of a name neither lopt
+ * nor TVM defines is an error (allow_unregistered: a warning, the call kept
+ * opaque); warnings are errors when strict. */
+int ir_verify_input(Module *m, Source *src, int strict, int allow_unregistered);
 
 /* strcmp(a, b) == 0 as a loop the compiler inlines: names compared on
  * every binding are a few bytes long, shorter than strcmp's setup. */

@@ -110,11 +110,9 @@ void op_table_free(OpTable *t);
  * the shape values R.shape_of, R.shape_to_tensor, R.tensor_to_shape, which
  * the verifier types and the interpreter runs). */
 int op_is_special(const char *name);
-/* The registered or special name nearest to name, for "did you mean":
- * letters compare without case, and the edits allowed are none, one or two
- * as the last part of the name has under 5, under 8 or more letters; NULL
- * when none is that near. */
-const char *op_nearest(const char *name);
+/* The name of the i-th registered operator, then of the specials; NULL
+ * past them (for "did you mean", ir/names.c). */
+const char *op_known_name(int i);
 
 /* Checks the call (a registered operator applied to arguments of the given
  * types) and gives the types of its results (OP_MAX_ARGS at most; one unless

@@ -3,13 +3,14 @@
  * stay inside their domains, operators get only their attributes and the
  * arguments they take (ir/ops/), a binding's annotation agrees with the
  * type its value has, layout_transform maps are injective. Runs on the
- * reader's output and after passes; on the input it also warns of R.* calls
- * lopt does not know. */
+ * reader's output and after passes; on the input it also refuses calls of
+ * names neither lopt nor TVM defines (names.h). */
 #include <stdio.h>
 #include <string.h>
 
 #include "indexmap.h"
 #include "ir.h"
+#include "names.h"
 #include "ops.h"
 
 enum { MAX_ERRORS = 20 };
@@ -20,8 +21,9 @@ typedef struct Verifier {
     unsigned live;        /* the stamp of the function being checked */
     int errors;
     const Func *fn;       /* the function being checked */
-    int input;            /* checking the reader's output: warn of unknown calls */
+    int input;            /* checking the reader's output: check the names called */
     int strict;           /* warnings are errors */
+    int allow_unregistered;   /* a name neither lopt nor TVM defines is a warning, not an error */
     const BlockIter *iters[64];   /* the block iterators in scope, for ranges */
     int niters;
     int guarded;          /* inside a condition (if, T.if_then_else, T.where): ranges overstate */
@@ -196,6 +198,8 @@ static void check_view(Verifier *V, const Buffer *b, Loc loc)
              base->name->str, (long long)nb);
 }
 
+static void check_name(Verifier *V, const Expr *e);
+
 static void texpr(Verifier *V, const Expr *e)
 {
     switch (e->kind) {
@@ -205,6 +209,7 @@ static void texpr(Verifier *V, const Expr *e)
         break;
     case E_TUPLE: case E_LIST: texprs(V, e->u.list.items, e->u.list.n); break;
     case E_CALL: {
+        check_name(V, e);
         int sel = e->u.call.nargs == 3 &&
                   (streq(e->u.call.op->str, "T.if_then_else") || streq(e->u.call.op->str, "T.Select"));
         if (sel) {
@@ -625,10 +630,29 @@ static const OpInfo *op_of(Verifier *V, const Sym *name)
     return V->op_info;
 }
 
-/* A registered operator's keywords; an unknown R.* name, on the input. */
-static void op_call(Verifier *V, const Expr *e)
+/* A call of a name neither lopt nor TVM defines, on the input: an error
+ * naming the nearest known name, as TVM's parser refuses it; with
+ * --allow-unregistered a warning, the call kept opaque. A name TVM has and
+ * lopt has no rule for is an opaque call without a word. */
+static void check_name(Verifier *V, const Expr *e)
 {
     const char *name = e->u.call.op->str;
+    if (!V->input || e->u.call.callee || name_kind(name) != NAME_UNKNOWN)
+        return;
+    const char *near = name_nearest(name);
+    char hint[96] = "";
+    if (near)
+        snprintf(hint, sizeof hint, " (did you mean %s?)", near);
+    if (!V->allow_unregistered)
+        VERR(V, e->loc, "neither lopt nor TVM defines %s%s; --allow-unregistered keeps it as an opaque call", name, hint);
+    else if (diag_warning(V->src, V->strict, e->loc, "lopt does not know %s: the call stays opaque, and no pass "
+                          "looks into it%s", name, hint))
+        V->errors++;
+}
+
+/* A registered operator's keywords; an unknown name, on the input. */
+static void op_call(Verifier *V, const Expr *e)
+{
     OpError err;
     const OpInfo *info = op_of(V, e->u.call.op);
     if (info) {
@@ -637,15 +661,7 @@ static void op_call(Verifier *V, const Expr *e)
         op_operands(V, e, info);
         return;
     }
-    if (!V->input || op_is_special(name) || strncmp(name, "R.", 2) != 0)
-        return;
-    const char *near = op_nearest(name);
-    char hint[96] = "";
-    if (near)
-        snprintf(hint, sizeof hint, " (did you mean %s?)", near);
-    if (diag_warning(V->src, V->strict, e->loc, "lopt does not know %s: the call stays opaque, and no pass looks into it%s",
-                     name, hint))
-        V->errors++;
+    check_name(V, e);
 }
 
 static void rexpr(Verifier *V, const Expr *e)
@@ -1296,9 +1312,9 @@ static void relax_func(Verifier *V, Func *f)
     }
 }
 
-static int verify(Module *m, Source *src, int input, int strict)
+static int verify(Module *m, Source *src, int input, int strict, int allow_unregistered)
 {
-    Verifier V = { .m = m, .src = src, .input = input, .strict = strict };
+    Verifier V = { .m = m, .src = src, .input = input, .strict = strict, .allow_unregistered = allow_unregistered };
     for (int i = 0; i < m->nfuncs; i++) {
         V.live = module_stamps(m, 1) + 1;
         V.fn = m->funcs[i];
@@ -1315,10 +1331,10 @@ static int verify(Module *m, Source *src, int input, int strict)
 
 int ir_verify(Module *m, Source *src)
 {
-    return verify(m, src, 0, 0);
+    return verify(m, src, 0, 0, 0);
 }
 
-int ir_verify_input(Module *m, Source *src, int strict)
+int ir_verify_input(Module *m, Source *src, int strict, int allow_unregistered)
 {
-    return verify(m, src, 1, strict);
+    return verify(m, src, 1, strict, allow_unregistered);
 }

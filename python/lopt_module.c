@@ -162,25 +162,27 @@ static lopt_context *new_context(void)
 }
 
 PyDoc_STRVAR(parse_doc,
-"parse($module, /, text, name='<string>', constants=None, strict=False)\n--\n\n"
+"parse($module, /, text, name='<string>', constants=None, strict=False, allow_unregistered=False)\n--\n\n"
 "Reads a module from TVMScript-like text, str or bytes (what tvm's\n"
 "mod.script() prints, or lopt's canonical text) and verifies it: a Module.\n"
 "name is the file name diagnostics give; constants is the .npz archive or\n"
 "directory holding the constants TVM prints as\n"
 "metadata[\"relax.expr.Constant\"][i], read once, here: the module keeps\n"
 "their data, so apply and its results read the file no more; strict makes\n"
-"warnings errors. bytes that are not UTF-8 are refused at the first bad\n"
-"byte. Raises lopt.Error with the diagnostics when the text does not read\n"
-"or verify; warnings go to Python's warnings.");
+"warnings errors; allow_unregistered keeps a call of a name neither lopt\n"
+"nor TVM defines as an opaque call (with a warning) instead of refusing it.\n"
+"bytes that are not UTF-8 are refused at the first bad byte. Raises\n"
+"lopt.Error with the diagnostics when the text does not read or verify;\n"
+"warnings go to Python's warnings.");
 
 static PyObject *py_parse(PyObject *mod, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = { "text", "name", "constants", "strict", NULL };
+    static char *kwlist[] = { "text", "name", "constants", "strict", "allow_unregistered", NULL };
     const char *text, *name = "<string>", *constants = NULL;
     PyObject *src;
     Py_ssize_t len;
-    int strict = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|szp", kwlist, &src, &name, &constants, &strict))
+    int strict = 0, allow_unregistered = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|szpp", kwlist, &src, &name, &constants, &strict, &allow_unregistered))
         return NULL;
     if (PyBytes_Check(src)) {
         if (PyBytes_AsStringAndSize(src, (char **)&text, &len))
@@ -193,6 +195,7 @@ static PyObject *py_parse(PyObject *mod, PyObject *args, PyObject *kw)
         return NULL;
     lopt_set_constants(ctx, constants);
     lopt_set_strict(ctx, strict);
+    lopt_set_allow_unregistered(ctx, allow_unregistered);
     lopt_module *m;
     int bad;
     Py_BEGIN_ALLOW_THREADS

@@ -380,11 +380,14 @@ def test_apply_report(tmp_path):
 
 def test_warnings():
     text = read(os.path.join(SUITE, "errors", "vf_unknown_op_warning.tir"))
-    with pytest.warns(UserWarning, match="lopt does not know R.nn.selu"):
-        lopt.parse(text)
+    with pytest.warns(UserWarning, match="lopt does not know R.nn.conv2D"):
+        lopt.parse(text, allow_unregistered=True)
     with pytest.raises(lopt.Error) as e:
-        lopt.parse(text, strict=True)
+        lopt.parse(text, allow_unregistered=True, strict=True)
     assert all(d.severity == "error" and "lopt does not know" in d.message for d in e.value.diagnostics)
+    with pytest.raises(lopt.Error) as e:
+        lopt.parse(text)
+    assert all(d.severity == "error" and "neither lopt nor TVM defines" in d.message for d in e.value.diagnostics)
 
 
 CONST_ADD = '''@I.ir_module

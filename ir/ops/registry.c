@@ -3,7 +3,6 @@
  * the table of PrimFuncs made for calls. An operator lives in the file of its
  * family (elementwise.c, reduce.c, nn/conv.c ...); adding one touches that
  * file alone. */
-#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,35 +289,6 @@ void op_table_free(OpTable *t)
     memset(t, 0, sizeof *t);
 }
 
-/* Edit distance of a and b, letters compared without case, up to cap (the
- * answer is min(distance, cap)). */
-static int distance(const char *a, const char *b, int cap)
-{
-    enum { MAXN = 64 };
-    int la = (int)strlen(a), lb = (int)strlen(b), row[MAXN + 1];
-    if (la > MAXN || lb > MAXN)
-        return cap;
-    for (int j = 0; j <= lb; j++)
-        row[j] = j;
-    for (int i = 1; i <= la; i++) {
-        int diag = row[0], best = row[0] = i;
-        for (int j = 1; j <= lb; j++) {
-            int up = row[j];
-            int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
-            int d = diag + !same;
-            d = up + 1 < d ? up + 1 : d;
-            d = row[j - 1] + 1 < d ? row[j - 1] + 1 : d;
-            row[j] = d;
-            diag = up;
-            best = d < best ? d : best;
-        }
-        if (best >= cap)
-            return cap;
-    }
-    return row[lb] < cap ? row[lb] : cap;
-}
-
-
 /* the calls lopt gives a meaning outside the registry, and the Relax
  * value forms it keeps as they are */
 static const char *const special[] = { "R.call_tir", "R.hint_on_device", "R.to_vdevice", "R.device",
@@ -326,8 +296,7 @@ static const char *const special[] = { "R.call_tir", "R.hint_on_device", "R.to_v
                                        "R.shape_of", "R.shape_to_tensor", "R.tensor_to_shape" };
 enum { NSPECIAL = sizeof special / sizeof *special };
 
-/* The name of the i-th registered operator, then of the specials; NULL past them. */
-static const char *known_name(int i)
+const char *op_known_name(int i)
 {
     for (int f = 0; f < NFAMILIES; f++) {
         if (i < families[f]->n)
@@ -335,23 +304,6 @@ static const char *known_name(int i)
         i -= families[f]->n;
     }
     return i < NSPECIAL ? special[i] : NULL;
-}
-
-const char *op_nearest(const char *name)
-{
-    /* edits allowed grow with the last part of the name: gelu is not a
-     * misspelt relu, but sigmod is sigmoid and conv2D is conv2d */
-    const char *last = strrchr(name, '.');
-    int len = (int)strlen(last ? last + 1 : name), cap = (len < 5 ? 0 : len < 8 ? 1 : 2) + 1, best = cap;
-    const char *near = NULL, *k;
-    for (int i = 0; (k = known_name(i)) != NULL; i++) {
-        int d = distance(name, k, best);
-        if (d < best) {
-            best = d;
-            near = k;
-        }
-    }
-    return near;
 }
 
 int op_is_special(const char *name)
