@@ -1126,6 +1126,7 @@ static RSeq *lower_branch(Reader *R, const StList *body, Loc at, const Sx **name
                 continue;
             q->result = expr_new(R->a, E_VAR, x->loc);
             q->result->u.var = v;
+            q->at = v->loc;
             /* the nested if binds the name its own branches end with */
             Sx *n = sx_new(R->a, SX_NAME, v->loc);
             n->u.name = v->name;
@@ -1135,6 +1136,7 @@ static RSeq *lower_branch(Reader *R, const StList *body, Loc at, const Sx **name
         if (last && x->kind == ST_ASSIGN && x->u.assign.target->kind == SX_NAME) {
             *name = x->u.assign.target;
             *annot = x->u.assign.annot;
+            q->at = x->u.assign.target->loc;
             ok = (q->result = lower_rexpr(R, x->u.assign.value)) != NULL;
             continue;
         }
@@ -1166,9 +1168,10 @@ static Var *lower_relax_if(Reader *R, RBlock *b, int *cap, const St *st)
     Binding *bd = arena_zalloc(R->a, sizeof *bd);
     bd->loc = st->loc;
     bd->value = x;
-    const Sx *an = a1 ? a1 : a2;
-    if (an && !(bd->annot = lower_sinfo(R, an)))
+    /* each branch's annotation is checked where it stands; the first is the if's */
+    if ((a1 && !(x->u.rif.then->annot = lower_sinfo(R, a1))) || (a2 && !(x->u.rif.orelse->annot = lower_sinfo(R, a2))))
         return NULL;
+    bd->annot = a1 ? x->u.rif.then->annot : x->u.rif.orelse->annot;
     bd->var = var_read(R->a, n1->u.name, n1->loc);
     bd->var->sinfo = bd->annot;
     bind_sym(R, n1->u.name, BK_RVAR, bd->var);
