@@ -139,6 +139,24 @@ static Sx *dim_sum(DimText *d)
     }
 }
 
+/* Reports a name in arithmetic of a dimension string ("m + 1") that is not
+ * a symbolic variable yet: as in TVM, only a dimension that is a name alone
+ * ("m") defines one. */
+static int dim_unbound(Reader *R, const Sx *x)
+{
+    if (x->kind == SX_BINOP)
+        return dim_unbound(R, x->u.bin.a) || dim_unbound(R, x->u.bin.b);
+    if (x->kind == SX_UNARY)
+        return dim_unbound(R, x->u.bin.a);
+    if (x->kind != SX_STR)
+        return 0;
+    Sym *name = S(R, x->u.str.s);
+    if (name->bind_kind == BK_SYM || name->bind_kind == BK_META)
+        return 0;
+    return ERR(R, x->loc, "'%s' is not defined here: a symbolic variable is defined by a dimension that is its name "
+               "alone, as in R.Tensor((\"%s\",))", x->u.str.s, x->u.str.s);
+}
+
 /* A dimension of a Relax shape: an integer, a symbolic name ("n" or n), or arithmetic on them. */
 static Expr *lower_dim(Reader *R, const Sx *e)
 {
@@ -156,6 +174,8 @@ static Expr *lower_dim(Reader *R, const Sx *e)
             dim_space(&d);
             if (x && *d.p)
                 return ERR(R, dim_loc(&d), "unexpected '%c' in a symbolic dimension", *d.p), NULL;
+            if (x && x->kind != SX_STR && dim_unbound(R, x))
+                return NULL;
             return x ? lower_dim(R, x) : NULL;
         }
         Sym *name = S(R, s);
@@ -325,6 +345,8 @@ static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
     if (nd) {
         if (nd->kind != SX_INT && !(nd->kind == SX_UNARY && nd->u.bin.a->kind == SX_INT))
             return ERR(R, nd->loc, "ndim must be an integer"), NULL;
+        if (nd->kind == SX_UNARY && (nd->u.bin.op != OP_NEG || nd->u.bin.a->u.ival != 1))
+            return ERR(R, nd->loc, "ndim is -1 (any rank) or a number of dimensions, not less"), NULL;
         int v = nd->kind == SX_INT ? (int)(nd->u.ival > 64 ? 65 : nd->u.ival) : -1;
         if (v > 64 || (s->shape && v != s->ndim))
             return ERR(R, nd->loc, "ndim does not agree with the shape"), NULL;

@@ -210,6 +210,9 @@ static void texpr(Verifier *V, const Expr *e)
     case E_VAR:
         if (e->u.var->mark != V->live && e->u.var->kind != VAR_SYM)
             VERR(V, e->loc, "variable '%s' is used outside its scope", e->u.var->name->str);
+        else if (e->u.var->mark != V->live && V->fn->kind == F_PRIM)
+            VERR(V, e->loc, "'%s' has no value here: no parameter, buffer shape or binding of '%s' gives it one",
+                 e->u.var->name->str, V->fn->name->str);
         break;
     case E_TUPLE: case E_LIST: texprs(V, e->u.list.items, e->u.list.n); break;
     case E_CALL: {
@@ -238,11 +241,36 @@ static void texpr(Verifier *V, const Expr *e)
     }
 }
 
+/* The symbolic variables in the shape of a buffer that is bound to storage
+ * given to the PrimFunc (a parameter, a match_buffer, a view of one) take
+ * their values from it. */
+static void given_syms(Verifier *V, const Expr *e, int depth)
+{
+    if (depth > 64)
+        return;
+    switch (e->kind) {
+    case E_VAR:
+        if (e->u.var->kind == VAR_SYM)
+            enter(V, e->u.var);
+        break;
+    case E_BIN: given_syms(V, e->u.bin.a, depth + 1); given_syms(V, e->u.bin.b, depth + 1); break;
+    case E_UNARY: given_syms(V, e->u.un.a, depth + 1); break;
+    case E_CAST: given_syms(V, e->u.cast.a, depth + 1); break;
+    case E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            given_syms(V, e->u.call.args[i], depth + 1);
+        break;
+    default: break;
+    }
+}
+
 static void declare_buffer(Verifier *V, Buffer *b)
 {
     b->mark = V->live;
     if (b->data)
         b->data->mark = V->live;   /* B.data is in scope with B */
+    for (int i = 0; !buf_allocates(b->kind) && i < b->ndim; i++)
+        given_syms(V, b->shape[i], 0);
     for (int i = 0; i < b->ndim; i++)
         texpr(V, b->shape[i]);
     /* the reader's rule, kept by every pass that reshapes a buffer */
@@ -385,6 +413,10 @@ static void prim_func(Verifier *V, Func *f)
     for (int i = 0; i < f->npparams; i++)
         if (!f->pparams[i].buf)
             enter(V, f->pparams[i].var);
+    /* every parameter's shape gives its variables values before any is read */
+    for (int i = 0; i < f->npparams; i++)
+        for (int d = 0; f->pparams[i].buf && d < f->pparams[i].buf->ndim; d++)
+            given_syms(V, f->pparams[i].buf->shape[d], 0);
     for (int i = 0; i < f->npparams; i++)
         if (f->pparams[i].buf)
             declare_buffer(V, f->pparams[i].buf);
@@ -505,6 +537,8 @@ static void match_tensor(Verifier *V, const StructInfo *s, const Buffer *b, cons
              dtype_name(s->dtype), b->name->str, dtype_name(b->dtype));
 }
 
+static const StructInfo *value_type(Verifier *V, const Expr *e, const char **by, int depth);
+
 static void call_tir(Verifier *V, const Expr *e)
 {
     if (e->u.call.nargs < 2)
@@ -575,6 +609,13 @@ static void call_tir(Verifier *V, const Expr *e)
             VERR(V, args->u.list.items[i]->loc, "argument %d of the call to '%s' is %s, but buffer '%s' is a tensor", i + 1,
                  f->name->str, kind_names[kind], prim_param_buffer(f, i)->name->str);
         match_tensor(V, sinfo_of(args->u.list.items[i]), prim_param_buffer(f, i), f, "argument", i + 1, args->u.list.items[i]->loc);
+        const Var *p = f->pparams[i].var;
+        const char *by;
+        const StructInfo *a = prim_param_buffer(f, i) || !p || p->dtype == DT_HANDLE ? NULL
+                              : value_type(V, args->u.list.items[i], &by, 1);
+        if (a && a->kind == SI_PRIM && a->dtype != DT_VOID && a->dtype != p->dtype)
+            VERR(V, args->u.list.items[i]->loc, "argument %d of the call to '%s' is a prim value of %s, but parameter "
+                 "'%s' is %s", i + 1, f->name->str, dtype_name(a->dtype), p->name->str, dtype_name(p->dtype));
     }
     for (int i = 0; i < nout; i++)
         match_tensor(V, outs[i], prim_param_buffer(f, nin + i), f, "output", i + 1, outs[i]->loc);
@@ -712,7 +753,6 @@ static void rexpr(Verifier *V, const Expr *e)
  * one shared struct info (grammar/lower_relax.c) over and over, and nothing
  * changes struct info in place or frees a variable's while the verifier
  * runs (only the types compared with annotations are scratch). */
-static const StructInfo *value_type(Verifier *V, const Expr *e, const char **by, int depth);
 
 static int arg_type(Verifier *V, const Expr *e, TensorType *t)
 {
@@ -1158,7 +1198,6 @@ static int fits(const StructInfo *want, const StructInfo *got)
 
 /* ---- the types of binding values ---- */
 
-static const StructInfo *value_type(Verifier *V, const Expr *e, const char **by, int depth);
 static StructInfo *tuple_type(Verifier *V, const Expr *e, int depth);
 
 static StructInfo *object_sinfo(Arena *a, Loc loc)
@@ -1630,12 +1669,26 @@ static void relax_func(Verifier *V, Func *f)
     }
 }
 
+/* A private function has no global symbol, as TVM has it: private=True
+ * beside T.func_attr({"global_symbol": ...}) says two things. */
+static void private_symbol(Verifier *V, const Func *f)
+{
+    const Expr *a = f->attrs;
+    for (int i = 0; f->is_private && a && a->kind == E_DICT && i < a->u.dict.n; i++) {
+        const Expr *k = a->u.dict.keys[i];
+        if (k->kind == E_STR && k->u.str.len == 13 && memcmp(k->u.str.s, "global_symbol", 13) == 0)
+            VERR(V, k->loc, "'%s' is private=True, which gives it no global symbol; drop the \"global_symbol\" "
+                 "attribute or private=True", f->name->str);
+    }
+}
+
 static int verify(Module *m, Source *src, int input, int strict)
 {
     Verifier V = { .m = m, .src = src, .input = input, .strict = strict };
     for (int i = 0; i < m->nfuncs; i++) {
         V.live = module_stamps(m, 1) + 1;
         V.fn = m->funcs[i];
+        private_symbol(&V, m->funcs[i]);
         if (m->funcs[i]->kind == F_RELAX)
             relax_func(&V, m->funcs[i]);
         else
