@@ -1618,16 +1618,14 @@ static void relax_binding(Verifier *V, Binding *bd)
     /* an annotated binding's inferred type is only compared, and costs the module no memory */
     V->types = bd->annot ? &V->scratch : &V->m->arena;
     const StructInfo *got;
-    const char *by = NULL;
     if (bd->value->kind == E_IF) {
-        got = relax_if(V, bd->value, bd);
-        by = NULL;
+        got = relax_if(V, bd->value, bd);   /* each branch checked against the annotations */
     } else {
+        const char *by = NULL;
         rexpr(V, bd->value);
         got = V->errors == before ? value_type(V, bd->value, &by, 0) : sinfo_of(bd->value);
-    }
-    if (bd->value->kind != E_IF)
         check_annot(V, bd->annot, got, by, bd->var, bd->loc);
+    }
     if (!bd->annot)
         bd->var->sinfo = (StructInfo *)got;
     if (bd->value->kind == E_FUNC && V->nlocals < (int)(sizeof V->locals / sizeof V->locals[0])) {
