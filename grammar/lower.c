@@ -506,6 +506,9 @@ static int declare_one(Reader *R, const Sx *name, const Sx *v)
     if (is_sym_ctor(R, v, &t)) {
         if (s->bind_kind != BK_NONE && s->bind_kind != BK_SYM)
             return ERR(R, name->loc, "'%s' is already defined; a symbolic variable needs a name of its own", s->str);
+        if (t != DT_INT64 && R->fn && R->fn->kind == F_RELAX)
+            return ERR(R, v->loc, "'%s' is a symbolic variable of a Relax function, which is int64: declare it "
+                       "with T.int64()", s->str);
         Var *x = sym_var(R, s, name->loc, t);
         if (x->dtype != t)
             return ERR(R, v->loc, "symbolic variable '%s' was declared as %s", s->str, dtype_name(x->dtype));

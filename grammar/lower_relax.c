@@ -139,6 +139,24 @@ static Sx *dim_sum(DimText *d)
     }
 }
 
+/* Reports a name in arithmetic of a dimension string ("m + 1") that is not
+ * a symbolic variable yet: as in TVM, only a dimension that is a name alone
+ * ("m") defines one. */
+static int dim_unbound(Reader *R, const Sx *x)
+{
+    if (x->kind == SX_BINOP)
+        return dim_unbound(R, x->u.bin.a) || dim_unbound(R, x->u.bin.b);
+    if (x->kind == SX_UNARY)
+        return dim_unbound(R, x->u.bin.a);
+    if (x->kind != SX_STR)
+        return 0;
+    Sym *name = S(R, x->u.str.s);
+    if (name->bind_kind == BK_SYM || name->bind_kind == BK_META)
+        return 0;
+    return ERR(R, x->loc, "'%s' is not defined here: a symbolic variable is defined by a dimension that is its name "
+               "alone, as in R.Tensor((\"%s\",))", x->u.str.s, x->u.str.s);
+}
+
 /* A dimension of a Relax shape: an integer, a symbolic name ("n" or n), or arithmetic on them. */
 static Expr *lower_dim(Reader *R, const Sx *e)
 {
@@ -156,6 +174,8 @@ static Expr *lower_dim(Reader *R, const Sx *e)
             dim_space(&d);
             if (x && *d.p)
                 return ERR(R, dim_loc(&d), "unexpected '%c' in a symbolic dimension", *d.p), NULL;
+            if (x && x->kind != SX_STR && dim_unbound(R, x))
+                return NULL;
             return x ? lower_dim(R, x) : NULL;
         }
         Sym *name = S(R, s);
@@ -325,6 +345,8 @@ static StructInfo *lower_tensor_sinfo(Reader *R, const Sx *e)
     if (nd) {
         if (nd->kind != SX_INT && !(nd->kind == SX_UNARY && nd->u.bin.a->kind == SX_INT))
             return ERR(R, nd->loc, "ndim must be an integer"), NULL;
+        if (nd->kind == SX_UNARY && (nd->u.bin.op != OP_NEG || nd->u.bin.a->u.ival != 1))
+            return ERR(R, nd->loc, "ndim is -1 (any rank) or a number of dimensions, not less"), NULL;
         int v = nd->kind == SX_INT ? (int)(nd->u.ival > 64 ? 65 : nd->u.ival) : -1;
         if (v > 64 || (s->shape && v != s->ndim))
             return ERR(R, nd->loc, "ndim does not agree with the shape"), NULL;
@@ -1147,6 +1169,7 @@ static RSeq *lower_branch(Reader *R, const StList *body, Loc at, const Sx **name
                 continue;
             q->result = expr_new(R->a, E_VAR, x->loc);
             q->result->u.var = v;
+            q->at = v->loc;
             /* the nested if binds the name its own branches end with */
             Sx *n = sx_new(R->a, SX_NAME, v->loc);
             n->u.name = v->name;
@@ -1156,6 +1179,7 @@ static RSeq *lower_branch(Reader *R, const StList *body, Loc at, const Sx **name
         if (last && x->kind == ST_ASSIGN && x->u.assign.target->kind == SX_NAME) {
             *name = x->u.assign.target;
             *annot = x->u.assign.annot;
+            q->at = x->u.assign.target->loc;
             ok = (q->result = lower_rexpr(R, x->u.assign.value)) != NULL;
             continue;
         }
@@ -1187,9 +1211,10 @@ static Var *lower_relax_if(Reader *R, RBlock *b, int *cap, const St *st)
     Binding *bd = arena_zalloc(R->a, sizeof *bd);
     bd->loc = st->loc;
     bd->value = x;
-    const Sx *an = a1 ? a1 : a2;
-    if (an && !(bd->annot = lower_sinfo(R, an)))
+    /* each branch's annotation is checked where it stands; the first is the if's */
+    if ((a1 && !(x->u.rif.then->annot = lower_sinfo(R, a1))) || (a2 && !(x->u.rif.orelse->annot = lower_sinfo(R, a2))))
         return NULL;
+    bd->annot = a1 ? x->u.rif.then->annot : x->u.rif.orelse->annot;
     bd->var = var_read(R->a, n1->u.name, n1->loc);
     bd->var->sinfo = bd->annot;
     bind_sym(R, n1->u.name, BK_RVAR, bd->var);

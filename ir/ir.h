@@ -131,6 +131,9 @@ typedef struct RSeq {
     int nblocks;
     Expr *result;
     Loc loc;
+    Loc at;               /* where the branch binds the if's value (y = value, or a nested if) */
+    StructInfo *annot;    /* that binding's annotation as written, or NULL; the if's binding
+                           * holds one of its branches' (the first's) */
 } RSeq;
 
 typedef enum {

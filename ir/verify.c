@@ -1,13 +1,16 @@
 /* The verifier: every use has a definition in scope, call_tir agrees with its
  * target, accesses have the rank of their buffer, block iterator bindings
  * stay inside their domains, operators get only their attributes and the
- * arguments they take (ir/ops/), a binding's annotation agrees with the
- * type its value has, layout_transform maps are injective. Runs on the
- * reader's output and after passes; on the input it also refuses calls of
- * names neither lopt nor TVM defines (names.h). */
+ * arguments they take (ir/ops/), layout_transform maps are injective. Every
+ * binding gets the type its value has (a constant's, a tuple's, an
+ * operator's or a function's result, an if's), which an annotation must fit
+ * (TVM's static check) and otherwise stands for. Runs on the reader's
+ * output and after passes; on the input it also refuses calls of names
+ * neither lopt nor TVM defines (names.h). */
 #include <stdio.h>
 #include <string.h>
 
+#include "clone.h"
 #include "indexmap.h"
 #include "ir.h"
 #include "names.h"
@@ -47,6 +50,11 @@ typedef struct Verifier {
     int argt_next;
     const Sym *op_name;   /* the operator op_of looked up last, and what it found */
     const OpInfo *op_info;
+    struct {
+        const Var *var;
+        const Func *fn;
+    } locals[64];         /* the local functions bound (the first 64), for the types of their calls */
+    int nlocals;
 } Verifier;
 
 #define VERR(V, loc, ...) ((V)->errors++ < MAX_ERRORS ? diag_error((V)->src, (loc), __VA_ARGS__) : -1)
@@ -206,6 +214,9 @@ static void texpr(Verifier *V, const Expr *e)
     case E_VAR:
         if (e->u.var->mark != V->live && e->u.var->kind != VAR_SYM)
             VERR(V, e->loc, "variable '%s' is used outside its scope", e->u.var->name->str);
+        else if (e->u.var->mark != V->live && V->fn->kind == F_PRIM)
+            VERR(V, e->loc, "'%s' has no value here: no parameter, buffer shape or binding of '%s' gives it one",
+                 e->u.var->name->str, V->fn->name->str);
         break;
     case E_TUPLE: case E_LIST: texprs(V, e->u.list.items, e->u.list.n); break;
     case E_CALL: {
@@ -235,11 +246,36 @@ static void texpr(Verifier *V, const Expr *e)
     }
 }
 
+/* The symbolic variables in the shape of a buffer that is bound to storage
+ * given to the PrimFunc (a parameter, a match_buffer, a view of one) take
+ * their values from it. */
+static void given_syms(Verifier *V, const Expr *e, int depth)
+{
+    if (depth > 64)
+        return;
+    switch (e->kind) {
+    case E_VAR:
+        if (e->u.var->kind == VAR_SYM)
+            enter(V, e->u.var);
+        break;
+    case E_BIN: given_syms(V, e->u.bin.a, depth + 1); given_syms(V, e->u.bin.b, depth + 1); break;
+    case E_UNARY: given_syms(V, e->u.un.a, depth + 1); break;
+    case E_CAST: given_syms(V, e->u.cast.a, depth + 1); break;
+    case E_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            given_syms(V, e->u.call.args[i], depth + 1);
+        break;
+    default: break;
+    }
+}
+
 static void declare_buffer(Verifier *V, Buffer *b)
 {
     b->mark = V->live;
     if (b->data)
         b->data->mark = V->live;   /* B.data is in scope with B */
+    for (int i = 0; !buf_allocates(b->kind) && i < b->ndim; i++)
+        given_syms(V, b->shape[i], 0);
     for (int i = 0; i < b->ndim; i++)
         texpr(V, b->shape[i]);
     /* the reader's rule, kept by every pass that reshapes a buffer */
@@ -382,6 +418,10 @@ static void prim_func(Verifier *V, Func *f)
     for (int i = 0; i < f->npparams; i++)
         if (!f->pparams[i].buf)
             enter(V, f->pparams[i].var);
+    /* every parameter's shape gives its variables values before any is read */
+    for (int i = 0; i < f->npparams; i++)
+        for (int d = 0; f->pparams[i].buf && d < f->pparams[i].buf->ndim; d++)
+            given_syms(V, f->pparams[i].buf->shape[d], 0);
     for (int i = 0; i < f->npparams; i++)
         if (f->pparams[i].buf)
             declare_buffer(V, f->pparams[i].buf);
@@ -398,18 +438,10 @@ static void rexprs(Verifier *V, Expr *const *items, int n)
         rexpr(V, items[i]);
 }
 
-static int same_tensor(const StructInfo *a, const StructInfo *b);
-
 static const StructInfo *sinfo_of(const Expr *e)
 {
     if (e->kind == E_VAR)
         return e->u.var->sinfo;
-    if (e->kind == E_IF) {
-        /* the branches' common type, when they agree on one */
-        const StructInfo *a = sinfo_of(e->u.rif.then->result), *b = sinfo_of(e->u.rif.orelse->result);
-        return a && b && a->kind == SI_TENSOR && b->kind == SI_TENSOR && a->shape && b->shape && same_tensor(a, b) &&
-               a->dtype == b->dtype ? a : NULL;
-    }
     if (e->kind == E_GETITEM) {
         const StructInfo *t = sinfo_of(e->u.get.tuple);
         int i = e->u.get.index;
@@ -510,6 +542,8 @@ static void match_tensor(Verifier *V, const StructInfo *s, const Buffer *b, cons
              dtype_name(s->dtype), b->name->str, dtype_name(b->dtype));
 }
 
+static const StructInfo *value_type(Verifier *V, const Expr *e, const char **by, int depth);
+
 static void call_tir(Verifier *V, const Expr *e)
 {
     if (e->u.call.nargs < 2)
@@ -580,12 +614,20 @@ static void call_tir(Verifier *V, const Expr *e)
             VERR(V, args->u.list.items[i]->loc, "argument %d of the call to '%s' is %s, but buffer '%s' is a tensor", i + 1,
                  f->name->str, kind_names[kind], prim_param_buffer(f, i)->name->str);
         match_tensor(V, sinfo_of(args->u.list.items[i]), prim_param_buffer(f, i), f, "argument", i + 1, args->u.list.items[i]->loc);
+        const Var *p = f->pparams[i].var;
+        const char *by;
+        const StructInfo *a = prim_param_buffer(f, i) || !p || p->dtype == DT_HANDLE ? NULL
+                              : value_type(V, args->u.list.items[i], &by, 1);
+        if (a && a->kind == SI_PRIM && a->dtype != DT_VOID && a->dtype != p->dtype)
+            VERR(V, args->u.list.items[i]->loc, "argument %d of the call to '%s' is a prim value of %s, but parameter "
+                 "'%s' is %s", i + 1, f->name->str, dtype_name(a->dtype), p->name->str, dtype_name(p->dtype));
     }
     for (int i = 0; i < nout; i++)
         match_tensor(V, outs[i], prim_param_buffer(f, nin + i), f, "output", i + 1, outs[i]->loc);
 }
 
-static void relax_branch(Verifier *V, const RSeq *q);
+static const StructInfo *relax_if(Verifier *V, const Expr *e, const Binding *bd);
+static void relax_blocks(Verifier *V, RBlock **blocks, int nblocks);
 static void relax_func(Verifier *V, Func *f);
 static void relax_call(Verifier *V, const Expr *e);
 /* The operands the registry says are tensors (the first ntensors, or the
@@ -674,7 +716,16 @@ static void rexpr(Verifier *V, const Expr *e)
         break;
     case E_TUPLE: case E_LIST: rexprs(V, e->u.list.items, e->u.list.n); break;
     case E_DICT: rexprs(V, e->u.dict.vals, e->u.dict.n); break;
-    case E_GETITEM: rexpr(V, e->u.get.tuple); break;
+    case E_GETITEM: {
+        rexpr(V, e->u.get.tuple);
+        const StructInfo *t = sinfo_of(e->u.get.tuple);
+        int i = e->u.get.index;
+        if (t && t->kind != SI_TUPLE && t->kind != SI_OBJECT)
+            VERR(V, e->loc, "item %d of %s: only a tuple has items", i, kind_names[t->kind]);
+        else if (t && t->kind == SI_TUPLE && t->nfields >= 0 && (i < 0 || i >= t->nfields))
+            VERR(V, e->loc, "index %d is outside the tuple: it has %d field%s", i, t->nfields, t->nfields == 1 ? "" : "s");
+        break;
+    }
     case E_FUNC: {
         /* a local function sees the names bound before it */
         const Func *outer = V->fn;
@@ -683,17 +734,7 @@ static void rexpr(Verifier *V, const Expr *e)
         V->fn = outer;
         break;
     }
-    case E_IF: {
-        rexpr(V, e->u.rif.cond);
-        const StructInfo *c = sinfo_of(e->u.rif.cond);
-        if (c && (c->kind == SI_TUPLE || c->kind == SI_SHAPE || c->kind == SI_OBJECT ||
-                  (c->kind == SI_TENSOR && ((c->ndim > 0) || (c->dtype != DT_VOID && c->dtype != DT_BOOL))) ||
-                  (c->kind == SI_PRIM && c->dtype != DT_BOOL)))
-            VERR(V, e->u.rif.cond->loc, "the condition of an if is a scalar boolean tensor or R.prim_value of bool");
-        relax_branch(V, e->u.rif.then);
-        relax_branch(V, e->u.rif.orelse);
-        break;
-    }
+    case E_IF: relax_if(V, e, NULL); break;
     case E_GLOBAL:
         if (module_find(V->m, e->u.global.name) != e->u.global.fn)
             VERR(V, e->loc, "function '%s' is not in the module", e->u.global.name->str);
@@ -721,20 +762,6 @@ static void rexpr(Verifier *V, const Expr *e)
     }
 }
 
-static int same_tensor(const StructInfo *a, const StructInfo *b)
-{
-    if (a->kind != SI_TENSOR || b->kind != SI_TENSOR || !a->shape || !b->shape)
-        return 1;
-    if (a->ndim != b->ndim || (a->dtype != DT_VOID && b->dtype != DT_VOID && a->dtype != b->dtype))
-        return 0;
-    for (int i = 0; i < a->ndim; i++) {
-        int64_t x, y;
-        if (expr_const_int(a->shape[i], &x) == 0 && expr_const_int(b->shape[i], &y) == 0 && x != y)
-            return 0;
-    }
-    return 1;
-}
-
 /* ---- the types operators give ---- */
 
 /* The tensor type of an operator's argument. A variable's comes from its
@@ -742,13 +769,18 @@ static int same_tensor(const StructInfo *a, const StructInfo *b)
  * one shared struct info (grammar/lower_relax.c) over and over, and nothing
  * changes struct info in place or frees a variable's while the verifier
  * runs (only the types compared with annotations are scratch). */
+
 static int arg_type(Verifier *V, const Expr *e, TensorType *t)
 {
     if (e->kind == E_CONST)
         return op_const_type(e, t);
     const StructInfo *s = sinfo_of(e);
-    if (e->kind != E_VAR || !s)
+    if (e->kind != E_VAR || !s) {
+        const char *by;
+        if (!s && (e->kind == E_CALL || e->kind == E_TUPLE))
+            s = value_type(V, e, &by, 1);   /* a call written in place */
         return op_sinfo_type(s, t);
+    }
     int k = V->argt[0].si == s ? 0 : V->argt[1].si == s ? 1 : -1;
     if (k < 0) {
         k = V->argt_next;
@@ -1093,7 +1125,9 @@ static void sinfo_text(char *buf, size_t cap, const StructInfo *s)
         return;
     }
     if (s->kind == SI_SHAPE || s->kind == SI_PRIM || s->kind == SI_OBJECT) {
-        if (s->kind != SI_SHAPE)
+        if (s->kind == SI_PRIM && s->dtype != DT_VOID)
+            snprintf(buf, cap, "a prim value of %s", dtype_name(s->dtype));
+        else if (s->kind != SI_SHAPE)
             snprintf(buf, cap, s->kind == SI_PRIM ? "a prim value" : "an object");
         else if (s->ndim >= 0 && s->shape) {
             char dims[128];
@@ -1105,10 +1139,12 @@ static void sinfo_text(char *buf, size_t cap, const StructInfo *s)
             snprintf(buf, cap, "a shape");
         return;
     }
-    char shape[128] = "(?)";
+    char shape[128] = "ndim=?";
     if (s->shape)
         shape_text(shape, sizeof shape, s->shape, s->ndim);
-    snprintf(buf, cap, "%s %s", shape, dtype_name(s->dtype));
+    else if (s->ndim >= 0)
+        snprintf(shape, sizeof shape, "ndim=%d", s->ndim);
+    snprintf(buf, cap, "%s %s", shape, s->dtype == DT_VOID ? "of any dtype" : dtype_name(s->dtype));
 }
 
 /* Where want and got first differ: in tuples of as many fields, the first
@@ -1132,12 +1168,31 @@ static void misfit_text(char *path, char *w, char *h, size_t cap, const StructIn
     sinfo_text(h, cap, got);
 }
 
-/* Whether what a binding declares can hold what its value is; unknown parts agree. */
+/* Whether two dimensions may be equal: unless both are constants that differ. */
+static int same_dims(Expr *const *a, Expr *const *b, int n)
+{
+    for (int i = 0; a && b && i < n; i++) {
+        int64_t x, y;
+        if (expr_const_int(a[i], &x) == 0 && expr_const_int(b[i], &y) == 0 && x != y)
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether what a binding declares can hold what its value is: TVM's static
+ * check of an annotation. Kinds must agree (R.Object holds anything), and
+ * what both sides state of a tensor (dtype, rank, constant extents), a
+ * shape (rank, constant extents), a prim value (dtype) or a tuple (its
+ * fields) must agree; what either leaves unknown (a symbolic extent, ndim
+ * without a shape, a bare R.Tuple) agrees, being checked only by a run. */
 static int fits(const StructInfo *want, const StructInfo *got)
 {
-    if (got->kind == SI_OBJECT)
+    if (want->kind == SI_OBJECT || got->kind == SI_OBJECT)
         return 1;   /* nothing known of it (an item of a tuple written out, of unknown type) */
-    if (want->kind == SI_TUPLE && got->kind == SI_TUPLE) {
+    if (want->kind != got->kind)
+        return 0;
+    switch (want->kind) {
+    case SI_TUPLE:
         if (want->nfields < 0 || got->nfields < 0)
             return 1;   /* a bare R.Tuple */
         if (want->nfields != got->nfields)
@@ -1146,29 +1201,316 @@ static int fits(const StructInfo *want, const StructInfo *got)
             if (!fits(want->fields[i], got->fields[i]))
                 return 0;
         return 1;
-    }
-    if ((want->kind == SI_TUPLE) != (got->kind == SI_TUPLE))
-        return want->kind != SI_TENSOR && want->kind != SI_TUPLE;
-    /* a shape is not a tensor, and has its number of dimensions */
-    if ((want->kind == SI_SHAPE && got->kind == SI_TENSOR) || (want->kind == SI_TENSOR && got->kind == SI_SHAPE))
-        return 0;
-    if (want->kind == SI_SHAPE && got->kind == SI_SHAPE) {
+    case SI_PRIM:
+        return want->dtype == DT_VOID || got->dtype == DT_VOID || want->dtype == got->dtype;
+    default:   /* a tensor or a shape: its rank and extents, and a tensor's dtype */
+        if (want->kind == SI_TENSOR && want->dtype != DT_VOID && got->dtype != DT_VOID && want->dtype != got->dtype)
+            return 0;
         if (want->ndim < 0 || got->ndim < 0)
             return 1;
-        if (want->ndim != got->ndim)
-            return 0;
-        for (int i = 0; want->shape && got->shape && i < want->ndim; i++) {
-            int64_t x, y;
-            if (expr_const_int(want->shape[i], &x) == 0 && expr_const_int(got->shape[i], &y) == 0 && x != y)
-                return 0;
-        }
-        return 1;
+        return want->ndim == got->ndim && same_dims(want->shape, got->shape, want->ndim);
     }
-    return same_tensor(want, got);
+}
+
+/* ---- the types of binding values ---- */
+
+static StructInfo *tuple_type(Verifier *V, const Expr *e, int depth);
+
+static StructInfo *object_sinfo(Arena *a, Loc loc)
+{
+    StructInfo *s = arena_zalloc(a, sizeof *s);
+    s->kind = SI_OBJECT;
+    s->loc = loc;
+    s->ndim = -1;
+    s->nfields = -1;
+    return s;
+}
+
+/* An R.const's type: constants of one type share the kept one. */
+static const StructInfo *const_type(Verifier *V, const Expr *e)
+{
+    TensorType t;
+    if (op_const_type(e, &t) == 0)
+        return inferred_type(V, &t, e->loc);
+    return tensor_sinfo_new(V->types, e->u.cst.dtype, e->u.cst.ndim, e->u.cst.shape, e->loc);
+}
+
+/* What two types have in common, as TVM joins the branches of an if: what
+ * they state alike is kept, a part on which they differ is unknown, and
+ * values of different kinds are objects. NULL when either is unknown. */
+static const StructInfo *common_type(Verifier *V, const StructInfo *a, const StructInfo *b, Loc loc, int depth)
+{
+    if (!a || !b)
+        return NULL;
+    if (a == b)
+        return a;
+    if (a->kind != b->kind || a->kind == SI_OBJECT || depth > 64 ||
+        (a->kind == SI_TUPLE && (a->nfields != b->nfields || a->nfields < 0)))
+        return object_sinfo(V->types, loc);
+    StructInfo *s = arena_alloc(V->types, sizeof *s);
+    *s = *a;
+    s->loc = loc;
+    if (a->kind == SI_TUPLE) {
+        s->fields = arena_array(V->types, (size_t)a->nfields + 1, sizeof *s->fields);
+        for (int i = 0; i < a->nfields; i++) {
+            const StructInfo *f = common_type(V, a->fields[i], b->fields[i], loc, depth + 1);
+            s->fields[i] = f ? (StructInfo *)f : object_sinfo(V->types, loc);
+        }
+        return s;
+    }
+    if (a->dtype != b->dtype)
+        s->dtype = DT_VOID;
+    if (a->vdevice && (!b->vdevice || strcmp(a->vdevice, b->vdevice)))
+        s->vdevice = NULL;
+    if (a->value && (!b->value || !expr_equal(a->value, b->value)))
+        s->value = NULL;
+    if (a->ndim != b->ndim) {
+        s->ndim = -1;
+        s->shape = NULL;
+    }
+    for (int i = 0; s->shape && i < a->ndim; i++)
+        if (!b->shape || !expr_equal(a->shape[i], b->shape[i]))
+            s->shape = NULL;
+    return s;
+}
+
+/* ---- calls of Relax functions ---- */
+
+/* The function a call calls: cls.g, or a local function bound before. */
+static const Func *callee_of(const Verifier *V, const Expr *callee)
+{
+    if (callee->kind == E_GLOBAL)
+        return callee->u.global.fn;
+    for (int i = 0; callee->kind == E_VAR && i < V->nlocals; i++)
+        if (V->locals[i].var == callee->u.var)
+            return V->locals[i].fn;
+    return NULL;
+}
+
+/* Whether e reads one of f's symbolic variables. */
+static int reads_syms(const Func *f, const Expr *e, int depth)
+{
+    if (!e || depth > 64)
+        return 1;
+    switch (e->kind) {
+    case E_VAR:
+        for (int i = 0; i < f->nsyms; i++)
+            if (f->syms[i] == e->u.var)
+                return 1;
+        return 0;
+    case E_BIN: return reads_syms(f, e->u.bin.a, depth + 1) || reads_syms(f, e->u.bin.b, depth + 1);
+    case E_UNARY: return reads_syms(f, e->u.un.a, depth + 1);
+    case E_CAST: return reads_syms(f, e->u.cast.a, depth + 1);
+    default: return 0;
+    }
+}
+
+static int sinfo_reads_syms(const Func *f, const StructInfo *s, int depth)
+{
+    if (depth > 64)
+        return 1;
+    for (int i = 0; s->kind == SI_TUPLE && i < s->nfields; i++)
+        if (sinfo_reads_syms(f, s->fields[i], depth + 1))
+            return 1;
+    for (int i = 0; s->shape && i < s->ndim; i++)
+        if (reads_syms(f, s->shape[i], 0))
+            return 1;
+    return s->value && reads_syms(f, s->value, 0);
+}
+
+static int subst_has(const Subst *s, const Var *v)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->from[i] == v)
+            return 1;
+    return 0;
+}
+
+static void bind_sym(Arena *a, Subst *s, const Expr *param, Expr *arg)
+{
+    if (param && arg && param->kind == E_VAR && param->u.var->kind == VAR_SYM && !subst_has(s, param->u.var))
+        subst_var(a, s, param->u.var, arg);
+}
+
+/* Binds the symbolic variables a parameter's type names to what the
+ * argument's type states in their places: R.Tensor(("n", 4)) given an
+ * (8, 4) tensor binds n to 8. */
+static void bind_params(Arena *a, Subst *s, const StructInfo *param, const StructInfo *arg, int depth)
+{
+    if (!param || !arg || param->kind != arg->kind || depth > 64)
+        return;
+    for (int i = 0; param->kind == SI_TUPLE && i < param->nfields && i < arg->nfields; i++)
+        bind_params(a, s, param->fields[i], arg->fields[i], depth + 1);
+    if (param->kind == SI_PRIM)
+        bind_sym(a, s, param->value, arg->value);
+    if (param->shape && arg->shape && param->ndim == arg->ndim)
+        for (int i = 0; i < param->ndim; i++)
+            bind_sym(a, s, param->shape[i], arg->shape[i]);
+}
+
+static int no_value(const Var *v, void *data, int64_t *out)
+{
+    (void)v, (void)data, (void)out;
+    return -1;
+}
+
+/* The callee's result type r in the caller's terms: its symbolic variables
+ * replaced by what the arguments bind them to; a part that reads one left
+ * unbound is unknown (a shape keeps its rank). */
+static const StructInfo *callee_type(Arena *a, const Func *f, Subst *s, const StructInfo *r, int depth)
+{
+    if (!sinfo_reads_syms(f, r, 0))
+        return r;
+    StructInfo *c = arena_alloc(a, sizeof *c);
+    *c = *r;
+    if (depth > 64)
+        return object_sinfo(a, r->loc);
+    if (r->kind == SI_TUPLE) {
+        c->fields = arena_array(a, (size_t)r->nfields + 1, sizeof *c->fields);
+        for (int i = 0; i < r->nfields; i++)
+            c->fields[i] = (StructInfo *)callee_type(a, f, s, r->fields[i], depth + 1);
+        return c;
+    }
+    if (r->value) {
+        c->value = clone_expr(a, s, r->value);
+        c->value = reads_syms(f, c->value, 0) ? NULL : c->value;
+    }
+    if (r->shape) {
+        c->shape = arena_array(a, (size_t)r->ndim + 1, sizeof *c->shape);
+        for (int i = 0; c->shape && i < r->ndim; i++) {
+            int64_t v;
+            c->shape[i] = clone_expr(a, s, r->shape[i]);
+            if (reads_syms(f, c->shape[i], 0))
+                c->shape = NULL;
+            else if (c->shape[i]->kind != E_INT && expr_eval_int(c->shape[i], no_value, NULL, &v) == 0)
+                c->shape[i] = expr_int(a, v, DT_VOID, c->shape[i]->loc);   /* "n * 2" of n = 4 is 8 */
+        }
+    }
+    return c;
+}
+
+/* The type a call of a Relax function gives: its declared result's. */
+static const StructInfo *call_type(Verifier *V, const Expr *e, int depth)
+{
+    const Func *f = callee_of(V, e->u.call.callee);
+    if (!f || f->kind != F_RELAX || !f->ret || e->u.call.nargs != f->nparams)
+        return NULL;
+    if (!sinfo_reads_syms(f, f->ret, 0))
+        return f->ret;
+    Arena tmp = { 0 };
+    Subst s = { 0 };
+    const char *by;
+    for (int i = 0; i < f->nparams; i++)
+        bind_params(&tmp, &s, f->params[i]->sinfo, value_type(V, e->u.call.args[i], &by, depth + 1), 0);
+    const StructInfo *r = callee_type(V->types, f, &s, f->ret, 0);
+    arena_free(&tmp);
+    return r;
+}
+
+/* ---- what each value is ---- */
+
+/* The type of an if: what its branches' values have in common. The
+ * branches were checked (relax_branch), their values typed there. */
+static const StructInfo *if_type(Verifier *V, const Expr *e, int depth)
+{
+    const char *by;
+    const StructInfo *a = value_type(V, e->u.rif.then->result, &by, depth + 1);
+    const StructInfo *b = value_type(V, e->u.rif.orelse->result, &by, depth + 1);
+    return common_type(V, a, b, e->loc, 0);
+}
+
+/* R.prim_value(x): a prim value of x's dtype (a bare integer is int64, a
+ * bare float float32), holding x when it is an integer expression. */
+static const StructInfo *prim_type(Verifier *V, const Expr *e)
+{
+    if (e->u.call.nargs != 1 || e->u.call.nkw)
+        return NULL;
+    const Expr *x = e->u.call.args[0];
+    StructInfo *s = arena_zalloc(V->types, sizeof *s);
+    s->kind = SI_PRIM;
+    s->loc = e->loc;
+    s->ndim = -1;
+    s->nfields = -1;
+    if (x->kind == E_FLOAT)
+        s->dtype = x->u.f.dtype == DT_VOID ? DT_FLOAT32 : x->u.f.dtype;
+    else if (x->kind == E_BOOL)
+        s->dtype = DT_BOOL;
+    else if (x->kind == E_INT)
+        s->dtype = x->u.i.dtype == DT_VOID ? DT_INT64 : x->u.i.dtype;
+    else
+        s->dtype = tir_dtype(x);
+    if (dtype_is_int(s->dtype))
+        s->value = (Expr *)x;
+    return s;
+}
+
+/* The type of a value as far as lopt can tell, or NULL: a variable's, a
+ * constant's, a tuple's (written out or an item of one), an operator's or
+ * a Relax function's result, R.call_tir's out_sinfo, a shape value's,
+ * R.match_cast's struct info, an if's. When an operator gives it, *by
+ * names the operator (for the message). */
+static const StructInfo *value_type(Verifier *V, const Expr *e, const char **by, int depth)
+{
+    const StructInfo *s = sinfo_of(e);
+    *by = NULL;
+    if (s || depth > 64)
+        return s;
+    switch (e->kind) {
+    case E_CONST: return const_type(V, e);
+    case E_TUPLE: return tuple_type(V, e, depth);
+    case E_IF: return if_type(V, e, depth);
+    case E_FUNC: return object_sinfo(V->types, e->loc);
+    case E_CALL: break;
+    default: return NULL;
+    }
+    if (e->u.call.callee)
+        return call_type(V, e, depth);
+    const char *op = e->u.call.op->str;
+    if ((streq(op, "R.hint_on_device") || streq(op, "R.to_vdevice")) && e->u.call.nargs) {
+        /* the operand's type; where it is placed is realize-vdevice's to say */
+        const StructInfo *x = value_type(V, e->u.call.args[0], by, depth + 1);
+        if (!x || !x->vdevice)
+            return x;
+        StructInfo *c = arena_alloc(V->types, sizeof *c);
+        *c = *x;
+        c->vdevice = NULL;
+        return c;
+    }
+    if (streq(op, "R.call_tir")) {
+        for (int i = 0; i < e->u.call.nkw; i++) {
+            const Expr *l = call_kwv(e)[i];
+            if (!streq(e->u.call.kw[i]->str, "out_sinfo") || l->kind != E_LIST)
+                continue;
+            StructInfo *t = arena_zalloc(V->types, sizeof *t);
+            t->kind = SI_TUPLE;
+            t->loc = e->loc;
+            t->ndim = -1;
+            t->nfields = l->u.list.n;
+            t->fields = arena_array(V->types, (size_t)t->nfields + 1, sizeof *t->fields);
+            for (int k = 0; k < t->nfields; k++)
+                if (l->u.list.items[k]->kind != E_SINFO)
+                    return NULL;
+                else
+                    t->fields[k] = l->u.list.items[k]->u.sinfo;
+            return t;
+        }
+        return NULL;
+    }
+    if (streq(op, "R.prim_value"))
+        return prim_type(V, e);
+    int before = V->errors;
+    *by = op;
+    if (!s && V->errors == before)
+        s = op_result(V, e);
+    if (!s && V->errors == before)
+        s = shape_op_result(V, e);
+    if (!s && V->errors == before)
+        s = shape_operand_result(V, e);
+    return s;
 }
 
 /* The type of a tuple written out, (x, y): a field of unknown type is an object. */
-static StructInfo *tuple_type(Verifier *V, const Expr *e)
+static StructInfo *tuple_type(Verifier *V, const Expr *e, int depth)
 {
     StructInfo *s = arena_zalloc(V->types, sizeof *s);
     s->kind = SI_TUPLE;
@@ -1177,30 +1519,21 @@ static StructInfo *tuple_type(Verifier *V, const Expr *e)
     s->nfields = e->u.list.n;
     s->fields = arena_array(V->types, (size_t)s->nfields + 1, sizeof *s->fields);
     for (int i = 0; i < s->nfields; i++) {
+        const char *by;
         const Expr *x = e->u.list.items[i];
-        TensorType ct;
-        s->fields[i] = (StructInfo *)sinfo_of(x);
-        if (!s->fields[i] && x->kind == E_TUPLE)
-            s->fields[i] = tuple_type(V, x);
-        else if (!s->fields[i] && op_const_type(x, &ct) == 0)
-            s->fields[i] = type_sinfo(V->types, &ct, x->loc);
-        else if (!s->fields[i]) {
-            s->fields[i] = arena_zalloc(V->types, sizeof *s->fields[i]);
-            s->fields[i]->kind = SI_OBJECT;
-            s->fields[i]->loc = x->loc;
-            s->fields[i]->ndim = -1;
-            s->fields[i]->nfields = -1;
-        }
+        s->fields[i] = (StructInfo *)value_type(V, x, &by, depth + 1);
+        if (!s->fields[i])
+            s->fields[i] = object_sinfo(V->types, x->loc);
     }
     return s;
 }
 
-/* The type of a value that is compared with a declared one: its own, or that of
- * the tuple it writes out (in V->types); NULL when unknown. */
+/* The type of a value that is compared with a declared one (in V->types);
+ * NULL when unknown. */
 static const StructInfo *declared_value(Verifier *V, const Expr *e)
 {
-    const StructInfo *s = sinfo_of(e);
-    return s ? s : e->kind == E_TUPLE ? tuple_type(V, e) : NULL;
+    const char *by;
+    return value_type(V, e, &by, 0);
 }
 
 /* A value against what a parameter or a result declares: what is wrong goes
@@ -1240,45 +1573,93 @@ static void relax_call(Verifier *V, const Expr *e)
         }
 }
 
+/* A value's type against what its variable declares, reported at loc. */
+static void check_annot(Verifier *V, const StructInfo *annot, const StructInfo *got, const char *by, const Var *var,
+                        Loc loc)
+{
+    if (!annot || !got || fits(annot, got))
+        return;
+    char path[160], want[160], have[160];
+    misfit_text(path, want, have, sizeof want, annot, got);
+    if (by)
+        VERR(V, loc, "%s'%s' is declared %s but %s gives %s", path, var->name->str, want, by, have);
+    else
+        VERR(V, loc, "%s'%s' is declared %s but its value is %s", path, var->name->str, want, have);
+}
+
+/* A branch of an if: its bindings, then its value, typed and checked
+ * against the branch's annotation and the if's (bd; NULL outside a
+ * binding); its names go out of scope after it. Returns its value's type. */
+static const StructInfo *relax_branch(Verifier *V, const RSeq *q, const Binding *bd)
+{
+    relax_blocks(V, q->blocks, q->nblocks);
+    int before = V->errors;
+    rexpr(V, q->result);
+    const char *by = NULL;
+    const StructInfo *got = V->errors == before ? value_type(V, q->result, &by, 0) : NULL;
+    if (bd) {
+        check_annot(V, q->annot, got, by, bd->var, q->at);
+        if (bd->annot != q->annot && V->errors == before)
+            check_annot(V, bd->annot, got, by, bd->var, q->at);
+    }
+    for (int i = 0; i < q->nblocks; i++)
+        for (int k = 0; k < q->blocks[i]->nbinds; k++)
+            leave(q->blocks[i]->binds[k]->var);
+    return got;
+}
+
+/* An if: its condition, and its branches; its type is what theirs have in common. */
+static const StructInfo *relax_if(Verifier *V, const Expr *e, const Binding *bd)
+{
+    rexpr(V, e->u.rif.cond);
+    const StructInfo *c = sinfo_of(e->u.rif.cond);
+    if (c && (c->kind == SI_TUPLE || c->kind == SI_SHAPE || c->kind == SI_OBJECT ||
+              (c->kind == SI_TENSOR && ((c->ndim > 0) || (c->dtype != DT_VOID && c->dtype != DT_BOOL))) ||
+              (c->kind == SI_PRIM && c->dtype != DT_BOOL)))
+        VERR(V, e->u.rif.cond->loc, "the condition of an if is a scalar boolean tensor or R.prim_value of bool");
+    const StructInfo *a = relax_branch(V, e->u.rif.then, bd);
+    const StructInfo *b = relax_branch(V, e->u.rif.orelse, bd);
+    return common_type(V, a, b, e->loc, 0);
+}
+
+/* A binding: its value checked and typed, the type checked against the
+ * annotation, which is the variable's type when there is one (TVM keeps an
+ * annotation more specific than the value's type, checked by a run), else
+ * the value's type is. Then the variable is in scope. */
+static void relax_binding(Verifier *V, Binding *bd)
+{
+    int before = V->errors;
+    Arena *types = V->types;
+    ArenaMark mark = arena_mark(&V->scratch);
+    /* an annotated binding's inferred type is only compared, and costs the module no memory */
+    V->types = bd->annot ? &V->scratch : &V->m->arena;
+    const StructInfo *got;
+    if (bd->value->kind == E_IF) {
+        got = relax_if(V, bd->value, bd);   /* each branch checked against the annotations */
+    } else {
+        const char *by = NULL;
+        rexpr(V, bd->value);
+        got = V->errors == before ? value_type(V, bd->value, &by, 0) : sinfo_of(bd->value);
+        check_annot(V, bd->annot, got, by, bd->var, bd->loc);
+    }
+    if (!bd->annot)
+        bd->var->sinfo = (StructInfo *)got;
+    if (bd->value->kind == E_FUNC && V->nlocals < (int)(sizeof V->locals / sizeof V->locals[0])) {
+        V->locals[V->nlocals].var = bd->var;
+        V->locals[V->nlocals++].fn = bd->value->u.global.fn;
+    }
+    arena_release(&V->scratch, mark);
+    V->types = types;
+    enter(V, bd->var);
+}
+
 /* The bindings of blocks in order, each checked and then in scope. */
 static void relax_blocks(Verifier *V, RBlock **blocks, int nblocks)
 {
     for (int i = 0; i < nblocks; i++) {
         RBlock *b = blocks[i];
-        for (int k = 0; k < b->nbinds; k++) {
-            Binding *bd = b->binds[k];
-            int before = V->errors;
-            rexpr(V, bd->value);
-            const StructInfo *got = sinfo_of(bd->value), *op = NULL;
-            /* An annotated binding keeps its annotation: the type inferred
-             * for it is only compared, and costs the module no memory. */
-            ArenaMark mark = arena_mark(&V->scratch);
-            V->types = bd->annot ? &V->scratch : &V->m->arena;
-            if (!got && V->errors == before)
-                got = op = op_result(V, bd->value);
-            if (!got && V->errors == before)
-                got = op = shape_op_result(V, bd->value);
-            if (!got && V->errors == before)
-                got = op = shape_operand_result(V, bd->value);
-            if (!got && bd->value->kind == E_TUPLE)
-                got = tuple_type(V, bd->value);
-            TensorType ct;
-            if (!got && bd->annot && op_const_type(bd->value, &ct) == 0)
-                got = type_sinfo(V->types, &ct, bd->value->loc);   /* checked only: an unannotated name keeps no type */
-            if (bd->annot && got && !fits(bd->annot, got)) {
-                char path[160], want[160], have[160];
-                misfit_text(path, want, have, sizeof want, bd->annot, got);
-                if (op)
-                    VERR(V, bd->loc, "%s'%s' is declared %s but %s gives %s", path, bd->var->name->str, want,
-                         bd->value->u.call.op->str, have);
-                else
-                    VERR(V, bd->loc, "%s'%s' is declared %s but its value is %s", path, bd->var->name->str, want, have);
-            }
-            if (!bd->annot)
-                bd->var->sinfo = (StructInfo *)got;
-            arena_release(&V->scratch, mark);
-            enter(V, bd->var);
-        }
+        for (int k = 0; k < b->nbinds; k++)
+            relax_binding(V, b->binds[k]);
         if (b->dataflow) {
             for (int k = 0; k < b->nbinds; k++)
                 leave(b->binds[k]->var);
@@ -1286,16 +1667,6 @@ static void relax_blocks(Verifier *V, RBlock **blocks, int nblocks)
                 enter(V, b->outputs[k]);
         }
     }
-}
-
-/* A branch of an if: its names go out of scope after it. */
-static void relax_branch(Verifier *V, const RSeq *q)
-{
-    relax_blocks(V, q->blocks, q->nblocks);
-    rexpr(V, q->result);
-    for (int i = 0; i < q->nblocks; i++)
-        for (int k = 0; k < q->blocks[i]->nbinds; k++)
-            leave(q->blocks[i]->binds[k]->var);
 }
 
 static void relax_func(Verifier *V, Func *f)
@@ -1312,12 +1683,26 @@ static void relax_func(Verifier *V, Func *f)
     }
 }
 
+/* A private function has no global symbol, as TVM has it: private=True
+ * beside T.func_attr({"global_symbol": ...}) says two things. */
+static void private_symbol(Verifier *V, const Func *f)
+{
+    const Expr *a = f->attrs;
+    for (int i = 0; f->is_private && a && a->kind == E_DICT && i < a->u.dict.n; i++) {
+        const Expr *k = a->u.dict.keys[i];
+        if (k->kind == E_STR && k->u.str.len == 13 && memcmp(k->u.str.s, "global_symbol", 13) == 0)
+            VERR(V, k->loc, "'%s' is private=True, which gives it no global symbol; drop the \"global_symbol\" "
+                 "attribute or private=True", f->name->str);
+    }
+}
+
 static int verify(Module *m, Source *src, int input, int strict, int allow_unregistered)
 {
     Verifier V = { .m = m, .src = src, .input = input, .strict = strict, .allow_unregistered = allow_unregistered };
     for (int i = 0; i < m->nfuncs; i++) {
         V.live = module_stamps(m, 1) + 1;
         V.fn = m->funcs[i];
+        private_symbol(&V, m->funcs[i]);
         if (m->funcs[i]->kind == F_RELAX)
             relax_func(&V, m->funcs[i]);
         else
