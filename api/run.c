@@ -297,6 +297,20 @@ static Tensor *given_tensor(Exec *x, const Var *p, const Input *in)
     return t;
 }
 
+/* A tensor the memory budget refused, which the run reported at loc as
+ * one it could not make. */
+static int over_memory(Exec *x, Loc loc)
+{
+    const MemBudget *b = &x->ctx->mem;
+    const char *fmt = "the run reached --max-memory %zu bytes: a tensor of %zu bytes does not fit beside the %zu it holds";
+    if (loc.line)
+        diag_error(x->src, loc, fmt, b->max, b->refused, b->held);
+    else
+        fail(x, fmt, b->max, b->refused, b->held);
+    api_mark_limit(x->ctx);
+    return -1;
+}
+
 /* The inputs of f: given, of the --shape given, else of the declared
  * shape, whose symbolic dimensions the given ones and --shape bind. */
 static int make_inputs(Exec *x, Func *f)
@@ -380,7 +394,8 @@ static int make_inputs(Exec *x, Func *f)
         }
         Tensor *t = tensor_new(s->dtype, nd, shape);
         if (!t)
-            return diag_error(x->src, p->loc, "input '%s' is too large to make", p->name->str);
+            return x->ctx->mem.refused ? over_memory(x, p->loc)
+                                       : diag_error(x->src, p->loc, "input '%s' is too large to make", p->name->str);
         interp_fill_param(f, i, t, ctx->seed);
         x->inputs[i] = value_tensor(t);
     }
@@ -405,19 +420,24 @@ static int run_entry(Exec *x, Module *m, Value **out)
     x->ctx->input_seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     Interp *in = interp_new(m);
     interp_set_max_steps(in, x->ctx->max_steps);
+    interp_set_stop(in, api_stop_flag(x->ctx), x->ctx->timeout);
     interp_set_threads(in, x->ctx->threads);
     interp_set_batches(in, x->ctx->batch);
     interp_set_memo(in, x->memo);
-    InterpError err = { { 0, 0 }, "" };
+    InterpError err = { { 0, 0 }, "", 0 };
     int r = f->kind == F_PRIM ? interp_run_prim_seeded(in, f, x->ctx->seed, out, &err)
                               : interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
     x->ctx->par_loops += interp_par_loops(in);
     interp_free(in);
     if (r) {
+        if (x->ctx->mem.refused)
+            return over_memory(x, err.loc);
         if (err.loc.line)
             diag_error(x->src, err.loc, "%s", err.msg);
         else
             fail(x, "%s", err.msg);
+        if (err.limit)
+            api_mark_limit(x->ctx);
     }
     return r;
 }
@@ -469,8 +489,11 @@ int lopt_run(lopt_context *ctx, lopt_module *mod, const char *entry, lopt_value 
     api_bind(ctx, &mod->src);
     Exec x = { .ctx = ctx, .src = &mod->src, .entry = entry ? entry : "main" };
     Value *v = NULL;
+    if (api_call_begin(ctx))
+        return -1;
     int r = run_entry(&x, mod->m, &v);
     exec_done(&x);
+    api_call_end(ctx);
     *out = NULL;
     if (r)
         return -1;

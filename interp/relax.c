@@ -1462,6 +1462,8 @@ static int run_blocks(Env *E, RBlock *const *blocks, int nblocks, int top)
     for (int b = 0; b < nblocks; b++)
         for (int i = 0; i < blocks[b]->nbinds; i++) {
             const Binding *bd = blocks[b]->binds[i];
+            if (interp_stopped(E->in, E->err, bd->loc, "at this binding"))
+                return -1;
             Value *v = eval(E, bd->value);
             char what[160];
             snprintf(what, sizeof what, "'%s'", bd->var->name->str);
