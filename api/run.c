@@ -302,7 +302,7 @@ static Tensor *given_tensor(Exec *x, const Var *p, const Input *in)
 static int over_memory(Exec *x, Loc loc)
 {
     const MemBudget *b = &x->ctx->mem;
-    const char *fmt = "the run reached --max-memory %zu bytes: a tensor of %zu bytes does not fit beside the %zu it holds";
+    const char *fmt = "the run reached --max-memory %zu bytes: a tensor of %zu bytes does not fit beside the %zu it holds in tensors and arenas";
     if (loc.line)
         diag_error(x->src, loc, fmt, b->max, b->refused, b->held);
     else

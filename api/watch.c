@@ -72,6 +72,8 @@ int api_call_begin(lopt_context *ctx)
     if (!w)
         abort();
     w->user = ctx->interrupt;
+    if (w->user && *w->user)
+        w->stop = INTERP_STOP_INTERRUPT;   /* set before the call: it stops at its first chance */
     if (ctx->timeout > 0) {
         w->timed = 1;
         clock_gettime(CLOCK_MONOTONIC, &w->deadline);
