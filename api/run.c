@@ -41,6 +41,21 @@ static int fail(Exec *x, const char *fmt, ...)
     return -1;
 }
 
+/* A tensor the memory budget refused, which the run reported at loc as
+ * one it could not make. */
+static int over_memory(Exec *x, Loc loc)
+{
+    const MemBudget *b = &x->ctx->mem;
+    const char *fmt = "the run reached --max-memory %zu bytes: a tensor of %zu bytes does not fit beside the %zu "
+                      "it holds in tensors and arenas";
+    if (loc.line)
+        diag_error(x->src, loc, fmt, b->max, b->refused, b->held);
+    else
+        fail(x, fmt, b->max, b->refused, b->held);
+    api_mark_limit(x->ctx);
+    return -1;
+}
+
 /* ---- inputs ---- */
 
 static Input *new_input(lopt_context *ctx, InputKind kind, const char *name, const char *arg)
@@ -295,20 +310,6 @@ static Tensor *given_tensor(Exec *x, const Var *p, const Input *in)
         return NULL;
     }
     return t;
-}
-
-/* A tensor the memory budget refused, which the run reported at loc as
- * one it could not make. */
-static int over_memory(Exec *x, Loc loc)
-{
-    const MemBudget *b = &x->ctx->mem;
-    const char *fmt = "the run reached --max-memory %zu bytes: a tensor of %zu bytes does not fit beside the %zu it holds in tensors and arenas";
-    if (loc.line)
-        diag_error(x->src, loc, fmt, b->max, b->refused, b->held);
-    else
-        fail(x, fmt, b->max, b->refused, b->held);
-    api_mark_limit(x->ctx);
-    return -1;
 }
 
 /* The inputs of f: given, of the --shape given, else of the declared
