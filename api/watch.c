@@ -34,7 +34,8 @@ static void *watch(void *p)
 {
     Watch *w = p;
     pthread_mutex_lock(&w->mu);
-    while (!w->done) {
+    /* a flag set before the call was seen by api_call_begin: nothing to write */
+    while (!w->done && !w->stop) {
         if (w->user && *w->user) {
             w->stop = INTERP_STOP_INTERRUPT;
             break;
