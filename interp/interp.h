@@ -41,6 +41,7 @@ void value_shape_text(const Value *v, char *buf, size_t cap);
 Value *value_prim_int(DType t, int64_t v);
 /* A prim value as the text writes it: R.prim_value(T.int64(3)). */
 void value_prim_text(const Value *v, char *buf, size_t cap);
+/* A copy sharing nothing with v; NULL when memory or the memory budget runs out. */
 Value *value_clone(const Value *v);
 void value_free(Value *v);
 

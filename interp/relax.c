@@ -67,13 +67,21 @@ Value *value_prim_int(DType t, int64_t v)
 Value *value_clone(const Value *v)
 {
     if (v->kind != VAL_TUPLE) {
-        Value *c = value_tensor(tensor_clone(v->t));
+        Tensor *t = tensor_clone(v->t);
+        if (!t)
+            return NULL;
+        Value *c = value_tensor(t);
         c->kind = v->kind;
         return c;
     }
     Value *c = value_tuple(v->items, v->n);
+    int ok = 1;
     for (int i = 0; i < v->n; i++)
-        c->items[i] = value_clone(v->items[i]);
+        ok &= (c->items[i] = value_clone(v->items[i])) != NULL;
+    if (!ok) {
+        value_free(c);
+        return NULL;
+    }
     return c;
 }
 
@@ -1254,8 +1262,13 @@ static Value *eval(Env *E, const Expr *e)
         /* the tuple borrows its items: own a shell that does not free them */
         Value *v = value_tuple(items, e->u.list.n);
         free(items);
+        int ok = 1;
         for (int i = 0; i < v->n; i++)
-            v->items[i] = value_clone(v->items[i]);
+            ok &= (v->items[i] = value_clone(v->items[i])) != NULL;
+        if (!ok) {
+            value_free(v);
+            return rerr(E, e->loc, "cannot make the tuple"), NULL;
+        }
         return own(E, v);
     }
     case E_GETITEM: {
@@ -1561,8 +1574,8 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
             status = f->result ? -1 : rerr(&E, f->loc, "%s returns nothing", f->name->str);
         else if (!value_fits(&E, r, f->ret))
             status = misfit(&E, f->ret->loc.line ? f->ret->loc : f->result->loc, what, r, f->ret);
-        else
-            *out = take(&E, r);
+        else if (!(*out = take(&E, r)))
+            status = rerr(&E, f->result->loc, "cannot copy %s", what);
     }
     for (int i = 0; i < E.nowned; i++)
         value_free(E.owned[i]);
