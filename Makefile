@@ -174,7 +174,7 @@ build/unit-exp: build/obj/testsuite/unit/exp.o build/obj/interp/vexp.o
 # among the cores too.
 CHECKS = check-golden check-golden-release check-models check-unit check-fixed-point check-ops-table check-man check-batch check-numpy \
          check-ops-diff check-int8 check-report check-weight-layout check-api check-py check-plan-accounts \
-         check-plan-exhaustive check-outputs check-nested
+         check-plan-exhaustive check-outputs check-nested check-limits
 check: $(CHECKS)
 	@echo "make check: all passed"
 
@@ -197,6 +197,10 @@ check-golden-release: lopt
 # Outputs appear whole or not at all and never over what the run reads (-o, --report, --output-dir, Ctrl-C).
 check-outputs: build/lopt-check
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/outputs.sh
+
+# --timeout ends runs that would not end, wherever they are, in time.
+check-limits: build/lopt-check
+	LOPT=$(CURDIR)/build/lopt-check sh testsuite/limits.sh
 
 check-fixed-point: build/lopt-check
 	LOPT_FLOW_CACHE=check LOPT=$(CURDIR)/build/lopt-check sh testsuite/fixed_point.sh

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../ir/mem.h"
 #include "internal.h"
 
 #ifndef LOPT_VERSION
@@ -48,6 +49,7 @@ lopt_context *lopt_context_new(void)
         return NULL;
     ctx->seed = 1;
     ctx->max_steps = INTERP_DEFAULT_MAX_STEPS;
+    ctx->max_memory = mem_physical();
     ctx->threads = 1;
     ctx->batch = 1;
     ctx->exec_cache = 1;
@@ -252,6 +254,18 @@ void lopt_set_entry(lopt_context *ctx, const char *entry)
     ctx->entry = entry ? api_strdup(entry) : NULL;
 }
 void lopt_set_max_steps(lopt_context *ctx, int64_t steps) { if (ctx) ctx->max_steps = steps; }
+void lopt_set_interrupt(lopt_context *ctx, const volatile sig_atomic_t *flag) { if (ctx) ctx->interrupt = flag; }
+void lopt_set_timeout(lopt_context *ctx, double seconds) { if (ctx) ctx->timeout = seconds > 0 ? seconds : 0; }
+void lopt_set_max_memory(lopt_context *ctx, size_t bytes) { if (ctx) ctx->max_memory = bytes ? bytes : mem_physical(); }
+
+void api_mark_limit(lopt_context *ctx)
+{
+    for (int i = ctx->ndiags - 1; i >= 0; i--)
+        if (ctx->diags[i]->severity == LOPT_ERROR) {
+            ctx->diags[i]->status = LOPT_ELIMIT;
+            return;
+        }
+}
 void lopt_set_batch(lopt_context *ctx, int on) { if (ctx) ctx->batch = on; }
 
 void lopt_set_constants(lopt_context *ctx, const char *path)

@@ -3,9 +3,11 @@
 #ifndef LOPT_API_INTERNAL_H
 #define LOPT_API_INTERNAL_H
 
+#include <signal.h>
 #include <stdarg.h>
 
 #include "../interp/interp.h"
+#include "../ir/mem.h"
 #include "../passes/pass.h"
 #include "lopt.h"
 
@@ -41,6 +43,12 @@ struct lopt_context {
     uint64_t seed;
     char *entry;          /* --entry: the function --verify-exec runs (NULL: main) */
     int64_t max_steps;
+    const volatile sig_atomic_t *interrupt;   /* lopt_set_interrupt, or NULL */
+    double timeout;       /* --timeout in seconds; 0: none */
+    size_t max_memory;    /* --max-memory in bytes */
+    struct Watch *watch;  /* while a call watches the two (api/watch.c) */
+    MemBudget mem;        /* while a call runs */
+    int call_depth;
     int threads, batch;
     Input *inputs;
     int ninputs, capinputs;
@@ -97,6 +105,17 @@ void api_diag_drop(lopt_context *ctx, int n);
 /* Where reports go: the caller's stream or the context's buffer. */
 FILE *api_report(lopt_context *ctx);
 char *api_strdup(const char *s);
+/* Around lopt_run and lopt_apply, from the outermost call to its end: the
+ * memory budget (ctx->mem), and the stop flag the interpreter and the pass
+ * manager read (api_stop_flag; NULL when neither an interrupt flag nor a
+ * timeout is set). begin: 0, or -1 after reporting. */
+typedef struct Watch Watch;
+int api_call_begin(lopt_context *ctx);
+void api_call_end(lopt_context *ctx);
+const volatile sig_atomic_t *api_stop_flag(const lopt_context *ctx);
+/* Gives the last error recorded the status LOPT_ELIMIT: a budget or an
+ * interrupt stopped the call, not its input. */
+void api_mark_limit(lopt_context *ctx);
 /* Runs the pipeline with --verify-exec's runs (in run.c); finish is called
  * after the pipeline, before the summary: 0, or -1 after reporting. */
 int api_apply_checked(lopt_context *ctx, lopt_module *m, PassCtx *pc, lopt_pipeline *p,

@@ -23,6 +23,7 @@
 #ifndef LOPT_API_H
 #define LOPT_API_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,8 +38,10 @@ extern "C" {
 #define LOPT_API
 #endif
 
-/* Statuses, as the command line's exit statuses. */
-enum { LOPT_OK = 0, LOPT_EINPUT = 1, LOPT_EUSAGE = 2 };
+/* Statuses, as the command line's exit statuses; LOPT_ELIMIT (a budget
+ * reached: --max-steps, --timeout, --max-memory, or an interrupt) exits 1
+ * there, as an error of the input does. */
+enum { LOPT_OK = 0, LOPT_EINPUT = 1, LOPT_EUSAGE = 2, LOPT_ELIMIT = 3 };
 
 typedef struct lopt_context lopt_context;
 typedef struct lopt_module lopt_module;
@@ -64,8 +67,9 @@ typedef struct lopt_diag {
     const char *message;
     const char *source_line;   /* the line it points into, "" when it has no place */
     int status;                /* an error's LOPT_EUSAGE (how the library was called: a NULL
-                                  argument, a pipeline or pass list that does not read) or
-                                  LOPT_EINPUT (the input); LOPT_OK for a warning or a note */
+                                  argument, a pipeline or pass list that does not read),
+                                  LOPT_EINPUT (the input) or LOPT_ELIMIT (a budget or an
+                                  interrupt stopped the call); LOPT_OK for a warning or a note */
 } lopt_diag;
 
 LOPT_API lopt_context *lopt_context_new(void);
@@ -126,6 +130,28 @@ LOPT_API void lopt_set_seed(lopt_context *ctx, uint64_t seed);
  * (NULL: main); lopt_run takes its own. */
 LOPT_API void lopt_set_entry(lopt_context *ctx, const char *entry);
 LOPT_API void lopt_set_max_steps(lopt_context *ctx, int64_t steps);
+
+/* Budgets and interrupts. Each stops lopt_run and lopt_apply (and
+ * --verify-exec's runs inside it) with an error of status LOPT_ELIMIT that
+ * names where the run was: at a loop iteration, a batch of them or a Relax
+ * binding of a run, or before the next pass of a pipeline (a pass that has
+ * begun runs to its end). Parsing, printing and verifying are not bounded.
+ *
+ * lopt_set_interrupt: the call stops within about 10 ms once *flag is
+ * nonzero (set it from a SIGINT handler or another thread; the library
+ * only reads it, and never clears it). NULL, the default: no flag.
+ * lopt_set_timeout (--timeout): the wall seconds from the start of the
+ * call, lopt_run's or lopt_apply's as a whole; 0 (the default): none.
+ * While either is set, each call runs a thread of its own that watches them.
+ * lopt_set_max_memory (--max-memory): the bytes a run may hold at once in
+ * tensors (inputs, values, buffers) and in the interpreter's arenas, by
+ * lopt's own count: a tensor that would pass it is refused with the error,
+ * so tensors that each fit but together do not stop the run there and are
+ * not left to the system's OOM killer. 0: the default, the machine's
+ * physical memory. */
+LOPT_API void lopt_set_interrupt(lopt_context *ctx, const volatile sig_atomic_t *flag);
+LOPT_API void lopt_set_timeout(lopt_context *ctx, double seconds);
+LOPT_API void lopt_set_max_memory(lopt_context *ctx, size_t bytes);
 LOPT_API void lopt_set_threads(lopt_context *ctx, int threads);   /* 0: the machine's cores */
 LOPT_API void lopt_set_batch(lopt_context *ctx, int on);
 

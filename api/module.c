@@ -421,7 +421,10 @@ int lopt_apply(lopt_context *ctx, lopt_module *mod, lopt_pipeline *p)
                    .print_after_all = ctx->print_after_all, .print_before = ctx->print_before,
                    .print_after = ctx->print_after, .print_changed = ctx->print_changed,
                    .times = p->times, .explain = ctx->explain ? dump : NULL, .read_map = read_option_map,
-                   .report = ctx->html_report ? &report : NULL };
+                   .report = ctx->html_report ? &report : NULL, .timeout = ctx->timeout };
+    if (api_call_begin(ctx))
+        return -1;
+    pc.stop = api_stop_flag(ctx);
     mod->changed = 1;
     int r;
     if (ctx->verify_exec) {
@@ -430,6 +433,9 @@ int lopt_apply(lopt_context *ctx, lopt_module *mod, lopt_pipeline *p)
         r = pipeline_run(&p->p, mod->m, &pc) ? -1 : 0;
         r = write_html_report(ctx, &pc) || r ? -1 : 0;
     }
+    if (pc.stopped)
+        api_mark_limit(ctx);
+    api_call_end(ctx);
     report_free(&report);
     return r;
 }

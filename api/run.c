@@ -41,6 +41,21 @@ static int fail(Exec *x, const char *fmt, ...)
     return -1;
 }
 
+/* A tensor the memory budget refused, which the run reported at loc as
+ * one it could not make. */
+static int over_memory(Exec *x, Loc loc)
+{
+    const MemBudget *b = &x->ctx->mem;
+    const char *fmt = "the run reached --max-memory %zu bytes: a tensor of %zu bytes does not fit beside the %zu "
+                      "it holds in tensors and arenas";
+    if (loc.line)
+        diag_error(x->src, loc, fmt, b->max, b->refused, b->held);
+    else
+        fail(x, fmt, b->max, b->refused, b->held);
+    api_mark_limit(x->ctx);
+    return -1;
+}
+
 /* ---- inputs ---- */
 
 static Input *new_input(lopt_context *ctx, InputKind kind, const char *name, const char *arg)
@@ -517,7 +532,8 @@ static int make_inputs(Exec *x, Func *f)
         }
         Tensor *t = tensor_new(s->dtype == DT_VOID ? DT_FLOAT32 : s->dtype, nd, shape);
         if (!t)
-            return diag_error(x->src, p->loc, "input '%s' is too large to make", p->name->str);
+            return x->ctx->mem.refused ? over_memory(x, p->loc)
+                                       : diag_error(x->src, p->loc, "input '%s' is too large to make", p->name->str);
         seed_note(x, &D, p, t, !from && !given && nd > 0, s->dtype == DT_VOID, !from && !given && s->ndim < 0);
         interp_fill_param(f, i, t, ctx->seed, dims_value, &D);
         x->inputs[i] = value_tensor(t);
@@ -543,19 +559,24 @@ static int run_entry(Exec *x, Module *m, Value **out)
     x->ctx->input_seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     Interp *in = interp_new(m);
     interp_set_max_steps(in, x->ctx->max_steps);
+    interp_set_stop(in, api_stop_flag(x->ctx), x->ctx->timeout);
     interp_set_threads(in, x->ctx->threads);
     interp_set_batches(in, x->ctx->batch);
     interp_set_memo(in, x->memo);
-    InterpError err = { { 0, 0 }, "" };
+    InterpError err = { { 0, 0 }, "", 0 };
     int r = f->kind == F_PRIM ? interp_run_prim_seeded(in, f, x->ctx->seed, out, &err)
                               : interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
     x->ctx->par_loops += interp_par_loops(in);
     interp_free(in);
     if (r) {
+        if (x->ctx->mem.refused)
+            return over_memory(x, err.loc);
         if (err.loc.line)
             diag_error(x->src, err.loc, "%s", err.msg);
         else
             fail(x, "%s", err.msg);
+        if (err.limit)
+            api_mark_limit(x->ctx);
     }
     return r;
 }
@@ -607,8 +628,11 @@ int lopt_run(lopt_context *ctx, lopt_module *mod, const char *entry, lopt_value 
     api_bind(ctx, &mod->src);
     Exec x = { .ctx = ctx, .src = &mod->src, .entry = entry ? entry : "main" };
     Value *v = NULL;
+    if (api_call_begin(ctx))
+        return -1;
     int r = run_entry(&x, mod->m, &v);
     exec_done(&x);
+    api_call_end(ctx);
     *out = NULL;
     if (r)
         return -1;

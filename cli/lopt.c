@@ -40,7 +40,7 @@ typedef struct Options {
     int run;                  /* --run: execute main instead of printing */
     int verify_exec;          /* --verify-exec[=ulp:N] */
     int no_exec_cache;
-    int no_batch;
+    int no_batch, memory_given;
     int seed_given, steps_given, jobs_given, ninputs, nshapes;
     int jobs;
     const char *output_dir;
@@ -122,6 +122,13 @@ static void help(FILE *out)
           "                      cores); the outputs are those of running them in order\n"
           "  --no-batch          with --run or --verify-exec: run every loop one iteration\n"
           "                      at a time, not in batches (the same results, slower)\n"
+          "  --timeout=SECONDS   stop the pipeline (before its next pass) and the runs with\n"
+          "                      an error once SECONDS of wall time have passed (default:\n"
+          "                      none)\n"
+          "  --max-memory=BYTES  with --run or --verify-exec: stop a run with an error at the\n"
+          "                      tensor that would make the tensors and arenas it holds pass\n"
+          "                      BYTES (K, M, G: powers of 1024; default: the machine's\n"
+          "                      physical memory)\n"
           "  --verify-exec[=ulp:N]  run main on seeded inputs before the pipeline and after\n"
           "                      every pass; stop at the first pass that changes an output\n"
           "                      (bit-exact, or within N units in the last place)\n"
@@ -187,6 +194,32 @@ static int whole_number(const char *s, long long lo, long long hi, long long *v)
     return 0;
 }
 
+static int set_timeout(Options *o, const char *v)
+{
+    char *end;
+    errno = 0;
+    double t = strtod(v, &end);
+    if (errno || end == v || *end || !(t > 0) || t > 1e9)
+        return usage(o, "--timeout takes a number of seconds above 0, as in --timeout=2.5; not '%s'", v);
+    lopt_set_timeout(o->ctx, t);
+    return 0;
+}
+
+/* BYTES, or with a suffix K, M or G (powers of 1024). */
+static int set_max_memory(Options *o, const char *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    int shift = !*end ? 0 : strcmp(end, "K") == 0 ? 10 : strcmp(end, "M") == 0 ? 20 : strcmp(end, "G") == 0 ? 30 : -1;
+    if (errno || end == v || v[0] == '-' || shift < 0 || n == 0 || n > (SIZE_MAX >> shift))
+        return usage(o, "--max-memory takes a number of bytes above 0, or with K, M or G, as in --max-memory=2G; "
+                     "not '%s'", v);
+    lopt_set_max_memory(o->ctx, (size_t)n << shift);
+    o->memory_given = 1;
+    return 0;
+}
+
 static int set_jobs(Options *o, const char *v)
 {
     long long n;
@@ -210,7 +243,8 @@ static int parse_value(int argc, char **argv, int *i, Options *o)
     const char *a = argv[*i], *v = NULL;
     static const char *const names[] = { "-o", "--pass", "--print-before", "--print-after", "--constants",
                                          "--emit", "--print-style", "--seed", "--input", "--shape", "--output-dir", "--entry",
-                                         "--max-steps", "--jobs", "-j", "--map", "--compose", "--apply" };
+                                         "--max-steps", "--jobs", "-j", "--map", "--compose", "--apply",
+                                         "--timeout", "--max-memory" };
     size_t k = 0;
     while (k < sizeof names / sizeof *names && !value_option(a, names[k], &v, argc, argv, i))
         k++;
@@ -271,6 +305,10 @@ static int parse_value(int argc, char **argv, int *i, Options *o)
             return usage(o, "--max-steps takes a positive integer; not '%s'", v);
         lopt_set_max_steps(o->ctx, n);
         o->steps_given = 1;
+    } else if (strcmp(name, "--timeout") == 0) {
+        return set_timeout(o, v);
+    } else if (strcmp(name, "--max-memory") == 0) {
+        return set_max_memory(o, v);
     } else if (strcmp(name, "--jobs") == 0 || strcmp(name, "-j") == 0) {
         return set_jobs(o, v);
     } else if (strcmp(name, "--input") == 0) {
@@ -519,6 +557,8 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage(o, "%s", "--run prints outputs, not the module: --emit cannot be combined with it");
     if (!o->run && !o->verify_exec && (o->seed_given || o->ninputs || o->nshapes || o->steps_given || o->jobs_given))
         return usage(o, "%s", "--seed, --input, --shape NAME=..., --max-steps and -j go with --run or --verify-exec");
+    if (o->memory_given && !o->run && !o->verify_exec)
+        return usage(o, "%s", "--max-memory goes with --run or --verify-exec");
     if ((o->no_batch || o->entry) && !o->run && !o->verify_exec)
         return usage(o, "%s goes with --run or --verify-exec", o->entry ? "--entry" : "--no-batch");
     if (o->run && o->output)

@@ -1619,7 +1619,7 @@ static int scatter(const Batch *b, Frame *fr, const VRun *R)
  * would fail. */
 static int run_batch(const Batch *b, Frame *fr)
 {
-    if (*fr->steps > fr->max_steps - b->steps)
+    if (*fr->steps > fr->max_steps - b->steps || *fr->stop)
         return -1;
     const Tensor *out = fr->buf[b->st->slot];
     if (!out)

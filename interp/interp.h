@@ -7,6 +7,8 @@
 #ifndef LOPT_INTERP_H
 #define LOPT_INTERP_H
 
+#include <signal.h>
+
 #include "../ir/ir.h"
 #include "../ir/ops.h"
 #include "tensor.h"
@@ -14,6 +16,7 @@
 typedef struct InterpError {
     Loc loc;
     char msg[512];
+    int limit;            /* a budget or an interrupt stopped the run, not its input */
 } InterpError;
 
 /* A shape value (R.shape_of, R.tensor_to_shape, R.shape([n * 3])) holds its
@@ -38,6 +41,7 @@ void value_shape_text(const Value *v, char *buf, size_t cap);
 Value *value_prim_int(DType t, int64_t v);
 /* A prim value as the text writes it: R.prim_value(T.int64(3)). */
 void value_prim_text(const Value *v, char *buf, size_t cap);
+/* A copy sharing nothing with v; NULL when memory or the memory budget runs out. */
 Value *value_clone(const Value *v);
 void value_free(Value *v);
 
@@ -61,6 +65,20 @@ void interp_free(Interp *in);
 enum { INTERP_MAX_RELAX_DEPTH = 100, INTERP_RELAX_CALL_STEPS = 4000 };
 #define INTERP_DEFAULT_MAX_STEPS ((int64_t)30000000000)
 void interp_set_max_steps(Interp *in, int64_t max_steps);
+/* A run stops, with an error naming where it was, once *flag is nonzero:
+ * the interpreter reads it at every loop iteration, batch tile and Relax
+ * binding, so it stops within microseconds of the flag being set (by a
+ * signal handler or another thread). INTERP_STOP_TIMEOUT says the
+ * --timeout of timeout seconds ran out; any other value, an interrupt.
+ * NULL (the default): never. */
+enum { INTERP_STOP_INTERRUPT = 1, INTERP_STOP_TIMEOUT = 2 };
+void interp_set_stop(Interp *in, const volatile sig_atomic_t *flag, double timeout);
+/* Why what ("the run", "the pipeline") stopped with that flag value, as
+ * the errors say it: "the run was interrupted", "the run reached --timeout
+ * 0.5 s". */
+void interp_stop_text(int flag, double timeout, const char *what, char *buf, size_t cap);
+/* When the flag is set: -1 with err filled at loc ("<why> <where>"), else 0. */
+int interp_stopped(const Interp *in, InterpError *err, Loc loc, const char *where);
 /* Loops whose iterations are proven independent (interp/par.h) run on up to
  * this many threads, with the results of running them in order; 1 (the
  * default) runs everything on the calling thread. */

@@ -67,13 +67,21 @@ Value *value_prim_int(DType t, int64_t v)
 Value *value_clone(const Value *v)
 {
     if (v->kind != VAL_TUPLE) {
-        Value *c = value_tensor(tensor_clone(v->t));
+        Tensor *t = tensor_clone(v->t);
+        if (!t)
+            return NULL;
+        Value *c = value_tensor(t);
         c->kind = v->kind;
         return c;
     }
     Value *c = value_tuple(v->items, v->n);
+    int ok = 1;
     for (int i = 0; i < v->n; i++)
-        c->items[i] = value_clone(v->items[i]);
+        ok &= (c->items[i] = value_clone(v->items[i])) != NULL;
+    if (!ok) {
+        value_free(c);
+        return NULL;
+    }
     return c;
 }
 
@@ -1313,6 +1321,7 @@ static int too_deep(Env *E, const Expr *call, Func *f)
 
 static int out_of_steps(Env *E, const Expr *call, const Func *f)
 {
+    E->err->limit = 1;   /* a budget: LOPT_ELIMIT, as the loops' --max-steps */
     return rerr(E, call->loc, "the run reached --max-steps %lld at this call of '%s' (a step is one loop iteration; "
                 "a call of a Relax function counts as %d)", (long long)interp_max_steps(E->in), f->name->str,
                 INTERP_RELAX_CALL_STEPS);
@@ -1344,8 +1353,13 @@ static Value *eval(Env *E, const Expr *e)
         /* the tuple borrows its items: own a shell that does not free them */
         Value *v = value_tuple(items, e->u.list.n);
         free(items);
+        int ok = 1;
         for (int i = 0; i < v->n; i++)
-            v->items[i] = value_clone(v->items[i]);
+            ok &= (v->items[i] = value_clone(v->items[i])) != NULL;
+        if (!ok) {
+            value_free(v);
+            return rerr(E, e->loc, "cannot make the tuple"), NULL;
+        }
         return own(E, v);
     }
     case E_GETITEM: {
@@ -1553,6 +1567,8 @@ static int run_blocks(Env *E, RBlock *const *blocks, int nblocks, int top)
     for (int b = 0; b < nblocks; b++)
         for (int i = 0; i < blocks[b]->nbinds; i++) {
             const Binding *bd = blocks[b]->binds[i];
+            if (interp_stopped(E->in, E->err, bd->loc, "at this binding"))
+                return -1;
             Value *v = eval(E, bd->value);
             char what[160];
             snprintf(what, sizeof what, "'%s'", bd->var->name->str);
@@ -1652,8 +1668,8 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
             status = f->result ? -1 : rerr(&E, f->loc, "%s returns nothing", f->name->str);
         else if (!value_fits(&E, r, f->ret))
             status = misfit(&E, f->ret->loc.line ? f->ret->loc : f->result->loc, what, r, f->ret);
-        else
-            *out = take(&E, r);
+        else if (!(*out = take(&E, r)))
+            status = rerr(&E, f->result->loc, "cannot copy %s", what);
     }
     for (int i = 0; i < E.nowned; i++)
         value_free(E.owned[i]);

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "../ir/indexmap.h"
+#include "../ir/mem.h"
 #include "../ir/outfile.h"
 #include "tensor.h"
 
@@ -43,15 +44,21 @@ Tensor *tensor_new(DType t, int ndim, const int64_t *shape)
     for (int i = 0; i < ndim; i++)
         if (shape[i] < 0 || __builtin_mul_overflow(count, shape[i], &count) || count > (INT64_C(1) << 34))
             return NULL;
+    int refused;
+    uint64_t budget = mem_charge((size_t)count * (size_t)size, 1, &refused);
+    if (refused)
+        return NULL;
     Tensor *x = calloc(1, sizeof *x);
     if (!x)
         abort();
+    x->budget = budget;
     x->dtype = t;
     x->ndim = ndim;
     memcpy(x->shape, shape, (size_t)ndim * sizeof *shape);
     x->count = count;
     x->data = data_new((size_t)count * (size_t)size, &x->mapped);
     if (!x->data) {
+        mem_uncharge((size_t)count * (size_t)size, budget);
         free(x);
         return NULL;
     }
@@ -61,6 +68,7 @@ Tensor *tensor_new(DType t, int ndim, const int64_t *shape)
 void tensor_free(Tensor *t)
 {
     if (t) {
+        mem_uncharge((size_t)t->count * (size_t)dtype_size(t->dtype), t->budget);
         if (t->mapped)
             munmap(t->data, t->mapped);
         else

@@ -34,6 +34,8 @@ typedef struct Tensor {
     /* how the bytes were made, when they can be made again, or NULL; the
      * tensor's own bytes may have changed since */
     TensorRecipe *recipe;
+    /* the memory budget its bytes count under (ir/mem.h), or 0 */
+    uint64_t budget;
 } Tensor;
 
 struct IndexMap;
@@ -51,7 +53,8 @@ void recipe_make(const TensorRecipe *r, Tensor *t);
 int recipe_holds(const TensorRecipe *r, const Tensor *t);
 
 
-/* NULL when the shape is negative or too large (the caller reports). */
+/* NULL when the shape is negative or too large, or its bytes would pass
+ * the thread's memory budget (ir/mem.h; the caller reports). */
 Tensor *tensor_new(DType t, int ndim, const int64_t *shape);
 void tensor_free(Tensor *t);
 Tensor *tensor_clone(const Tensor *t);

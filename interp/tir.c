@@ -297,6 +297,14 @@ static void s_seq(const SNode *s, Frame *fr)
 
 static void out_of_steps(const SNode *s, Frame *fr, int64_t v, int64_t lo, int64_t n)
 {
+    fr->err->limit = 1;
+    int stop = *fr->stop;
+    if (stop) {
+        char why[80];
+        interp_stop_text(stop, fr->timeout, "the run", why, sizeof why);
+        fail(fr, s->loc, "%s in prim_func '%s', at %s = %lld of this loop's range [%lld, %lld)", why, fr->fname,
+             s->var->name->str, (long long)v, (long long)lo, (long long)lo + n);
+    }
     fail(fr, s->loc, "the run reached --max-steps %lld (a step is one loop iteration) in prim_func '%s', "
          "at %s = %lld of this loop's range [%lld, %lld)", (long long)fr->max_steps, fr->fname,
          s->var->name->str, (long long)v, (long long)lo, (long long)lo + n);
@@ -307,7 +315,7 @@ void for_range(const SNode *s, Frame *fr, int64_t from, int64_t lo, int64_t n)
 {
     const SNode *body = s->body;
     for (int64_t v = from; v < lo + n; v++) {
-        if (++*fr->steps > fr->max_steps)
+        if (++*fr->steps > fr->max_steps || *fr->stop)
             out_of_steps(s, fr, v, lo, n);
         fr->iv[s->slot] = v;
         body->run(body, fr);
@@ -497,6 +505,8 @@ static void *run_chunk(void *p)
     }
     int64_t v = s->run == s_for_batch ? batch_tiles(s, fr, k->from, k->to) : k->from;
     for (; v < k->to; v++) {
+        if (*fr->stop)
+            out_of_steps(s, fr, v, k->from, k->to - k->from);
         k->steps++;
         fr->iv[s->slot] = v;
         s->body->run(s->body, fr);
@@ -1712,6 +1722,8 @@ typedef struct Cache {
     char *text;            /* the call cache's key: f printed without its name */
 } Cache;
 
+static const volatile sig_atomic_t never;
+
 struct Interp {
     Module *m;
     Cache *cache;
@@ -1719,6 +1731,8 @@ struct Interp {
     Module *scratch;       /* PrimFuncs of legalized operator calls */
     OpTable legal;         /* the calls they serve */
     int64_t steps, max_steps;
+    const volatile sig_atomic_t *stop;
+    double timeout;
     Memo *memo;            /* --verify-exec's call cache, or NULL */
     int threads;           /* -j */
     int64_t par_loops;     /* runs of loops split over threads */
@@ -1760,7 +1774,35 @@ Interp *interp_new(Module *m)
         abort();
     in->m = m;
     in->max_steps = INTERP_DEFAULT_MAX_STEPS;
+    in->stop = &never;
     return in;
+}
+
+void interp_set_stop(Interp *in, const volatile sig_atomic_t *flag, double timeout)
+{
+    in->stop = flag ? flag : &never;
+    in->timeout = timeout;
+}
+
+void interp_stop_text(int flag, double timeout, const char *what, char *buf, size_t cap)
+{
+    if (flag == INTERP_STOP_TIMEOUT)
+        snprintf(buf, cap, "%s reached --timeout %g s", what, timeout);
+    else
+        snprintf(buf, cap, "%s was interrupted", what);
+}
+
+int interp_stopped(const Interp *in, InterpError *err, Loc loc, const char *where)
+{
+    int stop = *in->stop;
+    if (!stop)
+        return 0;
+    char why[80];
+    interp_stop_text(stop, in->timeout, "the run", why, sizeof why);
+    err->loc = loc;
+    err->limit = 1;
+    snprintf(err->msg, sizeof err->msg, "%s %s", why, where);
+    return -1;
 }
 
 void interp_set_max_steps(Interp *in, int64_t max_steps)
@@ -2036,6 +2078,8 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
     fr->err = err;
     fr->steps = &in->steps;
     fr->max_steps = in->max_steps;
+    fr->stop = in->stop;
+    fr->timeout = in->timeout;
     fr->fname = f->name->str;
     fr->threads = in->threads;
     fr->par_loops = &in->par_loops;

@@ -18,6 +18,8 @@ typedef struct Frame {
     /* the run's loop iterations so far and its budget (--max-steps) */
     int64_t *steps;
     int64_t max_steps;
+    const volatile sig_atomic_t *stop;   /* nonzero: stop (interp_set_stop); never NULL */
+    double timeout;
     const char *fname;
     int threads;           /* -j: loops proven parallel may use this many */
     int in_par;            /* running inside a loop split over threads */

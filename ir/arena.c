@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "mem.h"
+
 /* Under AddressSanitizer, memory given back by arena_release is poisoned
  * until it is handed out again, so a pointer kept into a released scratch
  * or staging arena is reported where it is used. */
@@ -81,10 +83,19 @@ static ArenaChunk *new_chunk(Arena *a, size_t cap, int exact)
     }
     ArenaChunk *c = p;
     if (c) {
+        int refused;
         c->cap = cap;
         c->used = 0;
+        c->budget = mem_charge(sizeof(ArenaChunk) + cap + ARENA_TAIL, 0, &refused);
     }
     return c;
+}
+
+static void chunk_free(ArenaChunk *c)
+{
+    if (c)
+        mem_uncharge(sizeof(ArenaChunk) + c->cap + ARENA_TAIL, c->budget);
+    free(c);
 }
 
 static void *oom(void)
@@ -148,12 +159,12 @@ void arena_free(Arena *a)
     ArenaChunk *c = a->head;
     while (c) {
         ArenaChunk *next = c->next;
-        free(c);
+        chunk_free(c);
         c = next;
     }
     if (a->spare)
         UNPOISON(a->spare->data, a->spare->cap);
-    free(a->spare);
+    chunk_free(a->spare);
     a->spare = NULL;
     a->head = NULL;
     a->used = 0;
@@ -199,11 +210,11 @@ void arena_release(Arena *a, ArenaMark m)
         if (!a->spare || a->spare->cap < c->cap) {
             if (a->spare)
                 UNPOISON(a->spare->data, a->spare->cap);
-            free(a->spare);
+            chunk_free(a->spare);
             POISON(c->data, c->cap);
             a->spare = c;
         } else {
-            free(c);
+            chunk_free(c);
         }
     }
     if (a->head) {

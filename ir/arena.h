@@ -30,6 +30,7 @@ enum { ARENA_TAIL = 64 };
 struct ArenaChunk {
     ArenaChunk *next;
     size_t cap, used;
+    uint64_t budget;     /* the memory budget it counts under (ir/mem.h), or 0 */
     uint64_t data[];
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../interp/interp.h"
 #include "../printer/print.h"
 #include "../printer/report.h"
 #include "diff.h"
@@ -493,6 +494,19 @@ static int run_step(const PassStep *st, int i, Module *m, PassCtx *ctx, char **b
     return r;
 }
 
+/* A pass that has begun runs to its end: the flag is read between passes. */
+static int stopped(PassCtx *ctx, const char *next)
+{
+    int stop = ctx->stop ? *ctx->stop : 0;
+    if (!stop)
+        return 0;
+    char why[80];
+    interp_stop_text(stop, ctx->timeout, "the pipeline", why, sizeof why);
+    diag_error(ctx->src, (Loc){ 0, 0 }, "%s before pass '%s'", why, next);
+    ctx->stopped = 1;
+    return 1;
+}
+
 int pipeline_run(const Pipeline *pl, Module *m, PassCtx *ctx)
 {
     size_t len = 0;
@@ -501,7 +515,7 @@ int pipeline_run(const Pipeline *pl, Module *m, PassCtx *ctx)
     if (ctx->report)
         report_input(ctx->report, m, ctx->src->name);
     for (int i = 0; i < pl->n && !status; i++)
-        status = run_step(&pl->steps[i], i, m, ctx, &before, &len);
+        status = stopped(ctx, pl->steps[i].pass->name) ? -1 : run_step(&pl->steps[i], i, m, ctx, &before, &len);
     free(before);
     return status;
 }

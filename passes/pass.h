@@ -3,6 +3,7 @@
 #ifndef LOPT_PASS_H
 #define LOPT_PASS_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "../ir/ir.h"
@@ -40,6 +41,11 @@ typedef struct PassCtx {
      * shape variables) may be named in the map's outputs. */
     Expr *(*read_map)(const struct PassCtx *ctx, Module *m, const char *text, const char *what, Var *const *scope,
                       int n);
+    /* The pipeline stops before its next pass once *stop is nonzero (as
+     * interp_set_stop says; NULL: never), and says so in stopped. */
+    const volatile sig_atomic_t *stop;
+    double timeout;
+    int stopped;
 } PassCtx;
 
 typedef struct PassInfo {

@@ -6,11 +6,14 @@
 #include <Python.h>
 #include <structmember.h>
 
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 
 #include "../api/lopt.h"
 
-static PyObject *Error;   /* lopt.Error */
+static PyObject *Error;      /* lopt.Error */
+static PyObject *LimitError; /* lopt.LimitError: a budget (max_steps, timeout, max_memory) reached */
 static PyTypeObject DiagnosticType, ExplainType;
 
 static PyStructSequence_Field diag_fields[] = {
@@ -93,11 +96,15 @@ static PyObject *raise_error(lopt_context *ctx, const char *fallback)
         Py_DECREF(text);
         text = PyUnicode_FromString(fallback ? fallback : "lopt failed");
     }
-    PyObject *exc = PyObject_CallFunctionObjArgs(Error, text, NULL);
+    PyObject *type = Error;
+    for (int i = 0; i < n; i++)
+        if (lopt_diag_get(ctx, i)->status == LOPT_ELIMIT)
+            type = LimitError;
+    PyObject *exc = PyObject_CallFunctionObjArgs(type, text, NULL);
     Py_DECREF(text);
     if (exc) {
         PyObject_SetAttrString(exc, "diagnostics", list);
-        PyErr_SetObject(Error, exc);
+        PyErr_SetObject(type, exc);
         Py_DECREF(exc);
     }
     Py_DECREF(list);
@@ -115,6 +122,59 @@ static int pass_warnings(lopt_context *ctx)
             return -1;
     }
     return 0;
+}
+
+/* ---- Ctrl-C ----
+ *
+ * A call that releases the GIL (run, apply) from the main thread catches
+ * SIGINT for its duration: the handler sets the flag the library stops on
+ * (lopt_set_interrupt) and calls Python's own handler, so Python sees the
+ * signal too; the call then stops within some 10 ms, Python's handler is
+ * put back, and PyErr_CheckSignals raises KeyboardInterrupt. The GIL
+ * orders the calls that install and restore, and only the main thread
+ * does, so one saved handler serves. */
+
+static volatile sig_atomic_t sigint_flag;
+static struct sigaction python_sigint;
+static pthread_t main_thread;
+
+static void on_sigint(int sig, siginfo_t *info, void *uc)
+{
+    sigint_flag = 1;
+    if (python_sigint.sa_flags & SA_SIGINFO)
+        python_sigint.sa_sigaction(sig, info, uc);
+    else if (python_sigint.sa_handler != SIG_DFL && python_sigint.sa_handler != SIG_IGN)
+        python_sigint.sa_handler(sig);
+}
+
+/* With the GIL: 1 when SIGINT is caught for ctx's call, 0 when it is left
+ * alone (not the main thread, or SIGINT ignored or left to its default). */
+static int sigint_catch(lopt_context *ctx)
+{
+    struct sigaction cur, sa;
+    if (!pthread_equal(pthread_self(), main_thread) || sigaction(SIGINT, NULL, &cur) ||
+        (!(cur.sa_flags & SA_SIGINFO) && (cur.sa_handler == SIG_DFL || cur.sa_handler == SIG_IGN)))
+        return 0;
+    python_sigint = cur;
+    sigint_flag = 0;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigint;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGINT, &sa, NULL))
+        return 0;
+    lopt_set_interrupt(ctx, &sigint_flag);
+    return 1;
+}
+
+/* With the GIL, after the call: Python's handler back; -1 with
+ * KeyboardInterrupt (or what Python's handler raises) when SIGINT came. */
+static int sigint_release(int caught)
+{
+    if (!caught)
+        return 0;
+    sigaction(SIGINT, &python_sigint, NULL);
+    return sigint_flag ? PyErr_CheckSignals() : 0;
 }
 
 /* ---- Module ---- */
@@ -268,6 +328,34 @@ static PyObject *module_script(ModuleObject *self, PyObject *args, PyObject *kw)
 
 
 
+/* timeout (seconds, None: none) and max_memory (bytes, None: the
+ * machine's physical memory) as lopt_set_timeout and lopt_set_max_memory
+ * take them (0: the default); -1 after raising ValueError or TypeError. */
+static int budgets(PyObject *timeout, PyObject *memory, double *seconds, size_t *bytes)
+{
+    *seconds = 0;
+    *bytes = 0;
+    if (timeout != Py_None) {
+        *seconds = PyFloat_AsDouble(timeout);
+        if (*seconds == -1 && PyErr_Occurred())
+            return -1;
+        if (!(*seconds > 0) || *seconds > 1e9) {
+            PyErr_Format(PyExc_ValueError, "timeout is a number of seconds above 0, or None");
+            return -1;
+        }
+    }
+    if (memory != Py_None) {
+        *bytes = PyLong_AsSize_t(memory);
+        if (*bytes == (size_t)-1 && PyErr_Occurred())
+            return -1;
+        if (*bytes == 0) {
+            PyErr_Format(PyExc_ValueError, "max_memory is a number of bytes above 0, or None");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* A copy of self with pipeline run on it (ctx set up by the caller); NULL after raising. */
 static lopt_module *applied(ModuleObject *self, lopt_context *ctx, const char *pipeline)
 {
@@ -282,7 +370,7 @@ static lopt_module *applied(ModuleObject *self, lopt_context *ctx, const char *p
         return NULL;
     }
     lopt_module *m;
-    int bad;
+    int bad, caught = sigint_catch(ctx);
     Py_BEGIN_ALLOW_THREADS
     lock(self);
     m = lopt_module_clone(ctx, self->m);
@@ -290,6 +378,10 @@ static lopt_module *applied(ModuleObject *self, lopt_context *ctx, const char *p
     bad = !m || lopt_apply(ctx, m, p);
     Py_END_ALLOW_THREADS
     lopt_pipeline_free(p);
+    if (sigint_release(caught)) {
+        lopt_module_free(m);
+        return NULL;
+    }
     if (bad) {
         lopt_module_free(m);
         raise_error(ctx, "the pipeline failed");
@@ -299,7 +391,7 @@ static lopt_module *applied(ModuleObject *self, lopt_context *ctx, const char *p
 }
 
 PyDoc_STRVAR(apply_doc,
-"apply($self, /, pipeline, verify_exec=False, ulp=0, report=None)\n--\n\n"
+"apply($self, /, pipeline, verify_exec=False, ulp=0, report=None, timeout=None, max_memory=None)\n--\n\n"
 "A new module: this one with the passes of pipeline run over it, as\n"
 "lopt --pass=PIPELINE does ('convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold').\n"
 "This module is left as it is; the copy the passes run on is made from\n"
@@ -308,19 +400,31 @@ PyDoc_STRVAR(apply_doc,
 "the pipeline and after every pass and raises at the first pass that changes\n"
 "an output (bit-exact, or within ulp units in the last place). report names\n"
 "a file to write the pipeline's HTML page to, as lopt --report=FILE does.\n"
-"Raises lopt.Error with the diagnostics when a pass fails.");
+"timeout bounds the wall time of the pipeline and its runs in seconds\n"
+"(checked before each pass and in the runs), max_memory what verify_exec's\n"
+"runs hold, as run() says. Raises lopt.Error with the diagnostics when a\n"
+"pass fails, lopt.LimitError when a budget stops the pipeline, and\n"
+"KeyboardInterrupt on Ctrl-C (before the next pass, or in a run).");
 
 static PyObject *module_apply(ModuleObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = { "pipeline", "verify_exec", "ulp", "report", NULL };
+    static char *kwlist[] = { "pipeline", "verify_exec", "ulp", "report", "timeout", "max_memory", NULL };
     const char *pipeline, *report = NULL;
     int verify_exec = 0;
     long long ulp = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "s|pLz", kwlist, &pipeline, &verify_exec, &ulp, &report))
+    PyObject *timeout = Py_None, *memory = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "s|pLzOO", kwlist, &pipeline, &verify_exec, &ulp, &report, &timeout,
+                                     &memory))
+        return NULL;
+    double seconds;
+    size_t bytes;
+    if (budgets(timeout, memory, &seconds, &bytes))
         return NULL;
     lopt_context *ctx = new_context();
     if (!ctx)
         return NULL;
+    lopt_set_timeout(ctx, seconds);
+    lopt_set_max_memory(ctx, bytes);
     lopt_set_verify_exec(ctx, verify_exec, ulp);
     lopt_set_html_report(ctx, report);
     lopt_module *m = applied(self, ctx, pipeline);
@@ -481,7 +585,8 @@ static PyObject *to_python(PyObject *numpy, const lopt_value *v)
 }
 
 PyDoc_STRVAR(run_doc,
-"run($self, /, inputs=None, seed=1, entry='main', shapes=None, max_steps=None, threads=1, cast=False)\n--\n\n"
+"run($self, /, inputs=None, seed=1, entry='main', shapes=None, max_steps=None, threads=1, cast=False,\n"
+"    timeout=None, max_memory=None)\n--\n\n"
 "Runs the function entry (a Relax function, or a PrimFunc alone on seeded\n"
 "buffers), as lopt --run --entry does, and returns its result\n"
 "as NumPy arrays: an array for a tensor (a shape value as the int64 array of\n"
@@ -497,9 +602,14 @@ PyDoc_STRVAR(run_doc,
 "integers), binding symbolic dimensions as --shape does. max_steps bounds\n"
 "the loop iterations, a call of one Relax function by another counting\n"
 "4000 (None: 3*10^10, as --max-steps); threads runs loops proven independent\n"
-"on that many threads (0: every core). Raises TypeError for inputs or\n"
-"shapes that are not dicts keyed by str, lopt.Error with the diagnostics\n"
-"when the run fails.");
+"on that many threads (0: every core). timeout bounds the run's wall time\n"
+"in seconds (None: no bound), max_memory the bytes its tensors and arenas\n"
+"hold at once (None: the machine's physical memory), as --timeout and\n"
+"--max-memory do. Raises TypeError for inputs or shapes that are not dicts\n"
+"keyed by str, lopt.LimitError (an lopt.Error) when max_steps, timeout or\n"
+"max_memory stops the run, lopt.Error with the diagnostics when it fails\n"
+"otherwise, and KeyboardInterrupt within a fraction of a second of Ctrl-C\n"
+"(SIGINT) when called from the main thread.");
 
 /* The dtypes entry declares for the names of inputs (NULL where none), read under the module's lock. */
 static int input_dtypes(ModuleObject *self, const char *entry, PyObject *inputs, const char ***names,
@@ -560,13 +670,18 @@ static int add_shape(lopt_context *ctx, PyObject *key, PyObject *val)
 
 static PyObject *module_run(ModuleObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = { "inputs", "seed", "entry", "shapes", "max_steps", "threads", "cast", NULL };
-    PyObject *inputs = Py_None, *shapes = Py_None, *steps = Py_None;
+    static char *kwlist[] = { "inputs", "seed", "entry", "shapes", "max_steps", "threads", "cast", "timeout",
+                              "max_memory", NULL };
+    PyObject *inputs = Py_None, *shapes = Py_None, *steps = Py_None, *timeout = Py_None, *memory = Py_None;
     unsigned long long seed = 1;
     const char *entry = "main";
     int threads = 1, cast = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OKsOOip", kwlist, &inputs, &seed, &entry, &shapes, &steps,
-                                     &threads, &cast))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OKsOOipOO", kwlist, &inputs, &seed, &entry, &shapes, &steps,
+                                     &threads, &cast, &timeout, &memory))
+        return NULL;
+    double seconds;
+    size_t bytes;
+    if (budgets(timeout, memory, &seconds, &bytes))
         return NULL;
     if ((inputs != Py_None && !PyDict_Check(inputs)) || (shapes != Py_None && !PyDict_Check(shapes)))
         return PyErr_Format(PyExc_TypeError, "inputs and shapes are dicts by parameter name");
@@ -590,6 +705,8 @@ static PyObject *module_run(ModuleObject *self, PyObject *args, PyObject *kw)
         goto done;
     lopt_set_seed(ctx, seed);
     lopt_set_threads(ctx, threads);
+    lopt_set_timeout(ctx, seconds);
+    lopt_set_max_memory(ctx, bytes);
     if (max_steps > 0)
         lopt_set_max_steps(ctx, max_steps);
     Py_ssize_t pos = 0;
@@ -601,13 +718,15 @@ static PyObject *module_run(ModuleObject *self, PyObject *args, PyObject *kw)
         if (add_shape(ctx, key, val))
             goto done;
     lopt_value *v = NULL;
-    int bad;
+    int bad, caught = sigint_catch(ctx);
     Py_BEGIN_ALLOW_THREADS
     lock(self);
     bad = lopt_run(ctx, self->m, entry, &v);
     unlock(self);
     Py_END_ALLOW_THREADS
-    if (bad)
+    if (sigint_release(caught))
+        ;
+    else if (bad)
         raise_error(ctx, "the run failed");
     else
         r = to_python(numpy, v);
@@ -1035,12 +1154,21 @@ PyMODINIT_FUNC PyInit_lopt(void)
                                       NULL, NULL);
     if (!Error)
         goto fail;
+    LimitError = PyErr_NewExceptionWithDoc("lopt.LimitError",
+                                           "A budget stopped the call: max_steps, timeout or max_memory (an "
+                                           "lopt.Error; Ctrl-C raises KeyboardInterrupt instead).",
+                                           Error, NULL);
+    if (!LimitError)
+        goto fail;
+    main_thread = pthread_self();
     Py_INCREF(Error);
+    Py_INCREF(LimitError);
     Py_INCREF(&ModuleType);
     Py_INCREF(&MapType);
     Py_INCREF(&DiagnosticType);
     Py_INCREF(&ExplainType);
-    if (PyModule_AddObject(m, "Error", Error) || PyModule_AddObject(m, "Module", (PyObject *)&ModuleType) ||
+    if (PyModule_AddObject(m, "Error", Error) || PyModule_AddObject(m, "LimitError", LimitError) ||
+        PyModule_AddObject(m, "Module", (PyObject *)&ModuleType) ||
         PyModule_AddObject(m, "IndexMap", (PyObject *)&MapType) ||
         PyModule_AddObject(m, "Diagnostic", (PyObject *)&DiagnosticType) ||
         PyModule_AddObject(m, "ExplainRecord", (PyObject *)&ExplainType) ||

@@ -541,7 +541,7 @@ def test_signatures_and_stubs():
             if callable(v) and not k.startswith("_"):
                 funcs["%s.%s" % (cls.__name__, k)] = v
     sigs = {k: inspect.signature(v) for k, v in funcs.items()}
-    assert list(sigs["Module.run"].parameters)[-1] == "cast"
+    assert list(sigs["Module.run"].parameters)[-1] == "max_memory"
     stub = os.path.join(os.path.dirname(lopt.__file__), "lopt.pyi")
     assert os.path.exists(stub), "the stubs are installed beside the module"
     tree = ast.parse(read(stub))
@@ -558,3 +558,70 @@ def test_signatures_and_stubs():
         node = declared[k]
         names = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs if a.arg != "self"]
         assert names == [p for p in sig.parameters if p != "self"], k
+
+
+# A PrimFunc of 10^15 iterations: what no budget but time or Ctrl-C ends soon.
+SPIN = """@I.ir_module
+class Module:
+    @T.prim_func
+    def spin(X: T.Buffer((1,), "float32"), A: T.Buffer((1,), "float32")):
+        for i, j, k in T.grid(100000, 100000, 100000):
+            with T.block("s"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                T.reads(X[0])
+                T.writes(A[0])
+                A[0] = X[0] + T.float32(1)
+
+    @R.function
+    def main(x: R.Tensor((1,), dtype="float32")) -> R.Tensor((1,), dtype="float32"):
+        cls = Module
+        with R.dataflow():
+            lv = R.call_tir(cls.spin, (x,), out_sinfo=R.Tensor((1,), dtype="float32"))
+            R.output(lv)
+        return lv
+"""
+
+
+@pytest.mark.parametrize("call", ["run", "apply"])
+def test_ctrl_c_stops_a_call(call):
+    # the regression: Ctrl-C 0.3 s into a run raised KeyboardInterrupt only
+    # once the run ended (8.5 s later, or never); now within 0.2 s
+    import signal
+    m = lopt.parse(SPIN)
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    t = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        if call == "run":
+            m.run()
+        else:
+            m.apply("fold", verify_exec=True)
+    took = time.monotonic() - t
+    timer.join()
+    assert took < 0.5, took
+    # Python's own handler is back: the next Ctrl-C is Python's again
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_timeout_and_max_memory_are_limit_errors():
+    m = lopt.parse(SPIN)
+    t = time.monotonic()
+    with pytest.raises(lopt.LimitError) as e:
+        m.run(timeout=0.2)
+    assert time.monotonic() - t < 1.5
+    assert "the run reached --timeout 0.2 s in prim_func 'spin'" in str(e.value)
+    assert isinstance(e.value, lopt.Error)
+    big = lopt.parse("""@R.function
+def main(x: R.Tensor((1000, 1000), "float32")) -> R.Tensor((1000, 1000), "float32"):
+    y = R.add(x, x)
+    z = R.multiply(y, x)
+    return z
+""")
+    assert big.run(max_memory=20 << 20).shape == (1000, 1000)
+    with pytest.raises(lopt.LimitError) as e:
+        big.run(max_memory=6000000)
+    assert "the run reached --max-memory 6000000 bytes: a tensor of 4000000 bytes does not fit" in str(e.value)
+    with pytest.raises(lopt.LimitError):
+        m.run(max_steps=1000)
+    with pytest.raises(ValueError):
+        m.run(timeout=0)

@@ -441,6 +441,44 @@ static void test_threads(const char *t1, size_t n1, const char *t2, size_t n2)
     free(rb);
 }
 
+/* An interrupt flag set before the call stops it at its first chance: the
+ * run at main's first binding, the pipeline before its first pass; both
+ * errors, and a budget's, have status LOPT_ELIMIT. */
+static void test_limits(lopt_context *ctx)
+{
+    static volatile sig_atomic_t flag = 1;
+    lopt_module *m = lopt_parse(ctx, ADD, strlen(ADD), "add.tir");
+    CHECK(m && lopt_verify(ctx, m) == 0);
+    lopt_set_interrupt(ctx, &flag);
+    lopt_value *v = NULL;
+    CHECK(lopt_run(ctx, m, NULL, &v) == -1 && v == NULL);
+    const lopt_diag *d = lopt_diag_get(ctx, 0);
+    CHECK(d && d->status == LOPT_ELIMIT && d->line == 5 && strcmp(d->message, "the run was interrupted at this binding") == 0);
+    lopt_diag_clear(ctx);
+    lopt_pipeline *p = lopt_pipeline_new();
+    CHECK(lopt_pipeline_append(ctx, p, "legalize,fold") == 0);
+    CHECK(lopt_apply(ctx, m, p) == -1);
+    d = lopt_diag_get(ctx, 0);
+    CHECK(d && d->status == LOPT_ELIMIT && strcmp(d->message, "the pipeline was interrupted before pass 'legalize'") == 0);
+    lopt_diag_clear(ctx);
+    flag = 0;
+    CHECK(lopt_apply(ctx, m, p) == 0 && lopt_run(ctx, m, NULL, &v) == 0);
+    lopt_value_free(v);
+    lopt_set_interrupt(ctx, NULL);
+    lopt_set_max_memory(ctx, 16);
+    CHECK(lopt_run(ctx, m, NULL, &v) == 0);   /* tensors under 4 kB are counted, not refused */
+    lopt_value_free(v);
+    lopt_set_max_memory(ctx, 0);
+    lopt_set_max_steps(ctx, 1);
+    CHECK(lopt_run(ctx, m, NULL, &v) == -1);
+    d = lopt_diag_get(ctx, 0);
+    CHECK(d && d->status == LOPT_ELIMIT && strstr(d->message, "--max-steps 1") != NULL);
+    lopt_set_max_steps(ctx, 1000000000);
+    lopt_diag_clear(ctx);
+    lopt_pipeline_free(p);
+    lopt_module_free(m);
+}
+
 int main(int argc, char **argv)
 {
     const char *top = argc > 1 ? argv[1] : ".";
@@ -472,6 +510,7 @@ int main(int argc, char **argv)
     test_null_arguments(ctx);
     test_diag_lifetime(ctx);
     test_threads(nhwc, n2, conv, n1);
+    test_limits(ctx);
     lopt_context_free(ctx);
 
     fflush(stderr);
