@@ -361,8 +361,8 @@ int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc
 /* The maps of the items of the tuple binding i computes (bd, through f's
  * nout results) that wait in S->items[i], flowed through f in the staging
  * arena; 0 and r filled, or -1 with why filled. */
-static int tuple_maps(Sweep *S, Binding *bd, int i, const Func *f, int nout, FlowTir *r, int *others, char *why,
-                      size_t cap)
+static int tuple_maps(Sweep *S, Binding *bd, int i, const Func *f, int nout, FlowTir *r, int *others,
+                      const Expr **kept, char *why, size_t cap)
 {
     Module *m = S->m;
     const Expr *maps[FLOW_MAX_OUT] = { 0 }, *pad = NULL;
@@ -387,12 +387,21 @@ static int tuple_maps(Sweep *S, Binding *bd, int i, const Func *f, int nout, Flo
     for (int k = 0; uses > count && is_call_to(bd->value, "R.nn.batch_norm") && k < S->rb->nbinds; k++) {
         const Expr *g = S->rb->binds[k]->value;
         if (g->kind == E_GETITEM && g->u.get.tuple->kind == E_VAR && g->u.get.tuple->u.var == bd->var &&
-            g->u.get.index > 0 && g->u.get.index < nout && !maps[g->u.get.index])
+            g->u.get.index > 0 && g->u.get.index < nout && !maps[g->u.get.index]) {
             (*others)++;
+            /* read as it is: the flowed copy keeps it, in its layout */
+            const StructInfo *si = bd->var->sinfo;
+            int rank = si && si->kind == SI_TUPLE && g->u.get.index < si->nfields &&
+                               si->fields[g->u.get.index]->kind == SI_TENSOR ? si->fields[g->u.get.index]->ndim : -1;
+            if (rank < 1 || !(maps[g->u.get.index] = identity_map(&S->scratch, &m->names, rank, g->loc)))
+                return snprintf(why, cap, "%s has %d other consumer%s", bd->var->name->str, uses - count,
+                                uses - count == 1 ? "" : "s"), -1;
+        }
     }
     if (uses != count + *others)
         return snprintf(why, cap, "%s has %d other consumer%s", bd->var->name->str, uses - count,
                         uses - count == 1 ? "" : "s"), -1;
+    memcpy(kept, maps, sizeof maps);
     double padv = 0;
     int has_pad = const_number(pad, &padv) == 1;
     Sym *name = fresh_func(m, f->name->str);
@@ -405,6 +414,35 @@ static int tuple_maps(Sweep *S, Binding *bd, int i, const Func *f, int nout, Flo
     if (failed)
         return snprintf(why, cap, "%s", r->why), -1;
     return 0;
+}
+
+/* The items of t read as they are (batch_norm's statistics, beside a
+ * result that moves), already swept into S->out, now read the flowed
+ * copy: their index counts the results it keeps before them. */
+static void renumber_others(Sweep *S, Var *t, const Expr *const *kept, int nout, int single)
+{
+    for (int k = 0; k < S->nout; k++) {
+        Binding *b = S->out[k];
+        const Expr *g = b->value;
+        if (S->dead[k] || g->kind != E_GETITEM || g->u.get.tuple->kind != E_VAR || g->u.get.tuple->u.var != t ||
+            g->u.get.index < 0 || g->u.get.index >= nout)
+            continue;
+        int at = 0;
+        for (int j = 0; j < g->u.get.index; j++)
+            at += kept[j] != NULL;
+        if (at == g->u.get.index && !single)
+            continue;
+        Binding *nb = arena_zalloc(&S->m->arena, sizeof *nb);
+        *nb = *b;
+        if (single) {
+            nb->value = var_ref(&S->m->arena, t, g->loc);
+        } else {
+            nb->value = expr_new(&S->m->arena, E_GETITEM, g->loc);
+            nb->value->u.get.tuple = var_ref(&S->m->arena, t, g->loc);
+            nb->value->u.get.index = at;
+        }
+        S->out[k] = nb;
+    }
 }
 
 /* Binding bd (t = a call returning a tuple) has every use an item whose
@@ -428,7 +466,8 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
     m->stamp = sm.stamp;
     FlowTir r;
     int others;
-    if (!f || tuple_maps(S, bd, i, f, nout, &r, &others, why, cap)) {
+    const Expr *kept[FLOW_MAX_OUT] = { 0 };   /* the results the flowed copy keeps: read items, with others' */
+    if (!f || tuple_maps(S, bd, i, f, nout, &r, &others, kept, why, cap)) {
         arena_release(&S->stage, smark);
         return -1;
     }
@@ -454,10 +493,6 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
         same = maps[k] ? same_rewrite(&S->scratch, maps[k], maps[0], items[0]->u.var->sinfo)
                        : is_call_to(e, "R.nn.batch_norm");
     int typed = same && !has_pad && value_type(items[0], &in0) == 0;
-    if (others && !(typed && keep_light(S->m, &S->scratch, e, maps[0], r.map[0], &in0))) {
-        arena_release(&S->stage, smark);
-        return snprintf(why, cap, "%s has %d other consumer%s", bd->var->name->str, others, others == 1 ? "" : "s"), -1;
-    }
     Loc loc = bd->loc;
     Expr **args = arena_array(&m->arena, (size_t)n + 1, sizeof *args);
     Binding *pre[FLOW_MAX_ARGS];
@@ -511,7 +546,7 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
     for (ItemDem *it = S->items[i]; it; it = it->next) {
         int at = 0;
         for (int k = 0; k < it->item; k++)
-            at += light || maps[k] != NULL;
+            at += light || kept[k] != NULL;
         Binding *first = S->out[it->slots[it->nslots - 1]];
         Binding *nb = arena_zalloc(&m->arena, sizeof *nb);
         nb->loc = first->loc;
@@ -538,6 +573,8 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
             }
         }
     }
+    if (others && !light)
+        renumber_others(S, bd->var, kept, nout, single);
     if (made)
         module_add_func(m, g);
     bd->var->sinfo = tup;
