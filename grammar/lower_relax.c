@@ -1390,6 +1390,9 @@ int relax_stmt(Reader *R, Ctx *c, const St *st)
     if (st->kind == ST_WHILE || st->kind == ST_BREAK || st->kind == ST_CONTINUE || st->kind == ST_ASSERT)
         return ERR(R, st->loc, "'%s' is a statement of a prim_func (lowered TIR), not of a Relax function",
                    st->kind == ST_WHILE ? "while" : st->kind == ST_BREAK ? "break" : st->kind == ST_CONTINUE ? "continue" : "assert");
+    if (st->kind == ST_DECLARE)
+        return ERR(R, st->loc, "a declaration without a value (x: T.float32) is a statement of a prim_func; "
+                               "a Relax binding needs '= value'");
     return ERR(R, st->loc, "expected a binding, a dataflow block or return in a Relax function");
 }
 

@@ -75,6 +75,17 @@ static Buffer *buffer_of_member(Reader *R, const Sym *s, const char *member)
     return bs->bind_kind == BK_BUF ? bs->bind : NULL;
 }
 
+/* x, the mutable scalar x read: x[0] of its buffer of one element. */
+static Expr *scalar_load(Reader *R, Buffer *b, Loc loc)
+{
+    Expr *x = expr_new(R->a, E_LOAD, loc);
+    x->u.load.buf = b;
+    x->u.load.n = 1;
+    x->u.load.idx = arena_array(R->a, 2, sizeof(Expr *));
+    x->u.load.idx[0] = expr_int(R->a, 0, DT_VOID, loc);
+    return x;
+}
+
 /* B.data: the handle of B's storage, one variable per buffer. */
 static Var *buffer_data(Reader *R, Buffer *b)
 {
@@ -189,6 +200,8 @@ Expr *lower_texpr(Reader *R, const Sx *e)
         }
         if (strchr(s->str, '.'))
             return ERR(R, e->loc, "expected a TIR expression, found '%s'", s->str), NULL;
+        if (s->bind_kind == BK_BUF && ((Buffer *)s->bind)->scalar)
+            return scalar_load(R, s->bind, e->loc);
         if (s->bind_kind == BK_BUF)
             return ERR(R, e->loc, "buffer '%s' used as a value; index it, as in %s[i]", s->str, s->str), NULL;
         return ERR(R, e->loc, "undefined variable '%s'", s->str), NULL;
@@ -789,8 +802,32 @@ static int block_annotation(Reader *R, Block *b, const St *x)
         *has = 1;
         return lower_regions(R, x->u.expr, rd ? &b->reads : &b->writes, rd ? &b->nreads : &b->nwrites);
     }
-    if (cn && (streq(cn, "T.block_attr") || streq(cn, "T.sblock_attr")))
-        return (b->attrs = lower_attr_dict(R, x->u.expr, cn)) ? 0 : -1;
+    if (cn && (streq(cn, "T.block_attr") || streq(cn, "T.sblock_attr"))) {
+        Expr *d = lower_attr_dict(R, x->u.expr, cn);
+        if (!d)
+            return -1;
+        if (!b->attrs) {
+            b->attrs = d;
+            return 0;
+        }
+        /* a second call adds its keys, as in TVM; a key given twice is an error */
+        Expr *o = b->attrs;
+        for (int i = 0; i < d->u.dict.n; i++)
+            for (int j = 0; j < o->u.dict.n; j++)
+                if (d->u.dict.keys[i]->kind == E_STR && o->u.dict.keys[j]->kind == E_STR &&
+                    !strcmp(d->u.dict.keys[i]->u.str.s, o->u.dict.keys[j]->u.str.s))
+                    return ERR(R, d->u.dict.keys[i]->loc, "block attribute \"%s\" given twice", d->u.dict.keys[i]->u.str.s);
+        int n = o->u.dict.n + d->u.dict.n;
+        Expr **k = arena_array(R->a, (size_t)n + 1, sizeof *k), **v = arena_array(R->a, (size_t)n + 1, sizeof *v);
+        memcpy(k, o->u.dict.keys, (size_t)o->u.dict.n * sizeof *k);
+        memcpy(v, o->u.dict.vals, (size_t)o->u.dict.n * sizeof *v);
+        memcpy(k + o->u.dict.n, d->u.dict.keys, (size_t)d->u.dict.n * sizeof *k);
+        memcpy(v + o->u.dict.n, d->u.dict.vals, (size_t)d->u.dict.n * sizeof *v);
+        o->u.dict.keys = k;
+        o->u.dict.vals = v;
+        o->u.dict.n = n;
+        return 0;
+    }
     if (cn && streq(cn, "T.where")) {
         if (b->where)
             return ERR(R, x->loc, "T.where given twice");
@@ -961,27 +998,120 @@ static Stmt *lower_alias(Reader *R, const St *st, const char *cn)
     return s;
 }
 
+/* x[0] = v, the store of the mutable scalar x. */
+static Stmt *scalar_store(Reader *R, Buffer *b, Expr *v, Loc loc)
+{
+    Stmt *s = stmt_new(R->a, S_STORE, loc);
+    s->u.store.buf = b;
+    s->u.store.n = 1;
+    s->u.store.idx = arena_array(R->a, 2, sizeof(Expr *));
+    s->u.store.idx[0] = expr_int(R->a, 0, DT_VOID, loc);
+    s->u.store.value = v;
+    return s;
+}
+
+/* The mutable scalar x of dtype dt, declared here: a local buffer of one
+ * element, bound to x's name for the statements after it. */
+static Stmt *scalar_decl(Reader *R, const Sx *t, DType dt, Loc loc)
+{
+    Buffer *b = arena_zalloc(R->a, sizeof *b);
+    b->name = t->u.name;
+    b->loc = t->loc;
+    b->kind = BUF_ALLOC;
+    b->dtype = dt;
+    b->ndim = 1;
+    b->shape = arena_array(R->a, 2, sizeof(Expr *));
+    b->shape[0] = expr_int(R->a, 1, DT_VOID, t->loc);
+    b->scope = "local";
+    b->scalar = 1;
+    Stmt *s = stmt_new(R->a, S_ALLOC, loc);
+    s->u.alloc = b;
+    bind_sym(R, t->u.name, BK_BUF, b);
+    return s;
+}
+
+/* A scalar type written T.float32, or NULL with the error given. */
+static int scalar_annot(Reader *R, const Sx *an, DType *dt)
+{
+    if (dtype_of_ctor(dotted(R, an), dt) != 0 || *dt == DT_HANDLE)
+        return ERR(R, an->loc, "expected a scalar type such as T.int32");
+    return 0;
+}
+
+/* x: T.float32, with no value: the declaration of a mutable scalar. */
+static Stmt *lower_declare(Reader *R, const St *st)
+{
+    const Sx *t = st->u.assign.target, *an = st->u.assign.annot;
+    if (t->kind != SX_NAME)
+        return ERR(R, t->loc, "expected a name to declare, as in x: T.float32"), NULL;
+    DType dt;
+    if (an->kind == SX_INDEX || scalar_annot(R, an, &dt))
+        return an->kind == SX_INDEX ? ERR(R, an->loc, "T.let[...] needs a value: x: T.let[T.int32] = e"), NULL : NULL;
+    return scalar_decl(R, t, dt, st->loc);
+}
+
+/* Whether an annotation is T.let or T.let[type] (*inner: the type, or NULL). */
+static int let_annot(Reader *R, const Sx *an, const Sx **inner)
+{
+    *inner = NULL;
+    if (!an)
+        return 0;
+    if (an->kind == SX_INDEX) {
+        const char *d = dotted(R, an->u.index.obj);
+        if (!d || !streq(d, "T.let"))
+            return 0;
+        if (an->u.index.items.n == 1)
+            *inner = an->u.index.items.items[0];
+        return 1;
+    }
+    const char *d = dotted(R, an);
+    return d && streq(d, "T.let");
+}
+
+/* An assignment to a name in a prim_func, as TVM reads it: x = e of a
+ * number, and x: T.int32 = e, declare the mutable scalar x (later x = e
+ * store into it); x: T.let[T.int32] = e, x: T.let = e and x = T.bind(e)
+ * bind an immutable x (S_LET), as does x = e of a handle or a string. */
 static Stmt *lower_let(Reader *R, const St *st)
 {
     const Sx *t = st->u.assign.target;
     if (t->kind != SX_NAME)
         return ERR(R, t->loc, "cannot assign to this target in a prim_func"), NULL;
-    Expr *v = lower_texpr(R, st->u.assign.value);
+    const Sx *an = st->u.assign.annot, *val = st->u.assign.value, *inner;
+    int let = let_annot(R, an, &inner);
+    if (an && an->kind == SX_INDEX && (!let || !inner))
+        return ERR(R, an->loc, "expected a scalar type such as T.int32, or T.let[T.int32]"), NULL;
+    if (!an && is_call_of(R, val, "T.bind")) {
+        Args a;
+        if (split_args(R, val, &a) || want_args(R, val, &a, 1, 1, "T.bind") || check_kwargs(R, &a, "T.bind"))
+            return NULL;
+        val = a.pos[0];
+        let = 1;
+    }
+    Sym *old = t->u.name;
+    Buffer *into = !an && !let && old->bind_kind == BK_BUF ? old->bind : NULL;
+    if (into && !into->scalar && !(into->ndim == 1 && into->shape[0]->kind == E_INT && into->shape[0]->u.i.v == 1))
+        into = NULL;
+    Expr *v = lower_texpr(R, val);
     if (!v)
         return NULL;
-    Var *x = var_new(R->a, t->u.name, VAR_TIR, t->loc);
-    x->dtype = tir_dtype(v);
-    const Sx *an = st->u.assign.annot;
-    if (an && an->kind == SX_INDEX) {
-        /* v: T.let[T.float32] = ..., as TVM writes a let statement */
-        const char *d = dotted(R, an->u.index.obj);
-        if (!d || !streq(d, "T.let") || an->u.index.items.n != 1)
-            return ERR(R, an->loc, "expected a scalar type such as T.int32, or T.let[T.int32]"), NULL;
-        an = an->u.index.items.items[0];
+    if (into)   /* x = e of a scalar, or of a buffer of shape (1,): x[0] = e */
+        return scalar_store(R, into, v, st->loc);
+    DType dt = tir_dtype(v);
+    if (an && !let && scalar_annot(R, an, &dt))
+        return NULL;
+    if (inner && dtype_of_ctor(dotted(R, inner), &dt) != 0)
+        return ERR(R, inner->loc, "expected a scalar type such as T.int32"), NULL;
+    if (!let && dt != DT_HANDLE && dt != DT_VOID && v->kind != E_STR) {
+        Stmt **two = arena_array(R->a, 3, sizeof *two);
+        two[0] = scalar_decl(R, t, dt, st->loc);
+        two[1] = scalar_store(R, two[0]->u.alloc, v, st->loc);
+        Stmt *s = stmt_new(R->a, S_SEQ, st->loc);
+        s->u.seq.items = two;
+        s->u.seq.n = 2;
+        return s;
     }
-    DType dt = x->dtype;
-    if (an && dtype_of_ctor(dotted(R, an), &dt) != 0)
-        return ERR(R, an->loc, "expected a scalar type such as T.int32"), NULL;
+    Var *x = var_new(R->a, t->u.name, VAR_TIR, t->loc);
     x->dtype = dt;
     Stmt *s = stmt_new(R->a, S_LET, st->loc);
     s->u.let.var = x;
@@ -1074,6 +1204,7 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
                                                "T.init and T.attr", cn), NULL;
         return ERR(R, st->u.with.ctx->loc, "expected T.block(\"name\") after 'with'"), NULL;
     }
+    case ST_DECLARE: return lower_declare(R, st);
     case ST_ASSIGN: {
         const Sx *t = st->u.assign.target;
         const char *cn = call_name(R, st->u.assign.value);
@@ -1150,6 +1281,11 @@ static Stmt *lower_tstmts(Reader *R, const StList *l)
             return NULL;
         if (s->kind == S_SEQ && s->u.seq.n == 0 && l->n > 1)
             continue;
+        if (s->kind == S_SEQ) {   /* a scalar's declaration and its first store */
+            for (int k = 0; k < s->u.seq.n; k++)
+                vec_push(R->a, &items, &n, &cap, s->u.seq.items[k]);
+            continue;
+        }
         vec_push(R->a, &items, &n, &cap, s);
     }
     if (n == 0)

@@ -602,7 +602,7 @@ union yyalloc
 /* YYNNTS -- Number of nonterminals.  */
 #define YYNNTS  42
 /* YYNRULES -- Number of rules.  */
-#define YYNRULES  129
+#define YYNRULES  130
 /* YYNSTATES -- Number of states.  */
 #define YYNSTATES  239
 
@@ -658,18 +658,19 @@ static const yytype_int8 yytranslate[] =
 static const yytype_int16 yyrline[] =
 {
        0,   135,   135,   136,   140,   148,   157,   158,   159,   162,
-     163,   168,   174,   180,   181,   182,   183,   188,   189,   190,
-     193,   193,   193,   193,   194,   195,   196,   197,   200,   201,
-     204,   207,   207,   224,   225,   228,   229,   232,   238,   246,
-     247,   248,   249,   252,   252,   259,   259,   268,   276,   283,
-     292,   293,   294,   304,   304,   314,   322,   323,   323,   327,
-     328,   331,   339,   340,   343,   346,   347,   350,   351,   354,
-     354,   356,   362,   369,   374,   382,   383,   384,   385,   386,
-     387,   388,   389,   390,   391,   392,   393,   394,   395,   396,
-     397,   398,   399,   400,   408,   426,   432,   440,   441,   444,
-     445,   446,   457,   458,   466,   469,   472,   473,   476,   477,
-     485,   485,   487,   488,   489,   490,   491,   492,   493,   494,
-     495,   496,   497,   498,   499,   500,   501,   502,   510,   511
+     163,   168,   174,   180,   186,   187,   188,   189,   194,   195,
+     196,   199,   199,   199,   199,   200,   201,   202,   203,   206,
+     207,   210,   213,   213,   230,   231,   234,   235,   238,   244,
+     252,   253,   254,   255,   258,   258,   265,   265,   274,   282,
+     289,   298,   299,   300,   310,   310,   320,   328,   329,   329,
+     333,   334,   337,   345,   346,   349,   352,   353,   356,   357,
+     360,   360,   362,   368,   375,   380,   388,   389,   390,   391,
+     392,   393,   394,   395,   396,   397,   398,   399,   400,   401,
+     402,   403,   404,   405,   406,   414,   432,   438,   446,   447,
+     450,   451,   452,   463,   464,   472,   475,   478,   479,   482,
+     483,   491,   491,   493,   494,   495,   496,   497,   498,   499,
+     500,   501,   502,   503,   504,   505,   506,   507,   508,   516,
+     517
 };
 #endif
 
@@ -712,7 +713,7 @@ yysymbol_name (yysymbol_kind_t yysymbol)
 #define yypact_value_is_default(Yyn) \
   ((Yyn) == YYPACT_NINF)
 
-#define YYTABLE_NINF (-112)
+#define YYTABLE_NINF (-113)
 
 #define yytable_value_is_error(Yyn) \
   0
@@ -752,30 +753,30 @@ static const yytype_int16 yypact[] =
    means the default is an error.  */
 static const yytype_uint8 yydefact[] =
 {
-       2,   112,   113,   114,   115,   121,   122,   123,     7,     0,
-       0,    17,    19,     0,     0,     0,     0,     0,   116,   117,
-     118,     0,    13,    14,     0,     0,     0,     0,     0,     0,
-       0,     0,     3,     4,     0,     8,     0,    28,    24,    26,
-      20,    23,    21,    22,     9,    59,    70,    69,    75,     0,
-      43,    18,     0,    67,    65,     0,     0,    73,     0,     0,
-      78,     0,    15,    92,    91,     0,   119,    67,    62,   124,
-      67,   126,     0,    67,     1,     5,     6,    29,    25,    27,
-       0,     0,     0,    60,     0,     0,     0,     0,     0,     0,
-       0,     0,     0,     0,     0,     0,     0,     0,     0,    97,
-       0,   110,    35,     0,     0,     0,    68,    64,     0,     0,
-      53,    72,     0,     0,     0,     0,    30,    68,     0,     0,
-       0,    68,     0,    12,    10,     0,    67,    77,    76,    89,
-      93,    83,    84,    80,    82,    79,    81,    85,    86,    87,
-      88,    90,   112,     0,    99,     0,    67,    94,   108,     0,
-      67,   106,     0,    39,     0,    67,    37,    45,     0,     0,
-      66,     0,     0,    50,     0,     0,    71,    74,    48,    16,
-      63,   120,   125,   128,     0,   127,     0,    61,     0,   100,
-      95,    68,    98,    96,    68,   105,   110,     0,     0,    33,
-      68,    36,     0,    44,     0,    57,    56,     0,     0,    49,
-       0,    54,     0,    11,   102,   112,     0,   103,   107,   111,
-     109,    41,    40,     0,     0,    38,     0,    47,     0,     0,
-       0,    55,   129,     0,   101,     0,    34,    31,    46,     0,
-       0,    51,   104,    42,     0,    58,    50,    32,    52
+       2,   113,   114,   115,   116,   122,   123,   124,     7,     0,
+       0,    18,    20,     0,     0,     0,     0,     0,   117,   118,
+     119,     0,    14,    15,     0,     0,     0,     0,     0,     0,
+       0,     0,     3,     4,     0,     8,     0,    29,    25,    27,
+      21,    24,    22,    23,     9,    60,    71,    70,    76,     0,
+      44,    19,     0,    68,    66,     0,     0,    74,     0,     0,
+      79,     0,    16,    93,    92,     0,   120,    68,    63,   125,
+      68,   127,     0,    68,     1,     5,     6,    30,    26,    28,
+       0,     0,     0,    61,     0,     0,     0,     0,     0,     0,
+       0,     0,     0,     0,     0,     0,     0,     0,     0,    98,
+       0,   111,    36,     0,     0,     0,    69,    65,     0,     0,
+      54,    73,     0,     0,     0,     0,    31,    69,     0,     0,
+       0,    69,     0,    13,    10,    11,    68,    78,    77,    90,
+      94,    84,    85,    81,    83,    80,    82,    86,    87,    88,
+      89,    91,   113,     0,   100,     0,    68,    95,   109,     0,
+      68,   107,     0,    40,     0,    68,    38,    46,     0,     0,
+      67,     0,     0,    51,     0,     0,    72,    75,    49,    17,
+      64,   121,   126,   129,     0,   128,     0,    62,     0,   101,
+      96,    69,    99,    97,    69,   106,   111,     0,     0,    34,
+      69,    37,     0,    45,     0,    58,    57,     0,     0,    50,
+       0,    55,     0,    12,   103,   113,     0,   104,   108,   112,
+     110,    42,    41,     0,     0,    39,     0,    48,     0,     0,
+       0,    56,   130,     0,   102,     0,    35,    32,    47,     0,
+       0,    52,   105,    43,     0,    59,    51,    33,    53
 };
 
 /* YYPGOTO[NTERM-NUM].  */
@@ -815,7 +816,7 @@ static const yytype_int16 yytable[] =
      121,   147,   177,   153,    94,    95,    96,    97,    98,   166,
      157,   159,   169,   158,   170,   228,   167,   173,   174,   231,
      171,   172,   182,   176,   175,   178,   185,   180,   181,   236,
-    -111,   191,   183,   237,   184,   186,   189,   190,   194,   195,
+    -112,   191,   183,   237,   184,   186,   189,   190,   194,   195,
      179,   127,   128,   129,   130,   131,   132,   133,   134,   135,
      136,   137,   138,   139,   140,   141,    86,    87,    88,    89,
       90,    91,   196,   160,   202,   213,   164,    92,    93,    94,
@@ -860,7 +861,7 @@ static const yytype_int16 yytable[] =
       17,    18,    19,    20,     0,     0,     0,     0,    16,     0,
        0,    17,    18,    19,    20,     0,     0,     0,    25,    26,
      206,     1,     2,     3,     4,     5,     6,     7,    28,    25,
-      26,    29,     0,    30,     0,     0,  -110,     0,     0,    28,
+      26,    29,     0,    30,     0,     0,  -111,     0,     0,    28,
        0,     0,    29,    16,    30,     0,    17,    18,    19,    20,
        0,     0,     0,     0,     0,     1,     2,     3,     4,     5,
        6,     7,     0,     0,    25,    26,     0,     0,     0,     0,
@@ -990,35 +991,37 @@ static const yytype_int8 yyr1[] =
 {
        0,    63,    64,    64,    65,    65,    66,    66,    66,    67,
       67,    67,    67,    67,    67,    67,    67,    67,    67,    67,
-      68,    68,    68,    68,    68,    68,    68,    68,    69,    69,
-      70,    72,    71,    73,    73,    74,    74,    75,    75,    76,
-      76,    76,    76,    78,    77,    79,    77,    80,    81,    82,
-      83,    83,    83,    85,    84,    84,    86,    87,    86,    88,
-      88,    88,    89,    89,    90,    91,    91,    92,    92,    93,
-      93,    94,    94,    95,    95,    96,    96,    96,    96,    96,
+      67,    68,    68,    68,    68,    68,    68,    68,    68,    69,
+      69,    70,    72,    71,    73,    73,    74,    74,    75,    75,
+      76,    76,    76,    76,    78,    77,    79,    77,    80,    81,
+      82,    83,    83,    83,    85,    84,    84,    86,    87,    86,
+      88,    88,    88,    89,    89,    90,    91,    91,    92,    92,
+      93,    93,    94,    94,    95,    95,    96,    96,    96,    96,
       96,    96,    96,    96,    96,    96,    96,    96,    96,    96,
-      96,    96,    96,    96,    97,    97,    97,    98,    98,    99,
-      99,    99,    99,    99,    99,   100,   101,   101,   102,   102,
-     103,   103,    97,    97,    97,    97,    97,    97,    97,    97,
-      97,    97,    97,    97,    97,    97,    97,    97,   104,   104
+      96,    96,    96,    96,    96,    97,    97,    97,    98,    98,
+      99,    99,    99,    99,    99,    99,   100,   101,   101,   102,
+     102,   103,   103,    97,    97,    97,    97,    97,    97,    97,
+      97,    97,    97,    97,    97,    97,    97,    97,    97,   104,
+     104
 };
 
 /* YYR2[RULE-NUM] -- Number of symbols on the right-hand side of rule RULE-NUM.  */
 static const yytype_int8 yyr2[] =
 {
        0,     2,     0,     1,     1,     2,     2,     1,     1,     1,
-       3,     5,     3,     1,     1,     2,     4,     1,     2,     1,
-       1,     1,     1,     1,     1,     2,     1,     2,     1,     2,
-       3,     0,     9,     0,     2,     0,     2,     1,     3,     1,
-       3,     3,     5,     0,     5,     0,     7,     6,     4,     5,
-       0,     3,     5,     0,     5,     6,     2,     0,     5,     1,
-       2,     4,     1,     3,     2,     1,     3,     0,     1,     1,
-       1,     4,     3,     1,     3,     1,     3,     3,     2,     3,
+       3,     3,     5,     3,     1,     1,     2,     4,     1,     2,
+       1,     1,     1,     1,     1,     1,     2,     1,     2,     1,
+       2,     3,     0,     9,     0,     2,     0,     2,     1,     3,
+       1,     3,     3,     5,     0,     5,     0,     7,     6,     4,
+       5,     0,     3,     5,     0,     5,     6,     2,     0,     5,
+       1,     2,     4,     1,     3,     2,     1,     3,     0,     1,
+       1,     1,     4,     3,     1,     3,     1,     3,     3,     2,
        3,     3,     3,     3,     3,     3,     3,     3,     3,     3,
-       3,     2,     2,     3,     3,     4,     4,     0,     2,     1,
-       2,     4,     3,     3,     5,     2,     1,     3,     1,     3,
-       0,     1,     1,     1,     1,     1,     1,     1,     1,     2,
-       4,     1,     1,     1,     2,     4,     2,     4,     3,     5
+       3,     3,     2,     2,     3,     3,     4,     4,     0,     2,
+       1,     2,     4,     3,     3,     5,     2,     1,     3,     1,
+       3,     0,     1,     1,     1,     1,     1,     1,     1,     1,
+       2,     4,     1,     1,     1,     2,     4,     2,     4,     3,
+       5
 };
 
 
@@ -1728,7 +1731,16 @@ yyreduce:
         }
     break;
 
-  case 11: /* simple: testlist ':' test '=' testlist  */
+  case 11: /* simple: testlist ':' test  */
+                          {
+            /* x: T.float32, TVM's declaration of a mutable scalar */
+            (yyval.st) = st_new(A, ST_DECLARE, L((yylsp[-2])));
+            (yyval.st)->u.assign.target = (yyvsp[-2].sx);
+            (yyval.st)->u.assign.annot = (yyvsp[0].sx);
+        }
+    break;
+
+  case 12: /* simple: testlist ':' test '=' testlist  */
                                        {
             (yyval.st) = st_new(A, ST_ASSIGN, L((yylsp[-4])));
             (yyval.st)->u.assign.target = (yyvsp[-4].sx);
@@ -1737,7 +1749,7 @@ yyreduce:
         }
     break;
 
-  case 12: /* simple: testlist "augmented assignment" testlist  */
+  case 13: /* simple: testlist "augmented assignment" testlist  */
                                     {
             /* B[i] += x is B[i] = B[i] + x */
             (yyval.st) = st_new(A, ST_ASSIGN, L((yylsp[-2])));
@@ -1746,19 +1758,19 @@ yyreduce:
         }
     break;
 
-  case 13: /* simple: "'break'"  */
+  case 14: /* simple: "'break'"  */
                         { (yyval.st) = st_new(A, ST_BREAK, L((yylsp[0]))); }
     break;
 
-  case 14: /* simple: "'continue'"  */
+  case 15: /* simple: "'continue'"  */
                         { (yyval.st) = st_new(A, ST_CONTINUE, L((yylsp[0]))); }
     break;
 
-  case 15: /* simple: "'assert'" test  */
+  case 16: /* simple: "'assert'" test  */
                         { (yyval.st) = st_new(A, ST_ASSERT, L((yylsp[-1]))); (yyval.st)->u.assign.target = (yyvsp[0].sx); }
     break;
 
-  case 16: /* simple: "'assert'" test ',' test  */
+  case 17: /* simple: "'assert'" test ',' test  */
                              {
             (yyval.st) = st_new(A, ST_ASSERT, L((yylsp[-3])));
             (yyval.st)->u.assign.target = (yyvsp[-2].sx);
@@ -1766,47 +1778,47 @@ yyreduce:
         }
     break;
 
-  case 17: /* simple: "'return'"  */
+  case 18: /* simple: "'return'"  */
                         { (yyval.st) = st_new(A, ST_RETURN, L((yylsp[0]))); }
     break;
 
-  case 18: /* simple: "'return'" testlist  */
+  case 19: /* simple: "'return'" testlist  */
                         { (yyval.st) = st_new(A, ST_RETURN, L((yylsp[-1]))); (yyval.st)->u.expr = (yyvsp[0].sx); }
     break;
 
-  case 19: /* simple: "'pass'"  */
+  case 20: /* simple: "'pass'"  */
                         { (yyval.st) = st_new(A, ST_PASS, L((yylsp[0]))); }
     break;
 
-  case 24: /* compound: funcdef  */
+  case 25: /* compound: funcdef  */
                                     { (yyval.st) = (yyvsp[0].st); }
     break;
 
-  case 25: /* compound: decorators funcdef  */
+  case 26: /* compound: decorators funcdef  */
                                     { (yyval.st) = (yyvsp[0].st); (yyval.st)->u.def.decorators = (yyvsp[-1].list); (yyval.st)->loc = L((yylsp[-1])); }
     break;
 
-  case 26: /* compound: classdef  */
+  case 27: /* compound: classdef  */
                                     { (yyval.st) = (yyvsp[0].st); }
     break;
 
-  case 27: /* compound: decorators classdef  */
+  case 28: /* compound: decorators classdef  */
                                     { (yyval.st) = (yyvsp[0].st); (yyval.st)->u.def.decorators = (yyvsp[-1].list); (yyval.st)->loc = L((yylsp[-1])); }
     break;
 
-  case 28: /* decorators: decorator  */
+  case 29: /* decorators: decorator  */
                                     { (yyval.list) = list1(P, (yyvsp[0].sx)); P->decos = (yyval.list); P->decos_loc = L((yylsp[0])); }
     break;
 
-  case 29: /* decorators: decorators decorator  */
+  case 30: /* decorators: decorators decorator  */
                                     { (yyval.list) = (yyvsp[-1].list); sx_push(A, &(yyval.list), NULL, (yyvsp[0].sx)); P->decos = (yyval.list); }
     break;
 
-  case 30: /* decorator: '@' atom_expr "end of line"  */
+  case 31: /* decorator: '@' atom_expr "end of line"  */
                                     { (yyval.sx) = (yyvsp[-1].sx); }
     break;
 
-  case 31: /* @1: %empty  */
+  case 32: /* @1: %empty  */
                                              {
             St *h = st_new(A, ST_DEF, P->decos.n ? P->decos_loc : L((yylsp[-6])));
             h->u.def.decorators = P->decos;
@@ -1821,30 +1833,30 @@ yyreduce:
         }
     break;
 
-  case 32: /* funcdef: "'def'" "identifier" '(' params ')' opt_ret ':' @1 suite  */
+  case 33: /* funcdef: "'def'" "identifier" '(' params ')' opt_ret ':' @1 suite  */
                 {
             (yyval.st) = (yyvsp[-1].st);
             CHECK(stream_def_end(P, (yyval.st), &(yyvsp[0].stl)) == 0);
         }
     break;
 
-  case 33: /* opt_ret: %empty  */
+  case 34: /* opt_ret: %empty  */
                         { (yyval.sx) = NULL; }
     break;
 
-  case 34: /* opt_ret: "'->'" test  */
+  case 35: /* opt_ret: "'->'" test  */
                         { (yyval.sx) = (yyvsp[0].sx); }
     break;
 
-  case 35: /* params: %empty  */
+  case 36: /* params: %empty  */
                                     { (yyval.params).items = NULL; (yyval.params).n = (yyval.params).cap = 0; }
     break;
 
-  case 36: /* params: param_list opt_comma  */
+  case 37: /* params: param_list opt_comma  */
                                     { (yyval.params) = (yyvsp[-1].params); }
     break;
 
-  case 37: /* param_list: param  */
+  case 38: /* param_list: param  */
                   {
                 (yyval.params).items = NULL; (yyval.params).n = (yyval.params).cap = 0;
                 SxParam *p = arena_alloc(A, sizeof *p);
@@ -1853,7 +1865,7 @@ yyreduce:
             }
     break;
 
-  case 38: /* param_list: param_list ',' param  */
+  case 39: /* param_list: param_list ',' param  */
                                  {
                 (yyval.params) = (yyvsp[-2].params);
                 SxParam *p = arena_alloc(A, sizeof *p);
@@ -1862,27 +1874,27 @@ yyreduce:
             }
     break;
 
-  case 39: /* param: "identifier"  */
+  case 40: /* param: "identifier"  */
                             { (yyval.param).name = (yyvsp[0].sym); (yyval.param).loc = L((yylsp[0])); (yyval.param).annot = NULL; (yyval.param).dflt = NULL; }
     break;
 
-  case 40: /* param: "identifier" ':' test  */
+  case 41: /* param: "identifier" ':' test  */
                             { (yyval.param).name = (yyvsp[-2].sym); (yyval.param).loc = L((yylsp[-2])); (yyval.param).annot = (yyvsp[0].sx); (yyval.param).dflt = NULL; }
     break;
 
-  case 41: /* param: "identifier" '=' test  */
+  case 42: /* param: "identifier" '=' test  */
                             { (yyval.param).name = (yyvsp[-2].sym); (yyval.param).loc = L((yylsp[-2])); (yyval.param).annot = NULL; (yyval.param).dflt = (yyvsp[0].sx); }
     break;
 
-  case 42: /* param: "identifier" ':' test '=' test  */
+  case 43: /* param: "identifier" ':' test '=' test  */
                               { (yyval.param).name = (yyvsp[-4].sym); (yyval.param).loc = L((yylsp[-4])); (yyval.param).annot = (yyvsp[-2].sx); (yyval.param).dflt = (yyvsp[0].sx); }
     break;
 
-  case 43: /* $@2: %empty  */
+  case 44: /* $@2: %empty  */
                      { CHECK(stream_class(P, (yyvsp[0].sym)) == 0); }
     break;
 
-  case 44: /* classdef: "'class'" "identifier" $@2 ':' suite  */
+  case 45: /* classdef: "'class'" "identifier" $@2 ':' suite  */
                                                                     {
             (yyval.st) = st_new(A, ST_CLASS, L((yylsp[-4])));
             (yyval.st)->u.def.name = (yyvsp[-3].sym);
@@ -1892,11 +1904,11 @@ yyreduce:
         }
     break;
 
-  case 45: /* $@3: %empty  */
+  case 46: /* $@3: %empty  */
                              { CHECK(stream_class(P, (yyvsp[-2].sym)) == 0); }
     break;
 
-  case 46: /* classdef: "'class'" "identifier" '(' ')' $@3 ':' suite  */
+  case 47: /* classdef: "'class'" "identifier" '(' ')' $@3 ':' suite  */
                                                                             {
             (yyval.st) = st_new(A, ST_CLASS, L((yylsp[-6])));
             (yyval.st)->u.def.name = (yyvsp[-5].sym);
@@ -1906,7 +1918,7 @@ yyreduce:
         }
     break;
 
-  case 47: /* for_stmt: "'for'" exprlist "'in'" testlist ':' suite  */
+  case 48: /* for_stmt: "'for'" exprlist "'in'" testlist ':' suite  */
                                              {
             (yyval.st) = st_new(A, ST_FOR, L((yylsp[-5])));
             (yyval.st)->u.loop.target = (yyvsp[-4].sx);
@@ -1915,7 +1927,7 @@ yyreduce:
         }
     break;
 
-  case 48: /* while_stmt: "'while'" test ':' suite  */
+  case 49: /* while_stmt: "'while'" test ':' suite  */
                                  {
             (yyval.st) = st_new(A, ST_WHILE, L((yylsp[-3])));
             (yyval.st)->u.loop.iter = (yyvsp[-2].sx);
@@ -1923,7 +1935,7 @@ yyreduce:
         }
     break;
 
-  case 49: /* if_stmt: "'if'" test ':' suite elifs  */
+  case 50: /* if_stmt: "'if'" test ':' suite elifs  */
                                  {
             (yyval.st) = st_new(A, ST_IF, L((yylsp[-4])));
             (yyval.st)->u.branch.cond = (yyvsp[-3].sx);
@@ -1932,15 +1944,15 @@ yyreduce:
         }
     break;
 
-  case 50: /* elifs: %empty  */
+  case 51: /* elifs: %empty  */
                                 { memset(&(yyval.stl), 0, sizeof (yyval.stl)); }
     break;
 
-  case 51: /* elifs: "'else'" ':' suite  */
+  case 52: /* elifs: "'else'" ':' suite  */
                                 { (yyval.stl) = (yyvsp[0].stl); }
     break;
 
-  case 52: /* elifs: "'elif'" test ':' suite elifs  */
+  case 53: /* elifs: "'elif'" test ':' suite elifs  */
                                  {
             St *s = st_new(A, ST_IF, L((yylsp[-4])));
             s->u.branch.cond = (yyvsp[-3].sx);
@@ -1951,7 +1963,7 @@ yyreduce:
         }
     break;
 
-  case 53: /* @4: %empty  */
+  case 54: /* @4: %empty  */
                          {
             St *h = st_new(A, ST_WITH, L((yylsp[-2])));
             h->u.with.ctx = (yyvsp[-1].sx);
@@ -1960,7 +1972,7 @@ yyreduce:
         }
     break;
 
-  case 54: /* with_stmt: "'with'" test ':' @4 suite  */
+  case 55: /* with_stmt: "'with'" test ':' @4 suite  */
                 {
             (yyval.st) = (yyvsp[-1].st);
             (yyval.st)->u.with.body = (yyvsp[0].stl);
@@ -1968,7 +1980,7 @@ yyreduce:
         }
     break;
 
-  case 55: /* with_stmt: "'with'" test "'as'" expr ':' suite  */
+  case 56: /* with_stmt: "'with'" test "'as'" expr ':' suite  */
                                        {
             (yyval.st) = st_new(A, ST_WITH, L((yylsp[-5])));
             (yyval.st)->u.with.ctx = (yyvsp[-4].sx);
@@ -1977,25 +1989,25 @@ yyreduce:
         }
     break;
 
-  case 56: /* suite: simple "end of line"  */
+  case 57: /* suite: simple "end of line"  */
                                     { StList l = { 0 }; st_push(A, &l, (yyvsp[-1].st)); (yyval.stl) = l; }
     break;
 
-  case 57: /* $@5: %empty  */
+  case 58: /* $@5: %empty  */
                       { P->depth++; }
     break;
 
-  case 58: /* suite: "end of line" "indented block" $@5 stmts "dedent"  */
+  case 59: /* suite: "end of line" "indented block" $@5 stmts "dedent"  */
                                                    { P->depth--; (yyval.stl) = (yyvsp[-1].stl); }
     break;
 
-  case 60: /* testlist: test ','  */
+  case 61: /* testlist: test ','  */
                    {
             CHECK((yyval.sx) = seq_or_single(P, list1(P, (yyvsp[-1].sx)), 1, L((yylsp[-1]))));
         }
     break;
 
-  case 61: /* testlist: test ',' test_seq opt_comma  */
+  case 62: /* testlist: test ',' test_seq opt_comma  */
                                       {
             SxList l = list1(P, (yyvsp[-3].sx));
             for (int i = 0; i < (yyvsp[-1].list).n; i++)
@@ -2004,35 +2016,35 @@ yyreduce:
         }
     break;
 
-  case 62: /* test_seq: test  */
+  case 63: /* test_seq: test  */
                                     { (yyval.list) = list1(P, (yyvsp[0].sx)); }
     break;
 
-  case 63: /* test_seq: test_seq ',' test  */
+  case 64: /* test_seq: test_seq ',' test  */
                                     { (yyval.list) = (yyvsp[-2].list); sx_push(A, &(yyval.list), NULL, (yyvsp[0].sx)); }
     break;
 
-  case 64: /* exprlist: expr_seq opt_comma  */
+  case 65: /* exprlist: expr_seq opt_comma  */
                                     { CHECK((yyval.sx) = seq_or_single(P, (yyvsp[-1].list), (yyvsp[0].flag), L((yylsp[-1])))); }
     break;
 
-  case 65: /* expr_seq: expr  */
+  case 66: /* expr_seq: expr  */
                                     { (yyval.list) = list1(P, (yyvsp[0].sx)); }
     break;
 
-  case 66: /* expr_seq: expr_seq ',' expr  */
+  case 67: /* expr_seq: expr_seq ',' expr  */
                                     { (yyval.list) = (yyvsp[-2].list); sx_push(A, &(yyval.list), NULL, (yyvsp[0].sx)); }
     break;
 
-  case 67: /* opt_comma: %empty  */
+  case 68: /* opt_comma: %empty  */
                     { (yyval.flag) = 0; }
     break;
 
-  case 68: /* opt_comma: ','  */
+  case 69: /* opt_comma: ','  */
                     { (yyval.flag) = 1; }
     break;
 
-  case 71: /* lambdef: "'lambda'" lparams ':' test  */
+  case 72: /* lambdef: "'lambda'" lparams ':' test  */
                                  {
             (yyval.sx) = sx_new(A, SX_LAMBDA, L((yylsp[-3])));
             (yyval.sx)->u.lambda.params = (yyvsp[-2].list);
@@ -2041,7 +2053,7 @@ yyreduce:
         }
     break;
 
-  case 72: /* lambdef: "'lambda'" ':' test  */
+  case 73: /* lambdef: "'lambda'" ':' test  */
                          {
             (yyval.sx) = sx_new(A, SX_LAMBDA, L((yylsp[-2])));
             (yyval.sx)->u.lambda.body = (yyvsp[0].sx);
@@ -2049,7 +2061,7 @@ yyreduce:
         }
     break;
 
-  case 73: /* lparams: "identifier"  */
+  case 74: /* lparams: "identifier"  */
               {
             Sx *n = sx_new(A, SX_NAME, L((yylsp[0])));
             n->u.name = (yyvsp[0].sym);
@@ -2057,7 +2069,7 @@ yyreduce:
         }
     break;
 
-  case 74: /* lparams: lparams ',' "identifier"  */
+  case 75: /* lparams: lparams ',' "identifier"  */
                           {
             Sx *n = sx_new(A, SX_NAME, L((yylsp[0])));
             n->u.name = (yyvsp[0].sym);
@@ -2066,82 +2078,82 @@ yyreduce:
         }
     break;
 
-  case 76: /* expr: expr "'or'" expr  */
+  case 77: /* expr: expr "'or'" expr  */
                                     { CHECK((yyval.sx) = binop(P, OP_OR, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
     break;
 
-  case 77: /* expr: expr "'and'" expr  */
+  case 78: /* expr: expr "'and'" expr  */
                                     { CHECK((yyval.sx) = binop(P, OP_AND, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
     break;
 
-  case 78: /* expr: "'not'" expr  */
+  case 79: /* expr: "'not'" expr  */
                                     { CHECK((yyval.sx) = binop(P, OP_NOT, (yyvsp[0].sx), NULL, L((yylsp[-1])))); }
     break;
 
-  case 79: /* expr: expr '<' expr  */
+  case 80: /* expr: expr '<' expr  */
                                     { CHECK((yyval.sx) = compare(P, OP_LT, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
     break;
 
-  case 80: /* expr: expr "'<='" expr  */
+  case 81: /* expr: expr "'<='" expr  */
                                     { CHECK((yyval.sx) = compare(P, OP_LE, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
     break;
 
-  case 81: /* expr: expr '>' expr  */
+  case 82: /* expr: expr '>' expr  */
                                     { CHECK((yyval.sx) = compare(P, OP_GT, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
     break;
 
-  case 82: /* expr: expr "'>='" expr  */
+  case 83: /* expr: expr "'>='" expr  */
                                     { CHECK((yyval.sx) = compare(P, OP_GE, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
     break;
 
-  case 83: /* expr: expr "'=='" expr  */
+  case 84: /* expr: expr "'=='" expr  */
                                     { CHECK((yyval.sx) = compare(P, OP_EQ, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
     break;
 
-  case 84: /* expr: expr "'!='" expr  */
+  case 85: /* expr: expr "'!='" expr  */
                                     { CHECK((yyval.sx) = compare(P, OP_NE, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
     break;
 
-  case 85: /* expr: expr '+' expr  */
+  case 86: /* expr: expr '+' expr  */
                                     { CHECK((yyval.sx) = binop(P, OP_ADD, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
     break;
 
-  case 86: /* expr: expr '-' expr  */
+  case 87: /* expr: expr '-' expr  */
                                     { CHECK((yyval.sx) = binop(P, OP_SUB, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
     break;
 
-  case 87: /* expr: expr '*' expr  */
+  case 88: /* expr: expr '*' expr  */
                                     { CHECK((yyval.sx) = binop(P, OP_MUL, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
     break;
 
-  case 88: /* expr: expr '/' expr  */
+  case 89: /* expr: expr '/' expr  */
                                     { CHECK((yyval.sx) = binop(P, OP_DIV, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
     break;
 
-  case 89: /* expr: expr "'//'" expr  */
+  case 90: /* expr: expr "'//'" expr  */
                                     { CHECK((yyval.sx) = binop(P, OP_FLOORDIV, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
     break;
 
-  case 90: /* expr: expr '%' expr  */
+  case 91: /* expr: expr '%' expr  */
                                     { CHECK((yyval.sx) = binop(P, OP_MOD, (yyvsp[-2].sx), (yyvsp[0].sx), L((yylsp[-1])))); }
     break;
 
-  case 91: /* expr: '-' expr  */
+  case 92: /* expr: '-' expr  */
                                     { CHECK((yyval.sx) = binop(P, OP_NEG, (yyvsp[0].sx), NULL, L((yylsp[-1])))); }
     break;
 
-  case 92: /* expr: '+' expr  */
+  case 93: /* expr: '+' expr  */
                                     { CHECK((yyval.sx) = binop(P, OP_POS, (yyvsp[0].sx), NULL, L((yylsp[-1])))); }
     break;
 
-  case 93: /* expr: expr "'**'" expr  */
+  case 94: /* expr: expr "'**'" expr  */
                     {
             diag_error(P->lx.src, L((yylsp[-1])), "'**' is not supported; write the product");
             YYABORT;
         }
     break;
 
-  case 94: /* atom_expr: atom_expr '.' "identifier"  */
+  case 95: /* atom_expr: atom_expr '.' "identifier"  */
                               {
             if ((yyvsp[-2].sx)->kind == SX_NAME) {
                 /* A dotted name such as R.nn.conv2d is one name. */
@@ -2162,7 +2174,7 @@ yyreduce:
         }
     break;
 
-  case 95: /* atom_expr: atom_expr '(' args ')'  */
+  case 96: /* atom_expr: atom_expr '(' args ')'  */
                                   {
             (yyval.sx) = sx_new(A, SX_CALL, L((yylsp[-3])));
             (yyval.sx)->u.call.fn = (yyvsp[-3].sx);
@@ -2171,7 +2183,7 @@ yyreduce:
         }
     break;
 
-  case 96: /* atom_expr: atom_expr '[' subscripts ']'  */
+  case 97: /* atom_expr: atom_expr '[' subscripts ']'  */
                                         {
             (yyval.sx) = sx_new(A, SX_INDEX, L((yylsp[-3])));
             (yyval.sx)->u.index.obj = (yyvsp[-3].sx);
@@ -2180,23 +2192,23 @@ yyreduce:
         }
     break;
 
-  case 97: /* args: %empty  */
+  case 98: /* args: %empty  */
                                     { memset(&(yyval.list), 0, sizeof (yyval.list)); }
     break;
 
-  case 98: /* args: arglist opt_comma  */
+  case 99: /* args: arglist opt_comma  */
                                     { (yyval.list) = (yyvsp[-1].list); }
     break;
 
-  case 99: /* arglist: test  */
+  case 100: /* arglist: test  */
                                     { (yyval.list) = list1(P, (yyvsp[0].sx)); }
     break;
 
-  case 100: /* arglist: '*' test  */
+  case 101: /* arglist: '*' test  */
                                     { Sx *s = sx_new(A, SX_STAR, L((yylsp[-1]))); s->u.bin.a = (yyvsp[0].sx); CHECK(s = deep(P, s)); (yyval.list) = list1(P, s); }
     break;
 
-  case 101: /* arglist: arglist ',' '*' test  */
+  case 102: /* arglist: arglist ',' '*' test  */
                               {
             if ((yyvsp[-3].list).keys) {
                 diag_error(P->lx.src, L((yylsp[-1])), "positional argument follows keyword argument");
@@ -2210,11 +2222,11 @@ yyreduce:
         }
     break;
 
-  case 102: /* arglist: "identifier" '=' test  */
+  case 103: /* arglist: "identifier" '=' test  */
                                     { memset(&(yyval.list), 0, sizeof (yyval.list)); sx_push(A, &(yyval.list), (yyvsp[-2].sym), (yyvsp[0].sx)); }
     break;
 
-  case 103: /* arglist: arglist ',' test  */
+  case 104: /* arglist: arglist ',' test  */
                           {
             if ((yyvsp[-2].list).keys) {
                 diag_error(P->lx.src, L((yylsp[0])), "positional argument follows keyword argument");
@@ -2225,23 +2237,23 @@ yyreduce:
         }
     break;
 
-  case 104: /* arglist: arglist ',' "identifier" '=' test  */
+  case 105: /* arglist: arglist ',' "identifier" '=' test  */
                                     { (yyval.list) = (yyvsp[-4].list); sx_push(A, &(yyval.list), (yyvsp[-2].sym), (yyvsp[0].sx)); }
     break;
 
-  case 105: /* subscripts: sub_seq opt_comma  */
+  case 106: /* subscripts: sub_seq opt_comma  */
                                     { (yyval.list) = (yyvsp[-1].list); }
     break;
 
-  case 106: /* sub_seq: subscript  */
+  case 107: /* sub_seq: subscript  */
                                     { (yyval.list) = list1(P, (yyvsp[0].sx)); }
     break;
 
-  case 107: /* sub_seq: sub_seq ',' subscript  */
+  case 108: /* sub_seq: sub_seq ',' subscript  */
                                     { (yyval.list) = (yyvsp[-2].list); sx_push(A, &(yyval.list), NULL, (yyvsp[0].sx)); }
     break;
 
-  case 109: /* subscript: opt_test ':' opt_test  */
+  case 110: /* subscript: opt_test ':' opt_test  */
                                  {
             (yyval.sx) = sx_new(A, SX_SLICE, L((yylsp[-1])));
             (yyval.sx)->u.slice.lo = (yyvsp[-2].sx);
@@ -2250,71 +2262,71 @@ yyreduce:
         }
     break;
 
-  case 110: /* opt_test: %empty  */
+  case 111: /* opt_test: %empty  */
                  { (yyval.sx) = NULL; }
     break;
 
-  case 112: /* atom_expr: "identifier"  */
+  case 113: /* atom_expr: "identifier"  */
                                     { (yyval.sx) = sx_new(A, SX_NAME, L((yylsp[0]))); (yyval.sx)->u.name = (yyvsp[0].sym); }
     break;
 
-  case 113: /* atom_expr: "integer"  */
+  case 114: /* atom_expr: "integer"  */
                                     { (yyval.sx) = sx_new(A, SX_INT, L((yylsp[0]))); (yyval.sx)->u.ival = (yyvsp[0].ival); }
     break;
 
-  case 114: /* atom_expr: "number"  */
+  case 115: /* atom_expr: "number"  */
                                     { (yyval.sx) = sx_new(A, SX_FLOAT, L((yylsp[0]))); (yyval.sx)->u.fval = (yyvsp[0].fval); }
     break;
 
-  case 115: /* atom_expr: "string"  */
+  case 116: /* atom_expr: "string"  */
                                     { (yyval.sx) = sx_new(A, SX_STR, L((yylsp[0]))); (yyval.sx)->u.str.s = (yyvsp[0].str).s; (yyval.sx)->u.str.len = (yyvsp[0].str).len; }
     break;
 
-  case 116: /* atom_expr: "'True'"  */
+  case 117: /* atom_expr: "'True'"  */
                                     { (yyval.sx) = sx_new(A, SX_TRUE, L((yylsp[0]))); }
     break;
 
-  case 117: /* atom_expr: "'False'"  */
+  case 118: /* atom_expr: "'False'"  */
                                     { (yyval.sx) = sx_new(A, SX_FALSE, L((yylsp[0]))); }
     break;
 
-  case 118: /* atom_expr: "'None'"  */
+  case 119: /* atom_expr: "'None'"  */
                                     { (yyval.sx) = sx_new(A, SX_NONE, L((yylsp[0]))); }
     break;
 
-  case 119: /* atom_expr: '(' ')'  */
+  case 120: /* atom_expr: '(' ')'  */
                                     { (yyval.sx) = sx_new(A, SX_TUPLE, L((yylsp[-1]))); }
     break;
 
-  case 120: /* atom_expr: '(' test_seq opt_comma ')'  */
+  case 121: /* atom_expr: '(' test_seq opt_comma ')'  */
                                     { CHECK((yyval.sx) = seq_or_single(P, (yyvsp[-2].list), (yyvsp[-1].flag), L((yylsp[-3])))); (yyval.sx)->paren = 1; }
     break;
 
-  case 121: /* atom_expr: "list of numbers"  */
+  case 122: /* atom_expr: "list of numbers"  */
                                     { (yyval.sx) = sx_new(A, SX_CONST, (yyvsp[0].cst)->loc); (yyval.sx)->u.cst = (yyvsp[0].cst); }
     break;
 
-  case 122: /* atom_expr: "tuple of integers"  */
+  case 123: /* atom_expr: "tuple of integers"  */
                                     { (yyval.sx) = (yyvsp[0].sx); }
     break;
 
-  case 123: /* atom_expr: "call"  */
+  case 124: /* atom_expr: "call"  */
                                     { (yyval.sx) = (yyvsp[0].sx); }
     break;
 
-  case 124: /* atom_expr: '[' ']'  */
+  case 125: /* atom_expr: '[' ']'  */
                                     { (yyval.sx) = sx_new(A, SX_LIST, L((yylsp[-1]))); }
     break;
 
-  case 125: /* atom_expr: '[' test_seq opt_comma ']'  */
+  case 126: /* atom_expr: '[' test_seq opt_comma ']'  */
                                     { (yyval.sx) = sx_new(A, SX_LIST, L((yylsp[-3]))); (yyval.sx)->u.elems = (yyvsp[-2].list); CHECK((yyval.sx) = deep(P, (yyval.sx))); }
     break;
 
-  case 126: /* atom_expr: '{' '}'  */
+  case 127: /* atom_expr: '{' '}'  */
                                     { (yyval.sx) = sx_new(A, SX_DICT, L((yylsp[-1]))); }
     break;
 
-  case 127: /* atom_expr: '{' dict_items opt_comma '}'  */
+  case 128: /* atom_expr: '{' dict_items opt_comma '}'  */
                                     {
             (yyval.sx) = sx_new(A, SX_DICT, L((yylsp[-3])));
             (yyval.sx)->u.pairs = (yyvsp[-2].list);
@@ -2322,11 +2334,11 @@ yyreduce:
         }
     break;
 
-  case 128: /* dict_items: test ':' test  */
+  case 129: /* dict_items: test ':' test  */
                                     { (yyval.list) = list1(P, (yyvsp[-2].sx)); sx_push(A, &(yyval.list), NULL, (yyvsp[0].sx)); }
     break;
 
-  case 129: /* dict_items: dict_items ',' test ':' test  */
+  case 130: /* dict_items: dict_items ',' test ':' test  */
                                          { (yyval.list) = (yyvsp[-4].list); sx_push(A, &(yyval.list), NULL, (yyvsp[-2].sx)); sx_push(A, &(yyval.list), NULL, (yyvsp[0].sx)); }
     break;
 

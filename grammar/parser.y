@@ -165,6 +165,12 @@ simple: testlist        { $$ = st_new(A, ST_EXPR, L(@1)); $$->u.expr = $1; }
             $$->u.assign.target = $1;
             $$->u.assign.value = $3;
         }
+      | testlist ':' test {
+            /* x: T.float32, TVM's declaration of a mutable scalar */
+            $$ = st_new(A, ST_DECLARE, L(@1));
+            $$->u.assign.target = $1;
+            $$->u.assign.annot = $3;
+        }
       | testlist ':' test '=' testlist {
             $$ = st_new(A, ST_ASSIGN, L(@1));
             $$->u.assign.target = $1;

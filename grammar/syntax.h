@@ -72,6 +72,7 @@ typedef enum {
     ST_WHILE,         /* u.loop: iter is the condition */
     ST_BREAK, ST_CONTINUE,
     ST_ASSERT,        /* u.assign: target is the condition, value the message or NULL */
+    ST_DECLARE,       /* u.assign without a value: x: T.float32, a prim_func's mutable scalar */
     ST_LOWERED        /* a def or with the reader has already lowered */
 } StKind;
 

@@ -89,6 +89,9 @@ typedef struct Buffer {
     int decl;             /* a view spelled T.decl_buffer(..., data=...) (1), or a BUF_MATCH over a
                            * handle spelled T.Buffer(..., data=h) (2); 0 as T.match_buffer or T.Buffer */
     Var *data;            /* B.data once read, else NULL */
+    int scalar;           /* a prim_func's mutable scalar (x: T.float32, or x = e of a number): a
+                           * local buffer of shape (1,), read as x and written by x = e, as TVM's
+                           * T.local_scalar */
     unsigned mark;
 } Buffer;
 

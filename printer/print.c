@@ -714,6 +714,20 @@ static void call(Printer *p, const Expr *e)
     put(p, ")");
 }
 
+/* Whether b is a mutable scalar as lopt-format writes one (x: T.float32,
+ * read as x): a local buffer of one element the reader made so, and
+ * whether idx indexes its element. */
+static int is_scalar(const Buffer *b)
+{
+    return b->scalar && b->ndim == 1 && b->shape[0]->kind == E_INT && b->shape[0]->u.i.v == 1 && b->scope &&
+           !strcmp(b->scope, "local") && b->kind == BUF_ALLOC;
+}
+
+static int scalar_at(const Buffer *b, Expr *const *idx, int n)
+{
+    return is_scalar(b) && n == 1 && idx[0]->kind == E_INT && idx[0]->u.i.v == 0;
+}
+
 static void expr(Printer *p, const Expr *e, int ctx)
 {
     int prec = prec_of(e), paren = prec < ctx;
@@ -776,6 +790,10 @@ static void expr(Printer *p, const Expr *e, int ctx)
         expr(p, e->u.un.a, prec);
         break;
     case E_LOAD:
+        if (scalar_at(e->u.load.buf, e->u.load.idx, e->u.load.n)) {
+            put(p, e->u.load.buf->name->str);
+            break;
+        }
         putf(p, "%s[", e->u.load.buf->name->str);
         if (e->u.load.n == 0)
             put(p, "()");
@@ -1082,17 +1100,47 @@ static void lowered(Printer *p, const Stmt *s)
     put(p, "\n");
 }
 
+/* x: T.float32 = e, a scalar's declaration and its first store */
+static int scalar_decl(Printer *p, const Stmt *s, const Stmt *next)
+{
+    const Buffer *b = s->u.alloc;
+    if (!is_scalar(b))
+        return 0;
+    line(p);
+    putf(p, "%s: T.%s", b->name->str, dtype_name(b->dtype));
+    int both = next && next->kind == S_STORE && next->u.store.buf == b &&
+               scalar_at(b, next->u.store.idx, next->u.store.n);
+    if (both) {
+        put(p, " = ");
+        expr(p, next->u.store.value, 0);
+    }
+    put(p, "\n");
+    return 1 + both;
+}
+
 static void stmt(Printer *p, const Stmt *s)
 {
     switch (s->kind) {
     case S_SEQ:
-        for (int i = 0; i < s->u.seq.n; i++)
-            stmt(p, s->u.seq.items[i]);
+        for (int i = 0; i < s->u.seq.n; i++) {
+            const Stmt *x = s->u.seq.items[i];
+            int k = x->kind == S_ALLOC ? scalar_decl(p, x, i + 1 < s->u.seq.n ? s->u.seq.items[i + 1] : NULL) : 0;
+            if (k)
+                i += k - 1;
+            else
+                stmt(p, x);
+        }
         break;
     case S_FOR: loop(p, s); break;
     case S_BLOCK: block(p, s); break;
     case S_STORE:
         line(p);
+        if (scalar_at(s->u.store.buf, s->u.store.idx, s->u.store.n)) {
+            putf(p, "%s = ", s->u.store.buf->name->str);
+            expr(p, s->u.store.value, 0);
+            put(p, "\n");
+            break;
+        }
         putf(p, "%s[", s->u.store.buf->name->str);
         if (s->u.store.n == 0)
             put(p, "()");
@@ -1115,6 +1163,8 @@ static void stmt(Printer *p, const Stmt *s)
         break;
     case S_ALLOC: {
         const Buffer *b = s->u.alloc;
+        if (scalar_decl(p, s, NULL))
+            break;
         line(p);
         if (b->kind == BUF_MATCH && b->region) {
             putf(p, "%s = T.match_buffer(", b->name->str);
@@ -1140,7 +1190,7 @@ static void stmt(Printer *p, const Stmt *s)
     case S_LET:
         line(p);
         /* TVM writes a let statement v: T.let[T.float32] = ... */
-        putf(p, p->tvm ? "%s: T.let[T.%s] = " : "%s: T.%s = ", s->u.let.var->name->str, dtype_name(s->u.let.var->dtype));
+        putf(p, "%s: T.let[T.%s] = ", s->u.let.var->name->str, dtype_name(s->u.let.var->dtype));
         expr(p, s->u.let.value, 0);
         put(p, "\n");
         break;
