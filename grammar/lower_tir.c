@@ -787,6 +787,42 @@ static int block_iters(Reader *R, Block *b, const StList *body, const St **where
     return i;
 }
 
+/* Adds dict d's entries to o, as TVM merges two T.sblock_attr calls: a
+ * key given again with the same value is kept once, two dicts under one key
+ * merge the same way, and another value is an error at the second. */
+static int merge_attrs(Reader *R, Expr *o, const Expr *d)
+{
+    int n = o->u.dict.n;
+    Expr **k = arena_array(R->a, (size_t)(n + d->u.dict.n) + 1, sizeof *k),
+         **v = arena_array(R->a, (size_t)(n + d->u.dict.n) + 1, sizeof *v);
+    memcpy(k, o->u.dict.keys, (size_t)n * sizeof *k);
+    memcpy(v, o->u.dict.vals, (size_t)n * sizeof *v);
+    for (int i = 0; i < d->u.dict.n; i++) {
+        Expr *key = d->u.dict.keys[i], *val = d->u.dict.vals[i];
+        int j = 0;
+        while (j < n && !expr_equal(k[j], key))
+            j++;
+        if (j == n) {
+            k[n] = key;
+            v[n++] = val;
+        } else if (v[j]->kind == E_DICT && val->kind == E_DICT) {
+            Expr *m = expr_new(R->a, E_DICT, v[j]->loc);
+            m->u.dict = v[j]->u.dict;
+            if (merge_attrs(R, m, val))
+                return -1;
+            v[j] = m;
+        } else if (!expr_equal(v[j], val)) {
+            return key->kind == E_STR
+                       ? ERR(R, key->loc, "block attribute \"%s\" given twice, with two values", key->u.str.s)
+                       : ERR(R, key->loc, "block attribute given twice, with two values");
+        }
+    }
+    o->u.dict.keys = k;
+    o->u.dict.vals = v;
+    o->u.dict.n = n;
+    return 0;
+}
+
 /* T.reads, T.writes, T.block_attr, T.where or T.init, into b. Returns 1
  * when x is none of them (a statement of the body), 0 or -1 otherwise. */
 static int block_annotation(Reader *R, Block *b, const St *x)
@@ -810,23 +846,8 @@ static int block_annotation(Reader *R, Block *b, const St *x)
             b->attrs = d;
             return 0;
         }
-        /* a second call adds its keys, as in TVM; a key given twice is an error */
-        Expr *o = b->attrs;
-        for (int i = 0; i < d->u.dict.n; i++)
-            for (int j = 0; j < o->u.dict.n; j++)
-                if (d->u.dict.keys[i]->kind == E_STR && o->u.dict.keys[j]->kind == E_STR &&
-                    !strcmp(d->u.dict.keys[i]->u.str.s, o->u.dict.keys[j]->u.str.s))
-                    return ERR(R, d->u.dict.keys[i]->loc, "block attribute \"%s\" given twice", d->u.dict.keys[i]->u.str.s);
-        int n = o->u.dict.n + d->u.dict.n;
-        Expr **k = arena_array(R->a, (size_t)n + 1, sizeof *k), **v = arena_array(R->a, (size_t)n + 1, sizeof *v);
-        memcpy(k, o->u.dict.keys, (size_t)o->u.dict.n * sizeof *k);
-        memcpy(v, o->u.dict.vals, (size_t)o->u.dict.n * sizeof *v);
-        memcpy(k + o->u.dict.n, d->u.dict.keys, (size_t)d->u.dict.n * sizeof *k);
-        memcpy(v + o->u.dict.n, d->u.dict.vals, (size_t)d->u.dict.n * sizeof *v);
-        o->u.dict.keys = k;
-        o->u.dict.vals = v;
-        o->u.dict.n = n;
-        return 0;
+        /* a second call adds its keys, as in TVM */
+        return merge_attrs(R, b->attrs, d);
     }
     if (cn && streq(cn, "T.where")) {
         if (b->where)
