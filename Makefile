@@ -174,7 +174,7 @@ build/unit-exp: build/obj/testsuite/unit/exp.o build/obj/interp/vexp.o
 # among the cores too.
 CHECKS = check-golden check-golden-release check-models check-unit check-fixed-point check-ops-table check-man check-batch check-numpy \
          check-ops-diff check-int8 check-report check-weight-layout check-api check-py check-plan-accounts \
-         check-plan-exhaustive check-outputs check-nested check-limits
+         check-plan-exhaustive check-outputs check-nested check-limits check-install
 check: $(CHECKS)
 	@echo "make check: all passed"
 
@@ -197,6 +197,10 @@ check-golden-release: lopt
 # Outputs appear whole or not at all and never over what the run reads (-o, --report, --output-dir, Ctrl-C).
 check-outputs: build/lopt-check
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/outputs.sh
+
+# make install's files: pkg-config builds a client, the bash completion completes
+check-install: lopt liblopt.a liblopt.so
+	sh testsuite/install.sh
 
 # --timeout ends runs that would not end, wherever they are, in time.
 check-limits: build/lopt-check
@@ -354,7 +358,14 @@ fuzz-ops: lopt
 
 install: lopt liblopt.a liblopt.so
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
-	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
+	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	# pkg-config's file for liblopt: this PREFIX, the version the library's source states
+	sed -e 's|@PREFIX@|$(PREFIX)|' \
+	    -e "s|@VERSION@|$$(sed -n 's/^#define LOPT_VERSION \"\(.*\)\"/\1/p' api/context.c)|" \
+	    api/lopt.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/lopt.pc
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/lopt.pc
+	install -m 644 cli/lopt.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/lopt
 	install -m 755 lopt $(DESTDIR)$(PREFIX)/bin/lopt
 	install -m 644 api/lopt.h $(DESTDIR)$(PREFIX)/include/lopt.h
 	install -m 644 liblopt.a $(DESTDIR)$(PREFIX)/lib/liblopt.a

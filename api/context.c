@@ -129,6 +129,7 @@ void api_bind(lopt_context *ctx, Source *src)
     src->out = ctx->diag_out;
     src->sink = sink;
     src->sink_data = ctx;
+    src->color = ctx->color;
 }
 
 static int vfail(lopt_context *ctx, FILE *out, int status, const char *fmt, va_list ap)
@@ -137,7 +138,7 @@ static int vfail(lopt_context *ctx, FILE *out, int status, const char *fmt, va_l
     vsnprintf(msg, sizeof msg, fmt, ap);
     add_diag(ctx, NULL, 0, 0, "error", msg, NULL, 0, status);
     if (out)
-        fprintf(out, "lopt: error: %s\n", msg);
+        fprintf(out, ctx->color ? "lopt: \033[1;31merror:\033[0m \033[1m%s\033[0m\n" : "lopt: error: %s\n", msg);
     return -1;
 }
 
@@ -242,6 +243,8 @@ void lopt_set_allow_unregistered(lopt_context *ctx, int on) { if (ctx) ctx->allo
 void lopt_set_verify_each(lopt_context *ctx, int on) { if (ctx) ctx->verify_each = on; }
 void lopt_set_print_after_all(lopt_context *ctx, int on) { if (ctx) ctx->print_after_all = on; }
 void lopt_set_print_changed(lopt_context *ctx, int on) { if (ctx) ctx->print_changed = on; }
+void lopt_set_stats(lopt_context *ctx, int on) { if (ctx) ctx->stats = on; }
+void lopt_set_color(lopt_context *ctx, int on) { if (ctx) ctx->color = on; }
 void lopt_set_explain(lopt_context *ctx, int on) { if (ctx) ctx->explain = on; }
 void lopt_set_exec_cache(lopt_context *ctx, int on) { if (ctx) ctx->exec_cache = on; }
 void lopt_set_seed(lopt_context *ctx, uint64_t seed) { if (ctx) ctx->seed = seed; }

@@ -9,6 +9,7 @@
 #include "../interp/interp.h"
 #include "../ir/mem.h"
 #include "../passes/pass.h"
+#include "../passes/stats.h"
 #include "lopt.h"
 
 /* An input of a run, by parameter name: a tensor given, a file read when
@@ -35,7 +36,7 @@ struct lopt_context {
     int strict, allow_unregistered;
     char *constants;
     char *html_report;    /* --report=FILE.html, or NULL */
-    int verify_each, print_after_all, print_changed, explain;
+    int verify_each, print_after_all, print_changed, explain, stats, color;
     unsigned print_before, print_after;
     int verify_exec, exec_cache;
     int64_t ulp;
@@ -73,6 +74,7 @@ struct lopt_pipeline {
     Pipeline p;
     double *times;        /* per step, grown with p */
     int ntimes;
+    StatsLog stats;       /* --stats: the counts of each run of p (passes/stats.h) */
 };
 
 struct lopt_value {

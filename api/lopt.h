@@ -112,6 +112,12 @@ LOPT_API void lopt_set_constants(lopt_context *ctx, const char *path);
 LOPT_API void lopt_set_verify_each(lopt_context *ctx, int on);
 LOPT_API void lopt_set_print_after_all(lopt_context *ctx, int on);
 LOPT_API void lopt_set_print_changed(lopt_context *ctx, int on);
+/* --stats: each lopt_apply records the module's counts (functions,
+ * bindings, calls by kind, rewrites and their bytes, constants) before the
+ * first pass and after each, in the pipeline (lopt_pipeline_stats). */
+LOPT_API void lopt_set_stats(lopt_context *ctx, int on);
+/* --color: diagnostics written to the diag stream carry ANSI colours. */
+LOPT_API void lopt_set_color(lopt_context *ctx, int on);
 LOPT_API void lopt_set_explain(lopt_context *ctx, int on);
 /* --print-before / --print-after: adds the passes named in a list "a,b";
  * returns -1 (an error recorded) for an unknown or empty name. */
@@ -243,6 +249,12 @@ LOPT_API void lopt_pipeline_free(lopt_pipeline *p);
  * reason recorded on ctx (lopt_last_error). */
 LOPT_API int lopt_pipeline_append(lopt_context *ctx, lopt_pipeline *p, const char *text);
 LOPT_API int lopt_pipeline_length(const lopt_pipeline *p);
+/* What lopt_set_stats recorded over every run of p, as the table --stats
+ * prints (json 0) or as the JSON --stats-json writes; a string to
+ * lopt_free, NULL when memory runs out. */
+LOPT_API char *lopt_pipeline_stats(const lopt_pipeline *p, int json);
+/* The options pass i accepts, NULL-terminated. */
+LOPT_API const char *const *lopt_pass_options(int i);
 LOPT_API const char *lopt_pipeline_step_name(const lopt_pipeline *p, int i);
 /* Wall seconds spent in step i over every run of p. */
 LOPT_API double lopt_pipeline_step_time(const lopt_pipeline *p, int i);

@@ -278,6 +278,13 @@ const char *lopt_pass_summary(int i)
     return i >= 0 && i < n ? p[i].summary : NULL;
 }
 
+const char *const *lopt_pass_options(int i)
+{
+    int n;
+    const PassInfo *p = pass_registry(&n);
+    return i >= 0 && i < n ? p[i].options : NULL;
+}
+
 /* The operator table, from the registry: each operator's layout category,
  * the dtypes its inference takes, what flow does with it and the data
  * layouts its layout attributes take. The manual's table (man/lopt.1,
@@ -314,6 +321,7 @@ void lopt_pipeline_free(lopt_pipeline *p)
         return;
     pipeline_free(&p->p);
     free(p->times);
+    stats_log_free(&p->stats);
     free(p);
 }
 
@@ -339,6 +347,23 @@ int lopt_pipeline_append(lopt_context *ctx, lopt_pipeline *p, const char *text)
     p->times = t;
     p->ntimes = p->p.n;
     return 0;
+}
+
+char *lopt_pipeline_stats(const lopt_pipeline *p, int json)
+{
+    if (!p)
+        return NULL;
+    char *buf = NULL;
+    size_t n;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f)
+        return NULL;
+    stats_log_write(&p->stats, f, json);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }
 
 int lopt_pipeline_length(const lopt_pipeline *p)
@@ -421,7 +446,8 @@ int lopt_apply(lopt_context *ctx, lopt_module *mod, lopt_pipeline *p)
                    .print_after_all = ctx->print_after_all, .print_before = ctx->print_before,
                    .print_after = ctx->print_after, .print_changed = ctx->print_changed,
                    .times = p->times, .explain = ctx->explain ? dump : NULL, .read_map = read_option_map,
-                   .report = ctx->html_report ? &report : NULL, .timeout = ctx->timeout };
+                   .report = ctx->html_report ? &report : NULL, .timeout = ctx->timeout,
+                   .stats = ctx->stats ? &p->stats : NULL };
     if (api_call_begin(ctx))
         return -1;
     pc.stop = api_stop_flag(ctx);

@@ -544,8 +544,25 @@ static int make_inputs(Exec *x, Func *f)
 static int run_entry(Exec *x, Module *m, Value **out)
 {
     Func *f = find_func(m, x->entry);
-    if (!f)
-        return fail(x, "the module has no Relax function '%s' to run", x->entry);
+    if (!f) {
+        /* name what there is to run, as --entry takes it */
+        char names[512];
+        size_t len = 0;
+        int shown = 0;
+        names[0] = 0;
+        for (int i = 0; i < m->nfuncs && len < sizeof names; i++) {
+            if (m->funcs[i]->is_local)
+                continue;
+            if (shown == 8) {
+                len += (size_t)snprintf(names + len, sizeof names - len, ", ...");
+                break;
+            }
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", shown++ ? ", " : "", m->funcs[i]->name->str);
+        }
+        if (!shown)
+            return fail(x, "the module has no function '%s' to run: it holds no function", x->entry);
+        return fail(x, "the module has no function '%s' to run; it has %s: name one with --entry=F", x->entry, names);
+    }
     if (f->kind == F_PRIM && x->ctx->ninputs)
         return fail(x, "'%s' is a PrimFunc, which runs on seeded buffers: inputs and --shape go with a Relax function",
                     x->entry);

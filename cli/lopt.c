@@ -26,6 +26,9 @@ typedef struct Options {
     int print_changed;        /* --print-changed: what each pass changed, as a diff */
     double running;           /* --run: seconds in lopt_run (--time-passes) */
     int time_passes;          /* --time-passes: a table of wall times at the end */
+    int stats;                /* --stats: what each pass changed, a table at the end */
+    const char *stats_json;   /* --stats-json=FILE: the same as JSON */
+    int color;                /* --color: -1 auto (the default), 0 never, 1 always */
     int split_input;          /* --split-input-file: modules separated by "# -----" lines */
     int verify_diagnostics;   /* --verify-diagnostics: check the diagnostics the comments expect */
     int reads_module;         /* an option that reads a module (not --map) was given */
@@ -77,6 +80,13 @@ static void help(FILE *out)
           "  --print-after=PASS,...   the same, after each run of the passes named\n"
           "  --time-passes       at the end, print to standard error the wall time spent\n"
           "                      reading, in each step of the pipeline, and printing\n"
+          "  --stats             at the end, print to standard error what each pass changed:\n"
+          "                      the module's functions, bindings, calls, rewrites and their\n"
+          "                      bytes, and constants, before the first pass and after each\n"
+          "  --stats-json=FILE   write the same as JSON to FILE\n"
+          "  --color[=WHEN]      colour diagnostics: 'auto' (the default: when standard\n"
+          "                      error is a terminal, TERM is not 'dumb' and NO_COLOR is\n"
+          "                      unset), 'always' (--color alone) or 'never'\n"
           "  --split-input-file  the input holds modules separated by lines '# -----': read,\n"
           "                      process and print each on its own (outputs separated by the\n"
           "                      same line; line numbers are the whole file's; exit status\n"
@@ -148,11 +158,24 @@ static void help(FILE *out)
           "  --version           show the version and exit\n"
           "  --list-ops          list the registered operators (layout category, dtypes,\n"
           "                      what flow does with them, data layouts) and exit\n"
+          "  --list-passes       list the passes with their options and exit\n"
           "\n"
           "passes:\n", out);
     for (int i = 0; i < lopt_pass_count(); i++)
         fprintf(out, "  %-19s %s\n", lopt_pass_name(i), lopt_pass_summary(i));
     fputs("\nexit status: 0 success, 1 bad input, 2 bad usage\n", out);
+}
+
+/* --list-passes: each pass, its options and what it does. */
+static void list_passes(FILE *out)
+{
+    for (int i = 0; i < lopt_pass_count(); i++) {
+        const char *const *opt = lopt_pass_options(i);
+        fprintf(out, "%s", lopt_pass_name(i));
+        for (int k = 0; opt && opt[k]; k++)
+            fprintf(out, "%s%s=...", k ? "," : "{", opt[k]);
+        fprintf(out, "%s\n    %s\n", opt && opt[0] ? "}" : "", lopt_pass_summary(i));
+    }
 }
 
 /* Records the first usage error (fmt has one %s, for arg); main reports it. */
@@ -357,7 +380,7 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
 {
     const char *a = argv[*i];
     if (o->usage_error[0] && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "--version") == 0 ||
-                              strcmp(a, "--list-ops") == 0))
+                              strcmp(a, "--list-ops") == 0 || strcmp(a, "--list-passes") == 0))
         return EXIT_USAGE;   /* the error comes first, as it did when it ended the reading */
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
         help(stdout);
@@ -365,6 +388,10 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
     }
     if (strcmp(a, "--version") == 0) {
         printf("lopt %s\n", lopt_version());
+        return 0;
+    }
+    if (strcmp(a, "--list-passes") == 0) {
+        list_passes(stdout);
         return 0;
     }
     if (strcmp(a, "--list-ops") == 0) {
@@ -412,6 +439,23 @@ static int parse_arg(int argc, char **argv, int *i, int *files, Options *o)
         lopt_set_print_changed(o->ctx, 1);
     } else if (strcmp(a, "--time-passes") == 0) {
         o->time_passes = 1;
+    } else if (strcmp(a, "--stats") == 0) {
+        o->stats = 1;
+    } else if (strncmp(a, "--stats-json", 12) == 0 && (a[12] == '=' || a[12] == 0)) {
+        o->stats_json = a[12] ? a + 13 : "";
+        if (!o->stats_json[0])
+            return usage(o, "%s", "--stats-json needs a file name after '=', as in --stats-json=stats.json");
+    } else if (strcmp(a, "--color") == 0) {
+        o->color = 1;
+    } else if (strncmp(a, "--color=", 8) == 0) {
+        if (strcmp(a + 8, "always") == 0)
+            o->color = 1;
+        else if (strcmp(a + 8, "never") == 0)
+            o->color = 0;
+        else if (strcmp(a + 8, "auto") == 0)
+            o->color = -1;
+        else
+            return usage(o, "--color takes auto, always or never, as in --color=never; not '%s'", a + 8);
     } else if (strcmp(a, "--split-input-file") == 0) {
         o->split_input = 1;
     } else if (strcmp(a, "--verify-diagnostics") == 0) {
@@ -502,6 +546,15 @@ static int check_outputs(Options *o)
             return EXIT_USAGE;
         if (o->output && strcmp(o->output, "-") != 0 && lopt_same_file(o->report, o->output))
             return usage(o, "--report=%s would write over -o's file", o->report);
+    }
+    if (o->stats_json) {
+        snprintf(opt, sizeof opt, "--stats-json=%s", o->stats_json);
+        if (clobbers(o, o->stats_json, opt))
+            return EXIT_USAGE;
+        if (o->output && strcmp(o->output, "-") != 0 && lopt_same_file(o->stats_json, o->output))
+            return usage(o, "--stats-json=%s would write over -o's file", o->stats_json);
+        if (o->report && lopt_same_file(o->stats_json, o->report))
+            return usage(o, "--stats-json=%s would write over --report's file", o->stats_json);
     }
     if (o->output_dir && output_dir_clobbers(o))
         return EXIT_USAGE;
@@ -767,6 +820,26 @@ static int process_part(Options *o, const char *name, int first, const char *tex
     return status;
 }
 
+/* --stats and --stats-json, once every module has run: 0, or -1 when the
+ * JSON file cannot be written (said on standard error). */
+static int stats_report(Options *o)
+{
+    if (o->stats) {
+        char *t = lopt_pipeline_stats(o->pipeline, 0);
+        fputs(t ? t : "lopt: out of memory for --stats\n", stderr);
+        lopt_free(t);
+    }
+    if (!o->stats_json)
+        return 0;
+    char *t = lopt_pipeline_stats(o->pipeline, 1);
+    lopt_output *f = t ? lopt_output_open(o->ctx, o->stats_json) : NULL;
+    int bad = !f || fputs(t, lopt_output_stream(f)) < 0;
+    if (f && (bad ? (lopt_output_discard(f), 1) : lopt_output_commit(o->ctx, f) != 0))
+        bad = 1;
+    lopt_free(t);
+    return bad ? -1 : 0;
+}
+
 /* --split-input-file: each part in turn, their outputs separated by "# -----". */
 static int process_parts(Options *o, const char *name, const char *text, size_t len, Timing *tm, FILE **out)
 {
@@ -864,6 +937,8 @@ static int run(Options *o)
     }
     if (o->time_passes)
         time_report(o, &tm);
+    if ((o->stats || o->stats_json) && stats_report(o))
+        status = status ? status : EXIT_INPUT;
     if (mapped)
         munmap(mapped, len);
     else
@@ -1048,7 +1123,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "lopt: out of memory\n");
         return EXIT_INPUT;
     }
+    o.color = -1;
     int status = parse_args(argc, argv, &o);
+    if (o.color < 0) {
+        const char *term = getenv("TERM");
+        o.color = isatty(STDERR_FILENO) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
+    }
+    lopt_set_color(o.ctx, o.color);
+    lopt_set_stats(o.ctx, o.stats || o.stats_json);
     lopt_set_threads(o.ctx, o.jobs_given ? o.jobs : 0);
     lopt_set_diag_stream(o.ctx, stderr);
     lopt_set_report_stream(o.ctx, stderr);

@@ -95,7 +95,7 @@ static void show_line(Source *src, Loc loc)
         col += w;
         q += n;
     }
-    fputs("^\n", src->out);
+    fputs(src->color ? "\033[1;32m^\033[0m\n" : "^\n", src->out);
 }
 
 /* The text of line `line` of src, its length in *len; NULL when there is none. */
@@ -129,11 +129,19 @@ static void report(Source *src, Loc loc, const char *kind, const char *fmt, va_l
     }
     if (!src->out)
         return;
+    /* as compilers colour them: the place bold, the kind in its colour */
+    const char *on = "", *k = "", *off = "";
+    if (src->color) {
+        on = "\033[1m";
+        k = kind[0] == 'e' ? "\033[1;31m" : kind[0] == 'w' ? "\033[1;35m" : "\033[1;36m";
+        off = "\033[0m";
+    }
     if (loc.line > 0)
-        fprintf(src->out, "%s:%d:%d: %s: ", src->name, loc.line, loc.col, kind);
+        fprintf(src->out, "%s%s:%d:%d: %s%s:%s%s ", on, src->name, loc.line, loc.col, k, kind, off, on);
     else
-        fprintf(src->out, "%s: %s: ", src->name, kind);
+        fprintf(src->out, "%s%s: %s%s:%s%s ", on, src->name, k, kind, off, on);
     vfprintf(src->out, fmt, ap);
+    fputs(off, src->out);
     fputc('\n', src->out);
     show_line(src, loc);
 }

@@ -47,6 +47,7 @@ typedef struct Source {
      * may then be NULL, and nothing is printed. */
     void (*sink)(void *data, const Diag *d);
     void *sink_data;
+    int color;          /* --color: the place, the kind and the caret in ANSI colours */
 } Source;
 
 #if defined(__GNUC__)

@@ -86,6 +86,20 @@ static int distance(const char *a, const char *b, int cap)
     return row[lb] < cap ? row[lb] : cap;
 }
 
+const char *name_nearest_of(const char *name, const char *const *names, int n)
+{
+    int len = (int)strlen(name), best = (len < 4 ? 1 : len < 8 ? 2 : 3) + 1;
+    const char *near = NULL;
+    for (int i = 0; i < n; i++) {
+        int d = distance(name, names[i], best);
+        if (d < best) {
+            best = d;
+            near = names[i];
+        }
+    }
+    return near;
+}
+
 /* The i-th name "did you mean" may offer after the registry's: lopt's
  * own others, then TVM's; NULL past them. */
 static const char *other_name(int i)

@@ -21,6 +21,12 @@ NameKind name_kind(const char *name);
  * another namespace (R.relu: R.nn.relu). NULL when none is that near. */
 const char *name_nearest(const char *name);
 
+/* The name of names[0..n) nearest to name (letters compared without case),
+ * within one edit for a name under 4 letters, two under 8, three past
+ * that; NULL when none is that near. For "did you mean" on pass names and
+ * options. */
+const char *name_nearest_of(const char *name, const char *const *names, int n);
+
 /* ir/ops/tvm_names.c: TVM's names, sorted. */
 int tvm_name_known(const char *name);
 const char *tvm_name_at(int i);   /* NULL past the last */

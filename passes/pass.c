@@ -8,10 +8,12 @@
 #include <time.h>
 
 #include "../interp/interp.h"
+#include "../ir/names.h"
 #include "../printer/print.h"
 #include "../printer/report.h"
 #include "diff.h"
 #include "graph.h"
+#include "stats.h"
 
 static int run_verify(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
@@ -118,6 +120,21 @@ const PassInfo *pass_find(const char *name)
     return NULL;
 }
 
+/* Appends " (did you mean 'x'?)" to err (of len bytes) when a pass name is
+ * near the n bytes at name; returns the new length. */
+static size_t pass_near(const char *name, size_t n, char *err, size_t cap, size_t len)
+{
+    const char *names[sizeof passes / sizeof passes[0]];
+    for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+        names[i] = passes[i].name;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.*s", (int)(n < 63 ? n : 63), name);
+    const char *near = n ? name_nearest_of(buf, names, (int)(sizeof names / sizeof names[0])) : NULL;
+    if (near && len < cap)
+        len += (size_t)snprintf(err + len, cap - len, " (did you mean '%s'?)", near);
+    return len;
+}
+
 static void known_passes(char *err, size_t cap, size_t len);
 
 unsigned pass_bit(const PassInfo *p)
@@ -138,7 +155,7 @@ int pass_set_parse(unsigned *set, const char *list, char *err, size_t cap)
         if (!p) {
             size_t len = n ? (size_t)snprintf(err, cap, "unknown pass '%.*s'", (int)n, s)
                            : (size_t)snprintf(err, cap, "empty pass name in '%s'", list);
-            known_passes(err, cap, len);
+            known_passes(err, cap, pass_near(s, n, err, cap, len));
             return -1;
         }
         *set |= pass_bit(p);
@@ -194,6 +211,8 @@ static int parse_options(PassStep *st, char **s, char *err, size_t cap)
     char *p = *s + 1;
     int optcap = 0;
     for (;;) {
+        while (*p == ' ')   /* plan{max-cells=9, layouts="..."}: blanks after a comma */
+            p++;
         char *key = p;
         while (name_char(*p))
             p++;
@@ -211,6 +230,12 @@ static int parse_options(PassStep *st, char **s, char *err, size_t cap)
         }
         *p++ = 0;
         char *val = p;
+        if (!strncmp(p, "lambda", 6) && !isalnum((unsigned char)p[6]) && p[6] != '_') {
+            /* a lambda's commas would end the value: say to quote it */
+            snprintf(err, cap, "the value of option '%s' of pass '%s' is a lambda: quote it, as in %s=\"lambda i, j: (j, i)\" "
+                               "(inside the shell's single quotes)", key, st->pass->name, key);
+            return -1;
+        }
         if (*p == '"' || *p == '\'') {
             /* a quoted value holds commas and braces: a lambda, a layout list */
             char q = *p++;
@@ -222,6 +247,8 @@ static int parse_options(PassStep *st, char **s, char *err, size_t cap)
                 return -1;
             }
             *p++ = 0;
+            while (*p == ' ')
+                p++;
             if (*p != ',' && *p != '}') {
                 snprintf(err, cap, "expected ',' or '}' after the quoted value of option '%s' of pass '%s'", key,
                          st->pass->name);
@@ -235,9 +262,17 @@ static int parse_options(PassStep *st, char **s, char *err, size_t cap)
             return -1;
         }
         char end = *p;
+        for (char *t = p; t > val && t[-1] == ' '; t--)   /* k=v , : the value ends at its last letter */
+            t[-1] = 0;
         *p++ = 0;
         if (!accepts(st->pass, key)) {
             size_t len = (size_t)snprintf(err, cap, "pass '%s' has no option '%s'", st->pass->name, key);
+            int nopt = 0;
+            while (st->pass->options[nopt])
+                nopt++;
+            const char *near = name_nearest_of(key, (const char *const *)st->pass->options, nopt);
+            if (near && len < cap)
+                len += (size_t)snprintf(err + len, cap - len, " (did you mean '%s'?)", near);
             known_options(st->pass, err, cap, len);
             return -1;
         }
@@ -270,6 +305,8 @@ int pipeline_parse(Pipeline *pl, const char *text, char *err, size_t cap)
     pl->text = copy;
     char *s = copy + sizeof(char *);
     for (;;) {
+        while (*s == ' ')   /* --pass='hoist, flow', as mlir-opt and opt take it */
+            s++;
         char *name = s;
         while (name_char(*s))
             s++;
@@ -282,7 +319,7 @@ int pipeline_parse(Pipeline *pl, const char *text, char *err, size_t cap)
         const PassInfo *p = pass_find(name);
         if (!p) {
             size_t len = (size_t)snprintf(err, cap, "unknown pass '%s'", name);
-            known_passes(err, cap, len);
+            known_passes(err, cap, pass_near(name, strlen(name), err, cap, len));
             return -1;
         }
         if (pl->n == pl->cap) {
@@ -304,6 +341,8 @@ int pipeline_parse(Pipeline *pl, const char *text, char *err, size_t cap)
                 known_options(p, err, cap, strlen(err));
             return -1;
         }
+        while (*s == ' ')
+            s++;
         if (*s == 0)
             return 0;
         if (*s != ',') {
@@ -514,8 +553,17 @@ int pipeline_run(const Pipeline *pl, Module *m, PassCtx *ctx)
     int status = 0;
     if (ctx->report)
         report_input(ctx->report, m, ctx->src->name);
-    for (int i = 0; i < pl->n && !status; i++)
+    if (ctx->stats && stats_log_add(ctx->stats, ctx->src->name, "input", m))
+        abort();
+    for (int i = 0; i < pl->n && !status; i++) {
         status = stopped(ctx, pl->steps[i].pass->name) ? -1 : run_step(&pl->steps[i], i, m, ctx, &before, &len);
+        if (!status && ctx->stats) {
+            char *name = step_text(&pl->steps[i]);
+            if (stats_log_add(ctx->stats, ctx->src->name, name, m))
+                abort();
+            free(name);
+        }
+    }
     free(before);
     return status;
 }

@@ -46,6 +46,9 @@ typedef struct PassCtx {
     const volatile sig_atomic_t *stop;
     double timeout;
     int stopped;
+    /* --stats: the module's counts before the first pass and after each
+     * are appended here (passes/stats.h), or NULL */
+    struct StatsLog *stats;
 } PassCtx;
 
 typedef struct PassInfo {

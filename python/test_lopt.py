@@ -479,7 +479,7 @@ def test_error_text_has_no_cli_prefix():
     m = lopt.parse(ADD)
     with pytest.raises(lopt.Error) as e:
         m.run(entry="nosuch")
-    assert str(e.value) == "the module has no Relax function 'nosuch' to run"
+    assert str(e.value) == "the module has no function 'nosuch' to run; it has main: name one with --entry=F"
     with pytest.raises(lopt.Error) as e:
         m.apply("nosuchpass")
     assert not str(e.value).startswith("lopt:") and "nosuchpass" in str(e.value)

@@ -84,7 +84,7 @@ static void test_errors(lopt_context *ctx)
     CHECK(m && lopt_verify(ctx, m) == 0);
     lopt_value *v = NULL;
     CHECK(lopt_run(ctx, m, "nosuch", &v) == -1 && v == NULL);
-    CHECK(strcmp(lopt_last_error(ctx), "the module has no Relax function 'nosuch' to run") == 0);
+    CHECK(strcmp(lopt_last_error(ctx), "the module has no function 'nosuch' to run; it has main: name one with --entry=F") == 0);
     CHECK(lopt_diag_get(ctx, 0)->file == NULL);
     float data[4] = { 1, 2, 3, 4 };
     int64_t shape[2] = { 2, 2 };
