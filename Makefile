@@ -47,12 +47,23 @@ COVFLAGS = -O0 -g --coverage -fprofile-update=atomic
 
 all: lopt
 
+# The compiler's lines are kept short (CC file); V=1 shows them whole.
+ifeq ($(V),1)
+Q =
+say = @:
+else
+Q = @
+say = @printf '  %-6s %s\n'
+endif
+
 lopt: $(OBJ_PLAIN)
-	$(CC) $(CFLAGS) -o $@ $(OBJ_PLAIN) $(LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(CFLAGS) -o $@ $(OBJ_PLAIN) $(LIBS)
 
 build/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(CFLAGS) -fPIC -MMD -MP -c -o $@ $<
+	$(say) CC $<
+	$(Q)$(CC) $(WARN) $(CFLAGS) -fPIC -MMD -MP -c -o $@ $<
 
 # A tree's objects are compiled again when its flags change (the file
 # changes only then, so make sees it new only then).
@@ -66,11 +77,13 @@ FORCE:
 
 build/check/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -Werror $(SANFLAGS) -MMD -MP -c -o $@ $<
+	$(say) CC-SAN $<
+	$(Q)$(CC) $(WARN) -Werror $(SANFLAGS) -MMD -MP -c -o $@ $<
 
 build/cov/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(WARN) $(COVFLAGS) -MMD -MP -c -o $@ $<
+	$(say) CC-COV $<
+	$(Q)$(CC) $(WARN) $(COVFLAGS) -MMD -MP -c -o $@ $<
 
 -include $(OBJ_PLAIN:.o=.d) $(OBJ_CHECK:.o=.d) $(OBJ_COV:.o=.d) \
          build/check/testsuite/unit/unit.d build/check/testsuite/unit/maps.d build/check/testsuite/unit/plan.d \
@@ -98,12 +111,14 @@ grammar/parser.c grammar/parser.h: grammar/parser.y
 LIBOBJ_PLAIN = $(LIBSRC:%.c=build/obj/%.o)
 
 liblopt.a: $(LIBOBJ_PLAIN)
-	rm -f $@
-	$(AR) rcs $@ $(LIBOBJ_PLAIN)
+	$(say) AR $@
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $(LIBOBJ_PLAIN)
 
 # liblopt.so.0 (its soname: programs linked with -llopt ask for it) and liblopt.so, a link to it
 liblopt.so.0: $(LIBOBJ_PLAIN)
-	$(CC) $(CFLAGS) -shared -Wl,-soname,liblopt.so.0 -o $@ $(LIBOBJ_PLAIN) $(LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,liblopt.so.0 -o $@ $(LIBOBJ_PLAIN) $(LIBS)
 
 liblopt.so: liblopt.so.0
 	ln -sf liblopt.so.0 $@
@@ -112,10 +127,12 @@ lib: liblopt.a liblopt.so
 
 # The C API under AddressSanitizer: errors, handles reused, two threads.
 build/api-test: build/check/testsuite/api/api_test.o $(LIBOBJ_CHECK)
-	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 -include build/check/testsuite/api/api_test.d
 
 check-api: build/api-test liblopt.so.0
+	@echo "== check-api: the C library API test"
 	./build/api-test
 	@# the shared library exports lopt_* alone
 	@bad=$$(nm -D --defined-only liblopt.so.0 | awk '$$2 ~ /^[TDBRVW]$$/ && $$3 !~ /^lopt_/ && $$3 !~ /^_/ { print $$3 }'); \
@@ -136,7 +153,8 @@ python: $(PYMOD)
 $(PYMOD): python/lopt_module.c api/lopt.h liblopt.a python/lopt.pyi
 	@if [ "$(HAVE_PYDEV)" != yes ]; then echo "make python: Python.h not found: install python3-dev"; exit 1; fi
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -Wno-missing-field-initializers $(CFLAGS) -fPIC -shared -I$(PYINC) -o $@ python/lopt_module.c \
+	$(say) LD $@
+	$(Q)$(CC) $(WARN) -Wno-missing-field-initializers $(CFLAGS) -fPIC -shared -I$(PYINC) -o $@ python/lopt_module.c \
 	  liblopt.a $(LIBS)
 	cp python/lopt.pyi $(@D)/lopt.pyi
 
@@ -146,28 +164,34 @@ install-python: $(PYMOD)
 	install -m 644 $(PYMOD) python/lopt.pyi $(DESTDIR)$(PYSITE)/
 
 check-python: python lopt
-	PYTHONPATH=$(CURDIR)/build/python LOPT=$(CURDIR)/lopt $(PYTHON) -m pytest -q python/test_lopt.py
+	PYTHONPATH=$(CURDIR)/build/python LOPT=$(CURDIR)/lopt $(PYTHON) -m pytest -q -rs python/test_lopt.py
 
 # The test build: warnings are errors, AddressSanitizer and UBSan on.
 build/lopt-check: $(OBJ_CHECK)
-	$(CC) $(SANFLAGS) -o $@ $(OBJ_CHECK) $(LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(SANFLAGS) -o $@ $(OBJ_CHECK) $(LIBS)
 
 build/unit: build/check/testsuite/unit/unit.o $(LIBOBJ_CHECK)
-	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
 build/unit-indexmap: build/check/testsuite/unit/maps.o $(LIBOBJ_CHECK)
-	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
 build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/layout/plan_solve.o
-	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
 # The batch engine's exp against libm's: a sample under the sanitizers in
 # make check, every float32 input in the optimized build in check-slow.
 build/unit-exp-check: build/check/testsuite/unit/exp.o build/check/interp/vexp.o
-	$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
 build/unit-exp: build/obj/testsuite/unit/exp.o build/obj/interp/vexp.o
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
 # make check: the stages below run side by side (make's -j), the longest
 # first, each printing its progress; the golden tests (testsuite/run.sh) share themselves out
@@ -179,6 +203,7 @@ check: $(CHECKS)
 	@echo "make check: all passed"
 
 check-unit: build/unit build/unit-indexmap build/unit-plan build/unit-exp-check
+	@echo "== check-unit: unit tests: index maps, plan solver, exp by exhaustive enumeration"
 	./build/unit
 	./build/unit-exp-check 4099
 	./build/unit-indexmap
@@ -186,38 +211,47 @@ check-unit: build/unit build/unit-indexmap build/unit-plan build/unit-exp-check
 
 # LOPT_FLOW_CACHE=check: flow computes again each answer it finds kept, and each guess one call at a time, compares the uses it keeps per binding with the function's, and stops on a difference
 check-golden: build/lopt-check
-	LOPT_FLOW_CACHE=check LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
+	@echo "== check-golden: golden tests, round trips and examples under ASan and UBSan"
+	LABEL="golden, ASan" LOPT_FLOW_CACHE=check LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 
 # The release build too: short expression nodes and Relax variables are
 # allocated at their members' size only there (AddressSanitizer's build keeps
 # each whole), so a copy or read past a short node shows only in this run.
 check-golden-release: lopt
-	LOPT=$(CURDIR)/lopt sh testsuite/run.sh
+	@echo "== check-golden-release: the same with the release build"
+	LABEL="golden, release" LOPT=$(CURDIR)/lopt sh testsuite/run.sh
 
 # Outputs appear whole or not at all and never over what the run reads (-o, --report, --output-dir, Ctrl-C).
 check-outputs: build/lopt-check
+	@echo "== check-outputs: outputs are atomic and never overwrite an input"
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/outputs.sh
 
 # make install's files: pkg-config builds a client, the bash completion completes
 check-install: lopt liblopt.a liblopt.so
+	@echo "== check-install: make install's pkg-config file and bash completion"
 	sh testsuite/install.sh
 
 # --timeout ends runs that would not end, wherever they are, in time.
 check-limits: build/lopt-check
+	@echo "== check-limits: the step, time and memory budgets"
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/limits.sh
 
 check-fixed-point: build/lopt-check
+	@echo "== check-fixed-point: every pipeline run twice gives the same module"
 	LOPT_FLOW_CACHE=check LOPT=$(CURDIR)/build/lopt-check sh testsuite/fixed_point.sh
 
 # every pass on a module with calls written in place gives what it gives on the module written with their bindings
 check-nested: build/lopt-check
+	@echo "== check-nested: passes on nested calls equal passes on bound ones"
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/nested_bound.sh
 
 check-ops-table: build/lopt-check
+	@echo "== check-ops-table: the manual lists every registered operator"
 	sh man/ops-table.sh build/lopt-check --check
 
 # The manual pages render at 80 columns without a troff warning.
 check-man:
+	@echo "== check-man: the manual pages render without warnings"
 	@if command -v man >/dev/null 2>&1; then \
 	  for p in man/lopt.1 man/lopt-format.5; do \
 	    w=$$(MANWIDTH=80 man --warnings=all -l $$p 2>&1 >/dev/null); \
@@ -226,32 +260,40 @@ check-man:
 	else echo "man: skipped: man-db is not installed (.ci/run installs it)"; fi
 
 check-batch: build/lopt-check
+	@echo "== check-batch: batched and one-at-a-time execution agree"
 	LOPT=$(CURDIR)/build/lopt-check sh testsuite/batch_diff.sh 300
 
 check-numpy: build/lopt-check
+	@echo "== check-numpy: the interpreter against NumPy"
 	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then $(PYTHON) testsuite/numpy_check.py build/lopt-check; \
 	else echo "numpy_check: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
 
 check-ops-diff: build/lopt-check
+	@echo "== check-ops-diff: every operator against NumPy"
 	@if $(PYTHON) -c 'import numpy' 2>/dev/null; then $(PYTHON) testsuite/ops_diff.py build/lopt-check --seed 1 --cases 3000; \
 	else echo "ops_diff: skipped: python3-numpy is not installed (.ci/run installs it)"; fi
 
 check-int8: build/lopt-check
+	@echo "== check-int8: int8 convolutions against NumPy"
 	$(PYTHON) testsuite/int8_conv_check.py build/lopt-check
 
 check-report: build/lopt-check
+	@echo "== check-report: the HTML report"
 	$(PYTHON) testsuite/report/check_report.py build/lopt-check
 
 check-weight-layout: build/lopt-check
+	@echo "== check-weight-layout: weight-layout on random schedules"
 	$(PYTHON) testsuite/fuzz/fuzz_weight_layout.py --lopt build/lopt-check --cases 100
 
 check-models: build/lopt-check
+	@echo "== check-models: random models through the pipelines, with --verify-exec"
 	LOPT_FLOW_CACHE=check $(PYTHON) testsuite/fuzz/fuzz_models.py --lopt build/lopt-check --check-slice --jobs $(NPROC)
 
 # What plan says its plan leaves is what the printed module holds, counted
 # apart from plan: on every golden test whose pipeline ends with plan, and
 # on the example models under both conversions.
 check-plan-accounts: build/lopt-check
+	@echo "== check-plan-accounts: plan's printed account against its module"
 	$(PYTHON) testsuite/plan_accounts.py build/lopt-check
 	$(PYTHON) testsuite/plan_accounts.py build/lopt-check --pipeline 'convert-layout{conv2d=NHWC:HWIO},plan,fold' \
 	  --pipeline 'convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold' examples/models/*.tir
@@ -260,10 +302,12 @@ check-plan-accounts: build/lopt-check
 # NHWC, NCHW4c), each realized by the same machinery and executed, on small
 # random graphs: a slice here, thousands in check-slow.
 check-plan-exhaustive: build/lopt-check
+	@echo "== check-plan-exhaustive: plan against every assignment on small graphs"
 	$(PYTHON) testsuite/fuzz/plan_exhaustive.py build/lopt-check --graphs 6 --jobs $(NPROC)
 
 # The Python module's tests, when python3-dev, NumPy and pytest are there.
 check-py:
+	@echo "== check-py: the Python module tests"
 	@if [ "$(HAVE_PYDEV)" = yes ] && $(PYTHON) -c 'import numpy, pytest' 2>/dev/null; then $(MAKE) --no-print-directory check-python; \
 	else echo "check-python: skipped: python3-dev, python3-numpy or python3-pytest is not installed (.ci/run installs them)"; fi
 
@@ -286,33 +330,38 @@ check-slow: build/lopt-check build/unit-plan build/unit-exp check-threads lopt
 	./build/unit-plan 10000 2
 	./build/unit-exp
 	$(PYTHON) testsuite/fuzz/plan_exhaustive.py ./lopt --graphs 3000 --seed 100000 --jobs $(NPROC) --known testsuite/fuzz/plan_known_worse.txt
-	SLOW=only LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
+	LABEL="slow cases, ASan" SLOW=only LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 
 # ThreadSanitizer cannot join AddressSanitizer in one build: a build of its
 # own runs the execution tests with two threads (-j 2 is their default on a
 # two-core machine; the parallel tests give it themselves). A race report
 # changes a test's standard error, so it fails.
 build/lopt-tsan: $(SRC) $(HDR)
-	$(CC) $(WARN) -Werror -O1 -g -fsanitize=thread -o $@ $(SRC) $(LIBS)
+	$(say) CC-TSAN $@
+	$(Q)$(CC) $(WARN) -Werror -O1 -g -fsanitize=thread -o $@ $(SRC) $(LIBS)
 
 check-threads: build/lopt-tsan build/api-test-tsan
-	LOPT=$(CURDIR)/build/lopt-tsan sh testsuite/run.sh exec/
+	LABEL="exec, TSan" LOPT=$(CURDIR)/build/lopt-tsan sh testsuite/run.sh exec/
 	./build/api-test-tsan
 
 # The C API's test under ThreadSanitizer: two threads on two modules.
 build/api-test-tsan: $(LIBSRC) $(HDR) testsuite/api/api_test.c
-	$(CC) $(WARN) -Werror -O1 -g -fsanitize=thread -o $@ testsuite/api/api_test.c $(LIBSRC) $(LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(WARN) -Werror -O1 -g -fsanitize=thread -o $@ testsuite/api/api_test.c $(LIBSRC) $(LIBS)
 
 # Coverage: an instrumented build runs the same tests, lcov sums the lines.
 COVDIRS = grammar ir interp printer passes api cli
 build/cov/lopt: $(OBJ_COV)
-	$(CC) $(COVFLAGS) -o $@ $(OBJ_COV) $(LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(COVFLAGS) -o $@ $(OBJ_COV) $(LIBS)
 
 build/cov/unit: build/cov/testsuite/unit/unit.o $(LIBOBJ_COV)
-	$(CC) $(COVFLAGS) -o $@ $^ $(LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(COVFLAGS) -o $@ $^ $(LIBS)
 
 build/cov/unit-indexmap: build/cov/testsuite/unit/maps.o $(LIBOBJ_COV)
-	$(CC) $(COVFLAGS) -o $@ $^ $(LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(COVFLAGS) -o $@ $^ $(LIBS)
 
 coverage: build/cov/lopt build/cov/unit build/cov/unit-indexmap
 	find build/cov -name '*.gcda' -delete

@@ -13,7 +13,7 @@ ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL install: $1"; fail=$((fail + 1)); }
 
 prefix=/opt/lopt-test
-make -s -C "$top" install DESTDIR="$tmp/root" PREFIX=$prefix >/dev/null || bad "make install failed"
+MAKEFLAGS= MFLAGS= make -s -C "$top" install DESTDIR="$tmp/root" PREFIX=$prefix >/dev/null || bad "make install failed"
 root=$tmp/root$prefix
 for f in bin/lopt include/lopt.h lib/liblopt.a lib/liblopt.so lib/pkgconfig/lopt.pc \
          share/bash-completion/completions/lopt share/man/man1/lopt.1; do

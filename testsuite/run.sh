@@ -145,7 +145,9 @@ skip() {
     [ "$slow" = only ]
 }
 
-progress() { echo "  $1 ($(( $(date +%s) - start )) s)"; }
+# LABEL names the run (make check runs several at once): "[golden, ASan]"
+tag=${LABEL:+[$LABEL] }
+progress() { echo "  $tag$1 ($(( $(date +%s) - start )) s)"; }
 
 # The work, one item a line ("kind path"), shared out among $jobs workers
 # that run at once; the main process prints a progress line every few
@@ -226,7 +228,7 @@ while :; do
     [ "$finished" -ge "$jobs" ] && break
     now=$(date +%s)
     if [ $((now - last)) -ge 5 ]; then
-        echo "  $(cat "$tmp"/w*/tally 2>/dev/null | wc -c) of $total golden tests, round trips and examples done ($((now - start)) s)"
+        echo "  $tag$(cat "$tmp"/w*/tally 2>/dev/null | wc -c) of $total golden tests, round trips and examples done ($((now - start)) s)"
         last=$now
     fi
 done
@@ -242,7 +244,7 @@ while [ "$k" -lt "$jobs" ]; do
     fi
     k=$((k + 1))
 done
-echo "  $total golden tests, round trips and examples: $pass passed, $fail failed ($(( $(date +%s) - start )) s)"
+echo "  $tag$total golden tests, round trips and examples: $pass passed, $fail failed ($(( $(date +%s) - start )) s)"
 
 progress "examples of the manual and the README"
 # Every command the manual's EXAMPLES and the README's code blocks show runs
@@ -336,6 +338,6 @@ if [ -z "$filter" ] || [ "$filter" = man ]; then
     fi
 fi
 
-[ "$skipped" -gt 0 ] && echo "  $skipped slow cases skipped (make check-slow runs them)"
-echo "$pass passed, $fail failed"
+[ "$skipped" -gt 0 ] && echo "  $tag$skipped slow cases skipped: too slow under the sanitizers (testsuite/slow.list; make check-slow runs them)"
+echo "$tag$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
