@@ -245,7 +245,10 @@ void mark_func_globals(const Func *fn, PtrMap *used)
     relax_walk(fn->result, mark_global, used);
 }
 
-/* Removes bindings no one uses, last first so chains go in one sweep. */
+/* Removes bindings no one uses, last first so chains go in one sweep. An
+ * R.match_cast stays: it checks its value at run time (a shape that does
+ * not match is an error), as TVM's FoldConstant keeps it
+ * (test_fold_mixed_case), and what it binds reads the same. */
 void remove_dead(Func *fn)
 {
     PtrMap uses = { 0 };
@@ -257,7 +260,7 @@ void remove_dead(Func *fn)
             abort();
         for (int i = rb->nbinds - 1; i >= 0; i--) {
             Binding *bd = rb->binds[i];
-            keep[i] = ptrmap_get(&uses, bd->var, 0) > 0;
+            keep[i] = ptrmap_get(&uses, bd->var, 0) > 0 || is_call_to(bd->value, "R.match_cast");
             if (!keep[i]) {
                 PtrMap sub = { 0 };
                 Func one = { 0 };
