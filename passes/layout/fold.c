@@ -836,31 +836,130 @@ static int small_enough(const Fold *F, const TensorType *outs, int nout, int cre
     return count <= FOLD_MAX_ELEMS && (!creation || bytes <= F->max_bytes);
 }
 
+/* The tuple an operand is, written in place or bound to a variable, or NULL. */
+static const Expr *tuple_of(const Fold *F, const Expr *e)
+{
+    if (e->kind == E_TUPLE)
+        return e;
+    const Binding *b = def_of(F, e);
+    return b && b->value->kind == E_TUPLE ? b->value : NULL;
+}
+
+/* The dimensions of an R.shape([...]) of integers, written in place or
+ * bound to a variable: their count, or -1. */
+static int shape_dims(const Fold *F, const Expr *e, int64_t *dims, int cap)
+{
+    if (e->kind == E_VAR) {
+        const Binding *b = def_of(F, e);
+        e = b ? b->value : e;
+    }
+    if (!is_call_to(e, "R.shape") || e->u.call.nargs != 1 || e->u.call.args[0]->kind != E_LIST ||
+        e->u.call.args[0]->u.list.n > cap)
+        return -1;
+    const Expr *l = e->u.call.args[0];
+    for (int k = 0; k < l->u.list.n; k++) {
+        if (l->u.list.items[k]->kind != E_INT)
+            return -1;
+        dims[k] = l->u.list.items[k]->u.i.v;
+    }
+    return l->u.list.n;
+}
+
+/* Shape computations on constants, as TVM's FoldConstant folds them:
+ * R.shape_to_tensor of a shape of integers is an int64 constant, and
+ * R.tensor_to_shape of a 1-d int64 constant a shape, R.shape([16, 16]),
+ * which the operators reading it then see in place (an R.reshape gets its
+ * result's shape). */
+static int eval_shape(Fold *F, Binding *bd)
+{
+    Expr *e = bd->value;
+    int64_t dims[TENSOR_MAX_RANK];
+    if (is_call_to(e, "R.shape_to_tensor") && e->u.call.nargs == 1) {
+        int n = shape_dims(F, e->u.call.args[0], dims, TENSOR_MAX_RANK);
+        if (n < 0)
+            return 0;
+        int64_t len = n;
+        bd->value = const_new(F->m, DT_INT64, 1, &len, n, NULL, e->loc);
+        memcpy(bd->value->u.cst.data, dims, (size_t)n * sizeof *dims);
+        note_add(F->notes, bd->loc, "evaluated R.shape_to_tensor of a shape");
+        return 1;
+    }
+    if (!is_call_to(e, "R.tensor_to_shape") || e->u.call.nargs != 1)
+        return 0;
+    const Expr *c = const_of(F, e->u.call.args[0]);
+    if (!c || c->u.cst.dtype != DT_INT64 || c->u.cst.ndim != 1 || c->u.cst.count > TENSOR_MAX_RANK)
+        return 0;
+    const int64_t *v = c->u.cst.data;
+    for (int64_t k = 0; k < c->u.cst.count; k++)
+        if (v[k] < 0)
+            return 0;   /* no shape: the run's error stays where it is */
+    Expr *l = expr_new(&F->m->arena, E_LIST, e->loc);
+    l->u.list.n = (int)c->u.cst.count;
+    l->u.list.items = arena_array(&F->m->arena, (size_t)l->u.list.n + 1, sizeof(Expr *));
+    for (int k = 0; k < l->u.list.n; k++)
+        l->u.list.items[k] = expr_int(&F->m->arena, v[k], DT_VOID, e->loc);
+    bd->value = call_new(F->m, "R.shape", l, NULL, NULL, 0, e->loc);
+    note_add(F->notes, bd->loc, "evaluated R.tensor_to_shape of a constant");
+    return 1;
+}
+
+/* An operand that is a variable bound to a shape of integers reads the
+ * shape in place (R.reshape(x, R.shape([16, 16]))), as TVM writes it once
+ * folded: the operator's result then has that shape. */
+static int shapes_in_place(Fold *F, Binding *bd)
+{
+    Expr *e = bd->value;
+    if (e->kind != E_CALL || e->u.call.callee || !op_find(e->u.call.op->str))
+        return 0;
+    int fired = 0;
+    int64_t dims[TENSOR_MAX_RANK];
+    for (int k = 0; k < e->u.call.nargs + e->u.call.nkw; k++) {
+        Expr *a = e->u.call.args[k];
+        const Binding *b = a->kind == E_VAR ? def_of(F, a) : NULL;
+        if (b && shape_dims(F, a, dims, TENSOR_MAX_RANK) >= 0) {
+            e->u.call.args[k] = b->value;
+            fired = 1;
+        }
+    }
+    if (fired)
+        bd->var->sinfo = NULL;   /* typed again from the shape now in place */
+    return fired;
+}
+
 static int eval_op(Fold *F, Binding *bd)
 {
     Expr *e = bd->value;
     const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
-    if (!op || op->tuple_arg || is_layout_transform(e) || e->u.call.nargs < op->ntensors ||
+    if (!op || is_layout_transform(e) || e->u.call.nargs < (op->tuple_arg ? 1 : op->ntensors) ||
         op->ntensors > OP_MAX_ARGS)
         return 0;
     const Expr *cs[OP_MAX_ARGS];
     TensorType types[OP_MAX_ARGS], outs[OP_MAX_ARGS];
-    for (int k = 0; k < op->ntensors; k++)
-        if (!(cs[k] = const_of(F, e->u.call.args[k])) || value_type(cs[k], &types[k]))
+    Expr *const *operands = e->u.call.args;
+    int n = op->ntensors;
+    if (op->tuple_arg) {   /* R.concat((a, b)): the tuple's items, each a constant */
+        const Expr *t = tuple_of(F, e->u.call.args[0]);
+        if (!t || t->u.list.n < 1 || t->u.list.n > OP_MAX_ARGS)
+            return 0;
+        operands = t->u.list.items;
+        n = t->u.list.n;
+    }
+    for (int k = 0; k < n; k++)
+        if (!(cs[k] = const_of(F, operands[k])) || value_type(cs[k], &types[k]))
             return 0;
     int nout;
     OpError oerr;
-    if (op_infer(e, types, op->ntensors, outs, &nout, &oerr) || !small_enough(F, outs, nout, op_is_creation(op->name)))
+    if (op_infer(e, types, n, outs, &nout, &oerr) || !small_enough(F, outs, nout, op_is_creation(op->name)))
         return 0;
     for (int k = 0; k < nout; k++)
         if (outs[k].ndim > TENSOR_MAX_RANK)
             return 0;
     if (!F->in)
         F->in = interp_new(F->m);
-    Func *f = F->in ? interp_legalized(F->in, e, types, op->ntensors, &oerr) : NULL;
-    if (!run_on_consts(F, bd, f, cs, op->ntensors, outs, nout, op->tuple_out))
+    Func *f = F->in ? interp_legalized(F->in, e, types, n, &oerr) : NULL;
+    if (!run_on_consts(F, bd, f, cs, n, outs, nout, op->tuple_out))
         return 0;
-    note_add(F->notes, bd->loc, op->ntensors ? "evaluated %s on constants" : "evaluated %s", op->name);
+    note_add(F->notes, bd->loc, n ? "evaluated %s on constants" : "evaluated %s", op->name);
     return 1;
 }
 
@@ -932,6 +1031,8 @@ static int eval_const(Fold *F, Binding *bd, int dataflow)
         return 1;
     if (!fold_evaluates_in(F->fn, dataflow, bd->value))
         return 0;
+    if (eval_shape(F, bd) || shapes_in_place(F, bd))
+        return 1;
     return is_call_to(bd->value, "R.call_tir") ? eval_call_tir(F, bd) : eval_op(F, bd);
 }
 
