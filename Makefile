@@ -198,7 +198,7 @@ build/unit-exp: build/obj/testsuite/unit/exp.o build/obj/interp/vexp.o
 # among the cores too.
 CHECKS = check-golden check-golden-release check-models check-unit check-fixed-point check-ops-table check-man check-batch check-numpy \
          check-ops-diff check-int8 check-report check-weight-layout check-api check-py check-plan-accounts \
-         check-plan-exhaustive check-outputs check-nested check-limits check-install
+         check-plan-exhaustive check-outputs check-nested check-limits check-install check-tvm-style
 check: $(CHECKS)
 	@echo "make check: all passed"
 
@@ -220,6 +220,11 @@ check-golden: build/lopt-check
 check-golden-release: lopt
 	@echo "== check-golden-release: the same with the release build"
 	LABEL="golden, release" LOPT=$(CURDIR)/lopt sh testsuite/run.sh
+
+# --print-style=tvm reads back and runs as lopt's own spelling does, on every test and example.
+check-tvm-style: lopt
+	@echo "== check-tvm-style: every module printed in TVM's spelling reads back and runs the same"
+	$(PYTHON) testsuite/tvm_style.py ./lopt
 
 # Outputs appear whole or not at all and never over what the run reads (-o, --report, --output-dir, Ctrl-C).
 check-outputs: build/lopt-check

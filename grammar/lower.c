@@ -615,6 +615,8 @@ static int decorator_kind(Reader *R, const Sx *d, Func *f)
             return -1;
         f->is_private = p && p->kind == SX_TRUE;
         f->is_impure = pure && pure->kind == SX_FALSE;
+        f->s_tir = stir && stir->kind == SX_TRUE;
+        f->no_wf_check = wf && wf->kind == SX_FALSE;
     }
     return 0;
 }
@@ -651,6 +653,8 @@ static int lower_class(Reader *R, const St *cls)
         Sx *stir = kwarg(&a, "s_tir"), *wf = kwarg(&a, "check_well_formed");
         if (check_kwargs(R, &a, d) || bool_kwarg(R, stir, "s_tir") || bool_kwarg(R, wf, "check_well_formed"))
             return -1;
+        R->m->s_tir = stir && stir->kind == SX_TRUE;
+        R->m->no_wf_check = wf && wf->kind == SX_FALSE;
     }
     R->m->name = cls->u.def.name;
     const StList *body = &cls->u.def.body;

@@ -340,6 +340,7 @@ static Buffer *lower_buffer(Reader *R, Sym *name, Loc loc, BufKind kind, Args *a
     /* TVM writes layout=None for a buffer with the default (row-major) layout */
     if (lay && lay->kind != SX_NONE)
         return ERR(R, lay->loc, "layout= of %s must be None (the default, row-major layout)", what), NULL;
+    b->layout_none = lay != NULL;
     if (sc && !(b->scope = string_arg(R, sc, "scope")))
         return NULL;
     if (b->scope && streq(b->scope, "global"))

@@ -89,6 +89,9 @@ typedef struct Buffer {
     int decl;             /* a view spelled T.decl_buffer(..., data=...) (1), or a BUF_MATCH over a
                            * handle spelled T.Buffer(..., data=h) (2); 0 as T.match_buffer or T.Buffer */
     Var *data;            /* B.data once read, else NULL */
+    int layout_none;      /* layout=None as written: the plain row-major layout, which TVM spells
+                           * so in a function it reads as TIRx (no s_tir), where a buffer without
+                           * it gets a TileLayout; printed back as read */
     int scalar;           /* a prim_func's mutable scalar (x: T.float32, or x = e of a number): a
                            * local buffer of shape (1,), read as x and written by x = e, as TVM's
                            * T.local_scalar */
@@ -286,6 +289,11 @@ struct Func {
     int is_private;
     int is_impure;        /* @R.function(pure=False): bindings may have effects */
     int is_local;         /* defined inside another Relax function (E_FUNC) */
+    int s_tir;            /* @T.prim_func(s_tir=True) as written: TVM reads the function as
+                           * schedulable TIR (buffers without a TileLayout); printed as read,
+                           * and in TVM's style also for a function holding blocks */
+    int no_wf_check;      /* check_well_formed=False as written: printed back, since TVM
+                           * would check the function on reading without it */
     Expr *attrs;          /* R.func_attr / T.func_attr dict, or NULL */
     /* Relax */
     Var **params;
@@ -308,6 +316,8 @@ typedef struct Module {
     Interner names;
     Sym *name;            /* the class name, "Module" by default */
     int bare;             /* the file held a single function, no class */
+    int s_tir;            /* @I.ir_module(s_tir=True) as written */
+    int no_wf_check;      /* @I.ir_module(check_well_formed=False) as written */
     int say;              /* a pass explains (--explain, --report): var_say names what pass-made variables
                            * stand for; else nothing would print it, and it is not made */
     const char **headers; /* kept `# from tvm.script import` lines */

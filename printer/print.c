@@ -680,9 +680,86 @@ static void lambda(Printer *p, const Expr *m)
         tuple(p, m->u.map.out, m->u.map.nout);
 }
 
+static const Expr *call_kw(const Expr *e, const char *key)
+{
+    for (int i = 0; i < e->u.call.nkw; i++)
+        if (streq(e->u.call.kw[i]->str, key))
+            return call_kwv(e)[i];
+    return NULL;
+}
+
+static int int_items(const Expr *l, int64_t *v, int max)
+{
+    if (!l || (l->kind != E_LIST && l->kind != E_TUPLE) || l->u.list.n > max)
+        return -1;
+    for (int i = 0; i < l->u.list.n; i++) {
+        if (l->u.list.items[i]->kind != E_INT)
+            return -1;
+        v[i] = l->u.list.items[i]->u.i.v;
+    }
+    return l->u.list.n;
+}
+
+static void int_list_text(Printer *p, const char *key, const int64_t *v, int n)
+{
+    putf(p, ", %s=[", key);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            put(p, ", ");
+        put_int(p, v[i]);
+    }
+    put(p, "]");
+}
+
+/* TVM has no R.crop: the same computation in its spelling is a strided
+ * slice of every axis from start to start + size (the cropped values,
+ * which lopt records for fold, are not part of the result). */
+static int tvm_crop(Printer *p, const Expr *e)
+{
+    int64_t st[64], sz[64], ax[64], en[64];
+    int n = int_items(call_kw(e, "start_indices"), st, 64);
+    if (e->u.call.nargs != 1 || n < 0 || int_items(call_kw(e, "slice_sizes"), sz, 64) != n)
+        return 0;
+    for (int d = 0; d < n; d++) {
+        ax[d] = d;
+        en[d] = st[d] + sz[d];
+    }
+    put(p, "R.strided_slice(");
+    expr(p, e->u.call.args[0], 0);
+    int_list_text(p, "axes", ax, n);
+    int_list_text(p, "begin", st, n);
+    int_list_text(p, "end", en, n);
+    put(p, ")");
+    return 1;
+}
+
+/* TVM has no R.pad: R.nn.pad is the same operator, with pad_mode "edge"
+ * spelled "replicate". */
+static void tvm_pad(Printer *p, const Expr *e)
+{
+    put(p, "R.nn.pad(");
+    exprs(p, e->u.call.args, e->u.call.nargs);
+    for (int i = 0; i < e->u.call.nkw; i++) {
+        const Expr *v = call_kwv(e)[i];
+        putf(p, "%s%s=", i || e->u.call.nargs ? ", " : "", e->u.call.kw[i]->str);
+        if (streq(e->u.call.kw[i]->str, "pad_mode") && v->kind == E_STR && v->u.str.len == 4 &&
+            !memcmp(v->u.str.s, "edge", 4))
+            put(p, "\"replicate\"");
+        else
+            expr(p, v, 0);
+    }
+    put(p, ")");
+}
+
 static void call(Printer *p, const Expr *e)
 {
     int first = 0;
+    if (p->tvm && !e->u.call.callee && streq(e->u.call.op->str, "R.crop") && tvm_crop(p, e))
+        return;
+    if (p->tvm && !e->u.call.callee && streq(e->u.call.op->str, "R.pad")) {
+        tvm_pad(p, e);
+        return;
+    }
     if (e->u.call.callee) {
         expr(p, e->u.call.callee, 8);
     } else if (streq(e->u.call.op->str, "T.access_ptr") && e->u.call.nargs > 0 && e->u.call.args[0]->kind == E_VAR &&
@@ -845,6 +922,8 @@ static void buffer_opts(Printer *p, const Buffer *b)
         put(p, ", scope=");
         print_str(p, b->scope, (int)strlen(b->scope));
     }
+    if (b->layout_none)
+        put(p, ", layout=None");
     if (b->nsep) {
         put(p, ", axis_separators=[");
         for (int i = 0; i < b->nsep; i++)
@@ -1226,8 +1305,10 @@ static int module_has_block(const Module *m)
 
 static void decorator(Printer *p, const char *name, const Func *f)
 {
-    int stir = p->tvm && f->kind == F_PRIM && has_block(f->body);
-    const char *opts[3];
+    /* a function of blocks is schedulable TIR to lopt: its own style says
+     * s_tir=True only where nothing else shows it */
+    int stir = f->kind == F_PRIM && (p->tvm ? f->s_tir || has_block(f->body) : f->s_tir && !has_block(f->body));
+    const char *opts[4];
     int n = 0;
     if (f->is_private)
         opts[n++] = "private=True";
@@ -1235,6 +1316,8 @@ static void decorator(Printer *p, const char *name, const Func *f)
         opts[n++] = "pure=False";
     if (stir)
         opts[n++] = "s_tir=True";
+    if (f->no_wf_check)
+        opts[n++] = "check_well_formed=False";
     line(p);
     putf(p, "@%s", name);
     for (int i = 0; i < n; i++)
@@ -1492,7 +1575,10 @@ static void print_module_to(Printer *p, const Module *m)
         func(p, m, m->funcs[0]);
         return;
     }
-    putf(p, "@I.ir_module%s\nclass %s:\n", p->tvm && module_has_block(m) ? "(s_tir=True)" : "", m->name->str);
+    int stir = p->tvm ? m->s_tir || module_has_block(m) : m->s_tir && !module_has_block(m);
+    putf(p, "@I.ir_module%s%s%s\nclass %s:\n", stir || m->no_wf_check ? "(" : "", stir ? "s_tir=True" : "",
+         m->no_wf_check ? (stir ? ", check_well_formed=False)" : "check_well_formed=False)") : stir ? ")" : "",
+         m->name->str);
     p->indent = 1;
     attrs(p, "I.module_global_infos", m->global_infos);
     attrs(p, "I.module_attrs", m->module_attrs);

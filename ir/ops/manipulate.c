@@ -312,9 +312,10 @@ static int infer_pad(const Op *o, const Expr *call, const TensorType *a, int nar
         return fail(err, pw ? pw->loc : call->loc, "pad_width lists a before and an after pad for each of the %d "
                     "dimensions", a->ndim);
     const char *m = str_of(mode, "constant");
-    p->keepdims = strcmp(m, "edge") == 0 ? 1 : strcmp(m, "reflect") == 0 ? 2 : 0;   /* the mode */
+    /* the mode; TVM spells NumPy's "edge" "replicate" */
+    p->keepdims = strcmp(m, "edge") == 0 || strcmp(m, "replicate") == 0 ? 1 : strcmp(m, "reflect") == 0 ? 2 : 0;
     if (!p->keepdims && strcmp(m, "constant") != 0)
-        return fail(err, mode->loc, "pad_mode is \"constant\", \"edge\" or \"reflect\"");
+        return fail(err, mode->loc, "pad_mode is \"constant\", \"edge\" (TVM's \"replicate\") or \"reflect\"");
     p->pad_value = 0;
     if (pv && num_of(pv, &p->pad_value))
         return fail(err, pv->loc, "pad_value is a number");
