@@ -232,7 +232,7 @@ int costs_parse(const char *name, const char *text, size_t len, const Source *li
     return 0;
 }
 
-int costs_read(const char *path, const Source *like, CostTable *t)
+char *costs_slurp(const char *path, const Source *like, size_t *lenp)
 {
     FILE *f = fopen(path, "rb");
     Source s = *like;
@@ -240,22 +240,18 @@ int costs_read(const char *path, const Source *like, CostTable *t)
     s.text = NULL;
     s.len = 0;
     if (!f)
-        return diag_error(&s, (Loc){ 0, 0 }, "cannot read this cost table: %s", strerror(errno));
+        return diag_error(&s, (Loc){ 0, 0 }, "cannot read this file: %s", strerror(errno)), NULL;
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
         if (len + 4096 + 1 > cap) {
             cap = cap ? 2 * cap : 8192;
-            if (cap > ((size_t)64 << 20)) {
-                free(buf);
-                fclose(f);
-                return diag_error(&s, (Loc){ 0, 0 }, "the cost table %s is larger than 64 MB", path);
-            }
-            char *g = realloc(buf, cap);
+            char *g = cap > ((size_t)256 << 20) ? NULL : realloc(buf, cap);
             if (!g) {
                 free(buf);
                 fclose(f);
-                return diag_error(&s, (Loc){ 0, 0 }, "out of memory reading %s", path);
+                return diag_error(&s, (Loc){ 0, 0 }, "%s", cap > ((size_t)256 << 20) ? "larger than 256 MB"
+                                  : "out of memory reading it"), NULL;
             }
             buf = g;
         }
@@ -266,6 +262,16 @@ int costs_read(const char *path, const Source *like, CostTable *t)
     }
     fclose(f);
     buf[len] = 0;
+    *lenp = len;
+    return buf;
+}
+
+int costs_read(const char *path, const Source *like, CostTable *t)
+{
+    size_t len;
+    char *buf = costs_slurp(path, like, &len);
+    if (!buf)
+        return -1;
     int rc = costs_parse(path, buf, len, like, t);
     free(buf);
     return rc;

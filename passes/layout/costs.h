@@ -39,6 +39,9 @@ typedef struct CostTable {
 /* Reads the table at path; on bad input reports file:line:col through a
  * Source like like (its out and sink) and returns -1. */
 int costs_read(const char *path, const Source *like, CostTable *t);
+/* The whole file at path, NUL-terminated (its length in *len), malloc'd;
+ * NULL after reporting as costs_read does. */
+char *costs_slurp(const char *path, const Source *like, size_t *len);
 /* Reads text (named name) as a table; the same. */
 int costs_parse(const char *name, const char *text, size_t len, const Source *like, CostTable *t);
 /* Writes t in the format costs_read reads. */
@@ -50,6 +53,17 @@ CostRewrite *costs_rewrite(CostTable *t, const char *value, const char *from, co
 int costs_add_kernel(CostTable *t, const char *workload, const char *layout, double ns, int source);
 int costs_add_rewrite(CostTable *t, const char *value, const char *from, const char *to, double ns, int source);
 void costs_free(CostTable *t);
+/* What an import read: its records, those imported, those skipped as a
+ * layout lopt cannot express, and those of other operators or failed runs. */
+typedef struct CostImport {
+    int records, imported, inexpressible, other;
+} CostImport;
+
+/* Reads an AutoTVM log (text, named name) into t: the best time of each
+ * x86 conv2d workload and layout; -1 after reporting a malformed line. */
+int costs_import_autotvm(const char *name, const char *text, size_t len, const Source *like, CostTable *t,
+                         CostImport *counts);
+
 /* Whether op (conv2d, max_pool2d, avg_pool2d) is one the table costs. */
 int costs_knows_op(const char *op, size_t n);
 /* A time as the table writes it (12.5us). */
