@@ -69,7 +69,8 @@ static const PassInfo passes[] = {
       "R.hint_on_device and results with vdevices", annotate_options, pass_annotate_scope,
       pass_annotate_scope_check, 0 },
     { "choose-layout", "choose each conv2d and pool call's layout among candidates (conv2d=NCHW:OIHW|NCHW4c:OIHW4o, "
-      "the layout as written among them) to minimize kernel plus rewrite time by a cost table (costs=FILE; "
+      "the layout as written among them) to minimize kernel plus rewrite time by a cost table (costs=FILE) or by timing "
+      "each in the interpreter (costs=measure; costs-out=FILE writes the table used; "
       "estimate=bytes costs a candidate with no time by its bytes; max-cells=N as plan's), and convert each call "
       "as convert-layout does; plan then places the rewrites", choose_options, pass_choose_layout,
       pass_choose_layout_check, 0 },

@@ -11,12 +11,18 @@
  * value as written. A value pays one rewrite per distinct layout asked of
  * it, by the table's rewrite line or its bytes read and written times
  * ns-per-byte. Costs are in picoseconds. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "../../interp/interp.h"
+#include "../../interp/tensor.h"
+#include "../../ir/indexmap.h"
 #include "../../ir/ops.h"
+#include "../../ir/outfile.h"
 #include "../graph.h"
 #include "convert.h"
 #include "costs.h"
@@ -39,6 +45,7 @@ typedef struct Options {
     Cand cand[NOPS][MAX_CANDS];
     int ncand[NOPS];
     const char *costs, *costs_out;
+    int measure;          /* costs=measure: time each candidate in the interpreter */
     int estimate_bytes;
     int64_t max_cells;
 } Options;
@@ -89,6 +96,7 @@ static int parse_options(const PassOpt *opts, int nopts, Options *o, char *err, 
                 return -1;
         } else if (strcmp(k, "costs") == 0) {
             o->costs = v;
+            o->measure = strcmp(v, "measure") == 0;
         } else if (strcmp(k, "costs-out") == 0) {
             o->costs_out = v;
         } else if (strcmp(k, "estimate") == 0) {
@@ -111,7 +119,7 @@ static int parse_options(const PassOpt *opts, int nopts, Options *o, char *err, 
         return snprintf(err, cap, "choose-layout needs candidate layouts, as in "
                         "choose-layout{conv2d=NCHW:OIHW|NCHW4c:OIHW4o,costs=FILE}"), -1;
     if (!o->costs)
-        return snprintf(err, cap, "choose-layout needs costs=FILE (a cost table, lopt(1) COST TABLES)"), -1;
+        return snprintf(err, cap, "choose-layout needs costs=FILE (a cost table, lopt(1) COST TABLES) or costs=measure"), -1;
     return 0;
 }
 
@@ -196,7 +204,7 @@ static double layout_bytes(const char *prims, const char *l, const int64_t *prim
 /* ---- the function's values ---- */
 
 typedef struct Val {
-    const Var *v;
+    Var *v;
     TensorType t;
     char written[32];     /* its layout as written ("" unknown) */
     const char *prims;    /* NCHW, or OIHW for a kernel */
@@ -236,6 +244,7 @@ typedef struct Chooser {
     int nfree;
     int nsources[COST_NSOURCES];   /* the costs used, by source */
     PlanProblem pb;
+    Interp *in;           /* costs=measure: where kernels and rewrites are timed */
 } Chooser;
 
 static int val_of(Chooser *S, const Expr *e)
@@ -245,7 +254,7 @@ static int val_of(Chooser *S, const Expr *e)
     return ptrmap_get(&S->at, e->u.var, 0) - 1;
 }
 
-static void add_val(Chooser *S, const Var *v)
+static void add_val(Chooser *S, Var *v)
 {
     TensorType t;
     if (ptrmap_get(&S->at, v, 0) || !v->sinfo || sinfo_shape(v->sinfo, &t.dtype, &t.ndim, t.shape) ||
@@ -390,6 +399,156 @@ static double ns_per_byte(const Chooser *S)
     return S->t->ns_per_byte > 0 ? S->t->ns_per_byte : DEFAULT_NS_PER_BYTE;
 }
 
+/* ---- costs=measure ---- */
+
+enum { MEASURE_RUNS = 5 };
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The type of a tensor of primal shape prim (over prims) in layout l, a
+ * split that does not divide padded; -1 when l is not a layout of prims. */
+static int layout_type(const char *prims, const char *l, const int64_t *prim, DType dt, TensorType *t)
+{
+    Axes A;
+    if (parse_axes(l, &A))
+        return -1;
+    t->dtype = dt;
+    t->ndim = A.n;
+    for (int i = 0; i < A.n; i++) {
+        char up = A.ax[i] >= 'a' ? (char)(A.ax[i] - 'a' + 'A') : A.ax[i];
+        const char *at = strchr(prims, up);
+        if (!at)
+            return -1;
+        int64_t e = prim[at - prims];
+        if (A.ax[i] >= 'a')
+            e = A.fac[i];
+        else
+            for (int j = 0; j < A.n; j++)
+                if (A.ax[j] == A.ax[i] - 'A' + 'a' && A.fac[j] > 0)
+                    e = (e + A.fac[j] - 1) / A.fac[j];
+        t->shape[i] = e;
+    }
+    return 0;
+}
+
+/* The median time of MEASURE_RUNS runs of the PrimFunc f on zeroed inputs
+ * of types args and an output of type out, in ns; -1 when it does not run. */
+static double time_prim(Chooser *S, Func *f, const TensorType *args, int nargs, const TensorType *out)
+{
+    Tensor *t[OP_MAX_ARGS + 1] = { 0 };
+    double runs[MEASURE_RUNS], ns = -1;
+    int n = 0, ok = 1;
+    for (; n < nargs + 1; n++) {
+        const TensorType *ty = n < nargs ? &args[n] : out;
+        if (!(t[n] = tensor_new(ty->dtype, ty->ndim, ty->shape))) {
+            ok = 0;
+            break;
+        }
+        memset(t[n]->data, 0, (size_t)t[n]->count * (size_t)dtype_size(ty->dtype));
+    }
+    for (int r = 0; ok && r < MEASURE_RUNS; r++) {
+        InterpError err;
+        double t0 = now_ns();
+        if (interp_call_prim(S->in, f, t, nargs + 1, &err))
+            ok = 0;
+        runs[r] = now_ns() - t0;
+    }
+    if (ok) {
+        qsort(runs, MEASURE_RUNS, sizeof runs[0], cmp_double);
+        ns = runs[MEASURE_RUNS / 2];
+    }
+    for (int i = 0; i < n; i++)
+        tensor_free(t[i]);
+    return ns;
+}
+
+static int measure_ready(Chooser *S)
+{
+    if (!S->in && (S->in = interp_new(S->m)) != NULL)
+        interp_set_max_steps(S->in, (int64_t)1 << 50);
+    return S->in != NULL;
+}
+
+/* Times the kernel of call c in candidate cd: ns, or -1. */
+static double measure_kernel(Chooser *S, const Call *c, const Cand *cd)
+{
+    const Expr *e = c->bd->value;
+    int d = val_of(S, e->u.call.args[0]);
+    int k = c->op == 0 ? val_of(S, e->u.call.args[1]) : -1;
+    if (!measure_ready(S) || d < 0 || (c->op == 0 && (k < 0 || !S->vals[k].ok)))
+        return -1;
+    TensorType a[2], outs[OP_MAX_ARGS];
+    if (layout_type("NCHW", cd->to.data, S->vals[d].prim, S->vals[d].t.dtype, &a[0]))
+        return -1;
+    int nt = 1;
+    if (c->op == 0) {
+        int64_t kp[4];
+        memcpy(kp, S->vals[k].prim, sizeof kp);
+        TensorType padded;
+        int64_t dp[4];
+        /* input channels padded to the tile: the kernel's follow */
+        if (layout_type("NCHW", cd->to.data, S->vals[d].prim, S->vals[d].t.dtype, &padded) == 0 &&
+            strchr(cd->to.data, 'c')) {
+            memcpy(dp, S->vals[d].prim, sizeof dp);
+            Axes A;
+            parse_axes(cd->to.data, &A);
+            for (int i = 0; i < A.n; i++)
+                if (A.ax[i] == 'c' && A.fac[i] > 0 && kp[1] == dp[1])
+                    kp[1] = (dp[1] + A.fac[i] - 1) / A.fac[i] * A.fac[i];
+        }
+        if (layout_type("OIHW", cd->to.kernel, kp, S->vals[k].t.dtype, &a[1]))
+            return -1;
+        nt = 2;
+    }
+    Module *m = S->m;
+    Loc loc = c->bd->loc;
+    Expr *vals[3] = { expr_str(&m->arena, cd->to.data, loc), expr_str(&m->arena, c->op == 0 ? cd->to.kernel : cd->to.data, loc),
+                      expr_str(&m->arena, cd->to.data, loc) };
+    static const char *const conv_keys[3] = { "data_layout", "kernel_layout", "out_layout" };
+    static const char *const pool_keys[2] = { "layout", "out_layout" };
+    Expr *nc = c->op == 0 ? call_with_attrs(m, e, conv_keys, vals, 3)
+                          : call_with_attrs(m, e, pool_keys, (Expr *[]){ vals[0], vals[2] }, 2);
+    int nout;
+    OpError err;
+    if (op_infer(nc, a, nt, outs, &nout, &err) || nout != 1)
+        return -1;
+    Func *f = interp_legalized(S->in, nc, a, nt, &err);
+    return f ? time_prim(S, f, a, nt, &outs[0]) : -1;
+}
+
+/* Times the rewrite of value i from layout from to layout to: ns, or -1. */
+static double measure_rewrite(Chooser *S, int i, const char *from, const char *to)
+{
+    Val *x = &S->vals[i];
+    Module *m = S->m;
+    TensorType a, outs[OP_MAX_ARGS];
+    ImError ie;
+    if (!measure_ready(S) || layout_type(x->prims, from, x->prim, x->t.dtype, &a))
+        return -1;
+    Expr *map = im_layout_map(&m->arena, &m->names, from, to, NULL, &ie);
+    if (!map)
+        return -1;
+    Loc loc = { 0, 0 };
+    Expr *call = layout_transform_new(m, var_ref(&m->arena, x->v, loc), map, expr_float(&m->arena, 0, DT_VOID, loc), loc);
+    int nout;
+    OpError err;
+    if (op_infer(call, &a, 1, outs, &nout, &err) || nout != 1)
+        return -1;
+    Func *f = interp_legalized(S->in, call, &a, 1, &err);
+    return f ? time_prim(S, f, &a, 1, &outs[0]) : -1;
+}
+
 /* The candidates of a call and their times. */
 static void cost_call(Chooser *S, Call *c)
 {
@@ -415,6 +574,10 @@ static void cost_call(Chooser *S, Call *c)
     int have = workload_of(S, c, c->workload, sizeof c->workload) == 0;
     for (int l = 0; l < c->ncand; l++) {
         CostKernel *k = have ? costs_kernel(S->t, c->workload, c->cand[l].text) : NULL;
+        double ns;
+        if (!k && have && S->o->measure && (ns = measure_kernel(S, c, &c->cand[l])) >= 0 &&
+            costs_add_kernel(S->t, c->workload, c->cand[l].text, ns, COST_MEASURED) == 0)
+            k = costs_kernel(S->t, c->workload, c->cand[l].text);
         c->ns[l] = -1;
         if (k) {
             k->used = 1;
@@ -522,6 +685,10 @@ static double rewrite_ns(Chooser *S, int i, const char *a, const char *b, int co
     char value[160], d[64];
     snprintf(value, sizeof value, "%s[%s]", dtype_name(x->t.dtype), dims(x->prim, d, sizeof d));
     CostRewrite *r = costs_rewrite(S->t, value, a, b);
+    double ns;
+    if (!r && S->o->measure && (ns = measure_rewrite(S, i, a, b)) >= 0 &&
+        costs_add_rewrite(S->t, value, a, b, ns, COST_MEASURED) == 0)
+        r = costs_rewrite(S->t, value, a, b);
     if (r) {
         r->used = 1;
         S->nsources[r->source] += count;
@@ -863,10 +1030,25 @@ static int choose_func(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const Op
         rc = -1;
     }
     free_problem(&S.pb);
+    if (S.in)
+        interp_free(S.in);
     free(S.vals);
     free(S.calls);
     ptrmap_free(&S.at);
     return rc;
+}
+
+/* costs-out=FILE: the table as the pass used it, measured times included;
+ * -2 after reporting. */
+static int write_table(PassCtx *ctx, const char *path, const CostTable *t)
+{
+    OutFile of;
+    if (outfile_open(&of, path))
+        return diag_error(ctx->src, (Loc){ 0, 0 }, "choose-layout: costs-out=%s: cannot write it: %s", path, strerror(errno)), -2;
+    costs_write(of.f, t);
+    if (outfile_commit(&of))
+        return diag_error(ctx->src, (Loc){ 0, 0 }, "choose-layout: costs-out=%s: cannot write it: %s", path, strerror(errno)), -2;
+    return 0;
 }
 
 int pass_choose_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
@@ -876,7 +1058,7 @@ int pass_choose_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     if (parse_options(opts, nopts, &o, err, sizeof err))
         return diag_error(ctx->src, (Loc){ 0, 0 }, "%s", err);   /* the pipeline's check has refused it already */
     CostTable t = { 0 };
-    if (costs_read(o.costs, ctx->src, &t))
+    if (!o.measure && costs_read(o.costs, ctx->src, &t))
         return -1;
     Notes notes = { 0 };
     int rc = 0;
@@ -896,7 +1078,11 @@ int pass_choose_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
         note_add(&notes, first, "%d kernel line%s and %d rewrite line%s of %s matched no call", unk, unk == 1 ? "" : "s",
                  unr, unr == 1 ? "" : "s", o.costs);
     notes_emit(&notes, ctx, "choose-layout", 0);
+    if (rc == 0 && o.costs_out)
+        rc = write_table(ctx, o.costs_out, &t);
     costs_free(&t);
+    if (rc == -2)
+        return -1;
     if (rc)
         return diag_error(ctx->src, (Loc){ 0, 0 }, "choose-layout: out of memory");
     return 0;
