@@ -198,7 +198,7 @@ build/unit-exp: build/obj/testsuite/unit/exp.o build/obj/interp/vexp.o
 # among the cores too.
 CHECKS = check-golden check-golden-release check-models check-unit check-fixed-point check-ops-table check-man check-batch check-numpy \
          check-ops-diff check-int8 check-report check-weight-layout check-api check-py check-plan-accounts \
-         check-plan-exhaustive check-outputs check-nested check-limits check-install check-tvm-style
+         check-plan-exhaustive check-choose-exhaustive check-outputs check-nested check-limits check-install check-tvm-style
 check: $(CHECKS)
 	@echo "make check: all passed"
 
@@ -310,6 +310,14 @@ check-plan-exhaustive: build/lopt-check
 	@echo "== check-plan-exhaustive: plan against every assignment on small graphs"
 	$(PYTHON) testsuite/fuzz/plan_exhaustive.py build/lopt-check --graphs 6 --jobs $(NPROC)
 
+# choose-layout against every assignment of candidates, each priced by the
+# pass itself with a table of that assignment's times alone, on small random
+# graphs with random cost tables; the chosen module is executed. A slice
+# here, 10,000 graphs in check-slow.
+check-choose-exhaustive: build/lopt-check
+	@echo "== check-choose-exhaustive: choose-layout against every assignment on small graphs"
+	$(PYTHON) testsuite/fuzz/choose_exhaustive.py build/lopt-check --graphs 10 --jobs $(NPROC)
+
 # The Python module's tests, when python3-dev, NumPy and pytest are there.
 check-py:
 	@echo "== check-py: the Python module tests"
@@ -335,6 +343,7 @@ check-slow: build/lopt-check build/unit-plan build/unit-exp check-threads lopt
 	./build/unit-plan 10000 2
 	./build/unit-exp
 	$(PYTHON) testsuite/fuzz/plan_exhaustive.py ./lopt --graphs 3000 --seed 100000 --jobs $(NPROC) --known testsuite/fuzz/plan_known_worse.txt
+	$(PYTHON) testsuite/fuzz/choose_exhaustive.py ./lopt --graphs 10000 --seed 100000 --jobs $(NPROC)
 	LABEL="slow cases, ASan" SLOW=only LOPT=$(CURDIR)/build/lopt-check sh testsuite/run.sh
 
 # ThreadSanitizer cannot join AddressSanitizer in one build: a build of its

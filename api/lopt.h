@@ -343,6 +343,15 @@ LOPT_API int lopt_indexmap_apply(lopt_context *ctx, const lopt_indexmap *m, cons
  * such a list, holds more than max, or an integer below min. */
 LOPT_API int lopt_parse_ints(const char *s, int64_t *v, int max, int64_t min);
 
+/* ---- cost tables ---- */
+
+/* Converts the tuning log at path (format "autotvm": an AutoTVM JSON log)
+ * into choose-layout's cost table, written to out: the best time of each
+ * x86 conv2d workload and layout. counts (or NULL) gets the records read,
+ * those imported, those skipped as a layout lopt cannot express, and
+ * those of other operators or failed runs. 0, or -1 after reporting. */
+LOPT_API int lopt_import_costs(lopt_context *ctx, const char *format, const char *path, FILE *out, int counts[4]);
+
 /* ---- output files ---- */
 
 /* A file that appears whole or not at all, as the library writes its own

@@ -33,6 +33,7 @@ typedef struct Options {
     int verify_diagnostics;   /* --verify-diagnostics: check the diagnostics the comments expect */
     int reads_module;         /* an option that reads a module (not --map) was given */
     const char *map;          /* --map: the index-map calculator instead of a module */
+    const char *import_costs; /* --import-costs=FORMAT: a tuning log into a cost table instead of a module */
     const char *shape;
     const char *compose;
     const char *apply;
@@ -145,6 +146,12 @@ static void help(FILE *out)
           "  --no-exec-cache     with --verify-exec, execute every PrimFunc call of every\n"
           "                      run of main (by default a call on the same function and\n"
           "                      the same bytes as in an earlier run replays its result)\n"
+          "\n"
+          "cost tables (no module is read):\n"
+          "  --import-costs=autotvm LOG\n"
+          "                      convert an AutoTVM JSON log (x86 conv2d records) into\n"
+          "                      choose-layout's cost table (lopt(1) COST TABLES), written\n"
+          "                      to -o FILE or standard output\n"
           "\n"
           "index maps (no module is read):\n"
           "  --map MAP           MAP is 'lambda n, c, h, w: (n, c // 4, h, w, c % 4)' or\n"
@@ -267,7 +274,7 @@ static int parse_value(int argc, char **argv, int *i, Options *o)
     static const char *const names[] = { "-o", "--pass", "--print-before", "--print-after", "--constants",
                                          "--emit", "--print-style", "--seed", "--input", "--shape", "--output-dir", "--entry",
                                          "--max-steps", "--jobs", "-j", "--map", "--compose", "--apply",
-                                         "--timeout", "--max-memory" };
+                                         "--timeout", "--max-memory", "--import-costs" };
     size_t k = 0;
     while (k < sizeof names / sizeof *names && !value_option(a, names[k], &v, argc, argv, i))
         k++;
@@ -288,6 +295,10 @@ static int parse_value(int argc, char **argv, int *i, Options *o)
     long long n;
     if (strcmp(name, "-o") == 0) {
         o->output = v;
+    } else if (strcmp(name, "--import-costs") == 0) {
+        if (strcmp(v, "autotvm") != 0)
+            return usage(o, "--import-costs takes autotvm (an AutoTVM JSON log), not '%s'", v);
+        o->import_costs = v;
     } else if (strcmp(name, "--pass") == 0) {
         if (lopt_pipeline_append(o->ctx, o->pipeline, v))
             return usage(o, "%s", lopt_last_error(o->ctx));
@@ -587,6 +598,13 @@ static int parse_args(int argc, char **argv, Options *o)
     } else if (o->shape || o->inverse || o->compose || o->apply) {
         return usage(o, "%s", "--shape, --inverse, --compose and --apply go with --map");
     }
+    if (o->import_costs && (o->map || passes || o->reads_module || o->run || o->verify_exec || o->split_input ||
+                            o->report || files > 1))
+        return usage(o, "%s", "--import-costs reads one tuning log, not a module: it takes the log and -o, "
+                     "no pass, --map or run options");
+    if (o->import_costs && !files)
+        return usage(o, "%s", "--import-costs needs the log to read, as in lopt --import-costs=autotvm tuning.log "
+                     "-o table.costs");
     if (o->map && (o->run || o->verify_exec || o->ninputs || o->output_dir))
         return usage(o, "%s", "--map reads no module: it cannot be combined with --run or --verify-exec");
     const char *unrun = lopt_pipeline_missing(o->ctx, o->pipeline, 0);
@@ -1108,6 +1126,26 @@ static void catch_signals(void)
         sigaction(sigs[i], &sa, NULL);
 }
 
+/* --import-costs=FORMAT LOG [-o TABLE]: the table, then what was skipped. */
+static int import_costs(Options *o)
+{
+    lopt_output *out = o->output && strcmp(o->output, "-") != 0 ? lopt_output_open(o->ctx, o->output) : NULL;
+    if (o->output && strcmp(o->output, "-") != 0 && !out)
+        return EXIT_INPUT;
+    int n[4] = { 0 };
+    if (lopt_import_costs(o->ctx, o->import_costs, o->input, out ? lopt_output_stream(out) : stdout, n)) {
+        lopt_output_discard(out);
+        return EXIT_INPUT;
+    }
+    if (out && lopt_output_commit(o->ctx, out))
+        return EXIT_INPUT;
+    fflush(stdout);
+    fprintf(stderr, "lopt: import-costs: %d record%s read, %d imported; skipped: %d whose layouts lopt cannot express "
+            "(tile_ic unlike tile_oc, or a data layout other than NCHW), %d of other operators or failed runs\n", n[0],
+            n[0] == 1 ? "" : "s", n[1], n[2], n[3]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static char outbuf[1 << 16];
@@ -1136,7 +1174,7 @@ int main(int argc, char **argv)
     lopt_set_report_stream(o.ctx, stderr);
     /* with --verify-diagnostics, the file's comments may expect a usage error */
     if (status < 0 || (status == EXIT_USAGE && o.verify_diagnostics && o.input && !o.map))
-        status = o.map ? map_report(&o) : run(&o);
+        status = o.map ? map_report(&o) : o.import_costs ? import_costs(&o) : run(&o);
     if (status == EXIT_USAGE)
         usage_report(&o);
     lopt_pipeline_free(o.pipeline);

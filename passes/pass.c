@@ -55,6 +55,9 @@ static const char *const plan_options[] = { "max-cells", "layouts", NULL };
 static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "resize2d",
                                                "conv2d_transpose", NULL };
 
+static const char *const choose_options[] = { "conv2d", "max_pool2d", "avg_pool2d", "costs", "costs-out", "estimate",
+                                              "max-cells", NULL };
+
 static const char *const annotate_options[] = { "spatial-limit", "depth-limit", NULL };
 
 static const char *const weight_layout_options[] = { "func", "buffer", "split", "reorder", "fuse", "keep-body",
@@ -65,6 +68,12 @@ static const PassInfo passes[] = {
       "spatial-limit=16384 and depth-limit=2048) from what its consumers read; mark operands with "
       "R.hint_on_device and results with vdevices", annotate_options, pass_annotate_scope,
       pass_annotate_scope_check, 0 },
+    { "choose-layout", "choose each conv2d and pool call's layout among candidates (conv2d=NCHW:OIHW|NCHW4c:OIHW4o, "
+      "the layout as written among them) to minimize kernel plus rewrite time by a cost table (costs=FILE) or by timing "
+      "each in the interpreter (costs=measure; costs-out=FILE writes the table used; "
+      "estimate=bytes costs a candidate with no time by its bytes; max-cells=N as plan's), and convert each call "
+      "as convert-layout does; plan then places the rewrites", choose_options, pass_choose_layout,
+      pass_choose_layout_check, 0 },
     { "convert-layout", "give conv2d, conv2d_transpose, pooling and resize2d calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC; "
       "a pool not named follows its data), with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
       pass_convert_layout_check, 0 },

@@ -81,6 +81,8 @@ typedef struct Pipeline {
 /* The passes, one file each. */
 int pass_convert_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_convert_layout_check(const PassOpt *opts, int nopts, char *err, size_t cap);
+int pass_choose_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
+int pass_choose_layout_check(const PassOpt *opts, int nopts, char *err, size_t cap);
 int pass_fold(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);
 int pass_fold_check(const PassOpt *opts, int nopts, char *err, size_t cap);
 int pass_hoist(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts);

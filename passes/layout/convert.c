@@ -43,10 +43,7 @@ int convert_layout_knows(const char *name)
     return 0;
 }
 
-typedef struct Want {
-    int set;
-    char data[32], kernel[32];
-} Want;
+typedef ConvertTo Want;
 
 typedef struct Conv {
     Module *m;
@@ -65,6 +62,8 @@ typedef struct Conv {
      * the layout in layouts, which a pool the user did not name follows */
     PtrMap in_layout;
     Want layouts[NKINDS];
+    ConvertPick pick;     /* when set, it alone says which calls convert to what */
+    void *pick_data;
 } Conv;
 
 static void emit(Conv *C, Binding *b)
@@ -458,7 +457,7 @@ static int convert_symbolic(Conv *C, const RBlock *rb, Binding *bd, int kind, co
     emit(C, bd);
     note_add(C->notes, loc, "converted %s: %s to %s%s%s (its shapes not static: the extents move with their axes)%s",
              y, op_names[kind], w->data, conv ? "/" : "", conv ? w->kernel : "",
-             w != &C->want[kind] ? ", the layout of its data" : "");
+             !C->pick && w != &C->want[kind] ? ", the layout of its data" : "");
     return 1;
 }
 
@@ -596,7 +595,7 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind, const Want 
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
                  ", output channels padded from %lld to %lld with zero filters and cropped back", (long long)oc,
                  (long long)(oc + opadn));
-    if (w != &C->want[kind])
+    if (!C->pick && w != &C->want[kind])
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", the layout of its data (%s is not named)",
                  opt_names[kind]);
     note_add(C->notes, loc, "converted %s: %s to %s%s%s%s", y, op_names[kind], w->data, conv ? "/" : "",
@@ -652,6 +651,79 @@ int pass_convert_layout_check(const PassOpt *opts, int nopts, char *err, size_t 
     return parse_options(opts, nopts, want, err, cap);
 }
 
+/* The kind of operator e calls (NKINDS: none convert-layout knows). */
+static int kind_of(const Expr *e)
+{
+    int k = 0;
+    if (e->kind != E_CALL || e->u.call.callee)
+        return NKINDS;
+    while (k < NKINDS && strcmp(e->u.call.op->str, op_names[k]) != 0)
+        k++;
+    return k;
+}
+
+/* Converts the calls of fn: those pick names when it is set, else those
+ * want names and the pools that follow them. */
+static void convert_calls(Module *m, Func *fn, Notes *notes, const Want *want, ConvertPick pick, void *data)
+{
+    Conv C = { m, fn, { 0 }, notes, want, NULL, 0, 0, NULL, 0, 0, { 0 }, { { 0 } }, pick, data };
+    memcpy(C.layouts, want, sizeof C.layouts);
+    /* a followed pool takes the data layout of the first call the user named */
+    for (int k = 0; k < NKINDS; k++)
+        if (!C.layouts[k].set)
+            for (int j = 0; j < NKINDS && !C.layouts[k].set; j++)
+                if (want[j].set) {
+                    C.layouts[k] = want[j];
+                    C.layouts[k].kernel[0] = 0;
+                }
+    infer_types(m, fn);
+    collect_names(fn, &C.names);
+    for (int b = 0; b < fn->nblocks; b++) {
+        RBlock *rb = fn->blocks[b];
+        C.out = NULL;
+        C.nout = C.cap = 0;
+        C.nmade = 0;
+        for (int i = 0; i < rb->nbinds; i++) {
+            Binding *bd = rb->binds[i];
+            int k = kind_of(bd->value);
+            const Want *w = pick ? (k < NKINDS ? pick(data, bd) : NULL)
+                            : k < NKINDS && want[k].set ? &want[k] : k < NKINDS && !has_kernel(k) ? follows(&C, bd->value) : NULL;
+            if (!w || !convert(&C, rb, bd, k, w))
+                emit(&C, bd);
+            else if (!pick)
+                ptrmap_put(&C.in_layout, bd->var, 1 + layout_index(&C, w));
+            if (!pick)
+                carry_layout(&C, bd);
+        }
+        rb->binds = C.out;
+        rb->nbinds = C.nout;
+    }
+    ptrmap_free(&C.names);
+    ptrmap_free(&C.in_layout);
+}
+
+void convert_func(Module *m, Func *fn, Notes *notes, ConvertPick pick, void *data)
+{
+    Want want[NKINDS];
+    memset(want, 0, sizeof want);
+    convert_calls(m, fn, notes, want, pick, data);
+}
+
+int convert_parse_layout(const char *op, const char *text, ConvertTo *to, char *err, size_t cap)
+{
+    Want want[NKINDS];
+    memset(want, 0, sizeof want);
+    PassOpt o = { op, text };
+    if (parse_options(&o, 1, want, err, cap))
+        return -1;
+    for (int k = 0; k < NKINDS; k++)
+        if (want[k].set) {
+            *to = want[k];
+            return 0;
+        }
+    return snprintf(err, cap, "%s: not an operator convert-layout converts", op), -1;
+}
+
 int pass_convert_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
     Want want[NKINDS];
@@ -660,49 +732,9 @@ int pass_convert_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     if (parse_options(opts, nopts, want, err, sizeof err))
         return diag_error(ctx->src, (Loc){ 0, 0 }, "%s", err);   /* the pipeline's check has refused it already */
     Notes notes = { 0 };
-    for (int f = 0; f < m->nfuncs; f++) {
-        Func *fn = m->funcs[f];
-        if (!is_plannable(fn))
-            continue;
-        Conv C = { m, fn, { 0 }, &notes, want, NULL, 0, 0, NULL, 0, 0, { 0 }, { { 0 } } };
-        memcpy(C.layouts, want, sizeof C.layouts);
-        /* a followed pool takes the data layout of the first call the user named */
-        for (int k = 0; k < NKINDS; k++)
-            if (!C.layouts[k].set)
-                for (int j = 0; j < NKINDS && !C.layouts[k].set; j++)
-                    if (want[j].set) {
-                        C.layouts[k] = want[j];
-                        C.layouts[k].kernel[0] = 0;
-                    }
-        infer_types(m, fn);
-        collect_names(fn, &C.names);
-        for (int b = 0; b < fn->nblocks; b++) {
-            RBlock *rb = fn->blocks[b];
-            C.out = NULL;
-            C.nout = C.cap = 0;
-            C.nmade = 0;
-            for (int i = 0; i < rb->nbinds; i++) {
-                Binding *bd = rb->binds[i];
-                Expr *e = bd->value;
-                int k = 0;
-                if (e->kind == E_CALL && !e->u.call.callee)
-                    while (k < NKINDS && strcmp(e->u.call.op->str, op_names[k]) != 0)
-                        k++;
-                else
-                    k = NKINDS;
-                const Want *w = k < NKINDS && want[k].set ? &want[k] : k < NKINDS && !has_kernel(k) ? follows(&C, e) : NULL;
-                if (!w || !convert(&C, rb, bd, k, w))
-                    emit(&C, bd);
-                else
-                    ptrmap_put(&C.in_layout, bd->var, 1 + layout_index(&C, w));
-                carry_layout(&C, bd);
-            }
-            rb->binds = C.out;
-            rb->nbinds = C.nout;
-        }
-        ptrmap_free(&C.names);
-        ptrmap_free(&C.in_layout);
-    }
+    for (int f = 0; f < m->nfuncs; f++)
+        if (is_plannable(m->funcs[f]))
+            convert_calls(m, m->funcs[f], &notes, want, NULL, NULL);
     notes_flush(&notes, ctx, "convert-layout");
     return 0;
 }
