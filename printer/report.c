@@ -102,7 +102,7 @@ static char *func_dot(const Func *fn)
     FILE *f = open_memstream(&s, &n);
     if (!f)
         abort();
-    print_dot_func(f, fn);
+    print_dot_func(f, fn, DOT_BRIEF);
     if (fclose(f) != 0)
         abort();
     return s;
@@ -845,7 +845,7 @@ static void write_svg(W *w, const char *graph, int k, const char *what)
     char *svg = w->dot_missing ? NULL : run_dot(graph, id, &w->dot_missing, &slow, &w->dot_left);
     const char *start = svg ? strstr(svg, "<svg") : NULL;
     if (start) {
-        fprintf(out, "<button type=\"button\" class=\"zoom\">actual size</button><div class=\"svg\" data-s=\"%d\">", k);
+        fprintf(out, "<div class=\"svg\" data-s=\"%d\">", k);
         fputs(start, out);
         fputs("</div>", out);
     } else {
@@ -859,6 +859,15 @@ static void write_svg(W *w, const char *graph, int k, const char *what)
     fputs("</figure>\n", out);
     free(svg);
 }
+
+/* The buttons of a group of graphs drawn at one scale (class zg: the
+ * element after the bar); the page's script sets the scale. */
+static const char zoom_bar[] =
+    "<div class=\"zbar\"><button type=\"button\" class=\"z\" data-d=\"-1\" title=\"smaller\">&#8722;</button>"
+    "<button type=\"button\" class=\"z\" data-d=\"1\" title=\"larger\">+</button>"
+    "<button type=\"button\" class=\"z\" data-d=\"0\" title=\"the default size\">reset</button>"
+    "<button type=\"button\" class=\"z\" data-d=\"2\" title=\"shrink to the width (labels may get small)\">fit"
+    "</button><span class=\"zl\"></span> drag a graph to pan it; Ctrl+wheel zooms</div>\n";
 
 static void write_graphs(W *w)
 {
@@ -876,7 +885,7 @@ static void write_graphs(W *w)
         int nodes = graph_nodes(G->after ? G->after : G->before);
         fprintf(out, "<details class=\"graph\"%s><summary>", nodes <= OPEN_GRAPH ? " open" : "");
         html_str(out, G->func);
-        fprintf(out, " (%d nodes after)</summary>\n<div class=\"pair\">\n", nodes);
+        fprintf(out, " (%d nodes after)</summary>\n%s<div class=\"pair zg\">\n", nodes, zoom_bar);
         write_svg(w, G->before, 0, "before");
         write_svg(w, G->after, last, "after");
         fputs("</div>\n</details>\n", out);
@@ -922,8 +931,9 @@ static const char style[] =
     "pre.diag{background:#ffebe9;padding:6px;white-space:pre-wrap}"
     ".pair{display:flex;gap:12px;align-items:flex-start}"
     "figure{margin:0;flex:1;min-width:0}figcaption{font-weight:bold}"
-    ".svg{max-height:80vh;overflow:auto;border:1px solid #d0d7de}.svg svg{max-width:100%;height:auto}"
-    ".svg.full svg{max-width:none}button.zoom{font-size:10px;margin:2px 0}"
+    ".svg{max-height:80vh;overflow:auto;border:1px solid #d0d7de;cursor:grab}.svg svg{display:block}"
+    ".zbar{font-size:12px;color:#59636e;margin:4px 0}.zbar button{min-width:2.2em;margin-right:3px}"
+    ".zl{display:inline-block;min-width:4em;font-variant-numeric:tabular-nums}"
     ".svg g.node{cursor:pointer}"
     "#pop{position:fixed;right:12px;bottom:12px;width:46em;max-width:90vw;max-height:45vh;overflow:auto;"
     "background:#fff;border:1px solid #8c959f;box-shadow:0 4px 12px #0003;padding:6px 10px;display:none;z-index:9}"
@@ -948,13 +958,36 @@ static const char script[] =
     "document.addEventListener('keydown',function(e){if(e.key==='Escape')pop.classList.remove('on');});\n"
     "document.addEventListener('click',function(e){var t=e.target;"
     "if(t.classList&&t.classList.contains('mb')){t.parentElement.classList.add('open');return;}"
-    "if(t.classList&&t.classList.contains('zoom')){var z=t.nextElementSibling.classList.toggle('full');"
-    "t.textContent=z?'fit to width':'actual size';return;}"
+    "if(t.classList&&t.classList.contains('z')){zoomBy(t.parentElement.nextElementSibling,+t.dataset.d);return;}"
     "if(!t.closest('#pop'))pop.classList.remove('on');"
     "if(t.closest('a'))return;var l=t.closest('.l[data-b]');if(l){if(lit)lit.classList.remove('hit');"
     "lit=l;l.classList.add('hit');notes(l.dataset.b);return;}"
     "var g=t.closest('g.node');var box=t.closest('.svg');if(g&&box){var ti=g.querySelector('title');"
     "var el=ti&&document.getElementById('s'+box.dataset.s+':'+ti.textContent);if(el)show(el);}});\n"
+    /* the graphs of a group (.zg) at one scale: Graphviz's points times z in CSS pixels,
+     * its 14 pt labels 14 px high at the default z */
+    "var Z0=0.75;\n"
+    "function setZ(g,z){z=Math.max(0.1,Math.min(4,z));g.dataset.z=z;"
+    "[].forEach.call(g.querySelectorAll('.svg>svg'),function(v){"
+    "var w=parseFloat(v.getAttribute('width')),h=parseFloat(v.getAttribute('height'));"
+    "if(w>0&&h>0){v.style.width=(w*4/3*z)+'px';v.style.height=(h*4/3*z)+'px';}});"
+    "var l=g.previousElementSibling&&g.previousElementSibling.querySelector('.zl');"
+    "if(l)l.textContent=Math.round(z/Z0*100)+'%';}\n"
+    "function zoomBy(g,d){if(!g)return;var z=+g.dataset.z||Z0;if(d===0)z=Z0;else if(d===2){var m=0;"
+    "[].forEach.call(g.querySelectorAll('.svg'),function(b){var v=b.firstElementChild;"
+    "var w=v&&parseFloat(v.getAttribute('width'))*4/3;if(w>0&&b.clientWidth>0)"
+    "m=Math.max(m,w/(b.clientWidth-4));});if(m>0)z=1/m;}else z*=d>0?1.25:0.8;setZ(g,z);}\n"
+    "[].forEach.call(document.querySelectorAll('.zg'),function(g){setZ(g,Z0);"
+    "[].forEach.call(g.querySelectorAll('.svg'),function(b){b.scrollLeft=(b.scrollWidth-b.clientWidth)/2;});});\n"
+    "var drag=null;\n"
+    "document.addEventListener('mousedown',function(e){var b=e.target.closest&&e.target.closest('.svg');"
+    "if(b&&e.button===0&&!e.target.closest('g.node')){drag={b:b,x:e.clientX,y:e.clientY,l:b.scrollLeft,"
+    "t:b.scrollTop};e.preventDefault();}});\n"
+    "document.addEventListener('mousemove',function(e){if(drag){drag.b.scrollLeft=drag.l-(e.clientX-drag.x);"
+    "drag.b.scrollTop=drag.t-(e.clientY-drag.y);}});\n"
+    "document.addEventListener('mouseup',function(){drag=null;});\n"
+    "document.addEventListener('wheel',function(e){var b=e.ctrlKey&&e.target.closest&&e.target.closest('.svg');"
+    "var g=b&&b.closest('.zg');if(g){e.preventDefault();zoomBy(g,e.deltaY<0?1:-1);}},{passive:false});\n"
     "var q=document.getElementById('q'),res=document.getElementById('results');\n"
     "var lines=[].slice.call(document.querySelectorAll('.l[data-b]:not(.d)'));\n"
     "function find(){var s=q.value.trim().toLowerCase();res.textContent='';if(!s)return;var n=0;"

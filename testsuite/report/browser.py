@@ -9,11 +9,17 @@ lopt's --report page of every example and of ResNet-50, and for each
   message is an error: a script error, a blocked request);
 - reads the browser's network log: no request from the page (the browser's
   own background requests aside, which no host resolves here);
-- takes a screenshot and checks that it is not blank.
+- takes a screenshot and checks that it is not blank;
+- measures the graphs in a 1400 px wide window at the default zoom (a copy
+  of the page with a measuring script added, every graph shown): the median
+  height of each graph's text on the screen (its font size times the scale
+  from the SVG's units to CSS pixels, getScreenCTM) is at least MIN_TEXT_PX,
+  and the graphs drawn side by side (before and after) share one scale.
 First it checks itself on a probe page that logs an error and requests an
 image, which it must report. Python's standard library only.
-Usage: browser.py LOPT OUTDIR [CHROMIUM]"""
+Usage: [ONLY=name,...] browser.py LOPT OUTDIR [CHROMIUM]"""
 import glob
+import html
 import html.parser
 import json
 import os
@@ -36,7 +42,33 @@ PIPELINES = {
                            "fold-scope-change",
     "resnet50": "convert-layout{conv2d=NCHW4c:OIHW4o},flow,fold",
 }
+MIN_TEXT_PX = 10
 failures = []
+
+# Added to a copy of the page: opens every graph, then writes, for each group
+# of graphs at one scale (.zg), each SVG's scale and its text's sizes in CSS
+# pixels, into <pre id="measure"> for --dump-dom to show.
+MEASURE = """<script>(function(){
+[].forEach.call(document.querySelectorAll('details'),function(d){d.open=true;});
+var out=[];
+var groups=[].slice.call(document.querySelectorAll('.zg,.pair'));
+[].forEach.call(document.querySelectorAll('.svg>svg'),function(v){
+  var g=v.closest('.zg')||v.closest('.pair'),gi=groups.indexOf(g);{
+    var m=v.getScreenCTM();var sizes=[],boxes=[];
+    [].forEach.call(v.querySelectorAll('text'),function(t){
+      var c=t.getScreenCTM();if(!c)return;
+      sizes.push(parseFloat(getComputedStyle(t).fontSize)*Math.sqrt(c.a*c.a+c.b*c.b));
+      boxes.push(t.getBoundingClientRect().height);});
+    out.push({group:gi,kind:g?g.className:'',scale:m?m.a:0,sizes:sizes,boxes:boxes,
+              width:v.getBoundingClientRect().width,box:v.parentElement.clientWidth,
+              slide:v.closest('.slide')?v.closest('.slide').dataset.k:null});}});
+var p=document.createElement('pre');p.id='measure';p.textContent=JSON.stringify(out);
+document.body.appendChild(p);})();</script>"""
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
 
 
 def check(cond, what):
@@ -240,6 +272,7 @@ def one(src, name, out):
         check(dom_of(find).results >= 1, "%s: #find=%s found nothing" % (name, key))
         notes, _, _ = chromium(url + "#notes=" + key, out, ["--dump-dom"], name + "-notes")
         check(dom_of(notes).pop, "%s: #notes=%s shows no list" % (name, key))
+    texts = measure(static, page, name, out)
     shot = os.path.join(out, name + ".png")
     _, console, _ = chromium(url, out, ["--screenshot=" + shot, "--window-size=1280,1600",
                                         "--hide-scrollbars"], name + "-shot")
@@ -247,7 +280,36 @@ def one(src, name, out):
     ok, busy, colours = not_blank(shot) if os.path.exists(shot) else (False, 0, 0)
     check(ok, "%s: the screenshot looks blank (%d busy rows, %d colours)" % (name, busy, colours))
     check(not console, "%s: console messages while drawing: %s" % (name, console[:3]))
-    return os.path.getsize(page), steps, dom.svgs
+    return os.path.getsize(page), steps, dom.svgs, texts
+
+
+def measure(static, page, name, out):
+    """The graphs' text at the default zoom in a 1400 px window: returns the
+    smallest median over the graphs, checked against MIN_TEXT_PX."""
+    copy = page[:-5] + "-measure.html"
+    with open(copy, "w", encoding="utf-8") as f:
+        f.write(static.replace("</body>", MEASURE + "</body>"))
+    text, console, _ = chromium("file://" + copy, out, ["--dump-dom", "--window-size=1400,1000"], name + "-measure")
+    check(not console, "%s: console messages while measuring: %s" % (name, console[:3]))
+    m = text.split('<pre id="measure">', 1)
+    if not check(len(m) == 2, "%s: the measuring script did not run" % name):
+        return None
+    got = json.loads(html.unescape(m[1].split("</pre>", 1)[0]))
+    smallest, groups = None, {}
+    for g in got:
+        if not g["sizes"]:
+            continue
+        med, box = median(g["sizes"]), median(g["boxes"])
+        check(med >= MIN_TEXT_PX, "%s: a graph's text is %.1f px high (median), less than %d px (scale %.3f)"
+              % (name, med, MIN_TEXT_PX, g["scale"]))
+        # the font size as drawn agrees with the boxes the browser lays the text in
+        check(box >= med * 0.8, "%s: the text's boxes are %.1f px high for a %.1f px font" % (name, box, med))
+        smallest = med if smallest is None else min(smallest, med)
+        groups.setdefault(g["group"], set()).add(round(g["scale"], 4))
+    for k, scales in groups.items():
+        check(len(scales) == 1, "%s: the graphs of group %d are drawn at different scales %s" % (name, k, scales))
+    check(smallest is not None, "%s: no graph's text was measured" % name)
+    return smallest
 
 
 LOPT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "lopt"))
@@ -263,6 +325,8 @@ os.makedirs(OUT, exist_ok=True)
 self_test(OUT)
 pages = sorted(glob.glob(os.path.join(TOP, "examples", "*.tir"))) + [
     os.path.join(TOP, "examples", "models", "resnet50.tir")]
+if os.environ.get("ONLY"):   # ONLY=conv_add_conv_nchwc,resnet50: those pages
+    pages = [p for p in pages if os.path.basename(p)[:-4] in os.environ["ONLY"].split(",")]
 passed = 0
 for src in pages:
     name = os.path.basename(src)[:-4]
@@ -270,8 +334,8 @@ for src in pages:
     got = one(src, name, OUT)
     if got and len(failures) == before:
         passed += 1
-        print("  %-28s %2d passes, %d SVGs, %8d bytes, screenshot %s" % (name, got[1], got[2], got[0],
-                                                                     os.path.join(OUT, name + ".png")))
+        print("  %-28s %2d passes, %3d SVGs, text %4.1f px, %8d bytes, screenshot %s"
+              % (name, got[1], got[2], got[3], got[0], os.path.join(OUT, name + ".png")))
 shutil.rmtree(os.path.join(OUT, "profile"), ignore_errors=True)
 for f in failures:
     print("FAIL browser: " + f)
