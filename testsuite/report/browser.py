@@ -20,6 +20,7 @@ image, which it must report. Python's standard library only.
 Usage: [ONLY=name,...] browser.py LOPT OUTDIR [CHROMIUM]"""
 import glob
 import html
+import re
 import html.parser
 import json
 import os
@@ -41,16 +42,33 @@ PIPELINES = {
     "texture_conv_nchw4c": "convert-layout{conv2d=NCHW4c:OIHW4o},flow,fold,annotate-scope,realize-vdevice,"
                            "fold-scope-change",
     "resnet50": "convert-layout{conv2d=NCHW4c:OIHW4o},flow,fold",
+    "conv_add_conv_nchwc": "convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold",
 }
 MIN_TEXT_PX = 10
 failures = []
+COUNTS = {}   # page -> (slides, slides drawn, marks, costs)
 
 # Added to a copy of the page: opens every graph, then writes, for each group
 # of graphs at one scale (.zg), each SVG's scale and its text's sizes in CSS
 # pixels, into <pre id="measure"> for --dump-dom to show.
 MEASURE = """<script>(function(){
 [].forEach.call(document.querySelectorAll('details'),function(d){d.open=true;});
-var out=[];
+var out=[],decks=[];
+function shown(d){var s=[].slice.call(d.querySelectorAll('.slide'));
+  return s.filter(function(x){return !x.hidden;}).map(function(x){return +x.dataset.k;});}
+function key(k){document.dispatchEvent(new KeyboardEvent('keydown',{key:k,bubbles:true}));}
+[].forEach.call(document.querySelectorAll('.deck'),function(d){
+  d.scrollIntoView();var keys=[shown(d)];key('ArrowRight');keys.push(shown(d));key('ArrowRight');
+  keys.push(shown(d));key('ArrowLeft');keys.push(shown(d));
+  var slides=[].map.call(d.querySelectorAll('.slide'),function(x){
+    var c={k:+x.dataset.k,svg:!!x.querySelector('svg'),said:x.querySelector('.dsum')?
+      x.querySelector('.dsum').textContent:'',costs:0,marks:{}};
+    ['node','edge'].forEach(function(t){['add','chg','del'].forEach(function(m){
+      c.marks[t+'.'+m]=x.querySelectorAll('g.'+t+'.'+m).length;});});
+    [].forEach.call(x.querySelectorAll('text'),function(t){if(/^cost /.test(t.textContent))c.costs++;});
+    return c;});
+  decks.push({func:d.dataset.f,keys:keys,slides:slides});});
+[].forEach.call(document.querySelectorAll('.slide'),function(x){x.hidden=false;});
 var groups=[].slice.call(document.querySelectorAll('.zg,.pair'));
 [].forEach.call(document.querySelectorAll('.svg>svg'),function(v){
   var g=v.closest('.zg')||v.closest('.pair'),gi=groups.indexOf(g);{
@@ -62,7 +80,7 @@ var groups=[].slice.call(document.querySelectorAll('.zg,.pair'));
     out.push({group:gi,kind:g?g.className:'',scale:m?m.a:0,sizes:sizes,boxes:boxes,
               width:v.getBoundingClientRect().width,box:v.parentElement.clientWidth,
               slide:v.closest('.slide')?v.closest('.slide').dataset.k:null});}});
-var p=document.createElement('pre');p.id='measure';p.textContent=JSON.stringify(out);
+var p=document.createElement('pre');p.id='measure';p.textContent=JSON.stringify({graphs:out,decks:decks});
 document.body.appendChild(p);})();</script>"""
 
 
@@ -165,17 +183,19 @@ class Dom(html.parser.HTMLParser):
         super().__init__()
         self.sections, self.svgs, self.figures, self.hit, self.results, self.pop = {}, 0, 0, [], 0, False
         self.in_results = self.in_figure = False
-        self.figure_svg, self.bad_figures = False, 0
+        self.figure_svg, self.bad_figures, self.slides = False, 0, 0
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         cls = (a.get("class") or "").split()
         if tag == "section" and a.get("id"):
             self.sections[a["id"]] = a.get("data-title", "")
-        if tag == "svg":
+        if tag == "svg" and self.in_figure:
             self.svgs += 1
             self.figure_svg = True
-        if tag == "figure":
+        if tag == "figure" and "slide" in cls:
+            self.slides += 1
+        elif tag == "figure":
             self.figures += 1
             self.in_figure, self.figure_svg = True, False
         if "hit" in cls:
@@ -190,7 +210,7 @@ class Dom(html.parser.HTMLParser):
     def handle_endtag(self, tag):
         if tag == "header":
             self.in_results = False
-        if tag == "figure":
+        if tag == "figure" and self.in_figure:
             self.bad_figures += not self.figure_svg
             self.in_figure = False
 
@@ -272,7 +292,7 @@ def one(src, name, out):
         check(dom_of(find).results >= 1, "%s: #find=%s found nothing" % (name, key))
         notes, _, _ = chromium(url + "#notes=" + key, out, ["--dump-dom"], name + "-notes")
         check(dom_of(notes).pop, "%s: #notes=%s shows no list" % (name, key))
-    texts = measure(static, page, name, out)
+    texts = measure(static, page, name, out, steps)
     shot = os.path.join(out, name + ".png")
     _, console, _ = chromium(url, out, ["--screenshot=" + shot, "--window-size=1280,1600",
                                         "--hide-scrollbars"], name + "-shot")
@@ -283,7 +303,37 @@ def one(src, name, out):
     return os.path.getsize(page), steps, dom.svgs, texts
 
 
-def measure(static, page, name, out):
+def slides(decks, name, steps):
+    """The graph after every pass: main's deck holds the input and one slide
+    per pass, the arrow keys step through it, each slide marks as many nodes
+    and edges added, changed and removed as its line says, and plan's costs
+    are on nodes. Returns the number of slides with a graph."""
+    main = [d for d in decks if d["func"] == "main"]
+    if not check(main, "%s: no slides of main's graph after each pass" % name):
+        return 0
+    d = main[0]
+    check(len(d["slides"]) == steps + 1, "%s: main has %d slides, not the input and %d passes"
+          % (name, len(d["slides"]), steps))
+    check(d["keys"] == [[0], [1], [2 if steps > 1 else 1], [1 if steps > 1 else 0]],
+          "%s: the arrow keys showed slides %s, not [0] [1] [2] [1]" % (name, d["keys"]))
+    marked = 0
+    for dk in decks:
+        for sl in dk["slides"]:
+            said = [int(x) for x in re.findall(r"[+\u2212~](\d+)", sl["said"])] if sl["svg"] and sl["k"] else None
+            m = sl["marks"]
+            if said and len(said) == 6:
+                got = [m["node.add"], m["node.del"], m["node.chg"], m["edge.add"], m["edge.del"], m["edge.chg"]]
+                check(got == said, "%s: slide %d of %s marks %s, its line says %s" % (name, sl["k"], dk["func"], got,
+                                                                                     said))
+            marked += sum(m.values())
+            if "cost" in sl["said"]:
+                check(sl["costs"] > 0, "%s: slide %d of %s says costs but shows none" % (name, sl["k"], dk["func"]))
+    COUNTS[name] = (sum(len(dk["slides"]) for dk in decks), sum(sl["svg"] for dk in decks for sl in dk["slides"]),
+                    marked, sum(sl["costs"] for dk in decks for sl in dk["slides"]))
+    return COUNTS[name][1]
+
+
+def measure(static, page, name, out, steps):
     """The graphs' text at the default zoom in a 1400 px window: returns the
     smallest median over the graphs, checked against MIN_TEXT_PX."""
     copy = page[:-5] + "-measure.html"
@@ -295,8 +345,9 @@ def measure(static, page, name, out):
     if not check(len(m) == 2, "%s: the measuring script did not run" % name):
         return None
     got = json.loads(html.unescape(m[1].split("</pre>", 1)[0]))
+    slides(got["decks"], name, steps)
     smallest, groups = None, {}
-    for g in got:
+    for g in got["graphs"]:
         if not g["sizes"]:
             continue
         med, box = median(g["sizes"]), median(g["boxes"])
@@ -307,7 +358,9 @@ def measure(static, page, name, out):
         smallest = med if smallest is None else min(smallest, med)
         groups.setdefault(g["group"], set()).add(round(g["scale"], 4))
     for k, scales in groups.items():
-        check(len(scales) == 1, "%s: the graphs of group %d are drawn at different scales %s" % (name, k, scales))
+        # one scale, Graphviz's rounding of a width to whole points aside
+        check(max(scales) <= min(scales) * 1.01, "%s: the graphs of group %d are drawn at different scales %s"
+              % (name, k, scales))
     check(smallest is not None, "%s: no graph's text was measured" % name)
     return smallest
 
@@ -334,8 +387,12 @@ for src in pages:
     got = one(src, name, OUT)
     if got and len(failures) == before:
         passed += 1
-        print("  %-28s %2d passes, %3d SVGs, text %4.1f px, %8d bytes, screenshot %s"
-              % (name, got[1], got[2], got[3], got[0], os.path.join(OUT, name + ".png")))
+        c = COUNTS.get(name, (0, 0, 0, 0))
+        print("  %-28s %2d passes, %3d SVGs, text %4.1f px, %d slides (%d drawn, %d marks, %d costs), %8d bytes"
+              % (name, got[1], got[2], got[3], c[0], c[1], c[2], c[3], got[0]))
+    if name == "conv_add_conv_nchwc":   # a three-pass pipeline with plan: its changes and costs shown
+        check(COUNTS.get(name, (0, 0, 0, 0))[2] > 0 and COUNTS[name][3] > 0,
+              "%s: no marks or no costs on the slides: %s" % (name, COUNTS.get(name)))
 shutil.rmtree(os.path.join(OUT, "profile"), ignore_errors=True)
 for f in failures:
     print("FAIL browser: " + f)
