@@ -59,14 +59,44 @@ static long long tensor_bytes(const StructInfo *s)
     return __builtin_mul_overflow(n, (long long)dtype_size(s->dtype), &n) ? -1 : n;
 }
 
-/* What a rewrite does: its index map (or pad widths), and the bytes it writes. */
-static void rewrite_label(FILE *out, const Expr *e, const StructInfo *result)
+/* A map as a brief label shows it (DOT_BRIEF): "T.index_map(lambda n, c:
+ * (c, n))" as its result "(c, n)", cut after BRIEF_MAP characters. */
+enum { BRIEF_MAP = 24 };
+
+static void brief_text(FILE *out, const char *map)
+{
+    const char *s = map, *colon = strstr(map, ": ");
+    size_t n = strlen(map);
+    if (strncmp(map, "T.index_map(lambda", 18) == 0 && colon && n && map[n - 1] == ')') {
+        s = colon + 2;
+        n = (size_t)(map + n - 1 - s);
+    }
+    char buf[BRIEF_MAP + 8];
+    size_t k = n;
+    if (k > BRIEF_MAP) {
+        k = BRIEF_MAP;
+        while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
+            k--;   /* not inside a UTF-8 sequence */
+    }
+    snprintf(buf, sizeof buf, "%.*s%s", (int)k, s, k < n ? "\xe2\x80\xa6" : "");
+    label_text(out, buf);
+}
+
+/* What a rewrite does: its index map (or pad widths), and the bytes it
+ * writes. Brief: the map shortened (brief_text), and whole in *tip. */
+static void rewrite_label(FILE *out, const Expr *e, const StructInfo *result, int brief, const Expr **tip)
 {
     char buf[256];
     for (int i = 0; i < e->u.call.nkw; i++)
         if (strcmp(e->u.call.kw[i]->str, "index_map") == 0 || strcmp(e->u.call.kw[i]->str, "pad_width") == 0) {
+            const Expr *map = e->u.call.args[e->u.call.nargs + i];
             fputs("\\n", out);
-            label_text(out, expr_text(e->u.call.args[e->u.call.nargs + i], buf, sizeof buf));
+            if (brief) {
+                brief_text(out, expr_text(map, buf, sizeof buf));
+                *tip = map;
+            } else {
+                label_text(out, expr_text(map, buf, sizeof buf));
+            }
         }
     long long b = tensor_bytes(result);
     if (b >= 0)
@@ -299,8 +329,9 @@ static void count_drawn_uses(const Func *fn, Graph *G)
     uses_merge(G);
 }
 
-static void func_graph(FILE *out, const Func *fn)
+static void func_graph(FILE *out, const Func *fn, int flags)
 {
+    int brief = flags & DOT_BRIEF;
     int nconst = 0;
     Layouts L = { 0 };
     Graph G = { 0 };
@@ -340,9 +371,10 @@ static void func_graph(FILE *out, const Func *fn)
                 style = "shape=diamond";
             }
             int lay = layout_add(&L, bd->var, e);
+            const Expr *tip = NULL;
             fprintf(out, "    \"%s.%s\" [label=\"%s\\n%s", fn->name->str, bd->var->name->str, bd->var->name->str, what);
             if (e->kind == E_CALL && is_rewrite(e))
-                rewrite_label(out, e, bd->var->sinfo ? bd->var->sinfo : bd->annot);
+                rewrite_label(out, e, bd->var->sinfo ? bd->var->sinfo : bd->annot, brief, &tip);
             const StructInfo *si = bd->annot ? bd->annot : bd->var->sinfo;
             scope_label(out, si);
             fprintf(out, "\", %s", style);
@@ -351,6 +383,12 @@ static void func_graph(FILE *out, const Func *fn)
             else if (lay >= 0 && strstr(style, "fillcolor") && !strstr(style, "16b522"))
                 fprintf(out, ", color=\"%s\"", palette[lay % 8]);
             scope_style(out, si);
+            if (tip) {
+                char buf[256];
+                fputs(", tooltip=\"", out);
+                label_text(out, expr_text(tip, buf, sizeof buf));
+                fputc('"', out);
+            }
             fputs("];\n", out);
             edges(out, fn, drawn_args(e), bd->var->name->str, &nconst, &G);
         }
@@ -359,6 +397,10 @@ static void func_graph(FILE *out, const Func *fn)
     free(G.u);
     for (int k = 0; k < L.ntext; k++) {
         fprintf(out, "    \"%s.layout%d\" [label=\"layout ", fn->name->str, k);
+        if (brief) {
+            brief_text(out, L.text[k]);
+            fputs("\", tooltip=\"layout ", out);
+        }
         label_text(out, L.text[k]);
         fprintf(out, "\", shape=note, style=filled, fillcolor=\"%s\"];\n", palette[k % 8]);
         free(L.text[k]);
@@ -377,14 +419,14 @@ void print_dot(FILE *out, const Module *m)
     fputs(graph_head, out);
     for (int i = 0; i < m->nfuncs; i++)
         if (m->funcs[i]->kind == F_RELAX)
-            func_graph(out, m->funcs[i]);
+            func_graph(out, m->funcs[i], 0);
     fputs("}\n", out);
 }
 
-void print_dot_func(FILE *out, const Func *fn)
+void print_dot_func(FILE *out, const Func *fn, int flags)
 {
     fputs(graph_head, out);
-    func_graph(out, fn);
+    func_graph(out, fn, flags);
     fputs("}\n", out);
 }
 

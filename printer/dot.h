@@ -7,8 +7,11 @@
 #include "../ir/ir.h"
 
 void print_dot(FILE *out, const Module *m);
-/* The graph of one Relax function, as a digraph of its own. */
-void print_dot_func(FILE *out, const Func *fn);
+enum {
+    DOT_BRIEF = 1,   /* index maps in labels shortened to their result, whole in the tooltip (the report) */
+};
+/* The graph of one Relax function, as a digraph of its own; flags: DOT_*. */
+void print_dot_func(FILE *out, const Func *fn, int flags);
 /* The layout rewrites the graph draws green (R.layout_transform, R.pad,
  * R.crop) in the module's Relax functions, and in *bytes what they write
  * (those of unknown shape count none). */

@@ -102,7 +102,7 @@ static char *func_dot(const Func *fn)
     FILE *f = open_memstream(&s, &n);
     if (!f)
         abort();
-    print_dot_func(f, fn);
+    print_dot_func(f, fn, DOT_BRIEF);
     if (fclose(f) != 0)
         abort();
     return s;
@@ -115,7 +115,7 @@ void report_input(Report *r, const Module *m, const char *source)
     for (int i = 0; i < m->nfuncs; i++)
         if (m->funcs[i]->kind == F_RELAX) {
             r->graphs = grow(r->graphs, (size_t)r->ngraphs + 1, sizeof *r->graphs);
-            r->graphs[r->ngraphs++] = (ReportGraph){ dup_str(m->funcs[i]->name->str), func_dot(m->funcs[i]), NULL };
+            r->graphs[r->ngraphs++] = (ReportGraph){ dup_str(m->funcs[i]->name->str), func_dot(m->funcs[i]), NULL, NULL, 0 };
         }
     report_graphs_after(r, m);
 }
@@ -135,9 +135,17 @@ void report_graphs_after(Report *r, const Module *m)
             g++;
         if (g == r->ngraphs) {
             r->graphs = grow(r->graphs, (size_t)r->ngraphs + 1, sizeof *r->graphs);
-            r->graphs[r->ngraphs++] = (ReportGraph){ dup_str(fn->name->str), NULL, NULL };
+            r->graphs[r->ngraphs++] = (ReportGraph){ dup_str(fn->name->str), NULL, NULL, NULL, 0 };
         }
         r->graphs[g].after = func_dot(fn);
+    }
+    for (int g = 0; g < r->ngraphs; g++) {
+        ReportGraph *G = &r->graphs[g];
+        G->at = grow(G->at, (size_t)r->n + 1, sizeof *G->at);
+        while (G->nat <= r->n)
+            G->at[G->nat++] = NULL;
+        free(G->at[r->n]);
+        G->at[r->n] = G->after ? dup_str(G->after) : NULL;
     }
 }
 
@@ -176,6 +184,9 @@ void report_free(Report *r)
         free(r->graphs[g].func);
         free(r->graphs[g].before);
         free(r->graphs[g].after);
+        for (int k = 0; k < r->graphs[g].nat; k++)
+            free(r->graphs[g].at[k]);
+        free(r->graphs[g].at);
     }
     free(r->graphs);
     text_free(&r->input);
@@ -820,32 +831,65 @@ static int graph_nodes(const char *graph)
     return n;
 }
 
-static void write_svg(W *w, const char *graph, int k, const char *what)
+/* The buttons of a group of graphs drawn at one scale (class zg: the
+ * element after the bar); the page's script sets the scale. */
+static const char zoom_bar[] =
+    "<div class=\"zbar\"><button type=\"button\" class=\"z\" data-d=\"-1\" title=\"smaller\">&#8722;</button>"
+    "<button type=\"button\" class=\"z\" data-d=\"1\" title=\"larger\">+</button>"
+    "<button type=\"button\" class=\"z\" data-d=\"0\" title=\"the default size\">reset</button>"
+    "<button type=\"button\" class=\"z\" data-d=\"2\" title=\"shrink to the width (labels may get small)\">fit"
+    "</button><span class=\"zl\"></span> drag a graph to pan it; Ctrl+wheel zooms</div>\n";
+
+/* svg (from "<svg") with the ids Graphviz gave it, from its id "g<from>"
+ * (its elements' "g<from>_..." and their links' "a_g<from>_..."), made
+ * to start with "g<to>". */
+static void svg_renamed(FILE *out, const char *svg, int from, int to)
+{
+    char old[32];
+    int n = snprintf(old, sizeof old, "g%d", from);
+    for (const char *p = svg; *p;) {
+        const char *q = strstr(p, old);
+        if (!q) {
+            fputs(p, out);
+            break;
+        }
+        int is_id = (q[n] == '"' || q[n] == '_') && ((q - svg >= 4 && memcmp(q - 4, "id=\"", 4) == 0) ||
+                                                     (q - svg >= 6 && memcmp(q - 6, "id=\"a_", 6) == 0));
+        fwrite(p, 1, (size_t)(q - p), out);
+        if (is_id)
+            fprintf(out, "g%d", to);
+        else
+            fwrite(q, 1, (size_t)n, out);
+        p = q + n;
+    }
+}
+
+/* A graph laid out into the page (the div of its SVG), or the line that
+ * says why it is not. keep: the SVG is kept there (with its id number in
+ * *keep_id) for the page to show again. */
+static void draw_svg(W *w, const char *graph, int k, char **keep, int *keep_id)
 {
     FILE *out = w->out;
-    fprintf(out, "<figure><figcaption>%s</figcaption>", what);
-    if (!graph) {
-        fputs("<p class=\"same\">not in this module</p></figure>\n", out);
-        return;
-    }
     int nodes = graph_nodes(graph);
     if (nodes > MAX_GRAPH) {
         fprintf(out, "<p class=\"bad\">not drawn: %d nodes, more than the %d Graphviz lays out in a report (lopt "
-                "--emit=dot writes the graph)</p></figure>\n", nodes, MAX_GRAPH);
+                "--emit=dot writes the graph)</p>", nodes, MAX_GRAPH);
         return;
     }
     char id[32];
+    if (keep_id)
+        *keep_id = w->graphs;
     snprintf(id, sizeof id, "g%d", w->graphs++);
     int slow = 0;
     if (w->dot_left <= 0 && !w->dot_missing) {
         fprintf(out, "<p class=\"bad\">not drawn: the page's %g s for Graphviz went to the graphs above (lopt "
-                "--emit=dot writes this one)</p></figure>\n", w->dot_budget);
+                "--emit=dot writes this one)</p>", w->dot_budget);
         return;
     }
     char *svg = w->dot_missing ? NULL : run_dot(graph, id, &w->dot_missing, &slow, &w->dot_left);
     const char *start = svg ? strstr(svg, "<svg") : NULL;
     if (start) {
-        fprintf(out, "<button type=\"button\" class=\"zoom\">actual size</button><div class=\"svg\" data-s=\"%d\">", k);
+        fprintf(out, "<div class=\"svg\" data-s=\"%d\">", k);
         fputs(start, out);
         fputs("</div>", out);
     } else {
@@ -856,8 +900,301 @@ static void write_svg(W *w, const char *graph, int k, const char *what)
             fputs(w->dot_missing ? "<p class=\"bad\">not drawn: Graphviz is not installed</p>" :
                   "<p class=\"bad\">not drawn: Graphviz's dot failed on this graph</p>", out);
     }
+    if (keep && start)
+        *keep = svg;
+    else
+        free(svg);
+}
+
+static void write_svg(W *w, const char *graph, int k, const char *what, char **keep, int *keep_id)
+{
+    FILE *out = w->out;
+    fprintf(out, "<figure><figcaption>%s</figcaption>", what);
+    if (graph)
+        draw_svg(w, graph, k, keep, keep_id);
+    else
+        fputs("<p class=\"same\">not in this module</p>", out);
     fputs("</figure>\n", out);
-    free(svg);
+}
+
+/* ---- the graph after each pass, marked against the one before ---- */
+
+/* A node line of a graph print_dot_func wrote ("ID" [...];) or an edge line
+ * ("A" -> "B" ...;), keyed by its quoted id or its two. */
+typedef struct GLine {
+    const char *p;        /* the line, without its newline */
+    size_t n;
+    size_t key;           /* the key: the first key bytes of the line */
+    int edge;
+    int pair;             /* the matching line of the other graph, or -1 */
+} GLine;
+
+static int gline_parse(const char *p, size_t n, GLine *l)
+{
+    if (n < 8 || memcmp(p, "    \"", 5) != 0)
+        return 0;
+    const char *q = memchr(p + 5, '"', n - 5);
+    if (!q)
+        return 0;
+    q++;
+    *l = (GLine){ p, n, 0, 0, -1 };
+    size_t rest = (size_t)(p + n - q);
+    if (rest > 5 && memcmp(q, " -> \"", 5) == 0) {
+        const char *e = memchr(q + 5, '"', rest - 5);
+        if (!e)
+            return 0;
+        q = e + 1;
+        l->edge = 1;
+    }
+    l->key = (size_t)(q - p);
+    return 1;
+}
+
+/* The node and edge lines of a graph, in their order. */
+static GLine *glines(const char *g, int *n)
+{
+    GLine *v = NULL;
+    int k = 0;
+    for (const char *p = g; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        GLine l;
+        if (gline_parse(p, len, &l)) {
+            v = grow(v, (size_t)k + 1, sizeof *v);
+            v[k++] = l;
+        }
+        p += len + (e != NULL);
+    }
+    *n = k;
+    return v;
+}
+
+static int gline_cmp(const void *a, const void *b)
+{
+    const GLine *x = *(const GLine *const *)a, *y = *(const GLine *const *)b;
+    size_t n = x->key < y->key ? x->key : y->key;
+    int c = memcmp(x->p, y->p, n);
+    if (c || x->key != y->key)
+        return c ? c : x->key < y->key ? -1 : 1;
+    return x->p < y->p ? -1 : x->p > y->p;   /* repeated edges pair in their order */
+}
+
+/* Pairs the lines of a and b of one key (sorted merge): sets each pair's index. */
+static void gline_pair(GLine *a, int na, GLine *b, int nb)
+{
+    GLine **sa = malloc((size_t)na * sizeof *sa + 1), **sb = malloc((size_t)nb * sizeof *sb + 1);
+    if (!sa || !sb)
+        abort();
+    for (int i = 0; i < na; i++)
+        sa[i] = &a[i];
+    for (int i = 0; i < nb; i++)
+        sb[i] = &b[i];
+    qsort(sa, (size_t)na, sizeof *sa, gline_cmp);
+    qsort(sb, (size_t)nb, sizeof *sb, gline_cmp);
+    for (int i = 0, j = 0; i < na && j < nb;) {
+        size_t n = sa[i]->key < sb[j]->key ? sa[i]->key : sb[j]->key;
+        int c = memcmp(sa[i]->p, sb[j]->p, n);
+        c = c ? c : sa[i]->key == sb[j]->key ? 0 : sa[i]->key < sb[j]->key ? -1 : 1;
+        if (c < 0) {
+            i++;
+        } else if (c > 0) {
+            j++;
+        } else {
+            sa[i]->pair = (int)(sb[j] - b);
+            sb[j]->pair = (int)(sa[i] - a);
+            i++, j++;
+        }
+    }
+    free(sa);
+    free(sb);
+}
+
+/* What a pass changed in a graph: nodes and edges added, removed, changed. */
+typedef struct GDiff {
+    int add[2], del[2], chg[2];   /* [0] nodes, [1] edges */
+} GDiff;
+
+/* A cost a pass's --explain lines put on a node ("a rewrite of x from ...: N bytes"). */
+typedef struct Cost {
+    char key[160];        /* the node's id, func.var */
+    long long bytes;
+} Cost;
+
+static const char *const mark_attrs[3][2] = {
+    { "class=\"add\"", "class=\"add\", color=\"#1a7f37\", fontcolor=\"#1a7f37\", penwidth=2.5" },
+    { "class=\"chg\"", "class=\"chg\", color=\"#bf8700\", fontcolor=\"#9a6700\", penwidth=2.5" },
+    { "class=\"del\", style=dashed, color=\"#8c959f\", fontcolor=\"#8c959f\", penwidth=1",
+      "class=\"del\", style=dashed, color=\"#8c959f\", fontcolor=\"#8c959f\"" },
+};
+
+/* A graph line with attrs added (NULL: none) and the costs of its node added
+ * to its label. */
+static void gline_write(FILE *out, const GLine *l, const char *attrs, const Cost *cost, int ncost)
+{
+    const char *p = l->p, *end = l->p + l->n;
+    const char *label = l->edge ? NULL : strstr(p, " [label=\"");
+    if (label && label < end) {
+        const char *q = label + 9;
+        while (q < end && *q != '"')
+            q += *q == '\\' ? 2 : 1;
+        if (q < end) {
+            fwrite(p, 1, (size_t)(q - p), out);
+            for (int i = 0; i < ncost; i++)
+                if (strlen(cost[i].key) == l->key - 6 && memcmp(cost[i].key, l->p + 5, l->key - 6) == 0) {
+                    fputs("\\ncost ", out);
+                    bytes_text(out, cost[i].bytes);
+                }
+            p = q;
+        }
+    }
+    if (!attrs) {
+        fwrite(p, 1, (size_t)(end - p), out);
+    } else if (l->n >= 2 && end[-2] == ']' && end[-1] == ';') {
+        fwrite(p, 1, (size_t)(end - 2 - p), out);
+        fprintf(out, ", %s];", attrs);
+    } else {
+        fwrite(p, 1, (size_t)(end - p > 0 && end[-1] == ';' ? end - 1 - p : end - p), out);
+        fprintf(out, " [%s];", attrs);
+    }
+    fputc('\n', out);
+}
+
+/* Graph cur marked against prev: its nodes and edges that prev lacks (add)
+ * or draws otherwise (chg), and prev's that it lacks drawn dashed and grey
+ * (del); costs on their nodes' labels. Returns the graph (malloc'd). */
+static char *mark_graph(const char *prev, const char *cur, const Cost *cost, int ncost, GDiff *d)
+{
+    int na = 0, nb = 0;
+    GLine *a = prev ? glines(prev, &na) : NULL, *b = glines(cur, &nb);
+    gline_pair(a, na, b, nb);
+    memset(d, 0, sizeof *d);
+    char *s = NULL;
+    size_t len;
+    FILE *out = open_memstream(&s, &len);
+    if (!out)
+        abort();
+    const char *close = strstr(cur, "\n  }\n");
+    int j = 0;
+    for (const char *p = cur; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (close && p == close + 1) {   /* the cluster's end: prev's lines cur lacks go before it */
+            for (int pass = 0; pass < 2; pass++)
+                for (int i = 0; i < na; i++)
+                    if (a[i].pair < 0 && a[i].edge == pass) {
+                        gline_write(out, &a[i], mark_attrs[2][pass], NULL, 0);
+                        d->del[pass]++;
+                    }
+        }
+        if (j < nb && b[j].p == p) {
+            const GLine *l = &b[j++];
+            int m = !prev ? -1 : l->pair < 0 ? 0 : a[l->pair].n != l->n || memcmp(a[l->pair].p, l->p, l->n) ? 1 : -1;
+            if (m == 0)
+                d->add[l->edge]++;
+            else if (m == 1)
+                d->chg[l->edge]++;
+            gline_write(out, l, m >= 0 ? mark_attrs[m][l->edge] : NULL, cost, ncost);
+        } else {
+            fwrite(p, 1, n, out);
+            fputc('\n', out);
+        }
+        p += n + (e != NULL);
+    }
+    if (fclose(out) != 0)
+        abort();
+    free(a);
+    free(b);
+    return s;
+}
+
+/* The costs step k's --explain lines give rewrites of the values of function fn. */
+static int step_costs(const W *w, int k, const char *fn, Cost *cost, int max)
+{
+    int n = 0;
+    size_t nf = strlen(fn);
+    for (int i = 0; i < w->nnotes && n < max; i++) {
+        const Note *x = &w->notes[i];
+        if (x->step != k || !x->key || strncmp(x->key, fn, nf) != 0 || (x->key[nf] && x->key[nf] != '.'))
+            continue;
+        const char *t = x->text, *end = x->text + x->len;
+        if (x->len < 20 || memcmp(t, "a rewrite of ", 13) != 0 || memcmp(end - 6, " bytes", 6) != 0)
+            continue;
+        const char *name = t + 13, *sp = memchr(name, ' ', (size_t)(end - name));
+        const char *num = end - 6;
+        while (num > name && num[-1] >= '0' && num[-1] <= '9')
+            num--;
+        if (!sp || num == end - 6 || num[-1] != ' ' || (size_t)(sp - name) + nf + 2 > sizeof cost->key)
+            continue;
+        snprintf(cost[n].key, sizeof cost[n].key, "%s.%.*s", fn, (int)(sp - name), name);
+        cost[n++].bytes = strtoll(num, NULL, 10);
+    }
+    return n;
+}
+
+static void diff_count(FILE *out, const char *what, int add, int del, int chg)
+{
+    fprintf(out, "%s: <span class=\"ga\">+%d</span> <span class=\"gd\">&#8722;%d</span> "
+            "<span class=\"gc\">~%d</span>", what, add, del, chg);
+}
+
+enum { MAX_COSTS = 256 };
+
+/* Function G's graph as the input and after each step, one slide each,
+ * each marked against the one before. */
+static void write_deck(W *w, const ReportGraph *G, const char *input_svg, int input_id)
+{
+    FILE *out = w->out;
+    const Report *r = w->r;
+    int nodes = graph_nodes(G->after ? G->after : G->before);
+    fprintf(out, "<details class=\"graph\"%s><summary>", nodes <= OPEN_GRAPH ? " open" : "");
+    html_str(out, G->func);
+    fprintf(out, " after each pass (%d slides)</summary>\n%s<div class=\"deck zg\" data-f=\"", G->nat, zoom_bar);
+    html_str(out, G->func);
+    fputs("\">\n<div class=\"dnav\"><button type=\"button\" class=\"dp\" title=\"the graph before (left arrow)\">"
+          "&#9664;</button> <button type=\"button\" class=\"dn\" title=\"the graph after (right arrow)\">&#9654;"
+          "</button> <span class=\"dt\"></span></div>\n", out);
+    Cost *cost = malloc(MAX_COSTS * sizeof *cost);
+    if (!cost)
+        abort();
+    for (int k = 0; k < G->nat; k++) {
+        fprintf(out, "<figure class=\"slide\" data-k=\"%d\"><figcaption>", k);
+        if (k) {
+            fprintf(out, "%d. after ", k);
+            html_str(out, r->steps[k - 1].name);
+        } else {
+            fputs("0. the input", out);
+        }
+        fputs("</figcaption>", out);
+        const char *g = G->at[k], *prev = k ? G->at[k - 1] : NULL;
+        int ncost = g && k ? step_costs(w, k, G->func, cost, MAX_COSTS) : 0;
+        if (!g) {
+            fputs(k && !r->steps[k - 1].mod.text ? "<p class=\"bad\">the pass failed: no graph after it</p>" :
+                  "<p class=\"same\">not in this module</p>", out);
+        } else if (!k && input_svg) {   /* the input's graph, drawn above: shown again, not laid out again */
+            fprintf(out, "<div class=\"svg\" data-s=\"0\">");
+            svg_renamed(out, strstr(input_svg, "<svg"), input_id, w->graphs++);
+            fputs("</div>", out);
+        } else if (prev && strcmp(prev, g) == 0 && !ncost) {
+            fputs("<p class=\"same dsum\">the pass did not change this graph</p>", out);
+        } else {
+            GDiff d;
+            char *marked = mark_graph(prev, g, cost, ncost, &d);
+            if (k) {
+                fputs("<p class=\"dsum\">", out);
+                diff_count(out, "nodes", d.add[0], d.del[0], d.chg[0]);
+                fputs("; ", out);
+                diff_count(out, "edges", d.add[1], d.del[1], d.chg[1]);
+                if (ncost)
+                    fprintf(out, "; %d cost%s on the nodes", ncost, ncost == 1 ? "" : "s");
+                fputs("</p>", out);
+            }
+            draw_svg(w, marked, k, NULL, NULL);
+            free(marked);
+        }
+        fputs("</figure>\n", out);
+    }
+    free(cost);
+    fputs("</div>\n</details>\n", out);
 }
 
 static void write_graphs(W *w)
@@ -871,14 +1208,18 @@ static void write_graphs(W *w)
     int missing_said = 0, last = r->n;
     while (last > 0 && !r->steps[last - 1].mod.text)
         last--;
+    char **kept = calloc((size_t)r->ngraphs + 1, sizeof *kept);   /* the input's SVGs, for the slides */
+    int *kept_id = calloc((size_t)r->ngraphs + 1, sizeof *kept_id);
+    if (!kept || !kept_id)
+        abort();
     for (int g = 0; g < r->ngraphs; g++) {
         const ReportGraph *G = &r->graphs[g];
         int nodes = graph_nodes(G->after ? G->after : G->before);
         fprintf(out, "<details class=\"graph\"%s><summary>", nodes <= OPEN_GRAPH ? " open" : "");
         html_str(out, G->func);
-        fprintf(out, " (%d nodes after)</summary>\n<div class=\"pair\">\n", nodes);
-        write_svg(w, G->before, 0, "before");
-        write_svg(w, G->after, last, "after");
+        fprintf(out, " (%d nodes after)</summary>\n%s<div class=\"pair zg\">\n", nodes, zoom_bar);
+        write_svg(w, G->before, 0, "before", &kept[g], &kept_id[g]);
+        write_svg(w, G->after, last, "after", NULL, NULL);
         fputs("</div>\n</details>\n", out);
         if (w->dot_missing && !missing_said) {
             fputs("<p class=\"bad\" id=\"nodot\">Graphviz's dot (or the program LOPT_DOT names) could not be run, so "
@@ -889,6 +1230,24 @@ static void write_graphs(W *w)
     }
     if (!r->ngraphs)
         fputs("<p>The module has no Relax function.</p>\n", out);
+    if (r->ngraphs && r->n) {
+        /* drawn after the input's and the result's, with what is left of dot's time: main's first */
+        fputs("<h3 id=\"passes\">After each pass</h3>\n<p>Each function's graph as the input and after each pass, "
+              "one slide each (the buttons, or the left and right arrow keys, step through them): what the pass "
+              "added glows <span class=\"ga\">green</span>, what it changed <span class=\"gc\">orange</span>, and "
+              "what it removed is drawn <span class=\"gd\">dashed and grey</span>; the costs a pass's --explain "
+              "lines give a rewrite are on the node they concern.</p>\n", out);
+        for (int g = 0; g < r->ngraphs; g++)
+            if (strcmp(r->graphs[g].func, "main") == 0)
+                write_deck(w, &r->graphs[g], kept[g], kept_id[g]);
+        for (int g = 0; g < r->ngraphs; g++)
+            if (strcmp(r->graphs[g].func, "main") != 0)
+                write_deck(w, &r->graphs[g], kept[g], kept_id[g]);
+    }
+    for (int g = 0; g < r->ngraphs; g++)
+        free(kept[g]);
+    free(kept);
+    free(kept_id);
     fputs("</section>\n", out);
 }
 
@@ -922,8 +1281,13 @@ static const char style[] =
     "pre.diag{background:#ffebe9;padding:6px;white-space:pre-wrap}"
     ".pair{display:flex;gap:12px;align-items:flex-start}"
     "figure{margin:0;flex:1;min-width:0}figcaption{font-weight:bold}"
-    ".svg{max-height:80vh;overflow:auto;border:1px solid #d0d7de}.svg svg{max-width:100%;height:auto}"
-    ".svg.full svg{max-width:none}button.zoom{font-size:10px;margin:2px 0}"
+    ".svg{max-height:80vh;overflow:auto;border:1px solid #d0d7de;cursor:grab}.svg svg{display:block}"
+    ".zbar{font-size:12px;color:#59636e;margin:4px 0}.zbar button{min-width:2.2em;margin-right:3px}"
+    ".svg g.node.add{filter:drop-shadow(0 0 3px #1a7f37) drop-shadow(0 0 2px #1a7f37)}"
+    ".svg g.node.chg{filter:drop-shadow(0 0 3px #bf8700) drop-shadow(0 0 2px #bf8700)}"
+    ".ga{color:#1a7f37;font-weight:bold}.gc{color:#9a6700;font-weight:bold}.gd{color:#6e7781;font-weight:bold}"
+    ".dnav{margin:4px 0}.dnav button{min-width:3em}.dt{font-weight:bold;margin-left:6px}.dsum{margin:2px 0}"
+    ".zl{display:inline-block;min-width:4em;font-variant-numeric:tabular-nums}"
     ".svg g.node{cursor:pointer}"
     "#pop{position:fixed;right:12px;bottom:12px;width:46em;max-width:90vw;max-height:45vh;overflow:auto;"
     "background:#fff;border:1px solid #8c959f;box-shadow:0 4px 12px #0003;padding:6px 10px;display:none;z-index:9}"
@@ -946,15 +1310,53 @@ static const char script[] =
     "t.textContent=(sec?sec.dataset.title:'')+': ';c.insertBefore(t,c.firstChild);pop.appendChild(c);});"
     "pop.classList.add('on');}\n"
     "document.addEventListener('keydown',function(e){if(e.key==='Escape')pop.classList.remove('on');});\n"
+    /* the slides of a function's graph after each pass: the arrow keys step the deck last clicked, or the first in view */
+    "var deck=null,decks=[].slice.call(document.querySelectorAll('.deck'));\n"
+    "function slide(d,k){var s=d.querySelectorAll('.slide');if(!s.length)return;"
+    "k=Math.max(0,Math.min(s.length-1,k||0));d.dataset.k=k;"
+    "[].forEach.call(s,function(x,i){x.hidden=i!==k;});"
+    "var b=s[k].querySelector('.svg');if(b&&!b.dataset.c){b.dataset.c=1;b.scrollLeft=(b.scrollWidth-b.clientWidth)/2;}"
+    "d.querySelector('.dt').textContent=(k+1)+' of '+s.length+': '+s[k].querySelector('figcaption').textContent;}\n"
+    "decks.forEach(function(d){slide(d,0);});\n"
+    "function inView(d){var r=d.getBoundingClientRect();return r.height>0&&r.bottom>0&&r.top<innerHeight;}\n"
+    "document.addEventListener('keydown',function(e){if(e.key!=='ArrowLeft'&&e.key!=='ArrowRight')return;"
+    "var t=e.target;if(t&&(t.tagName==='INPUT'||t.tagName==='TEXTAREA'))return;"
+    "var d=deck&&inView(deck)?deck:decks.filter(inView)[0];if(!d)return;e.preventDefault();"
+    "slide(d,+d.dataset.k+(e.key==='ArrowRight'?1:-1));});\n"
     "document.addEventListener('click',function(e){var t=e.target;"
     "if(t.classList&&t.classList.contains('mb')){t.parentElement.classList.add('open');return;}"
-    "if(t.classList&&t.classList.contains('zoom')){var z=t.nextElementSibling.classList.toggle('full');"
-    "t.textContent=z?'fit to width':'actual size';return;}"
+    "var dk=t.closest('.deck');if(dk){deck=dk;if(t.closest('.dp')){slide(dk,+dk.dataset.k-1);return;}"
+    "if(t.closest('.dn')){slide(dk,+dk.dataset.k+1);return;}}"
+    "if(t.classList&&t.classList.contains('z')){zoomBy(t.parentElement.nextElementSibling,+t.dataset.d);return;}"
     "if(!t.closest('#pop'))pop.classList.remove('on');"
     "if(t.closest('a'))return;var l=t.closest('.l[data-b]');if(l){if(lit)lit.classList.remove('hit');"
     "lit=l;l.classList.add('hit');notes(l.dataset.b);return;}"
     "var g=t.closest('g.node');var box=t.closest('.svg');if(g&&box){var ti=g.querySelector('title');"
     "var el=ti&&document.getElementById('s'+box.dataset.s+':'+ti.textContent);if(el)show(el);}});\n"
+    /* the graphs of a group (.zg) at one scale: Graphviz's points times z in CSS pixels,
+     * its 14 pt labels 14 px high at the default z */
+    "var Z0=0.75;\n"
+    "function setZ(g,z){z=Math.max(0.1,Math.min(4,z));g.dataset.z=z;"
+    "[].forEach.call(g.querySelectorAll('.svg>svg'),function(v){"
+    "var w=parseFloat(v.getAttribute('width')),h=parseFloat(v.getAttribute('height'));"
+    "if(w>0&&h>0){v.style.width=(w*4/3*z)+'px';v.style.height=(h*4/3*z)+'px';}});"
+    "var l=g.previousElementSibling&&g.previousElementSibling.querySelector('.zl');"
+    "if(l)l.textContent=Math.round(z/Z0*100)+'%';}\n"
+    "function zoomBy(g,d){if(!g)return;var z=+g.dataset.z||Z0;if(d===0)z=Z0;else if(d===2){var m=0;"
+    "[].forEach.call(g.querySelectorAll('.svg'),function(b){var v=b.firstElementChild;"
+    "var w=v&&parseFloat(v.getAttribute('width'))*4/3;if(w>0&&b.clientWidth>0)"
+    "m=Math.max(m,w/(b.clientWidth-4));});if(m>0)z=1/m;}else z*=d>0?1.25:0.8;setZ(g,z);}\n"
+    "[].forEach.call(document.querySelectorAll('.zg'),function(g){setZ(g,Z0);"
+    "[].forEach.call(g.querySelectorAll('.svg'),function(b){b.scrollLeft=(b.scrollWidth-b.clientWidth)/2;});});\n"
+    "var drag=null;\n"
+    "document.addEventListener('mousedown',function(e){var b=e.target.closest&&e.target.closest('.svg');"
+    "if(b&&e.button===0&&!e.target.closest('g.node')){drag={b:b,x:e.clientX,y:e.clientY,l:b.scrollLeft,"
+    "t:b.scrollTop};e.preventDefault();}});\n"
+    "document.addEventListener('mousemove',function(e){if(drag){drag.b.scrollLeft=drag.l-(e.clientX-drag.x);"
+    "drag.b.scrollTop=drag.t-(e.clientY-drag.y);}});\n"
+    "document.addEventListener('mouseup',function(){drag=null;});\n"
+    "document.addEventListener('wheel',function(e){var b=e.ctrlKey&&e.target.closest&&e.target.closest('.svg');"
+    "var g=b&&b.closest('.zg');if(g){e.preventDefault();zoomBy(g,e.deltaY<0?1:-1);}},{passive:false});\n"
     "var q=document.getElementById('q'),res=document.getElementById('results');\n"
     "var lines=[].slice.call(document.querySelectorAll('.l[data-b]:not(.d)'));\n"
     "function find(){var s=q.value.trim().toLowerCase();res.textContent='';if(!s)return;var n=0;"

@@ -48,10 +48,13 @@ typedef struct ReportStep {
 } ReportStep;
 
 /* A Relax function's graph (Graphviz dot text) before and after the
- * pipeline; NULL where the function is not in that module. */
+ * pipeline, and after each step; NULL where the function is not in that
+ * module (or the step's pass failed). */
 typedef struct ReportGraph {
     char *func;
     char *before, *after;
+    char **at;            /* at[k]: the graph after step k (0: the input), NULL where not drawn */
+    int nat;
 } ReportGraph;
 
 typedef struct Report {
@@ -71,7 +74,8 @@ ReportStep *report_step(Report *r, const char *name);
 void report_text(ReportText *t, const Module *m);
 /* The module text recorded last (the input's, or the last step's). */
 const ReportText *report_last(const Report *r);
-/* Records the graphs of m's Relax functions as the pipeline leaves them. */
+/* Records the graphs of m's Relax functions as the pipeline leaves them,
+ * and as the last step (or the input, before any) leaves them. */
 void report_graphs_after(Report *r, const Module *m);
 /* Writes the page; returns 0, or -1 when writing failed. Runs Graphviz
  * (the program LOPT_DOT names, dot by default) for the graphs, and says on

@@ -9,11 +9,18 @@ lopt's --report page of every example and of ResNet-50, and for each
   message is an error: a script error, a blocked request);
 - reads the browser's network log: no request from the page (the browser's
   own background requests aside, which no host resolves here);
-- takes a screenshot and checks that it is not blank.
+- takes a screenshot and checks that it is not blank;
+- measures the graphs in a 1400 px wide window at the default zoom (a copy
+  of the page with a measuring script added, every graph shown): the median
+  height of each graph's text on the screen (its font size times the scale
+  from the SVG's units to CSS pixels, getScreenCTM) is at least MIN_TEXT_PX,
+  and the graphs drawn side by side (before and after) share one scale.
 First it checks itself on a probe page that logs an error and requests an
 image, which it must report. Python's standard library only.
-Usage: browser.py LOPT OUTDIR [CHROMIUM]"""
+Usage: [ONLY=name,...] browser.py LOPT OUTDIR [CHROMIUM]"""
 import glob
+import html
+import re
 import html.parser
 import json
 import os
@@ -35,8 +42,51 @@ PIPELINES = {
     "texture_conv_nchw4c": "convert-layout{conv2d=NCHW4c:OIHW4o},flow,fold,annotate-scope,realize-vdevice,"
                            "fold-scope-change",
     "resnet50": "convert-layout{conv2d=NCHW4c:OIHW4o},flow,fold",
+    "conv_add_conv_nchwc": "convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold",
 }
+MIN_TEXT_PX = 10
 failures = []
+COUNTS = {}   # page -> (slides, slides drawn, marks, costs)
+
+# Added to a copy of the page: opens every graph, then writes, for each group
+# of graphs at one scale (.zg), each SVG's scale and its text's sizes in CSS
+# pixels, into <pre id="measure"> for --dump-dom to show.
+MEASURE = """<script>(function(){
+[].forEach.call(document.querySelectorAll('details'),function(d){d.open=true;});
+var out=[],decks=[];
+function shown(d){var s=[].slice.call(d.querySelectorAll('.slide'));
+  return s.filter(function(x){return !x.hidden;}).map(function(x){return +x.dataset.k;});}
+function key(k){document.dispatchEvent(new KeyboardEvent('keydown',{key:k,bubbles:true}));}
+[].forEach.call(document.querySelectorAll('.deck'),function(d){
+  d.scrollIntoView();var keys=[shown(d)];key('ArrowRight');keys.push(shown(d));key('ArrowRight');
+  keys.push(shown(d));key('ArrowLeft');keys.push(shown(d));
+  var slides=[].map.call(d.querySelectorAll('.slide'),function(x){
+    var c={k:+x.dataset.k,svg:!!x.querySelector('svg'),said:x.querySelector('.dsum')?
+      x.querySelector('.dsum').textContent:'',costs:0,marks:{}};
+    ['node','edge'].forEach(function(t){['add','chg','del'].forEach(function(m){
+      c.marks[t+'.'+m]=x.querySelectorAll('g.'+t+'.'+m).length;});});
+    [].forEach.call(x.querySelectorAll('text'),function(t){if(/^cost /.test(t.textContent))c.costs++;});
+    return c;});
+  decks.push({func:d.dataset.f,keys:keys,slides:slides});});
+[].forEach.call(document.querySelectorAll('.slide'),function(x){x.hidden=false;});
+var groups=[].slice.call(document.querySelectorAll('.zg,.pair'));
+[].forEach.call(document.querySelectorAll('.svg>svg'),function(v){
+  var g=v.closest('.zg')||v.closest('.pair'),gi=groups.indexOf(g);{
+    var m=v.getScreenCTM();var sizes=[],boxes=[];
+    [].forEach.call(v.querySelectorAll('text'),function(t){
+      var c=t.getScreenCTM();if(!c)return;
+      sizes.push(parseFloat(getComputedStyle(t).fontSize)*Math.sqrt(c.a*c.a+c.b*c.b));
+      boxes.push(t.getBoundingClientRect().height);});
+    out.push({group:gi,kind:g?g.className:'',scale:m?m.a:0,sizes:sizes,boxes:boxes,
+              width:v.getBoundingClientRect().width,box:v.parentElement.clientWidth,
+              slide:v.closest('.slide')?v.closest('.slide').dataset.k:null});}});
+var p=document.createElement('pre');p.id='measure';p.textContent=JSON.stringify({graphs:out,decks:decks});
+document.body.appendChild(p);})();</script>"""
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
 
 
 def check(cond, what):
@@ -133,17 +183,19 @@ class Dom(html.parser.HTMLParser):
         super().__init__()
         self.sections, self.svgs, self.figures, self.hit, self.results, self.pop = {}, 0, 0, [], 0, False
         self.in_results = self.in_figure = False
-        self.figure_svg, self.bad_figures = False, 0
+        self.figure_svg, self.bad_figures, self.slides = False, 0, 0
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         cls = (a.get("class") or "").split()
         if tag == "section" and a.get("id"):
             self.sections[a["id"]] = a.get("data-title", "")
-        if tag == "svg":
+        if tag == "svg" and self.in_figure:
             self.svgs += 1
             self.figure_svg = True
-        if tag == "figure":
+        if tag == "figure" and "slide" in cls:
+            self.slides += 1
+        elif tag == "figure":
             self.figures += 1
             self.in_figure, self.figure_svg = True, False
         if "hit" in cls:
@@ -158,7 +210,7 @@ class Dom(html.parser.HTMLParser):
     def handle_endtag(self, tag):
         if tag == "header":
             self.in_results = False
-        if tag == "figure":
+        if tag == "figure" and self.in_figure:
             self.bad_figures += not self.figure_svg
             self.in_figure = False
 
@@ -240,6 +292,7 @@ def one(src, name, out):
         check(dom_of(find).results >= 1, "%s: #find=%s found nothing" % (name, key))
         notes, _, _ = chromium(url + "#notes=" + key, out, ["--dump-dom"], name + "-notes")
         check(dom_of(notes).pop, "%s: #notes=%s shows no list" % (name, key))
+    texts = measure(static, page, name, out, steps)
     shot = os.path.join(out, name + ".png")
     _, console, _ = chromium(url, out, ["--screenshot=" + shot, "--window-size=1280,1600",
                                         "--hide-scrollbars"], name + "-shot")
@@ -247,7 +300,69 @@ def one(src, name, out):
     ok, busy, colours = not_blank(shot) if os.path.exists(shot) else (False, 0, 0)
     check(ok, "%s: the screenshot looks blank (%d busy rows, %d colours)" % (name, busy, colours))
     check(not console, "%s: console messages while drawing: %s" % (name, console[:3]))
-    return os.path.getsize(page), steps, dom.svgs
+    return os.path.getsize(page), steps, dom.svgs, texts
+
+
+def slides(decks, name, steps):
+    """The graph after every pass: main's deck holds the input and one slide
+    per pass, the arrow keys step through it, each slide marks as many nodes
+    and edges added, changed and removed as its line says, and plan's costs
+    are on nodes. Returns the number of slides with a graph."""
+    main = [d for d in decks if d["func"] == "main"]
+    if not check(main, "%s: no slides of main's graph after each pass" % name):
+        return 0
+    d = main[0]
+    check(len(d["slides"]) == steps + 1, "%s: main has %d slides, not the input and %d passes"
+          % (name, len(d["slides"]), steps))
+    check(d["keys"] == [[0], [1], [2 if steps > 1 else 1], [1 if steps > 1 else 0]],
+          "%s: the arrow keys showed slides %s, not [0] [1] [2] [1]" % (name, d["keys"]))
+    marked = 0
+    for dk in decks:
+        for sl in dk["slides"]:
+            said = [int(x) for x in re.findall(r"[+\u2212~](\d+)", sl["said"])] if sl["svg"] and sl["k"] else None
+            m = sl["marks"]
+            if said and len(said) == 6:
+                got = [m["node.add"], m["node.del"], m["node.chg"], m["edge.add"], m["edge.del"], m["edge.chg"]]
+                check(got == said, "%s: slide %d of %s marks %s, its line says %s" % (name, sl["k"], dk["func"], got,
+                                                                                     said))
+            marked += sum(m.values())
+            if "cost" in sl["said"]:
+                check(sl["costs"] > 0, "%s: slide %d of %s says costs but shows none" % (name, sl["k"], dk["func"]))
+    COUNTS[name] = (sum(len(dk["slides"]) for dk in decks), sum(sl["svg"] for dk in decks for sl in dk["slides"]),
+                    marked, sum(sl["costs"] for dk in decks for sl in dk["slides"]))
+    return COUNTS[name][1]
+
+
+def measure(static, page, name, out, steps):
+    """The graphs' text at the default zoom in a 1400 px window: returns the
+    smallest median over the graphs, checked against MIN_TEXT_PX."""
+    copy = page[:-5] + "-measure.html"
+    with open(copy, "w", encoding="utf-8") as f:
+        f.write(static.replace("</body>", MEASURE + "</body>"))
+    text, console, _ = chromium("file://" + copy, out, ["--dump-dom", "--window-size=1400,1000"], name + "-measure")
+    check(not console, "%s: console messages while measuring: %s" % (name, console[:3]))
+    m = text.split('<pre id="measure">', 1)
+    if not check(len(m) == 2, "%s: the measuring script did not run" % name):
+        return None
+    got = json.loads(html.unescape(m[1].split("</pre>", 1)[0]))
+    slides(got["decks"], name, steps)
+    smallest, groups = None, {}
+    for g in got["graphs"]:
+        if not g["sizes"]:
+            continue
+        med, box = median(g["sizes"]), median(g["boxes"])
+        check(med >= MIN_TEXT_PX, "%s: a graph's text is %.1f px high (median), less than %d px (scale %.3f)"
+              % (name, med, MIN_TEXT_PX, g["scale"]))
+        # the font size as drawn agrees with the boxes the browser lays the text in
+        check(box >= med * 0.8, "%s: the text's boxes are %.1f px high for a %.1f px font" % (name, box, med))
+        smallest = med if smallest is None else min(smallest, med)
+        groups.setdefault(g["group"], set()).add(round(g["scale"], 4))
+    for k, scales in groups.items():
+        # one scale, Graphviz's rounding of a width to whole points aside
+        check(max(scales) <= min(scales) * 1.01, "%s: the graphs of group %d are drawn at different scales %s"
+              % (name, k, scales))
+    check(smallest is not None, "%s: no graph's text was measured" % name)
+    return smallest
 
 
 LOPT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "lopt"))
@@ -263,6 +378,8 @@ os.makedirs(OUT, exist_ok=True)
 self_test(OUT)
 pages = sorted(glob.glob(os.path.join(TOP, "examples", "*.tir"))) + [
     os.path.join(TOP, "examples", "models", "resnet50.tir")]
+if os.environ.get("ONLY"):   # ONLY=conv_add_conv_nchwc,resnet50: those pages
+    pages = [p for p in pages if os.path.basename(p)[:-4] in os.environ["ONLY"].split(",")]
 passed = 0
 for src in pages:
     name = os.path.basename(src)[:-4]
@@ -270,8 +387,12 @@ for src in pages:
     got = one(src, name, OUT)
     if got and len(failures) == before:
         passed += 1
-        print("  %-28s %2d passes, %d SVGs, %8d bytes, screenshot %s" % (name, got[1], got[2], got[0],
-                                                                     os.path.join(OUT, name + ".png")))
+        c = COUNTS.get(name, (0, 0, 0, 0))
+        print("  %-28s %2d passes, %3d SVGs, text %4.1f px, %d slides (%d drawn, %d marks, %d costs), %8d bytes"
+              % (name, got[1], got[2], got[3], c[0], c[1], c[2], c[3], got[0]))
+    if name == "conv_add_conv_nchwc":   # a three-pass pipeline with plan: its changes and costs shown
+        check(COUNTS.get(name, (0, 0, 0, 0))[2] > 0 and COUNTS[name][3] > 0,
+              "%s: no marks or no costs on the slides: %s" % (name, COUNTS.get(name)))
 shutil.rmtree(os.path.join(OUT, "profile"), ignore_errors=True)
 for f in failures:
     print("FAIL browser: " + f)

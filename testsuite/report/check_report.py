@@ -230,7 +230,17 @@ def check_strings(tmp):
               (name, key, n, badges))
     # the graphs, when Graphviz is installed (check-browser requires it)
     if shutil.which(os.environ.get("LOPT_DOT") or "dot"):
-        check(p.svgs == 2, "%s: %d SVGs, expected main before and after" % (name, p.svgs))
+        # main before and after, then one slide of main's graph as the input and after each pass
+        slides = re.findall(r'<figure class="slide" data-k="(\d+)">(.*?)</figure>', text, re.S)
+        check([int(k) for k, _ in slides] == list(range(len(printed))),
+              "%s: slides %s, expected the input and each of %d passes" % (name, [k for k, _ in slides],
+                                                                          len(printed) - 1))
+        drawn = sum("<svg" in body for _, body in slides)
+        check(p.svgs == 2 + drawn, "%s: %d SVGs, expected main before and after and %d slides" % (name, p.svgs, drawn))
+        check(drawn == len(printed), "%s: %d slides drawn of %d (every pass of strings.tir changes main)"
+              % (name, drawn, len(printed)))
+        check('class="node add"' in text and 'class="node del"' in text,
+              name + ": the slides mark no node added or removed")
         check("nodot" not in p.ids, name + ": says Graphviz is missing")
     else:
         print("report: Graphviz's dot is not installed: the graphs are checked only to be said missing")
@@ -314,7 +324,9 @@ def check_linear(tmp):
     with open(src, "w") as f:
         f.write(chain(1250))
     _, text, p = report(["--pass=fold", src], os.path.join(tmp, "chain1250.html"))
-    check(p.svgs == 0 and text.count("not drawn: 1254 nodes, more than the 1200") == 2,
+    # before, after, and the input's slide (the slide after fold: fold changed nothing)
+    check(p.svgs == 0 and text.count("not drawn: 1254 nodes, more than the 1200") == 3
+          and text.count("the pass did not change this graph") == 1,
           "chain1250: the graphs too large to draw are not said so")
     r1 = sizes[1][1] / sizes[0][1]
     r2 = sizes[2][1] / sizes[1][1]
@@ -354,15 +366,18 @@ def check_budget(tmp):
     check(took < 10, "budget: the page took %.1f s with a budget of 1 s for graphs" % took)
     check(text.count("did not finish within what was left of the page's 1 s") == 1,
           "budget: the graph dot was stopped on is not said so")
-    check(text.count("the page's 1 s for Graphviz went to the graphs above") == 5,
-          "budget: the five graphs after the budget ran out are not said so")
+    # five graphs of the pairs, then each function's first slide (the second: fold changed nothing)
+    check(text.count("the page's 1 s for Graphviz went to the graphs above") == 8,
+          "budget: the eight graphs after the budget ran out are not said so")
+    check(text.count("the pass did not change this graph") == 3, "budget: the unchanged slides are not said so")
     # with Graphviz, the fan-out draws: each later use of x is drawn as a copy beside it
     if shutil.which("dot") and not os.environ.get("LOPT_DOT"):
         start = time.monotonic()
         _, text, p = report(["--pass=fold", src], os.path.join(tmp, "fanout.html"))
         took = time.monotonic() - start
         check(took < 30, "fanout: the page took %.1f s (more than 30)" % took)
-        check(p.svgs == 6, "fanout: %d of 6 graphs drawn in %.1f s" % (p.svgs, took))
+        # before, after, and the first slide (the input's SVG again) of each function
+        check(p.svgs == 9, "fanout: %d of 9 graphs drawn in %.1f s" % (p.svgs, took))
         print("report: 3 functions of 100 bindings that all read x: page in %.1f s" % took)
 
 
