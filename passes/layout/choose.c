@@ -680,7 +680,7 @@ static double rewrite_ns(Chooser *S, int i, const char *a, const char *b, int co
     Val *x = &S->vals[i];
     if (strcmp(a, b) == 0 || x->constant)
         return 0;
-    if (!x->ok)
+    if (!x->ok || a[0] == '#' || b[0] == '#')
         return -1;
     char value[160], d[64];
     snprintf(value, sizeof value, "%s[%s]", dtype_name(x->t.dtype), dims(x->prim, d, sizeof d));
@@ -784,7 +784,13 @@ static int build(Chooser *S)
         if (!pv->store)
             return -1;
         for (int l = 0; l < pv->nlab; l++)
-            pv->store[l] = x->call >= 0 ? key_of(S, i, S->calls[x->call].cand[l].to.data) : l;
+            pv->store[l] = x->call >= 0 && l > 0 ? key_of(S, i, S->calls[x->call].cand[l].to.data) : l;
+        /* the solver takes at least as many keys as labels (two candidates
+         * of one data layout store alike): the rest are never asked */
+        while (x->nkeys < pv->nlab && x->nkeys < MAX_ASKED) {
+            snprintf(x->keys[x->nkeys], sizeof x->keys[0], "#%d", x->nkeys);
+            x->nkeys++;
+        }
     }
     /* uses */
     for (int b = 0; b < S->fn->nblocks; b++)
