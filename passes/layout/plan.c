@@ -598,6 +598,14 @@ static int probe(Planner *P, Node *nd, int l)
     return nd->ok[l];
 }
 
+/* Whether a value's operands are all constants (data: the count of them, -1
+ * once one is not). */
+static void count_constant(Planner *P, const Expr *e, void *data)
+{
+    int *n = data, w = view_of(P, e);
+    *n = *n < 0 || w < 0 || !P->nodes[P->views[w].node].constant ? -1 : *n + 1;
+}
+
 /* Every operand expression of a value that is not a plannable call. */
 static void operands_walk(const Expr *e, void (*fn)(Planner *, const Expr *, void *), Planner *P, void *data)
 {
@@ -1304,6 +1312,14 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         char why[320];
         Expr *opm[FLOW_MAX_ARGS];
         nd->call = e;
+        if (e->kind == E_CALL && fold_evaluates_in(P->fn, rb->dataflow, e)) {
+            /* fold evaluates it on its constants: a constant, whose rewrites fold evaluates too */
+            int nconst = 0;
+            operands_walk(e, count_constant, P, &nconst);
+            for (int k = 0; nconst >= 0 && k < e->u.call.nargs; k++)
+                nconst += e->u.call.args[k]->kind == E_CONST;
+            nd->constant = nconst > 0;
+        }
         nd->item = -1;
         /* an item of a tuple that a call of the block returns and only its
          * items read (batch_norm's result, split's parts): flow looks into
