@@ -296,12 +296,15 @@ check-models: build/lopt-check
 
 # What plan says its plan leaves is what the printed module holds, counted
 # apart from plan: on every golden test whose pipeline ends with plan, and
-# on the example models under both conversions.
+# on the example models and the first 25 random models (modelgen.py) under
+# both conversions; --models 1:1501 checks 3,000.
 check-plan-accounts: build/lopt-check
 	@echo "== check-plan-accounts: plan's printed account against its module"
 	$(PYTHON) testsuite/plan_accounts.py build/lopt-check
 	$(PYTHON) testsuite/plan_accounts.py build/lopt-check --pipeline 'convert-layout{conv2d=NHWC:HWIO},plan,fold' \
 	  --pipeline 'convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold' examples/models/*.tir
+	$(PYTHON) testsuite/plan_accounts.py build/lopt-check --pipeline 'convert-layout{conv2d=NHWC:HWIO},plan,fold' \
+	  --pipeline 'convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold' --models 1:26
 
 # plan against every combination of layouts of up to 4 values (as written,
 # NHWC, NCHW4c), each realized by the same machinery and executed, on small

@@ -15,13 +15,17 @@ as plan says. When plan,fold run again keeps another module, --explain says
 what it holds in R.layout_transform calls (what plan,fold's fixed point
 compares), and that must hold. A negative byte count anywhere in plan's
 --explain fails the run (a total below nothing is an account gone wrong).
-Usage: plan_accounts.py LOPT [--pipeline P ...] [FILE ...]
+With --models A:B, the files are the random models of modelgen.py's seeds
+A to B-1 (the model fuzzer's generator), each under every --pipeline.
+Usage: plan_accounts.py LOPT [--pipeline P ...] [--models A:B] [FILE ...]
 Exit status 1 when any account differs."""
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 
 SIZE = {"float32": 4, "float16": 2, "float64": 8, "int8": 1, "uint8": 1, "int16": 2,
         "int32": 4, "int64": 8, "bool": 1, "bfloat16": 2}
@@ -142,13 +146,29 @@ def golden_tests(top):
 def main():
     lopt = os.path.abspath(sys.argv[1])
     rest = sys.argv[2:]
-    pipelines, files = [], []
+    pipelines, files, models = [], [], None
     while rest:
         a = rest.pop(0)
         if a == "--pipeline":
             pipelines.append(rest.pop(0))
+        elif a == "--models":
+            models = [int(x) for x in rest.pop(0).split(":")]
         else:
             files.append(a)
+    tmp = None
+    if models:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz"))
+        import modelgen
+        tmp = tempfile.mkdtemp(prefix="plan-accounts-")
+        for seed in range(models[0], models[1]):
+            try:
+                text = modelgen.generate(seed).text()
+            except modelgen.Invalid:
+                continue
+            path = os.path.join(tmp, "model%d.tir" % seed)
+            with open(path, "w") as fh:
+                fh.write(text)
+            files.append(path)
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     cases = list(golden_tests(top)) if not files else []
     cases += [(f, ["--pass=" + p]) for f in files for p in pipelines]
@@ -162,6 +182,8 @@ def main():
           "first run, and said so)" % (len(cases) - bad, len(cases), len(AGAIN)))
     for path in AGAIN:
         print("  run again left less: " + path)
+    if tmp and not bad:
+        shutil.rmtree(tmp, ignore_errors=True)
     return 1 if bad else 0
 
 

@@ -317,6 +317,8 @@ int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc
         } else if (!keep && !has_pad) {
             light = keep_unit_axes(S->m, e, map, r.map[0], &it, args[0]);
         }
+        if (!keep && !light)
+            light = keep_crop(S->m, &S->scratch, e, map, r.map[0], r.padded[0], r.has_pad, r.pad, &it, args[0]);
     } else if (((is_call_to(e, "R.nn.layer_norm") && n == 3) ||
                 (is_call_to(e, "R.reverse_sequence") && n == 2 && !r.map[1])) &&
                r.map[0] && !has_pad && value_type(items[0], &it) == 0 &&

@@ -135,6 +135,8 @@ Expr *keep_light(Module *m, Arena *scratch, const Expr *call, const Expr *omap, 
                  const TensorType *in);
 Expr *keep_unit_axes(Module *m, const Expr *call, const Expr *omap, const Expr *imap, const TensorType *in,
                      Expr *arg);
+Expr *keep_crop(Module *m, Arena *scratch, const Expr *call, const Expr *omap, const Expr *imap, int padded,
+                int has_pad, double pad, const TensorType *in, Expr *arg);
 int stacks(Arena *scratch, const char *op, const Expr *map, const Expr *pad, const TensorType *t, int n, int k,
            int *jout, int64_t *start, TensorType *pt, TensorType *ot, char *why, size_t cap);
 Expr *split_stacked(Module *m, Arena *scratch, const Expr *e, Expr *x_t, const Expr *map, const StructInfo *old,

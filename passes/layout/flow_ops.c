@@ -1,6 +1,7 @@
 /* How flow keeps a registered operator's form when a rewrite moves through
  * it: the call with its attributes renumbered (reductions, softmax, pad, ...;
  * concat's and split's stacked parts), or NULL; and flow_op_form's table. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -318,14 +319,59 @@ Expr *keep_light(Module *m, Arena *scratch, const Expr *call, const Expr *omap, 
     return call_with_attrs(m, call, keys, vals, nset);
 }
 
+/* A crop of a corner keeps its form where the rewrite of its result is that
+ * of its operand on the points it keeps, one to one onto its box: the crop
+ * keeps the corner of that box (NCHW4c's first 3 of 4 channels, in its last
+ * dimension). Its promise of the cropped values holds where the operand's
+ * rewrite adds no padding, or pads with them (fold's pad_of_crop reads it).
+ * imap is the operand's rewrite flow derived (its padding: padded, has_pad,
+ * pad). Returns the new call of arg, or NULL. */
+Expr *keep_crop(Module *m, Arena *scratch, const Expr *call, const Expr *omap, const Expr *imap, int padded,
+                int has_pad, double pad, const TensorType *in, Expr *arg)
+{
+    const Expr *st = call_kwarg(call, "start_indices"), *sz = call_kwarg(call, "slice_sizes");
+    int r = in->ndim;
+    int64_t size[IM_MAX_RANK], x;
+    if (!is_call_to(call, "R.crop") || call->u.call.nargs != 1 || !imap || !st || !sz || r > IM_MAX_RANK ||
+        (st->kind != E_LIST && st->kind != E_TUPLE) || (sz->kind != E_LIST && sz->kind != E_TUPLE) ||
+        st->u.list.n != r || sz->u.list.n != r || omap->u.map.nparams != r || imap->u.map.nparams != r)
+        return NULL;
+    for (int d = 0; d < r; d++)
+        if (attr_int(st->u.list.items[d], &x) || x != 0 || attr_int(sz->u.list.items[d], &size[d]) || size[d] < 1)
+            return NULL;
+    ArenaMark mark = arena_mark(scratch);
+    ImError err;
+    IndexMap *om = im_from_expr(scratch, omap, size, &err);
+    IndexMap *kept = om ? im_from_expr(scratch, imap, size, &err) : NULL;
+    IndexMap *whole = kept ? im_from_expr(scratch, imap, in->shape, &err) : NULL;
+    int ok = whole && im_classify(om, NULL, NULL) == IM_BIJECTIVE && im_equal(om, kept) && whole->nout == om->nout;
+    int64_t obox[IM_MAX_RANK];
+    for (int q = 0; ok && q < om->nout; q++)
+        ok = (obox[q] = om->obox[q]) <= whole->obox[q];
+    int nout = ok ? om->nout : 0;
+    ImKind wk = ok ? im_classify(whole, NULL, NULL) : IM_UNKNOWN;
+    arena_release(scratch, mark);
+    if (!ok)
+        return NULL;
+    double cv;
+    Expr *promise = call_kwarg(call, "cropped_value");
+    if (promise && (const_number(promise, &cv) != 1 ||
+                    !(wk == IM_BIJECTIVE || (padded && has_pad && pad == cv && signbit(pad) == signbit(cv)))))
+        promise = NULL;
+    static const int64_t zeros[IM_MAX_RANK];
+    static const char *const keys[] = { "start_indices", "slice_sizes", "cropped_value" };
+    Expr *vals[] = { int_list(&m->arena, zeros, nout, call->loc), int_list(&m->arena, obox, nout, call->loc), promise };
+    return call_new(m, "R.crop", arg, keys, vals, promise ? 3 : 2, call->loc);
+}
+
 /* The operators whose form flow keeps, attributes renumbered, where the
  * layout keeps whole the dimensions they act on: keep_light's, the
- * reductions (reduce_axes), expand_dims and squeeze (keep_unit_axes) and
- * concat (flow_concat). lopt --list-ops reads it through flow_op_form. */
+ * reductions (reduce_axes), expand_dims and squeeze (keep_unit_axes),
+ * concat (flow_concat) and crop, where it keeps a corner (keep_crop). lopt --list-ops reads it through flow_op_form. */
 static const char *const keeps_form[] = {
     "R.nn.softmax", "R.nn.log_softmax", "R.nn.batch_norm", "R.split", "R.flip", "R.repeat", "R.nn.pad", "R.pad",
     "R.strided_slice", "R.nn.layer_norm", "R.tile", "R.reverse_sequence", "R.sum", "R.mean", "R.max", "R.min", "R.expand_dims",
-    "R.squeeze", "R.concat",
+    "R.squeeze", "R.concat", "R.crop",
 };
 
 const char *flow_op_form(const OpInfo *op)

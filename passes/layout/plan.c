@@ -59,6 +59,10 @@ typedef struct Key {
                            * that only permutes the axes into the call */
     int64_t back_bytes;   /* a padded label: the padded box as written, which
                            * the rewrite back writes before the crop */
+    int64_t via_bytes;    /* asked through a rewrite (a view) whose layout
+                           * composed with the reader's one rewrite cannot
+                           * write (fold_one_rewrite): that layout's bytes,
+                           * which the value as written passes through */
 } Key;
 
 typedef struct Node {
@@ -441,7 +445,7 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
         for (int d = 0; d < im->nout; d++)
             bytes *= im->obox[d];
         key_room(P, nd);
-        nd->keys[nd->nlab] = (Key){ im, has_pad, pad, map, bytes, 0, back };
+        nd->keys[nd->nlab] = (Key){ im, has_pad, pad, map, bytes, 0, back, 0 };
         nd->store[nd->nlab] = nd->nlab;
         nd->nkey = ++nd->nlab;
         return nd->nlab - 1;
@@ -452,7 +456,7 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
     for (int d = 0; im && d < im->nout; d++)
         bytes *= im->obox[d];
     key_room(P, nd);
-    nd->keys[nd->nkey] = (Key){ im, has_pad, pad, NULL, im ? bytes : nd->keys[0].bytes, absorbed, 0 };
+    nd->keys[nd->nkey] = (Key){ im, has_pad, pad, NULL, im ? bytes : nd->keys[0].bytes, absorbed, 0, 0 };
     return nd->nkey++;
 }
 
@@ -594,6 +598,14 @@ static int probe(Planner *P, Node *nd, int l)
     return nd->ok[l];
 }
 
+/* Whether a value's operands are all constants (data: the count of them, -1
+ * once one is not). */
+static void count_constant(Planner *P, const Expr *e, void *data)
+{
+    int *n = data, w = view_of(P, e);
+    *n = *n < 0 || w < 0 || !P->nodes[P->views[w].node].constant ? -1 : *n + 1;
+}
+
 /* Every operand expression of a value that is not a plannable call. */
 static void operands_walk(const Expr *e, void (*fn)(Planner *, const Expr *, void *), Planner *P, void *data)
 {
@@ -719,7 +731,7 @@ static int reading_label(Planner *P, Node *nc, IndexMap *cand, const int64_t *sh
             return 0;
     int l = nc->nlab;
     key_room(P, nc);
-    nc->keys[l] = (Key){ NULL, 0, 0, NULL, nc->keys[0].bytes, 0, 0 };
+    nc->keys[l] = (Key){ NULL, 0, 0, NULL, nc->keys[0].bytes, 0, 0, 0 };
     nc->opmaps[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nc->opmaps[l]);
     nc->store[l] = 0;
     nc->reads[l] = pm;
@@ -751,7 +763,7 @@ static int unit_label(Planner *P, Node *nc, IndexMap *cand)
             return 0;
     int l = nc->nlab;
     key_room(P, nc);
-    nc->keys[l] = (Key){ cand, 0, 0, map, nc->keys[0].bytes, 0, 0 };
+    nc->keys[l] = (Key){ cand, 0, 0, map, nc->keys[0].bytes, 0, 0, 0 };
     nc->store[l] = 0;
     nc->nkey = ++nc->nlab;
     return 1;
@@ -858,6 +870,21 @@ static void forward_candidates(Planner *P, int c, Walk *W)
     }
 }
 
+/* A label reading view v (a rewrite of v's node) in layout opmap asks the
+ * node for the composite, key; where that is padded into a box one rewrite
+ * cannot write (fold_one_rewrite), fold keeps v's rewrite and the one flow
+ * moves onto it: the value as written passes through v's layout. */
+static int64_t view_bytes(Planner *P, const View *v, const IndexMap *im);
+
+static void via_view(Planner *P, Key *key, const View *v, const Expr *opmap)
+{
+    int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
+    if (key->via_bytes || !key->im || im_classify(key->im, wa, wb) != IM_PADDED ||
+        fold_one_rewrite(P->m, key->im, v->map, opmap))
+        return;
+    key->via_bytes = view_bytes(P, v, v->im);
+}
+
 /* The uses a plannable call makes of its operands, under each of its labels. */
 static void call_uses(Planner *P, int c, Walk *W)
 {
@@ -908,6 +935,8 @@ static void call_uses(Planner *P, int c, Walk *W)
                 keys[l] = key_of(P, nd, im, hp, pv, 0, nc->permute);
                 if (l == 0 && keys[l] >= nd->nlab && !nd->keys[keys[l]].map && v.map && v.im)
                     nd->keys[keys[l]].map = v.map;   /* read as written: fold composes with the map as written */
+                if (l && keys[l] > 0 && v.im && im)
+                    via_view(P, &nd->keys[keys[l]], &v, nc->opmaps[l][s]);
             }
         }
         if (W->phase == 1 && nc->leader >= 0 && nc->leader != c)
@@ -1148,6 +1177,10 @@ static int rewrite_of(Planner *P, const Node *nd, int l, int k, int64_t *bytes)
         if (free_)
             return *bytes = 0, 0;
     }
+    if (!a->im && b->via_bytes && nd->store[l] != k) {
+        *bytes = a->bytes + 2 * b->via_bytes + b->bytes;
+        return 2;
+    }
     if (!a->im || !b->im || nd->store[l] == k || !two_rewrites(P, a->im, b->im, b->map))
         return 1;
     *bytes = a->bytes + 2 * nd->keys[0].bytes + b->bytes;
@@ -1217,7 +1250,7 @@ static void gone_label(Planner *P, Node *nd)
         return;
     int l = nd->nlab;
     key_room(P, nd);
-    nd->keys[l] = (Key){ NULL, 0, 0, NULL, nd->keys[0].bytes, 0, 0 };
+    nd->keys[l] = (Key){ NULL, 0, 0, NULL, nd->keys[0].bytes, 0, 0, 0 };
     nd->store[l] = l;
     nd->probed[l] = nd->ok[l] = 1;
     nd->opmaps[l] = arena_array(&P->a, FLOW_MAX_ARGS, sizeof *nd->opmaps[l]);
@@ -1279,6 +1312,14 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         char why[320];
         Expr *opm[FLOW_MAX_ARGS];
         nd->call = e;
+        if (e->kind == E_CALL && fold_evaluates_in(P->fn, rb->dataflow, e)) {
+            /* fold evaluates it on its constants: a constant, whose rewrites fold evaluates too */
+            int nconst = 0;
+            operands_walk(e, count_constant, P, &nconst);
+            for (int k = 0; nconst >= 0 && k < e->u.call.nargs; k++)
+                nconst += e->u.call.args[k]->kind == E_CONST;
+            nd->constant = nconst > 0;
+        }
         nd->item = -1;
         /* an item of a tuple that a call of the block returns and only its
          * items read (batch_norm's result, split's parts): flow looks into
@@ -1417,13 +1458,16 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
                     continue;
                 seen[k] = 1;
                 int64_t bytes;
+                const Key *from = &nd->keys[nd->store[r.label[c]]];
                 int count = rewrite_of(P, nd, r.label[c], k, &bytes), two = count == 2 && !nd->keys[r.label[c]].has_pad;
+                int via = two && !from->im && nd->keys[k].via_bytes;
                 if (count <= 0)
                     continue;   /* fold composes it into a permute_dims */
                 note_add(P->notes, nd->bd ? nd->bd->loc : P->fn->loc, "a rewrite of %s from %s to %s: %lld bytes%s%s",
                          var_said(nd->var), layout_text(P, &nd->keys[r.label[c]], buf, sizeof buf),
                          layout_text(P, &nd->keys[k], buf2, sizeof buf2), nd->constant ? 0 : (long long)bytes,
-                         two ? " in two, through the layout as written (one would not give the padded shape)"
+                         via ? " in two, through the layout of the rewrite it reads (one would not give the padded shape)"
+                         : two ? " in two, through the layout as written (one would not give the padded shape)"
                              : count == 2 ? " in two, back over the padded box and the crop" : "",
                          nd->constant ? " (a constant: fold evaluates it)" : "");
             }
