@@ -1,0 +1,86 @@
+/* The playground: lopt in WebAssembly (lopt.js, built from web/lopt_web.c)
+ * run on the editor's module with the pipeline field's passes. */
+"use strict";
+var lopt = null;
+var $ = function (id) { return document.getElementById(id); };
+
+function call(name, args) {
+  var types = args.map(function () { return "string"; });
+  var p = lopt.ccall(name, "number", types, args);
+  var s = lopt.UTF8ToString(p);
+  lopt.ccall("lopt_web_free", null, ["number"], [p]);
+  return JSON.parse(s);
+}
+
+function setExample(name) {
+  $("example").value = name;
+  $("editor").value = LOPT_EXAMPLES[name] || "";
+  gutter();
+}
+
+function gutter(bad) {
+  var n = $("editor").value.split("\n").length, html = [];
+  for (var i = 1; i <= n; i++)
+    html.push(bad && bad[i] ? '<span class="bad" title="' + escapeHtml(bad[i]) + '">' + i + "</span>" : String(i));
+  $("gutter").innerHTML = html.join("\n");
+}
+
+function escapeHtml(s) {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+function run() {
+  var name = ($("example").value || "module") + ".tir";
+  var r = call("lopt_web_run", [$("editor").value, $("pipeline").value, name]);
+  $("output").textContent = r.ok ? r.output : "";
+  $("explain").textContent = r.explain || "";
+  $("status").textContent = r.ok ? "ok" : "failed: " + r.diagnostics.length + " diagnostic(s)";
+  document.body.setAttribute("data-run", r.ok ? "ok" : "failed");
+  return r;
+}
+
+function showPane(id) {
+  var buttons = document.querySelectorAll("#tabs button");
+  for (var i = 0; i < buttons.length; i++) {
+    var b = buttons[i], on = b.getAttribute("data-pane") === id;
+    b.className = on ? "on" : "";
+    $(b.getAttribute("data-pane")).hidden = !on;
+  }
+}
+
+function listPasses() {
+  var passes = call("lopt_web_passes", []), dl = $("passes");
+  passes.forEach(function (p) {
+    var dt = document.createElement("dt"), dd = document.createElement("dd");
+    dt.textContent = p.name + (p.options.length ? "{" + p.options.join(",") + "}" : "");
+    dd.textContent = p.summary;
+    dl.appendChild(dt);
+    dl.appendChild(dd);
+  });
+}
+
+function init() {
+  var select = $("example");
+  Object.keys(LOPT_EXAMPLES).forEach(function (name) {
+    var o = document.createElement("option");
+    o.value = o.textContent = name;
+    select.appendChild(o);
+  });
+  select.onchange = function () { setExample(select.value); };
+  $("editor").oninput = function () { gutter(); };
+  $("editor").onscroll = function () { $("gutter").scrollTop = $("editor").scrollTop; };
+  document.querySelectorAll("#tabs button").forEach(function (b) {
+    b.onclick = function () { showPane(b.getAttribute("data-pane")); };
+  });
+  setExample(LOPT_EXAMPLES.conv_add_conv_nchwc ? "conv_add_conv_nchwc" : Object.keys(LOPT_EXAMPLES)[0]);
+  createLopt().then(function (m) {
+    lopt = m;
+    listPasses();
+    $("run").disabled = false;
+    $("run").onclick = run;
+    $("status").textContent = "ready";
+    document.body.setAttribute("data-ready", "1");
+  });
+}
+
+init();
