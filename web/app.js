@@ -1,7 +1,7 @@
 /* The playground: lopt in WebAssembly (lopt.js, built from web/lopt_web.c)
  * run on the editor's module with the pipeline field's passes. */
 "use strict";
-var lopt = null;
+var lopt = null, viz = null;
 var $ = function (id) { return document.getElementById(id); };
 
 function call(name, args) {
@@ -34,9 +34,28 @@ function run() {
   var r = call("lopt_web_run", [$("editor").value, $("pipeline").value, name]);
   $("output").textContent = r.ok ? r.output : "";
   $("explain").textContent = r.explain || "";
+  drawGraph("graph-before", r.dot_before);
+  drawGraph("graph-after", r.dot_after);
   $("status").textContent = r.ok ? "ok" : "failed: " + r.diagnostics.length + " diagnostic(s)";
   document.body.setAttribute("data-run", r.ok ? "ok" : "failed");
   return r;
+}
+
+/* Lays out a graph lopt printed as DOT with Graphviz's WebAssembly build. */
+function drawGraph(id, dot) {
+  var box = $(id);
+  box.textContent = "";
+  if (!dot)
+    return;
+  if (!viz) {
+    box.textContent = "(Graphviz is still loading)";
+    return;
+  }
+  try {
+    box.appendChild(viz.renderSVGElement(dot));
+  } catch (e) {
+    box.textContent = "Graphviz: " + e.message;
+  }
 }
 
 function showPane(id) {
@@ -73,8 +92,9 @@ function init() {
     b.onclick = function () { showPane(b.getAttribute("data-pane")); };
   });
   setExample(LOPT_EXAMPLES.conv_add_conv_nchwc ? "conv_add_conv_nchwc" : Object.keys(LOPT_EXAMPLES)[0]);
-  createLopt().then(function (m) {
-    lopt = m;
+  var vizReady = Viz.instance().then(function (v) { viz = v; });
+  Promise.all([createLopt(), vizReady]).then(function (all) {
+    lopt = all[0];
     listPasses();
     $("run").disabled = false;
     $("run").onclick = run;
