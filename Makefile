@@ -348,8 +348,9 @@ build/web/%: web/%
 	@mkdir -p $(@D)
 	cp $< $@
 
-check-browser: build/lopt-check
+check-browser: build/lopt-check web
 	$(PYTHON) testsuite/report/browser.py build/lopt-check build/browser
+	$(PYTHON) testsuite/report/web.py build/lopt-check build/web build/browser/web
 
 check-flatten: lopt
 	LOPT=$(CURDIR)/lopt sh testsuite/flatten_all.sh

@@ -32,6 +32,7 @@ function escapeHtml(s) {
 function run() {
   var name = ($("example").value || "module") + ".tir";
   var r = call("lopt_web_run", [$("editor").value, $("pipeline").value, name]);
+  writeFragment();
   $("output").textContent = r.ok ? r.output : "";
   $("explain").textContent = r.explain || "";
   drawGraph("graph-before", r.dot_before);
@@ -56,6 +57,26 @@ function drawGraph(id, dot) {
   } catch (e) {
     box.textContent = "Graphviz: " + e.message;
   }
+}
+
+/* The state a link shares: example=NAME or module=TEXT, pass=PIPELINE,
+ * pane=ID (each URI-encoded). */
+function readFragment() {
+  var state = {};
+  location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
+    var i = kv.indexOf("=");
+    if (i > 0)
+      state[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1).replace(/\+/g, " "));
+  });
+  return state;
+}
+
+function writeFragment() {
+  var name = $("example").value, text = $("editor").value;
+  var parts = [name && LOPT_EXAMPLES[name] === text ? "example=" + encodeURIComponent(name)
+                                                     : "module=" + encodeURIComponent(text),
+               "pass=" + encodeURIComponent($("pipeline").value)];
+  history.replaceState(null, "", "#" + parts.join("&"));
 }
 
 function showPane(id) {
@@ -91,7 +112,17 @@ function init() {
   document.querySelectorAll("#tabs button").forEach(function (b) {
     b.onclick = function () { showPane(b.getAttribute("data-pane")); };
   });
-  setExample(LOPT_EXAMPLES.conv_add_conv_nchwc ? "conv_add_conv_nchwc" : Object.keys(LOPT_EXAMPLES)[0]);
+  var state = readFragment();
+  if (state.module !== undefined) {
+    $("example").value = "";
+    $("editor").value = state.module;
+    gutter();
+  } else {
+    setExample(LOPT_EXAMPLES[state.example] !== undefined ? state.example
+               : LOPT_EXAMPLES.conv_add_conv_nchwc ? "conv_add_conv_nchwc" : Object.keys(LOPT_EXAMPLES)[0]);
+  }
+  if (state.pass !== undefined)
+    $("pipeline").value = state.pass;
   var vizReady = Viz.instance().then(function (v) { viz = v; });
   Promise.all([createLopt(), vizReady]).then(function (all) {
     lopt = all[0];
@@ -100,6 +131,10 @@ function init() {
     $("run").onclick = run;
     $("status").textContent = "ready";
     document.body.setAttribute("data-ready", "1");
+    if (state.example !== undefined || state.module !== undefined || state.pass !== undefined)
+      run();
+    if (state.pane && $(state.pane))
+      showPane(state.pane);
   });
 }
 

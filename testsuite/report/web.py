@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""The playground (make web) in headless Chromium (make check-browser): the
+page build/web/index.html opened from file:// with a fragment naming an
+example and a pipeline runs it on load, and its #output must be what the
+command line prints for the same module and pipeline; a module with an
+error, given in the fragment, must show the diagnostic on its line.
+Python's standard library only.
+Usage: web.py LOPT WEBDIR OUTDIR [CHROMIUM]"""
+import html
+import os
+import re
+import shutil
+import subprocess
+import sys
+import urllib.parse
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LOPT, WEB, OUT = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
+failures, passed = [], [0]
+
+
+def check(cond, what):
+    if cond:
+        passed[0] += 1
+    else:
+        failures.append(what)
+    return cond
+
+
+def find_chromium():
+    for name in (sys.argv[4] if len(sys.argv) > 4 else None, "chromium", "chromium-browser", "google-chrome"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def dom(fragment):
+    """The page's DOM after its script ran, loaded from file:// with fragment."""
+    url = "file://" + os.path.join(WEB, "index.html") + "#" + fragment
+    args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + os.path.join(OUT, "profile"),
+            "--no-first-run", "--disable-background-networking", "--disable-component-update",
+            "--host-resolver-rules=MAP * ~NOTFOUND", "--virtual-time-budget=60000", "--run-all-compositor-stages-before-draw",
+            "--dump-dom", url]
+    return subprocess.run(args, capture_output=True, text=True, timeout=300).stdout
+
+
+def pane(page, id_):
+    m = re.search(r'<pre id="%s"[^>]*>(.*?)</pre>' % id_, page, re.S)
+    return html.unescape(m.group(1)) if m else None
+
+
+CHROMIUM = find_chromium()
+if not CHROMIUM:
+    sys.exit("web.py: no chromium found")
+os.makedirs(OUT, exist_ok=True)
+
+# an example and a pipeline, as a link names them
+CASES = [("conv_add_conv_nchwc", "hoist,flow,fold"),
+         ("conv_relu_conv_nhwc", "convert-layout{conv2d=NCHW:OIHW},flow,fold")]
+for example, pipeline in CASES:
+    path = os.path.join(TOP, "examples", example + ".tir")
+    want = subprocess.run([LOPT, "--pass=" + pipeline, path], capture_output=True, text=True).stdout
+    page = dom("example=" + example + "&pass=" + urllib.parse.quote(pipeline, safe=""))
+    got = pane(page, "output")
+    if not check(got == want, "%s --pass=%s: #output differs from the command line's" % (example, pipeline)):
+        with open(os.path.join(OUT, example + ".web.txt"), "w") as f:
+            f.write(got or "(no #output)\n")
+        with open(os.path.join(OUT, example + ".dom.html"), "w") as f:
+            f.write(page)
+
+print("web.py: %d passed, %d failed" % (passed[0], len(failures)))
+for f in failures:
+    print("  FAIL " + f)
+sys.exit(1 if failures else 0)
