@@ -33,6 +33,7 @@ function run() {
   var name = ($("example").value || "module") + ".tir";
   var r = call("lopt_web_run", [$("editor").value, $("pipeline").value, name]);
   writeFragment();
+  showDiagnostics(r.diagnostics, name);
   $("output").textContent = r.ok ? r.output : "";
   $("explain").textContent = r.explain || "";
   drawGraph("graph-before", r.dot_before);
@@ -77,6 +78,33 @@ function writeFragment() {
                                                      : "module=" + encodeURIComponent(text),
                "pass=" + encodeURIComponent($("pipeline").value)];
   history.replaceState(null, "", "#" + parts.join("&"));
+}
+
+/* The diagnostics under the editor, and each one's line marked in the
+ * gutter (its message on hover); a click selects the line. */
+function showDiagnostics(diags, name) {
+  var list = $("diagnostics"), bad = {};
+  list.textContent = "";
+  diags.forEach(function (d) {
+    var li = document.createElement("li"), here = d.file === name && d.line > 0;
+    li.className = d.severity;
+    li.textContent = (here ? "line " + d.line + ":" + d.column + ": " : "") + d.severity + ": " + d.message;
+    if (here) {
+      li.setAttribute("data-line", d.line);
+      bad[d.line] = (bad[d.line] ? bad[d.line] + "\n" : "") + d.severity + ": " + d.message;
+      li.onclick = function () { selectLine(d.line); };
+    }
+    list.appendChild(li);
+  });
+  gutter(bad);
+}
+
+function selectLine(n) {
+  var ed = $("editor"), lines = ed.value.split("\n"), start = 0;
+  for (var i = 0; i < n - 1 && i < lines.length; i++)
+    start += lines[i].length + 1;
+  ed.focus();
+  ed.setSelectionRange(start, start + (lines[n - 1] || "").length);
 }
 
 function showPane(id) {

@@ -68,6 +68,29 @@ for example, pipeline in CASES:
         with open(os.path.join(OUT, example + ".dom.html"), "w") as f:
             f.write(page)
 
+# a module of its own, with an error on line 5: the diagnostic the command
+# line prints, listed under the editor and marked on the editor's line 5
+BAD = ('@I.ir_module\nclass Module:\n    @R.function\n'
+       '    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):\n'
+       '        y = R.bogus_op(x)\n        return y\n')
+bad_path = os.path.join(OUT, "bad.tir")
+with open(bad_path, "w") as f:
+    f.write(BAD)
+err = subprocess.run([LOPT, bad_path], capture_output=True, text=True).stderr.splitlines()[0]
+message = err.split(": error: ", 1)[1]
+page = dom("module=" + urllib.parse.quote(BAD, safe="") + "&pass=hoist")
+check(pane(page, "output") == "", "the module with an error: #output is not empty")
+m = re.search(r'<li class="error" data-line="(\d+)">(.*?)</li>', page)
+check(m and m.group(1) == "5" and html.unescape(m.group(2)) == "line 5:13: error: " + message,
+      "the module with an error: no diagnostic 'line 5:13: error: %s' under the editor" % message)
+g = re.search(r'<pre id="gutter"[^>]*>(.*?)</pre>', page, re.S)
+check(g and re.search(r'<span class="bad" title="error: [^"]*">5</span>', g.group(1)),
+      "the module with an error: line 5 not marked in the editor's gutter")
+# a pipeline that does not read: its diagnostic, on no line
+page = dom("example=conv_add_conv_nchwc&pass=hoist,bogus")
+check("error: unknown pass &#39;bogus&#39;" in page or "error: unknown pass 'bogus'" in page,
+      "an unknown pass: no diagnostic")
+
 print("web.py: %d passed, %d failed" % (passed[0], len(failures)))
 for f in failures:
     print("  FAIL " + f)
