@@ -36,6 +36,7 @@ function run() {
   showDiagnostics(r.diagnostics, name);
   $("output").textContent = r.ok ? r.output : "";
   $("explain").textContent = r.explain || "";
+  showDiff(r.changed || "");
   drawGraph("graph-before", r.dot_before);
   drawGraph("graph-after", r.dot_after);
   $("status").textContent = r.ok ? "ok" : "failed: " + r.diagnostics.length + " diagnostic(s)";
@@ -105,6 +106,20 @@ function selectLine(n) {
     start += lines[i].length + 1;
   ed.focus();
   ed.setSelectionRange(start, start + (lines[n - 1] || "").length);
+}
+
+/* What each pass changed (as --print-changed prints it), coloured. */
+function showDiff(text) {
+  var box = $("changed");
+  box.textContent = "";
+  text.split("\n").forEach(function (line) {
+    var span = document.createElement("span");
+    span.className = /^\+\+\+|^---/.test(line) ? "diff-pass" : line[0] === "+" ? "diff-add"
+                     : line[0] === "-" ? "diff-del" : line.slice(0, 2) === "@@" ? "diff-hunk"
+                     : /^[a-z-]+: /.test(line) || /^\*\*\*/.test(line) ? "diff-pass" : "";
+    span.textContent = line + "\n";
+    box.appendChild(span);
+  });
 }
 
 function showPane(id) {

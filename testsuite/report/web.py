@@ -68,6 +68,16 @@ for example, pipeline in CASES:
         with open(os.path.join(OUT, example + ".dom.html"), "w") as f:
             f.write(page)
 
+# the per-pass diffs: what --print-changed prints, one section a pass
+pipeline = "hoist,flow,fold"
+want = subprocess.run([LOPT, "--print-changed", "--pass=" + pipeline, os.path.join(TOP, "examples", "conv_add_conv_nchwc.tir")],
+                      capture_output=True, text=True).stderr
+page = dom("example=conv_add_conv_nchwc&pass=" + pipeline + "&pane=changed")
+got = re.search(r'<pre id="changed" class="pane">(.*?)</pre>', page, re.S)
+got = html.unescape(re.sub(r"<[^>]+>", "", got.group(1))) if got else None
+check(got is not None and got.rstrip("\n") == want.rstrip("\n"),
+      "the diffs pane differs from --print-changed")
+
 # a module of its own, with an error on line 5: the diagnostic the command
 # line prints, listed under the editor and marked on the editor's line 5
 BAD = ('@I.ir_module\nclass Module:\n    @R.function\n'
