@@ -5,7 +5,8 @@
 #   make check      build with -Werror and sanitizers, run the tests (a few minutes)
 #   make check-slow the slow cases make check leaves out (testsuite/slow.list),
 #                   and the execution tests under ThreadSanitizer (check-threads)
-#   make check-browser  the HTML report (--report) in headless Chromium, screenshots in build/browser/
+#   make web        the playground: lopt in WebAssembly (emscripten, npm) in build/web/index.html
+#   make check-browser  the HTML report (--report) and the playground in headless Chromium, screenshots in build/browser/
 #   make check-flatten  every PrimFunc of testsuite/ and examples/ through flatten
 #   make check-transform-layout  every buffer parameter of the suite through transform-layout
 #   make coverage   line coverage of grammar/ ir/ printer/ passes/ cli/ with lcov
