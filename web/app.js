@@ -68,7 +68,7 @@ function readFragment() {
   location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
     var i = kv.indexOf("=");
     if (i > 0)
-      state[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1).replace(/\+/g, " "));
+      state[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
   });
   return state;
 }

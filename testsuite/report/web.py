@@ -56,7 +56,10 @@ os.makedirs(OUT, exist_ok=True)
 
 # an example and a pipeline, as a link names them
 CASES = [("conv_add_conv_nchwc", "hoist,flow,fold"),
-         ("conv_relu_conv_nhwc", "convert-layout{conv2d=NCHW:OIHW},flow,fold")]
+         ("conv_relu_conv_nhwc", "convert-layout{conv2d=NCHW:OIHW},flow,fold"),
+         ("texture_axis_separator", 'transform-layout{func=relu,buffer=B,map="lambda n, h, w, c: '
+                                    '(n, c // 4, h, T.axis_separator(), w, c % 4)"},flatten'),
+         ("matmul_layout_rewrite", "hoist, flow, fold")]
 for example, pipeline in CASES:
     path = os.path.join(TOP, "examples", example + ".tir")
     want = subprocess.run([LOPT, "--pass=" + pipeline, path], capture_output=True, text=True).stdout
