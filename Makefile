@@ -5,7 +5,8 @@
 #   make check      build with -Werror and sanitizers, run the tests (a few minutes)
 #   make check-slow the slow cases make check leaves out (testsuite/slow.list),
 #                   and the execution tests under ThreadSanitizer (check-threads)
-#   make check-browser  the HTML report (--report) in headless Chromium, screenshots in build/browser/
+#   make web        the playground: lopt in WebAssembly (emscripten, npm) in build/web/index.html
+#   make check-browser  the HTML report (--report) and the playground in headless Chromium, screenshots in build/browser/
 #   make check-flatten  every PrimFunc of testsuite/ and examples/ through flatten
 #   make check-transform-layout  every buffer parameter of the suite through transform-layout
 #   make coverage   line coverage of grammar/ ir/ printer/ passes/ cli/ with lcov
@@ -332,8 +333,41 @@ check-py:
 # Every PrimFunc of the suite through flatten (about a minute with ./lopt).
 # the report in headless Chromium (apt-get install chromium graphviz; .ci/run does):
 # every example's and ResNet-50's page, its DOM, console, requests and a screenshot
-check-browser: build/lopt-check
+# make web: the playground, lopt in WebAssembly (Debian's emscripten) with
+# Graphviz's WebAssembly build from npm (@viz-js/viz, pinned), in build/web/:
+# index.html and what it loads, working from file:// and any static host.
+EMCC ?= emcc
+NPM  ?= npm
+VIZ_VERSION = 3.31.0
+WEBPAGE = build/web/index.html build/web/app.js build/web/style.css build/web/examples.js
+EMFLAGS = -sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=createLopt -sALLOW_MEMORY_GROWTH=1 -sTOTAL_STACK=4194304 \
+          -sEXPORTED_FUNCTIONS=_lopt_web_run,_lopt_web_passes,_lopt_web_free -sEXPORTED_RUNTIME_METHODS=ccall,UTF8ToString
+
+web: build/web/lopt.js build/web/viz-global.js $(WEBPAGE)
+
+# one emcc call compiles and links every source (each emcc call costs seconds);
+# NODE_PATH: the node emcc runs finds Debian's node modules (acorn)
+build/web/lopt.js: $(LIBSRC) web/lopt_web.c $(HDR)
+	@mkdir -p $(@D)
+	$(say) EMCC $@
+	$(Q)NODE_PATH=/usr/share/nodejs$${NODE_PATH:+:$$NODE_PATH} $(EMCC) $(WARN) -Werror -O2 $(EMFLAGS) -o $@ $(LIBSRC) web/lopt_web.c
+
+build/web/viz-global.js:
+	@mkdir -p build/npm $(@D)
+	cd build/npm && $(NPM) install --no-audit --no-fund --no-save --ignore-scripts @viz-js/viz@$(VIZ_VERSION) >/dev/null
+	cp build/npm/node_modules/@viz-js/viz/dist/viz-global.js $@
+
+build/web/examples.js: $(wildcard examples/*.tir) web/examples.py
+	@mkdir -p $(@D)
+	$(PYTHON) web/examples.py examples > $@
+
+build/web/%: web/%
+	@mkdir -p $(@D)
+	cp $< $@
+
+check-browser: build/lopt-check web
 	$(PYTHON) testsuite/report/browser.py build/lopt-check build/browser
+	$(PYTHON) testsuite/report/web.py build/lopt-check build/web build/browser/web
 
 check-flatten: lopt
 	LOPT=$(CURDIR)/lopt sh testsuite/flatten_all.sh

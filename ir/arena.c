@@ -295,7 +295,8 @@ static void resize(Interner *in, size_t n)
 void intern_reserve(Interner *in, size_t names)
 {
     size_t n = in->nslots;
-    while (n / 2 < names && n < ((size_t)1 << 40))
+    /* at most 2^40 slots, and no more than size_t counts (32 bits in WebAssembly) */
+    while (n / 2 < names && (uint64_t)n < ((uint64_t)1 << 40) && n <= SIZE_MAX / 4)
         n *= 2;
     if (n > in->nslots)
         resize(in, n);
