@@ -826,7 +826,7 @@ static int stats_report(Options *o)
 {
     if (o->stats) {
         char *t = lopt_pipeline_stats(o->pipeline, 0);
-        fputs(t ? t : "lopt: out of memory for --stats\n", stderr);
+        fputs(t ? t : "lopt: error: out of memory\n", stderr);
         lopt_free(t);
     }
     if (!o->stats_json)
@@ -1120,7 +1120,11 @@ int main(int argc, char **argv)
     o.reads = calloc((size_t)argc, sizeof *o.reads);
     o.read_what = calloc((size_t)argc, sizeof *o.read_what);
     if (!o.ctx || !o.pipeline || !o.reads || !o.read_what) {
-        fprintf(stderr, "lopt: out of memory\n");
+        fprintf(stderr, "lopt: error: out of memory\n");
+        lopt_context_free(o.ctx);
+        lopt_pipeline_free(o.pipeline);
+        free(o.reads);
+        free(o.read_what);
         return EXIT_INPUT;
     }
     o.color = -1;
