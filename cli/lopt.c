@@ -186,8 +186,22 @@ static int usage(Options *o, const char *fmt, const char *arg)
     return EXIT_USAGE;
 }
 
+/* An option whose reading ran out of memory (a pipeline, a name kept) is
+ * not a usage error: the library's error says so, exit status 1. */
+static int out_of_memory(const Options *o)
+{
+    for (int i = 0; i < lopt_diag_count(o->ctx); i++)
+        if (lopt_diag_get(o->ctx, i)->status == LOPT_ENOMEM)
+            return 1;
+    return 0;
+}
+
 static int usage_report(const Options *o)
 {
+    if (out_of_memory(o)) {
+        fputs("lopt: error: out of memory\n", stderr);
+        return EXIT_INPUT;
+    }
     fprintf(stderr, "lopt: %s\nTry 'lopt --help' for more information.\n", o->usage_error);
     return EXIT_USAGE;
 }
@@ -1142,7 +1156,7 @@ int main(int argc, char **argv)
     if (status < 0 || (status == EXIT_USAGE && o.verify_diagnostics && o.input && !o.map))
         status = o.map ? map_report(&o) : run(&o);
     if (status == EXIT_USAGE)
-        usage_report(&o);
+        status = usage_report(&o);
     lopt_pipeline_free(o.pipeline);
     lopt_context_free(o.ctx);
     free(o.reads);
