@@ -657,3 +657,18 @@ print(lopt.parse(text[:0] or "@I.ir_module\nclass Module:\n    pass\n") is not N
     assert r.returncode == 0, r.stderr[-500:]
     assert r.stdout.split() == ["MemoryError", "True"]
     assert r.stderr == ""
+
+
+@pytest.mark.parametrize("archive, message", [
+    ("consts_zip64_count.npz", "bad zip directory"),
+    ("consts_member_huge.npz", "the member runs past the end of the archive"),
+])
+def test_malformed_npz_is_an_error_not_an_abort(archive, message):
+    """A zip64 end record claiming 2^62 members, and a member claiming 2^63-1
+    bytes, are lopt.Errors in the process that parsed them (issue 43:
+    npz_zip64_entry_count_abort, npz_member_size_overflow)."""
+    path = os.path.join(SUITE, "exec", "data", archive)
+    with pytest.raises(lopt.Error) as e:
+        lopt.parse(CONST_ADD, constants=path)
+    assert message in str(e.value)
+    assert not isinstance(e.value, MemoryError)
