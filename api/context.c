@@ -156,6 +156,12 @@ static int vfail(lopt_context *ctx, FILE *out, int status, const char *fmt, va_l
     return -1;
 }
 
+int api_entry_len(const char *func)
+{
+    size_t n = strlen(func);
+    return (int)(n > 5 && strcmp(func + n - 5, "_body") == 0 ? n - 5 : n);
+}
+
 void api_nomem(lopt_context *ctx, int depth)
 {
     if (!ctx)

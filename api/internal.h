@@ -92,12 +92,15 @@ int api_fail(lopt_context *ctx, const char *fmt, ...) LOPT_PRINTF(2, 3);
 /* An error in how the library was called (LOPT_EUSAGE): a NULL argument
  * among them. ctx may be NULL (then nothing is recorded); returns -1. */
 int api_usage(lopt_context *ctx, const char *fmt, ...) LOPT_PRINTF(2, 3);
+/* The length of the entry point's name in the name of the function that
+ * does its work inside the protected call (lopt_apply_body: lopt_apply). */
+int api_entry_len(const char *func);
 /* The contract of every entry point: a NULL where a handle or a string is
  * needed is refused by the call that takes it, which returns ret. */
 #define API_NEED(ctx, arg, ret) \
     do { \
         if (!(arg)) { \
-            api_usage(ctx, "%s: the argument '%s' is NULL", __func__, #arg); \
+            api_usage(ctx, "%.*s: the argument '%s' is NULL", api_entry_len(__func__), __func__, #arg); \
             return ret; \
         } \
     } while (0)
@@ -141,7 +144,8 @@ void api_nomem(lopt_context *ctx, int depth);
 #define API_LIVE(ctx, mod, ret) \
     do { \
         if ((mod)->busy) { \
-            api_usage(ctx, "%s: the module was left half-changed by a call that ran out of memory", __func__); \
+            api_usage(ctx, "%.*s: the module was left half-changed by a call that ran out of memory", \
+                      api_entry_len(__func__), __func__); \
             return ret; \
         } \
     } while (0)
