@@ -247,7 +247,7 @@ FILE *api_report(lopt_context *ctx)
 {
     if (ctx->report_out)
         return ctx->report_out;
-    if (!ctx->report_mem && !(ctx->report_mem = open_memstream(&ctx->report_buf, &ctx->report_len)))
+    if (!ctx->report_mem && !(ctx->report_mem = xopen_memstream(&ctx->report_buf, &ctx->report_len)))
         oom_fail();
     return ctx->report_mem;
 }

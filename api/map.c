@@ -261,7 +261,7 @@ static char *expr_string(const Expr *e, const char *prefix)
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    FILE *f = xopen_memstream(&buf, &len);
     if (!f)
         oom_fail();
     fputs(prefix, f);
@@ -284,7 +284,7 @@ static char *lopt_indexmap_text_body(const lopt_indexmap *h)
     /* the head as long as the names make it: a map's text reads back whole */
     char *head = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&head, &len);
+    FILE *f = xopen_memstream(&head, &len);
     if (!f)
         return NULL;
     fputs("lambda ", f);

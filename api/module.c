@@ -265,7 +265,7 @@ static char *lopt_module_print_body(const lopt_module *mod, lopt_style style)
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = mod ? open_memstream(&buf, &len) : NULL;
+    FILE *f = mod ? xopen_memstream(&buf, &len) : NULL;
     if (!f)
         return NULL;
     int bad = lopt_module_write(mod, style, f);
@@ -320,7 +320,7 @@ static char *lopt_ops_table_body(void)
     static const char *const cat[] = { "agnostic", "light", "heavy" };
     char *buf = NULL;
     size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
+    FILE *out = xopen_memstream(&buf, &len);
     if (!out)
         return NULL;
     int n;
@@ -396,7 +396,7 @@ static char *lopt_pipeline_stats_body(const lopt_pipeline *p, int json)
         return NULL;
     char *buf = NULL;
     size_t n;
-    FILE *f = open_memstream(&buf, &n);
+    FILE *f = xopen_memstream(&buf, &n);
     if (!f)
         return NULL;
     stats_log_write(&p->stats, f, json);

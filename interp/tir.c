@@ -1907,7 +1907,7 @@ static const char *func_text(Interp *in, const Func *f)
     if (!k->text) {
         char *buf = NULL;
         size_t len = 0;
-        FILE *out = open_memstream(&buf, &len);
+        FILE *out = xopen_memstream(&buf, &len);
         if (!out)
             return NULL;
         print_prim_func(out, f);

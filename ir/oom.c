@@ -90,3 +90,11 @@ char *xstrdup(const char *s)
     size_t n = strlen(s) + 1;
     return memcpy(xmalloc(n), s, n);
 }
+
+FILE *xopen_memstream(char **buf, size_t *len)
+{
+    FILE *f = open_memstream(buf, len);
+    if (!f)
+        oom_fail();
+    return f;
+}

@@ -10,6 +10,7 @@
 
 #include <setjmp.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum { OOM_DEFERS = 16 };
 
@@ -38,10 +39,12 @@ _Noreturn void oom_fail(void);
 void oom_defer(void (*fn)(void *), void *p);
 void oom_keep(void *p);
 
-/* malloc, calloc, realloc and strdup that unwind instead of returning NULL. */
+/* malloc, calloc, realloc, strdup and open_memstream that unwind instead
+ * of returning NULL. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+FILE *xopen_memstream(char **buf, size_t *len);
 
 #endif

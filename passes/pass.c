@@ -380,7 +380,7 @@ static double now(void)
 static char *print_to_string(Module *m, size_t *len)
 {
     char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
+    FILE *f = xopen_memstream(&buf, len);
     if (!f)
         oom_fail();
     print_module(f, m);
@@ -485,7 +485,7 @@ static char *step_text(const PassStep *st)
 {
     char *s = NULL;
     size_t n;
-    FILE *f = open_memstream(&s, &n);
+    FILE *f = xopen_memstream(&s, &n);
     if (!f)
         oom_fail();
     fputs(st->pass->name, f);
@@ -511,8 +511,8 @@ static int run_step(const PassStep *st, int i, Module *m, PassCtx *ctx, char **b
     ReportStep *rs = report_step(ctx->report, name);
     free(name);
     FILE *explain = ctx->explain, *out = ctx->src->out;
-    ctx->explain = open_memstream(&rs->explain, &rs->explain_len);
-    ctx->src->out = open_memstream(&rs->diags, &rs->diags_len);
+    ctx->explain = xopen_memstream(&rs->explain, &rs->explain_len);
+    ctx->src->out = xopen_memstream(&rs->diags, &rs->diags_len);
     if (!ctx->explain || !ctx->src->out)
         oom_fail();
     int r = step(st, i, m, ctx, before, len, rs);

@@ -66,7 +66,7 @@ static char *mark_key(const PrintMark *k)
 void report_text(ReportText *t, const Module *m)
 {
     PrintMarks pm = { NULL, 0, 0 };
-    FILE *f = open_memstream(&t->text, &t->len);
+    FILE *f = xopen_memstream(&t->text, &t->len);
     if (!f)
         oom_fail();
     print_module_marked(f, m, &pm);
@@ -100,7 +100,7 @@ static char *func_dot(const Func *fn)
 {
     char *s = NULL;
     size_t n;
-    FILE *f = open_memstream(&s, &n);
+    FILE *f = xopen_memstream(&s, &n);
     if (!f)
         oom_fail();
     print_dot_func(f, fn);

@@ -225,7 +225,7 @@ static char *func_text(const Func *f, const Sym *name)
     Func g = *f;
     char *text = NULL;
     size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
+    FILE *out = xopen_memstream(&text, &len);
     if (!out)
         oom_fail();
     g.name = (Sym *)name;

@@ -1,13 +1,15 @@
 /* Fault injection for build/lopt-fail (make build/lopt-fail): linked with
  * -Wl,--wrap for each allocation function, so every allocation lopt's own
  * code makes comes here. LOPT_FAIL_AT=n makes the n-th fail (once, as
- * SQLite's test harness does); LOPT_FAIL_COUNT=1 prints the number made to
+ * SQLite's test harness does; LOPT_FAIL_TRACE=1 prints where); LOPT_FAIL_COUNT=1 prints the number made to
  * stderr at exit, for testsuite/fault/sweep.sh. */
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sanitizer/common_interface_defs.h>
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
@@ -26,7 +28,10 @@ static int fails(void)
         const char *e = getenv("LOPT_FAIL_AT");
         fail_at = e ? atol(e) : -1;
     }
-    return atomic_fetch_add(&made, 1) + 1 == fail_at;
+    int fail = atomic_fetch_add(&made, 1) + 1 == fail_at;
+    if (fail && getenv("LOPT_FAIL_TRACE"))   /* where it fails, to find a failure handled wrong */
+        __sanitizer_print_stack_trace();
+    return fail;
 }
 
 void *__wrap_malloc(size_t n) { return fails() ? NULL : __real_malloc(n); }
