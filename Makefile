@@ -132,6 +132,21 @@ build/api-test: build/check/testsuite/api/api_test.o $(LIBOBJ_CHECK)
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 -include build/check/testsuite/api/api_test.d
 
+# The build in which the n-th allocation fails (LOPT_FAIL_AT=n;
+# testsuite/fault/fault.c): the sanitizers' objects, linked with every
+# allocation function wrapped.
+FAULT_WRAP = $(foreach f,malloc calloc realloc posix_memalign strdup strndup open_memstream,-Wl,--wrap=$(f))
+build/lopt-fail: build/check/testsuite/fault/fault.o $(OBJ_CHECK)
+	$(say) LD $@
+	$(Q)$(CC) $(SANFLAGS) $(FAULT_WRAP) -o $@ $^ $(LIBS)
+-include build/check/testsuite/fault/fault.d
+build/check/testsuite/fault/fault.o: build/check/.flags
+
+# Every 50th allocation of the no-abort test; make check-slow fails each in turn.
+check-fault: build/lopt-fail
+	@echo "== check-fault: every 50th allocation failing ends in 'out of memory', exit 1 (build/lopt-fail)"
+	sh testsuite/fault/sweep.sh 50
+
 check-api: build/api-test liblopt.so.0
 	@echo "== check-api: the C library API test"
 	./build/api-test
@@ -199,7 +214,8 @@ build/unit-exp: build/obj/testsuite/unit/exp.o build/obj/interp/vexp.o
 # among the cores too.
 CHECKS = check-golden check-golden-release check-models check-unit check-fixed-point check-ops-table check-man check-batch check-numpy \
          check-ops-diff check-int8 check-report check-weight-layout check-api check-py check-plan-accounts \
-         check-plan-exhaustive check-choose-exhaustive check-outputs check-nested check-limits check-install check-tvm-style
+         check-plan-exhaustive check-choose-exhaustive check-outputs check-nested check-limits check-install check-tvm-style \
+         check-fault
 check: $(CHECKS)
 	@echo "make check: all passed"
 
@@ -376,7 +392,8 @@ check-flatten: lopt
 check-transform-layout: lopt
 	$(PYTHON) testsuite/transform_layout_all.py $(CURDIR)/lopt
 
-check-slow: build/lopt-check build/unit-plan build/unit-exp check-threads lopt
+check-slow: build/lopt-check build/unit-plan build/unit-exp check-threads lopt build/lopt-fail
+	sh testsuite/fault/sweep.sh 1
 	./build/unit-plan 10000 2
 	./build/unit-exp
 	$(PYTHON) testsuite/fuzz/plan_exhaustive.py ./lopt --graphs 3000 --seed 100000 --jobs $(NPROC) --known testsuite/fuzz/plan_known_worse.txt

@@ -8,6 +8,7 @@
 
 #include "../ir/mem.h"
 #include "internal.h"
+#include "../ir/oom.h"
 
 #ifndef LOPT_VERSION
 #define LOPT_VERSION "0.1.0"
@@ -26,17 +27,17 @@ void lopt_free(void *p)
 char *api_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *c = malloc(n);
+    char *c = xmalloc(n);
     if (!c)
-        abort();
+        oom_fail();
     return memcpy(c, s, n);
 }
 
 static char *strndup_or_die(const char *s, size_t n)
 {
-    char *c = malloc(n + 1);
+    char *c = xmalloc(n + 1);
     if (!c)
-        abort();
+        oom_fail();
     memcpy(c, s, n);
     c[n] = 0;
     return c;
@@ -53,6 +54,11 @@ lopt_context *lopt_context_new(void)
     ctx->threads = 1;
     ctx->batch = 1;
     ctx->exec_cache = 1;
+    ctx->capdiags = 8;
+    if (!(ctx->diags = malloc((size_t)ctx->capdiags * sizeof *ctx->diags))) {
+        free(ctx);
+        return NULL;
+    }
     return ctx;
 }
 
@@ -76,33 +82,41 @@ void lopt_context_free(lopt_context *ctx)
 /* Each record is allocated by itself and never moved, so what
  * lopt_diag_get and lopt_last_error returned stays valid while more are
  * added: until lopt_diag_clear or lopt_context_free. */
+/* The record of LOPT_ENOMEM: static, so that recording it allocates
+ * nothing; the array of records always has a slot free for it. */
+static const lopt_diag nomem = { NULL, 0, 0, LOPT_ERROR, "out of memory", "", LOPT_ENOMEM };
+
 static void add_diag(lopt_context *ctx, const char *file, int line, int col, const char *severity,
                      const char *msg, const char *text, size_t len, int status)
 {
-    if (ctx->ndiags == ctx->capdiags) {
-        ctx->capdiags = ctx->capdiags ? 2 * ctx->capdiags : 8;
-        lopt_diag **g = realloc(ctx->diags, (size_t)ctx->capdiags * sizeof *g);
-        if (!g)
-            abort();
-        ctx->diags = g;
+    if (ctx->ndiags + 1 >= ctx->capdiags) {
+        int cap = 2 * ctx->capdiags;
+        ctx->diags = xrealloc(ctx->diags, (size_t)cap * sizeof *ctx->diags);
+        ctx->capdiags = cap;
     }
-    lopt_diag *d = malloc(sizeof *d);
-    if (!d)
-        abort();
-    ctx->diags[ctx->ndiags++] = d;
+    lopt_diag *d = xcalloc(1, sizeof *d);
+    oom_defer(free, d);
     d->file = file ? api_strdup(file) : NULL;
+    oom_defer(free, (char *)d->file);
+    d->message = api_strdup(msg);
+    oom_defer(free, (char *)d->message);
+    d->source_line = strndup_or_die(text ? text : "", text ? len : 0);
+    oom_keep((char *)d->message);
+    oom_keep((char *)d->file);
+    oom_keep(d);
+    ctx->diags[ctx->ndiags++] = d;
     d->line = line;
     d->column = col;
     d->severity = strcmp(severity, "error") == 0 ? LOPT_ERROR : strcmp(severity, "warning") == 0 ? LOPT_WARNING
                                                                                                   : LOPT_NOTE;
-    d->message = api_strdup(msg);
-    d->source_line = strndup_or_die(text ? text : "", text ? len : 0);
     d->status = d->severity != LOPT_ERROR ? LOPT_OK : status;
     ctx->errors += d->severity == LOPT_ERROR;
 }
 
 static void diag_free(lopt_diag *d)
 {
+    if (d == &nomem)
+        return;
     free((char *)d->file);
     free((char *)d->message);
     free((char *)d->source_line);
@@ -140,6 +154,27 @@ static int vfail(lopt_context *ctx, FILE *out, int status, const char *fmt, va_l
     if (out)
         fprintf(out, ctx->color ? "lopt: \033[1;31merror:\033[0m \033[1m%s\033[0m\n" : "lopt: error: %s\n", msg);
     return -1;
+}
+
+int api_entry_len(const char *func)
+{
+    size_t n = strlen(func);
+    return (int)(n > 5 && strcmp(func + n - 5, "_body") == 0 ? n - 5 : n);
+}
+
+void api_nomem(lopt_context *ctx, int depth)
+{
+    if (!ctx)
+        return;
+    while (ctx->call_depth > depth)
+        api_call_end(ctx);
+    if (ctx->ndiags < ctx->capdiags) {
+        ctx->diags[ctx->ndiags++] = (lopt_diag *)&nomem;
+        ctx->errors++;
+    }
+    if (ctx->diag_out)
+        fprintf(ctx->diag_out, ctx->color ? "lopt: \033[1;31merror:\033[0m \033[1m%s\033[0m\n" : "lopt: error: %s\n",
+                nomem.message);
 }
 
 int api_vfail(lopt_context *ctx, FILE *out, const char *fmt, va_list ap)
@@ -212,17 +247,22 @@ FILE *api_report(lopt_context *ctx)
 {
     if (ctx->report_out)
         return ctx->report_out;
-    if (!ctx->report_mem && !(ctx->report_mem = open_memstream(&ctx->report_buf, &ctx->report_len)))
-        abort();
+    if (!ctx->report_mem && !(ctx->report_mem = xopen_memstream(&ctx->report_buf, &ctx->report_len)))
+        oom_fail();
     return ctx->report_mem;
 }
 
-const char *lopt_report_text(lopt_context *ctx)
+static const char *lopt_report_text_body(lopt_context *ctx)
 {
     if (!ctx || !ctx->report_mem)
         return "";
     fflush(ctx->report_mem);
     return ctx->report_buf;
+}
+
+const char *lopt_report_text(lopt_context *ctx)
+{
+    API_PROTECTED(ctx, const char *, "", lopt_report_text_body(ctx));
 }
 
 void lopt_report_clear(lopt_context *ctx)
@@ -249,12 +289,17 @@ void lopt_set_explain(lopt_context *ctx, int on) { if (ctx) ctx->explain = on; }
 void lopt_set_exec_cache(lopt_context *ctx, int on) { if (ctx) ctx->exec_cache = on; }
 void lopt_set_seed(lopt_context *ctx, uint64_t seed) { if (ctx) ctx->seed = seed; }
 
-void lopt_set_entry(lopt_context *ctx, const char *entry)
+static void lopt_set_entry_body(lopt_context *ctx, const char *entry)
 {
     if (!ctx)
         return;
     free(ctx->entry);
     ctx->entry = entry ? api_strdup(entry) : NULL;
+}
+
+void lopt_set_entry(lopt_context *ctx, const char *entry)
+{
+    API_PROTECTED_VOID(ctx, lopt_set_entry_body(ctx, entry));
 }
 void lopt_set_max_steps(lopt_context *ctx, int64_t steps) { if (ctx) ctx->max_steps = steps; }
 void lopt_set_interrupt(lopt_context *ctx, const volatile sig_atomic_t *flag) { if (ctx) ctx->interrupt = flag; }
@@ -265,13 +310,14 @@ void api_mark_limit(lopt_context *ctx)
 {
     for (int i = ctx->ndiags - 1; i >= 0; i--)
         if (ctx->diags[i]->severity == LOPT_ERROR) {
-            ctx->diags[i]->status = LOPT_ELIMIT;
+            if (ctx->diags[i] != &nomem)
+                ctx->diags[i]->status = LOPT_ELIMIT;
             return;
         }
 }
 void lopt_set_batch(lopt_context *ctx, int on) { if (ctx) ctx->batch = on; }
 
-void lopt_set_constants(lopt_context *ctx, const char *path)
+static void lopt_set_constants_body(lopt_context *ctx, const char *path)
 {
     if (!ctx)
         return;
@@ -279,12 +325,22 @@ void lopt_set_constants(lopt_context *ctx, const char *path)
     ctx->constants = path ? api_strdup(path) : NULL;
 }
 
-void lopt_set_html_report(lopt_context *ctx, const char *path)
+void lopt_set_constants(lopt_context *ctx, const char *path)
+{
+    API_PROTECTED_VOID(ctx, lopt_set_constants_body(ctx, path));
+}
+
+static void lopt_set_html_report_body(lopt_context *ctx, const char *path)
 {
     if (!ctx)
         return;
     free(ctx->html_report);
     ctx->html_report = path ? api_strdup(path) : NULL;
+}
+
+void lopt_set_html_report(lopt_context *ctx, const char *path)
+{
+    API_PROTECTED_VOID(ctx, lopt_set_html_report_body(ctx, path));
 }
 
 void lopt_set_verify_exec(lopt_context *ctx, int on, int64_t ulp)
@@ -295,7 +351,7 @@ void lopt_set_verify_exec(lopt_context *ctx, int on, int64_t ulp)
     ctx->ulp = ulp;
 }
 
-void lopt_set_threads(lopt_context *ctx, int threads)
+static void lopt_set_threads_body(lopt_context *ctx, int threads)
 {
     if (!ctx)
         return;
@@ -306,6 +362,11 @@ void lopt_set_threads(lopt_context *ctx, int threads)
     ctx->threads = threads;
 }
 
+void lopt_set_threads(lopt_context *ctx, int threads)
+{
+    API_PROTECTED_VOID(ctx, lopt_set_threads_body(ctx, threads));
+}
+
 static int add_print_set(lopt_context *ctx, unsigned *set, const char *passes)
 {
     char err[512];
@@ -314,18 +375,28 @@ static int add_print_set(lopt_context *ctx, unsigned *set, const char *passes)
     return 0;
 }
 
-int lopt_add_print_before(lopt_context *ctx, const char *passes)
+static int lopt_add_print_before_body(lopt_context *ctx, const char *passes)
 {
     API_NEED(ctx, ctx, -1);
     API_NEED(ctx, passes, -1);
     return add_print_set(ctx, &ctx->print_before, passes);
 }
 
-int lopt_add_print_after(lopt_context *ctx, const char *passes)
+int lopt_add_print_before(lopt_context *ctx, const char *passes)
+{
+    API_PROTECTED(ctx, int, -1, lopt_add_print_before_body(ctx, passes));
+}
+
+static int lopt_add_print_after_body(lopt_context *ctx, const char *passes)
 {
     API_NEED(ctx, ctx, -1);
     API_NEED(ctx, passes, -1);
     return add_print_set(ctx, &ctx->print_after, passes);
+}
+
+int lopt_add_print_after(lopt_context *ctx, const char *passes)
+{
+    API_PROTECTED(ctx, int, -1, lopt_add_print_after_body(ctx, passes));
 }
 
 double lopt_input_seconds(const lopt_context *ctx)

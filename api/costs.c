@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ir/oom.h"
 #include "../passes/layout/costs.h"
 #include "internal.h"
 

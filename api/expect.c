@@ -3,6 +3,7 @@
  * (file:line:col: kind: message), as a diagnostic stream shows them. */
 #include "expect.h"
 #include "internal.h"
+#include "../ir/oom.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -27,9 +28,9 @@ static void add(ExpectSet *set, Expected e)
 {
     if (set->n == set->cap) {
         set->cap = set->cap ? set->cap * 2 : 8;
-        Expected *g = realloc(set->v, (size_t)set->cap * sizeof *g);
+        Expected *g = xrealloc(set->v, (size_t)set->cap * sizeof *g);
         if (!g)
-            abort();
+            oom_fail();
         set->v = g;
     }
     set->v[set->n++] = e;
@@ -234,13 +235,13 @@ struct lopt_expect {
     char *text, *name;
 };
 
-lopt_expect *lopt_expect_read(lopt_context *ctx, const char *text, size_t len, const char *name)
+static lopt_expect *lopt_expect_read_body(lopt_context *ctx, const char *text, size_t len, const char *name)
 {
     API_NEED(ctx, ctx, NULL);
     API_NEED(ctx, text, NULL);
-    lopt_expect *e = calloc(1, sizeof *e);
-    if (!e || !(e->text = malloc(len + 1)))
-        abort();
+    lopt_expect *e = xcalloc(1, sizeof *e);
+    if (!e || !(e->text = xmalloc(len + 1)))
+        oom_fail();
     memcpy(e->text, text, len);
     e->text[len] = 0;
     e->name = api_strdup(name ? name : "<string>");
@@ -253,13 +254,23 @@ lopt_expect *lopt_expect_read(lopt_context *ctx, const char *text, size_t len, c
     return e;
 }
 
-int lopt_expect_check(lopt_context *ctx, lopt_expect *e, const char *log, size_t len)
+lopt_expect *lopt_expect_read(lopt_context *ctx, const char *text, size_t len, const char *name)
+{
+    API_PROTECTED(ctx, lopt_expect *, NULL, lopt_expect_read_body(ctx, text, len, name));
+}
+
+static int lopt_expect_check_body(lopt_context *ctx, lopt_expect *e, const char *log, size_t len)
 {
     API_NEED(ctx, ctx, -1);
     API_NEED(ctx, e, -1);
     API_NEED(ctx, log, -1);
     api_bind(ctx, &e->src);
     return expect_check(&e->set, &e->src, log, len);
+}
+
+int lopt_expect_check(lopt_context *ctx, lopt_expect *e, const char *log, size_t len)
+{
+    API_PROTECTED(ctx, int, -1, lopt_expect_check_body(ctx, e, log, len));
 }
 
 void lopt_expect_free(lopt_expect *e)

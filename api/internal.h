@@ -8,6 +8,7 @@
 
 #include "../interp/interp.h"
 #include "../ir/mem.h"
+#include "../ir/oom.h"
 #include "../passes/pass.h"
 #include "../passes/stats.h"
 #include "lopt.h"
@@ -68,6 +69,7 @@ struct lopt_module {
     const Expr **consts;  /* constant i as read, in m's arena (NULL: not referenced) */
     int changed;          /* a pipeline ran on it */
     int verified, strict, allow_unregistered; /* lopt_verify passed, and with which options */
+    int busy;             /* lopt_apply is changing it: still set after it ran out of memory */
 };
 
 struct lopt_pipeline {
@@ -90,12 +92,60 @@ int api_fail(lopt_context *ctx, const char *fmt, ...) LOPT_PRINTF(2, 3);
 /* An error in how the library was called (LOPT_EUSAGE): a NULL argument
  * among them. ctx may be NULL (then nothing is recorded); returns -1. */
 int api_usage(lopt_context *ctx, const char *fmt, ...) LOPT_PRINTF(2, 3);
+/* The length of the entry point's name in the name of the function that
+ * does its work inside the protected call (lopt_apply_body: lopt_apply). */
+int api_entry_len(const char *func);
 /* The contract of every entry point: a NULL where a handle or a string is
  * needed is refused by the call that takes it, which returns ret. */
 #define API_NEED(ctx, arg, ret) \
     do { \
         if (!(arg)) { \
-            api_usage(ctx, "%s: the argument '%s' is NULL", __func__, #arg); \
+            api_usage(ctx, "%.*s: the argument '%s' is NULL", api_entry_len(__func__), __func__, #arg); \
+            return ret; \
+        } \
+    } while (0)
+/* The protected call of every entry point that allocates (ir/oom.h): the
+ * statement `TYPE r = call;` runs inside a guard, and when an allocation
+ * below fails, the budgets and watch the call entered are left, the error
+ * LOPT_ENOMEM is recorded on ctx (which may be NULL) and the entry point
+ * returns fail. A call made from inside another entry point's guard is
+ * protected by that one. */
+#define API_PROTECTED(ctx, TYPE, fail, call) \
+    do { \
+        OomGuard guard_; \
+        int outer_ = oom_guarded(), depth_ = (ctx) ? (ctx)->call_depth : 0; \
+        if (!outer_ && OOM_ENTER(&guard_)) { \
+            api_nomem(ctx, depth_); \
+            return fail; \
+        } \
+        TYPE r_ = call; \
+        if (!outer_) \
+            oom_leave(&guard_); \
+        return r_; \
+    } while (0)
+#define API_PROTECTED_VOID(ctx, call) \
+    do { \
+        OomGuard guard_; \
+        int outer_ = oom_guarded(), depth_ = (ctx) ? (ctx)->call_depth : 0; \
+        if (!outer_ && OOM_ENTER(&guard_)) { \
+            api_nomem(ctx, depth_); \
+            return; \
+        } \
+        call; \
+        if (!outer_) \
+            oom_leave(&guard_); \
+    } while (0)
+/* After an unwind: leaves the calls entered past depth, records "out of
+ * memory" (LOPT_ENOMEM) without allocating, and prints it to the diag
+ * stream if one was named. */
+void api_nomem(lopt_context *ctx, int depth);
+/* A module that lopt_apply left half-changed when memory ran out may only
+ * be freed: the calls that take it refuse it. */
+#define API_LIVE(ctx, mod, ret) \
+    do { \
+        if ((mod)->busy) { \
+            api_usage(ctx, "%.*s: the module was left half-changed by a call that ran out of memory", \
+                      api_entry_len(__func__), __func__); \
             return ret; \
         } \
     } while (0)

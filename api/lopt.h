@@ -38,10 +38,23 @@ extern "C" {
 #define LOPT_API
 #endif
 
-/* Statuses, as the command line's exit statuses; LOPT_ELIMIT (a budget
- * reached: --max-steps, --timeout, --max-memory, or an interrupt) exits 1
- * there, as an error of the input does. */
-enum { LOPT_OK = 0, LOPT_EINPUT = 1, LOPT_EUSAGE = 2, LOPT_ELIMIT = 3 };
+/* Statuses of errors (lopt_diag.status). LOPT_EINPUT: the input is wrong;
+ * LOPT_EUSAGE: the library was called wrong; LOPT_ELIMIT: a budget was
+ * reached (--max-steps, --timeout, --max-memory) or an interrupt stopped
+ * the call; LOPT_ENOMEM: an allocation failed. The command line exits 1
+ * for each but LOPT_EUSAGE (2).
+ *
+ * The error contract: the library never aborts and never prints unless
+ * the caller named a stream (lopt_set_diag_stream, lopt_set_report_stream,
+ * a FILE argument). Every entry point runs as a protected call: an
+ * allocation that fails anywhere below unwinds to it, which frees what the
+ * call made, records one error "out of memory" of status LOPT_ENOMEM (the
+ * record needs no allocation of its own) and returns its failure (-1,
+ * NULL). A module that lopt_apply was changing when memory ran out is left
+ * half-changed: it may only be freed (later calls with it are refused with
+ * LOPT_EUSAGE). Entry points without a context return their failure
+ * alone. */
+enum { LOPT_OK = 0, LOPT_EINPUT = 1, LOPT_EUSAGE = 2, LOPT_ELIMIT = 3, LOPT_ENOMEM = 4 };
 
 typedef struct lopt_context lopt_context;
 typedef struct lopt_module lopt_module;
@@ -68,8 +81,9 @@ typedef struct lopt_diag {
     const char *source_line;   /* the line it points into, "" when it has no place */
     int status;                /* an error's LOPT_EUSAGE (how the library was called: a NULL
                                   argument, a pipeline or pass list that does not read),
-                                  LOPT_EINPUT (the input) or LOPT_ELIMIT (a budget or an
-                                  interrupt stopped the call); LOPT_OK for a warning or a note */
+                                  LOPT_EINPUT (the input), LOPT_ELIMIT (a budget or an
+                                  interrupt stopped the call) or LOPT_ENOMEM (an allocation
+                                  failed); LOPT_OK for a warning or a note */
 } lopt_diag;
 
 LOPT_API lopt_context *lopt_context_new(void);

@@ -9,6 +9,7 @@
 #include "../ir/indexmap.h"
 #include "../printer/print.h"
 #include "internal.h"
+#include "../ir/oom.h"
 
 struct lopt_indexmap {
     Module *m;
@@ -102,9 +103,9 @@ static IndexMap *inverse_of(lopt_indexmap *h, const IndexMap *im, ImKind kind)
 static lopt_indexmap *build(lopt_context *ctx, char **texts, char **whats, int n, const int64_t *box, int rank,
                             int inverted)
 {
-    lopt_indexmap *h = calloc(1, sizeof *h);
+    lopt_indexmap *h = xcalloc(1, sizeof *h);
     if (!h)
-        abort();
+        oom_fail();
     h->m = module_new();
     h->texts = texts;
     h->whats = whats;
@@ -151,9 +152,9 @@ fail:
 
 static char **copy_strings(char *const *s, int n, char *const *t, int m)
 {
-    char **c = malloc(((size_t)n + (size_t)m + 1) * sizeof *c);
+    char **c = xmalloc(((size_t)n + (size_t)m + 1) * sizeof *c);
     if (!c)
-        abort();
+        oom_fail();
     for (int i = 0; i < n; i++)
         c[i] = api_strdup(s[i]);
     for (int i = 0; i < m; i++)
@@ -161,7 +162,7 @@ static char **copy_strings(char *const *s, int n, char *const *t, int m)
     return c;
 }
 
-lopt_indexmap *lopt_indexmap_new(lopt_context *ctx, const char *text, const int64_t *shape, int rank, const char *what)
+static lopt_indexmap *lopt_indexmap_new_body(lopt_context *ctx, const char *text, const int64_t *shape, int rank, const char *what)
 {
     API_NEED(ctx, ctx, NULL);
     API_NEED(ctx, text, NULL);
@@ -172,6 +173,11 @@ lopt_indexmap *lopt_indexmap_new(lopt_context *ctx, const char *text, const int6
     }
     char *t = (char *)text, *w = (char *)(what ? what : "<map>");
     return build(ctx, copy_strings(&t, 1, NULL, 0), copy_strings(&w, 1, NULL, 0), 1, shape, rank, 0);
+}
+
+lopt_indexmap *lopt_indexmap_new(lopt_context *ctx, const char *text, const int64_t *shape, int rank, const char *what)
+{
+    API_PROTECTED(ctx, lopt_indexmap *, NULL, lopt_indexmap_new_body(ctx, text, shape, rank, what));
 }
 
 void lopt_indexmap_free(lopt_indexmap *h)
@@ -188,7 +194,7 @@ void lopt_indexmap_free(lopt_indexmap *h)
     free(h);
 }
 
-lopt_indexmap *lopt_indexmap_compose(lopt_context *ctx, const lopt_indexmap *f, const lopt_indexmap *g)
+static lopt_indexmap *lopt_indexmap_compose_body(lopt_context *ctx, const lopt_indexmap *f, const lopt_indexmap *g)
 {
     API_NEED(ctx, ctx, NULL);
     API_NEED(ctx, f, NULL);
@@ -205,7 +211,12 @@ lopt_indexmap *lopt_indexmap_compose(lopt_context *ctx, const lopt_indexmap *f, 
                  copy_strings(f->whats, f->ntexts, g->whats, g->ntexts), f->ntexts + g->ntexts, f->box, f->rank, 0);
 }
 
-lopt_indexmap *lopt_indexmap_inverse(lopt_context *ctx, const lopt_indexmap *h)
+lopt_indexmap *lopt_indexmap_compose(lopt_context *ctx, const lopt_indexmap *f, const lopt_indexmap *g)
+{
+    API_PROTECTED(ctx, lopt_indexmap *, NULL, lopt_indexmap_compose_body(ctx, f, g));
+}
+
+static lopt_indexmap *lopt_indexmap_inverse_body(lopt_context *ctx, const lopt_indexmap *h)
 {
     API_NEED(ctx, ctx, NULL);
     API_NEED(ctx, h, NULL);
@@ -219,6 +230,11 @@ lopt_indexmap *lopt_indexmap_inverse(lopt_context *ctx, const lopt_indexmap *h)
     }
     return build(ctx, copy_strings(h->texts, h->ntexts, NULL, 0), copy_strings(h->whats, h->ntexts, NULL, 0),
                  h->ntexts, h->box, h->rank, 1);
+}
+
+lopt_indexmap *lopt_indexmap_inverse(lopt_context *ctx, const lopt_indexmap *h)
+{
+    API_PROTECTED(ctx, lopt_indexmap *, NULL, lopt_indexmap_inverse_body(ctx, h));
 }
 
 const char *lopt_indexmap_no_inverse(const lopt_indexmap *h)
@@ -245,16 +261,16 @@ static char *expr_string(const Expr *e, const char *prefix)
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    FILE *f = xopen_memstream(&buf, &len);
     if (!f)
-        abort();
+        oom_fail();
     fputs(prefix, f);
     print_expr(f, e);
     fclose(f);
     return buf;
 }
 
-char *lopt_indexmap_text(const lopt_indexmap *h)
+static char *lopt_indexmap_text_body(const lopt_indexmap *h)
 {
     if (!h)
         return NULL;
@@ -268,7 +284,7 @@ char *lopt_indexmap_text(const lopt_indexmap *h)
     /* the head as long as the names make it: a map's text reads back whole */
     char *head = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&head, &len);
+    FILE *f = xopen_memstream(&head, &len);
     if (!f)
         return NULL;
     fputs("lambda ", f);
@@ -282,6 +298,11 @@ char *lopt_indexmap_text(const lopt_indexmap *h)
     char *r = expr_string(t, head);
     free(head);
     return r;
+}
+
+char *lopt_indexmap_text(const lopt_indexmap *h)
+{
+    API_PROTECTED((lopt_context *)NULL, char *, NULL, lopt_indexmap_text_body(h));
 }
 
 lopt_map_kind lopt_indexmap_kind(const lopt_indexmap *h, int64_t *a, int64_t *b)
@@ -301,14 +322,19 @@ lopt_map_kind lopt_indexmap_kind(const lopt_indexmap *h, int64_t *a, int64_t *b)
     }
 }
 
-char *lopt_indexmap_padding(const lopt_indexmap *h)
+static char *lopt_indexmap_padding_body(const lopt_indexmap *h)
 {
     if (!h || !h->over || h->npred == 0)
         return NULL;
     return expr_string(im_pred_to_expr(&h->m->arena, &h->m->names, h->over, h->pred, h->npred), "");
 }
 
-int lopt_indexmap_apply(lopt_context *ctx, const lopt_indexmap *h, const int64_t *index, int64_t *out)
+char *lopt_indexmap_padding(const lopt_indexmap *h)
+{
+    API_PROTECTED((lopt_context *)NULL, char *, NULL, lopt_indexmap_padding_body(h));
+}
+
+static int lopt_indexmap_apply_body(lopt_context *ctx, const lopt_indexmap *h, const int64_t *index, int64_t *out)
 {
     API_NEED(ctx, ctx, -1);
     API_NEED(ctx, h, -1);
@@ -320,4 +346,9 @@ int lopt_indexmap_apply(lopt_context *ctx, const lopt_indexmap *h, const int64_t
                             h->im->in_names[i]->str, (long long)h->im->box[i]);
     im_apply(h->im, index, out);
     return 0;
+}
+
+int lopt_indexmap_apply(lopt_context *ctx, const lopt_indexmap *h, const int64_t *index, int64_t *out)
+{
+    API_PROTECTED(ctx, int, -1, lopt_indexmap_apply_body(ctx, h, index, out));
 }

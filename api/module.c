@@ -12,6 +12,7 @@
 #include "../printer/print.h"
 #include "../printer/report.h"
 #include "internal.h"
+#include "../ir/oom.h"
 
 /* While a module is read, each metadata constant it names is loaded from
  * where (the --constants file, or the module a clone is made of) and kept:
@@ -49,20 +50,20 @@ static int kept_load(void *data, int64_t i, Arena *a, Expr *c, char *err, size_t
     return 0;
 }
 
+static void free_module(void *mod)
+{
+    lopt_module_free(mod);
+}
+
 /* Reads text into a new module whose metadata constants come from k (NULL: none). */
 static lopt_module *parse_with(lopt_context *ctx, const char *text, size_t len, const char *name, unsigned flags,
                                const Constants *k)
 {
-    lopt_module *mod = calloc(1, sizeof *mod);
-    if (!mod)
-        return NULL;
+    lopt_module *mod = xcalloc(1, sizeof *mod);
+    oom_defer(free_module, mod);
     mod->name = api_strdup(name ? name : "<string>");
     if (!(flags & (LOPT_PARSE_BORROW | LOPT_PARSE_MAPPED))) {
-        if (!(mod->text = malloc(len + 1))) {
-            lopt_module_free(mod);
-            api_fail(ctx, "out of memory copying the text of '%s'", name ? name : "<string>");
-            return NULL;
-        }
+        mod->text = xmalloc(len + 1);
         memcpy(mod->text, text, len);
         mod->text[len] = 0;
         text = mod->text;
@@ -74,15 +75,13 @@ static lopt_module *parse_with(lopt_context *ctx, const char *text, size_t len, 
     if (k) {
         mod->constants = api_strdup(k->path);
         mod->nconsts = k->count;
-        if (!(mod->consts = calloc((size_t)k->count + 1, sizeof *mod->consts))) {
-            lopt_module_free(mod);
-            api_fail(ctx, "out of memory for the %lld constants of '%s'", (long long)k->count, k->path);
-            return NULL;
-        }
+        mod->consts = xcalloc((size_t)k->count + 1, sizeof *mod->consts);
         kept.path = k->path;
         kept.count = k->count;
     }
-    if (!(mod->m = read_module_with(&mod->src, k ? &kept : NULL))) {
+    mod->m = read_module_with(&mod->src, k ? &kept : NULL);
+    oom_keep(mod);
+    if (!mod->m) {
         lopt_module_free(mod);
         return NULL;
     }
@@ -105,11 +104,16 @@ static lopt_module *parse(lopt_context *ctx, const char *text, size_t len, const
     return mod;
 }
 
-lopt_module *lopt_parse_ex(lopt_context *ctx, const char *text, size_t len, const char *name, unsigned flags)
+static lopt_module *lopt_parse_ex_body(lopt_context *ctx, const char *text, size_t len, const char *name, unsigned flags)
 {
     API_NEED(ctx, ctx, NULL);
     API_NEED(ctx, text, NULL);
     return parse(ctx, text, len, name, flags);
+}
+
+lopt_module *lopt_parse_ex(lopt_context *ctx, const char *text, size_t len, const char *name, unsigned flags)
+{
+    API_PROTECTED(ctx, lopt_module *, NULL, lopt_parse_ex_body(ctx, text, len, name, flags));
 }
 
 lopt_module *lopt_parse(lopt_context *ctx, const char *text, size_t len, const char *name)
@@ -129,10 +133,11 @@ void lopt_module_free(lopt_module *mod)
     free(mod);
 }
 
-int lopt_verify(lopt_context *ctx, lopt_module *mod)
+static int lopt_verify_body(lopt_context *ctx, lopt_module *mod)
 {
     API_NEED(ctx, ctx, -1);
     API_NEED(ctx, mod, -1);
+    API_LIVE(ctx, mod, -1);
     api_bind(ctx, &mod->src);
     if (ir_verify_input(mod->m, &mod->src, ctx->strict, ctx->allow_unregistered))
         return -1;
@@ -142,16 +147,22 @@ int lopt_verify(lopt_context *ctx, lopt_module *mod)
     return 0;
 }
 
+int lopt_verify(lopt_context *ctx, lopt_module *mod)
+{
+    API_PROTECTED(ctx, int, -1, lopt_verify_body(ctx, mod));
+}
+
 /* The copy reads no file: the text mod was read from (borrowed text the
  * caller keeps; a mapped file's pages may be read again from the file, so
  * not that) with the constants mod kept, or once a pipeline changed mod,
  * its printed text, which holds every constant's data. It is verified as
  * mod was, so a pipeline lowers on it what it lowers on mod: the verifier
  * completes what passes read (the types of tuple items among them). */
-lopt_module *lopt_module_clone(lopt_context *ctx, const lopt_module *mod)
+static lopt_module *lopt_module_clone_body(lopt_context *ctx, const lopt_module *mod)
 {
     API_NEED(ctx, ctx, NULL);
     API_NEED(ctx, mod, NULL);
+    API_LIVE(ctx, mod, NULL);
     char *text = NULL;
     lopt_module *c = NULL;
     int n0 = lopt_diag_count(ctx);
@@ -180,6 +191,11 @@ lopt_module *lopt_module_clone(lopt_context *ctx, const lopt_module *mod)
     if (c)
         api_diag_drop(ctx, n0);
     return c;
+}
+
+lopt_module *lopt_module_clone(lopt_context *ctx, const lopt_module *mod)
+{
+    API_PROTECTED(ctx, lopt_module *, NULL, lopt_module_clone_body(ctx, mod));
 }
 
 const char *lopt_module_name(const lopt_module *mod)
@@ -227,7 +243,7 @@ const char *lopt_module_param_dtype(const lopt_module *mod, const char *func, co
     return NULL;
 }
 
-int lopt_module_write(const lopt_module *mod, lopt_style style, FILE *f)
+static int lopt_module_write_body(const lopt_module *mod, lopt_style style, FILE *f)
 {
     if (!mod || !f)
         return -1;
@@ -240,11 +256,16 @@ int lopt_module_write(const lopt_module *mod, lopt_style style, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
-char *lopt_module_print(const lopt_module *mod, lopt_style style)
+int lopt_module_write(const lopt_module *mod, lopt_style style, FILE *f)
+{
+    API_PROTECTED((lopt_context *)NULL, int, -1, lopt_module_write_body(mod, style, f));
+}
+
+static char *lopt_module_print_body(const lopt_module *mod, lopt_style style)
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = mod ? open_memstream(&buf, &len) : NULL;
+    FILE *f = mod ? xopen_memstream(&buf, &len) : NULL;
     if (!f)
         return NULL;
     int bad = lopt_module_write(mod, style, f);
@@ -253,6 +274,11 @@ char *lopt_module_print(const lopt_module *mod, lopt_style style)
         return NULL;
     }
     return buf;
+}
+
+char *lopt_module_print(const lopt_module *mod, lopt_style style)
+{
+    API_PROTECTED((lopt_context *)NULL, char *, NULL, lopt_module_print_body(mod, style));
 }
 
 /* ---- passes and pipelines ---- */
@@ -289,12 +315,12 @@ const char *const *lopt_pass_options(int i)
  * the dtypes its inference takes, what flow does with it and the data
  * layouts its layout attributes take. The manual's table (man/lopt.1,
  * OPERATORS) is this text, checked by make check. */
-char *lopt_ops_table(void)
+static char *lopt_ops_table_body(void)
 {
     static const char *const cat[] = { "agnostic", "light", "heavy" };
     char *buf = NULL;
     size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
+    FILE *out = xopen_memstream(&buf, &len);
     if (!out)
         return NULL;
     int n;
@@ -310,9 +336,19 @@ char *lopt_ops_table(void)
     return buf;
 }
 
+char *lopt_ops_table(void)
+{
+    API_PROTECTED((lopt_context *)NULL, char *, NULL, lopt_ops_table_body());
+}
+
+static lopt_pipeline *lopt_pipeline_new_body(void)
+{
+    return xcalloc(1, sizeof(lopt_pipeline));
+}
+
 lopt_pipeline *lopt_pipeline_new(void)
 {
-    return calloc(1, sizeof(lopt_pipeline));
+    API_PROTECTED((lopt_context *)NULL, lopt_pipeline *, NULL, lopt_pipeline_new_body());
 }
 
 void lopt_pipeline_free(lopt_pipeline *p)
@@ -325,7 +361,7 @@ void lopt_pipeline_free(lopt_pipeline *p)
     free(p);
 }
 
-int lopt_pipeline_append(lopt_context *ctx, lopt_pipeline *p, const char *text)
+static int lopt_pipeline_append_body(lopt_context *ctx, lopt_pipeline *p, const char *text)
 {
     API_NEED(ctx, ctx, -1);
     API_NEED(ctx, p, -1);
@@ -339,9 +375,9 @@ int lopt_pipeline_append(lopt_context *ctx, lopt_pipeline *p, const char *text)
         p->p.n = n;
         return api_usage(ctx, "%s", err);
     }
-    double *t = realloc(p->times, ((size_t)p->p.n + 1) * sizeof *t);
+    double *t = xrealloc(p->times, ((size_t)p->p.n + 1) * sizeof *t);
     if (!t)
-        abort();
+        oom_fail();
     for (int i = p->ntimes; i <= p->p.n; i++)
         t[i] = 0;
     p->times = t;
@@ -349,13 +385,18 @@ int lopt_pipeline_append(lopt_context *ctx, lopt_pipeline *p, const char *text)
     return 0;
 }
 
-char *lopt_pipeline_stats(const lopt_pipeline *p, int json)
+int lopt_pipeline_append(lopt_context *ctx, lopt_pipeline *p, const char *text)
+{
+    API_PROTECTED(ctx, int, -1, lopt_pipeline_append_body(ctx, p, text));
+}
+
+static char *lopt_pipeline_stats_body(const lopt_pipeline *p, int json)
 {
     if (!p)
         return NULL;
     char *buf = NULL;
     size_t n;
-    FILE *f = open_memstream(&buf, &n);
+    FILE *f = xopen_memstream(&buf, &n);
     if (!f)
         return NULL;
     stats_log_write(&p->stats, f, json);
@@ -364,6 +405,11 @@ char *lopt_pipeline_stats(const lopt_pipeline *p, int json)
         return NULL;
     }
     return buf;
+}
+
+char *lopt_pipeline_stats(const lopt_pipeline *p, int json)
+{
+    API_PROTECTED((lopt_context *)NULL, char *, NULL, lopt_pipeline_stats_body(p, json));
 }
 
 int lopt_pipeline_length(const lopt_pipeline *p)
@@ -381,7 +427,7 @@ double lopt_pipeline_step_time(const lopt_pipeline *p, int i)
     return p && i >= 0 && i < p->ntimes ? p->times[i] : 0;
 }
 
-const char *lopt_pipeline_missing(const lopt_context *ctx, const lopt_pipeline *p, int after)
+static const char *lopt_pipeline_missing_body(const lopt_context *ctx, const lopt_pipeline *p, int after)
 {
     if (!ctx || !p)
         return NULL;
@@ -392,6 +438,11 @@ const char *lopt_pipeline_missing(const lopt_context *ctx, const lopt_pipeline *
         if (missing & pass_bit(&info[i]))
             return info[i].name;
     return NULL;
+}
+
+const char *lopt_pipeline_missing(const lopt_context *ctx, const lopt_pipeline *p, int after)
+{
+    API_PROTECTED((lopt_context *)NULL, const char *, NULL, lopt_pipeline_missing_body(ctx, p, after));
 }
 
 /* PassCtx.read_map: a pass option's lambda, diagnosed against its own text
@@ -432,11 +483,12 @@ static int report_clobbers(lopt_context *ctx, const lopt_module *mod)
     return 0;
 }
 
-int lopt_apply(lopt_context *ctx, lopt_module *mod, lopt_pipeline *p)
+static int lopt_apply_body(lopt_context *ctx, lopt_module *mod, lopt_pipeline *p)
 {
     API_NEED(ctx, ctx, -1);
     API_NEED(ctx, mod, -1);
     API_NEED(ctx, p, -1);
+    API_LIVE(ctx, mod, -1);
     api_bind(ctx, &mod->src);
     if (ctx->html_report && report_clobbers(ctx, mod))
         return -1;
@@ -452,6 +504,7 @@ int lopt_apply(lopt_context *ctx, lopt_module *mod, lopt_pipeline *p)
         return -1;
     pc.stop = api_stop_flag(ctx);
     mod->changed = 1;
+    mod->busy = 1;
     int r;
     if (ctx->verify_exec) {
         r = api_apply_checked(ctx, mod, &pc, p, write_html_report);
@@ -463,7 +516,13 @@ int lopt_apply(lopt_context *ctx, lopt_module *mod, lopt_pipeline *p)
         api_mark_limit(ctx);
     api_call_end(ctx);
     report_free(&report);
+    mod->busy = 0;
     return r;
+}
+
+int lopt_apply(lopt_context *ctx, lopt_module *mod, lopt_pipeline *p)
+{
+    API_PROTECTED(ctx, int, -1, lopt_apply_body(ctx, mod, p));
 }
 
 /* ---- --explain's records ---- */
@@ -474,9 +533,9 @@ static int explain_tail(const char *place_end, lopt_explain_record *r, const cha
     const char *pass = place_end, *msg = strstr(pass, ": ");
     if (!msg)
         return -1;
-    char *f = malloc(flen + 1), *p = malloc((size_t)(msg - pass) + 1);
+    char *f = xmalloc(flen + 1), *p = xmalloc((size_t)(msg - pass) + 1);
     if (!f || !p)
-        abort();
+        oom_fail();
     memcpy(f, file, flen);
     f[flen] = 0;
     memcpy(p, pass, (size_t)(msg - pass));
@@ -510,9 +569,9 @@ static int explain_place(const char *s, int *line, int *col, const char **end)
  * ends at the first ": " and the two trailing numbers before are the place. */
 static int explain_line(const char *s, size_t n, const char *file, lopt_explain_record *r)
 {
-    char *line = malloc(n + 1);
+    char *line = xmalloc(n + 1);
     if (!line)
-        abort();
+        oom_fail();
     memcpy(line, s, n);
     line[n] = 0;
     r->line = r->column = 0;
@@ -548,7 +607,7 @@ static int explain_line(const char *s, size_t n, const char *file, lopt_explain_
     return r_;
 }
 
-int lopt_explain_parse_file(const char *text, const char *file, lopt_explain_record **out)
+static int lopt_explain_parse_file_body(const char *text, const char *file, lopt_explain_record **out)
 {
     if (!text || !out)
         return -1;
@@ -560,9 +619,9 @@ int lopt_explain_parse_file(const char *text, const char *file, lopt_explain_rec
         lopt_explain_record r;
         if (len && explain_line(p, len, file, &r) != 0) {
             /* a line of another form is kept whole, as its message */
-            char *msg = malloc(len + 1);
+            char *msg = xmalloc(len + 1);
             if (!msg)
-                abort();
+                oom_fail();
             memcpy(msg, p, len);
             msg[len] = 0;
             r = (lopt_explain_record){ api_strdup(""), 0, 0, api_strdup(""), msg };
@@ -570,9 +629,9 @@ int lopt_explain_parse_file(const char *text, const char *file, lopt_explain_rec
         if (len) {
             if (n == cap) {
                 cap = cap ? 2 * cap : 16;
-                lopt_explain_record *g = realloc(v, (size_t)cap * sizeof *g);
+                lopt_explain_record *g = xrealloc(v, (size_t)cap * sizeof *g);
                 if (!g)
-                    abort();
+                    oom_fail();
                 v = g;
             }
             v[n++] = r;
@@ -581,6 +640,11 @@ int lopt_explain_parse_file(const char *text, const char *file, lopt_explain_rec
     }
     *out = v;
     return n;
+}
+
+int lopt_explain_parse_file(const char *text, const char *file, lopt_explain_record **out)
+{
+    API_PROTECTED((lopt_context *)NULL, int, -1, lopt_explain_parse_file_body(text, file, out));
 }
 
 int lopt_explain_parse(const char *text, lopt_explain_record **out)

@@ -7,16 +7,17 @@
 
 #include "../ir/outfile.h"
 #include "internal.h"
+#include "../ir/oom.h"
 
 struct lopt_output {
     OutFile f;
     char *name;   /* as the caller gave it, for messages */
 };
 
-lopt_output *lopt_output_open(lopt_context *ctx, const char *path)
+static lopt_output *lopt_output_open_body(lopt_context *ctx, const char *path)
 {
-    lopt_output *out = malloc(sizeof *out);
-    char *name = out ? strdup(path) : NULL;
+    lopt_output *out = xmalloc(sizeof *out);
+    char *name = out ? xstrdup(path) : NULL;
     if (!name) {
         free(out);
         api_fail(ctx, "out of memory opening '%s'", path);
@@ -31,17 +32,27 @@ lopt_output *lopt_output_open(lopt_context *ctx, const char *path)
     return NULL;
 }
 
+lopt_output *lopt_output_open(lopt_context *ctx, const char *path)
+{
+    API_PROTECTED(ctx, lopt_output *, NULL, lopt_output_open_body(ctx, path));
+}
+
 FILE *lopt_output_stream(lopt_output *out)
 {
     return out->f.f;
 }
 
-int lopt_output_commit(lopt_context *ctx, lopt_output *out)
+static int lopt_output_commit_body(lopt_context *ctx, lopt_output *out)
 {
     int r = outfile_commit(&out->f) ? api_fail(ctx, "error writing '%s': %s", out->name, strerror(errno)) : 0;
     free(out->name);
     free(out);
     return r;
+}
+
+int lopt_output_commit(lopt_context *ctx, lopt_output *out)
+{
+    API_PROTECTED(ctx, int, -1, lopt_output_commit_body(ctx, out));
 }
 
 void lopt_output_discard(lopt_output *out)

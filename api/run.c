@@ -9,6 +9,7 @@
 
 #include "../interp/memo.h"
 #include "internal.h"
+#include "../ir/oom.h"
 
 /* The most memory --verify-exec's call cache takes (tensors it keeps). */
 #define EXEC_CACHE_BYTES ((size_t)1 << 30)
@@ -62,9 +63,9 @@ static Input *new_input(lopt_context *ctx, InputKind kind, const char *name, con
 {
     if (ctx->ninputs == ctx->capinputs) {
         ctx->capinputs = ctx->capinputs ? 2 * ctx->capinputs : 4;
-        Input *g = realloc(ctx->inputs, (size_t)ctx->capinputs * sizeof *g);
+        Input *g = xrealloc(ctx->inputs, (size_t)ctx->capinputs * sizeof *g);
         if (!g)
-            abort();
+            oom_fail();
         ctx->inputs = g;
     }
     Input *in = &ctx->inputs[ctx->ninputs++];
@@ -72,14 +73,14 @@ static Input *new_input(lopt_context *ctx, InputKind kind, const char *name, con
     in->kind = kind;
     in->name = api_strdup(name);
     in->arg = arg ? api_strdup(arg) : NULL;
-    if (!(in->spec = malloc(n)))
-        abort();
+    if (!(in->spec = xmalloc(n)))
+        oom_fail();
     snprintf(in->spec, n, arg ? "%s=%s" : "%s", name, arg);
     in->t = NULL;
     return in;
 }
 
-int lopt_add_input(lopt_context *ctx, const char *name, const lopt_tensor *t)
+static int lopt_add_input_body(lopt_context *ctx, const char *name, const lopt_tensor *t)
 {
     API_NEED(ctx, ctx, -1);
     API_NEED(ctx, name, -1);
@@ -106,7 +107,12 @@ int lopt_add_input(lopt_context *ctx, const char *name, const lopt_tensor *t)
     return 0;
 }
 
-int lopt_add_input_file(lopt_context *ctx, const char *name, const char *path)
+int lopt_add_input(lopt_context *ctx, const char *name, const lopt_tensor *t)
+{
+    API_PROTECTED(ctx, int, -1, lopt_add_input_body(ctx, name, t));
+}
+
+static int lopt_add_input_file_body(lopt_context *ctx, const char *name, const char *path)
 {
     API_NEED(ctx, ctx, -1);
     API_NEED(ctx, name, -1);
@@ -115,13 +121,23 @@ int lopt_add_input_file(lopt_context *ctx, const char *name, const char *path)
     return 0;
 }
 
-int lopt_add_input_shape(lopt_context *ctx, const char *name, const char *dims)
+int lopt_add_input_file(lopt_context *ctx, const char *name, const char *path)
+{
+    API_PROTECTED(ctx, int, -1, lopt_add_input_file_body(ctx, name, path));
+}
+
+static int lopt_add_input_shape_body(lopt_context *ctx, const char *name, const char *dims)
 {
     API_NEED(ctx, ctx, -1);
     API_NEED(ctx, name, -1);
     API_NEED(ctx, dims, -1);
     new_input(ctx, IN_SHAPE, name, dims);
     return 0;
+}
+
+int lopt_add_input_shape(lopt_context *ctx, const char *name, const char *dims)
+{
+    API_PROTECTED(ctx, int, -1, lopt_add_input_shape_body(ctx, name, dims));
 }
 
 void lopt_clear_inputs(lopt_context *ctx)
@@ -444,9 +460,9 @@ static int make_inputs(Exec *x, Func *f)
     lopt_context *ctx = x->ctx;
     Dims D = { .n = 0 };
     x->ninputs = f->nparams;
-    x->inputs = calloc((size_t)f->nparams + 1, sizeof *x->inputs);
+    x->inputs = xcalloc((size_t)f->nparams + 1, sizeof *x->inputs);
     if (!x->inputs)
-        abort();
+        oom_fail();
     if (names_params(x, f, 0) || names_params(x, f, 1))
         return -1;
     /* the inputs given and the --shape options first: they bind the dimensions */
@@ -620,8 +636,8 @@ static lopt_value *wrap(lopt_value *w, Value *v)
     w->v = v;
     w->items = NULL;
     if (v->kind == VAL_TUPLE && v->n) {
-        if (!(w->items = calloc((size_t)v->n, sizeof *w->items)))
-            abort();
+        if (!(w->items = xcalloc((size_t)v->n, sizeof *w->items)))
+            oom_fail();
         for (int i = 0; i < v->n; i++)
             wrap(&w->items[i], v->items[i]);
     }
@@ -636,12 +652,13 @@ static void unwrap(lopt_value *w)
     free(w->items);
 }
 
-int lopt_run(lopt_context *ctx, lopt_module *mod, const char *entry, lopt_value **out)
+static int lopt_run_body(lopt_context *ctx, lopt_module *mod, const char *entry, lopt_value **out)
 {
     API_NEED(ctx, ctx, -1);
     API_NEED(ctx, out, -1);
     *out = NULL;
     API_NEED(ctx, mod, -1);
+    API_LIVE(ctx, mod, -1);
     api_bind(ctx, &mod->src);
     Exec x = { .ctx = ctx, .src = &mod->src, .entry = entry ? entry : "main" };
     Value *v = NULL;
@@ -653,12 +670,17 @@ int lopt_run(lopt_context *ctx, lopt_module *mod, const char *entry, lopt_value 
     *out = NULL;
     if (r)
         return -1;
-    lopt_value *w = malloc(sizeof *w);
+    lopt_value *w = xmalloc(sizeof *w);
     if (!w)
-        abort();
+        oom_fail();
     wrap(w, v)->owned = 1;
     *out = w;
     return 0;
+}
+
+int lopt_run(lopt_context *ctx, lopt_module *mod, const char *entry, lopt_value **out)
+{
+    API_PROTECTED(ctx, int, -1, lopt_run_body(ctx, mod, entry, out));
 }
 
 void lopt_value_free(lopt_value *w)
@@ -688,12 +710,17 @@ int lopt_value_tuple_size(const lopt_value *w)
     return w && w->v->kind == VAL_TUPLE ? w->v->n : 0;
 }
 
-const lopt_value *lopt_value_tuple_item(const lopt_value *w, int i)
+static const lopt_value *lopt_value_tuple_item_body(const lopt_value *w, int i)
 {
     return w && w->v->kind == VAL_TUPLE && i >= 0 && i < w->v->n ? &w->items[i] : NULL;
 }
 
-int lopt_value_tensor(const lopt_value *w, lopt_tensor *t)
+const lopt_value *lopt_value_tuple_item(const lopt_value *w, int i)
+{
+    API_PROTECTED((lopt_context *)NULL, const lopt_value *, NULL, lopt_value_tuple_item_body(w, i));
+}
+
+static int lopt_value_tensor_body(const lopt_value *w, lopt_tensor *t)
 {
     if (!w || !t)
         return -1;
@@ -706,6 +733,11 @@ int lopt_value_tensor(const lopt_value *w, lopt_tensor *t)
     t->data = x->data;
     t->nbytes = (size_t)x->count * (size_t)dtype_size(x->dtype);
     return 0;
+}
+
+int lopt_value_tensor(const lopt_value *w, lopt_tensor *t)
+{
+    API_PROTECTED((lopt_context *)NULL, int, -1, lopt_value_tensor_body(w, t));
 }
 
 /* The tensors of a result, flattened, named output, output0, output1, ...
@@ -732,8 +764,8 @@ static int flatten_leaves(Value *v, Tensor **ts, const Value **leaves, int n, in
 static Tensor **flat_tensors(Value *v, int *n, const Value ***leaves)
 {
     *n = flatten_leaves(v, NULL, NULL, 0, 0);
-    Tensor **ts = malloc(((size_t)*n + 1) * sizeof *ts);
-    const Value **ls = leaves ? malloc(((size_t)*n + 1) * sizeof *ls) : NULL;
+    Tensor **ts = xmalloc(((size_t)*n + 1) * sizeof *ts);
+    const Value **ls = leaves ? xmalloc(((size_t)*n + 1) * sizeof *ls) : NULL;
     if (!ts || (leaves && !ls)) {
         free(ts);
         free(ls);
@@ -788,7 +820,7 @@ static int make_dirs(const char *dir)
     return 0;
 }
 
-int lopt_value_report(lopt_context *ctx, const lopt_value *w, FILE *f, const char *dir)
+static int lopt_value_report_body(lopt_context *ctx, const lopt_value *w, FILE *f, const char *dir)
 {
     API_NEED(ctx, ctx, -1);
     API_NEED(ctx, w, -1);
@@ -831,6 +863,11 @@ int lopt_value_report(lopt_context *ctx, const lopt_value *w, FILE *f, const cha
     free(ts);
     free(leaves);
     return 0;
+}
+
+int lopt_value_report(lopt_context *ctx, const lopt_value *w, FILE *f, const char *dir)
+{
+    API_PROTECTED(ctx, int, -1, lopt_value_report_body(ctx, w, f, dir));
 }
 
 /* ---- --verify-exec ---- */

@@ -10,6 +10,7 @@
 
 #include "../ir/mem.h"
 #include "internal.h"
+#include "../ir/oom.h"
 
 /* How often the caller's flag is looked at: well within the 0.2 s a
  * Ctrl-C may take. */
@@ -69,9 +70,9 @@ int api_call_begin(lopt_context *ctx)
     mem_enter(&ctx->mem, ctx->max_memory);
     if (!ctx->interrupt && ctx->timeout <= 0)
         return 0;
-    Watch *w = calloc(1, sizeof *w);
+    Watch *w = xcalloc(1, sizeof *w);
     if (!w)
-        abort();
+        oom_fail();
     w->user = ctx->interrupt;
     if (w->user && *w->user)
         w->stop = INTERP_STOP_INTERRUPT;   /* set before the call: it stops at its first chance */

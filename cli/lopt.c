@@ -193,8 +193,22 @@ static int usage(Options *o, const char *fmt, const char *arg)
     return EXIT_USAGE;
 }
 
+/* An option whose reading ran out of memory (a pipeline, a name kept) is
+ * not a usage error: the library's error says so, exit status 1. */
+static int out_of_memory(const Options *o)
+{
+    for (int i = 0; i < lopt_diag_count(o->ctx); i++)
+        if (lopt_diag_get(o->ctx, i)->status == LOPT_ENOMEM)
+            return 1;
+    return 0;
+}
+
 static int usage_report(const Options *o)
 {
+    if (out_of_memory(o)) {
+        fputs("lopt: error: out of memory\n", stderr);
+        return EXIT_INPUT;
+    }
     fprintf(stderr, "lopt: %s\nTry 'lopt --help' for more information.\n", o->usage_error);
     return EXIT_USAGE;
 }
@@ -844,7 +858,7 @@ static int stats_report(Options *o)
 {
     if (o->stats) {
         char *t = lopt_pipeline_stats(o->pipeline, 0);
-        fputs(t ? t : "lopt: out of memory for --stats\n", stderr);
+        fputs(t ? t : "lopt: error: out of memory\n", stderr);
         lopt_free(t);
     }
     if (!o->stats_json)
@@ -1158,7 +1172,11 @@ int main(int argc, char **argv)
     o.reads = calloc((size_t)argc, sizeof *o.reads);
     o.read_what = calloc((size_t)argc, sizeof *o.read_what);
     if (!o.ctx || !o.pipeline || !o.reads || !o.read_what) {
-        fprintf(stderr, "lopt: out of memory\n");
+        fprintf(stderr, "lopt: error: out of memory\n");
+        lopt_context_free(o.ctx);
+        lopt_pipeline_free(o.pipeline);
+        free(o.reads);
+        free(o.read_what);
         return EXIT_INPUT;
     }
     o.color = -1;
@@ -1176,7 +1194,7 @@ int main(int argc, char **argv)
     if (status < 0 || (status == EXIT_USAGE && o.verify_diagnostics && o.input && !o.map))
         status = o.map ? map_report(&o) : o.import_costs ? import_costs(&o) : run(&o);
     if (status == EXIT_USAGE)
-        usage_report(&o);
+        status = usage_report(&o);
     lopt_pipeline_free(o.pipeline);
     lopt_context_free(o.ctx);
     free(o.reads);

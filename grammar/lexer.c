@@ -17,6 +17,7 @@
 #include "../ir/elem.h"
 #include "../ir/ops.h"
 #include "parser.h"
+#include "../ir/oom.h"
 
 /* The bytes the arena may take still while the rest of the input is read,
  * at the rate the part read took them (Arena.expect); as good as unbounded
@@ -180,9 +181,9 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
     if (triple)
         p += 2;
     size_t cap = 16, n = 0;
-    char *buf = malloc(cap);
+    char *buf = xmalloc(cap);
     if (!buf)
-        abort();
+        oom_fail();
     for (;;) {
         unsigned char c = *p;
         if (c == quote && (!triple || (p[1] == quote && p[2] == quote)))
@@ -216,9 +217,9 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
         }
         if (n + 1 >= cap) {
             cap *= 2;
-            char *nb = realloc(buf, cap);
+            char *nb = xrealloc(buf, cap);
             if (!nb)
-                abort();
+                oom_fail();
             buf = nb;
         }
         buf[n++] = (char)c;
@@ -822,7 +823,7 @@ static int is_keyword(const unsigned char *p, size_t n)
 {
     const unsigned char *c = p, *m = p;
     
-#line 826 "grammar/lexer.c"
+#line 827 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -849,9 +850,9 @@ static int is_keyword(const unsigned char *p, size_t n)
 yy1:
 	++c;
 yy2:
-#line 831 "grammar/lexer.re"
+#line 832 "grammar/lexer.re"
 	{ return 0; }
-#line 855 "grammar/lexer.c"
+#line 856 "grammar/lexer.c"
 yy3:
 	yyaccept = 0;
 	yych = *(m = ++c);
@@ -1005,9 +1006,9 @@ yy24:
 		default: goto yy25;
 	}
 yy25:
-#line 830 "grammar/lexer.re"
+#line 831 "grammar/lexer.re"
 	{ return c == p + n; }
-#line 1011 "grammar/lexer.c"
+#line 1012 "grammar/lexer.c"
 yy26:
 	yych = *++c;
 	switch (yych) {
@@ -1193,7 +1194,7 @@ yy56:
 		default: goto yy20;
 	}
 }
-#line 832 "grammar/lexer.re"
+#line 833 "grammar/lexer.re"
 
 }
 
@@ -1571,7 +1572,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
     for (;;) {
         lx->tok = lx->cur;
         
-#line 1575 "grammar/lexer.c"
+#line 1576 "grammar/lexer.c"
 {
 	unsigned char yych;
 	unsigned int yyaccept = 0;
@@ -1673,25 +1674,25 @@ static int scan(Lexer *lx, YYSTYPE *val)
 	}
 yy58:
 	++lx->cur;
-#line 1220 "grammar/lexer.re"
+#line 1221 "grammar/lexer.re"
 	{
             if (lx->tok < lx->lim)
                 return lex_error(lx, here(lx, lx->tok), "NUL byte in input");
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 1684 "grammar/lexer.c"
+#line 1685 "grammar/lexer.c"
 yy59:
 	++lx->cur;
 yy60:
-#line 1313 "grammar/lexer.re"
+#line 1314 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 1695 "grammar/lexer.c"
+#line 1696 "grammar/lexer.c"
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1701,12 +1702,12 @@ yy61:
 		default: goto yy62;
 	}
 yy62:
-#line 1226 "grammar/lexer.re"
+#line 1227 "grammar/lexer.re"
 	{ continue; }
-#line 1707 "grammar/lexer.c"
+#line 1708 "grammar/lexer.c"
 yy63:
 	++lx->cur;
-#line 1229 "grammar/lexer.re"
+#line 1230 "grammar/lexer.re"
 	{
             lx->line++;
             lx->line_start = lx->cur;
@@ -1716,7 +1717,7 @@ yy63:
             give_back(lx, lx->cur, 0);
             return NEWLINE;
         }
-#line 1720 "grammar/lexer.c"
+#line 1721 "grammar/lexer.c"
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1724,9 +1725,9 @@ yy64:
 		default: goto yy65;
 	}
 yy65:
-#line 1238 "grammar/lexer.re"
+#line 1239 "grammar/lexer.re"
 	{ continue; }
-#line 1730 "grammar/lexer.c"
+#line 1731 "grammar/lexer.c"
 yy66:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1735,9 +1736,9 @@ yy66:
 	}
 yy67:
 	++lx->cur;
-#line 1280 "grammar/lexer.re"
+#line 1281 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1741 "grammar/lexer.c"
+#line 1742 "grammar/lexer.c"
 yy68:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1746,9 +1747,9 @@ yy68:
 		default: goto yy68;
 	}
 yy69:
-#line 1227 "grammar/lexer.re"
+#line 1228 "grammar/lexer.re"
 	{ continue; }
-#line 1752 "grammar/lexer.c"
+#line 1753 "grammar/lexer.c"
 yy70:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1756,12 +1757,12 @@ yy70:
 		default: goto yy71;
 	}
 yy71:
-#line 1312 "grammar/lexer.re"
+#line 1313 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1762 "grammar/lexer.c"
+#line 1763 "grammar/lexer.c"
 yy72:
 	++lx->cur;
-#line 1302 "grammar/lexer.re"
+#line 1303 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1770,12 +1771,12 @@ yy72:
             }
             return open_bracket(lx, '(');
         }
-#line 1774 "grammar/lexer.c"
+#line 1775 "grammar/lexer.c"
 yy73:
 	++lx->cur;
-#line 1311 "grammar/lexer.re"
+#line 1312 "grammar/lexer.re"
 	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1779 "grammar/lexer.c"
+#line 1780 "grammar/lexer.c"
 yy74:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1834,9 +1835,9 @@ yy80:
 		default: goto yy83;
 	}
 yy81:
-#line 1278 "grammar/lexer.re"
+#line 1279 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1840 "grammar/lexer.c"
+#line 1841 "grammar/lexer.c"
 yy82:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -1948,7 +1949,7 @@ yy88:
 		default: goto yy89;
 	}
 yy89:
-#line 1261 "grammar/lexer.re"
+#line 1262 "grammar/lexer.re"
 	{
             if (lx->depth == 0 && !lx->no_calls &&
                 (lx->last == 0 || lx->last == NEWLINE || lx->last == BINDING || lx->last == INDENT ||
@@ -1966,7 +1967,7 @@ yy89:
             val->sym = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1970 "grammar/lexer.c"
+#line 1971 "grammar/lexer.c"
 yy90:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -1990,7 +1991,7 @@ yy92:
 	}
 yy93:
 	++lx->cur;
-#line 1294 "grammar/lexer.re"
+#line 1295 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -1999,7 +2000,7 @@ yy93:
             }
             return open_bracket(lx, '[');
         }
-#line 2003 "grammar/lexer.c"
+#line 2004 "grammar/lexer.c"
 yy94:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
@@ -2105,44 +2106,44 @@ yy107:
 	}
 yy108:
 	++lx->cur;
-#line 1310 "grammar/lexer.re"
+#line 1311 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 2111 "grammar/lexer.c"
+#line 2112 "grammar/lexer.c"
 yy109:
 	++lx->cur;
-#line 1291 "grammar/lexer.re"
+#line 1292 "grammar/lexer.re"
 	{ return NE; }
-#line 2116 "grammar/lexer.c"
+#line 2117 "grammar/lexer.c"
 yy110:
 	++lx->cur;
-#line 1287 "grammar/lexer.re"
+#line 1288 "grammar/lexer.re"
 	{ val->op = OP_MOD; return AUGASSIGN; }
-#line 2121 "grammar/lexer.c"
+#line 2122 "grammar/lexer.c"
 yy111:
 	++lx->cur;
-#line 1289 "grammar/lexer.re"
+#line 1290 "grammar/lexer.re"
 	{ return POW; }
-#line 2126 "grammar/lexer.c"
+#line 2127 "grammar/lexer.c"
 yy112:
 	++lx->cur;
-#line 1284 "grammar/lexer.re"
+#line 1285 "grammar/lexer.re"
 	{ val->op = OP_MUL; return AUGASSIGN; }
-#line 2131 "grammar/lexer.c"
+#line 2132 "grammar/lexer.c"
 yy113:
 	++lx->cur;
-#line 1282 "grammar/lexer.re"
+#line 1283 "grammar/lexer.re"
 	{ val->op = OP_ADD; return AUGASSIGN; }
-#line 2136 "grammar/lexer.c"
+#line 2137 "grammar/lexer.c"
 yy114:
 	++lx->cur;
-#line 1283 "grammar/lexer.re"
+#line 1284 "grammar/lexer.re"
 	{ val->op = OP_SUB; return AUGASSIGN; }
-#line 2141 "grammar/lexer.c"
+#line 2142 "grammar/lexer.c"
 yy115:
 	++lx->cur;
-#line 1281 "grammar/lexer.re"
+#line 1282 "grammar/lexer.re"
 	{ return ARROW; }
-#line 2146 "grammar/lexer.c"
+#line 2147 "grammar/lexer.c"
 yy116:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -2162,9 +2163,9 @@ yy116:
 		default: goto yy117;
 	}
 yy117:
-#line 1279 "grammar/lexer.re"
+#line 1280 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 2168 "grammar/lexer.c"
+#line 2169 "grammar/lexer.c"
 yy118:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2172,14 +2173,14 @@ yy118:
 		default: goto yy119;
 	}
 yy119:
-#line 1288 "grammar/lexer.re"
+#line 1289 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 2178 "grammar/lexer.c"
+#line 2179 "grammar/lexer.c"
 yy120:
 	++lx->cur;
-#line 1285 "grammar/lexer.re"
+#line 1286 "grammar/lexer.re"
 	{ val->op = OP_DIV; return AUGASSIGN; }
-#line 2183 "grammar/lexer.c"
+#line 2184 "grammar/lexer.c"
 yy121:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2294,19 +2295,19 @@ yy126:
 	}
 yy127:
 	++lx->cur;
-#line 1292 "grammar/lexer.re"
+#line 1293 "grammar/lexer.re"
 	{ return LE; }
-#line 2300 "grammar/lexer.c"
+#line 2301 "grammar/lexer.c"
 yy128:
 	++lx->cur;
-#line 1290 "grammar/lexer.re"
+#line 1291 "grammar/lexer.re"
 	{ return EQ; }
-#line 2305 "grammar/lexer.c"
+#line 2306 "grammar/lexer.c"
 yy129:
 	++lx->cur;
-#line 1293 "grammar/lexer.re"
+#line 1294 "grammar/lexer.re"
 	{ return GE; }
-#line 2310 "grammar/lexer.c"
+#line 2311 "grammar/lexer.c"
 yy130:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2388,9 +2389,9 @@ yy133:
 	}
 yy134:
 	++lx->cur;
-#line 1228 "grammar/lexer.re"
+#line 1229 "grammar/lexer.re"
 	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 2394 "grammar/lexer.c"
+#line 2395 "grammar/lexer.c"
 yy135:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -2475,9 +2476,9 @@ yy137:
 		default: goto yy138;
 	}
 yy138:
-#line 1249 "grammar/lexer.re"
+#line 1250 "grammar/lexer.re"
 	{ return AS; }
-#line 2481 "grammar/lexer.c"
+#line 2482 "grammar/lexer.c"
 yy139:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2592,9 +2593,9 @@ yy145:
 		default: goto yy146;
 	}
 yy146:
-#line 1245 "grammar/lexer.re"
+#line 1246 "grammar/lexer.re"
 	{ return IF; }
-#line 2598 "grammar/lexer.c"
+#line 2599 "grammar/lexer.c"
 yy147:
 	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
@@ -2666,9 +2667,9 @@ yy147:
 		default: goto yy148;
 	}
 yy148:
-#line 1244 "grammar/lexer.re"
+#line 1245 "grammar/lexer.re"
 	{ return IN; }
-#line 2672 "grammar/lexer.c"
+#line 2673 "grammar/lexer.c"
 yy149:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2754,9 +2755,9 @@ yy151:
 		default: goto yy152;
 	}
 yy152:
-#line 1252 "grammar/lexer.re"
+#line 1253 "grammar/lexer.re"
 	{ return OR; }
-#line 2760 "grammar/lexer.c"
+#line 2761 "grammar/lexer.c"
 yy153:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -2787,9 +2788,9 @@ yy156:
 	}
 yy157:
 	++lx->cur;
-#line 1286 "grammar/lexer.re"
+#line 1287 "grammar/lexer.re"
 	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
-#line 2793 "grammar/lexer.c"
+#line 2794 "grammar/lexer.c"
 yy158:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -3029,9 +3030,9 @@ yy170:
 		default: goto yy171;
 	}
 yy171:
-#line 1251 "grammar/lexer.re"
+#line 1252 "grammar/lexer.re"
 	{ return AND; }
-#line 3035 "grammar/lexer.c"
+#line 3036 "grammar/lexer.c"
 yy172:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3131,9 +3132,9 @@ yy176:
 		default: goto yy177;
 	}
 yy177:
-#line 1239 "grammar/lexer.re"
+#line 1240 "grammar/lexer.re"
 	{ return DEF; }
-#line 3137 "grammar/lexer.c"
+#line 3138 "grammar/lexer.c"
 yy178:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3219,9 +3220,9 @@ yy180:
 		default: goto yy181;
 	}
 yy181:
-#line 1243 "grammar/lexer.re"
+#line 1244 "grammar/lexer.re"
 	{ return FOR; }
-#line 3225 "grammar/lexer.c"
+#line 3226 "grammar/lexer.c"
 yy182:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3300,9 +3301,9 @@ yy183:
 		default: goto yy184;
 	}
 yy184:
-#line 1253 "grammar/lexer.re"
+#line 1254 "grammar/lexer.re"
 	{ return NOT; }
-#line 3306 "grammar/lexer.c"
+#line 3307 "grammar/lexer.c"
 yy185:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3409,9 +3410,9 @@ yy190:
 		default: goto yy191;
 	}
 yy191:
-#line 1256 "grammar/lexer.re"
+#line 1257 "grammar/lexer.re"
 	{ return NONE; }
-#line 3415 "grammar/lexer.c"
+#line 3416 "grammar/lexer.c"
 yy192:
 	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
@@ -3483,9 +3484,9 @@ yy192:
 		default: goto yy193;
 	}
 yy193:
-#line 1254 "grammar/lexer.re"
+#line 1255 "grammar/lexer.re"
 	{ return TRUE; }
-#line 3489 "grammar/lexer.c"
+#line 3490 "grammar/lexer.c"
 yy194:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3585,9 +3586,9 @@ yy198:
 		default: goto yy199;
 	}
 yy199:
-#line 1246 "grammar/lexer.re"
+#line 1247 "grammar/lexer.re"
 	{ return ELIF; }
-#line 3591 "grammar/lexer.c"
+#line 3592 "grammar/lexer.c"
 yy200:
 	yyaccept = 15;
 	yych = *(lx->marker = ++lx->cur);
@@ -3659,9 +3660,9 @@ yy200:
 		default: goto yy201;
 	}
 yy201:
-#line 1247 "grammar/lexer.re"
+#line 1248 "grammar/lexer.re"
 	{ return ELSE; }
-#line 3665 "grammar/lexer.c"
+#line 3666 "grammar/lexer.c"
 yy202:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3740,9 +3741,9 @@ yy203:
 		default: goto yy204;
 	}
 yy204:
-#line 1242 "grammar/lexer.re"
+#line 1243 "grammar/lexer.re"
 	{ return PASS; }
-#line 3746 "grammar/lexer.c"
+#line 3747 "grammar/lexer.c"
 yy205:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3828,9 +3829,9 @@ yy207:
 		default: goto yy208;
 	}
 yy208:
-#line 1248 "grammar/lexer.re"
+#line 1249 "grammar/lexer.re"
 	{ return WITH; }
-#line 3834 "grammar/lexer.c"
+#line 3835 "grammar/lexer.c"
 yy209:
 	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
@@ -3902,9 +3903,9 @@ yy209:
 		default: goto yy210;
 	}
 yy210:
-#line 1255 "grammar/lexer.re"
+#line 1256 "grammar/lexer.re"
 	{ return FALSE; }
-#line 3908 "grammar/lexer.c"
+#line 3909 "grammar/lexer.c"
 yy211:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -3983,9 +3984,9 @@ yy212:
 		default: goto yy213;
 	}
 yy213:
-#line 1258 "grammar/lexer.re"
+#line 1259 "grammar/lexer.re"
 	{ return BREAK; }
-#line 3989 "grammar/lexer.c"
+#line 3990 "grammar/lexer.c"
 yy214:
 	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
@@ -4057,9 +4058,9 @@ yy214:
 		default: goto yy215;
 	}
 yy215:
-#line 1240 "grammar/lexer.re"
+#line 1241 "grammar/lexer.re"
 	{ return CLASS; }
-#line 4063 "grammar/lexer.c"
+#line 4064 "grammar/lexer.c"
 yy216:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4152,9 +4153,9 @@ yy219:
 		default: goto yy220;
 	}
 yy220:
-#line 1257 "grammar/lexer.re"
+#line 1258 "grammar/lexer.re"
 	{ return WHILE; }
-#line 4158 "grammar/lexer.c"
+#line 4159 "grammar/lexer.c"
 yy221:
 	yyaccept = 22;
 	yych = *(lx->marker = ++lx->cur);
@@ -4226,9 +4227,9 @@ yy221:
 		default: goto yy222;
 	}
 yy222:
-#line 1260 "grammar/lexer.re"
+#line 1261 "grammar/lexer.re"
 	{ return ASSERT; }
-#line 4232 "grammar/lexer.c"
+#line 4233 "grammar/lexer.c"
 yy223:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4307,9 +4308,9 @@ yy224:
 		default: goto yy225;
 	}
 yy225:
-#line 1250 "grammar/lexer.re"
+#line 1251 "grammar/lexer.re"
 	{ return LAMBDA; }
-#line 4313 "grammar/lexer.c"
+#line 4314 "grammar/lexer.c"
 yy226:
 	yyaccept = 24;
 	yych = *(lx->marker = ++lx->cur);
@@ -4381,9 +4382,9 @@ yy226:
 		default: goto yy227;
 	}
 yy227:
-#line 1241 "grammar/lexer.re"
+#line 1242 "grammar/lexer.re"
 	{ return RETURN; }
-#line 4387 "grammar/lexer.c"
+#line 4388 "grammar/lexer.c"
 yy228:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
@@ -4462,11 +4463,11 @@ yy229:
 		default: goto yy230;
 	}
 yy230:
-#line 1259 "grammar/lexer.re"
+#line 1260 "grammar/lexer.re"
 	{ return CONTINUE; }
-#line 4468 "grammar/lexer.c"
+#line 4469 "grammar/lexer.c"
 }
-#line 1319 "grammar/lexer.re"
+#line 1320 "grammar/lexer.re"
 
     }
 }

@@ -15,6 +15,7 @@
 #include "../ir/elem.h"
 #include "../ir/ops.h"
 #include "parser.h"
+#include "../ir/oom.h"
 
 /* The bytes the arena may take still while the rest of the input is read,
  * at the rate the part read took them (Arena.expect); as good as unbounded
@@ -178,9 +179,9 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
     if (triple)
         p += 2;
     size_t cap = 16, n = 0;
-    char *buf = malloc(cap);
+    char *buf = xmalloc(cap);
     if (!buf)
-        abort();
+        oom_fail();
     for (;;) {
         unsigned char c = *p;
         if (c == quote && (!triple || (p[1] == quote && p[2] == quote)))
@@ -214,9 +215,9 @@ static int scan_string(Lexer *lx, YYSTYPE *val, unsigned char quote)
         }
         if (n + 1 >= cap) {
             cap *= 2;
-            char *nb = realloc(buf, cap);
+            char *nb = xrealloc(buf, cap);
             if (!nb)
-                abort();
+                oom_fail();
             buf = nb;
         }
         buf[n++] = (char)c;

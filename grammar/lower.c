@@ -12,6 +12,7 @@
 
 #include "lexer.h"
 #include "parser.h"
+#include "../ir/oom.h"
 
 static const Loc FIRST_LINE = { 1, 1 };
 
@@ -22,9 +23,9 @@ void bind_sym(Reader *R, Sym *s, int kind, void *p)
     int words = s->bind || s->bind_kind != BK_NONE ? 3 : 1;
     if (R->nundo + words > R->capundo) {
         R->capundo = R->capundo ? R->capundo * 2 : 64;
-        R->undo = realloc(R->undo, (size_t)R->capundo * sizeof *R->undo);
+        R->undo = xrealloc(R->undo, (size_t)R->capundo * sizeof *R->undo);
         if (!R->undo)
-            abort();
+            oom_fail();
     }
     if (words == 3) {
         R->undo[R->nundo++] = (uintptr_t)s->bind;
@@ -893,9 +894,15 @@ static size_t read_expect(const void *data)
     return lex_expect(&P->lx);
 }
 
+static void free_module(void *m)
+{
+    module_free(m);
+}
+
 Module *read_module_with(Source *src, const Constants *k)
 {
     Module *m = module_new();
+    oom_defer(free_module, m);
     Parser P;
     memset(&P, 0, sizeof P);
     lexer_init(&P.lx, src, &m->arena, &m->names);
@@ -917,6 +924,7 @@ Module *read_module_with(Source *src, const Constants *k)
     m->nheaders = P.lx.nheaders;
     if (!failed)
         failed = lower_file(&R, &P.file) != 0 || resolve_fixups(&R) != 0 || src->errors > 0;
+    oom_keep(m);
     unbind_to(&R, 0);
     free(R.undo);
     arena_free(&P.syn);
@@ -958,6 +966,7 @@ Expr *read_index_map_in(Source *src, Module *m, Var *const *scope, int n)
         else
             x = lower_index_map(&R, body->items[0]->u.expr);
     }
+    oom_keep(m);
     unbind_to(&R, 0);
     free(R.undo);
     arena_free(&P.syn);

@@ -8,6 +8,7 @@
 
 #include "tir_internal.h"
 #include "vexp.h"
+#include "../ir/oom.h"
 
 /* ---- batches ----
  *
@@ -1632,8 +1633,8 @@ static int run_batch(const Batch *b, Frame *fr)
     size_t need = (size_t)b->nregs * (size_t)b->n * 8;
     if (fr->vcap < need) {
         free(fr->vreg);
-        if (!(fr->vreg = malloc(need)))
-            abort();
+        if (!(fr->vreg = xmalloc(need)))
+            oom_fail();
         fr->vcap = need;
     }
     VRun R = { fr, b->n, fr->vreg };

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "memo.h"
+#include "../ir/oom.h"
 
 /* A copy of a buffer's contents, shared by every entry that saw the same
  * bytes: a call's output as it left it is the next call's input as it
@@ -50,10 +51,10 @@ enum { MEMO_SLOTS = 1024 };
 
 Memo *memo_new(size_t max_bytes)
 {
-    Memo *mc = calloc(1, sizeof *mc);
-    if (!mc || !(mc->slots = calloc(MEMO_SLOTS, sizeof *mc->slots)) ||
-        !(mc->blobs = calloc(MEMO_SLOTS, sizeof *mc->blobs)))
-        abort();
+    Memo *mc = xcalloc(1, sizeof *mc);
+    if (!mc || !(mc->slots = xcalloc(MEMO_SLOTS, sizeof *mc->slots)) ||
+        !(mc->blobs = xcalloc(MEMO_SLOTS, sizeof *mc->blobs)))
+        oom_fail();
     mc->nslots = MEMO_SLOTS;
     mc->max_bytes = max_bytes;
     return mc;
@@ -206,7 +207,7 @@ static Blob *blob_get(Memo *mc, const Tensor *t, uint64_t h)
             b->refs++;
             return b;
         }
-    Blob *b = calloc(1, sizeof *b);
+    Blob *b = xcalloc(1, sizeof *b);
     if (!b)
         return NULL;
     /* a module constant's bytes as they were made: read in place, not
@@ -216,8 +217,8 @@ static Blob *blob_get(Memo *mc, const Tensor *t, uint64_t h)
               : all_poison(t) ? BLOB_POISON
               : t->recipe && recipe_holds(t->recipe, t) ? BLOB_MADE : BLOB_COPY;
     if (b->kind != BLOB_COPY) {
-        if (!(b->t = malloc(sizeof *b->t)))
-            abort();
+        if (!(b->t = xmalloc(sizeof *b->t)))
+            oom_fail();
         *b->t = *t;
         b->t->data = b->kind == BLOB_CONST ? (void *)t->origin : NULL;
         b->t->mapped = 0;
@@ -238,9 +239,9 @@ static Blob *blob_get(Memo *mc, const Tensor *t, uint64_t h)
 
 int memo_replay(Memo *mc, const char *text, Tensor **args, int n)
 {
-    uint64_t hs[64] = { 0 }, *hp = n <= 64 ? hs : malloc((size_t)n * sizeof *hp);
+    uint64_t hs[64] = { 0 }, *hp = n <= 64 ? hs : xmalloc((size_t)n * sizeof *hp);
     if (!hp)
-        abort();
+        oom_fail();
     for (int i = 0; i < n; i++)
         hp[i] = tensor_hash(args[i]);
     uint64_t h = key_hash(text, hp, n);
@@ -279,10 +280,10 @@ MemoCall *memo_before(Memo *mc, Tensor *const *args, int n)
         need += 2 * tensor_bytes(args[i]);   /* before, and after at most */
     if (mc->bytes + need > mc->max_bytes)
         return NULL;
-    MemoCall *call = calloc(1, sizeof *call);
-    Blob **b = calloc((size_t)n + 1, sizeof *b);
+    MemoCall *call = xcalloc(1, sizeof *call);
+    Blob **b = xcalloc((size_t)n + 1, sizeof *b);
     if (!call || !b)
-        abort();
+        oom_fail();
     for (int i = 0; i < n; i++)
         if (!(b[i] = blob_get(mc, args[i], tensor_hash(args[i])))) {
             blobs_release(mc, b, i);
@@ -305,10 +306,10 @@ void memo_record(Memo *mc, const char *text, MemoCall *call, Tensor *const *args
         elems += args[i]->count;
     if (steps < elems)
         ok = 0;   /* running it again costs about what replaying it would */
-    Entry *e = ok ? calloc(1, sizeof *e) : NULL;
-    Blob **after = ok ? calloc((size_t)n + 1, sizeof *after) : NULL;
-    char *t = ok ? strdup(text) : NULL;
-    uint64_t *hs = ok ? malloc(((size_t)n + 1) * sizeof *hs) : NULL;
+    Entry *e = ok ? xcalloc(1, sizeof *e) : NULL;
+    Blob **after = ok ? xcalloc((size_t)n + 1, sizeof *after) : NULL;
+    char *t = ok ? xstrdup(text) : NULL;
+    uint64_t *hs = ok ? xmalloc(((size_t)n + 1) * sizeof *hs) : NULL;
     if (!e || !after || !t || !hs) {
         free(e);
         free(after);

@@ -10,6 +10,7 @@
 
 #include "npz.h"
 #include "tensor.h"
+#include "../ir/oom.h"
 
 typedef struct Member {
     int64_t index;       /* the constant it holds, from its name */
@@ -61,7 +62,7 @@ static int find_directory(ConstFile *c, int64_t *entries, int64_t *dir_off, int6
         return BAD("cannot read '%s'", c->path);
     int64_t end = c->size = (int64_t)ftello(c->f);
     int64_t tail = end < 22 + 65535 ? end : 22 + 65535;
-    unsigned char *buf = malloc((size_t)tail + 1);
+    unsigned char *buf = xmalloc((size_t)tail + 1);
     if (!buf)
         return BAD("out of memory reading '%s'", c->path);
     int64_t at = -1;
@@ -101,14 +102,14 @@ static int read_archive(ConstFile *c, int64_t *count, char *err, size_t errlen)
     int64_t entries, off, size;
     if (find_directory(c, &entries, &off, &size, err, errlen))
         return -1;
-    unsigned char *d = malloc((size_t)size + 1);
+    unsigned char *d = xmalloc((size_t)size + 1);
     if (!d)
         return BAD("out of memory reading '%s'", c->path);
     if (read_at(c->f, off, d, (size_t)size)) {
         free(d);
         return BAD("'%s': bad zip directory", c->path);
     }
-    Member *all = calloc((size_t)(entries ? entries : 1), sizeof *all);
+    Member *all = xcalloc((size_t)(entries ? entries : 1), sizeof *all);
     if (!all) {
         free(d);
         return BAD("out of memory reading '%s'", c->path);
@@ -234,8 +235,8 @@ int constants_open(Constants *k, const char *path, char *err, size_t errlen)
     struct stat st;
     if (stat(path, &st) != 0)
         return BAD("cannot open the constants file '%s'", path);
-    ConstFile *c = calloc(1, sizeof *c);
-    if (!c || !(c->path = strdup(path))) {
+    ConstFile *c = xcalloc(1, sizeof *c);
+    if (!c || !(c->path = xstrdup(path))) {
         free(c);
         return BAD("out of memory reading '%s'", path);
     }
@@ -245,7 +246,7 @@ int constants_open(Constants *k, const char *path, char *err, size_t errlen)
     if (S_ISDIR(st.st_mode)) {
         c->dir = 1;
         size_t len = strlen(path) + 32;
-        char *p = malloc(len);
+        char *p = xmalloc(len);
         if (!p)
             return BAD("out of memory reading '%s'", path);
         for (;; k->count++) {

@@ -14,12 +14,13 @@
 #include "../ir/vdevice.h"
 #include "../printer/print.h"
 #include "interp.h"
+#include "../ir/oom.h"
 
 Value *value_tensor(Tensor *t)
 {
-    Value *v = calloc(1, sizeof *v);
+    Value *v = xcalloc(1, sizeof *v);
     if (!v)
-        abort();
+        oom_fail();
     v->kind = VAL_TENSOR;
     v->t = t;
     return v;
@@ -27,14 +28,14 @@ Value *value_tensor(Tensor *t)
 
 Value *value_tuple(Value **items, int n)
 {
-    Value *v = calloc(1, sizeof *v);
+    Value *v = xcalloc(1, sizeof *v);
     if (!v)
-        abort();
+        oom_fail();
     v->kind = VAL_TUPLE;
     v->n = n;
-    v->items = calloc((size_t)n + 1, sizeof *v->items);
+    v->items = xcalloc((size_t)n + 1, sizeof *v->items);
     if (!v->items)
-        abort();
+        oom_fail();
     memcpy(v->items, items, (size_t)n * sizeof *items);
     return v;
 }
@@ -183,9 +184,9 @@ static int plan_visit(const Expr *e, void *data)
 
 static struct RelaxPlan *plan_new(const Func *f)
 {
-    struct RelaxPlan *P = calloc(1, sizeof *P);
+    struct RelaxPlan *P = xcalloc(1, sizeof *P);
     if (!P)
-        abort();
+        oom_fail();
     P->fn = f;
     PlanWalk w = { .P = P, .count = 1 };
     relax_walk_blocks(f->blocks, f->nblocks, plan_visit, &w);
@@ -196,10 +197,10 @@ static struct RelaxPlan *plan_new(const Func *f)
     P->cap = 16;
     while (P->cap < 2 * need)
         P->cap *= 2;
-    P->keys = calloc(P->cap, sizeof *P->keys);
-    P->last = calloc(P->cap, sizeof *P->last);
+    P->keys = xcalloc(P->cap, sizeof *P->keys);
+    P->last = xcalloc(P->cap, sizeof *P->last);
     if (!P->keys || !P->last)
-        abort();
+        oom_fail();
     w.count = 0;
     int i = 0;
     for (int b = 0; b < f->nblocks; b++)
@@ -211,18 +212,18 @@ static struct RelaxPlan *plan_new(const Func *f)
     w.at = P->nbind;
     relax_walk(f->result, plan_visit, &w);
     /* the variables dying at each binding, grouped by binding */
-    P->dies = calloc((size_t)P->nbind + 2, sizeof *P->dies);
-    P->dvars = calloc(P->cap + 1, sizeof *P->dvars);
+    P->dies = xcalloc((size_t)P->nbind + 2, sizeof *P->dies);
+    P->dvars = xcalloc(P->cap + 1, sizeof *P->dvars);
     if (!P->dies || !P->dvars)
-        abort();
+        oom_fail();
     for (size_t s = 0; s < P->cap; s++)
         if (P->keys[s] && P->last[s] < P->nbind)
             P->dies[P->last[s] + 1]++;
     for (int j = 0; j < P->nbind; j++)
         P->dies[j + 1] += P->dies[j];
-    int *fill = calloc((size_t)P->nbind + 1, sizeof *fill);
+    int *fill = xcalloc((size_t)P->nbind + 1, sizeof *fill);
     if (!fill)
-        abort();
+        oom_fail();
     for (size_t s = 0; s < P->cap; s++)
         if (P->keys[s] && P->last[s] < P->nbind) {
             int j = P->last[s];
@@ -262,8 +263,8 @@ static size_t plans_slot(const struct RelaxPlans *T, const Func *f)
 static const struct RelaxPlan *plan_of(Interp *in, const Func *f)
 {
     struct RelaxPlans **tp = interp_plans(in), *T = *tp;
-    if (!T && !(T = *tp = calloc(1, sizeof *T)))
-        abort();
+    if (!T && !(T = *tp = xcalloc(1, sizeof *T)))
+        oom_fail();
     if (T->cap) {
         size_t at = plans_slot(T, f);
         if (T->slots[at])
@@ -273,8 +274,8 @@ static const struct RelaxPlan *plan_of(Interp *in, const Func *f)
         struct RelaxPlan **old = T->slots;
         size_t ocap = T->cap;
         T->cap = ocap ? 2 * ocap : 16;
-        if (!(T->slots = calloc(T->cap, sizeof *T->slots)))
-            abort();
+        if (!(T->slots = xcalloc(T->cap, sizeof *T->slots)))
+            oom_fail();
         for (size_t i = 0; i < ocap; i++)
             if (old[i])
                 T->slots[plans_slot(T, old[i]->fn)] = old[i];
@@ -330,10 +331,10 @@ static void set_owner(Env *E, const Value *v, int k)
         int *ov = E->oval;
         size_t ocap = E->ocap;
         E->ocap = ocap ? 2 * ocap : 64;
-        E->okeys = calloc(E->ocap, sizeof *E->okeys);
-        E->oval = malloc(E->ocap * sizeof *E->oval);
+        E->okeys = xcalloc(E->ocap, sizeof *E->okeys);
+        E->oval = xmalloc(E->ocap * sizeof *E->oval);
         if (!E->okeys || !E->oval)
-            abort();
+            oom_fail();
         for (size_t i = 0; i < ocap; i++)
             if (ok[i]) {
                 size_t at = owner_slot(E, ok[i]);
@@ -362,10 +363,10 @@ static void die_after(Env *E, int k, int j)
         return;
     if (E->nnodes == E->capnodes) {
         E->capnodes = E->capnodes ? 2 * E->capnodes : 32;
-        int *a = realloc(E->node_entry, (size_t)E->capnodes * sizeof *a);
-        int *b = realloc(E->node_next, (size_t)E->capnodes * sizeof *b);
+        int *a = xrealloc(E->node_entry, (size_t)E->capnodes * sizeof *a);
+        int *b = xrealloc(E->node_next, (size_t)E->capnodes * sizeof *b);
         if (!a || !b)
-            abort();
+            oom_fail();
         E->node_entry = a;
         E->node_next = b;
     }
@@ -378,10 +379,10 @@ static Value *own(Env *E, Value *v)
 {
     if (E->nowned == E->capowned) {
         E->capowned = E->capowned ? 2 * E->capowned : 16;
-        Value **g = realloc(E->owned, (size_t)E->capowned * sizeof *g);
-        int *d = realloc(E->death, (size_t)E->capowned * sizeof *d);
+        Value **g = xrealloc(E->owned, (size_t)E->capowned * sizeof *g);
+        int *d = xrealloc(E->death, (size_t)E->capowned * sizeof *d);
         if (!g || !d)
-            abort();
+            oom_fail();
         E->owned = g;
         E->death = d;
     }
@@ -428,10 +429,10 @@ static void bind(Env *E, const Var *k, Value *v)
         Value **ov = E->vals;
         size_t ocap = E->cap;
         E->cap = ocap ? 2 * ocap : 32;
-        E->keys = calloc(E->cap, sizeof *E->keys);
-        E->vals = malloc(E->cap * sizeof *E->vals);
+        E->keys = xcalloc(E->cap, sizeof *E->keys);
+        E->vals = xmalloc(E->cap * sizeof *E->vals);
         if (!E->keys || !E->vals)
-            abort();
+            oom_fail();
         for (size_t i = 0; i < ocap; i++)
             if (ok[i]) {
                 size_t at = slot(E, ok[i]);
@@ -686,14 +687,14 @@ static Value *call_tir(Env *E, const Expr *e)
     if (callee->kind == F_PRIM && n != callee->npparams)
         return rerr(E, tv ? tv->loc : e->loc, "%s takes %d parameters; R.call_tir passes %d inputs, %d outputs and "
                     "%d tir_vars", callee->name->str, callee->npparams, nin, nout, nvars), NULL;
-    Tensor **ts = calloc((size_t)n + 1, sizeof *ts);
-    Value **res = calloc((size_t)nout + 1, sizeof *res);
+    Tensor **ts = xcalloc((size_t)n + 1, sizeof *ts);
+    Value **res = xcalloc((size_t)nout + 1, sizeof *res);
     if (!ts || !res)
-        abort();
+        oom_fail();
     Value *result = NULL;
-    char *copied = calloc((size_t)nin + 1, 1);
+    char *copied = xcalloc((size_t)nin + 1, 1);
     if (!copied)
-        abort();
+        oom_fail();
     for (int i = 0; i < nin; i++) {
         Value *v = eval(E, args->u.list.items[i]);
         if (!v)
@@ -1342,9 +1343,9 @@ static Value *eval(Env *E, const Expr *e)
             return sym_prim(E, e);
         return rerr(E, e->loc, "'%s' has no value", e->u.var->name->str), NULL;
     case E_TUPLE: {
-        Value **items = calloc((size_t)e->u.list.n + 1, sizeof *items);
+        Value **items = xcalloc((size_t)e->u.list.n + 1, sizeof *items);
         if (!items)
-            abort();
+            oom_fail();
         for (int i = 0; i < e->u.list.n; i++)
             if (!(items[i] = eval(E, e->u.list.items[i]))) {
                 free(items);
@@ -1388,9 +1389,9 @@ static Value *eval(Env *E, const Expr *e)
             if (f->kind != F_RELAX)
                 return rerr(E, e->loc, "--run does not execute a direct call of prim_func '%s' (a call for its effect "
                                        "on its arguments); call it with R.call_tir", f->name->str), NULL;
-            Value **args = calloc((size_t)e->u.call.nargs + 1, sizeof *args);
+            Value **args = xcalloc((size_t)e->u.call.nargs + 1, sizeof *args);
             if (!args)
-                abort();
+                oom_fail();
             for (int i = 0; i < e->u.call.nargs; i++)
                 if (!(args[i] = eval(E, e->u.call.args[i]))) {
                     free(args);
@@ -1625,9 +1626,9 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
     }
     Env E = { .in = in, .fn = f, .caller = caller, .depth = caller ? caller->depth + 1 : 0, .err = err,
               .plan = plan_of(in, f) };
-    E.dying = malloc(((size_t)E.plan->nbind + 1) * sizeof *E.dying);
+    E.dying = xmalloc(((size_t)E.plan->nbind + 1) * sizeof *E.dying);
     if (!E.dying)
-        abort();
+        oom_fail();
     for (int j = 0; j <= E.plan->nbind; j++)
         E.dying[j] = -1;
     int status = 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "interp.h"
+#include "../ir/oom.h"
 
 enum { MAX_CALL_DEPTH = 8 };
 
@@ -499,9 +500,9 @@ static Value *seed_sinfo(const StructInfo *s, uint64_t seed, const char *name, c
                          VarValue dims, void *data)
 {
     if (s && s->kind == SI_TUPLE && s->nfields >= 0 && depth < 16) {
-        Value **items = calloc((size_t)s->nfields + 1, sizeof *items);
+        Value **items = xcalloc((size_t)s->nfields + 1, sizeof *items);
         if (!items)
-            abort();
+            oom_fail();
         for (int k = 0; k < s->nfields; k++) {
             char sub[256];
             snprintf(sub, sizeof sub, "%s[%d]", name, k);
@@ -632,11 +633,11 @@ static int entry_dim(const Func *f, Tensor *const *args, const Expr *e, int64_t 
 int interp_run_prim_seeded(Interp *in, Func *f, uint64_t seed, Value **out, InterpError *err)
 {
     int n = f->npparams;
-    Tensor **args = calloc((size_t)n + 1, sizeof *args);
-    Value **outs = calloc((size_t)n + 1, sizeof *outs);
+    Tensor **args = xcalloc((size_t)n + 1, sizeof *args);
+    Value **outs = xcalloc((size_t)n + 1, sizeof *outs);
     int nout = 0, status = -1;
     if (!args || !outs)
-        abort();
+        oom_fail();
     /* An integer scalar parameter (n: T.int32) has nothing outside to bind
      * it: the buffers are made from their declared shapes, which are written
      * with it, not the other way round. It is drawn from 1 to 8 by the seed
@@ -648,7 +649,7 @@ int interp_run_prim_seeded(Interp *in, Func *f, uint64_t seed, Value **out, Inte
         if (!v)
             continue;
         if (!(args[k] = tensor_new(v->dtype, 0, &none)))
-            abort();
+            oom_fail();
         tensor_fill_seeded_below(args[k], seed, v->name->str, 8);
         tensor_seti(args[k], 0, tensor_geti(args[k], 0) + 1);
     }

@@ -10,6 +10,7 @@
 #include "../ir/mem.h"
 #include "../ir/outfile.h"
 #include "tensor.h"
+#include "../ir/oom.h"
 
 /* A large tensor's data is mapped for it alone and unmapped when it is
  * freed, so the pages go back to the system at once. From malloc, a freed
@@ -32,7 +33,7 @@ static void *data_new(size_t bytes, size_t *mapped)
         return p;
     }
 #endif
-    return calloc(bytes ? bytes : 1, 1);
+    return xcalloc(bytes ? bytes : 1, 1);
 }
 
 Tensor *tensor_new(DType t, int ndim, const int64_t *shape)
@@ -48,9 +49,9 @@ Tensor *tensor_new(DType t, int ndim, const int64_t *shape)
     uint64_t budget = mem_charge((size_t)count * (size_t)size, 1, &refused);
     if (refused)
         return NULL;
-    Tensor *x = calloc(1, sizeof *x);
+    Tensor *x = xcalloc(1, sizeof *x);
     if (!x)
-        abort();
+        oom_fail();
     x->budget = budget;
     x->dtype = t;
     x->ndim = ndim;
@@ -90,9 +91,9 @@ struct TensorRecipe {
 
 TensorRecipe *recipe_new(const void *from, DType dt, Arena *im_arena, const IndexMap *im, int has_fill, double fill)
 {
-    TensorRecipe *r = calloc(1, sizeof *r);
+    TensorRecipe *r = xcalloc(1, sizeof *r);
     if (!r)
-        abort();
+        oom_fail();
     r->refs = 1;
     r->from = from;
     r->dtype = dt;

@@ -18,6 +18,7 @@
 #include "memo.h"
 #include "par.h"
 #include "tir_internal.h"
+#include "../ir/oom.h"
 
 /* ---- runtime errors ---- */
 
@@ -465,9 +466,9 @@ static void s_alias(const SNode *s, Frame *fr)
         fail(fr, s->loc, "the view %s holds %lld elements but %s holds %lld", s->decl->name->str, (long long)v.count,
              view_base(s->decl)->name->str, (long long)base->count);
     }
-    Tensor *t = malloc(sizeof *t);
+    Tensor *t = xmalloc(sizeof *t);
     if (!t)
-        abort();
+        oom_fail();
     *t = v;
     t->data = base->data;
     fr->buf[s->slot] = t;
@@ -546,19 +547,19 @@ void run_par(const SNode *s, Frame *fr, int64_t lo, int64_t n)
     ++*fr->par_loops;
     if (t > n)
         t = (int)n;
-    Chunk *k = calloc((size_t)t, sizeof *k);
-    pthread_t *th = calloc((size_t)t, sizeof *th);
+    Chunk *k = xcalloc((size_t)t, sizeof *k);
+    pthread_t *th = xcalloc((size_t)t, sizeof *th);
     if (!k || !th)
-        abort();
+        oom_fail();
     for (int i = 0; i < t; i++) {
         k[i].s = s;
         k[i].from = lo + n / t * i + (i < n % t ? i : n % t);
         k[i].to = k[i].from + n / t + (i < n % t);
         k[i].fr = *fr;
-        k[i].fr.iv = malloc(((size_t)fr->niv + 1) * sizeof *fr->iv);
-        k[i].fr.fv = malloc(((size_t)fr->nfv + 1) * sizeof *fr->fv);
+        k[i].fr.iv = xmalloc(((size_t)fr->niv + 1) * sizeof *fr->iv);
+        k[i].fr.fv = xmalloc(((size_t)fr->nfv + 1) * sizeof *fr->fv);
         if (!k[i].fr.iv || !k[i].fr.fv)
-            abort();
+            oom_fail();
         memcpy(k[i].fr.iv, fr->iv, (size_t)fr->niv * sizeof *fr->iv);
         memcpy(k[i].fr.fv, fr->fv, (size_t)fr->nfv * sizeof *fr->fv);
         k[i].fr.err = &k[i].err;
@@ -1648,9 +1649,9 @@ static void declare_matches(Compiled *c, const Stmt *st)
 
 static Compiled *compile(Func *f, int batches, InterpError *err)
 {
-    Compiled *c = calloc(1, sizeof *c);
+    Compiled *c = xcalloc(1, sizeof *c);
     if (!c)
-        abort();
+        oom_fail();
     c->fn = f;
     c->batches = batches;
     c->err = err;
@@ -1769,9 +1770,9 @@ Arena *interp_arena(Interp *in)
 
 Interp *interp_new(Module *m)
 {
-    Interp *in = calloc(1, sizeof *in);
+    Interp *in = xcalloc(1, sizeof *in);
     if (!in)
-        abort();
+        oom_fail();
     in->m = m;
     in->max_steps = INTERP_DEFAULT_MAX_STEPS;
     in->stop = &never;
@@ -1874,9 +1875,9 @@ static Compiled *compiled(Interp *in, Func *f, InterpError *err)
         return NULL;
     if (in->ncache == in->capcache) {
         in->capcache = in->capcache ? 2 * in->capcache : 8;
-        Cache *g = realloc(in->cache, (size_t)in->capcache * sizeof *g);
+        Cache *g = xrealloc(in->cache, (size_t)in->capcache * sizeof *g);
         if (!g)
-            abort();
+            oom_fail();
         in->cache = g;
     }
     in->cache[in->ncache++] = (Cache){ f, c, NULL };
@@ -1906,7 +1907,7 @@ static const char *func_text(Interp *in, const Func *f)
     if (!k->text) {
         char *buf = NULL;
         size_t len = 0;
-        FILE *out = open_memstream(&buf, &len);
+        FILE *out = xopen_memstream(&buf, &len);
         if (!out)
             return NULL;
         print_prim_func(out, f);
@@ -2069,12 +2070,12 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
         return 0;
     MemoCall *before = text ? memo_before(in->memo, args, nargs) : NULL;
     int64_t steps0 = in->steps;
-    Frame *fr = calloc(1, sizeof *fr);
+    Frame *fr = xcalloc(1, sizeof *fr);
     if (!fr)
-        abort();
-    fr->iv = calloc((size_t)c->niv + 1, sizeof *fr->iv);
-    fr->fv = calloc((size_t)c->nfv + 1, sizeof *fr->fv);
-    fr->buf = calloc((size_t)c->nbuf + 1, sizeof *fr->buf);
+        oom_fail();
+    fr->iv = xcalloc((size_t)c->niv + 1, sizeof *fr->iv);
+    fr->fv = xcalloc((size_t)c->nfv + 1, sizeof *fr->fv);
+    fr->buf = xcalloc((size_t)c->nbuf + 1, sizeof *fr->buf);
     fr->err = err;
     fr->steps = &in->steps;
     fr->max_steps = in->max_steps;
@@ -2087,7 +2088,7 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
     fr->nfv = c->nfv;
     fr->nbuf = c->nbuf;
     if (!fr->iv || !fr->fv || !fr->buf)
-        abort();
+        oom_fail();
     for (int i = 0; i < c->niv; i++)
         fr->iv[i] = INT64_MIN;
     int status = 0;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "mem.h"
+#include "oom.h"
 
 /* Under AddressSanitizer, memory given back by arena_release is poisoned
  * until it is handed out again, so a pointer kept into a released scratch
@@ -100,8 +101,7 @@ static void chunk_free(ArenaChunk *c)
 
 static void *oom(void)
 {
-    /* Running out of memory is the one failure we do not recover from. */
-    abort();
+    oom_fail();
 }
 
 void *arena_alloc_slow(Arena *a, size_t size)

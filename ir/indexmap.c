@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "indexmap.h"
+#include "oom.h"
 
 /* Magnitudes beyond BIG are treated as unbounded; constants stay below it. */
 #define BIG (INT64_C(1) << 60)
@@ -777,9 +778,9 @@ static pthread_once_t output_names_once = PTHREAD_ONCE_INIT;
 static void make_output_names(void)
 {
     for (int i = 0; i < IM_MAX_RANK; i++) {
-        Sym *s = calloc(1, sizeof *s + 4);
+        Sym *s = xcalloc(1, sizeof *s + 4);
         if (!s)
-            abort();
+            oom_fail();
         s->len = (uint32_t)snprintf(s->str, 4, "i%d", i);
         output_names[i] = s;
     }
@@ -1120,14 +1121,6 @@ static void digits_free(Digits *d)
         free(d->p[i]);
         free(d->pts[i]);
     }
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        abort();
-    return p;
 }
 
 /* Refines the raw runs of variable v at all of v's places into elementary

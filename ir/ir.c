@@ -1,6 +1,7 @@
 /* Builders and small queries over the IR: dtypes, node constructors,
  * structural equality of expressions, and the dtype of TIR expressions. */
 #include "ir.h"
+#include "oom.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -66,9 +67,9 @@ int dtype_is_float(DType t)
 
 Module *module_new(void)
 {
-    Module *m = calloc(1, sizeof *m);
+    Module *m = xcalloc(1, sizeof *m);
     if (!m)
-        abort();
+        oom_fail();
     intern_init(&m->names, &m->arena);
     m->name = intern_cstr(&m->names, "Module");
     return m;
@@ -232,10 +233,10 @@ static void index_build(Module *m, size_t want)
     if (cap != m->index.cap) {
         free(m->index.keys);
         free(m->index.pos);
-        m->index.keys = malloc(cap * sizeof *m->index.keys);
-        m->index.pos = malloc(cap * sizeof *m->index.pos);
+        m->index.keys = xmalloc(cap * sizeof *m->index.keys);
+        m->index.pos = xmalloc(cap * sizeof *m->index.pos);
         if (!m->index.keys || !m->index.pos)
-            abort();
+            oom_fail();
         m->index.cap = cap;
     }
     memset(m->index.keys, 0, cap * sizeof *m->index.keys);

@@ -3,6 +3,7 @@
  * the process shares, so that a signal handler can remove them. */
 #define _XOPEN_SOURCE 700
 #include "outfile.h"
+#include "oom.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,7 +56,7 @@ static char *resolved(const char *path)
         if (r)
             return r;
     }
-    return strdup(path);
+    return xstrdup(path);
 }
 
 /* "DIR/.NAME.lopt-PID-N": beside the target, so that the rename stays on
@@ -68,7 +69,7 @@ static int open_temp(OutFile *o, mode_t mode)
     size_t dir = slash ? (size_t)(slash - o->path + 1) : 0, cap = strlen(o->path) + 64;
     const char *base = strlen(o->path + dir) <= SHORT_NAME ? o->path + dir : "";
     for (int tries = 0; tries < 100; tries++) {
-        if (!(o->tmp = malloc(cap)))
+        if (!(o->tmp = xmalloc(cap)))
             return -1;
         unsigned n = atomic_fetch_add(&tmp_counter, 1);
         snprintf(o->tmp, cap, "%.*s.%s.lopt-%ld-%u", (int)dir, o->path, base, (long)getpid(), n);

@@ -4,6 +4,7 @@
  * a budget the middle is written as all removed, then all added: still a
  * correct diff, only not the shortest. */
 #include "diff.h"
+#include "../ir/oom.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,9 +25,9 @@ static Line *split_lines(const char *t, size_t len, int *count)
         n += t[i] == '\n';
     if (len && t[len - 1] != '\n')
         n++;
-    Line *v = malloc(((size_t)n + 1) * sizeof *v);
+    Line *v = xmalloc(((size_t)n + 1) * sizeof *v);
     if (!v)
-        abort();
+        oom_fail();
     const char *p = t, *end = t + len;
     for (int i = 0; i < n; i++) {
         const char *e = memchr(p, '\n', (size_t)(end - p));
@@ -54,10 +55,10 @@ static size_t myers(const Line *a, int n, const Line *b, int m, char *ops)
     int dmax = n + m;
     while (dmax > 0 && (int64_t)(dmax + 1) * (dmax + 1) > TRACE_BUDGET)
         dmax /= 2;
-    int *v = malloc((2 * (size_t)dmax + 3) * sizeof *v);
-    int *trace = malloc(((size_t)dmax + 1) * ((size_t)dmax + 1) * sizeof *trace);
+    int *v = xmalloc((2 * (size_t)dmax + 3) * sizeof *v);
+    int *trace = xmalloc(((size_t)dmax + 1) * ((size_t)dmax + 1) * sizeof *trace);
     if (!v || !trace)
-        abort();
+        oom_fail();
     int *V = v + dmax + 1;   /* V[k]: the furthest x reached on diagonal k = x - y */
     int found = -1;
     V[1] = 0;
@@ -177,9 +178,9 @@ static char *script(const Line *a, int n, const Line *b, int m, size_t *len)
         pre++;
     while (suf < n - pre && suf < m - pre && same(&a[n - 1 - suf], &b[m - 1 - suf]))
         suf++;
-    char *ops = malloc((size_t)n + (size_t)m + 1);
+    char *ops = xmalloc((size_t)n + (size_t)m + 1);
     if (!ops)
-        abort();
+        oom_fail();
     memset(ops, '=', (size_t)pre);
     *len = (size_t)pre;
     *len += myers(a + pre, n - pre - suf, b + pre, m - pre - suf, ops + *len);

@@ -9,6 +9,7 @@
 #include "../ir/indexmap.h"
 #include "../ir/ops.h"
 #include "graph.h"
+#include "../ir/oom.h"
 
 /* The address in 16-byte units, plus its bits above the table's scattered:
  * keys allocated one after another take slots one after another (a few
@@ -34,10 +35,9 @@ int ptrmap_get(const PtrMap *m, const void *k, int dflt)
 /* Rehashes m into cap slots (a power of two above twice its entries). */
 static void ptrmap_grow(PtrMap *m, size_t cap)
 {
-    PtrMap g = { calloc(cap, sizeof(PtrSlot)), cap, 0, 0 };
+    PtrMap g = { xcalloc(cap, sizeof(PtrSlot)), cap, 0, 0 };
     if (!g.slots) {
-        fprintf(stderr, "lopt: out of memory\n");
-        abort();
+        oom_fail();
     }
     while (((size_t)1 << g.bits) < cap)
         g.bits++;
@@ -255,9 +255,9 @@ void remove_dead(Func *fn)
     count_uses(fn, &uses);
     for (int b = fn->nblocks - 1; b >= 0; b--) {
         RBlock *rb = fn->blocks[b];
-        char *keep = calloc((size_t)rb->nbinds + 1, 1);
+        char *keep = xcalloc((size_t)rb->nbinds + 1, 1);
         if (!keep)
-            abort();
+            oom_fail();
         for (int i = rb->nbinds - 1; i >= 0; i--) {
             Binding *bd = rb->binds[i];
             keep[i] = ptrmap_get(&uses, bd->var, 0) > 0 || is_call_to(bd->value, "R.match_cast");
@@ -461,7 +461,7 @@ void note_add(Notes *ns, Loc loc, const char *fmt, ...)
     }
     if (ns->n == ns->cap) {
         int cap = ns->cap ? 2 * ns->cap : 16;
-        Note *v = realloc(ns->v, (size_t)cap * sizeof *v);
+        Note *v = xrealloc(ns->v, (size_t)cap * sizeof *v);
         if (!v)
             return;
         ns->v = v;
@@ -475,7 +475,7 @@ void note_add(Notes *ns, Loc loc, const char *fmt, ...)
     Note *n = &ns->v[ns->n];
     n->loc = loc;
     n->seq = ns->n;
-    n->text = strdup(buf);
+    n->text = xstrdup(buf);
     n->again = 0;
     if (n->text) {
         ns->n++;
@@ -570,9 +570,9 @@ static int why_cmp(const void *pa, const void *pb)
 static void notes_summary(const Notes *ns, PassCtx *ctx, const char *pass)
 {
     int count[3] = { 0, 0, 0 }, nleft = 0;
-    const Note **left = malloc((size_t)ns->n * sizeof *left + 1);
+    const Note **left = xmalloc((size_t)ns->n * sizeof *left + 1);
     if (!left)
-        abort();
+        oom_fail();
     for (int i = 0; i < ns->n; i++)
         if (!ns->v[i].again) {
             int k = note_kind(ns->v[i].text);
@@ -584,10 +584,10 @@ static void notes_summary(const Notes *ns, PassCtx *ctx, const char *pass)
     qsort(left, (size_t)nleft, sizeof *left, why_cmp);
     /* runs of one reason, printed by size (then text), at most eight */
     typedef struct { char why[512]; int n; } Why;
-    Why *w = malloc((size_t)nleft * sizeof *w + 1);
+    Why *w = xmalloc((size_t)nleft * sizeof *w + 1);
     int nw = 0;
     if (!w)
-        abort();
+        oom_fail();
     for (int i = 0; i < nleft; i++) {
         char buf[512];
         const char *why = note_why(left[i]->text, buf, sizeof buf);
@@ -845,10 +845,10 @@ static size_t fresh_slot(Module *m, Sym *base, int grow)
         int *next = m->fresh.next;
         size_t old = m->fresh.cap;
         int keep = m->fresh.gen == m->index.gen;
-        m->fresh.keys = calloc(cap, sizeof *m->fresh.keys);
-        m->fresh.next = malloc(cap * sizeof *m->fresh.next);
+        m->fresh.keys = xcalloc(cap, sizeof *m->fresh.keys);
+        m->fresh.next = xmalloc(cap * sizeof *m->fresh.next);
         if (!m->fresh.keys || !m->fresh.next)
-            abort();
+            oom_fail();
         m->fresh.cap = cap;
         m->fresh.n = 0;
         m->fresh.gen = m->index.gen;
@@ -953,9 +953,9 @@ static Var *clone_var(Clone *C, Var *v)
     Var *c = var_copy(C->a, v);
     if (C->n == C->cap) {
         C->cap = C->cap ? 2 * C->cap : 64;
-        Var **vars = realloc(C->vars, (size_t)C->cap * sizeof *vars);
+        Var **vars = xrealloc(C->vars, (size_t)C->cap * sizeof *vars);
         if (!vars)
-            abort();
+            oom_fail();
         C->vars = vars;
     }
     C->vars[C->n++] = c;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "../ir/oom.h"
 
 /* The bindings made for the values of one block (or a result), in order;
  * malloc'd. */
@@ -31,9 +32,9 @@ static void emit(Emit *E, Binding *b)
 {
     if (E->n == E->cap) {
         E->cap = E->cap ? 2 * E->cap : 8;
-        Binding **v = realloc(E->v, (size_t)E->cap * sizeof *v);
+        Binding **v = xrealloc(E->v, (size_t)E->cap * sizeof *v);
         if (!v)
-            abort();
+            oom_fail();
         E->v = v;
     }
     E->v[E->n++] = b;

@@ -14,6 +14,7 @@
 #include "diff.h"
 #include "graph.h"
 #include "stats.h"
+#include "../ir/oom.h"
 
 static int run_verify(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
@@ -287,9 +288,9 @@ static int parse_options(PassStep *st, char **s, char *err, size_t cap)
         }
         if (st->nopts == optcap) {
             optcap = optcap ? optcap * 2 : 4;
-            PassOpt *g = realloc(st->opts, (size_t)optcap * sizeof *g);
+            PassOpt *g = xrealloc(st->opts, (size_t)optcap * sizeof *g);
             if (!g)
-                abort();
+                oom_fail();
             st->opts = g;
         }
         st->opts[st->nopts].key = key;
@@ -306,9 +307,9 @@ int pipeline_parse(Pipeline *pl, const char *text, char *err, size_t cap)
     /* The copy is kept: option keys and values point into it. Each parse
      * appends its text to a chain so earlier steps stay valid. */
     size_t n = strlen(text);
-    char *copy = malloc(n + 1 + sizeof(char *));
+    char *copy = xmalloc(n + 1 + sizeof(char *));
     if (!copy)
-        abort();
+        oom_fail();
     memcpy(copy, &pl->text, sizeof(char *));
     memcpy(copy + sizeof(char *), text, n + 1);
     pl->text = copy;
@@ -333,9 +334,9 @@ int pipeline_parse(Pipeline *pl, const char *text, char *err, size_t cap)
         }
         if (pl->n == pl->cap) {
             pl->cap = pl->cap ? pl->cap * 2 : 8;
-            PassStep *g = realloc(pl->steps, (size_t)pl->cap * sizeof *g);
+            PassStep *g = xrealloc(pl->steps, (size_t)pl->cap * sizeof *g);
             if (!g)
-                abort();
+                oom_fail();
             pl->steps = g;
         }
         PassStep *st = &pl->steps[pl->n++];
@@ -388,12 +389,12 @@ static double now(void)
 static char *print_to_string(Module *m, size_t *len)
 {
     char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
+    FILE *f = xopen_memstream(&buf, len);
     if (!f)
-        abort();
+        oom_fail();
     print_module(f, m);
     if (fclose(f) != 0)
-        abort();
+        oom_fail();
     return buf;
 }
 
@@ -493,9 +494,9 @@ static char *step_text(const PassStep *st)
 {
     char *s = NULL;
     size_t n;
-    FILE *f = open_memstream(&s, &n);
+    FILE *f = xopen_memstream(&s, &n);
     if (!f)
-        abort();
+        oom_fail();
     fputs(st->pass->name, f);
     for (int i = 0; i < st->nopts; i++) {
         const char *v = st->opts[i].val;
@@ -505,7 +506,7 @@ static char *step_text(const PassStep *st)
     if (st->nopts)
         fputc('}', f);
     if (fclose(f) != 0)
-        abort();
+        oom_fail();
     return s;
 }
 
@@ -519,13 +520,13 @@ static int run_step(const PassStep *st, int i, Module *m, PassCtx *ctx, char **b
     ReportStep *rs = report_step(ctx->report, name);
     free(name);
     FILE *explain = ctx->explain, *out = ctx->src->out;
-    ctx->explain = open_memstream(&rs->explain, &rs->explain_len);
-    ctx->src->out = open_memstream(&rs->diags, &rs->diags_len);
+    ctx->explain = xopen_memstream(&rs->explain, &rs->explain_len);
+    ctx->src->out = xopen_memstream(&rs->diags, &rs->diags_len);
     if (!ctx->explain || !ctx->src->out)
-        abort();
+        oom_fail();
     int r = step(st, i, m, ctx, before, len, rs);
     if (fclose(ctx->explain) != 0 || fclose(ctx->src->out) != 0)
-        abort();
+        oom_fail();
     ctx->explain = explain;
     ctx->src->out = out;
     if (explain)
@@ -563,13 +564,13 @@ int pipeline_run(const Pipeline *pl, Module *m, PassCtx *ctx)
     if (ctx->report)
         report_input(ctx->report, m, ctx->src->name);
     if (ctx->stats && stats_log_add(ctx->stats, ctx->src->name, "input", m))
-        abort();
+        oom_fail();
     for (int i = 0; i < pl->n && !status; i++) {
         status = stopped(ctx, pl->steps[i].pass->name) ? -1 : run_step(&pl->steps[i], i, m, ctx, &before, &len);
         if (!status && ctx->stats) {
             char *name = step_text(&pl->steps[i]);
             if (stats_log_add(ctx->stats, ctx->src->name, name, m))
-                abort();
+                oom_fail();
             free(name);
         }
     }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "../ir/oom.h"
 
 /* The bytes of a tensor value of static shape, or 0. */
 static int64_t value_bytes(const StructInfo *si)
@@ -105,15 +106,15 @@ int stats_log_add(StatsLog *log, const char *module, const char *step, const Mod
 {
     if (log->n == log->cap) {
         int cap = log->cap ? 2 * log->cap : 16;
-        StatsRow *r = realloc(log->rows, (size_t)cap * sizeof *r);
+        StatsRow *r = xrealloc(log->rows, (size_t)cap * sizeof *r);
         if (!r)
             return -1;
         log->rows = r;
         log->cap = cap;
     }
     StatsRow *r = &log->rows[log->n];
-    r->module = strdup(module ? module : "");
-    r->step = strdup(step);
+    r->module = xstrdup(module ? module : "");
+    r->step = xstrdup(step);
     if (!r->module || !r->step) {
         free(r->module);
         free(r->step);

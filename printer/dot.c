@@ -9,6 +9,7 @@
 #include "dot.h"
 #include "print.h"
 #include "../ir/vdevice.h"
+#include "../ir/oom.h"
 
 static int frozen(const Func *f)
 {
@@ -140,7 +141,7 @@ static void use_record(Graph *G, const Var *v)
 {
     if (G->n == G->cap) {
         int cap = G->cap ? 2 * G->cap : 64;
-        UseCount *u = realloc(G->u, (size_t)cap * sizeof *u);
+        UseCount *u = xrealloc(G->u, (size_t)cap * sizeof *u);
         if (!u)
             return;   /* an uncounted use is drawn as an edge like any other */
         G->u = u;
@@ -281,9 +282,9 @@ static int layout_add(Layouts *L, const Var *v, const Expr *e)
         if (which < 0) {
             if (L->ntext == L->captext) {
                 L->captext = L->captext ? 2 * L->captext : 8;
-                L->text = realloc(L->text, (size_t)L->captext * sizeof *L->text);
+                L->text = xrealloc(L->text, (size_t)L->captext * sizeof *L->text);
             }
-            L->text[L->ntext] = strdup(buf);
+            L->text[L->ntext] = xstrdup(buf);
             which = L->ntext++;
         }
     } else if (e->kind == E_CALL) {
@@ -297,8 +298,8 @@ static int layout_add(Layouts *L, const Var *v, const Expr *e)
     }
     if (L->n == L->cap) {
         L->cap = L->cap ? 2 * L->cap : 64;
-        L->var = realloc(L->var, (size_t)L->cap * sizeof *L->var);
-        L->which = realloc(L->which, (size_t)L->cap * sizeof *L->which);
+        L->var = xrealloc(L->var, (size_t)L->cap * sizeof *L->var);
+        L->which = xrealloc(L->which, (size_t)L->cap * sizeof *L->which);
     }
     L->var[L->n] = v;
     L->which[L->n++] = which;

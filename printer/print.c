@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../ir/elem.h"
+#include "../ir/oom.h"
 
 /* Output goes through a buffer of our own: the printer writes many small
  * fragments, and stdio takes a lock for each. */
@@ -118,9 +119,9 @@ static void mark(Printer *p, const Func *f, const Var *var, Loc loc)
         return;
     if (k->n == k->cap) {
         k->cap = k->cap ? 2 * k->cap : 64;
-        PrintMark *g = realloc(k->v, (size_t)k->cap * sizeof *g);
+        PrintMark *g = xrealloc(k->v, (size_t)k->cap * sizeof *g);
         if (!g)
-            abort();
+            oom_fail();
         k->v = g;
     }
     k->v[k->n++] = (PrintMark){ p->flushed + p->len, f, var, loc };
@@ -1595,9 +1596,9 @@ static void print_module_to(Printer *p, const Module *m)
 
 static Printer *printer_new(FILE *out)
 {
-    Printer *p = malloc(sizeof *p);
+    Printer *p = xmalloc(sizeof *p);
     if (!p)
-        abort();
+        oom_fail();
     p->out = out;
     p->tvm = 0;
     p->m = NULL;

@@ -17,6 +17,7 @@
 
 #include "dot.h"
 #include "print.h"
+#include "../ir/oom.h"
 
 extern char **environ;
 
@@ -32,17 +33,17 @@ enum {
 
 static char *dup_str(const char *s)
 {
-    char *d = strdup(s);
+    char *d = xstrdup(s);
     if (!d)
-        abort();
+        oom_fail();
     return d;
 }
 
 static void *grow(void *p, size_t n, size_t size)
 {
-    void *g = realloc(p, n * size + 1);
+    void *g = xrealloc(p, n * size + 1);
     if (!g)
-        abort();
+        oom_fail();
     return g;
 }
 
@@ -52,9 +53,9 @@ static char *mark_key(const PrintMark *k)
 {
     const char *f = k->func ? k->func->name->str : "";
     size_t n = strlen(f) + (k->var ? strlen(k->var->name->str) + 1 : 0) + 1;
-    char *s = malloc(n);
+    char *s = xmalloc(n);
     if (!s)
-        abort();
+        oom_fail();
     if (k->var)
         snprintf(s, n, "%s.%s", f, k->var->name->str);
     else
@@ -65,15 +66,15 @@ static char *mark_key(const PrintMark *k)
 void report_text(ReportText *t, const Module *m)
 {
     PrintMarks pm = { NULL, 0, 0 };
-    FILE *f = open_memstream(&t->text, &t->len);
+    FILE *f = xopen_memstream(&t->text, &t->len);
     if (!f)
-        abort();
+        oom_fail();
     print_module_marked(f, m, &pm);
     if (fclose(f) != 0)
-        abort();
-    t->marks = malloc((size_t)pm.n * sizeof *t->marks + 1);
+        oom_fail();
+    t->marks = xmalloc((size_t)pm.n * sizeof *t->marks + 1);
     if (!t->marks)
-        abort();
+        oom_fail();
     size_t at = 0;
     int line = 0;
     for (int i = 0; i < pm.n; i++) {
@@ -99,12 +100,12 @@ static char *func_dot(const Func *fn)
 {
     char *s = NULL;
     size_t n;
-    FILE *f = open_memstream(&s, &n);
+    FILE *f = xopen_memstream(&s, &n);
     if (!f)
-        abort();
+        oom_fail();
     print_dot_func(f, fn, DOT_BRIEF);
     if (fclose(f) != 0)
-        abort();
+        oom_fail();
     return s;
 }
 
@@ -276,10 +277,10 @@ static void view_open(View *v, const ReportText *t)
         n += t->text[i] == '\n';
     if (t->len && t->text[t->len - 1] != '\n')
         n++;
-    v->lines = malloc((size_t)n * sizeof *v->lines + 1);
-    v->by_key = malloc((size_t)t->nmarks * sizeof *v->by_key + 1);
+    v->lines = xmalloc((size_t)n * sizeof *v->lines + 1);
+    v->by_key = xmalloc((size_t)t->nmarks * sizeof *v->by_key + 1);
     if (!v->lines || !v->by_key)
-        abort();
+        oom_fail();
     const char *p = t->text, *end = t->text + t->len;
     for (int i = 0; i < n; i++) {
         const char *e = memchr(p, '\n', (size_t)(end - p));
@@ -803,7 +804,7 @@ static char *run_dot(const char *graph, const char *id, int *missing, int *slow,
         goto done;
     }
     off_t n = lseek(fo, 0, SEEK_END);
-    if (n <= 0 || lseek(fo, 0, SEEK_SET) != 0 || !(svg = malloc((size_t)n + 1)))
+    if (n <= 0 || lseek(fo, 0, SEEK_SET) != 0 || !(svg = xmalloc((size_t)n + 1)))
         goto done;
     if (read(fo, svg, (size_t)n) != (ssize_t)n) {
         free(svg);
@@ -989,9 +990,9 @@ static int gline_cmp(const void *a, const void *b)
 /* Pairs the lines of a and b of one key (sorted merge): sets each pair's index. */
 static void gline_pair(GLine *a, int na, GLine *b, int nb)
 {
-    GLine **sa = malloc((size_t)na * sizeof *sa + 1), **sb = malloc((size_t)nb * sizeof *sb + 1);
+    GLine **sa = xmalloc((size_t)na * sizeof *sa + 1), **sb = xmalloc((size_t)nb * sizeof *sb + 1);
     if (!sa || !sb)
-        abort();
+        oom_fail();
     for (int i = 0; i < na; i++)
         sa[i] = &a[i];
     for (int i = 0; i < nb; i++)
@@ -1077,9 +1078,9 @@ static char *mark_graph(const char *prev, const char *cur, const Cost *cost, int
     memset(d, 0, sizeof *d);
     char *s = NULL;
     size_t len;
-    FILE *out = open_memstream(&s, &len);
+    FILE *out = xopen_memstream(&s, &len);
     if (!out)
-        abort();
+        oom_fail();
     const char *close = strstr(cur, "\n  }\n");
     int j = 0;
     for (const char *p = cur; *p;) {
@@ -1108,7 +1109,7 @@ static char *mark_graph(const char *prev, const char *cur, const Cost *cost, int
         p += n + (e != NULL);
     }
     if (fclose(out) != 0)
-        abort();
+        oom_fail();
     free(a);
     free(b);
     return s;
@@ -1160,9 +1161,9 @@ static void write_deck(W *w, const ReportGraph *G, const char *input_svg, int in
     fputs("\">\n<div class=\"dnav\"><button type=\"button\" class=\"dp\" title=\"the graph before (left arrow)\">"
           "&#9664;</button> <button type=\"button\" class=\"dn\" title=\"the graph after (right arrow)\">&#9654;"
           "</button> <span class=\"dt\"></span></div>\n", out);
-    Cost *cost = malloc(MAX_COSTS * sizeof *cost);
+    Cost *cost = xmalloc(MAX_COSTS * sizeof *cost);
     if (!cost)
-        abort();
+        oom_fail();
     for (int k = 0; k < G->nat; k++) {
         fprintf(out, "<figure class=\"slide\" data-k=\"%d\"><figcaption>", k);
         if (k) {
@@ -1215,10 +1216,10 @@ static void write_graphs(W *w)
     int missing_said = 0, last = r->n;
     while (last > 0 && !r->steps[last - 1].mod.text)
         last--;
-    char **kept = calloc((size_t)r->ngraphs + 1, sizeof *kept);   /* the input's SVGs, for the slides */
-    int *kept_id = calloc((size_t)r->ngraphs + 1, sizeof *kept_id);
+    char **kept = xcalloc((size_t)r->ngraphs + 1, sizeof *kept);   /* the input's SVGs, for the slides */
+    int *kept_id = xcalloc((size_t)r->ngraphs + 1, sizeof *kept_id);
     if (!kept || !kept_id)
-        abort();
+        oom_fail();
     for (int g = 0; g < r->ngraphs; g++) {
         const ReportGraph *G = &r->graphs[g];
         int nodes = graph_nodes(G->after ? G->after : G->before);
@@ -1390,10 +1391,10 @@ static const char script[] =
 static void w_open(W *w)
 {
     const Report *r = w->r;
-    w->views = malloc(((size_t)r->n + 1) * sizeof *w->views);
-    w->by_loc = malloc((size_t)r->input.nmarks * sizeof *w->by_loc + 1);
+    w->views = xmalloc(((size_t)r->n + 1) * sizeof *w->views);
+    w->by_loc = xmalloc((size_t)r->input.nmarks * sizeof *w->by_loc + 1);
     if (!w->views || !w->by_loc)
-        abort();
+        oom_fail();
     for (int i = 0; i < r->input.nmarks; i++)
         w->by_loc[i] = &r->input.marks[i];
     qsort(w->by_loc, (size_t)r->input.nmarks, sizeof *w->by_loc, loc_cmp);
@@ -1405,9 +1406,9 @@ static void w_open(W *w)
         snprintf(pass, sizeof pass, "%.*s", (int)strcspn(name, "{"), name);
         read_notes(w, k, pass);
     }
-    w->note_keys = malloc((size_t)w->nnotes * sizeof *w->note_keys + 1);
+    w->note_keys = xmalloc((size_t)w->nnotes * sizeof *w->note_keys + 1);
     if (!w->note_keys)
-        abort();
+        oom_fail();
     for (int i = 0; i < w->nnotes; i++)
         if (w->notes[i].key)
             w->note_keys[w->nkeys++] = w->notes[i].key;

@@ -100,6 +100,14 @@ static PyObject *raise_error(lopt_context *ctx, const char *fallback)
     for (int i = 0; i < n; i++)
         if (lopt_diag_get(ctx, i)->status == LOPT_ELIMIT)
             type = LimitError;
+    /* the library ran out of memory: Python's own MemoryError, the
+     * interpreter lives on (the library freed what the call made) */
+    for (int i = 0; i < n; i++)
+        if (lopt_diag_get(ctx, i)->status == LOPT_ENOMEM) {
+            Py_DECREF(list);
+            Py_DECREF(text);
+            return PyErr_NoMemory();
+        }
     PyObject *exc = PyObject_CallFunctionObjArgs(type, text, NULL);
     Py_DECREF(text);
     if (exc) {
@@ -232,8 +240,9 @@ PyDoc_STRVAR(parse_doc,
 "warnings errors; allow_unregistered keeps a call of a name neither lopt\n"
 "nor TVM defines as an opaque call (with a warning) instead of refusing it.\n"
 "bytes that are not UTF-8 are refused at the first bad byte. Raises\n"
-"lopt.Error with the diagnostics when the text does not read or verify;\n"
-"warnings go to Python's warnings.");
+"lopt.Error with the diagnostics when the text does not read or verify,\n"
+"MemoryError when memory runs out (the process lives on); warnings go to\n"
+"Python's warnings.");
 
 static PyObject *py_parse(PyObject *mod, PyObject *args, PyObject *kw)
 {
@@ -403,7 +412,8 @@ PyDoc_STRVAR(apply_doc,
 "timeout bounds the wall time of the pipeline and its runs in seconds\n"
 "(checked before each pass and in the runs), max_memory what verify_exec's\n"
 "runs hold, as run() says. Raises lopt.Error with the diagnostics when a\n"
-"pass fails, lopt.LimitError when a budget stops the pipeline, and\n"
+"pass fails, lopt.LimitError when a budget stops the pipeline,\n"
+"MemoryError when memory runs out (this module is left as it was), and\n"
 "KeyboardInterrupt on Ctrl-C (before the next pass, or in a run).");
 
 static PyObject *module_apply(ModuleObject *self, PyObject *args, PyObject *kw)
@@ -607,8 +617,8 @@ PyDoc_STRVAR(run_doc,
 "hold at once (None: the machine's physical memory), as --timeout and\n"
 "--max-memory do. Raises TypeError for inputs or shapes that are not dicts\n"
 "keyed by str, lopt.LimitError (an lopt.Error) when max_steps, timeout or\n"
-"max_memory stops the run, lopt.Error with the diagnostics when it fails\n"
-"otherwise, and KeyboardInterrupt within a fraction of a second of Ctrl-C\n"
+"max_memory stops the run, MemoryError when the machine's memory runs out,\n"
+"lopt.Error with the diagnostics when it fails otherwise, and KeyboardInterrupt within a fraction of a second of Ctrl-C\n"
 "(SIGINT) when called from the main thread.");
 
 /* The dtypes entry declares for the names of inputs (NULL where none), read under the module's lock. */
@@ -1156,7 +1166,8 @@ PyMODINIT_FUNC PyInit_lopt(void)
         goto fail;
     LimitError = PyErr_NewExceptionWithDoc("lopt.LimitError",
                                            "A budget stopped the call: max_steps, timeout or max_memory (an "
-                                           "lopt.Error; Ctrl-C raises KeyboardInterrupt instead).",
+                                           "lopt.Error; Ctrl-C raises KeyboardInterrupt instead, and an "
+                                           "allocation that fails MemoryError; the library never aborts).",
                                            Error, NULL);
     if (!LimitError)
         goto fail;

@@ -5,6 +5,7 @@ import glob
 import os
 import shlex
 import subprocess
+import sys
 import threading
 import time
 
@@ -625,3 +626,49 @@ def main(x: R.Tensor((1000, 1000), "float32")) -> R.Tensor((1000, 1000), "float3
         m.run(max_steps=1000)
     with pytest.raises(ValueError):
         m.run(timeout=0)
+
+
+def test_out_of_memory_raises_memoryerror_and_the_process_lives():
+    """An allocation that fails inside the library is a MemoryError: nothing
+    printed, no abort (issue 43: python_oom_aborts_interpreter)."""
+    child = r'''
+import resource, lopt
+n = 60000
+lines = ['@I.ir_module', 'class Module:', '    @R.function',
+         '    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):',
+         '        with R.dataflow():', '            lv0: R.Tensor((2, 3), dtype="float32") = R.add(x, x)']
+lines += ['            lv%d: R.Tensor((2, 3), dtype="float32") = R.multiply(lv%d, R.const(1.0, "float32"))'
+          % (i, i - 1) for i in range(1, n)]
+lines += ['            R.output(lv%d)' % (n - 1), '        return lv%d' % (n - 1), '']
+text = "\n".join(lines)
+with open("/proc/self/statm") as f:
+    vm = int(f.read().split()[0]) * resource.getpagesize()
+resource.setrlimit(resource.RLIMIT_AS, (vm + (48 << 20), resource.RLIM_INFINITY))
+try:
+    m = lopt.parse(text, name="big.tir")
+    m.apply("legalize,fold")
+    print("applied")
+except MemoryError:
+    print("MemoryError")
+resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+print(lopt.parse(text[:0] or "@I.ir_module\nclass Module:\n    pass\n") is not None)
+'''
+    r = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-500:]
+    assert r.stdout.split() == ["MemoryError", "True"]
+    assert r.stderr == ""
+
+
+@pytest.mark.parametrize("archive, message", [
+    ("consts_zip64_count.npz", "bad zip directory"),
+    ("consts_member_huge.npz", "the member runs past the end of the archive"),
+])
+def test_malformed_npz_is_an_error_not_an_abort(archive, message):
+    """A zip64 end record claiming 2^62 members, and a member claiming 2^63-1
+    bytes, are lopt.Errors in the process that parsed them (issue 43:
+    npz_zip64_entry_count_abort, npz_member_size_overflow)."""
+    path = os.path.join(SUITE, "exec", "data", archive)
+    with pytest.raises(lopt.Error) as e:
+        lopt.parse(CONST_ADD, constants=path)
+    assert message in str(e.value)
+    assert not isinstance(e.value, MemoryError)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../oom.h"
 
 static const OpFamily *const families[] = {
     &op_family_elementwise, &op_family_reduce, &op_family_manipulate, &op_family_index,
@@ -256,16 +257,16 @@ void op_table_add(OpTable *t, const Expr *call, const TensorType *args, int narg
 {
     if (t->n == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 16;
-        OpTableEntry *g = realloc(t->items, (size_t)t->cap * sizeof *g);
+        OpTableEntry *g = xrealloc(t->items, (size_t)t->cap * sizeof *g);
         if (!g)
-            abort();
+            oom_fail();
         t->items = g;
     }
     if (2 * ((size_t)t->n + 1) > t->capslots) {
         size_t cap = t->capslots ? 2 * t->capslots : 64;
-        int *slots = calloc(cap, sizeof *slots);
+        int *slots = xcalloc(cap, sizeof *slots);
         if (!slots)
-            abort();
+            oom_fail();
         for (int k = 0; k < t->n; k++)
             table_slot(slots, cap, t->items[k].hash, k);
         free(t->slots);

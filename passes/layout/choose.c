@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../ir/oom.h"
 #include "../../interp/interp.h"
 #include "../../interp/tensor.h"
 #include "../../ir/indexmap.h"
@@ -260,7 +261,7 @@ static void add_val(Chooser *S, Var *v)
     if (ptrmap_get(&S->at, v, 0) || !v->sinfo || sinfo_shape(v->sinfo, &t.dtype, &t.ndim, t.shape) ||
         t.ndim < 4 || t.ndim > 6)
         return;
-    Val *g = realloc(S->vals, (size_t)(S->nvals + 1) * sizeof *g);
+    Val *g = xrealloc(S->vals, (size_t)(S->nvals + 1) * sizeof *g);
     if (!g)
         return;
     S->vals = g;
@@ -615,7 +616,7 @@ static void read_func(Chooser *S)
                     set_written(S, val_of(S, e->u.call.args[1]),
                                 str_kw(e, "kernel_layout", op_layout_default("kernel_layout"), b2, sizeof b2), "OIHW");
                 set_written(S, y, str_kw(e, "out_layout", dl, b3, sizeof b3), "NCHW");
-                Call *g = realloc(S->calls, (size_t)(S->ncalls + 1) * sizeof *g);
+                Call *g = xrealloc(S->calls, (size_t)(S->ncalls + 1) * sizeof *g);
                 if (!g)
                     continue;
                 S->calls = g;
@@ -707,8 +708,8 @@ static int add_use(Chooser *S, int i, int user, const int *keys, int n)
     for (int l = 0; l < n; l++)
         if (keys[l] < 0)
             return -1;
-    PlanUse *g = realloc(pv->uses, (size_t)(pv->nuses + 1) * sizeof *g);
-    int *k = malloc((size_t)n * sizeof *k);
+    PlanUse *g = xrealloc(pv->uses, (size_t)(pv->nuses + 1) * sizeof *g);
+    int *k = xmalloc((size_t)n * sizeof *k);
     if (!g || !k) {
         free(k);
         if (g)
@@ -749,7 +750,7 @@ static void fixed_uses(Chooser *S, const Expr *e, int depth)
 static int build(Chooser *S)
 {
     S->pb.n = S->nvals;
-    S->pb.vars = calloc((size_t)(S->nvals ? S->nvals : 1), sizeof *S->pb.vars);
+    S->pb.vars = xcalloc((size_t)(S->nvals ? S->nvals : 1), sizeof *S->pb.vars);
     if (!S->pb.vars)
         return -1;
     /* labels */
@@ -773,14 +774,14 @@ static int build(Chooser *S)
                     key_of(S, i, S->free_lay[j]);
             pv->nlab = x->nkeys;
         }
-        pv->unary = calloc((size_t)pv->nlab, sizeof *pv->unary);
+        pv->unary = xcalloc((size_t)pv->nlab, sizeof *pv->unary);
         if (!pv->unary)
             return -1;
         if (x->call >= 0 && pv->nlab > 1)
             for (int l = 0; l < pv->nlab; l++)
                 pv->unary[l] = S->calls[x->call].ns[l] >= 0 ? ps_of(S->calls[x->call].ns[l]) : PLAN_INF;
         /* two candidates of one data layout (NCHW with OIHW or HWIO) store alike */
-        pv->store = malloc((size_t)pv->nlab * sizeof *pv->store);
+        pv->store = xmalloc((size_t)pv->nlab * sizeof *pv->store);
         if (!pv->store)
             return -1;
         for (int l = 0; l < pv->nlab; l++)
@@ -836,7 +837,7 @@ static int build(Chooser *S)
         PlanVar *pv = &S->pb.vars[i];
         Val *x = &S->vals[i];
         pv->nkey = x->nkeys;
-        pv->rewrite = calloc((size_t)pv->nlab * (size_t)pv->nkey, sizeof *pv->rewrite);
+        pv->rewrite = xcalloc((size_t)pv->nlab * (size_t)pv->nkey, sizeof *pv->rewrite);
         if (!pv->rewrite)
             return -1;
         for (int l = 0; l < pv->nlab; l++)
@@ -865,7 +866,7 @@ static void free_problem(PlanProblem *pb)
  * no assignment has a finite cost. */
 static int solve_forced(Chooser *S, const int *force, PlanResult *r)
 {
-    int64_t *saved = malloc((size_t)(S->ncalls ? S->ncalls : 1) * (MAX_CANDS + 1) * sizeof *saved);
+    int64_t *saved = xmalloc((size_t)(S->ncalls ? S->ncalls : 1) * (MAX_CANDS + 1) * sizeof *saved);
     if (!saved)
         return -1;
     for (int c = 0; c < S->ncalls; c++) {
@@ -939,14 +940,14 @@ static void explain_totals(Chooser *S, const PlanResult *best)
         if (S->pb.vars[S->calls[c].val].nlab > 1)
             kern += S->pb.vars[S->calls[c].val].unary[S->calls[c].chosen];
     /* as written: every value in its layout */
-    int *zero = calloc((size_t)S->nvals + 1, sizeof *zero);
+    int *zero = xcalloc((size_t)S->nvals + 1, sizeof *zero);
     int64_t written = zero ? plan_cost(&S->pb, zero) : PLAN_INF;
     free(zero);
     size_t n = (size_t)snprintf(line, sizeof line, "%s: predicted %s (kernels %s, rewrites %s) against %s as written",
                                 S->fn->name->str, ps_text(best->cost, t1, sizeof t1), ps_text(kern, t2, sizeof t2),
                                 ps_text(best->cost - kern, t3, sizeof t3),
                                 written >= PLAN_INF ? "no time" : ps_text(written, one, sizeof one));
-    int *force = malloc((size_t)(S->ncalls ? S->ncalls : 1) * sizeof *force);
+    int *force = xmalloc((size_t)(S->ncalls ? S->ncalls : 1) * sizeof *force);
     if (!force)
         return;
     for (int j = 0; j < S->nfree && n < sizeof line; j++) {

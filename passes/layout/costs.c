@@ -1,6 +1,7 @@
 /* The cost table: reading it (errors at file:line:col), finding lines,
  * writing it back. One line per kernel time or rewrite time; the format
  * is lopt(1)'s COST TABLES. */
+#include "../../ir/oom.h"
 #include "costs.h"
 
 #include <errno.h>
@@ -246,7 +247,7 @@ char *costs_slurp(const char *path, const Source *like, size_t *lenp)
     for (;;) {
         if (len + 4096 + 1 > cap) {
             cap = cap ? 2 * cap : 8192;
-            char *g = cap > ((size_t)256 << 20) ? NULL : realloc(buf, cap);
+            char *g = cap > ((size_t)256 << 20) ? NULL : xrealloc(buf, cap);
             if (!g) {
                 free(buf);
                 fclose(f);
@@ -323,7 +324,7 @@ static void *grow(void *p, int n, int *cap, size_t size)
     if (n < *cap)
         return p;
     int nc = *cap ? 2 * *cap : 16;
-    void *g = realloc(p, (size_t)nc * size);
+    void *g = xrealloc(p, (size_t)nc * size);
     if (g)
         *cap = nc;
     return g;

@@ -24,20 +24,20 @@
 #include "../../ir/indexmap.h"
 #include "fold.h"
 #include "flow_internal.h"
+#include "../../ir/oom.h"
 
 int push_out(Sweep *S, Binding *b)
 {
     if (S->nout == S->cap) {
         int cap = S->cap ? 2 * S->cap : 64;
-        Binding **o = realloc(S->out, (size_t)cap * sizeof *o);
-        char *d = realloc(S->dead, (size_t)cap);
+        Binding **o = xrealloc(S->out, (size_t)cap * sizeof *o);
+        char *d = xrealloc(S->dead, (size_t)cap);
         if (!o || !d) {
             free(o ? o : S->out);
             free(d ? d : S->dead);
             S->out = NULL;
             S->dead = NULL;
-            fprintf(stderr, "lopt: out of memory\n");
-            abort();
+            oom_fail();
         }
         S->out = o;
         S->dead = d;
@@ -78,9 +78,9 @@ void demand_add(Sweep *S, Var *x, Expr *map, const Expr *pad, int slot)
     D->count++;
     if (D->nslots == D->cap) {
         D->cap = D->cap ? 2 * D->cap : 4;
-        int *s = realloc(D->slots, (size_t)D->cap * sizeof *s);
+        int *s = xrealloc(D->slots, (size_t)D->cap * sizeof *s);
         if (!s)
-            abort();
+            oom_fail();
         D->slots = s;
     }
     D->slots[D->nslots++] = slot;
@@ -294,9 +294,9 @@ static void producers_read(Sweep *S, const RBlock *rb)
         S->prod[i] = producer_of(S, rb->binds[i]->value);
         total += S->prod[i].kind == PROD_CALL ? (size_t)S->prod[i].n : S->prod[i].kind == PROD_ITEM;
     }
-    S->defs = malloc((total + 1) * sizeof *S->defs);
+    S->defs = xmalloc((total + 1) * sizeof *S->defs);
     if (!S->defs)
-        abort();
+        oom_fail();
     int *at = S->defs;
     for (int i = 0; i < rb->nbinds; i++) {
         Producer *p = &S->prod[i];
@@ -557,9 +557,9 @@ static void visit(Sweep *S, Binding *bd, int i)
         else if (tuple_producer(S, bd->value) >= 0) {
             /* a = t[k]: the rewrites wait for t's call */
             int t = tuple_producer(S, bd->value);
-            waiting = calloc(1, sizeof *waiting);
+            waiting = xcalloc(1, sizeof *waiting);
             if (!waiting)
-                abort();
+                oom_fail();
             *waiting = (ItemDem){ bd, -1, bd->value->u.get.index, call_kwarg(first->value, "index_map"),
                                   call_kwarg(first->value, "pad_value"), D->slots, D->nslots, S->items[t] };
             S->items[t] = waiting;
@@ -662,16 +662,16 @@ static void sweep_block(Sweep *S, RBlock *rb)
     for (int i = 0; i < rb->nbinds; i++)
         def_set(S, rb->binds[i]->var, i);
     S->rb = rb;
-    S->memo = malloc(((size_t)rb->nbinds + 1) * sizeof *S->memo);
-    S->memo_gen = calloc((size_t)rb->nbinds + 1, sizeof *S->memo_gen);
+    S->memo = xmalloc(((size_t)rb->nbinds + 1) * sizeof *S->memo);
+    S->memo_gen = xcalloc((size_t)rb->nbinds + 1, sizeof *S->memo_gen);
     S->gen = 1;
     S->link_gen = 1;   /* the producers read below know no runs of links */
-    S->dem = calloc((size_t)rb->nbinds + 1, sizeof *S->dem);
-    S->items = calloc((size_t)rb->nbinds + 1, sizeof *S->items);
-    S->prod = malloc(((size_t)rb->nbinds + 1) * sizeof *S->prod);
-    S->nuses = malloc(((size_t)rb->nbinds + 1) * sizeof *S->nuses);
+    S->dem = xcalloc((size_t)rb->nbinds + 1, sizeof *S->dem);
+    S->items = xcalloc((size_t)rb->nbinds + 1, sizeof *S->items);
+    S->prod = xmalloc(((size_t)rb->nbinds + 1) * sizeof *S->prod);
+    S->nuses = xmalloc(((size_t)rb->nbinds + 1) * sizeof *S->nuses);
     if (!S->dem || !S->items || !S->memo || !S->memo_gen || !S->prod || !S->nuses)
-        abort();
+        oom_fail();
     for (int i = 0; i < rb->nbinds; i++)
         S->nuses[i] = ptrmap_get(&S->uses, rb->binds[i]->var, 0);
     producers_read(S, rb);

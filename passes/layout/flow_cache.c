@@ -22,6 +22,7 @@
 #include "../../ir/indexmap.h"
 #include "../../printer/print.h"
 #include "flow_internal.h"
+#include "../../ir/oom.h"
 
 static int mode;   /* 0 off, 1 on, 2 check: read once, before any thread reads it */
 static pthread_once_t mode_once = PTHREAD_ONCE_INIT;
@@ -177,9 +178,9 @@ void answer_add(FlowCache *C, uint64_t h, const Expr *e, const Callee *c, const 
 {
     if (2 * (C->n + 1) > C->cap) {
         size_t cap = C->cap ? 2 * C->cap : 64;
-        FlowAnswer **slots = calloc(cap, sizeof *slots);
+        FlowAnswer **slots = xcalloc(cap, sizeof *slots);
         if (!slots)
-            abort();
+            oom_fail();
         for (size_t i = 0; i < C->cap; i++)
             for (FlowAnswer *x = C->slots[i], *next; x; x = next) {
                 next = x->next;
@@ -224,9 +225,9 @@ static char *func_text(const Func *f, const Sym *name)
     Func g = *f;
     char *text = NULL;
     size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
+    FILE *out = xopen_memstream(&text, &len);
     if (!out)
-        abort();
+        oom_fail();
     g.name = (Sym *)name;
     print_prim_func(out, &g);
     fclose(out);
@@ -313,9 +314,9 @@ static uint64_t text_hash(const char *s)
 static void placed_grow(struct Placed *P)
 {
     size_t cap = P->cap ? 2 * P->cap : 16;
-    struct Placed Q = { calloc(cap, sizeof *Q.h), calloc(cap, sizeof *Q.text), calloc(cap, sizeof *Q.f), P->n, cap };
+    struct Placed Q = { xcalloc(cap, sizeof *Q.h), xcalloc(cap, sizeof *Q.text), xcalloc(cap, sizeof *Q.f), P->n, cap };
     if (!Q.h || !Q.text || !Q.f)
-        abort();
+        oom_fail();
     for (size_t i = 0; i < P->cap; i++)
         if (P->text[i]) {
             size_t at = P->h[i] & (cap - 1);

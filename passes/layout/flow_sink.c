@@ -13,6 +13,7 @@
 
 #include "../../ir/indexmap.h"
 #include "flow_internal.h"
+#include "../../ir/oom.h"
 
 /* What sinking looks ahead on: the block's bindings as written, where each
  * value is bound, who reads it (a list per binding: first[i], then next[]),
@@ -100,10 +101,10 @@ static void ahead_link(Ahead *A, int i, int j)
 {
     if (A->nlinks == A->caplinks) {
         A->caplinks = A->caplinks ? 2 * A->caplinks : 64;
-        A->next = realloc(A->next, (size_t)A->caplinks * sizeof *A->next);
-        A->who = realloc(A->who, (size_t)A->caplinks * sizeof *A->who);
+        A->next = xrealloc(A->next, (size_t)A->caplinks * sizeof *A->next);
+        A->who = xrealloc(A->who, (size_t)A->caplinks * sizeof *A->who);
         if (!A->next || !A->who)
-            abort();
+            oom_fail();
     }
     A->who[A->nlinks] = j;
     A->next[A->nlinks] = A->first[i];
@@ -114,10 +115,10 @@ static void ahead_init(Ahead *A, const RBlock *rb)
 {
     int n = rb->nbinds;
     A->rb = rb;
-    A->pays = malloc((size_t)n + 1);
-    A->first = malloc(((size_t)n + 1) * sizeof *A->first);
+    A->pays = xmalloc((size_t)n + 1);
+    A->first = xmalloc(((size_t)n + 1) * sizeof *A->first);
     if (!A->pays || !A->first)
-        abort();
+        oom_fail();
     memset(A->pays, -1, (size_t)n + 1);
     for (int j = 0; j < n; j++)
         rb->binds[j]->var->mark = A->base + (unsigned)j + 1;
@@ -278,21 +279,21 @@ int sink_block(Sweep *S, RBlock *rb)
      * module only when something sank (a sweep usually sinks nothing, and
      * the block's array then stays) */
     int n = 0, cap = rb->nbinds + 16;
-    Binding **out = malloc((size_t)cap * sizeof *out);
+    Binding **out = xmalloc((size_t)cap * sizeof *out);
     if (!out)
-        abort();
+        oom_fail();
     Ahead A = { .base = module_stamps(S->m, (size_t)rb->nbinds) };
     ahead_init(&A, rb);
-    A.out = malloc(((size_t)rb->nbinds + 1) * sizeof *A.out);
+    A.out = xmalloc(((size_t)rb->nbinds + 1) * sizeof *A.out);
     if (!A.out)
-        abort();
+        oom_fail();
     for (int i = 0; i < rb->nbinds; i++) {
         Binding *bd = rb->binds[i], *made[2];
         if (n + 3 > cap) {
             cap *= 2;
-            Binding **o = realloc(out, (size_t)cap * sizeof *out);
+            Binding **o = xrealloc(out, (size_t)cap * sizeof *out);
             if (!o)
-                abort();
+                oom_fail();
             out = o;
         }
         A.now = i;

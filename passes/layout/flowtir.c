@@ -18,6 +18,7 @@
 #include "../../ir/indexmap.h"
 #include "../graph.h"
 #include "flowtir.h"
+#include "../../ir/oom.h"
 
 enum { MAXB = 32, MAXN = 64, MAXW = 4 };
 
@@ -1218,9 +1219,9 @@ int flow_tir(Module *m, Arena *scratch, const Func *f0, int nout, const Expr *co
              Sym *name, FlowTir *r)
 {
     memset(r, 0, sizeof *r);
-    Plan *P = calloc(1, sizeof *P);
+    Plan *P = xcalloc(1, sizeof *P);
     if (!P)
-        abort();
+        oom_fail();
     ArenaMark mark = arena_mark(scratch);
     P->scratch = scratch;
     int rc = flow_plan(P, m, f0, nout, maps, has_pad, pad, name, r);

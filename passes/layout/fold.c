@@ -15,6 +15,7 @@
 #include "../../ir/ops.h"
 #include "../graph.h"
 #include "fold.h"
+#include "../../ir/oom.h"
 
 typedef struct Fold {
     Module *m;
@@ -55,10 +56,10 @@ static void def_add(Fold *F, Binding *b)
 {
     if (F->ndefs == F->cap) {
         F->cap = F->cap ? 2 * F->cap : 64;
-        Binding **d = realloc(F->defs, (size_t)F->cap * sizeof *d);
-        int *p = realloc(F->prev_rw, (size_t)F->cap * sizeof *p);
+        Binding **d = xrealloc(F->defs, (size_t)F->cap * sizeof *d);
+        int *p = xrealloc(F->prev_rw, (size_t)F->cap * sizeof *p);
         if (!d || !p)
-            abort();
+            oom_fail();
         F->defs = d;
         F->prev_rw = p;
     }
@@ -680,9 +681,9 @@ static void propagate(Fold *F, Func *fn)
             if (bd->value->kind == E_VAR && !is_output(rb, bd->var)) {
                 if (n == cap) {
                     cap = cap ? 2 * cap : 32;
-                    Binding **d = realloc(defs, (size_t)cap * sizeof *d);
+                    Binding **d = xrealloc(defs, (size_t)cap * sizeof *d);
                     if (!d)
-                        abort();
+                        oom_fail();
                     defs = d;
                 }
                 defs[n++] = bd;

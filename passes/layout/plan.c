@@ -34,6 +34,7 @@
 #include "flow.h"
 #include "fold.h"
 #include "plan_solve.h"
+#include "../../ir/oom.h"
 
 /* At most MAX_LABELS layouts a value may be stored in (as written, then the
  * candidates in the order found: the layouts asked of it, those carried from
@@ -172,7 +173,7 @@ static int add_view(Planner *P, Var *v, int node, IndexMap *im, int has_pad, dou
 {
     if (P->nviews == P->capviews) {
         P->capviews = P->capviews ? 2 * P->capviews : 64;
-        P->views = realloc(P->views, (size_t)P->capviews * sizeof *P->views);
+        P->views = xrealloc(P->views, (size_t)P->capviews * sizeof *P->views);
     }
     P->views[P->nviews] = (View){ node, im, has_pad, pad, map };
     ptrmap_put(&P->at, v, ++P->nviews);
@@ -183,7 +184,7 @@ static int add_node(Planner *P, Var *v, Binding *bd)
 {
     if (P->n == P->cap) {
         P->cap = P->cap ? 2 * P->cap : 64;
-        P->nodes = realloc(P->nodes, (size_t)P->cap * sizeof *P->nodes);
+        P->nodes = xrealloc(P->nodes, (size_t)P->cap * sizeof *P->nodes);
     }
     Node *nd = &P->nodes[P->n];
     memset(nd, 0, sizeof *nd);
@@ -255,9 +256,9 @@ static void *memo_add(Planner *P, int tag, const void *k1, const void *k2, int64
         size_t old = P->memocap;
         Memo **slots = P->memo;
         P->memocap = old ? 2 * old : 256;
-        P->memo = calloc(P->memocap, sizeof *P->memo);
+        P->memo = xcalloc(P->memocap, sizeof *P->memo);
         if (!P->memo)
-            abort();
+            oom_fail();
         for (size_t i = 0; i < old; i++)
             for (Memo *x = slots[i], *next; x; x = next) {
                 next = x->next;
@@ -520,7 +521,7 @@ static void answer_add(Planner *P, const Answer *key, int ok, Expr **opmaps, con
         return;
     if (2 * (A->n + 1) > A->cap) {
         size_t cap = A->cap ? 2 * A->cap : 64;
-        Answer **slots = calloc(cap, sizeof *slots);
+        Answer **slots = xcalloc(cap, sizeof *slots);
         for (size_t i = 0; i < A->cap; i++)
             for (Answer *x = A->slots[i], *next; x; x = next) {
                 next = x->next;
@@ -641,11 +642,11 @@ static void use_add(Planner *P, UseList *ul, int user, const int *keys, int nk)
     (void)P;
     if (ul->n == ul->cap) {
         ul->cap = ul->cap ? 2 * ul->cap : 4;
-        ul->v = realloc(ul->v, (size_t)ul->cap * sizeof *ul->v);
+        ul->v = xrealloc(ul->v, (size_t)ul->cap * sizeof *ul->v);
     }
     PlanUse *u = &ul->v[ul->n++];
     u->user = user;
-    u->key = malloc((size_t)nk * sizeof *u->key);
+    u->key = xmalloc((size_t)nk * sizeof *u->key);
     memcpy(u->key, keys, (size_t)nk * sizeof *u->key);
 }
 
@@ -1128,9 +1129,9 @@ static int two_rewrites(Planner *P, const IndexMap *a, const IndexMap *b, const 
     arena_release(&P->scratch, mark);
     if (2 * (P->nrw + 1) > P->rwcap) {
         size_t cap = P->rwcap ? 2 * P->rwcap : 64;
-        RwMemo **slots = calloc(cap, sizeof *slots);
+        RwMemo **slots = xcalloc(cap, sizeof *slots);
         if (!slots)
-            abort();
+            oom_fail();
         for (size_t i = 0; i < P->rwcap; i++)
             for (RwMemo *x = P->rw[i], *next; x; x = next) {
                 next = x->next;
@@ -1333,7 +1334,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         if (twice >= 0) {
             P->n--;
             add_view(P, bd->var, twice, NULL, 0, 0, NULL);
-            P->twins = realloc(P->twins, (size_t)(P->ntwins + 1) * sizeof *P->twins);
+            P->twins = xrealloc(P->twins, (size_t)(P->ntwins + 1) * sizeof *P->twins);
             P->twins[P->ntwins++] = (struct Twin){ bd->var, twice };
             continue;
         }
@@ -1382,18 +1383,18 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
     for (int c = 0; c < P->n; c++)
         gone_label(P, &P->nodes[c]);
     /* the problem */
-    UseList *ul = calloc((size_t)P->n + 1, sizeof *ul);
+    UseList *ul = xcalloc((size_t)P->n + 1, sizeof *ul);
     W = (Walk){ .uses = ul, .phase = 1 };
     walk_block(P, &W, &uses, &inreads);
     items_together(P, ul);
-    PlanProblem pb = { calloc((size_t)P->n + 1, sizeof *pb.vars), P->n };
+    PlanProblem pb = { xcalloc((size_t)P->n + 1, sizeof *pb.vars), P->n };
     int64_t offset = 0;   /* the crops as written, which the costs below count */
     for (int c = 0; c < P->n; c++) {
         Node *nd = &P->nodes[c];
         PlanVar *v = &pb.vars[c];
         v->nlab = nd->nlab;
         v->nkey = nd->nkey;
-        v->unary = calloc((size_t)nd->nlab, sizeof *v->unary);
+        v->unary = xcalloc((size_t)nd->nlab, sizeof *v->unary);
         if (nd->own)
             v->unary[0] = nd->own_bytes * COST_BYTE + COST_REWRITE;
         for (int l = 1; l < nd->nlab; l++)
@@ -1404,21 +1405,21 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
                 v->unary[l] = l == nd->gone ? COST_MOVE : v->unary[l] >= PLAN_INF ? PLAN_INF : v->unary[l] + crop;
             offset += crop;
         }
-        v->rewrite = calloc((size_t)(nd->nlab * nd->nkey), sizeof *v->rewrite);
+        v->rewrite = xcalloc((size_t)(nd->nlab * nd->nkey), sizeof *v->rewrite);
         for (int l = 0; l < nd->nlab; l++)
             for (int k = 0; k < nd->nkey; k++) {
                 int64_t bytes;
                 int count = rewrite_of(P, nd, l, k, &bytes);
                 v->rewrite[l * nd->nkey + k] = count < 0 ? PLAN_INF : nd->constant ? 0 : bytes * COST_BYTE + count * COST_REWRITE;
             }
-        v->store = malloc((size_t)nd->nlab * sizeof *v->store);
+        v->store = xmalloc((size_t)nd->nlab * sizeof *v->store);
         memcpy(v->store, nd->store, (size_t)nd->nlab * sizeof *v->store);
         v->uses = ul[c].v;
         v->nuses = ul[c].n;
     }
     PlanResult r;
     int rc = plan_solve(&pb, P->max_cells, &r);
-    int *as_written = calloc((size_t)P->n + 1, sizeof *as_written);
+    int *as_written = xcalloc((size_t)P->n + 1, sizeof *as_written);
     int64_t before = plan_cost(&pb, as_written);
     char buf[400], buf2[400];
     if (rc == 0) {
@@ -1429,7 +1430,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             Expr *keep = nd->reads[r.label[c]] ? nd->reads[r.label[c]] : nd->keys[r.label[c]].map;
             if (*nmaps == *capmaps) {
                 *capmaps = *capmaps ? 2 * *capmaps : 16;
-                *maps = realloc(*maps, (size_t)*capmaps * sizeof **maps);
+                *maps = xrealloc(*maps, (size_t)*capmaps * sizeof **maps);
             }
             (*maps)[(*nmaps)++] = clone_expr(&m->arena, &(Subst){ 0 }, keep);
             ptrmap_put(nd->reads[r.label[c]] ? reads : plan, nd->var, *nmaps);
@@ -1594,7 +1595,7 @@ static void plan_assigned(Module *m, PassCtx *ctx, const char *spec)
                     Expr *map = im_layout_map(&m->arena, &m->names, "NCHW", lay, NULL, &e);
                     if (!map || ptrmap_get(&plan, v, 0))
                         continue;
-                    maps = realloc(maps, (size_t)(nmaps + 1) * sizeof *maps);
+                    maps = xrealloc(maps, (size_t)(nmaps + 1) * sizeof *maps);
                     maps[nmaps++] = map;
                     ptrmap_put(&plan, v, nmaps);
                 }

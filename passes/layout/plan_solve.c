@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "plan_solve.h"
+#include "../../ir/oom.h"
 
 static int64_t add_cost(int64_t a, int64_t b)
 {
@@ -48,7 +49,7 @@ static int max_keys(const PlanProblem *p)
 
 int64_t plan_cost(const PlanProblem *p, const int *label)
 {
-    char *seen = malloc((size_t)max_keys(p));
+    char *seen = xmalloc((size_t)max_keys(p));
     int64_t c = 0;
     for (int i = 0; i < p->n; i++) {
         const PlanVar *v = &p->vars[i];
@@ -103,13 +104,13 @@ static Table *table_add(Solver *S, int *scope, int n)
 {
     if (S->nt == S->cap) {
         S->cap = S->cap ? S->cap * 2 : 64;
-        S->t = realloc(S->t, (size_t)S->cap * sizeof *S->t);
+        S->t = xrealloc(S->t, (size_t)S->cap * sizeof *S->t);
     }
     for (int i = 0; i < n; i++) {
         int v = scope[i];
         if (S->nof[v] == S->capof[v]) {
             S->capof[v] = S->capof[v] ? 2 * S->capof[v] : 4;
-            S->of[v] = realloc(S->of[v], (size_t)S->capof[v] * sizeof *S->of[v]);
+            S->of[v] = xrealloc(S->of[v], (size_t)S->capof[v] * sizeof *S->of[v]);
         }
         S->of[v][S->nof[v]++] = S->nt;
     }
@@ -117,7 +118,7 @@ static Table *table_add(Solver *S, int *scope, int n)
     t->scope = scope;
     t->n = n;
     t->size = cells(S->nlab, scope, n, INT64_MAX / 4);
-    t->cost = calloc((size_t)t->size, sizeof *t->cost);
+    t->cost = xcalloc((size_t)t->size, sizeof *t->cost);
     t->dead = 0;
     return t;
 }
@@ -138,10 +139,10 @@ static int var_add(Solver *S, int nlab)
 {
     if (S->nv == S->capv) {
         S->capv = S->capv ? 2 * S->capv : 64;
-        S->nlab = realloc(S->nlab, (size_t)S->capv * sizeof *S->nlab);
-        S->of = realloc(S->of, (size_t)S->capv * sizeof *S->of);
-        S->nof = realloc(S->nof, (size_t)S->capv * sizeof *S->nof);
-        S->capof = realloc(S->capof, (size_t)S->capv * sizeof *S->capof);
+        S->nlab = xrealloc(S->nlab, (size_t)S->capv * sizeof *S->nlab);
+        S->of = xrealloc(S->of, (size_t)S->capv * sizeof *S->of);
+        S->nof = xrealloc(S->nof, (size_t)S->capv * sizeof *S->nof);
+        S->capof = xrealloc(S->capof, (size_t)S->capv * sizeof *S->capof);
     }
     S->nlab[S->nv] = nlab;
     S->of[S->nv] = NULL;
@@ -151,7 +152,7 @@ static int var_add(Solver *S, int nlab)
 
 static int *scope_of(int n, int a, int b, int c)
 {
-    int *scope = malloc(3 * sizeof *scope), v[3] = { a, b, c };
+    int *scope = xmalloc(3 * sizeof *scope), v[3] = { a, b, c };
     memcpy(scope, v, (size_t)n * sizeof *scope);
     return scope;
 }
@@ -166,8 +167,8 @@ static int *scope_of(int n, int a, int b, int c)
 static int payment_chain(Solver *S, int b)
 {
     const PlanVar *v = &S->p->vars[b];
-    int *users = malloc(((size_t)v->nuses + 1) * sizeof *users), nu = 0;
-    unsigned *asks = calloc((size_t)v->nuses + 1, sizeof *asks);   /* per user: the labels under which it asks k */
+    int *users = xmalloc(((size_t)v->nuses + 1) * sizeof *users), nu = 0;
+    unsigned *asks = xcalloc((size_t)v->nuses + 1, sizeof *asks);   /* per user: the labels under which it asks k */
     for (int u = 0; u < v->nuses; u++) {
         int w = v->uses[u].user;
         if (w >= 0 && S->pos[w] < 0) {
@@ -240,7 +241,7 @@ static int payment_chain(Solver *S, int b)
 static int payment_table(Solver *S, int b, int *label, char *in)
 {
     const PlanVar *v = &S->p->vars[b];
-    int *scope = malloc(((size_t)v->nuses + 1) * sizeof *scope), n = 0;
+    int *scope = xmalloc(((size_t)v->nuses + 1) * sizeof *scope), n = 0;
     scope[n++] = b;
     in[b] = 1;
     for (int u = 0; u < v->nuses; u++) {
@@ -257,9 +258,9 @@ static int payment_table(Solver *S, int b, int *label, char *in)
         return payment_chain(S, b);
     }
     Table *t = table_add(S, scope, n);
-    int *a = calloc((size_t)n, sizeof *a);
-    char *seen = malloc((size_t)v->nkey);
-    int *asked = malloc(((size_t)v->nkey + 1) * sizeof *asked);
+    int *a = xcalloc((size_t)n, sizeof *a);
+    char *seen = xmalloc((size_t)v->nkey);
+    int *asked = xmalloc(((size_t)v->nkey + 1) * sizeof *asked);
     int self = 0;
     for (int u = 0; u < v->nuses; u++)
         self |= v->uses[u].user == b;
@@ -351,23 +352,23 @@ static int64_t index_of(const int *nlab, const Table *t, const int *label)
 static void eliminate(Solver *S, int x, int *scope, int n, Elim *e, int *label)
 {
     int nj = live_tables(S, x);
-    int *join = malloc(((size_t)nj + 1) * sizeof *join);
+    int *join = xmalloc(((size_t)nj + 1) * sizeof *join);
     memcpy(join, S->of[x], (size_t)nj * sizeof *join);
-    int *nscope = malloc(((size_t)n + 1) * sizeof *nscope);
+    int *nscope = xmalloc(((size_t)n + 1) * sizeof *nscope);
     memcpy(nscope, scope, (size_t)n * sizeof *nscope);
     for (int k = 0; k < nj; k++)
         S->t[join[k]].dead = 1;
     Table *r = table_add(S, nscope, n);   /* may move S->t: index, not pointers, above */
     e->x = x;
     e->n = n;
-    e->scope = malloc(((size_t)n + 1) * sizeof *e->scope);
+    e->scope = xmalloc(((size_t)n + 1) * sizeof *e->scope);
     memcpy(e->scope, scope, (size_t)n * sizeof *e->scope);
-    e->best = malloc((size_t)r->size);
-    int *a = calloc((size_t)n + 1, sizeof *a);
+    e->best = xmalloc((size_t)r->size);
+    int *a = xcalloc((size_t)n + 1, sizeof *a);
     /* per joined table: its cells, where x's label 0 is under the others'
      * labels, and how far apart x's labels are */
-    const int64_t **cost = malloc(((size_t)nj + 1) * sizeof *cost);
-    int64_t *base = malloc(((size_t)nj + 1) * sizeof *base), *stride = malloc(((size_t)nj + 1) * sizeof *stride);
+    const int64_t **cost = xmalloc(((size_t)nj + 1) * sizeof *cost);
+    int64_t *base = xmalloc(((size_t)nj + 1) * sizeof *base), *stride = xmalloc(((size_t)nj + 1) * sizeof *stride);
     for (int k = 0; k < nj; k++) {
         const Table *t = &S->t[join[k]];
         int64_t mul = 1;
@@ -429,7 +430,7 @@ static void heap_push(Heap *H, int64_t c, int v)
 {
     if (H->n == H->cap) {
         H->cap = H->cap ? 2 * H->cap : 64;
-        H->h = realloc(H->h, (size_t)H->cap * sizeof *H->h);
+        H->h = xrealloc(H->h, (size_t)H->cap * sizeof *H->h);
     }
     int i = H->n++;
     H->h[i] = (HeapItem){ c, v };
@@ -494,10 +495,10 @@ static int64_t improve(const PlanProblem *p, int *label)
 static int exact(Solver *S, int *label, int64_t *opt)
 {
     int nv = S->nv;
-    Elim *el = calloc((size_t)nv + 1, sizeof *el);
-    int *scope = malloc(((size_t)nv + 1) * sizeof *scope), *other = malloc(((size_t)nv + 1) * sizeof *other);
-    char *in = calloc((size_t)nv + 1, 1), *done = calloc((size_t)nv + 1, 1);
-    int64_t *size = malloc(((size_t)nv + 1) * sizeof *size);
+    Elim *el = xcalloc((size_t)nv + 1, sizeof *el);
+    int *scope = xmalloc(((size_t)nv + 1) * sizeof *scope), *other = xmalloc(((size_t)nv + 1) * sizeof *other);
+    char *in = xcalloc((size_t)nv + 1, 1), *done = xcalloc((size_t)nv + 1, 1);
+    int64_t *size = xmalloc(((size_t)nv + 1) * sizeof *size);
     Heap H = { 0 };
     int ne = 0, ok = 1;
     for (int v = 0; v < nv; v++) {
@@ -569,7 +570,7 @@ typedef struct Net {
 
 static int net_node(Net *N)
 {
-    N->head = realloc(N->head, ((size_t)N->n + 1) * sizeof *N->head);
+    N->head = xrealloc(N->head, ((size_t)N->n + 1) * sizeof *N->head);
     N->head[N->n] = -1;
     return N->n++;
 }
@@ -578,9 +579,9 @@ static void net_arc(Net *N, int a, int b, int64_t c)
 {
     if (N->ne + 2 > N->cape) {
         N->cape = N->cape ? 2 * N->cape : 256;
-        N->to = realloc(N->to, (size_t)N->cape * sizeof *N->to);
-        N->next = realloc(N->next, (size_t)N->cape * sizeof *N->next);
-        N->cap = realloc(N->cap, (size_t)N->cape * sizeof *N->cap);
+        N->to = xrealloc(N->to, (size_t)N->cape * sizeof *N->to);
+        N->next = xrealloc(N->next, (size_t)N->cape * sizeof *N->next);
+        N->cap = xrealloc(N->cap, (size_t)N->cape * sizeof *N->cap);
     }
     int pair[2][2] = { { a, b }, { b, a } };
     for (int k = 0; k < 2; k++) {
@@ -653,9 +654,9 @@ static int64_t augment(Net *N, int s, int t, int *stack)
 static int64_t max_flow(Net *N, int s, int t)
 {
     int64_t flow = 0;
-    int *queue = malloc((size_t)N->n * sizeof *queue), *stack = malloc((size_t)N->n * sizeof *stack);
-    N->level = malloc((size_t)N->n * sizeof *N->level);
-    N->it = malloc((size_t)N->n * sizeof *N->it);
+    int *queue = xmalloc((size_t)N->n * sizeof *queue), *stack = xmalloc((size_t)N->n * sizeof *stack);
+    N->level = xmalloc((size_t)N->n * sizeof *N->level);
+    N->it = xmalloc((size_t)N->n * sizeof *N->it);
     while (flow < CUT_INF && levels(N, s, t, queue)) {
         for (int i = 0; i < N->n; i++)
             N->it[i] = N->head[i];
@@ -767,15 +768,15 @@ static int elimination(const PlanProblem *p, int64_t max_cells, int *label, int6
     Solver S = { .p = p, .max_cells = max_cells };
     for (int v = 0; v < p->n; v++)
         var_add(&S, p->vars[v].nlab);
-    S.pos = malloc(((size_t)p->n + 1) * sizeof *S.pos);
+    S.pos = xmalloc(((size_t)p->n + 1) * sizeof *S.pos);
     for (int v = 0; v < p->n; v++)
         S.pos[v] = -1;
-    char *in = calloc((size_t)p->n + 1, 1);
-    int *work = calloc((size_t)p->n + 1, sizeof *work);
+    char *in = xcalloc((size_t)p->n + 1, 1);
+    int *work = xcalloc((size_t)p->n + 1, sizeof *work);
     int built = 1;
     *bound = 0;
     for (int v = 0; v < p->n; v++) {
-        int *scope = malloc(sizeof *scope);
+        int *scope = xmalloc(sizeof *scope);
         scope[0] = v;
         Table *t = table_add(&S, scope, 1);
         memcpy(t->cost, p->vars[v].unary, (size_t)p->vars[v].nlab * sizeof *t->cost);
@@ -791,7 +792,7 @@ static int elimination(const PlanProblem *p, int64_t max_cells, int *label, int6
         }
     int rc = -1;
     if (built) {
-        int *all = calloc((size_t)S.nv + 1, sizeof *all);
+        int *all = xcalloc((size_t)S.nv + 1, sizeof *all);
         rc = exact(&S, all, opt);
         if (rc == 0)
             memcpy(label, all, (size_t)p->n * sizeof *label);
@@ -821,7 +822,7 @@ int plan_solve_by(const PlanProblem *p, int64_t max_cells, int method, PlanResul
 {
     max_cells = max_cells > 0 ? max_cells : (int64_t)1 << 22;
     int64_t small = max_cells < PLAN_SMALL_CELLS ? max_cells : PLAN_SMALL_CELLS;
-    int *label = calloc((size_t)p->n + 1, sizeof *label);
+    int *label = xcalloc((size_t)p->n + 1, sizeof *label);
     int64_t opt = PLAN_INF, bound = 0;
     r->label = label;
     r->exact = 1;

@@ -5,18 +5,19 @@
 #include <string.h>
 
 #include "../../ir/indexmap.h"
+#include "../../ir/oom.h"
 
 void scope_push(Scope *sc, Var *v, const Expr *extent, const Expr *min)
 {
     if (sc->n == sc->cap) {
         sc->cap = sc->cap ? 2 * sc->cap : 16;
-        Var **nv = realloc(sc->vars, (size_t)sc->cap * sizeof *nv);
+        Var **nv = xrealloc(sc->vars, (size_t)sc->cap * sizeof *nv);
         sc->vars = nv ? nv : sc->vars;
-        int64_t *ne = nv ? realloc(sc->ext, (size_t)sc->cap * sizeof *ne) : NULL;
+        int64_t *ne = nv ? xrealloc(sc->ext, (size_t)sc->cap * sizeof *ne) : NULL;
         sc->ext = ne ? ne : sc->ext;
-        const Expr **nx = ne ? realloc(sc->extx, (size_t)sc->cap * sizeof *nx) : NULL;
+        const Expr **nx = ne ? xrealloc(sc->extx, (size_t)sc->cap * sizeof *nx) : NULL;
         if (!nv || !ne || !nx)
-            abort();
+            oom_fail();
         sc->extx = nx;
     }
     int64_t lo = 0, ext;

@@ -16,6 +16,7 @@
 #include "../../ir/vdevice.h"
 #include "../graph.h"
 #include "../pass.h"
+#include "../../ir/oom.h"
 
 enum { OPENCL = 4 };
 
@@ -75,9 +76,9 @@ static int add_slot(FnPlan *P, const char *name, int field, Loc loc, StructInfo 
 {
     if (P->n == P->cap) {
         P->cap = P->cap ? 2 * P->cap : 32;
-        Slot *s = realloc(P->slots, (size_t)P->cap * sizeof *s);
+        Slot *s = xrealloc(P->slots, (size_t)P->cap * sizeof *s);
         if (!s)
-            abort();
+            oom_fail();
         P->slots = s;
     }
     Slot *s = &P->slots[P->n];
@@ -137,9 +138,9 @@ static void plan_slots(FnPlan *P, Annot *A)
                 k = ptrmap_get(&P->slot_of, v->u.var, 0);
             else if (v->kind == E_TUPLE) {
                 /* its fields are the items' tensors, not tensors of its own */
-                const Expr **g = realloc(P->tuples, (size_t)(P->ntuples + 1) * sizeof *g);
+                const Expr **g = xrealloc(P->tuples, (size_t)(P->ntuples + 1) * sizeof *g);
                 if (!g)
-                    abort();
+                    oom_fail();
                 P->tuples = g;
                 P->tuples[P->ntuples++] = v;
                 ptrmap_put(&P->tuple_of, bd->var, P->ntuples);
@@ -419,9 +420,9 @@ static void out_push(Out *o, Binding *bd)
 {
     if (o->n == o->cap) {
         o->cap = o->cap ? 2 * o->cap : 32;
-        Binding **v = realloc(o->v, (size_t)o->cap * sizeof *v);
+        Binding **v = xrealloc(o->v, (size_t)o->cap * sizeof *v);
         if (!v)
-            abort();
+            oom_fail();
         o->v = v;
     }
     o->v[o->n++] = bd;
@@ -720,9 +721,9 @@ int pass_annotate_scope(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
     opt_int(opts, nopts, "depth-limit", TEX_DEPTH_LIMIT, &A.D);
     if (vdev_list(m, &A.vl, &loc, why, sizeof why))
         return diag_error(ctx->src, loc, "%s", why), -1;
-    FnPlan *plans = calloc((size_t)m->nfuncs + 1, sizeof *plans);
+    FnPlan *plans = xcalloc((size_t)m->nfuncs + 1, sizeof *plans);
     if (!plans)
-        abort();
+        oom_fail();
     int np = 0;
     for (int i = 0; i < m->nfuncs; i++) {
         Func *fn = m->funcs[i];

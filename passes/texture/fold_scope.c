@@ -8,6 +8,7 @@
 #include "../graph.h"
 #include "../pass.h"
 #include "scope.h"
+#include "../../ir/oom.h"
 
 static int texture_valued(const StructInfo *si)
 {
@@ -24,9 +25,9 @@ static void fold_func(Module *m, Func *fn, Notes *notes)
         RBlock *rb = fn->blocks[b];
         PtrMap at = { 0 };
         int kept = 0;
-        char *gone = calloc((size_t)rb->nbinds + 1, 1);
+        char *gone = xcalloc((size_t)rb->nbinds + 1, 1);
         if (!gone)
-            abort();
+            oom_fail();
         for (int i = 0; i < rb->nbinds; i++) {
             Binding *bd = rb->binds[i];
             ptrmap_put(&at, bd->var, i + 1);

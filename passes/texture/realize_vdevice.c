@@ -15,6 +15,7 @@
 #include "../graph.h"
 #include "../pass.h"
 #include "scope.h"
+#include "../../ir/oom.h"
 
 /* Where a placement came from, for the error that finds two. */
 typedef struct Place {
@@ -341,12 +342,12 @@ static int realize_func(Realize *R, Func *fn)
     int cap = fn->nparams + 1;
     for (int b = 0; b < fn->nblocks; b++)
         cap += fn->blocks[b]->nbinds;
-    R->vars = calloc((size_t)cap, sizeof *R->vars);
-    R->known = calloc((size_t)cap, sizeof *R->known);
-    R->comp = calloc((size_t)cap, sizeof *R->comp);
-    R->parent = calloc((size_t)cap, sizeof *R->parent);
+    R->vars = xcalloc((size_t)cap, sizeof *R->vars);
+    R->known = xcalloc((size_t)cap, sizeof *R->known);
+    R->comp = xcalloc((size_t)cap, sizeof *R->comp);
+    R->parent = xcalloc((size_t)cap, sizeof *R->parent);
     if (!R->vars || !R->known || !R->comp || !R->parent)
-        abort();
+        oom_fail();
     R->nvars = 0;
     for (int i = 0; i < fn->nparams; i++)
         add_var(R, fn->params[i]);

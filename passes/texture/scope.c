@@ -9,6 +9,7 @@
 #include "../../ir/vdevice.h"
 #include "../graph.h"
 #include "scope.h"
+#include "../../ir/oom.h"
 
 enum { SIG_MAX = 32 };
 
@@ -124,9 +125,9 @@ void scope_follow_calls(Module *m, Notes *notes)
                 if (j == n) {
                     if (n == cap) {
                         cap = cap ? 2 * cap : 16;
-                        Sig *g = realloc(sigs, (size_t)cap * sizeof *g);
+                        Sig *g = xrealloc(sigs, (size_t)cap * sizeof *g);
                         if (!g)
-                            abort();
+                            oom_fail();
                         sigs = g;
                     }
                     s.fn = first ? f : clone_prim(&m->arena, f, fresh_func(m, f->name->str));

@@ -21,6 +21,7 @@
 #include "../../ir/ops.h"
 #include "../../printer/print.h"
 #include "../graph.h"
+#include "../../ir/oom.h"
 
 /* A weight padded by the steps may grow at most MAX_GROWTH times: what a
  * schedule tiles is not mostly padding. */
@@ -798,9 +799,9 @@ static int find_sites(Module *m, const Func *f, int p, Site **sites, int *n, int
                            -1;
                 if (*n == *cap) {
                     *cap = *cap ? 2 * *cap : 8;
-                    Site *g = realloc(*sites, (size_t)*cap * sizeof *g);
+                    Site *g = xrealloc(*sites, (size_t)*cap * sizeof *g);
                     if (!g)
-                        abort();
+                        oom_fail();
                     *sites = g;
                 }
                 (*sites)[(*n)++] = (Site){ fn, fn->blocks[b], bd, args->u.list.items[p] };
@@ -1290,9 +1291,9 @@ static void note_converted(Notes *notes, Loc where, const Plan *P, const Steps *
 static int apply(Module *m, PassCtx *ctx, Func *f, const char *bufname, const Steps *S, const Expr *attr,
                  Notes *notes)
 {
-    Plan *P = malloc(sizeof *P);
+    Plan *P = xmalloc(sizeof *P);
     if (!P)
-        abort();
+        oom_fail();
     char why[300];
     Loc where;
     int r = plan(m, f, bufname, S, P, &where, why, sizeof why);

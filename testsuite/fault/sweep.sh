@@ -1,0 +1,38 @@
+#!/bin/sh
+# The no-abort test, SQLite's way: build/lopt-fail runs the pipeline once to
+# count the allocations it makes, then once for each n from 1 to that count
+# with the n-th allocation failing; each run must end with "lopt: error: out
+# of memory", exit 1, and nothing from the sanitizers. Leaks are checked
+# with LEAKS=1: the memory a pass holds in malloc'd buffers when the
+# allocation fails is not freed yet (only the module a parse was building),
+# so that is not yet part of make check.
+#   sh testsuite/fault/sweep.sh [STEP [LOPT]]   STEP: every STEP-th n (1: all)
+step=${1:-1}
+lopt=${2:-build/lopt-fail}
+input=examples/conv_add_conv_nchwc.tir
+pipeline='--pass=convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold'
+tmp=${TMPDIR:-/tmp}/lopt-sweep.$$
+[ "${LEAKS:-0}" = 1 ] || ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+export ASAN_OPTIONS
+trap 'rm -f "$tmp".out "$tmp".err' EXIT INT TERM
+LOPT_FAIL_COUNT=1 "$lopt" "$pipeline" --verify-exec "$input" >"$tmp".out 2>"$tmp".err || {
+    echo "sweep: the run without a failure fails:"; cat "$tmp".err; exit 1; }
+total=$(sed -n 's/^lopt-fail: \([0-9]*\) allocations$/\1/p' "$tmp".err)
+[ -n "$total" ] || { echo "sweep: $lopt counts no allocations (not the fault build?)"; exit 1; }
+bad=0 runs=0 n=1
+while [ "$n" -le "$total" ]; do
+    LOPT_FAIL_AT=$n "$lopt" "$pipeline" --verify-exec "$input" >"$tmp".out 2>"$tmp".err
+    rc=$?
+    runs=$((runs + 1))
+    if [ $rc -ne 1 ] || [ "$(tail -n 1 "$tmp".err)" != "lopt: error: out of memory" ] ||
+       grep -q 'Sanitizer\|runtime error' "$tmp".err; then
+        bad=$((bad + 1))
+        if [ $bad -le 5 ]; then
+            echo "sweep: allocation $n of $total failing: exit $rc"
+            head -n 30 "$tmp".err | sed 's/^/    /'
+        fi
+    fi
+    n=$((n + step))
+done
+echo "sweep: $runs of $total allocations failed in turn, $bad runs wrong (leaks checked: ${LEAKS:-0})"
+[ $bad -eq 0 ]
