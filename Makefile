@@ -195,7 +195,7 @@ build/unit-indexmap: build/check/testsuite/unit/maps.o $(LIBOBJ_CHECK)
 	$(say) LD $@
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
-build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/layout/plan_solve.o
+build/unit-plan: build/check/testsuite/unit/plan.o build/check/passes/layout/plan_solve.o build/check/ir/oom.o
 	$(say) LD $@
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(LIBS)
 
