@@ -377,6 +377,8 @@ static void func_graph(FILE *out, const Func *fn, int flags)
             if (e->kind == E_CALL && is_rewrite(e))
                 rewrite_label(out, e, bd->var->sinfo ? bd->var->sinfo : bd->annot, brief, &tip);
             const StructInfo *si = bd->annot ? bd->annot : bd->var->sinfo;
+            if (brief && lay >= 0)
+                fprintf(out, "\\nin L%d", lay + 1);   /* the legend's name of its layout */
             scope_label(out, si);
             fprintf(out, "\", %s", style);
             if (lay >= 0 && strcmp(style, "shape=box") == 0)
@@ -399,6 +401,7 @@ static void func_graph(FILE *out, const Func *fn, int flags)
     for (int k = 0; k < L.ntext; k++) {
         fprintf(out, "    \"%s.layout%d\" [label=\"layout ", fn->name->str, k);
         if (brief) {
+            fprintf(out, "L%d: ", k + 1);
             brief_text(out, L.text[k]);
             fputs("\", tooltip=\"layout ", out);
         }

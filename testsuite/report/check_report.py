@@ -242,6 +242,11 @@ def check_strings(tmp):
         check('class="node add"' in text and 'class="node del"' in text,
               name + ": the slides mark no node added or removed")
         check("nodot" not in p.ids, name + ": says Graphviz is missing")
+        # each layout of the legend names the values in it, on their nodes as well as by colour
+        legend = set(re.findall(r">layout L(\d+): ", text))
+        check(legend, name + ": the graphs have no layout legend")
+        for k in legend:
+            check(">in L%s<" % k in text, "%s: no node is labelled with layout L%s of the legend" % (name, k))
     else:
         print("report: Graphviz's dot is not installed: the graphs are checked only to be said missing")
     check(p.svgs == 0 or ">main.gv</title>" in text, name + ": the graph has no node for gv")
