@@ -5,6 +5,7 @@
  * graphs (printer/dot.c writes them); without it the page says so. */
 #include "report.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -1026,6 +1027,7 @@ typedef struct GDiff {
 typedef struct Cost {
     char key[160];        /* the node's id, func.var */
     long long bytes;
+    char text[96];        /* or, when not empty, choose-layout's choice and its candidates' costs */
 } Cost;
 
 static const char *const mark_attrs[3][2] = {
@@ -1049,6 +1051,10 @@ static void gline_write(FILE *out, const GLine *l, const char *attrs, const Cost
             fwrite(p, 1, (size_t)(q - p), out);
             for (int i = 0; i < ncost; i++)
                 if (strlen(cost[i].key) == l->key - 6 && memcmp(cost[i].key, l->p + 5, l->key - 6) == 0) {
+                    if (cost[i].text[0]) {
+                        fprintf(out, "\\n%s", cost[i].text);
+                        continue;
+                    }
                     fputs("\\ncost ", out);
                     bytes_text(out, cost[i].bytes);
                 }
@@ -1115,7 +1121,33 @@ static char *mark_graph(const char *prev, const char *cur, const Cost *cost, int
     return s;
 }
 
-/* The costs step k's --explain lines give rewrites of the values of function fn. */
+/* choose-layout's "chose L for v, WORKLOAD: L1 50us given, ... (as written: L1)"
+ * as a label line, "chose L: L1 50us, ...", kept to what a label may hold
+ * unescaped and cut to fit. Whether t is such a line. */
+static int choice_cost(const char *t, size_t len, Cost *c)
+{
+    const char *end = t + len, *cands = NULL;
+    if (len < 12 || memcmp(t, "chose ", 6) != 0)
+        return 0;
+    const char *lay = t + 6, *sp = memchr(lay, ' ', len - 6);
+    for (const char *q = sp; q && q + 2 < end && !cands; q++)
+        if (q[0] == ')' && q[1] == ':' && q[2] == ' ')
+            cands = q + 3;
+    if (!sp || !cands)
+        return 0;
+    int n = snprintf(c->text, sizeof c->text, "chose %.*s: ", (int)(sp - lay), lay);
+    if (n < 0 || (size_t)n >= sizeof c->text)
+        return 0;
+    for (const char *q = cands; q < end && *q != '(' && (size_t)n + 1 < sizeof c->text; q++)
+        c->text[n++] = isalnum((unsigned char)*q) || (*q && strchr(" ,:._", *q)) ? *q : ' ';
+    while (n > 0 && c->text[n - 1] == ' ')
+        n--;
+    c->text[n] = 0;
+    return 1;
+}
+
+/* The costs step k's --explain lines give rewrites of the values of function
+ * fn, and the layouts choose-layout chose for them. */
 static int step_costs(const W *w, int k, const char *fn, Cost *cost, int max)
 {
     int n = 0;
@@ -1125,6 +1157,17 @@ static int step_costs(const W *w, int k, const char *fn, Cost *cost, int max)
         if (x->step != k || !x->key || strncmp(x->key, fn, nf) != 0 || (x->key[nf] && x->key[nf] != '.'))
             continue;
         const char *t = x->text, *end = x->text + x->len;
+        if (choice_cost(t, x->len, &cost[n])) {
+            const char *v = memchr(t, ' ', x->len);
+            v = v ? memchr(v + 1, ' ', (size_t)(end - v - 1)) : NULL;   /* "chose L for v," */
+            const char *comma = v && v + 5 < end ? memchr(v + 5, ',', (size_t)(end - v - 5)) : NULL;
+            if (comma && memcmp(v, " for ", 5) == 0 && (size_t)(comma - v - 5) + nf + 2 <= sizeof cost->key) {
+                snprintf(cost[n].key, sizeof cost[n].key, "%s.%.*s", fn, (int)(comma - v - 5), v + 5);
+                n++;
+            }
+            continue;
+        }
+        cost[n].text[0] = 0;
         if (x->len < 20 || memcmp(t, "a rewrite of ", 13) != 0 || memcmp(end - 6, " bytes", 6) != 0)
             continue;
         const char *name = t + 13, *sp = memchr(name, ' ', (size_t)(end - name));
@@ -1244,7 +1287,7 @@ static void write_graphs(W *w)
               "one slide each (the buttons, or the left and right arrow keys, step through them): what the pass "
               "added glows <span class=\"ga\">green</span>, what it changed <span class=\"gc\">orange</span>, and "
               "what it removed is drawn <span class=\"gd\">dashed and grey</span>; the costs a pass's --explain "
-              "lines give a rewrite are on the node they concern.</p>\n", out);
+              "lines give a rewrite, and choose-layout's choice for a call, are on the node they concern.</p>\n", out);
         for (int g = 0; g < r->ngraphs; g++)
             if (strcmp(r->graphs[g].func, "main") == 0)
                 write_deck(w, &r->graphs[g], kept[g], kept_id[g]);

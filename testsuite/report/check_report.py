@@ -353,6 +353,21 @@ def fanout(n, funcs=1):
     return "\n".join(lines + [""])
 
 
+def check_choose(tmp):
+    """choose-layout's choice and its candidates' costs stand on the slide of
+    the pass, on the node of each call it chose for, as plan's costs do."""
+    if not shutil.which(os.environ.get("LOPT_DOT") or "dot"):
+        return
+    d = os.path.join(TOP, "testsuite", "passes", "choose")
+    pipe = "choose-layout{conv2d=NCHW:OIHW|NCHW4c:OIHW4o,costs=%s},plan,fold" % os.path.join(d, "greedy_loses.costs")
+    _, text, p = report(["--pass=" + pipe, os.path.join(d, "greedy_loses.tir")], os.path.join(tmp, "choose.html"))
+    slides = dict(re.findall(r'<figure class="slide" data-k="(\d+)">(.*?)</figure>', text, re.S))
+    want = "chose NCHW:OIHW: NCHW:OIHW 50us given, NCHW4c:OIHW4o 49us given"
+    check(slides.get("1", "").count(">" + want + "<") == 2,
+          "choose: the slide after choose-layout does not show its choice on both convolutions")
+    check("2 costs on the nodes" in slides.get("1", ""), "choose: the slide does not count the choices")
+
+
 def check_budget(tmp):
     """All of a page's graphs share one budget of dot's time (LOPT_DOT_SECONDS):
     a dot that never finishes stops the first graph at the budget, and the
@@ -390,6 +405,7 @@ LOPT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "lopt")
 with tempfile.TemporaryDirectory() as tmp:
     check_strings(tmp)
     check_failure(tmp)
+    check_choose(tmp)
     check_budget(tmp)
     sizes = check_linear(tmp)
 for f in failures:
