@@ -762,7 +762,11 @@ static int emit(Options *o, lopt_module *m, FILE **out)
     FILE *f = output(o, out);
     if (!f)
         return EXIT_INPUT;
-    lopt_module_write(m, o->style, f);
+    /* a write error is reported when the output is closed; what else fails is memory */
+    if (lopt_module_write(m, o->style, f) && !ferror(f)) {
+        fputs("lopt: error: out of memory\n", stderr);
+        return EXIT_INPUT;
+    }
     return 0;
 }
 
