@@ -132,35 +132,14 @@ int pass_choose_layout_check(const PassOpt *opts, int nopts, char *err, size_t c
 
 /* ---- layouts over shapes ---- */
 
-typedef struct Axes {
-    int n;
-    char ax[OP_MAX_RANK];
-    int64_t fac[OP_MAX_RANK];
-} Axes;
-
-static int parse_axes(const char *l, Axes *A)
-{
-    A->n = 0;
-    for (const char *s = l; *s; s++) {
-        if (A->n == OP_MAX_RANK)
-            return -1;
-        int64_t f = 0;
-        while (*s >= '0' && *s <= '9' && f < 1000000)
-            f = f * 10 + (*s++ - '0');
-        if (!*s)
-            return -1;
-        A->ax[A->n] = *s;
-        A->fac[A->n++] = f;
-    }
-    return 0;
-}
+typedef LayoutAxes Axes;
 
 /* The primal shape (over prims, such as NCHW) of a tensor of shape sh in
  * layout l; -1 when sh is not in l. */
 static int primal_shape(const char *prims, const char *l, const TensorType *t, int64_t *out)
 {
     Axes A;
-    if (parse_axes(l, &A) || A.n != t->ndim)
+    if (layout_axes_parse(l, &A) || A.n != t->ndim)
         return -1;
     for (int p = 0; p < 4; p++) {
         out[p] = 0;
@@ -183,7 +162,7 @@ static int primal_shape(const char *prims, const char *l, const TensorType *t, i
 static double layout_bytes(const char *prims, const char *l, const int64_t *prim, DType dt)
 {
     Axes A;
-    if (parse_axes(l, &A))
+    if (layout_axes_parse(l, &A))
         return 0;
     double n = dtype_size(dt);
     for (int i = 0; i < A.n; i++) {
@@ -422,7 +401,7 @@ static int cmp_double(const void *a, const void *b)
 static int layout_type(const char *prims, const char *l, const int64_t *prim, DType dt, TensorType *t)
 {
     Axes A;
-    if (parse_axes(l, &A))
+    if (layout_axes_parse(l, &A))
         return -1;
     t->dtype = dt;
     t->ndim = A.n;
@@ -503,7 +482,7 @@ static double measure_kernel(Chooser *S, const Call *c, const Cand *cd)
             strchr(cd->to.data, 'c')) {
             memcpy(dp, S->vals[d].prim, sizeof dp);
             Axes A;
-            parse_axes(cd->to.data, &A);
+            layout_axes_parse(cd->to.data, &A);
             for (int i = 0; i < A.n; i++)
                 if (A.ax[i] == 'c' && A.fac[i] > 0 && kp[1] == dp[1])
                     kp[1] = (dp[1] + A.fac[i] - 1) / A.fac[i] * A.fac[i];

@@ -247,22 +247,18 @@ static Expr *rewrite_operand(Conv *C, const RBlock *rb, Expr *x, Expr *value, co
 
 /* A layout as its axes: an upper-case letter is a primal axis, a
  * lower-case one with its factor the inner part of a split. */
-typedef struct Axes {
-    int n;
-    char ax[16];
-    int64_t fac[16];
-} Axes;
+typedef LayoutAxes Axes;
 
-static int parse_axes(const char *l, Axes *A)
+int layout_axes_parse(const char *l, LayoutAxes *A)
 {
     A->n = 0;
     for (const char *s = l; *s; s++) {
         if (A->n == 16)
             return -1;
         int64_t f = 0;
-        while (*s >= '0' && *s <= '9')
+        while (*s >= '0' && *s <= '9' && f < 1000000)
             f = f * 10 + (*s++ - '0');
-        if (!*s)
+        if (!*s || (*s >= '0' && *s <= '9'))
             return -1;
         A->ax[A->n] = *s;
         A->fac[A->n++] = f;
@@ -331,7 +327,7 @@ static int sym_layout(Arena *a, const char *from, const char *to, int n, Expr **
                       char *why, size_t cap)
 {
     Axes F, T;
-    if (parse_axes(from, &F) || parse_axes(to, &T) || F.n != n)
+    if (layout_axes_parse(from, &F) || layout_axes_parse(to, &T) || F.n != n)
         return snprintf(why, cap, "%s is not a layout of its rank", from), -1;
     *out = NULL;
     if (!in) {
@@ -414,7 +410,7 @@ static int convert_symbolic(Conv *C, const RBlock *rb, Binding *bd, int kind, co
         char nm[160];
         snprintf(nm, sizeof nm, "%.100s_%.30s", x->u.var->name->str, to[k]);
         Axes T;
-        parse_axes(to[k], &T);
+        layout_axes_parse(to[k], &T);
         newx[k] = sym_bind(C, rb, nm, layout_transform_new(m, x, map, NULL, loc),
                            sym_sinfo(a, si->dtype, T.n, sh, loc), loc);
         char post[48];
@@ -424,7 +420,7 @@ static int convert_symbolic(Conv *C, const RBlock *rb, Binding *bd, int kind, co
     /* the result: its declared type, its extents moved to the new layout */
     const StructInfo *ys = bd->var->sinfo;
     Axes YT;
-    parse_axes(w->data, &YT);
+    layout_axes_parse(w->data, &YT);
     Expr **ysh = NULL;
     if (ys && ys->kind == SI_TENSOR && ys->ndim >= 0 &&
         sym_layout(a, ol, w->data, ys->ndim, ys->shape, &ysh, loc, why, sizeof why))
@@ -451,7 +447,7 @@ static int convert_symbolic(Conv *C, const RBlock *rb, Binding *bd, int kind, co
     if (!ys) {
         /* its rank and dtype are known now, for the calls that read it */
         Axes OL;
-        parse_axes(ol, &OL);
+        layout_axes_parse(ol, &OL);
         bd->var->sinfo = sym_sinfo(a, ydt, OL.n, NULL, loc);
     }
     emit(C, bd);
