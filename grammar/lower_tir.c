@@ -932,6 +932,16 @@ static int has_kwarg(const Sx *call, const char *name)
     return 0;
 }
 
+/* T.decl_buffer(shape, dtype, A.data): TVM's third positional argument is data=, so the call is a view. */
+static int gives_data(const Sx *call)
+{
+    const SxList *l = &call->u.call.args;
+    int npos = 0;
+    for (int i = 0; i < l->n; i++)
+        npos += !(l->keys && l->keys[i]);
+    return npos >= 3 || has_kwarg(call, "data");
+}
+
 static Stmt *lower_alloc(Reader *R, const St *st, const char *cn)
 {
     const Sx *t = st->u.assign.target;
@@ -983,12 +993,18 @@ static Stmt *lower_alias(Reader *R, const St *st, const char *cn)
     Args a;
     if (split_args(R, st->u.assign.value, &a))
         return NULL;
-    Sx *data = kwarg(&a, "data");
+    int decl = streq(cn, "T.decl_buffer") ? 1 : 2;
+    Sx *data = decl == 1 ? arg(&a, 2, "data") : kwarg(&a, "data");
     if (!data)
         return ERR(R, st->u.assign.value->loc, "%s in a body declares a view of a buffer: give data=B.data", cn), NULL;
+    if (a.npos > 2 && a.pos[2] == data) {
+        /* the data argument given by position is taken; what follows it stays an error below */
+        for (int i = 2; i + 1 < a.npos; i++)
+            a.pos[i] = a.pos[i + 1];
+        a.npos--;
+    }
     const char *d = data->kind == SX_NAME ? data->u.name->str : NULL;
     size_t n = d ? strlen(d) : 0;
-    int decl = streq(cn, "T.decl_buffer") ? 1 : 2;
     if (d && data->u.name->bind_kind == BK_TVAR && ((Var *)data->u.name->bind)->dtype == DT_HANDLE) {
         /* data=h, h a handle parameter: the buffer over the storage it points to, as T.match_buffer(h, ...) */
         Buffer *b = lower_buffer(R, t->u.name, t->loc, BUF_MATCH, &a, 0, cn);
@@ -1233,7 +1249,7 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
         if (t->kind == SX_INDEX)
             return lower_store(R, st);
         if (cn && (streq(cn, "T.alloc_buffer") || streq(cn, "T.sblock_alloc_buffer") || streq(cn, "T.alloc_local") ||
-                   streq(cn, "T.match_buffer") || (streq(cn, "T.decl_buffer") && !has_kwarg(st->u.assign.value, "data"))))
+                   streq(cn, "T.match_buffer") || (streq(cn, "T.decl_buffer") && !gives_data(st->u.assign.value))))
             return lower_alloc(R, st, cn);
         if (cn && (streq(cn, "T.Buffer") || streq(cn, "T.decl_buffer")))
             return lower_alias(R, st, cn);
