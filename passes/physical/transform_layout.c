@@ -335,12 +335,30 @@ static int read_pad(TL *T, const char *text)
         T->padmap = x;
         return 0;
     }
+    const char *num = text;
+    size_t len = strlen(text);
+    const char *open = strncmp(text, "T.", 2) == 0 ? strchr(text, '(') : NULL;
+    if (open && text[len - 1] == ')' && open - text < 24) {
+        /* T.int32(0): a typed value, which must be of B's dtype, as TVM requires (a number takes B's dtype) */
+        char name[24];
+        DType vt;
+        snprintf(name, sizeof name, "%.*s", (int)(open - text - 2), text + 2);
+        if (dtype_parse(name, &vt) == 0 && vt != dt)
+            return err(T, T->B->loc, "transform-layout of %s: the pad value %s is %s but %s holds %s; write the number "
+                       "alone to take %s's dtype", T->B->name->str, text, dtype_name(vt), T->B->name->str,
+                       dtype_name(dt), T->B->name->str);
+        if (dtype_parse(name, &vt) == 0) {
+            char *inner = arena_alloc(T->scratch, len);
+            snprintf(inner, len, "%.*s", (int)(len - (size_t)(open - text) - 2), open + 1);
+            num = inner;
+        }
+    }
     char *end;
-    double v = strtod(text, &end);
-    if (end == text || *end)
+    double v = strtod(num, &end);
+    if (end == num || *end)
         return err(T, T->B->loc, "transform-layout of %s: pad-value is a number or a lambda of the new indices, not '%s'",
                    T->B->name->str, text);
-    if ((dtype_is_int(dt) || dt == DT_BOOL) && (!(v > -9e18 && v < 9e18) || v != (double)(int64_t)v || strpbrk(text, ".eEn")))
+    if ((dtype_is_int(dt) || dt == DT_BOOL) && (!(v > -9e18 && v < 9e18) || v != (double)(int64_t)v || strpbrk(num, ".eEn")))
         return err(T, T->B->loc, "transform-layout of %s: the pad value %s is not a value of dtype %s, which %s holds",
                    T->B->name->str, text, dtype_name(dt), T->B->name->str);
     T->pad = dtype_is_float(dt) ? expr_float(T->a, v, dt, T->B->loc) : expr_int(T->a, (int64_t)v, dt, T->B->loc);
