@@ -230,8 +230,10 @@ static const Buffer *reads_buffer(TL *T, const char *text)
     return NULL;
 }
 
+static Expr **map_index(TL *T, Expr *const *idx);
+
 /* A pad value that repeats an element of the buffer itself, in its new
- * layout (TVM's pad_value=lambda io, ii: B[io, 0]): lambda PARAMS: B[ARGS]
+ * layout, or in its old one through the map (TVM's pad_value=lambda io, ii: B[io, 0]): lambda PARAMS: B[ARGS]
  * read as the index map lambda PARAMS: (ARGS), and padmap the load of B
  * there. Every padding point must read a point that is no padding. 1 when
  * text is such a lambda, -1 on error, 0 when it is not one. */
@@ -254,6 +256,11 @@ static int read_pad_load(TL *T, const char *text)
     if (!x)
         return -1;
     int nn = T->map->u.map.nout;
+    if (x->u.map.nparams == nn && x->u.map.nout == T->oldn && T->oldn != nn) {
+        /* B indexed in its old layout (TVM's lambda i, j: A[(4 * i + j) % 14]): read through the map */
+        x->u.map.out = map_index(T, x->u.map.out);
+        x->u.map.nout = nn;
+    }
     if (x->u.map.nparams != nn || x->u.map.nout != nn)
         return err(T, T->B->loc, "transform-layout of %s: a pad value %s[...] is a lambda of the %d new indices "
                    "that indexes %s with %d", T->B->name->str, T->B->name->str, nn, T->B->name->str, nn);
