@@ -137,19 +137,31 @@ static int map_written_equal(const Expr *a, const Expr *b)
     return 1;
 }
 
-/* The key's hash for the call e (c: its callee) and the map; -1 when the
- * answer is not to be kept. */
-int answer_hash(const Expr *e, const Callee *c, const Expr *map, int has_pad, double pad, uint64_t *h)
+/* The key's hash for the call e (c: its callee) and the maps that flow
+ * through it, one per result (maps[k] NULL: result k not rewritten; a call
+ * of one result has one); -1 when the answer is not to be kept. */
+int answer_hash(const Expr *e, const Callee *c, const Expr *const *maps, int nmaps, int has_pad, double pad,
+                uint64_t *h)
 {
-    if (!flow_cache_mode() || map->kind != E_INDEXMAP)
+    if (!flow_cache_mode())
         return -1;
     *h = c->op ? op_call_hash(e, c->args, c->n) : (uint64_t)(uintptr_t)c->f * 0x9E3779B97F4A7C15ull;
-    *h = key_mix(key_mix(*h, (uint64_t)map->u.map.nparams), loc_key(map->loc));
-    for (int p = 0; p < map->u.map.nparams; p++)
-        *h = key_mix(*h, map->u.map.params[p]->name->hash);
-    for (int q = 0; q < map->u.map.nout; q++)
-        if (written_hash(map->u.map.out[q], map, h))
+    *h = key_mix(*h, (uint64_t)nmaps);
+    for (int k = 0; k < nmaps; k++) {
+        const Expr *map = maps[k];
+        if (!map) {
+            *h = key_mix(*h, 0x5bd1e995u);
+            continue;
+        }
+        if (map->kind != E_INDEXMAP)
             return -1;
+        *h = key_mix(key_mix(*h, (uint64_t)map->u.map.nparams), loc_key(map->loc));
+        for (int p = 0; p < map->u.map.nparams; p++)
+            *h = key_mix(*h, map->u.map.params[p]->name->hash);
+        for (int q = 0; q < map->u.map.nout; q++)
+            if (written_hash(map->u.map.out[q], map, h))
+                return -1;
+    }
     uint64_t bits = 0;
     if (has_pad)
         memcpy(&bits, &pad, sizeof bits);
@@ -157,8 +169,8 @@ int answer_hash(const Expr *e, const Callee *c, const Expr *map, int has_pad, do
     return 0;
 }
 
-FlowAnswer *answer_find(const FlowCache *C, uint64_t h, const Expr *e, const Callee *c, const Expr *map,
-                               int has_pad, double pad)
+FlowAnswer *answer_find(const FlowCache *C, uint64_t h, const Expr *e, const Callee *c, const Expr *const *maps,
+                        int nmaps, int has_pad, double pad)
 {
     for (FlowAnswer *x = C->cap ? C->slots[h & (C->cap - 1)] : NULL; x; x = x->next) {
         if (x->hash != h || x->has_pad != has_pad || (has_pad && memcmp(&x->pad, &pad, sizeof pad)))
@@ -166,15 +178,19 @@ FlowAnswer *answer_find(const FlowCache *C, uint64_t h, const Expr *e, const Cal
         if (c->op ? !x->call || x->nargs != c->n || !op_call_same(x->call, x->args, e, c->args, c->n)
                   : x->call || x->callee != c->f)
             continue;
-        if (map_written_equal(x->map, map))
+        int same = x->nmaps == nmaps;
+        for (int k = 0; same && k < nmaps; k++)
+            same = map_written_equal(x->maps[k], maps[k]);
+        if (same)
             return x;
     }
     return NULL;
 }
 
-/* Keeps the answer computed (in C's arena) for the call e and the map. */
-void answer_add(FlowCache *C, uint64_t h, const Expr *e, const Callee *c, const Expr *map, int has_pad,
-                       double pad, int failed, const FlowTir *r, const char *why)
+/* Keeps the answer computed (in C's arena) for the call e and the maps;
+ * returns it. */
+FlowAnswer *answer_add(FlowCache *C, uint64_t h, const Expr *e, const Callee *c, const Expr *const *maps, int nmaps,
+                       int has_pad, double pad, int failed, const FlowTir *r, const char *why)
 {
     if (2 * (C->n + 1) > C->cap) {
         size_t cap = C->cap ? 2 * C->cap : 64;
@@ -201,7 +217,10 @@ void answer_add(FlowCache *C, uint64_t h, const Expr *e, const Callee *c, const 
     } else {
         x->callee = c->f;
     }
-    x->map = clone_expr(&C->a, &(Subst){ 0 }, map);
+    x->nmaps = nmaps;
+    x->maps = arena_array(&C->a, (size_t)nmaps + 1, sizeof *x->maps);
+    for (int k = 0; k < nmaps; k++)
+        x->maps[k] = maps[k] ? clone_expr(&C->a, &(Subst){ 0 }, maps[k]) : NULL;
     x->has_pad = has_pad;
     x->pad = pad;
     x->failed = failed;
@@ -211,6 +230,7 @@ void answer_add(FlowCache *C, uint64_t h, const Expr *e, const Callee *c, const 
     x->next = C->slots[h & (C->cap - 1)];
     C->slots[h & (C->cap - 1)] = x;
     C->n++;
+    return x;
 }
 
 void flow_cache_free(FlowCache *C)
@@ -354,6 +374,11 @@ Func *flow_place(Sweep *S, const Func *f, int *made)
     P->n++;
     *made = 1;
     return g;
+}
+
+Func *answer_placed(Module *m, const FlowAnswer *x)
+{
+    return x && x->placed && module_find(m, x->placed->name) == x->placed ? x->placed : NULL;
 }
 
 void flow_place_free(Sweep *S)

@@ -262,8 +262,8 @@ int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc
     FlowTir r, fresh;
     const Expr *maps[1] = { map };
     uint64_t h = 0;
-    int keyed = answer_hash(e, &ce, map, has_pad, padv, &h) == 0;
-    FlowAnswer *hit = keyed ? answer_find(&S->cache, h, e, &ce, map, has_pad, padv) : NULL;
+    int keyed = answer_hash(e, &ce, maps, 1, has_pad, padv, &h) == 0;
+    FlowAnswer *hit = keyed ? answer_find(&S->cache, h, e, &ce, maps, 1, has_pad, padv) : NULL, *ans = hit;
     int failed = 0, computed = !hit || flow_cache_mode() == 2;
     if (computed) {
         int store = keyed && !hit && S->cache.a.used < ANSWERS_MAX_BYTES;
@@ -272,7 +272,7 @@ int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc
         if (hit)
             answer_check(hit, e, failed, &fresh, why);
         else if (store)
-            answer_add(&S->cache, h, e, &ce, map, has_pad, padv, failed, &fresh, why);
+            ans = answer_add(&S->cache, h, e, &ce, maps, 1, has_pad, padv, failed, &fresh, why);
         r = fresh;
     }
     if (hit) {
@@ -337,16 +337,23 @@ int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc
     } else {
         /* the copy goes into m, or one the sweep placed that prints alike
          * (flow_place): a kept answer's copy carries the location of the
-         * call it was made for, so this call's is built and compared */
-        if (!computed && flow_compute(m, &S->stage, &S->scratch, e, &ce, 1, maps, has_pad, padv, &fresh, why, cap)) {
-            fprintf(stderr, "lopt: internal error: flow's kept answer for the call at %d:%d fails when computed "
-                    "again\n", e->loc.line, e->loc.col);
-            abort();
+         * call it was made for, so this call's is built and compared,
+         * unless a call of the same answer took one still in the module
+         * (which flow_place would find) */
+        Func *g = answer_placed(m, ans);
+        if (!g) {
+            if (!computed && flow_compute(m, &S->stage, &S->scratch, e, &ce, 1, maps, has_pad, padv, &fresh, why, cap)) {
+                fprintf(stderr, "lopt: internal error: flow's kept answer for the call at %d:%d fails when computed "
+                        "again\n", e->loc.line, e->loc.col);
+                abort();
+            }
+            int made;
+            g = flow_place(S, fresh.f, &made);
+            if (made)
+                module_add_func(m, g);
+            if (ans)
+                ans->placed = g;
         }
-        int made;
-        Func *g = flow_place(S, fresh.f, &made);
-        if (made)
-            module_add_func(m, g);
         Expr *si = expr_new(&m->arena, E_SINFO, e->loc);
         si->u.sinfo = tensor_sinfo_new(&m->arena, r.out[0].dtype, r.out[0].ndim, r.out[0].shape, e->loc);
         bd->value = call_tir_new(m, g, args, n, si, e->loc);
@@ -360,17 +367,19 @@ int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc
     return 0;
 }
 
-/* The maps of the items of the tuple binding i computes (bd, through f's
- * nout results) that wait in S->items[i], flowed through f in the staging
- * arena; 0 and r filled, or -1 with why filled. */
-static int tuple_maps(Sweep *S, Binding *bd, int i, const Func *f, int nout, FlowTir *r, int *others,
-                      const Expr **kept, char *why, size_t cap)
+/* The maps of the items of the tuple binding i computes (bd, through a
+ * callee named name of nout results) that wait in S->items[i], with the
+ * identity for batch_norm's statistics read as they are (*others of them):
+ * 0 and kept[] filled (NULL: a result nothing reads), *pad the items' pad
+ * value, or -1 with why filled. */
+static int tuple_maps(Sweep *S, Binding *bd, int i, const char *name, int nout, const Expr **kept, const Expr **padp,
+                      int *others, char *why, size_t cap)
 {
     Module *m = S->m;
     const Expr *maps[FLOW_MAX_OUT] = { 0 }, *pad = NULL;
     int count = 0;
     if (nout > FLOW_MAX_OUT)
-        return snprintf(why, cap, "%s returns more than %d results", f->name->str, FLOW_MAX_OUT), -1;
+        return snprintf(why, cap, "%s returns more than %d results", name, FLOW_MAX_OUT), -1;
     for (ItemDem *it = S->items[i]; it; it = it->next, count++) {
         if (it->item < 0 || it->item >= nout)
             return snprintf(why, cap, "%s has no item %d", bd->var->name->str, it->item), -1;
@@ -404,17 +413,7 @@ static int tuple_maps(Sweep *S, Binding *bd, int i, const Func *f, int nout, Flo
         return snprintf(why, cap, "%s has %d other consumer%s", bd->var->name->str, uses - count,
                         uses - count == 1 ? "" : "s"), -1;
     memcpy(kept, maps, sizeof maps);
-    double padv = 0;
-    int has_pad = const_number(pad, &padv) == 1;
-    Sym *name = fresh_func(m, f->name->str);
-    Module sm = *m;
-    sm.arena = S->stage;
-    int failed = flow_tir(&sm, &S->scratch, f, nout, maps, has_pad, padv, name, r);
-    S->stage = sm.arena;
-    m->names = sm.names;
-    m->stamp = sm.stamp;
-    if (failed)
-        return snprintf(why, cap, "%s", r->why), -1;
+    *padp = pad;
     return 0;
 }
 
@@ -454,28 +453,50 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
 {
     Module *m = S->m;
     Expr *e = bd->value;
-    const OpInfo *op;
-    Expr *const *items;
-    int n, nout;
+    Callee ce;
+    if (callee_find(e, 1, &ce, why, cap))
+        return -1;
+    const OpInfo *op = ce.op;
+    Expr *const *items = ce.items;
+    int n = ce.n, nout = ce.nout, others;
+    const Expr *kept[FLOW_MAX_OUT] = { 0 }, *ipad;   /* the results the flowed copy keeps: read items, with others' */
+    if (tuple_maps(S, bd, i, callee_name(&ce), nout, kept, &ipad, &others, why, cap))
+        return -1;
+    double ipadv = 0;
+    int ihas_pad = const_number(ipad, &ipadv) == 1;
     /* the legalized operator and its flowed copy are built in the staging
-     * arena, as flow_call's: only the copy a call_tir keeps goes into m */
+     * arena, as flow_call's (or the cache's, when the answer is kept): only
+     * the copy a call_tir keeps goes into m */
     ArenaMark smark = arena_mark(&S->stage);
-    Module sm = *m;
-    sm.arena = S->stage;
-    Func *f = callee_of(&sm, e, 1, &op, &items, &n, &nout, why, cap);
-    S->stage = sm.arena;
-    m->names = sm.names;
-    m->stamp = sm.stamp;
-    FlowTir r;
-    int others;
-    const Expr *kept[FLOW_MAX_OUT] = { 0 };   /* the results the flowed copy keeps: read items, with others' */
-    if (!f || tuple_maps(S, bd, i, f, nout, &r, &others, kept, why, cap)) {
+    FlowTir r, fresh;
+    uint64_t h = 0;
+    int keyed = answer_hash(e, &ce, kept, nout, ihas_pad, ipadv, &h) == 0;
+    FlowAnswer *hit = keyed ? answer_find(&S->cache, h, e, &ce, kept, nout, ihas_pad, ipadv) : NULL, *ans = hit;
+    int failed = 0;
+    if (!hit || flow_cache_mode() == 2) {
+        int store = keyed && !hit && S->cache.a.used < ANSWERS_MAX_BYTES;
+        failed = flow_compute(m, store ? &S->cache.a : &S->stage, &S->scratch, e, &ce, nout, kept, ihas_pad, ipadv,
+                              &fresh, why, cap);
+        if (hit)
+            answer_check(hit, e, failed, &fresh, why);
+        else if (store)
+            ans = answer_add(&S->cache, h, e, &ce, kept, nout, ihas_pad, ipadv, failed, &fresh, why);
+        r = fresh;
+    }
+    if (hit) {
+        failed = hit->failed;
+        if (failed)
+            snprintf(why, cap, "%s", hit->why);
+        else
+            r = hit->r;
+    }
+    if (failed) {
         arena_release(&S->stage, smark);
         return -1;
     }
     for (int k = 0; k < n && k < FLOW_MAX_ARGS; k++)
         if (r.map[k])
-            r.map[k] = map_copy(&m->arena, r.map[k]);
+            r.map[k] = hit ? map_share(m, hit, k) : map_copy(&m->arena, r.map[k]);
     const Expr *maps[FLOW_MAX_OUT] = { 0 }, *pad = NULL;
     for (ItemDem *it = S->items[i]; it; it = it->next) {
         maps[it->item] = it->map;
@@ -532,7 +553,11 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
     Func *g = NULL;
     int made = 0;
     if (!light) {
-        g = flow_place(S, r.f, &made);
+        if (!(g = answer_placed(m, ans))) {
+            g = flow_place(S, r.f, &made);
+            if (ans)
+                ans->placed = g;
+        }
         call = call_tir_new(m, g, args, n, si, e->loc);
     }
     arena_release(&S->stage, smark);

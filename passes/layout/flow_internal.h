@@ -28,13 +28,15 @@ typedef struct FlowAnswer {
     TensorType *args;          /* and its operand types, nargs of them */
     int nargs;
     const Func *callee;        /* call_tir's callee */
-    Expr *map;                 /* a copy of the map that flowed */
+    Expr **maps;               /* copies of the maps that flowed, one per result (NULL: not rewritten) */
+    int nmaps;
     int has_pad;
     double pad;
     int failed;
     char *why;                 /* when it failed */
     FlowTir r;                 /* r.f and r.map live in the cache's arena */
     Expr *kept[FLOW_MAX_ARGS]; /* r.map copied into the module once, for map_share */
+    Func *placed;              /* the module's function a call of this answer took (flow_place's), if any */
     struct FlowAnswer *next;
 } FlowAnswer;
 
@@ -100,7 +102,7 @@ typedef struct Sweep {
     int rewrites;         /* the rewrites the swept blocks keep (count_rewrites of the function after them) */
     Arena scratch;        /* the index-map algebra's working memory, reused call after call */
     Arena stage;          /* legalized operators and flowed copies until they are kept */
-    FlowCache cache;      /* flow_call's answers, for the calls of this sweep */
+    FlowCache cache;      /* flow_call's and flow_tuple's answers, for the calls of this sweep */
     struct Placed {       /* the flowed copies this sweep put into the module (flow_place) */
         uint64_t *h;
         char **text;
@@ -142,14 +144,18 @@ int stacks(Arena *scratch, const char *op, const Expr *map, const Expr *pad, con
 Expr *split_stacked(Module *m, Arena *scratch, const Expr *e, Expr *x_t, const Expr *map, const StructInfo *old,
                     int n, int rank);
 
-/* flow_call's answers, kept per call (flow_cache.c). flow_cache_mode: 0
+/* flow_call's and flow_tuple's answers, kept per call (flow_cache.c). flow_cache_mode: 0
  * off, 1 on, 2 check (LOPT_FLOW_CACHE). */
 int flow_cache_mode(void);
-int answer_hash(const Expr *e, const Callee *c, const Expr *map, int has_pad, double pad, uint64_t *h);
-FlowAnswer *answer_find(const FlowCache *C, uint64_t h, const Expr *e, const Callee *c, const Expr *map, int has_pad,
-                        double pad);
-void answer_add(FlowCache *C, uint64_t h, const Expr *e, const Callee *c, const Expr *map, int has_pad, double pad,
-                int failed, const FlowTir *r, const char *why);
+int answer_hash(const Expr *e, const Callee *c, const Expr *const *maps, int nmaps, int has_pad, double pad,
+                uint64_t *h);
+FlowAnswer *answer_find(const FlowCache *C, uint64_t h, const Expr *e, const Callee *c, const Expr *const *maps,
+                        int nmaps, int has_pad, double pad);
+FlowAnswer *answer_add(FlowCache *C, uint64_t h, const Expr *e, const Callee *c, const Expr *const *maps, int nmaps,
+                       int has_pad, double pad, int failed, const FlowTir *r, const char *why);
+/* The function of the module the answer's copy went into, while it is
+ * still there (a call that finds it takes it, as flow_place would). */
+Func *answer_placed(Module *m, const FlowAnswer *x);
 void answer_check(const FlowAnswer *x, const Expr *e, int failed, const FlowTir *r, const char *why);
 void flow_cache_free(FlowCache *C);
 Expr *map_copy(Arena *a, const Expr *map);
