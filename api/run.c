@@ -591,11 +591,6 @@ static int run_entry(Exec *x, Module *m, Value **out)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     x->ctx->input_seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     Interp *in = interp_new(m);
-    OomGuard guard;
-    if (OOM_ENTER(&guard)) {   /* the interpreter's arenas go before unwinding on */
-        interp_free(in);
-        oom_fail();
-    }
     interp_set_max_steps(in, x->ctx->max_steps);
     interp_set_stop(in, api_stop_flag(x->ctx), x->ctx->timeout);
     interp_set_threads(in, x->ctx->threads);
@@ -605,7 +600,6 @@ static int run_entry(Exec *x, Module *m, Value **out)
     int r = f->kind == F_PRIM ? interp_run_prim_seeded(in, f, x->ctx->seed, out, &err)
                               : interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
     x->ctx->par_loops += interp_par_loops(in);
-    oom_leave(&guard);
     interp_free(in);
     if (r) {
         if (x->ctx->mem.refused)
@@ -670,13 +664,7 @@ static int lopt_run_body(lopt_context *ctx, lopt_module *mod, const char *entry,
     Value *v = NULL;
     if (api_call_begin(ctx))
         return -1;
-    OomGuard guard;
-    if (OOM_ENTER(&guard)) {   /* the inputs and the cache go before unwinding on */
-        exec_done(&x);
-        oom_fail();
-    }
     int r = run_entry(&x, mod->m, &v);
-    oom_leave(&guard);
     exec_done(&x);
     api_call_end(ctx);
     *out = NULL;
@@ -960,11 +948,6 @@ int api_apply_checked(lopt_context *ctx, lopt_module *mod, PassCtx *pc, lopt_pip
     pc->after_data = &x;
     if (ctx->exec_cache)
         x.memo = memo_new(EXEC_CACHE_BYTES);
-    OomGuard guard;
-    if (OOM_ENTER(&guard)) {   /* the reference outputs, inputs and cache go before unwinding on */
-        exec_done(&x);
-        oom_fail();
-    }
     int r = -1;
     if (!run_entry(&x, mod->m, &x.reference)) {
         r = pipeline_run(&p->p, mod->m, pc) ? -1 : 0;
@@ -976,7 +959,6 @@ int api_apply_checked(lopt_context *ctx, lopt_module *mod, PassCtx *pc, lopt_pip
         x.outputs = flatten_leaves(x.reference, ts, NULL, 0, 1);
         exec_summary(&x, pc->dump, t0);
     }
-    oom_leave(&guard);
     exec_done(&x);
     return r;
 }
