@@ -180,6 +180,48 @@ static int flow_compute(Module *m, Arena *a, Arena *scratch, const Expr *e, cons
     return failed ? -1 : 0;
 }
 
+/* flow_tir's answer for the call e of callee ce and the maps of its nmaps
+ * results: the one kept in the cache (*hit), else computed, and kept when
+ * the cache has room (*ans: the answer kept, hit or new, or NULL); the
+ * operands' maps copied into the module. 0 and r filled, or -1 with why
+ * filled. Under LOPT_FLOW_CACHE=check an answer found is computed again and
+ * compared. */
+static int flow_answer(Sweep *S, const Expr *e, const Callee *ce, const Expr *const *maps, int nmaps, int has_pad,
+                       double padv, FlowTir *r, FlowAnswer **hitp, FlowAnswer **ansp, char *why, size_t cap)
+{
+    Module *m = S->m;
+    FlowTir fresh;
+    uint64_t h = 0;
+    int keyed = answer_hash(e, ce, maps, nmaps, has_pad, padv, &h) == 0;
+    FlowAnswer *hit = keyed ? answer_find(&S->cache, h, e, ce, maps, nmaps, has_pad, padv) : NULL, *ans = hit;
+    int failed = 0;
+    if (!hit || flow_cache_mode() == 2) {
+        int store = keyed && !hit && S->cache.a.used < ANSWERS_MAX_BYTES;
+        failed = flow_compute(m, store ? &S->cache.a : &S->stage, &S->scratch, e, ce, nmaps, maps, has_pad, padv,
+                              &fresh, why, cap);
+        if (hit)
+            answer_check(hit, e, failed, &fresh, why);
+        else if (store)
+            ans = answer_add(&S->cache, h, e, ce, maps, nmaps, has_pad, padv, failed, &fresh, why);
+        *r = fresh;
+    }
+    if (hit) {
+        failed = hit->failed;
+        if (failed)
+            snprintf(why, cap, "%s", hit->why);
+        else
+            *r = hit->r;
+    }
+    *hitp = hit;
+    *ansp = ans;
+    if (failed)
+        return -1;
+    for (int k = 0; k < ce->n && k < FLOW_MAX_ARGS; k++)
+        if (r->map[k])
+            r->map[k] = hit ? map_share(m, hit, k) : map_copy(&m->arena, r->map[k]);
+    return 0;
+}
+
 /* The type of a rewrite's result: the one made last when it is the same
  * (types are never changed in place, and bindings share them already; a
  * chain of calls flowed through makes the same one over and over). */
@@ -259,36 +301,14 @@ int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc
      * they are simply dropped; a call_tir of the copy takes a copy of it
      * into m. */
     ArenaMark smark = arena_mark(&S->stage);
-    FlowTir r, fresh;
+    FlowTir r;
     const Expr *maps[1] = { map };
-    uint64_t h = 0;
-    int keyed = answer_hash(e, &ce, maps, 1, has_pad, padv, &h) == 0;
-    FlowAnswer *hit = keyed ? answer_find(&S->cache, h, e, &ce, maps, 1, has_pad, padv) : NULL, *ans = hit;
-    int failed = 0, computed = !hit || flow_cache_mode() == 2;
-    if (computed) {
-        int store = keyed && !hit && S->cache.a.used < ANSWERS_MAX_BYTES;
-        failed = flow_compute(m, store ? &S->cache.a : &S->stage, &S->scratch, e, &ce, 1, maps, has_pad, padv, &fresh,
-                              why, cap);
-        if (hit)
-            answer_check(hit, e, failed, &fresh, why);
-        else if (store)
-            ans = answer_add(&S->cache, h, e, &ce, maps, 1, has_pad, padv, failed, &fresh, why);
-        r = fresh;
-    }
-    if (hit) {
-        failed = hit->failed;
-        if (failed)
-            snprintf(why, cap, "%s", hit->why);
-        else
-            r = hit->r;
-    }
-    if (failed) {
+    FlowAnswer *hit, *ans;
+    if (flow_answer(S, e, &ce, maps, 1, has_pad, padv, &r, &hit, &ans, why, cap)) {
         arena_release(&S->stage, smark);
         return -1;
     }
-    for (int k = 0; k < n && k < FLOW_MAX_ARGS; k++)
-        if (r.map[k])
-            r.map[k] = hit ? map_share(m, hit, k) : map_copy(&m->arena, r.map[k]);
+    int computed = !hit || flow_cache_mode() == 2;
     Expr **args = arena_array(&m->arena, (size_t)n + 1, sizeof *args);
     Binding *pre[FLOW_MAX_ARGS];
     int npre = operand_rewrites(S, &r, items, n, y->dataflow, loc, args, pre);
@@ -342,6 +362,7 @@ int flow_call(Sweep *S, Binding *bd, Var *y, Expr *map, const Expr *pad, Loc loc
          * (which flow_place would find) */
         Func *g = answer_placed(m, ans);
         if (!g) {
+            FlowTir fresh = r;
             if (!computed && flow_compute(m, &S->stage, &S->scratch, e, &ce, 1, maps, has_pad, padv, &fresh, why, cap)) {
                 fprintf(stderr, "lopt: internal error: flow's kept answer for the call at %d:%d fails when computed "
                         "again\n", e->loc.line, e->loc.col);
@@ -468,35 +489,12 @@ int flow_tuple(Sweep *S, Binding *bd, int i, char *why, size_t cap)
      * arena, as flow_call's (or the cache's, when the answer is kept): only
      * the copy a call_tir keeps goes into m */
     ArenaMark smark = arena_mark(&S->stage);
-    FlowTir r, fresh;
-    uint64_t h = 0;
-    int keyed = answer_hash(e, &ce, kept, nout, ihas_pad, ipadv, &h) == 0;
-    FlowAnswer *hit = keyed ? answer_find(&S->cache, h, e, &ce, kept, nout, ihas_pad, ipadv) : NULL, *ans = hit;
-    int failed = 0;
-    if (!hit || flow_cache_mode() == 2) {
-        int store = keyed && !hit && S->cache.a.used < ANSWERS_MAX_BYTES;
-        failed = flow_compute(m, store ? &S->cache.a : &S->stage, &S->scratch, e, &ce, nout, kept, ihas_pad, ipadv,
-                              &fresh, why, cap);
-        if (hit)
-            answer_check(hit, e, failed, &fresh, why);
-        else if (store)
-            ans = answer_add(&S->cache, h, e, &ce, kept, nout, ihas_pad, ipadv, failed, &fresh, why);
-        r = fresh;
-    }
-    if (hit) {
-        failed = hit->failed;
-        if (failed)
-            snprintf(why, cap, "%s", hit->why);
-        else
-            r = hit->r;
-    }
-    if (failed) {
+    FlowTir r;
+    FlowAnswer *hit, *ans;
+    if (flow_answer(S, e, &ce, kept, nout, ihas_pad, ipadv, &r, &hit, &ans, why, cap)) {
         arena_release(&S->stage, smark);
         return -1;
     }
-    for (int k = 0; k < n && k < FLOW_MAX_ARGS; k++)
-        if (r.map[k])
-            r.map[k] = hit ? map_share(m, hit, k) : map_copy(&m->arena, r.map[k]);
     const Expr *maps[FLOW_MAX_OUT] = { 0 }, *pad = NULL;
     for (ItemDem *it = S->items[i]; it; it = it->next) {
         maps[it->item] = it->map;
