@@ -1048,6 +1048,32 @@ static void items_together(Planner *P, UseList *ul)
     }
 }
 
+/* An item left as written while its tuple's first item moves costs what
+ * it would stored in the first item's layout (items_together's rewrite
+ * from there), but flow moves a tuple's call only with every item it
+ * reads: the item takes that layout as its label, and its rewrite is the
+ * one back to as written. Whether a label changed. */
+static int items_follow(Planner *P, const PlanProblem *pb, int *label)
+{
+    char text[400];
+    int changed = 0;
+    for (int c = 0; c < P->n; c++) {
+        Node *nd = &P->nodes[c];
+        if (nd->leader < 0 || nd->leader == c || label[c] != 0 || label[nd->leader] == 0)
+            continue;
+        const Node *ld = &P->nodes[nd->leader];
+        int l = label[nd->leader];
+        if (ld->store[l] != l || !ld->keys[l].map)
+            continue;
+        int k = label_written(P, nd, expr_text(ld->keys[l].map, text, sizeof text));
+        if (k > 0 && k < nd->nlab && pb->vars[c].unary[k] < PLAN_INF) {
+            label[c] = k;
+            changed = 1;
+        }
+    }
+    return changed;
+}
+
 static const char *layout_text(Planner *P, const Key *k, char *buf, size_t cap)
 {
     if (!k->im)
@@ -1188,6 +1214,43 @@ static int rewrite_of(Planner *P, const Node *nd, int l, int k, int64_t *bytes)
     return 2;
 }
 
+/* Whether keys a and b name one layout, whoever asks it. */
+static int key_same(const Key *a, const Key *b)
+{
+    if (!a->im || !b->im)
+        return !a->im && !b->im;
+    return a->im->nout == b->im->nout && a->has_pad == b->has_pad && (!a->has_pad || a->pad == b->pad) &&
+           memcmp(a->im->obox, b->im->obox, (size_t)a->im->nout * sizeof *a->im->obox) == 0 && im_equal(a->im, b->im);
+}
+
+/* The rewrites that are one (PlanVar's share), or NULL when none is: under
+ * a label where a permute_dims' own key costs a rewrite (the map does not
+ * only permute the stored axes), that rewrite is the one to the same layout
+ * asked by others, and fold writes it once for all of them. */
+static int *key_shares(const Node *nd, const int64_t *rewrite)
+{
+    int *share = NULL;
+    for (int k = 1; k < nd->nkey; k++) {
+        if (!nd->keys[k].absorbed)
+            continue;
+        int same = -1;
+        for (int j = 0; j < nd->nkey && same < 0; j++)
+            if (!nd->keys[j].absorbed && key_same(&nd->keys[j], &nd->keys[k]))
+                same = j;
+        for (int l = 0; same >= 0 && l < nd->nlab; l++) {
+            if (!rewrite[l * nd->nkey + k] || rewrite[l * nd->nkey + k] >= PLAN_INF)
+                continue;   /* free under l: composed into the permute_dims */
+            if (!share) {
+                share = xmalloc((size_t)(nd->nlab * nd->nkey) * sizeof *share);
+                for (int i = 0; i < nd->nlab * nd->nkey; i++)
+                    share[i] = i % nd->nkey;
+            }
+            share[l * nd->nkey + k] = same;
+        }
+    }
+    return share;
+}
+
 /* The bytes of a view's node seen through im (NULL: as the view is). */
 static int64_t view_bytes(Planner *P, const View *v, const IndexMap *im)
 {
@@ -1320,6 +1383,10 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             for (int k = 0; nconst >= 0 && k < e->u.call.nargs; k++)
                 nconst += e->u.call.args[k]->kind == E_CONST;
             nd->constant = nconst > 0;
+        } else if (e->kind == E_GETITEM && e->u.get.tuple->kind == E_VAR) {
+            /* an item of a tuple fold evaluates (a split of a constant) */
+            int tc = ptrmap_get(&P->at, e->u.get.tuple->u.var, 0);
+            nd->constant = tc && P->nodes[P->views[tc - 1].node].constant;
         }
         nd->item = -1;
         /* an item of a tuple that a call of the block returns and only its
@@ -1414,6 +1481,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             }
         v->store = xmalloc((size_t)nd->nlab * sizeof *v->store);
         memcpy(v->store, nd->store, (size_t)nd->nlab * sizeof *v->store);
+        v->share = key_shares(nd, v->rewrite);
         v->uses = ul[c].v;
         v->nuses = ul[c].n;
     }
@@ -1423,6 +1491,8 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
     int64_t before = plan_cost(&pb, as_written);
     char buf[400], buf2[400];
     if (rc == 0) {
+        if (items_follow(P, &pb, r.label))
+            r.cost = plan_cost(&pb, r.label);
         for (int c = 0; c < P->n; c++) {
             Node *nd = &P->nodes[c];
             if (r.label[c] == 0 || r.label[c] == nd->gone)
@@ -1455,6 +1525,8 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             for (int u = 0; u < pb.vars[c].nuses; u++) {
                 const PlanUse *use = &pb.vars[c].uses[u];
                 int k = use->user < 0 ? use->key[0] : use->key[r.label[use->user]];
+                if (k >= 0 && pb.vars[c].share)
+                    k = pb.vars[c].share[r.label[c] * nd->nkey + k];
                 if (k < 0 || k == nd->store[r.label[c]] || seen[k])
                     continue;
                 seen[k] = 1;
@@ -1490,6 +1562,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         free(pb.vars[c].unary);
         free(pb.vars[c].rewrite);
         free(pb.vars[c].store);
+        free(pb.vars[c].share);
     }
     free(pb.vars);
     free(ul);

@@ -30,6 +30,8 @@ static int64_t payment(const PlanVar *v, int lb, const int *label, char *seen)
     for (int u = 0; u < v->nuses; u++) {
         const PlanUse *use = &v->uses[u];
         int k = use->user < 0 ? use->key[0] : use->key[label[use->user]];
+        if (k >= 0 && v->share)
+            k = v->share[lb * v->nkey + k];
         if (k < 0 || k == (v->store ? v->store[lb] : lb) || seen[k])
             continue;
         seen[k] = 1;
@@ -167,6 +169,8 @@ static int *scope_of(int n, int a, int b, int c)
 static int payment_chain(Solver *S, int b)
 {
     const PlanVar *v = &S->p->vars[b];
+    if (v->share)
+        return -1;   /* an OR per key cannot say which keys share one rewrite under b's label */
     int *users = xmalloc(((size_t)v->nuses + 1) * sizeof *users), nu = 0;
     unsigned *asks = xcalloc((size_t)v->nuses + 1, sizeof *asks);   /* per user: the labels under which it asks k */
     for (int u = 0; u < v->nuses; u++) {
@@ -268,7 +272,7 @@ static int payment_table(Solver *S, int b, int *label, char *in)
     do {
         for (int j = 0; j < n; j++)
             label[scope[j]] = a[j];
-        if (self) {
+        if (self || v->share) {   /* b's label decides the keys (or the shares) its users ask */
             t->cost[i++] = payment(v, a[0], label, seen);
             continue;
         }
@@ -686,7 +690,7 @@ static int build_cut(const PlanProblem *p, Net *N)
     net_node(N);   /* s = 0, t = 1, then one node per variable */
     for (int v = 0; v < p->n; v++) {
         const PlanVar *pv = &p->vars[v];
-        if (pv->nlab > 2 || (pv->store && pv->nlab == 2 && pv->store[1] != 1))
+        if (pv->nlab > 2 || (pv->store && pv->nlab == 2 && pv->store[1] != 1) || pv->share)
             return -1;
         int x = net_node(N);
         if (pv->nlab == 1)

@@ -8,7 +8,8 @@
  * operator computing its result in layout L reads its operands in the
  * layouts L demands). The value pays, once per distinct key its uses ask
  * for other than its label, the cost of one rewrite from that label to that
- * key: uses asking the same layout share a rewrite. The plan minimizes the
+ * key: uses asking the same layout share a rewrite (and keys a value says
+ * share one, under a label: share). The plan minimizes the
  * unary costs plus those payments.
  *
  * With at most two labels per value, and every layout asked of a value
@@ -43,6 +44,10 @@ typedef struct PlanVar {
     int *store;           /* [nlab]: the key label l holds the value in (NULL: key l); two labels may
                              store alike and differ in what their users are asked (a reduction that
                              reads its operand in another layout) */
+    int *share;           /* [nlab * nkey] or NULL: under label l, a rewrite to key k is the one to
+                             key share[l * nkey + k], written once for every use asking either (a
+                             permute_dims asks a key of its own, free where the rewrite only permutes
+                             the axes, and otherwise the very rewrite others read); NULL: k itself */
     PlanUse *uses;
     int nuses;
 } PlanVar;

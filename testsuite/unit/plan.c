@@ -44,9 +44,12 @@ static int64_t brute_cost(const PlanProblem *p, const int *label)
         for (int k = 0; k < v->nkey; k++) {
             if (k == (v->store ? v->store[label[b]] : label[b]))
                 continue;
+            /* paid once when some use asks k or a key that shares k's rewrite under b's label */
             int asked = 0;
-            for (int u = 0; u < v->nuses && !asked; u++)
-                asked = (v->uses[u].user < 0 ? v->uses[u].key[0] : v->uses[u].key[label[v->uses[u].user]]) == k;
+            for (int u = 0; u < v->nuses && !asked; u++) {
+                int q = v->uses[u].user < 0 ? v->uses[u].key[0] : v->uses[u].key[label[v->uses[u].user]];
+                asked = q >= 0 && (v->share ? v->share[label[b] * v->nkey + q] : q) == k;
+            }
             if (asked)
                 c += v->rewrite[label[b] * v->nkey + k];
         }
@@ -74,6 +77,12 @@ static void make(PlanProblem *p, int n, int width, int graphlike, int hub)
         int64_t bytes = rnd(5) == 0 ? 0 : 1 + rnd(64);   /* 0: a constant, rewritten for free */
         for (int i = 0; i < v->nlab * v->nkey; i++)
             v->rewrite[i] = bytes ? (bytes + rnd(32)) * 4096 + 1 : 0;
+        if (v->nkey > 1 && rnd(5) == 0) {   /* keys that share a rewrite under some labels (a permute_dims' own key) */
+            v->share = calloc((size_t)(v->nlab * v->nkey), sizeof *v->share);
+            int k = 1 + (int)rnd((uint32_t)(v->nkey - 1)), to = (int)rnd((uint32_t)k);
+            for (int i = 0; i < v->nlab * v->nkey; i++)
+                v->share[i] = i % v->nkey == k && rnd(2) ? to : i % v->nkey;
+        }
         int nu = hub && b == 0 ? n - 1 : (int)rnd(4);   /* a hub: a value every other one reads */
         v->uses = calloc((size_t)nu + 1, sizeof *v->uses);
         for (int u = 0; u < nu; u++) {
@@ -101,6 +110,7 @@ static void drop(PlanProblem *p)
         free(p->vars[b].unary);
         free(p->vars[b].rewrite);
         free(p->vars[b].store);
+        free(p->vars[b].share);
     }
     free(p->vars);
 }
