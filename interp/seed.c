@@ -458,6 +458,12 @@ int64_t interp_draw_extent(const Func *f, const Var *v, const char *name, uint64
     return k * m;
 }
 
+int64_t interp_even_extent(const Func *f, const Var *v)
+{
+    int64_t m = v ? dim_multiple(f, v) : 1;
+    return m <= 1 || 4 % m == 0 ? 4 : m;
+}
+
 typedef struct Cast {
     const Var *p;
     const Expr *call;
