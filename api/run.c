@@ -23,6 +23,9 @@ typedef struct Exec {
     Value **inputs;
     int ninputs;
     Value *reference;     /* --verify-exec: the outputs before the pipeline */
+    int quiet;            /* a trial run (run_drawn): no notes, no errors */
+    int even;             /* draw every extent as one value (interp_even_extent) */
+    int drew;             /* make_inputs drew an extent */
     int checked;          /* --verify-exec: passes after which the outputs matched */
     int outputs;          /* tensors compared after each */
     int inexact;          /* some matched within the ulp tolerance only */
@@ -35,6 +38,8 @@ typedef struct Exec {
 static int fail(Exec *x, const char *fmt, ...) LOPT_PRINTF(2, 3);
 static int fail(Exec *x, const char *fmt, ...)
 {
+    if (x->quiet)
+        return -1;
     va_list ap;
     va_start(ap, fmt);
     api_vfail(x->ctx, x->src->out, fmt, ap);
@@ -46,6 +51,8 @@ static int fail(Exec *x, const char *fmt, ...)
  * one it could not make. */
 static int over_memory(Exec *x, Loc loc)
 {
+    if (x->quiet)
+        return -1;
     const MemBudget *b = &x->ctx->mem;
     const char *fmt = "the run reached --max-memory %zu bytes: a tensor of %zu bytes does not fit beside the %zu "
                       "it holds in tensors and arenas";
@@ -206,6 +213,8 @@ typedef struct Dims {
     const Var *drawn[64];     /* the parameter lopt drew it for, or NULL (given) */
     const Expr *cast[64];     /* the R.match_cast whose constant it is, or NULL (drawn from the seed) */
     int n;
+    int even;                 /* every extent drawn is one value (interp_even_extent) */
+    int drew;                 /* some extent was drawn */
 } Dims;
 
 static int dims_value(const Var *v, void *data, int64_t *out)
@@ -357,9 +366,11 @@ static void draw_vars(Dims *D, const Func *f, const Var *p, const Expr *e, uint6
     int64_t v;
     if (!e || depth > 32)
         return;
-    if (e->kind == E_VAR && e->u.var->kind == VAR_SYM && dims_value(e->u.var, D, &v))
-        dims_bind(D, e->u.var, interp_draw_extent(f, e->u.var, e->u.var->name->str, seed), p, NULL);
-    else if (e->kind == E_BIN) {
+    if (e->kind == E_VAR && e->u.var->kind == VAR_SYM && dims_value(e->u.var, D, &v)) {
+        dims_bind(D, e->u.var, D->even ? interp_even_extent(f, e->u.var)
+                                       : interp_draw_extent(f, e->u.var, e->u.var->name->str, seed), p, NULL);
+        D->drew = 1;
+    } else if (e->kind == E_BIN) {
         draw_vars(D, f, p, e->u.bin.a, seed, depth + 1);
         draw_vars(D, f, p, e->u.bin.b, seed, depth + 1);
     } else if (e->kind == E_UNARY || e->kind == E_CAST)
@@ -417,6 +428,8 @@ static void seed_dims(Exec *x, Dims *D, const Func *f, const Var *p)
  * drew or took from a match_cast, and float32 for a type without a dtype. */
 static void seed_note(Exec *x, const Dims *D, const Var *p, const Tensor *t, int unnamed, int dtype, int rank)
 {
+    if (x->quiet)
+        return;
     char text[600], type[160] = "a tuple";
     size_t len = 0;
     /* the constants of the match_cast first, then what the seed drew */
@@ -432,11 +445,16 @@ static void seed_note(Exec *x, const Dims *D, const Var *p, const Tensor *t, int
         }
         if (len > at && len < sizeof text - 120)
             len += cast ? (size_t)snprintf(text + len, sizeof text - len, " as the R.match_cast at line %u requires", line)
-                        : (size_t)snprintf(text + len, sizeof text - len, " drawn by the seed");
+                        : D->even ? (size_t)snprintf(text + len, sizeof text - len, " drawn equal (the seed's draws "
+                                                     "do not run %s)", x->entry)
+                                  : (size_t)snprintf(text + len, sizeof text - len, " drawn by the seed");
     }
     if (unnamed && len < sizeof text - 120)
-        len += (size_t)snprintf(text + len, sizeof text - len, "%sits type gives only the rank, the shape drawn by "
-                                "the seed", len ? "; " : "");
+        len += D->even ? (size_t)snprintf(text + len, sizeof text - len, "%sits type gives only the rank, every "
+                                          "extent drawn equal (the seed's draws do not run %s)", len ? "; " : "",
+                                          x->entry)
+                       : (size_t)snprintf(text + len, sizeof text - len, "%sits type gives only the rank, the shape "
+                                          "drawn by the seed", len ? "; " : "");
     if (rank && len < sizeof text - 120)
         len += (size_t)snprintf(text + len, sizeof text - len, "%sits type gives no rank: a scalar, which broadcasts "
                                 "against any shape", len ? "; " : "");
@@ -458,7 +476,7 @@ static void seed_note(Exec *x, const Dims *D, const Var *p, const Tensor *t, int
 static int make_inputs(Exec *x, Func *f)
 {
     lopt_context *ctx = x->ctx;
-    Dims D = { .n = 0 };
+    Dims D = { .n = 0, .even = x->even };
     x->ninputs = f->nparams;
     x->inputs = xcalloc((size_t)f->nparams + 1, sizeof *x->inputs);
     if (!x->inputs)
@@ -535,7 +553,8 @@ static int make_inputs(Exec *x, Func *f)
                 if (!from) {
                     char name[300];
                     snprintf(name, sizeof name, "%s.shape[%d]", p->name->str, d);
-                    shape[d] = interp_draw_extent(f, NULL, name, ctx->seed);
+                    shape[d] = D.even ? interp_even_extent(f, NULL) : interp_draw_extent(f, NULL, name, ctx->seed);
+                    D.drew = 1;
                 } else if (dim_of(&D, from->shape[d], &shape[d], &unbound) || shape[d] < 0) {
                     if (unbound)
                         return diag_error(x->src, p->loc, "cannot make an input for '%s': its dimension %s is not "
@@ -554,7 +573,66 @@ static int make_inputs(Exec *x, Func *f)
         interp_fill_param(f, i, t, ctx->seed, dims_value, &D);
         x->inputs[i] = value_tensor(t);
     }
+    x->drew = D.drew;
     return 0;
+}
+
+static int run_entry(Exec *x, Module *m, Value **out);
+
+static void free_inputs(Exec *x)
+{
+    for (int i = 0; i < x->ninputs; i++)
+        value_free(x->inputs[i]);
+    free(x->inputs);
+    x->inputs = NULL;
+    x->ninputs = 0;
+}
+
+/* A trial of f on inputs made as x->even says, saying nothing; 0 with
+ * its outputs in *out when it runs. */
+static int run_trial(Exec *x, Module *m, Func *f, Value **out)
+{
+    Source *src = x->src;
+    FILE *o = src->out;
+    void (*sink)(void *, const Diag *) = src->sink;
+    int errors = src->errors;
+    x->quiet = 1;
+    src->out = NULL;
+    src->sink = NULL;
+    int r = make_inputs(x, f) || run_entry(x, m, out) ? -1 : 0;
+    x->quiet = 0;
+    src->out = o;
+    src->sink = sink;
+    src->errors = errors;
+    free_inputs(x);
+    return r;
+}
+
+/* The first run of f, which makes its inputs. When the extents the seed
+ * draws (independently, each its own) do not run f, as where f needs two
+ * of them equal (a convolution's channels, a kernel no larger than its
+ * input, a broadcast) and nothing says so, every extent drawn is drawn as
+ * one value (interp_even_extent) instead, when that runs f; the inputs'
+ * notes say so. Otherwise f runs on the seed's draws, and its error is
+ * said. */
+static int run_drawn(Exec *x, Module *m, Func *f, Value **out)
+{
+    Value *v = NULL;
+    int r = run_trial(x, m, f, &v);
+    if (r && x->drew) {
+        x->even = 1;
+        if ((r = run_trial(x, m, f, &v)))
+            x->even = 0;
+    }
+    if (make_inputs(x, f)) {
+        value_free(v);
+        return -1;
+    }
+    if (!r) {
+        *out = v;
+        return 0;
+    }
+    return run_entry(x, m, out);
 }
 
 static int run_entry(Exec *x, Module *m, Value **out)
@@ -586,6 +664,8 @@ static int run_entry(Exec *x, Module *m, Value **out)
         memo_new_run(x->memo);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (f->kind == F_RELAX && !x->inputs && !x->quiet)
+        return run_drawn(x, m, f, out);
     if (f->kind == F_RELAX && !x->inputs && make_inputs(x, f))
         return -1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -601,7 +681,7 @@ static int run_entry(Exec *x, Module *m, Value **out)
                               : interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
     x->ctx->par_loops += interp_par_loops(in);
     interp_free(in);
-    if (r) {
+    if (r && !x->quiet) {
         if (x->ctx->mem.refused)
             return over_memory(x, err.loc);
         if (err.loc.line)

@@ -481,7 +481,8 @@ static int is_meta_var(Reader *R, const Sx *v)
 }
 
 /* Whether st declares names rather than computing: `n = T.int64()`,
- * `N, C = T.int64(), T.int64()` or `k = I.meta_var(T.int64(16))`. */
+ * `N, C = T.int64(), T.int64()` or `k = I.meta_var(T.int64(16))`, and tuples
+ * mixing the two (`N, C = T.int64(), I.meta_var(T.int64(16))`). */
 int is_decl(Reader *R, const St *st)
 {
     if (st->kind != ST_ASSIGN || st->u.assign.annot)
@@ -493,7 +494,7 @@ int is_decl(Reader *R, const St *st)
     if (t->kind != SX_TUPLE || v->kind != SX_TUPLE || v->u.elems.n == 0)
         return 0;
     for (int i = 0; i < v->u.elems.n; i++)
-        if (!is_sym_ctor(R, v->u.elems.items[i], &dt))
+        if (!is_sym_ctor(R, v->u.elems.items[i], &dt) && !is_meta_var(R, v->u.elems.items[i]))
             return 0;
     return 1;
 }

@@ -140,6 +140,10 @@ int interp_param_shape(const Var *v, DType *dt, int *ndim, int64_t *shape);
  * broadcast would hide what the function does with the dimension. */
 enum { INTERP_DRAWN_EXTENT_MAX = 64 };
 int64_t interp_draw_extent(const Func *f, const Var *v, const char *name, uint64_t seed);
+/* The one extent every drawn extent takes when independent draws do not run
+ * a function: 4, or the least multiple of every constant that divides v
+ * (as interp_draw_extent's) when 4 is not one of them. */
+int64_t interp_even_extent(const Func *f, const Var *v);
 /* The first R.match_cast of the parameter p itself in f's bindings to a
  * tensor type with a shape, or NULL: what it requires of the dimensions
  * lopt draws for p. */

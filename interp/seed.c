@@ -458,6 +458,12 @@ int64_t interp_draw_extent(const Func *f, const Var *v, const char *name, uint64
     return k * m;
 }
 
+int64_t interp_even_extent(const Func *f, const Var *v)
+{
+    int64_t m = v ? dim_multiple(f, v) : 1;
+    return m <= 1 || 4 % m == 0 ? 4 : m;
+}
+
 typedef struct Cast {
     const Var *p;
     const Expr *call;
@@ -490,9 +496,39 @@ static void fill(Tensor *t, uint64_t seed, const char *name, int64_t extent)
         tensor_fill_seeded(t, seed, name);
 }
 
+/* Whether p is the begin, end or strides of an R.dynamic_strided_slice
+ * (C->p's role, 1, 2 or 3, in C->role). */
+typedef struct Slice {
+    const Var *p;
+    int role;
+} Slice;
+
+static int slice_visit(const Expr *e, void *data)
+{
+    Slice *S = data;
+    if (S->role || e->kind != E_CALL || e->u.call.callee || strcmp(e->u.call.op->str, "R.dynamic_strided_slice") ||
+        e->u.call.nargs < 4)
+        return 0;
+    for (int k = 1; k < 4 && !S->role; k++)
+        if (is_v(e->u.call.args[k], S->p))
+            S->role = k;
+    return 0;
+}
+
 void interp_fill_param(const Func *f, int i, Tensor *t, uint64_t seed, VarValue dims, void *data)
 {
     const Var *p = f->params[i];
+    Slice S = { p, 0 };
+    if (dtype_is_int(t->dtype))
+        relax_walk_blocks(f->blocks, f->nblocks, slice_visit, &S);
+    if (S.role) {
+        /* a slice that keeps something: begin 0, end past every
+         * extent (the slice clamps it), strides 1 or 2 (never 0) */
+        tensor_fill_seeded_below(t, seed, p->name->str, 2);
+        for (int64_t k = 0; k < t->count; k++)
+            tensor_seti(t, k, S.role == 1 ? 0 : S.role == 2 ? INT32_MAX : tensor_geti(t, k) + 1);
+        return;
+    }
     fill(t, seed, p->name->str, dtype_is_int(t->dtype) ? relax_bound(f, p, 0, dims, data) : 0);
 }
 

@@ -54,7 +54,7 @@ static const char *const block_layout_options[] = { "func", "block", "map", NULL
 static const char *const fold_options[] = { "max-bytes", NULL };
 static const char *const plan_options[] = { "max-cells", "layouts", NULL };
 static const char *const convert_options[] = { "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "resize2d",
-                                               "conv2d_transpose", NULL };
+                                               "conv2d_transpose", "policy", NULL };
 
 static const char *const choose_options[] = { "conv2d", "max_pool2d", "avg_pool2d", "costs", "costs-out", "estimate",
                                               "max-cells", NULL };
@@ -76,7 +76,7 @@ static const PassInfo passes[] = {
       "as convert-layout does; plan then places the rewrites", choose_options, pass_choose_layout,
       pass_choose_layout_check, 0 },
     { "convert-layout", "give conv2d, conv2d_transpose, pooling and resize2d calls the desired layouts (conv2d=NHWC:HWIO, max_pool2d=NHWC; "
-      "a pool not named follows its data), with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
+      "a pool not named follows its data; policy=tvm: TVM's ConvertLayout's choices where lopt's differ), with rewrites on their operands and results for flow and fold to remove", convert_options, pass_convert_layout,
       pass_convert_layout_check, 0 },
     { "flatten", "make every PrimFunc buffer physical: axes between axis separators fuse row-major (1-d without "
       "separators); parameters keep their shape and get a flat view", func_option, pass_flatten, NULL, 0 },

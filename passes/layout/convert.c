@@ -64,6 +64,7 @@ typedef struct Conv {
     Want layouts[NKINDS];
     ConvertPick pick;     /* when set, it alone says which calls convert to what */
     void *pick_data;
+    int tvm;              /* policy=tvm: TVM's choices where lopt's differ (see convert_symbolic, convert) */
 } Conv;
 
 static void emit(Conv *C, Binding *b)
@@ -104,10 +105,19 @@ static int check_layout(const char *prims, const char *l, char *why, size_t cap)
     return map ? 0 : -1;
 }
 
-static int parse_options(const PassOpt *opts, int nopts, Want *want, char *err, size_t cap)
+/* policy=lopt (the default) or policy=tvm into *tvm (0 or 1). */
+static int parse_options(const PassOpt *opts, int nopts, Want *want, int *tvm, char *err, size_t cap)
 {
     char why[256];
     for (int i = 0; i < nopts; i++) {
+        if (strcmp(opts[i].key, "policy") == 0) {
+            if (strcmp(opts[i].val, "lopt") && strcmp(opts[i].val, "tvm"))
+                return snprintf(err, cap, "convert-layout: policy=%s: expected policy=lopt (the default) or "
+                                  "policy=tvm", opts[i].val), -1;
+            if (tvm)
+                *tvm = strcmp(opts[i].val, "tvm") == 0;
+            continue;
+        }
         int k = 0;
         while (k < NKINDS && strcmp(opts[i].key, opt_names[k]) != 0)
             k++;
@@ -379,11 +389,118 @@ static Expr *sym_bind(Conv *C, const RBlock *rb, const char *base, Expr *value, 
     return var_ref(&C->m->arena, b->var, loc);
 }
 
+/* ---- policy=tvm: a split assumed, and stated ----
+ *
+ * TVM's ConvertLayout splits the channels of operands known only by their
+ * rank, or of a symbolic count nothing proves a multiple of the factor. Under
+ * policy=tvm convert-layout does too, and says what it assumes: an operand
+ * known by its rank is first cast to a shape of fresh symbolic variables
+ * (R.match_cast(x, R.Tensor((n, c, h, w)))), the data's channels and the
+ * kernel's input channels one variable; then each split extent e is cast to
+ * e // f * f, which the run checks: a count that does not divide fails
+ * there, where the cast is, not in the converted call. */
+
+static Var *tvm_sym(Conv *C, const char *base, Loc loc)
+{
+    Var *v = var_new(&C->m->arena, fresh_name(&C->m->names, &C->names, base), VAR_SYM, loc);
+    v->dtype = DT_INT64;
+    int cap = C->fn->nsyms;
+    vec_push(&C->m->arena, &C->fn->syms, &C->fn->nsyms, &cap, v);
+    return v;
+}
+
+static Expr *tvm_cast(Conv *C, const RBlock *rb, Expr *x, StructInfo *si, const char *base, const char *said, Loc loc)
+{
+    Module *m = C->m;
+    Expr *ann = expr_new(&m->arena, E_SINFO, loc);
+    ann->u.sinfo = si;
+    Expr *mc = call_new(m, "R.match_cast", x, NULL, NULL, 0, loc);
+    mc->u.call.nargs = 2;
+    mc->u.call.args[1] = ann;
+    Expr *r = sym_bind(C, rb, base, mc, si, loc);
+    var_say(m, r->u.var, said, x->u.var, "");
+    return r;
+}
+
+/* The operands xs[0..nt) of a call converted from layouts from[] to to[],
+ * each replaced by its casts where the split needs them. */
+static void tvm_assume(Conv *C, const RBlock *rb, const Expr *e, int nt, const char *const *from,
+                       const char *const *to, Expr **xs, Loc loc)
+{
+    Arena *a = &C->m->arena;
+    Var *chan = NULL;   /* the data's channels, which the kernel's input channels are */
+    int share = nt == 2 && groups_of(e) == 1;
+    for (int k = 0; k < nt; k++) {
+        Expr *x = xs[k];
+        const StructInfo *si = x && x->kind == E_VAR ? x->u.var->sinfo : NULL;
+        Axes F, T;
+        if (!si || si->kind != SI_TENSOR || si->ndim < 0 || si->dtype == DT_VOID || layout_axes_parse(from[k], &F) ||
+            layout_axes_parse(to[k], &T) || F.n != si->ndim || has_split(&F) || !has_split(&T))
+            continue;
+        Expr **sh = si->shape;
+        char base[160];
+        if (!sh) {
+            sh = arena_array(a, (size_t)F.n + 1, sizeof *sh);
+            for (int i = 0; i < F.n; i++) {
+                char c = F.ax[i], nm[4] = { (char)(c - 'A' + 'a'), 0, 0, 0 };
+                if (k == 1 && (c == 'H' || c == 'W'))
+                    nm[0] = 'k', nm[1] = (char)(c - 'A' + 'a');
+                Var *v = share && k == 1 && c == 'I' && chan ? chan : tvm_sym(C, nm, loc);
+                if (share && k == 0 && c == 'C')
+                    chan = v;
+                sh[i] = var_ref(a, v, loc);
+            }
+            snprintf(base, sizeof base, "%.100s_shape", x->u.var->name->str);
+            x = tvm_cast(C, rb, x, sym_sinfo(a, si->dtype, F.n, sh, loc), base, "the shape of ", loc);
+        }
+        Expr **dv = arena_array(a, (size_t)F.n + 1, sizeof *dv);
+        memcpy(dv, sh, (size_t)F.n * sizeof *dv);
+        int changed = 0;
+        for (int i = 0; i < T.n; i++) {
+            int at = T.fac[i] ? axis_at(&F, (char)(T.ax[i] - 'a' + 'A')) : -1;
+            int64_t v;
+            if (at < 0 || expr_const_int(dv[at], &v) == 0 || sym_div(a, dv[at], T.fac[i], loc))
+                continue;
+            Expr *q = expr_new(a, E_BIN, loc);
+            q->u.bin.op = B_FLOORDIV;
+            q->u.bin.a = dv[at];
+            q->u.bin.b = expr_int(a, T.fac[i], DT_VOID, loc);
+            dv[at] = sym_mul(a, q, T.fac[i], loc);
+            changed = 1;
+        }
+        if (changed) {
+            snprintf(base, sizeof base, "%.100s_checked", xs[k]->u.var->name->str);
+            char said[64];
+            snprintf(said, sizeof said, "the assumption that %.30s divides ", to[k]);
+            x = tvm_cast(C, rb, x, sym_sinfo(a, si->dtype, F.n, dv, loc), base, said, loc);
+        }
+        xs[k] = x;
+    }
+}
+
+static int convert_symbolic_of(Conv *C, const RBlock *rb, Binding *bd, int kind, const Want *w, const char *dl,
+                               const char *kl, const char *ol, Expr **xs);
+
 /* convert() for operands whose shapes are symbolic or unknown: the same
  * rewrites, typed by moving the extents with their axes. 1 when converted,
  * 0 with a note why not. */
 static int convert_symbolic(Conv *C, const RBlock *rb, Binding *bd, int kind, const Want *w, const char *dl,
                             const char *kl, const char *ol)
+{
+    Expr *e = bd->value, *xs[2] = { NULL, NULL };
+    int nt = has_kernel(kind) ? 2 : 1, nout = C->nout;
+    for (int k = 0; k < nt && k < e->u.call.nargs; k++)
+        xs[k] = e->u.call.args[k];
+    if (C->tvm)
+        tvm_assume(C, rb, e, nt, (const char *[]){ dl, kl }, (const char *[]){ w->data, w->kernel }, xs, bd->loc);
+    if (convert_symbolic_of(C, rb, bd, kind, w, dl, kl, ol, xs))
+        return 1;
+    C->nout = nout;   /* the casts go with the conversion they were for */
+    return 0;
+}
+
+static int convert_symbolic_of(Conv *C, const RBlock *rb, Binding *bd, int kind, const Want *w, const char *dl,
+                               const char *kl, const char *ol, Expr **xs)
 {
     Module *m = C->m;
     Arena *a = &m->arena;
@@ -395,7 +512,7 @@ static int convert_symbolic(Conv *C, const RBlock *rb, Binding *bd, int kind, co
     Expr *newx[2];
     char why[200];
     for (int k = 0; k < nt; k++) {
-        Expr *x = k < e->u.call.nargs ? e->u.call.args[k] : NULL;
+        Expr *x = xs[k];
         const StructInfo *si = x && x->kind == E_VAR ? x->u.var->sinfo : NULL;
         if (!si || si->kind != SI_TENSOR || si->ndim < 0 || si->dtype == DT_VOID)
             return note_add(C->notes, loc, "left %s: the operands of %s have no rank or dtype", y, op_names[kind]), 0;
@@ -422,7 +539,7 @@ static int convert_symbolic(Conv *C, const RBlock *rb, Binding *bd, int kind, co
     Axes YT;
     layout_axes_parse(w->data, &YT);
     Expr **ysh = NULL;
-    if (ys && ys->kind == SI_TENSOR && ys->ndim >= 0 &&
+    if (ys && ys->kind == SI_TENSOR && ys->ndim >= 0 && !(C->tvm && !ys->shape) &&
         sym_layout(a, ol, w->data, ys->ndim, ys->shape, &ysh, loc, why, sizeof why))
         return note_add(C->notes, loc, "left %s: its result: %s", y, why), 0;
     ImError err;
@@ -529,6 +646,10 @@ static int convert(Conv *C, const RBlock *rb, Binding *bd, int kind, const Want 
         if (cpad || opadn)
             wval = pad_high(m, wval, wsrc.ndim, more, NULL, loc);
     }
+    if (C->tvm && (cpad || opadn))
+        return note_add(C->notes, loc, "left %s: policy=tvm: its %s channels (%lld) do not divide into %s, and "
+                        "TVM's ConvertLayout leaves such a call (policy=lopt pads them)", y, cpad ? "input" : "output",
+                        (long long)(cpad ? cin : oc), cpad ? w->data : w->kernel), 0;
     /* the converted call, checked by the operator's own inference */
     Expr *vals[3] = { expr_str(&m->arena, w->data, loc), expr_str(&m->arena, conv ? w->kernel : w->data, loc),
                       expr_str(&m->arena, w->data, loc) };
@@ -644,7 +765,13 @@ int pass_convert_layout_check(const PassOpt *opts, int nopts, char *err, size_t 
     }
     Want want[NKINDS];
     memset(want, 0, sizeof want);
-    return parse_options(opts, nopts, want, err, cap);
+    if (parse_options(opts, nopts, want, NULL, err, cap))
+        return -1;
+    for (int k = 0; k < NKINDS; k++)
+        if (want[k].set)
+            return 0;
+    snprintf(err, cap, "convert-layout needs the layouts to convert to, as in convert-layout{conv2d=NCHW4c:OIHW4o}");
+    return -1;
 }
 
 /* The kind of operator e calls (NKINDS: none convert-layout knows). */
@@ -660,9 +787,9 @@ static int kind_of(const Expr *e)
 
 /* Converts the calls of fn: those pick names when it is set, else those
  * want names and the pools that follow them. */
-static void convert_calls(Module *m, Func *fn, Notes *notes, const Want *want, ConvertPick pick, void *data)
+static void convert_calls(Module *m, Func *fn, Notes *notes, const Want *want, ConvertPick pick, void *data, int tvm)
 {
-    Conv C = { m, fn, { 0 }, notes, want, NULL, 0, 0, NULL, 0, 0, { 0 }, { { 0 } }, pick, data };
+    Conv C = { m, fn, { 0 }, notes, want, NULL, 0, 0, NULL, 0, 0, { 0 }, { { 0 } }, pick, data, tvm };
     memcpy(C.layouts, want, sizeof C.layouts);
     /* a followed pool takes the data layout of the first call the user named */
     for (int k = 0; k < NKINDS; k++)
@@ -674,6 +801,9 @@ static void convert_calls(Module *m, Func *fn, Notes *notes, const Want *want, C
                 }
     infer_types(m, fn);
     collect_names(fn, &C.names);
+    if (tvm)   /* the symbolic variables its match_casts introduce take names of their own */
+        for (int i = 0; i < fn->nsyms; i++)
+            ptrmap_put(&C.names, fn->syms[i]->name, 1);
     for (int b = 0; b < fn->nblocks; b++) {
         RBlock *rb = fn->blocks[b];
         C.out = NULL;
@@ -702,7 +832,7 @@ void convert_func(Module *m, Func *fn, Notes *notes, ConvertPick pick, void *dat
 {
     Want want[NKINDS];
     memset(want, 0, sizeof want);
-    convert_calls(m, fn, notes, want, pick, data);
+    convert_calls(m, fn, notes, want, pick, data, 0);
 }
 
 int convert_parse_layout(const char *op, const char *text, ConvertTo *to, char *err, size_t cap)
@@ -710,7 +840,7 @@ int convert_parse_layout(const char *op, const char *text, ConvertTo *to, char *
     Want want[NKINDS];
     memset(want, 0, sizeof want);
     PassOpt o = { op, text };
-    if (parse_options(&o, 1, want, err, cap))
+    if (parse_options(&o, 1, want, NULL, err, cap))
         return -1;
     for (int k = 0; k < NKINDS; k++)
         if (want[k].set) {
@@ -724,13 +854,14 @@ int pass_convert_layout(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
 {
     Want want[NKINDS];
     char err[256];
+    int tvm = 0;
     memset(want, 0, sizeof want);
-    if (parse_options(opts, nopts, want, err, sizeof err))
+    if (parse_options(opts, nopts, want, &tvm, err, sizeof err))
         return diag_error(ctx->src, (Loc){ 0, 0 }, "%s", err);   /* the pipeline's check has refused it already */
     Notes notes = { 0 };
     for (int f = 0; f < m->nfuncs; f++)
         if (is_plannable(m->funcs[f]))
-            convert_calls(m, m->funcs[f], &notes, want, NULL, NULL);
+            convert_calls(m, m->funcs[f], &notes, want, NULL, NULL, tvm);
     notes_flush(&notes, ctx, "convert-layout");
     return 0;
 }
