@@ -19,6 +19,7 @@
 #include "../../ir/ops.h"
 #include "../graph.h"
 #include "convert.h"
+#include "fold.h"
 
 enum { CONV, MAXPOOL, AVGPOOL, ADAPTIVEPOOL, RESIZE, CONVT, NKINDS };
 
@@ -65,6 +66,7 @@ typedef struct Conv {
     ConvertPick pick;     /* when set, it alone says which calls convert to what */
     void *pick_data;
     int tvm;              /* policy=tvm: TVM's choices where lopt's differ (see convert_symbolic, convert) */
+    PtrMap rw_at;         /* a rewrite bound in this block: its variable -> 1 + its index in out */
 } Conv;
 
 static void emit(Conv *C, Binding *b)
@@ -744,6 +746,21 @@ static int layout_index(const Conv *C, const Want *w)
 static void carry_layout(Conv *C, const Binding *bd)
 {
     const Expr *e = bd->value;
+    if (is_layout_transform(e) && e->u.call.nargs == 1 && e->u.call.args[0]->kind == E_VAR) {
+        /* the second of a pair of rewrites that cancel is its first's operand again */
+        int j = ptrmap_get(&C->rw_at, e->u.call.args[0]->u.var, 0);
+        const Expr *y = j ? C->out[j - 1]->value : NULL, *x = y ? y->u.call.args[0] : NULL;
+        int i = x && x->kind == E_VAR ? ptrmap_get(&C->in_layout, x->u.var, 0) : 0;
+        DType dt;
+        int nd, ident = 0;
+        int64_t sh[IM_MAX_RANK];
+        char why[120];
+        if (i && !sinfo_shape(x->u.var->sinfo, &dt, &nd, sh) && nd <= IM_MAX_RANK &&
+            rewrite_compose(C->m, y, e, sh, nd, &ident, why, sizeof why) && ident)
+            ptrmap_put(&C->in_layout, bd->var, i);
+        ptrmap_put(&C->rw_at, bd->var, C->nout);
+        return;
+    }
     const OpInfo *op = e->kind == E_CALL && !e->u.call.callee ? op_find(e->u.call.op->str) : NULL;
     if (!op || op->category != LAYOUT_AGNOSTIC || ptrmap_get(&C->in_layout, bd->var, 0))
         return;
@@ -789,7 +806,7 @@ static int kind_of(const Expr *e)
  * want names and the pools that follow them. */
 static void convert_calls(Module *m, Func *fn, Notes *notes, const Want *want, ConvertPick pick, void *data, int tvm)
 {
-    Conv C = { m, fn, { 0 }, notes, want, NULL, 0, 0, NULL, 0, 0, { 0 }, { { 0 } }, pick, data, tvm };
+    Conv C = { m, fn, { 0 }, notes, want, NULL, 0, 0, NULL, 0, 0, { 0 }, { { 0 } }, pick, data, tvm, { 0 } };
     memcpy(C.layouts, want, sizeof C.layouts);
     /* a followed pool takes the data layout of the first call the user named */
     for (int k = 0; k < NKINDS; k++)
@@ -809,6 +826,7 @@ static void convert_calls(Module *m, Func *fn, Notes *notes, const Want *want, C
         C.out = NULL;
         C.nout = C.cap = 0;
         C.nmade = 0;
+        ptrmap_free(&C.rw_at);
         for (int i = 0; i < rb->nbinds; i++) {
             Binding *bd = rb->binds[i];
             int k = kind_of(bd->value);
@@ -826,6 +844,7 @@ static void convert_calls(Module *m, Func *fn, Notes *notes, const Want *want, C
     }
     ptrmap_free(&C.names);
     ptrmap_free(&C.in_layout);
+    ptrmap_free(&C.rw_at);
 }
 
 void convert_func(Module *m, Func *fn, Notes *notes, ConvertPick pick, void *data)
