@@ -192,6 +192,9 @@ Expr *lower_texpr(Reader *R, const Sx *e)
         }
         if (s->bind_kind == BK_META)
             return meta_use(R, s, e->loc);
+        if (s->bind_kind == BK_ENV)
+            return ERR(R, e->loc, "thread '%s' of T.env_thread is used before T.launch_thread(%s, n) launches it",
+                       s->str, s->str), NULL;
         Buffer *b = buffer_of_member(R, s, ".data");
         if (b) {
             Expr *x = expr_new(R->a, E_VAR, e->loc);
@@ -483,28 +486,77 @@ static Expr **grid_extents(Reader *R, const Sx *call, int *n)
     return ext;
 }
 
-/* v = T.launch_thread("threadIdx.x", 64): a thread loop over the rest of
- * the statements, rest. */
-static Stmt *lower_launch(Reader *R, const St *st, const StList *rest)
+/* A thread loop over body, launched by one of
+ *     v = T.launch_thread("threadIdx.x", 64)          (the rest of the statements)
+ *     T.launch_thread(v, 64), v = T.env_thread(...)   (the rest of the statements)
+ *     with T.launch_thread(v, 64):                    (the with's body)
+ *     with T.launch_thread("threadIdx.x", 64) as v:
+ * call is the T.launch_thread call; target the variable's name when the
+ * call's first argument is the thread's name, or NULL. */
+static Stmt *lower_launch(Reader *R, const Sx *call, const Sx *target, const StList *body, Loc loc)
 {
     Args a;
-    const Sx *t = st->u.assign.target;
-    if (split_args(R, st->u.assign.value, &a) || want_args(R, st->u.assign.value, &a, 2, 2, "T.launch_thread") ||
+    if (split_args(R, call, &a) || want_args(R, call, &a, 2, 2, "T.launch_thread") ||
         check_kwargs(R, &a, "T.launch_thread"))
         return NULL;
-    const char *thread = string_arg(R, a.pos[0], "the thread of T.launch_thread");
-    Expr *ext = thread ? lower_texpr(R, a.pos[1]) : NULL;
+    const Sx *t = target;
+    const char *thread;
+    Sx named;
+    if (a.pos[0]->kind == SX_NAME && a.pos[0]->u.name->bind_kind == BK_ENV) {
+        if (target)
+            return ERR(R, target->loc, "T.launch_thread(%s, n) launches the variable of T.env_thread; it takes no other name",
+                       a.pos[0]->u.name->str), NULL;
+        thread = a.pos[0]->u.name->bind;
+        t = a.pos[0];
+    } else if (a.pos[0]->kind == SX_NAME) {
+        return ERR(R, a.pos[0]->loc, "'%s' is not a thread of T.env_thread; write %s = T.env_thread(\"threadIdx.x\") first",
+                   a.pos[0]->u.name->str, a.pos[0]->u.name->str), NULL;
+    } else {
+        thread = string_arg(R, a.pos[0], "the thread of T.launch_thread");
+        if (!thread)
+            return NULL;
+        if (!t) {   /* unnamed: the variable takes the thread's name, threadIdx_x */
+            char buf[64];
+            size_t n = strlen(thread);
+            if (n >= sizeof buf)
+                n = sizeof buf - 1;
+            for (size_t i = 0; i < n; i++)
+                buf[i] = thread[i] == '.' ? '_' : thread[i];
+            named = *a.pos[0];
+            named.kind = SX_NAME;
+            named.u.name = intern(&R->m->names, buf, n);
+            t = &named;
+        }
+    }
+    Expr *ext = lower_texpr(R, a.pos[1]);
     if (!ext)
         return NULL;
     int mark = R->nundo;
-    Stmt *s = make_loop(R, t, FOR_THREAD, expr_int(R->a, 0, DT_VOID, st->loc), ext, st->loc);
+    Stmt *s = make_loop(R, t, FOR_THREAD, expr_int(R->a, 0, DT_VOID, loc), ext, loc);
     if (!s)
         return NULL;
     s->u.loop.thread = thread;
     s->u.loop.launch = 1;
-    s->u.loop.body = lower_tstmts(R, rest);
+    s->u.loop.body = lower_tstmts(R, body);
     unbind_to(R, mark);
     return s->u.loop.body ? s : NULL;
+}
+
+/* v = T.env_thread("threadIdx.x"): v names that thread until a
+ * T.launch_thread(v, n) launches it. */
+static int lower_env_thread(Reader *R, const St *st)
+{
+    Args a;
+    const Sx *t = st->u.assign.target, *call = st->u.assign.value;
+    if (split_args(R, call, &a) || want_args(R, call, &a, 1, 1, "T.env_thread") || check_kwargs(R, &a, "T.env_thread"))
+        return -1;
+    const char *thread = string_arg(R, a.pos[0], "the thread of T.env_thread");
+    if (!thread)
+        return -1;
+    if (t->kind != SX_NAME || strchr(t->u.name->str, '.'))
+        return ERR(R, t->loc, "the variable of T.env_thread must be a name");
+    bind_sym(R, t->u.name, BK_ENV, arena_strndup(R->a, thread, strlen(thread)));
+    return 0;
 }
 
 /* T.serial(0, 16, annotations={...}, step=2, dtype="int64"): what every
@@ -1235,8 +1287,7 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
         if (cn && streq(cn, "T.init"))
             return ERR(R, st->loc, "T.init() belongs directly inside a block"), NULL;
         if (cn && streq(cn, "T.launch_thread"))
-            return ERR(R, st->u.with.ctx->loc, "with T.launch_thread(v, n) (after v = T.env_thread(...)) is not read; "
-                                               "write v = T.launch_thread(\"threadIdx.x\", n), as TVM prints it today"), NULL;
+            return lower_launch(R, st->u.with.ctx, st->u.with.as, &st->u.with.body, st->loc);
         if (cn && strncmp(cn, "T.", 2) == 0)
             return ERR(R, st->u.with.ctx->loc, "with %s is not read in a prim_func; lopt reads with T.sblock (T.block), "
                                                "T.init and T.attr", cn), NULL;
@@ -1255,10 +1306,11 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
             return lower_alias(R, st, cn);
         if (cn && strncmp(cn, "T.axis.", 7) == 0)
             return ERR(R, st->loc, "block iterators belong directly inside a block"), NULL;
-        if (cn && (streq(cn, "T.allocate") || streq(cn, "T.env_thread")))
-            return ERR(R, st->u.assign.value->loc, "%s (TVM's older lowered TIR) is not read; write %s", cn,
-                       streq(cn, "T.allocate") ? "B = T.decl_buffer(shape, dtype, scope=...), as TVM prints it today"
-                                               : "v = T.launch_thread(\"threadIdx.x\", n), as TVM prints it today"), NULL;
+        if (cn && streq(cn, "T.allocate"))
+            return ERR(R, st->u.assign.value->loc, "T.allocate (TVM's older lowered TIR) is not read; write "
+                       "B = T.decl_buffer(shape, dtype, scope=...), as TVM prints it today"), NULL;
+        if (cn && streq(cn, "T.env_thread"))
+            return lower_env_thread(R, st) ? NULL : stmt_new(R->a, S_SEQ, st->loc);
         if (is_decl(R, st))
             return lower_decl(R, st) ? NULL : stmt_new(R->a, S_SEQ, st->loc);
         return lower_let(R, st);
@@ -1306,9 +1358,11 @@ static Stmt *lower_tstmts(Reader *R, const StList *l)
     int n = 0, cap = 0;
     for (int i = 0; i < l->n; i++) {
         const St *x = l->items[i];
-        if (x->kind == ST_ASSIGN && !x->u.assign.annot && is_call_of(R, x->u.assign.value, "T.launch_thread")) {
+        const Sx *launch = x->kind == ST_ASSIGN && !x->u.assign.annot ? x->u.assign.value
+                         : x->kind == ST_EXPR ? x->u.expr : NULL;
+        if (launch && is_call_of(R, launch, "T.launch_thread")) {
             StList rest = { l->items + i + 1, l->n - i - 1, 0 };
-            Stmt *s = lower_launch(R, x, &rest);
+            Stmt *s = lower_launch(R, launch, x->kind == ST_ASSIGN ? x->u.assign.target : NULL, &rest, x->loc);
             if (!s)
                 return NULL;
             vec_push(R->a, &items, &n, &cap, s);

@@ -995,7 +995,7 @@ static void loop_opts(Printer *p, const Stmt *s)
     }
 }
 
-static void loop(Printer *p, const Stmt *s)
+static void loop(Printer *p, const Stmt *s, int scoped)
 {
     static const char *const kinds[] = {
         [FOR_SERIAL] = "range", [FOR_PARALLEL] = "T.parallel", [FOR_VECTORIZED] = "T.vectorized",
@@ -1003,13 +1003,23 @@ static void loop(Printer *p, const Stmt *s)
     };
     line(p);
     if (s->u.loop.launch) {
-        /* tx = T.launch_thread("threadIdx.x", 64): the statements after it are its body */
-        putf(p, "%s = T.launch_thread(", s->u.loop.var->name->str);
+        /* tx = T.launch_thread("threadIdx.x", 64): the statements after it
+         * are its body; with T.launch_thread("threadIdx.x", 64) as tx: when
+         * statements follow the launch (scoped) */
+        if (scoped)
+            put(p, "with T.launch_thread(");
+        else
+            putf(p, "%s = T.launch_thread(", s->u.loop.var->name->str);
         print_str(p, s->u.loop.thread, (int)strlen(s->u.loop.thread));
         put(p, ", ");
         expr(p, s->u.loop.extent, 0);
-        put(p, ")\n");
-        stmt(p, s->u.loop.body);
+        if (scoped) {
+            putf(p, ") as %s:\n", s->u.loop.var->name->str);
+            body(p, s->u.loop.body);
+        } else {
+            put(p, ")\n");
+            stmt(p, s->u.loop.body);
+        }
         return;
     }
     if (grid_step(s) && grid_step(s->u.loop.body)) {
@@ -1207,11 +1217,13 @@ static void stmt(Printer *p, const Stmt *s)
             int k = x->kind == S_ALLOC ? scalar_decl(p, x, i + 1 < s->u.seq.n ? s->u.seq.items[i + 1] : NULL) : 0;
             if (k)
                 i += k - 1;
+            else if (x->kind == S_FOR && i + 1 < s->u.seq.n)
+                loop(p, x, 1);
             else
                 stmt(p, x);
         }
         break;
-    case S_FOR: loop(p, s); break;
+    case S_FOR: loop(p, s, 0); break;
     case S_BLOCK: block(p, s); break;
     case S_STORE:
         line(p);
