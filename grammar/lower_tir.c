@@ -99,6 +99,97 @@ static Var *buffer_data(Reader *R, Buffer *b)
     return b->data;
 }
 
+/* A copy of the node e (its operands shared), at loc. */
+static Expr *expr_at(Reader *R, const Expr *e, Loc loc)
+{
+    Expr *x = expr_new(R->a, e->kind, loc);
+    x->u = e->u;
+    return x;
+}
+
+/* The variable B defines for one of its members, named so (B.elem_offset,
+ * B.strides[0]), made once. */
+static Expr *buffer_def(Reader *R, Buffer *b, const char *member, DType dt, Loc loc)
+{
+    char name[300];
+    snprintf(name, sizeof name, "%s.%s", b->name->str, member);
+    Sym *s = S(R, name);
+    Var *v = NULL;
+    for (int i = 0; i < b->ndefs && !v; i++)
+        if (b->defs[i]->name == s)
+            v = b->defs[i];
+    if (!v) {
+        Var **d = arena_array(R->a, (size_t)b->ndefs + 1, sizeof *d);
+        if (b->ndefs)
+            memcpy(d, b->defs, (size_t)b->ndefs * sizeof *d);
+        v = d[b->ndefs++] = var_new(R->a, s, VAR_TIR, b->loc);
+        v->dtype = dt;
+        v->data_of = b;
+        b->defs = d;
+    }
+    Expr *x = expr_new(R->a, E_VAR, loc);
+    x->u.var = v;
+    return x;
+}
+
+static const Expr *buffer_extra(const Buffer *b, const char *key)
+{
+    for (int i = 0; i < b->nextra; i++)
+        if (streq(b->extra_keys[i]->str, key))
+            return b->extra_vals[i];
+    return NULL;
+}
+
+/* The dtype of B's indices: of its shape, int32 for a buffer of rank 0. */
+static DType index_dtype(const Buffer *b)
+{
+    DType t = b->ndim ? tir_dtype(b->shape[0]) : DT_INT32;
+    return dtype_is_int(t) ? t : DT_INT32;
+}
+
+/* B.elem_offset as TVM reads it: elem_offset= as given (a name makes a
+ * variable), a variable when offset_factor= is given without it, else 0. */
+static Expr *buffer_elem_offset(Reader *R, Buffer *b, Loc loc)
+{
+    const Expr *e = buffer_extra(b, "elem_offset"), *f = buffer_extra(b, "offset_factor");
+    int64_t k;
+    if (e && e->kind != E_STR && e->kind != E_NONE)
+        return expr_at(R, e, loc);
+    if (e || (f && !(expr_const_int(f, &k) == 0 && k == 0)))
+        return buffer_def(R, b, "elem_offset", index_dtype(b), loc);
+    return expr_int(R->a, 0, index_dtype(b) == DT_INT32 ? DT_VOID : index_dtype(b), loc);
+}
+
+/* B.shape[i] and B.strides[i] as TVM reads them: the dimension, the stride
+ * as given in strides= (a name makes a variable). */
+static Expr *buffer_dim(Reader *R, const Sx *e, Buffer *b, int strides)
+{
+    const char *what = strides ? "strides" : "shape";
+    const SxList *l = &e->u.index.items;
+    if (l->n != 1 || l->items[0]->kind != SX_INT)
+        return ERR(R, e->loc, "%s.%s takes one constant index, as in %s.%s[0]", b->name->str, what, b->name->str, what), NULL;
+    int64_t i = l->items[0]->u.ival;
+    if (!strides) {
+        if (i < 0 || i >= b->ndim)
+            return ERR(R, l->items[0]->loc, "index %lld of %s.shape is out of range: '%s' has %d dimensions",
+                       (long long)i, b->name->str, b->name->str, b->ndim), NULL;
+        return expr_at(R, b->shape[i], e->loc);
+    }
+    const Expr *st = buffer_extra(b, "strides");
+    if (!st || (st->kind != E_TUPLE && st->kind != E_LIST) || st->u.list.n == 0)
+        return ERR(R, e->loc, "'%s' has no strides= (it is compact, and TVM's %s.strides is empty)",
+                   b->name->str, b->name->str), NULL;
+    if (i < 0 || i >= st->u.list.n)
+        return ERR(R, l->items[0]->loc, "index %lld of %s.strides is out of range: '%s' has %d strides",
+                   (long long)i, b->name->str, b->name->str, st->u.list.n), NULL;
+    const Expr *x = st->u.list.items[i];
+    if (x->kind != E_STR)
+        return expr_at(R, x, e->loc);
+    char member[32];
+    snprintf(member, sizeof member, "strides[%d]", (int)i);
+    return buffer_def(R, b, member, index_dtype(b), e->loc);
+}
+
 /* T.comm_reducer(lambda x, y: x + y, [T.float32(0)]): its combiner is a lambda. */
 static Expr *lower_texpr_or_lambda(Reader *R, const Sx *e)
 {
@@ -201,6 +292,10 @@ Expr *lower_texpr(Reader *R, const Sx *e)
             x->u.var = buffer_data(R, b);
             return x;
         }
+        if ((b = buffer_of_member(R, s, ".elem_offset")))
+            return buffer_elem_offset(R, b, e->loc);
+        if ((b = buffer_of_member(R, s, ".ndim")))
+            return expr_int(R->a, b->ndim, DT_VOID, e->loc);
         if (strchr(s->str, '.'))
             return ERR(R, e->loc, "expected a TIR expression, found '%s'", s->str), NULL;
         if (s->bind_kind == BK_BUF && ((Buffer *)s->bind)->scalar)
@@ -211,7 +306,15 @@ Expr *lower_texpr(Reader *R, const Sx *e)
     }
     case SX_INT: case SX_FLOAT: case SX_STR: case SX_TRUE: case SX_FALSE:
         return lower_literal(R, e);
-    case SX_INDEX: return lower_load(R, e);
+    case SX_INDEX: {
+        const Sx *o = e->u.index.obj;
+        Buffer *b;
+        if (o->kind == SX_NAME && (b = buffer_of_member(R, o->u.name, ".shape")))
+            return buffer_dim(R, e, b, 0);
+        if (o->kind == SX_NAME && (b = buffer_of_member(R, o->u.name, ".strides")))
+            return buffer_dim(R, e, b, 1);
+        return lower_load(R, e);
+    }
     case SX_BINOP:
     case SX_UNARY: return lower_arith(R, e, lower_texpr);
     case SX_CALL: return lower_tcall(R, e);

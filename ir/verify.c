@@ -274,6 +274,8 @@ static void declare_buffer(Verifier *V, Buffer *b)
     b->mark = V->live;
     if (b->data)
         b->data->mark = V->live;   /* B.data is in scope with B */
+    for (int i = 0; i < b->ndefs; i++)
+        b->defs[i]->mark = V->live;   /* so are B.elem_offset and B.strides[i] */
     for (int i = 0; !buf_allocates(b->kind) && i < b->ndim; i++)
         given_syms(V, b->shape[i], 0);
     for (int i = 0; i < b->ndim; i++)

@@ -764,7 +764,8 @@ static void call(Printer *p, const Expr *e)
     if (e->u.call.callee) {
         expr(p, e->u.call.callee, 8);
     } else if (streq(e->u.call.op->str, "T.access_ptr") && e->u.call.nargs > 0 && e->u.call.args[0]->kind == E_VAR &&
-               e->u.call.args[0]->u.var->kind != VAR_RELAX && e->u.call.args[0]->u.var->data_of) {
+               e->u.call.args[0]->u.var->kind != VAR_RELAX && e->u.call.args[0]->u.var->data_of &&
+               e->u.call.args[0]->u.var->dtype == DT_HANDLE) {
         /* B.access_ptr("r"): the method of buffer B, held as its data */
         putf(p, "%s.access_ptr", e->u.call.args[0]->u.var->data_of->name->str);
         first = 1;
