@@ -921,9 +921,20 @@ static const char *axis_call(Reader *R, const St *st)
 /* The block's iterators, which come first. They are bound only after all
  * are read: their bindings refer to loop variables, never to each other.
  * Returns the index of the first statement after them, or -1. */
+static int block_annotation(Reader *R, Block *b, const St *x);
+
+/* T.reads, T.writes or a block's attributes, which may come before
+ * iterators (TVM reads a block's statements in order) */
+static int early_annotation(Reader *R, const St *x)
+{
+    const char *cn = x->kind == ST_EXPR ? call_name(R, x->u.expr) : NULL;
+    return cn && (streq(cn, "T.reads") || streq(cn, "T.writes") || streq(cn, "T.sblock_attr") ||
+                  streq(cn, "T.block_attr"));
+}
+
 static int block_iters(Reader *R, Block *b, const StList *body, const St **where)
 {
-    int cap = 0, i = 0;
+    int cap = 0, i = 0, bound = 0;
     *where = NULL;
     for (; i < body->n; i++) {
         const St *x = body->items[i];
@@ -932,6 +943,19 @@ static int block_iters(Reader *R, Block *b, const StList *body, const St **where
             axis_call(R, body->items[i + 1])) {
             *where = x;   /* T.where before the iterators, as TVM may write it: read once they are bound */
             continue;
+        }
+        if (!ax && early_annotation(R, x)) {
+            int j = i + 1;
+            while (j < body->n && early_annotation(R, body->items[j]))
+                j++;
+            if (j < body->n && axis_call(R, body->items[j])) {
+                /* read here, seeing the iterators given before it, as TVM does */
+                for (; bound < b->niters; bound++)
+                    bind_sym(R, b->iters[bound].var->name, BK_TVAR, b->iters[bound].var);
+                if (block_annotation(R, b, x) < 0)
+                    return -1;
+                continue;
+            }
         }
         if (!ax)
             break;
@@ -1036,11 +1060,13 @@ static Stmt *lower_block(Reader *R, const St *st, const Sx *ctx)
     b->name = S(R, bn);
     const StList *body = &st->u.with.body;
     const St *where;
-    int i = block_iters(R, b, body, &where);
-    if (i < 0)
-        return NULL;
     /* Iterators, allocations and lets are in scope until the block ends. */
     int mark = R->nundo, r = 0;
+    int i = block_iters(R, b, body, &where);
+    if (i < 0) {
+        unbind_to(R, mark);
+        return NULL;
+    }
     for (int k = 0; k < b->niters; k++)
         bind_sym(R, b->iters[k].var->name, BK_TVAR, b->iters[k].var);
     if (where)
