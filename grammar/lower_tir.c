@@ -1453,7 +1453,7 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
                    streq(cn, "T.sblock_attr") || streq(cn, "T.where")))
             return ERR(R, st->loc, "%s belongs directly inside a block", cn), NULL;
         if (cn && streq(cn, "T.func_attr"))
-            return ERR(R, st->loc, "T.func_attr belongs at the top of the function body"), NULL;
+            return ERR(R, st->loc, "T.func_attr belongs directly in the function body, not inside another statement"), NULL;
         Stmt *s = stmt_new(R->a, S_EVAL, st->loc);
         if (cn && streq(cn, "T.evaluate")) {
             Args a;
@@ -1584,7 +1584,21 @@ int lower_prim_func(Reader *R, Func *f, const St *def)
     const Sx *ret = def->u.def.ret;
     if (ret && ret->kind != SX_NONE && (dtype_of_ctor(dotted(R, ret), &f->tret) != 0 || f->tret == DT_HANDLE))
         return ERR(R, ret->loc, "a prim_func returns None or a scalar type such as T.float32");
-    f->body = lower_tstmts(R, &rest);
+    /* T.func_attr after other statements of the body, where TVM takes it too
+     * (it belongs to the function's own frame, not inside another statement) */
+    StList stmts = { arena_array(R->a, (size_t)rest.n + 1, sizeof(St *)), 0, 0 };
+    for (int i = 0; i < rest.n; i++) {
+        const St *x = rest.items[i];
+        if (x->kind == ST_EXPR && is_call_of(R, x->u.expr, "T.func_attr")) {
+            if (f->attrs)
+                return ERR(R, x->loc, "T.func_attr given twice");
+            if (!(f->attrs = lower_attr_dict(R, x->u.expr, "T.func_attr")))
+                return -1;
+            continue;
+        }
+        stmts.items[stmts.n++] = rest.items[i];
+    }
+    f->body = lower_tstmts(R, &stmts);
     unbind_to(R, mark);
     return f->body ? 0 : -1;
 }
