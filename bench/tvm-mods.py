@@ -12,7 +12,10 @@ dedented to OUT/<test path>.<line>.tir with TVM's import header.
 
 read: runs `lopt FLAGS FILE` on each (no pass: read, verify, print) and
 prints how many read (exit status 0), how many were refused (status 1) and
-the first error line of each refused one when --list is given."""
+the first error line of each refused one when --list is given. A module
+written last in the body of `with pytest.raises(...)` (extract lists them in
+OUT/expected-errors.txt) is one TVM's test expects to fail: it counts as read
+when lopt refuses it with an error, and not when lopt accepts it."""
 import argparse
 import ast
 import os
@@ -22,6 +25,7 @@ import textwrap
 from concurrent.futures import ThreadPoolExecutor
 
 DIRS = ("tests/python/relax/", "tests/python/tirx/", "tests/python/s_tir/", "tests/python/tvmscript/")
+EXPECTED = "expected-errors.txt"   # in OUT: the modules TVM's tests expect to fail, one a line
 HEADER = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n# from tvm.script import tir as T\n\n"
 
 
@@ -47,22 +51,32 @@ def kind(node):
     return None
 
 
+def raises(node):
+    """Whether node is `with pytest.raises(...):`, whose body the test expects to fail."""
+    return isinstance(node, ast.With) and any(dotted(i.context_expr) == "pytest.raises" for i in node.items)
+
+
 def modules(text):
-    """(line, source) of each outermost decorated module or function."""
+    """(line, source, expected) of each outermost decorated module or
+    function; expected: it is the last statement directly in the body of
+    `with pytest.raises(...)`, so TVM's test expects reading it to fail (the
+    decorator parses it, and nothing after it in the body could raise; one
+    nested in another construct, such as a class of @R.rewriter, is not)."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return
     lines = text.split("\n")
-    todo = list(tree.body)
+    todo = [(n, False) for n in tree.body]
     while todo:
-        node = todo.pop(0)
+        node, expected = todo.pop(0)
         if kind(node):
             first = min(d.lineno for d in node.decorator_list)
-            yield first, textwrap.dedent("\n".join(lines[first - 1:node.end_lineno])) + "\n"
+            yield first, textwrap.dedent("\n".join(lines[first - 1:node.end_lineno])) + "\n", expected
             continue
         for field in ("body", "orelse", "finalbody", "handlers"):
-            todo.extend(getattr(node, field, []) or [])
+            body = getattr(node, field, []) or []
+            todo.extend((n, raises(node) and n is body[-1]) for n in body)
 
 
 def extract(args):
@@ -77,6 +91,7 @@ def extract(args):
         commit = "work tree " + args.root
     files = sorted(f for f in ls if f.startswith(DIRS) and f.endswith(".py"))
     n = 0
+    errs = []
     for path in files:
         if args.git:
             text = subprocess.run(["git", "--git-dir", args.git, "show", f"{args.rev}:{path}"],
@@ -84,12 +99,17 @@ def extract(args):
         else:
             with open(os.path.join(args.root, path), encoding="utf-8", errors="replace") as f:
                 text = f.read()
-        for line, src in modules(text):
+        for line, src, expected in modules(text):
             name = path.replace("/", "_")[:-3] + f".{line}.tir"
             with open(os.path.join(args.out, name), "w", encoding="utf-8") as f:
                 f.write(HEADER + src)
+            if expected:
+                errs.append(name)
             n += 1
-    print(f"{n} modules from {len(files)} test files of {commit}", file=sys.stderr)
+    with open(os.path.join(args.out, EXPECTED), "w", encoding="utf-8") as f:
+        f.write("".join(e + "\n" for e in errs))
+    print(f"{n} modules from {len(files)} test files of {commit}, {len(errs)} of them written to fail",
+          file=sys.stderr)
 
 
 def read(args):
@@ -107,14 +127,25 @@ def read(args):
 
     with ThreadPoolExecutor(max_workers=args.jobs) as ex:
         results = list(ex.map(one, files))
-    ok = sum(1 for _, rc, _ in results if rc == 0)
+    try:
+        with open(os.path.join(args.out, EXPECTED), encoding="utf-8") as f:
+            expected = set(f.read().split())
+    except FileNotFoundError:
+        expected = set()
+    # a module the test expects to fail is read when lopt refuses it with a
+    # clean error (exit 1, an error line); one lopt accepts is not
+    clean = [f for f, rc, e in results if f in expected and rc == 1 and ": error: " in e]
+    accepted = [f for f, rc, _ in results if f in expected and rc == 0]
+    ok = sum(1 for f, rc, _ in results if rc == 0 and f not in expected) + len(clean)
     refused = [(f, e) for f, rc, e in results if rc == 1]
     other = [(f, rc) for f, rc, _ in results if rc not in (0, 1)]
-    print(f"{len(results)} modules: {ok} read, {len(refused)} refused, {len(other)} other exit")
+    print(f"{len(results)} modules: {ok} read ({100 * ok / max(len(results), 1):.1f}%), "
+          f"{len(refused) - len(clean)} refused, {len(other)} other exit; of the {len(expected)} that TVM's tests "
+          f"expect to fail, {len(clean)} refused with an error (counted as read), {len(accepted)} accepted (not counted)")
     if args.list:
         with open(args.list, "w", encoding="utf-8") as out:
             for f, rc, e in results:
-                out.write(f"{f}\t{rc}\t{e}\n")
+                out.write(f"{f}\t{rc}\t{e}{' (expected to fail)' if f in expected else ''}\n")
 
 
 def main():

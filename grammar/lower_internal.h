@@ -8,7 +8,9 @@
 #include "syntax.h"
 
 /* What a name is bound to in the scope being read (Sym.bind_kind). */
-enum { BK_NONE, BK_RVAR, BK_TVAR, BK_BUF, BK_SYM, BK_LOCAL, BK_META };
+/* BK_ENV: a name given by v = T.env_thread("threadIdx.x"), bound to the
+ * thread's name until T.launch_thread(v, n) makes it a thread loop's variable */
+enum { BK_NONE, BK_RVAR, BK_TVAR, BK_BUF, BK_SYM, BK_LOCAL, BK_META, BK_ENV };
 
 enum { SHAPE_CACHE = 64 };
 

@@ -99,6 +99,97 @@ static Var *buffer_data(Reader *R, Buffer *b)
     return b->data;
 }
 
+/* A copy of the node e (its operands shared), at loc. */
+static Expr *expr_at(Reader *R, const Expr *e, Loc loc)
+{
+    Expr *x = expr_new(R->a, e->kind, loc);
+    x->u = e->u;
+    return x;
+}
+
+/* The variable B defines for one of its members, named so (B.elem_offset,
+ * B.strides[0]), made once. */
+static Expr *buffer_def(Reader *R, Buffer *b, const char *member, DType dt, Loc loc)
+{
+    char name[300];
+    snprintf(name, sizeof name, "%s.%s", b->name->str, member);
+    Sym *s = S(R, name);
+    Var *v = NULL;
+    for (int i = 0; i < b->ndefs && !v; i++)
+        if (b->defs[i]->name == s)
+            v = b->defs[i];
+    if (!v) {
+        Var **d = arena_array(R->a, (size_t)b->ndefs + 1, sizeof *d);
+        if (b->ndefs)
+            memcpy(d, b->defs, (size_t)b->ndefs * sizeof *d);
+        v = d[b->ndefs++] = var_new(R->a, s, VAR_TIR, b->loc);
+        v->dtype = dt;
+        v->data_of = b;
+        b->defs = d;
+    }
+    Expr *x = expr_new(R->a, E_VAR, loc);
+    x->u.var = v;
+    return x;
+}
+
+static const Expr *buffer_extra(const Buffer *b, const char *key)
+{
+    for (int i = 0; i < b->nextra; i++)
+        if (streq(b->extra_keys[i]->str, key))
+            return b->extra_vals[i];
+    return NULL;
+}
+
+/* The dtype of B's indices: of its shape, int32 for a buffer of rank 0. */
+static DType index_dtype(const Buffer *b)
+{
+    DType t = b->ndim ? tir_dtype(b->shape[0]) : DT_INT32;
+    return dtype_is_int(t) ? t : DT_INT32;
+}
+
+/* B.elem_offset as TVM reads it: elem_offset= as given (a name makes a
+ * variable), a variable when offset_factor= is given without it, else 0. */
+static Expr *buffer_elem_offset(Reader *R, Buffer *b, Loc loc)
+{
+    const Expr *e = buffer_extra(b, "elem_offset"), *f = buffer_extra(b, "offset_factor");
+    int64_t k;
+    if (e && e->kind != E_STR && e->kind != E_NONE)
+        return expr_at(R, e, loc);
+    if (e || (f && !(expr_const_int(f, &k) == 0 && k == 0)))
+        return buffer_def(R, b, "elem_offset", index_dtype(b), loc);
+    return expr_int(R->a, 0, index_dtype(b) == DT_INT32 ? DT_VOID : index_dtype(b), loc);
+}
+
+/* B.shape[i] and B.strides[i] as TVM reads them: the dimension, the stride
+ * as given in strides= (a name makes a variable). */
+static Expr *buffer_dim(Reader *R, const Sx *e, Buffer *b, int strides)
+{
+    const char *what = strides ? "strides" : "shape";
+    const SxList *l = &e->u.index.items;
+    if (l->n != 1 || l->items[0]->kind != SX_INT)
+        return ERR(R, e->loc, "%s.%s takes one constant index, as in %s.%s[0]", b->name->str, what, b->name->str, what), NULL;
+    int64_t i = l->items[0]->u.ival;
+    if (!strides) {
+        if (i < 0 || i >= b->ndim)
+            return ERR(R, l->items[0]->loc, "index %lld of %s.shape is out of range: '%s' has %d dimensions",
+                       (long long)i, b->name->str, b->name->str, b->ndim), NULL;
+        return expr_at(R, b->shape[i], e->loc);
+    }
+    const Expr *st = buffer_extra(b, "strides");
+    if (!st || (st->kind != E_TUPLE && st->kind != E_LIST) || st->u.list.n == 0)
+        return ERR(R, e->loc, "'%s' has no strides= (it is compact, and TVM's %s.strides is empty)",
+                   b->name->str, b->name->str), NULL;
+    if (i < 0 || i >= st->u.list.n)
+        return ERR(R, l->items[0]->loc, "index %lld of %s.strides is out of range: '%s' has %d strides",
+                   (long long)i, b->name->str, b->name->str, st->u.list.n), NULL;
+    const Expr *x = st->u.list.items[i];
+    if (x->kind != E_STR)
+        return expr_at(R, x, e->loc);
+    char member[32];
+    snprintf(member, sizeof member, "strides[%d]", (int)i);
+    return buffer_def(R, b, member, index_dtype(b), e->loc);
+}
+
 /* T.comm_reducer(lambda x, y: x + y, [T.float32(0)]): its combiner is a lambda. */
 static Expr *lower_texpr_or_lambda(Reader *R, const Sx *e)
 {
@@ -192,12 +283,19 @@ Expr *lower_texpr(Reader *R, const Sx *e)
         }
         if (s->bind_kind == BK_META)
             return meta_use(R, s, e->loc);
+        if (s->bind_kind == BK_ENV)
+            return ERR(R, e->loc, "thread '%s' of T.env_thread is used before T.launch_thread(%s, n) launches it",
+                       s->str, s->str), NULL;
         Buffer *b = buffer_of_member(R, s, ".data");
         if (b) {
             Expr *x = expr_new(R->a, E_VAR, e->loc);
             x->u.var = buffer_data(R, b);
             return x;
         }
+        if ((b = buffer_of_member(R, s, ".elem_offset")))
+            return buffer_elem_offset(R, b, e->loc);
+        if ((b = buffer_of_member(R, s, ".ndim")))
+            return expr_int(R->a, b->ndim, DT_VOID, e->loc);
         if (strchr(s->str, '.'))
             return ERR(R, e->loc, "expected a TIR expression, found '%s'", s->str), NULL;
         if (s->bind_kind == BK_BUF && ((Buffer *)s->bind)->scalar)
@@ -208,7 +306,15 @@ Expr *lower_texpr(Reader *R, const Sx *e)
     }
     case SX_INT: case SX_FLOAT: case SX_STR: case SX_TRUE: case SX_FALSE:
         return lower_literal(R, e);
-    case SX_INDEX: return lower_load(R, e);
+    case SX_INDEX: {
+        const Sx *o = e->u.index.obj;
+        Buffer *b;
+        if (o->kind == SX_NAME && (b = buffer_of_member(R, o->u.name, ".shape")))
+            return buffer_dim(R, e, b, 0);
+        if (o->kind == SX_NAME && (b = buffer_of_member(R, o->u.name, ".strides")))
+            return buffer_dim(R, e, b, 1);
+        return lower_load(R, e);
+    }
     case SX_BINOP:
     case SX_UNARY: return lower_arith(R, e, lower_texpr);
     case SX_CALL: return lower_tcall(R, e);
@@ -483,28 +589,77 @@ static Expr **grid_extents(Reader *R, const Sx *call, int *n)
     return ext;
 }
 
-/* v = T.launch_thread("threadIdx.x", 64): a thread loop over the rest of
- * the statements, rest. */
-static Stmt *lower_launch(Reader *R, const St *st, const StList *rest)
+/* A thread loop over body, launched by one of
+ *     v = T.launch_thread("threadIdx.x", 64)          (the rest of the statements)
+ *     T.launch_thread(v, 64), v = T.env_thread(...)   (the rest of the statements)
+ *     with T.launch_thread(v, 64):                    (the with's body)
+ *     with T.launch_thread("threadIdx.x", 64) as v:
+ * call is the T.launch_thread call; target the variable's name when the
+ * call's first argument is the thread's name, or NULL. */
+static Stmt *lower_launch(Reader *R, const Sx *call, const Sx *target, const StList *body, Loc loc)
 {
     Args a;
-    const Sx *t = st->u.assign.target;
-    if (split_args(R, st->u.assign.value, &a) || want_args(R, st->u.assign.value, &a, 2, 2, "T.launch_thread") ||
+    if (split_args(R, call, &a) || want_args(R, call, &a, 2, 2, "T.launch_thread") ||
         check_kwargs(R, &a, "T.launch_thread"))
         return NULL;
-    const char *thread = string_arg(R, a.pos[0], "the thread of T.launch_thread");
-    Expr *ext = thread ? lower_texpr(R, a.pos[1]) : NULL;
+    const Sx *t = target;
+    const char *thread;
+    Sx named;
+    if (a.pos[0]->kind == SX_NAME && a.pos[0]->u.name->bind_kind == BK_ENV) {
+        if (target)
+            return ERR(R, target->loc, "T.launch_thread(%s, n) launches the variable of T.env_thread; it takes no other name",
+                       a.pos[0]->u.name->str), NULL;
+        thread = a.pos[0]->u.name->bind;
+        t = a.pos[0];
+    } else if (a.pos[0]->kind == SX_NAME) {
+        return ERR(R, a.pos[0]->loc, "'%s' is not a thread of T.env_thread; write %s = T.env_thread(\"threadIdx.x\") first",
+                   a.pos[0]->u.name->str, a.pos[0]->u.name->str), NULL;
+    } else {
+        thread = string_arg(R, a.pos[0], "the thread of T.launch_thread");
+        if (!thread)
+            return NULL;
+        if (!t) {   /* unnamed: the variable takes the thread's name, threadIdx_x */
+            char buf[64];
+            size_t n = strlen(thread);
+            if (n >= sizeof buf)
+                n = sizeof buf - 1;
+            for (size_t i = 0; i < n; i++)
+                buf[i] = thread[i] == '.' ? '_' : thread[i];
+            named = *a.pos[0];
+            named.kind = SX_NAME;
+            named.u.name = intern(&R->m->names, buf, n);
+            t = &named;
+        }
+    }
+    Expr *ext = lower_texpr(R, a.pos[1]);
     if (!ext)
         return NULL;
     int mark = R->nundo;
-    Stmt *s = make_loop(R, t, FOR_THREAD, expr_int(R->a, 0, DT_VOID, st->loc), ext, st->loc);
+    Stmt *s = make_loop(R, t, FOR_THREAD, expr_int(R->a, 0, DT_VOID, loc), ext, loc);
     if (!s)
         return NULL;
     s->u.loop.thread = thread;
     s->u.loop.launch = 1;
-    s->u.loop.body = lower_tstmts(R, rest);
+    s->u.loop.body = lower_tstmts(R, body);
     unbind_to(R, mark);
     return s->u.loop.body ? s : NULL;
+}
+
+/* v = T.env_thread("threadIdx.x"): v names that thread until a
+ * T.launch_thread(v, n) launches it. */
+static int lower_env_thread(Reader *R, const St *st)
+{
+    Args a;
+    const Sx *t = st->u.assign.target, *call = st->u.assign.value;
+    if (split_args(R, call, &a) || want_args(R, call, &a, 1, 1, "T.env_thread") || check_kwargs(R, &a, "T.env_thread"))
+        return -1;
+    const char *thread = string_arg(R, a.pos[0], "the thread of T.env_thread");
+    if (!thread)
+        return -1;
+    if (t->kind != SX_NAME || strchr(t->u.name->str, '.'))
+        return ERR(R, t->loc, "the variable of T.env_thread must be a name");
+    bind_sym(R, t->u.name, BK_ENV, arena_strndup(R->a, thread, strlen(thread)));
+    return 0;
 }
 
 /* T.serial(0, 16, annotations={...}, step=2, dtype="int64"): what every
@@ -766,9 +921,20 @@ static const char *axis_call(Reader *R, const St *st)
 /* The block's iterators, which come first. They are bound only after all
  * are read: their bindings refer to loop variables, never to each other.
  * Returns the index of the first statement after them, or -1. */
+static int block_annotation(Reader *R, Block *b, const St *x);
+
+/* T.reads, T.writes or a block's attributes, which may come before
+ * iterators (TVM reads a block's statements in order) */
+static int early_annotation(Reader *R, const St *x)
+{
+    const char *cn = x->kind == ST_EXPR ? call_name(R, x->u.expr) : NULL;
+    return cn && (streq(cn, "T.reads") || streq(cn, "T.writes") || streq(cn, "T.sblock_attr") ||
+                  streq(cn, "T.block_attr"));
+}
+
 static int block_iters(Reader *R, Block *b, const StList *body, const St **where)
 {
-    int cap = 0, i = 0;
+    int cap = 0, i = 0, bound = 0;
     *where = NULL;
     for (; i < body->n; i++) {
         const St *x = body->items[i];
@@ -777,6 +943,19 @@ static int block_iters(Reader *R, Block *b, const StList *body, const St **where
             axis_call(R, body->items[i + 1])) {
             *where = x;   /* T.where before the iterators, as TVM may write it: read once they are bound */
             continue;
+        }
+        if (!ax && early_annotation(R, x)) {
+            int j = i + 1;
+            while (j < body->n && early_annotation(R, body->items[j]))
+                j++;
+            if (j < body->n && axis_call(R, body->items[j])) {
+                /* read here, seeing the iterators given before it, as TVM does */
+                for (; bound < b->niters; bound++)
+                    bind_sym(R, b->iters[bound].var->name, BK_TVAR, b->iters[bound].var);
+                if (block_annotation(R, b, x) < 0)
+                    return -1;
+                continue;
+            }
         }
         if (!ax)
             break;
@@ -881,11 +1060,13 @@ static Stmt *lower_block(Reader *R, const St *st, const Sx *ctx)
     b->name = S(R, bn);
     const StList *body = &st->u.with.body;
     const St *where;
-    int i = block_iters(R, b, body, &where);
-    if (i < 0)
-        return NULL;
     /* Iterators, allocations and lets are in scope until the block ends. */
     int mark = R->nundo, r = 0;
+    int i = block_iters(R, b, body, &where);
+    if (i < 0) {
+        unbind_to(R, mark);
+        return NULL;
+    }
     for (int k = 0; k < b->niters; k++)
         bind_sym(R, b->iters[k].var->name, BK_TVAR, b->iters[k].var);
     if (where)
@@ -1235,8 +1416,7 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
         if (cn && streq(cn, "T.init"))
             return ERR(R, st->loc, "T.init() belongs directly inside a block"), NULL;
         if (cn && streq(cn, "T.launch_thread"))
-            return ERR(R, st->u.with.ctx->loc, "with T.launch_thread(v, n) (after v = T.env_thread(...)) is not read; "
-                                               "write v = T.launch_thread(\"threadIdx.x\", n), as TVM prints it today"), NULL;
+            return lower_launch(R, st->u.with.ctx, st->u.with.as, &st->u.with.body, st->loc);
         if (cn && strncmp(cn, "T.", 2) == 0)
             return ERR(R, st->u.with.ctx->loc, "with %s is not read in a prim_func; lopt reads with T.sblock (T.block), "
                                                "T.init and T.attr", cn), NULL;
@@ -1255,10 +1435,11 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
             return lower_alias(R, st, cn);
         if (cn && strncmp(cn, "T.axis.", 7) == 0)
             return ERR(R, st->loc, "block iterators belong directly inside a block"), NULL;
-        if (cn && (streq(cn, "T.allocate") || streq(cn, "T.env_thread")))
-            return ERR(R, st->u.assign.value->loc, "%s (TVM's older lowered TIR) is not read; write %s", cn,
-                       streq(cn, "T.allocate") ? "B = T.decl_buffer(shape, dtype, scope=...), as TVM prints it today"
-                                               : "v = T.launch_thread(\"threadIdx.x\", n), as TVM prints it today"), NULL;
+        if (cn && streq(cn, "T.allocate"))
+            return ERR(R, st->u.assign.value->loc, "T.allocate (TVM's older lowered TIR) is not read; write "
+                       "B = T.decl_buffer(shape, dtype, scope=...), as TVM prints it today"), NULL;
+        if (cn && streq(cn, "T.env_thread"))
+            return lower_env_thread(R, st) ? NULL : stmt_new(R->a, S_SEQ, st->loc);
         if (is_decl(R, st))
             return lower_decl(R, st) ? NULL : stmt_new(R->a, S_SEQ, st->loc);
         return lower_let(R, st);
@@ -1272,7 +1453,7 @@ static Stmt *lower_tstmt(Reader *R, const St *st)
                    streq(cn, "T.sblock_attr") || streq(cn, "T.where")))
             return ERR(R, st->loc, "%s belongs directly inside a block", cn), NULL;
         if (cn && streq(cn, "T.func_attr"))
-            return ERR(R, st->loc, "T.func_attr belongs at the top of the function body"), NULL;
+            return ERR(R, st->loc, "T.func_attr belongs directly in the function body, not inside another statement"), NULL;
         Stmt *s = stmt_new(R->a, S_EVAL, st->loc);
         if (cn && streq(cn, "T.evaluate")) {
             Args a;
@@ -1306,9 +1487,11 @@ static Stmt *lower_tstmts(Reader *R, const StList *l)
     int n = 0, cap = 0;
     for (int i = 0; i < l->n; i++) {
         const St *x = l->items[i];
-        if (x->kind == ST_ASSIGN && !x->u.assign.annot && is_call_of(R, x->u.assign.value, "T.launch_thread")) {
+        const Sx *launch = x->kind == ST_ASSIGN && !x->u.assign.annot ? x->u.assign.value
+                         : x->kind == ST_EXPR ? x->u.expr : NULL;
+        if (launch && is_call_of(R, launch, "T.launch_thread")) {
             StList rest = { l->items + i + 1, l->n - i - 1, 0 };
-            Stmt *s = lower_launch(R, x, &rest);
+            Stmt *s = lower_launch(R, launch, x->kind == ST_ASSIGN ? x->u.assign.target : NULL, &rest, x->loc);
             if (!s)
                 return NULL;
             vec_push(R->a, &items, &n, &cap, s);
@@ -1401,7 +1584,21 @@ int lower_prim_func(Reader *R, Func *f, const St *def)
     const Sx *ret = def->u.def.ret;
     if (ret && ret->kind != SX_NONE && (dtype_of_ctor(dotted(R, ret), &f->tret) != 0 || f->tret == DT_HANDLE))
         return ERR(R, ret->loc, "a prim_func returns None or a scalar type such as T.float32");
-    f->body = lower_tstmts(R, &rest);
+    /* T.func_attr after other statements of the body, where TVM takes it too
+     * (it belongs to the function's own frame, not inside another statement) */
+    StList stmts = { arena_array(R->a, (size_t)rest.n + 1, sizeof(St *)), 0, 0 };
+    for (int i = 0; i < rest.n; i++) {
+        const St *x = rest.items[i];
+        if (x->kind == ST_EXPR && is_call_of(R, x->u.expr, "T.func_attr")) {
+            if (f->attrs)
+                return ERR(R, x->loc, "T.func_attr given twice");
+            if (!(f->attrs = lower_attr_dict(R, x->u.expr, "T.func_attr")))
+                return -1;
+            continue;
+        }
+        stmts.items[stmts.n++] = rest.items[i];
+    }
+    f->body = lower_tstmts(R, &stmts);
     unbind_to(R, mark);
     return f->body ? 0 : -1;
 }

@@ -1252,7 +1252,9 @@ static Value *run_op(Env *E, const Expr *e, const OpInfo *info)
         Value *v = tuple ? tuple->items[i] : eval(E, e->u.call.args[i]);
         if (!v)
             return NULL;
-        if (v->kind != VAL_TENSOR || v->t->ndim > OP_MAX_RANK)
+        /* a prim value where TVM takes one (R.add(x, y), y: R.Prim) is its 0-d tensor */
+        int prim = v->kind == VAL_PRIM && !tuple && op_prim_operand(info->name, i);
+        if ((v->kind != VAL_TENSOR && !prim) || v->t->ndim > OP_MAX_RANK)
             return rerr(E, e->u.call.args[i]->loc, "argument %d of %s is not a tensor of rank at most %d", i + 1,
                         info->name, OP_MAX_RANK), NULL;
         memset(&types[i], 0, sizeof types[i]);

@@ -140,6 +140,8 @@ static void clear_buffer(Buffer *b)
     b->mark = 0;
     clear_var(b->data);
     clear_var(b->handle);
+    for (int i = 0; i < b->ndefs; i++)
+        clear_var(b->defs[i]);
 }
 
 /* A PrimFunc's marks: of every variable and buffer its statements define. */
@@ -646,7 +648,10 @@ static const char *expr_unhandled(const Expr *e)
         return NULL;
     const char *r = NULL;
     switch (e->kind) {
-    case E_VAR: return e->u.var->kind != VAR_RELAX && e->u.var->data_of ? "B.data" : NULL;
+    case E_VAR:
+        if (e->u.var->kind == VAR_RELAX || !e->u.var->data_of)
+            return NULL;
+        return e->u.var->dtype == DT_HANDLE ? "B.data" : "B.elem_offset or B.strides[i] as a variable";
     case E_BIN:
         return (r = expr_unhandled(e->u.bin.a)) ? r : expr_unhandled(e->u.bin.b);
     case E_UNARY: return expr_unhandled(e->u.un.a);

@@ -89,6 +89,10 @@ typedef struct Buffer {
     int decl;             /* a view spelled T.decl_buffer(..., data=...) (1), or a BUF_MATCH over a
                            * handle spelled T.Buffer(..., data=h) (2); 0 as T.match_buffer or T.Buffer */
     Var *data;            /* B.data once read, else NULL */
+    Var **defs;           /* the variables B defines besides B.data, once read: B.elem_offset
+                           * (elem_offset= given as a name, or offset_factor= without it) and
+                           * B.strides[i] (strides= given as names), each named so, like B.data */
+    int ndefs;
     int layout_none;      /* layout=None as written: the plain row-major layout, which TVM spells
                            * so in a function it reads as TIRx (no s_tir), where a buffer without
                            * it gets a TileLayout; printed back as read */

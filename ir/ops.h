@@ -42,6 +42,10 @@ typedef struct OpInfo {
 } OpInfo;
 
 const OpInfo *op_find(const char *name);
+/* Whether argument k (from 0) of the operator name may be a prim value, as
+ * TVM takes one: an operand of a broadcasting binary operator (R.add(x, y)
+ * with y: R.Prim("float32"), a 0-d tensor of its dtype) or R.take's index. */
+int op_prim_operand(const char *name, int k);
 /* The layout a call of a convolution or pool takes when it omits the
  * attribute key: "NCHW" for data_layout and layout, "OIHW" for
  * kernel_layout (out_layout defaults to the data layout, which the caller

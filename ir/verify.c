@@ -274,6 +274,8 @@ static void declare_buffer(Verifier *V, Buffer *b)
     b->mark = V->live;
     if (b->data)
         b->data->mark = V->live;   /* B.data is in scope with B */
+    for (int i = 0; i < b->ndefs; i++)
+        b->defs[i]->mark = V->live;   /* so are B.elem_offset and B.strides[i] */
     for (int i = 0; !buf_allocates(b->kind) && i < b->ndim; i++)
         given_syms(V, b->shape[i], 0);
     for (int i = 0; i < b->ndim; i++)
@@ -637,7 +639,7 @@ static void op_operands(Verifier *V, const Expr *e, const OpInfo *op)
     int kind;
     if (!op->tuple_arg) {
         for (int k = 0; k < op->ntensors && k < e->u.call.nargs; k++)
-            if (!maybe_tensor(e->u.call.args[k], &kind))
+            if (!maybe_tensor(e->u.call.args[k], &kind) && !(kind == SI_PRIM && op_prim_operand(op->name, k)))
                 VERR(V, e->u.call.args[k]->loc, "argument %d of %s is %s, not a tensor", k + 1, op->name,
                      kind_names[kind]);
         return;
@@ -889,9 +891,23 @@ static const StructInfo *op_result(Verifier *V, const Expr *e)
     }
     if (e->u.call.nargs < (op->tuple_arg ? 1 : n) || (e->u.call.nkw && op_check_attrs(e, &err)))
         return NULL;
-    for (int k = 0; k < n; k++)
-        if (arg_type(V, items[k], &args[k]))
+    int nprim = 0;
+    for (int k = 0; k < n; k++) {
+        const StructInfo *s = sinfo_of(items[k]);
+        const char *by;
+        if (!s && items[k]->kind == E_CALL)
+            s = value_type(V, items[k], &by, 1);   /* R.prim_value(2) written in place */
+        if (s && s->kind == SI_PRIM && s->dtype != DT_VOID && op_prim_operand(op->name, k)) {
+            /* a prim value where TVM takes one: a 0-d tensor of its dtype */
+            memset(&args[k], 0, sizeof args[k]);
+            args[k].dtype = s->dtype;
+            nprim++;
+        } else if (arg_type(V, items[k], &args[k])) {
             return NULL;
+        }
+    }
+    if (nprim == n)
+        return NULL;   /* of prim values only: TVM's result is a prim value */
     if (streq(op->name, "R.layout_transform") && check_layout_map(V, e, &args[0]))
         return NULL;
     /* An operator of one or two tensors and no attributes (R.add, R.nn.relu)

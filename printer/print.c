@@ -764,7 +764,8 @@ static void call(Printer *p, const Expr *e)
     if (e->u.call.callee) {
         expr(p, e->u.call.callee, 8);
     } else if (streq(e->u.call.op->str, "T.access_ptr") && e->u.call.nargs > 0 && e->u.call.args[0]->kind == E_VAR &&
-               e->u.call.args[0]->u.var->kind != VAR_RELAX && e->u.call.args[0]->u.var->data_of) {
+               e->u.call.args[0]->u.var->kind != VAR_RELAX && e->u.call.args[0]->u.var->data_of &&
+               e->u.call.args[0]->u.var->dtype == DT_HANDLE) {
         /* B.access_ptr("r"): the method of buffer B, held as its data */
         putf(p, "%s.access_ptr", e->u.call.args[0]->u.var->data_of->name->str);
         first = 1;
@@ -995,7 +996,7 @@ static void loop_opts(Printer *p, const Stmt *s)
     }
 }
 
-static void loop(Printer *p, const Stmt *s)
+static void loop(Printer *p, const Stmt *s, int scoped)
 {
     static const char *const kinds[] = {
         [FOR_SERIAL] = "range", [FOR_PARALLEL] = "T.parallel", [FOR_VECTORIZED] = "T.vectorized",
@@ -1003,13 +1004,23 @@ static void loop(Printer *p, const Stmt *s)
     };
     line(p);
     if (s->u.loop.launch) {
-        /* tx = T.launch_thread("threadIdx.x", 64): the statements after it are its body */
-        putf(p, "%s = T.launch_thread(", s->u.loop.var->name->str);
+        /* tx = T.launch_thread("threadIdx.x", 64): the statements after it
+         * are its body; with T.launch_thread("threadIdx.x", 64) as tx: when
+         * statements follow the launch (scoped) */
+        if (scoped)
+            put(p, "with T.launch_thread(");
+        else
+            putf(p, "%s = T.launch_thread(", s->u.loop.var->name->str);
         print_str(p, s->u.loop.thread, (int)strlen(s->u.loop.thread));
         put(p, ", ");
         expr(p, s->u.loop.extent, 0);
-        put(p, ")\n");
-        stmt(p, s->u.loop.body);
+        if (scoped) {
+            putf(p, ") as %s:\n", s->u.loop.var->name->str);
+            body(p, s->u.loop.body);
+        } else {
+            put(p, ")\n");
+            stmt(p, s->u.loop.body);
+        }
         return;
     }
     if (grid_step(s) && grid_step(s->u.loop.body)) {
@@ -1207,11 +1218,13 @@ static void stmt(Printer *p, const Stmt *s)
             int k = x->kind == S_ALLOC ? scalar_decl(p, x, i + 1 < s->u.seq.n ? s->u.seq.items[i + 1] : NULL) : 0;
             if (k)
                 i += k - 1;
+            else if (x->kind == S_FOR && i + 1 < s->u.seq.n)
+                loop(p, x, 1);
             else
                 stmt(p, x);
         }
         break;
-    case S_FOR: loop(p, s); break;
+    case S_FOR: loop(p, s, 0); break;
     case S_BLOCK: block(p, s); break;
     case S_STORE:
         line(p);

@@ -351,3 +351,8 @@ static const Op ops[] = {
 };
 
 const OpFamily op_family_elementwise = { ops, sizeof ops / sizeof *ops };
+
+int op_is_binary(const Op *o)
+{
+    return o->infer == infer_binary;
+}

@@ -165,4 +165,6 @@ Buffer *scratch(B *b, const char *name, const TensorType *t);
  * is the order a sum adds in. */
 void nest_reduce(B *b, Nest *t, const int64_t *shape, int rank, const int *red, const int *order, int norder, int *at);
 
+/* Whether o is a broadcasting binary operator (R.add, R.less, ...). */
+int op_is_binary(const Op *o);
 #endif

@@ -127,6 +127,12 @@ int op_is_creation(const char *name)
     return o && o >= op_family_creation.ops && o < op_family_creation.ops + op_family_creation.n;
 }
 
+int op_prim_operand(const char *name, int k)
+{
+    const Op *o = find_op(name);
+    return o && ((op_is_binary(o) && k < 2) || (strcmp(name, "R.take") == 0 && k == 1));
+}
+
 const OpInfo *op_find(const char *name)
 {
     const Op *o = find_op(name);
