@@ -14,9 +14,16 @@ void oom_push(OomGuard *g)
     top = g;
 }
 
+/* What g still has to free if a failure comes goes to the guard outside:
+ * a guard nested inside a call (a run's, a Relax call's) leaves the call's
+ * own registrations to the call's guard. */
 void oom_leave(OomGuard *g)
 {
     top = g->outer;
+    if (top)
+        for (int i = 0; i < g->ndefer; i++)
+            if (g->defer[i].fn)
+                oom_defer(g->defer[i].fn, g->defer[i].p);
 }
 
 void oom_unwound(OomGuard *g)
@@ -50,15 +57,14 @@ void oom_defer(void (*fn)(void *), void *p)
 
 void oom_keep(void *p)
 {
-    if (!top)
-        return;
-    for (int i = top->ndefer - 1; i >= 0; i--)
-        if (top->defer[i].p == p) {
-            top->defer[i].fn = NULL;
-            if (i == top->ndefer - 1)
-                top->ndefer--;
-            return;
-        }
+    for (OomGuard *g = top; g; g = g->outer)
+        for (int i = g->ndefer - 1; i >= 0; i--)
+            if (g->defer[i].fn && g->defer[i].p == p) {
+                g->defer[i].fn = NULL;
+                while (g->ndefer && !g->defer[g->ndefer - 1].fn)
+                    g->ndefer--;
+                return;
+            }
 }
 
 void *xmalloc(size_t n)
