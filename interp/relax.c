@@ -659,6 +659,29 @@ static int writes_operand(const Func *f, int i)
 
 static const char *kind_text(const Value *v);
 
+/* call_tir's operands copied and outputs not handed over: res[i] holds
+ * output i once made, ts[nin + i] its tensor once res does. */
+static void call_tir_free(Tensor **ts, Value **res, char *copied, int nin, int nout, int nvars, const Value *result)
+{
+    if (ts && res)
+        for (int i = 0; i < nout; i++) {
+            if (res[i])
+                value_free(res[i]);
+            else if (ts[nin + i] && !result)
+                tensor_free(ts[nin + i]);
+        }
+    if (ts && copied)
+        for (int i = 0; i < nin; i++)
+            if (copied[i])
+                tensor_free(ts[i]);
+    if (ts)
+        for (int i = 0; i < nvars; i++)
+            tensor_free(ts[nin + nout + i]);
+    free(copied);
+    free(ts);
+    free(res);
+}
+
 static Value *call_tir(Env *E, const Expr *e)
 {
     const Expr *fn = e->u.call.args[0], *args = e->u.call.args[1], *out = kwarg(e, "out_sinfo");
@@ -700,14 +723,18 @@ static Value *call_tir(Env *E, const Expr *e)
     if (callee->kind == F_PRIM && n != callee->npparams)
         return rerr(E, tv ? tv->loc : e->loc, "%s takes %d parameters; R.call_tir passes %d inputs, %d outputs and "
                     "%d tir_vars", callee->name->str, callee->npparams, nin, nout, nvars), NULL;
-    Tensor **ts = xcalloc((size_t)n + 1, sizeof *ts);
-    Value **res = xcalloc((size_t)nout + 1, sizeof *res);
-    if (!ts || !res)
+    Tensor **volatile ts = NULL;
+    Value **volatile res = NULL;
+    char *volatile copied = NULL;
+    Value *volatile result = NULL;
+    OomGuard guard;
+    if (OOM_ENTER(&guard)) {   /* the operands copied and the outputs made go before unwinding on */
+        call_tir_free(ts, res, copied, nin, nout, nvars, result);
         oom_fail();
-    Value *result = NULL;
-    char *copied = xcalloc((size_t)nin + 1, 1);
-    if (!copied)
-        oom_fail();
+    }
+    ts = xcalloc((size_t)n + 1, sizeof *ts);
+    res = xcalloc((size_t)nout + 1, sizeof *res);
+    copied = xcalloc((size_t)nin + 1, 1);
     for (int i = 0; i < nin; i++) {
         Value *v = eval(E, args->u.list.items[i]);
         if (!v)
@@ -729,9 +756,11 @@ static Value *call_tir(Env *E, const Expr *e)
         }
     }
     for (int i = 0; i < nout; i++) {
-        if (!(ts[nin + i] = alloc_from_sinfo(E, outs[i], out->loc)))
+        Tensor *t = alloc_from_sinfo(E, outs[i], out->loc);
+        if (!t)
             goto done;
-        res[i] = value_tensor(ts[nin + i]);
+        res[i] = value_tensor(t);   /* frees t if it fails: ts holds t only once res does */
+        ts[nin + i] = t;
     }
     for (int i = 0; i < nvars; i++) {
         const Var *p = callee->pparams[nin + nout + i].var;
@@ -750,23 +779,15 @@ static Value *call_tir(Env *E, const Expr *e)
             goto done;
     }
     if (interp_call_prim(E->in, fn->u.global.fn, ts, n, E->err) == 0) {
-        result = own(E, tuple ? value_tuple(res, nout) : res[0]);
+        Value *v = tuple ? value_tuple(res, nout) : res[0];
+        /* v holds the outputs now; own frees v if it fails */
         memset(res, 0, (size_t)nout * sizeof *res);
+        memset(ts + nin, 0, (size_t)nout * sizeof *ts);
+        result = own(E, v);
     }
 done:
-    for (int i = 0; i < nout; i++)
-        if (res[i])
-            value_free(res[i]);
-        else if (ts[nin + i] && !result)
-            tensor_free(ts[nin + i]);
-    for (int i = 0; i < nin; i++)
-        if (copied[i])
-            tensor_free(ts[i]);
-    for (int i = 0; i < nvars; i++)
-        tensor_free(ts[nin + nout + i]);
-    free(copied);
-    free(ts);
-    free(res);
+    oom_leave(&guard);
+    call_tir_free(ts, res, copied, nin, nout, nvars, result);
     return result;
 }
 
@@ -804,6 +825,13 @@ static Value *layout_transform(Env *E, const Expr *e)
     Arena a = { 0 };
     ImError ierr;
     Value *result = NULL;
+    Tensor *volatile made = NULL;   /* o until the value holding it is made */
+    OomGuard guard;
+    if (OOM_ENTER(&guard)) {   /* the map's arena and the result go before unwinding on */
+        tensor_free(made);
+        arena_free(&a);
+        oom_fail();
+    }
     IndexMap *im = im_from_expr(&a, map, t->shape, &ierr);
     if (!im) {
         rerr(E, ierr.loc.line ? ierr.loc : map->loc, "%s", ierr.msg);
@@ -821,6 +849,7 @@ static Value *layout_transform(Env *E, const Expr *e)
         rerr(E, e->loc, "cannot allocate the result of R.layout_transform");
         goto done;
     }
+    made = o;
     /* from a module constant as it was made, o keeps how it was made:
      * --verify-exec's call cache then need not keep its bytes */
     int from_const = t->origin && memcmp(t->data, t->origin, (size_t)t->count * (size_t)dtype_size(t->dtype)) == 0;
@@ -830,8 +859,10 @@ static Value *layout_transform(Env *E, const Expr *e)
         o->recipe = r;
     else
         recipe_release(r);
+    made = NULL;   /* value_tensor frees o if it fails, own the value */
     result = own(E, value_tensor(o));
 done:
+    oom_leave(&guard);
     arena_free(&a);
     return result;
 }

@@ -29,9 +29,6 @@ void oom_leave(OomGuard *g)
 void oom_unwound(OomGuard *g)
 {
     top = g->outer;
-    for (int i = g->ndefer - 1; i >= 0; i--)
-        if (g->defer[i].fn)
-            g->defer[i].fn(g->defer[i].p);
 }
 
 int oom_guarded(void)
@@ -39,11 +36,19 @@ int oom_guarded(void)
     return top != NULL;
 }
 
+/* The deferred frees run here, before the longjmp, while every frame below
+ * the guard is still alive: a scratch arena on the stack can be deferred. */
 void oom_fail(void)
 {
     if (!top)
         abort();
-    longjmp(top->jb, 1);
+    OomGuard *g = top;
+    while (g->ndefer > 0) {
+        g->ndefer--;
+        if (g->defer[g->ndefer].fn)
+            g->defer[g->ndefer].fn(g->defer[g->ndefer].p);
+    }
+    longjmp(g->jb, 1);
 }
 
 void oom_defer(void (*fn)(void *), void *p)

@@ -37,6 +37,8 @@ int oom_guarded(void);
 _Noreturn void oom_fail(void);
 /* fn(p) is called if the innermost guard unwinds before oom_keep(p); a
  * guard holds OOM_DEFERS (past that, p is freed by its owner or leaks).
+ * The frees run in oom_fail, before unwinding: p may be on the stack, if
+ * every way out of its frame calls oom_keep(p).
  * oom_keep looks in every guard entered, innermost first. */
 void oom_defer(void (*fn)(void *), void *p);
 void oom_keep(void *p);
