@@ -684,7 +684,8 @@ static void call_tir_free(Tensor **ts, Value **res, char *copied, int nin, int n
 
 static Value *call_tir(Env *E, const Expr *e)
 {
-    const Expr *fn = e->u.call.args[0], *args = e->u.call.args[1], *out = kwarg(e, "out_sinfo");
+    const Expr *fn = e->u.call.args[0], *args = e->u.call.args[1];
+    const Expr *volatile out = kwarg(e, "out_sinfo");   /* read after the guard's setjmp below */
     if (e->u.call.nargs < 2 || fn->kind != E_GLOBAL || args->kind != E_TUPLE || !out ||
         (out->kind != E_SINFO && out->kind != E_LIST))
         return rerr(E, e->loc, "R.call_tir takes cls.f, a tuple of arguments and out_sinfo"), NULL;

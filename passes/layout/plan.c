@@ -1634,8 +1634,7 @@ static void plan_func(Module *m, PassCtx *ctx, Notes *notes, Func *fn, int64_t m
     PtrMap plan = { 0 }, reads = { 0 };
     Answers answers = { 0 };
     Arena answer_arena = { 0 }, kept = { 0 };
-    Expr **maps = NULL;
-    int nmaps = 0, capmaps = 0;
+    struct { Expr **v; int n, cap; } maps = { NULL, 0, 0 };   /* in memory: the guard's handler reads it */
     Planner P;
     volatile int inblock = 0;   /* P holds kept's chunks and the block's own */
     OomGuard guard;
@@ -1644,7 +1643,7 @@ static void plan_func(Module *m, PassCtx *ctx, Notes *notes, Func *fn, int64_t m
             planner_free(&P);
         else
             arena_free(&kept);
-        free(maps);
+        free(maps.v);
         free(answers.slots);
         arena_free(&answer_arena);
         ptrmap_free(&plan);
@@ -1658,17 +1657,17 @@ static void plan_func(Module *m, PassCtx *ctx, Notes *notes, Func *fn, int64_t m
         P = (Planner){ .m = m, .fn = fn, .rb = fn->blocks[b], .a = kept, .notes = notes, .max_cells = max_cells,
                        .answers = &answers, .answer_arena = &answer_arena };
         inblock = 1;
-        plan_block(&P, ctx, &plan, &reads, &maps, &nmaps, &capmaps);
+        plan_block(&P, ctx, &plan, &reads, &maps.v, &maps.n, &maps.cap);
         Arena a = P.a;
         P.a = (Arena){ 0 };
         planner_free(&P);
         kept = a;   /* an answer of this block keeps the map it was asked, which a later block may compare */
         inblock = 0;
     }
-    if (nmaps)
-        flow_realize(m, fn, ctx, notes, &plan, maps, &reads);
+    if (maps.n)
+        flow_realize(m, fn, ctx, notes, &plan, maps.v, &reads);
     oom_leave(&guard);
-    free(maps);
+    free(maps.v);
     free(answers.slots);
     arena_free(&answer_arena);
     arena_free(&kept);
