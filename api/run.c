@@ -477,10 +477,10 @@ static int make_inputs(Exec *x, Func *f)
 {
     lopt_context *ctx = x->ctx;
     Dims D = { .n = 0, .even = x->even };
-    x->ninputs = f->nparams;
     x->inputs = xcalloc((size_t)f->nparams + 1, sizeof *x->inputs);
     if (!x->inputs)
         oom_fail();
+    x->ninputs = f->nparams;   /* once the slots exist: exec_done frees them on a failure below */
     if (names_params(x, f, 0) || names_params(x, f, 1))
         return -1;
     /* the inputs given and the --shape options first: they bind the dimensions */
@@ -671,6 +671,11 @@ static int run_entry(Exec *x, Module *m, Value **out)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     x->ctx->input_seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     Interp *in = interp_new(m);
+    OomGuard guard;
+    if (OOM_ENTER(&guard)) {   /* the interpreter's arenas and plans go before unwinding on */
+        interp_free(in);
+        oom_fail();
+    }
     interp_set_max_steps(in, x->ctx->max_steps);
     interp_set_stop(in, api_stop_flag(x->ctx), x->ctx->timeout);
     interp_set_threads(in, x->ctx->threads);
@@ -680,6 +685,7 @@ static int run_entry(Exec *x, Module *m, Value **out)
     int r = f->kind == F_PRIM ? interp_run_prim_seeded(in, f, x->ctx->seed, out, &err)
                               : interp_call_relax(in, f, x->inputs, x->ninputs, out, &err);
     x->ctx->par_loops += interp_par_loops(in);
+    oom_leave(&guard);
     interp_free(in);
     if (r && !x->quiet) {
         if (x->ctx->mem.refused)
@@ -703,10 +709,14 @@ static void exec_done(Exec *x)
         x->ctx->executed += misses;
         memo_free(x->memo);
     }
-    for (int i = 0; i < x->ninputs; i++)
+    for (int i = 0; x->inputs && i < x->ninputs; i++)
         value_free(x->inputs[i]);
     free(x->inputs);
     value_free(x->reference);
+    x->memo = NULL;
+    x->inputs = NULL;
+    x->ninputs = 0;
+    x->reference = NULL;
 }
 
 /* ---- values ---- */
@@ -744,7 +754,13 @@ static int lopt_run_body(lopt_context *ctx, lopt_module *mod, const char *entry,
     Value *v = NULL;
     if (api_call_begin(ctx))
         return -1;
+    OomGuard guard;
+    if (OOM_ENTER(&guard)) {   /* the inputs and the cache go before unwinding on */
+        exec_done(&x);
+        oom_fail();
+    }
     int r = run_entry(&x, mod->m, &v);
+    oom_leave(&guard);
     exec_done(&x);
     api_call_end(ctx);
     *out = NULL;
@@ -956,11 +972,25 @@ int lopt_value_report(lopt_context *ctx, const lopt_value *w, FILE *f, const cha
 static int check_exec(Module *m, const char *pass, void *data)
 {
     Exec *x = data;
-    Value *now = NULL;
-    if (run_entry(x, m, &now))
+    Value *volatile now = NULL;
+    Tensor **volatile a = NULL, **volatile b = NULL;
+    OomGuard guard;
+    if (OOM_ENTER(&guard)) {   /* this run's outputs go before unwinding on */
+        free(a);
+        free(b);
+        value_free(now);
+        oom_fail();
+    }
+    Value *got = NULL;
+    int ran = run_entry(x, m, &got);
+    now = got;
+    if (ran) {
+        oom_leave(&guard);
         return fail(x, "%s no longer runs after pass '%s'", x->entry, pass);
+    }
     int na, nb;
-    Tensor **a = flat_tensors(x->reference, &na, NULL), **b = flat_tensors(now, &nb, NULL);
+    a = flat_tensors(x->reference, &na, NULL);
+    b = flat_tensors(now, &nb, NULL);
     int status = 0, inexact = 0;
     if (!a || !b)
         status = fail(x, "out of memory");
@@ -984,6 +1014,7 @@ static int check_exec(Module *m, const char *pass, void *data)
                               tensor_is_poison(b[i], at) ? " (undefined padding)" : "");
         }
     }
+    oom_leave(&guard);
     free(a);
     free(b);
     value_free(now);
@@ -1026,6 +1057,11 @@ int api_apply_checked(lopt_context *ctx, lopt_module *mod, PassCtx *pc, lopt_pip
     double t0 = seconds();
     pc->after_pass = check_exec;
     pc->after_data = &x;
+    OomGuard guard;
+    if (OOM_ENTER(&guard)) {   /* the reference outputs, the inputs and the cache go before unwinding on */
+        exec_done(&x);
+        oom_fail();
+    }
     if (ctx->exec_cache)
         x.memo = memo_new(EXEC_CACHE_BYTES);
     int r = -1;
@@ -1039,6 +1075,7 @@ int api_apply_checked(lopt_context *ctx, lopt_module *mod, PassCtx *pc, lopt_pip
         x.outputs = flatten_leaves(x.reference, ts, NULL, 0, 1);
         exec_summary(&x, pc->dump, t0);
     }
+    oom_leave(&guard);
     exec_done(&x);
     return r;
 }

@@ -49,12 +49,21 @@ struct MemoCall {
 
 enum { MEMO_SLOTS = 1024 };
 
+static void memo_free_v(void *mc)
+{
+    memo_free(mc);
+}
+
 Memo *memo_new(size_t max_bytes)
 {
     Memo *mc = xcalloc(1, sizeof *mc);
-    if (!mc || !(mc->slots = xcalloc(MEMO_SLOTS, sizeof *mc->slots)) ||
+    if (!mc)
+        oom_fail();
+    oom_defer(memo_free_v, mc);   /* nslots is 0 until both tables exist */
+    if (!(mc->slots = xcalloc(MEMO_SLOTS, sizeof *mc->slots)) ||
         !(mc->blobs = xcalloc(MEMO_SLOTS, sizeof *mc->blobs)))
         oom_fail();
+    oom_keep(mc);
     mc->nslots = MEMO_SLOTS;
     mc->max_bytes = max_bytes;
     return mc;

@@ -16,11 +16,21 @@
 #include "interp.h"
 #include "../ir/oom.h"
 
+static void value_free_v(void *v)
+{
+    value_free(v);
+}
+
+static void tensor_free_v(void *t)
+{
+    tensor_free(t);
+}
+
 Value *value_tensor(Tensor *t)
 {
+    oom_defer(tensor_free_v, t);   /* t is the value's: it goes if the value cannot be made */
     Value *v = xcalloc(1, sizeof *v);
-    if (!v)
-        oom_fail();
+    oom_keep(t);
     v->kind = VAL_TENSOR;
     v->t = t;
     return v;
@@ -182,25 +192,22 @@ static int plan_visit(const Expr *e, void *data)
     return 0;
 }
 
-static struct RelaxPlan *plan_new(const Func *f)
+/* Fills P, already in its table (so relax_plans_free frees what is built
+ * when an allocation below fails: each array set once it exists). */
+static void plan_fill(struct RelaxPlan *P, const Func *f)
 {
-    struct RelaxPlan *P = xcalloc(1, sizeof *P);
-    if (!P)
-        oom_fail();
-    P->fn = f;
     PlanWalk w = { .P = P, .count = 1 };
     relax_walk_blocks(f->blocks, f->nblocks, plan_visit, &w);
     relax_walk(f->result, plan_visit, &w);
     for (int b = 0; b < f->nblocks; b++)
         P->nbind += f->blocks[b]->nbinds;
     size_t need = (size_t)w.nrefs + (size_t)P->nbind + 1;
-    P->cap = 16;
-    while (P->cap < 2 * need)
-        P->cap *= 2;
-    P->keys = xcalloc(P->cap, sizeof *P->keys);
-    P->last = xcalloc(P->cap, sizeof *P->last);
-    if (!P->keys || !P->last)
+    size_t cap = 16;
+    while (cap < 2 * need)
+        cap *= 2;
+    if (!(P->keys = xcalloc(cap, sizeof *P->keys)) || !(P->last = xcalloc(cap, sizeof *P->last)))
         oom_fail();
+    P->cap = cap;
     w.count = 0;
     int i = 0;
     for (int b = 0; b < f->nblocks; b++)
@@ -212,9 +219,8 @@ static struct RelaxPlan *plan_new(const Func *f)
     w.at = P->nbind;
     relax_walk(f->result, plan_visit, &w);
     /* the variables dying at each binding, grouped by binding */
-    P->dies = xcalloc((size_t)P->nbind + 2, sizeof *P->dies);
-    P->dvars = xcalloc(P->cap + 1, sizeof *P->dvars);
-    if (!P->dies || !P->dvars)
+    if (!(P->dies = xcalloc((size_t)P->nbind + 2, sizeof *P->dies)) ||
+        !(P->dvars = xcalloc(P->cap + 1, sizeof *P->dvars)))
         oom_fail();
     for (size_t s = 0; s < P->cap; s++)
         if (P->keys[s] && P->last[s] < P->nbind)
@@ -230,7 +236,6 @@ static struct RelaxPlan *plan_new(const Func *f)
             P->dvars[P->dies[j] + fill[j]++] = P->keys[s];
         }
     free(fill);
-    return P;
 }
 
 void relax_plans_free(struct RelaxPlans *T)
@@ -271,19 +276,25 @@ static const struct RelaxPlan *plan_of(Interp *in, const Func *f)
             return T->slots[at];
     }
     if (2 * (T->n + 1) > T->cap) {
-        struct RelaxPlan **old = T->slots;
-        size_t ocap = T->cap;
-        T->cap = ocap ? 2 * ocap : 16;
-        if (!(T->slots = xcalloc(T->cap, sizeof *T->slots)))
+        /* the new table is made before T changes: a failure leaves T whole */
+        struct RelaxPlan **old = T->slots, **slots;
+        size_t ocap = T->cap, cap = ocap ? 2 * ocap : 16;
+        if (!(slots = xcalloc(cap, sizeof *slots)))
             oom_fail();
+        T->slots = slots;
+        T->cap = cap;
         for (size_t i = 0; i < ocap; i++)
             if (old[i])
                 T->slots[plans_slot(T, old[i]->fn)] = old[i];
         free(old);
     }
-    struct RelaxPlan *P = plan_new(f);
+    struct RelaxPlan *P = xcalloc(1, sizeof *P);
+    if (!P)
+        oom_fail();
+    P->fn = f;
     T->slots[plans_slot(T, f)] = P;
     T->n++;
+    plan_fill(P, f);
     return P;
 }
 
@@ -329,12 +340,14 @@ static void set_owner(Env *E, const Value *v, int k)
     if (2 * (E->on + 1) > E->ocap) {
         const Value **ok = E->okeys;
         int *ov = E->oval;
-        size_t ocap = E->ocap;
-        E->ocap = ocap ? 2 * ocap : 64;
-        E->okeys = xcalloc(E->ocap, sizeof *E->okeys);
-        E->oval = xmalloc(E->ocap * sizeof *E->oval);
-        if (!E->okeys || !E->oval)
-            oom_fail();
+        size_t ocap = E->ocap, cap = ocap ? 2 * ocap : 64;
+        const Value **nk = xcalloc(cap, sizeof *nk);
+        oom_defer(free, nk);   /* env_free frees E's tables, not one made halfway */
+        int *nv = xmalloc(cap * sizeof *nv);
+        oom_keep(nk);
+        E->okeys = nk;
+        E->oval = nv;
+        E->ocap = cap;
         for (size_t i = 0; i < ocap; i++)
             if (ok[i]) {
                 size_t at = owner_slot(E, ok[i]);
@@ -362,13 +375,11 @@ static void die_after(Env *E, int k, int j)
     if (!E->dying || j >= E->plan->nbind)
         return;
     if (E->nnodes == E->capnodes) {
-        E->capnodes = E->capnodes ? 2 * E->capnodes : 32;
-        int *a = xrealloc(E->node_entry, (size_t)E->capnodes * sizeof *a);
-        int *b = xrealloc(E->node_next, (size_t)E->capnodes * sizeof *b);
-        if (!a || !b)
-            oom_fail();
-        E->node_entry = a;
-        E->node_next = b;
+        /* each array kept as soon as it moved: realloc freed the old one */
+        int cap = E->capnodes ? 2 * E->capnodes : 32;
+        E->node_entry = xrealloc(E->node_entry, (size_t)cap * sizeof *E->node_entry);
+        E->node_next = xrealloc(E->node_next, (size_t)cap * sizeof *E->node_next);
+        E->capnodes = cap;
     }
     E->node_entry[E->nnodes] = k;
     E->node_next[E->nnodes] = E->dying[j];
@@ -378,13 +389,13 @@ static void die_after(Env *E, int k, int j)
 static Value *own(Env *E, Value *v)
 {
     if (E->nowned == E->capowned) {
-        E->capowned = E->capowned ? 2 * E->capowned : 16;
-        Value **g = xrealloc(E->owned, (size_t)E->capowned * sizeof *g);
-        int *d = xrealloc(E->death, (size_t)E->capowned * sizeof *d);
-        if (!g || !d)
-            oom_fail();
-        E->owned = g;
-        E->death = d;
+        /* each array kept as soon as it moved: realloc freed the old one */
+        int cap = E->capowned ? 2 * E->capowned : 16;
+        oom_defer(value_free_v, v);   /* v is not owned yet */
+        E->owned = xrealloc(E->owned, (size_t)cap * sizeof *E->owned);
+        E->death = xrealloc(E->death, (size_t)cap * sizeof *E->death);
+        oom_keep(v);
+        E->capowned = cap;
     }
     int k = E->nowned++;
     E->owned[k] = v;
@@ -427,12 +438,14 @@ static void bind(Env *E, const Var *k, Value *v)
     if (2 * (E->n + 1) > E->cap) {
         const Var **ok = E->keys;
         Value **ov = E->vals;
-        size_t ocap = E->cap;
-        E->cap = ocap ? 2 * ocap : 32;
-        E->keys = xcalloc(E->cap, sizeof *E->keys);
-        E->vals = xmalloc(E->cap * sizeof *E->vals);
-        if (!E->keys || !E->vals)
-            oom_fail();
+        size_t ocap = E->cap, cap = ocap ? 2 * ocap : 32;
+        const Var **nk = xcalloc(cap, sizeof *nk);
+        oom_defer(free, nk);   /* env_free frees E's tables, not one made halfway */
+        Value **nv = xmalloc(cap * sizeof *nv);
+        oom_keep(nk);
+        E->keys = nk;
+        E->vals = nv;
+        E->cap = cap;
         for (size_t i = 0; i < ocap; i++)
             if (ok[i]) {
                 size_t at = slot(E, ok[i]);
@@ -646,9 +659,33 @@ static int writes_operand(const Func *f, int i)
 
 static const char *kind_text(const Value *v);
 
+/* call_tir's operands copied and outputs not handed over: res[i] holds
+ * output i once made, ts[nin + i] its tensor once res does. */
+static void call_tir_free(Tensor **ts, Value **res, char *copied, int nin, int nout, int nvars, const Value *result)
+{
+    if (ts && res)
+        for (int i = 0; i < nout; i++) {
+            if (res[i])
+                value_free(res[i]);
+            else if (ts[nin + i] && !result)
+                tensor_free(ts[nin + i]);
+        }
+    if (ts && copied)
+        for (int i = 0; i < nin; i++)
+            if (copied[i])
+                tensor_free(ts[i]);
+    if (ts)
+        for (int i = 0; i < nvars; i++)
+            tensor_free(ts[nin + nout + i]);
+    free(copied);
+    free(ts);
+    free(res);
+}
+
 static Value *call_tir(Env *E, const Expr *e)
 {
-    const Expr *fn = e->u.call.args[0], *args = e->u.call.args[1], *out = kwarg(e, "out_sinfo");
+    const Expr *fn = e->u.call.args[0], *args = e->u.call.args[1];
+    const Expr *volatile out = kwarg(e, "out_sinfo");   /* read after the guard's setjmp below */
     if (e->u.call.nargs < 2 || fn->kind != E_GLOBAL || args->kind != E_TUPLE || !out ||
         (out->kind != E_SINFO && out->kind != E_LIST))
         return rerr(E, e->loc, "R.call_tir takes cls.f, a tuple of arguments and out_sinfo"), NULL;
@@ -687,14 +724,18 @@ static Value *call_tir(Env *E, const Expr *e)
     if (callee->kind == F_PRIM && n != callee->npparams)
         return rerr(E, tv ? tv->loc : e->loc, "%s takes %d parameters; R.call_tir passes %d inputs, %d outputs and "
                     "%d tir_vars", callee->name->str, callee->npparams, nin, nout, nvars), NULL;
-    Tensor **ts = xcalloc((size_t)n + 1, sizeof *ts);
-    Value **res = xcalloc((size_t)nout + 1, sizeof *res);
-    if (!ts || !res)
+    Tensor **volatile ts = NULL;
+    Value **volatile res = NULL;
+    char *volatile copied = NULL;
+    Value *volatile result = NULL;
+    OomGuard guard;
+    if (OOM_ENTER(&guard)) {   /* the operands copied and the outputs made go before unwinding on */
+        call_tir_free(ts, res, copied, nin, nout, nvars, result);
         oom_fail();
-    Value *result = NULL;
-    char *copied = xcalloc((size_t)nin + 1, 1);
-    if (!copied)
-        oom_fail();
+    }
+    ts = xcalloc((size_t)n + 1, sizeof *ts);
+    res = xcalloc((size_t)nout + 1, sizeof *res);
+    copied = xcalloc((size_t)nin + 1, 1);
     for (int i = 0; i < nin; i++) {
         Value *v = eval(E, args->u.list.items[i]);
         if (!v)
@@ -716,9 +757,11 @@ static Value *call_tir(Env *E, const Expr *e)
         }
     }
     for (int i = 0; i < nout; i++) {
-        if (!(ts[nin + i] = alloc_from_sinfo(E, outs[i], out->loc)))
+        Tensor *t = alloc_from_sinfo(E, outs[i], out->loc);
+        if (!t)
             goto done;
-        res[i] = value_tensor(ts[nin + i]);
+        res[i] = value_tensor(t);   /* frees t if it fails: ts holds t only once res does */
+        ts[nin + i] = t;
     }
     for (int i = 0; i < nvars; i++) {
         const Var *p = callee->pparams[nin + nout + i].var;
@@ -737,23 +780,15 @@ static Value *call_tir(Env *E, const Expr *e)
             goto done;
     }
     if (interp_call_prim(E->in, fn->u.global.fn, ts, n, E->err) == 0) {
-        result = own(E, tuple ? value_tuple(res, nout) : res[0]);
+        Value *v = tuple ? value_tuple(res, nout) : res[0];
+        /* v holds the outputs now; own frees v if it fails */
         memset(res, 0, (size_t)nout * sizeof *res);
+        memset(ts + nin, 0, (size_t)nout * sizeof *ts);
+        result = own(E, v);
     }
 done:
-    for (int i = 0; i < nout; i++)
-        if (res[i])
-            value_free(res[i]);
-        else if (ts[nin + i] && !result)
-            tensor_free(ts[nin + i]);
-    for (int i = 0; i < nin; i++)
-        if (copied[i])
-            tensor_free(ts[i]);
-    for (int i = 0; i < nvars; i++)
-        tensor_free(ts[nin + nout + i]);
-    free(copied);
-    free(ts);
-    free(res);
+    oom_leave(&guard);
+    call_tir_free(ts, res, copied, nin, nout, nvars, result);
     return result;
 }
 
@@ -791,6 +826,13 @@ static Value *layout_transform(Env *E, const Expr *e)
     Arena a = { 0 };
     ImError ierr;
     Value *result = NULL;
+    Tensor *volatile made = NULL;   /* o until the value holding it is made */
+    OomGuard guard;
+    if (OOM_ENTER(&guard)) {   /* the map's arena and the result go before unwinding on */
+        tensor_free(made);
+        arena_free(&a);
+        oom_fail();
+    }
     IndexMap *im = im_from_expr(&a, map, t->shape, &ierr);
     if (!im) {
         rerr(E, ierr.loc.line ? ierr.loc : map->loc, "%s", ierr.msg);
@@ -808,6 +850,7 @@ static Value *layout_transform(Env *E, const Expr *e)
         rerr(E, e->loc, "cannot allocate the result of R.layout_transform");
         goto done;
     }
+    made = o;
     /* from a module constant as it was made, o keeps how it was made:
      * --verify-exec's call cache then need not keep its bytes */
     int from_const = t->origin && memcmp(t->data, t->origin, (size_t)t->count * (size_t)dtype_size(t->dtype)) == 0;
@@ -817,8 +860,10 @@ static Value *layout_transform(Env *E, const Expr *e)
         o->recipe = r;
     else
         recipe_release(r);
+    made = NULL;   /* value_tensor frees o if it fails, own the value */
     result = own(E, value_tensor(o));
 done:
+    oom_leave(&guard);
     arena_free(&a);
     return result;
 }
@@ -1613,6 +1658,24 @@ static Value *take(Env *E, Value *r)
     return r;
 }
 
+/* What a call made, freed when it ends or an allocation under it fails:
+ * each array is set only once it exists, each count only once its array
+ * holds it. */
+static void env_free(Env *E)
+{
+    for (int i = 0; E->owned && i < E->nowned; i++)
+        value_free(E->owned[i]);
+    free(E->owned);
+    free(E->death);
+    free(E->node_entry);
+    free(E->node_next);
+    free(E->dying);
+    free(E->okeys);
+    free(E->oval);
+    free(E->keys);
+    free(E->vals);
+}
+
 int interp_call_relax(Interp *in, Func *f, Value **args, int nargs, Value **out, InterpError *err)
 {
     return call_relax(in, NULL, f, args, nargs, out, err);
@@ -1628,6 +1691,11 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
     }
     Env E = { .in = in, .fn = f, .caller = caller, .depth = caller ? caller->depth + 1 : 0, .err = err,
               .plan = plan_of(in, f) };
+    OomGuard guard;
+    if (OOM_ENTER(&guard)) {   /* the values this call made go before unwinding on */
+        env_free(&E);
+        oom_fail();
+    }
     E.dying = xmalloc(((size_t)E.plan->nbind + 1) * sizeof *E.dying);
     if (!E.dying)
         oom_fail();
@@ -1674,16 +1742,7 @@ static int call_relax(Interp *in, const Env *caller, Func *f, Value **args, int 
         else if (!(*out = take(&E, r)))
             status = rerr(&E, f->result->loc, "cannot copy %s", what);
     }
-    for (int i = 0; i < E.nowned; i++)
-        value_free(E.owned[i]);
-    free(E.owned);
-    free(E.death);
-    free(E.node_entry);
-    free(E.node_next);
-    free(E.dying);
-    free(E.okeys);
-    free(E.oval);
-    free(E.keys);
-    free(E.vals);
+    oom_leave(&guard);
+    env_free(&E);
     return status;
 }

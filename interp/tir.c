@@ -2049,30 +2049,39 @@ static int run_body(const SNode *body, Frame *fr)
     return 0;
 }
 
-int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError *err)
+/* A call's frame and what its body allocated; fr may be half-built (its
+ * arrays NULL until made). */
+static void frame_free(const Compiled *c, Frame *fr)
 {
-    if (f->kind != F_PRIM) {
-        err->loc = f->loc;
-        snprintf(err->msg, sizeof err->msg, "%s is not a prim_func", f->name->str);
-        return -1;
+    if (!fr)
+        return;
+    if (fr->buf) {
+        for (int i = 0; i < c->nallocs; i++)
+            tensor_free(fr->buf[c->allocs[i]]);
+        for (int i = 0; i < c->nviews; i++)
+            free(fr->buf[c->views[i]]);
     }
-    if (nargs != f->npparams) {
-        err->loc = f->loc;
-        snprintf(err->msg, sizeof err->msg, "%s takes %d buffers; the call passes %d", f->name->str, f->npparams,
-                 nargs);
-        return -1;
+    free(fr->iv);
+    free(fr->fv);
+    free(fr->buf);
+    free(fr->vreg);
+    free(fr);
+}
+
+/* The call of f's compiled body c in a frame of its own, freed when the
+ * body ends or an allocation under it fails. */
+static int run_frame(Interp *in, const Func *f, Compiled *c, Tensor **args, int nargs, InterpError *err)
+{
+    Frame *volatile made = NULL;
+    OomGuard guard;
+    if (OOM_ENTER(&guard)) {   /* the frame and the buffers the body allocated go before unwinding on */
+        frame_free(c, made);
+        oom_fail();
     }
-    Compiled *c = compiled(in, f, err);
-    if (!c)
-        return -1;
-    const char *text = in->memo ? func_text(in, f) : NULL;
-    if (text && memo_replay(in->memo, text, args, nargs))
-        return 0;
-    MemoCall *before = text ? memo_before(in->memo, args, nargs) : NULL;
-    int64_t steps0 = in->steps;
     Frame *fr = xcalloc(1, sizeof *fr);
     if (!fr)
         oom_fail();
+    made = fr;
     fr->iv = xcalloc((size_t)c->niv + 1, sizeof *fr->iv);
     fr->fv = xcalloc((size_t)c->nfv + 1, sizeof *fr->fv);
     fr->buf = xcalloc((size_t)c->nbuf + 1, sizeof *fr->buf);
@@ -2108,15 +2117,33 @@ int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError 
             status = bind_shape(c, fr, c->bufs[c->param_buf[i]].key, args[i], 1, err);
     if (!status)
         status = run_body(c->body, fr);
-    for (int i = 0; i < c->nallocs; i++)
-        tensor_free(fr->buf[c->allocs[i]]);
-    for (int i = 0; i < c->nviews; i++)
-        free(fr->buf[c->views[i]]);
-    free(fr->iv);
-    free(fr->fv);
-    free(fr->buf);
-    free(fr->vreg);
-    free(fr);
+    oom_leave(&guard);
+    frame_free(c, fr);
+    return status;
+}
+
+int interp_call_prim(Interp *in, Func *f, Tensor **args, int nargs, InterpError *err)
+{
+    if (f->kind != F_PRIM) {
+        err->loc = f->loc;
+        snprintf(err->msg, sizeof err->msg, "%s is not a prim_func", f->name->str);
+        return -1;
+    }
+    if (nargs != f->npparams) {
+        err->loc = f->loc;
+        snprintf(err->msg, sizeof err->msg, "%s takes %d buffers; the call passes %d", f->name->str, f->npparams,
+                 nargs);
+        return -1;
+    }
+    Compiled *c = compiled(in, f, err);
+    if (!c)
+        return -1;
+    const char *text = in->memo ? func_text(in, f) : NULL;
+    if (text && memo_replay(in->memo, text, args, nargs))
+        return 0;
+    MemoCall *before = text ? memo_before(in->memo, args, nargs) : NULL;
+    int64_t steps0 = in->steps;
+    int status = run_frame(in, f, c, args, nargs, err);
     if (before)
         memo_record(in->memo, text, before, args, nargs, status == 0, in->steps - steps0);
     return status;

@@ -172,6 +172,22 @@ void arena_free(Arena *a)
     a->advised = 0;
 }
 
+static void arena_free_v(void *a)
+{
+    arena_free(a);
+}
+
+void arena_scratch(Arena *a)
+{
+    oom_defer(arena_free_v, a);
+}
+
+void arena_scratch_end(Arena *a)
+{
+    oom_keep(a);
+    arena_free(a);
+}
+
 void arena_discard(void *p, size_t n)
 {
 #if defined(__SANITIZE_ADDRESS__)

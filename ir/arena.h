@@ -64,6 +64,11 @@ static inline void *arena_zalloc(Arena *a, size_t size)
 void *arena_array(Arena *a, size_t n, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 void arena_free(Arena *a);
+/* A scratch arena: freed by oom_fail if an allocation fails before
+ * arena_scratch_end, which frees it (every return after arena_scratch must
+ * pass through arena_scratch_end). */
+void arena_scratch(Arena *a);
+void arena_scratch_end(Arena *a);
 /* The block p of n bytes, handed out by an arena, is not read again (an
  * array outgrown): its whole pages go back to the system, which gives
  * zeroed ones if they are touched again. Under AddressSanitizer they are

@@ -1171,7 +1171,25 @@ static int refine_var(Digits *d, const Piece *raw, int nraw, int v)
 }
 
 /* Returns 0 and fills d when the map is in the digit class. */
+static int digits_body(const IndexMap *m, Digits *d);
+
+/* d's arrays are set each once it exists: an allocation failing below frees
+ * what is built and unwinds on, the caller's d left empty. */
 static int digits(const IndexMap *m, Digits *d)
+{
+    memset(d, 0, sizeof *d);
+    OomGuard guard;
+    if (OOM_ENTER(&guard)) {
+        digits_free(d);
+        memset(d, 0, sizeof *d);
+        oom_fail();
+    }
+    int r = digits_body(m, d);
+    oom_leave(&guard);
+    return r;
+}
+
+static int digits_body(const IndexMap *m, Digits *d)
 {
     memset(d, 0, sizeof *d);
     d->nin = d->nv = m->nin;
@@ -1187,6 +1205,7 @@ static int digits(const IndexMap *m, Digits *d)
             total += 1 + (t->var < 0 ? t->arg->n : 0);
         }
     Piece *raw = xcalloc((size_t)total, sizeof *raw);
+    oom_defer(free, raw);
     int nraw = 0, fail = 0;
     for (int k = 0; k < m->nout && !fail; k++)
         for (int i = 0; i < m->out[k]->n && !fail; i++) {
@@ -1244,6 +1263,7 @@ static int digits(const IndexMap *m, Digits *d)
     }
     for (int v = m->nin; v < d->nv && !fail; v++)
         fail = refine_var(d, raw, nraw, v) != 0;
+    oom_keep(raw);
     free(raw);
     /* In each output, every coefficient divides the next and exceeds the
      * largest value of the digits below it, so that each digit is read back

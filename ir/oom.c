@@ -14,17 +14,21 @@ void oom_push(OomGuard *g)
     top = g;
 }
 
+/* What g still has to free if a failure comes goes to the guard outside:
+ * a guard nested inside a call (a run's, a Relax call's) leaves the call's
+ * own registrations to the call's guard. */
 void oom_leave(OomGuard *g)
 {
     top = g->outer;
+    if (top)
+        for (int i = 0; i < g->ndefer; i++)
+            if (g->defer[i].fn)
+                oom_defer(g->defer[i].fn, g->defer[i].p);
 }
 
 void oom_unwound(OomGuard *g)
 {
     top = g->outer;
-    for (int i = g->ndefer - 1; i >= 0; i--)
-        if (g->defer[i].fn)
-            g->defer[i].fn(g->defer[i].p);
 }
 
 int oom_guarded(void)
@@ -32,11 +36,19 @@ int oom_guarded(void)
     return top != NULL;
 }
 
+/* The deferred frees run here, before the longjmp, while every frame below
+ * the guard is still alive: a scratch arena on the stack can be deferred. */
 void oom_fail(void)
 {
     if (!top)
         abort();
-    longjmp(top->jb, 1);
+    OomGuard *g = top;
+    while (g->ndefer > 0) {
+        g->ndefer--;
+        if (g->defer[g->ndefer].fn)
+            g->defer[g->ndefer].fn(g->defer[g->ndefer].p);
+    }
+    longjmp(g->jb, 1);
 }
 
 void oom_defer(void (*fn)(void *), void *p)
@@ -50,15 +62,14 @@ void oom_defer(void (*fn)(void *), void *p)
 
 void oom_keep(void *p)
 {
-    if (!top)
-        return;
-    for (int i = top->ndefer - 1; i >= 0; i--)
-        if (top->defer[i].p == p) {
-            top->defer[i].fn = NULL;
-            if (i == top->ndefer - 1)
-                top->ndefer--;
-            return;
-        }
+    for (OomGuard *g = top; g; g = g->outer)
+        for (int i = g->ndefer - 1; i >= 0; i--)
+            if (g->defer[i].fn && g->defer[i].p == p) {
+                g->defer[i].fn = NULL;
+                while (g->ndefer && !g->defer[g->ndefer - 1].fn)
+                    g->ndefer--;
+                return;
+            }
 }
 
 void *xmalloc(size_t n)

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum { OOM_DEFERS = 16 };
+enum { OOM_DEFERS = 32 };
 
 typedef struct OomGuard {
     jmp_buf jb;
@@ -27,7 +27,8 @@ typedef struct OomGuard {
 #define OOM_ENTER(g) (oom_push(g), setjmp((g)->jb) ? (oom_unwound(g), 1) : 0)
 void oom_push(OomGuard *g);
 void oom_unwound(OomGuard *g);
-/* Leaves g after the call ended normally. */
+/* Leaves g after the call ended normally; what is still registered with
+ * g (oom_defer, not yet oom_keep) moves to the guard outside. */
 void oom_leave(OomGuard *g);
 /* Whether a guard is entered on this thread. */
 int oom_guarded(void);
@@ -35,7 +36,10 @@ int oom_guarded(void);
 /* Unwinds to the innermost guard. */
 _Noreturn void oom_fail(void);
 /* fn(p) is called if the innermost guard unwinds before oom_keep(p); a
- * guard holds OOM_DEFERS (past that, p is freed by its owner or leaks). */
+ * guard holds OOM_DEFERS (past that, p is freed by its owner or leaks).
+ * The frees run in oom_fail, before unwinding: p may be on the stack, if
+ * every way out of its frame calls oom_keep(p).
+ * oom_keep looks in every guard entered, innermost first. */
 void oom_defer(void (*fn)(void *), void *p);
 void oom_keep(void *p);
 

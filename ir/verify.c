@@ -848,6 +848,7 @@ static int check_layout_map(Verifier *V, const Expr *e, const TensorType *t)
     if (!map || map->kind != E_INDEXMAP || map->u.map.nparams != t->ndim)
         return 0;   /* op_infer says what is wrong */
     Arena a = { 0 };
+    arena_scratch(&a);
     ImError err;
     int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK], y[IM_MAX_RANK];
     int status = 0;
@@ -868,7 +869,7 @@ static int check_layout_map(Verifier *V, const Expr *e, const TensorType *t)
         status = VERR(V, map->loc, "cannot decide whether the index map of R.layout_transform is injective on "
                       "shape %s (too large to enumerate)", box);
     }
-    arena_free(&a);
+    arena_scratch_end(&a);
     return status;
 }
 

@@ -236,6 +236,7 @@ static int infer_layout(const Op *o, const Expr *call, const TensorType *a, int 
     if (p->keepdims && num_of(pv, &p->pad_value))
         return fail(err, pv->loc, "pad_value is a number");
     Arena ar = { 0 };
+    arena_scratch(&ar);
     ImError ierr;
     int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
     IndexMap *im = im_from_expr(&ar, map, a->shape, &ierr);
@@ -254,7 +255,7 @@ static int infer_layout(const Op *o, const Expr *call, const TensorType *a, int 
         memcpy(p->out.shape, im->obox, (size_t)im->nout * sizeof *im->obox);
         p->axis = volume_differs(a, &p->out);
     }
-    arena_free(&ar);
+    arena_scratch_end(&ar);
     return r;
 }
 

@@ -56,13 +56,12 @@ static const Var *rewritten(const Binding *b)
 static void def_add(Fold *F, Binding *b)
 {
     if (F->ndefs == F->cap) {
-        F->cap = F->cap ? 2 * F->cap : 64;
-        Binding **d = xrealloc(F->defs, (size_t)F->cap * sizeof *d);
-        int *p = xrealloc(F->prev_rw, (size_t)F->cap * sizeof *p);
-        if (!d || !p)
-            oom_fail();
-        F->defs = d;
-        F->prev_rw = p;
+        /* each array kept as soon as it moved (realloc freed the old one):
+         * fold_done frees them when an allocation fails */
+        int cap = F->cap ? 2 * F->cap : 64;
+        F->defs = xrealloc(F->defs, (size_t)cap * sizeof *F->defs);
+        F->prev_rw = xrealloc(F->prev_rw, (size_t)cap * sizeof *F->prev_rw);
+        F->cap = cap;
     }
     const Var *x = rewritten(b);
     F->prev_rw[F->ndefs] = x ? ptrmap_get(&F->last_rw, x, 0) : 0;
@@ -1040,6 +1039,18 @@ static int eval_const(Fold *F, Binding *bd, int dataflow)
     return is_call_to(bd->value, "R.call_tir") ? eval_call_tir(F, bd) : eval_op(F, bd);
 }
 
+/* What a sweep made, freed when it ends or an allocation under it fails. */
+static void fold_done(Fold *F)
+{
+    ptrmap_free(&F->last_rw);
+    ptrmap_free(&F->uses);
+    free(F->defs);
+    free(F->prev_rw);
+    arena_free(&F->scratch);
+    if (F->in)
+        interp_free(F->in);
+}
+
 /* One sweep of the rules over fn's bindings in order; all: also constants
  * and common rewrites, else only what cancels or composes rewrites
  * (compose, identity, pad and crop), which flow runs first. Returns how many
@@ -1056,6 +1067,11 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
     for (int b = 0; b < fn->nblocks; b++)
         nbinds += (size_t)fn->blocks[b]->nbinds;
     Fold F = { m, notes, module_stamps(m, nbinds), NULL, 0, 0, { 0 }, NULL, { 0 }, NULL, max_bytes, cancel_only, fn, { 0 }, 0 };
+    OomGuard og;
+    if (OOM_ENTER(&og)) {   /* the sweep's tables go before unwinding on */
+        fold_done(&F);
+        oom_fail();
+    }
     unsigned range = (unsigned)nbinds;
     all = all && !cancel_only;
     int fired = 0, copies = 0;
@@ -1086,13 +1102,8 @@ static int fold_sweep(Module *m, Func *fn, Notes *notes, int all, int64_t max_by
         fprintf(stderr, "lopt: internal error: fold added bindings during a sweep\n");
         abort();
     }
-    ptrmap_free(&F.last_rw);
-    ptrmap_free(&F.uses);
-    free(F.defs);
-    free(F.prev_rw);
-    arena_free(&F.scratch);
-    if (F.in)
-        interp_free(F.in);
+    oom_leave(&og);
+    fold_done(&F);
     if (copies)
         propagate(&F, fn);
     /* *clean: an earlier sweep removed the dead bindings, and nothing changed

@@ -172,8 +172,9 @@ static int64_t tensor_bytes(const TensorType *t)
 static int add_view(Planner *P, Var *v, int node, IndexMap *im, int has_pad, double pad, Expr *map)
 {
     if (P->nviews == P->capviews) {
-        P->capviews = P->capviews ? 2 * P->capviews : 64;
-        P->views = xrealloc(P->views, (size_t)P->capviews * sizeof *P->views);
+        int cap = P->capviews ? 2 * P->capviews : 64;
+        P->views = xrealloc(P->views, (size_t)cap * sizeof *P->views);
+        P->capviews = cap;
     }
     P->views[P->nviews] = (View){ node, im, has_pad, pad, map };
     ptrmap_put(&P->at, v, ++P->nviews);
@@ -183,8 +184,9 @@ static int add_view(Planner *P, Var *v, int node, IndexMap *im, int has_pad, dou
 static int add_node(Planner *P, Var *v, Binding *bd)
 {
     if (P->n == P->cap) {
-        P->cap = P->cap ? 2 * P->cap : 64;
-        P->nodes = xrealloc(P->nodes, (size_t)P->cap * sizeof *P->nodes);
+        int cap = P->cap ? 2 * P->cap : 64;
+        P->nodes = xrealloc(P->nodes, (size_t)cap * sizeof *P->nodes);
+        P->cap = cap;
     }
     Node *nd = &P->nodes[P->n];
     memset(nd, 0, sizeof *nd);
@@ -255,10 +257,12 @@ static void *memo_add(Planner *P, int tag, const void *k1, const void *k2, int64
     if (2 * (P->nmemo + 1) > P->memocap) {
         size_t old = P->memocap;
         Memo **slots = P->memo;
-        P->memocap = old ? 2 * old : 256;
-        P->memo = xcalloc(P->memocap, sizeof *P->memo);
-        if (!P->memo)
+        size_t cap = old ? 2 * old : 256;
+        Memo **fresh = xcalloc(cap, sizeof *fresh);
+        if (!fresh)
             oom_fail();
+        P->memo = fresh;   /* the old table still holds the entries: planner_free frees only this one */
+        P->memocap = cap;
         for (size_t i = 0; i < old; i++)
             for (Memo *x = slots[i], *next; x; x = next) {
                 next = x->next;
@@ -1683,44 +1687,74 @@ static void plan_assigned(Module *m, PassCtx *ctx, const char *spec)
 
 /* One run of plan over every plannable function (flow_fixed_point runs
  * plan,fold until a module comes back, as for flow). */
+/* What a block's planner holds, its arena included. */
+static void planner_free(Planner *P)
+{
+    ptrmap_free(&P->at);
+    free(P->rw);
+    free(P->memo);
+    free(P->twins);
+    free(P->nodes);
+    free(P->views);
+    arena_free(&P->a);
+    arena_free(&P->scratch);
+}
+
+/* One function's plan: a function of its own, so that the guard's frame
+ * holds nothing a longjmp could clobber. */
+static void plan_func(Module *m, PassCtx *ctx, Notes *notes, Func *fn, int64_t max_cells)
+{
+    PtrMap plan = { 0 }, reads = { 0 };
+    Answers answers = { 0 };
+    Arena answer_arena = { 0 }, kept = { 0 };
+    struct { Expr **v; int n, cap; } maps = { NULL, 0, 0 };   /* in memory: the guard's handler reads it */
+    Planner P;
+    volatile int inblock = 0;   /* P holds kept's chunks and the block's own */
+    OomGuard guard;
+    if (OOM_ENTER(&guard)) {   /* the function's tables and the block's go before unwinding on */
+        if (inblock)
+            planner_free(&P);
+        else
+            arena_free(&kept);
+        free(maps.v);
+        free(answers.slots);
+        arena_free(&answer_arena);
+        ptrmap_free(&plan);
+        ptrmap_free(&reads);
+        oom_fail();
+    }
+    /* fold's form first: pairs that cancel and dead values cost nothing */
+    fold_rewrites(m, fn, notes);
+    infer_types(m, fn);
+    for (int b = 0; b < fn->nblocks; b++) {
+        P = (Planner){ .m = m, .fn = fn, .rb = fn->blocks[b], .a = kept, .notes = notes, .max_cells = max_cells,
+                       .answers = &answers, .answer_arena = &answer_arena };
+        inblock = 1;
+        plan_block(&P, ctx, &plan, &reads, &maps.v, &maps.n, &maps.cap);
+        Arena a = P.a;
+        P.a = (Arena){ 0 };
+        planner_free(&P);
+        kept = a;   /* an answer of this block keeps the map it was asked, which a later block may compare */
+        inblock = 0;
+    }
+    if (maps.n)
+        flow_realize(m, fn, ctx, notes, &plan, maps.v, &reads);
+    oom_leave(&guard);
+    free(maps.v);
+    free(answers.slots);
+    arena_free(&answer_arena);
+    arena_free(&kept);
+    ptrmap_free(&plan);
+    ptrmap_free(&reads);
+}
+
 static void plan_round(Module *m, PassCtx *ctx, Notes *notes, void *data)
 {
     int64_t max_cells = *(const int64_t *)data;
     int nf = m->nfuncs;
-    for (int f = 0; f < nf; f++) {
-        Func *fn = m->funcs[f];
-        if (!is_plannable(fn))
-            continue;
-        PtrMap plan = { 0 }, reads = { 0 };
-        Answers answers = { 0 };
-        Arena answer_arena = { 0 }, kept = { 0 };
-        Expr **maps = NULL;
-        int nmaps = 0, capmaps = 0;
-        /* fold's form first: pairs that cancel and dead values cost nothing */
-        fold_rewrites(m, fn, notes);
-        infer_types(m, fn);
-        for (int b = 0; b < fn->nblocks; b++) {
-            Planner P = { .m = m, .fn = fn, .rb = fn->blocks[b], .a = kept, .notes = notes, .max_cells = max_cells,
-                          .answers = &answers, .answer_arena = &answer_arena };
-            plan_block(&P, ctx, &plan, &reads, &maps, &nmaps, &capmaps);
-            ptrmap_free(&P.at);
-            free(P.rw);
-            free(P.memo);
-            free(P.twins);
-            free(P.nodes);
-            free(P.views);
-            kept = P.a;   /* an answer of this block keeps the map it was asked, which a later block may compare */
-            arena_free(&P.scratch);
-        }
-        if (nmaps)
-            flow_realize(m, fn, ctx, notes, &plan, maps, &reads);
-        free(maps);
-        free(answers.slots);
-        arena_free(&answer_arena);
-        arena_free(&kept);
-        ptrmap_free(&plan);
-        ptrmap_free(&reads);
-    }
+    for (int f = 0; f < nf; f++)
+        if (is_plannable(m->funcs[f]))
+            plan_func(m, ctx, notes, m->funcs[f], max_cells);
 }
 
 int pass_plan(Module *m, PassCtx *ctx, const PassOpt *opts, int nopts)
