@@ -148,6 +148,8 @@ check-fault: build/lopt-fail
 	sh testsuite/fault/sweep.sh 50
 	@echo "== check-fault: the same with leak checks: at most 32 of the 50 runs leak (was 48 before the unwinding freed a run's and the passes' tables)"
 	MAX_LEAKS=32 sh testsuite/fault/sweep.sh 50
+	@echo "== check-fault: every allocation of a run on two threads (a convolution's loop split between them) failing"
+	INPUT=testsuite/fault/par_conv.tir ARG=--jobs=2 sh testsuite/fault/sweep.sh 1
 
 check-api: build/api-test liblopt.so.0
 	@echo "== check-api: the C library API test"

@@ -490,6 +490,7 @@ typedef struct Chunk {
     int64_t from, to, steps;
     InterpError err;
     int failed;            /* written by the chunk's thread */
+    int oom;               /* an allocation failed in the chunk (its thread's own guard caught it) */
     int started;           /* written by the calling thread */
 } Chunk;
 
@@ -500,7 +501,16 @@ static void *run_chunk(void *p)
     Chunk *k = p;
     Frame *fr = &k->fr;
     const SNode *s = k->s;
+    /* a guard of the chunk's own: a thread started here has none, and an
+     * allocation failing outside any guard aborts; the calling thread
+     * raises it again once every chunk has ended (run_par) */
+    OomGuard g;
+    if (OOM_ENTER(&g)) {
+        k->failed = k->oom = 1;
+        return NULL;
+    }
     if (setjmp(fr->jb) != 0) {
+        oom_leave(&g);
         k->failed = 1;
         return NULL;
     }
@@ -512,6 +522,7 @@ static void *run_chunk(void *p)
         fr->iv[s->slot] = v;
         s->body->run(s->body, fr);
     }
+    oom_leave(&g);
     return NULL;
 }
 
@@ -580,11 +591,12 @@ void run_par(const SNode *s, Frame *fr, int64_t lo, int64_t n)
         else
             run_chunk(&k[i]);
     }
-    int bad = -1;
+    int bad = -1, oom = 0;
     for (int i = 0; i < t; i++) {
         *fr->steps += k[i].steps;
         if (bad < 0 && k[i].failed)
             bad = i;
+        oom |= k[i].oom;
         free(k[i].fr.iv);
         free(k[i].fr.fv);
         free(k[i].fr.vreg);
@@ -593,6 +605,8 @@ void run_par(const SNode *s, Frame *fr, int64_t lo, int64_t n)
         *fr->err = k[bad].err;
     free(k);
     free(th);
+    if (oom)
+        oom_fail();   /* to the run's guard, on this thread */
     if (bad >= 0)
         longjmp(fr->jb, 1);
 }

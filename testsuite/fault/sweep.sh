@@ -9,10 +9,11 @@
 # most N may (a ratchet: lower it as leaks are closed); a run that leaks must
 # still have ended in "out of memory", exit 1, with no other report.
 #   sh testsuite/fault/sweep.sh [STEP [LOPT]]   STEP: every STEP-th n (1: all)
+# INPUT= and ARG= (one argument, the pipeline by default) run another module.
 step=${1:-1}
 lopt=${2:-build/lopt-fail}
-input=examples/conv_add_conv_nchwc.tir
-pipeline='--pass=convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold'
+input=${INPUT:-examples/conv_add_conv_nchwc.tir}
+pipeline=${ARG:-'--pass=convert-layout{conv2d=NCHW4c:OIHW4o},plan,fold'}
 tmp=${TMPDIR:-/tmp}/lopt-sweep.$$
 [ -n "${MAX_LEAKS:-}" ] && LEAKS=1
 [ "${LEAKS:-0}" = 1 ] || ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
