@@ -52,12 +52,12 @@ import argparse
 import ast
 import os
 import re
-import subprocess
 import sys
-import textwrap
+
+import tvmtests
+from tvmtests import first_error, lopt
 
 TEST = "tests/python/relax/backend/adreno/test_transform_annotate_custom_scope.py"
-HEADER = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n# from tvm.script import tir as T\n\n"
 PIPE = ("convert-layout{conv2d=NCHW4c:OIHW4o,policy=tvm},flow,fold,annotate-scope,realize-vdevice,"
         "fold-scope-change")
 # the parts of a TVM callee's name, first match first, and the operator each is
@@ -72,17 +72,8 @@ PARTS = [(re.compile(p), op) for p, op in (
 VDEV = re.compile(r'^[^:]*:\d+:(.*)$')
 
 
-def read_test(args):
-    if args.git:
-        return subprocess.run(["git", "--git-dir", args.git, "show", "HEAD:" + TEST], capture_output=True,
-                              text=True, check=True).stdout
-    with open(os.path.join(args.root, TEST)) as f:
-        return f.read()
-
-
 def cases(src, out):
     """(test, input file, expected dict) per test; modules written to out."""
-    lines = src.splitlines()
     found = []
     for fn in ast.parse(src).body:
         if not isinstance(fn, ast.FunctionDef) or not fn.name.startswith("test_"):
@@ -90,10 +81,7 @@ def cases(src, out):
         path, expected = None, None
         for node in ast.walk(fn):
             if isinstance(node, ast.ClassDef) and node.decorator_list and path is None:
-                start = node.decorator_list[0].lineno
-                path = os.path.join(out, "%s.%s.tir" % (fn.name, node.name))
-                with open(path, "w") as f:
-                    f.write(HEADER + textwrap.dedent("\n".join(lines[start - 1:node.end_lineno])) + "\n")
+                path = tvmtests.write_module(out, "%s.%s" % (fn.name, node.name), src, node)
             if (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
                     and isinstance(node.value, ast.Dict) and expected is None):
                 expected = ast.literal_eval(node.value)
@@ -254,30 +242,13 @@ def find_callees(main, expected):
     return out
 
 
-def lopt(args, *argv):
-    try:
-        r = subprocess.run([args.lopt] + list(argv), capture_output=True, text=True, timeout=120)
-    except subprocess.TimeoutExpired:
-        return 124, "", "timeout"
-    return r.returncode, r.stdout, r.stderr
-
-
-def first_error(err, rc):
-    said = [l for l in err.splitlines() if "error:" in l] or err.strip().splitlines() or ["exit %d" % rc]
-    return said[0]
-
-
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--git", help="a bare git directory of apache/tvm")
-    ap.add_argument("--root", help="a work tree of apache/tvm")
-    ap.add_argument("dir")
-    ap.add_argument("--lopt", default="./lopt")
-    ap.add_argument("-v", action="store_true", help="one line per callee")
+    tvmtests.add_args(ap, timeout=120, verbose="one line per callee")
     args = ap.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     callees = matched = scopes = scopes_matched = tests = verified = 0
-    for test, inp, expected in cases(read_test(args), args.dir):
+    for test, inp, expected in cases(tvmtests.read_test(args, TEST), args.dir):
         tests += 1
         rc, out, err = lopt(args, "--pass=" + PIPE, inp)
         vrc, _, verr = lopt(args, "--pass=" + PIPE, "--verify-exec", inp)
@@ -287,8 +258,7 @@ def main():
             print("verify-exec fails on %s: %s" % (test, first_error(verr, vrc)))
         found = {}
         if rc == 0:
-            with open(inp[:-len(".Input.tir")] + ".lopt.tir", "w") as f:
-                f.write(out)
+            tvmtests.write(inp[:-len(".Input.tir")] + ".lopt.tir", out)
             mod = Main(out)
             found = find_callees(mod, expected)
         for k, (targs, tres) in expected.items():
