@@ -20,29 +20,20 @@ import argparse
 import ast
 import os
 import re
-import subprocess
 import sys
-import textwrap
+
+import tvmtests
+from tvmtests import first_error, lopt, main_text
 
 TEST = "tests/python/relax/test_transform_convert_layout.py"
-HEADER = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n# from tvm.script import tir as T\n\n"
 REWRITES = re.compile(r"\bR\.(layout_transform|permute_dims|nn\.pad|pad|crop|strided_slice)\(")
 OPS = {"relax.nn.conv2d": "conv2d", "relax.nn.max_pool2d": "max_pool2d", "relax.nn.avg_pool2d": "avg_pool2d",
        "relax.nn.adaptive_avg_pool2d": "adaptive_avg_pool2d", "relax.image.resize2d": "resize2d",
        "relax.nn.conv2d_transpose": "conv2d_transpose"}
 
 
-def read_test(args):
-    if args.git:
-        return subprocess.run(["git", "--git-dir", args.git, "show", "HEAD:" + TEST], capture_output=True,
-                              text=True, check=True).stdout
-    with open(os.path.join(args.root, TEST)) as f:
-        return f.read()
-
-
 def cases(src, out):
     """(test, input file, expected file, desired layouts) per verify() call; modules written to out."""
-    lines = src.splitlines()
     tree = ast.parse(src)
     found = []
     for fn in tree.body:
@@ -51,12 +42,7 @@ def cases(src, out):
         classes = {}
         for node in ast.walk(fn):
             if isinstance(node, ast.ClassDef) and node.decorator_list:
-                start = node.decorator_list[0].lineno
-                text = textwrap.dedent("\n".join(lines[start - 1:node.end_lineno]))
-                path = os.path.join(out, "%s.%s.tir" % (fn.name, node.name))
-                with open(path, "w") as f:
-                    f.write(HEADER + text + "\n")
-                classes[node.name] = path
+                classes[node.name] = tvmtests.write_module(out, "%s.%s" % (fn.name, node.name), src, node)
         for node in ast.walk(fn):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "verify"):
                 continue
@@ -75,24 +61,6 @@ def cases(src, out):
     return found
 
 
-def main_text(text):
-    """The text of main in a printed module."""
-    m = re.search(r"^(\s*)def main\(", text, re.M)
-    if not m:
-        return ""
-    rest = text[m.start():]
-    nxt = re.search(r"^%s@" % re.escape(m.group(1)), rest[1:], re.M)
-    return rest[:nxt.start() + 1] if nxt else rest
-
-
-def lopt(args, *argv):
-    try:
-        r = subprocess.run([args.lopt] + list(argv), capture_output=True, text=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        return 124, "", "timeout"
-    return r.returncode, r.stdout, r.stderr
-
-
 def outputs(args, path):
     rc, out, _ = lopt(args, "--run", "--seed", "1", path)
     return out if rc == 0 else None
@@ -100,16 +68,12 @@ def outputs(args, path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--git", help="a bare git directory of apache/tvm")
-    ap.add_argument("--root", help="a work tree of apache/tvm")
-    ap.add_argument("dir")
-    ap.add_argument("--lopt", default="./lopt")
+    tvmtests.add_args(ap)
     ap.add_argument("--policy", help="convert-layout's policy= option (tvm)")
-    ap.add_argument("-v", action="store_true", help="one line per case")
     args = ap.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     tally = {}
-    for test, inp, exp, want, cb in cases(read_test(args), args.dir):
+    for test, inp, exp, want, cb in cases(tvmtests.read_test(args, TEST), args.dir):
         opts = []
         unknown = [k for k in want if k not in OPS]
         for k, v in want.items():
@@ -126,22 +90,19 @@ def main():
                 # --verify-exec apart: a module of rank-only operands may not run on seeded shapes
                 vrc, _, verr = lopt(args, "--pass=" + pipe, "--verify-exec", inp)
                 if vrc:
-                    said = [l for l in verr.splitlines() if "error:" in l] or ["exit %d" % vrc]
                     tally["verify-exec fails"] = tally.get("verify-exec fails", 0) + 1
                     if args.v:
-                        print("  verify-exec fails on %s: %s" % (test, said[0]))
+                        print("  verify-exec fails on %s: %s" % (test, first_error(verr, vrc)))
             erc, eout, eerr = lopt(args, exp)
             if rc:
-                said = [l for l in err.splitlines() if "error:" in l] or err.strip().splitlines() or ["exit %d" % rc]
-                verdict, detail = "lopt fails", said[0]
+                verdict, detail = "lopt fails", first_error(err, rc)
             elif erc:
-                verdict, detail = "expected unread", (eerr.strip().splitlines() or [""])[0]
+                verdict, detail = "expected unread", first_error(eerr, erc)
             else:
                 mine, theirs = len(REWRITES.findall(main_text(out))), len(REWRITES.findall(main_text(eout)))
                 verdict = "better" if mine < theirs else "match" if mine == theirs else "worse"
                 path = os.path.join(args.dir, "%s.lopt.tir" % os.path.basename(inp)[:-4])
-                with open(path, "w") as f:
-                    f.write(out)
+                tvmtests.write(path, out)
                 same = outputs(args, path) == outputs(args, exp)
                 detail = "%d rewrites, TVM %d%s" % (mine, theirs, "" if same else "; outputs differ from TVM's Expected")
                 if not same:

@@ -23,12 +23,13 @@ import ast
 import collections
 import os
 import re
-import subprocess
 import sys
 import textwrap
 
+import tvmtests
+from tvmtests import HEADER, first_error, lopt, main_text
+
 TEST = "tests/python/relax/test_transform_fold_constant.py"
-HEADER = "# from tvm.script import ir as I\n# from tvm.script import relax as R\n# from tvm.script import tir as T\n\n"
 CALL = re.compile(r"\bR\.([A-Za-z_][A-Za-z_0-9.]*)\(")
 NOT_CALLS = {"const", "shape", "Tensor", "Tuple", "Shape", "Prim", "Object", "dataflow", "output", "function",
              "device", "prim_value", "str", "dtype"}
@@ -150,10 +151,9 @@ def bound_function(src, cls, fname, binding):
     for item in cls.body:
         if not isinstance(item, ast.FunctionDef):
             continue
-        start = item.decorator_list[0].lineno if item.decorator_list else item.lineno
         deco = [ast.get_source_segment(src, d) for d in item.decorator_list]
         if "R.function" not in deco:
-            out.append(textwrap.dedent("\n".join(lines[start - 1:item.end_lineno])))
+            out.append(tvmtests.segment(src, item))
             continue
         if item.name != fname:
             continue
@@ -202,21 +202,9 @@ def cases(src, out):
         mods.setdefault("expected", mods["before"])
         paths = []
         for k in ("before", "expected"):
-            path = os.path.join(out, "%s.%s.tir" % (fn.name, k))
-            with open(path, "w") as f:
-                f.write(mods[k])
-            paths.append(path)
+            paths.append(tvmtests.write(os.path.join(out, "%s.%s.tir" % (fn.name, k)), mods[k]))
         found.append((fn.name, paths[0], paths[1]))
     return found
-
-
-def main_text(text):
-    m = re.search(r"^(\s*)def main\(", text, re.M)
-    if not m:
-        return ""
-    rest = text[m.start():]
-    nxt = re.search(r"^%s@" % re.escape(m.group(1)), rest[1:], re.M)
-    return rest[:nxt.start() + 1] if nxt else rest
 
 
 def calls(text):
@@ -234,33 +222,11 @@ def shapes(path):
     return opts
 
 
-def lopt(args, *argv):
-    try:
-        r = subprocess.run([args.lopt] + list(argv), capture_output=True, text=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        return 124, "", "timeout"
-    return r.returncode, r.stdout, r.stderr
-
-
-def first_error(err, rc):
-    said = [l for l in err.splitlines() if "error:" in l] or err.strip().splitlines() or ["exit %d" % rc]
-    return said[0]
-
-
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--git", help="a bare git directory of apache/tvm")
-    ap.add_argument("--root", help="a work tree of apache/tvm")
-    ap.add_argument("dir")
-    ap.add_argument("--lopt", default="./lopt")
-    ap.add_argument("-v", action="store_true", help="one line per test")
+    tvmtests.add_args(ap, verbose="one line per test")
     args = ap.parse_args()
-    if args.git:
-        src = subprocess.run(["git", "--git-dir", args.git, "show", "HEAD:" + TEST], capture_output=True,
-                             text=True, check=True).stdout
-    else:
-        with open(os.path.join(args.root, TEST)) as f:
-            src = f.read()
+    src = tvmtests.read_test(args, TEST)
     os.makedirs(args.dir, exist_ok=True)
     tally = collections.Counter()
     for test, before, expected in cases(src, args.dir):
@@ -275,8 +241,7 @@ def main():
             verdict = "match" if mine == theirs else "differ"
             detail = "calls %s, TVM %s" % (dict(mine) or "none", dict(theirs) or "none")
             path = before[:-len(".before.tir")] + ".lopt.tir"
-            with open(path, "w") as f:
-                f.write(out)
+            tvmtests.write(path, out)
             orc, o1, _ = lopt(args, "--run", "--seed", "1", *shapes(path), path)
             erc2, o2, _ = lopt(args, "--run", "--seed", "1", *shapes(expected), expected)
             if orc or erc2 or o1 != o2:

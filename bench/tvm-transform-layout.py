@@ -29,13 +29,13 @@ import ast
 import collections
 import os
 import re
-import subprocess
 import sys
-import textwrap
+
+import tvmtests
+from tvmtests import HEADER_TIR as HEADER, first_error, lopt
 
 TL = "tests/python/s_tir/schedule/test_tir_schedule_transform_layout.py"
 FB = "tests/python/tirx/transform/test_transform_flatten_buffer.py"
-HEADER = "# from tvm.script import ir as I\n# from tvm.script import tir as T\n\n"
 PACKED = "lambda m, n: (m // 16, n // 16, m % 16, n % 16)"
 
 
@@ -152,24 +152,10 @@ def find(tree, test, name):
 
 
 def func_text(src, node, subst):
-    lines = src.splitlines()
-    text = textwrap.dedent("\n".join(lines[node.decorator_list[0].lineno - 1:node.end_lineno]))
+    text = tvmtests.segment(src, node)
     for k, v in subst.items():
         text = re.sub(r"\b%s\b(?!=)" % k, v, text)
     return text
-
-
-def lopt(args, *argv):
-    try:
-        r = subprocess.run([args.lopt] + list(argv), capture_output=True, text=True, timeout=args.timeout)
-    except subprocess.TimeoutExpired:
-        return 124, "", "timeout"
-    return r.returncode, r.stdout, r.stderr
-
-
-def first_error(err, rc):
-    said = [l for l in err.splitlines() if "error:" in l] or err.strip().splitlines() or ["exit %d" % rc]
-    return said[0]
 
 
 ACCESS = re.compile(r"\b([A-Za-z_]\w*)\[")
@@ -230,17 +216,10 @@ def signature(text):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--git", required=True, help="a bare git directory of apache/tvm")
-    ap.add_argument("dir")
-    ap.add_argument("--lopt", default="./lopt")
-    ap.add_argument("--timeout", type=int, default=120)
-    ap.add_argument("-v", action="store_true")
+    tvmtests.add_args(ap, timeout=120)
     args = ap.parse_args()
     os.makedirs(args.dir, exist_ok=True)
-    srcs = {}
-    for f in (TL, FB):
-        srcs[f] = subprocess.run(["git", "--git-dir", args.git, "show", "HEAD:" + f], capture_output=True,
-                                 text=True, check=True).stdout
+    srcs = {f: tvmtests.read_test(args, f) for f in (TL, FB)}
     trees = {f: ast.parse(s) for f, s in srcs.items()}
     tally = collections.Counter()
     for case, f, test, before, pipe, expected, subst in CASES:
@@ -248,8 +227,7 @@ def main():
         node = find(tree, test, before)
         fname = node.name
         bpath = os.path.join(args.dir, case + ".before.tir")
-        with open(bpath, "w") as out:
-            out.write(HEADER + func_text(src, node, subst) + "\n")
+        tvmtests.write(bpath, HEADER + func_text(src, node, subst) + "\n")
         if pipe is None:
             tally["no lopt pass"] += 1
             if args.v:
@@ -270,8 +248,7 @@ def main():
             epath = os.path.join(args.dir, case + ".expected.tir")
             etext = func_text(src, enode, subst)
             etext = re.sub(r"def %s\(" % enode.name, "def %s(" % fname, etext, count=1)
-            with open(epath, "w") as o:
-                o.write(HEADER + etext + "\n")
+            tvmtests.write(epath, HEADER + etext + "\n")
             erc, eout, eerr = lopt(args, epath)
             if erc:
                 verdict, detail = "expected unread", first_error(eerr, erc)
@@ -283,8 +260,7 @@ def main():
                         mine[0], theirs[0], sorted(set(mine[1]) - set(theirs[1]))[:4],
                         sorted(set(theirs[1]) - set(mine[1]))[:4])
                 lpath = os.path.join(args.dir, case + ".lopt.tir")
-                with open(lpath, "w") as o:
-                    o.write(out)
+                tvmtests.write(lpath, out)
                 r1 = lopt(args, "--run", "--seed", "1", "--entry=" + fname, lpath)
                 r2 = lopt(args, "--run", "--seed", "1", "--entry=" + fname, epath)
                 if r1[0] or r2[0]:
