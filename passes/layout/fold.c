@@ -319,6 +319,19 @@ static int compose_perms(Fold *F, Binding *bd, const Binding *yb, const Expr *y,
     return 1;
 }
 
+/* Whether a layout_transform of the function reads v. */
+static int read_by_rewrite(const Fold *F, const Var *v)
+{
+    for (int b = 0; F->fn && b < F->fn->nblocks; b++)
+        for (int i = 0; i < F->fn->blocks[b]->nbinds; i++) {
+            const Expr *e = F->fn->blocks[b]->binds[i]->value;
+            if (is_layout_transform(e) && e->u.call.nargs >= 1 && e->u.call.args[0]->kind == E_VAR &&
+                e->u.call.args[0]->u.var == v)
+                return 1;
+        }
+    return 0;
+}
+
 /* z = lt(y, M2, p2) with y = lt(x, M1, p1): z = lt(x, M2 . M1, p) (see
  * rewrite_compose). A permute_dims on either side is the rewrite it is, and
  * two permutations give a permute_dims. */
@@ -342,6 +355,8 @@ static int compose(Fold *F, Binding *bd)
     Expr *r = rewrite_compose(F->m, y, e, sh, nd, &ident, why, sizeof why);
     if (F->cancel_only && r && !ident && is_layout_transform(r))
         return 0;   /* a real rewrite: left for the second phase (the arena keeps r, unused) */
+    if (F->cancel_only && r && ident && py && !pe && read_by_rewrite(F, bd->var))
+        return 0;   /* a rewrite reads it back: that pair cancels first, and the permute_dims stays one */
     if (!r) {
         if (why[0] && !F->cancel_only)
             note_add(F->notes, bd->loc, "kept: composed with %s, %s", var_said(yb->var), why);
