@@ -26,6 +26,8 @@ typedef struct Exec {
     int quiet;            /* a trial run (run_drawn): no notes, no errors */
     int even;             /* draw every extent as one value (interp_even_extent) */
     int drew;             /* make_inputs drew an extent */
+    int ran;              /* the trial's make_inputs succeeded, so its error is the run's */
+    InterpError trial;    /* the error a trial run ended with */
     int checked;          /* --verify-exec: passes after which the outputs matched */
     int outputs;          /* tensors compared after each */
     int inexact;          /* some matched within the ulp tolerance only */
@@ -578,6 +580,7 @@ static int make_inputs(Exec *x, Func *f)
 }
 
 static int run_entry(Exec *x, Module *m, Value **out);
+static int run_failed(Exec *x, const InterpError *err);
 
 static void free_inputs(Exec *x)
 {
@@ -599,7 +602,8 @@ static int run_trial(Exec *x, Module *m, Func *f, Value **out)
     x->quiet = 1;
     src->out = NULL;
     src->sink = NULL;
-    int r = make_inputs(x, f) || run_entry(x, m, out) ? -1 : 0;
+    x->ran = 0;
+    int r = make_inputs(x, f) || (x->ran = 1, run_entry(x, m, out)) ? -1 : 0;
     x->quiet = 0;
     src->out = o;
     src->sink = sink;
@@ -619,6 +623,12 @@ static int run_drawn(Exec *x, Module *m, Func *f, Value **out)
 {
     Value *v = NULL;
     int r = run_trial(x, m, f, &v);
+    if (r && x->ran && (!x->drew || x->trial.limit || x->ctx->mem.refused)) {
+        /* nothing to draw again, or a limit reached: the run's error is the
+         * trial's (a run again would take as long, and a timeout is spent) */
+        InterpError err = x->trial;
+        return make_inputs(x, f) ? -1 : run_failed(x, &err);
+    }
     if (r && x->drew) {
         x->even = 1;
         if ((r = run_trial(x, m, f, &v)))
@@ -687,17 +697,25 @@ static int run_entry(Exec *x, Module *m, Value **out)
     x->ctx->par_loops += interp_par_loops(in);
     oom_leave(&guard);
     interp_free(in);
-    if (r && !x->quiet) {
-        if (x->ctx->mem.refused)
-            return over_memory(x, err.loc);
-        if (err.loc.line)
-            diag_error(x->src, err.loc, "%s", err.msg);
-        else
-            fail(x, "%s", err.msg);
-        if (err.limit)
-            api_mark_limit(x->ctx);
-    }
+    if (r && x->quiet)
+        x->trial = err;
+    if (r && !x->quiet)
+        return run_failed(x, &err);
     return r;
+}
+
+/* Says the error a run ended with; -1. */
+static int run_failed(Exec *x, const InterpError *err)
+{
+    if (x->ctx->mem.refused)
+        return over_memory(x, err->loc);
+    if (err->loc.line)
+        diag_error(x->src, err->loc, "%s", err->msg);
+    else
+        fail(x, "%s", err->msg);
+    if (err->limit)
+        api_mark_limit(x->ctx);
+    return -1;
 }
 
 static void exec_done(Exec *x)
