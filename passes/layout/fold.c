@@ -45,8 +45,7 @@ static Binding *def_of(const Fold *F, const Expr *e)
 /* The variable a binding rewrites (x in lt(x, M)), or NULL. */
 static const Var *rewritten(const Binding *b)
 {
-    if ((!is_layout_transform(b->value) && !is_call_to(b->value, "R.permute_dims")) || b->value->u.call.nargs < 1 ||
-        b->value->u.call.args[0]->kind != E_VAR)
+    if (!is_layout_transform(b->value) || b->value->u.call.args[0]->kind != E_VAR)
         return NULL;
     return b->value->u.call.args[0]->u.var;
 }
@@ -763,9 +762,8 @@ static int same_as_earlier(Fold *F, Binding *bd)
         Binding *o = F->defs[i - 1];
         if (o == bd)
             continue;
-        /* a permute_dims is the rewrite it is */
-        const Expr *ov = is_layout_transform(o->value) ? o->value : perm_as_rewrite(F, o->value);
-        if (!ov || !same_rewrite(&F->scratch, call_kwarg(ov, "index_map"), call_kwarg(e, "index_map"), x->u.var->sinfo) ||
+        const Expr *ov = o->value;
+        if (!same_rewrite(&F->scratch, call_kwarg(ov, "index_map"), call_kwarg(e, "index_map"), x->u.var->sinfo) ||
             (!same_pad(call_kwarg(ov, "pad_value"), call_kwarg(e, "pad_value")) && !onto(F, e)))
             continue;
         bd->value = var_ref(&F->m->arena, o->var, bd->loc);
