@@ -420,6 +420,15 @@ static Expr *padded_map(Planner *P, const Node *nd, const IndexMap *im)
     return map;
 }
 
+/* Whether keys a and b name one layout, whoever asks it. */
+static int key_same(const Key *a, const Key *b)
+{
+    if (!a->im || !b->im)
+        return !a->im && !b->im;
+    return a->im->nout == b->im->nout && a->has_pad == b->has_pad && (!a->has_pad || a->pad == b->pad) &&
+           memcmp(a->im->obox, b->im->obox, (size_t)a->im->nout * sizeof *a->im->obox) == 0 && im_equal(a->im, b->im);
+}
+
 /* The key of im among node's, added when new (a label when as_label and
  * the map is one to one and onto, and there is room; a key apart from the
  * others when absorbed: a permute_dims asks it); -1 when full. */
@@ -429,11 +438,9 @@ static int key_of(Planner *P, Node *nd, IndexMap *im, int has_pad, double pad, i
         return 0;
     if (has_pad && as_label && (pad != 0 || signbit(pad) || nd->item >= 0 || nd->leader >= 0))
         return -1;   /* flow_realize pads with 0 */
+    const Key want = { .im = im, .has_pad = has_pad, .pad = pad };
     for (int k = 1; k < nd->nkey; k++)
-        if (nd->keys[k].absorbed == absorbed && !nd->keys[k].im == !im &&
-            (!im || (nd->keys[k].im->nout == im->nout && nd->keys[k].has_pad == has_pad &&
-            (!has_pad || nd->keys[k].pad == pad) &&
-            memcmp(nd->keys[k].im->obox, im->obox, (size_t)im->nout * sizeof *im->obox) == 0 && im_equal(nd->keys[k].im, im))))
+        if (nd->keys[k].absorbed == absorbed && key_same(&nd->keys[k], &want))
             return k;
     int64_t wa[IM_MAX_RANK], wb[IM_MAX_RANK];
     if (as_label) {
@@ -1216,15 +1223,6 @@ static int rewrite_of(Planner *P, const Node *nd, int l, int k, int64_t *bytes)
         return 1;
     *bytes = a->bytes + 2 * nd->keys[0].bytes + b->bytes;
     return 2;
-}
-
-/* Whether keys a and b name one layout, whoever asks it. */
-static int key_same(const Key *a, const Key *b)
-{
-    if (!a->im || !b->im)
-        return !a->im && !b->im;
-    return a->im->nout == b->im->nout && a->has_pad == b->has_pad && (!a->has_pad || a->pad == b->pad) &&
-           memcmp(a->im->obox, b->im->obox, (size_t)a->im->nout * sizeof *a->im->obox) == 0 && im_equal(a->im, b->im);
 }
 
 /* The rewrites that are one (PlanVar's share), or NULL when none is: under
