@@ -41,8 +41,11 @@ struct Memo {
     int run;               /* runs of main begun */
 };
 
-/* A call under way: the blobs of its buffers as it found them. */
+/* A call under way: the blobs of its buffers as it found them. Until
+ * memo_record takes it, it is dropped (its blobs released) if an
+ * allocation fails. */
 struct MemoCall {
+    Memo *mc;
     int n;
     Blob **before;
 };
@@ -134,6 +137,12 @@ void memo_free(Memo *mc)
             next = e->next;
             entry_free(mc, e);
         }
+    /* blobs still held: by a call under way when an allocation failed */
+    for (size_t s = 0; s < mc->nslots; s++)
+        while (mc->blobs[s]) {
+            mc->blobs[s]->refs = 1;
+            blob_release(mc, mc->blobs[s]);
+        }
     free(mc->slots);
     free(mc->blobs);
     free(mc);
@@ -216,9 +225,7 @@ static Blob *blob_get(Memo *mc, const Tensor *t, uint64_t h)
             b->refs++;
             return b;
         }
-    Blob *b = xcalloc(1, sizeof *b);
-    if (!b)
-        return NULL;
+    Blob *b = scratch_calloc(1, sizeof *b);   /* the cache's once linked below */
     /* a module constant's bytes as they were made: read in place, not
      * copied; a fresh output's poison: known without its bytes; a constant
      * rewritten as it was made: made again when compared */
@@ -234,9 +241,10 @@ static Blob *blob_get(Memo *mc, const Tensor *t, uint64_t h)
         b->t->recipe = NULL;
         b->recipe = b->kind == BLOB_MADE ? recipe_hold(t->recipe) : NULL;
     } else if (!(b->t = tensor_clone(t))) {
-        free(b);
+        scratch_free(b);
         return NULL;
     }
+    oom_keep(b);
     b->hash = h;
     b->refs = 1;
     b->next = mc->blobs[h % mc->nslots];
@@ -282,6 +290,13 @@ int memo_replay(Memo *mc, const char *text, Tensor **args, int n)
     return found;
 }
 
+static void call_drop(void *p)
+{
+    MemoCall *call = p;
+    blobs_release(call->mc, call->before, call->n);
+    free(call);
+}
+
 MemoCall *memo_before(Memo *mc, Tensor *const *args, int n)
 {
     size_t need = 0;
@@ -289,18 +304,23 @@ MemoCall *memo_before(Memo *mc, Tensor *const *args, int n)
         need += 2 * tensor_bytes(args[i]);   /* before, and after at most */
     if (mc->bytes + need > mc->max_bytes)
         return NULL;
-    MemoCall *call = xcalloc(1, sizeof *call);
-    Blob **b = xcalloc((size_t)n + 1, sizeof *b);
-    if (!call || !b)
-        oom_fail();
+    /* the call's tables go if an allocation fails before they are the
+     * call's (the blobs are the cache's, which frees them) */
+    MemoCall *call = scratch_calloc(1, sizeof *call);
+    Blob **b = scratch_calloc((size_t)n + 1, sizeof *b);
     for (int i = 0; i < n; i++)
         if (!(b[i] = blob_get(mc, args[i], tensor_hash(args[i])))) {
+            oom_keep(b);
             blobs_release(mc, b, i);
-            free(call);
+            scratch_free(call);
             return NULL;
         }
+    oom_keep(b);
+    oom_keep(call);
+    call->mc = mc;
     call->n = n;
     call->before = b;
+    oom_defer(call_drop, call);
     return call;
 }
 
@@ -308,41 +328,45 @@ void memo_record(Memo *mc, const char *text, MemoCall *call, Tensor *const *args
 {
     if (!call)
         return;
-    Blob **before = call->before;
-    free(call);
     int64_t elems = 0;
     for (int i = 0; i < n; i++)
         elems += args[i]->count;
     if (steps < elems)
         ok = 0;   /* running it again costs about what replaying it would */
-    Entry *e = ok ? xcalloc(1, sizeof *e) : NULL;
-    Blob **after = ok ? xcalloc((size_t)n + 1, sizeof *after) : NULL;
-    char *t = ok ? xstrdup(text) : NULL;
-    uint64_t *hs = ok ? xmalloc(((size_t)n + 1) * sizeof *hs) : NULL;
-    if (!e || !after || !t || !hs) {
-        free(e);
-        free(after);
-        free(t);
-        free(hs);
-        blobs_release(mc, before, n);
+    if (!ok) {
+        oom_keep(call);
+        call_drop(call);
         return;
     }
+    /* the entry's parts go if an allocation fails before it is the cache's */
+    size_t len = strlen(text) + 1;
+    Entry *e = scratch_calloc(1, sizeof *e);
+    Blob **after = scratch_calloc((size_t)n + 1, sizeof *after);
+    char *t = memcpy(scratch_alloc(len), text, len);
+    uint64_t *hs = scratch_alloc(((size_t)n + 1) * sizeof *hs);
     for (int i = 0; i < n; i++) {
-        hs[i] = before[i]->hash;
-        if (!blob_holds(before[i], args[i]) && !(after[i] = blob_get(mc, args[i], tensor_hash(args[i])))) {
+        hs[i] = call->before[i]->hash;
+        if (!blob_holds(call->before[i], args[i]) && !(after[i] = blob_get(mc, args[i], tensor_hash(args[i])))) {
+            oom_keep(after);
             blobs_release(mc, after, i);
-            blobs_release(mc, before, n);
-            free(e);
-            free(t);
-            free(hs);
+            scratch_free(e);
+            scratch_free(t);
+            scratch_free(hs);
+            oom_keep(call);
+            call_drop(call);
             return;
         }
     }
+    oom_keep(e);
+    oom_keep(after);
+    oom_keep(t);
     e->hash = key_hash(text, hs, n);
-    free(hs);
+    scratch_free(hs);
     e->text = t;
     e->n = n;
-    e->before = before;
+    e->before = call->before;
+    oom_keep(call);
+    free(call);   /* its blobs are the entry's */
     e->after = after;
     e->used = mc->run;
     e->next = mc->slots[e->hash % mc->nslots];

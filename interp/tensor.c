@@ -36,6 +36,11 @@ static void *data_new(size_t bytes, size_t *mapped)
     return xcalloc(bytes ? bytes : 1, 1);
 }
 
+static void tensor_free_v(void *t)
+{
+    tensor_free(t);
+}
+
 Tensor *tensor_new(DType t, int ndim, const int64_t *shape)
 {
     int64_t count = 1;
@@ -45,22 +50,22 @@ Tensor *tensor_new(DType t, int ndim, const int64_t *shape)
     for (int i = 0; i < ndim; i++)
         if (shape[i] < 0 || __builtin_mul_overflow(count, shape[i], &count) || count > (INT64_C(1) << 34))
             return NULL;
-    int refused;
-    uint64_t budget = mem_charge((size_t)count * (size_t)size, 1, &refused);
-    if (refused)
-        return NULL;
     Tensor *x = xcalloc(1, sizeof *x);
-    if (!x)
-        oom_fail();
-    x->budget = budget;
+    int refused;
+    x->budget = mem_charge((size_t)count * (size_t)size, 1, &refused);
+    if (refused) {
+        free(x);
+        return NULL;
+    }
     x->dtype = t;
     x->ndim = ndim;
     memcpy(x->shape, shape, (size_t)ndim * sizeof *shape);
     x->count = count;
+    oom_defer(tensor_free_v, x);   /* x and its charge go if its data cannot be had */
     x->data = data_new((size_t)count * (size_t)size, &x->mapped);
+    oom_keep(x);
     if (!x->data) {
-        mem_uncharge((size_t)count * (size_t)size, budget);
-        free(x);
+        tensor_free(x);
         return NULL;
     }
     return x;

@@ -368,3 +368,21 @@ void intern_free(Interner *in)
     free(in->slots);
     in->slots = NULL;
 }
+
+static void intern_free_v(void *in)
+{
+    intern_free(in);
+}
+
+void intern_scratch(Interner *in, Arena *a)
+{
+    in->slots = NULL;   /* freed as it is if intern_init's own table cannot be had */
+    oom_defer(intern_free_v, in);
+    intern_init(in, a);
+}
+
+void intern_scratch_end(Interner *in)
+{
+    oom_keep(in);
+    intern_free(in);
+}

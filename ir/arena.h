@@ -112,5 +112,9 @@ Sym *sym_new(Arena *a, const char *s, size_t n);
 /* Sizes the table for about `names` names, so reading them rehashes nothing. */
 void intern_reserve(Interner *in, size_t names);
 void intern_free(Interner *in);
+/* A scratch interner over a scratch arena: its table is freed by oom_fail
+ * if an allocation fails before intern_scratch_end, which frees it. */
+void intern_scratch(Interner *in, Arena *a);
+void intern_scratch_end(Interner *in);
 
 #endif

@@ -65,6 +65,28 @@ int dtype_is_float(DType t)
     return t == DT_FLOAT16 || t == DT_BFLOAT16 || t == DT_FLOAT32 || t == DT_FLOAT64;
 }
 
+static void loan_return(void *p)
+{
+    ModuleLoan *l = p;
+    l->m->names = l->sm->names;
+    l->m->stamp = l->sm->stamp;
+    *l->arena = l->sm->arena;
+}
+
+void module_lend(ModuleLoan *l, Module *m, Module *sm, Arena *arena)
+{
+    *sm = *m;
+    sm->arena = *arena;
+    *l = (ModuleLoan){ m, sm, arena };
+    oom_defer(loan_return, l);
+}
+
+void module_give_back(ModuleLoan *l)
+{
+    oom_keep(l);
+    loan_return(l);
+}
+
 Module *module_new(void)
 {
     Module *m = xcalloc(1, sizeof *m);

@@ -363,6 +363,18 @@ typedef struct Module {
 
 Module *module_new(void);
 void module_free(Module *m);
+
+/* A working copy sm of m over another arena (*arena: a scratch arena, or
+ * one m's owner frees) that shares m's names and stamps: module_give_back
+ * writes the names, the stamp and the arena as sm grew them back, and so
+ * does oom_fail if an allocation fails before, so that their owners free
+ * what the copy grew (an interner's table moves when it grows). */
+typedef struct ModuleLoan {
+    Module *m, *sm;
+    Arena *arena;
+} ModuleLoan;
+void module_lend(ModuleLoan *l, Module *m, Module *sm, Arena *arena);
+void module_give_back(ModuleLoan *l);
 /* Takes n scope stamps for a walk that marks variables: its marks are
  * base + 1 .. base + n, base returned, and no mark set before lies in that
  * range (when the counter would wrap, every mark in the module is cleared

@@ -109,3 +109,39 @@ FILE *xopen_memstream(char **buf, size_t *len)
         oom_fail();
     return f;
 }
+
+void *scratch_alloc(size_t n)
+{
+    void *p = xmalloc(n);
+    oom_defer(free, p);
+    return p;
+}
+
+void *scratch_calloc(size_t n, size_t size)
+{
+    void *p = xcalloc(n, size);
+    oom_defer(free, p);
+    return p;
+}
+
+/* The registration follows the block: the innermost one of p becomes q's. */
+void *scratch_realloc(void *p, size_t n)
+{
+    if (!p)
+        return scratch_alloc(n);
+    void *q = xrealloc(p, n);
+    for (OomGuard *g = top; q != p && g; g = g->outer)
+        for (int i = g->ndefer - 1; i >= 0; i--)
+            if (g->defer[i].fn && g->defer[i].p == p) {
+                g->defer[i].p = q;
+                return q;
+            }
+    return q;
+}
+
+void scratch_free(void *p)
+{
+    if (p)
+        oom_keep(p);
+    free(p);
+}

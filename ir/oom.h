@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum { OOM_DEFERS = 32 };
+enum { OOM_DEFERS = 64 };
 
 typedef struct OomGuard {
     jmp_buf jb;
@@ -42,6 +42,15 @@ _Noreturn void oom_fail(void);
  * oom_keep looks in every guard entered, innermost first. */
 void oom_defer(void (*fn)(void *), void *p);
 void oom_keep(void *p);
+
+/* Scratch blocks: malloc'd memory that a function frees before it returns
+ * (scratch_free), freed by oom_fail if an allocation fails first. */
+void *scratch_alloc(size_t n);
+void *scratch_calloc(size_t n, size_t size);
+/* p NULL or a scratch block; a block that cannot grow stays p's, freed
+ * with the rest. */
+void *scratch_realloc(void *p, size_t n);
+void scratch_free(void *p);
 
 /* malloc, calloc, realloc, strdup and open_memstream that unwind instead
  * of returning NULL. */

@@ -88,6 +88,11 @@ void ptrmap_free(PtrMap *m)
     memset(m, 0, sizeof *m);
 }
 
+void ptrmap_free_v(void *m)
+{
+    ptrmap_free(m);
+}
+
 Expr *call_kwarg(const Expr *call, const char *name)
 {
     for (int k = 0; k < call->u.call.nkw; k++)
@@ -713,11 +718,12 @@ static StructInfo *infer_one(Module *m, const Expr *e)
         if (value_type(e->u.call.args[0], &args[0]))
             return NULL;
         Arena tmp = { 0 };
+        arena_scratch(&tmp);
         ImError err;
         IndexMap *im = im_from_expr(&tmp, call_kwarg(e, "index_map"), args[0].shape, &err);
         StructInfo *s = im && call_kwarg(e, "index_map")->u.map.nparams == args[0].ndim
                             ? tensor_sinfo_new(&m->arena, args[0].dtype, im->nout, im->obox, e->loc) : NULL;
-        arena_free(&tmp);
+        arena_scratch_end(&tmp);
         return s;
     }
     if (!(op = op_find(e->u.call.op->str)) || e->u.call.nargs < (op->tuple_arg ? 1 : op->ntensors))

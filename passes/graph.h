@@ -31,6 +31,8 @@ void ptrmap_reserve(PtrMap *m, size_t n);
 /* Adds delta to k's value (0 when absent) with one look-up; returns the sum. */
 int ptrmap_add(PtrMap *m, const void *k, int delta);
 void ptrmap_free(PtrMap *m);
+/* ptrmap_free for oom_defer: a map a function frees before it returns. */
+void ptrmap_free_v(void *m);
 
 /* The keyword argument name of a call, or NULL. */
 Expr *call_kwarg(const Expr *call, const char *name);

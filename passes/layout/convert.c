@@ -97,13 +97,14 @@ static int check_layout(const char *prims, const char *l, char *why, size_t cap)
 {
     ImError err;
     Arena tmp = { 0 };
+    arena_scratch(&tmp);
     Interner names;
-    intern_init(&names, &tmp);
+    intern_scratch(&names, &tmp);
     Expr *map = im_layout_map(&tmp, &names, prims, l, NULL, &err);
     if (!map)
         snprintf(why, cap, "%s", err.msg);
-    intern_free(&names);
-    arena_free(&tmp);
+    intern_scratch_end(&names);
+    arena_scratch_end(&tmp);
     return map ? 0 : -1;
 }
 
@@ -185,6 +186,7 @@ static Expr *layout_map(Conv *C, const char *from, const char *to, const TensorT
     if (!map || map->u.map.nparams != t->ndim)
         return NULL;
     Arena tmp = { 0 };
+    arena_scratch(&tmp);
     IndexMap *im = im_from_expr(&tmp, map, t->shape, &err);
     ImKind kind = im ? im_classify(im, NULL, NULL) : IM_NOT_INJECTIVE;
     if (im) {
@@ -192,7 +194,7 @@ static Expr *layout_map(Conv *C, const char *from, const char *to, const TensorT
         out->ndim = im->nout;
         memcpy(out->shape, im->obox, (size_t)im->nout * sizeof(int64_t));
     }
-    arena_free(&tmp);
+    arena_scratch_end(&tmp);
     if (!im || (kind != IM_BIJECTIVE && kind != IM_PADDED))
         return NULL;
     *padded = kind != IM_BIJECTIVE;
@@ -216,9 +218,10 @@ static int same_value(const Expr *x, const Expr *a, const Expr *b)
     if (!is_layout_transform(a) || !is_layout_transform(b))
         return expr_equal(a, b);
     Arena tmp = { 0 };
+    arena_scratch(&tmp);
     int same = same_pad(call_kwarg(a, "pad_value"), call_kwarg(b, "pad_value")) &&
                same_rewrite(&tmp, call_kwarg(a, "index_map"), call_kwarg(b, "index_map"), x->u.var->sinfo);
-    arena_free(&tmp);
+    arena_scratch_end(&tmp);
     return same;
 }
 

@@ -27,12 +27,13 @@ int costs_knows_op(const char *op, size_t n)
 static int is_layout(const char *prims, const char *l)
 {
     Arena a = { 0 };
+    arena_scratch(&a);
     Interner names;
     ImError e;
-    intern_init(&names, &a);
+    intern_scratch(&names, &a);
     Expr *map = *l ? im_layout_map(&a, &names, prims, l, NULL, &e) : NULL;
-    intern_free(&names);
-    arena_free(&a);
+    intern_scratch_end(&names);
+    arena_scratch_end(&a);
     return map != NULL;
 }
 

@@ -63,6 +63,13 @@ static void def_set(Sweep *S, Var *v, int i)
     v->mark = S->def_base + (unsigned)i + 1;
 }
 
+/* A demand answered: its list of slots goes. */
+static void demand_done(Demand *D)
+{
+    free(D->slots);
+    D->slots = NULL;
+}
+
 void demand_add(Sweep *S, Var *x, Expr *map, const Expr *pad, int slot)
 {
     int d = def_at(S, x) - 1;
@@ -535,7 +542,7 @@ static void visit(Sweep *S, Binding *bd, int i)
         items_free(S->items[i]);
         S->items[i] = NULL;
         if (ok) {
-            free(D->slots);
+            demand_done(D);
             return;
         }
     }
@@ -550,7 +557,7 @@ static void visit(Sweep *S, Binding *bd, int i)
             note_add(S->notes, at, "flow stopped: %s has %d other consumer%s", var_said(bd->var), uses - D->count,
                      uses - D->count == 1 ? "" : "s");
         else if (is_layout_transform(bd->value) && compose_demand(S, bd, D)) {
-            free(D->slots);
+            demand_done(D);
             return;
         } else if (pk)
             note_add(S->notes, at, "left: %s is %s", var_said(bd->var), pk);
@@ -589,13 +596,13 @@ static void visit(Sweep *S, Binding *bd, int i)
             note_add(S->notes, at, "moved the rewrite of %s through %s", var_said(bd->var),
                      bd->value->kind == E_CALL && call_tir_callee(bd->value) ? call_tir_callee(bd->value)->name->str
                      : bd->value->kind == E_CALL ? bd->value->u.call.op->str : "its producer");
-            free(D->slots);
+            demand_done(D);
             return;
         } else {
             note_add(S->notes, at, "flow stopped at %s: %s", var_said(bd->var), why);
         }
     }
-    free(D->slots);
+    demand_done(D);
     int slot = push_out(S, bd);
     if (waiting)
         waiting->slot = slot;
@@ -655,6 +662,35 @@ static int sink_to_smaller(Sweep *S, RBlock *rb)
     return moved;
 }
 
+/* What a sweep holds for one block; also freed with the sweep, should an
+ * allocation fail while the block is swept. */
+static void sweep_block_free(Sweep *S)
+{
+    for (int i = 0; i < S->ntabs; i++) {
+        if (S->dem)
+            demand_done(&S->dem[i]);
+        if (S->items) {
+            items_free(S->items[i]);
+            S->items[i] = NULL;
+        }
+    }
+    S->ntabs = 0;
+    free(S->dem);
+    free(S->items);
+    free(S->memo);
+    free(S->memo_gen);
+    free(S->prod);
+    free(S->defs);
+    free(S->nuses);
+    S->prod = NULL;
+    S->defs = NULL;
+    S->nuses = NULL;
+    S->memo = NULL;
+    S->memo_gen = NULL;
+    S->dem = NULL;
+    S->items = NULL;
+}
+
 static void sweep_block(Sweep *S, RBlock *rb)
 {
     S->def_base = module_stamps(S->m, (size_t)rb->nbinds);
@@ -668,6 +704,7 @@ static void sweep_block(Sweep *S, RBlock *rb)
     S->link_gen = 1;   /* the producers read below know no runs of links */
     S->dem = xcalloc((size_t)rb->nbinds + 1, sizeof *S->dem);
     S->items = xcalloc((size_t)rb->nbinds + 1, sizeof *S->items);
+    S->ntabs = rb->nbinds;
     S->prod = xmalloc(((size_t)rb->nbinds + 1) * sizeof *S->prod);
     S->nuses = xmalloc(((size_t)rb->nbinds + 1) * sizeof *S->nuses);
     if (!S->dem || !S->items || !S->memo || !S->memo_gen || !S->prod || !S->nuses)
@@ -677,6 +714,7 @@ static void sweep_block(Sweep *S, RBlock *rb)
     producers_read(S, rb);
     if (!S->plan && sink_to_smaller(S, rb)) {
         free(S->defs);
+        S->defs = NULL;
         producers_read(S, rb);
     }
     S->nout = 0;
@@ -694,20 +732,7 @@ static void sweep_block(Sweep *S, RBlock *rb)
         }
     rb->binds = nb;
     rb->nbinds = n;
-    free(S->dem);
-    free(S->items);
-    free(S->memo);
-    free(S->memo_gen);
-    free(S->prod);
-    free(S->defs);
-    free(S->nuses);
-    S->prod = NULL;
-    S->defs = NULL;
-    S->nuses = NULL;
-    S->memo = NULL;
-    S->memo_gen = NULL;
-    S->dem = NULL;
-    S->items = NULL;
+    sweep_block_free(S);
 }
 
 /* The rewrites left in fn: R.layout_transform bindings. */
@@ -723,6 +748,7 @@ static int count_rewrites(const Func *fn)
 /* What a sweep holds between its blocks. */
 static void sweep_free(Sweep *S)
 {
+    sweep_block_free(S);
     ptrmap_free(&S->uses);
     ptrmap_free(&S->sunk);
     ptrmap_free(&S->names);
@@ -734,6 +760,11 @@ static void sweep_free(Sweep *S)
     flow_place_free(S);
 }
 
+static void sweep_free_v(void *S)
+{
+    sweep_free(S);
+}
+
 /* One round over fn: fold's cancelling part, sinking, the backward sweep.
  * Returns how many notes it wrote that say it changed something, and sets
  * *rewrites to the rewrites it leaves (count_rewrites, read as the sweep
@@ -741,6 +772,7 @@ static void sweep_free(Sweep *S)
 static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink, int *rewrites)
 {
     Sweep S = { .m = m, .fn = fn, .ctx = ctx, .notes = notes, .jump = 1, .check = flow_cache_mode() == 2 };
+    oom_defer(sweep_free_v, &S);
     int acts = notes->acts;
     /* a dead consumer must not stop a rewrite, nor may one of a pair
      * that cancels move alone */
@@ -761,6 +793,7 @@ static int flow_round(Module *m, Func *fn, PassCtx *ctx, Notes *notes, int sink,
     }
     for (int b = 0; b < fn->nblocks; b++)
         sweep_block(&S, fn->blocks[b]);
+    oom_keep(&S);
     sweep_free(&S);
     *rewrites = S.rewrites;
     return notes->acts - acts;
@@ -863,8 +896,10 @@ int flow_probe_pad(Module *m, Arena *scratch, Arena *keep, const Expr *e, int it
         return probe_concat(m, scratch, keep, e, map, opmaps, items, n, why, cap);
     }
     Arena stage = { 0 };
-    Module sm = *m;
-    sm.arena = stage;
+    arena_scratch(&stage);
+    Module sm;
+    ModuleLoan loan;
+    module_lend(&loan, m, &sm, &stage);
     const OpInfo *op = NULL;
     int nout;
     FlowTir r;
@@ -882,8 +917,6 @@ int flow_probe_pad(Module *m, Arena *scratch, Arena *keep, const Expr *e, int it
     sm.names = m->names;
     sm.stamp = m->stamp;
     int failed = !f || *n > FLOW_MAX_ARGS || flow_tir(&sm, scratch, f, nout, maps, pad != NULL, pad ? *pad : 0, fname, &r);
-    m->names = sm.names;
-    m->stamp = sm.stamp;
     if (failed && f)
         snprintf(why, cap, "%s", *n > FLOW_MAX_ARGS ? "too many operands" : r.why);
     for (int k = 0; !failed && k < *n; k++) {
@@ -891,7 +924,8 @@ int flow_probe_pad(Module *m, Arena *scratch, Arena *keep, const Expr *e, int it
         if (inpad)   /* NAN: operand k is read with no padding */
             inpad[k] = r.map[k] && r.padded[k] && r.has_pad ? r.pad : NAN;
     }
-    arena_free(&sm.arena);
+    module_give_back(&loan);   /* m's names as flow_tir grew them; stage as sm grew it */
+    arena_scratch_end(&stage);
     return failed ? -1 : 0;
 }
 
@@ -899,13 +933,14 @@ Expr *flow_reduce_reading(Module *m, const Expr *e, const Expr *pmap, const Tens
                           Loc loc)
 {
     Arena tmp = { 0 };
+    arena_scratch(&tmp);
     ImError err;
     ImCond *pred = NULL;
     int npred = 0;
     IndexMap *im = im_from_expr(&tmp, pmap, pt->shape, &err);
     IndexMap *inv = im ? im_inverse(&tmp, im, &pred, &npred, &err) : NULL;
     Expr *back = inv && !npred ? im_to_expr(&m->arena, &m->names, inv) : NULL;
-    arena_free(&tmp);
+    arena_scratch_end(&tmp);
     return back && e->kind == E_CALL && e->u.call.nargs == 1 ? reduce_through(m, e, back, pt, yt, loc) : NULL;
 }
 
@@ -915,6 +950,8 @@ void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap 
     PtrMap moved = { 0 };
     Sweep S = { .m = m, .fn = fn, .ctx = ctx, .notes = notes, .plan = &moved, .jump = 1,
                 .check = flow_cache_mode() == 2 };
+    oom_defer(ptrmap_free_v, &moved);
+    oom_defer(sweep_free_v, &S);
     infer_types(m, fn);
     collect_names(fn, &S.names);
     for (int b = 0; b < fn->nblocks; b++) {
@@ -1019,7 +1056,9 @@ void flow_realize(Module *m, Func *fn, PassCtx *ctx, Notes *notes, const PtrMap 
     count_uses(fn, &S.uses);
     for (int b = 0; b < fn->nblocks; b++)
         sweep_block(&S, fn->blocks[b]);
+    oom_keep(&S);
     sweep_free(&S);
+    oom_keep(&moved);
     ptrmap_free(&moved);
     fold_rewrites(m, fn, notes);
 }

@@ -159,8 +159,9 @@ Func *callee_of(Module *m, const Expr *e, int tuple, const OpInfo **opp, Expr *c
 static int flow_compute(Module *m, Arena *a, Arena *scratch, const Expr *e, const Callee *c, int nout,
                         const Expr *const *maps, int has_pad, double pad, FlowTir *r, char *why, size_t cap)
 {
-    Module sm = *m;
-    sm.arena = *a;
+    Module sm;
+    ModuleLoan loan;
+    module_lend(&loan, m, &sm, a);
     Callee built = *c;
     if (c->op)
         built.f = NULL;
@@ -172,9 +173,7 @@ static int flow_compute(Module *m, Arena *a, Arena *scratch, const Expr *e, cons
     sm.names = m->names;
     sm.stamp = m->stamp;
     int failed = !f || flow_tir(&sm, scratch, f, nout, maps, has_pad, pad, fname, r);
-    *a = sm.arena;
-    m->names = sm.names;
-    m->stamp = sm.stamp;
+    module_give_back(&loan);
     if (failed && f)
         snprintf(why, cap, "%s", r->why);
     return failed ? -1 : 0;

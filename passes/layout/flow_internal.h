@@ -95,6 +95,7 @@ typedef struct Sweep {
     int64_t size;         /* left_behind: the elements of the value whose rewrite moves */
     Demand *dem;          /* per binding index */
     ItemDem **items;      /* per binding index: the rewrites of its tuple's items */
+    int ntabs;            /* the binding indices dem and items hold */
     Binding **out;        /* the new bindings, last first */
     char *dead;
     int nout, cap;

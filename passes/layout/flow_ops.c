@@ -621,6 +621,7 @@ static Expr *reduce_fused(Module *m, const Expr *e, const Expr *map, const Tenso
         red[v] = 1;
     }
     Arena tmp = { 0 };
+    arena_scratch(&tmp);
     ImError err;
     IndexMap *im = im_from_expr(&tmp, map, pt->shape, &err);
     int ok = im && im->nout == n && im_classify(im, NULL, NULL) == IM_BIJECTIVE;
@@ -653,7 +654,7 @@ static Expr *reduce_fused(Module *m, const Expr *e, const Expr *map, const Tenso
         const ImSum *o = im->out[v];
         no = push_by_coef(o, order, no);
     }
-    arena_free(&tmp);
+    arena_scratch_end(&tmp);
     /* reduced outputs that read no axis of p (extent-1 dimensions, w // 4
      * of a w of 4) leave no axis to name: an empty list reads as every
      * axis, and a sum over the one element is not p itself (0.0 + -0.0) */

@@ -1219,13 +1219,11 @@ int flow_tir(Module *m, Arena *scratch, const Func *f0, int nout, const Expr *co
              Sym *name, FlowTir *r)
 {
     memset(r, 0, sizeof *r);
-    Plan *P = xcalloc(1, sizeof *P);
-    if (!P)
-        oom_fail();
+    Plan *P = scratch_calloc(1, sizeof *P);
     ArenaMark mark = arena_mark(scratch);
     P->scratch = scratch;
     int rc = flow_plan(P, m, f0, nout, maps, has_pad, pad, name, r);
     arena_release(scratch, mark);
-    free(P);
+    scratch_free(P);
     return rc;
 }

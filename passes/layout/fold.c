@@ -134,9 +134,10 @@ static int rewrite_fills(const Expr *cm, const IndexMap *c, const int64_t *xsh)
 {
     ImError err;
     Arena tmp = { 0 };
+    arena_scratch(&tmp);
     IndexMap *back = im_from_expr(&tmp, cm, xsh, &err);
     int fills = back && back->nout == c->nout && memcmp(back->obox, c->obox, (size_t)c->nout * sizeof *c->obox) == 0;
-    arena_free(&tmp);
+    arena_scratch_end(&tmp);
     return fills;
 }
 
@@ -165,9 +166,10 @@ static Expr *map_substituted(Arena *a, const Expr *m1, const Expr *m2)
 int fold_one_rewrite(Module *m, const IndexMap *c, const Expr *m1, const Expr *m2)
 {
     Arena tmp = { 0 };
+    arena_scratch(&tmp);
     Expr *cm = im_to_expr(&tmp, &m->names, c), *cs = m1 && m2 ? map_substituted(&tmp, m1, m2) : NULL;
     int one = cm && (rewrite_fills(cm, c, c->box) || (cs && rewrite_fills(cs, c, c->box)) || pads_only(c));
-    arena_free(&tmp);
+    arena_scratch_end(&tmp);
     return one;
 }
 
@@ -387,9 +389,10 @@ static int identity(Fold *F, Binding *bd)
 {
     ImKind k;
     Arena tmp = { 0 };
+    arena_scratch(&tmp);
     IndexMap *im = map_of(&tmp, F, bd->value, &k);
     int id = im && k == IM_BIJECTIVE && im_is_identity(im);
-    arena_free(&tmp);
+    arena_scratch_end(&tmp);
     if (!id)
         return 0;
     bd->value = bd->value->u.call.args[0];

@@ -277,12 +277,13 @@ static int is_mapped(const Expr *map, const Buffer *src)
 {
     int64_t sh[IM_MAX_RANK];
     Arena tmp = { 0 };
+    arena_scratch(&tmp);
     ImError err;
     int ok = src->ndim <= IM_MAX_RANK && shape_of(src, sh) == 0;
     IndexMap *im = ok ? im_from_expr(&tmp, map, sh, &err) : NULL;
     ImKind k = im ? im_classify(im, NULL, NULL) : IM_UNKNOWN;
     ok = k == IM_BIJECTIVE || k == IM_PADDED;
-    arena_free(&tmp);
+    arena_scratch_end(&tmp);
     return ok;
 }
 

@@ -159,7 +159,19 @@ typedef struct Planner {
         int node;
     } *twins;
     int ntwins;
+    /* plan_block's tables: in the planner, which plan_func's guard frees if
+     * an allocation fails while the block is planned */
+    struct BlockTables {
+        PtrMap uses, inreads, getitems, defined;
+        struct UseList *ul;   /* nul lists; pb's uses are ul's */
+        int nul;
+        PlanProblem pb;
+        int *as_written;
+        PlanResult r;
+    } bt;
 } Planner;
+
+typedef struct BlockTables BlockTables;
 
 static int64_t tensor_bytes(const TensorType *t)
 {
@@ -655,10 +667,37 @@ static void use_add(Planner *P, UseList *ul, int user, const int *keys, int nk)
         ul->cap = ul->cap ? 2 * ul->cap : 4;
         ul->v = xrealloc(ul->v, (size_t)ul->cap * sizeof *ul->v);
     }
-    PlanUse *u = &ul->v[ul->n++];
+    PlanUse *u = &ul->v[ul->n];
     u->user = user;
     u->key = xmalloc((size_t)nk * sizeof *u->key);
     memcpy(u->key, keys, (size_t)nk * sizeof *u->key);
+    ul->n++;   /* counted once its key is had: block_tables_free frees the keys counted */
+}
+
+/* Frees what plan_block holds, as far as it got; each freed table is left
+ * empty, so that freeing twice is harmless. */
+static void block_tables_free(BlockTables *T)
+{
+    for (int c = 0; T->ul && c < T->nul; c++) {
+        for (int u = 0; u < T->ul[c].n; u++)
+            free(T->ul[c].v[u].key);
+        free(T->ul[c].v);
+    }
+    for (int c = 0; T->pb.vars && c < T->pb.n; c++) {
+        free(T->pb.vars[c].unary);
+        free(T->pb.vars[c].rewrite);
+        free(T->pb.vars[c].store);
+        free(T->pb.vars[c].share);
+    }
+    free(T->pb.vars);
+    free(T->ul);
+    free(T->as_written);
+    free(T->r.label);
+    ptrmap_free(&T->uses);
+    ptrmap_free(&T->inreads);
+    ptrmap_free(&T->getitems);
+    ptrmap_free(&T->defined);
+    memset(T, 0, sizeof *T);
 }
 
 typedef struct Walk {
@@ -1328,23 +1367,22 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
 {
     RBlock *rb = P->rb;
     Module *m = P->m;
-    PtrMap uses = { 0 }, inreads = { 0 }, getitems = { 0 };
-    count_uses(P->fn, &uses);
+    BlockTables *T = &P->bt;
+    count_uses(P->fn, &T->uses);
     for (int i = 0; i < rb->nbinds; i++)   /* the items read of each tuple */
         if (rb->binds[i]->value->kind == E_GETITEM && rb->binds[i]->value->u.get.tuple->kind == E_VAR)
-            ptrmap_add(&getitems, rb->binds[i]->value->u.get.tuple->u.var, 1);
+            ptrmap_add(&T->getitems, rb->binds[i]->value->u.get.tuple->u.var, 1);
     for (int i = 0; i < rb->nbinds; i++)
         if (!is_layout_transform(rb->binds[i]->value))
-            operands_walk(rb->binds[i]->value, count_read, P, &inreads);
+            operands_walk(rb->binds[i]->value, count_read, P, &T->inreads);
         else if (rb->binds[i]->value->u.call.args[0]->kind == E_VAR)
-            count_read(P, rb->binds[i]->value->u.call.args[0], &inreads);
+            count_read(P, rb->binds[i]->value->u.call.args[0], &T->inreads);
     /* parameters and values of other blocks keep their layout */
-    PtrMap defined = { 0 };
     for (int i = 0; i < rb->nbinds; i++)
-        ptrmap_put(&defined, rb->binds[i]->var, 1);
+        ptrmap_put(&T->defined, rb->binds[i]->var, 1);
     for (int i = 0; i < rb->nbinds; i++)
-        operands_walk(rb->binds[i]->value, outside, P, &defined);
-    ptrmap_free(&defined);
+        operands_walk(rb->binds[i]->value, outside, P, &T->defined);
+    ptrmap_free(&T->defined);
     /* the values and the views, in order */
     for (int i = 0; i < rb->nbinds; i++) {
         Binding *bd = rb->binds[i];
@@ -1408,19 +1446,20 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             continue;
         }
         if (tn && tn->bd && tn->var == e->u.get.tuple->u.var && tn->bd->value->kind == E_CALL &&
-            ptrmap_get(&uses, tn->var, 0) == ptrmap_get(&getitems, tn->var, 0)) {
+            ptrmap_get(&T->uses, tn->var, 0) == ptrmap_get(&T->getitems, tn->var, 0)) {
             nd->call = tn->bd->value;
             nd->item = e->u.get.index;
         }
         /* plannable: a call flow can move a rewrite through (probed with the identity) */
         if (nd->t.ndim > 0 && nd->call->kind == E_CALL && !is_layout_transform(nd->call) && !nd->constant) {
             Arena a = { 0 };
+            arena_scratch(&a);
             int64_t box[IM_MAX_RANK];
             memcpy(box, nd->t.shape, (size_t)nd->t.ndim * sizeof *box);
             Expr *id = identity_map(&a, &m->names, nd->t.ndim, e->loc);
             nd->plannable = id && probe_call(P, nd->call, nd->item, NULL, nd->t.ndim, id, NULL, opm, NULL, &nd->items, &nd->nitems,
                                              why, sizeof why) == 0;
-            arena_free(&a);
+            arena_scratch_end(&a);
             if (!nd->plannable && nd->item < 0 && e->u.call.nargs == 1 && e->u.call.args[0]->kind == E_VAR &&
                 !is_layout_transform(e)) {
                 nd->items = e->u.call.args;
@@ -1444,7 +1483,7 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
     Walk W = { 0 };
     for (int round = 0; round < 16; round++) {
         W.changed = 0;
-        walk_block(P, &W, &uses, &inreads);
+        walk_block(P, &W, &T->uses, &T->inreads);
         if (!W.changed)
             break;
     }
@@ -1452,15 +1491,16 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
     for (int c = 0; c < P->n; c++)
         gone_label(P, &P->nodes[c]);
     /* the problem */
-    UseList *ul = xcalloc((size_t)P->n + 1, sizeof *ul);
-    W = (Walk){ .uses = ul, .phase = 1 };
-    walk_block(P, &W, &uses, &inreads);
-    items_together(P, ul);
-    PlanProblem pb = { xcalloc((size_t)P->n + 1, sizeof *pb.vars), P->n };
+    T->nul = P->n + 1;
+    T->ul = xcalloc((size_t)P->n + 1, sizeof *T->ul);
+    W = (Walk){ .uses = T->ul, .phase = 1 };
+    walk_block(P, &W, &T->uses, &T->inreads);
+    items_together(P, T->ul);
+    T->pb = (PlanProblem){ xcalloc((size_t)P->n + 1, sizeof *T->pb.vars), P->n };
     int64_t offset = 0;   /* the crops as written, which the costs below count */
     for (int c = 0; c < P->n; c++) {
         Node *nd = &P->nodes[c];
-        PlanVar *v = &pb.vars[c];
+        PlanVar *v = &T->pb.vars[c];
         v->nlab = nd->nlab;
         v->nkey = nd->nkey;
         v->unary = xcalloc((size_t)nd->nlab, sizeof *v->unary);
@@ -1484,37 +1524,36 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
         v->store = xmalloc((size_t)nd->nlab * sizeof *v->store);
         memcpy(v->store, nd->store, (size_t)nd->nlab * sizeof *v->store);
         v->share = key_shares(nd, v->rewrite);
-        v->uses = ul[c].v;
-        v->nuses = ul[c].n;
+        v->uses = T->ul[c].v;
+        v->nuses = T->ul[c].n;
     }
-    PlanResult r;
-    int rc = plan_solve(&pb, P->max_cells, &r);
-    int *as_written = xcalloc((size_t)P->n + 1, sizeof *as_written);
-    int64_t before = plan_cost(&pb, as_written);
+    int rc = plan_solve(&T->pb, P->max_cells, &T->r);
+    T->as_written = xcalloc((size_t)P->n + 1, sizeof *T->as_written);
+    int64_t before = plan_cost(&T->pb, T->as_written);
     char buf[400], buf2[400];
     if (rc == 0) {
-        if (items_follow(P, &pb, r.label))
-            r.cost = plan_cost(&pb, r.label);
+        if (items_follow(P, &T->pb, T->r.label))
+            T->r.cost = plan_cost(&T->pb, T->r.label);
         for (int c = 0; c < P->n; c++) {
             Node *nd = &P->nodes[c];
-            if (r.label[c] == 0 || r.label[c] == nd->gone)
+            if (T->r.label[c] == 0 || T->r.label[c] == nd->gone)
                 continue;
-            Expr *keep = nd->reads[r.label[c]] ? nd->reads[r.label[c]] : nd->keys[r.label[c]].map;
+            Expr *keep = nd->reads[T->r.label[c]] ? nd->reads[T->r.label[c]] : nd->keys[T->r.label[c]].map;
             if (*nmaps == *capmaps) {
                 *capmaps = *capmaps ? 2 * *capmaps : 16;
                 *maps = xrealloc(*maps, (size_t)*capmaps * sizeof **maps);
             }
             (*maps)[(*nmaps)++] = clone_expr(&m->arena, &(Subst){ 0 }, keep);
-            ptrmap_put(nd->reads[r.label[c]] ? reads : plan, nd->var, *nmaps);
+            ptrmap_put(nd->reads[T->r.label[c]] ? reads : plan, nd->var, *nmaps);
             for (int t = 0; t < P->ntwins; t++)
                 if (P->twins[t].node == c)
-                    ptrmap_put(nd->reads[r.label[c]] ? reads : plan, P->twins[t].var, *nmaps);
-            if (nd->reads[r.label[c]])
+                    ptrmap_put(nd->reads[T->r.label[c]] ? reads : plan, P->twins[t].var, *nmaps);
+            if (nd->reads[T->r.label[c]])
                 note_add(P->notes, nd->bd->loc, "%s reads its operand in layout %s", var_said(nd->var),
                          expr_text(keep, buf, sizeof buf));
             else
                 note_add(P->notes, nd->bd->loc, "%s is stored in layout %s", var_said(nd->var),
-                         layout_text(P, &nd->keys[r.label[c]], buf, sizeof buf));
+                         layout_text(P, &nd->keys[T->r.label[c]], buf, sizeof buf));
         }
         /* the rewrites the plan leaves */
         for (int c = 0; c < P->n; c++) {
@@ -1524,22 +1563,22 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
                          "give the padded shape): %lld bytes%s", var_said(nd->var), (long long)nd->own_bytes,
                          nd->own_bytes ? "" : " (of a constant: fold evaluates it)");
             char seen[MAX_KEYS] = { 0 };
-            for (int u = 0; u < pb.vars[c].nuses; u++) {
-                const PlanUse *use = &pb.vars[c].uses[u];
-                int k = use->user < 0 ? use->key[0] : use->key[r.label[use->user]];
-                if (k >= 0 && pb.vars[c].share)
-                    k = pb.vars[c].share[r.label[c] * nd->nkey + k];
-                if (k < 0 || k == nd->store[r.label[c]] || seen[k])
+            for (int u = 0; u < T->pb.vars[c].nuses; u++) {
+                const PlanUse *use = &T->pb.vars[c].uses[u];
+                int k = use->user < 0 ? use->key[0] : use->key[T->r.label[use->user]];
+                if (k >= 0 && T->pb.vars[c].share)
+                    k = T->pb.vars[c].share[T->r.label[c] * nd->nkey + k];
+                if (k < 0 || k == nd->store[T->r.label[c]] || seen[k])
                     continue;
                 seen[k] = 1;
                 int64_t bytes;
-                const Key *from = &nd->keys[nd->store[r.label[c]]];
-                int count = rewrite_of(P, nd, r.label[c], k, &bytes), two = count == 2 && !nd->keys[r.label[c]].has_pad;
+                const Key *from = &nd->keys[nd->store[T->r.label[c]]];
+                int count = rewrite_of(P, nd, T->r.label[c], k, &bytes), two = count == 2 && !nd->keys[T->r.label[c]].has_pad;
                 int via = two && !from->im && nd->keys[k].via_bytes;
                 if (count <= 0)
                     continue;   /* fold composes it into a permute_dims */
                 note_add(P->notes, nd->bd ? nd->bd->loc : P->fn->loc, "a rewrite of %s from %s to %s: %lld bytes%s%s",
-                         var_said(nd->var), layout_text(P, &nd->keys[r.label[c]], buf, sizeof buf),
+                         var_said(nd->var), layout_text(P, &nd->keys[T->r.label[c]], buf, sizeof buf),
                          layout_text(P, &nd->keys[k], buf2, sizeof buf2), nd->constant ? 0 : (long long)bytes,
                          via ? " in two, through the layout of the rewrite it reads (one would not give the padded shape)"
                          : two ? " in two, through the layout as written (one would not give the padded shape)"
@@ -1548,29 +1587,14 @@ static void plan_block(Planner *P, PassCtx *ctx, PtrMap *plan, PtrMap *reads, Ex
             }
         }
         note_add(P->notes, rb->loc, "the plan leaves rewrites moving %lld bytes (%lld rewrites), %s; as written: "
-                 "%lld bytes (%lld rewrites); lower bound %lld bytes", (long long)(r.cost / COST_BYTE - offset / COST_BYTE),
-                 (long long)(r.cost % COST_BYTE / COST_REWRITE - offset % COST_BYTE / COST_REWRITE), r.method == PLAN_CUT ? "the solver's optimum over its candidate layouts (a minimum cut)" : r.exact ? "the solver's optimum over its candidate layouts (variable elimination)" : "not proven optimal: the problem was too wide "
+                 "%lld bytes (%lld rewrites); lower bound %lld bytes", (long long)(T->r.cost / COST_BYTE - offset / COST_BYTE),
+                 (long long)(T->r.cost % COST_BYTE / COST_REWRITE - offset % COST_BYTE / COST_REWRITE), T->r.method == PLAN_CUT ? "the solver's optimum over its candidate layouts (a minimum cut)" : T->r.exact ? "the solver's optimum over its candidate layouts (variable elimination)" : "not proven optimal: the problem was too wide "
                  "for the exact search (plan{max-cells=N}), the best assignment local moves found is used", (long long)(before / COST_BYTE - offset / COST_BYTE),
                  (long long)(before % COST_BYTE / COST_REWRITE - offset % COST_BYTE / COST_REWRITE),
-                 (long long)(r.bound / COST_BYTE - offset / COST_BYTE));
+                 (long long)(T->r.bound / COST_BYTE - offset / COST_BYTE));
     }
     (void)ctx;
-    free(as_written);
-    free(r.label);
-    for (int c = 0; c < P->n; c++) {
-        for (int u = 0; u < pb.vars[c].nuses; u++)
-            free(pb.vars[c].uses[u].key);
-        free(pb.vars[c].uses);
-        free(pb.vars[c].unary);
-        free(pb.vars[c].rewrite);
-        free(pb.vars[c].store);
-        free(pb.vars[c].share);
-    }
-    free(pb.vars);
-    free(ul);
-    ptrmap_free(&uses);
-    ptrmap_free(&inreads);
-    ptrmap_free(&getitems);
+    block_tables_free(T);
 }
 
 /* plan{max-cells=N}: the largest table the exact search builds */
@@ -1632,10 +1656,11 @@ int pass_plan_check(const PassOpt *opts, int nopts, char *err, size_t cap)
         ImError e;
         Interner names;
         Arena a = { 0 };
-        intern_init(&names, &a);
+        arena_scratch(&a);
+        intern_scratch(&names, &a);
         int bad = rc < 0 || !im_layout_map(&a, &names, "NCHW", lay, NULL, &e);
-        intern_free(&names);
-        arena_free(&a);
+        intern_scratch_end(&names);
+        arena_scratch_end(&a);
         if (bad)
             return snprintf(err, cap, "plan: layouts=%s: expected value=LAYOUT pairs (a layout of NCHW, such as NHWC "
                             "or NCHW4c) separated by spaces", spec), -1;
@@ -1688,6 +1713,7 @@ static void plan_assigned(Module *m, PassCtx *ctx, const char *spec)
 /* What a block's planner holds, its arena included. */
 static void planner_free(Planner *P)
 {
+    block_tables_free(&P->bt);
     ptrmap_free(&P->at);
     free(P->rw);
     free(P->memo);

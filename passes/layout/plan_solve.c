@@ -89,6 +89,7 @@ typedef struct Solver {
     int *pos;             /* [p->n]: a user's place in payment_chain's list, else -1 */
     int **of;             /* per variable: the tables that mention it (dead ones dropped as met) */
     int *nof, *capof;
+    int *pending;         /* a scope made for table_add, not yet a table's */
 } Solver;
 
 static int64_t cells(const int *nlab, const int *scope, int n, int64_t limit)
@@ -104,6 +105,7 @@ static int64_t cells(const int *nlab, const int *scope, int n, int64_t limit)
 
 static Table *table_add(Solver *S, int *scope, int n)
 {
+    S->pending = scope;   /* freed with the solver if the table cannot be had */
     if (S->nt == S->cap) {
         S->cap = S->cap ? S->cap * 2 : 64;
         S->t = xrealloc(S->t, (size_t)S->cap * sizeof *S->t);
@@ -118,10 +120,12 @@ static Table *table_add(Solver *S, int *scope, int n)
     }
     Table *t = &S->t[S->nt++];
     t->scope = scope;
+    S->pending = NULL;
     t->n = n;
     t->size = cells(S->nlab, scope, n, INT64_MAX / 4);
-    t->cost = xcalloc((size_t)t->size, sizeof *t->cost);
+    t->cost = NULL;
     t->dead = 0;
+    t->cost = xcalloc((size_t)t->size, sizeof *t->cost);
     return t;
 }
 
@@ -171,8 +175,8 @@ static int payment_chain(Solver *S, int b)
     const PlanVar *v = &S->p->vars[b];
     if (v->share)
         return -1;   /* an OR per key cannot say which keys share one rewrite under b's label */
-    int *users = xmalloc(((size_t)v->nuses + 1) * sizeof *users), nu = 0;
-    unsigned *asks = xcalloc((size_t)v->nuses + 1, sizeof *asks);   /* per user: the labels under which it asks k */
+    int *users = scratch_alloc(((size_t)v->nuses + 1) * sizeof *users), nu = 0;
+    unsigned *asks = scratch_calloc((size_t)v->nuses + 1, sizeof *asks);   /* per user: the labels under which it asks k */
     for (int u = 0; u < v->nuses; u++) {
         int w = v->uses[u].user;
         if (w >= 0 && S->pos[w] < 0) {
@@ -184,8 +188,8 @@ static int payment_chain(Solver *S, int b)
         if (4 * (int64_t)S->nlab[users[j]] > S->max_cells || 2 * (int64_t)v->nlab > S->max_cells) {
             for (int q = 0; q < nu; q++)
                 S->pos[users[q]] = -1;
-            free(users);
-            free(asks);
+            scratch_free(users);
+            scratch_free(asks);
             return -1;
         }
     for (int k = 0; k < v->nkey; k++) {
@@ -235,8 +239,8 @@ static int payment_chain(Solver *S, int b)
     }
     for (int j = 0; j < nu; j++)
         S->pos[users[j]] = -1;
-    free(users);
-    free(asks);
+    scratch_free(users);
+    scratch_free(asks);
     return 0;
 }
 
@@ -262,9 +266,9 @@ static int payment_table(Solver *S, int b, int *label, char *in)
         return payment_chain(S, b);
     }
     Table *t = table_add(S, scope, n);
-    int *a = xcalloc((size_t)n, sizeof *a);
-    char *seen = xmalloc((size_t)v->nkey);
-    int *asked = xmalloc(((size_t)v->nkey + 1) * sizeof *asked);
+    int *a = scratch_calloc((size_t)n, sizeof *a);
+    char *seen = scratch_alloc((size_t)v->nkey);
+    int *asked = scratch_alloc(((size_t)v->nkey + 1) * sizeof *asked);
     int self = 0;
     for (int u = 0; u < v->nuses; u++)
         self |= v->uses[u].user == b;
@@ -298,9 +302,9 @@ static int payment_table(Solver *S, int b, int *label, char *in)
         }
         a[0] = v->nlab - 1;
     } while (step(S->nlab, scope, n, a));
-    free(a);
-    free(seen);
-    free(asked);
+    scratch_free(a);
+    scratch_free(seen);
+    scratch_free(asked);
     return 0;
 }
 
@@ -356,7 +360,7 @@ static int64_t index_of(const int *nlab, const Table *t, const int *label)
 static void eliminate(Solver *S, int x, int *scope, int n, Elim *e, int *label)
 {
     int nj = live_tables(S, x);
-    int *join = xmalloc(((size_t)nj + 1) * sizeof *join);
+    int *join = scratch_alloc(((size_t)nj + 1) * sizeof *join);
     memcpy(join, S->of[x], (size_t)nj * sizeof *join);
     int *nscope = xmalloc(((size_t)n + 1) * sizeof *nscope);
     memcpy(nscope, scope, (size_t)n * sizeof *nscope);
@@ -368,11 +372,11 @@ static void eliminate(Solver *S, int x, int *scope, int n, Elim *e, int *label)
     e->scope = xmalloc(((size_t)n + 1) * sizeof *e->scope);
     memcpy(e->scope, scope, (size_t)n * sizeof *e->scope);
     e->best = xmalloc((size_t)r->size);
-    int *a = xcalloc((size_t)n + 1, sizeof *a);
+    int *a = scratch_calloc((size_t)n + 1, sizeof *a);
     /* per joined table: its cells, where x's label 0 is under the others'
      * labels, and how far apart x's labels are */
-    const int64_t **cost = xmalloc(((size_t)nj + 1) * sizeof *cost);
-    int64_t *base = xmalloc(((size_t)nj + 1) * sizeof *base), *stride = xmalloc(((size_t)nj + 1) * sizeof *stride);
+    const int64_t **cost = scratch_alloc(((size_t)nj + 1) * sizeof *cost);
+    int64_t *base = scratch_alloc(((size_t)nj + 1) * sizeof *base), *stride = scratch_alloc(((size_t)nj + 1) * sizeof *stride);
     for (int k = 0; k < nj; k++) {
         const Table *t = &S->t[join[k]];
         int64_t mul = 1;
@@ -406,11 +410,11 @@ static void eliminate(Solver *S, int x, int *scope, int n, Elim *e, int *label)
         r->cost[i] = best;
         e->best[i++] = (unsigned char)arg;
     } while (step(S->nlab, scope, n, a));
-    free(a);
-    free(join);
-    free(cost);
-    free(base);
-    free(stride);
+    scratch_free(a);
+    scratch_free(join);
+    scratch_free(cost);
+    scratch_free(base);
+    scratch_free(stride);
 }
 
 /* ---- the elimination order: a heap of (joined table cells, variable) ---- */
@@ -434,7 +438,7 @@ static void heap_push(Heap *H, int64_t c, int v)
 {
     if (H->n == H->cap) {
         H->cap = H->cap ? 2 * H->cap : 64;
-        H->h = xrealloc(H->h, (size_t)H->cap * sizeof *H->h);
+        H->h = scratch_realloc(H->h, (size_t)H->cap * sizeof *H->h);   /* exact's: freed if it unwinds */
     }
     int i = H->n++;
     H->h[i] = (HeapItem){ c, v };
@@ -496,21 +500,43 @@ static int64_t improve(const PlanProblem *p, int *label)
  * (ties: the first variable); only a variable's neighbours change their
  * table, so each is put back in the heap with its new size and the stale
  * entries are skipped. -1 when a table would pass S->max_cells. */
+/* The eliminations made so far, with their tables. */
+typedef struct Elims {
+    Elim *el;
+    int n;
+} Elims;
+
+static void elims_free(Elims *E)
+{
+    for (int k = 0; E->el && k < E->n; k++) {
+        free(E->el[k].scope);
+        free(E->el[k].best);
+    }
+    free(E->el);
+}
+
+static void elims_free_v(void *E)
+{
+    elims_free(E);
+}
+
 static int exact(Solver *S, int *label, int64_t *opt)
 {
     int nv = S->nv;
-    Elim *el = xcalloc((size_t)nv + 1, sizeof *el);
-    int *scope = xmalloc(((size_t)nv + 1) * sizeof *scope), *other = xmalloc(((size_t)nv + 1) * sizeof *other);
-    char *in = xcalloc((size_t)nv + 1, 1), *done = xcalloc((size_t)nv + 1, 1);
-    int64_t *size = xmalloc(((size_t)nv + 1) * sizeof *size);
+    Elims E = { NULL, 0 };
+    oom_defer(elims_free_v, &E);
+    Elim *el = E.el = xcalloc((size_t)nv + 1, sizeof *el);
+    int *scope = scratch_alloc(((size_t)nv + 1) * sizeof *scope), *other = scratch_alloc(((size_t)nv + 1) * sizeof *other);
+    char *in = scratch_calloc((size_t)nv + 1, 1), *done = scratch_calloc((size_t)nv + 1, 1);
+    int64_t *size = scratch_alloc(((size_t)nv + 1) * sizeof *size);
     Heap H = { 0 };
-    int ne = 0, ok = 1;
+    int ok = 1;
     for (int v = 0; v < nv; v++) {
         int n = joined_scope(S, v, scope, in);
         size[v] = cells(S->nlab, scope, n, S->max_cells);
         heap_push(&H, size[v], v);
     }
-    while (ne < nv) {
+    while (E.n < nv) {
         HeapItem it = heap_pop(&H);
         if (done[it.v] || it.c != size[it.v])
             continue;
@@ -520,7 +546,7 @@ static int exact(Solver *S, int *label, int64_t *opt)
         }
         int x = it.v;
         int n = joined_scope(S, x, scope, in);
-        eliminate(S, x, scope, n, &el[ne++], label);
+        eliminate(S, x, scope, n, &el[E.n++], label);
         done[x] = 1;
         for (int j = 0; j < n; j++) {
             int y = scope[j];
@@ -537,22 +563,19 @@ static int exact(Solver *S, int *label, int64_t *opt)
             if (!S->t[k].dead)
                 c = add_cost(c, S->t[k].cost[0]);
         *opt = c;
-        for (int k = ne - 1; k >= 0; k--) {
+        for (int k = E.n - 1; k >= 0; k--) {
             Table t = { .scope = el[k].scope, .n = el[k].n };
             label[el[k].x] = el[k].best[index_of(S->nlab, &t, label)];
         }
     }
-    for (int k = 0; k < ne; k++) {
-        free(el[k].scope);
-        free(el[k].best);
-    }
-    free(el);
-    free(scope);
-    free(other);
-    free(in);
-    free(done);
-    free(size);
-    free(H.h);
+    scratch_free(scope);
+    scratch_free(other);
+    scratch_free(in);
+    scratch_free(done);
+    scratch_free(size);
+    scratch_free(H.h);
+    oom_keep(&E);
+    elims_free(&E);
     return ok ? 0 : -1;
 }
 
@@ -658,7 +681,7 @@ static int64_t augment(Net *N, int s, int t, int *stack)
 static int64_t max_flow(Net *N, int s, int t)
 {
     int64_t flow = 0;
-    int *queue = xmalloc((size_t)N->n * sizeof *queue), *stack = xmalloc((size_t)N->n * sizeof *stack);
+    int *queue = scratch_alloc((size_t)N->n * sizeof *queue), *stack = scratch_alloc((size_t)N->n * sizeof *stack);
     N->level = xmalloc((size_t)N->n * sizeof *N->level);
     N->it = xmalloc((size_t)N->n * sizeof *N->it);
     while (flow < CUT_INF && levels(N, s, t, queue)) {
@@ -668,8 +691,8 @@ static int64_t max_flow(Net *N, int s, int t)
             flow += f;
     }
     levels(N, s, t, queue);   /* level >= 0: the source's side */
-    free(queue);
-    free(stack);
+    scratch_free(queue);
+    scratch_free(stack);
     return flow;
 }
 
@@ -749,38 +772,70 @@ static int build_cut(const PlanProblem *p, Net *N)
     return 0;
 }
 
+static void net_free(void *p)
+{
+    Net *N = p;
+    free(N->head);
+    free(N->level);
+    free(N->it);
+    free(N->to);
+    free(N->next);
+    free(N->cap);
+}
+
 static int cut_solve(const PlanProblem *p, int *label)
 {
     Net N = { 0 };
+    oom_defer(net_free, &N);
     int ok = build_cut(p, &N) == 0 && max_flow(&N, 0, 1) < CUT_INF;
     for (int v = 0; ok && v < p->n; v++)
         label[v] = N.level[2 + v] >= 0 ? 0 : 1;
-    free(N.head);
-    free(N.level);
-    free(N.it);
-    free(N.to);
-    free(N.next);
-    free(N.cap);
+    oom_keep(&N);
+    net_free(&N);
     return ok ? 0 : -1;
 }
 
 /* Variable elimination with tables of at most max_cells: 0 and the
  * optimum in label[] and *opt, or -1 when a table would be wider; *bound
  * is then a lower bound: the sum of the minima of the terms built. */
+/* What a solver holds: its tables, their scopes and its lists. */
+static void solver_free(Solver *S)
+{
+    for (int k = 0; k < S->nt; k++) {
+        free(S->t[k].scope);
+        free(S->t[k].cost);
+    }
+    for (int v = 0; v < S->nv; v++)
+        free(S->of[v]);
+    free(S->pending);
+    free(S->t);
+    free(S->of);
+    free(S->nof);
+    free(S->capof);
+    free(S->nlab);
+    free(S->pos);
+}
+
+static void solver_free_v(void *S)
+{
+    solver_free(S);
+}
+
 static int elimination(const PlanProblem *p, int64_t max_cells, int *label, int64_t *opt, int64_t *bound)
 {
     Solver S = { .p = p, .max_cells = max_cells };
+    oom_defer(solver_free_v, &S);
     for (int v = 0; v < p->n; v++)
         var_add(&S, p->vars[v].nlab);
     S.pos = xmalloc(((size_t)p->n + 1) * sizeof *S.pos);
     for (int v = 0; v < p->n; v++)
         S.pos[v] = -1;
-    char *in = xcalloc((size_t)p->n + 1, 1);
-    int *work = xcalloc((size_t)p->n + 1, sizeof *work);
+    char *in = scratch_calloc((size_t)p->n + 1, 1);
+    int *work = scratch_calloc((size_t)p->n + 1, sizeof *work);
     int built = 1;
     *bound = 0;
     for (int v = 0; v < p->n; v++) {
-        int *scope = xmalloc(sizeof *scope);
+        int *scope = S.pending = xmalloc(sizeof *scope);
         scope[0] = v;
         Table *t = table_add(&S, scope, 1);
         memcpy(t->cost, p->vars[v].unary, (size_t)p->vars[v].nlab * sizeof *t->cost);
@@ -796,26 +851,16 @@ static int elimination(const PlanProblem *p, int64_t max_cells, int *label, int6
         }
     int rc = -1;
     if (built) {
-        int *all = xcalloc((size_t)S.nv + 1, sizeof *all);
+        int *all = scratch_calloc((size_t)S.nv + 1, sizeof *all);
         rc = exact(&S, all, opt);
         if (rc == 0)
             memcpy(label, all, (size_t)p->n * sizeof *label);
-        free(all);
+        scratch_free(all);
     }
-    for (int k = 0; k < S.nt; k++) {
-        free(S.t[k].scope);
-        free(S.t[k].cost);
-    }
-    for (int v = 0; v < S.nv; v++)
-        free(S.of[v]);
-    free(S.t);
-    free(S.of);
-    free(S.nof);
-    free(S.capof);
-    free(S.nlab);
-    free(S.pos);
-    free(in);
-    free(work);
+    scratch_free(in);
+    scratch_free(work);
+    oom_keep(&S);
+    solver_free(&S);
     return rc;
 }
 
