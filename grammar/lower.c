@@ -390,6 +390,7 @@ static const BinOp binops[] = {
     [OP_ADD] = B_ADD, [OP_SUB] = B_SUB, [OP_MUL] = B_MUL, [OP_DIV] = B_DIV,
     [OP_FLOORDIV] = B_FLOORDIV, [OP_MOD] = B_FLOORMOD, [OP_LT] = B_LT, [OP_LE] = B_LE,
     [OP_GT] = B_GT, [OP_GE] = B_GE, [OP_EQ] = B_EQ, [OP_NE] = B_NE, [OP_AND] = B_AND, [OP_OR] = B_OR,
+    [OP_BITAND] = B_BITAND, [OP_BITOR] = B_BITOR, [OP_BITXOR] = B_BITXOR, [OP_SHL] = B_SHL, [OP_SHR] = B_SHR,
 };
 
 Expr *lower_arith(Reader *R, const Sx *e, LowerFn f)
@@ -413,7 +414,7 @@ Expr *lower_arith(Reader *R, const Sx *e, LowerFn f)
             return a;
         }
         Expr *x = expr_new(R->a, E_UNARY, e->loc);
-        x->u.un.op = e->u.bin.op == OP_NOT ? U_NOT : U_NEG;
+        x->u.un.op = e->u.bin.op == OP_NOT ? U_NOT : e->u.bin.op == OP_INVERT ? U_BITNOT : U_NEG;
         x->u.un.a = a;
         return x;
     }

@@ -213,6 +213,28 @@ static int statement_only(const char *name)
     return 0;
 }
 
+/* T.bitwise_and(a, b), ..., T.bitwise_not(a): the ops a & b, ..., ~a are
+ * (ir.h), read as one whichever way they are written. A dtype= (older TVM
+ * printed one) is dropped, as TVM's T.shift_left drops it: the result has
+ * its operands' dtype. */
+static Expr *lower_bitop(Reader *R, const Sx *e, Args *a, const char *name)
+{
+    int not = streq(name, BITNOT_NAME), n = not ? 1 : 2;
+    const Sx *dt = kwarg(a, "dtype");
+    DType t;
+    if (want_args(R, e, a, n, n, name) || check_kwargs(R, a, name) || (dt && dtype_arg(R, dt, &t)))
+        return NULL;
+    Expr *x = expr_new(R->a, not ? E_UNARY : E_BIN, e->loc);
+    if (not) {
+        x->u.un.op = U_BITNOT;
+        return (x->u.un.a = lower_texpr(R, a->pos[0])) ? x : NULL;
+    }
+    x->u.bin.op = (BinOp)bitop_of_name(name);
+    if (!(x->u.bin.a = lower_texpr(R, a->pos[0])) || !(x->u.bin.b = lower_texpr(R, a->pos[1])))
+        return NULL;
+    return x;
+}
+
 static Expr *lower_tcall(Reader *R, const Sx *e)
 {
     const char *name = call_name(R, e);
@@ -268,6 +290,8 @@ static Expr *lower_tcall(Reader *R, const Sx *e)
         return ERR(R, e->loc, "unknown function '%s' in a prim_func", name), NULL;
     if (statement_only(name))
         return ERR(R, e->loc, "%s is not a value; it has a place of its own in a prim_func", name), NULL;
+    if (bitop_of_name(name) >= 0 || streq(name, BITNOT_NAME))
+        return lower_bitop(R, e, &a, name);
     return lower_call(R, e, name, lower_texpr);
 }
 
