@@ -295,6 +295,35 @@ static Expr *lower_tcall(Reader *R, const Sx *e)
     return lower_call(R, e, name, lower_texpr);
 }
 
+/* A use of the name of `for iters in T.grid(...)`: the tuple of its loops'
+ * variables, each a use of its own. */
+static Expr *iters_use(Reader *R, const Sym *s, Loc loc)
+{
+    const Expr *t = s->bind;
+    Expr *x = expr_new(R->a, E_TUPLE, loc);
+    x->u.list.n = t->u.list.n;
+    x->u.list.items = arena_array(R->a, (size_t)t->u.list.n, sizeof(Expr *));
+    for (int i = 0; i < t->u.list.n; i++) {
+        x->u.list.items[i] = expr_new(R->a, E_VAR, loc);
+        x->u.list.items[i]->u.var = t->u.list.items[i]->u.var;
+    }
+    return x;
+}
+
+/* iters[1]: the second loop's variable */
+static Expr *iters_item(Reader *R, const Sx *e)
+{
+    const Sym *s = e->u.index.obj->u.name;
+    const Expr *t = s->bind;
+    const SxList *l = &e->u.index.items;
+    if (l->n != 1 || l->items[0]->kind != SX_INT || l->items[0]->u.ival < 0 || l->items[0]->u.ival >= t->u.list.n)
+        return ERR(R, e->loc, "'%s' holds the variables of %d loops: index it with a constant from 0 to %d, as in %s[0]",
+                   s->str, t->u.list.n, t->u.list.n - 1, s->str), NULL;
+    Expr *x = expr_new(R->a, E_VAR, e->loc);
+    x->u.var = t->u.list.items[l->items[0]->u.ival]->u.var;
+    return x;
+}
+
 Expr *lower_texpr(Reader *R, const Sx *e)
 {
     switch (e->kind) {
@@ -307,6 +336,8 @@ Expr *lower_texpr(Reader *R, const Sx *e)
         }
         if (s->bind_kind == BK_META)
             return meta_use(R, s, e->loc);
+        if (s->bind_kind == BK_ITERS)
+            return iters_use(R, s, e->loc);
         if (s->bind_kind == BK_ENV)
             return ERR(R, e->loc, "thread '%s' of T.env_thread is used before T.launch_thread(%s, n) launches it",
                        s->str, s->str), NULL;
@@ -333,6 +364,8 @@ Expr *lower_texpr(Reader *R, const Sx *e)
     case SX_INDEX: {
         const Sx *o = e->u.index.obj;
         Buffer *b;
+        if (o->kind == SX_NAME && o->u.name->bind_kind == BK_ITERS)
+            return iters_item(R, e);
         if (o->kind == SX_NAME && (b = buffer_of_member(R, o->u.name, ".shape")))
             return buffer_dim(R, e, b, 0);
         if (o->kind == SX_NAME && (b = buffer_of_member(R, o->u.name, ".strides")))
@@ -564,38 +597,73 @@ static int loop_kind(const char *name, ForKind *fk)
     return -1;
 }
 
-static Stmt *make_loop(Reader *R, const Sx *target, ForKind fk, Expr *min, Expr *extent, Loc loc)
+static Stmt *loop_of(Reader *R, Sym *name, Loc at, ForKind fk, Expr *min, Expr *extent, Loc loc)
 {
-    if (target->kind != SX_NAME)
-        return ERR(R, target->loc, "a loop variable must be a name"), NULL;
     Stmt *s = stmt_new(R->a, S_FOR, loc);
-    Var *v = var_new(R->a, target->u.name, VAR_TIR, target->loc);
+    Var *v = var_new(R->a, name, VAR_TIR, at);
     v->dtype = tir_dtype(extent);
     v->loop = s;
     s->u.loop.var = v;
     s->u.loop.fk = fk;
     s->u.loop.min = min;
     s->u.loop.extent = extent;
-    bind_sym(R, target->u.name, BK_TVAR, v);
+    bind_sym(R, name, BK_TVAR, v);
     return s;
 }
 
-/* The extents of T.grid(16, n, *B.shape): B's dimensions in place of *B.shape. */
-static Expr **grid_extents(Reader *R, const Sx *call, int *n)
+static Stmt *make_loop(Reader *R, const Sx *target, ForKind fk, Expr *min, Expr *extent, Loc loc)
+{
+    if (target->kind != SX_NAME)
+        return ERR(R, target->loc, "a loop variable must be a name"), NULL;
+    return loop_of(R, target->u.name, target->loc, fk, min, extent, loc);
+}
+
+/* for iters in T.grid(4, 8): as TVM reads it, the loops' variables are
+ * iters_0 and iters_1 (the names lopt prints them by, as TVM does, and
+ * bound too), and iters names their tuple. */
+static Stmt *iters_loop(Reader *R, const Sx *tg, int i, int n, Expr *min, Expr *extent, Loc loc, Expr **tuple)
+{
+    char buf[256];
+    if (snprintf(buf, sizeof buf, "%s_%d", tg->u.name->str, i) >= (int)sizeof buf)
+        return ERR(R, tg->loc, "loop variable name too long"), NULL;
+    Stmt *s = loop_of(R, S(R, buf), tg->loc, FOR_SERIAL, min, extent, loc);
+    if (!*tuple) {
+        *tuple = expr_new(R->a, E_TUPLE, tg->loc);
+        (*tuple)->u.list.n = n;
+        (*tuple)->u.list.items = arena_array(R->a, (size_t)n, sizeof(Expr *));
+    }
+    Expr *v = expr_new(R->a, E_VAR, tg->loc);
+    v->u.var = s->u.loop.var;
+    (*tuple)->u.list.items[i] = v;
+    if (i == n - 1)
+        bind_sym(R, tg->u.name, BK_ITERS, *tuple);
+    return s;
+}
+
+/* The extents of T.grid(16, n, *B.shape, (1, 8)): B's dimensions in place
+ * of *B.shape; a pair is a start and an extent, as TVM reads it (the loop
+ * from 1 to 9). The starts go to *mins, 0 but for pairs. */
+static Expr **grid_extents(Reader *R, const Sx *call, int *n, Expr ***mins)
 {
     const SxList *l = &call->u.call.args;
     Expr **ext = NULL;
-    int cap = 0;
+    int cap = 0, nmin = 0, capmin = 0;
     *n = 0;
+    *mins = NULL;
     for (int i = 0; i < l->n; i++) {
         const Sx *x = l->items[i];
         if (l->keys && l->keys[i])
             return ERR(R, x->loc, "unknown keyword argument '%s' to T.grid", l->keys[i]->str), NULL;
+        if (x->kind == SX_TUPLE && x->u.elems.n != 2)
+            return ERR(R, x->loc, "a pair in T.grid is a start and an extent, as in (1, 8)"), NULL;
         if (x->kind != SX_STAR) {
-            Expr *e = lower_texpr(R, x);
+            int pair = x->kind == SX_TUPLE;
+            Expr *lo = pair ? lower_texpr(R, x->u.elems.items[0]) : expr_int(R->a, 0, DT_VOID, call->loc);
+            Expr *e = lo ? lower_texpr(R, pair ? x->u.elems.items[1] : x) : NULL;
             if (!e)
                 return NULL;
             vec_push(R->a, &ext, n, &cap, e);
+            vec_push(R->a, mins, &nmin, &capmin, lo);
             continue;
         }
         const char *d = x->u.bin.a->kind == SX_NAME ? x->u.bin.a->u.name->str : NULL;
@@ -608,6 +676,7 @@ static Expr **grid_extents(Reader *R, const Sx *call, int *n)
             Expr *e = expr_new(R->a, b->shape[k]->kind, x->loc);
             e->u = b->shape[k]->u;
             vec_push(R->a, &ext, n, &cap, e);
+            vec_push(R->a, mins, &nmin, &capmin, expr_int(R->a, 0, DT_VOID, call->loc));
         }
     }
     return ext;
@@ -733,14 +802,19 @@ static Stmt *lower_for(Reader *R, const St *st)
     Stmt *outer = NULL, *inner = NULL;
     if (streq(name, "T.grid")) {
         int nt = tg->kind == SX_TUPLE ? tg->u.elems.n : 1, next;
-        Expr **exts = grid_extents(R, it, &next);
+        Expr **mins, **exts = grid_extents(R, it, &next, &mins);
         if (!exts && R->src->errors)
             return NULL;
+        Expr *tuple = NULL;
+        int one = tg->kind == SX_NAME && next > 1;   /* for iters in T.grid(4, 8) */
+        if (one)
+            nt = next;
         if (next != nt)
             return ERR(R, it->loc, "T.grid has %d extent%s for %d loop variable%s", next, next == 1 ? "" : "s", nt, nt == 1 ? "" : "s"), NULL;
         for (int i = 0; i < nt; i++) {
             Expr *ext = exts[i];
-            Stmt *s = make_loop(R, nt == 1 ? tg : tg->u.elems.items[i], FOR_SERIAL, expr_int(R->a, 0, DT_VOID, it->loc), ext, st->loc);
+            Stmt *s = one ? iters_loop(R, tg, i, nt, mins[i], ext, st->loc, &tuple)
+                          : make_loop(R, nt == 1 ? tg : tg->u.elems.items[i], FOR_SERIAL, mins[i], ext, st->loc);
             if (!s)
                 return NULL;
             if (inner)
@@ -880,18 +954,21 @@ static int lower_remap(Reader *R, Block *b, int *cap, const St *st, const Sx *ca
     if (!kinds)
         return -1;
     const Sx *vars = a.pos[1], *tg = st->u.assign.target;
-    if (vars->kind != SX_LIST && vars->kind != SX_TUPLE)
+    /* T.axis.remap("SS", iters), iters the name of for iters in T.grid(...) */
+    const Expr *iters = vars->kind == SX_NAME && vars->u.name->bind_kind == BK_ITERS ? vars->u.name->bind : NULL;
+    if (vars->kind != SX_LIST && vars->kind != SX_TUPLE && !iters)
         return ERR(R, vars->loc, "T.axis.remap takes a list of loop variables");
-    int n = vars->u.elems.n, nt = tg->kind == SX_TUPLE ? tg->u.elems.n : 1;
+    int n = iters ? iters->u.list.n : vars->u.elems.n, nt = tg->kind == SX_TUPLE ? tg->u.elems.n : 1;
     if ((int)strlen(kinds) != n || nt != n)
         return ERR(R, call->loc, "T.axis.remap has %d kinds, %d loop variables and %d targets; they must agree", (int)strlen(kinds), n, nt);
     for (int i = 0; i < n; i++) {
         if (kinds[i] != 'S' && kinds[i] != 'R')
             return ERR(R, a.pos[0]->loc, "unknown iterator kind '%c'; expected 'S' (spatial) or 'R' (reduce)", kinds[i]);
-        const Sx *lv = vars->u.elems.items[i];
-        Expr *binding = lower_texpr(R, lv);
+        const Sx *lv = iters ? vars : vars->u.elems.items[i];
+        Expr *binding = iters ? expr_copy(R->a, iters->u.list.items[i]) : lower_texpr(R, lv);
         if (!binding)
             return -1;
+        binding->loc = lv->loc;
         if (binding->kind != E_VAR || !binding->u.var->loop)
             return lv->kind == SX_NAME ? ERR(R, lv->loc, "T.axis.remap binds loop variables; '%s' is not one", lv->u.name->str)
                                        : ERR(R, lv->loc, "T.axis.remap binds loop variables; bind an expression with T.axis.spatial(extent, value)");
