@@ -522,6 +522,9 @@ static Buffer *lower_buffer(Reader *R, Sym *name, Loc loc, BufKind kind, Args *a
         }
     }
     static const char *const extra[] = { "data", "strides", "elem_offset", "align", "offset_factor", "buffer_type" };
+    /* what TVM's T.alloc_buffer takes besides: kept, and printed back, as the others */
+    static const char *const alloc_extra[] = { "allocated_addr", "annotations" };
+    int alloc = streq(what, "T.alloc_buffer") || streq(what, "T.sblock_alloc_buffer");
     b->extra_keys = arena_array(R->a, (size_t)a->nkw, sizeof(Sym *));
     b->extra_vals = arena_array(R->a, (size_t)a->nkw, sizeof(Expr *));
     for (int i = 0; i < a->nkw; i++) {
@@ -530,6 +533,8 @@ static Buffer *lower_buffer(Reader *R, Sym *name, Loc loc, BufKind kind, Args *a
         int ok = 0;
         for (size_t j = 0; j < sizeof extra / sizeof extra[0]; j++)
             ok |= streq(a->kw[i]->str, extra[j]);
+        for (size_t j = 0; alloc && j < sizeof alloc_extra / sizeof alloc_extra[0]; j++)
+            ok |= streq(a->kw[i]->str, alloc_extra[j]);
         if (!ok)
             return ERR(R, a->kwv[i]->loc, "unknown keyword argument '%s' to %s", a->kw[i]->str, what), NULL;
         /* strides and offsets are index expressions: symbolic ones name variables */
