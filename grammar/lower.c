@@ -214,8 +214,17 @@ int dtype_arg(Reader *R, const Sx *e, DType *out)
 /* T.float32 -> float32, for the typed-literal and cast spellings. */
 int dtype_of_ctor(const char *name, DType *out)
 {
+    /* TVM's short names of the same constructors (T.f32 is T.float32) */
+    static const char *const alias[][2] = {
+        { "f16", "float16" }, { "f32", "float32" }, { "f64", "float64" }, { "bf16", "bfloat16" },
+        { "i8", "int8" }, { "i16", "int16" }, { "i32", "int32" }, { "i64", "int64" },
+        { "u8", "uint8" }, { "u16", "uint16" }, { "u32", "uint32" }, { "u64", "uint64" },
+    };
     if (!name || strncmp(name, "T.", 2) != 0)
         return -1;
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+        if (strcmp(name + 2, alias[i][0]) == 0)
+            return dtype_parse(alias[i][1], out);
     return dtype_parse(name + 2, out);
 }
 
