@@ -795,6 +795,43 @@ static int loop_keywords(Reader *R, Stmt *s, const Sx *an, const Sx *step, const
     return 0;
 }
 
+/* unroll= of T.serial, as TVM reads it: an annotation, True or a positive
+ * count "pragma_unroll", False "disable_unroll" (True). */
+static int loop_unroll(Reader *R, Stmt *s, const Sx *un, const char *name)
+{
+    if (!un || un->kind == SX_NONE)
+        return 0;
+    if (un->kind != SX_TRUE && un->kind != SX_FALSE && !(un->kind == SX_INT && un->u.ival >= 1))
+        return ERR(R, un->loc, "unroll= of %s is True, False or a positive integer", name);
+    const char *key = un->kind == SX_FALSE ? "disable_unroll" : "pragma_unroll";
+    Expr *v = expr_new(R->a, un->kind == SX_INT ? E_INT : E_BOOL, un->loc);
+    if (un->kind == SX_INT)
+        v->u.i.v = un->u.ival;
+    else
+        v->u.b = 1;
+    Expr *k = expr_new(R->a, E_STR, un->loc);
+    k->u.str.s = key;
+    k->u.str.len = (int)strlen(key);
+    Expr *d = s->u.loop.annot;
+    int n = d ? d->u.dict.n : 0;
+    for (int i = 0; i < n; i++)
+        if (d->u.dict.keys[i]->kind == E_STR && d->u.dict.keys[i]->u.str.len == k->u.str.len &&
+            memcmp(d->u.dict.keys[i]->u.str.s, key, (size_t)k->u.str.len) == 0)
+            return d->u.dict.vals[i] = v, 0;   /* unroll= wins, as in TVM */
+    Expr *x = expr_new(R->a, E_DICT, un->loc);
+    x->u.dict.n = n + 1;
+    x->u.dict.keys = arena_array(R->a, (size_t)n + 1, sizeof(Expr *));
+    x->u.dict.vals = arena_array(R->a, (size_t)n + 1, sizeof(Expr *));
+    for (int i = 0; i < n; i++) {
+        x->u.dict.keys[i] = d->u.dict.keys[i];
+        x->u.dict.vals[i] = d->u.dict.vals[i];
+    }
+    x->u.dict.keys[n] = k;
+    x->u.dict.vals[n] = v;
+    s->u.loop.annot = x;
+    return 0;
+}
+
 static Stmt *lower_for(Reader *R, const St *st)
 {
     const Sx *it = st->u.loop.iter, *tg = st->u.loop.target;
@@ -839,6 +876,7 @@ static Stmt *lower_for(Reader *R, const St *st)
         if (fk == FOR_THREAD && !thread)
             return ERR(R, it->loc, "T.thread_binding needs thread=\"...\""), NULL;
         Sx *an = kwarg(&a, "annotations"), *step = kwarg(&a, "step"), *dt = kwarg(&a, "dtype");
+        Sx *un = fk == FOR_SERIAL ? kwarg(&a, "unroll") : NULL;   /* T.serial's, and range's (TVM's T.serial) */
         if (streq(name, "range") && a.npos == 3 && !step)
             step = a.pos[--a.npos];   /* range(lo, hi, step), as Python writes it */
         if (want_args(R, it, &a, 1, 2, name) || check_kwargs(R, &a, name))
@@ -865,7 +903,7 @@ static Stmt *lower_for(Reader *R, const St *st)
             return NULL;
         if (thread && !(outer->u.loop.thread = string_arg(R, thread, "thread")))
             return NULL;
-        if (loop_keywords(R, outer, an, step, dt, name))
+        if (loop_keywords(R, outer, an, step, dt, name) || loop_unroll(R, outer, un, name))
             return NULL;
     }
     Stmt *body = lower_tstmts(R, &st->u.loop.body);

@@ -995,9 +995,27 @@ static void loop_end(Printer *p, const Stmt *s)
     }
 }
 
-/* The loop's keywords past its range: thread=, step=, annotations=. */
+/* The annotation a serial loop's unroll= stands for, when it is its only
+ * one, as TVM prints it: "pragma_unroll" True or a positive count, or
+ * "disable_unroll" True (unroll=False); else NULL. */
+static const Expr *unroll_annot(const Stmt *s, int *disable)
+{
+    const Expr *d = s->u.loop.annot;
+    if (s->u.loop.fk != FOR_SERIAL || !d || d->kind != E_DICT || d->u.dict.n != 1 || d->u.dict.keys[0]->kind != E_STR)
+        return NULL;
+    const Expr *k = d->u.dict.keys[0], *v = d->u.dict.vals[0];
+    *disable = k->u.str.len == 14 && memcmp(k->u.str.s, "disable_unroll", 14) == 0;
+    if (!*disable && !(k->u.str.len == 13 && memcmp(k->u.str.s, "pragma_unroll", 13) == 0))
+        return NULL;
+    int one = v->kind == E_BOOL && v->u.b;
+    return one || (!*disable && v->kind == E_INT && v->u.i.dtype == DT_VOID && v->u.i.v >= 1) ? v : NULL;
+}
+
+/* The loop's keywords past its range: thread=, step=, annotations= (or unroll=). */
 static void loop_opts(Printer *p, const Stmt *s)
 {
+    int disable;
+    const Expr *un = unroll_annot(s, &disable);
     if (s->u.loop.fk == FOR_THREAD) {
         put(p, ", thread=");
         print_str(p, s->u.loop.thread, (int)strlen(s->u.loop.thread));
@@ -1006,7 +1024,13 @@ static void loop_opts(Printer *p, const Stmt *s)
         put(p, ", step=");
         expr(p, s->u.loop.step, 0);
     }
-    if (s->u.loop.annot) {
+    if (un) {
+        put(p, ", unroll=");
+        if (disable)
+            put(p, "False");
+        else
+            expr(p, un, 0);
+    } else if (s->u.loop.annot) {
         put(p, ", annotations=");
         expr(p, s->u.loop.annot, 0);
     }
