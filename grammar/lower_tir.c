@@ -1702,7 +1702,9 @@ int lower_prim_func(Reader *R, Func *f, const St *def)
         const char *an = p->annot->kind == SX_CALL ? call_name(R, p->annot)
                        : p->annot->kind == SX_INDEX ? dotted(R, p->annot->u.index.obj) : dotted(R, p->annot);
         DType t;
-        if (an && streq(an, "T.Buffer") && p->annot->kind != SX_ATTR) {
+        /* T.buffer(...): TVM's older name of T.Buffer(...) as a parameter's type */
+        if (an && (streq(an, "T.Buffer") || (streq(an, "T.buffer") && p->annot->kind == SX_CALL)) &&
+            p->annot->kind != SX_ATTR) {
             Buffer *b = lower_buffer_type(R, p->name, p->loc, p->annot);
             if (!b)
                 return -1;
