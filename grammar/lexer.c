@@ -1589,15 +1589,19 @@ static int scan(Lexer *lx, YYSTYPE *val)
 		case '\'': goto yy67;
 		case '#': goto yy68;
 		case '%': goto yy70;
-		case '(': goto yy72;
-		case ')':
-		case ']':
-		case '}': goto yy73;
-		case '*': goto yy74;
-		case '+': goto yy75;
+		case '&':
 		case ',':
 		case ':':
-		case '@': goto yy76;
+		case '@':
+		case '^':
+		case '|':
+		case '~': goto yy72;
+		case '(': goto yy73;
+		case ')':
+		case ']':
+		case '}': goto yy74;
+		case '*': goto yy75;
+		case '+': goto yy76;
 		case '-': goto yy77;
 		case '.': goto yy78;
 		case '/': goto yy79;
@@ -1681,18 +1685,18 @@ yy58:
             lx->cur = lx->tok;
             return YYEOF;
         }
-#line 1685 "grammar/lexer.c"
+#line 1689 "grammar/lexer.c"
 yy59:
 	++lx->cur;
 yy60:
-#line 1314 "grammar/lexer.re"
+#line 1316 "grammar/lexer.re"
 	{
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)
                 return lex_error(lx, here(lx, lx->tok), "unexpected character '%c'", c);
             return lex_error(lx, here(lx, lx->tok), "unexpected byte 0x%02x", c);
         }
-#line 1696 "grammar/lexer.c"
+#line 1700 "grammar/lexer.c"
 yy61:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1704,7 +1708,7 @@ yy61:
 yy62:
 #line 1227 "grammar/lexer.re"
 	{ continue; }
-#line 1708 "grammar/lexer.c"
+#line 1712 "grammar/lexer.c"
 yy63:
 	++lx->cur;
 #line 1230 "grammar/lexer.re"
@@ -1717,7 +1721,7 @@ yy63:
             give_back(lx, lx->cur, 0);
             return NEWLINE;
         }
-#line 1721 "grammar/lexer.c"
+#line 1725 "grammar/lexer.c"
 yy64:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1727,7 +1731,7 @@ yy64:
 yy65:
 #line 1239 "grammar/lexer.re"
 	{ continue; }
-#line 1731 "grammar/lexer.c"
+#line 1735 "grammar/lexer.c"
 yy66:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1738,7 +1742,7 @@ yy67:
 	++lx->cur;
 #line 1281 "grammar/lexer.re"
 	{ return scan_string(lx, val, lx->tok[0]); }
-#line 1742 "grammar/lexer.c"
+#line 1746 "grammar/lexer.c"
 yy68:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1749,7 +1753,7 @@ yy68:
 yy69:
 #line 1228 "grammar/lexer.re"
 	{ continue; }
-#line 1753 "grammar/lexer.c"
+#line 1757 "grammar/lexer.c"
 yy70:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1757,12 +1761,15 @@ yy70:
 		default: goto yy71;
 	}
 yy71:
-#line 1313 "grammar/lexer.re"
+#line 1315 "grammar/lexer.re"
 	{ return lx->tok[0]; }
-#line 1763 "grammar/lexer.c"
+#line 1767 "grammar/lexer.c"
 yy72:
 	++lx->cur;
-#line 1303 "grammar/lexer.re"
+	goto yy71;
+yy73:
+	++lx->cur;
+#line 1305 "grammar/lexer.re"
 	{
             if (!ends_operand(lx->last) && lx->depth < LEX_MAX_BRACKETS) {
                 int t = scan_int_tuple(lx, val);
@@ -1771,28 +1778,25 @@ yy72:
             }
             return open_bracket(lx, '(');
         }
-#line 1775 "grammar/lexer.c"
-yy73:
-	++lx->cur;
-#line 1312 "grammar/lexer.re"
-	{ return close_bracket(lx, (char)lx->tok[0]); }
-#line 1780 "grammar/lexer.c"
+#line 1782 "grammar/lexer.c"
 yy74:
+	++lx->cur;
+#line 1314 "grammar/lexer.re"
+	{ return close_bracket(lx, (char)lx->tok[0]); }
+#line 1787 "grammar/lexer.c"
+yy75:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '*': goto yy111;
 		case '=': goto yy112;
 		default: goto yy71;
 	}
-yy75:
+yy76:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '=': goto yy113;
 		default: goto yy71;
 	}
-yy76:
-	++lx->cur;
-	goto yy71;
 yy77:
 	yych = *++lx->cur;
 	switch (yych) {
@@ -1837,7 +1841,7 @@ yy80:
 yy81:
 #line 1279 "grammar/lexer.re"
 	{ return scan_int(lx, val); }
-#line 1841 "grammar/lexer.c"
+#line 1845 "grammar/lexer.c"
 yy82:
 	yyaccept = 0;
 	yych = *(lx->marker = ++lx->cur);
@@ -1862,19 +1866,21 @@ yy83:
 yy84:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy127;
+		case '<': goto yy127;
+		case '=': goto yy128;
 		default: goto yy71;
 	}
 yy85:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy128;
+		case '=': goto yy129;
 		default: goto yy71;
 	}
 yy86:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy129;
+		case '=': goto yy130;
+		case '>': goto yy131;
 		default: goto yy71;
 	}
 yy87:
@@ -1882,7 +1888,7 @@ yy87:
 	yych = *(lx->marker = ++lx->cur);
 yy88:
 	switch (yych) {
-		case '.': goto yy130;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -1967,31 +1973,31 @@ yy89:
             val->sym = lex_intern(lx, lx->tok, (size_t)(lx->cur - lx->tok));
             return NAME;
         }
-#line 1971 "grammar/lexer.c"
+#line 1977 "grammar/lexer.c"
 yy90:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy131;
+		case 'a': goto yy133;
 		default: goto yy88;
 	}
 yy91:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy132;
+		case 'o': goto yy134;
 		default: goto yy88;
 	}
 yy92:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy133;
+		case 'r': goto yy135;
 		default: goto yy88;
 	}
 yy93:
 	++lx->cur;
-#line 1295 "grammar/lexer.re"
+#line 1297 "grammar/lexer.re"
 	{
             if (lx->last == '(' && lx->const_paren && lx->depth + OP_MAX_RANK <= LEX_MAX_BRACKETS) {
                 int t = scan_const(lx, val);
@@ -2000,150 +2006,150 @@ yy93:
             }
             return open_bracket(lx, '[');
         }
-#line 2004 "grammar/lexer.c"
+#line 2010 "grammar/lexer.c"
 yy94:
 	yyaccept = 2;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '\n': goto yy134;
-		case '\r': goto yy135;
+		case '\n': goto yy136;
+		case '\r': goto yy137;
 		default: goto yy60;
 	}
 yy95:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy136;
-		case 's': goto yy137;
+		case 'n': goto yy138;
+		case 's': goto yy139;
 		default: goto yy88;
 	}
 yy96:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy139;
+		case 'r': goto yy141;
 		default: goto yy88;
 	}
 yy97:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'l': goto yy140;
-		case 'o': goto yy141;
+		case 'l': goto yy142;
+		case 'o': goto yy143;
 		default: goto yy88;
 	}
 yy98:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy142;
+		case 'e': goto yy144;
 		default: goto yy88;
 	}
 yy99:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'l': goto yy143;
+		case 'l': goto yy145;
 		default: goto yy88;
 	}
 yy100:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy144;
+		case 'o': goto yy146;
 		default: goto yy88;
 	}
 yy101:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy145;
-		case 'n': goto yy147;
+		case 'f': goto yy147;
+		case 'n': goto yy149;
 		default: goto yy88;
 	}
 yy102:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy149;
+		case 'a': goto yy151;
 		default: goto yy88;
 	}
 yy103:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'o': goto yy150;
+		case 'o': goto yy152;
 		default: goto yy88;
 	}
 yy104:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy151;
+		case 'r': goto yy153;
 		default: goto yy88;
 	}
 yy105:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy153;
+		case 'a': goto yy155;
 		default: goto yy88;
 	}
 yy106:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy154;
+		case 'e': goto yy156;
 		default: goto yy88;
 	}
 yy107:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'h': goto yy155;
-		case 'i': goto yy156;
+		case 'h': goto yy157;
+		case 'i': goto yy158;
 		default: goto yy88;
 	}
 yy108:
 	++lx->cur;
-#line 1311 "grammar/lexer.re"
+#line 1313 "grammar/lexer.re"
 	{ return open_bracket(lx, '{'); }
-#line 2112 "grammar/lexer.c"
+#line 2118 "grammar/lexer.c"
 yy109:
 	++lx->cur;
-#line 1292 "grammar/lexer.re"
+#line 1294 "grammar/lexer.re"
 	{ return NE; }
-#line 2117 "grammar/lexer.c"
+#line 2123 "grammar/lexer.c"
 yy110:
 	++lx->cur;
 #line 1288 "grammar/lexer.re"
 	{ val->op = OP_MOD; return AUGASSIGN; }
-#line 2122 "grammar/lexer.c"
+#line 2128 "grammar/lexer.c"
 yy111:
 	++lx->cur;
 #line 1290 "grammar/lexer.re"
 	{ return POW; }
-#line 2127 "grammar/lexer.c"
+#line 2133 "grammar/lexer.c"
 yy112:
 	++lx->cur;
 #line 1285 "grammar/lexer.re"
 	{ val->op = OP_MUL; return AUGASSIGN; }
-#line 2132 "grammar/lexer.c"
+#line 2138 "grammar/lexer.c"
 yy113:
 	++lx->cur;
 #line 1283 "grammar/lexer.re"
 	{ val->op = OP_ADD; return AUGASSIGN; }
-#line 2137 "grammar/lexer.c"
+#line 2143 "grammar/lexer.c"
 yy114:
 	++lx->cur;
 #line 1284 "grammar/lexer.re"
 	{ val->op = OP_SUB; return AUGASSIGN; }
-#line 2142 "grammar/lexer.c"
+#line 2148 "grammar/lexer.c"
 yy115:
 	++lx->cur;
 #line 1282 "grammar/lexer.re"
 	{ return ARROW; }
-#line 2147 "grammar/lexer.c"
+#line 2153 "grammar/lexer.c"
 yy116:
 	yyaccept = 3;
 	yych = *(lx->marker = ++lx->cur);
@@ -2165,28 +2171,28 @@ yy116:
 yy117:
 #line 1280 "grammar/lexer.re"
 	{ return scan_float(lx, val); }
-#line 2169 "grammar/lexer.c"
+#line 2175 "grammar/lexer.c"
 yy118:
 	yych = *++lx->cur;
 	switch (yych) {
-		case '=': goto yy157;
+		case '=': goto yy159;
 		default: goto yy119;
 	}
 yy119:
 #line 1289 "grammar/lexer.re"
 	{ return FLOORDIV; }
-#line 2179 "grammar/lexer.c"
+#line 2185 "grammar/lexer.c"
 yy120:
 	++lx->cur;
 #line 1286 "grammar/lexer.re"
 	{ val->op = OP_DIV; return AUGASSIGN; }
-#line 2184 "grammar/lexer.c"
+#line 2190 "grammar/lexer.c"
 yy121:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '0':
-		case '1': goto yy158;
-		case '_': goto yy159;
+		case '1': goto yy160;
+		case '_': goto yy161;
 		default: goto yy122;
 	}
 yy122:
@@ -2196,34 +2202,34 @@ yy122:
 		case 1: goto yy89;
 		case 2: goto yy60;
 		case 3: goto yy117;
-		case 4: goto yy138;
-		case 5: goto yy146;
-		case 6: goto yy148;
-		case 7: goto yy152;
-		case 8: goto yy171;
-		case 9: goto yy177;
-		case 10: goto yy181;
-		case 11: goto yy184;
-		case 12: goto yy191;
-		case 13: goto yy193;
-		case 14: goto yy199;
-		case 15: goto yy201;
-		case 16: goto yy204;
-		case 17: goto yy208;
-		case 18: goto yy210;
-		case 19: goto yy213;
-		case 20: goto yy215;
-		case 21: goto yy220;
-		case 22: goto yy222;
-		case 23: goto yy225;
-		case 24: goto yy227;
-		default: goto yy230;
+		case 4: goto yy140;
+		case 5: goto yy148;
+		case 6: goto yy150;
+		case 7: goto yy154;
+		case 8: goto yy173;
+		case 9: goto yy179;
+		case 10: goto yy183;
+		case 11: goto yy186;
+		case 12: goto yy193;
+		case 13: goto yy195;
+		case 14: goto yy201;
+		case 15: goto yy203;
+		case 16: goto yy206;
+		case 17: goto yy210;
+		case 18: goto yy212;
+		case 19: goto yy215;
+		case 20: goto yy217;
+		case 21: goto yy222;
+		case 22: goto yy224;
+		case 23: goto yy227;
+		case 24: goto yy229;
+		default: goto yy232;
 	}
 yy123:
 	yych = *++lx->cur;
 	switch (yych) {
 		case '+':
-		case '-': goto yy160;
+		case '-': goto yy162;
 		case '0':
 		case '1':
 		case '2':
@@ -2233,7 +2239,7 @@ yy123:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy161;
+		case '9': goto yy163;
 		default: goto yy122;
 	}
 yy124:
@@ -2246,8 +2252,8 @@ yy124:
 		case '4':
 		case '5':
 		case '6':
-		case '7': goto yy162;
-		case '_': goto yy163;
+		case '7': goto yy164;
+		case '_': goto yy165;
 		default: goto yy122;
 	}
 yy125:
@@ -2274,8 +2280,8 @@ yy125:
 		case 'c':
 		case 'd':
 		case 'e':
-		case 'f': goto yy164;
-		case '_': goto yy165;
+		case 'f': goto yy166;
+		case '_': goto yy167;
 		default: goto yy122;
 	}
 yy126:
@@ -2290,25 +2296,35 @@ yy126:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy166;
+		case '9': goto yy168;
 		default: goto yy122;
 	}
 yy127:
 	++lx->cur;
-#line 1293 "grammar/lexer.re"
-	{ return LE; }
-#line 2301 "grammar/lexer.c"
+#line 1291 "grammar/lexer.re"
+	{ return SHL; }
+#line 2307 "grammar/lexer.c"
 yy128:
 	++lx->cur;
-#line 1291 "grammar/lexer.re"
-	{ return EQ; }
-#line 2306 "grammar/lexer.c"
+#line 1295 "grammar/lexer.re"
+	{ return LE; }
+#line 2312 "grammar/lexer.c"
 yy129:
 	++lx->cur;
-#line 1294 "grammar/lexer.re"
-	{ return GE; }
-#line 2311 "grammar/lexer.c"
+#line 1293 "grammar/lexer.re"
+	{ return EQ; }
+#line 2317 "grammar/lexer.c"
 yy130:
+	++lx->cur;
+#line 1296 "grammar/lexer.re"
+	{ return GE; }
+#line 2322 "grammar/lexer.c"
+yy131:
+	++lx->cur;
+#line 1292 "grammar/lexer.re"
+	{ return SHR; }
+#line 2327 "grammar/lexer.c"
+yy132:
 	yych = *++lx->cur;
 	switch (yych) {
 		case 'A':
@@ -2366,50 +2382,50 @@ yy130:
 		case 'z': goto yy87;
 		default: goto yy122;
 	}
-yy131:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'l': goto yy167;
-		default: goto yy88;
-	}
-yy132:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'n': goto yy168;
-		default: goto yy88;
-	}
 yy133:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'u': goto yy169;
+		case 'l': goto yy169;
 		default: goto yy88;
 	}
 yy134:
-	++lx->cur;
-#line 1229 "grammar/lexer.re"
-	{ lx->line++; lx->line_start = lx->cur; continue; }
-#line 2395 "grammar/lexer.c"
-yy135:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '\n': goto yy134;
-		default: goto yy122;
-	}
-yy136:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'd': goto yy170;
+		case 'n': goto yy170;
 		default: goto yy88;
 	}
+yy135:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'u': goto yy171;
+		default: goto yy88;
+	}
+yy136:
+	++lx->cur;
+#line 1229 "grammar/lexer.re"
+	{ lx->line++; lx->line_start = lx->cur; continue; }
+#line 2411 "grammar/lexer.c"
 yy137:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '\n': goto yy136;
+		default: goto yy122;
+	}
+yy138:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'd': goto yy172;
+		default: goto yy88;
+	}
+yy139:
 	yyaccept = 4;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy130;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -2472,135 +2488,61 @@ yy137:
 		case 'x':
 		case 'y':
 		case 'z': goto yy87;
-		case 's': goto yy172;
-		default: goto yy138;
-	}
-yy138:
-#line 1250 "grammar/lexer.re"
-	{ return AS; }
-#line 2482 "grammar/lexer.c"
-yy139:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'e': goto yy173;
-		default: goto yy88;
+		case 's': goto yy174;
+		default: goto yy140;
 	}
 yy140:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'a': goto yy174;
-		default: goto yy88;
-	}
+#line 1250 "grammar/lexer.re"
+	{ return AS; }
+#line 2498 "grammar/lexer.c"
 yy141:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy175;
+		case 'e': goto yy175;
 		default: goto yy88;
 	}
 yy142:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'f': goto yy176;
+		case 'a': goto yy176;
 		default: goto yy88;
 	}
 yy143:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'i': goto yy178;
-		case 's': goto yy179;
+		case 'n': goto yy177;
 		default: goto yy88;
 	}
 yy144:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy180;
+		case 'f': goto yy178;
 		default: goto yy88;
 	}
 yy145:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'i': goto yy180;
+		case 's': goto yy181;
+		default: goto yy88;
+	}
+yy146:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'r': goto yy182;
+		default: goto yy88;
+	}
+yy147:
 	yyaccept = 5;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy130;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy87;
-		default: goto yy146;
-	}
-yy146:
-#line 1246 "grammar/lexer.re"
-	{ return IF; }
-#line 2599 "grammar/lexer.c"
-yy147:
-	yyaccept = 6;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy130;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -2667,28 +2609,14 @@ yy147:
 		default: goto yy148;
 	}
 yy148:
-#line 1245 "grammar/lexer.re"
-	{ return IN; }
-#line 2673 "grammar/lexer.c"
+#line 1246 "grammar/lexer.re"
+	{ return IF; }
+#line 2615 "grammar/lexer.c"
 yy149:
-	yyaccept = 1;
+	yyaccept = 6;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'm': goto yy182;
-		default: goto yy88;
-	}
-yy150:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 't': goto yy183;
-		default: goto yy88;
-	}
-yy151:
-	yyaccept = 7;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy130;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -2752,123 +2680,31 @@ yy151:
 		case 'x':
 		case 'y':
 		case 'z': goto yy87;
-		default: goto yy152;
+		default: goto yy150;
+	}
+yy150:
+#line 1245 "grammar/lexer.re"
+	{ return IN; }
+#line 2689 "grammar/lexer.c"
+yy151:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'm': goto yy184;
+		default: goto yy88;
 	}
 yy152:
-#line 1253 "grammar/lexer.re"
-	{ return OR; }
-#line 2761 "grammar/lexer.c"
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 't': goto yy185;
+		default: goto yy88;
+	}
 yy153:
-	yyaccept = 1;
+	yyaccept = 7;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy185;
-		default: goto yy88;
-	}
-yy154:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 't': goto yy186;
-		default: goto yy88;
-	}
-yy155:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'i': goto yy187;
-		default: goto yy88;
-	}
-yy156:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 't': goto yy188;
-		default: goto yy88;
-	}
-yy157:
-	++lx->cur;
-#line 1287 "grammar/lexer.re"
-	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
-#line 2794 "grammar/lexer.c"
-yy158:
-	yyaccept = 0;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '0':
-		case '1': goto yy158;
-		case '_': goto yy159;
-		default: goto yy81;
-	}
-yy159:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1': goto yy158;
-		default: goto yy122;
-	}
-yy160:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy161;
-		default: goto yy122;
-	}
-yy161:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9': goto yy161;
-		default: goto yy117;
-	}
-yy162:
-	yyaccept = 0;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7': goto yy162;
-		case '_': goto yy163;
-		default: goto yy81;
-	}
-yy163:
-	yych = *++lx->cur;
-	switch (yych) {
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7': goto yy162;
-		default: goto yy122;
-	}
-yy164:
-	yyaccept = 0;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -2885,12 +2721,150 @@ yy164:
 		case 'D':
 		case 'E':
 		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
 		case 'a':
 		case 'b':
 		case 'c':
 		case 'd':
 		case 'e':
-		case 'f': goto yy164;
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy154;
+	}
+yy154:
+#line 1253 "grammar/lexer.re"
+	{ return OR; }
+#line 2777 "grammar/lexer.c"
+yy155:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 's': goto yy187;
+		default: goto yy88;
+	}
+yy156:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 't': goto yy188;
+		default: goto yy88;
+	}
+yy157:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'i': goto yy189;
+		default: goto yy88;
+	}
+yy158:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 't': goto yy190;
+		default: goto yy88;
+	}
+yy159:
+	++lx->cur;
+#line 1287 "grammar/lexer.re"
+	{ val->op = OP_FLOORDIV; return AUGASSIGN; }
+#line 2810 "grammar/lexer.c"
+yy160:
+	yyaccept = 0;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '0':
+		case '1': goto yy160;
+		case '_': goto yy161;
+		default: goto yy81;
+	}
+yy161:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1': goto yy160;
+		default: goto yy122;
+	}
+yy162:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy163;
+		default: goto yy122;
+	}
+yy163:
+	yych = *++lx->cur;
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy163;
+		default: goto yy117;
+	}
+yy164:
+	yyaccept = 0;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7': goto yy164;
 		case '_': goto yy165;
 		default: goto yy81;
 	}
@@ -2904,21 +2878,7 @@ yy165:
 		case '4':
 		case '5':
 		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f': goto yy164;
+		case '7': goto yy164;
 		default: goto yy122;
 	}
 yy166:
@@ -2934,138 +2894,194 @@ yy166:
 		case '6':
 		case '7':
 		case '8':
-		case '9': goto yy166;
-		case '_': goto yy126;
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f': goto yy166;
+		case '_': goto yy167;
 		default: goto yy81;
 	}
 yy167:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
+	yych = *++lx->cur;
 	switch (yych) {
-		case 's': goto yy189;
-		default: goto yy88;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f': goto yy166;
+		default: goto yy122;
 	}
 yy168:
+	yyaccept = 0;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9': goto yy168;
+		case '_': goto yy126;
+		default: goto yy81;
+	}
+yy169:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy190;
+		case 's': goto yy191;
 		default: goto yy88;
 	}
-yy169:
+yy170:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
 		case 'e': goto yy192;
 		default: goto yy88;
 	}
-yy170:
-	yyaccept = 8;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy130;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy87;
-		default: goto yy171;
-	}
 yy171:
-#line 1252 "grammar/lexer.re"
-	{ return AND; }
-#line 3036 "grammar/lexer.c"
-yy172:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
 		case 'e': goto yy194;
 		default: goto yy88;
 	}
-yy173:
-	yyaccept = 1;
+yy172:
+	yyaccept = 8;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'a': goto yy195;
-		default: goto yy88;
+		case '.': goto yy132;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy173;
 	}
+yy173:
+#line 1252 "grammar/lexer.re"
+	{ return AND; }
+#line 3052 "grammar/lexer.c"
 yy174:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 's': goto yy196;
+		case 'e': goto yy196;
 		default: goto yy88;
 	}
 yy175:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy197;
+		case 'a': goto yy197;
 		default: goto yy88;
 	}
 yy176:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 's': goto yy198;
+		default: goto yy88;
+	}
+yy177:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 't': goto yy199;
+		default: goto yy88;
+	}
+yy178:
 	yyaccept = 9;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy130;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -3129,31 +3145,31 @@ yy176:
 		case 'x':
 		case 'y':
 		case 'z': goto yy87;
-		default: goto yy177;
-	}
-yy177:
-#line 1240 "grammar/lexer.re"
-	{ return DEF; }
-#line 3138 "grammar/lexer.c"
-yy178:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'f': goto yy198;
-		default: goto yy88;
+		default: goto yy179;
 	}
 yy179:
+#line 1240 "grammar/lexer.re"
+	{ return DEF; }
+#line 3154 "grammar/lexer.c"
+yy180:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy200;
+		case 'f': goto yy200;
 		default: goto yy88;
 	}
-yy180:
+yy181:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy202;
+		default: goto yy88;
+	}
+yy182:
 	yyaccept = 10;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy130;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -3217,24 +3233,24 @@ yy180:
 		case 'x':
 		case 'y':
 		case 'z': goto yy87;
-		default: goto yy181;
+		default: goto yy183;
 	}
-yy181:
+yy183:
 #line 1244 "grammar/lexer.re"
 	{ return FOR; }
-#line 3226 "grammar/lexer.c"
-yy182:
+#line 3242 "grammar/lexer.c"
+yy184:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'b': goto yy202;
+		case 'b': goto yy204;
 		default: goto yy88;
 	}
-yy183:
+yy185:
 	yyaccept = 11;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy130;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -3298,126 +3314,52 @@ yy183:
 		case 'x':
 		case 'y':
 		case 'z': goto yy87;
-		default: goto yy184;
-	}
-yy184:
-#line 1254 "grammar/lexer.re"
-	{ return NOT; }
-#line 3307 "grammar/lexer.c"
-yy185:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 's': goto yy203;
-		default: goto yy88;
+		default: goto yy186;
 	}
 yy186:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'u': goto yy205;
-		default: goto yy88;
-	}
+#line 1254 "grammar/lexer.re"
+	{ return NOT; }
+#line 3323 "grammar/lexer.c"
 yy187:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'l': goto yy206;
+		case 's': goto yy205;
 		default: goto yy88;
 	}
 yy188:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'h': goto yy207;
+		case 'u': goto yy207;
 		default: goto yy88;
 	}
 yy189:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy209;
+		case 'l': goto yy208;
 		default: goto yy88;
 	}
 yy190:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'h': goto yy209;
+		default: goto yy88;
+	}
+yy191:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy211;
+		default: goto yy88;
+	}
+yy192:
 	yyaccept = 12;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy130;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy87;
-		default: goto yy191;
-	}
-yy191:
-#line 1257 "grammar/lexer.re"
-	{ return NONE; }
-#line 3416 "grammar/lexer.c"
-yy192:
-	yyaccept = 13;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy130;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -3484,42 +3426,14 @@ yy192:
 		default: goto yy193;
 	}
 yy193:
-#line 1255 "grammar/lexer.re"
-	{ return TRUE; }
-#line 3490 "grammar/lexer.c"
+#line 1257 "grammar/lexer.re"
+	{ return NONE; }
+#line 3432 "grammar/lexer.c"
 yy194:
-	yyaccept = 1;
+	yyaccept = 13;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'r': goto yy211;
-		default: goto yy88;
-	}
-yy195:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'k': goto yy212;
-		default: goto yy88;
-	}
-yy196:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 's': goto yy214;
-		default: goto yy88;
-	}
-yy197:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'i': goto yy216;
-		default: goto yy88;
-	}
-yy198:
-	yyaccept = 14;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy130;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -3583,17 +3497,45 @@ yy198:
 		case 'x':
 		case 'y':
 		case 'z': goto yy87;
-		default: goto yy199;
+		default: goto yy195;
 	}
-yy199:
-#line 1247 "grammar/lexer.re"
-	{ return ELIF; }
-#line 3592 "grammar/lexer.c"
-yy200:
-	yyaccept = 15;
+yy195:
+#line 1255 "grammar/lexer.re"
+	{ return TRUE; }
+#line 3506 "grammar/lexer.c"
+yy196:
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy130;
+		case 'r': goto yy213;
+		default: goto yy88;
+	}
+yy197:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'k': goto yy214;
+		default: goto yy88;
+	}
+yy198:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 's': goto yy216;
+		default: goto yy88;
+	}
+yy199:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'i': goto yy218;
+		default: goto yy88;
+	}
+yy200:
+	yyaccept = 14;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -3660,21 +3602,95 @@ yy200:
 		default: goto yy201;
 	}
 yy201:
+#line 1247 "grammar/lexer.re"
+	{ return ELIF; }
+#line 3608 "grammar/lexer.c"
+yy202:
+	yyaccept = 15;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy132;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy203;
+	}
+yy203:
 #line 1248 "grammar/lexer.re"
 	{ return ELSE; }
-#line 3666 "grammar/lexer.c"
-yy202:
+#line 3682 "grammar/lexer.c"
+yy204:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'd': goto yy217;
+		case 'd': goto yy219;
 		default: goto yy88;
 	}
-yy203:
+yy205:
 	yyaccept = 16;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy130;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -3738,105 +3754,31 @@ yy203:
 		case 'x':
 		case 'y':
 		case 'z': goto yy87;
-		default: goto yy204;
-	}
-yy204:
-#line 1243 "grammar/lexer.re"
-	{ return PASS; }
-#line 3747 "grammar/lexer.c"
-yy205:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'r': goto yy218;
-		default: goto yy88;
+		default: goto yy206;
 	}
 yy206:
+#line 1243 "grammar/lexer.re"
+	{ return PASS; }
+#line 3763 "grammar/lexer.c"
+yy207:
 	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy219;
+		case 'r': goto yy220;
 		default: goto yy88;
 	}
-yy207:
+yy208:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy221;
+		default: goto yy88;
+	}
+yy209:
 	yyaccept = 17;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy130;
-		case '0':
-		case '1':
-		case '2':
-		case '3':
-		case '4':
-		case '5':
-		case '6':
-		case '7':
-		case '8':
-		case '9':
-		case 'A':
-		case 'B':
-		case 'C':
-		case 'D':
-		case 'E':
-		case 'F':
-		case 'G':
-		case 'H':
-		case 'I':
-		case 'J':
-		case 'K':
-		case 'L':
-		case 'M':
-		case 'N':
-		case 'O':
-		case 'P':
-		case 'Q':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'U':
-		case 'V':
-		case 'W':
-		case 'X':
-		case 'Y':
-		case 'Z':
-		case '_':
-		case 'a':
-		case 'b':
-		case 'c':
-		case 'd':
-		case 'e':
-		case 'f':
-		case 'g':
-		case 'h':
-		case 'i':
-		case 'j':
-		case 'k':
-		case 'l':
-		case 'm':
-		case 'n':
-		case 'o':
-		case 'p':
-		case 'q':
-		case 'r':
-		case 's':
-		case 't':
-		case 'u':
-		case 'v':
-		case 'w':
-		case 'x':
-		case 'y':
-		case 'z': goto yy87;
-		default: goto yy208;
-	}
-yy208:
-#line 1249 "grammar/lexer.re"
-	{ return WITH; }
-#line 3835 "grammar/lexer.c"
-yy209:
-	yyaccept = 18;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy130;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -3903,21 +3845,14 @@ yy209:
 		default: goto yy210;
 	}
 yy210:
-#line 1256 "grammar/lexer.re"
-	{ return FALSE; }
-#line 3909 "grammar/lexer.c"
+#line 1249 "grammar/lexer.re"
+	{ return WITH; }
+#line 3851 "grammar/lexer.c"
 yy211:
-	yyaccept = 1;
+	yyaccept = 18;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 't': goto yy221;
-		default: goto yy88;
-	}
-yy212:
-	yyaccept = 19;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy130;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -3981,17 +3916,24 @@ yy212:
 		case 'x':
 		case 'y':
 		case 'z': goto yy87;
-		default: goto yy213;
+		default: goto yy212;
 	}
+yy212:
+#line 1256 "grammar/lexer.re"
+	{ return FALSE; }
+#line 3925 "grammar/lexer.c"
 yy213:
-#line 1259 "grammar/lexer.re"
-	{ return BREAK; }
-#line 3990 "grammar/lexer.c"
-yy214:
-	yyaccept = 20;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy130;
+		case 't': goto yy223;
+		default: goto yy88;
+	}
+yy214:
+	yyaccept = 19;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -4058,35 +4000,14 @@ yy214:
 		default: goto yy215;
 	}
 yy215:
-#line 1241 "grammar/lexer.re"
-	{ return CLASS; }
-#line 4064 "grammar/lexer.c"
+#line 1259 "grammar/lexer.re"
+	{ return BREAK; }
+#line 4006 "grammar/lexer.c"
 yy216:
-	yyaccept = 1;
+	yyaccept = 20;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'n': goto yy223;
-		default: goto yy88;
-	}
-yy217:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'a': goto yy224;
-		default: goto yy88;
-	}
-yy218:
-	yyaccept = 1;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case 'n': goto yy226;
-		default: goto yy88;
-	}
-yy219:
-	yyaccept = 21;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy130;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -4150,17 +4071,38 @@ yy219:
 		case 'x':
 		case 'y':
 		case 'z': goto yy87;
-		default: goto yy220;
+		default: goto yy217;
 	}
-yy220:
-#line 1258 "grammar/lexer.re"
-	{ return WHILE; }
-#line 4159 "grammar/lexer.c"
-yy221:
-	yyaccept = 22;
+yy217:
+#line 1241 "grammar/lexer.re"
+	{ return CLASS; }
+#line 4080 "grammar/lexer.c"
+yy218:
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy130;
+		case 'n': goto yy225;
+		default: goto yy88;
+	}
+yy219:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'a': goto yy226;
+		default: goto yy88;
+	}
+yy220:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'n': goto yy228;
+		default: goto yy88;
+	}
+yy221:
+	yyaccept = 21;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -4227,21 +4169,14 @@ yy221:
 		default: goto yy222;
 	}
 yy222:
-#line 1261 "grammar/lexer.re"
-	{ return ASSERT; }
-#line 4233 "grammar/lexer.c"
+#line 1258 "grammar/lexer.re"
+	{ return WHILE; }
+#line 4175 "grammar/lexer.c"
 yy223:
-	yyaccept = 1;
+	yyaccept = 22;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'u': goto yy228;
-		default: goto yy88;
-	}
-yy224:
-	yyaccept = 23;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy130;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -4305,17 +4240,24 @@ yy224:
 		case 'x':
 		case 'y':
 		case 'z': goto yy87;
-		default: goto yy225;
+		default: goto yy224;
 	}
+yy224:
+#line 1261 "grammar/lexer.re"
+	{ return ASSERT; }
+#line 4249 "grammar/lexer.c"
 yy225:
-#line 1251 "grammar/lexer.re"
-	{ return LAMBDA; }
-#line 4314 "grammar/lexer.c"
-yy226:
-	yyaccept = 24;
+	yyaccept = 1;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case '.': goto yy130;
+		case 'u': goto yy230;
+		default: goto yy88;
+	}
+yy226:
+	yyaccept = 23;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -4382,21 +4324,14 @@ yy226:
 		default: goto yy227;
 	}
 yy227:
-#line 1242 "grammar/lexer.re"
-	{ return RETURN; }
-#line 4388 "grammar/lexer.c"
+#line 1251 "grammar/lexer.re"
+	{ return LAMBDA; }
+#line 4330 "grammar/lexer.c"
 yy228:
-	yyaccept = 1;
+	yyaccept = 24;
 	yych = *(lx->marker = ++lx->cur);
 	switch (yych) {
-		case 'e': goto yy229;
-		default: goto yy88;
-	}
-yy229:
-	yyaccept = 25;
-	yych = *(lx->marker = ++lx->cur);
-	switch (yych) {
-		case '.': goto yy130;
+		case '.': goto yy132;
 		case '0':
 		case '1':
 		case '2':
@@ -4460,14 +4395,95 @@ yy229:
 		case 'x':
 		case 'y':
 		case 'z': goto yy87;
-		default: goto yy230;
+		default: goto yy229;
 	}
+yy229:
+#line 1242 "grammar/lexer.re"
+	{ return RETURN; }
+#line 4404 "grammar/lexer.c"
 yy230:
+	yyaccept = 1;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case 'e': goto yy231;
+		default: goto yy88;
+	}
+yy231:
+	yyaccept = 25;
+	yych = *(lx->marker = ++lx->cur);
+	switch (yych) {
+		case '.': goto yy132;
+		case '0':
+		case '1':
+		case '2':
+		case '3':
+		case '4':
+		case '5':
+		case '6':
+		case '7':
+		case '8':
+		case '9':
+		case 'A':
+		case 'B':
+		case 'C':
+		case 'D':
+		case 'E':
+		case 'F':
+		case 'G':
+		case 'H':
+		case 'I':
+		case 'J':
+		case 'K':
+		case 'L':
+		case 'M':
+		case 'N':
+		case 'O':
+		case 'P':
+		case 'Q':
+		case 'R':
+		case 'S':
+		case 'T':
+		case 'U':
+		case 'V':
+		case 'W':
+		case 'X':
+		case 'Y':
+		case 'Z':
+		case '_':
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'e':
+		case 'f':
+		case 'g':
+		case 'h':
+		case 'i':
+		case 'j':
+		case 'k':
+		case 'l':
+		case 'm':
+		case 'n':
+		case 'o':
+		case 'p':
+		case 'q':
+		case 'r':
+		case 's':
+		case 't':
+		case 'u':
+		case 'v':
+		case 'w':
+		case 'x':
+		case 'y':
+		case 'z': goto yy87;
+		default: goto yy232;
+	}
+yy232:
 #line 1260 "grammar/lexer.re"
 	{ return CONTINUE; }
-#line 4469 "grammar/lexer.c"
+#line 4485 "grammar/lexer.c"
 }
-#line 1320 "grammar/lexer.re"
+#line 1322 "grammar/lexer.re"
 
     }
 }

@@ -1288,6 +1288,8 @@ static int scan(Lexer *lx, YYSTYPE *val)
         "%=" { val->op = OP_MOD; return AUGASSIGN; }
         "//" { return FLOORDIV; }
         "**" { return POW; }
+        "<<" { return SHL; }
+        ">>" { return SHR; }
         "==" { return EQ; }
         "!=" { return NE; }
         "<=" { return LE; }
@@ -1310,7 +1312,7 @@ static int scan(Lexer *lx, YYSTYPE *val)
         }
         "{" { return open_bracket(lx, '{'); }
         [)\]}] { return close_bracket(lx, (char)lx->tok[0]); }
-        [,:.=+\-*/%<>@] { return lx->tok[0]; }
+        [,:.=+\-*/%<>@&|^~] { return lx->tok[0]; }
         * {
             unsigned char c = lx->tok[0];
             if (c >= 32 && c < 127)

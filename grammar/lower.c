@@ -214,8 +214,17 @@ int dtype_arg(Reader *R, const Sx *e, DType *out)
 /* T.float32 -> float32, for the typed-literal and cast spellings. */
 int dtype_of_ctor(const char *name, DType *out)
 {
+    /* TVM's short names of the same constructors (T.f32 is T.float32) */
+    static const char *const alias[][2] = {
+        { "f16", "float16" }, { "f32", "float32" }, { "f64", "float64" }, { "bf16", "bfloat16" },
+        { "i8", "int8" }, { "i16", "int16" }, { "i32", "int32" }, { "i64", "int64" },
+        { "u8", "uint8" }, { "u16", "uint16" }, { "u32", "uint32" }, { "u64", "uint64" },
+    };
     if (!name || strncmp(name, "T.", 2) != 0)
         return -1;
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+        if (strcmp(name + 2, alias[i][0]) == 0)
+            return dtype_parse(alias[i][1], out);
     return dtype_parse(name + 2, out);
 }
 
@@ -390,6 +399,7 @@ static const BinOp binops[] = {
     [OP_ADD] = B_ADD, [OP_SUB] = B_SUB, [OP_MUL] = B_MUL, [OP_DIV] = B_DIV,
     [OP_FLOORDIV] = B_FLOORDIV, [OP_MOD] = B_FLOORMOD, [OP_LT] = B_LT, [OP_LE] = B_LE,
     [OP_GT] = B_GT, [OP_GE] = B_GE, [OP_EQ] = B_EQ, [OP_NE] = B_NE, [OP_AND] = B_AND, [OP_OR] = B_OR,
+    [OP_BITAND] = B_BITAND, [OP_BITOR] = B_BITOR, [OP_BITXOR] = B_BITXOR, [OP_SHL] = B_SHL, [OP_SHR] = B_SHR,
 };
 
 Expr *lower_arith(Reader *R, const Sx *e, LowerFn f)
@@ -413,7 +423,7 @@ Expr *lower_arith(Reader *R, const Sx *e, LowerFn f)
             return a;
         }
         Expr *x = expr_new(R->a, E_UNARY, e->loc);
-        x->u.un.op = e->u.bin.op == OP_NOT ? U_NOT : U_NEG;
+        x->u.un.op = e->u.bin.op == OP_NOT ? U_NOT : e->u.bin.op == OP_INVERT ? U_BITNOT : U_NEG;
         x->u.un.a = a;
         return x;
     }

@@ -10,7 +10,9 @@
 /* What a name is bound to in the scope being read (Sym.bind_kind). */
 /* BK_ENV: a name given by v = T.env_thread("threadIdx.x"), bound to the
  * thread's name until T.launch_thread(v, n) makes it a thread loop's variable */
-enum { BK_NONE, BK_RVAR, BK_TVAR, BK_BUF, BK_SYM, BK_LOCAL, BK_META, BK_ENV };
+/* BK_ITERS: the one name of `for iters in T.grid(4, 8)`, bound to the
+ * E_TUPLE of its loops' variables (iters_0, iters_1, as TVM names them) */
+enum { BK_NONE, BK_RVAR, BK_TVAR, BK_BUF, BK_SYM, BK_LOCAL, BK_META, BK_ENV, BK_ITERS };
 
 enum { SHAPE_CACHE = 64 };
 

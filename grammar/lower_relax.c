@@ -205,7 +205,7 @@ static Expr *lower_dim(Reader *R, const Sx *e)
             return ERR(R, e->loc, "a dimension is integer arithmetic: +, -, *, // and %% on integers and symbolic names"), NULL;
         return lower_arith(R, e, lower_dim);
     case SX_UNARY:
-        if (e->u.bin.op == OP_NOT)
+        if (e->u.bin.op == OP_NOT || e->u.bin.op == OP_INVERT)
             return ERR(R, e->loc, "a dimension is integer arithmetic: +, -, *, // and %% on integers and symbolic names"), NULL;
         return lower_arith(R, e, lower_dim);
     case SX_CALL: {
@@ -941,6 +941,7 @@ static Expr *lower_infix(Reader *R, const Sx *e)
         [OP_FLOORDIV] = "R.floor_divide", [OP_MOD] = "R.floor_mod", [OP_LT] = "R.less",
         [OP_LE] = "R.less_equal", [OP_GT] = "R.greater", [OP_GE] = "R.greater_equal",
         [OP_EQ] = "R.equal", [OP_NE] = "R.not_equal", [OP_NEG] = "R.negative", [OP_NOT] = "R.logical_not",
+        [OP_INVERT] = NULL,
     };
     SxOp op = e->u.bin.op;
     if (e->kind == SX_UNARY && op == OP_POS)
@@ -948,6 +949,9 @@ static Expr *lower_infix(Reader *R, const Sx *e)
     if (op == OP_AND || op == OP_OR)
         return ERR(R, e->loc, "'%s' on Relax values has no operator; use R.logical_and or R.logical_or",
                    op == OP_AND ? "and" : "or"), NULL;
+    if (!ops[op])   /* the bitwise operators: lopt has no Relax operator for them */
+        return ERR(R, e->loc, "bitwise operators (& | ^ ~ << >>) are read in TIR expressions only, not on Relax values"),
+               NULL;
     int n = e->kind == SX_UNARY ? 1 : 2;
     Expr *x = expr_new(R->a, E_CALL, e->loc);
     x->u.call.op = S(R, ops[op]);

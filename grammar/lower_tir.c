@@ -213,6 +213,28 @@ static int statement_only(const char *name)
     return 0;
 }
 
+/* T.bitwise_and(a, b), ..., T.bitwise_not(a): the ops a & b, ..., ~a are
+ * (ir.h), read as one whichever way they are written. A dtype= (older TVM
+ * printed one) is dropped, as TVM's T.shift_left drops it: the result has
+ * its operands' dtype. */
+static Expr *lower_bitop(Reader *R, const Sx *e, Args *a, const char *name)
+{
+    int not = streq(name, BITNOT_NAME), n = not ? 1 : 2;
+    const Sx *dt = kwarg(a, "dtype");
+    DType t;
+    if (want_args(R, e, a, n, n, name) || check_kwargs(R, a, name) || (dt && dtype_arg(R, dt, &t)))
+        return NULL;
+    Expr *x = expr_new(R->a, not ? E_UNARY : E_BIN, e->loc);
+    if (not) {
+        x->u.un.op = U_BITNOT;
+        return (x->u.un.a = lower_texpr(R, a->pos[0])) ? x : NULL;
+    }
+    x->u.bin.op = (BinOp)bitop_of_name(name);
+    if (!(x->u.bin.a = lower_texpr(R, a->pos[0])) || !(x->u.bin.b = lower_texpr(R, a->pos[1])))
+        return NULL;
+    return x;
+}
+
 static Expr *lower_tcall(Reader *R, const Sx *e)
 {
     const char *name = call_name(R, e);
@@ -268,7 +290,38 @@ static Expr *lower_tcall(Reader *R, const Sx *e)
         return ERR(R, e->loc, "unknown function '%s' in a prim_func", name), NULL;
     if (statement_only(name))
         return ERR(R, e->loc, "%s is not a value; it has a place of its own in a prim_func", name), NULL;
+    if (bitop_of_name(name) >= 0 || streq(name, BITNOT_NAME))
+        return lower_bitop(R, e, &a, name);
     return lower_call(R, e, name, lower_texpr);
+}
+
+/* A use of the name of `for iters in T.grid(...)`: the tuple of its loops'
+ * variables, each a use of its own. */
+static Expr *iters_use(Reader *R, const Sym *s, Loc loc)
+{
+    const Expr *t = s->bind;
+    Expr *x = expr_new(R->a, E_TUPLE, loc);
+    x->u.list.n = t->u.list.n;
+    x->u.list.items = arena_array(R->a, (size_t)t->u.list.n, sizeof(Expr *));
+    for (int i = 0; i < t->u.list.n; i++) {
+        x->u.list.items[i] = expr_new(R->a, E_VAR, loc);
+        x->u.list.items[i]->u.var = t->u.list.items[i]->u.var;
+    }
+    return x;
+}
+
+/* iters[1]: the second loop's variable */
+static Expr *iters_item(Reader *R, const Sx *e)
+{
+    const Sym *s = e->u.index.obj->u.name;
+    const Expr *t = s->bind;
+    const SxList *l = &e->u.index.items;
+    if (l->n != 1 || l->items[0]->kind != SX_INT || l->items[0]->u.ival < 0 || l->items[0]->u.ival >= t->u.list.n)
+        return ERR(R, e->loc, "'%s' holds the variables of %d loops: index it with a constant from 0 to %d, as in %s[0]",
+                   s->str, t->u.list.n, t->u.list.n - 1, s->str), NULL;
+    Expr *x = expr_new(R->a, E_VAR, e->loc);
+    x->u.var = t->u.list.items[l->items[0]->u.ival]->u.var;
+    return x;
 }
 
 Expr *lower_texpr(Reader *R, const Sx *e)
@@ -283,6 +336,8 @@ Expr *lower_texpr(Reader *R, const Sx *e)
         }
         if (s->bind_kind == BK_META)
             return meta_use(R, s, e->loc);
+        if (s->bind_kind == BK_ITERS)
+            return iters_use(R, s, e->loc);
         if (s->bind_kind == BK_ENV)
             return ERR(R, e->loc, "thread '%s' of T.env_thread is used before T.launch_thread(%s, n) launches it",
                        s->str, s->str), NULL;
@@ -309,6 +364,8 @@ Expr *lower_texpr(Reader *R, const Sx *e)
     case SX_INDEX: {
         const Sx *o = e->u.index.obj;
         Buffer *b;
+        if (o->kind == SX_NAME && o->u.name->bind_kind == BK_ITERS)
+            return iters_item(R, e);
         if (o->kind == SX_NAME && (b = buffer_of_member(R, o->u.name, ".shape")))
             return buffer_dim(R, e, b, 0);
         if (o->kind == SX_NAME && (b = buffer_of_member(R, o->u.name, ".strides")))
@@ -465,6 +522,9 @@ static Buffer *lower_buffer(Reader *R, Sym *name, Loc loc, BufKind kind, Args *a
         }
     }
     static const char *const extra[] = { "data", "strides", "elem_offset", "align", "offset_factor", "buffer_type" };
+    /* what TVM's T.alloc_buffer takes besides: kept, and printed back, as the others */
+    static const char *const alloc_extra[] = { "allocated_addr", "annotations" };
+    int alloc = streq(what, "T.alloc_buffer") || streq(what, "T.sblock_alloc_buffer");
     b->extra_keys = arena_array(R->a, (size_t)a->nkw, sizeof(Sym *));
     b->extra_vals = arena_array(R->a, (size_t)a->nkw, sizeof(Expr *));
     for (int i = 0; i < a->nkw; i++) {
@@ -473,6 +533,8 @@ static Buffer *lower_buffer(Reader *R, Sym *name, Loc loc, BufKind kind, Args *a
         int ok = 0;
         for (size_t j = 0; j < sizeof extra / sizeof extra[0]; j++)
             ok |= streq(a->kw[i]->str, extra[j]);
+        for (size_t j = 0; alloc && j < sizeof alloc_extra / sizeof alloc_extra[0]; j++)
+            ok |= streq(a->kw[i]->str, alloc_extra[j]);
         if (!ok)
             return ERR(R, a->kwv[i]->loc, "unknown keyword argument '%s' to %s", a->kw[i]->str, what), NULL;
         /* strides and offsets are index expressions: symbolic ones name variables */
@@ -540,38 +602,73 @@ static int loop_kind(const char *name, ForKind *fk)
     return -1;
 }
 
-static Stmt *make_loop(Reader *R, const Sx *target, ForKind fk, Expr *min, Expr *extent, Loc loc)
+static Stmt *loop_of(Reader *R, Sym *name, Loc at, ForKind fk, Expr *min, Expr *extent, Loc loc)
 {
-    if (target->kind != SX_NAME)
-        return ERR(R, target->loc, "a loop variable must be a name"), NULL;
     Stmt *s = stmt_new(R->a, S_FOR, loc);
-    Var *v = var_new(R->a, target->u.name, VAR_TIR, target->loc);
+    Var *v = var_new(R->a, name, VAR_TIR, at);
     v->dtype = tir_dtype(extent);
     v->loop = s;
     s->u.loop.var = v;
     s->u.loop.fk = fk;
     s->u.loop.min = min;
     s->u.loop.extent = extent;
-    bind_sym(R, target->u.name, BK_TVAR, v);
+    bind_sym(R, name, BK_TVAR, v);
     return s;
 }
 
-/* The extents of T.grid(16, n, *B.shape): B's dimensions in place of *B.shape. */
-static Expr **grid_extents(Reader *R, const Sx *call, int *n)
+static Stmt *make_loop(Reader *R, const Sx *target, ForKind fk, Expr *min, Expr *extent, Loc loc)
+{
+    if (target->kind != SX_NAME)
+        return ERR(R, target->loc, "a loop variable must be a name"), NULL;
+    return loop_of(R, target->u.name, target->loc, fk, min, extent, loc);
+}
+
+/* for iters in T.grid(4, 8): as TVM reads it, the loops' variables are
+ * iters_0 and iters_1 (the names lopt prints them by, as TVM does, and
+ * bound too), and iters names their tuple. */
+static Stmt *iters_loop(Reader *R, const Sx *tg, int i, int n, Expr *min, Expr *extent, Loc loc, Expr **tuple)
+{
+    char buf[256];
+    if (snprintf(buf, sizeof buf, "%s_%d", tg->u.name->str, i) >= (int)sizeof buf)
+        return ERR(R, tg->loc, "loop variable name too long"), NULL;
+    Stmt *s = loop_of(R, S(R, buf), tg->loc, FOR_SERIAL, min, extent, loc);
+    if (!*tuple) {
+        *tuple = expr_new(R->a, E_TUPLE, tg->loc);
+        (*tuple)->u.list.n = n;
+        (*tuple)->u.list.items = arena_array(R->a, (size_t)n, sizeof(Expr *));
+    }
+    Expr *v = expr_new(R->a, E_VAR, tg->loc);
+    v->u.var = s->u.loop.var;
+    (*tuple)->u.list.items[i] = v;
+    if (i == n - 1)
+        bind_sym(R, tg->u.name, BK_ITERS, *tuple);
+    return s;
+}
+
+/* The extents of T.grid(16, n, *B.shape, (1, 8)): B's dimensions in place
+ * of *B.shape; a pair is a start and an extent, as TVM reads it (the loop
+ * from 1 to 9). The starts go to *mins, 0 but for pairs. */
+static Expr **grid_extents(Reader *R, const Sx *call, int *n, Expr ***mins)
 {
     const SxList *l = &call->u.call.args;
     Expr **ext = NULL;
-    int cap = 0;
+    int cap = 0, nmin = 0, capmin = 0;
     *n = 0;
+    *mins = NULL;
     for (int i = 0; i < l->n; i++) {
         const Sx *x = l->items[i];
         if (l->keys && l->keys[i])
             return ERR(R, x->loc, "unknown keyword argument '%s' to T.grid", l->keys[i]->str), NULL;
+        if (x->kind == SX_TUPLE && x->u.elems.n != 2)
+            return ERR(R, x->loc, "a pair in T.grid is a start and an extent, as in (1, 8)"), NULL;
         if (x->kind != SX_STAR) {
-            Expr *e = lower_texpr(R, x);
+            int pair = x->kind == SX_TUPLE;
+            Expr *lo = pair ? lower_texpr(R, x->u.elems.items[0]) : expr_int(R->a, 0, DT_VOID, call->loc);
+            Expr *e = lo ? lower_texpr(R, pair ? x->u.elems.items[1] : x) : NULL;
             if (!e)
                 return NULL;
             vec_push(R->a, &ext, n, &cap, e);
+            vec_push(R->a, mins, &nmin, &capmin, lo);
             continue;
         }
         const char *d = x->u.bin.a->kind == SX_NAME ? x->u.bin.a->u.name->str : NULL;
@@ -584,6 +681,7 @@ static Expr **grid_extents(Reader *R, const Sx *call, int *n)
             Expr *e = expr_new(R->a, b->shape[k]->kind, x->loc);
             e->u = b->shape[k]->u;
             vec_push(R->a, &ext, n, &cap, e);
+            vec_push(R->a, mins, &nmin, &capmin, expr_int(R->a, 0, DT_VOID, call->loc));
         }
     }
     return ext;
@@ -697,6 +795,43 @@ static int loop_keywords(Reader *R, Stmt *s, const Sx *an, const Sx *step, const
     return 0;
 }
 
+/* unroll= of T.serial, as TVM reads it: an annotation, True or a positive
+ * count "pragma_unroll", False "disable_unroll" (True). */
+static int loop_unroll(Reader *R, Stmt *s, const Sx *un, const char *name)
+{
+    if (!un || un->kind == SX_NONE)
+        return 0;
+    if (un->kind != SX_TRUE && un->kind != SX_FALSE && !(un->kind == SX_INT && un->u.ival >= 1))
+        return ERR(R, un->loc, "unroll= of %s is True, False or a positive integer", name);
+    const char *key = un->kind == SX_FALSE ? "disable_unroll" : "pragma_unroll";
+    Expr *v = expr_new(R->a, un->kind == SX_INT ? E_INT : E_BOOL, un->loc);
+    if (un->kind == SX_INT)
+        v->u.i.v = un->u.ival;
+    else
+        v->u.b = 1;
+    Expr *k = expr_new(R->a, E_STR, un->loc);
+    k->u.str.s = key;
+    k->u.str.len = (int)strlen(key);
+    Expr *d = s->u.loop.annot;
+    int n = d ? d->u.dict.n : 0;
+    for (int i = 0; i < n; i++)
+        if (d->u.dict.keys[i]->kind == E_STR && d->u.dict.keys[i]->u.str.len == k->u.str.len &&
+            memcmp(d->u.dict.keys[i]->u.str.s, key, (size_t)k->u.str.len) == 0)
+            return d->u.dict.vals[i] = v, 0;   /* unroll= wins, as in TVM */
+    Expr *x = expr_new(R->a, E_DICT, un->loc);
+    x->u.dict.n = n + 1;
+    x->u.dict.keys = arena_array(R->a, (size_t)n + 1, sizeof(Expr *));
+    x->u.dict.vals = arena_array(R->a, (size_t)n + 1, sizeof(Expr *));
+    for (int i = 0; i < n; i++) {
+        x->u.dict.keys[i] = d->u.dict.keys[i];
+        x->u.dict.vals[i] = d->u.dict.vals[i];
+    }
+    x->u.dict.keys[n] = k;
+    x->u.dict.vals[n] = v;
+    s->u.loop.annot = x;
+    return 0;
+}
+
 static Stmt *lower_for(Reader *R, const St *st)
 {
     const Sx *it = st->u.loop.iter, *tg = st->u.loop.target;
@@ -709,14 +844,19 @@ static Stmt *lower_for(Reader *R, const St *st)
     Stmt *outer = NULL, *inner = NULL;
     if (streq(name, "T.grid")) {
         int nt = tg->kind == SX_TUPLE ? tg->u.elems.n : 1, next;
-        Expr **exts = grid_extents(R, it, &next);
+        Expr **mins, **exts = grid_extents(R, it, &next, &mins);
         if (!exts && R->src->errors)
             return NULL;
+        Expr *tuple = NULL;
+        int one = tg->kind == SX_NAME && next > 1;   /* for iters in T.grid(4, 8) */
+        if (one)
+            nt = next;
         if (next != nt)
             return ERR(R, it->loc, "T.grid has %d extent%s for %d loop variable%s", next, next == 1 ? "" : "s", nt, nt == 1 ? "" : "s"), NULL;
         for (int i = 0; i < nt; i++) {
             Expr *ext = exts[i];
-            Stmt *s = make_loop(R, nt == 1 ? tg : tg->u.elems.items[i], FOR_SERIAL, expr_int(R->a, 0, DT_VOID, it->loc), ext, st->loc);
+            Stmt *s = one ? iters_loop(R, tg, i, nt, mins[i], ext, st->loc, &tuple)
+                          : make_loop(R, nt == 1 ? tg : tg->u.elems.items[i], FOR_SERIAL, mins[i], ext, st->loc);
             if (!s)
                 return NULL;
             if (inner)
@@ -736,6 +876,7 @@ static Stmt *lower_for(Reader *R, const St *st)
         if (fk == FOR_THREAD && !thread)
             return ERR(R, it->loc, "T.thread_binding needs thread=\"...\""), NULL;
         Sx *an = kwarg(&a, "annotations"), *step = kwarg(&a, "step"), *dt = kwarg(&a, "dtype");
+        Sx *un = fk == FOR_SERIAL ? kwarg(&a, "unroll") : NULL;   /* T.serial's, and range's (TVM's T.serial) */
         if (streq(name, "range") && a.npos == 3 && !step)
             step = a.pos[--a.npos];   /* range(lo, hi, step), as Python writes it */
         if (want_args(R, it, &a, 1, 2, name) || check_kwargs(R, &a, name))
@@ -762,7 +903,7 @@ static Stmt *lower_for(Reader *R, const St *st)
             return NULL;
         if (thread && !(outer->u.loop.thread = string_arg(R, thread, "thread")))
             return NULL;
-        if (loop_keywords(R, outer, an, step, dt, name))
+        if (loop_keywords(R, outer, an, step, dt, name) || loop_unroll(R, outer, un, name))
             return NULL;
     }
     Stmt *body = lower_tstmts(R, &st->u.loop.body);
@@ -856,18 +997,21 @@ static int lower_remap(Reader *R, Block *b, int *cap, const St *st, const Sx *ca
     if (!kinds)
         return -1;
     const Sx *vars = a.pos[1], *tg = st->u.assign.target;
-    if (vars->kind != SX_LIST && vars->kind != SX_TUPLE)
+    /* T.axis.remap("SS", iters), iters the name of for iters in T.grid(...) */
+    const Expr *iters = vars->kind == SX_NAME && vars->u.name->bind_kind == BK_ITERS ? vars->u.name->bind : NULL;
+    if (vars->kind != SX_LIST && vars->kind != SX_TUPLE && !iters)
         return ERR(R, vars->loc, "T.axis.remap takes a list of loop variables");
-    int n = vars->u.elems.n, nt = tg->kind == SX_TUPLE ? tg->u.elems.n : 1;
+    int n = iters ? iters->u.list.n : vars->u.elems.n, nt = tg->kind == SX_TUPLE ? tg->u.elems.n : 1;
     if ((int)strlen(kinds) != n || nt != n)
         return ERR(R, call->loc, "T.axis.remap has %d kinds, %d loop variables and %d targets; they must agree", (int)strlen(kinds), n, nt);
     for (int i = 0; i < n; i++) {
         if (kinds[i] != 'S' && kinds[i] != 'R')
             return ERR(R, a.pos[0]->loc, "unknown iterator kind '%c'; expected 'S' (spatial) or 'R' (reduce)", kinds[i]);
-        const Sx *lv = vars->u.elems.items[i];
-        Expr *binding = lower_texpr(R, lv);
+        const Sx *lv = iters ? vars : vars->u.elems.items[i];
+        Expr *binding = iters ? expr_copy(R->a, iters->u.list.items[i]) : lower_texpr(R, lv);
         if (!binding)
             return -1;
+        binding->loc = lv->loc;
         if (binding->kind != E_VAR || !binding->u.var->loop)
             return lv->kind == SX_NAME ? ERR(R, lv->loc, "T.axis.remap binds loop variables; '%s' is not one", lv->u.name->str)
                                        : ERR(R, lv->loc, "T.axis.remap binds loop variables; bind an expression with T.axis.spatial(extent, value)");
@@ -1558,7 +1702,9 @@ int lower_prim_func(Reader *R, Func *f, const St *def)
         const char *an = p->annot->kind == SX_CALL ? call_name(R, p->annot)
                        : p->annot->kind == SX_INDEX ? dotted(R, p->annot->u.index.obj) : dotted(R, p->annot);
         DType t;
-        if (an && streq(an, "T.Buffer") && p->annot->kind != SX_ATTR) {
+        /* T.buffer(...): TVM's older name of T.Buffer(...) as a parameter's type */
+        if (an && (streq(an, "T.Buffer") || (streq(an, "T.buffer") && p->annot->kind == SX_CALL)) &&
+            p->annot->kind != SX_ATTR) {
             Buffer *b = lower_buffer_type(R, p->name, p->loc, p->annot);
             if (!b)
                 return -1;

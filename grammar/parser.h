@@ -95,12 +95,14 @@ typedef struct Parser Parser;
     NE = 291,                      /* "'!='"  */
     LE = 292,                      /* "'<='"  */
     GE = 293,                      /* "'>='"  */
-    WHILE = 294,                   /* "'while'"  */
-    BREAK = 295,                   /* "'break'"  */
-    CONTINUE = 296,                /* "'continue'"  */
-    ASSERT = 297,                  /* "'assert'"  */
-    AUGASSIGN = 298,               /* "augmented assignment"  */
-    UMINUS = 299                   /* UMINUS  */
+    SHL = 294,                     /* "'<<'"  */
+    SHR = 295,                     /* "'>>'"  */
+    WHILE = 296,                   /* "'while'"  */
+    BREAK = 297,                   /* "'break'"  */
+    CONTINUE = 298,                /* "'continue'"  */
+    ASSERT = 299,                  /* "'assert'"  */
+    AUGASSIGN = 300,               /* "augmented assignment"  */
+    UMINUS = 301                   /* UMINUS  */
   };
   typedef enum yytokentype yytoken_kind_t;
 #endif

@@ -107,6 +107,7 @@ static SxList list1(Parser *P, Sx *e)
 %token IF "'if'" ELIF "'elif'" ELSE "'else'" WITH "'with'" AS "'as'" LAMBDA "'lambda'"
 %token AND "'and'" OR "'or'" NOT "'not'" TRUE "'True'" FALSE "'False'" NONE "'None'"
 %token ARROW "'->'" FLOORDIV "'//'" POW "'**'" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
+%token SHL "'<<'" SHR "'>>'"
 %token WHILE "'while'" BREAK "'break'" CONTINUE "'continue'" ASSERT "'assert'"
 %token <op> AUGASSIGN "augmented assignment"
 
@@ -125,6 +126,10 @@ static SxList list1(Parser *P, Sx *e)
 %left AND
 %precedence NOT
 %left '<' LE '>' GE EQ NE
+%left '|'
+%left '^'
+%left '&'
+%left SHL SHR
 %left '+' '-'
 %left '*' '/' FLOORDIV '%'
 %precedence UMINUS
@@ -395,6 +400,11 @@ expr: atom_expr
     | expr GE expr                  { CHECK($$ = compare(P, OP_GE, $1, $3, L(@2))); }
     | expr EQ expr                  { CHECK($$ = compare(P, OP_EQ, $1, $3, L(@2))); }
     | expr NE expr                  { CHECK($$ = compare(P, OP_NE, $1, $3, L(@2))); }
+    | expr '|' expr                 { CHECK($$ = binop(P, OP_BITOR, $1, $3, L(@2))); }
+    | expr '^' expr                 { CHECK($$ = binop(P, OP_BITXOR, $1, $3, L(@2))); }
+    | expr '&' expr                 { CHECK($$ = binop(P, OP_BITAND, $1, $3, L(@2))); }
+    | expr SHL expr                 { CHECK($$ = binop(P, OP_SHL, $1, $3, L(@2))); }
+    | expr SHR expr                 { CHECK($$ = binop(P, OP_SHR, $1, $3, L(@2))); }
     | expr '+' expr                 { CHECK($$ = binop(P, OP_ADD, $1, $3, L(@2))); }
     | expr '-' expr                 { CHECK($$ = binop(P, OP_SUB, $1, $3, L(@2))); }
     | expr '*' expr                 { CHECK($$ = binop(P, OP_MUL, $1, $3, L(@2))); }
@@ -403,6 +413,7 @@ expr: atom_expr
     | expr '%' expr                 { CHECK($$ = binop(P, OP_MOD, $1, $3, L(@2))); }
     | '-' expr %prec UMINUS         { CHECK($$ = binop(P, OP_NEG, $2, NULL, L(@1))); }
     | '+' expr %prec UMINUS         { CHECK($$ = binop(P, OP_POS, $2, NULL, L(@1))); }
+    | '~' expr %prec UMINUS         { CHECK($$ = binop(P, OP_INVERT, $2, NULL, L(@1))); }
     | expr POW expr {
             diag_error(P->lx.src, L(@2), "'**' is not supported; write the product");
             YYABORT;

@@ -23,7 +23,8 @@ typedef enum {
 typedef enum {
     OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD,
     OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE, OP_AND, OP_OR,
-    OP_NEG, OP_POS, OP_NOT
+    OP_BITAND, OP_BITOR, OP_BITXOR, OP_SHL, OP_SHR,   /* & | ^ << >> */
+    OP_NEG, OP_POS, OP_NOT, OP_INVERT                 /* OP_INVERT: ~ */
 } SxOp;
 
 /* The elements of a constant's (nested) list, which the lexer reads straight

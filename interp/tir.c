@@ -55,6 +55,29 @@ int64_t i_ne(const Node *n, Frame *fr) { return I(n->a) != I(n->b); }
 int64_t i_and(const Node *n, Frame *fr) { return I(n->a) && I(n->b); }
 int64_t i_or(const Node *n, Frame *fr) { return I(n->a) || I(n->b); }
 int64_t i_not(const Node *n, Frame *fr) { return !I(n->a); }
+
+/* a & b, a | b, a ^ b, a << b, a >> b (n->k the op) on n->dt: a shift count
+ * outside the width is TVM's error, checked when it runs; << wraps to the
+ * width as a store would, so that the value compares as the width's. */
+int64_t i_bits(const Node *n, Frame *fr)
+{
+    int64_t a = I(n->a), b = I(n->b);
+    switch (n->k) {
+    case B_BITAND: return a & b;
+    case B_BITOR: return a | b;
+    case B_BITXOR: return a ^ b;
+    default:
+        if (!shift_ok(n->dt, b))
+            fail(fr, n->loc, "%s by %lld: the count must be at least 0 and less than %s's %d bits",
+                 bitop_name((BinOp)n->k), (long long)b, dtype_name(n->dt), 8 * dtype_size(n->dt));
+        if (n->k == B_SHL)
+            return wrap(n->dt, W((uint64_t)a << b));
+        return n->dt == DT_UINT64 ? W((uint64_t)a >> b) : a >> b;
+    }
+}
+
+/* ~a: a bool's not, an integer's complement in its width */
+int64_t i_bitnot(const Node *n, Frame *fr) { return n->dt == DT_BOOL ? !I(n->a) : wrap(n->dt, ~I(n->a)); }
 int64_t i_select(const Node *n, Frame *fr) { return I(n->a) ? I(n->b) : I(n->c); }
 
 /* T.assume(c): a fact the function states about its inputs (transform-layout
@@ -772,6 +795,16 @@ static const Node *bin(Compiled *c, const Expr *e)
         return NULL;
     BinOp op = e->u.bin.op;
     Node *n = node(c, e->loc);
+    if (bitop_name(op)) {
+        if (a->f || b->f)
+            return cerr(c, e->loc, "%s takes integers", bitop_name(op)), NULL;
+        n->a = a;
+        n->b = b;
+        n->i = i_bits;
+        n->k = op;
+        n->dt = tir_dtype(e);
+        return n;
+    }
     if (op == B_AND || op == B_OR) {
         n->a = as_int(c, a, DT_BOOL);
         n->b = as_int(c, b, DT_BOOL);
@@ -1398,6 +1431,11 @@ static const Node *expr(Compiled *c, const Expr *e)
             n->a = as_int(c, a, DT_BOOL);
             n->i = i_not;
             n->dt = DT_BOOL;
+        } else if (e->u.un.op == U_BITNOT) {
+            if (a->f)
+                return cerr(c, e->loc, BITNOT_NAME " takes integers"), NULL;
+            n->i = i_bitnot;
+            n->dt = tir_dtype(e);
         } else if (a->f) {
             n->f = f_neg;
         } else {

@@ -161,7 +161,7 @@ typedef int64_t INodeFn(const Node *, Frame *);
 typedef double FNodeFn(const Node *, Frame *);
 typedef void SNodeFn(const SNode *, Frame *);
 INodeFn i_const, i_var, i_add, i_sub, i_mul, i_neg, i_min, i_max, i_lt, i_le, i_gt, i_ge, i_eq, i_ne, i_and,
-    i_or, i_not, i_select, i_assume, i_div, i_wrap, i_aff, i_aff_lt, i_aff_le, i_aff_gt, i_aff_ge, i_aff_eq,
+    i_or, i_not, i_bits, i_bitnot, i_select, i_assume, i_div, i_wrap, i_aff, i_aff_lt, i_aff_le, i_aff_gt, i_aff_ge, i_aff_eq,
     i_aff_ne, i_aff1, i_from_f, f_lt, f_le, f_gt, f_ge, f_eq, f_ne, ld_i32, ld_i8, ld_iany, ld_iany_aff;
 FNodeFn f_const, f_var, f_add32, f_sub32, f_mul32, f_div32, f_add, f_muladd32, f_sub, f_mul, f_div, f_neg,
     f_min, f_max, f_select, f_from_i, f_round, f_floordiv, f_floormod, f_math1, f_pow, ld_f32, ld_f64, ld_fany,

@@ -55,6 +55,29 @@ int64_t floormod64(int64_t a, int64_t b)
     return r != 0 && (r < 0) != (b < 0) ? r + b : r;
 }
 
+static const char *const bitop_names[] = {
+    [B_BITAND] = "T.bitwise_and", [B_BITOR] = "T.bitwise_or", [B_BITXOR] = "T.bitwise_xor",
+    [B_SHL] = "T.shift_left", [B_SHR] = "T.shift_right",
+};
+
+const char *bitop_name(BinOp op)
+{
+    return op >= B_BITAND && op <= B_SHR ? bitop_names[op] : NULL;
+}
+
+int bitop_of_name(const char *name)
+{
+    for (int op = B_BITAND; op <= B_SHR; op++)
+        if (strcmp(name, bitop_names[op]) == 0)
+            return op;
+    return -1;
+}
+
+int shift_ok(DType t, int64_t k)
+{
+    return k >= 0 && k < 8 * (int64_t)(dtype_size(t) ? dtype_size(t) : 4);
+}
+
 int dtype_is_int(DType t)
 {
     return t >= DT_INT8 && t <= DT_UINT64;
@@ -595,6 +618,16 @@ int expr_eval_int(const Expr *e, VarValue value, void *data, int64_t *out)
             if (y == 0 || (y == -1 && x == INT64_MIN))
                 return -1;
             *out = e->u.bin.op == B_FLOORDIV ? floordiv64(x, y) : floormod64(x, y);
+            return 0;
+        case B_BITAND: *out = x & y; return 0;
+        case B_BITOR: *out = x | y; return 0;
+        case B_BITXOR: *out = x ^ y; return 0;
+        case B_SHL:
+        case B_SHR:
+            /* int64 here: a shift that leaves the value's own width is not one to fold */
+            if (y < 0 || y >= 63 || (e->u.bin.op == B_SHL && (x < 0 || x > (INT64_MAX >> y))))
+                return -1;
+            *out = e->u.bin.op == B_SHL ? x << y : x >> y;
             return 0;
         default: return -1;
         }

@@ -146,12 +146,26 @@ typedef struct RSeq {
                            * holds one of its branches' (the first's) */
 } RSeq;
 
+/* The bitwise ops are TVM's builtins T.bitwise_and, ... (both spellings,
+ * a & b and the call, read as one), on integers or bools (the shifts on
+ * integers only); they come before B_LT, as every op from B_LT on gives a
+ * bool. */
 typedef enum {
     B_ADD, B_SUB, B_MUL, B_DIV, B_FLOORDIV, B_FLOORMOD,
+    B_BITAND, B_BITOR, B_BITXOR, B_SHL, B_SHR,
     B_LT, B_LE, B_GT, B_GE, B_EQ, B_NE, B_AND, B_OR
 } BinOp;
 
-typedef enum { U_NEG, U_NOT } UnOp;
+typedef enum { U_NEG, U_NOT, U_BITNOT } UnOp;
+
+/* The builtin a bitwise op is and prints as (T.bitwise_and for B_BITAND,
+ * ...), or NULL for any other op; T.bitwise_not is U_BITNOT's. */
+const char *bitop_name(BinOp op);
+#define BITNOT_NAME "T.bitwise_not"
+/* The bitwise op the builtin name is, or -1. */
+int bitop_of_name(const char *name);
+/* An integer shift count a value of dtype t allows: 0 <= k < its bits. */
+int shift_ok(DType t, int64_t k);
 
 /* expr_new makes an E_VAR, E_SINFO, E_GLOBAL, E_TUPLE or E_LIST only as long
  * as its member of u (a large module holds several per binding): an

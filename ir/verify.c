@@ -208,6 +208,30 @@ static void check_view(Verifier *V, const Buffer *b, Loc loc)
 
 static void check_name(Verifier *V, const Expr *e);
 
+/* As TVM's builtins: the bitwise ops take integers or bools, the shifts
+ * integers only. */
+static void check_bits(Verifier *V, const char *op, const Expr *x, int shift)
+{
+    DType t = tir_dtype(x);
+    if (!dtype_is_int(t) && (shift || t != DT_BOOL))
+        VERR(V, x->loc, "%s takes integer%s operands, not %s", op, shift ? "" : " or bool", dtype_name(t));
+}
+
+/* A constant shift count must be one the shifted value's width allows, as
+ * TVM checks it. */
+static void check_bitop(Verifier *V, const Expr *e)
+{
+    const char *op = bitop_name(e->u.bin.op);
+    int shift = e->u.bin.op == B_SHL || e->u.bin.op == B_SHR;
+    int64_t k;
+    check_bits(V, op, e->u.bin.a, shift);
+    check_bits(V, op, e->u.bin.b, shift);
+    DType t = tir_dtype(e);
+    if (shift && dtype_is_int(t) && expr_const_int(e->u.bin.b, &k) == 0 && !shift_ok(t, k))
+        VERR(V, e->u.bin.b->loc, "%s by %lld: the count must be at least 0 and less than %s's %d bits", op,
+             (long long)k, dtype_name(t), 8 * dtype_size(t));
+}
+
 static void texpr(Verifier *V, const Expr *e)
 {
     switch (e->kind) {
@@ -233,8 +257,17 @@ static void texpr(Verifier *V, const Expr *e)
         }
         break;
     }
-    case E_BIN: texpr(V, e->u.bin.a); texpr(V, e->u.bin.b); break;
-    case E_UNARY: texpr(V, e->u.un.a); break;
+    case E_BIN:
+        texpr(V, e->u.bin.a);
+        texpr(V, e->u.bin.b);
+        if (bitop_name(e->u.bin.op))
+            check_bitop(V, e);
+        break;
+    case E_UNARY:
+        texpr(V, e->u.un.a);
+        if (e->u.un.op == U_BITNOT)
+            check_bits(V, BITNOT_NAME, e->u.un.a, 0);
+        break;
     case E_CAST: texpr(V, e->u.cast.a); break;
     case E_SLICE: texpr(V, e->u.slice.lo); texpr(V, e->u.slice.hi); break;
     case E_LOAD:

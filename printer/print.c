@@ -183,13 +183,14 @@ static int prec_of(const Expr *e)
     switch (e->kind) {
     case E_BIN:
         switch (e->u.bin.op) {
+        case B_BITAND: case B_BITOR: case B_BITXOR: case B_SHL: case B_SHR: return 8;   /* a call */
         case B_OR: return 1;
         case B_AND: return 2;
         case B_LT: case B_LE: case B_GT: case B_GE: case B_EQ: case B_NE: return 4;
         case B_ADD: case B_SUB: return 5;
         default: return 6;
         }
-    case E_UNARY: return e->u.un.op == U_NOT ? 3 : 7;
+    case E_UNARY: return e->u.un.op == U_NOT ? 3 : e->u.un.op == U_BITNOT ? 8 : 7;
     case E_INT: return e->u.i.dtype == DT_VOID && e->u.i.v < 0 ? 7 : 8;
     case E_FLOAT: return e->u.f.dtype == DT_VOID && e->u.f.v < 0 ? 7 : 8;
     default: return 8;
@@ -858,6 +859,15 @@ static void expr(Printer *p, const Expr *e, int ctx)
         put_sym(p, e->u.global.name);
         break;
     case E_BIN: {
+        if (bitop_name(e->u.bin.op)) {
+            /* as TVM prints its builtin calls */
+            putf(p, "%s(", bitop_name(e->u.bin.op));
+            expr(p, e->u.bin.a, 0);
+            put(p, ", ");
+            expr(p, e->u.bin.b, 0);
+            put(p, ")");
+            break;
+        }
         int cmp = prec == 4;
         expr(p, e->u.bin.a, cmp ? prec + 1 : prec);
         put(p, binop_text[e->u.bin.op]);
@@ -865,6 +875,12 @@ static void expr(Printer *p, const Expr *e, int ctx)
         break;
     }
     case E_UNARY:
+        if (e->u.un.op == U_BITNOT) {
+            put(p, BITNOT_NAME "(");
+            expr(p, e->u.un.a, 0);
+            put(p, ")");
+            break;
+        }
         put(p, e->u.un.op == U_NOT ? "not " : "-");
         expr(p, e->u.un.a, prec);
         break;
@@ -979,9 +995,27 @@ static void loop_end(Printer *p, const Stmt *s)
     }
 }
 
-/* The loop's keywords past its range: thread=, step=, annotations=. */
+/* The annotation a serial loop's unroll= stands for, when it is its only
+ * one, as TVM prints it: "pragma_unroll" True or a positive count, or
+ * "disable_unroll" True (unroll=False); else NULL. */
+static const Expr *unroll_annot(const Stmt *s, int *disable)
+{
+    const Expr *d = s->u.loop.annot;
+    if (s->u.loop.fk != FOR_SERIAL || !d || d->kind != E_DICT || d->u.dict.n != 1 || d->u.dict.keys[0]->kind != E_STR)
+        return NULL;
+    const Expr *k = d->u.dict.keys[0], *v = d->u.dict.vals[0];
+    *disable = k->u.str.len == 14 && memcmp(k->u.str.s, "disable_unroll", 14) == 0;
+    if (!*disable && !(k->u.str.len == 13 && memcmp(k->u.str.s, "pragma_unroll", 13) == 0))
+        return NULL;
+    int one = v->kind == E_BOOL && v->u.b;
+    return one || (!*disable && v->kind == E_INT && v->u.i.dtype == DT_VOID && v->u.i.v >= 1) ? v : NULL;
+}
+
+/* The loop's keywords past its range: thread=, step=, annotations= (or unroll=). */
 static void loop_opts(Printer *p, const Stmt *s)
 {
+    int disable;
+    const Expr *un = unroll_annot(s, &disable);
     if (s->u.loop.fk == FOR_THREAD) {
         put(p, ", thread=");
         print_str(p, s->u.loop.thread, (int)strlen(s->u.loop.thread));
@@ -990,7 +1024,13 @@ static void loop_opts(Printer *p, const Stmt *s)
         put(p, ", step=");
         expr(p, s->u.loop.step, 0);
     }
-    if (s->u.loop.annot) {
+    if (un) {
+        put(p, ", unroll=");
+        if (disable)
+            put(p, "False");
+        else
+            expr(p, un, 0);
+    } else if (s->u.loop.annot) {
         put(p, ", annotations=");
         expr(p, s->u.loop.annot, 0);
     }

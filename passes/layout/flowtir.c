@@ -756,7 +756,7 @@ static int peval(PadEval *c, const Expr *e, double *v)
         *v = dtype_is_float(e->u.cast.dtype) ? round_to(e->u.cast.dtype, a) : trunc(a);
         return 0;
     case E_UNARY:
-        if (peval(c, e->u.un.a, &a))
+        if (e->u.un.op == U_BITNOT || peval(c, e->u.un.a, &a))
             return -1;
         *v = e->u.un.op == U_NEG ? -a : !a;
         return 0;
