@@ -1327,6 +1327,17 @@ static GSpan guard_tile(const Batch *b, const struct FLoad *f, const int64_t *ba
 static inline void guard_span(const GSpan *g, int64_t r, int64_t *from, int64_t *to)
 {
     int64_t lo = 0, hi = g->T;   /* s in [lo, hi) */
+    if (g->C[0] == 0 && g->C[1] == 1) {
+        /* a convolution of stride 1: the rows' terms do not move with s */
+        int64_t a = g->A[1] - g->GR[1][r], z = g->Z[1] - g->GR[1][r] + 1;
+        int row = g->A[0] - g->GR[0][r] <= 0 && g->Z[0] - g->GR[0][r] >= 0;
+        lo = a > 0 ? a : 0;
+        hi = z < hi ? z : hi;
+        hi = row && hi > lo ? hi : lo;
+        *from = lo;
+        *to = hi;
+        return;
+    }
     for (int i = 0; i < 2; i++) {
         int64_t a = g->A[i] - g->GR[i][r], z = g->Z[i] - g->GR[i][r], c = g->C[i];
         if (c == 0) {
@@ -1398,7 +1409,8 @@ static void fold_f32_guarded(const Batch *b, Frame *fr, const VRun *R, float *ac
             } else {
                 guard_span(&g, r, &lo, &hi);
             }
-            if (lo <= 0 && hi >= 8 && cx == 1) {
+            if (lo <= 0 && hi >= w && cx == 1 && (w == 8 || (off >= 0 && off + 7 < tx->count))) {
+                /* every lane the guard holds (past w, any element of the buffer) */
                 memcpy(&v0, p, sizeof v0);
                 memcpy(&v1, p + 4, sizeof v1);
             } else if (hi <= lo || hi <= 0 || lo >= 8) {
