@@ -1367,6 +1367,28 @@ typedef float V4F __attribute__((vector_size(16)));
 
 typedef int32_t V4I __attribute__((vector_size(16)));
 
+/* Eight lanes of a load at p, stride c, all of whose elements lie in the
+ * buffer (off is p's offset in it): a stride of 1 or 2 in whole vectors
+ * (2: sixteen floats, their even lanes) where those lie in it too. */
+static inline void load8(const float *p, int64_t c, int64_t off, int64_t count, V4F *v0, V4F *v1)
+{
+    if (c == 1) {
+        memcpy(v0, p, sizeof *v0);
+        memcpy(v1, p + 4, sizeof *v1);
+    } else if (c == 2 && off >= 0 && off + 16 <= count) {
+        V4F w0, w1, w2, w3;
+        memcpy(&w0, p, sizeof w0);
+        memcpy(&w1, p + 4, sizeof w1);
+        memcpy(&w2, p + 8, sizeof w2);
+        memcpy(&w3, p + 12, sizeof w3);
+        *v0 = (V4F){ w0[0], w0[2], w1[0], w1[2] };
+        *v1 = (V4F){ w2[0], w2[2], w3[0], w3[2] };
+    } else {
+        *v0 = (V4F){ p[0], p[c], p[2 * c], p[3 * c] };
+        *v1 = (V4F){ p[4 * c], p[5 * c], p[6 * c], p[7 * c] };
+    }
+}
+
 /* A float32 a + b * c reduction whose b is a guarded load. The lanes s
  * where the guard holds at position r, [from, to), are found once per
  * tile; then eight reductions at a time take every position in order, in
@@ -1409,20 +1431,14 @@ static void fold_f32_guarded(const Batch *b, Frame *fr, const VRun *R, float *ac
             } else {
                 guard_span(&g, r, &lo, &hi);
             }
-            if (lo <= 0 && hi >= w && cx == 1 && (w == 8 || (off >= 0 && off + 7 < tx->count))) {
+            int inbuf = off + first >= 0 && off + last < tx->count;
+            if (lo <= 0 && hi >= w && (w == 8 || inbuf)) {
                 /* every lane the guard holds (past w, any element of the buffer) */
-                memcpy(&v0, p, sizeof v0);
-                memcpy(&v1, p + 4, sizeof v1);
+                load8(p, cx, off, tx->count, &v0, &v1);
             } else if (hi <= lo || hi <= 0 || lo >= 8) {
                 v0 = v1 = k;
-            } else if (off + first >= 0 && off + last < tx->count) {
-                if (cx == 1) {
-                    memcpy(&v0, p, sizeof v0);
-                    memcpy(&v1, p + 4, sizeof v1);
-                } else {
-                    v0 = (V4F){ p[0], p[cx], p[2 * cx], p[3 * cx] };
-                    v1 = (V4F){ p[4 * cx], p[5 * cx], p[6 * cx], p[7 * cx] };
-                }
+            } else if (inbuf) {
+                load8(p, cx, off, tx->count, &v0, &v1);
                 V4I l = { (int32_t)lo, (int32_t)lo, (int32_t)lo, (int32_t)lo };
                 V4I h = { (int32_t)hi, (int32_t)hi, (int32_t)hi, (int32_t)hi };
                 V4I m0 = (q0 >= l) & (q0 < h), m1 = (q1 >= l) & (q1 < h);
