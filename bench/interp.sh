@@ -1,8 +1,9 @@
 #!/bin/sh
 # Interpreter speed against compiled C: the same loop nests run by
 # `lopt --run` and compiled by `cc -O2`, side by side in one run.
-#   matmul 512x512x512 and conv2d NCHW 1x64x56x56 by 64x64x3x3 (pad 1), as
-#   TIR written by hand; softmax 4096x1024 (axis -1), max_pool2d 3x3 stride 2
+#   matmul 512x512x512, conv2d NCHW 1x64x56x56 by 64x64x3x3 (pad 1) and the
+#   same conv on ResNet's last stage, 1x512x7x7 by 512x512x3x3 (conv7: an
+#   inner loop 7 wide), as TIR written by hand; softmax 4096x1024 (axis -1), max_pool2d 3x3 stride 2
 #   on 1x128x224x224, layout_transform NCHW -> NCHW4c of 1x128x224x224 and a
 #   depthwise conv2d (groups = channels) 1x256x112x112 by 256x1x3x3 (pad 1),
 #   as the PrimFuncs `lopt --pass=legalize` builds for the operators; the C
@@ -27,7 +28,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 LOPT=${LOPT:-$top/lopt}
 runs=${1:-5}
 [ $# -gt 0 ] && shift
-kernels=${*:-matmul conv softmax maxpool layout depthwise}
+kernels=${*:-matmul conv conv7 softmax maxpool layout depthwise}
 jobs=${JOBS-1}
 jopt=${jobs:+-j$jobs}
 tmp=$(mktemp -d)
@@ -71,6 +72,25 @@ class Module:
                 Y[vn, vf, vy, vx] = Y[vn, vf, vy, vx] + T.if_then_else(1 <= vy + vky and vy + vky < 57 and 1 <= vx + vkx and vx + vkx < 57, X[vn, vc, vy + vky - 1, vx + vkx - 1], T.float32(0)) * W[vf, vc, vky, vkx]
 TIR
 
+cat >"$tmp/conv7.tir" <<'TIR'
+@I.ir_module
+class Module:
+    @R.function
+    def main(X: R.Tensor((1, 512, 7, 7), dtype="float32"), W: R.Tensor((512, 512, 3, 3), dtype="float32")) -> R.Tensor((1, 512, 7, 7), dtype="float32"):
+        cls = Module
+        Y = R.call_tir(cls.conv, (X, W), out_sinfo=R.Tensor((1, 512, 7, 7), dtype="float32"))
+        return Y
+
+    @T.prim_func
+    def conv(X: T.Buffer((1, 512, 7, 7), "float32"), W: T.Buffer((512, 512, 3, 3), "float32"), Y: T.Buffer((1, 512, 7, 7), "float32")):
+        for n, f, y, x, c, ky, kx in T.grid(1, 512, 7, 7, 512, 3, 3):
+            with T.block("conv"):
+                vn, vf, vy, vx, vc, vky, vkx = T.axis.remap("SSSSRRR", [n, f, y, x, c, ky, kx])
+                with T.init():
+                    Y[vn, vf, vy, vx] = T.float32(0)
+                Y[vn, vf, vy, vx] = Y[vn, vf, vy, vx] + T.if_then_else(1 <= vy + vky and vy + vky < 8 and 1 <= vx + vkx and vx + vkx < 8, X[vn, vc, vy + vky - 1, vx + vkx - 1], T.float32(0)) * W[vf, vc, vky, vkx]
+TIR
+
 op() {
     { echo '@I.ir_module'; echo 'class Module:'; echo '    @R.function'; echo "    def main($1) -> $2:"
       echo "        Y = $3"; echo '        return Y'; } >"$tmp/op.tir"
@@ -93,7 +113,7 @@ cat >"$tmp/kernels.c" <<'C'
 #include <string.h>
 #include <time.h>
 /* distinct arrays, so cc knows a store to O changes no input */
-static float A[128 * 224 * 224], B[512 * 512], O[128 * 224 * 224];
+static float A[128 * 224 * 224], B[512 * 512 * 9], O[128 * 224 * 224];
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
 static void input(float *x, long n, int k)
 {
@@ -121,6 +141,21 @@ static void conv(void)
                             int yy = y + ky, xx = x + kx;
                             float v = 1 <= yy && yy < 57 && 1 <= xx && xx < 57 ? A[(c * 56 + yy - 1) * 56 + xx - 1] : 0.0f;
                             O[(f * 56 + y) * 56 + x] = O[(f * 56 + y) * 56 + x] + v * B[((f * 64 + c) * 3 + ky) * 3 + kx];
+                        }
+            }
+}
+static void conv7(void)
+{
+    for (int f = 0; f < 512; f++)
+        for (int y = 0; y < 7; y++)
+            for (int x = 0; x < 7; x++) {
+                O[(f * 7 + y) * 7 + x] = 0;
+                for (int c = 0; c < 512; c++)
+                    for (int ky = 0; ky < 3; ky++)
+                        for (int kx = 0; kx < 3; kx++) {
+                            int yy = y + ky, xx = x + kx;
+                            float v = 1 <= yy && yy < 8 && 1 <= xx && xx < 8 ? A[(c * 7 + yy - 1) * 7 + xx - 1] : 0.0f;
+                            O[(f * 7 + y) * 7 + x] = O[(f * 7 + y) * 7 + x] + v * B[((f * 512 + c) * 3 + ky) * 3 + kx];
                         }
             }
 }
@@ -180,6 +215,7 @@ static void depthwise(void)
 static const struct { const char *name; void (*run)(void); long a, b, o; } K[] = {
     { "matmul", matmul, 512 * 512, 512 * 512, 512 * 512 },
     { "conv", conv, 64 * 56 * 56, 64 * 64 * 9, 64 * 56 * 56 },
+    { "conv7", conv7, 512 * 7 * 7, 512 * 512 * 9, 512 * 7 * 7 },
     { "softmax", softmax, 4096 * 1024, 1, 4096 * 1024 },
     { "maxpool", maxpool, 128 * 224 * 224, 1, 128 * 111 * 111 },
     { "layout", layout, 128 * 224 * 224, 1, 128 * 224 * 224 },

@@ -1304,15 +1304,42 @@ static void fold_f32_inter(const Batch *b, const VRun *R, float *acc)
 #define FMIN(a, p, u) ((a) < (p) ? (a) : (p))
 #define FADD(a, p, u) ((a) + (p))
 
-/* The lanes s in [0, T) of position r where a guarded load's guard holds:
- * [*from, *to) (each group's terms an affine function of s). */
-static void guard_span(const Batch *b, const struct FLoad *f, const int64_t *base, int64_t r, int64_t *from,
-                       int64_t *to)
+/* A guarded load's guard over the lanes s of a tile, for each position r:
+ * per group of terms, glo <= base + gc * s + GR[r] <= ghi, that is
+ * A - GR[r] <= gc * s <= Z - GR[r], with the tile's part in locals. */
+typedef struct GSpan {
+    int64_t A[2], Z[2], C[2], T;
+    const int64_t *GR[2];
+} GSpan;
+
+static GSpan guard_tile(const Batch *b, const struct FLoad *f, const int64_t *base)
 {
-    int64_t lo = 0, hi = b->T;   /* s in [lo, hi) */
-    for (int g = 0; g < 2; g++) {
-        /* glo <= base + gc * s + GR[r] <= ghi */
-        int64_t a = f->op->glo[g] - base[g] - f->GR[g][r], z = f->op->ghi[g] - base[g] - f->GR[g][r], c = f->gc0[g];
+    GSpan g = { .T = b->T, .GR = { f->GR[0], f->GR[1] } };
+    for (int i = 0; i < 2; i++) {
+        g.A[i] = f->op->glo[i] - base[i];
+        g.Z[i] = f->op->ghi[i] - base[i];
+        g.C[i] = f->gc0[i];
+    }
+    return g;
+}
+
+/* The lanes s in [0, T) of position r where the guard holds: [*from, *to). */
+static inline void guard_span(const GSpan *g, int64_t r, int64_t *from, int64_t *to)
+{
+    int64_t lo = 0, hi = g->T;   /* s in [lo, hi) */
+    if (g->C[0] == 0 && g->C[1] == 1) {
+        /* a convolution of stride 1: the rows' terms do not move with s */
+        int64_t a = g->A[1] - g->GR[1][r], z = g->Z[1] - g->GR[1][r] + 1;
+        int row = g->A[0] - g->GR[0][r] <= 0 && g->Z[0] - g->GR[0][r] >= 0;
+        lo = a > 0 ? a : 0;
+        hi = z < hi ? z : hi;
+        hi = row && hi > lo ? hi : lo;
+        *from = lo;
+        *to = hi;
+        return;
+    }
+    for (int i = 0; i < 2; i++) {
+        int64_t a = g->A[i] - g->GR[i][r], z = g->Z[i] - g->GR[i][r], c = g->C[i];
         if (c == 0) {
             if (a > 0 || z < 0)
                 hi = lo;
@@ -1324,8 +1351,9 @@ static void guard_span(const Batch *b, const struct FLoad *f, const int64_t *bas
             a = t;
             c = -c;
         }
-        /* a <= c * s <= z */
-        int64_t s0 = a <= 0 ? 0 : (a + c - 1) / c, s1 = z < 0 ? -1 : z / c;
+        /* a <= c * s <= z (c = 1, a convolution's stride, without the
+         * divisions, which cost more than a short row's products) */
+        int64_t s0 = a <= 0 ? 0 : c == 1 ? a : (a + c - 1) / c, s1 = z < 0 ? -1 : c == 1 ? z : z / c;
         if (s0 > lo)
             lo = s0;
         if (s1 + 1 < hi)
@@ -1335,40 +1363,110 @@ static void guard_span(const Batch *b, const struct FLoad *f, const int64_t *bas
     *to = hi > lo ? hi : lo;
 }
 
-/* A float32 a + b * c reduction whose b is a guarded load: for each r, the
- * lanes where the guard fails take the pad value, the others the load. */
-static void fold_f32_guarded(const Batch *b, Frame *fr, float *acc)
+typedef float V4F __attribute__((vector_size(16)));
+
+typedef int32_t V4I __attribute__((vector_size(16)));
+
+/* Eight lanes of a load at p, stride c, all of whose elements lie in the
+ * buffer (off is p's offset in it): a stride of 1 or 2 in whole vectors
+ * (2: sixteen floats, their even lanes) where those lie in it too. */
+static inline void load8(const float *p, int64_t c, int64_t off, int64_t count, V4F *v0, V4F *v1)
 {
-    int64_t T = b->T, K = b->K;
-    const struct FLoad *x = &b->fl[0], *y = &b->fl[1];
-    const float *px = (const float *)fr->buf[x->op->n->b->slot]->data + vbase(x->op, fr);
-    const float *py = (const float *)fr->buf[y->op->n->slot]->data + vbase(y->op, fr);
-    int64_t cx = x->c0, cy = y->c0, base[2] = { vbase(&x->op->sub[0], fr), vbase(&x->op->sub[1], fr) };
-    float pad = x->pad;
-    for (int64_t r = 0; r < K; r++) {
-        const float *p = px + x->R[r], *q = py + y->R[r];
-        int64_t from, to, s = 0;
-        guard_span(b, x, base, r, &from, &to);
-        if (cy == 0) {
-            float w = *q;
-            for (; s < from; s++)
-                acc[s] = acc[s] + pad * w;
-            for (; s < to; s++)
-                acc[s] = acc[s] + p[cx * s] * w;
-            for (; s < T; s++)
-                acc[s] = acc[s] + pad * w;
-        } else {
-            for (; s < from; s++)
-                acc[s] = acc[s] + pad * q[cy * s];
-            for (; s < to; s++)
-                acc[s] = acc[s] + p[cx * s] * q[cy * s];
-            for (; s < T; s++)
-                acc[s] = acc[s] + pad * q[cy * s];
-        }
+    if (c == 1) {
+        memcpy(v0, p, sizeof *v0);
+        memcpy(v1, p + 4, sizeof *v1);
+    } else if (c == 2 && off >= 0 && off + 16 <= count) {
+        V4F w0, w1, w2, w3;
+        memcpy(&w0, p, sizeof w0);
+        memcpy(&w1, p + 4, sizeof w1);
+        memcpy(&w2, p + 8, sizeof w2);
+        memcpy(&w3, p + 12, sizeof w3);
+        *v0 = (V4F){ w0[0], w0[2], w1[0], w1[2] };
+        *v1 = (V4F){ w2[0], w2[2], w3[0], w3[2] };
+    } else {
+        *v0 = (V4F){ p[0], p[c], p[2 * c], p[3 * c] };
+        *v1 = (V4F){ p[4 * c], p[5 * c], p[6 * c], p[7 * c] };
     }
 }
 
-typedef float V4F __attribute__((vector_size(16)));
+/* A float32 a + b * c reduction whose b is a guarded load. The lanes s
+ * where the guard holds at position r, [from, to), are found once per
+ * tile; then eight reductions at a time take every position in order, in
+ * two vectors, each lane rounding the product and then the sum as MULADD
+ * does (the pad value where the guard fails): a short row, as a 7x7
+ * image's, keeps its chains in registers, not in memory. Where all eight
+ * lanes' elements lie in the buffer they are read whatever the guard
+ * says and the guard's lanes then take pad, without a branch a lane. */
+static void fold_f32_guarded(const Batch *b, Frame *fr, const VRun *R, float *acc)
+{
+    int64_t T = b->T, K = b->K;
+    const struct FLoad *x = &b->fl[0], *y = &b->fl[1];
+    const Tensor *tx = fr->buf[x->op->n->b->slot];
+    int64_t bx = vbase(x->op, fr), cx = x->c0, cy = y->c0;
+    const float *px = (const float *)tx->data + bx;
+    const float *py = (const float *)fr->buf[y->op->n->slot]->data + vbase(y->op, fr);
+    int64_t base[2] = { vbase(&x->op->sub[0], fr), vbase(&x->op->sub[1], fr) };
+    int64_t span = 7 * cx, first = span < 0 ? span : 0, last = span > 0 ? span : 0;
+    int64_t *from = VINT(R, b->val), *to = VINT(R, b->e2);     /* K <= n lanes each */
+    float pad = x->pad;
+    V4F k = { pad, pad, pad, pad };
+    V4I q0 = { 0, 1, 2, 3 }, q1 = { 4, 5, 6, 7 };
+    GSpan g = guard_tile(b, x, base);
+    /* more than eight reductions: the spans once, not once a group of eight */
+    for (int64_t r = 0; T > 8 && r < K; r++)
+        guard_span(&g, r, &from[r], &to[r]);
+    for (int64_t s = 0; s < T; s += 8) {
+        int64_t w = T - s < 8 ? T - s : 8;
+        float a[8] = { 0 }, u[8] = { 0 }, v[8];
+        memcpy(a, acc + s, (size_t)w * sizeof *a);
+        V4F a0, a1, u0, u1, v0, v1;
+        memcpy(&a0, a, sizeof a0);
+        memcpy(&a1, a + 4, sizeof a1);
+        for (int64_t r = 0; r < K; r++) {
+            const float *p = px + x->R[r] + cx * s, *q = py + y->R[r] + cy * s;
+            int64_t lo, hi, off = bx + x->R[r] + cx * s;
+            if (T > 8) {
+                lo = from[r] - s;
+                hi = to[r] - s;
+            } else {
+                guard_span(&g, r, &lo, &hi);
+            }
+            int inbuf = off + first >= 0 && off + last < tx->count;
+            if (lo <= 0 && hi >= w && (w == 8 || inbuf)) {
+                /* every lane the guard holds (past w, any element of the buffer) */
+                load8(p, cx, off, tx->count, &v0, &v1);
+            } else if (hi <= lo || hi <= 0 || lo >= 8) {
+                v0 = v1 = k;
+            } else if (inbuf) {
+                load8(p, cx, off, tx->count, &v0, &v1);
+                V4I l = { (int32_t)lo, (int32_t)lo, (int32_t)lo, (int32_t)lo };
+                V4I h = { (int32_t)hi, (int32_t)hi, (int32_t)hi, (int32_t)hi };
+                V4I m0 = (q0 >= l) & (q0 < h), m1 = (q1 >= l) & (q1 < h);
+                v0 = (V4F)(((V4I)v0 & m0) | ((V4I)k & ~m0));
+                v1 = (V4F)(((V4I)v1 & m1) | ((V4I)k & ~m1));
+            } else {
+                for (int l = 0; l < 8; l++)
+                    v[l] = l >= lo && l < hi ? p[cx * l] : pad;
+                memcpy(&v0, v, sizeof v0);
+                memcpy(&v1, v + 4, sizeof v1);
+            }
+            if (cy == 0) {
+                u0 = u1 = (V4F){ *q, *q, *q, *q };
+            } else {
+                for (int l = 0; l < 8; l++)
+                    u[l] = l < w ? q[cy * l] : 0;
+                memcpy(&u0, u, sizeof u0);
+                memcpy(&u1, u + 4, sizeof u1);
+            }
+            V4F m0 = v0 * u0, m1 = v1 * u1;     /* apart: no compiler may fuse them into one rounding */
+            a0 = a0 + m0;
+            a1 = a1 + m1;
+        }
+        memcpy(a, &a0, sizeof a0);
+        memcpy(a + 4, &a1, sizeof a1);
+        memcpy(acc + s, a, (size_t)w * sizeof *a);
+    }
+}
 
 /* MULADD over eight reductions at a time whose product is one value of
  * their position r (w, stride 0) by consecutive elements (u, stride 1), as
@@ -1398,10 +1496,10 @@ static int64_t fold_f32_bcast(int64_t T, int64_t K, const float *pw, const int64
     return s;
 }
 
-static void fold_f32_fused(const Batch *b, Frame *fr, float *acc)
+static void fold_f32_fused(const Batch *b, Frame *fr, const VRun *R, float *acc)
 {
     if (b->fl[0].guarded) {
-        fold_f32_guarded(b, fr, acc);
+        fold_f32_guarded(b, fr, R, acc);
         return;
     }
     int64_t T = b->T, K = b->K, s = 0;
@@ -1521,7 +1619,7 @@ static void reduce_inter(const Batch *b, Frame *fr, const VRun *R)
             for (int64_t s = 0; s < T; s++)
                 acc[s] = d[base + b->addr.rel[red_lane(b, s)]];
         if (b->fused)
-            fold_f32_fused(b, fr, acc);
+            fold_f32_fused(b, fr, R, acc);
         else if (b->blocked)
             fold_f32_blocked(b, R, acc);
         else
@@ -1868,7 +1966,7 @@ static const Batch *band_compile(Compiled *c, const SNode *s, int64_t cap, int *
             return NULL;
         int64_t lo = x->lo->k, ext = x->ext->k;
         if (ext <= 0 || lo < -(1 << 30) || lo > (1 << 30) || ext > (1 << 30) ||
-            (b->nloop && (ext > BATCH_MAX || b->K * ext > BATCH_MAX)))
+            (b->nloop && (ext > cap || b->K * ext > cap)))
             return NULL;
         if (b->nloop)
             b->K *= ext;
