@@ -910,6 +910,24 @@ static void free_module(void *m)
     module_free(m);
 }
 
+/* What a parse holds beside the module: the syntax tree, the lexer's kept
+ * text and the reader's undo list; freed by oom_fail too if an allocation
+ * fails while it parses. */
+static void parse_free(void *p)
+{
+    Parser *P = p;
+    free(P->R->undo);
+    P->R->undo = NULL;
+    arena_free(&P->syn);
+    lexer_done(&P->lx);
+}
+
+static void parse_done(Parser *P)
+{
+    oom_keep(P);
+    parse_free(P);
+}
+
 Module *read_module_with(Source *src, const Constants *k)
 {
     Module *m = module_new();
@@ -928,6 +946,7 @@ Module *read_module_with(Source *src, const Constants *k)
     Reader R = { .src = src, .m = m, .a = &m->arena, .ctx = ctx, .consts = k, .keep = &P.lx.keep };
     P.R = &R;
     R.syn = &P.syn;
+    oom_defer(parse_free, &P);
     int failed = yyparse(&P) != 0 || src->errors > 0;
     m->arena.expect = NULL;
     m->arena.expect_data = NULL;
@@ -937,9 +956,7 @@ Module *read_module_with(Source *src, const Constants *k)
         failed = lower_file(&R, &P.file) != 0 || resolve_fixups(&R) != 0 || src->errors > 0;
     oom_keep(m);
     unbind_to(&R, 0);
-    free(R.undo);
-    arena_free(&P.syn);
-    lexer_done(&P.lx);
+    parse_done(&P);
     if (failed) {
         module_free(m);
         return NULL;
@@ -963,6 +980,7 @@ Expr *read_index_map_in(Source *src, Module *m, Var *const *scope, int n)
     Reader R = { .src = src, .m = m, .a = &m->arena, .ctx = ctx };
     P.R = &R;
     R.syn = &P.syn;
+    oom_defer(parse_free, &P);
     Expr *x = NULL;
     for (int i = 0; i < n; i++)
         bind_sym(&R, scope[i]->name, BK_TVAR, scope[i]);
@@ -979,8 +997,6 @@ Expr *read_index_map_in(Source *src, Module *m, Var *const *scope, int n)
     }
     oom_keep(m);
     unbind_to(&R, 0);
-    free(R.undo);
-    arena_free(&P.syn);
-    lexer_done(&P.lx);
+    parse_done(&P);
     return src->errors ? NULL : x;
 }

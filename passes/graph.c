@@ -257,17 +257,17 @@ void mark_func_globals(const Func *fn, PtrMap *used)
 void remove_dead(Func *fn)
 {
     PtrMap uses = { 0 };
+    oom_defer(ptrmap_free_v, &uses);
     count_uses(fn, &uses);
     for (int b = fn->nblocks - 1; b >= 0; b--) {
         RBlock *rb = fn->blocks[b];
-        char *keep = xcalloc((size_t)rb->nbinds + 1, 1);
-        if (!keep)
-            oom_fail();
+        char *keep = scratch_calloc((size_t)rb->nbinds + 1, 1);
         for (int i = rb->nbinds - 1; i >= 0; i--) {
             Binding *bd = rb->binds[i];
             keep[i] = ptrmap_get(&uses, bd->var, 0) > 0 || is_call_to(bd->value, "R.match_cast");
             if (!keep[i]) {
                 PtrMap sub = { 0 };
+                oom_defer(ptrmap_free_v, &sub);
                 Func one = { 0 };
                 RBlock ob = { 0 };
                 RBlock *obp = &ob;
@@ -280,6 +280,7 @@ void remove_dead(Func *fn)
                 for (size_t s = 0; s < sub.cap; s++)
                     if (sub.slots[s].key)
                         ptrmap_add(&uses, sub.slots[s].key, -sub.slots[s].val);
+                oom_keep(&sub);
                 ptrmap_free(&sub);
             }
         }
@@ -288,8 +289,9 @@ void remove_dead(Func *fn)
             if (keep[i])
                 rb->binds[k++] = rb->binds[i];
         rb->nbinds = k;
-        free(keep);
+        scratch_free(keep);
     }
+    oom_keep(&uses);
     ptrmap_free(&uses);
 }
 
