@@ -671,6 +671,23 @@ static int is_const(const ImSum *s)
     return s->n == 0;
 }
 
+static const ImSum *lower_bin(Ctx *c, BinOp op, const Expr *x, const Expr *y, Loc loc, const Expr *map,
+                              const ImSum *const *env, ImError *err);
+
+/* Whether e is T.floordiv(a, b) or T.floormod(a, b), TVMScript's spellings
+ * of a // b and a % b (which TVM prints where the operands are not both
+ * int32); *op gets the operator. */
+static int floor_call(const Expr *e, BinOp *op)
+{
+    if (e->kind != E_CALL || e->u.call.nargs != 2)
+        return 0;
+    if (strcmp(e->u.call.op->str, "T.floordiv") == 0)
+        return *op = B_FLOORDIV, 1;
+    if (strcmp(e->u.call.op->str, "T.floormod") == 0)
+        return *op = B_FLOORMOD, 1;
+    return 0;
+}
+
 static const ImSum *lower(Ctx *c, const Expr *e, const Expr *map, const ImSum *const *env, ImError *err)
 {
     switch (e->kind) {
@@ -690,36 +707,48 @@ static const ImSum *lower(Ctx *c, const Expr *e, const Expr *map, const ImSum *c
             return a ? s_lin(c, a, -1, NULL, 0) : NULL;
         }
         break;
+    case E_CALL: {
+        BinOp op;
+        if (floor_call(e, &op))
+            return lower_bin(c, op, e->u.call.args[0], e->u.call.args[1], e->loc, map, env, err);
+        break;
+    }
     case E_BIN: {
         BinOp op = e->u.bin.op;
         if (op == B_DIV)
             return set_err(err, e->loc, "index maps divide with // (floor division), not /"), NULL;
         if (op != B_ADD && op != B_SUB && op != B_MUL && op != B_FLOORDIV && op != B_FLOORMOD)
             break;
-        const ImSum *a = lower(c, e->u.bin.a, map, env, err);
-        const ImSum *b = a ? lower(c, e->u.bin.b, map, env, err) : NULL;
-        if (!b)
-            return NULL;
-        if (op == B_ADD || op == B_SUB)
-            return s_lin(c, a, 1, b, op == B_ADD ? 1 : -1);
-        if (op == B_MUL) {
-            if (is_const(a))
-                return s_lin(c, b, a->k, NULL, 0);
-            if (is_const(b))
-                return s_lin(c, a, b->k, NULL, 0);
-            return set_err(err, e->loc, "index map is not affine: a product of two indices"), NULL;
-        }
-        if (!is_const(b))
-            return set_err(err, e->loc, "index map divides by an index; divisors must be constants"), NULL;
-        if (b->k <= 0)
-            return set_err(err, e->loc, "index map divides by %lld; divisors must be positive",
-                           (long long)b->k), NULL;
-        return s_divmod(c, a, b->k, op);
+        return lower_bin(c, op, e->u.bin.a, e->u.bin.b, e->loc, map, env, err);
     }
     default:
         break;
     }
     return set_err(err, e->loc, "index maps are built from indices, integer constants, +, -, *, // and %%"), NULL;
+}
+
+/* x OP y for OP one of +, -, *, // and %. */
+static const ImSum *lower_bin(Ctx *c, BinOp op, const Expr *x, const Expr *y, Loc loc, const Expr *map,
+                              const ImSum *const *env, ImError *err)
+{
+    const ImSum *a = lower(c, x, map, env, err);
+    const ImSum *b = a ? lower(c, y, map, env, err) : NULL;
+    if (!b)
+        return NULL;
+    if (op == B_ADD || op == B_SUB)
+        return s_lin(c, a, 1, b, op == B_ADD ? 1 : -1);
+    if (op == B_MUL) {
+        if (is_const(a))
+            return s_lin(c, b, a->k, NULL, 0);
+        if (is_const(b))
+            return s_lin(c, a, b->k, NULL, 0);
+        return set_err(err, loc, "index map is not affine: a product of two indices"), NULL;
+    }
+    if (!is_const(b))
+        return set_err(err, loc, "index map divides by an index; divisors must be constants"), NULL;
+    if (b->k <= 0)
+        return set_err(err, loc, "index map divides by %lld; divisors must be positive", (long long)b->k), NULL;
+    return s_divmod(c, a, b->k, op);
 }
 
 static int lower_all(Ctx *c, const Expr *map, const ImSum **out, ImError *err)
@@ -1585,10 +1614,13 @@ static Expr *term_expr(Arena *a, const ImTerm *t, int64_t mag, Var **vars)
         Loc none = { 0, 0 };
         e = expr_new(a, E_VAR, none);
         e->u.var = vars[t->var];
+        /* A run in the middle is x % hi // lo, the modulus first, as TVM's
+         * canonical simplifier writes it (not x // lo % (hi / lo)): both
+         * constants are places of x, so the digits of one input read alike. */
+        if (t->hi)
+            e = bin(a, B_FLOORMOD, e, lit(a, t->hi));
         if (t->lo > 1)
             e = bin(a, B_FLOORDIV, e, lit(a, t->lo));
-        if (t->hi)
-            e = bin(a, B_FLOORMOD, e, lit(a, t->hi / t->lo));
     } else {
         e = bin(a, t->op, sum_expr(a, t->arg, vars), lit(a, t->div));
     }
@@ -1667,6 +1699,12 @@ static int used_vars(const Expr *e, Var *const *vars, int n, int *used, int dept
     case E_BIN:
         return used_vars(e->u.bin.a, vars, n, used, depth + 1) || used_vars(e->u.bin.b, vars, n, used, depth + 1)
                    ? -1 : 0;
+    case E_CALL: {
+        BinOp op;
+        return floor_call(e, &op) && !used_vars(e->u.call.args[0], vars, n, used, depth + 1) &&
+                       !used_vars(e->u.call.args[1], vars, n, used, depth + 1)
+                   ? 0 : -1;
+    }
     default: return -1;
     }
 }
