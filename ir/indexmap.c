@@ -1709,6 +1709,25 @@ static int used_vars(const Expr *e, Var *const *vars, int n, int *used, int dept
     }
 }
 
+/* s without its terms in inputs of extent 1, which are 0, unless s is such
+ * an input alone. A map keeps them where they stand whole (n in NCHW), so
+ * that it reads as written; an index is simplified as TVM's simplifier
+ * does it, which drops them (x * n * 32 + y * n + w with x < 1 is y * n + w). */
+static const ImSum *without_unit_inputs(Arena *a, const ImSum *s, const int64_t *box)
+{
+    if (s->n == 1 && s->k == 0 && s->t[0].coef == 1)
+        return s;
+    ImSum *r = arena_zalloc(a, sizeof *r);
+    ImTerm *t = arena_array(a, (size_t)s->n + 1, sizeof *t);
+    *r = *s;
+    r->n = 0;
+    r->t = t;
+    for (int i = 0; i < s->n; i++)
+        if (!(s->t[i].var >= 0 && box[s->t[i].var] == 1))
+            t[r->n++] = s->t[i];
+    return r;
+}
+
 Expr *im_simplify(Arena *a, Arena *scratch, Expr *e, Var *const *vars, const int64_t *ext, int n)
 {
     ArenaMark mark = arena_mark(scratch);
@@ -1732,7 +1751,7 @@ Expr *im_simplify(Arena *a, Arena *scratch, Expr *e, Var *const *vars, const int
             ImError err;
             IndexMap *im = im_from_expr(scratch, &map, box, &err);
             if (im) {
-                r = sum_expr(a, im->out[0], v);
+                r = sum_expr(a, without_unit_inputs(scratch, im->out[0], box), v);
                 r->loc = e->loc;
             }
         }

@@ -1058,8 +1058,9 @@ static void part4(Stats *st)
 
 /* ---- part 5: the forms im_simplify writes ----
  * Each output of a map simplified over its box prints as TVM's canonical
- * simplifier writes it (a digit in the middle of x is x % hi // lo), and
- * reads T.floordiv and T.floormod as // and %; check_simplify checks each
+ * simplifier writes it (a digit in the middle of x is x % hi // lo, an
+ * input of extent 1 in a sum is dropped), and reads T.floordiv and
+ * T.floormod as // and %; check_simplify checks each
  * value at every point of the box. */
 typedef struct FormCase {
     const char *map;
@@ -1073,6 +1074,8 @@ static const FormCase form_cases[] = {
     { "lambda v: (v // 3 % 7, v // 3 % 49)", { 147 }, { "v % 21 // 3", "v // 3" } },
     { "lambda co, rc: (T.floordiv(co, 64) * 3 + rc, T.floormod(co, 8) // 4)", { 64, 3 }, { "rc", "co % 8 // 4" } },
     { "lambda h, w: ((h * 8 + w) // 4 % 4, T.floordiv(h * 8 + w, 16))", { 4, 8 }, { "h % 2 * 2 + w // 4", "h // 2" } },
+    /* an input of extent 1 is 0 in a sum, and stays where it stands alone */
+    { "lambda x, y, w: (x * 32 + y * 4 + w, x, x + 3)", { 1, 8, 4 }, { "y * 4 + w", "x", "3" } },
 };
 
 static void part5(Stats *st)
