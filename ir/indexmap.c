@@ -671,6 +671,23 @@ static int is_const(const ImSum *s)
     return s->n == 0;
 }
 
+static const ImSum *lower_bin(Ctx *c, BinOp op, const Expr *x, const Expr *y, Loc loc, const Expr *map,
+                              const ImSum *const *env, ImError *err);
+
+/* Whether e is T.floordiv(a, b) or T.floormod(a, b), TVMScript's spellings
+ * of a // b and a % b (which TVM prints where the operands are not both
+ * int32); *op gets the operator. */
+static int floor_call(const Expr *e, BinOp *op)
+{
+    if (e->kind != E_CALL || e->u.call.nargs != 2)
+        return 0;
+    if (strcmp(e->u.call.op->str, "T.floordiv") == 0)
+        return *op = B_FLOORDIV, 1;
+    if (strcmp(e->u.call.op->str, "T.floormod") == 0)
+        return *op = B_FLOORMOD, 1;
+    return 0;
+}
+
 static const ImSum *lower(Ctx *c, const Expr *e, const Expr *map, const ImSum *const *env, ImError *err)
 {
     switch (e->kind) {
@@ -690,36 +707,48 @@ static const ImSum *lower(Ctx *c, const Expr *e, const Expr *map, const ImSum *c
             return a ? s_lin(c, a, -1, NULL, 0) : NULL;
         }
         break;
+    case E_CALL: {
+        BinOp op;
+        if (floor_call(e, &op))
+            return lower_bin(c, op, e->u.call.args[0], e->u.call.args[1], e->loc, map, env, err);
+        break;
+    }
     case E_BIN: {
         BinOp op = e->u.bin.op;
         if (op == B_DIV)
             return set_err(err, e->loc, "index maps divide with // (floor division), not /"), NULL;
         if (op != B_ADD && op != B_SUB && op != B_MUL && op != B_FLOORDIV && op != B_FLOORMOD)
             break;
-        const ImSum *a = lower(c, e->u.bin.a, map, env, err);
-        const ImSum *b = a ? lower(c, e->u.bin.b, map, env, err) : NULL;
-        if (!b)
-            return NULL;
-        if (op == B_ADD || op == B_SUB)
-            return s_lin(c, a, 1, b, op == B_ADD ? 1 : -1);
-        if (op == B_MUL) {
-            if (is_const(a))
-                return s_lin(c, b, a->k, NULL, 0);
-            if (is_const(b))
-                return s_lin(c, a, b->k, NULL, 0);
-            return set_err(err, e->loc, "index map is not affine: a product of two indices"), NULL;
-        }
-        if (!is_const(b))
-            return set_err(err, e->loc, "index map divides by an index; divisors must be constants"), NULL;
-        if (b->k <= 0)
-            return set_err(err, e->loc, "index map divides by %lld; divisors must be positive",
-                           (long long)b->k), NULL;
-        return s_divmod(c, a, b->k, op);
+        return lower_bin(c, op, e->u.bin.a, e->u.bin.b, e->loc, map, env, err);
     }
     default:
         break;
     }
     return set_err(err, e->loc, "index maps are built from indices, integer constants, +, -, *, // and %%"), NULL;
+}
+
+/* x OP y for OP one of +, -, *, // and %. */
+static const ImSum *lower_bin(Ctx *c, BinOp op, const Expr *x, const Expr *y, Loc loc, const Expr *map,
+                              const ImSum *const *env, ImError *err)
+{
+    const ImSum *a = lower(c, x, map, env, err);
+    const ImSum *b = a ? lower(c, y, map, env, err) : NULL;
+    if (!b)
+        return NULL;
+    if (op == B_ADD || op == B_SUB)
+        return s_lin(c, a, 1, b, op == B_ADD ? 1 : -1);
+    if (op == B_MUL) {
+        if (is_const(a))
+            return s_lin(c, b, a->k, NULL, 0);
+        if (is_const(b))
+            return s_lin(c, a, b->k, NULL, 0);
+        return set_err(err, loc, "index map is not affine: a product of two indices"), NULL;
+    }
+    if (!is_const(b))
+        return set_err(err, loc, "index map divides by an index; divisors must be constants"), NULL;
+    if (b->k <= 0)
+        return set_err(err, loc, "index map divides by %lld; divisors must be positive", (long long)b->k), NULL;
+    return s_divmod(c, a, b->k, op);
 }
 
 static int lower_all(Ctx *c, const Expr *map, const ImSum **out, ImError *err)
@@ -1585,10 +1614,13 @@ static Expr *term_expr(Arena *a, const ImTerm *t, int64_t mag, Var **vars)
         Loc none = { 0, 0 };
         e = expr_new(a, E_VAR, none);
         e->u.var = vars[t->var];
+        /* A run in the middle is x % hi // lo, the modulus first, as TVM's
+         * canonical simplifier writes it (not x // lo % (hi / lo)): both
+         * constants are places of x, so the digits of one input read alike. */
+        if (t->hi)
+            e = bin(a, B_FLOORMOD, e, lit(a, t->hi));
         if (t->lo > 1)
             e = bin(a, B_FLOORDIV, e, lit(a, t->lo));
-        if (t->hi)
-            e = bin(a, B_FLOORMOD, e, lit(a, t->hi / t->lo));
     } else {
         e = bin(a, t->op, sum_expr(a, t->arg, vars), lit(a, t->div));
     }
@@ -1667,8 +1699,33 @@ static int used_vars(const Expr *e, Var *const *vars, int n, int *used, int dept
     case E_BIN:
         return used_vars(e->u.bin.a, vars, n, used, depth + 1) || used_vars(e->u.bin.b, vars, n, used, depth + 1)
                    ? -1 : 0;
+    case E_CALL: {
+        BinOp op;
+        return floor_call(e, &op) && !used_vars(e->u.call.args[0], vars, n, used, depth + 1) &&
+                       !used_vars(e->u.call.args[1], vars, n, used, depth + 1)
+                   ? 0 : -1;
+    }
     default: return -1;
     }
+}
+
+/* s without its terms in inputs of extent 1, which are 0, unless s is such
+ * an input alone. A map keeps them where they stand whole (n in NCHW), so
+ * that it reads as written; an index is simplified as TVM's simplifier
+ * does it, which drops them (x * n * 32 + y * n + w with x < 1 is y * n + w). */
+static const ImSum *without_unit_inputs(Arena *a, const ImSum *s, const int64_t *box)
+{
+    if (s->n == 1 && s->k == 0 && s->t[0].coef == 1)
+        return s;
+    ImSum *r = arena_zalloc(a, sizeof *r);
+    ImTerm *t = arena_array(a, (size_t)s->n + 1, sizeof *t);
+    *r = *s;
+    r->n = 0;
+    r->t = t;
+    for (int i = 0; i < s->n; i++)
+        if (!(s->t[i].var >= 0 && box[s->t[i].var] == 1))
+            t[r->n++] = s->t[i];
+    return r;
 }
 
 Expr *im_simplify(Arena *a, Arena *scratch, Expr *e, Var *const *vars, const int64_t *ext, int n)
@@ -1694,7 +1751,7 @@ Expr *im_simplify(Arena *a, Arena *scratch, Expr *e, Var *const *vars, const int
             ImError err;
             IndexMap *im = im_from_expr(scratch, &map, box, &err);
             if (im) {
-                r = sum_expr(a, im->out[0], v);
+                r = sum_expr(a, without_unit_inputs(scratch, im->out[0], box), v);
                 r->loc = e->loc;
             }
         }

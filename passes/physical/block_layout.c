@@ -201,6 +201,90 @@ static int symbolic(BL *L, const Expr *M, Expr *const *sym, const ImSyms *s, con
     return 0;
 }
 
+/* ---- the indices, simplified over the new iterators ---- */
+
+/* The block's indices read the inverse map (h * 2 + rh, with h and rh
+ * digits of the new iterators): each is simplified over the new box, so
+ * that digits that continue each other merge and a quotient that the new
+ * extents fix folds (co // 64 is 0 when co < 64), as TVM's simplifier does
+ * after the same rewrite. */
+static void simp_expr(BL *L, const Scope *sc, Expr *e)
+{
+    if (!e)
+        return;
+    switch (e->kind) {
+    case E_LOAD:
+        for (int k = 0; k < e->u.load.n; k++) {
+            simp_expr(L, sc, e->u.load.idx[k]);
+            e->u.load.idx[k] = scope_simplify(sc, L->a, L->scratch, e->u.load.idx[k]);
+        }
+        break;
+    case E_BIN: simp_expr(L, sc, e->u.bin.a); simp_expr(L, sc, e->u.bin.b); break;
+    case E_UNARY: simp_expr(L, sc, e->u.un.a); break;
+    case E_CAST: simp_expr(L, sc, e->u.cast.a); break;
+    case E_CALL:
+        for (int k = 0; k < e->u.call.nargs; k++)
+            simp_expr(L, sc, e->u.call.args[k]);
+        break;
+    default: break;
+    }
+}
+
+static void simp_stmt(BL *L, Scope *sc, Stmt *s)
+{
+    if (!s)
+        return;
+    int mark = sc->n;
+    switch (s->kind) {
+    case S_SEQ:
+        for (int k = 0; k < s->u.seq.n; k++)
+            simp_stmt(L, sc, s->u.seq.items[k]);
+        break;
+    case S_FOR:
+        scope_push(sc, s->u.loop.var, s->u.loop.extent, s->u.loop.min);
+        simp_stmt(L, sc, s->u.loop.body);
+        break;
+    case S_STORE:
+        for (int k = 0; k < s->u.store.n; k++) {
+            simp_expr(L, sc, s->u.store.idx[k]);
+            s->u.store.idx[k] = scope_simplify(sc, L->a, L->scratch, s->u.store.idx[k]);
+        }
+        simp_expr(L, sc, s->u.store.value);
+        break;
+    case S_IF:
+        simp_expr(L, sc, s->u.branch.cond);
+        simp_stmt(L, sc, s->u.branch.then);
+        simp_stmt(L, sc, s->u.branch.orelse);
+        break;
+    case S_EVAL: simp_expr(L, sc, s->u.eval); break;
+    case S_LET: simp_expr(L, sc, s->u.let.value); break;
+    default: break;          /* an inner block keeps its own indices */
+    }
+    sc->n = mark;
+}
+
+/* The same for a region's point indices (a slice keeps its bounds). */
+static void simp_region(BL *L, const Scope *sc, Region *r)
+{
+    for (int d = 0; d < r->n; d++)
+        if (r->idx[d]->kind != E_SLICE)
+            r->idx[d] = scope_simplify(sc, L->a, L->scratch, r->idx[d]);
+}
+
+static void simplify_block(BL *L, Block *nb, const ImSyms *syms)
+{
+    Scope sc = { .syms = syms->n ? syms : NULL };
+    for (int q = 0; q < nb->niters; q++)
+        scope_push(&sc, nb->iters[q].var, nb->iters[q].dom, NULL);
+    for (int k = 0; k < nb->nreads; k++)
+        simp_region(L, &sc, &nb->reads[k]);
+    for (int k = 0; k < nb->nwrites; k++)
+        simp_region(L, &sc, &nb->writes[k]);
+    simp_stmt(L, &sc, nb->init);
+    simp_stmt(L, &sc, nb->body);
+    scope_free(&sc);
+}
+
 static int run(BL *L, const PassOpt *opts, int nopts)
 {
     const char *func = NULL, *block = NULL, *map = NULL;
@@ -304,6 +388,7 @@ static int run(BL *L, const PassOpt *opts, int nopts)
         for (int d = 0; d < r->n; d++)
             o->idx[d] = clone_expr(L->a, &S, r->idx[d]);
     }
+    simplify_block(L, nb, &syms);
     Stmt *s = stmt_new(L->a, S_BLOCK, (*L->slot)->loc);
     s->u.block = nb;
     for (int q = n - 1; q >= 0; q--) {
