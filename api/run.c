@@ -619,6 +619,11 @@ static int run_trial(Exec *x, Module *m, Func *f, Value **out)
  * one value (interp_even_extent) instead, when that runs f; the inputs'
  * notes say so. Otherwise f runs on the seed's draws, and its error is
  * said. */
+static void trial_value_free(void *v)
+{
+    value_free(v);
+}
+
 static int run_drawn(Exec *x, Module *m, Func *f, Value **out)
 {
     Value *v = NULL;
@@ -634,7 +639,12 @@ static int run_drawn(Exec *x, Module *m, Func *f, Value **out)
         if ((r = run_trial(x, m, f, &v)))
             x->even = 0;
     }
-    if (make_inputs(x, f)) {
+    if (v)
+        oom_defer(trial_value_free, v);   /* the trial's outputs go if the inputs cannot be made again */
+    int bad = make_inputs(x, f);
+    if (v)
+        oom_keep(v);
+    if (bad) {
         value_free(v);
         return -1;
     }

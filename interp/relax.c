@@ -1326,14 +1326,20 @@ static Value *run_op(Env *E, const Expr *e, const OpInfo *info)
             expr_const_int(ob->shape[d], &shape[d]);
         Tensor *out = tensor_new(ob->dtype, ob->ndim, shape);
         if (!out) {
-            for (int j = 0; j < k; j++)
+            for (int j = k - 1; j >= 0; j--) {
+                oom_keep(all[n + j]);
                 tensor_free(all[n + j]);
+            }
             return rerr(E, e->loc, "cannot allocate the result of %s", info->name), NULL;
         }
+        oom_defer(tensor_free_v, out);   /* until the call has run */
         tensor_fill_poison_all(out);
         all[n + k] = out;
     }
-    if (interp_call_prim(E->in, f, all, n + nout, E->err)) {
+    int failed = interp_call_prim(E->in, f, all, n + nout, E->err);
+    for (int k = nout - 1; k >= 0; k--)
+        oom_keep(all[n + k]);
+    if (failed) {
         /* f is shared by identical calls and carries the first one's place */
         E->err->loc = e->loc;
         for (int k = 0; k < nout; k++)

@@ -575,25 +575,44 @@ int par_pays(const SNode *s, const Frame *fr, int64_t lo, int64_t n)
  * of its own. A failing chunk's error is the one the ordered run meets
  * first when every chunk before it succeeded, so the lowest failing
  * chunk's error is reported. */
+typedef struct Chunks {
+    Chunk *k;
+    int t;
+    pthread_t *th;
+} Chunks;
+
+static void chunks_free(void *p)
+{
+    Chunks *C = p;
+    for (int i = 0; C->k && i < C->t; i++) {
+        free(C->k[i].fr.iv);
+        free(C->k[i].fr.fv);
+    }
+    free(C->k);
+    free(C->th);
+}
+
 void run_par(const SNode *s, Frame *fr, int64_t lo, int64_t n)
 {
     int t = fr->threads < PAR_MAX_THREADS ? fr->threads : PAR_MAX_THREADS;
     ++*fr->par_loops;
     if (t > n)
         t = (int)n;
-    Chunk *k = xcalloc((size_t)t, sizeof *k);
+    Chunks C = { xcalloc((size_t)t, sizeof *C.k), t, NULL };
+    oom_defer(chunks_free, &C);   /* the chunks made so far go if one cannot be made */
+    Chunk *k = C.k;
     pthread_t *th = xcalloc((size_t)t, sizeof *th);
-    if (!k || !th)
-        oom_fail();
+    C.th = th;
     for (int i = 0; i < t; i++) {
         k[i].s = s;
         k[i].from = lo + n / t * i + (i < n % t ? i : n % t);
         k[i].to = k[i].from + n / t + (i < n % t);
         k[i].fr = *fr;
+        k[i].fr.iv = NULL;   /* the chunk's own from here */
+        k[i].fr.fv = NULL;
+        k[i].fr.vreg = NULL;
         k[i].fr.iv = xmalloc(((size_t)fr->niv + 1) * sizeof *fr->iv);
         k[i].fr.fv = xmalloc(((size_t)fr->nfv + 1) * sizeof *fr->fv);
-        if (!k[i].fr.iv || !k[i].fr.fv)
-            oom_fail();
         memcpy(k[i].fr.iv, fr->iv, (size_t)fr->niv * sizeof *fr->iv);
         memcpy(k[i].fr.fv, fr->fv, (size_t)fr->nfv * sizeof *fr->fv);
         k[i].fr.err = &k[i].err;
@@ -603,6 +622,7 @@ void run_par(const SNode *s, Frame *fr, int64_t lo, int64_t n)
         k[i].fr.vreg = NULL;     /* batch registers are per thread */
         k[i].fr.vcap = 0;
     }
+    oom_keep(&C);   /* each chunk runs in a guard of its own (run_chunk) */
     /* the calling thread runs chunk 0; a thread that cannot start leaves
      * its chunk to the calling thread too */
     for (int i = 1; i < t; i++)
@@ -1699,11 +1719,23 @@ static void declare_matches(Compiled *c, const Stmt *st)
     }
 }
 
+static void compiled_free(Compiled *c)
+{
+    if (c) {
+        arena_free(&c->arena);
+        free(c);
+    }
+}
+
+static void compiled_free_v(void *c)
+{
+    compiled_free(c);
+}
+
 static Compiled *compile(Func *f, int batches, InterpError *err)
 {
     Compiled *c = xcalloc(1, sizeof *c);
-    if (!c)
-        oom_fail();
+    oom_defer(compiled_free_v, c);   /* until it is the cache's (compiled) */
     c->fn = f;
     c->batches = batches;
     c->err = err;
@@ -1748,8 +1780,8 @@ static Compiled *compile(Func *f, int batches, InterpError *err)
     if (!c->failed)
         c->body = f->body ? stmt(c, f->body) : snode(c, s_nop, f->loc);
     if (c->failed || !c->body) {
-        arena_free(&c->arena);
-        free(c);
+        oom_keep(c);
+        compiled_free(c);
         return NULL;
     }
     /* a view shares a buffer's storage under another name, which
@@ -1759,13 +1791,6 @@ static Compiled *compile(Func *f, int batches, InterpError *err)
     return c;
 }
 
-static void compiled_free(Compiled *c)
-{
-    if (c) {
-        arena_free(&c->arena);
-        free(c);
-    }
-}
 
 /* ---- calls ---- */
 
@@ -1933,6 +1958,7 @@ static Compiled *compiled(Interp *in, Func *f, InterpError *err)
         in->cache = g;
     }
     in->cache[in->ncache++] = (Cache){ f, c, NULL };
+    oom_keep(c);
     return c;
 }
 
@@ -1957,17 +1983,11 @@ static const char *func_text(Interp *in, const Func *f)
     if (!k)
         return NULL;
     if (!k->text) {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *out = xopen_memstream(&buf, &len);
-        if (!out)
+        MemOut o;
+        print_prim_func(memout_open(&o), f);
+        if (memout_close(&o))
             return NULL;
-        print_prim_func(out, f);
-        if (fclose(out)) {
-            free(buf);
-            return NULL;
-        }
-        char *def = strstr(buf, "def ");
+        char *buf = o.buf, *def = strstr(buf, "def ");
         char *paren = def ? strchr(def, '(') : NULL;
         if (paren)
             memmove(def + 4, paren, strlen(paren) + 1);

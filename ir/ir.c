@@ -110,13 +110,18 @@ void module_give_back(ModuleLoan *l)
     loan_return(l);
 }
 
+static void module_free_v(void *m)
+{
+    module_free(m);
+}
+
 Module *module_new(void)
 {
     Module *m = xcalloc(1, sizeof *m);
-    if (!m)
-        oom_fail();
+    oom_defer(module_free_v, m);   /* if its names cannot be had */
     intern_init(&m->names, &m->arena);
     m->name = intern_cstr(&m->names, "Module");
+    oom_keep(m);
     return m;
 }
 

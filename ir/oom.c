@@ -145,3 +145,31 @@ void scratch_free(void *p)
         oom_keep(p);
     free(p);
 }
+
+static void memout_drop(void *p)
+{
+    MemOut *o = p;
+    fclose(o->f);
+    free(o->buf);
+    o->buf = NULL;
+}
+
+FILE *memout_open(MemOut *o)
+{
+    o->buf = NULL;
+    o->len = 0;
+    o->f = xopen_memstream(&o->buf, &o->len);
+    oom_defer(memout_drop, o);
+    return o->f;
+}
+
+int memout_close(MemOut *o)
+{
+    oom_keep(o);
+    if (fclose(o->f)) {
+        free(o->buf);
+        o->buf = NULL;
+        return -1;
+    }
+    return 0;
+}

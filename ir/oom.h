@@ -52,6 +52,17 @@ void *scratch_calloc(size_t n, size_t size);
 void *scratch_realloc(void *p, size_t n);
 void scratch_free(void *p);
 
+/* A text written to memory: oom_fail closes the stream and frees the text
+ * if an allocation fails before memout_close, which closes it and gives
+ * 0 and the text in o->buf (the caller's to free), or -1 and no text. */
+typedef struct MemOut {
+    FILE *f;
+    char *buf;
+    size_t len;
+} MemOut;
+FILE *memout_open(MemOut *o);
+int memout_close(MemOut *o);
+
 /* malloc, calloc, realloc, strdup and open_memstream that unwind instead
  * of returning NULL. */
 void *xmalloc(size_t n);

@@ -414,6 +414,7 @@ Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs
     if (plan(o, call, args, nargs, &p, err))
         return NULL;
     B b = { m, &m->arena, call->loc, NULL, 0, 0, { 0 } };
+    arena_scratch(&b.scratch);
     Func *f = arena_zalloc(b.a, sizeof *f);
     f->kind = F_PRIM;
     f->name = name;
@@ -453,7 +454,7 @@ Func *op_legalize(Module *m, const Expr *call, const TensorType *args, int nargs
     }
     f->attrs = d;
     o->legal(&b, o, call, in, nargs, outs, &p);
-    arena_free(&b.scratch);
+    arena_scratch_end(&b.scratch);
     if (b.n == 1) {
         f->body = b.stmts[0];
     } else {

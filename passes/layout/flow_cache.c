@@ -243,15 +243,12 @@ void flow_cache_free(FlowCache *C)
 static char *func_text(const Func *f, const Sym *name)
 {
     Func g = *f;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = xopen_memstream(&text, &len);
-    if (!out)
-        oom_fail();
+    MemOut o;
     g.name = (Sym *)name;
-    print_prim_func(out, &g);
-    fclose(out);
-    return text;
+    print_prim_func(memout_open(&o), &g);
+    if (memout_close(&o))
+        oom_fail();   /* a stream in memory fails only for want of it */
+    return o.buf;
 }
 
 /* LOPT_FLOW_CACHE=check: the answer x found for the call e against the one
@@ -334,9 +331,12 @@ static uint64_t text_hash(const char *s)
 static void placed_grow(struct Placed *P)
 {
     size_t cap = P->cap ? 2 * P->cap : 16;
-    struct Placed Q = { xcalloc(cap, sizeof *Q.h), xcalloc(cap, sizeof *Q.text), xcalloc(cap, sizeof *Q.f), P->n, cap };
-    if (!Q.h || !Q.text || !Q.f)
-        oom_fail();
+    struct Placed Q = { scratch_calloc(cap, sizeof *Q.h), NULL, NULL, P->n, cap };
+    Q.text = scratch_calloc(cap, sizeof *Q.text);
+    Q.f = scratch_calloc(cap, sizeof *Q.f);
+    oom_keep(Q.h);   /* all three had: P's from here on */
+    oom_keep(Q.text);
+    oom_keep(Q.f);
     for (size_t i = 0; i < P->cap; i++)
         if (P->text[i]) {
             size_t at = P->h[i] & (cap - 1);
@@ -356,6 +356,7 @@ Func *flow_place(Sweep *S, const Func *f, int *made)
 {
     Module *m = S->m;
     char *text = func_text(f, intern_cstr(&m->names, "flowed"));
+    oom_defer(free, text);   /* until it is the table's, or freed below */
     uint64_t h = text_hash(text);
     struct Placed *P = &S->placed;
     if (2 * (P->n + 1) > P->cap)
@@ -363,11 +364,12 @@ Func *flow_place(Sweep *S, const Func *f, int *made)
     size_t at = h & (P->cap - 1);
     for (; P->text[at]; at = (at + 1) & (P->cap - 1))
         if (P->h[at] == h && strcmp(P->text[at], text) == 0 && module_find(m, P->f[at]->name) == P->f[at]) {
-            free(text);
+            scratch_free(text);
             *made = 0;
             return P->f[at];
         }
     Func *g = clone_prim(&m->arena, f, f->name);
+    oom_keep(text);
     P->h[at] = h;
     P->text[at] = text;
     P->f[at] = g;
