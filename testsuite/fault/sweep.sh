@@ -3,11 +3,10 @@
 # count the allocations it makes, then once for each n from 1 to that count
 # with the n-th allocation failing; each run must end with "lopt: error: out
 # of memory", exit 1, and nothing from the sanitizers. Leaks are checked
-# with LEAKS=1: a run leaking is then wrong. Not everything is freed yet
-# on the way out (scratch a pass keeps in malloc'd tables of its own), so
-# make check sets MAX_LEAKS=N: the runs that leak are counted apart, and at
-# most N may (a ratchet: lower it as leaks are closed); a run that leaks must
-# still have ended in "out of memory", exit 1, with no other report.
+# with LEAKS=1: a run leaking is then wrong. MAX_LEAKS=N counts the runs
+# that leak apart and lets at most N (a ratchet; make check sets 0): a run
+# that leaks must still have ended in "out of memory", exit 1, with no other
+# report.
 #   sh testsuite/fault/sweep.sh [STEP [LOPT]]   STEP: every STEP-th n (1: all)
 # INPUT= and ARG= (one argument, the pipeline by default) run another module.
 step=${1:-1}
