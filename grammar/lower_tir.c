@@ -453,6 +453,10 @@ Expr *lower_attr_value(Reader *R, const Sx *e)
     /* an index map is a value in attributes: {"index_map": T.index_map(...)} */
     if (e->kind == SX_CALL && call_name(R, e) && strcmp(call_name(R, e), "T.index_map") == 0)
         return index_map_call(R, e);
+    /* T.target({"kind": "llvm", "keys": ["cpu"]}): TVM builds a target from
+     * a dictionary as from a name; kept as written, as T.target("llvm") is */
+    if (e->kind == SX_CALL && call_name(R, e) && streq(call_name(R, e), "T.target"))
+        return lower_call(R, e, call_name(R, e), lower_attr_value);
     if (e->kind == SX_CALL && dotted(R, e->u.call.fn) && strncmp(call_name(R, e), "T.", 2) == 0)
         return lower_texpr(R, e);
     if (e->kind == SX_CALL && call_name(R, e))
