@@ -247,7 +247,8 @@ typedef enum {
     LOW_ATTR,       /* with T.attr(node, "key", value): body */
     LOW_WHILE,      /* while cond: body */
     LOW_ASSERT,     /* assert cond, "message" */
-    LOW_BREAK, LOW_CONTINUE
+    LOW_BREAK, LOW_CONTINUE,
+    LOW_IDS         /* bx, by = T.cta_id([2, 2]): args[0] the call, args[1] the E_TUPLE of the E_VARs it defines */
 } LowKind;
 
 struct Stmt {

@@ -1226,6 +1226,14 @@ static void lowered(Printer *p, const Stmt *s)
         exprs(p, s->u.low.args, s->u.low.nargs);
         break;
     case LOW_BREAK: put(p, "break"); break;
+    case LOW_IDS:
+        for (int i = 0; i < s->u.low.args[1]->u.list.n; i++)
+            putf(p, "%s%s", i ? ", " : "", s->u.low.args[1]->u.list.items[i]->u.var->name->str);
+        /* wg, = T.warpgroup_id([1]): a tuple of one, as written (wg = ...
+         * reads as a scalar) */
+        put(p, s->u.low.args[1]->u.list.n == 1 ? ", = " : " = ");
+        expr(p, s->u.low.args[0], 0);
+        break;
     case LOW_CONTINUE: put(p, "continue"); break;
     }
     put(p, "\n");
