@@ -1532,8 +1532,15 @@ static Stmt *lower_let(Reader *R, const St *st)
     DType dt = tir_dtype(v);
     if (an && !let && scalar_annot(R, an, &dt))
         return NULL;
-    if (inner && dtype_of_ctor(dotted(R, inner), &dt) != 0)
+    /* x: T.let[T.handle("int32")] = ...: a typed pointer, kept as written */
+    Expr *handle_type = NULL;
+    if (inner && inner->kind == SX_CALL && is_call_of(R, inner, "T.handle")) {
+        if (!(handle_type = lower_call(R, inner, "T.handle", lower_attr_value)))
+            return NULL;
+        dt = DT_HANDLE;
+    } else if (inner && dtype_of_ctor(dotted(R, inner), &dt) != 0) {
         return ERR(R, inner->loc, "expected a scalar type such as T.int32"), NULL;
+    }
     if (!let && dt != DT_HANDLE && dt != DT_VOID && v->kind != E_STR) {
         Stmt **two = arena_array(R->a, 3, sizeof *two);
         two[0] = scalar_decl(R, t, dt, st->loc);
@@ -1548,6 +1555,7 @@ static Stmt *lower_let(Reader *R, const St *st)
     Stmt *s = stmt_new(R->a, S_LET, st->loc);
     s->u.let.var = x;
     s->u.let.value = v;
+    s->u.let.handle_type = handle_type;
     bind_sym(R, t->u.name, BK_TVAR, x);
     return s;
 }

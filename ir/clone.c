@@ -236,6 +236,7 @@ Stmt *clone_stmt(Arena *a, Subst *s, const Stmt *st)
         break;
     case S_LET:
         c->u.let.value = clone_expr(a, s, st->u.let.value);
+        c->u.let.handle_type = clone_expr(a, s, st->u.let.handle_type);
         c->u.let.var = fresh_var(a, s, st->u.let.var);
         break;
     case S_LOWERED:

@@ -271,7 +271,7 @@ struct Stmt {
         struct { Expr *cond; Stmt *then, *orelse; } branch;
         Expr *eval;
         Buffer *alloc;            /* T.alloc_buffer, or T.match_buffer when kind is BUF_MATCH */
-        struct { Var *var; Expr *value; } let;
+        struct { Var *var; Expr *value; Expr *handle_type; } let;   /* handle_type: x: T.let[T.handle("int32")], as written, or NULL */
         struct { LowKind k; Expr *args[3]; int nargs; Stmt *body; } low;
     } u;
 };

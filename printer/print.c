@@ -1331,7 +1331,12 @@ static void stmt(Printer *p, const Stmt *s)
     case S_LET:
         line(p);
         /* TVM writes a let statement v: T.let[T.float32] = ... */
-        putf(p, "%s: T.let[T.%s] = ", s->u.let.var->name->str, dtype_name(s->u.let.var->dtype));
+        putf(p, "%s: T.let[", s->u.let.var->name->str);
+        if (s->u.let.handle_type)
+            expr(p, s->u.let.handle_type, 0);
+        else
+            putf(p, "T.%s", dtype_name(s->u.let.var->dtype));
+        put(p, "] = ");
         expr(p, s->u.let.value, 0);
         put(p, "\n");
         break;
