@@ -759,11 +759,14 @@ int stream_def_begin(Parser *P, St *header)
     Reader *R = P->R;
     Func *f;
     if (R->nctx) {
-        /* a Relax function defined in a Relax function's body: a local value */
+        /* a Relax function defined in a Relax function's body, or in its
+         * dataflow block, as TVM reads one: a local value */
         Ctx *o = top(R);
-        if (o->kind != CTX_RELAX || R->nctx >= MAX_CTX - 1)
-            return ERR(R, header->loc, "a function may be defined only in a Relax function's body (not in a dataflow block or a prim_func)");
-        if (relax_params(R, o))
+        if (o->kind == CTX_PRIM || R->nctx >= MAX_CTX - 1)
+            return ERR(R, header->loc, "a function may be defined only in a Relax function's body or dataflow block (not in a prim_func)");
+        if (o->kind == CTX_DATAFLOW && o->closed)
+            return ERR(R, header->loc, "R.output(...) must end the dataflow block");
+        if (o->kind == CTX_RELAX && relax_params(R, o))
             return -1;
         if (header->u.def.decorators.n != 1)
             return ERR(R, header->loc, "a function needs exactly one decorator: @R.function");
@@ -820,6 +823,7 @@ int stream_def_end(Parser *P, St *header, StList *body)
         bd->value->u.global.fn = f;
         bd->value->u.global.name = f->name;
         bd->var = var_new(R->a, f->name, VAR_RELAX, f->loc);
+        bd->var->dataflow = o->kind == CTX_DATAFLOW;   /* visible after the block if R.output names it */
         bind_sym(R, f->name, BK_RVAR, bd->var);
         vec_push(R->a, &o->block->binds, &o->block->nbinds, &o->cap, bd);
     }

@@ -535,6 +535,58 @@ static const Sx *python_float(Reader *R, const Sx *e)
     return e;
 }
 
+/* A number of Python's arithmetic on literals, R.const(15.0 / 14.0): TVM's
+ * parser has Python evaluate it, in doubles (a / b always a float, as in
+ * Python 3), before the constant rounds it to its dtype. 0 with *lit set,
+ * 1 when e is no such sum, -1 after an error. */
+static int python_arith(Reader *R, const Sx *e, Expr *lit)
+{
+    if (e->kind == SX_INT || e->kind == SX_FLOAT) {
+        lit->kind = e->kind == SX_INT ? E_INT : E_FLOAT;
+        if (e->kind == SX_INT)
+            lit->u.i.v = e->u.ival;
+        else
+            lit->u.f.v = e->u.fval;
+        return 0;
+    }
+    if (e->kind == SX_UNARY && e->u.bin.op == OP_NEG) {
+        int r = python_arith(R, e->u.bin.a, lit);
+        if (r == 0 && lit->kind == E_INT)
+            lit->u.i.v = -lit->u.i.v;
+        else if (r == 0)
+            lit->u.f.v = -lit->u.f.v;
+        return r;
+    }
+    SxOp op = e->u.bin.op;
+    if (e->kind != SX_BINOP || (op != OP_ADD && op != OP_SUB && op != OP_MUL && op != OP_DIV))
+        return 1;
+    Expr a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    int r = python_arith(R, e->u.bin.a, &a);
+    if (r == 0)
+        r = python_arith(R, e->u.bin.b, &b);
+    if (r)
+        return r;
+    double x = a.kind == E_INT ? (double)a.u.i.v : a.u.f.v, y = b.kind == E_INT ? (double)b.u.i.v : b.u.f.v;
+    if (op == OP_DIV && y == 0)
+        return ERR(R, e->loc, "division by zero in a constant");
+    if (op != OP_DIV && a.kind == E_INT && b.kind == E_INT) {
+        /* ints stay ints, as in Python; lopt's reach is 64 bits */
+        int64_t v;
+        if (op == OP_ADD ? __builtin_add_overflow(a.u.i.v, b.u.i.v, &v)
+            : op == OP_SUB ? __builtin_sub_overflow(a.u.i.v, b.u.i.v, &v)
+            : __builtin_mul_overflow(a.u.i.v, b.u.i.v, &v))
+            return ERR(R, e->loc, "a constant's arithmetic overflows 64 bits");
+        lit->kind = E_INT;
+        lit->u.i.v = v;
+        return 0;
+    }
+    lit->kind = E_FLOAT;
+    lit->u.f.v = op == OP_ADD ? x + y : op == OP_SUB ? x - y : op == OP_MUL ? x * y : x / y;
+    return 0;
+}
+
 static int const_fill(Reader *R, const Sx *e, Expr *c, int64_t *at)
 {
     if (e->kind == SX_LIST || e->kind == SX_TUPLE) {
@@ -562,7 +614,9 @@ static int const_fill(Reader *R, const Sx *e, Expr *c, int64_t *at)
         lit.kind = E_FLOAT;
         lit.u.f.v = special;
     } else {
-        return ERR(R, e->loc, "a constant holds numbers");
+        int r = python_arith(R, e, &lit);
+        if (r)
+            return r < 0 ? -1 : ERR(R, e->loc, "a constant holds numbers");
     }
     return const_store(R, c, (*at)++, &lit, e->loc);
 }
@@ -580,6 +634,13 @@ static Expr *lower_const(Reader *R, const Sx *e)
     int64_t shape[OP_MAX_RANK], n = 0;
     int ndim = 0;
     x->u.cst.dtype = v->kind == SX_FLOAT || (v->kind != SX_INT && v->kind != SX_UNARY) ? DT_FLOAT32 : DT_INT32;
+    Expr sum;
+    memset(&sum, 0, sizeof sum);
+    int folded = v->kind == SX_BINOP ? python_arith(R, v, &sum) : 1;
+    if (folded < 0)
+        return NULL;
+    if (folded == 0 && sum.kind == E_INT)
+        x->u.cst.dtype = DT_INT32;   /* R.const(2 * 3): an int, as Python's */
     if (dt && dtype_arg(R, dt, &x->u.cst.dtype))
         return NULL;
     if (v->kind == SX_CONST) {

@@ -453,6 +453,10 @@ Expr *lower_attr_value(Reader *R, const Sx *e)
     /* an index map is a value in attributes: {"index_map": T.index_map(...)} */
     if (e->kind == SX_CALL && call_name(R, e) && strcmp(call_name(R, e), "T.index_map") == 0)
         return index_map_call(R, e);
+    /* T.target({"kind": "llvm", "keys": ["cpu"]}): TVM builds a target from
+     * a dictionary as from a name; kept as written, as T.target("llvm") is */
+    if (e->kind == SX_CALL && call_name(R, e) && streq(call_name(R, e), "T.target"))
+        return lower_call(R, e, call_name(R, e), lower_attr_value);
     if (e->kind == SX_CALL && dotted(R, e->u.call.fn) && strncmp(call_name(R, e), "T.", 2) == 0)
         return lower_texpr(R, e);
     if (e->kind == SX_CALL && call_name(R, e))
@@ -1431,6 +1435,69 @@ static int let_annot(Reader *R, const Sx *an, const Sx **inner)
     return d && streq(d, "T.let");
 }
 
+static Stmt *lowered_stmt(Reader *R, const St *st, LowKind k)
+{
+    Stmt *s = stmt_new(R->a, S_LOWERED, st->loc);
+    s->u.low.k = k;
+    return s;
+}
+
+/* TIRx's scope ids, which define one variable per extent: bx, by =
+ * T.cta_id([2, 2]) */
+static int scope_id_call(const char *name)
+{
+    static const char *const names[] = {
+        "T.cluster_id", "T.cta_id", "T.cta_id_in_cluster", "T.warpgroup_id", "T.warp_id",
+        "T.warp_id_in_wg", "T.lane_id", "T.thread_id", "T.thread_id_in_wg",
+    };
+    for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+        if (streq(name, names[i]))
+            return 1;
+    return 0;
+}
+
+/* bx, by, bz = T.cta_id([1, 1, 1]), as TVM reads it: the call defines as
+ * many variables as it has extents, bound to the names in order (of dtype=,
+ * "int32" unless it says "uint32"). Kept as a lowered statement, printed
+ * back as written; the interpreter refuses it. */
+static Stmt *lower_scope_ids(Reader *R, const St *st)
+{
+    const Sx *t = st->u.assign.target, *val = st->u.assign.value;
+    const char *name = val->kind == SX_CALL ? call_name(R, val) : NULL;
+    if (st->u.assign.annot || !scope_id_call(name))
+        return ERR(R, t->loc, "only a scope id, as in bx, by = T.cta_id([2, 2]), assigns to several names in a prim_func"), NULL;
+    const SxList *names = &t->u.elems;
+    for (int i = 0; i < names->n; i++)
+        if (names->items[i]->kind != SX_NAME)
+            return ERR(R, names->items[i]->loc, "expected a name"), NULL;
+    const Sx *ext = val->u.call.args.n ? val->u.call.args.items[0] : NULL;
+    if (!ext || (val->u.call.args.keys && val->u.call.args.keys[0]) || ext->kind != SX_LIST || ext->u.elems.n != names->n)
+        return ERR(R, val->loc, "%s defines one variable per extent: give it a list of %d extents, as in %s([2, 2])",
+                   name, names->n, name), NULL;
+    Stmt *s = lowered_stmt(R, st, LOW_IDS);
+    if (!(s->u.low.args[0] = lower_texpr(R, val)))
+        return NULL;
+    DType dt = DT_INT32;
+    const Expr *c = s->u.low.args[0];
+    for (int i = 0; i < c->u.call.nkw; i++)
+        if (streq(c->u.call.kw[i]->str, "dtype") && c->u.call.args[c->u.call.nargs + i]->kind == E_STR
+            && streq(c->u.call.args[c->u.call.nargs + i]->u.str.s, "uint32"))
+            dt = DT_UINT32;
+    Expr *vars = expr_new(R->a, E_TUPLE, t->loc);
+    vars->u.list.n = names->n;
+    vars->u.list.items = arena_array(R->a, (size_t)names->n, sizeof(Expr *));
+    for (int i = 0; i < names->n; i++) {
+        Var *x = var_new(R->a, names->items[i]->u.name, VAR_TIR, names->items[i]->loc);
+        x->dtype = dt;
+        vars->u.list.items[i] = expr_new(R->a, E_VAR, names->items[i]->loc);
+        vars->u.list.items[i]->u.var = x;
+        bind_sym(R, x->name, BK_TVAR, x);
+    }
+    s->u.low.args[1] = vars;
+    s->u.low.nargs = 2;
+    return s;
+}
+
 /* An assignment to a name in a prim_func, as TVM reads it: x = e of a
  * number, and x: T.int32 = e, declare the mutable scalar x (later x = e
  * store into it); x: T.let[T.int32] = e, x: T.let = e and x = T.bind(e)
@@ -1438,6 +1505,8 @@ static int let_annot(Reader *R, const Sx *an, const Sx **inner)
 static Stmt *lower_let(Reader *R, const St *st)
 {
     const Sx *t = st->u.assign.target;
+    if (t->kind == SX_TUPLE)
+        return lower_scope_ids(R, st);
     if (t->kind != SX_NAME)
         return ERR(R, t->loc, "cannot assign to this target in a prim_func"), NULL;
     const Sx *an = st->u.assign.annot, *val = st->u.assign.value, *inner;
@@ -1463,8 +1532,15 @@ static Stmt *lower_let(Reader *R, const St *st)
     DType dt = tir_dtype(v);
     if (an && !let && scalar_annot(R, an, &dt))
         return NULL;
-    if (inner && dtype_of_ctor(dotted(R, inner), &dt) != 0)
+    /* x: T.let[T.handle("int32")] = ...: a typed pointer, kept as written */
+    Expr *handle_type = NULL;
+    if (inner && inner->kind == SX_CALL && is_call_of(R, inner, "T.handle")) {
+        if (!(handle_type = lower_call(R, inner, "T.handle", lower_attr_value)))
+            return NULL;
+        dt = DT_HANDLE;
+    } else if (inner && dtype_of_ctor(dotted(R, inner), &dt) != 0) {
         return ERR(R, inner->loc, "expected a scalar type such as T.int32"), NULL;
+    }
     if (!let && dt != DT_HANDLE && dt != DT_VOID && v->kind != E_STR) {
         Stmt **two = arena_array(R->a, 3, sizeof *two);
         two[0] = scalar_decl(R, t, dt, st->loc);
@@ -1479,14 +1555,8 @@ static Stmt *lower_let(Reader *R, const St *st)
     Stmt *s = stmt_new(R->a, S_LET, st->loc);
     s->u.let.var = x;
     s->u.let.value = v;
+    s->u.let.handle_type = handle_type;
     bind_sym(R, t->u.name, BK_TVAR, x);
-    return s;
-}
-
-static Stmt *lowered_stmt(Reader *R, const St *st, LowKind k)
-{
-    Stmt *s = stmt_new(R->a, S_LOWERED, st->loc);
-    s->u.low.k = k;
     return s;
 }
 

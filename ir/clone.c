@@ -236,9 +236,18 @@ Stmt *clone_stmt(Arena *a, Subst *s, const Stmt *st)
         break;
     case S_LET:
         c->u.let.value = clone_expr(a, s, st->u.let.value);
+        c->u.let.handle_type = clone_expr(a, s, st->u.let.handle_type);
         c->u.let.var = fresh_var(a, s, st->u.let.var);
         break;
     case S_LOWERED:
+        if (st->u.low.k == LOW_IDS) {   /* the variables it defines are fresh, as a let's */
+            const Expr *t = st->u.low.args[1];
+            c->u.low.args[0] = clone_expr(a, s, st->u.low.args[0]);
+            c->u.low.args[1] = clone_expr(a, s, t);
+            for (int i = 0; i < t->u.list.n; i++)
+                c->u.low.args[1]->u.list.items[i]->u.var = fresh_var(a, s, t->u.list.items[i]->u.var);
+            break;
+        }
         for (int i = 0; i < st->u.low.nargs; i++)
             c->u.low.args[i] = clone_expr(a, s, st->u.low.args[i]);
         c->u.low.body = clone_stmt(a, s, st->u.low.body);

@@ -225,6 +225,9 @@ static void clear_stmt(Stmt *s)
         clear_var(s->u.let.var);
         break;
     case S_LOWERED:
+        if (s->u.low.k == LOW_IDS)
+            for (int i = 0; i < s->u.low.args[1]->u.list.n; i++)
+                clear_var(s->u.low.args[1]->u.list.items[i]->u.var);
         clear_stmt(s->u.low.body);
         break;
     default:
@@ -738,7 +741,7 @@ static const char *stmt_unhandled(const Stmt *s, int run)
 {
     static const char *const low[] = {
         [LOW_ATTR] = "T.attr", [LOW_WHILE] = "while", [LOW_ASSERT] = "assert",
-        [LOW_BREAK] = "break", [LOW_CONTINUE] = "continue",
+        [LOW_BREAK] = "break", [LOW_CONTINUE] = "continue", [LOW_IDS] = "a scope id such as T.cta_id",
     };
     const char *r = NULL;
     if (!s)

@@ -247,7 +247,8 @@ typedef enum {
     LOW_ATTR,       /* with T.attr(node, "key", value): body */
     LOW_WHILE,      /* while cond: body */
     LOW_ASSERT,     /* assert cond, "message" */
-    LOW_BREAK, LOW_CONTINUE
+    LOW_BREAK, LOW_CONTINUE,
+    LOW_IDS         /* bx, by = T.cta_id([2, 2]): args[0] the call, args[1] the E_TUPLE of the E_VARs it defines */
 } LowKind;
 
 struct Stmt {
@@ -270,7 +271,7 @@ struct Stmt {
         struct { Expr *cond; Stmt *then, *orelse; } branch;
         Expr *eval;
         Buffer *alloc;            /* T.alloc_buffer, or T.match_buffer when kind is BUF_MATCH */
-        struct { Var *var; Expr *value; } let;
+        struct { Var *var; Expr *value; Expr *handle_type; } let;   /* handle_type: x: T.let[T.handle("int32")], as written, or NULL */
         struct { LowKind k; Expr *args[3]; int nargs; Stmt *body; } low;
     } u;
 };

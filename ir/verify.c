@@ -440,6 +440,12 @@ static void tstmt(Verifier *V, const Stmt *s)
         enter(V, s->u.let.var);
         break;
     case S_LOWERED:
+        if (s->u.low.k == LOW_IDS) {   /* the call, then the variables it defines */
+            texpr(V, s->u.low.args[0]);
+            for (int i = 0; i < s->u.low.args[1]->u.list.n; i++)
+                enter(V, s->u.low.args[1]->u.list.items[i]->u.var);
+            break;
+        }
         texprs(V, s->u.low.args, s->u.low.nargs);
         if (s->u.low.body)
             tstmt(V, s->u.low.body);

@@ -1226,6 +1226,14 @@ static void lowered(Printer *p, const Stmt *s)
         exprs(p, s->u.low.args, s->u.low.nargs);
         break;
     case LOW_BREAK: put(p, "break"); break;
+    case LOW_IDS:
+        for (int i = 0; i < s->u.low.args[1]->u.list.n; i++)
+            putf(p, "%s%s", i ? ", " : "", s->u.low.args[1]->u.list.items[i]->u.var->name->str);
+        /* wg, = T.warpgroup_id([1]): a tuple of one, as written (wg = ...
+         * reads as a scalar) */
+        put(p, s->u.low.args[1]->u.list.n == 1 ? ", = " : " = ");
+        expr(p, s->u.low.args[0], 0);
+        break;
     case LOW_CONTINUE: put(p, "continue"); break;
     }
     put(p, "\n");
@@ -1323,7 +1331,12 @@ static void stmt(Printer *p, const Stmt *s)
     case S_LET:
         line(p);
         /* TVM writes a let statement v: T.let[T.float32] = ... */
-        putf(p, "%s: T.let[T.%s] = ", s->u.let.var->name->str, dtype_name(s->u.let.var->dtype));
+        putf(p, "%s: T.let[", s->u.let.var->name->str);
+        if (s->u.let.handle_type)
+            expr(p, s->u.let.handle_type, 0);
+        else
+            putf(p, "T.%s", dtype_name(s->u.let.var->dtype));
+        put(p, "] = ");
         expr(p, s->u.let.value, 0);
         put(p, "\n");
         break;
