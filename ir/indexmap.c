@@ -1202,6 +1202,11 @@ static int refine_var(Digits *d, const Piece *raw, int nraw, int v)
 /* Returns 0 and fills d when the map is in the digit class. */
 static int digits_body(const IndexMap *m, Digits *d);
 
+static void digits_free_v(void *d)
+{
+    digits_free(d);
+}
+
 /* d's arrays are set each once it exists: an allocation failing below frees
  * what is built and unwinds on, the caller's d left empty. */
 static int digits(const IndexMap *m, Digits *d)
@@ -1215,7 +1220,14 @@ static int digits(const IndexMap *m, Digits *d)
     }
     int r = digits_body(m, d);
     oom_leave(&guard);
+    oom_defer(digits_free_v, d);   /* the caller's until digits_done */
     return r;
+}
+
+static void digits_done(Digits *d)
+{
+    oom_keep(d);
+    digits_free(d);
 }
 
 static int digits_body(const IndexMap *m, Digits *d)
@@ -1348,7 +1360,7 @@ ImKind im_classify_symbolic(const IndexMap *m, int64_t *wa, int64_t *wb)
 {
     Digits d;
     if (digits(m, &d)) {
-        digits_free(&d);
+        digits_done(&d);
         return IM_UNKNOWN;
     }
     ImKind kind = IM_UNKNOWN;
@@ -1375,7 +1387,7 @@ ImKind im_classify_symbolic(const IndexMap *m, int64_t *wa, int64_t *wb)
             kind = IM_NOT_INJECTIVE;
             break;
         }
-    digits_free(&d);
+    digits_done(&d);
     return doubt ? IM_UNKNOWN : kind == IM_UNKNOWN ? onto(m) : kind;
 }
 
@@ -1484,7 +1496,7 @@ IndexMap *im_inverse(Arena *a, const IndexMap *m, ImCond **pred, int *npred, ImE
     Loc none = { 0, 0 };
     Digits d;
     if (digits(m, &d)) {
-        digits_free(&d);
+        digits_done(&d);
         return set_err(err, none, "the inverse is derived for maps whose outputs are sums of distinct "
                        "digits of the inputs (splits, fusions, permutations, padding); this map is not"), NULL;
     }
@@ -1539,7 +1551,7 @@ IndexMap *im_inverse(Arena *a, const IndexMap *m, ImCond **pred, int *npred, ImE
                     break;
                 }
             if (!dig) {
-                digits_free(&d);
+                digits_done(&d);
                 return set_err(err, none, "the map is not injective, so it has no inverse"), NULL;
             }
             sv = s_lin(&c, sv, 1, dig, lo);
@@ -1548,7 +1560,7 @@ IndexMap *im_inverse(Arena *a, const IndexMap *m, ImCond **pred, int *npred, ImE
     }
     for (int x = 0; x < m->nin; x++)
         out[x] = val[x];
-    digits_free(&d);
+    digits_done(&d);
     inv->out = out;
 
     /* y is padding exactly when x(y) leaves the box or m(x(y)) != y. */

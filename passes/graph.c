@@ -853,10 +853,11 @@ static size_t fresh_slot(Module *m, Sym *base, int grow)
         int *next = m->fresh.next;
         size_t old = m->fresh.cap;
         int keep = m->fresh.gen == m->index.gen;
-        m->fresh.keys = xcalloc(cap, sizeof *m->fresh.keys);
-        m->fresh.next = xmalloc(cap * sizeof *m->fresh.next);
-        if (!m->fresh.keys || !m->fresh.next)
-            oom_fail();
+        Sym **nk = scratch_calloc(cap, sizeof *nk);   /* m keeps its tables if the second cannot be had */
+        int *nn = xmalloc(cap * sizeof *nn);
+        oom_keep(nk);
+        m->fresh.keys = nk;
+        m->fresh.next = nn;
         m->fresh.cap = cap;
         m->fresh.n = 0;
         m->fresh.gen = m->index.gen;
@@ -1108,6 +1109,7 @@ Func **relax_clone_funcs(Module *m, Func *const *funcs, int n)
 {
     Func **out = arena_array(&m->arena, (size_t)n + 1, sizeof *out);
     PtrMap copies = { 0 };
+    oom_defer(ptrmap_free_v, &copies);
     for (int f = 0; f < n; f++) {
         out[f] = funcs[f]->kind == F_RELAX ? arena_alloc(&m->arena, sizeof *out[f]) : funcs[f];
         if (out[f] != funcs[f])
@@ -1116,6 +1118,7 @@ Func **relax_clone_funcs(Module *m, Func *const *funcs, int n)
     for (int f = 0; f < n; f++)
         if (out[f] != funcs[f])
             clone_into(m, out[f], funcs[f], &copies, out);
+    oom_keep(&copies);
     ptrmap_free(&copies);
     return out;
 }

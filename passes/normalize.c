@@ -32,10 +32,7 @@ static void emit(Emit *E, Binding *b)
 {
     if (E->n == E->cap) {
         E->cap = E->cap ? 2 * E->cap : 8;
-        Binding **v = xrealloc(E->v, (size_t)E->cap * sizeof *v);
-        if (!v)
-            oom_fail();
-        E->v = v;
+        E->v = scratch_realloc(E->v, (size_t)E->cap * sizeof *E->v);   /* freed if the pass unwinds */
     }
     E->v[E->n++] = b;
 }
@@ -196,7 +193,7 @@ static Expr *norm_seq(Norm *N, RBlock ***blocks, int *nblocks, Expr *result, con
     N->in_name = name;
     Expr *r = branch ? norm_value(N, &E, result) : norm_arg(N, &E, result);
     append_result_bindings(N, blocks, nblocks, &E, result->loc);
-    free(E.v);
+    scratch_free(E.v);
     return r;
 }
 
@@ -275,7 +272,7 @@ static void norm_blocks(Norm *N, RBlock **blocks, int nblocks)
             memcpy(rb->binds, E.v, (size_t)E.n * sizeof *rb->binds);
             rb->nbinds = E.n;
         }
-        free(E.v);
+        scratch_free(E.v);
     }
 }
 
@@ -293,7 +290,9 @@ int bind_nested_calls(Module *m, Notes *ns)
         if (f->kind != F_RELAX)
             continue;
         Norm N = { .m = m, .top = f, .ns = ns };
+        oom_defer(ptrmap_free_v, &N.names);
         norm_func(&N, f);
+        oom_keep(&N.names);
         ptrmap_free(&N.names);
         made += N.made;
     }

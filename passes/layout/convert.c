@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../../ir/indexmap.h"
+#include "../../ir/oom.h"
 #include "../../ir/ops.h"
 #include "../graph.h"
 #include "convert.h"
@@ -807,9 +808,19 @@ static int kind_of(const Expr *e)
 
 /* Converts the calls of fn: those pick names when it is set, else those
  * want names and the pools that follow them. */
+/* The tables a conversion keeps across its blocks. */
+static void conv_free(void *p)
+{
+    Conv *C = p;
+    ptrmap_free(&C->names);
+    ptrmap_free(&C->in_layout);
+    ptrmap_free(&C->rw_at);
+}
+
 static void convert_calls(Module *m, Func *fn, Notes *notes, const Want *want, ConvertPick pick, void *data, int tvm)
 {
     Conv C = { m, fn, { 0 }, notes, want, NULL, 0, 0, NULL, 0, 0, { 0 }, { { 0 } }, pick, data, tvm, { 0 } };
+    oom_defer(conv_free, &C);   /* its tables go if an allocation fails */
     memcpy(C.layouts, want, sizeof C.layouts);
     /* a followed pool takes the data layout of the first call the user named */
     for (int k = 0; k < NKINDS; k++)
@@ -845,9 +856,8 @@ static void convert_calls(Module *m, Func *fn, Notes *notes, const Want *want, C
         rb->binds = C.out;
         rb->nbinds = C.nout;
     }
-    ptrmap_free(&C.names);
-    ptrmap_free(&C.in_layout);
-    ptrmap_free(&C.rw_at);
+    oom_keep(&C);
+    conv_free(&C);
 }
 
 void convert_func(Module *m, Func *fn, Notes *notes, ConvertPick pick, void *data)

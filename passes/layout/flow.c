@@ -30,17 +30,10 @@ int push_out(Sweep *S, Binding *b)
 {
     if (S->nout == S->cap) {
         int cap = S->cap ? 2 * S->cap : 64;
-        Binding **o = xrealloc(S->out, (size_t)cap * sizeof *o);
-        char *d = xrealloc(S->dead, (size_t)cap);
-        if (!o || !d) {
-            free(o ? o : S->out);
-            free(d ? d : S->dead);
-            S->out = NULL;
-            S->dead = NULL;
-            oom_fail();
-        }
-        S->out = o;
-        S->dead = d;
+        /* each kept as soon as it moved: realloc freed the old one, and
+         * sweep_free frees what S holds if the second cannot grow */
+        S->out = xrealloc(S->out, (size_t)cap * sizeof *S->out);
+        S->dead = xrealloc(S->dead, (size_t)cap);
         S->cap = cap;
     }
     S->out[S->nout] = b;

@@ -688,6 +688,7 @@ static int is_output(const RBlock *rb, const Var *v)
 static void propagate(Fold *F, Func *fn)
 {
     PtrMap alias = { 0 };
+    oom_defer(ptrmap_free_v, &alias);
     Binding **defs = NULL;
     int n = 0, cap = 0;
     for (int b = 0; b < fn->nblocks; b++) {
@@ -698,10 +699,7 @@ static void propagate(Fold *F, Func *fn)
             if (bd->value->kind == E_VAR && !is_output(rb, bd->var)) {
                 if (n == cap) {
                     cap = cap ? 2 * cap : 32;
-                    Binding **d = xrealloc(defs, (size_t)cap * sizeof *d);
-                    if (!d)
-                        oom_fail();
-                    defs = d;
+                    defs = scratch_realloc(defs, (size_t)cap * sizeof *defs);
                 }
                 defs[n++] = bd;
                 ptrmap_put(&alias, bd->var, n);
@@ -709,8 +707,9 @@ static void propagate(Fold *F, Func *fn)
         }
     }
     fn->result = subst_uses(&alias, defs, fn->result);
+    oom_keep(&alias);
     ptrmap_free(&alias);
-    free(defs);
+    scratch_free(defs);
     (void)F;
 }
 
