@@ -1096,13 +1096,21 @@ static void clone_body(Clone *C, Func *c, const Func *fn)
     c->result = clone_value(C, fn->result);
 }
 
+static void clone_free(void *p)
+{
+    Clone *C = p;
+    ptrmap_free(&C->at);
+    free(C->vars);
+}
+
 static void clone_into(Module *m, Func *c, const Func *fn, const PtrMap *funcs, Func *const *copies)
 {
     Clone C = { .a = &m->arena, .funcs = funcs, .copies = copies };
+    oom_defer(clone_free, &C);   /* its tables go if an allocation fails */
     ptrmap_reserve(&C.at, bound_vars(fn));
     clone_body(&C, c, fn);
-    ptrmap_free(&C.at);
-    free(C.vars);
+    oom_keep(&C);
+    clone_free(&C);
 }
 
 Func **relax_clone_funcs(Module *m, Func *const *funcs, int n)
