@@ -53,43 +53,32 @@ class Module:
                 C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
 TIR
 
-cat >"$tmp/conv.tir" <<'TIR'
+# The 3x3 convolution with padding 1 of C channels on H x H, the same
+# loops as the C kernels conv and conv7 below: 64 on 56 x 56, and ResNet's
+# last stage, 512 on 7 x 7.
+conv_module() {
+    c=$1 h=$2 e=$(($2 + 1))
+    cat <<TIR
 @I.ir_module
 class Module:
     @R.function
-    def main(X: R.Tensor((1, 64, 56, 56), dtype="float32"), W: R.Tensor((64, 64, 3, 3), dtype="float32")) -> R.Tensor((1, 64, 56, 56), dtype="float32"):
+    def main(X: R.Tensor((1, $c, $h, $h), dtype="float32"), W: R.Tensor(($c, $c, 3, 3), dtype="float32")) -> R.Tensor((1, $c, $h, $h), dtype="float32"):
         cls = Module
-        Y = R.call_tir(cls.conv, (X, W), out_sinfo=R.Tensor((1, 64, 56, 56), dtype="float32"))
+        Y = R.call_tir(cls.conv, (X, W), out_sinfo=R.Tensor((1, $c, $h, $h), dtype="float32"))
         return Y
 
     @T.prim_func
-    def conv(X: T.Buffer((1, 64, 56, 56), "float32"), W: T.Buffer((64, 64, 3, 3), "float32"), Y: T.Buffer((1, 64, 56, 56), "float32")):
-        for n, f, y, x, c, ky, kx in T.grid(1, 64, 56, 56, 64, 3, 3):
+    def conv(X: T.Buffer((1, $c, $h, $h), "float32"), W: T.Buffer(($c, $c, 3, 3), "float32"), Y: T.Buffer((1, $c, $h, $h), "float32")):
+        for n, f, y, x, c, ky, kx in T.grid(1, $c, $h, $h, $c, 3, 3):
             with T.block("conv"):
                 vn, vf, vy, vx, vc, vky, vkx = T.axis.remap("SSSSRRR", [n, f, y, x, c, ky, kx])
                 with T.init():
                     Y[vn, vf, vy, vx] = T.float32(0)
-                Y[vn, vf, vy, vx] = Y[vn, vf, vy, vx] + T.if_then_else(1 <= vy + vky and vy + vky < 57 and 1 <= vx + vkx and vx + vkx < 57, X[vn, vc, vy + vky - 1, vx + vkx - 1], T.float32(0)) * W[vf, vc, vky, vkx]
+                Y[vn, vf, vy, vx] = Y[vn, vf, vy, vx] + T.if_then_else(1 <= vy + vky and vy + vky < $e and 1 <= vx + vkx and vx + vkx < $e, X[vn, vc, vy + vky - 1, vx + vkx - 1], T.float32(0)) * W[vf, vc, vky, vkx]
 TIR
-
-cat >"$tmp/conv7.tir" <<'TIR'
-@I.ir_module
-class Module:
-    @R.function
-    def main(X: R.Tensor((1, 512, 7, 7), dtype="float32"), W: R.Tensor((512, 512, 3, 3), dtype="float32")) -> R.Tensor((1, 512, 7, 7), dtype="float32"):
-        cls = Module
-        Y = R.call_tir(cls.conv, (X, W), out_sinfo=R.Tensor((1, 512, 7, 7), dtype="float32"))
-        return Y
-
-    @T.prim_func
-    def conv(X: T.Buffer((1, 512, 7, 7), "float32"), W: T.Buffer((512, 512, 3, 3), "float32"), Y: T.Buffer((1, 512, 7, 7), "float32")):
-        for n, f, y, x, c, ky, kx in T.grid(1, 512, 7, 7, 512, 3, 3):
-            with T.block("conv"):
-                vn, vf, vy, vx, vc, vky, vkx = T.axis.remap("SSSSRRR", [n, f, y, x, c, ky, kx])
-                with T.init():
-                    Y[vn, vf, vy, vx] = T.float32(0)
-                Y[vn, vf, vy, vx] = Y[vn, vf, vy, vx] + T.if_then_else(1 <= vy + vky and vy + vky < 8 and 1 <= vx + vkx and vx + vkx < 8, X[vn, vc, vy + vky - 1, vx + vkx - 1], T.float32(0)) * W[vf, vc, vky, vkx]
-TIR
+}
+conv_module 64 56 >"$tmp/conv.tir"
+conv_module 512 7 >"$tmp/conv7.tir"
 
 op() {
     { echo '@I.ir_module'; echo 'class Module:'; echo '    @R.function'; echo "    def main($1) -> $2:"
